@@ -1,0 +1,130 @@
+-- The whole database schema of svc-gateway: one source of truth.
+--
+-- The file is a sequence of numbered migrations. Each starts with a line
+--   -- migration N: what it adds
+-- and runs once, in order, in one transaction at start-up; PRAGMA user_version
+-- records the last one applied. Never edit a migration that has landed: add a
+-- new one. A database newer than the last migration here refuses to open.
+--
+-- Conventions: timestamps are unix milliseconds in INTEGER columns named *_at
+-- or ts, unless a comment says seconds (signed-record times are seconds).
+-- Callsigns are stored upper-case.
+
+-- migration 1: core tables and the privacy-limited data the pruner manages
+
+-- Instance-level settings and generated secrets (VAPID keys, setup token, ...).
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+-- Track points of stations. Firehose and browser-RF points are pruned after
+-- 7 days; a point that corroborates a find (find_id set) is kept as long as
+-- that find.
+CREATE TABLE positions (
+  id        INTEGER PRIMARY KEY,
+  call      TEXT NOT NULL,
+  ts        INTEGER NOT NULL,
+  lat       REAL NOT NULL,
+  lon       REAL NOT NULL,
+  alt_m     REAL,
+  course    INTEGER,
+  speed_kmh REAL,
+  source    TEXT NOT NULL,          -- rf | aprsis | browser | ingest | wx
+  igate     TEXT,                   -- the IGate that heard it on RF, when known
+  packet_id INTEGER,                -- raw packet (the ring is pruned sooner)
+  find_id   INTEGER                 -- the find this point corroborates
+);
+CREATE INDEX positions_prune ON positions(ts) WHERE find_id IS NULL;
+CREATE INDEX positions_call_ts ON positions(call, ts);
+
+-- The raw packet ring, pruned after PACKETS_TTL_HOURS.
+CREATE TABLE packets (
+  id     INTEGER PRIMARY KEY,
+  ts     INTEGER NOT NULL,
+  src    TEXT NOT NULL,
+  dst    TEXT,
+  path   TEXT,
+  raw    BLOB NOT NULL,             -- the TNC2 line as heard, byte for byte
+  source TEXT NOT NULL,             -- rf | aprsis | ingest
+  igate  TEXT,
+  type   TEXT                       -- decoded packet type, or the decode error code
+);
+CREATE INDEX packets_ts ON packets(ts);
+CREATE INDEX packets_src_ts ON packets(src, ts);
+
+-- APRS message log (messages, acks, rejects, bulletins), MESSAGES_TTL_DAYS.
+CREATE TABLE aprs_messages (
+  id        INTEGER PRIMARY KEY,
+  ts        INTEGER NOT NULL,
+  src       TEXT NOT NULL,
+  addressee TEXT NOT NULL,
+  kind      TEXT NOT NULL,          -- message | ack | rej | bulletin | announcement
+  text      TEXT NOT NULL,
+  msg_id    TEXT,
+  source    TEXT,
+  igate     TEXT
+);
+CREATE INDEX aprs_messages_ts ON aprs_messages(ts);
+CREATE INDEX aprs_messages_addressee ON aprs_messages(addressee, ts);
+
+-- Telemetry and weather readings, SENSOR_TTL_DAYS.
+CREATE TABLE sensor_readings (
+  id   INTEGER PRIMARY KEY,
+  call TEXT NOT NULL,
+  ts   INTEGER NOT NULL,
+  kind TEXT NOT NULL,               -- telemetry | wx
+  data TEXT NOT NULL                -- JSON object of values
+);
+CREATE INDEX sensor_readings_ts ON sensor_readings(ts);
+CREATE INDEX sensor_readings_call_ts ON sensor_readings(call, kind, ts);
+
+-- Radio port counter samples, PORT_COUNTERS_TTL_DAYS.
+CREATE TABLE port_counters (
+  id        INTEGER PRIMARY KEY,
+  port      TEXT NOT NULL,
+  ts        INTEGER NOT NULL,
+  rx_frames INTEGER NOT NULL DEFAULT 0,
+  tx_frames INTEGER NOT NULL DEFAULT 0,
+  rx_bytes  INTEGER NOT NULL DEFAULT 0,
+  tx_bytes  INTEGER NOT NULL DEFAULT 0,
+  errors    INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX port_counters_ts ON port_counters(ts);
+
+-- Stations heard directly per radio port, MHEARD_TTL_DAYS after last heard.
+CREATE TABLE mheard (
+  port     TEXT NOT NULL,
+  call     TEXT NOT NULL,
+  first_ts INTEGER NOT NULL,
+  last_ts  INTEGER NOT NULL,
+  frames   INTEGER NOT NULL DEFAULT 0,
+  via      TEXT,                    -- digipeater path of the last frame
+  PRIMARY KEY (port, call)
+);
+CREATE INDEX mheard_last ON mheard(last_ts);
+
+-- Tombstones (deleted global record ids), TOMBSTONE_TTL_DAYS after receipt.
+CREATE TABLE tombstones (
+  gid         TEXT PRIMARY KEY,
+  origin      TEXT NOT NULL,
+  v           INTEGER NOT NULL,
+  at          INTEGER NOT NULL,     -- signing time, unix seconds
+  received_at INTEGER NOT NULL,
+  frame       BLOB                  -- the signed frame, when we have it
+);
+CREATE INDEX tombstones_received ON tombstones(received_at);
+
+-- Relay rendezvous queue for packet-only spokes, pruned after RELAY_QUEUE_TTL_HOURS.
+CREATE TABLE relay_queue (
+  id          INTEGER PRIMARY KEY,
+  instance    TEXT NOT NULL,        -- the spoke the query is addressed to
+  state       TEXT NOT NULL CHECK (state IN ('queued', 'leased', 'answered')),
+  query       TEXT NOT NULL,        -- JSON query params
+  answer      BLOB,
+  created_at  INTEGER NOT NULL,
+  leased_at   INTEGER,
+  answered_at INTEGER
+);
+CREATE INDEX relay_queue_created ON relay_queue(created_at);
+CREATE INDEX relay_queue_instance ON relay_queue(instance, state);

@@ -1,0 +1,382 @@
+/**
+ * Every setting, parsed and validated once.
+ *
+ * Sources, strongest first: command-line flags (only --data/--port/--host), the
+ * process environment, then the env file `svc-gateway.env` in the data directory
+ * (for operators who do not use a shell). The result is frozen: nothing changes a
+ * setting at runtime, and ADMIN_CALLSIGNS in particular is never writable by any
+ * route or page.
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { validateEndpoint } from "./fed/endpoints.ts";
+import { isCallsign, normalizeCall } from "./callsign.ts";
+import { publicKeyFromSeed } from "./fed/keys.ts";
+
+export const ENV_FILE_NAME = "svc-gateway.env";
+
+/** A setting that failed validation: `check` prints one line per error. */
+export interface ConfigError {
+  setting: string;
+  message: string;
+}
+
+export interface Config {
+  /** Absolute path of the data directory (database, env file, media). */
+  dataDir: string;
+  port: number;
+  host: string;
+  /** Public base URL used in links we hand out (e-mails, sitemap, WebAuthn origin). */
+  publicUrl: string | null;
+  instance: string;
+  fedPrivateKey: string | null;
+  fedPublicKey: string | null;
+  fedPeers: string[];
+  fedEndpoints: string[];
+  fedOperator: string | null;
+  fedAprsCall: string | null;
+  fedHubUrl: string | null;
+  fedRegistry: string | null;
+  fedRegistryKey: string | null;
+  fedRegistryDns: string | null;
+  /** Confirmed corroborations before an unvetted peer is promoted; 0 = never. */
+  fedAutoPromote: number;
+  fedRevealIgate: boolean;
+  fedSubmitSecret: string | null;
+  fedRelaySecret: string | null;
+  /** Licensed calls allowed to operate the web sysop surface; empty = locked. */
+  adminCallsigns: readonly string[];
+  ingestSecret: string | null;
+  packetsTtlHours: number;
+  tombstoneTtlDays: number;
+  messagesTtlDays: number;
+  sensorTtlDays: number;
+  portCountersTtlDays: number;
+  mheardTtlDays: number;
+  relayQueueTtlHours: number;
+  spotsEnabled: boolean;
+  dohUrl: string;
+  /** Leaflet tile URL template; empty string = no tile server (outline map only). */
+  tileUrl: string;
+  tileAttribution: string;
+  sourceRepository: string | null;
+  logLevel: "debug" | "info" | "warn" | "error";
+  /** Largest request body accepted by default, in bytes. */
+  maxBodyBytes: number;
+}
+
+/** Settings with a spec-fixed value that operators cannot change. */
+export const FIXED = {
+  /** Firehose and browser-RF positions are kept this long (SPEC "Limits"). */
+  positionRetentionDays: 7,
+} as const;
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+type Parser<T> = (raw: string) => Parsed<T>;
+
+const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const bad = (message: string): Parsed<never> => ({ ok: false, message });
+
+const text: Parser<string> = (raw) => ok(raw);
+
+const secret: Parser<string> = (raw) =>
+  raw.length >= 16 ? ok(raw) : bad("is too short to be a secret (use at least 16 characters)");
+
+const wholeNumber =
+  (min: number, max: number, unit: string): Parser<number> =>
+  (raw) => {
+    if (!/^\d+$/.test(raw)) return bad(`"${raw}" is not a whole number of ${unit}`);
+    const n = Number(raw);
+    if (n < min || n > max) return bad(`${n} is out of range (${min} to ${max} ${unit})`);
+    return ok(n);
+  };
+
+const bool: Parser<boolean> = (raw) => {
+  const v = raw.toLowerCase();
+  if (["1", "true", "yes", "on"].includes(v)) return ok(true);
+  if (["0", "false", "no", "off", ""].includes(v)) return ok(false);
+  return bad(`"${raw}" is not a yes/no value (use true or false)`);
+};
+
+function parseUrl(raw: string, protocols: string[]): Parsed<string> {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return bad(`"${raw}" is not a URL`);
+  }
+  if (!protocols.includes(u.protocol)) return bad(`"${raw}" must use ${protocols.join(" or ")}`);
+  return ok(raw.replace(/\/+$/, ""));
+}
+
+const url: Parser<string> = (raw) => parseUrl(raw, ["https:", "http:"]);
+
+const urlList: Parser<string[]> = (raw) => {
+  const out: string[] = [];
+  for (const item of splitList(raw)) {
+    const p = url(item);
+    if (!p.ok) return p;
+    out.push(p.value);
+  }
+  return ok(out);
+};
+
+const callsign: Parser<string> = (raw) =>
+  isCallsign(raw) ? ok(normalizeCall(raw)) : bad(`"${raw}" is not a valid callsign`);
+
+const callsignList: Parser<string[]> = (raw) => {
+  const out: string[] = [];
+  for (const item of splitList(raw)) {
+    if (!isCallsign(item)) return bad(`"${item}" is not a valid callsign`);
+    out.push(normalizeCall(item));
+  }
+  return ok(out);
+};
+
+/** FED_ENDPOINTS entries that fail the typed validator are dropped, not fatal (SPEC). */
+const endpointList: Parser<string[]> = (raw) => ok(splitList(raw));
+
+const instanceId: Parser<string> = (raw) =>
+  /^[a-z0-9](?:[a-z0-9.-]{0,61}[a-z0-9])?$/.test(raw)
+    ? ok(raw)
+    : bad(`"${raw}" is not a valid instance id (lower-case letters, digits, dots and dashes, up to 63)`);
+
+const b64urlKey: Parser<string> = (raw) =>
+  /^[A-Za-z0-9_-]{43}$/.test(raw) && Buffer.from(raw, "base64url").length === 32
+    ? ok(raw)
+    : bad("is not a 32-byte base64url key (run `svc-gateway keygen` to make one)");
+
+const port: Parser<number> = wholeNumber(0, 65535, "");
+
+const host: Parser<string> = (raw) =>
+  /^[A-Za-z0-9.:[\]-]+$/.test(raw) ? ok(raw) : bad(`"${raw}" is not a host name or address`);
+
+const dnsName: Parser<string> = (raw) =>
+  /^(?=.{1,253}$)([A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?$/.test(raw)
+    ? ok(raw.replace(/\.$/, ""))
+    : bad(`"${raw}" is not a DNS name`);
+
+const logLevel: Parser<Config["logLevel"]> = (raw) =>
+  ["debug", "info", "warn", "error"].includes(raw)
+    ? ok(raw as Config["logLevel"])
+    : bad(`"${raw}" is not one of debug, info, warn, error`);
+
+const tileUrl: Parser<string> = (raw) => {
+  if (raw === "" || raw === "off" || raw === "none") return ok("");
+  const p = parseUrl(raw.replaceAll("{", "%7B").replaceAll("}", "%7D"), ["https:", "http:"]);
+  if (!p.ok) return bad(`"${raw}" is not a tile URL template`);
+  if (!raw.includes("{z}") || !raw.includes("{x}") || !raw.includes("{y}"))
+    return bad(`"${raw}" must contain {z}, {x} and {y}`);
+  return ok(raw);
+};
+
+function splitList(raw: string): string[] {
+  return raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+interface Setting<K extends keyof Config> {
+  env: string;
+  key: K;
+  parse: Parser<Config[K]>;
+  fallback: Config[K];
+  /** One line for `--help` and docs/operating.md. */
+  doc: string;
+}
+
+function setting<K extends keyof Config>(
+  env: string,
+  key: K,
+  parse: Parser<Config[K]>,
+  fallback: Config[K],
+  doc: string,
+): Setting<K> {
+  return { env, key, parse, fallback, doc };
+}
+
+const MIB = 1024 * 1024;
+
+/** The table of every environment setting. Order is the order `--help` prints. */
+export const SETTINGS = [
+  setting("PORT", "port", port, 8080, "HTTP port (also --port)"),
+  setting("HOST", "host", host, "0.0.0.0", "address to listen on (also --host); 0.0.0.0 serves the LAN"),
+  setting("PUBLIC_URL", "publicUrl", url, null, "public base URL for links in e-mail, sitemap and passkeys"),
+  setting("INSTANCE", "instance", instanceId, "local", "this instance's federation id, e.g. n0call-gw"),
+  setting("FED_PRIVATE_KEY", "fedPrivateKey", b64urlKey, null, "Ed25519 signing key (svc-gateway keygen); unset = unsigned instance"),
+  setting("FED_PUBLIC_KEY", "fedPublicKey", b64urlKey, null, "optional: the matching public key, checked against FED_PRIVATE_KEY"),
+  setting("FED_PEERS", "fedPeers", urlList, [], "comma-separated peer base URLs; these start trusted"),
+  setting("FED_ENDPOINTS", "fedEndpoints", endpointList, [], "comma-separated typed endpoints this instance is reachable at"),
+  setting("FED_OPERATOR", "fedOperator", callsign, null, "operator callsign published in the registry entry"),
+  setting("FED_APRS_CALL", "fedAprsCall", callsign, null, "APRS service callsign published in the registry entry"),
+  setting("FED_HUB_URL", "fedHubUrl", url, null, "hub to push signed records to (spoke mode)"),
+  setting("FED_REGISTRY", "fedRegistry", url, null, "URL of a signed instance registry"),
+  setting("FED_REGISTRY_KEY", "fedRegistryKey", b64urlKey, null, "public key that signs FED_REGISTRY"),
+  setting("FED_REGISTRY_DNS", "fedRegistryDns", dnsName, null, "DNS name whose TXT record anchors the registry"),
+  setting("FED_AUTO_PROMOTE", "fedAutoPromote", wholeNumber(0, 1_000_000, "corroborations"), 0, "confirmed corroborations that promote an unvetted peer; 0 = never"),
+  setting("FED_REVEAL_IGATE", "fedRevealIgate", bool, false, "reveal the exact IGate in corroboration answers (both sides must opt in)"),
+  setting("FED_SUBMIT_SECRET", "fedSubmitSecret", secret, null, "secret spokes present to /federation/submit and /federation/corroborate"),
+  setting("FED_RELAY_SECRET", "fedRelaySecret", secret, null, "relay key for /federation/relay/*"),
+  setting("ADMIN_CALLSIGNS", "adminCallsigns", callsignList, [], "comma-separated sysop callsigns; unset locks the web operator surface"),
+  setting("INGEST_SECRET", "ingestSecret", secret, null, "shared secret of the operator's ingest box (x-ingest-secret)"),
+  setting("PACKETS_TTL_HOURS", "packetsTtlHours", wholeNumber(1, 24 * 365, "hours"), 24, "raw packet ring retention"),
+  setting("TOMBSTONE_TTL_DAYS", "tombstoneTtlDays", wholeNumber(1, 3650, "days"), 180, "how long tombstones are kept"),
+  setting("MESSAGES_TTL_DAYS", "messagesTtlDays", wholeNumber(1, 3650, "days"), 30, "APRS message log retention"),
+  setting("SENSOR_TTL_DAYS", "sensorTtlDays", wholeNumber(1, 3650, "days"), 30, "telemetry and weather readings retention"),
+  setting("PORT_COUNTERS_TTL_DAYS", "portCountersTtlDays", wholeNumber(1, 3650, "days"), 7, "radio port counter samples retention"),
+  setting("MHEARD_TTL_DAYS", "mheardTtlDays", wholeNumber(1, 3650, "days"), 14, "MHeard list retention"),
+  setting("RELAY_QUEUE_TTL_HOURS", "relayQueueTtlHours", wholeNumber(1, 24 * 365, "hours"), 48, "stale relay-queue entries are pruned after this"),
+  setting("SPOTS_ENABLED", "spotsEnabled", bool, false, "serve /api/spots"),
+  setting("DOH_URL", "dohUrl", url, "https://cloudflare-dns.com/dns-query", "DNS-over-HTTPS resolver"),
+  setting("TILE_URL", "tileUrl", tileUrl, "https://tile.openstreetmap.org/{z}/{x}/{y}.png", "map tile URL template; 'off' for the built-in outline map only"),
+  setting("TILE_ATTRIBUTION", "tileAttribution", text, "&copy; OpenStreetMap contributors", "map tile attribution"),
+  setting("SOURCE_REPOSITORY", "sourceRepository", url, null, "repository URL served by /.well-known/source (set it if you run modified code)"),
+  setting("LOG_LEVEL", "logLevel", logLevel, "info", "debug, info, warn or error"),
+  setting("MAX_BODY_BYTES", "maxBodyBytes", wholeNumber(1024, 256 * MIB, "bytes"), 1 * MIB, "largest request body accepted by default"),
+] as const;
+
+export const KNOWN_ENV = new Set<string>([...SETTINGS.map((s) => s.env), "SVC_DATA"]);
+
+/** Parses a KEY=VALUE env file: `#` comments, optional `export`, single or double quotes. */
+export function parseEnvFile(textContent: string): { values: Record<string, string>; errors: ConfigError[] } {
+  const values: Record<string, string> = {};
+  const errors: ConfigError[] = [];
+  textContent.split(/\r?\n/).forEach((line, i) => {
+    const t = line.trim();
+    if (t === "" || t.startsWith("#")) return;
+    const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(t);
+    if (!m) {
+      errors.push({ setting: `${ENV_FILE_NAME}:${i + 1}`, message: "is not a KEY=VALUE line" });
+      return;
+    }
+    let v = m[2]!;
+    const q = v[0];
+    if (q === '"' || q === "'") {
+      const end = v.indexOf(q, 1);
+      if (end < 0 || !/^\s*(#.*)?$/.test(v.slice(end + 1))) {
+        errors.push({ setting: `${ENV_FILE_NAME}:${i + 1}`, message: "has an unterminated quote" });
+        return;
+      }
+      v = v.slice(1, end);
+    } else {
+      v = v.replace(/\s+#.*$/, "");
+    }
+    values[m[1]!] = v;
+  });
+  return { values, errors };
+}
+
+export interface ConfigSources {
+  dataDir: string;
+  env: Record<string, string | undefined>;
+  flags?: { port?: string; host?: string };
+}
+
+export interface LoadedConfig {
+  config: Config;
+  errors: ConfigError[];
+  /** Non-fatal notes: unknown names in the env file, dropped endpoints. */
+  warnings: ConfigError[];
+  envFile: string | null;
+}
+
+/** Reads and validates every setting. Never throws: bad settings come back as errors. */
+export function loadConfig(src: ConfigSources): LoadedConfig {
+  const errors: ConfigError[] = [];
+  const warnings: ConfigError[] = [];
+  const envFilePath = join(src.dataDir, ENV_FILE_NAME);
+  let fileValues: Record<string, string> = {};
+  let envFile: string | null = null;
+  if (existsSync(envFilePath)) {
+    envFile = envFilePath;
+    const parsed = parseEnvFile(readFileSync(envFilePath, "utf8"));
+    fileValues = parsed.values;
+    errors.push(...parsed.errors);
+    for (const name of Object.keys(fileValues)) {
+      if (!KNOWN_ENV.has(name)) warnings.push({ setting: name, message: `in ${ENV_FILE_NAME} is not a known setting` });
+    }
+  }
+  const flagValues: Record<string, string | undefined> = { PORT: src.flags?.port, HOST: src.flags?.host };
+
+  const out: Record<string, unknown> = { dataDir: src.dataDir };
+  for (const s of SETTINGS) {
+    const raw = flagValues[s.env] ?? src.env[s.env] ?? fileValues[s.env];
+    // An empty value means "unset", except TILE_URL where empty turns tiles off.
+    if (raw === undefined || (raw.trim() === "" && s.env !== "TILE_URL")) {
+      out[s.key] = s.fallback;
+      continue;
+    }
+    const p = (s.parse as Parser<unknown>)(raw.trim());
+    if (p.ok) out[s.key] = p.value;
+    else {
+      errors.push({ setting: s.env, message: p.message });
+      out[s.key] = s.fallback;
+    }
+  }
+  const config = out as unknown as Config;
+
+  // Cross-setting rules.
+  if (config.fedPrivateKey && config.instance === "local" && !("INSTANCE" in src.env || "INSTANCE" in fileValues)) {
+    errors.push({ setting: "INSTANCE", message: "must be set when FED_PRIVATE_KEY is set (it names this instance's records)" });
+  }
+  if (config.fedPrivateKey && config.fedPublicKey) {
+    if (publicKeyFromSeed(config.fedPrivateKey) !== config.fedPublicKey)
+      errors.push({ setting: "FED_PUBLIC_KEY", message: "does not match FED_PRIVATE_KEY" });
+  }
+  if (config.fedRegistry && !config.fedRegistryKey)
+    errors.push({ setting: "FED_REGISTRY_KEY", message: "must be set when FED_REGISTRY is set (the registry is verified against it)" });
+  const endpoints: string[] = [];
+  for (const e of config.fedEndpoints) {
+    const v = validateEndpoint(e);
+    if (v.ok) endpoints.push(e);
+    else warnings.push({ setting: "FED_ENDPOINTS", message: `entry "${e}" dropped: ${v.message}` });
+  }
+  config.fedEndpoints = endpoints;
+
+  Object.freeze(config.adminCallsigns);
+  Object.freeze(config.fedPeers);
+  Object.freeze(config.fedEndpoints);
+  return { config: Object.freeze(config), errors, warnings, envFile };
+}
+
+/** The same config with some settings replaced: for tests and the in-process gateway. */
+export function configFor(dataDir: string, env: Record<string, string | undefined> = {}): Config {
+  const loaded = loadConfig({ dataDir, env });
+  if (loaded.errors.length) {
+    throw new Error(loaded.errors.map((e) => `${e.setting}: ${e.message}`).join("\n"));
+  }
+  return loaded.config;
+}
+
+/** Validates one setting's raw value with the same parser startup uses. */
+export function validateSetting(env: string, raw: string): { ok: true } | { ok: false; message: string } {
+  const s = SETTINGS.find((x) => x.env === env);
+  if (!s) return { ok: false, message: `${env} is not a known setting` };
+  const p = (s.parse as Parser<unknown>)(raw.trim());
+  return p.ok ? { ok: true } : { ok: false, message: `${env} ${p.message}` };
+}
+
+/**
+ * Sets keys in the env file, keeping every other line (comments included) as
+ * it is. The file is written whole to a temporary name and renamed, so a crash
+ * never leaves half a file.
+ */
+export function updateEnvFile(path: string, values: Record<string, string>): void {
+  const lines = existsSync(path) ? readFileSync(path, "utf8").split(/\r?\n/) : ["# svc-gateway settings (see svc-gateway --help)"];
+  const pending = new Map(Object.entries(values));
+  const quote = (v: string) => (/^[A-Za-z0-9_./:@,{}-]*$/.test(v) ? v : `"${v.replaceAll('"', "")}"`);
+  const out = lines.map((line) => {
+    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(line);
+    if (m && pending.has(m[1]!)) {
+      const v = pending.get(m[1]!)!;
+      pending.delete(m[1]!);
+      return `${m[1]}=${quote(v)}`;
+    }
+    return line;
+  });
+  while (out.length && out[out.length - 1] === "") out.pop();
+  for (const [k, v] of pending) out.push(`${k}=${quote(v)}`);
+  writeFileSync(path + ".tmp", out.join("\n") + "\n", { mode: 0o600 });
+  renameSync(path + ".tmp", path);
+}

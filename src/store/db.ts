@@ -1,0 +1,52 @@
+/**
+ * The one SQLite store. WAL with synchronous=NORMAL: a committed transaction
+ * survives the process being killed (it is in the WAL, handed to the OS);
+ * only a power cut can roll back the last commits, never corrupt the file.
+ */
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import schemaSql from "../../schema.sql" with { type: "text" };
+import { migrate, parseMigrations } from "./migrate.ts";
+
+export type { Database } from "bun:sqlite";
+
+export const DB_FILE_NAME = "svc-gateway.db";
+
+export const MIGRATIONS = parseMigrations(schemaSql);
+
+export interface OpenOptions {
+  /** Apply only migrations up to this version (tests of upgrades). */
+  upTo?: number;
+}
+
+/** Opens (creating if needed) the database file and brings its schema up to date. */
+export function openStore(file: string, opts: OpenOptions = {}): Database {
+  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file, { create: true, strict: true });
+  try {
+    db.run("PRAGMA busy_timeout = 5000");
+    db.run("PRAGMA journal_mode = WAL");
+    db.run("PRAGMA synchronous = NORMAL");
+    db.run("PRAGMA foreign_keys = ON");
+    migrate(db, opts.upTo ? MIGRATIONS.slice(0, opts.upTo) : MIGRATIONS, file);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return db;
+}
+
+export function schemaVersion(db: Database): number {
+  return (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+}
+
+/** Instance-level key/value settings that the instance generates itself. */
+export function getMeta(db: Database, key: string): string | null {
+  const row = db.query("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | null;
+  return row ? row.value : null;
+}
+
+export function setMeta(db: Database, key: string, value: string): void {
+  db.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+}

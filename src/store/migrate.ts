@@ -1,0 +1,55 @@
+/**
+ * Migrations from schema.sql: numbered blocks applied in order, all pending ones
+ * in one transaction, so a crash mid-upgrade leaves the old schema intact.
+ */
+import type { Database } from "bun:sqlite";
+
+export interface Migration {
+  version: number;
+  title: string;
+  sql: string;
+}
+
+export class SchemaError extends Error {
+  override name = "SchemaError";
+}
+
+const HEADER = /^-- migration (\d+): (.+)$/;
+
+/** Splits schema.sql into its migrations; versions must run 1, 2, 3... */
+export function parseMigrations(schema: string): Migration[] {
+  const out: Migration[] = [];
+  let current: Migration | null = null;
+  for (const line of schema.split("\n")) {
+    const m = HEADER.exec(line.trimEnd());
+    if (m) {
+      current = { version: Number(m[1]), title: m[2]!, sql: "" };
+      if (current.version !== out.length + 1) {
+        throw new SchemaError(`schema.sql: migration ${current.version} is out of order (expected ${out.length + 1})`);
+      }
+      out.push(current);
+    } else if (current) {
+      current.sql += line + "\n";
+    }
+  }
+  return out;
+}
+
+/** Applies what is pending. Returns the versions applied. Throws SchemaError for a newer database. */
+export function migrate(db: Database, migrations: Migration[], where: string): number[] {
+  const latest = migrations.length;
+  const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+  if (current > latest) {
+    throw new SchemaError(
+      `The database ${where} was written by a newer svc-gateway (schema version ${current}; ` +
+        `this one knows up to ${latest}). Upgrade svc-gateway, or start it with another --data directory.`,
+    );
+  }
+  const pending = migrations.slice(current);
+  if (pending.length === 0) return [];
+  db.transaction(() => {
+    for (const m of pending) db.run(m.sql);
+    db.run(`PRAGMA user_version = ${latest}`);
+  })();
+  return pending.map((m) => m.version);
+}

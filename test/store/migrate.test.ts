@@ -1,0 +1,83 @@
+import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { migrate, parseMigrations, SchemaError } from "../../src/store/migrate.ts";
+import { MIGRATIONS, openStore, schemaVersion } from "../../src/store/db.ts";
+import { runCli } from "../helpers/gateway.ts";
+import { tmpDir } from "../helpers/tmp.ts";
+
+const V1 = `-- migration 1: base\nCREATE TABLE caches (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n`;
+const V2 = V1 + `-- migration 2: difficulty\nALTER TABLE caches ADD COLUMN difficulty_x10 INTEGER NOT NULL DEFAULT 10;\n`;
+const V3_BROKEN = V2 + `-- migration 3: broken\nCREATE TABLE ok_so_far (id INTEGER);\nTHIS IS NOT SQL;\n`;
+
+describe("migrations", () => {
+  test("schema.sql parses into contiguous numbered migrations and a new database gets all of them", () => {
+    expect(MIGRATIONS.length).toBeGreaterThan(0);
+    MIGRATIONS.forEach((m, i) => expect(m.version).toBe(i + 1));
+    const db = openStore(":memory:");
+    expect(schemaVersion(db)).toBe(MIGRATIONS.length);
+    const pragmas = ["foreign_keys", "busy_timeout"].map((p) => Object.values(db.query(`PRAGMA ${p}`).get() as object)[0]);
+    expect(pragmas).toEqual([1, 5000]);
+  });
+
+  test("WAL journal on a file database", () => {
+    const db = openStore(join(tmpDir(), "x.db"));
+    expect((db.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode).toBe("wal");
+  });
+
+  test("an old database upgrades in place and keeps its rows", () => {
+    const file = join(tmpDir(), "old.db");
+    const old = new Database(file);
+    migrate(old, parseMigrations(V1), file);
+    old.run("INSERT INTO caches (name) VALUES ('Old Mill')");
+    old.close();
+    const db = new Database(file);
+    expect(migrate(db, parseMigrations(V2), file)).toEqual([2]);
+    expect(db.query("SELECT name, difficulty_x10 FROM caches").all()).toEqual([{ name: "Old Mill", difficulty_x10: 10 }]);
+    expect(schemaVersion(db)).toBe(2);
+    expect(migrate(db, parseMigrations(V2), file)).toEqual([]);
+  });
+
+  test("the real schema upgrades from every earlier version", () => {
+    for (let from = 1; from < MIGRATIONS.length; from++) {
+      const file = join(tmpDir(), `v${from}.db`);
+      openStore(file, { upTo: from }).close();
+      const db = openStore(file);
+      expect(schemaVersion(db)).toBe(MIGRATIONS.length);
+      db.close();
+    }
+  });
+
+  test("a failing migration leaves the database exactly as it was", () => {
+    const file = join(tmpDir(), "f.db");
+    const db = new Database(file);
+    migrate(db, parseMigrations(V2), file);
+    db.run("INSERT INTO caches (name) VALUES ('Keep')");
+    expect(() => migrate(db, parseMigrations(V3_BROKEN), file)).toThrow();
+    expect(schemaVersion(db)).toBe(2);
+    expect(db.query("SELECT name FROM sqlite_master WHERE name = 'ok_so_far'").get()).toBeNull();
+    expect(db.query("SELECT count(*) AS n FROM caches").get()).toEqual({ n: 1 });
+  });
+
+  test("a database newer than this code refuses to open, with a clear message", () => {
+    const file = join(tmpDir(), "new.db");
+    const db = new Database(file);
+    migrate(db, parseMigrations(V2), file);
+    expect(() => migrate(db, parseMigrations(V1), file)).toThrow(SchemaError);
+    expect(() => migrate(db, parseMigrations(V1), file)).toThrow(/newer svc-gateway \(schema version 2; this one knows up to 1\)/);
+  });
+
+  test("out-of-order migration numbers are a build error", () => {
+    expect(() => parseMigrations(`-- migration 2: skipped one\nSELECT 1;`)).toThrow(/out of order/);
+  });
+
+  test("the gateway refuses to start on a newer database and exits non-zero", async () => {
+    const dir = tmpDir();
+    const db = openStore(join(dir, "svc-gateway.db"));
+    db.run(`PRAGMA user_version = ${MIGRATIONS.length + 5}`);
+    db.close();
+    const r = await runCli(["serve", "--data", dir, "--port", "0", "--host", "127.0.0.1"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("was written by a newer svc-gateway");
+  });
+});
