@@ -1,0 +1,167 @@
+/**
+ * The command line: serve (default), keygen, check, --help, --version.
+ * Thin: it turns flags and the environment into a Config and hands over.
+ */
+import { parseArgs } from "node:util";
+import { dirname, join, resolve } from "node:path";
+import { accessSync, constants, mkdirSync } from "node:fs";
+import { networkInterfaces } from "node:os";
+import { loadConfig, SETTINGS, ENV_FILE_NAME, type LoadedConfig } from "./config.ts";
+import { generateKeyPair } from "./fed/keys.ts";
+import { buildInfo, isCompiled } from "./version.ts";
+import { PortInUseError, startGateway } from "./gateway.ts";
+import { SchemaError } from "./store/migrate.ts";
+import { createLogger } from "./log.ts";
+import { extraCommands } from "./cli-commands.ts";
+import { setupToken } from "./system/setup.ts";
+
+type Out = (line: string) => void;
+
+const USAGE = `svc-gateway: a federated geocaching gateway for amateur radio
+
+Usage:
+  svc-gateway [serve] [--data DIR] [--port N] [--host ADDR]   start the gateway (default)
+  svc-gateway keygen                                          print a new federation signing key
+  svc-gateway check [--data DIR]                              validate the configuration
+  svc-gateway --version | --help
+
+Options:
+  --data DIR    data directory (database, ${ENV_FILE_NAME}); also SVC_DATA.
+                Default: svc-data/ beside the executable
+  --port N      HTTP port (default 8080); also PORT
+  --host ADDR   listen address (default 0.0.0.0, the whole LAN); also HOST
+
+Settings come from the environment or from ${ENV_FILE_NAME} in the data directory:
+`;
+
+export function defaultDataDir(): string {
+  if (isCompiled) return join(dirname(process.execPath), "svc-data");
+  return resolve(import.meta.dir, "..", "svc-data");
+}
+
+export async function runCli(argv: string[], out: Out = (l) => console.log(l), err: Out = (l) => console.error(l)): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        data: { type: "string" },
+        port: { type: "string" },
+        host: { type: "string" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "V" },
+      },
+    });
+  } catch (e) {
+    err(`svc-gateway: ${(e as Error).message}\nRun svc-gateway --help for usage.`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    out(USAGE + SETTINGS.map((s) => `  ${s.env.padEnd(24)}${s.doc}`).join("\n"));
+    return 0;
+  }
+  if (values.version) {
+    const b = buildInfo();
+    out(`svc-gateway ${b.version}${b.commit ? ` (${b.commit.slice(0, 12)})` : ""}`);
+    return 0;
+  }
+  const command = positionals[0] ?? "serve";
+  const dataDir = resolve(values.data ?? process.env.SVC_DATA ?? defaultDataDir());
+  const load = () => loadConfig({ dataDir, env: process.env, flags: { port: values.port, host: values.host } });
+
+  switch (command) {
+    case "serve":
+      return serve(load(), out, err);
+    case "keygen": {
+      const kp = generateKeyPair();
+      out(`FED_PRIVATE_KEY=${kp.privateKey}`);
+      out(`FED_PUBLIC_KEY=${kp.publicKey}`);
+      return 0;
+    }
+    case "check":
+      return check(load(), out, err);
+    default: {
+      const extra = extraCommands[command];
+      if (extra) return extra(positionals.slice(1), out, err);
+      err(`svc-gateway: unknown command "${command}". Run svc-gateway --help for usage.`);
+      return 2;
+    }
+  }
+}
+
+function report(loaded: LoadedConfig, err: Out): boolean {
+  for (const w of loaded.warnings) err(`warning: ${w.setting} ${w.message}`);
+  for (const e of loaded.errors) err(`error: ${e.setting} ${e.message}`);
+  return loaded.errors.length === 0;
+}
+
+function check(loaded: LoadedConfig, out: Out, err: Out): number {
+  let good = report(loaded, err);
+  try {
+    mkdirSync(loaded.config.dataDir, { recursive: true });
+    accessSync(loaded.config.dataDir, constants.W_OK);
+  } catch {
+    err(`error: data directory ${loaded.config.dataDir} is not writable`);
+    good = false;
+  }
+  if (!good) {
+    err(`configuration has problems (env file: ${loaded.envFile ?? "none"})`);
+    return 1;
+  }
+  const c = loaded.config;
+  out(`configuration OK`);
+  out(`  data directory   ${c.dataDir}${loaded.envFile ? ` (settings from ${ENV_FILE_NAME} too)` : ""}`);
+  out(`  listens on       ${c.host}:${c.port}`);
+  out(`  instance         ${c.instance} (${c.fedPrivateKey ? "signed" : "unsigned: no federation sync surface"})`);
+  out(`  operator surface ${c.adminCallsigns.length ? c.adminCallsigns.join(", ") : "locked (ADMIN_CALLSIGNS unset)"}`);
+  out(`  ingest box       ${c.ingestSecret ? "enabled" : "disabled (INGEST_SECRET unset)"}`);
+  out(`  peers            ${c.fedPeers.length}`);
+  return 0;
+}
+
+async function serve(loaded: LoadedConfig, out: Out, err: Out): Promise<number> {
+  if (!report(loaded, err)) {
+    err("svc-gateway: not starting until the settings above are fixed (svc-gateway check shows them again)");
+    return 1;
+  }
+  const config = loaded.config;
+  const log = createLogger(config.logLevel);
+  let gw;
+  try {
+    mkdirSync(config.dataDir, { recursive: true });
+    gw = await startGateway({ config, log });
+  } catch (e) {
+    if (e instanceof SchemaError || e instanceof PortInUseError) {
+      err(`svc-gateway: ${e.message}`);
+      return 1;
+    }
+    throw e;
+  }
+  const port = gw.server!.port;
+  out(`svc-gateway ${buildInfo().version} is running. Open ${gw.url}/ in your browser.`);
+  if (config.host === "0.0.0.0" || config.host === "::") {
+    for (const addr of lanAddresses()) out(`  on your network: http://${addr}:${port}/`);
+  }
+  out(`  data: ${config.dataDir}`);
+  const token = setupToken(gw);
+  if (token) out(`First start: set this gateway up at ${gw.url}/setup#${token}`);
+  const stop = async (signal: string) => {
+    log.info("main", `${signal}: stopping`);
+    await gw.stop();
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void stop("SIGINT"));
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+  await new Promise(() => {});
+  return 0;
+}
+
+function lanAddresses(): string[] {
+  const out: string[] = [];
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === "IPv4" && !a.internal) out.push(a.address);
+  }
+  return out;
+}

@@ -1,0 +1,50 @@
+/**
+ * In-process events between domains (ingest -> live rooms, logs -> alerts).
+ * Listeners run synchronously after the write that caused them has committed;
+ * a listener that throws is logged and never breaks the writer.
+ */
+import type { Logger } from "./log.ts";
+
+/** Every event type and its payload. Domains add their events here. */
+export interface GatewayEvents {
+  /** A station position was stored (ingest, RF, web). */
+  position: {
+    call: string;
+    lat: number;
+    lon: number;
+    ts: number;
+    source: string;
+    symbol?: string;
+    course?: number;
+    speedKmh?: number;
+    altM?: number;
+    comment?: string;
+  };
+}
+
+type Listener<K extends keyof GatewayEvents> = (payload: GatewayEvents[K]) => void;
+
+export class EventBus {
+  private listeners = new Map<keyof GatewayEvents, Set<Listener<any>>>();
+  constructor(private log?: Logger) {}
+
+  /** Subscribes; returns the function that unsubscribes. */
+  on<K extends keyof GatewayEvents>(type: K, fn: Listener<K>): () => void {
+    let set = this.listeners.get(type);
+    if (!set) this.listeners.set(type, (set = new Set()));
+    set.add(fn);
+    return () => set!.delete(fn);
+  }
+
+  emit<K extends keyof GatewayEvents>(type: K, payload: GatewayEvents[K]): void {
+    const set = this.listeners.get(type);
+    if (!set) return;
+    for (const fn of set) {
+      try {
+        fn(payload);
+      } catch (e) {
+        this.log?.error("events", `listener for ${String(type)} failed`, { error: String(e) });
+      }
+    }
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The application as a library (PocketBase-style): main.ts is a thin CLI over
+ * this, and tests drive the same object in-process or as a subprocess.
+ */
+import type { Server } from "bun";
+import { join } from "node:path";
+import type { Config } from "./config.ts";
+import { EventBus } from "./events.ts";
+import { createApp, type App } from "./http/app.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { DB_FILE_NAME, openStore, type Database } from "./store/db.ts";
+import { Scheduler } from "./jobs/scheduler.ts";
+import { registerJobs } from "./jobs/index.ts";
+
+export interface Clock {
+  /** unix milliseconds */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export interface Gateway {
+  readonly config: Config;
+  readonly db: Database;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly events: EventBus;
+  readonly scheduler: Scheduler;
+  readonly startedAt: number;
+  readonly app: App;
+  server: Server<unknown> | null;
+  /** Base URL once listening, e.g. http://127.0.0.1:8080 */
+  url: string | null;
+  listen(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  config: Config;
+  log?: Logger;
+  clock?: Clock;
+  /** Database file; defaults to svc-gateway.db in the data directory. */
+  dbFile?: string;
+}
+
+export class PortInUseError extends Error {
+  override name = "PortInUseError";
+}
+
+/** Opens the store and assembles the app; nothing listens and no cron runs yet. */
+export function createGateway(opts: GatewayOptions): Gateway {
+  const config = opts.config;
+  const log = opts.log ?? createLogger(config.logLevel);
+  const db = openStore(opts.dbFile ?? join(config.dataDir, DB_FILE_NAME));
+  const scheduler = new Scheduler(log);
+  const gw: Gateway = {
+    config,
+    db,
+    log,
+    clock: opts.clock ?? systemClock,
+    events: new EventBus(log),
+    scheduler,
+    startedAt: Date.now(),
+    app: undefined as unknown as App,
+    server: null,
+    url: null,
+    async listen() {
+      try {
+        gw.app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: 256 * 1024 * 1024 });
+      } catch (e) {
+        if (String((e as Error).message ?? e).includes("EADDRINUSE") || (e as { code?: string }).code === "EADDRINUSE") {
+          throw new PortInUseError(`port ${config.port} on ${config.host} is already in use; start with --port N to use another`);
+        }
+        throw e;
+      }
+      gw.server = gw.app.server as Server<unknown>;
+      const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+      gw.url = `http://${host.includes(":") ? `[${host}]` : host}:${gw.server.port}`;
+      return gw.url;
+    },
+    async stop() {
+      scheduler.stop();
+      if (gw.server) await gw.server.stop(true);
+      gw.server = null;
+      db.close();
+    },
+  };
+  (gw as { app: App }).app = createApp(gw);
+  registerJobs(gw);
+  return gw;
+}
+
+/** Creates, listens and starts the cron: what `svc-gateway serve` runs. */
+export async function startGateway(opts: GatewayOptions & { cron?: boolean }): Promise<Gateway> {
+  const gw = createGateway(opts);
+  try {
+    await gw.listen();
+  } catch (e) {
+    gw.db.close();
+    throw e;
+  }
+  if (opts.cron !== false) gw.scheduler.start();
+  return gw;
+}

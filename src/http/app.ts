@@ -1,0 +1,53 @@
+/**
+ * The HTTP shell: one Elysia app with CORS on every response, OPTIONS -> 204,
+ * bodies read with a cap, one error shape, the web app as the fallback for
+ * browser navigation, and every domain's routes mounted from routes.ts.
+ */
+import { Elysia } from "elysia";
+import type { Gateway } from "../gateway.ts";
+import { applyBaseHeaders, CORS_HEADERS, preflight } from "./cors.ts";
+import { bodyLimitFor, parseBody } from "./body.ts";
+import { errorResponse, toErrorResponse } from "./errors.ts";
+import { ASSET_PREFIX, contentSecurityPolicy, uiBundle, wantsUi } from "./ui.ts";
+import { routePlugins } from "./routes.ts";
+
+export function createApp(gw: Gateway) {
+  const csp = contentSecurityPolicy(gw.config);
+  const app = new Elysia({ name: "svc-gateway" })
+    .onRequest(({ request, set }) => {
+      if (request.method === "OPTIONS") return preflight(request);
+      applyBaseHeaders(set.headers);
+    })
+    .onParse(({ request, path }) => parseBody(request, bodyLimitFor(request.method, path, gw.config.maxBodyBytes)))
+    .onError(async ({ code, error, request, path }) => {
+      if (code === "NOT_FOUND" && wantsUi(request, path)) return serveIndex(csp);
+      const { status, body } = toErrorResponse(code, error, gw.log, path);
+      return errorResponse(status, body, CORS_HEADERS);
+    })
+    .get(`${ASSET_PREFIX}*`, async ({ params }) => {
+      const asset = (await uiBundle()).assets.get(params["*"]);
+      if (!asset) return errorResponse(404, { error: "not_found", message: "no such asset" }, CORS_HEADERS);
+      return new Response(asset.body, {
+        headers: { "content-type": asset.type, "cache-control": "public, max-age=31536000, immutable" },
+      });
+    })
+    .get("/", () => serveIndex(csp));
+  for (const plugin of routePlugins) app.use(plugin(gw));
+  return app;
+}
+
+async function serveIndex(csp: string): Promise<Response> {
+  const { index } = await uiBundle();
+  return new Response(index, {
+    headers: {
+      ...CORS_HEADERS,
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-cache",
+      "content-security-policy": csp,
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+    },
+  });
+}
+
+export type App = ReturnType<typeof createApp>;

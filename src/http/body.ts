@@ -1,0 +1,98 @@
+/**
+ * Request bodies, read once with a size cap (Content-Length is checked first,
+ * then the stream is counted, so a chunked upload cannot get past the cap).
+ * JSON and form bodies are parsed; every other content type arrives as raw
+ * bytes (a Uint8Array): APRS lines are not always UTF-8, CBOR is binary.
+ */
+import { badRequest, tooLarge } from "../errors.ts";
+
+/** Routes that accept bigger bodies than MAX_BODY_BYTES: [method, path pattern, bytes]. */
+const bodyLimits: Array<{ method: string; pattern: RegExp; bytes: number }> = [];
+
+/** Lets a domain accept larger bodies on its own routes, e.g. media uploads. */
+export function allowLargerBody(method: string, pattern: RegExp, bytes: number): void {
+  bodyLimits.push({ method, pattern, bytes });
+}
+
+export function bodyLimitFor(method: string, path: string, fallback: number): number {
+  for (const l of bodyLimits) if (l.method === method && l.pattern.test(path)) return l.bytes;
+  return fallback;
+}
+
+export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.byteLength;
+  }
+  return out;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+export function mediaType(contentType: string | null): string {
+  return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+/** Parses a body by its content type. Throws AppError 400/413 on bad input. */
+export async function parseBody(request: Request, limit: number): Promise<unknown> {
+  const contentType = request.headers.get("content-type");
+  const type = mediaType(contentType);
+  const bytes = await readBodyBytes(request, limit);
+  if (type === "application/json" || type.endsWith("+json")) {
+    if (bytes.byteLength === 0) throw badRequest("bad_json", "the request body is empty; expected JSON");
+    let textBody: string;
+    try {
+      textBody = utf8.decode(bytes);
+    } catch {
+      throw badRequest("bad_json", "the request body is not valid UTF-8");
+    }
+    try {
+      return JSON.parse(textBody);
+    } catch (e) {
+      throw badRequest("bad_json", `the request body is not valid JSON: ${(e as Error).message}`);
+    }
+  }
+  if (type === "application/x-www-form-urlencoded") {
+    return Object.fromEntries(new URLSearchParams(new TextDecoder().decode(bytes)));
+  }
+  if (type === "multipart/form-data") {
+    try {
+      return await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": contentType! } }).formData();
+    } catch {
+      throw badRequest("bad_form", "the multipart body could not be parsed");
+    }
+  }
+  return bytes;
+}
+
+/** Decodes a raw body as text: UTF-8 when valid, else Latin-1 (byte for byte). */
+export function bodyText(body: unknown): string {
+  if (typeof body === "string") return body;
+  if (body instanceof Uint8Array) {
+    try {
+      return utf8.decode(body);
+    } catch {
+      return new TextDecoder("latin1").decode(body);
+    }
+  }
+  throw badRequest("bad_body", "expected a text body");
+}

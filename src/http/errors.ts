@@ -1,0 +1,58 @@
+/**
+ * One error shape for every 4xx/5xx: `{ "error": code, "message": text }`.
+ */
+import { AppError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+  [k: string]: unknown;
+}
+
+export function errorResponse(status: number, body: ErrorBody, headers?: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+  });
+}
+
+/** Summarises an Elysia/TypeBox validation failure without echoing schemas. */
+function validationMessage(error: unknown): string {
+  const e = error as { type?: string; all?: Array<{ path?: string; summary?: string; message?: string }>; message?: string };
+  const first = e.all?.[0];
+  const where = e.type ? `${e.type}` : "request";
+  if (first) {
+    const field = first.path ? first.path.replace(/^\//, "").replaceAll("/", ".") : "";
+    return `${where}${field ? "." + field : ""}: ${first.summary ?? first.message ?? "invalid"}`;
+  }
+  return `${where} is invalid`;
+}
+
+/** Maps anything thrown by a route to the error shape. */
+export function toErrorResponse(code: string | number, error: unknown, log: Logger, path: string): { status: number; body: ErrorBody } {
+  // Elysia wraps what a parse hook throws in its own ParseError.
+  const cause = (error as { cause?: unknown })?.cause;
+  if (code === "PARSE" && cause instanceof AppError) error = cause;
+  if (error instanceof AppError) {
+    return { status: error.status, body: { error: error.code, message: error.message, ...error.details } };
+  }
+  switch (code) {
+    case "NOT_FOUND":
+      return { status: 404, body: { error: "not_found", message: `nothing at ${path}` } };
+    case "PARSE":
+      return { status: 400, body: { error: "bad_body", message: "the request body could not be parsed" } };
+    case "VALIDATION":
+      return { status: 400, body: { error: "invalid", message: validationMessage(error) } };
+    case "INVALID_COOKIE_SIGNATURE":
+      return { status: 400, body: { error: "bad_cookie", message: "the cookie signature is invalid" } };
+    default: {
+      const status = typeof (error as { status?: unknown })?.status === "number" ? (error as { status: number }).status : 500;
+      if (status >= 400 && status < 500) {
+        return { status, body: { error: "bad_request", message: String((error as Error)?.message ?? "bad request") } };
+      }
+      log.error("http", `unhandled error on ${path}`, { error: String((error as Error)?.stack ?? error) });
+      return { status: 500, body: { error: "internal", message: "something went wrong on the server; the operator can find details in the log" } };
+    }
+  }
+}

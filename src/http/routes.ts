@@ -1,0 +1,8 @@
+/**
+ * Every domain's routes, mounted in this order. A domain adds one line here.
+ */
+import type { Elysia } from "elysia";
+import type { Gateway } from "../gateway.ts";
+import { systemRoutes } from "../system/routes.ts";
+
+export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [systemRoutes];

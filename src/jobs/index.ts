@@ -1,0 +1,45 @@
+/**
+ * Every scheduled task, on one cron. Tasks whose work belongs to a later part
+ * (federation pull, hub push, relay spoke leg, watch digests) are registered
+ * here with their schedule and filled in by that part.
+ */
+import type { Gateway } from "../gateway.ts";
+import { pruneAll } from "./prune.ts";
+
+export function registerJobs(gw: Gateway): void {
+  gw.scheduler.add({
+    name: "prune",
+    schedule: "7 * * * *",
+    description: "delete expired positions, packets, logs, tombstones and relay entries in small batches",
+    run: async () => {
+      const report = await pruneAll(gw.db, gw.config, gw.clock.now());
+      const total = Object.values(report).reduce((s, r) => s + r.deleted, 0);
+      if (total > 0) gw.log.info("prune", `deleted ${total} expired rows`, report);
+      return report;
+    },
+  });
+  gw.scheduler.add({
+    name: "federation-pull",
+    schedule: "*/5 * * * *",
+    description: "pull signed records from every peer",
+    run: () => ({ skipped: "federation pull is not built yet" }),
+  });
+  gw.scheduler.add({
+    name: "hub-push",
+    schedule: "*/5 * * * *",
+    description: "push this instance's records to FED_HUB_URL (no-op unless configured)",
+    run: () => ({ skipped: gw.config.fedHubUrl ? "hub push is not built yet" : "FED_HUB_URL is not set" }),
+  });
+  gw.scheduler.add({
+    name: "relay-spoke",
+    schedule: "* * * * *",
+    description: "answer relay queries addressed to this instance (no-op unless configured)",
+    run: () => ({ skipped: "relay spoke leg is not built yet" }),
+  });
+  gw.scheduler.add({
+    name: "watch-digests",
+    schedule: "0 * * * *",
+    description: "send watch-alert digests by e-mail and web push",
+    run: () => ({ skipped: "watch digests are not built yet" }),
+  });
+}

@@ -1,0 +1,72 @@
+/**
+ * The one place that prunes. Each retention rule names a table, its time
+ * column and how long rows live; the pruner deletes in bounded batches and
+ * yields to the event loop between batches, so a table of millions of rows
+ * never holds the database (or requests) for more than one small batch.
+ * The same rules feed GET /privacy, so what we say is what we do.
+ */
+import { FIXED, type Config } from "../config.ts";
+import type { Database } from "../store/db.ts";
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+export interface RetentionRule {
+  name: string;
+  table: string;
+  /** unix-ms column compared with the cut-off */
+  column: string;
+  /** extra SQL condition: rows it excludes are never pruned */
+  keep?: string;
+  ttlMs(c: Config): number;
+  /** what the rows are, in words for /privacy */
+  what: string;
+  /** the setting that controls the ttl, if any */
+  setting?: string;
+}
+
+export const RETENTION: RetentionRule[] = [
+  {
+    name: "positions",
+    table: "positions",
+    column: "ts",
+    keep: "find_id IS NULL",
+    ttlMs: () => FIXED.positionRetentionDays * DAY,
+    what: "station positions from APRS-IS, RF and browsers (a position that corroborates a find is kept as long as that find)",
+  },
+  { name: "packets", table: "packets", column: "ts", ttlMs: (c) => c.packetsTtlHours * HOUR, what: "raw APRS packets", setting: "PACKETS_TTL_HOURS" },
+  { name: "aprs_messages", table: "aprs_messages", column: "ts", ttlMs: (c) => c.messagesTtlDays * DAY, what: "the APRS message log", setting: "MESSAGES_TTL_DAYS" },
+  { name: "sensor_readings", table: "sensor_readings", column: "ts", ttlMs: (c) => c.sensorTtlDays * DAY, what: "telemetry and weather readings", setting: "SENSOR_TTL_DAYS" },
+  { name: "port_counters", table: "port_counters", column: "ts", ttlMs: (c) => c.portCountersTtlDays * DAY, what: "radio port counters", setting: "PORT_COUNTERS_TTL_DAYS" },
+  { name: "mheard", table: "mheard", column: "last_ts", ttlMs: (c) => c.mheardTtlDays * DAY, what: "the MHeard list of stations heard on the radio ports", setting: "MHEARD_TTL_DAYS" },
+  { name: "tombstones", table: "tombstones", column: "received_at", ttlMs: (c) => c.tombstoneTtlDays * DAY, what: "tombstones of deleted federated records (no personal data)", setting: "TOMBSTONE_TTL_DAYS" },
+  { name: "relay_queue", table: "relay_queue", column: "created_at", ttlMs: (c) => c.relayQueueTtlHours * HOUR, what: "relay queries for packet-only peers", setting: "RELAY_QUEUE_TTL_HOURS" },
+];
+
+export interface PruneReport {
+  [rule: string]: { deleted: number; batches: number };
+}
+
+const yieldToEventLoop = () => new Promise<void>((r) => setImmediate(r));
+
+/** Deletes expired rows of every rule, `batchSize` rows per statement. */
+export async function pruneAll(db: Database, config: Config, now: number, batchSize = 500): Promise<PruneReport> {
+  const report: PruneReport = {};
+  for (const rule of RETENTION) {
+    const cutoff = now - rule.ttlMs(config);
+    const cond = `${rule.column} < ?1${rule.keep ? ` AND ${rule.keep}` : ""}`;
+    const stmt = db.query(`DELETE FROM ${rule.table} WHERE rowid IN (SELECT rowid FROM ${rule.table} WHERE ${cond} LIMIT ?2)`);
+    let deleted = 0;
+    let batches = 0;
+    for (;;) {
+      const n = stmt.run(cutoff, batchSize).changes;
+      if (n === 0) break;
+      deleted += n;
+      batches++;
+      if (n < batchSize) break;
+      await yieldToEventLoop();
+    }
+    report[rule.name] = { deleted, batches };
+  }
+  return report;
+}

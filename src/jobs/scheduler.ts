@@ -1,0 +1,112 @@
+/**
+ * One cron for every scheduled task (croner). A task never overlaps itself;
+ * a failure is logged and recorded, and the next tick runs as usual.
+ */
+import { Cron } from "croner";
+import type { Logger } from "../log.ts";
+
+export interface Job {
+  name: string;
+  /** cron expression (seconds field optional) */
+  schedule: string;
+  description: string;
+  run(): Promise<unknown> | unknown;
+}
+
+export interface JobStatus {
+  name: string;
+  schedule: string;
+  description: string;
+  running: boolean;
+  lastStartedAt: number | null;
+  lastFinishedAt: number | null;
+  lastResult: unknown;
+  lastError: string | null;
+  nextRunAt: number | null;
+}
+
+interface Entry {
+  job: Job;
+  cron: Cron | null;
+  status: JobStatus;
+}
+
+export class Scheduler {
+  private entries = new Map<string, Entry>();
+  private started = false;
+  constructor(private log: Logger) {}
+
+  add(job: Job): void {
+    if (this.entries.has(job.name)) throw new Error(`job ${job.name} is registered twice`);
+    const entry: Entry = {
+      job,
+      cron: null,
+      status: {
+        name: job.name,
+        schedule: job.schedule,
+        description: job.description,
+        running: false,
+        lastStartedAt: null,
+        lastFinishedAt: null,
+        lastResult: null,
+        lastError: null,
+        nextRunAt: null,
+      },
+    };
+    this.entries.set(job.name, entry);
+    if (this.started) this.schedule(entry);
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    for (const e of this.entries.values()) this.schedule(e);
+  }
+
+  stop(): void {
+    this.started = false;
+    for (const e of this.entries.values()) {
+      e.cron?.stop();
+      e.cron = null;
+    }
+  }
+
+  /** Runs a job now (if it is not already running) and returns its result. */
+  async runNow(name: string): Promise<unknown> {
+    const e = this.entries.get(name);
+    if (!e) throw new Error(`no job named ${name}`);
+    return this.execute(e);
+  }
+
+  list(): JobStatus[] {
+    return [...this.entries.values()].map((e) => ({
+      ...e.status,
+      nextRunAt: e.cron?.nextRun()?.getTime() ?? null,
+    }));
+  }
+
+  private schedule(e: Entry): void {
+    e.cron = new Cron(e.job.schedule, { protect: true, catch: true }, async () => {
+      await this.execute(e).catch(() => {});
+    });
+  }
+
+  private async execute(e: Entry): Promise<unknown> {
+    if (e.status.running) return { skipped: "already running" };
+    e.status.running = true;
+    e.status.lastStartedAt = Date.now();
+    try {
+      const result = await e.job.run();
+      e.status.lastResult = result ?? null;
+      e.status.lastError = null;
+      return result;
+    } catch (err) {
+      e.status.lastError = String((err as Error)?.message ?? err);
+      this.log.error("jobs", `${e.job.name} failed`, { error: e.status.lastError });
+      throw err;
+    } finally {
+      e.status.running = false;
+      e.status.lastFinishedAt = Date.now();
+    }
+  }
+}

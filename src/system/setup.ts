@@ -1,0 +1,78 @@
+/**
+ * First-run setup, PocketBase-style: on first start the gateway prints a link
+ * carrying a one-time token; the setup page sends it back with the instance
+ * name, operator callsign and map tiles, which are written to the env file in
+ * the data directory and take effect at the next start. Only the settings in
+ * SETUP_SETTINGS can be written this way: never ADMIN_CALLSIGNS, never a secret.
+ */
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { join } from "node:path";
+import { ENV_FILE_NAME, updateEnvFile, validateSetting } from "../config.ts";
+import { badRequest, conflict, forbidden } from "../errors.ts";
+import type { Gateway } from "../gateway.ts";
+import { getMeta, setMeta } from "../store/db.ts";
+
+/** JSON field -> environment setting the setup page may write. */
+export const SETUP_SETTINGS = {
+  instance: "INSTANCE",
+  operator: "FED_OPERATOR",
+  aprsCall: "FED_APRS_CALL",
+  tileUrl: "TILE_URL",
+} as const;
+
+export type SetupValues = Partial<Record<keyof typeof SETUP_SETTINGS, string>>;
+
+/** The token for the setup link, created on first start; null once setup is done. */
+export function setupToken(gw: Gateway): string | null {
+  if (getMeta(gw.db, "setup_done")) return null;
+  let token = getMeta(gw.db, "setup_token");
+  if (!token) {
+    token = randomBytes(18).toString("base64url");
+    setMeta(gw.db, "setup_token", token);
+  }
+  return token;
+}
+
+export function setupState(gw: Gateway) {
+  const c = gw.config;
+  return {
+    needed: !getMeta(gw.db, "setup_done"),
+    values: { instance: c.instance, operator: c.fedOperator ?? "", aprsCall: c.fedAprsCall ?? "", tileUrl: c.tileUrl },
+  };
+}
+
+export function completeSetup(gw: Gateway, token: unknown, values: SetupValues) {
+  const expected = getMeta(gw.db, "setup_token");
+  if (getMeta(gw.db, "setup_done")) throw conflict("setup_done", "this gateway is already set up; edit the env file to change settings");
+  if (typeof token !== "string" || !expected || !sameSecret(token, expected)) {
+    throw forbidden("the setup token is missing or wrong; use the link the gateway printed when it started", "bad_token");
+  }
+  const updates: Record<string, string> = {};
+  const problems: string[] = [];
+  for (const [field, env] of Object.entries(SETUP_SETTINGS)) {
+    const raw = values[field as keyof SetupValues];
+    if (raw === undefined || raw === "") continue;
+    if (typeof raw !== "string") {
+      problems.push(`${field} must be text`);
+      continue;
+    }
+    const v = validateSetting(env, raw);
+    if (v.ok) updates[env] = raw.trim();
+    else problems.push(v.message);
+  }
+  if (problems.length) throw badRequest("invalid_setting", problems.join("; "));
+  const file = join(gw.config.dataDir, ENV_FILE_NAME);
+  updateEnvFile(file, updates);
+  gw.db.transaction(() => {
+    setMeta(gw.db, "setup_done", String(gw.clock.now()));
+    gw.db.query("DELETE FROM meta WHERE key = 'setup_token'").run();
+  })();
+  gw.log.info("setup", `settings written to ${file}; they apply at the next start`, { settings: Object.keys(updates) });
+  return { saved: Object.keys(updates), envFile: file, restartRequired: true };
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}

@@ -1,0 +1,23 @@
+/** The public pages of this instance, for /sitemap.xml and /api/sitemap. */
+import type { Gateway } from "../gateway.ts";
+
+export interface SitemapEntry {
+  path: string;
+  lastmod?: string;
+}
+
+const STATIC_PAGES = ["/", "/map", "/about"];
+
+export function sitemapEntries(_gw: Gateway): SitemapEntry[] {
+  return STATIC_PAGES.map((path) => ({ path }));
+}
+
+const xmlEscape = (s: string) =>
+  s.replace(/[<>&'"]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", "'": "&apos;", '"': "&quot;" })[c]!);
+
+export function sitemapXml(base: string, entries: SitemapEntry[]): string {
+  const urls = entries
+    .map((e) => `  <url><loc>${xmlEscape(base + e.path)}</loc>${e.lastmod ? `<lastmod>${e.lastmod}</lastmod>` : ""}</url>`)
+    .join("\n");
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls}\n</urlset>\n`;
+}

@@ -1,0 +1,76 @@
+import { describe, expect, test } from "bun:test";
+import { createPublicKey, sign, verify } from "node:crypto";
+import { writeFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { runCli } from "./helpers/gateway.ts";
+import { tmpDir } from "./helpers/tmp.ts";
+import { privateKeyObject } from "../src/fed/keys.ts";
+import { ENV_FILE_NAME } from "../src/config.ts";
+
+describe("command line", () => {
+  test("--help lists commands, flags and every setting", async () => {
+    const r = await runCli(["--help"]);
+    expect(r.code).toBe(0);
+    for (const s of ["serve", "keygen", "check", "--data", "--port", "--host", "INGEST_SECRET", "ADMIN_CALLSIGNS", "FED_PEERS", "DOH_URL"]) {
+      expect(r.stdout).toContain(s);
+    }
+  });
+
+  test("--version prints the version", async () => {
+    const r = await runCli(["--version"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^svc-gateway \d+\.\d+\.\d+/);
+  });
+
+  test("keygen prints a working signing key and its public key", async () => {
+    const r = await runCli(["keygen"]);
+    expect(r.code).toBe(0);
+    const priv = /^FED_PRIVATE_KEY=([A-Za-z0-9_-]{43})$/m.exec(r.stdout)?.[1];
+    const pub = /^FED_PUBLIC_KEY=([A-Za-z0-9_-]{43})$/m.exec(r.stdout)?.[1];
+    expect(priv).toBeDefined();
+    expect(pub).toBeDefined();
+    // The printed public key verifies what the printed private key signs.
+    const msg = Buffer.from("svc-fed/1\nhello");
+    const sig = sign(null, msg, privateKeyObject(priv!));
+    const pubKey = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: pub! }, format: "jwk" });
+    expect(verify(null, msg, pubKey, sig)).toBe(true);
+    // Two runs give two different keys.
+    const again = await runCli(["keygen"]);
+    expect(again.stdout).not.toBe(r.stdout);
+  });
+
+  test("check passes a good configuration", async () => {
+    const dir = tmpDir();
+    const r = await runCli(["check", "--data", dir], { env: { INGEST_SECRET: "x".repeat(20), ADMIN_CALLSIGNS: "N0CALL" } });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("configuration OK");
+    expect(r.stdout).toContain("N0CALL");
+  });
+
+  test("check exits non-zero with one message per bad setting, from env or env file", async () => {
+    const dir = tmpDir();
+    writeFileSync(join(dir, ENV_FILE_NAME), "PACKETS_TTL_HOURS=soon\n");
+    const r = await runCli(["check", "--data", dir], { env: { PORT: "70000", ADMIN_CALLSIGNS: "??" } });
+    expect(r.code).toBe(1);
+    const errors = r.stderr.split("\n").filter((l) => l.startsWith("error: "));
+    expect(errors).toHaveLength(3);
+    expect(r.stderr).toContain("error: PORT 70000 is out of range");
+    expect(r.stderr).toContain('error: PACKETS_TTL_HOURS "soon" is not a whole number of hours');
+    expect(r.stderr).toContain('error: ADMIN_CALLSIGNS "??" is not a valid callsign');
+  });
+
+  test("serve refuses to start on bad settings and says why", async () => {
+    const dir = tmpDir();
+    const r = await runCli(["serve", "--data", dir, "--port", "0"], { env: { SPOTS_ENABLED: "perhaps" } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("error: SPOTS_ENABLED");
+    expect(existsSync(join(dir, "svc-gateway.db"))).toBe(false);
+  });
+
+  test("an unknown command or flag is a usage error", async () => {
+    expect((await runCli(["frobnicate"])).code).toBe(2);
+    expect((await runCli(["--bogus"])).code).toBe(2);
+  });
+});
+

@@ -1,0 +1,119 @@
+/**
+ * Starting real gateways for tests: in this process (fast; the test can reach
+ * the Gateway object) or as a subprocess (what an operator runs; can be killed).
+ */
+import type { Subprocess } from "bun";
+import { configFor } from "../../src/config.ts";
+import { createGateway, type Gateway } from "../../src/gateway.ts";
+import { createLogger } from "../../src/log.ts";
+import { BUN, MAIN } from "./paths.ts";
+import { tmpDir } from "./tmp.ts";
+
+export interface Running {
+  gw: Gateway;
+  url: string;
+  dataDir: string;
+  /** fetch relative to the gateway's URL */
+  get(path: string, init?: RequestInit): Promise<Response>;
+  post(path: string, body: unknown, init?: RequestInit): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/** A real gateway listening on a free loopback port, in this process. */
+export async function startInProcess(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<Running> {
+  const dataDir = opts.dataDir ?? tmpDir();
+  const config = configFor(dataDir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", ...env });
+  const gw = createGateway({ config, log: createLogger(config.logLevel) });
+  const url = await gw.listen();
+  return {
+    gw,
+    url,
+    dataDir,
+    get: (path, init) => fetch(url + path, init),
+    post: (path, body, init) =>
+      fetch(url + path, {
+        method: "POST",
+        ...init,
+        headers: { "content-type": "application/json", ...(init?.headers as Record<string, string>) },
+        body: typeof body === "string" || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body),
+      }),
+    stop: () => gw.stop(),
+  };
+}
+
+export interface Spawned {
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+  url: string;
+  dataDir: string;
+  /** everything printed so far on stdout and stderr */
+  output(): string;
+  kill(signal?: NodeJS.Signals | number): Promise<number>;
+}
+
+/**
+ * Spawns `svc-gateway serve` (from source, or an executable) and waits for the
+ * line that prints its URL.
+ */
+export async function spawnGateway(opts: {
+  env?: Record<string, string>;
+  dataDir?: string;
+  /** command that runs svc-gateway, e.g. [exe] or [qemu, exe]; default: bun src/main.ts */
+  cmd?: string[];
+  args?: string[];
+  cwd?: string;
+  port?: number;
+  timeoutMs?: number;
+}): Promise<Spawned> {
+  const dataDir = opts.dataDir ?? tmpDir();
+  const cmd = opts.cmd ?? [BUN, "--no-env-file", MAIN];
+  const args = opts.args ?? ["serve", "--data", dataDir, "--port", String(opts.port ?? 0), "--host", "127.0.0.1"];
+  const proc = Bun.spawn([...cmd, ...args], {
+    cwd: opts.cwd,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", ...opts.env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let out = "";
+  const pump = async (s: ReadableStream<Uint8Array>) => {
+    const dec = new TextDecoder();
+    for await (const chunk of s as unknown as AsyncIterable<Uint8Array>) out += dec.decode(chunk, { stream: true });
+  };
+  void pump(proc.stdout);
+  void pump(proc.stderr);
+  const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+  for (;;) {
+    const m = /Open (http:\/\/\S+?)\/ in your browser/.exec(out);
+    if (m) {
+      return {
+        proc,
+        url: m[1]!,
+        dataDir,
+        output: () => out,
+        kill: async (signal = "SIGTERM") => {
+          proc.kill(signal);
+          return proc.exited;
+        },
+      };
+    }
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      proc.kill("SIGKILL");
+      throw new Error(`gateway did not start (exit ${proc.exitCode}):\n${out}`);
+    }
+    await Bun.sleep(20);
+  }
+}
+
+/** Runs a CLI command to completion: `svc-gateway ...args`. */
+export async function runCli(args: string[], opts: { env?: Record<string, string>; cmd?: string[]; cwd?: string } = {}) {
+  const cmd = opts.cmd ?? [BUN, "--no-env-file", MAIN];
+  const proc = Bun.spawn([...cmd, ...args], {
+    cwd: opts.cwd,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...opts.env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, code };
+}

@@ -1,0 +1,53 @@
+import { expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { spawnGateway } from "../helpers/gateway.ts";
+import { tmpDir } from "../helpers/tmp.ts";
+import { ENV_FILE_NAME } from "../../src/config.ts";
+
+const post = (url: string, body: unknown) =>
+  fetch(url + "/api/setup", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
+test("first start prints a one-time set-up link; the set-up page writes the env file; the next start uses it", async () => {
+  const dataDir = tmpDir();
+  const first = await spawnGateway({ dataDir });
+  try {
+    await Bun.sleep(100);
+    const token = /set this gateway up at http:\/\/\S+\/setup#(\S+)/.exec(first.output())?.[1];
+    expect(token).toBeDefined();
+    expect(((await (await fetch(first.url + "/api/setup")).json()) as { needed: boolean }).needed).toBe(true);
+
+    // Wrong token: refused, nothing written.
+    const wrong = await post(first.url, { token: "guess", instance: "evil" });
+    expect(wrong.status).toBe(403);
+    expect(((await wrong.json()) as { error: string }).error).toBe("bad_token");
+    // Bad value: refused whole, nothing written.
+    const invalid = await post(first.url, { token, instance: "Bad Name!", operator: "N0CALL" });
+    expect(invalid.status).toBe(400);
+    expect(((await invalid.json()) as { message: string }).message).toContain("INSTANCE");
+    expect(existsSync(join(dataDir, ENV_FILE_NAME))).toBe(false);
+
+    // Sysop callsigns are never settable from the web, even at set-up.
+    const ok = await post(first.url, { token, instance: "n0call-gw", operator: "n0call", tileUrl: "off", ADMIN_CALLSIGNS: "EVIL", adminCallsigns: "EVIL" });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { restartRequired: boolean }).restartRequired).toBe(true);
+    const env = readFileSync(join(dataDir, ENV_FILE_NAME), "utf8");
+    expect(env).toContain("INSTANCE=n0call-gw");
+    expect(env).toContain("FED_OPERATOR=n0call");
+    expect(env).not.toContain("EVIL");
+    // The token is spent.
+    expect((await post(first.url, { token, instance: "again" })).status).toBe(409);
+  } finally {
+    await first.kill();
+  }
+
+  const second = await spawnGateway({ dataDir });
+  try {
+    await Bun.sleep(100);
+    expect(second.output()).not.toContain("/setup#");
+    const cfg = (await (await fetch(second.url + "/api/config")).json()) as { instance: string; tileUrl: string };
+    expect(cfg).toMatchObject({ instance: "n0call-gw", tileUrl: "" });
+  } finally {
+    await second.kill();
+  }
+});
