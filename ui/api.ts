@@ -1,0 +1,38 @@
+/** Talking to this instance's API from the web app. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function api<T>(path: string, init?: RequestInit & { json?: unknown }): Promise<T> {
+  const headers = new Headers(init?.headers);
+  let body = init?.body;
+  if (init?.json !== undefined) {
+    headers.set("content-type", "application/json");
+    body = JSON.stringify(init.json);
+  }
+  const res = await fetch(path, { ...init, headers, body, credentials: "same-origin" });
+  const type = res.headers.get("content-type") ?? "";
+  const data = type.includes("json") ? await res.json() : await res.text();
+  if (!res.ok) {
+    const e = (data ?? {}) as { error?: string; message?: string };
+    throw new ApiError(res.status, e.error ?? "http_" + res.status, e.message ?? res.statusText);
+  }
+  return data as T;
+}
+
+export interface ClientConfig {
+  instance: string;
+  version: string;
+  tileUrl: string;
+  tileAttribution: string;
+  spotsEnabled: boolean;
+}
+
+let configPromise: Promise<ClientConfig> | null = null;
+export const clientConfig = () => (configPromise ??= api<ClientConfig>("/api/config"));

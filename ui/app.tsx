@@ -1,0 +1,50 @@
+import { LocationProvider, Router, Route, useLocation } from "preact-iso";
+import { useState } from "preact/hooks";
+import { NAV } from "./nav.ts";
+import { clientConfig } from "./api.ts";
+import { useLoad } from "./hooks.ts";
+import { MapPage } from "./pages/map.tsx";
+import { AboutPage } from "./pages/about.tsx";
+import { NotFound } from "./pages/not-found.tsx";
+import { SetupPage } from "./pages/setup.tsx";
+
+function Header() {
+  const { path } = useLocation();
+  const [open, setOpen] = useState(false);
+  const cfg = useLoad(clientConfig);
+  return (
+    <header class="topbar">
+      <a class="brand" href="/" aria-label="home">
+        <span class="brand-mark" aria-hidden="true">◈</span>
+        <span class="brand-name">{cfg.data?.instance && cfg.data.instance !== "local" ? cfg.data.instance : "svc-gateway"}</span>
+      </a>
+      <button class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
+        Menu
+      </button>
+      <nav id="nav" class={open ? "open" : ""} onClick={() => setOpen(false)}>
+        {NAV.map((n) => (
+          <a href={n.href} aria-current={path === n.href || path.startsWith(n.href + "/") ? "page" : undefined}>
+            {n.label}
+          </a>
+        ))}
+      </nav>
+    </header>
+  );
+}
+
+export function App() {
+  return (
+    <LocationProvider>
+      <Header />
+      <main id="main">
+        <Router>
+          <Route path="/" component={MapPage} />
+          <Route path="/map" component={MapPage} />
+          <Route path="/about" component={AboutPage} />
+          <Route path="/setup" component={SetupPage} />
+          <Route default component={NotFound} />
+        </Router>
+      </main>
+    </LocationProvider>
+  );
+}

@@ -1,0 +1,10 @@
+/** The navigation bar, in order. Each part of the app adds its page here. */
+export interface NavItem {
+  href: string;
+  label: string;
+}
+
+export const NAV: NavItem[] = [
+  { href: "/map", label: "Map" },
+  { href: "/about", label: "About" },
+];

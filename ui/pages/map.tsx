@@ -1,0 +1,34 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import L from "leaflet";
+import "leaflet/dist/leaflet.css";
+import { clientConfig } from "../api.ts";
+import { addBaseLayer } from "../map/basemap.ts";
+
+export function MapPage() {
+  const el = useRef<HTMLDivElement>(null);
+  const [offline, setOffline] = useState<null | "off" | "unreachable">(null);
+  useEffect(() => {
+    const map = L.map(el.current!, { worldCopyJump: true, zoomControl: true }).setView([30, 0], 2);
+    L.control.scale({ imperial: false }).addTo(map);
+    let cancelled = false;
+    clientConfig().then((cfg) => {
+      if (!cancelled) addBaseLayer(map, cfg.tileUrl, cfg.tileAttribution, setOffline);
+    });
+    return () => {
+      cancelled = true;
+      map.remove();
+    };
+  }, []);
+  return (
+    <section class="map-page">
+      {offline && (
+        <div class="banner" role="status">
+          {offline === "off"
+            ? "No tile server is configured: showing the built-in outline map."
+            : "Map tiles are offline: showing the built-in outline map. Stations and caches still work."}
+        </div>
+      )}
+      <div ref={el} class="map" data-testid="map" />
+    </section>
+  );
+}

@@ -1,0 +1,59 @@
+import { useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { useLoad } from "../hooks.ts";
+
+interface SetupState {
+  needed: boolean;
+  values: { instance: string; operator: string; aprsCall: string; tileUrl: string };
+}
+
+export function SetupPage() {
+  const state = useLoad(() => api<SetupState>("/api/setup"));
+  const [result, setResult] = useState<{ ok?: string; error?: string }>({});
+  const token = location.hash.slice(1);
+  if (state.loading) return <section class="page">Loading…</section>;
+  if (state.error) return <section class="page error">{state.error.message}</section>;
+  if (!state.data!.needed && !result.ok)
+    return (
+      <section class="page">
+        <h1>Set-up</h1>
+        <p>This gateway is already set up. Settings live in the env file in its data directory.</p>
+      </section>
+    );
+  const v = state.data!.values;
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget as HTMLFormElement);
+    try {
+      await api("/api/setup", { method: "POST", json: { token, ...Object.fromEntries(form) } });
+      setResult({ ok: "Saved. Restart the gateway to apply the new settings." });
+    } catch (err) {
+      setResult({ error: (err as Error).message });
+    }
+  };
+  return (
+    <section class="page">
+      <h1>Set up this gateway</h1>
+      {!token && <p class="error">Open the set-up link the gateway printed when it started: it carries a one-time token.</p>}
+      {result.ok ? (
+        <p role="status">{result.ok}</p>
+      ) : (
+        <form onSubmit={submit}>
+          <label for="instance">Instance name</label>
+          <input id="instance" name="instance" defaultValue={v.instance === "local" ? "" : v.instance} placeholder="n0call-gw" />
+          <label for="operator">Operator callsign</label>
+          <input id="operator" name="operator" defaultValue={v.operator} placeholder="N0CALL" />
+          <label for="aprsCall">APRS service callsign</label>
+          <input id="aprsCall" name="aprsCall" defaultValue={v.aprsCall} placeholder="N0CALL-10" />
+          <label for="tileUrl">Map tiles (URL template, or "off")</label>
+          <input id="tileUrl" name="tileUrl" defaultValue={v.tileUrl || "off"} size={50} />
+          <p class="muted">Sysop callsigns (ADMIN_CALLSIGNS) and secrets are set in the env file or the environment, never here.</p>
+          <button class="primary" type="submit">
+            Save
+          </button>
+          {result.error && <p class="error">{result.error}</p>}
+        </form>
+      )}
+    </section>
+  );
+}
