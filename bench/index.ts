@@ -1,0 +1,19 @@
+export {};
+/**
+ * `bun run bench [name...]`: runs the benchmarks and prints their figures.
+ * Machines here are shared and noisy: read ratios against the reference runs
+ * printed beside each figure, and repeat before trusting a small difference.
+ */
+const BENCHES: Record<string, () => Promise<unknown>> = {
+  startup: () => import("./startup.ts").then((m) => m.run()),
+};
+
+const wanted = process.argv.slice(2);
+for (const name of wanted.length ? wanted : Object.keys(BENCHES)) {
+  const b = BENCHES[name];
+  if (!b) {
+    console.error(`unknown bench ${name}; known: ${Object.keys(BENCHES).join(", ")}`);
+    process.exit(2);
+  }
+  await b();
+}

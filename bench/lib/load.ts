@@ -1,0 +1,41 @@
+/**
+ * A small HTTP load generator, run in its own process so it does not share
+ * the event loop with the server it measures:
+ *   bun bench/lib/load.ts URL CONNECTIONS SECONDS  -> prints JSON {requests, rps, p50Ms, p99Ms, errors}
+ */
+import { percentile } from "./stats.ts";
+
+export async function load(url: string, connections: number, seconds: number) {
+  const end = performance.now() + seconds * 1000;
+  const lat: number[] = [];
+  let errors = 0;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        try {
+          const r = await fetch(url);
+          await r.arrayBuffer();
+          if (r.status !== 200) errors++;
+        } catch {
+          errors++;
+        }
+        lat.push(performance.now() - t0);
+      }
+    }),
+  );
+  return { requests: lat.length, rps: Math.round(lat.length / seconds), p50Ms: percentile(lat, 50), p99Ms: percentile(lat, 99), errors };
+}
+
+/** Runs `load` in a separate process. */
+export async function loadInChild(url: string, connections: number, seconds: number) {
+  const p = Bun.spawn([process.execPath, import.meta.path, url, String(connections), String(seconds)], { stdout: "pipe", stderr: "inherit" });
+  const out = await new Response(p.stdout).text();
+  await p.exited;
+  return JSON.parse(out) as Awaited<ReturnType<typeof load>>;
+}
+
+if (import.meta.main) {
+  const [url, c, s] = process.argv.slice(2);
+  console.log(JSON.stringify(await load(url!, Number(c), Number(s))));
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env bun
+/**
+ * Builds the web app, then one self-contained executable per target into dist/:
+ *   bun run build                       all targets
+ *   bun build.ts --targets linux-x64    some targets
+ *   bun build.ts --outdir /tmp/x
+ * Cross-compiling uses the target's Bun runtime from the npm registry
+ * (@oven/bun-<os>-<arch>, the same version as the pinned bun), fetched once
+ * with `npm pack` into .cache/bun-runtimes; nothing else is downloaded.
+ */
+import { parseArgs } from "node:util";
+import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { buildUi } from "./src/http/ui.ts";
+import bunPkg from "./node_modules/bun/package.json" with { type: "json" };
+
+export const TARGETS = {
+  "linux-x64": { bunTarget: "bun-linux-x64", pkg: "@oven/bun-linux-x64", exe: "bin/bun", suffix: "" },
+  "linux-arm64": { bunTarget: "bun-linux-arm64", pkg: "@oven/bun-linux-aarch64", exe: "bin/bun", suffix: "" },
+  "windows-x64": { bunTarget: "bun-windows-x64", pkg: "@oven/bun-windows-x64", exe: "bin/bun.exe", suffix: ".exe" },
+  "darwin-arm64": { bunTarget: "bun-darwin-arm64", pkg: "@oven/bun-darwin-aarch64", exe: "bin/bun", suffix: "" },
+} as const;
+export type Target = keyof typeof TARGETS;
+
+const ROOT = import.meta.dir;
+const HOST: Target | null = process.platform === "linux" && process.arch === "x64" ? "linux-x64" : process.platform === "linux" && process.arch === "arm64" ? "linux-arm64" : null;
+
+function git(...args: string[]): string | null {
+  const r = Bun.spawnSync(["git", ...args], { cwd: ROOT, stderr: "ignore" });
+  const out = r.stdout.toString().trim();
+  return r.exitCode === 0 && out ? out : null;
+}
+
+/** The Bun runtime executable for a target: this one for the host, else from the npm registry. */
+async function runtimeFor(target: Target): Promise<string> {
+  if (target === HOST) return process.execPath;
+  const t = TARGETS[target];
+  const dir = join(ROOT, ".cache/bun-runtimes", `${t.pkg.replace("/", "-")}-${bunPkg.version}`);
+  const exe = join(dir, "package", t.exe);
+  if (existsSync(exe)) return exe;
+  mkdirSync(dir, { recursive: true });
+  const pack = Bun.spawnSync(["npm", "pack", `${t.pkg}@${bunPkg.version}`, "--pack-destination", dir, "--silent"], { cwd: dir, stderr: "pipe" });
+  if (pack.exitCode !== 0) throw new Error(`npm pack ${t.pkg}@${bunPkg.version} failed:\n${pack.stderr}`);
+  const tgz = pack.stdout.toString().trim().split("\n").pop()!;
+  const untar = Bun.spawnSync(["tar", "xzf", join(dir, tgz), "-C", dir]);
+  if (untar.exitCode !== 0 || !existsSync(exe)) throw new Error(`could not unpack ${tgz}`);
+  rmSync(join(dir, tgz));
+  return exe;
+}
+
+export async function build(opts: { targets: Target[]; outdir: string; log?: (l: string) => void }): Promise<Record<Target, string>> {
+  const log = opts.log ?? ((l: string) => console.log(l));
+  const outdir = resolve(opts.outdir);
+  const uiDir = join(outdir, "ui");
+  rmSync(uiDir, { recursive: true, force: true });
+  mkdirSync(uiDir, { recursive: true });
+  for (const o of await buildUi()) await Bun.write(join(uiDir, o.name), o.blob);
+  log(`ui       ${uiDir}`);
+
+  const info = {
+    commit: git("rev-parse", "HEAD"),
+    tag: git("describe", "--tags", "--exact-match"),
+    builtAt: new Date().toISOString(),
+  };
+  const built = {} as Record<Target, string>;
+  for (const target of opts.targets) {
+    const t = TARGETS[target];
+    const outfile = join(outdir, `svc-gateway-${target}${t.suffix}`);
+    const args = [
+      "build",
+      "--compile",
+      "--minify",
+      // Precompiled bytecode halves cold start (no parsing of the bundle at launch).
+      "--bytecode",
+      `--target=${t.bunTarget}`,
+      `--compile-executable-path=${await runtimeFor(target)}`,
+      "--no-compile-autoload-dotenv",
+      "--no-compile-autoload-bunfig",
+      `--define=SVC_BUILD=${JSON.stringify(info)}`,
+      `--define=process.env.NODE_ENV="production"`,
+      `--asset=${uiDir}`,
+      join(ROOT, "src/main.ts"),
+      `--outfile=${outfile}`,
+    ];
+    const r = Bun.spawnSync([process.execPath, ...args], { cwd: outdir, stdout: "pipe", stderr: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`compile for ${target} failed:\n${r.stdout}\n${r.stderr}`);
+    built[target] = outfile;
+    log(`${target.padEnd(13)}${outfile} (${(statSync(outfile).size / 1e6).toFixed(1)} MB)`);
+  }
+  return built;
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({ options: { targets: { type: "string" }, outdir: { type: "string" } } });
+  const targets = (values.targets?.split(",") ?? Object.keys(TARGETS)) as Target[];
+  for (const t of targets) if (!(t in TARGETS)) throw new Error(`unknown target ${t}; known: ${Object.keys(TARGETS).join(", ")}`);
+  await build({ targets, outdir: values.outdir ?? join(ROOT, "dist") });
+}
