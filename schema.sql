@@ -128,3 +128,65 @@ CREATE TABLE relay_queue (
 );
 CREATE INDEX relay_queue_created ON relay_queue(created_at);
 CREATE INDEX relay_queue_instance ON relay_queue(instance, state);
+
+-- migration 2: accounts core: users, callsigns, sessions, device keys, API keys
+
+-- A person using this instance. No name or address: profiles are opt-in fields.
+CREATE TABLE users (
+  id         INTEGER PRIMARY KEY,
+  email      TEXT UNIQUE,            -- e-mail sign-in address, if used
+  profile    TEXT NOT NULL DEFAULT '{}',  -- opt-in public profile fields (JSON)
+  created_at INTEGER NOT NULL
+);
+
+-- Callsigns an account holds: base calls and SSIDs; one is active. A callsign
+-- is verified once an APRS challenge from it was heard.
+CREATE TABLE callsigns (
+  id          INTEGER PRIMARY KEY,
+  user_id     INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  call        TEXT NOT NULL,          -- N0CALL or N0CALL-9
+  active      INTEGER NOT NULL DEFAULT 0,
+  verified_at INTEGER,
+  created_at  INTEGER NOT NULL,
+  UNIQUE (user_id, call)
+);
+CREATE INDEX callsigns_call ON callsigns(call);
+CREATE UNIQUE INDEX callsigns_one_active ON callsigns(user_id) WHERE active = 1;
+
+-- Sign-in sessions. Only a hash of the cookie value is stored.
+CREATE TABLE sessions (
+  id_hash    TEXT PRIMARY KEY,
+  user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX sessions_user ON sessions(user_id);
+CREATE INDEX sessions_expires ON sessions(expires_at);
+
+-- Ed25519 device keys registered to a base callsign (signed-body gate, ingest).
+CREATE TABLE device_keys (
+  id         INTEGER PRIMARY KEY,
+  user_id    INTEGER REFERENCES users(id) ON DELETE CASCADE,
+  call       TEXT NOT NULL,           -- base callsign the key speaks for
+  public_key TEXT NOT NULL UNIQUE,    -- base64url, 32 bytes
+  label      TEXT,
+  created_at INTEGER NOT NULL,
+  revoked_at INTEGER
+);
+CREATE INDEX device_keys_call ON device_keys(call);
+
+-- Signed-body assertions already used, kept until they could no longer be fresh.
+CREATE TABLE used_assertions (
+  sig        TEXT PRIMARY KEY,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX used_assertions_expires ON used_assertions(expires_at);
+
+-- Free API keys for /api/v1 (a higher rate limit). Only a hash is stored.
+CREATE TABLE api_keys (
+  id           INTEGER PRIMARY KEY,
+  key_hash     TEXT NOT NULL UNIQUE,
+  label        TEXT,
+  created_at   INTEGER NOT NULL,
+  last_used_at INTEGER
+);

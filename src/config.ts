@@ -63,6 +63,11 @@ export interface Config {
   logLevel: "debug" | "info" | "warn" | "error";
   /** Largest request body accepted by default, in bytes. */
   maxBodyBytes: number;
+  /** Behind a reverse proxy: take the client address from X-Forwarded-For. */
+  trustProxy: boolean;
+  /** Requests per minute per IP on rate-limited routes, without / with an API key. */
+  rateLimitPerMinute: number;
+  rateLimitKeyPerMinute: number;
 }
 
 /** Settings with a spec-fixed value that operators cannot change. */
@@ -233,6 +238,9 @@ export const SETTINGS = [
   setting("TILE_ATTRIBUTION", "tileAttribution", text, "&copy; OpenStreetMap contributors", "map tile attribution"),
   setting("SOURCE_REPOSITORY", "sourceRepository", url, null, "repository URL served by /.well-known/source (set it if you run modified code)"),
   setting("LOG_LEVEL", "logLevel", logLevel, "info", "debug, info, warn or error"),
+  setting("TRUST_PROXY", "trustProxy", bool, false, "behind a reverse proxy: take the client address from X-Forwarded-For"),
+  setting("RATE_LIMIT_PER_MINUTE", "rateLimitPerMinute", wholeNumber(1, 1_000_000, "requests"), 120, "rate-limited API requests per minute per IP"),
+  setting("RATE_LIMIT_KEY_PER_MINUTE", "rateLimitKeyPerMinute", wholeNumber(1, 10_000_000, "requests"), 1200, "the same with a free API key"),
   setting("MAX_BODY_BYTES", "maxBodyBytes", wholeNumber(1024, 256 * MIB, "bytes"), 1 * MIB, "largest request body accepted by default"),
 ] as const;
 

@@ -8,7 +8,7 @@ import type { Gateway } from "../gateway.ts";
 import { applyBaseHeaders, CORS_HEADERS, preflight } from "./cors.ts";
 import { bodyLimitFor, parseBody } from "./body.ts";
 import { errorResponse, toErrorResponse } from "./errors.ts";
-import { ASSET_PREFIX, contentSecurityPolicy, uiBundle, wantsUi } from "./ui.ts";
+import { contentSecurityPolicy, serveIndex, uiRoutes, wantsUi } from "./ui.ts";
 import { routePlugins } from "./routes.ts";
 
 export function createApp(gw: Gateway) {
@@ -24,30 +24,9 @@ export function createApp(gw: Gateway) {
       const { status, body } = toErrorResponse(code, error, gw.log, path);
       return errorResponse(status, body, CORS_HEADERS);
     })
-    .get(`${ASSET_PREFIX}*`, async ({ params }) => {
-      const asset = (await uiBundle()).assets.get(params["*"]);
-      if (!asset) return errorResponse(404, { error: "not_found", message: "no such asset" }, CORS_HEADERS);
-      return new Response(asset.body, {
-        headers: { "content-type": asset.type, "cache-control": "public, max-age=31536000, immutable" },
-      });
-    })
-    .get("/", () => serveIndex(csp));
+    .use(uiRoutes(gw, csp));
   for (const plugin of routePlugins) app.use(plugin(gw));
   return app;
-}
-
-async function serveIndex(csp: string): Promise<Response> {
-  const { index } = await uiBundle();
-  return new Response(index, {
-    headers: {
-      ...CORS_HEADERS,
-      "content-type": "text/html; charset=utf-8",
-      "cache-control": "no-cache",
-      "content-security-policy": csp,
-      "x-content-type-options": "nosniff",
-      "referrer-policy": "no-referrer",
-    },
-  });
 }
 
 export type App = ReturnType<typeof createApp>;

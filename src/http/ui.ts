@@ -6,7 +6,12 @@
  * page from talking to anything but this instance and the configured tile server.
  */
 import { join } from "node:path";
+import { Elysia } from "elysia";
 import type { Config } from "../config.ts";
+import type { Gateway } from "../gateway.ts";
+import { CORS_HEADERS } from "./cors.ts";
+import { errorResponse } from "./errors.ts";
+import { gatesPlugin } from "./gates.ts";
 
 export interface UiAsset {
   body: Blob;
@@ -103,4 +108,36 @@ export function wantsUi(request: Request, path: string): boolean {
   if (NOT_UI.some((p) => path.startsWith(p))) return false;
   if (/\.[a-z0-9]{2,5}$/i.test(path)) return false;
   return (request.headers.get("accept") ?? "").includes("text/html");
+}
+
+/** The page itself, for `/` and for browser navigation that matched no route. */
+export async function serveIndex(csp: string): Promise<Response> {
+  const { index } = await uiBundle();
+  return new Response(index, {
+    headers: {
+      ...CORS_HEADERS,
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-cache",
+      "content-security-policy": csp,
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+    },
+  });
+}
+
+export function uiRoutes(gw: Gateway, csp: string) {
+  return new Elysia({ name: "ui" })
+    .use(gatesPlugin(gw))
+    .get(
+      `${ASSET_PREFIX}*`,
+      async ({ params }) => {
+        const asset = (await uiBundle()).assets.get(params["*"]);
+        if (!asset) return errorResponse(404, { error: "not_found", message: "no such asset" }, CORS_HEADERS);
+        return new Response(asset.body, {
+          headers: { "content-type": asset.type, "cache-control": "public, max-age=31536000, immutable" },
+        });
+      },
+      { gate: "public" },
+    )
+    .get("/", () => serveIndex(csp), { gate: "public" });
 }

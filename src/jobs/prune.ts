@@ -7,6 +7,7 @@
  */
 import { FIXED, type Config } from "../config.ts";
 import type { Database } from "../store/db.ts";
+import { SESSION_DAYS } from "../system/privacy.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -23,6 +24,8 @@ export interface RetentionRule {
   what: string;
   /** the setting that controls the ttl, if any */
   setting?: string;
+  /** for /privacy, when the ttl alone does not say it (rows that carry their own expiry) */
+  kept?: (c: Config) => string;
 }
 
 export const RETENTION: RetentionRule[] = [
@@ -40,6 +43,22 @@ export const RETENTION: RetentionRule[] = [
   { name: "port_counters", table: "port_counters", column: "ts", ttlMs: (c) => c.portCountersTtlDays * DAY, what: "radio port counters", setting: "PORT_COUNTERS_TTL_DAYS" },
   { name: "mheard", table: "mheard", column: "last_ts", ttlMs: (c) => c.mheardTtlDays * DAY, what: "the MHeard list of stations heard on the radio ports", setting: "MHEARD_TTL_DAYS" },
   { name: "tombstones", table: "tombstones", column: "received_at", ttlMs: (c) => c.tombstoneTtlDays * DAY, what: "tombstones of deleted federated records (no personal data)", setting: "TOMBSTONE_TTL_DAYS" },
+  {
+    name: "sessions",
+    table: "sessions",
+    column: "expires_at",
+    ttlMs: () => 0,
+    what: "sign-in sessions",
+    kept: () => `until you sign out, or ${SESSION_DAYS} days`,
+  },
+  {
+    name: "used_assertions",
+    table: "used_assertions",
+    column: "expires_at",
+    ttlMs: () => 0,
+    what: "signatures of signed requests already used (replay protection)",
+    kept: () => "10 minutes",
+  },
   { name: "relay_queue", table: "relay_queue", column: "created_at", ttlMs: (c) => c.relayQueueTtlHours * HOUR, what: "relay queries for packet-only peers", setting: "RELAY_QUEUE_TTL_HOURS" },
 ];
 

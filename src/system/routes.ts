@@ -8,6 +8,7 @@ import { privacyStatement } from "./privacy.ts";
 import { sitemapEntries, sitemapXml } from "./sitemap.ts";
 import { AppError, badRequest } from "../errors.ts";
 import { completeSetup, setupState, type SetupValues } from "./setup.ts";
+import { gatesPlugin } from "../http/gates.ts";
 
 /** The base URL links should use: PUBLIC_URL, else what the client asked for. */
 export function baseUrl(gw: Gateway, request: Request): string {
@@ -31,6 +32,7 @@ export function sourceInfo(gw: Gateway) {
 
 export function systemRoutes(gw: Gateway) {
   return new Elysia({ name: "system" })
+    .use(gatesPlugin(gw))
     .get("/health", ({ query, set }) => {
       if ("live" in query) return { status: "live" };
       try {
@@ -40,24 +42,24 @@ export function systemRoutes(gw: Gateway) {
       }
       set.headers["cache-control"] = "no-store";
       return { status: "ok", version: buildInfo().version, uptimeS: Math.round((Date.now() - gw.startedAt) / 1000) };
-    })
-    .get("/privacy", () => privacyStatement(gw.config))
-    .get("/.well-known/source", () => sourceInfo(gw))
-    .get("/source", ({ redirect }) => redirect(sourceInfo(gw).tree, 302))
+    }, { gate: "public" })
+    .get("/privacy", () => privacyStatement(gw.config), { gate: "public" })
+    .get("/.well-known/source", () => sourceInfo(gw), { gate: "public" })
+    .get("/source", ({ redirect }) => redirect(sourceInfo(gw).tree, 302), { gate: "public" })
     .get("/api/config", () => ({
       instance: gw.config.instance,
       version: buildInfo().version,
       tileUrl: gw.config.tileUrl,
       tileAttribution: gw.config.tileAttribution,
       spotsEnabled: gw.config.spotsEnabled,
-    }))
-    .get("/api/setup", () => setupState(gw))
+    }), { gate: "public" })
+    .get("/api/setup", () => setupState(gw), { gate: "public" })
     .post("/api/setup", ({ body }) => {
       if (!body || typeof body !== "object" || Array.isArray(body) || body instanceof Uint8Array)
         throw badRequest("bad_body", "expected a JSON object with token, instance, operator, aprsCall, tileUrl");
       const { token, ...values } = body as Record<string, unknown>;
       return completeSetup(gw, token, values as SetupValues);
-    })
+    }, { gate: "public", rateLimit: "auth" })
     .get("/robots.txt", ({ request, set }) => {
       set.headers["content-type"] = "text/plain; charset=utf-8";
       return [
@@ -70,13 +72,13 @@ export function systemRoutes(gw: Gateway) {
         `Sitemap: ${baseUrl(gw, request)}/sitemap.xml`,
         "",
       ].join("\n");
-    })
+    }, { gate: "public" })
     .get("/sitemap.xml", ({ request, set }) => {
       set.headers["content-type"] = "application/xml; charset=utf-8";
       return sitemapXml(baseUrl(gw, request), sitemapEntries(gw));
-    })
+    }, { gate: "public" })
     .get("/api/sitemap", ({ request }) => {
       const base = baseUrl(gw, request);
       return { urls: sitemapEntries(gw).map((e) => ({ ...e, url: base + e.path })) };
-    });
+    }, { gate: "public" });
 }

@@ -30,6 +30,11 @@ function insertAged(table: string, now: number, ageMs: number, tag: string) {
       return db.query("INSERT INTO mheard (port, call, first_ts, last_ts) VALUES ('p0', ?, ?, ?)").run(tag, ts, ts);
     case "tombstones":
       return db.query("INSERT INTO tombstones (gid, origin, v, at, received_at) VALUES (?, 'o', 1, 0, ?)").run(tag, ts);
+    case "sessions":
+      db.query("INSERT OR IGNORE INTO users (id, created_at) VALUES (1, 0)").run();
+      return db.query("INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, 1, 0, ?)").run(tag, ts);
+    case "used_assertions":
+      return db.query("INSERT INTO used_assertions (sig, expires_at) VALUES (?, ?)").run(tag, ts);
     case "relay_queue":
       return db.query("INSERT INTO relay_queue (instance, state, query, created_at) VALUES (?, 'queued', '{}', ?)").run(tag, ts);
   }
@@ -45,6 +50,9 @@ const ttls: Record<string, number> = {
   mheard: 5 * DAY,
   tombstones: 10 * DAY,
   relay_queue: 12 * HOUR,
+  // rows that carry their own expiry: kept until it passes
+  sessions: 0,
+  used_assertions: 0,
 };
 
 describe("pruning", () => {
@@ -52,13 +60,13 @@ describe("pruning", () => {
     const now = g.gw.clock.now();
     expect(Object.keys(ttls).sort()).toEqual(RETENTION.map((r) => r.table).sort());
     for (const [table, ttl] of Object.entries(ttls)) {
-      insertAged(table, now, ttl - HOUR / 2, "KEEP");
+      insertAged(table, now, ttl - HOUR / 2, "KEEP"); // for expiry rows: expires in half an hour
       insertAged(table, now, ttl + HOUR / 2, "GONE");
     }
     const report = (await g.gw.scheduler.runNow("prune")) as Record<string, { deleted: number }>;
     for (const rule of RETENTION) {
       expect(report[rule.name]!.deleted).toBe(1);
-      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", relay_queue: "instance" }[rule.table] ?? "call";
+      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", relay_queue: "instance", sessions: "id_hash", used_assertions: "sig" }[rule.table] ?? "call";
       const tags = (g.gw.db.query(`SELECT ${tagCol} AS tag FROM ${rule.table}`).all() as Array<{ tag: string }>).map((r) => r.tag);
       expect({ table: rule.table, tags }).toEqual({ table: rule.table, tags: ["KEEP"] });
     }

@@ -1,0 +1,66 @@
+/**
+ * Signed-body assertions: a request body signed by an Ed25519 device key
+ * registered to a callsign. The body carries `key` (base64url public key),
+ * `at` (unix seconds) and `sig` (base64url signature) beside its own fields.
+ *
+ * Signed bytes: "svc-assert/1\n" + METHOD + " " + PATH + "\n" + the RFC 8785
+ * canonical JSON of the body without `sig`. An assertion is fresh for
+ * ASSERTION_WINDOW_S either side of the server's clock and is accepted once.
+ */
+import { createPublicKey, verify } from "node:crypto";
+import canonicalize from "canonicalize";
+import { AppError, badRequest, conflict, forbidden } from "../errors.ts";
+import type { Database } from "../store/db.ts";
+import { baseCall } from "../callsign.ts";
+
+export const ASSERTION_WINDOW_S = 300;
+
+export function assertionBytes(method: string, path: string, body: Record<string, unknown>): Uint8Array {
+  const { sig: _sig, ...rest } = body;
+  return new TextEncoder().encode(`svc-assert/1\n${method.toUpperCase()} ${path}\n${canonicalize(rest)}`);
+}
+
+export interface VerifiedAssertion {
+  keyId: number;
+  call: string;
+  userId: number | null;
+}
+
+/** Checks a signed body for `call`; records it so it cannot be replayed. Throws AppError. */
+export function checkAssertion(
+  db: Database,
+  req: { call: string; method: string; path: string; body: unknown },
+  nowMs: number,
+): VerifiedAssertion {
+  const body = req.body;
+  if (!body || typeof body !== "object" || Array.isArray(body) || body instanceof Uint8Array) {
+    throw badRequest("bad_body", "a signed body is a JSON object with key, at and sig");
+  }
+  const { key, at, sig } = body as Record<string, unknown>;
+  if (typeof key !== "string" || !/^[A-Za-z0-9_-]{43}$/.test(key)) throw new AppError(401, "bad_assertion", "key must be a base64url Ed25519 public key");
+  if (typeof sig !== "string" || !/^[A-Za-z0-9_-]{86}$/.test(sig)) throw new AppError(401, "bad_assertion", "sig must be a base64url Ed25519 signature");
+  if (typeof at !== "number" || !Number.isInteger(at)) throw new AppError(401, "bad_assertion", "at must be unix seconds");
+  const now = Math.floor(nowMs / 1000);
+  if (Math.abs(now - at) > ASSERTION_WINDOW_S) {
+    throw new AppError(401, "stale_assertion", `the assertion was signed at ${at}, more than ${ASSERTION_WINDOW_S} s from this server's clock (${now})`);
+  }
+  const row = db
+    .query("SELECT id, user_id AS userId, call FROM device_keys WHERE public_key = ? AND revoked_at IS NULL")
+    .get(key) as { id: number; userId: number | null; call: string } | null;
+  if (!row || row.call !== baseCall(req.call)) {
+    throw forbidden(`that key is not registered to ${baseCall(req.call)}`, "unknown_key");
+  }
+  let ok = false;
+  try {
+    const pub = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: key }, format: "jwk" });
+    ok = verify(null, assertionBytes(req.method, req.path, body as Record<string, unknown>), pub, Buffer.from(sig, "base64url"));
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new AppError(401, "bad_signature", "the signature does not verify for this body, method and path");
+  const fresh = db
+    .query("INSERT INTO used_assertions (sig, expires_at) VALUES (?, ?) ON CONFLICT(sig) DO NOTHING")
+    .run(sig, (at + ASSERTION_WINDOW_S + 1) * 1000).changes;
+  if (fresh === 0) throw conflict("replayed", "this signed request was already used");
+  return { keyId: row.id, call: row.call, userId: row.userId };
+}

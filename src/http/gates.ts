@@ -1,0 +1,270 @@
+/**
+ * The gates of the spec's "Authentication", implemented once. Every route
+ * names its gate: `{ gate: "session" }`, and may add a rate-limit bucket:
+ * `{ gate: "public", rateLimit: "auth" }`. Handlers receive `caller`.
+ *
+ *   public             anyone
+ *   rate-limited       anyone, throttled per IP (bucket "api"; more with an API key)
+ *   session            a signed-in user
+ *   actor              a signed-in user, or the ingest box (x-ingest-secret)
+ *   verified           a signed-in user whose active callsign passed the APRS challenge
+ *   ingest             x-ingest-secret = INGEST_SECRET
+ *   sysop              a signed-in user whose verified active callsign is in
+ *                      ADMIN_CALLSIGNS, or x-ingest-secret; locked when neither is set up
+ *   signed-body        a body signed by a device key registered to :call, or a
+ *                      session holding :call
+ *   relay              x-relay-secret = FED_RELAY_SECRET
+ *   fed-secret         x-fed-secret = FED_SUBMIT_SECRET (locked when unset)
+ *   fed-secret-if-set  x-fed-secret when FED_SUBMIT_SECRET is set, else public
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { Elysia } from "elysia";
+import type { Server } from "bun";
+import type { Gateway } from "../gateway.ts";
+import { AppError, forbidden, unauthorized } from "../errors.ts";
+import { cookieValue, findSession, SESSION_COOKIE } from "../accounts/sessions.ts";
+import { activeCallsign, userHoldsCall } from "../accounts/identity.ts";
+import { checkAssertion, type VerifiedAssertion } from "../accounts/assertions.ts";
+import { baseCall } from "../callsign.ts";
+import { RateLimiter } from "./ratelimit.ts";
+
+export type GateName =
+  | "public"
+  | "rate-limited"
+  | "session"
+  | "actor"
+  | "verified"
+  | "ingest"
+  | "sysop"
+  | "signed-body"
+  | "relay"
+  | "fed-secret"
+  | "fed-secret-if-set";
+
+/** Rate-limit buckets: requests per minute per IP, without and with an API key. */
+export type RateBucket = "api" | "auth" | "fed";
+
+export interface SignedInUser {
+  id: number;
+  /** active callsign, if any */
+  call: string | null;
+  verified: boolean;
+}
+
+export interface Caller {
+  ip: string;
+  user: SignedInUser | null;
+  sessionToken: string | null;
+  /** the request carries the right x-ingest-secret */
+  ingest: boolean;
+  apiKeyId: number | null;
+  /** set by the signed-body gate when a device-key assertion was checked */
+  assertion: VerifiedAssertion | null;
+}
+
+/** Secrets compared in constant time, whatever their lengths. */
+export function sameSecret(given: string | null | undefined, expected: string | null | undefined): boolean {
+  if (!given || !expected) return false;
+  const a = createHash("sha256").update(given).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+const hashKey = (k: string) => createHash("sha256").update(k).digest("base64url");
+
+export function clientIp(gw: Gateway, request: Request, server: Server<unknown> | null): string {
+  if (gw.config.trustProxy) {
+    const fwd = request.headers.get("x-forwarded-for");
+    if (fwd) return fwd.split(",")[0]!.trim();
+  }
+  return server?.requestIP(request)?.address ?? "unknown";
+}
+
+/** Identifies the caller once per request; gates then decide. */
+export function identify(gw: Gateway, request: Request, server: Server<unknown> | null): Caller {
+  const now = gw.clock.now();
+  const token = cookieValue(request.headers.get("cookie"), SESSION_COOKIE);
+  let user: SignedInUser | null = null;
+  if (token) {
+    const s = findSession(gw.db, token, now);
+    if (s) {
+      const active = activeCallsign(gw.db, s.userId);
+      user = { id: s.userId, call: active?.call ?? null, verified: active?.verified ?? false };
+    }
+  }
+  let apiKeyId: number | null = null;
+  const key = request.headers.get("x-api-key");
+  if (key) {
+    const row = gw.db.query("SELECT id FROM api_keys WHERE key_hash = ?").get(hashKey(key)) as { id: number } | null;
+    apiKeyId = row?.id ?? null;
+  }
+  return {
+    ip: clientIp(gw, request, server),
+    user,
+    sessionToken: user ? token : null,
+    ingest: sameSecret(request.headers.get("x-ingest-secret"), gw.config.ingestSecret),
+    apiKeyId,
+    assertion: null,
+  };
+}
+
+/** Whether a signed-in user may operate the sysop surface. */
+export function isSysop(gw: Gateway, caller: Caller): boolean {
+  if (caller.ingest) return true;
+  const u = caller.user;
+  return !!u && !!u.call && u.verified && gw.config.adminCallsigns.includes(baseCall(u.call));
+}
+
+function requireSignedIn(caller: Caller): SignedInUser {
+  if (!caller.user) throw unauthorized("sign in first");
+  return caller.user;
+}
+
+function requireSecret(given: string | null, expected: string | null, header: string, setting: string): void {
+  if (!expected) throw forbidden(`${setting} is not set on this instance, so ${header} routes are locked`, "locked");
+  if (!sameSecret(given, expected)) throw new AppError(401, "unauthorized", `${header} is missing or wrong`);
+}
+
+/** Enforces one gate; throws AppError (401/403) on refusal. */
+export function enforceGate(
+  gw: Gateway,
+  gate: GateName,
+  caller: Caller,
+  ctx: { request: Request; path: string; params: Record<string, string>; body: unknown },
+): void {
+  const h = (n: string) => ctx.request.headers.get(n);
+  switch (gate) {
+    case "public":
+    case "rate-limited":
+      return;
+    case "session":
+      requireSignedIn(caller);
+      return;
+    case "actor":
+      if (caller.ingest) return;
+      requireSignedIn(caller);
+      return;
+    case "verified": {
+      const u = requireSignedIn(caller);
+      if (!u.call || !u.verified) {
+        throw forbidden("this needs a verified callsign: verify your active callsign with the APRS challenge first", "callsign_not_verified");
+      }
+      return;
+    }
+    case "ingest":
+      requireSecret(h("x-ingest-secret"), gw.config.ingestSecret, "x-ingest-secret", "INGEST_SECRET");
+      return;
+    case "sysop": {
+      if (caller.ingest) return;
+      if (gw.config.adminCallsigns.length === 0) {
+        throw forbidden("the operator surface is locked: ADMIN_CALLSIGNS is not set on this instance", "locked");
+      }
+      requireSignedIn(caller);
+      if (!isSysop(gw, caller)) throw forbidden("only this instance's operators (ADMIN_CALLSIGNS, verified) may do this", "not_sysop");
+      return;
+    }
+    case "signed-body": {
+      const call = ctx.params.call;
+      if (!call) throw new AppError(500, "internal", "signed-body gate on a route without :call");
+      if (caller.user && userHoldsCall(gw.db, caller.user.id, call.toUpperCase())) return;
+      caller.assertion = checkAssertion(gw.db, { call: call.toUpperCase(), method: ctx.request.method, path: ctx.path, body: ctx.body }, gw.clock.now());
+      return;
+    }
+    case "relay":
+      requireSecret(h("x-relay-secret"), gw.config.fedRelaySecret, "x-relay-secret", "FED_RELAY_SECRET");
+      return;
+    case "fed-secret":
+      requireSecret(h("x-fed-secret"), gw.config.fedSubmitSecret, "x-fed-secret", "FED_SUBMIT_SECRET");
+      return;
+    case "fed-secret-if-set":
+      if (gw.config.fedSubmitSecret) requireSecret(h("x-fed-secret"), gw.config.fedSubmitSecret, "x-fed-secret", "FED_SUBMIT_SECRET");
+      return;
+  }
+}
+
+function bucketLimit(gw: Gateway, bucket: RateBucket, withKey: boolean): number {
+  switch (bucket) {
+    case "api":
+      return withKey ? gw.config.rateLimitKeyPerMinute : gw.config.rateLimitPerMinute;
+    case "auth":
+      return 20;
+    case "fed":
+      return 60;
+  }
+}
+
+/**
+ * The plugin every domain's routes `.use()`: it identifies the caller and
+ * provides the `gate` and `rateLimit` route options.
+ */
+export function gatesPlugin(gw: Gateway) {
+  let plugin = plugins.get(gw);
+  if (!plugin) plugins.set(gw, (plugin = makeGatesPlugin(gw)));
+  return plugin;
+}
+
+// One plugin per gateway, so the caller is identified once per request however
+// many domains use it.
+const plugins = new WeakMap<Gateway, ReturnType<typeof makeGatesPlugin>>();
+
+function makeGatesPlugin(gw: Gateway) {
+  const limiter = new RateLimiter();
+  return new Elysia({ name: "gates", seed: crypto.randomUUID() })
+    .resolve({ as: "global" }, ({ request, server }) => ({ caller: identify(gw, request, server as Server<unknown> | null) }))
+    .macro({
+      gate: (gate: GateName) => ({
+        // Destructured on purpose: Elysia reads which context fields a hook uses
+        // and only parses the body when one asks for it (signed-body needs it).
+        beforeHandle: tagged({ gate }, ({ caller, request, path, params, body, set }) => {
+          if (gate === "rate-limited") applyRateLimit(gw, limiter, "api", caller, set.headers as Record<string, string>);
+          enforceGate(gw, gate, caller, { request, path, params: params as Record<string, string>, body });
+        }),
+      }),
+      rateLimit: (bucket: RateBucket) => ({
+        beforeHandle: tagged({ rateLimit: bucket }, ({ caller, set }) => {
+          applyRateLimit(gw, limiter, bucket, caller, set.headers as Record<string, string>);
+        }),
+      }),
+    });
+}
+
+type Tag = { gate?: GateName; rateLimit?: RateBucket };
+
+/** Marks a hook with what it enforces, so routeGates() can list every route's gate. */
+function tagged<F extends (...a: any[]) => unknown>(tag: Tag, fn: F): F {
+  return Object.assign(fn, { svcTag: tag });
+}
+
+export interface RouteGate {
+  method: string;
+  path: string;
+  gate: GateName | null;
+  rateLimit: RateBucket | null;
+}
+
+/** Every route of an app with the gate it declared (null: none declared). */
+export function routeGates(app: { routes: Array<{ method: string; path: string; hooks?: unknown }> }): RouteGate[] {
+  return app.routes.map((r) => {
+    const hooks = [(r.hooks as { beforeHandle?: unknown })?.beforeHandle].flat() as Array<{ svcTag?: Tag; fn?: { svcTag?: Tag } } | undefined>;
+    const tags = hooks.map((h) => h?.svcTag ?? h?.fn?.svcTag).filter((t): t is Tag => !!t);
+    return {
+      method: r.method,
+      path: r.path,
+      gate: tags.find((t) => t.gate)?.gate ?? null,
+      rateLimit: tags.find((t) => t.rateLimit)?.rateLimit ?? (tags.some((t) => t.gate === "rate-limited") ? "api" : null),
+    };
+  });
+}
+
+function applyRateLimit(gw: Gateway, limiter: RateLimiter, bucket: RateBucket, caller: Caller, headers: Record<string, string>): void {
+  const withKey = caller.apiKeyId !== null;
+  const key = withKey ? `${bucket}:key:${caller.apiKeyId}` : `${bucket}:ip:${caller.ip}`;
+  const r = limiter.hit(key, bucketLimit(gw, bucket, withKey), gw.clock.now());
+  headers["ratelimit-limit"] = String(r.limit);
+  headers["ratelimit-remaining"] = String(r.remaining);
+  headers["ratelimit-reset"] = String(r.resetS);
+  if (!r.allowed) {
+    headers["retry-after"] = String(r.resetS);
+    throw new AppError(429, "rate_limited", `too many requests; try again in ${r.resetS} s${withKey ? "" : " (a free API key from POST /api/v1 raises the limit)"}`);
+  }
+}
