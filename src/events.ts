@@ -7,6 +7,30 @@ import type { Logger } from "./log.ts";
 
 /** Every event type and its payload. Domains add their events here. */
 export interface GatewayEvents {
+  /**
+   * An APRS message, ack, reject or bulletin was heard (ingest box, APRS-IS or
+   * RF). Emitted by the APRS ingest pipeline; callsign verification listens.
+   */
+  aprsMessage: {
+    src: string;
+    addressee: string;
+    kind: "message" | "ack" | "rej" | "bulletin" | "announcement";
+    text: string;
+    msgId?: string;
+    ts: number;
+    source: string;
+    igate?: string;
+  };
+  /** A find, DNF or note was logged on a cache (live rooms and watch alerts listen). */
+  log: {
+    logId: number;
+    cacheId: number;
+    kind: "find" | "dnf" | "note";
+    call: string;
+    ts: number;
+    lat: number;
+    lon: number;
+  };
   /** A station position was stored (ingest, RF, web). */
   position: {
     call: string;
