@@ -1,0 +1,10 @@
+/**
+ * The radio library: KISS, AX.25 frames and links, NET/ROM NODES, TNC ports.
+ * It knows nothing of src/; the gateway imports from here.
+ */
+export * from "./errors.ts";
+export * from "./kiss.ts";
+export * from "./address.ts";
+export * from "./frame.ts";
+export * from "./tnc2.ts";
+export * from "./netrom.ts";
