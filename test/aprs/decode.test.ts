@@ -1,0 +1,170 @@
+/** What decode_aprs cannot tell us: the header, typed errors, hostile input, and the encoder's round trip. */
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { decode, encodeAck, encodeMessage, encodeObject, encodePosition, encodeStatus, encodeWeather, EncodeError, aprsIsPasscode } from "../../src/aprs/index.ts";
+import { runDecodeAprs } from "./direwolf.ts";
+
+const ok = (line: string) => {
+  const r = decode(line);
+  if (!r.ok) throw new Error(`${line}: ${r.error.code} ${r.error.message}`);
+  return r.packet;
+};
+const err = (line: string) => {
+  const r = decode(line);
+  if (r.ok) throw new Error(`${line} decoded but should not have`);
+  return r.error.code;
+};
+
+describe("TNC2 header", () => {
+  test("path, digipeaters that repeated, q construct and IGate", () => {
+    const p = ok("N0CALL-9>APRS,W1MHL*,WIDE2-1,qAR,W1AW-10:!4237.14N/07120.83W>");
+    expect(p.src).toBe("N0CALL-9");
+    expect(p.dst).toBe("APRS");
+    expect(p.path).toEqual(["W1MHL*", "WIDE2-1", "qAR", "W1AW-10"]);
+    expect(p.digipeaters).toEqual(["W1MHL"]);
+    expect(p.qConstruct).toBe("qAR");
+    expect(p.igate).toBe("W1AW-10");
+    const inet = ok("DL1ABC>APRS,TCPIP*,qAC,T2GERMANY:>status");
+    expect(inet.qConstruct).toBe("qAC");
+    expect(inet.igate).toBe("T2GERMANY");
+    expect(ok("N0CALL>APRS:>x").path).toEqual([]);
+  });
+
+  test("device from the destination", () => {
+    expect(ok("N0CALL>APDW16:>x").device).toBe("Dire Wolf");
+    expect(ok("N0CALL>APK004:>x").device).toBe("Kenwood TH-D74");
+  });
+});
+
+describe("typed errors, never exceptions", () => {
+  test.each([
+    ["", "empty"],
+    ["no header at all", "bad_header"],
+    ["N0CALL>APRS", "bad_header"],
+    [">APRS:!x", "bad_header"],
+    ["N0 CALL>APRS:>x", "bad_source"],
+    ["N0CALL>AP RS:>x", "bad_destination"],
+    ["N0CALL>APRS,WI DE:>x", "bad_path"],
+    ["N0CALL>APRS:", "empty_info"],
+    ["N0CALL>APRS:!9903.50N/07201.75W-", "bad_position"],
+    ["N0CALL>APRS:!4903.50X/07201.75W-", "bad_position"],
+    ["N0CALL>APRS:!4903.50N/07201.7", "bad_position"],
+    ["N0CALL>APRS:!/5L!!<*e", "bad_compressed"],
+    ["N0CALL>APRS:!/5L!~<*e7>7P[", "bad_compressed"],
+    ["N0CALL>APRSXYZ:`c_Vm6hk/", "bad_mic_e"],
+    ["N0CALL>T2SP0W:`c_V", "bad_mic_e"],
+    ["N0CALL>APRS:;SHORT", "bad_object"],
+    ["N0CALL>APRS:;LEADER   x092345z4903.50N/07201.75W>", "bad_object"],
+    ["N0CALL>APRS:)A!4903.50N/07201.75WA", "bad_item"],
+    ["N0CALL>APRS::SHORT:hi", "bad_message"],
+    ["N0CALL>APRS:T#abc,1,2", "bad_telemetry"],
+    ["N0CALL>APRS:_1009", "bad_weather"],
+    ["N0CALL>APRS:$GPRMC,063909,A,3349.4302,N,11700.3721,W,43.022,89.3,291099,13.6,E*53", "bad_nmea"],
+    ["N0CALL>APRS:$GPRMC,063909,V,3349.4302,N,11700.3721,W,43.022,89.3,291099,13.6,E", "bad_nmea"],
+    ["N0CALL>APRS:}garbage", "bad_third_party"],
+    ["N0CALL>APRS:%unknown", "unsupported_format"],
+    ["N0CALL>APRS:" + "x".repeat(2000), "too_long"],
+  ])("%p -> %p", (line, code) => {
+    expect(err(line) as string).toBe(code);
+  });
+
+  test("arbitrary input, bytes and near-misses never throw", () => {
+    const samples = ["N0CALL>APRS:!4903.50N/07201.75W-", "N0CALL>T2SP0W:`c_Vm6hk/`\"49}x_%", "N0CALL>APRS::WU2Z     :hi{1", "N0CALL>APRS:_10090556c220s004g005t077", "N0CALL>APRS:;LEADER   *092345z4903.50N/07201.75W>"];
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 200 }), fc.integer({ min: 0, max: 4 }), fc.nat(80), (junk, which, at) => {
+        const base = samples[which]!;
+        for (const line of [junk, base.slice(0, at) + junk, base.slice(0, at) + junk + base.slice(at), "N0CALL>APRS:" + junk]) {
+          const r = decode(line);
+          expect(typeof r.ok).toBe("boolean");
+          if (!r.ok) expect(typeof r.error.code).toBe("string");
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe("formats decode_aprs does not check", () => {
+  test("a third-party packet carries its inner packet, decoded", () => {
+    const p = ok("N0GATE>APRS,TCPIP*:}W1AW-9>APRS,TCPIP,N0GATE*::N0CALL   :hello{7");
+    expect(p.type).toBe("third-party");
+    expect(p.inner).toMatchObject({ src: "W1AW-9", type: "message", addressee: "N0CALL", text: "hello", msgId: "7" });
+  });
+
+  test("reply-ack message ids", () => {
+    expect(ok("N0CALL>APRS::W1AW     :hi there{AB}CD")).toMatchObject({ text: "hi there", msgId: "AB", replyAck: "CD" });
+    expect(ok("N0CALL>APRS::W1AW     :ackAB}CD")).toMatchObject({ type: "ack", msgId: "AB" });
+  });
+
+  test("Mic-E telemetry and position ambiguity from the destination", () => {
+    const p = ok("N1ZZN-9>T2SP0W:`c_Vm6hk/'1020304050");
+    expect(p.telemetry).toEqual({ analog: [0x10, 0x20, 0x30, 0x40, 0x50] });
+    expect(ok("N1ZZN-9>T2SPZZ:`c_Vm6hk/>").ambiguity).toBe(2);
+  });
+
+  test("objects and items in compressed form, negative altitude, status with grid square", () => {
+    expect(ok("N0CALL>APRS:)ITEM1!/5L!!<*e7>7P[x")).toMatchObject({ type: "item", name: "ITEM1", format: "compressed" });
+    expect(ok("N0CALL>APRS:!4903.50N/07201.75W-/A=-00050").altitudeM).toBe(-15.2);
+    expect(ok("N0CALL>APRS:>IO91SX/G My house")).toMatchObject({ type: "status", symbol: "/G", status: "My house" });
+  });
+
+  test("a position found inside the first 40 characters", () => {
+    expect(ok("N0CALL>BEACON:Test beacon !4903.50N/07201.75W-")).toMatchObject({ lat: 49.0583333, lon: -72.0291667 });
+  });
+});
+
+describe("encoder", () => {
+  test("what it builds decodes back to the same values, here and in decode_aprs", () => {
+    const at = Date.UTC(2025, 5, 14, 12, 30);
+    const lines = [
+      encodePosition({ src: "N0CALL-9", lat: 42.619, lon: -71.347167, symbol: "/>", course: 90, speedKmh: 50, altitudeM: 120, comment: "rolling", messaging: true }),
+      encodePosition({ src: "N0CALL", path: ["WIDE1-1", "WIDE2-1"], lat: -33.852, lon: 151.2057, symbol: "/-" }),
+      encodeWeather({ src: "N0CALL-13", lat: 49.058333, lon: -72.029167, wx: { windDirDeg: 220, windSpeedKmh: 6.4, windGustKmh: 8, tempC: 25, rain1hMm: 2.5, humidityPct: 50, pressureHpa: 1013.2 }, comment: "svc" }),
+      encodeWeather({ src: "N0CALL-13", wx: { windDirDeg: 90, windSpeedKmh: 10, tempC: -5, humidityPct: 100, pressureHpa: 990 }, at }),
+      encodeObject({ src: "N0CALL", name: "CACHE1", lat: 42.5, lon: -71.25, symbol: "/.", comment: "GC cache", at }),
+      encodeObject({ src: "N0CALL", name: "CACHE1", alive: false, lat: 42.5, lon: -71.25, at }),
+      encodeMessage({ src: "N0CALL", addressee: "W1AW-9", text: "see you at the cache", msgId: "12" }),
+      encodeAck({ src: "N0CALL", addressee: "W1AW-9", msgId: "12" }),
+      encodeAck({ src: "N0CALL", addressee: "W1AW-9", msgId: "13", reject: true }),
+      encodeStatus({ src: "N0CALL", text: "QRV on 2m" }),
+    ];
+    const d = lines.map(ok);
+    expect(d[0]).toMatchObject({ type: "position", messaging: true, lat: 42.619, lon: -71.3471667, symbol: "/>", course: 90, speedKmh: 50, altitudeM: 120.1, comment: "rolling" });
+    expect(d[1]).toMatchObject({ lat: -33.852, lon: 151.2056667, path: ["WIDE1-1", "WIDE2-1"] });
+    expect(d[2]).toMatchObject({ type: "weather", wx: { windDirDeg: 220, windSpeedKmh: 6.4, windGustKmh: 8, tempC: 25, rain1hMm: 2.5, humidityPct: 50, pressureHpa: 1013.2 }, comment: "svc" });
+    expect(d[3]).toMatchObject({ type: "weather", timestamp: "06141230", wx: { windDirDeg: 90, windSpeedKmh: 9.7, tempC: -5, humidityPct: 100, pressureHpa: 990 } });
+    expect(d[4]).toMatchObject({ type: "object", name: "CACHE1", alive: true, timestamp: "141230z", lat: 42.5, lon: -71.25, comment: "GC cache" });
+    expect(d[5]).toMatchObject({ type: "object", alive: false });
+    expect(d[6]).toMatchObject({ type: "message", addressee: "W1AW-9", text: "see you at the cache", msgId: "12" });
+    expect(d[7]).toMatchObject({ type: "ack", addressee: "W1AW-9", msgId: "12" });
+    expect(d[8]).toMatchObject({ type: "rej", msgId: "13" });
+    expect(d[9]).toMatchObject({ type: "status", status: "QRV on 2m" });
+    // The independent decoder reads the same positions and kinds.
+    const dw = runDecodeAprs(lines.map((l) => l.replace(",TCPIP*", "")));
+    expect(dw.map((r) => r.kind)).toEqual(["Position", "Position", "Weather Report", "Positionless Weather Report", "Object", "Killed Object", "APRS Message", "ACK message", "REJ message", "Status Report"]);
+    expect(Math.abs(dw[0]!.lat! - 42.619)).toBeLessThan(1e-4);
+    expect(dw[0]!.course).toBe(90);
+    expect(dw[6]!.msgNumber).toBe("12");
+  });
+
+  test("refuses what cannot be sent", () => {
+    const code = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return (e as EncodeError).code;
+      }
+      return null;
+    };
+    expect(code(() => encodeMessage({ src: "N0CALL", addressee: "W1AW", text: "x".repeat(68) }))).toBe("bad_text");
+    expect(code(() => encodeMessage({ src: "N0CALL", addressee: "W1AW", text: "a|b" }))).toBe("bad_text");
+    expect(code(() => encodeMessage({ src: "not a call", addressee: "W1AW", text: "x" }))).toBe("bad_source");
+    expect(code(() => encodePosition({ src: "N0CALL", lat: 91, lon: 0 }))).toBe("bad_position");
+    expect(code(() => encodePosition({ src: "N0CALL", lat: 0, lon: 0, symbol: "xx" }))).toBe("bad_symbol");
+  });
+
+  test("APRS-IS passcode", () => {
+    expect(aprsIsPasscode("N0CALL")).toBe(13023);
+    expect(aprsIsPasscode("n0call-10")).toBe(13023);
+  });
+});
