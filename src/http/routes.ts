@@ -4,5 +4,6 @@
 import type { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { systemRoutes } from "../system/routes.ts";
+import { stationsRoutes } from "../stations/routes.ts";
 
-export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [systemRoutes];
+export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [systemRoutes, stationsRoutes];
