@@ -190,3 +190,46 @@ CREATE TABLE api_keys (
   created_at   INTEGER NOT NULL,
   last_used_at INTEGER
 );
+
+-- migration 3: sign-in: passkeys, WebAuthn challenges, e-mail sign-in tokens, public account ids
+
+-- An opaque, random id per account: the WebAuthn user handle and the local id of
+-- the account's federated records (never a callsign, so a tombstone of it is PII-free).
+ALTER TABLE users ADD COLUMN public_id TEXT;
+CREATE UNIQUE INDEX users_public_id ON users(public_id) WHERE public_id IS NOT NULL;
+
+-- WebAuthn credentials (passkeys) of an account.
+CREATE TABLE passkeys (
+  id           TEXT PRIMARY KEY,        -- credential id, base64url
+  user_id      INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  public_key   BLOB NOT NULL,           -- COSE public key
+  counter      INTEGER NOT NULL DEFAULT 0,
+  transports   TEXT,                    -- JSON array, as the browser reported
+  label        TEXT,
+  created_at   INTEGER NOT NULL,
+  last_used_at INTEGER
+);
+CREATE INDEX passkeys_user ON passkeys(user_id);
+
+-- Outstanding WebAuthn challenges: each is used once, within a few minutes.
+CREATE TABLE webauthn_challenges (
+  challenge  TEXT PRIMARY KEY,          -- base64url, as it comes back in clientDataJSON
+  kind       TEXT NOT NULL CHECK (kind IN ('register', 'login')),
+  user_id    INTEGER REFERENCES users(id) ON DELETE CASCADE,  -- register: the signed-in account, if any
+  user_handle TEXT,                     -- register: the public id the new credential is made for
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX webauthn_challenges_expires ON webauthn_challenges(expires_at);
+
+-- E-mail sign-in: a one-time link token and a short code, both stored hashed.
+CREATE TABLE email_tokens (
+  id         INTEGER PRIMARY KEY,
+  email      TEXT NOT NULL,
+  token_hash TEXT NOT NULL UNIQUE,
+  code_hash  TEXT NOT NULL,
+  attempts   INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX email_tokens_email ON email_tokens(email);
+CREATE INDEX email_tokens_expires ON email_tokens(expires_at);

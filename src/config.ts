@@ -68,6 +68,10 @@ export interface Config {
   /** Requests per minute per IP on rate-limited routes, without / with an API key. */
   rateLimitPerMinute: number;
   rateLimitKeyPerMinute: number;
+  /** Outgoing mail server (sign-in links, digests); null = write mail to the log. */
+  smtpUrl: string | null;
+  /** From address of outgoing mail. */
+  mailFrom: string | null;
 }
 
 /** Settings with a spec-fixed value that operators cannot change. */
@@ -115,6 +119,14 @@ function parseUrl(raw: string, protocols: string[]): Parsed<string> {
 }
 
 const url: Parser<string> = (raw) => parseUrl(raw, ["https:", "http:"]);
+
+const smtpUrl: Parser<string> = (raw) => {
+  const p = parseUrl(raw, ["smtp:", "smtps:"]);
+  return p.ok ? ok(raw) : bad(`"${raw.replace(/\/\/[^@/]*@/, "//…@")}" is not an smtp:// or smtps:// URL`);
+};
+
+const emailAddress: Parser<string> = (raw) =>
+  /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(raw) ? ok(raw) : bad(`"${raw}" is not an e-mail address`);
 
 const urlList: Parser<string[]> = (raw) => {
   const out: string[] = [];
@@ -241,6 +253,8 @@ export const SETTINGS = [
   setting("TRUST_PROXY", "trustProxy", bool, false, "behind a reverse proxy: take the client address from X-Forwarded-For"),
   setting("RATE_LIMIT_PER_MINUTE", "rateLimitPerMinute", wholeNumber(1, 1_000_000, "requests"), 120, "rate-limited API requests per minute per IP"),
   setting("RATE_LIMIT_KEY_PER_MINUTE", "rateLimitKeyPerMinute", wholeNumber(1, 10_000_000, "requests"), 1200, "the same with a free API key"),
+  setting("SMTP_URL", "smtpUrl", smtpUrl, null, "outgoing mail server, e.g. smtps://user:pass@mail.example.org; unset = mail goes to the log"),
+  setting("MAIL_FROM", "mailFrom", emailAddress, null, "From address of outgoing mail (default svc-gateway@<instance>.invalid)"),
   setting("MAX_BODY_BYTES", "maxBodyBytes", wholeNumber(1024, 256 * MIB, "bytes"), 1 * MIB, "largest request body accepted by default"),
 ] as const;
 

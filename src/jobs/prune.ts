@@ -59,6 +59,22 @@ export const RETENTION: RetentionRule[] = [
     what: "signatures of signed requests already used (replay protection)",
     kept: () => "10 minutes",
   },
+  {
+    name: "webauthn_challenges",
+    table: "webauthn_challenges",
+    column: "expires_at",
+    ttlMs: () => 0,
+    what: "passkey sign-in challenges not yet answered",
+    kept: () => "5 minutes",
+  },
+  {
+    name: "email_tokens",
+    table: "email_tokens",
+    column: "expires_at",
+    ttlMs: () => 0,
+    what: "e-mail sign-in links and codes not yet used (with the address they were sent to)",
+    kept: () => "15 minutes",
+  },
   { name: "relay_queue", table: "relay_queue", column: "created_at", ttlMs: (c) => c.relayQueueTtlHours * HOUR, what: "relay queries for packet-only peers", setting: "RELAY_QUEUE_TTL_HOURS" },
 ];
 

@@ -35,6 +35,10 @@ function insertAged(table: string, now: number, ageMs: number, tag: string) {
       return db.query("INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, 1, 0, ?)").run(tag, ts);
     case "used_assertions":
       return db.query("INSERT INTO used_assertions (sig, expires_at) VALUES (?, ?)").run(tag, ts);
+    case "webauthn_challenges":
+      return db.query("INSERT INTO webauthn_challenges (challenge, kind, expires_at) VALUES (?, 'login', ?)").run(tag, ts);
+    case "email_tokens":
+      return db.query("INSERT INTO email_tokens (email, token_hash, code_hash, created_at, expires_at) VALUES (?, ?, '', 0, ?)").run(tag, tag, ts);
     case "relay_queue":
       return db.query("INSERT INTO relay_queue (instance, state, query, created_at) VALUES (?, 'queued', '{}', ?)").run(tag, ts);
   }
@@ -53,6 +57,8 @@ const ttls: Record<string, number> = {
   // rows that carry their own expiry: kept until it passes
   sessions: 0,
   used_assertions: 0,
+  webauthn_challenges: 0,
+  email_tokens: 0,
 };
 
 describe("pruning", () => {
@@ -66,7 +72,7 @@ describe("pruning", () => {
     const report = (await g.gw.scheduler.runNow("prune")) as Record<string, { deleted: number }>;
     for (const rule of RETENTION) {
       expect(report[rule.name]!.deleted).toBe(1);
-      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", relay_queue: "instance", sessions: "id_hash", used_assertions: "sig" }[rule.table] ?? "call";
+      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", relay_queue: "instance", sessions: "id_hash", used_assertions: "sig", webauthn_challenges: "challenge", email_tokens: "email" }[rule.table] ?? "call";
       const tags = (g.gw.db.query(`SELECT ${tagCol} AS tag FROM ${rule.table}`).all() as Array<{ tag: string }>).map((r) => r.tag);
       expect({ table: rule.table, tags }).toEqual({ table: rule.table, tags: ["KEEP"] });
     }

@@ -1,0 +1,48 @@
+/**
+ * Outgoing e-mail (sign-in links, watch digests): one nodemailer transport per
+ * gateway, from SMTP_URL. Without SMTP_URL the message is written to the log
+ * instead, so the operator of a laptop instance can still sign in.
+ *
+ *   await sendMail(gw, { to: "op@example.org", subject: "Sign in", text: "..." });
+ */
+import nodemailer from "nodemailer";
+import type { Gateway } from "../gateway.ts";
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface MailResult {
+  /** "smtp" when handed to the mail server, "log" when written to the log */
+  via: "smtp" | "log";
+  messageId?: string;
+}
+
+type Transport = ReturnType<typeof nodemailer.createTransport>;
+const transports = new WeakMap<Gateway, Transport>();
+
+function transport(gw: Gateway): Transport {
+  let t = transports.get(gw);
+  if (!t) {
+    // Short timeouts: a sign-in request waits for this, and a dead relay must not hang it.
+    t = nodemailer.createTransport(gw.config.smtpUrl!, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as object);
+    transports.set(gw, t);
+  }
+  return t;
+}
+
+export function mailFrom(gw: Gateway): string {
+  return gw.config.mailFrom ?? `svc-gateway@${gw.config.instance}.invalid`;
+}
+
+/** Sends one plain-text message; throws when the mail server refuses it. */
+export async function sendMail(gw: Gateway, mail: Mail): Promise<MailResult> {
+  if (!gw.config.smtpUrl) {
+    gw.log.info("mail", `SMTP_URL is not set, so this message was not sent; here it is:\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}`);
+    return { via: "log" };
+  }
+  const info = await transport(gw).sendMail({ from: mailFrom(gw), to: mail.to, subject: mail.subject, text: mail.text });
+  return { via: "smtp", messageId: info.messageId };
+}
