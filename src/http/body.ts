@@ -96,3 +96,11 @@ export function bodyText(body: unknown): string {
   }
   throw badRequest("bad_body", "expected a text body");
 }
+
+/** The parsed JSON body as an object, or a 400 naming what was expected. */
+export function jsonObject(body: unknown, expected = "a JSON object"): Record<string, unknown> {
+  if (!body || typeof body !== "object" || Array.isArray(body) || body instanceof Uint8Array || body instanceof FormData) {
+    throw badRequest("bad_body", `expected ${expected}`);
+  }
+  return body as Record<string, unknown>;
+}

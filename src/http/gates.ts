@@ -80,12 +80,32 @@ export function clientIp(gw: Gateway, request: Request, server: Server<unknown> 
   return server?.requestIP(request)?.address ?? "unknown";
 }
 
+/**
+ * A state-changing request sent by a page of another origin (the browser says
+ * so in Origin or Sec-Fetch-Site): its session cookie is ignored, so another
+ * site on the same host or LAN cannot act with a visitor's session (CSRF).
+ */
+export function crossOriginWrite(gw: Gateway, request: Request): boolean {
+  if (request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS") return false;
+  if (request.headers.get("sec-fetch-site") === "cross-site") return true;
+  const origin = request.headers.get("origin");
+  if (!origin) return false;
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    return true;
+  }
+  if (gw.config.publicUrl && new URL(gw.config.publicUrl).host === host) return false;
+  return host !== (request.headers.get("host") ?? new URL(request.url).host);
+}
+
 /** Identifies the caller once per request; gates then decide. */
 export function identify(gw: Gateway, request: Request, server: Server<unknown> | null): Caller {
   const now = gw.clock.now();
   const token = cookieValue(request.headers.get("cookie"), SESSION_COOKIE);
   let user: SignedInUser | null = null;
-  if (token) {
+  if (token && !crossOriginWrite(gw, request)) {
     const s = findSession(gw.db, token, now);
     if (s) {
       const active = activeCallsign(gw.db, s.userId);

@@ -5,5 +5,10 @@ import type { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { systemRoutes } from "../system/routes.ts";
 import { stationsRoutes } from "../stations/routes.ts";
+import { accountRoutes } from "../accounts/routes.ts";
 
-export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [systemRoutes, stationsRoutes];
+export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [
+  systemRoutes,
+  stationsRoutes,
+  accountRoutes,
+];

@@ -4,8 +4,8 @@
  */
 import type { Subprocess } from "bun";
 import { configFor } from "../../src/config.ts";
-import { createGateway, type Gateway } from "../../src/gateway.ts";
-import { createLogger } from "../../src/log.ts";
+import { createGateway, type Clock, type Gateway } from "../../src/gateway.ts";
+import { createLogger, type Logger } from "../../src/log.ts";
 import { BUN, MAIN } from "./paths.ts";
 import { tmpDir } from "./tmp.ts";
 
@@ -20,10 +20,10 @@ export interface Running {
 }
 
 /** A real gateway listening on a free loopback port, in this process. */
-export async function startInProcess(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<Running> {
+export async function startInProcess(env: Record<string, string> = {}, opts: { dataDir?: string; log?: Logger; clock?: Clock } = {}): Promise<Running> {
   const dataDir = opts.dataDir ?? tmpDir();
   const config = configFor(dataDir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", ...env });
-  const gw = createGateway({ config, log: createLogger(config.logLevel) });
+  const gw = createGateway({ config, log: opts.log ?? createLogger(config.logLevel), clock: opts.clock });
   const url = await gw.listen();
   return {
     gw,
@@ -39,6 +39,12 @@ export async function startInProcess(env: Record<string, string> = {}, opts: { d
       }),
     stop: () => gw.stop(),
   };
+}
+
+/** A logger that keeps every line (at `level` and above) for the test to read. */
+export function captureLog(level: "debug" | "info" | "warn" | "error" = "info"): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return { log: createLogger(level, (l) => lines.push(l)), lines };
 }
 
 export interface Spawned {

@@ -16,4 +16,16 @@ export interface GatedRoute {
   body?: unknown;
 }
 
-export const GATED_ROUTES: GatedRoute[] = [];
+export const GATED_ROUTES: GatedRoute[] = [
+  // accounts (issue 3)
+  { method: "POST", route: "/auth/passkey/remove", path: "/auth/passkey/remove", gate: "session", body: { id: "none" } },
+  { method: "GET", route: "/auth/session", path: "/auth/session", gate: "session" },
+  { method: "GET", route: "/auth/callsign", path: "/auth/callsign", gate: "session" },
+  { method: "POST", route: "/auth/callsign", path: "/auth/callsign", gate: "session", body: { call: "bad call" } },
+  { method: "GET", route: "/auth/callsigns", path: "/auth/callsigns", gate: "session" },
+  { method: "POST", route: "/auth/callsigns", path: "/auth/callsigns", gate: "session", body: {} },
+  { method: "GET", route: "/auth/profile", path: "/auth/profile", gate: "session" },
+  { method: "POST", route: "/auth/profile", path: "/auth/profile", gate: "session", body: { nope: 1 } },
+  { method: "POST", route: "/keys/register", path: "/keys/register", gate: "session", body: {} },
+  { method: "POST", route: "/keys/revoke", path: "/keys/revoke", gate: "session", body: {} },
+];

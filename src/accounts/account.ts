@@ -1,0 +1,45 @@
+/**
+ * The signed-in account as its holder sees it (GET /auth/session), and
+ * claiming a session with a device key (POST /auth/claim).
+ */
+import type { Gateway } from "../gateway.ts";
+import { forbidden } from "../errors.ts";
+import { checkAssertion } from "./assertions.ts";
+import { deviceKeysOf } from "./device-keys.ts";
+import { passkeysOf } from "./passkeys.ts";
+import { profileOf } from "./profile.ts";
+import { callsignsOf, parseCallsign } from "./users.ts";
+
+export function accountView(gw: Gateway, userId: number) {
+  const u = gw.db.query("SELECT id, email, created_at AS createdAt FROM users WHERE id = ?").get(userId) as {
+    id: number;
+    email: string | null;
+    createdAt: number;
+  };
+  const callsigns = callsignsOf(gw.db, userId);
+  const active = callsigns.find((c) => c.active) ?? null;
+  return {
+    id: u.id,
+    email: u.email,
+    createdAt: u.createdAt,
+    call: active?.call ?? null,
+    verified: active?.verified ?? false,
+    callsigns,
+    passkeys: passkeysOf(gw, userId),
+    deviceKeys: deviceKeysOf(gw, userId),
+    profile: profileOf(gw, userId),
+  };
+}
+
+/**
+ * `/auth/claim`: a device key registered to a callsign proves the account
+ * that registered it, and so claims a session for it (e.g. on a machine with
+ * no passkey, or to reach an account imported from another instance). The
+ * body is a signed body for `POST /auth/claim` with `call`.
+ */
+export function claimWithDeviceKey(gw: Gateway, body: unknown, path: string): number {
+  const call = parseCallsign((body as { call?: unknown } | null)?.call);
+  const a = checkAssertion(gw.db, { call, method: "POST", path, body }, gw.clock.now());
+  if (a.userId === null) throw forbidden("this key is not tied to an account on this instance", "no_account");
+  return a.userId;
+}

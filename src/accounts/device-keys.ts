@@ -1,0 +1,80 @@
+/**
+ * Device keys: Ed25519 public keys an account registers for one of its
+ * *verified* base callsigns. A device key signs requests for that callsign
+ * (the signed-body gate: account export, erase, move; an ingest box's
+ * batches) without a browser session. Keys are public by callsign at
+ * GET /keys/:call (the key and when it was added; labels stay private).
+ */
+import type { Gateway } from "../gateway.ts";
+import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
+import { baseCall } from "../callsign.ts";
+import { parseCallsign } from "./users.ts";
+
+export const MAX_DEVICE_KEYS = 20;
+
+export interface DeviceKeyInfo {
+  key: string;
+  call: string;
+  label: string | null;
+  createdAt: number;
+}
+
+export function parsePublicKey(raw: unknown): string {
+  if (typeof raw !== "string" || !/^[A-Za-z0-9_-]{43}$/.test(raw) || Buffer.from(raw, "base64url").length !== 32) {
+    throw badRequest("bad_key", "key must be a base64url Ed25519 public key (43 characters)");
+  }
+  return raw;
+}
+
+export function deviceKeysOf(gw: Gateway, userId: number): DeviceKeyInfo[] {
+  return gw.db
+    .query("SELECT public_key AS key, call, label, created_at AS createdAt FROM device_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at")
+    .all(userId) as DeviceKeyInfo[];
+}
+
+/** Registers a key for a base call the account has verified. */
+export function registerDeviceKey(gw: Gateway, userId: number, body: Record<string, unknown>): DeviceKeyInfo {
+  const call = baseCall(parseCallsign(body.call));
+  const key = parsePublicKey(body.key);
+  const label = body.label;
+  if (label !== undefined && label !== null && (typeof label !== "string" || label.length > 64)) {
+    throw badRequest("invalid", "label must be text of at most 64 characters");
+  }
+  const now = gw.clock.now();
+  return gw.db.transaction(() => {
+    const verified = gw.db
+      .query("SELECT 1 FROM callsigns WHERE user_id = ? AND verified_at IS NOT NULL AND (call = ? OR call LIKE ? || '-%')")
+      .get(userId, call, call);
+    if (!verified) {
+      throw forbidden(`verify ${call} with the APRS challenge before registering keys for it`, "callsign_not_verified");
+    }
+    const existing = gw.db.query("SELECT user_id AS userId, revoked_at AS revokedAt FROM device_keys WHERE public_key = ?").get(key) as
+      | { userId: number | null; revokedAt: number | null }
+      | null;
+    if (existing) throw conflict("key_exists", existing.revokedAt ? "this key was revoked and cannot be registered again; make a new one" : "this key is already registered");
+    const count = (gw.db.query("SELECT COUNT(*) AS n FROM device_keys WHERE user_id = ? AND revoked_at IS NULL").get(userId) as { n: number }).n;
+    if (count >= MAX_DEVICE_KEYS) throw conflict("too_many_keys", `an account has at most ${MAX_DEVICE_KEYS} device keys; revoke one first`);
+    const cleanLabel = typeof label === "string" && label.trim() ? label.trim() : null;
+    gw.db.query("INSERT INTO device_keys (user_id, call, public_key, label, created_at) VALUES (?, ?, ?, ?, ?)").run(userId, call, key, cleanLabel, now);
+    return { key, call, label: cleanLabel, createdAt: now };
+  })();
+}
+
+/** Revokes one of the account's keys; it never works again. */
+export function revokeDeviceKey(gw: Gateway, userId: number, rawKey: unknown): DeviceKeyInfo[] {
+  const key = parsePublicKey(rawKey);
+  const changed = gw.db
+    .query("UPDATE device_keys SET revoked_at = ? WHERE public_key = ? AND user_id = ? AND revoked_at IS NULL")
+    .run(gw.clock.now(), key, userId).changes;
+  if (changed === 0) throw notFound("device key on this account");
+  return deviceKeysOf(gw, userId);
+}
+
+/** The live keys of a callsign, for anyone. */
+export function publicKeysOf(gw: Gateway, rawCall: unknown) {
+  const call = baseCall(parseCallsign(rawCall));
+  const keys = gw.db
+    .query("SELECT public_key AS key, created_at AS createdAt FROM device_keys WHERE call = ? AND revoked_at IS NULL ORDER BY created_at")
+    .all(call) as Array<{ key: string; createdAt: number }>;
+  return { call, keys };
+}

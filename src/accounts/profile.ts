@@ -1,0 +1,91 @@
+/**
+ * Thin, opt-in public profiles. An account chooses to publish a profile for
+ * its verified callsign; until it does, `GET /api/profile/:call` says nothing
+ * about whether an account exists. There is no name or address field and no
+ * directory: a profile is found only by its callsign.
+ *
+ * Other domains add public facts about a callsign (e.g. the game's find
+ * counts, which are public in logbooks anyway) by adding a section to
+ * PROFILE_SECTIONS; each returns a JSON value or null (left out).
+ */
+import type { Gateway } from "../gateway.ts";
+import { badRequest } from "../errors.ts";
+import { baseCall } from "../callsign.ts";
+import { parseCallsign, verifiedHolder } from "./users.ts";
+
+export interface Profile {
+  /** published at /api/profile/:call */
+  public: boolean;
+  /** a short free text, at most 280 characters */
+  about?: string;
+  /** Maidenhead locator, 4 or 6 characters */
+  grid?: string;
+  /** one https link (QRZ page, club, blog) */
+  url?: string;
+}
+
+export interface ProfileSection {
+  name: string;
+  /** Public facts about `call` (a base callsign), or null to leave the section out. */
+  build(gw: Gateway, call: string): unknown;
+}
+
+/** Sections other domains add to public profiles. One line per domain. */
+export const PROFILE_SECTIONS: ProfileSection[] = [];
+
+export function profileOf(gw: Gateway, userId: number): Profile {
+  const row = gw.db.query("SELECT profile FROM users WHERE id = ?").get(userId) as { profile: string } | null;
+  const p = row ? (JSON.parse(row.profile) as Partial<Profile>) : {};
+  return { public: p.public === true, ...(p.about ? { about: p.about } : {}), ...(p.grid ? { grid: p.grid } : {}), ...(p.url ? { url: p.url } : {}) };
+}
+
+/** Updates the fields given; `null` or "" clears a field. Returns the new profile. */
+export function updateProfile(gw: Gateway, userId: number, body: Record<string, unknown>): Profile {
+  const p: Profile = profileOf(gw, userId);
+  const known = new Set(["public", "about", "grid", "url"]);
+  for (const k of Object.keys(body)) if (!known.has(k)) throw badRequest("invalid", `unknown profile field "${k}" (there are public, about, grid and url)`);
+  const clear = (v: unknown) => v === null || v === "";
+  if (body.public !== undefined) {
+    if (typeof body.public !== "boolean") throw badRequest("invalid", "public must be true or false");
+    p.public = body.public;
+  }
+  if (body.about !== undefined) {
+    if (clear(body.about)) delete p.about;
+    else if (typeof body.about !== "string" || body.about.length > 280) throw badRequest("invalid", "about must be text of at most 280 characters");
+    else p.about = body.about.trim();
+  }
+  if (body.grid !== undefined) {
+    if (clear(body.grid)) delete p.grid;
+    else if (typeof body.grid !== "string" || !/^[A-R]{2}[0-9]{2}([A-X]{2})?$/i.test(body.grid)) throw badRequest("invalid", "grid must be a Maidenhead locator such as FN42 or FN42ab");
+    else p.grid = body.grid.slice(0, 4).toUpperCase() + body.grid.slice(4).toLowerCase();
+  }
+  if (body.url !== undefined) {
+    if (clear(body.url)) delete p.url;
+    else {
+      let ok = false;
+      try {
+        ok = typeof body.url === "string" && body.url.length <= 200 && new URL(body.url).protocol === "https:";
+      } catch {}
+      if (!ok) throw badRequest("invalid", "url must be an https:// link of at most 200 characters");
+      p.url = body.url as string;
+    }
+  }
+  gw.db.query("UPDATE users SET profile = ? WHERE id = ?").run(JSON.stringify(p), userId);
+  return p;
+}
+
+/** What anyone may see about a callsign: the verified holder's profile if they opted in, and other domains' sections. */
+export function publicProfile(gw: Gateway, rawCall: unknown) {
+  const call = baseCall(parseCallsign(rawCall));
+  const holder = verifiedHolder(gw.db, call);
+  const p = holder !== null ? profileOf(gw, holder) : null;
+  const out: Record<string, unknown> = {
+    call,
+    profile: p && p.public ? { ...(p.about ? { about: p.about } : {}), ...(p.grid ? { grid: p.grid } : {}), ...(p.url ? { url: p.url } : {}) } : null,
+  };
+  for (const s of PROFILE_SECTIONS) {
+    const v = s.build(gw, call);
+    if (v !== null && v !== undefined) out[s.name] = v;
+  }
+  return out;
+}

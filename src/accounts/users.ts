@@ -1,0 +1,172 @@
+/**
+ * Accounts and the callsigns they hold. An account has no name or address:
+ * it is a set of sign-in methods (passkeys, an e-mail address, device keys),
+ * the callsigns its holder claims (base calls and SSIDs, one active), and a
+ * few opt-in profile fields.
+ *
+ * Callsign claims: any account may claim a callsign; the claim is unverified
+ * until an APRS message carrying the account's challenge code is heard from
+ * that base call (verify-aprs.ts) or the local operator verifies it with the
+ * CLI. Verification covers the base call and every SSID of it, and removes the
+ * claims of other accounts on the same base call: a verified callsign belongs
+ * to one account.
+ */
+import { randomBytes } from "node:crypto";
+import type { Gateway } from "../gateway.ts";
+import type { Database } from "../store/db.ts";
+import { badRequest, conflict, notFound } from "../errors.ts";
+import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
+
+export const MAX_CALLSIGNS = 10;
+
+export interface CallsignRow {
+  call: string;
+  active: boolean;
+  verified: boolean;
+  verifiedAt: number | null;
+}
+
+/** A new account; returns its id. */
+export function createUser(db: Database, now: number, opts: { email?: string | null; publicId?: string } = {}): number {
+  return Number(
+    db.query("INSERT INTO users (email, public_id, created_at) VALUES (?, ?, ?)").run(opts.email ?? null, opts.publicId ?? newPublicId(), now)
+      .lastInsertRowid,
+  );
+}
+
+/** 16 random bytes, base64url: the account's WebAuthn user handle and federated local id. */
+export function newPublicId(): string {
+  return randomBytes(16).toString("base64url");
+}
+
+/** The account's opaque public id, created on first use for accounts made before it existed. */
+export function publicIdOf(db: Database, userId: number): string {
+  const row = db.query("SELECT public_id AS publicId FROM users WHERE id = ?").get(userId) as { publicId: string | null } | null;
+  if (!row) throw notFound("account");
+  if (row.publicId) return row.publicId;
+  const id = newPublicId();
+  db.query("UPDATE users SET public_id = ? WHERE id = ?").run(id, userId);
+  return id;
+}
+
+export function userExists(db: Database, userId: number): boolean {
+  return !!db.query("SELECT 1 FROM users WHERE id = ?").get(userId);
+}
+
+export function callsignsOf(db: Database, userId: number): CallsignRow[] {
+  const rows = db
+    .query("SELECT call, active, verified_at AS verifiedAt FROM callsigns WHERE user_id = ? ORDER BY call")
+    .all(userId) as Array<{ call: string; active: number; verifiedAt: number | null }>;
+  return rows.map((r) => ({ call: r.call, active: r.active === 1, verified: r.verifiedAt !== null, verifiedAt: r.verifiedAt }));
+}
+
+/** Validates and normalises a callsign from a request (`n0call-0` -> `N0CALL`). */
+export function parseCallsign(raw: unknown, field = "call"): string {
+  if (typeof raw !== "string" || !isCallsign(raw)) {
+    throw badRequest("bad_callsign", `${field} must be an amateur callsign such as N0CALL or N0CALL-9`);
+  }
+  return normalizeCall(raw);
+}
+
+/** When this account verified the base call, if it did (any SSID counts). */
+function verifiedAtFor(db: Database, userId: number, base: string): number | null {
+  const row = db
+    .query("SELECT MIN(verified_at) AS at FROM callsigns WHERE user_id = ? AND verified_at IS NOT NULL AND (call = ? OR call LIKE ? || '-%')")
+    .get(userId, base, base) as { at: number | null };
+  return row.at;
+}
+
+/** Claims a callsign for the account (inheriting the verification of its base call). Idempotent. */
+export function addCallsign(gw: Gateway, userId: number, raw: unknown, opts: { activate?: boolean } = {}): CallsignRow[] {
+  const call = parseCallsign(raw);
+  const now = gw.clock.now();
+  gw.db.transaction(() => {
+    const held = callsignsOf(gw.db, userId);
+    const existing = held.find((c) => c.call === call);
+    if (!existing) {
+      if (held.length >= MAX_CALLSIGNS) throw conflict("too_many_callsigns", `an account holds at most ${MAX_CALLSIGNS} callsigns; remove one first`);
+      const verifiedAt = verifiedAtFor(gw.db, userId, baseCall(call));
+      gw.db
+        .query("INSERT INTO callsigns (user_id, call, active, verified_at, created_at) VALUES (?, ?, 0, ?, ?)")
+        .run(userId, call, verifiedAt, now);
+    }
+    if (opts.activate || held.length === 0) activate(gw.db, userId, call);
+  })();
+  return callsignsOf(gw.db, userId);
+}
+
+function activate(db: Database, userId: number, call: string): void {
+  db.query("UPDATE callsigns SET active = 0 WHERE user_id = ? AND active = 1").run(userId);
+  db.query("UPDATE callsigns SET active = 1 WHERE user_id = ? AND call = ?").run(userId, call);
+}
+
+/** Makes a held callsign the active one. */
+export function setActiveCallsign(gw: Gateway, userId: number, raw: unknown): CallsignRow[] {
+  const call = parseCallsign(raw);
+  gw.db.transaction(() => {
+    if (!gw.db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND call = ?").get(userId, call)) {
+      throw notFound(`callsign ${call} on this account`);
+    }
+    activate(gw.db, userId, call);
+  })();
+  return callsignsOf(gw.db, userId);
+}
+
+/** Drops a callsign claim; if it was active, another held callsign (if any) becomes active. */
+export function removeCallsign(gw: Gateway, userId: number, raw: unknown): CallsignRow[] {
+  const call = parseCallsign(raw);
+  gw.db.transaction(() => {
+    const row = gw.db.query("SELECT active FROM callsigns WHERE user_id = ? AND call = ?").get(userId, call) as { active: number } | null;
+    if (!row) throw notFound(`callsign ${call} on this account`);
+    gw.db.query("DELETE FROM callsigns WHERE user_id = ? AND call = ?").run(userId, call);
+    const base = baseCall(call);
+    const stillHoldsBase = gw.db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND (call = ? OR call LIKE ? || '-%')").get(userId, base, base);
+    // Device keys speak for a base call: without any SSID of it, they go too.
+    if (!stillHoldsBase) gw.db.query("UPDATE device_keys SET revoked_at = ? WHERE user_id = ? AND call = ? AND revoked_at IS NULL").run(gw.clock.now(), userId, base);
+    if (row.active === 1) {
+      const next = gw.db.query("SELECT call FROM callsigns WHERE user_id = ? ORDER BY verified_at IS NULL, call LIMIT 1").get(userId) as { call: string } | null;
+      if (next) activate(gw.db, userId, next.call);
+    }
+  })();
+  return callsignsOf(gw.db, userId);
+}
+
+/**
+ * Marks a base call verified for an account: every SSID of it the account
+ * holds (adding the base call itself if it holds none), and drops other
+ * accounts' claims on it and their device keys for it. Runs inside the
+ * caller's transaction when there is one.
+ */
+export function markCallsignVerified(gw: Gateway, userId: number, call: string): void {
+  const base = baseCall(call);
+  const now = gw.clock.now();
+  const db = gw.db;
+  db.transaction(() => {
+    const holds = db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND (call = ? OR call LIKE ? || '-%')").get(userId, base, base);
+    if (!holds) {
+      const count = (db.query("SELECT COUNT(*) AS n FROM callsigns WHERE user_id = ?").get(userId) as { n: number }).n;
+      db.query("INSERT INTO callsigns (user_id, call, active, verified_at, created_at) VALUES (?, ?, 0, ?, ?)").run(userId, base, now, now);
+      if (count === 0) activate(db, userId, base);
+    }
+    db.query("UPDATE callsigns SET verified_at = ? WHERE user_id = ? AND verified_at IS NULL AND (call = ? OR call LIKE ? || '-%')").run(now, userId, base, base);
+    const others = db
+      .query("SELECT DISTINCT user_id AS userId FROM callsigns WHERE user_id != ? AND (call = ? OR call LIKE ? || '-%')")
+      .all(userId, base, base) as Array<{ userId: number }>;
+    db.query("DELETE FROM callsigns WHERE user_id != ? AND (call = ? OR call LIKE ? || '-%')").run(userId, base, base);
+    db.query("UPDATE device_keys SET revoked_at = ? WHERE user_id != ? AND call = ? AND revoked_at IS NULL").run(now, userId, base);
+    for (const o of others) {
+      const active = db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND active = 1").get(o.userId);
+      const next = active ? null : (db.query("SELECT call FROM callsigns WHERE user_id = ? ORDER BY call LIMIT 1").get(o.userId) as { call: string } | null);
+      if (next) activate(db, o.userId, next.call);
+    }
+  })();
+}
+
+/** The account that verified this base call, if any. */
+export function verifiedHolder(db: Database, call: string): number | null {
+  const base = baseCall(call);
+  const row = db
+    .query("SELECT user_id AS userId FROM callsigns WHERE verified_at IS NOT NULL AND (call = ? OR call LIKE ? || '-%') LIMIT 1")
+    .get(base, base) as { userId: number } | null;
+  return row?.userId ?? null;
+}
