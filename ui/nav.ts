@@ -7,4 +7,5 @@ export interface NavItem {
 export const NAV: NavItem[] = [
   { href: "/map", label: "Map" },
   { href: "/about", label: "About" },
+  { href: "/account", label: "Account" },
 ];

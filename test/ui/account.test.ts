@@ -1,0 +1,112 @@
+/**
+ * The account pages in headless Chromium: a passkey made and used through
+ * Chromium's virtual authenticator (DevTools protocol), e-mail sign-in with
+ * the link from the operator's log, callsigns and their verification status.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser } from "../helpers/chromium.ts";
+import { captureLog, startInProcess, type Running } from "../helpers/gateway.ts";
+import { ROOT } from "../helpers/paths.ts";
+
+const SHOTS = join(ROOT, "test-artifacts");
+const logs = captureLog("info");
+let browser: Browser;
+let g: Running;
+/** localhost, not 127.0.0.1: WebAuthn needs a secure context and a domain as its RP ID. */
+let base: string;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  g = await startInProcess({ TILE_URL: "off", INSTANCE: "web-gw", LOG_LEVEL: "info" }, { log: logs.log });
+  base = g.url.replace("127.0.0.1", "localhost");
+  browser = await launchBrowser();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await g?.stop();
+});
+
+/** A page with a platform passkey authenticator that always says yes. */
+async function pageWithAuthenticator(): Promise<{ page: Page; authenticatorId: string; errors: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  return { page, authenticatorId, errors };
+}
+
+describe("account pages", () => {
+  test("create an account with a passkey, add a callsign, sign out, sign back in with the passkey", async () => {
+    const { page, errors } = await pageWithAuthenticator();
+    await page.goto(base + "/account");
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await page.getByRole("button", { name: "Create an account with a passkey" }).click();
+    await page.getByRole("heading", { name: "Your account" }).waitFor();
+    expect(await page.getByRole("region", { name: "Passkeys" }).getByRole("row").count()).toBe(2);
+
+    await page.getByLabel("Add a callsign").fill("n0web-7");
+    await page.getByRole("button", { name: "Add", exact: true }).click();
+    const row = page.locator('tr[data-call="N0WEB-7"]');
+    await row.waitFor();
+    expect(await row.locator(".verification").textContent()).toBe("Not verified");
+    expect(await row.textContent()).toContain("active");
+    await page.screenshot({ path: join(SHOTS, "account.png"), fullPage: true });
+
+    const userId = (g.gw.db.query("SELECT user_id AS id FROM callsigns WHERE call = 'N0WEB-7'").get() as { id: number }).id;
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    expect((await page.context().cookies()).filter((c) => c.name === "svc_session")).toEqual([]);
+
+    await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    await page.getByRole("heading", { name: "Your account" }).waitFor();
+    expect(await page.locator("main").textContent()).toContain("Signed in as N0WEB-7");
+    const cookie = (await page.context().cookies()).find((c) => c.name === "svc_session")!;
+    expect(cookie.httpOnly).toBe(true);
+    expect(cookie.sameSite).toBe("Lax");
+    const session = g.gw.db.query("SELECT user_id AS id FROM sessions ORDER BY created_at DESC LIMIT 1").get() as { id: number };
+    expect(session.id).toBe(userId);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  test("e-mail sign-in: the code typed in the page, then the link from the log in another browser", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(base + "/account");
+    await page.getByLabel("E-mail address").fill("browser@example.org");
+    await page.getByRole("button", { name: "Send me a sign-in link" }).click();
+    await page.getByText("We sent a link and a code").waitFor();
+    const mail = logs.lines.filter((l) => l.includes("To: browser@example.org")).at(-1)!;
+    const code = /code (\d{6})/.exec(mail)![1]!;
+    await page.getByLabel("Code from the e-mail").fill(code);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("heading", { name: "Your account" }).waitFor();
+    expect(await page.locator("main").textContent()).toContain("browser@example.org");
+    await context.close();
+
+    // The link, opened in a fresh browser.
+    const other = await browser.newContext();
+    const p2 = await other.newPage();
+    await p2.goto(base + "/account");
+    await p2.getByLabel("E-mail address").fill("browser@example.org");
+    await p2.getByRole("button", { name: "Send me a sign-in link" }).click();
+    await p2.getByText("We sent a link and a code").waitFor();
+    const mail2 = logs.lines.filter((l) => l.includes("To: browser@example.org")).at(-1)!;
+    const link = /(http:\/\/\S+\/signin\/email#[A-Za-z0-9_-]{43})/.exec(mail2)![1]!;
+    const fresh = await (await browser.newContext()).newPage();
+    await fresh.goto(link.replace("127.0.0.1", "localhost"));
+    await fresh.getByRole("heading", { name: "Your account" }).waitFor();
+    expect(fresh.url()).toBe(base + "/account");
+    expect(await fresh.locator("main").textContent()).toContain("browser@example.org");
+    await other.close();
+  });
+});

@@ -1,0 +1,50 @@
+import { api } from "../api.ts";
+import { formatDate, loadAccount } from "./session.ts";
+import { createPasskey } from "./signin.tsx";
+import { Section, useAction, type SectionProps } from "./ui.tsx";
+
+export function PasskeysSection({ account, onChange }: SectionProps) {
+  const { run, busy, errorView } = useAction();
+  const add = () => run(async () => onChange(await createPasskey("passkey " + (account.passkeys.length + 1))));
+  const remove = (id: string) =>
+    run(async () => {
+      await api("/auth/passkey/remove", { method: "POST", json: { id } });
+      onChange((await loadAccount())!);
+    });
+  return (
+    <Section title="Passkeys" id="passkeys">
+      {account.passkeys.length === 0 ? (
+        <p class="muted">No passkeys yet: you sign in by e-mail.</p>
+      ) : (
+        <table class="table">
+          <thead>
+            <tr>
+              <th>Passkey</th>
+              <th>Added</th>
+              <th>Last used</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {account.passkeys.map((p) => (
+              <tr>
+                <td>{p.label ?? "passkey"}</td>
+                <td>{formatDate(p.createdAt)}</td>
+                <td>{p.lastUsedAt ? formatDate(p.lastUsedAt) : "never"}</td>
+                <td>
+                  <button disabled={busy} onClick={() => remove(p.id)}>
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <button disabled={busy} onClick={add}>
+        Add a passkey on this device
+      </button>
+      {errorView}
+    </Section>
+  );
+}

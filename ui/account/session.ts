@@ -1,0 +1,33 @@
+/** The signed-in account, as GET /auth/session returns it (null when signed out). */
+import { api, ApiError } from "../api.ts";
+
+export interface CallsignRow {
+  call: string;
+  active: boolean;
+  verified: boolean;
+  verifiedAt: number | null;
+}
+
+export interface Account {
+  id: number;
+  email: string | null;
+  createdAt: number;
+  call: string | null;
+  verified: boolean;
+  sysop: boolean;
+  callsigns: CallsignRow[];
+  passkeys: Array<{ id: string; label: string | null; createdAt: number; lastUsedAt: number | null }>;
+  deviceKeys: Array<{ key: string; call: string; label: string | null; createdAt: number }>;
+  profile: { public: boolean; about?: string; grid?: string; url?: string };
+}
+
+export async function loadAccount(): Promise<Account | null> {
+  try {
+    return (await api<{ account: Account }>("/auth/session")).account;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) return null;
+    throw e;
+  }
+}
+
+export const formatDate = (ms: number) => new Date(ms).toLocaleString();

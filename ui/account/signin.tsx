@@ -1,0 +1,134 @@
+/** Signing in: with a passkey, or with a link or code sent by e-mail. No passwords. */
+import { useEffect, useState } from "preact/hooks";
+import { startAuthentication, startRegistration } from "@simplewebauthn/browser";
+import { api } from "../api.ts";
+import type { Account } from "./session.ts";
+
+function passkeyError(e: unknown): string {
+  const name = (e as { name?: string })?.name;
+  if (name === "NotAllowedError") return "The passkey request was cancelled or timed out.";
+  if (name === "InvalidStateError") return "This device already has a passkey for this account.";
+  return (e as Error)?.message ?? String(e);
+}
+
+/** Asks the browser for a new passkey: for a new account, or for the signed-in one. */
+export async function createPasskey(label?: string): Promise<Account> {
+  const optionsJSON = await api<any>("/auth/passkey/register/options", { method: "POST", json: {} });
+  const credential = await startRegistration({ optionsJSON });
+  return (await api<{ account: Account }>("/auth/passkey/register/verify", { method: "POST", json: { credential, label } })).account;
+}
+
+export function SignIn({ onSignedIn }: { onSignedIn: (a: Account) => void }) {
+  const [email, setEmail] = useState("");
+  const [sentTo, setSentTo] = useState<string | null>(null);
+  const [code, setCode] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const run = async (f: () => Promise<void>, describe: (e: unknown) => string = (e) => (e as Error).message) => {
+    setError(null);
+    setBusy(true);
+    try {
+      await f();
+    } catch (e) {
+      setError(describe(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const withPasskey = () =>
+    run(async () => {
+      const optionsJSON = await api<any>("/auth/passkey/login/options", { method: "POST", json: {} });
+      const credential = await startAuthentication({ optionsJSON });
+      onSignedIn((await api<{ account: Account }>("/auth/passkey/login/verify", { method: "POST", json: { credential } })).account);
+    }, passkeyError);
+  const newAccount = () => run(async () => onSignedIn(await createPasskey("first passkey")), passkeyError);
+  const sendMail = (e: Event) => {
+    e.preventDefault();
+    run(async () => {
+      await api("/auth/email/start", { method: "POST", json: { email } });
+      setSentTo(email.trim().toLowerCase());
+    });
+  };
+  const useCode = (e: Event) => {
+    e.preventDefault();
+    run(async () => onSignedIn((await api<{ account: Account }>("/auth/email/verify", { method: "POST", json: { email: sentTo, code } })).account));
+  };
+
+  return (
+    <section class="page signin">
+      <h1>Sign in</h1>
+      <p class="muted">No passwords here: use a passkey (your device's screen lock or a security key), or a link sent by e-mail.</p>
+      <div class="cards">
+        <div class="card">
+          <h2>Passkey</h2>
+          <button class="primary" disabled={busy} onClick={withPasskey}>
+            Sign in with a passkey
+          </button>
+          <p class="muted">New here?</p>
+          <button disabled={busy} onClick={newAccount}>
+            Create an account with a passkey
+          </button>
+        </div>
+        <div class="card">
+          <h2>E-mail</h2>
+          {sentTo === null ? (
+            <form onSubmit={sendMail}>
+              <label for="signin-email">E-mail address</label>
+              <input id="signin-email" type="email" required autocomplete="email" value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
+              <button class="primary" type="submit" disabled={busy}>
+                Send me a sign-in link
+              </button>
+            </form>
+          ) : (
+            <form onSubmit={useCode}>
+              <p role="status">
+                We sent a link and a code to <strong>{sentTo}</strong>. Open the link, or type the code here.
+              </p>
+              <label for="signin-code">Code from the e-mail</label>
+              <input id="signin-code" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxLength={6} required value={code} onInput={(e) => setCode((e.target as HTMLInputElement).value)} />
+              <button class="primary" type="submit" disabled={busy}>
+                Sign in
+              </button>{" "}
+              <button type="button" onClick={() => setSentTo(null)}>
+                Use another address
+              </button>
+            </form>
+          )}
+        </div>
+      </div>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** /signin/email#<token>: the page the e-mailed link opens. */
+export function EmailLinkPage() {
+  const [state, setState] = useState<{ error?: string; done?: boolean }>({});
+  useEffect(() => {
+    const token = location.hash.slice(1);
+    history.replaceState(null, "", location.pathname);
+    api("/auth/email/verify", { method: "POST", json: { token } }).then(
+      () => {
+        setState({ done: true });
+        location.assign("/account");
+      },
+      (e) => setState({ error: (e as Error).message }),
+    );
+  }, []);
+  return (
+    <section class="page">
+      <h1>Signing in…</h1>
+      {state.error && (
+        <p class="error" role="alert">
+          {state.error} <a href="/account">Back to sign-in</a>
+        </p>
+      )}
+      {state.done && <p role="status">Signed in.</p>}
+    </section>
+  );
+}

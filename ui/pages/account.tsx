@@ -1,0 +1,54 @@
+/**
+ * The account page: sign-in when signed out; otherwise callsigns and their
+ * verification, passkeys, e-mail, profile, device keys, export and erase.
+ */
+import { useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { useLoad } from "../hooks.ts";
+import { formatDate, loadAccount, type Account } from "../account/session.ts";
+import { SignIn } from "../account/signin.tsx";
+import { useAction, type SectionProps } from "../account/ui.tsx";
+import { ACCOUNT_SECTIONS } from "../account/sections.tsx";
+
+export function AccountPage() {
+  const [version, setVersion] = useState(0);
+  const loaded = useLoad(loadAccount, [version]);
+  const [account, setAccount] = useState<Account | null | undefined>(undefined);
+  const current = account === undefined ? loaded.data : account;
+  if (loaded.loading && current === undefined) return <section class="page">Loading…</section>;
+  if (loaded.error) return <section class="page error">{loaded.error.message}</section>;
+  if (!current) return <SignIn onSignedIn={(a) => setAccount(a)} />;
+  const refresh = () => {
+    setAccount(undefined);
+    setVersion(version + 1);
+  };
+  return <AccountView account={current} onChange={(a) => setAccount(a)} refresh={refresh} onSignedOut={() => setAccount(null)} />;
+}
+
+function AccountView(props: SectionProps) {
+  const { account } = props;
+  const { run, busy, errorView } = useAction();
+  const signOut = () =>
+    run(async () => {
+      await api("/auth/logout", { method: "POST", json: {} });
+      props.onSignedOut();
+    });
+  return (
+    <section class="page account">
+      <div class="page-head">
+        <h1>Your account</h1>
+        <button onClick={signOut} disabled={busy}>
+          Sign out
+        </button>
+      </div>
+      <p class="muted">
+        Signed in{account.call ? ` as ${account.call}` : ""}
+        {account.email ? ` (${account.email})` : ""}. Account created {formatDate(account.createdAt)}.
+      </p>
+      {errorView}
+      {ACCOUNT_SECTIONS.map((S) => (
+        <S {...props} />
+      ))}
+    </section>
+  );
+}
