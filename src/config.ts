@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { validateEndpoint } from "./fed/endpoints.ts";
 import { isCallsign, normalizeCall } from "./callsign.ts";
 import { publicKeyFromSeed } from "./fed/keys.ts";
+import { isInstanceId } from "./fed/record.ts";
 
 export const ENV_FILE_NAME = "svc-gateway.env";
 
@@ -154,7 +155,7 @@ const callsignList: Parser<string[]> = (raw) => {
 const endpointList: Parser<string[]> = (raw) => ok(splitList(raw));
 
 const instanceId: Parser<string> = (raw) =>
-  /^[a-z0-9](?:[a-z0-9.-]{0,61}[a-z0-9])?$/.test(raw)
+  isInstanceId(raw)
     ? ok(raw)
     : bad(`"${raw}" is not a valid instance id (lower-case letters, digits, dots and dashes, up to 63)`);
 

@@ -3,7 +3,7 @@
  * base64url of the 32-byte seed (what `svc-gateway keygen` prints as
  * FED_PRIVATE_KEY), the public key the base64url of the raw 32-byte key.
  */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from "node:crypto";
 
 // PKCS#8 prefix for an Ed25519 private key: the 32-byte seed follows.
 const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
@@ -31,4 +31,11 @@ export function privateKeyObject(seedB64url: string): KeyObject {
 /** base64url public key of a base64url seed. */
 export function publicKeyFromSeed(seedB64url: string): string {
   return createPublicKey(privateKeyObject(seedB64url)).export({ format: "jwk" }).x!;
+}
+
+/** A signer for frames and documents from a base64url seed (FED_PRIVATE_KEY). */
+export function signerFromSeed(seedB64url: string): { publicKey: string; sign(message: Uint8Array): Uint8Array } {
+  const key = privateKeyObject(seedB64url);
+  const publicKey = createPublicKey(key).export({ format: "jwk" }).x!;
+  return { publicKey, sign: (message) => new Uint8Array(sign(null, message, key)) };
 }

@@ -1,0 +1,380 @@
+/**
+ * Body layouts of the seven record types (docs/protocol.md "Record bodies")
+ * and the one mapping between the domains' JSON (lat, lon, difficulty,
+ * terrain, distanceM, times in ms) and the wire's integers (latE7, lonE7,
+ * difficultyX10, terrainX10, distanceCm, times in seconds). Pure.
+ *
+ * Publishing is strict: a body with a field the layout does not name is
+ * refused, so nothing the layout leaves out (owner contact fields, e-mail,
+ * anything personal) can reach the wire by accident. Receiving ignores
+ * fields it does not know (a later version may add some) and checks the
+ * ones it does.
+ *
+ * @example
+ *   const body = cacheToWire(cache);   // { name, type, ..., latE7: 375123456, ... }
+ *   cacheFromWire(body).lat            // 37.5123456, exactly what went in
+ */
+import type { CborValue } from "./cbor.ts";
+import { isB64urlKey, isInstanceId, parseGid, type GidKind, type RecordKind } from "./record.ts";
+import { isCallsign, normalizeCall } from "../callsign.ts";
+import { validateEndpoint } from "./endpoints.ts";
+
+// ---------------------------------------------------------------- scaled fields
+
+/** Degrees to 1e-7 degree units, rounded to the nearest unit. */
+export const toE7 = (deg: number): number => scale(deg, 1e7, "a coordinate");
+export const fromE7 = (e7: number): number => e7 / 1e7;
+/** Difficulty or terrain (1 to 5 in halves) to tenths. */
+export const toX10 = (x: number): number => scale(x, 10, "a rating");
+export const fromX10 = (x10: number): number => x10 / 10;
+/** Metres to centimetres. */
+export const toCm = (m: number): number => scale(m, 100, "a distance");
+export const fromCm = (cm: number): number => cm / 100;
+/** Unix milliseconds (JSON) to unix seconds (wire), rounded down. */
+export const toSeconds = (ms: number): number => Math.floor(ms / 1000);
+export const fromSeconds = (s: number): number => s * 1000;
+
+function scale(x: number, factor: number, what: string): number {
+  if (typeof x !== "number" || !Number.isFinite(x)) throw new RangeError(`${what} must be a finite number`);
+  // x * factor is within a rounding error of the exact product; Math.round then
+  // gives the nearest unit, and n / factor maps back to the double nearest that
+  // decimal, so every value with at most log10(factor) decimals survives both ways.
+  const n = Math.round(x * factor);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`${what} is out of range`);
+  return n === 0 ? 0 : n; // never -0
+}
+
+// ---------------------------------------------------------------- layouts
+
+export interface CacheBody {
+  name: string;
+  type: string;
+  size: string;
+  difficultyX10: number;
+  terrainX10: number;
+  latE7: number;
+  lonE7: number;
+  status: string;
+  hint?: string;
+  /** absent when the cache is unlisted */
+  description?: string;
+  unlisted?: boolean;
+  ownerCall?: string;
+  /** account gid `origin:account:id` of the owner */
+  ownerAccount?: string;
+  /** unix seconds */
+  placedAt?: number;
+}
+
+export interface FindBody {
+  /** gid of the cache (any origin) */
+  cache: string;
+  kind: "find" | "dnf" | "note";
+  /** unix seconds */
+  loggedAt: number;
+  /** finder's callsign; absent once the find is withdrawn (account erased) */
+  call?: string;
+  account?: string;
+  text?: string;
+  /** trust tier, e.g. A */
+  tier?: string;
+  /** e.g. withdrawn */
+  state?: string;
+  /** distance of the corroborating position from the cache */
+  distanceCm?: number;
+}
+
+export interface KeyBody {
+  call: string;
+  /** base64url Ed25519 public key */
+  key: string;
+  account?: string;
+  createdAt: number;
+  revokedAt?: number;
+}
+
+export interface BulletinBody {
+  from: string;
+  category: string;
+  area?: string;
+  subject: string;
+  text: string;
+  bid?: string;
+  postedAt: number;
+}
+
+/** A tombstone's body is empty: its gid is the global record id it deletes. */
+export type TombstoneBody = Record<string, never>;
+
+export interface AccountMoveBody {
+  /** the account on the origin (`origin:account:id`) */
+  from: string;
+  /** the account it moved to, on another instance */
+  to: string;
+}
+
+export interface PeerBody {
+  /** equals the record's origin: an instance describes only itself */
+  instance: string;
+  /** typed endpoints, `transport:address;priority` (endpoints.ts) */
+  endpoints: string[];
+  caps?: string[];
+}
+
+export interface Bodies {
+  cache: CacheBody;
+  find: FindBody;
+  key: KeyBody;
+  bulletin: BulletinBody;
+  tombstone: TombstoneBody;
+  "account-move": AccountMoveBody;
+  peer: PeerBody;
+}
+
+type Field =
+  | { t: "text"; max: number; min?: number; req?: true; pattern?: RegExp }
+  | { t: "token"; req?: true; oneOf?: readonly string[] }
+  | { t: "int"; min: number; max: number; req?: true }
+  | { t: "bool"; req?: true }
+  | { t: "call"; req?: true }
+  | { t: "gid"; kinds: readonly GidKind[]; req?: true }
+  | { t: "key"; req?: true }
+  | { t: "instance"; req?: true }
+  | { t: "list"; of: "endpoint" | "token"; max: number; req?: true };
+
+const TOKEN = /^[a-z0-9][a-z0-9-]{0,23}$/;
+const SECONDS = { t: "int", min: 0, max: 2 ** 40 } as const;
+const ACCOUNT = { t: "gid", kinds: ["account"] } as const;
+
+export const LAYOUTS: Readonly<Record<RecordKind, Readonly<Record<string, Field>>>> = {
+  cache: {
+    name: { t: "text", min: 1, max: 100, req: true },
+    type: { t: "token", req: true },
+    size: { t: "token", req: true },
+    difficultyX10: { t: "int", min: 10, max: 50, req: true },
+    terrainX10: { t: "int", min: 10, max: 50, req: true },
+    latE7: { t: "int", min: -900_000_000, max: 900_000_000, req: true },
+    lonE7: { t: "int", min: -1_800_000_000, max: 1_800_000_000, req: true },
+    status: { t: "token", req: true },
+    hint: { t: "text", max: 1000 },
+    description: { t: "text", max: 20_000 },
+    unlisted: { t: "bool" },
+    ownerCall: { t: "call" },
+    ownerAccount: ACCOUNT,
+    placedAt: SECONDS,
+  },
+  find: {
+    cache: { t: "gid", kinds: ["cache"], req: true },
+    kind: { t: "token", oneOf: ["find", "dnf", "note"], req: true },
+    loggedAt: { ...SECONDS, req: true },
+    call: { t: "call" },
+    account: ACCOUNT,
+    text: { t: "text", max: 4000 },
+    tier: { t: "token" },
+    state: { t: "token" },
+    distanceCm: { t: "int", min: 0, max: 2 ** 40 },
+  },
+  key: {
+    call: { t: "call", req: true },
+    key: { t: "key", req: true },
+    account: ACCOUNT,
+    createdAt: { ...SECONDS, req: true },
+    revokedAt: SECONDS,
+  },
+  bulletin: {
+    from: { t: "call", req: true },
+    category: { t: "text", min: 1, max: 6, pattern: /^[A-Z0-9]+$/, req: true },
+    area: { t: "text", max: 40, pattern: /^[A-Z0-9.#]*$/ },
+    subject: { t: "text", max: 80, req: true },
+    text: { t: "text", max: 20_000, req: true },
+    bid: { t: "text", max: 12, pattern: /^[\x21-\x7e]*$/ },
+    postedAt: { ...SECONDS, req: true },
+  },
+  tombstone: {},
+  "account-move": {
+    from: { ...ACCOUNT, req: true },
+    to: { ...ACCOUNT, req: true },
+  },
+  peer: {
+    instance: { t: "instance", req: true },
+    endpoints: { t: "list", of: "endpoint", max: 16, req: true },
+    caps: { t: "list", of: "token", max: 16 },
+  },
+};
+
+function checkField(name: string, f: Field, v: CborValue): string | null {
+  switch (f.t) {
+    case "text":
+      if (typeof v !== "string") return `${name} must be text`;
+      if (v.length < (f.min ?? 0) || v.length > f.max) return `${name} must be ${f.min ?? 0}-${f.max} characters`;
+      if (f.pattern && !f.pattern.test(v)) return `${name} has characters it may not have`;
+      return null;
+    case "token":
+      if (typeof v !== "string" || !TOKEN.test(v)) return `${name} must be a lower-case token`;
+      if (f.oneOf && !f.oneOf.includes(v)) return `${name} must be one of ${f.oneOf.join(", ")}`;
+      return null;
+    case "int":
+      if (typeof v !== "number" || v < f.min || v > f.max) return `${name} must be an integer from ${f.min} to ${f.max}`;
+      return null;
+    case "bool":
+      return typeof v === "boolean" ? null : `${name} must be true or false`;
+    case "call":
+      return typeof v === "string" && isCallsign(v) && v === normalizeCall(v) ? null : `${name} must be a callsign in capitals`;
+    case "gid": {
+      const g = typeof v === "string" ? parseGid(v) : null;
+      return g && f.kinds.includes(g.kind) ? null : `${name} must be a ${f.kinds.join(" or ")} gid`;
+    }
+    case "key":
+      return typeof v === "string" && isB64urlKey(v) ? null : `${name} must be a base64url Ed25519 key`;
+    case "instance":
+      return typeof v === "string" && isInstanceId(v) ? null : `${name} must be an instance id`;
+    case "list": {
+      if (!Array.isArray(v) || v.length > f.max) return `${name} must be a list of at most ${f.max}`;
+      for (const x of v) {
+        if (typeof x !== "string") return `${name} entries must be text`;
+        if (f.of === "token" ? !TOKEN.test(x) : !validateEndpoint(x).ok) return `${name} entry "${x}" is not a valid ${f.of}`;
+      }
+      return null;
+    }
+  }
+}
+
+/**
+ * Checks a body against its layout. "publish" also refuses fields the layout
+ * does not name; "receive" ignores them. Returns the problem, or null.
+ */
+export function checkBody(kind: RecordKind, body: Record<string, CborValue | undefined>, mode: "publish" | "receive"): string | null {
+  const layout = LAYOUTS[kind];
+  for (const [name, f] of Object.entries(layout)) {
+    const v = body[name];
+    if (v === undefined) {
+      if (f.req) return `${name} is required`;
+      continue;
+    }
+    const problem = checkField(name, f, v);
+    if (problem) return problem;
+  }
+  if (mode === "publish") {
+    for (const name of Object.keys(body)) {
+      if (body[name] !== undefined && !(name in layout)) return `${name} is not a field of a ${kind} record`;
+    }
+  }
+  if (kind === "cache" && body.unlisted === true && body.description !== undefined) return "an unlisted cache withholds its description";
+  return null;
+}
+
+// ---------------------------------------------------------------- domain JSON <-> wire
+
+/** A cache as the game's JSON has it (extra fields, e.g. owner contact, are never copied). */
+export interface CacheJson {
+  name: string;
+  type: string;
+  size: string;
+  difficulty: number;
+  terrain: number;
+  lat: number;
+  lon: number;
+  status: string;
+  hint?: string | null;
+  description?: string | null;
+  unlisted?: boolean;
+  ownerCall?: string | null;
+  ownerAccount?: string | null;
+  /** unix ms */
+  placedAt?: number | null;
+}
+
+const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
+
+/** The cache body for the wire: scaled integers, description withheld when unlisted, nothing else copied. */
+export function cacheToWire(c: CacheJson): CacheBody {
+  return {
+    name: c.name,
+    type: c.type,
+    size: c.size,
+    difficultyX10: toX10(c.difficulty),
+    terrainX10: toX10(c.terrain),
+    latE7: toE7(c.lat),
+    lonE7: toE7(c.lon),
+    status: c.status,
+    hint: opt(c.hint),
+    description: c.unlisted ? undefined : opt(c.description),
+    unlisted: c.unlisted ? true : undefined,
+    ownerCall: opt(c.ownerCall),
+    ownerAccount: opt(c.ownerAccount),
+    placedAt: c.placedAt == null ? undefined : toSeconds(c.placedAt),
+  };
+}
+
+export function cacheFromWire(b: CacheBody): CacheJson {
+  return {
+    name: b.name,
+    type: b.type,
+    size: b.size,
+    difficulty: fromX10(b.difficultyX10),
+    terrain: fromX10(b.terrainX10),
+    lat: fromE7(b.latE7),
+    lon: fromE7(b.lonE7),
+    status: b.status,
+    hint: b.hint ?? null,
+    description: b.description ?? null,
+    unlisted: b.unlisted === true,
+    ownerCall: b.ownerCall ?? null,
+    ownerAccount: b.ownerAccount ?? null,
+    placedAt: b.placedAt === undefined ? null : fromSeconds(b.placedAt),
+  };
+}
+
+export interface FindJson {
+  cache: string;
+  kind: "find" | "dnf" | "note";
+  /** unix ms */
+  loggedAt: number;
+  call?: string | null;
+  account?: string | null;
+  text?: string | null;
+  tier?: string | null;
+  state?: string | null;
+  distanceM?: number | null;
+}
+
+export function findToWire(f: FindJson): FindBody {
+  return {
+    cache: f.cache,
+    kind: f.kind,
+    loggedAt: toSeconds(f.loggedAt),
+    call: opt(f.call),
+    account: opt(f.account),
+    text: opt(f.text),
+    tier: opt(f.tier),
+    state: opt(f.state),
+    distanceCm: f.distanceM == null ? undefined : toCm(f.distanceM),
+  };
+}
+
+export function findFromWire(b: FindBody): FindJson {
+  return {
+    cache: b.cache,
+    kind: b.kind,
+    loggedAt: fromSeconds(b.loggedAt),
+    call: b.call ?? null,
+    account: b.account ?? null,
+    text: b.text ?? null,
+    tier: b.tier ?? null,
+    state: b.state ?? null,
+    distanceM: b.distanceCm === undefined ? null : fromCm(b.distanceCm),
+  };
+}
+
+/** Bodies without scaled fields: JSON times in ms, the rest as on the wire. */
+export function bodyToJson(kind: RecordKind, body: Record<string, CborValue>): Record<string, unknown> {
+  if (kind === "cache") return { ...cacheFromWire(body as unknown as CacheBody) };
+  if (kind === "find") return { ...findFromWire(body as unknown as FindBody) };
+  const out: Record<string, unknown> = {};
+  for (const [name, f] of Object.entries(LAYOUTS[kind])) {
+    const v = body[name];
+    if (v === undefined) continue;
+    out[name] = f.t === "int" && /At$/.test(name) ? fromSeconds(v as number) : v;
+  }
+  return out;
+}

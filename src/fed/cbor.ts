@@ -1,0 +1,511 @@
+/**
+ * Deterministic CBOR for signed records (RFC 8949 section 4.2.1, "core
+ * deterministic encoding"), and a strict decoder that accepts only bytes that
+ * are exactly what the encoder would write. Both sides of a signature must
+ * agree on the bytes, so there is one encoding of each value and nothing else
+ * decodes.
+ *
+ * Values: integers (a `number` when it is a safe integer, else a `bigint`,
+ * down to -2^64 and up to 2^64-1), byte strings (`Uint8Array`), text
+ * (`string`, well-formed Unicode), arrays, maps, `true`, `false`, `null`.
+ * Map keys are integers or text only. Maps decode to `Map`; the encoder also
+ * takes plain objects (text keys, `undefined` members left out).
+ *
+ * Refused, each with a typed `CborError` code: floats, tags, `undefined` and
+ * other simple values, indefinite lengths, reserved additional-information
+ * values, non-shortest integer or length heads, unsorted or duplicate map
+ * keys, keys that are neither integers nor text, invalid UTF-8, trailing
+ * bytes, truncation, nesting deeper than `maxDepth`, and inputs or strings
+ * larger than `maxBytes`.
+ *
+ * Decoded byte strings are views into the input (no copy): keep the input
+ * alive and unchanged while you use them.
+ *
+ * @example
+ *   const bytes = encodeCbor(new Map([[1, "a"], [2, new Uint8Array([1])]]));
+ *   decodeCbor(bytes) // Map { 1 => "a", 2 => Uint8Array [1] }
+ */
+
+export type CborKey = number | bigint | string;
+export type CborValue = number | bigint | string | Uint8Array | boolean | null | CborValue[] | CborMap;
+export type CborMap = Map<CborKey, CborValue>;
+
+/** What the encoder takes: decoded values plus plain objects (text keys). */
+export type CborInput =
+  | number
+  | bigint
+  | string
+  | Uint8Array
+  | boolean
+  | null
+  | readonly CborInput[]
+  | ReadonlyMap<CborKey, CborInput>
+  | { readonly [key: string]: CborInput | undefined };
+
+export type CborErrorCode =
+  | "truncated"
+  | "trailing_bytes"
+  | "non_shortest"
+  | "indefinite_length"
+  | "reserved"
+  | "float"
+  | "tag"
+  | "simple_value"
+  | "unsorted_keys"
+  | "duplicate_key"
+  | "bad_key_type"
+  | "invalid_utf8"
+  | "too_deep"
+  | "too_large"
+  | "not_encodable";
+
+export class CborError extends Error {
+  override name = "CborError";
+  constructor(
+    readonly code: CborErrorCode,
+    message: string,
+    /** byte offset of the problem (decoder), -1 for the encoder */
+    readonly offset = -1,
+  ) {
+    super(message);
+  }
+}
+
+export interface CborLimits {
+  /** deepest nesting of arrays and maps (default 16) */
+  maxDepth?: number;
+  /** largest input, string or container length accepted (default 16 MiB) */
+  maxBytes?: number;
+}
+
+export const DEFAULT_MAX_DEPTH = 16;
+export const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
+
+const TWO_32 = 0x1_0000_0000;
+const MAX_U64 = (1n << 64n) - 1n;
+const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const utf8Encoder = new TextEncoder();
+
+// ---------------------------------------------------------------- decoding
+
+/** Decodes exactly-canonical CBOR; throws CborError for anything else. */
+export function decodeCbor(bytes: Uint8Array, limits: CborLimits = {}): CborValue {
+  const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
+  if (bytes.length > maxBytes) throw new CborError("too_large", `input of ${bytes.length} bytes is over the ${maxBytes}-byte limit`, 0);
+  if (bytes.length === 0) throw new CborError("truncated", "empty input", 0);
+  const d = new Decoder(bytes, limits.maxDepth ?? DEFAULT_MAX_DEPTH, maxBytes);
+  const value = d.item(0);
+  if (d.pos !== bytes.length) throw new CborError("trailing_bytes", `${bytes.length - d.pos} bytes after the value`, d.pos);
+  return value;
+}
+
+/** decodeCbor without throwing: `{ ok, value }` or `{ ok: false, error }`. */
+export function tryDecodeCbor(bytes: Uint8Array, limits?: CborLimits): { ok: true; value: CborValue } | { ok: false; error: CborError } {
+  try {
+    return { ok: true, value: decodeCbor(bytes, limits) };
+  } catch (e) {
+    if (e instanceof CborError) return { ok: false, error: e };
+    throw e;
+  }
+}
+
+class Decoder {
+  pos = 0;
+  constructor(
+    readonly b: Uint8Array,
+    readonly maxDepth: number,
+    readonly maxBytes: number,
+  ) {}
+
+  fail(code: CborErrorCode, message: string, at = this.pos): never {
+    throw new CborError(code, message, at);
+  }
+
+  need(n: number): void {
+    if (this.pos + n > this.b.length) this.fail("truncated", `needs ${n} more bytes, ${this.b.length - this.pos} left`);
+  }
+
+  /** The head's argument, shortest form enforced. Numbers up to 2^53-1, bigints above. */
+  arg(ai: number, start: number): number | bigint {
+    const b = this.b;
+    if (ai < 24) return ai;
+    let v: number;
+    switch (ai) {
+      case 24:
+        this.need(1);
+        v = b[this.pos++]!;
+        if (v < 24) this.fail("non_shortest", `${v} written in 2 bytes`, start);
+        return v;
+      case 25:
+        this.need(2);
+        v = (b[this.pos]! << 8) | b[this.pos + 1]!;
+        this.pos += 2;
+        if (v < 0x100) this.fail("non_shortest", `${v} written in 3 bytes`, start);
+        return v;
+      case 26:
+        this.need(4);
+        v = b[this.pos]! * 0x100_0000 + ((b[this.pos + 1]! << 16) | (b[this.pos + 2]! << 8) | b[this.pos + 3]!);
+        this.pos += 4;
+        if (v < 0x1_0000) this.fail("non_shortest", `${v} written in 5 bytes`, start);
+        return v;
+      case 27: {
+        this.need(8);
+        const p = this.pos;
+        const hi = b[p]! * 0x100_0000 + ((b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!);
+        const lo = b[p + 4]! * 0x100_0000 + ((b[p + 5]! << 16) | (b[p + 6]! << 8) | b[p + 7]!);
+        this.pos += 8;
+        if (hi === 0) this.fail("non_shortest", `${lo} written in 9 bytes`, start);
+        if (hi < 0x20_0000) return hi * TWO_32 + lo;
+        return (BigInt(hi) << 32n) | BigInt(lo);
+      }
+      case 31:
+        return this.fail("indefinite_length", "indefinite lengths are not allowed", start);
+      default:
+        return this.fail("reserved", `reserved additional information ${ai}`, start);
+    }
+  }
+
+  length(ai: number, start: number, unit: number): number {
+    const n = this.arg(ai, start);
+    if (typeof n === "bigint" || n > this.maxBytes) this.fail("too_large", `length ${n} is over the limit`, start);
+    if (n * unit > this.b.length - this.pos) this.fail("truncated", `length ${n} runs past the end`, start);
+    return n as number;
+  }
+
+  item(depth: number): CborValue {
+    const start = this.pos;
+    if (start >= this.b.length) this.fail("truncated", "expected a value");
+    const ib = this.b[this.pos++]!;
+    const major = ib >> 5;
+    const ai = ib & 0x1f;
+    switch (major) {
+      case 0:
+        return this.arg(ai, start);
+      case 1: {
+        const n = this.arg(ai, start);
+        if (typeof n === "number" && n < Number.MAX_SAFE_INTEGER) return -1 - n;
+        return -1n - BigInt(n);
+      }
+      case 2: {
+        const len = this.length(ai, start, 1);
+        const out = this.b.subarray(this.pos, this.pos + len);
+        this.pos += len;
+        return out;
+      }
+      case 3:
+        return this.text(ai, start);
+      case 4: {
+        if (depth >= this.maxDepth) this.fail("too_deep", `nesting deeper than ${this.maxDepth}`, start);
+        const len = this.length(ai, start, 1);
+        const out: CborValue[] = new Array(len);
+        for (let i = 0; i < len; i++) out[i] = this.item(depth + 1);
+        return out;
+      }
+      case 5:
+        return this.map(ai, start, depth);
+      case 6:
+        return this.fail("tag", "tags are not allowed", start);
+      default:
+        switch (ai) {
+          case 20:
+            return false;
+          case 21:
+            return true;
+          case 22:
+            return null;
+          case 25:
+          case 26:
+          case 27:
+            return this.fail("float", "floating-point numbers are not allowed", start);
+          case 28:
+          case 29:
+          case 30:
+            return this.fail("reserved", `reserved additional information ${ai}`, start);
+          case 31:
+            return this.fail("indefinite_length", "a break outside an indefinite-length item", start);
+          default:
+            return this.fail("simple_value", `simple value ${ai === 24 ? this.b[this.pos] : ai} is not allowed (only false, true, null)`, start);
+        }
+    }
+  }
+
+  text(ai: number, start: number): string {
+    const len = this.length(ai, start, 1);
+    const b = this.b;
+    const p = this.pos;
+    this.pos += len;
+    if (len <= 32) {
+      // Short ASCII (all our keys and most values) without the decoder call.
+      let s = "";
+      for (let i = p; i < p + len; i++) {
+        const c = b[i]!;
+        if (c >= 0x80) return this.utf8(p, len, start);
+        s += String.fromCharCode(c);
+      }
+      return s;
+    }
+    return this.utf8(p, len, start);
+  }
+
+  utf8(p: number, len: number, start: number): string {
+    try {
+      return utf8Decoder.decode(this.b.subarray(p, p + len));
+    } catch {
+      return this.fail("invalid_utf8", "text is not valid UTF-8", start);
+    }
+  }
+
+  map(ai: number, start: number, depth: number): CborMap {
+    if (depth >= this.maxDepth) this.fail("too_deep", `nesting deeper than ${this.maxDepth}`, start);
+    const len = this.length(ai, start, 2);
+    const out: CborMap = new Map();
+    const b = this.b;
+    let prevStart = -1;
+    let prevEnd = -1;
+    for (let i = 0; i < len; i++) {
+      const keyStart = this.pos;
+      if (keyStart >= b.length) this.fail("truncated", "expected a map key");
+      const kmajor = b[keyStart]! >> 5;
+      if (kmajor !== 0 && kmajor !== 1 && kmajor !== 3) this.fail("bad_key_type", "map keys must be integers or text", keyStart);
+      const key = this.item(depth + 1) as CborKey;
+      const keyEnd = this.pos;
+      if (prevStart >= 0) {
+        const c = compareRanges(b, prevStart, prevEnd, keyStart, keyEnd);
+        if (c === 0) this.fail("duplicate_key", `duplicate map key ${String(key)}`, keyStart);
+        if (c > 0) this.fail("unsorted_keys", `map key ${String(key)} is out of order`, keyStart);
+      }
+      prevStart = keyStart;
+      prevEnd = keyEnd;
+      out.set(key, this.item(depth + 1));
+    }
+    return out;
+  }
+}
+
+function compareRanges(b: Uint8Array, aStart: number, aEnd: number, cStart: number, cEnd: number): number {
+  const aLen = aEnd - aStart;
+  const cLen = cEnd - cStart;
+  const n = aLen < cLen ? aLen : cLen;
+  for (let i = 0; i < n; i++) {
+    const d = b[aStart + i]! - b[cStart + i]!;
+    if (d !== 0) return d;
+  }
+  return aLen - cLen;
+}
+
+function compareBytes(a: Uint8Array, c: Uint8Array): number {
+  const n = a.length < c.length ? a.length : c.length;
+  for (let i = 0; i < n; i++) {
+    const d = a[i]! - c[i]!;
+    if (d !== 0) return d;
+  }
+  return a.length - c.length;
+}
+
+// ---------------------------------------------------------------- encoding
+
+/** Encodes deterministically; throws CborError("not_encodable"/"too_deep") for what CBOR here cannot carry. */
+export function encodeCbor(value: CborInput, limits: Pick<CborLimits, "maxDepth"> = {}): Uint8Array {
+  const e = new Encoder(limits.maxDepth ?? DEFAULT_MAX_DEPTH);
+  e.value(value, 0);
+  return e.buf.slice(0, e.pos);
+}
+
+// Encoded text keys repeat (body field names): keep their encodings.
+const keyCache = new Map<string, Uint8Array>();
+const KEY_CACHE_MAX = 4096;
+
+class Encoder {
+  buf = new Uint8Array(256);
+  view = new DataView(this.buf.buffer);
+  pos = 0;
+  constructor(readonly maxDepth: number) {}
+
+  ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+    this.view = new DataView(next.buffer);
+  }
+
+  head(major: number, n: number): void {
+    this.ensure(9);
+    const m = major << 5;
+    const b = this.buf;
+    if (n < 24) b[this.pos++] = m | n;
+    else if (n < 0x100) {
+      b[this.pos++] = m | 24;
+      b[this.pos++] = n;
+    } else if (n < 0x1_0000) {
+      b[this.pos++] = m | 25;
+      this.view.setUint16(this.pos, n);
+      this.pos += 2;
+    } else if (n < TWO_32) {
+      b[this.pos++] = m | 26;
+      this.view.setUint32(this.pos, n);
+      this.pos += 4;
+    } else {
+      b[this.pos++] = m | 27;
+      this.view.setUint32(this.pos, Math.floor(n / TWO_32));
+      this.view.setUint32(this.pos + 4, n >>> 0);
+      this.pos += 8;
+    }
+  }
+
+  bigHead(major: number, n: bigint): void {
+    if (n <= BigInt(Number.MAX_SAFE_INTEGER)) return this.head(major, Number(n));
+    this.ensure(9);
+    this.buf[this.pos++] = (major << 5) | 27;
+    this.view.setBigUint64(this.pos, n);
+    this.pos += 8;
+  }
+
+  bytes(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  text(s: string): void {
+    if (!s.isWellFormed()) throw new CborError("not_encodable", "text with a lone surrogate is not valid Unicode");
+    if (s.length <= 64 && isAscii(s)) {
+      this.head(3, s.length);
+      this.ensure(s.length);
+      for (let i = 0; i < s.length; i++) this.buf[this.pos++] = s.charCodeAt(i);
+      return;
+    }
+    const encoded = utf8Encoder.encode(s);
+    this.head(3, encoded.length);
+    this.bytes(encoded);
+  }
+
+  value(v: CborInput, depth: number): void {
+    switch (typeof v) {
+      case "number":
+        if (!Number.isSafeInteger(v)) throw new CborError("not_encodable", `${v} is not a safe integer (floats are not allowed)`);
+        if (v >= 0) this.head(0, v);
+        else this.head(1, -1 - v);
+        return;
+      case "bigint":
+        if (v >= 0n) {
+          if (v > MAX_U64) throw new CborError("not_encodable", `${v} is larger than 2^64-1`);
+          this.bigHead(0, v);
+        } else {
+          if (v < -MAX_U64 - 1n) throw new CborError("not_encodable", `${v} is smaller than -2^64`);
+          this.bigHead(1, -1n - v);
+        }
+        return;
+      case "string":
+        this.text(v);
+        return;
+      case "boolean":
+        this.ensure(1);
+        this.buf[this.pos++] = v ? 0xf5 : 0xf4;
+        return;
+      case "object":
+        break;
+      default:
+        throw new CborError("not_encodable", `a ${typeof v} cannot be encoded`);
+    }
+    if (v === null) {
+      this.ensure(1);
+      this.buf[this.pos++] = 0xf6;
+      return;
+    }
+    if (v instanceof Uint8Array) {
+      this.head(2, v.length);
+      this.bytes(v);
+      return;
+    }
+    if (depth >= this.maxDepth) throw new CborError("too_deep", `nesting deeper than ${this.maxDepth}`);
+    if (Array.isArray(v)) {
+      this.head(4, v.length);
+      for (const x of v as readonly CborInput[]) this.value(x, depth + 1);
+      return;
+    }
+    if (v instanceof Map) {
+      const entries: Array<[Uint8Array, CborInput]> = [];
+      for (const [k, x] of v as ReadonlyMap<CborKey, CborInput>) entries.push([encodeKey(k), x]);
+      this.entries(entries, depth);
+      return;
+    }
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) throw new CborError("not_encodable", `a ${proto?.constructor?.name ?? "object"} cannot be encoded`);
+    const entries: Array<[Uint8Array, CborInput]> = [];
+    for (const k in v as Record<string, CborInput | undefined>) {
+      if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+      const x = (v as Record<string, CborInput | undefined>)[k];
+      if (x === undefined) continue;
+      entries.push([encodeKey(k), x]);
+    }
+    this.entries(entries, depth);
+  }
+
+  entries(entries: Array<[Uint8Array, CborInput]>, depth: number): void {
+    if (entries.length > 1) {
+      entries.sort((a, b) => compareBytes(a[0], b[0]));
+      for (let i = 1; i < entries.length; i++) {
+        if (compareBytes(entries[i - 1]![0], entries[i]![0]) === 0) throw new CborError("not_encodable", "two map keys encode to the same bytes");
+      }
+    }
+    this.head(5, entries.length);
+    for (const [k, x] of entries) {
+      this.bytes(k);
+      this.value(x, depth + 1);
+    }
+  }
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false;
+  return true;
+}
+
+function encodeKey(k: CborKey): Uint8Array {
+  if (typeof k === "string") {
+    let cached = keyCache.get(k);
+    if (!cached) {
+      const e = new Encoder(1);
+      e.text(k);
+      cached = e.buf.slice(0, e.pos);
+      if (k.length <= 64 && keyCache.size < KEY_CACHE_MAX) keyCache.set(k, cached);
+    }
+    return cached;
+  }
+  if (typeof k !== "number" && typeof k !== "bigint") throw new CborError("not_encodable", "map keys must be integers or text");
+  const e = new Encoder(1);
+  e.value(k, 0);
+  return e.buf.slice(0, e.pos);
+}
+
+// ---------------------------------------------------------------- helpers
+
+/** A decoded map's text-keyed entries as a plain (null-prototype) object; null if any key is not text. */
+export function mapToObject(m: CborMap): Record<string, CborValue> | null {
+  const out: Record<string, CborValue> = Object.create(null);
+  for (const [k, v] of m) {
+    if (typeof k !== "string") return null;
+    out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * A decoded value as JSON-safe data for people and logs: byte strings become
+ * `{ "$bytes": base64url }`, big integers decimal strings, maps objects
+ * (integer keys as their decimal text).
+ */
+export function cborToJson(v: CborValue): unknown {
+  if (v instanceof Uint8Array) return { $bytes: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64url") };
+  if (typeof v === "bigint") return v.toString();
+  if (Array.isArray(v)) return v.map(cborToJson);
+  if (v instanceof Map) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of v) out[String(k)] = cborToJson(x);
+    return out;
+  }
+  return v;
+}
