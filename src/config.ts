@@ -13,6 +13,7 @@ import { validateEndpoint } from "./fed/endpoints.ts";
 import { isCallsign, normalizeCall } from "./callsign.ts";
 import { publicKeyFromSeed } from "./fed/keys.ts";
 import { isInstanceId } from "./fed/record.ts";
+import { DEFAULT_KISS_PORTS, parseKissPorts, parseRadioCall, type KissPortConfig } from "../radio/port/config.ts";
 
 export const ENV_FILE_NAME = "svc-gateway.env";
 
@@ -73,6 +74,10 @@ export interface Config {
   smtpUrl: string | null;
   /** From address of outgoing mail. */
   mailFrom: string | null;
+  /** Radio TNCs; by default Direwolf's KISS port on this machine, if it is running. */
+  kissPorts: readonly KissPortConfig[];
+  /** This station's callsign on the air (AX.25 source); unset = receive only. */
+  radioCall: string | null;
 }
 
 /** Settings with a spec-fixed value that operators cannot change. */
@@ -188,6 +193,17 @@ const tileUrl: Parser<string> = (raw) => {
   return ok(raw);
 };
 
+const kissPorts: Parser<readonly KissPortConfig[]> = (raw) => {
+  const r = parseKissPorts(raw);
+  return r.ok ? ok(r.value) : bad(r.error.message);
+};
+
+const radioCall: Parser<string> = (raw) => {
+  const r = parseRadioCall(raw);
+  if (!r.ok) return bad(r.error.message);
+  return isCallsign(r.value) ? ok(r.value) : bad(`"${raw}" is not a licensed callsign`);
+};
+
 function splitList(raw: string): string[] {
   return raw
     .split(",")
@@ -257,6 +273,8 @@ export const SETTINGS = [
   setting("SMTP_URL", "smtpUrl", smtpUrl, null, "outgoing mail server, e.g. smtps://user:pass@mail.example.org; unset = mail goes to the log"),
   setting("MAIL_FROM", "mailFrom", emailAddress, null, "From address of outgoing mail (default svc-gateway@<instance>.invalid)"),
   setting("MAX_BODY_BYTES", "maxBodyBytes", wholeNumber(1024, 256 * MIB, "bytes"), 1 * MIB, "largest request body accepted by default"),
+  setting("KISS_PORTS", "kissPorts", kissPorts, DEFAULT_KISS_PORTS, "radio TNCs: comma-separated tcp://HOST:PORT or serial:PATH[@BAUD]; off for none"),
+  setting("RADIO_CALL", "radioCall", radioCall, null, "this station's callsign on the air, e.g. N0CALL-10; unset = receive only"),
 ] as const;
 
 export const KNOWN_ENV = new Set<string>([...SETTINGS.map((s) => s.env), "SVC_DATA"]);
@@ -360,6 +378,7 @@ export function loadConfig(src: ConfigSources): LoadedConfig {
   Object.freeze(config.adminCallsigns);
   Object.freeze(config.fedPeers);
   Object.freeze(config.fedEndpoints);
+  Object.freeze(config.kissPorts);
   return { config: Object.freeze(config), errors, warnings, envFile };
 }
 
