@@ -233,3 +233,32 @@ CREATE TABLE email_tokens (
 );
 CREATE INDEX email_tokens_email ON email_tokens(email);
 CREATE INDEX email_tokens_expires ON email_tokens(expires_at);
+
+-- migration 4: federation: this instance's published records (the local feed) and key history
+
+-- The latest version of every record this instance publishes, one row per gid.
+-- seq is the sync cursor: a new version gets a new seq, so an incremental pull
+-- (since=cursor) sees it. A tombstone replaces its record's row; tombstone rows
+-- are pruned after TOMBSTONE_TTL_DAYS.
+CREATE TABLE fed_feed (
+  seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+  type       INTEGER NOT NULL,       -- 1 cache ... 7 peer descriptor
+  gid        TEXT NOT NULL UNIQUE,   -- origin:kind:localid
+  v          INTEGER NOT NULL,       -- per-gid version
+  at         INTEGER NOT NULL,       -- signing time, unix seconds
+  payload    BLOB NOT NULL,          -- deterministic CBOR payload
+  frame      BLOB,                   -- the signed frame; NULL while the instance is unsigned
+  signer_key TEXT,                   -- the key that signed frame
+  created_at INTEGER NOT NULL        -- when this version was stored
+);
+CREATE INDEX fed_feed_type_seq ON fed_feed(type, seq);
+CREATE INDEX fed_feed_tombstones ON fed_feed(created_at) WHERE type = 5;
+
+-- Every signing key this instance has used, and the signed rotation records
+-- that chain them (served in /.well-known/svc).
+CREATE TABLE fed_own_keys (
+  public_key TEXT PRIMARY KEY,       -- base64url
+  status     TEXT NOT NULL CHECK (status IN ('active', 'revoked')),
+  since      INTEGER NOT NULL,       -- first used, unix seconds
+  rotation   TEXT                    -- the signed rotation document that introduced it (JSON)
+);

@@ -31,6 +31,16 @@ export interface GatewayEvents {
     lat: number;
     lon: number;
   };
+  /**
+   * A federated record (or tombstone, or account-move) of this instance was
+   * published and committed (src/fed/feed.ts). Gossip (notify pings) and
+   * carriers that push listen.
+   */
+  fedPublished: {
+    type: number;
+    gid: string;
+    v: number;
+  };
   /** A station position was stored (ingest, RF, web). */
   position: {
     call: string;

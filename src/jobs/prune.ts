@@ -44,6 +44,15 @@ export const RETENTION: RetentionRule[] = [
   { name: "mheard", table: "mheard", column: "last_ts", ttlMs: (c) => c.mheardTtlDays * DAY, what: "the MHeard list of stations heard on the radio ports", setting: "MHEARD_TTL_DAYS" },
   { name: "tombstones", table: "tombstones", column: "received_at", ttlMs: (c) => c.tombstoneTtlDays * DAY, what: "tombstones of deleted federated records (no personal data)", setting: "TOMBSTONE_TTL_DAYS" },
   {
+    name: "published_tombstones",
+    table: "fed_feed",
+    column: "created_at",
+    keep: "type = 5",
+    ttlMs: (c) => c.tombstoneTtlDays * DAY,
+    what: "tombstones this instance published for its deleted records (no personal data)",
+    setting: "TOMBSTONE_TTL_DAYS",
+  },
+  {
     name: "sessions",
     table: "sessions",
     column: "expires_at",

@@ -39,6 +39,8 @@ function insertAged(table: string, now: number, ageMs: number, tag: string) {
       return db.query("INSERT INTO webauthn_challenges (challenge, kind, expires_at) VALUES (?, 'login', ?)").run(tag, ts);
     case "email_tokens":
       return db.query("INSERT INTO email_tokens (email, token_hash, code_hash, created_at, expires_at) VALUES (?, ?, '', 0, ?)").run(tag, tag, ts);
+    case "fed_feed":
+      return db.query("INSERT INTO fed_feed (type, gid, v, at, payload, created_at) VALUES (5, ?, 1, 0, x'a0', ?)").run(tag, ts);
     case "relay_queue":
       return db.query("INSERT INTO relay_queue (instance, state, query, created_at) VALUES (?, 'queued', '{}', ?)").run(tag, ts);
   }
@@ -53,6 +55,7 @@ const ttls: Record<string, number> = {
   port_counters: 2 * DAY,
   mheard: 5 * DAY,
   tombstones: 10 * DAY,
+  fed_feed: 10 * DAY,
   relay_queue: 12 * HOUR,
   // rows that carry their own expiry: kept until it passes
   sessions: 0,
@@ -72,7 +75,7 @@ describe("pruning", () => {
     const report = (await g.gw.scheduler.runNow("prune")) as Record<string, { deleted: number }>;
     for (const rule of RETENTION) {
       expect(report[rule.name]!.deleted).toBe(1);
-      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", relay_queue: "instance", sessions: "id_hash", used_assertions: "sig", webauthn_challenges: "challenge", email_tokens: "email" }[rule.table] ?? "call";
+      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", fed_feed: "gid", relay_queue: "instance", sessions: "id_hash", used_assertions: "sig", webauthn_challenges: "challenge", email_tokens: "email" }[rule.table] ?? "call";
       const tags = (g.gw.db.query(`SELECT ${tagCol} AS tag FROM ${rule.table}`).all() as Array<{ tag: string }>).map((r) => r.tag);
       expect({ table: rule.table, tags }).toEqual({ table: rule.table, tags: ["KEEP"] });
     }
