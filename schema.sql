@@ -262,3 +262,21 @@ CREATE TABLE fed_own_keys (
   since      INTEGER NOT NULL,       -- first used, unix seconds
   rotation   TEXT                    -- the signed rotation document that introduced it (JSON)
 );
+
+-- migration 5: callsign verification challenges (APRS)
+
+-- A code the account sends as an APRS message from the callsign. The decision
+-- is made on a message actually heard (ingest box, APRS-IS or RF).
+CREATE TABLE callsign_challenges (
+  id         INTEGER PRIMARY KEY,
+  user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  call       TEXT NOT NULL,             -- base callsign being verified
+  code       TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  heard_at   INTEGER,                   -- when the message carrying the code was heard
+  heard_src  TEXT,                      -- the exact source (with SSID) it came from
+  heard_via  TEXT                       -- how: rf via an IGate, aprsis, ingest, or "operator" (CLI)
+);
+CREATE INDEX callsign_challenges_call ON callsign_challenges(call, expires_at);
+CREATE INDEX callsign_challenges_user ON callsign_challenges(user_id);

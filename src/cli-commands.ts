@@ -2,7 +2,19 @@
  * Subcommands beyond serve/keygen/check, added by the parts that own them
  * (e.g. `frame verify`). Each returns the process exit code.
  */
-type Out = (line: string) => void;
-export type Command = (args: string[], out: Out, err: Out) => Promise<number> | number;
+import type { LoadedConfig } from "./config.ts";
+import { callsignCommand } from "./accounts/cli.ts";
 
-export const extraCommands: Record<string, Command> = {};
+type Out = (line: string) => void;
+
+/** What a command may need beyond its arguments: the data directory (--data) and the settings. */
+export interface CommandContext {
+  dataDir: string;
+  loadConfig(): LoadedConfig;
+}
+
+export type Command = (args: string[], out: Out, err: Out, ctx: CommandContext) => Promise<number> | number;
+
+export const extraCommands: Record<string, Command> = {
+  callsign: callsignCommand,
+};

@@ -23,6 +23,7 @@ Usage:
   svc-gateway [serve] [--data DIR] [--port N] [--host ADDR]   start the gateway (default)
   svc-gateway keygen                                          print a new federation signing key
   svc-gateway check [--data DIR]                              validate the configuration
+  svc-gateway callsign list|verify CALL [ACCOUNT] [--data DIR] the operator verifies a callsign by hand
   svc-gateway --version | --help
 
 Options:
@@ -84,7 +85,7 @@ export async function runCli(argv: string[], out: Out = (l) => console.log(l), e
       return check(load(), out, err);
     default: {
       const extra = extraCommands[command];
-      if (extra) return extra(positionals.slice(1), out, err);
+      if (extra) return extra(positionals.slice(1), out, err, { dataDir, loadConfig: load });
       err(`svc-gateway: unknown command "${command}". Run svc-gateway --help for usage.`);
       return 2;
     }

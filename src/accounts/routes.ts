@@ -14,6 +14,7 @@ import { finishEmailSignIn, startEmailSignIn } from "./email-signin.ts";
 import { addCallsign, callsignsOf, removeCallsign, setActiveCallsign } from "./users.ts";
 import { profileOf, publicProfile, updateProfile } from "./profile.ts";
 import { publicKeysOf, registerDeviceKey, revokeDeviceKey } from "./device-keys.ts";
+import { challengeStatus, confirmChallenge, onHeard, startChallenge } from "./verify-aprs.ts";
 
 /** Whether the browser reached us over https (directly, via PUBLIC_URL, or a trusted proxy). */
 function isHttps(gw: Gateway, request: Request): boolean {
@@ -47,6 +48,8 @@ export function accountRoutes(gw: Gateway) {
     return { ...v, sysop };
   };
   const userId = (caller: Caller) => caller.user!.id;
+  // Callsign verification decides on APRS messages heard by the ingest pipeline.
+  gw.events.on("aprsMessage", (m) => onHeard(gw, m));
 
   return new Elysia({ name: "accounts" })
     .use(gatesPlugin(gw))
@@ -108,5 +111,11 @@ export function accountRoutes(gw: Gateway) {
       return k;
     }, { gate: "session" })
     .post("/keys/revoke", ({ caller, body }) => ({ deviceKeys: revokeDeviceKey(gw, userId(caller), jsonObject(body).key) }), { gate: "session" })
+    .post("/verify/aprs/start", ({ caller, body, set }) => {
+      set.status = 201;
+      return startChallenge(gw, userId(caller), jsonObject(body, '{"call": "N0CALL"}').call);
+    }, { gate: "session" })
+    .post("/verify/aprs/confirm", ({ caller, body }) => confirmChallenge(gw, userId(caller), jsonObject(body, '{"call": "N0CALL"}').call), { gate: "session" })
+    .get("/verify/aprs/status", ({ caller, query }) => challengeStatus(gw, userId(caller), query.call), { gate: "session" })
     .get("/keys/:call", ({ params }) => publicKeysOf(gw, params.call), { gate: "public" });
 }

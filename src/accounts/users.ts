@@ -134,8 +134,8 @@ export function removeCallsign(gw: Gateway, userId: number, raw: unknown): Calls
 /**
  * Marks a base call verified for an account: every SSID of it the account
  * holds (adding the base call itself if it holds none), and drops other
- * accounts' claims on it and their device keys for it. Runs inside the
- * caller's transaction when there is one.
+ * accounts' claims on it, their open challenges and their device keys for
+ * it. Runs inside the caller's transaction when there is one.
  */
 export function markCallsignVerified(gw: Gateway, userId: number, call: string): void {
   const base = baseCall(call);
@@ -153,6 +153,7 @@ export function markCallsignVerified(gw: Gateway, userId: number, call: string):
       .query("SELECT DISTINCT user_id AS userId FROM callsigns WHERE user_id != ? AND (call = ? OR call LIKE ? || '-%')")
       .all(userId, base, base) as Array<{ userId: number }>;
     db.query("DELETE FROM callsigns WHERE user_id != ? AND (call = ? OR call LIKE ? || '-%')").run(userId, base, base);
+    db.query("DELETE FROM callsign_challenges WHERE user_id != ? AND call = ? AND heard_at IS NULL").run(userId, base);
     db.query("UPDATE device_keys SET revoked_at = ? WHERE user_id != ? AND call = ? AND revoked_at IS NULL").run(now, userId, base);
     for (const o of others) {
       const active = db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND active = 1").get(o.userId);

@@ -84,6 +84,15 @@ export const RETENTION: RetentionRule[] = [
     what: "e-mail sign-in links and codes not yet used (with the address they were sent to)",
     kept: () => "15 minutes",
   },
+  {
+    name: "callsign_challenges",
+    table: "callsign_challenges",
+    column: "expires_at",
+    keep: "heard_at IS NULL",
+    ttlMs: () => 0,
+    what: "APRS callsign verification codes not (yet) heard; a heard one is kept with the account as the record of how the callsign was verified",
+    kept: () => "1 hour",
+  },
   { name: "relay_queue", table: "relay_queue", column: "created_at", ttlMs: (c) => c.relayQueueTtlHours * HOUR, what: "relay queries for packet-only peers", setting: "RELAY_QUEUE_TTL_HOURS" },
 ];
 

@@ -28,4 +28,7 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/auth/profile", path: "/auth/profile", gate: "session", body: { nope: 1 } },
   { method: "POST", route: "/keys/register", path: "/keys/register", gate: "session", body: {} },
   { method: "POST", route: "/keys/revoke", path: "/keys/revoke", gate: "session", body: {} },
+  { method: "POST", route: "/verify/aprs/start", path: "/verify/aprs/start", gate: "session", body: { call: "bad call" } },
+  { method: "POST", route: "/verify/aprs/confirm", path: "/verify/aprs/confirm", gate: "session", body: { call: "bad call" } },
+  { method: "GET", route: "/verify/aprs/status", path: "/verify/aprs/status", gate: "session" },
 ];

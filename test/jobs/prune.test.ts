@@ -41,6 +41,9 @@ function insertAged(table: string, now: number, ageMs: number, tag: string) {
       return db.query("INSERT INTO email_tokens (email, token_hash, code_hash, created_at, expires_at) VALUES (?, ?, '', 0, ?)").run(tag, tag, ts);
     case "fed_feed":
       return db.query("INSERT INTO fed_feed (type, gid, v, at, payload, created_at) VALUES (5, ?, 1, 0, x'a0', ?)").run(tag, ts);
+    case "callsign_challenges":
+      db.query("INSERT OR IGNORE INTO users (id, created_at) VALUES (1, 0)").run();
+      return db.query("INSERT INTO callsign_challenges (user_id, call, code, created_at, expires_at) VALUES (1, ?, 'X', 0, ?)").run(tag, ts);
     case "relay_queue":
       return db.query("INSERT INTO relay_queue (instance, state, query, created_at) VALUES (?, 'queued', '{}', ?)").run(tag, ts);
   }
@@ -62,6 +65,7 @@ const ttls: Record<string, number> = {
   used_assertions: 0,
   webauthn_challenges: 0,
   email_tokens: 0,
+  callsign_challenges: 0,
 };
 
 describe("pruning", () => {
@@ -79,6 +83,15 @@ describe("pruning", () => {
       const tags = (g.gw.db.query(`SELECT ${tagCol} AS tag FROM ${rule.table}`).all() as Array<{ tag: string }>).map((r) => r.tag);
       expect({ table: rule.table, tags }).toEqual({ table: rule.table, tags: ["KEEP"] });
     }
+  });
+
+  test("a heard callsign challenge (how the callsign was verified) is never pruned", async () => {
+    const db = g.gw.db;
+    const now = g.gw.clock.now();
+    db.query("INSERT OR IGNORE INTO users (id, created_at) VALUES (1, 0)").run();
+    db.query("INSERT INTO callsign_challenges (user_id, call, code, created_at, expires_at, heard_at) VALUES (1, 'N0HRD', 'X', 0, ?, ?)").run(now - 30 * DAY, now - 30 * DAY);
+    await pruneAll(db, g.gw.config, now);
+    expect(db.query("SELECT call FROM callsign_challenges WHERE call = 'N0HRD'").all()).toEqual([{ call: "N0HRD" }]);
   });
 
   test("a position that corroborates a find is never pruned", async () => {

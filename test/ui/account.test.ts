@@ -44,6 +44,11 @@ async function pageWithAuthenticator(): Promise<{ page: Page; authenticatorId: s
   return { page, authenticatorId, errors };
 }
 
+/** An APRS message from `src` reaching the gateway through its ingest pipeline. */
+async function heardOnAprs(src: string, text: string) {
+  g.gw.events.emit("aprsMessage", { src, addressee: "VERIFY", kind: "message", text, ts: Date.now(), source: "rf", igate: "N0IG-10" });
+}
+
 describe("account pages", () => {
   test("create an account with a passkey, add a callsign, sign out, sign back in with the passkey", async () => {
     const { page, errors } = await pageWithAuthenticator();
@@ -59,6 +64,17 @@ describe("account pages", () => {
     await row.waitFor();
     expect(await row.locator(".verification").textContent()).toBe("Not verified");
     expect(await row.textContent()).toContain("active");
+
+    // Verify it: the page shows the message to send; the gateway hears it.
+    await row.getByRole("button", { name: "Verify" }).click();
+    const panel = page.getByRole("region", { name: "verify N0WEB-7" });
+    const text = (await panel.locator(".verify-code").textContent())!;
+    expect(text).toMatch(/^VERIFY [A-Z2-9]{6}$/);
+    await page.screenshot({ path: join(SHOTS, "account-verify.png"), fullPage: true });
+    await heardOnAprs("N0WEB-9", text);
+    await panel.getByText("Verified: heard from N0WEB-9").waitFor();
+    await row.locator(".verification .ok").waitFor();
+    expect(await row.locator(".verification").textContent()).toContain("Verified");
     await page.screenshot({ path: join(SHOTS, "account.png"), fullPage: true });
 
     const userId = (g.gw.db.query("SELECT user_id AS id FROM callsigns WHERE call = 'N0WEB-7'").get() as { id: number }).id;

@@ -3,10 +3,12 @@ import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { formatDate, loadAccount, type CallsignRow } from "./session.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
+import { VerifyPanel } from "./verify.tsx";
 
 export function CallsignsSection({ account, onChange }: SectionProps) {
   const { run, busy, errorView } = useAction();
   const [call, setCall] = useState("");
+  const [verifying, setVerifying] = useState<string | null>(null);
   const reload = async () => onChange((await loadAccount())!);
   const post = (path: string, json: unknown) =>
     run(async () => {
@@ -44,6 +46,11 @@ export function CallsignsSection({ account, onChange }: SectionProps) {
                   )}
                 </td>
                 <td class="actions">
+                  {!c.verified && (
+                    <button disabled={busy} onClick={() => setVerifying(c.call)}>
+                      Verify
+                    </button>
+                  )}
                   {!c.active && (
                     <button disabled={busy} onClick={() => post("/auth/callsign", { call: c.call })}>
                       Make active
@@ -58,6 +65,7 @@ export function CallsignsSection({ account, onChange }: SectionProps) {
           </tbody>
         </table>
       )}
+      {verifying && <VerifyPanel call={verifying} onDone={reload} onClose={() => setVerifying(null)} />}
       <form class="inline" onSubmit={add}>
         <label for="add-call">Add a callsign</label>
         <input id="add-call" value={call} placeholder="N0CALL" autocapitalize="characters" onInput={(e) => setCall((e.target as HTMLInputElement).value)} />
