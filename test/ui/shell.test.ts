@@ -56,6 +56,8 @@ describe("web app shell", () => {
     expect(await page.getByRole("status").textContent()).toContain("No tile server is configured");
     await page.getByRole("link", { name: "About" }).click();
     await page.getByRole("heading", { name: "Privacy" }).waitFor();
+    // The statement itself arrives from /privacy after the page renders.
+    await page.getByRole("heading", { name: "How long data is kept" }).waitFor();
     expect(page.url()).toBe(offlineGw.url + "/about");
     const body = await page.locator("main").textContent();
     expect(body).toContain("raw APRS packets");
