@@ -280,3 +280,108 @@ CREATE TABLE callsign_challenges (
 );
 CREATE INDEX callsign_challenges_call ON callsign_challenges(call, expires_at);
 CREATE INDEX callsign_challenges_user ON callsign_challenges(user_id);
+-- migration 6: the live station registry: stations and their map index, who heard each packet, own stations, weather keys, the APRS outbox
+
+-- How a packet or position reached us: tnc (this station's radio), aprsis
+-- (our APRS-IS client), ingest (the operator's ingest box), web. `source` says
+-- who heard it: rf (on the air, by `igate`), or the feed when no RF IGate is known.
+ALTER TABLE packets ADD COLUMN via TEXT;
+ALTER TABLE positions ADD COLUMN via TEXT;
+CREATE INDEX positions_rf ON positions(call, ts) WHERE source = 'rf';
+
+-- One row per station, object or item heard: its latest state. Pruned with
+-- the positions (7 days after it was last heard).
+CREATE TABLE stations (
+  id               INTEGER PRIMARY KEY,
+  call             TEXT NOT NULL UNIQUE COLLATE NOCASE, -- callsign, or object/item name
+  kind             TEXT NOT NULL DEFAULT 'station',     -- station | object | item
+  owner            TEXT,                  -- objects and items: the station that sent them
+  alive            INTEGER NOT NULL DEFAULT 1,
+  lat              REAL,
+  lon              REAL,
+  ambiguity        INTEGER,
+  symbol           TEXT,
+  course           INTEGER,
+  speed_kmh        REAL,
+  alt_m            REAL,
+  comment          TEXT,
+  status           TEXT,
+  device           TEXT,
+  messaging        INTEGER,
+  first_heard      INTEGER NOT NULL,
+  last_heard       INTEGER NOT NULL,
+  last_position_at INTEGER,
+  packets          INTEGER NOT NULL DEFAULT 0,
+  source           TEXT,                  -- of the last packet: rf | aprsis | ingest | web
+  igate            TEXT,
+  path             TEXT,
+  wx               TEXT,                  -- latest weather (JSON)
+  wx_at            INTEGER,
+  telemetry_defs   TEXT                   -- PARM/UNIT/EQNS/BITS (JSON)
+);
+CREATE INDEX stations_last_heard ON stations(last_heard);
+CREATE VIRTUAL TABLE stations_geo USING rtree(id, min_lat, max_lat, min_lon, max_lon);
+CREATE TRIGGER stations_geo_insert AFTER INSERT ON stations WHEN new.lat IS NOT NULL BEGIN
+  INSERT INTO stations_geo VALUES (new.id, new.lat, new.lat, new.lon, new.lon);
+END;
+CREATE TRIGGER stations_geo_update AFTER UPDATE OF lat, lon ON stations
+  WHEN new.lat IS NOT NULL AND (old.lat IS NOT new.lat OR old.lon IS NOT new.lon) BEGIN
+  DELETE FROM stations_geo WHERE id = new.id;
+  INSERT INTO stations_geo VALUES (new.id, new.lat, new.lat, new.lon, new.lon);
+END;
+CREATE TRIGGER stations_geo_delete AFTER DELETE ON stations BEGIN
+  DELETE FROM stations_geo WHERE id = old.id;
+END;
+
+-- Stations a user runs (a weather station, a tracker, their own call). The
+-- living-cache flag makes the station's beacon a cache's position (issue 6
+-- reads it); wx_tx turns on transmitting its weather as APRS.
+CREATE TABLE my_stations (
+  id            INTEGER PRIMARY KEY,
+  user_id       INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  call          TEXT NOT NULL,
+  label         TEXT,
+  lat           REAL,                    -- fixed position (weather stations that do not beacon)
+  lon           REAL,
+  living_cache  INTEGER NOT NULL DEFAULT 0,
+  cache_name    TEXT,
+  wx_tx         INTEGER NOT NULL DEFAULT 0,
+  wx_tx_last_at INTEGER,
+  created_at    INTEGER NOT NULL,
+  UNIQUE (user_id, call)
+);
+CREATE INDEX my_stations_call ON my_stations(call);
+
+-- Weather push keys, one per own station; only a hash is stored.
+CREATE TABLE wx_keys (
+  key_hash   TEXT PRIMARY KEY,
+  station_id INTEGER NOT NULL UNIQUE REFERENCES my_stations(id) ON DELETE CASCADE,
+  created_at INTEGER NOT NULL,
+  last_used_at INTEGER
+);
+
+-- APRS lines waiting to be transmitted (by the ingest box, the local TNC or
+-- APRS-IS): leased, reported sent, retried until acked when they carry a
+-- message id. Rows are pruned 7 days after they were created.
+CREATE TABLE aprs_outbox (
+  id            INTEGER PRIMARY KEY,
+  kind          TEXT NOT NULL,           -- message | ack | position | status | weather | object
+  src           TEXT NOT NULL,
+  addressee     TEXT,
+  msg_id        TEXT,
+  line          TEXT NOT NULL,           -- the TNC2 line to send
+  state         TEXT NOT NULL DEFAULT 'queued', -- queued | leased | sent | acked | rejected | failed
+  attempts      INTEGER NOT NULL DEFAULT 0,
+  max_attempts  INTEGER NOT NULL DEFAULT 1,
+  next_at       INTEGER NOT NULL,        -- not before this time (retry back-off)
+  lease_until   INTEGER,
+  leased_by     TEXT,
+  user_id       INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  created_at    INTEGER NOT NULL,
+  sent_at       INTEGER,
+  done_at       INTEGER,
+  error         TEXT
+);
+CREATE INDEX aprs_outbox_due ON aprs_outbox(state, next_at);
+CREATE INDEX aprs_outbox_match ON aprs_outbox(src, addressee, msg_id);
+CREATE INDEX aprs_outbox_created ON aprs_outbox(created_at);

@@ -78,6 +78,12 @@ export interface Config {
   kissPorts: readonly KissPortConfig[];
   /** This station's callsign on the air (AX.25 source); unset = receive only. */
   radioCall: string | null;
+  /** APRS-IS server to feed the registry from, host:port; null = off. */
+  aprsIsServer: { host: string; port: number } | null;
+  /** callsign the APRS-IS client logs in as (default FED_APRS_CALL) */
+  aprsIsCall: string | null;
+  /** APRS-IS server-side filter, e.g. r/42.6/-71.3/100 */
+  aprsIsFilter: string | null;
 }
 
 /** Settings with a spec-fixed value that operators cannot change. */
@@ -170,6 +176,15 @@ const b64urlKey: Parser<string> = (raw) =>
     : bad("is not a 32-byte base64url key (run `svc-gateway keygen` to make one)");
 
 const port: Parser<number> = wholeNumber(0, 65535, "");
+
+const hostPort: Parser<{ host: string; port: number }> = (raw) => {
+  const m = /^([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(raw);
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) return bad(`"${raw}" is not host:port (e.g. rotate.aprs2.net:14580)`);
+  return ok({ host: m[1]!.replace(/^\[|\]$/g, ""), port: Number(m[2]) });
+};
+
+const aprsFilter: Parser<string> = (raw) =>
+  /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/.test(raw) && raw.length <= 512 ? ok(raw) : bad(`"${raw}" is not an APRS-IS filter (printable words, e.g. r/42.6/-71.3/100)`);
 
 const host: Parser<string> = (raw) =>
   /^[A-Za-z0-9.:[\]-]+$/.test(raw) ? ok(raw) : bad(`"${raw}" is not a host name or address`);
@@ -275,6 +290,9 @@ export const SETTINGS = [
   setting("MAX_BODY_BYTES", "maxBodyBytes", wholeNumber(1024, 256 * MIB, "bytes"), 1 * MIB, "largest request body accepted by default"),
   setting("KISS_PORTS", "kissPorts", kissPorts, DEFAULT_KISS_PORTS, "radio TNCs: comma-separated tcp://HOST:PORT or serial:PATH[@BAUD]; off for none"),
   setting("RADIO_CALL", "radioCall", radioCall, null, "this station's callsign on the air, e.g. N0CALL-10; unset = receive only"),
+  setting("APRSIS_SERVER", "aprsIsServer", hostPort, null, "APRS-IS server host:port to feed the station registry from; unset = off"),
+  setting("APRSIS_CALL", "aprsIsCall", callsign, null, "callsign the APRS-IS client logs in as (passcode computed); default FED_APRS_CALL"),
+  setting("APRSIS_FILTER", "aprsIsFilter", aprsFilter, null, "APRS-IS server filter, e.g. r/42.6/-71.3/100 (area around a point, km)"),
 ] as const;
 
 export const KNOWN_ENV = new Set<string>([...SETTINGS.map((s) => s.env), "SVC_DATA"]);

@@ -47,7 +47,17 @@ export interface GatewayEvents {
     lat: number;
     lon: number;
     ts: number;
+    /** rf (heard on the air by `igate`), aprsis, ingest, browser, wx */
     source: string;
+    /** the IGate that heard it on RF, when known (Tier A corroboration) */
+    igate?: string;
+    /** how it reached us: tnc, aprsis, ingest, web */
+    via?: string;
+    /** the positions row, for pinning a corroborating position to a find */
+    positionId?: number;
+    kind?: "station" | "object" | "item";
+    /** objects and items: false once killed */
+    alive?: boolean;
     symbol?: string;
     course?: number;
     speedKmh?: number;

@@ -16,6 +16,10 @@
  *   relay              x-relay-secret = FED_RELAY_SECRET
  *   fed-secret         x-fed-secret = FED_SUBMIT_SECRET (locked when unset)
  *   fed-secret-if-set  x-fed-secret when FED_SUBMIT_SECRET is set, else public
+ *   ingest-or-device   x-ingest-secret, or a JSON body signed by any device key
+ *                      registered on this instance (caller.assertion names its call)
+ *   wx-key             a per-station weather key (PASSWORD=, ?key=, x-wx-key or a
+ *                      wxkey form field); caller.wxStation names the station
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
@@ -27,6 +31,7 @@ import { activeCallsign, userHoldsCall } from "../accounts/identity.ts";
 import { checkAssertion, type VerifiedAssertion } from "../accounts/assertions.ts";
 import { baseCall } from "../callsign.ts";
 import { RateLimiter } from "./ratelimit.ts";
+import { findWxKey, wxKeyFrom, type WxKeyStation } from "../stations/wx-keys.ts";
 
 export type GateName =
   | "public"
@@ -39,7 +44,9 @@ export type GateName =
   | "signed-body"
   | "relay"
   | "fed-secret"
-  | "fed-secret-if-set";
+  | "fed-secret-if-set"
+  | "ingest-or-device"
+  | "wx-key";
 
 /** Rate-limit buckets: requests per minute per IP, without and with an API key. */
 export type RateBucket = "api" | "auth" | "fed";
@@ -60,6 +67,8 @@ export interface Caller {
   apiKeyId: number | null;
   /** set by the signed-body gate when a device-key assertion was checked */
   assertion: VerifiedAssertion | null;
+  /** set by the wx-key gate: the own station the weather key belongs to */
+  wxStation?: WxKeyStation | null;
 }
 
 /** Secrets compared in constant time, whatever their lengths. */
@@ -199,6 +208,26 @@ export function enforceGate(
     case "fed-secret-if-set":
       if (gw.config.fedSubmitSecret) requireSecret(h("x-fed-secret"), gw.config.fedSubmitSecret, "x-fed-secret", "FED_SUBMIT_SECRET");
       return;
+    case "ingest-or-device": {
+      if (caller.ingest) return;
+      const b = ctx.body as Record<string, unknown> | null;
+      if (b && typeof b === "object" && !(b instanceof Uint8Array) && !Array.isArray(b) && typeof b.key === "string") {
+        const row = gw.db.query("SELECT call FROM device_keys WHERE public_key = ? AND revoked_at IS NULL").get(b.key) as { call: string } | null;
+        if (!row) throw forbidden("that key is not registered on this instance", "unknown_key");
+        caller.assertion = checkAssertion(gw.db, { call: row.call, method: ctx.request.method, path: ctx.path, body: b }, gw.clock.now());
+        return;
+      }
+      requireSecret(h("x-ingest-secret"), gw.config.ingestSecret, "x-ingest-secret", "INGEST_SECRET");
+      return;
+    }
+    case "wx-key": {
+      const key = wxKeyFrom(ctx.request, ctx.body);
+      if (!key) throw new AppError(401, "unauthorized", "a weather key is needed (PASSWORD=, ?key=, x-wx-key header or a wxkey field)");
+      const station = findWxKey(gw, key);
+      if (!station) throw new AppError(401, "unauthorized", "that weather key is not known here");
+      caller.wxStation = station;
+      return;
+    }
   }
 }
 

@@ -1,15 +1,72 @@
 /**
  * The station registry's HTTP surface: decoding, ingest, stations, messages,
- * ports, own stations, weather push and the transmit queue. Thin: each route
- * checks its gate, parses, calls one service function.
+ * ports and the transmit queue. Thin: each route checks its gate, parses,
+ * calls one service function.
  */
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
+import { allowLargerBody } from "../http/body.ts";
+import { badRequest } from "../errors.ts";
 import { decodeLine, lineFromBody } from "./decode-route.ts";
+import { ingestBody } from "./ingest-batch.ts";
+import { getStation, listMessages, listStations, parseBbox, stationPackets, stationSeries } from "./registry.ts";
+import { ingestPort, listPorts } from "./ports.ts";
+import { leaseDue, reportSent, userOutbox } from "./outbox.ts";
+import { transmit } from "./tx.ts";
+import { startAprsIs } from "./aprsis.ts";
+
+allowLargerBody("POST", /^\/ingest$/, 8 * 1024 * 1024);
+
+/** An optional whole-number query parameter. */
+export function intParam(v: string | undefined, name: string): number | undefined {
+  if (v === undefined || v === "") return undefined;
+  if (!/^-?\d{1,15}$/.test(v)) throw badRequest("invalid", `${name} must be a whole number`);
+  return Number(v);
+}
 
 export function stationsRoutes(gw: Gateway) {
+  const ingestStats = ingestPort(gw);
+  startAprsIs(gw);
   return new Elysia({ name: "stations" })
     .use(gatesPlugin(gw))
-    .post("/api/decode", ({ body }) => decodeLine(lineFromBody(body)), { gate: "public" });
+    .post("/api/decode", ({ body }) => decodeLine(lineFromBody(body)), { gate: "public" })
+    .post("/ingest", ({ body, caller, query }) => {
+      const r = ingestBody(gw, body, caller, { igate: query.igate });
+      ingestStats.lastRxAt = gw.clock.now();
+      ingestStats.rx += r.packets.stored + r.positions.stored;
+      return r;
+    }, { gate: "ingest-or-device" })
+    .get("/api/stations", ({ query }) =>
+      listStations(gw, {
+        bbox: query.bbox ? parseBbox(query.bbox) : undefined,
+        q: query.q,
+        since: intParam(query.since, "since"),
+        limit: intParam(query.limit, "limit"),
+      }), { gate: "public" })
+    .get("/api/stations/:call", ({ params, query }) => getStation(gw, decodeURIComponent(params.call), { trackSince: intParam(query.since, "since") }), { gate: "public" })
+    .get("/api/stations/:call/series", ({ params, query }) => stationSeries(gw, decodeURIComponent(params.call), { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), { gate: "public" })
+    .get("/api/stations/:call/packets", ({ params, query }) => ({ packets: stationPackets(gw, decodeURIComponent(params.call), { limit: intParam(query.limit, "limit"), before: intParam(query.before, "before") }) }), { gate: "public" })
+    .get("/api/messages", ({ query }) => {
+      const call = query.to ?? query.from;
+      const rows = listMessages(gw, { call, since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") });
+      const filtered = rows.filter((m) => (!query.to || m.addressee === query.to.toUpperCase()) && (!query.from || m.src === query.from.toUpperCase()));
+      return { messages: filtered };
+    }, { gate: "public" })
+    .get("/api/ports", () => ({ ports: listPorts(gw) }), { gate: "public" })
+    .get("/outbox", ({ query }) => {
+      ingestStats.lastPollAt = gw.clock.now();
+      return { items: leaseDue(gw, { by: query.by ?? "ingest", limit: intParam(query.limit, "limit") }) };
+    }, { gate: "ingest" })
+    .post("/outbox/ack", ({ body }) => {
+      const b = body as { sent?: unknown; failed?: unknown } | null;
+      if (!b || typeof b !== "object" || Array.isArray(b) || b instanceof Uint8Array) throw badRequest("bad_body", 'expected {"sent": [ids], "failed": [{id, error}]}');
+      const sent = b.sent ?? [];
+      const failed = b.failed ?? [];
+      if (!Array.isArray(sent) || sent.some((x) => !Number.isInteger(x))) throw badRequest("invalid", "sent is an array of outbox ids");
+      if (!Array.isArray(failed) || failed.some((x) => !x || typeof x !== "object" || !Number.isInteger((x as { id?: unknown }).id))) throw badRequest("invalid", "failed is an array of {id, error}");
+      return reportSent(gw, { sent: sent as number[], failed: failed as Array<{ id: number; error?: string }> });
+    }, { gate: "ingest" })
+    .post("/api/tx/aprs", ({ body, caller }) => transmit(gw, caller.user!, body), { gate: "verified" })
+    .get("/api/tx/aprs", ({ caller }) => ({ items: userOutbox(gw, caller.user!.id) }), { gate: "session" });
 }

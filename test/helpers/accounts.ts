@@ -7,6 +7,7 @@ import { createSession, SESSION_COOKIE } from "../../src/accounts/sessions.ts";
 import { assertionBytes } from "../../src/accounts/assertions.ts";
 import { generateKeyPair, privateKeyObject, type KeyPair } from "../../src/fed/keys.ts";
 import type { Gateway } from "../../src/gateway.ts";
+import { issueWxKey } from "../../src/stations/wx-keys.ts";
 
 export interface TestUser {
   id: number;
@@ -39,4 +40,10 @@ export function signedBody(kp: KeyPair, method: string, path: string, body: Reco
   const withKey = { ...body, key: kp.publicKey, at };
   const sig = sign(null, assertionBytes(method, path, withKey), privateKeyObject(kp.privateKey)).toString("base64url");
   return { ...withKey, sig };
+}
+
+/** An own station of the user with a fresh weather key; returns the key. */
+export function weatherKey(gw: Gateway, userId: number, call: string): string {
+  const id = Number(gw.db.query("INSERT INTO my_stations (user_id, call, created_at) VALUES (?, ?, ?)").run(userId, call, gw.clock.now()).lastInsertRowid);
+  return issueWxKey(gw, id);
 }

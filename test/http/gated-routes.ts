@@ -31,4 +31,10 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/verify/aprs/start", path: "/verify/aprs/start", gate: "session", body: { call: "bad call" } },
   { method: "POST", route: "/verify/aprs/confirm", path: "/verify/aprs/confirm", gate: "session", body: { call: "bad call" } },
   { method: "GET", route: "/verify/aprs/status", path: "/verify/aprs/status", gate: "session" },
+  // stations (issue 5)
+  { method: "POST", route: "/ingest", path: "/ingest", gate: "ingest-or-device", body: { packets: [] } },
+  { method: "GET", route: "/outbox", path: "/outbox", gate: "ingest" },
+  { method: "POST", route: "/outbox/ack", path: "/outbox/ack", gate: "ingest", body: { sent: [] } },
+  { method: "POST", route: "/api/tx/aprs", path: "/api/tx/aprs", gate: "verified", body: { addressee: "N0CALL", text: "gate test" } },
+  { method: "GET", route: "/api/tx/aprs", path: "/api/tx/aprs", gate: "session" },
 ];

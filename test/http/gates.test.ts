@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
-import { deviceKey, signedBody, signedInUser } from "../helpers/accounts.ts";
+import { deviceKey, signedBody, signedInUser, weatherKey } from "../helpers/accounts.ts";
 import { gatesPlugin, routeGates, type GateName } from "../../src/http/gates.ts";
 import { GATED_ROUTES } from "./gated-routes.ts";
 
@@ -47,6 +47,7 @@ describe("gates", () => {
 
   test("the gate table: each route refuses without its gate and admits with it", async () => {
     const admin = signedInUser(g.gw, "N0OPS", { verified: true });
+    const wxKey = weatherKey(g.gw, admin.id, "N0OPS-13");
     for (const row of GATED_ROUTES) {
       const path = row.path;
       const body = row.body === undefined ? undefined : JSON.stringify(row.body);
@@ -54,7 +55,8 @@ describe("gates", () => {
       expect({ route: `${row.method} ${row.route}`, refused: [401, 403].includes(bare.status) }).toEqual({ route: `${row.method} ${row.route}`, refused: true });
       const creds: Record<string, string> = { "content-type": "application/json" };
       if (["session", "actor", "verified", "sysop", "signed-body"].includes(row.gate)) creds.cookie = admin.cookie;
-      if (row.gate === "ingest") creds["x-ingest-secret"] = INGEST;
+      if (row.gate === "ingest" || row.gate === "ingest-or-device") creds["x-ingest-secret"] = INGEST;
+      if (row.gate === "wx-key") creds["x-wx-key"] = wxKey;
       if (row.gate === "relay") creds["x-relay-secret"] = RELAY;
       if (row.gate === "fed-secret" || row.gate === "fed-secret-if-set") creds["x-fed-secret"] = FED;
       const ok = await g.get(path.replace(":call", admin.call), { method: row.method, body, headers: creds });

@@ -44,6 +44,10 @@ function insertAged(table: string, now: number, ageMs: number, tag: string) {
     case "callsign_challenges":
       db.query("INSERT OR IGNORE INTO users (id, created_at) VALUES (1, 0)").run();
       return db.query("INSERT INTO callsign_challenges (user_id, call, code, created_at, expires_at) VALUES (1, ?, 'X', 0, ?)").run(tag, ts);
+    case "stations":
+      return db.query("INSERT INTO stations (call, first_heard, last_heard) VALUES (?, ?, ?)").run(tag, ts, ts);
+    case "aprs_outbox":
+      return db.query("INSERT INTO aprs_outbox (kind, src, line, next_at, created_at) VALUES ('status', ?, 'x', ?, ?)").run(tag, ts, ts);
     case "relay_queue":
       return db.query("INSERT INTO relay_queue (instance, state, query, created_at) VALUES (?, 'queued', '{}', ?)").run(tag, ts);
   }
@@ -60,6 +64,8 @@ const ttls: Record<string, number> = {
   tombstones: 10 * DAY,
   fed_feed: 10 * DAY,
   relay_queue: 12 * HOUR,
+  stations: 7 * DAY,
+  aprs_outbox: 7 * DAY,
   // rows that carry their own expiry: kept until it passes
   sessions: 0,
   used_assertions: 0,
@@ -79,7 +85,7 @@ describe("pruning", () => {
     const report = (await g.gw.scheduler.runNow("prune")) as Record<string, { deleted: number }>;
     for (const rule of RETENTION) {
       expect(report[rule.name]!.deleted).toBe(1);
-      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", fed_feed: "gid", relay_queue: "instance", sessions: "id_hash", used_assertions: "sig", webauthn_challenges: "challenge", email_tokens: "email" }[rule.table] ?? "call";
+      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", fed_feed: "gid", relay_queue: "instance", sessions: "id_hash", used_assertions: "sig", webauthn_challenges: "challenge", email_tokens: "email", aprs_outbox: "src" }[rule.table] ?? "call";
       const tags = (g.gw.db.query(`SELECT ${tagCol} AS tag FROM ${rule.table}`).all() as Array<{ tag: string }>).map((r) => r.tag);
       expect({ table: rule.table, tags }).toEqual({ table: rule.table, tags: ["KEEP"] });
     }

@@ -1,0 +1,152 @@
+/**
+ * The APRS outbox: lines waiting to be transmitted, whoever transmits them
+ * (the ingest box via GET /outbox, the local TNC, APRS-IS). A transmitter
+ * leases due lines, sends them, and reports them sent. A message with an id
+ * is retried with back-off until the addressee's ack (or rej) is heard by the
+ * ingest pipeline, or it runs out of attempts.
+ *
+ *   queued --lease--> leased --reportSent--> sent --ack heard--> acked
+ *                        |  (lease expires: due again)   \--retry due--> leased ... --> failed
+ */
+import type { Gateway } from "../gateway.ts";
+import type { GatewayEvents } from "../events.ts";
+import { encodeAck, encodeMessage, EncodeError } from "../aprs/index.ts";
+import { badRequest } from "../errors.ts";
+import { getMeta, setMeta } from "../store/db.ts";
+
+export type OutboxKind = "message" | "ack" | "position" | "status" | "weather" | "object";
+
+export interface OutboxItem {
+  id: number;
+  kind: OutboxKind;
+  src: string;
+  addressee: string | null;
+  msgId: string | null;
+  line: string;
+  state: string;
+  attempts: number;
+  createdAt: number;
+  sentAt: number | null;
+  doneAt: number | null;
+  error: string | null;
+}
+
+/** Attempts for a message that wants an ack, and the wait after each send. */
+export const MESSAGE_ATTEMPTS = 5;
+export const RETRY_MS = [30_000, 60_000, 120_000, 240_000, 480_000];
+export const LEASE_MS = 60_000;
+
+const COLS = `id, kind, src, addressee, msg_id AS msgId, line, state, attempts, created_at AS createdAt, sent_at AS sentAt, done_at AS doneAt, error`;
+
+export function enqueue(gw: Gateway, item: { kind: OutboxKind; src: string; line: string; addressee?: string | null; msgId?: string | null; userId?: number | null; maxAttempts?: number }): OutboxItem {
+  const now = gw.clock.now();
+  const id = Number(
+    gw.db
+      .query("INSERT INTO aprs_outbox (kind, src, addressee, msg_id, line, max_attempts, next_at, user_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(item.kind, item.src.toUpperCase(), item.addressee?.toUpperCase() ?? null, item.msgId ?? null, item.line, item.maxAttempts ?? 1, now, item.userId ?? null, now).lastInsertRowid,
+  );
+  return getItem(gw, id)!;
+}
+
+export function getItem(gw: Gateway, id: number): OutboxItem | null {
+  return gw.db.query(`SELECT ${COLS} FROM aprs_outbox WHERE id = ?`).get(id) as OutboxItem | null;
+}
+
+/** A fresh message id (1-5 digits), unique enough across the ack window. */
+function nextMsgId(gw: Gateway): string {
+  const n = (Number(getMeta(gw.db, "aprs:msgid") ?? "0") % 99999) + 1;
+  setMeta(gw.db, "aprs:msgid", String(n));
+  return String(n);
+}
+
+/** Queues an APRS message that is retried until acked. Throws 400 for text APRS cannot carry. */
+export function enqueueMessage(gw: Gateway, m: { src: string; addressee: string; text: string; userId?: number | null; path?: string[] }): OutboxItem {
+  return gw.db.transaction(() => {
+    const msgId = nextMsgId(gw);
+    let line: string;
+    try {
+      line = encodeMessage({ src: m.src, addressee: m.addressee, text: m.text, msgId, path: m.path });
+    } catch (e) {
+      if (e instanceof EncodeError) throw badRequest(e.code, e.message);
+      throw e;
+    }
+    return enqueue(gw, { kind: "message", src: m.src, addressee: m.addressee, msgId, line, userId: m.userId, maxAttempts: MESSAGE_ATTEMPTS });
+  })();
+}
+
+/**
+ * Leases what is due: queued lines, lines whose lease ran out, and messages
+ * whose retry time came. Messages out of attempts become `failed` instead.
+ */
+export function leaseDue(gw: Gateway, opts: { by: string; limit?: number; leaseMs?: number }): OutboxItem[] {
+  const now = gw.clock.now();
+  return gw.db.transaction(() => {
+    gw.db
+      .query(`UPDATE aprs_outbox SET state = 'failed', done_at = ?1, error = 'no ack after ' || attempts || ' attempts'
+        WHERE state = 'sent' AND kind = 'message' AND msg_id IS NOT NULL AND next_at <= ?1 AND attempts >= max_attempts`)
+      .run(now);
+    const rows = gw.db
+      .query(`SELECT id FROM aprs_outbox WHERE
+          (state = 'queued' AND next_at <= ?1)
+          OR (state = 'leased' AND lease_until <= ?1)
+          OR (state = 'sent' AND kind = 'message' AND msg_id IS NOT NULL AND next_at <= ?1 AND attempts < max_attempts)
+        ORDER BY next_at, id LIMIT ?2`)
+      .all(now, Math.min(Math.max(opts.limit ?? 20, 1), 200)) as Array<{ id: number }>;
+    const lease = gw.db.query("UPDATE aprs_outbox SET state = 'leased', lease_until = ?, leased_by = ?, attempts = attempts + 1 WHERE id = ?");
+    for (const r of rows) lease.run(now + (opts.leaseMs ?? LEASE_MS), opts.by, r.id);
+    return rows.map((r) => getItem(gw, r.id)!);
+  })();
+}
+
+/**
+ * The transmitter reports lines sent (or failed to send). A sent message with
+ * an id waits for its ack; everything else is done.
+ */
+export function reportSent(gw: Gateway, report: { sent?: number[]; failed?: Array<{ id: number; error?: string }> }): { updated: number } {
+  const now = gw.clock.now();
+  let updated = 0;
+  gw.db.transaction(() => {
+    for (const id of report.sent ?? []) {
+      const row = gw.db.query("SELECT kind, msg_id AS msgId, attempts, state FROM aprs_outbox WHERE id = ?").get(id) as { kind: string; msgId: string | null; attempts: number; state: string } | null;
+      if (!row || row.state !== "leased") continue;
+      const awaitsAck = row.kind === "message" && row.msgId !== null;
+      const wait = RETRY_MS[Math.min(row.attempts - 1, RETRY_MS.length - 1)]!;
+      updated += gw.db
+        .query("UPDATE aprs_outbox SET state = 'sent', sent_at = ?1, next_at = ?2, lease_until = NULL, done_at = CASE WHEN ?3 THEN NULL ELSE ?1 END WHERE id = ?4")
+        .run(now, now + wait, awaitsAck ? 1 : 0, id).changes;
+    }
+    for (const f of report.failed ?? []) {
+      updated += gw.db
+        .query("UPDATE aprs_outbox SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END, next_at = ?1, lease_until = NULL, error = ?2, done_at = CASE WHEN attempts >= max_attempts THEN ?3 ELSE NULL END WHERE id = ?4 AND state = 'leased'")
+        .run(now + RETRY_MS[0]!, (f.error ?? "transmit failed").slice(0, 200), now, f.id).changes;
+    }
+  })();
+  return { updated };
+}
+
+/**
+ * Called by the ingest pipeline for every message heard: an ack or rej
+ * settles our message; a message with an id addressed to this instance's own
+ * APRS call gets an ack queued.
+ */
+export function onMessageHeard(gw: Gateway, m: GatewayEvents["aprsMessage"]): void {
+  if ((m.kind === "ack" || m.kind === "rej") && m.msgId) {
+    gw.db
+      .query(`UPDATE aprs_outbox SET state = ?, done_at = ? WHERE kind = 'message' AND src = ? AND addressee = ? AND msg_id = ? AND state IN ('queued', 'leased', 'sent')`)
+      .run(m.kind === "ack" ? "acked" : "rejected", m.ts, m.addressee.toUpperCase(), m.src.toUpperCase(), m.msgId);
+    return;
+  }
+  const own = gw.config.fedAprsCall;
+  if (m.kind === "message" && m.msgId && own && m.addressee.toUpperCase() === own.toUpperCase()) {
+    try {
+      enqueue(gw, { kind: "ack", src: own, addressee: m.src, msgId: m.msgId, line: encodeAck({ src: own, addressee: m.src, msgId: m.msgId }) });
+    } catch (e) {
+      if (!(e instanceof EncodeError)) throw e;
+    }
+  }
+}
+
+/** A user's own queued and recent lines. */
+export function userOutbox(gw: Gateway, userId: number, limit = 50): OutboxItem[] {
+  return gw.db.query(`SELECT ${COLS} FROM aprs_outbox WHERE user_id = ? ORDER BY id DESC LIMIT ?`).all(userId, limit) as OutboxItem[];
+}

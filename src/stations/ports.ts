@@ -1,0 +1,40 @@
+/**
+ * Transport status for GET /api/ports. Each transport (APRS-IS client, the
+ * ingest box, issue 8's radio ports) registers a function that reports its
+ * state; the route lists them all.
+ */
+import type { Gateway } from "../gateway.ts";
+
+export interface PortStatus {
+  name: string;
+  /** aprs-is | ingest | kiss-tcp | kiss-serial | ... */
+  kind: string;
+  /** up | down | connecting | idle | off */
+  state: string;
+  /** unix ms of the last line or frame received */
+  lastRxAt?: number | null;
+  rx?: number;
+  tx?: number;
+  [k: string]: unknown;
+}
+
+const ports = new WeakMap<Gateway, Map<string, () => PortStatus>>();
+
+/** Registers (or replaces) a transport's status function under its name. */
+export function registerPort(gw: Gateway, name: string, status: () => PortStatus): () => void {
+  let m = ports.get(gw);
+  if (!m) ports.set(gw, (m = new Map()));
+  m.set(name, status);
+  return () => m!.delete(name);
+}
+
+export function listPorts(gw: Gateway): PortStatus[] {
+  return [...(ports.get(gw)?.values() ?? [])].map((f) => f());
+}
+
+/** The ingest box as a port: when it last posted and how much. */
+export function ingestPort(gw: Gateway) {
+  const s = { lastRxAt: null as number | null, rx: 0, lastPollAt: null as number | null };
+  registerPort(gw, "ingest", () => ({ name: "ingest", kind: "ingest", state: gw.config.ingestSecret ? (s.lastRxAt || s.lastPollAt ? "up" : "idle") : "off", ...s }));
+  return s;
+}

@@ -1,0 +1,273 @@
+/**
+ * Reading the station registry: stations in a map box (R*Tree), search,
+ * detail with track and the paths it was heard by, telemetry and weather
+ * series, the raw packet ring and the APRS message log.
+ */
+import type { Gateway } from "../gateway.ts";
+import { applyTelemetry, type Telemetry, type TelemetryDefinitions, type Weather } from "../aprs/index.ts";
+import { badRequest, notFound } from "../errors.ts";
+
+export interface Station {
+  call: string;
+  kind: "station" | "object" | "item";
+  owner?: string;
+  alive: boolean;
+  lat?: number;
+  lon?: number;
+  ambiguity?: number;
+  symbol?: string;
+  course?: number;
+  speedKmh?: number;
+  altitudeM?: number;
+  comment?: string;
+  status?: string;
+  device?: string;
+  messaging?: boolean;
+  firstHeard: number;
+  lastHeard: number;
+  lastPositionAt?: number;
+  packets: number;
+  source?: string;
+  igate?: string;
+  path?: string;
+  wx?: Weather;
+  wxAt?: number;
+}
+
+interface Row {
+  call: string;
+  kind: string;
+  owner: string | null;
+  alive: number;
+  lat: number | null;
+  lon: number | null;
+  ambiguity: number | null;
+  symbol: string | null;
+  course: number | null;
+  speed_kmh: number | null;
+  alt_m: number | null;
+  comment: string | null;
+  status: string | null;
+  device: string | null;
+  messaging: number | null;
+  first_heard: number;
+  last_heard: number;
+  last_position_at: number | null;
+  packets: number;
+  source: string | null;
+  igate: string | null;
+  path: string | null;
+  wx: string | null;
+  wx_at: number | null;
+}
+
+const S_COLS = "s.call, s.kind, s.owner, s.alive, s.lat, s.lon, s.ambiguity, s.symbol, s.course, s.speed_kmh, s.alt_m, s.comment, s.status, s.device, s.messaging, s.first_heard, s.last_heard, s.last_position_at, s.packets, s.source, s.igate, s.path, s.wx, s.wx_at";
+
+function toStation(r: Row): Station {
+  const s: Station = { call: r.call, kind: r.kind as Station["kind"], alive: r.alive === 1, firstHeard: r.first_heard, lastHeard: r.last_heard, packets: r.packets };
+  if (r.owner) s.owner = r.owner;
+  if (r.lat !== null) s.lat = r.lat;
+  if (r.lon !== null) s.lon = r.lon;
+  if (r.ambiguity) s.ambiguity = r.ambiguity;
+  if (r.symbol) s.symbol = r.symbol;
+  if (r.course !== null) s.course = r.course;
+  if (r.speed_kmh !== null) s.speedKmh = r.speed_kmh;
+  if (r.alt_m !== null) s.altitudeM = r.alt_m;
+  if (r.comment) s.comment = r.comment;
+  if (r.status) s.status = r.status;
+  if (r.device) s.device = r.device;
+  if (r.messaging !== null) s.messaging = r.messaging === 1;
+  if (r.last_position_at !== null) s.lastPositionAt = r.last_position_at;
+  if (r.source) s.source = r.source;
+  if (r.igate) s.igate = r.igate;
+  if (r.path) s.path = r.path;
+  if (r.wx) s.wx = JSON.parse(r.wx) as Weather;
+  if (r.wx_at !== null) s.wxAt = r.wx_at;
+  return s;
+}
+
+export interface Bbox {
+  west: number;
+  south: number;
+  east: number;
+  north: number;
+}
+
+/** `west,south,east,north` in degrees (GeoJSON order); west > east crosses the antimeridian. */
+export function parseBbox(raw: string): Bbox {
+  const n = raw.split(",").map((x) => Number(x.trim()));
+  if (n.length !== 4 || n.some((x) => !Number.isFinite(x))) throw badRequest("bad_bbox", "bbox is west,south,east,north in decimal degrees");
+  const [west, south, east, north] = n as [number, number, number, number];
+  if (south < -90 || north > 90 || south > north || west < -180 || west > 180 || east < -180 || east > 180) {
+    throw badRequest("bad_bbox", "bbox is west,south,east,north with -180..180 longitudes and south <= north");
+  }
+  return { west, south, east, north };
+}
+
+export const MAX_STATIONS = 5000;
+export const DEFAULT_STATIONS = 1000;
+
+export interface StationQuery {
+  bbox?: Bbox;
+  q?: string;
+  /** heard at or after this time, unix ms */
+  since?: number;
+  limit?: number;
+  /** include killed objects and items */
+  killed?: boolean;
+}
+
+/**
+ * Stations matching a query, most recently heard first. A box holding more
+ * than `limit` answers the `limit` most recent ones and `truncated: true`.
+ */
+export function listStations(gw: Gateway, q: StationQuery): { stations: Station[]; truncated: boolean } {
+  const limit = Math.min(Math.max(1, q.limit ?? DEFAULT_STATIONS), MAX_STATIONS);
+  const where: string[] = [];
+  const args: Array<string | number> = [];
+  if (q.since !== undefined) {
+    where.push("s.last_heard >= ?");
+    args.push(q.since);
+  }
+  if (q.q) {
+    const term = q.q.trim().replace(/[%_\\]/g, (c) => "\\" + c);
+    if (term.length === 0 || term.length > 40) throw badRequest("bad_query", "q is 1 to 40 characters");
+    where.push("(s.call LIKE ? ESCAPE '\\' OR s.comment LIKE ? ESCAPE '\\')");
+    args.push(term + "%", "%" + term + "%");
+  }
+  if (!q.killed) where.push("s.alive = 1");
+  if (!q.bbox) {
+    const rows = gw.db.query(`SELECT ${S_COLS} FROM stations s ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY s.last_heard DESC LIMIT ?`).all(...args, limit + 1) as Row[];
+    return { stations: rows.slice(0, limit).map(toStation), truncated: rows.length > limit };
+  }
+  const boxes: Array<[number, number, number, number]> =
+    q.bbox.west <= q.bbox.east ? [[q.bbox.south, q.bbox.north, q.bbox.west, q.bbox.east]] : [[q.bbox.south, q.bbox.north, q.bbox.west, 180], [q.bbox.south, q.bbox.north, -180, q.bbox.east]];
+  const geo = boxes.map(() => "(g.min_lat <= ? AND g.max_lat >= ? AND g.min_lon <= ? AND g.max_lon >= ?)").join(" OR ");
+  const geoArgs = boxes.flatMap(([s, n, w, e]) => [n, s, e, w]);
+  const filter = where.length ? " AND " + where.join(" AND ") : "";
+  // A small box: the R*Tree finds its few stations. A box holding more than
+  // the limit: walk stations newest first and keep those inside, which stops
+  // as soon as `limit` are found.
+  const count = (gw.db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM stations_geo g WHERE ${geo} LIMIT ?)`).get(...geoArgs, limit + 1) as { n: number }).n;
+  let rows: Row[];
+  if (count <= limit) {
+    rows = gw.db
+      .query(`SELECT ${S_COLS} FROM stations_geo g JOIN stations s ON s.id = g.id WHERE (${geo})${filter} ORDER BY s.last_heard DESC LIMIT ?`)
+      .all(...geoArgs, ...args, limit + 1) as Row[];
+  } else {
+    const inBox = boxes.map(() => "(s.lat BETWEEN ? AND ? AND s.lon BETWEEN ? AND ?)").join(" OR ");
+    rows = gw.db
+      .query(`SELECT ${S_COLS} FROM stations s INDEXED BY stations_last_heard WHERE (${inBox})${filter} ORDER BY s.last_heard DESC LIMIT ?`)
+      .all(...boxes.flatMap(([s, n, w, e]) => [s, n, w, e]), ...args, limit + 1) as Row[];
+  }
+  return { stations: rows.slice(0, limit).map(toStation), truncated: rows.length > limit };
+}
+
+export interface StationDetail extends Station {
+  /** recent track points, oldest first */
+  track: Array<{ ts: number; lat: number; lon: number; source: string; igate?: string }>;
+  /** how it was heard lately: path, RF IGate, feed */
+  heard: Array<{ ts: number; path: string | null; source: string; igate: string | null; via: string | null }>;
+  /** objects and items this station sent */
+  objects: string[];
+  telemetryDefinitions?: TelemetryDefinitions;
+}
+
+export function getStation(gw: Gateway, call: string, opts: { trackSince?: number } = {}): StationDetail {
+  const row = gw.db.query(`SELECT ${S_COLS}, s.telemetry_defs FROM stations s WHERE s.call = ?`).get(call) as (Row & { telemetry_defs: string | null }) | null;
+  if (!row) throw notFound(`station ${call}`);
+  const s = toStation(row);
+  const since = opts.trackSince ?? gw.clock.now() - 24 * 3_600_000;
+  const track = (gw.db.query("SELECT ts, lat, lon, source, igate FROM positions WHERE call = ? AND ts >= ? ORDER BY ts DESC LIMIT 2000").all(row.call, since) as Array<{ ts: number; lat: number; lon: number; source: string; igate: string | null }>)
+    .reverse()
+    .map((p) => (p.igate ? { ts: p.ts, lat: p.lat, lon: p.lon, source: p.source, igate: p.igate } : { ts: p.ts, lat: p.lat, lon: p.lon, source: p.source }));
+  const heard = gw.db.query("SELECT ts, path, source, igate, via FROM packets WHERE src = ? ORDER BY ts DESC LIMIT 20").all(row.call) as StationDetail["heard"];
+  const objects = (gw.db.query("SELECT call FROM stations WHERE owner = ? AND alive = 1 ORDER BY last_heard DESC LIMIT 100").all(row.call) as Array<{ call: string }>).map((r) => r.call);
+  const detail: StationDetail = { ...s, track, heard, objects };
+  if (row.telemetry_defs) detail.telemetryDefinitions = JSON.parse(row.telemetry_defs) as TelemetryDefinitions;
+  return detail;
+}
+
+export interface Series {
+  call: string;
+  /** telemetry channels with definitions applied; `points[i].values[k]` is channel k */
+  telemetry: { channels: Array<{ id: string; name: string; unit: string }>; project?: string; points: Array<{ ts: number; seq?: number; values: Array<number | null> }> };
+  wx: Array<{ ts: number } & Weather>;
+}
+
+/** Telemetry (latest definitions applied) and weather readings since a time, oldest first. */
+export function stationSeries(gw: Gateway, call: string, opts: { since?: number; limit?: number } = {}): Series {
+  const row = gw.db.query("SELECT call, telemetry_defs AS defs FROM stations WHERE call = ?").get(call) as { call: string; defs: string | null } | null;
+  if (!row) throw notFound(`station ${call}`);
+  const defs = row.defs ? (JSON.parse(row.defs) as TelemetryDefinitions) : null;
+  const since = opts.since ?? gw.clock.now() - 24 * 3_600_000;
+  const limit = Math.min(Math.max(1, opts.limit ?? 2000), 10_000);
+  const readings = (kind: string) =>
+    (gw.db.query("SELECT ts, data FROM sensor_readings WHERE call = ? AND kind = ? AND ts >= ? ORDER BY ts DESC LIMIT ?").all(row.call, kind, since, limit) as Array<{ ts: number; data: string }>).reverse();
+  const points: Series["telemetry"]["points"] = [];
+  let channels: Series["telemetry"]["channels"] = [];
+  for (const r of readings("telemetry")) {
+    const t = JSON.parse(r.data) as Telemetry;
+    const applied = applyTelemetry({ ...t, analog: t.analog.map((v) => (v === null ? NaN : v)) }, defs);
+    if (applied.length > channels.length) channels = applied.map(({ id, name, unit }) => ({ id, name, unit }));
+    points.push({ ts: r.ts, ...(t.seq !== undefined ? { seq: t.seq } : {}), values: applied.map((c) => c.value) });
+  }
+  const telemetry: Series["telemetry"] = { channels, points };
+  if (defs?.bits?.project) telemetry.project = defs.bits.project;
+  const wx = readings("wx").map((r) => ({ ts: r.ts, ...(JSON.parse(r.data) as Weather) }));
+  return { call: row.call, telemetry, wx };
+}
+
+export interface RawPacket {
+  id: number;
+  ts: number;
+  raw: string;
+  source: string;
+  igate: string | null;
+  via: string | null;
+  /** decoded type, or the decode error code */
+  type: string | null;
+}
+
+/** The raw packet ring for a station, newest first; `before` pages back by id. */
+export function stationPackets(gw: Gateway, call: string, opts: { limit?: number; before?: number } = {}): RawPacket[] {
+  const limit = Math.min(Math.max(1, opts.limit ?? 100), 1000);
+  const rows = gw.db
+    .query("SELECT id, ts, raw, source, igate, via, type FROM packets WHERE src = ? AND id < ? ORDER BY id DESC LIMIT ?")
+    .all(call, opts.before ?? Number.MAX_SAFE_INTEGER, limit) as Array<Omit<RawPacket, "raw"> & { raw: string | Uint8Array }>;
+  return rows.map((r) => ({ ...r, raw: typeof r.raw === "string" ? r.raw : new TextDecoder("latin1").decode(r.raw) }));
+}
+
+export interface AprsMessageRow {
+  id: number;
+  ts: number;
+  src: string;
+  addressee: string;
+  kind: string;
+  text: string;
+  msgId: string | null;
+  source: string | null;
+  igate: string | null;
+}
+
+/** The APRS message log, newest first; `call` matches sender or addressee. */
+export function listMessages(gw: Gateway, opts: { call?: string; since?: number; limit?: number; kind?: string } = {}): AprsMessageRow[] {
+  const where: string[] = [];
+  const args: Array<string | number> = [];
+  if (opts.call) {
+    where.push("(src = ? OR addressee = ?)");
+    args.push(opts.call.toUpperCase(), opts.call.toUpperCase());
+  }
+  if (opts.since !== undefined) {
+    where.push("ts >= ?");
+    args.push(opts.since);
+  }
+  if (opts.kind) {
+    where.push("kind = ?");
+    args.push(opts.kind);
+  }
+  const limit = Math.min(Math.max(1, opts.limit ?? 100), 1000);
+  return gw.db
+    .query(`SELECT id, ts, src, addressee, kind, text, msg_id AS msgId, source, igate FROM aprs_messages ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY ts DESC, id DESC LIMIT ?`)
+    .all(...args, limit) as AprsMessageRow[];
+}

@@ -1,0 +1,87 @@
+/** The transmit queue: a verified user's message through /outbox to an ack heard back by ingest. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { signedInUser } from "../helpers/accounts.ts";
+import { decode } from "../../src/aprs/index.ts";
+import type { Clock } from "../../src/gateway.ts";
+
+const INGEST = "ingest-secret-0123456789";
+let g: Running;
+let t = Date.now();
+beforeAll(async () => {
+  g = await startInProcess({ INGEST_SECRET: INGEST, FED_APRS_CALL: "N0GW" });
+  (g.gw as { clock: Clock }).clock = { now: () => t };
+});
+afterAll(() => g.stop());
+
+const box = { "x-ingest-secret": INGEST };
+const lease = async () => (await (await g.get("/outbox", { headers: box })).json()).items as Array<{ id: number; line: string; state: string; attempts: number; msgId: string }>;
+const sent = (ids: number[]) => g.post("/outbox/ack", { sent: ids }, { headers: box });
+const heard = (line: string) => fetch(`${g.url}/ingest`, { method: "POST", headers: { ...box, "content-type": "text/plain" }, body: line });
+
+describe("APRS transmit through the outbox", () => {
+  test("a verified user's message is leased, sent, retried, and settled by the ack", async () => {
+    const u = signedInUser(g.gw, "N0TX-7", { verified: true });
+    const r = await g.post("/api/tx/aprs", { addressee: "W1AW-9", text: "meet at the cache" }, { headers: { cookie: u.cookie } });
+    expect(r.status).toBe(200);
+    const { item } = await r.json();
+    expect(item).toMatchObject({ kind: "message", src: "N0TX-7", addressee: "W1AW-9", state: "queued" });
+    expect(decode(item.line)).toMatchObject({ ok: true, packet: { src: "N0TX-7", type: "message", addressee: "W1AW-9", text: "meet at the cache", msgId: item.msgId } });
+    const first = await lease();
+    expect(first.map((i) => i.id)).toEqual([item.id]);
+    expect(first[0]).toMatchObject({ state: "leased", attempts: 1 });
+    expect(await lease()).toEqual([]); // leased: nobody else gets it
+    expect(await (await sent([item.id])).json()).toEqual({ updated: 1 });
+    expect(await lease()).toEqual([]); // waiting for the ack
+    t += 31_000; // no ack within 30 s: sent again
+    const again = await lease();
+    expect(again[0]).toMatchObject({ id: item.id, attempts: 2 });
+    await sent([item.id]);
+    // The addressee's ack, heard by the ingest box, settles it.
+    await heard(`W1AW-9>APRS,WIDE1-1,qAR,N0BOX::N0TX-7   :ack${item.msgId}`);
+    const mine = (await (await g.get("/api/tx/aprs", { headers: { cookie: u.cookie } })).json()).items;
+    expect(mine[0]).toMatchObject({ id: item.id, state: "acked" });
+    t += 10 * 60_000;
+    expect(await lease()).toEqual([]);
+  });
+
+  test("a message never acked fails after its attempts; a lease that is not reported comes back", async () => {
+    const u = signedInUser(g.gw, "N0TY", { verified: true });
+    const { item } = await (await g.post("/api/tx/aprs", { addressee: "N0NONE", text: "anyone?" }, { headers: { cookie: u.cookie } })).json();
+    for (let k = 1; k <= 5; k++) {
+      const l = await lease();
+      expect(l.map((i) => [i.id, i.attempts])).toEqual([[item.id, k]]);
+      await sent([item.id]);
+      t += 500_000;
+    }
+    expect(await lease()).toEqual([]);
+    const mine = (await (await g.get("/api/tx/aprs", { headers: { cookie: u.cookie } })).json()).items;
+    expect(mine[0]).toMatchObject({ state: "failed", error: "no ack after 5 attempts" });
+    const { item: pos } = await (await g.post("/api/tx/aprs", { kind: "position", lat: 42.5, lon: -71.25, symbol: "/>", comment: "hiking" }, { headers: { cookie: u.cookie } })).json();
+    expect((await lease()).map((i) => i.id)).toEqual([pos.id]);
+    t += 61_000; // the box never reported it: leased again
+    expect((await lease()).map((i) => i.id)).toEqual([pos.id]);
+    await sent([pos.id]);
+    t += 3_600_000;
+    expect(await lease()).toEqual([]);
+  });
+
+  test("a message to this instance's own APRS call gets an ack queued", async () => {
+    await heard("K1ABC>APRS,TCPIP*,qAC,T2X::N0GW     :hello gateway{77");
+    const items = await lease();
+    expect(items.map((i) => i.line)).toEqual(["N0GW>APZSVC,TCPIP*::K1ABC    :ack77"]);
+    await sent(items.map((i) => i.id));
+  });
+
+  test("transmit needs a verified callsign; bad input is 400 and queues nothing", async () => {
+    const plain = signedInUser(g.gw, "N0UNV");
+    const refused = await g.post("/api/tx/aprs", { addressee: "W1AW", text: "hi" }, { headers: { cookie: plain.cookie } });
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).error).toBe("callsign_not_verified");
+    const v = signedInUser(g.gw, "N0VV", { verified: true });
+    for (const b of [{ addressee: "W1AW", text: "x".repeat(80) }, { addressee: "W1AW", text: "a|b" }, { kind: "position", lat: 95, lon: 0 }, { kind: "dance" }, "nope"])
+      expect((await g.post("/api/tx/aprs", b, { headers: { cookie: v.cookie } })).status).toBe(400);
+    expect(await lease()).toEqual([]);
+    expect((await g.post("/outbox/ack", { sent: ["x"] }, { headers: box })).status).toBe(400);
+  });
+});
