@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => g.stop());
 
 const ingestText = (body: string | Uint8Array, query = "") =>
-  fetch(`${g.url}/ingest${query}`, { method: "POST", headers: { "content-type": "text/plain", "x-ingest-secret": INGEST }, body });
+  fetch(`${g.url}/ingest${query}`, { method: "POST", headers: { "content-type": "text/plain", "x-ingest-secret": INGEST }, body: body as BodyInit });
 const ingestJson = (body: unknown, headers: Record<string, string> = { "x-ingest-secret": INGEST }) => g.post("/ingest", body, { headers });
 const json = async (path: string) => (await g.get(path)).json();
 const count = (sql: string, ...args: Array<string | number>) => (g.gw.db.query(sql).get(...args) as { n: number }).n;
