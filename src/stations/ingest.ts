@@ -175,7 +175,7 @@ export function ingestLinesTx(gw: Gateway, lines: Array<string | Uint8Array | In
   const now = gw.clock.now();
   const report: IngestReport = { received: lines.length, stored: 0, duplicates: 0, positions: 0, errors: {} };
   const st = statements(gw);
-  const defaultIgate = opts.source === "rf" ? (opts.igate ?? gw.config.fedAprsCall ?? null) : (opts.igate ?? null);
+  const defaultIgate = opts.source === "rf" ? (opts.igate ?? gw.config.radioCall ?? gw.config.fedAprsCall ?? null) : (opts.igate ?? null);
   const via = opts.source === "rf" ? "tnc" : opts.source;
   for (const item of lines) {
     const entry: IngestLine = typeof item === "string" || item instanceof Uint8Array ? { line: item } : item;
