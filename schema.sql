@@ -385,3 +385,23 @@ CREATE TABLE aprs_outbox (
 CREATE INDEX aprs_outbox_due ON aprs_outbox(state, next_at);
 CREATE INDEX aprs_outbox_match ON aprs_outbox(src, addressee, msg_id);
 CREATE INDEX aprs_outbox_created ON aprs_outbox(created_at);
+
+-- migration 7: a coarser station map index, updated only when a station changes 0.01-degree cell
+
+-- Moving stations beacon every minute; re-indexing each small move cost more
+-- than the map query gains. The R*Tree now holds each station's 0.01° cell
+-- (about 1 km) and is touched only when the cell changes; queries filter the
+-- exact position on the station row.
+DROP INDEX positions_rf;
+DROP TRIGGER stations_geo_insert;
+DROP TRIGGER stations_geo_update;
+DELETE FROM stations_geo;
+INSERT INTO stations_geo SELECT id, floor(lat * 100) / 100, floor(lat * 100) / 100 + 0.01, floor(lon * 100) / 100, floor(lon * 100) / 100 + 0.01 FROM stations WHERE lat IS NOT NULL;
+CREATE TRIGGER stations_geo_insert AFTER INSERT ON stations WHEN new.lat IS NOT NULL BEGIN
+  INSERT INTO stations_geo VALUES (new.id, floor(new.lat * 100) / 100, floor(new.lat * 100) / 100 + 0.01, floor(new.lon * 100) / 100, floor(new.lon * 100) / 100 + 0.01);
+END;
+CREATE TRIGGER stations_geo_update AFTER UPDATE OF lat, lon ON stations
+  WHEN new.lat IS NOT NULL AND (old.lat IS NULL OR floor(old.lat * 100) IS NOT floor(new.lat * 100) OR floor(old.lon * 100) IS NOT floor(new.lon * 100)) BEGIN
+  DELETE FROM stations_geo WHERE id = new.id;
+  INSERT INTO stations_geo VALUES (new.id, floor(new.lat * 100) / 100, floor(new.lat * 100) / 100 + 0.01, floor(new.lon * 100) / 100, floor(new.lon * 100) / 100 + 0.01);
+END;

@@ -7,6 +7,7 @@ export {};
 const BENCHES: Record<string, () => Promise<unknown>> = {
   startup: () => import("./startup.ts").then((m) => m.run()),
   prune: () => import("./prune.ts").then((m) => m.run()),
+  aprs: () => import("./aprs.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

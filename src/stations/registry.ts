@@ -151,9 +151,11 @@ export function listStations(gw: Gateway, q: StationQuery): { stations: Station[
   const count = (gw.db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM stations_geo g WHERE ${geo} LIMIT ?)`).get(...geoArgs, limit + 1) as { n: number }).n;
   let rows: Row[];
   if (count <= limit) {
+    // The R*Tree holds 0.01° cells: the exact position is checked on the row.
+    const exact = boxes.map(() => "(s.lat BETWEEN ? AND ? AND s.lon BETWEEN ? AND ?)").join(" OR ");
     rows = gw.db
-      .query(`SELECT ${S_COLS} FROM stations_geo g JOIN stations s ON s.id = g.id WHERE (${geo})${filter} ORDER BY s.last_heard DESC LIMIT ?`)
-      .all(...geoArgs, ...args, limit + 1) as Row[];
+      .query(`SELECT ${S_COLS} FROM stations_geo g JOIN stations s ON s.id = g.id WHERE (${geo}) AND (${exact})${filter} ORDER BY s.last_heard DESC LIMIT ?`)
+      .all(...geoArgs, ...boxes.flatMap(([s, n, w, e]) => [s, n, w, e]), ...args, limit + 1) as Row[];
   } else {
     const inBox = boxes.map(() => "(s.lat BETWEEN ? AND ? AND s.lon BETWEEN ? AND ?)").join(" OR ");
     rows = gw.db
