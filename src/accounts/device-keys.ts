@@ -3,12 +3,14 @@
  * *verified* base callsigns. A device key signs requests for that callsign
  * (the signed-body gate: account export, erase, move; an ingest box's
  * batches) without a browser session. Keys are public by callsign at
- * GET /keys/:call (the key and when it was added; labels stay private).
+ * GET /keys/:call (the key and when it was added; labels stay private) and
+ * are published as federated key records, again when revoked.
  */
 import type { Gateway } from "../gateway.ts";
 import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
 import { baseCall } from "../callsign.ts";
-import { parseCallsign } from "./users.ts";
+import { parseCallsign, publicIdOf } from "./users.ts";
+import { emitAccountRecord } from "./records.ts";
 
 export const MAX_DEVICE_KEYS = 20;
 
@@ -56,17 +58,34 @@ export function registerDeviceKey(gw: Gateway, userId: number, body: Record<stri
     if (count >= MAX_DEVICE_KEYS) throw conflict("too_many_keys", `an account has at most ${MAX_DEVICE_KEYS} device keys; revoke one first`);
     const cleanLabel = typeof label === "string" && label.trim() ? label.trim() : null;
     gw.db.query("INSERT INTO device_keys (user_id, call, public_key, label, created_at) VALUES (?, ?, ?, ?, ?)").run(userId, call, key, cleanLabel, now);
+    emitAccountRecord(gw, { kind: "key", call, key, account: publicIdOf(gw.db, userId), createdAt: now });
     return { key, call, label: cleanLabel, createdAt: now };
+  })();
+}
+
+/**
+ * Revokes the live keys matching an SQL condition on device_keys and
+ * publishes each revocation; returns how many. Used wherever keys go: the
+ * holder revokes one, drops a callsign, or loses it to a verified owner.
+ */
+export function revokeKeysWhere(gw: Gateway, where: string, ...params: Array<string | number>): number {
+  return gw.db.transaction(() => {
+    const rows = gw.db
+      .query(
+        `UPDATE device_keys SET revoked_at = ? WHERE revoked_at IS NULL AND (${where}) RETURNING id, user_id AS userId, call, public_key AS key, created_at AS createdAt, revoked_at AS revokedAt`,
+      )
+      .all(gw.clock.now(), ...params) as Array<{ id: number; userId: number | null; call: string; key: string; createdAt: number; revokedAt: number }>;
+    for (const r of rows) {
+      emitAccountRecord(gw, { kind: "key", call: r.call, key: r.key, account: r.userId === null ? null : publicIdOf(gw.db, r.userId), createdAt: r.createdAt, revokedAt: r.revokedAt });
+    }
+    return rows.length;
   })();
 }
 
 /** Revokes one of the account's keys; it never works again. */
 export function revokeDeviceKey(gw: Gateway, userId: number, rawKey: unknown): DeviceKeyInfo[] {
   const key = parsePublicKey(rawKey);
-  const changed = gw.db
-    .query("UPDATE device_keys SET revoked_at = ? WHERE public_key = ? AND user_id = ? AND revoked_at IS NULL")
-    .run(gw.clock.now(), key, userId).changes;
-  if (changed === 0) throw notFound("device key on this account");
+  if (revokeKeysWhere(gw, "public_key = ? AND user_id = ?", key, userId) === 0) throw notFound("device key on this account");
   return deviceKeysOf(gw, userId);
 }
 

@@ -15,6 +15,7 @@ import { addCallsign, callsignsOf, removeCallsign, setActiveCallsign } from "./u
 import { profileOf, publicProfile, updateProfile } from "./profile.ts";
 import { publicKeysOf, registerDeviceKey, revokeDeviceKey } from "./device-keys.ts";
 import { challengeStatus, confirmChallenge, onHeard, startChallenge } from "./verify-aprs.ts";
+import { accountOfCaller, eraseAccount, exportAccount } from "./gdpr.ts";
 
 /** Whether the browser reached us over https (directly, via PUBLIC_URL, or a trusted proxy). */
 function isHttps(gw: Gateway, request: Request): boolean {
@@ -117,5 +118,16 @@ export function accountRoutes(gw: Gateway) {
     }, { gate: "session" })
     .post("/verify/aprs/confirm", ({ caller, body }) => confirmChallenge(gw, userId(caller), jsonObject(body, '{"call": "N0CALL"}').call), { gate: "session" })
     .get("/verify/aprs/status", ({ caller, query }) => challengeStatus(gw, userId(caller), query.call), { gate: "session" })
-    .get("/keys/:call", ({ params }) => publicKeysOf(gw, params.call), { gate: "public" });
+    .get("/keys/:call", ({ params }) => publicKeysOf(gw, params.call), { gate: "public" })
+    // GDPR: signed by a device key of :call, or by a session holding it; about the whole account.
+    .post("/api/account/:call/export", ({ caller, params, set }) => {
+      set.headers["content-disposition"] = `attachment; filename="account-${params.call.toUpperCase().replace(/[^A-Z0-9-]/g, "")}.json"`;
+      set.headers["cache-control"] = "no-store";
+      return exportAccount(gw, accountOfCaller(caller));
+    }, { gate: "signed-body" })
+    .post("/api/account/:call/delete", ({ caller, request, body, set }) => {
+      const r = eraseAccount(gw, accountOfCaller(caller), jsonObject(body, '{"confirm": true}'));
+      if (caller.user) set.headers["set-cookie"] = sessionCookie("", isHttps(gw, request));
+      return r;
+    }, { gate: "signed-body" });
 }

@@ -16,6 +16,7 @@ import type { Gateway } from "../gateway.ts";
 import type { Database } from "../store/db.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
+import { revokeKeysWhere } from "./device-keys.ts";
 
 export const MAX_CALLSIGNS = 10;
 
@@ -122,7 +123,7 @@ export function removeCallsign(gw: Gateway, userId: number, raw: unknown): Calls
     const base = baseCall(call);
     const stillHoldsBase = gw.db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND (call = ? OR call LIKE ? || '-%')").get(userId, base, base);
     // Device keys speak for a base call: without any SSID of it, they go too.
-    if (!stillHoldsBase) gw.db.query("UPDATE device_keys SET revoked_at = ? WHERE user_id = ? AND call = ? AND revoked_at IS NULL").run(gw.clock.now(), userId, base);
+    if (!stillHoldsBase) revokeKeysWhere(gw, "user_id = ? AND call = ?", userId, base);
     if (row.active === 1) {
       const next = gw.db.query("SELECT call FROM callsigns WHERE user_id = ? ORDER BY verified_at IS NULL, call LIMIT 1").get(userId) as { call: string } | null;
       if (next) activate(gw.db, userId, next.call);
@@ -154,7 +155,7 @@ export function markCallsignVerified(gw: Gateway, userId: number, call: string):
       .all(userId, base, base) as Array<{ userId: number }>;
     db.query("DELETE FROM callsigns WHERE user_id != ? AND (call = ? OR call LIKE ? || '-%')").run(userId, base, base);
     db.query("DELETE FROM callsign_challenges WHERE user_id != ? AND call = ? AND heard_at IS NULL").run(userId, base);
-    db.query("UPDATE device_keys SET revoked_at = ? WHERE user_id != ? AND call = ? AND revoked_at IS NULL").run(now, userId, base);
+    revokeKeysWhere(gw, "(user_id IS NULL OR user_id != ?) AND call = ?", userId, base);
     for (const o of others) {
       const active = db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND active = 1").get(o.userId);
       const next = active ? null : (db.query("SELECT call FROM callsigns WHERE user_id = ? ORDER BY call LIMIT 1").get(o.userId) as { call: string } | null);

@@ -31,6 +31,8 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/verify/aprs/start", path: "/verify/aprs/start", gate: "session", body: { call: "bad call" } },
   { method: "POST", route: "/verify/aprs/confirm", path: "/verify/aprs/confirm", gate: "session", body: { call: "bad call" } },
   { method: "GET", route: "/verify/aprs/status", path: "/verify/aprs/status", gate: "session" },
+  { method: "POST", route: "/api/account/:call/export", path: "/api/account/:call/export", gate: "signed-body", body: {} },
+  { method: "POST", route: "/api/account/:call/delete", path: "/api/account/:call/delete", gate: "signed-body", body: { confirm: false } },
   // stations (issue 5)
   { method: "POST", route: "/ingest", path: "/ingest", gate: "ingest-or-device", body: { packets: [] } },
   { method: "GET", route: "/outbox", path: "/outbox", gate: "ingest" },

@@ -1,0 +1,65 @@
+/**
+ * The accounts domain's own entry in the GDPR registry (gdpr.ts): the user
+ * row and everything hanging off it.
+ */
+import type { Gateway } from "../gateway.ts";
+import type { AccountData, AccountRef } from "./gdpr.ts";
+import { emitAccountRecord } from "./records.ts";
+
+const rows = (gw: Gateway, sql: string, ...params: Array<string | number>) => gw.db.query(sql).all(...params) as Array<Record<string, unknown>>;
+
+/** Tables keyed by user_id that go with the account (ON DELETE CASCADE), with their export queries. */
+const USER_TABLES: Array<{ name: string; sql: string }> = [
+  { name: "callsigns", sql: "SELECT call, active = 1 AS active, verified_at AS verifiedAt, created_at AS createdAt FROM callsigns WHERE user_id = ? ORDER BY id" },
+  {
+    name: "passkeys",
+    sql: "SELECT id, public_key AS publicKey, counter, transports, label, created_at AS createdAt, last_used_at AS lastUsedAt FROM passkeys WHERE user_id = ? ORDER BY created_at",
+  },
+  { name: "deviceKeys", sql: "SELECT public_key AS key, call, label, created_at AS createdAt, revoked_at AS revokedAt FROM device_keys WHERE user_id = ? ORDER BY id" },
+  { name: "sessions", sql: "SELECT created_at AS createdAt, expires_at AS expiresAt FROM sessions WHERE user_id = ? ORDER BY created_at" },
+  {
+    name: "callsignChallenges",
+    sql: "SELECT call, code, created_at AS createdAt, expires_at AS expiresAt, heard_at AS heardAt, heard_src AS heardFrom, heard_via AS heardVia FROM callsign_challenges WHERE user_id = ? ORDER BY id",
+  },
+  { name: "passkeyChallenges", sql: "SELECT kind, expires_at AS expiresAt FROM webauthn_challenges WHERE user_id = ?" },
+];
+
+function jsonSafe(v: unknown): unknown {
+  if (v instanceof Uint8Array) return Buffer.from(v).toString("base64url");
+  return v;
+}
+
+export const accountsData: AccountData = {
+  name: "accounts",
+  export(gw, account: AccountRef) {
+    const user = gw.db.query("SELECT email, profile, created_at AS createdAt FROM users WHERE id = ?").get(account.userId) as {
+      email: string | null;
+      profile: string;
+      createdAt: number;
+    };
+    const out: Record<string, unknown> = {
+      account: { publicId: account.publicId, email: user.email, createdAt: user.createdAt, profile: JSON.parse(user.profile) },
+    };
+    for (const t of USER_TABLES) {
+      out[t.name] = rows(gw, t.sql, account.userId).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === "active" ? v === 1 : jsonSafe(v)])));
+    }
+    out.emailSignIns = user.email
+      ? rows(gw, "SELECT email, attempts, created_at AS createdAt, expires_at AS expiresAt FROM email_tokens WHERE email = ? ORDER BY id", user.email)
+      : [];
+    return out;
+  },
+  erase(gw, account: AccountRef) {
+    const keys = (gw.db.query("SELECT public_key AS k FROM device_keys WHERE user_id = ?").all(account.userId) as Array<{ k: string }>).map((r) => r.k);
+    const email = (gw.db.query("SELECT email FROM users WHERE id = ?").get(account.userId) as { email: string | null }).email;
+    const counts: Record<string, number> = {};
+    for (const t of USER_TABLES) {
+      const table = /FROM (\w+)/.exec(t.sql)![1]!;
+      counts[t.name] = (gw.db.query(`SELECT COUNT(*) AS n FROM ${table} WHERE user_id = ?`).get(account.userId) as { n: number }).n;
+    }
+    if (email) counts.emailSignIns = gw.db.query("DELETE FROM email_tokens WHERE email = ?").run(email).changes;
+    // Key records leave the feed, then the account's one tombstone; the rows go with the user row.
+    emitAccountRecord(gw, { kind: "erased", publicId: account.publicId, keys });
+    gw.db.query("DELETE FROM users WHERE id = ?").run(account.userId);
+    return counts;
+  },
+};

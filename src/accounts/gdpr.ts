@@ -1,0 +1,119 @@
+/**
+ * GDPR export, erase and portability across domains. Each domain that stores
+ * something about an account adds ONE entry to ACCOUNT_DATA (at the bottom)
+ * describing how to export it and how to erase it; the accounts domain runs
+ * them all, in one transaction for erase.
+ *
+ * The contract for an `AccountData` entry:
+ *
+ * - `name`: the section name in the export (`"game"`, `"bbs"`, `"stations"`).
+ * - `export(gw, account)`: everything the domain stores about the account, as
+ *   JSON-serialisable data: rows keyed by `account.userId`, and rows keyed by
+ *   callsign for `account.verifiedCalls` only (an unverified claim must never
+ *   reveal someone else's data). Full rows, not summaries: the export is "a
+ *   complete machine-readable copy". Return null when there is nothing.
+ * - `erase(gw, account)`: runs inside the erase transaction, before the
+ *   accounts domain deletes the account's own rows (so the user row still
+ *   exists). Delete personal rows; anonymise what must stay for others (a
+ *   logbook, a message thread); publish federated changes through the publish
+ *   API in src/fed/feed.ts in the same transaction (e.g. `publishRecord(gw,
+ *   "find", id, body)` with `state: "withdrawn"` and no `call`/`account`). Do
+ *   NOT tombstone the account itself: accounts does that, once. Return a
+ *   summary of what was done (counts), shown to the user. Throw AppError to
+ *   refuse (the whole erase is rolled back).
+ *
+ *   What the spec requires of erase: finds anonymised and marked WITHDRAWN,
+ *   owned caches archived (game, issue 6); personal rows deleted (everyone);
+ *   one PII-free tombstone (accounts).
+ *
+ * - `bundle(gw, account)` (optional): the part of the account that moves to
+ *   another instance (preferences, watches, ...). JSON; it travels inside a
+ *   bundle signed by this instance. Leave out what is not the user's to take
+ *   (others' logs) and anything federated (peers re-point it on the
+ *   account-move record instead).
+ * - `import(gw, account, data)` (optional): loads a `bundle` section on the
+ *   new instance into the freshly imported account. Validate it: a bundle is
+ *   signed by the old instance but its content is still input.
+ *
+ * Entries run in list order for export, bundle and import, and in reverse
+ * order for erase (accounts, first in the list, erases last).
+ */
+import type { Gateway } from "../gateway.ts";
+import { badRequest, forbidden } from "../errors.ts";
+import { accountGid } from "../fed/feed.ts";
+import { callsignsOf, publicIdOf } from "./users.ts";
+import { accountsData } from "./account-data.ts";
+
+/** The account a GDPR operation is about. */
+export interface AccountRef {
+  userId: number;
+  /** opaque public id (users.public_id) */
+  publicId: string;
+  /** `origin:account:publicId` */
+  gid: string;
+  /** every callsign the account holds, SSIDs included */
+  calls: string[];
+  /** base calls the account has verified: the only callsigns whose callsign-keyed data is the account's */
+  verifiedCalls: string[];
+}
+
+export interface AccountData {
+  name: string;
+  export(gw: Gateway, account: AccountRef): unknown;
+  erase(gw: Gateway, account: AccountRef): Record<string, number> | void;
+  bundle?(gw: Gateway, account: AccountRef): unknown;
+  import?(gw: Gateway, account: AccountRef, data: unknown): void;
+}
+
+/** Every domain's account data. A domain adds one line here. */
+export const ACCOUNT_DATA: AccountData[] = [accountsData];
+
+export function accountRef(gw: Gateway, userId: number): AccountRef {
+  const publicId = publicIdOf(gw.db, userId);
+  const calls = callsignsOf(gw.db, userId);
+  const verified = new Set(calls.filter((c) => c.verified).map((c) => c.call.split("-")[0]!));
+  return { userId, publicId, gid: accountGid(gw, publicId), calls: calls.map((c) => c.call), verifiedCalls: [...verified].sort() };
+}
+
+/** The account a signed-body request speaks for: the session's, or the device key's. */
+export function accountOfCaller(caller: { user: { id: number } | null; assertion: { userId: number | null } | null }): number {
+  if (caller.assertion) {
+    if (caller.assertion.userId === null) throw forbidden("this device key is not tied to an account on this instance", "no_account");
+    return caller.assertion.userId;
+  }
+  return caller.user!.id;
+}
+
+export const EXPORT_FORMAT = "svc-account-export/1";
+
+/** A complete machine-readable copy of everything stored about the account. */
+export function exportAccount(gw: Gateway, userId: number) {
+  const account = accountRef(gw, userId);
+  const data: Record<string, unknown> = {};
+  gw.db.transaction(() => {
+    for (const d of ACCOUNT_DATA) {
+      const v = d.export(gw, account);
+      if (v !== null && v !== undefined) data[d.name] = v;
+    }
+  })();
+  return { format: EXPORT_FORMAT, instance: gw.config.instance, exportedAt: gw.clock.now(), account: { gid: account.gid, calls: account.calls, verifiedCalls: account.verifiedCalls }, data };
+}
+
+/**
+ * Erases the account: every domain erases or anonymises its part, then the
+ * account's own rows go and one PII-free tombstone of the account is
+ * published. All or nothing.
+ */
+export function eraseAccount(gw: Gateway, userId: number, body: Record<string, unknown>) {
+  if (body.confirm !== true) throw badRequest("confirm_required", 'erasing an account cannot be undone; send {"confirm": true}');
+  const account = accountRef(gw, userId);
+  const summary: Record<string, Record<string, number>> = {};
+  gw.db.transaction(() => {
+    for (const d of [...ACCOUNT_DATA].reverse()) {
+      const r = d.erase(gw, account);
+      if (r) summary[d.name] = r;
+    }
+  })();
+  gw.log.info("accounts", `account erased; tombstone ${account.gid}`, summary);
+  return { erased: true, tombstone: account.gid, summary };
+}
