@@ -1,15 +1,16 @@
 /**
  * Callsign verification through the APRS challenge, decided on messages
- * heard by the ingest pipeline; and the operator's CLI path.
+ * heard by the ingest pipeline (packets posted to /ingest as an ingest box
+ * sends them); and the operator's CLI path.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { runCli, startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import type { GatewayEvents } from "../../src/events.ts";
 
+const INGEST = "ingest-secret-for-verify";
 let g: Running;
 beforeAll(async () => {
-  g = await startInProcess({ FED_APRS_CALL: "N0GW-10", INSTANCE: "verify-gw" });
+  g = await startInProcess({ FED_APRS_CALL: "N0GW-10", INSTANCE: "verify-gw", INGEST_SECRET: INGEST });
 });
 afterAll(() => g.stop());
 
@@ -19,13 +20,16 @@ const as = (u: TestUser) => ({
   post: (p: string, body: unknown) => g.post(p, body, { headers: { cookie: u.cookie } }),
 });
 
-/** An APRS message as the ingest pipeline reports it after storing it. */
-function hear(src: string, text: string, extra: Partial<GatewayEvents["aprsMessage"]> = {}) {
-  const m: GatewayEvents["aprsMessage"] = { src, addressee: "N0GW-10", kind: "message", text, ts: g.gw.clock.now(), source: "rf", igate: "N0IG-10", ...extra };
-  g.gw.db
-    .query("INSERT INTO aprs_messages (ts, src, addressee, kind, text, source, igate) VALUES (?, ?, ?, ?, ?, ?, ?)")
-    .run(m.ts, m.src, m.addressee, m.kind, m.text, m.source, m.igate ?? null);
-  g.gw.events.emit("aprsMessage", m);
+/**
+ * An APRS message heard and sent in by the ingest box: a TNC2 line as APRS-IS
+ * writes it. `via` "rf" puts the RF q construct and IGate in the path.
+ */
+async function hear(src: string, text: string, opts: { via?: "rf" | "internet"; to?: string } = {}, r0: Running = g) {
+  const path = opts.via === "internet" ? "TCPIP*,qAC,T2TEST" : "WIDE1-1,qAR,N0IG-10";
+  const info = `:${(opts.to ?? "N0GW-10").padEnd(9)}:${text}`;
+  const r = await r0.post("/ingest", `${src}>APDR16,${path}:${info}\n`, { headers: { "content-type": "text/plain", "x-ingest-secret": INGEST } });
+  expect(r.status).toBe(200);
+  return (await r.json()) as { packets: { stored: number } };
 }
 
 describe("APRS challenge", () => {
@@ -40,14 +44,13 @@ describe("APRS challenge", () => {
     expect(ch.message).toBe(`VERIFY ${ch.code}`);
     expect(await json(await c.get("/verify/aprs/status?call=N0VER"))).toMatchObject({ status: "pending", code: ch.code });
     expect(await json(await c.get("/auth/callsign"))).toEqual({ call: "N0VER-9", verified: false });
-    // Not this: another station, the wrong code, an ack, a code inside a longer word.
-    hear("N0OTHER", `VERIFY ${ch.code}`);
-    hear("N0VER-7", "VERIFY ZZZZZZ");
-    hear("N0VER-7", `${ch.code}`, { kind: "ack" });
-    hear("N0VER-7", `VERIFY X${ch.code}`);
+    // Not this: another station, the wrong code, a code inside a longer word.
+    await hear("N0OTHER", `VERIFY ${ch.code}`);
+    await hear("N0VER-7", "VERIFY ZZZZZZ");
+    await hear("N0VER-7", `VERIFY X${ch.code}`);
     expect((await json(await c.get("/verify/aprs/status?call=N0VER"))).status).toBe("pending");
     // This: from the handheld, lower case, with other text around it.
-    hear("N0VER-7", `hi gw verify ${ch.code.toLowerCase()} 73`);
+    expect((await hear("N0VER-7", `hi gw verify ${ch.code.toLowerCase()} 73`)).packets.stored).toBe(1);
     const st = await json(await c.get("/verify/aprs/status?call=N0VER-9"));
     expect(st).toMatchObject({ call: "N0VER", status: "verified", heardFrom: "N0VER-7", heardVia: "rf via N0IG-10" });
     expect(await json(await c.get("/auth/callsign"))).toEqual({ call: "N0VER-9", verified: true });
@@ -62,11 +65,11 @@ describe("APRS challenge", () => {
     const ca = await json(await as(a).post("/verify/aprs/start", { call: "N0TWO" }));
     const cb = await json(await as(b).post("/verify/aprs/start", { call: "N0TWO-5" }));
     expect(ca.code).not.toBe(cb.code);
-    hear("N0TWO-5", `VERIFY ${cb.code}`, { source: "aprsis", igate: undefined });
-    expect(await json(await as(b).get("/verify/aprs/status?call=N0TWO"))).toMatchObject({ status: "verified", heardVia: "aprsis" });
+    await hear("N0TWO-5", `VERIFY ${cb.code}`, { via: "internet", to: "ANYONE" });
+    expect(await json(await as(b).get("/verify/aprs/status?call=N0TWO"))).toMatchObject({ status: "verified", heardFrom: "N0TWO-5", heardVia: "ingest" });
     expect((await json(await as(a).get("/auth/callsigns"))).callsigns).toEqual([]);
     // A's old code, heard now, does nothing.
-    hear("N0TWO", `VERIFY ${ca.code}`);
+    await hear("N0TWO", `VERIFY ${ca.code}`);
     expect((await json(await as(a).get("/auth/callsigns"))).callsigns).toEqual([]);
   });
 
@@ -80,7 +83,7 @@ describe("APRS challenge", () => {
     expect(e.error).toBe("not_heard");
     expect(e.message).toContain(`VERIFY ${ch.code}`);
     expect(e.message).toContain("N0GW-10");
-    // Stored by the ingest pipeline without an event reaching us (e.g. a bulk import).
+    // In the message log, written without an event reaching this process (another process sharing the database).
     g.gw.db
       .query("INSERT INTO aprs_messages (ts, src, addressee, kind, text, source, igate) VALUES (?, 'N0CON-2', 'N0GW-10', 'message', ?, 'rf', 'N0IG-1')")
       .run(g.gw.clock.now(), `VERIFY ${ch.code}`);
@@ -91,14 +94,14 @@ describe("APRS challenge", () => {
 
   test("an expired code no longer verifies; a new start replaces it", async () => {
     const clock = { t: Date.now(), now() { return this.t; } };
-    const timed = await startInProcess({}, { clock });
+    const timed = await startInProcess({ INGEST_SECRET: INGEST }, { clock });
     try {
       const u = signedInUser(timed.gw, "N0EXP");
       const post = (p: string, b: unknown) => timed.post(p, b, { headers: { cookie: u.cookie } });
       const ch = await json(await post("/verify/aprs/start", { call: "N0EXP" }));
       expect(ch.addressee).toBe("VERIFY");
       clock.t += 61 * 60_000;
-      timed.gw.events.emit("aprsMessage", { src: "N0EXP", addressee: "VERIFY", kind: "message", text: `VERIFY ${ch.code}`, ts: clock.t, source: "rf" });
+      await hear("N0EXP", `VERIFY ${ch.code}`, { to: "VERIFY" }, timed);
       expect((await json(await timed.get("/verify/aprs/status?call=N0EXP", { headers: { cookie: u.cookie } }))).status).toBe("expired");
       expect((await post("/verify/aprs/confirm", { call: "N0EXP" })).status).toBe(409);
       const again = await json(await post("/verify/aprs/start", { call: "N0EXP" }));
@@ -120,8 +123,9 @@ describe("APRS challenge", () => {
     expect((await c.post("/verify/aprs/confirm", { call: "N0BDV" })).status).toBe(409);
     expect(g.gw.db.query("SELECT COUNT(*) AS n FROM callsign_challenges").get()).toEqual(before);
     // Messages from non-callsign sources (objects, tactical names) are ignored quietly.
-    hear("WIDE1-1", "VERIFY AAAAAA");
-    hear("TACTICAL", "VERIFY AAAAAA");
+    await hear("TACTICAL", "VERIFY AAAAAA");
+    await hear("N0BDV", "VERIFY AAAAAA");
+    expect((await json(await c.get("/auth/callsign"))).verified).toBe(false);
   });
 });
 

@@ -13,6 +13,7 @@ import { ROOT } from "../helpers/paths.ts";
 
 const SHOTS = join(ROOT, "test-artifacts");
 const logs = captureLog("info");
+const INGEST = "browser-test-ingest-secret";
 let browser: Browser;
 let g: Running;
 /** localhost, not 127.0.0.1: WebAuthn needs a secure context and a domain as its RP ID. */
@@ -20,7 +21,7 @@ let base: string;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  g = await startInProcess({ TILE_URL: "off", INSTANCE: "web-gw", LOG_LEVEL: "info" }, { log: logs.log });
+  g = await startInProcess({ TILE_URL: "off", INSTANCE: "web-gw", LOG_LEVEL: "info", INGEST_SECRET: INGEST }, { log: logs.log });
   base = g.url.replace("127.0.0.1", "localhost");
   browser = await launchBrowser();
 }, 120_000);
@@ -44,9 +45,11 @@ async function pageWithAuthenticator(): Promise<{ page: Page; authenticatorId: s
   return { page, authenticatorId, errors };
 }
 
-/** An APRS message from `src` reaching the gateway through its ingest pipeline. */
+/** An APRS message from `src`, heard on RF by an IGate and sent in by the ingest box. */
 async function heardOnAprs(src: string, text: string) {
-  g.gw.events.emit("aprsMessage", { src, addressee: "VERIFY", kind: "message", text, ts: Date.now(), source: "rf", igate: "N0IG-10" });
+  const line = `${src}>APDR16,WIDE1-1,qAR,N0IG-10::VERIFY   :${text}\n`;
+  const r = await g.post("/ingest", line, { headers: { "content-type": "text/plain", "x-ingest-secret": INGEST } });
+  expect(r.status).toBe(200);
 }
 
 describe("account pages", () => {
