@@ -90,7 +90,8 @@ export async function spawnGateway(opts: {
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   for (;;) {
     const m = /Open (http:\/\/\S+?)\/ in your browser/.exec(out);
-    if (m) {
+    // The start-up lines after the URL (LAN addresses, data directory) may arrive in a later chunk.
+    if (m && out.includes("  data: ")) {
       return {
         proc,
         url: m[1]!,
