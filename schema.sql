@@ -405,3 +405,134 @@ CREATE TRIGGER stations_geo_update AFTER UPDATE OF lat, lon ON stations
   DELETE FROM stations_geo WHERE id = new.id;
   INSERT INTO stations_geo VALUES (new.id, floor(new.lat * 100) / 100, floor(new.lat * 100) / 100 + 0.01, floor(new.lon * 100) / 100, floor(new.lon * 100) / 100 + 0.01);
 END;
+
+-- migration 8: federation: peers and their keys, quarantine counters, mirrored records
+
+-- Other instances. trust: trusted (FED_PEERS, or promoted), unvetted
+-- (discovered: mirrored but hidden by default), blocked (never mirrored).
+-- An origin with no row here is unknown, so quarantined.
+CREATE TABLE peers (
+  id              INTEGER PRIMARY KEY,
+  instance        TEXT NOT NULL UNIQUE,  -- the peer's instance id (its records' origin)
+  url             TEXT,                  -- legacy https fallback
+  endpoints       TEXT NOT NULL DEFAULT '[]',  -- JSON [{transport,address,priority}], re-validated on load
+  trust           TEXT NOT NULL DEFAULT 'unvetted' CHECK (trust IN ('trusted', 'unvetted', 'blocked')),
+  key_pin         TEXT,                  -- the key pinned at onboarding (base64url)
+  verified_via    TEXT,                  -- e.g. coord-lot (44net onboarding)
+  rep_confirmed   INTEGER NOT NULL DEFAULT 0,
+  rep_failed      INTEGER NOT NULL DEFAULT 0,
+  frames_applied  INTEGER NOT NULL DEFAULT 0,
+  frames_rejected INTEGER NOT NULL DEFAULT 0,
+  last_applied_at INTEGER,
+  created_at      INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL
+);
+
+-- The keys a peer's records are accepted under: the pin, and keys reached from
+-- it by signed rotation records. Any active key is accepted.
+CREATE TABLE peer_keys (
+  peer_id    INTEGER NOT NULL REFERENCES peers(id) ON DELETE CASCADE,
+  public_key TEXT NOT NULL,              -- base64url
+  status     TEXT NOT NULL CHECK (status IN ('active', 'revoked')),
+  via        TEXT NOT NULL,              -- pin | rotation | operator
+  added_at   INTEGER NOT NULL,
+  PRIMARY KEY (peer_id, public_key)
+);
+
+-- Frames refused because their origin is unknown or blocked: counted, never applied.
+CREATE TABLE fed_quarantine (
+  origin   TEXT PRIMARY KEY,
+  reason   TEXT NOT NULL,                -- unknown | blocked
+  frames   INTEGER NOT NULL DEFAULT 0,
+  first_at INTEGER NOT NULL,
+  last_at  INTEGER NOT NULL
+);
+CREATE INDEX fed_quarantine_last ON fed_quarantine(last_at);
+
+-- Mirrored records: the newest verified frame of each gid from other
+-- instances. Display-only: local writes never touch these tables, and native
+-- tables never hold another instance's records. The typed tables below hold
+-- the decoded fields and go with their mirror_records row.
+CREATE TABLE mirror_records (
+  gid         TEXT PRIMARY KEY,
+  type        INTEGER NOT NULL,
+  origin      TEXT NOT NULL,
+  v           INTEGER NOT NULL,
+  at          INTEGER NOT NULL,          -- signing time, unix seconds
+  frame       BLOB NOT NULL,             -- the frame exactly as verified
+  via         TEXT NOT NULL,             -- the transport it came by
+  received_at INTEGER NOT NULL
+);
+CREATE INDEX mirror_records_origin ON mirror_records(origin, type);
+
+CREATE TABLE mirror_caches (
+  gid            TEXT PRIMARY KEY REFERENCES mirror_records(gid) ON DELETE CASCADE,
+  origin         TEXT NOT NULL,
+  name           TEXT NOT NULL,
+  type           TEXT NOT NULL,
+  size           TEXT NOT NULL,
+  difficulty     REAL NOT NULL,          -- 1..5 (difficultyX10 / 10)
+  terrain        REAL NOT NULL,
+  lat            REAL NOT NULL,          -- degrees (latE7 / 1e7)
+  lon            REAL NOT NULL,
+  status         TEXT NOT NULL,
+  hint           TEXT,
+  description    TEXT,                   -- NULL for an unlisted cache
+  unlisted       INTEGER NOT NULL DEFAULT 0,
+  owner_call     TEXT,
+  owner_account  TEXT,                   -- account gid
+  placed_at      INTEGER,                -- unix ms
+  updated_at     INTEGER NOT NULL        -- signing time of this version, unix ms
+);
+CREATE INDEX mirror_caches_lat_lon ON mirror_caches(lat, lon);
+CREATE INDEX mirror_caches_origin ON mirror_caches(origin);
+CREATE INDEX mirror_caches_owner ON mirror_caches(owner_account);
+
+CREATE TABLE mirror_finds (
+  gid         TEXT PRIMARY KEY REFERENCES mirror_records(gid) ON DELETE CASCADE,
+  origin      TEXT NOT NULL,
+  cache_gid   TEXT NOT NULL,
+  kind        TEXT NOT NULL,             -- find | dnf | note
+  call        TEXT,
+  account     TEXT,
+  text        TEXT,
+  tier        TEXT,
+  state       TEXT,
+  distance_m  REAL,
+  logged_at   INTEGER NOT NULL           -- unix ms
+);
+CREATE INDEX mirror_finds_cache ON mirror_finds(cache_gid);
+CREATE INDEX mirror_finds_account ON mirror_finds(account);
+CREATE INDEX mirror_finds_call ON mirror_finds(call);
+
+CREATE TABLE mirror_keys (
+  gid        TEXT PRIMARY KEY REFERENCES mirror_records(gid) ON DELETE CASCADE,
+  origin     TEXT NOT NULL,
+  call       TEXT NOT NULL,
+  public_key TEXT NOT NULL,
+  account    TEXT,
+  created_at INTEGER NOT NULL,           -- unix ms
+  revoked_at INTEGER
+);
+CREATE INDEX mirror_keys_call ON mirror_keys(call);
+CREATE INDEX mirror_keys_account ON mirror_keys(account);
+
+CREATE TABLE mirror_bulletins (
+  gid        TEXT PRIMARY KEY REFERENCES mirror_records(gid) ON DELETE CASCADE,
+  origin     TEXT NOT NULL,
+  from_call  TEXT NOT NULL,
+  category   TEXT NOT NULL,
+  area       TEXT,
+  subject    TEXT NOT NULL,
+  text       TEXT NOT NULL,
+  bid        TEXT,
+  posted_at  INTEGER NOT NULL            -- unix ms
+);
+CREATE INDEX mirror_bulletins_posted ON mirror_bulletins(posted_at);
+
+CREATE TABLE mirror_account_moves (
+  gid          TEXT PRIMARY KEY REFERENCES mirror_records(gid) ON DELETE CASCADE,
+  origin       TEXT NOT NULL,
+  from_account TEXT NOT NULL UNIQUE,
+  to_account   TEXT NOT NULL
+);

@@ -11,6 +11,7 @@ import { createLogger, type Logger } from "./log.ts";
 import { DB_FILE_NAME, openStore, type Database } from "./store/db.ts";
 import { Scheduler } from "./jobs/scheduler.ts";
 import { registerJobs } from "./jobs/index.ts";
+import { initFederation } from "./fed/descriptor.ts";
 
 export interface Clock {
   /** unix milliseconds */
@@ -87,6 +88,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   };
   (gw as { app: App }).app = createApp(gw);
   registerJobs(gw);
+  initFederation(gw);
   return gw;
 }
 

@@ -86,3 +86,8 @@ export function parseEndpoints(raw: readonly string[]): Endpoint[] {
   });
   return out.sort((a, b) => a.priority - b.priority);
 }
+
+/** An endpoint written back in the form validateEndpoint reads. */
+export function formatEndpoint(e: Endpoint): string {
+  return `${e.transport}:${e.address};${e.priority}`;
+}

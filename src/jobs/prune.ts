@@ -61,6 +61,13 @@ export const RETENTION: RetentionRule[] = [
     setting: "TOMBSTONE_TTL_DAYS",
   },
   {
+    name: "fed_quarantine",
+    table: "fed_quarantine",
+    column: "last_at",
+    ttlMs: () => 30 * DAY,
+    what: "counts of federation frames refused from unknown or blocked instances (instance ids only)",
+  },
+  {
     name: "sessions",
     table: "sessions",
     column: "expires_at",

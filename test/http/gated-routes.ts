@@ -39,4 +39,6 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/outbox/ack", path: "/outbox/ack", gate: "ingest", body: { sent: [] } },
   { method: "POST", route: "/api/tx/aprs", path: "/api/tx/aprs", gate: "verified", body: { addressee: "N0CALL", text: "gate test" } },
   { method: "GET", route: "/api/tx/aprs", path: "/api/tx/aprs", gate: "session" },
+  // federation (issue 4)
+  { method: "POST", route: "/federation/frames", path: "/federation/frames", gate: "ingest", body: {} },
 ];

@@ -48,6 +48,8 @@ function insertAged(table: string, now: number, ageMs: number, tag: string) {
       return db.query("INSERT INTO stations (call, first_heard, last_heard) VALUES (?, ?, ?)").run(tag, ts, ts);
     case "aprs_outbox":
       return db.query("INSERT INTO aprs_outbox (kind, src, line, next_at, created_at) VALUES ('status', ?, 'x', ?, ?)").run(tag, ts, ts);
+    case "fed_quarantine":
+      return db.query("INSERT INTO fed_quarantine (origin, reason, frames, first_at, last_at) VALUES (?, 'unknown', 1, ?, ?)").run(tag, ts, ts);
     case "relay_queue":
       return db.query("INSERT INTO relay_queue (instance, state, query, created_at) VALUES (?, 'queued', '{}', ?)").run(tag, ts);
   }
@@ -63,6 +65,7 @@ const ttls: Record<string, number> = {
   mheard: 5 * DAY,
   tombstones: 10 * DAY,
   fed_feed: 10 * DAY,
+  fed_quarantine: 30 * DAY,
   relay_queue: 12 * HOUR,
   stations: 7 * DAY,
   aprs_outbox: 7 * DAY,
@@ -85,7 +88,7 @@ describe("pruning", () => {
     const report = (await g.gw.scheduler.runNow("prune")) as Record<string, { deleted: number }>;
     for (const rule of RETENTION) {
       expect(report[rule.name]!.deleted).toBe(1);
-      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", fed_feed: "gid", relay_queue: "instance", sessions: "id_hash", used_assertions: "sig", webauthn_challenges: "challenge", email_tokens: "email", aprs_outbox: "src" }[rule.table] ?? "call";
+      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", fed_feed: "gid", fed_quarantine: "origin", relay_queue: "instance", sessions: "id_hash", used_assertions: "sig", webauthn_challenges: "challenge", email_tokens: "email", aprs_outbox: "src" }[rule.table] ?? "call";
       const tags = (g.gw.db.query(`SELECT ${tagCol} AS tag FROM ${rule.table}`).all() as Array<{ tag: string }>).map((r) => r.tag);
       expect({ table: rule.table, tags }).toEqual({ table: rule.table, tags: ["KEEP"] });
     }

@@ -1,0 +1,113 @@
+/**
+ * This instance as others see it: its key history, the instance descriptor
+ * served at /.well-known/svc, and its own signed peer-descriptor record
+ * (type 7). `initFederation` runs when a gateway is created: it records the
+ * current signing key, re-signs the feed if the key changed, and republishes
+ * the peer descriptor when endpoints or keys changed.
+ */
+import type { Gateway } from "../gateway.ts";
+import { buildInfo } from "../version.ts";
+import { formatEndpoint, parseEndpoints, type Endpoint } from "./endpoints.ts";
+import { instanceSigner, localGid, publishRecord, resignFeed } from "./feed.ts";
+import type { RotationRecord } from "./keys.ts";
+import { decodePayload, FED_DOMAIN, RECORD_TYPES, SYNC_KINDS, type SyncKind } from "./record.ts";
+import type { PeerBody } from "./bodies.ts";
+import { encodeCbor } from "./cbor.ts";
+
+export interface OwnKey {
+  key: string;
+  status: "active" | "revoked";
+  /** first used, unix seconds */
+  since: number;
+}
+
+export interface Descriptor {
+  instance: string;
+  protocol: typeof FED_DOMAIN;
+  software: { name: string; version: string };
+  signed: boolean;
+  /** every key this instance has signed with, oldest first; records verify under any active one */
+  keys: OwnKey[];
+  /** the signed rotation records chaining those keys, oldest first */
+  rotations: RotationRecord[];
+  /** typed endpoints from FED_ENDPOINTS, re-validated, by priority */
+  endpoints: Endpoint[];
+  /** PUBLIC_URL: the legacy https fallback */
+  url: string | null;
+  capabilities: string[];
+  /** the sync feeds served (empty on an unsigned instance) */
+  feeds: SyncKind[];
+  operator: string | null;
+  aprsCall: string | null;
+  /** base64url of this instance's signed peer-descriptor frame (type 7), or null when unsigned */
+  record: string | null;
+}
+
+export const PEER_RECORD_LOCAL_ID = "self";
+
+/** Records the current signing key in the key history (a key seen for the first time, without a rotation, starts a new chain). */
+export function ensureOwnKey(gw: Gateway): void {
+  const signer = instanceSigner(gw);
+  if (!signer) return;
+  gw.db
+    .query("INSERT INTO fed_own_keys (public_key, status, since, rotation) VALUES (?, 'active', ?, NULL) ON CONFLICT DO NOTHING")
+    .run(signer.publicKey, Math.floor(gw.clock.now() / 1000));
+}
+
+export function ownKeys(gw: Gateway): { keys: OwnKey[]; rotations: RotationRecord[] } {
+  const rows = gw.db.query("SELECT public_key AS key, status, since, rotation FROM fed_own_keys ORDER BY since, rowid").all() as Array<OwnKey & { rotation: string | null }>;
+  return {
+    keys: rows.map(({ key, status, since }) => ({ key, status, since })),
+    rotations: rows.filter((r) => r.rotation).map((r) => JSON.parse(r.rotation!) as RotationRecord),
+  };
+}
+
+function ownEndpoints(gw: Gateway): Endpoint[] {
+  return parseEndpoints(gw.config.fedEndpoints);
+}
+
+/** The body of this instance's type-7 record. */
+export function peerBody(gw: Gateway, endpoints: Endpoint[] = ownEndpoints(gw)): PeerBody {
+  return { instance: gw.config.instance, endpoints: endpoints.map(formatEndpoint), caps: instanceSigner(gw) ? ["sync-cbor"] : [] };
+}
+
+/** Publishes the type-7 record if what it says changed. */
+function refreshPeerRecord(gw: Gateway): void {
+  if (!instanceSigner(gw)) return;
+  const body = peerBody(gw);
+  const row = gw.db.query("SELECT payload FROM fed_feed WHERE gid = ?").get(localGid(gw, "peer", PEER_RECORD_LOCAL_ID)) as { payload: Uint8Array } | null;
+  if (row && Buffer.from(encodeCbor(decodePayload(row.payload).body)).equals(Buffer.from(encodeCbor(body as never)))) return;
+  publishRecord(gw, "peer", PEER_RECORD_LOCAL_ID, body);
+}
+
+/** Runs once per gateway: key history, re-signing after a key change, the peer record. */
+export function initFederation(gw: Gateway): { resigned: number } {
+  ensureOwnKey(gw);
+  const resigned = resignFeed(gw);
+  if (resigned > 0) gw.log.info("fed", `signed ${resigned} feed records with the current key`);
+  refreshPeerRecord(gw);
+  return { resigned };
+}
+
+export function descriptor(gw: Gateway): Descriptor {
+  const signed = !!instanceSigner(gw);
+  const { keys, rotations } = ownKeys(gw);
+  const row = signed
+    ? (gw.db.query("SELECT frame FROM fed_feed WHERE gid = ? AND type = ?").get(localGid(gw, "peer", PEER_RECORD_LOCAL_ID), RECORD_TYPES.peer) as { frame: Uint8Array | null } | null)
+    : null;
+  return {
+    instance: gw.config.instance,
+    protocol: FED_DOMAIN,
+    software: { name: "svc-gateway", version: buildInfo().version },
+    signed,
+    keys,
+    rotations,
+    endpoints: ownEndpoints(gw),
+    url: gw.config.publicUrl,
+    capabilities: signed ? ["sync-cbor"] : [],
+    feeds: signed ? [...SYNC_KINDS] : [],
+    operator: gw.config.fedOperator,
+    aprsCall: gw.config.fedAprsCall,
+    record: row?.frame ? Buffer.from(row.frame).toString("base64url") : null,
+  };
+}

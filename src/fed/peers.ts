@@ -1,0 +1,190 @@
+/**
+ * Peers: other instances, the keys their records are accepted under, and how
+ * far they are trusted. The apply pipeline reads these; onboarding, pull sync,
+ * the registry and the sysop trust routes write them.
+ *
+ * Keys: a peer's records verify under its active keys only: the key pinned
+ * when it was added, and keys reached from an active key through a signed
+ * rotation record (keys.ts). A rotation with `revoke` retires the old key.
+ */
+import type { Gateway } from "../gateway.ts";
+import { notFound, unprocessable } from "../errors.ts";
+import { formatEndpoint, parseEndpoints, type Endpoint } from "./endpoints.ts";
+import { checkRotation, type RotationRecord } from "./keys.ts";
+import { isB64urlKey, isInstanceId } from "./record.ts";
+
+export type TrustTier = "trusted" | "unvetted" | "blocked";
+export const TRUST_TIERS: readonly TrustTier[] = ["trusted", "unvetted", "blocked"];
+
+export interface Peer {
+  id: number;
+  instance: string;
+  url: string | null;
+  /** re-validated by the typed endpoint validator on every load */
+  endpoints: Endpoint[];
+  trust: TrustTier;
+  keyPin: string | null;
+  verifiedVia: string | null;
+  repConfirmed: number;
+  repFailed: number;
+  framesApplied: number;
+  framesRejected: number;
+  lastAppliedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface PeerKey {
+  publicKey: string;
+  status: "active" | "revoked";
+  via: "pin" | "rotation" | "operator";
+  addedAt: number;
+}
+
+const COLUMNS = `id, instance, url, endpoints, trust, key_pin AS keyPin, verified_via AS verifiedVia, rep_confirmed AS repConfirmed,
+  rep_failed AS repFailed, frames_applied AS framesApplied, frames_rejected AS framesRejected, last_applied_at AS lastAppliedAt,
+  created_at AS createdAt, updated_at AS updatedAt`;
+
+function load(row: (Omit<Peer, "endpoints"> & { endpoints: string }) | null): Peer | null {
+  if (!row) return null;
+  let raw: unknown = [];
+  try {
+    raw = JSON.parse(row.endpoints);
+  } catch {}
+  return { ...row, endpoints: parseEndpoints(Array.isArray(raw) ? raw.filter((x): x is string => typeof x === "string") : []) };
+}
+
+export function getPeer(gw: Gateway, instance: string): Peer | null {
+  return load(gw.db.query(`SELECT ${COLUMNS} FROM peers WHERE instance = ?`).get(instance) as never);
+}
+
+export function listPeers(gw: Gateway): Peer[] {
+  return (gw.db.query(`SELECT ${COLUMNS} FROM peers ORDER BY instance`).all() as never[]).map((r) => load(r)!);
+}
+
+export interface PeerInput {
+  instance: string;
+  url?: string | null;
+  /** typed endpoint strings (`transport:address;priority`) or parsed ones; malformed entries are dropped */
+  endpoints?: Array<string | Endpoint>;
+  trust?: TrustTier;
+  /** pins this key (base64url) and accepts records under it */
+  keyPin?: string;
+  verifiedVia?: string | null;
+}
+
+/**
+ * Adds a peer or updates the fields given. A new peer without `trust` is
+ * unvetted. Pinning a key makes it an active key of the peer.
+ */
+export function upsertPeer(gw: Gateway, p: PeerInput): Peer {
+  if (!isInstanceId(p.instance)) throw unprocessable("invalid", `"${p.instance}" is not an instance id`);
+  if (p.trust && !TRUST_TIERS.includes(p.trust)) throw unprocessable("invalid", `trust must be one of ${TRUST_TIERS.join(", ")}`);
+  if (p.keyPin !== undefined && !isB64urlKey(p.keyPin)) throw unprocessable("invalid", "keyPin must be a base64url Ed25519 key");
+  const now = gw.clock.now();
+  const endpoints =
+    p.endpoints === undefined ? undefined : JSON.stringify(parseEndpoints(p.endpoints.map((e) => (typeof e === "string" ? e : formatEndpoint(e)))).map(formatEndpoint));
+  return gw.db.transaction(() => {
+    const existing = getPeer(gw, p.instance);
+    if (!existing) {
+      gw.db
+        .query("INSERT INTO peers (instance, url, endpoints, trust, key_pin, verified_via, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        .run(p.instance, p.url ?? null, endpoints ?? "[]", p.trust ?? "unvetted", p.keyPin ?? null, p.verifiedVia ?? null, now, now);
+    } else {
+      gw.db
+        .query(
+          `UPDATE peers SET url = coalesce(?2, url), endpoints = coalesce(?3, endpoints), trust = coalesce(?4, trust),
+             key_pin = coalesce(?5, key_pin), verified_via = coalesce(?6, verified_via), updated_at = ?7 WHERE instance = ?1`,
+        )
+        .run(p.instance, p.url ?? null, endpoints ?? null, p.trust ?? null, p.keyPin ?? null, p.verifiedVia ?? null, now);
+    }
+    const peer = getPeer(gw, p.instance)!;
+    if (p.keyPin) addPeerKey(gw, peer.id, p.keyPin, "pin");
+    return getPeer(gw, p.instance)!;
+  })();
+}
+
+/** Sets a peer's trust tier (the sysop route and auto-promotion call this). */
+export function setTrust(gw: Gateway, instance: string, trust: TrustTier): Peer {
+  if (!TRUST_TIERS.includes(trust)) throw unprocessable("invalid", `trust must be one of ${TRUST_TIERS.join(", ")}`);
+  const r = gw.db.query("UPDATE peers SET trust = ?, updated_at = ? WHERE instance = ?").run(trust, gw.clock.now(), instance);
+  if (r.changes === 0) throw notFound(`peer ${instance}`);
+  return getPeer(gw, instance)!;
+}
+
+/** Self-attested endpoints from a verified peer descriptor: updates a known peer only. */
+export function refreshEndpoints(gw: Gateway, instance: string, endpoints: string[]): boolean {
+  const json = JSON.stringify(parseEndpoints(endpoints).map(formatEndpoint));
+  return gw.db.query("UPDATE peers SET endpoints = ?, updated_at = ? WHERE instance = ?").run(json, gw.clock.now(), instance).changes > 0;
+}
+
+export function peerKeys(gw: Gateway, instance: string): PeerKey[] {
+  return gw.db
+    .query(
+      `SELECT public_key AS publicKey, status, via, added_at AS addedAt FROM peer_keys
+       WHERE peer_id = (SELECT id FROM peers WHERE instance = ?) ORDER BY added_at, public_key`,
+    )
+    .all(instance) as PeerKey[];
+}
+
+export function addPeerKey(gw: Gateway, peerId: number, publicKey: string, via: PeerKey["via"]): void {
+  gw.db
+    .query("INSERT INTO peer_keys (peer_id, public_key, status, via, added_at) VALUES (?, ?, 'active', ?, ?) ON CONFLICT DO NOTHING")
+    .run(peerId, publicKey, via, gw.clock.now());
+}
+
+/**
+ * Accepts a peer's signed rotation record if it is signed by one of the
+ * peer's active keys: the new key becomes active, and with `revoke` the old
+ * one is revoked. Returns the problem, or null when accepted (or already known).
+ */
+export function acceptRotation(gw: Gateway, instance: string, doc: unknown): string | null {
+  const checked = checkRotation(doc);
+  if (!checked.ok) return checked.message;
+  const r: RotationRecord = checked.rotation;
+  if (r.instance !== instance) return `the rotation is for ${r.instance}, not ${instance}`;
+  const peer = getPeer(gw, instance);
+  if (!peer) return `${instance} is not a known peer`;
+  const keys = peerKeys(gw, instance);
+  const from = keys.find((k) => k.publicKey === r.from);
+  if (!from) return "the rotation starts from a key this peer was never known by";
+  if (from.status !== "active") {
+    // Replaying the rotation that revoked it is fine; anything else from a revoked key is not.
+    return keys.some((k) => k.publicKey === r.to) ? null : "the rotation is signed by a revoked key";
+  }
+  gw.db.transaction(() => {
+    addPeerKey(gw, peer.id, r.to, "rotation");
+    if (r.revoke) gw.db.query("UPDATE peer_keys SET status = 'revoked' WHERE peer_id = ? AND public_key = ?").run(peer.id, r.from);
+  })();
+  return null;
+}
+
+/** Counts frames refused because their origin is unknown or blocked. */
+export function countQuarantined(gw: Gateway, counts: Map<string, { reason: string; frames: number }>): void {
+  const now = gw.clock.now();
+  const n = (gw.db.query("SELECT count(*) AS n FROM fed_quarantine").get() as { n: number }).n;
+  const upd = gw.db.query("UPDATE fed_quarantine SET frames = frames + ?, reason = ?, last_at = ? WHERE origin = ?");
+  const ins = gw.db.query("INSERT INTO fed_quarantine (origin, reason, frames, first_at, last_at) VALUES (?, ?, ?, ?, ?)");
+  let room = MAX_QUARANTINE_ORIGINS - n;
+  for (const [origin, c] of counts) {
+    if (upd.run(c.frames, c.reason, now, origin).changes > 0) continue;
+    // Unknown origins are free to invent: keep the table bounded.
+    if (room-- > 0) ins.run(origin, c.reason, c.frames, now, now);
+  }
+}
+
+export const MAX_QUARANTINE_ORIGINS = 10_000;
+
+export interface QuarantineRow {
+  origin: string;
+  reason: string;
+  frames: number;
+  firstAt: number;
+  lastAt: number;
+}
+
+export function quarantined(gw: Gateway): QuarantineRow[] {
+  return gw.db
+    .query("SELECT origin, reason, frames, first_at AS firstAt, last_at AS lastAt FROM fed_quarantine ORDER BY last_at DESC LIMIT 1000")
+    .all() as QuarantineRow[];
+}

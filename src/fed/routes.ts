@@ -1,0 +1,53 @@
+/**
+ * The federation surface that issue 4 owns: the instance descriptor, the
+ * CBOR sync pages, the JSON browse feeds, the registry view and frame
+ * delivery. Thin: parse, gate, one service call.
+ */
+import { Elysia } from "elysia";
+import type { Gateway } from "../gateway.ts";
+import { gatesPlugin } from "../http/gates.ts";
+import { allowLargerBody, mediaType } from "../http/body.ts";
+import { AppError, badRequest } from "../errors.ts";
+import { descriptor } from "./descriptor.ts";
+import { applyPage } from "./apply.ts";
+import { MAX_PAGE_BYTES } from "./page.ts";
+import { RecordError } from "./record.ts";
+import { BROWSE_FEEDS, BROWSE_LIMITS, browseFeed, parseCursor, registryView, SYNC_LIMITS, syncPage } from "./surface.ts";
+
+export const CBOR_TYPE = "application/cbor";
+
+allowLargerBody("POST", /^\/federation\/frames$/, MAX_PAGE_BYTES);
+
+/** A CBOR request body: the right content type and bytes, or 415/400. */
+export function cborBody(request: Request, body: unknown): Uint8Array {
+  if (mediaType(request.headers.get("content-type")) !== CBOR_TYPE) throw new AppError(415, "unsupported_media_type", `send the page as ${CBOR_TYPE}`);
+  if (!(body instanceof Uint8Array) || body.length === 0) throw badRequest("bad_body", "expected a CBOR sync page");
+  return body;
+}
+
+export function fedRoutes(gw: Gateway) {
+  const app = new Elysia({ name: "fed" })
+    .use(gatesPlugin(gw))
+    .get("/.well-known/svc", () => descriptor(gw), { gate: "public" })
+    .get("/federation/sync/:type", ({ params, query, set }) => {
+      const bytes = syncPage(gw, params.type, parseCursor(query, SYNC_LIMITS));
+      set.headers["content-type"] = CBOR_TYPE;
+      set.headers["cache-control"] = "no-store";
+      return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: set.headers as Record<string, string> });
+    }, { gate: "public" })
+    .post("/federation/frames", async ({ request, body }) => {
+      try {
+        return await applyPage(gw, cborBody(request, body), { via: "frames" });
+      } catch (e) {
+        if (e instanceof RecordError) throw badRequest("bad_page", `the page cannot be read: ${e.message}`);
+        throw e;
+      }
+    }, { gate: "ingest" })
+    .get("/federation/registry", ({ query }) => registryView(gw, parseCursor(query, BROWSE_LIMITS)), { gate: "public" })
+    .get("/federation/feed/registry", ({ query }) => registryView(gw, parseCursor(query, BROWSE_LIMITS)), { gate: "public" });
+  for (const feed of Object.keys(BROWSE_FEEDS)) {
+    app.get(`/federation/${feed}`, ({ query }) => browseFeed(gw, feed, parseCursor(query, BROWSE_LIMITS)), { gate: "public" });
+    app.get(`/federation/feed/${feed}`, ({ query }) => browseFeed(gw, feed, parseCursor(query, BROWSE_LIMITS)), { gate: "public" });
+  }
+  return app;
+}

@@ -1,0 +1,120 @@
+/**
+ * What the federation routes serve: CBOR sync pages of signed frames, the
+ * unsigned JSON browse feeds (a transparency surface: nothing mirrors from
+ * them), and the registry view. Route handlers parse the query and call these.
+ */
+import type { Gateway } from "../gateway.ts";
+import { AppError, badRequest, notFound } from "../errors.ts";
+import { bodyToJson, fromSeconds } from "./bodies.ts";
+import { descriptor } from "./descriptor.ts";
+import { DEFAULT_PAGE_LIMIT, instanceSigner, MAX_PAGE_LIMIT, readFeed } from "./feed.ts";
+import { encodePage } from "./page.ts";
+import { listPeers, peerKeys } from "./peers.ts";
+import { decodePayload, KIND_OF_TYPE, RECORD_TYPES, SYNC_KINDS, type SyncKind } from "./record.ts";
+
+export interface Cursor {
+  since: number;
+  limit: number;
+}
+
+/** `since` and `limit` from a query string; a 400 for anything else than whole numbers in range. */
+export function parseCursor(query: Record<string, string | undefined>, defaults: { limit: number; max: number }): Cursor {
+  const since = query.since ?? "0";
+  const limit = query.limit ?? String(defaults.limit);
+  if (!/^\d{1,15}$/.test(since)) throw badRequest("invalid", "since must be a cursor (a whole number) from a previous page");
+  if (!/^\d{1,6}$/.test(limit) || Number(limit) < 1 || Number(limit) > defaults.max) throw badRequest("invalid", `limit must be a whole number from 1 to ${defaults.max}`);
+  return { since: Number(since), limit: Number(limit) };
+}
+
+export const SYNC_LIMITS = { limit: DEFAULT_PAGE_LIMIT, max: MAX_PAGE_LIMIT };
+export const BROWSE_LIMITS = { limit: 100, max: 1000 };
+
+function syncKind(type: string): SyncKind {
+  if (!(SYNC_KINDS as readonly string[]).includes(type)) throw notFound(`sync feed "${type}" (feeds: ${SYNC_KINDS.join(", ")})`);
+  return type as SyncKind;
+}
+
+/** One CBOR sync page of this instance's signed frames of a kind. An unsigned instance has no sync surface. */
+export function syncPage(gw: Gateway, type: string, cursor: Cursor): Uint8Array {
+  const kind = syncKind(type);
+  if (!instanceSigner(gw)) throw new AppError(404, "unsigned", "this instance has no signing key (FED_PRIVATE_KEY), so it serves no sync feeds and cannot be mirrored");
+  const page = readFeed(gw, RECORD_TYPES[kind], cursor.since, cursor.limit);
+  return encodePage({
+    frames: page.rows.filter((r) => r.frame).map((r) => r.frame!),
+    next: page.next,
+    more: page.more,
+    type: RECORD_TYPES[kind],
+    instance: gw.config.instance,
+  });
+}
+
+/** The JSON browse feeds by URL name. */
+export const BROWSE_FEEDS: Record<string, SyncKind> = {
+  caches: "cache",
+  finds: "find",
+  bulletins: "bulletin",
+  keys: "key",
+  tombstones: "tombstone",
+  "account-moves": "account-move",
+};
+
+export interface BrowsePage {
+  instance: string;
+  items: Array<Record<string, unknown>>;
+  next: number;
+  more: boolean;
+}
+
+/** One page of a JSON browse feed: each record's gid, v, signing time (ms) and body in the domains' JSON terms. */
+export function browseFeed(gw: Gateway, feed: string, cursor: Cursor): BrowsePage {
+  const kind = BROWSE_FEEDS[feed];
+  if (!kind) throw notFound(`feed "${feed}"`);
+  const page = readFeed(gw, RECORD_TYPES[kind], cursor.since, cursor.limit);
+  return {
+    instance: gw.config.instance,
+    items: page.rows.map((r) => {
+      const p = decodePayload(r.payload);
+      const body = bodyToJson(KIND_OF_TYPE[p.type]!, p.body);
+      return { gid: p.gid, v: p.v, at: fromSeconds(p.at), signed: r.frame !== null, ...body };
+    }),
+    next: page.next,
+    more: page.more,
+  };
+}
+
+/**
+ * The registry as this instance sees it: itself, then its peers that are not
+ * blocked, each with the keys its records are accepted under. Paged by the
+ * peer's row id; this instance's own entry comes first, on the first page.
+ */
+export function registryView(gw: Gateway, cursor: Cursor): BrowsePage {
+  const items: Array<Record<string, unknown>> = [];
+  if (cursor.since === 0) {
+    const d = descriptor(gw);
+    items.push({
+      instance: d.instance,
+      self: true,
+      trust: null,
+      keys: d.keys.filter((k) => k.status === "active").map((k) => k.key),
+      operator: d.operator,
+      aprsCall: d.aprsCall,
+      endpoints: d.endpoints.filter((e) => e.transport === "ampr"),
+    });
+  }
+  const peers = listPeers(gw)
+    .filter((p) => p.trust !== "blocked" && p.id > cursor.since)
+    .sort((a, b) => a.id - b.id);
+  const page = peers.slice(0, cursor.limit);
+  for (const p of page) {
+    items.push({
+      instance: p.instance,
+      self: false,
+      trust: p.trust,
+      keys: peerKeys(gw, p.instance).filter((k) => k.status === "active").map((k) => k.publicKey),
+      verifiedVia: p.verifiedVia,
+      endpoints: p.endpoints,
+    });
+  }
+  return { instance: gw.config.instance, items, next: page.length ? page[page.length - 1]!.id : cursor.since, more: peers.length > page.length };
+}
+

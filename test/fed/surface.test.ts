@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { generateKeyPair } from "../../src/fed/keys.ts";
+import { publishRecord, publishTombstone } from "../../src/fed/feed.ts";
+import { cacheToWire, findToWire, type CacheJson } from "../../src/fed/bodies.ts";
+import { decodePage, encodePage } from "../../src/fed/page.ts";
+import { decodeFrame, decodePayload, openFrame } from "../../src/fed/record.ts";
+import { upsertPeer } from "../../src/fed/peers.ts";
+import { mirroredCache } from "../../src/fed/mirror.ts";
+import { count } from "../helpers/fed.ts";
+
+const INGEST = "ingest-secret-for-fed-tests";
+const kA = generateKeyPair();
+const cache = (name: string): CacheJson => ({ name, type: "multi", size: "regular", difficulty: 3.5, terrain: 1, lat: -33.8688197, lon: 151.2092955, status: "active", hint: "look up", description: "Harbour views." });
+
+let A: Running; // signed publisher
+let U: Running; // unsigned instance
+let R: Running; // receiver with an ingest box
+beforeAll(async () => {
+  A = await startInProcess({
+    INSTANCE: "gw1",
+    FED_PRIVATE_KEY: kA.privateKey,
+    FED_ENDPOINTS: "https:https://gw1.example.org;10,ampr:n0gw.ampr.org;5,bogus:endpoint,ax25:not a call",
+    FED_OPERATOR: "N0OPS",
+    FED_APRS_CALL: "N0GW-10",
+    PUBLIC_URL: "https://gw1.example.org",
+  });
+  U = await startInProcess({ INSTANCE: "gw0" });
+  R = await startInProcess({ INSTANCE: "gw2", FED_PRIVATE_KEY: generateKeyPair().privateKey, INGEST_SECRET: INGEST });
+  for (let i = 1; i <= 5; i++) publishRecord(A.gw, "cache", i, cacheToWire({ ...cache(`Cache ${i}`), unlisted: i === 5 }));
+  publishRecord(A.gw, "find", 1, findToWire({ cache: "gw1:cache:1", kind: "find", loggedAt: 1_700_000_000_000, call: "N0FND", distanceM: 3.25 }));
+  publishTombstone(A.gw, "gw1:cache:4");
+  publishRecord(U.gw, "cache", 1, cacheToWire(cache("Unsigned")));
+});
+afterAll(async () => {
+  await Promise.all([A.stop(), U.stop(), R.stop()]);
+});
+
+async function pull(r: Running, type: string, since = 0, limit?: number) {
+  const res = await r.get(`/federation/sync/${type}?since=${since}${limit ? `&limit=${limit}` : ""}`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toBe("application/cbor");
+  expect(res.headers.get("access-control-allow-origin")).toBe("*");
+  return decodePage(new Uint8Array(await res.arrayBuffer()));
+}
+
+describe("the instance descriptor", () => {
+  test("GET /.well-known/svc: keys, endpoints re-validated, sync-cbor, and a signed peer record", async () => {
+    const res = await A.get("/.well-known/svc");
+    expect(res.status).toBe(200);
+    const d = (await res.json()) as Record<string, any>;
+    expect(d).toMatchObject({
+      instance: "gw1",
+      protocol: "svc-fed/1",
+      signed: true,
+      capabilities: ["sync-cbor"],
+      feeds: ["cache", "find", "key", "tombstone", "account-move", "bulletin"],
+      url: "https://gw1.example.org",
+      operator: "N0OPS",
+      aprsCall: "N0GW-10",
+      rotations: [],
+    });
+    expect(d.keys).toEqual([{ key: kA.publicKey, status: "active", since: expect.any(Number) }]);
+    // The malformed entries were dropped; the rest sorted by priority.
+    expect(d.endpoints).toEqual([
+      { transport: "ampr", address: "n0gw.ampr.org", priority: 5 },
+      { transport: "https", address: "https://gw1.example.org", priority: 10 },
+    ]);
+    const opened = await openFrame(Buffer.from(d.record, "base64url"));
+    expect(opened.ok).toBe(true);
+    if (opened.ok) expect({ ...opened.payload.body }).toEqual({ instance: "gw1", endpoints: ["ampr:n0gw.ampr.org;5", "https:https://gw1.example.org;10"], caps: ["sync-cbor"] });
+  });
+
+  test("an unsigned instance advertises no sync-cbor and serves no sync pages", async () => {
+    const d = (await (await U.get("/.well-known/svc")).json()) as Record<string, unknown>;
+    expect(d).toMatchObject({ instance: "gw0", signed: false, capabilities: [], feeds: [], keys: [], record: null });
+    const res = await U.get("/federation/sync/cache");
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: string }).error).toBe("unsigned");
+    // Its JSON browse feed still works.
+    const feed = (await (await U.get("/federation/caches")).json()) as { items: Array<{ name: string; signed: boolean }> };
+    expect(feed.items.map((i) => [i.name, i.signed])).toEqual([["Unsigned", false]]);
+  });
+});
+
+describe("the sync surface", () => {
+  test("CBOR pages of signed frames, cursor-paged, one type per feed", async () => {
+    const gids: string[] = [];
+    let since = 0;
+    let pages = 0;
+    for (;;) {
+      const page = await pull(A, "cache", since, 2);
+      pages++;
+      expect(page.type).toBe(1);
+      expect(page.instance).toBe("gw1");
+      for (const f of page.frames) {
+        const o = await openFrame(f);
+        expect(o.ok).toBe(true);
+        if (o.ok) gids.push(o.payload.gid);
+      }
+      since = page.next;
+      if (!page.more) break;
+    }
+    expect(gids).toEqual(["gw1:cache:1", "gw1:cache:2", "gw1:cache:3", "gw1:cache:5"]);
+    expect(pages).toBe(2);
+    const tombs = await pull(A, "tombstone");
+    expect(tombs.frames.map((f) => decodePayload(decodeFrame(f).payload).gid)).toEqual(["gw1:cache:4"]);
+    // The unlisted cache's frame carries no description.
+    const unlisted = (await pull(A, "cache", 0)).frames.map((f) => decodePayload(decodeFrame(f).payload)).find((p) => p.gid === "gw1:cache:5")!;
+    expect(unlisted.body.description).toBeUndefined();
+    expect(unlisted.body.unlisted).toBe(true);
+  });
+
+  test("bad cursors and unknown feeds are 4xx in the error shape", async () => {
+    for (const q of ["since=-1", "since=abc", "limit=0", "limit=10001", "limit=1.5"]) {
+      const res = await A.get(`/federation/sync/cache?${q}`);
+      expect({ q, status: res.status, error: ((await res.json()) as { error: string }).error }).toEqual({ q, status: 400, error: "invalid" });
+    }
+    expect((await A.get("/federation/sync/peer")).status).toBe(404);
+    expect((await A.get("/federation/sync/widgets")).status).toBe(404);
+  });
+
+  test("JSON browse feeds, under both prefixes, in the domains' own units", async () => {
+    for (const prefix of ["/federation", "/federation/feed"]) {
+      const res = await A.get(`${prefix}/caches?limit=2`);
+      expect(res.status).toBe(200);
+      const page = (await res.json()) as { instance: string; items: Array<Record<string, unknown>>; next: number; more: boolean };
+      expect(page.instance).toBe("gw1");
+      expect(page.more).toBe(true);
+      expect(page.items[0]).toMatchObject({ gid: "gw1:cache:1", v: 1, signed: true, name: "Cache 1", lat: -33.8688197, lon: 151.2092955, difficulty: 3.5, terrain: 1 });
+      expect(typeof page.items[0]!.at).toBe("number");
+      const rest = (await (await A.get(`${prefix}/caches?since=${page.next}`)).json()) as { items: Array<{ gid: string }> };
+      expect(rest.items.map((i) => i.gid)).toEqual(["gw1:cache:3", "gw1:cache:5"]);
+    }
+    const finds = (await (await A.get("/federation/finds")).json()) as { items: Array<Record<string, unknown>> };
+    expect(finds.items[0]).toMatchObject({ gid: "gw1:find:1", call: "N0FND", distanceM: 3.25, loggedAt: 1_700_000_000_000 });
+    const tombs = (await (await A.get("/federation/tombstones")).json()) as { items: Array<Record<string, unknown>> };
+    expect(tombs.items).toEqual([{ gid: "gw1:cache:4", v: 2, at: expect.any(Number), signed: true }]);
+    for (const feed of ["bulletins", "keys", "account-moves"]) {
+      expect(((await (await A.get(`/federation/${feed}`)).json()) as { items: unknown[] }).items).toEqual([]);
+    }
+    expect((await A.get("/federation/caches?limit=5000")).status).toBe(400);
+  });
+
+  test("the registry view: this instance, then its non-blocked peers with their keys", async () => {
+    const k = generateKeyPair();
+    upsertPeer(A.gw, { instance: "gw7", trust: "unvetted", keyPin: k.publicKey });
+    upsertPeer(A.gw, { instance: "gw8", trust: "blocked" });
+    const reg = (await (await A.get("/federation/registry")).json()) as { items: Array<Record<string, unknown>> };
+    expect(reg.items.map((i) => i.instance)).toEqual(["gw1", "gw7"]);
+    expect(reg.items[0]).toMatchObject({ self: true, keys: [kA.publicKey], operator: "N0OPS", aprsCall: "N0GW-10", endpoints: [{ transport: "ampr", address: "n0gw.ampr.org", priority: 5 }] });
+    expect(reg.items[1]).toMatchObject({ self: false, trust: "unvetted", keys: [k.publicKey] });
+    expect(((await (await A.get("/federation/feed/registry")).json()) as { items: unknown[] }).items.length).toBe(2);
+  });
+});
+
+describe("frame delivery: POST /federation/frames", () => {
+  test("a page pulled from one instance and delivered to another is mirrored there", async () => {
+    upsertPeer(R.gw, { instance: "gw1", trust: "trusted", keyPin: kA.publicKey });
+    const headers = { "content-type": "application/cbor", "x-ingest-secret": INGEST };
+    for (const type of ["tombstone", "cache", "find"]) {
+      const page = await (await A.get(`/federation/sync/${type}`)).arrayBuffer();
+      const res = await R.post("/federation/frames", new Uint8Array(page), { headers });
+      expect(res.status).toBe(200);
+      const report = (await res.json()) as Record<string, number>;
+      expect(report.rejected).toBe(0);
+    }
+    expect(mirroredCache(R.gw, "gw1:cache:1")).toMatchObject({ name: "Cache 1", lat: -33.8688197, lon: 151.2092955, hint: "look up", description: "Harbour views." });
+    expect(mirroredCache(R.gw, "gw1:cache:5")).toMatchObject({ unlisted: true, description: null });
+    expect(mirroredCache(R.gw, "gw1:cache:4")).toBeNull();
+    expect(count(R.gw, "tombstones", "gid = 'gw1:cache:4'")).toBe(1);
+    expect(count(R.gw, "mirror_finds")).toBe(1);
+    // Delivered again: all duplicates, nothing changes.
+    const again = await R.post("/federation/frames", new Uint8Array(await (await A.get("/federation/sync/cache")).arrayBuffer()), { headers });
+    expect(((await again.json()) as Record<string, number>).duplicate).toBe(4);
+  });
+
+  test("the gate, the content type and an unreadable page are refused, and nothing changes", async () => {
+    const before = count(R.gw, "mirror_records");
+    const page = encodePage({ frames: [], next: 0, more: false });
+    expect((await R.post("/federation/frames", page, { headers: { "content-type": "application/cbor" } })).status).toBe(401);
+    expect((await R.post("/federation/frames", page, { headers: { "content-type": "application/cbor", "x-ingest-secret": "wrong-secret-123456" } })).status).toBe(401);
+    const wrongType = await R.post("/federation/frames", page, { headers: { "content-type": "application/octet-stream", "x-ingest-secret": INGEST } });
+    expect(wrongType.status).toBe(415);
+    for (const bad of [new Uint8Array([0xa1, 0x01]), new Uint8Array([0x80]), new Uint8Array([0xa1, 0x01, 0x81, 0x01]), new Uint8Array([0xf9, 0x3c, 0x00])]) {
+      const res = await R.post("/federation/frames", bad, { headers: { "content-type": "application/cbor", "x-ingest-secret": INGEST } });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toBe("bad_page");
+    }
+    expect(count(R.gw, "mirror_records")).toBe(before);
+  });
+});
