@@ -4,6 +4,7 @@
  */
 import type { LoadedConfig } from "./config.ts";
 import { callsignCommand } from "./accounts/cli.ts";
+import { frameCommand, keyCommand } from "./fed/cli.ts";
 
 type Out = (line: string) => void;
 
@@ -17,4 +18,6 @@ export type Command = (args: string[], out: Out, err: Out, ctx: CommandContext) 
 
 export const extraCommands: Record<string, Command> = {
   callsign: callsignCommand,
+  frame: frameCommand,
+  key: keyCommand,
 };

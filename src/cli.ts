@@ -24,6 +24,9 @@ Usage:
   svc-gateway keygen                                          print a new federation signing key
   svc-gateway check [--data DIR]                              validate the configuration
   svc-gateway callsign list|verify CALL [ACCOUNT] [--data DIR] the operator verifies a callsign by hand
+  svc-gateway frame verify < frame.cbor                       check one signed frame, print its payload
+  svc-gateway frame decode < page.cbor                        check every frame of a sync page
+  svc-gateway key show|rotate [revoke] [--data DIR]           signing keys; hand over to a new key
   svc-gateway --version | --help
 
 Options:
