@@ -7,6 +7,8 @@ import { MapPage } from "./pages/map.tsx";
 import { AboutPage } from "./pages/about.tsx";
 import { NotFound } from "./pages/not-found.tsx";
 import { SetupPage } from "./pages/setup.tsx";
+import { DecodePage } from "./pages/decode.tsx";
+import { StationPage } from "./pages/station.tsx";
 import { AccountPage } from "./pages/account.tsx";
 import { EmailLinkPage } from "./account/signin.tsx";
 
@@ -44,6 +46,8 @@ export function App() {
           <Route path="/map" component={MapPage} />
           <Route path="/about" component={AboutPage} />
           <Route path="/setup" component={SetupPage} />
+          <Route path="/decode" component={DecodePage} />
+          <Route path="/station/:call" component={StationPage} />
           <Route path="/account" component={AccountPage} />
           <Route path="/signin/email" component={EmailLinkPage} />
           <Route default component={NotFound} />

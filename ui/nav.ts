@@ -6,6 +6,7 @@ export interface NavItem {
 
 export const NAV: NavItem[] = [
   { href: "/map", label: "Map" },
+  { href: "/decode", label: "Decode" },
   { href: "/about", label: "About" },
   { href: "/account", label: "Account" },
 ];

@@ -3,6 +3,7 @@ import L from "leaflet";
 import "leaflet/dist/leaflet.css";
 import { clientConfig } from "../api.ts";
 import { addBaseLayer } from "../map/basemap.ts";
+import { stationLayer } from "../stations/layer.ts";
 
 export function MapPage() {
   const el = useRef<HTMLDivElement>(null);
@@ -14,8 +15,10 @@ export function MapPage() {
     clientConfig().then((cfg) => {
       if (!cancelled) addBaseLayer(map, cfg.tileUrl, cfg.tileAttribution, setOffline);
     });
+    const stopStations = stationLayer(map, (call) => location.assign(`/station/${encodeURIComponent(call)}`));
     return () => {
       cancelled = true;
+      stopStations();
       map.remove();
     };
   }, []);

@@ -1,0 +1,44 @@
+import { useState } from "preact/hooks";
+import { api, ApiError } from "../api.ts";
+
+/** Paste a raw TNC2 line, see what it carries. */
+export function DecodePage() {
+  const [line, setLine] = useState("");
+  const [out, setOut] = useState<Record<string, unknown> | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  const run = async (e: Event) => {
+    e.preventDefault();
+    setErr(null);
+    setOut(null);
+    try {
+      setOut(await api<Record<string, unknown>>("/api/decode", { method: "POST", headers: { "content-type": "text/plain" }, body: line }));
+    } catch (x) {
+      setErr(x instanceof ApiError ? `${x.code}: ${x.message}` : String(x));
+    }
+  };
+  return (
+    <section class="page">
+      <h1>Decode an APRS packet</h1>
+      <form onSubmit={run}>
+        <label>
+          TNC2 line
+          <textarea name="line" rows={3} value={line} onInput={(e) => setLine((e.target as HTMLTextAreaElement).value)} placeholder="N0CALL-9>APRS,WIDE1-1:!4237.14N/07120.83W>088/036" />
+        </label>
+        <button type="submit">Decode</button>
+      </form>
+      {err && <p class="error" role="alert">{err}</p>}
+      {out && (
+        <table class="table" data-testid="decoded">
+          <tbody>
+            {Object.entries(out).map(([k, v]) => (
+              <tr>
+                <th>{k}</th>
+                <td>{typeof v === "object" ? JSON.stringify(v) : String(v)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
