@@ -33,6 +33,8 @@ export interface Gateway {
   /** Base URL once listening, e.g. http://127.0.0.1:8080 */
   url: string | null;
   listen(): Promise<string>;
+  /** Runs `fn` when the gateway stops, before the database closes (last registered, first run). */
+  onStop(fn: () => void | Promise<void>): void;
   stop(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const log = opts.log ?? createLogger(config.logLevel);
   const db = openStore(opts.dbFile ?? join(config.dataDir, DB_FILE_NAME));
   const scheduler = new Scheduler(log);
+  const stopHooks: Array<() => void | Promise<void>> = [];
   const gw: Gateway = {
     config,
     db,
@@ -79,8 +82,18 @@ export function createGateway(opts: GatewayOptions): Gateway {
       gw.url = `http://${host.includes(":") ? `[${host}]` : host}:${gw.server.port}`;
       return gw.url;
     },
+    onStop(fn) {
+      stopHooks.push(fn);
+    },
     async stop() {
       scheduler.stop();
+      for (const fn of stopHooks.splice(0).reverse()) {
+        try {
+          await fn();
+        } catch (e) {
+          log.error("main", "a stop hook failed", { error: String(e) });
+        }
+      }
       if (gw.server) await gw.server.stop(true);
       gw.server = null;
       db.close();

@@ -204,11 +204,7 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
   };
   clients.set(gw, client);
   // Stop before the gateway closes its database.
-  const stopGateway = gw.stop.bind(gw);
-  gw.stop = async () => {
-    client.stop();
-    await stopGateway();
-  };
+  gw.onStop(() => client.stop());
   setTimeout(connect, 0);
   return client;
 }
