@@ -536,3 +536,60 @@ CREATE TABLE mirror_account_moves (
   from_account TEXT NOT NULL UNIQUE,
   to_account   TEXT NOT NULL
 );
+
+-- migration 9: an account's preferences, watchlist, notification settings, web push subscriptions, saved map views; moved accounts
+
+-- Free-form web app preferences of an account (JSON object, bounded in size).
+CREATE TABLE prefs (
+  user_id    INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  data       TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+
+-- Caches an account watches (alerts for new logs). cache_id is the game's
+-- local cache id; no foreign key, so the game's table can evolve on its own.
+CREATE TABLE watches (
+  user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  cache_id   INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (user_id, cache_id)
+);
+CREATE INDEX watches_cache ON watches(cache_id);
+
+-- How an account wants its watch alerts.
+CREATE TABLE notify_prefs (
+  user_id    INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  email      INTEGER NOT NULL DEFAULT 0,     -- digests by e-mail
+  push       INTEGER NOT NULL DEFAULT 0,     -- web push notifications
+  digest     TEXT NOT NULL DEFAULT 'daily' CHECK (digest IN ('hourly', 'daily', 'off')),
+  updated_at INTEGER NOT NULL
+);
+
+-- Web push subscriptions (the browser's PushSubscription), for this instance's VAPID key.
+CREATE TABLE push_subscriptions (
+  id         INTEGER PRIMARY KEY,
+  user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  endpoint   TEXT NOT NULL UNIQUE,
+  p256dh     TEXT NOT NULL,
+  auth       TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  last_ok_at INTEGER,
+  failures   INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX push_subscriptions_user ON push_subscriptions(user_id);
+
+-- Saved map views; the random id is a share link (/v/:id).
+CREATE TABLE views (
+  id         TEXT PRIMARY KEY,
+  user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  name       TEXT NOT NULL,
+  state      TEXT NOT NULL,                  -- JSON: lat, lon, zoom, layers, filters
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX views_user ON views(user_id);
+
+-- An account that moved to another instance keeps a stub row: its public id
+-- is what the account-move record re-points, and it can no longer sign in.
+ALTER TABLE users ADD COLUMN moved_to TEXT;     -- the account gid on the new instance
+ALTER TABLE users ADD COLUMN moved_at INTEGER;

@@ -74,6 +74,8 @@ export interface Config {
   smtpUrl: string | null;
   /** From address of outgoing mail. */
   mailFrom: string | null;
+  /** Accept web push endpoints on http or private addresses (a local test push service). */
+  pushAllowPrivateEndpoints: boolean;
   /** Radio TNCs; by default Direwolf's KISS port on this machine, if it is running. */
   kissPorts: readonly KissPortConfig[];
   /** This station's callsign on the air (AX.25 source); unset = receive only. */
@@ -287,6 +289,7 @@ export const SETTINGS = [
   setting("RATE_LIMIT_KEY_PER_MINUTE", "rateLimitKeyPerMinute", wholeNumber(1, 10_000_000, "requests"), 1200, "the same with a free API key"),
   setting("SMTP_URL", "smtpUrl", smtpUrl, null, "outgoing mail server, e.g. smtps://user:pass@mail.example.org; unset = mail goes to the log"),
   setting("MAIL_FROM", "mailFrom", emailAddress, null, "From address of outgoing mail (default svc-gateway@<instance>.invalid)"),
+  setting("PUSH_ALLOW_PRIVATE_ENDPOINTS", "pushAllowPrivateEndpoints", bool, false, "accept web push endpoints on http:// or private addresses (only for a local test push service)"),
   setting("MAX_BODY_BYTES", "maxBodyBytes", wholeNumber(1024, 256 * MIB, "bytes"), 1 * MIB, "largest request body accepted by default"),
   setting("KISS_PORTS", "kissPorts", kissPorts, DEFAULT_KISS_PORTS, "radio TNCs: comma-separated tcp://HOST:PORT or serial:PATH[@BAUD]; off for none"),
   setting("RADIO_CALL", "radioCall", radioCall, null, "this station's callsign on the air, e.g. N0CALL-10; unset = receive only"),

@@ -22,7 +22,18 @@ const USER_TABLES: Array<{ name: string; sql: string }> = [
     sql: "SELECT call, code, created_at AS createdAt, expires_at AS expiresAt, heard_at AS heardAt, heard_src AS heardFrom, heard_via AS heardVia FROM callsign_challenges WHERE user_id = ? ORDER BY id",
   },
   { name: "passkeyChallenges", sql: "SELECT kind, expires_at AS expiresAt FROM webauthn_challenges WHERE user_id = ?" },
+  { name: "prefs", sql: "SELECT data, updated_at AS updatedAt FROM prefs WHERE user_id = ?" },
+  { name: "watches", sql: "SELECT cache_id AS cacheId, created_at AS createdAt FROM watches WHERE user_id = ? ORDER BY created_at" },
+  { name: "notifyPrefs", sql: "SELECT email = 1 AS email, push = 1 AS push, digest, updated_at AS updatedAt FROM notify_prefs WHERE user_id = ?" },
+  {
+    name: "pushSubscriptions",
+    sql: "SELECT endpoint, p256dh, auth, created_at AS createdAt, last_ok_at AS lastOkAt, failures FROM push_subscriptions WHERE user_id = ? ORDER BY id",
+  },
+  { name: "views", sql: "SELECT id, name, state, created_at AS createdAt, updated_at AS updatedAt FROM views WHERE user_id = ? ORDER BY created_at" },
 ];
+
+const BOOLEAN_COLUMNS = new Set(["active", "email", "push"]);
+const JSON_COLUMNS = new Set(["data", "state"]);
 
 function jsonSafe(v: unknown): unknown {
   if (v instanceof Uint8Array) return Buffer.from(v).toString("base64url");
@@ -41,7 +52,9 @@ export const accountsData: AccountData = {
       account: { publicId: account.publicId, email: user.email, createdAt: user.createdAt, profile: JSON.parse(user.profile) },
     };
     for (const t of USER_TABLES) {
-      out[t.name] = rows(gw, t.sql, account.userId).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === "active" ? v === 1 : jsonSafe(v)])));
+      out[t.name] = rows(gw, t.sql, account.userId).map((r) =>
+        Object.fromEntries(Object.entries(r).map(([k, v]) => [k, BOOLEAN_COLUMNS.has(k) ? v === 1 : JSON_COLUMNS.has(k) ? JSON.parse(v as string) : jsonSafe(v)])),
+      );
     }
     out.emailSignIns = user.email
       ? rows(gw, "SELECT email, attempts, created_at AS createdAt, expires_at AS expiresAt FROM email_tokens WHERE email = ? ORDER BY id", user.email)

@@ -21,18 +21,22 @@ export function assertionBytes(method: string, path: string, body: Record<string
 }
 
 export interface VerifiedAssertion {
-  keyId: number;
-  call: string;
+  /** the device key that signed (base64url) */
+  key: string;
+  /** the registered device key's row, its base call and account; null for an unbound assertion */
+  keyId: number | null;
+  call: string | null;
   userId: number | null;
 }
 
-/** Checks a signed body for `call`; records it so it cannot be replayed. Throws AppError. */
-export function checkAssertion(
-  db: Database,
-  req: { call: string; method: string; path: string; body: unknown },
-  nowMs: number,
-): VerifiedAssertion {
-  const body = req.body;
+interface SignedFields {
+  key: string;
+  at: number;
+  sig: string;
+}
+
+/** Shape and freshness of a signed body; throws AppError. */
+function signedFields(body: unknown, nowMs: number): SignedFields {
   if (!body || typeof body !== "object" || Array.isArray(body) || body instanceof Uint8Array) {
     throw badRequest("bad_body", "a signed body is a JSON object with key, at and sig");
   }
@@ -44,23 +48,49 @@ export function checkAssertion(
   if (Math.abs(now - at) > ASSERTION_WINDOW_S) {
     throw new AppError(401, "stale_assertion", `the assertion was signed at ${at}, more than ${ASSERTION_WINDOW_S} s from this server's clock (${now})`);
   }
-  const row = db
-    .query("SELECT id, user_id AS userId, call FROM device_keys WHERE public_key = ? AND revoked_at IS NULL")
-    .get(key) as { id: number; userId: number | null; call: string } | null;
-  if (!row || row.call !== baseCall(req.call)) {
-    throw forbidden(`that key is not registered to ${baseCall(req.call)}`, "unknown_key");
-  }
+  return { key, at, sig };
+}
+
+/** The signature over method, path and body, then the replay check (each signature is accepted once). */
+function verifyAndSpend(db: Database, f: SignedFields, req: { method: string; path: string; body: unknown }): void {
   let ok = false;
   try {
-    const pub = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: key }, format: "jwk" });
-    ok = verify(null, assertionBytes(req.method, req.path, body as Record<string, unknown>), pub, Buffer.from(sig, "base64url"));
+    const pub = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: f.key }, format: "jwk" });
+    ok = verify(null, assertionBytes(req.method, req.path, req.body as Record<string, unknown>), pub, Buffer.from(f.sig, "base64url"));
   } catch {
     ok = false;
   }
   if (!ok) throw new AppError(401, "bad_signature", "the signature does not verify for this body, method and path");
   const fresh = db
     .query("INSERT INTO used_assertions (sig, expires_at) VALUES (?, ?) ON CONFLICT(sig) DO NOTHING")
-    .run(sig, (at + ASSERTION_WINDOW_S + 1) * 1000).changes;
+    .run(f.sig, (f.at + ASSERTION_WINDOW_S + 1) * 1000).changes;
   if (fresh === 0) throw conflict("replayed", "this signed request was already used");
-  return { keyId: row.id, call: row.call, userId: row.userId };
+}
+
+/** Checks a signed body for `call`; records it so it cannot be replayed. Throws AppError. */
+export function checkAssertion(
+  db: Database,
+  req: { call: string; method: string; path: string; body: unknown },
+  nowMs: number,
+): VerifiedAssertion {
+  const f = signedFields(req.body, nowMs);
+  const row = db
+    .query("SELECT id, user_id AS userId, call FROM device_keys WHERE public_key = ? AND revoked_at IS NULL")
+    .get(f.key) as { id: number; userId: number | null; call: string } | null;
+  if (!row || row.call !== baseCall(req.call)) {
+    throw forbidden(`that key is not registered to ${baseCall(req.call)}`, "unknown_key");
+  }
+  verifyAndSpend(db, f, req);
+  return { key: f.key, keyId: row.id, call: row.call, userId: row.userId };
+}
+
+/**
+ * Checks a signed body under the key it names, registered here or not (an
+ * account import brings keys from another instance): fresh, valid, once. The
+ * caller must decide whether that key may speak for what the body asks.
+ */
+export function checkUnboundAssertion(db: Database, req: { method: string; path: string; body: unknown }, nowMs: number): VerifiedAssertion {
+  const f = signedFields(req.body, nowMs);
+  verifyAndSpend(db, f, req);
+  return { key: f.key, keyId: null, call: null, userId: null };
 }

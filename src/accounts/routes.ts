@@ -16,6 +16,7 @@ import { profileOf, publicProfile, updateProfile } from "./profile.ts";
 import { publicKeysOf, registerDeviceKey, revokeDeviceKey } from "./device-keys.ts";
 import { challengeStatus, confirmChallenge, onHeard, startChallenge } from "./verify-aprs.ts";
 import { accountOfCaller, eraseAccount, exportAccount } from "./gdpr.ts";
+import { prefsRoutes } from "./prefs-routes.ts";
 
 /** Whether the browser reached us over https (directly, via PUBLIC_URL, or a trusted proxy). */
 function isHttps(gw: Gateway, request: Request): boolean {
@@ -54,6 +55,7 @@ export function accountRoutes(gw: Gateway) {
 
   return new Elysia({ name: "accounts" })
     .use(gatesPlugin(gw))
+    .use(prefsRoutes(gw))
     .post("/auth/passkey/register/options", ({ caller, request, body }) => {
       const b = body === undefined || body instanceof Uint8Array ? {} : jsonObject(body);
       return registrationOptions(gw, relyingParty(gw, request), caller.user?.id ?? null, b.name);

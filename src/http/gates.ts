@@ -12,7 +12,9 @@
  *   sysop              a signed-in user whose verified active callsign is in
  *                      ADMIN_CALLSIGNS, or x-ingest-secret; locked when neither is set up
  *   signed-body        a body signed by a device key registered to :call, or a
- *                      session holding :call
+ *                      session holding :call (or `me`); on a route without
+ *                      :call, a session or a body signed by the key it names
+ *                      (the route binds that key)
  *   relay              x-relay-secret = FED_RELAY_SECRET
  *   fed-secret         x-fed-secret = FED_SUBMIT_SECRET (locked when unset)
  *   fed-secret-if-set  x-fed-secret when FED_SUBMIT_SECRET is set, else public
@@ -28,7 +30,7 @@ import type { Gateway } from "../gateway.ts";
 import { AppError, forbidden, unauthorized } from "../errors.ts";
 import { cookieValue, findSession, SESSION_COOKIE } from "../accounts/sessions.ts";
 import { activeCallsign, userHoldsCall } from "../accounts/identity.ts";
-import { checkAssertion, type VerifiedAssertion } from "../accounts/assertions.ts";
+import { checkAssertion, checkUnboundAssertion, type VerifiedAssertion } from "../accounts/assertions.ts";
 import { baseCall } from "../callsign.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { findWxKey, wxKeyFrom, type WxKeyStation } from "../stations/wx-keys.ts";
@@ -194,9 +196,18 @@ export function enforceGate(
     }
     case "signed-body": {
       const call = ctx.params.call;
-      if (!call) throw new AppError(500, "internal", "signed-body gate on a route without :call");
-      if (caller.user && userHoldsCall(gw.db, caller.user.id, call.toUpperCase())) return;
-      caller.assertion = checkAssertion(gw.db, { call: call.toUpperCase(), method: ctx.request.method, path: ctx.path, body: ctx.body }, gw.clock.now());
+      const req = { method: ctx.request.method, path: ctx.path, body: ctx.body };
+      if (call === undefined) {
+        // A route without :call (account import) carries the keys that may sign
+        // it in its body: the gate checks the signature under the key it names;
+        // the route must bind that key (caller.assertion.key) to what it does.
+        if (caller.user) return;
+        caller.assertion = checkUnboundAssertion(gw.db, req, gw.clock.now());
+        return;
+      }
+      // `me`: the signed-in account itself, for accounts that hold no callsign.
+      if (caller.user && (call.toLowerCase() === "me" || userHoldsCall(gw.db, caller.user.id, call.toUpperCase()))) return;
+      caller.assertion = checkAssertion(gw.db, { ...req, call: call.toUpperCase() }, gw.clock.now());
       return;
     }
     case "relay":

@@ -10,6 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../helpers/chromium.ts";
 import { captureLog, startInProcess, type Running } from "../helpers/gateway.ts";
 import { ROOT } from "../helpers/paths.ts";
+import { generateKeyPair } from "../../src/fed/keys.ts";
 
 const SHOTS = join(ROOT, "test-artifacts");
 const logs = captureLog("info");
@@ -93,6 +94,35 @@ describe("account pages", () => {
     expect(cookie.sameSite).toBe("Lax");
     const session = g.gw.db.query("SELECT user_id AS id FROM sessions ORDER BY created_at DESC LIMIT 1").get() as { id: number };
     expect(session.id).toBe(userId);
+
+    // A device key for the verified callsign.
+    const kp = generateKeyPair();
+    const keys = page.getByRole("region", { name: "Device keys" });
+    await keys.getByLabel("Public key", { exact: true }).fill(kp.publicKey);
+    await keys.getByLabel("Key label").fill("ingest box");
+    await keys.getByRole("button", { name: "Register key" }).click();
+    await keys.getByRole("cell", { name: kp.publicKey }).waitFor();
+    expect(await (await g.get("/keys/N0WEB")).json()).toMatchObject({ keys: [{ key: kp.publicKey }] });
+
+    // Download everything.
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download my data" }).click()]);
+    const exported = JSON.parse(await Bun.file((await download.path())!).text());
+    expect(exported.format).toBe("svc-account-export/1");
+    expect(exported.data.accounts.callsigns.map((c: { call: string }) => c.call)).toEqual(["N0WEB-7"]);
+    expect(exported.data.accounts.deviceKeys[0].key).toBe(kp.publicKey);
+
+    // Erase, with a confirmation step.
+    await page.getByRole("button", { name: "Erase my account…" }).click();
+    const eraseNow = page.getByRole("button", { name: "Erase everything" });
+    expect(await eraseNow.isDisabled()).toBe(true);
+    await page.getByLabel("Type N0WEB-7 to confirm").fill("n0web-7");
+    await page.screenshot({ path: join(SHOTS, "account-erase.png"), fullPage: true });
+    await eraseNow.click();
+    await page.getByText("Your account was erased.").waitFor();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    expect(g.gw.db.query("SELECT COUNT(*) AS n FROM users WHERE id = ?").get(userId)).toEqual({ n: 0 });
+    expect(g.gw.db.query("SELECT COUNT(*) AS n FROM fed_feed WHERE type = 5 AND gid LIKE 'web-gw:account:%'").get()).toEqual({ n: 1 });
+    expect((await (await g.get("/keys/N0WEB")).json()).keys).toEqual([]);
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -5,5 +5,17 @@ import { CallsignsSection } from "./callsigns.tsx";
 import { PasskeysSection } from "./passkeys.tsx";
 import { ProfileSection } from "./profile.tsx";
 import { EmailSection } from "./email.tsx";
+import { DeviceKeysSection } from "./keys.tsx";
+import { NotificationsSection, SavedViewsSection } from "./notify.tsx";
+import { YourDataSection } from "./data.tsx";
 
-export const ACCOUNT_SECTIONS: Array<FunctionComponent<SectionProps>> = [CallsignsSection, PasskeysSection, EmailSection, ProfileSection];
+export const ACCOUNT_SECTIONS: Array<FunctionComponent<SectionProps>> = [
+  CallsignsSection,
+  PasskeysSection,
+  EmailSection,
+  DeviceKeysSection,
+  ProfileSection,
+  NotificationsSection,
+  SavedViewsSection,
+  YourDataSection,
+];

@@ -18,7 +18,7 @@ export async function createPasskey(label?: string): Promise<Account> {
   return (await api<{ account: Account }>("/auth/passkey/register/verify", { method: "POST", json: { credential, label } })).account;
 }
 
-export function SignIn({ onSignedIn }: { onSignedIn: (a: Account) => void }) {
+export function SignIn({ onSignedIn, notice }: { onSignedIn: (a: Account) => void; notice?: string | null }) {
   const [email, setEmail] = useState("");
   const [sentTo, setSentTo] = useState<string | null>(null);
   const [code, setCode] = useState("");
@@ -57,6 +57,11 @@ export function SignIn({ onSignedIn }: { onSignedIn: (a: Account) => void }) {
 
   return (
     <section class="page signin">
+      {notice && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
       <h1>Sign in</h1>
       <p class="muted">No passwords here: use a passkey (your device's screen lock or a security key), or a link sent by e-mail.</p>
       <div class="cards">

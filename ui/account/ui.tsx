@@ -7,7 +7,7 @@ export interface SectionProps {
   account: Account;
   onChange: (a: Account) => void;
   refresh: () => void;
-  onSignedOut: () => void;
+  onSignedOut: (notice?: string) => void;
 }
 
 /** Runs an action, showing its error next to the section that started it. */

@@ -14,15 +14,16 @@ export function AccountPage() {
   const [version, setVersion] = useState(0);
   const loaded = useLoad(loadAccount, [version]);
   const [account, setAccount] = useState<Account | null | undefined>(undefined);
+  const [notice, setNotice] = useState<string | null>(null);
   const current = account === undefined ? loaded.data : account;
   if (loaded.loading && current === undefined) return <section class="page">Loading…</section>;
   if (loaded.error) return <section class="page error">{loaded.error.message}</section>;
-  if (!current) return <SignIn onSignedIn={(a) => setAccount(a)} />;
+  if (!current) return <SignIn notice={notice} onSignedIn={(a) => (setNotice(null), setAccount(a))} />;
   const refresh = () => {
     setAccount(undefined);
     setVersion(version + 1);
   };
-  return <AccountView account={current} onChange={(a) => setAccount(a)} refresh={refresh} onSignedOut={() => setAccount(null)} />;
+  return <AccountView account={current} onChange={(a) => setAccount(a)} refresh={refresh} onSignedOut={(n) => (setNotice(n ?? null), setAccount(null))} />;
 }
 
 function AccountView(props: SectionProps) {

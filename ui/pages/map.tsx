@@ -4,12 +4,15 @@ import "leaflet/dist/leaflet.css";
 import { clientConfig } from "../api.ts";
 import { addBaseLayer } from "../map/basemap.ts";
 import { stationLayer } from "../stations/layer.ts";
+import { addSaveViewControl, initialView } from "../map/view.ts";
 
 export function MapPage() {
   const el = useRef<HTMLDivElement>(null);
   const [offline, setOffline] = useState<null | "off" | "unreachable">(null);
   useEffect(() => {
-    const map = L.map(el.current!, { worldCopyJump: true, zoomControl: true }).setView([30, 0], 2);
+    const start = initialView();
+    const map = L.map(el.current!, { worldCopyJump: true, zoomControl: true }).setView(start.center, start.zoom);
+    addSaveViewControl(map);
     L.control.scale({ imperial: false }).addTo(map);
     let cancelled = false;
     clientConfig().then((cfg) => {

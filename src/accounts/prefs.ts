@@ -1,0 +1,107 @@
+/**
+ * An account's preferences, watchlist and notification settings.
+ *
+ * Preferences are the web app's to define (units, map layers, ...): any JSON
+ * object within MAX_PREFS_BYTES. The watchlist holds cache ids; the game's
+ * `POST /api/caches/:id/watch` and the watch-alert digests use setWatch() and
+ * watchersOf() rather than the table.
+ */
+import type { Gateway } from "../gateway.ts";
+import { badRequest, conflict } from "../errors.ts";
+
+export const MAX_PREFS_BYTES = 8192;
+export const MAX_WATCHES = 1000;
+
+export function getPrefs(gw: Gateway, userId: number): Record<string, unknown> {
+  const row = gw.db.query("SELECT data FROM prefs WHERE user_id = ?").get(userId) as { data: string } | null;
+  return row ? JSON.parse(row.data) : {};
+}
+
+/** Replaces the preferences with `body` (a JSON object). */
+export function putPrefs(gw: Gateway, userId: number, body: Record<string, unknown>): Record<string, unknown> {
+  const text = JSON.stringify(body);
+  if (Buffer.byteLength(text) > MAX_PREFS_BYTES) throw badRequest("invalid", `preferences are at most ${MAX_PREFS_BYTES} bytes of JSON`);
+  gw.db
+    .query("INSERT INTO prefs (user_id, data, updated_at) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at")
+    .run(userId, text, gw.clock.now());
+  return body;
+}
+
+export function parseCacheId(raw: unknown): number {
+  const n = typeof raw === "number" ? raw : typeof raw === "string" && /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n <= 0) throw badRequest("invalid", "a cache id is a positive whole number");
+  return n;
+}
+
+export function watchesOf(gw: Gateway, userId: number): Array<{ cacheId: number; createdAt: number }> {
+  return gw.db.query("SELECT cache_id AS cacheId, created_at AS createdAt FROM watches WHERE user_id = ? ORDER BY created_at").all(userId) as Array<{
+    cacheId: number;
+    createdAt: number;
+  }>;
+}
+
+/** Watches or unwatches a cache; returns whether the account now watches it. */
+export function setWatch(gw: Gateway, userId: number, rawCacheId: unknown, watch: boolean): boolean {
+  const cacheId = parseCacheId(rawCacheId);
+  if (!watch) {
+    gw.db.query("DELETE FROM watches WHERE user_id = ? AND cache_id = ?").run(userId, cacheId);
+    return false;
+  }
+  gw.db.transaction(() => {
+    const n = (gw.db.query("SELECT COUNT(*) AS n FROM watches WHERE user_id = ?").get(userId) as { n: number }).n;
+    if (n >= MAX_WATCHES && !gw.db.query("SELECT 1 FROM watches WHERE user_id = ? AND cache_id = ?").get(userId, cacheId)) {
+      throw conflict("too_many_watches", `an account watches at most ${MAX_WATCHES} caches`);
+    }
+    gw.db.query("INSERT OR IGNORE INTO watches (user_id, cache_id, created_at) VALUES (?, ?, ?)").run(userId, cacheId, gw.clock.now());
+  })();
+  return true;
+}
+
+/** The accounts watching a cache (for alerts). */
+export function watchersOf(gw: Gateway, cacheId: number): number[] {
+  return (gw.db.query("SELECT user_id AS id FROM watches WHERE cache_id = ?").all(cacheId) as Array<{ id: number }>).map((r) => r.id);
+}
+
+export interface NotifyPrefs {
+  /** watch digests by e-mail (needs an e-mail address on the account) */
+  email: boolean;
+  /** web push notifications (needs a push subscription) */
+  push: boolean;
+  digest: "hourly" | "daily" | "off";
+}
+
+export const DEFAULT_NOTIFY: NotifyPrefs = { email: false, push: false, digest: "daily" };
+
+export function getNotifyPrefs(gw: Gateway, userId: number): NotifyPrefs {
+  const row = gw.db.query("SELECT email, push, digest FROM notify_prefs WHERE user_id = ?").get(userId) as {
+    email: number;
+    push: number;
+    digest: NotifyPrefs["digest"];
+  } | null;
+  return row ? { email: row.email === 1, push: row.push === 1, digest: row.digest } : { ...DEFAULT_NOTIFY };
+}
+
+/** Updates the fields given. */
+export function putNotifyPrefs(gw: Gateway, userId: number, body: Record<string, unknown>): NotifyPrefs {
+  const p = getNotifyPrefs(gw, userId);
+  for (const k of Object.keys(body)) if (!["email", "push", "digest"].includes(k)) throw badRequest("invalid", `unknown field "${k}" (there are email, push and digest)`);
+  for (const k of ["email", "push"] as const) {
+    if (body[k] === undefined) continue;
+    if (typeof body[k] !== "boolean") throw badRequest("invalid", `${k} must be true or false`);
+    p[k] = body[k] as boolean;
+  }
+  if (body.digest !== undefined) {
+    if (!["hourly", "daily", "off"].includes(body.digest as string)) throw badRequest("invalid", "digest must be hourly, daily or off");
+    p.digest = body.digest as NotifyPrefs["digest"];
+  }
+  if (p.email) {
+    const email = (gw.db.query("SELECT email FROM users WHERE id = ?").get(userId) as { email: string | null }).email;
+    if (!email) throw conflict("no_email", "add an e-mail address to the account before asking for e-mail digests");
+  }
+  gw.db
+    .query(
+      "INSERT INTO notify_prefs (user_id, email, push, digest, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET email = excluded.email, push = excluded.push, digest = excluded.digest, updated_at = excluded.updated_at",
+    )
+    .run(userId, p.email ? 1 : 0, p.push ? 1 : 0, p.digest, gw.clock.now());
+  return p;
+}

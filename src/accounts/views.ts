@@ -1,0 +1,113 @@
+/**
+ * Saved map views: a name and where the map looks (centre, zoom, layers,
+ * filters). The random id makes a share link, `/v/:id`, which opens the map
+ * there; anyone with the link can open it, nobody can list them.
+ */
+import { randomBytes } from "node:crypto";
+import type { Gateway } from "../gateway.ts";
+import { badRequest, conflict, notFound } from "../errors.ts";
+
+export const MAX_VIEWS = 100;
+
+export interface ViewState {
+  lat: number;
+  lon: number;
+  zoom: number;
+  /** map layer names shown, e.g. ["stations", "caches"] */
+  layers?: string[];
+  /** the web app's filter settings */
+  filters?: Record<string, string | number | boolean>;
+}
+
+export interface SavedView extends ViewState {
+  id: string;
+  name: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+const token = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** Checks a view body; `partial` allows leaving fields out (updates). */
+function parseView(body: Record<string, unknown>, partial: boolean): Partial<ViewState> & { name?: string } {
+  const out: Partial<ViewState> & { name?: string } = {};
+  for (const k of Object.keys(body)) if (!["name", "lat", "lon", "zoom", "layers", "filters"].includes(k)) throw badRequest("invalid", `unknown field "${k}"`);
+  const need = (k: string) => !partial && body[k] === undefined;
+  if (need("name") || need("lat") || need("lon") || need("zoom")) throw badRequest("invalid", "a view has name, lat, lon and zoom");
+  if (body.name !== undefined) {
+    if (typeof body.name !== "string" || !body.name.trim() || body.name.length > 80) throw badRequest("invalid", "name must be 1 to 80 characters");
+    out.name = body.name.trim();
+  }
+  const num = (k: "lat" | "lon" | "zoom", min: number, max: number) => {
+    const v = body[k];
+    if (v === undefined) return;
+    if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max) throw badRequest("invalid", `${k} must be a number from ${min} to ${max}`);
+    out[k] = k === "zoom" ? Math.round(v) : Math.round(v * 1e7) / 1e7;
+  };
+  num("lat", -90, 90);
+  num("lon", -180, 180);
+  num("zoom", 0, 22);
+  if (body.layers !== undefined) {
+    if (!Array.isArray(body.layers) || body.layers.length > 20 || !body.layers.every((l) => typeof l === "string" && token.test(l))) {
+      throw badRequest("invalid", "layers must be a list of up to 20 layer names");
+    }
+    out.layers = body.layers as string[];
+  }
+  if (body.filters !== undefined) {
+    const f = body.filters;
+    if (!f || typeof f !== "object" || Array.isArray(f) || Object.keys(f).length > 20) throw badRequest("invalid", "filters must be an object of up to 20 entries");
+    for (const [k, v] of Object.entries(f)) {
+      if (!token.test(k) || !["string", "number", "boolean"].includes(typeof v) || (typeof v === "string" && v.length > 100)) {
+        throw badRequest("invalid", "filters map short names to short text, numbers or true/false");
+      }
+    }
+    out.filters = f as ViewState["filters"];
+  }
+  return out;
+}
+
+type Row = { id: string; name: string; state: string; createdAt: number; updatedAt: number };
+const toView = (r: Row): SavedView => ({ id: r.id, name: r.name, ...JSON.parse(r.state), createdAt: r.createdAt, updatedAt: r.updatedAt });
+const COLS = "id, name, state, created_at AS createdAt, updated_at AS updatedAt";
+
+export function viewsOf(gw: Gateway, userId: number): SavedView[] {
+  return (gw.db.query(`SELECT ${COLS} FROM views WHERE user_id = ? ORDER BY created_at`).all(userId) as Row[]).map(toView);
+}
+
+export function createView(gw: Gateway, userId: number, body: Record<string, unknown>): SavedView {
+  const { name, ...state } = parseView(body, false);
+  const id = randomBytes(9).toString("base64url");
+  const now = gw.clock.now();
+  gw.db.transaction(() => {
+    const n = (gw.db.query("SELECT COUNT(*) AS n FROM views WHERE user_id = ?").get(userId) as { n: number }).n;
+    if (n >= MAX_VIEWS) throw conflict("too_many_views", `an account keeps at most ${MAX_VIEWS} views`);
+    gw.db.query("INSERT INTO views (id, user_id, name, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)").run(id, userId, name!, JSON.stringify(state), now, now);
+  })();
+  return { id, name: name!, ...(state as ViewState), createdAt: now, updatedAt: now };
+}
+
+export function updateView(gw: Gateway, userId: number, id: string, body: Record<string, unknown>): SavedView {
+  const change = parseView(body, true);
+  return gw.db.transaction(() => {
+    const row = gw.db.query(`SELECT ${COLS} FROM views WHERE id = ? AND user_id = ?`).get(id, userId) as Row | null;
+    if (!row) throw notFound("view");
+    const { name, ...state } = { ...toView(row), ...change };
+    const { id: _i, createdAt: _c, updatedAt: _u, ...rest } = state as SavedView;
+    gw.db.query("UPDATE views SET name = ?, state = ?, updated_at = ? WHERE id = ?").run(name, JSON.stringify(rest), gw.clock.now(), id);
+    return toView(gw.db.query(`SELECT ${COLS} FROM views WHERE id = ?`).get(id) as Row);
+  })();
+}
+
+export function deleteView(gw: Gateway, userId: number, id: string): void {
+  if (gw.db.query("DELETE FROM views WHERE id = ? AND user_id = ?").run(id, userId).changes === 0) throw notFound("view");
+}
+
+/** Where `/v/:id` sends the browser: the map at that view. */
+export function viewLocation(gw: Gateway, id: string): string {
+  const row = token.test(id) ? (gw.db.query(`SELECT ${COLS} FROM views WHERE id = ?`).get(id) as Row | null) : null;
+  if (!row) throw notFound("saved view");
+  const v = toView(row);
+  const q = new URLSearchParams({ lat: String(v.lat), lon: String(v.lon), z: String(v.zoom) });
+  if (v.layers?.length) q.set("layers", v.layers.join(","));
+  return `/map?${q}`;
+}

@@ -1,0 +1,167 @@
+/**
+ * Web push: one VAPID key pair per instance (generated on first use, kept in
+ * `meta`), the accounts' subscriptions, and sendPush(), which encrypts with the
+ * web-push library (RFC 8291/8292) and posts with fetch. A subscription the
+ * push service says is gone (404/410) is dropped; one that keeps failing is
+ * dropped after MAX_FAILURES.
+ *
+ *   await sendPush(gw, userId, { title: "New find on GC42", body: "N0CALL found it", url: "/caches/42" });
+ */
+import webpush from "web-push";
+import { isIP } from "node:net";
+import type { Gateway } from "../gateway.ts";
+import { getMeta, setMeta } from "../store/db.ts";
+import { badRequest, conflict, notFound } from "../errors.ts";
+import { mailFrom } from "./mail.ts";
+
+export const MAX_SUBSCRIPTIONS = 10;
+export const MAX_FAILURES = 5;
+
+export interface VapidKeys {
+  publicKey: string;
+  privateKey: string;
+}
+
+/** This instance's VAPID keys, made once and kept. */
+export function vapidKeys(gw: Gateway): VapidKeys {
+  const pub = getMeta(gw.db, "vapid_public_key");
+  const priv = getMeta(gw.db, "vapid_private_key");
+  if (pub && priv) return { publicKey: pub, privateKey: priv };
+  const keys = webpush.generateVAPIDKeys();
+  gw.db.transaction(() => {
+    // Another process may have made them first: keep theirs.
+    if (!getMeta(gw.db, "vapid_public_key")) {
+      setMeta(gw.db, "vapid_public_key", keys.publicKey);
+      setMeta(gw.db, "vapid_private_key", keys.privateKey);
+    }
+  })();
+  return { publicKey: getMeta(gw.db, "vapid_public_key")!, privateKey: getMeta(gw.db, "vapid_private_key")! };
+}
+
+/** The VAPID subject: the instance's https address, else its mail address. */
+function vapidSubject(gw: Gateway): string {
+  return gw.config.publicUrl?.startsWith("https:") ? gw.config.publicUrl : `mailto:${mailFrom(gw)}`;
+}
+
+function privateHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  if (h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal")) return true;
+  if (isIP(h) === 4) {
+    const [a, b] = h.split(".").map(Number) as [number, number];
+    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+  }
+  if (isIP(h) === 6) return h === "::1" || h === "::" || h.startsWith("fc") || h.startsWith("fd") || h.startsWith("fe80") || h.startsWith("::ffff:");
+  return false;
+}
+
+/**
+ * Checks a PushSubscription from a browser. Push services are public https
+ * servers; anything else would let a user make this instance post to the LAN
+ * (unless PUSH_ALLOW_PRIVATE_ENDPOINTS, for a local test push service).
+ */
+export function parseSubscription(gw: Gateway, body: Record<string, unknown>) {
+  const keys = body.keys as Record<string, unknown> | undefined;
+  const endpoint = body.endpoint;
+  if (typeof endpoint !== "string" || endpoint.length > 2048 || !keys || typeof keys !== "object") {
+    throw badRequest("bad_subscription", "expected a PushSubscription: {endpoint, keys: {p256dh, auth}}");
+  }
+  let u: URL;
+  try {
+    u = new URL(endpoint);
+  } catch {
+    throw badRequest("bad_subscription", "endpoint is not a URL");
+  }
+  const lax = gw.config.pushAllowPrivateEndpoints;
+  if (!(u.protocol === "https:" || (lax && u.protocol === "http:")) || u.username || u.password) {
+    throw badRequest("bad_subscription", "endpoint must be an https URL of a push service");
+  }
+  if (!lax && privateHost(u.hostname)) throw badRequest("bad_subscription", "endpoint must be a public push service");
+  const p256dh = keys.p256dh;
+  const auth = keys.auth;
+  if (typeof p256dh !== "string" || !/^[A-Za-z0-9_-]{86,88}={0,2}$/.test(p256dh) || Buffer.from(p256dh, "base64url").length !== 65) {
+    throw badRequest("bad_subscription", "keys.p256dh must be a base64url P-256 public key");
+  }
+  if (typeof auth !== "string" || !/^[A-Za-z0-9_-]{22,24}={0,2}$/.test(auth) || Buffer.from(auth, "base64url").length !== 16) {
+    throw badRequest("bad_subscription", "keys.auth must be a base64url 16-byte secret");
+  }
+  return { endpoint, p256dh, auth };
+}
+
+export function subscriptionsOf(gw: Gateway, userId: number) {
+  return gw.db
+    .query("SELECT endpoint, created_at AS createdAt, last_ok_at AS lastOkAt, failures FROM push_subscriptions WHERE user_id = ? ORDER BY id")
+    .all(userId) as Array<{ endpoint: string; createdAt: number; lastOkAt: number | null; failures: number }>;
+}
+
+/** Stores (or takes over) a browser's subscription for the account. */
+export function subscribe(gw: Gateway, userId: number, body: Record<string, unknown>) {
+  const s = parseSubscription(gw, body);
+  gw.db.transaction(() => {
+    gw.db.query("DELETE FROM push_subscriptions WHERE endpoint = ?").run(s.endpoint);
+    const n = (gw.db.query("SELECT COUNT(*) AS n FROM push_subscriptions WHERE user_id = ?").get(userId) as { n: number }).n;
+    if (n >= MAX_SUBSCRIPTIONS) throw conflict("too_many_subscriptions", `an account has at most ${MAX_SUBSCRIPTIONS} push subscriptions; remove one first`);
+    gw.db
+      .query("INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth, created_at) VALUES (?, ?, ?, ?, ?)")
+      .run(userId, s.endpoint, s.p256dh, s.auth, gw.clock.now());
+  })();
+  return subscriptionsOf(gw, userId);
+}
+
+export function unsubscribe(gw: Gateway, userId: number, endpoint: unknown) {
+  if (typeof endpoint !== "string") throw badRequest("bad_subscription", "expected {endpoint}");
+  if (gw.db.query("DELETE FROM push_subscriptions WHERE user_id = ? AND endpoint = ?").run(userId, endpoint).changes === 0) throw notFound("push subscription");
+  return subscriptionsOf(gw, userId);
+}
+
+export interface PushMessage {
+  title: string;
+  body: string;
+  /** where a click on the notification leads, e.g. /caches/42 */
+  url?: string;
+}
+
+/** Sends one notification to every subscription of an account. */
+export async function sendPush(gw: Gateway, userId: number, message: PushMessage): Promise<{ sent: number; failed: number; removed: number }> {
+  const subs = gw.db.query("SELECT id, endpoint, p256dh, auth FROM push_subscriptions WHERE user_id = ?").all(userId) as Array<{
+    id: number;
+    endpoint: string;
+    p256dh: string;
+    auth: string;
+  }>;
+  const keys = vapidKeys(gw);
+  const payload = JSON.stringify(message);
+  let sent = 0;
+  let failed = 0;
+  let removed = 0;
+  await Promise.all(
+    subs.map(async (s) => {
+      let status = 0;
+      try {
+        const req = webpush.generateRequestDetails({ endpoint: s.endpoint, keys: { p256dh: s.p256dh, auth: s.auth } }, payload, {
+          vapidDetails: { subject: vapidSubject(gw), publicKey: keys.publicKey, privateKey: keys.privateKey },
+          TTL: 24 * 3600,
+        });
+        const res = await fetch(req.endpoint, { method: req.method, headers: req.headers as Record<string, string>, body: req.body as Uint8Array<ArrayBuffer>, redirect: "manual", signal: AbortSignal.timeout(10_000) });
+        status = res.status;
+        await res.body?.cancel();
+      } catch (e) {
+        gw.log.warn("push", "push service unreachable", { endpoint: new URL(s.endpoint).origin, error: String((e as Error).message ?? e) });
+      }
+      if (status >= 200 && status < 300) {
+        sent++;
+        gw.db.query("UPDATE push_subscriptions SET last_ok_at = ?, failures = 0 WHERE id = ?").run(gw.clock.now(), s.id);
+      } else if (status === 404 || status === 410) {
+        removed++;
+        gw.db.query("DELETE FROM push_subscriptions WHERE id = ?").run(s.id);
+      } else {
+        failed++;
+        const f = gw.db.query("UPDATE push_subscriptions SET failures = failures + 1 WHERE id = ? RETURNING failures").get(s.id) as { failures: number } | null;
+        if (f && f.failures >= MAX_FAILURES) {
+          removed++;
+          gw.db.query("DELETE FROM push_subscriptions WHERE id = ?").run(s.id);
+        }
+      }
+    }),
+  );
+  return { sent, failed, removed };
+}

@@ -1,0 +1,169 @@
+/**
+ * The account's saved things: preferences, watchlist, notification settings,
+ * web push (against a push service on loopback that decrypts and checks what
+ * it gets), saved map views and their share links.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { signedInUser, type TestUser } from "../helpers/accounts.ts";
+import { checkVapid, pushClient, startPushService } from "../helpers/push.ts";
+import { watchersOf } from "../../src/accounts/prefs.ts";
+
+let g: Running;
+let strict: Running;
+let push: ReturnType<typeof startPushService>;
+beforeAll(async () => {
+  push = startPushService();
+  g = await startInProcess({ PUSH_ALLOW_PRIVATE_ENDPOINTS: "true", MAIL_FROM: "ops@example.org", INSTANCE: "prefs-gw" });
+  strict = await startInProcess({});
+});
+afterAll(async () => {
+  await g.stop();
+  await strict.stop();
+  push.stop();
+});
+
+const json = (r: Response) => r.json() as Promise<any>;
+const as = (u: TestUser, r: Running = g) => ({
+  get: (p: string) => r.get(p, { headers: { cookie: u.cookie } }),
+  send: (method: string, p: string, body?: unknown) =>
+    r.get(p, { method, headers: { cookie: u.cookie, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }),
+});
+
+describe("preferences and watchlist", () => {
+  test("preferences: any JSON object up to 8 KiB, replaced whole", async () => {
+    const c = as(signedInUser(g.gw, "N0PRF"));
+    expect(await json(await c.get("/api/prefs"))).toEqual({ prefs: {} });
+    await c.send("PUT", "/api/prefs", { units: "metric", layers: ["stations"] });
+    await c.send("PUT", "/api/prefs", { units: "imperial" });
+    expect(await json(await c.get("/api/prefs"))).toEqual({ prefs: { units: "imperial" } });
+    expect((await c.send("PUT", "/api/prefs", { big: "x".repeat(9000) })).status).toBe(400);
+    expect((await c.send("PUT", "/api/prefs", [1])).status).toBe(400);
+    expect(await json(await c.get("/api/prefs"))).toEqual({ prefs: { units: "imperial" } });
+  });
+
+  test("watch and unwatch caches; the digests find the watchers", async () => {
+    const a = signedInUser(g.gw, "N0WA");
+    const b = signedInUser(g.gw, "N0WB");
+    expect(await json(await as(a).send("PUT", "/api/watch/42", { watch: true }))).toEqual({ cacheId: 42, watching: true });
+    await as(a).send("PUT", "/api/watch/42", { watch: true });
+    await as(b).send("PUT", "/api/watch/42", { watch: true });
+    await as(a).send("PUT", "/api/watch/7", { watch: true });
+    expect((await json(await as(a).get("/api/watch"))).watches.map((w: any) => w.cacheId)).toEqual([42, 7]);
+    expect(watchersOf(g.gw, 42).sort()).toEqual([a.id, b.id].sort());
+    expect(await json(await as(b).send("PUT", "/api/watch/42", { watch: false }))).toEqual({ cacheId: 42, watching: false });
+    expect(watchersOf(g.gw, 42)).toEqual([a.id]);
+    for (const [path, body] of [
+      ["/api/watch/abc", { watch: true }],
+      ["/api/watch/0", { watch: true }],
+      ["/api/watch/-3", { watch: true }],
+      ["/api/watch/5", { watch: "yes" }],
+      ["/api/watch/5", {}],
+    ] as const) {
+      expect({ path, body, status: (await as(a).send("PUT", path, body)).status }).toEqual({ path, body, status: 400 });
+    }
+    expect((await json(await as(a).get("/api/watch"))).watches).toHaveLength(2);
+  });
+
+  test("notification settings: defaults, partial updates, e-mail digests need an address", async () => {
+    const u = signedInUser(g.gw, "N0NTF");
+    const c = as(u);
+    expect(await json(await c.get("/api/notify/prefs"))).toEqual({ email: false, push: false, digest: "daily" });
+    expect(await json(await c.send("PUT", "/api/notify/prefs", { push: true, digest: "hourly" }))).toEqual({ email: false, push: true, digest: "hourly" });
+    const noEmail = await c.send("PUT", "/api/notify/prefs", { email: true });
+    expect(noEmail.status).toBe(409);
+    expect((await json(noEmail)).error).toBe("no_email");
+    g.gw.db.query("UPDATE users SET email = 'n0ntf@example.org' WHERE id = ?").run(u.id);
+    expect((await json(await c.send("PUT", "/api/notify/prefs", { email: true }))).email).toBe(true);
+    for (const body of [{ digest: "weekly" }, { push: 1 }, { sms: true }]) expect((await c.send("PUT", "/api/notify/prefs", body)).status).toBe(400);
+    expect(await json(await c.get("/api/notify/prefs"))).toEqual({ email: true, push: true, digest: "hourly" });
+  });
+});
+
+describe("web push", () => {
+  test("one VAPID key per instance; a test notification arrives encrypted for the subscription and signed with that key", async () => {
+    const u = signedInUser(g.gw, "N0PSH");
+    const c = as(u);
+    const { publicKey } = await json(await c.get("/api/push/key"));
+    expect(Buffer.from(publicKey, "base64url").length).toBe(65);
+    expect((await json(await as(signedInUser(g.gw, "N0PSX")).get("/api/push/key"))).publicKey).toBe(publicKey);
+    const browser = pushClient();
+    const sub = browser.subscription(`${push.url}/push/abc`);
+    const put = await c.send("PUT", "/api/push/subscription", sub);
+    expect(put.status).toBe(201);
+    expect((await json(put)).subscriptions.map((s: any) => s.endpoint)).toEqual([sub.endpoint]);
+    const before = push.received.length;
+    const r = await json(await c.send("POST", "/api/push/test", {}));
+    expect(r).toEqual({ sent: 1, failed: 0, removed: 0 });
+    const got = push.received.slice(before);
+    expect(got).toHaveLength(1);
+    expect(got[0]!.path).toBe("/push/abc");
+    expect(got[0]!.headers.get("content-encoding")).toBe("aes128gcm");
+    const claims = checkVapid(got[0]!.headers.get("authorization")!, publicKey);
+    expect(claims.aud).toBe(push.url);
+    expect(claims.sub).toBe("mailto:ops@example.org");
+    expect(claims.exp * 1000).toBeGreaterThan(Date.now());
+    expect(JSON.parse(browser.decrypt(got[0]!.body))).toEqual({ title: "prefs-gw: test", body: "Push notifications work.", url: "/account" });
+    expect((await json(await c.get("/api/push/subscriptions"))).subscriptions[0].lastOkAt).toBeGreaterThan(0);
+  });
+
+  test("a subscription the push service says is gone is dropped; unsubscribe; bad subscriptions are refused", async () => {
+    const c = as(signedInUser(g.gw, "N0GON"));
+    const live = pushClient().subscription(`${push.url}/push/live`);
+    const gone = pushClient().subscription(`${push.url}/push/gone`);
+    push.answer("/push/gone", 410);
+    await c.send("PUT", "/api/push/subscription", live);
+    await c.send("PUT", "/api/push/subscription", gone);
+    expect(await json(await c.send("POST", "/api/push/test", {}))).toEqual({ sent: 1, failed: 0, removed: 1 });
+    expect((await json(await c.get("/api/push/subscriptions"))).subscriptions.map((s: any) => s.endpoint)).toEqual([live.endpoint]);
+    expect((await json(await c.send("DELETE", "/api/push/subscription", { endpoint: live.endpoint }))).subscriptions).toEqual([]);
+    expect((await c.send("DELETE", "/api/push/subscription", { endpoint: live.endpoint })).status).toBe(404);
+    const k = pushClient().subscription("https://push.example.org/x").keys;
+    for (const body of [{}, { endpoint: "not a url", keys: k }, { endpoint: "https://push.example.org/x", keys: { p256dh: "short", auth: k.auth } }, { endpoint: "https://push.example.org/x", keys: { p256dh: k.p256dh, auth: "AA" } }]) {
+      expect((await c.send("PUT", "/api/push/subscription", body)).status).toBe(400);
+    }
+  });
+
+  test("without PUSH_ALLOW_PRIVATE_ENDPOINTS only public https push services are accepted (no requests into the LAN)", async () => {
+    const c = as(signedInUser(strict.gw, "N0SSR"), strict);
+    const keys = pushClient().subscription("x").keys;
+    for (const endpoint of [`${push.url}/push/x`, "https://127.0.0.1/x", "https://192.168.1.10/x", "https://[::1]/x", "https://localhost/x", "https://router.local/x", "http://push.example.org/x"]) {
+      const r = await c.send("PUT", "/api/push/subscription", { endpoint, keys });
+      expect({ endpoint, status: r.status }).toEqual({ endpoint, status: 400 });
+    }
+    expect((await c.send("PUT", "/api/push/subscription", { endpoint: "https://fcm.googleapis.com/fcm/send/abc", keys })).status).toBe(201);
+  });
+});
+
+describe("saved map views", () => {
+  test("save, list, rename, share by link, delete", async () => {
+    const c = as(signedInUser(g.gw, "N0VIEW"));
+    const r = await c.send("POST", "/api/views", { name: "Home QTH", lat: 42.61234567891, lon: -71.2, zoom: 12, layers: ["stations", "caches"] });
+    expect(r.status).toBe(201);
+    const v = await json(r);
+    expect(v).toMatchObject({ name: "Home QTH", lat: 42.6123457, lon: -71.2, zoom: 12, layers: ["stations", "caches"] });
+    expect(v.id).toMatch(/^[A-Za-z0-9_-]{12}$/);
+    const renamed = await json(await c.send("PUT", `/api/views/${v.id}`, { name: "Shack", zoom: 14 }));
+    expect(renamed).toMatchObject({ id: v.id, name: "Shack", zoom: 14, lat: 42.6123457 });
+    expect((await json(await c.get("/api/views"))).views.map((x: any) => x.name)).toEqual(["Shack"]);
+    // The share link works for anyone, signed in or not.
+    const open = await g.get(`/v/${v.id}`, { redirect: "manual" });
+    expect(open.status).toBe(302);
+    expect(open.headers.get("location")).toBe("/map?lat=42.6123457&lon=-71.2&z=14&layers=stations%2Ccaches");
+    // Someone else can neither change nor delete it.
+    const other = as(signedInUser(g.gw, "N0OTV"));
+    expect((await other.send("PUT", `/api/views/${v.id}`, { name: "mine" })).status).toBe(404);
+    expect((await other.send("DELETE", `/api/views/${v.id}`, {})).status).toBe(404);
+    expect((await c.send("DELETE", `/api/views/${v.id}`, {})).status).toBe(204);
+    expect((await g.get(`/v/${v.id}`, { redirect: "manual" })).status).toBe(404);
+  });
+
+  test("bad views are a 400 and store nothing", async () => {
+    const c = as(signedInUser(g.gw, "N0BVW"));
+    for (const body of [{}, { name: "x", lat: 91, lon: 0, zoom: 3 }, { name: "x", lat: 0, lon: 0, zoom: 30 }, { name: "", lat: 0, lon: 0, zoom: 3 }, { name: "x", lat: "1", lon: 0, zoom: 3 }, { name: "x", lat: 0, lon: 0, zoom: 3, layers: ["<script>"] }, { name: "x", lat: 0, lon: 0, zoom: 3, owner: "me" }]) {
+      expect({ body, status: (await c.send("POST", "/api/views", body)).status }).toEqual({ body, status: 400 });
+    }
+    expect((await json(await c.get("/api/views"))).views).toEqual([]);
+    expect((await g.get("/v/..%2F..", { redirect: "manual" })).status).toBe(404);
+  });
+});

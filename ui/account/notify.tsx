@@ -1,0 +1,102 @@
+/** Watch alerts (how and how often), push on this device, and saved map views. */
+import { useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { useLoad } from "../hooks.ts";
+import { Section, useAction, type SectionProps } from "./ui.tsx";
+
+interface NotifyPrefs {
+  email: boolean;
+  push: boolean;
+  digest: "hourly" | "daily" | "off";
+}
+interface SavedView {
+  id: string;
+  name: string;
+  lat: number;
+  lon: number;
+  zoom: number;
+}
+
+/** Subscribes this browser to web push with the instance's VAPID key. */
+async function subscribeThisDevice(): Promise<void> {
+  if (!("serviceWorker" in navigator) || !("PushManager" in window)) throw new Error("This browser cannot receive push notifications.");
+  const { publicKey } = await api<{ publicKey: string }>("/api/push/key");
+  const reg = await navigator.serviceWorker.register("/sw.js");
+  await navigator.serviceWorker.ready;
+  const key = Uint8Array.from(atob(publicKey.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+  const sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+  await api("/api/push/subscription", { method: "PUT", json: sub.toJSON() });
+}
+
+export function NotificationsSection({ account }: SectionProps) {
+  const prefs = useLoad(() => api<NotifyPrefs>("/api/notify/prefs"), [account.id]);
+  const [p, setP] = useState<NotifyPrefs | null>(null);
+  const { run, busy, errorView } = useAction();
+  const [note, setNote] = useState("");
+  const current = p ?? prefs.data;
+  const save = (change: Partial<NotifyPrefs>) => run(async () => setP(await api<NotifyPrefs>("/api/notify/prefs", { method: "PUT", json: change })));
+  const pushHere = () =>
+    run(async () => {
+      await subscribeThisDevice();
+      setNote("This device will get push notifications.");
+    });
+  return (
+    <Section title="Watch alerts" id="notifications">
+      {!current ? (
+        <p class="muted">Loading…</p>
+      ) : (
+        <>
+          <label class="check">
+            <input type="checkbox" disabled={busy || !account.email} checked={current.email} onChange={(e) => save({ email: (e.target as HTMLInputElement).checked })} /> E-mail
+            digests{!account.email && " (add an e-mail address first)"}
+          </label>
+          <label class="check">
+            <input type="checkbox" disabled={busy} checked={current.push} onChange={(e) => save({ push: (e.target as HTMLInputElement).checked })} /> Push notifications
+          </label>
+          <label for="digest">How often</label>
+          <select id="digest" disabled={busy} value={current.digest} onChange={(e) => save({ digest: (e.target as HTMLSelectElement).value as NotifyPrefs["digest"] })}>
+            <option value="hourly">hourly</option>
+            <option value="daily">daily</option>
+            <option value="off">never</option>
+          </select>{" "}
+          <button disabled={busy} onClick={pushHere}>
+            Turn on push on this device
+          </button>
+          {note && <p role="status">{note}</p>}
+        </>
+      )}
+      {errorView}
+    </Section>
+  );
+}
+
+export function SavedViewsSection({ account }: SectionProps) {
+  const [version, setVersion] = useState(0);
+  const views = useLoad(() => api<{ views: SavedView[] }>("/api/views"), [account.id, version]);
+  const { run, busy, errorView } = useAction();
+  const remove = (id: string) =>
+    run(async () => {
+      await api(`/api/views/${id}`, { method: "DELETE", json: {} });
+      setVersion(version + 1);
+    });
+  const list = views.data?.views ?? [];
+  return (
+    <Section title="Saved map views" id="views">
+      {list.length === 0 ? (
+        <p class="muted">None yet: use “Save view” on the map. A saved view is a link you can share.</p>
+      ) : (
+        <ul>
+          {list.map((v) => (
+            <li>
+              <a href={`/v/${v.id}`}>{v.name}</a> <span class="muted">({v.lat.toFixed(3)}, {v.lon.toFixed(3)}, zoom {v.zoom})</span>{" "}
+              <button disabled={busy} onClick={() => remove(v.id)}>
+                Delete
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {errorView}
+    </Section>
+  );
+}
