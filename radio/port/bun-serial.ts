@@ -10,10 +10,66 @@
  * ignored), and the modem-line calls `set`/`get` are refused: KISS TNCs need
  * neither, and the kernel raises DTR/RTS when the port opens.
  */
-import type { BindingInterface, BindingPortInterface, OpenOptions, PortInfo, PortStatus, SetOptions, UpdateOptions } from "@serialport/bindings-interface";
 import { closeSync, constants, existsSync, openSync, readdirSync, realpathSync, writeSync } from "node:fs";
 import { basename, join } from "node:path";
 import { BAUD_RATES } from "./config.ts";
+
+// The binding interface of @serialport/bindings-interface, written out: its
+// package "exports" hide the type declarations from TypeScript's resolver.
+export interface OpenOptions {
+  path: string;
+  baudRate: number;
+  dataBits?: 5 | 6 | 7 | 8;
+  lock?: boolean;
+  stopBits?: 1 | 1.5 | 2;
+  parity?: string;
+  rtscts?: boolean;
+  xon?: boolean;
+  xoff?: boolean;
+  xany?: boolean;
+  hupcl?: boolean;
+}
+export interface UpdateOptions {
+  baudRate: number;
+}
+export interface SetOptions {
+  brk?: boolean;
+  cts?: boolean;
+  dsr?: boolean;
+  dtr?: boolean;
+  rts?: boolean;
+}
+export interface PortStatus {
+  cts: boolean;
+  dsr: boolean;
+  dcd: boolean;
+}
+export interface PortInfo {
+  path: string;
+  manufacturer: string | undefined;
+  serialNumber: string | undefined;
+  pnpId: string | undefined;
+  locationId: string | undefined;
+  productId: string | undefined;
+  vendorId: string | undefined;
+}
+interface BindingPortInterface {
+  readonly openOptions: Required<OpenOptions>;
+  isOpen: boolean;
+  close(): Promise<void>;
+  read(buffer: Buffer, offset: number, length: number): Promise<{ buffer: Buffer; bytesRead: number }>;
+  write(buffer: Buffer): Promise<void>;
+  update(options: UpdateOptions): Promise<void>;
+  set(options: SetOptions): Promise<void>;
+  get(): Promise<PortStatus>;
+  getBaudRate(): Promise<{ baudRate: number }>;
+  flush(): Promise<void>;
+  drain(): Promise<void>;
+}
+interface BindingInterface<T extends BindingPortInterface> {
+  list(): Promise<PortInfo[]>;
+  open(options: OpenOptions): Promise<T>;
+}
 
 class BindingError extends Error {
   constructor(
@@ -74,7 +130,7 @@ export class BunSerialPort implements BindingPortInterface {
   async read(buffer: Buffer, offset: number, length: number): Promise<{ buffer: Buffer; bytesRead: number }> {
     if (!this.isOpen) throw new BindingError("port is closed", true);
     if (!this.pending) {
-      let r: ReadableStreamReadResult<Uint8Array>;
+      let r: { done: boolean; value?: Uint8Array };
       try {
         r = await this.reader.read();
       } catch (e) {
@@ -83,7 +139,7 @@ export class BunSerialPort implements BindingPortInterface {
       if (!this.isOpen) throw new BindingError("port is closed", true);
       // end of stream on a tty means the device went away (hangup, unplug)
       if (r.done) throw new BindingError(`${this.openOptions.path} hung up`);
-      if (!r.value.length) return this.read(buffer, offset, length);
+      if (!r.value?.length) return this.read(buffer, offset, length);
       this.pending = r.value;
     }
     const n = Math.min(length, this.pending.length);

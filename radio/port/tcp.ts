@@ -27,7 +27,7 @@ export function tcpTransport(host: string, port: number, opts: TcpOptions = {}):
             close: () => sock.destroy(),
           });
         });
-        sock.on("data", (d) => h.data(new Uint8Array(d.buffer, d.byteOffset, d.length)));
+        sock.on("data", (d: Buffer) => h.data(new Uint8Array(d.buffer, d.byteOffset, d.length)));
         let err: Error | undefined;
         sock.on("error", (e) => {
           err = e;
