@@ -8,6 +8,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   startup: () => import("./startup.ts").then((m) => m.run()),
   prune: () => import("./prune.ts").then((m) => m.run()),
   aprs: () => import("./aprs.ts").then((m) => m.run()),
+  "radio-link": () => import("./radio-link.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);
