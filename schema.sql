@@ -593,3 +593,9 @@ CREATE INDEX views_user ON views(user_id);
 -- is what the account-move record re-points, and it can no longer sign in.
 ALTER TABLE users ADD COLUMN moved_to TEXT;     -- the account gid on the new instance
 ALTER TABLE users ADD COLUMN moved_at INTEGER;
+
+-- migration 10: accounts imported from another instance
+
+-- The account gid on the old instance an account was imported from (once).
+ALTER TABLE users ADD COLUMN imported_from TEXT;
+CREATE UNIQUE INDEX users_imported_from ON users(imported_from) WHERE imported_from IS NOT NULL;

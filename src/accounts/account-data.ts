@@ -5,6 +5,10 @@
 import type { Gateway } from "../gateway.ts";
 import type { AccountData, AccountRef } from "./gdpr.ts";
 import { emitAccountRecord } from "./records.ts";
+import { profileOf, updateProfile } from "./profile.ts";
+import { getNotifyPrefs, getPrefs, putNotifyPrefs, putPrefs } from "./prefs.ts";
+import { createView, viewsOf, MAX_VIEWS } from "./views.ts";
+import { badRequest } from "../errors.ts";
 
 const rows = (gw: Gateway, sql: string, ...params: Array<string | number>) => gw.db.query(sql).all(...params) as Array<Record<string, unknown>>;
 
@@ -74,5 +78,36 @@ export const accountsData: AccountData = {
     emitAccountRecord(gw, { kind: "erased", publicId: account.publicId, keys });
     gw.db.query("DELETE FROM users WHERE id = ?").run(account.userId);
     return counts;
+  },
+  // What moves: the profile, preferences, alert settings and saved views. Not
+  // the watchlist (cache ids are this instance's), passkeys (bound to this
+  // site) or push subscriptions (bound to this instance's VAPID key).
+  bundle(gw, account: AccountRef) {
+    const { public: pub, ...profile } = profileOf(gw, account.userId);
+    return {
+      profile: { public: pub, ...profile },
+      prefs: getPrefs(gw, account.userId),
+      notify: getNotifyPrefs(gw, account.userId),
+      views: viewsOf(gw, account.userId).map(({ id: _i, createdAt: _c, updatedAt: _u, ...v }) => v),
+    };
+  },
+  import(gw, account: AccountRef, data: unknown) {
+    if (!data || typeof data !== "object" || Array.isArray(data)) throw badRequest("bad_bundle", "bundle.data.accounts must be an object");
+    const d = data as Record<string, unknown>;
+    const obj = (v: unknown, what: string) => {
+      if (!v || typeof v !== "object" || Array.isArray(v)) throw badRequest("bad_bundle", `bundle.data.accounts.${what} must be an object`);
+      return v as Record<string, unknown>;
+    };
+    if (d.profile !== undefined) updateProfile(gw, account.userId, obj(d.profile, "profile"));
+    if (d.prefs !== undefined) putPrefs(gw, account.userId, obj(d.prefs, "prefs"));
+    if (d.notify !== undefined) {
+      const n = obj(d.notify, "notify");
+      const hasEmail = !!(gw.db.query("SELECT email FROM users WHERE id = ?").get(account.userId) as { email: string | null }).email;
+      putNotifyPrefs(gw, account.userId, { ...n, email: hasEmail && n.email === true });
+    }
+    if (d.views !== undefined) {
+      if (!Array.isArray(d.views) || d.views.length > MAX_VIEWS) throw badRequest("bad_bundle", `bundle.data.accounts.views must be a list of at most ${MAX_VIEWS}`);
+      for (const v of d.views) createView(gw, account.userId, obj(v, "views[]"));
+    }
   },
 };

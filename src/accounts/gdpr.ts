@@ -37,6 +37,11 @@
  *
  * Entries run in list order for export, bundle and import, and in reverse
  * order for erase (accounts, first in the list, erases last).
+ *
+ * After a move (move.ts) the user row stays as a stub with its public id and
+ * no way to sign in: rows other domains keep about it (finds, caches) stay
+ * attributed to it, and peers re-point them to the new account through the
+ * account-move record. Nothing for a domain to do.
  */
 import type { Gateway } from "../gateway.ts";
 import { badRequest, forbidden } from "../errors.ts";

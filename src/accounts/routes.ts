@@ -17,6 +17,7 @@ import { publicKeysOf, registerDeviceKey, revokeDeviceKey } from "./device-keys.
 import { challengeStatus, confirmChallenge, onHeard, startChallenge } from "./verify-aprs.ts";
 import { accountOfCaller, eraseAccount, exportAccount } from "./gdpr.ts";
 import { prefsRoutes } from "./prefs-routes.ts";
+import { completeMove, importBundle, makeBundle } from "./move.ts";
 
 /** Whether the browser reached us over https (directly, via PUBLIC_URL, or a trusted proxy). */
 function isHttps(gw: Gateway, request: Request): boolean {
@@ -131,5 +132,25 @@ export function accountRoutes(gw: Gateway) {
       const r = eraseAccount(gw, accountOfCaller(caller), jsonObject(body, '{"confirm": true}'));
       if (caller.user) set.headers["set-cookie"] = sessionCookie("", isHttps(gw, request));
       return r;
-    }, { gate: "signed-body" });
+    }, { gate: "signed-body" })
+    // Portability: bundle here, import there, move here (src/accounts/move.ts).
+    .post("/api/account/:call/bundle", ({ caller }) => makeBundle(gw, accountOfCaller(caller)), { gate: "signed-body" })
+    .post("/api/account/:call/move", ({ caller, request, body, set }) => {
+      const r = completeMove(gw, accountOfCaller(caller), jsonObject(body, '{"acceptance": {...}}'));
+      if (caller.user) set.headers["set-cookie"] = sessionCookie("", isHttps(gw, request));
+      return r;
+    }, { gate: "signed-body" })
+    .post("/api/account/import", ({ caller, request, body, set }) => {
+      const by = caller.user ? { userId: caller.user.id } : { key: caller.assertion!.key };
+      const r = importBundle(gw, jsonObject(body, '{"bundle": {...}}'), by);
+      if (r.created) signIn(caller, request, set, r.userId);
+      return {
+        created: r.created,
+        from: r.from,
+        trusted: r.trusted,
+        pendingKeys: r.pendingKeys,
+        acceptance: r.acceptance,
+        account: view(caller, r.userId),
+      };
+    }, { gate: "signed-body", rateLimit: "auth" });
 }

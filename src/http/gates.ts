@@ -195,7 +195,7 @@ export function enforceGate(
       return;
     }
     case "signed-body": {
-      const call = ctx.params.call;
+      const call = ctx.params?.call;
       const req = { method: ctx.request.method, path: ctx.path, body: ctx.body };
       if (call === undefined) {
         // A route without :call (account import) carries the keys that may sign
