@@ -19,3 +19,4 @@ export * from "./port/open.ts";
 export { tcpTransport } from "./port/tcp.ts";
 export { serialTransport } from "./port/serial.ts";
 export { BunSerialBinding, BunSerialPort } from "./port/bun-serial.ts";
+export * from "./radio.ts";

@@ -357,11 +357,7 @@ export class Ax25Link {
         // the peer reset the link: start over from zero
         this.transmitU("UA", "response", f.pf);
         this.clearExceptions();
-        if (this.vs !== this.va) {
-          this.queue = [];
-          this.unacked = [];
-          this.inFlight = 0;
-        }
+        if (this.vs !== this.va) this.failQueue();
         this.stopT1();
         this.startT3();
         this.resetVariables();

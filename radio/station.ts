@@ -71,7 +71,7 @@ export class Ax25Station {
     private io: FrameIo,
     private opts: StationOptions,
   ) {
-    if (!opts.calls.length) throw new RadioError("config-bad-call", "a station needs at least one callsign");
+    // no calls: a receive-only station (no RADIO_CALL): it hears, it never answers
     this.calls = opts.calls.map(address);
     this.clock = opts.clock ?? systemClock;
     this.air = new AirEstimator(this.clock, { baud: opts.baud ?? 1200, txDelayMs: opts.txDelayMs ?? 300 });
@@ -90,16 +90,21 @@ export class Ax25Station {
 
   /** Connects to `remote`; resolves with the link once the peer answered UA, rejects with LinkError (refused, timeout). */
   connect(remote: string | Ax25Address, opts: ConnectOptions = {}): Promise<Ax25Link> {
-    if (this.stopped) return Promise.reject(new Error("station stopped"));
-    const local = opts.from ? address(opts.from) : this.calls[0]!;
-    if (!this.calls.some((c) => sameAddress(c, local))) throw new RadioError("config-bad-call", `${formatAddress(local)} is not one of this station's calls`);
-    const peer = address(remote);
-    const k = key(local, peer);
-    if (this.links.has(k)) return Promise.reject(new Error(`already linked with ${formatAddress(peer)}`));
-    const path: Digipeater[] = (opts.via ?? []).map((v) => ({ ...address(v), repeated: false }));
-    const link = new Ax25Link(this.host, local, peer, path, { ...this.linkParams, ...opts.params });
-    this.links.set(k, link);
-    return link.connect();
+    try {
+      if (this.stopped) throw new Error("station stopped");
+      if (!this.calls.length) throw new RadioError("config-bad-call", "this station has no callsign (set RADIO_CALL) and cannot transmit");
+      const local = opts.from ? address(opts.from) : this.calls[0]!;
+      if (!this.calls.some((c) => sameAddress(c, local))) throw new RadioError("config-bad-call", `${formatAddress(local)} is not one of this station's calls`);
+      const peer = address(remote);
+      const k = key(local, peer);
+      if (this.links.has(k)) throw new Error(`already linked with ${formatAddress(peer)}`);
+      const path: Digipeater[] = (opts.via ?? []).map((v) => ({ ...address(v), repeated: false }));
+      const link = new Ax25Link(this.host, local, peer, path, { ...this.linkParams, ...opts.params });
+      this.links.set(k, link);
+      return link.connect();
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   /**
@@ -125,9 +130,11 @@ export class Ax25Station {
 
   /** Sends a UI frame from our first call unless `src` is given. */
   sendUi(opts: { dest: string | Ax25Address; info: Uint8Array | string; via?: (string | Ax25Address)[]; pid?: number; src?: string | Ax25Address }): boolean {
+    const src = opts.src ? address(opts.src) : this.calls[0];
+    if (!src) throw new RadioError("config-bad-call", "this station has no callsign (set RADIO_CALL) and cannot transmit");
     const f = uiFrame({
       dest: address(opts.dest),
-      src: opts.src ? address(opts.src) : this.calls[0]!,
+      src,
       path: (opts.via ?? []).map((v) => ({ ...address(v), repeated: false })),
       info: typeof opts.info === "string" ? new TextEncoder().encode(opts.info) : opts.info,
       pid: opts.pid,
