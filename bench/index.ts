@@ -9,6 +9,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   prune: () => import("./prune.ts").then((m) => m.run()),
   aprs: () => import("./aprs.ts").then((m) => m.run()),
   "radio-link": () => import("./radio-link.ts").then((m) => m.run()),
+  accounts: () => import("./accounts.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

@@ -5,7 +5,7 @@
  */
 import { percentile } from "./stats.ts";
 
-export async function load(url: string, connections: number, seconds: number) {
+export async function load(url: string, connections: number, seconds: number, headers: Record<string, string> = {}) {
   const end = performance.now() + seconds * 1000;
   const lat: number[] = [];
   let errors = 0;
@@ -14,7 +14,7 @@ export async function load(url: string, connections: number, seconds: number) {
       while (performance.now() < end) {
         const t0 = performance.now();
         try {
-          const r = await fetch(url);
+          const r = await fetch(url, { headers });
           await r.arrayBuffer();
           if (r.status !== 200) errors++;
         } catch {
@@ -27,15 +27,15 @@ export async function load(url: string, connections: number, seconds: number) {
   return { requests: lat.length, rps: Math.round(lat.length / seconds), p50Ms: percentile(lat, 50), p99Ms: percentile(lat, 99), errors };
 }
 
-/** Runs `load` in a separate process. */
-export async function loadInChild(url: string, connections: number, seconds: number) {
-  const p = Bun.spawn([process.execPath, import.meta.path, url, String(connections), String(seconds)], { stdout: "pipe", stderr: "inherit" });
+/** Runs `load` in a separate process (optionally with request headers, e.g. a session cookie). */
+export async function loadInChild(url: string, connections: number, seconds: number, headers: Record<string, string> = {}) {
+  const p = Bun.spawn([process.execPath, import.meta.path, url, String(connections), String(seconds), JSON.stringify(headers)], { stdout: "pipe", stderr: "inherit" });
   const out = await new Response(p.stdout).text();
   await p.exited;
   return JSON.parse(out) as Awaited<ReturnType<typeof load>>;
 }
 
 if (import.meta.main) {
-  const [url, c, s] = process.argv.slice(2);
-  console.log(JSON.stringify(await load(url!, Number(c), Number(s))));
+  const [url, c, s, h] = process.argv.slice(2);
+  console.log(JSON.stringify(await load(url!, Number(c), Number(s), h ? JSON.parse(h) : {})));
 }

@@ -7,11 +7,11 @@
  * canonical JSON of the body without `sig`. An assertion is fresh for
  * ASSERTION_WINDOW_S either side of the server's clock and is accepted once.
  */
-import { createPublicKey, verify } from "node:crypto";
 import canonicalize from "canonicalize";
 import { AppError, badRequest, conflict, forbidden } from "../errors.ts";
 import type { Database } from "../store/db.ts";
 import { baseCall } from "../callsign.ts";
+import { verifyEd25519 } from "../fed/ed25519.ts";
 
 export const ASSERTION_WINDOW_S = 300;
 
@@ -53,14 +53,9 @@ function signedFields(body: unknown, nowMs: number): SignedFields {
 
 /** The signature over method, path and body, then the replay check (each signature is accepted once). */
 function verifyAndSpend(db: Database, f: SignedFields, req: { method: string; path: string; body: unknown }): void {
-  let ok = false;
-  try {
-    const pub = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: f.key }, format: "jwk" });
-    ok = verify(null, assertionBytes(req.method, req.path, req.body as Record<string, unknown>), pub, Buffer.from(f.sig, "base64url"));
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw new AppError(401, "bad_signature", "the signature does not verify for this body, method and path");
+  // The federation's one verification rule (strict: canonical keys, no small order), node:crypto path.
+  const verdict = verifyEd25519(Buffer.from(f.key, "base64url"), assertionBytes(req.method, req.path, req.body as Record<string, unknown>), Buffer.from(f.sig, "base64url"));
+  if (verdict !== "ok") throw new AppError(401, "bad_signature", "the signature does not verify for this body, method and path");
   const fresh = db
     .query("INSERT INTO used_assertions (sig, expires_at) VALUES (?, ?) ON CONFLICT(sig) DO NOTHING")
     .run(f.sig, (f.at + ASSERTION_WINDOW_S + 1) * 1000).changes;
