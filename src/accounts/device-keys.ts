@@ -9,7 +9,7 @@
 import type { Gateway } from "../gateway.ts";
 import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
 import { baseCall } from "../callsign.ts";
-import { parseCallsign, publicIdOf } from "./users.ts";
+import { parseCallsign, publicIdOf, verifiedAtFor } from "./users.ts";
 import { emitAccountRecord } from "./records.ts";
 
 export const MAX_DEVICE_KEYS = 20;
@@ -44,10 +44,7 @@ export function registerDeviceKey(gw: Gateway, userId: number, body: Record<stri
   }
   const now = gw.clock.now();
   return gw.db.transaction(() => {
-    const verified = gw.db
-      .query("SELECT 1 FROM callsigns WHERE user_id = ? AND verified_at IS NOT NULL AND (call = ? OR call LIKE ? || '-%')")
-      .get(userId, call, call);
-    if (!verified) {
+    if (verifiedAtFor(gw.db, userId, call) === null) {
       throw forbidden(`verify ${call} with the APRS challenge before registering keys for it`, "callsign_not_verified");
     }
     const existing = gw.db.query("SELECT user_id AS userId, revoked_at AS revokedAt FROM device_keys WHERE public_key = ?").get(key) as

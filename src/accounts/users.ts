@@ -69,8 +69,13 @@ export function parseCallsign(raw: unknown, field = "call"): string {
   return normalizeCall(raw);
 }
 
+/** Whether the account holds the base call or any SSID of it. */
+export function holdsBaseCall(db: Database, userId: number, base: string): boolean {
+  return !!db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND (call = ? OR call LIKE ? || '-%')").get(userId, base, base);
+}
+
 /** When this account verified the base call, if it did (any SSID counts). */
-function verifiedAtFor(db: Database, userId: number, base: string): number | null {
+export function verifiedAtFor(db: Database, userId: number, base: string): number | null {
   const row = db
     .query("SELECT MIN(verified_at) AS at FROM callsigns WHERE user_id = ? AND verified_at IS NOT NULL AND (call = ? OR call LIKE ? || '-%')")
     .get(userId, base, base) as { at: number | null };
@@ -121,9 +126,8 @@ export function removeCallsign(gw: Gateway, userId: number, raw: unknown): Calls
     if (!row) throw notFound(`callsign ${call} on this account`);
     gw.db.query("DELETE FROM callsigns WHERE user_id = ? AND call = ?").run(userId, call);
     const base = baseCall(call);
-    const stillHoldsBase = gw.db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND (call = ? OR call LIKE ? || '-%')").get(userId, base, base);
     // Device keys speak for a base call: without any SSID of it, they go too.
-    if (!stillHoldsBase) revokeKeysWhere(gw, "user_id = ? AND call = ?", userId, base);
+    if (!holdsBaseCall(gw.db, userId, base)) revokeKeysWhere(gw, "user_id = ? AND call = ?", userId, base);
     if (row.active === 1) {
       const next = gw.db.query("SELECT call FROM callsigns WHERE user_id = ? ORDER BY verified_at IS NULL, call LIMIT 1").get(userId) as { call: string } | null;
       if (next) activate(gw.db, userId, next.call);
@@ -143,8 +147,7 @@ export function markCallsignVerified(gw: Gateway, userId: number, call: string):
   const now = gw.clock.now();
   const db = gw.db;
   db.transaction(() => {
-    const holds = db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND (call = ? OR call LIKE ? || '-%')").get(userId, base, base);
-    if (!holds) {
+    if (!holdsBaseCall(db, userId, base)) {
       const count = (db.query("SELECT COUNT(*) AS n FROM callsigns WHERE user_id = ?").get(userId) as { n: number }).n;
       db.query("INSERT INTO callsigns (user_id, call, active, verified_at, created_at) VALUES (?, ?, 0, ?, ?)").run(userId, base, now, now);
       if (count === 0) activate(db, userId, base);

@@ -16,7 +16,7 @@ import type { Gateway } from "../gateway.ts";
 import type { GatewayEvents } from "../events.ts";
 import { conflict, notFound } from "../errors.ts";
 import { baseCall } from "../callsign.ts";
-import { markCallsignVerified, parseCallsign } from "./users.ts";
+import { holdsBaseCall, markCallsignVerified, parseCallsign, verifiedAtFor } from "./users.ts";
 
 export const CHALLENGE_TTL_MS = 60 * 60_000;
 const ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
@@ -62,15 +62,8 @@ function newCode(): string {
   return c;
 }
 
-function isVerified(gw: Gateway, userId: number, base: string): number | null {
-  const row = gw.db
-    .query("SELECT MIN(verified_at) AS at FROM callsigns WHERE user_id = ? AND verified_at IS NOT NULL AND (call = ? OR call LIKE ? || '-%')")
-    .get(userId, base, base) as { at: number | null };
-  return row.at;
-}
-
 function view(gw: Gateway, row: ChallengeRow | null, base: string, userId: number): ChallengeStatus {
-  const verifiedAt = isVerified(gw, userId, base);
+  const verifiedAt = verifiedAtFor(gw.db, userId, base);
   if (!row) return verifiedAt ? { call: base, status: "verified" } : { call: base, status: "none" };
   const addressee = suggestedAddressee(gw);
   const common = { call: base, code: row.code, message: `VERIFY ${row.code}`, addressee, expiresAt: row.expiresAt };
@@ -87,15 +80,14 @@ function latest(gw: Gateway, userId: number, base: string): ChallengeRow | null 
 
 function heldBase(gw: Gateway, userId: number, rawCall: unknown): string {
   const base = baseCall(parseCallsign(rawCall));
-  const held = gw.db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND (call = ? OR call LIKE ? || '-%')").get(userId, base, base);
-  if (!held) throw notFound(`callsign ${base} on this account (add it first)`);
+  if (!holdsBaseCall(gw.db, userId, base)) throw notFound(`callsign ${base} on this account (add it first)`);
   return base;
 }
 
 /** Issues a fresh code for a base call the account holds (replacing a pending one). */
 export function startChallenge(gw: Gateway, userId: number, rawCall: unknown): ChallengeStatus {
   const base = heldBase(gw, userId, rawCall);
-  if (isVerified(gw, userId, base)) throw conflict("already_verified", `${base} is already verified on this account`);
+  if (verifiedAtFor(gw.db, userId, base)) throw conflict("already_verified", `${base} is already verified on this account`);
   const now = gw.clock.now();
   gw.db.transaction(() => {
     gw.db.query("DELETE FROM callsign_challenges WHERE user_id = ? AND call = ? AND heard_at IS NULL").run(userId, base);
