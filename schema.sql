@@ -599,3 +599,152 @@ ALTER TABLE users ADD COLUMN moved_at INTEGER;
 -- The account gid on the old instance an account was imported from (once).
 ALTER TABLE users ADD COLUMN imported_from TEXT;
 CREATE UNIQUE INDEX users_imported_from ON users(imported_from) WHERE imported_from IS NOT NULL;
+
+-- migration 11: the geocaching game: caches and their map index, logs, ratings, favorites, media, stages, supporters
+
+-- Native caches (hidden on this instance or imported from a catalog). Mirrored
+-- caches of other instances live in mirror_caches. status: draft (only the
+-- owner sees it), active, disabled (shown, not findable in the field),
+-- archived (final; kept for its logbook). contact: the owner's contact fields
+-- (JSON), shown only to signed-in users here and never federated or exported.
+CREATE TABLE caches (
+  id          INTEGER PRIMARY KEY,
+  owner_id    INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  owner_call  TEXT,
+  name        TEXT NOT NULL,
+  type        TEXT NOT NULL,
+  size        TEXT NOT NULL,
+  difficulty  REAL NOT NULL,           -- 1.0-5.0 in halves
+  terrain     REAL NOT NULL,
+  lat         REAL NOT NULL,
+  lon         REAL NOT NULL,
+  status      TEXT NOT NULL CHECK (status IN ('draft', 'active', 'disabled', 'archived')),
+  unlisted    INTEGER NOT NULL DEFAULT 0,
+  hint        TEXT,
+  description TEXT NOT NULL DEFAULT '',
+  contact     TEXT,                    -- owner contact fields (JSON), never leave the instance
+  placed_at   INTEGER NOT NULL,
+  created_at  INTEGER NOT NULL,
+  updated_at  INTEGER NOT NULL,
+  source      TEXT,                    -- import source (gpx) for catalog caches; NULL = hidden here
+  source_ref  TEXT,                    -- the catalog's code (GC..., OC...), for idempotent imports
+  placed_by   TEXT,                    -- the catalog's placer name (imports)
+  search      TEXT NOT NULL DEFAULT '' -- lower-case name, code and owner, for search
+);
+CREATE INDEX caches_owner ON caches(owner_id);
+CREATE INDEX caches_updated ON caches(updated_at);
+CREATE UNIQUE INDEX caches_source_ref ON caches(source, source_ref) WHERE source_ref IS NOT NULL;
+
+-- The map index: only caches on the public map (active or disabled, listed).
+CREATE VIRTUAL TABLE caches_geo USING rtree(id, min_lat, max_lat, min_lon, max_lon);
+CREATE TRIGGER caches_geo_insert AFTER INSERT ON caches
+  WHEN new.status IN ('active', 'disabled') AND new.unlisted = 0 BEGIN
+  INSERT INTO caches_geo VALUES (new.id, new.lat, new.lat, new.lon, new.lon);
+END;
+CREATE TRIGGER caches_geo_update AFTER UPDATE OF lat, lon, status, unlisted ON caches BEGIN
+  DELETE FROM caches_geo WHERE id = new.id;
+  INSERT INTO caches_geo SELECT new.id, new.lat, new.lat, new.lon, new.lon
+    WHERE new.status IN ('active', 'disabled') AND new.unlisted = 0;
+END;
+CREATE TRIGGER caches_geo_delete AFTER DELETE ON caches BEGIN
+  DELETE FROM caches_geo WHERE id = old.id;
+END;
+
+-- Logs: finds, DNFs and notes, on native caches (cache_id) or on a mirrored
+-- cache of another instance (cache_id NULL, cache_gid names it). tier: a (an
+-- RF sighting corroborates it), b (a verified callsign), c (a claim). state:
+-- active or withdrawn (the finder's account was erased). corr_position_id is
+-- the corroborating position, pinned (positions.find_id) as long as the find.
+CREATE TABLE logs (
+  id               INTEGER PRIMARY KEY,
+  cache_id         INTEGER REFERENCES caches(id) ON DELETE CASCADE,
+  cache_gid        TEXT NOT NULL,
+  kind             TEXT NOT NULL CHECK (kind IN ('find', 'dnf', 'note')),
+  user_id          INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  call             TEXT,                 -- the finder's callsign as logged (NULL once withdrawn)
+  base_call        TEXT,
+  text             TEXT,
+  found_at         INTEGER NOT NULL,     -- when it happened (the finder says), unix ms
+  created_at       INTEGER NOT NULL,
+  updated_at       INTEGER NOT NULL,
+  tier             TEXT NOT NULL DEFAULT 'c' CHECK (tier IN ('a', 'b', 'c')),
+  state            TEXT NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'withdrawn')),
+  via              TEXT NOT NULL,        -- web | ingest | device
+  corr_position_id INTEGER,
+  corr_igate       TEXT,                 -- the IGate that heard the corroborating position
+  corr_distance_m  REAL,
+  corr_at          INTEGER,              -- when it was promoted to tier a
+  corr_source      TEXT                  -- local | peers (cross-instance quorum)
+);
+CREATE INDEX logs_cache ON logs(cache_gid, created_at);
+CREATE INDEX logs_cache_id ON logs(cache_id);
+CREATE INDEX logs_user ON logs(user_id);
+CREATE INDEX logs_base_call ON logs(base_call, found_at);
+CREATE INDEX logs_created ON logs(created_at);
+CREATE INDEX logs_pending ON logs(base_call, found_at) WHERE kind = 'find' AND tier <> 'a' AND state = 'active';
+CREATE INDEX logs_igate ON logs(corr_igate) WHERE corr_igate IS NOT NULL;
+CREATE INDEX positions_find ON positions(find_id) WHERE find_id IS NOT NULL;
+
+-- Ratings 1-5 and favorites, by finders of the cache.
+CREATE TABLE ratings (
+  cache_id   INTEGER NOT NULL REFERENCES caches(id) ON DELETE CASCADE,
+  user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  stars      INTEGER NOT NULL CHECK (stars BETWEEN 1 AND 5),
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (cache_id, user_id)
+);
+CREATE TABLE favorites (
+  cache_id   INTEGER NOT NULL REFERENCES caches(id) ON DELETE CASCADE,
+  user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (cache_id, user_id)
+);
+CREATE INDEX favorites_user ON favorites(user_id);
+
+-- A cache's gallery (images) and audio for stages, stored in the database.
+CREATE TABLE media (
+  id         INTEGER PRIMARY KEY,
+  cache_id   INTEGER NOT NULL REFERENCES caches(id) ON DELETE CASCADE,
+  user_id    INTEGER REFERENCES users(id) ON DELETE CASCADE,
+  type       TEXT NOT NULL,              -- image/jpeg, image/png, image/webp, image/gif, audio/mpeg, audio/ogg, audio/wav
+  bytes      BLOB NOT NULL,
+  size       INTEGER NOT NULL,
+  caption    TEXT,
+  sha256     TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX media_cache ON media(cache_id, created_at);
+CREATE INDEX media_user ON media(user_id);
+
+-- Audio-cache stages: numbered from 1, each unlocked by its answer, in order.
+-- Only a hash of the normalised answer is stored.
+CREATE TABLE stages (
+  cache_id    INTEGER NOT NULL REFERENCES caches(id) ON DELETE CASCADE,
+  n           INTEGER NOT NULL CHECK (n >= 1),
+  title       TEXT NOT NULL,
+  question    TEXT NOT NULL,            -- shown once the stage before is unlocked
+  content     TEXT NOT NULL,            -- revealed when this stage is unlocked
+  media_id    INTEGER REFERENCES media(id) ON DELETE SET NULL,  -- audio for the stage
+  answer_hash TEXT NOT NULL,
+  PRIMARY KEY (cache_id, n)
+);
+CREATE TABLE stage_unlocks (
+  cache_id   INTEGER NOT NULL REFERENCES caches(id) ON DELETE CASCADE,
+  user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  n          INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (cache_id, user_id, n)
+);
+CREATE INDEX stage_unlocks_user ON stage_unlocks(user_id);
+
+-- Supporters: confirmed by the operator's backend (POST /api/support/confirm);
+-- shown in /api/support only when the account opts in.
+CREATE TABLE supporters (
+  user_id      INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  confirmed_at INTEGER NOT NULL,
+  until        INTEGER,                -- unix ms, NULL = no end
+  level        TEXT,
+  public       INTEGER NOT NULL DEFAULT 0,
+  name         TEXT,                   -- what to show instead of the callsign, if set
+  updated_at   INTEGER NOT NULL
+);

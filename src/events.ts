@@ -24,7 +24,10 @@ export interface GatewayEvents {
   /** A find, DNF or note was logged on a cache (live rooms and watch alerts listen). */
   log: {
     logId: number;
+    /** the native cache's id; 0 for a log on a mirrored cache of another instance */
     cacheId: number;
+    /** the cache's gid (any origin) */
+    cacheGid: string;
     kind: "find" | "dnf" | "note";
     call: string;
     ts: number;

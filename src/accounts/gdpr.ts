@@ -48,6 +48,7 @@ import { badRequest, forbidden } from "../errors.ts";
 import { accountGid } from "../fed/feed.ts";
 import { callsignsOf, publicIdOf } from "./users.ts";
 import { accountsData } from "./account-data.ts";
+import { gameData } from "../game/account-data.ts";
 
 /** The account a GDPR operation is about. */
 export interface AccountRef {
@@ -71,7 +72,7 @@ export interface AccountData {
 }
 
 /** Every domain's account data. A domain adds one line here. */
-export const ACCOUNT_DATA: AccountData[] = [accountsData];
+export const ACCOUNT_DATA: AccountData[] = [accountsData, gameData];
 
 export function accountRef(gw: Gateway, userId: number): AccountRef {
   const publicId = publicIdOf(gw.db, userId);

@@ -12,6 +12,7 @@ import type { Gateway } from "../gateway.ts";
 import { badRequest } from "../errors.ts";
 import { baseCall } from "../callsign.ts";
 import { parseCallsign, verifiedHolder } from "./users.ts";
+import { gameProfile } from "../game/account-data.ts";
 
 export interface Profile {
   /** published at /api/profile/:call */
@@ -31,7 +32,7 @@ export interface ProfileSection {
 }
 
 /** Sections other domains add to public profiles. One line per domain. */
-export const PROFILE_SECTIONS: ProfileSection[] = [];
+export const PROFILE_SECTIONS: ProfileSection[] = [gameProfile];
 
 export function profileOf(gw: Gateway, userId: number): Profile {
   const row = gw.db.query("SELECT profile FROM users WHERE id = ?").get(userId) as { profile: string } | null;

@@ -7,10 +7,12 @@ import { systemRoutes } from "../system/routes.ts";
 import { stationsRoutes } from "../stations/routes.ts";
 import { accountRoutes } from "../accounts/routes.ts";
 import { fedRoutes } from "../fed/routes.ts";
+import { gameRoutes } from "../game/routes.ts";
 
 export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [
   systemRoutes,
   stationsRoutes,
   accountRoutes,
   fedRoutes,
+  gameRoutes,
 ];

@@ -59,4 +59,11 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "GET", route: "/api/tx/aprs", path: "/api/tx/aprs", gate: "session" },
   // federation (issue 4)
   { method: "POST", route: "/federation/frames", path: "/federation/frames", gate: "ingest", body: {} },
+  // game (issue 6)
+  { method: "POST", route: "/api/caches", path: "/api/caches", gate: "actor", body: { name: "" } },
+  { method: "PATCH", route: "/api/caches/:id", path: "/api/caches/999999", gate: "actor", body: { name: "x" } },
+  { method: "POST", route: "/api/caches/:id/logs", path: "/api/caches/999999/logs", gate: "actor", body: { kind: "find" } },
+  { method: "POST", route: "/api/logs", path: "/api/logs", gate: "actor", body: { cache: "999999" } },
+  { method: "POST", route: "/api/logs/find", path: "/api/logs/find", gate: "actor", body: { cache: "999999" } },
+  { method: "DELETE", route: "/api/logs/:id", path: "/api/logs/999999", gate: "actor" },
 ];

@@ -1,0 +1,85 @@
+/**
+ * The game's part of GDPR export and erase (src/accounts/gdpr.ts), and its
+ * public section of profiles (src/accounts/profile.ts).
+ *
+ * Erase: the account's logs are anonymised and WITHDRAWN (their corroborating
+ * positions unpinned, their records re-published), its caches archived and
+ * anonymised (re-published so peers update their mirrors), its ratings,
+ * favorites, uploads, stage unlocks and supporter row deleted.
+ */
+import type { Gateway } from "../gateway.ts";
+import type { AccountData } from "../accounts/gdpr.ts";
+import type { ProfileSection } from "../accounts/profile.ts";
+import { archiveOwnedCaches } from "./caches.ts";
+import { withdrawLogsOf } from "./logs.ts";
+
+const all = (gw: Gateway, sql: string, ...p: Array<string | number>) => gw.db.query(sql).all(...p) as Array<Record<string, unknown>>;
+
+export const gameData: AccountData = {
+  name: "game",
+  export(gw, account) {
+    const id = account.userId;
+    const caches = all(
+      gw,
+      `SELECT id, name, type, size, difficulty, terrain, lat, lon, status, unlisted = 1 AS unlisted, hint, description, contact, owner_call AS ownerCall,
+         placed_at AS placedAt, created_at AS createdAt, updated_at AS updatedAt, source, source_ref AS sourceRef, placed_by AS placedBy
+       FROM caches WHERE owner_id = ? ORDER BY id`,
+      id,
+    ).map((c) => ({ ...c, contact: c.contact ? JSON.parse(c.contact as string) : null }));
+    const logs = all(
+      gw,
+      `SELECT id, cache_gid AS cacheGid, kind, call, text, found_at AS foundAt, created_at AS createdAt, tier, state, via,
+         corr_igate AS corroboratingIgate, corr_distance_m AS corroboratingDistanceM, corr_at AS corroboratedAt, corr_source AS corroboratedBy,
+         (SELECT json_object('ts', p.ts, 'lat', p.lat, 'lon', p.lon, 'call', p.call, 'igate', p.igate) FROM positions p WHERE p.id = logs.corr_position_id) AS corroboratingPosition
+       FROM logs WHERE user_id = ? ORDER BY id`,
+      id,
+    ).map((l) => ({ ...l, corroboratingPosition: l.corroboratingPosition ? JSON.parse(l.corroboratingPosition as string) : null }));
+    const ratings = all(gw, "SELECT cache_id AS cacheId, stars, created_at AS createdAt FROM ratings WHERE user_id = ? ORDER BY created_at", id);
+    const favorites = all(gw, "SELECT cache_id AS cacheId, created_at AS createdAt FROM favorites WHERE user_id = ? ORDER BY created_at", id);
+    const media = all(gw, "SELECT id, cache_id AS cacheId, type, size, caption, sha256, created_at AS createdAt FROM media WHERE user_id = ? ORDER BY id", id).map((m) => ({
+      ...m,
+      url: `/api/media/${m.id}`,
+    }));
+    const stageUnlocks = all(gw, "SELECT cache_id AS cacheId, n, created_at AS createdAt FROM stage_unlocks WHERE user_id = ? ORDER BY created_at", id);
+    const supporter = gw.db
+      .query("SELECT confirmed_at AS confirmedAt, until, level, public = 1 AS public, name, updated_at AS updatedAt FROM supporters WHERE user_id = ?")
+      .get(id) as Record<string, unknown> | null;
+    if (!caches.length && !logs.length && !ratings.length && !favorites.length && !media.length && !stageUnlocks.length && !supporter) return null;
+    return { caches, logs, ratings, favorites, media, stageUnlocks, supporter };
+  },
+  erase(gw, account) {
+    const id = account.userId;
+    const logs = withdrawLogsOf(gw, id);
+    const caches = archiveOwnedCaches(gw, id);
+    const del = (sql: string) => gw.db.query(sql).run(id).changes;
+    return {
+      logsWithdrawn: logs,
+      cachesArchived: caches,
+      ratings: del("DELETE FROM ratings WHERE user_id = ?"),
+      favorites: del("DELETE FROM favorites WHERE user_id = ?"),
+      media: del("DELETE FROM media WHERE user_id = ?"),
+      stageUnlocks: del("DELETE FROM stage_unlocks WHERE user_id = ?"),
+      supporter: del("DELETE FROM supporters WHERE user_id = ?"),
+    };
+  },
+};
+
+/** Public game facts about a base callsign: they are public in the logbooks anyway. */
+export const gameProfile: ProfileSection = {
+  name: "game",
+  build(gw, call) {
+    const s = gw.db
+      .query(
+        `SELECT
+           (SELECT count(*) FROM logs WHERE base_call = ?1 AND kind = 'find' AND state = 'active') AS finds,
+           (SELECT count(*) FROM logs WHERE base_call = ?1 AND kind = 'find' AND state = 'active' AND tier = 'a') AS tierA,
+           (SELECT count(*) FROM logs WHERE base_call = ?1 AND kind = 'dnf' AND state = 'active') AS dnfs,
+           (SELECT count(*) FROM caches WHERE (owner_call = ?1 OR owner_call LIKE ?1 || '-%') AND status IN ('active', 'disabled') AND unlisted = 0) AS hidden,
+           (SELECT count(*) FROM favorites f JOIN caches c ON c.id = f.cache_id WHERE c.owner_call = ?1 OR c.owner_call LIKE ?1 || '-%') AS favoritesReceived,
+           (SELECT min(found_at) FROM logs WHERE base_call = ?1 AND kind = 'find' AND state = 'active') AS firstFindAt`,
+      )
+      .get(call) as { finds: number; tierA: number; dnfs: number; hidden: number; favoritesReceived: number; firstFindAt: number | null };
+    if (!s.finds && !s.dnfs && !s.hidden) return null;
+    return s;
+  },
+};

@@ -1,0 +1,554 @@
+/**
+ * Caches: hide, edit, read, and the map query. Native caches live in `caches`
+ * (with the R*Tree `caches_geo` holding the ones on the public map); other
+ * instances' caches are read from mirror storage (src/fed/mirror.ts), trust
+ * filtered. Every change of a listed, non-draft, native cache is published as
+ * a signed cache record; the owner's contact fields never are.
+ */
+import type { Gateway } from "../gateway.ts";
+import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
+import { cacheToWire } from "../fed/bodies.ts";
+import { accountGid, localGid, publishRecord } from "../fed/feed.ts";
+import { mirroredCache, mirroredCachesInBox, type MirroredCache } from "../fed/mirror.ts";
+import { parseGid } from "../fed/record.ts";
+import { publicIdOf, verifiedHolder } from "../accounts/users.ts";
+import {
+  bool,
+  CACHE_SIZES,
+  CACHE_STATUSES,
+  CACHE_TYPES,
+  callsign,
+  contact,
+  latitude,
+  longitude,
+  oneOf,
+  optText,
+  pastTime,
+  rating,
+  text,
+  TRANSITIONS,
+  type Actor,
+  type CacheStatus,
+  type Contact,
+} from "./model.ts";
+
+export interface CacheRow {
+  id: number;
+  owner_id: number | null;
+  owner_call: string | null;
+  name: string;
+  type: string;
+  size: string;
+  difficulty: number;
+  terrain: number;
+  lat: number;
+  lon: number;
+  status: CacheStatus;
+  unlisted: number;
+  hint: string | null;
+  description: string;
+  contact: string | null;
+  placed_at: number;
+  created_at: number;
+  updated_at: number;
+  source: string | null;
+  source_ref: string | null;
+  placed_by: string | null;
+}
+
+/** A cache as the API shows it (never with contact fields: see cacheDetail). */
+export interface Cache {
+  /** native: the local id; mirrored: the gid */
+  id: number | string;
+  gid: string;
+  /** short waypoint code (GPX <name>): SV + base-36 id, or the catalog's code for imports */
+  code: string;
+  name: string;
+  type: string;
+  size: string;
+  difficulty: number;
+  terrain: number;
+  lat: number;
+  lon: number;
+  status: string;
+  unlisted: boolean;
+  hint: string | null;
+  description: string | null;
+  ownerCall: string | null;
+  placedAt: number | null;
+  updatedAt: number;
+  /** the instance the cache belongs to */
+  origin: string;
+  /** a mirror of another instance's cache, display only */
+  mirror: boolean;
+  /** mirrored caches: the origin's trust tier */
+  trust?: "trusted" | "unvetted";
+  /** catalog imports: where from, and the placer named there */
+  source?: string;
+  placedBy?: string;
+  finds: number;
+  favorites: number;
+  rating: { average: number | null; count: number };
+}
+
+export const codeOf = (r: Pick<CacheRow, "id" | "source_ref">): string => r.source_ref ?? "SV" + r.id.toString(36).toUpperCase().padStart(4, "0");
+
+const stats = (gw: Gateway, id: number, gid: string) =>
+  gw.db
+    .query(
+      `SELECT (SELECT count(*) FROM logs WHERE cache_gid = ?2 AND kind = 'find' AND state = 'active') AS finds,
+         (SELECT count(*) FROM favorites WHERE cache_id = ?1) AS favorites,
+         (SELECT avg(stars) FROM ratings WHERE cache_id = ?1) AS avg, (SELECT count(*) FROM ratings WHERE cache_id = ?1) AS n`,
+    )
+    .get(id, gid) as { finds: number; favorites: number; avg: number | null; n: number };
+
+export function cacheJson(gw: Gateway, r: CacheRow, withStats = true): Cache {
+  const gid = localGid(gw, "cache", r.id);
+  const s = withStats ? stats(gw, r.id, gid) : { finds: 0, favorites: 0, avg: null, n: 0 };
+  const c: Cache = {
+    id: r.id,
+    gid,
+    code: codeOf(r),
+    name: r.name,
+    type: r.type,
+    size: r.size,
+    difficulty: r.difficulty,
+    terrain: r.terrain,
+    lat: r.lat,
+    lon: r.lon,
+    status: r.status,
+    unlisted: r.unlisted === 1,
+    hint: r.hint,
+    description: r.description,
+    ownerCall: r.owner_call,
+    placedAt: r.placed_at,
+    updatedAt: r.updated_at,
+    origin: gw.config.instance,
+    mirror: false,
+    finds: s.finds,
+    favorites: s.favorites,
+    rating: { average: s.avg === null ? null : Math.round(s.avg * 10) / 10, count: s.n },
+  };
+  if (r.source) c.source = r.source;
+  if (r.placed_by) c.placedBy = r.placed_by;
+  return c;
+}
+
+export function mirrorJson(gw: Gateway, m: MirroredCache): Cache {
+  const finds = (gw.db.query("SELECT count(*) AS n FROM mirror_finds WHERE cache_gid = ? AND kind = 'find' AND (state IS NULL OR state <> 'withdrawn')").get(m.gid) as { n: number }).n;
+  const local = (gw.db.query("SELECT count(*) AS n FROM logs WHERE cache_gid = ? AND kind = 'find' AND state = 'active'").get(m.gid) as { n: number }).n;
+  const g = parseGid(m.gid)!;
+  return {
+    id: m.gid,
+    gid: m.gid,
+    code: `SV-${g.origin}-${g.localId}`.toUpperCase(),
+    name: m.name,
+    type: m.type,
+    size: m.size,
+    difficulty: m.difficulty,
+    terrain: m.terrain,
+    lat: m.lat,
+    lon: m.lon,
+    status: m.status,
+    unlisted: m.unlisted,
+    hint: m.hint,
+    description: m.description,
+    ownerCall: m.ownerCall,
+    placedAt: m.placedAt,
+    updatedAt: m.updatedAt,
+    origin: m.origin,
+    mirror: true,
+    trust: m.trust,
+    finds: finds + local,
+    favorites: 0,
+    rating: { average: null, count: 0 },
+  };
+}
+
+export function cacheRow(gw: Gateway, id: number): CacheRow | null {
+  return gw.db.query("SELECT * FROM caches WHERE id = ?").get(id) as CacheRow | null;
+}
+
+/** Whether the actor may manage (edit, set stages) a native cache. */
+export function isOwner(actor: Actor, r: CacheRow): boolean {
+  return actor.ingest || (actor.userId !== null && actor.userId === r.owner_id);
+}
+
+/** A cache the caller may see: its own drafts, anything else that exists. 404 otherwise. */
+export function visibleRow(gw: Gateway, id: number, actor: Actor | null): CacheRow {
+  const r = cacheRow(gw, id);
+  if (!r || (r.status === "draft" && !(actor && isOwner(actor, r)))) throw notFound(`cache ${id}`);
+  return r;
+}
+
+/** A native cache (numeric id, or this instance's gid) or a mirrored one (another instance's gid). */
+export type CacheRef = { native: CacheRow } | { mirror: MirroredCache };
+
+export function resolveCache(gw: Gateway, raw: string, actor: Actor | null): CacheRef {
+  if (/^\d{1,15}$/.test(raw)) return { native: visibleRow(gw, Number(raw), actor) };
+  const g = parseGid(raw);
+  if (!g || g.kind !== "cache") throw notFound(`cache ${raw}`);
+  if (g.origin === gw.config.instance) {
+    if (!/^\d{1,15}$/.test(g.localId)) throw notFound(`cache ${raw}`);
+    return { native: visibleRow(gw, Number(g.localId), actor) };
+  }
+  const m = mirroredCache(gw, raw);
+  if (!m) throw notFound(`cache ${raw}`);
+  return { mirror: m };
+}
+
+/** The detail view: the cache, plus the owner's contact fields for signed-in users of this instance. */
+export function cacheDetail(gw: Gateway, raw: string, actor: Actor | null): Cache & { contact?: Contact | null; mine?: boolean } {
+  const ref = resolveCache(gw, raw, actor);
+  if ("mirror" in ref) return mirrorJson(gw, ref.mirror);
+  const c = cacheJson(gw, ref.native);
+  const signedIn = actor !== null && actor.userId !== null;
+  return { ...c, ...(signedIn ? { contact: ref.native.contact ? (JSON.parse(ref.native.contact) as Contact) : null } : {}), mine: !!actor && isOwner(actor, ref.native) && !actor.ingest };
+}
+
+// ---------------------------------------------------------------- writes
+
+/** Bumped on every cache write: cached map answers are keyed on it. */
+const versions = new WeakMap<Gateway, number>();
+export const cachesVersion = (gw: Gateway) => versions.get(gw) ?? 0;
+const bump = (gw: Gateway) => versions.set(gw, cachesVersion(gw) + 1);
+
+const searchText = (name: string, code: string, owner: string | null, placedBy: string | null) =>
+  [name, code, owner ?? "", placedBy ?? ""].join(" ").toLowerCase();
+
+/** Publishes the cache's current state, if it is one this instance federates (native, not a draft). */
+export function publishCache(gw: Gateway, r: CacheRow): void {
+  if (r.source !== null || r.status === "draft") return;
+  const ownerAccount = r.owner_id !== null ? accountGid(gw, publicIdOf(gw.db, r.owner_id)) : null;
+  publishRecord(
+    gw,
+    "cache",
+    r.id,
+    cacheToWire({
+      name: r.name,
+      type: r.type,
+      size: r.size,
+      difficulty: r.difficulty,
+      terrain: r.terrain,
+      lat: r.lat,
+      lon: r.lon,
+      status: r.status,
+      hint: r.hint,
+      description: r.description || null,
+      unlisted: r.unlisted === 1,
+      ownerCall: r.owner_call,
+      ownerAccount,
+      placedAt: r.placed_at,
+    }),
+  );
+}
+
+export interface CacheInput {
+  name: string;
+  type: string;
+  size: string;
+  difficulty: number;
+  terrain: number;
+  lat: number;
+  lon: number;
+  status: CacheStatus;
+  unlisted: boolean;
+  hint: string | null;
+  description: string;
+  contact: Contact | null;
+  placedAt: number | null;
+}
+
+const FIELDS = ["name", "type", "size", "difficulty", "terrain", "lat", "lon", "status", "unlisted", "hint", "description", "contact", "placedAt", "ownerCall"];
+
+/** Checks a create (all required fields) or patch (only those given) body. */
+export function checkCacheBody(b: Record<string, unknown>, now: number, partial: boolean): Partial<CacheInput> {
+  for (const k of Object.keys(b)) if (!FIELDS.includes(k)) throw badRequest("invalid", `unknown field "${k}"; a cache has ${FIELDS.join(", ")}`);
+  const out: Partial<CacheInput> = {};
+  const has = (k: string) => b[k] !== undefined;
+  if (!partial) for (const k of ["name", "type", "size", "difficulty", "terrain", "lat", "lon"]) if (!has(k)) throw badRequest("invalid", `${k} is required`);
+  if (has("name")) out.name = text(b.name, "name", 1, 100);
+  if (has("type")) out.type = oneOf(b.type, "type", CACHE_TYPES);
+  if (has("size")) out.size = oneOf(b.size, "size", CACHE_SIZES);
+  if (has("difficulty")) out.difficulty = rating(b.difficulty, "difficulty");
+  if (has("terrain")) out.terrain = rating(b.terrain, "terrain");
+  if (has("lat")) out.lat = latitude(b.lat);
+  if (has("lon")) out.lon = longitude(b.lon);
+  if (has("status")) out.status = oneOf(b.status, "status", CACHE_STATUSES);
+  if (has("unlisted")) out.unlisted = bool(b.unlisted, "unlisted");
+  if (has("hint")) out.hint = optText(b.hint, "hint", 1000);
+  if (has("description")) out.description = optText(b.description, "description", 20_000) ?? "";
+  if (has("contact")) out.contact = contact(b.contact);
+  if (has("placedAt")) out.placedAt = b.placedAt === null ? null : pastTime(b.placedAt, "placedAt", now);
+  if ((has("lat") && !has("lon")) || (has("lon") && !has("lat"))) throw badRequest("invalid", "lat and lon go together");
+  return out;
+}
+
+/** Hides a cache. A session hides it as its active callsign; the ingest box names `ownerCall`. */
+export function hideCache(gw: Gateway, actor: Actor, body: Record<string, unknown>): Cache & { contact: Contact | null } {
+  const now = gw.clock.now();
+  const input = checkCacheBody(body, now, false) as CacheInput;
+  const status = input.status ?? "active";
+  if (status !== "draft" && status !== "active") throw badRequest("invalid", "a new cache is a draft or active");
+  let ownerId: number | null;
+  let ownerCall: string;
+  if (actor.userId !== null) {
+    if (body.ownerCall !== undefined) throw badRequest("invalid", "ownerCall is your active callsign; leave it out");
+    if (!actor.call) throw forbidden("choose a callsign for your account before hiding a cache", "callsign_required");
+    ownerId = actor.userId;
+    ownerCall = actor.call;
+  } else {
+    ownerCall = callsign(body.ownerCall, "ownerCall");
+    ownerId = verifiedHolder(gw.db, ownerCall);
+  }
+  const row = gw.db.transaction(() => {
+    const id = Number(
+      gw.db
+        .query(
+          `INSERT INTO caches (owner_id, owner_call, name, type, size, difficulty, terrain, lat, lon, status, unlisted, hint, description,
+             contact, placed_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(ownerId, ownerCall, input.name, input.type, input.size, input.difficulty, input.terrain, input.lat, input.lon, status, input.unlisted ? 1 : 0,
+          input.hint ?? null, input.description ?? "", input.contact ? JSON.stringify(input.contact) : null, input.placedAt ?? now, now, now).lastInsertRowid,
+    );
+    const r = cacheRow(gw, id)!;
+    gw.db.query("UPDATE caches SET search = ? WHERE id = ?").run(searchText(r.name, codeOf(r), r.owner_call, null), id);
+    publishCache(gw, r);
+    return r;
+  })();
+  bump(gw);
+  return { ...cacheJson(gw, row), contact: input.contact ?? null };
+}
+
+/** Updates a native cache (owner, or the ingest box). Status moves follow TRANSITIONS. */
+export function updateCache(gw: Gateway, actor: Actor, id: number, body: Record<string, unknown>): Cache & { contact: Contact | null } {
+  const now = gw.clock.now();
+  const r = visibleRow(gw, id, actor);
+  if (!isOwner(actor, r)) throw forbidden("only the cache's owner may change it", "not_owner");
+  if (body.ownerCall !== undefined) throw badRequest("invalid", "the owner of a cache cannot be changed");
+  const p = checkCacheBody(body, now, true);
+  if (Object.keys(p).length === 0) throw badRequest("invalid", "nothing to change");
+  if (p.status !== undefined && p.status !== r.status && !TRANSITIONS[r.status].includes(p.status)) {
+    throw conflict("bad_transition", `a ${r.status} cache cannot become ${p.status}${TRANSITIONS[r.status].length ? ` (it can become ${TRANSITIONS[r.status].join(" or ")})` : ""}`);
+  }
+  if (r.status === "archived") throw conflict("archived", "an archived cache cannot be changed");
+  const next = gw.db.transaction(() => {
+    const sets: string[] = [];
+    const args: Array<string | number | null> = [];
+    const set = (col: string, v: string | number | null) => (sets.push(`${col} = ?`), args.push(v));
+    if (p.name !== undefined) set("name", p.name);
+    if (p.type !== undefined) set("type", p.type);
+    if (p.size !== undefined) set("size", p.size);
+    if (p.difficulty !== undefined) set("difficulty", p.difficulty);
+    if (p.terrain !== undefined) set("terrain", p.terrain);
+    if (p.lat !== undefined) set("lat", p.lat);
+    if (p.lon !== undefined) set("lon", p.lon);
+    if (p.status !== undefined) set("status", p.status);
+    if (p.unlisted !== undefined) set("unlisted", p.unlisted ? 1 : 0);
+    if (p.hint !== undefined) set("hint", p.hint);
+    if (p.description !== undefined) set("description", p.description);
+    if (p.contact !== undefined) set("contact", p.contact ? JSON.stringify(p.contact) : null);
+    if (p.placedAt !== undefined) set("placed_at", p.placedAt ?? r.placed_at);
+    set("updated_at", now);
+    gw.db.query(`UPDATE caches SET ${sets.join(", ")} WHERE id = ?`).run(...args, id);
+    const n = cacheRow(gw, id)!;
+    gw.db.query("UPDATE caches SET search = ? WHERE id = ?").run(searchText(n.name, codeOf(n), n.owner_call, n.placed_by), id);
+    publishCache(gw, n);
+    return n;
+  })();
+  bump(gw);
+  return { ...cacheJson(gw, next), contact: next.contact ? (JSON.parse(next.contact) as Contact) : null };
+}
+
+/** Archives every cache an account owns (GDPR erase), anonymised, and re-publishes them. Inside the caller's transaction. */
+export function archiveOwnedCaches(gw: Gateway, userId: number): number {
+  const rows = gw.db.query("SELECT * FROM caches WHERE owner_id = ?").all(userId) as CacheRow[];
+  const now = gw.clock.now();
+  for (const r of rows) {
+    const status = r.status === "draft" ? "draft" : "archived";
+    gw.db.query("UPDATE caches SET status = ?, owner_id = NULL, owner_call = NULL, contact = NULL, updated_at = ? WHERE id = ?").run(status, now, r.id);
+    if (r.status === "draft") gw.db.query("DELETE FROM caches WHERE id = ?").run(r.id);
+    else publishCache(gw, cacheRow(gw, r.id)!);
+  }
+  bump(gw);
+  return rows.length;
+}
+
+// ---------------------------------------------------------------- the map query
+
+/** `bbox=` is minLon,minLat,maxLon,maxLat (west,south,east,north), parsed once for the whole API. */
+export { parseBbox as parseBox, type Bbox as Box } from "../stations/registry.ts";
+import type { Bbox as Box } from "../stations/registry.ts";
+
+export interface CacheFilters {
+  q?: string;
+  types?: string[];
+  sizes?: string[];
+  difficulty?: [number, number];
+  terrain?: [number, number];
+  owner?: string;
+}
+
+export interface Cluster {
+  lat: number;
+  lon: number;
+  count: number;
+  /** the cluster's extent: zoom to it */
+  bbox: [number, number, number, number];
+}
+
+export interface MapAnswer {
+  /** true: the box holds more than `limit` caches, so `clusters` summarise it and `caches` is empty */
+  clustered: boolean;
+  caches: Cache[];
+  clusters: Cluster[];
+  /** caches in the box (native and shown mirrors) */
+  total: number;
+}
+
+export const MAP_LIMIT = 500;
+export const MAP_MAX_LIMIT = 2000;
+/** Clusters along the box's longer side. */
+export const CLUSTER_CELLS = 24;
+
+const range = (raw: string, field: string): [number, number] => {
+  const m = /^(\d(?:\.5)?)(?:-(\d(?:\.5)?))?$/.exec(raw);
+  if (!m) throw badRequest("invalid", `${field} is a value or a range such as 1.5-3`);
+  const lo = Number(m[1]);
+  const hi = Number(m[2] ?? m[1]);
+  if (lo < 1 || hi > 5 || lo > hi) throw badRequest("invalid", `${field} is within 1-5`);
+  return [lo, hi];
+};
+
+/** The search filters from query parameters: q, type, size, difficulty, terrain, owner. */
+export function parseFilters(q: Record<string, string | undefined>): CacheFilters {
+  const f: CacheFilters = {};
+  if (q.q !== undefined && q.q.trim() !== "") {
+    if (q.q.length > 100) throw badRequest("invalid", "q is at most 100 characters");
+    f.q = q.q.trim().toLowerCase();
+  }
+  if (q.type) f.types = q.type.split(",").map((t) => oneOf(t.trim(), "type", [...CACHE_TYPES, "living"]));
+  if (q.size) f.sizes = q.size.split(",").map((s) => oneOf(s.trim(), "size", CACHE_SIZES));
+  if (q.difficulty) f.difficulty = range(q.difficulty, "difficulty");
+  if (q.terrain) f.terrain = range(q.terrain, "terrain");
+  if (q.owner) f.owner = callsign(q.owner, "owner");
+  return f;
+}
+
+const hasFilters = (f: CacheFilters) => Object.keys(f).length > 0;
+
+/** SQL conditions on `c` (caches) for the filters. */
+export function filterSql(f: CacheFilters): { sql: string; args: Array<string | number> } {
+  const where: string[] = [];
+  const args: Array<string | number> = [];
+  if (f.q) {
+    where.push("(c.search LIKE ? ESCAPE '\\' OR lower(c.description) LIKE ? ESCAPE '\\')");
+    const t = "%" + f.q.replace(/[%_\\]/g, (ch) => "\\" + ch) + "%";
+    args.push(t, t);
+  }
+  if (f.types) (where.push(`c.type IN (${f.types.map(() => "?").join(",")})`), args.push(...f.types));
+  if (f.sizes) (where.push(`c.size IN (${f.sizes.map(() => "?").join(",")})`), args.push(...f.sizes));
+  if (f.difficulty) (where.push("c.difficulty BETWEEN ? AND ?"), args.push(...f.difficulty));
+  if (f.terrain) (where.push("c.terrain BETWEEN ? AND ?"), args.push(...f.terrain));
+  if (f.owner) (where.push("(c.owner_call = ? OR c.owner_call LIKE ? || '-%')"), args.push(f.owner.split("-")[0]!, f.owner.split("-")[0]!));
+  return { sql: where.length ? " AND " + where.join(" AND ") : "", args };
+}
+
+function mirrorMatches(m: MirroredCache, f: CacheFilters): boolean {
+  if (f.q && !`${m.name} ${m.ownerCall ?? ""} ${m.description ?? ""}`.toLowerCase().includes(f.q)) return false;
+  if (f.types && !f.types.includes(m.type)) return false;
+  if (f.sizes && !f.sizes.includes(m.size)) return false;
+  if (f.difficulty && (m.difficulty < f.difficulty[0] || m.difficulty > f.difficulty[1])) return false;
+  if (f.terrain && (m.terrain < f.terrain[0] || m.terrain > f.terrain[1])) return false;
+  if (f.owner && (m.ownerCall ?? "").split("-")[0] !== f.owner.split("-")[0]) return false;
+  return m.status === "active" || m.status === "disabled";
+}
+
+/**
+ * R*Tree conditions for a box (two boxes across the antimeridian). The R*Tree
+ * keeps 32-bit floats rounded outward, so it is asked for overlap and the
+ * exact position is checked on the cache row where it matters (exactSql).
+ */
+function geoSql(b: Box): { sql: string; args: number[] } {
+  const parts = b.west <= b.east ? [[b.west, b.east]] : [[b.west, 180], [-180, b.east]];
+  return {
+    sql: "(" + parts.map(() => "(g.max_lat >= ? AND g.min_lat <= ? AND g.max_lon >= ? AND g.min_lon <= ?)").join(" OR ") + ")",
+    args: parts.flatMap(([w, e]) => [b.south, b.north, w!, e!]),
+  };
+}
+
+function exactSql(b: Box): { sql: string; args: number[] } {
+  const lon = b.west <= b.east ? "c.lon BETWEEN ? AND ?" : "(c.lon >= ? OR c.lon <= ?)";
+  return { sql: ` AND c.lat BETWEEN ? AND ? AND ${lon}`, args: [b.south, b.north, b.west, b.east] };
+}
+
+/** The width of a box in degrees of longitude, across the antimeridian too. */
+const lonSpan = (b: Box) => (b.west <= b.east ? b.east - b.west : 360 - b.west + b.east);
+
+/**
+ * Caches in a box for the map: every native cache on the map plus mirrors of
+ * trusted peers (unvetted ones too with `includeUnvetted`; blocked never).
+ * A box holding more than `limit` answers clusters instead: at most
+ * CLUSTER_CELLS² cells, each with its count, centre and extent.
+ */
+export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; includeUnvetted?: boolean; filters?: CacheFilters } = {}): MapAnswer {
+  const limit = Math.min(Math.max(1, opts.limit ?? MAP_LIMIT), MAP_MAX_LIMIT);
+  const f = opts.filters ?? {};
+  const geo = geoSql(box);
+  const flt = filterSql(f);
+  const join = hasFilters(f) ? " JOIN caches c ON c.id = g.id" : "";
+  const mirrors = mirroredCachesInBox(gw, { south: box.south, north: box.north, west: box.west, east: box.east }, { includeUnvetted: opts.includeUnvetted, limit: 20_000 }).filter((m) => mirrorMatches(m, f));
+  const count = (gw.db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM caches_geo g${join} WHERE ${geo.sql}${flt.sql} LIMIT ?)`).get(...geo.args, ...flt.args, limit + 1) as { n: number }).n;
+  if (count + mirrors.length <= limit) {
+    const ex = exactSql(box);
+    const rows = gw.db.query(`SELECT c.* FROM caches_geo g JOIN caches c ON c.id = g.id WHERE ${geo.sql}${ex.sql}${flt.sql}`).all(...geo.args, ...ex.args, ...flt.args) as CacheRow[];
+    const caches = [...rows.map((r) => cacheJson(gw, r)), ...mirrors.map((m) => mirrorJson(gw, m))];
+    return { clustered: false, caches, clusters: [], total: caches.length };
+  }
+  const cell = Math.max(lonSpan(box), box.north - box.south, 1e-6) / CLUSTER_CELLS;
+  // Longitudes measured eastward from the box's west edge, so a box across the antimeridian bins continuously.
+  const x = "(CASE WHEN g.min_lon < ?1 THEN g.min_lon + 360 ELSE g.min_lon END - ?1)";
+  // Numbered parameters: ?1 west, ?2 south, ?3 cell, then the box's and the filters' own.
+  let k = 3;
+  const numbered = (sql: string) => sql.replace(/\?/g, () => `?${++k}`);
+  const where = numbered(geo.sql) + numbered(flt.sql);
+  const rows = gw.db
+    .query(
+      `SELECT count(*) AS n, avg(g.min_lat) AS lat, avg(${x}) AS x, min(g.min_lat) AS s, max(g.min_lat) AS nn, min(${x}) AS w, max(${x}) AS e
+       FROM caches_geo g${join} WHERE ${where}
+       GROUP BY CAST((g.min_lat - ?2) / ?3 AS INTEGER), CAST(${x} / ?3 AS INTEGER)`,
+    )
+    .all(box.west, box.south, cell, ...geo.args, ...flt.args) as Array<{ n: number; lat: number; x: number; s: number; nn: number; w: number; e: number }>;
+  const bins = new Map<string, { n: number; latSum: number; xSum: number; s: number; nn: number; w: number; e: number }>();
+  for (const r of rows) {
+    const key = `${Math.floor((r.lat - box.south) / cell)}:${Math.floor(r.x / cell)}`;
+    bins.set(key, { n: r.n, latSum: r.lat * r.n, xSum: r.x * r.n, s: r.s, nn: r.nn, w: r.w, e: r.e });
+  }
+  for (const m of mirrors) {
+    const xm = (m.lon < box.west ? m.lon + 360 : m.lon) - box.west;
+    const key = `${Math.floor((m.lat - box.south) / cell)}:${Math.floor(xm / cell)}`;
+    const b = bins.get(key);
+    if (b) {
+      b.n++;
+      b.latSum += m.lat;
+      b.xSum += xm;
+      b.s = Math.min(b.s, m.lat);
+      b.nn = Math.max(b.nn, m.lat);
+      b.w = Math.min(b.w, xm);
+      b.e = Math.max(b.e, xm);
+    } else bins.set(key, { n: 1, latSum: m.lat, xSum: xm, s: m.lat, nn: m.lat, w: xm, e: xm });
+  }
+  // The R*Tree's 32-bit floats are good to about 1e-5 degrees: round everything alike, so a centre stays inside its extent.
+  const r5 = (v: number) => Math.round(v * 1e5) / 1e5;
+  const lonOf = (xv: number) => {
+    const l = xv + box.west;
+    return r5(l > 180 ? l - 360 : l);
+  };
+  const clusters: Cluster[] = [...bins.values()].map((b) => ({
+    lat: r5(b.latSum / b.n),
+    lon: lonOf(b.xSum / b.n),
+    count: b.n,
+    bbox: [lonOf(b.w), r5(b.s), lonOf(b.e), r5(b.nn)],
+  }));
+  return { clustered: true, caches: [], clusters, total: clusters.reduce((s, c) => s + c.count, 0) };
+}

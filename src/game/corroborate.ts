@@ -1,0 +1,170 @@
+/**
+ * Find trust tiers (docs/api.md "Find trust tiers"):
+ *
+ *   a  an RF sighting corroborates the find: a position of the finder's
+ *      callsign (any SSID) heard on the air by an IGate that is not the
+ *      finder's own station, within TIER_A.radiusM of the cache and within
+ *      TIER_A.windowMs before or after the time of the find. Or a quorum of
+ *      trusted peers heard one (cross-instance corroboration, issue 7).
+ *   b  logged by an account whose callsign is verified (APRS challenge), or
+ *      signed by the callsign's device key
+ *   c  a claim: an unverified callsign, or relayed by the ingest box
+ *
+ * A find below Tier A is promoted later when a matching RF position arrives
+ * (the `position` event), and is handed to cross-instance corroboration once.
+ * The corroborating position is pinned (positions.find_id) so the pruner keeps
+ * it as long as the find; withdrawing or deleting the find unpins it.
+ */
+import type { Gateway } from "../gateway.ts";
+import type { GatewayEvents } from "../events.ts";
+import { baseCall } from "../callsign.ts";
+import { distanceM } from "./model.ts";
+import { republishLog } from "./logs.ts";
+
+export const TIER_A = {
+  /** the sighting is at most this far from the cache */
+  radiusM: 150,
+  /** and at most this long before or after the time of the find */
+  windowMs: 2 * 3_600_000,
+} as const;
+
+export interface Sighting {
+  positionId: number;
+  igate: string;
+  distanceM: number;
+  ts: number;
+}
+
+/** Metres to degrees of latitude, with a margin; longitude scaled by latitude. */
+const degLat = (m: number) => (m / 111_000) * 1.05;
+const degLon = (m: number, lat: number) => degLat(m) / Math.max(0.01, Math.cos((lat * Math.PI) / 180));
+
+/** The nearest RF sighting of `call`'s base call near a point around a time, or null. */
+export function localSighting(gw: Gateway, call: string, lat: number, lon: number, at: number): Sighting | null {
+  const base = baseCall(call);
+  const dLat = degLat(TIER_A.radiusM);
+  const dLon = degLon(TIER_A.radiusM, lat);
+  const rows = gw.db
+    .query(
+      `SELECT id, lat, lon, ts, igate FROM positions
+       WHERE (call = ?1 OR (call >= ?1 || '-' AND call < ?1 || '.')) AND ts BETWEEN ?2 AND ?3
+         AND source = 'rf' AND igate IS NOT NULL AND lat BETWEEN ?4 AND ?5 AND lon BETWEEN ?6 AND ?7`,
+    )
+    .all(base, at - TIER_A.windowMs, at + TIER_A.windowMs, lat - dLat, lat + dLat, lon - dLon, lon + dLon) as Array<{ id: number; lat: number; lon: number; ts: number; igate: string }>;
+  let best: Sighting | null = null;
+  for (const r of rows) {
+    if (baseCall(r.igate) === base) continue; // the finder's own IGate is not an independent witness
+    const d = distanceM(lat, lon, r.lat, r.lon);
+    if (d <= TIER_A.radiusM && (!best || d < best.distanceM)) best = { positionId: r.id, igate: r.igate, distanceM: Math.round(d * 100) / 100, ts: r.ts };
+  }
+  return best;
+}
+
+/** Pins a position to a find: the pruner keeps it while the find lives. */
+export function pinPosition(gw: Gateway, logId: number, positionId: number): void {
+  gw.db.query("UPDATE positions SET find_id = ? WHERE id = ? AND find_id IS NULL").run(logId, positionId);
+}
+
+/**
+ * Releases a find's corroborating position. If another live find is
+ * corroborated by the same position, the pin passes to it.
+ */
+export function unpinPosition(gw: Gateway, logId: number): void {
+  const row = gw.db.query("SELECT corr_position_id AS p FROM logs WHERE id = ?").get(logId) as { p: number | null } | null;
+  gw.db.query("UPDATE positions SET find_id = NULL WHERE find_id = ?").run(logId);
+  if (row?.p) {
+    gw.db
+      .query("UPDATE positions SET find_id = (SELECT id FROM logs WHERE corr_position_id = ?1 AND id <> ?2 AND state = 'active' LIMIT 1) WHERE id = ?1 AND find_id IS NULL")
+      .run(row.p, logId);
+  }
+}
+
+export interface Evidence {
+  /** local: a position this instance stored; peers: a quorum of trusted instances agreed */
+  source: "local" | "peers";
+  positionId?: number;
+  igate?: string | null;
+  distanceM?: number | null;
+}
+
+/**
+ * Promotes a find to Tier A and re-publishes it. Issue 7 calls this with
+ * `{ source: "peers" }` when the corroboration quorum agrees. Idempotent.
+ * Runs inside the caller's transaction if there is one.
+ */
+export function promoteToTierA(gw: Gateway, logId: number, e: Evidence): boolean {
+  return gw.db.transaction(() => {
+    const r = gw.db.query("SELECT tier, kind, state FROM logs WHERE id = ?").get(logId) as { tier: string; kind: string; state: string } | null;
+    if (!r || r.kind !== "find" || r.state !== "active" || r.tier === "a") return false;
+    gw.db
+      .query("UPDATE logs SET tier = 'a', corr_position_id = ?, corr_igate = ?, corr_distance_m = ?, corr_at = ?, corr_source = ?, updated_at = ? WHERE id = ?")
+      .run(e.positionId ?? null, e.igate ?? null, e.distanceM ?? null, gw.clock.now(), e.source, gw.clock.now(), logId);
+    if (e.positionId) pinPosition(gw, logId, e.positionId);
+    republishLog(gw, logId);
+    return true;
+  })();
+}
+
+/** A find that could not reach Tier A from this instance's own positions. */
+export interface PendingFind {
+  logId: number;
+  /** gid of the find record, `origin:find:id` */
+  gid: string;
+  cacheGid: string;
+  /** the finder's callsign as logged */
+  call: string;
+  /** the cache's position */
+  lat: number;
+  lon: number;
+  /** when the find happened, unix ms */
+  foundAt: number;
+}
+
+const corroborators = new WeakMap<Gateway, (gw: Gateway, find: PendingFind) => void>();
+
+/**
+ * Issue 7 plugs cross-instance corroboration in here: its function asks
+ * trusted peers and calls promoteToTierA(gw, find.logId, { source: "peers" })
+ * when the quorum agrees.
+ */
+export function setCorroborator(gw: Gateway, fn: (gw: Gateway, find: PendingFind) => void): void {
+  corroborators.set(gw, fn);
+}
+
+/**
+ * The one hand-off to cross-instance corroboration, called once for every
+ * find that is not Tier A after it was logged (outside any transaction).
+ * Until issue 7 registers a corroborator it does nothing: the find stays at
+ * its tier, and can still be promoted by a later local RF sighting.
+ */
+export function requestCorroboration(gw: Gateway, find: PendingFind): void {
+  const fn = corroborators.get(gw);
+  if (!fn) return;
+  try {
+    fn(gw, find);
+  } catch (e) {
+    gw.log.error("game", "cross-instance corroboration failed", { find: find.gid, error: String(e) });
+  }
+}
+
+/**
+ * A stored position: if it is an RF sighting that corroborates a pending
+ * find of the same base call near its cache within the window, promote it.
+ */
+export function onPosition(gw: Gateway, p: GatewayEvents["position"]): void {
+  if (p.source !== "rf" || !p.igate || !p.positionId || (p.kind && p.kind !== "station")) return;
+  const base = baseCall(p.call);
+  if (baseCall(p.igate) === base) return;
+  const pending = gw.db
+    .query(
+      `SELECT l.id, COALESCE(c.lat, m.lat) AS lat, COALESCE(c.lon, m.lon) AS lon FROM logs l
+       LEFT JOIN caches c ON c.id = l.cache_id LEFT JOIN mirror_caches m ON l.cache_id IS NULL AND m.gid = l.cache_gid
+       WHERE l.base_call = ? AND l.kind = 'find' AND l.tier <> 'a' AND l.state = 'active' AND l.found_at BETWEEN ? AND ?`,
+    )
+    .all(base, p.ts - TIER_A.windowMs, p.ts + TIER_A.windowMs) as Array<{ id: number; lat: number | null; lon: number | null }>;
+  for (const f of pending) {
+    if (f.lat === null || f.lon === null) continue;
+    const d = distanceM(f.lat, f.lon, p.lat, p.lon);
+    if (d <= TIER_A.radiusM) promoteToTierA(gw, f.id, { source: "local", positionId: p.positionId, igate: p.igate, distanceM: Math.round(d * 100) / 100 });
+  }
+}

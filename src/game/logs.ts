@@ -1,0 +1,303 @@
+/**
+ * The logbook: finds, DNFs and notes, on native caches and on mirrored caches
+ * of other instances. Every log is published as a signed find record (type 2
+ * covers all three kinds), except logs on catalog imports, which are not
+ * federated. The `log` event fires after each write commits.
+ */
+import type { Gateway } from "../gateway.ts";
+import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
+import { findToWire } from "../fed/bodies.ts";
+import { accountGid, localGid, publishRecord, publishTombstone } from "../fed/feed.ts";
+import { mirroredFindsOf } from "../fed/mirror.ts";
+import { publicIdOf, verifiedHolder } from "../accounts/users.ts";
+import { baseCall } from "../callsign.ts";
+import { callsign, LOG_KINDS, oneOf, optText, pastTime, type Actor, type LogKind } from "./model.ts";
+import { cacheRow, isOwner, resolveCache } from "./caches.ts";
+import { localSighting, pinPosition, requestCorroboration, unpinPosition, type PendingFind } from "./corroborate.ts";
+
+export interface LogRow {
+  id: number;
+  cache_id: number | null;
+  cache_gid: string;
+  kind: LogKind;
+  user_id: number | null;
+  call: string | null;
+  base_call: string | null;
+  text: string | null;
+  found_at: number;
+  created_at: number;
+  updated_at: number;
+  tier: "a" | "b" | "c";
+  state: "active" | "withdrawn";
+  via: string;
+  corr_position_id: number | null;
+  corr_igate: string | null;
+  corr_distance_m: number | null;
+  corr_at: number | null;
+  corr_source: string | null;
+}
+
+export interface Log {
+  id: number | string;
+  gid: string;
+  cacheGid: string;
+  kind: LogKind;
+  /** the finder's callsign; null once withdrawn */
+  call: string | null;
+  text: string | null;
+  foundAt: number;
+  createdAt: number;
+  tier: "a" | "b" | "c" | null;
+  state: "active" | "withdrawn";
+  /** Tier A evidence */
+  corroboration: { source: string; igate: string | null; distanceM: number | null; at: number | null } | null;
+  /** logged on another instance (a mirrored find record) */
+  origin: string;
+}
+
+export function logJson(gw: Gateway, r: LogRow): Log {
+  return {
+    id: r.id,
+    gid: localGid(gw, "find", r.id),
+    cacheGid: r.cache_gid,
+    kind: r.kind,
+    call: r.call,
+    text: r.text,
+    foundAt: r.found_at,
+    createdAt: r.created_at,
+    tier: r.tier,
+    state: r.state,
+    corroboration: r.tier === "a" ? { source: r.corr_source ?? "local", igate: r.corr_igate, distanceM: r.corr_distance_m, at: r.corr_at } : null,
+    origin: gw.config.instance,
+  };
+}
+
+export const logRow = (gw: Gateway, id: number) => gw.db.query("SELECT * FROM logs WHERE id = ?").get(id) as LogRow | null;
+
+/** Whether logs on this cache are federated (native caches hidden here, and mirrored caches). */
+function federated(gw: Gateway, r: LogRow): boolean {
+  if (r.cache_id === null) return true;
+  const c = cacheRow(gw, r.cache_id);
+  return !!c && c.source === null;
+}
+
+/** Publishes the log's current state as a find record. Inside the caller's transaction. */
+export function republishLog(gw: Gateway, id: number): void {
+  const r = logRow(gw, id);
+  if (!r || !federated(gw, r)) return;
+  const withdrawn = r.state === "withdrawn";
+  publishRecord(
+    gw,
+    "find",
+    r.id,
+    findToWire({
+      cache: r.cache_gid,
+      kind: r.kind,
+      loggedAt: r.found_at,
+      call: withdrawn ? null : r.call,
+      account: withdrawn || r.user_id === null ? null : accountGid(gw, publicIdOf(gw.db, r.user_id)),
+      text: withdrawn ? null : r.text,
+      tier: r.kind === "find" ? r.tier : null,
+      state: withdrawn ? "withdrawn" : null,
+      distanceM: r.tier === "a" ? r.corr_distance_m : null,
+    }),
+  );
+}
+
+const emitLog = (gw: Gateway, r: LogRow, lat: number, lon: number) =>
+  gw.events.emit("log", { logId: r.id, cacheId: r.cache_id ?? 0, cacheGid: r.cache_gid, kind: r.kind, call: r.call ?? "", ts: r.created_at, lat, lon });
+
+interface Target {
+  cacheId: number | null;
+  cacheGid: string;
+  lat: number;
+  lon: number;
+  status: string;
+  ownerId: number | null;
+  ownerCall: string | null;
+}
+
+function target(gw: Gateway, raw: string, actor: Actor | null): Target {
+  const ref = resolveCache(gw, raw, actor);
+  if ("native" in ref) {
+    const c = ref.native;
+    return { cacheId: c.id, cacheGid: localGid(gw, "cache", c.id), lat: c.lat, lon: c.lon, status: c.status, ownerId: c.owner_id, ownerCall: c.owner_call };
+  }
+  const m = ref.mirror;
+  return { cacheId: null, cacheGid: m.gid, lat: m.lat, lon: m.lon, status: m.status, ownerId: null, ownerCall: m.ownerCall };
+}
+
+export interface LogInput {
+  kind: LogKind;
+  text: string | null;
+  foundAt: number;
+  /** ingest only: whose log it is */
+  call?: string;
+}
+
+export function checkLogBody(b: Record<string, unknown>, now: number, withCall: boolean): LogInput {
+  const known = ["kind", "text", "foundAt", ...(withCall ? ["call", "cache"] : [])];
+  for (const k of Object.keys(b)) if (!known.includes(k)) throw badRequest("invalid", `unknown field "${k}"; a log has ${known.join(", ")}`);
+  const kind = b.kind === undefined ? "find" : oneOf(b.kind, "kind", LOG_KINDS);
+  const text = optText(b.text, "text", 4000);
+  if (kind === "note" && !text) throw badRequest("invalid", "a note needs text");
+  const foundAt = b.foundAt === undefined ? now : pastTime(b.foundAt, "foundAt", now);
+  if (foundAt < now - 366 * 86_400_000) throw badRequest("invalid", "foundAt is within the last year");
+  const out: LogInput = { kind, text, foundAt };
+  if (withCall) out.call = callsign(b.call, "call");
+  return out;
+}
+
+interface Written {
+  row: LogRow;
+  target: Target;
+  pending: PendingFind | null;
+}
+
+/** Writes one log inside the caller's transaction; events and hand-offs are for the caller to run after commit. */
+function writeLog(gw: Gateway, t: Target, input: LogInput, who: { userId: number | null; call: string; tier: "b" | "c"; via: string }): Written {
+  const now = gw.clock.now();
+  if (t.status === "draft") throw conflict("cache_not_published", "this cache is a draft: it takes no logs yet");
+  if (t.status === "archived" && input.kind !== "note") throw conflict("cache_archived", "this cache is archived: only notes can be logged");
+  const base = baseCall(who.call);
+  if (input.kind === "find") {
+    if ((who.userId !== null && who.userId === t.ownerId) || (t.ownerCall && baseCall(t.ownerCall) === base)) throw conflict("own_cache", "you cannot log a find on your own cache");
+    const dup = gw.db.query("SELECT id FROM logs WHERE cache_gid = ? AND base_call = ? AND kind = 'find' AND state = 'active'").get(t.cacheGid, base);
+    if (dup) throw conflict("already_found", `${base} has already logged a find on this cache`);
+  }
+  const sighting = input.kind === "find" ? localSighting(gw, who.call, t.lat, t.lon, input.foundAt) : null;
+  const id = Number(
+    gw.db
+      .query(
+        `INSERT INTO logs (cache_id, cache_gid, kind, user_id, call, base_call, text, found_at, created_at, updated_at, tier, via,
+           corr_position_id, corr_igate, corr_distance_m, corr_at, corr_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(t.cacheId, t.cacheGid, input.kind, who.userId, who.call, base, input.text, input.foundAt, now, now, sighting ? "a" : who.tier, who.via,
+        sighting?.positionId ?? null, sighting?.igate ?? null, sighting?.distanceM ?? null, sighting ? now : null, sighting ? "local" : null).lastInsertRowid,
+  );
+  if (sighting) pinPosition(gw, id, sighting.positionId);
+  republishLog(gw, id);
+  const row = logRow(gw, id)!;
+  const pending =
+    input.kind === "find" && !sighting
+      ? { logId: id, gid: localGid(gw, "find", id), cacheGid: t.cacheGid, call: who.call, lat: t.lat, lon: t.lon, foundAt: input.foundAt }
+      : null;
+  return { row, target: t, pending };
+}
+
+function afterCommit(gw: Gateway, w: Written[]): void {
+  for (const x of w) emitLog(gw, x.row, x.target.lat, x.target.lon);
+  for (const x of w) if (x.pending) requestCorroboration(gw, x.pending);
+}
+
+/**
+ * Logs a find, DNF or note. A session logs as its active callsign (tier b
+ * when verified, else c); the ingest box names `call` (tier c: relayed); any
+ * find is Tier A at once when an RF sighting corroborates it.
+ */
+export function logOnCache(gw: Gateway, actor: Actor, rawCache: string, body: Record<string, unknown>): Log {
+  const input = checkLogBody(body, gw.clock.now(), actor.ingest && actor.userId === null);
+  let who: { userId: number | null; call: string; tier: "b" | "c"; via: string };
+  if (actor.userId !== null || actor.via === "device") {
+    if (!actor.call) throw forbidden("choose a callsign for your account before logging", "callsign_required");
+    who = { userId: actor.userId, call: actor.call, tier: actor.verified ? "b" : "c", via: actor.via };
+  } else {
+    who = { userId: verifiedHolder(gw.db, input.call!), call: input.call!, tier: "c", via: "ingest" };
+  }
+  const t = target(gw, rawCache, actor);
+  const w = gw.db.transaction(() => writeLog(gw, t, input, who))();
+  afterCommit(gw, [w]);
+  return logJson(gw, w.row);
+}
+
+/**
+ * Finds in `/ingest` batches (`finds: [{cache, call, kind?, text?, foundAt?}]`),
+ * inside the batch's transaction. A device key may log only its own callsign's
+ * finds. Everything is checked first; a bad item refuses the whole batch.
+ */
+export function ingestFinds(gw: Gateway, finds: unknown[], ctx: { caller: { ingest: boolean; assertion: { call: string; userId: number | null } | null }; heardAt: number }) {
+  const now = gw.clock.now();
+  const items = finds.map((v, k) => {
+    if (!v || typeof v !== "object" || Array.isArray(v)) throw badRequest("invalid", `finds[${k}] must be an object`);
+    const b = v as Record<string, unknown>;
+    if (typeof b.cache !== "string" && typeof b.cache !== "number") throw badRequest("invalid", `finds[${k}].cache is a cache id or gid`);
+    let input: LogInput;
+    try {
+      input = checkLogBody({ foundAt: ctx.heardAt <= now + 60_000 ? ctx.heardAt : now, ...b }, now, true);
+    } catch (e) {
+      throw badRequest("invalid", `finds[${k}]: ${(e as Error).message}`);
+    }
+    if (!ctx.caller.ingest && ctx.caller.assertion && baseCall(input.call!) !== ctx.caller.assertion.call) {
+      throw forbidden(`a device key of ${ctx.caller.assertion.call} may only log its own finds, not ${input.call}'s`, "not_your_station");
+    }
+    const t = target(gw, String(b.cache), null);
+    return { input, t };
+  });
+  const written: Written[] = [];
+  for (const { input, t } of items) {
+    const device = !ctx.caller.ingest && !!ctx.caller.assertion;
+    const who = device
+      ? { userId: ctx.caller.assertion!.userId, call: input.call!, tier: "b" as const, via: "device" }
+      : { userId: verifiedHolder(gw.db, input.call!), call: input.call!, tier: "c" as const, via: "ingest" };
+    written.push(writeLog(gw, t, input, who));
+  }
+  // The batch's transaction commits before queued microtasks run.
+  queueMicrotask(() => afterCommit(gw, written));
+  return { stored: written.length, tierA: written.filter((w) => w.row.tier === "a").length, logs: written.map((w) => logJson(gw, w.row)) };
+}
+
+/** A cache's logbook, newest first: local logs and mirrored find records of other instances. */
+export function logbook(gw: Gateway, rawCache: string, actor: Actor | null, opts: { limit?: number; before?: number } = {}): { logs: Log[] } {
+  const t = target(gw, rawCache, actor);
+  const limit = Math.min(Math.max(1, opts.limit ?? 100), 500);
+  const rows = gw.db
+    .query(`SELECT * FROM logs WHERE cache_gid = ? ${opts.before ? "AND created_at < ?" : ""} ORDER BY created_at DESC, id DESC LIMIT ?`)
+    .all(...(opts.before ? [t.cacheGid, opts.before, limit] : [t.cacheGid, limit])) as LogRow[];
+  const local = rows.map((r) => logJson(gw, r));
+  const remote: Log[] = opts.before
+    ? []
+    : mirroredFindsOf(gw, t.cacheGid, limit).map((m) => ({
+        id: m.gid,
+        gid: m.gid,
+        cacheGid: m.cacheGid,
+        kind: m.kind as LogKind,
+        call: m.state === "withdrawn" ? null : m.call,
+        text: m.state === "withdrawn" ? null : m.text,
+        foundAt: m.loggedAt,
+        createdAt: m.loggedAt,
+        tier: (m.tier as Log["tier"]) ?? null,
+        state: m.state === "withdrawn" ? "withdrawn" : "active",
+        corroboration: m.tier === "a" ? { source: "origin", igate: null, distanceM: m.distanceM, at: null } : null,
+        origin: m.origin,
+      }));
+  return { logs: [...local, ...remote].sort((a, b) => b.createdAt - a.createdAt).slice(0, limit) };
+}
+
+/** Deletes a log (its author, the cache's owner, or the ingest box): unpins its position and tombstones its record. */
+export function deleteLog(gw: Gateway, actor: Actor, logId: number): { deleted: true } {
+  const r = logRow(gw, logId);
+  if (!r) throw notFound(`log ${logId}`);
+  const cache = r.cache_id !== null ? cacheRow(gw, r.cache_id) : null;
+  const mayDelete = actor.ingest || (actor.userId !== null && (actor.userId === r.user_id || (cache !== null && isOwner(actor, cache))));
+  if (!mayDelete) throw forbidden("only the log's author or the cache's owner may delete it", "not_yours");
+  gw.db.transaction(() => {
+    const wasPublished = !!gw.db.query("SELECT 1 FROM fed_feed WHERE gid = ?").get(localGid(gw, "find", logId));
+    unpinPosition(gw, logId);
+    gw.db.query("DELETE FROM logs WHERE id = ?").run(logId);
+    if (wasPublished) publishTombstone(gw, localGid(gw, "find", logId));
+  })();
+  return { deleted: true };
+}
+
+/** GDPR erase: the account's logs anonymised and WITHDRAWN, positions unpinned, records re-published. Inside the erase transaction. */
+export function withdrawLogsOf(gw: Gateway, userId: number): number {
+  const ids = (gw.db.query("SELECT id FROM logs WHERE user_id = ?").all(userId) as Array<{ id: number }>).map((r) => r.id);
+  for (const id of ids) {
+    unpinPosition(gw, id);
+    gw.db
+      .query("UPDATE logs SET state = 'withdrawn', user_id = NULL, call = NULL, base_call = NULL, text = NULL, corr_position_id = NULL, updated_at = ? WHERE id = ?")
+      .run(gw.clock.now(), id);
+    republishLog(gw, id);
+  }
+  return ids.length;
+}

@@ -1,0 +1,139 @@
+/**
+ * The game's vocabulary and input checks: cache types, sizes, lifecycle,
+ * difficulty/terrain steps, who is acting. Pure.
+ */
+import { badRequest } from "../errors.ts";
+import type { Caller } from "../http/gates.ts";
+import { isCallsign, normalizeCall } from "../callsign.ts";
+
+/** Types a cache can be hidden as (a `living` cache is a station: issue 5's /api/me/cache). */
+export const CACHE_TYPES = ["traditional", "multi", "mystery", "letterbox", "virtual", "event", "audio", "earth", "webcam", "other"] as const;
+export const CACHE_SIZES = ["micro", "small", "regular", "large", "other", "none"] as const;
+export type CacheType = (typeof CACHE_TYPES)[number] | "living";
+export type CacheSize = (typeof CACHE_SIZES)[number];
+
+/**
+ * Lifecycle (docs/api.md "Cache lifecycle"):
+ *   draft    -> active | archived   (only the owner sees a draft; it is never federated)
+ *   active   -> disabled | archived
+ *   disabled -> active | archived
+ *   archived    final: kept for its logbook, off the map, no new finds
+ */
+export type CacheStatus = "draft" | "active" | "disabled" | "archived";
+export const CACHE_STATUSES: readonly CacheStatus[] = ["draft", "active", "disabled", "archived"];
+export const TRANSITIONS: Readonly<Record<CacheStatus, readonly CacheStatus[]>> = {
+  draft: ["active", "archived"],
+  active: ["disabled", "archived"],
+  disabled: ["active", "archived"],
+  archived: [],
+};
+
+export type LogKind = "find" | "dnf" | "note";
+export const LOG_KINDS: readonly LogKind[] = ["find", "dnf", "note"];
+
+/** Who is acting: a signed-in user, or the ingest box (an RF write), or a device key. */
+export interface Actor {
+  userId: number | null;
+  /** the user's active callsign (session), or the device key's call */
+  call: string | null;
+  verified: boolean;
+  ingest: boolean;
+  via: "web" | "ingest" | "device";
+}
+
+export function actorOf(caller: Caller): Actor {
+  if (caller.user) return { userId: caller.user.id, call: caller.user.call, verified: caller.user.verified, ingest: false, via: "web" };
+  if (caller.assertion) return { userId: caller.assertion.userId, call: caller.assertion.call, verified: true, ingest: false, via: "device" };
+  return { userId: null, call: null, verified: false, ingest: caller.ingest, via: "ingest" };
+}
+
+// ---------------------------------------------------------------- field checks
+
+const invalid = (message: string) => badRequest("invalid", message);
+
+export function text(v: unknown, field: string, min: number, max: number): string {
+  if (typeof v !== "string") throw invalid(`${field} must be text`);
+  const s = v.trim();
+  if (s.length < min || s.length > max) throw invalid(`${field} must be ${min}-${max} characters`);
+  return s;
+}
+
+export function optText(v: unknown, field: string, max: number): string | null {
+  if (v === undefined || v === null || v === "") return null;
+  return text(v, field, 0, max) || null;
+}
+
+/** 1.0 to 5.0 in half steps. */
+export function rating(v: unknown, field: string): number {
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 1 || v > 5 || Math.round(v * 2) !== v * 2) {
+    throw invalid(`${field} must be 1 to 5 in steps of 0.5`);
+  }
+  return v;
+}
+
+export function latitude(v: unknown): number {
+  if (typeof v !== "number" || !Number.isFinite(v) || v < -90 || v > 90) throw invalid("lat must be decimal degrees, -90 to 90");
+  return Math.round(v * 1e7) / 1e7;
+}
+
+export function longitude(v: unknown): number {
+  if (typeof v !== "number" || !Number.isFinite(v) || v < -180 || v > 180) throw invalid("lon must be decimal degrees, -180 to 180");
+  const r = Math.round(v * 1e7) / 1e7;
+  return r === -180 ? 180 : r;
+}
+
+export function oneOf<T extends string>(v: unknown, field: string, allowed: readonly T[]): T {
+  if (typeof v !== "string" || !allowed.includes(v as T)) throw invalid(`${field} must be one of ${allowed.join(", ")}`);
+  return v as T;
+}
+
+export function callsign(v: unknown, field: string): string {
+  if (typeof v !== "string" || !isCallsign(v)) throw invalid(`${field} must be a callsign such as N0CALL or N0CALL-9`);
+  return normalizeCall(v);
+}
+
+export function bool(v: unknown, field: string): boolean {
+  if (typeof v !== "boolean") throw invalid(`${field} must be true or false`);
+  return v;
+}
+
+/** A time in unix ms, not in the future (a minute's clock skew allowed). */
+export function pastTime(v: unknown, field: string, now: number): number {
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > now + 60_000) throw invalid(`${field} must be unix milliseconds, not in the future`);
+  return v;
+}
+
+/** Owner contact fields: kept here, shown to signed-in users of this instance only. */
+export interface Contact {
+  email?: string;
+  phone?: string;
+  note?: string;
+}
+
+export function contact(v: unknown): Contact | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== "object" || Array.isArray(v)) throw invalid("contact is an object with email, phone and note");
+  const c = v as Record<string, unknown>;
+  for (const k of Object.keys(c)) if (!["email", "phone", "note"].includes(k)) throw invalid(`contact.${k} is not a contact field (email, phone, note)`);
+  const out: Contact = {};
+  if (c.email !== undefined && c.email !== null && c.email !== "") {
+    const e = text(c.email, "contact.email", 3, 200);
+    if (!/^[^\s@]+@[^\s@]+$/.test(e)) throw invalid("contact.email is not an e-mail address");
+    out.email = e;
+  }
+  const phone = optText(c.phone, "contact.phone", 40);
+  if (phone) out.phone = phone;
+  const note = optText(c.note, "contact.note", 200);
+  if (note) out.note = note;
+  return Object.keys(out).length ? out : null;
+}
+
+/** Great-circle distance in metres. */
+export function distanceM(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  const R = 6_371_008.8;
+  const rad = Math.PI / 180;
+  const dLat = (lat2 - lat1) * rad;
+  const dLon = (lon2 - lon1) * rad;
+  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLon / 2) ** 2;
+  return 2 * R * Math.asin(Math.min(1, Math.sqrt(a)));
+}
