@@ -608,7 +608,7 @@ CREATE UNIQUE INDEX users_imported_from ON users(imported_from) WHERE imported_f
 -- archived (final; kept for its logbook). contact: the owner's contact fields
 -- (JSON), shown only to signed-in users here and never federated or exported.
 CREATE TABLE caches (
-  id          INTEGER PRIMARY KEY,
+  id          INTEGER PRIMARY KEY AUTOINCREMENT, -- a local id is never reused: it is part of a gid
   owner_id    INTEGER REFERENCES users(id) ON DELETE SET NULL,
   owner_call  TEXT,
   name        TEXT NOT NULL,
@@ -656,7 +656,7 @@ END;
 -- active or withdrawn (the finder's account was erased). corr_position_id is
 -- the corroborating position, pinned (positions.find_id) as long as the find.
 CREATE TABLE logs (
-  id               INTEGER PRIMARY KEY,
+  id               INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: part of the find record's gid
   cache_id         INTEGER REFERENCES caches(id) ON DELETE CASCADE,
   cache_gid        TEXT NOT NULL,
   kind             TEXT NOT NULL CHECK (kind IN ('find', 'dnf', 'note')),

@@ -65,5 +65,5 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/api/caches/:id/logs", path: "/api/caches/999999/logs", gate: "actor", body: { kind: "find" } },
   { method: "POST", route: "/api/logs", path: "/api/logs", gate: "actor", body: { cache: "999999" } },
   { method: "POST", route: "/api/logs/find", path: "/api/logs/find", gate: "actor", body: { cache: "999999" } },
-  { method: "DELETE", route: "/api/logs/:id", path: "/api/logs/999999", gate: "actor" },
+  { method: "DELETE", route: "/api/logs/:id", path: "/api/logs/999999", gate: "actor", body: {} },
 ];

@@ -95,7 +95,7 @@ describe("POST /ingest with JSON batches", () => {
     expect(await json("/api/stations/N0J3-9")).toMatchObject({ lat: 40.5, lon: -74.5, source: "browser", lastHeard: t + 7 });
   });
 
-  test("bad items are refused whole with 400; finds with 422 until the game takes them; nothing is written", async () => {
+  test("bad items are refused whole with 400 (finds too, checked by the game); nothing is written", async () => {
     const before = count("SELECT count(*) AS n FROM packets");
     const bad = [
       { packets: "not a list" },
@@ -107,8 +107,8 @@ describe("POST /ingest with JSON batches", () => {
     ];
     for (const b of bad) expect((await ingestJson(b)).status).toBe(400);
     const finds = await ingestJson({ packets: ["N0X>APRS:>ok"], finds: [{ cache: 1 }] });
-    expect(finds.status).toBe(422);
-    expect((await finds.json()).error).toBe("finds_not_supported");
+    expect(finds.status).toBe(400);
+    expect((await finds.json()).message).toContain("finds[0]");
     expect(count("SELECT count(*) AS n FROM packets")).toBe(before);
   });
 
