@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   aprs: () => import("./aprs.ts").then((m) => m.run()),
   "radio-link": () => import("./radio-link.ts").then((m) => m.run()),
   accounts: () => import("./accounts.ts").then((m) => m.run()),
+  fed: () => import("./fed.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

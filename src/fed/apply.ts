@@ -25,7 +25,7 @@ import type { Gateway } from "../gateway.ts";
 import { isCallsign } from "../callsign.ts";
 import { checkBody } from "./bodies.ts";
 import { fastestPath, verifyEd25519, type Ed25519Path } from "./ed25519.ts";
-import { currentAccount, heldVersion, isTombstoned, mirrorStatements, writeRecord, writeTombstone } from "./mirror.ts";
+import { currentAccount, heldVersion, isTombstoned, mirrorStatements, writeRecord, writeTombstone, type Held } from "./mirror.ts";
 import { decodePage } from "./page.ts";
 import { countQuarantined, refreshEndpoints } from "./peers.ts";
 import {
@@ -78,6 +78,8 @@ interface Checked {
   payload: Payload;
   kind: RecordKind;
   gid: Gid;
+  /** what was held for the gid when the frame was checked */
+  held: Held | null;
 }
 
 interface OriginInfo {
@@ -171,7 +173,7 @@ export async function applyFrames(gw: Gateway, frames: Uint8Array[], opts: Apply
       if (attest) throw new Reject("not_self_attested", attest);
       // 4. tombstone acceptance
       if (kind === "tombstone" && Object.keys(payload.body).length > 0) throw new Reject("tombstone_not_accepted", "a tombstone names only its gid");
-      checked.push({ index, bytes, payload, kind, gid });
+      checked.push({ index, bytes, payload, kind, gid, held });
     } catch (e) {
       if (e instanceof Reject) reject(index, e.code, e.message, payload.gid, origin);
       else throw e;
@@ -182,9 +184,12 @@ export async function applyFrames(gw: Gateway, frames: Uint8Array[], opts: Apply
   const rank = (c: Checked) => (c.kind === "tombstone" ? 0 : c.kind === "account-move" ? 1 : 2);
   checked.sort((a, b) => rank(a) - rank(b) || a.index - b.index);
   const now = gw.clock.now();
+  // Gids written in this batch: for those, what stage 1 saw is stale.
+  const touched = new Set<string>();
   const applyOne = gw.db.transaction((c: Checked): "applied" | "duplicate" | "suppressed" => {
     const p = c.payload;
-    const held = heldVersion(s, p.gid);
+    const held = touched.has(p.gid) ? heldVersion(s, p.gid) : c.held;
+    touched.add(p.gid);
     if (c.kind === "tombstone") {
       if (held?.tombstoned && held.v >= p.v) return "duplicate";
       writeTombstone(s, p, c.bytes, c.gid.kind, now);

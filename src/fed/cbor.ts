@@ -27,8 +27,12 @@
  */
 
 export type CborKey = number | bigint | string;
-export type CborValue = number | bigint | string | Uint8Array | boolean | null | CborValue[] | CborMap;
+export type CborValue = number | bigint | string | Uint8Array | boolean | null | CborValue[] | CborMap | CborObject;
 export type CborMap = Map<CborKey, CborValue>;
+/** A text-keyed map, when decoded with `textMaps: "object"`. */
+export interface CborObject {
+  [key: string]: CborValue;
+}
 
 /** What the encoder takes: decoded values plus plain objects (text keys). */
 export type CborInput =
@@ -71,6 +75,15 @@ export class CborError extends Error {
   }
 }
 
+export interface DecodeOptions extends CborLimits {
+  /**
+   * "object": a map whose keys are text decodes to a plain object instead of
+   * a Map (canonical order puts integer keys first, so a map whose first key
+   * is text has only text keys). Record bodies are read this way.
+   */
+  textMaps?: "map" | "object";
+}
+
 export interface CborLimits {
   /** deepest nesting of arrays and maps (default 16) */
   maxDepth?: number;
@@ -88,19 +101,24 @@ const utf8Encoder = new TextEncoder();
 
 // ---------------------------------------------------------------- decoding
 
+const SHORT_TEXT = 48;
+const TEXT_CACHE_SIZE = 1024;
+const textCacheBytes: Array<Uint8Array | undefined> = new Array(TEXT_CACHE_SIZE);
+const textCacheStrings: Array<string | undefined> = new Array(TEXT_CACHE_SIZE);
+
 /** Decodes exactly-canonical CBOR; throws CborError for anything else. */
-export function decodeCbor(bytes: Uint8Array, limits: CborLimits = {}): CborValue {
+export function decodeCbor(bytes: Uint8Array, limits: DecodeOptions = {}): CborValue {
   const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
   if (bytes.length > maxBytes) throw new CborError("too_large", `input of ${bytes.length} bytes is over the ${maxBytes}-byte limit`, 0);
   if (bytes.length === 0) throw new CborError("truncated", "empty input", 0);
-  const d = new Decoder(bytes, limits.maxDepth ?? DEFAULT_MAX_DEPTH, maxBytes);
+  const d = new Decoder(bytes, limits.maxDepth ?? DEFAULT_MAX_DEPTH, maxBytes, limits.textMaps === "object");
   const value = d.item(0);
   if (d.pos !== bytes.length) throw new CborError("trailing_bytes", `${bytes.length - d.pos} bytes after the value`, d.pos);
   return value;
 }
 
 /** decodeCbor without throwing: `{ ok, value }` or `{ ok: false, error }`. */
-export function tryDecodeCbor(bytes: Uint8Array, limits?: CborLimits): { ok: true; value: CborValue } | { ok: false; error: CborError } {
+export function tryDecodeCbor(bytes: Uint8Array, limits?: DecodeOptions): { ok: true; value: CborValue } | { ok: false; error: CborError } {
   try {
     return { ok: true, value: decodeCbor(bytes, limits) };
   } catch (e) {
@@ -111,52 +129,55 @@ export function tryDecodeCbor(bytes: Uint8Array, limits?: CborLimits): { ok: tru
 
 class Decoder {
   pos = 0;
+  big = 0n;
   constructor(
     readonly b: Uint8Array,
     readonly maxDepth: number,
     readonly maxBytes: number,
+    readonly objects: boolean,
   ) {}
 
   fail(code: CborErrorCode, message: string, at = this.pos): never {
     throw new CborError(code, message, at);
   }
 
-  need(n: number): void {
-    if (this.pos + n > this.b.length) this.fail("truncated", `needs ${n} more bytes, ${this.b.length - this.pos} left`);
-  }
-
-  /** The head's argument, shortest form enforced. Numbers up to 2^53-1, bigints above. */
-  arg(ai: number, start: number): number | bigint {
+  /**
+   * The head's argument, shortest form enforced. Up to 2^53-1 it is the
+   * number returned; above, -1 is returned and the value is in `big`.
+   */
+  arg(ai: number, start: number): number {
     const b = this.b;
     if (ai < 24) return ai;
+    const p = this.pos;
     let v: number;
     switch (ai) {
       case 24:
-        this.need(1);
-        v = b[this.pos++]!;
+        if (p + 1 > b.length) this.truncated(1);
+        v = b[p]!;
+        this.pos = p + 1;
         if (v < 24) this.fail("non_shortest", `${v} written in 2 bytes`, start);
         return v;
       case 25:
-        this.need(2);
-        v = (b[this.pos]! << 8) | b[this.pos + 1]!;
-        this.pos += 2;
+        if (p + 2 > b.length) this.truncated(2);
+        v = (b[p]! << 8) | b[p + 1]!;
+        this.pos = p + 2;
         if (v < 0x100) this.fail("non_shortest", `${v} written in 3 bytes`, start);
         return v;
       case 26:
-        this.need(4);
-        v = b[this.pos]! * 0x100_0000 + ((b[this.pos + 1]! << 16) | (b[this.pos + 2]! << 8) | b[this.pos + 3]!);
-        this.pos += 4;
+        if (p + 4 > b.length) this.truncated(4);
+        v = b[p]! * 0x100_0000 + ((b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!);
+        this.pos = p + 4;
         if (v < 0x1_0000) this.fail("non_shortest", `${v} written in 5 bytes`, start);
         return v;
       case 27: {
-        this.need(8);
-        const p = this.pos;
+        if (p + 8 > b.length) this.truncated(8);
         const hi = b[p]! * 0x100_0000 + ((b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!);
         const lo = b[p + 4]! * 0x100_0000 + ((b[p + 5]! << 16) | (b[p + 6]! << 8) | b[p + 7]!);
-        this.pos += 8;
+        this.pos = p + 8;
         if (hi === 0) this.fail("non_shortest", `${lo} written in 9 bytes`, start);
         if (hi < 0x20_0000) return hi * TWO_32 + lo;
-        return (BigInt(hi) << 32n) | BigInt(lo);
+        this.big = (BigInt(hi) << 32n) | BigInt(lo);
+        return -1;
       }
       case 31:
         return this.fail("indefinite_length", "indefinite lengths are not allowed", start);
@@ -165,11 +186,20 @@ class Decoder {
     }
   }
 
-  length(ai: number, start: number, unit: number): number {
-    const n = this.arg(ai, start);
-    if (typeof n === "bigint" || n > this.maxBytes) this.fail("too_large", `length ${n} is over the limit`, start);
-    if (n * unit > this.b.length - this.pos) this.fail("truncated", `length ${n} runs past the end`, start);
-    return n as number;
+  truncated(n: number): never {
+    return this.fail("truncated", `needs ${n} more bytes, ${this.b.length - this.pos} left`);
+  }
+
+  /** A string length or item count: bounded by the limit and by the bytes left (each item takes at least `unit`). */
+  count(ai: number, start: number, unit: number): number {
+    const n = ai < 24 ? ai : this.arg(ai, start);
+    if (n < 0 || n > this.maxBytes || n * unit > this.b.length - this.pos) this.badCount(n, start);
+    return n;
+  }
+
+  badCount(n: number, start: number): never {
+    if (n < 0 || n > this.maxBytes) this.fail("too_large", `length ${n < 0 ? this.big : n} is over the limit`, start);
+    return this.fail("truncated", `length ${n} runs past the end`, start);
   }
 
   item(depth: number): CborValue {
@@ -179,15 +209,17 @@ class Decoder {
     const major = ib >> 5;
     const ai = ib & 0x1f;
     switch (major) {
-      case 0:
-        return this.arg(ai, start);
+      case 0: {
+        const n = this.arg(ai, start);
+        return n < 0 ? this.big : n;
+      }
       case 1: {
         const n = this.arg(ai, start);
-        if (typeof n === "number" && n < Number.MAX_SAFE_INTEGER) return -1 - n;
-        return -1n - BigInt(n);
+        if (n >= 0 && n < Number.MAX_SAFE_INTEGER) return -1 - n;
+        return -1n - (n < 0 ? this.big : BigInt(n));
       }
       case 2: {
-        const len = this.length(ai, start, 1);
+        const len = this.count(ai, start, 1);
         const out = this.b.subarray(this.pos, this.pos + len);
         this.pos += len;
         return out;
@@ -196,7 +228,7 @@ class Decoder {
         return this.text(ai, start);
       case 4: {
         if (depth >= this.maxDepth) this.fail("too_deep", `nesting deeper than ${this.maxDepth}`, start);
-        const len = this.length(ai, start, 1);
+        const len = this.count(ai, start, 1);
         const out: CborValue[] = new Array(len);
         for (let i = 0; i < len; i++) out[i] = this.item(depth + 1);
         return out;
@@ -230,21 +262,26 @@ class Decoder {
   }
 
   text(ai: number, start: number): string {
-    const len = this.length(ai, start, 1);
+    const len = this.count(ai, start, 1);
     const b = this.b;
     const p = this.pos;
     this.pos += len;
-    if (len <= 32) {
-      // Short ASCII (all our keys and most values) without the decoder call.
-      let s = "";
-      for (let i = p; i < p + len; i++) {
-        const c = b[i]!;
-        if (c >= 0x80) return this.utf8(p, len, start);
-        s += String.fromCharCode(c);
-      }
-      return s;
+    if (len > SHORT_TEXT) return this.utf8(p, len, start);
+    // Short text (every map key, many values) repeats from record to record:
+    // hand back the same string object, already hashed for use as a key.
+    let h = len;
+    for (let i = p; i < p + len; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+    const slot = (h >>> 0) & (TEXT_CACHE_SIZE - 1);
+    const cached = textCacheBytes[slot];
+    if (cached !== undefined && cached.length === len) {
+      let i = 0;
+      while (i < len && cached[i] === b[p + i]) i++;
+      if (i === len) return textCacheStrings[slot]!;
     }
-    return this.utf8(p, len, start);
+    const s = this.utf8(p, len, start);
+    textCacheBytes[slot] = b.slice(p, p + len);
+    textCacheStrings[slot] = s;
+    return s;
   }
 
   utf8(p: number, len: number, start: number): string {
@@ -255,11 +292,12 @@ class Decoder {
     }
   }
 
-  map(ai: number, start: number, depth: number): CborMap {
+  map(ai: number, start: number, depth: number): CborMap | CborObject {
     if (depth >= this.maxDepth) this.fail("too_deep", `nesting deeper than ${this.maxDepth}`, start);
-    const len = this.length(ai, start, 2);
-    const out: CborMap = new Map();
+    const len = this.count(ai, start, 2);
     const b = this.b;
+    if (this.objects && len > 0 && b[this.pos]! >> 5 === 3) return this.objectMap(len, depth);
+    const out: CborMap = new Map();
     let prevStart = -1;
     let prevEnd = -1;
     for (let i = 0; i < len; i++) {
@@ -277,6 +315,34 @@ class Decoder {
       prevStart = keyStart;
       prevEnd = keyEnd;
       out.set(key, this.item(depth + 1));
+    }
+    return out;
+  }
+
+  /** A text-keyed map as a plain object, with the same checks as map(). */
+  objectMap(len: number, depth: number): CborObject {
+    const out: CborObject = {};
+    const b = this.b;
+    let prevStart = -1;
+    let prevEnd = -1;
+    for (let i = 0; i < len; i++) {
+      const keyStart = this.pos;
+      if (keyStart >= b.length) this.fail("truncated", "expected a map key");
+      const kmajor = b[keyStart]! >> 5;
+      if (kmajor !== 0 && kmajor !== 1 && kmajor !== 3) this.fail("bad_key_type", "map keys must be integers or text", keyStart);
+      const key = this.item(depth + 1);
+      const keyEnd = this.pos;
+      if (prevStart >= 0) {
+        const c = compareRanges(b, prevStart, prevEnd, keyStart, keyEnd);
+        if (c === 0) this.fail("duplicate_key", `duplicate map key ${String(key)}`, keyStart);
+        if (c > 0) this.fail("unsorted_keys", `map key ${String(key)} is out of order`, keyStart);
+      }
+      prevStart = keyStart;
+      prevEnd = keyEnd;
+      const value = this.item(depth + 1);
+      // An own data property even for "__proto__" (assignment would set the prototype).
+      if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      else out[key as string] = value;
     }
     return out;
   }
@@ -483,11 +549,14 @@ function encodeKey(k: CborKey): Uint8Array {
 
 // ---------------------------------------------------------------- helpers
 
-/** A decoded map's text-keyed entries as a plain (null-prototype) object; null if any key is not text. */
+/**
+ * A decoded map's entries as a plain object; null if a key is not text, or is
+ * `__proto__` (which a plain object cannot hold as data).
+ */
 export function mapToObject(m: CborMap): Record<string, CborValue> | null {
-  const out: Record<string, CborValue> = Object.create(null);
+  const out: Record<string, CborValue> = {};
   for (const [k, v] of m) {
-    if (typeof k !== "string") return null;
+    if (typeof k !== "string" || k === "__proto__") return null;
     out[k] = v;
   }
   return out;
@@ -505,6 +574,11 @@ export function cborToJson(v: CborValue): unknown {
   if (v instanceof Map) {
     const out: Record<string, unknown> = {};
     for (const [k, x] of v) out[String(k)] = cborToJson(x);
+    return out;
+  }
+  if (v !== null && typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) out[k] = cborToJson(v[k]!);
     return out;
   }
   return v;

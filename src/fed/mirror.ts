@@ -21,7 +21,7 @@ const prepared = new WeakMap<Database, Stmts>();
 function prepare(db: Database) {
   const q = (sql: string) => db.query(sql) as Statement;
   return {
-    recordV: q("SELECT v, frame FROM mirror_records WHERE gid = ?"),
+    held: q("SELECT (SELECT v FROM tombstones WHERE gid = ?1) AS tomb, v, frame FROM (SELECT 1) LEFT JOIN mirror_records ON gid = ?1"),
     tombV: q("SELECT v FROM tombstones WHERE gid = ?"),
     moved: q("SELECT to_account AS toAccount FROM mirror_account_moves WHERE from_account = ?"),
     upsertRecord: q(
@@ -61,12 +61,18 @@ export function mirrorStatements(db: Database): Stmts {
   return s;
 }
 
-/** The version held for a gid: a mirrored record's, or its tombstone's. */
-export function heldVersion(s: Stmts, gid: string): { v: number; frame: Uint8Array | null; tombstoned: boolean } | null {
-  const t = s.tombV.get(gid) as { v: number } | null;
-  if (t) return { v: t.v, frame: null, tombstoned: true };
-  const r = s.recordV.get(gid) as { v: number; frame: Uint8Array } | null;
-  return r ? { v: r.v, frame: r.frame, tombstoned: false } : null;
+export interface Held {
+  v: number;
+  /** the mirrored frame (null for a tombstone) */
+  frame: Uint8Array | null;
+  tombstoned: boolean;
+}
+
+/** The version held for a gid: its tombstone's, or the mirrored record's; null when neither. */
+export function heldVersion(s: Stmts, gid: string): Held | null {
+  const r = s.held.get(gid) as { tomb: number | null; v: number | null; frame: Uint8Array | null };
+  if (r.tomb !== null) return { v: r.tomb, frame: null, tombstoned: true };
+  return r.v !== null ? { v: r.v, frame: r.frame, tombstoned: false } : null;
 }
 
 /** Follows an account-move: where rows attributed to `account` now belong. */

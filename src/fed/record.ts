@@ -14,7 +14,7 @@
  *   const frame = signFrame(bytes, signer);           // frame bytes
  *   const opened = openFrame(frame);                  // { ok: true, frame, payload } or { ok: false, code }
  */
-import { CborError, cborToJson, decodeCbor, encodeCbor, mapToObject, type CborMap, type CborValue } from "./cbor.ts";
+import { CborError, cborToJson, decodeCbor, encodeCbor, type CborValue } from "./cbor.ts";
 import { verifyEd25519, type Ed25519Path, type VerifyVerdict } from "./ed25519.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
 
@@ -127,7 +127,7 @@ export class RecordError extends Error {
 }
 
 const MAX_FRAME_BYTES = 64 * 1024;
-const LIMITS = { maxBytes: MAX_FRAME_BYTES, maxDepth: 8 };
+const LIMITS = { maxBytes: MAX_FRAME_BYTES, maxDepth: 8, textMaps: "object" } as const;
 
 function decodeStrict(bytes: Uint8Array, what: string): CborValue {
   try {
@@ -176,9 +176,13 @@ export function decodePayload(bytes: Uint8Array): Payload {
   if (typeof v !== "number" || v < 1) throw new RecordError("bad_payload", "payload key 4 (v) must be a positive integer");
   if (typeof at !== "number" || at < 0) throw new RecordError("bad_payload", "payload key 5 (at) must be unix seconds");
   if (typeof signer !== "string" || !isSigner(signer)) throw new RecordError("bad_signer", "payload key 6 (signer) must be an instance id or a callsign");
-  if (!(body instanceof Map)) throw new RecordError("bad_payload", "payload key 7 (body) must be a map");
-  const obj = mapToObject(body);
-  if (!obj) throw new RecordError("bad_payload", "body keys must be text");
+  // Text-keyed maps decode to plain objects; an empty map stays a Map.
+  let obj: Body;
+  if (body instanceof Map) {
+    if (body.size > 0) throw new RecordError("bad_payload", "body keys must be text");
+    obj = {};
+  } else if (body !== null && typeof body === "object" && !Array.isArray(body) && !(body instanceof Uint8Array)) obj = body;
+  else throw new RecordError("bad_payload", "payload key 7 (body) must be a map");
   return { type: type as RecordType, gid, origin, v, at, signer, body: obj };
 }
 

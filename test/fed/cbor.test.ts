@@ -188,6 +188,41 @@ describe("properties", () => {
     );
   });
 
+  test('textMaps: "object" reads text-keyed maps as plain objects, with the same checks and the same bytes', () => {
+    const objectify = (v: CborValue): unknown =>
+      v instanceof Map
+        ? v.size > 0 && [...v.keys()].every((k) => typeof k === "string")
+          ? Object.fromEntries([...v].map(([k, x]) => [k, objectify(x)]))
+          : new Map([...v].map(([k, x]) => [k, objectify(x)]))
+        : Array.isArray(v)
+          ? v.map(objectify)
+          : v;
+    fc.assert(
+      fc.property(valueArb, (v) => {
+        const bytes = encodeCbor(v);
+        const asObjects = decodeCbor(bytes, { textMaps: "object" });
+        expect(asObjects).toEqual(objectify(v) as CborValue);
+        expect(toHex(encodeCbor(asObjects))).toBe(toHex(bytes));
+      }),
+      { numRuns: 1000 },
+    );
+    // Refusals are the same in both modes.
+    for (const h of ["a2626262006161" + "00", "a2616100616100", "a2616100" + "4000"]) {
+      expect(codeOf(hex(h))).not.toBe("accepted");
+      let code = "accepted";
+      try {
+        decodeCbor(hex(h), { textMaps: "object" });
+      } catch (e) {
+        code = (e as CborError).code;
+      }
+      expect(code).toBe(codeOf(hex(h)));
+    }
+    // "__proto__" is data, never the prototype.
+    const o = decodeCbor(encodeCbor(new Map([["__proto__", 1]])), { textMaps: "object" }) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(o)).toBe(Object.prototype);
+    expect(Object.keys(o)).toEqual(["__proto__"]);
+  });
+
   test("every single-byte mutation is refused or decodes to a value that encodes to exactly those bytes", () => {
     let accepted = 0;
     let refused = 0;

@@ -94,7 +94,7 @@ describe("svc-gateway key rotate", () => {
     expect(env).toContain("INSTANCE=gw5");
 
     g = await startInProcess({}, { dataDir: dir });
-    const d = (await (await g.get("/.well-known/svc")).json()) as { keys: Array<{ key: string; status: string }>; rotations: unknown[] };
+    const d = (await (await g.get("/.well-known/svc")).json()) as { keys: Array<{ key: string; status: string; since: number }>; rotations: unknown[] };
     const newKey = d.keys[1]!.key;
     expect(d.keys).toEqual([
       { key: first.publicKey, status: revoke ? "revoked" : "active", since: expect.any(Number) },
