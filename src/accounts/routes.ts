@@ -7,7 +7,7 @@ import type { Gateway } from "../gateway.ts";
 import { gatesPlugin, isSysop, type Caller } from "../http/gates.ts";
 import { jsonObject } from "../http/body.ts";
 import { badRequest } from "../errors.ts";
-import { createSession, endSession, sessionCookie } from "./sessions.ts";
+import { createSession, endSession, renewSession, sessionCookie } from "./sessions.ts";
 import { accountView, claimWithDeviceKey } from "./account.ts";
 import { loginOptions, registrationOptions, removePasskey, verifyLogin, verifyRegistration, type RelyingParty } from "./passkeys.ts";
 import { finishEmailSignIn, startEmailSignIn } from "./email-signin.ts";
@@ -94,6 +94,12 @@ export function accountRoutes(gw: Gateway) {
       return { signedOut: true };
     }, { gate: "public" })
     .get("/auth/session", ({ caller }) => ({ account: view(caller, userId(caller)) }), { gate: "session" })
+    // Renews the session for another full period (the cookie's Max-Age too).
+    .post("/auth/session", ({ caller, request, set }) => {
+      renewSession(gw.db, caller.sessionToken!, gw.clock.now());
+      set.headers["set-cookie"] = sessionCookie(caller.sessionToken!, isHttps(gw, request));
+      return { account: view(caller, userId(caller)) };
+    }, { gate: "session" })
     .get("/auth/callsign", ({ caller }) => ({ call: caller.user!.call, verified: caller.user!.verified }), { gate: "session" })
     .post("/auth/callsign", ({ caller, body }) => {
       const b = jsonObject(body, '{"call": "N0CALL-9"}');

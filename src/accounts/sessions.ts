@@ -31,6 +31,11 @@ export function findSession(db: Database, token: string, now: number): SessionRo
   return row;
 }
 
+/** Extends a live session by another full period from now. */
+export function renewSession(db: Database, token: string, now: number): void {
+  db.query("UPDATE sessions SET expires_at = ? WHERE id_hash = ? AND expires_at > ?").run(now + SESSION_MS, hash(token), now);
+}
+
 export function endSession(db: Database, token: string): void {
   db.query("DELETE FROM sessions WHERE id_hash = ?").run(hash(token));
 }

@@ -261,6 +261,25 @@ describe("sessions", () => {
     expect((await g.post("/auth/logout", {})).status).toBe(200);
   });
 
+  test("POST /auth/session renews the session for another 30 days", async () => {
+    const u = signedInUser(g.gw, "N0REN");
+    g.gw.db.query("UPDATE sessions SET expires_at = ? WHERE user_id = ?").run(Date.now() + 60_000, u.id);
+    const r = await g.post("/auth/session", {}, { headers: { cookie: u.cookie } });
+    expect(r.status).toBe(200);
+    expect(cookieOf(r)).toBe(u.cookie);
+    expect(r.headers.get("set-cookie")).toContain("Max-Age=2592000");
+    const { e } = g.gw.db.query("SELECT expires_at AS e FROM sessions WHERE user_id = ?").get(u.id) as { e: number };
+    expect(e).toBeGreaterThan(Date.now() + 29 * 24 * 3_600_000);
+  });
+
+  test("an oversized body on an account route is a 413 and changes nothing", async () => {
+    const u = signedInUser(g.gw, "N0BIG");
+    const r = await g.post("/auth/profile", { about: "x".repeat(2 * 1024 * 1024) }, { headers: { cookie: u.cookie } });
+    expect(r.status).toBe(413);
+    expect((await json(r)).error).toBe("body_too_large");
+    expect((await json(await g.get("/auth/profile", { headers: { cookie: u.cookie } }))).profile).toEqual({ public: false });
+  });
+
   test("/auth/claim: a registered device key's signature yields a session for its account", async () => {
     const u = signedInUser(g.gw, "N0KEY", { verified: true });
     const kp = deviceKey(g.gw, "N0KEY", u.id);

@@ -20,6 +20,7 @@ export const GATED_ROUTES: GatedRoute[] = [
   // accounts (issue 3)
   { method: "POST", route: "/auth/passkey/remove", path: "/auth/passkey/remove", gate: "session", body: { id: "none" } },
   { method: "GET", route: "/auth/session", path: "/auth/session", gate: "session" },
+  { method: "POST", route: "/auth/session", path: "/auth/session", gate: "session", body: {} },
   { method: "GET", route: "/auth/callsign", path: "/auth/callsign", gate: "session" },
   { method: "POST", route: "/auth/callsign", path: "/auth/callsign", gate: "session", body: { call: "bad call" } },
   { method: "GET", route: "/auth/callsigns", path: "/auth/callsigns", gate: "session" },
