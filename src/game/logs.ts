@@ -215,7 +215,7 @@ export function logOnCache(gw: Gateway, actor: Actor, rawCache: string, body: Re
  * inside the batch's transaction. A device key may log only its own callsign's
  * finds. Everything is checked first; a bad item refuses the whole batch.
  */
-export function ingestFinds(gw: Gateway, finds: unknown[], ctx: { caller: { ingest: boolean; assertion: { call: string; userId: number | null } | null }; heardAt: number }) {
+export function ingestFinds(gw: Gateway, finds: unknown[], ctx: { caller: { ingest: boolean; assertion: { call: string | null; userId: number | null } | null }; heardAt: number }) {
   const now = gw.clock.now();
   const items = finds.map((v, k) => {
     if (!v || typeof v !== "object" || Array.isArray(v)) throw badRequest("invalid", `finds[${k}] must be an object`);

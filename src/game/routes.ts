@@ -5,7 +5,6 @@
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin, type Caller } from "../http/gates.ts";
-import { jsonObject } from "../http/body.ts";
 import { badRequest } from "../errors.ts";
 import { intParam } from "../stations/routes.ts";
 import { setFindIngest } from "../stations/ingest-batch.ts";
@@ -13,6 +12,20 @@ import { actorOf, type Actor } from "./model.ts";
 import { cacheDetail, cachesInBox, hideCache, parseBox, parseFilters, updateCache } from "./caches.ts";
 import { deleteLog, ingestFinds, logbook, logOnCache } from "./logs.ts";
 import { onPosition } from "./corroborate.ts";
+import { favoriteCache, myCacheState, rateCache, watchCache } from "./social.ts";
+import { deleteMedia, listMedia, mediaFile, MAX_MEDIA_BYTES, uploadMedia } from "./media.ts";
+import { listStages, setStages, unlockStage } from "./stages.ts";
+import { activity, corroborators, leaderboard, search } from "./stats.ts";
+import { allowLargerBody, jsonObject, mediaType } from "../http/body.ts";
+
+allowLargerBody("POST", /^\/api\/caches\/[^/]+\/media$/, MAX_MEDIA_BYTES);
+
+/** A path id that must be a native cache's numeric id. */
+function nativeId(raw: string): number {
+  const id = intParam(raw, "id");
+  if (id === undefined) throw badRequest("invalid", "id is a cache id");
+  return id;
+}
 
 /** The caller as an actor for reads: null when signed out (drafts stay hidden). */
 const reader = (caller: Caller): Actor | null => (caller.user || caller.ingest ? actorOf(caller) : null);
@@ -43,7 +56,10 @@ export function gameRoutes(gw: Gateway) {
       set.status = 201;
       return hideCache(gw, actorOf(caller), jsonObject(body, "a cache"));
     }, { gate: "actor" })
-    .get("/api/caches/:id", ({ params, caller }) => cacheDetail(gw, decodeURIComponent(params.id), reader(caller)), { gate: "public" })
+    .get("/api/caches/:id", ({ params, caller }) => {
+      const c = cacheDetail(gw, decodeURIComponent(params.id), reader(caller));
+      return caller.user && typeof c.id === "number" ? { ...c, my: myCacheState(gw, caller.user.id, c.id) } : c;
+    }, { gate: "public" })
     .patch("/api/caches/:id", ({ params, body, caller }) => {
       const id = intParam(params.id, "id");
       if (id === undefined) throw badRequest("invalid", "id is a cache id");
@@ -69,5 +85,31 @@ export function gameRoutes(gw: Gateway) {
       const id = intParam(params.id, "id");
       if (id === undefined) throw badRequest("invalid", "id is a log id");
       return deleteLog(gw, actorOf(caller), id);
-    }, { gate: "actor" });
+    }, { gate: "actor" })
+    .post("/api/caches/:id/rate", ({ params, body, caller }) => rateCache(gw, actorOf(caller), params.id, jsonObject(body, "{stars}")), { gate: "session" })
+    .post("/api/caches/:id/favorite", ({ params, body, caller }) => favoriteCache(gw, actorOf(caller), params.id, body === undefined || body instanceof Uint8Array ? {} : jsonObject(body)), { gate: "session" })
+    .post("/api/caches/:id/watch", ({ params, body, caller }) => watchCache(gw, actorOf(caller), params.id, body === undefined || body instanceof Uint8Array ? {} : jsonObject(body)), { gate: "session" })
+    .get("/api/caches/:id/media", ({ params, caller }) => listMedia(gw, nativeId(params.id), reader(caller)), { gate: "public" })
+    .post("/api/caches/:id/media", ({ params, body, caller, request, query, set }) => {
+      set.status = 201;
+      return uploadMedia(gw, actorOf(caller), nativeId(params.id), mediaType(request.headers.get("content-type")), body, query.caption);
+    }, { gate: "session" })
+    .get("/api/media/:id", ({ params }) => {
+      const f = mediaFile(gw, nativeId(params.id));
+      return new Response(f.bytes as Uint8Array<ArrayBuffer>, {
+        headers: { "content-type": f.type, "cache-control": "public, max-age=86400", etag: `"${f.sha256}"`, "content-security-policy": "default-src 'none'", "x-content-type-options": "nosniff" },
+      });
+    }, { gate: "public" })
+    .delete("/api/media/:id", ({ params, caller }) => deleteMedia(gw, actorOf(caller), nativeId(params.id)), { gate: "session" })
+    .get("/api/caches/:id/stages", ({ params, caller }) => listStages(gw, nativeId(params.id), reader(caller)), { gate: "public" })
+    .post("/api/caches/:id/stages", ({ params, body, caller }) => setStages(gw, actorOf(caller), nativeId(params.id), jsonObject(body, "{stages: [...]}")), { gate: "session" })
+    .post("/api/caches/:id/stages/:n/unlock", ({ params, body, caller }) => {
+      const n = intParam(params.n, "n");
+      if (n === undefined || n < 1) throw badRequest("invalid", "n is a stage number");
+      return unlockStage(gw, actorOf(caller), nativeId(params.id), n, jsonObject(body, "{answer}"));
+    }, { gate: "session", rateLimit: "auth" })
+    .get("/api/search", ({ query }) => search(gw, query, intParam(query.limit, "limit")), { gate: "public" })
+    .get("/api/leaderboard", ({ query }) => leaderboard(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), { gate: "public" })
+    .get("/api/activity", ({ query }) => activity(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), { gate: "public" })
+    .get("/api/corroborators", ({ query }) => corroborators(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), { gate: "public" });
 }

@@ -8,6 +8,7 @@ import { stationsRoutes } from "../stations/routes.ts";
 import { accountRoutes } from "../accounts/routes.ts";
 import { fedRoutes } from "../fed/routes.ts";
 import { gameRoutes } from "../game/routes.ts";
+import { supportRoutes } from "../support/routes.ts";
 
 export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [
   systemRoutes,
@@ -15,4 +16,5 @@ export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any
   accountRoutes,
   fedRoutes,
   gameRoutes,
+  supportRoutes,
 ];

@@ -67,4 +67,15 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/api/logs", path: "/api/logs", gate: "actor", body: { cache: "999999" } },
   { method: "POST", route: "/api/logs/find", path: "/api/logs/find", gate: "actor", body: { cache: "999999" } },
   { method: "DELETE", route: "/api/logs/:id", path: "/api/logs/999999", gate: "actor", body: {} },
+  { method: "POST", route: "/api/caches/:id/rate", path: "/api/caches/999999/rate", gate: "session", body: { stars: 5 } },
+  { method: "POST", route: "/api/caches/:id/favorite", path: "/api/caches/999999/favorite", gate: "session", body: {} },
+  { method: "POST", route: "/api/caches/:id/watch", path: "/api/caches/999999/watch", gate: "session", body: {} },
+  { method: "POST", route: "/api/caches/:id/media", path: "/api/caches/999999/media", gate: "session", body: {} },
+  { method: "DELETE", route: "/api/media/:id", path: "/api/media/999999", gate: "session", body: {} },
+  { method: "POST", route: "/api/caches/:id/stages", path: "/api/caches/999999/stages", gate: "session", body: { stages: [] } },
+  { method: "POST", route: "/api/caches/:id/stages/:n/unlock", path: "/api/caches/999999/stages/1/unlock", gate: "session", body: { answer: "x" } },
+  // supporters (issue 6)
+  { method: "GET", route: "/api/support/prefs", path: "/api/support/prefs", gate: "session" },
+  { method: "POST", route: "/api/support/prefs", path: "/api/support/prefs", gate: "session", body: {} },
+  { method: "POST", route: "/api/support/confirm", path: "/api/support/confirm", gate: "ingest", body: {} },
 ];

@@ -1,0 +1,80 @@
+/**
+ * What players add to a native cache: ratings 1-5 and favorites (finders
+ * only: an active find of the account on the cache), and watches (any
+ * signed-in account; stored by the accounts' watchlist, src/accounts/prefs.ts).
+ */
+import type { Gateway } from "../gateway.ts";
+import { badRequest, forbidden } from "../errors.ts";
+import { setWatch } from "../accounts/prefs.ts";
+import { visibleRow } from "./caches.ts";
+import type { Actor } from "./model.ts";
+
+function nativeId(raw: string): number {
+  if (!/^\d{1,15}$/.test(raw)) throw badRequest("invalid", "ratings, favorites and watches are for caches hidden on this instance (a numeric id)");
+  return Number(raw);
+}
+
+function requireFinder(gw: Gateway, cacheId: number, userId: number): void {
+  const found = gw.db.query("SELECT 1 FROM logs WHERE cache_id = ? AND user_id = ? AND kind = 'find' AND state = 'active'").get(cacheId, userId);
+  if (!found) throw forbidden("only finders of this cache may do this: log your find first", "not_a_finder");
+}
+
+const summary = (gw: Gateway, cacheId: number) =>
+  gw.db.query("SELECT avg(stars) AS avg, count(*) AS n, (SELECT count(*) FROM favorites WHERE cache_id = ?1) AS favorites FROM ratings WHERE cache_id = ?1").get(cacheId) as {
+    avg: number | null;
+    n: number;
+    favorites: number;
+  };
+
+/** `{stars: 1-5}` sets the account's rating; `{stars: null}` removes it. */
+export function rateCache(gw: Gateway, actor: Actor, raw: string, body: Record<string, unknown>) {
+  const id = nativeId(raw);
+  visibleRow(gw, id, actor);
+  const userId = actor.userId!;
+  requireFinder(gw, id, userId);
+  if (body.stars === null) gw.db.query("DELETE FROM ratings WHERE cache_id = ? AND user_id = ?").run(id, userId);
+  else {
+    if (typeof body.stars !== "number" || !Number.isInteger(body.stars) || body.stars < 1 || body.stars > 5) throw badRequest("invalid", "stars is a whole number from 1 to 5 (or null to remove your rating)");
+    gw.db
+      .query("INSERT INTO ratings (cache_id, user_id, stars, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(cache_id, user_id) DO UPDATE SET stars = excluded.stars")
+      .run(id, userId, body.stars, gw.clock.now());
+  }
+  const s = summary(gw, id);
+  return { stars: body.stars ?? null, rating: { average: s.avg === null ? null : Math.round(s.avg * 10) / 10, count: s.n } };
+}
+
+/** `{favorite: true|false}` (default true). */
+export function favoriteCache(gw: Gateway, actor: Actor, raw: string, body: Record<string, unknown>) {
+  const id = nativeId(raw);
+  visibleRow(gw, id, actor);
+  const userId = actor.userId!;
+  const on = body.favorite === undefined ? true : body.favorite;
+  if (typeof on !== "boolean") throw badRequest("invalid", "favorite is true or false");
+  if (on) {
+    requireFinder(gw, id, userId);
+    gw.db.query("INSERT OR IGNORE INTO favorites (cache_id, user_id, created_at) VALUES (?, ?, ?)").run(id, userId, gw.clock.now());
+  } else gw.db.query("DELETE FROM favorites WHERE cache_id = ? AND user_id = ?").run(id, userId);
+  return { favorite: on, favorites: summary(gw, id).favorites };
+}
+
+/** `{watch: true|false}` (default true): alerts for new logs, by the account's notification settings. */
+export function watchCache(gw: Gateway, actor: Actor, raw: string, body: Record<string, unknown>) {
+  const id = nativeId(raw);
+  visibleRow(gw, id, actor);
+  const on = body.watch === undefined ? true : body.watch;
+  if (typeof on !== "boolean") throw badRequest("invalid", "watch is true or false");
+  return { watch: setWatch(gw, actor.userId!, id, on) };
+}
+
+/** The signed-in account's own relation to a cache, for the cache page. */
+export function myCacheState(gw: Gateway, userId: number, cacheId: number) {
+  const r = gw.db
+    .query(
+      `SELECT (SELECT stars FROM ratings WHERE cache_id = ?1 AND user_id = ?2) AS stars,
+         EXISTS (SELECT 1 FROM favorites WHERE cache_id = ?1 AND user_id = ?2) AS favorite,
+         EXISTS (SELECT 1 FROM watches WHERE cache_id = ?1 AND user_id = ?2) AS watch,
+         EXISTS (SELECT 1 FROM logs WHERE cache_id = ?1 AND user_id = ?2 AND kind = 'find' AND state = 'active') AS found`,
+    )
+    .get(cacheId, userId) as { stars: number | null; favorite: number; watch: number; found: number };
+  return { stars: r.stars, favorite: r.favorite === 1, watch: r.watch === 1, found: r.found === 1 };
+}

@@ -1,0 +1,107 @@
+/**
+ * Audio-cache stages: numbered from 1; each is unlocked by its answer, in
+ * order. Before stage n is unlocked a player sees its title and, once stage
+ * n-1 is unlocked (or n = 1), its question and audio; unlocking reveals its
+ * content (e.g. the next coordinates). Only a salted hash of each
+ * normalised answer is stored.
+ */
+import { createHash } from "node:crypto";
+import type { Gateway } from "../gateway.ts";
+import { badRequest, conflict, forbidden, notFound, unprocessable } from "../errors.ts";
+import { isOwner, visibleRow } from "./caches.ts";
+import { text, type Actor } from "./model.ts";
+
+export const MAX_STAGES = 20;
+
+/** Case, surrounding and repeated whitespace and Unicode forms do not matter. */
+export const normaliseAnswer = (a: string) => a.normalize("NFKC").trim().toLowerCase().replace(/\s+/g, " ");
+const answerHash = (cacheId: number, n: number, answer: string) => createHash("sha256").update(`svc-stage/1\n${cacheId}\n${n}\n${normaliseAnswer(answer)}`).digest("base64url");
+
+interface StageRow {
+  n: number;
+  title: string;
+  question: string;
+  content: string;
+  media_id: number | null;
+}
+
+export interface StageView {
+  n: number;
+  title: string;
+  /** shown once the stage before is unlocked */
+  question?: string;
+  audio?: string | null;
+  unlocked: boolean;
+  /** revealed once unlocked */
+  content?: string;
+}
+
+function unlockedSet(gw: Gateway, cacheId: number, userId: number | null): Set<number> {
+  if (userId === null) return new Set();
+  return new Set((gw.db.query("SELECT n FROM stage_unlocks WHERE cache_id = ? AND user_id = ?").all(cacheId, userId) as Array<{ n: number }>).map((r) => r.n));
+}
+
+export function listStages(gw: Gateway, cacheId: number, actor: Actor | null): { stages: StageView[]; next: number | null } {
+  const c = visibleRow(gw, cacheId, actor);
+  const rows = gw.db.query("SELECT n, title, question, content, media_id FROM stages WHERE cache_id = ? ORDER BY n").all(cacheId) as StageRow[];
+  const owner = !!actor && isOwner(actor, c);
+  const done = unlockedSet(gw, cacheId, actor?.userId ?? null);
+  const stages = rows.map((r): StageView => {
+    const unlocked = owner || done.has(r.n);
+    const open = unlocked || r.n === 1 || done.has(r.n - 1);
+    return {
+      n: r.n,
+      title: r.title,
+      ...(open ? { question: r.question, audio: r.media_id ? `/api/media/${r.media_id}` : null } : {}),
+      unlocked,
+      ...(unlocked ? { content: r.content } : {}),
+    };
+  });
+  const next = stages.find((s) => !s.unlocked)?.n ?? null;
+  return { stages, next };
+}
+
+/** The owner sets every stage at once: `{stages: [{title, question, content, answer, audioMediaId?}]}`. Unlocks start over. */
+export function setStages(gw: Gateway, actor: Actor, cacheId: number, body: Record<string, unknown>) {
+  const c = visibleRow(gw, cacheId, actor);
+  if (!isOwner(actor, c)) throw forbidden("only the cache's owner sets its stages", "not_owner");
+  if (!Array.isArray(body.stages) || body.stages.length > MAX_STAGES) throw badRequest("invalid", `stages is a list of at most ${MAX_STAGES} stages`);
+  const stages = body.stages.map((v, i) => {
+    if (!v || typeof v !== "object" || Array.isArray(v)) throw badRequest("invalid", `stages[${i}] is {title, question, content, answer, audioMediaId?}`);
+    const s = v as Record<string, unknown>;
+    const media = s.audioMediaId === undefined || s.audioMediaId === null ? null : s.audioMediaId;
+    if (media !== null) {
+      const m = typeof media === "number" ? (gw.db.query("SELECT type FROM media WHERE id = ? AND cache_id = ?").get(media, cacheId) as { type: string } | null) : null;
+      if (!m || !m.type.startsWith("audio/")) throw badRequest("invalid", `stages[${i}].audioMediaId is an audio file of this cache`);
+    }
+    const answer = text(s.answer, `stages[${i}].answer`, 1, 200);
+    return { title: text(s.title, `stages[${i}].title`, 1, 100), question: text(s.question, `stages[${i}].question`, 1, 1000), content: text(s.content, `stages[${i}].content`, 1, 4000), answer, media: media as number | null };
+  });
+  gw.db.transaction(() => {
+    gw.db.query("DELETE FROM stage_unlocks WHERE cache_id = ?").run(cacheId);
+    gw.db.query("DELETE FROM stages WHERE cache_id = ?").run(cacheId);
+    stages.forEach((s, i) =>
+      gw.db
+        .query("INSERT INTO stages (cache_id, n, title, question, content, media_id, answer_hash) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        .run(cacheId, i + 1, s.title, s.question, s.content, s.media, answerHash(cacheId, i + 1, s.answer)),
+    );
+  })();
+  return listStages(gw, cacheId, actor);
+}
+
+/** Unlocks stage n with its answer; stage n-1 must be unlocked first. */
+export function unlockStage(gw: Gateway, actor: Actor, cacheId: number, n: number, body: Record<string, unknown>) {
+  visibleRow(gw, cacheId, actor);
+  const row = gw.db.query("SELECT n, answer_hash AS hash FROM stages WHERE cache_id = ? AND n = ?").get(cacheId, n) as { n: number; hash: string } | null;
+  if (!row) throw notFound(`stage ${n}`);
+  const userId = actor.userId!;
+  const done = unlockedSet(gw, cacheId, userId);
+  if (n > 1 && !done.has(n - 1)) throw conflict("locked_in_order", `unlock stage ${n - 1} first`);
+  const answer = text(body.answer, "answer", 1, 200);
+  if (!done.has(n)) {
+    if (answerHash(cacheId, n, answer) !== row.hash) throw unprocessable("wrong_answer", "that is not the answer");
+    gw.db.query("INSERT OR IGNORE INTO stage_unlocks (cache_id, user_id, n, created_at) VALUES (?, ?, ?, ?)").run(cacheId, userId, n, gw.clock.now());
+  }
+  const view = listStages(gw, cacheId, actor);
+  return { unlocked: view.stages.find((s) => s.n === n)!, next: view.stages.find((s) => s.n === n + 1) ?? null };
+}

@@ -1,0 +1,106 @@
+/**
+ * Read-only views over the game: search, the leaderboard, the activity feed
+ * and the top corroborating IGates. Only active, listed caches and active
+ * logs count; withdrawn finds never do.
+ */
+import type { Gateway } from "../gateway.ts";
+import { badRequest } from "../errors.ts";
+import { cacheJson, filterSql, parseFilters, type Cache, type CacheRow } from "./caches.ts";
+import { logJson, type Log, type LogRow } from "./logs.ts";
+
+const clampLimit = (v: number | undefined, def: number, max: number) => Math.min(Math.max(1, v ?? def), max);
+
+/**
+ * Caches matching `q` and the filters (name, code, owner, description), and
+ * stations whose callsign starts with `q`. Listed, non-draft native caches only.
+ */
+export function search(gw: Gateway, query: Record<string, string | undefined>, limit?: number): { caches: Cache[]; stations: Array<{ call: string; lat: number | null; lon: number | null; lastHeard: number }> } {
+  const f = parseFilters(query);
+  if (!f.q && Object.keys(f).length === 0) throw badRequest("invalid", "q (or a filter) is required");
+  const n = clampLimit(limit, 50, 500);
+  const flt = filterSql(f);
+  const rows = gw.db
+    .query(`SELECT c.* FROM caches c WHERE c.status IN ('active', 'disabled') AND c.unlisted = 0${flt.sql} ORDER BY c.updated_at DESC LIMIT ?`)
+    .all(...flt.args, n) as CacheRow[];
+  const stations = f.q && /^[a-z0-9-]{1,12}$/.test(f.q)
+    ? (gw.db.query("SELECT call, lat, lon, last_heard AS lastHeard FROM stations WHERE call LIKE ? AND alive = 1 ORDER BY last_heard DESC LIMIT 20").all(f.q.toUpperCase() + "%") as Array<{
+        call: string;
+        lat: number | null;
+        lon: number | null;
+        lastHeard: number;
+      }>)
+    : [];
+  return { caches: rows.map((r) => cacheJson(gw, r)), stations };
+}
+
+export interface Leaderboard {
+  since: number | null;
+  finders: Array<{ call: string; finds: number; tierA: number }>;
+  hiders: Array<{ call: string; caches: number; finds: number; favorites: number }>;
+}
+
+/** Top finders (by finds, then Tier A) and hiders (by caches), optionally since a time. */
+export function leaderboard(gw: Gateway, opts: { since?: number; limit?: number } = {}): Leaderboard {
+  const n = clampLimit(opts.limit, 20, 100);
+  const since = opts.since ?? 0;
+  const finders = gw.db
+    .query(
+      `SELECT base_call AS call, count(*) AS finds, sum(tier = 'a') AS tierA FROM logs
+       WHERE kind = 'find' AND state = 'active' AND base_call IS NOT NULL AND found_at >= ?
+       GROUP BY base_call ORDER BY finds DESC, tierA DESC, call LIMIT ?`,
+    )
+    .all(since, n) as Leaderboard["finders"];
+  const hiders = gw.db
+    .query(
+      `SELECT CASE WHEN instr(c.owner_call, '-') > 0 THEN substr(c.owner_call, 1, instr(c.owner_call, '-') - 1) ELSE c.owner_call END AS call,
+         count(*) AS caches,
+         sum((SELECT count(*) FROM logs l WHERE l.cache_id = c.id AND l.kind = 'find' AND l.state = 'active')) AS finds,
+         sum((SELECT count(*) FROM favorites f WHERE f.cache_id = c.id)) AS favorites
+       FROM caches c WHERE c.status IN ('active', 'disabled') AND c.unlisted = 0 AND c.source IS NULL AND c.owner_call IS NOT NULL AND c.placed_at >= ?
+       GROUP BY 1 ORDER BY caches DESC, finds DESC, call LIMIT ?`,
+    )
+    .all(since, n) as Leaderboard["hiders"];
+  return { since: opts.since ?? null, finders, hiders };
+}
+
+export type ActivityItem =
+  | ({ type: "log"; cacheName: string; cacheId: number | string } & Omit<Log, "id"> & { id: number | string })
+  | { type: "cache"; at: number; cache: Cache };
+
+/** Recent logs and newly hidden caches, newest first. */
+export function activity(gw: Gateway, opts: { since?: number; limit?: number; call?: string } = {}): { items: ActivityItem[] } {
+  const n = clampLimit(opts.limit, 50, 200);
+  const since = opts.since ?? 0;
+  const callSql = opts.call ? " AND l.base_call = ?" : "";
+  const callArgs = opts.call ? [opts.call] : [];
+  const logs = gw.db
+    .query(
+      `SELECT l.*, COALESCE(c.name, m.name) AS cache_name FROM logs l
+       LEFT JOIN caches c ON c.id = l.cache_id LEFT JOIN mirror_caches m ON l.cache_id IS NULL AND m.gid = l.cache_gid
+       WHERE l.state = 'active' AND l.created_at >= ? AND (c.id IS NULL OR (c.unlisted = 0 AND c.status <> 'draft'))${callSql}
+       ORDER BY l.created_at DESC, l.id DESC LIMIT ?`,
+    )
+    .all(since, ...callArgs, n) as Array<LogRow & { cache_name: string | null }>;
+  const ownerSql = opts.call ? " AND (owner_call = ? OR owner_call LIKE ? || '-%')" : "";
+  const caches = gw.db
+    .query(`SELECT * FROM caches WHERE status IN ('active', 'disabled') AND unlisted = 0 AND created_at >= ?${ownerSql} ORDER BY created_at DESC, id DESC LIMIT ?`)
+    .all(since, ...(opts.call ? [opts.call, opts.call] : []), n) as CacheRow[];
+  const items: ActivityItem[] = [
+    ...logs.map((r) => ({ type: "log" as const, ...logJson(gw, r), cacheName: r.cache_name ?? r.cache_gid, cacheId: r.cache_id ?? r.cache_gid })),
+    ...caches.map((r) => ({ type: "cache" as const, at: r.created_at, cache: cacheJson(gw, r) })),
+  ];
+  const at = (i: ActivityItem) => (i.type === "log" ? i.createdAt : i.at);
+  return { items: items.sort((a, b) => at(b) - at(a)).slice(0, n) };
+}
+
+/** IGates whose RF sightings corroborated the most finds here (Tier A, local). */
+export function corroborators(gw: Gateway, opts: { since?: number; limit?: number } = {}) {
+  const n = clampLimit(opts.limit, 20, 100);
+  const igates = gw.db
+    .query(
+      `SELECT corr_igate AS call, count(*) AS finds, count(DISTINCT base_call) AS finders, max(corr_at) AS lastAt FROM logs
+       WHERE corr_igate IS NOT NULL AND tier = 'a' AND state = 'active' AND corr_at >= ? GROUP BY corr_igate ORDER BY finds DESC, call LIMIT ?`,
+    )
+    .all(opts.since ?? 0, n) as Array<{ call: string; finds: number; finders: number; lastAt: number }>;
+  return { igates };
+}

@@ -1,0 +1,184 @@
+/**
+ * Ratings, favorites and watches (finders only, where the spec says so), the
+ * media gallery, audio-cache stages, search, leaderboard, activity, top
+ * corroborating IGates, profile stats and supporter recognition.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { deflateSync } from "node:zlib";
+import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { signedInUser, type TestUser } from "../helpers/accounts.ts";
+import { count } from "../helpers/fed.ts";
+
+const INGEST = "ingest-secret-0123456789";
+let g: Running;
+let owner: TestUser;
+let finder: TestUser;
+let stranger: TestUser;
+let cacheId: number;
+beforeAll(async () => {
+  g = await startInProcess({ INSTANCE: "gw1", INGEST_SECRET: INGEST });
+  owner = signedInUser(g.gw, "N0OWN", { verified: true });
+  finder = signedInUser(g.gw, "N0FND", { verified: true });
+  stranger = signedInUser(g.gw, "N0STR", { verified: true });
+  const c = await (await g.post("/api/caches", { name: "Social cache", type: "audio", size: "small", difficulty: 3, terrain: 2, lat: 52.5, lon: 13.4 }, as(owner))).json();
+  cacheId = (c as { id: number }).id;
+  expect((await g.post(`/api/caches/${cacheId}/logs`, { kind: "find", text: "great" }, as(finder))).status).toBe(201);
+});
+afterAll(() => g.stop());
+
+const json = (r: Response) => r.json() as Promise<any>;
+function as(u: TestUser, extra: Record<string, string> = {}) {
+  return { headers: { cookie: u.cookie, ...extra } };
+}
+
+/** A real 1x1 PNG, made here (signature, IHDR, IDAT, IEND with CRCs). */
+function png(): Uint8Array {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (b: Uint8Array) => {
+    let c = 0xffffffff;
+    for (const x of b) c = crcTable[(c ^ x) & 0xff]! ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Uint8Array) => {
+    const out = new Uint8Array(12 + data.length);
+    const dv = new DataView(out.buffer);
+    dv.setUint32(0, data.length);
+    out.set(new TextEncoder().encode(type), 4);
+    out.set(data, 8);
+    dv.setUint32(8 + data.length, crc(out.subarray(4, 8 + data.length)));
+    return out;
+  };
+  const ihdr = new Uint8Array([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]);
+  const idat = new Uint8Array(deflateSync(new Uint8Array([0, 255, 0, 0])));
+  const parts = [new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", idat), chunk("IEND", new Uint8Array())];
+  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
+  let o = 0;
+  for (const p of parts) (out.set(p, o), (o += p.length));
+  return out;
+}
+
+describe("ratings, favorites, watches", () => {
+  test("finders rate 1-5 and favorite; others may not; anyone signed in may watch", async () => {
+    const rate = (u: TestUser, stars: unknown) => g.post(`/api/caches/${cacheId}/rate`, { stars }, as(u));
+    const refused = await rate(stranger, 5);
+    expect([refused.status, (await json(refused)).error]).toEqual([403, "not_a_finder"]);
+    for (const bad of [0, 6, 2.5, "5"]) expect((await rate(finder, bad)).status).toBe(400);
+    expect(await json(await rate(finder, 4))).toMatchObject({ stars: 4, rating: { average: 4, count: 1 } });
+    expect(await json(await rate(finder, 5))).toMatchObject({ rating: { average: 5, count: 1 } });
+    expect((await g.post(`/api/caches/${cacheId}/favorite`, {}, as(stranger))).status).toBe(403);
+    expect(await json(await g.post(`/api/caches/${cacheId}/favorite`, {}, as(finder)))).toEqual({ favorite: true, favorites: 1 });
+    expect(await json(await g.post(`/api/caches/${cacheId}/watch`, {}, as(stranger)))).toEqual({ watch: true });
+    const detail = await json(await g.get(`/api/caches/${cacheId}`, as(finder)));
+    expect(detail).toMatchObject({ favorites: 1, rating: { average: 5, count: 1 }, my: { stars: 5, favorite: true, watch: false, found: true } });
+    expect((await json(await g.get(`/api/caches/${cacheId}`, as(stranger)))).my.watch).toBe(true);
+    expect(await json(await g.post(`/api/caches/${cacheId}/watch`, { watch: false }, as(stranger)))).toEqual({ watch: false });
+    expect((await g.post(`/api/caches/${cacheId}/rate`, { stars: 5 })).status).toBe(401);
+  });
+});
+
+describe("media gallery", () => {
+  test("owners and loggers upload real images within the limits; anyone views them", async () => {
+    const img = png();
+    const up = (u: TestUser, body: Uint8Array, type: string, q = "") =>
+      g.get(`/api/caches/${cacheId}/media${q}`, { method: "POST", body: body as BodyInit, headers: { cookie: u.cookie, "content-type": type } });
+    const r = await up(finder, img, "image/png", "?caption=at%20the%20cache");
+    expect(r.status).toBe(201);
+    const m = await json(r);
+    expect(m).toMatchObject({ type: "image/png", size: img.length, caption: "at the cache", by: "N0FND" });
+    const file = await g.get(m.url);
+    expect(file.headers.get("content-type")).toBe("image/png");
+    expect(new Uint8Array(await file.arrayBuffer())).toEqual(img);
+    expect((await up(stranger, img, "image/png")).status).toBe(403);
+    const before = count(g.gw, "media");
+    expect((await up(owner, img, "image/jpeg")).status).toBe(400); // not a JPEG
+    expect((await up(owner, new TextEncoder().encode("<svg/>"), "image/svg+xml")).status).toBe(415);
+    const big = new Uint8Array(2 * 1024 * 1024 + 1);
+    big.set(img);
+    expect((await up(owner, big, "image/png")).status).toBe(413);
+    expect(count(g.gw, "media")).toBe(before);
+    expect((await json(await g.get(`/api/caches/${cacheId}/media`))).media.map((x: any) => x.id)).toEqual([m.id]);
+    expect((await g.get(m.url, { method: "DELETE", headers: { cookie: stranger.cookie, "content-type": "application/json" }, body: "{}" })).status).toBe(403);
+  });
+});
+
+describe("audio-cache stages", () => {
+  test("numbered stages unlock in order by their answers; content is revealed only when unlocked", async () => {
+    const wav = new Uint8Array(44);
+    wav.set(new TextEncoder().encode("RIFF\x24\x00\x00\x00WAVEfmt "), 0);
+    const audio = await json(await g.get(`/api/caches/${cacheId}/media`, { method: "POST", body: wav as BodyInit, headers: { cookie: owner.cookie, "content-type": "audio/wav" } }));
+    const stages = [
+      { title: "The bridge", question: "What year is on the plaque?", content: "Go to N52 30.100 E013 24.200", answer: "1896", audioMediaId: audio.id },
+      { title: "The tower", question: "What colour is the door?", content: "The box is behind the third stone", answer: "Dark Green" },
+    ];
+    expect((await g.post(`/api/caches/${cacheId}/stages`, { stages }, as(finder))).status).toBe(403);
+    expect((await g.post(`/api/caches/${cacheId}/stages`, { stages: [{ title: "x" }] }, as(owner))).status).toBe(400);
+    const set = await json(await g.post(`/api/caches/${cacheId}/stages`, { stages }, as(owner)));
+    expect(set.stages.map((s: any) => s.content)).toEqual(["Go to N52 30.100 E013 24.200", "The box is behind the third stone"]);
+    expect(JSON.stringify(g.gw.db.query("SELECT * FROM stages").all())).not.toContain("Dark Green");
+    const anon = await json(await g.get(`/api/caches/${cacheId}/stages`));
+    expect(anon.stages).toEqual([
+      { n: 1, title: "The bridge", question: "What year is on the plaque?", audio: `/api/media/${audio.id}`, unlocked: false },
+      { n: 2, title: "The tower", unlocked: false },
+    ]);
+    const unlock = (n: number, answer: string) => g.post(`/api/caches/${cacheId}/stages/${n}/unlock`, { answer }, as(stranger));
+    const early = await unlock(2, "dark green");
+    expect([early.status, (await json(early)).error]).toEqual([409, "locked_in_order"]);
+    const wrong = await unlock(1, "1900");
+    expect([wrong.status, (await json(wrong)).error]).toEqual([422, "wrong_answer"]);
+    const one = await json(await unlock(1, " 1896 "));
+    expect(one.unlocked).toMatchObject({ n: 1, unlocked: true, content: "Go to N52 30.100 E013 24.200" });
+    expect(one.next).toEqual({ n: 2, title: "The tower", question: "What colour is the door?", audio: null, unlocked: false });
+    const two = await json(await unlock(2, "DARK   green"));
+    expect(two.unlocked.content).toBe("The box is behind the third stone");
+    const mine = await json(await g.get(`/api/caches/${cacheId}/stages`, as(stranger)));
+    expect(mine.next).toBeNull();
+    expect((await g.post(`/api/caches/${cacheId}/stages/9/unlock`, { answer: "x" }, as(stranger))).status).toBe(404);
+  });
+});
+
+describe("search, leaderboard, activity, corroborators, profiles", () => {
+  test("they reflect the finds and caches", async () => {
+    // a Tier A find through an RF sighting heard by DB0IG-10
+    const c2 = await json(await g.post("/api/caches", { name: "Riverside", type: "traditional", size: "micro", difficulty: 1, terrain: 1, lat: 52.51, lon: 13.41 }, as(owner)));
+    await g.post("/ingest", { packets: ["N0STR-9>APRS,WIDE1-1,qAR,DB0IG-10:!5230.60N/01324.60E["] }, { headers: { "x-ingest-secret": INGEST } });
+    const f = await json(await g.post(`/api/caches/${c2.id}/logs`, { kind: "find" }, as(stranger)));
+    expect(f.tier).toBe("a");
+    await g.post(`/api/caches/${c2.id}/logs`, { kind: "find" }, as(finder));
+    const s = await json(await g.get("/api/search?q=river"));
+    expect(s.caches.map((c: any) => c.name)).toEqual(["Riverside"]);
+    expect((await json(await g.get("/api/search?q=n0st"))).stations.map((x: any) => x.call)).toEqual(["N0STR-9"]);
+    expect((await g.get("/api/search")).status).toBe(400);
+    const lb = await json(await g.get("/api/leaderboard"));
+    expect(lb.finders[0]).toEqual({ call: "N0FND", finds: 2, tierA: 0 });
+    expect(lb.finders).toContainEqual({ call: "N0STR", finds: 1, tierA: 1 });
+    expect(lb.hiders[0]).toMatchObject({ call: "N0OWN", caches: 2, finds: 3, favorites: 1 });
+    const act = await json(await g.get("/api/activity?limit=3"));
+    expect(act.items[0]).toMatchObject({ type: "log", kind: "find", call: "N0FND", cacheName: "Riverside" });
+    expect(act.items.map((i: any) => i.type)).toContain("log");
+    const cor = await json(await g.get("/api/corroborators"));
+    expect(cor.igates).toEqual([expect.objectContaining({ call: "DB0IG-10", finds: 1, finders: 1 })]);
+    const prof = await json(await g.get("/api/profile/N0FND"));
+    expect(prof.game).toMatchObject({ finds: 2, tierA: 0, hidden: 0 });
+    expect((await json(await g.get("/api/profile/N0OWN"))).game).toMatchObject({ hidden: 2, favoritesReceived: 1 });
+  });
+});
+
+describe("supporters", () => {
+  test("confirmed by the backend, listed only when they opt in", async () => {
+    expect((await g.post("/api/support/confirm", { call: "N0FND" })).status).toBe(401);
+    expect((await g.post("/api/support/prefs", { public: true }, as(finder))).status).toBe(409);
+    expect((await g.post("/api/support/confirm", { call: "N0NONE" }, { headers: { "x-ingest-secret": INGEST } })).status).toBe(404);
+    expect((await g.post("/api/support/confirm", { call: "N0FND", level: "club" }, { headers: { "x-ingest-secret": INGEST } })).status).toBe(200);
+    expect((await json(await g.get("/api/support"))).supporters).toEqual([]);
+    expect(await json(await g.get("/api/support/prefs", as(finder)))).toMatchObject({ supporter: true, public: false });
+    expect(await json(await g.post("/api/support/prefs", { public: true, name: "Fred's shack" }, as(finder)))).toMatchObject({ public: true, name: "Fred's shack" });
+    expect((await json(await g.get("/api/support"))).supporters).toEqual([expect.objectContaining({ name: "Fred's shack", call: "N0FND", level: "club" })]);
+    expect((await g.post("/api/support/prefs", { name: "" }, as(finder))).status).toBe(400);
+    const page = await g.get("/support", { headers: { accept: "text/html" } });
+    expect(page.headers.get("content-type")).toContain("text/html");
+  });
+});
