@@ -292,12 +292,14 @@ class Decoder {
     }
   }
 
+  /** A map; with `objects`, a text-keyed one as a plain object (canonical order puts integer keys first). */
   map(ai: number, start: number, depth: number): CborMap | CborObject {
     if (depth >= this.maxDepth) this.fail("too_deep", `nesting deeper than ${this.maxDepth}`, start);
     const len = this.count(ai, start, 2);
     const b = this.b;
-    if (this.objects && len > 0 && b[this.pos]! >> 5 === 3) return this.objectMap(len, depth);
-    const out: CborMap = new Map();
+    const asObject = this.objects && len > 0 && b[this.pos]! >> 5 === 3;
+    const map: CborMap | null = asObject ? null : new Map();
+    const obj: CborObject | null = asObject ? {} : null;
     let prevStart = -1;
     let prevEnd = -1;
     for (let i = 0; i < len; i++) {
@@ -314,37 +316,13 @@ class Decoder {
       }
       prevStart = keyStart;
       prevEnd = keyEnd;
-      out.set(key, this.item(depth + 1));
-    }
-    return out;
-  }
-
-  /** A text-keyed map as a plain object, with the same checks as map(). */
-  objectMap(len: number, depth: number): CborObject {
-    const out: CborObject = {};
-    const b = this.b;
-    let prevStart = -1;
-    let prevEnd = -1;
-    for (let i = 0; i < len; i++) {
-      const keyStart = this.pos;
-      if (keyStart >= b.length) this.fail("truncated", "expected a map key");
-      const kmajor = b[keyStart]! >> 5;
-      if (kmajor !== 0 && kmajor !== 1 && kmajor !== 3) this.fail("bad_key_type", "map keys must be integers or text", keyStart);
-      const key = this.item(depth + 1);
-      const keyEnd = this.pos;
-      if (prevStart >= 0) {
-        const c = compareRanges(b, prevStart, prevEnd, keyStart, keyEnd);
-        if (c === 0) this.fail("duplicate_key", `duplicate map key ${String(key)}`, keyStart);
-        if (c > 0) this.fail("unsorted_keys", `map key ${String(key)} is out of order`, keyStart);
-      }
-      prevStart = keyStart;
-      prevEnd = keyEnd;
       const value = this.item(depth + 1);
+      if (map) map.set(key, value);
       // An own data property even for "__proto__" (assignment would set the prototype).
-      if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-      else out[key as string] = value;
+      else if (key === "__proto__") Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+      else obj![key as string] = value;
     }
-    return out;
+    return map ?? obj!;
   }
 }
 

@@ -10,7 +10,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { Gateway } from "../gateway.ts";
 import type { CborValue } from "./cbor.ts";
-import { cacheFromWire, findFromWire, fromSeconds, type BulletinBody, type CacheBody, type FindBody, type KeyBody } from "./bodies.ts";
+import { cacheFromWire, findFromWire, fromSeconds, type BulletinBody, type CacheBody, type CacheJson, type FindBody, type KeyBody } from "./bodies.ts";
 import type { Payload } from "./record.ts";
 
 // ---------------------------------------------------------------- writes (apply pipeline only)
@@ -135,27 +135,15 @@ export function writeTombstone(s: Stmts, p: Payload, frame: Uint8Array, kind: st
 
 // ---------------------------------------------------------------- reads for other domains
 
-export interface MirroredCache {
+/** A mirrored cache: the game's cache fields (none left out), plus where it came from. */
+export type MirroredCache = { [K in keyof CacheJson]-?: Exclude<CacheJson[K], undefined> } & {
   gid: string;
   origin: string;
-  name: string;
-  type: string;
-  size: string;
-  difficulty: number;
-  terrain: number;
-  lat: number;
-  lon: number;
-  status: string;
-  hint: string | null;
-  description: string | null;
-  unlisted: boolean;
-  ownerCall: string | null;
-  ownerAccount: string | null;
-  placedAt: number | null;
+  /** signing time of this version, unix ms */
   updatedAt: number;
   /** the origin peer's trust tier */
   trust: "trusted" | "unvetted";
-}
+};
 
 const CACHE_COLS = `c.gid, c.origin, c.name, c.type, c.size, c.difficulty, c.terrain, c.lat, c.lon, c.status, c.hint, c.description,
   c.unlisted, c.owner_call AS ownerCall, c.owner_account AS ownerAccount, c.placed_at AS placedAt, c.updated_at AS updatedAt, p.trust`;
