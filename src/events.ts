@@ -67,6 +67,18 @@ export interface GatewayEvents {
     altM?: number;
     comment?: string;
   };
+  /**
+   * An own station became (or stopped being) a living cache: a cache whose
+   * position is the station's latest beacon (src/stations/living-caches.ts).
+   * The game listens to show or hide it.
+   */
+  livingCache: {
+    stationId: number;
+    call: string;
+    userId: number;
+    on: boolean;
+    name?: string;
+  };
 }
 
 type Listener<K extends keyof GatewayEvents> = (payload: GatewayEvents[K]) => void;

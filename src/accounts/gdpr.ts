@@ -49,6 +49,7 @@ import { accountGid } from "../fed/feed.ts";
 import { callsignsOf, publicIdOf } from "./users.ts";
 import { accountsData } from "./account-data.ts";
 import { gameData } from "../game/account-data.ts";
+import { stationsData } from "../stations/account-data.ts";
 
 /** The account a GDPR operation is about. */
 export interface AccountRef {
@@ -72,7 +73,7 @@ export interface AccountData {
 }
 
 /** Every domain's account data. A domain adds one line here. */
-export const ACCOUNT_DATA: AccountData[] = [accountsData, gameData];
+export const ACCOUNT_DATA: AccountData[] = [accountsData, stationsData, gameData];
 
 export function accountRef(gw: Gateway, userId: number): AccountRef {
   const publicId = publicIdOf(gw.db, userId);

@@ -17,9 +17,9 @@
  */
 import type { Gateway } from "../gateway.ts";
 import type { GatewayEvents } from "../events.ts";
-import { decode, mergeDefinitions, type AprsPacket, type TelemetryDefinitions } from "../aprs/index.ts";
+import { decode, mergeDefinitions, type AprsPacket, type TelemetryDefinitions, type Weather } from "../aprs/index.ts";
 import type { Statement } from "bun:sqlite";
-import { onMessageHeard } from "./outbox.ts";
+import { isOwnWeatherEcho, onMessageHeard } from "./outbox.ts";
 
 export type IngestSource = "rf" | "aprsis" | "ingest";
 
@@ -209,7 +209,8 @@ export function ingestLinesTx(gw: Gateway, lines: Array<string | Uint8Array | In
       report.errors[r.error.code] = (report.errors[r.error.code] ?? 0) + 1;
       continue;
     }
-    storePacket(gw, st, r.packet.type === "third-party" && r.packet.inner ? r.packet.inner : r.packet, { ts, source, igate, via, packetId, path }, report, sink.positions, sink.messages);
+    const inner = r.packet.type === "third-party" && r.packet.inner ? r.packet.inner : null;
+    storePacket(gw, st, inner ?? r.packet, { ts, source, igate, via, packetId, path, info: inner ? null : info }, report, sink.positions, sink.messages);
   }
   return report;
 }
@@ -221,6 +222,8 @@ interface Heard {
   via: string;
   packetId: number;
   path: string;
+  /** the information field as heard (null for a third-party packet's inner packet) */
+  info: string | null;
 }
 
 function storePacket(gw: Gateway, st: Prepared, p: AprsPacket, h: Heard, report: IngestReport, positions: PositionEvent[], messages: MessageEvent[]): void {
@@ -252,11 +255,7 @@ function storePacket(gw: Gateway, st: Prepared, p: AprsPacket, h: Heard, report:
   } else if (p.type !== "telemetry-definitions") {
     st.stationHeard.run(p.src, h.ts, h.source, h.igate, h.path || null, p.type === "status" ? (p.status ?? null) : null, p.device ?? null, p.symbol ?? null);
   }
-  if (p.wx && Object.keys(p.wx).length) {
-    const json = JSON.stringify(p.wx);
-    st.reading.run(call, h.ts, "wx", json);
-    st.stationWx.run(call, h.ts, json, h.source, h.igate, h.path || null);
-  }
+  if (p.wx && Object.keys(p.wx).length && !(h.info !== null && isOwnWeatherEcho(gw, p.src, h.info, h.ts))) storeWx(st, call, h.ts, p.wx, h.source, h.igate, h.path || null);
   if (p.telemetry) st.reading.run(p.src, h.ts, "telemetry", JSON.stringify(p.telemetry));
   if (p.telemetryDefinitions && p.addressee) {
     const row = st.getDefs.get(p.addressee) as { defs: string | null } | null;
@@ -272,6 +271,22 @@ function storePacket(gw: Gateway, st: Prepared, p: AprsPacket, h: Heard, report:
   }
 }
 
+/** A weather reading: a sensor reading, and the station's latest weather. */
+function storeWx(st: Prepared, call: string, ts: number, wx: Weather, source: string, igate: string | null, path: string | null): void {
+  const json = JSON.stringify(wx);
+  st.reading.run(call, ts, "wx", json);
+  st.stationWx.run(call, ts, json, source, igate, path);
+}
+
+/**
+ * Weather measured rather than heard as a packet (a weather station's push,
+ * source "wx"), stored inside the caller's transaction exactly like an APRS
+ * weather report: GET /api/stations/:call/series shows both.
+ */
+export function storeWeatherTx(gw: Gateway, r: { call: string; ts: number; wx: Weather; source: string }): void {
+  storeWx(statements(gw), r.call.toUpperCase(), r.ts, r.wx, r.source, null, null);
+}
+
 /** A position reported directly (JSON batches, browsers), not as a packet. */
 export interface PositionReport {
   call: string;
@@ -283,8 +298,8 @@ export interface PositionReport {
   speedKmh?: number;
   symbol?: string;
   comment?: string;
-  /** rf (then igate names who heard it), ingest, browser */
-  source?: "rf" | "ingest" | "browser";
+  /** rf (then igate names who heard it), ingest, browser; wx: a weather station's fixed position */
+  source?: "rf" | "ingest" | "browser" | "wx";
   igate?: string | null;
 }
 

@@ -146,6 +146,32 @@ export function onMessageHeard(gw: Gateway, m: GatewayEvents["aprsMessage"]): vo
   }
 }
 
+/**
+ * Weather lines we queued, remembered for two hours: when our own report comes
+ * back through APRS-IS or a digipeater, the ingest pipeline keeps the packet
+ * but not a second reading (the push already stored the exact values).
+ */
+const ownWeather = new WeakMap<Gateway, Map<string, number>>();
+const OWN_WEATHER_MS = 2 * 3_600_000;
+
+const echoKey = (src: string, info: string) => src.toUpperCase() + "\u0000" + info;
+
+export function rememberOwnWeather(gw: Gateway, line: string, now: number): void {
+  let m = ownWeather.get(gw);
+  if (!m) ownWeather.set(gw, (m = new Map()));
+  if (m.size >= 10_000) for (const [k, t] of m) if (now - t > OWN_WEATHER_MS || m.size >= 10_000) m.delete(k);
+  const colon = line.indexOf(":");
+  m.set(echoKey(line.slice(0, line.indexOf(">")), line.slice(colon + 1)), now);
+}
+
+/** Whether a weather packet heard from `src` with this information field is one of ours coming back. */
+export function isOwnWeatherEcho(gw: Gateway, src: string, info: string, now: number): boolean {
+  const m = ownWeather.get(gw);
+  if (!m || m.size === 0) return false;
+  const t = m.get(echoKey(src, info));
+  return t !== undefined && now - t <= OWN_WEATHER_MS;
+}
+
 /** A user's own queued and recent lines. */
 export function userOutbox(gw: Gateway, userId: number, limit = 50): OutboxItem[] {
   return gw.db.query(`SELECT ${COLS} FROM aprs_outbox WHERE user_id = ? ORDER BY id DESC LIMIT ?`).all(userId, limit) as OutboxItem[];

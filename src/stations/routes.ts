@@ -15,6 +15,7 @@ import { ingestPort, listPorts } from "./ports.ts";
 import { leaseDue, reportSent, userOutbox } from "./outbox.ts";
 import { transmit } from "./tx.ts";
 import { startAprsIs } from "./aprsis.ts";
+import { ownStationRoutes } from "./own-routes.ts";
 
 allowLargerBody("POST", /^\/ingest$/, 8 * 1024 * 1024);
 
@@ -30,6 +31,7 @@ export function stationsRoutes(gw: Gateway) {
   startAprsIs(gw);
   return new Elysia({ name: "stations" })
     .use(gatesPlugin(gw))
+    .use(ownStationRoutes(gw))
     .post("/api/decode", ({ body }) => decodeLine(lineFromBody(body)), { gate: "public" })
     .post("/ingest", ({ body, caller, query }) => {
       const r = ingestBody(gw, body, caller, { igate: query.igate });

@@ -4,6 +4,10 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Gateway } from "../gateway.ts";
+import type { SignedInUser } from "../http/gates.ts";
+import { badRequest } from "../errors.ts";
+import { isCallsign, baseCall } from "../callsign.ts";
+import { checkFields, createOwn, findOwnByCall, listOwn, ownRow, updateOwn, usableRow, viewOwn, type OwnStation } from "./own.ts";
 
 export interface WxKeyStation {
   stationId: number;
@@ -45,4 +49,75 @@ export function wxKeyFrom(request: Request, body: unknown): string | null {
     if (typeof v === "string") return v;
   }
   return null;
+}
+
+/** Revokes an own station's key: its pushes are refused from now on. */
+export function revokeWxKey(gw: Gateway, stationId: number): boolean {
+  return gw.db.query("DELETE FROM wx_keys WHERE station_id = ?").run(stationId).changes > 0;
+}
+
+/** How to point a weather station at this instance with `key`. */
+export interface UploadSettings {
+  /** Weather Underground protocol: the whole URL a station (or weewx, Cumulus...) GETs, readings appended */
+  wunderground: string;
+  /** Ecowitt "customized" upload, protocol Ecowitt */
+  ecowitt: { server: string; port: number; path: string; protocol: "Ecowitt" };
+}
+
+/** Upload settings for a key, on PUBLIC_URL (else the address the gateway listens on). */
+export function uploadSettings(gw: Gateway, call: string, key: string): UploadSettings {
+  const base = new URL(gw.config.publicUrl ?? gw.url ?? `http://localhost:${gw.config.port}`);
+  const port = base.port ? Number(base.port) : base.protocol === "https:" ? 443 : 80;
+  const q = new URLSearchParams({ ID: call, PASSWORD: key });
+  return {
+    wunderground: `${base.origin}/updateweatherstation?${q}`,
+    ecowitt: { server: base.hostname, port, path: `/api/wx/submit?key=${encodeURIComponent(key)}`, protocol: "Ecowitt" },
+  };
+}
+
+export interface IssuedKey {
+  /** the key itself: shown this once, only its hash is kept */
+  key: string;
+  station: OwnStation;
+  upload: UploadSettings;
+}
+
+/** POST /api/my/stations/:sid/wx-key: a new key (the old one stops working); `{"revoke": true}` only revokes. */
+export function stationWxKey(gw: Gateway, userId: number, stationId: number, b: Record<string, unknown>): IssuedKey | { revoked: boolean; station: OwnStation } {
+  const extra = Object.keys(b).filter((k) => k !== "revoke");
+  if (extra.length || (b.revoke !== undefined && typeof b.revoke !== "boolean")) throw badRequest("invalid", 'send {} for a new key, or {"revoke": true}');
+  const row = ownRow(gw, userId, stationId);
+  if (b.revoke === true) {
+    const revoked = revokeWxKey(gw, row.id);
+    return { revoked, station: viewOwn(gw, row) };
+  }
+  usableRow(gw, row);
+  const key = issueWxKey(gw, row.id);
+  return { key, station: viewOwn(gw, row), upload: uploadSettings(gw, row.call, key) };
+}
+
+/**
+ * POST /api/wx/key: the signed-in user's weather station key. `call` names the
+ * station (default: the active callsign's base with SSID -13, the APRS
+ * convention for weather stations); it becomes an own station if it is not one
+ * yet (`label`, `lat`, `lon` as for POST /api/my/stations).
+ */
+export function ownWxKey(gw: Gateway, user: SignedInUser, b: Record<string, unknown>): IssuedKey {
+  const extra = Object.keys(b).filter((k) => !["call", "label", "lat", "lon"].includes(k));
+  if (extra.length) throw badRequest("invalid", `unknown field(s) ${extra.join(", ")}; send call, label, lat, lon`);
+  if (b.call !== undefined && (typeof b.call !== "string" || !isCallsign(b.call))) throw badRequest("bad_callsign", "call is a callsign with an optional SSID, e.g. N0CALL-13");
+  if (b.call === undefined && !user.call) throw badRequest("no_callsign", "add a callsign to your account first (or name one in call)");
+  const call = (b.call as string | undefined) ?? `${baseCall(user.call!)}-13`;
+  const fields = checkFields(b);
+  return gw.db.transaction(() => {
+    let row = findOwnByCall(gw, user.id, call);
+    if (!row) row = createOwn(gw, user.id, call, fields);
+    else if (Object.keys(fields).length) updateOwn(gw, user.id, row.id, { ...fields });
+    return stationWxKey(gw, user.id, row.id, {}) as IssuedKey;
+  })();
+}
+
+/** GET /api/wx/key and /api/wx/tx: the account's stations that push weather or transmit it. */
+export function weatherStations(gw: Gateway, userId: number): OwnStation[] {
+  return listOwn(gw, userId).filter((s) => s.wxKey !== null || s.wxTx);
 }

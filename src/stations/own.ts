@@ -1,0 +1,210 @@
+/**
+ * Own stations: the stations a signed-in user runs (a weather station, a
+ * tracker, their own call). A station belongs to an account that holds its
+ * base callsign (N0CALL-13 belongs to an account holding N0CALL or any SSID of
+ * it) and that no other account has verified. Holding is re-checked on every
+ * use, so a claim removed later (or lost to the account that verified the
+ * call) stops the station's weather key, transmit and living cache.
+ *
+ *   owning, naming, placing, pushing weather   the base call held (verified or not)
+ *   transmitting its weather, a living cache   the base call verified by this account
+ */
+import type { Gateway } from "../gateway.ts";
+import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
+import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
+import type { Weather } from "../aprs/index.ts";
+
+/** Own stations per account. */
+export const MAX_OWN_STATIONS = 20;
+
+export interface OwnStation {
+  id: number;
+  call: string;
+  label: string | null;
+  /** fixed position (a weather station that does not beacon), else null */
+  lat: number | null;
+  lon: number | null;
+  /** the account still holds the base call (else the station is dormant) */
+  callsignHeld: boolean;
+  /** this account verified the base call (transmit and living caches need it) */
+  verified: boolean;
+  wxKey: { createdAt: number; lastUsedAt: number | null } | null;
+  wxTx: boolean;
+  wxTxLastAt: number | null;
+  livingCache: boolean;
+  cacheName: string | null;
+  /** what the registry last heard of the call, if anything */
+  heard: { lastHeard: number; lat?: number; lon?: number; lastPositionAt?: number; wx?: Weather; wxAt?: number } | null;
+  createdAt: number;
+}
+
+export interface OwnRow {
+  id: number;
+  user_id: number;
+  call: string;
+  label: string | null;
+  lat: number | null;
+  lon: number | null;
+  living_cache: number;
+  cache_name: string | null;
+  wx_tx: number;
+  wx_tx_last_at: number | null;
+  created_at: number;
+}
+
+/** Whether `userId` holds `call`'s base call: any SSID of it, or the base itself. */
+export function holdsBaseCall(gw: Gateway, userId: number, call: string): { held: boolean; verified: boolean } {
+  const base = baseCall(call);
+  const rows = gw.db.query("SELECT verified_at AS v FROM callsigns WHERE user_id = ? AND (call = ? OR call LIKE ? || '-%')").all(userId, base, base) as Array<{ v: number | null }>;
+  return { held: rows.length > 0, verified: rows.some((r) => r.v !== null) };
+}
+
+/** Another account verified this base call: it is theirs. */
+function verifiedElsewhere(gw: Gateway, userId: number, call: string): boolean {
+  const base = baseCall(call);
+  return !!gw.db.query("SELECT 1 FROM callsigns WHERE user_id != ? AND verified_at IS NOT NULL AND (call = ? OR call LIKE ? || '-%')").get(userId, base, base);
+}
+
+function ownership(gw: Gateway, row: OwnRow): { held: boolean; verified: boolean } {
+  const h = holdsBaseCall(gw, row.user_id, row.call);
+  if (h.held && !h.verified && verifiedElsewhere(gw, row.user_id, row.call)) return { held: false, verified: false };
+  return h;
+}
+
+export function ownRow(gw: Gateway, userId: number, id: number): OwnRow {
+  const row = gw.db.query("SELECT * FROM my_stations WHERE id = ? AND user_id = ?").get(id, userId) as OwnRow | null;
+  if (!row) throw notFound(`own station ${id}`);
+  return row;
+}
+
+/** The row, provided the account still holds its callsign (and, with `verified`, verified it). */
+export function usableRow(gw: Gateway, row: OwnRow, opts: { verified?: boolean } = {}): OwnRow {
+  const o = ownership(gw, row);
+  if (!o.held) throw forbidden(`this account no longer holds ${baseCall(row.call)}, so ${row.call} is not yours to use`, "not_your_station");
+  if (opts.verified && !o.verified) {
+    throw forbidden(`verify ${baseCall(row.call)} with the APRS challenge first: transmitting and living caches need a verified callsign`, "callsign_not_verified");
+  }
+  return row;
+}
+
+export function viewOwn(gw: Gateway, row: OwnRow): OwnStation {
+  const o = ownership(gw, row);
+  const key = gw.db.query("SELECT created_at AS createdAt, last_used_at AS lastUsedAt FROM wx_keys WHERE station_id = ?").get(row.id) as OwnStation["wxKey"];
+  const s = gw.db.query("SELECT last_heard, lat, lon, last_position_at, wx, wx_at FROM stations WHERE call = ?").get(row.call) as {
+    last_heard: number;
+    lat: number | null;
+    lon: number | null;
+    last_position_at: number | null;
+    wx: string | null;
+    wx_at: number | null;
+  } | null;
+  let heard: OwnStation["heard"] = null;
+  if (s) {
+    heard = { lastHeard: s.last_heard };
+    if (s.lat !== null && s.lon !== null) Object.assign(heard, { lat: s.lat, lon: s.lon });
+    if (s.last_position_at !== null) heard.lastPositionAt = s.last_position_at;
+    if (s.wx) heard.wx = JSON.parse(s.wx) as Weather;
+    if (s.wx_at !== null) heard.wxAt = s.wx_at;
+  }
+  return {
+    id: row.id,
+    call: row.call,
+    label: row.label,
+    lat: row.lat,
+    lon: row.lon,
+    callsignHeld: o.held,
+    verified: o.verified,
+    wxKey: key ?? null,
+    wxTx: row.wx_tx === 1,
+    wxTxLastAt: row.wx_tx_last_at,
+    livingCache: row.living_cache === 1,
+    cacheName: row.cache_name,
+    heard,
+    createdAt: row.created_at,
+  };
+}
+
+export function listOwn(gw: Gateway, userId: number): OwnStation[] {
+  return (gw.db.query("SELECT * FROM my_stations WHERE user_id = ? ORDER BY call").all(userId) as OwnRow[]).map((r) => viewOwn(gw, r));
+}
+
+export function findOwnByCall(gw: Gateway, userId: number, call: string): OwnRow | null {
+  return gw.db.query("SELECT * FROM my_stations WHERE user_id = ? AND call = ?").get(userId, normalizeCall(call)) as OwnRow | null;
+}
+
+export interface Fields {
+  label?: string | null;
+  lat?: number | null;
+  lon?: number | null;
+}
+
+/** Checks label/lat/lon of a request body; `null` clears a field. */
+export function checkFields(b: Record<string, unknown>): Fields {
+  const out: Fields = {};
+  if (b.label !== undefined) {
+    if (b.label !== null && (typeof b.label !== "string" || b.label.length > 60 || /[\x00-\x1f]/.test(b.label))) throw badRequest("invalid", "label is text up to 60 characters");
+    out.label = b.label === "" ? null : (b.label as string | null);
+  }
+  if (b.lat !== undefined || b.lon !== undefined) {
+    const clear = b.lat === null && b.lon === null;
+    const ok = (v: unknown, lim: number) => typeof v === "number" && Number.isFinite(v) && Math.abs(v) <= lim;
+    if (!clear && !(ok(b.lat, 90) && ok(b.lon, 180))) throw badRequest("invalid", "lat and lon come together, in decimal degrees (or both null to clear)");
+    out.lat = clear ? null : (b.lat as number);
+    out.lon = clear ? null : (b.lon as number);
+  }
+  return out;
+}
+
+/** Adds an own station: `{call, label?, lat?, lon?}`. */
+export function addOwn(gw: Gateway, userId: number, b: Record<string, unknown>): OwnStation {
+  const known = new Set(["call", "label", "lat", "lon"]);
+  const extra = Object.keys(b).filter((k) => !known.has(k));
+  if (extra.length) throw badRequest("invalid", `unknown field(s) ${extra.join(", ")}; a station has call, label, lat, lon`);
+  if (typeof b.call !== "string" || !isCallsign(b.call)) throw badRequest("bad_callsign", "call is a callsign with an optional SSID, e.g. N0CALL-13");
+  const fields = checkFields(b);
+  return viewOwn(gw, createOwn(gw, userId, b.call, fields));
+}
+
+/** Inserts an own station after the ownership checks; the caller has validated `call`. */
+export function createOwn(gw: Gateway, userId: number, rawCall: string, fields: Fields = {}): OwnRow {
+  const call = normalizeCall(rawCall);
+  const h = holdsBaseCall(gw, userId, call);
+  if (!h.held) throw forbidden(`add ${baseCall(call)} (or any SSID of it) to your callsigns first: a station belongs to the account holding its callsign`, "not_your_callsign");
+  if (!h.verified && verifiedElsewhere(gw, userId, call)) throw forbidden(`${baseCall(call)} was verified by another account`, "callsign_taken");
+  return gw.db.transaction(() => {
+    if (findOwnByCall(gw, userId, call)) throw conflict("station_exists", `${call} is already one of your stations`);
+    const n = (gw.db.query("SELECT count(*) AS n FROM my_stations WHERE user_id = ?").get(userId) as { n: number }).n;
+    if (n >= MAX_OWN_STATIONS) throw conflict("too_many_stations", `an account has at most ${MAX_OWN_STATIONS} stations`);
+    const id = Number(
+      gw.db
+        .query("INSERT INTO my_stations (user_id, call, label, lat, lon, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+        .run(userId, call, fields.label ?? null, fields.lat ?? null, fields.lon ?? null, gw.clock.now()).lastInsertRowid,
+    );
+    return ownRow(gw, userId, id);
+  })();
+}
+
+/** Changes label/position (`null` clears), or removes the station with `{"remove": true}`. */
+export function updateOwn(gw: Gateway, userId: number, id: number, b: Record<string, unknown>): { station: OwnStation } | { removed: true } {
+  const row = ownRow(gw, userId, id);
+  if (b.remove === true) {
+    if (Object.keys(b).length > 1) throw badRequest("invalid", 'send {"remove": true} alone');
+    gw.db.query("DELETE FROM my_stations WHERE id = ?").run(row.id);
+    if (row.living_cache) gw.events.emit("livingCache", { stationId: row.id, call: row.call, userId, on: false });
+    return { removed: true };
+  }
+  const known = new Set(["label", "lat", "lon"]);
+  const extra = Object.keys(b).filter((k) => !known.has(k));
+  if (extra.length) throw badRequest("invalid", `unknown field(s) ${extra.join(", ")}; send label, lat, lon, or {"remove": true}`);
+  const f = checkFields(b);
+  gw.db
+    .query("UPDATE my_stations SET label = ?, lat = ?, lon = ? WHERE id = ?")
+    .run(f.label !== undefined ? f.label : row.label, f.lat !== undefined ? f.lat : row.lat, f.lon !== undefined ? f.lon : row.lon, row.id);
+  return { station: viewOwn(gw, ownRow(gw, userId, id)) };
+}
+
+/** A route's `:sid`, as a station id. */
+export function stationId(raw: string): number {
+  if (!/^\d{1,12}$/.test(raw)) throw badRequest("invalid", "a station id is a whole number");
+  return Number(raw);
+}
