@@ -55,6 +55,7 @@ export function text(v: unknown, field: string, min: number, max: number): strin
   if (typeof v !== "string") throw invalid(`${field} must be text`);
   const s = v.trim();
   if (s.length < min || s.length > max) throw invalid(`${field} must be ${min}-${max} characters`);
+  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s)) throw invalid(`${field} has control characters`);
   return s;
 }
 

@@ -81,7 +81,8 @@ export function sameSecret(given: string | null | undefined, expected: string | 
   return timingSafeEqual(a, b);
 }
 
-const hashKey = (k: string) => createHash("sha256").update(k).digest("base64url");
+/** How an API key is stored (api_keys.key_hash): SHA-256, base64url. */
+export const hashApiKey = (k: string) => createHash("sha256").update(k).digest("base64url");
 
 export function clientIp(gw: Gateway, request: Request, server: Server<unknown> | null): string {
   if (gw.config.trustProxy) {
@@ -126,7 +127,7 @@ export function identify(gw: Gateway, request: Request, server: Server<unknown> 
   let apiKeyId: number | null = null;
   const key = request.headers.get("x-api-key");
   if (key) {
-    const row = gw.db.query("SELECT id FROM api_keys WHERE key_hash = ?").get(hashKey(key)) as { id: number } | null;
+    const row = gw.db.query("SELECT id FROM api_keys WHERE key_hash = ?").get(hashApiKey(key)) as { id: number } | null;
     apiKeyId = row?.id ?? null;
   }
   return {

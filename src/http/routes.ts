@@ -9,6 +9,8 @@ import { accountRoutes } from "../accounts/routes.ts";
 import { fedRoutes } from "../fed/routes.ts";
 import { gameRoutes } from "../game/routes.ts";
 import { supportRoutes } from "../support/routes.ts";
+import { v1Routes } from "../v1/routes.ts";
+import { exportRoutes } from "../exports/routes.ts";
 
 export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [
   systemRoutes,
@@ -17,4 +19,6 @@ export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any
   fedRoutes,
   gameRoutes,
   supportRoutes,
+  v1Routes,
+  exportRoutes,
 ];

@@ -92,6 +92,7 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "DELETE", route: "/api/media/:id", path: "/api/media/999999", gate: "session", body: {} },
   { method: "POST", route: "/api/caches/:id/stages", path: "/api/caches/999999/stages", gate: "session", body: { stages: [] } },
   { method: "POST", route: "/api/caches/:id/stages/:n/unlock", path: "/api/caches/999999/stages/1/unlock", gate: "session", body: { answer: "x" } },
+  { method: "POST", route: "/api/import/:source", path: "/api/import/gpx", gate: "actor", body: {} },
   // supporters (issue 6)
   { method: "GET", route: "/api/support/prefs", path: "/api/support/prefs", gate: "session" },
   { method: "POST", route: "/api/support/prefs", path: "/api/support/prefs", gate: "session", body: {} },

@@ -1,0 +1,34 @@
+/** An embeddable SVG badge of a callsign's game record: `/badge/N0CALL.svg`. */
+import type { Gateway } from "../gateway.ts";
+import { badRequest } from "../errors.ts";
+import { baseCall, isCallsign } from "../callsign.ts";
+import { gameProfile } from "../game/account-data.ts";
+import { esc } from "./xml.ts";
+
+/** Rough width of text in 11 px Verdana-like fonts (the badge's font), for layout without a font engine. */
+const width = (s: string) => Math.round(s.length * 6.6 + 12);
+
+export function badgeSvg(gw: Gateway, rawCall: string): string {
+  if (!isCallsign(rawCall)) throw badRequest("invalid", "the badge's name is a callsign: /badge/N0CALL.svg");
+  const call = baseCall(rawCall);
+  const s = gameProfile.build(gw, call) as { finds: number; tierA: number; hidden: number } | null;
+  const right = s ? `${s.finds} finds · ${s.tierA} RF · ${s.hidden} hidden` : "no finds yet";
+  const l = width(call);
+  const r = width(right);
+  const title = `${call} on ${gw.config.instance}: ${right}`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${l + r}" height="20" role="img" aria-label="${esc(title)}">
+  <title>${esc(title)}</title>
+  <linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient>
+  <clipPath id="r"><rect width="${l + r}" height="20" rx="3" fill="#fff"/></clipPath>
+  <g clip-path="url(#r)">
+    <rect width="${l}" height="20" fill="#555"/>
+    <rect x="${l}" width="${r}" height="20" fill="#0b6e4f"/>
+    <rect width="${l + r}" height="20" fill="url(#s)"/>
+  </g>
+  <g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" font-size="11">
+    <text x="${l / 2}" y="14">${esc(call)}</text>
+    <text x="${l + r / 2}" y="14">${esc(right)}</text>
+  </g>
+</svg>
+`;
+}

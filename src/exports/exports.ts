@@ -1,0 +1,52 @@
+/**
+ * The export files of /api/v1: GPX and KML of caches (with bbox= and the
+ * search filters), ADIF of a callsign's RF-verified finds.
+ */
+import type { Gateway } from "../gateway.ts";
+import { badRequest } from "../errors.ts";
+import { isCallsign } from "../callsign.ts";
+import { cacheJson, type Cache } from "../game/caches.ts";
+import { logJson, type Log, type LogRow } from "../game/logs.ts";
+import { selectCaches } from "../v1/service.ts";
+import { gpxDocument } from "./gpx.ts";
+import { kmlDocument } from "./kml.ts";
+import { adifFinds } from "./adif.ts";
+
+/** Caches per export file. */
+export const MAX_EXPORT = 10_000;
+/** Logs per cache in a GPX export (newest first), as pocket queries carry. */
+export const GPX_LOGS_PER_CACHE = 5;
+
+function exportCaches(gw: Gateway, q: Record<string, string | undefined>, limit: number | undefined): Cache[] {
+  return selectCaches(gw, q, { limit: limit ?? MAX_EXPORT, max: MAX_EXPORT }).rows.map((r) => cacheJson(gw, r));
+}
+
+export function gpxExport(gw: Gateway, base: string, q: Record<string, string | undefined>, limit?: number): string {
+  const caches = exportCaches(gw, q, limit);
+  const byCache = new Map<string, Log[]>();
+  if (caches.length) {
+    // One query for every cache's latest logs.
+    const rows = gw.db
+      .query(
+        `SELECT * FROM (SELECT l.*, row_number() OVER (PARTITION BY l.cache_id ORDER BY l.created_at DESC, l.id DESC) AS k
+           FROM logs l WHERE l.state = 'active' AND l.cache_id IN (SELECT value FROM json_each(?))) WHERE k <= ?`,
+      )
+      .all(JSON.stringify(caches.map((c) => c.id)), GPX_LOGS_PER_CACHE) as LogRow[];
+    for (const r of rows) {
+      const list = byCache.get(r.cache_gid) ?? [];
+      list.push(logJson(gw, r));
+      byCache.set(r.cache_gid, list);
+    }
+  }
+  return gpxDocument(caches, (c) => byCache.get(c.gid) ?? [], { base, instance: gw.config.instance, now: gw.clock.now() });
+}
+
+export function kmlExport(gw: Gateway, base: string, q: Record<string, string | undefined>, limit?: number): string {
+  return kmlDocument(exportCaches(gw, q, limit), { base, instance: gw.config.instance });
+}
+
+export function adifExport(gw: Gateway, call: string, band?: string): string {
+  if (!isCallsign(call)) throw badRequest("invalid", "the file name is a callsign: /api/v1/finds/N0CALL.adif");
+  if (band !== undefined && !/^\d{1,4}(\.\d+)?(m|cm|mm)$/i.test(band)) throw badRequest("invalid", "band is an ADIF band such as 2m or 70cm");
+  return adifFinds(gw, call, { band: band?.toLowerCase(), now: gw.clock.now() }).text;
+}

@@ -1,0 +1,50 @@
+/**
+ * Feeds and embeddables: /feeds/*.xml (RSS 2.0), /badge/:call.svg, /embed (an
+ * embeddable map, allowed in other sites' frames) and /embed/qr.svg; and the
+ * catalog import POST /api/import/:source.
+ */
+import { Elysia } from "elysia";
+import QRCode from "qrcode";
+import type { Gateway } from "../gateway.ts";
+import { gatesPlugin } from "../http/gates.ts";
+import { allowLargerBody } from "../http/body.ts";
+import { contentSecurityPolicy, serveIndex } from "../http/ui.ts";
+import { badRequest } from "../errors.ts";
+import { baseUrl } from "../system/routes.ts";
+import { actorOf } from "../game/model.ts";
+import { importCatalog, MAX_IMPORT_BYTES } from "../game/import.ts";
+import { feed, RSS_TYPE } from "./rss.ts";
+import { badgeSvg } from "./badge.ts";
+
+allowLargerBody("POST", /^\/api\/import\/[^/]+$/, MAX_IMPORT_BYTES);
+
+const SVG = "image/svg+xml; charset=utf-8";
+
+export function exportRoutes(gw: Gateway) {
+  // The embed page may be framed by any site (that is what it is for); the rest of the app may not.
+  const embedCsp = contentSecurityPolicy(gw.config).replace("frame-ancestors 'self'", "frame-ancestors *");
+  return new Elysia({ name: "exports" })
+    .use(gatesPlugin(gw))
+    .get("/feeds/*", ({ params, request }) =>
+      new Response(feed(gw, baseUrl(gw, request), params["*"]), { headers: { "content-type": RSS_TYPE, "cache-control": "public, max-age=300" } }), { gate: "public" })
+    .get("/badge/:file", ({ params }) => {
+      const m = /^(.+)\.svg$/i.exec(params.file);
+      if (!m) throw badRequest("invalid", "a badge is /badge/N0CALL.svg");
+      return new Response(badgeSvg(gw, decodeURIComponent(m[1]!)), { headers: { "content-type": SVG, "cache-control": "public, max-age=600" } });
+    }, { gate: "public" })
+    .get("/embed", () => serveIndex(embedCsp), { gate: "public" })
+    .get("/embed/qr.svg", async ({ query, request }) => {
+      const base = baseUrl(gw, request);
+      let target = `${base}/map`;
+      if (query.cache !== undefined) {
+        if (!/^[\w.:~-]{1,100}$/.test(query.cache)) throw badRequest("invalid", "cache is a cache id or gid");
+        target = `${base}/cache/${encodeURIComponent(query.cache)}`;
+      } else if (query.path !== undefined) {
+        if (!/^\/[\w./?=&%~:-]{0,200}$/.test(query.path) || query.path.startsWith("//")) throw badRequest("invalid", "path is a path on this instance, e.g. /cache/7");
+        target = base + query.path;
+      }
+      const svg = await QRCode.toString(target, { type: "svg", margin: 2, errorCorrectionLevel: "M" });
+      return new Response(svg, { headers: { "content-type": SVG, "cache-control": "public, max-age=3600" } });
+    }, { gate: "public" })
+    .post("/api/import/:source", ({ params, body, caller }) => importCatalog(gw, actorOf(caller), params.source, body), { gate: "actor" });
+}

@@ -1,0 +1,172 @@
+/**
+ * The versioned read API's shapes: explicit, stable mappings of the game and
+ * station registry. A field is added here only on purpose (docs/api.md
+ * "/api/v1"): never contact fields, e-mail, accounts or anything private.
+ */
+import { randomBytes } from "node:crypto";
+import { hashApiKey } from "../http/gates.ts";
+import type { Gateway } from "../gateway.ts";
+import { badRequest, notFound } from "../errors.ts";
+import { cacheDetail, cacheJson, filterSql, parseBox, parseFilters, type Box, type Cache, type CacheRow } from "../game/caches.ts";
+import { logbook, logJson, type Log, type LogRow } from "../game/logs.ts";
+import { baseCall, isCallsign } from "../callsign.ts";
+
+export interface V1Cache {
+  id: number | string;
+  gid: string;
+  code: string;
+  url: string;
+  name: string;
+  type: string;
+  size: string;
+  difficulty: number;
+  terrain: number;
+  lat: number;
+  lon: number;
+  status: string;
+  hint: string | null;
+  description: string | null;
+  ownerCall: string | null;
+  placedAt: number | null;
+  updatedAt: number;
+  origin: string;
+  finds: number;
+  favorites: number;
+  rating: { average: number | null; count: number };
+}
+
+export interface V1Log {
+  id: number | string;
+  gid: string;
+  cacheGid: string;
+  kind: string;
+  call: string | null;
+  text: string | null;
+  foundAt: number;
+  tier: string | null;
+  state: string;
+  igate: string | null;
+  distanceM: number | null;
+  origin: string;
+}
+
+export const v1Cache = (base: string, c: Cache): V1Cache => ({
+  id: c.id,
+  gid: c.gid,
+  code: c.code,
+  url: `${base}/cache/${encodeURIComponent(String(c.id))}`,
+  name: c.name,
+  type: c.type,
+  size: c.size,
+  difficulty: c.difficulty,
+  terrain: c.terrain,
+  lat: c.lat,
+  lon: c.lon,
+  status: c.status,
+  hint: c.hint,
+  description: c.unlisted ? null : c.description,
+  ownerCall: c.ownerCall,
+  placedAt: c.placedAt,
+  updatedAt: c.updatedAt,
+  origin: c.origin,
+  finds: c.finds,
+  favorites: c.favorites,
+  rating: c.rating,
+});
+
+export const v1Log = (l: Log): V1Log => ({
+  id: l.id,
+  gid: l.gid,
+  cacheGid: l.cacheGid,
+  kind: l.kind,
+  call: l.call,
+  text: l.text,
+  foundAt: l.foundAt,
+  tier: l.tier,
+  state: l.state,
+  igate: l.corroboration?.igate ?? null,
+  distanceM: l.corroboration?.distanceM ?? null,
+  origin: l.origin,
+});
+
+export const V1_MAX = 1000;
+
+/**
+ * Listed caches hidden on this instance, oldest id first, paged by `after`
+ * (the last id of the previous page). With `bbox` and the search filters.
+ */
+export function selectCaches(gw: Gateway, q: Record<string, string | undefined>, opts: { limit?: number; after?: number; max?: number } = {}): { rows: CacheRow[]; more: boolean } {
+  const max = opts.max ?? V1_MAX;
+  const limit = Math.min(Math.max(1, opts.limit ?? 100), max);
+  const f = parseFilters(q);
+  const flt = filterSql(f);
+  let geo = "";
+  const geoArgs: number[] = [];
+  if (q.bbox) {
+    const b: Box = parseBox(q.bbox);
+    geo = b.west <= b.east ? " AND c.lat BETWEEN ? AND ? AND c.lon BETWEEN ? AND ?" : " AND c.lat BETWEEN ? AND ? AND (c.lon >= ? OR c.lon <= ?)";
+    geoArgs.push(b.south, b.north, b.west, b.east);
+    // The map index narrows the search; the exact box is checked on the row.
+    geo += " AND c.id IN (SELECT id FROM caches_geo WHERE " + (b.west <= b.east ? "max_lat >= ? AND min_lat <= ? AND max_lon >= ? AND min_lon <= ?" : "max_lat >= ? AND min_lat <= ? AND (max_lon >= ? OR min_lon <= ?)") + ")";
+    geoArgs.push(b.south, b.north, b.west, b.east);
+  }
+  const rows = gw.db
+    .query(`SELECT c.* FROM caches c WHERE c.status IN ('active', 'disabled') AND c.unlisted = 0 AND c.id > ?${geo}${flt.sql} ORDER BY c.id LIMIT ?`)
+    .all(opts.after ?? 0, ...geoArgs, ...flt.args, limit + 1) as CacheRow[];
+  const more = rows.length > limit;
+  if (more) rows.pop();
+  return { rows, more };
+}
+
+export function listCaches(gw: Gateway, base: string, q: Record<string, string | undefined>, limit?: number, after?: number) {
+  const { rows, more } = selectCaches(gw, q, { limit, after });
+  return { caches: rows.map((r) => v1Cache(base, cacheJson(gw, r))), next: more ? rows[rows.length - 1]!.id : null };
+}
+
+export function getCache(gw: Gateway, base: string, id: string): V1Cache {
+  const c = cacheDetail(gw, id, null);
+  if (c.mirror && c.trust !== "trusted") throw notFound(`cache ${id}`);
+  return v1Cache(base, c);
+}
+
+export function cacheLogs(gw: Gateway, id: string, limit?: number): { logs: V1Log[] } {
+  return { logs: logbook(gw, id, null, { limit }).logs.map(v1Log) };
+}
+
+/** Logs on this instance, newest first: by a callsign (any SSID), since a time. */
+export function listFinds(gw: Gateway, q: { call?: string; since?: number; kind?: string; limit?: number; before?: number }): { finds: V1Log[]; next: number | null } {
+  const limit = Math.min(Math.max(1, q.limit ?? 100), V1_MAX);
+  const where = ["l.state = 'active'", "(c.id IS NULL OR (c.unlisted = 0 AND c.status <> 'draft'))"];
+  const args: Array<string | number> = [];
+  if (q.call !== undefined) {
+    if (!isCallsign(q.call)) throw badRequest("invalid", "call is a callsign");
+    where.push("l.base_call = ?");
+    args.push(baseCall(q.call));
+  }
+  if (q.kind !== undefined) {
+    if (!["find", "dnf", "note"].includes(q.kind)) throw badRequest("invalid", "kind is find, dnf or note");
+    where.push("l.kind = ?");
+    args.push(q.kind);
+  } else where.push("l.kind = 'find'");
+  if (q.since !== undefined) (where.push("l.found_at >= ?"), args.push(q.since));
+  if (q.before !== undefined) (where.push("l.id < ?"), args.push(q.before));
+  const rows = gw.db
+    .query(`SELECT l.* FROM logs l LEFT JOIN caches c ON c.id = l.cache_id WHERE ${where.join(" AND ")} ORDER BY l.id DESC LIMIT ?`)
+    .all(...args, limit + 1) as LogRow[];
+  const more = rows.length > limit;
+  if (more) rows.pop();
+  return { finds: rows.map((r) => v1Log(logJson(gw, r))), next: more ? rows[rows.length - 1]!.id : null };
+}
+
+// ---------------------------------------------------------------- API keys
+
+/** A new free API key: shown once; only its hash is stored. */
+export function issueApiKey(gw: Gateway, body: Record<string, unknown>): { key: string; id: number; label: string | null; limitPerMinute: number } {
+  for (const k of Object.keys(body)) if (k !== "label") throw badRequest("invalid", `unknown field "${k}" (label)`);
+  if (body.label !== undefined && body.label !== null && (typeof body.label !== "string" || body.label.length > 80)) throw badRequest("invalid", "label is text of at most 80 characters");
+  const key = "svc_" + randomBytes(32).toString("base64url");
+  const id = Number(
+    gw.db.query("INSERT INTO api_keys (key_hash, label, created_at) VALUES (?, ?, ?)").run(hashApiKey(key), (body.label as string | undefined)?.trim() || null, gw.clock.now()).lastInsertRowid,
+  );
+  return { key, id, label: (body.label as string | undefined)?.trim() || null, limitPerMinute: gw.config.rateLimitKeyPerMinute };
+}
