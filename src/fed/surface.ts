@@ -39,14 +39,30 @@ export function syncPage(gw: Gateway, type: string, cursor: Cursor): Uint8Array 
   const kind = syncKind(type);
   if (!instanceSigner(gw)) throw new AppError(404, "unsigned", "this instance has no signing key (FED_PRIVATE_KEY), so it serves no sync feeds and cannot be mirrored");
   const page = readFeed(gw, RECORD_TYPES[kind], cursor.since, cursor.limit);
-  return encodePage({
-    frames: page.rows.filter((r) => r.frame).map((r) => r.frame!),
-    next: page.next,
-    more: page.more,
-    type: RECORD_TYPES[kind],
-    instance: gw.config.instance,
-  });
+  // Stop early rather than build a page a receiver would refuse: `next` is then
+  // the last frame sent, and `more` says to come back.
+  const frames: Uint8Array[] = [];
+  let next = page.next;
+  let more = page.more;
+  let bytes = 0;
+  let last = cursor.since;
+  for (const r of page.rows) {
+    if (r.frame) {
+      if (frames.length > 0 && bytes + r.frame.length > SYNC_PAGE_BYTES) {
+        next = last;
+        more = true;
+        break;
+      }
+      frames.push(r.frame);
+      bytes += r.frame.length;
+    }
+    last = r.seq;
+  }
+  return encodePage({ frames, next, more, type: RECORD_TYPES[kind], instance: gw.config.instance });
 }
+
+/** The most frame bytes one sync page carries (receivers take pages up to MAX_PAGE_BYTES). */
+export const SYNC_PAGE_BYTES = 8 * 1024 * 1024;
 
 /** The JSON browse feeds by URL name. */
 export const BROWSE_FEEDS: Record<string, SyncKind> = {

@@ -111,6 +111,28 @@ describe("the sync surface", () => {
     expect(unlisted.body.unlisted).toBe(true);
   });
 
+  test("a page stops at 8 MiB of frames and says there is more", async () => {
+    const big = (i: number) => cacheToWire({ ...cache(`Big ${i}`), description: "d".repeat(20_000) });
+    const g = await startInProcess({ INSTANCE: "gwbig", FED_PRIVATE_KEY: generateKeyPair().privateKey });
+    try {
+      g.gw.db.transaction(() => {
+        for (let i = 1; i <= 450; i++) publishRecord(g.gw, "cache", i, big(i));
+      })();
+      const first = await pull(g, "cache", 0, 10_000);
+      const size = first.frames.reduce((n, f) => n + f.length, 0);
+      expect(first.more).toBe(true);
+      expect(size).toBeLessThanOrEqual(8 * 1024 * 1024);
+      expect(first.frames.length).toBeGreaterThan(350);
+      const second = await pull(g, "cache", first.next, 10_000);
+      expect(second.more).toBe(false);
+      expect(first.frames.length + second.frames.length).toBe(450);
+      const gids = [...first.frames, ...second.frames].map((f) => decodePayload(decodeFrame(f).payload).gid);
+      expect(new Set(gids).size).toBe(450);
+    } finally {
+      await g.stop();
+    }
+  });
+
   test("bad cursors and unknown feeds are 4xx in the error shape", async () => {
     for (const q of ["since=-1", "since=abc", "limit=0", "limit=10001", "limit=1.5"]) {
       const res = await A.get(`/federation/sync/cache?${q}`);
