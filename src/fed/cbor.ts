@@ -103,8 +103,7 @@ const utf8Encoder = new TextEncoder();
 
 const SHORT_TEXT = 48;
 const TEXT_CACHE_SIZE = 1024;
-const textCacheBytes: Array<Uint8Array | undefined> = new Array(TEXT_CACHE_SIZE);
-const textCacheStrings: Array<string | undefined> = new Array(TEXT_CACHE_SIZE);
+const textCache: Array<string | undefined> = new Array(TEXT_CACHE_SIZE);
 
 /** Decodes exactly-canonical CBOR; throws CborError for anything else. */
 export function decodeCbor(bytes: Uint8Array, limits: DecodeOptions = {}): CborValue {
@@ -267,20 +266,25 @@ class Decoder {
     const p = this.pos;
     this.pos += len;
     if (len > SHORT_TEXT) return this.utf8(p, len, start);
-    // Short text (every map key, many values) repeats from record to record:
-    // hand back the same string object, already hashed for use as a key.
+    // Short ASCII text (every map key, many values) repeats from record to
+    // record: hand back the same string object, already hashed for use as a key.
     let h = len;
-    for (let i = p; i < p + len; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+    let high = 0;
+    for (let i = p; i < p + len; i++) {
+      const c = b[i]!;
+      high |= c;
+      h = Math.imul(h ^ c, 0x01000193);
+    }
+    if (high >= 0x80) return this.utf8(p, len, start);
     const slot = (h >>> 0) & (TEXT_CACHE_SIZE - 1);
-    const cached = textCacheBytes[slot];
+    const cached = textCache[slot];
     if (cached !== undefined && cached.length === len) {
       let i = 0;
-      while (i < len && cached[i] === b[p + i]) i++;
-      if (i === len) return textCacheStrings[slot]!;
+      while (i < len && cached.charCodeAt(i) === b[p + i]) i++;
+      if (i === len) return cached;
     }
     const s = this.utf8(p, len, start);
-    textCacheBytes[slot] = b.slice(p, p + len);
-    textCacheStrings[slot] = s;
+    textCache[slot] = s;
     return s;
   }
 
