@@ -11,6 +11,10 @@ import { DecodePage } from "./pages/decode.tsx";
 import { StationPage } from "./pages/station.tsx";
 import { AccountPage } from "./pages/account.tsx";
 import { EmailLinkPage } from "./account/signin.tsx";
+import { CachePage } from "./pages/cache.tsx";
+import { HidePage } from "./pages/hide.tsx";
+import { ActivityPage, LeaderboardPage, ProfilePage, SupportPage } from "./pages/game.tsx";
+import { EmbedPage } from "./pages/embed.tsx";
 
 function Header() {
   const { path } = useLocation();
@@ -37,6 +41,8 @@ function Header() {
 }
 
 export function App() {
+  // The embeddable map stands alone: no header, no navigation.
+  if (typeof location !== "undefined" && location.pathname === "/embed") return <EmbedPage />;
   return (
     <LocationProvider>
       <Header />
@@ -50,6 +56,12 @@ export function App() {
           <Route path="/station/:call" component={StationPage} />
           <Route path="/account" component={AccountPage} />
           <Route path="/signin/email" component={EmailLinkPage} />
+          <Route path="/cache/:id" component={CachePage} />
+          <Route path="/hide" component={HidePage} />
+          <Route path="/leaderboard" component={LeaderboardPage} />
+          <Route path="/activity" component={ActivityPage} />
+          <Route path="/profile/:call" component={ProfilePage} />
+          <Route path="/support" component={SupportPage} />
           <Route default component={NotFound} />
         </Router>
       </main>

@@ -6,6 +6,9 @@ export interface NavItem {
 
 export const NAV: NavItem[] = [
   { href: "/map", label: "Map" },
+  { href: "/hide", label: "Hide" },
+  { href: "/activity", label: "Activity" },
+  { href: "/leaderboard", label: "Leaderboard" },
   { href: "/decode", label: "Decode" },
   { href: "/about", label: "About" },
   { href: "/account", label: "Account" },

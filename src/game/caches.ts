@@ -12,6 +12,7 @@ import { accountGid, localGid, publishRecord } from "../fed/feed.ts";
 import { mirroredCache, mirroredCachesInBox, type MirroredCache } from "../fed/mirror.ts";
 import { parseGid } from "../fed/record.ts";
 import { publicIdOf, verifiedHolder } from "../accounts/users.ts";
+import { listLivingCaches, type LivingCache } from "../stations/living-caches.ts";
 import {
   bool,
   CACHE_SIZES,
@@ -83,6 +84,8 @@ export interface Cache {
   mirror: boolean;
   /** mirrored caches: the origin's trust tier */
   trust?: "trusted" | "unvetted";
+  /** a living cache: the station whose beacon is the cache's position */
+  station?: string;
   /** catalog imports: where from, and the placer named there */
   source?: string;
   placedBy?: string;
@@ -454,6 +457,42 @@ export function filterSql(f: CacheFilters): { sql: string; args: Array<string | 
   return { sql: where.length ? " AND " + where.join(" AND ") : "", args };
 }
 
+/** A living cache (issue 5's stations) as a map entry: its id is `living-<station id>`, its page the station's. */
+export function livingJson(gw: Gateway, l: LivingCache): Cache {
+  return {
+    id: `living-${l.stationId}`,
+    gid: `${gw.config.instance}:living:${l.stationId}`,
+    code: l.call,
+    name: l.name,
+    type: "living",
+    size: "other",
+    difficulty: 1,
+    terrain: 1,
+    lat: l.lat,
+    lon: l.lon,
+    status: "active",
+    unlisted: false,
+    hint: null,
+    description: null,
+    ownerCall: l.call,
+    placedAt: l.createdAt,
+    updatedAt: l.positionAt ?? l.createdAt,
+    origin: gw.config.instance,
+    mirror: false,
+    station: l.call,
+    finds: 0,
+    favorites: 0,
+    rating: { average: null, count: 0 },
+  };
+}
+
+/** Living caches are shown while their station was heard within a day (or has a fixed position). */
+export const LIVING_MAX_AGE_MS = 24 * 3_600_000;
+
+function livingMatches(f: CacheFilters): boolean {
+  return !f.q && !f.sizes && !f.difficulty && !f.terrain && !f.owner && (!f.types || f.types.includes("living"));
+}
+
 function mirrorMatches(m: MirroredCache, f: CacheFilters): boolean {
   if (f.q && !`${m.name} ${m.ownerCall ?? ""} ${m.description ?? ""}`.toLowerCase().includes(f.q)) return false;
   if (f.types && !f.types.includes(m.type)) return false;
@@ -497,12 +536,16 @@ export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; inclu
   const geo = geoSql(box);
   const flt = filterSql(f);
   const join = hasFilters(f) ? " JOIN caches c ON c.id = g.id" : "";
-  const mirrors = mirroredCachesInBox(gw, { south: box.south, north: box.north, west: box.west, east: box.east }, { includeUnvetted: opts.includeUnvetted, limit: 20_000 }).filter((m) => mirrorMatches(m, f));
+  const mirrored = mirroredCachesInBox(gw, { south: box.south, north: box.north, west: box.west, east: box.east }, { includeUnvetted: opts.includeUnvetted, limit: 20_000 })
+    .filter((m) => mirrorMatches(m, f))
+    .map((m) => mirrorJson(gw, m));
+  const living = livingMatches(f) ? listLivingCaches(gw, { bbox: box, maxAgeMs: LIVING_MAX_AGE_MS }).map((l) => livingJson(gw, l)) : [];
+  const mirrors = [...mirrored, ...living];
   const count = (gw.db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM caches_geo g${join} WHERE ${geo.sql}${flt.sql} LIMIT ?)`).get(...geo.args, ...flt.args, limit + 1) as { n: number }).n;
   if (count + mirrors.length <= limit) {
     const ex = exactSql(box);
     const rows = gw.db.query(`SELECT c.* FROM caches_geo g JOIN caches c ON c.id = g.id WHERE ${geo.sql}${ex.sql}${flt.sql}`).all(...geo.args, ...ex.args, ...flt.args) as CacheRow[];
-    const caches = [...rows.map((r) => cacheJson(gw, r)), ...mirrors.map((m) => mirrorJson(gw, m))];
+    const caches = [...rows.map((r) => cacheJson(gw, r)), ...mirrors];
     return { clustered: false, caches, clusters: [], total: caches.length };
   }
   const cell = Math.max(lonSpan(box), box.north - box.south, 1e-6) / CLUSTER_CELLS;
@@ -601,4 +644,15 @@ export function upsertCatalogCache(gw: Gateway, source: string, ownerId: number 
     .run(c.name, c.type, c.size, c.difficulty, c.terrain, c.lat, c.lon, c.status, c.hint, c.description, c.placedAt, c.placedBy, search, now, cur.id);
   bump(gw);
   return "updated";
+}
+
+/** Marks the caches a signed-in user has found (`found: true`), for their map. */
+export function markFound<T extends Cache>(gw: Gateway, userId: number, caches: T[]): Array<T & { found?: boolean }> {
+  if (!caches.length) return caches;
+  const found = new Set(
+    (gw.db
+      .query("SELECT cache_gid AS g FROM logs WHERE user_id = ? AND kind = 'find' AND state = 'active' AND cache_gid IN (SELECT value FROM json_each(?))")
+      .all(userId, JSON.stringify(caches.map((c) => c.gid))) as Array<{ g: string }>).map((r) => r.g),
+  );
+  return caches.map((c) => (found.has(c.gid) ? { ...c, found: true } : c));
 }

@@ -8,8 +8,9 @@ import { gatesPlugin, type Caller } from "../http/gates.ts";
 import { badRequest } from "../errors.ts";
 import { intParam } from "../stations/routes.ts";
 import { setFindIngest } from "../stations/ingest-batch.ts";
-import { actorOf, type Actor } from "./model.ts";
-import { cacheDetail, cachesInBox, hideCache, parseBox, parseFilters, updateCache } from "./caches.ts";
+import { actorOf, callsign, type Actor } from "./model.ts";
+import { baseCall } from "../callsign.ts";
+import { cacheDetail, cachesInBox, hideCache, markFound, parseBox, parseFilters, updateCache } from "./caches.ts";
 import { deleteLog, ingestFinds, logbook, logOnCache } from "./logs.ts";
 import { onPosition } from "./corroborate.ts";
 import { favoriteCache, myCacheState, rateCache, watchCache } from "./social.ts";
@@ -48,9 +49,10 @@ export function gameRoutes(gw: Gateway) {
   setFindIngest(gw, (g, finds, ctx) => ingestFinds(g, finds, ctx));
   return new Elysia({ name: "game" })
     .use(gatesPlugin(gw))
-    .get("/api/caches", ({ query }) => {
+    .get("/api/caches", ({ query, caller }) => {
       if (!query.bbox) throw badRequest("bad_bbox", "bbox is required: minLon,minLat,maxLon,maxLat");
-      return cachesInBox(gw, parseBox(query.bbox), { limit: intParam(query.limit, "limit"), includeUnvetted: flag(query.unvetted), filters: parseFilters(query) });
+      const a = cachesInBox(gw, parseBox(query.bbox), { limit: intParam(query.limit, "limit"), includeUnvetted: flag(query.unvetted), filters: parseFilters(query) });
+      return caller.user ? { ...a, caches: markFound(gw, caller.user.id, a.caches) } : a;
     }, { gate: "public" })
     .post("/api/caches", ({ body, caller, set }) => {
       set.status = 201;
@@ -110,6 +112,7 @@ export function gameRoutes(gw: Gateway) {
     }, { gate: "session", rateLimit: "auth" })
     .get("/api/search", ({ query }) => search(gw, query, intParam(query.limit, "limit")), { gate: "public" })
     .get("/api/leaderboard", ({ query }) => leaderboard(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), { gate: "public" })
-    .get("/api/activity", ({ query }) => activity(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), { gate: "public" })
+    .get("/api/activity", ({ query }) =>
+      activity(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit"), call: query.call ? baseCall(callsign(query.call, "call")) : undefined }), { gate: "public" })
     .get("/api/corroborators", ({ query }) => corroborators(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), { gate: "public" });
 }

@@ -220,6 +220,18 @@ describe("the map query", () => {
   });
 });
 
+describe("living caches", () => {
+  test("a station that is a cache (issue 5's /api/me/cache) shows on the cache map at its beacon", async () => {
+    const op = signedInUser(g.gw, "N0LIV-7", { verified: true });
+    const r = await g.post("/api/me/cache", { name: "Rover" }, { headers: { cookie: op.cookie } });
+    expect(r.status).toBeLessThan(300);
+    await g.post("/ingest", { packets: ["N0LIV-7>APRS,WIDE1-1,qAR,DB0IG-10:!4530.00N/00730.00E["] }, { headers: { "x-ingest-secret": INGEST } });
+    const map = await json(await g.get("/api/caches?bbox=7,45,8,46"));
+    expect(map.caches).toEqual([expect.objectContaining({ type: "living", name: "Rover", station: "N0LIV-7", lat: 45.5, lon: 7.5 })]);
+    expect((await json(await g.get("/api/caches?bbox=7,45,8,46&type=multi"))).caches).toEqual([]);
+  });
+});
+
 describe("mirrored caches of other instances", () => {
   test("trusted peers are shown, unvetted hidden unless asked for, blocked never", async () => {
     const peers = { gwt: "trusted", gwu: "unvetted", gwb: "blocked" } as const;

@@ -4,6 +4,7 @@ import "leaflet/dist/leaflet.css";
 import { clientConfig } from "../api.ts";
 import { addBaseLayer } from "../map/basemap.ts";
 import { stationLayer } from "../stations/layer.ts";
+import { cacheLayer } from "../game/layer.ts";
 import { addSaveViewControl, initialView } from "../map/view.ts";
 
 export function MapPage() {
@@ -19,9 +20,11 @@ export function MapPage() {
       if (!cancelled) addBaseLayer(map, cfg.tileUrl, cfg.tileAttribution, setOffline);
     });
     const stopStations = stationLayer(map, (call) => location.assign(`/station/${encodeURIComponent(call)}`));
+    const stopCaches = cacheLayer(map);
     return () => {
       cancelled = true;
       stopStations();
+      stopCaches();
       map.remove();
     };
   }, []);
@@ -35,6 +38,7 @@ export function MapPage() {
         </div>
       )}
       <div ref={el} class="map" data-testid="map" />
+      <a class="button primary map-hide" href="/hide">Hide a cache</a>
     </section>
   );
 }

@@ -1,0 +1,247 @@
+/**
+ * A cache's page: description, the hint (ROT13, decoded on demand), logs and
+ * the log form, the gallery, audio stages, rating, favorite and watch.
+ */
+import { useState } from "preact/hooks";
+import { api, ApiError } from "../api.ts";
+import { useLoad } from "../hooks.ts";
+import { loadAccount, formatDate } from "../account/session.ts";
+
+interface Cache {
+  id: number | string;
+  gid: string;
+  code: string;
+  name: string;
+  type: string;
+  size: string;
+  difficulty: number;
+  terrain: number;
+  lat: number;
+  lon: number;
+  status: string;
+  unlisted: boolean;
+  hint: string | null;
+  description: string | null;
+  ownerCall: string | null;
+  placedAt: number | null;
+  origin: string;
+  mirror: boolean;
+  placedBy?: string;
+  finds: number;
+  favorites: number;
+  rating: { average: number | null; count: number };
+  contact?: { email?: string; phone?: string; note?: string } | null;
+  mine?: boolean;
+  my?: { stars: number | null; favorite: boolean; watch: boolean; found: boolean };
+}
+interface Log { id: number | string; kind: string; call: string | null; text: string | null; foundAt: number; tier: string | null; state: string; origin: string; corroboration: { igate: string | null; distanceM: number | null } | null }
+interface Media { id: number; type: string; caption: string | null; url: string; by: string | null }
+interface Stage { n: number; title: string; question?: string; audio?: string | null; unlocked: boolean; content?: string }
+
+/** ROT13, as geocaching hints are traditionally shown. */
+export const rot13 = (s: string) => s.replace(/[a-z]/gi, (c) => String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c <= "Z" ? 65 : 97)));
+
+const TIER: Record<string, string> = { a: "RF-verified", b: "verified callsign", c: "claimed" };
+const KIND: Record<string, string> = { find: "Found it", dnf: "Didn't find it", note: "Note" };
+
+function Hint({ hint }: { hint: string }) {
+  const [clear, setClear] = useState(false);
+  return (
+    <div class="hint">
+      <h2>Hint</h2>
+      <p data-testid="hint">{clear ? hint : rot13(hint)}</p>
+      <button onClick={() => setClear(!clear)}>{clear ? "Encode" : "Decode"}</button>
+    </div>
+  );
+}
+
+function LogForm({ id, onDone }: { id: string; onDone: () => void }) {
+  const [kind, setKind] = useState("find");
+  const [text, setText] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      await api(`/api/caches/${encodeURIComponent(id)}/logs`, { method: "POST", json: { kind, text: text || undefined } });
+      setText("");
+      onDone();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <form class="card log-form" onSubmit={submit}>
+      <h2>Log your visit</h2>
+      <label for="log-kind">Type</label>
+      <select id="log-kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
+        <option value="find">Found it</option>
+        <option value="dnf">Didn't find it</option>
+        <option value="note">Note</option>
+      </select>
+      <label for="log-text">Log</label>
+      <textarea id="log-text" rows={3} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />
+      <p>
+        <button class="primary" type="submit">Post log</button>
+      </p>
+      {error && <p class="error" role="alert">{error}</p>}
+    </form>
+  );
+}
+
+function Gallery({ id, canUpload }: { id: number; canUpload: boolean }) {
+  const [n, setN] = useState(0);
+  const media = useLoad(() => api<{ media: Media[] }>(`/api/caches/${id}/media`), [id, n]);
+  const [error, setError] = useState<string | null>(null);
+  const upload = async (e: Event) => {
+    const f = (e.target as HTMLInputElement).files?.[0];
+    if (!f) return;
+    setError(null);
+    try {
+      await api(`/api/caches/${id}/media?caption=${encodeURIComponent(f.name)}`, { method: "POST", body: f, headers: { "content-type": f.type } });
+      setN(n + 1);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  const images = (media.data?.media ?? []).filter((m) => m.type.startsWith("image/"));
+  if (!images.length && !canUpload) return null;
+  return (
+    <section>
+      <h2>Gallery</h2>
+      <div class="gallery">
+        {images.map((m) => (
+          <figure>
+            <img src={m.url} alt={m.caption ?? "photo"} loading="lazy" />
+            <figcaption>{m.caption} {m.by && <span class="muted">· {m.by}</span>}</figcaption>
+          </figure>
+        ))}
+      </div>
+      {canUpload && (
+        <label class="check">
+          Add a photo <input type="file" accept="image/jpeg,image/png,image/webp,image/gif" onChange={upload} />
+        </label>
+      )}
+      {error && <p class="error">{error}</p>}
+    </section>
+  );
+}
+
+function Stages({ id, signedIn }: { id: number; signedIn: boolean }) {
+  const [n, setN] = useState(0);
+  const st = useLoad(() => api<{ stages: Stage[]; next: number | null }>(`/api/caches/${id}/stages`), [id, n]);
+  const [answer, setAnswer] = useState("");
+  const [msg, setMsg] = useState<string | null>(null);
+  if (!st.data?.stages.length) return null;
+  const unlock = async (e: Event, stage: number) => {
+    e.preventDefault();
+    setMsg(null);
+    try {
+      await api(`/api/caches/${id}/stages/${stage}/unlock`, { method: "POST", json: { answer } });
+      setAnswer("");
+      setN(n + 1);
+    } catch (err) {
+      setMsg(err instanceof ApiError && err.code === "wrong_answer" ? "Not the answer, try again." : (err as Error).message);
+    }
+  };
+  return (
+    <section>
+      <h2>Stages</h2>
+      <ol class="stages">
+        {st.data.stages.map((s) => (
+          <li data-testid={`stage-${s.n}`}>
+            <b>{s.title}</b> {s.unlocked ? <span class="tag">unlocked</span> : null}
+            {s.question && <p>{s.question}</p>}
+            {s.audio && <audio controls src={s.audio} />}
+            {s.content && <p class="stage-content">{s.content}</p>}
+            {!s.unlocked && s.question && signedIn && st.data!.next === s.n && (
+              <form class="inline" onSubmit={(e) => unlock(e, s.n)}>
+                <input aria-label={`answer for stage ${s.n}`} value={answer} onInput={(e) => setAnswer((e.target as HTMLInputElement).value)} />
+                <button type="submit">Unlock</button>
+              </form>
+            )}
+          </li>
+        ))}
+      </ol>
+      {msg && <p class="error" role="alert">{msg}</p>}
+    </section>
+  );
+}
+
+function Actions({ c, reload }: { c: Cache; reload: () => void }) {
+  const my = c.my!;
+  const post = async (path: string, json: unknown) => {
+    await api(`/api/caches/${c.id}/${path}`, { method: "POST", json });
+    reload();
+  };
+  return (
+    <div class="actions" data-testid="cache-actions">
+      <button onClick={() => post("watch", { watch: !my.watch })}>{my.watch ? "Unwatch" : "Watch"}</button>
+      {my.found && <button onClick={() => post("favorite", { favorite: !my.favorite })}>{my.favorite ? "★ Favorite" : "☆ Favorite"}</button>}
+      {my.found && (
+        <label class="check">
+          Your rating
+          <select aria-label="your rating" value={my.stars ?? ""} onChange={(e) => post("rate", { stars: Number((e.target as HTMLSelectElement).value) || null })}>
+            <option value="">–</option>
+            {[1, 2, 3, 4, 5].map((s) => (
+              <option value={s}>{"★".repeat(s)}</option>
+            ))}
+          </select>
+        </label>
+      )}
+    </div>
+  );
+}
+
+export function CachePage({ id }: { id: string }) {
+  const [n, setN] = useState(0);
+  const reload = () => setN(n + 1);
+  const cache = useLoad(() => api<Cache>(`/api/caches/${encodeURIComponent(id)}`), [id, n]);
+  const logs = useLoad(() => api<{ logs: Log[] }>(`/api/caches/${encodeURIComponent(id)}/logs`), [id, n]);
+  const account = useLoad(loadAccount, []);
+  if (cache.error) return <section class="page"><h1>Cache not found</h1><p class="error">{cache.error.message}</p></section>;
+  const c = cache.data;
+  if (!c) return <section class="page"><p class="muted">Loading…</p></section>;
+  const signedIn = !!account.data;
+  const native = typeof c.id === "number";
+  return (
+    <section class="page cache-page">
+      <div class="page-head">
+        <h1>{c.name}</h1>
+        <span class="tag">{c.status}</span>
+      </div>
+      <p class="muted" data-testid="cache-facts">
+        {c.code} · {c.type} · {c.size} · D{c.difficulty}/T{c.terrain} · by{" "}
+        {c.ownerCall ? <a href={`/profile/${c.ownerCall.split("-")[0]}`}>{c.ownerCall}</a> : c.placedBy ?? "?"} · {c.lat.toFixed(5)}, {c.lon.toFixed(5)}
+        {c.mirror && <> · from {c.origin}</>}
+      </p>
+      <p>
+        {c.finds} {c.finds === 1 ? "find" : "finds"} · {c.favorites} favorites · rating {c.rating.average ?? "–"} ({c.rating.count})
+      </p>
+      {signedIn && native && c.my && <Actions c={c} reload={reload} />}
+      {c.description && <p class="description">{c.description}</p>}
+      {c.hint && <Hint hint={c.hint} />}
+      {c.contact && (c.contact.email || c.contact.phone || c.contact.note) && (
+        <p class="muted">Owner contact (shown to signed-in users here only): {[c.contact.email, c.contact.phone, c.contact.note].filter(Boolean).join(" · ")}</p>
+      )}
+      {native && <Stages id={c.id as number} signedIn={signedIn} />}
+      {native && <Gallery id={c.id as number} canUpload={signedIn} />}
+      {signedIn ? c.status !== "draft" && <LogForm id={String(c.id)} onDone={reload} /> : <p><a href="/account">Sign in</a> to log your visit.</p>}
+      <h2>Logs</h2>
+      <ul class="logs" data-testid="logs">
+        {(logs.data?.logs ?? []).map((l) => (
+          <li>
+            <b>{KIND[l.kind] ?? l.kind}</b> {l.call ?? <i>withdrawn</i>} <span class="muted">{formatDate(l.foundAt)}</span>{" "}
+            {l.kind === "find" && l.tier && <span class={`tier tier-${l.tier}`} title={TIER[l.tier]}>{l.tier === "a" ? `RF-verified${l.corroboration?.igate ? ` via ${l.corroboration.igate}` : ""}` : TIER[l.tier]}</span>}
+            {l.text && <p>{l.text}</p>}
+          </li>
+        ))}
+      </ul>
+      {native && (
+        <p class="muted">
+          <img class="qr" src={`/embed/qr.svg?cache=${c.id}`} alt="QR code of this page" width={96} height={96} />
+        </p>
+      )}
+    </section>
+  );
+}

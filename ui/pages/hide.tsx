@@ -1,0 +1,125 @@
+/** Hide a cache: the form, with a map to pick the spot (click, or type the coordinates). */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import L from "leaflet";
+import "leaflet/dist/leaflet.css";
+import { api, clientConfig } from "../api.ts";
+import { useLoad } from "../hooks.ts";
+import { loadAccount } from "../account/session.ts";
+import { addBaseLayer } from "../map/basemap.ts";
+
+const TYPES = ["traditional", "multi", "mystery", "letterbox", "virtual", "event", "audio", "earth", "webcam", "other"];
+const SIZES = ["micro", "small", "regular", "large", "other", "none"];
+const STEPS = [1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5];
+
+export function HidePage() {
+  const account = useLoad(loadAccount, []);
+  const { route } = useLocation();
+  const el = useRef<HTMLDivElement>(null);
+  const mapRef = useRef<{ map: L.Map; marker: L.Marker | null } | null>(null);
+  const [f, setF] = useState({ name: "", type: "traditional", size: "small", difficulty: "1.5", terrain: "1.5", lat: "", lon: "", hint: "", description: "", unlisted: false, email: "" });
+  const [error, setError] = useState<string | null>(null);
+  const set = (k: keyof typeof f) => (e: Event) => {
+    const t = e.target as HTMLInputElement;
+    setF((s) => ({ ...s, [k]: t.type === "checkbox" ? t.checked : t.value }));
+  };
+
+  useEffect(() => {
+    if (!el.current) return;
+    const map = L.map(el.current, { worldCopyJump: true }).setView([30, 0], 2);
+    mapRef.current = { map, marker: null };
+    clientConfig().then((cfg) => addBaseLayer(map, cfg.tileUrl, cfg.tileAttribution, () => {}));
+    map.on("click", (e: L.LeafletMouseEvent) => {
+      const p = e.latlng.wrap();
+      setF((s) => ({ ...s, lat: p.lat.toFixed(6), lon: p.lng.toFixed(6) }));
+    });
+    return () => map.remove();
+  }, [account.data]);
+
+  // The marker follows the coordinates, typed or picked.
+  useEffect(() => {
+    const m = mapRef.current;
+    const lat = Number(f.lat);
+    const lon = Number(f.lon);
+    if (!m || f.lat === "" || f.lon === "" || !Number.isFinite(lat) || !Number.isFinite(lon)) return;
+    if (m.marker) m.marker.setLatLng([lat, lon]);
+    else m.marker = L.marker([lat, lon], { title: "your cache" }).addTo(m.map);
+  }, [f.lat, f.lon]);
+
+  if (account.loading) return <section class="page"><p class="muted">Loading…</p></section>;
+  if (!account.data) return <section class="page"><h1>Hide a cache</h1><p><a href="/account">Sign in</a> first: a cache is hidden under your callsign.</p></section>;
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const c = await api<{ id: number }>("/api/caches", {
+        method: "POST",
+        json: {
+          name: f.name,
+          type: f.type,
+          size: f.size,
+          difficulty: Number(f.difficulty),
+          terrain: Number(f.terrain),
+          lat: Number(f.lat),
+          lon: Number(f.lon),
+          hint: f.hint || undefined,
+          description: f.description || undefined,
+          unlisted: f.unlisted,
+          contact: f.email ? { email: f.email } : undefined,
+        },
+      });
+      route(`/cache/${c.id}`);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <section class="page">
+      <h1>Hide a cache</h1>
+      <p class="muted">Hidden as {account.data.call ?? "(choose a callsign on your account page first)"}. Click the map to place it.</p>
+      <div ref={el} class="map picker" data-testid="picker" />
+      <form onSubmit={submit} class="hide-form">
+        <label for="c-name">Name</label>
+        <input id="c-name" required maxLength={100} value={f.name} onInput={set("name")} />
+        <div class="row">
+          <span>
+            <label for="c-lat">Latitude</label>
+            <input id="c-lat" required inputMode="decimal" value={f.lat} onInput={set("lat")} />
+          </span>
+          <span>
+            <label for="c-lon">Longitude</label>
+            <input id="c-lon" required inputMode="decimal" value={f.lon} onInput={set("lon")} />
+          </span>
+        </div>
+        <div class="row">
+          <span>
+            <label for="c-type">Type</label>
+            <select id="c-type" value={f.type} onChange={set("type")}>{TYPES.map((t) => <option value={t}>{t}</option>)}</select>
+          </span>
+          <span>
+            <label for="c-size">Size</label>
+            <select id="c-size" value={f.size} onChange={set("size")}>{SIZES.map((t) => <option value={t}>{t}</option>)}</select>
+          </span>
+          <span>
+            <label for="c-d">Difficulty</label>
+            <select id="c-d" value={f.difficulty} onChange={set("difficulty")}>{STEPS.map((t) => <option value={t}>{t}</option>)}</select>
+          </span>
+          <span>
+            <label for="c-t">Terrain</label>
+            <select id="c-t" value={f.terrain} onChange={set("terrain")}>{STEPS.map((t) => <option value={t}>{t}</option>)}</select>
+          </span>
+        </div>
+        <label for="c-desc">Description</label>
+        <textarea id="c-desc" rows={5} value={f.description} onInput={set("description")} />
+        <label for="c-hint">Hint (shown encoded)</label>
+        <input id="c-hint" value={f.hint} onInput={set("hint")} />
+        <label for="c-email">Contact e-mail (only signed-in users of this instance see it; never shared)</label>
+        <input id="c-email" type="email" value={f.email} onInput={set("email")} />
+        <label class="check"><input type="checkbox" checked={f.unlisted} onChange={set("unlisted")} /> Unlisted (only people with the link find it)</label>
+        <p><button class="primary" type="submit">Hide it</button></p>
+        {error && <p class="error" role="alert">{error}</p>}
+      </form>
+    </section>
+  );
+}
