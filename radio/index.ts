@@ -13,6 +13,7 @@ export * from "./airtime.ts";
 export * from "./link.ts";
 export * from "./station.ts";
 export * from "./sim.ts";
+export * from "./circuit.ts";
 export * from "./port/kiss-port.ts";
 export * from "./port/config.ts";
 export * from "./port/open.ts";

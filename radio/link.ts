@@ -13,6 +13,7 @@ import type { Ax25Address } from "./address.ts";
 import { formatAddress } from "./address.ts";
 import { airtimeMs, type AirEstimator } from "./airtime.ts";
 import type { Clock, TimerHandle } from "./clock.ts";
+import type { Circuit } from "./circuit.ts";
 import { PID_NONE, type Ax25Frame, type Digipeater, type FrameType } from "./frame.ts";
 
 export interface LinkParams {
@@ -104,9 +105,15 @@ const enum S {
 }
 
 const EMPTY = new Uint8Array(0);
+/** One I frame's worth of data and the layer-3 protocol it carries. */
+interface Segment {
+  data: Uint8Array;
+  pid: number;
+}
 const mod8 = (n: number) => ((n % 8) + 8) % 8;
 
-export class Ax25Link {
+export class Ax25Link implements Circuit {
+  readonly kind = "ax25" as const;
   private s = S.Disconnected;
   private vs = 0;
   private va = 0;
@@ -129,13 +136,13 @@ export class Ax25Link {
   private t2: TimerHandle | null = null;
   private t3: TimerHandle | null = null;
   /** segments not yet sent (or pushed back for retransmission) */
-  private queue: Uint8Array[] = [];
+  private queue: Segment[] = [];
   /** sent at least once and not yet acknowledged, in N(S) order from V(A) */
-  private unacked: Uint8Array[] = [];
+  private unacked: Segment[] = [];
   /** how many of `unacked` are in flight since the last retransmission point: V(S) = V(A) + inFlight */
   private inFlight = 0;
-  private inbox: Uint8Array[] = [];
-  private dataListeners = new Set<(d: Uint8Array) => void>();
+  private inbox: Segment[] = [];
+  private dataListeners = new Set<(d: Uint8Array, pid: number) => void>();
   private stateListeners = new Set<(s: LinkState, reason?: CloseReason) => void>();
   private drainWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private closeReason: CloseReason | null = null;
@@ -202,25 +209,34 @@ export class Ax25Link {
   /** Bytes queued or sent and not yet acknowledged. */
   get pending(): number {
     let n = 0;
-    for (const q of this.queue) n += q.length;
-    for (const q of this.unacked) n += q.length;
+    for (const q of this.queue) n += q.data.length;
+    for (const q of this.unacked) n += q.data.length;
     return n;
   }
 
-  /** Queues data; it is split into I frames of at most paclen bytes. */
-  send(data: Uint8Array | string): void {
+  /**
+   * Queues data; it is split into I frames of at most paclen bytes, each
+   * carrying `pid` (default 0xF0, no layer 3; 0xCF for NET/ROM packets, which
+   * must then fit one frame each).
+   */
+  send(data: Uint8Array | string, opts: { pid?: number } = {}): void {
     if (this.s === S.Disconnected || this.s === S.AwaitingRelease) throw new LinkError(this.closeReason ?? "local", `the link to ${this.peer} is not connected`);
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-    for (let i = 0; i < bytes.length; i += this.params.paclen) this.queue.push(bytes.slice(i, i + this.params.paclen));
+    const pid = opts.pid ?? PID_NONE;
+    for (let i = 0; i < bytes.length; i += this.params.paclen) this.queue.push({ data: bytes.slice(i, i + this.params.paclen), pid });
     this.pump();
   }
 
-  /** Calls `cb` with data as it arrives in order; data that came before the first listener is delivered at once. */
-  onData(cb: (d: Uint8Array) => void): () => void {
+  /**
+   * Calls `cb` with the info field of each I frame as it arrives, in order,
+   * with the frame's PID; data that came before the first listener is
+   * delivered at once.
+   */
+  onData(cb: (d: Uint8Array, pid: number) => void): () => void {
     this.dataListeners.add(cb);
     const held = this.inbox;
     this.inbox = [];
-    for (const d of held) cb(d);
+    for (const s of held) cb(s.data, s.pid);
     return () => this.dataListeners.delete(cb);
   }
 
@@ -523,7 +539,7 @@ export class Ax25Link {
       this.rejectException = false;
       this.st.iFramesReceived++;
       this.st.bytesReceived += f.info.length;
-      this.deliver(f.info);
+      this.deliver(f.info, f.pid ?? PID_NONE);
       if (f.pf) this.enquiryResponse(true);
       else {
         this.ackPending = true;
@@ -653,7 +669,7 @@ export class Ax25Link {
       this.resentFrom = -1;
     }
     const n = Math.min(mod8(nr - this.va), this.inFlight);
-    for (const seg of this.unacked.splice(0, n)) this.st.bytesAcked += seg.length;
+    for (const seg of this.unacked.splice(0, n)) this.st.bytesAcked += seg.data.length;
     this.inFlight -= n;
     this.va = nr;
     if (!this.queue.length && !this.unacked.length) {
@@ -697,15 +713,15 @@ export class Ax25Link {
   private pump() {
     if (this.s !== S.Connected && this.s !== S.TimerRecovery) return;
     while (this.canSend()) {
-      let seg: Uint8Array;
+      let seg: Segment;
       if (this.inFlight < this.unacked.length) seg = this.unacked[this.inFlight]!;
       else {
         seg = this.queue.shift()!;
         this.unacked.push(seg);
-        this.st.bytesSent += seg.length;
+        this.st.bytesSent += seg.data.length;
       }
       this.inFlight++;
-      this.host.transmit(this.frame("I", "command", false, { ns: this.vs, nr: this.vr, pid: PID_NONE, info: seg }));
+      this.host.transmit(this.frame("I", "command", false, { ns: this.vs, nr: this.vr, pid: seg.pid, info: seg.data }));
       this.st.iFramesSent++;
       this.vs = mod8(this.vs + 1);
       this.ackPending = false;
@@ -741,12 +757,12 @@ export class Ax25Link {
     return { dest: this.remote, src: this.local, path: this.path, cr, type, pf, ...x, info: x.info ?? EMPTY };
   }
 
-  private deliver(d: Uint8Array) {
+  private deliver(data: Uint8Array, pid: number) {
     if (!this.dataListeners.size) {
-      this.inbox.push(d);
+      this.inbox.push({ data, pid });
       return;
     }
-    for (const cb of [...this.dataListeners]) cb(d);
+    for (const cb of [...this.dataListeners]) cb(data, pid);
   }
 
   // ---- timers ----

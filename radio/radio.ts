@@ -13,12 +13,29 @@ import { RadioError } from "./errors.ts";
 import type { Ax25Frame } from "./frame.ts";
 import type { Ax25Link, LinkParams } from "./link.ts";
 import type { KissPortConfig } from "./port/config.ts";
-import type { KissPort, KissPortOptions, LogFn, PortStatus } from "./port/kiss-port.ts";
+import type { FrameIo, KissPortOptions, LogFn, PortStatus } from "./port/kiss-port.ts";
 import { openKissPort } from "./port/open.ts";
-import { Ax25Station, type ConnectOptions, type MonitorEvent } from "./station.ts";
+import { Ax25Station, type ConnectOptions, type MonitorEvent, type StationOptions } from "./station.ts";
+
+/**
+ * What the radio needs of a port: AX.25 frames in and out, its status, and
+ * start/close. A KissPort (TCP or serial TNC) is one; a simulated channel's
+ * port (sim.ts `simPort`) is another.
+ */
+export interface PortDriver extends FrameIo {
+  readonly id: string;
+  start(): unknown;
+  close(): Promise<void>;
+  status(): PortStatus;
+  /** Counts a frame the station could not decode. */
+  noteError(message: string): void;
+  /** Resolves once frames can flow. */
+  whenConnected(timeoutMs?: number): Promise<void>;
+}
 
 export interface RadioOptions {
-  ports: readonly KissPortConfig[];
+  /** Configured TNCs (KISS_PORTS), or ready-made port drivers. */
+  ports: readonly (KissPortConfig | PortDriver)[];
   /** RADIO_CALL; null = receive only. */
   call: string | null;
   /** More calls the stations answer to (e.g. a node's call). */
@@ -28,23 +45,28 @@ export interface RadioOptions {
   baud?: number;
   txDelayMs?: number;
   port?: KissPortOptions;
+  /** Asked before accepting a connection (see StationOptions.accept). */
+  accept?: StationOptions["accept"];
   clock?: Clock;
   log?: LogFn;
 }
 
 export interface RadioPort {
   id: string;
-  port: KissPort;
+  port: PortDriver;
   station: Ax25Station;
 }
 
 export class Radio {
   readonly ports: RadioPort[];
+  /** The calls every port's station answers to: RADIO_CALL first, then the extra calls. */
+  readonly calls: readonly string[];
 
   constructor(opts: RadioOptions) {
     const calls = [...(opts.call ? [opts.call] : []), ...(opts.extraCalls ?? [])];
+    this.calls = calls;
     this.ports = opts.ports.map((cfg) => {
-      const port = openKissPort(cfg, { log: opts.log, ...opts.port });
+      const port: PortDriver = "kind" in cfg ? openKissPort(cfg, { log: opts.log, ...opts.port }) : cfg;
       const station = new Ax25Station(port, {
         calls,
         clock: opts.clock,
@@ -52,6 +74,7 @@ export class Radio {
         baud: opts.baud,
         txDelayMs: opts.txDelayMs,
         onBadFrame: (e) => port.noteError(e.message),
+        accept: opts.accept,
       });
       return { id: port.id, port, station };
     });

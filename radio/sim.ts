@@ -7,7 +7,8 @@
  */
 import { hdlcBits } from "./airtime.ts";
 import type { Clock } from "./clock.ts";
-import type { FrameIo } from "./port/kiss-port.ts";
+import type { FrameIo, PortState, PortStatus } from "./port/kiss-port.ts";
+import type { PortDriver } from "./radio.ts";
 
 export interface SimOptions {
   clock: Clock;
@@ -188,4 +189,51 @@ export class SimChannel {
       for (const cb of [...to.listeners]) cb(f.slice());
     }
   }
+}
+
+/**
+ * A port on a simulated channel, shaped like a KISS port (status and
+ * counters), for a Radio (and so a whole gateway) in tests and benchmarks.
+ */
+export function simPort(channel: SimChannel, name: string, clock: { now(): number } = { now: () => Date.now() }): PortDriver {
+  const io = channel.endpoint(name);
+  const id = `sim:${name}`;
+  const s = { framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, errors: 0, lastError: null as string | null, lastErrorAt: null as number | null, lastRxAt: null as number | null, lastTxAt: null as number | null };
+  let state: PortState = "idle";
+  let connectedAt: number | null = null;
+  return {
+    id,
+    start() {
+      if (state === "idle") {
+        state = "connected";
+        connectedAt = clock.now();
+      }
+    },
+    async close() {
+      state = "closed";
+    },
+    whenConnected: () => (state === "connected" ? Promise.resolve() : Promise.reject(new Error(`${id} is ${state}`))),
+    sendFrame(frame) {
+      if (state !== "connected") return false;
+      s.framesOut++;
+      s.bytesOut += frame.length;
+      s.lastTxAt = clock.now();
+      return io.sendFrame(frame);
+    },
+    onFrame(cb) {
+      return io.onFrame((f) => {
+        if (state !== "connected") return;
+        s.framesIn++;
+        s.bytesIn += f.length;
+        s.lastRxAt = clock.now();
+        cb(f);
+      });
+    },
+    noteError(message) {
+      s.errors++;
+      s.lastError = message;
+      s.lastErrorAt = clock.now();
+    },
+    status: (): PortStatus => ({ id, kind: "sim", state, connected: state === "connected", auto: false, ...s, dropped: 0, reconnects: 0, connectedAt, retryAt: null }),
+  };
 }

@@ -27,6 +27,11 @@ export interface StationOptions {
   txDelayMs?: number;
   /** Told about each frame that does not decode (count it on the port). */
   onBadFrame?: (error: RadioError, bytes: Uint8Array) => void;
+  /**
+   * Asked before a connection request to `local` from `remote` is accepted
+   * (while someone listens); false refuses it with DM. Default: accept.
+   */
+  accept?: (local: Ax25Address, remote: Ax25Address) => boolean;
 }
 
 export interface MonitorEvent {
@@ -193,7 +198,7 @@ export class Ax25Station {
   private unlinked(local: Ax25Address, f: Ax25Frame) {
     const dm = () =>
       this.transmit({ dest: f.src, src: local, path: replyPath(f.path), cr: "response", type: "DM", pf: f.pf, info: new Uint8Array(0) });
-    if (f.type === "SABM" && this.acceptors.size) {
+    if (f.type === "SABM" && this.acceptors.size && (this.opts.accept?.(local, f.src) ?? true)) {
       const link = new Ax25Link(this.host, local, f.src, replyPath(f.path), this.linkParams);
       this.links.set(key(local, f.src), link);
       link.accept(f);

@@ -80,6 +80,25 @@ export interface Config {
   kissPorts: readonly KissPortConfig[];
   /** This station's callsign on the air (AX.25 source); unset = receive only. */
   radioCall: string | null;
+  /** Digipeater path of the APRS lines this station's TNC transmits. */
+  radioPath: readonly string[];
+  /** Frames the TNC transmitter puts on the air per minute at most (a token bucket). */
+  radioTxPerMinute: number;
+  /** The same station's position or weather goes out at most this often, seconds. */
+  radioBeaconMinS: number;
+  /** SVCB1 presence beacon interval, minutes; 0 = never sent on a schedule. */
+  fedBeaconIntervalMin: number;
+  /** NET/ROM node alias; null = no NET/ROM node. */
+  nodeAlias: string | null;
+  /** NET/ROM node callsign (default RADIO_CALL). */
+  nodeCall: string | null;
+  /** NODES broadcast interval, minutes; 0 = never broadcast. */
+  nodesIntervalMin: number;
+  /** SVCL1 operator policy: most frames per page, and longest line, in bytes. */
+  svcl1MaxBatch: number;
+  svcl1LineBudget: number;
+  /** Pull over radio circuits from peers reachable only by radio, minutes; 0 = only on request. */
+  radioSyncIntervalMin: number;
   /** APRS-IS server to feed the registry from, host:port; null = off. */
   aprsIsServer: { host: string; port: number } | null;
   /** callsign the APRS-IS client logs in as (default FED_APRS_CALL) */
@@ -217,11 +236,24 @@ const kissPorts: Parser<readonly KissPortConfig[]> = (raw) => {
   return r.ok ? ok(r.value) : bad(r.error.message);
 };
 
+const digiPath: Parser<readonly string[]> = (raw) => {
+  if (/^(none|direct)$/i.test(raw)) return ok([]);
+  const hops = splitList(raw.toUpperCase());
+  if (hops.length > 8) return bad("has more than 8 digipeaters");
+  for (const h of hops) if (!/^[A-Z0-9]{1,6}(?:-(?:[1-9]|1[0-5]))?$/.test(h)) return bad(`"${h}" is not a digipeater (e.g. WIDE1-1)`);
+  return ok(hops);
+};
+
+const nodeAlias: Parser<string> = (raw) =>
+  /^[A-Z0-9#_-]{1,6}$/.test(raw.toUpperCase()) ? ok(raw.toUpperCase()) : bad(`"${raw}" is not a node alias (1-6 of A-Z 0-9 # _ -)`);
+
 const radioCall: Parser<string> = (raw) => {
   const r = parseRadioCall(raw);
   if (!r.ok) return bad(r.error.message);
   return isCallsign(r.value) ? ok(r.value) : bad(`"${raw}" is not a licensed callsign`);
 };
+
+const baseCallOf = (call: string) => call.split("-")[0]!;
 
 function splitList(raw: string): string[] {
   return raw
@@ -295,6 +327,16 @@ export const SETTINGS = [
   setting("MAX_BODY_BYTES", "maxBodyBytes", wholeNumber(1024, 256 * MIB, "bytes"), 1 * MIB, "largest request body accepted by default"),
   setting("KISS_PORTS", "kissPorts", kissPorts, DEFAULT_KISS_PORTS, "radio TNCs: comma-separated tcp://HOST:PORT or serial:PATH[@BAUD]; off for none"),
   setting("RADIO_CALL", "radioCall", radioCall, null, "this station's callsign on the air, e.g. N0CALL-10; unset = receive only"),
+  setting("RADIO_PATH", "radioPath", digiPath, ["WIDE1-1", "WIDE2-1"], "digipeater path of APRS lines the TNC transmits, e.g. WIDE1-1,WIDE2-1; none for direct"),
+  setting("RADIO_TX_PER_MINUTE", "radioTxPerMinute", wholeNumber(1, 60, "frames"), 6, "most APRS frames the TNC transmits per minute (keeps the channel polite)"),
+  setting("RADIO_BEACON_MIN_S", "radioBeaconMinS", wholeNumber(60, 86_400, "seconds"), 600, "the same station's position or weather is transmitted at most this often"),
+  setting("FED_BEACON_INTERVAL_MIN", "fedBeaconIntervalMin", wholeNumber(0, 10_080, "minutes"), 60, "SVCB1 presence beacon on the radio every N minutes; 0 = off"),
+  setting("NODE_ALIAS", "nodeAlias", nodeAlias, null, "NET/ROM node alias, e.g. GWNODE; unset = no NET/ROM node"),
+  setting("NODE_CALL", "nodeCall", radioCall, null, "NET/ROM node callsign (default RADIO_CALL); must differ from the call SVCL1 is served on"),
+  setting("NODES_INTERVAL_MIN", "nodesIntervalMin", wholeNumber(0, 1440, "minutes"), 60, "broadcast our NODES every N minutes (with NODE_ALIAS); 0 = never"),
+  setting("SVCL1_MAX_BATCH", "svcl1MaxBatch", wholeNumber(1, 10_000, "frames"), 50, "most records per SVCL1 page over radio circuits"),
+  setting("SVCL1_LINE_BUDGET", "svcl1LineBudget", wholeNumber(512, 1_048_576, "bytes"), 4096, "longest SVCL1 line sent or accepted over radio circuits"),
+  setting("RADIO_SYNC_INTERVAL_MIN", "radioSyncIntervalMin", wholeNumber(0, 10_080, "minutes"), 60, "pull over AX.25/NET/ROM from peers that list only radio endpoints, every N minutes; 0 = on request only"),
   setting("APRSIS_SERVER", "aprsIsServer", hostPort, null, "APRS-IS server host:port to feed the station registry from; unset = off"),
   setting("APRSIS_CALL", "aprsIsCall", callsign, null, "callsign the APRS-IS client logs in as (passcode computed); default FED_APRS_CALL"),
   setting("APRSIS_FILTER", "aprsIsFilter", aprsFilter, null, "APRS-IS server filter, e.g. r/42.6/-71.3/100 (area around a point, km)"),
@@ -398,11 +440,20 @@ export function loadConfig(src: ConfigSources): LoadedConfig {
     else warnings.push({ setting: "FED_ENDPOINTS", message: `entry "${e}" dropped: ${v.message}` });
   }
   config.fedEndpoints = endpoints;
+  if (config.nodeAlias) {
+    const nodeCall = config.nodeCall ?? config.radioCall;
+    const ax25 = endpoints.map((e) => validateEndpoint(e)).find((v) => v.ok && v.endpoint.transport === "ax25");
+    const svcCall = ax25?.ok ? ax25.endpoint.address : config.radioCall;
+    if (!nodeCall) errors.push({ setting: "NODE_ALIAS", message: "needs RADIO_CALL or NODE_CALL: a NET/ROM node transmits" });
+    else if (nodeCall === svcCall)
+      errors.push({ setting: "NODE_CALL", message: `must differ from ${svcCall}, the call SVCL1 sync is served on (use another SSID, e.g. ${baseCallOf(nodeCall)}-7)` });
+  }
 
   Object.freeze(config.adminCallsigns);
   Object.freeze(config.fedPeers);
   Object.freeze(config.fedEndpoints);
   Object.freeze(config.kissPorts);
+  Object.freeze(config.radioPath);
   return { config: Object.freeze(config), errors, warnings, envFile };
 }
 

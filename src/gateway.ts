@@ -12,6 +12,7 @@ import { DB_FILE_NAME, openStore, type Database } from "./store/db.ts";
 import { Scheduler } from "./jobs/scheduler.ts";
 import { registerJobs } from "./jobs/index.ts";
 import { initFederation } from "./fed/descriptor.ts";
+import { startRadio } from "./node/radio.ts";
 
 export interface Clock {
   /** unix milliseconds */
@@ -80,6 +81,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
       gw.server = gw.app.server as Server<unknown>;
       const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
       gw.url = `http://${host.includes(":") ? `[${host}]` : host}:${gw.server.port}`;
+      // the radio starts with the serving gateway (CLI commands never key a transmitter)
+      startRadio(gw);
       return gw.url;
     },
     onStop(fn) {

@@ -95,6 +95,22 @@ describe("configuration", () => {
     expect(r.warnings.filter((w) => w.setting === "FED_ENDPOINTS")).toHaveLength(2);
   });
 
+  test("radio settings: path, rate limits, and a NET/ROM node call that must differ from the SVCL1 call", () => {
+    const good = loadConfig({ dataDir: tmpDir(), env: { RADIO_CALL: "n0gw-10", RADIO_PATH: "wide2-1", RADIO_TX_PER_MINUTE: "4", NODE_ALIAS: "gwnode", NODE_CALL: "N0GW-7" } });
+    expect(good.errors).toEqual([]);
+    expect(good.config).toMatchObject({ radioCall: "N0GW-10", radioPath: ["WIDE2-1"], radioTxPerMinute: 4, nodeAlias: "GWNODE", nodeCall: "N0GW-7" });
+    expect(loadConfig({ dataDir: tmpDir(), env: { RADIO_PATH: "none" } }).config.radioPath).toEqual([]);
+    const bad = loadConfig({ dataDir: tmpDir(), env: { RADIO_CALL: "N0GW-10", RADIO_PATH: "WIDE1-1,not a digi", RADIO_TX_PER_MINUTE: "0", NODE_ALIAS: "GWNODE" } });
+    expect(Object.fromEntries(bad.errors.map((e) => [e.setting, e.message]))).toEqual({
+      RADIO_PATH: '"NOT A DIGI" is not a digipeater (e.g. WIDE1-1)',
+      RADIO_TX_PER_MINUTE: "0 is out of range (1 to 60 frames)",
+      NODE_CALL: "must differ from N0GW-10, the call SVCL1 sync is served on (use another SSID, e.g. N0GW-7)",
+    });
+    // with an ax25 endpoint, SVCL1 is served there and the node may use RADIO_CALL
+    expect(loadConfig({ dataDir: tmpDir(), env: { RADIO_CALL: "N0GW-10", NODE_ALIAS: "GWNODE", FED_ENDPOINTS: "ax25:N0GW-5" } }).errors).toEqual([]);
+    expect(loadConfig({ dataDir: tmpDir(), env: { NODE_ALIAS: "GWNODE" } }).errors.map((e) => e.setting)).toEqual(["NODE_ALIAS"]);
+  });
+
   test("the env file in the data directory is read; the environment wins over it; flags win over both", () => {
     const dir = tmpDir();
     writeFileSync(

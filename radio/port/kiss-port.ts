@@ -37,7 +37,7 @@ export type PortState = "idle" | "connecting" | "connected" | "waiting" | "close
 
 export interface PortStatus {
   id: string;
-  kind: "tcp" | "serial";
+  kind: "tcp" | "serial" | "sim";
   state: PortState;
   connected: boolean;
   /** Started by default (no KISS_PORTS) rather than configured: absence is not an error. */

@@ -11,6 +11,7 @@ import { gameRoutes } from "../game/routes.ts";
 import { supportRoutes } from "../support/routes.ts";
 import { v1Routes } from "../v1/routes.ts";
 import { exportRoutes } from "../exports/routes.ts";
+import { nodeRoutes } from "../node/routes.ts";
 
 export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [
   systemRoutes,
@@ -21,4 +22,5 @@ export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any
   supportRoutes,
   v1Routes,
   exportRoutes,
+  nodeRoutes,
 ];

@@ -5,6 +5,7 @@
  */
 import type { Gateway } from "../gateway.ts";
 import { pruneAll } from "./prune.ts";
+import { radioTick } from "../node/radio.ts";
 
 export function registerJobs(gw: Gateway): void {
   gw.scheduler.add({
@@ -17,6 +18,12 @@ export function registerJobs(gw: Gateway): void {
       if (total > 0) gw.log.info("prune", `deleted ${total} expired rows`, report);
       return report;
     },
+  });
+  gw.scheduler.add({
+    name: "radio",
+    schedule: "* * * * *",
+    description: "radio ports: counter samples; the SVCB1 beacon, NODES broadcast and radio sync when they are due",
+    run: () => radioTick(gw),
   });
   gw.scheduler.add({
     name: "federation-pull",

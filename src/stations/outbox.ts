@@ -125,6 +125,18 @@ export function reportSent(gw: Gateway, report: { sent?: number[]; failed?: Arra
 }
 
 /**
+ * Hands a leased line back untransmitted, due again at `until` (a
+ * transmitter's rate limit held it back): the lease and its attempt are undone.
+ */
+export function deferLeased(gw: Gateway, id: number, until: number): boolean {
+  return (
+    gw.db
+      .query("UPDATE aprs_outbox SET state = CASE WHEN sent_at IS NULL THEN 'queued' ELSE 'sent' END, next_at = ?, lease_until = NULL, leased_by = NULL, attempts = max(attempts - 1, 0) WHERE id = ? AND state = 'leased'")
+      .run(until, id).changes > 0
+  );
+}
+
+/**
  * Called by the ingest pipeline for every message heard: an ack or rej
  * settles our message; a message with an id addressed to this instance's own
  * APRS call gets an ack queued.

@@ -11,6 +11,7 @@ import { ENV_FILE_NAME, updateEnvFile, validateSetting } from "../config.ts";
 import { badRequest, conflict, forbidden } from "../errors.ts";
 import type { Gateway } from "../gateway.ts";
 import { getMeta, setMeta } from "../store/db.ts";
+import { DEFAULT_KISS_PORTS, kissPortId } from "../../radio/port/config.ts";
 
 /** JSON field -> environment setting the setup page may write. */
 export const SETUP_SETTINGS = {
@@ -18,6 +19,8 @@ export const SETUP_SETTINGS = {
   operator: "FED_OPERATOR",
   aprsCall: "FED_APRS_CALL",
   tileUrl: "TILE_URL",
+  radioCall: "RADIO_CALL",
+  kissPorts: "KISS_PORTS",
 } as const;
 
 export type SetupValues = Partial<Record<keyof typeof SETUP_SETTINGS, string>>;
@@ -37,7 +40,15 @@ export function setupState(gw: Gateway) {
   const c = gw.config;
   return {
     needed: !getMeta(gw.db, "setup_done"),
-    values: { instance: c.instance, operator: c.fedOperator ?? "", aprsCall: c.fedAprsCall ?? "", tileUrl: c.tileUrl },
+    values: {
+      instance: c.instance,
+      operator: c.fedOperator ?? "",
+      aprsCall: c.fedAprsCall ?? "",
+      tileUrl: c.tileUrl,
+      radioCall: c.radioCall ?? "",
+      // the default (Direwolf on this machine, if running) shows as empty
+      kissPorts: c.kissPorts === DEFAULT_KISS_PORTS ? "" : c.kissPorts.length ? c.kissPorts.map(kissPortId).join(",") : "off",
+    },
   };
 }
 

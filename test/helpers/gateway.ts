@@ -22,7 +22,8 @@ export interface Running {
 /** A real gateway listening on a free loopback port, in this process. */
 export async function startInProcess(env: Record<string, string> = {}, opts: { dataDir?: string; log?: Logger; clock?: Clock } = {}): Promise<Running> {
   const dataDir = opts.dataDir ?? tmpDir();
-  const config = configFor(dataDir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", ...env });
+  // No radio unless a test asks for one: never a TNC that happens to run on this machine.
+  const config = configFor(dataDir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", KISS_PORTS: "off", ...env });
   const gw = createGateway({ config, log: opts.log ?? createLogger(config.logLevel), clock: opts.clock });
   const url = await gw.listen();
   return {
@@ -75,7 +76,7 @@ export async function spawnGateway(opts: {
   const args = opts.args ?? ["serve", "--data", dataDir, "--port", String(opts.port ?? 0), "--host", "127.0.0.1"];
   const proc = Bun.spawn([...cmd, ...args], {
     cwd: opts.cwd,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", ...opts.env },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", KISS_PORTS: "off", ...opts.env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

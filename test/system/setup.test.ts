@@ -28,12 +28,16 @@ test("first start prints a one-time set-up link; the set-up page writes the env 
     expect(existsSync(join(dataDir, ENV_FILE_NAME))).toBe(false);
 
     // Sysop callsigns are never settable from the web, even at set-up.
-    const ok = await post(first.url, { token, instance: "n0call-gw", operator: "n0call", tileUrl: "off", ADMIN_CALLSIGNS: "EVIL", adminCallsigns: "EVIL" });
+    // The radio too: bad KISS_PORTS refused whole.
+    expect((await post(first.url, { token, instance: "n0call-gw", kissPorts: "com1" })).status).toBe(400);
+    const ok = await post(first.url, { token, instance: "n0call-gw", operator: "n0call", tileUrl: "off", radioCall: "n0call-10", kissPorts: "serial:/dev/ttyUSB0@9600", ADMIN_CALLSIGNS: "EVIL", adminCallsigns: "EVIL" });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { restartRequired: boolean }).restartRequired).toBe(true);
     const env = readFileSync(join(dataDir, ENV_FILE_NAME), "utf8");
     expect(env).toContain("INSTANCE=n0call-gw");
     expect(env).toContain("FED_OPERATOR=n0call");
+    expect(env).toContain("RADIO_CALL=n0call-10");
+    expect(env).toContain("KISS_PORTS=serial:/dev/ttyUSB0@9600");
     expect(env).not.toContain("EVIL");
     // The token is spent.
     expect((await post(first.url, { token, instance: "again" })).status).toBe(409);

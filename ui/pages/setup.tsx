@@ -4,7 +4,7 @@ import { useLoad } from "../hooks.ts";
 
 interface SetupState {
   needed: boolean;
-  values: { instance: string; operator: string; aprsCall: string; tileUrl: string };
+  values: { instance: string; operator: string; aprsCall: string; tileUrl: string; radioCall: string; kissPorts: string };
 }
 
 export function SetupPage() {
@@ -47,6 +47,11 @@ export function SetupPage() {
           <input id="aprsCall" name="aprsCall" defaultValue={v.aprsCall} placeholder="N0CALL-10" />
           <label for="tileUrl">Map tiles (URL template, or "off")</label>
           <input id="tileUrl" name="tileUrl" defaultValue={v.tileUrl || "off"} size={50} />
+          <label for="radioCall">Radio callsign (RADIO_CALL; empty = receive only)</label>
+          <input id="radioCall" name="radioCall" defaultValue={v.radioCall} placeholder="N0CALL-10" />
+          <label for="kissPorts">Radio TNC ports (KISS_PORTS)</label>
+          <input id="kissPorts" name="kissPorts" defaultValue={v.kissPorts} placeholder="tcp://127.0.0.1:8001, serial:/dev/ttyUSB0@9600, or off" size={50} />
+          <p class="muted">Empty uses Direwolf's KISS port on this machine when it runs. Transmitting needs the radio callsign verified (APRS challenge).</p>
           <p class="muted">Sysop callsigns (ADMIN_CALLSIGNS) and secrets are set in the env file or the environment, never here.</p>
           <button class="primary" type="submit">
             Save

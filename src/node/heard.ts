@@ -1,0 +1,86 @@
+/**
+ * What the radio ports hear, kept for operators: the MHeard list (each
+ * station heard per port: first and last time, frames, the digipeater path
+ * of its last frame) and per-minute samples of each port's counters. Both
+ * tables are pruned by the one pruner (MHEARD_TTL_DAYS, PORT_COUNTERS_TTL_DAYS).
+ */
+import type { Gateway } from "../gateway.ts";
+import { formatAddress, type Ax25Frame, type PortStatus } from "../../radio/index.ts";
+
+/** A frame's digipeater path as monitors write it: `WIDE1*,WIDE2-1`. */
+export function pathText(f: Ax25Frame): string | null {
+  if (!f.path.length) return null;
+  const last = f.path.findLastIndex((d) => d.repeated);
+  return f.path.map((d, i) => formatAddress(d) + (i === last ? "*" : "")).join(",");
+}
+
+/** Notes a frame heard on `port`. */
+export function noteHeard(gw: Gateway, port: string, f: Ax25Frame, at: number): void {
+  gw.db
+    .query(
+      `INSERT INTO mheard (port, call, first_ts, last_ts, frames, via) VALUES (?1, ?2, ?3, ?3, 1, ?4)
+       ON CONFLICT(port, call) DO UPDATE SET last_ts = max(last_ts, excluded.last_ts), frames = frames + 1, via = excluded.via`,
+    )
+    .run(port, formatAddress(f.src), at, pathText(f));
+}
+
+export interface MheardRow {
+  port: string;
+  call: string;
+  firstAt: number;
+  lastAt: number;
+  frames: number;
+  via: string | null;
+}
+
+/** The MHeard list, most recent first. */
+export function mheard(gw: Gateway, opts: { port?: string; limit?: number } = {}): MheardRow[] {
+  const limit = Math.min(Math.max(opts.limit ?? 200, 1), 1000);
+  const where = opts.port ? "WHERE port = ?1" : "WHERE ?1 IS NULL";
+  return gw.db
+    .query(`SELECT port, call, first_ts AS firstAt, last_ts AS lastAt, frames, via FROM mheard ${where} ORDER BY last_ts DESC, call LIMIT ?2`)
+    .all(opts.port ?? null, limit) as MheardRow[];
+}
+
+type Counters = Pick<PortStatus, "framesIn" | "framesOut" | "bytesIn" | "bytesOut" | "errors">;
+const lastSample = new WeakMap<Gateway, Map<string, Counters>>();
+
+/**
+ * Writes one port_counters row per port: what each counter grew by since the
+ * previous sample (the first sample after a start counts from zero).
+ */
+export function sampleCounters(gw: Gateway, ports: PortStatus[]): number {
+  let last = lastSample.get(gw);
+  if (!last) lastSample.set(gw, (last = new Map()));
+  const now = gw.clock.now();
+  const ins = gw.db.query("INSERT INTO port_counters (port, ts, rx_frames, tx_frames, rx_bytes, tx_bytes, errors) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  gw.db.transaction(() => {
+    for (const p of ports) {
+      const prev = last.get(p.id) ?? { framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, errors: 0 };
+      // a counter that went down means the port object was replaced: count from zero
+      const d = (k: keyof Counters) => (p[k] >= prev[k] ? p[k] - prev[k] : p[k]);
+      ins.run(p.id, now, d("framesIn"), d("framesOut"), d("bytesIn"), d("bytesOut"), d("errors"));
+      last.set(p.id, { framesIn: p.framesIn, framesOut: p.framesOut, bytesIn: p.bytesIn, bytesOut: p.bytesOut, errors: p.errors });
+    }
+  })();
+  return ports.length;
+}
+
+export interface CounterSample {
+  ts: number;
+  rxFrames: number;
+  txFrames: number;
+  rxBytes: number;
+  txBytes: number;
+  errors: number;
+}
+
+/** A port's counter samples since `since`, oldest first. */
+export function counterSamples(gw: Gateway, port: string, since = 0, limit = 1440): CounterSample[] {
+  return gw.db
+    .query(
+      `SELECT ts, rx_frames AS rxFrames, tx_frames AS txFrames, rx_bytes AS rxBytes, tx_bytes AS txBytes, errors FROM port_counters
+       WHERE port = ? AND ts > ? ORDER BY ts LIMIT ?`,
+    )
+    .all(port, since, Math.min(Math.max(limit, 1), 10_000)) as CounterSample[];
+}

@@ -1,0 +1,136 @@
+/**
+ * The gateway's radio: the `Radio` of radio/ (KISS_PORTS under RADIO_CALL)
+ * started with the gateway and stopped with it, and everything the gateway
+ * does with it:
+ *
+ *   heard   every frame: the MHeard list; UI frames: NODES broadcasts go to
+ *           the NODES table, SVCB1 datagrams to the federation apply pipeline,
+ *           APRS (PID 0xF0) to the ingest pipeline as heard on RF by this
+ *           station (an IGate for Tier A)
+ *   sent    the APRS outbox through the TNC (tx.ts), the SVCB1 beacon and
+ *           NODES broadcasts on their schedules
+ *   status  each port in GET /api/ports; counter samples every minute
+ *
+ * Nothing goes on the air unless RADIO_CALL (for APRS lines: their source)
+ * is a callsign verified on this instance.
+ */
+import type { Gateway } from "../gateway.ts";
+import { ingestLines } from "../stations/ingest.ts";
+import { registerPort } from "../stations/ports.ts";
+import { isVerifiedCall, Transmitter } from "./tx.ts";
+import { noteHeard, sampleCounters } from "./heard.ts";
+import { formatTnc2, PID_NONE, Radio, type Ax25Frame, type Clock, type KissPortConfig, type PortDriver, type PortStatus } from "../../radio/index.ts";
+
+export interface GatewayRadio {
+  radio: Radio;
+  tx: Transmitter;
+  /** what the per-minute tick last did, and when scheduled sends last went out */
+  schedule: { beaconAt: number | null; nodesAt: number | null; syncAt: number | null };
+  stop(): Promise<void>;
+}
+
+export interface RadioStartOptions {
+  /** ports to use instead of KISS_PORTS (a simulated channel in benchmarks) */
+  ports?: readonly (KissPortConfig | PortDriver)[];
+  /** the data link's clock (virtual time in benchmarks) */
+  clock?: Clock;
+  /** how often the transmitter looks at the outbox, ms */
+  txPollMs?: number;
+}
+
+const radios = new WeakMap<Gateway, GatewayRadio>();
+
+/** The gateway's running radio, or null (no ports, or not started: CLI commands). */
+export function radioOf(gw: Gateway): GatewayRadio | null {
+  return radios.get(gw) ?? null;
+}
+
+/** The calls our stations answer to besides RADIO_CALL: the NET/ROM node's. */
+function extraCalls(gw: Gateway): string[] {
+  const c = gw.config;
+  const node = c.nodeAlias ? (c.nodeCall ?? c.radioCall) : null;
+  return node && node !== c.radioCall ? [node] : [];
+}
+
+/** Whether this station may transmit now: RADIO_CALL is set and verified. */
+export function radioMayTransmit(gw: Gateway): boolean {
+  return isVerifiedCall(gw, gw.config.radioCall);
+}
+
+const STATE: Record<PortStatus["state"], string> = { connected: "up", connecting: "connecting", waiting: "down", idle: "idle", closed: "off" };
+
+/** Starts the radio once per gateway (no ports: nothing to start). Stops with the gateway. */
+export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRadio | null {
+  const existing = radios.get(gw);
+  if (existing) return existing;
+  const ports = opts.ports ?? gw.config.kissPorts;
+  if (!ports.length) return null;
+  const radio = new Radio({
+    ports,
+    call: gw.config.radioCall,
+    extraCalls: extraCalls(gw),
+    clock: opts.clock,
+    // answering a connection is transmitting: only with a verified RADIO_CALL
+    accept: () => radioMayTransmit(gw),
+    log: (level, message, data) => gw.log[level]("radio", message, data),
+  });
+  const tx = new Transmitter(gw, radio);
+  const offs: Array<() => void> = [];
+  offs.push(radio.onMonitor((e, port) => e.dir === "rx" && safely(gw, "mheard", () => noteHeard(gw, port, e.frame, gw.clock.now()))));
+  offs.push(radio.onUi((f, port) => safely(gw, "receive", () => heardUi(gw, f, port))));
+  for (const p of radio.ports) {
+    const kind = "transport" in p.port ? `kiss-${(p.port as { transport: { kind: string } }).transport.kind}` : "radio";
+    offs.push(
+      registerPort(gw, p.id, () => {
+        const s = p.port.status();
+        return { ...s, name: p.id, kind: s.kind === "sim" ? "sim" : kind, state: STATE[s.state], portState: s.state, rx: s.framesIn, tx: s.framesOut, call: gw.config.radioCall, transmit: radioMayTransmit(gw) };
+      }),
+    );
+  }
+  const timer = setInterval(() => safely(gw, "transmit", () => tx.tick()), opts.txPollMs ?? 2000);
+  (timer as { unref?: () => void }).unref?.();
+  const gr: GatewayRadio = {
+    radio,
+    tx,
+    schedule: { beaconAt: null, nodesAt: null, syncAt: null },
+    async stop() {
+      clearInterval(timer);
+      for (const off of offs) off();
+      radios.delete(gw);
+      await radio.stop();
+    },
+  };
+  radios.set(gw, gr);
+  radio.start();
+  gw.onStop(() => gr.stop());
+  gw.log.info("radio", `radio on ${radio.ports.map((p) => p.id).join(", ")}${gw.config.radioCall ? ` as ${gw.config.radioCall}` : " (receive only: RADIO_CALL is not set)"}`);
+  return gr;
+}
+
+function safely(gw: Gateway, what: string, fn: () => unknown) {
+  try {
+    const r = fn();
+    if (r instanceof Promise) r.catch((e) => gw.log.error("radio", `${what} failed`, { error: String(e) }));
+  } catch (e) {
+    gw.log.error("radio", `${what} failed`, { error: String(e) });
+  }
+}
+
+/** A UI frame heard on `port`. */
+function heardUi(gw: Gateway, f: Ax25Frame, _port: string): unknown {
+  if (f.pid === PID_NONE) {
+    const line = formatTnc2(f);
+    // an APRS frame TNC2 cannot express exactly (v1 bits, odd reserved bits) is not APRS we can ingest
+    if (!line.ok) return;
+    ingestLines(gw, [line.value], { source: "rf", heardAt: gw.clock.now() });
+  }
+  return;
+}
+
+/** The per-minute radio task: counter samples (scheduled sends join it as they are built). */
+export async function radioTick(gw: Gateway): Promise<Record<string, unknown>> {
+  const gr = radioOf(gw);
+  if (!gr) return { skipped: "no radio ports" };
+  const samples = sampleCounters(gw, gr.radio.status());
+  return { samples };
+}
