@@ -748,3 +748,79 @@ CREATE TABLE supporters (
   name         TEXT,                   -- what to show instead of the callsign, if set
   updated_at   INTEGER NOT NULL
 );
+
+-- migration 12: federation at work: how each peer was found and how its sync goes, per-peer sync cursors, the verified registry, corroborations asked, hub push cursors
+
+-- found_via: config (FED_PEERS), registry, transitive:<instance>, 44net, submit
+-- (a hub's spoke), operator. trust_set_by: who set the current tier (config,
+-- discovery, operator, auto). link/feeds: what the last sync negotiated (JSON).
+ALTER TABLE peers ADD COLUMN found_via TEXT;
+ALTER TABLE peers ADD COLUMN trust_set_by TEXT;
+ALTER TABLE peers ADD COLUMN last_sync_at INTEGER;
+ALTER TABLE peers ADD COLUMN last_sync_ok_at INTEGER;
+ALTER TABLE peers ADD COLUMN last_error TEXT;
+ALTER TABLE peers ADD COLUMN sync_failures INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE peers ADD COLUMN link TEXT;
+ALTER TABLE peers ADD COLUMN feeds TEXT;
+
+-- Where the pull of each of a peer's feeds stands: the `next` of the last page
+-- applied, written in the same transaction as that page's frames.
+CREATE TABLE peer_cursors (
+  peer_id    INTEGER NOT NULL REFERENCES peers(id) ON DELETE CASCADE,
+  type       INTEGER NOT NULL,
+  cursor     INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (peer_id, type)
+) WITHOUT ROWID;
+
+-- The registry (FED_REGISTRY or the FED_REGISTRY_DNS anchor) as last verified:
+-- entries bind an instance to keys and operators. One source row.
+CREATE TABLE fed_registry (
+  instance   TEXT PRIMARY KEY,
+  keys       TEXT NOT NULL,              -- JSON [base64url]
+  operators  TEXT NOT NULL,              -- JSON [callsign]
+  aprs_call  TEXT,
+  endpoints  TEXT NOT NULL DEFAULT '[]', -- JSON typed endpoints (re-validated on load)
+  fetched_at INTEGER NOT NULL
+);
+CREATE TABLE fed_registry_source (
+  id         INTEGER PRIMARY KEY CHECK (id = 1),
+  source     TEXT NOT NULL,              -- the URL the document came from
+  name       TEXT,
+  signer_key TEXT NOT NULL,
+  signed_at  INTEGER NOT NULL,           -- the document's `at`, unix seconds
+  dnssec     INTEGER,                    -- the DNS anchor's AD flag (NULL: no DNS anchor)
+  fetched_at INTEGER NOT NULL,
+  error      TEXT                        -- the last refresh's problem (the verified entries stay)
+);
+
+-- Finds this instance asked its peers to corroborate (no personal data here:
+-- the call and the cache come from the log when asking again).
+CREATE TABLE corroborations (
+  log_id     INTEGER PRIMARY KEY REFERENCES logs(id) ON DELETE CASCADE,
+  state      TEXT NOT NULL CHECK (state IN ('pending', 'confirmed', 'unconfirmed')),
+  attempts   INTEGER NOT NULL DEFAULT 0,
+  asked_at   INTEGER NOT NULL,
+  next_at    INTEGER,                    -- when to ask again (pending only)
+  decided_at INTEGER
+);
+CREATE INDEX corroborations_next ON corroborations(next_at) WHERE state = 'pending';
+CREATE TABLE corroboration_answers (
+  log_id            INTEGER NOT NULL REFERENCES corroborations(log_id) ON DELETE CASCADE,
+  peer_id           INTEGER NOT NULL REFERENCES peers(id) ON DELETE CASCADE,
+  heard             INTEGER NOT NULL,
+  distance_bucket_m INTEGER,
+  time_bucket       INTEGER,
+  igate             TEXT,                -- only when both instances reveal IGates
+  answered_at       INTEGER NOT NULL,
+  PRIMARY KEY (log_id, peer_id)
+) WITHOUT ROWID;
+
+-- Where pushing this instance's feed to its hub (FED_HUB_URL) stands, per type.
+CREATE TABLE push_cursors (
+  target     TEXT NOT NULL,
+  type       INTEGER NOT NULL,
+  cursor     INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (target, type)
+) WITHOUT ROWID;

@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { validateEndpoint } from "./fed/endpoints.ts";
+import { syncUrlProblem, validateEndpoint } from "./fed/endpoints.ts";
 import { isCallsign, normalizeCall } from "./callsign.ts";
 import { publicKeyFromSeed } from "./fed/keys.ts";
 import { isInstanceId } from "./fed/record.ts";
@@ -46,6 +46,18 @@ export interface Config {
   fedRevealIgate: boolean;
   fedSubmitSecret: string | null;
   fedRelaySecret: string | null;
+  /** A spoke's per-spoke relay token from its hub (HTTP lease and answer legs). */
+  fedRelayToken: string | null;
+  /** Distinct trusted instances that must confirm a find for cross-instance Tier A. */
+  fedCorroborationQuorum: number;
+  /** Most records per page this instance pulls or pushes over HTTP (clamps the link batch). */
+  fedSyncBatch: number;
+  /**
+   * Tests and labs only: plain http:// peers on loopback. `on` allows
+   * http://127.0.0.1:PORT (localhost, [::1]) peer URLs; `host=PORT` entries
+   * also send that host name's sync traffic to 127.0.0.1:PORT. null = off.
+   */
+  fedLoopbackPeers: { hosts: Record<string, number> } | null;
   /** Licensed calls allowed to operate the web sysop surface; empty = locked. */
   adminCallsigns: readonly string[];
   ingestSecret: string | null;
@@ -200,6 +212,17 @@ const b64urlKey: Parser<string> = (raw) =>
 
 const port: Parser<number> = wholeNumber(0, 65535, "");
 
+const loopbackPeers: Parser<{ hosts: Record<string, number> }> = (raw) => {
+  if (["on", "1", "true", "yes"].includes(raw.toLowerCase())) return ok({ hosts: {} });
+  const hosts: Record<string, number> = {};
+  for (const item of splitList(raw)) {
+    const m = /^([a-z0-9.-]+)=(\d{1,5})$/i.exec(item);
+    if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) return bad(`"${item}" is not host=PORT (or use on)`);
+    hosts[m[1]!.toLowerCase()] = Number(m[2]);
+  }
+  return ok({ hosts });
+};
+
 const hostPort: Parser<{ host: string; port: number }> = (raw) => {
   const m = /^([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(raw);
   if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) return bad(`"${raw}" is not host:port (e.g. rotate.aprs2.net:14580)`);
@@ -303,6 +326,10 @@ export const SETTINGS = [
   setting("FED_REVEAL_IGATE", "fedRevealIgate", bool, false, "reveal the exact IGate in corroboration answers (both sides must opt in)"),
   setting("FED_SUBMIT_SECRET", "fedSubmitSecret", secret, null, "secret spokes present to /federation/submit and /federation/corroborate"),
   setting("FED_RELAY_SECRET", "fedRelaySecret", secret, null, "relay key for /federation/relay/*"),
+  setting("FED_RELAY_TOKEN", "fedRelayToken", secret, null, "spoke: the per-spoke relay token its hub issued (svc-gateway relay token SPOKE on the hub)"),
+  setting("FED_CORROBORATION_QUORUM", "fedCorroborationQuorum", wholeNumber(1, 100, "instances"), 2, "distinct trusted instances that must confirm a find for cross-instance Tier A"),
+  setting("FED_SYNC_BATCH", "fedSyncBatch", wholeNumber(1, 10_000, "records"), 2000, "most records per page pulled or pushed over HTTP"),
+  setting("FED_LOOPBACK_PEERS", "fedLoopbackPeers", loopbackPeers, null, "tests and labs only: on = allow http://127.0.0.1:PORT peers; host=PORT,... also maps those hosts to 127.0.0.1:PORT"),
   setting("ADMIN_CALLSIGNS", "adminCallsigns", callsignList, [], "comma-separated sysop callsigns; unset locks the web operator surface"),
   setting("INGEST_SECRET", "ingestSecret", secret, null, "shared secret of the operator's ingest box (x-ingest-secret)"),
   setting("PACKETS_TTL_HOURS", "packetsTtlHours", wholeNumber(1, 24 * 365, "hours"), 24, "raw packet ring retention"),
@@ -430,6 +457,14 @@ export function loadConfig(src: ConfigSources): LoadedConfig {
   if (config.fedPrivateKey && config.fedPublicKey) {
     if (publicKeyFromSeed(config.fedPrivateKey) !== config.fedPublicKey)
       errors.push({ setting: "FED_PUBLIC_KEY", message: "does not match FED_PRIVATE_KEY" });
+  }
+  for (const p of config.fedPeers) {
+    const problem = syncUrlProblem(p, config.fedLoopbackPeers);
+    if (problem) errors.push({ setting: "FED_PEERS", message: problem });
+  }
+  if (config.fedHubUrl) {
+    const problem = syncUrlProblem(config.fedHubUrl, config.fedLoopbackPeers);
+    if (problem) errors.push({ setting: "FED_HUB_URL", message: problem });
   }
   if (config.fedRegistry && !config.fedRegistryKey)
     errors.push({ setting: "FED_REGISTRY_KEY", message: "must be set when FED_REGISTRY is set (the registry is verified against it)" });

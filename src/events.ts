@@ -44,6 +44,15 @@ export interface GatewayEvents {
     gid: string;
     v: number;
   };
+  /** A pull of a peer finished (src/fed/sync.ts), well or not. */
+  fedSynced: {
+    instance: string;
+    ok: boolean;
+    /** frames applied */
+    applied: number;
+    /** the error code when it failed */
+    error: string | null;
+  };
   /** A station position was stored (ingest, RF, web). */
   position: {
     call: string;

@@ -13,6 +13,7 @@ import { Scheduler } from "./jobs/scheduler.ts";
 import { registerJobs } from "./jobs/index.ts";
 import { initFederation } from "./fed/descriptor.ts";
 import { startRadio } from "./node/radio.ts";
+import { initNetwork } from "./fed/network.ts";
 
 export interface Clock {
   /** unix milliseconds */
@@ -105,6 +106,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   (gw as { app: App }).app = createApp(gw);
   registerJobs(gw);
   initFederation(gw);
+  initNetwork(gw);
   return gw;
 }
 

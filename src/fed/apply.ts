@@ -28,6 +28,7 @@ import { fastestPath, verifyEd25519, type Ed25519Path } from "./ed25519.ts";
 import { currentAccount, heldVersion, isTombstoned, mirrorStatements, writeRecord, writeTombstone, type Held } from "./mirror.ts";
 import { decodePage } from "./page.ts";
 import { countQuarantined, refreshEndpoints } from "./peers.ts";
+import { registryBinding } from "./registry.ts";
 import {
   decodeFrame,
   decodePayload,
@@ -50,6 +51,8 @@ export interface ApplyOptions {
   servedBy?: string;
   /** verification path (default: the fastest this runtime has) */
   path?: Ed25519Path;
+  /** writes that must commit with the frames, or not at all (a sync cursor) */
+  onCommit?: () => void;
 }
 
 export interface ApplyReport {
@@ -221,6 +224,7 @@ export async function applyFrames(gw: Gateway, frames: Uint8Array[], opts: Apply
       "UPDATE peers SET frames_applied = frames_applied + ?, frames_rejected = frames_rejected + ?, last_applied_at = CASE WHEN ? > 0 THEN ? ELSE last_applied_at END WHERE instance = ?",
     );
     for (const [origin, t] of perOrigin) upd.run(t.applied, t.rejected, t.applied, now, origin);
+    opts.onCommit?.();
   })();
   return report;
 }
@@ -241,7 +245,9 @@ function originInfo(gw: Gateway, origin: string): OriginInfo | null {
   const peer = gw.db.query("SELECT id, trust FROM peers WHERE instance = ?").get(origin) as { id: number; trust: OriginInfo["trust"] } | null;
   if (!peer) return null;
   const keys = gw.db.query("SELECT public_key AS k FROM peer_keys WHERE peer_id = ? AND status = 'active'").all(peer.id) as Array<{ k: string }>;
-  return { trust: peer.trust, keys: new Set(keys.map((r) => r.k)) };
+  // With a registry binding, only the keys it binds are accepted (AUTH rule 5).
+  const bound = registryBinding(gw, origin);
+  return { trust: peer.trust, keys: new Set(keys.map((r) => r.k).filter((k) => !bound || bound.keys.includes(k))) };
 }
 
 /** What a record says about identities must be its own origin's (and a callsign signer's own). */

@@ -18,6 +18,9 @@ import { MAX_PAGE_BYTES } from "./page.ts";
 import { RecordError } from "./record.ts";
 import type { Compression } from "./caps.ts";
 
+/** The media type of a sync page compressed with deflateDict1 (GET /federation/sync/:type?compress=deflateDict1). */
+export const DEFLATE_DICT1_TYPE = "application/vnd.svc.page+deflatedict1";
+
 // Least frequent first: DEFLATE reaches the end of the dictionary with the shortest distances.
 const DICT1_WORDS = [
   "svc-fed/1", "https://", ".ampr.org", "ampr:", "ax25:", "netrom:", "bbs:", "sync-cbor", "endpoints", "caps", "instance",

@@ -13,6 +13,7 @@ import type { RotationRecord } from "./keys.ts";
 import { decodePayload, FED_DOMAIN, RECORD_TYPES, SYNC_KINDS, type SyncKind } from "./record.ts";
 import type { PeerBody } from "./bodies.ts";
 import { encodeCbor } from "./cbor.ts";
+import { capsJson, clampCaps, tierCaps, type NegotiatedLink } from "./caps.ts";
 
 export interface OwnKey {
   key: string;
@@ -41,6 +42,13 @@ export interface Descriptor {
   aprsCall: string | null;
   /** base64url of this instance's signed peer-descriptor frame (type 7), or null when unsigned */
   record: string | null;
+  /** the link capabilities of the HTTP sync surface (caps.ts); null when unsigned */
+  link: Record<string, unknown> | null;
+}
+
+/** What this instance offers (and asks for) on an HTTP sync link: the full tier under its own policy. */
+export function httpLinkCaps(gw: Gateway): NegotiatedLink {
+  return clampCaps(tierCaps("full"), { batch: gw.config.fedSyncBatch });
 }
 
 export const PEER_RECORD_LOCAL_ID = "self";
@@ -109,5 +117,6 @@ export function descriptor(gw: Gateway): Descriptor {
     operator: gw.config.fedOperator,
     aprsCall: gw.config.fedAprsCall,
     record: row?.frame ? Buffer.from(row.frame).toString("base64url") : null,
+    link: signed ? capsJson(httpLinkCaps(gw)) : null,
   };
 }

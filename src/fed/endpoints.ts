@@ -91,3 +91,37 @@ export function parseEndpoints(raw: readonly string[]): Endpoint[] {
 export function formatEndpoint(e: Endpoint): string {
   return `${e.transport}:${e.address};${e.priority}`;
 }
+
+/** A `<call>.ampr.org` host name (44net: plain HTTP allowed). */
+export function isAmprHost(host: string): boolean {
+  return AMPR_HOST.test(host.toLowerCase());
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/**
+ * The sync transport rule for a base URL: https anywhere; plain http only to
+ * a `<call>.ampr.org` host, or to a loopback address on an instance started
+ * with FED_LOOPBACK_PEERS (tests and labs). Null when allowed, else why not.
+ */
+export function syncUrlProblem(raw: string, loopback: { hosts: Record<string, number> } | null): string | null {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return `"${raw}" is not a URL`;
+  }
+  if (u.username || u.password) return "credentials in a peer URL are not allowed";
+  if (u.protocol === "https:") return null;
+  if (u.protocol !== "http:") return `"${raw}" must be https:// (or http:// to a <call>.ampr.org host)`;
+  if (isAmprHost(u.hostname)) return null;
+  if (loopback && LOOPBACK_HOSTS.has(u.hostname)) return null;
+  return `"${raw}" is plain HTTP to a host outside 44net: use https:// (plain http only to a <call>.ampr.org host)`;
+}
+
+/** The URL a sync endpoint resolves to (https: its URL; ampr: http://host), or null for forward transports. */
+export function endpointUrl(e: Endpoint): string | null {
+  if (e.transport === "https") return e.address;
+  if (e.transport === "ampr") return `http://${e.address}`;
+  return null;
+}

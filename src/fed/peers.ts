@@ -30,6 +30,15 @@ export interface Peer {
   framesApplied: number;
   framesRejected: number;
   lastAppliedAt: number | null;
+  /** config, registry, transitive:<instance>, 44net, submit, operator */
+  foundVia: string | null;
+  /** who set the current tier: config, discovery, operator, auto */
+  trustSetBy: string | null;
+  lastSyncAt: number | null;
+  lastSyncOkAt: number | null;
+  lastError: string | null;
+  /** failed syncs in a row */
+  syncFailures: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -43,7 +52,8 @@ export interface PeerKey {
 
 const COLUMNS = `id, instance, url, endpoints, trust, key_pin AS keyPin, verified_via AS verifiedVia, rep_confirmed AS repConfirmed,
   rep_failed AS repFailed, frames_applied AS framesApplied, frames_rejected AS framesRejected, last_applied_at AS lastAppliedAt,
-  created_at AS createdAt, updated_at AS updatedAt`;
+  found_via AS foundVia, trust_set_by AS trustSetBy, last_sync_at AS lastSyncAt, last_sync_ok_at AS lastSyncOkAt, last_error AS lastError,
+  sync_failures AS syncFailures, created_at AS createdAt, updated_at AS updatedAt`;
 
 function load(row: (Omit<Peer, "endpoints"> & { endpoints: string }) | null): Peer | null {
   if (!row) return null;
@@ -71,6 +81,10 @@ export interface PeerInput {
   /** pins this key (base64url) and accepts records under it */
   keyPin?: string;
   verifiedVia?: string | null;
+  /** how a new peer was found (kept from its first insert) */
+  foundVia?: string;
+  /** who sets `trust` (recorded with it) */
+  trustSetBy?: string;
 }
 
 /**
@@ -88,15 +102,16 @@ export function upsertPeer(gw: Gateway, p: PeerInput): Peer {
     const existing = getPeer(gw, p.instance);
     if (!existing) {
       gw.db
-        .query("INSERT INTO peers (instance, url, endpoints, trust, key_pin, verified_via, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-        .run(p.instance, p.url ?? null, endpoints ?? "[]", p.trust ?? "unvetted", p.keyPin ?? null, p.verifiedVia ?? null, now, now);
+        .query("INSERT INTO peers (instance, url, endpoints, trust, key_pin, verified_via, found_via, trust_set_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .run(p.instance, p.url ?? null, endpoints ?? "[]", p.trust ?? "unvetted", p.keyPin ?? null, p.verifiedVia ?? null, p.foundVia ?? null, p.trustSetBy ?? (p.trust ? null : "discovery"), now, now);
     } else {
       gw.db
         .query(
           `UPDATE peers SET url = coalesce(?2, url), endpoints = coalesce(?3, endpoints), trust = coalesce(?4, trust),
-             key_pin = coalesce(?5, key_pin), verified_via = coalesce(?6, verified_via), updated_at = ?7 WHERE instance = ?1`,
+             key_pin = coalesce(?5, key_pin), verified_via = coalesce(?6, verified_via), updated_at = ?7,
+             trust_set_by = CASE WHEN ?4 IS NULL THEN trust_set_by ELSE ?8 END WHERE instance = ?1`,
         )
-        .run(p.instance, p.url ?? null, endpoints ?? null, p.trust ?? null, p.keyPin ?? null, p.verifiedVia ?? null, now);
+        .run(p.instance, p.url ?? null, endpoints ?? null, p.trust ?? null, p.keyPin ?? null, p.verifiedVia ?? null, now, p.trustSetBy ?? null);
     }
     const peer = getPeer(gw, p.instance)!;
     if (p.keyPin) addPeerKey(gw, peer.id, p.keyPin, "pin");
@@ -104,11 +119,21 @@ export function upsertPeer(gw: Gateway, p: PeerInput): Peer {
   })();
 }
 
-/** Sets a peer's trust tier (the sysop route and auto-promotion call this). */
-export function setTrust(gw: Gateway, instance: string, trust: TrustTier): Peer {
+/**
+ * Sets a peer's trust tier (the sysop route and auto-promotion call this).
+ * Blocking forgets what was mirrored from the peer and where its pull stood:
+ * a blocked peer is never mirrored, and one unblocked later is pulled afresh.
+ */
+export function setTrust(gw: Gateway, instance: string, trust: TrustTier, by: "operator" | "auto" | "config" = "operator"): Peer {
   if (!TRUST_TIERS.includes(trust)) throw unprocessable("invalid", `trust must be one of ${TRUST_TIERS.join(", ")}`);
-  const r = gw.db.query("UPDATE peers SET trust = ?, updated_at = ? WHERE instance = ?").run(trust, gw.clock.now(), instance);
-  if (r.changes === 0) throw notFound(`peer ${instance}`);
+  gw.db.transaction(() => {
+    const r = gw.db.query("UPDATE peers SET trust = ?, trust_set_by = ?, updated_at = ? WHERE instance = ?").run(trust, by, gw.clock.now(), instance);
+    if (r.changes === 0) throw notFound(`peer ${instance}`);
+    if (trust === "blocked") {
+      gw.db.query("DELETE FROM mirror_records WHERE origin = ?").run(instance);
+      gw.db.query("DELETE FROM peer_cursors WHERE peer_id = (SELECT id FROM peers WHERE instance = ?)").run(instance);
+    }
+  })();
   return getPeer(gw, instance)!;
 }
 

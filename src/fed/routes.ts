@@ -12,6 +12,7 @@ import { descriptor } from "./descriptor.ts";
 import { applyPage } from "./apply.ts";
 import { MAX_PAGE_BYTES } from "./page.ts";
 import { RecordError } from "./record.ts";
+import { compressPage, DEFLATE_DICT1_TYPE } from "./compress.ts";
 import { BROWSE_FEEDS, BROWSE_LIMITS, browseFeed, parseCursor, registryView, SYNC_LIMITS, syncPage } from "./surface.ts";
 
 export const CBOR_TYPE = "application/cbor";
@@ -30,8 +31,10 @@ export function fedRoutes(gw: Gateway) {
     .use(gatesPlugin(gw))
     .get("/.well-known/svc", () => descriptor(gw), { gate: "public" })
     .get("/federation/sync/:type", ({ params, query, set }) => {
-      const bytes = syncPage(gw, params.type, parseCursor(query, SYNC_LIMITS));
-      set.headers["content-type"] = CBOR_TYPE;
+      const compression = query.compress ?? "none";
+      if (compression !== "none" && compression !== "deflateDict1") throw badRequest("invalid", "compress must be deflateDict1 or none");
+      const bytes = compressPage(syncPage(gw, params.type, parseCursor(query, SYNC_LIMITS)), compression);
+      set.headers["content-type"] = compression === "none" ? CBOR_TYPE : DEFLATE_DICT1_TYPE;
       set.headers["cache-control"] = "no-store";
       return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: set.headers as Record<string, string> });
     }, { gate: "public" })

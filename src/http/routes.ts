@@ -7,6 +7,7 @@ import { systemRoutes } from "../system/routes.ts";
 import { stationsRoutes } from "../stations/routes.ts";
 import { accountRoutes } from "../accounts/routes.ts";
 import { fedRoutes } from "../fed/routes.ts";
+import { fedNetworkRoutes } from "../fed/network-routes.ts";
 import { gameRoutes } from "../game/routes.ts";
 import { supportRoutes } from "../support/routes.ts";
 import { v1Routes } from "../v1/routes.ts";
@@ -18,6 +19,7 @@ export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any
   stationsRoutes,
   accountRoutes,
   fedRoutes,
+  fedNetworkRoutes,
   gameRoutes,
   supportRoutes,
   v1Routes,

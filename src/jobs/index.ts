@@ -6,6 +6,7 @@
 import type { Gateway } from "../gateway.ts";
 import { pruneAll } from "./prune.ts";
 import { radioTick } from "../node/radio.ts";
+import { syncAll } from "../fed/sync.ts";
 
 export function registerJobs(gw: Gateway): void {
   gw.scheduler.add({
@@ -29,7 +30,10 @@ export function registerJobs(gw: Gateway): void {
     name: "federation-pull",
     schedule: "*/5 * * * *",
     description: "pull signed records from every peer",
-    run: () => ({ skipped: "federation pull is not built yet" }),
+    run: async () => {
+      const r = await syncAll(gw);
+      return { peers: r.peers.length, ok: r.peers.filter((p) => p.ok).length, applied: r.peers.reduce((n, p) => n + p.applied, 0), bootstrapProblems: r.bootstrap.length };
+    },
   });
   gw.scheduler.add({
     name: "hub-push",

@@ -78,6 +78,11 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/api/wx/submit", path: "/api/wx/submit", gate: "wx-key", body: { humidity: 50 } },
   // federation (issue 4)
   { method: "POST", route: "/federation/frames", path: "/federation/frames", gate: "ingest", body: {} },
+  // federation network (issue 7)
+  { method: "POST", route: "/federation/sync", path: "/federation/sync", gate: "ingest", body: {} },
+  { method: "GET", route: "/federation/peers", path: "/federation/peers", gate: "sysop" },
+  { method: "POST", route: "/federation/peers/trust", path: "/federation/peers/trust", gate: "sysop", body: { instance: "gw-none", trust: "trusted" } },
+  { method: "GET", route: "/federation/peers/:instance/records", path: "/federation/peers/gw-none/records", gate: "sysop" },
   // game (issue 6)
   { method: "POST", route: "/api/caches", path: "/api/caches", gate: "actor", body: { name: "" } },
   { method: "PATCH", route: "/api/caches/:id", path: "/api/caches/999999", gate: "actor", body: { name: "x" } },

@@ -1,0 +1,135 @@
+/**
+ * The sysop's view of the network: every peer with its trust, health,
+ * reputation, endpoints, keys and what its last sync negotiated; setting a
+ * peer's tier; and what is mirrored from a peer.
+ */
+import type { Gateway } from "../gateway.ts";
+import { badRequest } from "../errors.ts";
+import { peerSyncUrl } from "./dial.ts";
+import { getPeer, listPeers, peerKeys, quarantined, setTrust, TRUST_TIERS, type Peer, type QuarantineRow, type TrustTier } from "./peers.ts";
+import { registryBinding } from "./registry.ts";
+import { peerCursors } from "./sync.ts";
+import { KIND_OF_TYPE, isInstanceId } from "./record.ts";
+import { notFound } from "../errors.ts";
+
+export type HealthStatus = "ok" | "failing" | "never" | "no_sync_endpoint" | "blocked";
+
+export interface PeerView {
+  instance: string;
+  trust: TrustTier;
+  trustSetBy: string | null;
+  foundVia: string | null;
+  verifiedVia: string | null;
+  url: string | null;
+  /** the URL sync uses (lowest-priority sync endpoint, else url), or null */
+  syncUrl: string | null;
+  endpoints: Peer["endpoints"];
+  keyPin: string | null;
+  keys: Array<{ key: string; status: string; via: string }>;
+  repConfirmed: number;
+  repFailed: number;
+  health: {
+    status: HealthStatus;
+    lastSyncAt: number | null;
+    lastOkAt: number | null;
+    lastError: string | null;
+    failures: number;
+    framesApplied: number;
+    framesRejected: number;
+    lastAppliedAt: number | null;
+  };
+  link: unknown;
+  feeds: string[];
+  cursors: Record<string, number>;
+  /** records mirrored from it now */
+  mirrored: number;
+  /** the registry's binding of it, when a registry binds it */
+  registry: { keys: string[]; operators: string[]; matches: boolean } | null;
+}
+
+function healthStatus(gw: Gateway, p: Peer): HealthStatus {
+  if (p.trust === "blocked") return "blocked";
+  if (!peerSyncUrl(gw, p)) return "no_sync_endpoint";
+  if (p.lastSyncAt === null) return "never";
+  return p.lastError ? "failing" : "ok";
+}
+
+function view(gw: Gateway, p: Peer): PeerView {
+  const extra = gw.db.query("SELECT link, feeds FROM peers WHERE id = ?").get(p.id) as { link: string | null; feeds: string | null };
+  const keys = peerKeys(gw, p.instance).map((k) => ({ key: k.publicKey, status: k.status, via: k.via }));
+  const b = registryBinding(gw, p.instance);
+  const mirrored = (gw.db.query("SELECT count(*) AS n FROM mirror_records WHERE origin = ?").get(p.instance) as { n: number }).n;
+  return {
+    instance: p.instance,
+    trust: p.trust,
+    trustSetBy: p.trustSetBy,
+    foundVia: p.foundVia,
+    verifiedVia: p.verifiedVia,
+    url: p.url,
+    syncUrl: peerSyncUrl(gw, p),
+    endpoints: p.endpoints,
+    keyPin: p.keyPin,
+    keys,
+    repConfirmed: p.repConfirmed,
+    repFailed: p.repFailed,
+    health: {
+      status: healthStatus(gw, p),
+      lastSyncAt: p.lastSyncAt,
+      lastOkAt: p.lastSyncOkAt,
+      lastError: p.lastError,
+      failures: p.syncFailures,
+      framesApplied: p.framesApplied,
+      framesRejected: p.framesRejected,
+      lastAppliedAt: p.lastAppliedAt,
+    },
+    link: extra.link ? JSON.parse(extra.link) : null,
+    feeds: extra.feeds ? (JSON.parse(extra.feeds) as string[]) : [],
+    cursors: peerCursors(gw, p.id),
+    mirrored,
+    registry: b && { keys: b.keys, operators: b.operators, matches: keys.filter((k) => k.status === "active").every((k) => b.keys.includes(k.key)) },
+  };
+}
+
+/** GET /federation/peers */
+export function peerList(gw: Gateway): { instance: string; peers: PeerView[]; quarantined: QuarantineRow[] } {
+  return { instance: gw.config.instance, peers: listPeers(gw).map((p) => view(gw, p)), quarantined: quarantined(gw) };
+}
+
+export function peerView(gw: Gateway, instance: string): PeerView {
+  const p = getPeer(gw, instance);
+  if (!p) throw notFound(`peer ${instance}`);
+  return view(gw, p);
+}
+
+/** POST /federation/peers/trust: {instance, trust} */
+export function setPeerTrust(gw: Gateway, body: unknown): PeerView {
+  const b = body as { instance?: unknown; trust?: unknown } | null;
+  if (!b || typeof b !== "object" || typeof b.instance !== "string" || !isInstanceId(b.instance)) throw badRequest("invalid", "instance must be a peer's instance id");
+  if (typeof b.trust !== "string" || !(TRUST_TIERS as readonly string[]).includes(b.trust)) throw badRequest("invalid", `trust must be one of ${TRUST_TIERS.join(", ")}`);
+  setTrust(gw, b.instance, b.trust as TrustTier, "operator");
+  return peerView(gw, b.instance);
+}
+
+export interface MirroredRecord {
+  gid: string;
+  type: number;
+  kind: string;
+  v: number;
+  /** signing time, unix seconds */
+  at: number;
+  via: string;
+  receivedAt: number;
+}
+
+/** GET /federation/peers/:instance/records: what is mirrored from a peer, by gid, paged. */
+export function mirroredRecords(gw: Gateway, instance: string, q: { after?: string; limit?: string }): { instance: string; items: MirroredRecord[]; next: string | null } {
+  if (!getPeer(gw, instance)) throw notFound(`peer ${instance}`);
+  const limit = q.limit === undefined ? 500 : Number(q.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 5000) throw badRequest("invalid", "limit must be 1-5000");
+  const rows = gw.db
+    .query("SELECT gid, type, v, at, via, received_at AS receivedAt FROM mirror_records WHERE origin = ? AND gid > ? ORDER BY gid LIMIT ?")
+    .all(instance, q.after ?? "", limit + 1) as Array<Omit<MirroredRecord, "kind">>;
+  const more = rows.length > limit;
+  if (more) rows.pop();
+  return { instance, items: rows.map((r) => ({ ...r, kind: KIND_OF_TYPE[r.type] ?? String(r.type) })), next: more ? rows[rows.length - 1]!.gid : null };
+}

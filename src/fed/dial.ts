@@ -1,0 +1,135 @@
+/**
+ * Reaching other instances over HTTP: which URL a peer is synced at, the
+ * transport rule (https, or plain http only to a `<call>.ampr.org` host), and
+ * one fetch with a deadline and a size cap for everything federation sends.
+ *
+ * A peer's sync URL is its lowest-priority-value endpoint that resolves to a
+ * URL (https: the URL; ampr: http://host), else its legacy `url` (the https
+ * fallback). Endpoint data is addressing only: it never changes trust.
+ *
+ * FED_LOOPBACK_PEERS (tests and labs): an instance started with it also
+ * accepts http://127.0.0.1:PORT (localhost, [::1]) peer URLs, and its
+ * `host=PORT` entries send that host name's traffic to 127.0.0.1:PORT. The
+ * rule for every other host stays as it is; nothing else can turn it on.
+ */
+import type { Gateway } from "../gateway.ts";
+import { endpointUrl, syncUrlProblem } from "./endpoints.ts";
+import type { Peer } from "./peers.ts";
+
+export class DialError extends Error {
+  override name = "DialError";
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The base URL to sync a peer at, or null when it has none this instance may use. */
+export function peerSyncUrl(gw: Gateway, peer: Pick<Peer, "endpoints" | "url">): string | null {
+  for (const e of peer.endpoints) {
+    const u = endpointUrl(e);
+    if (u && !syncUrlProblem(u, gw.config.fedLoopbackPeers)) return u.replace(/\/+$/, "");
+  }
+  if (peer.url && !syncUrlProblem(peer.url, gw.config.fedLoopbackPeers)) return peer.url.replace(/\/+$/, "");
+  return null;
+}
+
+/** Applies the transport rule and the loopback map; returns the URL to connect to. */
+export function dialUrl(gw: Gateway, url: string): string {
+  const problem = syncUrlProblem(url, gw.config.fedLoopbackPeers);
+  if (problem) throw new DialError("transport_refused", problem);
+  const lb = gw.config.fedLoopbackPeers;
+  if (lb) {
+    const u = new URL(url);
+    const port = lb.hosts[u.hostname.toLowerCase()];
+    if (port) return `http://127.0.0.1:${port}${u.pathname}${u.search}`;
+  }
+  return url;
+}
+
+export interface Fetched {
+  status: number;
+  headers: Headers;
+  bytes: Uint8Array;
+}
+
+export interface FetchOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: Uint8Array | string;
+  timeoutMs?: number;
+  /** largest response body read; a larger one is refused */
+  maxBytes?: number;
+}
+
+/** One request to another instance, with a deadline and a body cap; throws DialError. */
+export async function fedFetch(gw: Gateway, url: string, opts: FetchOptions = {}): Promise<Fetched> {
+  const target = dialUrl(gw, url);
+  const maxBytes = opts.maxBytes ?? 1024 * 1024;
+  let res: Response;
+  try {
+    res = await fetch(target, {
+      method: opts.method ?? "GET",
+      headers: { "user-agent": `svc-gateway (${gw.config.instance})`, ...opts.headers },
+      body: opts.body as BodyInit | undefined,
+      signal: AbortSignal.timeout(opts.timeoutMs ?? 15_000),
+      redirect: "manual",
+    });
+  } catch (e) {
+    const name = (e as Error)?.name;
+    throw new DialError(name === "TimeoutError" ? "timeout" : "unreachable", `${url}: ${name === "TimeoutError" ? "no answer in time" : String((e as Error)?.message ?? e)}`);
+  }
+  const declared = Number(res.headers.get("content-length") ?? "NaN");
+  if (declared > maxBytes) {
+    await res.body?.cancel().catch(() => {});
+    throw new DialError("too_large", `${url}: the answer is larger than ${maxBytes} bytes`);
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    if (res.body) {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        total += chunk.length;
+        if (total > maxBytes) {
+          await res.body.cancel().catch(() => {});
+          throw new DialError("too_large", `${url}: the answer is larger than ${maxBytes} bytes`);
+        }
+        chunks.push(chunk);
+      }
+    }
+  } catch (e) {
+    if (e instanceof DialError) throw e;
+    throw new DialError("unreachable", `${url}: the answer broke off (${String((e as Error)?.message ?? e)})`);
+  }
+  const bytes = new Uint8Array(total);
+  let o = 0;
+  for (const c of chunks) {
+    bytes.set(c, o);
+    o += c.length;
+  }
+  return { status: res.status, headers: res.headers, bytes };
+}
+
+/** A JSON answer of another instance: 2xx with a JSON body, or DialError. */
+export async function fedJson<T = unknown>(gw: Gateway, url: string, opts: FetchOptions & { json?: unknown } = {}): Promise<{ status: number; body: T }> {
+  const headers: Record<string, string> = { accept: "application/json", ...opts.headers };
+  let body = opts.body;
+  if (opts.json !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(opts.json);
+  }
+  const r = await fedFetch(gw, url, { ...opts, headers, body });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(r.bytes));
+  } catch {
+    throw new DialError("bad_answer", `${url}: answered ${r.status} without JSON`);
+  }
+  if (r.status < 200 || r.status > 299) {
+    const e = parsed as { error?: string; message?: string };
+    throw new DialError(e?.error ?? `http_${r.status}`, `${url}: ${r.status} ${e?.message ?? ""}`.trim());
+  }
+  return { status: r.status, body: parsed as T };
+}

@@ -1,0 +1,95 @@
+/**
+ * Gossip: `POST /federation/notify` is a ping meaning "come pull from me".
+ * The receiver pulls that peer now (from the URL it knows for it, never one
+ * the ping names), coalesced with a pull already running. Every federated
+ * write of this instance pings its peers, debounced so a burst of writes
+ * sends one ping per peer.
+ *
+ *   notify body: {"instance": "<the sender's instance id>"}
+ */
+import type { Gateway } from "../gateway.ts";
+import { badRequest } from "../errors.ts";
+import { fedFetch, peerSyncUrl } from "./dial.ts";
+import { instanceSigner } from "./feed.ts";
+import { getPeer, listPeers } from "./peers.ts";
+import { isInstanceId } from "./record.ts";
+import { isPulling, pullPeer } from "./sync.ts";
+
+export interface NotifyAnswer {
+  /** whether a pull was started or joined */
+  accepted: boolean;
+  /** a pull of that peer was already running: it goes round once more */
+  coalesced: boolean;
+  reason: string | null;
+}
+
+/** Handles a gossip ping. */
+export function receiveNotify(gw: Gateway, body: unknown): NotifyAnswer {
+  const b = body as { instance?: unknown } | null;
+  if (!b || typeof b !== "object" || typeof b.instance !== "string" || !isInstanceId(b.instance)) throw badRequest("invalid", 'the body is {"instance": "<your instance id>"}');
+  const peer = getPeer(gw, b.instance);
+  if (!peer) return { accepted: false, coalesced: false, reason: "unknown_peer" };
+  if (peer.trust === "blocked") return { accepted: false, coalesced: false, reason: "blocked" };
+  if (!peerSyncUrl(gw, peer)) return { accepted: false, coalesced: false, reason: "no_sync_endpoint" };
+  const coalesced = isPulling(gw, peer.instance);
+  void pullPeer(gw, peer.instance);
+  return { accepted: true, coalesced, reason: null };
+}
+
+/** Debounce of outgoing pings after a write: a burst of writes sends one ping per peer. */
+export const PING_DEBOUNCE_MS = 200;
+
+interface PingState {
+  timer: ReturnType<typeof setTimeout> | null;
+  inflight: Promise<unknown> | null;
+  stopped: boolean;
+}
+const states = new WeakMap<Gateway, PingState>();
+
+function stateOf(gw: Gateway): PingState {
+  let s = states.get(gw);
+  if (!s) states.set(gw, (s = { timer: null, inflight: null, stopped: false }));
+  return s;
+}
+
+/** Pings every peer that is not blocked and has a sync URL; resolves when all have answered or failed. */
+export async function pingPeers(gw: Gateway): Promise<Array<{ instance: string; ok: boolean }>> {
+  if (!instanceSigner(gw)) return [];
+  const body = JSON.stringify({ instance: gw.config.instance });
+  const targets = listPeers(gw)
+    .filter((p) => p.trust !== "blocked")
+    .map((p) => ({ instance: p.instance, url: peerSyncUrl(gw, p) }))
+    .filter((t): t is { instance: string; url: string } => !!t.url);
+  return Promise.all(
+    targets.map(async (t) => {
+      try {
+        const r = await fedFetch(gw, `${t.url}/federation/notify`, { method: "POST", headers: { "content-type": "application/json" }, body, timeoutMs: 5000, maxBytes: 4096 });
+        return { instance: t.instance, ok: r.status >= 200 && r.status < 300 };
+      } catch {
+        return { instance: t.instance, ok: false };
+      }
+    }),
+  );
+}
+
+/** Listens for this instance's published records and pings peers after each burst. */
+export function startGossip(gw: Gateway): void {
+  const s = stateOf(gw);
+  gw.events.on("fedPublished", () => {
+    if (s.stopped || s.timer) return;
+    s.timer = setTimeout(() => {
+      s.timer = null;
+      if (s.stopped) return;
+      const p = pingPeers(gw).finally(() => {
+        if (s.inflight === p) s.inflight = null;
+      });
+      s.inflight = p;
+    }, PING_DEBOUNCE_MS);
+  });
+  gw.onStop(async () => {
+    s.stopped = true;
+    if (s.timer) clearTimeout(s.timer);
+    s.timer = null;
+    await s.inflight?.catch(() => {});
+  });
+}

@@ -1,0 +1,13 @@
+/**
+ * The federation network's moving parts, started with each gateway: gossip
+ * pings after writes, cross-instance corroboration of finds, and a clean stop
+ * (running pulls finish before the database closes).
+ */
+import type { Gateway } from "../gateway.ts";
+import { startGossip } from "./gossip.ts";
+import { stopPulls } from "./sync.ts";
+
+export function initNetwork(gw: Gateway): void {
+  startGossip(gw);
+  gw.onStop(() => stopPulls(gw));
+}

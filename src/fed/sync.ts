@@ -1,0 +1,395 @@
+/**
+ * Pull sync: for each peer, fetch its descriptor, check its keys against the
+ * pin (exactly the pinned key, or keys reached from it by signed rotations;
+ * a key change without a rotation is refused), check the registry binding,
+ * negotiate the link (caps.ts) and the feeds it serves, then pull tombstones
+ * first and every other feed from the stored per-peer cursor, each page
+ * through the one apply pipeline with its cursor committed in the same
+ * transaction as its frames. A pull killed half way resumes at the last page
+ * applied; a page applied twice changes nothing (apply is idempotent by gid).
+ *
+ * Pulls of one peer never overlap: a pull asked for while one runs (a gossip
+ * ping, the cron) makes the running one go round once more (coalesced).
+ */
+import type { Gateway } from "../gateway.ts";
+import { applyFrames, type ApplyReport } from "./apply.ts";
+import { capsFromObject, CapsError, intersectCaps, tierCaps, type NegotiatedLink } from "./caps.ts";
+import { decompressPage, DEFLATE_DICT1_TYPE } from "./compress.ts";
+import { httpLinkCaps } from "./descriptor.ts";
+import { DialError, fedFetch, fedJson, peerSyncUrl } from "./dial.ts";
+import { formatEndpoint, parseEndpoints, type Endpoint } from "./endpoints.ts";
+import { decodePage, MAX_PAGE_BYTES } from "./page.ts";
+import { acceptRotation, getPeer, listPeers, peerKeys, upsertPeer, type Peer } from "./peers.ts";
+import { decodeFrame, isB64urlKey, isInstanceId, RECORD_TYPES, RecordError, SYNC_KINDS, type SyncKind } from "./record.ts";
+import { registryMismatch } from "./registry.ts";
+
+/** Tombstones first (a delete suppresses a re-mirror), keys before what they sign for, moves before what they re-point. */
+export const PULL_ORDER: readonly SyncKind[] = ["tombstone", "key", "account-move", "cache", "find", "bulletin"];
+
+export class SyncError extends Error {
+  override name = "SyncError";
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What a peer's descriptor says, as far as sync needs it (checked shape). */
+export interface PeerDescriptor {
+  instance: string;
+  signed: boolean;
+  keys: Array<{ key: string; status: "active" | "revoked" }>;
+  rotations: unknown[];
+  endpoints: Endpoint[];
+  url: string | null;
+  capabilities: string[];
+  feeds: string[];
+  record: Uint8Array | null;
+  link: unknown;
+}
+
+/** Fetches and shape-checks a descriptor at a base URL; throws SyncError or DialError. */
+export async function fetchDescriptor(gw: Gateway, base: string): Promise<PeerDescriptor> {
+  const { body } = await fedJson<Record<string, unknown>>(gw, `${base}/.well-known/svc`, { timeoutMs: 10_000, maxBytes: 1024 * 1024 });
+  return checkDescriptor(body);
+}
+
+export function checkDescriptor(d: unknown): PeerDescriptor {
+  const bad = (m: string) => new SyncError("bad_descriptor", `descriptor: ${m}`);
+  if (!d || typeof d !== "object" || Array.isArray(d)) throw bad("not a JSON object");
+  const o = d as Record<string, unknown>;
+  if (typeof o.instance !== "string" || !isInstanceId(o.instance)) throw bad("instance must be an instance id");
+  const list = (name: string) => {
+    const v = o[name] ?? [];
+    if (!Array.isArray(v) || v.length > 1000) throw bad(`${name} must be a list`);
+    return v as unknown[];
+  };
+  const keys = list("keys").map((k) => {
+    const x = k as { key?: unknown; status?: unknown };
+    if (!x || typeof x.key !== "string" || !isB64urlKey(x.key) || (x.status !== "active" && x.status !== "revoked")) throw bad("keys must be {key, status}");
+    return { key: x.key, status: x.status as "active" | "revoked" };
+  });
+  const endpoints = parseEndpoints(
+    list("endpoints").map((e) => (typeof e === "string" ? e : e && typeof e === "object" ? formatEndpoint(e as Endpoint) : "")).filter((e) => typeof e === "string"),
+  );
+  let record: Uint8Array | null = null;
+  if (typeof o.record === "string") record = new Uint8Array(Buffer.from(o.record, "base64url"));
+  return {
+    instance: o.instance,
+    signed: o.signed === true,
+    keys,
+    rotations: list("rotations"),
+    endpoints,
+    url: typeof o.url === "string" ? o.url : null,
+    capabilities: list("capabilities").filter((c): c is string => typeof c === "string"),
+    feeds: list("feeds").filter((c): c is string => typeof c === "string"),
+    record,
+    link: o.link,
+  };
+}
+
+/** The key that signed a descriptor's own peer record: what a new peer is pinned to. */
+export function descriptorSigningKey(d: PeerDescriptor): string | null {
+  if (!d.record) return null;
+  try {
+    const k = decodeFrame(d.record).signerKey;
+    return d.keys.some((x) => x.key === k && x.status === "active") ? k : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Follows the descriptor's signed rotations from the keys already accepted,
+ * then requires every active key it publishes to be accepted: the pin, or
+ * reached from it. Null when it holds, else the refusal.
+ */
+export function checkPeerKeys(gw: Gateway, instance: string, d: PeerDescriptor): string | null {
+  // Rotations are listed oldest first; a chain is followed in one pass, but go
+  // round until nothing changes in case they come out of order.
+  for (let round = 0; round < 4; round++) {
+    const before = peerKeys(gw, instance).length;
+    for (const r of d.rotations) acceptRotation(gw, instance, r);
+    if (peerKeys(gw, instance).length === before) break;
+  }
+  const accepted = new Set(peerKeys(gw, instance).filter((k) => k.status === "active").map((k) => k.publicKey));
+  const active = d.keys.filter((k) => k.status === "active").map((k) => k.key);
+  if (active.length === 0) return "the descriptor publishes no active key";
+  const unknown = active.find((k) => !accepted.has(k));
+  if (unknown) return `${instance} now publishes key ${unknown}, which is neither its pinned key nor reached from it by a signed rotation: refused`;
+  return null;
+}
+
+export interface FeedReport {
+  pages: number;
+  received: number;
+  applied: number;
+  duplicate: number;
+  suppressed: number;
+  quarantined: number;
+  rejected: number;
+  /** bytes on the wire (page bodies as received) */
+  bytes: number;
+}
+
+export interface PeerSyncReport {
+  instance: string;
+  ok: boolean;
+  error: { code: string; message: string } | null;
+  url: string | null;
+  link: NegotiatedLink | null;
+  feeds: Partial<Record<SyncKind, FeedReport>>;
+  applied: number;
+  received: number;
+  bytes: number;
+  ms: number;
+}
+
+function cursorOf(gw: Gateway, peerId: number, type: number): number {
+  const r = gw.db.query("SELECT cursor FROM peer_cursors WHERE peer_id = ? AND type = ?").get(peerId, type) as { cursor: number } | null;
+  return r?.cursor ?? 0;
+}
+
+function setCursor(gw: Gateway, peerId: number, type: number, cursor: number): void {
+  gw.db
+    .query("INSERT INTO peer_cursors (peer_id, type, cursor, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (peer_id, type) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at")
+    .run(peerId, type, cursor, gw.clock.now());
+}
+
+/** Per-peer cursors, by feed name (for the sysop peer list). */
+export function peerCursors(gw: Gateway, peerId: number): Partial<Record<SyncKind, number>> {
+  const rows = gw.db.query("SELECT type, cursor FROM peer_cursors WHERE peer_id = ?").all(peerId) as Array<{ type: number; cursor: number }>;
+  const out: Partial<Record<SyncKind, number>> = {};
+  for (const r of rows) {
+    const kind = SYNC_KINDS.find((k) => RECORD_TYPES[k] === r.type);
+    if (kind) out[kind] = r.cursor;
+  }
+  return out;
+}
+
+function addReport(f: FeedReport, r: ApplyReport, bytes: number): void {
+  f.pages++;
+  f.received += r.received;
+  f.applied += r.applied;
+  f.duplicate += r.duplicate;
+  f.suppressed += r.suppressed;
+  f.quarantined += r.quarantined;
+  f.rejected += r.rejected;
+  f.bytes += bytes;
+}
+
+/** One pull of one peer, start to end. Never throws: problems come back in the report and the peer's health. */
+async function pullOnce(gw: Gateway, instance: string): Promise<PeerSyncReport> {
+  const started = performance.now();
+  const report: PeerSyncReport = { instance, ok: false, error: null, url: null, link: null, feeds: {}, applied: 0, received: 0, bytes: 0, ms: 0 };
+  const peer = getPeer(gw, instance);
+  try {
+    if (!peer) throw new SyncError("unknown_peer", `${instance} is not a peer`);
+    if (peer.trust === "blocked") throw new SyncError("blocked", `${instance} is blocked: never mirrored`);
+    const base = peerSyncUrl(gw, peer);
+    if (!base) throw new SyncError("no_sync_endpoint", `${instance} has no endpoint that resolves to a URL this instance may use`);
+    report.url = base;
+    const d = await fetchDescriptor(gw, base);
+    if (d.instance !== instance) throw new SyncError("instance_mismatch", `${base} now describes ${d.instance}, not ${instance}`);
+    if (!d.signed || !d.capabilities.includes("sync-cbor")) throw new SyncError("unsigned", `${instance} is not a signed instance: it cannot be mirrored`);
+    const keyProblem = checkPeerKeys(gw, instance, d);
+    if (keyProblem) throw new SyncError("key_changed", keyProblem);
+    const regProblem = registryMismatch(gw, instance, d.keys.filter((k) => k.status === "active").map((k) => k.key));
+    if (regProblem) throw new SyncError("registry_mismatch", regProblem);
+    // Its own peer record refreshes its self-attested endpoints (addressing only).
+    if (d.record) await applyFrames(gw, [d.record], { via: "sync", servedBy: instance });
+    let theirs;
+    try {
+      theirs = d.link === undefined || d.link === null ? tierCaps("full") : capsFromObject(d.link);
+    } catch (e) {
+      if (e instanceof CapsError) throw new SyncError("bad_caps", e.message);
+      throw e;
+    }
+    const link = intersectCaps(httpLinkCaps(gw), theirs);
+    report.link = link;
+    const feeds = PULL_ORDER.filter((k) => d.feeds.includes(k) && link.records.includes(RECORD_TYPES[k]));
+    gw.db.query("UPDATE peers SET link = ?, feeds = ? WHERE id = ?").run(JSON.stringify(link), JSON.stringify(feeds), peer.id);
+    for (const kind of feeds) {
+      const type = RECORD_TYPES[kind];
+      const f: FeedReport = (report.feeds[kind] = { pages: 0, received: 0, applied: 0, duplicate: 0, suppressed: 0, quarantined: 0, rejected: 0, bytes: 0 });
+      let cursor = cursorOf(gw, peer.id, type);
+      for (;;) {
+        const q = `since=${cursor}&limit=${link.batch}${link.compression === "none" ? "" : `&compress=${link.compression}`}`;
+        const r = await fedFetch(gw, `${base}/federation/sync/${kind}?${q}`, { timeoutMs: 120_000, maxBytes: MAX_PAGE_BYTES + 4096 });
+        if (r.status !== 200) throw new SyncError(`http_${r.status}`, `${base}/federation/sync/${kind} answered ${r.status}`);
+        const compressed = r.headers.get("content-type")?.split(";")[0]?.trim() === DEFLATE_DICT1_TYPE;
+        const page = decodePage(decompressPage(r.bytes, compressed ? "deflateDict1" : "none"));
+        if (page.more && page.next <= cursor) throw new SyncError("bad_page", `${instance}'s ${kind} cursor does not advance past ${cursor}`);
+        const next = Math.max(cursor, page.next);
+        const applied = await applyFrames(gw, page.frames, { via: "sync", servedBy: instance, onCommit: () => setCursor(gw, peer.id, type, next) });
+        addReport(f, applied, r.bytes.length);
+        cursor = next;
+        if (!page.more) break;
+      }
+      report.applied += f.applied;
+      report.received += f.received;
+      report.bytes += f.bytes;
+    }
+    report.ok = true;
+    if (peer.trust === "trusted") await discoverFrom(gw, peer, base);
+  } catch (e) {
+    const code = e instanceof SyncError || e instanceof DialError || e instanceof RecordError ? e.code : "failed";
+    if (code === "failed") gw.log.error("fed", `pulling ${instance} failed`, { error: String(e) });
+    report.error = { code, message: (e as Error).message };
+  }
+  report.ms = Math.round(performance.now() - started);
+  if (peer && gw.db.query("SELECT 1 FROM peers WHERE id = ?").get(peer.id)) {
+    const now = gw.clock.now();
+    if (report.ok) gw.db.query("UPDATE peers SET last_sync_at = ?1, last_sync_ok_at = ?1, last_error = NULL, sync_failures = 0 WHERE id = ?2").run(now, peer.id);
+    else gw.db.query("UPDATE peers SET last_sync_at = ?1, last_error = ?2, sync_failures = sync_failures + 1 WHERE id = ?3").run(now, `${report.error!.code}: ${report.error!.message}`, peer.id);
+  }
+  gw.events.emit("fedSynced", { instance, ok: report.ok, applied: report.applied, error: report.error?.code ?? null });
+  return report;
+}
+
+/** At most this many peers learnt from one peer's registry view per pull. */
+const MAX_DISCOVERED_PER_PULL = 50;
+
+/**
+ * Transitive discovery: the instances a trusted peer itself trusts, from its
+ * registry view, join as unvetted peers pinned to the keys it lists.
+ */
+async function discoverFrom(gw: Gateway, peer: Peer, base: string): Promise<void> {
+  let items: unknown[];
+  try {
+    const { body } = await fedJson<{ items?: unknown[] }>(gw, `${base}/federation/registry?limit=200`, { timeoutMs: 10_000, maxBytes: 2 * 1024 * 1024 });
+    items = Array.isArray(body.items) ? body.items : [];
+  } catch {
+    return; // advisory: a peer without a readable registry view is still synced
+  }
+  let added = 0;
+  for (const it of items) {
+    if (added >= MAX_DISCOVERED_PER_PULL) break;
+    const x = it as { instance?: unknown; self?: unknown; trust?: unknown; keys?: unknown; endpoints?: unknown };
+    if (!x || x.self === true || x.trust !== "trusted" || typeof x.instance !== "string" || !isInstanceId(x.instance)) continue;
+    if (x.instance === gw.config.instance || getPeer(gw, x.instance)) continue;
+    const key = Array.isArray(x.keys) ? x.keys.find((k): k is string => typeof k === "string" && isB64urlKey(k)) : undefined;
+    if (!key) continue;
+    const endpoints = Array.isArray(x.endpoints)
+      ? x.endpoints.map((e) => (typeof e === "string" ? e : e && typeof e === "object" ? formatEndpoint(e as Endpoint) : "")).filter((e) => e)
+      : [];
+    upsertPeer(gw, { instance: x.instance, endpoints, trust: "unvetted", keyPin: key, foundVia: `transitive:${peer.instance}`, trustSetBy: "discovery" });
+    added++;
+  }
+  if (added) gw.log.info("fed", `learnt ${added} unvetted peer(s) from ${peer.instance}`);
+}
+
+// ---------------------------------------------------------------- serialising and coalescing
+
+interface Running {
+  again: boolean;
+  done: Promise<PeerSyncReport>;
+}
+const running = new WeakMap<Gateway, Map<string, Running>>();
+
+function runningOf(gw: Gateway): Map<string, Running> {
+  let m = running.get(gw);
+  if (!m) running.set(gw, (m = new Map()));
+  return m;
+}
+
+/**
+ * Pulls a peer now. If a pull of it is already running, this one is
+ * coalesced into it: the running pull goes round once more, and both callers
+ * get its last report.
+ */
+export function pullPeer(gw: Gateway, instance: string): Promise<PeerSyncReport> {
+  const m = runningOf(gw);
+  const cur = m.get(instance);
+  if (cur) {
+    cur.again = true;
+    return cur.done;
+  }
+  const entry: Running = { again: false, done: undefined as unknown as Promise<PeerSyncReport> };
+  entry.done = (async () => {
+    let report: PeerSyncReport;
+    do {
+      entry.again = false;
+      report = await pullOnce(gw, instance);
+    } while (entry.again && !stopped.has(gw));
+    return report;
+  })().finally(() => m.delete(instance));
+  m.set(instance, entry);
+  return entry.done;
+}
+
+/** Whether a pull of the peer is running (a gossip ping then coalesces). */
+export function isPulling(gw: Gateway, instance: string): boolean {
+  return runningOf(gw).has(instance);
+}
+
+const stopped = new WeakSet<Gateway>();
+
+/** Lets running pulls finish their page before the database closes. */
+export async function stopPulls(gw: Gateway): Promise<void> {
+  stopped.add(gw);
+  await Promise.allSettled([...runningOf(gw).values()].map((r) => r.done));
+}
+
+// ---------------------------------------------------------------- all peers
+
+export interface BootstrapProblem {
+  url: string;
+  code: string;
+  message: string;
+}
+
+/**
+ * FED_PEERS: each URL not yet known is asked for its descriptor; a new
+ * instance joins trusted (pinned to the key that signed its descriptor
+ * record); one already found by discovery becomes trusted. A blocked peer stays
+ * blocked, and a tier the operator set is left alone.
+ */
+export async function bootstrapConfiguredPeers(gw: Gateway): Promise<BootstrapProblem[]> {
+  const problems: BootstrapProblem[] = [];
+  const known = new Set(listPeers(gw).map((p) => p.url).filter((u): u is string => !!u));
+  for (const url of gw.config.fedPeers) {
+    if (known.has(url)) continue;
+    try {
+      const d = await fetchDescriptor(gw, url);
+      if (d.instance === gw.config.instance) throw new SyncError("self", `${url} is this instance`);
+      const existing = getPeer(gw, d.instance);
+      if (!existing) {
+        const pin = descriptorSigningKey(d);
+        if (!pin) throw new SyncError("unsigned", `${url} (${d.instance}) publishes no signed descriptor record to pin a key from`);
+        upsertPeer(gw, { instance: d.instance, url, trust: "trusted", keyPin: pin, foundVia: "config", trustSetBy: "config" });
+      } else {
+        const promote = existing.trust === "unvetted" && (existing.trustSetBy === "discovery" || existing.trustSetBy === null);
+        upsertPeer(gw, { instance: d.instance, url, ...(promote ? { trust: "trusted" as const, trustSetBy: "config" } : {}) });
+      }
+    } catch (e) {
+      problems.push({ url, code: (e as { code?: string }).code ?? "failed", message: (e as Error).message });
+    }
+  }
+  return problems;
+}
+
+export interface SyncAllReport {
+  peers: PeerSyncReport[];
+  bootstrap: BootstrapProblem[];
+}
+
+/** The scheduled pull and POST /federation/sync: every peer that is not blocked, a few at a time. */
+export async function syncAll(gw: Gateway, concurrency = 4): Promise<SyncAllReport> {
+  const bootstrap = await bootstrapConfiguredPeers(gw);
+  // Peers reachable only by forward transports (packet, BBS) are not pulled over HTTP.
+  const peers = listPeers(gw).filter((p) => p.trust !== "blocked" && peerSyncUrl(gw, p) !== null);
+  const out: PeerSyncReport[] = [];
+  let i = 0;
+  const worker = async () => {
+    while (i < peers.length && !stopped.has(gw)) {
+      const p = peers[i++]!;
+      out.push(await pullPeer(gw, p.instance));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, peers.length) }, worker));
+  out.sort((a, b) => a.instance.localeCompare(b.instance));
+  return { peers: out, bootstrap };
+}
