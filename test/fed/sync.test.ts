@@ -230,7 +230,7 @@ describe("pages", () => {
     const E = await startInProcess({ INSTANCE: "gw-e", FED_PRIVATE_KEY: generateKeyPair().privateKey });
     const big = "x".repeat(19_000);
     E.gw.db.transaction(() => {
-      for (let i = 1; i <= 900; i++) publishRecord(E.gw, "cache", i, cacheToWire({ ...cache(`Big ${i}`), description: big }));
+      for (let i = 1; i <= 500; i++) publishRecord(E.gw, "cache", i, cacheToWire({ ...cache(`Big ${i}`), description: big }));
     })();
     const res = await E.get("/federation/sync/cache?since=0&limit=2000");
     const bytes = new Uint8Array(await res.arrayBuffer());
@@ -238,11 +238,11 @@ describe("pages", () => {
     const { decodePage } = await import("../../src/fed/page.ts");
     const page = decodePage(bytes);
     expect(page.more).toBe(true);
-    expect(page.frames.length).toBeLessThan(900);
+    expect(page.frames.length).toBeLessThan(500);
     upsertPeer(B.gw, { instance: "gw-e", url: E.url, trust: "trusted", keyPin: (await json(await E.get("/.well-known/svc"))).keys[0].key });
     const r = await pullPeer(B.gw, "gw-e");
     expect(r).toMatchObject({ ok: true });
-    expect(r.feeds.cache).toMatchObject({ applied: 900 });
+    expect(r.feeds.cache).toMatchObject({ applied: 500 });
     expect(r.feeds.cache!.pages).toBeGreaterThan(1);
     await E.stop();
     setTrust(B.gw, "gw-e", "blocked");
