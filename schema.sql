@@ -824,3 +824,47 @@ CREATE TABLE push_cursors (
   updated_at INTEGER NOT NULL,
   PRIMARY KEY (target, type)
 ) WITHOUT ROWID;
+
+-- migration 13: coarse cache counts per 1° and 5° cell, for clustering large map views without reading every cache
+
+-- One row per (cell size in degrees, column, row) holding map-visible caches
+-- (active or disabled, listed): how many, and the sums of their coordinates
+-- (for the centre). Kept by the triggers below, so a world view reads a few
+-- thousand rows instead of every cache.
+CREATE TABLE caches_cells (
+  size INTEGER NOT NULL,               -- 1 or 5 (degrees)
+  cx   INTEGER NOT NULL,               -- floor((lon + 180) / size)
+  cy   INTEGER NOT NULL,               -- floor((lat + 90) / size)
+  n    INTEGER NOT NULL,
+  slat REAL NOT NULL,
+  slon REAL NOT NULL,
+  PRIMARY KEY (size, cx, cy)
+) WITHOUT ROWID;
+INSERT INTO caches_cells (size, cx, cy, n, slat, slon)
+  SELECT s.size, CAST(floor((c.lon + 180) / s.size) AS INTEGER), CAST(floor((c.lat + 90) / s.size) AS INTEGER), count(*), sum(c.lat), sum(c.lon)
+  FROM caches c, (SELECT 1 AS size UNION ALL SELECT 5) s WHERE c.status IN ('active', 'disabled') AND c.unlisted = 0 GROUP BY 1, 2, 3;
+CREATE TRIGGER caches_cells_insert AFTER INSERT ON caches
+  WHEN new.status IN ('active', 'disabled') AND new.unlisted = 0 BEGIN
+  INSERT INTO caches_cells (size, cx, cy, n, slat, slon)
+    SELECT s.size, CAST(floor((new.lon + 180) / s.size) AS INTEGER), CAST(floor((new.lat + 90) / s.size) AS INTEGER), 1, new.lat, new.lon
+    FROM (SELECT 1 AS size UNION ALL SELECT 5) s WHERE true
+    ON CONFLICT (size, cx, cy) DO UPDATE SET n = n + 1, slat = slat + excluded.slat, slon = slon + excluded.slon;
+END;
+CREATE TRIGGER caches_cells_delete AFTER DELETE ON caches
+  WHEN old.status IN ('active', 'disabled') AND old.unlisted = 0 BEGIN
+  UPDATE caches_cells SET n = n - 1, slat = slat - old.lat, slon = slon - old.lon
+    WHERE (size = 1 AND cx = CAST(floor((old.lon + 180) / 1) AS INTEGER) AND cy = CAST(floor((old.lat + 90) / 1) AS INTEGER))
+       OR (size = 5 AND cx = CAST(floor((old.lon + 180) / 5) AS INTEGER) AND cy = CAST(floor((old.lat + 90) / 5) AS INTEGER));
+  DELETE FROM caches_cells WHERE n <= 0;
+END;
+CREATE TRIGGER caches_cells_update AFTER UPDATE OF lat, lon, status, unlisted ON caches BEGIN
+  UPDATE caches_cells SET n = n - 1, slat = slat - old.lat, slon = slon - old.lon
+    WHERE old.status IN ('active', 'disabled') AND old.unlisted = 0
+      AND ((size = 1 AND cx = CAST(floor((old.lon + 180) / 1) AS INTEGER) AND cy = CAST(floor((old.lat + 90) / 1) AS INTEGER))
+        OR (size = 5 AND cx = CAST(floor((old.lon + 180) / 5) AS INTEGER) AND cy = CAST(floor((old.lat + 90) / 5) AS INTEGER)));
+  DELETE FROM caches_cells WHERE n <= 0;
+  INSERT INTO caches_cells (size, cx, cy, n, slat, slon)
+    SELECT s.size, CAST(floor((new.lon + 180) / s.size) AS INTEGER), CAST(floor((new.lat + 90) / s.size) AS INTEGER), 1, new.lat, new.lon
+    FROM (SELECT 1 AS size UNION ALL SELECT 5) s WHERE new.status IN ('active', 'disabled') AND new.unlisted = 0
+    ON CONFLICT (size, cx, cy) DO UPDATE SET n = n + 1, slat = slat + excluded.slat, slon = slon + excluded.slon;
+END;

@@ -18,7 +18,7 @@ export const MAX_EXPORT = 10_000;
 export const GPX_LOGS_PER_CACHE = 5;
 
 function exportCaches(gw: Gateway, q: Record<string, string | undefined>, limit: number | undefined): Cache[] {
-  return selectCaches(gw, q, { limit: limit ?? MAX_EXPORT, max: MAX_EXPORT }).rows.map((r) => cacheJson(gw, r));
+  return selectCaches(gw, q, { limit: limit ?? MAX_EXPORT, max: MAX_EXPORT }).rows.map((r) => cacheJson(gw, r, false));
 }
 
 export function gpxExport(gw: Gateway, base: string, q: Record<string, string | undefined>, limit?: number): string {

@@ -105,9 +105,26 @@ const stats = (gw: Gateway, id: number, gid: string) =>
     )
     .get(id, gid) as { finds: number; favorites: number; avg: number | null; n: number };
 
-export function cacheJson(gw: Gateway, r: CacheRow, withStats = true): Cache {
+type Stats = { finds: number; favorites: number; avg: number | null; n: number };
+
+/** Many rows at once: one query for all their counts (maps, lists, exports). */
+export function cachesJson(gw: Gateway, rows: CacheRow[]): Cache[] {
+  if (rows.length === 0) return [];
+  const ids = JSON.stringify(rows.map((r) => r.id));
+  const gids = JSON.stringify(rows.map((r) => localGid(gw, "cache", r.id)));
+  const finds = new Map(
+    (gw.db.query("SELECT cache_id AS id, count(*) AS n FROM logs WHERE cache_gid IN (SELECT value FROM json_each(?)) AND kind = 'find' AND state = 'active' GROUP BY cache_id").all(gids) as Array<{ id: number; n: number }>).map((r) => [r.id, r.n]),
+  );
+  const favs = new Map((gw.db.query("SELECT cache_id AS id, count(*) AS n FROM favorites WHERE cache_id IN (SELECT value FROM json_each(?)) GROUP BY cache_id").all(ids) as Array<{ id: number; n: number }>).map((r) => [r.id, r.n]));
+  const rates = new Map(
+    (gw.db.query("SELECT cache_id AS id, avg(stars) AS avg, count(*) AS n FROM ratings WHERE cache_id IN (SELECT value FROM json_each(?)) GROUP BY cache_id").all(ids) as Array<{ id: number; avg: number; n: number }>).map((r) => [r.id, r]),
+  );
+  return rows.map((r) => cacheJson(gw, r, { finds: finds.get(r.id) ?? 0, favorites: favs.get(r.id) ?? 0, avg: rates.get(r.id)?.avg ?? null, n: rates.get(r.id)?.n ?? 0 }));
+}
+
+export function cacheJson(gw: Gateway, r: CacheRow, known?: Stats | false): Cache {
   const gid = localGid(gw, "cache", r.id);
-  const s = withStats ? stats(gw, r.id, gid) : { finds: 0, favorites: 0, avg: null, n: 0 };
+  const s = known === false ? { finds: 0, favorites: 0, avg: null, n: 0 } : known ?? stats(gw, r.id, gid);
   const c: Cache = {
     id: r.id,
     gid,
@@ -403,7 +420,7 @@ export interface Cluster {
 export interface MapAnswer {
   /** true: the box holds more than `limit` caches, so `clusters` summarise it and `caches` is empty */
   clustered: boolean;
-  caches: Cache[];
+  caches: MapCache[];
   clusters: Cluster[];
   /** caches in the box (native and shown mirrors) */
   total: number;
@@ -486,6 +503,13 @@ export function livingJson(gw: Gateway, l: LivingCache): Cache {
   };
 }
 
+/** What the map needs of a cache: everything but the long texts (the page loads those). */
+export type MapCache = Omit<Cache, "description" | "hint">;
+export function forMap(c: Cache): MapCache {
+  const { description: _d, hint: _h, ...rest } = c;
+  return rest;
+}
+
 /** Living caches are shown while their station was heard within a day (or has a fixed position). */
 export const LIVING_MAX_AGE_MS = 24 * 3_600_000;
 
@@ -545,27 +569,63 @@ export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; inclu
   if (count + mirrors.length <= limit) {
     const ex = exactSql(box);
     const rows = gw.db.query(`SELECT c.* FROM caches_geo g JOIN caches c ON c.id = g.id WHERE ${geo.sql}${ex.sql}${flt.sql}`).all(...geo.args, ...ex.args, ...flt.args) as CacheRow[];
-    const caches = [...rows.map((r) => cacheJson(gw, r)), ...mirrors];
+    const caches = [...cachesJson(gw, rows), ...mirrors].map(forMap);
     return { clustered: false, caches, clusters: [], total: caches.length };
   }
   const cell = Math.max(lonSpan(box), box.north - box.south, 1e-6) / CLUSTER_CELLS;
-  // Longitudes measured eastward from the box's west edge, so a box across the antimeridian bins continuously.
-  const x = "(CASE WHEN g.min_lon < ?1 THEN g.min_lon + 360 ELSE g.min_lon END - ?1)";
-  // Numbered parameters: ?1 west, ?2 south, ?3 cell, then the box's and the filters' own.
-  let k = 3;
-  const numbered = (sql: string) => sql.replace(/\?/g, () => `?${++k}`);
-  const where = numbered(geo.sql) + numbered(flt.sql);
-  const rows = gw.db
-    .query(
-      `SELECT count(*) AS n, avg(g.min_lat) AS lat, avg(${x}) AS x, min(g.min_lat) AS s, max(g.min_lat) AS nn, min(${x}) AS w, max(${x}) AS e
-       FROM caches_geo g${join} WHERE ${where}
-       GROUP BY CAST((g.min_lat - ?2) / ?3 AS INTEGER), CAST(${x} / ?3 AS INTEGER)`,
-    )
-    .all(box.west, box.south, cell, ...geo.args, ...flt.args) as Array<{ n: number; lat: number; x: number; s: number; nn: number; w: number; e: number }>;
   const bins = new Map<string, { n: number; latSum: number; xSum: number; s: number; nn: number; w: number; e: number }>();
-  for (const r of rows) {
-    const key = `${Math.floor((r.lat - box.south) / cell)}:${Math.floor(r.x / cell)}`;
-    bins.set(key, { n: r.n, latSum: r.lat * r.n, xSum: r.x * r.n, s: r.s, nn: r.nn, w: r.w, e: r.e });
+  const level = hasFilters(f) ? 0 : cell >= 10 ? 5 : cell >= 2 ? 1 : 0;
+  if (level) {
+    // A large view: the per-cell counts (migration 12) stand for the caches, each cell at its centre.
+    // Counts at the very edge of the view are exact to the cell (1° or 5°), not to the degree.
+    const cy0 = Math.floor((box.south + 90) / level);
+    const cy1 = Math.floor((box.north + 90) / level);
+    const ranges = box.west <= box.east ? [[box.west, box.east]] : [[box.west, 180], [-180, box.east]];
+    const cells = ranges.flatMap(([w, e]) =>
+      gw.db
+        .query("SELECT cx, cy, n, slat, slon FROM caches_cells WHERE size = ? AND cy BETWEEN ? AND ? AND cx BETWEEN ? AND ?")
+        .all(level, cy0, cy1, Math.floor((w! + 180) / level), Math.floor((e! + 180) / level)) as Array<{ cx: number; cy: number; n: number; slat: number; slon: number }>,
+    );
+    for (const c of cells) {
+      const lat = c.slat / c.n;
+      const lon = c.slon / c.n;
+      const xc = (lon < box.west ? lon + 360 : lon) - box.west;
+      // the cell's extent, clipped to the view, in the same eastward measure
+      const cw = c.cx * level - 180;
+      const cs = Math.max(box.south, c.cy * level - 90);
+      const cn = Math.min(box.north, c.cy * level - 90 + level);
+      const xw = Math.max(0, (cw < box.west ? cw + 360 : cw) - box.west);
+      const xe = Math.min(lonSpan(box), xw + level);
+      const key = `${Math.floor((lat - box.south) / cell)}:${Math.floor(xc / cell)}`;
+      const bin = bins.get(key);
+      if (bin) {
+        bin.n += c.n;
+        bin.latSum += c.slat;
+        bin.xSum += xc * c.n;
+        bin.s = Math.min(bin.s, cs);
+        bin.nn = Math.max(bin.nn, cn);
+        bin.w = Math.min(bin.w, xw);
+        bin.e = Math.max(bin.e, xe);
+      } else bins.set(key, { n: c.n, latSum: c.slat, xSum: xc * c.n, s: cs, nn: cn, w: xw, e: xe });
+    }
+  } else {
+    // Longitudes measured eastward from the box's west edge, so a box across the antimeridian bins continuously.
+    const x = "(CASE WHEN g.min_lon < ?1 THEN g.min_lon + 360 ELSE g.min_lon END - ?1)";
+    // Numbered parameters: ?1 west, ?2 south, ?3 cell, then the box's and the filters' own.
+    let k = 3;
+    const numbered = (sql: string) => sql.replace(/\?/g, () => `?${++k}`);
+    const where = numbered(geo.sql) + numbered(flt.sql);
+    const rows = gw.db
+      .query(
+        `SELECT count(*) AS n, avg(g.min_lat) AS lat, avg(${x}) AS x, min(g.min_lat) AS s, max(g.min_lat) AS nn, min(${x}) AS w, max(${x}) AS e
+         FROM caches_geo g${join} WHERE ${where}
+         GROUP BY CAST((g.min_lat - ?2) / ?3 AS INTEGER), CAST(${x} / ?3 AS INTEGER)`,
+      )
+      .all(box.west, box.south, cell, ...geo.args, ...flt.args) as Array<{ n: number; lat: number; x: number; s: number; nn: number; w: number; e: number }>;
+    for (const r of rows) {
+      const key = `${Math.floor((r.lat - box.south) / cell)}:${Math.floor(r.x / cell)}`;
+      bins.set(key, { n: r.n, latSum: r.lat * r.n, xSum: r.x * r.n, s: r.s, nn: r.nn, w: r.w, e: r.e });
+    }
   }
   for (const m of mirrors) {
     const xm = (m.lon < box.west ? m.lon + 360 : m.lon) - box.west;
@@ -647,7 +707,7 @@ export function upsertCatalogCache(gw: Gateway, source: string, ownerId: number 
 }
 
 /** Marks the caches a signed-in user has found (`found: true`), for their map. */
-export function markFound<T extends Cache>(gw: Gateway, userId: number, caches: T[]): Array<T & { found?: boolean }> {
+export function markFound<T extends { gid: string }>(gw: Gateway, userId: number, caches: T[]): Array<T & { found?: boolean }> {
   if (!caches.length) return caches;
   const found = new Set(
     (gw.db

@@ -5,7 +5,7 @@
  */
 import type { Gateway } from "../gateway.ts";
 import { badRequest } from "../errors.ts";
-import { cacheJson, filterSql, parseFilters, type Cache, type CacheRow } from "./caches.ts";
+import { cacheJson, cachesJson, filterSql, parseFilters, type Cache, type CacheRow } from "./caches.ts";
 import { logJson, type Log, type LogRow } from "./logs.ts";
 
 const clampLimit = (v: number | undefined, def: number, max: number) => Math.min(Math.max(1, v ?? def), max);
@@ -30,7 +30,7 @@ export function search(gw: Gateway, query: Record<string, string | undefined>, l
         lastHeard: number;
       }>)
     : [];
-  return { caches: rows.map((r) => cacheJson(gw, r)), stations };
+  return { caches: cachesJson(gw, rows), stations };
 }
 
 export interface Leaderboard {

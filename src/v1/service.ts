@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { hashApiKey } from "../http/gates.ts";
 import type { Gateway } from "../gateway.ts";
 import { badRequest, notFound } from "../errors.ts";
-import { cacheDetail, cacheJson, filterSql, parseBox, parseFilters, type Box, type Cache, type CacheRow } from "../game/caches.ts";
+import { cacheDetail, cachesJson, filterSql, parseBox, parseFilters, type Box, type Cache, type CacheRow } from "../game/caches.ts";
 import { logbook, logJson, type Log, type LogRow } from "../game/logs.ts";
 import { baseCall, isCallsign } from "../callsign.ts";
 
@@ -120,7 +120,7 @@ export function selectCaches(gw: Gateway, q: Record<string, string | undefined>,
 
 export function listCaches(gw: Gateway, base: string, q: Record<string, string | undefined>, limit?: number, after?: number) {
   const { rows, more } = selectCaches(gw, q, { limit, after });
-  return { caches: rows.map((r) => v1Cache(base, cacheJson(gw, r))), next: more ? rows[rows.length - 1]!.id : null };
+  return { caches: cachesJson(gw, rows).map((c) => v1Cache(base, c)), next: more ? rows[rows.length - 1]!.id : null };
 }
 
 export function getCache(gw: Gateway, base: string, id: string): V1Cache {

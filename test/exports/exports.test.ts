@@ -191,8 +191,9 @@ describe("import", () => {
       expect(await (await post(gpx)).json()).toMatchObject({ created: 0, updated: 0, unchanged: 2 });
       const edited = gpx.replace("under the stone", "under the big stone");
       expect(await (await post(edited)).json()).toMatchObject({ created: 0, updated: 1, unchanged: 1 });
-      const mill = (await (await g2.get("/api/caches?bbox=11,48,12,49")).json()) as { caches: Array<Record<string, unknown>> };
-      expect(mill.caches.find((c) => String(c.name).startsWith("Old Mill"))).toMatchObject({ type: "multi", size: "small", difficulty: 2.5, terrain: 1.5, hint: "under the big stone", source: "catalog", placedBy: "N0OWN", lat: 48.1234567 });
+      const onMap = (await (await g2.get("/api/caches?bbox=11,48,12,49")).json()) as { caches: Array<Record<string, unknown>> };
+      const millId = onMap.caches.find((c) => String(c.name).startsWith("Old Mill"))!.id;
+      expect(await (await g2.get(`/api/caches/${millId}`)).json()).toMatchObject({ type: "multi", size: "small", difficulty: 2.5, terrain: 1.5, hint: "under the big stone", source: "catalog", placedBy: "N0OWN", lat: 48.1234567 });
       // imports are another catalog's listings: never federated
       expect(count(g2.gw, "fed_feed", "type = 1")).toBe(0);
       const oc = `<?xml version="1.0" encoding="utf-8"?>
@@ -208,7 +209,8 @@ describe("import", () => {
 </gpx>`;
       expect(await (await post(oc)).json()).toMatchObject({ caches: 1, created: 1, codes: ["OC1A2B3"] });
       const park = ((await (await g2.get("/api/caches?bbox=8,50,9,51")).json()) as { caches: Array<Record<string, unknown>> }).caches;
-      expect(park).toEqual([expect.objectContaining({ name: "Puzzle in the park", type: "mystery", size: "regular", difficulty: 3.5, description: "Solve this", placedBy: "Somebody" })]);
+      expect(park).toEqual([expect.objectContaining({ name: "Puzzle in the park", type: "mystery", size: "regular", difficulty: 3.5, placedBy: "Somebody" })]);
+      expect(await (await g2.get(`/api/caches/${park[0]!.id}`)).json()).toMatchObject({ description: "Solve this", hint: "bench" });
       const loc = `<?xml version="1.0" encoding="UTF-8"?><loc version="1.0" src="Groundspeak"><waypoint><name id="GC12345"><![CDATA[Lakeside by A. Hider]]></name><coord lat="47.5" lon="9.5"/><type>Geocache</type><difficulty>1.5</difficulty><terrain>1</terrain><container>2</container></waypoint></loc>`;
       expect(await (await post(loc, "application/xml", "/api/import/loc")).json()).toMatchObject({ created: 1, codes: ["GC12345"] });
       const before = count(g2.gw, "caches");

@@ -202,6 +202,14 @@ describe("the map query", () => {
     const world = await json(await g.get("/api/caches?bbox=-180,-90,180,90&limit=100"));
     expect(world.clustered).toBe(true);
     expect(world.clusters.length).toBeLessThanOrEqual(24 * 24);
+    // the world view is counted from the per-cell totals: they agree with the caches (after hides, edits, archiving, unlisting)
+    expect(world.total).toBe(count(g.gw, "caches", "status IN ('active', 'disabled') AND unlisted = 0"));
+    g.gw.db.query("UPDATE caches SET status = 'archived' WHERE name = 'Bulk 7'").run();
+    g.gw.db.query("UPDATE caches SET lat = -40, lon = 170 WHERE name = 'Bulk 8'").run();
+    g.gw.db.query("DELETE FROM caches WHERE name = 'Bulk 9'").run();
+    const after = await json(await g.get("/api/caches?bbox=-180,-90,180,90&limit=100"));
+    expect(after.total).toBe(world.total - 2);
+    expect(after.clusters.some((c: any) => c.lat === -40 && c.lon === 170 && c.count === 1)).toBe(true);
     const small = await json(await g.get("/api/caches?bbox=-100.05,29.95,-99.95,30.05"));
     expect(small.clustered).toBe(false);
     expect(small.caches.map((c: any) => c.name)).toEqual(["Bulk 0"]);
