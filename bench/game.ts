@@ -9,7 +9,7 @@
  * Targets: bbox p95 < 15 ms at city and region zoom; world zoom bounded and
  * clustered.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFor } from "../src/config.ts";
@@ -110,6 +110,7 @@ export async function run() {
     json.push(performance.now() - t);
   }
   await gw.stop();
+  rmSync(dir, { recursive: true, force: true });
 
   console.log(`\nGET /api/caches?bbox= over HTTP, ${N.toLocaleString("en")} caches (loaded in ${Math.round(loadMs)} ms), 300 boxes per zoom`);
   console.log(table([
