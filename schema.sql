@@ -868,3 +868,46 @@ CREATE TRIGGER caches_cells_update AFTER UPDATE OF lat, lon, status, unlisted ON
     FROM (SELECT 1 AS size UNION ALL SELECT 5) s WHERE new.status IN ('active', 'disabled') AND new.unlisted = 0
     ON CONFLICT (size, cx, cy) DO UPDATE SET n = n + 1, slat = slat + excluded.slat, slon = slon + excluded.slon;
 END;
+
+-- migration 14: remote box commands and NET/ROM routes
+
+-- Commands for an operator's box (the ingest box, or "local": this gateway's
+-- own radio): queued, leased by the box (a lease that runs out returns the
+-- command to queued; after 5 leases it is expired), then acknowledged with
+-- the box's verdict. Pruned 30 days after they were created.
+CREATE TABLE box_commands (
+  id          INTEGER PRIMARY KEY,
+  box         TEXT NOT NULL,
+  kind        TEXT NOT NULL,
+  args        TEXT NOT NULL DEFAULT '{}',   -- JSON, validated per kind
+  transmit    INTEGER NOT NULL DEFAULT 0,   -- 1: the kind puts something on the air
+  call        TEXT,                         -- transmit kinds: the verified callsign it acts as
+  state       TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'leased', 'acknowledged', 'expired')),
+  attempts    INTEGER NOT NULL DEFAULT 0,   -- leases so far
+  lease_until INTEGER,
+  ok          INTEGER,                      -- acknowledged: 1 done, 0 failed
+  result      TEXT,                         -- JSON the box reported with its ack
+  user_id     INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  via         TEXT NOT NULL,                -- session | ingest: how it was enqueued
+  created_at  INTEGER NOT NULL,
+  leased_at   INTEGER,
+  done_at     INTEGER
+);
+CREATE INDEX box_commands_due ON box_commands(box, state, id);
+CREATE INDEX box_commands_created ON box_commands(created_at);
+
+-- NET/ROM routes: the neighbour to send a node's traffic to, learnt from NODES
+-- broadcasts heard on a radio port (source heard: refreshed by each broadcast,
+-- pruned 6 hours after the last) or set by the sysop (source manual: kept).
+CREATE TABLE netrom_routes (
+  dest       TEXT NOT NULL,                 -- the node's callsign
+  alias      TEXT NOT NULL DEFAULT '',
+  neighbour  TEXT NOT NULL,                 -- the adjacent node we hand its traffic to
+  port       TEXT NOT NULL DEFAULT '',      -- the radio port the neighbour is on ('' = any)
+  quality    INTEGER NOT NULL CHECK (quality BETWEEN 0 AND 255),
+  source     TEXT NOT NULL CHECK (source IN ('heard', 'manual')),
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (dest, neighbour)
+);
+CREATE INDEX netrom_routes_alias ON netrom_routes(alias);
+CREATE INDEX netrom_routes_updated ON netrom_routes(updated_at);

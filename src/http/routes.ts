@@ -13,6 +13,7 @@ import { supportRoutes } from "../support/routes.ts";
 import { v1Routes } from "../v1/routes.ts";
 import { exportRoutes } from "../exports/routes.ts";
 import { nodeRoutes } from "../node/routes.ts";
+import { boxRoutes } from "../box/routes.ts";
 
 export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [
   systemRoutes,
@@ -25,4 +26,5 @@ export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any
   v1Routes,
   exportRoutes,
   nodeRoutes,
+  boxRoutes,
 ];

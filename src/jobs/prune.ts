@@ -45,6 +45,8 @@ export const RETENTION: RetentionRule[] = [
     what: "the station registry's latest state of each station (last position, status, weather)",
   },
   { name: "aprs_outbox", table: "aprs_outbox", column: "created_at", ttlMs: () => 7 * DAY, what: "APRS lines queued for transmission and their ack state" },
+  { name: "box_commands", table: "box_commands", column: "created_at", ttlMs: () => 30 * DAY, what: "commands for the operator's box (who asked, what, and the box's answer)" },
+  { name: "netrom_routes", table: "netrom_routes", column: "updated_at", keep: "source = 'heard'", ttlMs: () => 6 * HOUR, what: "NET/ROM routes learnt from NODES broadcasts heard (node callsigns and aliases)" },
   { name: "packets", table: "packets", column: "ts", ttlMs: (c) => c.packetsTtlHours * HOUR, what: "raw APRS packets", setting: "PACKETS_TTL_HOURS" },
   { name: "aprs_messages", table: "aprs_messages", column: "ts", ttlMs: (c) => c.messagesTtlDays * DAY, what: "the APRS message log", setting: "MESSAGES_TTL_DAYS" },
   { name: "sensor_readings", table: "sensor_readings", column: "ts", ttlMs: (c) => c.sensorTtlDays * DAY, what: "telemetry and weather readings", setting: "SENSOR_TTL_DAYS" },

@@ -19,6 +19,7 @@ import { ingestLines } from "../stations/ingest.ts";
 import { registerPort } from "../stations/ports.ts";
 import { isVerifiedCall, Transmitter } from "./tx.ts";
 import { noteHeard, sampleCounters } from "./heard.ts";
+import { runLocalBox } from "./box.ts";
 import { formatTnc2, PID_NONE, Radio, type Ax25Frame, type Clock, type KissPortConfig, type PortDriver, type PortStatus } from "../../radio/index.ts";
 
 export interface GatewayRadio {
@@ -87,7 +88,13 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
       }),
     );
   }
-  const timer = setInterval(() => safely(gw, "transmit", () => tx.tick()), opts.txPollMs ?? 2000);
+  let boxBusy = false;
+  const timer = setInterval(() => {
+    safely(gw, "transmit", () => tx.tick());
+    if (boxBusy) return;
+    boxBusy = true;
+    safely(gw, "local box", () => runLocalBox(gw, gr).finally(() => (boxBusy = false)));
+  }, opts.txPollMs ?? 2000);
   (timer as { unref?: () => void }).unref?.();
   const gr: GatewayRadio = {
     radio,

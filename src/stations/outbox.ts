@@ -14,7 +14,8 @@ import { encodeAck, encodeMessage, EncodeError } from "../aprs/index.ts";
 import { badRequest } from "../errors.ts";
 import { getMeta, setMeta } from "../store/db.ts";
 
-export type OutboxKind = "message" | "ack" | "position" | "status" | "weather" | "object";
+/** `raw`: a line a box command asked for as is (see src/node/box.ts). */
+export type OutboxKind = "message" | "ack" | "position" | "status" | "weather" | "object" | "raw";
 
 export interface OutboxItem {
   id: number;

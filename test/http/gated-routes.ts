@@ -76,6 +76,11 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/updateweatherstation", path: "/updateweatherstation", gate: "wx-key", body: { tempf: 70 } },
   { method: "GET", route: "/api/wx/submit", path: "/api/wx/submit?humidity=50", gate: "wx-key" },
   { method: "POST", route: "/api/wx/submit", path: "/api/wx/submit", gate: "wx-key", body: { humidity: 50 } },
+  // radio: remote box commands (issue 8)
+  { method: "POST", route: "/api/box/:id/command", path: "/api/box/gate-test/command", gate: "actor", body: { kind: "ping" } },
+  { method: "GET", route: "/api/box/:id/commands", path: "/api/box/gate-test/commands", gate: "ingest" },
+  { method: "POST", route: "/api/box/:id/commands/ack", path: "/api/box/gate-test/commands/ack", gate: "ingest", body: { acks: [] } },
+  { method: "GET", route: "/api/box/:id/log", path: "/api/box/gate-test/log", gate: "actor" },
   // federation (issue 4)
   { method: "POST", route: "/federation/frames", path: "/federation/frames", gate: "ingest", body: {} },
   // federation network (issue 7)

@@ -50,6 +50,11 @@ function insertAged(table: string, now: number, ageMs: number, tag: string) {
       return db.query("INSERT INTO aprs_outbox (kind, src, line, next_at, created_at) VALUES ('status', ?, 'x', ?, ?)").run(tag, ts, ts);
     case "fed_quarantine":
       return db.query("INSERT INTO fed_quarantine (origin, reason, frames, first_at, last_at) VALUES (?, 'unknown', 1, ?, ?)").run(tag, ts, ts);
+    case "box_commands":
+      return db.query("INSERT INTO box_commands (box, kind, via, created_at) VALUES (?, 'ping', 'ingest', ?)").run(tag, ts);
+    case "netrom_routes":
+      db.query("INSERT INTO netrom_routes (dest, neighbour, quality, source, updated_at) VALUES (?, 'N0MAN', 100, 'manual', ?)").run(tag + "M", ts - 100 * DAY);
+      return db.query("INSERT INTO netrom_routes (dest, neighbour, quality, source, updated_at) VALUES (?, 'N0NB', 100, 'heard', ?)").run(tag, ts);
     case "relay_queue":
       return db.query("INSERT INTO relay_queue (instance, state, query, created_at) VALUES (?, 'queued', '{}', ?)").run(tag, ts);
   }
@@ -69,6 +74,8 @@ const ttls: Record<string, number> = {
   relay_queue: 12 * HOUR,
   stations: 7 * DAY,
   aprs_outbox: 7 * DAY,
+  box_commands: 30 * DAY,
+  netrom_routes: 6 * HOUR,
   // rows that carry their own expiry: kept until it passes
   sessions: 0,
   used_assertions: 0,
@@ -88,9 +95,10 @@ describe("pruning", () => {
     const report = (await g.gw.scheduler.runNow("prune")) as Record<string, { deleted: number }>;
     for (const rule of RETENTION) {
       expect(report[rule.name]!.deleted).toBe(1);
-      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", fed_feed: "gid", fed_quarantine: "origin", relay_queue: "instance", sessions: "id_hash", used_assertions: "sig", webauthn_challenges: "challenge", email_tokens: "email", aprs_outbox: "src" }[rule.table] ?? "call";
-      const tags = (g.gw.db.query(`SELECT ${tagCol} AS tag FROM ${rule.table}`).all() as Array<{ tag: string }>).map((r) => r.tag);
-      expect({ table: rule.table, tags }).toEqual({ table: rule.table, tags: ["KEEP"] });
+      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", fed_feed: "gid", fed_quarantine: "origin", relay_queue: "instance", sessions: "id_hash", used_assertions: "sig", webauthn_challenges: "challenge", email_tokens: "email", aprs_outbox: "src", box_commands: "box", netrom_routes: "dest" }[rule.table] ?? "call";
+      const tags = (g.gw.db.query(`SELECT ${tagCol} AS tag FROM ${rule.table}`).all() as Array<{ tag: string }>).map((r) => r.tag).sort();
+      // a route the sysop entered is never aged out
+      expect({ table: rule.table, tags }).toEqual({ table: rule.table, tags: rule.table === "netrom_routes" ? ["GONEM", "KEEP", "KEEPM"] : ["KEEP"] });
     }
   });
 

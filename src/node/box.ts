@@ -1,0 +1,48 @@
+/**
+ * The `local` box: this gateway's own radio carrying out box commands, through
+ * the same queue, leases and log as a remote box (so the web app's transmit
+ * form and the operator's log work the same either way). A `ui` line goes
+ * into the APRS outbox, so it keeps the channel's rate limits.
+ */
+import type { Gateway } from "../gateway.ts";
+import { acknowledge, lease, LOCAL_BOX, type Ack, type BoxCommand } from "../box/service.ts";
+import { listPorts } from "../stations/ports.ts";
+import { enqueue } from "../stations/outbox.ts";
+import { mheard } from "./heard.ts";
+import type { GatewayRadio } from "./radio.ts";
+
+type Runner = (gw: Gateway, gr: GatewayRadio, c: BoxCommand) => unknown | Promise<unknown>;
+
+/** What each kind does here; a kind without a runner is acknowledged as failed. */
+export const LOCAL_RUNNERS: Record<string, Runner> = {
+  ping: (gw) => ({ pong: gw.clock.now() }),
+  status: (gw, gr) => ({
+    call: gw.config.radioCall,
+    ports: gr.radio.status().map((p) => ({ id: p.id, state: p.state, framesIn: p.framesIn, framesOut: p.framesOut })),
+    tx: gr.tx.stats,
+    outbox: gw.db.query("SELECT state, count(*) AS n FROM aprs_outbox GROUP BY state ORDER BY state").all(),
+  }),
+  ports: (gw) => ({ ports: listPorts(gw) }),
+  mheard: (gw, _gr, c) => ({ heard: mheard(gw, c.args as { port?: string; limit?: number }) }),
+  ui: (gw, _gr, c) => {
+    const item = enqueue(gw, { kind: "raw", src: c.call!, line: c.args.line as string });
+    return { outboxId: item.id };
+  },
+};
+
+/** Leases the local box's due commands, runs them, acknowledges each. */
+export async function runLocalBox(gw: Gateway, gr: GatewayRadio): Promise<number> {
+  const commands = lease(gw, LOCAL_BOX, { limit: 10 });
+  for (const c of commands) {
+    const run = LOCAL_RUNNERS[c.kind];
+    let ack: Ack;
+    try {
+      if (!run) throw new Error(`this gateway cannot carry out "${c.kind}"`);
+      ack = { id: c.id, ok: true, result: (await run(gw, gr, c)) ?? null };
+    } catch (e) {
+      ack = { id: c.id, ok: false, result: { error: (e as Error).message } };
+    }
+    acknowledge(gw, LOCAL_BOX, [ack]);
+  }
+  return commands.length;
+}
