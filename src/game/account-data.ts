@@ -31,14 +31,17 @@ export const gameData: AccountData = {
       `SELECT id, cache_gid AS cacheGid, kind, call, text, found_at AS foundAt, created_at AS createdAt, tier, state, via,
          corr_igate AS corroboratingIgate, corr_distance_m AS corroboratingDistanceM, corr_at AS corroboratedAt, corr_source AS corroboratedBy,
          (SELECT json_object('ts', p.ts, 'lat', p.lat, 'lon', p.lon, 'call', p.call, 'igate', p.igate) FROM positions p WHERE p.id = logs.corr_position_id) AS corroboratingPosition
-       FROM logs WHERE user_id = ? ORDER BY id`,
+       FROM logs WHERE user_id = ? OR base_call IN (SELECT value FROM json_each(?)) ORDER BY id`,
       id,
+      JSON.stringify(account.verifiedCalls),
     ).map((l) => ({ ...l, corroboratingPosition: l.corroboratingPosition ? JSON.parse(l.corroboratingPosition as string) : null }));
     const ratings = all(gw, "SELECT cache_id AS cacheId, stars, created_at AS createdAt FROM ratings WHERE user_id = ? ORDER BY created_at", id);
     const favorites = all(gw, "SELECT cache_id AS cacheId, created_at AS createdAt FROM favorites WHERE user_id = ? ORDER BY created_at", id);
-    const media = all(gw, "SELECT id, cache_id AS cacheId, type, size, caption, sha256, created_at AS createdAt FROM media WHERE user_id = ? ORDER BY id", id).map((m) => ({
+    // The files themselves too (base64): the export is a complete copy.
+    const media = all(gw, "SELECT id, cache_id AS cacheId, type, size, caption, sha256, created_at AS createdAt, bytes FROM media WHERE user_id = ? ORDER BY id", id).map(({ bytes, ...m }) => ({
       ...m,
       url: `/api/media/${m.id}`,
+      base64: Buffer.from(bytes as Uint8Array).toString("base64"),
     }));
     const stageUnlocks = all(gw, "SELECT cache_id AS cacheId, n, created_at AS createdAt FROM stage_unlocks WHERE user_id = ? ORDER BY created_at", id);
     const supporter = gw.db
@@ -49,7 +52,7 @@ export const gameData: AccountData = {
   },
   erase(gw, account) {
     const id = account.userId;
-    const logs = withdrawLogsOf(gw, id);
+    const logs = withdrawLogsOf(gw, id, account.verifiedCalls);
     const caches = archiveOwnedCaches(gw, id);
     const del = (sql: string) => gw.db.query(sql).run(id).changes;
     return {

@@ -289,9 +289,15 @@ export function deleteLog(gw: Gateway, actor: Actor, logId: number): { deleted: 
   return { deleted: true };
 }
 
-/** GDPR erase: the account's logs anonymised and WITHDRAWN, positions unpinned, records re-published. Inside the erase transaction. */
-export function withdrawLogsOf(gw: Gateway, userId: number): number {
-  const ids = (gw.db.query("SELECT id FROM logs WHERE user_id = ?").all(userId) as Array<{ id: number }>).map((r) => r.id);
+/**
+ * GDPR erase: the account's logs (and those logged by its verified base
+ * calls, e.g. relayed by the ingest box) anonymised and WITHDRAWN, positions
+ * unpinned, records re-published. Inside the erase transaction.
+ */
+export function withdrawLogsOf(gw: Gateway, userId: number, verifiedCalls: string[] = []): number {
+  const ids = (gw.db
+    .query("SELECT id FROM logs WHERE (user_id = ? OR base_call IN (SELECT value FROM json_each(?))) AND state = 'active'")
+    .all(userId, JSON.stringify(verifiedCalls)) as Array<{ id: number }>).map((r) => r.id);
   for (const id of ids) {
     unpinPosition(gw, id);
     gw.db

@@ -11,29 +11,11 @@ import { cacheDetail, cachesJson, filterSql, parseBox, parseFilters, type Box, t
 import { logbook, logJson, type Log, type LogRow } from "../game/logs.ts";
 import { baseCall, isCallsign } from "../callsign.ts";
 
-export interface V1Cache {
-  id: number | string;
-  gid: string;
-  code: string;
-  url: string;
-  name: string;
-  type: string;
-  size: string;
-  difficulty: number;
-  terrain: number;
-  lat: number;
-  lon: number;
-  status: string;
-  hint: string | null;
-  description: string | null;
-  ownerCall: string | null;
-  placedAt: number | null;
-  updatedAt: number;
-  origin: string;
-  finds: number;
-  favorites: number;
-  rating: { average: number | null; count: number };
-}
+/** The stable cache shape: the game's Cache without the fields that are this instance's business, plus its page. */
+export type V1Cache = Pick<
+  Cache,
+  "id" | "gid" | "code" | "name" | "type" | "size" | "difficulty" | "terrain" | "lat" | "lon" | "status" | "hint" | "description" | "ownerCall" | "placedAt" | "updatedAt" | "origin" | "finds" | "favorites" | "rating"
+> & { url: string };
 
 export interface V1Log {
   id: number | string;

@@ -101,6 +101,9 @@ describe("media gallery", () => {
     expect((await up(owner, big, "image/png")).status).toBe(413);
     expect(count(g.gw, "media")).toBe(before);
     expect((await json(await g.get(`/api/caches/${cacheId}/media`))).media.map((x: any) => x.id)).toEqual([m.id]);
+    // the uploader's GDPR export carries the file itself
+    const exp = await json(await g.post("/api/account/N0FND/export", {}, as(finder)));
+    expect(Buffer.from(exp.data.game.media[0].base64, "base64")).toEqual(Buffer.from(img));
     expect((await g.get(m.url, { method: "DELETE", headers: { cookie: stranger.cookie, "content-type": "application/json" }, body: "{}" })).status).toBe(403);
   });
 });
