@@ -104,3 +104,11 @@ export function corroborators(gw: Gateway, opts: { since?: number; limit?: numbe
     .all(opts.since ?? 0, n) as Array<{ call: string; finds: number; finders: number; lastAt: number }>;
   return { igates };
 }
+
+/** The pages of listed caches for the sitemap (the sitemap protocol allows 50,000 URLs a file). */
+export function sitemapCaches(gw: Gateway, limit = 45_000): Array<{ path: string; lastmod: string }> {
+  return (gw.db.query("SELECT id, updated_at AS at FROM caches WHERE status IN ('active', 'disabled') AND unlisted = 0 ORDER BY id LIMIT ?").all(limit) as Array<{ id: number; at: number }>).map((r) => ({
+    path: `/cache/${r.id}`,
+    lastmod: new Date(r.at).toISOString().slice(0, 10),
+  }));
+}

@@ -1,15 +1,16 @@
 /** The public pages of this instance, for /sitemap.xml and /api/sitemap. */
 import type { Gateway } from "../gateway.ts";
+import { sitemapCaches } from "../game/stats.ts";
 
 export interface SitemapEntry {
   path: string;
   lastmod?: string;
 }
 
-const STATIC_PAGES = ["/", "/map", "/about"];
+const STATIC_PAGES = ["/", "/map", "/about", "/activity", "/leaderboard", "/support"];
 
-export function sitemapEntries(_gw: Gateway): SitemapEntry[] {
-  return STATIC_PAGES.map((path) => ({ path }));
+export function sitemapEntries(gw: Gateway): SitemapEntry[] {
+  return [...STATIC_PAGES.map((path) => ({ path })), ...sitemapCaches(gw)];
 }
 
 const xmlEscape = (s: string) =>

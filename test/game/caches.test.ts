@@ -157,6 +157,9 @@ describe("lifecycle", () => {
     const map = await json(await g.get("/api/caches?bbox=10,10,11,11"));
     expect(map.caches.map((x: any) => x.id)).not.toContain(c.id);
     expect((await json(await g.get(`/api/caches/${c.id}`))).description).toBe("A small box by the old mill.");
+    const sitemap = await (await g.get("/sitemap.xml")).text();
+    expect(sitemap).not.toContain(`/cache/${c.id}<`);
+    expect(sitemap).toContain("/cache/1</loc><lastmod>");
   });
 });
 
