@@ -911,3 +911,17 @@ CREATE TABLE netrom_routes (
 );
 CREATE INDEX netrom_routes_alias ON netrom_routes(alias);
 CREATE INDEX netrom_routes_updated ON netrom_routes(updated_at);
+
+-- migration 15: the station map index as a B-tree over 0.1-degree latitude bands and longitude, instead of an R*Tree
+
+-- A moving station changed R*Tree cell on nearly every beacon, and an R*Tree
+-- delete and insert cost more than all the other writes of its packet. A
+-- B-tree entry (latitude band, longitude) moves for the price of an ordinary
+-- index update, and only when the position really changed. A map box reads
+-- one longitude range per 0.1° band it spans, then checks the exact latitude.
+DROP TRIGGER stations_geo_insert;
+DROP TRIGGER stations_geo_update;
+DROP TRIGGER stations_geo_delete;
+DROP TABLE stations_geo;
+ALTER TABLE stations ADD COLUMN lat_band INTEGER GENERATED ALWAYS AS (CAST(floor(lat * 10) AS INTEGER)) VIRTUAL;
+CREATE INDEX stations_map ON stations(lat_band, lon);

@@ -5,12 +5,13 @@
  *     Direwolf's decode_aprs on the same lines (C, one process, output to /dev/null);
  *  2. ingest: packets/s through ingestLines (decode + raw ring + position +
  *     station row + readings), in batches of 500 as the ingest box and the
- *     APRS-IS client send them, beside decode alone;
+ *     APRS-IS client send them, beside decode alone; also per CPU-second of
+ *     this process, which a busy shared machine distorts far less;
  *  3. GET /api/stations?bbox= p50/p95 over HTTP with 100,000 stations, boxes
  *     from town to world size, beside GET /health on the same server.
  * Targets: decode >= decode_aprs, ingest >= 20,000 packets/s, bbox p95 < 20 ms.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decode } from "../src/aprs/index.ts";
@@ -58,14 +59,27 @@ function decodeBench(lines: string[], dwLines: string[]) {
     if (p.exitCode !== 0) throw new Error("decode_aprs failed (apt-get install direwolf)");
     dwRuns.push(dwLines.length / ((performance.now() - t) / 1000));
   }
+  rmSync(dir, { recursive: true, force: true });
   return { ours: Math.max(...runs), dw: Math.max(...dwRuns) };
 }
 
+/** A gateway on a fresh data directory; `done()` stops it and removes the directory (100,000 stations take 100 MB). */
 function newGateway() {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-gw-"));
   const config = configFor(dataDir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error" });
-  return createGateway({ config, log: createLogger("error") });
+  const gw = createGateway({ config, log: createLogger("error") });
+  const done = async () => {
+    await gw.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { gw, done };
 }
+
+/** CPU seconds this process used (user + system): a rate per CPU-second holds up on a busy shared machine, where wall time does not. */
+const cpuSeconds = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1e6;
+};
 
 /**
  * Traffic as an APRS-IS feed carries it: 5,000 stations; two packets in three
@@ -85,11 +99,12 @@ function feedLines(n: number): string[] {
   return out;
 }
 
-function ingestBench(lines: string[]) {
-  const gw = newGateway();
+async function ingestBench(lines: string[]) {
+  const { gw, done } = newGateway();
   const batch = 500;
   const t0 = Date.now() - 3_600_000;
   const t = performance.now();
+  const c = cpuSeconds();
   for (let i = 0; i < lines.length; i += batch) {
     ingestLines(
       gw,
@@ -98,13 +113,14 @@ function ingestBench(lines: string[]) {
     );
   }
   const rate = lines.length / ((performance.now() - t) / 1000);
+  const cpuRate = lines.length / (cpuSeconds() - c);
   const rows = (gw.db.query("SELECT (SELECT count(*) FROM packets) AS packets, (SELECT count(*) FROM positions) AS positions, (SELECT count(*) FROM stations) AS stations").get()) as Record<string, number>;
-  void gw.stop();
-  return { rate, rows };
+  await done();
+  return { rate, cpuRate, rows };
 }
 
 async function bboxBench() {
-  const gw = newGateway();
+  const { gw, done } = newGateway();
   // 100,000 stations over the land-ish world, denser in a few regions, as APRS is.
   const lines: string[] = [];
   const hubs = [[42.3, -71.1], [40.7, -74], [52.5, 13.4], [51.5, -0.1], [35.7, 139.7], [-33.9, 151.2], [37.8, -122.4], [48.1, 11.6]];
@@ -161,7 +177,7 @@ async function bboxBench() {
   const health: number[] = [];
   for (let i = 0; i < 300; i++) health.push(await time("/health"));
   const counts = (await (await fetch(`${url}/api/stations?bbox=-180,-90,180,90`)).json()) as { stations: unknown[]; truncated: boolean };
-  await gw.stop();
+  await done();
   return { lat, health, bySize, worldCount: counts.stations.length, truncated: counts.truncated };
 }
 
@@ -175,14 +191,15 @@ export async function run() {
     { decoder: "ratio ours / decode_aprs", "lines/s": (d.ours / d.dw).toFixed(2) + "x" },
   ]));
 
-  const ing = ingestBench(feedLines(100_000));
-  const worst = ingestBench(ours.slice(0, 100_000));
+  const ing = await ingestBench(feedLines(100_000));
+  const worst = await ingestBench(ours.slice(0, 100_000));
+  const n = (v: number) => Math.round(v).toLocaleString("en");
   console.log("\nIngest: decode + raw ring + positions + station rows + readings, batches of 500, 100,000 packets");
   console.log(table([
-    { what: "ingestLines, feed of 5,000 stations", "packets/s": Math.round(ing.rate).toLocaleString("en"), note: `${ing.rows.packets} packets, ${ing.rows.positions} positions, ${ing.rows.stations} stations stored` },
-    { what: "ingestLines, every packet a new station", "packets/s": Math.round(worst.rate).toLocaleString("en"), note: `worst case: ${worst.rows.stations} stations, each a new map-index entry` },
-    { what: "decode alone (reference)", "packets/s": Math.round(d.ours).toLocaleString("en"), note: "same lines" },
-    { what: "target", "packets/s": "20,000", note: ing.rate >= 20_000 ? "met" : "NOT met" },
+    { what: "ingestLines, feed of 5,000 stations", "packets/s": n(ing.rate), "per CPU-second": n(ing.cpuRate), note: `${ing.rows.packets} packets, ${ing.rows.positions} positions, ${ing.rows.stations} stations stored` },
+    { what: "ingestLines, every packet a new station", "packets/s": n(worst.rate), "per CPU-second": n(worst.cpuRate), note: `worst case: ${worst.rows.stations} stations, each a new map-index entry` },
+    { what: "decode alone (reference)", "packets/s": n(d.ours), "per CPU-second": "", note: "same lines" },
+    { what: "target", "packets/s": "20,000", "per CPU-second": "", note: ing.rate >= 20_000 ? "met" : `NOT met on the wall clock${ing.cpuRate >= 20_000 ? " (met per CPU-second: the machine is busy)" : ""}` },
   ]));
 
   const bb = await bboxBench();

@@ -9,7 +9,8 @@
  *   source "aprsis"/"ingest"   from that feed, no RF IGate known
  *
  * A batch is decoded first, then written in one transaction (raw ring,
- * positions, station rows, weather and telemetry readings, messages), then
+ * positions, weather and telemetry readings, messages; each station's row
+ * once per batch, see station-batch.ts), then
  * the events fire: `position` per stored position, `aprsMessage` per message,
  * ack, reject or bulletin heard.
  *
@@ -20,6 +21,7 @@ import type { GatewayEvents } from "../events.ts";
 import { decode, mergeDefinitions, type AprsPacket, type TelemetryDefinitions, type Weather } from "../aprs/index.ts";
 import type { Statement } from "bun:sqlite";
 import { isOwnWeatherEcho, onMessageHeard } from "./outbox.ts";
+import { StationBatch, type HeardBy } from "./station-batch.ts";
 
 export type IngestSource = "rf" | "aprsis" | "ingest";
 
@@ -69,12 +71,7 @@ function lineText(l: string | Uint8Array): { text: string; raw: string | Uint8Ar
 interface Prepared {
   packet: Statement;
   position: Statement;
-  stationPos: Statement;
-  stationHeard: Statement;
-  stationDefs: Statement;
-  getDefs: Statement;
   reading: Statement;
-  stationWx: Statement;
   message: Statement;
 }
 
@@ -88,38 +85,7 @@ function statements(gw: Gateway): Prepared {
   p = {
     packet: db.prepare("INSERT INTO packets (ts, src, dst, path, raw, source, igate, type, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
     position: db.prepare("INSERT INTO positions (call, ts, lat, lon, alt_m, course, speed_kmh, source, igate, packet_id, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-    stationPos: db.prepare(`INSERT INTO stations (call, kind, owner, alive, lat, lon, ambiguity, symbol, course, speed_kmh, alt_m, comment, device, messaging,
-        first_heard, last_heard, last_position_at, packets, source, igate, path)
-      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15, ?15, 1, ?16, ?17, ?18)
-      ON CONFLICT(call) DO UPDATE SET
-        packets = packets + 1,
-        last_heard = max(last_heard, excluded.last_heard),
-        kind = excluded.kind, owner = excluded.owner,
-        alive = CASE WHEN excluded.last_position_at >= coalesce(last_position_at, 0) THEN excluded.alive ELSE alive END,
-        lat = CASE WHEN excluded.last_position_at >= coalesce(last_position_at, 0) THEN excluded.lat ELSE lat END,
-        lon = CASE WHEN excluded.last_position_at >= coalesce(last_position_at, 0) THEN excluded.lon ELSE lon END,
-        ambiguity = CASE WHEN excluded.last_position_at >= coalesce(last_position_at, 0) THEN excluded.ambiguity ELSE ambiguity END,
-        course = CASE WHEN excluded.last_position_at >= coalesce(last_position_at, 0) THEN excluded.course ELSE course END,
-        speed_kmh = CASE WHEN excluded.last_position_at >= coalesce(last_position_at, 0) THEN excluded.speed_kmh ELSE speed_kmh END,
-        alt_m = CASE WHEN excluded.last_position_at >= coalesce(last_position_at, 0) THEN excluded.alt_m ELSE alt_m END,
-        symbol = coalesce(excluded.symbol, symbol),
-        comment = coalesce(excluded.comment, comment),
-        device = coalesce(excluded.device, device),
-        messaging = coalesce(excluded.messaging, messaging),
-        last_position_at = max(coalesce(last_position_at, 0), excluded.last_position_at),
-        source = excluded.source, igate = excluded.igate, path = excluded.path`),
-    stationHeard: db.prepare(`INSERT INTO stations (call, first_heard, last_heard, packets, source, igate, path, status, device, symbol)
-      VALUES (?1, ?2, ?2, 1, ?3, ?4, ?5, ?6, ?7, ?8)
-      ON CONFLICT(call) DO UPDATE SET packets = packets + 1, last_heard = max(last_heard, excluded.last_heard),
-        source = excluded.source, igate = excluded.igate, path = excluded.path,
-        status = coalesce(excluded.status, status), device = coalesce(excluded.device, device), symbol = coalesce(symbol, excluded.symbol)`),
-    stationDefs: db.prepare(`INSERT INTO stations (call, first_heard, last_heard, telemetry_defs) VALUES (?1, ?2, ?2, ?3)
-      ON CONFLICT(call) DO UPDATE SET telemetry_defs = excluded.telemetry_defs`),
-    getDefs: db.prepare("SELECT telemetry_defs AS defs FROM stations WHERE call = ?"),
     reading: db.prepare("INSERT INTO sensor_readings (call, ts, kind, data) VALUES (?, ?, ?, ?)"),
-    stationWx: db.prepare(`INSERT INTO stations (call, first_heard, last_heard, wx, wx_at, source, igate, path) VALUES (?1, ?2, ?2, ?3, ?2, ?4, ?5, ?6)
-      ON CONFLICT(call) DO UPDATE SET wx = CASE WHEN excluded.wx_at >= coalesce(wx_at, 0) THEN excluded.wx ELSE wx END, wx_at = max(coalesce(wx_at, 0), excluded.wx_at),
-        last_heard = max(last_heard, excluded.last_heard)`),
     message: db.prepare("INSERT INTO aprs_messages (ts, src, addressee, kind, text, msg_id, source, igate) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
   };
   prepared.set(gw, p);
@@ -177,6 +143,7 @@ export function ingestLinesTx(gw: Gateway, lines: Array<string | Uint8Array | In
   const st = statements(gw);
   const defaultIgate = opts.source === "rf" ? (opts.igate ?? gw.config.radioCall ?? gw.config.fedAprsCall ?? null) : (opts.igate ?? null);
   const via = opts.source === "rf" ? "tnc" : opts.source;
+  const stations = new StationBatch(gw.db);
   for (const item of lines) {
     const entry: IngestLine = typeof item === "string" || item instanceof Uint8Array ? { line: item } : item;
     const { text, raw } = lineText(entry.line);
@@ -210,8 +177,9 @@ export function ingestLinesTx(gw: Gateway, lines: Array<string | Uint8Array | In
       continue;
     }
     const inner = r.packet.type === "third-party" && r.packet.inner ? r.packet.inner : null;
-    storePacket(gw, st, inner ?? r.packet, { ts, source, igate, via, packetId, path, info: inner ? null : info }, report, sink.positions, sink.messages);
+    storePacket(gw, st, stations, inner ?? r.packet, { ts, source, igate, via, packetId, path, info: inner ? null : info }, report, sink.positions, sink.messages);
   }
+  stations.flush();
   return report;
 }
 
@@ -226,13 +194,17 @@ interface Heard {
   info: string | null;
 }
 
-function storePacket(gw: Gateway, st: Prepared, p: AprsPacket, h: Heard, report: IngestReport, positions: PositionEvent[], messages: MessageEvent[]): void {
+function storePacket(gw: Gateway, st: Prepared, stations: StationBatch, p: AprsPacket, h: Heard, report: IngestReport, positions: PositionEvent[], messages: MessageEvent[]): void {
   const isObj = p.type === "object" || p.type === "item";
   const call = isObj ? p.name! : p.src;
+  const by: HeardBy = { source: h.source, igate: h.igate, path: h.path || null };
   if (p.lat !== undefined && p.lon !== undefined) {
     const pos = st.position.run(call, h.ts, p.lat, p.lon, p.altitudeM ?? null, p.course ?? null, p.speedKmh ?? null, h.source, h.igate, h.packetId, h.via);
-    st.stationPos.run(call, isObj ? p.type : "station", isObj ? p.src : null, p.alive === false ? 0 : 1, p.lat, p.lon, p.ambiguity ?? null, p.symbol ?? null, p.course ?? null, p.speedKmh ?? null, p.altitudeM ?? null,
-      p.comment ?? null, p.device ?? null, p.messaging === undefined ? null : p.messaging ? 1 : 0, h.ts, h.source, h.igate, h.path || null);
+    stations.position(call, h.ts, {
+      kind: isObj ? p.type : "station", owner: isObj ? p.src : null, alive: p.alive === false ? 0 : 1, lat: p.lat, lon: p.lon, ambiguity: p.ambiguity ?? null,
+      symbol: p.symbol ?? null, course: p.course ?? null, speedKmh: p.speedKmh ?? null, altM: p.altitudeM ?? null, comment: p.comment ?? null, device: p.device ?? null,
+      messaging: p.messaging === undefined ? null : p.messaging ? 1 : 0,
+    }, by);
     report.positions++;
     positions.push({
       call,
@@ -251,17 +223,17 @@ function storePacket(gw: Gateway, st: Prepared, p: AprsPacket, h: Heard, report:
       altM: p.altitudeM,
       comment: p.comment,
     });
-    if (isObj) st.stationHeard.run(p.src, h.ts, h.source, h.igate, h.path || null, null, p.device ?? null, null);
+    if (isObj) stations.heard(p.src, h.ts, by, null, p.device ?? null, null);
   } else if (p.type !== "telemetry-definitions") {
-    st.stationHeard.run(p.src, h.ts, h.source, h.igate, h.path || null, p.type === "status" ? (p.status ?? null) : null, p.device ?? null, p.symbol ?? null);
+    stations.heard(p.src, h.ts, by, p.type === "status" ? (p.status ?? null) : null, p.device ?? null, p.symbol ?? null);
   }
-  if (p.wx && Object.keys(p.wx).length && !(h.info !== null && isOwnWeatherEcho(gw, p.src, h.info, h.ts))) storeWx(st, call, h.ts, p.wx, h.source, h.igate, h.path || null);
+  if (p.wx && Object.keys(p.wx).length && !(h.info !== null && isOwnWeatherEcho(gw, p.src, h.info, h.ts))) storeWx(st, stations, call, h.ts, p.wx, by);
   if (p.telemetry) st.reading.run(p.src, h.ts, "telemetry", JSON.stringify(p.telemetry));
   if (p.telemetryDefinitions && p.addressee) {
-    const row = st.getDefs.get(p.addressee) as { defs: string | null } | null;
-    const old = row?.defs ? (JSON.parse(row.defs) as TelemetryDefinitions) : null;
-    st.stationDefs.run(p.addressee, h.ts, JSON.stringify(mergeDefinitions(old, p.telemetryDefinitions)));
-    st.stationHeard.run(p.src, h.ts, h.source, h.igate, h.path || null, null, null, null);
+    const defs = stations.definitions(p.addressee);
+    const old = defs ? (JSON.parse(defs) as TelemetryDefinitions) : null;
+    stations.setDefinitions(p.addressee, h.ts, JSON.stringify(mergeDefinitions(old, p.telemetryDefinitions)));
+    stations.heard(p.src, h.ts, by, null, null, null);
   }
   if (MESSAGE_KINDS.has(p.type) && p.addressee) {
     const kind = p.type as MessageEvent["kind"];
@@ -272,10 +244,10 @@ function storePacket(gw: Gateway, st: Prepared, p: AprsPacket, h: Heard, report:
 }
 
 /** A weather reading: a sensor reading, and the station's latest weather. */
-function storeWx(st: Prepared, call: string, ts: number, wx: Weather, source: string, igate: string | null, path: string | null): void {
+function storeWx(st: Prepared, stations: StationBatch, call: string, ts: number, wx: Weather, by: HeardBy): void {
   const json = JSON.stringify(wx);
   st.reading.run(call, ts, "wx", json);
-  st.stationWx.run(call, ts, json, source, igate, path);
+  stations.wx(call, ts, json, by);
 }
 
 /**
@@ -284,7 +256,9 @@ function storeWx(st: Prepared, call: string, ts: number, wx: Weather, source: st
  * weather report: GET /api/stations/:call/series shows both.
  */
 export function storeWeatherTx(gw: Gateway, r: { call: string; ts: number; wx: Weather; source: string }): void {
-  storeWx(statements(gw), r.call.toUpperCase(), r.ts, r.wx, r.source, null, null);
+  const stations = new StationBatch(gw.db);
+  storeWx(statements(gw), stations, r.call.toUpperCase(), r.ts, r.wx, { source: r.source, igate: null, path: null });
+  stations.flush();
 }
 
 /** A position reported directly (JSON batches, browsers), not as a packet. */
@@ -307,13 +281,18 @@ export interface PositionReport {
 export function ingestPositionsTx(gw: Gateway, items: PositionReport[], via: string, sink: EventSink): number {
   const st = statements(gw);
   const now = gw.clock.now();
+  const stations = new StationBatch(gw.db);
   for (const it of items) {
     const ts = it.ts ?? now;
     const source = it.igate ? "rf" : (it.source ?? "ingest");
     const call = it.call.toUpperCase();
     const pos = st.position.run(call, ts, it.lat, it.lon, it.altitudeM ?? null, it.course ?? null, it.speedKmh ?? null, source, it.igate ?? null, null, via);
-    st.stationPos.run(call, "station", null, 1, it.lat, it.lon, null, it.symbol ?? null, it.course ?? null, it.speedKmh ?? null, it.altitudeM ?? null, it.comment ?? null, null, null, ts, source, it.igate ?? null, null);
+    stations.position(call, ts, {
+      kind: "station", owner: null, alive: 1, lat: it.lat, lon: it.lon, ambiguity: null, symbol: it.symbol ?? null, course: it.course ?? null,
+      speedKmh: it.speedKmh ?? null, altM: it.altitudeM ?? null, comment: it.comment ?? null, device: null, messaging: null,
+    }, { source, igate: it.igate ?? null, path: null });
     sink.positions.push({ call, lat: it.lat, lon: it.lon, ts, source, igate: it.igate ?? undefined, via, positionId: Number(pos.lastInsertRowid), kind: "station", symbol: it.symbol, course: it.course, speedKmh: it.speedKmh, altM: it.altitudeM, comment: it.comment });
   }
+  stations.flush();
   return items.length;
 }

@@ -1,5 +1,5 @@
 /**
- * Reading the station registry: stations in a map box (R*Tree), search,
+ * Reading the station registry: stations in a map box, search,
  * detail with track and the paths it was heard by, telemetry and weather
  * series, the raw packet ring and the APRS message log.
  */
@@ -140,27 +140,35 @@ export function listStations(gw: Gateway, q: StationQuery): { stations: Station[
     const rows = gw.db.query(`SELECT ${S_COLS} FROM stations s ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY s.last_heard DESC LIMIT ?`).all(...args, limit + 1) as Row[];
     return { stations: rows.slice(0, limit).map(toStation), truncated: rows.length > limit };
   }
-  const boxes: Array<[number, number, number, number]> =
-    q.bbox.west <= q.bbox.east ? [[q.bbox.south, q.bbox.north, q.bbox.west, q.bbox.east]] : [[q.bbox.south, q.bbox.north, q.bbox.west, 180], [q.bbox.south, q.bbox.north, -180, q.bbox.east]];
-  const geo = boxes.map(() => "(g.min_lat <= ? AND g.max_lat >= ? AND g.min_lon <= ? AND g.max_lon >= ?)").join(" OR ");
-  const geoArgs = boxes.flatMap(([s, n, w, e]) => [n, s, e, w]);
+  // [west, east] longitude ranges: two for a box across the antimeridian.
+  const ranges: Array<[number, number]> = q.bbox.west <= q.bbox.east ? [[q.bbox.west, q.bbox.east]] : [[q.bbox.west, 180], [-180, q.bbox.east]];
+  const { south, north } = q.bbox;
   const filter = where.length ? " AND " + where.join(" AND ") : "";
-  // A small box: the R*Tree finds its few stations. A box holding more than
-  // the limit: walk stations newest first and keep those inside, which stops
-  // as soon as `limit` are found.
-  const count = (gw.db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM stations_geo g WHERE ${geo} LIMIT ?)`).get(...geoArgs, limit + 1) as { n: number }).n;
+  // The map index is (0.1° latitude band, longitude): one index range per band
+  // and longitude range, the exact latitude checked on the row.
+  const bands = `WITH RECURSIVE band(b) AS (VALUES(CAST(floor(?1 * 10) AS INTEGER)) UNION ALL SELECT b + 1 FROM band WHERE b < CAST(floor(?2 * 10) AS INTEGER))`;
+  const inBox = (cols: string, k: number, extra: string) =>
+    `SELECT ${cols} FROM band CROSS JOIN stations s ON s.lat_band = band.b AND s.lon BETWEEN ?${3 + 2 * k} AND ?${4 + 2 * k} WHERE s.lat BETWEEN ?1 AND ?2${extra}`;
+  const boxArgs = [south, north, ...ranges.flat()];
+  const next = boxArgs.length + 1;
+  // A small box: read its few stations. A box holding more than the limit:
+  // walk stations newest first and keep those inside, which stops as soon as
+  // `limit` are found.
+  const count = (gw.db.query(`${bands} SELECT count(*) AS n FROM (${ranges.map((_, k) => inBox("1", k, "")).join(" UNION ALL ")} LIMIT ?${next})`).get(...boxArgs, limit + 1) as { n: number }).n;
   let rows: Row[];
+  const numbered = (sql: string) => {
+    let i = next;
+    return sql.replace(/\?(?!\d)/g, () => `?${i++}`);
+  };
   if (count <= limit) {
-    // The R*Tree holds 0.01° cells: the exact position is checked on the row.
-    const exact = boxes.map(() => "(s.lat BETWEEN ? AND ? AND s.lon BETWEEN ? AND ?)").join(" OR ");
-    rows = gw.db
-      .query(`SELECT ${S_COLS} FROM stations_geo g JOIN stations s ON s.id = g.id WHERE (${geo}) AND (${exact})${filter} ORDER BY s.last_heard DESC LIMIT ?`)
-      .all(...geoArgs, ...boxes.flatMap(([s, n, w, e]) => [s, n, w, e]), ...args, limit + 1) as Row[];
+    const extra = numbered(filter);
+    const select = ranges.map((_, k) => inBox(`${S_COLS}`, k, extra)).join(" UNION ALL ");
+    rows = gw.db.query(`${bands} SELECT * FROM (${select}) ORDER BY last_heard DESC LIMIT ?${next + args.length}`).all(...boxArgs, ...args, limit + 1) as Row[];
   } else {
-    const inBox = boxes.map(() => "(s.lat BETWEEN ? AND ? AND s.lon BETWEEN ? AND ?)").join(" OR ");
+    const exact = ranges.map(() => "(s.lat BETWEEN ? AND ? AND s.lon BETWEEN ? AND ?)").join(" OR ");
     rows = gw.db
-      .query(`SELECT ${S_COLS} FROM stations s INDEXED BY stations_last_heard WHERE (${inBox})${filter} ORDER BY s.last_heard DESC LIMIT ?`)
-      .all(...boxes.flatMap(([s, n, w, e]) => [s, n, w, e]), ...args, limit + 1) as Row[];
+      .query(`SELECT ${S_COLS} FROM stations s INDEXED BY stations_last_heard WHERE (${exact})${filter} ORDER BY s.last_heard DESC LIMIT ?`)
+      .all(...ranges.flatMap(([w, e]) => [south, north, w, e]), ...args, limit + 1) as Row[];
   }
   return { stations: rows.slice(0, limit).map(toStation), truncated: rows.length > limit };
 }

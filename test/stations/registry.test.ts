@@ -101,3 +101,23 @@ describe("a station's detail, series, packets", () => {
     expect(calls((await json("/api/stations?bbox=-180,-90,180,90")).body)).toEqual([]);
   });
 });
+
+describe("the map index after an upgrade", () => {
+  test("stations stored before the B-tree map index are found in boxes after it", async () => {
+    const { MIGRATIONS, openStore } = await import("../../src/store/db.ts");
+    const { listStations } = await import("../../src/stations/registry.ts");
+    const { tmpDir } = await import("../helpers/tmp.ts");
+    const { join } = await import("node:path");
+    const before = MIGRATIONS.findIndex((m) => m.title.includes("latitude bands"));
+    expect(before).toBeGreaterThan(0);
+    const file = join(tmpDir(), "old.db");
+    const old = openStore(file, { upTo: before });
+    old.run("INSERT INTO stations (call, lat, lon, first_heard, last_heard) VALUES ('N0UP', 42.35, -71.05, 1, 2), ('N0FAR', -33.9, 151.2, 1, 3), ('N0NONE', NULL, NULL, 1, 4)");
+    old.close();
+    const db = openStore(file);
+    const gw = { db } as unknown as Parameters<typeof listStations>[0];
+    expect(listStations(gw, { bbox: { west: -72, south: 42, east: -70, north: 43 } }).stations.map((s) => s.call)).toEqual(["N0UP"]);
+    expect(listStations(gw, { bbox: { west: 150, south: -34, east: 152, north: -33 } }).stations.map((s) => s.call)).toEqual(["N0FAR"]);
+    db.close();
+  });
+});

@@ -177,6 +177,8 @@ describe("pushing readings", () => {
     const u = signedInUser(g.gw, "N0LOSE");
     const k = (await (await g.post("/api/wx/key", { call: "N0LOSE-13" }, as(u))).json()).key;
     expect((await fetch(`${g.url}/updateweatherstation?PASSWORD=${k}&tempf=70`)).status).toBe(200);
+    // No position, nothing heard on the air: the registry knows it from the push.
+    expect(await json("/api/stations/N0LOSE-13")).toMatchObject({ source: "wx", packets: 0, wx: { tempC: 21.11 } });
     // Another account verifies N0LOSE: the unverified claim and its station go dormant.
     signedInUser(g.gw, "N0LOSE", { verified: true });
     const r = await fetch(`${g.url}/updateweatherstation?PASSWORD=${k}&tempf=70`);
