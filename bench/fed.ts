@@ -23,7 +23,7 @@ import { encodeCbor } from "../src/fed/cbor.ts";
 import { cacheToWire } from "../src/fed/bodies.ts";
 import { generateKeyPair, signerFromSeed } from "../src/fed/keys.ts";
 import { decodeFrame, decodePayload, encodePayload, signedBytes, signFrame, type Payload } from "../src/fed/record.ts";
-import { nodePath, noblePath, verifyEd25519, webCryptoPath } from "../src/fed/ed25519.ts";
+import { noblePath, verifyEd25519, webCryptoPath } from "../src/fed/ed25519.ts";
 import { encodePage } from "../src/fed/page.ts";
 import { applyPage } from "../src/fed/apply.ts";
 import { upsertPeer } from "../src/fed/peers.ts";
@@ -117,7 +117,6 @@ async function verifyBench() {
   }
   const web = await asyncRate("webcrypto", pk, msg, sig, 3000);
   const noble = await asyncRate("noble", pk, msg, sig, 100);
-  void nodePath;
   return { ours: oursRuns, sodium: sodiumRuns, web, noble, bytes: msg.length };
 }
 
