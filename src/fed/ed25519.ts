@@ -191,9 +191,18 @@ export function verifyEd25519(pk: Uint8Array, msg: Uint8Array, sig: Uint8Array, 
   if (kv !== "ok") return kv;
   const sv = checkSignature(sig);
   if (sv !== "ok") return sv;
-  const r = path.equation(pk, msg, sig);
+  let r: boolean | Promise<boolean>;
+  try {
+    r = path.equation(pk, msg, sig);
+  } catch {
+    // A library refusing the key or signature outright is a refusal, never an exception.
+    return "bad_signature";
+  }
   if (typeof r === "boolean") return r ? "ok" : "bad_signature";
-  return r.then((ok) => (ok ? "ok" : "bad_signature"));
+  return r.then(
+    (ok) => (ok ? "ok" : "bad_signature"),
+    () => "bad_signature" as const,
+  );
 }
 
 /** The fastest path this runtime has: node:crypto when it does Ed25519, else WebCrypto, else noble. */
