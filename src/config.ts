@@ -117,6 +117,8 @@ export interface Config {
   aprsIsCall: string | null;
   /** APRS-IS server-side filter, e.g. r/42.6/-71.3/100 */
   aprsIsFilter: string | null;
+  /** Send the outbox's lines (verified callsigns only) over a verified APRS-IS login. */
+  aprsIsTx: boolean;
   /** Least time between two APRS weather reports of one own weather station. */
   wxTxIntervalMinutes: number;
 }
@@ -367,6 +369,7 @@ export const SETTINGS = [
   setting("APRSIS_SERVER", "aprsIsServer", hostPort, null, "APRS-IS server host:port to feed the station registry from; unset = off"),
   setting("APRSIS_CALL", "aprsIsCall", callsign, null, "callsign the APRS-IS client logs in as (passcode computed); default FED_APRS_CALL"),
   setting("APRSIS_FILTER", "aprsIsFilter", aprsFilter, null, "APRS-IS server filter, e.g. r/42.6/-71.3/100 (area around a point, km)"),
+  setting("APRSIS_TX", "aprsIsTx", bool, true, "send queued APRS lines of verified callsigns over the APRS-IS login once the server says verified; false = receive only"),
   setting("WX_TX_INTERVAL_MINUTES", "wxTxIntervalMinutes", wholeNumber(5, 1440, "minutes"), 10, "least time between two APRS weather reports of an own weather station (5 or more)"),
 ] as const;
 

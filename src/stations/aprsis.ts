@@ -5,13 +5,26 @@
  * (1 s doubling to 5 min) when the connection drops, is refused, or goes
  * quiet (servers send a `#` keep-alive every 20 s). Its state shows in
  * GET /api/ports as the port "aprs-is".
+ *
+ * It also transmits: once the server answers the login `verified` (and unless
+ * APRSIS_TX=false), it leases due lines from the APRS outbox as "aprs-is",
+ * like the ingest box and the local TNC do, and sends them, so a verified
+ * user's message reaches APRS-IS (and the IGates that gate it to RF) and the
+ * addressee's ack settles it. Only lines whose source's base call was
+ * verified by an account on this instance, or is the login's own, go out;
+ * others fail with the reason. At most TX_PER_MINUTE lines a minute: a
+ * flooding login gets dropped by the servers, and lines past the budget
+ * stay queued for the next minute or another transmitter.
  */
 import type { Socket } from "bun";
 import type { Gateway } from "../gateway.ts";
 import { aprsIsPasscode } from "../aprs/index.ts";
 import { buildInfo } from "../version.ts";
+import { baseCall } from "../callsign.ts";
 import { ingestLines } from "./ingest.ts";
 import { registerPort } from "./ports.ts";
+import { deferLeased, leaseDue, reportSent } from "./outbox.ts";
+import { isVerifiedCall, TokenBucket } from "../node/tx.ts";
 
 export const BACKOFF_MIN_MS = 1000;
 export const BACKOFF_MAX_MS = 300_000;
@@ -19,6 +32,10 @@ export const BACKOFF_MAX_MS = 300_000;
 export const IDLE_MS = 120_000;
 const FLUSH_MS = 200;
 const FLUSH_LINES = 500;
+/** Lines sent to APRS-IS per minute, at most. */
+export const TX_PER_MINUTE = 30;
+/** How often the client looks for due lines. */
+export const TX_POLL_MS = 1000;
 
 export interface AprsIsStatus {
   name: "aprs-is";
@@ -31,6 +48,11 @@ export interface AprsIsStatus {
   connectedAt: number | null;
   lastRxAt: number | null;
   rx: number;
+  /** lines sent to APRS-IS, and refused (source not verified here) */
+  tx: number;
+  txRefused: number;
+  /** sending: APRSIS_TX and a verified login */
+  transmitting: boolean;
   reconnects: number;
   nextRetryAt: number | null;
   lastError: string | null;
@@ -58,6 +80,9 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
     connectedAt: null,
     lastRxAt: null,
     rx: 0,
+    tx: 0,
+    txRefused: 0,
+    transmitting: false,
     reconnects: 0,
     nextRetryAt: null,
     lastError: null,
@@ -79,6 +104,46 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
   let flushTimer: ReturnType<typeof setTimeout> | null = null;
   let partial = new Uint8Array(0);
   let pending: Uint8Array[] = [];
+  let txTimer: ReturnType<typeof setInterval> | null = null;
+  const bucket = new TokenBucket(TX_PER_MINUTE, gw.clock.now());
+  const loginBase = baseCall(call);
+
+  // Bytes the socket has not taken yet (TCP back-pressure); nothing new is sent until they are.
+  let unsent: Uint8Array | null = null;
+  const writeOut = (s: Socket<undefined>) => {
+    if (!unsent) return;
+    const n = s.write(unsent);
+    unsent = n >= unsent.length ? null : n > 0 ? unsent.subarray(n) : unsent;
+  };
+
+  /** Sends what is due, within the budget; hands lines back when the link is gone. */
+  const transmit = () => {
+    if (stopped || !socket || !st.transmitting || unsent) return;
+    const room = bucket.available(gw.clock.now());
+    if (room < 1) return;
+    const items = leaseDue(gw, { by: "aprs-is", limit: room });
+    if (!items.length) return;
+    const sent: number[] = [];
+    const failed: Array<{ id: number; error: string }> = [];
+    for (const item of items) {
+      const src = item.line.slice(0, item.line.indexOf(">"));
+      if (baseCall(src) !== loginBase && !isVerifiedCall(gw, src)) {
+        st.txRefused++;
+        failed.push({ id: item.id, error: `${src} is not a verified callsign on this instance` });
+        continue;
+      }
+      const s = socket;
+      if (!s || unsent || !bucket.take(gw.clock.now())) {
+        deferLeased(gw, item.id, gw.clock.now());
+        continue;
+      }
+      unsent = new TextEncoder().encode(item.line + "\r\n");
+      writeOut(s);
+      st.tx++;
+      sent.push(item.id);
+    }
+    if (sent.length || failed.length) reportSent(gw, { sent, failed });
+  };
 
   const flush = () => {
     flushTimer = null;
@@ -101,6 +166,8 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
         st.verified = m[1] === "verified";
         st.state = "up";
         backoff = BACKOFF_MIN_MS;
+        st.transmitting = st.verified && gw.config.aprsIsTx;
+        if (st.transmitting) txTimer ??= setInterval(transmit, TX_POLL_MS);
       }
       return;
     }
@@ -139,7 +206,15 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
     backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
   };
 
+  const stopTx = () => {
+    st.transmitting = false;
+    if (txTimer) clearInterval(txTimer);
+    txTimer = null;
+  };
+
   const closeSocket = () => {
+    stopTx();
+    unsent = null;
     if (idleTimer) clearInterval(idleTimer);
     idleTimer = null;
     const s = socket;
@@ -172,9 +247,14 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
         data(_s, data) {
           onData(data);
         },
+        drain(s) {
+          writeOut(s);
+        },
         close() {
           if (socket || st.state !== "down") {
             socket = null;
+            unsent = null;
+            stopTx();
             if (idleTimer) clearInterval(idleTimer);
             idleTimer = null;
             flush();

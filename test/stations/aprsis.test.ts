@@ -6,9 +6,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Socket, TCPSocketListener } from "bun";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { signedInUser } from "../helpers/accounts.ts";
+import { enqueue } from "../../src/stations/outbox.ts";
 
 let server: TCPSocketListener<undefined>;
 const logins: string[] = [];
+/** lines the clients sent after logging in */
+const received: string[] = [];
 const clients: Array<Socket<undefined>> = [];
 let waiters: Array<() => void> = [];
 const nextLogin = () => new Promise<void>((r) => waiters.push(r));
@@ -26,9 +30,14 @@ beforeAll(async () => {
       data(s, d) {
         const text = new TextDecoder().decode(d);
         for (const line of text.split("\r\n").filter(Boolean)) {
+          if (!line.startsWith("user ")) {
+            received.push(line);
+            continue;
+          }
           logins.push(line);
-          const call = line.split(" ")[1];
-          s.write(`# logresp ${call} verified, server T2TEST\r\n`);
+          const call = line.split(" ")[1]!;
+          // N0UNV plays a login whose passcode the server refuses.
+          s.write(`# logresp ${call} ${call.startsWith("N0UNV") ? "unverified" : "verified"}, server T2TEST\r\n`);
           waiters.shift()?.();
         }
       },
@@ -87,6 +96,55 @@ describe("APRS-IS client", () => {
       expect(p.nextRetryAt).toBeGreaterThan(Date.now());
     } finally {
       await h.stop();
+    }
+  });
+});
+
+describe("APRS-IS client sending the outbox", () => {
+  const port = async (r: Running) => (await (await r.get("/api/ports")).json()).ports.find((p: { name: string }) => p.name === "aprs-is");
+  const items = async (r: Running, cookie: string) => (await (await r.get("/api/tx/aprs", { headers: { cookie } })).json()).items as Array<{ id: number; state: string; line: string; error: string | null }>;
+
+  test("over a verified login: a verified user's message goes out, and the ack heard back settles it; an unverified source does not", async () => {
+    const first = nextLogin();
+    const h = await startInProcess({ APRSIS_SERVER: `127.0.0.1:${server.port}`, APRSIS_CALL: "N0IGT-10", APRSIS_FILTER: "r/42.6/-71.3/100" });
+    try {
+      await first;
+      await until(async () => (await port(h)).transmitting === true);
+      const u = signedInUser(h.gw, "N0TX-7", { verified: true });
+      const r = await h.post("/api/tx/aprs", { addressee: "W1AW-9", text: "see you at the cache" }, { headers: { cookie: u.cookie } });
+      const { item } = await r.json();
+      await until(() => received.includes(item.line));
+      expect(item.line).toMatch(/^N0TX-7>APZSVC,TCPIP\*::W1AW-9   :see you at the cache\{\d+$/);
+      await until(async () => (await items(h, u.cookie))[0]!.state === "sent");
+      // The addressee acks through APRS-IS; the client hears it.
+      clients.at(-1)!.write(`W1AW-9>APRS,TCPIP*,qAC,T2TEST::N0TX-7   :ack${item.msgId}\r\n`);
+      await until(async () => (await items(h, u.cookie))[0]!.state === "acked");
+      // A line whose source nobody here verified is refused, never sent.
+      const foreign = enqueue(h.gw, { kind: "status", src: "K9NOPE", line: "K9NOPE>APZSVC,TCPIP*:>not mine" });
+      await until(() => h.gw.db.query("SELECT state FROM aprs_outbox WHERE id = ?").get(foreign.id)?.state === "failed" || false);
+      expect(h.gw.db.query("SELECT error FROM aprs_outbox WHERE id = ?").get(foreign.id)).toEqual({ error: "K9NOPE is not a verified callsign on this instance" });
+      expect(received.some((l) => l.startsWith("K9NOPE"))).toBe(false);
+      expect(await port(h)).toMatchObject({ transmitting: true, tx: 1, txRefused: 1 });
+    } finally {
+      await h.stop();
+    }
+  });
+
+  test("an unverified login, or APRSIS_TX=false, sends nothing", async () => {
+    for (const env of [{ APRSIS_CALL: "N0UNV-10" }, { APRSIS_CALL: "N0IGT-11", APRSIS_TX: "false" }]) {
+      const login = nextLogin();
+      const h = await startInProcess({ APRSIS_SERVER: `127.0.0.1:${server.port}`, ...env });
+      try {
+        await login;
+        await until(async () => (await port(h)).state === "up");
+        const u = signedInUser(h.gw, "N0QT", { verified: true });
+        const { item } = await (await h.post("/api/tx/aprs", { kind: "status", text: "quiet" }, { headers: { cookie: u.cookie } })).json();
+        expect(await port(h)).toMatchObject({ transmitting: false, tx: 0 });
+        expect((await items(h, u.cookie))[0]).toMatchObject({ id: item.id, state: "queued" });
+        expect(received).not.toContain(item.line);
+      } finally {
+        await h.stop();
+      }
     }
   });
 });
