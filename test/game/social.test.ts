@@ -91,7 +91,7 @@ describe("media gallery", () => {
     expect(m).toMatchObject({ type: "image/png", size: img.length, caption: "at the cache", by: "N0FND" });
     const file = await g.get(m.url);
     expect(file.headers.get("content-type")).toBe("image/png");
-    expect(new Uint8Array(await file.arrayBuffer())).toEqual(img);
+    expect(new Uint8Array(await file.arrayBuffer())).toEqual(img as Uint8Array<ArrayBuffer>);
     expect((await up(stranger, img, "image/png")).status).toBe(403);
     const before = count(g.gw, "media");
     expect((await up(owner, img, "image/jpeg")).status).toBe(400); // not a JPEG
