@@ -4,6 +4,7 @@ import type { Browser } from "playwright-core";
 import { launchBrowser } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { ingestLines } from "../../src/stations/ingest.ts";
+import { signedInUser } from "../helpers/accounts.ts";
 
 let g: Running;
 let browser: Browser;
@@ -70,5 +71,46 @@ describe("web app: stations", () => {
     await page.getByRole("button", { name: "Decode" }).click();
     expect(await page.getByRole("alert").textContent()).toContain("bad_position");
     await page.close();
+  });
+
+  test("the account page: add a weather station, get its key and upload settings, push with them, turn on transmit and a living cache", async () => {
+    const u = signedInUser(g.gw, "N0UI", { verified: true });
+    const context = await browser.newContext();
+    await context.addCookies([{ name: "svc_session", value: u.cookie.split("=")[1]!, url: g.url }]);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(g.url + "/account");
+    const section = page.locator("section[aria-labelledby=stations]");
+    await section.waitFor();
+    expect(await section.getByLabel("Station callsign").inputValue()).toBe("N0UI-13");
+    await section.getByLabel("Station label").fill("roof");
+    await section.getByLabel("Latitude").fill("42.5");
+    await section.getByLabel("Longitude").fill("-71.25");
+    await section.getByRole("button", { name: "Add station" }).click();
+    const row = section.locator("tr[data-call='N0UI-13']");
+    await row.waitFor();
+    await row.getByRole("button", { name: "Get a key" }).click();
+    const shown = section.getByTestId("wx-key");
+    await shown.waitFor();
+    const key = (await shown.locator("code.key").first().textContent())!;
+    expect(key).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    const wu = (await shown.locator("code.key").nth(1).textContent())!;
+    expect(wu).toBe(`${g.url}/updateweatherstation?ID=N0UI-13&PASSWORD=${key}`);
+    // The settings as shown work, the way a WU client uses them.
+    expect(await (await fetch(`${wu}&tempf=59&humidity=70&dateutc=now`)).text()).toBe("success\n");
+    expect((await (await g.get("/api/stations/N0UI-13")).json())).toMatchObject({ lat: 42.5, lon: -71.25, wx: { tempC: 15, humidityPct: 70 } });
+    // Each box shows ticked once the server has taken it.
+    await section.getByLabel("Transmit N0UI-13's weather as APRS").click();
+    await section.locator("[aria-label=\"Transmit N0UI-13's weather as APRS\"]:checked:enabled").waitFor();
+    await section.getByLabel("N0UI-13 is a living cache").click();
+    await section.locator("[aria-label='N0UI-13 is a living cache']:checked:enabled").waitFor();
+    await page.reload();
+    await section.locator("tr[data-call='N0UI-13']").waitFor();
+    expect(await section.getByLabel("Transmit N0UI-13's weather as APRS").isChecked()).toBe(true);
+    expect(await section.getByLabel("N0UI-13 is a living cache").isChecked()).toBe(true);
+    expect(await section.getByTestId("wx-key").count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
   });
 });

@@ -8,12 +8,14 @@ import { EmailSection } from "./email.tsx";
 import { DeviceKeysSection } from "./keys.tsx";
 import { NotificationsSection, SavedViewsSection } from "./notify.tsx";
 import { YourDataSection } from "./data.tsx";
+import { StationsSection } from "./stations.tsx";
 
 export const ACCOUNT_SECTIONS: Array<FunctionComponent<SectionProps>> = [
   CallsignsSection,
   PasskeysSection,
   EmailSection,
   DeviceKeysSection,
+  StationsSection,
   ProfileSection,
   NotificationsSection,
   SavedViewsSection,
