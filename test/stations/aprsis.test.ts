@@ -121,7 +121,8 @@ describe("APRS-IS client sending the outbox", () => {
       await until(async () => (await items(h, u.cookie))[0]!.state === "acked");
       // A line whose source nobody here verified is refused, never sent.
       const foreign = enqueue(h.gw, { kind: "status", src: "K9NOPE", line: "K9NOPE>APZSVC,TCPIP*:>not mine" });
-      await until(() => h.gw.db.query("SELECT state FROM aprs_outbox WHERE id = ?").get(foreign.id)?.state === "failed" || false);
+      const state = () => (h.gw.db.query("SELECT state FROM aprs_outbox WHERE id = ?").get(foreign.id) as { state: string }).state;
+      await until(() => state() === "failed");
       expect(h.gw.db.query("SELECT error FROM aprs_outbox WHERE id = ?").get(foreign.id)).toEqual({ error: "K9NOPE is not a verified callsign on this instance" });
       expect(received.some((l) => l.startsWith("K9NOPE"))).toBe(false);
       expect(await port(h)).toMatchObject({ transmitting: true, tx: 1, txRefused: 1 });
@@ -131,7 +132,8 @@ describe("APRS-IS client sending the outbox", () => {
   });
 
   test("an unverified login, or APRSIS_TX=false, sends nothing", async () => {
-    for (const env of [{ APRSIS_CALL: "N0UNV-10" }, { APRSIS_CALL: "N0IGT-11", APRSIS_TX: "false" }]) {
+    const envs: Array<Record<string, string>> = [{ APRSIS_CALL: "N0UNV-10" }, { APRSIS_CALL: "N0IGT-11", APRSIS_TX: "false" }];
+    for (const env of envs) {
       const login = nextLogin();
       const h = await startInProcess({ APRSIS_SERVER: `127.0.0.1:${server.port}`, ...env });
       try {
