@@ -49,6 +49,17 @@ export function dialUrl(gw: Gateway, url: string): string {
   return url;
 }
 
+function configuredUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new DialError("transport_refused", `"${url}" is not a URL`);
+  }
+  if (u.protocol !== "https:" && u.protocol !== "http:") throw new DialError("transport_refused", `"${url}" is not http(s)`);
+  return url;
+}
+
 export interface Fetched {
   status: number;
   headers: Headers;
@@ -62,11 +73,17 @@ export interface FetchOptions {
   timeoutMs?: number;
   /** largest response body read; a larger one is refused */
   maxBytes?: number;
+  /**
+   * sync (default): another instance, under the transport rule. configured: a
+   * URL the operator set (DOH_URL, FED_REGISTRY), any http(s); what comes from
+   * it is verified by signature or is the operator's own choice of resolver.
+   */
+  rule?: "sync" | "configured";
 }
 
 /** One request to another instance, with a deadline and a body cap; throws DialError. */
 export async function fedFetch(gw: Gateway, url: string, opts: FetchOptions = {}): Promise<Fetched> {
-  const target = dialUrl(gw, url);
+  const target = opts.rule === "configured" ? configuredUrl(url) : dialUrl(gw, url);
   const maxBytes = opts.maxBytes ?? 1024 * 1024;
   let res: Response;
   try {

@@ -8,6 +8,7 @@ import { gatesPlugin } from "../http/gates.ts";
 import { mirroredRecords, peerList, setPeerTrust } from "./admin.ts";
 import { receiveNotify } from "./gossip.ts";
 import { syncAll } from "./sync.ts";
+import { onboard44net } from "./onboard.ts";
 
 export function fedNetworkRoutes(gw: Gateway) {
   return new Elysia({ name: "fed-network" })
@@ -15,6 +16,11 @@ export function fedNetworkRoutes(gw: Gateway) {
     .post("/federation/sync", () => syncAll(gw), { gate: "ingest" })
     .get("/federation/peers", () => peerList(gw), { gate: "sysop" })
     .post("/federation/peers/trust", ({ body }) => setPeerTrust(gw, body), { gate: "sysop" })
+    .post("/federation/peers/44net", async ({ body, set }) => {
+      const r = await onboard44net(gw, body);
+      set.status = r.admitted ? 201 : 200;
+      return r;
+    }, { gate: "sysop" })
     .get("/federation/peers/:instance/records", ({ params, query }) => mirroredRecords(gw, params.instance, query), { gate: "sysop" })
     .post("/federation/notify", ({ body, set }) => {
       set.status = 202;

@@ -10,6 +10,7 @@ import { descriptor } from "./descriptor.ts";
 import { DEFAULT_PAGE_LIMIT, instanceSigner, MAX_PAGE_LIMIT, readFeed } from "./feed.ts";
 import { encodePage } from "./page.ts";
 import { listPeers, peerKeys } from "./peers.ts";
+import { registryBinding, registrySource, type RegistrySource } from "./registry.ts";
 import { decodePayload, KIND_OF_TYPE, RECORD_TYPES, SYNC_KINDS, type SyncKind } from "./record.ts";
 
 export interface Cursor {
@@ -103,7 +104,7 @@ export function browseFeed(gw: Gateway, feed: string, cursor: Cursor): BrowsePag
  * blocked, each with the keys its records are accepted under. Paged by the
  * peer's row id; this instance's own entry comes first, on the first page.
  */
-export function registryView(gw: Gateway, cursor: Cursor): BrowsePage {
+export function registryView(gw: Gateway, cursor: Cursor): BrowsePage & { registry: RegistrySource | null } {
   const items: Array<Record<string, unknown>> = [];
   if (cursor.since === 0) {
     const d = descriptor(gw);
@@ -129,8 +130,9 @@ export function registryView(gw: Gateway, cursor: Cursor): BrowsePage {
       keys: peerKeys(gw, p.instance).filter((k) => k.status === "active").map((k) => k.publicKey),
       verifiedVia: p.verifiedVia,
       endpoints: p.endpoints,
+      registry: registryBinding(gw, p.instance),
     });
   }
-  return { instance: gw.config.instance, items, next: page.length ? page[page.length - 1]!.id : cursor.since, more: peers.length > page.length };
+  return { instance: gw.config.instance, registry: registrySource(gw), items, next: page.length ? page[page.length - 1]!.id : cursor.since, more: peers.length > page.length };
 }
 

@@ -21,7 +21,7 @@ import { formatEndpoint, parseEndpoints, type Endpoint } from "./endpoints.ts";
 import { decodePage, MAX_PAGE_BYTES } from "./page.ts";
 import { acceptRotation, getPeer, listPeers, peerKeys, upsertPeer, type Peer } from "./peers.ts";
 import { decodeFrame, isB64urlKey, isInstanceId, RECORD_TYPES, RecordError, SYNC_KINDS, type SyncKind } from "./record.ts";
-import { registryMismatch } from "./registry.ts";
+import { refreshRegistryIfDue, registryMismatch, type RegistryRefresh } from "./registry.ts";
 
 /** Tombstones first (a delete suppresses a re-mirror), keys before what they sign for, moves before what they re-point. */
 export const PULL_ORDER: readonly SyncKind[] = ["tombstone", "key", "account-move", "cache", "find", "bulletin"];
@@ -374,10 +374,13 @@ export async function bootstrapConfiguredPeers(gw: Gateway): Promise<BootstrapPr
 export interface SyncAllReport {
   peers: PeerSyncReport[];
   bootstrap: BootstrapProblem[];
+  /** the registry refresh, when one was due */
+  registry: RegistryRefresh | null;
 }
 
 /** The scheduled pull and POST /federation/sync: every peer that is not blocked, a few at a time. */
 export async function syncAll(gw: Gateway, concurrency = 4): Promise<SyncAllReport> {
+  const registry = await refreshRegistryIfDue(gw);
   const bootstrap = await bootstrapConfiguredPeers(gw);
   // Peers reachable only by forward transports (packet, BBS) are not pulled over HTTP.
   const peers = listPeers(gw).filter((p) => p.trust !== "blocked" && peerSyncUrl(gw, p) !== null);
@@ -391,5 +394,5 @@ export async function syncAll(gw: Gateway, concurrency = 4): Promise<SyncAllRepo
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, peers.length) }, worker));
   out.sort((a, b) => a.instance.localeCompare(b.instance));
-  return { peers: out, bootstrap };
+  return { peers: out, bootstrap, registry };
 }

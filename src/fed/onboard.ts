@@ -1,0 +1,111 @@
+/**
+ * Adding a peer by its amateur-IP (44net) name: `POST /federation/peers/44net`
+ * with `{callsign, confirm?, key?}`. The peer's host is `<call>.ampr.org`;
+ * its binding is the TXT record at `_svc.<call>.ampr.org`:
+ *
+ *   v=svc1; id=<instance id>; key=<base64url Ed25519 key>
+ *
+ * resolved over DoH (doh.ts). The live descriptor at http://<call>.ampr.org
+ * is cross-checked when it answers: a descriptor naming another instance, or
+ * not publishing the key DNS names, is refused outright. With the resolver's
+ * AD flag (DNSSEC) the peer is admitted at once; without, the binding is
+ * returned for the operator to confirm, and a repeat with `confirm: true`
+ * pins it (trust on first use; with `key`, only if DNS still says that key).
+ * An admitted peer is unvetted, pinned to the key, `verified_via: coord-lot`,
+ * with its ampr endpoint.
+ */
+import type { Gateway } from "../gateway.ts";
+import { AppError, badRequest, conflict, unprocessable } from "../errors.ts";
+import { isCallsign } from "../callsign.ts";
+import { peerView, type PeerView } from "./admin.ts";
+import { DialError } from "./dial.ts";
+import { parseTxtFields, resolveTxt } from "./doh.ts";
+import { isAmprHost } from "./endpoints.ts";
+import { getPeer, upsertPeer } from "./peers.ts";
+import { isB64urlKey, isInstanceId } from "./record.ts";
+import { fetchDescriptor, SyncError } from "./sync.ts";
+
+export const VERIFIED_VIA_44NET = "coord-lot";
+
+export interface Binding {
+  callsign: string;
+  host: string;
+  /** where the TXT record was read */
+  name: string;
+  instance: string;
+  key: string;
+  /** the resolver validated it with DNSSEC (AD flag) */
+  dnssec: boolean;
+  /** what the live descriptor said: matches, or unreachable (not checked) */
+  descriptor: "matches" | "unreachable";
+  /** the DoH form that answered */
+  form: "wire" | "json";
+}
+
+export type OnboardAnswer = { admitted: true; binding: Binding; peer: PeerView } | { admitted: false; needsConfirm: true; binding: Binding };
+
+/** The TXT binding in `records`, or why there is none. */
+export function parseBinding(records: string[]): { instance: string; key: string } | string {
+  const found = records.map((r) => parseTxtFields(r)).filter((f) => f?.get("v")?.[0] === "svc1");
+  if (found.length === 0) return "no v=svc1 TXT record";
+  if (found.length > 1) return "more than one v=svc1 TXT record";
+  const f = found[0]!;
+  const id = f.get("id") ?? [];
+  const key = f.get("key") ?? [];
+  if (id.length !== 1 || !isInstanceId(id[0]!)) return "the record needs exactly one id=<instance id>";
+  if (key.length !== 1 || !isB64urlKey(key[0]!)) return "the record needs exactly one key=<base64url Ed25519 key>";
+  return { instance: id[0]!, key: key[0]! };
+}
+
+export async function onboard44net(gw: Gateway, body: unknown): Promise<OnboardAnswer> {
+  const b = body as { callsign?: unknown; confirm?: unknown; key?: unknown } | null;
+  if (!b || typeof b !== "object" || Array.isArray(b)) throw badRequest("invalid", "the body is {callsign, confirm?, key?}");
+  if (typeof b.callsign !== "string" || !isCallsign(b.callsign)) throw badRequest("invalid", "callsign must be a callsign (its <call>.ampr.org host is the peer)");
+  if (b.confirm !== undefined && typeof b.confirm !== "boolean") throw badRequest("invalid", "confirm must be true or false");
+  if (b.key !== undefined && (typeof b.key !== "string" || !isB64urlKey(b.key))) throw badRequest("invalid", "key must be the base64url key you were shown");
+  const callsign = b.callsign.toUpperCase();
+  const host = `${callsign.toLowerCase()}.ampr.org`;
+  if (!isAmprHost(host)) throw badRequest("invalid", `${host} is not a <call>.ampr.org host name`);
+  const name = `_svc.${host}`;
+
+  let txt;
+  try {
+    txt = await resolveTxt(gw, name);
+  } catch (e) {
+    if (e instanceof DialError) throw new AppError(502, "dns_failed", `resolving ${name} over DoH failed: ${e.message}`);
+    throw e;
+  }
+  const parsed = parseBinding(txt.records);
+  if (typeof parsed === "string") throw unprocessable("no_binding", `${name}: ${parsed} (${txt.rcode})`);
+
+  let descriptor: Binding["descriptor"] = "unreachable";
+  try {
+    const d = await fetchDescriptor(gw, `http://${host}`);
+    if (d.instance !== parsed.instance) throw conflict("dns_contradiction", `${host} describes itself as ${d.instance}, but DNS binds ${parsed.instance}: refused`);
+    if (!d.keys.some((k) => k.key === parsed.key && k.status === "active")) throw conflict("dns_contradiction", `${host}'s descriptor does not publish the key DNS names (${parsed.key}): refused`);
+    descriptor = "matches";
+  } catch (e) {
+    if (!(e instanceof DialError || e instanceof SyncError)) throw e;
+    // Not reachable (or not answering a descriptor): DNS alone decides.
+  }
+  const binding: Binding = { callsign, host, name, instance: parsed.instance, key: parsed.key, dnssec: txt.dnssec, descriptor, form: txt.form };
+
+  if (parsed.instance === gw.config.instance) throw conflict("self", `${host} is this instance`);
+  const existing = getPeer(gw, parsed.instance);
+  if (existing?.trust === "blocked") throw conflict("blocked", `${parsed.instance} is blocked here; unblock it first`);
+  if (existing?.keyPin && existing.keyPin !== parsed.key) {
+    throw conflict("key_conflict", `${parsed.instance} is pinned to ${existing.keyPin}; a pinned key changes only by a signed rotation`);
+  }
+  if (!txt.dnssec) {
+    if (b.confirm !== true) return { admitted: false, needsConfirm: true, binding };
+    if (b.key !== undefined && b.key !== parsed.key) throw conflict("binding_changed", `DNS now names key ${parsed.key}, not the ${b.key} you confirmed: look again`);
+  }
+  upsertPeer(gw, {
+    instance: parsed.instance,
+    endpoints: [`ampr:${host};0`, ...(existing?.endpoints.filter((e) => !(e.transport === "ampr" && e.address === host)).map((e) => `${e.transport}:${e.address};${e.priority}`) ?? [])],
+    keyPin: parsed.key,
+    verifiedVia: VERIFIED_VIA_44NET,
+    ...(existing ? {} : { trust: "unvetted" as const, foundVia: "44net", trustSetBy: "discovery" }),
+  });
+  return { admitted: true, binding, peer: peerView(gw, parsed.instance) };
+}
