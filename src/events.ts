@@ -53,6 +53,14 @@ export interface GatewayEvents {
     /** the error code when it failed */
     error: string | null;
   };
+  /** Peers answered about a find that could not reach Tier A here (src/fed/corroborate.ts). */
+  fedCorroborated: {
+    logId: number;
+    /** confirmed (promoted to Tier A), pending (asked again later) or unconfirmed (given up) */
+    state: "pending" | "confirmed" | "unconfirmed";
+    confirmations: number;
+    quorum: number;
+  };
   /** A station position was stored (ingest, RF, web). */
   position: {
     call: string;

@@ -9,6 +9,7 @@ import { mirroredRecords, peerList, setPeerTrust } from "./admin.ts";
 import { receiveNotify } from "./gossip.ts";
 import { syncAll } from "./sync.ts";
 import { onboard44net } from "./onboard.ts";
+import { answerQuery } from "./corroborate.ts";
 
 export function fedNetworkRoutes(gw: Gateway) {
   return new Elysia({ name: "fed-network" })
@@ -22,6 +23,7 @@ export function fedNetworkRoutes(gw: Gateway) {
       return r;
     }, { gate: "sysop" })
     .get("/federation/peers/:instance/records", ({ params, query }) => mirroredRecords(gw, params.instance, query), { gate: "sysop" })
+    .post("/federation/corroborate", ({ body }) => answerQuery(gw, body), { gate: "fed-secret-if-set", rateLimit: "fed" })
     .post("/federation/notify", ({ body, set }) => {
       set.status = 202;
       return receiveNotify(gw, body);

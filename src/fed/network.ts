@@ -6,8 +6,10 @@
 import type { Gateway } from "../gateway.ts";
 import { startGossip } from "./gossip.ts";
 import { stopPulls } from "./sync.ts";
+import { startCorroboration } from "./corroborate.ts";
 
 export function initNetwork(gw: Gateway): void {
   startGossip(gw);
+  startCorroboration(gw);
   gw.onStop(() => stopPulls(gw));
 }

@@ -39,23 +39,38 @@ export interface Sighting {
 const degLat = (m: number) => (m / 111_000) * 1.05;
 const degLon = (m: number, lat: number) => degLat(m) / Math.max(0.01, Math.cos((lat * Math.PI) / 180));
 
-/** The nearest RF sighting of `call`'s base call near a point around a time, or null. */
-export function localSighting(gw: Gateway, call: string, lat: number, lon: number, at: number): Sighting | null {
+/**
+ * The nearest RF sighting of `call`'s base call near a point around a time,
+ * or null. Cross-instance corroboration widens the radius and window (its
+ * query is grid-snapped and time-bucketed) and leaves out the asker's IGates.
+ */
+export function localSighting(
+  gw: Gateway,
+  call: string,
+  lat: number,
+  lon: number,
+  at: number,
+  opts: { radiusM?: number; windowMs?: number; excludeIgates?: readonly string[] } = {},
+): Sighting | null {
   const base = baseCall(call);
-  const dLat = degLat(TIER_A.radiusM);
-  const dLon = degLon(TIER_A.radiusM, lat);
+  const radiusM = opts.radiusM ?? TIER_A.radiusM;
+  const windowMs = opts.windowMs ?? TIER_A.windowMs;
+  const excluded = new Set((opts.excludeIgates ?? []).map(baseCall));
+  const dLat = degLat(radiusM);
+  const dLon = degLon(radiusM, lat);
   const rows = gw.db
     .query(
       `SELECT id, lat, lon, ts, igate FROM positions
        WHERE (call = ?1 OR (call >= ?1 || '-' AND call < ?1 || '.')) AND ts BETWEEN ?2 AND ?3
          AND source = 'rf' AND igate IS NOT NULL AND lat BETWEEN ?4 AND ?5 AND lon BETWEEN ?6 AND ?7`,
     )
-    .all(base, at - TIER_A.windowMs, at + TIER_A.windowMs, lat - dLat, lat + dLat, lon - dLon, lon + dLon) as Array<{ id: number; lat: number; lon: number; ts: number; igate: string }>;
+    .all(base, at - windowMs, at + windowMs, lat - dLat, lat + dLat, lon - dLon, lon + dLon) as Array<{ id: number; lat: number; lon: number; ts: number; igate: string }>;
   let best: Sighting | null = null;
   for (const r of rows) {
     if (baseCall(r.igate) === base) continue; // the finder's own IGate is not an independent witness
+    if (excluded.has(baseCall(r.igate))) continue;
     const d = distanceM(lat, lon, r.lat, r.lon);
-    if (d <= TIER_A.radiusM && (!best || d < best.distanceM)) best = { positionId: r.id, igate: r.igate, distanceM: Math.round(d * 100) / 100, ts: r.ts };
+    if (d <= radiusM && (!best || d < best.distanceM)) best = { positionId: r.id, igate: r.igate, distanceM: Math.round(d * 100) / 100, ts: r.ts };
   }
   return best;
 }

@@ -7,6 +7,7 @@ import type { Gateway } from "../gateway.ts";
 import { pruneAll } from "./prune.ts";
 import { radioTick } from "../node/radio.ts";
 import { syncAll } from "../fed/sync.ts";
+import { retryCorroborations } from "../fed/corroborate.ts";
 
 export function registerJobs(gw: Gateway): void {
   gw.scheduler.add({
@@ -32,7 +33,14 @@ export function registerJobs(gw: Gateway): void {
     description: "pull signed records from every peer",
     run: async () => {
       const r = await syncAll(gw);
-      return { peers: r.peers.length, ok: r.peers.filter((p) => p.ok).length, applied: r.peers.reduce((n, p) => n + p.applied, 0), bootstrapProblems: r.bootstrap.length };
+      const corroborations = await retryCorroborations(gw);
+      return {
+        peers: r.peers.length,
+        ok: r.peers.filter((p) => p.ok).length,
+        applied: r.peers.reduce((n, p) => n + p.applied, 0),
+        bootstrapProblems: r.bootstrap.length,
+        corroborationsAsked: corroborations.length,
+      };
     },
   });
   gw.scheduler.add({

@@ -88,6 +88,7 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "GET", route: "/federation/peers", path: "/federation/peers", gate: "sysop" },
   { method: "POST", route: "/federation/peers/trust", path: "/federation/peers/trust", gate: "sysop", body: { instance: "gw-none", trust: "trusted" } },
   { method: "POST", route: "/federation/peers/44net", path: "/federation/peers/44net", gate: "sysop", body: { callsign: "not a call" } },
+  { method: "POST", route: "/federation/corroborate", path: "/federation/corroborate", gate: "fed-secret-if-set", body: {} },
   { method: "GET", route: "/federation/peers/:instance/records", path: "/federation/peers/gw-none/records", gate: "sysop" },
   // game (issue 6)
   { method: "POST", route: "/api/caches", path: "/api/caches", gate: "actor", body: { name: "" } },
