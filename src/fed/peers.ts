@@ -46,7 +46,7 @@ export interface Peer {
 export interface PeerKey {
   publicKey: string;
   status: "active" | "revoked";
-  via: "pin" | "rotation" | "operator";
+  via: "pin" | "rotation" | "operator" | "registry";
   addedAt: number;
 }
 

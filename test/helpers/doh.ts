@@ -45,7 +45,7 @@ export function startDoh(zone: DohZone, forms: "both" | "wire" | "json" = "both"
         const answers = rec && question.type === "TXT" ? rec.txt.map((t) => ({ type: "TXT" as const, name: question.name, ttl: 300, class: "IN" as const, data: strings(t) })) : [];
         const flags = dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (rec?.ad ? dnsPacket.AUTHENTIC_DATA : 0) | (rec ? 0 : 3); // 3 = NXDOMAIN
         const bytes = dnsPacket.encode({ type: "response", id: q.id, flags, questions: q.questions, answers });
-        return new Response(bytes, { headers: { "content-type": "application/dns-message" } });
+        return new Response(new Uint8Array(bytes), { headers: { "content-type": "application/dns-message" } });
       }
       if (u.searchParams.has("name")) {
         if (forms === "wire") return new Response("JSON form not served here", { status: 400 });
