@@ -4,7 +4,7 @@
  */
 import type { LoadedConfig } from "./config.ts";
 import { callsignCommand } from "./accounts/cli.ts";
-import { frameCommand, keyCommand } from "./fed/cli.ts";
+import { frameCommand, keyCommand, relayCommand } from "./fed/cli.ts";
 
 type Out = (line: string) => void;
 
@@ -20,4 +20,5 @@ export const extraCommands: Record<string, Command> = {
   callsign: callsignCommand,
   frame: frameCommand,
   key: keyCommand,
+  relay: relayCommand,
 };

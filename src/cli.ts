@@ -27,6 +27,7 @@ Usage:
   svc-gateway frame verify < frame.cbor                       check one signed frame, print its payload
   svc-gateway frame decode < page.cbor                        check every frame of a sync page
   svc-gateway key show|rotate [revoke] [--data DIR]           signing keys; hand over to a new key
+  svc-gateway relay token SPOKE [--data DIR]                  a hub's per-spoke relay token
   svc-gateway --version | --help
 
 Options:

@@ -12,6 +12,9 @@
  *                                             signed with the current one ("revoke": the old key
  *                                             leaked and must no longer be accepted); written to
  *                                             the env file. Stop the gateway first, start it after.
+ *   svc-gateway relay token SPOKE [--data DIR]
+ *                                             the per-spoke relay token a hub (FED_RELAY_SECRET)
+ *                                             hands to a spoke (its FED_RELAY_TOKEN)
  */
 import { createGateway } from "../gateway.ts";
 import { createLogger } from "../log.ts";
@@ -23,6 +26,8 @@ import { openFrame, payloadJson } from "./record.ts";
 import { decodePage } from "./page.ts";
 import { RecordError } from "./record.ts";
 import { ownKeys } from "./descriptor.ts";
+import { relayToken } from "./relay.ts";
+import { isInstanceId } from "./record.ts";
 
 type Out = (line: string) => void;
 
@@ -119,4 +124,28 @@ export async function keyCommand(args: string[], out: Out, err: Out, ctx: Comman
   } finally {
     await gw.stop();
   }
+}
+
+const RELAY_USAGE = "usage: svc-gateway relay token SPOKE [--data DIR]";
+
+/** `svc-gateway relay token SPOKE`: the spoke's FED_RELAY_TOKEN, from this hub's FED_RELAY_SECRET. */
+export function relayCommand(args: string[], out: Out, err: Out, ctx: CommandContext): number {
+  const [sub, spoke] = args;
+  if (sub !== "token" || !spoke || args.length !== 2) {
+    err(RELAY_USAGE);
+    return 2;
+  }
+  if (!isInstanceId(spoke)) {
+    err(`svc-gateway relay token: "${spoke}" is not an instance id`);
+    return 2;
+  }
+  const loaded = ctx.loadConfig();
+  for (const e of loaded.errors) err(`error: ${e.setting} ${e.message}`);
+  if (loaded.errors.length) return 1;
+  if (!loaded.config.fedRelaySecret) {
+    err("svc-gateway relay token: FED_RELAY_SECRET is not set on this hub");
+    return 1;
+  }
+  out(`FED_RELAY_TOKEN=${relayToken(loaded.config.fedRelaySecret, spoke)}`);
+  return 0;
 }

@@ -3,7 +3,7 @@
  * The receiver pulls that peer now (from the URL it knows for it, never one
  * the ping names), coalesced with a pull already running. Every federated
  * write of this instance pings its peers, debounced so a burst of writes
- * sends one ping per peer.
+ * sends one ping per peer (and a spoke pushes to its hub at the same moment).
  *
  *   notify body: {"instance": "<the sender's instance id>"}
  */
@@ -14,6 +14,7 @@ import { instanceSigner } from "./feed.ts";
 import { getPeer, listPeers } from "./peers.ts";
 import { isInstanceId } from "./record.ts";
 import { isPulling, pullPeer } from "./sync.ts";
+import { pushToHub } from "./hub.ts";
 
 export interface NotifyAnswer {
   /** whether a pull was started or joined */
@@ -80,7 +81,7 @@ export function startGossip(gw: Gateway): void {
     s.timer = setTimeout(() => {
       s.timer = null;
       if (s.stopped) return;
-      const p = pingPeers(gw).finally(() => {
+      const p = Promise.all([pingPeers(gw), gw.config.fedHubUrl ? pushToHub(gw).catch(() => null) : null]).finally(() => {
         if (s.inflight === p) s.inflight = null;
       });
       s.inflight = p;

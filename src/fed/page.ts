@@ -23,6 +23,8 @@ export interface Page {
 }
 
 export const MAX_PAGE_BYTES = 16 * 1024 * 1024;
+/** The media type of a sync page. */
+export const CBOR_TYPE = "application/cbor";
 export const MAX_PAGE_FRAMES = 20_000;
 
 export function encodePage(p: Page): Uint8Array {

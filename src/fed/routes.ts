@@ -10,12 +10,12 @@ import { allowLargerBody, mediaType } from "../http/body.ts";
 import { AppError, badRequest } from "../errors.ts";
 import { descriptor } from "./descriptor.ts";
 import { applyPage } from "./apply.ts";
-import { MAX_PAGE_BYTES } from "./page.ts";
+import { CBOR_TYPE, MAX_PAGE_BYTES } from "./page.ts";
 import { RecordError } from "./record.ts";
 import { compressPage, DEFLATE_DICT1_TYPE } from "./compress.ts";
 import { BROWSE_FEEDS, BROWSE_LIMITS, browseFeed, parseCursor, registryView, SYNC_LIMITS, syncPage } from "./surface.ts";
 
-export const CBOR_TYPE = "application/cbor";
+export { CBOR_TYPE };
 
 allowLargerBody("POST", /^\/federation\/frames$/, MAX_PAGE_BYTES);
 

@@ -21,6 +21,7 @@ import { formatEndpoint, parseEndpoints, type Endpoint } from "./endpoints.ts";
 import { decodePage, MAX_PAGE_BYTES } from "./page.ts";
 import { acceptRotation, getPeer, listPeers, peerKeys, upsertPeer, type Peer } from "./peers.ts";
 import { decodeFrame, isB64urlKey, isInstanceId, RECORD_TYPES, RecordError, SYNC_KINDS, type SyncKind } from "./record.ts";
+import { askRelay, fetchRelayResult } from "./relay.ts";
 import { refreshRegistryIfDue, registryMismatch, type RegistryRefresh } from "./registry.ts";
 
 /** Tombstones first (a delete suppresses a re-mirror), keys before what they sign for, moves before what they re-point. */
@@ -350,7 +351,9 @@ export interface BootstrapProblem {
 export async function bootstrapConfiguredPeers(gw: Gateway): Promise<BootstrapProblem[]> {
   const problems: BootstrapProblem[] = [];
   const known = new Set(listPeers(gw).map((p) => p.url).filter((u): u is string => !!u));
-  for (const url of gw.config.fedPeers) {
+  // A spoke's hub is a peer it trusts too (it also verifies the hub's relay queries by its key).
+  const configured = [...gw.config.fedPeers, ...(gw.config.fedHubUrl && !gw.config.fedPeers.includes(gw.config.fedHubUrl) ? [gw.config.fedHubUrl] : [])];
+  for (const url of configured) {
     if (known.has(url)) continue;
     try {
       const d = await fetchDescriptor(gw, url);
@@ -382,17 +385,75 @@ export interface SyncAllReport {
 export async function syncAll(gw: Gateway, concurrency = 4): Promise<SyncAllReport> {
   const registry = await refreshRegistryIfDue(gw);
   const bootstrap = await bootstrapConfiguredPeers(gw);
-  // Peers reachable only by forward transports (packet, BBS) are not pulled over HTTP.
-  const peers = listPeers(gw).filter((p) => p.trust !== "blocked" && peerSyncUrl(gw, p) !== null);
+  // Peers reachable only by forward transports (packet, BBS) are not pulled
+  // over HTTP; with a relay hub (FED_HUB_URL + FED_RELAY_SECRET) they are
+  // pulled through its relay.
+  const viaRelay = !!(gw.config.fedHubUrl && gw.config.fedRelaySecret);
+  const peers = listPeers(gw).filter((p) => p.trust !== "blocked" && (viaRelay || peerSyncUrl(gw, p) !== null));
   const out: PeerSyncReport[] = [];
   let i = 0;
   const worker = async () => {
     while (i < peers.length && !stopped.has(gw)) {
       const p = peers[i++]!;
-      out.push(await pullPeer(gw, p.instance));
+      out.push(peerSyncUrl(gw, p) !== null ? await pullPeer(gw, p.instance) : await pullViaRelay(gw, p));
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, peers.length) }, worker));
   out.sort((a, b) => a.instance.localeCompare(b.instance));
   return { peers: out, bootstrap, registry };
+}
+
+// ---------------------------------------------------------------- through a relay hub
+
+/** Relay queries this instance is waiting on, by peer and record type (re-asked after a restart). */
+const awaiting = new WeakMap<Gateway, Map<string, number>>();
+
+/**
+ * Pulls a peer that has no sync URL through the relay at FED_HUB_URL: one
+ * page per feed per run. An answered query's page goes through the apply
+ * pipeline (its cursor committed with it) and the next page is asked for; an
+ * unanswered one is waited on.
+ */
+export async function pullViaRelay(gw: Gateway, peer: Peer): Promise<PeerSyncReport> {
+  const started = performance.now();
+  const hub = gw.config.fedHubUrl!;
+  const report: PeerSyncReport = { instance: peer.instance, ok: false, error: null, url: `${hub} (relay)`, link: null, feeds: {}, applied: 0, received: 0, bytes: 0, ms: 0 };
+  let m = awaiting.get(gw);
+  if (!m) awaiting.set(gw, (m = new Map()));
+  try {
+    for (const kind of PULL_ORDER) {
+      const type = RECORD_TYPES[kind];
+      const key = `${peer.instance}:${type}`;
+      const f: FeedReport = (report.feeds[kind] = { pages: 0, received: 0, applied: 0, duplicate: 0, suppressed: 0, quarantined: 0, rejected: 0, bytes: 0 });
+      const pending = m.get(key);
+      let ask = pending === undefined;
+      if (pending !== undefined) {
+        const r = await fetchRelayResult(gw, hub, peer.instance, pending);
+        if (r) {
+          m.delete(key);
+          const page = decodePage(r.page);
+          const cursor = cursorOf(gw, peer.id, type);
+          const next = Math.max(cursor, r.next);
+          const applied = await applyFrames(gw, page.frames, { via: "relay", servedBy: peer.instance, onCommit: () => setCursor(gw, peer.id, type, next) });
+          addReport(f, applied, r.page.length);
+          report.applied += f.applied;
+          report.received += f.received;
+          report.bytes += f.bytes;
+          ask = r.more;
+        }
+      }
+      if (ask) m.set(key, await askRelay(gw, hub, peer.instance, { type: kind, since: cursorOf(gw, peer.id, type), limit: Math.min(gw.config.fedSyncBatch, tierCaps("compact").batch) }));
+    }
+    report.ok = true;
+  } catch (e) {
+    const code = e instanceof SyncError || e instanceof DialError || e instanceof RecordError ? e.code : "failed";
+    if (code === "failed") gw.log.error("fed", `pulling ${peer.instance} through the relay failed`, { error: String(e) });
+    report.error = { code, message: (e as Error).message };
+  }
+  report.ms = Math.round(performance.now() - started);
+  const now = gw.clock.now();
+  if (report.ok) gw.db.query("UPDATE peers SET last_sync_at = ?1, last_sync_ok_at = ?1, last_error = NULL, sync_failures = 0 WHERE id = ?2").run(now, peer.id);
+  else gw.db.query("UPDATE peers SET last_sync_at = ?1, last_error = ?2, sync_failures = sync_failures + 1 WHERE id = ?3").run(now, `${report.error!.code}: ${report.error!.message}`, peer.id);
+  gw.events.emit("fedSynced", { instance: peer.instance, ok: report.ok, applied: report.applied, error: report.error?.code ?? null });
+  return report;
 }

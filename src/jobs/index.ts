@@ -8,6 +8,8 @@ import { pruneAll } from "./prune.ts";
 import { radioTick } from "../node/radio.ts";
 import { syncAll } from "../fed/sync.ts";
 import { retryCorroborations } from "../fed/corroborate.ts";
+import { pushToHub } from "../fed/hub.ts";
+import { relaySpoke } from "../fed/relay.ts";
 
 export function registerJobs(gw: Gateway): void {
   gw.scheduler.add({
@@ -47,13 +49,13 @@ export function registerJobs(gw: Gateway): void {
     name: "hub-push",
     schedule: "*/5 * * * *",
     description: "push this instance's records to FED_HUB_URL (no-op unless configured)",
-    run: () => ({ skipped: gw.config.fedHubUrl ? "hub push is not built yet" : "FED_HUB_URL is not set" }),
+    run: () => pushToHub(gw),
   });
   gw.scheduler.add({
     name: "relay-spoke",
     schedule: "* * * * *",
     description: "answer relay queries addressed to this instance (no-op unless configured)",
-    run: () => ({ skipped: "relay spoke leg is not built yet" }),
+    run: () => relaySpoke(gw),
   });
   gw.scheduler.add({
     name: "watch-digests",

@@ -89,6 +89,12 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/federation/peers/trust", path: "/federation/peers/trust", gate: "sysop", body: { instance: "gw-none", trust: "trusted" } },
   { method: "POST", route: "/federation/peers/44net", path: "/federation/peers/44net", gate: "sysop", body: { callsign: "not a call" } },
   { method: "POST", route: "/federation/corroborate", path: "/federation/corroborate", gate: "fed-secret-if-set", body: {} },
+  { method: "POST", route: "/federation/submit", path: "/federation/submit", gate: "fed-secret", body: {} },
+  { method: "POST", route: "/federation/relay/:instance/query", path: "/federation/relay/gw-none/query", gate: "relay", body: {} },
+  { method: "POST", route: "/federation/relay/:instance/lease", path: "/federation/relay/gw-none/lease", gate: "relay", body: {} },
+  { method: "POST", route: "/federation/relay/:instance/answer", path: "/federation/relay/gw-none/answer", gate: "relay", body: {} },
+  { method: "GET", route: "/federation/relay/:instance/result/:id", path: "/federation/relay/gw-none/result/1", gate: "relay" },
+  { method: "POST", route: "/federation/relay/:instance/dispatch", path: "/federation/relay/gw-none/dispatch", gate: "sysop", body: {} },
   { method: "GET", route: "/federation/peers/:instance/records", path: "/federation/peers/gw-none/records", gate: "sysop" },
   // game (issue 6)
   { method: "POST", route: "/api/caches", path: "/api/caches", gate: "actor", body: { name: "" } },
