@@ -15,6 +15,7 @@ import { CachePage } from "./pages/cache.tsx";
 import { HidePage } from "./pages/hide.tsx";
 import { ActivityPage, LeaderboardPage, ProfilePage, SupportPage } from "./pages/game.tsx";
 import { EmbedPage } from "./pages/embed.tsx";
+import { PeersPage } from "./pages/peers.tsx";
 
 function Header() {
   const { path } = useLocation();
@@ -62,6 +63,7 @@ export function App() {
           <Route path="/activity" component={ActivityPage} />
           <Route path="/profile/:call" component={ProfilePage} />
           <Route path="/support" component={SupportPage} />
+          <Route path="/peers" component={PeersPage} />
           <Route default component={NotFound} />
         </Router>
       </main>

@@ -10,6 +10,7 @@ export const NAV: NavItem[] = [
   { href: "/activity", label: "Activity" },
   { href: "/leaderboard", label: "Leaderboard" },
   { href: "/decode", label: "Decode" },
+  { href: "/peers", label: "Peers" },
   { href: "/about", label: "About" },
   { href: "/account", label: "Account" },
 ];

@@ -20,6 +20,8 @@ export interface MapCache {
   finds: number;
   mirror: boolean;
   origin: string;
+  /** mirrors: the origin peer's trust tier */
+  trust?: string;
   found?: boolean;
   station?: string;
 }
@@ -84,7 +86,7 @@ export function cacheLayer(map: L.Map, opts: { onCount?: (a: Answer) => void } =
       const m = L.marker([c.lat, c.lon], { icon: cacheIcon(c), title: c.name }).addTo(layer);
       m.bindPopup(
         `<b>${clean(c.name)}</b> <span class="muted">${clean(c.code)}</span><br>${clean(c.type)} · ${clean(c.size)} · D${c.difficulty}/T${c.terrain}<br>` +
-          `${c.finds} ${c.finds === 1 ? "find" : "finds"}${c.found ? " · you found it" : ""}${c.mirror ? ` · from ${clean(c.origin)}` : ""}<br><a href="${cacheLink(c)}">open</a>`,
+          `${c.finds} ${c.finds === 1 ? "find" : "finds"}${c.found ? " · you found it" : ""}${c.mirror ? ` · from ${clean(c.origin)} (${clean(c.trust ?? "?")} peer)` : ""}<br><a href="${cacheLink(c)}">open</a>`,
       );
     }
     opts.onCount?.(a);

@@ -26,6 +26,8 @@ interface Cache {
   placedAt: number | null;
   origin: string;
   mirror: boolean;
+  /** mirrors: the origin peer's trust tier */
+  trust?: "trusted" | "unvetted";
   placedBy?: string;
   finds: number;
   favorites: number;
@@ -213,7 +215,11 @@ export function CachePage({ id }: { id: string }) {
       <p class="muted" data-testid="cache-facts">
         {c.code} · {c.type} · {c.size} · D{c.difficulty}/T{c.terrain} · by{" "}
         {c.ownerCall ? <a href={`/profile/${c.ownerCall.split("-")[0]}`}>{c.ownerCall}</a> : c.placedBy ?? "?"} · {c.lat.toFixed(5)}, {c.lon.toFixed(5)}
-        {c.mirror && <> · from {c.origin}</>}
+        {c.mirror && (
+          <>
+            {" "}· from <span data-testid="cache-origin">{c.origin}</span> (<span class={c.trust === "trusted" ? "" : "warn"} data-testid="cache-trust">{c.trust ?? "?"} peer</span>)
+          </>
+        )}
       </p>
       <p>
         {c.finds} {c.finds === 1 ? "find" : "finds"} · {c.favorites} favorites · rating {c.rating.average ?? "–"} ({c.rating.count})
