@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   "radio-link": () => import("./radio-link.ts").then((m) => m.run()),
   accounts: () => import("./accounts.ts").then((m) => m.run()),
   fed: () => import("./fed.ts").then((m) => m.run()),
+  sync: () => import("./sync.ts").then((m) => m.run()),
   game: () => import("./game.ts").then((m) => m.run()),
 };
 

@@ -216,16 +216,26 @@ async function pullOnce(gw: Gateway, instance: string): Promise<PeerSyncReport> 
       const type = RECORD_TYPES[kind];
       const f: FeedReport = (report.feeds[kind] = { pages: 0, received: 0, applied: 0, duplicate: 0, suppressed: 0, quarantined: 0, rejected: 0, bytes: 0 });
       let cursor = cursorOf(gw, peer.id, type);
-      for (;;) {
-        const q = `since=${cursor}&limit=${link.batch}${link.compression === "none" ? "" : `&compress=${link.compression}`}`;
+      const fetchPage = async (since: number) => {
+        const q = `since=${since}&limit=${link.batch}${link.compression === "none" ? "" : `&compress=${link.compression}`}`;
         const r = await fedFetch(gw, `${base}/federation/sync/${kind}?${q}`, { timeoutMs: 120_000, maxBytes: MAX_PAGE_BYTES + 4096 });
         if (r.status !== 200) throw new SyncError(`http_${r.status}`, `${base}/federation/sync/${kind} answered ${r.status}`);
         const compressed = r.headers.get("content-type")?.split(";")[0]?.trim() === DEFLATE_DICT1_TYPE;
-        const page = decodePage(decompressPage(r.bytes, compressed ? "deflateDict1" : "none"));
+        return { page: decodePage(decompressPage(r.bytes, compressed ? "deflateDict1" : "none")), wire: r.bytes.length };
+      };
+      let pending = fetchPage(cursor);
+      for (;;) {
+        const { page, wire } = await pending;
         if (page.more && page.next <= cursor) throw new SyncError("bad_page", `${instance}'s ${kind} cursor does not advance past ${cursor}`);
         const next = Math.max(cursor, page.next);
+        // Ask for the next page while this one is verified and applied: the
+        // peer builds it while we work (a failure surfaces when it is awaited).
+        if (page.more) {
+          pending = fetchPage(next);
+          pending.catch(() => {});
+        }
         const applied = await applyFrames(gw, page.frames, { via: "sync", servedBy: instance, onCommit: () => setCursor(gw, peer.id, type, next) });
-        addReport(f, applied, r.bytes.length);
+        addReport(f, applied, wire);
         cursor = next;
         if (!page.more) break;
       }
