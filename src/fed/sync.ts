@@ -246,18 +246,26 @@ async function pullOnce(gw: Gateway, instance: string): Promise<PeerSyncReport> 
     report.ok = true;
     if (peer.trust === "trusted") await discoverFrom(gw, peer, base);
   } catch (e) {
-    const code = e instanceof SyncError || e instanceof DialError || e instanceof RecordError ? e.code : "failed";
-    if (code === "failed") gw.log.error("fed", `pulling ${instance} failed`, { error: String(e) });
-    report.error = { code, message: (e as Error).message };
+    report.error = pullError(gw, instance, e);
   }
   report.ms = Math.round(performance.now() - started);
-  if (peer && gw.db.query("SELECT 1 FROM peers WHERE id = ?").get(peer.id)) {
-    const now = gw.clock.now();
-    if (report.ok) gw.db.query("UPDATE peers SET last_sync_at = ?1, last_sync_ok_at = ?1, last_error = NULL, sync_failures = 0 WHERE id = ?2").run(now, peer.id);
-    else gw.db.query("UPDATE peers SET last_sync_at = ?1, last_error = ?2, sync_failures = sync_failures + 1 WHERE id = ?3").run(now, `${report.error!.code}: ${report.error!.message}`, peer.id);
-  }
-  gw.events.emit("fedSynced", { instance, ok: report.ok, applied: report.applied, error: report.error?.code ?? null });
+  finishPull(gw, peer?.id ?? null, report);
   return report;
+}
+
+/** A pull's problem as {code, message}; anything unexpected is also logged. */
+function pullError(gw: Gateway, instance: string, e: unknown): { code: string; message: string } {
+  const code = e instanceof SyncError || e instanceof DialError || e instanceof RecordError ? e.code : "failed";
+  if (code === "failed") gw.log.error("fed", `pulling ${instance} failed`, { error: String(e) });
+  return { code, message: (e as Error)?.message ?? String(e) };
+}
+
+/** Records how a pull went in the peer's health, and tells listeners. */
+function finishPull(gw: Gateway, peerId: number | null, report: PeerSyncReport): void {
+  const now = gw.clock.now();
+  if (peerId !== null && report.ok) gw.db.query("UPDATE peers SET last_sync_at = ?1, last_sync_ok_at = ?1, last_error = NULL, sync_failures = 0 WHERE id = ?2").run(now, peerId);
+  else if (peerId !== null) gw.db.query("UPDATE peers SET last_sync_at = ?1, last_error = ?2, sync_failures = sync_failures + 1 WHERE id = ?3").run(now, `${report.error!.code}: ${report.error!.message}`, peerId);
+  gw.events.emit("fedSynced", { instance: report.instance, ok: report.ok, applied: report.applied, error: report.error?.code ?? null });
 }
 
 /** At most this many peers learnt from one peer's registry view per pull. */
@@ -456,14 +464,9 @@ export async function pullViaRelay(gw: Gateway, peer: Peer): Promise<PeerSyncRep
     }
     report.ok = true;
   } catch (e) {
-    const code = e instanceof SyncError || e instanceof DialError || e instanceof RecordError ? e.code : "failed";
-    if (code === "failed") gw.log.error("fed", `pulling ${peer.instance} through the relay failed`, { error: String(e) });
-    report.error = { code, message: (e as Error).message };
+    report.error = pullError(gw, peer.instance, e);
   }
   report.ms = Math.round(performance.now() - started);
-  const now = gw.clock.now();
-  if (report.ok) gw.db.query("UPDATE peers SET last_sync_at = ?1, last_sync_ok_at = ?1, last_error = NULL, sync_failures = 0 WHERE id = ?2").run(now, peer.id);
-  else gw.db.query("UPDATE peers SET last_sync_at = ?1, last_error = ?2, sync_failures = sync_failures + 1 WHERE id = ?3").run(now, `${report.error!.code}: ${report.error!.message}`, peer.id);
-  gw.events.emit("fedSynced", { instance: peer.instance, ok: report.ok, applied: report.applied, error: report.error?.code ?? null });
+  finishPull(gw, peer.id, report);
   return report;
 }
