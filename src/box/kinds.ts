@@ -41,6 +41,14 @@ export const BOX_KINDS: Record<string, BoxKind> = {
       return out;
     },
   },
+  sync: {
+    transmit: true,
+    doc: "pull from a peer over a radio circuit now (`peer`: its instance id)",
+    args(raw) {
+      if (typeof raw.peer !== "string" || !/^[a-z0-9][a-z0-9.-]{0,62}$/.test(raw.peer)) throw badRequest("invalid", "peer is an instance id");
+      return { peer: raw.peer };
+    },
+  },
   ui: {
     transmit: true,
     doc: "send one UI frame: `line` is TNC2 text whose source is the verified callsign (the path is the box's)",

@@ -66,7 +66,9 @@ export function tierCaps(tier: Tier): LinkCaps {
     case "full":
       return { tier, baud: 0, mtu: 16 * 1024 * 1024, batch: 2000, compress: ["deflateDict1", "none"], records: [...ALL_RECORDS] };
     case "compact":
-      return { tier, baud: 1200, mtu: 256, batch: 25, compress: ["deflateDict1", "none"], records: [...ALL_RECORDS] };
+      // mtu: an SVCL1 line must hold at least one signed frame (about 120 bytes of key and
+      // signature plus the payload, a third more in base64); 2048 bytes is ~14 s at 1200 baud
+      return { tier, baud: 1200, mtu: 2048, batch: 25, compress: ["deflateDict1", "none"], records: [...ALL_RECORDS] };
     case "beacon":
       return { tier, baud: 300, mtu: 256, batch: 1, compress: ["none"], records: [...BEACON_RECORDS] };
   }

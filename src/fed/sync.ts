@@ -148,12 +148,13 @@ export interface PeerSyncReport {
   ms: number;
 }
 
-function cursorOf(gw: Gateway, peerId: number, type: number): number {
+/** Where the pull of a peer's feed stands (shared by every transport: the peer's feed cursors are its own). */
+export function cursorOf(gw: Gateway, peerId: number, type: number): number {
   const r = gw.db.query("SELECT cursor FROM peer_cursors WHERE peer_id = ? AND type = ?").get(peerId, type) as { cursor: number } | null;
   return r?.cursor ?? 0;
 }
 
-function setCursor(gw: Gateway, peerId: number, type: number, cursor: number): void {
+export function setCursor(gw: Gateway, peerId: number, type: number, cursor: number): void {
   gw.db
     .query("INSERT INTO peer_cursors (peer_id, type, cursor, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (peer_id, type) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at")
     .run(peerId, type, cursor, gw.clock.now());
@@ -260,8 +261,8 @@ function pullError(gw: Gateway, instance: string, e: unknown): { code: string; m
   return { code, message: (e as Error)?.message ?? String(e) };
 }
 
-/** Records how a pull went in the peer's health, and tells listeners. */
-function finishPull(gw: Gateway, peerId: number | null, report: PeerSyncReport): void {
+/** Records how a pull went in the peer's health, and tells listeners (every transport: HTTP, relay, radio). */
+export function finishPull(gw: Gateway, peerId: number | null, report: Pick<PeerSyncReport, "instance" | "ok" | "applied" | "error">): void {
   const now = gw.clock.now();
   if (peerId !== null && report.ok) gw.db.query("UPDATE peers SET last_sync_at = ?1, last_sync_ok_at = ?1, last_error = NULL, sync_failures = 0 WHERE id = ?2").run(now, peerId);
   else if (peerId !== null) gw.db.query("UPDATE peers SET last_sync_at = ?1, last_error = ?2, sync_failures = sync_failures + 1 WHERE id = ?3").run(now, `${report.error!.code}: ${report.error!.message}`, peerId);

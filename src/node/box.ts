@@ -10,6 +10,7 @@ import { listPorts } from "../stations/ports.ts";
 import { enqueue } from "../stations/outbox.ts";
 import { mheard } from "./heard.ts";
 import type { GatewayRadio } from "./radio.ts";
+import { syncOverRadio } from "./sync.ts";
 
 type Runner = (gw: Gateway, gr: GatewayRadio, c: BoxCommand) => unknown | Promise<unknown>;
 
@@ -24,6 +25,11 @@ export const LOCAL_RUNNERS: Record<string, Runner> = {
   }),
   ports: (gw) => ({ ports: listPorts(gw) }),
   mheard: (gw, _gr, c) => ({ heard: mheard(gw, c.args as { port?: string; limit?: number }) }),
+  sync: async (gw, _gr, c) => {
+    const r = await syncOverRadio(gw, c.args.peer as string);
+    if (!r.ok) throw new Error(`${r.error!.code}: ${r.error!.message}`);
+    return { applied: r.applied, received: r.received, bytes: r.bytes };
+  },
   ui: (gw, _gr, c) => {
     const item = enqueue(gw, { kind: "raw", src: c.call!, line: c.args.line as string });
     return { outboxId: item.id };

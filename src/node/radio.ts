@@ -20,11 +20,14 @@ import { registerPort } from "../stations/ports.ts";
 import { isVerifiedCall, Transmitter } from "./tx.ts";
 import { noteHeard, sampleCounters } from "./heard.ts";
 import { runLocalBox } from "./box.ts";
-import { formatTnc2, PID_NONE, Radio, type Ax25Frame, type Clock, type KissPortConfig, type PortDriver, type PortStatus } from "../../radio/index.ts";
+import { radioOnlyPeers, serveCircuit, syncOverRadio } from "./sync.ts";
+import { formatTnc2, PID_NONE, Radio, type Ax25Frame, type Circuit, type Clock, type KissPortConfig, type PortDriver, type PortStatus } from "../../radio/index.ts";
 
 export interface GatewayRadio {
   radio: Radio;
   tx: Transmitter;
+  /** the NET/ROM node (NODE_ALIAS), or null */
+  netrom: { connect(alias: string): Promise<Circuit> } | null;
   /** what the per-minute tick last did, and when scheduled sends last went out */
   schedule: { beaconAt: number | null; nodesAt: number | null; syncAt: number | null };
   stop(): Promise<void>;
@@ -79,6 +82,8 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
   const offs: Array<() => void> = [];
   offs.push(radio.onMonitor((e, port) => e.dir === "rx" && safely(gw, "mheard", () => noteHeard(gw, port, e.frame, gw.clock.now()))));
   offs.push(radio.onUi((f, port) => safely(gw, "receive", () => heardUi(gw, f, port))));
+  // connections to this station: SVCL1 sync (accepted only while RADIO_CALL is verified)
+  offs.push(radio.listen((link) => serveCircuit(gw, link)));
   for (const p of radio.ports) {
     const kind = "transport" in p.port ? `kiss-${(p.port as { transport: { kind: string } }).transport.kind}` : "radio";
     offs.push(
@@ -99,6 +104,7 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
   const gr: GatewayRadio = {
     radio,
     tx,
+    netrom: null,
     schedule: { beaconAt: null, nodesAt: null, syncAt: null },
     async stop() {
       clearInterval(timer);
@@ -134,10 +140,23 @@ function heardUi(gw: Gateway, f: Ax25Frame, _port: string): unknown {
   return;
 }
 
-/** The per-minute radio task: counter samples (scheduled sends join it as they are built). */
+const due = (last: number | null, intervalMin: number, now: number) => intervalMin > 0 && (last === null || now - last >= intervalMin * 60_000);
+
+/**
+ * The per-minute radio task: counter samples, and whatever scheduled work is
+ * due. A radio sync runs in the background (it can take minutes on the air);
+ * the next is due RADIO_SYNC_INTERVAL_MIN after the last one started.
+ */
 export async function radioTick(gw: Gateway): Promise<Record<string, unknown>> {
   const gr = radioOf(gw);
   if (!gr) return { skipped: "no radio ports" };
-  const samples = sampleCounters(gw, gr.radio.status());
-  return { samples };
+  const now = gw.clock.now();
+  const out: Record<string, unknown> = { samples: sampleCounters(gw, gr.radio.status()) };
+  if (due(gr.schedule.syncAt, gw.config.radioSyncIntervalMin, now) && radioMayTransmit(gw)) {
+    gr.schedule.syncAt = now;
+    const peers = radioOnlyPeers(gw).map((p) => p.instance);
+    out.sync = peers;
+    for (const p of peers) void syncOverRadio(gw, p);
+  }
+  return out;
 }

@@ -19,7 +19,7 @@ describe("link capabilities", () => {
   test("the intersection takes the slower tier and baud, the smaller mtu and batch, the best common compression, the common records", () => {
     const vhf = { ...tierCaps("compact"), baud: 9600, records: [1, 2, 5, 7] };
     const link = intersectCaps(tierCaps("full"), vhf);
-    expect(link).toEqual({ tier: "compact", baud: 9600, mtu: 256, batch: 25, compress: ["deflateDict1", "none"], records: [1, 2, 5, 7], compression: "deflateDict1" });
+    expect(link).toEqual({ tier: "compact", baud: 9600, mtu: 2048, batch: 25, compress: ["deflateDict1", "none"], records: [1, 2, 5, 7], compression: "deflateDict1" });
     const noDict = intersectCaps(tierCaps("full"), { ...tierCaps("full"), compress: ["none"] });
     expect(noDict.compression).toBe("none");
     const hf = intersectCaps(tierCaps("compact"), tierCaps("beacon"));
