@@ -28,6 +28,8 @@ export type RadioErrorCode =
   | "netrom-bad-length" // not 7 + 21*n bytes
   | "netrom-bad-alias" // an alias with characters NET/ROM cannot carry
   | "netrom-bad-entry" // a destination or neighbour that is not an AX.25 address
+  | "netrom-bad-packet" // a NET/ROM layer 3/4 packet too short, or with bad calls or data
+  | "netrom-unknown-op" // a transport opcode other than 1-6
   // Configuration
   | "config-bad-port" // a KISS_PORTS entry that is not tcp://HOST:PORT or serial:PATH[@BAUD]
   | "config-bad-call"; // a RADIO_CALL that AX.25 cannot carry

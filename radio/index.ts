@@ -21,3 +21,5 @@ export { tcpTransport } from "./port/tcp.ts";
 export { serialTransport } from "./port/serial.ts";
 export { BunSerialBinding, BunSerialPort } from "./port/bun-serial.ts";
 export * from "./radio.ts";
+export * from "./netrom-l4.ts";
+export * from "./netrom-node.ts";

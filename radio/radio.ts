@@ -8,6 +8,7 @@
  *   radio.status();                            // for /api/ports
  *   const link = await radio.connect("N0PEER-5");
  */
+import type { Ax25Address } from "./address.ts";
 import type { Clock } from "./clock.ts";
 import { RadioError } from "./errors.ts";
 import type { Ax25Frame } from "./frame.ts";
@@ -116,7 +117,7 @@ export class Radio {
   }
 
   /** Connects on the given port, or the first connected one. */
-  connect(remote: string, opts: ConnectOptions & { port?: string } = {}): Promise<Ax25Link> {
+  connect(remote: string | Ax25Address, opts: ConnectOptions & { port?: string } = {}): Promise<Ax25Link> {
     const p = this.pick(opts.port).find((x) => x.port.status().connected);
     if (!p) return Promise.reject(new RadioError("config-bad-port", opts.port ? `radio port ${opts.port} is not connected` : "no radio port is connected"));
     return p.station.connect(remote, opts);

@@ -41,6 +41,7 @@ export const BOX_KINDS: Record<string, BoxKind> = {
       return out;
     },
   },
+  nodes: { transmit: true, doc: "broadcast this node's NODES now", args: none },
   sync: {
     transmit: true,
     doc: "pull from a peer over a radio circuit now (`peer`: its instance id)",

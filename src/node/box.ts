@@ -9,7 +9,7 @@ import { acknowledge, lease, LOCAL_BOX, type Ack, type BoxCommand } from "../box
 import { listPorts } from "../stations/ports.ts";
 import { enqueue } from "../stations/outbox.ts";
 import { mheard } from "./heard.ts";
-import type { GatewayRadio } from "./radio.ts";
+import { broadcastNodes, type GatewayRadio } from "./radio.ts";
 import { syncOverRadio } from "./sync.ts";
 
 type Runner = (gw: Gateway, gr: GatewayRadio, c: BoxCommand) => unknown | Promise<unknown>;
@@ -25,6 +25,13 @@ export const LOCAL_RUNNERS: Record<string, Runner> = {
   }),
   ports: (gw) => ({ ports: listPorts(gw) }),
   mheard: (gw, _gr, c) => ({ heard: mheard(gw, c.args as { port?: string; limit?: number }) }),
+  nodes: (gw, gr) => {
+    if (!gr.netrom) throw new Error("this station is no NET/ROM node (set NODE_ALIAS)");
+    const frames = broadcastNodes(gw, gr);
+    if (!frames) throw new Error("not sent: RADIO_CALL is not verified, or the transmit budget is spent");
+    gr.schedule.nodesAt = gw.clock.now();
+    return { frames };
+  },
   sync: async (gw, _gr, c) => {
     const r = await syncOverRadio(gw, c.args.peer as string);
     if (!r.ok) throw new Error(`${r.error!.code}: ${r.error!.message}`);

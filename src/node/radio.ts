@@ -21,13 +21,14 @@ import { isVerifiedCall, Transmitter } from "./tx.ts";
 import { noteHeard, sampleCounters } from "./heard.ts";
 import { runLocalBox } from "./box.ts";
 import { radioOnlyPeers, serveCircuit, syncOverRadio } from "./sync.ts";
-import { formatTnc2, PID_NONE, Radio, type Ax25Frame, type Circuit, type Clock, type KissPortConfig, type PortDriver, type PortStatus } from "../../radio/index.ts";
+import { bestRoute, broadcastFrames, nodeCall, noteNodes } from "./netrom.ts";
+import { formatAddress, formatTnc2, isNodesFrame, NetRomNode, parseAddressLoose, PID_NONE, Radio, type Ax25Frame, type Clock, type KissPortConfig, type PortDriver, type PortStatus } from "../../radio/index.ts";
 
 export interface GatewayRadio {
   radio: Radio;
   tx: Transmitter;
   /** the NET/ROM node (NODE_ALIAS), or null */
-  netrom: { connect(alias: string): Promise<Circuit> } | null;
+  netrom: NetRomNode | null;
   /** what the per-minute tick last did, and when scheduled sends last went out */
   schedule: { beaconAt: number | null; nodesAt: number | null; syncAt: number | null };
   stop(): Promise<void>;
@@ -80,10 +81,28 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
   });
   const tx = new Transmitter(gw, radio);
   const offs: Array<() => void> = [];
+  const nodeAt = nodeCall(gw);
+  const netrom = nodeAt
+    ? new NetRomNode({
+        call: nodeAt,
+        alias: gw.config.nodeAlias!,
+        clock: opts.clock,
+        route: (dest) => {
+          const r = bestRoute(gw, formatAddress(dest));
+          const n = r && parseAddressLoose(r.neighbour);
+          return n?.ok ? { neighbour: n.value, port: r!.port || undefined } : null;
+        },
+        link: (neighbour, port) => radio.connect(neighbour, { from: nodeAt, port: port && radio.ports.some((p) => p.id === port) ? port : undefined }),
+        log: (m) => gw.log.info("netrom", m),
+      })
+    : null;
+  // circuits to the node carry SVCL1 too
+  if (netrom) offs.push(netrom.listen((c) => serveCircuit(gw, c)));
   offs.push(radio.onMonitor((e, port) => e.dir === "rx" && safely(gw, "mheard", () => noteHeard(gw, port, e.frame, gw.clock.now()))));
   offs.push(radio.onUi((f, port) => safely(gw, "receive", () => heardUi(gw, f, port))));
-  // connections to this station: SVCL1 sync (accepted only while RADIO_CALL is verified)
-  offs.push(radio.listen((link) => serveCircuit(gw, link)));
+  // connections to this station (accepted only while RADIO_CALL is verified): to the node's
+  // call, a neighbour node's link for NET/ROM traffic; to any other call, SVCL1 sync
+  offs.push(radio.listen((link) => (netrom && formatAddress(link.local) === nodeAt ? netrom.attach(link) : serveCircuit(gw, link))));
   for (const p of radio.ports) {
     const kind = "transport" in p.port ? `kiss-${(p.port as { transport: { kind: string } }).transport.kind}` : "radio";
     offs.push(
@@ -104,10 +123,11 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
   const gr: GatewayRadio = {
     radio,
     tx,
-    netrom: null,
+    netrom,
     schedule: { beaconAt: null, nodesAt: null, syncAt: null },
     async stop() {
       clearInterval(timer);
+      netrom?.stop();
       for (const off of offs) off();
       radios.delete(gw);
       await radio.stop();
@@ -130,7 +150,8 @@ function safely(gw: Gateway, what: string, fn: () => unknown) {
 }
 
 /** A UI frame heard on `port`. */
-function heardUi(gw: Gateway, f: Ax25Frame, _port: string): unknown {
+function heardUi(gw: Gateway, f: Ax25Frame, port: string): unknown {
+  if (isNodesFrame(f)) return noteNodes(gw, port, f);
   if (f.pid === PID_NONE) {
     const line = formatTnc2(f);
     // an APRS frame TNC2 cannot express exactly (v1 bits, odd reserved bits) is not APRS we can ingest
@@ -152,6 +173,13 @@ export async function radioTick(gw: Gateway): Promise<Record<string, unknown>> {
   if (!gr) return { skipped: "no radio ports" };
   const now = gw.clock.now();
   const out: Record<string, unknown> = { samples: sampleCounters(gw, gr.radio.status()) };
+  if (gr.netrom && due(gr.schedule.nodesAt, gw.config.nodesIntervalMin, now) && radioMayTransmit(gw)) {
+    const sent = broadcastNodes(gw, gr);
+    if (sent) {
+      gr.schedule.nodesAt = now;
+      out.nodes = sent;
+    }
+  }
   if (due(gr.schedule.syncAt, gw.config.radioSyncIntervalMin, now) && radioMayTransmit(gw)) {
     gr.schedule.syncAt = now;
     const peers = radioOnlyPeers(gw).map((p) => p.instance);
@@ -159,4 +187,21 @@ export async function radioTick(gw: Gateway): Promise<Record<string, unknown>> {
     for (const p of peers) void syncOverRadio(gw, p);
   }
   return out;
+}
+
+/**
+ * Sends our NODES broadcast on every port now (NODE_ALIAS set, RADIO_CALL
+ * verified, tokens in the transmit bucket for every frame). Returns the
+ * frames sent: 0 when it could not go.
+ */
+export function broadcastNodes(gw: Gateway, gr: GatewayRadio): number {
+  if (!gr.netrom || !radioMayTransmit(gw)) return 0;
+  const frames = broadcastFrames(gw);
+  if (gr.tx.bucket.available(gw.clock.now()) < frames.length) return 0;
+  let sent = 0;
+  for (const f of frames) {
+    gr.tx.bucket.take(gw.clock.now());
+    if (gr.radio.sendUi({ src: f.src, dest: f.dest, info: f.info, pid: f.pid }) > 0) sent++;
+  }
+  return sent;
 }

@@ -20,6 +20,7 @@ import { finishPull } from "../fed/sync.ts";
 import { pullSvcl1, serveSvcl1, type PullReport } from "../fed/transports/svcl1.ts";
 import type { Circuit } from "../../radio/index.ts";
 import { radioMayTransmit, radioOf, type GatewayRadio } from "./radio.ts";
+import { resolveNode } from "./netrom.ts";
 
 /** This station's SVCL1 capabilities: the compact tier, clamped by SVCL1_LINE_BUDGET and SVCL1_MAX_BATCH. */
 export function svcl1Caps(gw: Gateway): LinkCaps {
@@ -48,7 +49,9 @@ export async function openCircuit(gw: Gateway, gr: GatewayRadio, ep: Endpoint): 
   if (ep.transport === "ax25") return gr.radio.connect(ep.address);
   if (ep.transport === "netrom") {
     if (!gr.netrom) throw new RadioSyncError("no_node", "this station is no NET/ROM node (set NODE_ALIAS)");
-    return gr.netrom.connect(ep.address);
+    const call = resolveNode(gw, ep.address);
+    if (!call) throw new RadioSyncError("no_route", `the NODES table has no route to ${ep.address}`);
+    return gr.netrom.connect(call, { user: gw.config.radioCall ?? undefined });
   }
   throw new RadioSyncError("not_radio", `${ep.transport} is not a radio transport`);
 }
