@@ -104,6 +104,12 @@ export async function run() {
     }
     const fetchMs = performance.now() - tf;
 
+    // warm-up (JIT, key caches): 2,000 frames into a throwaway store, so neither measured run pays it
+    const warm = gateway(mkdtempSync(join(tmpdir(), "svc-bench-sync-warm-")), { INSTANCE: "bench-warm" });
+    upsertPeer(warm, { instance: "bench-pub", trust: "trusted", keyPin: key.publicKey });
+    await applyFrames(warm, frames.slice(0, 2000), { via: "bench" });
+    await warm.stop();
+
     // reference: apply only (no HTTP)
     const refGw = gateway(mkdtempSync(join(tmpdir(), "svc-bench-sync-ref-")), { INSTANCE: "bench-ref" });
     upsertPeer(refGw, { instance: "bench-pub", trust: "trusted", keyPin: key.publicKey });
