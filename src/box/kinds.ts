@@ -41,6 +41,7 @@ export const BOX_KINDS: Record<string, BoxKind> = {
       return out;
     },
   },
+  beacon: { transmit: true, doc: "send this instance's SVCB1 presence beacon now", args: none },
   nodes: { transmit: true, doc: "broadcast this node's NODES now", args: none },
   sync: {
     transmit: true,

@@ -30,6 +30,7 @@ import { decodePage } from "./page.ts";
 import { countQuarantined, refreshEndpoints } from "./peers.ts";
 import { registryBinding } from "./registry.ts";
 import {
+  BEACON_LOCAL_ID,
   decodeFrame,
   decodePayload,
   KIND_OF_TYPE,
@@ -203,7 +204,7 @@ export async function applyFrames(gw: Gateway, frames: Uint8Array[], opts: Apply
     const account = (p.body.ownerAccount ?? p.body.account) as string | undefined;
     if (account && isTombstoned(s, currentAccount(s, account))) return "suppressed";
     writeRecord(s, p, c.bytes, opts.via, now);
-    if (c.kind === "peer") refreshEndpoints(gw, p.origin, p.body.endpoints as string[]);
+    if (c.kind === "peer") refreshEndpoints(gw, p.origin, p.body.endpoints as string[], { keepTail: c.gid.localId === BEACON_LOCAL_ID });
     return "applied";
   });
   gw.db.transaction(() => {

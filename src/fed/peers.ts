@@ -137,9 +137,20 @@ export function setTrust(gw: Gateway, instance: string, trust: TrustTier, by: "o
   return getPeer(gw, instance)!;
 }
 
-/** Self-attested endpoints from a verified peer descriptor: updates a known peer only. */
-export function refreshEndpoints(gw: Gateway, instance: string, endpoints: string[]): boolean {
-  const json = JSON.stringify(parseEndpoints(endpoints).map(formatEndpoint));
+/**
+ * Self-attested endpoints from a verified peer descriptor: updates a known
+ * peer only. With `keepTail` (a beacon's record, trimmed to fit a datagram)
+ * the endpoints the peer listed after the last one announced are kept: the
+ * trimming dropped them, not the peer.
+ */
+export function refreshEndpoints(gw: Gateway, instance: string, endpoints: string[], opts: { keepTail?: boolean } = {}): boolean {
+  let list = parseEndpoints(endpoints);
+  if (opts.keepTail) {
+    const known = getPeer(gw, instance)?.endpoints ?? [];
+    const last = list.length ? list[list.length - 1]!.priority : -1;
+    list = [...list, ...known.filter((e) => e.priority > last && !list.some((x) => x.transport === e.transport && x.address === e.address))];
+  }
+  const json = JSON.stringify(list.map(formatEndpoint));
   return gw.db.query("UPDATE peers SET endpoints = ?, updated_at = ? WHERE instance = ?").run(json, gw.clock.now(), instance).changes > 0;
 }
 

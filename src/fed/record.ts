@@ -266,3 +266,6 @@ export function payloadJson(p: Payload): Record<string, unknown> {
   for (const [k, v] of Object.entries(p.body)) body[k] = cborToJson(v);
   return { type: p.type, kind: KIND_OF_TYPE[p.type], gid: p.gid, origin: p.origin, v: p.v, at: p.at, signer: p.signer, body };
 }
+
+/** The local id of an instance's presence record trimmed for SVCB1 beacons (`<instance>:peer:beacon`). */
+export const BEACON_LOCAL_ID = "beacon";

@@ -14,6 +14,7 @@ import { v1Routes } from "../v1/routes.ts";
 import { exportRoutes } from "../exports/routes.ts";
 import { nodeRoutes } from "../node/routes.ts";
 import { boxRoutes } from "../box/routes.ts";
+import { beaconRoutes } from "../fed/beacon-routes.ts";
 
 export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [
   systemRoutes,
@@ -27,4 +28,5 @@ export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any
   exportRoutes,
   nodeRoutes,
   boxRoutes,
+  beaconRoutes,
 ];

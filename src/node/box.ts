@@ -9,7 +9,7 @@ import { acknowledge, lease, LOCAL_BOX, type Ack, type BoxCommand } from "../box
 import { listPorts } from "../stations/ports.ts";
 import { enqueue } from "../stations/outbox.ts";
 import { mheard } from "./heard.ts";
-import { broadcastNodes, type GatewayRadio } from "./radio.ts";
+import { broadcastNodes, sendBeacon, type GatewayRadio } from "./radio.ts";
 import { syncOverRadio } from "./sync.ts";
 
 type Runner = (gw: Gateway, gr: GatewayRadio, c: BoxCommand) => unknown | Promise<unknown>;
@@ -25,6 +25,12 @@ export const LOCAL_RUNNERS: Record<string, Runner> = {
   }),
   ports: (gw) => ({ ports: listPorts(gw) }),
   mheard: (gw, _gr, c) => ({ heard: mheard(gw, c.args as { port?: string; limit?: number }) }),
+  beacon: (gw, gr) => {
+    const b = sendBeacon(gw, gr);
+    if (!b) throw new Error("not sent: RADIO_CALL is not verified, the instance is unsigned, or the transmit budget is spent");
+    gr.schedule.beaconAt = gw.clock.now();
+    return b;
+  },
   nodes: (gw, gr) => {
     if (!gr.netrom) throw new Error("this station is no NET/ROM node (set NODE_ALIAS)");
     const frames = broadcastNodes(gw, gr);

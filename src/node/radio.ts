@@ -22,6 +22,8 @@ import { noteHeard, sampleCounters } from "./heard.ts";
 import { runLocalBox } from "./box.ts";
 import { radioOnlyPeers, serveCircuit, syncOverRadio } from "./sync.ts";
 import { bestRoute, broadcastFrames, nodeCall, noteNodes } from "./netrom.ts";
+import { applyBeacon, isBeacon, ownBeacon } from "../fed/beacon.ts";
+import { instanceSigner } from "../fed/feed.ts";
 import { formatAddress, formatTnc2, isNodesFrame, NetRomNode, parseAddressLoose, PID_NONE, Radio, type Ax25Frame, type Clock, type KissPortConfig, type PortDriver, type PortStatus } from "../../radio/index.ts";
 
 export interface GatewayRadio {
@@ -152,6 +154,11 @@ function safely(gw: Gateway, what: string, fn: () => unknown) {
 /** A UI frame heard on `port`. */
 function heardUi(gw: Gateway, f: Ax25Frame, port: string): unknown {
   if (isNodesFrame(f)) return noteNodes(gw, port, f);
+  if (isBeacon(f.info))
+    return applyBeacon(gw, f.info).then(
+      (r) => gw.log.info("radio", `beacon from ${r.origin} heard: ${r.outcome}`),
+      (e) => gw.log.info("radio", `a beacon heard from ${formatAddress(f.src)} was not applied: ${(e as Error).message}`),
+    );
   if (f.pid === PID_NONE) {
     const line = formatTnc2(f);
     // an APRS frame TNC2 cannot express exactly (v1 bits, odd reserved bits) is not APRS we can ingest
@@ -173,6 +180,13 @@ export async function radioTick(gw: Gateway): Promise<Record<string, unknown>> {
   if (!gr) return { skipped: "no radio ports" };
   const now = gw.clock.now();
   const out: Record<string, unknown> = { samples: sampleCounters(gw, gr.radio.status()) };
+  if (due(gr.schedule.beaconAt, gw.config.fedBeaconIntervalMin, now) && radioMayTransmit(gw) && instanceSigner(gw)) {
+    const b = sendBeacon(gw, gr);
+    if (b) {
+      gr.schedule.beaconAt = now;
+      out.beacon = b;
+    }
+  }
   if (gr.netrom && due(gr.schedule.nodesAt, gw.config.nodesIntervalMin, now) && radioMayTransmit(gw)) {
     const sent = broadcastNodes(gw, gr);
     if (sent) {
@@ -204,4 +218,20 @@ export function broadcastNodes(gw: Gateway, gr: GatewayRadio): number {
     if (gr.radio.sendUi({ src: f.src, dest: f.dest, info: f.info, pid: f.pid }) > 0) sent++;
   }
   return sent;
+}
+
+/** The UI frame destination of SVCB1 beacons (monitors and IGates can tell them from APRS by it). */
+export const BEACON_DEST = "SVCB1";
+
+/**
+ * Sends this instance's SVCB1 beacon on every port now, from RADIO_CALL to
+ * SVCB1, no digipeater path (RADIO_CALL verified, the instance signed, a
+ * token in the transmit bucket). Returns what went out, or null.
+ */
+export function sendBeacon(gw: Gateway, gr: GatewayRadio): { bytes: number; endpoints: string[]; ports: number } | null {
+  if (!radioMayTransmit(gw) || !instanceSigner(gw)) return null;
+  const b = ownBeacon(gw);
+  if (!gr.tx.bucket.take(gw.clock.now())) return null;
+  const ports = gr.radio.sendUi({ dest: BEACON_DEST, info: b.datagram });
+  return ports ? { bytes: b.datagram.length, endpoints: b.endpoints, ports } : null;
 }

@@ -82,6 +82,7 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/api/box/:id/commands/ack", path: "/api/box/gate-test/commands/ack", gate: "ingest", body: { acks: [] } },
   { method: "GET", route: "/api/box/:id/log", path: "/api/box/gate-test/log", gate: "actor" },
   { method: "POST", route: "/api/node/nodes", path: "/api/node/nodes", gate: "sysop", body: { call: "N0GW-7", neighbour: "N0GW-7", quality: 100 } },
+  { method: "POST", route: "/federation/beacon", path: "/federation/beacon", gate: "ingest", body: { datagram: "U1ZDQjE=" } },
   // federation (issue 4)
   { method: "POST", route: "/federation/frames", path: "/federation/frames", gate: "ingest", body: {} },
   // federation network (issue 7)

@@ -1,0 +1,28 @@
+/**
+ * SVCB1 presence beacons over HTTP: this instance's datagram (for an ingest
+ * box to put on the air), and heard datagrams handed in by the box.
+ */
+import { Elysia } from "elysia";
+import type { Gateway } from "../gateway.ts";
+import { gatesPlugin } from "../http/gates.ts";
+import { badRequest } from "../errors.ts";
+import { applyBeacon, BEACON_MAX_BYTES, ownBeacon } from "./beacon.ts";
+
+/** The datagram from a request: raw bytes (application/octet-stream), or JSON {"datagram": base64}. */
+function datagramFrom(body: unknown): Uint8Array {
+  if (body instanceof Uint8Array) return body;
+  const d = body && typeof body === "object" && !Array.isArray(body) ? (body as { datagram?: unknown }).datagram : undefined;
+  if (typeof d === "string" && /^[A-Za-z0-9+/_-]*={0,2}$/.test(d) && d.length <= 2 * BEACON_MAX_BYTES) return new Uint8Array(Buffer.from(d, d.includes("-") || d.includes("_") ? "base64url" : "base64"));
+  throw badRequest("bad_body", 'send the datagram as application/octet-stream, or {"datagram": "<base64>"}');
+}
+
+export function beaconRoutes(gw: Gateway) {
+  return new Elysia({ name: "beacon" })
+    .use(gatesPlugin(gw))
+    .get("/federation/beacon", ({ query }) => {
+      const b = ownBeacon(gw);
+      if (query.format === "json") return { datagram: Buffer.from(b.datagram).toString("base64"), bytes: b.datagram.length, limit: BEACON_MAX_BYTES, endpoints: b.endpoints, dropped: b.dropped };
+      return new Response(b.datagram as Uint8Array<ArrayBuffer>, { headers: { "content-type": "application/octet-stream", "cache-control": "no-store" } });
+    }, { gate: "public" })
+    .post("/federation/beacon", ({ body }) => applyBeacon(gw, datagramFrom(body)), { gate: "ingest" });
+}

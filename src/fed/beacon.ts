@@ -1,0 +1,116 @@
+/**
+ * SVCB1 presence beacons (SPEC "Federation", beacon tier): one signed frame
+ * in one unconnected AX.25 UI datagram, `SVCB1` followed by the frame
+ * verbatim. No batch envelope, no BID.
+ *
+ * Sending: this instance's peer record as the separate record
+ * `<instance>:peer:beacon` (type 7), its typed endpoints trimmed from the
+ * lowest priority (the largest priority value) up until the datagram fits
+ * BEACON_MAX_BYTES; it is signed and versioned like every record, republished
+ * only when what it says changes.
+ *
+ * Receiving (POST /federation/beacon, and UI frames heard on the radio): the
+ * frame goes through the one apply pipeline. A verified peer announce from a
+ * known origin refreshes that peer's endpoints (a beacon record refreshes
+ * only the most preferred ones it carries: endpoints the peer had listed
+ * after the last one announced are kept, since trimming dropped them, not the
+ * peer); an unknown origin is quarantined and no peer is inserted;
+ * tombstones apply idempotently by gid. Anything else is not beacon tier.
+ */
+import type { Gateway } from "../gateway.ts";
+import { AppError, badRequest, unprocessable } from "../errors.ts";
+import { applyFrames, type ApplyReport } from "./apply.ts";
+import { encodeCbor } from "./cbor.ts";
+import { peerBody } from "./descriptor.ts";
+import { instanceSigner, localGid, publishRecord } from "./feed.ts";
+import { BEACON_LOCAL_ID, decodeFrame, decodePayload, encodePayload, RECORD_TYPES, RecordError, signFrame } from "./record.ts";
+
+export const BEACON_MAGIC = "SVCB1";
+const MAGIC = new TextEncoder().encode(BEACON_MAGIC);
+/**
+ * The largest datagram: the information field of one AX.25 UI frame, 256
+ * bytes (N1, the AX.25 default every TNC and digipeater takes).
+ */
+export const BEACON_MAX_BYTES = 256;
+
+export interface Beacon {
+  datagram: Uint8Array;
+  /** the endpoints it carries, most preferred first */
+  endpoints: string[];
+  /** the endpoints trimmed away to fit */
+  dropped: string[];
+}
+
+function datagram(frame: Uint8Array): Uint8Array {
+  const out = new Uint8Array(MAGIC.length + frame.length);
+  out.set(MAGIC);
+  out.set(frame, MAGIC.length);
+  return out;
+}
+
+/**
+ * This instance's beacon: publishes (or reuses) the trimmed peer record and
+ * returns the datagram. Throws 404 on an unsigned instance, 422 when not even
+ * a record without endpoints fits.
+ */
+export function ownBeacon(gw: Gateway): Beacon {
+  const signer = instanceSigner(gw);
+  if (!signer) throw new AppError(404, "unsigned", "this instance has no signing key (FED_PRIVATE_KEY), so it has no signed presence to beacon");
+  // the beacon tier carries addressing: no capability list (sync-cbor is the descriptor's business)
+  const { caps: _caps, ...all } = peerBody(gw);
+  const gid = localGid(gw, "peer", BEACON_LOCAL_ID);
+  const held = gw.db.query("SELECT v, payload, frame FROM fed_feed WHERE gid = ?").get(gid) as { v: number; payload: Uint8Array; frame: Uint8Array | null } | null;
+  const at = Math.floor(gw.clock.now() / 1000);
+  // the most endpoints whose signed datagram fits, measured with the version it would get
+  for (let n = all.endpoints.length; n >= 0; n--) {
+    const body = { ...all, endpoints: all.endpoints.slice(0, n) };
+    const same = held?.frame && Buffer.from(encodeCbor(decodePayload(held.payload).body)).equals(Buffer.from(encodeCbor(body as never)));
+    const frame = same
+      ? held!.frame!
+      : signFrame(encodePayload({ type: RECORD_TYPES.peer, gid, origin: gw.config.instance, v: (held?.v ?? 0) + 1, at, signer: gw.config.instance, body: body as never }), signer);
+    if (MAGIC.length + frame.length > BEACON_MAX_BYTES) continue;
+    if (!same) publishRecord(gw, "peer", BEACON_LOCAL_ID, body);
+    const stored = (gw.db.query("SELECT frame FROM fed_feed WHERE gid = ?").get(gid) as { frame: Uint8Array }).frame;
+    // published at the same second with the same version: the bytes measured are the bytes stored
+    if (MAGIC.length + stored.length > BEACON_MAX_BYTES) continue;
+    return { datagram: datagram(stored), endpoints: body.endpoints, dropped: all.endpoints.slice(n) };
+  }
+  throw unprocessable("too_large", `even without endpoints the presence record of ${gw.config.instance} does not fit ${BEACON_MAX_BYTES} bytes (a shorter INSTANCE would)`);
+}
+
+/** Whether bytes (a UI frame's info) are an SVCB1 datagram. */
+export function isBeacon(info: Uint8Array): boolean {
+  return info.length > MAGIC.length && MAGIC.every((b, i) => info[i] === b);
+}
+
+export interface BeaconReport {
+  /** what the datagram carried */
+  type: "peer" | "tombstone";
+  origin: string;
+  gid: string;
+  outcome: "applied" | "duplicate" | "suppressed" | "quarantined" | "own" | "rejected";
+  report: ApplyReport;
+}
+
+/** Applies a heard datagram; throws 400 (not SVCB1, unreadable) or 422 (not beacon tier). */
+export async function applyBeacon(gw: Gateway, bytes: Uint8Array, via = "beacon"): Promise<BeaconReport> {
+  if (!isBeacon(bytes)) throw badRequest("bad_beacon", `a beacon datagram starts with ${BEACON_MAGIC}`);
+  const frame = bytes.subarray(MAGIC.length);
+  let type: number;
+  let origin: string;
+  let gid: string;
+  try {
+    const p = decodePayload(decodeFrame(frame).payload);
+    type = p.type;
+    origin = p.origin;
+    gid = p.gid;
+  } catch (e) {
+    if (e instanceof RecordError) throw badRequest("bad_beacon", `the frame cannot be read: ${e.message}`);
+    throw e;
+  }
+  if (type !== RECORD_TYPES.peer && type !== RECORD_TYPES.tombstone) throw unprocessable("not_beacon_tier", "a beacon carries a peer announce or a tombstone, nothing else");
+  if (bytes.length > BEACON_MAX_BYTES) throw badRequest("bad_beacon", `a beacon datagram is at most ${BEACON_MAX_BYTES} bytes (one UI frame)`);
+  const report = await applyFrames(gw, [frame.slice()], { via });
+  const outcome = (["applied", "duplicate", "suppressed", "quarantined", "own"] as const).find((k) => report[k] > 0) ?? "rejected";
+  return { type: type === RECORD_TYPES.peer ? "peer" : "tombstone", origin, gid, outcome, report };
+}

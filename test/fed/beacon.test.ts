@@ -1,0 +1,149 @@
+/**
+ * SVCB1 presence beacons: the datagram an instance serves (its peer record,
+ * endpoints trimmed from the lowest priority up until it fits one UI frame),
+ * and what a heard datagram does, over HTTP and over the radio: a known
+ * peer's endpoints refreshed, an unknown origin quarantined (no peer
+ * inserted), tombstones applied once.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { signedInUser } from "../helpers/accounts.ts";
+import { fakeTnc, type FakeTnc } from "../helpers/kiss-tnc.ts";
+import { count, feedFrame } from "../helpers/fed.ts";
+import { generateKeyPair } from "../../src/fed/keys.ts";
+import { localGid, publishRecord, publishTombstone } from "../../src/fed/feed.ts";
+import { cacheToWire } from "../../src/fed/bodies.ts";
+import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
+import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
+import { BEACON_MAX_BYTES } from "../../src/fed/beacon.ts";
+import { radioTick } from "../../src/node/radio.ts";
+import { uiFrame } from "../../radio/index.ts";
+
+const INGEST = "ingest-secret-0123456789";
+const kA = generateKeyPair();
+const kB = generateKeyPair();
+const kC = generateKeyPair();
+const ENDPOINTS = "https:https://gwa.example;10,ax25:N0GWA-5;20,ampr:n0gwa.ampr.org;30,netrom:GWA;40,bbs:N0GWA@N0BBS.#NCA.CA.USA.NOAM;50";
+let A: Running;
+let B: Running;
+let C: Running;
+let tnc: FakeTnc;
+
+beforeAll(async () => {
+  tnc = fakeTnc();
+  A = await startInProcess({ INSTANCE: "gw-beacon-a", FED_PRIVATE_KEY: kA.privateKey, FED_ENDPOINTS: ENDPOINTS });
+  C = await startInProcess({ INSTANCE: "gw-c", FED_PRIVATE_KEY: kC.privateKey, FED_ENDPOINTS: "ax25:N0GWC-5" });
+  B = await startInProcess({ INSTANCE: "gw-b", FED_PRIVATE_KEY: kB.privateKey, INGEST_SECRET: INGEST, KISS_PORTS: tnc.url, RADIO_CALL: "N0GWB-5", FED_BEACON_INTERVAL_MIN: "30" });
+  await tnc.connected();
+});
+afterAll(async () => {
+  await Promise.all([A.stop(), B.stop(), C.stop()]);
+  tnc.stop();
+});
+
+const beacon = async (g: Running) => new Uint8Array(await (await g.get("/federation/beacon")).arrayBuffer());
+const post = (bytes: Uint8Array, headers: Record<string, string> = { "x-ingest-secret": INGEST }) =>
+  fetch(`${B.url}/federation/beacon`, { method: "POST", headers: { "content-type": "application/octet-stream", ...headers }, body: bytes as Uint8Array<ArrayBuffer> });
+const dg = (frame: Uint8Array) => new Uint8Array([...new TextEncoder().encode("SVCB1"), ...frame]);
+
+describe("SVCB1 beacons", () => {
+  test("an instance serves its signed peer record, endpoints trimmed from the lowest priority up until the datagram fits one UI frame", async () => {
+    const r = await A.get("/federation/beacon");
+    expect(r.headers.get("content-type")).toBe("application/octet-stream");
+    const bytes = new Uint8Array(await r.arrayBuffer());
+    expect(new TextDecoder().decode(bytes.subarray(0, 5))).toBe("SVCB1");
+    expect(bytes.length).toBeLessThanOrEqual(BEACON_MAX_BYTES);
+    const p = decodePayload(decodeFrame(bytes.subarray(5)).payload);
+    expect(p).toMatchObject({ type: 7, gid: "gw-beacon-a:peer:beacon", origin: "gw-beacon-a" });
+    const kept = p.body.endpoints as string[];
+    const info = await (await A.get("/federation/beacon?format=json")).json();
+    expect(info).toMatchObject({ bytes: bytes.length, limit: 256, endpoints: kept });
+    // kept: the most preferred, in order; dropped: the rest, the least preferred
+    const all = ENDPOINTS.split(",");
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(all.length);
+    expect([...kept, ...info.dropped]).toEqual(all);
+    // one more endpoint would not have fitted: the trim stopped as soon as it fitted
+    expect(bytes.length + info.dropped[0].length + 1).toBeGreaterThan(BEACON_MAX_BYTES);
+    // served again: the same signed bytes (republished only when what it says changes)
+    expect(await beacon(A)).toEqual(bytes);
+    expect((await C.get("/federation/beacon?format=json").then((x) => x.json())).dropped).toEqual([]);
+    const unsigned = await startInProcess({});
+    const long = await startInProcess({ INSTANCE: "a-very-long-instance-name.gateways.example.org", FED_PRIVATE_KEY: generateKeyPair().privateKey });
+    try {
+      expect((await unsigned.get("/federation/beacon")).status).toBe(404);
+      const tooLong = await long.get("/federation/beacon");
+      expect({ status: tooLong.status, error: (await tooLong.json()).error }).toEqual({ status: 422, error: "too_large" });
+    } finally {
+      await Promise.all([unsigned.stop(), long.stop()]);
+    }
+  });
+
+  test("a known peer's beacon refreshes its endpoints (the trimmed-away tail kept); again it is a duplicate", async () => {
+    upsertPeer(B.gw, { instance: "gw-beacon-a", trust: "trusted", keyPin: kA.publicKey, endpoints: ["https:https://old.example.org;10", "bbs:N0GWA@N0BBS.#NCA.CA.USA.NOAM;50"] });
+    const d = await beacon(A);
+    expect((await post(d, {})).status).toBe(401);
+    const r = await post(d);
+    expect(r.status).toBe(200);
+    expect(await r.json()).toMatchObject({ type: "peer", origin: "gw-beacon-a", outcome: "applied" });
+    const eps = getPeer(B.gw, "gw-beacon-a")!.endpoints.map((e) => `${e.transport}:${e.address};${e.priority}`);
+    const announced = decodePayload(decodeFrame(d.subarray(5)).payload).body.endpoints as string[];
+    expect(eps).toEqual([...announced, "bbs:N0GWA@N0BBS.#NCA.CA.USA.NOAM;50"]);
+    expect(await (await post(d)).json()).toMatchObject({ outcome: "duplicate" });
+    // as JSON too
+    const j = await B.post("/federation/beacon", { datagram: Buffer.from(d).toString("base64") }, { headers: { "x-ingest-secret": INGEST } });
+    expect(await j.json()).toMatchObject({ outcome: "duplicate" });
+  });
+
+  test("an unknown origin is quarantined and no peer is inserted; tombstones apply once; other records and bad datagrams are refused", async () => {
+    const unknown = await post(await beacon(C));
+    expect(await unknown.json()).toMatchObject({ origin: "gw-c", outcome: "quarantined" });
+    expect(getPeer(B.gw, "gw-c")).toBeNull();
+    expect(count(B.gw, "fed_quarantine", "origin = 'gw-c'")).toBe(1);
+
+    publishRecord(A.gw, "cache", 1, cacheToWire({ name: "Beacon cache", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 2, status: "active" }));
+    const cacheFrame = feedFrame(A.gw, localGid(A.gw, "cache", 1));
+    const notTier = await post(dg(cacheFrame));
+    expect(notTier.status).toBe(422);
+    expect((await notTier.json()).error).toBe("not_beacon_tier");
+    expect(count(B.gw, "mirror_records", "gid LIKE 'gw-beacon-a:cache:%'")).toBe(0);
+
+    publishTombstone(A.gw, localGid(A.gw, "cache", 1));
+    const tomb = dg(feedFrame(A.gw, localGid(A.gw, "cache", 1)));
+    expect(tomb.length).toBeLessThanOrEqual(BEACON_MAX_BYTES);
+    expect(await (await post(tomb)).json()).toMatchObject({ type: "tombstone", outcome: "applied" });
+    expect(await (await post(tomb)).json()).toMatchObject({ type: "tombstone", outcome: "duplicate" });
+    expect(count(B.gw, "tombstones", "gid = 'gw-beacon-a:cache:1'")).toBe(1);
+
+    for (const [bytes, code] of [
+      [new TextEncoder().encode("SVCB2hello"), "bad_beacon"],
+      [dg(new Uint8Array(300)), "bad_beacon"], // not a frame at all
+      [dg(new Uint8Array([...feedFrame(C.gw, localGid(C.gw, "peer", "self")), ...new Uint8Array(60)])), "bad_beacon"], // trailing bytes
+      [dg(Uint8Array.of(0xa3, 0x01)), "bad_beacon"],
+    ] as const) {
+      const r = await post(bytes);
+      expect({ status: r.status, code: (await r.json()).error }).toEqual({ status: 400, code });
+    }
+  });
+
+  test("over the radio: a beacon heard is applied; our own goes out on its schedule once RADIO_CALL is verified", async () => {
+    // C, now a known peer, beacons on the air: B's port hears it and refreshes C's endpoints
+    const frame = feedFrame(C.gw, localGid(C.gw, "peer", "beacon"));
+    upsertPeer(B.gw, { instance: "gw-c", trust: "trusted", keyPin: kC.publicKey, endpoints: [] });
+    tnc.hear(uiFrame({ dest: { call: "SVCB1", ssid: 0 }, src: { call: "N0GWC", ssid: 5 }, info: dg(frame) }));
+    const until = Date.now() + 5000;
+    while (getPeer(B.gw, "gw-c")!.endpoints.length === 0 && Date.now() < until) await Bun.sleep(20);
+    expect(getPeer(B.gw, "gw-c")!.endpoints.map((e) => e.address)).toEqual(["N0GWC-5"]);
+    expect(count(B.gw, "mirror_records", "gid = 'gw-c:peer:beacon' AND via = 'beacon'")).toBe(1);
+
+    const from = tnc.sent.length;
+    expect((await radioTick(B.gw)).beacon).toBeUndefined(); // not verified: silent
+    signedInUser(B.gw, "N0GWB", { verified: true });
+    const tick = await radioTick(B.gw);
+    expect(tick.beacon).toMatchObject({ ports: 1 });
+    const [sent] = await tnc.waitSent(1, { from });
+    expect(sent).toMatchObject({ type: "UI", dest: { call: "SVCB1", ssid: 0 }, src: { call: "N0GWB", ssid: 5 }, path: [] });
+    expect(sent!.info).toEqual(await beacon(B));
+    expect((await radioTick(B.gw)).beacon).toBeUndefined(); // not due again for 30 minutes
+  });
+});
