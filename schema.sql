@@ -925,3 +925,102 @@ DROP TRIGGER stations_geo_delete;
 DROP TABLE stations_geo;
 ALTER TABLE stations ADD COLUMN lat_band INTEGER GENERATED ALWAYS AS (CAST(floor(lat * 10) AS INTEGER)) VIRTUAL;
 CREATE INDEX stations_map ON stations(lat_band, lon);
+
+-- migration 16: the store-and-forward BBS: messages, BIDs seen, White Pages, forwarding partners, rules and queue
+
+-- Personal mail (P), bulletins (B) and NTS traffic (T). A killed message keeps
+-- its row (and BID) with the text wiped until the pruner takes it.
+CREATE TABLE bbs_messages (
+  id            INTEGER PRIMARY KEY,
+  type          TEXT NOT NULL CHECK (type IN ('P', 'B', 'T')),
+  bid           TEXT NOT NULL UNIQUE,    -- BID/MID, upper-case, 1-12 characters
+  from_call     TEXT NOT NULL,
+  to_call       TEXT NOT NULL,           -- addressee (P), category (B), NTS destination (T)
+  at_bbs        TEXT,                    -- hierarchical route or flood area; NULL = this BBS only
+  subject       TEXT NOT NULL,
+  body          TEXT NOT NULL,
+  route         TEXT NOT NULL DEFAULT '',-- R: lines, newest first, LF-separated
+  size          INTEGER NOT NULL,        -- bytes of R: lines + body as sent
+  origin        TEXT NOT NULL,           -- local | fbb | box
+  received_from TEXT,                    -- the partner BBS it came from
+  delivery      TEXT NOT NULL CHECK (delivery IN ('local', 'transit', 'unrouted')),
+  thread_id     INTEGER,
+  reply_to      INTEGER,
+  created_at    INTEGER NOT NULL,
+  read_at       INTEGER,
+  killed_at     INTEGER,
+  killed_by     TEXT
+);
+CREATE INDEX bbs_messages_to ON bbs_messages(to_call, type, created_at);
+CREATE INDEX bbs_messages_from ON bbs_messages(from_call, created_at);
+CREATE INDEX bbs_messages_type ON bbs_messages(type, created_at);
+CREATE INDEX bbs_messages_thread ON bbs_messages(thread_id);
+CREATE INDEX bbs_messages_killed ON bbs_messages(killed_at) WHERE killed_at IS NOT NULL;
+
+-- Every BID/MID stored or refused as a duplicate, kept BBS_BID_TTL_DAYS so a
+-- pruned bulletin is not taken again.
+CREATE TABLE bbs_bids (
+  bid     TEXT PRIMARY KEY,
+  seen_at INTEGER NOT NULL
+);
+CREATE INDEX bbs_bids_seen ON bbs_bids(seen_at);
+
+-- White Pages: callsign -> home BBS, from forwarded WP update messages and
+-- from message headers.
+CREATE TABLE bbs_wp (
+  call        TEXT PRIMARY KEY,
+  home_bbs    TEXT NOT NULL,             -- hierarchical address of the home BBS
+  zip         TEXT,
+  name        TEXT,
+  qth         TEXT,
+  source      TEXT NOT NULL CHECK (source IN ('U', 'G', 'I')),  -- user-given, guessed, from R: lines
+  info_at     INTEGER NOT NULL,          -- date of the information
+  updated_at  INTEGER NOT NULL
+);
+CREATE INDEX bbs_wp_updated ON bbs_wp(updated_at);
+
+-- Forwarding partners (adjacent BBSes).
+CREATE TABLE bbs_partners (
+  id              INTEGER PRIMARY KEY,
+  call            TEXT NOT NULL UNIQUE,  -- the partner BBS's callsign
+  protocol        TEXT NOT NULL CHECK (protocol IN ('fbb-b1', 'fbb-ascii')),
+  transport       TEXT NOT NULL CHECK (transport IN ('tcp', 'box', 'ax25')),
+  host            TEXT,                  -- tcp: host and port we call
+  port            INTEGER,
+  password        TEXT,                  -- tcp: telnet password both ways (optional)
+  interval_min    INTEGER NOT NULL,      -- minutes between our calls
+  time_bands      TEXT NOT NULL,         -- JSON ["HH:MM-HH:MM", ...] UTC; [] = any time
+  types           TEXT NOT NULL,         -- message types offered to it, e.g. PBT
+  poll            INTEGER NOT NULL DEFAULT 0,   -- call even with nothing to send
+  enabled         INTEGER NOT NULL DEFAULT 1,
+  created_at      INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL,
+  last_attempt_at INTEGER,
+  last_success_at INTEGER,
+  last_error      TEXT
+);
+
+-- Forwarding rules: which messages go to which partner.
+CREATE TABLE bbs_rules (
+  id         INTEGER PRIMARY KEY,
+  partner_id INTEGER NOT NULL REFERENCES bbs_partners(id) ON DELETE CASCADE,
+  field      TEXT NOT NULL CHECK (field IN ('at', 'to')),  -- match the @ route or the to-field
+  pattern    TEXT NOT NULL,            -- an element (N0BBS, #NCA, USA, NOAM, WW), a prefix (SM*), or *
+  types      TEXT NOT NULL,            -- message types it applies to
+  priority   INTEGER NOT NULL DEFAULT 100,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX bbs_rules_partner ON bbs_rules(partner_id);
+
+-- What is offered to which partner, and what became of it.
+CREATE TABLE bbs_queue (
+  message_id INTEGER NOT NULL REFERENCES bbs_messages(id) ON DELETE CASCADE,
+  partner_id INTEGER NOT NULL REFERENCES bbs_partners(id) ON DELETE CASCADE,
+  state      TEXT NOT NULL CHECK (state IN ('pending', 'sent', 'rejected', 'refused', 'error')),
+  attempts   INTEGER NOT NULL DEFAULT 0,
+  queued_at  INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (message_id, partner_id)
+);
+CREATE INDEX bbs_queue_pending ON bbs_queue(partner_id, state, queued_at);

@@ -10,7 +10,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { syncUrlProblem, validateEndpoint } from "./fed/endpoints.ts";
-import { isCallsign, normalizeCall } from "./callsign.ts";
+import { isBaseCallsign, isCallsign, normalizeCall } from "./callsign.ts";
 import { publicKeyFromSeed } from "./fed/keys.ts";
 import { isInstanceId } from "./fed/record.ts";
 import { DEFAULT_KISS_PORTS, parseKissPorts, parseRadioCall, type KissPortConfig } from "../radio/port/config.ts";
@@ -121,6 +121,15 @@ export interface Config {
   aprsIsTx: boolean;
   /** Least time between two APRS weather reports of one own weather station. */
   wxTxIntervalMinutes: number;
+  /** This BBS's hierarchical address, e.g. N0GW.#NCA.CA.USA.NOAM; null: derived from FED_APRS_CALL/FED_OPERATOR. */
+  bbsAddress: string | null;
+  /** TCP port on which partner BBSes call us to forward (FBB over telnet); null = not listening. */
+  bbsFbbPort: number | null;
+  /** Largest BBS message (routing lines and body) accepted or composed, in bytes. */
+  bbsMaxMessageBytes: number;
+  bbsBulletinTtlDays: number;
+  bbsMailTtlDays: number;
+  bbsBidTtlDays: number;
 }
 
 /** Settings with a spec-fixed value that operators cannot change. */
@@ -241,6 +250,14 @@ const dnsName: Parser<string> = (raw) =>
   /^(?=.{1,253}$)([A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?$/.test(raw)
     ? ok(raw.replace(/\.$/, ""))
     : bad(`"${raw}" is not a DNS name`);
+
+const bbsAddress: Parser<string> = (raw) => {
+  const v = raw.trim().toUpperCase();
+  const parts = v.split(".");
+  if (v.length > 40 || parts.length > 6 || !isBaseCallsign(parts[0]!) || !parts.slice(1).every((p) => /^#?[A-Z0-9]{1,6}$/.test(p)))
+    return bad(`"${raw}" is not a BBS hierarchical address (CALL.#REGION.CC.CONT, e.g. N0GW.#NCA.CA.USA.NOAM)`);
+  return ok(v);
+};
 
 const logLevel: Parser<Config["logLevel"]> = (raw) =>
   ["debug", "info", "warn", "error"].includes(raw)
@@ -371,6 +388,12 @@ export const SETTINGS = [
   setting("APRSIS_FILTER", "aprsIsFilter", aprsFilter, null, "APRS-IS server filter, e.g. r/42.6/-71.3/100 (area around a point, km)"),
   setting("APRSIS_TX", "aprsIsTx", bool, true, "send queued APRS lines of verified callsigns over the APRS-IS login once the server says verified; false = receive only"),
   setting("WX_TX_INTERVAL_MINUTES", "wxTxIntervalMinutes", wholeNumber(5, 1440, "minutes"), 10, "least time between two APRS weather reports of an own weather station (5 or more)"),
+  setting("BBS_HA", "bbsAddress", bbsAddress, null, "this BBS's hierarchical address, e.g. N0GW.#NCA.CA.USA.NOAM (default: FED_APRS_CALL or FED_OPERATOR)"),
+  setting("BBS_FBB_PORT", "bbsFbbPort", wholeNumber(0, 65535, ""), null, "TCP port partner BBSes call to forward mail (FBB over telnet); unset = not listening, 0 = any free port"),
+  setting("BBS_MAX_MESSAGE_BYTES", "bbsMaxMessageBytes", wholeNumber(1024, 4 * MIB, "bytes"), 64 * 1024, "largest BBS message accepted or composed"),
+  setting("BBS_BULLETIN_TTL_DAYS", "bbsBulletinTtlDays", wholeNumber(1, 3650, "days"), 30, "how long BBS bulletins are kept"),
+  setting("BBS_MAIL_TTL_DAYS", "bbsMailTtlDays", wholeNumber(1, 3650, "days"), 180, "how long personal BBS mail and traffic are kept"),
+  setting("BBS_BID_TTL_DAYS", "bbsBidTtlDays", wholeNumber(1, 3650, "days"), 365, "how long BIDs are remembered to refuse duplicates"),
 ] as const;
 
 export const KNOWN_ENV = new Set<string>([...SETTINGS.map((s) => s.env), "SVC_DATA"]);

@@ -96,6 +96,17 @@ export interface GatewayEvents {
     on: boolean;
     name?: string;
   };
+  /** A BBS message was stored: composed here, forwarded in, or handed in by the ingest box. */
+  bbsMessage: {
+    id: number;
+    type: "P" | "B" | "T";
+    bid: string;
+    from: string;
+    to: string;
+    at: string | null;
+    origin: "local" | "fbb" | "box";
+    delivery: "local" | "transit" | "unrouted";
+  };
 }
 
 type Listener<K extends keyof GatewayEvents> = (payload: GatewayEvents[K]) => void;

@@ -14,6 +14,7 @@ import { registerJobs } from "./jobs/index.ts";
 import { initFederation } from "./fed/descriptor.ts";
 import { startRadio } from "./node/radio.ts";
 import { initNetwork } from "./fed/network.ts";
+import { startBbs } from "./bbs/forwarding.ts";
 
 export interface Clock {
   /** unix milliseconds */
@@ -84,6 +85,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       gw.url = `http://${host.includes(":") ? `[${host}]` : host}:${gw.server.port}`;
       // the radio starts with the serving gateway (CLI commands never key a transmitter)
       startRadio(gw);
+      startBbs(gw);
       return gw.url;
     },
     onStop(fn) {

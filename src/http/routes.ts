@@ -4,6 +4,7 @@
 import type { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { systemRoutes } from "../system/routes.ts";
+import { bbsRoutes } from "../bbs/routes.ts";
 import { stationsRoutes } from "../stations/routes.ts";
 import { accountRoutes } from "../accounts/routes.ts";
 import { fedRoutes } from "../fed/routes.ts";
@@ -18,6 +19,7 @@ import { beaconRoutes } from "../fed/beacon-routes.ts";
 
 export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [
   systemRoutes,
+  bbsRoutes,
   stationsRoutes,
   accountRoutes,
   fedRoutes,

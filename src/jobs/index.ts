@@ -5,6 +5,7 @@
  */
 import type { Gateway } from "../gateway.ts";
 import { pruneAll } from "./prune.ts";
+import { forwardDue } from "../bbs/forwarding.ts";
 import { radioTick } from "../node/radio.ts";
 import { syncAll } from "../fed/sync.ts";
 import { retryCorroborations } from "../fed/corroborate.ts";
@@ -28,6 +29,12 @@ export function registerJobs(gw: Gateway): void {
     schedule: "* * * * *",
     description: "radio ports: counter samples; the SVCB1 beacon, NODES broadcast and radio sync when they are due",
     run: () => radioTick(gw),
+  });
+  gw.scheduler.add({
+    name: "bbs-forward",
+    schedule: "* * * * *",
+    description: "call forwarding partners that have mail waiting (or are polled), within their time-bands and intervals",
+    run: () => forwardDue(gw),
   });
   gw.scheduler.add({
     name: "federation-pull",

@@ -110,6 +110,25 @@ export const RETENTION: RetentionRule[] = [
     what: "APRS callsign verification codes not (yet) heard; a heard one is kept with the account as the record of how the callsign was verified",
     kept: () => "1 hour",
   },
+  {
+    name: "bbs_bulletins",
+    table: "bbs_messages",
+    column: "created_at",
+    keep: "type = 'B'",
+    ttlMs: (c) => c.bbsBulletinTtlDays * DAY,
+    what: "BBS bulletins",
+    setting: "BBS_BULLETIN_TTL_DAYS",
+  },
+  {
+    name: "bbs_mail",
+    table: "bbs_messages",
+    column: "created_at",
+    keep: "type IN ('P', 'T')",
+    ttlMs: (c) => c.bbsMailTtlDays * DAY,
+    what: "BBS personal mail and NTS traffic (a killed message loses its text at once)",
+    setting: "BBS_MAIL_TTL_DAYS",
+  },
+  { name: "bbs_bids", table: "bbs_bids", column: "seen_at", ttlMs: (c) => c.bbsBidTtlDays * DAY, what: "BBS message ids (BIDs) seen, to refuse duplicates", setting: "BBS_BID_TTL_DAYS" },
   { name: "relay_queue", table: "relay_queue", column: "created_at", ttlMs: (c) => c.relayQueueTtlHours * HOUR, what: "relay queries for packet-only peers", setting: "RELAY_QUEUE_TTL_HOURS" },
 ];
 

@@ -17,6 +17,30 @@ export interface GatedRoute {
 }
 
 export const GATED_ROUTES: GatedRoute[] = [
+  // BBS (issue 9)
+  { method: "POST", route: "/api/bbs/messages", path: "/api/bbs/messages", gate: "verified", body: {} },
+  { method: "GET", route: "/api/bbs/messages", path: "/api/bbs/messages", gate: "session" },
+  { method: "POST", route: "/api/bbs/messages/:id/read", path: "/api/bbs/messages/1/read", gate: "session", body: {} },
+  { method: "DELETE", route: "/api/bbs/messages/:id", path: "/api/bbs/messages/1", gate: "session", body: {} },
+  { method: "GET", route: "/api/bbs/sent", path: "/api/bbs/sent", gate: "session" },
+  { method: "GET", route: "/api/bbs/forward", path: "/api/bbs/forward", gate: "sysop" },
+  { method: "POST", route: "/api/bbs/forward", path: "/api/bbs/forward", gate: "sysop", body: {} },
+  { method: "GET", route: "/api/bbs/forward/:id", path: "/api/bbs/forward/1", gate: "sysop" },
+  { method: "POST", route: "/api/bbs/forward/:id", path: "/api/bbs/forward/1", gate: "sysop", body: {} },
+  { method: "DELETE", route: "/api/bbs/forward/:id", path: "/api/bbs/forward/1", gate: "sysop", body: {} },
+  { method: "GET", route: "/api/bbs/partners", path: "/api/bbs/partners", gate: "sysop" },
+  { method: "POST", route: "/api/bbs/partners", path: "/api/bbs/partners", gate: "sysop", body: {} },
+  { method: "GET", route: "/api/bbs/partners/:id", path: "/api/bbs/partners/1", gate: "sysop" },
+  { method: "POST", route: "/api/bbs/partners/:id", path: "/api/bbs/partners/1", gate: "sysop", body: {} },
+  { method: "DELETE", route: "/api/bbs/partners/:id", path: "/api/bbs/partners/1", gate: "sysop", body: {} },
+  { method: "POST", route: "/api/bbs/partners/:id/forward", path: "/api/bbs/partners/999/forward", gate: "sysop", body: {} },
+  { method: "GET", route: "/api/bbs/forward/pool", path: "/api/bbs/forward/pool", gate: "ingest" },
+  { method: "POST", route: "/api/bbs/forward/inbound", path: "/api/bbs/forward/inbound", gate: "ingest", body: {} },
+  { method: "POST", route: "/api/bbs/forward/sent", path: "/api/bbs/forward/sent", gate: "ingest", body: {} },
+  { method: "GET", route: "/api/bbs/forward/session", path: "/api/bbs/forward/session", gate: "ingest" },
+  { method: "POST", route: "/api/bbs/forward/session", path: "/api/bbs/forward/session", gate: "ingest", body: {} },
+  { method: "GET", route: "/api/bbs/forward/kill", path: "/api/bbs/forward/kill", gate: "ingest" },
+  { method: "POST", route: "/api/bbs/forward/kill", path: "/api/bbs/forward/kill", gate: "ingest", body: {} },
   // accounts (issue 3)
   { method: "POST", route: "/auth/passkey/remove", path: "/auth/passkey/remove", gate: "session", body: { id: "none" } },
   { method: "GET", route: "/auth/session", path: "/auth/session", gate: "session" },

@@ -11,11 +11,18 @@ beforeAll(async () => {
 });
 afterAll(() => g.stop());
 
-/** Inserts one row `ageMs` old into the table of a retention rule. */
+/** Inserts one row `ageMs` old into the table of a retention rule (keyed by rule name). */
 function insertAged(table: string, now: number, ageMs: number, tag: string) {
   const ts = now - ageMs;
   const db = g.gw.db;
   switch (table) {
+    case "bbs_bulletins":
+    case "bbs_mail":
+      return db
+        .query("INSERT INTO bbs_messages (type, bid, from_call, to_call, subject, body, size, origin, delivery, created_at) VALUES (?, ?, ?, 'ALL', 's', 'b', 1, 'local', 'local', ?)")
+        .run(table === "bbs_mail" ? "P" : "B", `${table}${tag}`, tag, ts);
+    case "bbs_bids":
+      return db.query("INSERT INTO bbs_bids (bid, seen_at) VALUES (?, ?)").run(tag, ts);
     case "positions":
       return db.query("INSERT INTO positions (call, ts, lat, lon, source) VALUES (?, ?, 1, 2, 'aprsis')").run(tag, ts);
     case "packets":
@@ -39,7 +46,7 @@ function insertAged(table: string, now: number, ageMs: number, tag: string) {
       return db.query("INSERT INTO webauthn_challenges (challenge, kind, expires_at) VALUES (?, 'login', ?)").run(tag, ts);
     case "email_tokens":
       return db.query("INSERT INTO email_tokens (email, token_hash, code_hash, created_at, expires_at) VALUES (?, ?, '', 0, ?)").run(tag, tag, ts);
-    case "fed_feed":
+    case "published_tombstones":
       return db.query("INSERT INTO fed_feed (type, gid, v, at, payload, created_at) VALUES (5, ?, 1, 0, x'a0', ?)").run(tag, ts);
     case "callsign_challenges":
       db.query("INSERT OR IGNORE INTO users (id, created_at) VALUES (1, 0)").run();
@@ -69,13 +76,16 @@ const ttls: Record<string, number> = {
   port_counters: 2 * DAY,
   mheard: 5 * DAY,
   tombstones: 10 * DAY,
-  fed_feed: 10 * DAY,
+  published_tombstones: 10 * DAY,
   fed_quarantine: 30 * DAY,
   relay_queue: 12 * HOUR,
   stations: 7 * DAY,
   aprs_outbox: 7 * DAY,
   box_commands: 30 * DAY,
   netrom_routes: 6 * HOUR,
+  bbs_bulletins: 30 * DAY,
+  bbs_mail: 180 * DAY,
+  bbs_bids: 365 * DAY,
   // rows that carry their own expiry: kept until it passes
   sessions: 0,
   used_assertions: 0,
@@ -87,7 +97,7 @@ const ttls: Record<string, number> = {
 describe("pruning", () => {
   test("each table keeps rows younger than its TTL and loses older ones", async () => {
     const now = g.gw.clock.now();
-    expect(Object.keys(ttls).sort()).toEqual(RETENTION.map((r) => r.table).sort());
+    expect(Object.keys(ttls).sort()).toEqual(RETENTION.map((r) => r.name).sort());
     for (const [table, ttl] of Object.entries(ttls)) {
       insertAged(table, now, ttl - HOUR / 2, "KEEP"); // for expiry rows: expires in half an hour
       insertAged(table, now, ttl + HOUR / 2, "GONE");
@@ -95,8 +105,9 @@ describe("pruning", () => {
     const report = (await g.gw.scheduler.runNow("prune")) as Record<string, { deleted: number }>;
     for (const rule of RETENTION) {
       expect(report[rule.name]!.deleted).toBe(1);
-      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", fed_feed: "gid", fed_quarantine: "origin", relay_queue: "instance", sessions: "id_hash", used_assertions: "sig", webauthn_challenges: "challenge", email_tokens: "email", aprs_outbox: "src", box_commands: "box", netrom_routes: "dest" }[rule.table] ?? "call";
-      const tags = (g.gw.db.query(`SELECT ${tagCol} AS tag FROM ${rule.table}`).all() as Array<{ tag: string }>).map((r) => r.tag).sort();
+      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", fed_feed: "gid", fed_quarantine: "origin", relay_queue: "instance", sessions: "id_hash", used_assertions: "sig", webauthn_challenges: "challenge", email_tokens: "email", aprs_outbox: "src", box_commands: "box", netrom_routes: "dest", bbs_messages: "from_call", bbs_bids: "bid" }[rule.table] ?? "call";
+      const where = { bbs_bulletins: "WHERE type = 'B'", bbs_mail: "WHERE type = 'P'" }[rule.name] ?? "";
+      const tags = (g.gw.db.query(`SELECT ${tagCol} AS tag FROM ${rule.table} ${where}`).all() as Array<{ tag: string }>).map((r) => r.tag).sort();
       // a route the sysop entered is never aged out
       expect({ table: rule.table, tags }).toEqual({ table: rule.table, tags: rule.table === "netrom_routes" ? ["GONEM", "KEEP", "KEEPM"] : ["KEEP"] });
     }

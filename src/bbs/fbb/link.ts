@@ -177,7 +177,6 @@ export class LinkReader {
    */
   async readGreeting(firstMs: number, quietMs: number, max = 256): Promise<string | null> {
     await this.dropPendingLf();
-    const start = this.pos;
     try {
       if (this.available() === 0 && !(await this.fill(firstMs))) return null;
     } catch (e) {
@@ -196,7 +195,8 @@ export class LinkReader {
         throw e;
       }
     }
-    const text = latin1(this.buf.subarray(start));
+    // (fill() compacts the buffer, so read from pos, which nothing advanced.)
+    const text = latin1(this.buf.subarray(this.pos));
     this.pos = this.buf.length;
     return text;
   }

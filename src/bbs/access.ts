@@ -1,0 +1,48 @@
+/**
+ * Who may read and kill which BBS message. Bulletins are public. Personal
+ * mail (P) is read by its addressee and its sender, each only through a
+ * session whose callsign is *verified* (an unverified claim reads nothing),
+ * and by the sysop. NTS traffic (T) is relayed and delivered by licensed
+ * operators, so any verified operator may read it too.
+ */
+import type { Gateway } from "../gateway.ts";
+import { isSysop, type Caller } from "../http/gates.ts";
+import { baseCall } from "../callsign.ts";
+
+export interface Viewer {
+  signedIn: boolean;
+  sysop: boolean;
+  /** base callsigns the user holds and has verified */
+  calls: Set<string>;
+}
+
+export function viewerOf(gw: Gateway, caller: Caller): Viewer {
+  const calls = new Set<string>();
+  if (caller.user) {
+    const rows = gw.db.query("SELECT call FROM callsigns WHERE user_id = ? AND verified_at IS NOT NULL").all(caller.user.id) as Array<{ call: string }>;
+    for (const r of rows) calls.add(baseCall(r.call));
+  }
+  return { signedIn: !!caller.user, sysop: isSysop(gw, caller), calls };
+}
+
+export interface AccessFields {
+  type: string;
+  from: string;
+  to: string;
+}
+
+export function canRead(v: Viewer, m: AccessFields): boolean {
+  if (m.type === "B" || v.sysop) return true;
+  if (v.calls.has(m.to) || v.calls.has(m.from)) return true;
+  return m.type === "T" && v.calls.size > 0;
+}
+
+export function canKill(v: Viewer, m: AccessFields): boolean {
+  if (v.sysop || v.calls.has(m.from)) return true;
+  return m.type !== "B" && v.calls.has(m.to);
+}
+
+/** The addressee (not the sender) marks personal mail read. */
+export function isAddressee(v: Viewer, m: AccessFields): boolean {
+  return v.calls.has(m.to);
+}

@@ -1,0 +1,289 @@
+/**
+ * The ingest box's side of forwarding (x-ingest-secret). The operator's box
+ * owns the radio; it can carry forwarding two ways:
+ *
+ *  - store level: it fetches what is queued for a partner (`pool`), delivers
+ *    it its own way, reports the outcome (`sent`), and hands in what it
+ *    received (`inbound`) and kill requests (`kill`);
+ *  - byte level: it relays a connected-mode circuit to us (`session`), and
+ *    this instance speaks FBB over it exactly as over TCP.
+ */
+import { randomBytes } from "node:crypto";
+import type { Gateway } from "../gateway.ts";
+import { badRequest, notFound } from "../errors.ts";
+import { normalizeCall } from "../callsign.ts";
+import { checkBid, isMessageType, parseAddress } from "./address.ts";
+import { storeMessage } from "./messages.ts";
+import { partnerByCall, type PartnerRow } from "./partners.ts";
+import { splitRouteLines } from "./text.ts";
+import { partnerMailbox, runPartnerSession } from "./forwarding.ts";
+import { MemoryLink } from "./fbb/link.ts";
+import type { SessionReport } from "./fbb/session.ts";
+
+const MAX_BATCH = 100;
+
+function knownPartner(gw: Gateway, call: unknown): PartnerRow {
+  if (typeof call !== "string" || call.trim() === "") throw badRequest("invalid", "partner (the partner BBS's callsign) is required");
+  const p = partnerByCall(gw, call);
+  if (!p) throw notFound(`partner ${normalizeCall(call)}`);
+  return p;
+}
+
+export interface PoolMessage {
+  bid: string;
+  type: string;
+  from: string;
+  to: string;
+  at: string;
+  subject: string;
+  /** R: lines, a blank line, the body: the text to transmit */
+  text: string;
+  size: number;
+}
+
+/** What is queued for a partner, in the order FBB offers it (mail before bulletins, oldest first). */
+export function pool(gw: Gateway, partnerCall: unknown, limitRaw: unknown): { partner: string; messages: PoolMessage[] } {
+  const p = knownPartner(gw, partnerCall);
+  const limit = limitRaw === undefined ? 20 : Number(limitRaw);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_BATCH) throw badRequest("invalid", `limit must be 1-${MAX_BATCH}`);
+  const out = partnerMailbox(gw, p, "box").outgoing(new Set(), limit);
+  return {
+    partner: p.call,
+    messages: out.map((m) => ({ bid: m.bid, type: m.type, from: m.from, to: m.to, at: m.at, subject: m.subject, text: m.text, size: new TextEncoder().encode(m.text).length })),
+  };
+}
+
+export type InboundResult = { bid: string | null; result: "stored"; id: number } | { bid: string | null; result: "duplicate" | "refused"; reason: string };
+
+/**
+ * Messages the box received (from a partner BBS over its radio, or typed by
+ * an RF user). Each is stored whole or refused with a reason; one bad
+ * message does not stop the others.
+ */
+export function inbound(gw: Gateway, body: unknown): { results: InboundResult[] } {
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest("bad_body", "expected { partner?, messages: [...] }");
+  const b = body as { partner?: unknown; messages?: unknown };
+  const partner = b.partner === undefined || b.partner === null ? null : knownPartner(gw, b.partner);
+  if (!Array.isArray(b.messages) || b.messages.length === 0 || b.messages.length > MAX_BATCH) {
+    throw badRequest("invalid", `messages must be a list of 1-${MAX_BATCH} messages`);
+  }
+  const results: InboundResult[] = b.messages.map((raw): InboundResult => {
+    const m = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
+    const bidCheck = m.bid === undefined ? null : checkBid(m.bid);
+    const bid = bidCheck?.ok ? bidCheck.value : null;
+    const refuse = (reason: string): InboundResult => ({ bid, result: "refused", reason });
+    if (!bidCheck) return refuse("bid is required");
+    if (!bidCheck.ok) return refuse(bidCheck.message);
+    const type = typeof m.type === "string" ? m.type.toUpperCase() : m.type;
+    if (!isMessageType(type)) return refuse("type must be P, B or T");
+    if (typeof m.from !== "string" || !/^[A-Za-z0-9]{1,6}(-\d{1,2})?$/.test(m.from)) return refuse("from must be the sender's callsign");
+    const addr = parseAddress(m.to, type);
+    if (!addr.ok) return refuse(addr.message);
+    if (typeof m.subject !== "string") return refuse("subject is required");
+    if (typeof m.text !== "string") return refuse("text (R: lines and body) is required");
+    const { route, body: text } = splitRouteLines(m.text);
+    const r = storeMessage(gw, {
+      type,
+      bid,
+      from: m.from.toUpperCase().replace(/-\d+$/, ""),
+      to: addr.value.to,
+      at: addr.value.at,
+      subject: m.subject,
+      body: text,
+      route,
+      origin: "box",
+      receivedFrom: partner?.call ?? null,
+    });
+    if (r.ok) return { bid: r.bid, result: "stored", id: r.id };
+    return { bid, result: r.code === "duplicate" ? "duplicate" : "refused", reason: r.message };
+  });
+  return { results };
+}
+
+/** The box reports what became of pool messages it offered a partner. */
+export function sentReport(gw: Gateway, body: unknown): { results: Array<{ bid: string; result: "recorded" | "unknown" }> } {
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest("bad_body", "expected { partner, results: [{ bid, outcome }] }");
+  const b = body as { partner?: unknown; results?: unknown };
+  const p = knownPartner(gw, b.partner);
+  if (!Array.isArray(b.results) || b.results.length === 0 || b.results.length > MAX_BATCH) throw badRequest("invalid", `results must be a list of 1-${MAX_BATCH} outcomes`);
+  const outcomes = ["sent", "rejected", "refused", "error", "deferred"] as const;
+  const checked = b.results.map((raw) => {
+    const r = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
+    const bid = checkBid(r.bid);
+    if (!bid.ok) throw badRequest("invalid", bid.message);
+    if (!outcomes.includes(r.outcome as (typeof outcomes)[number])) throw badRequest("invalid", `outcome must be one of ${outcomes.join(", ")}`);
+    return { bid: bid.value, outcome: r.outcome as (typeof outcomes)[number] };
+  });
+  const mb = partnerMailbox(gw, p, "box");
+  return {
+    results: gw.db.transaction(() =>
+      checked.map(({ bid, outcome }) => {
+        const queued = gw.db.query("SELECT 1 FROM bbs_queue q JOIN bbs_messages m ON m.id = q.message_id WHERE q.partner_id = ? AND m.bid = ?").get(p.id, bid);
+        if (!queued) return { bid, result: "unknown" as const };
+        mb.sent(bid, outcome);
+        return { bid, result: "recorded" as const };
+      }),
+    )(),
+  };
+}
+
+/**
+ * Kill requests relayed by the box: by an RF user (`call`: only their own
+ * mail, sent or received) or by the operator (no `call`).
+ */
+export function boxKill(gw: Gateway, body: unknown): { results: Array<{ bid: string; result: "killed" | "not_found" | "forbidden" }> } {
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest("bad_body", "expected { bids: [...], call? }");
+  const b = body as { bids?: unknown; call?: unknown };
+  if (!Array.isArray(b.bids) || b.bids.length === 0 || b.bids.length > MAX_BATCH) throw badRequest("invalid", `bids must be a list of 1-${MAX_BATCH} BIDs`);
+  let call: string | null = null;
+  if (b.call !== undefined && b.call !== null) {
+    if (typeof b.call !== "string" || !/^[A-Za-z0-9]{1,6}(-\d{1,2})?$/.test(b.call)) throw badRequest("invalid", "call must be a callsign");
+    call = b.call.toUpperCase().replace(/-\d+$/, "");
+  }
+  const bids = b.bids.map((x) => {
+    const c = checkBid(x);
+    if (!c.ok) throw badRequest("invalid", c.message);
+    return c.value;
+  });
+  const now = gw.clock.now();
+  return {
+    results: gw.db.transaction(() =>
+      bids.map((bid) => {
+        const m = gw.db.query("SELECT id, type, from_call, to_call FROM bbs_messages WHERE bid = ? AND killed_at IS NULL").get(bid) as
+          | { id: number; type: string; from_call: string; to_call: string }
+          | null;
+        if (!m) return { bid, result: "not_found" as const };
+        if (call && call !== m.from_call && !(m.type !== "B" && call === m.to_call)) return { bid, result: "forbidden" as const };
+        gw.db.query("UPDATE bbs_messages SET killed_at = ?, killed_by = ?, subject = '', body = '', route = '' WHERE id = ?").run(now, call ?? "box", m.id);
+        gw.db.query("DELETE FROM bbs_queue WHERE message_id = ? AND state = 'pending'").run(m.id);
+        return { bid, result: "killed" as const };
+      }),
+    )(),
+  };
+}
+
+/** BIDs killed here since `since` (ms), so the box can drop its own copies. */
+export function killedSince(gw: Gateway, sinceRaw: unknown): { killed: Array<{ bid: string; at: number }>; next: number } {
+  const since = sinceRaw === undefined ? 0 : Number(sinceRaw);
+  if (!Number.isFinite(since) || since < 0) throw badRequest("invalid", "since must be unix milliseconds");
+  const rows = gw.db.query("SELECT bid, killed_at AS at FROM bbs_messages WHERE killed_at > ? ORDER BY killed_at LIMIT 500").all(since) as Array<{ bid: string; at: number }>;
+  return { killed: rows, next: rows.length ? rows[rows.length - 1]!.at : since };
+}
+
+interface BoxSession {
+  id: string;
+  partner: string;
+  role: "caller" | "answerer";
+  link: MemoryLink;
+  startedAt: number;
+  lastSeen: number;
+  report: SessionReport | null;
+  done: Promise<SessionReport>;
+}
+
+const boxSessions = new WeakMap<Gateway, Map<string, BoxSession>>();
+
+function sessions(gw: Gateway): Map<string, BoxSession> {
+  let m = boxSessions.get(gw);
+  if (!m) boxSessions.set(gw, (m = new Map()));
+  return m;
+}
+
+/** A box session with no request for this long is hung up. */
+export const BOX_IDLE_MS = 5 * 60_000;
+/** How long one request waits for the session to want more input. */
+const BOX_WAIT_MS = 5_000;
+
+function reap(gw: Gateway): void {
+  const now = Date.now();
+  for (const [id, s] of sessions(gw)) {
+    if (s.report && now - s.lastSeen > 60_000) sessions(gw).delete(id);
+    else if (now - s.lastSeen > BOX_IDLE_MS) s.link.end();
+  }
+}
+
+/** Waits until the session wants input, has ended, or BOX_WAIT_MS passed. */
+function settle(s: BoxSession): Promise<void> {
+  return new Promise((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const check = () => {
+      if (s.link.starving || s.link.closed) {
+        clearTimeout(timer);
+        s.link.onOutput = null;
+        // Let synchronous follow-up writes land before answering.
+        setTimeout(resolve, 10);
+        return true;
+      }
+      return false;
+    };
+    if (check()) return;
+    timer = setTimeout(() => {
+      s.link.onOutput = null;
+      resolve();
+    }, BOX_WAIT_MS);
+    s.link.onOutput = () => void check();
+  });
+}
+
+export interface SessionExchange {
+  session: string;
+  partner: string;
+  /** bytes to send to the partner, base64 */
+  data: string;
+  closed: boolean;
+  report: SessionReport | null;
+}
+
+/**
+ * One exchange on a relayed circuit. The first call (no `session`) opens it:
+ * `partner` is the callsign on the other end, `role` "answerer" when the
+ * partner called the box (default), "caller" when the box called it. Every
+ * call may carry bytes received from the partner (`data`, base64) and
+ * returns the bytes to transmit; `close: true` says the circuit dropped.
+ */
+export async function sessionExchange(gw: Gateway, body: unknown): Promise<SessionExchange> {
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest("bad_body", "expected { session?, partner?, role?, data?, close? }");
+  const b = body as { session?: unknown; partner?: unknown; role?: unknown; data?: unknown; close?: unknown };
+  reap(gw);
+  let input = new Uint8Array(0);
+  if (b.data !== undefined) {
+    if (typeof b.data !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(b.data)) throw badRequest("invalid", "data must be base64");
+    input = new Uint8Array(Buffer.from(b.data, "base64"));
+    if (input.length > 64 * 1024) throw badRequest("invalid", "at most 64 KiB of data per exchange");
+  }
+  let s: BoxSession;
+  if (b.session === undefined) {
+    const p = knownPartner(gw, b.partner);
+    const role = b.role ?? "answerer";
+    if (role !== "answerer" && role !== "caller") throw badRequest("invalid", 'role must be "answerer" (the partner called the box) or "caller"');
+    const id = randomBytes(9).toString("base64url");
+    const link = new MemoryLink(`box session ${id}`);
+    const done = runPartnerSession(gw, p, link, role, { via: "box" });
+    s = { id, partner: p.call, role, link, startedAt: Date.now(), lastSeen: Date.now(), report: null, done };
+    void done.then((r) => (s.report = r));
+    sessions(gw).set(id, s);
+  } else {
+    const found = typeof b.session === "string" ? sessions(gw).get(b.session) : undefined;
+    if (!found) throw notFound(`session ${String(b.session)}`);
+    s = found;
+  }
+  s.lastSeen = Date.now();
+  if (input.length) s.link.push(input);
+  if (b.close === true) s.link.end();
+  await settle(s);
+  if (s.link.closed) await Promise.race([s.done, Bun.sleep(1000)]);
+  return { session: s.id, partner: s.partner, data: Buffer.from(s.link.take()).toString("base64"), closed: s.link.closed, report: s.report };
+}
+
+export function listBoxSessions(gw: Gateway) {
+  reap(gw);
+  return [...sessions(gw).values()].map((s) => ({ session: s.id, partner: s.partner, role: s.role, startedAt: s.startedAt, lastSeen: s.lastSeen, closed: s.link.closed }));
+}
+
+/** Hangs up a relayed session (the operator, or the box when the circuit is gone). */
+export function endBoxSession(gw: Gateway, id: unknown): boolean {
+  const s = typeof id === "string" ? sessions(gw).get(id) : undefined;
+  if (!s) return false;
+  s.link.end();
+  return true;
+}

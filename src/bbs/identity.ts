@@ -1,0 +1,19 @@
+/** Who this BBS is on the forwarding network. */
+import type { Config } from "../config.ts";
+import { baseCall } from "../callsign.ts";
+
+export interface BbsIdentity {
+  /** the BBS callsign, e.g. N0GW */
+  call: string;
+  /** its hierarchical address, e.g. N0GW.#NCA.CA.USA.NOAM */
+  ha: string;
+}
+
+/** BBS_HA, else the base of FED_APRS_CALL or FED_OPERATOR; null when none is set (local mail only). */
+export function bbsIdentity(config: Config): BbsIdentity | null {
+  if (config.bbsAddress) return { call: config.bbsAddress.split(".")[0]!, ha: config.bbsAddress };
+  const c = config.fedAprsCall ?? config.fedOperator;
+  if (!c) return null;
+  const call = baseCall(c);
+  return { call, ha: call };
+}

@@ -1,0 +1,401 @@
+/**
+ * BBS messages: stored once, whatever brought them (the web app, an FBB
+ * partner, the ingest box), in one transaction that also routes them, queues
+ * them for partners, files them in a thread and teaches the White Pages.
+ * A BID is taken once: a second message with the same BID is refused, also
+ * after the first was killed or pruned (bbs_bids remembers it).
+ */
+import type { Gateway } from "../gateway.ts";
+import { AppError, badRequest, conflict, notFound, unprocessable } from "../errors.ts";
+import { checkBid, formatAddress, parseAddress, SVCFED_CATEGORY, type MessageType } from "./address.ts";
+import { bbsIdentity } from "./identity.ts";
+import { resolveRoute, type RouteDecision } from "./routing.ts";
+import { receiveSvcfed } from "./svcfed.ts";
+import { encodeText, hasControlChars, routeLine, threadSubject, transferText } from "./text.ts";
+import { wpLearn } from "./wp.ts";
+import type { Viewer } from "./access.ts";
+import { canRead } from "./access.ts";
+
+export type Origin = "local" | "fbb" | "box";
+
+export interface MessageInput {
+  type: MessageType;
+  /** null: this BBS makes one (local messages) */
+  bid: string | null;
+  from: string;
+  to: string;
+  at: string | null;
+  subject: string;
+  body: string;
+  /** R: lines it arrived with, newest first */
+  route: string[];
+  origin: Origin;
+  receivedFrom: string | null;
+  replyTo?: number | null;
+}
+
+export type StoreOutcome =
+  | { ok: true; id: number; bid: string; decision: RouteDecision }
+  | { ok: false; code: "duplicate" | "invalid" | "too_large" | "refused"; message: string };
+
+interface Row {
+  id: number;
+  type: MessageType;
+  bid: string;
+  from_call: string;
+  to_call: string;
+  at_bbs: string | null;
+  subject: string;
+  body: string;
+  route: string;
+  size: number;
+  origin: Origin;
+  received_from: string | null;
+  delivery: "local" | "transit" | "unrouted";
+  thread_id: number | null;
+  reply_to: number | null;
+  created_at: number;
+  read_at: number | null;
+  killed_at: number | null;
+}
+
+export interface Forwarding {
+  partner: string;
+  state: "pending" | "sent" | "rejected" | "refused" | "error";
+  updatedAt: number;
+}
+
+/** A message as the API shows it. */
+export interface Message {
+  id: number;
+  type: MessageType;
+  bid: string;
+  from: string;
+  to: string;
+  at: string | null;
+  address: string;
+  subject: string;
+  size: number;
+  origin: Origin;
+  receivedFrom: string | null;
+  delivery: "local" | "transit" | "unrouted";
+  threadId: number;
+  replyTo: number | null;
+  createdAt: number;
+  read: boolean;
+  readAt: number | null;
+  body?: string;
+  route?: string[];
+  forwarding?: Forwarding[];
+}
+
+const SUBJECT_MAX = 80;
+
+function toMessage(r: Row, full: boolean): Message {
+  const m: Message = {
+    id: r.id,
+    type: r.type,
+    bid: r.bid,
+    from: r.from_call,
+    to: r.to_call,
+    at: r.at_bbs,
+    address: formatAddress(r.to_call, r.at_bbs),
+    subject: r.subject,
+    size: r.size,
+    origin: r.origin,
+    receivedFrom: r.received_from,
+    delivery: r.delivery,
+    threadId: r.thread_id ?? r.id,
+    replyTo: r.reply_to,
+    createdAt: r.created_at,
+    read: r.read_at !== null,
+    readAt: r.read_at,
+  };
+  if (full) {
+    m.body = r.body;
+    m.route = r.route ? r.route.split("\n") : [];
+  }
+  return m;
+}
+
+/** Whether a BID was ever stored or refused here (kept BBS_BID_TTL_DAYS). */
+export function bidKnown(gw: Gateway, bid: string): boolean {
+  return !!gw.db.query("SELECT 1 FROM bbs_bids WHERE bid = ?1 UNION ALL SELECT 1 FROM bbs_messages WHERE bid = ?1 LIMIT 1").get(bid);
+}
+
+function nextLocalBid(gw: Gateway): string {
+  const call = bbsIdentity(gw.config)?.call ?? "LOCAL";
+  for (;;) {
+    const row = gw.db.query("INSERT INTO meta (key, value) VALUES ('bbs_seq', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING value").get() as { value: string };
+    const n = Number(row.value);
+    let bid = `${n}_${call}`;
+    if (bid.length > 12) bid = `${n.toString(36).toUpperCase()}_${call}`.slice(0, 12);
+    if (!bidKnown(gw, bid)) return bid;
+  }
+}
+
+/** Control characters off the air become spaces; tabs and line ends stay. */
+function sanitize(text: string): string {
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, " ");
+}
+
+function findThread(gw: Gateway, m: { type: MessageType; from: string; to: string; subject: string }, now: number): number | null {
+  const key = threadSubject(m.subject);
+  if (key === "") return null;
+  const since = now - 60 * 86_400_000;
+  const rows = (
+    m.type === "B"
+      ? gw.db
+          .query("SELECT id, thread_id, subject FROM bbs_messages WHERE type = 'B' AND to_call = ? AND created_at > ? AND killed_at IS NULL ORDER BY id DESC LIMIT 200")
+          .all(m.to, since)
+      : gw.db
+          .query(
+            "SELECT id, thread_id, subject FROM bbs_messages WHERE type = ?1 AND ((from_call = ?2 AND to_call = ?3) OR (from_call = ?3 AND to_call = ?2)) AND created_at > ?4 AND killed_at IS NULL ORDER BY id DESC LIMIT 200",
+          )
+          .all(m.type, m.from, m.to, since)
+  ) as Array<{ id: number; thread_id: number | null; subject: string }>;
+  const hit = rows.find((r) => threadSubject(r.subject) === key);
+  return hit ? (hit.thread_id ?? hit.id) : null;
+}
+
+/** Validates, dedupes, routes, queues and stores one message, all or nothing. */
+export function storeMessage(gw: Gateway, input: MessageInput): StoreOutcome {
+  const now = gw.clock.now();
+  const local = input.origin === "local";
+  let subject = input.subject.trim();
+  let body = input.body.replace(/\r\n?/g, "\n");
+  if (!local) {
+    subject = sanitize(subject);
+    body = sanitize(body);
+  }
+  if (subject.length === 0) return { ok: false, code: "invalid", message: "the subject is empty" };
+  if (subject.length > SUBJECT_MAX) return { ok: false, code: "invalid", message: `the subject is longer than ${SUBJECT_MAX} characters` };
+  if (hasControlChars(subject) || hasControlChars(body)) return { ok: false, code: "invalid", message: "subject and body may not contain control characters" };
+  const addr = parseAddress(formatAddress(input.to, input.at), input.type);
+  if (!addr.ok) return { ok: false, code: "invalid", message: addr.message };
+  if (!/^[A-Z0-9]{1,6}$/.test(input.from)) return { ok: false, code: "invalid", message: `"${input.from}" is not a sender` };
+
+  const me = bbsIdentity(gw.config);
+  const max = gw.config.bbsMaxMessageBytes;
+
+  const tx = gw.db.transaction((): StoreOutcome => {
+    let bid: string;
+    if (input.bid === null) bid = nextLocalBid(gw);
+    else {
+      const b = checkBid(input.bid);
+      if (!b.ok) return { ok: false, code: "invalid", message: b.message };
+      bid = b.value;
+      if (bidKnown(gw, bid)) {
+        gw.db.query("INSERT INTO bbs_bids (bid, seen_at) VALUES (?, ?) ON CONFLICT(bid) DO UPDATE SET seen_at = excluded.seen_at").run(bid, now);
+        return { ok: false, code: "duplicate", message: `BID ${bid} is already known here` };
+      }
+    }
+    const decision = resolveRoute(gw, { type: input.type, to: addr.value.to, at: addr.value.at, route: input.route, receivedFrom: input.receivedFrom });
+    const thread = input.replyTo
+      ? ((gw.db.query("SELECT coalesce(thread_id, id) AS t FROM bbs_messages WHERE id = ?").get(input.replyTo) as { t: number } | null)?.t ?? null)
+      : findThread(gw, { type: input.type, from: input.from, to: addr.value.to, subject }, now);
+    const id = Number(
+      gw.db
+        .query(
+          `INSERT INTO bbs_messages (type, bid, from_call, to_call, at_bbs, subject, body, route, size, origin, received_from, delivery, thread_id, reply_to, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, '', 0, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(input.type, bid, input.from, addr.value.to, decision.at, subject, body, input.origin, input.receivedFrom, decision.delivery, thread, input.replyTo ?? null, now).lastInsertRowid,
+    );
+    const route = me ? [routeLine(now, me.ha, id, gw.config.instance, bid), ...input.route] : [...input.route];
+    const size = encodeText(transferText(route, body)).length;
+    if (size > max) throw new AppError(413, "too_large", `the message is ${size} bytes; this BBS takes at most ${max}`);
+    gw.db.query("UPDATE bbs_messages SET route = ?, size = ?, thread_id = coalesce(thread_id, id) WHERE id = ?").run(route.join("\n"), size, id);
+    gw.db.query("INSERT INTO bbs_bids (bid, seen_at) VALUES (?, ?) ON CONFLICT(bid) DO UPDATE SET seen_at = excluded.seen_at").run(bid, now);
+    const q = gw.db.query("INSERT INTO bbs_queue (message_id, partner_id, state, queued_at, updated_at) VALUES (?, ?, 'pending', ?, ?)");
+    for (const p of decision.partners) q.run(id, p.partnerId, now, now);
+    wpLearn(gw.db, { type: input.type, from: input.from, to: addr.value.to, body, route: input.route }, now);
+    if (input.type === "B" && addr.value.to === SVCFED_CATEGORY && !local) {
+      try {
+        receiveSvcfed(gw, { bid, from: input.from, at: decision.at, subject, body, receivedFrom: input.receivedFrom });
+      } catch (e) {
+        if (e instanceof AppError) throw e;
+        throw unprocessable("svcfed_rejected", `the SVCFED bulletin was not applied: ${(e as Error).message}`);
+      }
+    }
+    return { ok: true, id, bid, decision };
+  });
+
+  let out: StoreOutcome;
+  try {
+    out = tx();
+  } catch (e) {
+    if (e instanceof AppError) return { ok: false, code: e.code === "too_large" ? "too_large" : "refused", message: e.message };
+    throw e;
+  }
+  if (out.ok) {
+    gw.events.emit("bbsMessage", { id: out.id, type: input.type, bid: out.bid, from: input.from, to: addr.value.to, at: out.decision.at, origin: input.origin, delivery: out.decision.delivery });
+    gw.log.info("bbs", `stored ${input.type} ${out.bid} ${input.from} -> ${formatAddress(addr.value.to, out.decision.at)} (${out.decision.reason})`);
+  }
+  return out;
+}
+
+export interface ComposeInput {
+  type?: unknown;
+  to?: unknown;
+  subject?: unknown;
+  body?: unknown;
+  replyTo?: unknown;
+}
+
+/** A message written on this instance by `from` (a verified base callsign). */
+export function composeMessage(gw: Gateway, from: string, viewer: Viewer, input: ComposeInput): Message {
+  const type = input.type ?? "P";
+  if (type !== "P" && type !== "B" && type !== "T") throw badRequest("invalid", "type must be P (personal), B (bulletin) or T (NTS traffic)");
+  if (typeof input.subject !== "string") throw badRequest("invalid", "subject is required");
+  if (typeof input.body !== "string") throw badRequest("invalid", "body is required");
+  let replyTo: number | null = null;
+  if (input.replyTo !== undefined && input.replyTo !== null) {
+    if (typeof input.replyTo !== "number" || !Number.isInteger(input.replyTo)) throw badRequest("invalid", "replyTo must be a message id");
+    const parent = gw.db.query("SELECT type, from_call, to_call FROM bbs_messages WHERE id = ? AND killed_at IS NULL").get(input.replyTo) as
+      | { type: string; from_call: string; to_call: string }
+      | null;
+    if (!parent || !canRead(viewer, { type: parent.type, from: parent.from_call, to: parent.to_call })) throw notFound(`message ${input.replyTo}`);
+    replyTo = input.replyTo;
+  }
+  const addr = parseAddress(input.to, type);
+  if (!addr.ok) throw badRequest("bad_address", addr.message);
+  const bytes = encodeText(input.body).length;
+  if (bytes > gw.config.bbsMaxMessageBytes) {
+    throw new AppError(413, "too_large", `the body is ${bytes} bytes; this BBS takes at most ${gw.config.bbsMaxMessageBytes}`);
+  }
+  const r = storeMessage(gw, { type, bid: null, from, to: addr.value.to, at: addr.value.at, subject: input.subject, body: input.body, route: [], origin: "local", receivedFrom: null, replyTo });
+  if (!r.ok) {
+    if (r.code === "too_large") throw new AppError(413, "too_large", r.message);
+    if (r.code === "duplicate") throw conflict("duplicate_bid", r.message);
+    throw badRequest("invalid", r.message);
+  }
+  return getMessage(gw, r.id)!;
+}
+
+export function getMessage(gw: Gateway, id: number): Message | null {
+  const r = gw.db.query("SELECT * FROM bbs_messages WHERE id = ? AND killed_at IS NULL").get(id) as Row | null;
+  if (!r) return null;
+  const m = toMessage(r, true);
+  m.forwarding = gw.db
+    .query("SELECT p.call AS partner, q.state, q.updated_at AS updatedAt FROM bbs_queue q JOIN bbs_partners p ON p.id = q.partner_id WHERE q.message_id = ? ORDER BY p.call")
+    .all(id) as Forwarding[];
+  return m;
+}
+
+/** The row fields access decisions need, also for killed messages (null when absent). */
+export function messageHeader(gw: Gateway, id: number): { type: MessageType; from: string; to: string; killed: boolean } | null {
+  const r = gw.db.query("SELECT type, from_call, to_call, killed_at FROM bbs_messages WHERE id = ?").get(id) as
+    | { type: MessageType; from_call: string; to_call: string; killed_at: number | null }
+    | null;
+  return r ? { type: r.type, from: r.from_call, to: r.to_call, killed: r.killed_at !== null } : null;
+}
+
+export interface Page {
+  limit: number;
+  /** only ids below this (the next page) */
+  before: number | null;
+}
+
+export function pageOf(query: Record<string, string | undefined>): Page {
+  const limit = query.limit === undefined ? 50 : Number(query.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw badRequest("invalid", "limit must be 1-200");
+  const before = query.before === undefined ? null : Number(query.before);
+  if (before !== null && (!Number.isInteger(before) || before < 1)) throw badRequest("invalid", "before must be a message id");
+  return { limit, before };
+}
+
+function list(gw: Gateway, where: string, params: Array<string | number>, page: Page): Message[] {
+  const rows = gw.db
+    .query(`SELECT * FROM bbs_messages WHERE killed_at IS NULL AND ${where} ${page.before ? "AND id < ?" : ""} ORDER BY id DESC LIMIT ?`)
+    .all(...params, ...(page.before ? [page.before] : []), page.limit) as Row[];
+  return rows.map((r) => toMessage(r, false));
+}
+
+/** Personal mail and traffic addressed to any of `calls`. */
+export function listMailbox(gw: Gateway, calls: string[], page: Page, unreadOnly = false): Message[] {
+  if (calls.length === 0) return [];
+  return list(gw, `type IN ('P','T') AND to_call IN (${calls.map(() => "?").join(",")})${unreadOnly ? " AND read_at IS NULL" : ""}`, calls, page);
+}
+
+/** What `calls` sent, any type. */
+export function listSent(gw: Gateway, calls: string[], page: Page): Message[] {
+  if (calls.length === 0) return [];
+  return list(gw, `from_call IN (${calls.map(() => "?").join(",")})`, calls, page);
+}
+
+/** NTS traffic for operators to relay or deliver. */
+export function listTraffic(gw: Gateway, page: Page): Message[] {
+  return list(gw, "type = 'T'", [], page);
+}
+
+/** Bulletins, newest first; SVCFED carrier traffic only when its category is asked for. */
+export function listBulletins(gw: Gateway, category: string | null, since: number | null, page: Page): Message[] {
+  const where = ["type = 'B'"];
+  const params: Array<string | number> = [];
+  if (category) {
+    where.push("to_call = ?");
+    params.push(category);
+  } else {
+    where.push("to_call <> ?");
+    params.push(SVCFED_CATEGORY);
+  }
+  if (since !== null) {
+    where.push("created_at >= ?");
+    params.push(since);
+  }
+  return list(gw, where.join(" AND "), params, page);
+}
+
+export function bulletinCategories(gw: Gateway): Array<{ category: string; count: number; latestAt: number }> {
+  return gw.db
+    .query("SELECT to_call AS category, count(*) AS count, max(created_at) AS latestAt FROM bbs_messages WHERE type = 'B' AND killed_at IS NULL AND to_call <> ? GROUP BY to_call ORDER BY to_call")
+    .all(SVCFED_CATEGORY) as Array<{ category: string; count: number; latestAt: number }>;
+}
+
+/** Every message of a thread the viewer may read, oldest first. */
+export function threadOf(gw: Gateway, id: number, viewer: Viewer): Message[] {
+  const root = gw.db.query("SELECT coalesce(thread_id, id) AS t FROM bbs_messages WHERE id = ? AND killed_at IS NULL").get(id) as { t: number } | null;
+  if (!root) throw notFound(`message ${id}`);
+  const rows = gw.db.query("SELECT * FROM bbs_messages WHERE (thread_id = ?1 OR id = ?1) AND killed_at IS NULL ORDER BY id").all(root.t) as Row[];
+  return rows.filter((r) => canRead(viewer, { type: r.type, from: r.from_call, to: r.to_call })).map((r) => toMessage(r, true));
+}
+
+/** Kills a message: its text is wiped at once, its BID stays known. */
+export function killMessage(gw: Gateway, id: number, by: string): void {
+  const now = gw.clock.now();
+  const n = gw.db
+    .query("UPDATE bbs_messages SET killed_at = ?, killed_by = ?, subject = '', body = '', route = '' WHERE id = ? AND killed_at IS NULL")
+    .run(now, by, id).changes;
+  if (n === 0) throw notFound(`message ${id}`);
+  gw.db.query("DELETE FROM bbs_queue WHERE message_id = ? AND state = 'pending'").run(id);
+}
+
+export function markRead(gw: Gateway, id: number, read: boolean): void {
+  gw.db.query("UPDATE bbs_messages SET read_at = ? WHERE id = ? AND killed_at IS NULL").run(read ? gw.clock.now() : null, id);
+}
+
+/** Re-routes held (unrouted) mail after the rules changed; returns how many found a route. */
+export function rerouteHeld(gw: Gateway): number {
+  const now = gw.clock.now();
+  const held = gw.db.query("SELECT * FROM bbs_messages WHERE delivery = 'unrouted' AND killed_at IS NULL").all() as Row[];
+  let moved = 0;
+  for (const r of held) {
+    const d = resolveRoute(gw, { type: r.type, to: r.to_call, at: r.at_bbs, route: r.route ? r.route.split("\n") : [], receivedFrom: r.received_from });
+    if (d.delivery === "unrouted") continue;
+    gw.db.transaction(() => {
+      gw.db.query("UPDATE bbs_messages SET delivery = ?, at_bbs = ? WHERE id = ?").run(d.delivery, d.at, r.id);
+      const q = gw.db.query("INSERT OR IGNORE INTO bbs_queue (message_id, partner_id, state, queued_at, updated_at) VALUES (?, ?, 'pending', ?, ?)");
+      for (const p of d.partners) q.run(r.id, p.partnerId, now, now);
+    })();
+    moved++;
+  }
+  return moved;
+}
+
+/** For callers that must refuse rather than report: StoreOutcome -> AppError. */
+export function outcomeError(o: Exclude<StoreOutcome, { ok: true }>): AppError {
+  if (o.code === "duplicate") return conflict("duplicate_bid", o.message);
+  if (o.code === "too_large") return new AppError(413, "too_large", o.message);
+  return unprocessable(o.code, o.message);
+}

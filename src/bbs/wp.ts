@@ -1,0 +1,138 @@
+/**
+ * White Pages: which BBS is a callsign's home, learnt the way FBB learns it:
+ * from forwarded WP update messages (personal mail to WP, one line per entry:
+ * `On 930123 FD1CDC/U @ F6FBB.FMLR.FRA.EU zip 31240 Claude Saint Jean`), and
+ * from the R: lines of mail passing through (/I: each BBS in the path; /G:
+ * the sender's home guessed from the oldest R: line). User-given (/U) beats
+ * path information (/I), which beats a guess (/G); within a rank the newer
+ * information wins.
+ */
+import type { Database } from "../store/db.ts";
+import { isBaseCallsign } from "../callsign.ts";
+import { checkRoute } from "./address.ts";
+import { parseRouteLine } from "./text.ts";
+
+export type WpSource = "U" | "I" | "G";
+
+export interface WpEntry {
+  call: string;
+  homeBbs: string;
+  zip: string | null;
+  name: string | null;
+  qth: string | null;
+  source: WpSource;
+  infoAt: number;
+  updatedAt: number;
+}
+
+const RANK: Record<WpSource, number> = { U: 3, I: 2, G: 1 };
+
+interface Row {
+  call: string;
+  home_bbs: string;
+  zip: string | null;
+  name: string | null;
+  qth: string | null;
+  source: WpSource;
+  info_at: number;
+  updated_at: number;
+}
+
+const toEntry = (r: Row): WpEntry => ({
+  call: r.call,
+  homeBbs: r.home_bbs,
+  zip: r.zip,
+  name: r.name,
+  qth: r.qth,
+  source: r.source,
+  infoAt: r.info_at,
+  updatedAt: r.updated_at,
+});
+
+export function wpLookup(db: Database, call: string): WpEntry | null {
+  const r = db.query("SELECT * FROM bbs_wp WHERE call = ?").get(call.toUpperCase()) as Row | null;
+  return r ? toEntry(r) : null;
+}
+
+/** By callsign prefix, or a word of the home BBS, name or QTH. */
+export function wpSearch(db: Database, q: string, limit: number): WpEntry[] {
+  const t = q.trim().toUpperCase();
+  if (t === "") return (db.query("SELECT * FROM bbs_wp ORDER BY updated_at DESC LIMIT ?").all(limit) as Row[]).map(toEntry);
+  const like = `%${t.replace(/[%_\\]/g, (c) => "\\" + c)}%`;
+  const rows = db
+    .query(
+      `SELECT * FROM bbs_wp WHERE call LIKE ?1 ESCAPE '\\' OR home_bbs LIKE ?2 ESCAPE '\\' OR upper(coalesce(name, '')) LIKE ?2 ESCAPE '\\' OR upper(coalesce(qth, '')) LIKE ?2 ESCAPE '\\'
+       ORDER BY (call LIKE ?1 ESCAPE '\\') DESC, call LIMIT ?3`,
+    )
+    .all(`${t.replace(/[%_\\]/g, (c) => "\\" + c)}%`, like, limit) as Row[];
+  return rows.map(toEntry);
+}
+
+export interface WpUpdate {
+  call: string;
+  homeBbs: string;
+  zip?: string | null;
+  name?: string | null;
+  qth?: string | null;
+  source: WpSource;
+  infoAt: number;
+}
+
+/** Applies one update if it is better than what is known; true when it changed the directory. */
+export function wpUpdate(db: Database, u: WpUpdate, now: number): boolean {
+  const call = u.call.toUpperCase();
+  if (!isBaseCallsign(call)) return false;
+  const home = checkRoute(u.homeBbs);
+  if (!home.ok || !isBaseCallsign(home.value.split(".")[0]!)) return false;
+  const old = db.query("SELECT * FROM bbs_wp WHERE call = ?").get(call) as Row | null;
+  if (old) {
+    const better = RANK[u.source] > RANK[old.source] || (RANK[u.source] === RANK[old.source] && u.infoAt > old.info_at);
+    if (!better) return false;
+  }
+  db.query(
+    `INSERT INTO bbs_wp (call, home_bbs, zip, name, qth, source, info_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(call) DO UPDATE SET home_bbs = excluded.home_bbs,
+       zip = coalesce(excluded.zip, bbs_wp.zip), name = coalesce(excluded.name, bbs_wp.name), qth = coalesce(excluded.qth, bbs_wp.qth),
+       source = excluded.source, info_at = excluded.info_at, updated_at = excluded.updated_at`,
+  ).run(call, home.value, u.zip ?? null, u.name ?? null, u.qth ?? null, u.source, u.infoAt, now);
+  return true;
+}
+
+const unknown = (v: string | undefined) => (v === undefined || v === "?" || v === "" ? null : v);
+
+/** The entries of a WP update message body. Lines that do not parse are skipped. */
+export function parseWpMessage(body: string): WpUpdate[] {
+  const out: WpUpdate[] = [];
+  for (const line of body.split("\n")) {
+    const m = /^On\s+(\d{2})(\d{2})(\d{2})\s+([A-Z0-9]{1,6})(?:-\d{1,2})?\/([UGI])\s+@\s+(\S+)\s+zip\s+(\S+)\s+(\S+)\s*(.*)$/i.exec(line.trim());
+    if (!m) continue;
+    const infoAt = Date.UTC(2000 + Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+    if (!Number.isFinite(infoAt)) continue;
+    out.push({
+      call: m[4]!.toUpperCase(),
+      source: m[5]!.toUpperCase() as WpSource,
+      homeBbs: m[6]!.toUpperCase(),
+      zip: unknown(m[7]),
+      name: unknown(m[8]),
+      qth: unknown(m[9]?.trim()),
+      infoAt,
+    });
+  }
+  return out;
+}
+
+/** What a stored message teaches the directory. Returns the number of entries changed. */
+export function wpLearn(db: Database, m: { type: string; from: string; to: string; body: string; route: string[] }, now: number): number {
+  let changed = 0;
+  if (m.type === "P" && m.to === "WP") for (const u of parseWpMessage(m.body)) if (wpUpdate(db, u, now)) changed++;
+  const infos = m.route.map(parseRouteLine);
+  for (const i of infos) {
+    if (!i.ha || i.at === null) continue;
+    if (wpUpdate(db, { call: i.ha.split(".")[0]!, homeBbs: i.ha, qth: i.qth, zip: i.zip, source: "I", infoAt: i.at }, now)) changed++;
+  }
+  const origin = infos[infos.length - 1];
+  if (origin?.ha && origin.at !== null && m.from !== "WP") {
+    if (wpUpdate(db, { call: m.from, homeBbs: origin.ha, source: "G", infoAt: origin.at }, now)) changed++;
+  }
+  return changed;
+}
