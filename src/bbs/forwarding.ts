@@ -28,11 +28,13 @@ interface ActiveSession {
   link: ByteLink;
 }
 
+export type SessionRecord = SessionReport & { at: number; role: "caller" | "answerer"; via: string };
+
 interface Runtime {
   listener: TcpListener | null;
   active: Map<number, ActiveSession>;
-  /** the last report per partner id, for the sysop page and tests */
-  reports: Map<number, SessionReport & { at: number; role: string }>;
+  /** the latest session reports per partner id (newest last), for the sysop page */
+  reports: Map<number, SessionRecord[]>;
 }
 
 const runtimes = new WeakMap<Gateway, Runtime>();
@@ -142,7 +144,9 @@ export async function runPartnerSession(
   gw.db
     .query("UPDATE bbs_partners SET last_success_at = CASE WHEN ?1 THEN ?2 ELSE last_success_at END, last_error = ?3 WHERE id = ?4")
     .run(report.ok ? 1 : 0, end, report.error, partner.id);
-  rt.reports.set(partner.id, { ...report, at: end, role });
+  const list = rt.reports.get(partner.id) ?? [];
+  list.push({ ...report, at: end, role, via: link.description });
+  rt.reports.set(partner.id, list.slice(-10));
   const stored = report.received.filter((r) => r.result === "stored").length;
   const sent = report.sent.filter((s) => s.outcome === "sent").length;
   gw.log.info("bbs", `session with ${partner.call} (${role}, ${link.description}) ${report.ok ? "done" : "ended: " + report.error}; received ${stored}, sent ${sent}`);
@@ -306,6 +310,7 @@ export function activeSessions(gw: Gateway): SessionStatus[] {
   return [...runtime(gw).active.values()].map((s) => ({ partner: s.partner, role: s.role, via: s.via, startedAt: s.startedAt }));
 }
 
-export function lastReport(gw: Gateway, partnerId: number) {
-  return runtime(gw).reports.get(partnerId) ?? null;
+/** The last sessions with a partner, newest last (kept in memory, up to 10). */
+export function recentSessions(gw: Gateway, partnerId: number): SessionRecord[] {
+  return runtime(gw).reports.get(partnerId) ?? [];
 }

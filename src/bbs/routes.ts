@@ -40,7 +40,7 @@ import {
   updatePartner,
   updateRule,
 } from "./partners.ts";
-import { activeSessions, callPartner, lastReport } from "./forwarding.ts";
+import { activeSessions, callPartner, recentSessions } from "./forwarding.ts";
 import { boxKill, endBoxSession, inbound, killedSince, listBoxSessions, pool, sentReport, sessionExchange } from "./box.ts";
 import { bbsIdentity } from "./identity.ts";
 
@@ -279,7 +279,7 @@ export function bbsRoutes(gw: Gateway) {
         "/api/bbs/partners/:id",
         ({ params }) => {
           const id = idParam(params.id, "partner");
-          return { ...getPartner(gw, id), lastSession: lastReport(gw, id) };
+          return { ...getPartner(gw, id), sessions: recentSessions(gw, id) };
         },
         { gate: "sysop" },
       )
