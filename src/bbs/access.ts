@@ -8,6 +8,7 @@
 import type { Gateway } from "../gateway.ts";
 import { isSysop, type Caller } from "../http/gates.ts";
 import { baseCall } from "../callsign.ts";
+import { callsignsOf } from "../accounts/users.ts";
 
 export interface Viewer {
   signedIn: boolean;
@@ -18,10 +19,7 @@ export interface Viewer {
 
 export function viewerOf(gw: Gateway, caller: Caller): Viewer {
   const calls = new Set<string>();
-  if (caller.user) {
-    const rows = gw.db.query("SELECT call FROM callsigns WHERE user_id = ? AND verified_at IS NOT NULL").all(caller.user.id) as Array<{ call: string }>;
-    for (const r of rows) calls.add(baseCall(r.call));
-  }
+  if (caller.user) for (const c of callsignsOf(gw.db, caller.user.id)) if (c.verified) calls.add(baseCall(c.call));
   return { signedIn: !!caller.user, sysop: isSysop(gw, caller), calls };
 }
 
