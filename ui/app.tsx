@@ -16,6 +16,8 @@ import { HidePage } from "./pages/hide.tsx";
 import { ActivityPage, LeaderboardPage, ProfilePage, SupportPage } from "./pages/game.tsx";
 import { EmbedPage } from "./pages/embed.tsx";
 import { PeersPage } from "./pages/peers.tsx";
+import { BulletinsPage, ComposePage, MailboxPage, MessagePage, WhitePagesPage } from "./pages/bbs.tsx";
+import { ForwardingPage } from "./pages/bbs-sysop.tsx";
 
 function Header() {
   const { path } = useLocation();
@@ -64,6 +66,12 @@ export function App() {
           <Route path="/profile/:call" component={ProfilePage} />
           <Route path="/support" component={SupportPage} />
           <Route path="/peers" component={PeersPage} />
+          <Route path="/bbs" component={MailboxPage} />
+          <Route path="/bbs/bulletins" component={BulletinsPage} />
+          <Route path="/bbs/compose" component={ComposePage} />
+          <Route path="/bbs/msg/:id" component={MessagePage} />
+          <Route path="/bbs/wp" component={WhitePagesPage} />
+          <Route path="/sysop/bbs" component={ForwardingPage} />
           <Route default component={NotFound} />
         </Router>
       </main>

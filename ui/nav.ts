@@ -11,6 +11,8 @@ export const NAV: NavItem[] = [
   { href: "/leaderboard", label: "Leaderboard" },
   { href: "/decode", label: "Decode" },
   { href: "/peers", label: "Peers" },
+  { href: "/bbs", label: "BBS" },
+  { href: "/sysop/bbs", label: "Forwarding" },
   { href: "/about", label: "About" },
   { href: "/account", label: "Account" },
 ];
