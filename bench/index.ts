@@ -6,6 +6,7 @@ export {};
  */
 const BENCHES: Record<string, () => Promise<unknown>> = {
   startup: () => import("./startup.ts").then((m) => m.run()),
+  bbs: () => import("./bbs.ts").then((m) => m.run()),
   prune: () => import("./prune.ts").then((m) => m.run()),
   aprs: () => import("./aprs.ts").then((m) => m.run()),
   "radio-link": () => import("./radio-link.ts").then((m) => m.run()),

@@ -262,17 +262,23 @@ export function lzhufEncode(input: Uint8Array): Uint8Array {
     dad[p] = NIL;
   };
 
-  const path: number[] = [];
   const encodeChar = (c: number) => {
-    // Walk leaf to root collecting the branch bits; emit them root first.
-    // (The 1988 code packs them into 16 bits and breaks on deeper trees.)
-    path.length = 0;
+    // Walk leaf to root collecting the branch bits (the leaf's bit ends up
+    // lowest) and emit them root first. The 1988 code packed them into 16
+    // bits and broke on deeper trees; the adaptive tree stays under 31 levels
+    // (frequencies are halved at 0x8000).
+    let code = 0;
+    let len = 0;
     let k = huff.prnt[c + T]!;
     do {
-      path.push(k & 1);
+      code |= (k & 1) << len;
+      len++;
       k = huff.prnt[k]!;
     } while (k !== R);
-    for (let i = path.length - 1; i >= 0; i--) out.write(path[i]!, 1);
+    if (len > 24) {
+      out.write(code >>> 16, len - 16);
+      out.write(code & 0xffff, 16);
+    } else out.write(code, len);
     huff.update(c);
   };
 
