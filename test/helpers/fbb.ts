@@ -176,8 +176,8 @@ export async function startFbb(o: FbbOptions): Promise<Fbb> {
   });
   const exited = new Promise<void>((r) => proc.on("exit", () => r()));
 
-  // Ready when the telnet port answers.
-  const deadline = Date.now() + 20_000;
+  // Ready when the telnet port answers (slow on a loaded machine).
+  const deadline = Date.now() + 60_000;
   for (;;) {
     try {
       const s = await Bun.connect({ hostname: "127.0.0.1", port: telnetPort, socket: { data() {} } });
@@ -188,7 +188,8 @@ export async function startFbb(o: FbbOptions): Promise<Fbb> {
         try {
           process.kill(-proc.pid!, "SIGKILL");
         } catch {}
-        throw new Error(`xfbbd did not open its telnet port ${telnetPort}:\n${out.slice(-3000)}`);
+        const logs = existsSync(join(dir, "log")) ? readdirSync(join(dir, "log")).map((f) => readFileSync(join(dir, "log", f), "latin1")).join("") : "";
+        throw new Error(`xfbbd did not open its telnet port ${telnetPort} within 60 s:\n${out.slice(-3000)}\nlog:\n${logs}`);
       }
       await Bun.sleep(200);
     }
