@@ -145,19 +145,7 @@ export function inTimeBands(bands: string[], now: number): boolean {
   });
 }
 
-interface PartnerFields {
-  call: string;
-  protocol: Protocol;
-  transport: TransportKind;
-  host: string | null;
-  port: number | null;
-  password: string | null;
-  interval_min: number;
-  time_bands: string;
-  types: string;
-  poll: number;
-  enabled: number;
-}
+type PartnerFields = Omit<PartnerRow, "id" | "created_at" | "updated_at" | "last_attempt_at" | "last_success_at" | "last_error">;
 
 /** Validates a whole partner (merged over `base` for updates). */
 function partnerFields(input: unknown, base: PartnerFields | null): PartnerFields {
@@ -249,7 +237,7 @@ export function deletePartner(gw: Gateway, id: number): void {
   if (gw.db.query("DELETE FROM bbs_partners WHERE id = ?").run(id).changes === 0) throw notFound(`partner ${id}`);
 }
 
-interface RuleRow {
+export interface RuleRow {
   id: number;
   partner_id: number;
   call: string;

@@ -19,6 +19,7 @@ import { patternMatches, routeElements, type MessageType } from "./address.ts";
 import { bbsIdentity } from "./identity.ts";
 import { parseRouteLine } from "./text.ts";
 import { wpLookup, type WpEntry } from "./wp.ts";
+import type { RuleRow as PartnerRule } from "./partners.ts";
 
 export interface Route {
   partnerId: number;
@@ -45,16 +46,7 @@ export interface RoutableMessage {
   receivedFrom: string | null;
 }
 
-interface RuleRow {
-  id: number;
-  partner_id: number;
-  call: string;
-  field: "at" | "to";
-  pattern: string;
-  types: string;
-  partner_types: string;
-  priority: number;
-}
+type RuleRow = Pick<PartnerRule, "id" | "partner_id" | "call" | "field" | "pattern" | "types" | "priority"> & { partner_types: string };
 
 function activeRules(gw: Gateway, type: MessageType): RuleRow[] {
   return (

@@ -50,15 +50,7 @@ export interface OutgoingMessage {
 }
 
 /** A message that arrived whole. */
-export interface IncomingMessage {
-  bid: string;
-  type: MessageType;
-  from: string;
-  at: string;
-  to: string;
-  subject: string;
-  /** routing lines and body, LF line ends */
-  text: string;
+export interface IncomingMessage extends OutgoingMessage {
   compressed: boolean;
 }
 
