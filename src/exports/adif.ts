@@ -9,18 +9,10 @@
 import type { Gateway } from "../gateway.ts";
 import { baseCall } from "../callsign.ts";
 import { codeOf, type CacheRow } from "../game/caches.ts";
+import { locator } from "../maidenhead.ts";
 
 export const ADIF_TYPE = "text/plain; charset=us-ascii";
 export const ADIF_VERSION = "3.1.4";
-
-/** Maidenhead locator, 6 characters. */
-export function maidenhead(lat: number, lon: number): string {
-  const x = Math.min(359.99999, Math.max(0, lon + 180));
-  const y = Math.min(179.99999, Math.max(0, lat + 90));
-  const A = "ABCDEFGHIJKLMNOPQR";
-  const a = "abcdefghijklmnopqrstuvwx";
-  return A[Math.floor(x / 20)]! + A[Math.floor(y / 10)]! + Math.floor((x % 20) / 2) + Math.floor(y % 10) + a[Math.floor(((x % 2) * 60) / 5)]! + a[Math.floor(((y % 1) * 60) / 2.5)]!;
-}
 
 /** ADIF Location: XDDD MM.MMM */
 function location(v: number, pos: string, neg: string): string {
@@ -93,10 +85,10 @@ export function adifFinds(gw: Gateway, call: string, opts: { band?: string; now:
       field("MODE", "PKT") +
       field("STATION_CALLSIGN", r.posCall) +
       field("OPERATOR", base) +
-      field("MY_GRIDSQUARE", maidenhead(r.posLat, r.posLon)) +
+      field("MY_GRIDSQUARE", locator(r.posLat, r.posLon)) +
       field("MY_LAT", location(r.posLat, "N", "S")) +
       field("MY_LON", location(r.posLon, "E", "W")) +
-      (r.igateLat !== null && r.igateLon !== null ? field("GRIDSQUARE", maidenhead(r.igateLat, r.igateLon)) : "") +
+      (r.igateLat !== null && r.igateLon !== null ? field("GRIDSQUARE", locator(r.igateLat, r.igateLon)) : "") +
       field("MY_SIG", "GEOCACHE") +
       field("MY_SIG_INFO", code) +
       field("COMMENT", ascii(`Geocache find ${code}${name ? " " + name : ""}${r.distanceM !== null ? `, heard ${Math.round(r.distanceM)} m from the cache` : ""}`)) +
