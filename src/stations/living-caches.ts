@@ -14,7 +14,7 @@ import type { GatewayEvents } from "../events.ts";
 import type { SignedInUser } from "../http/gates.ts";
 import { badRequest } from "../errors.ts";
 import { isCallsign } from "../callsign.ts";
-import type { Bbox } from "./registry.ts";
+import { inBbox, type Bbox } from "./registry.ts";
 import { createOwn, findOwnByCall, holdsBaseCall, ownRow, usableRow, viewOwn, type OwnRow, type OwnStation } from "./own.ts";
 
 export interface LivingCache {
@@ -79,11 +79,6 @@ function toCache(gw: Gateway, r: Row): LivingCache | null {
   };
 }
 
-function inBox(c: { lat: number; lon: number }, b: Bbox): boolean {
-  if (c.lat < b.south || c.lat > b.north) return false;
-  return b.west <= b.east ? c.lon >= b.west && c.lon <= b.east : c.lon >= b.west || c.lon <= b.east;
-}
-
 /**
  * Every living cache with its current position, newest beacon first. A cache
  * with no position yet (never heard, no fixed position) is left out, as is
@@ -97,7 +92,7 @@ export function listLivingCaches(gw: Gateway, opts: { bbox?: Bbox; maxAgeMs?: nu
   for (const r of gw.db.query(SELECT).all() as Row[]) {
     const c = toCache(gw, r);
     if (!c) continue;
-    if (opts.bbox && !inBox(c, opts.bbox)) continue;
+    if (opts.bbox && !inBbox(c, opts.bbox)) continue;
     if (opts.maxAgeMs !== undefined && c.positionAt !== null && c.positionAt < now - opts.maxAgeMs) continue;
     out.push(c);
   }

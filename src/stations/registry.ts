@@ -104,6 +104,12 @@ export function parseBbox(raw: string): Bbox {
   return { west, south, east, north };
 }
 
+/** Whether a point lies in a box (edges included; across the antimeridian too). */
+export function inBbox(p: { lat: number; lon: number }, b: Bbox): boolean {
+  if (p.lat < b.south || p.lat > b.north) return false;
+  return b.west <= b.east ? p.lon >= b.west && p.lon <= b.east : p.lon >= b.west || p.lon <= b.east;
+}
+
 export const MAX_STATIONS = 5000;
 export const DEFAULT_STATIONS = 1000;
 
