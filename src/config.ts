@@ -69,6 +69,10 @@ export interface Config {
   mheardTtlDays: number;
   relayQueueTtlHours: number;
   spotsEnabled: boolean;
+  /** Live connections (WebSockets and SSE streams together) one client address may hold. */
+  liveMaxPerIp: number;
+  /** Seconds between keep-alive comments on the SSE stream. */
+  liveKeepaliveSeconds: number;
   dohUrl: string;
   /** Leaflet tile URL template; empty string = no tile server (outline map only). */
   tileUrl: string;
@@ -359,6 +363,8 @@ export const SETTINGS = [
   setting("MHEARD_TTL_DAYS", "mheardTtlDays", wholeNumber(1, 3650, "days"), 14, "MHeard list retention"),
   setting("RELAY_QUEUE_TTL_HOURS", "relayQueueTtlHours", wholeNumber(1, 24 * 365, "hours"), 48, "stale relay-queue entries are pruned after this"),
   setting("SPOTS_ENABLED", "spotsEnabled", bool, false, "serve /api/spots"),
+  setting("LIVE_MAX_PER_IP", "liveMaxPerIp", wholeNumber(1, 100_000, "connections"), 32, "live connections (WebSockets and CoT streams) one client address may hold"),
+  setting("LIVE_KEEPALIVE_SECONDS", "liveKeepaliveSeconds", wholeNumber(1, 300, "seconds"), 15, "keep-alive comment interval on the CoT SSE stream"),
   setting("DOH_URL", "dohUrl", url, "https://cloudflare-dns.com/dns-query", "DNS-over-HTTPS resolver"),
   setting("TILE_URL", "tileUrl", tileUrl, "https://tile.openstreetmap.org/{z}/{x}/{y}.png", "map tile URL template; 'off' for the built-in outline map only"),
   setting("TILE_ATTRIBUTION", "tileAttribution", text, "&copy; OpenStreetMap contributors", "map tile attribution"),

@@ -15,6 +15,17 @@ import { initFederation } from "./fed/descriptor.ts";
 import { startRadio } from "./node/radio.ts";
 import { initNetwork } from "./fed/network.ts";
 import { startBbs } from "./bbs/forwarding.ts";
+import { WS } from "./live/rooms.ts";
+
+/** Bun's WebSocket settings are server-wide: the live rooms' bounded buffers and timeouts (src/live/rooms.ts). */
+const WEBSOCKET_OPTIONS = {
+  backpressureLimit: WS.backpressureBytes,
+  closeOnBackpressureLimit: true,
+  idleTimeout: WS.idleTimeoutS,
+  maxPayloadLength: WS.maxPayloadBytes,
+  sendPings: true,
+  perMessageDeflate: false,
+};
 
 export interface Clock {
   /** unix milliseconds */
@@ -73,7 +84,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     url: null,
     async listen() {
       try {
-        gw.app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: 256 * 1024 * 1024 });
+        gw.app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: 256 * 1024 * 1024, websocket: WEBSOCKET_OPTIONS });
       } catch (e) {
         if (String((e as Error).message ?? e).includes("EADDRINUSE") || (e as { code?: string }).code === "EADDRINUSE") {
           throw new PortInUseError(`port ${config.port} on ${config.host} is already in use; start with --port N to use another`);

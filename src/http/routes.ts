@@ -16,6 +16,7 @@ import { exportRoutes } from "../exports/routes.ts";
 import { nodeRoutes } from "../node/routes.ts";
 import { boxRoutes } from "../box/routes.ts";
 import { beaconRoutes } from "../fed/beacon-routes.ts";
+import { liveRoutes } from "../live/routes.ts";
 
 export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [
   systemRoutes,
@@ -31,4 +32,5 @@ export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any
   nodeRoutes,
   boxRoutes,
   beaconRoutes,
+  liveRoutes,
 ];
