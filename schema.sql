@@ -1024,3 +1024,33 @@ CREATE TABLE bbs_queue (
   PRIMARY KEY (message_id, partner_id)
 );
 CREATE INDEX bbs_queue_pending ON bbs_queue(partner_id, state, queued_at);
+
+-- migration 17: watch-alert digests: each account's cursor over the logs, and every digest made, so none is sent twice
+
+-- Logs up to last_log_id have gone into a digest of the account; last_at spaces
+-- its digests an hour or a day apart (notify_prefs.digest).
+CREATE TABLE watch_digest_state (
+  user_id     INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  last_log_id INTEGER NOT NULL,
+  last_at     INTEGER NOT NULL
+);
+
+-- One digest per account and channel. A digest is marked sending before it
+-- goes out and sent after; one found sending when the task starts was cut off
+-- mid-send (the process died) and becomes unknown: never sent again.
+-- pending (to send; also after a refusal, until attempts run out), sending,
+-- sent, failed (gave up, or nothing left to send), unknown.
+CREATE TABLE watch_digests (
+  id         INTEGER PRIMARY KEY,
+  user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  channel    TEXT NOT NULL CHECK (channel IN ('email', 'push')),
+  log_ids    TEXT NOT NULL,           -- JSON array of the log ids it reports
+  state      TEXT NOT NULL CHECK (state IN ('pending', 'sending', 'sent', 'failed', 'unknown')),
+  attempts   INTEGER NOT NULL DEFAULT 0,
+  error      TEXT,
+  created_at INTEGER NOT NULL,
+  sent_at    INTEGER
+);
+CREATE INDEX watch_digests_open ON watch_digests(state) WHERE state IN ('pending', 'sending');
+CREATE INDEX watch_digests_user ON watch_digests(user_id);
+CREATE INDEX watch_digests_created ON watch_digests(created_at);

@@ -34,10 +34,15 @@ const USER_TABLES: Array<{ name: string; sql: string }> = [
     sql: "SELECT endpoint, p256dh, auth, created_at AS createdAt, last_ok_at AS lastOkAt, failures FROM push_subscriptions WHERE user_id = ? ORDER BY id",
   },
   { name: "views", sql: "SELECT id, name, state, created_at AS createdAt, updated_at AS updatedAt FROM views WHERE user_id = ? ORDER BY created_at" },
+  {
+    name: "watchDigests",
+    sql: "SELECT channel, log_ids AS logIds, state AS status, attempts, error, created_at AS createdAt, sent_at AS sentAt FROM watch_digests WHERE user_id = ? ORDER BY id",
+  },
+  { name: "watchDigestCursor", sql: "SELECT last_log_id AS lastLogId, last_at AS lastAt FROM watch_digest_state WHERE user_id = ?" },
 ];
 
 const BOOLEAN_COLUMNS = new Set(["active", "email", "push"]);
-const JSON_COLUMNS = new Set(["data", "state"]);
+const JSON_COLUMNS = new Set(["data", "state", "logIds"]);
 
 function jsonSafe(v: unknown): unknown {
   if (v instanceof Uint8Array) return Buffer.from(v).toString("base64url");

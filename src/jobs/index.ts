@@ -7,6 +7,7 @@ import type { Gateway } from "../gateway.ts";
 import { pruneAll } from "./prune.ts";
 import { forwardDue } from "../bbs/forwarding.ts";
 import { radioTick } from "../node/radio.ts";
+import { runWatchDigests } from "../notify/digests.ts";
 import { syncAll } from "../fed/sync.ts";
 import { retryCorroborations } from "../fed/corroborate.ts";
 import { pushToHub } from "../fed/hub.ts";
@@ -68,6 +69,6 @@ export function registerJobs(gw: Gateway): void {
     name: "watch-digests",
     schedule: "0 * * * *",
     description: "send watch-alert digests by e-mail and web push",
-    run: () => ({ skipped: "watch digests are not built yet" }),
+    run: () => runWatchDigests(gw),
   });
 }

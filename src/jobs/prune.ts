@@ -129,6 +129,14 @@ export const RETENTION: RetentionRule[] = [
     setting: "BBS_MAIL_TTL_DAYS",
   },
   { name: "bbs_bids", table: "bbs_bids", column: "seen_at", ttlMs: (c) => c.bbsBidTtlDays * DAY, what: "BBS message ids (BIDs) seen, to refuse duplicates", setting: "BBS_BID_TTL_DAYS" },
+  {
+    name: "watch_digests",
+    table: "watch_digests",
+    column: "created_at",
+    keep: "state NOT IN ('pending', 'sending')",
+    ttlMs: () => 30 * DAY,
+    what: "which watch-alert digests were sent to an account, and when (log ids only), so none is sent twice",
+  },
   { name: "relay_queue", table: "relay_queue", column: "created_at", ttlMs: (c) => c.relayQueueTtlHours * HOUR, what: "relay queries for packet-only peers", setting: "RELAY_QUEUE_TTL_HOURS" },
 ];
 

@@ -62,6 +62,9 @@ function insertAged(table: string, now: number, ageMs: number, tag: string) {
     case "netrom_routes":
       db.query("INSERT INTO netrom_routes (dest, neighbour, quality, source, updated_at) VALUES (?, 'N0MAN', 100, 'manual', ?)").run(tag + "M", ts - 100 * DAY);
       return db.query("INSERT INTO netrom_routes (dest, neighbour, quality, source, updated_at) VALUES (?, 'N0NB', 100, 'heard', ?)").run(tag, ts);
+    case "watch_digests":
+      db.query("INSERT OR IGNORE INTO users (id, created_at) VALUES (1, 0)").run();
+      return db.query("INSERT INTO watch_digests (user_id, channel, log_ids, state, created_at) VALUES (1, 'email', ?, 'sent', ?)").run(JSON.stringify([tag]), ts);
     case "relay_queue":
       return db.query("INSERT INTO relay_queue (instance, state, query, created_at) VALUES (?, 'queued', '{}', ?)").run(tag, ts);
   }
@@ -86,6 +89,7 @@ const ttls: Record<string, number> = {
   bbs_bulletins: 30 * DAY,
   bbs_mail: 180 * DAY,
   bbs_bids: 365 * DAY,
+  watch_digests: 30 * DAY,
   // rows that carry their own expiry: kept until it passes
   sessions: 0,
   used_assertions: 0,
@@ -105,7 +109,7 @@ describe("pruning", () => {
     const report = (await g.gw.scheduler.runNow("prune")) as Record<string, { deleted: number }>;
     for (const rule of RETENTION) {
       expect(report[rule.name]!.deleted).toBe(1);
-      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", fed_feed: "gid", fed_quarantine: "origin", relay_queue: "instance", sessions: "id_hash", used_assertions: "sig", webauthn_challenges: "challenge", email_tokens: "email", aprs_outbox: "src", box_commands: "box", netrom_routes: "dest", bbs_messages: "from_call", bbs_bids: "bid" }[rule.table] ?? "call";
+      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", fed_feed: "gid", fed_quarantine: "origin", relay_queue: "instance", sessions: "id_hash", used_assertions: "sig", webauthn_challenges: "challenge", email_tokens: "email", aprs_outbox: "src", box_commands: "box", netrom_routes: "dest", bbs_messages: "from_call", bbs_bids: "bid", watch_digests: "json_extract(log_ids, '$[0]')" }[rule.table] ?? "call";
       const where = { bbs_bulletins: "WHERE type = 'B'", bbs_mail: "WHERE type = 'P'" }[rule.name] ?? "";
       const tags = (g.gw.db.query(`SELECT ${tagCol} AS tag FROM ${rule.table} ${where}`).all() as Array<{ tag: string }>).map((r) => r.tag).sort();
       // a route the sysop entered is never aged out
