@@ -208,7 +208,7 @@ describe("GET /api/cot/stream", () => {
   });
 
   test("a stream client that stops reading is dropped", async () => {
-    const port = g.gw.server!.port;
+    const port = g.gw.server!.port!;
     const before = liveHub(g.gw).stats().streams;
     const stuck = await stuckClient(port, `GET /api/cot/stream HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
     const until = async (cond: () => boolean) => {

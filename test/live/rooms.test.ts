@@ -186,7 +186,7 @@ describe("region rooms", () => {
   test("a client that stops reading is dropped; the others get every message in order", async () => {
     const good = await client("FN30");
     await good.next();
-    const stuck = await stuckClient(g.gw.server!.port, wsUpgrade(g.gw.server!.port, "FN30"));
+    const stuck = await stuckClient(g.gw.server!.port!, wsUpgrade(g.gw.server!.port!, "FN30"));
     await until(() => liveHub(g.gw).stats().websockets === 2);
     // Enough traffic to fill the kernel's socket buffers and then the bounded one.
     const batches = 25;

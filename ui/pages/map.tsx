@@ -6,10 +6,19 @@ import { addBaseLayer } from "../map/basemap.ts";
 import { stationLayer } from "../stations/layer.ts";
 import { cacheLayer } from "../game/layer.ts";
 import { addSaveViewControl, initialView } from "../map/view.ts";
+import { liveRooms, type LiveLog, type LiveState } from "../live/socket.ts";
+
+/** Live logs kept in the activity panel. */
+const FEED = 8;
+const VERB = { find: "found", dnf: "did not find", note: "wrote on" } as const;
+const clean = (s: string) => s.replace(/[<>&"]/g, "");
+const cacheHref = (l: LiveLog) => `/cache/${encodeURIComponent(String(l.cache.id))}`;
 
 export function MapPage() {
   const el = useRef<HTMLDivElement>(null);
   const [offline, setOffline] = useState<null | "off" | "unreachable">(null);
+  const [live, setLive] = useState<LiveState>("connecting");
+  const [feed, setFeed] = useState<LiveLog[]>([]);
   useEffect(() => {
     const start = initialView();
     const map = L.map(el.current!, { worldCopyJump: true, zoomControl: true }).setView(start.center, start.zoom);
@@ -19,11 +28,34 @@ export function MapPage() {
     clientConfig().then((cfg) => {
       if (!cancelled) addBaseLayer(map, cfg.tileUrl, cfg.tileAttribution, setOffline);
     });
-    const stopStations = stationLayer(map, (call) => location.assign(`/station/${encodeURIComponent(call)}`));
+    const stations = stationLayer(map, (call) => location.assign(`/station/${encodeURIComponent(call)}`));
     const stopCaches = cacheLayer(map);
+    // New finds show as a pulse on the cache for a while, and in the activity panel.
+    const finds = L.layerGroup().addTo(map);
+    const shown = new Set<number>();
+    const stopLive = liveRooms(map, {
+      position: (p) => stations.upsert(p),
+      log: (l, fresh) => {
+        if (shown.has(l.logId)) return;
+        shown.add(l.logId);
+        setFeed((f) => [l, ...f].slice(0, FEED));
+        if (!fresh || l.kind !== "find") return;
+        const m = L.marker([l.cache.lat, l.cache.lon], {
+          icon: L.divIcon({ className: "live-find", html: `<span>${clean(l.call)} found it</span>`, iconSize: [24, 24], iconAnchor: [12, 12] }),
+          title: `${l.call} found ${l.cache.name}`,
+          interactive: false,
+        }).addTo(finds);
+        setTimeout(() => m.remove(), 60_000);
+      },
+      state: (st) => {
+        setLive(st);
+        stations.setLive(st === "live");
+      },
+    });
     return () => {
       cancelled = true;
-      stopStations();
+      stopLive();
+      stations.stop();
       stopCaches();
       map.remove();
     };
@@ -37,7 +69,20 @@ export function MapPage() {
             : "Map tiles are offline: showing the built-in outline map. Stations and caches still work."}
         </div>
       )}
-      <div ref={el} class="map" data-testid="map" />
+      <div ref={el} class="map" data-testid="map" data-live={live} />
+      <aside class="live-panel" aria-live="polite" data-testid="live-feed">
+        <div class={`live-state ${live}`}>{live === "live" ? "● Live" : live === "connecting" ? "○ Connecting" : "○ Not live at this zoom"}</div>
+        {feed.length > 0 && (
+          <ol>
+            {feed.map((l) => (
+              <li key={l.logId}>
+                <b>{l.call}</b> {VERB[l.kind]} <a href={cacheHref(l)}>{l.cache.name}</a>{" "}
+                <time dateTime={new Date(l.ts).toISOString()}>{new Date(l.ts).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}</time>
+              </li>
+            ))}
+          </ol>
+        )}
+      </aside>
       <a class="button primary map-hide" href="/hide">Hide a cache</a>
     </section>
   );
