@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   accounts: () => import("./accounts.ts").then((m) => m.run()),
   fed: () => import("./fed.ts").then((m) => m.run()),
   sync: () => import("./sync.ts").then((m) => m.run()),
+  live: () => import("./live.ts").then((m) => m.run()),
   game: () => import("./game.ts").then((m) => m.run()),
 };
 

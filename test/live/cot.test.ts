@@ -202,6 +202,11 @@ describe("GET /api/cot/stream", () => {
         expect(again.length).toBe(2); // N0A and N0B as they are now
         await s.close();
       }
+      // Streams that went away no longer count against their address.
+      const end = Date.now() + 5000;
+      while (liveHub(r.gw).stats().streams > 0 && Date.now() < end) await Bun.sleep(20);
+      expect(liveHub(r.gw).stats().streams).toBe(0);
+      expect(liveHub(r.gw).perIp.size).toBe(0);
     } finally {
       await r.stop();
     }
