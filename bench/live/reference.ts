@@ -7,7 +7,7 @@
  */
 import { regionsOf } from "../../src/maidenhead.ts";
 
-const server = Bun.serve<{ region: string }, object>({
+const server = Bun.serve<{ region: string }>({
   port: 0,
   hostname: "127.0.0.1",
   async fetch(req, srv) {
