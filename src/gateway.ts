@@ -10,6 +10,7 @@ import { createApp, type App } from "./http/app.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { DB_FILE_NAME, openStore, type Database } from "./store/db.ts";
 import { Scheduler } from "./jobs/scheduler.ts";
+import { startCheckpointer, type Checkpointer } from "./store/checkpoint.ts";
 import { registerJobs } from "./jobs/index.ts";
 import { initFederation } from "./fed/descriptor.ts";
 import { startRadio } from "./node/radio.ts";
@@ -68,7 +69,9 @@ export class PortInUseError extends Error {
 export function createGateway(opts: GatewayOptions): Gateway {
   const config = opts.config;
   const log = opts.log ?? createLogger(config.logLevel);
-  const db = openStore(opts.dbFile ?? join(config.dataDir, DB_FILE_NAME));
+  const dbFile = opts.dbFile ?? join(config.dataDir, DB_FILE_NAME);
+  const db = openStore(dbFile);
+  let checkpointer: Checkpointer | null = null;
   const scheduler = new Scheduler(log);
   const stopHooks: Array<() => void | Promise<void>> = [];
   const gw: Gateway = {
@@ -97,6 +100,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
       // the radio starts with the serving gateway (CLI commands never key a transmitter)
       startRadio(gw);
       startBbs(gw);
+      // a serving gateway keeps WAL checkpoints (and their fsync) off the event loop
+      checkpointer = startCheckpointer(db, dbFile, log);
       return gw.url;
     },
     onStop(fn) {
@@ -113,6 +118,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       }
       if (gw.server) await gw.server.stop(true);
       gw.server = null;
+      await checkpointer?.stop();
       db.close();
     },
   };
