@@ -7,20 +7,17 @@
  * origin; without it, the host the browser used (passkeys need a secure
  * context, so that means https or localhost).
  */
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from "@simplewebauthn/server";
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { Gateway } from "../gateway.ts";
 import { AppError, badRequest, conflict, forbidden, notFound } from "../errors.ts";
 import { activeCallsign } from "./identity.ts";
 import { createUser, newPublicId, publicIdOf } from "./users.ts";
 
 export const CHALLENGE_MS = 5 * 60_000;
+
+/** The WebAuthn library, loaded at the first ceremony: it is heavy to load, and start-up does not need it. */
+let webauthnLib: Promise<typeof import("@simplewebauthn/server")> | undefined;
+const webauthn = () => (webauthnLib ??= import("@simplewebauthn/server"));
 
 export interface RelyingParty {
   /** the registrable host name, e.g. "gw.example.org" or "localhost" */
@@ -95,7 +92,7 @@ export async function registrationOptions(gw: Gateway, rp: RelyingParty, userId:
     handle = newPublicId();
     userName = (typeof name === "string" && name.trim()) || `${gw.config.instance} account`;
   }
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.rpID,
     userName,
@@ -119,7 +116,7 @@ export async function verifyRegistration(gw: Gateway, rp: RelyingParty, body: un
   }
   let result;
   try {
-    result = await verifyRegistrationResponse({
+    result = await (await webauthn()).verifyRegistrationResponse({
       response: cred as unknown as RegistrationResponseJSON,
       expectedChallenge: ch.challenge,
       expectedOrigin: rp.origin,
@@ -155,7 +152,7 @@ export async function verifyRegistration(gw: Gateway, rp: RelyingParty, body: un
 
 /** Step 1 of signing in: a challenge for any passkey of this site (discoverable credentials). */
 export async function loginOptions(gw: Gateway, rp: RelyingParty) {
-  const options = await generateAuthenticationOptions({ rpID: rp.rpID, userVerification: "preferred", allowCredentials: [] });
+  const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rp.rpID, userVerification: "preferred", allowCredentials: [] });
   storeChallenge(gw, options.challenge, "login", null, null);
   return options;
 }
@@ -170,7 +167,7 @@ export async function verifyLogin(gw: Gateway, rp: RelyingParty, body: unknown):
   if (!pk) throw new AppError(401, "unknown_passkey", "this passkey is not registered here (it may have been removed)");
   let result;
   try {
-    result = await verifyAuthenticationResponse({
+    result = await (await webauthn()).verifyAuthenticationResponse({
       response: cred as unknown as AuthenticationResponseJSON,
       expectedChallenge: ch.challenge,
       expectedOrigin: rp.origin,

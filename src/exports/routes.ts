@@ -4,7 +4,6 @@
  * catalog import POST /api/import/:source.
  */
 import { Elysia } from "elysia";
-import QRCode from "qrcode";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { allowLargerBody } from "../http/body.ts";
@@ -43,6 +42,7 @@ export function exportRoutes(gw: Gateway) {
         if (!/^\/[\w./?=&%~:-]{0,200}$/.test(query.path) || query.path.startsWith("//")) throw badRequest("invalid", "path is a path on this instance, e.g. /cache/7");
         target = base + query.path;
       }
+      const { default: QRCode } = await import("qrcode");
       const svg = await QRCode.toString(target, { type: "svg", margin: 2, errorCorrectionLevel: "M" });
       return new Response(svg, { headers: { "content-type": SVG, "cache-control": "public, max-age=3600" } });
     }, { gate: "public" })

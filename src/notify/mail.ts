@@ -5,7 +5,7 @@
  *
  *   await sendMail(gw, { to: "op@example.org", subject: "Sign in", text: "..." });
  */
-import nodemailer from "nodemailer";
+import type nodemailer from "nodemailer";
 import type { Gateway } from "../gateway.ts";
 
 export interface Mail {
@@ -23,11 +23,13 @@ export interface MailResult {
 type Transport = ReturnType<typeof nodemailer.createTransport>;
 const transports = new WeakMap<Gateway, Transport>();
 
-function transport(gw: Gateway): Transport {
+async function transport(gw: Gateway): Promise<Transport> {
   let t = transports.get(gw);
   if (!t) {
+    // Loaded on the first message: most instances never send mail, and start faster without it.
+    const { default: mailer } = await import("nodemailer");
     // Short timeouts: a sign-in request waits for this, and a dead relay must not hang it.
-    t = nodemailer.createTransport(gw.config.smtpUrl!, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as object);
+    t = mailer.createTransport(gw.config.smtpUrl!, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as object);
     transports.set(gw, t);
   }
   return t;
@@ -43,6 +45,6 @@ export async function sendMail(gw: Gateway, mail: Mail): Promise<MailResult> {
     gw.log.info("mail", `SMTP_URL is not set, so this message was not sent; here it is:\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}`);
     return { via: "log" };
   }
-  const info = await transport(gw).sendMail({ from: mailFrom(gw), to: mail.to, subject: mail.subject, text: mail.text });
+  const info = await (await transport(gw)).sendMail({ from: mailFrom(gw), to: mail.to, subject: mail.subject, text: mail.text });
   return { via: "smtp", messageId: info.messageId };
 }

@@ -7,7 +7,7 @@
  *
  *   await sendPush(gw, userId, { title: "New find on GC42", body: "N0CALL found it", url: "/caches/42" });
  */
-import webpush from "web-push";
+import { createECDH } from "node:crypto";
 import { isIP } from "node:net";
 import type { Gateway } from "../gateway.ts";
 import { getMeta, setMeta } from "../store/db.ts";
@@ -22,12 +22,23 @@ export interface VapidKeys {
   privateKey: string;
 }
 
+/** A new P-256 key pair as web push wants it: the raw public point and the 32-byte secret, base64url. */
+function newVapidKeys(): VapidKeys {
+  const ecdh = createECDH("prime256v1");
+  ecdh.generateKeys();
+  const priv = ecdh.getPrivateKey();
+  return {
+    publicKey: ecdh.getPublicKey().toString("base64url"),
+    privateKey: Buffer.concat([Buffer.alloc(32 - priv.length), priv]).toString("base64url"),
+  };
+}
+
 /** This instance's VAPID keys, made once and kept. */
 export function vapidKeys(gw: Gateway): VapidKeys {
   const pub = getMeta(gw.db, "vapid_public_key");
   const priv = getMeta(gw.db, "vapid_private_key");
   if (pub && priv) return { publicKey: pub, privateKey: priv };
-  const keys = webpush.generateVAPIDKeys();
+  const keys = newVapidKeys();
   gw.db.transaction(() => {
     // Another process may have made them first: keep theirs.
     if (!getMeta(gw.db, "vapid_public_key")) {
@@ -129,6 +140,8 @@ export async function sendPush(gw: Gateway, userId: number, message: PushMessage
     auth: string;
   }>;
   const keys = vapidKeys(gw);
+  // Loaded on the first push: it is heavy to load, and most instances start without sending any.
+  const { default: webpush } = await import("web-push");
   const payload = JSON.stringify(message);
   let sent = 0;
   let failed = 0;
