@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { AdifParser } from "adif-parser-ts";
 import Parser from "rss-parser";
+import QRCode from "qrcode";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { count } from "../helpers/fed.ts";
@@ -276,6 +277,25 @@ describe("/api/v1", () => {
       const path = p.replace("{id}", String(ids.mill)).replace("{call}", "N0FND-7");
       const res = await g.get(path);
       expect({ p, status: res.status }).toEqual({ p, status: 200 });
+    }
+  });
+});
+
+describe("QR codes", () => {
+  test("/embed/qr.svg encodes this instance's map, a cache page or a path; bad parameters are a 400", async () => {
+    const qr = (url: string) => QRCode.toString(url, { type: "svg", margin: 2, errorCorrectionLevel: "M" });
+    for (const [query, url] of [
+      ["", "https://gw1.example.org/map"],
+      ["?cache=7", "https://gw1.example.org/cache/7"],
+      ["?path=/bbs", "https://gw1.example.org/bbs"],
+    ] as const) {
+      const res = await g.get(`/embed/qr.svg${query}`);
+      expect(res.headers.get("content-type")).toStartWith("image/svg+xml");
+      expect({ query, svg: await res.text() }).toEqual({ query, svg: await qr(url) });
+    }
+    for (const bad of ["?cache=%3Cscript%3E", "?path=//evil.example", "?path=nope"]) {
+      const res = await g.get(`/embed/qr.svg${bad}`);
+      expect({ bad, status: res.status, error: ((await res.json()) as { error: string }).error }).toEqual({ bad, status: 400, error: "invalid" });
     }
   });
 });
