@@ -1,5 +1,4 @@
 /** KISS over a serial line (a USB or on-board TNC), through @serialport/stream and the Bun binding. */
-import { SerialPortStream } from "@serialport/stream";
 import { BunSerialBinding } from "./bun-serial.ts";
 import type { Connection, Transport, TransportHandlers } from "./kiss-port.ts";
 
@@ -7,8 +6,10 @@ export function serialTransport(path: string, baudRate: number): Transport {
   return {
     kind: "serial",
     id: `serial:${path}@${baudRate}`,
-    open: (h: TransportHandlers) =>
-      new Promise<Connection>((resolve, reject) => {
+    open: async (h: TransportHandlers) => {
+      // loaded when a serial port is opened: most stations use a TNC over TCP
+      const { SerialPortStream } = await import("@serialport/stream");
+      return new Promise<Connection>((resolve, reject) => {
         const port = new SerialPortStream({ binding: BunSerialBinding, path, baudRate, autoOpen: false });
         let open = false;
         port.on("data", (d: Buffer) => h.data(new Uint8Array(d.buffer, d.byteOffset, d.length)));
@@ -29,6 +30,7 @@ export function serialTransport(path: string, baudRate: number): Transport {
             },
           });
         });
-      }),
+      });
+    },
   };
 }

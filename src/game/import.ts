@@ -10,7 +10,7 @@
  * the catalog's placer as `placedBy`, and are never federated: they are
  * another catalog's listings.
  */
-import { XMLParser } from "fast-xml-parser";
+import type { XMLParser } from "fast-xml-parser";
 import type { Gateway } from "../gateway.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { bodyText } from "../http/body.ts";
@@ -21,16 +21,22 @@ export const IMPORT_SOURCES = ["gpx", "loc"] as const;
 export const MAX_IMPORT_BYTES = 16 * 1024 * 1024;
 export const MAX_IMPORT_CACHES = 20_000;
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: "@",
-  removeNSPrefix: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  processEntities: true,
-  isArray: (name) => ["wpt", "log", "waypoint"].includes(name),
-});
+let parser: XMLParser | undefined;
+/** The XML parser, made at the first import (loading it is not worth a slower start). */
+async function xmlParser(): Promise<XMLParser> {
+  if (parser) return parser;
+  const { XMLParser } = await import("fast-xml-parser");
+  return (parser = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: "@",
+    removeNSPrefix: true,
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: true,
+    processEntities: true,
+    isArray: (name) => ["wpt", "log", "waypoint"].includes(name),
+  }));
+}
 
 const TYPE_FROM_GS: Array<[RegExp, string]> = [
   [/^traditional/i, "traditional"],
@@ -129,13 +135,14 @@ function fromLoc(doc: Record<string, unknown>): CatalogCache[] {
 }
 
 /** Imports a catalog file; answers what changed. All or nothing. */
-export function importCatalog(gw: Gateway, actor: Actor, source: string, body: unknown) {
+export async function importCatalog(gw: Gateway, actor: Actor, source: string, body: unknown) {
   if (!(IMPORT_SOURCES as readonly string[]).includes(source)) throw notFound(`import source ${source} (known: ${IMPORT_SOURCES.join(", ")})`);
   const text = bodyText(body);
   if (!text.trim()) throw badRequest("bad_body", `send the ${source.toUpperCase()} file as the body`);
+  const xml = await xmlParser();
   let doc: Record<string, unknown>;
   try {
-    doc = parser.parse(text, true) as Record<string, unknown>;
+    doc = xml.parse(text, true) as Record<string, unknown>;
   } catch (e) {
     throw badRequest(`bad_${source}`, `the file is not well-formed XML: ${String((e as Error).message ?? e).split("\n")[0]}`);
   }
