@@ -10,6 +10,7 @@
  */
 import { esc } from "../exports/xml.ts";
 import type { LivePosition } from "./rooms.ts";
+import type { Cache } from "../game/caches.ts";
 
 /** A station's position is current for this long after it was heard (CoT `stale`). */
 export const STATION_STALE_MS = 2 * 3_600_000;
@@ -75,16 +76,7 @@ export function stationEvent(p: LivePosition, now: number): string {
   });
 }
 
-export interface CotCache {
-  gid: string;
-  name: string;
-  type: string;
-  size: string;
-  difficulty: number;
-  terrain: number;
-  lat: number;
-  lon: number;
-  status: string;
+export interface CotCache extends Pick<Cache, "gid" | "name" | "type" | "size" | "difficulty" | "terrain" | "lat" | "lon" | "status"> {
   /** the cache page */
   url: string;
 }
