@@ -171,7 +171,8 @@ export function peerCursors(gw: Gateway, peerId: number): Partial<Record<SyncKin
   return out;
 }
 
-function addReport(f: FeedReport, r: ApplyReport, bytes: number): void {
+/** Adds one applied page to a feed's report (HTTP and SVCL1 pulls alike). */
+export function addReport(f: FeedReport, r: ApplyReport, bytes: number): void {
   f.pages++;
   f.received += r.received;
   f.applied += r.applied;

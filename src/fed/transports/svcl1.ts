@@ -28,7 +28,7 @@ import { compressPage, decompressPage } from "../compress.ts";
 import { instanceSigner, readFeed } from "../feed.ts";
 import { decodePage, encodePage } from "../page.ts";
 import { RECORD_TYPES, RecordError, SYNC_KINDS, type SyncKind } from "../record.ts";
-import { cursorOf, PULL_ORDER, setCursor, type FeedReport } from "../sync.ts";
+import { addReport, cursorOf, PULL_ORDER, setCursor, type FeedReport } from "../sync.ts";
 import { getPeer } from "../peers.ts";
 import { LineReader, LineTooLong, systemClock, type Circuit, type Clock, type TimerHandle } from "../../../radio/index.ts";
 
@@ -357,14 +357,7 @@ export async function pullSvcl1(gw: Gateway, circuit: Circuit, opts: PullOptions
         const next = Math.max(cursor, page.next);
         // the frame intake behind POST /federation/frames, with the cursor in the same transaction
         const applied: ApplyReport = await applyPage(gw, pageBytes, { via: opts.transport, servedBy: opts.peer, onCommit: () => setCursor(gw, peer.id, type, next) });
-        f.pages++;
-        f.received += applied.received;
-        f.applied += applied.applied;
-        f.duplicate += applied.duplicate;
-        f.suppressed += applied.suppressed;
-        f.quarantined += applied.quarantined;
-        f.rejected += applied.rejected;
-        f.bytes += wire.length;
+        addReport(f, applied, wire.length);
         report.rawBytes += pageBytes.length;
         cursor = next;
         if (!page.more) break;
