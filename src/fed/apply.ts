@@ -24,7 +24,7 @@
 import type { Gateway } from "../gateway.ts";
 import { isCallsign } from "../callsign.ts";
 import { checkBody } from "./bodies.ts";
-import { fastestPath, verifyEd25519, type Ed25519Path } from "./ed25519.ts";
+import { fastestPath, verifyEd25519, type Ed25519Path, type VerifyVerdict } from "./ed25519.ts";
 import { currentAccount, heldVersion, isTombstoned, mirrorStatements, writeRecord, writeTombstone, type Held } from "./mirror.ts";
 import { decodePage } from "./page.ts";
 import { countQuarantined, refreshEndpoints } from "./peers.ts";
@@ -108,6 +108,29 @@ export async function applyPage(gw: Gateway, pageBytes: Uint8Array, opts: ApplyO
 }
 
 export async function applyFrames(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Promise<ApplyReport> {
+  const run = pipeline(gw, frames, opts);
+  let step = run.next();
+  while (!step.done) step = run.next(await step.value);
+  return step.value;
+}
+
+/**
+ * The same pipeline, run to completion before it returns: for a caller that
+ * is itself inside a transaction and must see the report before it commits
+ * (a SVCFED bulletin applied while the BBS stores it, refused whole when a
+ * frame is rejected). The frames' writes then join that transaction. Needs a
+ * synchronous verification path (node:crypto, the default in Bun and Node).
+ */
+export function applyFramesSync(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): ApplyReport {
+  const run = pipeline(gw, frames, opts);
+  const step = run.next();
+  if (step.done) return step.value;
+  run.return(undefined as never);
+  throw new Error(`applyFramesSync needs a synchronous Ed25519 path; ${(opts.path ?? defaultPath)?.name} is asynchronous`);
+}
+
+/** Yields only where a verification is asynchronous (never on node:crypto); the drivers above resume it. */
+function* pipeline(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Generator<Promise<VerifyVerdict>, ApplyReport, VerifyVerdict> {
   const report: ApplyReport = { received: frames.length, applied: 0, duplicate: 0, suppressed: 0, quarantined: 0, own: 0, rejected: 0, reasons: {}, failures: [] };
   const path = opts.path ?? (defaultPath ??= fastestPath());
   const s = mirrorStatements(gw.db);
@@ -162,7 +185,7 @@ export async function applyFrames(gw: Gateway, frames: Uint8Array[], opts: Apply
         continue;
       }
       let verdict = verifyEd25519(keyBytes(frame.signerKey), signedBytes(frame.payload), frame.sig, path);
-      if (typeof verdict !== "string") verdict = await verdict;
+      if (typeof verdict !== "string") verdict = yield verdict;
       if (verdict !== "ok") throw new Reject(verdict, `signature: ${verdict}`);
       // 2. namespace
       const gid = parseGid(payload.gid)!;
