@@ -5,9 +5,10 @@
  * storeMessage() calls receiveSvcfed() inside the transaction that stores the
  * bulletin. A registered receiver applies the frames in the bulletin's body;
  * if it throws, the transaction rolls back and the bulletin is refused whole
- * (not stored, not forwarded): "whole or not at all". Until the federation
- * part registers its receiver, SVCFED bulletins are stored (hidden from the
- * human listing) and flooded onward, but nothing is applied.
+ * (not stored, not forwarded): "whole or not at all". Every gateway
+ * registers the federation carrier's receiver at start
+ * (src/fed/transports/svcfed.ts); without one, SVCFED bulletins are stored
+ * (hidden from the human listing) and flooded onward, but nothing is applied.
  */
 import type { Gateway } from "../gateway.ts";
 

@@ -17,6 +17,7 @@ import { nodeRoutes } from "../node/routes.ts";
 import { boxRoutes } from "../box/routes.ts";
 import { beaconRoutes } from "../fed/beacon-routes.ts";
 import { liveRoutes } from "../live/routes.ts";
+import { svcfedRoutes } from "../fed/svcfed-routes.ts";
 
 export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [
   systemRoutes,
@@ -33,4 +34,5 @@ export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any
   boxRoutes,
   beaconRoutes,
   liveRoutes,
+  svcfedRoutes,
 ];
