@@ -260,6 +260,9 @@ export function composeMessage(gw: Gateway, from: string, viewer: Viewer, input:
   }
   const addr = parseAddress(input.to, type);
   if (!addr.ok) throw badRequest("bad_address", addr.message);
+  if (type === "B" && addr.value.to === SVCFED_CATEGORY) {
+    throw badRequest("reserved_category", `${SVCFED_CATEGORY} bulletins are machine traffic, posted by POST /federation/bbs/enqueue`);
+  }
   const bytes = encodeText(input.body).length;
   if (bytes > gw.config.bbsMaxMessageBytes) {
     throw new AppError(413, "too_large", `the body is ${bytes} bytes; this BBS takes at most ${gw.config.bbsMaxMessageBytes}`);
