@@ -14,6 +14,11 @@ import { checksumAdd, formatBlockEnd } from "../../src/bbs/fbb/proposal.ts";
 import { forwardDue } from "../../src/bbs/forwarding.ts";
 import { inTimeBands } from "../../src/bbs/partners.ts";
 import { parseAddress } from "../../src/bbs/address.ts";
+import { signed } from "../helpers/fed.ts";
+import { generateKeyPair } from "../../src/fed/keys.ts";
+import { cacheToWire } from "../../src/fed/bodies.ts";
+import { encodePage } from "../../src/fed/page.ts";
+import { encodeSvcfedBody } from "../../src/fed/transports/svcfed.ts";
 
 const INGEST = "ingest-secret-0123456789";
 const ops = { "x-ingest-secret": INGEST };
@@ -174,7 +179,15 @@ describe("bulletins and traffic", () => {
     await call("POST", "/api/bbs/messages", { type: "B", to: "KEPS@WW", subject: "Keps", body: "elements" }, as(eve));
     const fed = await call("POST", "/api/bbs/forward/inbound", { messages: [{ bid: "SVC0000000001", type: "B", from: "N0FED", to: "SVCFED@WW", subject: "frames", text: "machine" }] }, ops);
     expect(fed.body.results[0]).toMatchObject({ result: "refused" }); // 13 characters: not a BID
-    expect((await call("POST", "/api/bbs/forward/inbound", { messages: [{ bid: "SVC000001", type: "B", from: "N0FED", to: "SVCFED@WW", subject: "frames", text: "machine" }] }, ops)).body.results[0].result).toBe("stored");
+    // the carrier's receiver reads every SVCFED bulletin: text that is not its body is refused
+    expect((await call("POST", "/api/bbs/forward/inbound", { messages: [{ bid: "SVC000001", type: "B", from: "N0FED", to: "SVCFED@WW", subject: "frames", text: "machine" }] }, ops)).body.results[0]).toMatchObject({
+      result: "refused",
+      reason: expect.stringContaining('no "SVCFED 1 ..." header line'),
+    });
+    // one that is (frames of an origin this instance does not know: kept and carried on, never applied)
+    const frame = signed(generateKeyPair().privateKey, { type: 1, gid: "gw-x:cache:1", origin: "gw-x", v: 1, body: cacheToWire({ name: "X", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 1, status: "active" }) as never });
+    const carried = encodeSvcfedBody("gw-x", encodePage({ frames: [frame], next: 1, more: false }), 1);
+    expect((await call("POST", "/api/bbs/forward/inbound", { messages: [{ bid: carried.bid, type: "B", from: "N0FED", to: "SVCFED@WW", subject: "frames", text: carried.text }] }, ops)).body.results[0].result).toBe("stored");
     const all = await call("GET", "/api/bbs/bulletins");
     expect(all.body.messages.map((m: any) => m.to).sort()).toEqual(["ALL", "KEPS"]);
     expect((await call("GET", "/api/bbs/bulletins?category=keps")).body.messages.map((m: any) => m.subject)).toEqual(["Keps"]);

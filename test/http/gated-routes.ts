@@ -109,6 +109,7 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/federation/beacon", path: "/federation/beacon", gate: "ingest", body: { datagram: "U1ZDQjE=" } },
   // federation (issue 4)
   { method: "POST", route: "/federation/frames", path: "/federation/frames", gate: "ingest", body: {} },
+  { method: "POST", route: "/federation/bbs/enqueue", path: "/federation/bbs/enqueue", gate: "sysop", body: { types: [] } },
   // federation network (issue 7)
   { method: "POST", route: "/federation/sync", path: "/federation/sync", gate: "ingest", body: {} },
   { method: "GET", route: "/federation/peers", path: "/federation/peers", gate: "sysop" },
