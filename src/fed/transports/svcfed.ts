@@ -285,6 +285,11 @@ export function enqueueSvcfed(gw: Gateway, params: EnqueueParams): EnqueueResult
   let hi = 0;
   for (let sum = 0; hi < available && ((sum + rows[hi]!.frame.length) * 4) / 3 <= budget; hi++) sum += rows[hi]!.frame.length;
   hi = Math.max(hi, 1);
+  if (hi > 1) {
+    // mostly all of them fit (a delta, or a small feed): one build
+    const all = build(hi);
+    if (all.size <= budget) [best, lo] = [all, hi];
+  }
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
     const b = build(mid);
