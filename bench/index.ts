@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   sync: () => import("./sync.ts").then((m) => m.run()),
   live: () => import("./live.ts").then((m) => m.run()),
   game: () => import("./game.ts").then((m) => m.run()),
+  svcfed: () => import("./svcfed.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);
