@@ -186,7 +186,8 @@ describe("enqueue on A", () => {
   });
 
   test("an unchanged snapshot never double-posts; since= carries the rest; a sysop may enqueue too", async () => {
-    const again = await enqueue(A, {});
+    // a bare POST (no body) means the defaults too
+    const again = await json(await A.get("/federation/bbs/enqueue", { method: "POST", headers: ops }));
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ posted: false, reason: "unchanged", bid: first.bid, id: first.id, frames: first.frames, next: first.next });
     expect(svcfedCount(A)).toBe(1);

@@ -186,7 +186,8 @@ export interface EnqueueParams {
 
 /** The JSON body of POST /federation/bbs/enqueue, checked; a 400 for anything else. */
 export function enqueueParams(body: unknown): EnqueueParams {
-  if (body === undefined || body === null || body === "") return { types: [...SYNC_KINDS], since: 0, limit: DEFAULT_PAGE_LIMIT };
+  const empty = body === undefined || body === null || body === "" || (body instanceof Uint8Array && body.length === 0);
+  if (empty) return { types: [...SYNC_KINDS], since: 0, limit: DEFAULT_PAGE_LIMIT };
   if (typeof body !== "object" || Array.isArray(body) || body instanceof Uint8Array) throw badRequest("bad_body", "expected a JSON object { types?, since?, limit? }");
   const b = body as Record<string, unknown>;
   const unknown = Object.keys(b).filter((k) => k !== "types" && k !== "since" && k !== "limit");
