@@ -1054,3 +1054,10 @@ CREATE TABLE watch_digests (
 CREATE INDEX watch_digests_open ON watch_digests(state) WHERE state IN ('pending', 'sending');
 CREATE INDEX watch_digests_user ON watch_digests(user_id);
 CREATE INDEX watch_digests_created ON watch_digests(created_at);
+
+-- migration 18: ax25 forwarding partners: the call-SSID we connect to and the digipeaters on the way
+
+-- ax25_call: where we connect, and the only call-SSID whose connections we
+-- take as this partner (NULL: its call). via: JSON ["RELAY", "WIDE2-1"], [] = direct.
+ALTER TABLE bbs_partners ADD COLUMN ax25_call TEXT;
+ALTER TABLE bbs_partners ADD COLUMN via TEXT NOT NULL DEFAULT '[]';

@@ -129,6 +129,8 @@ export interface Config {
   bbsAddress: string | null;
   /** TCP port on which partner BBSes call us to forward (FBB over telnet); null = not listening. */
   bbsFbbPort: number | null;
+  /** The call-SSID partner BBSes connect to over this instance's radio, and our calls to ax25 partners come from; null = no FBB forwarding over the radio. */
+  bbsAx25Call: string | null;
   /** Largest BBS message (routing lines and body) accepted or composed, in bytes. */
   bbsMaxMessageBytes: number;
   bbsBulletinTtlDays: number;
@@ -396,6 +398,7 @@ export const SETTINGS = [
   setting("WX_TX_INTERVAL_MINUTES", "wxTxIntervalMinutes", wholeNumber(5, 1440, "minutes"), 10, "least time between two APRS weather reports of an own weather station (5 or more)"),
   setting("BBS_HA", "bbsAddress", bbsAddress, null, "this BBS's hierarchical address, e.g. N0GW.#NCA.CA.USA.NOAM (default: FED_APRS_CALL or FED_OPERATOR)"),
   setting("BBS_FBB_PORT", "bbsFbbPort", wholeNumber(0, 65535, ""), null, "TCP port partner BBSes call to forward mail (FBB over telnet); unset = not listening, 0 = any free port"),
+  setting("BBS_AX25_CALL", "bbsAx25Call", radioCall, null, "call-SSID partner BBSes connect to over the radio for FBB forwarding, and our calls to ax25 partners come from, e.g. N0GW-1; must differ from RADIO_CALL and NODE_CALL; unset = no forwarding over the radio"),
   setting("BBS_MAX_MESSAGE_BYTES", "bbsMaxMessageBytes", wholeNumber(1024, 4 * MIB, "bytes"), 64 * 1024, "largest BBS message accepted or composed"),
   setting("BBS_BULLETIN_TTL_DAYS", "bbsBulletinTtlDays", wholeNumber(1, 3650, "days"), 30, "how long BBS bulletins are kept"),
   setting("BBS_MAIL_TTL_DAYS", "bbsMailTtlDays", wholeNumber(1, 3650, "days"), 180, "how long personal BBS mail and traffic are kept"),
@@ -516,6 +519,13 @@ export function loadConfig(src: ConfigSources): LoadedConfig {
       errors.push({ setting: "NODE_CALL", message: `must differ from ${svcCall}, the call SVCL1 sync is served on (use another SSID, e.g. ${baseCallOf(nodeCall)}-7)` });
   }
 
+  if (config.bbsAx25Call) {
+    const nodeCall = config.nodeAlias ? (config.nodeCall ?? config.radioCall) : null;
+    if (!config.radioCall) errors.push({ setting: "BBS_AX25_CALL", message: "needs RADIO_CALL: the station's verified call licenses what it sends" });
+    else if (config.bbsAx25Call === config.radioCall)
+      errors.push({ setting: "BBS_AX25_CALL", message: `must differ from RADIO_CALL ${config.radioCall}, the call SVCL1 sync is served on (use another SSID, e.g. ${baseCallOf(config.radioCall)}-1)` });
+    else if (config.bbsAx25Call === nodeCall) errors.push({ setting: "BBS_AX25_CALL", message: `must differ from the NET/ROM node call ${nodeCall}` });
+  }
   Object.freeze(config.adminCallsigns);
   Object.freeze(config.fedPeers);
   Object.freeze(config.fedEndpoints);

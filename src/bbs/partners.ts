@@ -6,7 +6,8 @@
  * partner offers it; fbb-ascii: plain FBB), transport (tcp: we call
  * host:port over telnet, and it may call us on BBS_FBB_PORT; box: the ingest
  * box carries the session over its radio; ax25: a connected-mode circuit of
- * this instance's own radio), the minutes between our calls, UTC time-bands
+ * this instance's own radio, to its ax25Call through the digipeaters in
+ * `via`), the minutes between our calls, UTC time-bands
  * in which we call, the message types it is offered, and whether we call
  * even with nothing to send (to pick up its mail).
  */
@@ -25,6 +26,10 @@ export interface Partner {
   transport: TransportKind;
   host: string | null;
   port: number | null;
+  /** ax25: the call-SSID we connect to, and whose connections are this partner's */
+  ax25Call: string | null;
+  /** ax25: digipeaters on the way, [] = direct */
+  via: string[];
   hasPassword: boolean;
   intervalMin: number;
   timeBands: string[];
@@ -47,6 +52,8 @@ export interface PartnerRow {
   transport: TransportKind;
   host: string | null;
   port: number | null;
+  ax25_call: string | null;
+  via: string;
   password: string | null;
   interval_min: number;
   time_bands: string;
@@ -81,6 +88,8 @@ function toPartner(gw: Gateway, r: PartnerRow): Partner {
     transport: r.transport,
     host: r.host,
     port: r.port,
+    ax25Call: r.transport === "ax25" ? ax25Address(r) : null,
+    via: JSON.parse(r.via) as string[],
     hasPassword: !!r.password,
     intervalMin: r.interval_min,
     timeBands: JSON.parse(r.time_bands) as string[],
@@ -104,6 +113,17 @@ export function partnerByCall(gw: Gateway, call: string): PartnerRow | null {
   return gw.db.query("SELECT * FROM bbs_partners WHERE call = ?").get(normalizeCall(call)) as PartnerRow | null;
 }
 
+/** Where an ax25 partner is on the air: its ax25Call, else its call. */
+export function ax25Address(p: Pick<PartnerRow, "call" | "ax25_call">): string {
+  return p.ax25_call ?? p.call;
+}
+
+/** The ax25 partner whose call-SSID on the air is `address` (exactly, SSID included), or null. */
+export function partnerByAx25(gw: Gateway, address: string): PartnerRow | null {
+  const a = normalizeCall(address);
+  return gw.db.query("SELECT * FROM bbs_partners WHERE transport = 'ax25' AND coalesce(ax25_call, call) = ?").get(a) as PartnerRow | null;
+}
+
 export function listPartners(gw: Gateway): Partner[] {
   return (gw.db.query("SELECT * FROM bbs_partners ORDER BY call").all() as PartnerRow[]).map((r) => toPartner(gw, r));
 }
@@ -115,6 +135,14 @@ export function getPartner(gw: Gateway, id: number): Partner {
 }
 
 const invalid = (m: string) => badRequest("invalid", m);
+const DIGI = /^[A-Z0-9]{1,6}(?:-(?:[0-9]|1[0-5]))?$/;
+
+/** Another ax25 partner already answering on the same call-SSID. */
+function checkAx25Unique(gw: Gateway, f: PartnerFields, id: number | null): void {
+  if (f.transport !== "ax25") return;
+  const other = partnerByAx25(gw, ax25Address(f));
+  if (other && other.id !== id) throw conflict("partner_exists", `${ax25Address(f)} is already where partner ${other.call} is on the air`);
+}
 
 function checkTypes(raw: unknown, what: string): string {
   if (typeof raw !== "string" || !/^[PBT]{1,3}$/i.test(raw)) throw invalid(`${what} must be a combination of P, B and T, e.g. "PBT"`);
@@ -151,11 +179,11 @@ type PartnerFields = Omit<PartnerRow, "id" | "created_at" | "updated_at" | "last
 function partnerFields(input: unknown, base: PartnerFields | null): PartnerFields {
   if (!input || typeof input !== "object" || Array.isArray(input)) throw badRequest("bad_body", "expected a JSON object describing the partner");
   const b = input as Record<string, unknown>;
-  const known = ["call", "protocol", "transport", "host", "port", "password", "intervalMin", "timeBands", "types", "poll", "enabled"];
+  const known = ["call", "protocol", "transport", "host", "port", "ax25Call", "via", "password", "intervalMin", "timeBands", "types", "poll", "enabled"];
   for (const k of Object.keys(b)) if (!known.includes(k)) throw invalid(`unknown field "${k}" (known: ${known.join(", ")})`);
   const f: PartnerFields = base
     ? { ...base }
-    : { call: "", protocol: "fbb-b1", transport: "tcp", host: null, port: null, password: null, interval_min: 60, time_bands: "[]", types: "PBT", poll: 0, enabled: 1 };
+    : { call: "", protocol: "fbb-b1", transport: "tcp", host: null, port: null, ax25_call: null, via: "[]", password: null, interval_min: 60, time_bands: "[]", types: "PBT", poll: 0, enabled: 1 };
   if (b.call !== undefined || !base) {
     if (typeof b.call !== "string" || !isCallsign(b.call)) throw invalid("call must be the partner BBS's callsign, e.g. N0BBS");
     f.call = normalizeCall(b.call);
@@ -177,6 +205,22 @@ function partnerFields(input: unknown, base: PartnerFields | null): PartnerField
     if (b.port === null) f.port = null;
     else if (typeof b.port !== "number" || !Number.isInteger(b.port) || b.port < 1 || b.port > 65535) throw invalid("port must be 1-65535");
     else f.port = b.port;
+  }
+  if (b.ax25Call !== undefined) {
+    if (b.ax25Call === null || b.ax25Call === "") f.ax25_call = null;
+    else if (typeof b.ax25Call !== "string" || !isCallsign(b.ax25Call)) throw invalid("ax25Call must be the call-SSID the partner answers on the air, e.g. N0BBS-1");
+    else f.ax25_call = normalizeCall(b.ax25Call);
+  }
+  if (b.via !== undefined) {
+    if (b.via === null) f.via = "[]";
+    else if (!Array.isArray(b.via) || b.via.length > 8) throw invalid('via must be a list of up to 8 digipeaters, e.g. ["RELAY", "WIDE2-1"] ([] = direct)');
+    else
+      f.via = JSON.stringify(
+        b.via.map((d) => {
+          if (typeof d !== "string" || !DIGI.test(d.trim().toUpperCase())) throw invalid(`via: "${String(d)}" is not a digipeater (1-6 of A-Z 0-9, optional -SSID 1-15)`);
+          return normalizeCall(d);
+        }),
+      );
   }
   if (b.password !== undefined) {
     if (b.password === null || b.password === "") f.password = null;
@@ -201,20 +245,27 @@ function partnerFields(input: unknown, base: PartnerFields | null): PartnerField
     f.enabled = b.enabled ? 1 : 0;
   }
   if (f.transport === "tcp" && (!f.host || !f.port)) throw invalid("a tcp partner needs host and port (where we call it)");
+  if (f.transport !== "ax25") {
+    if ((b.ax25Call !== undefined && b.ax25Call !== null && b.ax25Call !== "") || (Array.isArray(b.via) && b.via.length))
+      throw invalid("ax25Call and via apply to ax25 partners only (transport \"ax25\")");
+    f.ax25_call = null;
+    f.via = "[]";
+  }
   return f;
 }
 
 export function createPartner(gw: Gateway, input: unknown): Partner {
   const f = partnerFields(input, null);
   if (partnerByCall(gw, f.call)) throw conflict("partner_exists", `${f.call} is already a partner`);
+  checkAx25Unique(gw, f, null);
   const now = gw.clock.now();
   const id = Number(
     gw.db
       .query(
-        `INSERT INTO bbs_partners (call, protocol, transport, host, port, password, interval_min, time_bands, types, poll, enabled, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO bbs_partners (call, protocol, transport, host, port, ax25_call, via, password, interval_min, time_bands, types, poll, enabled, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(f.call, f.protocol, f.transport, f.host, f.port, f.password, f.interval_min, f.time_bands, f.types, f.poll, f.enabled, now, now).lastInsertRowid,
+      .run(f.call, f.protocol, f.transport, f.host, f.port, f.ax25_call, f.via, f.password, f.interval_min, f.time_bands, f.types, f.poll, f.enabled, now, now).lastInsertRowid,
   );
   return getPartner(gw, id);
 }
@@ -225,11 +276,12 @@ export function updatePartner(gw: Gateway, id: number, input: unknown): Partner 
   const f = partnerFields(input, cur);
   const other = partnerByCall(gw, f.call);
   if (other && other.id !== id) throw conflict("partner_exists", `${f.call} is already a partner`);
+  checkAx25Unique(gw, f, id);
   gw.db
     .query(
-      `UPDATE bbs_partners SET call = ?, protocol = ?, transport = ?, host = ?, port = ?, password = ?, interval_min = ?, time_bands = ?, types = ?, poll = ?, enabled = ?, updated_at = ? WHERE id = ?`,
+      `UPDATE bbs_partners SET call = ?, protocol = ?, transport = ?, host = ?, port = ?, ax25_call = ?, via = ?, password = ?, interval_min = ?, time_bands = ?, types = ?, poll = ?, enabled = ?, updated_at = ? WHERE id = ?`,
     )
-    .run(f.call, f.protocol, f.transport, f.host, f.port, f.password, f.interval_min, f.time_bands, f.types, f.poll, f.enabled, gw.clock.now(), id);
+    .run(f.call, f.protocol, f.transport, f.host, f.port, f.ax25_call, f.via, f.password, f.interval_min, f.time_bands, f.types, f.poll, f.enabled, gw.clock.now(), id);
   return getPartner(gw, id);
 }
 
