@@ -1,8 +1,9 @@
 /**
  * Forwarding sessions with partner BBSes: the Mailbox that binds the FBB
- * engine to the store, the TCP listener partners call, our calls out, and
- * the scheduler that offers each partner what its rules route to it within
- * its time-bands. One session per partner at a time.
+ * engine to the store, the TCP listener partners call, our calls out (over
+ * TCP, or over the radio: ax25.ts), and the scheduler that offers each
+ * partner what its rules route to it within its time-bands. One session per
+ * partner at a time.
  */
 import type { Gateway } from "../gateway.ts";
 import { buildInfo } from "../version.ts";
@@ -14,6 +15,7 @@ import { splitRouteLines, transferText } from "./text.ts";
 import { LinkReader, type ByteLink } from "./fbb/link.ts";
 import { runSession, type Mailbox, type OutgoingMessage, type SentOutcome, type SessionReport } from "./fbb/session.ts";
 import { connectTcp, listenTcp, type TcpListener } from "./fbb/tcp.ts";
+import { ax25Target, ax25Unavailable, connectAx25 } from "./ax25.ts";
 import type { Answer } from "./fbb/proposal.ts";
 
 /** How long we wait for the partner at any point, and for a whole session. */
@@ -157,21 +159,30 @@ function failed(error: string): SessionReport {
   return { ok: false, error, partnerSid: null, compression: null, received: [], sent: [] };
 }
 
-/** Calls a tcp partner now (the scheduler, or the sysop's "forward now"). */
+/** Calls a tcp or ax25 partner now (the scheduler, or the sysop's "forward now"). */
 export async function callPartner(gw: Gateway, partnerId: number): Promise<SessionReport> {
   const p = partnerRow(gw, partnerId);
   if (!p) return failed(`no partner ${partnerId}`);
-  if (p.transport !== "tcp" || !p.host || !p.port) return failed(`${p.call} is not reached over tcp; its ${p.transport} transport carries the session`);
+  if (p.transport === "box") return failed(`${p.call} is reached through the ingest box, which carries its sessions`);
+  if (p.transport === "tcp" && (!p.host || !p.port)) return failed(`${p.call} has no host and port to call`);
   if (runtime(gw).active.has(p.id)) return failed(`already in a session with ${p.call}`);
-  let link;
+  let link: ByteLink;
   try {
-    link = await connectTcp(p.host, p.port, 30_000);
+    link = p.transport === "ax25" ? await connectAx25(gw, p) : await connectTcp(p.host!, p.port!, 30_000);
   } catch (e) {
-    const error = `cannot connect to ${p.host}:${p.port}: ${(e as Error).message}`;
+    const error = `cannot connect to ${p.transport === "ax25" ? ax25Target(p) : `${p.host}:${p.port}`}: ${(e as Error).message}`;
     gw.db.query("UPDATE bbs_partners SET last_attempt_at = ?, last_error = ? WHERE id = ?").run(gw.clock.now(), error, p.id);
     return failed(error);
   }
   return runPartnerSession(gw, p, link, "caller");
+}
+
+/** Tells a caller we do not forward with it (`*** reason`) and hangs up. */
+export async function refuseCall(gw: Gateway, link: ByteLink, why: string): Promise<SessionReport> {
+  await link.write(new TextEncoder().encode(`*** ${why}\r`));
+  link.close();
+  gw.log.info("bbs", `refused a forwarding call on ${link.description}: ${why}`);
+  return failed(why);
 }
 
 /**
@@ -182,12 +193,7 @@ export async function callPartner(gw: Gateway, partnerId: number): Promise<Sessi
 export async function answerTcp(gw: Gateway, link: ByteLink): Promise<SessionReport> {
   const reader = new LinkReader(link, IDLE_TIMEOUT_MS);
   const write = (s: string) => link.write(new TextEncoder().encode(s));
-  const refuse = async (why: string): Promise<SessionReport> => {
-    await write(`*** ${why}\r`);
-    link.close();
-    gw.log.info("bbs", `refused a forwarding call on ${link.description}: ${why}`);
-    return failed(why);
-  };
+  const refuse = (why: string) => refuseCall(gw, link, why);
   try {
     let ident = await reader.readGreeting(2000, 500);
     if (ident === null) {
@@ -250,22 +256,25 @@ export interface ForwardRun {
 }
 
 /**
- * The scheduled task: calls every enabled tcp partner that is inside one of
+ * The scheduled task: calls every enabled tcp or ax25 partner that is inside one of
  * its time-bands, whose interval has passed since our last call, and that has
- * mail waiting (or is polled). Partners are called in parallel.
+ * mail waiting (or is polled). Partners are called in parallel, except
+ * that ax25 partners are called one at a time.
  */
 export async function forwardDue(gw: Gateway): Promise<ForwardRun[]> {
   const now = gw.clock.now();
   const rows = gw.db.query("SELECT * FROM bbs_partners WHERE enabled = 1 ORDER BY call").all() as PartnerRow[];
   const runs: Array<Promise<ForwardRun>> = [];
+  let onAir: Promise<unknown> = Promise.resolve();
   for (const p of rows) {
     const skip = (why: string) => runs.push(Promise.resolve({ partner: p.call, result: "skipped", why }));
     if (p.transport === "box") {
       skip("the ingest box carries its sessions");
       continue;
     }
-    if (p.transport === "ax25") {
-      skip("AX.25 circuits from this instance's radio are not available yet");
+    const radioProblem = p.transport === "ax25" ? ax25Unavailable(gw) : null;
+    if (radioProblem) {
+      skip(radioProblem);
       continue;
     }
     if (!inTimeBands(JSON.parse(p.time_bands) as string[], now)) {
@@ -285,8 +294,12 @@ export async function forwardDue(gw: Gateway): Promise<ForwardRun[]> {
       skip("already in a session");
       continue;
     }
+    // calls over the radio go one after another: they share the channel
+    let call: Promise<SessionReport>;
+    if (p.transport === "ax25") onAir = call = onAir.catch(() => {}).then(() => callPartner(gw, p.id));
+    else call = callPartner(gw, p.id);
     runs.push(
-      callPartner(gw, p.id).then((r) => ({
+      call.then((r) => ({
         partner: p.call,
         result: "called" as const,
         ok: r.ok,

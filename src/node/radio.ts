@@ -3,6 +3,8 @@
  * started with the gateway and stopped with it, and everything the gateway
  * does with it:
  *
+ *   served  connections to RADIO_CALL: SVCL1 sync; to NODE_CALL: NET/ROM;
+ *           to BBS_AX25_CALL: FBB forwarding with partner BBSes (src/bbs/ax25.ts)
  *   heard   every frame: the MHeard list; UI frames: NODES broadcasts go to
  *           the NODES table, SVCB1 datagrams to the federation apply pipeline,
  *           APRS (PID 0xF0) to the ingest pipeline as heard on RF by this
@@ -20,6 +22,7 @@ import { registerPort } from "../stations/ports.ts";
 import { isVerifiedCall, Transmitter } from "./tx.ts";
 import { noteHeard, sampleCounters } from "./heard.ts";
 import { runLocalBox } from "./box.ts";
+import { answerAx25 } from "../bbs/ax25.ts";
 import { radioOnlyPeers, serveCircuit, syncOverRadio } from "./sync.ts";
 import { bestRoute, broadcastFrames, nodeCall, noteNodes } from "./netrom.ts";
 import { applyBeacon, isBeacon, ownBeacon } from "../fed/beacon.ts";
@@ -52,11 +55,11 @@ export function radioOf(gw: Gateway): GatewayRadio | null {
   return radios.get(gw) ?? null;
 }
 
-/** The calls our stations answer to besides RADIO_CALL: the NET/ROM node's. */
+/** The calls our stations answer to besides RADIO_CALL: the NET/ROM node's, the BBS's (BBS_AX25_CALL). */
 function extraCalls(gw: Gateway): string[] {
   const c = gw.config;
   const node = c.nodeAlias ? (c.nodeCall ?? c.radioCall) : null;
-  return node && node !== c.radioCall ? [node] : [];
+  return [node, c.bbsAx25Call].filter((x): x is string => !!x && x !== c.radioCall);
 }
 
 /** Whether this station may transmit now: RADIO_CALL is set and verified. */
@@ -72,13 +75,14 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
   if (existing) return existing;
   const ports = opts.ports ?? gw.config.kissPorts;
   if (!ports.length) return null;
+  const bbsAt = gw.config.bbsAx25Call;
   const radio = new Radio({
     ports,
     call: gw.config.radioCall,
     extraCalls: extraCalls(gw),
     clock: opts.clock,
-    // answering a connection is transmitting: only with a verified RADIO_CALL
-    accept: () => radioMayTransmit(gw),
+    // answering a connection is transmitting: only with a verified RADIO_CALL (and BBS_AX25_CALL)
+    accept: (local) => radioMayTransmit(gw) && (formatAddress(local) !== bbsAt || isVerifiedCall(gw, bbsAt)),
     log: (level, message, data) => gw.log[level]("radio", message, data),
   });
   const tx = new Transmitter(gw, radio);
@@ -103,8 +107,16 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
   offs.push(radio.onMonitor((e, port) => e.dir === "rx" && safely(gw, "mheard", () => noteHeard(gw, port, e.frame, gw.clock.now()))));
   offs.push(radio.onUi((f, port) => safely(gw, "receive", () => heardUi(gw, f, port))));
   // connections to this station (accepted only while RADIO_CALL is verified): to the node's
-  // call, a neighbour node's link for NET/ROM traffic; to any other call, SVCL1 sync
-  offs.push(radio.listen((link) => (netrom && formatAddress(link.local) === nodeAt ? netrom.attach(link) : serveCircuit(gw, link))));
+  // call, a neighbour node's link for NET/ROM traffic; to BBS_AX25_CALL, a partner BBS
+  // forwarding; to any other call, SVCL1 sync
+  offs.push(
+    radio.listen((link) => {
+      const local = formatAddress(link.local);
+      if (netrom && local === nodeAt) return netrom.attach(link);
+      if (bbsAt && local === bbsAt) return void answerAx25(gw, link).catch((e) => gw.log.error("bbs", `forwarding session with ${link.peer} failed`, { error: String(e) }));
+      serveCircuit(gw, link);
+    }),
+  );
   for (const p of radio.ports) {
     const kind = "transport" in p.port ? `kiss-${(p.port as { transport: { kind: string } }).transport.kind}` : "radio";
     offs.push(

@@ -21,6 +21,7 @@ import { pullSvcl1, serveSvcl1, type PullReport } from "../fed/transports/svcl1.
 import type { Circuit } from "../../radio/index.ts";
 import { radioMayTransmit, radioOf, type GatewayRadio } from "./radio.ts";
 import { resolveNode } from "./netrom.ts";
+import { isVerifiedCall } from "./tx.ts";
 
 /** This station's SVCL1 capabilities: the compact tier, clamped by SVCL1_LINE_BUDGET and SVCL1_MAX_BATCH. */
 export function svcl1Caps(gw: Gateway): LinkCaps {
@@ -43,10 +44,15 @@ export class RadioSyncError extends Error {
   }
 }
 
-/** Opens a circuit to an endpoint: an AX.25 link to `ax25:CALL`, a NET/ROM circuit to `netrom:ALIAS`. */
-export async function openCircuit(gw: Gateway, gr: GatewayRadio, ep: Endpoint): Promise<Circuit> {
+/**
+ * Opens a circuit to an endpoint: an AX.25 link to `ax25:CALL` (from RADIO_CALL,
+ * or from another of the station's calls, through digipeaters), a NET/ROM
+ * circuit to `netrom:ALIAS`.
+ */
+export async function openCircuit(gw: Gateway, gr: GatewayRadio, ep: Pick<Endpoint, "transport" | "address">, opts: { from?: string; via?: string[] } = {}): Promise<Circuit> {
   if (!radioMayTransmit(gw)) throw new RadioSyncError("not_verified", `RADIO_CALL ${gw.config.radioCall ?? "(unset)"} is not a verified callsign on this instance: the station only listens`);
-  if (ep.transport === "ax25") return gr.radio.connect(ep.address);
+  if (opts.from && !isVerifiedCall(gw, opts.from)) throw new RadioSyncError("not_verified", `${opts.from} is not a verified callsign on this instance: the station does not transmit as it`);
+  if (ep.transport === "ax25") return gr.radio.connect(ep.address, { from: opts.from, via: opts.via });
   if (ep.transport === "netrom") {
     if (!gr.netrom) throw new RadioSyncError("no_node", "this station is no NET/ROM node (set NODE_ALIAS)");
     const call = resolveNode(gw, ep.address);

@@ -12,6 +12,11 @@ export interface ByteLink {
   close(): void;
   /** e.g. "tcp 127.0.0.1:7000", "ax25 N0FBB-1", "box session 3" */
   readonly description: string;
+  /**
+   * True while bytes we wrote are still on their way to the other side (a
+   * slow radio circuit): waiting for its answer does not time out meanwhile.
+   */
+  sending?(): boolean;
 }
 
 export class LinkClosed extends Error {
@@ -64,10 +69,14 @@ export class LinkReader {
   private async fill(timeoutMs = this.timeoutMs): Promise<boolean> {
     if (this.eof) return false;
     this.pending ??= this.link.read();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), timeoutMs)));
-    const got = await Promise.race([this.pending, timeout]);
-    clearTimeout(timer);
+    let got: Uint8Array | null | "timeout";
+    do {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), timeoutMs)));
+      got = await Promise.race([this.pending, timeout]);
+      clearTimeout(timer);
+      // our own bytes still going out: the other side cannot have answered yet
+    } while (got === "timeout" && this.link.sending?.());
     if (got === "timeout") throw new LinkTimeout(`nothing received for ${Math.round(timeoutMs / 1000)} s`);
     this.pending = null;
     if (got === null) {
