@@ -11,6 +11,8 @@ interface Partner {
   transport: string;
   host: string | null;
   port: number | null;
+  ax25Call: string | null;
+  via: string[];
   hasPassword: boolean;
   intervalMin: number;
   timeBands: string[];
@@ -40,7 +42,7 @@ interface Report {
   sent: Array<{ bid: string; outcome: string }>;
 }
 
-const blankPartner = { call: "", protocol: "fbb-b1", transport: "tcp", host: "", port: "", password: "", intervalMin: "60", timeBands: "", types: "PBT", poll: false };
+const blankPartner = { call: "", protocol: "fbb-b1", transport: "tcp", host: "", port: "", ax25Call: "", via: "", password: "", intervalMin: "60", timeBands: "", types: "PBT", poll: false };
 const blankRule = { partner: "", field: "at", pattern: "", types: "PBT", priority: "100" };
 
 export function ForwardingPage() {
@@ -84,6 +86,8 @@ export function ForwardingPage() {
           transport: p.transport,
           host: p.transport === "tcp" ? p.host : undefined,
           port: p.transport === "tcp" ? Number(p.port) : undefined,
+          ax25Call: p.transport === "ax25" && p.ax25Call ? p.ax25Call : undefined,
+          via: p.transport === "ax25" ? p.via.split(/[\s,]+/).filter(Boolean) : undefined,
           password: p.password || undefined,
           intervalMin: Number(p.intervalMin),
           timeBands: p.timeBands.split(/[\s,]+/).filter(Boolean),
@@ -149,6 +153,7 @@ export function ForwardingPage() {
               <td>
                 {x.protocol} over {x.transport}
                 {x.host ? ` ${x.host}:${x.port}` : ""}
+                {x.ax25Call ? ` to ${x.ax25Call}${x.via.length ? ` via ${x.via.join(",")}` : ""}` : ""}
               </td>
               <td>
                 every {x.intervalMin} min{x.timeBands.length ? `, ${x.timeBands.join(" ")} UTC` : ""}; {x.types}
@@ -160,7 +165,7 @@ export function ForwardingPage() {
                 {x.lastError ? <div class="error">{x.lastError}</div> : null}
               </td>
               <td class="actions">
-                {x.transport === "tcp" ? <button onClick={() => forwardNow(x)}>Forward now</button> : null}{" "}
+                {x.transport !== "box" ? <button onClick={() => forwardNow(x)}>Forward now</button> : null}{" "}
                 <button onClick={() => act(() => api(`/api/bbs/partners/${x.id}`, { method: "POST", json: { enabled: !x.enabled } }))}>{x.enabled ? "Switch off" : "Switch on"}</button>{" "}
                 <button onClick={() => act(() => api(`/api/bbs/partners/${x.id}`, { method: "DELETE" }))}>Remove</button>
               </td>
@@ -191,7 +196,15 @@ export function ForwardingPage() {
             <input id="p-port" inputMode="numeric" value={p.port} onInput={setP_("port")} />
           </>
         ) : null}
-        <label for="p-password">Password (optional)</label>
+        {p.transport === "ax25" ? (
+          <>
+            <label for="p-ax25">Its call-SSID on the air (empty = the callsign above)</label>
+            <input id="p-ax25" value={p.ax25Call} onInput={setP_("ax25Call")} />
+            <label for="p-via">Digipeaters (e.g. RELAY WIDE2-1; empty = direct)</label>
+            <input id="p-via" value={p.via} onInput={setP_("via")} />
+          </>
+        ) : null}
+        <label for="p-password">Password (optional; telnet only)</label>
         <input id="p-password" type="password" value={p.password} onInput={setP_("password")} />
         <label for="p-interval">Minutes between calls</label>
         <input id="p-interval" inputMode="numeric" value={p.intervalMin} onInput={setP_("intervalMin")} />
