@@ -27,6 +27,25 @@ export function encodeText(text: string): Uint8Array {
   return new TextEncoder().encode(text);
 }
 
+/**
+ * A subject as it goes on the wire: its UTF-8 bytes (like the body), at most
+ * `max` of them, cut before a character rather than inside one; returned one
+ * character per byte, for the session's byte-for-character line writer.
+ * (Each character's low byte alone would turn "—" or "€" into a control
+ * character the partner refuses, and the message could never be delivered.)
+ */
+export function wireTitle(subject: string, max = 80): string {
+  let b = encodeText(subject);
+  if (b.length > max) {
+    let end = max;
+    while (end > 0 && (b[end]! & 0xc0) === 0x80) end--;
+    b = b.subarray(0, end);
+  }
+  let s = "";
+  for (const c of b) s += String.fromCharCode(c);
+  return s;
+}
+
 export function hasControlChars(text: string): boolean {
   return FORBIDDEN.test(text);
 }

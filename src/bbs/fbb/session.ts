@@ -17,7 +17,7 @@
  * transaction once it has arrived complete and valid).
  */
 import type { MessageType } from "../address.ts";
-import { hasControlChars, normalizeNewlines, decodeText, encodeText } from "../text.ts";
+import { hasControlChars, normalizeNewlines, decodeText, encodeText, wireTitle } from "../text.ts";
 import { encodeCompressed, readCompressed } from "./compressed.ts";
 import { fromLatin1, LinkClosed, LinkReader, LinkTimeout, ProtocolError, type ByteLink } from "./link.ts";
 import {
@@ -183,11 +183,11 @@ export async function runSession(link: ByteLink, mailbox: Mailbox, opts: Session
           const a = answers[i]!.answer;
           if (a === "accept") {
             if (compression === "none") {
-              await send([m.subject.slice(0, 80)]);
+              await send([wireTitle(m.subject)]);
               await link.write(bytes);
               await link.write(Uint8Array.of(SUB, 13));
             } else {
-              await link.write(encodeCompressed(m.subject, bytes, compression));
+              await link.write(encodeCompressed(wireTitle(m.subject), bytes, compression));
             }
             trace(">", `(message ${m.bid}, ${bytes.length} bytes${compression === "none" ? "" : ", compressed"})`);
             unconfirmed.push(m.bid);
@@ -355,7 +355,7 @@ async function receiveMessage(
   let subject: string;
   let text: string;
   if (compression === "none") {
-    subject = (await reader.readLine(256)).trim();
+    subject = decodeText(fromLatin1(await reader.readLine(256))).trim();
     const raw = await reader.readUntil(SUB, maxBytes + 1024);
     await skipRestOfLine(reader);
     text = decodeText(raw);
