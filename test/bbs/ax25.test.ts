@@ -5,7 +5,7 @@
  * over an AX.25 connected-mode circuit in both directions, compressed (B1)
  * and in ASCII; a duplicate BID is refused; strangers are refused; a circuit
  * that drops in the middle of a message leaves nothing half stored and the
- * message goes on the next call.
+ * message goes on the next call. Then the same through two real Direwolf TNCs.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
@@ -16,6 +16,7 @@ import { radioOf } from "../../src/node/radio.ts";
 import { forwardDue } from "../../src/bbs/forwarding.ts";
 import { loadConfig } from "../../src/config.ts";
 import { parseKissPorts, Radio, type Ax25Link } from "../../radio/index.ts";
+import { direwolfInstalled, startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
 import { fromLatin1, LinkReader, LinkTimeout, type ByteLink } from "../../src/bbs/fbb/link.ts";
 
 const INGEST = "ingest-secret-0123456789";
@@ -195,6 +196,18 @@ describe("FBB forwarding between two gateways over an AX.25 circuit", () => {
     await untilIdle();
   });
 
+  test("subjects beyond Latin-1 arrive intact, in ASCII and in B1", async () => {
+    for (const protocol of ["fbb-ascii", "fbb-b1"]) {
+      await A.post(`/api/bbs/partners/${toB}`, { protocol }, { headers: ops });
+      const subject = `Net — 5 € — ۀ ${protocol}`;
+      const m = await compose(A, alice.cookie, { type: "P", to: "N0BOB@N0BBB", subject, body: "73" });
+      const run = await forwardNow(A, toB);
+      expect(run).toMatchObject({ ok: true, compression: protocol === "fbb-b1" ? "b1" : "none", sent: [{ bid: m.bid, outcome: "sent" }] });
+      expect(B.gw.db.query("SELECT subject FROM bbs_messages WHERE bid = ?").get(m.bid)).toEqual({ subject });
+      await untilIdle();
+    }
+  });
+
   test("a BID the partner already has is refused with FS -, and stored once", async () => {
     const m = await compose(A, alice.cookie, { type: "P", to: "N0BOB@N0BBB", subject: "came another way", body: "via the box" });
     // B got this BID another way first (its ingest box)
@@ -231,6 +244,7 @@ describe("FBB forwarding between two gateways over an AX.25 circuit", () => {
   });
 
   test("the circuit drops in the middle of a message: nothing half stored, it goes on the next call", async () => {
+    await A.post(`/api/bbs/partners/${toB}`, { protocol: "fbb-ascii" }, { headers: ops });
     const body = Array.from({ length: 600 }, (_, i) => `line ${i} of a long message that will be cut off on the air`).join("\n");
     const m = await compose(A, alice.cookie, { type: "P", to: "N0BOB@N0BBB", subject: "cut off", body });
     const rb = radioOf(B.gw)!.radio;
@@ -281,4 +295,47 @@ describe("a slow circuit", () => {
     busyUntil = 0;
     await expect(new LinkReader(slow(() => Date.now() < busyUntil), 100).readLine()).rejects.toBeInstanceOf(LinkTimeout);
   });
+});
+
+describe.if(direwolfInstalled())("through a pair of real Direwolf TNCs (1200 baud AFSK)", () => {
+  let pair: DirewolfPair;
+  let C: Running;
+  let D: Running;
+  beforeAll(async () => {
+    pair = await startDirewolfPair();
+    C = await startInProcess(env("N0CCC", `tcp://127.0.0.1:${pair.a.kissPort}`));
+    D = await startInProcess(env("N0DDD", `tcp://127.0.0.1:${pair.b.kissPort}`));
+    await Promise.all([C, D].map((g) => radioOf(g.gw)!.radio.ports[0]!.port.whenConnected()));
+    signedInUser(C.gw, "N0CCC", { verified: true });
+    signedInUser(D.gw, "N0DDD", { verified: true });
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([C?.stop(), D?.stop()]);
+    await pair?.stop();
+  });
+
+  test("a compressed message each way in one session; the B1 bytes survive Direwolf's KISS and the air", async () => {
+    const toD = (await created(C, "/api/bbs/partners", { call: "N0DDD", transport: "ax25", ax25Call: "N0DDD-1" })).id;
+    await created(D, "/api/bbs/partners", { call: "N0CCC", transport: "ax25", ax25Call: "N0CCC-1" });
+    await created(C, "/api/bbs/forward", { partner: "N0DDD", field: "at", pattern: "N0DDD", types: "P" });
+    await created(D, "/api/bbs/forward", { partner: "N0CCC", field: "at", pattern: "N0CCC", types: "P" });
+    const carol = signedInUser(C.gw, "N0CAR", { verified: true });
+    const dave = signedInUser(D.gw, "N0DAV", { verified: true });
+    const body = Array.from({ length: 40 }, (_, i) => `${i} ${((i * 2654435761) % 1000003).toString(36)} café QSL 73`).join("\n");
+    // "ۀ" (U+06C0) is DB 80 in UTF-8: the title carries the byte KISS escapes as FESC TFESC
+    const m1 = await compose(C, carol.cookie, { type: "P", to: "N0DAV@N0DDD", subject: "over Direwolf ۀ", body });
+    const m2 = await compose(D, dave.cookie, { type: "P", to: "N0CAR@N0CCC", subject: "and back", body: "Received, 73." });
+    const heard: number[] = [];
+    const off = radioOf(D.gw)!.radio.onMonitor((e) => {
+      if (e.dir === "rx" && e.frame.type === "I") heard.push(...e.frame.info);
+    });
+    const run = await forwardNow(C, toD);
+    off();
+    expect(run).toMatchObject({ ok: true, error: null, compression: "b1", sent: [{ bid: m1.bid, outcome: "sent" }], received: [{ bid: m2.bid, result: "stored" }] });
+    // FESC (0xDB) went through both KISS codecs escaped, and the B1 data (CRC checked) arrived whole
+    expect(heard).toContain(0xdb);
+    expect(D.gw.db.query("SELECT subject FROM bbs_messages WHERE bid = ?").get(m1.bid)).toEqual({ subject: "over Direwolf ۀ" });
+    expect((D.gw.db.query("SELECT body FROM bbs_messages WHERE bid = ?").get(m1.bid) as { body: string }).body).toBe(body + "\n");
+    expect((await mailbox(C, carol.cookie)).map((m) => m.bid)).toEqual([m2.bid]);
+  }, 180_000);
 });
