@@ -220,6 +220,23 @@ describe("FBB forwarding between two gateways over an AX.25 circuit", () => {
     await untilIdle();
   });
 
+  test("a partner behind a digipeater is called through it, and a failed connect is reported on the partner", async () => {
+    const p = await created(A, "/api/bbs/partners", { call: "N0FAR", transport: "ax25", ax25Call: "N0FAR-1", via: ["RELAY"], poll: true });
+    const ra = radioOf(A.gw)!.radio;
+    // nobody repeats for RELAY here: once our SABM has gone out, give up the attempt
+    const off = ra.onMonitor((e) => {
+      if (e.dir === "tx" && e.frame.type === "SABM" && e.frame.path.map((d) => d.call).join() === "RELAY")
+        setTimeout(() => ra.ports[0]!.station.activeLinks().forEach((l) => l.abort()), 0);
+    });
+    const r = await forwardNow(A, p.id);
+    off();
+    expect(r).toMatchObject({ ok: false, error: "cannot connect to N0FAR-1 via RELAY: link to N0FAR-1 ended: shutdown" });
+    const after = (await json(await A.get(`/api/bbs/partners/${p.id}`, { headers: ops }))).body;
+    expect(after).toMatchObject({ ax25Call: "N0FAR-1", via: ["RELAY"], lastError: r.error });
+    expect(after.lastAttemptAt).toBeNumber();
+    await json(await A.post(`/api/bbs/partners/${p.id}`, { enabled: false }, { headers: ops }));
+  });
+
   test("a station that is not an ax25 partner is refused with a reason and disconnected", async () => {
     // a third station on A's side of the channel (it hears B, B hears it)
     const ports = parseKissPorts(modem.a);
