@@ -170,13 +170,18 @@ export function onPosition(gw: Gateway, p: GatewayEvents["position"]): void {
   if (p.source !== "rf" || !p.igate || !p.positionId || (p.kind && p.kind !== "station")) return;
   const base = baseCall(p.call);
   if (baseCall(p.igate) === base) return;
+  const from = p.ts - TIER_A.windowMs;
+  const to = p.ts + TIER_A.windowMs;
+  // Nearly every sighting has no pending find: ask the partial index alone first
+  // (about 1 µs); the join with the caches costs 20-30 µs even when it finds nothing.
+  if (!gw.db.query("SELECT 1 FROM logs WHERE base_call = ? AND kind = 'find' AND tier <> 'a' AND state = 'active' AND found_at BETWEEN ? AND ? LIMIT 1").get(base, from, to)) return;
   const pending = gw.db
     .query(
       `SELECT l.id, COALESCE(c.lat, m.lat) AS lat, COALESCE(c.lon, m.lon) AS lon FROM logs l
        LEFT JOIN caches c ON c.id = l.cache_id LEFT JOIN mirror_caches m ON l.cache_id IS NULL AND m.gid = l.cache_gid
        WHERE l.base_call = ? AND l.kind = 'find' AND l.tier <> 'a' AND l.state = 'active' AND l.found_at BETWEEN ? AND ?`,
     )
-    .all(base, p.ts - TIER_A.windowMs, p.ts + TIER_A.windowMs) as Array<{ id: number; lat: number | null; lon: number | null }>;
+    .all(base, from, to) as Array<{ id: number; lat: number | null; lon: number | null }>;
   for (const f of pending) {
     if (f.lat === null || f.lon === null) continue;
     const d = distanceM(f.lat, f.lon, p.lat, p.lon);
