@@ -167,10 +167,18 @@ export function ingestLinesTx(gw: Gateway, lines: Array<string | Uint8Array | In
       report.duplicates++;
       continue;
     }
-    const header = gt >= 0 && colon > gt ? line.slice(gt + 1, colon).split(",") : [];
-    const path = header.slice(1).join(",");
+    // The header after ">": the destination, then the path (found by position, not split and joined again).
+    let dst: string | null = null;
+    let path = "";
+    if (gt >= 0 && colon > gt) {
+      const comma = line.indexOf(",", gt + 1);
+      if (comma >= 0 && comma < colon) {
+        dst = line.slice(gt + 1, comma);
+        path = line.slice(comma + 1, colon);
+      } else dst = line.slice(gt + 1, colon);
+    }
     const stored = typeof raw === "string" ? line : raw;
-    const packetId = Number(st.packet.run(ts, src, header[0] ?? null, path || null, stored, source, igate, r.ok ? r.packet.type : r.error.code, via).lastInsertRowid);
+    const packetId = Number(st.packet.run(ts, src, dst, path || null, stored, source, igate, r.ok ? r.packet.type : r.error.code, via).lastInsertRowid);
     report.stored++;
     if (!r.ok) {
       report.errors[r.error.code] = (report.errors[r.error.code] ?? 0) + 1;
