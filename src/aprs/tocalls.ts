@@ -33,8 +33,21 @@ const TOCALLS: Array<[string, string]> = [
 ];
 TOCALLS.sort((a, b) => b[0].length - a[0].length);
 
+/** Answers by destination: a feed repeats a few hundred tocalls, and the prefix walk ran for every packet. */
+const seen = new Map<string, string | null>();
+
 export function deviceFromTocall(dst: string): string | undefined {
   if (!dst.startsWith("AP")) return undefined;
-  for (const [prefix, name] of TOCALLS) if (dst.startsWith(prefix)) return name;
-  return undefined;
+  const known = seen.get(dst);
+  if (known !== undefined) return known ?? undefined;
+  let device: string | null = null;
+  for (const [prefix, name] of TOCALLS) {
+    if (dst.startsWith(prefix)) {
+      device = name;
+      break;
+    }
+  }
+  if (seen.size >= 4096) seen.clear();
+  seen.set(dst, device);
+  return device ?? undefined;
 }
