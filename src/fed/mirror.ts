@@ -21,8 +21,10 @@ const prepared = new WeakMap<Database, Stmts>();
 function prepare(db: Database) {
   const q = (sql: string) => db.query(sql) as Statement;
   return {
-    held: q("SELECT (SELECT v FROM tombstones WHERE gid = ?1) AS tomb, v, frame FROM (SELECT 1) LEFT JOIN mirror_records ON gid = ?1"),
+    // Two point lookups: one statement joining them onto a constant row cost
+    // 10-15 µs per gid against under 1 µs for both of these.
     tombV: q("SELECT v FROM tombstones WHERE gid = ?"),
+    record: q("SELECT v, frame FROM mirror_records WHERE gid = ?"),
     moved: q("SELECT to_account AS toAccount FROM mirror_account_moves WHERE from_account = ?"),
     upsertRecord: q(
       `INSERT INTO mirror_records (gid, type, origin, v, at, frame, via, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -70,9 +72,10 @@ export interface Held {
 
 /** The version held for a gid: its tombstone's, or the mirrored record's; null when neither. */
 export function heldVersion(s: Stmts, gid: string): Held | null {
-  const r = s.held.get(gid) as { tomb: number | null; v: number | null; frame: Uint8Array | null };
-  if (r.tomb !== null) return { v: r.tomb, frame: null, tombstoned: true };
-  return r.v !== null ? { v: r.v, frame: r.frame, tombstoned: false } : null;
+  const t = s.tombV.get(gid) as { v: number } | null;
+  if (t) return { v: t.v, frame: null, tombstoned: true };
+  const r = s.record.get(gid) as { v: number; frame: Uint8Array } | null;
+  return r ? { v: r.v, frame: r.frame, tombstoned: false } : null;
 }
 
 /** Follows an account-move: where rows attributed to `account` now belong. */
