@@ -82,8 +82,6 @@ interface Checked {
   payload: Payload;
   kind: RecordKind;
   gid: Gid;
-  /** what was held for the gid when the frame was checked */
-  held: Held | null;
 }
 
 interface OriginInfo {
@@ -147,20 +145,35 @@ function* pipeline(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Gener
     if (origin) tally(perOrigin, origin).rejected++;
   };
 
+  // Strict decode of every frame first, so the versions held for their gids
+  // can be read in one read transaction (not a lock cycle per frame): a frame
+  // held byte for byte is a duplicate delivery, not verified again.
+  const decoded: Array<{ frame: Frame; payload: Payload } | RecordError> = new Array(frames.length);
+  for (let index = 0; index < frames.length; index++) {
+    try {
+      const frame = decodeFrame(frames[index]!);
+      decoded[index] = { frame, payload: decodePayload(frame.payload) };
+    } catch (e) {
+      if (e instanceof RecordError) decoded[index] = e;
+      else throw e;
+    }
+  }
+  const helds: Array<Held | null> = new Array(frames.length);
+  gw.db.transaction(() => {
+    for (let index = 0; index < frames.length; index++) {
+      const d = decoded[index]!;
+      if (!(d instanceof RecordError) && d.payload.origin !== self) helds[index] = heldVersion(s, d.payload.gid);
+    }
+  })();
+
   for (let index = 0; index < frames.length; index++) {
     const bytes = frames[index]!;
-    let frame: Frame;
-    let payload: Payload;
-    try {
-      frame = decodeFrame(bytes);
-      payload = decodePayload(frame.payload);
-    } catch (e) {
-      if (e instanceof RecordError) {
-        reject(index, e.code, e.message);
-        continue;
-      }
-      throw e;
+    const d = decoded[index]!;
+    if (d instanceof RecordError) {
+      reject(index, d.code, d.message);
+      continue;
     }
+    const { frame, payload } = d;
     const origin = payload.origin;
     if (origin === self) {
       report.own++;
@@ -178,7 +191,7 @@ function* pipeline(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Gener
     try {
       // 1. signature under one of the origin's active keys
       if (!info.keys.has(frame.signerKey)) throw new Reject("key_not_accepted", `${frame.signerKey} is not an active key of ${origin}`);
-      const held = heldVersion(s, payload.gid);
+      const held = helds[index];
       if (held && held.frame && held.v === payload.v && sameBytes(held.frame, bytes)) {
         // The very frame already verified and applied: a duplicate delivery.
         report.duplicate++;
@@ -200,7 +213,7 @@ function* pipeline(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Gener
       if (attest) throw new Reject("not_self_attested", attest);
       // 4. tombstone acceptance
       if (kind === "tombstone" && Object.keys(payload.body).length > 0) throw new Reject("tombstone_not_accepted", "a tombstone names only its gid");
-      checked.push({ index, bytes, payload, kind, gid, held });
+      checked.push({ index, bytes, payload, kind, gid });
     } catch (e) {
       if (e instanceof Reject) reject(index, e.code, e.message, payload.gid, origin);
       else throw e;
@@ -211,12 +224,12 @@ function* pipeline(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Gener
   const rank = (c: Checked) => (c.kind === "tombstone" ? 0 : c.kind === "account-move" ? 1 : 2);
   checked.sort((a, b) => rank(a) - rank(b) || a.index - b.index);
   const now = gw.clock.now();
-  // Gids written in this batch: for those, what stage 1 saw is stale.
-  const touched = new Set<string>();
-  const applyOne = gw.db.transaction((c: Checked): "applied" | "duplicate" | "suppressed" => {
+  const applyOne = (c: Checked): Outcome => {
     const p = c.payload;
-    const held = touched.has(p.gid) ? heldVersion(s, p.gid) : c.held;
-    touched.add(p.gid);
+    // Read again inside the write transaction: earlier frames of the batch
+    // (or another batch, while an async verification was awaited) may have
+    // written the gid since stage 1 looked.
+    const held = heldVersion(s, p.gid);
     if (c.kind === "tombstone") {
       if (held?.tombstoned && held.v >= p.v) return "duplicate";
       writeTombstone(s, p, c.bytes, c.gid.kind, now);
@@ -229,29 +242,47 @@ function* pipeline(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Gener
     writeRecord(s, p, c.bytes, opts.via, now);
     if (c.kind === "peer") refreshEndpoints(gw, p.origin, p.body.endpoints as string[], { keepTail: c.gid.localId === BEACON_LOCAL_ID });
     return "applied";
-  });
-  gw.db.transaction(() => {
-    for (const c of checked) {
-      let outcome: "applied" | "duplicate" | "suppressed";
+  };
+  const applyOneAlone = gw.db.transaction(applyOne);
+  // Every frame of the batch in one transaction, each on its own savepoint.
+  const commit = gw.db.transaction((): Array<Outcome | Error> => {
+    const outcomes: Array<Outcome | Error> = new Array(checked.length);
+    for (let i = 0; i < checked.length; i++) {
       try {
-        outcome = applyOne(c);
+        outcomes[i] = applyOneAlone(checked[i]!);
       } catch (e) {
-        reject(c.index, "store_failed", (e as Error).message, c.payload.gid, c.payload.origin);
-        gw.log.error("fed", `applying ${c.payload.gid} failed`, { error: String(e) });
-        continue;
+        outcomes[i] = e as Error;
       }
-      report[outcome]++;
-      if (outcome === "applied") tally(perOrigin, c.payload.origin).applied++;
+    }
+    // What the peers' counters add, from stage 1's rejections and this pass's outcomes.
+    const tallies = new Map<string, { applied: number; rejected: number }>();
+    for (const [origin, t] of perOrigin) tallies.set(origin, { ...t });
+    for (let i = 0; i < checked.length; i++) {
+      const o = outcomes[i]!;
+      if (o === "applied") tally(tallies, checked[i]!.payload.origin).applied++;
+      else if (o instanceof Error) tally(tallies, checked[i]!.payload.origin).rejected++;
     }
     if (quarantine.size) countQuarantined(gw, quarantine);
     const upd = gw.db.query(
       "UPDATE peers SET frames_applied = frames_applied + ?, frames_rejected = frames_rejected + ?, last_applied_at = CASE WHEN ? > 0 THEN ? ELSE last_applied_at END WHERE instance = ?",
     );
-    for (const [origin, t] of perOrigin) upd.run(t.applied, t.rejected, t.applied, now, origin);
+    for (const [origin, t] of tallies) upd.run(t.applied, t.rejected, t.applied, now, origin);
     opts.onCommit?.();
-  })();
+    return outcomes;
+  });
+  const outcomes = commit();
+  for (let i = 0; i < checked.length; i++) {
+    const c = checked[i]!;
+    const o = outcomes[i]!;
+    if (o instanceof Error) {
+      reject(c.index, "store_failed", o.message, c.payload.gid);
+      gw.log.error("fed", `applying ${c.payload.gid} failed`, { error: String(o) });
+    } else report[o]++;
+  }
   return report;
 }
+
+type Outcome = "applied" | "duplicate" | "suppressed";
 
 function tally(m: Map<string, { applied: number; rejected: number }>, origin: string) {
   let t = m.get(origin);
