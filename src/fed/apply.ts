@@ -14,11 +14,12 @@
  *   4. tombstone acceptance: a tombstone deletes a deletable kind and names
  *      nothing but the gid
  *
- * Then, in one transaction, tombstones first and account-moves next, each
- * frame on its own savepoint: applied idempotently by (type, gid, v), where a
- * higher v supersedes, an equal or lower one is a duplicate, and a tombstoned
- * gid (or an erased account's record) is never mirrored again. A frame that
- * fails is counted and skipped; it never blocks the others and nothing is
+ * Then, in one transaction, tombstones first and account-moves next:
+ * applied idempotently by (type, gid, v), where a higher v supersedes, an
+ * equal or lower one is a duplicate, and a tombstoned gid (or an erased
+ * account's record) is never mirrored again. A frame whose storage fails is
+ * rolled back whole, counted and skipped (the batch runs again with each
+ * frame on its own savepoint); it never blocks the others and nothing is
  * half-applied.
  */
 import type { Gateway } from "../gateway.ts";
@@ -244,10 +245,23 @@ function* pipeline(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Gener
     return "applied";
   };
   const applyOneAlone = gw.db.transaction(applyOne);
-  // Every frame of the batch in one transaction, each on its own savepoint.
-  const commit = gw.db.transaction((): Array<Outcome | Error> => {
+  /**
+   * Every frame of the batch, in one transaction. First without a savepoint
+   * per frame (they cost more than the writes): should any frame's storage
+   * fail, the whole transaction rolls back and runs again with each frame on
+   * its own savepoint, so the failed frame is counted and the others apply.
+   */
+  const commit = gw.db.transaction((alone: boolean): Array<Outcome | Error> => {
     const outcomes: Array<Outcome | Error> = new Array(checked.length);
     for (let i = 0; i < checked.length; i++) {
+      if (!alone) {
+        try {
+          outcomes[i] = applyOne(checked[i]!);
+        } catch (e) {
+          throw new FrameStoreFailed(String(e), { cause: e });
+        }
+        continue;
+      }
       try {
         outcomes[i] = applyOneAlone(checked[i]!);
       } catch (e) {
@@ -270,7 +284,13 @@ function* pipeline(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Gener
     opts.onCommit?.();
     return outcomes;
   });
-  const outcomes = commit();
+  let outcomes: Array<Outcome | Error>;
+  try {
+    outcomes = commit(false);
+  } catch (e) {
+    if (!(e instanceof FrameStoreFailed)) throw e;
+    outcomes = commit(true);
+  }
   for (let i = 0; i < checked.length; i++) {
     const c = checked[i]!;
     const o = outcomes[i]!;
@@ -283,6 +303,9 @@ function* pipeline(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Gener
 }
 
 type Outcome = "applied" | "duplicate" | "suppressed";
+
+/** A frame's storage failed on the batch's fast pass (no savepoint per frame). */
+class FrameStoreFailed extends Error {}
 
 function tally(m: Map<string, { applied: number; rejected: number }>, origin: string) {
   let t = m.get(origin);

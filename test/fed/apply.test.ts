@@ -226,4 +226,23 @@ describe("apply pipeline", () => {
       B.gw.db.run("DROP TRIGGER refuse_cache");
     }
   });
+
+  test("a storage failure late in a page undoes none of the frames before it, nor the versions and counters written with them", async () => {
+    B.gw.db.run("CREATE TEMP TRIGGER refuse_cache BEFORE INSERT ON mirror_caches WHEN NEW.name = 'Refused' BEGIN SELECT RAISE(ABORT, 'disk says no'); END");
+    try {
+      const k8 = generateKeyPair();
+      upsertPeer(B.gw, { instance: "gw8", trust: "trusted", keyPin: k8.publicKey });
+      const mk = (id: number, v: number, name: string) => signed(k8.privateKey, { type: 1, v, gid: `gw8:cache:${id}`, origin: "gw8", body: cacheToWire(cache(name)) as never });
+      // gid 1 twice in the page (v1 then v2), then a refused frame, then gid 1 again at v1.
+      const r = await applyFrames(B.gw, [mk(1, 1, "One"), mk(1, 2, "One, v2"), mk(2, 1, "Two"), mk(3, 1, "Refused"), mk(1, 1, "One")], via);
+      expect(r).toMatchObject({ received: 5, applied: 3, duplicate: 1, rejected: 1 });
+      expect(r.failures).toEqual([expect.objectContaining({ index: 3, gid: "gw8:cache:3", code: "store_failed" })]);
+      expect(mirroredCache(B.gw, "gw8:cache:1")!.name).toBe("One, v2");
+      expect(mirroredCache(B.gw, "gw8:cache:2")!.name).toBe("Two");
+      expect(count(B.gw, "mirror_records", "gid = 'gw8:cache:3'")).toBe(0);
+      expect(getPeer(B.gw, "gw8")).toMatchObject({ framesApplied: 3, framesRejected: 1 });
+    } finally {
+      B.gw.db.run("DROP TRIGGER refuse_cache");
+    }
+  });
 });
