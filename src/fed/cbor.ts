@@ -116,6 +116,30 @@ export function decodeCbor(bytes: Uint8Array, limits: DecodeOptions = {}): CborV
   return value;
 }
 
+/**
+ * The values of a map whose keys are exactly the integers 1..n (n < 24), in
+ * that order: what decodeCbor would return as a Map, as an array (index k-1
+ * holds key k), without building the Map. Null when the bytes are anything
+ * else (other keys, a different count, trailing bytes, ...): decode them with
+ * decodeCbor then, for the value or the precise error. A value that is not
+ * exactly canonical throws the CborError decodeCbor would.
+ */
+export function decodeKeyed(bytes: Uint8Array, n: number, limits: DecodeOptions = {}): CborValue[] | null {
+  const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
+  const maxDepth = limits.maxDepth ?? DEFAULT_MAX_DEPTH;
+  // A map head of n entries, room for them, and depth for their values.
+  if (bytes.length > maxBytes || bytes.length < 1 + 2 * n || bytes[0] !== (0xa0 | n) || n >= 24 || maxDepth < 1) return null;
+  const d = new Decoder(bytes, maxDepth, maxBytes, limits.textMaps === "object");
+  d.pos = 1;
+  const out: CborValue[] = new Array(n);
+  for (let k = 1; k <= n; k++) {
+    if (d.pos >= bytes.length || bytes[d.pos] !== k) return null;
+    d.pos++;
+    out[k - 1] = d.item(1);
+  }
+  return d.pos === bytes.length ? out : null;
+}
+
 /** decodeCbor without throwing: `{ ok, value }` or `{ ok: false, error }`. */
 export function tryDecodeCbor(bytes: Uint8Array, limits?: DecodeOptions): { ok: true; value: CborValue } | { ok: false; error: CborError } {
   try {

@@ -14,7 +14,7 @@
  *   const frame = signFrame(bytes, signer);           // frame bytes
  *   const opened = openFrame(frame);                  // { ok: true, frame, payload } or { ok: false, code }
  */
-import { CborError, cborToJson, decodeCbor, encodeCbor, type CborValue } from "./cbor.ts";
+import { CborError, cborToJson, decodeCbor, decodeKeyed, encodeCbor, type CborValue } from "./cbor.ts";
 import { verifyEd25519, type Ed25519Path, type VerifyVerdict } from "./ed25519.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
 
@@ -138,6 +138,29 @@ function decodeStrict(bytes: Uint8Array, what: string): CborValue {
   }
 }
 
+/**
+ * The values of keys 1..n of a map that must have exactly n keys (a frame, a
+ * payload): index k-1 holds key k's value (undefined when the key is not
+ * there). Throws RecordError.
+ */
+function decodeKeyedStrict(bytes: Uint8Array, n: number, what: string, shapeCode: "bad_frame" | "bad_payload"): Array<CborValue | undefined> {
+  let kv: Array<CborValue | undefined> | null;
+  try {
+    // Nearly always the keys are exactly 1..n in order: read their values without building a Map.
+    kv = decodeKeyed(bytes, n, LIMITS);
+  } catch (e) {
+    if (e instanceof CborError) throw new RecordError(e.code, `${what}: ${e.message}`);
+    throw e;
+  }
+  if (kv) return kv;
+  // Anything else takes the general decoder, for its value or its precise error.
+  const m = decodeStrict(bytes, what);
+  if (!(m instanceof Map) || m.size !== n) throw new RecordError(shapeCode, `a ${what} is a map of exactly the keys 1-${n}`);
+  kv = new Array(n);
+  for (let k = 1; k <= n; k++) kv[k - 1] = m.get(k);
+  return kv;
+}
+
 function isSigner(s: string): boolean {
   return isInstanceId(s) || (isCallsign(s) && s === normalizeCall(s));
 }
@@ -160,15 +183,7 @@ export function encodePayload(p: Payload): Uint8Array {
 
 /** Strictly decodes and shape-checks payload bytes; throws RecordError. */
 export function decodePayload(bytes: Uint8Array): Payload {
-  const m = decodeStrict(bytes, "payload");
-  if (!(m instanceof Map) || m.size !== 7) throw new RecordError("bad_payload", "a payload is a map of exactly the keys 1-7");
-  const type = m.get(1);
-  const gid = m.get(2);
-  const origin = m.get(3);
-  const v = m.get(4);
-  const at = m.get(5);
-  const signer = m.get(6);
-  const body = m.get(7);
+  const [type, gid, origin, v, at, signer, body] = decodeKeyedStrict(bytes, 7, "payload", "bad_payload");
   if (typeof type !== "number" || !KIND_OF_TYPE[type]) throw new RecordError("bad_payload", "payload key 1 (type) must be 1-7");
   if (typeof gid !== "string") throw new RecordError("bad_gid", "payload key 2 (gid) must be text");
   if (!parseGid(gid)) throw new RecordError("bad_gid", `"${gid}" is not a valid gid (origin:kind:localid)`);
@@ -193,11 +208,7 @@ export function encodeFrame(f: Frame): Uint8Array {
 /** Strictly decodes frame bytes (not the payload inside); throws RecordError. */
 export function decodeFrame(bytes: Uint8Array): Frame {
   if (bytes.length > MAX_FRAME_BYTES) throw new RecordError("too_large", `a frame is at most ${MAX_FRAME_BYTES} bytes`);
-  const m = decodeStrict(bytes, "frame");
-  if (!(m instanceof Map) || m.size !== 3) throw new RecordError("bad_frame", "a frame is a map of exactly the keys 1-3");
-  const payload = m.get(1);
-  const signerKey = m.get(2);
-  const sig = m.get(3);
+  const [payload, signerKey, sig] = decodeKeyedStrict(bytes, 3, "frame", "bad_frame");
   if (!(payload instanceof Uint8Array)) throw new RecordError("bad_frame", "frame key 1 (payload) must be a byte string");
   if (typeof signerKey !== "string" || !isB64urlKey(signerKey)) throw new RecordError("bad_frame", "frame key 2 (signerKey) must be a base64url 32-byte key");
   if (!(sig instanceof Uint8Array) || sig.length !== 64) throw new RecordError("bad_frame", "frame key 3 (sig) must be 64 bytes");

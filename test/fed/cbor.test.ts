@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import * as cborg from "cborg";
-import { CborError, decodeCbor, encodeCbor, tryDecodeCbor, type CborValue } from "../../src/fed/cbor.ts";
+import { CborError, decodeCbor, decodeKeyed, encodeCbor, tryDecodeCbor, type CborValue } from "../../src/fed/cbor.ts";
 
 const hex = (h: string) => Uint8Array.from(Buffer.from(h.replace(/\s+/g, ""), "hex"));
 const toHex = (b: Uint8Array) => Buffer.from(b).toString("hex");
@@ -250,6 +250,60 @@ describe("properties", () => {
     // Both outcomes happen, so the property is exercised both ways.
     expect(accepted).toBeGreaterThan(1000);
     expect(refused).toBeGreaterThan(1000);
+  });
+
+  test("decodeKeyed (the frame and payload fast path) agrees with decodeCbor on every single-byte mutation: same values, same errors, or hands the bytes back", () => {
+    const limits = { maxDepth: 3, textMaps: "object" } as const;
+    const outcome = (f: () => unknown) => {
+      try {
+        return { value: f() };
+      } catch (e) {
+        expect(e).toBeInstanceOf(CborError);
+        const x = e as CborError;
+        return { error: `${x.code} @${x.offset}: ${x.message}` };
+      }
+    };
+    let fast = 0;
+    let handedBack = 0;
+    let errors = 0;
+    fc.assert(
+      fc.property(fc.array(valueArb, { minLength: 1, maxLength: 7 }), (values) => {
+        const n = values.length;
+        const bytes = encodeCbor(new Map(values.map((v, k) => [k + 1, v])));
+        if (bytes.length > 64) return;
+        expect(decodeKeyed(bytes, n)).not.toBeNull();
+        const compare = (m: Uint8Array) => {
+          const keyed = outcome(() => decodeKeyed(m, n, limits));
+          const general = outcome(() => decodeCbor(m, limits));
+          if (keyed.error !== undefined) {
+            errors++;
+            expect(keyed.error).toBe(general.error!);
+          } else if (keyed.value === null) handedBack++;
+          else {
+            fast++;
+            const map = general.value as Map<number, CborValue>;
+            expect([...map.keys()]).toEqual(Array.from({ length: n }, (_, k) => k + 1));
+            expect(keyed.value).toEqual([...map.values()]);
+          }
+        };
+        // Truncated and with a byte too many, then every single-byte mutation.
+        for (let end = 0; end < bytes.length; end++) compare(bytes.subarray(0, end));
+        compare(Uint8Array.of(...bytes, 0));
+        const m = new Uint8Array(bytes);
+        for (let i = 0; i < m.length; i++) {
+          const orig = m[i]!;
+          for (let b = 0; b < 256; b += i === 0 ? 1 : 3) {
+            m[i] = b;
+            compare(m);
+          }
+          m[i] = orig;
+        }
+      }),
+      { numRuns: 100 },
+    );
+    expect(fast).toBeGreaterThan(1000);
+    expect(handedBack).toBeGreaterThan(1000);
+    expect(errors).toBeGreaterThan(1000);
   });
 
   test("differential: cborg's RFC 8949 encoder writes the same bytes, and decodes ours to the same value", () => {
