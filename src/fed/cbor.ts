@@ -98,6 +98,13 @@ const TWO_32 = 0x1_0000_0000;
 const MAX_U64 = (1n << 64n) - 1n;
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const utf8Encoder = new TextEncoder();
+// ASCII text is its own Latin-1: read it with Buffer's latin1Slice (no view, no
+// UTF-8 validation to run), or the UTF-8 decoder where a runtime lacks it.
+const latin1Slice: (this: Uint8Array, start: number, end: number) => string =
+  (globalThis.Buffer?.prototype as unknown as { latin1Slice?: (this: Uint8Array, start: number, end: number) => string } | undefined)?.latin1Slice ??
+  function (this: Uint8Array, start: number, end: number) {
+    return utf8Decoder.decode(this.subarray(start, end));
+  };
 
 // ---------------------------------------------------------------- decoding
 
@@ -288,13 +295,17 @@ class Decoder {
     const len = this.count(ai, start, 1);
     const b = this.b;
     const p = this.pos;
-    this.pos += len;
-    if (len > SHORT_TEXT) return this.utf8(p, len, start);
+    const end = p + len;
+    this.pos = end;
+    if (len > SHORT_TEXT) {
+      for (let i = p; i < end; i++) if (b[i]! >= 0x80) return this.utf8(p, len, start);
+      return latin1Slice.call(b, p, end);
+    }
     // Short ASCII text (every map key, many values) repeats from record to
     // record: hand back the same string object, already hashed for use as a key.
     let h = len;
     let high = 0;
-    for (let i = p; i < p + len; i++) {
+    for (let i = p; i < end; i++) {
       const c = b[i]!;
       high |= c;
       h = Math.imul(h ^ c, 0x01000193);
@@ -307,7 +318,7 @@ class Decoder {
       while (i < len && cached.charCodeAt(i) === b[p + i]) i++;
       if (i === len) return cached;
     }
-    const s = this.utf8(p, len, start);
+    const s: string = latin1Slice.call(b, p, end);
     textCache[slot] = s;
     return s;
   }

@@ -168,6 +168,26 @@ describe("strict decoding", () => {
     expect(decodeCbor(bytes)).toBe("\uFEFFx");
   });
 
+  test("text of every length up to 300, ASCII or not, as a value or a key, decodes exactly; invalid UTF-8 is refused at any length and position", () => {
+    const textHead = (n: number) => (n < 24 ? [0x60 | n] : n < 256 ? [0x78, n] : [0x79, n >> 8, n & 0xff]);
+    const bad = [[0x80], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xff]];
+    for (let n = 0; n < 300; n++) {
+      const ascii = Array.from({ length: n }, (_, i) => String.fromCharCode(0x20 + ((i * 7 + n) % 95))).join("");
+      for (const s of [ascii, ascii + "é", "é" + ascii, "\uFEFF" + ascii, ascii + "😀"]) {
+        expect(decodeCbor(encodeCbor(s))).toBe(s);
+        if (s === "") continue;
+        const o = decodeCbor(encodeCbor({ [s]: 1, "": 0 }), { textMaps: "object" }) as Record<string, number>;
+        expect(Object.entries(o)).toEqual([["", 0], [s, 1]]);
+      }
+      for (const b of bad) {
+        for (const at of [0, n >> 1, n]) {
+          const raw = [...Buffer.from(ascii.slice(0, at)), ...b, ...Buffer.from(ascii.slice(at))];
+          expect(codeOf(Uint8Array.from([...textHead(raw.length), ...raw]))).toBe("invalid_utf8");
+        }
+      }
+    }
+  });
+
   test("tryDecodeCbor returns the typed error instead of throwing", () => {
     const r = tryDecodeCbor(hex("f93c00"));
     expect(r.ok).toBe(false);
