@@ -202,6 +202,9 @@ export const LAYOUTS: Readonly<Record<RecordKind, Readonly<Record<string, Field>
   },
 };
 
+/** Each layout's fields as a list, made once (checkBody runs for every frame applied). */
+const FIELDS = Object.fromEntries(Object.entries(LAYOUTS).map(([kind, layout]) => [kind, Object.entries(layout)])) as Record<RecordKind, Array<[string, Field]>>;
+
 function checkField(name: string, f: Field, v: CborValue): string | null {
   switch (f.t) {
     case "text":
@@ -245,7 +248,7 @@ function checkField(name: string, f: Field, v: CborValue): string | null {
  */
 export function checkBody(kind: RecordKind, body: Record<string, CborValue | undefined>, mode: "publish" | "receive"): string | null {
   const layout = LAYOUTS[kind];
-  for (const [name, f] of Object.entries(layout)) {
+  for (const [name, f] of FIELDS[kind]) {
     const v = body[name];
     if (v === undefined) {
       if (f.req) return `${name} is required`;
