@@ -138,6 +138,8 @@ function* pipeline(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Gener
   const perOrigin = new Map<string, { applied: number; rejected: number }>();
   const self = gw.config.instance;
   const checked: Checked[] = [];
+  // The raw bytes of each signer key met in the batch (one decode per key, not per frame).
+  const keyBytesOf = new Map<string, Uint8Array>();
 
   const reject = (index: number, code: string, message: string, gid?: string, origin?: string) => {
     report.rejected++;
@@ -198,7 +200,9 @@ function* pipeline(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Gener
         report.duplicate++;
         continue;
       }
-      let verdict = verifyEd25519(keyBytes(frame.signerKey), signedBytes(frame.payload), frame.sig, path);
+      let pk = keyBytesOf.get(frame.signerKey);
+      if (!pk) keyBytesOf.set(frame.signerKey, (pk = keyBytes(frame.signerKey)));
+      let verdict = verifyEd25519(pk, signedBytes(frame.payload), frame.sig, path);
       if (typeof verdict !== "string") verdict = yield verdict;
       if (verdict !== "ok") throw new Reject(verdict, `signature: ${verdict}`);
       // 2. namespace

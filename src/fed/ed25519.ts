@@ -100,8 +100,23 @@ const keyVerdicts = new Map<string, KeyVerdict>();
 const nodeKeys = new Map<string, KeyObject>();
 const CACHE_MAX = 4096;
 
+// The last key's id: a run of frames under one signer encodes it once. Compared
+// byte for byte, never by identity (a caller may refill the same array).
+const lastKey = new Uint8Array(32);
+let lastId = "";
+
 function keyId(pk: Uint8Array): string {
-  return Buffer.from(pk.buffer, pk.byteOffset, pk.byteLength).toString("base64url");
+  if (pk.length === 32 && lastId !== "") {
+    let i = 0;
+    while (i < 32 && pk[i] === lastKey[i]) i++;
+    if (i === 32) return lastId;
+  }
+  const id = Buffer.from(pk.buffer, pk.byteOffset, pk.byteLength).toString("base64url");
+  if (pk.length === 32) {
+    lastKey.set(pk);
+    lastId = id;
+  }
+  return id;
 }
 
 function cachedKeyVerdict(pk: Uint8Array, id: string): KeyVerdict {

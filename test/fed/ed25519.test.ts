@@ -60,6 +60,21 @@ describe("the verification rule", () => {
     expect(fastestPath()).toBe(nodePath);
   });
 
+  test("one array refilled with other keys, case after case, gets each key's own verdict (caches go by the bytes)", async () => {
+    const cases = signatureCases();
+    const pk = new Uint8Array(32);
+    // Each case twice in a row, then all of them again in reverse order.
+    for (const c of [...cases.flatMap((c) => [c, c]), ...cases.slice().reverse()]) {
+      if (c.pk.length !== 32) continue;
+      pk.set(c.pk);
+      expect({ name: c.name, node: verifyEd25519(pk, c.msg, c.sig, nodePath), webcrypto: await verifyEd25519(pk, c.msg, c.sig, webCryptoPath) }).toEqual({
+        name: c.name,
+        node: c.expected,
+        webcrypto: c.expected,
+      } as never);
+    }
+  });
+
   test("without the rule's checks, the libraries accept forgeries the rule refuses", () => {
     hashes.sha512 = (m: Uint8Array) => new Uint8Array(createHash("sha512").update(m).digest());
     const cases = signatureCases();
