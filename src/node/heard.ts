@@ -31,15 +31,21 @@ export interface MheardRow {
   lastAt: number;
   frames: number;
   via: string | null;
+  /** whether the station registry holds this call (it sent APRS we ingested): its station page exists */
+  station: boolean;
 }
 
 /** The MHeard list, most recent first. */
 export function mheard(gw: Gateway, opts: { port?: string; limit?: number } = {}): MheardRow[] {
   const limit = Math.min(Math.max(opts.limit ?? 200, 1), 1000);
-  const where = opts.port ? "WHERE port = ?1" : "WHERE ?1 IS NULL";
-  return gw.db
-    .query(`SELECT port, call, first_ts AS firstAt, last_ts AS lastAt, frames, via FROM mheard ${where} ORDER BY last_ts DESC, call LIMIT ?2`)
-    .all(opts.port ?? null, limit) as MheardRow[];
+  const where = opts.port ? "WHERE m.port = ?1" : "WHERE ?1 IS NULL";
+  const rows = gw.db
+    .query(
+      `SELECT m.port, m.call, m.first_ts AS firstAt, m.last_ts AS lastAt, m.frames, m.via, EXISTS (SELECT 1 FROM stations s WHERE s.call = m.call) AS station
+       FROM mheard m ${where} ORDER BY m.last_ts DESC, m.call LIMIT ?2`,
+    )
+    .all(opts.port ?? null, limit) as Array<Omit<MheardRow, "station"> & { station: number }>;
+  return rows.map((r) => ({ ...r, station: r.station === 1 }));
 }
 
 type Counters = Pick<PortStatus, "framesIn" | "framesOut" | "bytesIn" | "bytesOut" | "errors">;

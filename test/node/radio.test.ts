@@ -62,7 +62,7 @@ describe("the gateway's radio", () => {
     expect(pkts.every((p) => p.source === "rf")).toBe(true);
 
     const heard = (await (await g.get("/api/node/mheard")).json()).heard as Array<{ call: string; frames: number; via: string; port: string }>;
-    expect(heard.find((h) => h.call === "N0RF-9")).toMatchObject({ frames: 2, via: "WIDE1*,WIDE2-1", port: tnc.url });
+    expect(heard.find((h) => h.call === "N0RF-9")).toMatchObject({ frames: 2, via: "WIDE1*,WIDE2-1", port: tnc.url, station: true });
 
     const ports = (await (await g.get("/api/ports")).json()).ports as Array<Record<string, unknown>>;
     expect(ports.find((p) => p.name === tnc.url)).toMatchObject({ kind: "kiss-tcp", state: "up", rx: 2, framesIn: 2, call: "N0GW-10", transmit: false });
