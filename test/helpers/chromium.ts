@@ -1,5 +1,5 @@
 /** Headless Debian Chromium driven by playwright-core, with no network chatter. */
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type BrowserContext } from "playwright-core";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -18,4 +18,14 @@ export async function launchBrowser(): Promise<Browser> {
       "--disable-dev-shm-usage",
     ],
   });
+}
+
+/** A fresh browser context for `url`, signed in with a session cookie (`name=value`) when given. */
+export async function contextFor(browser: Browser, url: string, cookie?: string | null): Promise<BrowserContext> {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  if (cookie) {
+    const [name, value] = cookie.split("=");
+    await ctx.addCookies([{ name: name!, value: value!, url }]);
+  }
+  return ctx;
 }

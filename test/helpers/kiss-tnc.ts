@@ -8,6 +8,7 @@
 import type { Socket, TCPSocketListener } from "bun";
 import { encodeKiss, KissDecoder } from "../../radio/kiss.ts";
 import { decodeFrame, encodeFrame, type Ax25Frame } from "../../radio/frame.ts";
+import { formatTnc2, parseTnc2 } from "../../radio/index.ts";
 
 export interface FakeTnc {
   port: number;
@@ -101,4 +102,18 @@ export function nullModem(): { a: string; b: string; stop(): void } {
     b: `tcp://127.0.0.1:${servers[1]!.port}`,
     stop: () => servers.forEach((s) => s.stop(true)),
   };
+}
+
+/** A frame from TNC2 text (`N0CALL-9>APRS,WIDE1*:...`), for a fake TNC to hear. */
+export function tnc2Frame(line: string): Ax25Frame {
+  const r = parseTnc2(line);
+  if (!r.ok) throw r.error;
+  return r.value;
+}
+
+/** A frame as TNC2 text, to compare what went on the air. */
+export function tnc2Text(f: Ax25Frame): string {
+  const r = formatTnc2(f);
+  if (!r.ok) throw r.error;
+  return new TextDecoder().decode(r.value);
 }

@@ -7,8 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
-import { fakeTnc, type FakeTnc } from "../helpers/kiss-tnc.ts";
-import { parseTnc2, formatTnc2, type Ax25Frame } from "../../radio/index.ts";
+import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { radioOf } from "../../src/node/radio.ts";
 import type { Clock } from "../../src/gateway.ts";
 
@@ -27,16 +26,8 @@ afterAll(async () => {
   tnc.stop();
 });
 
-const frame = (line: string): Ax25Frame => {
-  const r = parseTnc2(line);
-  if (!r.ok) throw r.error;
-  return r.value;
-};
-const text = (f: Ax25Frame) => {
-  const r = formatTnc2(f);
-  if (!r.ok) throw r.error;
-  return new TextDecoder().decode(r.value);
-};
+const frame = tnc2Frame;
+const text = tnc2Text;
 async function until<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 5000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
