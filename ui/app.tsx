@@ -18,6 +18,7 @@ import { EmbedPage } from "./pages/embed.tsx";
 import { PeersPage } from "./pages/peers.tsx";
 import { BulletinsPage, ComposePage, MailboxPage, MessagePage, WhitePagesPage } from "./pages/bbs.tsx";
 import { ForwardingPage } from "./pages/bbs-sysop.tsx";
+import { RadioPage } from "./pages/radio.tsx";
 
 function Header() {
   const { path } = useLocation();
@@ -72,6 +73,7 @@ export function App() {
           <Route path="/bbs/msg/:id" component={MessagePage} />
           <Route path="/bbs/wp" component={WhitePagesPage} />
           <Route path="/sysop/bbs" component={ForwardingPage} />
+          <Route path="/radio" component={RadioPage} />
           <Route default component={NotFound} />
         </Router>
       </main>

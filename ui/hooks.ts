@@ -16,3 +16,21 @@ export function useLoad<T>(load: () => Promise<T>, key: unknown[] = []) {
   }, key);
   return state;
 }
+
+/**
+ * A counter that goes up every `ms` while the page is visible (and once when
+ * it becomes visible again): pass it in useLoad's key to refresh periodically.
+ */
+export function usePoll(ms: number): number {
+  const [n, setN] = useState(0);
+  useEffect(() => {
+    const bump = () => document.visibilityState === "visible" && setN((k) => k + 1);
+    const t = setInterval(bump, ms);
+    document.addEventListener("visibilitychange", bump);
+    return () => {
+      clearInterval(t);
+      document.removeEventListener("visibilitychange", bump);
+    };
+  }, [ms]);
+  return n;
+}

@@ -11,6 +11,7 @@ export const NAV: NavItem[] = [
   { href: "/leaderboard", label: "Leaderboard" },
   { href: "/decode", label: "Decode" },
   { href: "/peers", label: "Peers" },
+  { href: "/radio", label: "Radio" },
   { href: "/bbs", label: "BBS" },
   { href: "/sysop/bbs", label: "Forwarding" },
   { href: "/about", label: "About" },

@@ -1,0 +1,210 @@
+/**
+ * The local box on the radio page: the transmit form (an APRS message,
+ * position or status, built here as a TNC2 line from the signed-in user's
+ * verified callsign and sent as a `ui` command, which the radio carries out
+ * through the APRS outbox and its rate limits) and the box's command log
+ * (the sysop sees every command, anyone else signed in their own).
+ */
+import { useState } from "preact/hooks";
+import { api, ApiError } from "../api.ts";
+import { useLoad } from "../hooks.ts";
+import type { Account } from "../account/session.ts";
+import { encodeMessage, encodePosition, encodeStatus } from "../../src/aprs/encode.ts";
+import { LOCAL_BOX, type BoxCommand } from "./types.ts";
+import { When } from "./when.tsx";
+
+type Kind = "message" | "position" | "status";
+const blank = { kind: "message" as Kind, addressee: "", text: "", lat: "", lon: "", symbol: "/[", comment: "" };
+
+/** The TNC2 line the form describes, or why it cannot be sent. The radio puts its own path on it. */
+function lineOf(call: string, f: typeof blank): { line?: string; problem?: string } {
+  try {
+    const h = { src: call, path: [] };
+    if (f.kind === "message") return f.addressee.trim() ? { line: encodeMessage({ ...h, addressee: f.addressee.trim(), text: f.text }) } : { problem: "who is it for?" };
+    if (f.kind === "status") return { line: encodeStatus({ ...h, text: f.text }) };
+    if (f.lat.trim() === "" || f.lon.trim() === "") return { problem: "latitude and longitude, in decimal degrees" };
+    return { line: encodePosition({ ...h, lat: Number(f.lat), lon: Number(f.lon), symbol: f.symbol, comment: f.comment || undefined }) };
+  } catch (e) {
+    return { problem: (e as Error).message };
+  }
+}
+
+/**
+ * `account`: undefined while loading, null when signed out. `hasRadio`:
+ * undefined while the ports load.
+ */
+export function TransmitCard({ account, hasRadio, onSent, onRefused }: { account: Account | null | undefined; hasRadio: boolean | undefined; onSent: () => void; onRefused: () => void }) {
+  const [f, setF] = useState(blank);
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<{ ok: true; command: BoxCommand } | { ok: false; status: number; code: string; message: string } | null>(null);
+  const lock =
+    hasRadio === false ? "This gateway has no radio port to transmit on."
+    : account === null ? "Sign in with a verified callsign to transmit."
+    : account && !account.call ? "Add your callsign on your account page and verify it to transmit."
+    : account && !account.verified ? `Your callsign ${account.call} is not verified yet: only a verified callsign may transmit. Verify it on your account page (the APRS challenge).`
+    : null;
+  const ready = !!account && hasRadio === true && !lock;
+  const built = ready ? lineOf(account!.call!, f) : {};
+  const set = (k: keyof typeof blank) => ({
+    value: f[k],
+    onInput: (e: Event) => setF({ ...f, [k]: (e.target as HTMLInputElement).value }),
+  });
+  const send = async (e: Event) => {
+    e.preventDefault();
+    if (!built.line) return;
+    setBusy(true);
+    try {
+      const r = await api<{ command: BoxCommand }>(`/api/box/${LOCAL_BOX}/command`, { method: "POST", json: { kind: "ui", args: { line: built.line } } });
+      setOutcome({ ok: true, command: r.command });
+      setF({ ...f, text: "", comment: "" });
+      onSent();
+    } catch (err) {
+      const a = err instanceof ApiError ? err : new ApiError(0, "network", (err as Error).message);
+      setOutcome({ ok: false, status: a.status, code: a.code, message: a.message });
+      // a refusal over who may transmit: look at the account again, so the form says why
+      if (a.status === 401 || a.status === 403) onRefused();
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="card" aria-labelledby="tx-title">
+      <h2 id="tx-title">Transmit</h2>
+      {lock && (
+        <p class="notice" data-testid="tx-locked">
+          {lock} {account === null ? <a href="/account">Sign in</a> : account && (!account.call || !account.verified) ? <a href="/account">Your account</a> : null}
+        </p>
+      )}
+      <form onSubmit={send} aria-label="transmit">
+        <fieldset disabled={!ready || busy} class="bare">
+          <div class="actions" role="radiogroup" aria-label="what to send">
+            {(["message", "position", "status"] as Kind[]).map((k) => (
+              <label class="check">
+                <input type="radio" name="kind" value={k} checked={f.kind === k} onChange={() => setF({ ...f, kind: k })} /> {k === "message" ? "Message" : k === "position" ? "Position beacon" : "Status"}
+              </label>
+            ))}
+          </div>
+          {f.kind === "message" && (
+            <>
+              <label for="tx-to">To</label>
+              <input id="tx-to" placeholder="N0CALL-9" maxLength={9} {...set("addressee")} />
+              <label for="tx-text">Text</label>
+              <input id="tx-text" maxLength={67} class="wide" {...set("text")} />
+              <p class="muted">Sent once as a UI frame, without a message id (no acknowledgement is asked).</p>
+            </>
+          )}
+          {f.kind === "position" && (
+            <>
+              <div class="actions">
+                <span>
+                  <label for="tx-lat">Latitude</label>
+                  <input id="tx-lat" inputMode="decimal" placeholder="42.6190" size={10} {...set("lat")} />
+                </span>
+                <span>
+                  <label for="tx-lon">Longitude</label>
+                  <input id="tx-lon" inputMode="decimal" placeholder="-71.3472" size={10} {...set("lon")} />
+                </span>
+                <span>
+                  <label for="tx-symbol">Symbol</label>
+                  <input id="tx-symbol" maxLength={2} size={3} {...set("symbol")} />
+                </span>
+              </div>
+              <label for="tx-comment">Comment</label>
+              <input id="tx-comment" maxLength={43} class="wide" {...set("comment")} />
+            </>
+          )}
+          {f.kind === "status" && (
+            <>
+              <label for="tx-status">Status text</label>
+              <input id="tx-status" maxLength={62} class="wide" {...set("text")} />
+            </>
+          )}
+          {ready && (
+            <p data-testid="tx-line">
+              {built.line ? (
+                <>
+                  Sends <code class="tnc2">{built.line}</code> <span class="muted">(with this station's digipeater path)</span>
+                </>
+              ) : (
+                <span class="muted">{built.problem}</span>
+              )}
+            </p>
+          )}
+          <div class="actions send">
+            <button class="primary" disabled={!built.line}>
+              Send
+            </button>
+          </div>
+        </fieldset>
+      </form>
+      {outcome?.ok === true && (
+        <p class="ok" role="status" data-testid="tx-result">
+          Queued as command #{outcome.command.id}: the radio sends it within seconds, as the channel's rate limits allow.
+        </p>
+      )}
+      {outcome?.ok === false && (
+        <p class="error" role="alert" data-testid="tx-refused">
+          The gateway refused to transmit: {outcome.message} <span class="muted">({outcome.status ? `${outcome.status} ` : ""}{outcome.code})</span>
+        </p>
+      )}
+    </div>
+  );
+}
+
+const STATE: Record<BoxCommand["state"], string> = { queued: "queued", leased: "being carried out", acknowledged: "done", expired: "expired" };
+
+/** What a command asked for, in a line. */
+function what(c: BoxCommand): string {
+  if (typeof c.args.line === "string") return c.args.line;
+  const args = Object.entries(c.args).map(([k, v]) => `${k}=${String(v)}`);
+  return args.join(" ");
+}
+
+/** What the box answered, in a line. */
+function answer(c: BoxCommand): string {
+  const r = c.result as Record<string, unknown> | null;
+  if (r && typeof r === "object" && typeof r.error === "string") return r.error;
+  if (r && typeof r === "object" && typeof r.outboxId === "number") return `in the APRS outbox as #${r.outboxId}`;
+  return r === null || r === undefined ? "" : JSON.stringify(r).slice(0, 200);
+}
+
+export function CommandLog({ tick, account }: { tick: number; account: Account | null | undefined }) {
+  const log = useLoad(() => (account ? api<{ box: string; commands: BoxCommand[] }>(`/api/box/${LOCAL_BOX}/log?limit=50`) : Promise.resolve(null)), [tick, account?.id ?? null]);
+  const commands = log.data?.commands;
+  return (
+    <div class="card">
+      <h2>Command log</h2>
+      {account === null && <p class="muted" data-testid="log-locked">Sign in to see the commands you sent to this station.</p>}
+      {account && <p class="muted">{account.sysop ? "Every command sent to this gateway's radio (you operate it)." : "The commands you sent to this gateway's radio."}</p>}
+      {log.error && (log.error as ApiError).status !== 409 && <p class="error">{log.error.message}</p>}
+      {commands && commands.length === 0 && <p class="muted">No commands yet.</p>}
+      {commands && commands.length > 0 && (
+        <div class="table-scroll">
+          <table class="table" data-testid="box-log">
+            <thead>
+              <tr><th>#</th><th>sent</th><th>kind</th><th>as</th><th>what</th><th>state</th><th>answer</th></tr>
+            </thead>
+            <tbody>
+              {commands.map((c) => (
+                <tr data-command={c.id}>
+                  <td>{c.id}</td>
+                  <td class="nowrap"><When at={c.createdAt} /></td>
+                  <td>{c.kind}{c.transmit && <span class="muted" title="puts something on the air"> (on air)</span>}</td>
+                  <td class="nowrap">{c.call ?? <span class="muted">{c.via}</span>}</td>
+                  <td><code class="tnc2">{what(c)}</code></td>
+                  <td data-testid="command-state">
+                    <span class={c.state === "acknowledged" ? (c.ok ? "ok" : "error") : c.state === "expired" ? "error" : "muted"}>
+                      {c.state === "acknowledged" && c.ok === false ? "failed" : STATE[c.state]}
+                    </span>
+                    {c.attempts > 1 && <div class="muted">{c.attempts} leases</div>}
+                  </td>
+                  <td data-testid="command-answer">{answer(c)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}
