@@ -23,7 +23,13 @@ export interface LinkParams {
   window: number;
   /** N2: retries of a poll or SABM/DISC before the link is given up. */
   retries: number;
-  /** Initial T1 (FRACK): wait for an acknowledgement. Adapts to the measured round trip. */
+  /**
+   * Initial T1 (FRACK): wait for an acknowledgement. Adapts to the measured
+   * round trip: twice the smoothed round trip (time the channel was busy left
+   * out) plus the air time of one full-length frame from the peer, since over
+   * KISS we cannot hear a frame until it has ended, and the acknowledgement
+   * may ride at the end of the peer's longest I frame.
+   */
   t1Ms: number;
   t1MinMs: number;
   t1MaxMs: number;
@@ -111,6 +117,8 @@ interface Segment {
   pid: number;
 }
 const mod8 = (n: number) => ((n % 8) + 8) % 8;
+/** Address, control and PID bytes around the largest info field: 2 addresses, 2 bytes. */
+const FRAME_OVERHEAD = 16;
 
 export class Ax25Link implements Circuit {
   readonly kind = "ax25" as const;
@@ -567,7 +575,7 @@ export class Ax25Link implements Circuit {
   private recovered() {
     this.stopT1();
     this.rc = 0;
-    this.t1v = Math.min(this.params.t1MaxMs, Math.max(this.params.t1MinMs, 2 * this.srt));
+    this.t1v = this.t1For(2 * this.srt);
     this.enter(S.Connected);
     // a busy peer is polled on T1 until it is ready again; an idle link waits for T3
     if (this.peerBusy) this.startT1();
@@ -801,12 +809,18 @@ export class Ax25Link implements Circuit {
       // the time the channel was busy is not round trip: T1 is paused then
       const rtt = Math.max(0, now - this.t1Start - this.host.air.busyWithin(this.t1Start, now));
       this.srt = (7 * this.srt + rtt) / 8;
-      this.t1v = Math.min(this.params.t1MaxMs, Math.max(this.params.t1MinMs, 2 * this.srt));
+      this.t1v = this.t1For(2 * this.srt);
     }
   }
 
   private backoffT1() {
-    this.t1v = Math.min(this.params.t1MaxMs, Math.max(this.params.t1MinMs, this.srt * 2 ** (this.rc + 1)));
+    this.t1v = this.t1For(this.srt * 2 ** (this.rc + 1));
+  }
+
+  /** T1 for a wait of `ms`: plus one full-length frame from the peer (which we cannot hear begin), within bounds. */
+  private t1For(ms: number): number {
+    const longest = airtimeMs(Math.max(this.params.maxInfo, 256) + FRAME_OVERHEAD + 7 * this.path.length, this.host.air.opts.baud);
+    return Math.min(this.params.t1MaxMs, Math.max(this.params.t1MinMs, ms + longest));
   }
 
   private startT2(heardLength: number) {

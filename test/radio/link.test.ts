@@ -271,6 +271,36 @@ describe("AX.25 data link (simulated 1200-baud half-duplex channel)", () => {
     expect(() => la.send("late")).toThrow(LinkError);
   });
 
+  test("request and long answer, turn by turn, on a lossless channel: every I frame goes once, nobody polls", async () => {
+    // what SVCL1 does: a short request; the answer, several full-length frames, goes as soon as it is in
+    const w = world({ seed: 5 }, { paclen: 256, window: 4 });
+    const { la, lb } = await connected(w);
+    const answers = Array.from({ length: 8 }, (_, i) => data(1800 + i * 37, i));
+    let heard = 0;
+    lb.onData((d) => {
+      heard += d.length;
+      if (heard % 45 === 0) lb.send(answers[heard / 45 - 1]!);
+    });
+    let got = 0;
+    let turn = 0;
+    const done = new Promise<void>((resolve) =>
+      la.onData((d) => {
+        got += d.length;
+        if (got < answers.slice(0, turn + 1).reduce((n, a) => n + a.length, 0)) return;
+        if (++turn === answers.length) resolve();
+        else la.send(data(45, turn));
+      }),
+    );
+    la.send(data(45, 0));
+    await run(w.clock, done);
+    await run(w.clock, Promise.all([la.drained(), lb.drained()]));
+    expect(got).toBe(answers.reduce((n, a) => n + a.length, 0));
+    expect([w.ch.stats.framesLost, w.ch.stats.collisions]).toEqual([0, 0]);
+    expect([la.stats().iFramesResent, lb.stats().iFramesResent]).toEqual([0, 0]);
+    expect([la.stats().t1Expiries, lb.stats().t1Expiries]).toEqual([0, 0]);
+    expect(lb.stats().rejReceived + la.stats().rejReceived).toBe(0);
+  });
+
   test("T1 adapts to the measured round trip", async () => {
     const w = world({}, { t1Ms: 10_000, paclen: 128 });
     const { la, lb } = await connected(w);
