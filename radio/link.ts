@@ -117,6 +117,15 @@ interface Segment {
   pid: number;
 }
 const mod8 = (n: number) => ((n % 8) + 8) % 8;
+/**
+ * An I frame up to this many behind V(R) is taken for a duplicate (a window
+ * resent because our acknowledgement was late or lost): no REJ, just tell the
+ * peer where we are. Modulo 8 cannot tell a duplicate from a frame after a gap
+ * in general; for a peer window k <= 4 this split is exact (duplicates are 1..k
+ * behind, frames after a gap 5..7), and for larger windows the first frame
+ * after a gap of fewer than 4 lost frames is still rejected at once.
+ */
+const DUPLICATE_SPAN = 4;
 /** Address, control and PID bytes around the largest info field: 2 addresses, 2 bytes. */
 const FRAME_OVERHEAD = 16;
 
@@ -555,7 +564,7 @@ export class Ax25Link implements Circuit {
       }
     } else if (this.rejectException) {
       if (f.pf) this.enquiryResponse(true);
-    } else if (mod8(this.vr - f.ns!) <= 3) {
+    } else if (mod8(this.vr - f.ns!) <= DUPLICATE_SPAN) {
       // one of the last few frames again (our acknowledgement was lost, or the
       // peer retransmitted twice): not a gap, so no REJ; tell it where we are
       if (f.pf) this.enquiryResponse(true);

@@ -301,6 +301,29 @@ describe("AX.25 data link (simulated 1200-baud half-duplex channel)", () => {
     expect(lb.stats().rejReceived + la.stats().rejReceived).toBe(0);
   });
 
+  test("a whole window again (our acknowledgement came late): duplicates get RR where the peer is, no REJ", async () => {
+    const w = world({}, { paclen: 64, window: 4 });
+    const { la, lb } = await connected(w);
+    const got = received(lb);
+    const msg = data(4 * 64, 4);
+    la.send(msg);
+    await run(w.clock, la.drained());
+    expect(got()).toEqual(msg);
+    // A's four frames once more, as a sender whose T1 ran out before our RR arrived resends them
+    const bMark = w.events.length;
+    const heardByB: MonitorEvent[] = [];
+    w.b.onMonitor((e) => e.dir === "tx" && heardByB.push(e));
+    for (let ns = 0; ns < 4; ns++)
+      w.a.transmit({ dest: { call: "N0BBB", ssid: 2 }, src: { call: "N0AAA", ssid: 1 }, path: [], cr: "command", type: "I", pf: false, ns, nr: 0, pid: 0xf0, info: msg.subarray(ns * 64, ns * 64 + 64) });
+    w.clock.advance(10_000);
+    expect(w.events.length).toBeGreaterThan(bMark);
+    expect(lb.stats().rejSent).toBe(0);
+    expect(heardByB.length).toBeGreaterThan(0);
+    expect(new Set(heardByB.map((e) => `${tag(e)} ${e.frame.nr}`))).toEqual(new Set(["RR 4"]));
+    expect(got()).toEqual(msg);
+    expect(la.stats().iFramesResent).toBe(0);
+  });
+
   test("T1 adapts to the measured round trip", async () => {
     const w = world({}, { t1Ms: 10_000, paclen: 128 });
     const { la, lb } = await connected(w);
