@@ -115,6 +115,8 @@ const EMPTY = new Uint8Array(0);
 interface Segment {
   data: Uint8Array;
   pid: number;
+  /** when its latest transmission is (estimated to be) off the air: before that the peer cannot have heard it */
+  airEnd?: number;
 }
 const mod8 = (n: number) => ((n % 8) + 8) % 8;
 /**
@@ -501,12 +503,17 @@ export class Ax25Link implements Circuit {
         // (it renews only when the peer acknowledges something new)
         this.enter(S.Connected);
         this.stopT3();
-        this.invokeRetransmission();
+        if (this.oldestHeard()) this.invokeRetransmission();
+        else {
+          // the answer left before our frames after the poll reached the peer: they are on their way
+          this.startT1();
+          this.pump();
+        }
         return;
       }
       const again = nr === this.va && this.resentFrom === nr;
       this.setVa(nr);
-      if (f.type === "REJ" && this.vs !== this.va && !again) this.invokeRetransmission();
+      if (f.type === "REJ" && this.vs !== this.va && !again && this.oldestHeard()) this.invokeRetransmission();
       if (this.vs === this.va && !this.peerBusy) return this.recovered();
       this.pump();
       return;
@@ -518,8 +525,9 @@ export class Ax25Link implements Circuit {
       this.stopT1();
       this.stopT3();
       this.selectT1();
-      // a REJ for frames we have just resent (it crossed them on the air) is an acknowledgement only
-      if (again) this.pump();
+      // a REJ for frames we have just resent, or for frames not yet off the air (it crossed them)
+      // is an acknowledgement only
+      if (again || !this.oldestHeard()) this.pump();
       else this.invokeRetransmission();
       if (!this.t1 && this.inFlight) this.startT1();
       return;
@@ -739,6 +747,7 @@ export class Ax25Link implements Circuit {
       }
       this.inFlight++;
       this.host.transmit(this.frame("I", "command", false, { ns: this.vs, nr: this.vr, pid: seg.pid, info: seg.data }));
+      seg.airEnd = this.host.air.txDoneAt();
       this.st.iFramesSent++;
       this.vs = mod8(this.vs + 1);
       this.ackPending = false;
@@ -830,6 +839,18 @@ export class Ax25Link implements Circuit {
   private t1For(ms: number): number {
     const longest = airtimeMs(Math.max(this.params.maxInfo, 256) + FRAME_OVERHEAD + 7 * this.path.length, this.host.air.opts.baud);
     return Math.min(this.params.t1MaxMs, Math.max(this.params.t1MinMs, ms + longest));
+  }
+
+  /**
+   * Whether the peer can have heard I frame N(S) = V(A), the oldest not
+   * acknowledged: it was sent and its latest transmission is off the air by
+   * our estimate. A REJ or a poll's answer asking for a frame the peer cannot
+   * have heard yet was sent before it arrived (it crossed our frames on a
+   * half-duplex channel): it acknowledges, it asks for nothing.
+   */
+  private oldestHeard(): boolean {
+    const seg = this.inFlight > 0 ? this.unacked[0] : undefined;
+    return !!seg && (seg.airEnd ?? 0) <= this.host.clock.now();
   }
 
   private startT2(heardLength: number) {

@@ -324,6 +324,56 @@ describe("AX.25 data link (simulated 1200-baud half-duplex channel)", () => {
     expect(la.stats().iFramesResent).toBe(0);
   });
 
+  test("a REJ that crossed our frames on the air (they were not off the air yet) acknowledges, it does not resend them", async () => {
+    // full duplex, so the REJ reaches A while its frames are still going out
+    const w = world({ halfDuplex: false }, { paclen: 256, window: 4 });
+    const { la, lb } = await connected(w);
+    const got = received(lb);
+    const msg = data(4 * 256, 6);
+    la.send(msg);
+    w.clock.advance(1000);
+    // B asks for N(S)=0 (as it would after losing an earlier frame): frame 0 is still on the air
+    w.b.transmit({ dest: { call: "N0AAA", ssid: 1 }, src: { call: "N0BBB", ssid: 2 }, path: [], cr: "response", type: "REJ", pf: false, nr: 0, info: new Uint8Array() });
+    await run(w.clock, la.drained());
+    expect(la.stats().rejReceived).toBe(1);
+    expect(la.stats().iFramesResent).toBe(0);
+    expect(got()).toEqual(msg);
+  });
+
+  test("a poll answered before our frames sent after it arrived: they are not resent", async () => {
+    // full duplex; B's acknowledgement of the first frame is lost, so A's T1 runs out and A polls
+    let lostRr = false;
+    const w = world(
+      {
+        halfDuplex: false,
+        drop: (f, from) => {
+          const d = decodeFrame(f);
+          if (lostRr || from !== "B" || !d.ok || d.value.type !== "RR") return false;
+          return (lostRr = true);
+        },
+      },
+      { paclen: 256, window: 4 },
+    );
+    const { la, lb } = await connected(w);
+    const got = received(lb);
+    const first = data(100, 7);
+    const more = data(3 * 256, 8);
+    // right after the poll, more data: three frames go out behind it
+    let sentMore = false;
+    w.a.onMonitor((e) => {
+      if (e.dir !== "tx" || tag(e) !== "RR P" || sentMore) return;
+      sentMore = true;
+      w.clock.after(0, () => la.send(more));
+    });
+    la.send(first);
+    await run(w.clock, la.drained());
+    expect(sentMore).toBe(true);
+    await run(w.clock, la.drained());
+    expect(lostRr).toBe(true);
+    expect(la.stats()).toMatchObject({ polls: 1, iFramesResent: 0 });
+    expect(got()).toEqual(Uint8Array.from([...first, ...more]));
+  });
+
   test("T1 adapts to the measured round trip", async () => {
     const w = world({}, { t1Ms: 10_000, paclen: 128 });
     const { la, lb } = await connected(w);
