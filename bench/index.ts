@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   prune: () => import("./prune.ts").then((m) => m.run()),
   aprs: () => import("./aprs.ts").then((m) => m.run()),
   "radio-link": () => import("./radio-link.ts").then((m) => m.run()),
+  "radio-sync": () => import("./radio-sync.ts").then((m) => m.run()),
   accounts: () => import("./accounts.ts").then((m) => m.run()),
   fed: () => import("./fed.ts").then((m) => m.run()),
   sync: () => import("./sync.ts").then((m) => m.run()),

@@ -27,7 +27,7 @@ import { radioOnlyPeers, serveCircuit, syncOverRadio } from "./sync.ts";
 import { bestRoute, broadcastFrames, nodeCall, noteNodes } from "./netrom.ts";
 import { applyBeacon, isBeacon, ownBeacon } from "../fed/beacon.ts";
 import { instanceSigner } from "../fed/feed.ts";
-import { formatAddress, formatTnc2, isNodesFrame, NetRomNode, parseAddressLoose, PID_NONE, Radio, type Ax25Frame, type Clock, type KissPortConfig, type PortDriver, type PortStatus } from "../../radio/index.ts";
+import { formatAddress, formatTnc2, isNodesFrame, NetRomNode, parseAddressLoose, PID_NONE, Radio, type Ax25Frame, type Clock, type KissPortConfig, type LinkParams, type PortDriver, type PortStatus } from "../../radio/index.ts";
 
 export interface GatewayRadio {
   radio: Radio;
@@ -44,6 +44,8 @@ export interface RadioStartOptions {
   ports?: readonly (KissPortConfig | PortDriver)[];
   /** the data link's clock (virtual time in benchmarks) */
   clock?: Clock;
+  /** data-link parameters (paclen, window, timers) instead of the defaults */
+  link?: Partial<LinkParams>;
   /** how often the transmitter looks at the outbox, ms */
   txPollMs?: number;
 }
@@ -81,6 +83,7 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
     call: gw.config.radioCall,
     extraCalls: extraCalls(gw),
     clock: opts.clock,
+    link: opts.link,
     // answering a connection is transmitting: only with a verified RADIO_CALL (and BBS_AX25_CALL)
     accept: (local) => radioMayTransmit(gw) && (formatAddress(local) !== bbsAt || isVerifiedCall(gw, bbsAt)),
     log: (level, message, data) => gw.log[level]("radio", message, data),
