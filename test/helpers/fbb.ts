@@ -76,6 +76,8 @@ export function fbbAvailable(): boolean {
 export async function startFbb(o: FbbOptions): Promise<Fbb> {
   const dir = tmpDir();
   const telnetPort = o.telnetPort ?? (await freePort());
+  // xfbbd's console client port, 3286 unless moved: a free one, so two FBBs (parallel runs) never clash
+  const consolePort = await freePort();
   for (const d of ["fbbdos/yapp", "wp", "log", "sat", "lang"]) mkdirSync(join(dir, d), { recursive: true });
   for (let i = 0; i < 10; i++) {
     mkdirSync(join(dir, "mail", `mail${i}`), { recursive: true });
@@ -162,7 +164,7 @@ export async function startFbb(o: FbbOptions): Promise<Fbb> {
 
   let out = "";
   // Own process group: `yes`, xfbbd and `head` die together.
-  const proc: ChildProcess = spawn("bash", ["-c", `yes Y | xfbbd 2>&1 | head -c 20000000`], {
+  const proc: ChildProcess = spawn("bash", ["-c", `yes Y | xfbbd -p ${consolePort} 2>&1 | head -c 20000000`], {
     cwd: dir,
     env: { ...process.env, FBBCONF: join(dir, "fbb.conf") },
     detached: true,
