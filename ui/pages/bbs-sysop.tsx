@@ -3,44 +3,8 @@ import { useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { formatDate } from "../account/session.ts";
-
-interface Partner {
-  id: number;
-  call: string;
-  protocol: string;
-  transport: string;
-  host: string | null;
-  port: number | null;
-  ax25Call: string | null;
-  via: string[];
-  hasPassword: boolean;
-  intervalMin: number;
-  timeBands: string[];
-  types: string;
-  poll: boolean;
-  enabled: boolean;
-  lastAttemptAt: number | null;
-  lastSuccessAt: number | null;
-  lastError: string | null;
-  pending: number;
-}
-
-interface Rule {
-  id: number;
-  partner: string;
-  field: string;
-  pattern: string;
-  types: string;
-  priority: number;
-}
-
-interface Report {
-  ok: boolean;
-  error: string | null;
-  compression: string | null;
-  received: Array<{ bid: string; result: string }>;
-  sent: Array<{ bid: string; outcome: string }>;
-}
+import type { Partner, Rule } from "../../src/bbs/partners.ts";
+import type { SessionReport as Report } from "../../src/bbs/fbb/session.ts";
 
 const blankPartner = { call: "", protocol: "fbb-b1", transport: "tcp", host: "", port: "", ax25Call: "", via: "", password: "", intervalMin: "60", timeBands: "", types: "PBT", poll: false };
 const blankRule = { partner: "", field: "at", pattern: "", types: "PBT", priority: "100" };

@@ -7,28 +7,8 @@ import { useLocation, useRoute } from "preact-iso";
 import { api, ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { loadAccount, formatDate } from "../account/session.ts";
-
-export interface BbsMessage {
-  id: number;
-  type: "P" | "B" | "T";
-  bid: string;
-  from: string;
-  to: string;
-  at: string | null;
-  address: string;
-  subject: string;
-  size: number;
-  origin: string;
-  receivedFrom: string | null;
-  delivery: "local" | "transit" | "unrouted";
-  threadId: number;
-  replyTo: number | null;
-  createdAt: number;
-  read: boolean;
-  body?: string;
-  route?: string[];
-  forwarding?: Array<{ partner: string; state: string }>;
-}
+/** A message as the API shows it: the server's own type. */
+import type { Message as BbsMessage } from "../../src/bbs/messages.ts";
 
 interface WpEntry {
   call: string;
