@@ -7,22 +7,8 @@ import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { formatDate } from "./session.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
+import type { OwnStation } from "../../src/stations/own.ts";
 
-interface OwnStation {
-  id: number;
-  call: string;
-  label: string | null;
-  lat: number | null;
-  lon: number | null;
-  callsignHeld: boolean;
-  verified: boolean;
-  wxKey: { createdAt: number; lastUsedAt: number | null } | null;
-  wxTx: boolean;
-  wxTxLastAt: number | null;
-  livingCache: boolean;
-  cacheName: string | null;
-  heard: { lastHeard: number; wx?: Record<string, number> } | null;
-}
 
 interface IssuedKey {
   key: string;

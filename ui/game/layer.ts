@@ -5,28 +5,11 @@
  */
 import L from "leaflet";
 import { api } from "../api.ts";
+import type { MapAnswer, MapCache as ServerMapCache } from "../../src/game/caches.ts";
 
-export interface MapCache {
-  id: number | string;
-  name: string;
-  code: string;
-  type: string;
-  size: string;
-  difficulty: number;
-  terrain: number;
-  lat: number;
-  lon: number;
-  status: string;
-  finds: number;
-  mirror: boolean;
-  origin: string;
-  /** mirrors: the origin peer's trust tier */
-  trust?: string;
-  found?: boolean;
-  station?: string;
-}
-interface Cluster { lat: number; lon: number; count: number; bbox: [number, number, number, number] }
-interface Answer { clustered: boolean; caches: MapCache[]; clusters: Cluster[]; total: number }
+/** A cache on the map as the server sends it, with `found` for the signed-in finder. */
+export type MapCache = ServerMapCache & { found?: boolean };
+type Answer = Omit<MapAnswer, "caches"> & { caches: MapCache[] };
 
 const GLYPH: Record<string, string> = { traditional: "📦", multi: "🧭", mystery: "❓", letterbox: "✉", virtual: "👻", event: "🎪", audio: "🎧", earth: "🌍", webcam: "📷", living: "📡", other: "◆" };
 const clean = (s: string) => s.replace(/[<>&"]/g, "");

@@ -6,36 +6,14 @@ import { useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { loadAccount, formatDate } from "../account/session.ts";
+import type { Cache as GameCache } from "../../src/game/caches.ts";
 
-interface Cache {
-  id: number | string;
-  gid: string;
-  code: string;
-  name: string;
-  type: string;
-  size: string;
-  difficulty: number;
-  terrain: number;
-  lat: number;
-  lon: number;
-  status: string;
-  unlisted: boolean;
-  hint: string | null;
-  description: string | null;
-  ownerCall: string | null;
-  placedAt: number | null;
-  origin: string;
-  mirror: boolean;
-  /** mirrors: the origin peer's trust tier */
-  trust?: "trusted" | "unvetted";
-  placedBy?: string;
-  finds: number;
-  favorites: number;
-  rating: { average: number | null; count: number };
+/** The cache as GET /api/caches/:id answers it: the game's Cache, its contact for the owner, and the caller's own marks. */
+type Cache = GameCache & {
   contact?: { email?: string; phone?: string; note?: string } | null;
   mine?: boolean;
   my?: { stars: number | null; favorite: boolean; watch: boolean; found: boolean };
-}
+};
 interface Log { id: number | string; kind: string; call: string | null; text: string | null; foundAt: number; tier: string | null; state: string; origin: string; corroboration: { igate: string | null; distanceM: number | null } | null }
 interface Media { id: number; type: string; caption: string | null; url: string; by: string | null }
 interface Stage { n: number; title: string; question?: string; audio?: string | null; unlocked: boolean; content?: string }
