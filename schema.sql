@@ -1061,3 +1061,26 @@ CREATE INDEX watch_digests_created ON watch_digests(created_at);
 -- take as this partner (NULL: its call). via: JSON ["RELAY", "WIDE2-1"], [] = direct.
 ALTER TABLE bbs_partners ADD COLUMN ax25_call TEXT;
 ALTER TABLE bbs_partners ADD COLUMN via TEXT NOT NULL DEFAULT '[]';
+
+-- migration 19: how far a heard APRS message proves its source sent it; the account audit log
+
+-- proof: radio | box | internet | device | relayed (src/events.ts HeardProof);
+-- NULL for messages stored before it was kept (they answer no challenge).
+ALTER TABLE aprs_messages ADD COLUMN proof TEXT CHECK (proof IN ('radio', 'box', 'internet', 'device', 'relayed'));
+
+-- What changed who holds a callsign, for the sysop (GET /api/admin/audit) and
+-- for the account that lost it (GET /auth/callsigns lists its losses).
+-- kind: verified (a challenge or the operator verified a call), taken_over
+-- (the call was verified by another account, whose claim went).
+CREATE TABLE audit_log (
+  id              INTEGER PRIMARY KEY,
+  at              INTEGER NOT NULL,
+  kind            TEXT NOT NULL CHECK (kind IN ('verified', 'taken_over')),
+  call            TEXT NOT NULL,
+  user_id         INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  subject_user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  detail          TEXT NOT NULL
+) STRICT;
+CREATE INDEX audit_log_at ON audit_log(at);
+CREATE INDEX audit_log_user ON audit_log(user_id);
+CREATE INDEX audit_log_subject ON audit_log(subject_user_id);

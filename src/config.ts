@@ -83,6 +83,8 @@ export interface Config {
   maxBodyBytes: number;
   /** Behind a reverse proxy: take the client address from X-Forwarded-For. */
   trustProxy: boolean;
+  /** Callsign challenges may be answered through APRS-IS (weaker: anyone with a passcode sends as any call). */
+  verifyAprsIs: boolean;
   /** Requests per minute per IP on rate-limited routes, without / with an API key. */
   rateLimitPerMinute: number;
   rateLimitKeyPerMinute: number;
@@ -356,6 +358,7 @@ export const SETTINGS = [
   setting("FED_SYNC_BATCH", "fedSyncBatch", wholeNumber(1, 10_000, "records"), 2000, "most records per page pulled or pushed over HTTP"),
   setting("FED_LOOPBACK_PEERS", "fedLoopbackPeers", loopbackPeers, null, "tests and labs only: on = allow http://127.0.0.1:PORT peers; host=PORT,... also maps those hosts to 127.0.0.1:PORT"),
   setting("ADMIN_CALLSIGNS", "adminCallsigns", callsignList, [], "comma-separated sysop callsigns; unset locks the web operator surface"),
+  setting("VERIFY_APRSIS", "verifyAprsIs", bool, false, "callsign challenges may also be answered through APRS-IS, not only on the air (anyone with a passcode can send as any call there); never for taking over a call another account verified"),
   setting("INGEST_SECRET", "ingestSecret", secret, null, "shared secret of the operator's ingest box (x-ingest-secret)"),
   setting("PACKETS_TTL_HOURS", "packetsTtlHours", wholeNumber(1, 24 * 365, "hours"), 24, "raw packet ring retention"),
   setting("TOMBSTONE_TTL_DAYS", "tombstoneTtlDays", wholeNumber(1, 3650, "days"), 180, "how long tombstones are kept"),

@@ -5,6 +5,21 @@
  */
 import type { Logger } from "./log.ts";
 
+/**
+ * How far a heard message proves that the station named as its source sent it
+ * (docs/api.md "Callsign verification"): only `radio` and `box` may answer a
+ * callsign challenge, `internet` only where the operator allows it, never
+ * `device` or `relayed`.
+ *
+ *   radio     heard on the air by this gateway's own TNC
+ *   box       posted by the operator's ingest box (x-ingest-secret) as heard on its radio:
+ *             no q construct, no TCPIP in the path
+ *   internet  APRS-IS, or an ingest-box line that came from APRS-IS
+ *   device    posted to /ingest under a user's device key
+ *   relayed   the inner packet of a third-party wrapper (`}`): whoever built the wrapper chose its source
+ */
+export type HeardProof = "radio" | "box" | "internet" | "device" | "relayed";
+
 /** Every event type and its payload. Domains add their events here. */
 export interface GatewayEvents {
   /**
@@ -20,6 +35,8 @@ export interface GatewayEvents {
     ts: number;
     source: string;
     igate?: string;
+    /** how far this proves the source sent it (HeardProof above) */
+    proof: HeardProof;
   };
   /** A find, DNF or note was logged on a cache (live rooms and watch alerts listen). */
   log: {

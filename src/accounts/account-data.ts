@@ -79,6 +79,8 @@ export const accountsData: AccountData = {
       counts[t.name] = (gw.db.query(`SELECT COUNT(*) AS n FROM ${table} WHERE user_id = ?`).get(account.userId) as { n: number }).n;
     }
     if (email) counts.emailSignIns = gw.db.query("DELETE FROM email_tokens WHERE email = ?").run(email).changes;
+    // The audit log names the account's calls: its entries go, whichever side it was on.
+    counts.audit = gw.db.query("DELETE FROM audit_log WHERE user_id = ? OR subject_user_id = ?").run(account.userId, account.userId).changes;
     // Key records leave the feed, then the account's one tombstone; the rows go with the user row.
     emitAccountRecord(gw, { kind: "erased", publicId: account.publicId, keys });
     gw.db.query("DELETE FROM users WHERE id = ?").run(account.userId);

@@ -26,7 +26,7 @@ import { parseGid } from "../fed/record.ts";
 import { getPeer, peerKeys } from "../fed/peers.ts";
 import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
 import { accountRef, ACCOUNT_DATA } from "./gdpr.ts";
-import { callsignsOf, createUser, markCallsignVerified, MAX_CALLSIGNS, publicIdOf } from "./users.ts";
+import { activateAny, callsignsOf, createUser, markCallsignVerified, MAX_CALLSIGNS, publicIdOf, verifiedElsewhere } from "./users.ts";
 import { parsePublicKey, revokeKeysWhere } from "./device-keys.ts";
 import { emitAccountRecord } from "./records.ts";
 import { parseEmail } from "./email-signin.ts";
@@ -165,10 +165,9 @@ export function importBundle(gw: Gateway, body: Record<string, unknown>, by: { u
       userId = createUser(gw.db, now);
       created = true;
     }
+    // The bundle's e-mail address is only a claim: the account owns it once the
+    // address answers an e-mail sign-in code (the response names it; see emailToConfirm).
     gw.db.query("UPDATE users SET imported_from = ? WHERE id = ?").run(bundle.account, userId);
-    if (bundle.email && !gw.db.query("SELECT 1 FROM users WHERE email = ?").get(bundle.email.toLowerCase())) {
-      gw.db.query("UPDATE users SET email = ? WHERE id = ? AND email IS NULL").run(bundle.email.toLowerCase(), userId);
-    }
     const held = new Set(callsignsOf(gw.db, userId).map((c) => c.call));
     for (const c of bundle.calls) {
       const call = normalizeCall(c.call);
@@ -177,11 +176,10 @@ export function importBundle(gw: Gateway, body: Record<string, unknown>, by: { u
         gw.db.query("INSERT INTO callsigns (user_id, call, active, created_at) VALUES (?, ?, 0, ?)").run(userId, call, now);
         held.add(call);
       }
-      if (trusted && c.verified) markCallsignVerified(gw, userId, call);
+      // A peer's word never takes a call from an account that verified it here.
+      if (trusted && c.verified && !verifiedElsewhere(gw.db, userId, call)) markCallsignVerified(gw, userId, call, `vouched for by ${bundle.origin} (account import)`);
     }
-    if (!gw.db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND active = 1").get(userId)) {
-      gw.db.query("UPDATE callsigns SET active = 1 WHERE id = (SELECT id FROM callsigns WHERE user_id = ? ORDER BY verified_at IS NULL, call LIMIT 1)").run(userId);
-    }
+    if (!gw.db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND active = 1").get(userId)) activateAny(gw.db, userId);
     const verified = new Set(callsignsOf(gw.db, userId).filter((c) => c.verified).map((c) => baseCall(c.call)));
     for (const k of bundle.keys) {
       const call = baseCall(k.call);
@@ -202,7 +200,9 @@ export function importBundle(gw: Gateway, body: Record<string, unknown>, by: { u
       : null;
     return { userId, created, acceptance };
   })();
-  return { ...result, trusted, pendingKeys, from: bundle.account };
+  const current = (gw.db.query("SELECT email FROM users WHERE id = ?").get(result.userId) as { email: string | null }).email;
+  const emailToConfirm = bundle.email && bundle.email.toLowerCase() !== current ? bundle.email.toLowerCase() : null;
+  return { ...result, trusted, pendingKeys, from: bundle.account, emailToConfirm };
 }
 
 /** Step 3, on the old instance: the move is final; peers are told. */

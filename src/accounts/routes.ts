@@ -18,6 +18,8 @@ import { challengeStatus, confirmChallenge, onHeard, startChallenge } from "./ve
 import { accountOfCaller, eraseAccount, exportAccount } from "./gdpr.ts";
 import { prefsRoutes } from "./prefs-routes.ts";
 import { completeMove, importBundle, makeBundle } from "./move.ts";
+import { auditLog, lostCallsigns } from "./audit.ts";
+import { intParam } from "../stations/routes.ts";
 
 /** Whether the browser reached us over https (directly, via PUBLIC_URL, or a trusted proxy). */
 function isHttps(gw: Gateway, request: Request): boolean {
@@ -105,7 +107,7 @@ export function accountRoutes(gw: Gateway) {
       const b = jsonObject(body, '{"call": "N0CALL-9"}');
       return { callsigns: addCallsign(gw, userId(caller), b.call, { activate: true }) };
     }, { gate: "session" })
-    .get("/auth/callsigns", ({ caller }) => ({ callsigns: callsignsOf(gw.db, userId(caller)) }), { gate: "session" })
+    .get("/auth/callsigns", ({ caller }) => ({ callsigns: callsignsOf(gw.db, userId(caller)), lost: lostCallsigns(gw.db, userId(caller)) }), { gate: "session" })
     .post("/auth/callsigns", ({ caller, body }) => {
       const b = jsonObject(body, '{"add": "N0CALL"} or {"remove": "N0CALL"}');
       if (b.add !== undefined) return { callsigns: addCallsign(gw, userId(caller), b.add) };
@@ -128,6 +130,10 @@ export function accountRoutes(gw: Gateway) {
     .post("/verify/aprs/confirm", ({ caller, body }) => confirmChallenge(gw, userId(caller), jsonObject(body, '{"call": "N0CALL"}').call), { gate: "session" })
     .get("/verify/aprs/status", ({ caller, query }) => challengeStatus(gw, userId(caller), query.call), { gate: "session" })
     .get("/keys/:call", ({ params }) => publicKeysOf(gw, params.call), { gate: "public" })
+    // Who came to hold which callsign, and whose verified claim went with it.
+    .get("/api/admin/audit", ({ query }) => ({
+      entries: auditLog(gw.db, { limit: Math.min(500, Math.max(1, intParam(query.limit, "limit") ?? 100)), before: intParam(query.before, "before") }),
+    }), { gate: "sysop" })
     // GDPR: signed by a device key of :call, or by a session holding it; about the whole account.
     .post("/api/account/:call/export", ({ caller, params, set }) => {
       set.headers["content-disposition"] = `attachment; filename="account-${params.call.toUpperCase().replace(/[^A-Z0-9-]/g, "")}.json"`;
@@ -156,6 +162,7 @@ export function accountRoutes(gw: Gateway) {
         trusted: r.trusted,
         pendingKeys: r.pendingKeys,
         acceptance: r.acceptance,
+        emailToConfirm: r.emailToConfirm,
         account: view(caller, r.userId),
       };
     }, { gate: "signed-body", rateLimit: "auth" });

@@ -9,7 +9,13 @@
  * that base call (verify-aprs.ts) or the local operator verifies it with the
  * CLI. Verification covers the base call and every SSID of it, and removes the
  * claims of other accounts on the same base call: a verified callsign belongs
- * to one account.
+ * to one account. The audit log keeps each verification, and each verified
+ * claim it removed (audit.ts).
+ *
+ * An unverified claim on a call that another account verified is only a
+ * standing to start a takeover challenge: it never becomes the active call,
+ * so the account never hides, logs, signs or transmits as that call
+ * (activate() is the one place that decides).
  */
 import { randomBytes } from "node:crypto";
 import type { Gateway } from "../gateway.ts";
@@ -17,6 +23,7 @@ import type { Database } from "../store/db.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
 import { revokeKeysWhere } from "./device-keys.ts";
+import { recordAudit } from "./audit.ts";
 
 export const MAX_CALLSIGNS = 10;
 
@@ -96,12 +103,26 @@ export function addCallsign(gw: Gateway, userId: number, raw: unknown, opts: { a
         .query("INSERT INTO callsigns (user_id, call, active, verified_at, created_at) VALUES (?, ?, 0, ?, ?)")
         .run(userId, call, verifiedAt, now);
     }
-    if (opts.activate || held.length === 0) activate(gw.db, userId, call);
+    if (opts.activate) activate(gw.db, userId, call);
+    else if (held.length === 0 && !verifiedElsewhere(gw.db, userId, call)) activate(gw.db, userId, call);
   })();
   return callsignsOf(gw.db, userId);
 }
 
+/** Whether another account verified this call's base call. */
+export function verifiedElsewhere(db: Database, userId: number, call: string): boolean {
+  const holder = verifiedHolder(db, call);
+  return holder !== null && holder !== userId;
+}
+
+/** Makes a held call the active one, unless another account verified it (409). */
 function activate(db: Database, userId: number, call: string): void {
+  if (verifiedElsewhere(db, userId, call)) {
+    throw conflict(
+      "verified_elsewhere",
+      `${baseCall(call)} is verified by another account: you cannot act as it; to take it over, verify it with an APRS message sent on the air`,
+    );
+  }
   db.query("UPDATE callsigns SET active = 0 WHERE user_id = ? AND active = 1").run(userId);
   db.query("UPDATE callsigns SET active = 1 WHERE user_id = ? AND call = ?").run(userId, call);
 }
@@ -128,25 +149,34 @@ export function removeCallsign(gw: Gateway, userId: number, raw: unknown): Calls
     const base = baseCall(call);
     // Device keys speak for a base call: without any SSID of it, they go too.
     if (!holdsBaseCall(gw.db, userId, base)) revokeKeysWhere(gw, "user_id = ? AND call = ?", userId, base);
-    if (row.active === 1) {
-      const next = gw.db.query("SELECT call FROM callsigns WHERE user_id = ? ORDER BY verified_at IS NULL, call LIMIT 1").get(userId) as { call: string } | null;
-      if (next) activate(gw.db, userId, next.call);
-    }
+    if (row.active === 1) activateAny(gw.db, userId);
   })();
   return callsignsOf(gw.db, userId);
+}
+
+/** Makes the first held call the account may act as active (verified ones first), if any. */
+export function activateAny(db: Database, userId: number): void {
+  const calls = db.query("SELECT call FROM callsigns WHERE user_id = ? ORDER BY verified_at IS NULL, call").all(userId) as Array<{ call: string }>;
+  const next = calls.find((c) => !verifiedElsewhere(db, userId, c.call));
+  if (next) activate(db, userId, next.call);
 }
 
 /**
  * Marks a base call verified for an account: every SSID of it the account
  * holds (adding the base call itself if it holds none), and drops other
  * accounts' claims on it, their open challenges and their device keys for
- * it. Runs inside the caller's transaction when there is one.
+ * it. `how` says what verified it, for the audit log. Returns the accounts
+ * whose verified claim went (a takeover). Runs inside the caller's
+ * transaction when there is one.
  */
-export function markCallsignVerified(gw: Gateway, userId: number, call: string): void {
+export function markCallsignVerified(gw: Gateway, userId: number, call: string, how: string): number[] {
   const base = baseCall(call);
   const now = gw.clock.now();
   const db = gw.db;
-  db.transaction(() => {
+  return db.transaction(() => {
+    const previous = db
+      .query("SELECT DISTINCT user_id AS userId FROM callsigns WHERE user_id != ? AND verified_at IS NOT NULL AND (call = ? OR call LIKE ? || '-%')")
+      .all(userId, base, base) as Array<{ userId: number }>;
     if (!holdsBaseCall(db, userId, base)) {
       const count = (db.query("SELECT COUNT(*) AS n FROM callsigns WHERE user_id = ?").get(userId) as { n: number }).n;
       db.query("INSERT INTO callsigns (user_id, call, active, verified_at, created_at) VALUES (?, ?, 0, ?, ?)").run(userId, base, now, now);
@@ -160,10 +190,13 @@ export function markCallsignVerified(gw: Gateway, userId: number, call: string):
     db.query("DELETE FROM callsign_challenges WHERE user_id != ? AND call = ? AND heard_at IS NULL").run(userId, base);
     revokeKeysWhere(gw, "(user_id IS NULL OR user_id != ?) AND call = ?", userId, base);
     for (const o of others) {
-      const active = db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND active = 1").get(o.userId);
-      const next = active ? null : (db.query("SELECT call FROM callsigns WHERE user_id = ? ORDER BY call LIMIT 1").get(o.userId) as { call: string } | null);
-      if (next) activate(db, o.userId, next.call);
+      if (!db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND active = 1").get(o.userId)) activateAny(db, o.userId);
     }
+    recordAudit(db, { at: now, kind: "verified", call: base, userId, subjectUserId: null, detail: how });
+    for (const p of previous) {
+      recordAudit(db, { at: now, kind: "taken_over", call: base, userId, subjectUserId: p.userId, detail: how });
+    }
+    return previous.map((p) => p.userId);
   })();
 }
 

@@ -7,16 +7,22 @@
  * APRS-IS or RF, and onHeard() completes a pending challenge whose code it
  * carries. `confirm` looks for it in the stored APRS message log as well.
  *
- * APRS has no authentication: whoever can transmit (or inject into APRS-IS)
- * as a callsign can pass this. It proves what the network can prove, and the
- * challenge keeps how the code was heard (RF via which IGate, or internet).
+ * APRS has no authentication, so what counts is how the message reached us
+ * (HeardProof, docs/api.md "Callsign verification"): heard on the air by this
+ * gateway's radio or the operator's ingest box. APRS-IS counts only where the
+ * operator allows it (VERIFY_APRSIS): anyone with a passcode can send as any
+ * call there. A device key's /ingest and the inner packet of a third-party
+ * wrapper never count. Taking over a call another account verified needs a
+ * message heard on the air, always; the audit log keeps it and the previous
+ * holder is told.
  */
 import { randomInt } from "node:crypto";
 import type { Gateway } from "../gateway.ts";
-import type { GatewayEvents } from "../events.ts";
+import type { GatewayEvents, HeardProof } from "../events.ts";
 import { conflict, notFound } from "../errors.ts";
 import { baseCall } from "../callsign.ts";
-import { holdsBaseCall, markCallsignVerified, parseCallsign, verifiedAtFor } from "./users.ts";
+import { holdsBaseCall, markCallsignVerified, parseCallsign, verifiedAtFor, verifiedElsewhere } from "./users.ts";
+import { tellPreviousHolders } from "./audit.ts";
 
 export const CHALLENGE_TTL_MS = 60 * 60_000;
 const ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
@@ -35,6 +41,15 @@ export interface ChallengeStatus {
   heardAt?: number;
   heardFrom?: string;
   heardVia?: string;
+  /** how the message must reach this gateway to count */
+  accepts?: HeardProof[];
+  /** another account verified this call: answering takes it over (on the air only) */
+  takeover?: boolean;
+}
+
+/** What may answer a challenge: the air always; APRS-IS only where allowed, and never for a takeover. */
+export function acceptedProofs(gw: Gateway, takeover: boolean): HeardProof[] {
+  return gw.config.verifyAprsIs && !takeover ? ["radio", "box", "internet"] : ["radio", "box"];
 }
 
 interface ChallengeRow {
@@ -66,7 +81,8 @@ function view(gw: Gateway, row: ChallengeRow | null, base: string, userId: numbe
   const verifiedAt = verifiedAtFor(gw.db, userId, base);
   if (!row) return verifiedAt ? { call: base, status: "verified" } : { call: base, status: "none" };
   const addressee = suggestedAddressee(gw);
-  const common = { call: base, code: row.code, message: `VERIFY ${row.code}`, addressee, expiresAt: row.expiresAt };
+  const takeover = verifiedElsewhere(gw.db, userId, base);
+  const common = { call: base, code: row.code, message: `VERIFY ${row.code}`, addressee, expiresAt: row.expiresAt, accepts: acceptedProofs(gw, takeover), takeover };
   if (row.heardAt !== null) {
     return { ...common, status: "verified", heardAt: row.heardAt, heardFrom: row.heardSrc ?? undefined, heardVia: row.heardVia ?? undefined };
   }
@@ -109,13 +125,23 @@ export function challengeStatus(gw: Gateway, userId: number, rawCall?: unknown):
   return view(gw, latest(gw, userId, base), base, userId);
 }
 
+/** Whether a message reached us in a way that may answer this challenge. */
+function counts(gw: Gateway, row: ChallengeRow, proof: HeardProof | null): boolean {
+  return proof !== null && acceptedProofs(gw, verifiedElsewhere(gw.db, row.userId, row.call)).includes(proof);
+}
+
 /** Completes a challenge: marks it heard and the callsign verified, all at once. */
-function complete(gw: Gateway, row: ChallengeRow, src: string, via: string, at: number): void {
-  gw.db.transaction(() => {
+function complete(gw: Gateway, row: ChallengeRow, src: string, via: string, proof: HeardProof, at: number): void {
+  const how = `APRS challenge heard from ${src} via ${via} (${proof})`;
+  const previous = gw.db.transaction(() => {
     gw.db.query("UPDATE callsign_challenges SET heard_at = ?, heard_src = ?, heard_via = ? WHERE id = ?").run(at, src, via, row.id);
-    markCallsignVerified(gw, row.userId, row.call);
+    return markCallsignVerified(gw, row.userId, row.call, how);
   })();
-  gw.log.info("accounts", `callsign ${row.call} verified: challenge heard from ${src} via ${via}`);
+  gw.log.info("accounts", `callsign ${row.call} verified: challenge heard from ${src} via ${via} (${proof})`);
+  if (previous.length) {
+    gw.log.warn("accounts", `callsign ${row.call} taken over from ${previous.length} account(s) that had verified it: ${how}`);
+    void tellPreviousHolders(gw, row.call, previous, how);
+  }
 }
 
 function codeIn(text: string, code: string): boolean {
@@ -141,7 +167,7 @@ export function onHeard(gw: Gateway, m: GatewayEvents["aprsMessage"]): void {
     .query(`SELECT ${COLUMNS} FROM callsign_challenges WHERE call = ? AND heard_at IS NULL AND expires_at > ?`)
     .all(base, now) as ChallengeRow[];
   for (const row of pending) {
-    if (codeIn(m.text, row.code)) complete(gw, row, m.src.toUpperCase(), viaOf(m), now);
+    if (codeIn(m.text, row.code) && counts(gw, row, m.proof)) complete(gw, row, m.src.toUpperCase(), viaOf(m), m.proof, now);
   }
 }
 
@@ -156,18 +182,19 @@ export function confirmChallenge(gw: Gateway, userId: number, rawCall: unknown):
   if (row && row.heardAt === null && row.expiresAt > now) {
     const heard = gw.db
       .query(
-        "SELECT src, text, source, igate FROM aprs_messages WHERE (src = ? OR src LIKE ? || '-%') AND kind = 'message' AND ts >= ? AND instr(upper(text), ?) > 0 ORDER BY ts LIMIT 20",
+        "SELECT src, text, source, igate, proof FROM aprs_messages WHERE (src = ? OR src LIKE ? || '-%') AND kind = 'message' AND ts >= ? AND instr(upper(text), ?) > 0 ORDER BY ts LIMIT 20",
       )
-      .all(base, base, row.createdAt, row.code) as Array<{ src: string; text: string; source: string | null; igate: string | null }>;
-    const hit = heard.find((h) => codeIn(h.text, row.code));
-    if (hit) complete(gw, row, hit.src, viaOf({ source: hit.source ?? "aprs", igate: hit.igate ?? undefined }), now);
+      .all(base, base, row.createdAt, row.code) as Array<{ src: string; text: string; source: string | null; igate: string | null; proof: HeardProof | null }>;
+    const hit = heard.find((h) => codeIn(h.text, row.code) && counts(gw, row, h.proof));
+    if (hit) complete(gw, row, hit.src, viaOf({ source: hit.source ?? "aprs", igate: hit.igate ?? undefined }), hit.proof!, now);
   }
   const status = view(gw, latest(gw, userId, base), base, userId);
   if (status.status === "verified") return status;
   if (status.status === "pending") {
+    const how = status.accepts!.includes("internet") ? "on the air or through APRS-IS" : "on the air (heard by this gateway's radio or its ingest box; APRS-IS does not count here)";
     throw conflict(
       "not_heard",
-      `no APRS message with ${status.message} from ${base} has been heard yet; send it as an APRS message to ${status.addressee} and try again`,
+      `no APRS message with ${status.message} from ${base} has been heard yet; send it as an APRS message to ${status.addressee}, ${how}, and try again`,
     );
   }
   throw conflict("no_challenge", `there is no open challenge for ${base}; start one first`);
@@ -178,14 +205,14 @@ export function confirmChallenge(gw: Gateway, userId: number, rawCall: unknown):
  * verify`), e.g. on an instance without radio or APRS-IS. Recorded as a
  * challenge heard "via operator".
  */
-export function operatorVerify(gw: Gateway, userId: number, rawCall: unknown): void {
+export function operatorVerify(gw: Gateway, userId: number, rawCall: unknown): number[] {
   const base = baseCall(parseCallsign(rawCall));
   const now = gw.clock.now();
-  gw.db.transaction(() => {
+  return gw.db.transaction(() => {
     gw.db.query("DELETE FROM callsign_challenges WHERE user_id = ? AND call = ? AND heard_at IS NULL").run(userId, base);
     gw.db
       .query("INSERT INTO callsign_challenges (user_id, call, code, created_at, expires_at, heard_at, heard_src, heard_via) VALUES (?, ?, '', ?, ?, ?, ?, 'operator')")
       .run(userId, base, now, now, now, base);
-    markCallsignVerified(gw, userId, base);
+    return markCallsignVerified(gw, userId, base, "verified by the operator (svc-gateway callsign verify)");
   })();
 }

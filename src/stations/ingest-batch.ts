@@ -72,10 +72,21 @@ function checkPacket(v: unknown, k: number): IngestLine {
   return { line: p.line, heardAt: p.heardAt as number | undefined, igate: p.igate as string | null | undefined };
 }
 
-const srcOf = (l: IngestLine) => {
-  const t = typeof l.line === "string" ? l.line : new TextDecoder("latin1").decode(l.line);
-  return t.slice(0, Math.max(0, t.indexOf(">")));
-};
+/**
+ * Every station a line speaks for: its source and, for a third-party packet
+ * (`}`), the inner packet's source too, however deep the wrappers nest.
+ */
+function sourcesOf(l: IngestLine): string[] {
+  let t = typeof l.line === "string" ? l.line : new TextDecoder("latin1").decode(l.line);
+  const out: string[] = [];
+  for (;;) {
+    const gt = t.indexOf(">");
+    out.push(t.slice(0, Math.max(0, gt)));
+    const colon = t.indexOf(":", Math.max(0, gt));
+    if (gt < 0 || colon < 0 || t[colon + 1] !== "}") return out;
+    t = t.slice(colon + 2);
+  }
+}
 
 /** Handles one /ingest request body. */
 export function ingestBody(gw: Gateway, body: unknown, caller: Caller, query: { igate?: string }): IngestResult {
@@ -109,16 +120,18 @@ export function ingestBody(gw: Gateway, body: unknown, caller: Caller, query: { 
     throw badRequest("bad_body", "send TNC2 lines as text/plain, or a JSON batch {packets, positions, finds}");
   }
   if (lines.length + positions.length + finds.length > MAX_BATCH) throw badRequest("batch_too_large", `at most ${MAX_BATCH} items per request`);
-  // A device key speaks for its own callsign only: its beacons and positions.
-  if (!caller.ingest && caller.assertion) {
-    const own = caller.assertion.call;
-    const foreign = [...lines.map(srcOf), ...positions.map((p) => p.call)].find((c) => baseCall(c) !== own);
+  // A device key speaks for its own callsign only: its beacons and positions,
+  // and the packets its third-party wrappers carry.
+  const device = !caller.ingest && !!caller.assertion;
+  if (device) {
+    const own = caller.assertion!.call;
+    const foreign = [...lines.flatMap(sourcesOf), ...positions.map((p) => p.call)].find((c) => baseCall(c) !== own);
     if (foreign !== undefined) throw forbidden(`a device key of ${own} may only send ${own}'s own packets and positions, not ${foreign}'s`, "not_your_station");
   }
   if (finds.length && !findIngest.get(gw)) throw unprocessable("finds_not_supported", "this instance does not take finds in ingest batches yet");
   const sink = newSink();
   const result = gw.db.transaction(() => {
-    const packets = ingestLinesTx(gw, lines, { source: "ingest", igate: igate ?? null, heardAt }, sink);
+    const packets = ingestLinesTx(gw, lines, { source: "ingest", igate: igate ?? null, heardAt, device }, sink);
     const stored = ingestPositionsTx(gw, positions.map((p) => ({ ...p, ts: p.ts ?? heardAt })), "ingest", sink);
     const out: IngestResult = { packets, positions: { stored } };
     if (finds.length) out.finds = findIngest.get(gw)!(gw, finds, { caller, heardAt });

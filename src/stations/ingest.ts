@@ -17,13 +17,14 @@
  *   ingestLines(gw, ["N0CALL-9>APRS,qAR,W1AW-10:!4237.14N/07120.83W>"], { source: "aprsis" })
  */
 import type { Gateway } from "../gateway.ts";
-import type { GatewayEvents } from "../events.ts";
+import type { GatewayEvents, HeardProof } from "../events.ts";
 import { decode, mergeDefinitions, type AprsPacket, type TelemetryDefinitions, type Weather } from "../aprs/index.ts";
 import type { Statement } from "bun:sqlite";
 import { isOwnWeatherEcho, onMessageHeard } from "./outbox.ts";
 import { StationBatch, type HeardBy } from "./station-batch.ts";
 
 export type IngestSource = "rf" | "aprsis" | "ingest";
+
 
 export interface IngestOptions {
   /** the feed: rf = this station's own radio (issue 8's TNC), aprsis, ingest (the box) */
@@ -32,6 +33,8 @@ export interface IngestOptions {
   igate?: string | null;
   /** when they were heard, unix ms (default: now) */
   heardAt?: number;
+  /** /ingest only: the lines came under a user's device key, not the ingest box's secret */
+  device?: boolean;
 }
 
 /** One line, optionally with its own time and IGate (JSON batches carry these). */
@@ -86,7 +89,7 @@ function statements(gw: Gateway): Prepared {
     packet: db.prepare("INSERT INTO packets (ts, src, dst, path, raw, source, igate, type, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
     position: db.prepare("INSERT INTO positions (call, ts, lat, lon, alt_m, course, speed_kmh, source, igate, packet_id, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
     reading: db.prepare("INSERT INTO sensor_readings (call, ts, kind, data) VALUES (?, ?, ?, ?)"),
-    message: db.prepare("INSERT INTO aprs_messages (ts, src, addressee, kind, text, msg_id, source, igate) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+    message: db.prepare("INSERT INTO aprs_messages (ts, src, addressee, kind, text, msg_id, source, igate, proof) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
   };
   prepared.set(gw, p);
   return p;
@@ -185,7 +188,8 @@ export function ingestLinesTx(gw: Gateway, lines: Array<string | Uint8Array | In
       continue;
     }
     const inner = r.packet.type === "third-party" && r.packet.inner ? r.packet.inner : null;
-    storePacket(gw, st, stations, inner ?? r.packet, { ts, source, igate, via, packetId, path, info: inner ? null : info }, report, sink.positions, sink.messages);
+    const proof = inner ? "relayed" : proofOf(opts, r.packet.qConstruct, path);
+    storePacket(gw, st, stations, inner ?? r.packet, { ts, source, igate, via, packetId, path, info: inner ? null : info, proof }, report, sink.positions, sink.messages);
   }
   stations.flush();
   return report;
@@ -200,6 +204,20 @@ interface Heard {
   path: string;
   /** the information field as heard (null for a third-party packet's inner packet) */
   info: string | null;
+  proof: HeardProof;
+}
+
+/** An APRS-IS path: a q construct, or TCPIP/TCPXX as the first hop after the destination. */
+const INTERNET_PATH = /(^|,)(TCPIP|TCPXX)\*?(,|$)/;
+
+/** How a packet (not a third-party wrapper's inner one) reached us; see HeardProof. */
+function proofOf(opts: IngestOptions, qConstruct: string | undefined, path: string): HeardProof {
+  if (opts.source === "rf") return "radio";
+  if (opts.source === "ingest") {
+    if (opts.device) return "device";
+    if (!qConstruct && !/(^|,)q[A-Za-z]{2}(,|$)/.test(path) && !INTERNET_PATH.test(path)) return "box";
+  }
+  return "internet";
 }
 
 function storePacket(gw: Gateway, st: Prepared, stations: StationBatch, p: AprsPacket, h: Heard, report: IngestReport, positions: PositionEvent[], messages: MessageEvent[]): void {
@@ -246,8 +264,8 @@ function storePacket(gw: Gateway, st: Prepared, stations: StationBatch, p: AprsP
   if (MESSAGE_KINDS.has(p.type) && p.addressee) {
     const kind = p.type as MessageEvent["kind"];
     const text = p.text ?? "";
-    st.message.run(h.ts, p.src, p.addressee, kind, text, p.msgId ?? null, h.source, h.igate);
-    messages.push({ src: p.src, addressee: p.addressee, kind, text, msgId: p.msgId, ts: h.ts, source: h.source, igate: h.igate ?? undefined });
+    st.message.run(h.ts, p.src, p.addressee, kind, text, p.msgId ?? null, h.source, h.igate, h.proof);
+    messages.push({ src: p.src, addressee: p.addressee, kind, text, msgId: p.msgId, ts: h.ts, source: h.source, igate: h.igate ?? undefined, proof: h.proof });
   }
 }
 

@@ -46,7 +46,7 @@ describe("callsigns", () => {
     const u = signedInUser(g.gw, "N0ADM");
     const c = as(u.cookie);
     expect((await json(await c.get("/auth/session"))).account.sysop).toBe(false);
-    markCallsignVerified(g.gw, u.id, "N0ADM");
+    markCallsignVerified(g.gw, u.id, "N0ADM", "test: verified by hand");
     const r = await json(await c.post("/auth/callsign", { call: "N0ADM-5" }));
     expect(r.callsigns.every((x: any) => x.verified)).toBe(true);
     const s = (await json(await c.get("/auth/session"))).account;
@@ -56,7 +56,7 @@ describe("callsigns", () => {
   test("verifying a base call takes it from other accounts' unverified claims", async () => {
     const squatter = signedInUser(g.gw, "N0OWN-1");
     const owner = signedInUser(g.gw, "N0OWN");
-    markCallsignVerified(g.gw, owner.id, "N0OWN-3");
+    markCallsignVerified(g.gw, owner.id, "N0OWN-3", "test: verified by hand");
     expect((await json(await as(squatter.cookie).get("/auth/callsigns"))).callsigns).toEqual([]);
     const mine = (await json(await as(owner.cookie).get("/auth/callsigns"))).callsigns;
     expect(mine.map((x: any) => [x.call, x.verified])).toEqual([["N0OWN", true]]);
@@ -101,7 +101,7 @@ describe("profile", () => {
     expect((await json(r)).profile).toEqual({ public: true, about: "QRV on 2 m", grid: "FN42ab", url: "https://example.org/n0pro" });
     // Opted in, but the callsign is not verified: still nothing.
     expect((await json(await g.get("/api/profile/N0PRO"))).profile).toBeNull();
-    markCallsignVerified(g.gw, u.id, "N0PRO");
+    markCallsignVerified(g.gw, u.id, "N0PRO", "test: verified by hand");
     expect(await json(await g.get("/api/profile/n0pro-7"))).toEqual({ call: "N0PRO", profile: { about: "QRV on 2 m", grid: "FN42ab", url: "https://example.org/n0pro" } });
     r = await c.post("/auth/profile", { public: false });
     expect((await json(await g.get("/api/profile/N0PRO"))).profile).toBeNull();
@@ -129,7 +129,7 @@ describe("device keys", () => {
     const refused = await c.post("/keys/register", { call: "N0DEV", key: kp.publicKey, label: "ingest box" });
     expect(refused.status).toBe(403);
     expect((await json(refused)).error).toBe("callsign_not_verified");
-    markCallsignVerified(g.gw, u.id, "N0DEV");
+    markCallsignVerified(g.gw, u.id, "N0DEV", "test: verified by hand");
     const ok = await c.post("/keys/register", { call: "N0DEV-9", key: kp.publicKey, label: "ingest box" });
     expect(ok.status).toBe(201);
     expect(await json(ok)).toMatchObject({ key: kp.publicKey, call: "N0DEV", label: "ingest box" });

@@ -21,13 +21,17 @@ const as = (u: TestUser) => ({
 });
 
 /**
- * An APRS message heard and sent in by the ingest box: a TNC2 line as APRS-IS
- * writes it. `via` "rf" puts the RF q construct and IGate in the path.
+ * An APRS message sent in by the ingest box. `via` "air" (the default): as its
+ * radio heard it, direct from the handheld (IGate N0IG-10, the box's own call);
+ * "internet": an APRS-IS line with TCPIP and a q construct; "igated": an
+ * APRS-IS line that another IGate says it heard on RF (qAR), which is still
+ * only APRS-IS's word.
  */
-async function hear(src: string, text: string, opts: { via?: "rf" | "internet"; to?: string } = {}, r0: Running = g) {
-  const path = opts.via === "internet" ? "TCPIP*,qAC,T2TEST" : "WIDE1-1,qAR,N0IG-10";
+async function hear(src: string, text: string, opts: { via?: "air" | "internet" | "igated"; to?: string } = {}, r0: Running = g) {
+  const path = { air: "WIDE1-1", internet: "TCPIP*,qAC,T2TEST", igated: "WIDE1-1,qAR,N0IG-10" }[opts.via ?? "air"];
   const info = `:${(opts.to ?? "N0GW-10").padEnd(9)}:${text}`;
-  const r = await r0.post("/ingest", `${src}>APDR16,${path}:${info}\n`, { headers: { "content-type": "text/plain", "x-ingest-secret": INGEST } });
+  const query = (opts.via ?? "air") === "air" ? "?igate=N0IG-10" : "";
+  const r = await r0.post(`/ingest${query}`, `${src}>APDR16,${path}:${info}\n`, { headers: { "content-type": "text/plain", "x-ingest-secret": INGEST } });
   expect(r.status).toBe(200);
   return (await r.json()) as { packets: { stored: number } };
 }
@@ -65,8 +69,8 @@ describe("APRS challenge", () => {
     const ca = await json(await as(a).post("/verify/aprs/start", { call: "N0TWO" }));
     const cb = await json(await as(b).post("/verify/aprs/start", { call: "N0TWO-5" }));
     expect(ca.code).not.toBe(cb.code);
-    await hear("N0TWO-5", `VERIFY ${cb.code}`, { via: "internet", to: "ANYONE" });
-    expect(await json(await as(b).get("/verify/aprs/status?call=N0TWO"))).toMatchObject({ status: "verified", heardFrom: "N0TWO-5", heardVia: "ingest" });
+    await hear("N0TWO-5", `VERIFY ${cb.code}`, { to: "ANYONE" });
+    expect(await json(await as(b).get("/verify/aprs/status?call=N0TWO"))).toMatchObject({ status: "verified", heardFrom: "N0TWO-5", heardVia: "rf via N0IG-10" });
     expect((await json(await as(a).get("/auth/callsigns"))).callsigns).toEqual([]);
     // A's old code, heard now, does nothing.
     await hear("N0TWO", `VERIFY ${ca.code}`);
@@ -85,8 +89,8 @@ describe("APRS challenge", () => {
     expect(e.message).toContain("N0GW-10");
     // In the message log, written without an event reaching this process (another process sharing the database).
     g.gw.db
-      .query("INSERT INTO aprs_messages (ts, src, addressee, kind, text, source, igate) VALUES (?, 'N0CON-2', 'N0GW-10', 'message', ?, 'rf', 'N0IG-1')")
-      .run(g.gw.clock.now(), `VERIFY ${ch.code}`);
+      .query("INSERT INTO aprs_messages (ts, src, addressee, kind, text, source, igate, proof) VALUES (?, 'N0CON-2', 'N0GW-10', 'message', ?, 'rf', 'N0IG-1', ?)")
+      .run(g.gw.clock.now(), `VERIFY ${ch.code}`, "box");
     const ok = await c.post("/verify/aprs/confirm", { call: "N0CON" });
     expect(ok.status).toBe(200);
     expect(await json(ok)).toMatchObject({ status: "verified", heardFrom: "N0CON-2", heardVia: "rf via N0IG-1" });

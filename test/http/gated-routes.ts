@@ -17,6 +17,7 @@ export interface GatedRoute {
 }
 
 export const GATED_ROUTES: GatedRoute[] = [
+  { method: "GET", route: "/api/admin/audit", path: "/api/admin/audit", gate: "sysop" },
   // BBS (issue 9)
   { method: "POST", route: "/api/bbs/messages", path: "/api/bbs/messages", gate: "verified", body: {} },
   { method: "GET", route: "/api/bbs/messages", path: "/api/bbs/messages", gate: "session" },
