@@ -38,7 +38,7 @@ export async function run(sessions = 10_000) {
       }
     }
   })();
-  markCallsignVerified(gw, userId, "N0BENCH");
+  markCallsignVerified(gw, userId, "N0BENCH", "bench: verified by hand");
 
   const reference = await loadInChild(url + "/health?live", 8, 3);
   const session = await loadInChild(url + "/auth/callsign", 8, 3, { cookie });

@@ -48,7 +48,7 @@ const gateway = (dir: string, env: Record<string, string>): Gateway =>
   createGateway({ config: configFor(dir, { PORT: "0", HOST: "127.0.0.1", KISS_PORTS: "off", LOG_LEVEL: "error", ...env }), log: createLogger("error") });
 
 function verify(gw: Gateway, call: string) {
-  markCallsignVerified(gw, createUser(gw.db, gw.clock.now()), call);
+  markCallsignVerified(gw, createUser(gw.db, gw.clock.now()), call, "bench: verified by hand");
 }
 
 const HINTS = ["Under the third stone from the left.", "Magnetic, look up.", "Behind the bench, at knee height.", "In the hollow of the old oak.", "Fence post, north side."];

@@ -46,10 +46,10 @@ async function pageWithAuthenticator(): Promise<{ page: Page; authenticatorId: s
   return { page, authenticatorId, errors };
 }
 
-/** An APRS message from `src`, heard on RF by an IGate and sent in by the ingest box. */
+/** An APRS message from `src`, heard on the air by the ingest box's radio and sent in by the box. */
 async function heardOnAprs(src: string, text: string) {
-  const line = `${src}>APDR16,WIDE1-1,qAR,N0IG-10::VERIFY   :${text}\n`;
-  const r = await g.post("/ingest", line, { headers: { "content-type": "text/plain", "x-ingest-secret": INGEST } });
+  const line = `${src}>APDR16,WIDE1-1::VERIFY   :${text}\n`;
+  const r = await g.post("/ingest?igate=N0IG-10", line, { headers: { "content-type": "text/plain", "x-ingest-secret": INGEST } });
   expect(r.status).toBe(200);
 }
 

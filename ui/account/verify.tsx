@@ -3,17 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { formatDate } from "./session.ts";
 import { useAction } from "./ui.tsx";
-
-interface Challenge {
-  call: string;
-  status: "none" | "pending" | "verified" | "expired";
-  code?: string;
-  message?: string;
-  addressee?: string;
-  expiresAt?: number;
-  heardFrom?: string;
-  heardVia?: string;
-}
+import type { ChallengeStatus as Challenge } from "../../src/accounts/verify-aprs.ts";
 
 export function VerifyPanel({ call, onDone, onClose }: { call: string; onDone: () => void; onClose: () => void }) {
   const [ch, setCh] = useState<Challenge | null>(null);
@@ -41,8 +31,14 @@ export function VerifyPanel({ call, onDone, onClose }: { call: string; onDone: (
       {ch?.status === "pending" && (
         <>
           <p>
-            Send this APRS message from <strong>{ch.call}</strong> (any SSID), on the air or through APRS-IS:
+            Send this APRS message from <strong>{ch.call}</strong> (any SSID),{" "}
+            {ch.accepts?.includes("internet") ? "on the air or through APRS-IS" : "on the air, where this gateway's radio hears it (APRS-IS does not count here)"}:
           </p>
+          {ch.takeover && (
+            <p class="warn" role="note">
+              Another account verified {ch.call}. Answering this challenge on the air takes the call over: that account loses it and is told.
+            </p>
+          )}
           <dl class="aprs-message">
             <dt>To</dt>
             <dd>
