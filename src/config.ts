@@ -13,6 +13,7 @@ import { syncUrlProblem, validateEndpoint } from "./fed/endpoints.ts";
 import { isBaseCallsign, isCallsign, normalizeCall } from "./callsign.ts";
 import { publicKeyFromSeed } from "./fed/keys.ts";
 import { isInstanceId } from "./fed/record.ts";
+import { parseRanges, type IpRange } from "./net/ip.ts";
 import { DEFAULT_KISS_PORTS, parseKissPorts, parseRadioCall, type KissPortConfig } from "../radio/port/config.ts";
 
 export const ENV_FILE_NAME = "svc-gateway.env";
@@ -83,6 +84,8 @@ export interface Config {
   maxBodyBytes: number;
   /** Behind a reverse proxy: take the client address from X-Forwarded-For. */
   trustProxy: boolean;
+  /** Peers whose X-Forwarded-For is believed (with TRUST_PROXY). */
+  trustedProxies: readonly IpRange[];
   /** Callsign challenges may be answered through APRS-IS (weaker: anyone with a passcode sends as any call). */
   verifyAprsIs: boolean;
   /** Requests per minute per IP on rate-limited routes, without / with an API key. */
@@ -171,6 +174,12 @@ const bool: Parser<boolean> = (raw) => {
   if (["1", "true", "yes", "on"].includes(v)) return ok(true);
   if (["0", "false", "no", "off", ""].includes(v)) return ok(false);
   return bad(`"${raw}" is not a yes/no value (use true or false)`);
+};
+
+const ipRanges: Parser<readonly IpRange[]> = (raw) => {
+  const r = parseRanges(raw);
+  if (r.errors.length) return bad(`"${r.errors[0]}" is not an IP address or CIDR range (e.g. 127.0.0.1, 10.0.0.0/8, ::1)`);
+  return ok(r.ranges);
 };
 
 function parseUrl(raw: string, protocols: string[]): Parsed<string> {
@@ -375,7 +384,8 @@ export const SETTINGS = [
   setting("TILE_ATTRIBUTION", "tileAttribution", text, "&copy; OpenStreetMap contributors", "map tile attribution"),
   setting("SOURCE_REPOSITORY", "sourceRepository", url, null, "repository URL served by /.well-known/source (set it if you run modified code)"),
   setting("LOG_LEVEL", "logLevel", logLevel, "info", "debug, info, warn or error"),
-  setting("TRUST_PROXY", "trustProxy", bool, false, "behind a reverse proxy: take the client address from X-Forwarded-For"),
+  setting("TRUST_PROXY", "trustProxy", bool, false, "behind a reverse proxy: take the client address from X-Forwarded-For (the right-most hop that is not a trusted proxy)"),
+  setting("TRUSTED_PROXIES", "trustedProxies", ipRanges, parseRanges("127.0.0.0/8,::1").ranges, "with TRUST_PROXY: comma-separated addresses or CIDR ranges of the reverse proxies; only their X-Forwarded-For is read"),
   setting("RATE_LIMIT_PER_MINUTE", "rateLimitPerMinute", wholeNumber(1, 1_000_000, "requests"), 120, "rate-limited API requests per minute per IP"),
   setting("RATE_LIMIT_KEY_PER_MINUTE", "rateLimitKeyPerMinute", wholeNumber(1, 10_000_000, "requests"), 1200, "the same with a free API key"),
   setting("SMTP_URL", "smtpUrl", smtpUrl, null, "outgoing mail server, e.g. smtps://user:pass@mail.example.org; unset = mail goes to the log"),

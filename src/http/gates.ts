@@ -33,6 +33,7 @@ import { activeCallsign, userHoldsCall } from "../accounts/identity.ts";
 import { checkAssertion, checkUnboundAssertion, type VerifiedAssertion } from "../accounts/assertions.ts";
 import { baseCall } from "../callsign.ts";
 import { RateLimiter } from "./ratelimit.ts";
+import { clientIp } from "./client-ip.ts";
 import { findWxKey, wxKeyFrom, type WxKeyStation } from "../stations/wx-keys.ts";
 
 export type GateName =
@@ -84,14 +85,6 @@ export function sameSecret(given: string | null | undefined, expected: string | 
 /** How an API key is stored (api_keys.key_hash): SHA-256, base64url. */
 export const hashApiKey = (k: string) => createHash("sha256").update(k).digest("base64url");
 
-export function clientIp(gw: Gateway, request: Request, server: Server<unknown> | null): string {
-  if (gw.config.trustProxy) {
-    const fwd = request.headers.get("x-forwarded-for");
-    if (fwd) return fwd.split(",")[0]!.trim();
-  }
-  return server?.requestIP(request)?.address ?? "unknown";
-}
-
 /**
  * A state-changing request sent by a page of another origin (the browser says
  * so in Origin or Sec-Fetch-Site): its session cookie is ignored, so another
@@ -131,7 +124,7 @@ export function identify(gw: Gateway, request: Request, server: Server<unknown> 
     apiKeyId = row?.id ?? null;
   }
   return {
-    ip: clientIp(gw, request, server),
+    ip: clientIp(gw.config, request, server),
     user,
     sessionToken: user ? token : null,
     ingest: sameSecret(request.headers.get("x-ingest-secret"), gw.config.ingestSecret),
