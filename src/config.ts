@@ -91,6 +91,8 @@ export interface Config {
   /** Requests per minute per IP on rate-limited routes, without / with an API key. */
   rateLimitPerMinute: number;
   rateLimitKeyPerMinute: number;
+  /** Writes (any method but GET/HEAD) one signed-in account may make per minute. */
+  rateLimitWritesPerMinute: number;
   /** Outgoing mail server (sign-in links, digests); null = write mail to the log. */
   smtpUrl: string | null;
   /** From address of outgoing mail. */
@@ -388,6 +390,7 @@ export const SETTINGS = [
   setting("TRUSTED_PROXIES", "trustedProxies", ipRanges, parseRanges("127.0.0.0/8,::1").ranges, "with TRUST_PROXY: comma-separated addresses or CIDR ranges of the reverse proxies; only their X-Forwarded-For is read"),
   setting("RATE_LIMIT_PER_MINUTE", "rateLimitPerMinute", wholeNumber(1, 1_000_000, "requests"), 120, "rate-limited API requests per minute per IP"),
   setting("RATE_LIMIT_KEY_PER_MINUTE", "rateLimitKeyPerMinute", wholeNumber(1, 10_000_000, "requests"), 1200, "the same with a free API key"),
+  setting("RATE_LIMIT_WRITES_PER_MINUTE", "rateLimitWritesPerMinute", wholeNumber(1, 1_000_000, "requests"), 120, "writes (POST, PUT, PATCH, DELETE) one signed-in account may make per minute, on any route"),
   setting("SMTP_URL", "smtpUrl", smtpUrl, null, "outgoing mail server, e.g. smtps://user:pass@mail.example.org; unset = mail goes to the log"),
   setting("MAIL_FROM", "mailFrom", emailAddress, null, "From address of outgoing mail (default svc-gateway@<instance>.invalid)"),
   setting("PUSH_ALLOW_PRIVATE_ENDPOINTS", "pushAllowPrivateEndpoints", bool, false, "accept web push endpoints on http:// or private addresses (only for a local test push service)"),

@@ -48,6 +48,30 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
+/** Deepest nesting of arrays and objects a JSON body may have: no route reads deeper than a few levels. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether JSON text nests deeper than `max`, by one pass over it (brackets
+ * inside strings do not count). Checked before parsing, so a body of 100,000
+ * `[` answers 400 instead of overflowing the stack of whatever walks it.
+ */
+export function jsonTooDeep(text: string, max = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > max) return true;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return false;
+}
+
 export function mediaType(contentType: string | null): string {
   return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
 }
@@ -65,6 +89,7 @@ export async function parseBody(request: Request, limit: number): Promise<unknow
     } catch {
       throw badRequest("bad_json", "the request body is not valid UTF-8");
     }
+    if (jsonTooDeep(textBody)) throw badRequest("bad_json", `the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
     try {
       return JSON.parse(textBody);
     } catch (e) {

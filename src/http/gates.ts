@@ -272,6 +272,7 @@ function makeGatesPlugin(gw: Gateway) {
         beforeHandle: tagged({ gate }, ({ caller, request, path, params, body, set }) => {
           if (gate === "rate-limited") applyRateLimit(gw, limiter, "api", caller, set.headers as Record<string, string>);
           enforceGate(gw, gate, caller, { request, path, params: params as Record<string, string>, body });
+          if (caller.user && !READ_METHODS.has(request.method)) applyWriteLimit(gw, limiter, caller.user.id, set.headers as Record<string, string>);
         }),
       }),
       rateLimit: (bucket: RateBucket) => ({
@@ -308,6 +309,21 @@ export function routeGates(app: { routes: Array<{ method: string; path: string; 
       rateLimit: tags.find((t) => t.rateLimit)?.rateLimit ?? (tags.some((t) => t.gate === "rate-limited") ? "api" : null),
     };
   });
+}
+
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Every write a signed-in account makes, whatever the route, counts against
+ * one bucket per account (RATE_LIMIT_WRITES_PER_MINUTE): a session cannot
+ * flood the database (and its write-ahead log) through any route.
+ */
+function applyWriteLimit(gw: Gateway, limiter: RateLimiter, userId: number, headers: Record<string, string>): void {
+  const r = limiter.hit(`write:user:${userId}`, gw.config.rateLimitWritesPerMinute, gw.clock.now());
+  if (!r.allowed) {
+    headers["retry-after"] = String(r.resetS);
+    throw new AppError(429, "rate_limited", `too many changes from this account; try again in ${r.resetS} s`);
+  }
 }
 
 function applyRateLimit(gw: Gateway, limiter: RateLimiter, bucket: RateBucket, caller: Caller, headers: Record<string, string>): void {
