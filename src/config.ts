@@ -423,6 +423,13 @@ export const SETTINGS = [
 
 export const KNOWN_ENV = new Set<string>([...SETTINGS.map((s) => s.env), "SVC_DATA"]);
 
+/**
+ * Settings read from the process environment only, never from the env file
+ * (spec, Authentication rule 2): a file in the data directory is what a
+ * compromised or careless write could change, the environment is not.
+ */
+export const ENVIRONMENT_ONLY = new Set(["ADMIN_CALLSIGNS"]);
+
 /** Parses a KEY=VALUE env file: `#` comments, optional `export`, single or double quotes. */
 export function parseEnvFile(textContent: string): { values: Record<string, string>; errors: ConfigError[] } {
   const values: Record<string, string> = {};
@@ -480,6 +487,10 @@ export function loadConfig(src: ConfigSources): LoadedConfig {
     errors.push(...parsed.errors);
     for (const name of Object.keys(fileValues)) {
       if (!KNOWN_ENV.has(name)) warnings.push({ setting: name, message: `in ${ENV_FILE_NAME} is not a known setting` });
+      if (ENVIRONMENT_ONLY.has(name)) {
+        warnings.push({ setting: name, message: `in ${ENV_FILE_NAME} is ignored: it is read from the environment only (under systemd: systemctl edit svc-gateway, then Environment=${name}=...)` });
+        delete fileValues[name];
+      }
     }
   }
   const flagValues: Record<string, string | undefined> = { PORT: src.flags?.port, HOST: src.flags?.host };
@@ -492,7 +503,7 @@ export function loadConfig(src: ConfigSources): LoadedConfig {
       out[s.key] = s.fallback;
       continue;
     }
-    const p = (s.parse as Parser<unknown>)(raw.trim());
+    const p = CONTROL.test(raw.trim()) ? controlRefused : (s.parse as Parser<unknown>)(raw.trim());
     if (p.ok) out[s.key] = p.value;
     else {
       errors.push({ setting: s.env, message: p.message });
@@ -559,11 +570,15 @@ export function configFor(dataDir: string, env: Record<string, string | undefine
   return loaded.config;
 }
 
+/** Line breaks and other control characters: no setting has one, and the env file is one line per setting. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const controlRefused = bad("has a line break or another control character");
+
 /** Validates one setting's raw value with the same parser startup uses. */
 export function validateSetting(env: string, raw: string): { ok: true } | { ok: false; message: string } {
   const s = SETTINGS.find((x) => x.env === env);
   if (!s) return { ok: false, message: `${env} is not a known setting` };
-  const p = (s.parse as Parser<unknown>)(raw.trim());
+  const p = CONTROL.test(raw.trim()) ? controlRefused : (s.parse as Parser<unknown>)(raw.trim());
   return p.ok ? { ok: true } : { ok: false, message: `${env} ${p.message}` };
 }
 
@@ -573,6 +588,9 @@ export function validateSetting(env: string, raw: string): { ok: true } | { ok: 
  * never leaves half a file.
  */
 export function updateEnvFile(path: string, values: Record<string, string>): void {
+  for (const [k, v] of Object.entries(values)) {
+    if (CONTROL.test(v) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new Error(`${k}: refusing to write a line break or control character to ${ENV_FILE_NAME}`);
+  }
   const lines = existsSync(path) ? readFileSync(path, "utf8").split(/\r?\n/) : ["# svc-gateway settings (see svc-gateway --help)"];
   const pending = new Map(Object.entries(values));
   const quote = (v: string) => (/^[A-Za-z0-9_./:@,{}-]*$/.test(v) ? v : `"${v.replaceAll('"', "")}"`);

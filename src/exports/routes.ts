@@ -9,7 +9,7 @@ import { gatesPlugin } from "../http/gates.ts";
 import { allowLargerBody } from "../http/body.ts";
 import { contentSecurityPolicy, serveIndex } from "../http/ui.ts";
 import { badRequest } from "../errors.ts";
-import { baseUrl } from "../system/routes.ts";
+import { baseUrl } from "../http/public-url.ts";
 import { actorOf } from "../game/model.ts";
 import { importCatalog, MAX_IMPORT_BYTES } from "../game/import.ts";
 import { feed, RSS_TYPE } from "./rss.ts";

@@ -10,7 +10,7 @@ import { gatesPlugin, type Caller } from "../http/gates.ts";
 import { AppError } from "../errors.ts";
 import { liveHub, parseRegions, startRooms } from "./rooms.ts";
 import { parseBbox } from "../stations/registry.ts";
-import { baseUrl } from "../system/routes.ts";
+import { baseUrl } from "../http/public-url.ts";
 import { cotDocument } from "./cot.ts";
 import { cotSnapshot, cotStream } from "./stream.ts";
 import { listSpots } from "./spots.ts";

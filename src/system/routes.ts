@@ -9,13 +9,7 @@ import { sitemapEntries, sitemapXml } from "./sitemap.ts";
 import { AppError, badRequest } from "../errors.ts";
 import { completeSetup, setupState, type SetupValues } from "./setup.ts";
 import { gatesPlugin } from "../http/gates.ts";
-
-/** The base URL links should use: PUBLIC_URL, else what the client asked for. */
-export function baseUrl(gw: Gateway, request: Request): string {
-  if (gw.config.publicUrl) return gw.config.publicUrl;
-  const u = new URL(request.url);
-  return `${u.protocol}//${u.host}`;
-}
+import { baseUrl } from "../http/public-url.ts";
 
 export function sourceInfo(gw: Gateway) {
   const b = buildInfo();

@@ -8,7 +8,7 @@ import { gatesPlugin } from "../http/gates.ts";
 import { jsonObject } from "../http/body.ts";
 import { badRequest } from "../errors.ts";
 import { intParam } from "../stations/routes.ts";
-import { baseUrl } from "../system/routes.ts";
+import { baseUrl } from "../http/public-url.ts";
 import { getStation, listStations, parseBbox } from "../stations/registry.ts";
 import { leaderboard } from "../game/stats.ts";
 import { buildInfo } from "../version.ts";
