@@ -33,6 +33,7 @@ import { activeCallsign, userHoldsCall } from "../accounts/identity.ts";
 import { checkAssertion, checkUnboundAssertion, type VerifiedAssertion } from "../accounts/assertions.ts";
 import { baseCall } from "../callsign.ts";
 import { RateLimiter } from "./ratelimit.ts";
+import { bodyLimitFor, parseBody } from "./body.ts";
 import { findWxKey, wxKeyFrom, type WxKeyStation } from "../stations/wx-keys.ts";
 
 export type GateName =
@@ -268,12 +269,32 @@ export function gatesPlugin(gw: Gateway) {
 // many domains use it.
 const plugins = new WeakMap<Gateway, ReturnType<typeof makeGatesPlugin>>();
 
+/** Gates that can only be decided from the request body (a signature or key inside it). */
+const BODY_GATES: ReadonlySet<GateName> = new Set(["signed-body", "ingest-or-device", "wx-key"]);
+
 function makeGatesPlugin(gw: Gateway) {
   const limiter = new RateLimiter();
+  // The caller is identified in the parse step (for the gate) and reused by resolve.
+  const callers = new WeakMap<Request, Caller>();
+  const callerOf = (request: Request, server: unknown) => {
+    let c = callers.get(request);
+    if (!c) callers.set(request, (c = identify(gw, request, server as Server<unknown> | null)));
+    return c;
+  };
   return new Elysia({ name: "gates", seed: crypto.randomUUID() })
-    .resolve({ as: "global" }, ({ request, server }) => ({ caller: identify(gw, request, server as Server<unknown> | null) }))
+    .resolve({ as: "global" }, ({ request, server }) => ({ caller: callerOf(request, server) }))
     .macro({
       gate: (gate: GateName) => ({
+        // Every body is read here, and only after the gate has let the caller
+        // in: without credentials a request is refused (401/403) before a byte
+        // of its body is read, parsed or checked for its content type. Gates
+        // that read the body (a signature in it) are checked in beforeHandle.
+        parse: ({ request, server, path, params }: { request: Request; server: unknown; path: string; params?: Record<string, string> }) => {
+          if (!BODY_GATES.has(gate) && gate !== "rate-limited") {
+            enforceGate(gw, gate, callerOf(request, server), { request, path, params: params ?? {}, body: undefined });
+          }
+          return parseBody(request, bodyLimitFor(request.method, path, gw.config.maxBodyBytes));
+        },
         // Destructured on purpose: Elysia reads which context fields a hook uses
         // and only parses the body when one asks for it (signed-body needs it).
         beforeHandle: tagged({ gate }, ({ caller, request, path, params, body, set }) => {

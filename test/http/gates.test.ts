@@ -22,8 +22,9 @@ afterAll(async () => {
 
 /** A probe app: one route per gate, behind the gateway's real gates plugin. */
 function probe(r: Running) {
-  const app = new Elysia({ name: "probe" }).use(gatesPlugin(r.gw)).onError(({ error }) => {
-    const e = error as { status?: number; code?: string };
+  const app = new Elysia({ name: "probe" }).use(gatesPlugin(r.gw)).onError(({ code, error }) => {
+    // A gate refused in the parse step arrives wrapped in Elysia's ParseError (as in src/http/errors.ts).
+    const e = ((code === "PARSE" && (error as { cause?: unknown }).cause) || error) as { status?: number; code?: string };
     return new Response(JSON.stringify({ error: e.code }), { status: e.status ?? 500 });
   });
   const gates: GateName[] = ["public", "rate-limited", "session", "actor", "verified", "ingest", "sysop", "relay", "fed-secret", "fed-secret-if-set"];
@@ -61,6 +62,25 @@ describe("gates", () => {
       if (row.gate === "fed-secret" || row.gate === "fed-secret-if-set") creds["x-fed-secret"] = FED;
       const ok = await g.get(path.replace(":call", admin.call), { method: row.method, body, headers: creds });
       expect({ route: `${row.method} ${row.route}`, admitted: ![401, 403, 429].includes(ok.status) }).toEqual({ route: `${row.method} ${row.route}`, admitted: true });
+    }
+  });
+
+  test("a gated route refuses a caller without credentials before reading the body: 401, not 400, for a body that does not parse", async () => {
+    const admin = signedInUser(g.gw, "N0OPS", { verified: true });
+    const routes = [
+      { path: "/api/bbs/messages/1/read", creds: { cookie: admin.cookie } },
+      { path: "/api/caches", creds: { cookie: admin.cookie } },
+      { path: "/api/bbs/partners", creds: { cookie: admin.cookie } },
+      { path: "/outbox/ack", creds: { "x-ingest-secret": INGEST } },
+      { path: "/federation/sync", creds: { "x-ingest-secret": INGEST } },
+      { path: "/federation/relay/gw-none/answer", creds: { "x-relay-secret": RELAY } },
+    ];
+    for (const r of routes) {
+      const bare = await g.get(r.path, { method: "POST", body: "{not json", headers: { "content-type": "application/json" } });
+      // Positive control: with credentials the same body is read and refused as bad JSON.
+      const admitted = await g.get(r.path, { method: "POST", body: "{not json", headers: { "content-type": "application/json", ...r.creds } });
+      const [b, a] = [(await bare.json()) as { error: string }, (await admitted.json()) as { error: string }];
+      expect({ path: r.path, bare: [bare.status, b.error], admitted: [admitted.status, a.error] }).toEqual({ path: r.path, bare: [401, "unauthorized"], admitted: [400, "bad_json"] });
     }
   });
 
