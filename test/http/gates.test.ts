@@ -67,7 +67,7 @@ describe("gates", () => {
 
   test("a gated route refuses a caller without credentials before reading the body: 401, not 400, for a body that does not parse", async () => {
     const admin = signedInUser(g.gw, "N0OPS", { verified: true });
-    const routes = [
+    const routes: Array<{ path: string; creds: Record<string, string> }> = [
       { path: "/api/bbs/messages/1/read", creds: { cookie: admin.cookie } },
       { path: "/api/caches", creds: { cookie: admin.cookie } },
       { path: "/api/bbs/partners", creds: { cookie: admin.cookie } },
