@@ -9,6 +9,7 @@ import { sitemapEntries, sitemapXml } from "./sitemap.ts";
 import { AppError, badRequest } from "../errors.ts";
 import { completeSetup, setupState, type SetupValues } from "./setup.ts";
 import { gatesPlugin } from "../http/gates.ts";
+import { whoami } from "./whoami.ts";
 
 /** The base URL links should use: PUBLIC_URL, else what the client asked for. */
 export function baseUrl(gw: Gateway, request: Request): string {
@@ -33,6 +34,10 @@ export function sourceInfo(gw: Gateway) {
 export function systemRoutes(gw: Gateway) {
   return new Elysia({ name: "system" })
     .use(gatesPlugin(gw))
+    .get("/api/admin/whoami", ({ caller, set }) => {
+      set.headers["cache-control"] = "no-store";
+      return whoami(gw, caller);
+    }, { gate: "public" })
     .get("/health", ({ query, set }) => {
       if ("live" in query) return { status: "live" };
       try {
