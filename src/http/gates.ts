@@ -4,7 +4,8 @@
  * `{ gate: "public", rateLimit: "auth" }`. Handlers receive `caller`.
  *
  *   public             anyone
- *   rate-limited       anyone, throttled per IP (bucket "api"; more with an API key)
+ *   rate-limited       anyone, throttled per IP (bucket "api"; more with an API key,
+ *                      which also raises the "fed" bucket but not "auth")
  *   session            a signed-in user
  *   actor              a signed-in user, or the ingest box (x-ingest-secret)
  *   verified           a signed-in user whose active callsign passed the APRS challenge
@@ -249,11 +250,16 @@ function bucketLimit(gw: Gateway, bucket: RateBucket, withKey: boolean): number 
     case "api":
       return withKey ? gw.config.rateLimitKeyPerMinute : gw.config.rateLimitPerMinute;
     case "auth":
+      // sign-in and set-up: a key does not buy more guesses
       return 20;
     case "fed":
-      return 60;
+      // corroboration and notify: the spec's "a free API key raises the limit"
+      return withKey ? 600 : 60;
   }
 }
+
+/** The buckets an API key raises. */
+const KEY_RAISES: ReadonlySet<RateBucket> = new Set(["api", "fed"]);
 
 /**
  * The plugin every domain's routes `.use()`: it identifies the caller and
@@ -339,7 +345,9 @@ export function routeGates(app: { routes: Array<{ method: string; path: string; 
 }
 
 function applyRateLimit(gw: Gateway, limiter: RateLimiter, bucket: RateBucket, caller: Caller, headers: Record<string, string>): void {
-  const withKey = caller.apiKeyId !== null;
+  // Buckets a key does not raise count per IP whatever key is sent, so fresh
+  // keys buy no extra sign-in attempts.
+  const withKey = caller.apiKeyId !== null && KEY_RAISES.has(bucket);
   const key = withKey ? `${bucket}:key:${caller.apiKeyId}` : `${bucket}:ip:${caller.ip}`;
   const r = limiter.hit(key, bucketLimit(gw, bucket, withKey), gw.clock.now());
   headers["ratelimit-limit"] = String(r.limit);
@@ -347,6 +355,7 @@ function applyRateLimit(gw: Gateway, limiter: RateLimiter, bucket: RateBucket, c
   headers["ratelimit-reset"] = String(r.resetS);
   if (!r.allowed) {
     headers["retry-after"] = String(r.resetS);
-    throw new AppError(429, "rate_limited", `too many requests; try again in ${r.resetS} s${withKey ? "" : " (a free API key from POST /api/v1 raises the limit)"}`);
+    const hint = caller.apiKeyId === null && KEY_RAISES.has(bucket) ? " (a free API key from POST /api/v1 raises the limit)" : "";
+    throw new AppError(429, "rate_limited", `too many requests; try again in ${r.resetS} s${hint}`);
   }
 }

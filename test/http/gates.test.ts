@@ -84,6 +84,45 @@ describe("gates", () => {
     }
   });
 
+  test("an API key raises the corroboration (fed) bucket as it raises /api/v1; sign-in (auth) is not raised and its 429 does not offer a key", async () => {
+    const { createHash } = await import("node:crypto");
+    const key = "test-api-key-fed-bucket";
+    g.gw.db.query("INSERT INTO api_keys (key_hash, created_at) VALUES (?, 0)").run(createHash("sha256").update(key).digest("base64url"));
+    const notify = (headers: Record<string, string> = {}) => g.post("/federation/notify", { instance: "gw-none" }, { headers });
+    const bare: number[] = [];
+    let refused: Response | null = null;
+    for (let i = 0; i < 61; i++) {
+      const r = await notify();
+      bare.push(r.status);
+      if (r.status === 429) refused = r;
+    }
+    expect(bare.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(((await refused!.json()) as { message: string }).message).toContain("API key");
+    // The same IP with a key: not refused, and told the raised limit.
+    const withKey: number[] = [];
+    let last: Response | null = null;
+    for (let i = 0; i < 61; i++) {
+      last = await notify({ "x-api-key": key });
+      withKey.push(last.status);
+    }
+    expect(withKey.filter((s) => s === 429)).toEqual([]);
+    expect(last!.headers.get("ratelimit-limit")).toBe("600");
+    // The sign-in bucket: a key does not raise it, and the refusal does not say it would.
+    const signIn = (headers: Record<string, string> = {}) => g.post("/auth/passkey/login/options", {}, { headers });
+    const limits = new Set<string | null>();
+    let authRefused: Response | null = null;
+    for (let i = 0; i < 21; i++) {
+      const r = await signIn({ "x-api-key": key });
+      limits.add(r.headers.get("ratelimit-limit"));
+      if (r.status === 429) authRefused = r;
+    }
+    expect([...limits]).toEqual(["20"]);
+    expect(authRefused!.status).toBe(429);
+    expect(((await authRefused!.json()) as { message: string }).message).not.toContain("API key");
+    // Counted per IP whatever key is sent: the same IP without a key is refused too.
+    expect((await signIn()).status).toBe(429);
+  });
+
   test("session, actor and verified", async () => {
     const call = probe(g);
     const plain = signedInUser(g.gw, "N0ABC");
