@@ -555,7 +555,8 @@ const lonSpan = (b: Box) => (b.west <= b.east ? b.east - b.west : 360 - b.west +
  * CLUSTER_CELLS² cells, each with its count, centre and extent.
  */
 export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; includeUnvetted?: boolean; filters?: CacheFilters } = {}): MapAnswer {
-  const limit = Math.min(Math.max(1, opts.limit ?? MAP_LIMIT), MAP_MAX_LIMIT);
+  if (opts.limit !== undefined && (opts.limit < 1 || opts.limit > MAP_MAX_LIMIT)) throw badRequest("invalid", `limit must be 1-${MAP_MAX_LIMIT}`);
+  const limit = opts.limit ?? MAP_LIMIT;
   const f = opts.filters ?? {};
   const geo = geoSql(box);
   const flt = filterSql(f);

@@ -180,6 +180,12 @@ describe("the map query", () => {
       const r = await g.get(`/api/caches?bbox=${bad}`);
       expect({ bad, status: r.status }).toEqual({ bad, status: 400 });
     }
+    // limit is 1-2000, as documented: outside it a 400 naming it, not a silent clamp.
+    for (const limit of ["0", "5000", "-1", "2001"]) {
+      const r = await g.get(`/api/caches?bbox=179.5,-18,-179.5,-17&limit=${limit}`);
+      expect({ limit, status: r.status, body: await r.json() }).toMatchObject({ limit, status: 400, body: { error: "invalid", message: "limit must be 1-2000" } });
+    }
+    for (const limit of ["1", "2000"]) expect((await g.get(`/api/caches?bbox=179.5,-18,-179.5,-17&limit=${limit}`)).status).toBe(200);
   });
 
   test("a box with more caches than the limit answers bounded clusters that add up", async () => {
