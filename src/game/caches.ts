@@ -12,7 +12,7 @@ import { accountGid, localGid, publishRecord } from "../fed/feed.ts";
 import { mirroredCache, mirroredCachesInBox, type MirroredCache } from "../fed/mirror.ts";
 import { parseGid } from "../fed/record.ts";
 import { publicIdOf, verifiedHolder } from "../accounts/users.ts";
-import { listLivingCaches, type LivingCache } from "../stations/living-caches.ts";
+import { listLivingCaches, livingCache, type LivingCache } from "../stations/living-caches.ts";
 import {
   bool,
   CACHE_SIZES,
@@ -201,11 +201,24 @@ export function visibleRow(gw: Gateway, id: number, actor: Actor | null): CacheR
   return r;
 }
 
-/** A native cache (numeric id, or this instance's gid) or a mirrored one (another instance's gid). */
-export type CacheRef = { native: CacheRow } | { mirror: MirroredCache };
+/**
+ * A native cache (numeric id, or this instance's gid), a mirrored one (another
+ * instance's gid) or a living cache (`living-<station id>`, as the map lists it,
+ * or its gid `<instance>:living:<station id>`).
+ */
+export type CacheRef = { native: CacheRow } | { mirror: MirroredCache } | { living: LivingCache };
+
+/** The gid a living cache's logs are kept under; these logs stay on this instance. */
+export const livingGid = (gw: Gateway, stationId: number) => `${gw.config.instance}:living:${stationId}`;
 
 export function resolveCache(gw: Gateway, raw: string, actor: Actor | null): CacheRef {
   if (/^\d{1,15}$/.test(raw)) return { native: visibleRow(gw, Number(raw), actor) };
+  const living = /^living-(\d{1,15})$/.exec(raw)?.[1] ?? (raw.startsWith(`${gw.config.instance}:living:`) ? raw.slice(gw.config.instance.length + 8) : null);
+  if (living !== null) {
+    const l = /^\d{1,15}$/.test(living) ? livingCache(gw, Number(living)) : null;
+    if (!l) throw notFound(`cache ${raw}`);
+    return { living: l };
+  }
   const g = parseGid(raw);
   if (!g || g.kind !== "cache") throw notFound(`cache ${raw}`);
   if (g.origin === gw.config.instance) {
@@ -221,6 +234,11 @@ export function resolveCache(gw: Gateway, raw: string, actor: Actor | null): Cac
 export function cacheDetail(gw: Gateway, raw: string, actor: Actor | null): Cache & { contact?: Contact | null; mine?: boolean } {
   const ref = resolveCache(gw, raw, actor);
   if ("mirror" in ref) return mirrorJson(gw, ref.mirror);
+  if ("living" in ref) {
+    const gid = livingGid(gw, ref.living.stationId);
+    const finds = (gw.db.query("SELECT count(*) AS n FROM logs WHERE cache_gid = ? AND kind = 'find' AND state = 'active'").get(gid) as { n: number }).n;
+    return { ...livingJson(gw, ref.living), finds, mine: !!actor && actor.userId !== null && actor.userId === ref.living.ownerUserId };
+  }
   const c = cacheJson(gw, ref.native);
   const signedIn = actor !== null && actor.userId !== null;
   return { ...c, ...(signedIn ? { contact: ref.native.contact ? (JSON.parse(ref.native.contact) as Contact) : null } : {}), mine: !!actor && isOwner(actor, ref.native) && !actor.ingest };
@@ -478,7 +496,7 @@ export function filterSql(f: CacheFilters): { sql: string; args: Array<string | 
 export function livingJson(gw: Gateway, l: LivingCache): Cache {
   return {
     id: `living-${l.stationId}`,
-    gid: `${gw.config.instance}:living:${l.stationId}`,
+    gid: livingGid(gw, l.stationId),
     code: l.call,
     name: l.name,
     type: "living",

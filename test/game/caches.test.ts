@@ -247,6 +247,36 @@ describe("living caches", () => {
     expect(map.caches).toEqual([expect.objectContaining({ type: "living", name: "Rover", station: "N0LIV-7", lat: 45.5, lon: 7.5 })]);
     expect((await json(await g.get("/api/caches?bbox=7,45,8,46&type=multi"))).caches).toEqual([]);
   });
+
+  test("a living cache is read at the id the map gives it and takes logs, which stay on this instance", async () => {
+    const fox = signedInUser(g.gw, "N0FOX-7", { verified: true });
+    expect((await g.post("/api/me/cache", { name: "The fox" }, { headers: { cookie: fox.cookie } })).status).toBeLessThan(300);
+    await g.post("/ingest", { packets: ["N0FOX-7>APRS,WIDE1-1,qAR,DB0IG-10:!4630.00N/00830.00E["] }, { headers: { "x-ingest-secret": INGEST } });
+    const onMap = (await json(await g.get("/api/caches?bbox=8,46,9,47"))).caches.find((c: any) => c.name === "The fox");
+    expect(onMap.id).toMatch(/^living-\d+$/);
+    const detail = await g.get(`/api/caches/${onMap.id}`);
+    expect(detail.status).toBe(200);
+    expect(await json(detail)).toMatchObject({ id: onMap.id, gid: onMap.gid, type: "living", station: "N0FOX-7", lat: 46.5, lon: 8.5, finds: 0 });
+    expect((await json(await g.get(`/api/caches/${encodeURIComponent(onMap.gid)}`))).id).toBe(onMap.id);
+    expect((await g.get("/api/caches/living-999999")).status).toBe(404);
+    // A hunter logs a find; the fox itself cannot.
+    const hunter = signedInUser(g.gw, "N0HNT", { verified: true });
+    const own = await g.post(`/api/caches/${onMap.id}/logs`, { kind: "find" }, { headers: { cookie: fox.cookie } });
+    expect([own.status, (await json(own)).error]).toEqual([409, "own_cache"]);
+    const found = await g.post(`/api/caches/${onMap.id}/logs`, { kind: "find", text: "caught it" }, { headers: { cookie: hunter.cookie } });
+    expect(found.status).toBe(201);
+    const log = await json(found);
+    expect(log).toMatchObject({ cacheGid: onMap.gid, kind: "find", call: "N0HNT" });
+    expect((await json(await g.get(`/api/caches/${onMap.id}/logs`))).logs.map((l: any) => l.text)).toEqual(["caught it"]);
+    expect((await json(await g.get(`/api/caches/${onMap.id}`))).finds).toBe(1);
+    // Not federated: peers never received the living cache, so the find is not published.
+    // Positive control: a find on a native cache is.
+    const native = await json(await hide(cache({ name: "Fixed one", lat: 46.6, lon: 8.6 })));
+    const nativeLog = await json(await g.post(`/api/caches/${native.id}/logs`, { kind: "find" }, { headers: { cookie: hunter.cookie } }));
+    const published = (await json(await g.get("/federation/finds?limit=1000"))).items.map((i: any) => i.gid);
+    expect(published).toContain(nativeLog.gid);
+    expect(published).not.toContain(log.gid);
+  });
 });
 
 describe("mirrored caches of other instances", () => {
