@@ -16,6 +16,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   sync: () => import("./sync.ts").then((m) => m.run()),
   live: () => import("./live.ts").then((m) => m.run()),
   game: () => import("./game.ts").then((m) => m.run()),
+  "game-mirrors": () => import("./game-mirrors.ts").then((m) => m.run()),
   svcfed: () => import("./svcfed.ts").then((m) => m.run()),
 };
 

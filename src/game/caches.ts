@@ -154,9 +154,34 @@ export function cacheJson(gw: Gateway, r: CacheRow, known?: Stats | false): Cach
   return c;
 }
 
-export function mirrorJson(gw: Gateway, m: MirroredCache): Cache {
-  const finds = (gw.db.query("SELECT count(*) AS n FROM mirror_finds WHERE cache_gid = ? AND kind = 'find' AND (state IS NULL OR state <> 'withdrawn')").get(m.gid) as { n: number }).n;
-  const local = (gw.db.query("SELECT count(*) AS n FROM logs WHERE cache_gid = ? AND kind = 'find' AND state = 'active'").get(m.gid) as { n: number }).n;
+/**
+ * Finds on mirrored caches, by gid: those mirrored from their origin plus those
+ * logged here, for any number of caches in one query.
+ */
+function mirrorFinds(gw: Gateway, gids: string[]): Map<string, number> {
+  if (gids.length === 0) return new Map();
+  const rows = gw.db
+    .query(
+      `SELECT gid, sum(n) AS n FROM (
+         SELECT cache_gid AS gid, count(*) AS n FROM mirror_finds
+          WHERE cache_gid IN (SELECT value FROM json_each(?1)) AND kind = 'find' AND (state IS NULL OR state <> 'withdrawn') GROUP BY cache_gid
+         UNION ALL
+         SELECT cache_gid, count(*) FROM logs
+          WHERE cache_gid IN (SELECT value FROM json_each(?1)) AND kind = 'find' AND state = 'active' GROUP BY cache_gid
+       ) GROUP BY gid`,
+    )
+    .all(JSON.stringify(gids)) as Array<{ gid: string; n: number }>;
+  return new Map(rows.map((r) => [r.gid, r.n]));
+}
+
+/** Many mirrored caches as JSON, their find counts read in one query. */
+export function mirrorsJson(gw: Gateway, ms: MirroredCache[]): Cache[] {
+  const finds = mirrorFinds(gw, ms.map((m) => m.gid));
+  return ms.map((m) => mirrorJson(gw, m, finds.get(m.gid) ?? 0));
+}
+
+export function mirrorJson(gw: Gateway, m: MirroredCache, knownFinds?: number): Cache {
+  const finds = knownFinds ?? mirrorFinds(gw, [m.gid]).get(m.gid) ?? 0;
   const g = parseGid(m.gid)!;
   return {
     id: m.gid,
@@ -179,7 +204,7 @@ export function mirrorJson(gw: Gateway, m: MirroredCache): Cache {
     origin: m.origin,
     mirror: true,
     trust: m.trust,
-    finds: finds + local,
+    finds,
     favorites: 0,
     rating: { average: null, count: 0 },
   };
@@ -579,16 +604,17 @@ export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; inclu
   const geo = geoSql(box);
   const flt = filterSql(f);
   const join = hasFilters(f) ? " JOIN caches c ON c.id = g.id" : "";
-  const mirrored = mirroredCachesInBox(gw, { south: box.south, north: box.north, west: box.west, east: box.east }, { includeUnvetted: opts.includeUnvetted, limit: 20_000 })
-    .filter((m) => mirrorMatches(m, f))
-    .map((m) => mirrorJson(gw, m));
+  const mirrored = mirroredCachesInBox(gw, { south: box.south, north: box.north, west: box.west, east: box.east }, { includeUnvetted: opts.includeUnvetted, limit: 20_000 }).filter((m) =>
+    mirrorMatches(m, f),
+  );
   const living = livingMatches(f) ? listLivingCaches(gw, { bbox: box, maxAgeMs: LIVING_MAX_AGE_MS }).map((l) => livingJson(gw, l)) : [];
-  const mirrors = [...mirrored, ...living];
+  // Clusters need only positions: find counts are read only for a listed answer.
+  const mirrors: Array<{ lat: number; lon: number }> = [...mirrored, ...living];
   const count = (gw.db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM caches_geo g${join} WHERE ${geo.sql}${flt.sql} LIMIT ?)`).get(...geo.args, ...flt.args, limit + 1) as { n: number }).n;
   if (count + mirrors.length <= limit) {
     const ex = exactSql(box);
     const rows = gw.db.query(`SELECT c.* FROM caches_geo g JOIN caches c ON c.id = g.id WHERE ${geo.sql}${ex.sql}${flt.sql}`).all(...geo.args, ...ex.args, ...flt.args) as CacheRow[];
-    const caches = [...cachesJson(gw, rows), ...mirrors].map(forMap);
+    const caches = [...cachesJson(gw, rows), ...mirrorsJson(gw, mirrored), ...living].map(forMap);
     return { clustered: false, caches, clusters: [], total: caches.length };
   }
   const cell = Math.max(lonSpan(box), box.north - box.south, 1e-6) / CLUSTER_CELLS;

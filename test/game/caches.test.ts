@@ -10,7 +10,7 @@ import { count, signed } from "../helpers/fed.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { applyFrames } from "../../src/fed/apply.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
-import { cacheToWire } from "../../src/fed/bodies.ts";
+import { cacheToWire, findToWire } from "../../src/fed/bodies.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 
 
@@ -280,6 +280,28 @@ describe("living caches", () => {
 });
 
 describe("mirrored caches of other instances", () => {
+  test("a listed mirror counts its mirrored finds and the finds logged here, withdrawn ones and DNFs not", async () => {
+    const k = generateKeyPair();
+    upsertPeer(g.gw, { instance: "gwf", trust: "trusted", keyPin: k.publicKey });
+    const frame = (type: number, gid: string, body: unknown) => signed(k.privateKey, { type, gid, origin: "gwf", v: 1, body: body as never });
+    const frames = [
+      frame(1, "gwf:cache:1", cacheToWire({ name: "Counted", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: -41.3, lon: 174.8, status: "active", ownerCall: "ZL2ABC" })),
+      frame(1, "gwf:cache:2", cacheToWire({ name: "Quiet", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: -41.31, lon: 174.81, status: "active", ownerCall: "ZL2ABC" })),
+      frame(2, "gwf:find:1", findToWire({ cache: "gwf:cache:1", kind: "find", loggedAt: 1_700_000_000_000, call: "ZL1AAA" })),
+      frame(2, "gwf:find:2", findToWire({ cache: "gwf:cache:1", kind: "find", loggedAt: 1_700_000_000_000, call: "ZL1BBB" })),
+      frame(2, "gwf:find:3", findToWire({ cache: "gwf:cache:1", kind: "dnf", loggedAt: 1_700_000_000_000, call: "ZL1CCC" })),
+      frame(2, "gwf:find:4", findToWire({ cache: "gwf:cache:1", kind: "find", loggedAt: 1_700_000_000_000, call: null, state: "withdrawn" })),
+    ];
+    expect((await applyFrames(g.gw, frames, { via: "test" })).applied).toBe(frames.length);
+    const here = signedInUser(g.gw, "N0MIR", { verified: true });
+    expect((await g.post(`/api/caches/${encodeURIComponent("gwf:cache:1")}/logs`, { kind: "find" }, { headers: { cookie: here.cookie } })).status).toBe(201);
+    const listed = await json(await g.get("/api/caches?bbox=174.7,-41.4,174.9,-41.2"));
+    expect(listed.clustered).toBe(false);
+    const finds = Object.fromEntries(listed.caches.map((c: any) => [c.id, c.finds]));
+    expect(finds).toEqual({ "gwf:cache:1": 3, "gwf:cache:2": 0 });
+    expect((await json(await g.get(`/api/caches/${encodeURIComponent("gwf:cache:1")}`))).finds).toBe(3);
+  });
+
   test("trusted peers are shown, unvetted hidden unless asked for, blocked never", async () => {
     const peers = { gwt: "trusted", gwu: "unvetted", gwb: "blocked" } as const;
     for (const [instance, trust] of Object.entries(peers)) {
