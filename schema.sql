@@ -1061,3 +1061,13 @@ CREATE INDEX watch_digests_created ON watch_digests(created_at);
 -- take as this partner (NULL: its call). via: JSON ["RELAY", "WIDE2-1"], [] = direct.
 ALTER TABLE bbs_partners ADD COLUMN ax25_call TEXT;
 ALTER TABLE bbs_partners ADD COLUMN via TEXT NOT NULL DEFAULT '[]';
+
+-- migration 19: an index on every foreign-key column that had none, so deleting a user, a media file or a peer (an account erase) does not scan these tables
+
+CREATE INDEX device_keys_user ON device_keys(user_id);
+CREATE INDEX webauthn_challenges_user ON webauthn_challenges(user_id);
+CREATE INDEX aprs_outbox_user ON aprs_outbox(user_id);
+CREATE INDEX ratings_user ON ratings(user_id);
+CREATE INDEX stages_media ON stages(media_id);
+CREATE INDEX corroboration_answers_peer ON corroboration_answers(peer_id);
+CREATE INDEX box_commands_user ON box_commands(user_id);
