@@ -283,7 +283,7 @@ describe("mirrored caches of other instances", () => {
   test("a listed mirror counts its mirrored finds and the finds logged here, withdrawn ones and DNFs not", async () => {
     const k = generateKeyPair();
     upsertPeer(g.gw, { instance: "gwf", trust: "trusted", keyPin: k.publicKey });
-    const frame = (type: number, gid: string, body: unknown) => signed(k.privateKey, { type, gid, origin: "gwf", v: 1, body: body as never });
+    const frame = (type: 1 | 2, gid: string, body: unknown) => signed(k.privateKey, { type, gid, origin: "gwf", v: 1, body: body as never });
     const frames = [
       frame(1, "gwf:cache:1", cacheToWire({ name: "Counted", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: -41.3, lon: 174.8, status: "active", ownerCall: "ZL2ABC" })),
       frame(1, "gwf:cache:2", cacheToWire({ name: "Quiet", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: -41.31, lon: 174.81, status: "active", ownerCall: "ZL2ABC" })),
