@@ -1084,3 +1084,13 @@ CREATE TABLE audit_log (
 CREATE INDEX audit_log_at ON audit_log(at);
 CREATE INDEX audit_log_user ON audit_log(user_id);
 CREATE INDEX audit_log_subject ON audit_log(subject_user_id);
+
+-- migration 20: an index on every foreign-key column that had none, so deleting a user, a media file or a peer (an account erase) does not scan these tables
+
+CREATE INDEX device_keys_user ON device_keys(user_id);
+CREATE INDEX webauthn_challenges_user ON webauthn_challenges(user_id);
+CREATE INDEX aprs_outbox_user ON aprs_outbox(user_id);
+CREATE INDEX ratings_user ON ratings(user_id);
+CREATE INDEX stages_media ON stages(media_id);
+CREATE INDEX corroboration_answers_peer ON corroboration_answers(peer_id);
+CREATE INDEX box_commands_user ON box_commands(user_id);

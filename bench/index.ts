@@ -16,6 +16,9 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   sync: () => import("./sync.ts").then((m) => m.run()),
   live: () => import("./live.ts").then((m) => m.run()),
   game: () => import("./game.ts").then((m) => m.run()),
+  "game-mirrors": () => import("./game-mirrors.ts").then((m) => m.run()),
+  "sqlite-cache": () => import("./sqlite-cache.ts").then((m) => m.run()),
+  "fk-index": () => import("./fk-index.ts").then((m) => m.run()),
   svcfed: () => import("./svcfed.ts").then((m) => m.run()),
 };
 

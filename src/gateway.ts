@@ -87,7 +87,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
     url: null,
     async listen() {
       try {
-        gw.app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: 256 * 1024 * 1024, websocket: WEBSOCKET_OPTIONS });
+        // Elysia asks Bun for SO_REUSEPORT by default: on Linux a second gateway
+        // would then bind the same port and the kernel split requests between two
+        // databases. One port, one gateway: a taken port must fail to bind.
+        gw.app.listen({ port: config.port, hostname: config.host, reusePort: false, maxRequestBodySize: 256 * 1024 * 1024, websocket: WEBSOCKET_OPTIONS });
       } catch (e) {
         if (String((e as Error).message ?? e).includes("EADDRINUSE") || (e as { code?: string }).code === "EADDRINUSE") {
           throw new PortInUseError(`port ${config.port} on ${config.host} is already in use; start with --port N to use another`);
@@ -135,7 +138,9 @@ export async function startGateway(opts: GatewayOptions & { cron?: boolean }): P
   try {
     await gw.listen();
   } catch (e) {
-    gw.db.close();
+    // stop() ends what createGateway started (the gossip debounce timer among
+    // them) before the database closes under it
+    await gw.stop();
     throw e;
   }
   if (opts.cron !== false) gw.scheduler.start();

@@ -8,6 +8,7 @@
  *   regionsOf(42.6, -71.3)      // ["FN", "FN42"]
  *   parseRegion("fn42")         // "FN42"
  *   regionBox("FN42")           // { west: -72, south: 42, east: -70, north: 43 }
+ *   locatorCentre("IO91sx")     // { lat: 51.979167, lon: -0.458333 }
  */
 
 const FIELD = "ABCDEFGHIJKLMNOPQR";
@@ -26,6 +27,27 @@ export function locator(lat: number, lon: number, chars: 2 | 4 | 6 = 6): string 
   s += String(Math.floor((x % 20) / 2)) + String(Math.floor(y % 10));
   if (chars === 4) return s;
   return s + SUB[Math.floor(((x % 2) * 60) / 5)]! + SUB[Math.floor(((y % 1) * 60) / 2.5)]!;
+}
+
+/** The centre of a 2-, 4- or 6-character locator (any letter case); null when it is not one. */
+export function locatorCentre(raw: string): { lat: number; lon: number } | null {
+  const s = raw.trim();
+  if (!/^[A-Ra-r]{2}(\d{2}([A-Xa-x]{2})?)?$/.test(s)) return null;
+  let lon = FIELD.indexOf(s[0]!.toUpperCase()) * 20 - 180;
+  let lat = FIELD.indexOf(s[1]!.toUpperCase()) * 10 - 90;
+  let w = 20, h = 10;
+  if (s.length >= 4) {
+    lon += Number(s[2]) * 2;
+    lat += Number(s[3]);
+    (w = 2), (h = 1);
+  }
+  if (s.length === 6) {
+    lon += (SUB.indexOf(s[4]!.toLowerCase()) * 5) / 60;
+    lat += (SUB.indexOf(s[5]!.toLowerCase()) * 2.5) / 60;
+    (w = 5 / 60), (h = 2.5 / 60);
+  }
+  const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
+  return { lat: r6(lat + h / 2), lon: r6(lon + w / 2) };
 }
 
 /** The field and the square a position lies in: the rooms it reaches. */

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { createPublicKey, sign, verify } from "node:crypto";
 import { writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { runCli } from "./helpers/gateway.ts";
+import { runCli, spawnGateway } from "./helpers/gateway.ts";
+import { BUN, MAIN } from "./helpers/paths.ts";
 import { tmpDir } from "./helpers/tmp.ts";
 import { privateKeyObject } from "../src/fed/keys.ts";
 import { ENV_FILE_NAME } from "../src/config.ts";
@@ -72,5 +73,33 @@ describe("command line", () => {
     expect((await runCli(["frobnicate"])).code).toBe(2);
     expect((await runCli(["--bogus"])).code).toBe(2);
   });
-});
 
+  test("a second gateway on a port already in use stops with the port message and a non-zero exit", async () => {
+    const key = /^FED_PRIVATE_KEY=(\S+)$/m.exec((await runCli(["keygen"])).stdout)![1]!;
+    const env = { FED_PRIVATE_KEY: key, INSTANCE: "gw-first.example" };
+    const first = await spawnGateway({ env });
+    try {
+      const port = new URL(first.url).port;
+      const proc = Bun.spawn([BUN, "--no-env-file", MAIN, "serve", "--data", tmpDir(), "--port", port, "--host", "127.0.0.1"], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", KISS_PORTS: "off", FED_PRIVATE_KEY: key, INSTANCE: "gw-second.example" },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      // A second gateway that binds beside the first keeps running: give it 20 s to stop.
+      const code = await Promise.race([proc.exited, Bun.sleep(20_000).then(() => "still running" as const)]);
+      if (code === "still running") proc.kill("SIGKILL");
+      const stderr = await new Response(proc.stderr).text();
+      const stdout = await new Response(proc.stdout).text();
+      expect({ code, stderr, started: stdout.includes("is running") }).toEqual({
+        code: 1,
+        stderr: `svc-gateway: port ${port} on 127.0.0.1 is already in use; start with --port N to use another\n`,
+        started: false,
+      });
+      // The first gateway is untouched and still the one answering.
+      expect((await fetch(first.url + "/health?live")).status).toBe(200);
+    } finally {
+      await first.kill();
+    }
+  }, 60_000);
+});

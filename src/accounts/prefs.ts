@@ -7,7 +7,7 @@
  * watchersOf() rather than the table.
  */
 import type { Gateway } from "../gateway.ts";
-import { badRequest, conflict } from "../errors.ts";
+import { badRequest, conflict, notFound } from "../errors.ts";
 
 export const MAX_PREFS_BYTES = 8192;
 export const MAX_WATCHES = 1000;
@@ -47,6 +47,10 @@ export function setWatch(gw: Gateway, userId: number, rawCacheId: unknown, watch
     gw.db.query("DELETE FROM watches WHERE user_id = ? AND cache_id = ?").run(userId, cacheId);
     return false;
   }
+  // Only a cache this account can see: a draft is its owner's alone. Unwatching
+  // stays possible for a cache that has gone.
+  const c = gw.db.query("SELECT status, owner_id AS ownerId FROM caches WHERE id = ?").get(cacheId) as { status: string; ownerId: number | null } | null;
+  if (!c || (c.status === "draft" && c.ownerId !== userId)) throw notFound(`cache ${cacheId}`);
   gw.db.transaction(() => {
     const n = (gw.db.query("SELECT COUNT(*) AS n FROM watches WHERE user_id = ?").get(userId) as { n: number }).n;
     if (n >= MAX_WATCHES && !gw.db.query("SELECT 1 FROM watches WHERE user_id = ? AND cache_id = ?").get(userId, cacheId)) {

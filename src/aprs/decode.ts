@@ -12,7 +12,8 @@ import { parsePosition, parsePositionTail } from "./position.ts";
 import { parseMicE } from "./mice.ts";
 import { parseMessage } from "./message.ts";
 import { parseTelemetryReport } from "./telemetry.ts";
-import { parseWeather } from "./weather.ts";
+import { parseUltimeter, parseWeather } from "./weather.ts";
+import { locatorCentre } from "../maidenhead.ts";
 import { parseNmea } from "./nmea.ts";
 import { deviceFromTocall } from "./tocalls.ts";
 
@@ -78,7 +79,7 @@ function decodeInfo(p: AprsPacket, s: string, depth: number): void {
   switch (dti) {
     case "!":
     case "=": {
-      if (s[1] === "!") fail("unsupported_format", "Peet Bros Ultimeter logging packets (!!) are not decoded");
+      if (s[1] === "!") return parseUltimeter(p, s, "logging");
       p.messaging = dti === "=";
       const i = parsePosition(p, s, 1);
       parsePositionTail(p, s, i);
@@ -110,7 +111,7 @@ function decodeInfo(p: AprsPacket, s: string, depth: number): void {
     case ">":
       return parseStatus(p, s);
     case "$":
-      if (s.startsWith("$ULTW")) fail("unsupported_format", "Peet Bros Ultimeter packets ($ULTW) are not decoded");
+      if (s.startsWith("$ULTW")) return parseUltimeter(p, s, "packet");
       return parseNmea(p, s, 0);
     case "}":
       return parseThirdParty(p, s, depth);
@@ -209,6 +210,12 @@ function parseStatus(p: AprsPacket, s: string): void {
   } else {
     const m = /^([A-Ra-r]{2}\d{2}(?:[A-Xa-x]{2})?)([/\\A-Z0-9])(.)(?: |$)/.exec(text);
     if (m) {
+      // `>IO91SX/G text`: the station is somewhere in that locator; its centre
+      // stands for the position (as Dire Wolf reports it).
+      const c = locatorCentre(m[1]!)!;
+      p.locator = m[1]!.slice(0, 4).toUpperCase() + m[1]!.slice(4).toLowerCase();
+      p.lat = c.lat;
+      p.lon = c.lon;
       p.symbol = m[2]! + m[3]!;
       text = text.slice(m[0].length);
     }

@@ -111,6 +111,8 @@ export interface AprsPacket {
   /** device or software, from the Mic-E suffix or the destination (tocall) */
   device?: string;
   status?: string;
+  /** a status report's Maidenhead locator (its centre is lat/lon) */
+  locator?: string;
   wx?: Weather;
   telemetry?: Telemetry;
   telemetryDefinitions?: TelemetryDefinitions;

@@ -97,14 +97,26 @@ export interface RouteInfo {
   bid: string | null;
 }
 
+/**
+ * A BBS date `YYMMDD` (and `HHMM`) as unix ms, or null when it is no date.
+ * Two-digit years slide: a year more than 50 years ahead of `now` is last
+ * century's (FBB's `930123` is 1993, not 2093), so older news stays older.
+ */
+export function bbsDate(yy: number, mm: number, dd: number, hh = 0, mi = 0, now = Date.now()): number | null {
+  if (mm < 1 || mm > 12 || dd < 1 || dd > 31 || hh > 23 || mi > 59) return null;
+  let year = 2000 + yy;
+  if (year > new Date(now).getUTCFullYear() + 50) year -= 100;
+  const t = Date.UTC(year, mm - 1, dd, hh, mi);
+  return new Date(t).getUTCDate() === dd ? t : null;
+}
+
 /** Reads the fields of one R: line; FBB and most BBSes write `@:HA`, some `@HA`. */
-export function parseRouteLine(line: string): RouteInfo {
+export function parseRouteLine(line: string, now = Date.now()): RouteInfo {
   const date = /^R:(\d{2})(\d{2})(\d{2})\/(\d{2})(\d{2})/.exec(line);
   let at: number | null = null;
   if (date) {
     const [, yy, mm, dd, hh, mi] = date.map(Number) as number[];
-    const t = Date.UTC(2000 + yy!, mm! - 1, dd!, hh!, mi!);
-    at = Number.isFinite(t) ? t : null;
+    at = bbsDate(yy!, mm!, dd!, hh!, mi!, now);
   }
   const ha = /\s@:?([A-Z0-9#.]+)/i.exec(line)?.[1]?.toUpperCase() ?? null;
   const qth = /\[([^\]]*)\]/.exec(line)?.[1]?.trim() ?? null;

@@ -10,7 +10,7 @@
 import type { Database } from "../store/db.ts";
 import { isBaseCallsign } from "../callsign.ts";
 import { checkRoute } from "./address.ts";
-import { parseRouteLine } from "./text.ts";
+import { bbsDate, parseRouteLine } from "./text.ts";
 
 export type WpSource = "U" | "I" | "G";
 
@@ -101,13 +101,13 @@ export function wpUpdate(db: Database, u: WpUpdate, now: number): boolean {
 const unknown = (v: string | undefined) => (v === undefined || v === "?" || v === "" ? null : v);
 
 /** The entries of a WP update message body. Lines that do not parse are skipped. */
-export function parseWpMessage(body: string): WpUpdate[] {
+export function parseWpMessage(body: string, now = Date.now()): WpUpdate[] {
   const out: WpUpdate[] = [];
   for (const line of body.split("\n")) {
     const m = /^On\s+(\d{2})(\d{2})(\d{2})\s+([A-Z0-9]{1,6})(?:-\d{1,2})?\/([UGI])\s+@\s+(\S+)\s+zip\s+(\S+)\s+(\S+)\s*(.*)$/i.exec(line.trim());
     if (!m) continue;
-    const infoAt = Date.UTC(2000 + Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-    if (!Number.isFinite(infoAt)) continue;
+    const infoAt = bbsDate(Number(m[1]), Number(m[2]), Number(m[3]), 0, 0, now);
+    if (infoAt === null) continue;
     out.push({
       call: m[4]!.toUpperCase(),
       source: m[5]!.toUpperCase() as WpSource,
@@ -124,8 +124,8 @@ export function parseWpMessage(body: string): WpUpdate[] {
 /** What a stored message teaches the directory. Returns the number of entries changed. */
 export function wpLearn(db: Database, m: { type: string; from: string; to: string; body: string; route: string[] }, now: number): number {
   let changed = 0;
-  if (m.type === "P" && m.to === "WP") for (const u of parseWpMessage(m.body)) if (wpUpdate(db, u, now)) changed++;
-  const infos = m.route.map(parseRouteLine);
+  if (m.type === "P" && m.to === "WP") for (const u of parseWpMessage(m.body, now)) if (wpUpdate(db, u, now)) changed++;
+  const infos = m.route.map((l) => parseRouteLine(l, now));
   for (const i of infos) {
     if (!i.ha || i.at === null) continue;
     if (wpUpdate(db, { call: i.ha.split(".")[0]!, homeBbs: i.ha, qth: i.qth, zip: i.zip, source: "I", infoAt: i.at }, now)) changed++;

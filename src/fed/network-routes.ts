@@ -13,11 +13,12 @@ import { answerQuery } from "./corroborate.ts";
 import { submit } from "./hub.ts";
 import { answerRelayFrames, dispatchQueries, leaseQueries, postAnswers, queueQuery, relayFrameList, relayResult } from "./relay.ts";
 import { cborBody } from "./routes.ts";
-import { allowLargerBody, mediaType } from "../http/body.ts";
+import { acceptOnly, allowLargerBody, mediaType } from "../http/body.ts";
 import { CBOR_TYPE, MAX_PAGE_BYTES } from "./page.ts";
 import { encodeCbor } from "./cbor.ts";
 
 allowLargerBody("POST", /^\/federation\/submit$/, MAX_PAGE_BYTES);
+acceptOnly("POST", /^\/federation\/submit$/, CBOR_TYPE);
 allowLargerBody("POST", /^\/federation\/relay\/[^/]+\/(answer|query)$/, 4 * MAX_PAGE_BYTES);
 
 export function fedNetworkRoutes(gw: Gateway) {

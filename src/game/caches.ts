@@ -12,7 +12,7 @@ import { accountGid, localGid, publishRecord } from "../fed/feed.ts";
 import { mirroredCache, mirroredCachesInBox, type MirroredCache } from "../fed/mirror.ts";
 import { parseGid } from "../fed/record.ts";
 import { publicIdOf, verifiedHolder } from "../accounts/users.ts";
-import { listLivingCaches, type LivingCache } from "../stations/living-caches.ts";
+import { listLivingCaches, livingCache, type LivingCache } from "../stations/living-caches.ts";
 import {
   bool,
   CACHE_SIZES,
@@ -154,9 +154,34 @@ export function cacheJson(gw: Gateway, r: CacheRow, known?: Stats | false): Cach
   return c;
 }
 
-export function mirrorJson(gw: Gateway, m: MirroredCache): Cache {
-  const finds = (gw.db.query("SELECT count(*) AS n FROM mirror_finds WHERE cache_gid = ? AND kind = 'find' AND (state IS NULL OR state <> 'withdrawn')").get(m.gid) as { n: number }).n;
-  const local = (gw.db.query("SELECT count(*) AS n FROM logs WHERE cache_gid = ? AND kind = 'find' AND state = 'active'").get(m.gid) as { n: number }).n;
+/**
+ * Finds on mirrored caches, by gid: those mirrored from their origin plus those
+ * logged here, for any number of caches in one query.
+ */
+function mirrorFinds(gw: Gateway, gids: string[]): Map<string, number> {
+  if (gids.length === 0) return new Map();
+  const rows = gw.db
+    .query(
+      `SELECT gid, sum(n) AS n FROM (
+         SELECT cache_gid AS gid, count(*) AS n FROM mirror_finds
+          WHERE cache_gid IN (SELECT value FROM json_each(?1)) AND kind = 'find' AND (state IS NULL OR state <> 'withdrawn') GROUP BY cache_gid
+         UNION ALL
+         SELECT cache_gid, count(*) FROM logs
+          WHERE cache_gid IN (SELECT value FROM json_each(?1)) AND kind = 'find' AND state = 'active' GROUP BY cache_gid
+       ) GROUP BY gid`,
+    )
+    .all(JSON.stringify(gids)) as Array<{ gid: string; n: number }>;
+  return new Map(rows.map((r) => [r.gid, r.n]));
+}
+
+/** Many mirrored caches as JSON, their find counts read in one query. */
+export function mirrorsJson(gw: Gateway, ms: MirroredCache[]): Cache[] {
+  const finds = mirrorFinds(gw, ms.map((m) => m.gid));
+  return ms.map((m) => mirrorJson(gw, m, finds.get(m.gid) ?? 0));
+}
+
+export function mirrorJson(gw: Gateway, m: MirroredCache, knownFinds?: number): Cache {
+  const finds = knownFinds ?? mirrorFinds(gw, [m.gid]).get(m.gid) ?? 0;
   const g = parseGid(m.gid)!;
   return {
     id: m.gid,
@@ -179,7 +204,7 @@ export function mirrorJson(gw: Gateway, m: MirroredCache): Cache {
     origin: m.origin,
     mirror: true,
     trust: m.trust,
-    finds: finds + local,
+    finds,
     favorites: 0,
     rating: { average: null, count: 0 },
   };
@@ -201,11 +226,24 @@ export function visibleRow(gw: Gateway, id: number, actor: Actor | null): CacheR
   return r;
 }
 
-/** A native cache (numeric id, or this instance's gid) or a mirrored one (another instance's gid). */
-export type CacheRef = { native: CacheRow } | { mirror: MirroredCache };
+/**
+ * A native cache (numeric id, or this instance's gid), a mirrored one (another
+ * instance's gid) or a living cache (`living-<station id>`, as the map lists it,
+ * or its gid `<instance>:living:<station id>`).
+ */
+export type CacheRef = { native: CacheRow } | { mirror: MirroredCache } | { living: LivingCache };
+
+/** The gid a living cache's logs are kept under; these logs stay on this instance. */
+export const livingGid = (gw: Gateway, stationId: number) => `${gw.config.instance}:living:${stationId}`;
 
 export function resolveCache(gw: Gateway, raw: string, actor: Actor | null): CacheRef {
   if (/^\d{1,15}$/.test(raw)) return { native: visibleRow(gw, Number(raw), actor) };
+  const living = /^living-(\d{1,15})$/.exec(raw)?.[1] ?? (raw.startsWith(`${gw.config.instance}:living:`) ? raw.slice(gw.config.instance.length + 8) : null);
+  if (living !== null) {
+    const l = /^\d{1,15}$/.test(living) ? livingCache(gw, Number(living)) : null;
+    if (!l) throw notFound(`cache ${raw}`);
+    return { living: l };
+  }
   const g = parseGid(raw);
   if (!g || g.kind !== "cache") throw notFound(`cache ${raw}`);
   if (g.origin === gw.config.instance) {
@@ -221,6 +259,11 @@ export function resolveCache(gw: Gateway, raw: string, actor: Actor | null): Cac
 export function cacheDetail(gw: Gateway, raw: string, actor: Actor | null): Cache & { contact?: Contact | null; mine?: boolean } {
   const ref = resolveCache(gw, raw, actor);
   if ("mirror" in ref) return mirrorJson(gw, ref.mirror);
+  if ("living" in ref) {
+    const gid = livingGid(gw, ref.living.stationId);
+    const finds = (gw.db.query("SELECT count(*) AS n FROM logs WHERE cache_gid = ? AND kind = 'find' AND state = 'active'").get(gid) as { n: number }).n;
+    return { ...livingJson(gw, ref.living), finds, mine: !!actor && actor.userId !== null && actor.userId === ref.living.ownerUserId };
+  }
   const c = cacheJson(gw, ref.native);
   const signedIn = actor !== null && actor.userId !== null;
   return { ...c, ...(signedIn ? { contact: ref.native.contact ? (JSON.parse(ref.native.contact) as Contact) : null } : {}), mine: !!actor && isOwner(actor, ref.native) && !actor.ingest };
@@ -478,7 +521,7 @@ export function filterSql(f: CacheFilters): { sql: string; args: Array<string | 
 export function livingJson(gw: Gateway, l: LivingCache): Cache {
   return {
     id: `living-${l.stationId}`,
-    gid: `${gw.config.instance}:living:${l.stationId}`,
+    gid: livingGid(gw, l.stationId),
     code: l.call,
     name: l.name,
     type: "living",
@@ -555,21 +598,23 @@ const lonSpan = (b: Box) => (b.west <= b.east ? b.east - b.west : 360 - b.west +
  * CLUSTER_CELLS² cells, each with its count, centre and extent.
  */
 export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; includeUnvetted?: boolean; filters?: CacheFilters } = {}): MapAnswer {
-  const limit = Math.min(Math.max(1, opts.limit ?? MAP_LIMIT), MAP_MAX_LIMIT);
+  if (opts.limit !== undefined && (opts.limit < 1 || opts.limit > MAP_MAX_LIMIT)) throw badRequest("invalid", `limit must be 1-${MAP_MAX_LIMIT}`);
+  const limit = opts.limit ?? MAP_LIMIT;
   const f = opts.filters ?? {};
   const geo = geoSql(box);
   const flt = filterSql(f);
   const join = hasFilters(f) ? " JOIN caches c ON c.id = g.id" : "";
-  const mirrored = mirroredCachesInBox(gw, { south: box.south, north: box.north, west: box.west, east: box.east }, { includeUnvetted: opts.includeUnvetted, limit: 20_000 })
-    .filter((m) => mirrorMatches(m, f))
-    .map((m) => mirrorJson(gw, m));
+  const mirrored = mirroredCachesInBox(gw, { south: box.south, north: box.north, west: box.west, east: box.east }, { includeUnvetted: opts.includeUnvetted, limit: 20_000 }).filter((m) =>
+    mirrorMatches(m, f),
+  );
   const living = livingMatches(f) ? listLivingCaches(gw, { bbox: box, maxAgeMs: LIVING_MAX_AGE_MS }).map((l) => livingJson(gw, l)) : [];
-  const mirrors = [...mirrored, ...living];
+  // Clusters need only positions: find counts are read only for a listed answer.
+  const mirrors: Array<{ lat: number; lon: number }> = [...mirrored, ...living];
   const count = (gw.db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM caches_geo g${join} WHERE ${geo.sql}${flt.sql} LIMIT ?)`).get(...geo.args, ...flt.args, limit + 1) as { n: number }).n;
   if (count + mirrors.length <= limit) {
     const ex = exactSql(box);
     const rows = gw.db.query(`SELECT c.* FROM caches_geo g JOIN caches c ON c.id = g.id WHERE ${geo.sql}${ex.sql}${flt.sql}`).all(...geo.args, ...ex.args, ...flt.args) as CacheRow[];
-    const caches = [...cachesJson(gw, rows), ...mirrors].map(forMap);
+    const caches = [...cachesJson(gw, rows), ...mirrorsJson(gw, mirrored), ...living].map(forMap);
     return { clustered: false, caches, clusters: [], total: caches.length };
   }
   const cell = Math.max(lonSpan(box), box.north - box.south, 1e-6) / CLUSTER_CELLS;

@@ -12,7 +12,7 @@ import { mirroredFindsOf } from "../fed/mirror.ts";
 import { publicIdOf, verifiedHolder } from "../accounts/users.ts";
 import { baseCall } from "../callsign.ts";
 import { callsign, LOG_KINDS, oneOf, optText, pastTime, type Actor, type LogKind } from "./model.ts";
-import { cacheRow, isOwner, resolveCache } from "./caches.ts";
+import { cacheRow, isOwner, livingGid, resolveCache } from "./caches.ts";
 import { localSighting, pinPosition, requestCorroboration, unpinPosition, type PendingFind } from "./corroborate.ts";
 
 export interface LogRow {
@@ -76,7 +76,9 @@ export const logRow = (gw: Gateway, id: number) => gw.db.query("SELECT * FROM lo
 
 /** Whether logs on this cache are federated (native caches hidden here, and mirrored caches). */
 function federated(gw: Gateway, r: LogRow): boolean {
-  if (r.cache_id === null) return true;
+  // Living caches are not federated records, so their logs are not either: a
+  // peer could not place a find on a cache it never received.
+  if (r.cache_id === null) return !r.cache_gid.startsWith(`${gw.config.instance}:living:`);
   const c = cacheRow(gw, r.cache_id);
   return !!c && c.source === null;
 }
@@ -122,6 +124,11 @@ function target(gw: Gateway, raw: string, actor: Actor | null): Target {
   if ("native" in ref) {
     const c = ref.native;
     return { cacheId: c.id, cacheGid: localGid(gw, "cache", c.id), lat: c.lat, lon: c.lon, status: c.status, ownerId: c.owner_id, ownerCall: c.owner_call };
+  }
+  if ("living" in ref) {
+    // A living cache is where its station was last heard: a find is corroborated near that.
+    const l = ref.living;
+    return { cacheId: null, cacheGid: livingGid(gw, l.stationId), lat: l.lat, lon: l.lon, status: "active", ownerId: l.ownerUserId, ownerCall: l.call };
   }
   const m = ref.mirror;
   return { cacheId: null, cacheGid: m.gid, lat: m.lat, lon: m.lon, status: m.status, ownerId: null, ownerCall: m.ownerCall };

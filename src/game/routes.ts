@@ -95,7 +95,7 @@ export function gameRoutes(gw: Gateway) {
     .post("/api/caches/:id/media", ({ params, body, caller, request, query, set }) => {
       set.status = 201;
       return uploadMedia(gw, actorOf(caller), nativeId(params.id), mediaType(request.headers.get("content-type")), body, query.caption);
-    }, { gate: "session" })
+    }, { gate: "actor" })
     .get("/api/media/:id", ({ params }) => {
       const f = mediaFile(gw, nativeId(params.id));
       return new Response(f.bytes as Uint8Array<ArrayBuffer>, {
@@ -104,12 +104,12 @@ export function gameRoutes(gw: Gateway) {
     }, { gate: "public" })
     .delete("/api/media/:id", ({ params, caller }) => deleteMedia(gw, actorOf(caller), nativeId(params.id)), { gate: "session" })
     .get("/api/caches/:id/stages", ({ params, caller }) => listStages(gw, nativeId(params.id), reader(caller)), { gate: "public" })
-    .post("/api/caches/:id/stages", ({ params, body, caller }) => setStages(gw, actorOf(caller), nativeId(params.id), jsonObject(body, "{stages: [...]}")), { gate: "session" })
+    .post("/api/caches/:id/stages", ({ params, body, caller }) => setStages(gw, actorOf(caller), nativeId(params.id), jsonObject(body, "{stages: [...]}")), { gate: "actor" })
     .post("/api/caches/:id/stages/:n/unlock", ({ params, body, caller }) => {
       const n = intParam(params.n, "n");
       if (n === undefined || n < 1) throw badRequest("invalid", "n is a stage number");
       return unlockStage(gw, actorOf(caller), nativeId(params.id), n, jsonObject(body, "{answer}"));
-    }, { gate: "session", rateLimit: "auth" })
+    }, { gate: "actor", rateLimit: "auth" })
     .get("/api/search", ({ query }) => search(gw, query, intParam(query.limit, "limit")), { gate: "public" })
     .get("/api/leaderboard", ({ query }) => leaderboard(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), { gate: "public" })
     .get("/api/activity", ({ query }) =>

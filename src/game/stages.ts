@@ -9,7 +9,8 @@ import { createHash } from "node:crypto";
 import type { Gateway } from "../gateway.ts";
 import { badRequest, conflict, forbidden, notFound, unprocessable } from "../errors.ts";
 import { isOwner, visibleRow } from "./caches.ts";
-import { text, type Actor } from "./model.ts";
+import { callsign, text, type Actor } from "./model.ts";
+import { verifiedHolder } from "../accounts/users.ts";
 
 export const MAX_STAGES = 20;
 
@@ -89,11 +90,22 @@ export function setStages(gw: Gateway, actor: Actor, cacheId: number, body: Reco
   return listStages(gw, cacheId, actor);
 }
 
-/** Unlocks stage n with its answer; stage n-1 must be unlocked first. */
+/**
+ * Unlocks stage n with its answer; stage n-1 must be unlocked first. The
+ * ingest box relays a player heard on RF: it names `call`, and the unlock is
+ * the account's that holds that callsign verified.
+ */
 export function unlockStage(gw: Gateway, actor: Actor, cacheId: number, n: number, body: Record<string, unknown>) {
   visibleRow(gw, cacheId, actor);
   const row = gw.db.query("SELECT n, answer_hash AS hash FROM stages WHERE cache_id = ? AND n = ?").get(cacheId, n) as { n: number; hash: string } | null;
   if (!row) throw notFound(`stage ${n}`);
+  if (actor.userId === null) {
+    if (typeof body.call !== "string") throw badRequest("invalid", "the ingest box names the player: call");
+    const call = callsign(body.call, "call");
+    const holder = verifiedHolder(gw.db, call);
+    if (holder === null) throw notFound(`an account holding ${call} verified`);
+    actor = { userId: holder, call, verified: true, ingest: false, via: "ingest" };
+  }
   const userId = actor.userId!;
   const done = unlockedSet(gw, cacheId, userId);
   if (n > 1 && !done.has(n - 1)) throw conflict("locked_in_order", `unlock stage ${n - 1} first`);

@@ -1,12 +1,11 @@
 /**
  * The HTTP shell: one Elysia app with CORS on every response, OPTIONS -> 204,
- * bodies read with a cap, one error shape, the web app as the fallback for
+ * bodies read with a cap after the route's gate (gates.ts), one error shape, the web app as the fallback for
  * browser navigation, and every domain's routes mounted from routes.ts.
  */
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { applyBaseHeaders, CORS_HEADERS, preflight } from "./cors.ts";
-import { bodyLimitFor, parseBody } from "./body.ts";
 import { errorResponse, toErrorResponse } from "./errors.ts";
 import { contentSecurityPolicy, serveIndex, uiRoutes, wantsUi } from "./ui.ts";
 import { routePlugins } from "./routes.ts";
@@ -18,7 +17,6 @@ export function createApp(gw: Gateway) {
       if (request.method === "OPTIONS") return preflight(request);
       applyBaseHeaders(set.headers);
     })
-    .onParse(({ request, path }) => parseBody(request, bodyLimitFor(request.method, path, gw.config.maxBodyBytes)))
     .onError(async ({ code, error, request, path }) => {
       if (code === "NOT_FOUND" && wantsUi(request, path)) return serveIndex(csp);
       const { status, body } = toErrorResponse(code, error, gw.log, path);

@@ -4,7 +4,7 @@
  * JSON and form bodies are parsed; every other content type arrives as raw
  * bytes (a Uint8Array): APRS lines are not always UTF-8, CBOR is binary.
  */
-import { badRequest, tooLarge } from "../errors.ts";
+import { AppError, badRequest, tooLarge } from "../errors.ts";
 
 /** Routes that accept bigger bodies than MAX_BODY_BYTES: [method, path pattern, bytes]. */
 const bodyLimits: Array<{ method: string; pattern: RegExp; bytes: number }> = [];
@@ -17,6 +17,22 @@ export function allowLargerBody(method: string, pattern: RegExp, bytes: number):
 export function bodyLimitFor(method: string, path: string, fallback: number): number {
   for (const l of bodyLimits) if (l.method === method && l.pattern.test(path)) return l.bytes;
   return fallback;
+}
+
+/** Routes that take one content type only: [method, path pattern, media type]. */
+const bodyTypes: Array<{ method: string; pattern: RegExp; type: string }> = [];
+
+/** Lets a domain refuse other content types (415) on a route before its body is read. */
+export function acceptOnly(method: string, pattern: RegExp, type: string): void {
+  bodyTypes.push({ method, pattern, type });
+}
+
+function checkBodyType(method: string, path: string, contentType: string | null): void {
+  for (const t of bodyTypes) {
+    if (t.method === method && t.pattern.test(path) && mediaType(contentType) !== t.type) {
+      throw new AppError(415, "unsupported_media_type", `send the body as ${t.type}`);
+    }
+  }
 }
 
 export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
@@ -76,9 +92,10 @@ export function mediaType(contentType: string | null): string {
   return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
-/** Parses a body by its content type. Throws AppError 400/413 on bad input. */
+/** Parses a body by its content type. Throws AppError 400/413/415 on bad input. */
 export async function parseBody(request: Request, limit: number): Promise<unknown> {
   const contentType = request.headers.get("content-type");
+  checkBodyType(request.method, new URL(request.url).pathname, contentType);
   const type = mediaType(contentType);
   const bytes = await readBodyBytes(request, limit);
   if (type === "application/json" || type.endsWith("+json")) {

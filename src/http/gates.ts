@@ -4,7 +4,8 @@
  * `{ gate: "public", rateLimit: "auth" }`. Handlers receive `caller`.
  *
  *   public             anyone
- *   rate-limited       anyone, throttled per IP (bucket "api"; more with an API key)
+ *   rate-limited       anyone, throttled per IP (bucket "api"; more with an API key,
+ *                      which also raises the "fed" bucket but not "auth")
  *   session            a signed-in user
  *   actor              a signed-in user, or the ingest box (x-ingest-secret)
  *   verified           a signed-in user whose active callsign passed the APRS challenge
@@ -34,6 +35,7 @@ import { checkAssertion, checkUnboundAssertion, type VerifiedAssertion } from ".
 import { baseCall } from "../callsign.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { clientIp } from "./client-ip.ts";
+import { bodyLimitFor, parseBody } from "./body.ts";
 import { findWxKey, wxKeyFrom, type WxKeyStation } from "../stations/wx-keys.ts";
 
 export type GateName =
@@ -241,11 +243,16 @@ function bucketLimit(gw: Gateway, bucket: RateBucket, withKey: boolean): number 
     case "api":
       return withKey ? gw.config.rateLimitKeyPerMinute : gw.config.rateLimitPerMinute;
     case "auth":
+      // sign-in and set-up: a key does not buy more guesses
       return 20;
     case "fed":
-      return 60;
+      // corroboration and notify: the spec's "a free API key raises the limit"
+      return withKey ? 600 : 60;
   }
 }
+
+/** The buckets an API key raises. */
+const KEY_RAISES: ReadonlySet<RateBucket> = new Set(["api", "fed"]);
 
 /**
  * The plugin every domain's routes `.use()`: it identifies the caller and
@@ -261,12 +268,32 @@ export function gatesPlugin(gw: Gateway) {
 // many domains use it.
 const plugins = new WeakMap<Gateway, ReturnType<typeof makeGatesPlugin>>();
 
+/** Gates that can only be decided from the request body (a signature or key inside it). */
+const BODY_GATES: ReadonlySet<GateName> = new Set(["signed-body", "ingest-or-device", "wx-key"]);
+
 function makeGatesPlugin(gw: Gateway) {
   const limiter = new RateLimiter();
+  // The caller is identified in the parse step (for the gate) and reused by resolve.
+  const callers = new WeakMap<Request, Caller>();
+  const callerOf = (request: Request, server: unknown) => {
+    let c = callers.get(request);
+    if (!c) callers.set(request, (c = identify(gw, request, server as Server<unknown> | null)));
+    return c;
+  };
   return new Elysia({ name: "gates", seed: crypto.randomUUID() })
-    .resolve({ as: "global" }, ({ request, server }) => ({ caller: identify(gw, request, server as Server<unknown> | null) }))
+    .resolve({ as: "global" }, ({ request, server }) => ({ caller: callerOf(request, server) }))
     .macro({
       gate: (gate: GateName) => ({
+        // Every body is read here, and only after the gate has let the caller
+        // in: without credentials a request is refused (401/403) before a byte
+        // of its body is read, parsed or checked for its content type. Gates
+        // that read the body (a signature in it) are checked in beforeHandle.
+        parse: ({ request, server, path, params }: { request: Request; server: unknown; path: string; params?: Record<string, string> }) => {
+          if (!BODY_GATES.has(gate) && gate !== "rate-limited") {
+            enforceGate(gw, gate, callerOf(request, server), { request, path, params: params ?? {}, body: undefined });
+          }
+          return parseBody(request, bodyLimitFor(request.method, path, gw.config.maxBodyBytes));
+        },
         // Destructured on purpose: Elysia reads which context fields a hook uses
         // and only parses the body when one asks for it (signed-body needs it).
         beforeHandle: tagged({ gate }, ({ caller, request, path, params, body, set }) => {
@@ -327,7 +354,9 @@ function applyWriteLimit(gw: Gateway, limiter: RateLimiter, userId: number, head
 }
 
 function applyRateLimit(gw: Gateway, limiter: RateLimiter, bucket: RateBucket, caller: Caller, headers: Record<string, string>): void {
-  const withKey = caller.apiKeyId !== null;
+  // Buckets a key does not raise count per IP whatever key is sent, so fresh
+  // keys buy no extra sign-in attempts.
+  const withKey = caller.apiKeyId !== null && KEY_RAISES.has(bucket);
   const key = withKey ? `${bucket}:key:${caller.apiKeyId}` : `${bucket}:ip:${caller.ip}`;
   const r = limiter.hit(key, bucketLimit(gw, bucket, withKey), gw.clock.now());
   headers["ratelimit-limit"] = String(r.limit);
@@ -335,6 +364,7 @@ function applyRateLimit(gw: Gateway, limiter: RateLimiter, bucket: RateBucket, c
   headers["ratelimit-reset"] = String(r.resetS);
   if (!r.allowed) {
     headers["retry-after"] = String(r.resetS);
-    throw new AppError(429, "rate_limited", `too many requests; try again in ${r.resetS} s${withKey ? "" : " (a free API key from POST /api/v1 raises the limit)"}`);
+    const hint = caller.apiKeyId === null && KEY_RAISES.has(bucket) ? " (a free API key from POST /api/v1 raises the limit)" : "";
+    throw new AppError(429, "rate_limited", `too many requests; try again in ${r.resetS} s${hint}`);
   }
 }

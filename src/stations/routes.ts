@@ -63,6 +63,9 @@ export function stationsRoutes(gw: Gateway) {
     .post("/outbox/ack", ({ body }) => {
       const b = body as { sent?: unknown; failed?: unknown } | null;
       if (!b || typeof b !== "object" || Array.isArray(b) || b instanceof Uint8Array) throw badRequest("bad_body", 'expected {"sent": [ids], "failed": [{id, error}]}');
+      const unknown = Object.keys(b).filter((k) => k !== "sent" && k !== "failed");
+      if (unknown.length) throw badRequest("invalid", `unknown field ${unknown.map((k) => JSON.stringify(k)).join(", ")}: an acknowledgement is {"sent": [ids], "failed": [{id, error}]}`);
+      if (b.sent === undefined && b.failed === undefined) throw badRequest("invalid", 'nothing acknowledged: send "sent" or "failed"');
       const sent = b.sent ?? [];
       const failed = b.failed ?? [];
       if (!Array.isArray(sent) || sent.some((x) => !Number.isInteger(x))) throw badRequest("invalid", "sent is an array of outbox ids");

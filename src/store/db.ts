@@ -20,8 +20,18 @@ export interface OpenOptions {
   upTo?: number;
 }
 
+/**
+ * How many compiled statements `db.query(sql)` keeps (least recently used
+ * out). Bun's default is 20, while the gateway runs a few hundred distinct SQL
+ * strings: every other one was compiled again on each use (bench sqlite-cache).
+ * Dynamic SQL (IN lists, filters) stays bounded by the same LRU.
+ */
+export const STATEMENT_CACHE_SIZE = 1000;
+
 /** Opens (creating if needed) the database file and brings its schema up to date. */
 export function openStore(file: string, opts: OpenOptions = {}): Database {
+  // A static of bun:sqlite's Database: it applies to every database of the process.
+  if (Database.MAX_QUERY_CACHE_SIZE < STATEMENT_CACHE_SIZE) Database.MAX_QUERY_CACHE_SIZE = STATEMENT_CACHE_SIZE;
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, { create: true, strict: true });
   try {

@@ -10,6 +10,7 @@ import { AppError, badRequest } from "../errors.ts";
 import { completeSetup, setupState, type SetupValues } from "./setup.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { baseUrl } from "../http/public-url.ts";
+import { whoami } from "./whoami.ts";
 
 export function sourceInfo(gw: Gateway) {
   const b = buildInfo();
@@ -27,6 +28,10 @@ export function sourceInfo(gw: Gateway) {
 export function systemRoutes(gw: Gateway) {
   return new Elysia({ name: "system" })
     .use(gatesPlugin(gw))
+    .get("/api/admin/whoami", ({ caller, set }) => {
+      set.headers["cache-control"] = "no-store";
+      return whoami(gw, caller);
+    }, { gate: "public" })
     .get("/health", ({ query, set }) => {
       if ("live" in query) return { status: "live" };
       try {

@@ -45,14 +45,18 @@ describe("preferences and watchlist", () => {
   test("watch and unwatch caches; the digests find the watchers", async () => {
     const a = signedInUser(g.gw, "N0WA");
     const b = signedInUser(g.gw, "N0WB");
-    expect(await json(await as(a).send("PUT", "/api/watch/42", { watch: true }))).toEqual({ cacheId: 42, watching: true });
-    await as(a).send("PUT", "/api/watch/42", { watch: true });
-    await as(b).send("PUT", "/api/watch/42", { watch: true });
-    await as(a).send("PUT", "/api/watch/7", { watch: true });
-    expect((await json(await as(a).get("/api/watch"))).watches.map((w: any) => w.cacheId)).toEqual([42, 7]);
-    expect(watchersOf(g.gw, 42).sort()).toEqual([a.id, b.id].sort());
-    expect(await json(await as(b).send("PUT", "/api/watch/42", { watch: false }))).toEqual({ cacheId: 42, watching: false });
-    expect(watchersOf(g.gw, 42)).toEqual([a.id]);
+    const hider = signedInUser(g.gw, "N0WH", { verified: true });
+    const hide = async (name: string) =>
+      ((await json(await as(hider).send("POST", "/api/caches", { name, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 52.5, lon: 13.4 }))) as { id: number }).id;
+    const [c1, c2] = [await hide("Watched one"), await hide("Watched two")];
+    expect(await json(await as(a).send("PUT", `/api/watch/${c1}`, { watch: true }))).toEqual({ cacheId: c1, watching: true });
+    await as(a).send("PUT", `/api/watch/${c1}`, { watch: true });
+    await as(b).send("PUT", `/api/watch/${c1}`, { watch: true });
+    await as(a).send("PUT", `/api/watch/${c2}`, { watch: true });
+    expect((await json(await as(a).get("/api/watch"))).watches.map((w: any) => w.cacheId)).toEqual([c1, c2]);
+    expect(watchersOf(g.gw, c1).sort()).toEqual([a.id, b.id].sort());
+    expect(await json(await as(b).send("PUT", `/api/watch/${c1}`, { watch: false }))).toEqual({ cacheId: c1, watching: false });
+    expect(watchersOf(g.gw, c1)).toEqual([a.id]);
     for (const [path, body] of [
       ["/api/watch/abc", { watch: true }],
       ["/api/watch/0", { watch: true }],
@@ -62,6 +66,9 @@ describe("preferences and watchlist", () => {
     ] as const) {
       expect({ path, body, status: (await as(a).send("PUT", path, body)).status }).toEqual({ path, body, status: 400 });
     }
+    // A cache that does not exist is not watched.
+    const missing = await as(a).send("PUT", "/api/watch/9999", { watch: true });
+    expect([missing.status, (await json(missing)).error]).toEqual([404, "not_found"]);
     expect((await json(await as(a).get("/api/watch"))).watches).toHaveLength(2);
   });
 

@@ -168,3 +168,62 @@ describe("encoder", () => {
     expect(aprsIsPasscode("n0call-10")).toBe(13023);
   });
 });
+
+describe("Peet Bros Ultimeter weather and Maidenhead status, against decode_aprs", () => {
+  const MPH_KMH = 1.609344;
+  const fToC = (f: number) => ((f - 32) * 5) / 9;
+
+  test("$ULTW packets and !! logging lines decode as weather, field for field as Dire Wolf reads them", () => {
+    // Composed by hand: peak wind 10.0 km/h, direction 0x40 (90°), 71.8 °F (and -10.0 °F as a negative
+    // 16-bit value), long-term rain, 1012.8 hPa, delta, two correction words, 50.0 %, day, minute,
+    // 0.50 in today, 8.0 km/h one-minute average.
+    const ultw = "N0CALL>APRS:$ULTW0064004002CE00692790000086A0000101F4011901CC00320050";
+    const cold = "N0CALL>APRS:$ULTW00640040FF9C00692790000086A0000101F4011901CC00320050";
+    // Logging: wind 8.0 km/h, 0x80 (180°), 40.0 °F, rain, 1014.9 hPa, indoor 70.0 °F, 60.0 %, 40.0 %, day,
+    // minute, 0.16 in today, one-minute average 8.0 km/h.
+    const logging = "N0CALL>APRS:!!005000800190000027A502BC025801900158053200100050";
+    const dw = runDecodeAprs([ultw, cold, logging]);
+    const [a, b, c] = [ok(ultw), ok(cold), ok(logging)];
+    for (const [p, r] of [[a, dw[0]!], [b, dw[1]!], [c, dw[2]!]] as const) {
+      expect(r.kind).toBe("Ultimeter");
+      expect(p.type).toBe("weather");
+      expect(p.wx!.windDirDeg).toBe(r.weather!.dir!);
+      expect(p.wx!.tempC!).toBeCloseTo(fToC(r.weather!.tempF!), 1);
+    }
+    // $ULTW: Dire Wolf's "wind" is the five-minute peak, our gust.
+    expect(a.wx!.windGustKmh!).toBeCloseTo(dw[0]!.windMph! * MPH_KMH, 0);
+    expect(a.wx!.pressureHpa!).toBeCloseTo(dw[0]!.weather!.inHg! * 33.8639, 0);
+    expect(a.wx!.humidityPct).toBe(dw[0]!.weather!.humidity!);
+    expect(a.wx).toEqual({ windGustKmh: 10, windDirDeg: 90, tempC: 22.1, pressureHpa: 1012.8, humidityPct: 50, rainMidnightMm: 12.7, windSpeedKmh: 8 });
+    expect(b.wx!.tempC).toBe(-23.3);
+    // !!: Dire Wolf prints the instant wind; the one-minute average (the same here) is the APRS wind speed.
+    expect(c.wx!.windSpeedKmh!).toBeCloseTo(dw[2]!.windMph! * MPH_KMH, 0);
+    expect(c.wx).toEqual({ windSpeedKmh: 8, windDirDeg: 180, tempC: 4.4, pressureHpa: 1014.9, humidityPct: 60, rainMidnightMm: 4.1 });
+  });
+
+  test("unknown (----) fields are left out, as Ham::APRS::FAP does; a report with no field is a typed error", () => {
+    const p = ok("N0CALL>APRS:$ULTW0031003702CE0069----000086A00001----011901CC00000005");
+    expect(p.wx).toEqual({ windGustKmh: 4.9, windDirDeg: 77, tempC: 22.1, rainMidnightMm: 0, windSpeedKmh: 0.5 });
+    expect(ok("N0CALL>APRS:!!0000006601A0--------------------------------0010 on the roof")).toMatchObject({ type: "weather", wx: { windSpeedKmh: 1.6, windDirDeg: 143, tempC: 5.3 }, comment: "on the roof" });
+    expect(err("N0CALL>APRS:$ULTW")).toBe("bad_weather");
+    expect(err("N0CALL>APRS:!!--------")).toBe("bad_weather");
+  });
+
+  test("a status that is a Maidenhead locator keeps its text and is placed at the locator's centre", () => {
+    const lines = ["N0CALL>APRS:>IO91SX/G", "N0CALL>APRS:>IO91/G", "N0CALL>APRS:>IO91SX/G Net control tonight", "N0CALL>APRS:>JO62qm/- QRV 2m"];
+    const dw = runDecodeAprs(lines);
+    lines.forEach((l, k) => {
+      const p = ok(l);
+      const r = dw[k]!;
+      expect(r.kind).toBe("Status Report");
+      expect({ type: p.type, locator: p.locator?.toUpperCase() }).toEqual({ type: "status", locator: r.locator!.toUpperCase() });
+      expect(p.lat!).toBeCloseTo(r.lat!, 4);
+      expect(p.lon!).toBeCloseTo(r.lon!, 4);
+      expect(p.status).toBe(r.comment ?? "");
+    });
+    expect(ok(lines[2]!)).toMatchObject({ locator: "IO91sx", lat: 51.979167, lon: -0.458333, symbol: "/G", status: "Net control tonight" });
+    expect(ok(lines[1]!)).toMatchObject({ locator: "IO91", lat: 51.5, lon: -1 });
+    // Positive control: a plain status has no position.
+    expect(ok("N0CALL>APRS:>QRV on 2m").lat).toBeUndefined();
+  });
+});

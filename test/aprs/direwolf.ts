@@ -29,6 +29,8 @@ export interface DwReport {
   phg?: { powerW: number; heightFt: number; gainDbi: number };
   msgNumber?: string;
   addressee?: string;
+  /** a status report's grid square */
+  locator?: string;
 }
 
 const KINDS = [
@@ -53,6 +55,7 @@ const KINDS = [
   "Status Report",
   "Raw GPS data",
   "Third Party Header",
+  "Ultimeter",
 ];
 
 /** Lines in decode_aprs's notation (<0xNN> for unprintable bytes), reports in the same order. */
@@ -100,6 +103,13 @@ function parseBlock(input: string, block: string[]): DwReport {
   if (phg) rep.phg = { powerW: Number(phg[1]), heightFt: Number(phg[2]), gainDbi: Number(phg[3]) };
   const rest = block.slice(headIdx + 1);
   let k = 0;
+  const grid = /^Grid square = (\S+), ([NS]) (\d+) ([\d.]+), ([EW]) (\d+) ([\d.]+)/.exec(rest[0] ?? "");
+  if (grid) {
+    rep.locator = grid[1];
+    rep.lat = (Number(grid[3]) + Number(grid[4]) / 60) * (grid[2] === "S" ? -1 : 1);
+    rep.lon = (Number(grid[6]) + Number(grid[7]) / 60) * (grid[5] === "W" ? -1 : 1);
+    rest.shift();
+  }
   const pos = /^([NS]) (\d+) ([\d.]+), ([EW]) (\d+) ([\d.]+)(.*)$/.exec(rest[0] ?? "") ?? /^(?:, )?(\d+) MPH.*$/.exec(rest[0] ?? "");
   if (pos && pos.length > 3) {
     rep.lat = (Number(pos[2]) + Number(pos[3]) / 60) * (pos[1] === "S" ? -1 : 1);

@@ -279,6 +279,24 @@ describe("routing and White Pages", () => {
     expect(after.body.forwarding).toEqual([expect.objectContaining({ partner: "N0ZBB", state: "pending" })]);
   });
 
+  test("White Pages dates: FBB's two-digit years slide, so 930123 is 1993 and newer information still wins", async () => {
+    const wpMsg = (bid: string, lines: string[]) =>
+      call("POST", "/api/bbs/forward/inbound", { messages: [{ bid, type: "P", from: "WP", to: "WP@N0GW", subject: "WP Update", text: lines.join("\n") }] }, ops);
+    // Old news first, then newer: the newer replaces it.
+    expect((await wpMsg("WPY1_N0X", ["On 930123 K0DTY/U @ N0OLD.#TST.USA.NOAM zip 11111 Old Town"])).body.results[0].result).toBe("stored");
+    const old = (await call("GET", "/api/bbs/wp?call=K0DTY")).body;
+    expect(new Date(old.infoAt).toISOString().slice(0, 10)).toBe("1993-01-23");
+    await wpMsg("WPY2_N0X", ["On 240101 K0DTY/U @ N0NEW.#TST.USA.NOAM zip 22222 New Town"]);
+    expect((await call("GET", "/api/bbs/wp?call=K0DTY")).body).toMatchObject({ homeBbs: "N0NEW.#TST.USA.NOAM", qth: "Town" });
+    // Newer first, then old news: the old does not replace it.
+    await wpMsg("WPZ1_N0X", ["On 240101 K0DTZ/U @ N0NEW.#TST.USA.NOAM zip 22222 New Town"]);
+    await wpMsg("WPZ2_N0X", ["On 930123 K0DTZ/U @ N0OLD.#TST.USA.NOAM zip 11111 Old Town"]);
+    expect((await call("GET", "/api/bbs/wp?call=K0DTZ")).body).toMatchObject({ homeBbs: "N0NEW.#TST.USA.NOAM", name: "New" });
+    // A date that does not exist is not read.
+    await wpMsg("WPX1_N0X", ["On 241331 K0DTX/U @ N0BAD.#TST.USA.NOAM zip 1 Bad Date"]);
+    expect((await call("GET", "/api/bbs/wp?call=K0DTX")).status).toBe(404);
+  });
+
   test("White Pages: WP update messages and R: lines; user-given beats path beats guess; routes use them", async () => {
     const wpMsg = (bid: string, lines: string[]) =>
       call("POST", "/api/bbs/forward/inbound", { messages: [{ bid, type: "P", from: "WP", to: "WP@N0GW", subject: "WP Update", text: lines.join("\n") }] }, ops);

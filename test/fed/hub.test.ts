@@ -51,6 +51,19 @@ describe("submit", () => {
     expect((await submitTo(H, page, { ...cbor, "x-fed-secret": SEC })).status).toBe(400); // no frames
   });
 
+  test("the gate and the content type are checked before the body is read: 401 and 415 for bodies that do not parse", async () => {
+    const cbor = { "content-type": "application/cbor" };
+    const notJson = new Uint8Array([0xa1, 0x01, 0xff, 0x7b]);
+    const noSecret = await submitTo(H, notJson, { "content-type": "application/json" });
+    expect(noSecret.status).toBe(401);
+    expect(((await noSecret.json()) as { error: string }).error).toBe("unauthorized");
+    const asJson = await submitTo(H, notJson, { "content-type": "application/json", "x-fed-secret": SEC });
+    expect(asJson.status).toBe(415);
+    expect(((await asJson.json()) as { error: string }).error).toBe("unsupported_media_type");
+    // Positive control: the same bytes with the secret, as CBOR, are read and refused as a bad page.
+    expect((await submitTo(H, notJson, { ...cbor, "x-fed-secret": SEC })).status).toBe(400);
+  });
+
   test("a spoke pushes its own records on the cron: the hub admits it as unvetted, pinned to its one key, and mirrors them; cursors move on", async () => {
     for (let i = 1; i <= 3; i++) publishRecord(S.gw, "cache", i, cacheToWire({ name: `Spoke ${i}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 46.5, lon: 7.5, status: "active" }));
     publishTombstone(S.gw, "gw-spoke:cache:3");

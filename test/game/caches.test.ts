@@ -10,7 +10,7 @@ import { count, signed } from "../helpers/fed.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { applyFrames } from "../../src/fed/apply.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
-import { cacheToWire } from "../../src/fed/bodies.ts";
+import { cacheToWire, findToWire } from "../../src/fed/bodies.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 
 
@@ -180,6 +180,12 @@ describe("the map query", () => {
       const r = await g.get(`/api/caches?bbox=${bad}`);
       expect({ bad, status: r.status }).toEqual({ bad, status: 400 });
     }
+    // limit is 1-2000, as documented: outside it a 400 naming it, not a silent clamp.
+    for (const limit of ["0", "5000", "-1", "2001"]) {
+      const r = await g.get(`/api/caches?bbox=179.5,-18,-179.5,-17&limit=${limit}`);
+      expect({ limit, status: r.status, body: await r.json() }).toMatchObject({ limit, status: 400, body: { error: "invalid", message: "limit must be 1-2000" } });
+    }
+    for (const limit of ["1", "2000"]) expect((await g.get(`/api/caches?bbox=179.5,-18,-179.5,-17&limit=${limit}`)).status).toBe(200);
   });
 
   test("a box with more caches than the limit answers bounded clusters that add up", async () => {
@@ -241,9 +247,61 @@ describe("living caches", () => {
     expect(map.caches).toEqual([expect.objectContaining({ type: "living", name: "Rover", station: "N0LIV-7", lat: 45.5, lon: 7.5 })]);
     expect((await json(await g.get("/api/caches?bbox=7,45,8,46&type=multi"))).caches).toEqual([]);
   });
+
+  test("a living cache is read at the id the map gives it and takes logs, which stay on this instance", async () => {
+    const fox = signedInUser(g.gw, "N0FOX-7", { verified: true });
+    expect((await g.post("/api/me/cache", { name: "The fox" }, { headers: { cookie: fox.cookie } })).status).toBeLessThan(300);
+    await g.post("/ingest", { packets: ["N0FOX-7>APRS,WIDE1-1,qAR,DB0IG-10:!4630.00N/00830.00E["] }, { headers: { "x-ingest-secret": INGEST } });
+    const onMap = (await json(await g.get("/api/caches?bbox=8,46,9,47"))).caches.find((c: any) => c.name === "The fox");
+    expect(onMap.id).toMatch(/^living-\d+$/);
+    const detail = await g.get(`/api/caches/${onMap.id}`);
+    expect(detail.status).toBe(200);
+    expect(await json(detail)).toMatchObject({ id: onMap.id, gid: onMap.gid, type: "living", station: "N0FOX-7", lat: 46.5, lon: 8.5, finds: 0 });
+    expect((await json(await g.get(`/api/caches/${encodeURIComponent(onMap.gid)}`))).id).toBe(onMap.id);
+    expect((await g.get("/api/caches/living-999999")).status).toBe(404);
+    // A hunter logs a find; the fox itself cannot.
+    const hunter = signedInUser(g.gw, "N0HNT", { verified: true });
+    const own = await g.post(`/api/caches/${onMap.id}/logs`, { kind: "find" }, { headers: { cookie: fox.cookie } });
+    expect([own.status, (await json(own)).error]).toEqual([409, "own_cache"]);
+    const found = await g.post(`/api/caches/${onMap.id}/logs`, { kind: "find", text: "caught it" }, { headers: { cookie: hunter.cookie } });
+    expect(found.status).toBe(201);
+    const log = await json(found);
+    expect(log).toMatchObject({ cacheGid: onMap.gid, kind: "find", call: "N0HNT" });
+    expect((await json(await g.get(`/api/caches/${onMap.id}/logs`))).logs.map((l: any) => l.text)).toEqual(["caught it"]);
+    expect((await json(await g.get(`/api/caches/${onMap.id}`))).finds).toBe(1);
+    // Not federated: peers never received the living cache, so the find is not published.
+    // Positive control: a find on a native cache is.
+    const native = await json(await hide(cache({ name: "Fixed one", lat: 46.6, lon: 8.6 })));
+    const nativeLog = await json(await g.post(`/api/caches/${native.id}/logs`, { kind: "find" }, { headers: { cookie: hunter.cookie } }));
+    const published = (await json(await g.get("/federation/finds?limit=1000"))).items.map((i: any) => i.gid);
+    expect(published).toContain(nativeLog.gid);
+    expect(published).not.toContain(log.gid);
+  });
 });
 
 describe("mirrored caches of other instances", () => {
+  test("a listed mirror counts its mirrored finds and the finds logged here, withdrawn ones and DNFs not", async () => {
+    const k = generateKeyPair();
+    upsertPeer(g.gw, { instance: "gwf", trust: "trusted", keyPin: k.publicKey });
+    const frame = (type: 1 | 2, gid: string, body: unknown) => signed(k.privateKey, { type, gid, origin: "gwf", v: 1, body: body as never });
+    const frames = [
+      frame(1, "gwf:cache:1", cacheToWire({ name: "Counted", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: -41.3, lon: 174.8, status: "active", ownerCall: "ZL2ABC" })),
+      frame(1, "gwf:cache:2", cacheToWire({ name: "Quiet", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: -41.31, lon: 174.81, status: "active", ownerCall: "ZL2ABC" })),
+      frame(2, "gwf:find:1", findToWire({ cache: "gwf:cache:1", kind: "find", loggedAt: 1_700_000_000_000, call: "ZL1AAA" })),
+      frame(2, "gwf:find:2", findToWire({ cache: "gwf:cache:1", kind: "find", loggedAt: 1_700_000_000_000, call: "ZL1BBB" })),
+      frame(2, "gwf:find:3", findToWire({ cache: "gwf:cache:1", kind: "dnf", loggedAt: 1_700_000_000_000, call: "ZL1CCC" })),
+      frame(2, "gwf:find:4", findToWire({ cache: "gwf:cache:1", kind: "find", loggedAt: 1_700_000_000_000, call: null, state: "withdrawn" })),
+    ];
+    expect((await applyFrames(g.gw, frames, { via: "test" })).applied).toBe(frames.length);
+    const here = signedInUser(g.gw, "N0MIR", { verified: true });
+    expect((await g.post(`/api/caches/${encodeURIComponent("gwf:cache:1")}/logs`, { kind: "find" }, { headers: { cookie: here.cookie } })).status).toBe(201);
+    const listed = await json(await g.get("/api/caches?bbox=174.7,-41.4,174.9,-41.2"));
+    expect(listed.clustered).toBe(false);
+    const finds = Object.fromEntries(listed.caches.map((c: any) => [c.id, c.finds]));
+    expect(finds).toEqual({ "gwf:cache:1": 3, "gwf:cache:2": 0 });
+    expect((await json(await g.get(`/api/caches/${encodeURIComponent("gwf:cache:1")}`))).finds).toBe(3);
+  });
+
   test("trusted peers are shown, unvetted hidden unless asked for, blocked never", async () => {
     const peers = { gwt: "trusted", gwu: "unvetted", gwb: "blocked" } as const;
     for (const [instance, trust] of Object.entries(peers)) {

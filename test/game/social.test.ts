@@ -143,6 +143,41 @@ describe("audio-cache stages", () => {
   });
 });
 
+describe("media and stages through the ingest box (gate actor)", () => {
+  test("x-ingest-secret uploads a picture, sets the stages and unlocks one for a player heard on RF; nothing without it", async () => {
+    const box = (extra: Record<string, string> = {}) => ({ headers: { "x-ingest-secret": INGEST, ...extra } });
+    const hider = signedInUser(g.gw, "N0BOX", { verified: true });
+    const c = await json(await g.post("/api/caches", { name: "Box cache", type: "audio", size: "small", difficulty: 2, terrain: 2, lat: 52.6, lon: 13.5 }, as(hider)));
+    const img = png();
+    const upload = (headers: Record<string, string>) => g.get(`/api/caches/${c.id}/media`, { method: "POST", body: img as BodyInit, headers: { "content-type": "image/png", ...headers } });
+    const stages = [{ title: "Gate", question: "Year?", content: "N52 36.000 E013 30.000", answer: "1901" }];
+    const mediaBefore = count(g.gw, "media");
+    // Refused without credentials or with a wrong secret: nothing stored.
+    expect((await upload({})).status).toBe(401);
+    expect((await upload({ "x-ingest-secret": INGEST + "x" })).status).toBe(401);
+    expect((await g.post(`/api/caches/${c.id}/stages`, { stages })).status).toBe(401);
+    expect((await g.post(`/api/caches/${c.id}/stages/1/unlock`, { answer: "1901", call: "N0FND" })).status).toBe(401);
+    expect(count(g.gw, "media")).toBe(mediaBefore);
+    // Admitted with the ingest secret.
+    const up = await upload({ "x-ingest-secret": INGEST });
+    expect(up.status).toBe(201);
+    expect(count(g.gw, "media")).toBe(mediaBefore + 1);
+    const set = await g.post(`/api/caches/${c.id}/stages`, { stages }, box());
+    expect(set.status).toBe(200);
+    expect((await json(await g.get(`/api/caches/${c.id}/stages`))).stages).toEqual([{ n: 1, title: "Gate", question: "Year?", audio: null, unlocked: false }]);
+    // The box names the player; the unlock is the account's that holds the callsign verified.
+    expect((await g.post(`/api/caches/${c.id}/stages/1/unlock`, { answer: "1901" }, box())).status).toBe(400);
+    expect((await g.post(`/api/caches/${c.id}/stages/1/unlock`, { answer: "1901", call: "N0NONE" }, box())).status).toBe(404);
+    const wrong = await g.post(`/api/caches/${c.id}/stages/1/unlock`, { answer: "1902", call: "N0FND-7" }, box());
+    expect(wrong.status).toBe(422);
+    const ok = await g.post(`/api/caches/${c.id}/stages/1/unlock`, { answer: "1901", call: "N0FND-7" }, box());
+    expect(ok.status).toBe(200);
+    expect((await json(ok)).unlocked).toMatchObject({ n: 1, unlocked: true, content: "N52 36.000 E013 30.000" });
+    expect((await json(await g.get(`/api/caches/${c.id}/stages`, as(finder)))).stages[0].unlocked).toBe(true);
+    expect((await json(await g.get(`/api/caches/${c.id}/stages`, as(stranger)))).stages[0].unlocked).toBe(false);
+  });
+});
+
 describe("search, leaderboard, activity, corroborators, profiles", () => {
   test("they reflect the finds and caches", async () => {
     // a Tier A find through an RF sighting heard by DB0IG-10

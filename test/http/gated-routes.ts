@@ -134,10 +134,10 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/api/caches/:id/rate", path: "/api/caches/999999/rate", gate: "session", body: { stars: 5 } },
   { method: "POST", route: "/api/caches/:id/favorite", path: "/api/caches/999999/favorite", gate: "session", body: {} },
   { method: "POST", route: "/api/caches/:id/watch", path: "/api/caches/999999/watch", gate: "session", body: {} },
-  { method: "POST", route: "/api/caches/:id/media", path: "/api/caches/999999/media", gate: "session", body: {} },
+  { method: "POST", route: "/api/caches/:id/media", path: "/api/caches/999999/media", gate: "actor", body: {} },
   { method: "DELETE", route: "/api/media/:id", path: "/api/media/999999", gate: "session", body: {} },
-  { method: "POST", route: "/api/caches/:id/stages", path: "/api/caches/999999/stages", gate: "session", body: { stages: [] } },
-  { method: "POST", route: "/api/caches/:id/stages/:n/unlock", path: "/api/caches/999999/stages/1/unlock", gate: "session", body: { answer: "x" } },
+  { method: "POST", route: "/api/caches/:id/stages", path: "/api/caches/999999/stages", gate: "actor", body: { stages: [] } },
+  { method: "POST", route: "/api/caches/:id/stages/:n/unlock", path: "/api/caches/999999/stages/1/unlock", gate: "actor", body: { answer: "x" } },
   { method: "POST", route: "/api/import/:source", path: "/api/import/gpx", gate: "actor", body: {} },
   // supporters (issue 6)
   { method: "GET", route: "/api/support/prefs", path: "/api/support/prefs", gate: "session" },

@@ -22,8 +22,9 @@ afterAll(async () => {
 
 /** A probe app: one route per gate, behind the gateway's real gates plugin. */
 function probe(r: Running) {
-  const app = new Elysia({ name: "probe" }).use(gatesPlugin(r.gw)).onError(({ error }) => {
-    const e = error as { status?: number; code?: string };
+  const app = new Elysia({ name: "probe" }).use(gatesPlugin(r.gw)).onError(({ code, error }) => {
+    // A gate refused in the parse step arrives wrapped in Elysia's ParseError (as in src/http/errors.ts).
+    const e = ((code === "PARSE" && (error as { cause?: unknown }).cause) || error) as { status?: number; code?: string };
     return new Response(JSON.stringify({ error: e.code }), { status: e.status ?? 500 });
   });
   const gates: GateName[] = ["public", "rate-limited", "session", "actor", "verified", "ingest", "sysop", "relay", "fed-secret", "fed-secret-if-set"];
@@ -62,6 +63,64 @@ describe("gates", () => {
       const ok = await g.get(path.replace(":call", admin.call), { method: row.method, body, headers: creds });
       expect({ route: `${row.method} ${row.route}`, admitted: ![401, 403, 429].includes(ok.status) }).toEqual({ route: `${row.method} ${row.route}`, admitted: true });
     }
+  });
+
+  test("a gated route refuses a caller without credentials before reading the body: 401, not 400, for a body that does not parse", async () => {
+    const admin = signedInUser(g.gw, "N0OPS", { verified: true });
+    const routes: Array<{ path: string; creds: Record<string, string> }> = [
+      { path: "/api/bbs/messages/1/read", creds: { cookie: admin.cookie } },
+      { path: "/api/caches", creds: { cookie: admin.cookie } },
+      { path: "/api/bbs/partners", creds: { cookie: admin.cookie } },
+      { path: "/outbox/ack", creds: { "x-ingest-secret": INGEST } },
+      { path: "/federation/sync", creds: { "x-ingest-secret": INGEST } },
+      { path: "/federation/relay/gw-none/answer", creds: { "x-relay-secret": RELAY } },
+    ];
+    for (const r of routes) {
+      const bare = await g.get(r.path, { method: "POST", body: "{not json", headers: { "content-type": "application/json" } });
+      // Positive control: with credentials the same body is read and refused as bad JSON.
+      const admitted = await g.get(r.path, { method: "POST", body: "{not json", headers: { "content-type": "application/json", ...r.creds } });
+      const [b, a] = [(await bare.json()) as { error: string }, (await admitted.json()) as { error: string }];
+      expect({ path: r.path, bare: [bare.status, b.error], admitted: [admitted.status, a.error] }).toEqual({ path: r.path, bare: [401, "unauthorized"], admitted: [400, "bad_json"] });
+    }
+  });
+
+  test("an API key raises the corroboration (fed) bucket as it raises /api/v1; sign-in (auth) is not raised and its 429 does not offer a key", async () => {
+    const { createHash } = await import("node:crypto");
+    const key = "test-api-key-fed-bucket";
+    g.gw.db.query("INSERT INTO api_keys (key_hash, created_at) VALUES (?, 0)").run(createHash("sha256").update(key).digest("base64url"));
+    const notify = (headers: Record<string, string> = {}) => g.post("/federation/notify", { instance: "gw-none" }, { headers });
+    const bare: number[] = [];
+    let refused: Response | null = null;
+    for (let i = 0; i < 61; i++) {
+      const r = await notify();
+      bare.push(r.status);
+      if (r.status === 429) refused = r;
+    }
+    expect(bare.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(((await refused!.json()) as { message: string }).message).toContain("API key");
+    // The same IP with a key: not refused, and told the raised limit.
+    const withKey: number[] = [];
+    let last: Response | null = null;
+    for (let i = 0; i < 61; i++) {
+      last = await notify({ "x-api-key": key });
+      withKey.push(last.status);
+    }
+    expect(withKey.filter((s) => s === 429)).toEqual([]);
+    expect(last!.headers.get("ratelimit-limit")).toBe("600");
+    // The sign-in bucket: a key does not raise it, and the refusal does not say it would.
+    const signIn = (headers: Record<string, string> = {}) => g.post("/auth/passkey/login/options", {}, { headers });
+    const limits = new Set<string | null>();
+    let authRefused: Response | null = null;
+    for (let i = 0; i < 21; i++) {
+      const r = await signIn({ "x-api-key": key });
+      limits.add(r.headers.get("ratelimit-limit"));
+      if (r.status === 429) authRefused = r;
+    }
+    expect([...limits]).toEqual(["20"]);
+    expect(authRefused!.status).toBe(429);
+    expect(((await authRefused!.json()) as { message: string }).message).not.toContain("API key");
+    // Counted per IP whatever key is sent: the same IP without a key is refused too.
+    expect((await signIn()).status).toBe(429);
   });
 
   test("session, actor and verified", async () => {

@@ -84,4 +84,23 @@ describe("APRS transmit through the outbox", () => {
     expect(await lease()).toEqual([]);
     expect((await g.post("/outbox/ack", { sent: ["x"] }, { headers: box })).status).toBe(400);
   });
+  test("an acknowledgement with unknown fields, or with nothing in it, is refused and changes nothing", async () => {
+    const u = signedInUser(g.gw, "N0ACK-7", { verified: true });
+    const q = await g.post("/api/tx/aprs", { addressee: "W1AW-9", text: "ack shape" }, { headers: { cookie: u.cookie } });
+    expect(q.status).toBeLessThan(300);
+    const [item] = (await lease()).filter((i) => i.line.includes("ack shape"));
+    expect(item).toBeDefined();
+    const states = () => g.gw.db.query("SELECT state, sent_at FROM aprs_outbox WHERE id = ?").get(item!.id);
+    const before = states();
+    for (const body of [{ snet: [item!.id] }, { acked: [item!.id], done: true }, {}]) {
+      const r = await g.post("/outbox/ack", body, { headers: box });
+      const answer = (await r.json()) as { error: string; message: string };
+      expect({ body, status: r.status, error: answer.error }).toEqual({ body, status: 400, error: "invalid" });
+      for (const k of Object.keys(body)) expect(answer.message).toContain(`"${k}"`);
+      expect(states()).toEqual(before);
+    }
+    // Positive control: the right field settles it.
+    expect((await sent([item!.id])).status).toBe(200);
+    expect(states()).not.toEqual(before);
+  });
 });

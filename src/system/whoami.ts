@@ -1,0 +1,39 @@
+/**
+ * GET /api/admin/whoami: whether the caller may operate this instance, and
+ * why not when it may not, so the web app can show or hide the operator pages
+ * (the server still gates every operator write itself).
+ */
+import type { Gateway } from "../gateway.ts";
+import { isSysop, type Caller } from "../http/gates.ts";
+
+export interface WhoAmI {
+  operator: boolean;
+  /** what made the caller an operator */
+  via: "session" | "ingest-secret" | null;
+  /** the session's active callsign, if signed in */
+  callsign: string | null;
+  verified: boolean;
+  /** ADMIN_CALLSIGNS is unset: no session can be an operator here */
+  locked: boolean;
+  /** why the caller is not an operator */
+  reason: "signed_out" | "no_callsign" | "callsign_not_verified" | "not_an_operator" | "locked" | null;
+}
+
+export function whoami(gw: Gateway, caller: Caller): WhoAmI {
+  const u = caller.user;
+  const locked = gw.config.adminCallsigns.length === 0;
+  const bySession = !!u && isSysop(gw, { ...caller, ingest: false });
+  const via = bySession ? "session" : caller.ingest ? "ingest-secret" : null;
+  const reason = via
+    ? null
+    : locked
+      ? "locked"
+      : !u
+        ? "signed_out"
+        : !u.call
+          ? "no_callsign"
+          : !u.verified
+            ? "callsign_not_verified"
+            : "not_an_operator";
+  return { operator: via !== null, via, callsign: u?.call ?? null, verified: u?.verified ?? false, locked, reason };
+}
