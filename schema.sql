@@ -1061,3 +1061,12 @@ CREATE INDEX watch_digests_created ON watch_digests(created_at);
 -- take as this partner (NULL: its call). via: JSON ["RELAY", "WIDE2-1"], [] = direct.
 ALTER TABLE bbs_partners ADD COLUMN ax25_call TEXT;
 ALTER TABLE bbs_partners ADD COLUMN via TEXT NOT NULL DEFAULT '[]';
+
+-- migration 19: endpoints a peer was learnt by (onboarding, configuration, a registry), kept apart from what it says of itself
+
+-- learnt_endpoints: JSON ["transport:address;priority"] learnt from someone
+-- other than the peer (44net onboarding, the operator, a registry, another
+-- peer's registry view). The peer's own peer record replaces only what it
+-- said of itself; these are merged back in, so they are never lost.
+ALTER TABLE peers ADD COLUMN learnt_endpoints TEXT NOT NULL DEFAULT '[]';
+UPDATE peers SET learnt_endpoints = (SELECT json_group_array(value) FROM json_each(peers.endpoints) WHERE value LIKE 'ampr:%') WHERE verified_via = 'coord-lot';

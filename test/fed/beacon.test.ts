@@ -13,7 +13,7 @@ import { count, feedFrame } from "../helpers/fed.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { localGid, publishRecord, publishTombstone } from "../../src/fed/feed.ts";
 import { cacheToWire } from "../../src/fed/bodies.ts";
-import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
+import { getPeer, refreshEndpoints, upsertPeer } from "../../src/fed/peers.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { BEACON_MAX_BYTES } from "../../src/fed/beacon.ts";
 import { radioTick } from "../../src/node/radio.ts";
@@ -80,7 +80,9 @@ describe("SVCB1 beacons", () => {
   });
 
   test("a known peer's beacon refreshes its endpoints (the trimmed-away tail kept); again it is a duplicate", async () => {
-    upsertPeer(B.gw, { instance: "gw-beacon-a", trust: "trusted", keyPin: kA.publicKey, endpoints: ["https:https://old.example.org;10", "bbs:N0GWA@N0BBS.#NCA.CA.USA.NOAM;50"] });
+    upsertPeer(B.gw, { instance: "gw-beacon-a", trust: "trusted", keyPin: kA.publicKey });
+    // what an earlier record of its own said (self-attested: the next one replaces it)
+    refreshEndpoints(B.gw, "gw-beacon-a", ["https:https://old.example.org;10", "bbs:N0GWA@N0BBS.#NCA.CA.USA.NOAM;50"]);
     const d = await beacon(A);
     expect((await post(d, {})).status).toBe(401);
     const r = await post(d);
