@@ -25,7 +25,7 @@ export function beaconRoutes(gw: Gateway) {
       if (query.format !== undefined && query.format !== "json") throw badRequest("invalid", "format is json, or left out for the datagram itself");
       if (query.record === "have") {
         const h = ownHaveList(gw);
-        if (query.format === "json") return { datagram: Buffer.from(h.datagram).toString("base64"), bytes: h.datagram.length, limit: BEACON_MAX_BYTES, have: h.have };
+        if (query.format === "json") return { datagram: Buffer.from(h.datagram).toString("base64"), bytes: h.datagram.length, limit: BEACON_MAX_BYTES, have: h.have, dropped: h.dropped };
         return new Response(h.datagram as Uint8Array<ArrayBuffer>, { headers: { "content-type": "application/octet-stream", "cache-control": "no-store" } });
       }
       const b = ownBeacon(gw);

@@ -98,28 +98,46 @@ function beaconRecord(gw: Gateway, localId: string, body: PeerBody): Uint8Array 
   return datagram((gw.db.query("SELECT frame FROM fed_feed WHERE gid = ?").get(gid) as { frame: Uint8Array }).frame);
 }
 
+/** Which feeds a have-list keeps when it must shrink to fit: the first ones. */
+const HAVE_KEEP_ORDER: readonly SyncKind[] = ["cache", "find", "tombstone", "bulletin", "key", "account-move"];
+
 export interface HaveList {
   datagram: Uint8Array;
   /** each sync feed that holds records, and its highest cursor */
   have: Partial<Record<SyncKind, number>>;
+  /** feeds left out so the datagram fits */
+  dropped: SyncKind[];
 }
 
 /**
  * This instance's have-list datagram: for each sync feed holding signed
  * records, its highest cursor (the `next` a puller ends at), republished only
- * when one moved. Throws 404 on an unsigned instance.
+ * when one moved. Feeds are left out, the least needed first
+ * (HAVE_KEEP_ORDER), until it fits a datagram. Throws 404 on an unsigned
+ * instance, 422 when not even one feed fits.
  */
 export function ownHaveList(gw: Gateway): HaveList {
-  if (!instanceSigner(gw)) throw new AppError(404, "unsigned", "this instance has no signing key (FED_PRIVATE_KEY), so it has no signed have-list");
+  const signer = instanceSigner(gw);
+  if (!signer) throw new AppError(404, "unsigned", "this instance has no signing key (FED_PRIVATE_KEY), so it has no signed have-list");
   const types = SYNC_KINDS.map((k) => RECORD_TYPES[k]);
   const rows = gw.db
     .query(`SELECT type, max(seq) AS top FROM fed_feed WHERE frame IS NOT NULL AND type IN (${types.join(",")}) GROUP BY type ORDER BY type`)
     .all() as Array<{ type: number; top: number }>;
-  const body: PeerBody = { instance: gw.config.instance, endpoints: [], have: rows.flatMap((r) => [r.type, r.top]) };
-  const dg = beaconRecord(gw, HAVE_LOCAL_ID, body);
-  // six feeds of (1-byte type, ≤ 9-byte cursor) always fit beside a short instance id; a long one may not
-  if (dg.length > BEACON_MAX_BYTES) throw unprocessable("too_large", `the have-list of ${gw.config.instance} does not fit ${BEACON_MAX_BYTES} bytes (a shorter INSTANCE would)`);
-  return { datagram: dg, have: haveOf(body.have!) };
+  const all = HAVE_KEEP_ORDER.filter((k) => rows.some((r) => r.type === RECORD_TYPES[k]));
+  const gid = localGid(gw, "peer", HAVE_LOCAL_ID);
+  const held = gw.db.query("SELECT v FROM fed_feed WHERE gid = ?").get(gid) as { v: number } | null;
+  const at = Math.floor(gw.clock.now() / 1000);
+  for (let n = all.length; n >= 0; n--) {
+    const kept = new Set(all.slice(0, n).map((k) => RECORD_TYPES[k] as number));
+    const body: PeerBody = { instance: gw.config.instance, endpoints: [], have: rows.filter((r) => kept.has(r.type)).flatMap((r) => [r.type, r.top]) };
+    // measured with the version it would get (a held one that says the same is as long or shorter)
+    const frame = signFrame(encodePayload({ type: RECORD_TYPES.peer, gid, origin: gw.config.instance, v: (held?.v ?? 0) + 1, at, signer: gw.config.instance, body: body as never }), signer);
+    if (MAGIC.length + frame.length > BEACON_MAX_BYTES) continue;
+    const dg = beaconRecord(gw, HAVE_LOCAL_ID, body);
+    if (dg.length > BEACON_MAX_BYTES) continue;
+    return { datagram: dg, have: haveOf(body.have!), dropped: all.slice(n) };
+  }
+  throw unprocessable("too_large", `even empty, the have-list of ${gw.config.instance} does not fit ${BEACON_MAX_BYTES} bytes (a shorter INSTANCE would)`);
 }
 
 function haveOf(pairs: readonly number[]): Partial<Record<SyncKind, number>> {

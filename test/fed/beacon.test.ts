@@ -210,4 +210,23 @@ describe("SVCB1 beacons", () => {
       await Promise.all([H.stop(), L.stop()]);
     }
   });
+
+  test("a have-list too long for one datagram leaves out the least needed feeds first, and says which", async () => {
+    const id = "have-gw-seventeen"; // each character of the id costs 4 bytes (gid, origin, signer, instance)
+    const G = await startInProcess({ INSTANCE: id, FED_PRIVATE_KEY: generateKeyPair().privateKey });
+    try {
+      const c = publishRecord(G.gw, "cache", 1, cacheToWire({ name: "One", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 2, status: "active" }));
+      publishRecord(G.gw, "cache", 2, cacheToWire({ name: "Two", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 3, status: "active" }));
+      publishRecord(G.gw, "find", 1, { cache: c.gid, kind: "find", loggedAt: 1_700_000_000, call: "N0FND" });
+      publishRecord(G.gw, "key", "k1", { call: "N0FND", key: generateKeyPair().publicKey, createdAt: 1_700_000_000 });
+      publishRecord(G.gw, "bulletin", 1, { from: "N0FND", category: "ALL", subject: "hi", text: "73", postedAt: 1_700_000_000 });
+      publishTombstone(G.gw, localGid(G.gw, "cache", 2));
+      const info = await (await G.get("/federation/beacon?record=have&format=json")).json();
+      expect(info.bytes).toBeLessThanOrEqual(BEACON_MAX_BYTES);
+      expect(Object.keys(info.have).sort()).toEqual(["bulletin", "cache", "find", "tombstone"]);
+      expect(info.dropped).toEqual(["key"]);
+    } finally {
+      await G.stop();
+    }
+  });
 });
