@@ -5,6 +5,7 @@
  * A BID is taken once: a second message with the same BID is refused, also
  * after the first was killed or pruned (bbs_bids remembers it).
  */
+import { createHash } from "node:crypto";
 import type { Gateway } from "../gateway.ts";
 import { AppError, badRequest, conflict, notFound, unprocessable } from "../errors.ts";
 import { checkBid, formatAddress, parseAddress, SVCFED_CATEGORY, type MessageType } from "./address.ts";
@@ -120,9 +121,18 @@ function toMessage(r: Row, full: boolean): Message {
   return m;
 }
 
+/**
+ * How bbs_bids remembers the BID of a message erased with its account: a
+ * hash, so the BID (often `<number>_<the sender's BBS call>`) no longer
+ * names anyone, while the same message forwarded in again is still refused.
+ */
+export function erasedBid(bid: string): string {
+  return `sha256:${createHash("sha256").update(bid).digest("hex").slice(0, 32)}`;
+}
+
 /** Whether a BID was ever stored or refused here (kept BBS_BID_TTL_DAYS). */
 export function bidKnown(gw: Gateway, bid: string): boolean {
-  return !!gw.db.query("SELECT 1 FROM bbs_bids WHERE bid = ?1 UNION ALL SELECT 1 FROM bbs_messages WHERE bid = ?1 LIMIT 1").get(bid);
+  return !!gw.db.query("SELECT 1 FROM bbs_bids WHERE bid IN (?1, ?2) UNION ALL SELECT 1 FROM bbs_messages WHERE bid = ?1 LIMIT 1").get(bid, erasedBid(bid));
 }
 
 function nextLocalBid(gw: Gateway): string {
@@ -203,7 +213,10 @@ export function storeMessage(gw: Gateway, input: MessageInput): StoreOutcome {
       if (!b.ok) return { ok: false, code: "invalid", message: b.message };
       bid = b.value;
       if (bidKnown(gw, bid)) {
-        gw.db.query("INSERT INTO bbs_bids (bid, seen_at) VALUES (?, ?) ON CONFLICT(bid) DO UPDATE SET seen_at = excluded.seen_at").run(bid, now);
+        // refresh the entry that matched (an erased message's is its hash: the plain BID is not written back)
+        if (gw.db.query("UPDATE bbs_bids SET seen_at = ?1 WHERE bid IN (?2, ?3)").run(now, bid, erasedBid(bid)).changes === 0) {
+          gw.db.query("INSERT INTO bbs_bids (bid, seen_at) VALUES (?, ?) ON CONFLICT(bid) DO UPDATE SET seen_at = excluded.seen_at").run(bid, now);
+        }
         return { ok: false, code: "duplicate", message: `BID ${bid} is already known here` };
       }
     }
