@@ -258,6 +258,7 @@ test("syncAll pulls every peer that is not blocked", async () => {
 test("a peer learnt from a trusted peer's registry view gets its endpoints refreshed from later views (merged), and its trust is never raised", async () => {
   const kX = generateKeyPair();
   const kY = generateKeyPair();
+  const kX2 = generateKeyPair();
   // Y lists no endpoints of its own: only the views say where it is
   const X = await startInProcess({ INSTANCE: "gw-x", FED_PRIVATE_KEY: kX.privateKey });
   const Y = await startInProcess({ INSTANCE: "gw-y", FED_PRIVATE_KEY: kY.privateKey });
@@ -279,13 +280,18 @@ test("a peer learnt from a trusted peer's registry view gets its endpoints refre
     expect(r).toMatchObject({ ok: true, url: "https://gw-y.test", applied: 1 });
     // Y's own record (no endpoints) replaced nothing that was learnt: a second pull finds it again
     expect((await pullPeer(Z.gw, "gw-y")).ok).toBe(true);
-    // a view that knows gw-y by another key changes nothing
-    upsertPeer(X.gw, { instance: "gw-y2", trust: "trusted", keyPin: generateKeyPair().publicKey, endpoints: ["https:https://elsewhere.test;0"] });
-    X.gw.db.query("UPDATE peers SET instance = 'gw-y-old' WHERE instance = 'gw-y'").run();
-    X.gw.db.query("UPDATE peers SET instance = 'gw-y' WHERE instance = 'gw-y2'").run();
-    expect((await pullPeer(Z.gw, "gw-x")).ok).toBe(true);
-    expect(getPeer(Z.gw, "gw-y")!.endpoints.map((e) => e.address)).toEqual(["https://gw-y.test", "https://old-y.test"]);
-    expect(getPeer(Z.gw, "gw-y-old")).toMatchObject({ foundVia: "transitive:gw-x" }); // positive control: the view was read
+    // another trusted peer's view that knows gw-y by another key changes nothing
+    const X2 = await startInProcess({ INSTANCE: "gw-x2", FED_PRIVATE_KEY: kX2.privateKey });
+    try {
+      upsertPeer(Z.gw, { instance: "gw-x2", url: X2.url, trust: "trusted", keyPin: kX2.publicKey });
+      upsertPeer(X2.gw, { instance: "gw-y", trust: "trusted", keyPin: generateKeyPair().publicKey, endpoints: ["https:https://elsewhere.test;0"] });
+      upsertPeer(X2.gw, { instance: "gw-w", trust: "trusted", keyPin: generateKeyPair().publicKey, endpoints: ["https:https://gw-w.test;0"] });
+      expect((await pullPeer(Z.gw, "gw-x2")).ok).toBe(true);
+      expect(getPeer(Z.gw, "gw-y")!.endpoints.map((e) => e.address)).toEqual(["https://gw-y.test", "https://old-y.test"]);
+      expect(getPeer(Z.gw, "gw-w")).toMatchObject({ foundVia: "transitive:gw-x2" }); // positive control: the view was read
+    } finally {
+      await X2.stop();
+    }
   } finally {
     await Promise.all([X.stop(), Y.stop(), Z.stop()]);
   }
