@@ -1094,3 +1094,12 @@ CREATE INDEX ratings_user ON ratings(user_id);
 CREATE INDEX stages_media ON stages(media_id);
 CREATE INDEX corroboration_answers_peer ON corroboration_answers(peer_id);
 CREATE INDEX box_commands_user ON box_commands(user_id);
+
+-- migration 21: endpoints a peer was learnt by (onboarding, configuration, a registry), kept apart from what it says of itself
+
+-- learnt_endpoints: JSON ["transport:address;priority"] learnt from someone
+-- other than the peer (44net onboarding, the operator, a registry, another
+-- peer's registry view). The peer's own peer record replaces only what it
+-- said of itself; these are merged back in, so they are never lost.
+ALTER TABLE peers ADD COLUMN learnt_endpoints TEXT NOT NULL DEFAULT '[]';
+UPDATE peers SET learnt_endpoints = (SELECT json_group_array(value) FROM json_each(peers.endpoints) WHERE value LIKE 'ampr:%') WHERE verified_via = 'coord-lot';

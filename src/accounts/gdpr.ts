@@ -50,6 +50,8 @@ import { callsignsOf, publicIdOf } from "./users.ts";
 import { accountsData } from "./account-data.ts";
 import { gameData } from "../game/account-data.ts";
 import { stationsData } from "../stations/account-data.ts";
+import { bbsData } from "../bbs/account-data.ts";
+import { boxData } from "../box/account-data.ts";
 
 /** The account a GDPR operation is about. */
 export interface AccountRef {
@@ -73,7 +75,7 @@ export interface AccountData {
 }
 
 /** Every domain's account data. A domain adds one line here. */
-export const ACCOUNT_DATA: AccountData[] = [accountsData, stationsData, gameData];
+export const ACCOUNT_DATA: AccountData[] = [accountsData, stationsData, gameData, bbsData, boxData];
 
 export function accountRef(gw: Gateway, userId: number): AccountRef {
   const publicId = publicIdOf(gw.db, userId);

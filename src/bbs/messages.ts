@@ -5,6 +5,7 @@
  * A BID is taken once: a second message with the same BID is refused, also
  * after the first was killed or pruned (bbs_bids remembers it).
  */
+import { createHash } from "node:crypto";
 import type { Gateway } from "../gateway.ts";
 import { AppError, badRequest, conflict, notFound, unprocessable } from "../errors.ts";
 import { checkBid, formatAddress, parseAddress, SVCFED_CATEGORY, type MessageType } from "./address.ts";
@@ -15,6 +16,8 @@ import { encodeText, hasControlChars, routeLine, threadSubject, transferText } f
 import { wpLearn } from "./wp.ts";
 import type { Viewer } from "./access.ts";
 import { canRead } from "./access.ts";
+import { checkBody, type BulletinBody } from "../fed/bodies.ts";
+import { localGid, publishRecord, publishTombstone } from "../fed/feed.ts";
 
 export type Origin = "local" | "fbb" | "box";
 
@@ -118,9 +121,18 @@ function toMessage(r: Row, full: boolean): Message {
   return m;
 }
 
+/**
+ * How bbs_bids remembers the BID of a message erased with its account: a
+ * hash, so the BID (often `<number>_<the sender's BBS call>`) no longer
+ * names anyone, while the same message forwarded in again is still refused.
+ */
+export function erasedBid(bid: string): string {
+  return `sha256:${createHash("sha256").update(bid).digest("hex").slice(0, 32)}`;
+}
+
 /** Whether a BID was ever stored or refused here (kept BBS_BID_TTL_DAYS). */
 export function bidKnown(gw: Gateway, bid: string): boolean {
-  return !!gw.db.query("SELECT 1 FROM bbs_bids WHERE bid = ?1 UNION ALL SELECT 1 FROM bbs_messages WHERE bid = ?1 LIMIT 1").get(bid);
+  return !!gw.db.query("SELECT 1 FROM bbs_bids WHERE bid IN (?1, ?2) UNION ALL SELECT 1 FROM bbs_messages WHERE bid = ?1 LIMIT 1").get(bid, erasedBid(bid));
 }
 
 function nextLocalBid(gw: Gateway): string {
@@ -158,6 +170,21 @@ function findThread(gw: Gateway, m: { type: MessageType; from: string; to: strin
   return hit ? (hit.thread_id ?? hit.id) : null;
 }
 
+/**
+ * The federation record (type 4) of a bulletin posted on this BBS, or why it
+ * has none. Only bulletins written here (the web app, a user connected through
+ * the ingest box) are this instance's to publish: one an FBB partner forwarded
+ * was posted elsewhere and floods on by forwarding; SVCFED bulletins are
+ * federation traffic themselves.
+ */
+function bulletinRecord(m: { type: MessageType; origin: Origin; bid: string; from: string; to: string; at: string | null; subject: string; body: string }, now: number): BulletinBody | string {
+  if (m.type !== "B" || m.to === SVCFED_CATEGORY) return "not a bulletin";
+  if (m.origin === "fbb") return "forwarded from another BBS";
+  const body: BulletinBody = { from: m.from, category: m.to, subject: m.subject, text: m.body, bid: m.bid, postedAt: Math.floor(now / 1000) };
+  if (m.at && /^[A-Z0-9.#]{1,40}$/.test(m.at)) body.area = m.at;
+  return checkBody("bulletin", body as never, "publish") ?? body;
+}
+
 /** Validates, dedupes, routes, queues and stores one message, all or nothing. */
 export function storeMessage(gw: Gateway, input: MessageInput): StoreOutcome {
   const now = gw.clock.now();
@@ -186,7 +213,10 @@ export function storeMessage(gw: Gateway, input: MessageInput): StoreOutcome {
       if (!b.ok) return { ok: false, code: "invalid", message: b.message };
       bid = b.value;
       if (bidKnown(gw, bid)) {
-        gw.db.query("INSERT INTO bbs_bids (bid, seen_at) VALUES (?, ?) ON CONFLICT(bid) DO UPDATE SET seen_at = excluded.seen_at").run(bid, now);
+        // refresh the entry that matched (an erased message's is its hash: the plain BID is not written back)
+        if (gw.db.query("UPDATE bbs_bids SET seen_at = ?1 WHERE bid IN (?2, ?3)").run(now, bid, erasedBid(bid)).changes === 0) {
+          gw.db.query("INSERT INTO bbs_bids (bid, seen_at) VALUES (?, ?) ON CONFLICT(bid) DO UPDATE SET seen_at = excluded.seen_at").run(bid, now);
+        }
         return { ok: false, code: "duplicate", message: `BID ${bid} is already known here` };
       }
     }
@@ -210,6 +240,10 @@ export function storeMessage(gw: Gateway, input: MessageInput): StoreOutcome {
     const q = gw.db.query("INSERT INTO bbs_queue (message_id, partner_id, state, queued_at, updated_at) VALUES (?, ?, 'pending', ?, ?)");
     for (const p of decision.partners) q.run(id, p.partnerId, now, now);
     wpLearn(gw.db, { type: input.type, from: input.from, to: addr.value.to, body, route: input.route }, now);
+    // A bulletin posted here is also a federation record, in the same transaction.
+    const record = bulletinRecord({ type: input.type, origin: input.origin, bid, from: input.from, to: addr.value.to, at: decision.at, subject, body }, now);
+    if (typeof record !== "string") publishRecord(gw, "bulletin", id, record);
+    else if (input.type === "B" && input.origin !== "fbb" && addr.value.to !== SVCFED_CATEGORY) gw.log.warn("bbs", `bulletin ${bid} is not federated: ${record}`);
     if (input.type === "B" && addr.value.to === SVCFED_CATEGORY && !local) {
       try {
         receiveSvcfed(gw, { bid, from: input.from, at: decision.at, subject, body, receivedFrom: input.receivedFrom });
@@ -364,14 +398,18 @@ export function threadOf(gw: Gateway, id: number, viewer: Viewer): Message[] {
   return rows.filter((r) => canRead(viewer, { type: r.type, from: r.from_call, to: r.to_call })).map((r) => toMessage(r, true));
 }
 
-/** Kills a message: its text is wiped at once, its BID stays known. */
+/** Kills a message: its text is wiped at once, its BID stays known; a federated bulletin is tombstoned. */
 export function killMessage(gw: Gateway, id: number, by: string): void {
   const now = gw.clock.now();
-  const n = gw.db
-    .query("UPDATE bbs_messages SET killed_at = ?, killed_by = ?, subject = '', body = '', route = '' WHERE id = ? AND killed_at IS NULL")
-    .run(now, by, id).changes;
-  if (n === 0) throw notFound(`message ${id}`);
-  gw.db.query("DELETE FROM bbs_queue WHERE message_id = ? AND state = 'pending'").run(id);
+  gw.db.transaction(() => {
+    const n = gw.db
+      .query("UPDATE bbs_messages SET killed_at = ?, killed_by = ?, subject = '', body = '', route = '' WHERE id = ? AND killed_at IS NULL")
+      .run(now, by, id).changes;
+    if (n === 0) throw notFound(`message ${id}`);
+    gw.db.query("DELETE FROM bbs_queue WHERE message_id = ? AND state = 'pending'").run(id);
+    const gid = localGid(gw, "bulletin", id);
+    if (gw.db.query("SELECT 1 FROM fed_feed WHERE gid = ?").get(gid)) publishTombstone(gw, gid);
+  })();
 }
 
 export function markRead(gw: Gateway, id: number, read: boolean): void {

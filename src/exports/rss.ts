@@ -1,8 +1,8 @@
 /**
  * RSS 2.0 feeds under /feeds/: activity, caches, bulletins, leaderboard and
  * one per callsign. Bulletins come from every source registered in
- * BULLETIN_SOURCES (APRS bulletins heard and federated bulletins here; the
- * BBS adds its own with one line).
+ * BULLETIN_SOURCES (APRS bulletins heard, federated bulletins and the BBS's
+ * own bulletins).
  */
 import type { Gateway } from "../gateway.ts";
 import { notFound } from "../errors.ts";
@@ -60,8 +60,27 @@ const federatedBulletins: BulletinSource = {
     })),
 };
 
+/** The bulletins this BBS holds (posted here or forwarded to it), not killed; SVCFED is machine traffic. */
+const bbsBulletins: BulletinSource = {
+  name: "bbs",
+  items: (gw, base, limit) =>
+    (gw.db
+      .query(
+        `SELECT id, bid, from_call AS fromCall, to_call AS category, subject, body, created_at AS at FROM bbs_messages
+         WHERE type = 'B' AND killed_at IS NULL AND to_call <> 'SVCFED' ORDER BY created_at DESC, id DESC LIMIT ?`,
+      )
+      .all(limit) as Array<{ id: number; bid: string; fromCall: string; category: string; subject: string; body: string; at: number }>).map((b) => ({
+      title: `${b.category}: ${b.subject} (${b.fromCall})`,
+      link: `${base}/bbs/msg/${b.id}`,
+      description: b.body,
+      guid: `bbs-bulletin-${b.bid}`,
+      at: b.at,
+      category: b.category,
+    })),
+};
+
 /** Every source of bulletins for /feeds/bulletins.xml. A domain adds one line. */
-export const BULLETIN_SOURCES: BulletinSource[] = [aprsBulletins, federatedBulletins];
+export const BULLETIN_SOURCES: BulletinSource[] = [aprsBulletins, federatedBulletins, bbsBulletins];
 
 export function rssDocument(ch: { title: string; link: string; self: string; description: string; items: RssItem[] }): string {
   const items = ch.items

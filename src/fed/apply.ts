@@ -32,6 +32,7 @@ import { countQuarantined, refreshEndpoints } from "./peers.ts";
 import { registryBinding } from "./registry.ts";
 import {
   BEACON_LOCAL_ID,
+  HAVE_LOCAL_ID,
   decodeFrame,
   decodePayload,
   KIND_OF_TYPE,
@@ -245,7 +246,8 @@ function* pipeline(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Gener
     const account = (p.body.ownerAccount ?? p.body.account) as string | undefined;
     if (account && isTombstoned(s, currentAccount(s, account))) return "suppressed";
     writeRecord(s, p, c.bytes, opts.via, now);
-    if (c.kind === "peer") refreshEndpoints(gw, p.origin, p.body.endpoints as string[], { keepTail: c.gid.localId === BEACON_LOCAL_ID });
+    // a have-list says what the feeds hold, nothing about addresses
+    if (c.kind === "peer" && c.gid.localId !== HAVE_LOCAL_ID) refreshEndpoints(gw, p.origin, p.body.endpoints as string[], { keepTail: c.gid.localId === BEACON_LOCAL_ID });
     return "applied";
   };
   const applyOneAlone = gw.db.transaction(applyOne);

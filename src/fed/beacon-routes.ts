@@ -1,12 +1,13 @@
 /**
- * SVCB1 presence beacons over HTTP: this instance's datagram (for an ingest
- * box to put on the air), and heard datagrams handed in by the box.
+ * SVCB1 presence beacons over HTTP: this instance's datagrams (presence, or
+ * with ?record=have its have-list; for an ingest box to put on the air), and
+ * heard datagrams handed in by the box.
  */
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { badRequest } from "../errors.ts";
-import { applyBeacon, BEACON_MAX_BYTES, ownBeacon } from "./beacon.ts";
+import { applyBeacon, BEACON_MAX_BYTES, ownBeacon, ownHaveList } from "./beacon.ts";
 
 /** The datagram from a request: raw bytes (application/octet-stream), or JSON {"datagram": base64}. */
 function datagramFrom(body: unknown): Uint8Array {
@@ -20,6 +21,13 @@ export function beaconRoutes(gw: Gateway) {
   return new Elysia({ name: "beacon" })
     .use(gatesPlugin(gw))
     .get("/federation/beacon", ({ query }) => {
+      if (query.record !== undefined && query.record !== "presence" && query.record !== "have") throw badRequest("invalid", "record is presence (the default) or have");
+      if (query.format !== undefined && query.format !== "json") throw badRequest("invalid", "format is json, or left out for the datagram itself");
+      if (query.record === "have") {
+        const h = ownHaveList(gw);
+        if (query.format === "json") return { datagram: Buffer.from(h.datagram).toString("base64"), bytes: h.datagram.length, limit: BEACON_MAX_BYTES, have: h.have, dropped: h.dropped };
+        return new Response(h.datagram as Uint8Array<ArrayBuffer>, { headers: { "content-type": "application/octet-stream", "cache-control": "no-store" } });
+      }
       const b = ownBeacon(gw);
       if (query.format === "json") return { datagram: Buffer.from(b.datagram).toString("base64"), bytes: b.datagram.length, limit: BEACON_MAX_BYTES, endpoints: b.endpoints, dropped: b.dropped };
       return new Response(b.datagram as Uint8Array<ArrayBuffer>, { headers: { "content-type": "application/octet-stream", "cache-control": "no-store" } });

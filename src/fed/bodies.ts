@@ -15,7 +15,7 @@
  *   cacheFromWire(body).lat            // 37.5123456, exactly what went in
  */
 import type { CborValue } from "./cbor.ts";
-import { isB64urlKey, isInstanceId, parseGid, type GidKind, type RecordKind } from "./record.ts";
+import { isB64urlKey, isInstanceId, parseGid, RECORD_TYPES, SYNC_KINDS, type GidKind, type RecordKind } from "./record.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
 import { validateEndpoint } from "./endpoints.ts";
 
@@ -119,6 +119,11 @@ export interface PeerBody {
   /** typed endpoints, `transport:address;priority` (endpoints.ts) */
   endpoints: string[];
   caps?: string[];
+  /**
+   * A have-list (`<instance>:peer:have` only): pairs of sync record type and
+   * the highest cursor of that feed, flattened, by type: [1, 523, 2, 1200].
+   */
+  have?: number[];
 }
 
 export interface Bodies {
@@ -140,9 +145,12 @@ type Field =
   | { t: "gid"; kinds: readonly GidKind[]; req?: true }
   | { t: "key"; req?: true }
   | { t: "instance"; req?: true }
-  | { t: "list"; of: "endpoint" | "token"; max: number; req?: true };
+  | { t: "list"; of: "endpoint" | "token"; max: number; req?: true }
+  | { t: "have"; req?: true };
 
 const TOKEN = /^[a-z0-9][a-z0-9-]{0,23}$/;
+/** The record types a have-list names: those of the sync feeds. */
+const HAVE_TYPES: readonly number[] = SYNC_KINDS.map((k) => RECORD_TYPES[k]).sort((a, b) => a - b);
 const SECONDS = { t: "int", min: 0, max: 2 ** 40 } as const;
 const ACCOUNT = { t: "gid", kinds: ["account"] } as const;
 
@@ -199,6 +207,7 @@ export const LAYOUTS: Readonly<Record<RecordKind, Readonly<Record<string, Field>
     instance: { t: "instance", req: true },
     endpoints: { t: "list", of: "endpoint", max: 16, req: true },
     caps: { t: "list", of: "token", max: 16 },
+    have: { t: "have" },
   },
 };
 
@@ -231,6 +240,17 @@ function checkField(name: string, f: Field, v: CborValue): string | null {
       return typeof v === "string" && isB64urlKey(v) ? null : `${name} must be a base64url Ed25519 key`;
     case "instance":
       return typeof v === "string" && isInstanceId(v) ? null : `${name} must be an instance id`;
+    case "have": {
+      // (type, cursor) pairs, one per sync feed at most, by type
+      if (!Array.isArray(v) || v.length % 2 !== 0 || v.length > 2 * HAVE_TYPES.length) return `${name} must be (type, cursor) pairs, at most ${HAVE_TYPES.length}`;
+      for (let i = 0; i < v.length; i += 2) {
+        const t = v[i];
+        const c = v[i + 1];
+        if (typeof t !== "number" || !HAVE_TYPES.includes(t) || (i > 0 && t <= (v[i - 2] as number))) return `${name} types must be sync record types, each once, ascending`;
+        if (typeof c !== "number" || !Number.isSafeInteger(c) || c < 0) return `${name} cursors must be whole numbers`;
+      }
+      return null;
+    }
     case "list": {
       if (!Array.isArray(v) || v.length > f.max) return `${name} must be a list of at most ${f.max}`;
       for (const x of v) {

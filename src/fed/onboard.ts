@@ -102,7 +102,8 @@ export async function onboard44net(gw: Gateway, body: unknown): Promise<OnboardA
   }
   upsertPeer(gw, {
     instance: parsed.instance,
-    endpoints: [`ampr:${host};0`, ...(existing?.endpoints.filter((e) => !(e.transport === "ampr" && e.address === host)).map((e) => `${e.transport}:${e.address};${e.priority}`) ?? [])],
+    // merged with what is known, and kept when the peer's own record lists no endpoints
+    endpoints: [`ampr:${host};0`],
     keyPin: parsed.key,
     verifiedVia: VERIFIED_VIA_44NET,
     ...(existing ? {} : { trust: "unvetted" as const, foundVia: "44net", trustSetBy: "discovery" }),

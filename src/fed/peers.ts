@@ -57,11 +57,7 @@ const COLUMNS = `id, instance, url, endpoints, trust, key_pin AS keyPin, verifie
 
 function load(row: (Omit<Peer, "endpoints"> & { endpoints: string }) | null): Peer | null {
   if (!row) return null;
-  let raw: unknown = [];
-  try {
-    raw = JSON.parse(row.endpoints);
-  } catch {}
-  return { ...row, endpoints: parseEndpoints(Array.isArray(raw) ? raw.filter((x): x is string => typeof x === "string") : []) };
+  return { ...row, endpoints: readEndpoints(row.endpoints) };
 }
 
 export function getPeer(gw: Gateway, instance: string): Peer | null {
@@ -72,10 +68,41 @@ export function listPeers(gw: Gateway): Peer[] {
   return (gw.db.query(`SELECT ${COLUMNS} FROM peers ORDER BY instance`).all() as never[]).map((r) => load(r)!);
 }
 
+/**
+ * Two endpoint lists as one: every address once (transport and address), the
+ * entry from `first` where both list it, ordered by priority (stable).
+ */
+export function mergeEndpoints(first: readonly Endpoint[], second: readonly Endpoint[]): Endpoint[] {
+  const key = (e: Endpoint) => `${e.transport}:${e.address}`;
+  const seen = new Set(first.map(key));
+  return [...first, ...second.filter((e) => !seen.has(key(e)))].sort((a, b) => a.priority - b.priority);
+}
+
+function readEndpoints(json: string | null | undefined): Endpoint[] {
+  let raw: unknown = [];
+  try {
+    raw = JSON.parse(json ?? "[]");
+  } catch {}
+  return parseEndpoints(Array.isArray(raw) ? raw.filter((x): x is string => typeof x === "string") : []);
+}
+
+const endpointsJson = (list: readonly Endpoint[]) => JSON.stringify(list.map(formatEndpoint));
+
+/** Endpoints learnt of a peer from others (onboarding, the operator, a registry, a registry view): never replaced by its own record. */
+export function learntEndpoints(gw: Gateway, instance: string): Endpoint[] {
+  const r = gw.db.query("SELECT learnt_endpoints AS l FROM peers WHERE instance = ?").get(instance) as { l: string } | null;
+  return readEndpoints(r?.l);
+}
+
 export interface PeerInput {
   instance: string;
   url?: string | null;
-  /** typed endpoint strings (`transport:address;priority`) or parsed ones; malformed entries are dropped */
+  /**
+   * typed endpoint strings (`transport:address;priority`) or parsed ones,
+   * learnt from someone other than the peer; malformed entries are dropped.
+   * Merged into what is known (these win for an address both list), never a
+   * replacement: an address once learnt is kept.
+   */
   endpoints?: Array<string | Endpoint>;
   trust?: TrustTier;
   /** pins this key (base64url) and accepts records under it */
@@ -96,22 +123,27 @@ export function upsertPeer(gw: Gateway, p: PeerInput): Peer {
   if (p.trust && !TRUST_TIERS.includes(p.trust)) throw unprocessable("invalid", `trust must be one of ${TRUST_TIERS.join(", ")}`);
   if (p.keyPin !== undefined && !isB64urlKey(p.keyPin)) throw unprocessable("invalid", "keyPin must be a base64url Ed25519 key");
   const now = gw.clock.now();
-  const endpoints =
-    p.endpoints === undefined ? undefined : JSON.stringify(parseEndpoints(p.endpoints.map((e) => (typeof e === "string" ? e : formatEndpoint(e)))).map(formatEndpoint));
+  const given = p.endpoints === undefined ? undefined : parseEndpoints(p.endpoints.map((e) => (typeof e === "string" ? e : formatEndpoint(e))));
   return gw.db.transaction(() => {
     const existing = getPeer(gw, p.instance);
     if (!existing) {
+      const list = endpointsJson(given ?? []);
       gw.db
-        .query("INSERT INTO peers (instance, url, endpoints, trust, key_pin, verified_via, found_via, trust_set_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        .run(p.instance, p.url ?? null, endpoints ?? "[]", p.trust ?? "unvetted", p.keyPin ?? null, p.verifiedVia ?? null, p.foundVia ?? null, p.trustSetBy ?? (p.trust ? null : "discovery"), now, now);
+        .query(
+          "INSERT INTO peers (instance, url, endpoints, learnt_endpoints, trust, key_pin, verified_via, found_via, trust_set_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .run(p.instance, p.url ?? null, list, list, p.trust ?? "unvetted", p.keyPin ?? null, p.verifiedVia ?? null, p.foundVia ?? null, p.trustSetBy ?? (p.trust ? null : "discovery"), now, now);
     } else {
+      const endpoints = given && endpointsJson(mergeEndpoints(given, existing.endpoints));
+      const learnt = given && endpointsJson(mergeEndpoints(given, learntEndpoints(gw, p.instance)));
       gw.db
         .query(
           `UPDATE peers SET url = coalesce(?2, url), endpoints = coalesce(?3, endpoints), trust = coalesce(?4, trust),
              key_pin = coalesce(?5, key_pin), verified_via = coalesce(?6, verified_via), updated_at = ?7,
-             trust_set_by = CASE WHEN ?4 IS NULL THEN trust_set_by ELSE ?8 END WHERE instance = ?1`,
+             trust_set_by = CASE WHEN ?4 IS NULL THEN trust_set_by ELSE ?8 END,
+             learnt_endpoints = coalesce(?9, learnt_endpoints) WHERE instance = ?1`,
         )
-        .run(p.instance, p.url ?? null, endpoints ?? null, p.trust ?? null, p.keyPin ?? null, p.verifiedVia ?? null, now, p.trustSetBy ?? null);
+        .run(p.instance, p.url ?? null, endpoints ?? null, p.trust ?? null, p.keyPin ?? null, p.verifiedVia ?? null, now, p.trustSetBy ?? null, learnt ?? null);
     }
     const peer = getPeer(gw, p.instance)!;
     if (p.keyPin) addPeerKey(gw, peer.id, p.keyPin, "pin");
@@ -139,9 +171,12 @@ export function setTrust(gw: Gateway, instance: string, trust: TrustTier, by: "o
 
 /**
  * Self-attested endpoints from a verified peer descriptor: updates a known
- * peer only. With `keepTail` (a beacon's record, trimmed to fit a datagram)
- * the endpoints the peer listed after the last one announced are kept: the
- * trimming dropped them, not the peer.
+ * peer only. They replace what the peer said of itself before; endpoints
+ * learnt of it from others (learntEndpoints: onboarding, the operator, a
+ * registry) are merged back in behind them, so a peer that lists no endpoints
+ * of its own keeps the address it was onboarded by. With `keepTail` (a
+ * beacon's record, trimmed to fit a datagram) the endpoints the peer listed
+ * after the last one announced are kept: the trimming dropped them, not the peer.
  */
 export function refreshEndpoints(gw: Gateway, instance: string, endpoints: string[], opts: { keepTail?: boolean } = {}): boolean {
   let list = parseEndpoints(endpoints);
@@ -150,7 +185,7 @@ export function refreshEndpoints(gw: Gateway, instance: string, endpoints: strin
     const last = list.length ? list[list.length - 1]!.priority : -1;
     list = [...list, ...known.filter((e) => e.priority > last && !list.some((x) => x.transport === e.transport && x.address === e.address))];
   }
-  const json = JSON.stringify(list.map(formatEndpoint));
+  const json = endpointsJson(mergeEndpoints(list, learntEndpoints(gw, instance)));
   return gw.db.query("UPDATE peers SET endpoints = ?, updated_at = ? WHERE instance = ?").run(json, gw.clock.now(), instance).changes > 0;
 }
 

@@ -280,3 +280,5 @@ export function payloadJson(p: Payload): Record<string, unknown> {
 
 /** The local id of an instance's presence record trimmed for SVCB1 beacons (`<instance>:peer:beacon`). */
 export const BEACON_LOCAL_ID = "beacon";
+/** The local id of an instance's have-list, its beacon-tier summary of what its feeds hold (`<instance>:peer:have`). */
+export const HAVE_LOCAL_ID = "have";

@@ -208,6 +208,9 @@ export async function refreshRegistry(gw: Gateway): Promise<RegistryRefresh> {
         if (!peer) {
           upsertPeer(gw, { instance: e.instance, endpoints: e.endpoints ?? [], trust: "unvetted", keyPin: e.keys[0], foundVia: "registry", trustSetBy: "discovery" });
           out.added.push(e.instance);
+        } else if (e.endpoints?.length && peer.trust !== "blocked") {
+          // addressing only: merged into what is known, trust left alone
+          upsertPeer(gw, { instance: e.instance, endpoints: e.endpoints });
         }
         const id = getPeer(gw, e.instance)!.id;
         for (const k of e.keys) addPeerKey(gw, id, k, "registry");

@@ -275,7 +275,10 @@ const MAX_DISCOVERED_PER_PULL = 50;
 
 /**
  * Transitive discovery: the instances a trusted peer itself trusts, from its
- * registry view, join as unvetted peers pinned to the keys it lists.
+ * registry view, join as unvetted peers pinned to the keys it lists. A peer
+ * learnt this way earlier gets the endpoints of later views merged into its
+ * own (addressing only: its trust and keys are left alone), when the view
+ * lists a key the peer is known by here.
  */
 async function discoverFrom(gw: Gateway, peer: Peer, base: string): Promise<void> {
   let items: unknown[];
@@ -286,20 +289,31 @@ async function discoverFrom(gw: Gateway, peer: Peer, base: string): Promise<void
     return; // advisory: a peer without a readable registry view is still synced
   }
   let added = 0;
+  let refreshed = 0;
   for (const it of items) {
-    if (added >= MAX_DISCOVERED_PER_PULL) break;
+    if (added >= MAX_DISCOVERED_PER_PULL || refreshed >= MAX_DISCOVERED_PER_PULL) break;
     const x = it as { instance?: unknown; self?: unknown; trust?: unknown; keys?: unknown; endpoints?: unknown };
     if (!x || x.self === true || x.trust !== "trusted" || typeof x.instance !== "string" || !isInstanceId(x.instance)) continue;
-    if (x.instance === gw.config.instance || getPeer(gw, x.instance)) continue;
-    const key = Array.isArray(x.keys) ? x.keys.find((k): k is string => typeof k === "string" && isB64urlKey(k)) : undefined;
-    if (!key) continue;
+    if (x.instance === gw.config.instance) continue;
+    const keys = Array.isArray(x.keys) ? x.keys.filter((k): k is string => typeof k === "string" && isB64urlKey(k)) : [];
+    if (!keys.length) continue;
     const endpoints = Array.isArray(x.endpoints)
       ? x.endpoints.map((e) => (typeof e === "string" ? e : e && typeof e === "object" ? formatEndpoint(e as Endpoint) : "")).filter((e) => e)
       : [];
-    upsertPeer(gw, { instance: x.instance, endpoints, trust: "unvetted", keyPin: key, foundVia: `transitive:${peer.instance}`, trustSetBy: "discovery" });
+    const known = getPeer(gw, x.instance);
+    if (known) {
+      // a view that knows the peer by another key says nothing about this one's addresses
+      if (known.trust === "blocked" || !known.foundVia?.startsWith("transitive:") || !endpoints.length) continue;
+      if (!peerKeys(gw, x.instance).some((k) => k.status === "active" && keys.includes(k.publicKey))) continue;
+      const before = JSON.stringify(known.endpoints);
+      if (JSON.stringify(upsertPeer(gw, { instance: x.instance, endpoints }).endpoints) !== before) refreshed++;
+      continue;
+    }
+    upsertPeer(gw, { instance: x.instance, endpoints, trust: "unvetted", keyPin: keys[0], foundVia: `transitive:${peer.instance}`, trustSetBy: "discovery" });
     added++;
   }
   if (added) gw.log.info("fed", `learnt ${added} unvetted peer(s) from ${peer.instance}`);
+  if (refreshed) gw.log.info("fed", `refreshed the endpoints of ${refreshed} peer(s) from ${peer.instance}'s registry view`);
 }
 
 // ---------------------------------------------------------------- serialising and coalescing

@@ -53,7 +53,7 @@ export const gameData: AccountData = {
   erase(gw, account) {
     const id = account.userId;
     const logs = withdrawLogsOf(gw, id, account.verifiedCalls);
-    const caches = archiveOwnedCaches(gw, id);
+    const caches = archiveOwnedCaches(gw, id, account.verifiedCalls);
     const del = (sql: string) => gw.db.query(sql).run(id).changes;
     return {
       logsWithdrawn: logs,

@@ -423,13 +423,22 @@ export function updateCache(gw: Gateway, actor: Actor, id: number, body: Record<
   return { ...cacheJson(gw, next), contact: next.contact ? (JSON.parse(next.contact) as Contact) : null };
 }
 
+/** What an erased owner's callsign becomes in the text of its archived caches. */
+export const ERASED_CALL = "(erased)";
+
 /** Archives every cache an account owns (GDPR erase), anonymised, and re-publishes them. Inside the caller's transaction. */
-export function archiveOwnedCaches(gw: Gateway, userId: number): number {
+export function archiveOwnedCaches(gw: Gateway, userId: number, calls: readonly string[] = []): number {
   const rows = gw.db.query("SELECT * FROM caches WHERE owner_id = ?").all(userId) as CacheRow[];
   const now = gw.clock.now();
+  // The owner's callsigns leave the text it wrote too (a cache named for its owner stays, nameless).
+  const callRe = calls.length ? new RegExp(`\\b(?:${calls.join("|")})(?:-\\d{1,2})?\\b`, "gi") : null;
+  const scrub = (t: string | null) => (t === null || !callRe ? t : t.replace(callRe, ERASED_CALL));
   for (const r of rows) {
     const status = r.status === "draft" ? "draft" : "archived";
-    gw.db.query("UPDATE caches SET status = ?, owner_id = NULL, owner_call = NULL, contact = NULL, updated_at = ? WHERE id = ?").run(status, now, r.id);
+    const name = scrub(r.name)!;
+    gw.db
+      .query("UPDATE caches SET status = ?, owner_id = NULL, owner_call = NULL, contact = NULL, name = ?, description = ?, hint = ?, search = ?, updated_at = ? WHERE id = ?")
+      .run(status, name, scrub(r.description), scrub(r.hint), searchText(name, codeOf(r), null, r.placed_by), now, r.id);
     if (r.status === "draft") gw.db.query("DELETE FROM caches WHERE id = ?").run(r.id);
     else publishCache(gw, cacheRow(gw, r.id)!);
   }

@@ -25,7 +25,7 @@ import { runLocalBox } from "./box.ts";
 import { answerAx25 } from "../bbs/ax25.ts";
 import { radioOnlyPeers, serveCircuit, syncOverRadio } from "./sync.ts";
 import { bestRoute, broadcastFrames, nodeCall, noteNodes } from "./netrom.ts";
-import { applyBeacon, isBeacon, ownBeacon } from "../fed/beacon.ts";
+import { applyBeacon, isBeacon, ownBeacon, ownHaveList } from "../fed/beacon.ts";
 import { instanceSigner } from "../fed/feed.ts";
 import { formatAddress, formatTnc2, isNodesFrame, NetRomNode, parseAddressLoose, PID_NONE, Radio, type Ax25Frame, type Clock, type KissPortConfig, type LinkParams, type PortDriver, type PortStatus } from "../../radio/index.ts";
 
@@ -241,12 +241,23 @@ export const BEACON_DEST = "SVCB1";
 /**
  * Sends this instance's SVCB1 beacon on every port now, from RADIO_CALL to
  * SVCB1, no digipeater path (RADIO_CALL verified, the instance signed, a
- * token in the transmit bucket). Returns what went out, or null.
+ * token in the transmit bucket), then its have-list when a second token is
+ * there. Returns what went out, or null.
  */
-export function sendBeacon(gw: Gateway, gr: GatewayRadio): { bytes: number; endpoints: string[]; ports: number } | null {
+export function sendBeacon(gw: Gateway, gr: GatewayRadio): { bytes: number; endpoints: string[]; ports: number; haveBytes: number | null } | null {
   if (!radioMayTransmit(gw) || !instanceSigner(gw)) return null;
   const b = ownBeacon(gw);
   if (!gr.tx.bucket.take(gw.clock.now())) return null;
   const ports = gr.radio.sendUi({ dest: BEACON_DEST, info: b.datagram });
-  return ports ? { bytes: b.datagram.length, endpoints: b.endpoints, ports } : null;
+  if (!ports) return null;
+  // the have-list follows when the transmit budget has room for a second frame
+  let haveBytes: number | null = null;
+  let h: ReturnType<typeof ownHaveList> | null = null;
+  try {
+    h = ownHaveList(gw);
+  } catch (e) {
+    gw.log.warn("radio", `no have-list beacon: ${(e as Error).message}`);
+  }
+  if (h && gr.tx.bucket.take(gw.clock.now()) && gr.radio.sendUi({ dest: BEACON_DEST, info: h.datagram })) haveBytes = h.datagram.length;
+  return { bytes: b.datagram.length, endpoints: b.endpoints, ports, haveBytes };
 }

@@ -11,11 +11,15 @@ import { createCredential } from "../helpers/webauthn.ts";
 import { generateKeyPair, type KeyPair } from "../../src/fed/keys.ts";
 import { decodeFrame, decodePayload, verifyFrame } from "../../src/fed/record.ts";
 import { markCallsignVerified } from "../../src/accounts/users.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT } from "../helpers/paths.ts";
 
 const FED = generateKeyPair();
+const INGEST = "ingest-secret-0123456789";
 let g: Running;
 beforeAll(async () => {
-  g = await startInProcess({ INSTANCE: "gdpr-gw", FED_PRIVATE_KEY: FED.privateKey });
+  g = await startInProcess({ INSTANCE: "gdpr-gw", FED_PRIVATE_KEY: FED.privateKey, INGEST_SECRET: INGEST, BBS_HA: "N0GW.#TST.USA.NOAM" });
 });
 afterAll(() => g.stop());
 
@@ -39,6 +43,39 @@ async function fullAccount(call: string): Promise<{ u: TestUser; kp: KeyPair; em
   await g.post("/auth/profile", { public: true, about: "73" }, h);
   await g.post("/auth/email/start", { email });
   return { u, kp, email };
+}
+
+const as = (u: TestUser) => ({ headers: { cookie: u.cookie } });
+
+/** A signed-in account with a verified callsign and an e-mail, made without the rate-limited sign-in routes. */
+function callAccount(call: string): TestUser {
+  const u = signedInUser(g.gw, call);
+  g.gw.db.query("UPDATE users SET email = ? WHERE id = ?").run(`${call.toLowerCase()}@example.org`, u.id);
+  markCallsignVerified(g.gw, u.id, call);
+  return u;
+}
+
+/**
+ * BBS mail and box commands of `u` (holding `call`, verified) with `other`:
+ * mail both ways, a bulletin, a message forwarded in from a partner (which
+ * teaches the White Pages the call's home BBS), a read-only and a transmit
+ * box command.
+ */
+async function bbsAndBox(u: TestUser, call: string, other: TestUser, otherCall: string) {
+  const ok = async (r: Promise<Response>) => {
+    const res = await r;
+    expect(res.status).toBeLessThan(300);
+    return json(res);
+  };
+  await ok(g.post("/api/bbs/messages", { to: otherCall, subject: `From ${call}`, body: `Hello ${otherCall}, 73 de ${call}` }, as(u)));
+  await ok(g.post("/api/bbs/messages", { to: call, subject: `To ${call}`, body: `Hi ${call}, meet at the repeater` }, as(other)));
+  await ok(g.post("/api/bbs/messages", { type: "B", to: "ALL@WW", subject: `Net by ${call}`, body: `QNI ${call} tonight` }, as(u)));
+  const inbound = await ok(
+    g.post("/api/bbs/forward/inbound", { messages: [{ bid: `7_${call}`, type: "P", from: call, to: otherCall, subject: "Via the network", text: `R:261125/0200Z @:${call}.#NCA.CA.USA.NOAM\nQTH is the old mill` }] }, { headers: { "x-ingest-secret": INGEST } }),
+  );
+  expect(inbound.results[0]).toMatchObject({ result: "stored" });
+  await ok(g.post("/api/box/main/command", { kind: "ping" }, as(u)));
+  await ok(g.post("/api/box/main/command", { kind: "ui", args: { line: `${call}>APRS:>on the air` } }, as(u)));
 }
 
 describe("export", () => {
@@ -93,6 +130,80 @@ describe("export", () => {
     expect((await g.post(path, {}, { headers: { cookie: stranger.cookie } })).status).toBe(401);
   });
 });
+
+describe("export of BBS mail and box commands", () => {
+  test("the export holds the account's BBS mail both ways, its bulletins, its White Pages entry and its box commands, and nothing of others'", async () => {
+    const u = callAccount("N0MLX");
+    const pal = callAccount("N0PAL");
+    await bbsAndBox(u, "N0MLX", pal, "N0PAL");
+    // mail and commands that are not N0MLX's
+    expect((await g.post("/api/bbs/messages", { to: "N0THR", subject: "Between others", body: "not for N0MLX's export" }, as(pal))).status).toBe(201);
+    expect((await g.post("/api/box/main/command", { kind: "status" }, as(pal))).status).toBeLessThan(300);
+
+    const x = await json(await g.post("/api/account/N0MLX/export", {}, as(u)));
+    const bbs = x.data.bbs;
+    expect(bbs.messages.map((m: any) => [m.type, m.from, m.to, m.subject]).sort()).toEqual(
+      [
+        ["B", "N0MLX", "ALL", "Net by N0MLX"],
+        ["P", "N0MLX", "N0PAL", "From N0MLX"],
+        ["P", "N0MLX", "N0PAL", "Via the network"],
+        ["P", "N0PAL", "N0MLX", "To N0MLX"],
+      ].sort(),
+    );
+    // full rows, not summaries
+    expect(bbs.messages.find((m: any) => m.subject === "To N0MLX")).toMatchObject({ body: "Hi N0MLX, meet at the repeater", bid: expect.any(String), origin: "local", createdAt: expect.any(Number) });
+    const via = bbs.messages.find((m: any) => m.subject === "Via the network");
+    expect(via).toMatchObject({ origin: "box", body: "QTH is the old mill" });
+    expect(via.route).toContain("R:261125/0200Z @:N0MLX.#NCA.CA.USA.NOAM");
+    expect(bbs.whitePages).toEqual([expect.objectContaining({ call: "N0MLX", homeBbs: "N0MLX.#NCA.CA.USA.NOAM" })]);
+    expect(x.data.box.commands.map((c: any) => [c.kind, c.call, c.via, c.state])).toEqual([
+      ["ping", null, "session", "queued"],
+      ["ui", "N0MLX", "session", "queued"],
+    ]);
+    expect(x.data.box.commands[1].args).toEqual({ line: "N0MLX>APRS:>on the air" });
+    const text = JSON.stringify(x);
+    expect(text).not.toContain("Between others");
+    expect(text).not.toContain('"status"');
+    // and the other account's export has its side of the mail (positive control)
+    const y = await json(await g.post("/api/account/N0PAL/export", {}, as(pal)));
+    expect(y.data.bbs.messages.map((m: any) => m.subject).sort()).toEqual(["Between others", "From N0MLX", "To N0MLX", "Via the network"]);
+    expect(y.data.box.commands.map((c: any) => c.kind)).toEqual(["status"]);
+  });
+});
+
+/**
+ * Every table of the database: those schema.sql creates (less those it drops
+ * again) and the shadow tables SQLite keeps for its virtual ones. Checked
+ * against sqlite_master, so a table added to schema.sql is walked too.
+ */
+function schemaTables(): string[] {
+  const schema = readFileSync(join(ROOT, "schema.sql"), "utf8");
+  const dropped = new Set([...schema.matchAll(/^DROP TABLE (?:IF EXISTS )?(\w+)/gm)].map((m) => m[1]!));
+  const created = [...schema.matchAll(/^CREATE (VIRTUAL )?TABLE (?:IF NOT EXISTS )?(\w+)/gm)].filter((m) => !dropped.has(m[2]!));
+  const virtual = created.filter((m) => m[1]).map((m) => m[2]!);
+  const inDb = (g.gw.db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>).map((r) => r.name).sort();
+  const names = created.map((m) => m[2]!);
+  expect(inDb.filter((t) => !names.includes(t) && !virtual.some((v) => t.startsWith(`${v}_`)))).toEqual([]);
+  expect(names.filter((t) => !inDb.includes(t))).toEqual([]);
+  return inDb;
+}
+
+/** Where, in every column of every row of every table (text, and blobs read as bytes), any of `needles` occurs (case-insensitive). */
+function findEverywhere(needles: string[]): Record<string, string[]> {
+  const lower = needles.map((n) => n.toLowerCase());
+  const hits: Record<string, string[]> = {};
+  for (const table of schemaTables()) {
+    for (const row of g.gw.db.query(`SELECT * FROM "${table}"`).all() as Array<Record<string, unknown>>) {
+      for (const [col, v] of Object.entries(row)) {
+        const text = typeof v === "string" ? v : v instanceof Uint8Array ? Buffer.from(v).toString("latin1") : null;
+        if (text === null) continue;
+        const t = text.toLowerCase();
+        if (lower.some((n) => t.includes(n))) (hits[table] ??= []).includes(col) || hits[table]!.push(col);
+      }
+    }
+  }
+  return hits;
+}
 
 describe("erase", () => {
   test("without confirm: a 400 and nothing changes", async () => {
@@ -171,5 +282,32 @@ describe("erase", () => {
     expect(r.headers.get("set-cookie")).toMatch(/^svc_session=; .*Max-Age=0/);
     const next = signedInUser(g.gw, "N0BYE");
     expect((await json(await g.get("/auth/callsigns", { headers: { cookie: next.cookie } }))).callsigns).toHaveLength(1);
+  });
+
+  test("after an erase, no column of any table of schema.sql holds the callsign or the e-mail; before it, the same walk finds them in many", async () => {
+    const { u, email } = await fullAccount("N0WLK");
+    const pal = callAccount("N0FRD");
+    await bbsAndBox(u, "N0WLK", pal, "N0FRD");
+    // the game: a cache it hides, a find and a rating on someone else's, a watch
+    const own = await json(await g.post("/api/caches", { name: "N0WLK's box", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 48.2, lon: 11.6, description: "Hidden by N0WLK" }, as(u)));
+    const other = await json(await g.post("/api/caches", { name: "Friend's box", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 48.3, lon: 11.7 }, as(pal)));
+    expect((await g.post("/api/logs", { cache: other.id, kind: "find", text: "TFTC, N0WLK" }, as(u))).status).toBe(201);
+    expect((await g.get(`/api/watch/${other.id}`, { method: "PUT", headers: { cookie: u.cookie, "content-type": "application/json" }, body: JSON.stringify({ watch: true }) })).status).toBeLessThan(300);
+    expect(own.id).toBeGreaterThan(0);
+
+    const needles = ["N0WLK", email];
+    const before = findEverywhere(needles);
+    for (const t of ["users", "callsigns", "device_keys", "fed_feed", "bbs_messages", "bbs_wp", "box_commands", "caches", "logs"]) expect(Object.keys(before)).toContain(t);
+
+    const r = await g.post("/api/account/N0WLK/delete", { confirm: true }, as(u));
+    expect(r.status).toBe(200);
+    expect((await json(r)).summary).toMatchObject({ bbs: { messages: 4, bulletinsTombstoned: 1, whitePages: 1 }, box: { commands: 2 } });
+    expect(findEverywhere(needles)).toEqual({});
+    // the friend's side of what is not N0WLK's is still there (positive control)
+    expect(findEverywhere(["N0FRD"])).toMatchObject({ callsigns: ["call"], caches: expect.any(Array) });
+    // a BID of erased mail stays known: a partner cannot forward it in again
+    const again = await json(await g.post("/api/bbs/forward/inbound", { messages: [{ bid: "7_N0WLK", type: "P", from: "N0WLK", to: "N0FRD", subject: "Via the network", text: "again" }] }, { headers: { "x-ingest-secret": INGEST } }));
+    expect(again.results[0]).toMatchObject({ result: "duplicate" });
+    expect(findEverywhere(needles)).toEqual({});
   });
 });

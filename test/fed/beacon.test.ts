@@ -9,11 +9,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { fakeTnc, type FakeTnc } from "../helpers/kiss-tnc.ts";
-import { count, feedFrame } from "../helpers/fed.ts";
+import { count, feedFrame, signed } from "../helpers/fed.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { localGid, publishRecord, publishTombstone } from "../../src/fed/feed.ts";
 import { cacheToWire } from "../../src/fed/bodies.ts";
-import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
+import { getPeer, refreshEndpoints, upsertPeer } from "../../src/fed/peers.ts";
+import { pullPeer } from "../../src/fed/sync.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { BEACON_MAX_BYTES } from "../../src/fed/beacon.ts";
 import { radioTick } from "../../src/node/radio.ts";
@@ -80,7 +81,9 @@ describe("SVCB1 beacons", () => {
   });
 
   test("a known peer's beacon refreshes its endpoints (the trimmed-away tail kept); again it is a duplicate", async () => {
-    upsertPeer(B.gw, { instance: "gw-beacon-a", trust: "trusted", keyPin: kA.publicKey, endpoints: ["https:https://old.example.org;10", "bbs:N0GWA@N0BBS.#NCA.CA.USA.NOAM;50"] });
+    upsertPeer(B.gw, { instance: "gw-beacon-a", trust: "trusted", keyPin: kA.publicKey });
+    // what an earlier record of its own said (self-attested: the next one replaces it)
+    refreshEndpoints(B.gw, "gw-beacon-a", ["https:https://old.example.org;10", "bbs:N0GWA@N0BBS.#NCA.CA.USA.NOAM;50"]);
     const d = await beacon(A);
     expect((await post(d, {})).status).toBe(401);
     const r = await post(d);
@@ -144,6 +147,86 @@ describe("SVCB1 beacons", () => {
     const [sent] = await tnc.waitSent(1, { from });
     expect(sent).toMatchObject({ type: "UI", dest: { call: "SVCB1", ssid: 0 }, src: { call: "N0GWB", ssid: 5 }, path: [] });
     expect(sent!.info).toEqual(await beacon(B));
+    // and its have-list right after, in a second UI frame
+    expect(tick.beacon).toMatchObject({ haveBytes: expect.any(Number) });
+    const [, have] = await tnc.waitSent(2, { from });
+    expect(have).toMatchObject({ type: "UI", dest: { call: "SVCB1", ssid: 0 }, path: [] });
+    expect(have!.info).toEqual(new Uint8Array(await (await B.get("/federation/beacon?record=have")).arrayBuffer()));
     expect((await radioTick(B.gw)).beacon).toBeUndefined(); // not due again for 30 minutes
+  });
+
+  test("have-lists: a signed datagram of each feed's highest cursor; a listener behind on a feed pulls the peer, one caught up does not; endpoints untouched", async () => {
+    const kH = generateKeyPair();
+    const H = await startInProcess({ INSTANCE: "gw-have", FED_PRIVATE_KEY: kH.privateKey });
+    const L = await startInProcess({ INSTANCE: "gw-listen", FED_PRIVATE_KEY: generateKeyPair().privateKey, INGEST_SECRET: INGEST, FED_LOOPBACK_PEERS: "on" });
+    const hear = async (bytes: Uint8Array) => (await fetch(`${L.url}/federation/beacon`, { method: "POST", headers: { "content-type": "application/octet-stream", "x-ingest-secret": INGEST }, body: bytes as Uint8Array<ArrayBuffer> })).json();
+    try {
+      for (let i = 1; i <= 3; i++) publishRecord(H.gw, "cache", i, cacheToWire({ name: `Have ${i}`, type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 2 + i / 100, status: "active" }));
+      publishTombstone(H.gw, localGid(H.gw, "cache", 3));
+      const top = (type: number) => (H.gw.db.query("SELECT max(seq) AS s FROM fed_feed WHERE type = ?").get(type) as { s: number }).s;
+      const info = await (await H.get("/federation/beacon?record=have&format=json")).json();
+      expect(info.have).toEqual({ cache: top(1), tombstone: top(5) });
+      const dgram = new Uint8Array(await (await H.get("/federation/beacon?record=have")).arrayBuffer());
+      expect(Buffer.from(dgram).toString("base64")).toBe(info.datagram);
+      expect(dgram.length).toBeLessThanOrEqual(BEACON_MAX_BYTES);
+      const p = decodePayload(decodeFrame(dgram.subarray(5)).payload);
+      expect(p).toMatchObject({ type: 7, gid: "gw-have:peer:have", origin: "gw-have", body: { instance: "gw-have", endpoints: [], have: [1, top(1), 5, top(5)] } });
+      // unchanged: the same signed bytes again
+      expect(new Uint8Array(await (await H.get("/federation/beacon?record=have")).arrayBuffer())).toEqual(dgram);
+      expect((await H.get("/federation/beacon?record=everything")).status).toBe(400);
+
+      // an unknown origin: quarantined, nothing learnt
+      expect(await hear(dgram)).toMatchObject({ type: "have", origin: "gw-have", outcome: "quarantined" });
+      expect((await hear(dgram)).behind).toBeUndefined();
+
+      // known, radio-only (no sync URL): behind on both feeds, nothing it can pull now; its endpoints stay
+      upsertPeer(L.gw, { instance: "gw-have", trust: "trusted", keyPin: kH.publicKey });
+      refreshEndpoints(L.gw, "gw-have", ["ax25:N0HAV-5"]);
+      expect(await hear(dgram)).toMatchObject({ type: "have", outcome: "applied", have: { cache: top(1), tombstone: top(5) }, behind: ["cache", "tombstone"], pull: "no_sync_endpoint" });
+      expect(getPeer(L.gw, "gw-have")!.endpoints.map((e) => e.address)).toEqual(["N0HAV-5"]);
+
+      // with a sync URL the same datagram starts a pull, which brings what the list announced
+      upsertPeer(L.gw, { instance: "gw-have", url: H.url });
+      expect(await hear(dgram)).toMatchObject({ outcome: "duplicate", behind: ["cache", "tombstone"], pull: expect.stringMatching(/^(started|coalesced)$/) });
+      expect((await pullPeer(L.gw, "gw-have")).ok).toBe(true);
+      expect(count(L.gw, "mirror_caches", "origin = 'gw-have'")).toBe(2);
+      expect(count(L.gw, "tombstones", "gid = 'gw-have:cache:3'")).toBe(1);
+      // caught up: heard again, nothing is behind and no pull starts
+      expect(await hear(dgram)).toMatchObject({ outcome: "duplicate", behind: [], pull: null });
+
+      // a new record moves the list; only that feed is behind
+      publishRecord(H.gw, "cache", 4, cacheToWire({ name: "Have 4", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 3, status: "active" }));
+      const moved = new Uint8Array(await (await H.get("/federation/beacon?record=have")).arrayBuffer());
+      expect(decodePayload(decodeFrame(moved.subarray(5)).payload).v).toBe(2);
+      expect(await hear(moved)).toMatchObject({ outcome: "applied", behind: ["cache"], pull: expect.stringMatching(/^(started|coalesced)$/) });
+      expect((await pullPeer(L.gw, "gw-have")).ok).toBe(true);
+      expect(count(L.gw, "mirror_caches", "origin = 'gw-have'")).toBe(3);
+
+      // a have-list that is not (type, cursor) pairs by type is refused by the apply pipeline
+      const seed = kH.privateKey;
+      const bad = dg(signed(seed, { type: 7, gid: "gw-have:peer:have", origin: "gw-have", v: 9, body: { instance: "gw-have", endpoints: [], have: [5, 1, 1, 1] } }));
+      expect(await hear(bad)).toMatchObject({ outcome: "rejected", report: { reasons: { bad_body: 1 } } });
+    } finally {
+      await Promise.all([H.stop(), L.stop()]);
+    }
+  });
+
+  test("a have-list too long for one datagram leaves out the least needed feeds first, and says which", async () => {
+    const id = "have-gw-seventeen"; // each character of the id costs 4 bytes (gid, origin, signer, instance)
+    const G = await startInProcess({ INSTANCE: id, FED_PRIVATE_KEY: generateKeyPair().privateKey });
+    try {
+      const c = publishRecord(G.gw, "cache", 1, cacheToWire({ name: "One", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 2, status: "active" }));
+      publishRecord(G.gw, "cache", 2, cacheToWire({ name: "Two", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 3, status: "active" }));
+      publishRecord(G.gw, "find", 1, { cache: c.gid, kind: "find", loggedAt: 1_700_000_000, call: "N0FND" });
+      publishRecord(G.gw, "key", "k1", { call: "N0FND", key: generateKeyPair().publicKey, createdAt: 1_700_000_000 });
+      publishRecord(G.gw, "bulletin", 1, { from: "N0FND", category: "ALL", subject: "hi", text: "73", postedAt: 1_700_000_000 });
+      publishTombstone(G.gw, localGid(G.gw, "cache", 2));
+      const info = await (await G.get("/federation/beacon?record=have&format=json")).json();
+      expect(info.bytes).toBeLessThanOrEqual(BEACON_MAX_BYTES);
+      expect(Object.keys(info.have).sort()).toEqual(["bulletin", "cache", "find", "tombstone"]);
+      expect(info.dropped).toEqual(["key"]);
+    } finally {
+      await G.stop();
+    }
   });
 });

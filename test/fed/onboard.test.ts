@@ -97,6 +97,17 @@ describe("44net onboarding", () => {
     expect(count(O.gw, "mirror_caches", "origin = 'n0xyz-gw'")).toBe(1);
   });
 
+  test("an onboarded peer that sets no FED_ENDPOINTS keeps its <call>.ampr.org endpoint after a pull, and is pulled a second time", async () => {
+    // P publishes a signed peer record with no endpoints of its own
+    expect((await json(await P.get("/.well-known/svc"))).endpoints).toEqual([]);
+    expect(getPeer(O.gw, "n0xyz-gw")!.lastSyncOkAt).not.toBeNull(); // pulled once above
+    expect(getPeer(O.gw, "n0xyz-gw")!.endpoints).toEqual([{ transport: "ampr", address: "n0xyz.ampr.org", priority: 0 }]);
+    publishRecord(P.gw, "cache", 2, cache("Still on 44net"));
+    const s = await pullPeer(O.gw, "n0xyz-gw");
+    expect(s).toMatchObject({ ok: true, url: "http://n0xyz.ampr.org", applied: 1 });
+    expect(count(O.gw, "mirror_caches", "origin = 'n0xyz-gw'")).toBe(2);
+  });
+
   test("without DNSSEC the binding comes back for confirmation, nothing is admitted; confirm: true pins it", async () => {
     const r = await onboard({ callsign: "N0QRS" });
     expect(r.status).toBe(200);

@@ -12,7 +12,9 @@ import { count } from "../helpers/fed.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { publishRecord, publishTombstone, localGid } from "../../src/fed/feed.ts";
 import { cacheToWire, type CacheJson } from "../../src/fed/bodies.ts";
-import { upsertPeer } from "../../src/fed/peers.ts";
+import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
+import { cursorOf, finishPull, pullPeer } from "../../src/fed/sync.ts";
+import { RECORD_TYPES } from "../../src/fed/record.ts";
 import { decodeCaps, encodeCaps, intersectCaps, tierCaps, type LinkCaps } from "../../src/fed/caps.ts";
 import { decodeCbor, encodeCbor } from "../../src/fed/cbor.ts";
 import { decompressPage, DEFLATE_DICT1 } from "../../src/fed/compress.ts";
@@ -34,7 +36,7 @@ const b64 = (b: Uint8Array) => Buffer.from(b).toString("base64");
 
 beforeAll(async () => {
   A = await startInProcess({ INSTANCE: "gw-a", FED_PRIVATE_KEY: kA.privateKey });
-  B = await startInProcess({ INSTANCE: "gw-b", FED_PRIVATE_KEY: kB.privateKey });
+  B = await startInProcess({ INSTANCE: "gw-b", FED_PRIVATE_KEY: kB.privateKey, FED_LOOPBACK_PEERS: "on" });
   U = await startInProcess({ INSTANCE: "gw-u" });
   for (let i = 1; i <= 24; i++) publishRecord(A.gw, "cache", i, cacheToWire(cache(i)));
   publishTombstone(A.gw, localGid(A.gw, "cache", 24));
@@ -77,7 +79,7 @@ describe("SVCL1", () => {
     expect(second).toMatchObject({ ok: true, received: 0 });
   });
 
-  test("the server clamps limit to the batch and halves it until the P line fits the line budget; a record too long for the session is skipped", async () => {
+  test("the server clamps limit to the batch and halves it until the P line fits the line budget; a record too long for the session is refused, never skipped", async () => {
     const link = intersectCaps(caps({ batch: 20, mtu: 1600 }), caps({ batch: 20, mtu: 1600, compress: ["none"] }));
     expect(link.compression).toBe("none");
     const a = answerRequest(A.gw, link, { type: "cache", since: 0, limit: 500 });
@@ -96,13 +98,46 @@ describe("SVCL1", () => {
     const big = publishRecord(A.gw, "bulletin", "big", { from: "N0OWN", category: "ALL", subject: "long", text: noise, postedAt: 1_700_000_000 });
     const small = publishRecord(A.gw, "bulletin", "small", { from: "N0OWN", category: "ALL", subject: "short", text: "73", postedAt: 1_700_000_000 });
     const tight = intersectCaps(caps({ mtu: 900, compress: ["none"] }), caps({ mtu: 900 }));
-    const skipped = answerRequest(A.gw, tight, { type: "bulletin", since: 0, limit: 10 });
-    const p1 = decodePage(Buffer.from(skipped.line.slice(8), "base64"));
-    expect({ frames: p1.frames.length, more: p1.more }).toEqual({ frames: 0, more: true });
-    const rest = decodePage(Buffer.from(answerRequest(A.gw, tight, { type: "bulletin", since: p1.next, limit: 10 }).line.slice(8), "base64"));
+    expect(() => answerRequest(A.gw, tight, { type: "bulletin", since: 0, limit: 10 })).toThrow(expect.objectContaining({ code: "too_large" }));
+    // past it (a cursor a full link reached) the small one fits
+    const bigSeq = (A.gw.db.query("SELECT seq FROM fed_feed WHERE gid = ?").get(big.gid) as { seq: number }).seq;
+    const rest = decodePage(Buffer.from(answerRequest(A.gw, tight, { type: "bulletin", since: bigSeq, limit: 10 }).line.slice(8), "base64"));
     expect(rest.frames.length).toBe(1);
     expect(rest.more).toBe(false);
     expect(big.v + small.v).toBe(2);
+  });
+
+  test("a pull meeting a record too long for the link gets SVCL1 E, keeps its cursor and is not ok; the other feeds are pulled, and a full link brings the record later", async () => {
+    // the feed holds the bulletin published above whose frame alone is longer than 900 bytes
+    const peer = getPeer(B.gw, "gw-a")!;
+    const before = cursorOf(B.gw, peer.id, RECORD_TYPES.bulletin);
+    const fresh = publishRecord(A.gw, "cache", 100, cacheToWire(cache(100)));
+    const { a, b } = circuitPair();
+    const served = serveSvcl1(A.gw, a, { caps: caps({ mtu: 900 }) });
+    // uncompressed: the bulletin's text is repetitive enough for deflate to shrink it under the budget
+    const report = await pullSvcl1(B.gw, b, { peer: "gw-a", caps: caps({ mtu: 900, compress: ["none"] }), transport: "ax25" });
+    const s = await served;
+    expect(report.ok).toBe(false);
+    expect(report.error).toMatchObject({ code: "server_error" });
+    expect(report.error!.message).toContain("line budget is 900");
+    expect(a.sent.some((l) => /^SVCL1 E bulletin record gw-a:bulletin:big v1 alone is a \d+-byte line/.test(l))).toBe(true);
+    expect(s.errors.some((e) => e.startsWith("too_large"))).toBe(true);
+    // nothing skipped: the bulletin cursor did not move and no bulletin arrived ...
+    expect(cursorOf(B.gw, peer.id, RECORD_TYPES.bulletin)).toBe(before);
+    expect(report.feeds.bulletin).toMatchObject({ pages: 0, received: 0 });
+    expect(count(B.gw, "mirror_records", "origin = 'gw-a' AND type = 4")).toBe(0);
+    // ... while the feeds before it came over the same circuit (positive control)
+    expect(report.feeds.cache).toMatchObject({ applied: 1 });
+    expect(count(B.gw, "mirror_records", `gid = '${fresh.gid}'`)).toBe(1);
+    // the sysop's health says the pull failed
+    finishPull(B.gw, peer.id, { instance: "gw-a", ok: report.ok, applied: report.applied, error: report.error });
+    expect(getPeer(B.gw, "gw-a")).toMatchObject({ syncFailures: 1, lastError: expect.stringContaining("server_error") });
+    // an HTTP pull (the full tier) from the same shared cursor brings both bulletins
+    upsertPeer(B.gw, { instance: "gw-a", url: A.url });
+    const http = await pullPeer(B.gw, "gw-a");
+    expect(http.ok).toBe(true);
+    expect(http.feeds.bulletin).toMatchObject({ applied: 2 });
+    expect(count(B.gw, "mirror_records", "origin = 'gw-a' AND type = 4")).toBe(2);
   });
 
   test("line problems: E for a bad request (the session goes on), E and hang-up for what cannot be read; an unsigned instance serves nothing", async () => {

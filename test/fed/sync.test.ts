@@ -254,3 +254,45 @@ test("syncAll pulls every peer that is not blocked", async () => {
   expect(r.peers.every((p) => p.ok)).toBe(true);
   expect(r.bootstrap).toEqual([]);
 });
+
+test("a peer learnt from a trusted peer's registry view gets its endpoints refreshed from later views (merged), and its trust is never raised", async () => {
+  const kX = generateKeyPair();
+  const kY = generateKeyPair();
+  const kX2 = generateKeyPair();
+  // Y lists no endpoints of its own: only the views say where it is
+  const X = await startInProcess({ INSTANCE: "gw-x", FED_PRIVATE_KEY: kX.privateKey });
+  const Y = await startInProcess({ INSTANCE: "gw-y", FED_PRIVATE_KEY: kY.privateKey });
+  // old-y.test answers as gw-x (Y's old address, now someone else's); gw-y.test is Y
+  const Z = await startInProcess({ INSTANCE: "gw-z", FED_PRIVATE_KEY: generateKeyPair().privateKey, FED_LOOPBACK_PEERS: `old-y.test=${new URL(X.url).port},gw-y.test=${new URL(Y.url).port}` });
+  try {
+    upsertPeer(Z.gw, { instance: "gw-x", url: X.url, trust: "trusted", keyPin: kX.publicKey });
+    upsertPeer(X.gw, { instance: "gw-y", endpoints: ["https:https://old-y.test;10"], trust: "trusted", keyPin: kY.publicKey });
+    publishRecord(Y.gw, "cache", 1, cacheToWire(cache("Y's cache", 46.5, 9.5)));
+    expect((await pullPeer(Z.gw, "gw-x")).ok).toBe(true);
+    expect(getPeer(Z.gw, "gw-y")).toMatchObject({ trust: "unvetted", foundVia: "transitive:gw-x", endpoints: [{ transport: "https", address: "https://old-y.test", priority: 10 }] });
+    expect((await pullPeer(Z.gw, "gw-y")).error?.code).toBe("instance_mismatch");
+    // X learns Y's new address; Z's next pull of X refreshes Y's endpoints
+    upsertPeer(X.gw, { instance: "gw-y", endpoints: ["https:https://gw-y.test;5"] });
+    expect((await pullPeer(Z.gw, "gw-x")).ok).toBe(true);
+    expect(getPeer(Z.gw, "gw-y")!.endpoints.map((e) => `${e.address};${e.priority}`)).toEqual(["https://gw-y.test;5", "https://old-y.test;10"]);
+    expect(getPeer(Z.gw, "gw-y")).toMatchObject({ trust: "unvetted", trustSetBy: "discovery", keyPin: kY.publicKey });
+    const r = await pullPeer(Z.gw, "gw-y");
+    expect(r).toMatchObject({ ok: true, url: "https://gw-y.test", applied: 1 });
+    // Y's own record (no endpoints) replaced nothing that was learnt: a second pull finds it again
+    expect((await pullPeer(Z.gw, "gw-y")).ok).toBe(true);
+    // another trusted peer's view that knows gw-y by another key changes nothing
+    const X2 = await startInProcess({ INSTANCE: "gw-x2", FED_PRIVATE_KEY: kX2.privateKey });
+    try {
+      upsertPeer(Z.gw, { instance: "gw-x2", url: X2.url, trust: "trusted", keyPin: kX2.publicKey });
+      upsertPeer(X2.gw, { instance: "gw-y", trust: "trusted", keyPin: generateKeyPair().publicKey, endpoints: ["https:https://elsewhere.test;0"] });
+      upsertPeer(X2.gw, { instance: "gw-w", trust: "trusted", keyPin: generateKeyPair().publicKey, endpoints: ["https:https://gw-w.test;0"] });
+      expect((await pullPeer(Z.gw, "gw-x2")).ok).toBe(true);
+      expect(getPeer(Z.gw, "gw-y")!.endpoints.map((e) => e.address)).toEqual(["https://gw-y.test", "https://old-y.test"]);
+      expect(getPeer(Z.gw, "gw-w")).toMatchObject({ foundVia: "transitive:gw-x2" }); // positive control: the view was read
+    } finally {
+      await X2.stop();
+    }
+  } finally {
+    await Promise.all([X.stop(), Y.stop(), Z.stop()]);
+  }
+}, 60_000);

@@ -165,7 +165,11 @@ export interface ServeReport {
   bytesOut: number;
 }
 
-/** The page answering one R: clamped to the link's batch, halved until its line fits the mtu. */
+/**
+ * The page answering one R: clamped to the link's batch, halved until its line
+ * fits the mtu. Throws Svcl1Error `too_large` when the first record alone does
+ * not fit: a record is never skipped.
+ */
 export function answerRequest(gw: Gateway, link: NegotiatedLink, req: { type: SyncKind; since: number; limit: number }): { line: string; frames: number; limit: number } {
   const type = RECORD_TYPES[req.type];
   let limit = Math.min(req.limit, link.batch);
@@ -178,11 +182,11 @@ export function answerRequest(gw: Gateway, link: NegotiatedLink, req: { type: Sy
       limit = Math.floor(limit / 2);
       continue;
     }
-    // One record alone is longer than the session allows: this link cannot
-    // carry it (compact tier); skip it so the feed goes on (a full link carries it).
-    const skipped = feed.rows[0]!;
-    const empty = `${SVCL1} P ${b64(compressPage(encodePage({ frames: [], next: skipped.seq, more: feed.more, type, instance: gw.config.instance }), link.compression))}`;
-    return { line: empty, frames: 0, limit: 0 };
+    // One record alone is longer than the session allows. Skipping it would
+    // move the client's cursor (which HTTP pulls share) past a record it never
+    // got: refuse the page instead, so the cursor stays and a full link carries it.
+    const row = feed.rows[0]!;
+    bad("too_large", `${req.type} record ${row.gid} v${row.v} alone is a ${line.length}-byte line; this link's line budget is ${link.mtu}: not sent, pull it over a full link`);
   }
 }
 
@@ -332,6 +336,7 @@ export async function pullSvcl1(gw: Gateway, circuit: Circuit, opts: PullOptions
     s.send("H", b64(encodeCaps(opts.caps)));
     s.maxLine = Math.max(GREETING_LINE_MAX, opts.caps.mtu);
     const feeds = (opts.feeds ?? PULL_ORDER).filter((k) => link.records.includes(RECORD_TYPES[k]));
+    const feedErrors: Array<{ code: string; message: string }> = [];
     for (const kind of PULL_ORDER.filter((k) => feeds.includes(k))) {
       const type = RECORD_TYPES[kind];
       const f: FeedReport = (report.feeds[kind] = { pages: 0, received: 0, applied: 0, duplicate: 0, suppressed: 0, quarantined: 0, rejected: 0, bytes: 0 });
@@ -340,7 +345,13 @@ export async function pullSvcl1(gw: Gateway, circuit: Circuit, opts: PullOptions
         s.send("R", b64(encodeCbor({ type: kind, since: cursor, limit: link.batch })));
         const line = parseLine(await s.next(waitMs));
         if (!line) bad("bad_line", "not an SVCL1 line");
-        if (line.verb === "E") bad("server_error", `${kind}: ${line.arg}`);
+        if (line.verb === "E") {
+          // The server could not answer this page (a record too long for the
+          // link, say): this feed stops where its cursor stands, the other
+          // feeds are still pulled, and the pull as a whole is not ok.
+          feedErrors.push({ code: "server_error", message: `${kind}: ${line.arg}` });
+          break;
+        }
         if (line.verb !== "P") bad("unexpected", `expected P, got ${line.verb}`);
         const wire = unb64(line.arg);
         if (!wire) bad("bad_page", "P carries base64");
@@ -366,7 +377,8 @@ export async function pullSvcl1(gw: Gateway, circuit: Circuit, opts: PullOptions
       report.received += f.received;
       report.bytes += f.bytes;
     }
-    report.ok = true;
+    report.error = feedErrors[0] ?? null;
+    report.ok = feedErrors.length === 0;
   } catch (e) {
     if (!(e instanceof Svcl1Error)) throw e;
     report.error = { code: e.code, message: e.message };
