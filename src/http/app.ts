@@ -18,7 +18,7 @@ export function createApp(gw: Gateway) {
       if (request.method === "OPTIONS") return preflight(request);
       applyBaseHeaders(set.headers);
     })
-    .onParse(({ request, path }) => parseBody(request, bodyLimitFor(request.method, path, gw.config.maxBodyBytes)))
+    .onParse(({ request, path }) => parseBody(request, bodyLimitFor(request.method, path, gw.config.maxBodyBytes, { gw, request })))
     .onError(async ({ code, error, request, path }) => {
       if (code === "NOT_FOUND" && wantsUi(request, path)) return serveIndex(csp);
       const { status, body } = toErrorResponse(code, error, gw.log, path);
