@@ -18,6 +18,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   game: () => import("./game.ts").then((m) => m.run()),
   svcfed: () => import("./svcfed.ts").then((m) => m.run()),
   import: () => import("./import.ts").then((m) => m.run()),
+  fuzz: () => import("./fuzz.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);
