@@ -79,6 +79,20 @@ describe("web push endpoints", () => {
     }
   });
 
+  test("every special range is refused by address, in any IPv6 form; AMPRNet (44/8) and ordinary public addresses are accepted", async () => {
+    const g = await startInProcess({ INSTANCE: "ssrf-ranges" });
+    try {
+      const user = signedInUser(g.gw, "N0RNG");
+      const keys = pushClient().subscription("x").keys;
+      const put = (host: string) => send(g, user.cookie, "PUT", "/api/push/subscription", { endpoint: `https://${host}/push/x`, keys });
+      const refused = ["10.1.2.3", "100.64.0.1", "169.254.169.254", "172.16.5.5", "192.168.1.1", "192.0.2.7", "198.18.0.1", "224.0.0.251", "240.0.0.1", "0.0.0.0", "[fd00::1]", "[fe80::1]", "[::ffff:10.0.0.1]", "[64:ff9b::a00:1]", "[2002:7f00:1::1]", "[ff02::1]", "[2001:db8::1]", "[::]"];
+      for (const host of refused) expect({ host, status: (await put(host)).status }).toEqual({ host, status: 400 });
+      for (const host of ["44.0.0.1", "44.135.85.1", "8.8.8.8", "[2001:4860:4860::8888]"]) expect({ host, status: (await put(host)).status }).toEqual({ host, status: 201 });
+    } finally {
+      await g.stop();
+    }
+  });
+
   test("a stored subscription whose name now leads to loopback is checked again at send time and not dialled", async () => {
     const dataDir = tmpDir();
     const own = hostname();
