@@ -290,8 +290,8 @@ export async function parseCatalog(text: string, source: "gpx" | "loc", slicer =
 }
 
 /** The largest file this actor may import, bytes. */
-export function importByteCap(actor: Pick<Actor, "verified">): number {
-  return actor.verified ? MAX_IMPORT_BYTES : MAX_IMPORT_BYTES_UNVERIFIED;
+export function importByteCap(actor: Pick<Actor, "verified" | "ingest">): number {
+  return actor.verified || actor.ingest ? MAX_IMPORT_BYTES : MAX_IMPORT_BYTES_UNVERIFIED;
 }
 
 /**
@@ -302,9 +302,10 @@ export function importByteCap(actor: Pick<Actor, "verified">): number {
  */
 export async function importCatalog(gw: Gateway, actor: Actor, source: string, body: unknown) {
   if (!(IMPORT_SOURCES as readonly string[]).includes(source)) throw notFound(`import source ${source} (known: ${IMPORT_SOURCES.join(", ")})`);
-  const text = bodyText(body);
+  // The body was read under this cap already (exports/routes.ts); this holds for callers in process too.
   const cap = importByteCap(actor);
-  if (Buffer.byteLength(text) > cap) throw tooLarge(cap);
+  if ((body instanceof Uint8Array ? body.byteLength : typeof body === "string" ? Buffer.byteLength(body) : 0) > cap) throw tooLarge(cap);
+  const text = bodyText(body);
   if (!text.trim()) throw badRequest("bad_body", `send the ${source.toUpperCase()} file as the body`);
   const slicer = new Slicer();
   const caches = await parseCatalog(text, source as "gpx" | "loc", slicer);

@@ -11,9 +11,10 @@ import { count } from "../helpers/fed.ts";
 import { IMPORTS_PER_MINUTE } from "../../src/exports/routes.ts";
 import { MAX_IMPORT_BYTES, MAX_IMPORT_BYTES_UNVERIFIED } from "../../src/game/import.ts";
 
+const INGEST = "ingest-secret-0123456789";
 let g: Running;
 beforeAll(async () => {
-  g = await startInProcess({ INSTANCE: "import-gw" });
+  g = await startInProcess({ INSTANCE: "import-gw", INGEST_SECRET: INGEST });
 });
 afterAll(() => g.stop());
 
@@ -50,7 +51,7 @@ describe("catalog import limits", () => {
     expect(imported("GCO")).toBe(50);
   });
 
-  test("an account without a verified callsign has a much smaller cap; a verified one imports the same file", async () => {
+  test("an account without a verified callsign has a much smaller cap; a verified one and the ingest box import the same file", async () => {
     const file = catalogGpx(400, { prefix: "GCU", pad: 1200 });
     expect(file.length).toBeGreaterThan(MAX_IMPORT_BYTES_UNVERIFIED);
     expect(file.length).toBeLessThan(MAX_IMPORT_BYTES / 4);
@@ -63,10 +64,13 @@ describe("catalog import limits", () => {
     const small = await post(unverified, catalogGpx(20, { prefix: "GCS" }));
     expect(small.status).toBe(200);
     expect(imported("GCS")).toBe(20);
-    // Positive control: the same file from a verified account.
+    // Positive control: the same file from a verified account, and from the operator's ingest box.
     const verified = signedInUser(g.gw, "N0VER", { verified: true });
     expect((await post(verified, file)).status).toBe(200);
     expect(imported("GCU")).toBe(400);
+    const viaIngest = await g.get("/api/import/gpx", { method: "POST", body: catalogGpx(400, { prefix: "GCI", pad: 1200 }), headers: { "x-ingest-secret": INGEST, "content-type": "application/gpx+xml" } });
+    expect(viaIngest.status).toBe(200);
+    expect(imported("GCI")).toBe(400);
   });
 
   test(`at most ${IMPORTS_PER_MINUTE} imports a minute per account: then 429, while another account from the same address still imports`, async () => {
