@@ -16,7 +16,8 @@
  *
  * `allowPrivate` (the lab settings: OUTBOUND_ALLOW_PRIVATE, or
  * FED_LOOPBACK_PEERS=on for peers, PUSH_ALLOW_PRIVATE_ENDPOINTS for push)
- * turns the range check off; the request then goes out as given.
+ * turns the range check off; the name is still resolved and the connection
+ * pinned the same way (one code path, which the lab tests exercise).
  *
  * Not under this guard, by decision: URLs and hosts the operator sets in the
  * configuration (DOH_URL, FED_REGISTRY, APRSIS_SERVER, SMTP_URL, KISS_PORTS)
@@ -206,7 +207,6 @@ export async function outboundProblem(host: string, opts: GuardOptions): Promise
 export async function guardedFetch(url: string, init: Omit<RequestInit, "headers"> & { headers?: Record<string, string> }, opts: GuardOptions): Promise<Response> {
   const u = new URL(url);
   if (u.protocol !== "https:" && u.protocol !== "http:") throw new OutboundRefused(`${u.protocol} is not http(s)`);
-  if (opts.allowPrivate) return fetch(url, { ...init, redirect: "manual" });
   const name = u.hostname.replace(/^\[|\]$/g, "");
   const address = await resolveOutbound(name, opts);
   const pinned = new URL(url);

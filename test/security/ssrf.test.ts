@@ -11,7 +11,7 @@ import { hostname } from "node:os";
 import type { TCPSocketListener } from "bun";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
-import { pushClient } from "../helpers/push.ts";
+import { pushClient, startPushService } from "../helpers/push.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
 import { tmpDir } from "../helpers/tmp.ts";
@@ -115,6 +115,25 @@ describe("web push endpoints", () => {
       expect(reached).toBe(after);
     } finally {
       await g.stop();
+    }
+  });
+});
+
+describe("the pinned connection", () => {
+  test("a name is resolved and the request goes to its address with the name kept in Host (lab setting on, so loopback may be reached)", async () => {
+    const own = hostname();
+    const service = startPushService();
+    const lab = await startInProcess({ INSTANCE: "ssrf-pin", PUSH_ALLOW_PRIVATE_ENDPOINTS: "true" });
+    try {
+      const user = signedInUser(lab.gw, "N0PIN");
+      const port = new URL(service.url).port;
+      const sub = pushClient().subscription(`http://${own}:${port}/push/pin`);
+      expect((await send(lab, user.cookie, "PUT", "/api/push/subscription", sub)).status).toBe(201);
+      expect(await json(await send(lab, user.cookie, "POST", "/api/push/test", {}))).toEqual({ sent: 1, failed: 0, removed: 0 });
+      expect(service.received.map((r) => [r.path, r.headers.get("host")])).toEqual([["/push/pin", `${own}:${port}`]]);
+    } finally {
+      await lab.stop();
+      service.stop();
     }
   });
 });
