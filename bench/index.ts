@@ -20,6 +20,8 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   "sqlite-cache": () => import("./sqlite-cache.ts").then((m) => m.run()),
   "fk-index": () => import("./fk-index.ts").then((m) => m.run()),
   svcfed: () => import("./svcfed.ts").then((m) => m.run()),
+  import: () => import("./import.ts").then((m) => m.run()),
+  fuzz: () => import("./fuzz.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

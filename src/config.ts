@@ -54,11 +54,14 @@ export interface Config {
   /** Most records per page this instance pulls or pushes over HTTP (clamps the link batch). */
   fedSyncBatch: number;
   /**
-   * Tests and labs only: plain http:// peers on loopback. `on` allows
-   * http://127.0.0.1:PORT (localhost, [::1]) peer URLs; `host=PORT` entries
-   * also send that host name's sync traffic to 127.0.0.1:PORT. null = off.
+   * Tests and labs only. `on` (any: true) allows http://127.0.0.1:PORT
+   * (localhost, [::1]) peer URLs and lets peer connections reach loopback and
+   * private addresses; `host=PORT` entries send that host name's sync traffic
+   * to 127.0.0.1:PORT and nothing else. null = off.
    */
-  fedLoopbackPeers: { hosts: Record<string, number> } | null;
+  fedLoopbackPeers: { any: boolean; hosts: Record<string, number> } | null;
+  /** Labs only: connections for users and peers may reach loopback and private addresses. */
+  outboundAllowPrivate: boolean;
   /** Licensed calls allowed to operate the web sysop surface; empty = locked. */
   adminCallsigns: readonly string[];
   ingestSecret: string | null;
@@ -242,15 +245,19 @@ const b64urlKey: Parser<string> = (raw) =>
 
 const port: Parser<number> = wholeNumber(0, 65535, "");
 
-const loopbackPeers: Parser<{ hosts: Record<string, number> }> = (raw) => {
-  if (["on", "1", "true", "yes"].includes(raw.toLowerCase())) return ok({ hosts: {} });
+const loopbackPeers: Parser<{ any: boolean; hosts: Record<string, number> }> = (raw) => {
   const hosts: Record<string, number> = {};
+  let any = false;
   for (const item of splitList(raw)) {
+    if (["on", "1", "true", "yes"].includes(item.toLowerCase())) {
+      any = true;
+      continue;
+    }
     const m = /^([a-z0-9.-]+)=(\d{1,5})$/i.exec(item);
     if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) return bad(`"${item}" is not host=PORT (or use on)`);
     hosts[m[1]!.toLowerCase()] = Number(m[2]);
   }
-  return ok({ hosts });
+  return ok({ any, hosts });
 };
 
 const hostPort: Parser<{ host: string; port: number }> = (raw) => {
@@ -367,7 +374,8 @@ export const SETTINGS = [
   setting("FED_RELAY_TOKEN", "fedRelayToken", secret, null, "spoke: the per-spoke relay token its hub issued (svc-gateway relay token SPOKE on the hub)"),
   setting("FED_CORROBORATION_QUORUM", "fedCorroborationQuorum", wholeNumber(1, 100, "instances"), 2, "distinct trusted instances that must confirm a find for cross-instance Tier A"),
   setting("FED_SYNC_BATCH", "fedSyncBatch", wholeNumber(1, 10_000, "records"), 2000, "most records per page pulled or pushed over HTTP"),
-  setting("FED_LOOPBACK_PEERS", "fedLoopbackPeers", loopbackPeers, null, "tests and labs only: on = allow http://127.0.0.1:PORT peers; host=PORT,... also maps those hosts to 127.0.0.1:PORT"),
+  setting("FED_LOOPBACK_PEERS", "fedLoopbackPeers", loopbackPeers, null, "tests and labs only: on = allow loopback and private peers (http://127.0.0.1:PORT too); host=PORT,... maps those hosts to 127.0.0.1:PORT (on,host=PORT for both)"),
+  setting("OUTBOUND_ALLOW_PRIVATE", "outboundAllowPrivate", bool, false, "labs only: let connections made for users and peers (push, peer sync, registry-learnt endpoints) reach loopback, private and other special addresses"),
   setting("ADMIN_CALLSIGNS", "adminCallsigns", callsignList, [], "comma-separated sysop callsigns; unset locks the web operator surface"),
   setting("VERIFY_APRSIS", "verifyAprsIs", bool, false, "callsign challenges may also be answered through APRS-IS, not only on the air (anyone with a passcode can send as any call there); never for taking over a call another account verified"),
   setting("INGEST_SECRET", "ingestSecret", secret, null, "shared secret of the operator's ingest box (x-ingest-secret)"),

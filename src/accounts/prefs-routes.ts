@@ -39,9 +39,10 @@ export function prefsRoutes(gw: Gateway) {
     .put("/api/notify/prefs", ({ caller, body }) => putNotifyPrefs(gw, uid(caller), jsonObject(body)), { gate: "session" })
     .get("/api/push/key", () => ({ publicKey: vapidKeys(gw).publicKey }), { gate: "session" })
     .get("/api/push/subscriptions", ({ caller }) => ({ subscriptions: subscriptionsOf(gw, uid(caller)) }), { gate: "session" })
-    .put("/api/push/subscription", ({ caller, body, set }) => {
+    .put("/api/push/subscription", async ({ caller, body, set }) => {
+      const subscriptions = await subscribe(gw, uid(caller), jsonObject(body, "a PushSubscription"));
       set.status = 201;
-      return { subscriptions: subscribe(gw, uid(caller), jsonObject(body, "a PushSubscription")) };
+      return { subscriptions };
     }, { gate: "session" })
     .delete("/api/push/subscription", ({ caller, body }) => ({ subscriptions: unsubscribe(gw, uid(caller), jsonObject(body, '{"endpoint"}').endpoint) }), { gate: "session" })
     .post("/api/push/test", ({ caller }) => sendPush(gw, uid(caller), { title: `${gw.config.instance}: test`, body: "Push notifications work.", url: "/account" }), { gate: "session", rateLimit: "auth" })

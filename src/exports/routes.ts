@@ -5,17 +5,37 @@
  */
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import { gatesPlugin, identify } from "../http/gates.ts";
+import { RateLimiter } from "../http/ratelimit.ts";
 import { allowLargerBody } from "../http/body.ts";
 import { contentSecurityPolicy, serveIndex } from "../http/ui.ts";
-import { badRequest } from "../errors.ts";
+import { AppError, badRequest } from "../errors.ts";
 import { baseUrl } from "../http/public-url.ts";
-import { actorOf } from "../game/model.ts";
-import { importCatalog, MAX_IMPORT_BYTES } from "../game/import.ts";
+import { actorOf, type Actor } from "../game/model.ts";
+import { importByteCap, importCatalog } from "../game/import.ts";
 import { feed, RSS_TYPE } from "./rss.ts";
 import { badgeSvg } from "./badge.ts";
 
-allowLargerBody("POST", /^\/api\/import\/[^/]+$/, MAX_IMPORT_BYTES);
+// The cap depends on who imports: it is known (and a larger body refused) before the body is read.
+allowLargerBody("POST", /^\/api\/import\/[^/]+$/, (gw, request) => importByteCap(actorOf(identify(gw, request, null))));
+
+/** Imports one account (or the ingest box) may start per minute. */
+export const IMPORTS_PER_MINUTE = 10;
+const importLimiters = new WeakMap<Gateway, RateLimiter>();
+
+/** The per-account import limit: a 429 like every other limit, counted by account, not by address. */
+function importRateLimit(gw: Gateway, actor: Actor, headers: Record<string, string>): void {
+  let limiter = importLimiters.get(gw);
+  if (!limiter) importLimiters.set(gw, (limiter = new RateLimiter()));
+  const r = limiter.hit(actor.userId !== null ? `import:user:${actor.userId}` : "import:ingest", IMPORTS_PER_MINUTE, gw.clock.now());
+  headers["ratelimit-limit"] = String(r.limit);
+  headers["ratelimit-remaining"] = String(r.remaining);
+  headers["ratelimit-reset"] = String(r.resetS);
+  if (!r.allowed) {
+    headers["retry-after"] = String(r.resetS);
+    throw new AppError(429, "rate_limited", `at most ${IMPORTS_PER_MINUTE} imports a minute per account; try again in ${r.resetS} s`);
+  }
+}
 
 const SVG = "image/svg+xml; charset=utf-8";
 
@@ -46,5 +66,9 @@ export function exportRoutes(gw: Gateway) {
       const svg = await QRCode.toString(target, { type: "svg", margin: 2, errorCorrectionLevel: "M" });
       return new Response(svg, { headers: { "content-type": SVG, "cache-control": "public, max-age=3600" } });
     }, { gate: "public" })
-    .post("/api/import/:source", ({ params, body, caller }) => importCatalog(gw, actorOf(caller), params.source, body), { gate: "actor" });
+    .post("/api/import/:source", ({ params, body, caller, set }) => {
+      const actor = actorOf(caller);
+      importRateLimit(gw, actor, set.headers as Record<string, string>);
+      return importCatalog(gw, actor, params.source, body);
+    }, { gate: "actor" });
 }

@@ -7,12 +7,21 @@
  * URL (https: the URL; ampr: http://host), else its legacy `url` (the https
  * fallback). Endpoint data is addressing only: it never changes trust.
  *
- * FED_LOOPBACK_PEERS (tests and labs): an instance started with it also
- * accepts http://127.0.0.1:PORT (localhost, [::1]) peer URLs, and its
- * `host=PORT` entries send that host name's traffic to 127.0.0.1:PORT. The
- * rule for every other host stays as it is; nothing else can turn it on.
+ * Every peer connection goes through the outbound guard (src/net/outbound.ts):
+ * the host is resolved, refused when any address is loopback, private or
+ * otherwise special, and the connection is made to the checked address. A
+ * peer (or a peer's registry view) naming https://127.0.0.1:PORT or a name
+ * that resolves into the LAN is therefore never dialled.
+ *
+ * FED_LOOPBACK_PEERS (tests and labs): `on` accepts http://127.0.0.1:PORT
+ * (localhost, [::1]) peer URLs and lets peer connections reach loopback and
+ * private addresses (as OUTBOUND_ALLOW_PRIVATE does); `host=PORT` entries send
+ * that host name's traffic to 127.0.0.1:PORT, the operator's own mapping, and
+ * leave the guard on for every other host. URLs the operator configures
+ * (rule "configured": DOH_URL, FED_REGISTRY) are not under the guard.
  */
 import type { Gateway } from "../gateway.ts";
+import { guardedFetch, OutboundRefused } from "../net/outbound.ts";
 import { endpointUrl, syncUrlProblem } from "./endpoints.ts";
 import type { Peer } from "./peers.ts";
 
@@ -36,17 +45,22 @@ export function peerSyncUrl(gw: Gateway, peer: Pick<Peer, "endpoints" | "url">):
   return null;
 }
 
-/** Applies the transport rule and the loopback map; returns the URL to connect to. */
-export function dialUrl(gw: Gateway, url: string): string {
+/** Applies the transport rule and the loopback map; returns the URL to connect to and whether the operator's map chose it. */
+export function dialUrl(gw: Gateway, url: string): { url: string; mapped: boolean } {
   const problem = syncUrlProblem(url, gw.config.fedLoopbackPeers);
   if (problem) throw new DialError("transport_refused", problem);
   const lb = gw.config.fedLoopbackPeers;
   if (lb) {
     const u = new URL(url);
     const port = lb.hosts[u.hostname.toLowerCase()];
-    if (port) return `http://127.0.0.1:${port}${u.pathname}${u.search}`;
+    if (port) return { url: `http://127.0.0.1:${port}${u.pathname}${u.search}`, mapped: true };
   }
-  return url;
+  return { url, mapped: false };
+}
+
+/** Whether peer connections may reach loopback and private addresses (labs). */
+export function peerPrivateAllowed(gw: Gateway): boolean {
+  return gw.config.outboundAllowPrivate || gw.config.fedLoopbackPeers?.any === true;
 }
 
 function configuredUrl(url: string): string {
@@ -83,18 +97,21 @@ export interface FetchOptions {
 
 /** One request to another instance, with a deadline and a body cap; throws DialError. */
 export async function fedFetch(gw: Gateway, url: string, opts: FetchOptions = {}): Promise<Fetched> {
-  const target = opts.rule === "configured" ? configuredUrl(url) : dialUrl(gw, url);
+  // Operator-set URLs and the operator's loopback map go out as given; everything else through the guard.
+  const target = opts.rule === "configured" ? { url: configuredUrl(url), mapped: true } : dialUrl(gw, url);
   const maxBytes = opts.maxBytes ?? 1024 * 1024;
   let res: Response;
   try {
-    res = await fetch(target, {
+    const init = {
       method: opts.method ?? "GET",
       headers: { "user-agent": `svc-gateway (${gw.config.instance})`, ...opts.headers },
       body: opts.body as BodyInit | undefined,
       signal: AbortSignal.timeout(opts.timeoutMs ?? 15_000),
-      redirect: "manual",
-    });
+      redirect: "manual" as const,
+    };
+    res = target.mapped ? await fetch(target.url, init) : await guardedFetch(target.url, init, { allowPrivate: peerPrivateAllowed(gw) });
   } catch (e) {
+    if (e instanceof OutboundRefused) throw new DialError("address_refused", `${url}: ${e.message}`);
     const name = (e as Error)?.name;
     throw new DialError(name === "TimeoutError" ? "timeout" : "unreachable", `${url}: ${name === "TimeoutError" ? "no answer in time" : String((e as Error)?.message ?? e)}`);
   }

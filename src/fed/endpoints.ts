@@ -102,9 +102,11 @@ const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 /**
  * The sync transport rule for a base URL: https anywhere; plain http only to
  * a `<call>.ampr.org` host, or to a loopback address on an instance started
- * with FED_LOOPBACK_PEERS (tests and labs). Null when allowed, else why not.
+ * with FED_LOOPBACK_PEERS=on (tests and labs). Null when allowed, else why not.
+ * Which addresses may be reached at all is the outbound guard's rule
+ * (src/net/outbound.ts), checked when connecting.
  */
-export function syncUrlProblem(raw: string, loopback: { hosts: Record<string, number> } | null): string | null {
+export function syncUrlProblem(raw: string, loopback: { any: boolean; hosts: Record<string, number> } | null): string | null {
   let u: URL;
   try {
     u = new URL(raw);
@@ -115,7 +117,7 @@ export function syncUrlProblem(raw: string, loopback: { hosts: Record<string, nu
   if (u.protocol === "https:") return null;
   if (u.protocol !== "http:") return `"${raw}" must be https:// (or http:// to a <call>.ampr.org host)`;
   if (isAmprHost(u.hostname)) return null;
-  if (loopback && LOOPBACK_HOSTS.has(u.hostname)) return null;
+  if (loopback?.any && LOOPBACK_HOSTS.has(u.hostname)) return null;
   return `"${raw}" is plain HTTP to a host outside 44net: use https:// (plain http only to a <call>.ampr.org host)`;
 }
 

@@ -9,17 +9,36 @@
  * Imported caches belong to the importing account (it may edit them), show
  * the catalog's placer as `placedBy`, and are never federated: they are
  * another catalog's listings.
+ *
+ * A large file never holds the event loop for long: a scanner finds the
+ * top-level records (<wpt>, <waypoint>) and checks that the tags nest, the
+ * records are parsed in batches of about 16 KiB, and the caches are written
+ * in transactions of WRITE_BATCH, each step giving way (setImmediate) once it
+ * has run SLICE_MS. The whole file is read and checked before anything is
+ * written. Bodies are capped per account (MAX_IMPORT_BYTES, or
+ * MAX_IMPORT_BYTES_UNVERIFIED without a verified callsign), before they are
+ * read (exports/routes.ts).
  */
 import type { XMLParser } from "fast-xml-parser";
 import type { Gateway } from "../gateway.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { badRequest, notFound, tooLarge } from "../errors.ts";
 import { bodyText } from "../http/body.ts";
 import { upsertCatalogCache, type CatalogCache } from "./caches.ts";
 import type { Actor } from "./model.ts";
 
 export const IMPORT_SOURCES = ["gpx", "loc"] as const;
-export const MAX_IMPORT_BYTES = 16 * 1024 * 1024;
+/** Largest file a verified account (or the ingest box, or a device key) may import. */
+export const MAX_IMPORT_BYTES = 8 * 1024 * 1024;
+/** Largest file an account without a verified callsign may import. */
+export const MAX_IMPORT_BYTES_UNVERIFIED = 512 * 1024;
 export const MAX_IMPORT_CACHES = 20_000;
+/** Largest single record (<wpt> with its logs, <waypoint>), characters. */
+export const MAX_RECORD_CHARS = 256 * 1024;
+/** Caches written per transaction. */
+export const WRITE_BATCH = 200;
+/** Longest the import runs before it gives way to other work, ms. */
+export const SLICE_MS = 10;
+const PARSE_BATCH_CHARS = 16 * 1024;
 
 let parser: XMLParser | undefined;
 /** The XML parser, made at the first import (loading it is not worth a slower start). */
@@ -134,24 +153,169 @@ function fromLoc(doc: Record<string, unknown>): CatalogCache[] {
   return out;
 }
 
-/** Imports a catalog file; answers what changed. All or nothing. */
+/** Gives way to other work once a slice has run SLICE_MS. */
+class Slicer {
+  private start = performance.now();
+  async pause(): Promise<void> {
+    if (performance.now() - this.start < SLICE_MS) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.start = performance.now();
+  }
+}
+
+const NAME = /[^\s/>]+/y;
+
+/**
+ * The top-level records of a catalog file (the text of each <wpt> or
+ * <waypoint> under the root), checking on the way that there is one root of
+ * the expected name and that every tag is closed by its own end tag. Comments,
+ * CDATA sections, processing instructions and the DOCTYPE are skipped (no
+ * entity the file declares is ever expanded).
+ */
+export async function splitRecords(text: string, source: "gpx" | "loc", slicer = new Slicer()): Promise<string[]> {
+  const bad = (m: string) => badRequest(`bad_${source}`, `the file is not well-formed XML: ${m}`);
+  const record = source === "gpx" ? "wpt" : "waypoint";
+  const stack: string[] = [];
+  const out: string[] = [];
+  let root: string | null = null;
+  let recStart = -1;
+  let i = 0;
+  let tags = 0;
+  const skip = (from: number, end: string, what: string) => {
+    const e = text.indexOf(end, from);
+    if (e < 0) throw bad(`unterminated ${what}`);
+    return e + end.length;
+  };
+  for (;;) {
+    const lt = text.indexOf("<", i);
+    if (lt < 0) break;
+    if (++tags % 256 === 0) await slicer.pause();
+    if (text.startsWith("<!--", lt)) {
+      i = skip(lt + 4, "-->", "comment");
+      continue;
+    }
+    if (text.startsWith("<![CDATA[", lt)) {
+      if (!stack.length) throw bad("CDATA outside the root element");
+      i = skip(lt + 9, "]]>", "CDATA section");
+      continue;
+    }
+    if (text.startsWith("<?", lt)) {
+      i = skip(lt + 2, "?>", "processing instruction");
+      continue;
+    }
+    if (text.startsWith("<!", lt)) {
+      if (root !== null) throw bad("a declaration inside the document");
+      const gt = text.indexOf(">", lt);
+      const bracket = text.indexOf("[", lt);
+      i = bracket >= 0 && (gt < 0 || bracket < gt) ? skip(skip(bracket, "]", "DOCTYPE"), ">", "DOCTYPE") : skip(lt, ">", "declaration");
+      continue;
+    }
+    let j = lt + 1;
+    const closing = text.charCodeAt(j) === 47; // "/"
+    if (closing) j++;
+    NAME.lastIndex = j;
+    const m = NAME.exec(text);
+    if (!m) throw bad(`a "<" that starts no tag at character ${lt}`);
+    const name = m[0];
+    j += name.length;
+    let quote = 0;
+    for (; j < text.length; j++) {
+      const c = text.charCodeAt(j);
+      if (quote) {
+        if (c === quote) quote = 0;
+      } else if (c === 34 || c === 39) quote = c;
+      else if (c === 62) break; // ">"
+      else if (c === 60) throw bad(`"<" inside the tag <${name}>`);
+    }
+    if (j >= text.length) throw bad(`unterminated tag <${name}>`);
+    const selfClosing = !closing && text.charCodeAt(j - 1) === 47;
+    const local = name.slice(name.indexOf(":") + 1);
+    if (closing) {
+      const open = stack.pop();
+      if (open !== name) throw bad(open ? `</${name}> closes <${open}>` : `</${name}> closes nothing`);
+      if (stack.length === 1 && recStart >= 0) {
+        if (j + 1 - recStart > MAX_RECORD_CHARS) throw badRequest(`bad_${source}`, `a <${record}> is larger than ${MAX_RECORD_CHARS / 1024} KiB`);
+        out.push(text.slice(recStart, j + 1));
+        recStart = -1;
+      }
+    } else {
+      if (stack.length === 0) {
+        if (root !== null) throw bad("more than one root element");
+        root = local;
+        if (root !== source) throw badRequest(`bad_${source}`, `not a ${source.toUpperCase()} document (no <${source}> root)`);
+      } else if (stack.length === 1 && local === record) {
+        if (selfClosing) out.push(text.slice(lt, j + 1));
+        else recStart = lt;
+        if (out.length > MAX_IMPORT_CACHES * 4) throw badRequest("too_many", `at most ${MAX_IMPORT_CACHES} caches per file`);
+      }
+      if (!selfClosing) stack.push(name);
+    }
+    i = j + 1;
+  }
+  if (root === null) throw badRequest(`bad_${source}`, `not a ${source.toUpperCase()} document (no <${source}> root)`);
+  if (stack.length) throw bad(`<${stack[stack.length - 1]}> is never closed`);
+  return out;
+}
+
+/** The caches of a catalog file, parsed record batch by record batch. */
+export async function parseCatalog(text: string, source: "gpx" | "loc", slicer = new Slicer()): Promise<CatalogCache[]> {
+  const records = await splitRecords(text, source, slicer);
+  const xml = await xmlParser();
+  const caches: CatalogCache[] = [];
+  const parseBatch = (batch: string[]) => {
+    let doc: Record<string, unknown>;
+    try {
+      doc = xml.parse(`<${source}>${batch.join("")}</${source}>`, true) as Record<string, unknown>;
+    } catch (e) {
+      throw badRequest(`bad_${source}`, `the file is not well-formed XML: ${String((e as Error).message ?? e).split("\n")[0]}`);
+    }
+    if (!doc[source] || typeof doc[source] !== "object") doc = { [source]: {} };
+    for (const c of source === "gpx" ? fromGpx(doc) : fromLoc(doc)) caches.push(c);
+    if (caches.length > MAX_IMPORT_CACHES) throw badRequest("too_many", `at most ${MAX_IMPORT_CACHES} caches per file`);
+  };
+  let batch: string[] = [];
+  let size = 0;
+  for (const r of records) {
+    batch.push(r);
+    size += r.length;
+    if (size >= PARSE_BATCH_CHARS) {
+      parseBatch(batch);
+      batch = [];
+      size = 0;
+      await slicer.pause();
+    }
+  }
+  if (batch.length) parseBatch(batch);
+  return caches;
+}
+
+/** The largest file this actor may import, bytes. */
+export function importByteCap(actor: Pick<Actor, "verified" | "ingest">): number {
+  return actor.verified || actor.ingest ? MAX_IMPORT_BYTES : MAX_IMPORT_BYTES_UNVERIFIED;
+}
+
+/**
+ * Imports a catalog file; answers what changed. The whole file is checked
+ * before anything is written; it is then written in transactions of
+ * WRITE_BATCH caches (importing the same file again after a crash half way
+ * completes it: caches are matched by code).
+ */
 export async function importCatalog(gw: Gateway, actor: Actor, source: string, body: unknown) {
   if (!(IMPORT_SOURCES as readonly string[]).includes(source)) throw notFound(`import source ${source} (known: ${IMPORT_SOURCES.join(", ")})`);
+  // The body was read under this cap already (exports/routes.ts); this holds for callers in process too.
+  const cap = importByteCap(actor);
+  if ((body instanceof Uint8Array ? body.byteLength : typeof body === "string" ? Buffer.byteLength(body) : 0) > cap) throw tooLarge(cap);
   const text = bodyText(body);
   if (!text.trim()) throw badRequest("bad_body", `send the ${source.toUpperCase()} file as the body`);
-  const xml = await xmlParser();
-  let doc: Record<string, unknown>;
-  try {
-    doc = xml.parse(text, true) as Record<string, unknown>;
-  } catch (e) {
-    throw badRequest(`bad_${source}`, `the file is not well-formed XML: ${String((e as Error).message ?? e).split("\n")[0]}`);
-  }
-  const caches = source === "gpx" ? fromGpx(doc) : fromLoc(doc);
-  if (caches.length > MAX_IMPORT_CACHES) throw badRequest("too_many", `at most ${MAX_IMPORT_CACHES} caches per file`);
+  const slicer = new Slicer();
+  const caches = await parseCatalog(text, source as "gpx" | "loc", slicer);
   const counts = { created: 0, updated: 0, unchanged: 0 };
-  gw.db.transaction(() => {
-    // One namespace for every catalog format: the same GC code from a LOC and a GPX file is one cache.
-    for (const c of caches) counts[upsertCatalogCache(gw, "catalog", actor.userId, c)]++;
-  })();
+  for (let k = 0; k < caches.length; k += WRITE_BATCH) {
+    gw.db.transaction(() => {
+      // One namespace for every catalog format: the same GC code from a LOC and a GPX file is one cache.
+      for (const c of caches.slice(k, k + WRITE_BATCH)) counts[upsertCatalogCache(gw, "catalog", actor.userId, c)]++;
+    })();
+    await slicer.pause();
+  }
   return { source, caches: caches.length, ...counts, codes: caches.map((c) => c.code) };
 }

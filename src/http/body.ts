@@ -4,18 +4,26 @@
  * JSON and form bodies are parsed; every other content type arrives as raw
  * bytes (a Uint8Array): APRS lines are not always UTF-8, CBOR is binary.
  */
+import type { Gateway } from "../gateway.ts";
 import { AppError, badRequest, tooLarge } from "../errors.ts";
 
+/** A route's cap: bytes, or worked out from the request (e.g. by who sends it) before the body is read. */
+export type BodyLimit = number | ((gw: Gateway, request: Request) => number);
+
 /** Routes that accept bigger bodies than MAX_BODY_BYTES: [method, path pattern, bytes]. */
-const bodyLimits: Array<{ method: string; pattern: RegExp; bytes: number }> = [];
+const bodyLimits: Array<{ method: string; pattern: RegExp; bytes: BodyLimit }> = [];
 
 /** Lets a domain accept larger bodies on its own routes, e.g. media uploads. */
-export function allowLargerBody(method: string, pattern: RegExp, bytes: number): void {
+export function allowLargerBody(method: string, pattern: RegExp, bytes: BodyLimit): void {
   bodyLimits.push({ method, pattern, bytes });
 }
 
-export function bodyLimitFor(method: string, path: string, fallback: number): number {
-  for (const l of bodyLimits) if (l.method === method && l.pattern.test(path)) return l.bytes;
+export function bodyLimitFor(method: string, path: string, fallback: number, ctx?: { gw: Gateway; request: Request }): number {
+  for (const l of bodyLimits) {
+    if (l.method !== method || !l.pattern.test(path)) continue;
+    if (typeof l.bytes === "number") return l.bytes;
+    return ctx ? l.bytes(ctx.gw, ctx.request) : fallback;
+  }
   return fallback;
 }
 

@@ -292,7 +292,7 @@ function makeGatesPlugin(gw: Gateway) {
           if (!BODY_GATES.has(gate) && gate !== "rate-limited") {
             enforceGate(gw, gate, callerOf(request, server), { request, path, params: params ?? {}, body: undefined });
           }
-          return parseBody(request, bodyLimitFor(request.method, path, gw.config.maxBodyBytes));
+          return parseBody(request, bodyLimitFor(request.method, path, gw.config.maxBodyBytes, { gw, request }));
         },
         // Destructured on purpose: Elysia reads which context fields a hook uses
         // and only parses the body when one asks for it (signed-body needs it).

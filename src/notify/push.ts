@@ -13,6 +13,7 @@ import type { Gateway } from "../gateway.ts";
 import { getMeta, setMeta } from "../store/db.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { mailFrom } from "./mail.ts";
+import { guardedFetch, OutboundRefused, outboundProblem, specialAddress } from "../net/outbound.ts";
 
 export const MAX_SUBSCRIPTIONS = 10;
 export const MAX_FAILURES = 5;
@@ -57,18 +58,20 @@ function vapidSubject(gw: Gateway): string {
 function privateHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
   if (h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal")) return true;
-  if (isIP(h) === 4) {
-    const [a, b] = h.split(".").map(Number) as [number, number];
-    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
-  }
-  if (isIP(h) === 6) return h === "::1" || h === "::" || h.startsWith("fc") || h.startsWith("fd") || h.startsWith("fe80") || h.startsWith("::ffff:");
-  return false;
+  return isIP(h) !== 0 && specialAddress(h) !== null;
+}
+
+/** Whether push connections may reach loopback and private addresses (a local test push service). */
+function privateAllowed(gw: Gateway): boolean {
+  return gw.config.pushAllowPrivateEndpoints || gw.config.outboundAllowPrivate;
 }
 
 /**
  * Checks a PushSubscription from a browser. Push services are public https
  * servers; anything else would let a user make this instance post to the LAN
- * (unless PUSH_ALLOW_PRIVATE_ENDPOINTS, for a local test push service).
+ * (unless PUSH_ALLOW_PRIVATE_ENDPOINTS or OUTBOUND_ALLOW_PRIVATE, for a local
+ * test push service). This is the literal check; subscribe() resolves the
+ * name, and sendPush() connects only through the outbound guard.
  */
 export function parseSubscription(gw: Gateway, body: Record<string, unknown>) {
   const keys = body.keys as Record<string, unknown> | undefined;
@@ -86,7 +89,7 @@ export function parseSubscription(gw: Gateway, body: Record<string, unknown>) {
   if (!(u.protocol === "https:" || (lax && u.protocol === "http:")) || u.username || u.password) {
     throw badRequest("bad_subscription", "endpoint must be an https URL of a push service");
   }
-  if (!lax && privateHost(u.hostname)) throw badRequest("bad_subscription", "endpoint must be a public push service");
+  if (!privateAllowed(gw) && privateHost(u.hostname)) throw badRequest("bad_subscription", "endpoint must be a public push service");
   const p256dh = keys.p256dh;
   const auth = keys.auth;
   if (typeof p256dh !== "string" || !/^[A-Za-z0-9_-]{86,88}={0,2}$/.test(p256dh) || Buffer.from(p256dh, "base64url").length !== 65) {
@@ -104,9 +107,15 @@ export function subscriptionsOf(gw: Gateway, userId: number) {
     .all(userId) as Array<{ endpoint: string; createdAt: number; lastOkAt: number | null; failures: number }>;
 }
 
-/** Stores (or takes over) a browser's subscription for the account. */
-export function subscribe(gw: Gateway, userId: number, body: Record<string, unknown>) {
+/**
+ * Stores (or takes over) a browser's subscription for the account. A host name
+ * that resolves to a loopback, private or other special address is refused
+ * now; one that does not resolve yet is checked again at every send.
+ */
+export async function subscribe(gw: Gateway, userId: number, body: Record<string, unknown>) {
   const s = parseSubscription(gw, body);
+  const problem = await outboundProblem(new URL(s.endpoint).hostname, { allowPrivate: privateAllowed(gw) });
+  if (problem) throw badRequest("bad_subscription", `endpoint must be a public push service: ${problem}`);
   gw.db.transaction(() => {
     gw.db.query("DELETE FROM push_subscriptions WHERE endpoint = ?").run(s.endpoint);
     const n = (gw.db.query("SELECT COUNT(*) AS n FROM push_subscriptions WHERE user_id = ?").get(userId) as { n: number }).n;
@@ -154,11 +163,17 @@ export async function sendPush(gw: Gateway, userId: number, message: PushMessage
           vapidDetails: { subject: vapidSubject(gw), publicKey: keys.publicKey, privateKey: keys.privateKey },
           TTL: 24 * 3600,
         });
-        const res = await fetch(req.endpoint, { method: req.method, headers: req.headers as Record<string, string>, body: req.body as Uint8Array<ArrayBuffer>, redirect: "manual", signal: AbortSignal.timeout(10_000) });
+        // Resolved and checked again now, and sent to the checked address: the name may point elsewhere than when it was stored.
+        const res = await guardedFetch(
+          req.endpoint,
+          { method: req.method, headers: req.headers as Record<string, string>, body: req.body as Uint8Array<ArrayBuffer>, signal: AbortSignal.timeout(10_000) },
+          { allowPrivate: privateAllowed(gw) },
+        );
         status = res.status;
         await res.body?.cancel();
       } catch (e) {
-        gw.log.warn("push", "push service unreachable", { endpoint: new URL(s.endpoint).origin, error: String((e as Error).message ?? e) });
+        if (e instanceof OutboundRefused) gw.log.warn("push", "push endpoint refused", { endpoint: new URL(s.endpoint).origin, error: e.message });
+        else gw.log.warn("push", "push service unreachable", { endpoint: new URL(s.endpoint).origin, error: String((e as Error).message ?? e) });
       }
       if (status >= 200 && status < 300) {
         sent++;

@@ -50,7 +50,7 @@ beforeAll(async () => {
   doh = startDoh(zone);
   dohJson = startDoh(zone, "json");
   registryServer = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => Response.json(registryDoc) });
-  const map = [`n0xyz.ampr.org=${new URL(P.url).port}`, `n0qrs.ampr.org=${new URL(Q.url).port}`, `n0bad.ampr.org=${new URL(P.url).port}`, `gw-r1.example.org=${new URL(R1.url).port}`].join(",");
+  const map = ["on", `n0xyz.ampr.org=${new URL(P.url).port}`, `n0qrs.ampr.org=${new URL(Q.url).port}`, `n0bad.ampr.org=${new URL(P.url).port}`, `gw-r1.example.org=${new URL(R1.url).port}`].join(",");
   O = await startInProcess({
     INSTANCE: "gw-o",
     FED_PRIVATE_KEY: generateKeyPair().privateKey,

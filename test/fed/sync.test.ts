@@ -40,7 +40,7 @@ beforeAll(async () => {
     INSTANCE: "gw-b",
     FED_PRIVATE_KEY: kB.privateKey,
     FED_PEERS: A.url,
-    FED_LOOPBACK_PEERS: `gw-c.test=${new URL(C.url).port}`,
+    FED_LOOPBACK_PEERS: `on,gw-c.test=${new URL(C.url).port}`,
     INGEST_SECRET: INGEST,
     ADMIN_CALLSIGNS: "N0OPS",
   });

@@ -34,7 +34,7 @@ beforeAll(async () => {
   U = await startInProcess({ INSTANCE: "gw-u", FED_PRIVATE_KEY: kU.privateKey });
   P = await startInProcess({ INSTANCE: "n0pee-gw", FED_PRIVATE_KEY: kP.privateKey });
   doh = startDoh({ "_svc.n0pee.ampr.org": { txt: [`v=svc1; id=n0pee-gw; key=${kP.publicKey}`], ad: false } });
-  O = await startInProcess({ INSTANCE: "gw-o", TILE_URL: "off", ADMIN_CALLSIGNS: "N0OPS", DOH_URL: doh.url, FED_LOOPBACK_PEERS: `n0pee.ampr.org=${new URL(P.url).port}` });
+  O = await startInProcess({ INSTANCE: "gw-o", TILE_URL: "off", ADMIN_CALLSIGNS: "N0OPS", DOH_URL: doh.url, FED_LOOPBACK_PEERS: `on,n0pee.ampr.org=${new URL(P.url).port}` });
   publishRecord(A.gw, "cache", 1, cache("Trusted peer's cache", 47.1));
   publishRecord(U.gw, "cache", 1, cache("Unvetted peer's cache", 47.2));
   upsertPeer(O.gw, { instance: "gw-a", url: A.url, trust: "trusted", keyPin: kA.publicKey });
