@@ -263,7 +263,7 @@ test("a peer learnt from a trusted peer's registry view gets its endpoints refre
   const X = await startInProcess({ INSTANCE: "gw-x", FED_PRIVATE_KEY: kX.privateKey });
   const Y = await startInProcess({ INSTANCE: "gw-y", FED_PRIVATE_KEY: kY.privateKey });
   // old-y.test answers as gw-x (Y's old address, now someone else's); gw-y.test is Y
-  const Z = await startInProcess({ INSTANCE: "gw-z", FED_PRIVATE_KEY: generateKeyPair().privateKey, FED_LOOPBACK_PEERS: `old-y.test=${new URL(X.url).port},gw-y.test=${new URL(Y.url).port}` });
+  const Z = await startInProcess({ INSTANCE: "gw-z", FED_PRIVATE_KEY: generateKeyPair().privateKey, FED_LOOPBACK_PEERS: `on,old-y.test=${new URL(X.url).port},gw-y.test=${new URL(Y.url).port}` });
   try {
     upsertPeer(Z.gw, { instance: "gw-x", url: X.url, trust: "trusted", keyPin: kX.publicKey });
     upsertPeer(X.gw, { instance: "gw-y", endpoints: ["https:https://old-y.test;10"], trust: "trusted", keyPin: kY.publicKey });
