@@ -26,6 +26,7 @@
  */
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { inRange, isV4, parseIp, parseRange, type IpRange } from "./ip.ts";
 
 export class OutboundRefused extends Error {
   override name = "OutboundRefused";
@@ -41,100 +42,54 @@ const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: tr
 
 // ---------------------------------------------------------------- ranges
 
-/** [first octets as a 32-bit number, prefix length, name] */
-const V4_SPECIAL: Array<[number, number, string]> = (
+/** Special ranges, first match wins; IPv4 ranges match IPv4 and its IPv4-mapped IPv6 form alike (net/ip.ts). */
+const SPECIAL: Array<[IpRange, string]> = (
   [
-    ["0.0.0.0", 8, "this network"],
-    ["10.0.0.0", 8, "private (RFC 1918)"],
-    ["100.64.0.0", 10, "shared address space (CGNAT)"],
-    ["127.0.0.0", 8, "loopback"],
-    ["169.254.0.0", 16, "link-local"],
-    ["172.16.0.0", 12, "private (RFC 1918)"],
-    ["192.0.0.0", 24, "IETF protocol assignments"],
-    ["192.0.2.0", 24, "documentation"],
-    ["192.88.99.0", 24, "6to4 relay anycast"],
-    ["192.168.0.0", 16, "private (RFC 1918)"],
-    ["198.18.0.0", 15, "benchmarking"],
-    ["198.51.100.0", 24, "documentation"],
-    ["203.0.113.0", 24, "documentation"],
-    ["224.0.0.0", 4, "multicast"],
-    ["240.0.0.0", 4, "reserved"],
-  ] as Array<[string, number, string]>
-).map(([a, len, name]) => [v4Number(a)!, len, name]);
+    ["0.0.0.0/8", "this network"],
+    ["10.0.0.0/8", "private (RFC 1918)"],
+    ["100.64.0.0/10", "shared address space (CGNAT)"],
+    ["127.0.0.0/8", "loopback"],
+    ["169.254.0.0/16", "link-local"],
+    ["172.16.0.0/12", "private (RFC 1918)"],
+    ["192.0.0.0/24", "IETF protocol assignments"],
+    ["192.0.2.0/24", "documentation"],
+    ["192.88.99.0/24", "6to4 relay anycast"],
+    ["192.168.0.0/16", "private (RFC 1918)"],
+    ["198.18.0.0/15", "benchmarking"],
+    ["198.51.100.0/24", "documentation"],
+    ["203.0.113.0/24", "documentation"],
+    ["224.0.0.0/4", "multicast"],
+    ["240.0.0.0/4", "reserved"],
+    ["::/128", "unspecified"],
+    ["::1/128", "loopback"],
+    ["::/96", "IPv4-compatible (deprecated)"],
+    ["64:ff9b:1::/48", "local-use NAT64"],
+    ["100::/64", "discard-only"],
+    ["fc00::/7", "unique local (ULA)"],
+    ["fe80::/10", "link-local"],
+    ["fec0::/10", "site-local (deprecated)"],
+    ["ff00::/8", "multicast"],
+    ["2001:db8::/32", "documentation"],
+    ["3ff0::/12", "documentation"],
+    ["2001::/23", "IETF protocol assignments (Teredo, ORCHID, ...)"],
+  ] as Array<[string, string]>
+).map(([r, name]) => [parseRange(r)!, name]);
 
-function v4Number(a: string): number | null {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(a);
-  if (!m) return null;
-  const o = m.slice(1).map(Number);
-  if (o.some((x) => x > 255)) return null;
-  return ((o[0]! << 24) | (o[1]! << 16) | (o[2]! << 8) | o[3]!) >>> 0;
-}
+const NAT64 = parseRange("64:ff9b::/96")!;
+const SIX_TO_FOUR = parseRange("2002::/16")!;
+const GLOBAL_UNICAST = parseRange("2000::/3")!;
+const V4 = (n: bigint) => (0xffffn << 32n) | (n & 0xffffffffn);
 
-function v4Special(n: number): string | null {
-  for (const [base, len, name] of V4_SPECIAL) {
-    const mask = len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0;
-    if (((n & mask) >>> 0) === base) return name;
-  }
-  return null;
-}
-
-/** Eight 16-bit groups of an IPv6 address (with an optional dotted IPv4 tail), or null. */
-function v6Groups(a: string): number[] | null {
-  let s = a.toLowerCase();
-  const zone = s.indexOf("%");
-  if (zone >= 0) s = s.slice(0, zone);
-  const lastColon = s.lastIndexOf(":");
-  const dotted = s.slice(lastColon + 1);
-  if (dotted.includes(".")) {
-    const n = v4Number(dotted);
-    if (n === null) return null;
-    s = `${s.slice(0, lastColon + 1)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
-  }
-  const halves = s.split("::");
-  if (halves.length > 2) return null;
-  const part = (x: string) => (x === "" ? [] : x.split(":").map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : NaN)));
-  const head = part(halves[0]!);
-  const rest = halves.length === 2 ? part(halves[1]!) : [];
-  const want = 8;
-  let groups: number[];
-  if (halves.length === 2) {
-    const fill = want - head.length - rest.length;
-    if (fill < 1) return null;
-    groups = [...head, ...new Array<number>(fill).fill(0), ...rest];
-  } else {
-    if (head.length !== want) return null;
-    groups = head;
-  }
-  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
-}
-
-function v6Special(g: number[]): string | null {
-  const v4 = (hi: number, lo: number) => ((hi << 16) | lo) >>> 0;
-  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
-  if (zero(0, 8)) return "unspecified";
-  if (zero(0, 7) && g[7] === 1) return "loopback";
-  // IPv4-mapped ::ffff:a.b.c.d and NAT64 64:ff9b::a.b.c.d: the IPv4 address decides
-  if (zero(0, 5) && g[5] === 0xffff) return v4Special(v4(g[6]!, g[7]!)) ?? null;
-  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return v4Special(v4(g[6]!, g[7]!)) ?? null;
-  if (zero(0, 6)) return "IPv4-compatible (deprecated)";
-  // 6to4 2002:a.b.c.d::/48 reaches the IPv4 address it embeds
-  if (g[0] === 0x2002) {
-    const inner = v4Special(v4(g[1]!, g[2]!));
+function special(ip: bigint): string | null {
+  // NAT64 and 6to4 reach the IPv4 address they embed: that address decides.
+  if (inRange(ip, NAT64)) return special(V4(ip));
+  if (inRange(ip, SIX_TO_FOUR)) {
+    const inner = special(V4(ip >> 80n));
     return inner ? `6to4 of ${inner}` : null;
   }
-  const first = g[0]!;
-  if ((first & 0xfe00) === 0xfc00) return "unique local (ULA)";
-  if ((first & 0xffc0) === 0xfe80) return "link-local";
-  if ((first & 0xffc0) === 0xfec0) return "site-local (deprecated)";
-  if ((first & 0xff00) === 0xff00) return "multicast";
-  if (first === 0x2001 && g[1] === 0x0db8) return "documentation";
-  if ((first & 0xfff0) === 0x3ff0) return "documentation";
-  if (first === 0x2001 && g[1]! < 0x0200) return "IETF protocol assignments (Teredo, ORCHID, ...)";
-  if (first === 0x0064 && g[1] === 0xff9b && g[2] === 1) return "local-use NAT64";
-  if (first === 0x0100 && zero(1, 4)) return "discard-only";
-  // everything outside global unicast 2000::/3 is reserved
-  if ((first & 0xe000) !== 0x2000) return "reserved";
-  return null;
+  for (const [r, name] of SPECIAL) if (inRange(ip, r)) return name;
+  // everything outside global unicast 2000::/3 (IPv4 aside) is reserved
+  return isV4(ip) || inRange(ip, GLOBAL_UNICAST) ? null : "reserved";
 }
 
 /**
@@ -143,14 +98,8 @@ function v6Special(g: number[]): string | null {
  * reason too.
  */
 export function specialAddress(address: string): string | null {
-  const a = address.replace(/^\[|\]$/g, "");
-  const kind = isIP(a.split("%")[0]!);
-  if (kind === 4) return v4Special(v4Number(a)!);
-  if (kind === 6) {
-    const g = v6Groups(a);
-    return g ? v6Special(g) : "not an IPv6 address";
-  }
-  return "not an IP address";
+  const ip = parseIp(address);
+  return ip === null ? "not an IP address" : special(ip);
 }
 
 // ---------------------------------------------------------------- resolving and connecting
