@@ -18,6 +18,7 @@ import { loadConfig } from "../../src/config.ts";
 import { parseKissPorts, Radio, type Ax25Link } from "../../radio/index.ts";
 import { direwolfInstalled, startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
 import { fromLatin1, LinkReader, LinkTimeout, type ByteLink } from "../../src/bbs/fbb/link.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const INGEST = "ingest-secret-0123456789";
 const ops = { "x-ingest-secret": INGEST };
@@ -45,9 +46,7 @@ const mailbox = async (g: Running, cookie: string) => (await json(await g.get("/
 const queueState = (g: Running, bid: string) =>
   (g.gw.db.query("SELECT q.state FROM bbs_queue q JOIN bbs_messages m ON m.id = q.message_id WHERE m.bid = ?").get(bid) as { state: string } | null)?.state;
 const idle = (g: Running) => radioOf(g.gw)!.radio.ports[0]!.station.activeLinks().length === 0;
-async function untilIdle() {
-  for (let i = 0; i < 100 && !(idle(A) && idle(B)); i++) await Bun.sleep(50);
-}
+const untilIdle = () => waitFor(() => idle(A) && idle(B), "both radios idle", { everyMs: 50, timeoutMs: 5000 });
 
 const env = (me: string, port: string) => ({
   INSTANCE: `gw-${me.toLowerCase()}`,

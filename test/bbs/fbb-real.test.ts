@@ -15,6 +15,7 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { fbbAvailable, freePort, startFbb, type Fbb } from "../helpers/fbb.ts";
 import { activeSessions, fbbPort, recentSessions } from "../../src/bbs/forwarding.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const INGEST = "ingest-secret-0123456789";
 const ops = { "x-ingest-secret": INGEST };
@@ -30,15 +31,8 @@ async function json(r: Response) {
 }
 
 /** Waits for a condition the gateway reaches by itself (FBB calls on its own schedule). */
-async function until<T>(what: string, probe: () => T | null | undefined | false, timeoutMs = 130_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\nFBB log:\n${fbb.log()}`);
-    await Bun.sleep(250);
-  }
-}
+const until = <T>(what: string, probe: () => T | null | undefined | false, timeoutMs = 130_000) =>
+  waitFor(probe, () => `${what}\nFBB log:\n${fbb.log()}`, { timeoutMs, everyMs: 250 });
 
 const gwMessage = (where: string, ...args: Array<string | number>) =>
   g.gw.db.query(`SELECT bid, type, from_call AS "from", to_call AS "to", at_bbs AS at, subject, body, route, origin, received_from AS receivedFrom FROM bbs_messages WHERE ${where}`).get(...args) as any;

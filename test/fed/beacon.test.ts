@@ -19,6 +19,7 @@ import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { BEACON_MAX_BYTES } from "../../src/fed/beacon.ts";
 import { radioTick } from "../../src/node/radio.ts";
 import { uiFrame } from "../../radio/index.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const INGEST = "ingest-secret-0123456789";
 const kA = generateKeyPair();
@@ -134,8 +135,7 @@ describe("SVCB1 beacons", () => {
     const frame = feedFrame(C.gw, localGid(C.gw, "peer", "beacon"));
     upsertPeer(B.gw, { instance: "gw-c", trust: "trusted", keyPin: kC.publicKey, endpoints: [] });
     tnc.hear(uiFrame({ dest: { call: "SVCB1", ssid: 0 }, src: { call: "N0GWC", ssid: 5 }, info: dg(frame) }));
-    const until = Date.now() + 5000;
-    while (getPeer(B.gw, "gw-c")!.endpoints.length === 0 && Date.now() < until) await Bun.sleep(20);
+    await waitFor(() => getPeer(B.gw, "gw-c")!.endpoints.length > 0, "gw-c's endpoints from its beacon", { timeoutMs: 5000 });
     expect(getPeer(B.gw, "gw-c")!.endpoints.map((e) => e.address)).toEqual(["N0GWC-5"]);
     expect(count(B.gw, "mirror_records", "gid = 'gw-c:peer:beacon' AND via = 'beacon'")).toBe(1);
 

@@ -16,6 +16,7 @@ import { stuckClient } from "../helpers/ws.ts";
 import { ROOT } from "../helpers/paths.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { liveHub } from "../../src/live/rooms.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const INGEST = "ingest-secret-0123456789";
 const XSD = join(ROOT, "test/fixtures/xsd/cot-events.xsd");
@@ -203,9 +204,7 @@ describe("GET /api/cot/stream", () => {
         await s.close();
       }
       // Streams that went away no longer count against their address.
-      const end = Date.now() + 5000;
-      while (liveHub(r.gw).stats().streams > 0 && Date.now() < end) await Bun.sleep(20);
-      expect(liveHub(r.gw).stats().streams).toBe(0);
+      await waitFor(() => liveHub(r.gw).stats().streams === 0, "the closed streams to be released", { timeoutMs: 5000 });
       expect(liveHub(r.gw).perIp.size).toBe(0);
     } finally {
       await r.stop();
@@ -216,14 +215,7 @@ describe("GET /api/cot/stream", () => {
     const port = g.gw.server!.port!;
     const before = liveHub(g.gw).stats().streams;
     const stuck = await stuckClient(port, `GET /api/cot/stream HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
-    const until = async (cond: () => boolean) => {
-      const end = Date.now() + 10_000;
-      while (!cond()) {
-        if (Date.now() > end) throw new Error("timed out");
-        await Bun.sleep(20);
-      }
-    };
-    await until(() => liveHub(g.gw).stats().streams === before + 1);
+    await waitFor(() => liveHub(g.gw).stats().streams === before + 1);
     for (let b = 0; b < 40 && liveHub(g.gw).stats().streams > before; b++) {
       const lines = Array.from({ length: 500 }, (_, k) => `N${b}T${k}>APRS:!4230.${String(k % 100).padStart(2, "0")}N/07130.${String(b).padStart(2, "0")}W>a TAK client on a bad link ${b}.${k}`);
       await ingest(g, lines);

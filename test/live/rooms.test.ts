@@ -13,6 +13,7 @@ import { fakeTnc, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { liveClient, stuckClient, wsUpgrade, type LiveClient } from "../helpers/ws.ts";
 import { parseTnc2 } from "../../radio/index.ts";
 import { liveHub } from "../../src/live/rooms.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const INGEST = "ingest-secret-0123456789";
 const MAX_PER_IP = 8;
@@ -67,13 +68,6 @@ async function client(region: string): Promise<LiveClient> {
 async function closeAll() {
   await Promise.all(open.splice(0).map((c) => c.close()));
 }
-const until = async (cond: () => boolean | Promise<boolean>, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error("timed out");
-    await Bun.sleep(20);
-  }
-};
 
 describe("region rooms", () => {
   test("a position from POST /ingest reaches its field's and its square's rooms, and no other room", async () => {
@@ -105,7 +99,7 @@ describe("region rooms", () => {
     if (!f.ok) throw f.error;
     tnc.hear(f.value);
     expect(await room.next()).toMatchObject({ type: "position", room: "FN31", call: "N0RF-7", source: "rf", igate: "N0GW-10", comment: "walking" });
-    await until(() => aprsIsClient !== null);
+    await waitFor(() => aprsIsClient !== null);
     aprsIsClient!.write("N0IS-9>APRS,TCPIP*,qAC,T2TEST:!4131.00N/07231.00W>from APRS-IS\r\n");
     expect(await room.next()).toMatchObject({ type: "position", room: "FN31", call: "N0IS-9", source: "aprsis", comment: "from APRS-IS" });
     await closeAll();
@@ -176,18 +170,18 @@ describe("region rooms", () => {
     expect(over.status).toBe(429);
     expect(((await over.json()) as { error: string }).error).toBe("too_many_connections");
     await open.pop()!.close();
-    await until(() => liveHub(g.gw).stats().websockets === MAX_PER_IP - 1);
+    await waitFor(() => liveHub(g.gw).stats().websockets === MAX_PER_IP - 1);
     const again = await client("FN");
     expect((await again.next()).type).toBe("snapshot");
     await closeAll();
-    await until(() => liveHub(g.gw).stats().websockets === 0);
+    await waitFor(() => liveHub(g.gw).stats().websockets === 0);
   });
 
   test("a client that stops reading is dropped; the others get every message in order", async () => {
     const good = await client("FN30");
     await good.next();
     const stuck = await stuckClient(g.gw.server!.port!, wsUpgrade(g.gw.server!.port!, "FN30"));
-    await until(() => liveHub(g.gw).stats().websockets === 2);
+    await waitFor(() => liveHub(g.gw).stats().websockets === 2);
     // Enough traffic to fill the kernel's socket buffers and then the bounded one.
     const batches = 25;
     const per = 1000;
@@ -195,7 +189,7 @@ describe("region rooms", () => {
       const lines = Array.from({ length: per }, (_, k) => `N${b}S${k}>APRS:!4030.${String(k % 100).padStart(2, "0")}N/07330.${String(b).padStart(2, "0")}W>a slow phone on a bad link ${b}.${k}`);
       expect((await ingest(lines)).status).toBe(200);
     }
-    await until(() => good.received.length === 1 + batches * per, 30_000);
+    await waitFor(() => good.received.length === 1 + batches * per, "every batch", { timeoutMs: 30_000 });
     const seq = good.received.slice(1).map((m) => m.comment.split(" ").pop());
     expect(seq[0]).toBe("0.0");
     expect(seq[seq.length - 1]).toBe(`${batches - 1}.${per - 1}`);

@@ -10,6 +10,7 @@ import { launchBrowser } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { liveHub } from "../../src/live/rooms.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const INGEST = "ingest-secret-0123456789";
 let g: Running;
@@ -92,8 +93,7 @@ describe("web app: the live map", () => {
     }
     await page.locator("[data-testid=map][data-live=off]").waitFor({ timeout: 10_000 });
     expect(await page.locator(".live-state").textContent()).toContain("Not live");
-    const end = Date.now() + 5000;
-    while (liveHub(g.gw).stats().websockets >= open && Date.now() < end) await Bun.sleep(50);
+    await waitFor(() => liveHub(g.gw).stats().websockets < open, "the map's socket to close", { timeoutMs: 5000 });
     expect(liveHub(g.gw).stats().websockets).toBe(open - 1);
     await page.close();
   });

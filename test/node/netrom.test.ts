@@ -15,6 +15,7 @@ import { upsertPeer } from "../../src/fed/peers.ts";
 import { broadcastNodes, radioOf, radioTick } from "../../src/node/radio.ts";
 import { syncOverRadio } from "../../src/node/sync.ts";
 import { decodeNodes, isNodesFrame, nodesFrames, PID_NETROM } from "../../radio/index.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const INGEST = "ingest-secret-0123456789";
 let tnc: FakeTnc;
@@ -53,8 +54,7 @@ describe("the NODES table", () => {
       ],
     });
     tnc.hear(frame!);
-    const until = Date.now() + 5000;
-    while ((await nodes(N)).nodes.length < 2 && Date.now() < until) await Bun.sleep(20);
+    await waitFor(async () => (await nodes(N)).nodes.length >= 2, "two NODES entries", { timeoutMs: 5000 });
     const t = await nodes(N);
     expect(t.node).toMatchObject({ alias: "MYNODE", call: "N0NOD-7" });
     expect(t.nodes.map((n) => [n.alias, n.call, n.neighbour, n.quality, n.source])).toEqual([
@@ -78,9 +78,19 @@ describe("the NODES table", () => {
     expect((await r.json()).route).toMatchObject({ call: "N0MAN-7", alias: "MAN", quality: 120, source: "manual" });
     expect((await nodes(N)).nodes.map((n) => n.alias)).toEqual(["FAR", "MAN", "NBR"]);
     // a broadcast never overwrites the sysop's route
-    tnc.hear(nodesFrames({ call: "N0NBR", ssid: 7 }, { alias: "NBR", entries: [{ dest: { call: "N0MAN", ssid: 7 }, alias: "OTHER", neighbour: { call: "N0XYZ", ssid: 7 }, quality: 255 }] })[0]!);
-    await Bun.sleep(100);
+    // (the same broadcast's other entry is taken: it was heard and applied, not yet on its way)
+    tnc.hear(
+      nodesFrames({ call: "N0NBR", ssid: 7 }, {
+        alias: "NBR",
+        entries: [
+          { dest: { call: "N0MAN", ssid: 7 }, alias: "OTHER", neighbour: { call: "N0XYZ", ssid: 7 }, quality: 255 },
+          { dest: { call: "N0NEW", ssid: 7 }, alias: "NEW", neighbour: { call: "N0XYZ", ssid: 7 }, quality: 200 },
+        ],
+      })[0]!,
+    );
+    await waitFor(async () => (await nodes(N)).nodes.some((n) => n.alias === "NEW"), "NEW from NBR's broadcast");
     expect((await nodes(N)).nodes.find((n) => n.call === "N0MAN-7")).toMatchObject({ alias: "MAN", source: "manual" });
+    expect((await N.post("/api/node/nodes", { call: "N0NEW-7", neighbour: "N0NBR-7", remove: true }, { headers: { "x-ingest-secret": INGEST } })).status).toBe(200);
     expect((await N.post("/api/node/nodes", { call: "N0MAN-7", neighbour: "N0NBR-7", remove: true }, { headers: { "x-ingest-secret": INGEST } })).status).toBe(200);
     expect((await N.post("/api/node/nodes", { call: "N0MAN-7", neighbour: "N0NBR-7", remove: true }, { headers: { "x-ingest-secret": INGEST } })).status).toBe(404);
   });
@@ -115,8 +125,7 @@ describe("SVCL1 over a NET/ROM circuit", () => {
     // before A's NODES broadcast B has no route to GWA
     expect(await syncOverRadio(B.gw, "gw-a")).toMatchObject({ ok: false, error: { code: "no_route" } });
     expect(broadcastNodes(A.gw, radioOf(A.gw)!)).toBe(1);
-    const until = Date.now() + 5000;
-    while (!(await nodes(B)).nodes.some((n) => n.alias === "GWA") && Date.now() < until) await Bun.sleep(20);
+    await waitFor(async () => (await nodes(B)).nodes.some((n) => n.alias === "GWA"), "GWA in B's NODES", { timeoutMs: 5000 });
     expect((await nodes(B)).nodes).toContainEqual(expect.objectContaining({ alias: "GWA", call: "N0GWA-7", neighbour: "N0GWA-7" }));
 
     const r = await syncOverRadio(B.gw, "gw-a");

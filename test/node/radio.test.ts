@@ -10,6 +10,7 @@ import { signedInUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { radioOf } from "../../src/node/radio.ts";
 import type { Clock } from "../../src/gateway.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 let tnc: FakeTnc;
 let g: Running;
@@ -28,21 +29,11 @@ afterAll(async () => {
 
 const frame = tnc2Frame;
 const text = tnc2Text;
-async function until<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 5000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error("timed out");
-    await Bun.sleep(20);
-  }
-}
-
 describe("the gateway's radio", () => {
   test("APRS heard on the port reaches the registry as RF heard by this station; MHeard and /api/ports count it", async () => {
     tnc.hear(frame("N0RF-9>APRS,WIDE1*,WIDE2-1:!4237.14N/07120.83W>heard on the air"));
     tnc.hear(frame("N0RF-9>APRS,WIDE1*,WIDE2-1:>status too"));
-    const st = await until(async () => {
+    const st = await waitFor(async () => {
       const r = await g.get("/api/stations/N0RF-9");
       return r.status === 200 && ((await r.json()) as { packets: number; source: string; igate: string; lat: number });
     });
@@ -96,7 +87,7 @@ describe("the gateway's radio", () => {
 
     // the addressee's ack heard on the air settles the message; no retry goes out
     tnc.hear(frame(`W1AW-9>APRS,WIDE1*::N0TX-7   :ack${msg.msgId}`));
-    await until(async () => state(msg.id).state === "acked");
+    await waitFor(async () => state(msg.id).state === "acked");
     // ten minutes on, the held-back position goes out
     t += 600_000;
     gr.tx.tick();
@@ -125,7 +116,7 @@ describe("the gateway's radio", () => {
     const before = g.gw.db.query("SELECT count(*) AS n FROM port_counters").get() as { n: number };
     await g.gw.scheduler.runNow("radio");
     tnc.hear(frame("N0RF-9>APRS:>one more"));
-    await until(async () => radioOf(g.gw)!.radio.status()[0]!.framesIn >= 4);
+    await waitFor(async () => radioOf(g.gw)!.radio.status()[0]!.framesIn >= 4);
     await g.gw.scheduler.runNow("radio");
     const rows = g.gw.db.query("SELECT port, rx_frames AS rx, tx_frames AS tx FROM port_counters ORDER BY id").all() as Array<{ port: string; rx: number; tx: number }>;
     expect(rows.length).toBe(before.n + 2);

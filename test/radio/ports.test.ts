@@ -14,6 +14,7 @@ import { serialTransport } from "../../radio/port/serial.ts";
 import { tcpTransport } from "../../radio/port/tcp.ts";
 import { ptyPair } from "../helpers/socat.ts";
 import { tmpDir } from "../helpers/tmp.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const bytes = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
 
@@ -260,10 +261,3 @@ async function readFrames(fd: number, n: number, timeoutMs = 10_000): Promise<Ui
   return out;
 }
 
-async function waitFor(cond: () => boolean, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await Bun.sleep(5);
-  }
-}

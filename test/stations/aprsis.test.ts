@@ -8,6 +8,7 @@ import type { Socket, TCPSocketListener } from "bun";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { enqueue } from "../../src/stations/outbox.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 let server: TCPSocketListener<undefined>;
 const logins: string[] = [];
@@ -49,13 +50,6 @@ afterAll(async () => {
   server.stop(true);
 });
 
-const until = async (cond: () => boolean | Promise<boolean>, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error("timed out");
-    await Bun.sleep(20);
-  }
-};
 
 describe("APRS-IS client", () => {
   test("logs in, feeds the registry, reconnects with back-off, reports in /api/ports", async () => {
@@ -63,11 +57,11 @@ describe("APRS-IS client", () => {
     g = await startInProcess({ APRSIS_SERVER: `127.0.0.1:${server.port}`, APRSIS_CALL: "N0CALL-10", APRSIS_FILTER: "r/42.6/-71.3/100" });
     await first;
     expect(logins[0]).toMatch(/^user N0CALL-10 pass 13023 vers svc-gateway \S+ filter r\/42\.6\/-71\.3\/100$/);
-    await until(async () => (await (await g.get("/api/ports")).json()).ports.find((p: { name: string }) => p.name === "aprs-is")?.state === "up");
+    await waitFor(async () => (await (await g.get("/api/ports")).json()).ports.find((p: { name: string }) => p.name === "aprs-is")?.state === "up");
     // Lines arrive in pieces, as TCP delivers them.
     clients[0]!.write("N0IS-9>APRS,WIDE2-1,qAR,W1AW-10:!4237.14N/07120.83W>088/03");
     clients[0]!.write("6 from APRS-IS\r\n# keepalive\r\nDL1ABC>APRS,TCPIP*,qAC,T2GER:!5230.00N/01322.50E-Berlin\r\n");
-    await until(async () => (await g.get("/api/stations/DL1ABC")).status === 200);
+    await waitFor(async () => (await g.get("/api/stations/DL1ABC")).status === 200);
     const st = await (await g.get("/api/stations/N0IS-9")).json();
     expect(st).toMatchObject({ speedKmh: 66.7, comment: "from APRS-IS", source: "rf", igate: "W1AW-10" });
     expect(g.gw.db.query("SELECT via FROM positions WHERE call = 'DL1ABC'").get()).toEqual({ via: "aprsis" });
@@ -87,7 +81,7 @@ describe("APRS-IS client", () => {
     dead.stop(true);
     const h = await startInProcess({ APRSIS_SERVER: `127.0.0.1:${port}`, FED_APRS_CALL: "N0GW" });
     try {
-      await until(async () => {
+      await waitFor(async () => {
         const p = (await (await h.get("/api/ports")).json()).ports.find((x: { name: string }) => x.name === "aprs-is");
         return p.state === "down" && p.reconnects >= 1;
       });
@@ -109,20 +103,20 @@ describe("APRS-IS client sending the outbox", () => {
     const h = await startInProcess({ APRSIS_SERVER: `127.0.0.1:${server.port}`, APRSIS_CALL: "N0IGT-10", APRSIS_FILTER: "r/42.6/-71.3/100" });
     try {
       await first;
-      await until(async () => (await port(h)).transmitting === true);
+      await waitFor(async () => (await port(h)).transmitting === true);
       const u = signedInUser(h.gw, "N0TX-7", { verified: true });
       const r = await h.post("/api/tx/aprs", { addressee: "W1AW-9", text: "see you at the cache" }, { headers: { cookie: u.cookie } });
       const { item } = await r.json();
-      await until(() => received.includes(item.line));
+      await waitFor(() => received.includes(item.line));
       expect(item.line).toMatch(/^N0TX-7>APZSVC,TCPIP\*::W1AW-9   :see you at the cache\{\d+$/);
-      await until(async () => (await items(h, u.cookie))[0]!.state === "sent");
+      await waitFor(async () => (await items(h, u.cookie))[0]!.state === "sent");
       // The addressee acks through APRS-IS; the client hears it.
       clients.at(-1)!.write(`W1AW-9>APRS,TCPIP*,qAC,T2TEST::N0TX-7   :ack${item.msgId}\r\n`);
-      await until(async () => (await items(h, u.cookie))[0]!.state === "acked");
+      await waitFor(async () => (await items(h, u.cookie))[0]!.state === "acked");
       // A line whose source nobody here verified is refused, never sent.
       const foreign = enqueue(h.gw, { kind: "status", src: "K9NOPE", line: "K9NOPE>APZSVC,TCPIP*:>not mine" });
       const state = () => (h.gw.db.query("SELECT state FROM aprs_outbox WHERE id = ?").get(foreign.id) as { state: string }).state;
-      await until(() => state() === "failed");
+      await waitFor(() => state() === "failed");
       expect(h.gw.db.query("SELECT error FROM aprs_outbox WHERE id = ?").get(foreign.id)).toEqual({ error: "K9NOPE is not a verified callsign on this instance" });
       expect(received.some((l) => l.startsWith("K9NOPE"))).toBe(false);
       expect(await port(h)).toMatchObject({ transmitting: true, tx: 1, txRefused: 1 });
@@ -138,7 +132,7 @@ describe("APRS-IS client sending the outbox", () => {
       const h = await startInProcess({ APRSIS_SERVER: `127.0.0.1:${server.port}`, ...env });
       try {
         await login;
-        await until(async () => (await port(h)).state === "up");
+        await waitFor(async () => (await port(h)).state === "up");
         const u = signedInUser(h.gw, "N0QT", { verified: true });
         const { item } = await (await h.post("/api/tx/aprs", { kind: "status", text: "quiet" }, { headers: { cookie: u.cookie } })).json();
         expect(await port(h)).toMatchObject({ transmitting: false, tx: 0 });

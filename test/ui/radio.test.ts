@@ -17,6 +17,7 @@ import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { ROOT } from "../helpers/paths.ts";
 import { nodesFrames } from "../../radio/index.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const SHOTS = join(ROOT, "test-artifacts");
 let tnc: FakeTnc;
@@ -30,16 +31,6 @@ let switcher: TestUser;
 const frame = tnc2Frame;
 const text = tnc2Text;
 const json = async <T>(path: string, cookie?: string) => (await (await g.get(path, cookie ? { headers: { cookie } } : undefined)).json()) as T;
-async function until<T>(fn: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out: ${what}`);
-    await Bun.sleep(25);
-  }
-}
-
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   tnc = fakeTnc();
@@ -48,7 +39,7 @@ beforeAll(async () => {
   // the other side of the port: an APRS station through two digipeaters, and a neighbour node's NODES broadcast
   tnc.hear(frame("N0RF-9>APRS,WIDE1*,WIDE2-1:!4237.14N/07120.83W>heard on the air"));
   tnc.hear(nodesFrames({ call: "N0NBR", ssid: 7 }, { alias: "NBR", entries: [{ dest: { call: "N0FAR", ssid: 7 }, alias: "FAR", neighbour: { call: "N0XYZ", ssid: 7 }, quality: 200 }] })[0]!);
-  await until(async () => (await json<{ heard: unknown[] }>("/api/node/mheard")).heard.length === 2 && (await json<{ nodes: unknown[] }>("/api/node/nodes")).nodes.length === 2, "MHeard and NODES");
+  await waitFor(async () => (await json<{ heard: unknown[] }>("/api/node/mheard")).heard.length === 2 && (await json<{ nodes: unknown[] }>("/api/node/nodes")).nodes.length === 2, "MHeard and NODES");
   sysop = signedInUser(g.gw, "N0OPS", { verified: true });
   ham = signedInUser(g.gw, "N0TX-7", { verified: true });
   newcomer = signedInUser(g.gw, "N0NEW", { verified: false });
