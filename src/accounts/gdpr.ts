@@ -23,7 +23,7 @@
  *   refuse (the whole erase is rolled back).
  *
  *   What the spec requires of erase: finds anonymised and marked WITHDRAWN,
- *   owned caches archived (game, issue 6); personal rows deleted (everyone);
+ *   owned caches archived (the game); personal rows deleted (everyone);
  *   one PII-free tombstone (accounts).
  *
  * - `bundle(gw, account)` (optional): the part of the account that moves to

@@ -1,5 +1,5 @@
 /**
- * Routes of the federation network (issue 7): pull now, the sysop's peer
+ * Routes of the federation network: pull now, the sysop's peer
  * list and trust, gossip. Thin: parse, gate, one service call.
  */
 import { Elysia } from "elysia";

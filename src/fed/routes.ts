@@ -1,5 +1,5 @@
 /**
- * The federation surface that issue 4 owns: the instance descriptor, the
+ * The signed-record federation surface: the instance descriptor, the
  * CBOR sync pages, the JSON browse feeds, the registry view and frame
  * delivery. Thin: parse, gate, one service call.
  */

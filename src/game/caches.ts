@@ -526,7 +526,7 @@ export function filterSql(f: CacheFilters): { sql: string; args: Array<string | 
   return { sql: where.length ? " AND " + where.join(" AND ") : "", args };
 }
 
-/** A living cache (issue 5's stations) as a map entry: its id is `living-<station id>`, its page the station's. */
+/** A living cache (an own station, src/stations/living-caches.ts) as a map entry: its id is `living-<station id>`, its page the station's. */
 export function livingJson(gw: Gateway, l: LivingCache): Cache {
   return {
     id: `living-${l.stationId}`,

@@ -5,7 +5,7 @@
  *      callsign (any SSID) heard on the air by an IGate that is not the
  *      finder's own station, within TIER_A.radiusM of the cache and within
  *      TIER_A.windowMs before or after the time of the find. Or a quorum of
- *      trusted peers heard one (cross-instance corroboration, issue 7).
+ *      trusted peers heard one (cross-instance corroboration, src/fed/corroborate.ts).
  *   b  logged by an account whose callsign is verified (APRS challenge), or
  *      signed by the callsign's device key
  *   c  a claim: an unverified callsign, or relayed by the ingest box
@@ -149,7 +149,7 @@ export function setCorroborator(gw: Gateway, fn: (gw: Gateway, find: PendingFind
 /**
  * The one hand-off to cross-instance corroboration, called once for every
  * find that is not Tier A after it was logged (outside any transaction).
- * Until issue 7 registers a corroborator it does nothing: the find stays at
+ * Until the federation registers a corroborator it does nothing: the find stays at
  * its tier, and can still be promoted by a later local RF sighting.
  */
 export function requestCorroboration(gw: Gateway, find: PendingFind): void {

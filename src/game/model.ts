@@ -6,7 +6,7 @@ import { badRequest } from "../errors.ts";
 import type { Caller } from "../http/gates.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
 
-/** Types a cache can be hidden as (a `living` cache is a station: issue 5's /api/me/cache). */
+/** Types a cache can be hidden as (a `living` cache is a station: /api/me/cache). */
 export const CACHE_TYPES = ["traditional", "multi", "mystery", "letterbox", "virtual", "event", "audio", "earth", "webcam", "other"] as const;
 export const CACHE_SIZES = ["micro", "small", "regular", "large", "other", "none"] as const;
 export type CacheType = (typeof CACHE_TYPES)[number] | "living";

@@ -13,7 +13,7 @@ import { flushEvents, ingestLinesTx, ingestPositionsTx, newSink, type IngestLine
 export const MAX_BATCH = 20_000;
 
 /**
- * Finds in ingest batches belong to the game (issue 6): it registers the
+ * Finds in ingest batches belong to the game (src/game/): it registers the
  * function that applies them, inside the batch's transaction. Until then a
  * batch carrying finds is refused whole with 422 finds_not_supported.
  */

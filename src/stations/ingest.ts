@@ -27,7 +27,7 @@ export type IngestSource = "rf" | "aprsis" | "ingest";
 
 
 export interface IngestOptions {
-  /** the feed: rf = this station's own radio (issue 8's TNC), aprsis, ingest (the box) */
+  /** the feed: rf = this station's own radio (its TNC), aprsis, ingest (the box) */
   source: IngestSource;
   /** the IGate that heard these on RF (for source rf: this station's callsign) */
   igate?: string | null;

@@ -2,7 +2,7 @@
  * Living caches: an own station whose position *is* a cache. Its position is
  * the station's latest beacon as the registry heard it (RF, APRS-IS, the
  * ingest box), or, for a station that has not beaconed yet, the fixed
- * position set on the own station. The game (issue 6) owns caches; it reads
+ * position set on the own station. The game (src/game/) owns caches; it reads
  * these through listLivingCaches()/livingCache() and hears changes on the
  * `livingCache` event. Only a station whose base callsign is verified by its
  * owner's account is a living cache: the cache follows a real transmitter.

@@ -1,6 +1,6 @@
 /**
  * Transport status for GET /api/ports. Each transport (APRS-IS client, the
- * ingest box, issue 8's radio ports) registers a function that reports its
+ * ingest box, the radio's KISS ports) registers a function that reports its
  * state; the route lists them all.
  */
 import type { Gateway } from "../gateway.ts";

@@ -238,7 +238,7 @@ describe("the map query", () => {
 });
 
 describe("living caches", () => {
-  test("a station that is a cache (issue 5's /api/me/cache) shows on the cache map at its beacon", async () => {
+  test("a station that is a cache (/api/me/cache) shows on the cache map at its beacon", async () => {
     const op = signedInUser(g.gw, "N0LIV-7", { verified: true });
     const r = await g.post("/api/me/cache", { name: "Rover" }, { headers: { cookie: op.cookie } });
     expect(r.status).toBeLessThan(300);

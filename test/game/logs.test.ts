@@ -105,7 +105,7 @@ describe("logging", () => {
     expect(f).toMatchObject({ kind: "find", tier: "c", call: "N0UNV" });
     expect((await g.post("/api/logs/find", { cache: c.id, kind: "dnf" }, as(finder))).status).toBe(400);
     expect(handedOff.find((p) => p.logId === f.id)).toMatchObject({ gid: f.gid, cacheGid: c.gid, call: "N0UNV", lat: 47.3, lon: 8.3 });
-    // issue 7 promotes through promoteToTierA when the peers' quorum agrees
+    // the federation promotes through promoteToTierA when the peers' quorum agrees
     expect(promoteToTierA(g.gw, f.id, { source: "peers" })).toBe(true);
     const after = (await json(await g.get(`/api/caches/${c.id}/logs`))).logs.find((l: any) => l.id === f.id);
     expect(after).toMatchObject({ tier: "a", corroboration: { source: "peers" } });

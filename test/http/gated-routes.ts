@@ -18,7 +18,7 @@ export interface GatedRoute {
 
 export const GATED_ROUTES: GatedRoute[] = [
   { method: "GET", route: "/api/admin/audit", path: "/api/admin/audit", gate: "sysop" },
-  // BBS (issue 9)
+  // BBS
   { method: "POST", route: "/api/bbs/messages", path: "/api/bbs/messages", gate: "verified", body: {} },
   { method: "GET", route: "/api/bbs/messages", path: "/api/bbs/messages", gate: "session" },
   { method: "POST", route: "/api/bbs/messages/:id/read", path: "/api/bbs/messages/1/read", gate: "session", body: {} },
@@ -42,7 +42,7 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/api/bbs/forward/session", path: "/api/bbs/forward/session", gate: "ingest", body: {} },
   { method: "GET", route: "/api/bbs/forward/kill", path: "/api/bbs/forward/kill", gate: "ingest" },
   { method: "POST", route: "/api/bbs/forward/kill", path: "/api/bbs/forward/kill", gate: "ingest", body: {} },
-  // accounts (issue 3)
+  // accounts
   { method: "POST", route: "/auth/passkey/remove", path: "/auth/passkey/remove", gate: "session", body: { id: "none" } },
   { method: "GET", route: "/auth/session", path: "/auth/session", gate: "session" },
   { method: "POST", route: "/auth/session", path: "/auth/session", gate: "session", body: {} },
@@ -77,13 +77,13 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/api/views", path: "/api/views", gate: "session", body: {} },
   { method: "PUT", route: "/api/views/:id", path: "/api/views/none", gate: "session", body: {} },
   { method: "DELETE", route: "/api/views/:id", path: "/api/views/none", gate: "session", body: {} },
-  // stations (issue 5)
+  // stations
   { method: "POST", route: "/ingest", path: "/ingest", gate: "ingest-or-device", body: { packets: [] } },
   { method: "GET", route: "/outbox", path: "/outbox", gate: "ingest" },
   { method: "POST", route: "/outbox/ack", path: "/outbox/ack", gate: "ingest", body: { sent: [] } },
   { method: "POST", route: "/api/tx/aprs", path: "/api/tx/aprs", gate: "verified", body: { addressee: "N0CALL", text: "gate test" } },
   { method: "GET", route: "/api/tx/aprs", path: "/api/tx/aprs", gate: "session" },
-  // own stations, living caches, weather stations (issue 5)
+  // own stations, living caches, weather stations
   { method: "GET", route: "/api/my/stations", path: "/api/my/stations", gate: "session" },
   { method: "POST", route: "/api/my/stations", path: "/api/my/stations", gate: "session", body: { call: "bad call" } },
   { method: "GET", route: "/api/my/stations/:sid", path: "/api/my/stations/999999", gate: "session" },
@@ -101,17 +101,17 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/updateweatherstation", path: "/updateweatherstation", gate: "wx-key", body: { tempf: 70 } },
   { method: "GET", route: "/api/wx/submit", path: "/api/wx/submit?humidity=50", gate: "wx-key" },
   { method: "POST", route: "/api/wx/submit", path: "/api/wx/submit", gate: "wx-key", body: { humidity: 50 } },
-  // radio: remote box commands (issue 8)
+  // radio: remote box commands
   { method: "POST", route: "/api/box/:id/command", path: "/api/box/gate-test/command", gate: "actor", body: { kind: "ping" } },
   { method: "GET", route: "/api/box/:id/commands", path: "/api/box/gate-test/commands", gate: "ingest" },
   { method: "POST", route: "/api/box/:id/commands/ack", path: "/api/box/gate-test/commands/ack", gate: "ingest", body: { acks: [] } },
   { method: "GET", route: "/api/box/:id/log", path: "/api/box/gate-test/log", gate: "actor" },
   { method: "POST", route: "/api/node/nodes", path: "/api/node/nodes", gate: "sysop", body: { call: "N0GW-7", neighbour: "N0GW-7", quality: 100 } },
   { method: "POST", route: "/federation/beacon", path: "/federation/beacon", gate: "ingest", body: { datagram: "U1ZDQjE=" } },
-  // federation (issue 4)
+  // federation
   { method: "POST", route: "/federation/frames", path: "/federation/frames", gate: "ingest", body: {} },
   { method: "POST", route: "/federation/bbs/enqueue", path: "/federation/bbs/enqueue", gate: "sysop", body: { types: [] } },
-  // federation network (issue 7)
+  // federation network
   { method: "POST", route: "/federation/sync", path: "/federation/sync", gate: "ingest", body: {} },
   { method: "GET", route: "/federation/peers", path: "/federation/peers", gate: "sysop" },
   { method: "POST", route: "/federation/peers/trust", path: "/federation/peers/trust", gate: "sysop", body: { instance: "gw-none", trust: "trusted" } },
@@ -124,7 +124,7 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "GET", route: "/federation/relay/:instance/result/:id", path: "/federation/relay/gw-none/result/1", gate: "relay" },
   { method: "POST", route: "/federation/relay/:instance/dispatch", path: "/federation/relay/gw-none/dispatch", gate: "sysop", body: {} },
   { method: "GET", route: "/federation/peers/:instance/records", path: "/federation/peers/gw-none/records", gate: "sysop" },
-  // game (issue 6)
+  // game
   { method: "POST", route: "/api/caches", path: "/api/caches", gate: "actor", body: { name: "" } },
   { method: "PATCH", route: "/api/caches/:id", path: "/api/caches/999999", gate: "actor", body: { name: "x" } },
   { method: "POST", route: "/api/caches/:id/logs", path: "/api/caches/999999/logs", gate: "actor", body: { kind: "find" } },
@@ -139,7 +139,7 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/api/caches/:id/stages", path: "/api/caches/999999/stages", gate: "actor", body: { stages: [] } },
   { method: "POST", route: "/api/caches/:id/stages/:n/unlock", path: "/api/caches/999999/stages/1/unlock", gate: "actor", body: { answer: "x" } },
   { method: "POST", route: "/api/import/:source", path: "/api/import/gpx", gate: "actor", body: {} },
-  // supporters (issue 6)
+  // supporters
   { method: "GET", route: "/api/support/prefs", path: "/api/support/prefs", gate: "session" },
   { method: "POST", route: "/api/support/prefs", path: "/api/support/prefs", gate: "session", body: {} },
   { method: "POST", route: "/api/support/confirm", path: "/api/support/confirm", gate: "ingest", body: {} },

@@ -122,5 +122,13 @@ describe("the gateway's radio", () => {
     expect(rows.length).toBe(before.n + 2);
     expect(rows.at(-2)).toMatchObject({ port: tnc.url, rx: 3 });
     expect(rows.at(-1)).toMatchObject({ port: tnc.url, rx: 1, tx: 0 });
+    // The sysop's traffic history reads them back.
+    const history = await (await g.get(`/api/node/counters?port=${encodeURIComponent(tnc.url)}`)).json();
+    expect(history.samples.slice(-2).map((s: { rxFrames: number; txFrames: number }) => [s.rxFrames, s.txFrames])).toEqual([
+      [3, rows.at(-2)!.tx],
+      [1, 0],
+    ]);
+    expect((await g.get("/api/node/counters")).status).toBe(400);
+    expect((await (await g.get("/api/node/counters?port=nope")).json()).samples).toEqual([]);
   });
 });
