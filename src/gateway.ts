@@ -16,7 +16,10 @@ import { initFederation } from "./fed/descriptor.ts";
 import { startRadio } from "./node/radio.ts";
 import { initNetwork } from "./fed/network.ts";
 import { startBbs } from "./bbs/forwarding.ts";
-import { WS } from "./live/rooms.ts";
+import { startRooms, WS } from "./live/rooms.ts";
+import { onHeard } from "./accounts/verify-aprs.ts";
+import { onPosition } from "./game/corroborate.ts";
+import { startAprsIs } from "./stations/aprsis.ts";
 
 /** Bun's WebSocket settings are server-wide: the live rooms' bounded buffers and timeouts (src/live/rooms.ts). */
 const WEBSOCKET_OPTIONS = {
@@ -100,9 +103,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
       gw.server = gw.app.server as Server<unknown>;
       const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
       gw.url = `http://${host.includes(":") ? `[${host}]` : host}:${gw.server.port}`;
-      // the radio starts with the serving gateway (CLI commands never key a transmitter)
-      startRadio(gw);
-      startBbs(gw);
+      // Network clients start with the serving gateway: CLI commands open none.
+      startRadio(gw); // KISS TNCs (CLI commands never key a transmitter)
+      startAprsIs(gw); // the upstream APRS-IS feed
+      startBbs(gw); // FBB forwarding: the listener and the partner scheduler
       // a serving gateway keeps WAL checkpoints (and their fsync) off the event loop
       checkpointer = startCheckpointer(db, dbFile, log);
       return gw.url;
@@ -126,7 +130,11 @@ export function createGateway(opts: GatewayOptions): Gateway {
     },
   };
   (gw as { app: App }).app = createApp(gw);
-  registerJobs(gw);
+  // Every listener, job and service of the gateway, in one place (route builders only build routes):
+  gw.events.on("aprsMessage", (m) => onHeard(gw, m)); // callsign challenges answered on the air
+  gw.events.on("position", (p) => onPosition(gw, p)); // RF sightings corroborate pending finds
+  startRooms(gw); // live rooms and streams follow positions and logs
+  registerJobs(gw); // the cron: prune, pull, push, digests, radio ticks
   initFederation(gw);
   initNetwork(gw);
   return gw;

@@ -4,7 +4,8 @@
  */
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
-import { gatesPlugin, isSysop, type Caller } from "../http/gates.ts";
+import { gatesPlugin } from "../http/gates.ts";
+import { isSysop, type Caller } from "./caller.ts";
 import { jsonObject } from "../http/body.ts";
 import { badRequest } from "../errors.ts";
 import { createSession, endSession, renewSession, sessionCookie } from "./sessions.ts";
@@ -14,12 +15,12 @@ import { finishEmailSignIn, startEmailSignIn } from "./email-signin.ts";
 import { addCallsign, callsignsOf, removeCallsign, setActiveCallsign } from "./users.ts";
 import { profileOf, publicProfile, updateProfile } from "./profile.ts";
 import { publicKeysOf, registerDeviceKey, revokeDeviceKey } from "./device-keys.ts";
-import { challengeStatus, confirmChallenge, onHeard, startChallenge } from "./verify-aprs.ts";
+import { challengeStatus, confirmChallenge, startChallenge } from "./verify-aprs.ts";
 import { accountOfCaller, eraseAccount, exportAccount } from "./gdpr.ts";
 import { prefsRoutes } from "./prefs-routes.ts";
 import { completeMove, importBundle, makeBundle } from "./move.ts";
 import { auditLog, lostCallsigns } from "./audit.ts";
-import { intParam } from "../stations/routes.ts";
+import { intParam } from "../http/params.ts";
 
 /** Whether the browser reached us over https (directly, via PUBLIC_URL, or a trusted proxy). */
 function isHttps(gw: Gateway, request: Request): boolean {
@@ -53,8 +54,6 @@ export function accountRoutes(gw: Gateway) {
     return { ...v, sysop };
   };
   const userId = (caller: Caller) => caller.user!.id;
-  // Callsign verification decides on APRS messages heard by the ingest pipeline.
-  gw.events.on("aprsMessage", (m) => onHeard(gw, m));
 
   return new Elysia({ name: "accounts" })
     .use(gatesPlugin(gw))

@@ -6,7 +6,7 @@
  * operators, so any verified operator may read it too.
  */
 import type { Gateway } from "../gateway.ts";
-import { isSysop, type Caller } from "../http/gates.ts";
+import { isSysop, type Caller } from "../accounts/caller.ts";
 import { baseCall } from "../callsign.ts";
 import { callsignsOf } from "../accounts/users.ts";
 

@@ -5,7 +5,7 @@
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { intParam } from "../stations/routes.ts";
+import { intParam } from "../http/params.ts";
 import { conflict } from "../errors.ts";
 import { radioOf } from "../node/radio.ts";
 import { acknowledge, boxId, commandLog, enqueue, lease, LOCAL_BOX, parseAcks } from "./service.ts";

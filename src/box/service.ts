@@ -13,11 +13,11 @@
  *   acknowledge(gw, "main", [{ id, ok: true, result: {...} }])
  */
 import type { Gateway } from "../gateway.ts";
-import type { Caller } from "../http/gates.ts";
+import type { Caller } from "../accounts/caller.ts";
 import { badRequest, forbidden, notFound, unauthorized } from "../errors.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
 import { verifiedHolder } from "../accounts/users.ts";
-import { isSysop } from "../http/gates.ts";
+import { isSysop } from "../accounts/caller.ts";
 import { BOX_KINDS } from "./kinds.ts";
 
 export type BoxState = "queued" | "leased" | "acknowledged" | "expired";

@@ -12,7 +12,7 @@ import { onboard44net } from "./onboard.ts";
 import { answerQuery } from "./corroborate.ts";
 import { submit } from "./hub.ts";
 import { answerRelayFrames, dispatchQueries, leaseQueries, postAnswers, queueQuery, relayFrameList, relayResult } from "./relay.ts";
-import { cborBody } from "./routes.ts";
+import { cborBody } from "../http/params.ts";
 import { acceptOnly, allowLargerBody, mediaType } from "../http/body.ts";
 import { CBOR_TYPE, MAX_PAGE_BYTES } from "./page.ts";
 import { encodeCbor } from "./cbor.ts";

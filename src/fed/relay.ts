@@ -28,7 +28,7 @@
 import { createHmac } from "node:crypto";
 import type { Gateway } from "../gateway.ts";
 import { AppError, badRequest, conflict, notFound, unauthorized } from "../errors.ts";
-import { sameSecret } from "../http/gates.ts";
+import { sameSecret } from "../secret.ts";
 import { CborError, decodeCbor, encodeCbor } from "./cbor.ts";
 import { verifyEd25519 } from "./ed25519.ts";
 import { DEFAULT_PAGE_LIMIT, instanceSigner, MAX_PAGE_LIMIT } from "./feed.ts";

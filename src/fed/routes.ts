@@ -6,25 +6,20 @@
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { allowLargerBody, mediaType } from "../http/body.ts";
-import { AppError, badRequest } from "../errors.ts";
+import { allowLargerBody } from "../http/body.ts";
+import { badRequest } from "../errors.ts";
 import { descriptor } from "./descriptor.ts";
 import { applyPage } from "./apply.ts";
 import { CBOR_TYPE, MAX_PAGE_BYTES } from "./page.ts";
 import { RecordError } from "./record.ts";
 import { compressPage, DEFLATE_DICT1_TYPE } from "./compress.ts";
 import { BROWSE_FEEDS, BROWSE_LIMITS, browseFeed, parseCursor, registryView, SYNC_LIMITS, syncPage } from "./surface.ts";
+import { cborBody } from "../http/params.ts";
 
 export { CBOR_TYPE };
 
 allowLargerBody("POST", /^\/federation\/frames$/, MAX_PAGE_BYTES);
 
-/** A CBOR request body: the right content type and bytes, or 415/400. */
-export function cborBody(request: Request, body: unknown): Uint8Array {
-  if (mediaType(request.headers.get("content-type")) !== CBOR_TYPE) throw new AppError(415, "unsupported_media_type", `send the page as ${CBOR_TYPE}`);
-  if (!(body instanceof Uint8Array) || body.length === 0) throw badRequest("bad_body", "expected a CBOR sync page");
-  return body;
-}
 
 export function fedRoutes(gw: Gateway) {
   const app = new Elysia({ name: "fed" })

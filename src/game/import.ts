@@ -22,7 +22,7 @@
 import type { XMLParser } from "fast-xml-parser";
 import type { Gateway } from "../gateway.ts";
 import { badRequest, notFound, tooLarge } from "../errors.ts";
-import { bodyText } from "../http/body.ts";
+import { bodyText } from "../text.ts";
 import { upsertCatalogCache, type CatalogCache } from "./caches.ts";
 import type { Actor } from "./model.ts";
 

@@ -3,7 +3,7 @@
  * difficulty/terrain steps, who is acting. Pure.
  */
 import { badRequest } from "../errors.ts";
-import type { Caller } from "../http/gates.ts";
+import type { Caller } from "../accounts/caller.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
 
 /** Types a cache can be hidden as (a `living` cache is a station: /api/me/cache). */

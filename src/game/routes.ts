@@ -4,15 +4,15 @@
  */
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
-import { gatesPlugin, type Caller } from "../http/gates.ts";
+import { gatesPlugin } from "../http/gates.ts";
+import { type Caller } from "../accounts/caller.ts";
 import { badRequest } from "../errors.ts";
-import { intParam } from "../stations/routes.ts";
+import { intParam } from "../http/params.ts";
 import { setFindIngest } from "../stations/ingest-batch.ts";
 import { actorOf, callsign, type Actor } from "./model.ts";
 import { baseCall } from "../callsign.ts";
 import { cacheDetail, cachesInBox, hideCache, markFound, parseBox, parseFilters, updateCache } from "./caches.ts";
 import { deleteLog, ingestFinds, logbook, logOnCache } from "./logs.ts";
-import { onPosition } from "./corroborate.ts";
 import { favoriteCache, myCacheState, rateCache, watchCache } from "./social.ts";
 import { deleteMedia, listMedia, mediaFile, MAX_MEDIA_BYTES, uploadMedia } from "./media.ts";
 import { listStages, setStages, unlockStage } from "./stages.ts";
@@ -45,7 +45,6 @@ function aliasBody(body: unknown, kind?: "find"): { cache: string; rest: Record<
 }
 
 export function gameRoutes(gw: Gateway) {
-  gw.events.on("position", (p) => onPosition(gw, p));
   setFindIngest(gw, (g, finds, ctx) => ingestFinds(g, finds, ctx));
   return new Elysia({ name: "game" })
     .use(gatesPlugin(gw))

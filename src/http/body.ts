@@ -134,19 +134,6 @@ export async function parseBody(request: Request, limit: number): Promise<unknow
   return bytes;
 }
 
-/** Decodes a raw body as text: UTF-8 when valid, else Latin-1 (byte for byte). */
-export function bodyText(body: unknown): string {
-  if (typeof body === "string") return body;
-  if (body instanceof Uint8Array) {
-    try {
-      return utf8.decode(body);
-    } catch {
-      return new TextDecoder("latin1").decode(body);
-    }
-  }
-  throw badRequest("bad_body", "expected a text body");
-}
-
 /** The parsed JSON body as an object, or a 400 naming what was expected. */
 export function jsonObject(body: unknown, expected = "a JSON object"): Record<string, unknown> {
   if (!body || typeof body !== "object" || Array.isArray(body) || body instanceof Uint8Array || body instanceof FormData) {

@@ -24,7 +24,6 @@
  *   wx-key             a per-station weather key (PASSWORD=, ?key=, x-wx-key or a
  *                      wxkey form field); caller.wxStation names the station
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import type { Server } from "bun";
 import type { Gateway } from "../gateway.ts";
@@ -34,6 +33,8 @@ import { activeCallsign, userHoldsCall } from "../accounts/identity.ts";
 import { checkAssertion, checkUnboundAssertion, type VerifiedAssertion } from "../accounts/assertions.ts";
 import { baseCall } from "../callsign.ts";
 import { RateLimiter } from "./ratelimit.ts";
+import { hashApiKey, sameSecret } from "../secret.ts";
+import { isSysop, type Caller, type SignedInUser } from "../accounts/caller.ts";
 import { clientIp } from "./client-ip.ts";
 import { bodyLimitFor, parseBody } from "./body.ts";
 import { findWxKey, wxKeyFrom, type WxKeyStation } from "../stations/wx-keys.ts";
@@ -56,36 +57,9 @@ export type GateName =
 /** Rate-limit buckets: requests per minute per IP, without and with an API key. */
 export type RateBucket = "api" | "auth" | "fed";
 
-export interface SignedInUser {
-  id: number;
-  /** active callsign, if any */
-  call: string | null;
-  verified: boolean;
-}
 
-export interface Caller {
-  ip: string;
-  user: SignedInUser | null;
-  sessionToken: string | null;
-  /** the request carries the right x-ingest-secret */
-  ingest: boolean;
-  apiKeyId: number | null;
-  /** set by the signed-body gate when a device-key assertion was checked */
-  assertion: VerifiedAssertion | null;
-  /** set by the wx-key gate: the own station the weather key belongs to */
-  wxStation?: WxKeyStation | null;
-}
 
-/** Secrets compared in constant time, whatever their lengths. */
-export function sameSecret(given: string | null | undefined, expected: string | null | undefined): boolean {
-  if (!given || !expected) return false;
-  const a = createHash("sha256").update(given).digest();
-  const b = createHash("sha256").update(expected).digest();
-  return timingSafeEqual(a, b);
-}
 
-/** How an API key is stored (api_keys.key_hash): SHA-256, base64url. */
-export const hashApiKey = (k: string) => createHash("sha256").update(k).digest("base64url");
 
 /**
  * A state-changing request sent by a page of another origin (the browser says
@@ -135,12 +109,6 @@ export function identify(gw: Gateway, request: Request, server: Server<unknown> 
   };
 }
 
-/** Whether a signed-in user may operate the sysop surface. */
-export function isSysop(gw: Gateway, caller: Caller): boolean {
-  if (caller.ingest) return true;
-  const u = caller.user;
-  return !!u && !!u.call && u.verified && gw.config.adminCallsigns.includes(baseCall(u.call));
-}
 
 function requireSignedIn(caller: Caller): SignedInUser {
   if (!caller.user) throw unauthorized("sign in first");

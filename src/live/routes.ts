@@ -6,21 +6,21 @@
 import { Elysia } from "elysia";
 import type { Server, ServerWebSocket } from "bun";
 import type { Gateway } from "../gateway.ts";
-import { gatesPlugin, type Caller } from "../http/gates.ts";
+import { gatesPlugin } from "../http/gates.ts";
+import { type Caller } from "../accounts/caller.ts";
 import { AppError } from "../errors.ts";
-import { liveHub, parseRegions, startRooms } from "./rooms.ts";
+import { liveHub, parseRegions } from "./rooms.ts";
 import { parseBbox } from "../stations/registry.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { cotDocument } from "./cot.ts";
 import { cotSnapshot, cotStream } from "./stream.ts";
 import { listSpots } from "./spots.ts";
-import { intParam } from "../stations/routes.ts";
+import { intParam } from "../http/params.ts";
 
 export const COT_TYPE = "application/xml; charset=utf-8";
 
 export function liveRoutes(gw: Gateway) {
   const hub = liveHub(gw);
-  startRooms(gw);
   return new Elysia({ name: "live" })
     .use(gatesPlugin(gw))
     .get("/ws", () => {

@@ -7,7 +7,7 @@
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { intParam } from "../stations/routes.ts";
+import { intParam } from "../http/params.ts";
 import { counterSamples, mheard } from "./heard.ts";
 import { badRequest } from "../errors.ts";
 import { editRoute, listRoutes, nodeCall, nodesTable } from "./netrom.ts";

@@ -4,7 +4,7 @@
  */
 import { decode, type AprsPacket } from "../aprs/index.ts";
 import { badRequest, unprocessable } from "../errors.ts";
-import { bodyText } from "../http/body.ts";
+import { bodyText } from "../text.ts";
 
 /** The line a decode request carries, or a 400. */
 export function lineFromBody(body: unknown): string {

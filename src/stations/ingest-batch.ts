@@ -4,7 +4,7 @@
  * checked before anything is written; the batch is written in one transaction.
  */
 import type { Gateway } from "../gateway.ts";
-import type { Caller } from "../http/gates.ts";
+import type { Caller } from "../accounts/caller.ts";
 import { badRequest, forbidden, unprocessable } from "../errors.ts";
 import { baseCall, isCallsign } from "../callsign.ts";
 import { flushEvents, ingestLinesTx, ingestPositionsTx, newSink, type IngestLine, type IngestReport, type PositionReport } from "./ingest.ts";

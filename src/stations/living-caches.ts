@@ -11,7 +11,7 @@
  */
 import type { Gateway } from "../gateway.ts";
 import type { GatewayEvents } from "../events.ts";
-import type { SignedInUser } from "../http/gates.ts";
+import type { SignedInUser } from "../accounts/caller.ts";
 import { badRequest } from "../errors.ts";
 import { isCallsign } from "../callsign.ts";
 import { inBbox, type Bbox } from "./registry.ts";

@@ -5,7 +5,8 @@
  */
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
-import { gatesPlugin, type Caller } from "../http/gates.ts";
+import { gatesPlugin } from "../http/gates.ts";
+import { type Caller } from "../accounts/caller.ts";
 import { jsonObject } from "../http/body.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { addOwn, findOwnByCall, listOwn, ownRow, stationId, updateOwn, viewOwn } from "./own.ts";

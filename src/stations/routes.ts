@@ -14,21 +14,13 @@ import { getStation, listMessages, listStations, parseBbox, stationPackets, stat
 import { ingestPort, listPorts } from "./ports.ts";
 import { leaseDue, reportSent, userOutbox } from "./outbox.ts";
 import { transmit } from "./tx.ts";
-import { startAprsIs } from "./aprsis.ts";
 import { ownStationRoutes } from "./own-routes.ts";
+import { intParam } from "../http/params.ts";
 
 allowLargerBody("POST", /^\/ingest$/, 8 * 1024 * 1024);
 
-/** An optional whole-number query parameter. */
-export function intParam(v: string | undefined, name: string): number | undefined {
-  if (v === undefined || v === "") return undefined;
-  if (!/^-?\d{1,15}$/.test(v)) throw badRequest("invalid", `${name} must be a whole number`);
-  return Number(v);
-}
-
 export function stationsRoutes(gw: Gateway) {
   const ingestStats = ingestPort(gw);
-  startAprsIs(gw);
   return new Elysia({ name: "stations" })
     .use(gatesPlugin(gw))
     .use(ownStationRoutes(gw))

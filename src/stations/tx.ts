@@ -4,7 +4,7 @@
  * retried until acked; positions and status go out once.
  */
 import type { Gateway } from "../gateway.ts";
-import type { SignedInUser } from "../http/gates.ts";
+import type { SignedInUser } from "../accounts/caller.ts";
 import { encodePosition, encodeStatus, EncodeError } from "../aprs/index.ts";
 import { badRequest } from "../errors.ts";
 import { enqueue, enqueueMessage, type OutboxItem } from "./outbox.ts";

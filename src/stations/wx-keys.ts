@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Gateway } from "../gateway.ts";
-import type { SignedInUser } from "../http/gates.ts";
+import type { SignedInUser } from "../accounts/caller.ts";
 import { badRequest } from "../errors.ts";
 import { isCallsign, baseCall } from "../callsign.ts";
 import { checkFields, createOwn, findOwnByCall, listOwn, ownRow, updateOwn, usableRow, viewOwn, type OwnStation } from "./own.ts";

@@ -5,7 +5,8 @@
  * the data directory and take effect at the next start. Only the settings in
  * SETUP_SETTINGS can be written this way: never ADMIN_CALLSIGNS, never a secret.
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { sameSecret } from "../secret.ts";
 import { join } from "node:path";
 import { ENV_FILE_NAME, updateEnvFile, validateSetting } from "../config.ts";
 import { badRequest, conflict, forbidden } from "../errors.ts";
@@ -83,10 +84,4 @@ export function completeSetup(gw: Gateway, token: unknown, values: SetupValues) 
   })();
   gw.log.info("setup", `settings written to ${file}; they apply at the next start`, { settings: Object.keys(updates) });
   return { saved: Object.keys(updates), envFile: file, restartRequired: true };
-}
-
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -4,7 +4,7 @@
  * (the server still gates every operator write itself).
  */
 import type { Gateway } from "../gateway.ts";
-import { isSysop, type Caller } from "../http/gates.ts";
+import { isSysop, type Caller } from "../accounts/caller.ts";
 
 export interface WhoAmI {
   operator: boolean;

@@ -7,7 +7,7 @@ import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { jsonObject } from "../http/body.ts";
 import { badRequest } from "../errors.ts";
-import { intParam } from "../stations/routes.ts";
+import { intParam } from "../http/params.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { getStation, listStations, parseBbox } from "../stations/registry.ts";
 import { leaderboard } from "../game/stats.ts";

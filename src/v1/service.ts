@@ -4,7 +4,7 @@
  * "/api/v1"): never contact fields, e-mail, accounts or anything private.
  */
 import { randomBytes } from "node:crypto";
-import { hashApiKey } from "../http/gates.ts";
+import { hashApiKey } from "../secret.ts";
 import type { Gateway } from "../gateway.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { cacheDetail, cachesJson, filterSql, parseBox, parseFilters, type Box, type Cache, type CacheRow } from "../game/caches.ts";

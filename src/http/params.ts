@@ -1,0 +1,18 @@
+/** Helpers every route file shares to read its parameters and bodies. */
+import { AppError, badRequest } from "../errors.ts";
+import { mediaType } from "./body.ts";
+import { CBOR_TYPE } from "../fed/page.ts";
+
+/** An optional whole-number query parameter. */
+export function intParam(v: string | undefined, name: string): number | undefined {
+  if (v === undefined || v === "") return undefined;
+  if (!/^-?\d{1,15}$/.test(v)) throw badRequest("invalid", `${name} must be a whole number`);
+  return Number(v);
+}
+
+/** A CBOR request body: the right content type and bytes, or 415/400. */
+export function cborBody(request: Request, body: unknown): Uint8Array {
+  if (mediaType(request.headers.get("content-type")) !== CBOR_TYPE) throw new AppError(415, "unsupported_media_type", `send the page as ${CBOR_TYPE}`);
+  if (!(body instanceof Uint8Array) || body.length === 0) throw badRequest("bad_body", "expected a CBOR sync page");
+  return body;
+}
