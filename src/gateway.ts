@@ -16,6 +16,7 @@ import { initFederation } from "./fed/descriptor.ts";
 import { startRadio } from "./node/radio.ts";
 import { initNetwork } from "./fed/network.ts";
 import { startBbs } from "./bbs/forwarding.ts";
+import { startHub } from "./hub/index.ts";
 import { WS } from "./live/rooms.ts";
 
 /** Bun's WebSocket settings are server-wide: the live rooms' bounded buffers and timeouts (src/live/rooms.ts). */
@@ -99,6 +100,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
       gw.url = `http://${host.includes(":") ? `[${host}]` : host}:${gw.server.port}`;
       // the radio starts with the serving gateway (CLI commands never key a transmitter)
       startRadio(gw);
+      // the KISS and APRS-IS servers for local programs (after the radio: the KISS server serves its ports)
+      startHub(gw);
       startBbs(gw);
       // a serving gateway keeps WAL checkpoints (and their fsync) off the event loop
       checkpointer = startCheckpointer(db, dbFile, log);

@@ -5,13 +5,13 @@
  */
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import { gatesPlugin, isSysop } from "../http/gates.ts";
 import { allowLargerBody } from "../http/body.ts";
 import { badRequest } from "../errors.ts";
 import { decodeLine, lineFromBody } from "./decode-route.ts";
 import { ingestBody } from "./ingest-batch.ts";
 import { getStation, listMessages, listStations, parseBbox, stationPackets, stationSeries } from "./registry.ts";
-import { ingestPort, listPorts } from "./ports.ts";
+import { ingestPort, listPorts, type PortStatus } from "./ports.ts";
 import { leaseDue, reportSent, userOutbox } from "./outbox.ts";
 import { transmit } from "./tx.ts";
 import { startAprsIs } from "./aprsis.ts";
@@ -24,6 +24,12 @@ export function intParam(v: string | undefined, name: string): number | undefine
   if (v === undefined || v === "") return undefined;
   if (!/^-?\d{1,15}$/.test(v)) throw badRequest("invalid", `${name} must be a whole number`);
   return Number(v);
+}
+
+/** A port whose `clients` (KISS and APRS-IS servers) lose their network addresses. */
+function withoutClientAddresses(p: PortStatus): PortStatus {
+  if (!Array.isArray(p.clients)) return p;
+  return { ...p, clients: (p.clients as Array<Record<string, unknown>>).map((c) => ({ ...c, address: null })) };
 }
 
 export function stationsRoutes(gw: Gateway) {
@@ -55,7 +61,8 @@ export function stationsRoutes(gw: Gateway) {
       const filtered = rows.filter((m) => (!query.to || m.addressee === query.to.toUpperCase()) && (!query.from || m.src === query.from.toUpperCase()));
       return { messages: filtered };
     }, { gate: "public" })
-    .get("/api/ports", () => ({ ports: listPorts(gw) }), { gate: "public" })
+    // the addresses of the hub servers' clients are for the sysop only
+    .get("/api/ports", ({ caller }) => ({ ports: isSysop(gw, caller) ? listPorts(gw) : listPorts(gw).map(withoutClientAddresses) }), { gate: "public" })
     .get("/outbox", ({ query }) => {
       ingestStats.lastPollAt = gw.clock.now();
       return { items: leaseDue(gw, { by: query.by ?? "ingest", limit: intParam(query.limit, "limit") }) };
