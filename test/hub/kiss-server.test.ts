@@ -57,7 +57,7 @@ async function kissClient(): Promise<KissClient> {
 
 const kissPort = async () => {
   const p = ((await (await g.get("/api/ports")).json()) as { ports: Array<Record<string, unknown> & { name: string }> }).ports;
-  return p.find((x) => x.name === "kiss-server")! as Record<string, unknown> & { clients: Array<Record<string, unknown>> };
+  return p.find((x) => x.name === "kiss-server")! as unknown as Record<string, unknown> & { clients: Array<Record<string, unknown>> };
 };
 
 beforeAll(async () => {
