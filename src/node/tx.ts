@@ -88,6 +88,8 @@ export class Transmitter {
       this.stats.refused++;
       return "not-verified";
     }
+    // a frame no port can carry takes no token
+    if (!this.radio.ports.some((p) => (port === undefined || p.id === port) && p.port.status().connected)) return "no-port";
     if (!this.bucket.take(now)) {
       this.stats.deferred++;
       return "rate-limited";
