@@ -194,6 +194,24 @@ describe("APRS-IS server", () => {
     expect((await ports()).clients!.some((x) => x.id === seen.id)).toBe(false);
   });
 
+  test("logged-in clients get a # keep-alive every 20 s; a connection that never logs in is closed after 30 s", async () => {
+    const c = await client("N0KAL", "b/N0NONE");
+    const silent = await lineClient(port);
+    opened.push(silent);
+    await silent.waitFor(/^# svc-gateway/);
+    const from = c.lines.length;
+    const t0 = Date.now();
+    const ka = await c.waitFor(/^# svc-gateway \S+ .* N0HUB-GW$/, { from, timeoutMs: 25_000 });
+    expect(ka).toMatch(/GMT/);
+    expect(Date.now() - t0).toBeLessThan(21_000);
+    // the logged-in client stays; the silent one is closed at the first tick after 30 s
+    await silent.closed;
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(29_000);
+    c.send("N0KAL>APRS,TCPIP*:>still here");
+    for (let i = 0; i < 50 && !(await g.get("/api/stations/N0KAL")).ok; i++) await Bun.sleep(20);
+    expect((await g.get("/api/stations/N0KAL")).status).toBe(200);
+  }, 60_000);
+
   test("a client that stops reading is dropped once its queue is full; the others keep getting packets", async () => {
     const fast = await client("N0FAST", "p/N0SLOW");
     // a client that logs in, then never reads again
