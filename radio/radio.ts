@@ -116,6 +116,13 @@ export class Radio {
     return n;
   }
 
+  /** Sends a frame as is (any type, any source) on one port, or on every connected port; returns how many took it. */
+  transmit(frame: Ax25Frame, port?: string): number {
+    let n = 0;
+    for (const p of this.pick(port)) if (p.port.status().connected && p.station.transmit(frame)) n++;
+    return n;
+  }
+
   /** Connects on the given port, or the first connected one. */
   connect(remote: string | Ax25Address, opts: ConnectOptions & { port?: string } = {}): Promise<Ax25Link> {
     const p = this.pick(opts.port).find((x) => x.port.status().connected);

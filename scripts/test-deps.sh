@@ -16,8 +16,9 @@ set -euo pipefail
 # python3-cbor2, python3-nacl
 #                       an independent CBOR + libsodium for federation interop tests
 # fbb                   F6FBB (xfbbd) as a real forwarding partner of the BBS
+# aprx                  a real KISS client (tcp-device) of the gateway's KISS server
 # e2fsprogs, util-linux a small loop-mounted filesystem for the full-disk test
-PACKAGES=(chromium qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross libxml2-utils systemd direwolf socat gpsbabel python3-cbor2 python3-nacl fbb e2fsprogs util-linux)
+PACKAGES=(chromium qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross libxml2-utils systemd direwolf socat gpsbabel python3-cbor2 python3-nacl fbb aprx e2fsprogs util-linux)
 
 if ! command -v dpkg >/dev/null 2>&1; then
   echo "test-deps: this is not a Debian machine; install the equivalents of: ${PACKAGES[*]}" >&2
@@ -42,3 +43,9 @@ echo "test-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq </dev/null
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
+# aprx's package starts a daemon that logs in to public APRS-IS servers: the tests run
+# their own aprx against loopback only, so the packaged service is stopped and disabled
+if [[ " ${missing[*]} " == *" aprx "* ]]; then
+  $SUDO invoke-rc.d aprx stop >/dev/null 2>&1 || true
+  $SUDO update-rc.d aprx disable >/dev/null 2>&1 || true
+fi

@@ -133,6 +133,10 @@ export interface Config {
   aprsIsFilter: string | null;
   /** Send the outbox's lines (verified callsigns only) over a verified APRS-IS login. */
   aprsIsTx: boolean;
+  /** KISS TCP server for the station's own APRS and packet programs, host:port (0 = any free port); null = off. */
+  kissServer: { host: string; port: number } | null;
+  /** APRS-IS server (aprsc-style filters) for local clients, host:port (0 = any free port); null = off. */
+  aprsIsListen: { host: string; port: number } | null;
   /** Least time between two APRS weather reports of one own weather station. */
   wxTxIntervalMinutes: number;
   /** This BBS's hierarchical address, e.g. N0GW.#NCA.CA.USA.NOAM; null: derived from FED_APRS_CALL/FED_OPERATOR. */
@@ -263,6 +267,13 @@ const loopbackPeers: Parser<{ any: boolean; hosts: Record<string, number> }> = (
 const hostPort: Parser<{ host: string; port: number }> = (raw) => {
   const m = /^([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(raw);
   if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) return bad(`"${raw}" is not host:port (e.g. rotate.aprs2.net:14580)`);
+  return ok({ host: m[1]!.replace(/^\[|\]$/g, ""), port: Number(m[2]) });
+};
+
+/** A listening address: host:port, where port 0 takes any free port. */
+const listenAddr: Parser<{ host: string; port: number }> = (raw) => {
+  const m = /^([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(raw);
+  if (!m || Number(m[2]) > 65535) return bad(`"${raw}" is not host:port to listen on (e.g. 0.0.0.0:8001, or 127.0.0.1:8001 for this machine only)`);
   return ok({ host: m[1]!.replace(/^\[|\]$/g, ""), port: Number(m[2]) });
 };
 
@@ -419,6 +430,8 @@ export const SETTINGS = [
   setting("APRSIS_CALL", "aprsIsCall", callsign, null, "callsign the APRS-IS client logs in as (passcode computed); default FED_APRS_CALL"),
   setting("APRSIS_FILTER", "aprsIsFilter", aprsFilter, null, "APRS-IS server filter, e.g. r/42.6/-71.3/100 (area around a point, km)"),
   setting("APRSIS_TX", "aprsIsTx", bool, true, "send queued APRS lines of verified callsigns over the APRS-IS login once the server says verified; false = receive only"),
+  setting("KISS_SERVER", "kissServer", listenAddr, null, "KISS TCP server for local programs (APRSdroid, Xastir, YAAC, aprx), host:port, e.g. 0.0.0.0:8001: they hear every frame the radio hears and transmit through it (RADIO_CALL verified, RADIO_TX_PER_MINUTE); unset = off"),
+  setting("APRSIS_LISTEN", "aprsIsListen", listenAddr, null, "APRS-IS server for local clients and IGates, host:port, e.g. 0.0.0.0:14580: serves what the gateway hears through aprsc-style filters; verified logins may upload; unset = off"),
   setting("WX_TX_INTERVAL_MINUTES", "wxTxIntervalMinutes", wholeNumber(5, 1440, "minutes"), 10, "least time between two APRS weather reports of an own weather station (5 or more)"),
   setting("BBS_HA", "bbsAddress", bbsAddress, null, "this BBS's hierarchical address, e.g. N0GW.#NCA.CA.USA.NOAM (default: FED_APRS_CALL or FED_OPERATOR)"),
   setting("BBS_FBB_PORT", "bbsFbbPort", wholeNumber(0, 65535, ""), null, "TCP port partner BBSes call to forward mail (FBB over telnet); unset = not listening, 0 = any free port"),

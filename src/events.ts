@@ -23,6 +23,31 @@ export type HeardProof = "radio" | "box" | "internet" | "device" | "relayed";
 /** Every event type and its payload. Domains add their events here. */
 export interface GatewayEvents {
   /**
+   * A packet was stored by the ingest pipeline (any feed; not a duplicate of
+   * the same packet from the same hearer). Carries the TNC2 line as heard so
+   * the APRS-IS server (src/hub/) can serve it to its clients.
+   */
+  aprsPacket: {
+    /** the TNC2 line as heard (latin1 for bytes that were not UTF-8) */
+    line: string;
+    src: string;
+    dst: string | null;
+    /** the path after the destination, as in the line ("" when none) */
+    path: string;
+    /** the information field */
+    info: string;
+    ts: number;
+    /** rf (heard on the air by `igate`), aprsis, ingest */
+    source: string;
+    igate: string | null;
+    /** how it reached us: tnc, aprsis, ingest */
+    via: string;
+    /** the decoded packet; null when it did not decode */
+    packet: import("./aprs/types.ts").AprsPacket | null;
+    /** who handed it in, when a hub client did (it is not echoed back to that client) */
+    origin?: string;
+  };
+  /**
    * An APRS message, ack, reject or bulletin was heard (ingest box, APRS-IS or
    * RF). Emitted by the APRS ingest pipeline; callsign verification listens.
    */

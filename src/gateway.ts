@@ -16,6 +16,7 @@ import { initFederation } from "./fed/descriptor.ts";
 import { startRadio } from "./node/radio.ts";
 import { initNetwork } from "./fed/network.ts";
 import { startBbs } from "./bbs/forwarding.ts";
+import { startHub } from "./hub/index.ts";
 import { startRooms, WS } from "./live/rooms.ts";
 import { onHeard } from "./accounts/verify-aprs.ts";
 import { onPosition } from "./game/corroborate.ts";
@@ -103,9 +104,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
       gw.server = gw.app.server as Server<unknown>;
       const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
       gw.url = `http://${host.includes(":") ? `[${host}]` : host}:${gw.server.port}`;
-      // Network clients start with the serving gateway: CLI commands open none.
+      // Network clients and servers start with the serving gateway: CLI commands open none.
       startRadio(gw); // KISS TNCs (CLI commands never key a transmitter)
       startAprsIs(gw); // the upstream APRS-IS feed
+      startHub(gw); // the KISS and APRS-IS servers for local programs (after the radio: the KISS server serves its ports)
       startBbs(gw); // FBB forwarding: the listener and the partner scheduler
       // a serving gateway keeps WAL checkpoints (and their fsync) off the event loop
       checkpointer = startCheckpointer(db, dbFile, log);

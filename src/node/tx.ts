@@ -18,12 +18,15 @@
 import type { Gateway } from "../gateway.ts";
 import { verifiedHolder } from "../accounts/users.ts";
 import { deferLeased, leaseDue, reportSent, type OutboxItem } from "../stations/outbox.ts";
-import { formatAddress, parseTnc2, type Radio } from "../../radio/index.ts";
+import { formatAddress, parseTnc2, type Ax25Frame, type Radio } from "../../radio/index.ts";
 
 /** Whether `call` may transmit: some account on this instance verified its base call. */
 export function isVerifiedCall(gw: Gateway, call: string | null | undefined): boolean {
   return !!call && verifiedHolder(gw.db, call) !== null;
 }
+
+/** What became of a frame handed to Transmitter.sendFrame. */
+export type FrameTxResult = "sent" | "not-verified" | "rate-limited" | "no-port";
 
 export interface TxStats {
   sent: number;
@@ -71,6 +74,30 @@ export class Transmitter {
     private radio: Radio,
   ) {
     this.bucket = new TokenBucket(gw.config.radioTxPerMinute, gw.clock.now());
+  }
+
+  /**
+   * Puts a ready-made frame (a local program's, through the KISS server; an
+   * IGate's third-party message) on the air under the same rules as the
+   * outbox: RADIO_CALL verified, a token from the one bucket. `port` picks a
+   * radio port, else every connected port.
+   */
+  sendFrame(frame: Ax25Frame, port?: string): FrameTxResult {
+    const now = this.gw.clock.now();
+    if (!isVerifiedCall(this.gw, this.gw.config.radioCall)) {
+      this.stats.refused++;
+      return "not-verified";
+    }
+    // a frame no port can carry takes no token
+    if (!this.radio.ports.some((p) => (port === undefined || p.id === port) && p.port.status().connected)) return "no-port";
+    if (!this.bucket.take(now)) {
+      this.stats.deferred++;
+      return "rate-limited";
+    }
+    if (this.radio.transmit(frame, port) === 0) return "no-port";
+    this.stats.sent++;
+    this.stats.lastTxAt = now;
+    return "sent";
   }
 
   private connected(): boolean {

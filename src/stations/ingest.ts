@@ -35,6 +35,8 @@ export interface IngestOptions {
   heardAt?: number;
   /** /ingest only: the lines came under a user's device key, not the ingest box's secret */
   device?: boolean;
+  /** a hub client that handed these in (carried by the aprsPacket event) */
+  origin?: string;
 }
 
 /** One line, optionally with its own time and IGate (JSON batches carry these). */
@@ -111,6 +113,7 @@ function isDuplicate(gw: Gateway, key: string, ts: number): boolean {
 
 type PositionEvent = GatewayEvents["position"];
 type MessageEvent = GatewayEvents["aprsMessage"];
+type PacketEvent = GatewayEvents["aprsPacket"];
 
 const MESSAGE_KINDS = new Set(["message", "ack", "rej", "bulletin", "announcement"]);
 
@@ -118,12 +121,15 @@ const MESSAGE_KINDS = new Set(["message", "ack", "rej", "bulletin", "announcemen
 export interface EventSink {
   positions: PositionEvent[];
   messages: MessageEvent[];
+  /** every stored packet (optional: sinks of direct position reports have none) */
+  packets?: PacketEvent[];
 }
 
-export const newSink = (): EventSink => ({ positions: [], messages: [] });
+export const newSink = (): EventSink => ({ positions: [], messages: [], packets: [] });
 
 /** Emits what a committed write collected. */
 export function flushEvents(gw: Gateway, sink: EventSink): void {
+  for (const e of sink.packets ?? []) gw.events.emit("aprsPacket", e);
   for (const e of sink.positions) gw.events.emit("position", e);
   for (const e of sink.messages) {
     gw.events.emit("aprsMessage", e);
@@ -183,6 +189,7 @@ export function ingestLinesTx(gw: Gateway, lines: Array<string | Uint8Array | In
     const stored = typeof raw === "string" ? line : raw;
     const packetId = Number(st.packet.run(ts, src, dst, path || null, stored, source, igate, r.ok ? r.packet.type : r.error.code, via).lastInsertRowid);
     report.stored++;
+    sink.packets?.push({ line, src, dst, path, info, ts, source, igate, via, packet: p, origin: opts.origin });
     if (!r.ok) {
       report.errors[r.error.code] = (report.errors[r.error.code] ?? 0) + 1;
       continue;

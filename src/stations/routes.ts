@@ -6,18 +6,25 @@
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
+import { isSysop } from "../accounts/caller.ts";
 import { allowLargerBody } from "../http/body.ts";
 import { badRequest } from "../errors.ts";
 import { decodeLine, lineFromBody } from "./decode-route.ts";
 import { ingestBody } from "./ingest-batch.ts";
 import { getStation, listMessages, listStations, parseBbox, stationPackets, stationSeries } from "./registry.ts";
-import { ingestPort, listPorts } from "./ports.ts";
+import { ingestPort, listPorts, type PortStatus } from "./ports.ts";
 import { leaseDue, reportSent, userOutbox } from "./outbox.ts";
 import { transmit } from "./tx.ts";
 import { ownStationRoutes } from "./own-routes.ts";
 import { intParam } from "../http/params.ts";
 
 allowLargerBody("POST", /^\/ingest$/, 8 * 1024 * 1024);
+
+/** A port whose `clients` (KISS and APRS-IS servers) lose their network addresses. */
+function withoutClientAddresses(p: PortStatus): PortStatus {
+  if (!Array.isArray(p.clients)) return p;
+  return { ...p, clients: (p.clients as Array<Record<string, unknown>>).map((c) => ({ ...c, address: null })) };
+}
 
 export function stationsRoutes(gw: Gateway) {
   const ingestStats = ingestPort(gw);
@@ -47,7 +54,8 @@ export function stationsRoutes(gw: Gateway) {
       const filtered = rows.filter((m) => (!query.to || m.addressee === query.to.toUpperCase()) && (!query.from || m.src === query.from.toUpperCase()));
       return { messages: filtered };
     }, { gate: "public" })
-    .get("/api/ports", () => ({ ports: listPorts(gw) }), { gate: "public" })
+    // the addresses of the hub servers' clients are for the sysop only
+    .get("/api/ports", ({ caller }) => ({ ports: isSysop(gw, caller) ? listPorts(gw) : listPorts(gw).map(withoutClientAddresses) }), { gate: "public" })
     .get("/outbox", ({ query }) => {
       ingestStats.lastPollAt = gw.clock.now();
       return { items: leaseDue(gw, { by: query.by ?? "ingest", limit: intParam(query.limit, "limit") }) };

@@ -18,6 +18,8 @@ export interface GatedRoute {
 
 export const GATED_ROUTES: GatedRoute[] = [
   { method: "GET", route: "/api/admin/audit", path: "/api/admin/audit", gate: "sysop" },
+  // the hub's KISS and APRS-IS servers
+  { method: "DELETE", route: "/api/hub/clients/:id", path: "/api/hub/clients/kiss-1", gate: "sysop", body: {} },
   // BBS
   { method: "POST", route: "/api/bbs/messages", path: "/api/bbs/messages", gate: "verified", body: {} },
   { method: "GET", route: "/api/bbs/messages", path: "/api/bbs/messages", gate: "session" },

@@ -3,13 +3,15 @@
  * stations they hear (MHeard), the NET/ROM NODES table (the sysop adds and
  * removes routes), a transmit form (a verified callsign sends an APRS
  * message, position or status through the local box) and the local box's
- * command log. Ports, MHeard, NODES and the log refresh every few seconds.
+ * command log, and the station hub's KISS and APRS-IS servers with their
+ * clients. Ports, MHeard, NODES and the log refresh every few seconds.
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { useLoad, usePoll } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
-import { radioPorts, type Heard, type RadioPort } from "../radio/types.ts";
+import { hubPorts, radioPorts, type Heard, type RadioPort } from "../radio/types.ts";
+import { HubCard } from "../radio/hub.tsx";
 import { When } from "../radio/when.tsx";
 import { NodesCard } from "../radio/nodes.tsx";
 import { CommandLog, TransmitCard } from "../radio/box.tsx";
@@ -21,7 +23,8 @@ export function RadioPage() {
   const tick = usePoll(REFRESH_MS);
   const [accountVersion, setAccountVersion] = useState(0);
   const [sent, setSent] = useState(0);
-  const ports = useLoad(() => api<{ ports: Array<Record<string, unknown>> }>("/api/ports"), [tick]);
+  const [hubVersion, setHubVersion] = useState(0);
+  const ports = useLoad(() => api<{ ports: Array<Record<string, unknown>> }>("/api/ports"), [tick, hubVersion, accountVersion]);
   const account = useLoad(loadAccount, [accountVersion]);
   const radio = ports.data && radioPorts(ports.data.ports);
   const me = account.data ?? null;
@@ -38,6 +41,7 @@ export function RadioPage() {
         </p>
       )}
       {radio && radio.length > 0 && <PortsTable ports={radio} />}
+      {ports.data && <HubCard servers={hubPorts(ports.data.ports)} sysop={!!me?.sysop} onChange={() => setHubVersion((n) => n + 1)} />}
       <MHeardCard tick={tick} ports={radio ?? []} />
       <NodesCard tick={tick} sysop={!!me?.sysop} ports={radio ?? []} />
       <TransmitCard

@@ -7,6 +7,7 @@ import type { PortStatus } from "../../radio/index.ts";
 import type { MheardRow } from "../../src/node/heard.ts";
 import type { NodeRoute } from "../../src/node/netrom.ts";
 import type { BoxCommand } from "../../src/box/service.ts";
+import type { HubClientView } from "../../src/hub/clients.ts";
 
 export type { BoxCommand, NodeRoute };
 export type Heard = MheardRow;
@@ -35,3 +36,20 @@ export const LOCAL_BOX = "local";
 
 /** Radio ports from GET /api/ports (the other transports listed there have no `portState`). */
 export const radioPorts = (ports: Array<Record<string, unknown>>): RadioPort[] => ports.filter((p) => typeof p.portState === "string") as unknown as RadioPort[];
+
+/** A hub server in GET /api/ports (`kiss-server`, `aprsis-server`) with its clients. */
+export interface HubPort {
+  name: "kiss-server" | "aprsis-server";
+  listen: string;
+  clients: HubClientView[];
+  sent?: number;
+  refused?: number;
+  rateLimited?: number;
+  served?: number;
+  uploaded?: number;
+  gatedToRf?: number;
+}
+
+/** The hub servers from GET /api/ports. */
+export const hubPorts = (ports: Array<Record<string, unknown>>): HubPort[] =>
+  ports.filter((p) => p.name === "kiss-server" || p.name === "aprsis-server") as unknown as HubPort[];

@@ -1,0 +1,344 @@
+/**
+ * The APRS-IS server (APRSIS_LISTEN): APRSdroid, Xastir, YAAC or an IGate log
+ * in as they would to an aprsc server on port 14580 and get what the gateway
+ * hears (its radio, the upstream APRS-IS feed, /ingest), each through its own
+ * filter (filter.ts).
+ *
+ *   login     `user CALL pass PASSCODE vers NAME VER [filter ...]` within
+ *             LOGIN_TIMEOUT_MS; answered `# logresp CALL verified|unverified,
+ *             server SERVER`. A wrong or missing passcode is read-only.
+ *             `#filter ...` later replaces the filter.
+ *   served    every packet the ingest pipeline stores (its aprsPacket event),
+ *             with a q construct (qconstruct.ts), once per DUPE_MS (same
+ *             source, destination and information), to each logged-in client
+ *             whose filter passes it, or to whom it is a message: addressed to
+ *             the login, or to a station the client gated from RF in the last
+ *             HEARD_MS (how an IGate gets the messages to gate back to RF).
+ *             Never back to the client that sent it.
+ *   uploads   a verified client's lines enter the gateway as heard on APRS-IS
+ *             (ingestLines, source aprsis) with their q construct; messages
+ *             among them may go on the air under the IGate rule (igate.ts).
+ *             Unverified clients' lines are dropped and counted (qAX).
+ *   alive     a `#` comment every KEEPALIVE_MS; a client whose queue passes
+ *             CLIENT_QUEUE_BYTES is dropped.
+ */
+import type { Socket, TCPSocketListener } from "bun";
+import type { Gateway } from "../gateway.ts";
+import type { GatewayEvents } from "../events.ts";
+import { aprsIsPasscode } from "../aprs/passcode.ts";
+import { decode } from "../aprs/decode.ts";
+import { buildInfo } from "../version.ts";
+import { isVerifiedCall } from "../node/tx.ts";
+import { ingestLines } from "../stations/ingest.ts";
+import { registerPort } from "../stations/ports.ts";
+import { addClient, clientsOf, clientView, removeClient, type HubClient } from "./clients.ts";
+import { OutQueue } from "./outq.ts";
+import { hostPort, openListener } from "./listen.ts";
+import { matchFilter, parseFilter, type Filter, type LatLon } from "./filter.ts";
+import { qForServe, qForUpload, splitLine } from "./qconstruct.ts";
+import { gateToRf } from "./igate.ts";
+
+export const KEEPALIVE_MS = 20_000;
+export const LOGIN_TIMEOUT_MS = 30_000;
+/** The same source, destination and information within this window is served once. */
+export const DUPE_MS = 30_000;
+/** A station a client gated from RF gets its messages through that client for this long. */
+export const HEARD_MS = 3 * 3600_000;
+const MAX_LINE = 1024;
+
+const MESSAGE_KINDS = new Set(["message", "ack", "rej"]);
+
+interface Conn {
+  client: HubClient;
+  out: OutQueue;
+  socket: Socket<Conn>;
+  partial: string;
+  loggedIn: boolean;
+  filter: Filter | null;
+  /** stations this client gated from RF, and when */
+  heard: Map<string, number>;
+}
+
+export interface AprsIsServerStats {
+  /** packets offered by the ingest pipeline, and served once or more */
+  offered: number;
+  served: number;
+  /** packets not served: duplicates within DUPE_MS, RF packets marked NOGATE/RFONLY/TCPIP */
+  duplicates: number;
+  notGated: number;
+  /** lines from clients: taken in, refused because the login is unverified (qAX), refused as bad or looped */
+  uploaded: number;
+  unverified: number;
+  badLines: number;
+  /** messages gated to RF, and why others were not */
+  gatedToRf: number;
+  /** clients dropped for being too slow */
+  slowDropped: number;
+}
+
+export interface AprsIsServer {
+  port: number;
+  /** the name the server gives itself in logresp and q constructs */
+  name: string;
+  stats: AprsIsServerStats;
+  stop(): void;
+}
+
+/** The server's own name: RADIO_CALL's (or FED_APRS_CALL's, APRSIS_CALL's) base call with -GW, else SVCGW. */
+export function serverName(gw: Gateway): string {
+  const call = gw.config.radioCall ?? gw.config.fedAprsCall ?? gw.config.aprsIsCall;
+  return call ? `${call.split("-")[0]!.toUpperCase()}-GW` : "SVCGW";
+}
+
+/** Parses `user CALL pass N vers NAME VER [UDP port] [filter ...]`; null when it is not a login. */
+export function parseLogin(line: string): { call: string; pass: number | null; software: string | null; filter: string | null } | null {
+  const w = line.trim().split(/\s+/);
+  if (w[0]?.toLowerCase() !== "user" || !w[1] || !/^[A-Za-z0-9-]{1,9}$/.test(w[1])) return null;
+  const out = { call: w[1].toUpperCase(), pass: null as number | null, software: null as string | null, filter: null as string | null };
+  for (let i = 2; i < w.length; i++) {
+    const k = w[i]!.toLowerCase();
+    if (k === "pass") out.pass = /^-?\d{1,6}$/.test(w[i + 1] ?? "") ? Number(w[++i]) : (i++, null);
+    else if (k === "vers") {
+      out.software = [w[i + 1], w[i + 2]].filter((x) => x && !/^(filter|udp)$/i.test(x)).join(" ") || null;
+      i += out.software ? out.software.split(" ").length : 0;
+    } else if (k === "udp") i++;
+    else if (k === "filter") {
+      out.filter = w.slice(i + 1).join(" ") || null;
+      break;
+    }
+  }
+  return out;
+}
+
+export function startAprsIsServer(gw: Gateway, at: { host: string; port: number }): AprsIsServer | null {
+  const name = serverName(gw);
+  const stats: AprsIsServerStats = { offered: 0, served: 0, duplicates: 0, notGated: 0, uploaded: 0, unverified: 0, badLines: 0, gatedToRf: 0, slowDropped: 0 };
+  const conns = new Set<Conn>();
+  const enc = new TextEncoder();
+  const dupes = new Map<string, number>();
+
+  const send = (c: Conn, text: string | Uint8Array): boolean => {
+    if (c.out.push(typeof text === "string" ? enc.encode(text) : text)) return true;
+    c.client.dropped++;
+    stats.slowDropped++;
+    drop(c, "dropped: its queue is full (too slow)");
+    return false;
+  };
+
+  const drop = (c: Conn, why: string) => {
+    if (!conns.delete(c)) return;
+    removeClient(gw, c.client.id);
+    gw.log.info("hub", `APRS-IS client ${c.client.login ?? c.client.address} ${why}`);
+    c.socket.end();
+  };
+
+  /** The last known positions of the calls a filter refers to, from the station registry. */
+  const loadRefs = (f: Filter) => {
+    for (const call of f.refs) {
+      const row = gw.db.query("SELECT lat, lon FROM stations WHERE call = ? AND lat IS NOT NULL").get(call) as LatLon | null;
+      if (row) f.positions.set(call, { lat: row.lat, lon: row.lon });
+    }
+  };
+
+  const setFilter = (c: Conn, text: string | null) => {
+    c.filter = text ? parseFilter(text, c.client.login ?? "") : null;
+    c.client.filter = c.filter?.text ?? null;
+    if (c.filter) loadRefs(c.filter);
+  };
+
+  const login = (c: Conn, line: string) => {
+    const l = parseLogin(line);
+    if (!l) {
+      send(c, "# login by user CALL pass PASSCODE vers NAME VERSION [filter ...]\r\n");
+      return;
+    }
+    c.loggedIn = true;
+    c.client.login = l.call;
+    c.client.verified = l.pass !== null && l.pass >= 0 && l.pass === aprsIsPasscode(l.call);
+    c.client.software = l.software;
+    setFilter(c, l.filter);
+    send(c, `# logresp ${l.call} ${c.client.verified ? "verified" : "unverified"}, server ${name}\r\n`);
+    gw.log.info("hub", `APRS-IS client ${c.client.address} logged in as ${l.call} (${c.client.verified ? "verified" : "unverified"})${l.software ? `, ${l.software}` : ""}`);
+  };
+
+  const upload = (c: Conn, line: string) => {
+    const q = qForUpload(line, { login: c.client.login!, verified: c.client.verified }, name);
+    if (!q.ok) {
+      c.client.refused++;
+      if (q.why === "unverified") stats.unverified++;
+      else stats.badLines++;
+      return;
+    }
+    c.client.rx++;
+    stats.uploaded++;
+    const h = splitLine(q.line)!;
+    if (q.q === "qAR" || q.q === "qAo" || q.q === "qAr") c.heard.set(h.src.toUpperCase(), gw.clock.now());
+    ingestLines(gw, [q.line], { source: "aprsis", origin: c.client.id });
+    const r = decode(q.line);
+    if (gateToRf(gw, h, r.ok ? r.packet : null) === "sent") stats.gatedToRf++;
+  };
+
+  const onLine = (c: Conn, line: string) => {
+    if (!c.loggedIn) {
+      if (!line.startsWith("#")) login(c, line);
+      return;
+    }
+    if (line.startsWith("#")) {
+      const m = /^#\s*filter\s*(.*)$/i.exec(line);
+      if (m) {
+        setFilter(c, m[1]!.trim() || null);
+        send(c, `# filter ${c.client.filter ?? ""} is active\r\n`);
+      }
+      return;
+    }
+    upload(c, line);
+  };
+
+  const onData = (c: Conn, chunk: Uint8Array) => {
+    let text = c.partial + new TextDecoder("latin1").decode(chunk);
+    let nl: number;
+    while ((nl = text.indexOf("\n")) >= 0) {
+      const line = text.slice(0, nl).replace(/\r$/, "");
+      text = text.slice(nl + 1);
+      if (line.length && line.length <= MAX_LINE) onLine(c, line);
+      if (!conns.has(c)) return;
+    }
+    if (text.length > MAX_LINE) {
+      drop(c, "dropped: a line longer than 1024 bytes");
+      return;
+    }
+    c.partial = text;
+  };
+
+  /** Whether `e` is a message a client should get whatever its filter: to its login, or to a station it gated from RF. */
+  const messageFor = (c: Conn, addressee: string, now: number) => {
+    if (addressee === c.client.login) return true;
+    const at = c.heard.get(addressee);
+    return at !== undefined && now - at <= HEARD_MS;
+  };
+
+  const serve = (e: GatewayEvents["aprsPacket"]) => {
+    stats.offered++;
+    if (!conns.size) return;
+    const now = gw.clock.now();
+    const key = `${e.src}>${e.dst}:${e.info}`;
+    const last = dupes.get(key);
+    if (last !== undefined && now - last < DUPE_MS) {
+      stats.duplicates++;
+      return;
+    }
+    dupes.set(key, now);
+    if (dupes.size > 50_000) for (const [k, t] of dupes) if (now - t >= DUPE_MS) dupes.delete(k);
+    const line = qForServe(e, name, { call: gw.config.radioCall, verified: ownVerified() });
+    if (!line) {
+      stats.notGated++;
+      return;
+    }
+    const h = splitLine(line);
+    const fp = { src: e.src, dst: e.dst, path: h?.path ?? [], packet: e.packet };
+    const pos = e.packet && e.packet.lat !== undefined && e.packet.lon !== undefined ? { lat: e.packet.lat, lon: e.packet.lon } : null;
+    const src = e.src.toUpperCase();
+    const addressee = e.packet && MESSAGE_KINDS.has(e.packet.type) ? (e.packet.addressee ?? "").trim().toUpperCase() : null;
+    const bytes = enc.encode(line + "\r\n");
+    let sent = false;
+    for (const c of conns) {
+      if (!c.loggedIn || c.client.id === e.origin) continue;
+      const f = c.filter;
+      if (f && pos && f.refs.has(src)) f.positions.set(src, pos);
+      if ((addressee && messageFor(c, addressee, now)) || (f && matchFilter(f, fp))) {
+        if (send(c, bytes)) {
+          c.client.tx++;
+          sent = true;
+        }
+      }
+    }
+    if (sent) stats.served++;
+  };
+
+  // whether RADIO_CALL is verified, looked up at most once a minute (it decides qAR or qAo)
+  let verifiedAt = -Infinity;
+  let verified = false;
+  const ownVerified = () => {
+    const now = gw.clock.now();
+    if (now - verifiedAt > 60_000) {
+      verified = isVerifiedCall(gw, gw.config.radioCall);
+      verifiedAt = now;
+    }
+    return verified;
+  };
+
+  const listener = openListener<TCPSocketListener<Conn>>(gw, `APRSIS_LISTEN ${hostPort(at.host, at.port)}`, () =>
+    Bun.listen<Conn>({
+      hostname: at.host,
+      port: at.port,
+      socket: {
+        open(socket) {
+          const c = { socket, out: new OutQueue(socket as Socket<unknown>), partial: "", loggedIn: false, filter: null, heard: new Map() } as unknown as Conn;
+          c.client = addClient(gw, {
+            server: "aprs-is", address: hostPort(socket.remoteAddress, (socket as unknown as { remotePort?: number }).remotePort ?? 0), login: null, verified: false,
+            filter: null, software: null, connectedAt: gw.clock.now(), rx: 0, tx: 0, refused: 0, dropped: 0,
+            close: (why) => drop(c, why),
+          });
+          socket.data = c;
+          conns.add(c);
+          send(c, `# svc-gateway ${buildInfo().version}\r\n`);
+        },
+        data(socket, chunk) {
+          onData(socket.data, chunk);
+        },
+        drain(socket) {
+          socket.data.out.drain();
+        },
+        close(socket) {
+          if (socket.data) drop(socket.data, "disconnected");
+        },
+        error(socket, e) {
+          if (socket.data) drop(socket.data, `failed: ${e.message}`);
+        },
+      },
+    }),
+  );
+  if (!listener) return null;
+
+  const off = gw.events.on("aprsPacket", serve);
+  const timer = setInterval(() => {
+    const now = gw.clock.now();
+    const stamp = new Date(now).toUTCString();
+    for (const c of [...conns]) {
+      if (!c.loggedIn && now - c.client.connectedAt > LOGIN_TIMEOUT_MS) drop(c, "dropped: no login");
+      else send(c, `# svc-gateway ${buildInfo().version} ${stamp} ${name}\r\n`);
+    }
+  }, KEEPALIVE_MS);
+  (timer as { unref?: () => void }).unref?.();
+
+  const address = hostPort(at.host, listener.port);
+  const offPort = registerPort(gw, "aprsis-server", () => {
+    const clients = clientsOf(gw, "aprs-is");
+    return {
+      name: "aprsis-server",
+      kind: "aprsis-server",
+      state: "up",
+      listen: address,
+      server: name,
+      rx: stats.uploaded,
+      tx: clients.reduce((n, c) => n + c.tx, 0),
+      ...stats,
+      clients: clients.map(clientView),
+    };
+  });
+  gw.log.info("hub", `APRS-IS server ${name} on ${address}`);
+  const server: AprsIsServer = {
+    port: listener.port,
+    name,
+    stats,
+    stop() {
+      off();
+      offPort();
+      clearInterval(timer);
+      for (const c of [...conns]) drop(c, "closed: the gateway stops");
+      listener.stop(true);
+    },
+  };
+  gw.onStop(() => server.stop());
+  return server;
+}

@@ -1,0 +1,75 @@
+/**
+ * The clients of the gateway's own servers (the KISS TCP server and the
+ * APRS-IS server): one list per gateway, for GET /api/ports and for a sysop
+ * who disconnects one (DELETE /api/hub/clients/:id).
+ */
+import type { Gateway } from "../gateway.ts";
+
+export type HubServer = "kiss" | "aprs-is";
+
+export interface HubClient {
+  /** e.g. aprs-is-3; stable for the connection's life */
+  id: string;
+  server: HubServer;
+  /** the peer's address:port */
+  address: string;
+  /** APRS-IS: the login callsign once logged in; KISS: null */
+  login: string | null;
+  /** APRS-IS: whether the passcode matched */
+  verified: boolean;
+  /** APRS-IS: the server-side filter in force */
+  filter: string | null;
+  /** APRS-IS: the client program's `vers` */
+  software: string | null;
+  connectedAt: number;
+  /** packets or frames received from and sent to the client */
+  rx: number;
+  tx: number;
+  /** frames or packets from the client that were refused (not verified, rate limit, bad) */
+  refused: number;
+  /** packets not sent to it (its queue was full) */
+  dropped: number;
+  /** Ends the connection; `why` goes to the log. */
+  close(why: string): void;
+}
+
+/** A client's row in GET /api/ports (no close function). */
+export type HubClientView = Omit<HubClient, "close">;
+
+const lists = new WeakMap<Gateway, Map<string, HubClient>>();
+let next = 1;
+
+function list(gw: Gateway): Map<string, HubClient> {
+  let m = lists.get(gw);
+  if (!m) lists.set(gw, (m = new Map()));
+  return m;
+}
+
+/** Registers a new client; the caller fills in the rest as the connection goes on. */
+export function addClient(gw: Gateway, c: Omit<HubClient, "id">): HubClient {
+  const client = { ...c, id: `${c.server}-${next++}` } as HubClient;
+  list(gw).set(client.id, client);
+  return client;
+}
+
+export function removeClient(gw: Gateway, id: string): void {
+  list(gw).delete(id);
+}
+
+export function clientsOf(gw: Gateway, server: HubServer): HubClient[] {
+  return [...list(gw).values()].filter((c) => c.server === server);
+}
+
+export function clientView(c: HubClient): HubClientView {
+  const { close: _close, ...view } = c;
+  return { ...view };
+}
+
+/** Disconnects a client; false when there is none by that id. */
+export function disconnectClient(gw: Gateway, id: string, by: string): boolean {
+  const c = list(gw).get(id);
+  if (!c) return false;
+  c.close(`disconnected by ${by}`);
+  list(gw).delete(id);
+  return true;
+}

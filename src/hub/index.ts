@@ -1,0 +1,31 @@
+/**
+ * The gateway as the hub of a station: its KISS TCP server (KISS_SERVER) and
+ * its APRS-IS server (APRSIS_LISTEN), both off unless set. Started by a
+ * serving gateway after its radio (the KISS server copies the radio's ports).
+ */
+import type { Gateway } from "../gateway.ts";
+import { startKissServer, type KissServer } from "./kiss-server.ts";
+import { startAprsIsServer, type AprsIsServer } from "./aprsis-server.ts";
+
+export interface Hub {
+  kiss: KissServer | null;
+  aprsIs: AprsIsServer | null;
+}
+
+const hubs = new WeakMap<Gateway, Hub>();
+
+export function hubOf(gw: Gateway): Hub | null {
+  return hubs.get(gw) ?? null;
+}
+
+export function startHub(gw: Gateway): Hub {
+  const existing = hubs.get(gw);
+  if (existing) return existing;
+  const hub: Hub = {
+    kiss: gw.config.kissServer ? startKissServer(gw, gw.config.kissServer) : null,
+    aprsIs: gw.config.aprsIsListen ? startAprsIsServer(gw, gw.config.aprsIsListen) : null,
+  };
+  hubs.set(gw, hub);
+  gw.onStop(() => void hubs.delete(gw));
+  return hub;
+}

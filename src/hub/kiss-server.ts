@@ -1,0 +1,167 @@
+/**
+ * The KISS TCP server (KISS_SERVER): local APRS and packet programs (APRSdroid,
+ * Xastir, YAAC, aprx, a second Direwolf application) use the gateway's radio
+ * as if it were their TNC, as they would Direwolf's port 8001.
+ *
+ *   heard   every frame heard on any radio port goes to every client, as a KISS
+ *           data frame on that port's number (the order of KISS_PORTS, from 0)
+ *   sent    a client's data frames go out through the gateway's transmitter
+ *           (src/node/tx.ts sendFrame): only while RADIO_CALL is verified, each
+ *           taking a token of RADIO_TX_PER_MINUTE; others are refused and
+ *           counted. TNC parameter commands (TXDELAY...) are not the client's to
+ *           set on a shared radio: ignored.
+ *   slow    a client whose queue passes CLIENT_QUEUE_BYTES is dropped; the radio
+ *           never waits for a client.
+ */
+import type { Socket, TCPSocketListener } from "bun";
+import type { Gateway } from "../gateway.ts";
+import { radioMayTransmit, radioOf } from "../node/radio.ts";
+import { registerPort } from "../stations/ports.ts";
+import { decodeFrame, encodeKiss, KissDecoder } from "../../radio/index.ts";
+import { addClient, clientsOf, clientView, removeClient, type HubClient } from "./clients.ts";
+import { OutQueue } from "./outq.ts";
+import { hostPort, openListener } from "./listen.ts";
+
+interface Conn {
+  client: HubClient;
+  out: OutQueue;
+  decoder: KissDecoder;
+  socket: Socket<Conn>;
+}
+
+export interface KissServerStats {
+  /** frames heard on the radio and copied to clients (once per client) */
+  copied: number;
+  /** client frames put on the air */
+  sent: number;
+  /** client frames refused: RADIO_CALL not verified, no radio port */
+  refused: number;
+  /** client frames held back by the transmit rate limit */
+  rateLimited: number;
+  /** client frames that were not AX.25 */
+  bad: number;
+  /** clients dropped for being too slow */
+  slowDropped: number;
+}
+
+export interface KissServer {
+  port: number;
+  stats: KissServerStats;
+  stop(): void;
+}
+
+export function startKissServer(gw: Gateway, at: { host: string; port: number }): KissServer | null {
+  const stats: KissServerStats = { copied: 0, sent: 0, refused: 0, rateLimited: 0, bad: 0, slowDropped: 0 };
+  const conns = new Set<Conn>();
+  const gr = radioOf(gw);
+  const portIds = gr?.radio.ports.map((p) => p.id) ?? [];
+
+  const fromClient = (c: Conn, chunk: Uint8Array) => {
+    for (const r of c.decoder.push(chunk)) {
+      if (!r.ok || r.value.command !== "data") {
+        if (!r.ok) stats.bad++;
+        continue;
+      }
+      c.client.rx++;
+      const f = decodeFrame(r.value.data);
+      if (!f.ok) {
+        stats.bad++;
+        c.client.refused++;
+        continue;
+      }
+      const port = portIds[r.value.port];
+      const result = gr && port ? gr.tx.sendFrame(f.value, port) : "no-port";
+      if (result === "sent") stats.sent++;
+      else {
+        c.client.refused++;
+        if (result === "rate-limited") stats.rateLimited++;
+        else stats.refused++;
+      }
+    }
+  };
+
+  const drop = (c: Conn, why: string) => {
+    if (!conns.delete(c)) return;
+    removeClient(gw, c.client.id);
+    gw.log.info("hub", `KISS client ${c.client.address} ${why}`);
+    c.socket.end();
+  };
+
+  const listener = openListener<TCPSocketListener<Conn>>(gw, `KISS_SERVER ${hostPort(at.host, at.port)}`, () =>
+    Bun.listen<Conn>({
+      hostname: at.host,
+      port: at.port,
+      socket: {
+        open(socket) {
+          const c = { socket, decoder: new KissDecoder(), out: new OutQueue(socket as Socket<unknown>) } as Conn;
+          c.client = addClient(gw, {
+            server: "kiss", address: hostPort(socket.remoteAddress, (socket as unknown as { remotePort?: number }).remotePort ?? 0), login: null, verified: false,
+            filter: null, software: null, connectedAt: gw.clock.now(), rx: 0, tx: 0, refused: 0, dropped: 0,
+            close: (why) => drop(c, why),
+          });
+          socket.data = c;
+          conns.add(c);
+          gw.log.info("hub", `KISS client ${c.client.address} connected`);
+        },
+        data(socket, chunk) {
+          fromClient(socket.data, chunk);
+        },
+        drain(socket) {
+          socket.data.out.drain();
+        },
+        close(socket) {
+          if (socket.data) drop(socket.data, "disconnected");
+        },
+        error(socket, e) {
+          if (socket.data) drop(socket.data, `failed: ${e.message}`);
+        },
+      },
+    }),
+  );
+  if (!listener) return null;
+
+  // every frame heard, byte for byte, on its port's KISS number
+  const offs = (gr?.radio.ports ?? []).map((p, i) =>
+    p.port.onFrame((frame) => {
+      if (!conns.size) return;
+      const kiss = encodeKiss(frame, i);
+      for (const c of [...conns]) {
+        if (c.out.push(kiss)) {
+          c.client.tx++;
+          stats.copied++;
+        } else {
+          c.client.dropped++;
+          stats.slowDropped++;
+          drop(c, `dropped: more than ${c.out.pending} bytes waiting (too slow)`);
+        }
+      }
+    }),
+  );
+
+  const address = hostPort(at.host, listener.port);
+  const off = registerPort(gw, "kiss-server", () => ({
+    name: "kiss-server",
+    kind: "kiss-server",
+    state: "up",
+    listen: address,
+    radio: gr ? portIds : [],
+    transmit: !!gr && radioMayTransmit(gw),
+    rx: clientsOf(gw, "kiss").reduce((n, c) => n + c.rx, 0),
+    tx: stats.copied,
+    ...stats,
+    clients: clientsOf(gw, "kiss").map(clientView),
+  }));
+  gw.log.info("hub", `KISS server on ${address}${gr ? ` for radio ports ${portIds.join(", ")}` : " (no radio port: clients hear nothing and cannot transmit)"}`);
+  const server: KissServer = {
+    port: listener.port,
+    stats,
+    stop() {
+      for (const o of offs) o();
+      off();
+      for (const c of [...conns]) drop(c, "closed: the gateway stops");
+      listener.stop(true);
+    },
+  };
+  gw.onStop(() => server.stop());
+  return server;
+}

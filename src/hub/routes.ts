@@ -1,0 +1,20 @@
+/**
+ * The hub's HTTP surface: a sysop disconnects a client of the KISS or APRS-IS
+ * server (the clients themselves are listed in GET /api/ports).
+ */
+import { Elysia } from "elysia";
+import type { Gateway } from "../gateway.ts";
+import { gatesPlugin } from "../http/gates.ts";
+import { notFound } from "../errors.ts";
+import { disconnectClient } from "./clients.ts";
+
+export function hubRoutes(gw: Gateway) {
+  return new Elysia({ name: "hub" })
+    .use(gatesPlugin(gw))
+    .delete("/api/hub/clients/:id", ({ params, caller }) => {
+      const by = caller.user?.call ?? "the ingest box";
+      if (!disconnectClient(gw, params.id, `sysop ${by}`)) throw notFound(`hub client ${params.id}`);
+      gw.log.info("hub", `client ${params.id} disconnected by ${by}`);
+      return { disconnected: params.id };
+    }, { gate: "sysop" });
+}
