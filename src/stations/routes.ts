@@ -10,7 +10,7 @@ import { allowLargerBody } from "../http/body.ts";
 import { badRequest } from "../errors.ts";
 import { decodeLine, lineFromBody } from "./decode-route.ts";
 import { ingestBody } from "./ingest-batch.ts";
-import { getStation, listMessages, listStations, parseBbox, stationPackets, stationSeries } from "./registry.ts";
+import { getStation, listMessages, listStations, parseBbox, stationsForMap, stationPackets, stationSeries } from "./registry.ts";
 import { ingestPort, listPorts } from "./ports.ts";
 import { leaseDue, reportSent, userOutbox } from "./outbox.ts";
 import { transmit } from "./tx.ts";
@@ -39,13 +39,20 @@ export function stationsRoutes(gw: Gateway) {
       ingestStats.rx += r.packets.stored + r.positions.stored;
       return r;
     }, { gate: "ingest-or-device" })
-    .get("/api/stations", ({ query }) =>
-      listStations(gw, {
+    .get("/api/stations", ({ query }) => {
+      if (query.cluster !== undefined && query.cluster !== "1") throw badRequest("invalid", "cluster is 1 or left out");
+      if (query.cluster === "1") {
+        if (!query.bbox) throw badRequest("bad_bbox", "cluster=1 needs a bbox");
+        if (query.q !== undefined || query.since !== undefined) throw badRequest("invalid", "cluster=1 takes only bbox and limit");
+        return stationsForMap(gw, parseBbox(query.bbox), { limit: intParam(query.limit, "limit") });
+      }
+      return listStations(gw, {
         bbox: query.bbox ? parseBbox(query.bbox) : undefined,
         q: query.q,
         since: intParam(query.since, "since"),
         limit: intParam(query.limit, "limit"),
-      }), { gate: "public" })
+      });
+    }, { gate: "public" })
     .get("/api/stations/:call", ({ params, query }) => getStation(gw, decodeURIComponent(params.call), { trackSince: intParam(query.since, "since") }), { gate: "public" })
     .get("/api/stations/:call/series", ({ params, query }) => stationSeries(gw, decodeURIComponent(params.call), { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), { gate: "public" })
     .get("/api/stations/:call/packets", ({ params, query }) => ({ packets: stationPackets(gw, decodeURIComponent(params.call), { limit: intParam(query.limit, "limit"), before: intParam(query.before, "before") }) }), { gate: "public" })
