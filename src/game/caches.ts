@@ -552,12 +552,12 @@ const lonSpan = (b: Box) => (b.west <= b.east ? b.east - b.west : 360 - b.west +
  * Caches in a box for the map: every native cache on the map plus mirrors of
  * trusted peers (unvetted ones too with `includeUnvetted`; blocked never).
  * A box holding more than `limit` answers clusters instead: at most
- * CLUSTER_CELLS² cells, each with its count, centre and extent. With
+ * CLUSTER_CELLS² cells (or `cells`²), each with its count, centre and extent. With
  * `singles`, a cell holding one cache answers that cache in `caches` (cells
  * counted from the per-degree table excepted), so a map draws it rather
  * than a cluster of one.
  */
-export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; includeUnvetted?: boolean; singles?: boolean; filters?: CacheFilters } = {}): MapAnswer {
+export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; includeUnvetted?: boolean; singles?: boolean; cells?: number; filters?: CacheFilters } = {}): MapAnswer {
   const limit = Math.min(Math.max(1, opts.limit ?? MAP_LIMIT), MAP_MAX_LIMIT);
   const f = opts.filters ?? {};
   const geo = geoSql(box);
@@ -575,7 +575,7 @@ export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; inclu
     const caches = [...cachesJson(gw, rows), ...mirrors].map(forMap);
     return { clustered: false, caches, clusters: [], total: caches.length };
   }
-  const cell = Math.max(lonSpan(box), box.north - box.south, 1e-6) / CLUSTER_CELLS;
+  const cell = Math.max(lonSpan(box), box.north - box.south, 1e-6) / (opts.cells ?? CLUSTER_CELLS);
   const bins = new Map<string, { n: number; latSum: number; xSum: number; s: number; nn: number; w: number; e: number; one?: number | MapCache }>();
   const level = hasFilters(f) ? 0 : cell >= 10 ? 5 : cell >= 2 ? 1 : 0;
   if (level) {

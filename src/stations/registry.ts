@@ -211,14 +211,17 @@ export interface StationMap {
 export const MAP_STATIONS = 500;
 /** Clusters along the box's longer side (as the cache map). */
 export const STATION_CLUSTER_CELLS = 24;
+/** The most cells a map may ask for along the box's longer side (`cells`). */
+export const MAX_CLUSTER_CELLS = 64;
 
 /**
  * The map's view of a box: every station in it when there are at most
- * `limit`, else all of them counted into at most 24 × 24 cells of the box,
- * each with its count, centre and extent. Nothing in the box is left out:
+ * `limit`, else all of them counted into at most `cells` × `cells` cells of
+ * the box (24 unless asked; a map asks for about one per 40 px), each with
+ * its count, centre and extent, or the station itself when it is alone. Nothing in the box is left out:
  * zooming to a cluster's extent shows its stations.
  */
-export function stationsForMap(gw: Gateway, box: Bbox, opts: { limit?: number } = {}): StationMap {
+export function stationsForMap(gw: Gateway, box: Bbox, opts: { limit?: number; cells?: number } = {}): StationMap {
   const limit = Math.min(Math.max(1, opts.limit ?? MAP_STATIONS), MAX_STATIONS);
   const wide = box.west <= box.east ? box.east - box.west : 360 - box.west + box.east;
   const ranges: Array<[number, number]> = box.west <= box.east ? [[box.west, box.east]] : [[box.west, 180], [-180, box.east]];
@@ -242,7 +245,7 @@ export function stationsForMap(gw: Gateway, box: Bbox, opts: { limit?: number } 
     return { clustered: false, stations, clusters: [], total: stations.length };
   }
   // Longitudes measured eastward from the box's west edge, so a box across the antimeridian bins continuously.
-  const cell = Math.max(wide, box.north - box.south, 1e-6) / STATION_CLUSTER_CELLS;
+  const cell = Math.max(wide, box.north - box.south, 1e-6) / (opts.cells ?? STATION_CLUSTER_CELLS);
   const x = `(CASE WHEN s.lon < ?${next} THEN s.lon + 360 ELSE s.lon END - ?${next})`;
   // A cell holding one station answers the station itself (SQLite's bare columns in an aggregate are that row's).
   const rows = gw.db

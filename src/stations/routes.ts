@@ -10,7 +10,7 @@ import { allowLargerBody } from "../http/body.ts";
 import { badRequest } from "../errors.ts";
 import { decodeLine, lineFromBody } from "./decode-route.ts";
 import { ingestBody } from "./ingest-batch.ts";
-import { getStation, listMessages, listStations, parseBbox, stationsForMap, stationPackets, stationSeries } from "./registry.ts";
+import { getStation, listMessages, listStations, MAX_CLUSTER_CELLS, parseBbox, stationsForMap, stationPackets, stationSeries } from "./registry.ts";
 import { ingestPort, listPorts } from "./ports.ts";
 import { leaseDue, reportSent, userOutbox } from "./outbox.ts";
 import { transmit } from "./tx.ts";
@@ -24,6 +24,13 @@ export function intParam(v: string | undefined, name: string): number | undefine
   if (v === undefined || v === "") return undefined;
   if (!/^-?\d{1,15}$/.test(v)) throw badRequest("invalid", `${name} must be a whole number`);
   return Number(v);
+}
+
+/** The `cells` of a clustered map answer: clusters along the box's longer side, 4-64. */
+export function cellsParam(v: string | undefined): number | undefined {
+  const n = intParam(v, "cells");
+  if (n !== undefined && (n < 4 || n > MAX_CLUSTER_CELLS)) throw badRequest("invalid", `cells is 4 to ${MAX_CLUSTER_CELLS}`);
+  return n;
 }
 
 export function stationsRoutes(gw: Gateway) {
@@ -43,8 +50,8 @@ export function stationsRoutes(gw: Gateway) {
       if (query.cluster !== undefined && query.cluster !== "1") throw badRequest("invalid", "cluster is 1 or left out");
       if (query.cluster === "1") {
         if (!query.bbox) throw badRequest("bad_bbox", "cluster=1 needs a bbox");
-        if (query.q !== undefined || query.since !== undefined) throw badRequest("invalid", "cluster=1 takes only bbox and limit");
-        return stationsForMap(gw, parseBbox(query.bbox), { limit: intParam(query.limit, "limit") });
+        if (query.q !== undefined || query.since !== undefined) throw badRequest("invalid", "cluster=1 takes only bbox, limit and cells");
+        return stationsForMap(gw, parseBbox(query.bbox), { limit: intParam(query.limit, "limit"), cells: cellsParam(query.cells) });
       }
       return listStations(gw, {
         bbox: query.bbox ? parseBbox(query.bbox) : undefined,

@@ -3,8 +3,9 @@ import L from "leaflet";
 import "leaflet/dist/leaflet.css";
 import { clientConfig } from "../api.ts";
 import { addBaseLayer } from "../map/basemap.ts";
-import { stationLayer, type StationCount } from "../stations/layer.ts";
-import { cacheLayer, type CacheCount } from "../game/layer.ts";
+import { stationLayer } from "../stations/layer.ts";
+import { cacheLayer } from "../game/layer.ts";
+import { crowdOf, type KindCount } from "../map/crowd.ts";
 import { addSaveViewControl, initialView } from "../map/view.ts";
 import { liveRooms, type LiveLog, type LiveState } from "../live/socket.ts";
 
@@ -17,11 +18,11 @@ const n = (v: number) => v.toLocaleString("en");
 const plural = (v: number, one: string) => `${n(v)} ${one}${v === 1 ? "" : "s"}`;
 
 /** What the map shows of the view: everything, or how much is grouped (and so not drawn one by one). */
-function ViewCount({ stations, caches }: { stations: StationCount | null; caches: CacheCount | null }) {
+function ViewCount({ stations, caches }: { stations: KindCount | null; caches: KindCount | null }) {
   if (!stations || !caches) return null;
   const grouped = stations.shown < stations.total || caches.shown < caches.total;
   return (
-    <div class={`map-count${grouped ? " grouped" : ""}`} role="status" data-testid="map-count" data-grouped={grouped ? "true" : "false"}>
+    <div class={`map-count${grouped ? " grouped" : ""}`} data-testid="map-count" data-grouped={grouped ? "true" : "false"}>
       {grouped
         ? `Showing ${n(stations.shown)} of ${plural(stations.total, "station")}, ${n(caches.shown)} of ${plural(caches.total, "cache")} · zoom in for all`
         : `${plural(stations.total, "station")}, ${plural(caches.total, "cache")} in view`}
@@ -34,8 +35,8 @@ export function MapPage() {
   const [offline, setOffline] = useState<null | "off" | "unreachable">(null);
   const [live, setLive] = useState<LiveState>("connecting");
   const [feed, setFeed] = useState<LiveLog[]>([]);
-  const [stationCount, setStationCount] = useState<StationCount | null>(null);
-  const [cacheCount, setCacheCount] = useState<CacheCount | null>(null);
+  const [stationCount, setStationCount] = useState<KindCount | null>(null);
+  const [cacheCount, setCacheCount] = useState<KindCount | null>(null);
   useEffect(() => {
     const start = initialView();
     const map = L.map(el.current!, { worldCopyJump: true, zoomControl: true, maxZoom: 19 }).setView(start.center, start.zoom);
@@ -45,10 +46,10 @@ export function MapPage() {
     clientConfig().then((cfg) => {
       if (!cancelled) addBaseLayer(map, cfg.tileUrl, cfg.tileAttribution, setOffline);
     });
-    const same = <T extends { total: number; shown: number }>(set: (f: (p: T | null) => T | null) => void) => (c: T) =>
-      set((p) => (p && p.total === c.total && p.shown === c.shown ? p : c));
-    const stations = stationLayer(map, (call) => location.assign(`/station/${encodeURIComponent(call)}`), { onCount: same(setStationCount) });
-    const stopCaches = cacheLayer(map, { onCount: same(setCacheCount) });
+    const same = (set: (f: (p: KindCount | null) => KindCount | null) => void, c: KindCount) => set((p) => (p && p.total === c.total && p.shown === c.shown ? p : c));
+    crowdOf(map, (name, c) => same(name === "stations" ? setStationCount : setCacheCount, c));
+    const stations = stationLayer(map, (call) => location.assign(`/station/${encodeURIComponent(call)}`));
+    const stopCaches = cacheLayer(map);
     // New finds show as a pulse on the cache for a while, and in the activity panel.
     const finds = L.layerGroup().addTo(map);
     const shown = new Set<number>();
