@@ -259,10 +259,11 @@ export function stationsForMap(gw: Gateway, box: Bbox, opts: { limit?: number; c
       n: number; lat: number; x: number; s: number; nn: number; w: number; e: number;
       call: string; kind: string; lon: number; symbol: string | null; course: number | null; last_heard: number;
     }>;
-  const r6 = (v: number) => Math.round(v * 1e6) / 1e6;
-  const lonOf = (xv: number) => {
+  // Extents rounded outward (centres to the nearest), so a box made of an extent holds all its stations.
+  const r6 = (v: number, round = Math.round) => round(v * 1e6) / 1e6;
+  const lonOf = (xv: number, round = Math.round) => {
     const l = xv + box.west;
-    return r6(l > 180 ? l - 360 : l);
+    return r6(l > 180 ? l - 360 : l, round);
   };
   const stations: MapStation[] = [];
   const clusters: StationCluster[] = [];
@@ -274,7 +275,7 @@ export function stationsForMap(gw: Gateway, box: Bbox, opts: { limit?: number; c
       if (r.symbol) m.symbol = r.symbol;
       if (r.course !== null) m.course = r.course;
       stations.push(m);
-    } else clusters.push({ lat: r6(r.lat), lon: lonOf(r.x), count: r.n, bbox: [lonOf(r.w), r6(r.s), lonOf(r.e), r6(r.nn)] });
+    } else clusters.push({ lat: r6(r.lat), lon: lonOf(r.x), count: r.n, bbox: [lonOf(r.w, Math.floor), r6(r.s, Math.floor), lonOf(r.e, Math.ceil), r6(r.nn, Math.ceil)] });
   }
   return { clustered: true, stations, clusters, total };
 }

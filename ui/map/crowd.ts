@@ -95,7 +95,7 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
         if (at.lat !== lat || at.lng !== lon) d.m.setLatLng([lat, lon]);
         return;
       }
-      d?.m.remove();
+      if (d) layer.removeLayer(d.m);
       drawn.set(key, { m: make().addTo(layer), html });
     };
     // Singles of one kind on top of another kind's (a station at a cache) are drawn side by side: the later kind moves right.
@@ -140,7 +140,7 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
         });
       }
     }
-    for (const [k, d] of drawn) if (!wanted.has(k)) (d.m.remove(), drawn.delete(k));
+    for (const [k, d] of drawn) if (!wanted.has(k)) (layer.removeLayer(d.m), drawn.delete(k));
     for (const [name, { items: its }] of kinds) {
       const c = { total: its.reduce((t, i) => t + i.count, 0), shown: shown.get(name) ?? 0 };
       counts.set(name, c);
