@@ -27,17 +27,17 @@ import { percentile, table } from "./lib/stats.ts";
 const REGION = { lat: 48, lon: 11, dLat: 1.5, dLon: 2.5 };
 const VIEWPORT = { width: 1366, height: 800 };
 
-/** Installed before the page's scripts: when the view count first shows, and the frame after. */
+/** Installed before the page's scripts: when both layers have drawn (the view count shows, every marker made and labelled), and the frame after. */
 const PROBE = `
   window.__firstDraw = null;
   new MutationObserver((_, obs) => {
-    if (window.__firstDraw === null && document.querySelector("[data-testid=map-count]")) {
+    if (window.__firstDraw === null && document.querySelector("[data-testid=map-count]") && document.querySelector("[data-testid=map][data-drawing='0']")) {
       const seen = performance.now();
       window.__firstDraw = -1;
       requestAnimationFrame(() => requestAnimationFrame(() => { window.__firstDraw = performance.now(); window.__seen = seen; }));
       obs.disconnect();
     }
-  }).observe(document, { childList: true, subtree: true });
+  }).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-drawing"] });
 `;
 
 async function firstPaint(page: Page, url: string) {

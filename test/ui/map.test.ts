@@ -50,6 +50,7 @@ async function openMap(page: Page, lat: number, lon: number, z: number) {
 }
 async function settle(page: Page) {
   await page.waitForLoadState("networkidle");
+  await page.locator("[data-testid=map][data-drawing='0']").waitFor({ state: "attached" });
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 }
 

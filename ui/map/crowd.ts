@@ -4,7 +4,8 @@
  * holds in one bubble instead of two bubbles on top of each other, and every
  * label is placed against every marker. A layer hands its points (and the
  * server's clusters) to `set`; the crowd redraws on the next frame, and again
- * after a zoom. Markers already drawn are kept and moved, not made again.
+ * after a zoom. Markers already drawn are kept and moved, not made again; new
+ * ones are made a frame's budget at a time, then the labels are placed.
  */
 import L from "leaflet";
 import { bubble, groupByPixels, groupSize, LABEL_H, labelWidth, openGroup, placeLabels, type Box, type Group, type Item, type Single } from "./declutter.ts";
@@ -95,9 +96,10 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
         if (at.lat !== lat || at.lng !== lon) d.m.setLatLng([lat, lon]);
         return;
       }
-      if (d) layer.removeLayer(d.m);
-      drawn.set(key, { m: make().addTo(layer), html });
+      if (d) (layer.removeLayer(d.m), drawn.delete(key));
+      pending.push({ key, html, make });
     };
+    const pending: Array<{ key: string; html: string; make: () => L.Marker }> = [];
     // Singles of one kind on top of another kind's (a station at a cache) are drawn side by side: the later kind moves right.
     const firstKind = [...kinds.keys()][0];
     const taken: Box[] = [];
@@ -146,7 +148,29 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
       counts.set(name, c);
       onCount?.(name, c);
     }
-    placeAll();
+    // New markers are made a few milliseconds' worth per frame, so a redraw never holds the map still for long.
+    queue = pending;
+    cancelAnimationFrame(building);
+    map.getContainer().dataset.drawing = "1";
+    build();
+  };
+
+  let queue: Array<{ key: string; html: string; make: () => L.Marker }> = [];
+  let building = 0;
+  const BUDGET_MS = 12;
+  const build = () => {
+    building = 0;
+    const until = performance.now() + BUDGET_MS;
+    while (queue.length && performance.now() < until) {
+      const w = queue.shift()!;
+      drawn.set(w.key, { m: w.make().addTo(layer), html: w.html });
+    }
+    if (queue.length) building = requestAnimationFrame(build);
+    else {
+      placeAll();
+      // what a test or a bench waits for: every marker made and labelled
+      map.getContainer().dataset.drawing = "0";
+    }
   };
 
   const placeAll = () => {
@@ -177,6 +201,7 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
   map.on("unload", () => {
     gone = true;
     cancelAnimationFrame(frame);
+    cancelAnimationFrame(building);
   });
   const crowd: Crowd = {
     set(kind, items) {
