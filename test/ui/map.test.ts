@@ -96,7 +96,7 @@ describe("web app: a crowded map", () => {
     expect(cachesAccounted).toBe(10_000);
     const notice = page.getByTestId("map-count");
     expect(await notice.getAttribute("data-grouped")).toBe("true");
-    expect(await notice.textContent()).toBe(`Showing ${t.singles} of 10,000 stations, ${await page.locator(".cache-icon").count()} of 10,000 caches · zoom in for all`);
+    expect(await notice.textContent()).toBe(`Showing ${t.singles} of 10,000 stations, ${await page.locator(".cache-icon").count()} of 10,000 caches · zoom in or open a group for the rest`);
     await page.screenshot({ path: join(SHOTS, "map-crowd-1366.png") });
     // a city-sized view far from the crowd: nothing grouped, the notice just counts (the control)
     await openMap(page, 60.075, 20.2, 11);

@@ -24,7 +24,10 @@ function ViewCount({ stations, caches }: { stations: KindCount | null; caches: K
   return (
     <div class={`map-count${grouped ? " grouped" : ""}`} data-testid="map-count" data-grouped={grouped ? "true" : "false"}>
       {grouped
-        ? `Showing ${n(stations.shown)} of ${plural(stations.total, "station")}, ${n(caches.shown)} of ${plural(caches.total, "cache")} · zoom in for all`
+        ? `Showing ${[
+            stations.total ? `${n(stations.shown)} of ${plural(stations.total, "station")}` : "",
+            caches.total ? `${n(caches.shown)} of ${plural(caches.total, "cache")}` : "",
+          ].filter(Boolean).join(", ")} · zoom in or open a group for the rest`
         : `${plural(stations.total, "station")}, ${plural(caches.total, "cache")} in view`}
     </div>
   );
