@@ -4,6 +4,14 @@
  * where zooming cannot pull them apart), and labels are drawn only where
  * they collide with no other label and no other marker. Pure functions of
  * the map's projection; ui/map/crowd.ts draws what they decide.
+ *
+ * Not a clustering library (supercluster): it indexes every point in the
+ * browser, so 10,000 stations and 10,000 caches would all cross the link
+ * and be indexed on a phone's or a Pi's CPU, and again whenever stations
+ * move. The server already counts a crowded view into cells of about one
+ * icon (the stations by their map index, the caches by their R*Tree and
+ * per-degree counts), so what is left here is grouping a few hundred
+ * screen points: a grid hash and a greedy pass.
  */
 import L from "leaflet";
 
