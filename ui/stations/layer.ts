@@ -40,6 +40,7 @@ export function stationLayer(map: L.Map, open: (call: string) => void): StationL
   let track: L.Polyline | null = null;
   let stopped = false;
   let seq = 0;
+  let queued = false;
 
   const showTrack = async (call: string, mk: L.Marker) => {
     const d = await api<{ track: Array<{ lat: number; lon: number }>; comment?: string }>(`/api/stations/${encodeURIComponent(call)}`);
@@ -112,11 +113,23 @@ export function stationLayer(map: L.Map, open: (call: string) => void): StationL
       if (stopped) return;
       if (s.ts !== undefined && (heard.get(s.call) ?? 0) > s.ts) return;
       if (s.ts !== undefined) heard.set(s.call, s.ts);
+      const known = answer.stations.has(s.call);
       // a crowded view shows counts: the next poll brings the change (a station drawn alone moves now)
-      if (answer.clustered && !answer.stations.has(s.call)) return;
+      if (answer.clustered && !known) return;
       if (s.alive === false) answer.stations.delete(s.call);
-      else if (s.lat !== undefined && s.lon !== undefined) answer.stations.set(s.call, { ...answer.stations.get(s.call), ...s, lastHeard: s.ts ?? s.lastHeard });
-      draw();
+      else if (s.lat !== undefined && s.lon !== undefined) {
+        // the live rooms reach past the view: a station new to the map counts only once it is in view
+        if (!known && !map.getBounds().contains([s.lat, s.lon])) return;
+        answer.stations.set(s.call, { ...answer.stations.get(s.call), ...s, lastHeard: s.ts ?? s.lastHeard });
+      }
+      // a snapshot brings thousands of positions at once: one redraw for them all
+      if (!queued) {
+        queued = true;
+        queueMicrotask(() => {
+          queued = false;
+          draw();
+        });
+      }
     },
     setLive(on) {
       clearInterval(timer);
