@@ -54,6 +54,7 @@ export function cacheLayer(map: L.Map): () => void {
   const kind: Kind<MapCache> = {
     name: "caches",
     cluster: "cache-cluster",
+    order: 1,
     noun: ["cache", "caches"],
     key: (c) => c.gid,
     className: (c) => `cache-icon${c.status === "disabled" ? " disabled" : ""}${c.found ? " found" : ""}`,

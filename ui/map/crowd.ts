@@ -15,6 +15,8 @@ export interface Kind<T> {
   /** "stations", "caches": the group bubble's part is `.${cluster}` */
   name: string;
   cluster: string;
+  /** lower first: in a group's bubble (left to right), and who stays put when two singles meet */
+  order: number;
   /** singular and plural nouns, for titles */
   noun: [string, string];
   key(o: T): string;
@@ -206,6 +208,10 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
   const crowd: Crowd = {
     set(kind, items) {
       kinds.set(kind.name, { kind, items: items.map((i) => ({ ...i, kind: kind.name })) });
+      // the same order whichever layer's answer came first
+      const sorted = [...kinds].sort((a, b) => a[1].kind.order - b[1].kind.order);
+      kinds.clear();
+      for (const [k, v] of sorted) kinds.set(k, v);
       schedule();
     },
     redraw: schedule,

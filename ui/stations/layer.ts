@@ -53,6 +53,7 @@ export function stationLayer(map: L.Map, open: (call: string) => void): StationL
   const kind: Kind<Station> = {
     name: "stations",
     cluster: "station-cluster",
+    order: 0,
     noun: ["station", "stations"],
     key: (s) => s.call,
     className: () => "aprs-icon",
