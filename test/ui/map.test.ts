@@ -133,7 +133,7 @@ describe("web app: a crowded map", () => {
     await page.close();
   });
 
-  test("labels never overlap one another or another marker, at several zooms and on a phone", async () => {
+  test("labels never overlap one another or another marker, at several zooms and on a phone; the crowd's symbols are drawings", async () => {
     let leftOut = 0;
     for (const [w, h, z, name] of [[1366, 800, 10, "map-labels-z10-1366.png"], [1366, 800, 12, "map-labels-z12-1366.png"], [390, 844, 13, "map-labels-z13-390.png"]] as const) {
       const page = await browser.newPage({ viewport: { width: w, height: h } });
@@ -150,6 +150,11 @@ describe("web app: a crowded map", () => {
         for (const ic of icons) if (ic.i !== labels[i]!.owner && overlap(labels[i]!, ic)) throw new Error(`label ${labels[i]!.text} covers a marker`);
       }
       leftOut += await page.evaluate(() => document.querySelectorAll(".map-point:not(.label-right):not(.label-left)").length);
+      // every symbol in the crowd is a drawing: an SVG, no character in it
+      const syms = await page.evaluate(() => [...document.querySelectorAll(".aprs-sym")].map((e) => ({ svg: e.querySelectorAll(":scope > svg").length, text: e.textContent, glyphs: e.querySelectorAll("text").length })));
+      expect(syms.length).toBeGreaterThan(10);
+      expect(syms.filter((x) => x.svg !== 1 || x.text !== "" || x.glyphs !== 0)).toEqual([]);
+      expect((await page.locator(".leaflet-marker-pane").innerHTML()).match(/\p{Extended_Pictographic}/u)).toBeNull();
       await page.close();
     }
     // and some were left out because they would have collided
