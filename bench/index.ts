@@ -23,6 +23,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   import: () => import("./import.ts").then((m) => m.run()),
   fuzz: () => import("./fuzz.ts").then((m) => m.run()),
   hub: () => import("./hub.ts").then((m) => m.run()),
+  map: () => import("./map.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

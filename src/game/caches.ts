@@ -470,7 +470,7 @@ export interface Cluster {
 }
 
 export interface MapAnswer {
-  /** true: the box holds more than `limit` caches, so `clusters` summarise it and `caches` is empty */
+  /** true: the box holds more than `limit` caches, so `clusters` summarise it and `caches` is empty (but for `singles`) */
   clustered: boolean;
   caches: MapCache[];
   clusters: Cluster[];
@@ -604,9 +604,12 @@ const lonSpan = (b: Box) => (b.west <= b.east ? b.east - b.west : 360 - b.west +
  * Caches in a box for the map: every native cache on the map plus mirrors of
  * trusted peers (unvetted ones too with `includeUnvetted`; blocked never).
  * A box holding more than `limit` answers clusters instead: at most
- * CLUSTER_CELLS² cells, each with its count, centre and extent.
+ * CLUSTER_CELLS² cells (or `cells`²), each with its count, centre and extent. With
+ * `singles`, a cell holding one cache answers that cache in `caches` (cells
+ * counted from the per-degree table excepted), so a map draws it rather
+ * than a cluster of one.
  */
-export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; includeUnvetted?: boolean; filters?: CacheFilters } = {}): MapAnswer {
+export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; includeUnvetted?: boolean; singles?: boolean; cells?: number; filters?: CacheFilters } = {}): MapAnswer {
   if (opts.limit !== undefined && (opts.limit < 1 || opts.limit > MAP_MAX_LIMIT)) throw badRequest("invalid", `limit must be 1-${MAP_MAX_LIMIT}`);
   const limit = opts.limit ?? MAP_LIMIT;
   const f = opts.filters ?? {};
@@ -618,7 +621,8 @@ export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; inclu
   );
   const living = livingMatches(f) ? listLivingCaches(gw, { bbox: box, maxAgeMs: LIVING_MAX_AGE_MS }).map((l) => livingJson(gw, l)) : [];
   // Clusters need only positions: find counts are read only for a listed answer.
-  const mirrors: Array<{ lat: number; lon: number }> = [...mirrored, ...living];
+  const mirrors: Array<MirroredCache | Cache> = [...mirrored, ...living];
+  const isLiving = new Set<object>(living);
   const count = (gw.db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM caches_geo g${join} WHERE ${geo.sql}${flt.sql} LIMIT ?)`).get(...geo.args, ...flt.args, limit + 1) as { n: number }).n;
   if (count + mirrors.length <= limit) {
     const ex = exactSql(box);
@@ -626,8 +630,8 @@ export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; inclu
     const caches = [...cachesJson(gw, rows), ...mirrorsJson(gw, mirrored), ...living].map(forMap);
     return { clustered: false, caches, clusters: [], total: caches.length };
   }
-  const cell = Math.max(lonSpan(box), box.north - box.south, 1e-6) / CLUSTER_CELLS;
-  const bins = new Map<string, { n: number; latSum: number; xSum: number; s: number; nn: number; w: number; e: number }>();
+  const cell = Math.max(lonSpan(box), box.north - box.south, 1e-6) / (opts.cells ?? CLUSTER_CELLS);
+  const bins = new Map<string, { n: number; latSum: number; xSum: number; s: number; nn: number; w: number; e: number; one?: number | MirroredCache | Cache }>();
   const level = hasFilters(f) ? 0 : cell >= 10 ? 5 : cell >= 2 ? 1 : 0;
   if (level) {
     // A large view: the per-cell counts (migration 12) stand for the caches, each cell at its centre.
@@ -671,14 +675,14 @@ export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; inclu
     const where = numbered(geo.sql) + numbered(flt.sql);
     const rows = gw.db
       .query(
-        `SELECT count(*) AS n, avg(g.min_lat) AS lat, avg(${x}) AS x, min(g.min_lat) AS s, max(g.min_lat) AS nn, min(${x}) AS w, max(${x}) AS e
+        `SELECT count(*) AS n, avg(g.min_lat) AS lat, avg(${x}) AS x, min(g.min_lat) AS s, max(g.min_lat) AS nn, min(${x}) AS w, max(${x}) AS e, min(g.id) AS one
          FROM caches_geo g${join} WHERE ${where}
          GROUP BY CAST((g.min_lat - ?2) / ?3 AS INTEGER), CAST(${x} / ?3 AS INTEGER)`,
       )
-      .all(box.west, box.south, cell, ...geo.args, ...flt.args) as Array<{ n: number; lat: number; x: number; s: number; nn: number; w: number; e: number }>;
+      .all(box.west, box.south, cell, ...geo.args, ...flt.args) as Array<{ n: number; lat: number; x: number; s: number; nn: number; w: number; e: number; one: number }>;
     for (const r of rows) {
       const key = `${Math.floor((r.lat - box.south) / cell)}:${Math.floor(r.x / cell)}`;
-      bins.set(key, { n: r.n, latSum: r.lat * r.n, xSum: r.x * r.n, s: r.s, nn: r.nn, w: r.w, e: r.e });
+      bins.set(key, { n: r.n, latSum: r.lat * r.n, xSum: r.x * r.n, s: r.s, nn: r.nn, w: r.w, e: r.e, ...(r.n === 1 ? { one: r.one } : {}) });
     }
   }
   for (const m of mirrors) {
@@ -693,7 +697,7 @@ export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; inclu
       b.nn = Math.max(b.nn, m.lat);
       b.w = Math.min(b.w, xm);
       b.e = Math.max(b.e, xm);
-    } else bins.set(key, { n: 1, latSum: m.lat, xSum: xm, s: m.lat, nn: m.lat, w: xm, e: xm });
+    } else bins.set(key, { n: 1, latSum: m.lat, xSum: xm, s: m.lat, nn: m.lat, w: xm, e: xm, one: m });
   }
   // The R*Tree's 32-bit floats are good to about 1e-5 degrees: round everything alike, so a centre stays inside its extent.
   const r5 = (v: number) => Math.round(v * 1e5) / 1e5;
@@ -701,13 +705,23 @@ export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; inclu
     const l = xv + box.west;
     return r5(l > 180 ? l - 360 : l);
   };
-  const clusters: Cluster[] = [...bins.values()].map((b) => ({
-    lat: r5(b.latSum / b.n),
-    lon: lonOf(b.xSum / b.n),
-    count: b.n,
-    bbox: [lonOf(b.w), r5(b.s), lonOf(b.e), r5(b.nn)],
-  }));
-  return { clustered: true, caches: [], clusters, total: clusters.reduce((s, c) => s + c.count, 0) };
+  const all = [...bins.values()];
+  const alone = opts.singles ? all.filter((b) => b.n === 1 && b.one !== undefined) : [];
+  const ids = alone.flatMap((b) => (typeof b.one === "number" ? [b.one] : []));
+  const rows = ids.length ? (gw.db.query("SELECT * FROM caches WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as CacheRow[]) : [];
+  // A mirror alone in its cell is listed with its find counts, read for those few only.
+  const others = alone.flatMap((b) => (typeof b.one === "object" ? [b.one] : []));
+  const lone = others.filter((o) => !isLiving.has(o)) as MirroredCache[];
+  const singles = [...cachesJson(gw, rows), ...mirrorsJson(gw, lone), ...(others.filter((o) => isLiving.has(o)) as Cache[])].map(forMap);
+  const clusters: Cluster[] = all
+    .filter((b) => !(opts.singles && b.n === 1 && b.one !== undefined))
+    .map((b) => ({
+      lat: r5(b.latSum / b.n),
+      lon: lonOf(b.xSum / b.n),
+      count: b.n,
+      bbox: [lonOf(b.w), r5(b.s), lonOf(b.e), r5(b.nn)],
+    }));
+  return { clustered: true, caches: singles, clusters, total: all.reduce((s, b) => s + b.n, 0) };
 }
 
 /** A cache from an external catalog (GPX/LOC import): never federated. */

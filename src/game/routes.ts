@@ -7,7 +7,7 @@ import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { type Caller } from "../accounts/caller.ts";
 import { badRequest } from "../errors.ts";
-import { intParam } from "../http/params.ts";
+import { cellsParam, intParam } from "../http/params.ts";
 import { setFindIngest } from "../stations/ingest-batch.ts";
 import { actorOf, callsign, type Actor } from "./model.ts";
 import { baseCall } from "../callsign.ts";
@@ -50,7 +50,7 @@ export function gameRoutes(gw: Gateway) {
     .use(gatesPlugin(gw))
     .get("/api/caches", ({ query, caller }) => {
       if (!query.bbox) throw badRequest("bad_bbox", "bbox is required: minLon,minLat,maxLon,maxLat");
-      const a = cachesInBox(gw, parseBox(query.bbox), { limit: intParam(query.limit, "limit"), includeUnvetted: flag(query.unvetted), filters: parseFilters(query) });
+      const a = cachesInBox(gw, parseBox(query.bbox), { limit: intParam(query.limit, "limit"), includeUnvetted: flag(query.unvetted), singles: flag(query.singles), cells: cellsParam(query.cells), filters: parseFilters(query) });
       return caller.user ? { ...a, caches: markFound(gw, caller.user.id, a.caches) } : a;
     }, { gate: "public" })
     .post("/api/caches", ({ body, caller, set }) => {

@@ -2,6 +2,7 @@
 import { AppError, badRequest } from "../errors.ts";
 import { mediaType } from "./body.ts";
 import { CBOR_TYPE } from "../fed/page.ts";
+import { MAX_CLUSTER_CELLS } from "../stations/registry.ts";
 
 /** An optional whole-number query parameter. */
 export function intParam(v: string | undefined, name: string): number | undefined {
@@ -15,4 +16,11 @@ export function cborBody(request: Request, body: unknown): Uint8Array {
   if (mediaType(request.headers.get("content-type")) !== CBOR_TYPE) throw new AppError(415, "unsupported_media_type", `send the page as ${CBOR_TYPE}`);
   if (!(body instanceof Uint8Array) || body.length === 0) throw badRequest("bad_body", "expected a CBOR sync page");
   return body;
+}
+
+/** The `cells` of a clustered map answer: clusters along the box's longer side, 4-64. */
+export function cellsParam(v: string | undefined): number | undefined {
+  const n = intParam(v, "cells");
+  if (n !== undefined && (n < 4 || n > MAX_CLUSTER_CELLS)) throw badRequest("invalid", `cells is 4 to ${MAX_CLUSTER_CELLS}`);
+  return n;
 }

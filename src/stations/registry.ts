@@ -180,6 +180,106 @@ export function listStations(gw: Gateway, q: StationQuery): { stations: Station[
   return { stations: rows.slice(0, limit).map(toStation), truncated: rows.length > limit };
 }
 
+/** What the map draws of a station: its page and popup load the rest. */
+export interface MapStation {
+  call: string;
+  kind: Station["kind"];
+  lat: number;
+  lon: number;
+  symbol?: string;
+  course?: number;
+  lastHeard: number;
+}
+
+export interface StationCluster {
+  lat: number;
+  lon: number;
+  count: number;
+  /** the cluster's extent (west, south, east, north): zoom to it */
+  bbox: [number, number, number, number];
+}
+
+export interface StationMap {
+  /** true: the box holds more than `limit` stations, so `clusters` count them (a station alone in its cell is in `stations`) */
+  clustered: boolean;
+  stations: MapStation[];
+  clusters: StationCluster[];
+  /** stations (and live objects and items) with a position in the box */
+  total: number;
+}
+
+export const MAP_STATIONS = 500;
+/** Clusters along the box's longer side (as the cache map). */
+export const STATION_CLUSTER_CELLS = 24;
+/** The most cells a map may ask for along the box's longer side (`cells`). */
+export const MAX_CLUSTER_CELLS = 64;
+
+/**
+ * The map's view of a box: every station in it when there are at most
+ * `limit`, else all of them counted into at most `cells` × `cells` cells of
+ * the box (24 unless asked; a map asks for about one per 40 px), each with
+ * its count, centre and extent, or the station itself when it is alone. Nothing in the box is left out:
+ * zooming to a cluster's extent shows its stations.
+ */
+export function stationsForMap(gw: Gateway, box: Bbox, opts: { limit?: number; cells?: number } = {}): StationMap {
+  const limit = Math.min(Math.max(1, opts.limit ?? MAP_STATIONS), MAX_STATIONS);
+  const wide = box.west <= box.east ? box.east - box.west : 360 - box.west + box.east;
+  const ranges: Array<[number, number]> = box.west <= box.east ? [[box.west, box.east]] : [[box.west, 180], [-180, box.east]];
+  const bands = `WITH RECURSIVE band(b) AS (VALUES(CAST(floor(?1 * 10) AS INTEGER)) UNION ALL SELECT b + 1 FROM band WHERE b < CAST(floor(?2 * 10) AS INTEGER))`;
+  const inBox = (cols: string, k: number) =>
+    `SELECT ${cols} FROM band CROSS JOIN stations s ON s.lat_band = band.b AND s.lon BETWEEN ?${3 + 2 * k} AND ?${4 + 2 * k} WHERE s.lat BETWEEN ?1 AND ?2 AND s.alive = 1`;
+  const boxArgs = [box.south, box.north, ...ranges.flat()];
+  const next = boxArgs.length + 1;
+  const union = (cols: string) => ranges.map((_, k) => inBox(cols, k)).join(" UNION ALL ");
+  const count = (gw.db.query(`${bands} SELECT count(*) AS n FROM (${union("1")} LIMIT ?${next})`).get(...boxArgs, limit + 1) as { n: number }).n;
+  if (count <= limit) {
+    const rows = gw.db.query(`${bands} SELECT * FROM (${union("s.call, s.kind, s.lat, s.lon, s.symbol, s.course, s.last_heard")}) ORDER BY last_heard DESC`).all(...boxArgs) as Array<{
+      call: string; kind: string; lat: number; lon: number; symbol: string | null; course: number | null; last_heard: number;
+    }>;
+    const stations = rows.map((r) => {
+      const m: MapStation = { call: r.call, kind: r.kind as Station["kind"], lat: r.lat, lon: r.lon, lastHeard: r.last_heard };
+      if (r.symbol) m.symbol = r.symbol;
+      if (r.course !== null) m.course = r.course;
+      return m;
+    });
+    return { clustered: false, stations, clusters: [], total: stations.length };
+  }
+  // Longitudes measured eastward from the box's west edge, so a box across the antimeridian bins continuously.
+  const cell = Math.max(wide, box.north - box.south, 1e-6) / (opts.cells ?? STATION_CLUSTER_CELLS);
+  const x = `(CASE WHEN s.lon < ?${next} THEN s.lon + 360 ELSE s.lon END - ?${next})`;
+  // A cell holding one station answers the station itself (SQLite's bare columns in an aggregate are that row's).
+  const rows = gw.db
+    .query(
+      `${bands} SELECT count(*) AS n, avg(lat) AS lat, avg(x) AS x, min(lat) AS s, max(lat) AS nn, min(x) AS w, max(x) AS e,
+         call, kind, lon, symbol, course, last_heard
+       FROM (${union(`s.lat AS lat, ${x} AS x, s.call, s.kind, s.lon, s.symbol, s.course, s.last_heard`)})
+       GROUP BY CAST((lat - ?1) / ?${next + 1} AS INTEGER), CAST(x / ?${next + 1} AS INTEGER)`,
+    )
+    .all(...boxArgs, box.west, cell) as Array<{
+      n: number; lat: number; x: number; s: number; nn: number; w: number; e: number;
+      call: string; kind: string; lon: number; symbol: string | null; course: number | null; last_heard: number;
+    }>;
+  // Extents rounded outward (centres to the nearest), so a box made of an extent holds all its stations.
+  const r6 = (v: number, round = Math.round) => round(v * 1e6) / 1e6;
+  const lonOf = (xv: number, round = Math.round) => {
+    const l = xv + box.west;
+    return r6(l > 180 ? l - 360 : l, round);
+  };
+  const stations: MapStation[] = [];
+  const clusters: StationCluster[] = [];
+  let total = 0;
+  for (const r of rows) {
+    total += r.n;
+    if (r.n === 1) {
+      const m: MapStation = { call: r.call, kind: r.kind as Station["kind"], lat: r.lat, lon: r.lon, lastHeard: r.last_heard };
+      if (r.symbol) m.symbol = r.symbol;
+      if (r.course !== null) m.course = r.course;
+      stations.push(m);
+    } else clusters.push({ lat: r6(r.lat), lon: lonOf(r.x), count: r.n, bbox: [lonOf(r.w, Math.floor), r6(r.s, Math.floor), lonOf(r.e, Math.ceil), r6(r.nn, Math.ceil)] });
+  }
+  return { clustered: true, stations, clusters, total };
+}
+
 export interface StationDetail extends Station {
   /** recent track points, oldest first */
   track: Array<{ ts: number; lat: number; lon: number; source: string; igate?: string }>;

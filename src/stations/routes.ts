@@ -11,12 +11,12 @@ import { allowLargerBody } from "../http/body.ts";
 import { badRequest } from "../errors.ts";
 import { decodeLine, lineFromBody } from "./decode-route.ts";
 import { ingestBody } from "./ingest-batch.ts";
-import { getStation, listMessages, listStations, parseBbox, stationPackets, stationSeries } from "./registry.ts";
+import { getStation, listMessages, listStations, parseBbox, stationsForMap, stationPackets, stationSeries } from "./registry.ts";
 import { ingestPort, listPorts, type PortStatus } from "./ports.ts";
 import { leaseDue, reportSent, userOutbox } from "./outbox.ts";
 import { transmit } from "./tx.ts";
 import { ownStationRoutes } from "./own-routes.ts";
-import { intParam } from "../http/params.ts";
+import { cellsParam, intParam } from "../http/params.ts";
 
 allowLargerBody("POST", /^\/ingest$/, 8 * 1024 * 1024);
 
@@ -38,13 +38,20 @@ export function stationsRoutes(gw: Gateway) {
       ingestStats.rx += r.packets.stored + r.positions.stored;
       return r;
     }, { gate: "ingest-or-device" })
-    .get("/api/stations", ({ query }) =>
-      listStations(gw, {
+    .get("/api/stations", ({ query }) => {
+      if (query.cluster !== undefined && query.cluster !== "1") throw badRequest("invalid", "cluster is 1 or left out");
+      if (query.cluster === "1") {
+        if (!query.bbox) throw badRequest("bad_bbox", "cluster=1 needs a bbox");
+        if (query.q !== undefined || query.since !== undefined) throw badRequest("invalid", "cluster=1 takes only bbox, limit and cells");
+        return stationsForMap(gw, parseBbox(query.bbox), { limit: intParam(query.limit, "limit"), cells: cellsParam(query.cells) });
+      }
+      return listStations(gw, {
         bbox: query.bbox ? parseBbox(query.bbox) : undefined,
         q: query.q,
         since: intParam(query.since, "since"),
         limit: intParam(query.limit, "limit"),
-      }), { gate: "public" })
+      });
+    }, { gate: "public" })
     .get("/api/stations/:call", ({ params, query }) => getStation(gw, decodeURIComponent(params.call), { trackSince: intParam(query.since, "since") }), { gate: "public" })
     .get("/api/stations/:call/series", ({ params, query }) => stationSeries(gw, decodeURIComponent(params.call), { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), { gate: "public" })
     .get("/api/stations/:call/packets", ({ params, query }) => ({ packets: stationPackets(gw, decodeURIComponent(params.call), { limit: intParam(query.limit, "limit"), before: intParam(query.before, "before") }) }), { gate: "public" })

@@ -33,10 +33,12 @@ describe("web app: stations", () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
-    await page.goto(g.url + "/map");
+    // zoomed in far enough that the two stations are apart (at world zoom they are one group)
+    await page.goto(g.url + "/map?lat=42&lon=-72&z=7");
     const marker = page.locator(".aprs-icon", { hasText: "N0MAP-9" });
     await marker.waitFor({ timeout: 20_000 });
-    expect(await marker.locator(".aprs-sym").getAttribute("title")).toBe("/>");
+    expect(await marker.locator(".aprs-sym").getAttribute("data-symbol")).toBe("/>");
+    expect(await marker.locator(".aprs-sym svg").getAttribute("aria-label")).toBe("Car");
     await marker.dispatchEvent("click");
     await page.locator(".leaflet-popup-content", { hasText: "on the road" }).waitFor();
     expect(await page.locator("path.leaflet-interactive[stroke='#c05621']").count()).toBe(1);

@@ -1,17 +1,21 @@
 /**
  * The cache layer on the map: caches in view, or the server's clusters when a
- * view holds too many (a click on a cluster zooms to it). Refreshed when the
- * map moves and every 30 s. Caches the signed-in user found show a tick.
+ * view holds too many; the map's crowd (ui/map/crowd.ts) groups what is close
+ * together on screen, with the stations (a click on a group zooms to it).
+ * Names show where they have room. Refreshed when the map moves and every
+ * 30 s. Caches the signed-in user found show a tick.
  */
 import L from "leaflet";
 import { api } from "../api.ts";
+import { cacheSvg } from "../map/cache-symbols.ts";
+import { crowdOf, type Kind } from "../map/crowd.ts";
+import { cellsFor } from "../map/declutter.ts";
 import type { MapAnswer, MapCache as ServerMapCache } from "../../src/game/caches.ts";
 
 /** A cache on the map as the server sends it, with `found` for the signed-in finder. */
 export type MapCache = ServerMapCache & { found?: boolean };
 type Answer = Omit<MapAnswer, "caches"> & { caches: MapCache[] };
 
-const GLYPH: Record<string, string> = { traditional: "📦", multi: "🧭", mystery: "❓", letterbox: "✉", virtual: "👻", event: "🎪", audio: "🎧", earth: "🌍", webcam: "📷", living: "📡", other: "◆" };
 const clean = (s: string) => s.replace(/[<>&"]/g, "");
 
 /** The view as `minLon,minLat,maxLon,maxLat`, wrapped into -180..180 (west > east across the antimeridian). */
@@ -35,44 +39,39 @@ export function viewBbox(map: L.Map): string {
 
 export const cacheLink = (c: MapCache) => (c.station ? `/station/${encodeURIComponent(c.station)}` : `/cache/${encodeURIComponent(String(c.id))}`);
 
-function cacheIcon(c: MapCache) {
-  return L.divIcon({
-    className: `cache-icon${c.status === "disabled" ? " disabled" : ""}${c.found ? " found" : ""}`,
-    html: `<span class="cache-sym">${GLYPH[c.type] ?? "◆"}</span>${c.found ? '<span class="cache-found" title="found">✓</span>' : ""}<span class="cache-name">${clean(c.name)}</span>`,
-    iconSize: [26, 26],
-    iconAnchor: [13, 13],
-  });
+function cacheIconHtml(c: MapCache): string {
+  return `<span class="cache-sym" data-type="${clean(c.type)}">${cacheSvg(c.type)}</span>${c.found ? '<span class="cache-found" title="found"><svg viewBox="0 0 12 12" width="12" height="12" aria-hidden="true"><path d="M2.5 6.2 5 8.6 9.6 3.6" fill="none" stroke="#fff" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"/></svg></span>' : ""}<span class="map-label cache-name">${clean(c.name)}</span>`;
 }
 
-export function cacheLayer(map: L.Map, opts: { onCount?: (a: Answer) => void } = {}): () => void {
-  const layer = L.layerGroup().addTo(map);
+const popupHtml = (c: MapCache) =>
+  `<b>${clean(c.name)}</b> <span class="muted">${clean(c.code)}</span><br>${clean(c.type)} · ${clean(c.size)} · D${c.difficulty}/T${c.terrain}<br>` +
+  `${c.finds} ${c.finds === 1 ? "find" : "finds"}${c.found ? " · you found it" : ""}${c.mirror ? ` · from ${clean(c.origin)} (${clean(c.trust ?? "?")} peer)` : ""}<br><a href="${cacheLink(c)}">open</a>`;
+
+export function cacheLayer(map: L.Map): () => void {
+  const crowd = crowdOf(map);
   let stopped = false;
   let seq = 0;
+  const kind: Kind<MapCache> = {
+    name: "caches",
+    cluster: "cache-cluster",
+    order: 1,
+    noun: ["cache", "caches"],
+    key: (c) => c.gid,
+    className: (c) => `cache-icon${c.status === "disabled" ? " disabled" : ""}${c.found ? " found" : ""}`,
+    html: cacheIconHtml,
+    title: (c) => c.name,
+    label: (c) => ({ text: c.name, prio: c.updatedAt ?? 0 }),
+    bind: (c, m) => void m.bindPopup(popupHtml(c)),
+    async list(points) {
+      const rows = points.slice(0, 200);
+      return { html: rows.map((c) => `<li><span class="cache-sym">${cacheSvg(c.type, 16)}</span> <a href="${cacheLink(c)}">${clean(c.name)}</a></li>`).join(""), shown: rows.length };
+    },
+  };
   const load = async () => {
     const mine = ++seq;
-    const a = await api<Answer>(`/api/caches?bbox=${viewBbox(map)}`);
+    const a = await api<Answer>(`/api/caches?singles=1&cells=${cellsFor(map)}&bbox=${viewBbox(map)}`);
     if (stopped || mine !== seq) return;
-    layer.clearLayers();
-    for (const k of a.clusters) {
-      const size = k.count < 10 ? 30 : k.count < 100 ? 36 : k.count < 1000 ? 44 : 52;
-      const m = L.marker([k.lat, k.lon], {
-        icon: L.divIcon({ className: "cache-cluster", html: `<span>${k.count}</span>`, iconSize: [size, size], iconAnchor: [size / 2, size / 2] }),
-        title: `${k.count} caches`,
-      }).addTo(layer);
-      m.on("click", () => {
-        const [w, s, e, n] = k.bbox;
-        if (w === e && s === n) map.setView([s, w], Math.min(map.getZoom() + 3, 18));
-        else map.fitBounds([[s, w], [n, e]], { padding: [30, 30] });
-      });
-    }
-    for (const c of a.caches) {
-      const m = L.marker([c.lat, c.lon], { icon: cacheIcon(c), title: c.name }).addTo(layer);
-      m.bindPopup(
-        `<b>${clean(c.name)}</b> <span class="muted">${clean(c.code)}</span><br>${clean(c.type)} · ${clean(c.size)} · D${c.difficulty}/T${c.terrain}<br>` +
-          `${c.finds} ${c.finds === 1 ? "find" : "finds"}${c.found ? " · you found it" : ""}${c.mirror ? ` · from ${clean(c.origin)} (${clean(c.trust ?? "?")} peer)` : ""}<br><a href="${cacheLink(c)}">open</a>`,
-      );
-    }
-    opts.onCount?.(a);
+    crowd.set(kind, [...a.clusters.map((k) => ({ lat: k.lat, lon: k.lon, count: k.count, bbox: k.bbox })), ...a.caches.map((c) => ({ lat: c.lat, lon: c.lon, count: 1, one: c }))]);
   };
   const tick = () => void load().catch(() => {});
   map.on("moveend", tick);
@@ -82,6 +81,6 @@ export function cacheLayer(map: L.Map, opts: { onCount?: (a: Answer) => void } =
     stopped = true;
     clearInterval(timer);
     map.off("moveend", tick);
-    layer.remove();
+    crowd.remove("caches");
   };
 }

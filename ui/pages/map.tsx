@@ -5,6 +5,7 @@ import { clientConfig } from "../api.ts";
 import { addBaseLayer } from "../map/basemap.ts";
 import { stationLayer } from "../stations/layer.ts";
 import { cacheLayer } from "../game/layer.ts";
+import { crowdOf, type KindCount } from "../map/crowd.ts";
 import { addSaveViewControl, initialView } from "../map/view.ts";
 import { liveRooms, type LiveLog, type LiveState } from "../live/socket.ts";
 
@@ -13,21 +14,43 @@ const FEED = 8;
 const VERB = { find: "found", dnf: "did not find", note: "wrote on" } as const;
 const clean = (s: string) => s.replace(/[<>&"]/g, "");
 const cacheHref = (l: LiveLog) => `/cache/${encodeURIComponent(String(l.cache.id))}`;
+const n = (v: number) => v.toLocaleString("en");
+const plural = (v: number, one: string) => `${n(v)} ${one}${v === 1 ? "" : "s"}`;
+
+/** What the map shows of the view: everything, or how much is grouped (and so not drawn one by one). */
+function ViewCount({ stations, caches }: { stations: KindCount | null; caches: KindCount | null }) {
+  if (!stations || !caches) return null;
+  const grouped = stations.shown < stations.total || caches.shown < caches.total;
+  return (
+    <div class={`map-count${grouped ? " grouped" : ""}`} data-testid="map-count" data-grouped={grouped ? "true" : "false"}>
+      {grouped
+        ? `Showing ${[
+            stations.total ? `${n(stations.shown)} of ${plural(stations.total, "station")}` : "",
+            caches.total ? `${n(caches.shown)} of ${plural(caches.total, "cache")}` : "",
+          ].filter(Boolean).join(", ")} · zoom in or open a group for the rest`
+        : `${plural(stations.total, "station")}, ${plural(caches.total, "cache")} in view`}
+    </div>
+  );
+}
 
 export function MapPage() {
   const el = useRef<HTMLDivElement>(null);
   const [offline, setOffline] = useState<null | "off" | "unreachable">(null);
   const [live, setLive] = useState<LiveState>("connecting");
   const [feed, setFeed] = useState<LiveLog[]>([]);
+  const [stationCount, setStationCount] = useState<KindCount | null>(null);
+  const [cacheCount, setCacheCount] = useState<KindCount | null>(null);
   useEffect(() => {
     const start = initialView();
-    const map = L.map(el.current!, { worldCopyJump: true, zoomControl: true }).setView(start.center, start.zoom);
+    const map = L.map(el.current!, { worldCopyJump: true, zoomControl: true, maxZoom: 19 }).setView(start.center, start.zoom);
     addSaveViewControl(map);
     L.control.scale({ imperial: false }).addTo(map);
     let cancelled = false;
     clientConfig().then((cfg) => {
       if (!cancelled) addBaseLayer(map, cfg.tileUrl, cfg.tileAttribution, setOffline);
     });
+    const same = (set: (f: (p: KindCount | null) => KindCount | null) => void, c: KindCount) => set((p) => (p && p.total === c.total && p.shown === c.shown ? p : c));
+    crowdOf(map, (name, c) => same(name === "stations" ? setStationCount : setCacheCount, c));
     const stations = stationLayer(map, (call) => location.assign(`/station/${encodeURIComponent(call)}`));
     const stopCaches = cacheLayer(map);
     // New finds show as a pulse on the cache for a while, and in the activity panel.
@@ -62,13 +85,16 @@ export function MapPage() {
   }, []);
   return (
     <section class="map-page">
-      {offline && (
-        <div class="banner" role="status">
-          {offline === "off"
-            ? "No tile server is configured: showing the built-in outline map."
-            : "Map tiles are offline: showing the built-in outline map. Stations and caches still work."}
-        </div>
-      )}
+      <div class="map-top">
+        {offline && (
+          <div class="banner" role="status">
+            {offline === "off"
+              ? "No tile server is configured: showing the built-in outline map."
+              : "Map tiles are offline: showing the built-in outline map. Stations and caches still work."}
+          </div>
+        )}
+        <ViewCount stations={stationCount} caches={cacheCount} />
+      </div>
       <div ref={el} class="map" data-testid="map" data-live={live} />
       <aside class="live-panel" aria-live="polite" data-testid="live-feed">
         <div class={`live-state ${live}`}>{live === "live" ? "● Live" : live === "connecting" ? "○ Connecting" : "○ Not live at this zoom"}</div>

@@ -1,13 +1,21 @@
 /**
- * The station layer on the map: stations in view with their APRS symbol,
- * refreshed when the map moves and every 15 s, or every 2 minutes while the
- * live rooms move them (upsert); a click opens the station page; the
- * selected moving station shows its track.
+ * The station layer on the map: every station in view, with its APRS symbol
+ * (our own SVG drawings) and its call where the call has room. The server
+ * counts a crowded view into clusters; the map's crowd (ui/map/crowd.ts)
+ * groups what is close together on screen, with the caches. Refreshed when
+ * the map moves and every 15 s, or every 2 minutes while the live rooms move
+ * them (upsert); a click on a station opens its popup and draws its track.
  */
 import L from "leaflet";
 import { api } from "../api.ts";
+import { symbolSvg } from "../map/symbols.ts";
+import { crowdOf, type Kind } from "../map/crowd.ts";
+import { cellsFor } from "../map/declutter.ts";
+import { viewBbox } from "../game/layer.ts";
+import type { StationMap } from "../../src/stations/registry.ts";
 
-interface Station { call: string; lat?: number; lon?: number; symbol?: string; course?: number; comment?: string; lastHeard?: number; alive?: boolean; ts?: number }
+/** A station as the map keeps it: from the map answer or a live position. */
+interface Station { call: string; kind?: string; lat?: number; lon?: number; symbol?: string; course?: number; lastHeard?: number; alive?: boolean; ts?: number }
 
 export interface StationLayer {
   stop(): void;
@@ -19,51 +27,77 @@ export interface StationLayer {
 
 const POLL_MS = 15_000;
 const LIVE_POLL_MS = 120_000;
-
-/** A few common symbols as glyphs; others show the symbol code itself. */
-const GLYPH: Record<string, string> = { "/>": "🚗", "/k": "🛻", "/[": "🚶", "/-": "🏠", "/_": "🌦", "/#": "📡", "/&": "📶", "/O": "🎈", "/v": "🚐", "/j": "🚙", "/b": "🚲", "/Y": "⛵", "/'": "✈", "\\#": "📡", "/.": "✖" };
-
-function icon(s: Station) {
-  const sym = s.symbol ?? "/-";
-  const glyph = GLYPH[sym] ?? GLYPH["/" + sym[1]] ?? sym[1];
-  return L.divIcon({ className: "aprs-icon", html: `<span class="aprs-sym" title="${sym}">${glyph}</span><span class="aprs-call">${s.call.replace(/[<>&"]/g, "")}</span>`, iconSize: [24, 24], iconAnchor: [12, 12] });
-}
+const clean = (s: string) => s.replace(/[<>&"]/g, "");
+const attr = (s: string) => s.replace(/[<>&"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+const wrap = (x: number) => ((((x + 180) % 360) + 360) % 360) - 180;
 
 export function stationLayer(map: L.Map, open: (call: string) => void): StationLayer {
-  const layer = L.layerGroup().addTo(map);
-  const markers = new Map<string, L.Marker>();
-  /** when each marker's position was heard: a late packet never moves a marker back */
+  const crowd = crowdOf(map);
+  /** the latest answer: its single stations by call (live positions merged in) and its clusters */
+  let answer: { clustered: boolean; clusters: StationMap["clusters"]; stations: Map<string, Station> } = { clustered: false, clusters: [], stations: new Map() };
+  /** when each station's position was heard: a late packet never moves a marker back */
   const heard = new Map<string, number>();
   let track: L.Polyline | null = null;
   let stopped = false;
-  const place = (s: Station) => {
-    if (s.lat === undefined || s.lon === undefined) return;
-    const m = markers.get(s.call);
-    if (m) m.setLatLng([s.lat, s.lon]);
-    else {
-      const mk = L.marker([s.lat, s.lon], { icon: icon(s), title: s.call }).addTo(layer);
-      mk.on("click", async () => {
-        const d = await api<{ track: Array<{ lat: number; lon: number }> }>(`/api/stations/${encodeURIComponent(s.call)}`);
-        track?.remove();
-        track = d.track.length > 1 ? L.polyline(d.track.map((p) => [p.lat, p.lon] as [number, number]), { color: "#c05621", weight: 3 }).addTo(map) : null;
-        mk.bindPopup(`<b>${s.call.replace(/[<>&"]/g, "")}</b><br>${(s.comment ?? "").replace(/[<>&"]/g, "")}<br><a href="/station/${encodeURIComponent(s.call)}">station page</a>`).openPopup();
-        void open;
-      });
-      markers.set(s.call, mk);
-    }
+  let seq = 0;
+  let queued = false;
+
+  const showTrack = async (call: string, mk: L.Marker) => {
+    const d = await api<{ track: Array<{ lat: number; lon: number }>; comment?: string }>(`/api/stations/${encodeURIComponent(call)}`);
+    track?.remove();
+    track = d.track.length > 1 ? L.polyline(d.track.map((p) => [p.lat, p.lon] as [number, number]), { color: "#c05621", weight: 3 }).addTo(map) : null;
+    mk.bindPopup(`<b>${clean(call)}</b><br>${clean(d.comment ?? "")}<br><a href="/station/${encodeURIComponent(call)}">station page</a>`).openPopup();
+    void open;
   };
-  const load = async () => {
-    const b = map.getBounds();
-    const bbox = [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()].map((v, k) => Math.max(k % 2 ? -90 : -180, Math.min(k % 2 ? 90 : 180, v)).toFixed(4)).join(",");
-    const { stations } = await api<{ stations: Station[] }>(`/api/stations?bbox=${bbox}&limit=1000`);
+
+  const kind: Kind<Station> = {
+    name: "stations",
+    cluster: "station-cluster",
+    order: 0,
+    noun: ["station", "stations"],
+    key: (s) => s.call,
+    className: () => "aprs-icon",
+    html: (s) => `<span class="aprs-sym" data-symbol="${attr(s.symbol ?? "/-")}">${symbolSvg(s.symbol)}</span><span class="map-label aprs-call">${clean(s.call)}</span>`,
+    title: (s) => s.call,
+    // the most recently heard first
+    label: (s) => ({ text: s.call, prio: 1e15 + (s.lastHeard ?? s.ts ?? 0) }),
+    bind: (s, m) => void m.on("click", () => void showTrack(s.call, m).catch(() => {})),
+    async list(points, partial) {
+      let rows = points;
+      if (partial) {
+        const [w, s, e, n] = partial.bbox;
+        const pad = 1e-5;
+        const box = [wrap(w - pad), Math.max(-90, s - pad), wrap(e + pad), Math.min(90, n + pad)].map((v) => v.toFixed(6)).join(",");
+        rows = (await api<{ stations: Station[] }>(`/api/stations?bbox=${box}&limit=200`)).stations;
+      }
+      rows = rows.slice(0, 200);
+      return {
+        html: rows.map((s) => `<li><span class="aprs-sym">${symbolSvg(s.symbol, 16)}</span> <a href="/station/${encodeURIComponent(s.call)}">${clean(s.call)}</a></li>`).join(""),
+        shown: rows.length,
+      };
+    },
+  };
+
+  const draw = () => {
     if (stopped) return;
-    const seen = new Set<string>();
-    for (const s of stations) {
-      if (s.lat === undefined || s.lon === undefined) continue;
-      seen.add(s.call);
-      place(s);
+    crowd.set(kind, [
+      ...answer.clusters.map((k) => ({ lat: k.lat, lon: k.lon, count: k.count, bbox: k.bbox })),
+      ...[...answer.stations.values()].filter((s) => s.lat !== undefined && s.lon !== undefined).map((s) => ({ lat: s.lat!, lon: s.lon!, count: 1, one: s })),
+    ]);
+  };
+
+  const load = async () => {
+    const mine = ++seq;
+    const a = await api<StationMap>(`/api/stations?cluster=1&cells=${cellsFor(map)}&bbox=${viewBbox(map)}`);
+    if (stopped || mine !== seq) return;
+    const stations = new Map<string, Station>();
+    for (const s of a.stations) {
+      // a live position newer than the answer wins
+      const prev = answer.stations.get(s.call);
+      stations.set(s.call, prev && (prev.ts ?? 0) > s.lastHeard ? prev : s);
     }
-    for (const [call, m] of markers) if (!seen.has(call)) (m.remove(), markers.delete(call));
+    answer = { clustered: a.clustered, clusters: a.clusters, stations };
+    draw();
   };
   const tick = () => void load().catch(() => {});
   map.on("moveend", tick);
@@ -74,18 +108,29 @@ export function stationLayer(map: L.Map, open: (call: string) => void): StationL
       stopped = true;
       clearInterval(timer);
       map.off("moveend", tick);
-      layer.remove();
+      crowd.remove("stations");
     },
     upsert(s) {
       if (stopped) return;
       if (s.ts !== undefined && (heard.get(s.call) ?? 0) > s.ts) return;
       if (s.ts !== undefined) heard.set(s.call, s.ts);
-      if (s.alive === false) {
-        markers.get(s.call)?.remove();
-        markers.delete(s.call);
-        return;
+      const known = answer.stations.has(s.call);
+      // a crowded view shows counts: the next poll brings the change (a station drawn alone moves now)
+      if (answer.clustered && !known) return;
+      if (s.alive === false) answer.stations.delete(s.call);
+      else if (s.lat !== undefined && s.lon !== undefined) {
+        // the live rooms reach past the view: a station new to the map counts only once it is in view
+        if (!known && !map.getBounds().contains([s.lat, s.lon])) return;
+        answer.stations.set(s.call, { ...answer.stations.get(s.call), ...s, lastHeard: s.ts ?? s.lastHeard });
       }
-      place(s);
+      // a snapshot brings thousands of positions at once: one redraw for them all
+      if (!queued) {
+        queued = true;
+        queueMicrotask(() => {
+          queued = false;
+          draw();
+        });
+      }
     },
     setLive(on) {
       clearInterval(timer);
