@@ -288,7 +288,11 @@ describe("header search", () => {
     // Escape closes the list, a second Escape clears the box
     await page.keyboard.press("/");
     await page.keyboard.type("zzzz-nothing");
-    await page.getByText("Nothing found for “zzzz-nothing”").waitFor();
+    await page.getByText("Nothing found for “zzzz-nothing”").waitFor({ timeout: 10_000 }).catch(async (e) => {
+      await page.screenshot({ path: join(SHOTS, "search-fail.png") });
+      console.log(await page.evaluate(() => document.activeElement?.outerHTML), await page.locator(".search").innerHTML());
+      throw e;
+    });
     expect(await box.getAttribute("aria-expanded")).toBe("true");
     await page.keyboard.press("Escape");
     expect(await box.getAttribute("aria-expanded")).toBe("false");

@@ -40,7 +40,8 @@ export function SearchBox() {
   const { route } = useLocation();
   const [q, setQ] = useState("");
   const [open, setOpen] = useState(false);
-  const [active, setActive] = useState(-1);
+  // The chosen option by its link, so it stays chosen when newer results arrive.
+  const [activeHref, setActiveHref] = useState<string | null>(null);
   const [state, setState] = useState<{ options: Option[]; loading: boolean; error: string | null; for: string }>({ options: [], loading: false, error: null, for: "" });
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const input = useRef<HTMLInputElement>(null);
@@ -58,7 +59,6 @@ export function SearchBox() {
       api<Answer>(`/api/search?q=${encodeURIComponent(term)}&limit=${PER_GROUP}`, { signal: ctl.signal }).then(
         (a) => {
           setState({ options: optionsOf(a), loading: false, error: null, for: term });
-          setActive(-1);
         },
         (e: Error) => e.name !== "AbortError" && setState({ options: [], loading: false, error: e.message, for: term }),
       );
@@ -84,28 +84,36 @@ export function SearchBox() {
   const go = (o: Option) => {
     setOpen(false);
     setQ("");
+    setActiveHref(null);
     input.current?.blur();
     route(o.href);
   };
   const opts = state.options;
+  const active = opts.findIndex((o) => o.href === activeHref);
+  const move = (by: 1 | -1) => {
+    if (!opts.length) return;
+    const from = active < 0 ? (by > 0 ? -1 : opts.length) : active;
+    setActiveHref(opts[(from + by + opts.length) % opts.length]!.href);
+  };
   const onKey = (e: KeyboardEvent) => {
     if (e.key === "ArrowDown") {
       e.preventDefault();
       setOpen(true);
-      if (opts.length) setActive((a) => (a + 1) % opts.length);
+      move(1);
     } else if (e.key === "ArrowUp") {
       e.preventDefault();
       setOpen(true);
-      if (opts.length) setActive((a) => (a <= 0 ? opts.length - 1 : a - 1));
+      move(-1);
     } else if (e.key === "Enter") {
       e.preventDefault();
-      const o = opts[active >= 0 ? active : 0];
-      if (o && !state.loading) go(o);
+      // A chosen option opens even while newer results load; the first only once they are in.
+      const o = active >= 0 ? opts[active] : state.loading ? undefined : opts[0];
+      if (o) go(o);
     } else if (e.key === "Escape") {
       e.preventDefault();
       if (open) setOpen(false);
       else setQ("");
-      setActive(-1);
+      setActiveHref(null);
     }
   };
   const shown = open && q.trim().length >= 2;
@@ -132,7 +140,8 @@ export function SearchBox() {
         }}
         onKeyDown={onKey}
         onFocus={() => setOpen(true)}
-        onBlur={() => void setTimeout(() => setOpen(false), 150)}
+        // Options take the mouse on mousedown without taking focus, so a blur is always a leave.
+        onBlur={() => setOpen(false)}
       />
       {shown && (
         <div class="search-panel">
@@ -151,7 +160,7 @@ export function SearchBox() {
                     e.preventDefault();
                     go(o);
                   }}
-                  onMouseEnter={() => setActive(k)}
+                  onMouseEnter={() => setActiveHref(o.href)}
                 >
                   {head && <span class="search-group" aria-hidden="true">{o.group}</span>}
                   <span class="search-label">
