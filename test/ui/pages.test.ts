@@ -203,13 +203,15 @@ describe("cache page", () => {
     await tools.waitFor();
     expect(await page.getByLabel("Type").locator("option").allTextContents()).toEqual(["Note"]);
     expect(await page.getByText("Found it").count()).toBe(0);
-    const status = async () => ((await (await g.get(`/api/caches/${cacheId}`)).json()) as { status: string; name: string });
+    const status = async () => ((await (await g.get(`/api/caches/${cacheId}`)).json()) as { status: string; name: string; lat: number; lon: number });
     // edit
     await tools.getByRole("button", { name: "Edit" }).click();
     await tools.getByLabel("Name").fill("Mill Pond Cache II");
+    await tools.getByLabel("Latitude").fill("42.51");
     await tools.getByRole("button", { name: "Save" }).click();
     await page.getByRole("heading", { name: "Mill Pond Cache II" }).waitFor();
-    expect((await status()).name).toBe("Mill Pond Cache II");
+    expect(await status()).toMatchObject({ name: "Mill Pond Cache II", lat: 42.51, lon: -71.09093 });
+    expect(await page.getByTestId("coords-ddm").textContent()).toBe("N 42° 30.600 W 071° 05.456");
     // disable, then enable
     await tools.getByRole("button", { name: "Disable" }).click();
     await tools.getByRole("button", { name: "Enable" }).waitFor();

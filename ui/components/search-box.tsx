@@ -132,6 +132,7 @@ export function SearchBox() {
         aria-autocomplete="list"
         aria-activedescendant={shown && active >= 0 ? `search-opt-${active}` : undefined}
         autocomplete="off"
+        maxLength={100}
         spellcheck={false}
         value={q}
         onInput={(e) => {

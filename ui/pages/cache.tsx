@@ -219,7 +219,7 @@ function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
   const [mode, setMode] = useState<"idle" | "edit" | "archive">("idle");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [f, setF] = useState({ name: c.name, description: c.description ?? "", hint: c.hint ?? "", size: c.size as string, difficulty: String(c.difficulty), terrain: String(c.terrain) });
+  const [f, setF] = useState({ name: c.name, description: c.description ?? "", hint: c.hint ?? "", size: c.size as string, difficulty: String(c.difficulty), terrain: String(c.terrain), lat: String(c.lat), lon: String(c.lon) });
   const patch = async (json: Record<string, unknown>) => {
     setError(null);
     setBusy(true);
@@ -259,13 +259,20 @@ function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
           onSubmit={(e) => {
             e.preventDefault();
             // Only what changed is sent: the server says so when nothing did.
-            const next: Record<string, unknown> = { name: f.name, description: f.description, hint: f.hint, size: f.size, difficulty: Number(f.difficulty), terrain: Number(f.terrain) };
-            const was: Record<string, unknown> = { name: c.name, description: c.description ?? "", hint: c.hint ?? "", size: c.size, difficulty: c.difficulty, terrain: c.terrain };
-            patch(Object.fromEntries(Object.entries(next).filter(([k, v]) => v !== was[k])));
+            const next: Record<string, unknown> = { name: f.name, description: f.description, hint: f.hint, size: f.size, difficulty: Number(f.difficulty), terrain: Number(f.terrain), lat: Number(f.lat), lon: Number(f.lon) };
+            const was: Record<string, unknown> = { name: c.name, description: c.description ?? "", hint: c.hint ?? "", size: c.size, difficulty: c.difficulty, terrain: c.terrain, lat: c.lat, lon: c.lon };
+            const changed = Object.fromEntries(Object.entries(next).filter(([k, v]) => v !== was[k]));
+            // A move names both coordinates.
+            if ("lat" in changed || "lon" in changed) Object.assign(changed, { lat: next.lat, lon: next.lon });
+            patch(changed);
           }}
         >
           <label for="e-name">Name</label>
           <input id="e-name" required value={f.name} onInput={set("name")} />
+          <label for="e-lat">Latitude</label>
+          <input id="e-lat" inputMode="decimal" required value={f.lat} onInput={set("lat")} />
+          <label for="e-lon">Longitude</label>
+          <input id="e-lon" inputMode="decimal" required value={f.lon} onInput={set("lon")} />
           <label for="e-size">Size</label>
           <select id="e-size" value={f.size} onChange={set("size")}>
             {SIZES.map((x) => <option value={x}>{x}</option>)}
