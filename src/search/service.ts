@@ -11,6 +11,7 @@ import { badRequest } from "../errors.ts";
 import { cachesJson, filterSql, parseFilters, type Cache, type CacheRow } from "../game/caches.ts";
 import { SVCFED_CATEGORY } from "../bbs/address.ts";
 import type { Viewer } from "../bbs/access.ts";
+import { getPeer } from "../fed/peers.ts";
 
 /** Caches per answer at most (`limit`), and the default. */
 export const SEARCH_MAX = 500;
@@ -37,6 +38,8 @@ export interface SearchMessage {
 export interface SearchPeer {
   instance: string;
   trust: string;
+  /** its web address (an https endpoint, as /federation/registry lists it), or null */
+  url: string | null;
 }
 export interface SearchAnswer {
   caches: Cache[];
@@ -69,9 +72,15 @@ export function search(gw: Gateway, query: Record<string, string | undefined>, v
   const peers = q
     ? (gw.db
         .query(`SELECT instance, trust FROM peers WHERE instance LIKE ? ESCAPE '\\'${viewer.sysop ? "" : " AND trust <> 'blocked'"} ORDER BY instance LIMIT ?`)
-        .all("%" + escapeLike(q) + "%", section) as SearchPeer[])
+        .all("%" + escapeLike(q) + "%", section) as Array<{ instance: string; trust: string }>).map((p) => ({ ...p, url: peerWebUrl(gw, p.instance) }))
     : [];
   return { caches: cachesJson(gw, rows), stations, messages, peers };
+}
+
+function peerWebUrl(gw: Gateway, instance: string): string | null {
+  const p = getPeer(gw, instance);
+  if (!p) return null;
+  return p.endpoints.find((e) => e.transport === "https")?.address ?? (p.url?.startsWith("https://") ? p.url : null);
 }
 
 /** Bulletins (not the federation carrier's), and the viewer's own mail and traffic, whose subject holds `q`. */

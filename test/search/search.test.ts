@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
+import { upsertPeer } from "../../src/fed/peers.ts";
 
 const INGEST = "ingest-secret-0123456789";
 let g: Running;
@@ -27,9 +28,8 @@ beforeAll(async () => {
   const post = (m: object) => g.post("/api/bbs/messages", m, as(alice));
   expect((await post({ type: "B", to: "ALL@WW", subject: "Club net tonight", body: "20:00 on the repeater." })).status).toBe(201);
   expect((await post({ type: "P", to: "N0BOB", subject: "Net control rota", body: "You are on Tuesday." })).status).toBe(201);
-  const now = Date.now();
-  g.gw.db.query("INSERT INTO peers (instance, trust, created_at, updated_at) VALUES (?, ?, ?, ?)").run("gw-searchable", "trusted", now, now);
-  g.gw.db.query("INSERT INTO peers (instance, trust, created_at, updated_at) VALUES (?, ?, ?, ?)").run("gw-searchblocked", "blocked", now, now);
+  upsertPeer(g.gw, { instance: "gw-searchable", trust: "trusted", endpoints: ["https:https://searchable.example.org;10"] });
+  upsertPeer(g.gw, { instance: "gw-searchblocked", trust: "blocked" });
 });
 afterAll(() => g.stop());
 
@@ -63,11 +63,11 @@ describe("GET /api/search", () => {
   });
 
   test("peers by name: those the registry lists publicly; the sysop sees blocked ones too", async () => {
-    expect((await search("gw-search")).peers).toEqual([{ instance: "gw-searchable", trust: "trusted" }]);
+    expect((await search("gw-search")).peers).toEqual([{ instance: "gw-searchable", trust: "trusted", url: "https://searchable.example.org" }]);
     const sysop = await search("gw-search", { headers: { "x-ingest-secret": INGEST } });
     expect(sysop.peers.map((p: any) => p.instance)).toEqual(["gw-searchable", "gw-searchblocked"]);
     const registry = (await (await g.get("/federation/registry")).json()) as any;
-    expect(registry.items.map((i: any) => i.instance)).toContain("gw-searchable");
+    expect(registry.items.find((i: any) => i.instance === "gw-searchable").endpoints).toEqual([{ transport: "https", address: "https://searchable.example.org", priority: 10 }]);
     expect(registry.items.map((i: any) => i.instance)).not.toContain("gw-searchblocked");
   });
 

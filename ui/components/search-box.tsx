@@ -14,7 +14,7 @@ interface Answer {
   stations: Array<{ call: string; kind: string; symbol: string | null; lastHeard: number }>;
   caches: Array<{ id: number | string; code: string; name: string; type: string; status: string }>;
   messages: Array<{ id: number; type: string; from: string; to: string; subject: string }>;
-  peers: Array<{ instance: string; trust: string }>;
+  peers: Array<{ instance: string; trust: string; url: string | null }>;
 }
 interface Option {
   group: string;
@@ -32,7 +32,8 @@ function optionsOf(a: Answer): Option[] {
     ...a.stations.slice(0, PER_GROUP).map((s) => ({ group: "Stations", href: `/station/${encodeURIComponent(s.call)}`, label: s.call, detail: s.kind === "station" ? "station" : s.kind, symbol: s.symbol })),
     ...a.caches.slice(0, PER_GROUP).map((c) => ({ group: "Caches", href: `/cache/${encodeURIComponent(String(c.id))}`, label: c.name, detail: `${c.code} · ${c.type}${c.status === "active" ? "" : " · " + c.status}` })),
     ...a.messages.slice(0, PER_GROUP).map((m) => ({ group: "BBS", href: `/bbs/msg/${m.id}`, label: m.subject, detail: `${m.type === "B" ? "bulletin" : "mail"} ${m.from} → ${m.to}` })),
-    ...a.peers.slice(0, PER_GROUP).map((p) => ({ group: "Peers", href: `/peers#${encodeURIComponent(p.instance)}`, label: p.instance, detail: `${p.trust} peer` })),
+    // A peer's own site when it has one; else the sysop's peers page.
+    ...a.peers.slice(0, PER_GROUP).map((p) => ({ group: "Peers", href: p.url ?? `/peers#${encodeURIComponent(p.instance)}`, label: p.instance, detail: `${p.trust} peer${p.url ? " · " + p.url.replace(/^https:\/\//, "") : ""}` })),
   ];
 }
 
@@ -86,7 +87,8 @@ export function SearchBox() {
     setQ("");
     setActiveHref(null);
     input.current?.blur();
-    route(o.href);
+    if (/^https?:\/\//.test(o.href)) location.assign(o.href);
+    else route(o.href);
   };
   const opts = state.options;
   const active = opts.findIndex((o) => o.href === activeHref);
