@@ -164,9 +164,12 @@ describe("station page", () => {
     await imp.ctx.close();
   }, 60_000);
 
-  test("a station not heard: an empty state, not an error", async () => {
+  test("a station or cache that is not here: an empty state, not an error", async () => {
     const { ctx, page } = await open(null, "/station/N0NONE");
     await page.getByText("N0NONE has not been heard here").waitFor();
+    expect(await page.locator(".state-error").count()).toBe(0);
+    await page.goto(g.url + "/cache/999999");
+    await page.getByText("No cache 999999 here").waitFor();
     expect(await page.locator(".state-error").count()).toBe(0);
     await ctx.close();
   });
