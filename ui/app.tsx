@@ -19,6 +19,7 @@ import { PeersPage } from "./pages/peers.tsx";
 import { BulletinsPage, ComposePage, MailboxPage, MessagePage, WhitePagesPage } from "./pages/bbs.tsx";
 import { ForwardingPage } from "./pages/bbs-sysop.tsx";
 import { RadioPage } from "./pages/radio.tsx";
+import { SearchBox } from "./components/search-box.tsx";
 
 function Header() {
   const { path } = useLocation();
@@ -30,6 +31,7 @@ function Header() {
         <span class="brand-mark" aria-hidden="true">◈</span>
         <span class="brand-name">{cfg.data?.instance && cfg.data.instance !== "local" ? cfg.data.instance : "svc-gateway"}</span>
       </a>
+      <SearchBox />
       <button class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
         Menu
       </button>

@@ -5,7 +5,8 @@
 import type { Gateway } from "../gateway.ts";
 import { badRequest } from "../errors.ts";
 import { isCallsign } from "../callsign.ts";
-import { cacheJson, type Cache } from "../game/caches.ts";
+import { cacheDetail, cacheJson, type Cache } from "../game/caches.ts";
+import type { Actor } from "../game/model.ts";
 import { logJson, type Log, type LogRow } from "../game/logs.ts";
 import { selectCaches } from "../v1/service.ts";
 import { gpxDocument } from "./gpx.ts";
@@ -22,7 +23,17 @@ function exportCaches(gw: Gateway, q: Record<string, string | undefined>, limit:
 }
 
 export function gpxExport(gw: Gateway, base: string, q: Record<string, string | undefined>, limit?: number): string {
-  const caches = exportCaches(gw, q, limit);
+  return gpxOf(gw, base, exportCaches(gw, q, limit));
+}
+
+/** One cache's GPX, as the caller may see it (a draft only to its owner, an unlisted cache by its link). */
+export function cacheGpx(gw: Gateway, base: string, id: string, reader: Actor | null): { name: string; gpx: string } {
+  const { contact: _contact, mine: _mine, ...c } = cacheDetail(gw, id, reader);
+  return { name: `${(c.code || String(c.id)).replace(/[^A-Za-z0-9_-]/g, "_")}.gpx`, gpx: gpxOf(gw, base, [c]) };
+}
+
+/** GPX of caches with each one's newest logs (a mirror's logs are not read here). */
+function gpxOf(gw: Gateway, base: string, caches: Cache[]): string {
   const byCache = new Map<string, Log[]>();
   if (caches.length) {
     // One query for every cache's latest logs.
@@ -31,7 +42,7 @@ export function gpxExport(gw: Gateway, base: string, q: Record<string, string | 
         `SELECT * FROM (SELECT l.*, row_number() OVER (PARTITION BY l.cache_id ORDER BY l.created_at DESC, l.id DESC) AS k
            FROM logs l WHERE l.state = 'active' AND l.cache_id IN (SELECT value FROM json_each(?))) WHERE k <= ?`,
       )
-      .all(JSON.stringify(caches.map((c) => c.id)), GPX_LOGS_PER_CACHE) as LogRow[];
+      .all(JSON.stringify(caches.map((c) => c.id).filter((id) => typeof id === "number")), GPX_LOGS_PER_CACHE) as LogRow[];
     for (const r of rows) {
       const list = byCache.get(r.cache_gid) ?? [];
       list.push(logJson(gw, r));

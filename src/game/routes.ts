@@ -16,8 +16,11 @@ import { deleteLog, ingestFinds, logbook, logOnCache } from "./logs.ts";
 import { favoriteCache, myCacheState, rateCache, watchCache } from "./social.ts";
 import { deleteMedia, listMedia, mediaFile, MAX_MEDIA_BYTES, uploadMedia } from "./media.ts";
 import { listStages, setStages, unlockStage } from "./stages.ts";
-import { activity, corroborators, leaderboard, search } from "./stats.ts";
+import { activity, corroborators, leaderboard } from "./stats.ts";
 import { allowLargerBody, jsonObject, mediaType } from "../http/body.ts";
+import { baseUrl } from "../http/public-url.ts";
+import { cacheGpx } from "../exports/exports.ts";
+import { GPX_TYPE } from "../exports/gpx.ts";
 
 allowLargerBody("POST", /^\/api\/caches\/[^/]+\/media$/, MAX_MEDIA_BYTES);
 
@@ -60,6 +63,10 @@ export function gameRoutes(gw: Gateway) {
     .get("/api/caches/:id", ({ params, caller }) => {
       const c = cacheDetail(gw, decodeURIComponent(params.id), reader(caller));
       return caller.user && typeof c.id === "number" ? { ...c, my: myCacheState(gw, caller.user.id, c.id) } : c;
+    }, { gate: "public" })
+    .get("/api/caches/:id/gpx", ({ params, caller, request }) => {
+      const f = cacheGpx(gw, baseUrl(gw, request), decodeURIComponent(params.id), reader(caller));
+      return new Response(f.gpx, { headers: { "content-type": GPX_TYPE, "content-disposition": `attachment; filename="${f.name}"` } });
     }, { gate: "public" })
     .patch("/api/caches/:id", ({ params, body, caller }) => {
       const id = intParam(params.id, "id");
@@ -109,7 +116,6 @@ export function gameRoutes(gw: Gateway) {
       if (n === undefined || n < 1) throw badRequest("invalid", "n is a stage number");
       return unlockStage(gw, actorOf(caller), nativeId(params.id), n, jsonObject(body, "{answer}"));
     }, { gate: "actor", rateLimit: "auth" })
-    .get("/api/search", ({ query }) => search(gw, query, intParam(query.limit, "limit")), { gate: "public" })
     .get("/api/leaderboard", ({ query }) => leaderboard(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), { gate: "public" })
     .get("/api/activity", ({ query }) =>
       activity(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit"), call: query.call ? baseCall(callsign(query.call, "call")) : undefined }), { gate: "public" })

@@ -1,37 +1,13 @@
 /**
- * Read-only views over the game: search, the leaderboard, the activity feed
+ * Read-only views over the game: the leaderboard, the activity feed
  * and the top corroborating IGates. Only active, listed caches and active
  * logs count; withdrawn finds never do.
  */
 import type { Gateway } from "../gateway.ts";
-import { badRequest } from "../errors.ts";
-import { cacheJson, cachesJson, filterSql, parseFilters, type Cache, type CacheRow } from "./caches.ts";
+import { cacheJson, type Cache, type CacheRow } from "./caches.ts";
 import { logJson, type Log, type LogRow } from "./logs.ts";
 
 const clampLimit = (v: number | undefined, def: number, max: number) => Math.min(Math.max(1, v ?? def), max);
-
-/**
- * Caches matching `q` and the filters (name, code, owner, description), and
- * stations whose callsign starts with `q`. Listed, non-draft native caches only.
- */
-export function search(gw: Gateway, query: Record<string, string | undefined>, limit?: number): { caches: Cache[]; stations: Array<{ call: string; lat: number | null; lon: number | null; lastHeard: number }> } {
-  const f = parseFilters(query);
-  if (!f.q && Object.keys(f).length === 0) throw badRequest("invalid", "q (or a filter) is required");
-  const n = clampLimit(limit, 50, 500);
-  const flt = filterSql(f);
-  const rows = gw.db
-    .query(`SELECT c.* FROM caches c WHERE c.status IN ('active', 'disabled') AND c.unlisted = 0${flt.sql} ORDER BY c.updated_at DESC LIMIT ?`)
-    .all(...flt.args, n) as CacheRow[];
-  const stations = f.q && /^[a-z0-9-]{1,12}$/.test(f.q)
-    ? (gw.db.query("SELECT call, lat, lon, last_heard AS lastHeard FROM stations WHERE call LIKE ? AND alive = 1 ORDER BY last_heard DESC LIMIT 20").all(f.q.toUpperCase() + "%") as Array<{
-        call: string;
-        lat: number | null;
-        lon: number | null;
-        lastHeard: number;
-      }>)
-    : [];
-  return { caches: cachesJson(gw, rows), stations };
-}
 
 export interface Leaderboard {
   since: number | null;

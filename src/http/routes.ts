@@ -19,6 +19,7 @@ import { beaconRoutes } from "../fed/beacon-routes.ts";
 import { liveRoutes } from "../live/routes.ts";
 import { svcfedRoutes } from "../fed/svcfed-routes.ts";
 import { hubRoutes } from "../hub/routes.ts";
+import { searchRoutes } from "../search/routes.ts";
 
 export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [
   systemRoutes,
@@ -37,4 +38,5 @@ export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any
   liveRoutes,
   svcfedRoutes,
   hubRoutes,
+  searchRoutes,
 ];

@@ -346,13 +346,19 @@ export interface RawPacket {
   type: string | null;
 }
 
-/** The raw packet ring for a station, newest first; `before` pages back by id. */
-export function stationPackets(gw: Gateway, call: string, opts: { limit?: number; before?: number } = {}): RawPacket[] {
+/**
+ * The raw packet ring for a station, newest first; `before` pages back by id.
+ * `next` is the `before` of the page after this one, null on the last page.
+ */
+export function stationPackets(gw: Gateway, call: string, opts: { limit?: number; before?: number } = {}): { packets: RawPacket[]; next: number | null } {
   const limit = Math.min(Math.max(1, opts.limit ?? 100), 1000);
   const rows = gw.db
     .query("SELECT id, ts, raw, source, igate, via, type FROM packets WHERE src = ? AND id < ? ORDER BY id DESC LIMIT ?")
-    .all(call, opts.before ?? Number.MAX_SAFE_INTEGER, limit) as Array<Omit<RawPacket, "raw"> & { raw: string | Uint8Array }>;
-  return rows.map((r) => ({ ...r, raw: typeof r.raw === "string" ? r.raw : new TextDecoder("latin1").decode(r.raw) }));
+    .all(call, opts.before ?? Number.MAX_SAFE_INTEGER, limit + 1) as Array<Omit<RawPacket, "raw"> & { raw: string | Uint8Array }>;
+  const more = rows.length > limit;
+  if (more) rows.pop();
+  const packets = rows.map((r) => ({ ...r, raw: typeof r.raw === "string" ? r.raw : new TextDecoder("latin1").decode(r.raw) }));
+  return { packets, next: more ? packets[packets.length - 1]!.id : null };
 }
 
 export interface AprsMessageRow {

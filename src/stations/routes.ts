@@ -54,9 +54,10 @@ export function stationsRoutes(gw: Gateway) {
     }, { gate: "public" })
     .get("/api/stations/:call", ({ params, query }) => getStation(gw, decodeURIComponent(params.call), { trackSince: intParam(query.since, "since") }), { gate: "public" })
     .get("/api/stations/:call/series", ({ params, query }) => stationSeries(gw, decodeURIComponent(params.call), { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), { gate: "public" })
-    .get("/api/stations/:call/packets", ({ params, query }) => ({ packets: stationPackets(gw, decodeURIComponent(params.call), { limit: intParam(query.limit, "limit"), before: intParam(query.before, "before") }) }), { gate: "public" })
+    .get("/api/stations/:call/packets", ({ params, query }) => stationPackets(gw, decodeURIComponent(params.call), { limit: intParam(query.limit, "limit"), before: intParam(query.before, "before") }), { gate: "public" })
     .get("/api/messages", ({ query }) => {
-      const call = query.to ?? query.from;
+      if (query.call !== undefined && (query.to !== undefined || query.from !== undefined)) throw badRequest("invalid", "call is either party: send call, or to and/or from");
+      const call = query.call ?? query.to ?? query.from;
       const rows = listMessages(gw, { call, since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") });
       const filtered = rows.filter((m) => (!query.to || m.addressee === query.to.toUpperCase()) && (!query.from || m.src === query.from.toUpperCase()));
       return { messages: filtered };

@@ -114,6 +114,28 @@ describe("GPX", () => {
     expect(await names("q=mill&difficulty=2-3")).toEqual(["Old Mill & <Co>"]);
     expect((await g.get("/api/v1/caches.gpx?bbox=1,2,3")).status).toBe(400);
   });
+
+  test("one cache's GPX (the cache page's download): valid, with its logs; an unlisted one by its link; a draft only to its owner", async () => {
+    const { file, res } = await fetchTo(`/api/caches/${ids.mill}/gpx`, "one.gpx");
+    expect(res.headers.get("content-type")).toBe("application/gpx+xml");
+    const code = ((await (await g.get(`/api/caches/${ids.mill}`)).json()) as { code: string }).code;
+    expect(res.headers.get("content-disposition")).toBe(`attachment; filename="${code}.gpx"`);
+    expect(run(["xmllint", "--noout", "--schema", XSD, file]).code).toBe(0);
+    const rows = unicsv(run(["gpsbabel", "-i", "gpx", "-f", file, "-o", "unicsv", "-F", "-"]).out);
+    expect(rows.map((r) => [r.Name, r.Description])).toEqual([[code, "Old Mill & <Co>"]]);
+    expect(rows[0]!["Last Found"]).toMatch(/^\d{4}\/\d\d\/\d\d/);
+    const unlisted = await fetchTo(`/api/caches/${ids.hidden}/gpx`, "unlisted.gpx");
+    expect(unlisted.text).toContain("Unlisted one");
+    expect(unlisted.text).not.toContain(SECRET_CONTACT);
+    const draft = (await (await g.post("/api/caches", { name: "Draft one", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 48, lon: 11, status: "draft" }, { headers: { cookie: owner.cookie } })).json()) as { id: number; status: string };
+    expect(draft.status).toBe("draft");
+    expect((await g.get(`/api/caches/${draft.id}/gpx`)).status).toBe(404);
+    expect((await g.get(`/api/caches/${draft.id}/gpx`, { headers: { cookie: finder.cookie } })).status).toBe(404);
+    const mine = await g.get(`/api/caches/${draft.id}/gpx`, { headers: { cookie: owner.cookie } });
+    expect(mine.status).toBe(200);
+    expect(await mine.text()).toContain("Draft one");
+    expect((await g.get("/api/caches/999999/gpx")).status).toBe(404);
+  });
 });
 
 describe("KML", () => {

@@ -89,6 +89,34 @@ describe("a station's detail, series, packets", () => {
     expect((await json("/api/stations/N0TEL")).body).toMatchObject({ status: "solar powered", wx: { tempC: 20 } });
   });
 
+  test("the raw packet ring pages back: next is the before of the following page, null on the last", async () => {
+    const all = (await json("/api/stations/N0TEL/packets")).body;
+    expect(all.next).toBeNull();
+    const ids = all.packets.map((p: { id: number }) => p.id);
+    expect(ids).toHaveLength(7);
+    const first = (await json("/api/stations/N0TEL/packets?limit=3")).body;
+    expect(first.packets.map((p: { id: number }) => p.id)).toEqual(ids.slice(0, 3));
+    expect(first.next).toBe(ids[2]);
+    const second = (await json(`/api/stations/N0TEL/packets?limit=3&before=${first.next}`)).body;
+    expect(second.packets.map((p: { id: number }) => p.id)).toEqual(ids.slice(3, 6));
+    const third = (await json(`/api/stations/N0TEL/packets?limit=3&before=${second.next}`)).body;
+    expect(third).toEqual({ packets: [expect.objectContaining({ id: ids[6] })], next: null });
+    expect((await g.get("/api/stations/N0TEL/packets?before=x")).status).toBe(400);
+  });
+
+  test("messages of one station, sent or received (call=)", async () => {
+    ingestLines(g.gw, [
+      { line: "N0MSGA>APRS::N0MSGB   :hello B{1", heardAt: now - 400 },
+      { line: "N0MSGB>APRS::N0MSGA   :hello A{2", heardAt: now - 300 },
+      { line: "N0MSGC>APRS::N0MSGD   :not ours{3", heardAt: now - 200 },
+    ], { source: "aprsis" });
+    const { body } = await json("/api/messages?call=N0MSGA");
+    expect(body.messages.map((m: { text: string }) => m.text)).toEqual(["hello A", "hello B"]);
+    expect((await json("/api/messages?from=N0MSGA")).body.messages.map((m: { text: string }) => m.text)).toEqual(["hello B"]);
+    const bad = await json("/api/messages?call=N0MSGA&to=N0MSGB");
+    expect(bad).toEqual({ status: 400, body: { error: "invalid", message: expect.any(String) } });
+  });
+
   test("the raw packet ring, newest first, pruned after PACKETS_TTL_HOURS with the stations", async () => {
     const { body } = await json("/api/stations/N0TEL/packets");
     expect(body.packets.map((p: { raw: string }) => p.raw)[0]).toBe("N0TEL>APRS:>solar powered");

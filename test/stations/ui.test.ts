@@ -46,15 +46,16 @@ describe("web app: stations", () => {
     await page.close();
   });
 
-  test("the station page: last position, path heard, telemetry and weather charts, raw packets", async () => {
+  test("the station page: last position, path heard, weather and telemetry on separate charts, raw packets", async () => {
     const page = await browser.newPage();
     await page.goto(g.url + "/station/N0TEL");
     await page.getByRole("heading", { name: "N0TEL" }).waitFor();
-    await page.locator("[data-testid=packets] tr").first().waitFor();
-    expect(await page.locator("[data-testid=packets] tr").count()).toBe(6);
-    await page.locator(".chart canvas").nth(1).waitFor();
-    expect(await page.locator(".u-title").allTextContents()).toEqual(["Telemetry", "Weather"]);
-    expect(await page.locator(".chart").first().textContent()).toContain("Battery");
+    await page.locator("[data-testid=packets] tbody tr").first().waitFor();
+    expect(await page.locator("[data-testid=packets] tbody tr").count()).toBe(6);
+    expect(await page.locator("[data-testid=heard] li").count()).toBe(6);
+    // weather quantities and each telemetry channel have their own chart: pressure no longer flattens temperature
+    await page.locator(".chart canvas").nth(5).waitFor();
+    expect(await page.locator(".chart h3").allTextContents()).toEqual(["Temperature (°C)", "Pressure (hPa)", "Humidity (%)", "Wind (km/h)", "Wind direction (°)", "Battery", "Temp"]);
     expect(await page.locator("dl.facts").textContent()).toContain("41.00000, -73.00000");
     await page.close();
   });

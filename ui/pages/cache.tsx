@@ -1,11 +1,18 @@
 /**
- * A cache's page: description, the hint (ROT13, decoded on demand), logs and
- * the log form, the gallery, audio stages, rating, favorite and watch.
+ * A cache's page, as geocaching.com shows one: a map, the coordinates in
+ * decimal and degrees-minutes (copyable), a navigate link and its GPX; the
+ * description, the hint (ROT13, decoded on demand), logs and the log form,
+ * the gallery, audio stages, rating, favorite and watch; and for its owner,
+ * edit, disable or enable, and archive (confirmed), and no "Found it".
  */
 import { useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { loadAccount, formatDate } from "../account/session.ts";
+import { SmallMap } from "../components/small-map.tsx";
+import { Empty, Failed, Loading } from "../components/states.tsx";
+import { formatDdm } from "../components/units.ts";
+import { SIZES, STEPS } from "./hide.tsx";
 import type { Cache as GameCache } from "../../src/game/caches.ts";
 
 /** The cache as GET /api/caches/:id answers it: the game's Cache, its contact for the owner, and the caller's own marks. */
@@ -35,8 +42,8 @@ function Hint({ hint }: { hint: string }) {
   );
 }
 
-function LogForm({ id, onDone }: { id: string; onDone: () => void }) {
-  const [kind, setKind] = useState("find");
+function LogForm({ id, owner, onDone }: { id: string; owner: boolean; onDone: () => void }) {
+  const [kind, setKind] = useState(owner ? "note" : "find");
   const [text, setText] = useState("");
   const [error, setError] = useState<string | null>(null);
   const submit = async (e: Event) => {
@@ -55,8 +62,8 @@ function LogForm({ id, onDone }: { id: string; onDone: () => void }) {
       <h2>Log your visit</h2>
       <label for="log-kind">Type</label>
       <select id="log-kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
-        <option value="find">Found it</option>
-        <option value="dnf">Didn't find it</option>
+        {!owner && <option value="find">Found it</option>}
+        {!owner && <option value="dnf">Didn't find it</option>}
         <option value="note">Note</option>
       </select>
       <label for="log-text">Log</label>
@@ -173,15 +180,141 @@ function Actions({ c, reload }: { c: Cache; reload: () => void }) {
   );
 }
 
+/** Both coordinate formats with copy buttons, the navigate link and the GPX. */
+function Coordinates({ c }: { c: Cache }) {
+  const [copied, setCopied] = useState<string | null>(null);
+  const ddm = formatDdm(c.lat, c.lon);
+  const dec = `${c.lat.toFixed(6)}, ${c.lon.toFixed(6)}`;
+  const copy = async (text: string) => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied(text);
+    } catch {
+      setCopied(null);
+      prompt("Copy the coordinates", text);
+    }
+  };
+  const geo = `geo:${c.lat.toFixed(6)},${c.lon.toFixed(6)}?q=${c.lat.toFixed(6)},${c.lon.toFixed(6)}(${encodeURIComponent(c.name)})`;
+  return (
+    <div class="card" data-testid="coordinates">
+      <div class="coords">
+        <code data-testid="coords-ddm">{ddm}</code>
+        <button type="button" aria-label="Copy degrees and minutes" onClick={() => copy(ddm)}>Copy</button>
+      </div>
+      <div class="coords">
+        <code data-testid="coords-decimal">{dec}</code>
+        <button type="button" aria-label="Copy decimal degrees" onClick={() => copy(dec)}>Copy</button>
+      </div>
+      {copied && <p class="muted" role="status">Copied {copied}</p>}
+      <p class="actions">
+        <a class="button primary" href={geo} data-testid="navigate">Navigate</a>
+        <a class="button" href={`/api/caches/${encodeURIComponent(String(c.id))}/gpx`} download data-testid="gpx">Download GPX</a>
+      </p>
+    </div>
+  );
+}
+
+/** The owner's tools: edit the listing, disable or enable it, archive it for good (asked first). */
+function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
+  const [mode, setMode] = useState<"idle" | "edit" | "archive">("idle");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [f, setF] = useState({ name: c.name, description: c.description ?? "", hint: c.hint ?? "", size: c.size as string, difficulty: String(c.difficulty), terrain: String(c.terrain), lat: String(c.lat), lon: String(c.lon) });
+  const patch = async (json: Record<string, unknown>) => {
+    setError(null);
+    setBusy(true);
+    try {
+      await api(`/api/caches/${c.id}`, { method: "PATCH", json });
+      setMode("idle");
+      reload();
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const set = (k: keyof typeof f) => (e: Event) => setF({ ...f, [k]: (e.target as HTMLInputElement).value });
+  if (c.status === "archived") return <p class="muted" data-testid="owner-actions">You archived this cache; it can no longer be changed.</p>;
+  return (
+    <div class="card" data-testid="owner-actions">
+      <h2>Your cache</h2>
+      <div class="actions">
+        <button type="button" onClick={() => setMode(mode === "edit" ? "idle" : "edit")} aria-expanded={mode === "edit"}>Edit</button>
+        {c.status === "active" && <button type="button" disabled={busy} onClick={() => patch({ status: "disabled" })}>Disable</button>}
+        {(c.status === "disabled" || c.status === "draft") && <button type="button" disabled={busy} onClick={() => patch({ status: "active" })}>{c.status === "draft" ? "Publish" : "Enable"}</button>}
+        <button type="button" class="danger" onClick={() => setMode("archive")}>Archive</button>
+      </div>
+      {mode === "archive" && (
+        <div class="confirm" role="alertdialog" aria-label="Archive this cache?">
+          <p>Archive “{c.name}”? Nobody can log it any more, and this cannot be undone.</p>
+          <div class="actions">
+            <button type="button" class="danger" disabled={busy} onClick={() => patch({ status: "archived" })}>Yes, archive it</button>
+            <button type="button" onClick={() => setMode("idle")}>Cancel</button>
+          </div>
+        </div>
+      )}
+      {mode === "edit" && (
+        <form
+          class="edit-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            // Only what changed is sent: the server says so when nothing did.
+            const next: Record<string, unknown> = { name: f.name, description: f.description, hint: f.hint, size: f.size, difficulty: Number(f.difficulty), terrain: Number(f.terrain), lat: Number(f.lat), lon: Number(f.lon) };
+            const was: Record<string, unknown> = { name: c.name, description: c.description ?? "", hint: c.hint ?? "", size: c.size, difficulty: c.difficulty, terrain: c.terrain, lat: c.lat, lon: c.lon };
+            const changed = Object.fromEntries(Object.entries(next).filter(([k, v]) => v !== was[k]));
+            // A move names both coordinates.
+            if ("lat" in changed || "lon" in changed) Object.assign(changed, { lat: next.lat, lon: next.lon });
+            patch(changed);
+          }}
+        >
+          <label for="e-name">Name</label>
+          <input id="e-name" required value={f.name} onInput={set("name")} />
+          <label for="e-lat">Latitude</label>
+          <input id="e-lat" inputMode="decimal" required value={f.lat} onInput={set("lat")} />
+          <label for="e-lon">Longitude</label>
+          <input id="e-lon" inputMode="decimal" required value={f.lon} onInput={set("lon")} />
+          <label for="e-size">Size</label>
+          <select id="e-size" value={f.size} onChange={set("size")}>
+            {SIZES.map((x) => <option value={x}>{x}</option>)}
+          </select>
+          <label for="e-d">Difficulty</label>
+          <select id="e-d" value={f.difficulty} onChange={set("difficulty")}>
+            {STEPS.map((x) => <option value={String(x)}>{x}</option>)}
+          </select>
+          <label for="e-t">Terrain</label>
+          <select id="e-t" value={f.terrain} onChange={set("terrain")}>
+            {STEPS.map((x) => <option value={String(x)}>{x}</option>)}
+          </select>
+          <label for="e-desc">Description</label>
+          <textarea id="e-desc" rows={4} value={f.description} onInput={set("description")} />
+          <label for="e-hint">Hint</label>
+          <input id="e-hint" value={f.hint} onInput={set("hint")} />
+          <p class="actions">
+            <button class="primary" type="submit" disabled={busy}>Save</button>
+            <button type="button" onClick={() => setMode("idle")}>Cancel</button>
+          </p>
+        </form>
+      )}
+      {error && <p class="error" role="alert">{error}</p>}
+    </div>
+  );
+}
+
 export function CachePage({ id }: { id: string }) {
   const [n, setN] = useState(0);
   const reload = () => setN(n + 1);
   const cache = useLoad(() => api<Cache>(`/api/caches/${encodeURIComponent(id)}`), [id, n]);
   const logs = useLoad(() => api<{ logs: Log[] }>(`/api/caches/${encodeURIComponent(id)}/logs`), [id, n]);
   const account = useLoad(loadAccount, []);
-  if (cache.error) return <section class="page"><h1>Cache not found</h1><p class="error">{cache.error.message}</p></section>;
+  if (cache.error) {
+    return cache.error instanceof ApiError && cache.error.status === 404 ? (
+      <section class="page"><h1>Cache not found</h1><Empty>No cache {id} here: it may be a draft, or the link is wrong.</Empty></section>
+    ) : (
+      <section class="page"><h1>Cache</h1><Failed error={cache.error} what="the cache" /></section>
+    );
+  }
   const c = cache.data;
-  if (!c) return <section class="page"><p class="muted">Loading…</p></section>;
+  if (!c) return <section class="page"><Loading what="the cache" /></section>;
   const signedIn = !!account.data;
   const native = typeof c.id === "number";
   return (
@@ -202,6 +335,9 @@ export function CachePage({ id }: { id: string }) {
       <p>
         {c.finds} {c.finds === 1 ? "find" : "finds"} · {c.favorites} favorites · rating {c.rating.average ?? "–"} ({c.rating.count})
       </p>
+      <SmallMap lat={c.lat} lon={c.lon} label={c.name} zoom={15} />
+      <Coordinates c={c} />
+      {c.mine && native && <OwnerActions c={c} reload={reload} />}
       {signedIn && native && c.my && <Actions c={c} reload={reload} />}
       {c.description && <p class="description">{c.description}</p>}
       {c.hint && <Hint hint={c.hint} />}
@@ -210,8 +346,11 @@ export function CachePage({ id }: { id: string }) {
       )}
       {native && <Stages id={c.id as number} signedIn={signedIn} />}
       {native && <Gallery id={c.id as number} canUpload={signedIn} />}
-      {signedIn ? c.status !== "draft" && <LogForm id={String(c.id)} onDone={reload} /> : <p><a href="/account">Sign in</a> to log your visit.</p>}
+      {signedIn ? c.status !== "draft" && <LogForm id={String(c.id)} owner={!!c.mine} onDone={reload} /> : <p><a href="/account">Sign in</a> to log your visit.</p>}
       <h2>Logs</h2>
+      {logs.loading && !logs.data && <Loading what="the logs" />}
+      {logs.error && <Failed error={logs.error} what="the logs" />}
+      {logs.data && logs.data.logs.length === 0 && <Empty>No logs yet.</Empty>}
       <ul class="logs" data-testid="logs">
         {(logs.data?.logs ?? []).map((l) => (
           <li>

@@ -8,9 +8,9 @@ import { useLoad } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
 import { addBaseLayer } from "../map/basemap.ts";
 
-const TYPES = ["traditional", "multi", "mystery", "letterbox", "virtual", "event", "audio", "earth", "webcam", "other"];
-const SIZES = ["micro", "small", "regular", "large", "other", "none"];
-const STEPS = [1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5];
+export const TYPES = ["traditional", "multi", "mystery", "letterbox", "virtual", "event", "audio", "earth", "webcam", "other"];
+export const SIZES = ["micro", "small", "regular", "large", "other", "none"];
+export const STEPS = [1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5];
 
 export function HidePage() {
   const account = useLoad(loadAccount, []);

@@ -33,6 +33,32 @@ function ViewCount({ stations, caches }: { stations: KindCount | null; caches: K
   );
 }
 
+/** The view as a `bbox=` (west,south,east,north; west > east across the antimeridian). */
+export function viewBbox(map: L.Map): string {
+  const b = map.getBounds();
+  const clampLat = (v: number) => Math.max(-90, Math.min(90, v));
+  const wrap = (v: number) => L.Util.wrapNum(v, [-180, 180], true);
+  const [west, east] = b.getEast() - b.getWest() >= 360 ? [-180, 180] : [wrap(b.getWest()), wrap(b.getEast())];
+  return [west, clampLat(b.getSouth()), east, clampLat(b.getNorth())].map((v) => Number(v.toFixed(5))).join(",");
+}
+
+/** A link that downloads the GPX of the caches in view (GET /api/v1/caches.gpx?bbox=). */
+function addGpxControl(map: L.Map): void {
+  const control = new L.Control({ position: "topright" });
+  control.onAdd = () => {
+    const a = L.DomUtil.create("a", "button map-gpx") as HTMLAnchorElement;
+    a.textContent = "GPX of this view";
+    a.download = "caches.gpx";
+    a.title = "Download the caches in view as GPX";
+    const update = () => (a.href = `/api/v1/caches.gpx?bbox=${viewBbox(map)}`);
+    update();
+    map.on("moveend", update);
+    L.DomEvent.disableClickPropagation(a);
+    return a;
+  };
+  control.addTo(map);
+}
+
 export function MapPage() {
   const el = useRef<HTMLDivElement>(null);
   const [offline, setOffline] = useState<null | "off" | "unreachable">(null);
@@ -44,6 +70,7 @@ export function MapPage() {
     const start = initialView();
     const map = L.map(el.current!, { worldCopyJump: true, zoomControl: true, maxZoom: 19 }).setView(start.center, start.zoom);
     addSaveViewControl(map);
+    addGpxControl(map);
     L.control.scale({ imperial: false }).addTo(map);
     let cancelled = false;
     clientConfig().then((cfg) => {

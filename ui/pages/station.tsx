@@ -1,78 +1,432 @@
-import { useEffect, useRef } from "preact/hooks";
+/**
+ * A station's page, as aprs.fi shows one: its map and recent track, motion,
+ * current weather, one chart per quantity (weather and each telemetry
+ * channel, named and unit-labelled from PARM/UNIT, scaled by EQNS), the
+ * telemetry bits with their labels, its objects, its messages and its raw
+ * packets, paged back.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
+import { formatDate } from "../account/session.ts";
+import { SmallMap } from "../components/small-map.tsx";
+import { StationSymbol } from "../components/station-symbol.tsx";
+import { Empty, Failed, Loading } from "../components/states.tsx";
+import { chartUnit, compass, formatDdm, formatQ, Q, unitPref, type Quantity, type UnitPref } from "../components/units.ts";
 
+interface Weather {
+  tempC?: number;
+  humidityPct?: number;
+  windDirDeg?: number;
+  windSpeedKmh?: number;
+  windGustKmh?: number;
+  pressureHpa?: number;
+  rain1hMm?: number;
+  rain24hMm?: number;
+  rainMidnightMm?: number;
+  luminosityWm2?: number;
+  snow24hMm?: number;
+}
 interface Detail {
   call: string;
   kind: string;
+  owner?: string;
   lat?: number;
   lon?: number;
   symbol?: string;
+  course?: number;
+  speedKmh?: number;
+  altitudeM?: number;
   comment?: string;
   status?: string;
   device?: string;
   lastHeard: number;
+  lastPositionAt?: number;
+  packets: number;
   source?: string;
   igate?: string;
-  heard: Array<{ ts: number; path: string | null; source: string; igate: string | null; via: string | null }>;
+  path?: string;
+  wx?: Weather;
+  wxAt?: number;
+  track: Array<{ ts: number; lat: number; lon: number }>;
+  heard: Array<{ ts: number; path: string | null; source: string; igate: string | null }>;
+  objects: string[];
+  telemetryDefinitions?: { bits?: { project: string } };
+}
+interface Channel {
+  id: string;
+  name: string;
+  unit: string;
 }
 interface Series {
-  telemetry: { channels: Array<{ id: string; name: string; unit: string }>; points: Array<{ ts: number; values: Array<number | null> }> };
-  wx: Array<{ ts: number; [k: string]: number }>;
+  telemetry: { channels: Channel[]; project?: string; points: Array<{ ts: number; seq?: number; values: Array<number | null> }> };
+  wx: Array<{ ts: number } & Weather>;
+}
+interface Packet {
+  id: number;
+  ts: number;
+  raw: string;
+  source: string;
+  igate: string | null;
+  type: string | null;
+}
+interface Message {
+  id: number;
+  ts: number;
+  src: string;
+  addressee: string;
+  kind: string;
+  text: string;
 }
 
-function Chart({ title, xs, series }: { title: string; xs: number[]; series: Array<{ label: string; values: Array<number | null> }> }) {
+const COLORS = ["#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b7791f"];
+
+/** One quantity over time: its own chart, axis labelled with its unit. */
+function Chart({ title, unit, xs, series }: { title: string; unit: string; xs: number[]; series: Array<{ label: string; values: Array<number | null> }> }) {
   const el = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!el.current || xs.length === 0) return;
+    const fmt = (v: number | null) => (v === null || v === undefined ? "–" : `${Math.round(v * 100) / 100}${unit ? " " + unit : ""}`);
     const plot = new uPlot(
-      { title, width: Math.min(760, el.current.clientWidth || 760), height: 220, series: [{}, ...series.map((s, k) => ({ label: s.label, stroke: ["#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b7791f"][k % 5] }))] },
+      {
+        width: Math.max(200, el.current.clientWidth - 8),
+        height: 180,
+        series: [{}, ...series.map((s, k) => ({ label: s.label, stroke: COLORS[k % COLORS.length], width: 2, value: (_u: uPlot, v: number | null) => fmt(v) }))],
+        axes: [{}, { label: unit || undefined, size: 56 }],
+        legend: { show: series.length > 1 },
+      },
       [xs.map((t) => t / 1000), ...series.map((s) => s.values)] as uPlot.AlignedData,
       el.current,
     );
     return () => plot.destroy();
-  }, [xs, series]);
-  return <div ref={el} class="chart" data-testid="chart" />;
+  }, [xs, series, unit]);
+  return (
+    <figure class="chart" data-testid="chart" data-unit={unit}>
+      <h3>{unit ? `${title} (${unit})` : title}</h3>
+      <div ref={el} />
+    </figure>
+  );
+}
+
+interface WxChart {
+  title: string;
+  q: Quantity | null;
+  unit?: string;
+  keys: Array<[keyof Weather, string]>;
+}
+const WX_CHARTS: WxChart[] = [
+  { title: "Temperature", q: Q.temp, keys: [["tempC", "Temperature"]] },
+  { title: "Pressure", q: Q.pressure, keys: [["pressureHpa", "Pressure"]] },
+  { title: "Humidity", q: null, unit: "%", keys: [["humidityPct", "Humidity"]] },
+  { title: "Wind", q: Q.speed, keys: [["windSpeedKmh", "Speed"], ["windGustKmh", "Gust"]] },
+  { title: "Wind direction", q: null, unit: "°", keys: [["windDirDeg", "Direction"]] },
+  { title: "Rain", q: Q.rain, keys: [["rain1hMm", "Last hour"], ["rain24hMm", "Last 24 h"], ["rainMidnightMm", "Since midnight"]] },
+  { title: "Luminosity", q: null, unit: "W/m²", keys: [["luminosityWm2", "Luminosity"]] },
+  { title: "Snow", q: Q.rain, keys: [["snow24hMm", "Last 24 h"]] },
+];
+
+function WeatherCharts({ wx, pref }: { wx: Series["wx"]; pref: UnitPref }) {
+  const xs = wx.map((w) => w.ts);
+  const charts = WX_CHARTS.map((c) => {
+    const keys = c.keys.filter(([k]) => wx.some((w) => w[k] !== undefined));
+    if (!keys.length) return null;
+    const u = c.q ? chartUnit(c.q, pref) : { unit: c.unit!, map: (v: number) => v };
+    return <Chart title={c.title} unit={u.unit} xs={xs} series={keys.map(([k, label]) => ({ label, values: wx.map((w) => (w[k] === undefined ? null : u.map(w[k]!))) }))} />;
+  }).filter(Boolean);
+  return <div class="charts">{charts}</div>;
+}
+
+function CurrentWeather({ wx, at, pref }: { wx: Weather; at?: number; pref: UnitPref }) {
+  const items: Array<[string, string]> = [];
+  if (wx.tempC !== undefined) items.push(["Temperature", formatQ(wx.tempC, Q.temp, pref)]);
+  if (wx.humidityPct !== undefined) items.push(["Humidity", `${wx.humidityPct} %`]);
+  if (wx.pressureHpa !== undefined) items.push(["Pressure", formatQ(wx.pressureHpa, Q.pressure, pref)]);
+  if (wx.windSpeedKmh !== undefined) items.push(["Wind", `${formatQ(wx.windSpeedKmh, Q.speed, pref)}${wx.windDirDeg !== undefined ? ` from ${compass(wx.windDirDeg)} (${wx.windDirDeg}°)` : ""}`]);
+  if (wx.windGustKmh !== undefined) items.push(["Gusts", formatQ(wx.windGustKmh, Q.speed, pref)]);
+  if (wx.rain1hMm !== undefined) items.push(["Rain, last hour", formatQ(wx.rain1hMm, Q.rain, pref)]);
+  if (wx.rain24hMm !== undefined) items.push(["Rain, last 24 h", formatQ(wx.rain24hMm, Q.rain, pref)]);
+  if (wx.rainMidnightMm !== undefined) items.push(["Rain since midnight", formatQ(wx.rainMidnightMm, Q.rain, pref)]);
+  if (wx.luminosityWm2 !== undefined) items.push(["Luminosity", `${wx.luminosityWm2} W/m²`]);
+  if (wx.snow24hMm !== undefined) items.push(["Snow, last 24 h", formatQ(wx.snow24hMm, Q.rain, pref)]);
+  return (
+    <section>
+      <h2>Current weather</h2>
+      {at && <p class="muted">Reported {formatDate(at)}</p>}
+      <ul class="readings" data-testid="current-weather">
+        {items.map(([q, v]) => (
+          <li>
+            <span class="q">{q}</span> <span class="v">{v}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Telemetry({ t }: { t: Series["telemetry"] }) {
+  const xs = t.points.map((p) => p.ts);
+  const last = t.points[t.points.length - 1]!;
+  const analog = t.channels.map((c, k) => ({ c, k })).filter(({ c }) => c.id.startsWith("A"));
+  const bits = t.channels.map((c, k) => ({ c, k })).filter(({ c }) => c.id.startsWith("B"));
+  return (
+    <section>
+      <h2>Telemetry{t.project ? `: ${t.project}` : ""}</h2>
+      <p class="muted">
+        Last report {formatDate(last.ts)}
+        {last.seq !== undefined ? `, sequence ${last.seq}` : ""}
+      </p>
+      <ul class="readings" data-testid="telemetry-now">
+        {analog.map(({ c, k }) => (
+          <li>
+            <span class="q">{c.name}</span> <span class="v">{last.values[k] === null || last.values[k] === undefined ? "–" : `${last.values[k]}${c.unit ? " " + c.unit : ""}`}</span>
+          </li>
+        ))}
+      </ul>
+      {bits.length > 0 && (
+        <ul class="bits" data-testid="telemetry-bits" aria-label="digital channels">
+          {bits.map(({ c, k }) => (
+            <li class={last.values[k] === 1 ? "on" : "off"}>
+              {c.name}: {last.values[k] === 1 ? "on" : "off"}
+            </li>
+          ))}
+        </ul>
+      )}
+      <div class="charts">
+        {analog.map(({ c, k }) => (
+          <Chart title={c.name} unit={c.unit} xs={xs} series={[{ label: c.name, values: t.points.map((p) => p.values[k] ?? null) }]} />
+        ))}
+      </div>
+    </section>
+  );
+}
+
+/** The raw packet ring, newest first, paged back with `before`. */
+function Packets({ call }: { call: string }) {
+  const [pages, setPages] = useState<Packet[][]>([]);
+  const [next, setNext] = useState<number | null>(null);
+  const [state, setState] = useState<{ loading: boolean; error: Error | null }>({ loading: true, error: null });
+  const load = (before: number | null) => {
+    setState({ loading: true, error: null });
+    api<{ packets: Packet[]; next: number | null }>(`/api/stations/${encodeURIComponent(call)}/packets?limit=25${before ? `&before=${before}` : ""}`).then(
+      (r) => {
+        setPages((p) => (before ? [...p, r.packets] : [r.packets]));
+        setNext(r.next);
+        setState({ loading: false, error: null });
+      },
+      (e: Error) => setState({ loading: false, error: e }),
+    );
+  };
+  useEffect(() => load(null), [call]);
+  const rows = pages.flat();
+  return (
+    <section>
+      <h2>Raw packets</h2>
+      {rows.length > 0 && (
+        <table class="table packets" data-testid="packets">
+          <thead>
+            <tr>
+              <th>Heard</th>
+              <th>Packet</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((p) => (
+              <tr>
+                <td class="nowrap">{formatDate(p.ts)}</td>
+                <td>
+                  <code>{p.raw}</code>
+                  <div class="muted">
+                    {p.type ?? "?"} · {p.source === "rf" && p.igate ? `RF via ${p.igate}` : p.source}
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {state.loading && <Loading what="packets" />}
+      {state.error && <Failed error={state.error} what="packets" />}
+      {!state.loading && !state.error && rows.length === 0 && <Empty>No raw packets kept for this station.</Empty>}
+      {next !== null && !state.loading && (
+        <button type="button" onClick={() => load(next)}>
+          Older packets
+        </button>
+      )}
+    </section>
+  );
+}
+
+function Messages({ call }: { call: string }) {
+  const m = useLoad(() => api<{ messages: Message[] }>(`/api/messages?call=${encodeURIComponent(call)}&limit=50`), [call]);
+  return (
+    <section>
+      <h2>Messages</h2>
+      {m.loading && <Loading what="messages" />}
+      {m.error && <Failed error={m.error} what="messages" />}
+      {m.data && m.data.messages.length === 0 && <Empty>No APRS messages from or to {call} heard.</Empty>}
+      {m.data && m.data.messages.length > 0 && (
+        <table class="table" data-testid="messages">
+          <tbody>
+            {m.data.messages.map((x) => (
+              <tr>
+                <td class="nowrap">{formatDate(x.ts)}</td>
+                <td>
+                  <a href={`/station/${encodeURIComponent(x.src)}`}>{x.src}</a> → {x.addressee}
+                  {x.kind !== "message" && <span class="muted"> ({x.kind})</span>}
+                  <div>{x.text}</div>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
 }
 
 export function StationPage({ call }: { call: string }) {
   const c = decodeURIComponent(call);
   const detail = useLoad(() => api<Detail>(`/api/stations/${encodeURIComponent(c)}`), [c]);
   const series = useLoad(() => api<Series>(`/api/stations/${encodeURIComponent(c)}/series`), [c]);
-  const packets = useLoad(() => api<{ packets: Array<{ id: number; ts: number; raw: string; type: string }> }>(`/api/stations/${encodeURIComponent(c)}/packets?limit=50`), [c]);
-  if (detail.error) return <section class="page"><h1>{c}</h1><p class="error">{detail.error.message}</p></section>;
+  const pref = useLoad(unitPref, []).data ?? null;
+  if (detail.error) {
+    return (
+      <section class="page">
+        <h1>{c}</h1>
+        {"status" in detail.error && (detail.error as { status: number }).status === 404 ? <Empty>{c} has not been heard here (or not for a week).</Empty> : <Failed error={detail.error} what="the station" />}
+      </section>
+    );
+  }
   const d = detail.data;
+  if (!d) {
+    return (
+      <section class="page">
+        <h1>{c}</h1>
+        <Loading what="the station" />
+      </section>
+    );
+  }
   const s = series.data;
-  const wxKeys = s ? (["tempC", "humidityPct", "pressureHpa", "windSpeedKmh"] as const).filter((k) => s.wx.some((w) => w[k] !== undefined)) : [];
+  const track: Array<[number, number]> = d.track.map((p) => [p.lat, p.lon]);
   return (
-    <section class="page">
-      <h1>{c}</h1>
-      {d && (
-        <dl class="facts">
-          {d.lat !== undefined && <><dt>Last position</dt><dd>{d.lat.toFixed(5)}, {d.lon!.toFixed(5)}</dd></>}
-          <dt>Last heard</dt><dd>{new Date(d.lastHeard).toISOString()}</dd>
-          {d.source && <><dt>Heard</dt><dd>{d.source === "rf" ? `on RF by ${d.igate}` : `via ${d.source}`}</dd></>}
-          {d.comment && <><dt>Comment</dt><dd>{d.comment}</dd></>}
-          {d.status && <><dt>Status</dt><dd>{d.status}</dd></>}
-          {d.device && <><dt>Device</dt><dd>{d.device}</dd></>}
-        </dl>
+    <section class="page station-page">
+      <h1>
+        <StationSymbol symbol={d.symbol} /> {d.call}
+      </h1>
+      {d.comment && <p>{d.comment}</p>}
+      {d.lat !== undefined && d.lon !== undefined ? <SmallMap lat={d.lat} lon={d.lon} track={track} label={d.call} /> : <Empty>No position heard.</Empty>}
+      <dl class="facts" data-testid="station-facts">
+        {d.kind !== "station" && (
+          <>
+            <dt>Kind</dt>
+            <dd>
+              {d.kind}
+              {d.owner && (
+                <>
+                  {" "}by <a href={`/station/${encodeURIComponent(d.owner)}`}>{d.owner}</a>
+                </>
+              )}
+            </dd>
+          </>
+        )}
+        {d.lat !== undefined && d.lon !== undefined && (
+          <>
+            <dt>Position</dt>
+            <dd>
+              {formatDdm(d.lat, d.lon)} ({d.lat.toFixed(5)}, {d.lon.toFixed(5)})
+              {d.lastPositionAt && <span class="muted"> at {formatDate(d.lastPositionAt)}</span>}
+            </dd>
+          </>
+        )}
+        {d.speedKmh !== undefined && (
+          <>
+            <dt>Speed</dt>
+            <dd>{formatQ(d.speedKmh, Q.speed, pref)}</dd>
+          </>
+        )}
+        {d.course !== undefined && (
+          <>
+            <dt>Course</dt>
+            <dd>
+              {d.course}° {compass(d.course)}
+            </dd>
+          </>
+        )}
+        {d.altitudeM !== undefined && (
+          <>
+            <dt>Altitude</dt>
+            <dd>{formatQ(d.altitudeM, Q.altitude, pref)}</dd>
+          </>
+        )}
+        <dt>Last heard</dt>
+        <dd>{formatDate(d.lastHeard)}</dd>
+        {d.source && (
+          <>
+            <dt>Heard</dt>
+            <dd>{d.source === "rf" ? `on RF by ${d.igate}` : `via ${d.source}`}</dd>
+          </>
+        )}
+        {d.path && (
+          <>
+            <dt>Path</dt>
+            <dd>
+              <code>{d.path}</code>
+            </dd>
+          </>
+        )}
+        {d.status && (
+          <>
+            <dt>Status</dt>
+            <dd>{d.status}</dd>
+          </>
+        )}
+        {d.device && (
+          <>
+            <dt>Device</dt>
+            <dd>{d.device}</dd>
+          </>
+        )}
+        <dt>Packets</dt>
+        <dd>{d.packets}</dd>
+      </dl>
+      {d.heard.length > 0 && (
+        <details>
+          <summary>Paths heard lately</summary>
+          <ul data-testid="heard">
+            {d.heard.slice(0, 10).map((h) => (
+              <li>
+                {formatDate(h.ts)} <code>{h.path ?? "direct"}</code> {h.igate ? `(RF, ${h.igate})` : `(${h.source})`}
+              </li>
+            ))}
+          </ul>
+        </details>
       )}
-      {d && d.heard.length > 0 && (
-        <>
-          <h2>Path heard</h2>
-          <ul data-testid="heard">{d.heard.slice(0, 10).map((h) => <li>{new Date(h.ts).toISOString().slice(11, 19)} {h.path ?? "direct"} {h.igate ? `(RF, ${h.igate})` : `(${h.source})`}</li>)}</ul>
-        </>
+      {d.wx && Object.keys(d.wx).length > 0 && <CurrentWeather wx={d.wx} at={d.wxAt} pref={pref} />}
+      {series.loading && <Loading what="weather and telemetry history" />}
+      {series.error && <Failed error={series.error} what="weather and telemetry history" />}
+      {s && s.wx.length > 0 && (
+        <section>
+          <h2>Weather history</h2>
+          <WeatherCharts wx={s.wx} pref={pref} />
+        </section>
       )}
-      {s && s.telemetry.points.length > 0 && (
-        <Chart title="Telemetry" xs={s.telemetry.points.map((p) => p.ts)} series={s.telemetry.channels.filter((ch) => ch.id.startsWith("A")).map((ch, k) => ({ label: `${ch.name}${ch.unit ? " (" + ch.unit + ")" : ""}`, values: s.telemetry.points.map((p) => p.values[k] ?? null) }))} />
+      {s && s.telemetry.points.length > 0 && <Telemetry t={s.telemetry} />}
+      {d.objects.length > 0 && (
+        <section>
+          <h2>Objects and items</h2>
+          <ul data-testid="objects">
+            {d.objects.map((o) => (
+              <li>
+                <a href={`/station/${encodeURIComponent(o)}`}>{o}</a>
+              </li>
+            ))}
+          </ul>
+        </section>
       )}
-      {s && s.wx.length > 0 && <Chart title="Weather" xs={s.wx.map((w) => w.ts)} series={wxKeys.map((k) => ({ label: k, values: s.wx.map((w) => w[k] ?? null) }))} />}
-      <h2>Raw packets</h2>
-      <table class="table" data-testid="packets">
-        <tbody>{(packets.data?.packets ?? []).map((p) => <tr><td>{new Date(p.ts).toISOString().slice(11, 19)}</td><td><code>{p.raw}</code></td><td>{p.type}</td></tr>)}</tbody>
-      </table>
+      <Messages call={d.call} />
+      <Packets call={d.call} />
     </section>
   );
 }

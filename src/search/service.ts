@@ -1,0 +1,99 @@
+/**
+ * The header search: stations by callsign prefix, caches by name, code, owner
+ * or description (with the map's filters), BBS messages by subject, and peers
+ * by instance name. Each section answers only what its own pages would show
+ * the caller: bulletins to everyone and personal mail to its sender and
+ * addressee; peers that /federation/registry already lists publicly (blocked
+ * ones to the sysop only).
+ */
+import type { Gateway } from "../gateway.ts";
+import { badRequest } from "../errors.ts";
+import { cachesJson, filterSql, parseFilters, type Cache, type CacheRow } from "../game/caches.ts";
+import { SVCFED_CATEGORY } from "../bbs/address.ts";
+import type { Viewer } from "../bbs/access.ts";
+import { getPeer } from "../fed/peers.ts";
+
+/** Caches per answer at most (`limit`), and the default. */
+export const SEARCH_MAX = 500;
+export const SEARCH_DEFAULT = 50;
+/** Stations, messages and peers per answer at most. */
+export const SEARCH_SECTION_MAX = 20;
+
+export interface SearchStation {
+  call: string;
+  kind: string;
+  symbol: string | null;
+  lat: number | null;
+  lon: number | null;
+  lastHeard: number;
+}
+export interface SearchMessage {
+  id: number;
+  type: "B" | "P" | "T";
+  from: string;
+  to: string;
+  subject: string;
+  createdAt: number;
+}
+export interface SearchPeer {
+  instance: string;
+  trust: string;
+  /** its web address (an https endpoint, as /federation/registry lists it), or null */
+  url: string | null;
+}
+export interface SearchAnswer {
+  caches: Cache[];
+  stations: SearchStation[];
+  messages: SearchMessage[];
+  peers: SearchPeer[];
+}
+
+const escapeLike = (s: string) => s.replace(/[%_\\]/g, (ch) => "\\" + ch);
+
+export function search(gw: Gateway, query: Record<string, string | undefined>, viewer: Viewer, limit?: number): SearchAnswer {
+  if (query.q !== undefined && /[\u0000-\u001f\u007f]/.test(query.q)) throw badRequest("invalid", "q may not hold control characters");
+  if (limit !== undefined && (limit < 1 || limit > SEARCH_MAX)) throw badRequest("invalid", `limit is 1 to ${SEARCH_MAX}`);
+  const f = parseFilters(query);
+  if (!f.q && Object.keys(f).length === 0) throw badRequest("invalid", "q (or a filter) is required");
+  const n = limit ?? SEARCH_DEFAULT;
+  const section = Math.min(n, SEARCH_SECTION_MAX);
+  const flt = filterSql(f);
+  const rows = gw.db
+    .query(`SELECT c.* FROM caches c WHERE c.status IN ('active', 'disabled') AND c.unlisted = 0${flt.sql} ORDER BY c.updated_at DESC LIMIT ?`)
+    .all(...flt.args, n) as CacheRow[];
+  // Only q searches the other sections; the filters are the caches'.
+  const q = f.q ?? "";
+  const stations = q && /^[a-z0-9-]{1,12}$/.test(q)
+    ? (gw.db
+        .query("SELECT call, kind, symbol, lat, lon, last_heard AS lastHeard FROM stations WHERE call LIKE ? AND alive = 1 ORDER BY last_heard DESC LIMIT ?")
+        .all(q.toUpperCase() + "%", section) as SearchStation[])
+    : [];
+  const messages = q ? searchMessages(gw, q, viewer, section) : [];
+  const peers = q
+    ? (gw.db
+        .query(`SELECT instance, trust FROM peers WHERE instance LIKE ? ESCAPE '\\'${viewer.sysop ? "" : " AND trust <> 'blocked'"} ORDER BY instance LIMIT ?`)
+        .all("%" + escapeLike(q) + "%", section) as Array<{ instance: string; trust: string }>).map((p) => ({ ...p, url: peerWebUrl(gw, p.instance) }))
+    : [];
+  return { caches: cachesJson(gw, rows), stations, messages, peers };
+}
+
+function peerWebUrl(gw: Gateway, instance: string): string | null {
+  const p = getPeer(gw, instance);
+  if (!p) return null;
+  return p.endpoints.find((e) => e.transport === "https")?.address ?? (p.url?.startsWith("https://") ? p.url : null);
+}
+
+/** Bulletins (not the federation carrier's), and the viewer's own mail and traffic, whose subject holds `q`. */
+function searchMessages(gw: Gateway, q: string, viewer: Viewer, limit: number): SearchMessage[] {
+  const calls = [...viewer.calls];
+  const own = calls.length
+    ? ` OR (type IN ('P', 'T') AND (to_call IN (${calls.map(() => "?").join(",")}) OR from_call IN (${calls.map(() => "?").join(",")})))`
+    : "";
+  return gw.db
+    .query(
+      `SELECT id, type, from_call AS "from", to_call AS "to", subject, created_at AS createdAt FROM bbs_messages
+       WHERE killed_at IS NULL AND subject LIKE ? ESCAPE '\\' AND ((type = 'B' AND to_call <> ?)${own})
+       ORDER BY id DESC LIMIT ?`,
+    )
+    .all("%" + escapeLike(q) + "%", SVCFED_CATEGORY, ...calls, ...calls, limit) as SearchMessage[];
+}

@@ -1,0 +1,31 @@
+/**
+ * A small Leaflet map for a detail page: one point, and optionally a track
+ * leading to it. Plain circle markers (no marker images to break).
+ */
+import { useEffect, useRef } from "preact/hooks";
+import L from "leaflet";
+import "leaflet/dist/leaflet.css";
+import { clientConfig } from "../api.ts";
+import { addBaseLayer } from "../map/basemap.ts";
+
+export function SmallMap({ lat, lon, track, label, zoom = 14 }: { lat: number; lon: number; track?: Array<[number, number]>; label: string; zoom?: number }) {
+  const el = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const map = L.map(el.current!, { scrollWheelZoom: false }).setView([lat, lon], zoom);
+    let cancelled = false;
+    clientConfig().then((cfg) => {
+      if (!cancelled) addBaseLayer(map, cfg.tileUrl, cfg.tileAttribution, () => {});
+    });
+    if (track && track.length > 1) {
+      const line = L.polyline(track, { color: "#c05621", weight: 3, opacity: 0.85 }).addTo(map);
+      for (const p of track.slice(0, -1)) L.circleMarker(p, { radius: 3, color: "#c05621", weight: 1, fillOpacity: 0.8 }).addTo(map);
+      map.fitBounds(line.getBounds().extend([lat, lon]), { padding: [24, 24], maxZoom: 16 });
+    }
+    L.circleMarker([lat, lon], { radius: 8, color: "#fff", weight: 2, fillColor: "#0b6e4f", fillOpacity: 1 }).bindTooltip(label).addTo(map);
+    return () => {
+      cancelled = true;
+      map.remove();
+    };
+  }, [lat, lon, track?.length, label]);
+  return <div ref={el} class="page-map" data-testid="page-map" role="region" aria-label={`map of ${label}`} />;
+}
