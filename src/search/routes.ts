@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { intParam } from "../stations/routes.ts";
+import { intParam } from "../http/params.ts";
 import { viewerOf } from "../bbs/access.ts";
 import { search } from "./service.ts";
 
