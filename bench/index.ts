@@ -17,6 +17,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   live: () => import("./live.ts").then((m) => m.run()),
   game: () => import("./game.ts").then((m) => m.run()),
   svcfed: () => import("./svcfed.ts").then((m) => m.run()),
+  wal: () => import("./wal.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

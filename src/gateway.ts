@@ -10,7 +10,7 @@ import { createApp, type App } from "./http/app.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { DB_FILE_NAME, openStore, type Database } from "./store/db.ts";
 import { Scheduler } from "./jobs/scheduler.ts";
-import { startCheckpointer, type Checkpointer } from "./store/checkpoint.ts";
+import { startCheckpointer, WriteGate, type Checkpointer } from "./store/checkpoint.ts";
 import { registerJobs } from "./jobs/index.ts";
 import { initFederation } from "./fed/descriptor.ts";
 import { startRadio } from "./node/radio.ts";
@@ -42,6 +42,8 @@ export interface Gateway {
   readonly clock: Clock;
   readonly events: EventBus;
   readonly scheduler: Scheduler;
+  /** HTTP writes wait here while a RESTART checkpoint bounds the WAL (store/checkpoint.ts) */
+  readonly writeGate: WriteGate;
   readonly startedAt: number;
   readonly app: App;
   server: Server<unknown> | null;
@@ -81,6 +83,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     clock: opts.clock ?? systemClock,
     events: new EventBus(log),
     scheduler,
+    writeGate: new WriteGate(),
     startedAt: Date.now(),
     app: undefined as unknown as App,
     server: null,
@@ -101,7 +104,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       startRadio(gw);
       startBbs(gw);
       // a serving gateway keeps WAL checkpoints (and their fsync) off the event loop
-      checkpointer = startCheckpointer(db, dbFile, log);
+      checkpointer = startCheckpointer(db, dbFile, log, gw.writeGate);
       return gw.url;
     },
     onStop(fn) {

@@ -4,10 +4,13 @@
  * an fsync: on a busy or slow disk (an SD card) that stalls the one thread
  * every request, ingest and live message waits for, for tens to hundreds of
  * milliseconds. A serving gateway turns the automatic checkpoint off and
- * checkpoints from a worker thread with its own connection instead (PASSIVE:
- * it never blocks the writer, and the writer reuses the WAL from its start
- * once a checkpoint has caught up). Should the worker fail, the automatic
- * checkpoint comes back.
+ * checkpoints from a worker thread with its own connection instead: PASSIVE
+ * once a second (it never blocks the writer, and the writer reuses the WAL
+ * from its start once a checkpoint has caught up); RESTART when writes come
+ * so fast that the WAL outgrows WAL_RESTART_BYTES (writers wait for it, the
+ * back-pressure that bounds the file); TRUNCATE once writes have stopped.
+ * A checkpoint that fails (a full disk) is tried again; should the worker
+ * itself fail, the automatic checkpoint comes back.
  *
  *   const cp = startCheckpointer(db, file, log);   // in listen()
  *   await cp.stop();                               // before db.close()
@@ -15,30 +18,104 @@
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../log.ts";
 
-/** How often the worker checkpoints, ms. */
+/** How often the worker copies the WAL back (PASSIVE), ms. */
 export const CHECKPOINT_INTERVAL_MS = 1000;
+/** How often the worker looks at the WAL's size, ms. */
+export const WAL_WATCH_MS = 50;
+/**
+ * A WAL file larger than this gets a RESTART checkpoint: writers wait while
+ * it copies the rest back, then the next commit starts the WAL over (and
+ * cuts the file to JOURNAL_SIZE_LIMIT, db.ts). A PASSIVE checkpoint alone
+ * never catches up while writes go on flat out, and the WAL only starts over
+ * once one has caught up.
+ */
+export const WAL_RESTART_BYTES = 16 * 1024 * 1024;
 const AUTOCHECKPOINT_PAGES = 1000; // SQLite's default
+/** Longest a write request waits for a RESTART checkpoint, ms. */
+const HOLD_MAX_MS = 3000;
+
+/**
+ * Write requests wait here while a RESTART checkpoint runs. Their transactions
+ * are synchronous on the one thread, so a RESTART waiting for the writer lock
+ * only gets it when the thread stops starting new ones: holding them back (not
+ * blocking in SQLite's busy handler) keeps reads, live traffic and the event
+ * loop going meanwhile.
+ */
+export class WriteGate {
+  private held: { promise: Promise<void>; release(): void } | null = null;
+  /** a promise to await before a write, or undefined when writes may go ahead */
+  wait(): Promise<void> | undefined {
+    return this.held?.promise;
+  }
+  hold(): void {
+    if (this.held) return;
+    const { promise, resolve } = Promise.withResolvers<void>();
+    const timer = setTimeout(() => this.release(), HOLD_MAX_MS);
+    this.held = { promise, release: () => (clearTimeout(timer), resolve()) };
+  }
+  release(): void {
+    const h = this.held;
+    this.held = null;
+    h?.release();
+  }
+}
 
 // The worker's code as a string: a blob worker needs no file of its own inside the compiled executable.
 const WORKER = `
 import { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
 let db = null;
 let timer = null;
+let cfg = null;
+let sincePassive = 0;
+let lastLog = -1;
+let restartAfter = 0;
+let restartedAt = -1;
+const walSize = () => { try { return statSync(cfg.file + "-wal").size; } catch { return 0; } };
+const checkpoint = (mode) => {
+  const r = db.query("PRAGMA wal_checkpoint(" + mode + ")").get();
+  postMessage({ type: "tick", mode, busy: r.busy, log: r.log, checkpointed: r.checkpointed });
+  return r;
+};
 const tick = () => {
   try {
-    const r = db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
-    postMessage({ type: "tick", log: r.log, checkpointed: r.checkpointed });
+    const size = walSize();
+    // (a file still as large as at the last RESTART has not been written since: the next commit cuts it)
+    if (size > cfg.restartBytes && size !== restartedAt && Date.now() >= restartAfter) {
+      // Write requests are held (WriteGate) while this copies the rest back; a reader
+      // that holds an old snapshot (a backup) makes it give up: let writers on for a while.
+      postMessage({ type: "hold" });
+      let r;
+      try {
+        r = checkpoint("RESTART");
+      } finally {
+        postMessage({ type: "release" });
+      }
+      restartedAt = size;
+      if (r.busy) restartAfter = Date.now() + cfg.backoffMs;
+      sincePassive = 0;
+      return;
+    }
+    sincePassive += cfg.watchMs;
+    if (sincePassive < cfg.passiveMs) return;
+    sincePassive = 0;
+    const r = checkpoint("PASSIVE");
+    // Idle: nothing written since the last pass and all of it copied back: give the space back.
+    if (size > 0 && r.log === lastLog && r.checkpointed === r.log) checkpoint("TRUNCATE");
+    lastLog = r.log;
   } catch (e) {
-    postMessage({ type: "error", message: String(e && e.message || e) });
+    // e.g. the disk is full: the database file cannot grow. Try again next time.
+    postMessage({ type: "failed", message: String(e && e.message || e) });
   }
 };
 self.onmessage = (e) => {
   const m = e.data;
   if (m.type === "start") {
     try {
+      cfg = m;
       db = new Database(m.file);
-      db.run("PRAGMA busy_timeout = 1000");
-      timer = setInterval(tick, m.intervalMs);
+      db.run("PRAGMA busy_timeout = " + m.busyMs);
+      timer = setInterval(tick, m.watchMs);
       postMessage({ type: "started" });
     } catch (err) {
       postMessage({ type: "error", message: String(err && err.message || err) });
@@ -52,16 +129,18 @@ self.onmessage = (e) => {
 `;
 
 export interface Checkpointer {
-  /** checkpoints the worker has run, and the last one's WAL frames (for tests and status) */
-  stats(): { ticks: number; log: number; checkpointed: number; running: boolean };
+  /** checkpoints the worker has run, of each mode, and the last one's WAL frames (for tests and status) */
+  stats(): { ticks: number; restarts: number; truncates: number; failures: number; log: number; checkpointed: number; running: boolean };
   stop(): Promise<void>;
 }
 
-export function startCheckpointer(db: Database, file: string, log: Logger, intervalMs = CHECKPOINT_INTERVAL_MS): Checkpointer {
-  let ticks = 0;
+export function startCheckpointer(db: Database, file: string, log: Logger, gate = new WriteGate(), intervalMs = CHECKPOINT_INTERVAL_MS): Checkpointer {
+  const counts = { ticks: 0, restarts: 0, truncates: 0, failures: 0 };
   let last = { log: 0, checkpointed: 0 };
   let running = false;
-  const inactive: Checkpointer = { stats: () => ({ ticks, ...last, running }), stop: async () => {} };
+  let failing = false;
+  const stats = () => ({ ...counts, ...last, running });
+  const inactive: Checkpointer = { stats, stop: async () => {} };
   if (file === ":memory:") return inactive;
   let worker: Worker;
   try {
@@ -74,6 +153,7 @@ export function startCheckpointer(db: Database, file: string, log: Logger, inter
     if (!running) return;
     running = false;
     log.warn("store", "WAL checkpoint worker failed; SQLite checkpoints in commits again", { error: why });
+    gate.release();
     try {
       db.run(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
     } catch {
@@ -83,10 +163,20 @@ export function startCheckpointer(db: Database, file: string, log: Logger, inter
   };
   let stopped: (() => void) | null = null;
   worker.onmessage = (e: MessageEvent) => {
-    const m = e.data as { type: string; log?: number; checkpointed?: number; message?: string };
+    const m = e.data as { type: string; mode?: string; log?: number; checkpointed?: number; message?: string };
     if (m.type === "tick") {
-      ticks++;
+      counts.ticks++;
+      if (m.mode === "RESTART") counts.restarts++;
+      if (m.mode === "TRUNCATE") counts.truncates++;
       last = { log: m.log!, checkpointed: m.checkpointed! };
+      if (failing) log.info("store", "WAL checkpoints work again");
+      failing = false;
+    } else if (m.type === "hold") gate.hold();
+    else if (m.type === "release") gate.release();
+    else if (m.type === "failed") {
+      counts.failures++;
+      if (!failing) log.warn("store", "a WAL checkpoint failed; the worker tries again", { error: m.message });
+      failing = true;
     } else if (m.type === "error") fallBack(m.message ?? "unknown error");
     else if (m.type === "stopped") stopped?.();
   };
@@ -94,14 +184,15 @@ export function startCheckpointer(db: Database, file: string, log: Logger, inter
   (worker as Worker & { unref(): void }).unref();
   db.run("PRAGMA wal_autocheckpoint = 0");
   running = true;
-  worker.postMessage({ type: "start", file, intervalMs });
+  worker.postMessage({ type: "start", file, passiveMs: intervalMs, watchMs: WAL_WATCH_MS, restartBytes: WAL_RESTART_BYTES, busyMs: 1000, backoffMs: 5000 });
   return {
-    stats: () => ({ ticks, ...last, running }),
+    stats,
     async stop() {
       if (!running) return;
       running = false;
       await Promise.race([new Promise<void>((resolve) => ((stopped = resolve), worker.postMessage({ type: "stop" }))), Bun.sleep(2000)]);
       worker.terminate();
+      gate.release();
       try {
         db.run(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
       } catch {

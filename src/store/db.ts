@@ -13,6 +13,13 @@ export type { Database } from "bun:sqlite";
 
 export const DB_FILE_NAME = "svc-gateway.db";
 
+/**
+ * When the WAL starts over from its beginning, the file is cut back to this
+ * size: large enough that a steady stream of writes reuses the same space on
+ * the card, small enough that a burst does not keep its high-water mark.
+ */
+export const JOURNAL_SIZE_LIMIT = 8 * 1024 * 1024;
+
 export const MIGRATIONS = parseMigrations(schemaSql);
 
 export interface OpenOptions {
@@ -28,6 +35,7 @@ export function openStore(file: string, opts: OpenOptions = {}): Database {
     db.run("PRAGMA busy_timeout = 5000");
     db.run("PRAGMA journal_mode = WAL");
     db.run("PRAGMA synchronous = NORMAL");
+    db.run(`PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
     db.run("PRAGMA foreign_keys = ON");
     migrate(db, opts.upTo ? MIGRATIONS.slice(0, opts.upTo) : MIGRATIONS, file);
   } catch (e) {
