@@ -26,12 +26,16 @@ type Kind = (typeof KINDS)[number];
 interface LoadResult {
   ok: Record<Kind, number>;
   refused: Record<string, number>;
+  /** acknowledged writes in each 10 s of the run */
+  windows: number[];
 }
 
 /** The load itself, in a child process so it does not share the gateway's or the sampler's event loop. */
 async function load(url: string, cookies: string[], seconds: number): Promise<LoadResult> {
-  const end = performance.now() + seconds * 1000;
+  const start = performance.now();
+  const end = start + seconds * 1000;
   const ok: Record<Kind, number> = { ingest: 0, cache: 0, prefs: 0 };
+  const windows = Array.from({ length: Math.ceil(seconds / 10) }, () => 0);
   const refused: Record<string, number> = {};
   const prefs = JSON.stringify({ note: "p".repeat(8000) });
   await Promise.all(
@@ -51,7 +55,10 @@ async function load(url: string, cookies: string[], seconds: number): Promise<Lo
             r = await fetch(url + "/api/prefs", { method: "PUT", headers: { cookie, "content-type": "application/json" }, body: prefs.replace("pp", String(n % 10) + "p") });
           }
           await r.arrayBuffer();
-          if (r.status < 300) ok[kind]++;
+          if (r.status < 300) {
+            ok[kind]++;
+            windows[Math.min(windows.length - 1, Math.floor((performance.now() - start) / 10_000))]!++;
+          }
           else refused[`${kind} ${r.status}`] = (refused[`${kind} ${r.status}`] ?? 0) + 1;
         } catch {
           refused[`${kind} network`] = (refused[`${kind} network`] ?? 0) + 1;
@@ -59,12 +66,10 @@ async function load(url: string, cookies: string[], seconds: number): Promise<Lo
       }
     }),
   );
-  return { ok, refused };
+  return { ok, refused, windows };
 }
 
-interface Figures {
-  ok: Record<Kind, number>;
-  refused: Record<string, number>;
+interface Figures extends LoadResult {
   perSecond: number;
   peakWal: number;
   idleWal: number;
@@ -144,6 +149,7 @@ export async function run() {
       row("WAL 10 s after the load stopped", (x) => mb(x.idleWal), "< 4 MB"),
       row("acknowledged writes/s (all kinds)", (x) => x.perSecond.toFixed(0), ref ? `>= ${(ref.perSecond * 0.8).toFixed(0)} (0.8x reference)` : ">= 0.8x main (set WAL_BASE)"),
       ...KINDS.map((k) => row(`  ${k} requests/s`, (x) => (x.ok[k] / seconds).toFixed(0))),
+      row("writes/s in each 10 s", (x) => x.windows.map((n) => Math.round(n / 10)).join(" ")),
       row("refused (kind status: count)", (x) => JSON.stringify(x.refused)),
       row("database file at the end", (x) => mb(x.dbBytes)),
     ]),

@@ -11,6 +11,7 @@ import { createLogger, type Logger } from "./log.ts";
 import { DB_FILE_NAME, openStore, type Database } from "./store/db.ts";
 import { Scheduler } from "./jobs/scheduler.ts";
 import { startCheckpointer, WriteGate, type Checkpointer } from "./store/checkpoint.ts";
+import { holdRunLock, type RunLock } from "./store/run-lock.ts";
 import { registerJobs } from "./jobs/index.ts";
 import { initFederation } from "./fed/descriptor.ts";
 import { startRadio } from "./node/radio.ts";
@@ -74,6 +75,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const dbFile = opts.dbFile ?? join(config.dataDir, DB_FILE_NAME);
   const db = openStore(dbFile);
   let checkpointer: Checkpointer | null = null;
+  let runLock: RunLock | null = null;
   const scheduler = new Scheduler(log);
   const stopHooks: Array<() => void | Promise<void>> = [];
   const gw: Gateway = {
@@ -105,6 +107,15 @@ export function createGateway(opts: GatewayOptions): Gateway {
       startBbs(gw);
       // a serving gateway keeps WAL checkpoints (and their fsync) off the event loop
       checkpointer = startCheckpointer(db, dbFile, log, gw.writeGate);
+      // `svc-gateway restore` refuses while a serving gateway holds this
+      if (dbFile === join(config.dataDir, DB_FILE_NAME)) {
+        try {
+          runLock = holdRunLock(config.dataDir);
+          if (!runLock) log.warn("store", `another svc-gateway is serving ${config.dataDir}`);
+        } catch (e) {
+          log.warn("store", "could not take the data directory's run lock", { error: String(e) });
+        }
+      }
       return gw.url;
     },
     onStop(fn) {
@@ -123,6 +134,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
       gw.server = null;
       await checkpointer?.stop();
       db.close();
+      runLock?.release();
+      runLock = null;
     },
   };
   (gw as { app: App }).app = createApp(gw);

@@ -26,7 +26,7 @@ export function createApp(gw: Gateway) {
     .onParse(({ request, path }) => parseBody(request, bodyLimitFor(request.method, path, gw.config.maxBodyBytes)))
     .onError(async ({ code, error, request, path }) => {
       if (code === "NOT_FOUND" && wantsUi(request, path)) return serveIndex(csp);
-      const { status, body } = toErrorResponse(code, error, gw.log, path);
+      const { status, body } = toErrorResponse(code, error, gw.log, path, gw.config.dataDir);
       return errorResponse(status, body, CORS_HEADERS);
     })
     .use(uiRoutes(gw, csp));

@@ -23,13 +23,13 @@ export const CHECKPOINT_INTERVAL_MS = 1000;
 /** How often the worker looks at the WAL's size, ms. */
 export const WAL_WATCH_MS = 50;
 /**
- * A WAL file larger than this gets a RESTART checkpoint: writers wait while
- * it copies the rest back, then the next commit starts the WAL over (and
- * cuts the file to JOURNAL_SIZE_LIMIT, db.ts). A PASSIVE checkpoint alone
- * never catches up while writes go on flat out, and the WAL only starts over
- * once one has caught up.
+ * A WAL file larger than this is copied back at once (PASSIVE passes while
+ * writes go on), then by a RESTART checkpoint with write requests held, so
+ * that the next commit starts the WAL over (and cuts the file to
+ * JOURNAL_SIZE_LIMIT, db.ts). A PASSIVE checkpoint alone never catches up
+ * while writes go on flat out, and the WAL only starts over once one has.
  */
-export const WAL_RESTART_BYTES = 16 * 1024 * 1024;
+export const WAL_RESTART_BYTES = 12 * 1024 * 1024;
 const AUTOCHECKPOINT_PAGES = 1000; // SQLite's default
 /** Longest a write request waits for a RESTART checkpoint, ms. */
 const HOLD_MAX_MS = 3000;
@@ -82,16 +82,25 @@ const tick = () => {
     const size = walSize();
     // (a file still as large as at the last RESTART has not been written since: the next commit cuts it)
     if (size > cfg.restartBytes && size !== restartedAt && Date.now() >= restartAfter) {
-      // Write requests are held (WriteGate) while this copies the rest back; a reader
-      // that holds an old snapshot (a backup) makes it give up: let writers on for a while.
+      // Copy the bulk back while writes go on, pass after pass, each shorter than the last; then hold
+      // write requests (WriteGate) only for the little they added meanwhile. A reader that holds an
+      // old snapshot (a backup) makes the RESTART give up: let writers on for a while then.
+      for (let pass = 0; pass < 4; pass++) {
+        const t0 = Date.now();
+        checkpoint("PASSIVE");
+        if (Date.now() - t0 < cfg.holdPassMs || walSize() > 2 * cfg.restartBytes) break;
+      }
       postMessage({ type: "hold" });
       let r;
       try {
         r = checkpoint("RESTART");
+      } catch (e) {
+        restartAfter = Date.now() + cfg.backoffMs;
+        throw e;
       } finally {
         postMessage({ type: "release" });
       }
-      restartedAt = size;
+      restartedAt = walSize();
       if (r.busy) restartAfter = Date.now() + cfg.backoffMs;
       sincePassive = 0;
       return;
@@ -184,7 +193,7 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
   (worker as Worker & { unref(): void }).unref();
   db.run("PRAGMA wal_autocheckpoint = 0");
   running = true;
-  worker.postMessage({ type: "start", file, passiveMs: intervalMs, watchMs: WAL_WATCH_MS, restartBytes: WAL_RESTART_BYTES, busyMs: 1000, backoffMs: 5000 });
+  worker.postMessage({ type: "start", file, passiveMs: intervalMs, watchMs: WAL_WATCH_MS, restartBytes: WAL_RESTART_BYTES, busyMs: 1000, backoffMs: 5000, holdPassMs: 10 });
   return {
     stats,
     async stop() {
