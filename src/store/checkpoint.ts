@@ -16,6 +16,7 @@
  *   await cp.stop();                               // before db.close()
  */
 import type { Database } from "bun:sqlite";
+import { closeSync, openSync, readSync } from "node:fs";
 import type { Logger } from "../log.ts";
 
 /** How often the worker copies the WAL back (PASSIVE), ms. */
@@ -29,8 +30,10 @@ export const WAL_WATCH_MS = 50;
  * JOURNAL_SIZE_LIMIT, db.ts). A PASSIVE checkpoint alone never catches up
  * while writes go on flat out, and the WAL only starts over once one has.
  */
-export const WAL_RESTART_BYTES = 12 * 1024 * 1024;
+export const WAL_RESTART_BYTES = 16 * 1024 * 1024;
 const AUTOCHECKPOINT_PAGES = 1000; // SQLite's default
+/** Write requests wait, whatever the worker is doing, while the WAL holds more than this not yet copied back. */
+export const WAL_CAP_BYTES = 48 * 1024 * 1024;
 /** Longest a write request waits for a RESTART checkpoint, ms. */
 const HOLD_MAX_MS = 3000;
 
@@ -43,8 +46,22 @@ const HOLD_MAX_MS = 3000;
  */
 export class WriteGate {
   private held: { promise: Promise<void>; release(): void } | null = null;
+  private dbFile: string | null = null;
+  private lastLook = 0;
+  /**
+   * Also hold writes by itself once the WAL holds more than WAL_CAP_BYTES not
+   * yet copied back: the worker may not get the CPU for a while on a busy machine.
+   */
+  watch(dbFile: string | null): void {
+    this.dbFile = dbFile;
+  }
   /** a promise to await before a write, or undefined when writes may go ahead */
   wait(): Promise<void> | undefined {
+    if (!this.held && this.dbFile && performance.now() - this.lastLook >= 2) {
+      this.lastLook = performance.now();
+      const wal = walState(this.dbFile);
+      if (wal.pending && wal.bytes > WAL_CAP_BYTES) this.hold();
+    }
     return this.held?.promise;
   }
   hold(): void {
@@ -60,18 +77,45 @@ export class WriteGate {
   }
 }
 
+/**
+ * What the WAL holds now and whether part of it is not yet copied back, from
+ * the wal-index header in the -shm file (SQLite's "WAL-mode file format":
+ * page size at byte 14, mxFrame at 16, nBackfill at 96, native byte order).
+ * The -wal file's size is no measure: it keeps its high-water mark. JavaScript
+ * in a string, because the worker needs it too.
+ */
+const WAL_STATE = `
+const walHeader = new Uint8Array(100);
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+function walState(dbFile) {
+  let fd;
+  try {
+    fd = openSync(dbFile + "-shm", "r");
+    if (readSync(fd, walHeader, 0, 100, 0) < 100) return { bytes: 0, pending: false };
+  } catch {
+    return { bytes: 0, pending: false };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  const v = new DataView(walHeader.buffer);
+  const size = v.getUint16(14, littleEndian);
+  const frames = v.getUint32(16, littleEndian);
+  return { bytes: frames * ((size === 1 ? 65536 : size) + 24), pending: v.getUint32(96, littleEndian) < frames };
+}
+`;
+export const walState = new Function("openSync", "readSync", "closeSync", `${WAL_STATE}; return walState;`)(openSync, readSync, closeSync) as (dbFile: string) => { bytes: number; pending: boolean };
+
 // The worker's code as a string: a blob worker needs no file of its own inside the compiled executable.
 const WORKER = `
 import { Database } from "bun:sqlite";
-import { statSync } from "node:fs";
+import { closeSync, openSync, readSync } from "node:fs";
 let db = null;
 let timer = null;
 let cfg = null;
 let sincePassive = 0;
 let lastLog = -1;
 let restartAfter = 0;
-let restartedAt = -1;
-const walSize = () => { try { return statSync(cfg.file + "-wal").size; } catch { return 0; } };
+${WAL_STATE}
 const checkpoint = (mode) => {
   const r = db.query("PRAGMA wal_checkpoint(" + mode + ")").get();
   postMessage({ type: "tick", mode, busy: r.busy, log: r.log, checkpointed: r.checkpointed });
@@ -79,28 +123,34 @@ const checkpoint = (mode) => {
 };
 const tick = () => {
   try {
-    const size = walSize();
-    // (a file still as large as at the last RESTART has not been written since: the next commit cuts it)
-    if (size > cfg.restartBytes && size !== restartedAt && Date.now() >= restartAfter) {
+    const wal = walState(cfg.file);
+    // (once all of it is copied back, the next commit starts the WAL over by itself)
+    if (wal.bytes > cfg.restartBytes && wal.pending && Date.now() >= restartAfter) {
       // Copy the bulk back while writes go on, pass after pass, each shorter than the last; then hold
       // write requests (WriteGate) only for the little they added meanwhile. A reader that holds an
       // old snapshot (a backup) makes the RESTART give up: let writers on for a while then.
       for (let pass = 0; pass < 4; pass++) {
         const t0 = Date.now();
         checkpoint("PASSIVE");
-        if (Date.now() - t0 < cfg.holdPassMs || walSize() > 2 * cfg.restartBytes) break;
+        if (Date.now() - t0 < cfg.holdPassMs || walState(cfg.file).bytes > 2 * cfg.restartBytes) break;
       }
       postMessage({ type: "hold" });
       let r;
       try {
-        r = checkpoint("RESTART");
+        // SQLite's busy handler sleeps 1, 2, 5, 10, 15 ms... between tries: far longer than the
+        // write in flight takes to finish. Retry every millisecond instead, up to busyMs.
+        const giveUp = Date.now() + cfg.busyMs;
+        for (;;) {
+          r = checkpoint("RESTART");
+          if (!r.busy || Date.now() > giveUp) break;
+          Bun.sleepSync(1);
+        }
       } catch (e) {
         restartAfter = Date.now() + cfg.backoffMs;
         throw e;
       } finally {
         postMessage({ type: "release" });
       }
-      restartedAt = walSize();
       if (r.busy) restartAfter = Date.now() + cfg.backoffMs;
       sincePassive = 0;
       return;
@@ -110,7 +160,7 @@ const tick = () => {
     sincePassive = 0;
     const r = checkpoint("PASSIVE");
     // Idle: nothing written since the last pass and all of it copied back: give the space back.
-    if (size > 0 && r.log === lastLog && r.checkpointed === r.log) checkpoint("TRUNCATE");
+    if (r.log > 0 && r.log === lastLog && r.checkpointed === r.log) checkpoint("TRUNCATE");
     lastLog = r.log;
   } catch (e) {
     // e.g. the disk is full: the database file cannot grow. Try again next time.
@@ -123,7 +173,7 @@ self.onmessage = (e) => {
     try {
       cfg = m;
       db = new Database(m.file);
-      db.run("PRAGMA busy_timeout = " + m.busyMs);
+      db.run("PRAGMA busy_timeout = 0");
       timer = setInterval(tick, m.watchMs);
       postMessage({ type: "started" });
     } catch (err) {
@@ -162,6 +212,7 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
     if (!running) return;
     running = false;
     log.warn("store", "WAL checkpoint worker failed; SQLite checkpoints in commits again", { error: why });
+    gate.watch(null);
     gate.release();
     try {
       db.run(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
@@ -192,6 +243,7 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
   worker.onerror = (e) => fallBack(String((e as ErrorEvent).message ?? e));
   (worker as Worker & { unref(): void }).unref();
   db.run("PRAGMA wal_autocheckpoint = 0");
+  gate.watch(file);
   running = true;
   worker.postMessage({ type: "start", file, passiveMs: intervalMs, watchMs: WAL_WATCH_MS, restartBytes: WAL_RESTART_BYTES, busyMs: 1000, backoffMs: 5000, holdPassMs: 10 });
   return {
@@ -201,6 +253,7 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
       running = false;
       await Promise.race([new Promise<void>((resolve) => ((stopped = resolve), worker.postMessage({ type: "stop" }))), Bun.sleep(2000)]);
       worker.terminate();
+      gate.watch(null);
       gate.release();
       try {
         db.run(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);

@@ -18,7 +18,7 @@ export const DB_FILE_NAME = "svc-gateway.db";
  * size: large enough that a steady stream of writes reuses the same space on
  * the card, small enough that a burst does not keep its high-water mark.
  */
-export const JOURNAL_SIZE_LIMIT = 8 * 1024 * 1024;
+export const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 export const MIGRATIONS = parseMigrations(schemaSql);
 
