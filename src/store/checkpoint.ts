@@ -7,8 +7,9 @@
  * checkpoints from a worker thread with its own connection instead: PASSIVE
  * once a second (it never blocks the writer, and the writer reuses the WAL
  * from its start once a checkpoint has caught up); RESTART when writes come
- * so fast that the WAL outgrows WAL_RESTART_BYTES (writers wait for it, the
- * back-pressure that bounds the file); TRUNCATE once writes have stopped.
+ * so fast that the WAL outgrows WAL_RESTART_BYTES (HTTP writes wait for it in
+ * the WriteGate: the back-pressure that bounds the file); TRUNCATE once
+ * writes have stopped. docs/operating.md has the measurements behind this.
  * A checkpoint that fails (a full disk) is tried again; should the worker
  * itself fail, the automatic checkpoint comes back.
  *
@@ -24,11 +25,11 @@ export const CHECKPOINT_INTERVAL_MS = 1000;
 /** How often the worker looks at the WAL's size, ms. */
 export const WAL_WATCH_MS = 50;
 /**
- * A WAL file larger than this is copied back at once (PASSIVE passes while
+ * A WAL holding more than this is copied back at once (PASSIVE passes while
  * writes go on), then by a RESTART checkpoint with write requests held, so
- * that the next commit starts the WAL over (and cuts the file to
- * JOURNAL_SIZE_LIMIT, db.ts). A PASSIVE checkpoint alone never catches up
- * while writes go on flat out, and the WAL only starts over once one has.
+ * that the next commit starts the WAL over from the beginning of its file.
+ * A PASSIVE checkpoint alone never catches up while writes go on flat out,
+ * and the WAL only starts over once one has.
  */
 export const WAL_RESTART_BYTES = 16 * 1024 * 1024;
 const AUTOCHECKPOINT_PAGES = 1000; // SQLite's default

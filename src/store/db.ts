@@ -14,9 +14,11 @@ export type { Database } from "bun:sqlite";
 export const DB_FILE_NAME = "svc-gateway.db";
 
 /**
- * When the WAL starts over from its beginning, the file is cut back to this
- * size: large enough that a steady stream of writes reuses the same space on
- * the card, small enough that a burst does not keep its high-water mark.
+ * When the WAL starts over from its beginning, a file larger than this is cut
+ * back to it. It is above what the checkpointer lets the WAL reach
+ * (checkpoint.ts), so that under load the file is reused in place rather than
+ * cut and grown again (block allocation, and a file-system journal commit in
+ * every fsync); the checkpointer empties it once writes stop.
  */
 export const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
