@@ -134,6 +134,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       gw.server = null;
       await checkpointer?.stop();
       db.close();
+      checkpointer?.closeShm();
       runLock?.release();
       runLock = null;
     },

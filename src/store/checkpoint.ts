@@ -47,20 +47,20 @@ const HOLD_MAX_MS = 3000;
  */
 export class WriteGate {
   private held: { promise: Promise<void>; release(): void } | null = null;
-  private dbFile: string | null = null;
+  private shmFd: number | null = null;
   private lastLook = 0;
   /**
    * Also hold writes by itself once the WAL holds more than WAL_CAP_BYTES not
    * yet copied back: the worker may not get the CPU for a while on a busy machine.
    */
-  watch(dbFile: string | null): void {
-    this.dbFile = dbFile;
+  watch(shmFd: number | null): void {
+    this.shmFd = shmFd;
   }
   /** a promise to await before a write, or undefined when writes may go ahead */
   wait(): Promise<void> | undefined {
-    if (!this.held && this.dbFile && performance.now() - this.lastLook >= 2) {
+    if (!this.held && this.shmFd !== null && performance.now() - this.lastLook >= 2) {
       this.lastLook = performance.now();
-      const wal = walState(this.dbFile);
+      const wal = walState(this.shmFd);
       if (wal.pending && wal.bytes > WAL_CAP_BYTES) this.hold();
     }
     return this.held?.promise;
@@ -83,20 +83,17 @@ export class WriteGate {
  * the wal-index header in the -shm file (SQLite's "WAL-mode file format":
  * page size at byte 14, mxFrame at 16, nBackfill at 96, native byte order).
  * The -wal file's size is no measure: it keeps its high-water mark. JavaScript
- * in a string, because the worker needs it too.
+ * in a string, because the worker needs it too; it reads through a descriptor
+ * it is given and never closes (see openShm).
  */
 const WAL_STATE = `
 const walHeader = new Uint8Array(100);
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-function walState(dbFile) {
-  let fd;
+function walState(fd) {
   try {
-    fd = openSync(dbFile + "-shm", "r");
-    if (readSync(fd, walHeader, 0, 100, 0) < 100) return { bytes: 0, pending: false };
+    if (fd === null || readSync(fd, walHeader, 0, 100, 0) < 100) return { bytes: 0, pending: false };
   } catch {
     return { bytes: 0, pending: false };
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
   const v = new DataView(walHeader.buffer);
   const size = v.getUint16(14, littleEndian);
@@ -104,12 +101,28 @@ function walState(dbFile) {
   return { bytes: frames * ((size === 1 ? 65536 : size) + 24), pending: v.getUint32(96, littleEndian) < frames };
 }
 `;
-export const walState = new Function("openSync", "readSync", "closeSync", `${WAL_STATE}; return walState;`)(openSync, readSync, closeSync) as (dbFile: string) => { bytes: number; pending: boolean };
+export const walState = new Function("readSync", `${WAL_STATE}; return walState;`)(readSync) as (fd: number | null) => { bytes: number; pending: boolean };
+
+/**
+ * A descriptor of the database's -shm file for walState. Closing any
+ * descriptor of a file drops every POSIX lock this process holds on it,
+ * SQLite's included: another process opening the database would then take
+ * the wal-index for its own and rebuild it under this one's feet (which dies
+ * of SIGBUS). So it stays open until every connection of this process to the
+ * database is closed, and only then may it be closed.
+ */
+export function openShm(dbFile: string): number | null {
+  try {
+    return openSync(dbFile + "-shm", "r");
+  } catch {
+    return null;
+  }
+}
 
 // The worker's code as a string: a blob worker needs no file of its own inside the compiled executable.
 const WORKER = `
 import { Database } from "bun:sqlite";
-import { closeSync, openSync, readSync } from "node:fs";
+import { readSync } from "node:fs";
 let db = null;
 let timer = null;
 let cfg = null;
@@ -124,7 +137,7 @@ const checkpoint = (mode) => {
 };
 const tick = () => {
   try {
-    const wal = walState(cfg.file);
+    const wal = walState(cfg.shmFd);
     // (once all of it is copied back, the next commit starts the WAL over by itself)
     if (wal.bytes > cfg.restartBytes && wal.pending && Date.now() >= restartAfter) {
       // Copy the bulk back while writes go on, pass after pass, each shorter than the last; then hold
@@ -133,7 +146,7 @@ const tick = () => {
       for (let pass = 0; pass < 4; pass++) {
         const t0 = Date.now();
         checkpoint("PASSIVE");
-        if (Date.now() - t0 < cfg.holdPassMs || walState(cfg.file).bytes > 2 * cfg.restartBytes) break;
+        if (Date.now() - t0 < cfg.holdPassMs || walState(cfg.shmFd).bytes > 2 * cfg.restartBytes) break;
       }
       postMessage({ type: "hold" });
       let r;
@@ -192,6 +205,8 @@ export interface Checkpointer {
   /** checkpoints the worker has run, of each mode, and the last one's WAL frames (for tests and status) */
   stats(): { ticks: number; restarts: number; truncates: number; failures: number; log: number; checkpointed: number; running: boolean };
   stop(): Promise<void>;
+  /** Closes the -shm descriptor (openShm): only once the database is closed too. */
+  closeShm(): void;
 }
 
 export function startCheckpointer(db: Database, file: string, log: Logger, gate = new WriteGate(), intervalMs = CHECKPOINT_INTERVAL_MS): Checkpointer {
@@ -200,7 +215,7 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
   let running = false;
   let failing = false;
   const stats = () => ({ ...counts, ...last, running });
-  const inactive: Checkpointer = { stats, stop: async () => {} };
+  const inactive: Checkpointer = { stats, stop: async () => {}, closeShm: () => {} };
   if (file === ":memory:") return inactive;
   let worker: Worker;
   try {
@@ -244,11 +259,17 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
   worker.onerror = (e) => fallBack(String((e as ErrorEvent).message ?? e));
   (worker as Worker & { unref(): void }).unref();
   db.run("PRAGMA wal_autocheckpoint = 0");
-  gate.watch(file);
+  const shmFd = openShm(file);
+  let shmClosed = false;
+  gate.watch(shmFd);
   running = true;
-  worker.postMessage({ type: "start", file, passiveMs: intervalMs, watchMs: WAL_WATCH_MS, restartBytes: WAL_RESTART_BYTES, busyMs: 1000, backoffMs: 5000, holdPassMs: 10 });
+  worker.postMessage({ type: "start", file, shmFd, passiveMs: intervalMs, watchMs: WAL_WATCH_MS, restartBytes: WAL_RESTART_BYTES, busyMs: 1000, backoffMs: 5000, holdPassMs: 10 });
   return {
     stats,
+    closeShm() {
+      if (shmFd !== null && !shmClosed) closeSync(shmFd);
+      shmClosed = true;
+    },
     async stop() {
       if (!running) return;
       running = false;

@@ -28,13 +28,20 @@ test("backup during a write burst holds every acknowledged write; restore refuse
   const copy = join(tmpDir(), "copy.db");
   const g = await spawnGateway({ dataDir, env: { INGEST_SECRET: SECRET } });
   const acked: string[] = [];
+  const failures: string[] = [];
   let stop = false;
   const writer = async (w: number) => {
     for (let n = 0; !stop; n++) {
       const lines = Array.from({ length: 20 }, (_, k) => `BK${w}N${k}>APRS,TCPIP*:>burst ${w} ${n} ${k} ${"x".repeat(60)}`);
-      const r = await fetch(g.url + "/ingest", { method: "POST", headers: { "x-ingest-secret": SECRET, "content-type": "text/plain" }, body: lines.join("\n") });
-      await r.arrayBuffer();
-      if (r.status === 200) acked.push(...lines);
+      try {
+        const r = await fetch(g.url + "/ingest", { method: "POST", headers: { "x-ingest-secret": SECRET, "content-type": "text/plain" }, body: lines.join("\n") });
+        await r.arrayBuffer();
+        if (r.status === 200) acked.push(...lines);
+        else failures.push(`HTTP ${r.status}`);
+      } catch (e) {
+        failures.push(String(e));
+        return;
+      }
     }
   };
   const writers = [0, 1, 2, 3].map(writer);
@@ -45,6 +52,9 @@ test("backup during a write burst holds every acknowledged write; restore refuse
     const duringBackup = acked.length - before.length;
     stop = true;
     await Promise.all(writers);
+    // The gateway went on serving every write while another process read its database.
+    expect(failures).toEqual([]);
+    expect(g.proc.exitCode).toBeNull();
     expect(backup.stderr).toBe("");
     expect(backup.code).toBe(0);
     expect(backup.stdout).toContain(`to ${copy}`);

@@ -4,9 +4,10 @@
  * writer, and a serving gateway whose WAL is being checkpointed and started over.
  */
 import { expect, test } from "bun:test";
+import { closeSync } from "node:fs";
 import { join } from "node:path";
 import { openStore } from "../../src/store/db.ts";
-import { WAL_RESTART_BYTES, walState } from "../../src/store/checkpoint.ts";
+import { WAL_RESTART_BYTES, openShm, walState } from "../../src/store/checkpoint.ts";
 import { spawnGateway } from "../helpers/gateway.ts";
 import { BUN, ROOT } from "../helpers/paths.ts";
 import { tmpDir } from "../helpers/tmp.ts";
@@ -75,16 +76,18 @@ test("SIGKILL of a serving gateway while the WAL is checkpointed and started ove
   };
   const writers = [0, 1, 2, 3].map(writer);
   // Until the WAL has started over at least once (its frame count went down) with writes going on.
-  const dbFile = join(g.dataDir, "svc-gateway.db");
+  // (this process holds no lock on the database until it opens it below, so it may close this descriptor)
+  const shm = openShm(join(g.dataDir, "svc-gateway.db"));
   const until = Date.now() + 30_000;
   let restarted = false;
   let last = 0;
   while (Date.now() < until && !restarted) {
     await Bun.sleep(10);
-    const now = walState(dbFile).bytes;
+    const now = walState(shm).bytes;
     restarted = now < last && last > WAL_RESTART_BYTES;
     last = now;
   }
+  if (shm !== null) closeSync(shm);
   expect(restarted).toBe(true);
   await Bun.sleep(300);
   g.proc.kill("SIGKILL");
