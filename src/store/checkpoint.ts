@@ -31,7 +31,7 @@ export const WAL_WATCH_MS = 50;
  * A PASSIVE checkpoint alone never catches up while writes go on flat out,
  * and the WAL only starts over once one has.
  */
-export const WAL_RESTART_BYTES = 16 * 1024 * 1024;
+export const WAL_RESTART_BYTES = 32 * 1024 * 1024;
 const AUTOCHECKPOINT_PAGES = 1000; // SQLite's default
 /** Write requests wait, whatever the worker is doing, while the WAL holds more than this not yet copied back. */
 export const WAL_CAP_BYTES = 48 * 1024 * 1024;
@@ -140,13 +140,13 @@ const tick = () => {
     const wal = walState(cfg.shmFd);
     // (once all of it is copied back, the next commit starts the WAL over by itself)
     if (wal.bytes > cfg.restartBytes && wal.pending && Date.now() >= restartAfter) {
-      // Copy the bulk back while writes go on, pass after pass, each shorter than the last; then hold
-      // write requests (WriteGate) only for the little they added meanwhile. A reader that holds an
-      // old snapshot (a backup) makes the RESTART give up: let writers on for a while then.
+      // Copy the bulk back while writes go on (up to four passes, until one takes under 10 ms or the
+      // WAL nears the cap); then hold write requests (WriteGate) only for what they added meanwhile.
+      // A reader that holds an old snapshot (a backup) makes the RESTART give up: let writers on then.
       for (let pass = 0; pass < 4; pass++) {
         const t0 = Date.now();
         checkpoint("PASSIVE");
-        if (Date.now() - t0 < cfg.holdPassMs || walState(cfg.shmFd).bytes > 2 * cfg.restartBytes) break;
+        if (Date.now() - t0 < cfg.holdPassMs || walState(cfg.shmFd).bytes > cfg.capBytes - 8 * 1024 * 1024) break;
       }
       postMessage({ type: "hold" });
       let r;
@@ -263,7 +263,7 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
   let shmClosed = false;
   gate.watch(shmFd);
   running = true;
-  worker.postMessage({ type: "start", file, shmFd, passiveMs: intervalMs, watchMs: WAL_WATCH_MS, restartBytes: WAL_RESTART_BYTES, busyMs: 1000, backoffMs: 5000, holdPassMs: 10 });
+  worker.postMessage({ type: "start", file, shmFd, passiveMs: intervalMs, watchMs: WAL_WATCH_MS, restartBytes: WAL_RESTART_BYTES, busyMs: 1000, backoffMs: 5000, holdPassMs: 10, capBytes: WAL_CAP_BYTES });
   return {
     stats,
     closeShm() {
