@@ -13,8 +13,9 @@
  * A checkpoint that fails (a full disk) is tried again; should the worker
  * itself fail, the automatic checkpoint comes back.
  *
- *   const cp = startCheckpointer(db, file, log);   // in listen()
- *   await cp.stop();                               // before db.close()
+ *   const cp = startCheckpointer(db, file, log, gate);   // in listen()
+ *   await cp.stop();                                     // before db.close()
+ *   cp.closeShm();                                       // after it (see openShm)
  */
 import type { Database } from "bun:sqlite";
 import { closeSync, openSync, readSync } from "node:fs";
