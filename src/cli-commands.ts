@@ -5,6 +5,7 @@
 import type { LoadedConfig } from "./config.ts";
 import { callsignCommand } from "./accounts/cli.ts";
 import { frameCommand, keyCommand, relayCommand } from "./fed/cli.ts";
+import { backupCommand, restoreCommand } from "./store/cli.ts";
 
 type Out = (line: string) => void;
 
@@ -21,4 +22,6 @@ export const extraCommands: Record<string, Command> = {
   frame: frameCommand,
   key: keyCommand,
   relay: relayCommand,
+  backup: backupCommand,
+  restore: restoreCommand,
 };

@@ -28,6 +28,8 @@ Usage:
   svc-gateway frame decode < page.cbor                        check every frame of a sync page
   svc-gateway key show|rotate [revoke] [--data DIR]           signing keys; hand over to a new key
   svc-gateway relay token SPOKE [--data DIR]                  a hub's per-spoke relay token
+  svc-gateway backup FILE [--data DIR]                        copy the database, also while the gateway runs
+  svc-gateway restore FILE [--data DIR]                       put a copy back (stop the gateway first)
   svc-gateway --version | --help
 
 Options:

@@ -150,6 +150,11 @@ export interface Config {
   bbsBulletinTtlDays: number;
   bbsMailTtlDays: number;
   bbsBidTtlDays: number;
+  /** Directory for scheduled database backups (relative: to the data directory); null = none. */
+  backupDir: string | null;
+  /** Newest scheduled backups kept. */
+  backupKeep: number;
+  backupIntervalHours: number;
 }
 
 /** Settings with a spec-fixed value that operators cannot change. */
@@ -432,6 +437,9 @@ export const SETTINGS = [
   setting("APRSIS_TX", "aprsIsTx", bool, true, "send queued APRS lines of verified callsigns over the APRS-IS login once the server says verified; false = receive only"),
   setting("KISS_SERVER", "kissServer", listenAddr, null, "KISS TCP server for local programs (APRSdroid, Xastir, YAAC, aprx), host:port, e.g. 0.0.0.0:8001: they hear every frame the radio hears and transmit through it (RADIO_CALL verified, RADIO_TX_PER_MINUTE); unset = off"),
   setting("APRSIS_LISTEN", "aprsIsListen", listenAddr, null, "APRS-IS server for local clients and IGates, host:port, e.g. 0.0.0.0:14580: serves what the gateway hears through aprsc-style filters; verified logins may upload; unset = off"),
+  setting("BACKUP_DIR", "backupDir", text, null, "directory for scheduled database backups (e.g. on a USB disk); unset = none"),
+  setting("BACKUP_KEEP", "backupKeep", wholeNumber(1, 1000, "backups"), 7, "how many scheduled backups are kept (the oldest go)"),
+  setting("BACKUP_INTERVAL_HOURS", "backupIntervalHours", wholeNumber(1, 24 * 30, "hours"), 24, "hours between scheduled backups"),
   setting("WX_TX_INTERVAL_MINUTES", "wxTxIntervalMinutes", wholeNumber(5, 1440, "minutes"), 10, "least time between two APRS weather reports of an own weather station (5 or more)"),
   setting("BBS_HA", "bbsAddress", bbsAddress, null, "this BBS's hierarchical address, e.g. N0GW.#NCA.CA.USA.NOAM (default: FED_APRS_CALL or FED_OPERATOR)"),
   setting("BBS_FBB_PORT", "bbsFbbPort", wholeNumber(0, 65535, ""), null, "TCP port partner BBSes call to forward mail (FBB over telnet); unset = not listening, 0 = any free port"),

@@ -10,7 +10,8 @@ import { createApp, type App } from "./http/app.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { DB_FILE_NAME, openStore, type Database } from "./store/db.ts";
 import { Scheduler } from "./jobs/scheduler.ts";
-import { startCheckpointer, type Checkpointer } from "./store/checkpoint.ts";
+import { startCheckpointer, WriteGate, type Checkpointer } from "./store/checkpoint.ts";
+import { holdRunLock, type RunLock } from "./store/run-lock.ts";
 import { registerJobs } from "./jobs/index.ts";
 import { initFederation } from "./fed/descriptor.ts";
 import { startRadio } from "./node/radio.ts";
@@ -46,6 +47,8 @@ export interface Gateway {
   readonly clock: Clock;
   readonly events: EventBus;
   readonly scheduler: Scheduler;
+  /** HTTP writes wait here while a RESTART checkpoint bounds the WAL (store/checkpoint.ts) */
+  readonly writeGate: WriteGate;
   readonly startedAt: number;
   readonly app: App;
   server: Server<unknown> | null;
@@ -76,6 +79,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const dbFile = opts.dbFile ?? join(config.dataDir, DB_FILE_NAME);
   const db = openStore(dbFile);
   let checkpointer: Checkpointer | null = null;
+  let runLock: RunLock | null = null;
   const scheduler = new Scheduler(log);
   const stopHooks: Array<() => void | Promise<void>> = [];
   const gw: Gateway = {
@@ -85,6 +89,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     clock: opts.clock ?? systemClock,
     events: new EventBus(log),
     scheduler,
+    writeGate: new WriteGate(),
     startedAt: Date.now(),
     app: undefined as unknown as App,
     server: null,
@@ -110,7 +115,16 @@ export function createGateway(opts: GatewayOptions): Gateway {
       startHub(gw); // the KISS and APRS-IS servers for local programs (after the radio: the KISS server serves its ports)
       startBbs(gw); // FBB forwarding: the listener and the partner scheduler
       // a serving gateway keeps WAL checkpoints (and their fsync) off the event loop
-      checkpointer = startCheckpointer(db, dbFile, log);
+      checkpointer = startCheckpointer(db, dbFile, log, gw.writeGate);
+      // `svc-gateway restore` refuses while a serving gateway holds this
+      if (dbFile === join(config.dataDir, DB_FILE_NAME)) {
+        try {
+          runLock = holdRunLock(config.dataDir);
+          if (!runLock) log.warn("store", `another svc-gateway is serving ${config.dataDir}`);
+        } catch (e) {
+          log.warn("store", "could not take the data directory's run lock", { error: String(e) });
+        }
+      }
       return gw.url;
     },
     onStop(fn) {
@@ -129,6 +143,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
       gw.server = null;
       await checkpointer?.stop();
       db.close();
+      checkpointer?.closeShm();
+      runLock?.release();
+      runLock = null;
     },
   };
   (gw as { app: App }).app = createApp(gw);

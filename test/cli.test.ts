@@ -12,7 +12,7 @@ describe("command line", () => {
   test("--help lists commands, flags and every setting", async () => {
     const r = await runCli(["--help"]);
     expect(r.code).toBe(0);
-    for (const s of ["serve", "keygen", "check", "--data", "--port", "--host", "INGEST_SECRET", "ADMIN_CALLSIGNS", "FED_PEERS", "DOH_URL"]) {
+    for (const s of ["serve", "keygen", "check", "backup", "restore", "--data", "--port", "--host", "INGEST_SECRET", "ADMIN_CALLSIGNS", "FED_PEERS", "DOH_URL", "BACKUP_DIR", "BACKUP_KEEP"]) {
       expect(r.stdout).toContain(s);
     }
   });

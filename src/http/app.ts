@@ -13,13 +13,18 @@ import { routePlugins } from "./routes.ts";
 export function createApp(gw: Gateway) {
   const csp = contentSecurityPolicy(gw.config);
   const app = new Elysia({ name: "svc-gateway" })
+    .onRequest(async ({ request }) => {
+      // a write waits while a checkpoint keeps the WAL bounded (store/checkpoint.ts)
+      const held = request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" ? undefined : gw.writeGate.wait();
+      if (held) await held;
+    })
     .onRequest(({ request, set }) => {
       if (request.method === "OPTIONS") return preflight(request);
       applyBaseHeaders(set.headers);
     })
     .onError(async ({ code, error, request, path }) => {
       if (code === "NOT_FOUND" && wantsUi(request, path)) return serveIndex(csp);
-      const { status, body } = toErrorResponse(code, error, gw.log, path);
+      const { status, body } = toErrorResponse(code, error, gw.log, path, gw.config.dataDir);
       return errorResponse(status, body, CORS_HEADERS);
     })
     .use(uiRoutes(gw, csp));

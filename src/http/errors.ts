@@ -3,6 +3,7 @@
  */
 import { AppError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { DISK_FULL_MESSAGE, isDiskFull, reportDiskFull } from "../store/disk-full.ts";
 
 export interface ErrorBody {
   error: string;
@@ -30,12 +31,16 @@ function validationMessage(error: unknown): string {
 }
 
 /** Maps anything thrown by a route to the error shape. */
-export function toErrorResponse(code: string | number, error: unknown, log: Logger, path: string): { status: number; body: ErrorBody } {
+export function toErrorResponse(code: string | number, error: unknown, log: Logger, path: string, dataDir = "the data directory"): { status: number; body: ErrorBody } {
   // Elysia wraps what a parse hook throws in its own ParseError.
   const cause = (error as { cause?: unknown })?.cause;
   if (code === "PARSE" && cause instanceof AppError) error = cause;
   if (error instanceof AppError) {
     return { status: error.status, body: { error: error.code, message: error.message, ...error.details } };
+  }
+  if (isDiskFull(error)) {
+    reportDiskFull(log, dataDir, path);
+    return { status: 507, body: { error: "disk_full", message: DISK_FULL_MESSAGE } };
   }
   switch (code) {
     case "NOT_FOUND":

@@ -12,6 +12,7 @@ import { syncAll } from "../fed/sync.ts";
 import { retryCorroborations } from "../fed/corroborate.ts";
 import { pushToHub } from "../fed/hub.ts";
 import { relaySpoke } from "../fed/relay.ts";
+import { scheduledBackup } from "./backup.ts";
 
 export function registerJobs(gw: Gateway): void {
   gw.scheduler.add({
@@ -64,6 +65,12 @@ export function registerJobs(gw: Gateway): void {
     schedule: "* * * * *",
     description: "answer relay queries addressed to this instance (no-op unless configured)",
     run: () => relaySpoke(gw),
+  });
+  gw.scheduler.add({
+    name: "backup",
+    schedule: "23 * * * *",
+    description: "copy the database to BACKUP_DIR every BACKUP_INTERVAL_HOURS, keeping BACKUP_KEEP copies (no-op unless set)",
+    run: () => scheduledBackup(gw),
   });
   gw.scheduler.add({
     name: "watch-digests",

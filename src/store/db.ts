@@ -13,6 +13,15 @@ export type { Database } from "bun:sqlite";
 
 export const DB_FILE_NAME = "svc-gateway.db";
 
+/**
+ * When the WAL starts over from its beginning, a file larger than this is cut
+ * back to it. It is above what the checkpointer lets the WAL reach
+ * (checkpoint.ts), so that under load the file is reused in place rather than
+ * cut and grown again (block allocation, and a file-system journal commit in
+ * every fsync); the checkpointer empties it once writes stop.
+ */
+export const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
+
 export const MIGRATIONS = parseMigrations(schemaSql);
 
 export interface OpenOptions {
@@ -38,6 +47,7 @@ export function openStore(file: string, opts: OpenOptions = {}): Database {
     db.run("PRAGMA busy_timeout = 5000");
     db.run("PRAGMA journal_mode = WAL");
     db.run("PRAGMA synchronous = NORMAL");
+    db.run(`PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
     db.run("PRAGMA foreign_keys = ON");
     migrate(db, opts.upTo ? MIGRATIONS.slice(0, opts.upTo) : MIGRATIONS, file);
   } catch (e) {

@@ -5,13 +5,13 @@
  * and everything written is there after a restart.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { statSync } from "node:fs";
+import { closeSync, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { spawnGateway, startInProcess, type Running } from "../helpers/gateway.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { ingestLines } from "../../src/stations/ingest.ts";
 import { DB_FILE_NAME } from "../../src/store/db.ts";
-import { CHECKPOINT_INTERVAL_MS } from "../../src/store/checkpoint.ts";
+import { CHECKPOINT_INTERVAL_MS, WAL_RESTART_BYTES, openShm, walState } from "../../src/store/checkpoint.ts";
 
 const dataDir = tmpDir();
 let g: Running;
@@ -41,5 +41,52 @@ describe("WAL checkpoints", () => {
     await g.stop();
     g = await startInProcess({}, { dataDir });
     expect(g.gw.db.query("SELECT count(*) AS n FROM positions").get()).toEqual({ n: 7 * 2000 });
+  }, 60_000);
+});
+
+describe("WAL bound under flat-out HTTP writes", () => {
+  test("the WAL file stays under 64 MB while 6 writers go flat out, and is emptied once they stop", async () => {
+    const secret = "checkpoint-test-secret-0123456789";
+    const s = await spawnGateway({ env: { INGEST_SECRET: secret } });
+    const wal = join(s.dataDir, DB_FILE_NAME + "-wal");
+    let stop = false;
+    let acked = 0;
+    const writer = async (w: number) => {
+      for (let n = 0; !stop; n++) {
+        const lines = Array.from({ length: 100 }, (_, k) => `WB${w}N${k % 40}>APRS,TCPIP*:!4903.${String(k % 60).padStart(2, "0")}N/07201.75W-bound ${w} ${n} ${k} ${"w".repeat(60)}`);
+        const r = await fetch(s.url + "/ingest", { method: "POST", headers: { "x-ingest-secret": secret, "content-type": "text/plain" }, body: lines.join("\n") });
+        await r.arrayBuffer();
+        if (r.status === 200) acked++;
+      }
+    };
+    const writers = [0, 1, 2, 3, 4, 5].map(writer);
+    let peakFile = 0;
+    let peakHeld = 0;
+    const until = Date.now() + 8000;
+    // (this process holds no lock on the database, so it may close this descriptor)
+    const shm = openShm(join(s.dataDir, DB_FILE_NAME));
+    try {
+      while (Date.now() < until) {
+        await Bun.sleep(10);
+        peakFile = Math.max(peakFile, existsSync(wal) ? statSync(wal).size : 0);
+        peakHeld = Math.max(peakHeld, walState(shm).bytes);
+      }
+    } finally {
+      stop = true;
+      await Promise.all(writers);
+      if (shm !== null) closeSync(shm);
+    }
+    try {
+      // The load was enough to need bounding: the WAL went past the point where a RESTART starts.
+      expect(acked).toBeGreaterThan(100);
+      expect(peakHeld).toBeGreaterThan(WAL_RESTART_BYTES);
+      expect(peakFile).toBeLessThan(64 * 1024 * 1024);
+      // Idle: emptied within a few seconds.
+      const idleBy = Date.now() + 5000;
+      while (Date.now() < idleBy && statSync(wal).size > 0) await Bun.sleep(100);
+      expect(statSync(wal).size).toBe(0);
+    } finally {
+      await s.kill();
+    }
   }, 60_000);
 });
