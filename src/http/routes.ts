@@ -18,6 +18,7 @@ import { boxRoutes } from "../box/routes.ts";
 import { beaconRoutes } from "../fed/beacon-routes.ts";
 import { liveRoutes } from "../live/routes.ts";
 import { svcfedRoutes } from "../fed/svcfed-routes.ts";
+import { tilesRoutes } from "../tiles/routes.ts";
 
 export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [
   systemRoutes,
@@ -35,4 +36,5 @@ export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any
   beaconRoutes,
   liveRoutes,
   svcfedRoutes,
+  tilesRoutes,
 ];
