@@ -149,7 +149,7 @@ export interface ArchiveInput {
  * once (consecutive repeats as one run), directories gzip-compressed, and
  * leaf directories when the root would not fit in the first 16 KiB.
  */
-export function writeArchive(input: ArchiveInput): Uint8Array {
+export function writeArchive(input: ArchiveInput): Uint8Array<ArrayBuffer> {
   const byId: Array<{ id: number; z: number; data: Uint8Array }> = [];
   for (const [key, data] of input.tiles) {
     const [z, x, y] = key.split("/").map(Number) as [number, number, number];
@@ -177,7 +177,7 @@ export function writeArchive(input: ArchiveInput): Uint8Array {
   }
 
   let root = encodeDirectory(entries);
-  let leaves = new Uint8Array(0);
+  let leaves: Uint8Array = new Uint8Array(0);
   if (root.length > ROOT_LIMIT) {
     for (let per = 4096; ; per = Math.ceil(per / 2)) {
       const leafParts: Uint8Array[] = [];
@@ -238,7 +238,7 @@ export function writeArchive(input: ArchiveInput): Uint8Array {
   return concat([header, root, metadata, leaves, ...chunks]);
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
+function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
   for (const p of parts) {

@@ -31,7 +31,7 @@ function crc32(bytes: Uint8Array): number {
 }
 
 /** A 256x256 PNG of one colour. */
-export function solidPng(r: number, g: number, b: number): Uint8Array {
+export function solidPng(r: number, g: number, b: number): Uint8Array<ArrayBuffer> {
   const row = new Uint8Array(1 + 256 * 3);
   for (let i = 0; i < 256; i++) row.set([r, g, b], 1 + i * 3);
   const raw = new Uint8Array(row.length * 256);
@@ -61,7 +61,7 @@ export function solidPng(r: number, g: number, b: number): Uint8Array {
 }
 
 /** A raster archive of solid-colour PNG tiles covering `bounds` at zooms minZ..maxZ. */
-export function rasterArchive(bounds: Bounds, minZ: number, maxZ: number, rgb: [number, number, number]): Uint8Array {
+export function rasterArchive(bounds: Bounds, minZ: number, maxZ: number, rgb: [number, number, number]): Uint8Array<ArrayBuffer> {
   const png = solidPng(...rgb);
   const tiles = new Map<string, Uint8Array>();
   for (let z = minZ; z <= maxZ; z++) for (const [x, y] of tilesCovering(bounds, z)) tiles.set(`${z}/${x}/${y}`, png);
@@ -71,7 +71,7 @@ export function rasterArchive(bounds: Bounds, minZ: number, maxZ: number, rgb: [
 const ring = (b: Bounds) => [mercator(b[0], b[1]), mercator(b[2], b[1]), mercator(b[2], b[3]), mercator(b[0], b[3])];
 
 /** A vector archive: land over `bounds`, a lake in its middle third, and a place named `place` at its centre. */
-export function vectorArchive(bounds: Bounds, minZ: number, maxZ: number, place: string): Uint8Array {
+export function vectorArchive(bounds: Bounds, minZ: number, maxZ: number, place: string): Uint8Array<ArrayBuffer> {
   const [w, s, e, n] = bounds;
   const dx = (e - w) / 3;
   const dy = (n - s) / 3;

@@ -40,15 +40,18 @@ const SEA = "#80deea";
 const toLatLngBounds = (b: ArchiveInfo["bounds"]) => L.latLngBounds([b[1], b[0]], [b[3], b[2]]);
 
 /** Raster PMTiles: each tile read from the archive and shown as an image. */
-const RasterArchiveLayer = L.GridLayer.extend({
-  initialize(this: any, archive: PMTiles, options: L.GridLayerOptions) {
-    this._archive = archive;
-    L.GridLayer.prototype.initialize.call(this, options);
-  },
-  createTile(this: any, coords: L.Coords, done: L.DoneCallback) {
+class RasterArchiveLayer extends L.GridLayer {
+  constructor(
+    private archive: PMTiles,
+    options: L.GridLayerOptions,
+  ) {
+    super(options);
+  }
+
+  override createTile(coords: L.Coords, done: L.DoneCallback): HTMLElement {
     const img = document.createElement("img");
     img.alt = "";
-    (this._archive as PMTiles)
+    this.archive
       .getZxy(coords.z, coords.x, coords.y)
       .then((t) => {
         if (!t) return done(undefined, img);
@@ -62,8 +65,8 @@ const RasterArchiveLayer = L.GridLayer.extend({
       })
       .catch((e: Error) => done(e, img));
     return img;
-  },
-});
+  }
+}
 
 /** One layer for an archive. */
 export function archiveLayer(a: ArchiveInfo): L.GridLayer {
@@ -71,7 +74,7 @@ export function archiveLayer(a: ArchiveInfo): L.GridLayer {
   const bounds = world ? undefined : toLatLngBounds(a.bounds);
   const attribution = world ? "Natural Earth, GeoNames" : undefined;
   if (a.type === "raster") {
-    return new (RasterArchiveLayer as any)(new PMTiles(a.url), {
+    return new RasterArchiveLayer(new PMTiles(a.url), {
       minNativeZoom: a.minZoom,
       maxNativeZoom: a.maxZoom,
       maxZoom: 22,
@@ -88,7 +91,7 @@ export function archiveLayer(a: ArchiveInfo): L.GridLayer {
     bounds,
     attribution: attribution ?? '<a href="https://protomaps.com">Protomaps</a> © <a href="https://openstreetmap.org/copyright">OpenStreetMap</a>',
     className: `archive-${a.name}`,
-  } as any) as L.GridLayer & { backgroundColor?: string };
+  } as any) as unknown as L.GridLayer & { backgroundColor?: string };
   // Only the world basemap paints a background (the sea); extracts draw over it.
   layer.backgroundColor = world ? SEA : undefined;
   return layer;
