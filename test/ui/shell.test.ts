@@ -43,8 +43,8 @@ describe("web app shell", () => {
     const banner = page.getByRole("status");
     await banner.waitFor({ timeout: 15_000 });
     expect(await banner.textContent()).toContain("Map tiles are offline");
-    // The built-in outline map is drawn instead (land polygons as SVG paths).
-    expect(await page.locator(".leaflet-overlay-pane path").count()).toBeGreaterThan(0);
+    // The built-in world basemap the executable carries is drawn instead (vector tiles on canvases).
+    await page.locator(".archive-world canvas").first().waitFor();
     await page.screenshot({ path: join(SHOTS, "map-offline.png") });
     expect(errors).toEqual([]);
     await page.close();

@@ -75,6 +75,8 @@ export function archiveLayer(a: ArchiveInfo): L.GridLayer {
   const attribution = world ? "Natural Earth, GeoNames" : undefined;
   if (a.type === "raster") {
     return new RasterArchiveLayer(new PMTiles(a.url), {
+      // not far below its own zooms: that would fetch its many small tiles for a big view
+      minZoom: Math.max(0, a.minZoom - 2),
       minNativeZoom: a.minZoom,
       maxNativeZoom: a.maxZoom,
       maxZoom: 22,
