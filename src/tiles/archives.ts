@@ -87,7 +87,12 @@ export async function builtFromCheckout(): Promise<Blob> {
   const built = await buildWorldBasemap();
   const tmp = `${file.name}.tmp-${process.pid}`;
   await Bun.write(tmp, built.archive);
-  (await import("node:fs")).renameSync(tmp, file.name!);
+  const fs = await import("node:fs");
+  fs.renameSync(tmp, file.name!);
+  // earlier builds of older builder sources
+  for (const old of fs.readdirSync(join(root, ".cache"))) {
+    if (/^world-basemap-[a-z0-9]+\.pmtiles$/.test(old) && join(root, ".cache", old) !== file.name) fs.rmSync(join(root, ".cache", old), { force: true });
+  }
   return Bun.file(file.name!);
 }
 

@@ -157,6 +157,9 @@ export function writeArchive(input: ArchiveInput): Uint8Array<ArrayBuffer> {
   }
   byId.sort((a, b) => a.id - b.id);
   if (byId.length === 0) throw new PmtilesError("an archive needs at least one tile");
+  // the spec: every length is > 0, and vector archives say which layers they have
+  if (byId.some((t) => t.data.length === 0)) throw new PmtilesError("a tile cannot be empty: leave it out");
+  if (input.tileType === "mvt" && !Array.isArray(input.metadata?.vector_layers)) throw new PmtilesError("a vector archive's metadata needs vector_layers");
 
   const chunks: Uint8Array[] = [];
   const seen = new Map<string, { offset: number; length: number }>();
@@ -179,7 +182,8 @@ export function writeArchive(input: ArchiveInput): Uint8Array<ArrayBuffer> {
   let root = encodeDirectory(entries);
   let leaves: Uint8Array = new Uint8Array(0);
   if (root.length > ROOT_LIMIT) {
-    for (let per = 4096; ; per = Math.ceil(per / 2)) {
+    // fewer, bigger leaves until the root fits
+    for (let per = 4096; ; per *= 2) {
       const leafParts: Uint8Array[] = [];
       const rootEntries: Entry[] = [];
       let off = 0;

@@ -91,7 +91,8 @@ export function vectorArchive(bounds: Bounds, minZ: number, maxZ: number, place:
       tiles.set(`${z}/${x}/${y}`, gzipSync(encodeTile({ earth: layer(land), water: layer(lake), places: layer(town) })));
     }
   }
-  return writeArchive({ tiles, tileType: "mvt", tileCompression: Compression.gzip, bounds });
+  const vector_layers = ["earth", "water", "places"].map((id) => ({ id, fields: { kind: "String" }, minzoom: minZ, maxzoom: maxZ }));
+  return writeArchive({ tiles, tileType: "mvt", tileCompression: Compression.gzip, bounds, metadata: { vector_layers } });
 }
 
 export { tileId };
