@@ -35,7 +35,7 @@ describe("PMTiles v3 writer", () => {
       seed ^= seed << 5;
       return (seed >>> 0) / 2 ** 32;
     };
-    const written: Array<[number, number, number, Uint8Array]> = [];
+    const written: Array<[number, number, number, Uint8Array<ArrayBuffer>]> = [];
     for (let i = 0; written.length < 40_000; i++) {
       const z = i % 2 ? 10 : 9;
       const x = Math.floor(rnd() * 2 ** z);
