@@ -81,12 +81,10 @@ export async function builtFromCheckout(): Promise<Blob> {
   for (const s of sources) key ^= BigInt(Bun.hash(await Bun.file(join(root, s)).bytes()));
   const file = Bun.file(join(root, ".cache", `world-basemap-${key.toString(36)}.pmtiles`));
   if (await file.exists()) return file;
-  // a variable path keeps the builder (and its data) out of the executable
-  const builder = "./world-basemap.ts";
-  const { buildWorldBasemap } = await import(builder);
-  const built = await buildWorldBasemap();
+  // In a child process: building takes seconds of CPU that must not stall this gateway's requests.
   const tmp = `${file.name}.tmp-${process.pid}`;
-  await Bun.write(tmp, built.archive);
+  const child = Bun.spawn([process.execPath, join(root, "src/tiles/world-basemap.ts"), tmp], { cwd: root, stdout: "ignore", stderr: "pipe" });
+  if ((await child.exited) !== 0) throw new Error(`building the world basemap failed: ${await new Response(child.stderr).text()}`);
   const fs = await import("node:fs");
   fs.renameSync(tmp, file.name!);
   // earlier builds of older builder sources
@@ -124,8 +122,20 @@ export function tilesDir(dataDir: string): string {
   return join(dataDir, "tiles");
 }
 
-/** The operator's archives in `<data>/tiles/`, read afresh (headers cached by size and time). */
-export function dataArchives(dataDir: string): Listing & { files: Map<string, { path: string; etag: string }> } {
+type DataListing = Listing & { files: Map<string, { path: string; etag: string }> };
+const recent = new Map<string, { at: number; listing: DataListing }>();
+
+/** The operator's archives in `<data>/tiles/`, looked at again after a second (a map view asks for many ranges). */
+export function dataArchives(dataDir: string): DataListing {
+  const hit = recent.get(dataDir);
+  if (hit && Date.now() - hit.at < 1000) return hit.listing;
+  const listing = scanDataArchives(dataDir);
+  recent.set(dataDir, { at: Date.now(), listing });
+  return listing;
+}
+
+/** Headers are read again only when a file's size or time changes. */
+function scanDataArchives(dataDir: string): DataListing {
   const dir = tilesDir(dataDir);
   const archives: ArchiveInfo[] = [];
   const skipped: Listing["skipped"] = [];

@@ -23,7 +23,9 @@ beforeAll(async () => {
   writeFileSync(join(g.dataDir, "tiles", "thuringia.pmtiles"), raster);
   writeFileSync(join(g.dataDir, "tiles", "severn.pmtiles"), vector);
   writeFileSync(join(g.dataDir, "tiles", "notes.pmtiles"), "not an archive at all, just text");
-}, 60_000);
+  // From a checkout the built-in basemap is built on first use (cached in .cache/ after).
+  await g.get("/api/tiles");
+}, 300_000);
 afterAll(() => g.stop());
 
 describe("map archives", () => {
