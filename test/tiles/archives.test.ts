@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FetchSource, PMTiles } from "pmtiles";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { runCli, startInProcess, type Running } from "../helpers/gateway.ts";
+import { tmpDir } from "../helpers/tmp.ts";
 import { rasterArchive, solidPng, vectorArchive } from "../helpers/tiles.ts";
 
 let g: Running;
@@ -110,5 +111,21 @@ describe("map archives", () => {
     const world = new PMTiles(new FetchSource(g.url + "/tiles/world.pmtiles"));
     const z0 = await world.getZxy(0, 0, 0);
     expect(z0!.data.byteLength).toBeGreaterThan(1000);
+  });
+
+  test("svc-gateway check lists the archives with their bounds and warns about files it will not serve", async () => {
+    const dir = tmpDir();
+    const before = await runCli(["check", "--data", dir]);
+    expect(before.code).toBe(0);
+    expect(before.stdout).toContain("map archives     built-in world basemap, zoom 0-6");
+    expect(before.stdout).toContain(`(none in ${join(dir, "tiles")})`);
+    mkdirSync(join(dir, "tiles"));
+    writeFileSync(join(dir, "tiles", "thuringia.pmtiles"), raster);
+    writeFileSync(join(dir, "tiles", "notes.pmtiles"), "text");
+    const r = await runCli(["check", "--data", dir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/thuringia\.pmtiles +raster png, zoom 8-10, bounds 10\.5,50\.25,11\.25,50\.75 \(W,S,E,N\)/);
+    expect(r.stdout).not.toContain("(none in");
+    expect(r.stderr).toContain(`warning: ${join(dir, "tiles", "notes.pmtiles")} is not served: not a PMTiles archive (no PMTiles magic)`);
   });
 });
