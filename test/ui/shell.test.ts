@@ -50,7 +50,7 @@ describe("web app shell", () => {
     await page.close();
   });
 
-  test("with tiles off the outline map shows at once; navigation reaches the about page with the privacy statement", async () => {
+  test("with tiles off the gateway's own maps show at once; navigation reaches the about page with the privacy statement", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(offlineGw.url + "/map");
     expect(await page.getByRole("status").textContent()).toContain("No tile server is configured");
