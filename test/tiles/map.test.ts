@@ -30,6 +30,8 @@ let refused: Running;
 let working: Running;
 let tileServer: ReturnType<typeof Bun.serve>;
 let served = 0;
+/** the test's tile server fails every request while this is set */
+let down = false;
 
 function withArchives(dir: string): string {
   mkdirSync(join(dir, "tiles"), { recursive: true });
@@ -46,6 +48,7 @@ beforeAll(async () => {
     hostname: "127.0.0.1",
     fetch: () => {
       served++;
+      if (down) return new Response("gone", { status: 503 });
       return new Response(green, { headers: { "content-type": "image/png", "access-control-allow-origin": "*" } });
     },
   });
@@ -208,7 +211,7 @@ describe("offline maps in the browser", () => {
     await ctx.close();
   }, 180_000);
 
-  test("a tile server that answers is used, and keeps being asked as the map pans", async () => {
+  test("a tile server that answers is used and keeps being asked as the map pans; when it goes away the map soon stops asking", async () => {
     const ctx = await browser.newContext({ viewport: { width: 1000, height: 700 } });
     const page = await ctx.newPage();
     await page.goto(working.url + "/map?lat=50.5&lon=10.9&z=6");
@@ -221,6 +224,27 @@ describe("offline maps in the browser", () => {
     }
     expect(served).toBeGreaterThan(before);
     expect(await page.getByRole("status").count()).toBe(0);
+
+    // the tile server goes away mid-session: after a few failed tiles the map stops asking it
+    down = true;
+    const atDown = served;
+    // a new zoom level: every tile is new
+    await page.getByRole("button", { name: "Zoom in" }).click();
+    await page.getByRole("status").waitFor({ timeout: 15_000 });
+    expect(await page.getByRole("status").textContent()).toContain("Map tiles are offline");
+    await page.waitForTimeout(1500);
+    const whenGivenUp = served;
+    // it was asked (and failed) before the map gave up on it
+    expect(whenGivenUp).toBeGreaterThanOrEqual(atDown + 3);
+    for (const [dx, dy] of [[0, 300], [-400, 0], [0, -300]]) {
+      await pan(page, dx!, dy!);
+      await page.waitForTimeout(800);
+    }
+    await page.getByRole("button", { name: "Zoom in" }).click();
+    await page.waitForTimeout(1500);
+    expect(served).toBe(whenGivenUp);
+    // and the gateway's own maps are there
+    expect(await waitForPixels(page, "world", EARTH, 2000)).toBeGreaterThanOrEqual(2000);
     await ctx.close();
   }, 180_000);
 
