@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { buildUi } from "./src/http/ui.ts";
+import { builtFromCheckout, EMBEDDED_NAME } from "./src/tiles/archives.ts";
 import bunPkg from "./node_modules/bun/package.json" with { type: "json" };
 
 export const TARGETS = {
@@ -56,6 +57,13 @@ export async function build(opts: { targets: Target[]; outdir: string; log?: (l:
   mkdirSync(uiDir, { recursive: true });
   for (const o of await buildUi()) await Bun.write(join(uiDir, o.name), o.blob);
   log(`ui       ${uiDir}`);
+  // The built-in world basemap (zoom 0-6), embedded as tiles/world.pmtiles.
+  const tilesDir = join(outdir, "tiles");
+  rmSync(tilesDir, { recursive: true, force: true });
+  mkdirSync(tilesDir, { recursive: true });
+  const basemap = join(outdir, EMBEDDED_NAME);
+  await Bun.write(basemap, await builtFromCheckout());
+  log(`basemap  ${basemap} (${(statSync(basemap).size / 1e6).toFixed(2)} MB)`);
 
   const info = {
     commit: git("rev-parse", "HEAD"),
@@ -79,6 +87,7 @@ export async function build(opts: { targets: Target[]; outdir: string; log?: (l:
       `--define=SVC_BUILD=${JSON.stringify(info)}`,
       `--define=process.env.NODE_ENV="production"`,
       `--asset=${uiDir}`,
+      `--asset=${tilesDir}`,
       join(ROOT, "src/main.ts"),
       `--outfile=${outfile}`,
     ];

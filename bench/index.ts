@@ -25,6 +25,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   hub: () => import("./hub.ts").then((m) => m.run()),
   map: () => import("./map.ts").then((m) => m.run()),
   wal: () => import("./wal.ts").then((m) => m.run()),
+  offline: () => import("./offline.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

@@ -14,6 +14,7 @@ import { SchemaError } from "./store/migrate.ts";
 import { createLogger } from "./log.ts";
 import { extraCommands } from "./cli-commands.ts";
 import { setupToken } from "./system/setup.ts";
+import { dataArchives, EMBEDDED_NAME, tilesDir } from "./tiles/archives.ts";
 
 type Out = (line: string) => void;
 
@@ -125,7 +126,23 @@ function check(loaded: LoadedConfig, out: Out, err: Out): number {
   out(`  operator surface ${c.adminCallsigns.length ? c.adminCallsigns.join(", ") : "locked (ADMIN_CALLSIGNS unset)"}`);
   out(`  ingest box       ${c.ingestSecret ? "enabled" : "disabled (INGEST_SECRET unset)"}`);
   out(`  peers            ${c.fedPeers.length}`);
+  mapArchives(c.dataDir, out, err);
   return 0;
+}
+
+/** The map archives the gateway will serve; files it cannot use are warnings, not errors. */
+function mapArchives(dataDir: string, out: Out, err: Out): void {
+  const embedded = Bun.embeddedFiles.some((f) => (f as Blob & { name: string }).name === EMBEDDED_NAME);
+  const { archives, skipped } = dataArchives(dataDir);
+  const world = archives.some((a) => a.name === "world")
+    ? "replaced by world.pmtiles below"
+    : `built-in world basemap, zoom 0-6${embedded ? "" : " (built from this checkout on first use)"}`;
+  out(`  map archives     ${world}`);
+  for (const a of archives) {
+    out(`    ${(a.name + ".pmtiles").padEnd(22)} ${a.type} ${a.format}, zoom ${a.minZoom}-${a.maxZoom}, bounds ${a.bounds.join(",")} (W,S,E,N), ${(a.bytes / 1e6).toFixed(1)} MB`);
+  }
+  if (archives.length === 0) out(`    (none in ${tilesDir(dataDir)})`);
+  for (const s of skipped) err(`warning: ${join(tilesDir(dataDir), s.file)} is not served: ${s.reason}`);
 }
 
 async function serve(loaded: LoadedConfig, out: Out, err: Out): Promise<number> {

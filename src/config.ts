@@ -78,7 +78,7 @@ export interface Config {
   /** Seconds between keep-alive comments on the SSE stream. */
   liveKeepaliveSeconds: number;
   dohUrl: string;
-  /** Leaflet tile URL template; empty string = no tile server (outline map only). */
+  /** Leaflet tile URL template; empty string = no tile server (the gateway's own map archives only). */
   tileUrl: string;
   tileAttribution: string;
   sourceRepository: string | null;
@@ -406,7 +406,7 @@ export const SETTINGS = [
   setting("LIVE_MAX_PER_IP", "liveMaxPerIp", wholeNumber(1, 100_000, "connections"), 32, "live connections (WebSockets and CoT streams) one client address may hold"),
   setting("LIVE_KEEPALIVE_SECONDS", "liveKeepaliveSeconds", wholeNumber(1, 300, "seconds"), 15, "keep-alive comment interval on the CoT SSE stream"),
   setting("DOH_URL", "dohUrl", url, "https://cloudflare-dns.com/dns-query", "DNS-over-HTTPS resolver"),
-  setting("TILE_URL", "tileUrl", tileUrl, "https://tile.openstreetmap.org/{z}/{x}/{y}.png", "map tile URL template; 'off' for the built-in outline map only"),
+  setting("TILE_URL", "tileUrl", tileUrl, "https://tile.openstreetmap.org/{z}/{x}/{y}.png", "map tile URL template; 'off' for this gateway's own maps only (built-in world basemap and tiles/*.pmtiles)"),
   setting("TILE_ATTRIBUTION", "tileAttribution", text, "&copy; OpenStreetMap contributors", "map tile attribution"),
   setting("SOURCE_REPOSITORY", "sourceRepository", url, null, "repository URL served by /.well-known/source (set it if you run modified code)"),
   setting("LOG_LEVEL", "logLevel", logLevel, "info", "debug, info, warn or error"),

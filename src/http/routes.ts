@@ -20,6 +20,7 @@ import { liveRoutes } from "../live/routes.ts";
 import { svcfedRoutes } from "../fed/svcfed-routes.ts";
 import { hubRoutes } from "../hub/routes.ts";
 import { searchRoutes } from "../search/routes.ts";
+import { tilesRoutes } from "../tiles/routes.ts";
 
 export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [
   systemRoutes,
@@ -39,4 +40,5 @@ export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any
   svcfedRoutes,
   hubRoutes,
   searchRoutes,
+  tilesRoutes,
 ];

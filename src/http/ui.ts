@@ -100,7 +100,7 @@ export function contentSecurityPolicy(config: Config): string {
 }
 
 /** Path prefixes that never fall back to the web app. */
-const NOT_UI = ["/api/", "/auth/", "/federation/", "/.well-known/", "/assets/", "/feeds/", "/keys/", "/verify/", "/badge/", "/ws"];
+const NOT_UI = ["/api/", "/auth/", "/federation/", "/.well-known/", "/assets/", "/feeds/", "/keys/", "/verify/", "/badge/", "/ws", "/tiles/"];
 
 /** Whether a request that matched no route should get the web app instead of a 404. */
 export function wantsUi(request: Request, path: string): boolean {

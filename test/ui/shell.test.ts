@@ -43,14 +43,14 @@ describe("web app shell", () => {
     const banner = page.getByRole("status");
     await banner.waitFor({ timeout: 15_000 });
     expect(await banner.textContent()).toContain("Map tiles are offline");
-    // The built-in outline map is drawn instead (land polygons as SVG paths).
-    expect(await page.locator(".leaflet-overlay-pane path").count()).toBeGreaterThan(0);
+    // The built-in world basemap the executable carries is drawn instead (vector tiles on canvases).
+    await page.locator(".archive-world canvas").first().waitFor();
     await page.screenshot({ path: join(SHOTS, "map-offline.png") });
     expect(errors).toEqual([]);
     await page.close();
   });
 
-  test("with tiles off the outline map shows at once; navigation reaches the about page with the privacy statement", async () => {
+  test("with tiles off the gateway's own maps show at once; navigation reaches the about page with the privacy statement", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(offlineGw.url + "/map");
     expect(await page.getByRole("status").textContent()).toContain("No tile server is configured");

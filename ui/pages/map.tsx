@@ -116,8 +116,8 @@ export function MapPage() {
         {offline && (
           <div class="banner" role="status">
             {offline === "off"
-              ? "No tile server is configured: showing the built-in outline map."
-              : "Map tiles are offline: showing the built-in outline map. Stations and caches still work."}
+              ? "No tile server is configured: showing this gateway's own maps."
+              : "Map tiles are offline: showing this gateway's own maps. Stations and caches still work."}
           </div>
         )}
         <ViewCount stations={stationCount} caches={cacheCount} />

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
+import { MapArchivesSection } from "../map/archives-section.tsx";
 
 interface SetupState {
   needed: boolean;
@@ -18,6 +19,7 @@ export function SetupPage() {
       <section class="page">
         <h1>Set-up</h1>
         <p>This gateway is already set up. Settings live in the env file in its data directory.</p>
+        <MapArchivesSection />
       </section>
     );
   const v = state.data!.values;
@@ -59,6 +61,7 @@ export function SetupPage() {
           {result.error && <p class="error">{result.error}</p>}
         </form>
       )}
+      <MapArchivesSection />
     </section>
   );
 }

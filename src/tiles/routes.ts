@@ -1,0 +1,72 @@
+/**
+ * Map archives over HTTP: `GET /api/tiles` lists them, `GET|HEAD
+ * /tiles/:name.pmtiles` serves one with byte ranges, as PMTiles readers
+ * fetch the header, directories and tiles each as a range.
+ */
+import { Elysia } from "elysia";
+import type { Gateway } from "../gateway.ts";
+import { gatesPlugin } from "../http/gates.ts";
+import { errorResponse } from "../http/errors.ts";
+import { archiveBody, listArchives } from "./archives.ts";
+
+type Range = { start: number; end: number } | "unsatisfiable" | null;
+
+/**
+ * One `bytes=` range against a body of `size` bytes. null: no usable Range
+ * header (absent, another unit, several ranges): the whole body is sent.
+ */
+export function parseRange(header: string | null, size: number): Range {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === "" && m[2] === "")) return null;
+  if (m[1] === "") {
+    const n = Number(m[2]);
+    if (n === 0 || size === 0) return "unsatisfiable";
+    return { start: Math.max(0, size - n), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (m[2] !== "" && Number(m[2]) < start) return null;
+  if (start >= size) return "unsatisfiable";
+  return { start, end };
+}
+
+export async function serveArchive(dataDir: string, file: string, request: Request): Promise<Response> {
+  const name = file.endsWith(".pmtiles") ? file.slice(0, -".pmtiles".length) : "";
+  const a = name ? await archiveBody(dataDir, name) : null;
+  if (!a) return errorResponse(404, { error: "not_found", message: `no map archive ${file}; GET /api/tiles lists them` });
+  const size = a.blob.size;
+  const headers: Record<string, string> = {
+    "content-type": "application/vnd.pmtiles",
+    "accept-ranges": "bytes",
+    etag: a.etag,
+    "cache-control": "public, max-age=300",
+  };
+  const head = request.method === "HEAD";
+  if (request.headers.get("if-none-match") === a.etag) return new Response(null, { status: 304, headers });
+  const ifRange = request.headers.get("if-range");
+  let range = parseRange(request.headers.get("range"), size);
+  if (ifRange && ifRange !== a.etag) range = null;
+  if (range === "unsatisfiable") {
+    return errorResponse(416, { error: "range_not_satisfiable", message: `the archive has ${size} bytes` }, { "content-range": `bytes */${size}`, etag: a.etag });
+  }
+  if (!range) {
+    headers["content-length"] = String(size);
+    return new Response(head ? null : a.blob, { status: 200, headers });
+  }
+  headers["content-range"] = `bytes ${range.start}-${range.end}/${size}`;
+  headers["content-length"] = String(range.end - range.start + 1);
+  return new Response(head ? null : a.blob.slice(range.start, range.end + 1), { status: 206, headers });
+}
+
+export function tilesRoutes(gw: Gateway) {
+  const dataDir = gw.config.dataDir;
+  return new Elysia({ name: "tiles" })
+    .use(gatesPlugin(gw))
+    .get("/api/tiles", async ({ set }) => {
+      set.headers["cache-control"] = "no-cache";
+      return listArchives(dataDir);
+    }, { gate: "public" })
+    .get("/tiles/:file", ({ params, request }) => serveArchive(dataDir, params.file, request), { gate: "public" })
+    .head("/tiles/:file", ({ params, request }) => serveArchive(dataDir, params.file, request), { gate: "public" });
+}
