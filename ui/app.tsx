@@ -19,6 +19,8 @@ import { PeersPage } from "./pages/peers.tsx";
 import { BulletinsPage, ComposePage, MailboxPage, MessagePage, WhitePagesPage } from "./pages/bbs.tsx";
 import { ForwardingPage } from "./pages/bbs-sysop.tsx";
 import { RadioPage } from "./pages/radio.tsx";
+import { OfflinePage } from "./pages/offline.tsx";
+import { OfflineBar } from "./offline/bar.tsx";
 
 function Header() {
   const { path } = useLocation();
@@ -50,6 +52,7 @@ export function App() {
   return (
     <LocationProvider>
       <Header />
+      <OfflineBar />
       <main id="main">
         <Router>
           <Route path="/" component={MapPage} />
@@ -74,6 +77,7 @@ export function App() {
           <Route path="/bbs/wp" component={WhitePagesPage} />
           <Route path="/sysop/bbs" component={ForwardingPage} />
           <Route path="/radio" component={RadioPage} />
+          <Route path="/offline" component={OfflinePage} />
           <Route default component={NotFound} />
         </Router>
       </main>

@@ -7,6 +7,7 @@ import { api, ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { loadAccount, formatDate } from "../account/session.ts";
 import type { Cache as GameCache } from "../../src/game/caches.ts";
+import { Compass } from "../offline/compass.tsx";
 
 /** The cache as GET /api/caches/:id answers it: the game's Cache, its contact for the owner, and the caller's own marks. */
 type Cache = GameCache & {
@@ -203,6 +204,7 @@ export function CachePage({ id }: { id: string }) {
         {c.finds} {c.finds === 1 ? "find" : "finds"} · {c.favorites} favorites · rating {c.rating.average ?? "–"} ({c.rating.count})
       </p>
       {signedIn && native && c.my && <Actions c={c} reload={reload} />}
+      <Compass lat={c.lat} lon={c.lon} />
       {c.description && <p class="description">{c.description}</p>}
       {c.hint && <Hint hint={c.hint} />}
       {c.contact && (c.contact.email || c.contact.phone || c.contact.note) && (

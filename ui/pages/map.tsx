@@ -7,6 +7,7 @@ import { stationLayer } from "../stations/layer.ts";
 import { cacheLayer } from "../game/layer.ts";
 import { addSaveViewControl, initialView } from "../map/view.ts";
 import { liveRooms, type LiveLog, type LiveState } from "../live/socket.ts";
+import { addSaveAreaControl } from "../offline/save-area.tsx";
 
 /** Live logs kept in the activity panel. */
 const FEED = 8;
@@ -23,6 +24,7 @@ export function MapPage() {
     const start = initialView();
     const map = L.map(el.current!, { worldCopyJump: true, zoomControl: true }).setView(start.center, start.zoom);
     addSaveViewControl(map);
+    addSaveAreaControl(map);
     L.control.scale({ imperial: false }).addTo(map);
     let cancelled = false;
     clientConfig().then((cfg) => {
