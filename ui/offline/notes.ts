@@ -134,6 +134,7 @@ export function parseVisits(bytes: Uint8Array): { visits: Visit[]; skipped: numb
   let i = 0;
   while (i < s.length) {
     // code,time,type,"text" — the text may hold commas, newlines and doubled quotes
+    const start = i;
     const fields: string[] = [];
     while (fields.length < 3) {
       const comma = s.indexOf(",", i);
@@ -165,7 +166,7 @@ export function parseVisits(bytes: Uint8Array): { visits: Visit[]; skipped: numb
     const eol = s.indexOf("\n", i);
     i = eol < 0 ? s.length : eol + 1;
     if (fields.length < 3) {
-      if (fields.length || text) skipped++;
+      if (s.slice(start, i).trim()) skipped++;
       continue;
     }
     const [code, time, type] = fields as [string, string, string];

@@ -12,6 +12,39 @@ const listeners = new Set<Listener>();
 const notify = () => listeners.forEach((l) => l());
 
 let waiting: ServiceWorker | null = null;
+/**
+ * Whether this gateway answers. navigator.onLine only knows about the local
+ * link (a Pi's Wi-Fi in a car is "online" with no way out); so the page also
+ * asks /health, and the service worker tells when its requests fail.
+ */
+let reachable = true;
+let probeTimer: ReturnType<typeof setTimeout> | null = null;
+
+function setReachable(ok: boolean): void {
+  if (ok === reachable) return;
+  reachable = ok;
+  notify();
+  if (ok) void sendPending().then(notify);
+  else scheduleProbe();
+}
+
+function scheduleProbe(): void {
+  if (probeTimer) return;
+  probeTimer = setTimeout(() => {
+    probeTimer = null;
+    void probe();
+  }, 5_000);
+}
+
+async function probe(): Promise<void> {
+  try {
+    const r = await fetch("/health?live", { cache: "no-store" });
+    setReachable(r.ok || r.status < 500);
+  } catch {
+    setReachable(false);
+    scheduleProbe();
+  }
+}
 
 /** Registers /sw.js; a new version found later waits for the user's "reload". */
 export function registerServiceWorker(): void {
@@ -42,18 +75,19 @@ export function registerServiceWorker(): void {
     },
     () => {},
   );
-  const online = () => {
-    notify();
-    void sendPending().then(notify);
-  };
-  addEventListener("online", online);
-  addEventListener("offline", notify);
+  addEventListener("online", () => void probe());
+  addEventListener("offline", () => setReachable(false));
   try {
-    new BroadcastChannel("svc-offline").onmessage = notify;
+    new BroadcastChannel("svc-offline").onmessage = (e: MessageEvent) => {
+      if (e.data?.type === "net") setReachable(!!e.data.ok);
+      else notify();
+    };
   } catch {
     // older browsers: the state refreshes on online/offline events
   }
-  if (navigator.onLine) void sendPending().then(notify);
+  void probe().then(() => {
+    if (reachable) void sendPending().then(notify);
+  });
 }
 
 /** Lets the waiting version take over; the page reloads when it does. */
@@ -69,7 +103,7 @@ export interface OfflineState {
 
 /** The network, the waiting version and the pending field notes, kept current. */
 export function useOfflineState(): OfflineState {
-  const read = (): OfflineState => ({ online: navigator.onLine, updateReady: !!waiting, pending: [] });
+  const read = (): OfflineState => ({ online: navigator.onLine && reachable, updateReady: !!waiting, pending: [] });
   const [st, setSt] = useState<OfflineState>(read);
   useEffect(() => {
     let live = true;

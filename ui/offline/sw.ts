@@ -38,7 +38,15 @@ const KEEP_API = ["/api/config", "/auth/session"];
 
 sw.addEventListener("install", (e: ExtendableEvent) => {
   e.waitUntil(
-    caches.open(SHELL).then((c) => c.addAll(SW_PRECACHE.map((u) => new Request(u, { cache: "reload", credentials: "same-origin" })))),
+    (async () => {
+      await (await caches.open(SHELL)).addAll(SW_PRECACHE.map((u) => new Request(u, { cache: "reload", credentials: "same-origin" })));
+      // what the app asks first (its config, who is signed in), so the first offline start has it
+      const api = await caches.open(API_CACHE);
+      for (const u of KEEP_API) {
+        const r = await fetch(u, { credentials: "same-origin" }).catch(() => null);
+        if (r?.ok) await api.put(u, r);
+      }
+    })(),
   );
 });
 
@@ -111,7 +119,7 @@ async function cacheFirst(req: Request): Promise<Response> {
 async function networkKeeping(req: Request): Promise<Response> {
   const cache = await caches.open(API_CACHE);
   try {
-    const res = await fetch(req);
+    const res = await go(req);
     if (res.ok) await cache.put(req, res.clone());
     else if (res.status === 401) await cache.delete(req);
     return res;
@@ -132,7 +140,7 @@ async function tile(req: Request): Promise<Response> {
   const range = req.headers.get("range");
   const key = range ? `${req.url}${req.url.includes("?") ? "&" : "?"}range=${encodeURIComponent(range)}` : req.url;
   try {
-    const res = await fetch(req);
+    const res = await go(req);
     if (res.status === 200 || res.status === 206) {
       const body = await res.clone().arrayBuffer();
       const headers = new Headers(res.headers);
@@ -148,13 +156,39 @@ async function tile(req: Request): Promise<Response> {
   }
 }
 
+/** Tells the pages whether the network answers, when that changes. */
+let netOk = true;
+function net(ok: boolean): void {
+  if (ok === netOk) return;
+  netOk = ok;
+  try {
+    const ch = new BroadcastChannel("svc-offline");
+    ch.postMessage({ type: "net", ok });
+    ch.close();
+  } catch {
+    // the pages probe on their own
+  }
+}
+
+/** fetch, noting whether the network answered. */
+async function go(req: Request | string, init?: RequestInit): Promise<Response> {
+  try {
+    const r = await fetch(req, init);
+    net(true);
+    return r;
+  } catch (e) {
+    net(false);
+    throw e;
+  }
+}
+
 const json = (v: unknown, status = 200) =>
   new Response(JSON.stringify(v), { status, headers: { "content-type": "application/json", "x-offline": "saved" } });
 
 /** The network's answer; when there is no network, what was saved for offline (or the error). */
 async function orSaved(req: Request, saved: () => Promise<Response | null>): Promise<Response> {
   try {
-    return await fetch(req);
+    return await go(req);
   } catch (e) {
     const r = await saved();
     if (r) return r;
@@ -194,7 +228,7 @@ async function postLog(req: Request, path: string): Promise<Response> {
   body.clientId ??= newClientId();
   body.foundAt ??= Date.now();
   try {
-    return await fetch(path, { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    return await go(path, { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   } catch {
     const key = decodeURIComponent(path.split("/")[3]!);
     const saved = await get<SavedCache>("caches", key);
