@@ -8,18 +8,20 @@
  * every new screen at 360 px.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { launchProfile } from "../helpers/chromium.ts";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { spawnGateway, startInProcess, type Running, type Spawned } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import { ROOT } from "../helpers/paths.ts";
+import { BUN, ROOT } from "../helpers/paths.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 
 const SHOTS = join(ROOT, "test-artifacts");
 const DAY = 86_400_000;
 let g: Running;
+/** the same gateway after an upgrade (the last test) */
+let upgraded: Spawned | null = null;
 let owner: TestUser;
 let finder: TestUser;
 let ctx: BrowserContext;
@@ -57,7 +59,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await ctx?.close();
-  await g?.stop();
+  if (upgraded) await upgraded.kill();
+  else await g?.stop();
 });
 
 const logsOn = (id: number) => g.gw.db.query("SELECT kind, text, found_at AS foundAt, client_id AS clientId FROM logs WHERE cache_id = ? AND kind = 'find'").all(id) as Array<{ kind: string; text: string | null; foundAt: number; clientId: string | null }>;
@@ -221,15 +224,48 @@ describe("web app offline", () => {
     const buf = Buffer.alloc(file.length * 2);
     for (let i = 0; i < file.length; i++) buf.writeUInt16LE(file.charCodeAt(i), i * 2);
     await page.locator('input[type="file"]').setInputFiles({ name: "geocache_visits.txt", mimeType: "text/plain", buffer: buf });
-    await page.getByText(/^Imported 1 visit, 1 already here, 1 lines skipped\.$/).waitFor();
+    await page.getByText(/^Imported 1 visit, 1 already here, 1 line skipped\.$/).waitFor();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="field-notes"] li[data-state="sent"]').length === 2, null, { timeout: 20_000 });
     const stored = logsOn(cacheIds[1]!);
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ text: 'From the Garmin, "TFTC"', foundAt: at.getTime() });
     // importing the same file again adds nothing, here or on the server
     await page.locator('input[type="file"]').setInputFiles({ name: "geocache_visits.txt", mimeType: "text/plain", buffer: buf });
-    await page.getByText(/^Imported 0 visits, 2 already here, 1 lines skipped\.$/).waitFor();
+    await page.getByText(/^Imported 0 visits, 2 already here, 1 line skipped\.$/).waitFor();
     expect(logsOn(cacheIds[1]!)).toHaveLength(1);
     await page.screenshot({ path: join(SHOTS, "offline-page.png"), fullPage: true });
+  });
+
+  test("a new version is picked up on the next visit with a prompt, and taken on reload", async () => {
+    await page.goto(g.url + "/map");
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    const oldScript = await page.evaluate(async () => await (await fetch("/sw.js")).text());
+    expect(await page.getByTestId("update-ready").count()).toBe(0);
+    // The gateway is upgraded in place: the same data and port, a web app with one style changed.
+    const next = tmpDir();
+    for (const d of ["src", "ui", "radio", "schema.sql", "package.json", "tsconfig.json", "bunfig.toml"]) cpSync(join(ROOT, d), join(next, d), { recursive: true });
+    symlinkSync(join(ROOT, "node_modules"), join(next, "node_modules"));
+    appendFileSync(join(next, "ui/styles.css"), "\n.offline-bar { font-weight: 500; }\n");
+    const port = Number(new URL(g.url).port);
+    await g.stop();
+    upgraded = await spawnGateway({ cmd: [BUN, "--no-env-file", join(next, "src/main.ts")], cwd: next, dataDir: g.dataDir, port, env: { TILE_URL: "off" } });
+    expect(upgraded.url).toBe(g.url);
+
+    await page.goto(g.url + "/map");
+    const prompt = page.getByTestId("update-ready");
+    await prompt.waitFor({ timeout: 60_000 });
+    expect(await prompt.textContent()).toBe("A new version is ready: Reload");
+    // until then the page is still the version this browser kept
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector(".offline-bar")!).fontWeight)).toBe("400");
+    await fitsIn360(page, "update-ready-360.png");
+    await Promise.all([page.waitForEvent("load"), prompt.getByRole("button", { name: "Reload" }).click()]);
+    await page.getByRole("navigation").getByRole("link", { name: "Map" }).waitFor();
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    expect(await page.evaluate(async () => await (await fetch("/sw.js")).text())).not.toBe(oldScript);
+    // the new version's files are what the page uses now, and the prompt is gone
+    await page.getByTestId("offline-bar").waitFor({ state: "detached" }).catch(() => {});
+    expect(await page.getByTestId("update-ready").count()).toBe(0);
+    const cssHasNewRule = await page.evaluate(() => [...document.styleSheets].some((s) => [...s.cssRules].some((r) => r.cssText.includes("font-weight: 500"))));
+    expect(cssHasNewRule).toBe(true);
   });
 });

@@ -72,6 +72,8 @@ export function registerServiceWorker(): void {
       };
       watch(reg.waiting);
       reg.addEventListener("updatefound", () => watch(reg.installing));
+      // every visit asks for a newer version (the browser alone may wait a day)
+      if (hadController) reg.update().catch(() => {});
     },
     () => {},
   );

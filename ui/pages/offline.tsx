@@ -44,7 +44,7 @@ export function OfflinePage() {
     const f = (e.target as HTMLInputElement).files?.[0];
     if (!f) return;
     const r = await importVisits(new Uint8Array(await f.arrayBuffer()));
-    setMsg(`Imported ${r.added} ${r.added === 1 ? "visit" : "visits"}${r.known ? `, ${r.known} already here` : ""}${r.skipped ? `, ${r.skipped} lines skipped` : ""}.`);
+    setMsg(`Imported ${r.added} ${r.added === 1 ? "visit" : "visits"}${r.known ? `, ${r.known} already here` : ""}${r.skipped ? `, ${r.skipped} ${r.skipped === 1 ? "line" : "lines"} skipped` : ""}.`);
     (e.target as HTMLInputElement).value = "";
     load();
     refreshOfflineState();
