@@ -22,6 +22,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   svcfed: () => import("./svcfed.ts").then((m) => m.run()),
   import: () => import("./import.ts").then((m) => m.run()),
   fuzz: () => import("./fuzz.ts").then((m) => m.run()),
+  offline: () => import("./offline.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

@@ -226,7 +226,8 @@ async function postLog(req: Request, path: string): Promise<Response> {
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) return fetch(req);
   body.clientId ??= newClientId();
-  body.foundAt ??= Date.now();
+  // the time it was written, kept for a field note (online, the server's clock stamps it)
+  const writtenAt = typeof body.foundAt === "number" ? body.foundAt : Date.now();
   try {
     return await go(path, { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   } catch {
@@ -239,7 +240,7 @@ async function postLog(req: Request, path: string): Promise<Response> {
       name: saved?.summary.name ?? "",
       kind: (["find", "dnf", "note"].includes(String(body.kind)) ? body.kind : "find") as FieldNote["kind"],
       text: typeof body.text === "string" ? body.text : "",
-      foundAt: Number(body.foundAt),
+      foundAt: writtenAt,
       state: "pending",
     };
     await put("notes", note);
