@@ -77,7 +77,8 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
     try {
       for (const c of p.caches) {
         const key = String(c.id);
-        const detail = await api<Record<string, unknown>>(`/api/caches/${encodeURIComponent(key)}`);
+        // the owner's contact fields stay on the server: a browser's saved copy outlives the session
+        const { contact: _contact, ...detail } = await api<Record<string, unknown>>(`/api/caches/${encodeURIComponent(key)}`);
         const logs = await api<{ logs: unknown[] }>(`/api/caches/${encodeURIComponent(key)}/logs?limit=${LOGS}`);
         const saved: SavedCache = { key, code: c.code, lat: c.lat, lon: c.lon, summary: c, detail, logs: logs.logs, savedAt: Date.now() };
         bytes += JSON.stringify(saved).length;
