@@ -248,7 +248,7 @@ describe("web app offline", () => {
     appendFileSync(join(next, "ui/styles.css"), "\n.offline-bar { font-weight: 500; }\n");
     const port = Number(new URL(g.url).port);
     await g.stop();
-    upgraded = await spawnGateway({ cmd: [BUN, "--no-env-file", join(next, "src/main.ts")], cwd: next, dataDir: g.dataDir, port, env: { TILE_URL: "off" } });
+    upgraded = await spawnGateway({ cmd: [BUN, "--no-env-file", join(next, "src/main.ts")], cwd: next, dataDir: g.dataDir, port, env: { TILE_URL: "off" }, timeoutMs: 60_000 });
     expect(upgraded.url).toBe(g.url);
 
     await page.goto(g.url + "/map");
@@ -258,7 +258,7 @@ describe("web app offline", () => {
     // until then the page is still the version this browser kept
     expect(await page.evaluate(() => getComputedStyle(document.querySelector(".offline-bar")!).fontWeight)).toBe("400");
     await fitsIn360(page, "update-ready-360.png");
-    await Promise.all([page.waitForEvent("load"), prompt.getByRole("button", { name: "Reload" }).click()]);
+    await Promise.all([page.waitForEvent("load", { timeout: 60_000 }), prompt.getByRole("button", { name: "Reload" }).click()]);
     await page.getByRole("navigation").getByRole("link", { name: "Map" }).waitFor();
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
     expect(await page.evaluate(async () => await (await fetch("/sw.js")).text())).not.toBe(oldScript);
