@@ -6,6 +6,7 @@ export {};
  */
 const BENCHES: Record<string, () => Promise<unknown>> = {
   startup: () => import("./startup.ts").then((m) => m.run()),
+  offline: () => import("./offline.ts").then((m) => m.run()),
   bbs: () => import("./bbs.ts").then((m) => m.run()),
   prune: () => import("./prune.ts").then((m) => m.run()),
   aprs: () => import("./aprs.ts").then((m) => m.run()),
@@ -22,7 +23,6 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   svcfed: () => import("./svcfed.ts").then((m) => m.run()),
   import: () => import("./import.ts").then((m) => m.run()),
   fuzz: () => import("./fuzz.ts").then((m) => m.run()),
-  offline: () => import("./offline.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

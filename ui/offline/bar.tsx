@@ -1,5 +1,6 @@
 /** A strip under the header: offline, field notes waiting, a new version ready. */
 import { applyUpdate, useOfflineState } from "./status.ts";
+import "./offline.css";
 
 export function OfflineBar() {
   const st = useOfflineState();
