@@ -137,6 +137,9 @@ describe("web app offline", () => {
     await page.getByRole("dialog").getByRole("button", { name: "Save" }).click();
     await page.getByTestId("save-done").waitFor();
     expect(await page.getByTestId("save-done").textContent()).toContain("Saved 2 caches");
+    // the progress bar ran to its end: one step per cache (no tile template with tiles off)
+    const bar = page.getByTestId("save-progress");
+    expect([await bar.getAttribute("value"), await bar.getAttribute("max")]).toEqual(["2", "2"]);
 
     await ctx.setOffline(true);
     try {
