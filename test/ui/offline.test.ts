@@ -183,7 +183,8 @@ describe("web app offline", () => {
       const pending = page.getByTestId("pending-notes");
       await pending.waitFor();
       expect(await pending.textContent()).toContain("1 field note waiting to be sent");
-      expect(await page.getByTestId("logs").textContent()).toContain('Found it in the rain, "wet" log');
+      // the cache's logbook lists it, from the field notes (the logs reload after posting)
+      await page.getByTestId("logs").getByText('Found it in the rain, "wet" log').waitFor();
       await page.waitForTimeout(1500);
       // nothing reached the server while offline
       expect(logsOn(id)).toEqual([]);
