@@ -1103,3 +1103,11 @@ CREATE INDEX box_commands_user ON box_commands(user_id);
 -- said of itself; these are merged back in, so they are never lost.
 ALTER TABLE peers ADD COLUMN learnt_endpoints TEXT NOT NULL DEFAULT '[]';
 UPDATE peers SET learnt_endpoints = (SELECT json_group_array(value) FROM json_each(peers.endpoints) WHERE value LIKE 'ampr:%') WHERE verified_via = 'coord-lot';
+
+-- migration 22: a client's own name for a log (clientId), so a log kept offline and retried is stored once
+
+-- client_id: chosen by the client (a UUID) when it first tries to send the
+-- log; a second POST with the same one from the same callsign returns the
+-- first log. NULL for logs sent without one.
+ALTER TABLE logs ADD COLUMN client_id TEXT;
+CREATE UNIQUE INDEX logs_client ON logs(base_call, client_id) WHERE client_id IS NOT NULL;

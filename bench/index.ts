@@ -6,6 +6,7 @@ export {};
  */
 const BENCHES: Record<string, () => Promise<unknown>> = {
   startup: () => import("./startup.ts").then((m) => m.run()),
+  offline: () => import("./offline.ts").then((m) => m.run()),
   bbs: () => import("./bbs.ts").then((m) => m.run()),
   prune: () => import("./prune.ts").then((m) => m.run()),
   aprs: () => import("./aprs.ts").then((m) => m.run()),
@@ -25,7 +26,6 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   hub: () => import("./hub.ts").then((m) => m.run()),
   map: () => import("./map.ts").then((m) => m.run()),
   wal: () => import("./wal.ts").then((m) => m.run()),
-  offline: () => import("./offline.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

@@ -2,7 +2,7 @@
  * `bun run bench offline`: what the app costs and how fast it is with no
  * internet. One row-maker per figure (ROWS below), against one compiled
  * linux-x64 executable and one headless Chromium:
- *   precachedShell     the app shell the service worker stores (filled in by the installable-app work)
+ *   precachedShell     the app shell the service worker stores, and an offline reload (offline-shell.ts)
  *   embeddedBasemap    the built-in world basemap the executable carries
  *   firstOfflineMap    navigation to the first drawn map view, only the gateway reachable
  */
@@ -33,9 +33,9 @@ export interface OfflineBench {
   browser: Browser;
 }
 
-/** The precached app shell: its size and file count. Hook for the service worker's precache list. */
+/** The precached app shell: its size and file count, and an offline reload (bench/offline-shell.ts). */
 async function precachedShell(_b: OfflineBench): Promise<Row[]> {
-  return [{ figure: "precached app shell", value: "n/a", note: "filled in with the service worker's precache list" }];
+  return (await import("./offline-shell.ts")).shellRows();
 }
 
 async function embeddedBasemap(b: OfflineBench): Promise<Row[]> {

@@ -20,6 +20,8 @@ import { BulletinsPage, ComposePage, MailboxPage, MessagePage, WhitePagesPage } 
 import { ForwardingPage } from "./pages/bbs-sysop.tsx";
 import { RadioPage } from "./pages/radio.tsx";
 import { SearchBox } from "./components/search-box.tsx";
+import { OfflinePage } from "./pages/offline.tsx";
+import { OfflineBar } from "./offline/bar.tsx";
 
 function Header() {
   const { path } = useLocation();
@@ -52,6 +54,7 @@ export function App() {
   return (
     <LocationProvider>
       <Header />
+      <OfflineBar />
       <main id="main">
         <Router>
           <Route path="/" component={MapPage} />
@@ -76,6 +79,7 @@ export function App() {
           <Route path="/bbs/wp" component={WhitePagesPage} />
           <Route path="/sysop/bbs" component={ForwardingPage} />
           <Route path="/radio" component={RadioPage} />
+          <Route path="/offline" component={OfflinePage} />
           <Route default component={NotFound} />
         </Router>
       </main>

@@ -14,6 +14,7 @@ export const NAV: NavItem[] = [
   { href: "/radio", label: "Radio" },
   { href: "/bbs", label: "BBS" },
   { href: "/sysop/bbs", label: "Forwarding" },
+  { href: "/offline", label: "Offline" },
   { href: "/about", label: "About" },
   { href: "/account", label: "Account" },
 ];

@@ -13,17 +13,6 @@ import { getNotifyPrefs, getPrefs, putNotifyPrefs, putPrefs, setWatch, watchesOf
 import { createView, deleteView, updateView, viewLocation, viewsOf } from "./views.ts";
 import { sendPush, subscribe, subscriptionsOf, unsubscribe, vapidKeys } from "../notify/push.ts";
 
-/** The web app's service worker: shows push notifications and opens their link. */
-const SERVICE_WORKER = `self.addEventListener("push", (e) => {
-  const d = e.data ? e.data.json() : {};
-  e.waitUntil(self.registration.showNotification(d.title || "svc-gateway", { body: d.body || "", data: { url: d.url || "/" } }));
-});
-self.addEventListener("notificationclick", (e) => {
-  e.notification.close();
-  e.waitUntil(self.clients.openWindow(e.notification.data.url));
-});
-`;
-
 export function prefsRoutes(gw: Gateway) {
   const uid = (caller: Caller) => caller.user!.id;
   return new Elysia({ name: "account-prefs" })
@@ -58,10 +47,5 @@ export function prefsRoutes(gw: Gateway) {
       set.status = 204;
       return "";
     }, { gate: "session" })
-    .get("/sw.js", ({ set }) => {
-      set.headers["content-type"] = "text/javascript; charset=utf-8";
-      set.headers["cache-control"] = "no-cache";
-      return SERVICE_WORKER;
-    }, { gate: "public" })
     .get("/v/:id", ({ params, redirect }) => redirect(viewLocation(gw, params.id), 302), { gate: "public" });
 }

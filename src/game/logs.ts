@@ -117,40 +117,51 @@ interface Target {
   status: string;
   ownerId: number | null;
   ownerCall: string | null;
+  /** when a native cache was placed: no log is dated before it */
+  placedAt: number | null;
 }
 
 function target(gw: Gateway, raw: string, actor: Actor | null): Target {
   const ref = resolveCache(gw, raw, actor);
   if ("native" in ref) {
     const c = ref.native;
-    return { cacheId: c.id, cacheGid: localGid(gw, "cache", c.id), lat: c.lat, lon: c.lon, status: c.status, ownerId: c.owner_id, ownerCall: c.owner_call };
+    return { cacheId: c.id, cacheGid: localGid(gw, "cache", c.id), lat: c.lat, lon: c.lon, status: c.status, ownerId: c.owner_id, ownerCall: c.owner_call, placedAt: c.placed_at };
   }
   if ("living" in ref) {
     // A living cache is where its station was last heard: a find is corroborated near that.
     const l = ref.living;
-    return { cacheId: null, cacheGid: livingGid(gw, l.stationId), lat: l.lat, lon: l.lon, status: "active", ownerId: l.ownerUserId, ownerCall: l.call };
+    return { cacheId: null, cacheGid: livingGid(gw, l.stationId), lat: l.lat, lon: l.lon, status: "active", ownerId: l.ownerUserId, ownerCall: l.call, placedAt: null };
   }
   const m = ref.mirror;
-  return { cacheId: null, cacheGid: m.gid, lat: m.lat, lon: m.lon, status: m.status, ownerId: null, ownerCall: m.ownerCall };
+  return { cacheId: null, cacheGid: m.gid, lat: m.lat, lon: m.lon, status: m.status, ownerId: null, ownerCall: m.ownerCall, placedAt: null };
 }
 
 export interface LogInput {
   kind: LogKind;
   text: string | null;
   foundAt: number;
+  /** the client's own name for this log, so a retried POST returns the first log instead of a second */
+  clientId: string | null;
   /** ingest only: whose log it is */
   call?: string;
 }
 
+/** A client-made idempotency key: a UUID or similar, 8-64 of [A-Za-z0-9_-]. */
+function clientIdOf(v: unknown): string | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== "string" || !/^[A-Za-z0-9_-]{8,64}$/.test(v)) throw badRequest("invalid", "clientId is 8-64 letters, digits, - or _");
+  return v;
+}
+
 export function checkLogBody(b: Record<string, unknown>, now: number, withCall: boolean): LogInput {
-  const known = ["kind", "text", "foundAt", ...(withCall ? ["call", "cache"] : [])];
+  const known = ["kind", "text", "foundAt", "clientId", ...(withCall ? ["call", "cache"] : [])];
   for (const k of Object.keys(b)) if (!known.includes(k)) throw badRequest("invalid", `unknown field "${k}"; a log has ${known.join(", ")}`);
   const kind = b.kind === undefined ? "find" : oneOf(b.kind, "kind", LOG_KINDS);
   const text = optText(b.text, "text", 4000);
   if (kind === "note" && !text) throw badRequest("invalid", "a note needs text");
   const foundAt = b.foundAt === undefined ? now : pastTime(b.foundAt, "foundAt", now);
   if (foundAt < now - 366 * 86_400_000) throw badRequest("invalid", "foundAt is within the last year");
-  const out: LogInput = { kind, text, foundAt };
+  const out: LogInput = { kind, text, foundAt, clientId: clientIdOf(b.clientId) };
   if (withCall) out.call = callsign(b.call, "call");
   return out;
 }
@@ -159,6 +170,8 @@ interface Written {
   row: LogRow;
   target: Target;
   pending: PendingFind | null;
+  /** a retry: the log this client already wrote with the same clientId, unchanged */
+  replayed?: boolean;
 }
 
 /** Writes one log inside the caller's transaction; events and hand-offs are for the caller to run after commit. */
@@ -167,6 +180,14 @@ function writeLog(gw: Gateway, t: Target, input: LogInput, who: { userId: number
   if (t.status === "draft") throw conflict("cache_not_published", "this cache is a draft: it takes no logs yet");
   if (t.status === "archived" && input.kind !== "note") throw conflict("cache_archived", "this cache is archived: only notes can be logged");
   const base = baseCall(who.call);
+  if (input.clientId !== null) {
+    // A retry of a log that reached us (the answer was lost): the same log again, before any other check.
+    const first = gw.db.query("SELECT * FROM logs WHERE base_call = ? AND client_id = ?").get(base, input.clientId) as LogRow | null;
+    if (first) {
+      if (first.cache_gid !== t.cacheGid || first.kind !== input.kind) throw conflict("client_id_reused", "this clientId names another log of yours");
+      return { row: first, target: t, pending: null, replayed: true };
+    }
+  }
   if (input.kind === "find") {
     if ((who.userId !== null && who.userId === t.ownerId) || (t.ownerCall && baseCall(t.ownerCall) === base)) throw conflict("own_cache", "you cannot log a find on your own cache");
     const dup = gw.db.query("SELECT id FROM logs WHERE cache_gid = ? AND base_call = ? AND kind = 'find' AND state = 'active'").get(t.cacheGid, base);
@@ -177,10 +198,10 @@ function writeLog(gw: Gateway, t: Target, input: LogInput, who: { userId: number
     gw.db
       .query(
         `INSERT INTO logs (cache_id, cache_gid, kind, user_id, call, base_call, text, found_at, created_at, updated_at, tier, via,
-           corr_position_id, corr_igate, corr_distance_m, corr_at, corr_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           corr_position_id, corr_igate, corr_distance_m, corr_at, corr_source, client_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(t.cacheId, t.cacheGid, input.kind, who.userId, who.call, base, input.text, input.foundAt, now, now, sighting ? "a" : who.tier, who.via,
-        sighting?.positionId ?? null, sighting?.igate ?? null, sighting?.distanceM ?? null, sighting ? now : null, sighting ? "local" : null).lastInsertRowid,
+        sighting?.positionId ?? null, sighting?.igate ?? null, sighting?.distanceM ?? null, sighting ? now : null, sighting ? "local" : null, input.clientId).lastInsertRowid,
   );
   if (sighting) pinPosition(gw, id, sighting.positionId);
   republishLog(gw, id);
@@ -192,7 +213,8 @@ function writeLog(gw: Gateway, t: Target, input: LogInput, who: { userId: number
   return { row, target: t, pending };
 }
 
-function afterCommit(gw: Gateway, w: Written[]): void {
+function afterCommit(gw: Gateway, written: Written[]): void {
+  const w = written.filter((x) => !x.replayed);
   for (const x of w) emitLog(gw, x.row, x.target.lat, x.target.lon);
   for (const x of w) if (x.pending) requestCorroboration(gw, x.pending);
 }
@@ -202,7 +224,7 @@ function afterCommit(gw: Gateway, w: Written[]): void {
  * when verified, else c); the ingest box names `call` (tier c: relayed); any
  * find is Tier A at once when an RF sighting corroborates it.
  */
-export function logOnCache(gw: Gateway, actor: Actor, rawCache: string, body: Record<string, unknown>): Log {
+export function logOnCache(gw: Gateway, actor: Actor, rawCache: string, body: Record<string, unknown>): Log & { replayed?: true } {
   const input = checkLogBody(body, gw.clock.now(), actor.ingest && actor.userId === null);
   let who: { userId: number | null; call: string; tier: "b" | "c"; via: string };
   if (actor.userId !== null || actor.via === "device") {
@@ -212,9 +234,12 @@ export function logOnCache(gw: Gateway, actor: Actor, rawCache: string, body: Re
     who = { userId: verifiedHolder(gw.db, input.call!), call: input.call!, tier: "c", via: "ingest" };
   }
   const t = target(gw, rawCache, actor);
+  // A log kept offline and sent later carries its own time: not before the cache existed. A
+  // placement date is a day in someone's time zone, so a day's slack.
+  if (body.foundAt !== undefined && t.placedAt !== null && input.foundAt < t.placedAt - 86_400_000) throw badRequest("invalid", "foundAt is before the cache was placed");
   const w = gw.db.transaction(() => writeLog(gw, t, input, who))();
   afterCommit(gw, [w]);
-  return logJson(gw, w.row);
+  return { ...logJson(gw, w.row), ...(w.replayed ? { replayed: true } : {}) };
 }
 
 /**

@@ -76,18 +76,21 @@ export function gameRoutes(gw: Gateway) {
     .get("/api/caches/:id/logs", ({ params, query, caller }) =>
       logbook(gw, decodeURIComponent(params.id), reader(caller), { limit: intParam(query.limit, "limit"), before: intParam(query.before, "before") }), { gate: "public" })
     .post("/api/caches/:id/logs", ({ params, body, caller, set }) => {
-      set.status = 201;
-      return logOnCache(gw, actorOf(caller), decodeURIComponent(params.id), jsonObject(body, "a log: {kind, text, foundAt}"));
+      const log = logOnCache(gw, actorOf(caller), decodeURIComponent(params.id), jsonObject(body, "a log: {kind, text, foundAt, clientId}"));
+      set.status = log.replayed ? 200 : 201;
+      return log;
     }, { gate: "actor" })
     .post("/api/logs", ({ body, caller, set }) => {
       const { cache, rest } = aliasBody(body);
-      set.status = 201;
-      return logOnCache(gw, actorOf(caller), cache, rest);
+      const log = logOnCache(gw, actorOf(caller), cache, rest);
+      set.status = log.replayed ? 200 : 201;
+      return log;
     }, { gate: "actor" })
     .post("/api/logs/find", ({ body, caller, set }) => {
       const { cache, rest } = aliasBody(body, "find");
-      set.status = 201;
-      return logOnCache(gw, actorOf(caller), cache, rest);
+      const log = logOnCache(gw, actorOf(caller), cache, rest);
+      set.status = log.replayed ? 200 : 201;
+      return log;
     }, { gate: "actor" })
     .delete("/api/logs/:id", ({ params, caller }) => {
       const id = intParam(params.id, "id");

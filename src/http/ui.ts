@@ -12,6 +12,7 @@ import type { Gateway } from "../gateway.ts";
 import { CORS_HEADERS } from "./cors.ts";
 import { errorResponse } from "./errors.ts";
 import { gatesPlugin } from "./gates.ts";
+import { addPwa, MANIFEST_PATH, SW_PATH } from "./pwa.ts";
 
 export interface UiAsset {
   body: Blob;
@@ -62,10 +63,12 @@ export async function buildUi(): Promise<Array<{ name: string; blob: Blob }>> {
     define: { "process.env.NODE_ENV": '"production"' },
   });
   if (!result.success) throw new Error("UI build failed:\n" + result.logs.map(String).join("\n"));
-  return result.outputs.map((o) => ({
+  const outputs = result.outputs.map((o) => ({
     name: o.path.replace(/^\.\//, "").replace(/^index-[a-z0-9]+\.html$/, "index.html"),
-    blob: o,
+    blob: o as Blob,
   }));
+  // Icons, manifest and the service worker that keeps all of this for offline use.
+  return addPwa(outputs, { assetPrefix: ASSET_PREFIX, notUi: NOT_UI });
 }
 
 async function fromOutputs(outputs: Array<{ name: string; blob: Blob }>): Promise<UiBundle> {
@@ -139,5 +142,15 @@ export function uiRoutes(gw: Gateway, csp: string) {
       },
       { gate: "public" },
     )
-    .get("/", () => serveIndex(csp), { gate: "public" });
+    .get("/", () => serveIndex(csp), { gate: "public" })
+    // The service worker lives at the root so that its scope is the whole app; never cached by
+    // HTTP, so a new version is seen on the next visit.
+    .get(SW_PATH, () => topLevelFile("sw.js", "text/javascript; charset=utf-8"), { gate: "public" })
+    .get(MANIFEST_PATH, () => topLevelFile("manifest.webmanifest", "application/manifest+json"), { gate: "public" });
+}
+
+async function topLevelFile(name: string, type: string): Promise<Response> {
+  const asset = (await uiBundle()).assets.get(name);
+  if (!asset) return errorResponse(404, { error: "not_found", message: `no ${name} in this build` }, CORS_HEADERS);
+  return new Response(asset.body, { headers: { ...CORS_HEADERS, "content-type": type, "cache-control": "no-cache", "x-content-type-options": "nosniff" } });
 }

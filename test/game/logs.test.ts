@@ -124,6 +124,52 @@ describe("logging", () => {
     expect(bad.status).toBe(400);
     expect(count(g.gw, "logs")).toBe(before);
   });
+
+  test("a log sent again with its clientId (an offline field note retried) is stored, published and announced once", async () => {
+    const c = await newCache(47.5, 8.5);
+    const other = await newCache(47.6, 8.6);
+    const logsOf = (id: number) => (g.gw.db.query("SELECT count(*) AS n FROM logs WHERE cache_id = ?").get(id) as { n: number }).n;
+    // without a clientId, a note posted twice is two notes: the retry problem this solves
+    for (let k = 0; k < 2; k++) expect((await g.post(`/api/caches/${c.id}/logs`, { kind: "note", text: "twice" }, as(finder))).status).toBe(201);
+    expect(logsOf(c.id)).toBe(2);
+    const feedBefore = count(g.gw, "fed_feed");
+    const eventsBefore = events.length;
+    const foundAt = clock.now() - 5 * 60_000;
+    const body = { kind: "find", text: "signed the log at dawn", foundAt, clientId: "6f1c2a4e-0b7d-4f1e-9a53-2c8e5d7b9a10" };
+    const first = await g.post(`/api/caches/${c.id}/logs`, body, as(finder));
+    expect(first.status).toBe(201);
+    const log = await json(first);
+    expect(log).toMatchObject({ kind: "find", foundAt, text: "signed the log at dawn" });
+    const again = await g.post(`/api/caches/${c.id}/logs`, body, as(finder));
+    expect(again.status).toBe(200);
+    expect(await json(again)).toMatchObject({ id: log.id, foundAt, replayed: true });
+    // the alias honours it too
+    expect((await g.post("/api/logs", { cache: c.id, ...body }, as(finder))).status).toBe(200);
+    expect(logsOf(c.id)).toBe(3);
+    expect(count(g.gw, "fed_feed")).toBe(feedBefore + 1);
+    expect(events.length).toBe(eventsBefore + 1);
+    // the same clientId for another cache is a mistake, not a retry; a bad one is refused
+    const reused = await g.post(`/api/caches/${other.id}/logs`, body, as(finder));
+    expect([reused.status, (await json(reused)).error]).toEqual([409, "client_id_reused"]);
+    const bad = await g.post(`/api/caches/${other.id}/logs`, { ...body, clientId: "no spaces allowed" }, as(finder));
+    expect([bad.status, (await json(bad)).error]).toEqual([400, "invalid"]);
+    // another callsign may happen to use the same clientId: its own log
+    expect((await g.post(`/api/caches/${c.id}/logs`, body, as(unverified))).status).toBe(201);
+    expect(logsOf(other.id)).toBe(0);
+    expect(logsOf(c.id)).toBe(4);
+  });
+
+  test("a find sent later keeps its found-at time, which is not before the day the cache was placed", async () => {
+    const day = 86_400_000;
+    const c = await newCache(47.7, 8.7, { placedAt: clock.now() - 2 * day });
+    const early = await g.post(`/api/caches/${c.id}/logs`, { kind: "find", foundAt: clock.now() - 3.5 * day }, as(finder));
+    expect([early.status, (await json(early)).message]).toEqual([400, "foundAt is before the cache was placed"]);
+    expect(count(g.gw, "logs", "cache_id = " + c.id)).toBe(0);
+    const foundAt = clock.now() - day;
+    const ok = await g.post(`/api/caches/${c.id}/logs`, { kind: "find", foundAt }, as(finder));
+    expect(ok.status).toBe(201);
+    expect((await json(ok)).foundAt).toBe(foundAt);
+  });
 });
 
 describe("Tier A", () => {

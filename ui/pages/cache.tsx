@@ -14,6 +14,7 @@ import { Empty, Failed, Loading } from "../components/states.tsx";
 import { formatDdm } from "../components/units.ts";
 import { SIZES, STEPS } from "./hide.tsx";
 import type { Cache as GameCache } from "../../src/game/caches.ts";
+import { Compass } from "../offline/compass.tsx";
 
 /** The cache as GET /api/caches/:id answers it: the game's Cache, its contact for the owner, and the caller's own marks. */
 type Cache = GameCache & {
@@ -339,6 +340,7 @@ export function CachePage({ id }: { id: string }) {
       <Coordinates c={c} />
       {c.mine && native && <OwnerActions c={c} reload={reload} />}
       {signedIn && native && c.my && <Actions c={c} reload={reload} />}
+      <Compass lat={c.lat} lon={c.lon} />
       {c.description && <p class="description">{c.description}</p>}
       {c.hint && <Hint hint={c.hint} />}
       {c.contact && (c.contact.email || c.contact.phone || c.contact.note) && (

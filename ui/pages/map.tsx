@@ -8,6 +8,7 @@ import { cacheLayer } from "../game/layer.ts";
 import { crowdOf, type KindCount } from "../map/crowd.ts";
 import { addSaveViewControl, initialView } from "../map/view.ts";
 import { liveRooms, type LiveLog, type LiveState } from "../live/socket.ts";
+import { addSaveAreaControl } from "../offline/save-area.tsx";
 
 /** Live logs kept in the activity panel. */
 const FEED = 8;
@@ -71,6 +72,7 @@ export function MapPage() {
     const map = L.map(el.current!, { worldCopyJump: true, zoomControl: true, maxZoom: 19 }).setView(start.center, start.zoom);
     addSaveViewControl(map);
     addGpxControl(map);
+    addSaveAreaControl(map);
     L.control.scale({ imperial: false }).addTo(map);
     let cancelled = false;
     clientConfig().then((cfg) => {

@@ -1,0 +1,141 @@
+/**
+ * "Save this area for offline" on the map: the caches in view with their
+ * details (description, hint, attributes) and recent logs go into IndexedDB,
+ * and the map tiles the area needs into the tile cache, with a size estimate
+ * first and a progress bar while it runs.
+ */
+import L from "leaflet";
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { api, clientConfig } from "../api.ts";
+import { viewBbox } from "../game/layer.ts";
+import { put, TILE_CACHE, type SavedArea, type SavedCache } from "./db.ts";
+import { tileUrls } from "./tiles.ts";
+
+/** How many recent logs of each cache are kept. */
+const LOGS = 20;
+/** At most this many caches in one area (the API's largest page). */
+const MAX_CACHES = 2000;
+/** Rough sizes for the estimate: a cache with its logs, a map tile. */
+const CACHE_BYTES = 6_000;
+const TILE_BYTES = 25_000;
+
+interface Plan {
+  bbox: string;
+  caches: Array<{ id: number | string; code: string; name: string; lat: number; lon: number } & Record<string, unknown>>;
+  tiles: string[];
+  tooMany: number | null;
+}
+
+export const formatBytes = (b: number) => (b >= 1e6 ? `${(b / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(b / 1e3))} kB`);
+
+async function plan(map: L.Map): Promise<Plan> {
+  const bbox = viewBbox(map);
+  const a = await api<{ clustered: boolean; caches: Plan["caches"]; total: number }>(`/api/caches?bbox=${bbox}&limit=${MAX_CACHES}`);
+  const cfg = await clientConfig().catch(() => null);
+  const b = map.getBounds();
+  const tiles = cfg ? tileUrls(cfg.tileUrl, { west: b.getWest(), south: b.getSouth(), east: b.getEast(), north: b.getNorth() }, map.getZoom(), map.getMaxZoom()) : [];
+  return { bbox, caches: a.clustered ? [] : a.caches, tiles, tooMany: a.clustered ? a.total : null };
+}
+
+function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
+  const [p, setP] = useState<Plan | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
+  const [result, setResult] = useState<SavedArea | null>(null);
+  useEffect(() => {
+    plan(map).then(setP, (e: Error) => setError(navigator.onLine ? e.message : "Saving an area needs the network."));
+  }, []);
+  const save = async () => {
+    if (!p) return;
+    const total = p.caches.length + p.tiles.length;
+    let done = 0;
+    let bytes = 0;
+    setProgress({ done, total });
+    const step = () => setProgress({ done: ++done, total });
+    try {
+      for (const c of p.caches) {
+        const key = String(c.id);
+        // the owner's contact fields stay on the server: a browser's saved copy outlives the session
+        const { contact: _contact, ...detail } = await api<Record<string, unknown>>(`/api/caches/${encodeURIComponent(key)}`);
+        const logs = await api<{ logs: unknown[] }>(`/api/caches/${encodeURIComponent(key)}/logs?limit=${LOGS}`);
+        const saved: SavedCache = { key, code: c.code, lat: c.lat, lon: c.lon, summary: c, detail, logs: logs.logs, savedAt: Date.now() };
+        bytes += JSON.stringify(saved).length;
+        await put("caches", saved);
+        step();
+      }
+      const cache = await caches.open(TILE_CACHE);
+      for (const url of p.tiles) {
+        const res = await fetch(url).catch(() => null);
+        if (res?.ok) {
+          const body = await res.arrayBuffer();
+          bytes += body.byteLength;
+          await cache.put(url, new Response(body, { headers: res.headers }));
+        }
+        step();
+      }
+      const area: SavedArea = { bbox: p.bbox, caches: p.caches.length, tiles: p.tiles.length, bytes, savedAt: Date.now() };
+      await put("areas", area);
+      setResult(area);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  const estimate = p ? p.caches.length * CACHE_BYTES + p.tiles.length * TILE_BYTES : 0;
+  return (
+    <div class="save-area card" data-testid="save-area" role="dialog" aria-label="Save this area for offline">
+      <h2>Save this area for offline</h2>
+      {error && <p class="error" role="alert">{error}</p>}
+      {!p && !error && <p class="muted">Counting what is in view…</p>}
+      {p && p.tooMany !== null && <p>{p.tooMany} caches are in view: zoom in to save at most {MAX_CACHES}.</p>}
+      {p && p.tooMany === null && !progress && (
+        <>
+          <p data-testid="save-estimate">
+            {p.caches.length} {p.caches.length === 1 ? "cache" : "caches"} with descriptions, hints and recent logs
+            {p.tiles.length ? `, ${p.tiles.length} map tiles` : ", and the map tiles already drawn here"}: about {formatBytes(estimate)}.
+          </p>
+          <p>
+            <button class="primary" onClick={save}>Save</button> <button onClick={onClose}>Cancel</button>
+          </p>
+        </>
+      )}
+      {progress && (
+        <p>
+          <progress data-testid="save-progress" max={progress.total || 1} value={progress.done} /> {progress.done} / {progress.total}
+        </p>
+      )}
+      {result && (
+        <>
+          <p data-testid="save-done">
+            Saved {result.caches} {result.caches === 1 ? "cache" : "caches"}
+            {result.tiles ? ` and ${result.tiles} map tiles` : ""} ({formatBytes(result.bytes)}). They open without a network; see <a href="/offline">Offline</a>.
+          </p>
+          <p>
+            <button onClick={onClose}>Close</button>
+          </p>
+        </>
+      )}
+    </div>
+  );
+}
+
+/** The "Save area" button on the map; the panel opens over the map. */
+export function addSaveAreaControl(map: L.Map): void {
+  const control = new L.Control({ position: "topright" });
+  control.onAdd = () => {
+    const box = L.DomUtil.create("div", "save-area-control");
+    L.DomEvent.disableClickPropagation(box);
+    L.DomEvent.disableScrollPropagation(box);
+    const b = L.DomUtil.create("button", "map-save-area", box);
+    b.type = "button";
+    b.textContent = "Save area for offline";
+    const panel = L.DomUtil.create("div", "", box);
+    const close = () => render(null, panel);
+    b.onclick = () => {
+      render(null, panel);
+      render(<SavePanel map={map} onClose={close} />, panel);
+    };
+    return box;
+  };
+  control.addTo(map);
+}

@@ -1,0 +1,135 @@
+/**
+ * Offline: the field notes this browser keeps (pending, sent, refused), their
+ * export to and import from geocache_visits.txt, and the areas and caches
+ * saved for use without a network.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { formatDate } from "../account/session.ts";
+import { all, clear, remove, TILE_CACHE, type FieldNote, type SavedArea, type SavedCache } from "../offline/db.ts";
+import { exportVisits, importVisits, sendPending } from "../offline/notes.ts";
+import { formatBytes } from "../offline/save-area.tsx";
+import { refreshOfflineState, useOfflineState } from "../offline/status.ts";
+
+const KIND: Record<string, string> = { find: "Found it", dnf: "Didn't find it", note: "Note" };
+const STATE: Record<string, string> = { pending: "waiting", sent: "sent", failed: "refused" };
+
+export function OfflinePage() {
+  const st = useOfflineState();
+  const [notes, setNotes] = useState<FieldNote[]>([]);
+  const [areas, setAreas] = useState<SavedArea[]>([]);
+  const [saved, setSaved] = useState<SavedCache[]>([]);
+  const [msg, setMsg] = useState<string | null>(null);
+  const load = () => {
+    all<FieldNote>("notes").then((n) => setNotes(n.sort((a, b) => b.foundAt - a.foundAt)), () => {});
+    all<SavedArea>("areas").then(setAreas, () => {});
+    all<SavedCache>("caches").then((c) => setSaved(c.sort((a, b) => a.summary.name.localeCompare(b.summary.name))), () => {});
+  };
+  // the pending list changes when notes are kept or sent, here or in another tab
+  useEffect(load, [st.pending.length, st.online]);
+  const send = async () => {
+    setMsg(null);
+    const r = await sendPending();
+    setMsg(`${r.sent} sent${r.failed ? `, ${r.failed} refused` : ""}.`);
+    load();
+  };
+  const download = () => {
+    const bytes = exportVisits(notes);
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([bytes], { type: "text/plain;charset=utf-16le" }));
+    a.download = "geocache_visits.txt";
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+  };
+  const upload = async (e: Event) => {
+    const f = (e.target as HTMLInputElement).files?.[0];
+    if (!f) return;
+    const r = await importVisits(new Uint8Array(await f.arrayBuffer()));
+    setMsg(`Imported ${r.added} ${r.added === 1 ? "visit" : "visits"}${r.known ? `, ${r.known} already here` : ""}${r.skipped ? `, ${r.skipped} ${r.skipped === 1 ? "line" : "lines"} skipped` : ""}.`);
+    (e.target as HTMLInputElement).value = "";
+    load();
+    refreshOfflineState();
+    if (navigator.onLine) void sendPending().then(() => (load(), refreshOfflineState()));
+  };
+  const forget = async (n: FieldNote) => {
+    await remove("notes", n.clientId);
+    load();
+    refreshOfflineState();
+  };
+  const dropSaved = async () => {
+    if (!confirm("Delete the saved areas, caches and map tiles from this browser?")) return;
+    await clear("caches");
+    await clear("areas");
+    await caches.delete(TILE_CACHE).catch(() => false);
+    load();
+  };
+  return (
+    <section class="page offline-page">
+      <h1>Offline</h1>
+      <p class="muted">
+        {st.online ? "Online." : "Offline."} Logs written without a signal are kept here as field notes and sent, once each, with the time you wrote them, when the network returns.
+      </p>
+      <h2>Field notes</h2>
+      {notes.length === 0 ? (
+        <p class="muted">No field notes.</p>
+      ) : (
+        <ul class="notes" data-testid="field-notes">
+          {notes.map((n) => (
+            <li data-state={n.state}>
+              <b>{KIND[n.kind]}</b> {n.cacheKey ? <a href={`/cache/${encodeURIComponent(n.cacheKey)}`}>{n.name || n.code}</a> : n.code}{" "}
+              <span class="muted">{formatDate(n.foundAt)}</span> <span class={`tag note-${n.state}`}>{STATE[n.state]}</span>
+              {n.text && <p>{n.text}</p>}
+              {n.error && <p class="error">{n.error}</p>}
+              {n.state !== "pending" && (
+                <button class="link" onClick={() => forget(n)}>
+                  Remove from this list
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <p class="row-buttons">
+        <button class="primary" onClick={send} disabled={!st.online || st.pending.length === 0}>
+          Send now
+        </button>
+        <button onClick={download} disabled={notes.length === 0}>
+          Export geocache_visits.txt
+        </button>
+        <label class="button">
+          Import geocache_visits.txt <input type="file" accept=".txt,text/plain" onChange={upload} hidden />
+        </label>
+      </p>
+      {msg && <p role="status">{msg}</p>}
+      <h2>Saved for offline</h2>
+      {areas.length === 0 ? (
+        <p class="muted">
+          Nothing saved yet: on the <a href="/map">map</a>, choose "Save area for offline".
+        </p>
+      ) : (
+        <>
+          <ul data-testid="saved-areas">
+            {areas.map((a) => (
+              <li>
+                {a.caches} caches{a.tiles ? `, ${a.tiles} tiles` : ""} ({formatBytes(a.bytes)}), saved {formatDate(a.savedAt)} ·{" "}
+                <a href={`/map?lat=${(Number(a.bbox.split(",")[1]) + Number(a.bbox.split(",")[3])) / 2}&lon=${(Number(a.bbox.split(",")[0]) + Number(a.bbox.split(",")[2])) / 2}&z=13`}>show</a>
+              </li>
+            ))}
+          </ul>
+          <details>
+            <summary>{saved.length} saved caches</summary>
+            <ul>
+              {saved.map((c) => (
+                <li>
+                  <a href={`/cache/${encodeURIComponent(c.key)}`}>{c.summary.name}</a> <span class="muted">{c.code}</span>
+                </li>
+              ))}
+            </ul>
+          </details>
+          <p>
+            <button onClick={dropSaved}>Delete saved areas</button>
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
