@@ -309,7 +309,11 @@ export function CachePage({ id }: { id: string }) {
   const account = useLoad(loadAccount, []);
   if (cache.error) {
     return cache.error instanceof ApiError && cache.error.status === 404 ? (
-      <section class="page"><h1>Cache not found</h1><Empty>No cache {id} here: it may be a draft, or the link is wrong.</Empty></section>
+      <section class="page">
+        <h1>Cache not found</h1>
+        {/* offline, the service worker says the cache is not in a saved area */}
+        {cache.error.code === "not_saved" ? <p class="error" role="alert">{cache.error.message}</p> : <Empty>No cache {id} here: it may be a draft, or the link is wrong.</Empty>}
+      </section>
     ) : (
       <section class="page"><h1>Cache</h1><Failed error={cache.error} what="the cache" /></section>
     );
