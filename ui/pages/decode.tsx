@@ -28,7 +28,7 @@ export function DecodePage() {
       </form>
       {err && <p class="error" role="alert">{err}</p>}
       {out && (
-        <table class="table" data-testid="decoded">
+        <table class="table kv" data-testid="decoded">
           <tbody>
             {Object.entries(out).map(([k, v]) => (
               <tr>
