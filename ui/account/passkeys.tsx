@@ -1,5 +1,6 @@
 import { api } from "../api.ts";
-import { formatDate, loadAccount } from "./session.ts";
+import { loadAccount } from "./session.ts";
+import { When } from "../time.tsx";
 import { createPasskey } from "./signin.tsx";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
 
@@ -29,8 +30,8 @@ export function PasskeysSection({ account, onChange }: SectionProps) {
             {account.passkeys.map((p) => (
               <tr>
                 <td>{p.label ?? "passkey"}</td>
-                <td>{formatDate(p.createdAt)}</td>
-                <td>{p.lastUsedAt ? formatDate(p.lastUsedAt) : "never"}</td>
+                <td><When at={p.createdAt} /></td>
+                <td><When at={p.lastUsedAt} /></td>
                 <td>
                   <button disabled={busy} onClick={() => remove(p.id)}>
                     Remove

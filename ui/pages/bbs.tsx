@@ -3,10 +3,11 @@
  * bulletin boards by category, a message with its thread, White Pages search.
  */
 import { useState } from "preact/hooks";
+import { When } from "../time.tsx";
 import { useLocation, useRoute } from "preact-iso";
 import { api, ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
-import { loadAccount, formatDate } from "../account/session.ts";
+import { loadAccount } from "../account/session.ts";
 /** A message as the API shows it: the server's own type. */
 import type { Message as BbsMessage } from "../../src/bbs/messages.ts";
 
@@ -60,7 +61,7 @@ function MessageList({ messages, show }: { messages: BbsMessage[]; show: "from" 
               <a href={`/bbs/msg/${m.id}`}>{m.subject}</a>
               {!m.read && m.type !== "B" && show === "from" ? <span class="tag">new</span> : null}
             </td>
-            <td>{formatDate(m.createdAt)}</td>
+            <td><When at={m.createdAt} /></td>
             <td>{m.size}</td>
           </tr>
         ))}
@@ -182,7 +183,7 @@ export function MessagePage() {
           <header>
             <strong>{m.subject}</strong>
             <div class="muted">
-              {TYPE_NAMES[m.type]} from {m.from} to {m.address} · {formatDate(m.createdAt)} · {m.bid}
+              {TYPE_NAMES[m.type]} from {m.from} to {m.address} · <When at={m.createdAt} /> · {m.bid}
               {m.receivedFrom ? ` · via ${m.receivedFrom}` : ""}
             </div>
           </header>
@@ -337,7 +338,7 @@ export function WhitePagesPage() {
                 <td>{e.name ?? ""}</td>
                 <td>{e.qth ?? ""}</td>
                 <td>{e.zip ?? ""}</td>
-                <td>{new Date(e.infoAt).toISOString().slice(0, 10)}</td>
+                <td><When at={e.infoAt} /></td>
               </tr>
             ))}
           </tbody>

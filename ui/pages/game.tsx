@@ -1,7 +1,7 @@
 /** The game's list pages: leaderboard, activity, a callsign's profile, supporters. */
 import { api } from "../api.ts";
+import { When } from "../time.tsx";
 import { useLoad } from "../hooks.ts";
-import { formatDate } from "../account/session.ts";
 
 interface Leaderboard {
   finders: Array<{ call: string; finds: number; tierA: number }>;
@@ -56,12 +56,12 @@ export function ActivityList({ url }: { url: string }) {
       {(act.data?.items ?? []).map((i) =>
         i.type === "log" ? (
           <li>
-            <span class="muted">{formatDate(i.createdAt)}</span> {i.call ?? "someone"} {verb[i.kind]} <a href={`/cache/${encodeURIComponent(String(i.cacheId))}`}>{i.cacheName}</a>
+            <span class="muted"><When at={i.createdAt} /></span> {i.call ?? "someone"} {verb[i.kind]} <a href={`/cache/${encodeURIComponent(String(i.cacheId))}`}>{i.cacheName}</a>
             {i.tier === "a" && <span class="tier tier-a"> RF-verified</span>}
           </li>
         ) : (
           <li>
-            <span class="muted">{formatDate(i.at)}</span> {i.cache.ownerCall} hid <a href={`/cache/${i.cache.id}`}>{i.cache.name}</a> ({i.cache.type})
+            <span class="muted"><When at={i.at} /></span> {i.cache.ownerCall} hid <a href={`/cache/${i.cache.id}`}>{i.cache.name}</a> ({i.cache.type})
           </li>
         ),
       )}
@@ -125,7 +125,7 @@ export function SupportPage() {
       <p>This instance runs thanks to the people below (listed only if they chose to be).</p>
       <ul data-testid="supporters">
         {(s.data?.supporters ?? []).map((x) => (
-          <li>{x.name}{x.level ? ` (${x.level})` : ""} <span class="muted">since {new Date(x.since).toLocaleDateString()}</span></li>
+          <li>{x.name}{x.level ? ` (${x.level})` : ""} <span class="muted">since <When at={x.since} /></span></li>
         ))}
       </ul>
       {s.data && s.data.supporters.length === 0 && <p class="muted">No one is listed yet.</p>}

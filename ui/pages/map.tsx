@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import L from "leaflet";
+import { When } from "../time.tsx";
 import "leaflet/dist/leaflet.css";
 import { clientConfig } from "../api.ts";
 import { addBaseLayer } from "../map/basemap.ts";
@@ -103,7 +104,7 @@ export function MapPage() {
             {feed.map((l) => (
               <li key={l.logId}>
                 <b>{l.call}</b> {VERB[l.kind]} <a href={cacheHref(l)}>{l.cache.name}</a>{" "}
-                <time dateTime={new Date(l.ts).toISOString()}>{new Date(l.ts).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}</time>
+                <When at={l.ts} />
               </li>
             ))}
           </ol>

@@ -12,7 +12,7 @@ import { useLoad, usePoll } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
 import { hubPorts, radioPorts, type Heard, type RadioPort } from "../radio/types.ts";
 import { HubCard } from "../radio/hub.tsx";
-import { When } from "../radio/when.tsx";
+import { When } from "../time.tsx";
 import { NodesCard } from "../radio/nodes.tsx";
 import { CommandLog, TransmitCard } from "../radio/box.tsx";
 

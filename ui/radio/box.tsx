@@ -11,7 +11,7 @@ import { useLoad } from "../hooks.ts";
 import type { Account } from "../account/session.ts";
 import { encodeMessage, encodePosition, encodeStatus } from "../../src/aprs/encode.ts";
 import { LOCAL_BOX, type BoxCommand } from "./types.ts";
-import { When } from "./when.tsx";
+import { When } from "../time.tsx";
 
 type Kind = "message" | "position" | "status";
 const blank = { kind: "message" as Kind, addressee: "", text: "", lat: "", lon: "", symbol: "/[", comment: "" };
