@@ -57,7 +57,7 @@ export function CallsignsSection({ account, onChange }: SectionProps) {
                       Make active
                     </button>
                   )}
-                  <button disabled={busy} onClick={() => post("/auth/callsigns", { remove: c.call })}>
+                  <button disabled={busy} onClick={() => confirm(`Remove ${c.call} from your account? Its verification is lost.`) && post("/auth/callsigns", { remove: c.call })}>
                     Remove
                   </button>
                 </td>

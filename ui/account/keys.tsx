@@ -22,6 +22,7 @@ export function DeviceKeysSection({ account, onChange }: SectionProps) {
     });
   };
   const revoke = (k: string) =>
+    confirm("Revoke this device key? Whatever signs with it (a radio, an app) stops working here.") &&
     run(async () => {
       await api("/keys/revoke", { method: "POST", json: { key: k } });
       await reload();

@@ -75,6 +75,7 @@ export function SavedViewsSection({ account }: SectionProps) {
   const views = useLoad(() => api<{ views: SavedView[] }>("/api/views"), [account.id, version]);
   const { run, busy, errorView } = useAction();
   const remove = (id: string) =>
+    confirm("Delete this saved view? Links to it stop working.") &&
     run(async () => {
       await api(`/api/views/${id}`, { method: "DELETE", json: {} });
       setVersion(version + 1);

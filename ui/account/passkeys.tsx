@@ -8,6 +8,7 @@ export function PasskeysSection({ account, onChange }: SectionProps) {
   const { run, busy, errorView } = useAction();
   const add = () => run(async () => onChange(await createPasskey("passkey " + (account.passkeys.length + 1))));
   const remove = (id: string) =>
+    confirm("Remove this passkey? You can no longer sign in with it.") &&
     run(async () => {
       await api("/auth/passkey/remove", { method: "POST", json: { id } });
       onChange((await loadAccount())!);

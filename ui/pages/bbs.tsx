@@ -141,6 +141,8 @@ export function MessagePage() {
   const [reload, setReload] = useState(0);
   const [error, setError] = useState<string | null>(null);
   const thread = useLoad(() => api<{ messages: BbsMessage[] }>(`/api/bbs/thread/${id}`), [id, reload]);
+  const account = useLoad(loadAccount, []);
+  const signedIn = !!account.data;
   if (thread.error) {
     const e = thread.error as ApiError;
     return (
@@ -153,6 +155,7 @@ export function MessagePage() {
   }
   if (!thread.data) return <section class="page"><p class="muted">Loading…</p></section>;
   const kill = async (m: BbsMessage) => {
+    if (!confirm(`Kill "${m.subject}" from ${m.from}? It is deleted from this BBS and cannot be brought back.`)) return;
     setError(null);
     try {
       await api(`/api/bbs/messages/${m.id}`, { method: "DELETE" });
@@ -199,7 +202,7 @@ export function MessagePage() {
             <a class="button" href={`/bbs/compose?re=${m.id}`}>
               Reply
             </a>{" "}
-            {m.type !== "B" ? <button onClick={() => unread(m)}>Mark unread</button> : null} <button onClick={() => kill(m)}>Kill</button>
+            {m.type !== "B" ? <button onClick={() => unread(m)}>Mark unread</button> : null} {signedIn ? <button onClick={() => kill(m)}>Kill</button> : null}
           </p>
         </article>
       ))}
