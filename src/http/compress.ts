@@ -29,16 +29,17 @@ export function pickCoding(acceptEncoding: string | null): Coding | null {
   return null;
 }
 
-export function compress(body: Uint8Array, coding: Coding, level: "fast" | "best" = "fast"): Uint8Array {
+export function compress(body: Uint8Array, coding: Coding, level: "fast" | "best" = "fast"): Uint8Array<ArrayBuffer> {
+  // Node's Buffers here are never shared memory.
   if (coding === "br") {
     return brotliCompressSync(body, {
       params: {
         [constants.BROTLI_PARAM_QUALITY]: level === "best" ? 11 : 4,
         [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
       },
-    });
+    }) as Uint8Array<ArrayBuffer>;
   }
-  return gzipSync(body, { level: level === "best" ? 9 : 6 });
+  return gzipSync(body, { level: level === "best" ? 9 : 6 }) as Uint8Array<ArrayBuffer>;
 }
 
 /** Content types worth compressing: text, JSON, JavaScript, SVG. Images and archives are already compressed. */
@@ -100,7 +101,7 @@ export function compressJson(
   return encoded(text, coding, status, headers);
 }
 
-function encoded(text: Uint8Array, coding: Coding, status: number, headers: Headers): Response {
+function encoded(text: Uint8Array<ArrayBuffer>, coding: Coding, status: number, headers: Headers): Response {
   headers.delete("content-length");
   if (text.byteLength < JSON_MIN_BYTES) return new Response(text, { status, headers });
   headers.set("content-encoding", coding);

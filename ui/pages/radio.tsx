@@ -46,7 +46,8 @@ export function RadioPage() {
       <NodesCard tick={tick} sysop={!!me?.sysop} ports={radio ?? []} />
       <TransmitCard
         account={account.loading && !account.data ? undefined : me}
-        hasRadio={radio ? radio.length > 0 : undefined}
+        ports={radio}
+        tick={tick + sent}
         onSent={() => setSent((n) => n + 1)}
         onRefused={() => setAccountVersion((n) => n + 1)}
       />
