@@ -252,10 +252,13 @@ describe("web app: radio", () => {
       const state = page.getByTestId("tx-state");
       await state.filter({ hasText: "queued: no TNC is connected" }).waitFor({ timeout: 20_000 });
       expect(await page.getByText("within seconds").count()).toBe(0);
-      // the line is really in the outbox, unsent
-      const items = (await (await dark.get("/api/tx/aprs", { headers: { cookie: user.cookie } })).json()) as { items: Array<{ state: string; line: string }> };
-      expect(items.items.map((i) => i.state)).toEqual(["queued"]);
-      expect(items.items[0]!.line).toContain("anyone there?");
+      await page.waitForTimeout(3000);
+      expect(await state.textContent()).toBe("queued: no TNC is connected to send it");
+      // the command is really there, and nothing of it went out
+      const log = (await (await dark.get("/api/box/local/log", { headers: { cookie: user.cookie } })).json()) as { commands: Array<{ state: string; args: { line?: string } }> };
+      expect(log.commands.map((c) => c.args.line ?? "")).toEqual([expect.stringContaining("anyone there?")]);
+      const items = (await (await dark.get("/api/tx/aprs", { headers: { cookie: user.cookie } })).json()) as { items: Array<{ state: string }> };
+      expect(items.items.filter((i) => i.state === "sent" || i.state === "acked")).toEqual([]);
       await ctx.close();
     } finally {
       await dark.stop();
