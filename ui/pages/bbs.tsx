@@ -3,6 +3,7 @@
  * bulletin boards by category, a message with its thread, White Pages search.
  */
 import { useState } from "preact/hooks";
+import { LoadState } from "../states.tsx";
 import { When } from "../time.tsx";
 import { useLocation, useRoute } from "preact-iso";
 import { api, ApiError } from "../api.ts";
@@ -102,7 +103,7 @@ export function MailboxPage() {
               Write a message
             </a>
           </p>
-          {list.error ? <p class="error">{list.error.message}</p> : list.data ? <MessageList messages={list.data.messages} show={view === "in" ? "from" : "to"} /> : null}
+          {list.data ? <MessageList messages={list.data.messages} show={view === "in" ? "from" : "to"} /> : <LoadState state={list} what="your mail" />}
         </>
       )}
     </section>
@@ -129,7 +130,7 @@ export function BulletinsPage() {
         ))}
       </p>
       <h2>{category ? `Bulletins in ${category}` : "All bulletins"}</h2>
-      {list.error ? <p class="error">{list.error.message}</p> : list.data ? <MessageList messages={list.data.messages} show="from" /> : <p class="muted">Loading…</p>}
+      {list.data ? <MessageList messages={list.data.messages} show="from" /> : <LoadState state={list} what="the bulletins" />}
     </section>
   );
 }

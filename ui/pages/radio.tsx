@@ -7,6 +7,7 @@
  * clients. Ports, MHeard, NODES and the log refresh every few seconds.
  */
 import { useState } from "preact/hooks";
+import { LoadState } from "../states.tsx";
 import { api } from "../api.ts";
 import { useLoad, usePoll } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
@@ -34,7 +35,7 @@ export function RadioPage() {
         <h1>Radio</h1>
         {radio && radio[0] && <StationLine port={radio[0]} />}
       </div>
-      {ports.error && !ports.data && <p class="error">{ports.error.message}</p>}
+      <LoadState state={ports} what="the radio ports" />
       {radio && radio.length === 0 && (
         <p class="notice" data-testid="no-radio">
           This gateway has no radio port. Set <code>KISS_PORTS</code> (a TNC's KISS port, e.g. Direwolf's <code>tcp://127.0.0.1:8001</code>, or <code>serial:/dev/ttyUSB0@9600</code>) and <code>RADIO_CALL</code>, then restart it.
