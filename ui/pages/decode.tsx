@@ -1,6 +1,13 @@
 import { useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
 
+/** A decoded field for people: lists joined, objects as "name value" pairs (weather, telemetry), so a phone can wrap them. */
+function show(v: unknown): string {
+  if (Array.isArray(v)) return v.map(show).join(", ");
+  if (v && typeof v === "object") return Object.entries(v).map(([k, x]) => `${k} ${x && typeof x === "object" ? JSON.stringify(x) : String(x)}`).join(" · ");
+  return String(v);
+}
+
 /** Paste a raw TNC2 line, see what it carries. */
 export function DecodePage() {
   const [line, setLine] = useState("");
@@ -33,7 +40,7 @@ export function DecodePage() {
             {Object.entries(out).map(([k, v]) => (
               <tr>
                 <th>{k}</th>
-                <td>{typeof v === "object" ? JSON.stringify(v) : String(v)}</td>
+                <td>{show(v)}</td>
               </tr>
             ))}
           </tbody>
