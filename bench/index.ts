@@ -26,6 +26,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   hub: () => import("./hub.ts").then((m) => m.run()),
   map: () => import("./map.ts").then((m) => m.run()),
   wal: () => import("./wal.ts").then((m) => m.run()),
+  "slow-3g": () => import("./slow3g.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

@@ -1,7 +1,7 @@
 import { LocationProvider, Router, Route, useLocation } from "preact-iso";
 import { useState } from "preact/hooks";
 import { NAV } from "./nav.ts";
-import { clientConfig } from "./api.ts";
+import { api, clientConfig } from "./api.ts";
 import { useLoad } from "./hooks.ts";
 import { MapPage } from "./pages/map.tsx";
 import { AboutPage } from "./pages/about.tsx";
@@ -27,6 +27,9 @@ function Header() {
   const { path } = useLocation();
   const [open, setOpen] = useState(false);
   const cfg = useLoad(clientConfig);
+  // Operator pages are in the operator's menu only (the server gates them anyway); asked again on navigation, so signing in or out shows.
+  const who = useLoad(() => api<{ operator: boolean }>("/api/admin/whoami"), [path]);
+  const operator = who.data?.operator === true;
   return (
     <header class="topbar">
       <a class="brand" href="/" aria-label="home">
@@ -38,7 +41,7 @@ function Header() {
         Menu
       </button>
       <nav id="nav" class={open ? "open" : ""} onClick={() => setOpen(false)}>
-        {NAV.map((n) => (
+        {NAV.filter((n) => !n.sysop || operator).map((n) => (
           <a href={n.href} aria-current={path === n.href || path.startsWith(n.href + "/") ? "page" : undefined}>
             {n.label}
           </a>

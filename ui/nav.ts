@@ -2,6 +2,8 @@
 export interface NavItem {
   href: string;
   label: string;
+  /** shown only to an operator of this instance (GET /api/admin/whoami) */
+  sysop?: boolean;
 }
 
 export const NAV: NavItem[] = [
@@ -10,10 +12,10 @@ export const NAV: NavItem[] = [
   { href: "/activity", label: "Activity" },
   { href: "/leaderboard", label: "Leaderboard" },
   { href: "/decode", label: "Decode" },
-  { href: "/peers", label: "Peers" },
+  { href: "/peers", label: "Peers", sysop: true },
   { href: "/radio", label: "Radio" },
   { href: "/bbs", label: "BBS" },
-  { href: "/sysop/bbs", label: "Forwarding" },
+  { href: "/sysop/bbs", label: "Forwarding", sysop: true },
   { href: "/offline", label: "Offline" },
   { href: "/about", label: "About" },
   { href: "/account", label: "Account" },

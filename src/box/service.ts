@@ -146,6 +146,12 @@ function get(gw: Gateway, id: number): BoxCommand | null {
  * whose lease ran out (they were queued again). A command leased MAX_LEASES
  * times without an ack expires instead.
  */
+/** Who enqueued a command (null: the ingest secret, or an erased account). */
+export function commandUser(gw: Gateway, id: number): number | null {
+  const row = gw.db.query("SELECT user_id AS userId FROM box_commands WHERE id = ?").get(id) as { userId: number | null } | null;
+  return row?.userId ?? null;
+}
+
 export function lease(gw: Gateway, box: string, opts: { limit?: number } = {}): BoxCommand[] {
   const now = gw.clock.now();
   const limit = Math.min(Math.max(opts.limit ?? 10, 1), 100);

@@ -1,7 +1,7 @@
 /**
  * The HTTP shell: one Elysia app with CORS on every response, OPTIONS -> 204,
  * bodies read with a cap after the route's gate (gates.ts), one error shape, the web app as the fallback for
- * browser navigation, and every domain's routes mounted from routes.ts.
+ * browser navigation, JSON answers compressed by Accept-Encoding, and every domain's routes mounted from routes.ts.
  */
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
@@ -9,6 +9,7 @@ import { applyBaseHeaders, CORS_HEADERS, preflight } from "./cors.ts";
 import { errorResponse, toErrorResponse } from "./errors.ts";
 import { contentSecurityPolicy, serveIndex, uiRoutes, wantsUi } from "./ui.ts";
 import { routePlugins } from "./routes.ts";
+import { compressJson } from "./compress.ts";
 
 export function createApp(gw: Gateway) {
   const csp = contentSecurityPolicy(gw.config);
@@ -27,6 +28,10 @@ export function createApp(gw: Gateway) {
       const { status, body } = toErrorResponse(code, error, gw.log, path, gw.config.dataDir);
       return errorResponse(status, body, CORS_HEADERS);
     })
+    // JSON answers over ~1 KB leave compressed when the client accepts it (compress.ts).
+    .mapResponse({ as: "global" }, ({ request, responseValue, set }) =>
+      compressJson(request, responseValue, set.headers as Record<string, string>, typeof set.status === "number" ? set.status : 200),
+    )
     .use(uiRoutes(gw, csp));
   for (const plugin of routePlugins) app.use(plugin(gw));
   return app;

@@ -1,7 +1,9 @@
 /**
  * The web app: ui/index.html bundled by Bun. A compiled executable carries the
  * bundle as embedded files (build.ts); from a checkout it is built in memory on
- * first use. Every UI response goes through the HTTP shell, so it gets the
+ * first use. Scripts and styles are also stored brotli- and gzip-compressed
+ * (name.br, name.gz next to each) and sent in the coding the browser accepts.
+ * Every UI response goes through the HTTP shell, so it gets the
  * same CORS and privacy headers, plus a Content-Security-Policy that keeps the
  * page from talking to anything but this instance and the configured tile server.
  */
@@ -13,11 +15,18 @@ import { CORS_HEADERS } from "./cors.ts";
 import { errorResponse } from "./errors.ts";
 import { gatesPlugin } from "./gates.ts";
 import { addPwa, MANIFEST_PATH, SW_PATH } from "./pwa.ts";
+import { compress, compressible, pickCoding } from "./compress.ts";
 
 export interface UiAsset {
   body: Blob;
   type: string;
+  /** the same bytes compressed at build (scripts, styles, SVG) */
+  br?: Blob;
+  gzip?: Blob;
 }
+
+/** Suffixes of the precompressed copies that buildUi writes next to each asset. */
+const CODED = { br: ".br", gzip: ".gz" } as const;
 
 export interface UiBundle {
   index: string;
@@ -41,14 +50,7 @@ export function uiBundle(): Promise<UiBundle> {
 async function loadBundle(): Promise<UiBundle> {
   const embedded = Bun.embeddedFiles.filter((f) => (f as Blob & { name: string }).name.startsWith("ui/"));
   if (embedded.length > 0) {
-    const assets = new Map<string, UiAsset>();
-    let index = "";
-    for (const f of embedded) {
-      const name = (f as Blob & { name: string }).name.slice(3);
-      if (name === "index.html") index = await f.text();
-      else assets.set(name, { body: f, type: f.type });
-    }
-    return { index, assets };
+    return fromOutputs(embedded.map((f) => ({ name: (f as Blob & { name: string }).name.slice(3), blob: f })));
   }
   return fromOutputs(await buildUi());
 }
@@ -68,15 +70,31 @@ export async function buildUi(): Promise<Array<{ name: string; blob: Blob }>> {
     blob: o as Blob,
   }));
   // Icons, manifest and the service worker that keeps all of this for offline use.
-  return addPwa(outputs, { assetPrefix: ASSET_PREFIX, notUi: NOT_UI });
+  const out = await addPwa(outputs, { assetPrefix: ASSET_PREFIX, notUi: NOT_UI });
+  // Scripts and styles are compressed once here, at the best settings, not per request. (After the
+  // service worker's precache list is made: the .br/.gz copies are never precached themselves.)
+  for (const f of [...out]) {
+    if (f.name === "index.html" || !compressible(f.blob.type)) continue;
+    const bytes = new Uint8Array(await f.blob.arrayBuffer());
+    for (const coding of ["br", "gzip"] as const) {
+      out.push({ name: f.name + CODED[coding], blob: new Blob([compress(bytes, coding, "best")], { type: "application/octet-stream" }) });
+    }
+  }
+  return out;
 }
 
 async function fromOutputs(outputs: Array<{ name: string; blob: Blob }>): Promise<UiBundle> {
   const assets = new Map<string, UiAsset>();
   let index = "";
+  const coded = new Map<string, Blob>();
   for (const o of outputs) {
     if (o.name === "index.html") index = await o.blob.text();
+    else if (o.name.endsWith(CODED.br) || o.name.endsWith(CODED.gzip)) coded.set(o.name, o.blob);
     else assets.set(o.name, { body: o.blob, type: o.blob.type });
+  }
+  for (const [name, a] of assets) {
+    a.br = coded.get(name + CODED.br);
+    a.gzip = coded.get(name + CODED.gzip);
   }
   return { index, assets };
 }
@@ -133,12 +151,16 @@ export function uiRoutes(gw: Gateway, csp: string) {
     .use(gatesPlugin(gw))
     .get(
       `${ASSET_PREFIX}*`,
-      async ({ params }) => {
+      async ({ params, request }) => {
         const asset = (await uiBundle()).assets.get(params["*"]);
         if (!asset) return errorResponse(404, { error: "not_found", message: "no such asset" }, CORS_HEADERS);
-        return new Response(asset.body, {
-          headers: { "content-type": asset.type, "cache-control": "public, max-age=31536000, immutable" },
-        });
+        const headers: Record<string, string> = { "content-type": asset.type, "cache-control": "public, max-age=31536000, immutable" };
+        if (!asset.br && !asset.gzip) return new Response(asset.body, { headers });
+        headers.vary = "Accept-Encoding";
+        const coding = pickCoding(request.headers.get("accept-encoding"));
+        const body = coding ? asset[coding] : undefined;
+        if (!body) return new Response(asset.body, { headers });
+        return new Response(body, { headers: { ...headers, "content-encoding": coding! } });
       },
       { gate: "public" },
     )

@@ -5,7 +5,7 @@
  * into the APRS outbox, so it keeps the channel's rate limits.
  */
 import type { Gateway } from "../gateway.ts";
-import { acknowledge, lease, LOCAL_BOX, type Ack, type BoxCommand } from "../box/service.ts";
+import { acknowledge, commandUser, lease, LOCAL_BOX, type Ack, type BoxCommand } from "../box/service.ts";
 import { listPorts } from "../stations/ports.ts";
 import { enqueue } from "../stations/outbox.ts";
 import { mheard } from "./heard.ts";
@@ -44,7 +44,8 @@ export const LOCAL_RUNNERS: Record<string, Runner> = {
     return { applied: r.applied, received: r.received, bytes: r.bytes };
   },
   ui: (gw, _gr, c) => {
-    const item = enqueue(gw, { kind: "raw", src: c.call!, line: c.args.line as string });
+    // The line is the sender's own: it shows in their GET /api/tx/aprs with its state (queued, sent, failed).
+    const item = enqueue(gw, { kind: "raw", src: c.call!, line: c.args.line as string, userId: commandUser(gw, c.id) });
     return { outboxId: item.id };
   },
 };

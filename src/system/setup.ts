@@ -39,8 +39,11 @@ export function setupToken(gw: Gateway): string | null {
 
 export function setupState(gw: Gateway) {
   const c = gw.config;
+  const done = getMeta(gw.db, "setup_done");
   return {
-    needed: !getMeta(gw.db, "setup_done"),
+    needed: !done,
+    // Saved settings apply at the next start: until then this process runs on the old ones.
+    restartNeeded: !!done && Number(done) >= gw.startedAt,
     values: {
       instance: c.instance,
       operator: c.fedOperator ?? "",

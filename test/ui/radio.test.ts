@@ -133,7 +133,10 @@ describe("web app: radio", () => {
     expect(await page.getByTestId("tx-line").textContent()).toContain("N0TX-7>APZSVC::W1AW-9   :meet at the cache");
     await page.getByRole("button", { name: "Send" }).click();
     expect(await page.getByTestId("tx-result").textContent()).toMatch(/^Queued as command #\d+/);
+    expect(await page.getByTestId("tx-radio").getAttribute("data-state")).toBe("connected");
     const [msg] = await tnc.waitSent(1, { from });
+    // the form follows the line to the air: sent, once the TNC took it
+    await page.getByTestId("tx-state").filter({ hasText: /^sent / }).waitFor({ timeout: 20_000 });
     expect(text(msg!)).toBe("N0TX-7>APZSVC,WIDE1-1,WIDE2-1::W1AW-9   :meet at the cache");
 
     await page.getByLabel("Position beacon").check();
@@ -148,12 +151,12 @@ describe("web app: radio", () => {
     // the log: the user's two commands, carried out by the local box, each into the outbox
     const log = page.getByTestId("box-log");
     await log.locator("tbody tr").nth(1).waitFor();
-    await log.getByTestId("command-state").filter({ hasText: "done" }).nth(1).waitFor({ timeout: 15_000 });
+    await log.getByTestId("command-state").filter({ hasText: "in the outbox" }).nth(1).waitFor({ timeout: 15_000 });
     const rows = await log.locator("tbody tr").allTextContents();
     expect(rows.length).toBe(2);
     expect(rows[0]).toContain("N0TX-7>APZSVC:!4237.14N/07120.83W[at the trailhead");
     expect(rows[1]).toContain("N0TX-7>APZSVC::W1AW-9   :meet at the cache");
-    for (const r of rows) expect(r).toMatch(/done.*in the APRS outbox as #\d+/);
+    for (const r of rows) expect(r).toMatch(/in the outbox.*in the APRS outbox as #\d+/);
     // the port counts what went out
     await cell(page, `tr[data-port="${tnc.url}"]`, "frames").filter({ hasText: / \/ 2$/ }).waitFor({ timeout: 15_000 });
     await shot(page, "radio-sent.png");
@@ -228,6 +231,38 @@ describe("web app: radio", () => {
     expect(await page.getByText("Every command sent to this gateway's radio").count()).toBe(1);
     expect(errors).toEqual([]);
     await ctx.close();
+  }, 60_000);
+
+  test("with the TNC not connected the form says so, and a sent line stays queued, never 'sent'", async () => {
+    // A KISS port where nothing listens: what a gateway with Direwolf not running has.
+    const dark = await startInProcess({ TILE_URL: "off", KISS_PORTS: "tcp://127.0.0.1:9", RADIO_CALL: "N0GW-10", APRSIS_TX: "false" });
+    try {
+      const user = signedInUser(dark.gw, "N0HAM", { verified: true });
+      const ctx = await contextFor(browser, dark.url, user.cookie);
+      const page = await ctx.newPage();
+      await page.goto(dark.url + "/radio");
+      const radio = page.getByTestId("tx-radio");
+      await radio.waitFor();
+      await page.waitForFunction(() => document.querySelector('[data-testid="tx-radio"]')?.getAttribute("data-state") !== "loading");
+      expect(await radio.getAttribute("data-state")).toBe("not-connected");
+      expect(await radio.textContent()).toContain("No TNC connected");
+      await page.getByLabel("To", { exact: true }).fill("W1AW-9");
+      await page.getByLabel("Text", { exact: true }).fill("anyone there?");
+      await page.getByRole("button", { name: "Send" }).click();
+      const state = page.getByTestId("tx-state");
+      await state.filter({ hasText: "queued: no TNC is connected" }).waitFor({ timeout: 20_000 });
+      expect(await page.getByText("within seconds").count()).toBe(0);
+      await page.waitForTimeout(3000);
+      expect(await state.textContent()).toBe("queued: no TNC is connected to send it");
+      // the command is really there, and nothing of it went out
+      const log = (await (await dark.get("/api/box/local/log", { headers: { cookie: user.cookie } })).json()) as { commands: Array<{ state: string; args: { line?: string } }> };
+      expect(log.commands.map((c) => c.args.line ?? "")).toEqual([expect.stringContaining("anyone there?")]);
+      const items = (await (await dark.get("/api/tx/aprs", { headers: { cookie: user.cookie } })).json()) as { items: Array<{ state: string }> };
+      expect(items.items.filter((i) => i.state === "sent" || i.state === "acked")).toEqual([]);
+      await ctx.close();
+    } finally {
+      await dark.stop();
+    }
   }, 60_000);
 
   test("a gateway without a radio port says how to add one, and its form is locked even for a verified user", async () => {

@@ -1,7 +1,8 @@
 /** The account's callsigns: add, make active, remove, and their verification status. */
 import { useState } from "preact/hooks";
+import { When } from "../time.tsx";
 import { api } from "../api.ts";
-import { formatDate, loadAccount, type CallsignRow } from "./session.ts";
+import { loadAccount, type CallsignRow } from "./session.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
 import { VerifyPanel } from "./verify.tsx";
 
@@ -40,7 +41,7 @@ export function CallsignsSection({ account, onChange }: SectionProps) {
                 </td>
                 <td class="verification">
                   {c.verified ? (
-                    <span class="ok">Verified {c.verifiedAt ? formatDate(c.verifiedAt) : ""}</span>
+                    <span class="ok">Verified <When at={c.verifiedAt} never="" /></span>
                   ) : (
                     <span class="warn">Not verified</span>
                   )}
@@ -56,7 +57,7 @@ export function CallsignsSection({ account, onChange }: SectionProps) {
                       Make active
                     </button>
                   )}
-                  <button disabled={busy} onClick={() => post("/auth/callsigns", { remove: c.call })}>
+                  <button disabled={busy} onClick={() => confirm(`Remove ${c.call} from your account? Its verification is lost.`) && post("/auth/callsigns", { remove: c.call })}>
                     Remove
                   </button>
                 </td>

@@ -1,7 +1,8 @@
 /** Device keys: Ed25519 keys that sign requests for a verified callsign (an ingest box, a script). */
 import { useState } from "preact/hooks";
+import { When } from "../time.tsx";
 import { api } from "../api.ts";
-import { formatDate, loadAccount } from "./session.ts";
+import { loadAccount } from "./session.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
 
 export function DeviceKeysSection({ account, onChange }: SectionProps) {
@@ -21,6 +22,7 @@ export function DeviceKeysSection({ account, onChange }: SectionProps) {
     });
   };
   const revoke = (k: string) =>
+    confirm("Revoke this device key? Whatever signs with it (a radio, an app) stops working here.") &&
     run(async () => {
       await api("/keys/revoke", { method: "POST", json: { key: k } });
       await reload();
@@ -50,7 +52,7 @@ export function DeviceKeysSection({ account, onChange }: SectionProps) {
                 </td>
                 <td>{k.call}</td>
                 <td>{k.label ?? ""}</td>
-                <td>{formatDate(k.createdAt)}</td>
+                <td><When at={k.createdAt} /></td>
                 <td>
                   <button disabled={busy} onClick={() => revoke(k.key)}>
                     Revoke

@@ -1,5 +1,6 @@
 /** Watch alerts (how and how often), push on this device, and saved map views. */
 import { useState } from "preact/hooks";
+import { LoadState } from "../states.tsx";
 import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
@@ -43,7 +44,7 @@ export function NotificationsSection({ account }: SectionProps) {
   return (
     <Section title="Watch alerts" id="notifications">
       {!current ? (
-        <p class="muted">Loading…</p>
+        <LoadState state={prefs} what="your alert settings" />
       ) : (
         <>
           <label class="check">
@@ -75,6 +76,7 @@ export function SavedViewsSection({ account }: SectionProps) {
   const views = useLoad(() => api<{ views: SavedView[] }>("/api/views"), [account.id, version]);
   const { run, busy, errorView } = useAction();
   const remove = (id: string) =>
+    confirm("Delete this saved view? Links to it stop working.") &&
     run(async () => {
       await api(`/api/views/${id}`, { method: "DELETE", json: {} });
       setVersion(version + 1);
@@ -82,8 +84,10 @@ export function SavedViewsSection({ account }: SectionProps) {
   const list = views.data?.views ?? [];
   return (
     <Section title="Saved map views" id="views">
-      {list.length === 0 ? (
-        <p class="muted">None yet: use “Save view” on the map. A saved view is a link you can share.</p>
+      {!views.data ? (
+        <LoadState state={views} what="your saved views" />
+      ) : list.length === 0 ? (
+        <p class="muted" data-state="empty">None yet: use “Save view” on the map. A saved view is a link you can share.</p>
       ) : (
         <ul>
           {list.map((v) => (

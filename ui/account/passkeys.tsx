@@ -1,5 +1,6 @@
 import { api } from "../api.ts";
-import { formatDate, loadAccount } from "./session.ts";
+import { loadAccount } from "./session.ts";
+import { When } from "../time.tsx";
 import { createPasskey } from "./signin.tsx";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
 
@@ -7,6 +8,7 @@ export function PasskeysSection({ account, onChange }: SectionProps) {
   const { run, busy, errorView } = useAction();
   const add = () => run(async () => onChange(await createPasskey("passkey " + (account.passkeys.length + 1))));
   const remove = (id: string) =>
+    confirm("Remove this passkey? You can no longer sign in with it.") &&
     run(async () => {
       await api("/auth/passkey/remove", { method: "POST", json: { id } });
       onChange((await loadAccount())!);
@@ -29,8 +31,8 @@ export function PasskeysSection({ account, onChange }: SectionProps) {
             {account.passkeys.map((p) => (
               <tr>
                 <td>{p.label ?? "passkey"}</td>
-                <td>{formatDate(p.createdAt)}</td>
-                <td>{p.lastUsedAt ? formatDate(p.lastUsedAt) : "never"}</td>
+                <td><When at={p.createdAt} /></td>
+                <td><When at={p.lastUsedAt} /></td>
                 <td>
                   <button disabled={busy} onClick={() => remove(p.id)}>
                     Remove

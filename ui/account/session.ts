@@ -30,4 +30,5 @@ export async function loadAccount(): Promise<Account | null> {
   }
 }
 
-export const formatDate = (ms: number) => new Date(ms).toLocaleString();
+/** A time as plain text where no element fits: relative, like <When> (ui/time.tsx). */
+export { ago as formatDate } from "../time.tsx";

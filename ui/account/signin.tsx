@@ -21,6 +21,7 @@ export async function createPasskey(label?: string): Promise<Account> {
 export function SignIn({ onSignedIn, notice }: { onSignedIn: (a: Account) => void; notice?: string | null }) {
   const [email, setEmail] = useState("");
   const [sentTo, setSentTo] = useState<string | null>(null);
+  const [via, setVia] = useState<"smtp" | "log">("log");
   const [code, setCode] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -46,7 +47,8 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (a: Account) => voi
   const sendMail = (e: Event) => {
     e.preventDefault();
     run(async () => {
-      await api("/auth/email/start", { method: "POST", json: { email } });
+      const r = await api<{ via?: "smtp" | "log" }>("/auth/email/start", { method: "POST", json: { email } });
+      setVia(r.via === "smtp" ? "smtp" : "log");
       setSentTo(email.trim().toLowerCase());
     });
   };
@@ -87,10 +89,16 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (a: Account) => voi
             </form>
           ) : (
             <form onSubmit={useCode}>
-              <p role="status">
-                We sent a link and a code to <strong>{sentTo}</strong>. Open the link, or type the code here.
-              </p>
-              <label for="signin-code">Code from the e-mail</label>
+              {via === "smtp" ? (
+                <p role="status">
+                  We sent a link and a code to <strong>{sentTo}</strong>. Open the link, or type the code here.
+                </p>
+              ) : (
+                <p role="status" class="notice" data-testid="mail-in-log">
+                  This gateway has no mail server set up, so nothing was e-mailed: the link and code for <strong>{sentTo}</strong> are in the operator's log. Ask the operator for the code, or sign in with a passkey.
+                </p>
+              )}
+              <label for="signin-code">{via === "smtp" ? "Code from the e-mail" : "Code"}</label>
               <input id="signin-code" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxLength={6} required value={code} onInput={(e) => setCode((e.target as HTMLInputElement).value)} />
               <button class="primary" type="submit" disabled={busy}>
                 Sign in

@@ -3,6 +3,7 @@
  * its weather as APRS, and living caches (a station whose beacon is a cache).
  */
 import { useState } from "preact/hooks";
+import { LoadState } from "../states.tsx";
 import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { formatDate } from "./session.ts";
@@ -57,7 +58,7 @@ export function StationsSection({ account }: SectionProps) {
         Stations you run under your callsigns: a weather station that pushes its readings here (Weather Underground or Ecowitt upload), a tracker
         whose beacon is a living cache. Transmitting weather and living caches need the callsign verified.
       </p>
-      {loaded.error && <p class="error">{loaded.error.message}</p>}
+      <LoadState state={loaded} what="your stations" empty={loaded.data && stations.length === 0 && "None yet."} />
       {stations.length > 0 && (
         <table class="table" aria-label="your stations">
           <thead>

@@ -1,7 +1,7 @@
 /** The APRS challenge for one callsign: what to send, and the status until it is heard. */
 import { useEffect, useState } from "preact/hooks";
+import { When } from "../time.tsx";
 import { api } from "../api.ts";
-import { formatDate } from "./session.ts";
 import { useAction } from "./ui.tsx";
 import type { ChallengeStatus as Challenge } from "../../src/accounts/verify-aprs.ts";
 
@@ -50,7 +50,7 @@ export function VerifyPanel({ call, onDone, onClose }: { call: string; onDone: (
             </dd>
           </dl>
           <p class="muted" role="status">
-            Waiting to hear it… the code works until {formatDate(ch.expiresAt!)}.
+            Waiting to hear it… the code works until <When at={ch.expiresAt!} />.
           </p>
           <button disabled={busy} onClick={confirm}>
             I sent it: check now

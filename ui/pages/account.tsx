@@ -3,9 +3,10 @@
  * verification, passkeys, e-mail, profile, device keys, export and erase.
  */
 import { useState } from "preact/hooks";
+import { When } from "../time.tsx";
 import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
-import { formatDate, loadAccount, type Account } from "../account/session.ts";
+import { loadAccount, type Account } from "../account/session.ts";
 import { SignIn } from "../account/signin.tsx";
 import { useAction, type SectionProps } from "../account/ui.tsx";
 import { ACCOUNT_SECTIONS } from "../account/sections.tsx";
@@ -44,7 +45,7 @@ function AccountView(props: SectionProps) {
       </div>
       <p class="muted">
         Signed in{account.call ? ` as ${account.call}` : ""}
-        {account.email ? ` (${account.email})` : ""}. Account created {formatDate(account.createdAt)}.
+        {account.email ? ` (${account.email})` : ""}. Account created <When at={account.createdAt} />.
       </p>
       {errorView}
       {ACCOUNT_SECTIONS.map((S) => (

@@ -1,8 +1,8 @@
 /** The sysop's forwarding page: partners (adjacent BBSes) and the rules that route mail to them. */
 import { useState } from "preact/hooks";
+import { When } from "../time.tsx";
 import { api, ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
-import { formatDate } from "../account/session.ts";
 import type { Partner, Rule } from "../../src/bbs/partners.ts";
 import type { SessionReport as Report } from "../../src/bbs/fbb/session.ts";
 
@@ -125,7 +125,7 @@ export function ForwardingPage() {
               </td>
               <td>{x.pending}</td>
               <td>
-                {x.lastAttemptAt ? formatDate(x.lastAttemptAt) : "never"}
+                <When at={x.lastAttemptAt} />
                 {x.lastError ? <div class="error">{x.lastError}</div> : null}
               </td>
               <td class="actions">

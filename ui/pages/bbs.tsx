@@ -3,10 +3,12 @@
  * bulletin boards by category, a message with its thread, White Pages search.
  */
 import { useState } from "preact/hooks";
+import { LoadState } from "../states.tsx";
+import { When } from "../time.tsx";
 import { useLocation, useRoute } from "preact-iso";
 import { api, ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
-import { loadAccount, formatDate } from "../account/session.ts";
+import { loadAccount } from "../account/session.ts";
 /** A message as the API shows it: the server's own type. */
 import type { Message as BbsMessage } from "../../src/bbs/messages.ts";
 
@@ -60,7 +62,7 @@ function MessageList({ messages, show }: { messages: BbsMessage[]; show: "from" 
               <a href={`/bbs/msg/${m.id}`}>{m.subject}</a>
               {!m.read && m.type !== "B" && show === "from" ? <span class="tag">new</span> : null}
             </td>
-            <td>{formatDate(m.createdAt)}</td>
+            <td><When at={m.createdAt} /></td>
             <td>{m.size}</td>
           </tr>
         ))}
@@ -101,7 +103,7 @@ export function MailboxPage() {
               Write a message
             </a>
           </p>
-          {list.error ? <p class="error">{list.error.message}</p> : list.data ? <MessageList messages={list.data.messages} show={view === "in" ? "from" : "to"} /> : null}
+          {list.data ? <MessageList messages={list.data.messages} show={view === "in" ? "from" : "to"} /> : <LoadState state={list} what="your mail" />}
         </>
       )}
     </section>
@@ -128,7 +130,7 @@ export function BulletinsPage() {
         ))}
       </p>
       <h2>{category ? `Bulletins in ${category}` : "All bulletins"}</h2>
-      {list.error ? <p class="error">{list.error.message}</p> : list.data ? <MessageList messages={list.data.messages} show="from" /> : <p class="muted">Loading…</p>}
+      {list.data ? <MessageList messages={list.data.messages} show="from" /> : <LoadState state={list} what="the bulletins" />}
     </section>
   );
 }
@@ -140,6 +142,8 @@ export function MessagePage() {
   const [reload, setReload] = useState(0);
   const [error, setError] = useState<string | null>(null);
   const thread = useLoad(() => api<{ messages: BbsMessage[] }>(`/api/bbs/thread/${id}`), [id, reload]);
+  const account = useLoad(loadAccount, []);
+  const signedIn = !!account.data;
   if (thread.error) {
     const e = thread.error as ApiError;
     return (
@@ -152,6 +156,7 @@ export function MessagePage() {
   }
   if (!thread.data) return <section class="page"><p class="muted">Loading…</p></section>;
   const kill = async (m: BbsMessage) => {
+    if (!confirm(`Kill "${m.subject}" from ${m.from}? It is deleted from this BBS and cannot be brought back.`)) return;
     setError(null);
     try {
       await api(`/api/bbs/messages/${m.id}`, { method: "DELETE" });
@@ -182,7 +187,7 @@ export function MessagePage() {
           <header>
             <strong>{m.subject}</strong>
             <div class="muted">
-              {TYPE_NAMES[m.type]} from {m.from} to {m.address} · {formatDate(m.createdAt)} · {m.bid}
+              {TYPE_NAMES[m.type]} from {m.from} to {m.address} · <When at={m.createdAt} /> · {m.bid}
               {m.receivedFrom ? ` · via ${m.receivedFrom}` : ""}
             </div>
           </header>
@@ -198,7 +203,7 @@ export function MessagePage() {
             <a class="button" href={`/bbs/compose?re=${m.id}`}>
               Reply
             </a>{" "}
-            {m.type !== "B" ? <button onClick={() => unread(m)}>Mark unread</button> : null} <button onClick={() => kill(m)}>Kill</button>
+            {m.type !== "B" ? <button onClick={() => unread(m)}>Mark unread</button> : null} {signedIn ? <button onClick={() => kill(m)}>Kill</button> : null}
           </p>
         </article>
       ))}
@@ -337,7 +342,7 @@ export function WhitePagesPage() {
                 <td>{e.name ?? ""}</td>
                 <td>{e.qth ?? ""}</td>
                 <td>{e.zip ?? ""}</td>
-                <td>{new Date(e.infoAt).toISOString().slice(0, 10)}</td>
+                <td><When at={e.infoAt} /></td>
               </tr>
             ))}
           </tbody>

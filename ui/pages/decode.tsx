@@ -1,6 +1,13 @@
 import { useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
 
+/** A decoded field for people: lists joined, objects as "name value" pairs (weather, telemetry), so a phone can wrap them. */
+function show(v: unknown): string {
+  if (Array.isArray(v)) return v.map(show).join(", ");
+  if (v && typeof v === "object") return Object.entries(v).map(([k, x]) => `${k} ${x && typeof x === "object" ? JSON.stringify(x) : String(x)}`).join(" · ");
+  return String(v);
+}
+
 /** Paste a raw TNC2 line, see what it carries. */
 export function DecodePage() {
   const [line, setLine] = useState("");
@@ -28,12 +35,12 @@ export function DecodePage() {
       </form>
       {err && <p class="error" role="alert">{err}</p>}
       {out && (
-        <table class="table" data-testid="decoded">
+        <table class="table kv" data-testid="decoded">
           <tbody>
             {Object.entries(out).map(([k, v]) => (
               <tr>
                 <th>{k}</th>
-                <td>{typeof v === "object" ? JSON.stringify(v) : String(v)}</td>
+                <td>{show(v)}</td>
               </tr>
             ))}
           </tbody>

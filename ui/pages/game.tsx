@@ -1,7 +1,8 @@
 /** The game's list pages: leaderboard, activity, a callsign's profile, supporters. */
 import { api } from "../api.ts";
+import { LoadState } from "../states.tsx";
+import { When } from "../time.tsx";
 import { useLoad } from "../hooks.ts";
-import { formatDate } from "../account/session.ts";
 
 interface Leaderboard {
   finders: Array<{ call: string; finds: number; tierA: number }>;
@@ -16,6 +17,7 @@ export function LeaderboardPage() {
         <h1>Leaderboard</h1>
         <a href="/feeds/leaderboard.xml">RSS</a>
       </div>
+      <LoadState state={lb} what="the leaderboard" />
       <div class="cards">
         <div class="card">
           <h2>Finders</h2>
@@ -27,6 +29,7 @@ export function LeaderboardPage() {
               ))}
             </tbody>
           </table>
+          {lb.data && lb.data.finders.length === 0 && <p class="muted" data-state="empty">No finds logged yet.</p>}
         </div>
         <div class="card">
           <h2>Hiders</h2>
@@ -38,6 +41,7 @@ export function LeaderboardPage() {
               ))}
             </tbody>
           </table>
+          {lb.data && lb.data.hiders.length === 0 && <p class="muted" data-state="empty">No caches hidden yet.</p>}
         </div>
       </div>
     </section>
@@ -52,20 +56,23 @@ export function ActivityList({ url }: { url: string }) {
   const act = useLoad(() => api<{ items: Item[] }>(url), [url]);
   const verb: Record<string, string> = { find: "found", dnf: "did not find", note: "wrote about" };
   return (
+    <>
+    <LoadState state={act} what="the activity" empty={act.data && act.data.items.length === 0 && "Nothing yet: no caches hidden and no finds logged."} />
     <ul class="activity" data-testid="activity">
       {(act.data?.items ?? []).map((i) =>
         i.type === "log" ? (
           <li>
-            <span class="muted">{formatDate(i.createdAt)}</span> {i.call ?? "someone"} {verb[i.kind]} <a href={`/cache/${encodeURIComponent(String(i.cacheId))}`}>{i.cacheName}</a>
+            <span class="muted"><When at={i.createdAt} /></span> {i.call ?? "someone"} {verb[i.kind]} <a href={`/cache/${encodeURIComponent(String(i.cacheId))}`}>{i.cacheName}</a>
             {i.tier === "a" && <span class="tier tier-a"> RF-verified</span>}
           </li>
         ) : (
           <li>
-            <span class="muted">{formatDate(i.at)}</span> {i.cache.ownerCall} hid <a href={`/cache/${i.cache.id}`}>{i.cache.name}</a> ({i.cache.type})
+            <span class="muted"><When at={i.at} /></span> {i.cache.ownerCall} hid <a href={`/cache/${i.cache.id}`}>{i.cache.name}</a> ({i.cache.type})
           </li>
         ),
       )}
     </ul>
+    </>
   );
 }
 
@@ -96,6 +103,7 @@ export function ProfilePage({ call }: { call: string }) {
         <h1>{p.data?.call ?? call.toUpperCase()}</h1>
         <img src={`/badge/${encodeURIComponent(call)}.svg`} alt="badge" />
       </div>
+      <LoadState state={p} what="this profile" />
       {p.data?.profile?.about && <p>{p.data.profile.about}</p>}
       {p.data?.profile?.grid && <p class="muted">Grid {p.data.profile.grid}</p>}
       {p.data?.profile?.url && <p><a href={p.data.profile.url} rel="noopener nofollow">{p.data.profile.url}</a></p>}
@@ -123,9 +131,10 @@ export function SupportPage() {
     <section class="page">
       <h1>Supporters</h1>
       <p>This instance runs thanks to the people below (listed only if they chose to be).</p>
+      <LoadState state={s} what="the supporters" />
       <ul data-testid="supporters">
         {(s.data?.supporters ?? []).map((x) => (
-          <li>{x.name}{x.level ? ` (${x.level})` : ""} <span class="muted">since {new Date(x.since).toLocaleDateString()}</span></li>
+          <li>{x.name}{x.level ? ` (${x.level})` : ""} <span class="muted">since <When at={x.since} /></span></li>
         ))}
       </ul>
       {s.data && s.data.supporters.length === 0 && <p class="muted">No one is listed yet.</p>}

@@ -7,6 +7,15 @@ import { api, clientConfig } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
 import { addBaseLayer } from "../map/basemap.ts";
+import { parseAxis, parseCoordPair } from "../coords.ts";
+
+/** The pin for the spot: drawn here, so no image file can be missing. */
+const PIN = L.divIcon({
+  className: "hide-pin",
+  html: '<svg viewBox="0 0 24 36" width="24" height="36" aria-hidden="true"><path d="M12 1C6 1 1.5 5.5 1.5 11.5 1.5 19 12 35 12 35s10.5-16 10.5-23.5C22.5 5.5 18 1 12 1z" fill="#0b6e4f" stroke="#fff" stroke-width="1.5"/><circle cx="12" cy="11.5" r="4" fill="#fff"/></svg>',
+  iconSize: [24, 36],
+  iconAnchor: [12, 35],
+});
 
 export const TYPES = ["traditional", "multi", "mystery", "letterbox", "virtual", "event", "audio", "earth", "webcam", "other"];
 export const SIZES = ["micro", "small", "regular", "large", "other", "none"];
@@ -22,6 +31,13 @@ export function HidePage() {
   const set = (k: keyof typeof f) => (e: Event) => {
     const t = e.target as HTMLInputElement;
     setF((s) => ({ ...s, [k]: t.type === "checkbox" ? t.checked : t.value }));
+  };
+  // A whole pair pasted into either field fills both.
+  const pasteOrSet = (k: "lat" | "lon") => (e: Event) => {
+    const v = (e.target as HTMLInputElement).value;
+    const pair = parseCoordPair(v);
+    if (pair) setF((s) => ({ ...s, lat: pair.lat.toFixed(6), lon: pair.lon.toFixed(6) }));
+    else setF((s) => ({ ...s, [k]: v }));
   };
 
   useEffect(() => {
@@ -39,11 +55,11 @@ export function HidePage() {
   // The marker follows the coordinates, typed or picked.
   useEffect(() => {
     const m = mapRef.current;
-    const lat = Number(f.lat);
-    const lon = Number(f.lon);
-    if (!m || f.lat === "" || f.lon === "" || !Number.isFinite(lat) || !Number.isFinite(lon)) return;
+    const lat = parseAxis(f.lat, "lat");
+    const lon = parseAxis(f.lon, "lon");
+    if (!m || lat === null || lon === null) return;
     if (m.marker) m.marker.setLatLng([lat, lon]);
-    else m.marker = L.marker([lat, lon], { title: "your cache" }).addTo(m.map);
+    else m.marker = L.marker([lat, lon], { title: "your cache", icon: PIN }).addTo(m.map);
   }, [f.lat, f.lon]);
 
   if (account.loading) return <section class="page"><p class="muted">Loading…</p></section>;
@@ -52,6 +68,12 @@ export function HidePage() {
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
+    const lat = parseAxis(f.lat, "lat");
+    const lon = parseAxis(f.lon, "lon");
+    if (lat === null || lon === null) {
+      setError(`${lat === null ? "Latitude" : "Longitude"}: write it as 42.50205, N 42° 30.123 or 42°30'07"N.`);
+      return;
+    }
     try {
       const c = await api<{ id: number }>("/api/caches", {
         method: "POST",
@@ -61,8 +83,8 @@ export function HidePage() {
           size: f.size,
           difficulty: Number(f.difficulty),
           terrain: Number(f.terrain),
-          lat: Number(f.lat),
-          lon: Number(f.lon),
+          lat,
+          lon,
           hint: f.hint || undefined,
           description: f.description || undefined,
           unlisted: f.unlisted,
@@ -85,13 +107,14 @@ export function HidePage() {
         <div class="row">
           <span>
             <label for="c-lat">Latitude</label>
-            <input id="c-lat" required inputMode="decimal" value={f.lat} onInput={set("lat")} />
+            <input id="c-lat" required value={f.lat} onInput={pasteOrSet("lat")} placeholder="N 42° 30.123 or 42.50205" aria-describedby="coords-help" />
           </span>
           <span>
             <label for="c-lon">Longitude</label>
-            <input id="c-lon" required inputMode="decimal" value={f.lon} onInput={set("lon")} />
+            <input id="c-lon" required value={f.lon} onInput={pasteOrSet("lon")} placeholder="W 071° 05.456 or -71.09093" aria-describedby="coords-help" />
           </span>
         </div>
+        <p class="muted" id="coords-help">Decimal degrees or degrees and minutes (N 42° 30.123 W 071° 05.456); paste a whole pair into either field.</p>
         <div class="row">
           <span>
             <label for="c-type">Type</label>

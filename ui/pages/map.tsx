@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import L from "leaflet";
+import { When } from "../time.tsx";
 import "leaflet/dist/leaflet.css";
 import { clientConfig } from "../api.ts";
 import { addBaseLayer } from "../map/basemap.ts";
@@ -59,6 +60,19 @@ function addGpxControl(map: L.Map): void {
   };
   control.addTo(map);
 }
+/** Where the home map was last looked at, kept in this browser. */
+const LAST_VIEW = "svc.map.lastView";
+function lastView(): { center: [number, number]; zoom: number } | null {
+  try {
+    const v = JSON.parse(localStorage.getItem(LAST_VIEW) ?? "null") as { lat: number; lon: number; z: number } | null;
+    if (v && Math.abs(v.lat) <= 90 && Math.abs(v.lon) <= 180 && Number.isInteger(v.z) && v.z >= 0 && v.z <= 19) return { center: [v.lat, v.lon], zoom: v.z };
+  } catch {
+    // storage off or garbage: the default view
+  }
+  return null;
+}
+const PANEL = "svc.map.livePanel";
+const narrow = () => typeof matchMedia === "function" && matchMedia("(max-width: 600px)").matches;
 
 export function MapPage() {
   const el = useRef<HTMLDivElement>(null);
@@ -67,9 +81,31 @@ export function MapPage() {
   const [feed, setFeed] = useState<LiveLog[]>([]);
   const [stationCount, setStationCount] = useState<KindCount | null>(null);
   const [cacheCount, setCacheCount] = useState<KindCount | null>(null);
+  // On a phone the panel starts folded; the choice is remembered.
+  const [folded, setFolded] = useState(() => {
+    const saved = typeof localStorage !== "undefined" ? localStorage.getItem(PANEL) : null;
+    return saved ? saved === "folded" : narrow();
+  });
+  const fold = (f: boolean) => {
+    setFolded(f);
+    try {
+      localStorage.setItem(PANEL, f ? "folded" : "open");
+    } catch {
+      // not remembered
+    }
+  };
   useEffect(() => {
-    const start = initialView();
+    // A link with a view (?lat=&lon=&z=) wins; else where this browser last looked; else the world.
+    const start = new URLSearchParams(location.search).has("lat") ? initialView() : (lastView() ?? initialView());
     const map = L.map(el.current!, { worldCopyJump: true, zoomControl: true, maxZoom: 19 }).setView(start.center, start.zoom);
+    map.on("moveend", () => {
+      const c = map.getCenter().wrap();
+      try {
+        localStorage.setItem(LAST_VIEW, JSON.stringify({ lat: +c.lat.toFixed(5), lon: +c.lng.toFixed(5), z: map.getZoom() }));
+      } catch {
+        // storage off: the map opens at the default next time
+      }
+    });
     addSaveViewControl(map);
     addGpxControl(map);
     addSaveAreaControl(map);
@@ -125,14 +161,19 @@ export function MapPage() {
         <ViewCount stations={stationCount} caches={cacheCount} />
       </div>
       <div ref={el} class="map" data-testid="map" data-live={live} />
-      <aside class="live-panel" aria-live="polite" data-testid="live-feed">
-        <div class={`live-state ${live}`}>{live === "live" ? "● Live" : live === "connecting" ? "○ Connecting" : "○ Not live at this zoom"}</div>
-        {feed.length > 0 && (
+      <aside class={`live-panel${folded ? " folded" : ""}`} aria-live="polite" data-testid="live-feed">
+        <div class="live-head">
+          <span class={`live-state ${live}`}>{live === "live" ? "● Live" : live === "connecting" ? "○ Connecting" : "○ Not live at this zoom"}</span>
+          <button class="live-fold" aria-expanded={!folded} aria-label={folded ? "Show live activity" : "Hide live activity"} onClick={() => fold(!folded)}>
+            {folded ? "▸" : "▾"}
+          </button>
+        </div>
+        {!folded && feed.length > 0 && (
           <ol>
             {feed.map((l) => (
               <li key={l.logId}>
                 <b>{l.call}</b> {VERB[l.kind]} <a href={cacheHref(l)}>{l.cache.name}</a>{" "}
-                <time dateTime={new Date(l.ts).toISOString()}>{new Date(l.ts).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}</time>
+                <When at={l.ts} />
               </li>
             ))}
           </ol>

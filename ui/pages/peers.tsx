@@ -5,6 +5,7 @@
  * here with their origin and trust; quarantined origins.
  */
 import { useState } from "preact/hooks";
+import { When } from "../time.tsx";
 import { api, ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 
@@ -51,7 +52,6 @@ interface FedCache {
   status: string;
 }
 
-const when = (ms: number | null) => (ms ? new Date(ms).toLocaleString() : "never");
 
 export function PeersPage() {
   const [n, setN] = useState(0);
@@ -88,7 +88,7 @@ export function PeersPage() {
             </thead>
             <tbody>
               {list.data.quarantined.map((q) => (
-                <tr><td>{q.origin}</td><td>{q.reason}</td><td>{q.frames}</td><td>{when(q.lastAt)}</td></tr>
+                <tr><td>{q.origin}</td><td>{q.reason}</td><td>{q.frames}</td><td><When at={q.lastAt} /></td></tr>
               ))}
             </tbody>
           </table>
@@ -138,7 +138,7 @@ function PeerTable({ peers, reload }: { peers: Peer[]; reload: () => void }) {
               </td>
               <td>
                 <span class={p.health.status === "ok" ? "ok" : p.health.status === "failing" ? "warn" : "muted"} data-testid="health">{p.health.status}</span>
-                <div class="muted">last ok {when(p.health.lastOkAt)}</div>
+                <div class="muted">last ok <When at={p.health.lastOkAt} /></div>
                 {p.health.lastError && <div class="error">{p.health.lastError}</div>}
                 {p.health.failures > 0 && <div class="muted">{p.health.failures} failed in a row</div>}
               </td>

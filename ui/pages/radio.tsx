@@ -7,12 +7,13 @@
  * clients. Ports, MHeard, NODES and the log refresh every few seconds.
  */
 import { useState } from "preact/hooks";
+import { LoadState } from "../states.tsx";
 import { api } from "../api.ts";
 import { useLoad, usePoll } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
 import { hubPorts, radioPorts, type Heard, type RadioPort } from "../radio/types.ts";
 import { HubCard } from "../radio/hub.tsx";
-import { When } from "../radio/when.tsx";
+import { When } from "../time.tsx";
 import { NodesCard } from "../radio/nodes.tsx";
 import { CommandLog, TransmitCard } from "../radio/box.tsx";
 
@@ -34,7 +35,7 @@ export function RadioPage() {
         <h1>Radio</h1>
         {radio && radio[0] && <StationLine port={radio[0]} />}
       </div>
-      {ports.error && !ports.data && <p class="error">{ports.error.message}</p>}
+      <LoadState state={ports} what="the radio ports" />
       {radio && radio.length === 0 && (
         <p class="notice" data-testid="no-radio">
           This gateway has no radio port. Set <code>KISS_PORTS</code> (a TNC's KISS port, e.g. Direwolf's <code>tcp://127.0.0.1:8001</code>, or <code>serial:/dev/ttyUSB0@9600</code>) and <code>RADIO_CALL</code>, then restart it.
@@ -46,7 +47,8 @@ export function RadioPage() {
       <NodesCard tick={tick} sysop={!!me?.sysop} ports={radio ?? []} />
       <TransmitCard
         account={account.loading && !account.data ? undefined : me}
-        hasRadio={radio ? radio.length > 0 : undefined}
+        ports={radio}
+        tick={tick + sent}
         onSent={() => setSent((n) => n + 1)}
         onRefused={() => setAccountVersion((n) => n + 1)}
       />

@@ -2,9 +2,11 @@ import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { MapArchivesSection } from "../map/archives-section.tsx";
+import { GettingStarted } from "./getting-started.tsx";
 
 interface SetupState {
   needed: boolean;
+  restartNeeded?: boolean;
   values: { instance: string; operator: string; aprsCall: string; tileUrl: string; radioCall: string; kissPorts: string };
 }
 
@@ -12,14 +14,15 @@ export function SetupPage() {
   const state = useLoad(() => api<SetupState>("/api/setup"));
   const [result, setResult] = useState<{ ok?: string; error?: string }>({});
   const token = location.hash.slice(1);
-  if (state.loading) return <section class="page">Loading…</section>;
-  if (state.error) return <section class="page error">{state.error.message}</section>;
+  if (state.loading) return <section class="page"><p class="muted">Loading…</p></section>;
+  if (state.error) return <section class="page"><p class="error" role="alert">Could not read the set-up state: {state.error.message}</p></section>;
   if (!state.data!.needed && !result.ok)
     return (
       <section class="page">
         <h1>Set-up</h1>
         <p>This gateway is already set up. Settings live in the env file in its data directory.</p>
         <MapArchivesSection />
+        <GettingStarted />
       </section>
     );
   const v = state.data!.values;
@@ -28,7 +31,7 @@ export function SetupPage() {
     const form = new FormData(e.currentTarget as HTMLFormElement);
     try {
       await api("/api/setup", { method: "POST", json: { token, ...Object.fromEntries(form) } });
-      setResult({ ok: "Saved. Restart the gateway to apply the new settings." });
+      setResult({ ok: "Saved. Next: restart the gateway to apply the new settings, then the steps below." });
     } catch (err) {
       setResult({ error: (err as Error).message });
     }
@@ -38,7 +41,10 @@ export function SetupPage() {
       <h1>Set up this gateway</h1>
       {!token && <p class="error">Open the set-up link the gateway printed when it started: it carries a one-time token.</p>}
       {result.ok ? (
-        <p role="status">{result.ok}</p>
+        <>
+          <p role="status">{result.ok}</p>
+          <GettingStarted />
+        </>
       ) : (
         <form onSubmit={submit}>
           <label for="instance">Instance name</label>

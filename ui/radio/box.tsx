@@ -10,8 +10,8 @@ import { api, ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import type { Account } from "../account/session.ts";
 import { encodeMessage, encodePosition, encodeStatus } from "../../src/aprs/encode.ts";
-import { LOCAL_BOX, type BoxCommand } from "./types.ts";
-import { When } from "./when.tsx";
+import { LOCAL_BOX, type BoxCommand, type RadioPort } from "./types.ts";
+import { When } from "../time.tsx";
 
 type Kind = "message" | "position" | "status";
 const blank = { kind: "message" as Kind, addressee: "", text: "", lat: "", lon: "", symbol: "/[", comment: "" };
@@ -29,14 +29,56 @@ function lineOf(call: string, f: typeof blank): { line?: string; problem?: strin
   }
 }
 
+/** The radio as GET /api/ports tells it: what a line sent now will meet. */
+export function radioState(ports: RadioPort[] | undefined): { state: "loading" | "no-tnc" | "receive-only" | "not-connected" | "connected"; text: string } {
+  if (!ports) return { state: "loading", text: "Looking at the radio…" };
+  if (ports.length === 0) return { state: "no-tnc", text: "No TNC: this gateway has no radio port." };
+  const up = ports.find((p) => p.portState === "connected");
+  if (!up) return { state: "not-connected", text: `No TNC connected (${ports.map((p) => p.name).join(", ")}: not connected). A line you send waits in the outbox until a TNC connects, or APRS-IS or an ingest box sends it.` };
+  if (!up.call) return { state: "receive-only", text: `Receive only: RADIO_CALL is not set, so this station does not transmit on ${up.name}. A line you send waits in the outbox for APRS-IS or an ingest box.` };
+  return { state: "connected", text: `TNC connected on ${up.name} as ${up.call}.` };
+}
+
+/** An outbox item as GET /api/tx/aprs lists it. */
+interface OutboxItem {
+  id: number;
+  state: "queued" | "leased" | "sent" | "acked" | "rejected" | "failed";
+  sentAt: number | null;
+  error: string | null;
+}
+
+/** Where a sent command is now: the box command, then the outbox line it became. */
+function TxProgress({ id, tick, air }: { id: number; tick: number; air: ReturnType<typeof radioState> }) {
+  const now = useLoad(async () => {
+    const log = await api<{ commands: BoxCommand[] }>(`/api/box/${LOCAL_BOX}/log?limit=50`);
+    const command = log.commands.find((c) => c.id === id) ?? null;
+    const outboxId = (command?.result as { outboxId?: number } | null)?.outboxId;
+    const item = typeof outboxId === "number" ? ((await api<{ items: OutboxItem[] }>("/api/tx/aprs")).items.find((i) => i.id === outboxId) ?? null) : null;
+    return { command, item };
+  }, [id, tick]);
+  const c = now.data?.command;
+  const item = now.data?.item;
+  let text: preact.ComponentChildren = "queued";
+  let cls = "muted";
+  if (c?.state === "expired") [text, cls] = ["expired: the radio never picked it up", "error"];
+  else if (c?.state === "acknowledged" && c.ok === false) [text, cls] = [`failed: ${(c.result as { error?: string } | null)?.error ?? "refused"}`, "error"];
+  else if (item?.state === "sent" || item?.state === "acked") [text, cls] = [<>sent <When at={item.sentAt} /></>, "ok"];
+  else if (item?.state === "failed" || item?.state === "rejected") [text, cls] = [`failed${item.error ? `: ${item.error}` : ""}`, "error"];
+  else if (air.state === "connected") text = "queued: waiting for the channel (rate limits)";
+  else text = air.state === "no-tnc" || air.state === "not-connected" ? "queued: no TNC is connected to send it" : "queued: waiting for APRS-IS or an ingest box (receive only here)";
+  return <span class={cls} data-testid="tx-state">{text}</span>;
+}
+
 /**
- * `account`: undefined while loading, null when signed out. `hasRadio`:
+ * `account`: undefined while loading, null when signed out. `ports`:
  * undefined while the ports load.
  */
-export function TransmitCard({ account, hasRadio, onSent, onRefused }: { account: Account | null | undefined; hasRadio: boolean | undefined; onSent: () => void; onRefused: () => void }) {
+export function TransmitCard({ account, ports, tick, onSent, onRefused }: { account: Account | null | undefined; ports: RadioPort[] | undefined; tick: number; onSent: () => void; onRefused: () => void }) {
   const [f, setF] = useState(blank);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ ok: true; command: BoxCommand } | { ok: false; status: number; code: string; message: string } | null>(null);
+  const hasRadio = ports ? ports.length > 0 : undefined;
+  const air = radioState(ports);
   const lock =
     hasRadio === false ? "This gateway has no radio port to transmit on."
     : account === null ? "Sign in with a verified callsign to transmit."
@@ -70,6 +112,7 @@ export function TransmitCard({ account, hasRadio, onSent, onRefused }: { account
   return (
     <div class="card" aria-labelledby="tx-title">
       <h2 id="tx-title">Transmit</h2>
+      <p class={air.state === "connected" ? "muted" : "warn"} data-testid="tx-radio" data-state={air.state}>{air.text}</p>
       {lock && (
         <p class="notice" data-testid="tx-locked">
           {lock} {account === null ? <a href="/account">Sign in</a> : account && (!account.call || !account.verified) ? <a href="/account">Your account</a> : null}
@@ -139,7 +182,7 @@ export function TransmitCard({ account, hasRadio, onSent, onRefused }: { account
       </form>
       {outcome?.ok === true && (
         <p class="ok" role="status" data-testid="tx-result">
-          Queued as command #{outcome.command.id}: the radio sends it within seconds, as the channel's rate limits allow.
+          Queued as command #{outcome.command.id}: <TxProgress id={outcome.command.id} tick={tick} air={air} />
         </p>
       )}
       {outcome?.ok === false && (
@@ -151,7 +194,8 @@ export function TransmitCard({ account, hasRadio, onSent, onRefused }: { account
   );
 }
 
-const STATE: Record<BoxCommand["state"], string> = { queued: "queued", leased: "being carried out", acknowledged: "done", expired: "expired" };
+/** A box command's state: "in the outbox" once the box took it (the answer says where it went), not "done". */
+const STATE: Record<BoxCommand["state"], string> = { queued: "queued", leased: "being carried out", acknowledged: "in the outbox", expired: "expired" };
 
 /** What a command asked for, in a line. */
 function what(c: BoxCommand): string {
@@ -194,7 +238,7 @@ export function CommandLog({ tick, account }: { tick: number; account: Account |
                   <td><code class="tnc2">{what(c)}</code></td>
                   <td data-testid="command-state">
                     <span class={c.state === "acknowledged" ? (c.ok ? "ok" : "error") : c.state === "expired" ? "error" : "muted"}>
-                      {c.state === "acknowledged" && c.ok === false ? "failed" : STATE[c.state]}
+                      {c.state === "acknowledged" && c.ok === false ? "failed" : c.state === "acknowledged" && !c.transmit ? "done" : STATE[c.state]}
                     </span>
                     {c.attempts > 1 && <div class="muted">{c.attempts} leases</div>}
                   </td>

@@ -6,7 +6,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import type { HubPort } from "./types.ts";
-import { When } from "./when.tsx";
+import { When } from "../time.tsx";
 
 const TITLE: Record<string, string> = { "kiss-server": "KISS server", "aprsis-server": "APRS-IS server" };
 

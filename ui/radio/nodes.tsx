@@ -7,7 +7,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import type { NodesView, RadioPort } from "./types.ts";
-import { When } from "./when.tsx";
+import { When } from "../time.tsx";
 
 const blank = { call: "", alias: "", neighbour: "", quality: "150", port: "" };
 

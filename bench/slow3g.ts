@@ -1,0 +1,80 @@
+/**
+ * The map's first render on an emulated slow 3G link (Chromium's DevTools
+ * preset through CDP Network.emulateNetworkConditions: 2,000 ms round trip,
+ * 50 KB/s down and up), from an empty cache, against a real gateway (its own
+ * process) with 2,000 stations and 2,000 caches around a town: navigation
+ * start until the map shows with both layers drawn (the view count), and the
+ * bytes on the wire. "identity" is the same browser refusing compression
+ * (CDP Network.setExtraHTTPHeaders Accept-Encoding: identity), which is what every browser got
+ * before scripts, styles and JSON were compressed.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { configFor } from "../src/config.ts";
+import { createGateway } from "../src/gateway.ts";
+import { createLogger } from "../src/log.ts";
+import { spawnGateway } from "../test/helpers/gateway.ts";
+import { launchBrowser } from "../test/helpers/chromium.ts";
+import { ingestCrowd, importCrowdCaches } from "../test/helpers/crowd.ts";
+import { percentile, table } from "./lib/stats.ts";
+
+const REGION = { lat: 48, lon: 11, dLat: 0.3, dLon: 0.5 };
+const SLOW_3G = { offline: false, latency: 2000, downloadThroughput: 50_000, uploadThroughput: 50_000 };
+const RUNS = 2;
+
+export async function run() {
+  const dir = mkdtempSync(join(tmpdir(), "svc-bench-slow3g-"));
+  const fill = createGateway({ config: configFor(dir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", KISS_PORTS: "off" }), log: createLogger("error") });
+  ingestCrowd(fill, 2_000, REGION);
+  importCrowdCaches(fill, 2_000, REGION);
+  await fill.stop();
+  const g = await spawnGateway({ dataDir: dir, env: { TILE_URL: "off", RATE_LIMIT_PER_MINUTE: "1000000" } });
+  const browser = await launchBrowser();
+  const url = `${g.url}/map?lat=${REGION.lat}&lon=${REGION.lon}&z=11`;
+  try {
+    const warm = await browser.newPage();
+    await warm.goto(url);
+    await warm.getByTestId("map-count").waitFor({ timeout: 120_000 });
+    await warm.close();
+    const rows: Array<Record<string, string | number>> = [];
+    for (const mode of ["identity", "br/gzip"] as const) {
+      const times: number[] = [];
+      let bytes = 0;
+      let script = 0;
+      for (let i = 0; i < RUNS; i++) {
+        const ctx = await browser.newContext({ viewport: { width: 1366, height: 800 } });
+        const page = await ctx.newPage();
+        const cdp = await ctx.newCDPSession(page);
+        await cdp.send("Network.enable");
+        await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+        await cdp.send("Network.emulateNetworkConditions", SLOW_3G);
+        if (mode === "identity") await cdp.send("Network.setExtraHTTPHeaders", { headers: { "Accept-Encoding": "identity" } });
+        let onWire = 0;
+        const urls = new Map<string, string>();
+        cdp.on("Network.requestWillBeSent", (e: { requestId: string; request: { url: string } }) => urls.set(e.requestId, e.request.url));
+        let js = 0;
+        cdp.on("Network.loadingFinished", (e: { requestId: string; encodedDataLength: number }) => {
+          onWire += e.encodedDataLength;
+          if (urls.get(e.requestId)?.endsWith(".js")) js += e.encodedDataLength;
+        });
+        await page.goto(url, { waitUntil: "commit", timeout: 120_000 });
+        await page.getByTestId("map-count").waitFor({ timeout: 120_000 });
+        times.push(await page.evaluate(() => performance.now()));
+        await page.waitForTimeout(500);
+        bytes = onWire;
+        script = js;
+        await ctx.close();
+      }
+      rows.push({ encoding: mode, firstRenderMs: percentile(times, 50), kbOnWire: Math.round(bytes / 1024), scriptKb: Math.round(script / 1024) });
+    }
+    console.log(`\nThe map's first render on emulated slow 3G (2,000 ms RTT, 50 KB/s), 2,000 stations and 2,000 caches in view at z11, nothing cached; median of ${RUNS}`);
+    console.log(table(rows));
+  } finally {
+    await browser.close();
+    await g.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) await run();

@@ -1,0 +1,151 @@
+/**
+ * Every route of the web app on a 360x740 phone: nothing is wider than the
+ * screen (document.documentElement.scrollWidth <= 360), for a visitor, a
+ * signed-in user and a sysop, with real data behind each page (a cache, a
+ * weather station with long raw packets, BBS traffic, peers, a decoded
+ * weather packet). A failure names the elements that stick out.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser } from "../helpers/chromium.ts";
+import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { signedInUser, type TestUser } from "../helpers/accounts.ts";
+import { upsertPeer } from "../../src/fed/peers.ts";
+import { ROOT } from "../helpers/paths.ts";
+
+const SHOTS = join(ROOT, "test-artifacts", "phone");
+const INGEST = "ingest-secret-0123456789";
+const WIDTH = 360;
+export const WX = "N0WX-13>APRS,WIDE1-1,WIDE2-1,qAR,N0IG-10:@092345z4237.14N/07120.83W_090/005g010t077r000p000P000h50b10150L123.DireWolf.wx.station.with.a.long.comment";
+let g: Running;
+let browser: Browser;
+let user: TestUser;
+let sysop: TestUser;
+let cacheId = 0;
+let messageId = 0;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  g = await startInProcess({ TILE_URL: "off", INGEST_SECRET: INGEST, ADMIN_CALLSIGNS: "N0OPS", BBS_HA: "N0GW.#TST.USA.NOAM" });
+  user = signedInUser(g.gw, "N0USR-7", { verified: true });
+  sysop = signedInUser(g.gw, "N0OPS", { verified: true });
+  const packets = [WX, "N0WX-13>APRS,TCPIP*,qAC,T2TEST:>Weather station on the hill, 420 m above sea level, reports every ten minutes via RF and internet"];
+  for (let i = 0; i < 8; i++) packets.push(`N0WX-13>APRS,WIDE1-1,qAR,N0IG-10:@0923${String(10 + i)}z4237.14N/07120.83W_090/00${i}g010t07${i}r000p000P000h50b1015${i}`);
+  expect((await g.post("/ingest", { packets }, { headers: { "x-ingest-secret": INGEST } })).status).toBeLessThan(300);
+  const c = await g.post("/api/caches", { name: "The long-named cache by the old mill pond", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 42.6189, lon: -71.3472, description: "Behind the mill." }, { headers: { cookie: user.cookie } });
+  expect(c.status).toBe(201);
+  cacheId = ((await c.json()) as { id: number }).id;
+  const m = await g.post("/api/bbs/messages", { type: "P", to: "N0OPS", subject: "Field day logistics and the antenna plan", body: "See you at the hill." }, { headers: { cookie: user.cookie } });
+  expect(m.status).toBe(201);
+  messageId = ((await m.json()) as { id: number }).id;
+  await g.post("/api/bbs/messages", { type: "B", to: "ALL@WW", subject: "Field day", body: "Field day this weekend." }, { headers: { cookie: user.cookie } });
+  upsertPeer(g.gw, { instance: "n0peer-gw-with-a-long-name", url: "https://n0peer-gw-with-a-long-name.example.org", trust: "trusted", keyPin: "A".repeat(43) });
+  browser = await launchBrowser();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await g.stop();
+});
+
+/** What sticks out past the right edge: the outermost elements wider than the screen, with their widths. */
+async function overflow(page: Page): Promise<{ scrollWidth: number; culprits: string[] }> {
+  return page.evaluate((w) => {
+    const name = (e: Element) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + [...e.classList].map((c) => "." + c).join("") + (e.getAttribute("data-testid") ? `[data-testid=${e.getAttribute("data-testid")}]` : "");
+    const path = (e: Element) => {
+      const parts: string[] = [];
+      for (let x: Element | null = e; x && x !== document.body; x = x.parentElement) parts.unshift(name(x));
+      return parts.slice(-4).join(" > ");
+    };
+    const out: string[] = [];
+    for (const e of document.querySelectorAll("body *")) {
+      const r = e.getBoundingClientRect();
+      if (r.width === 0 || r.right <= w + 0.5) continue;
+      // Report the outermost offender only: its children are the same story.
+      const p = e.parentElement;
+      if (p && p !== document.body && p.getBoundingClientRect().right > w + 0.5) continue;
+      out.push(`${path(e)} (right edge ${Math.round(r.right)} px, width ${Math.round(r.width)} px)`);
+    }
+    return { scrollWidth: document.documentElement.scrollWidth, culprits: out.slice(0, 6) };
+  }, WIDTH);
+}
+
+type Who = "visitor" | "user" | "sysop";
+const cookieOf = (who: Who) => (who === "user" ? user.cookie : who === "sysop" ? sysop.cookie : null);
+
+async function visit(who: Who, path: string, then?: (p: Page) => Promise<void>): Promise<string | null> {
+  const ctx = await browser.newContext({ viewport: { width: WIDTH, height: 740 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
+  const cookie = cookieOf(who);
+  if (cookie) {
+    const [name, value] = cookie.split("=");
+    await ctx.addCookies([{ name: name!, value: value!, url: g.url }]);
+  }
+  const page = await ctx.newPage();
+  try {
+    await page.goto(g.url + path);
+    await page.locator("main, .map.embed").first().waitFor();
+    await page.waitForLoadState("networkidle", { timeout: 10_000 }).catch(() => {});
+    if (then) await then(page);
+    await page.waitForTimeout(300);
+    const o = await overflow(page);
+    const shot = `${who}-${path.replace(/[^a-z0-9]+/gi, "_")}.png`;
+    await page.screenshot({ path: join(SHOTS, shot), fullPage: true });
+    if (o.scrollWidth <= WIDTH) return null;
+    return `${who} ${path}: ${o.scrollWidth} px wide; sticking out: ${o.culprits.join("; ") || "(nothing measurable)"}`;
+  } finally {
+    await ctx.close();
+  }
+}
+
+const decodeWeather = async (p: Page) => {
+  await p.getByLabel("TNC2 line").fill(WX);
+  await p.getByRole("button", { name: "Decode" }).click();
+  await p.getByTestId("decoded").waitFor();
+};
+
+/** The router's routes (ui/app.tsx), each with who sees it. Station and cache pages have a test of their own below. */
+function routes(): Array<[Who, string, ((p: Page) => Promise<void>)?]> {
+  const all: Array<[Who, string, ((p: Page) => Promise<void>)?]> = [];
+  for (const who of ["visitor", "user", "sysop"] as Who[]) {
+    for (const path of ["/", "/map", "/about", "/setup", "/account", "/signin/email", "/hide", "/leaderboard", "/activity", "/profile/N0USR", "/support", "/peers", "/bbs", "/bbs/bulletins", "/bbs/compose", `/bbs/msg/${messageId}`, "/bbs/wp", "/sysop/bbs", "/radio", "/no/such/page", "/embed"]) {
+      all.push([who, path]);
+    }
+    all.push([who, "/decode", decodeWeather]);
+  }
+  return all;
+}
+
+describe("web app on a 360 px phone", () => {
+  test("no page is wider than the screen, signed out, signed in and as sysop", async () => {
+    const problems: string[] = [];
+    const list = routes();
+    for (const [who, path, then] of list) {
+      const p = await visit(who, path, then);
+      if (p) problems.push(p);
+    }
+    // Positive control: the measurement does see a page that is too wide.
+    const ctx = await browser.newContext({ viewport: { width: WIDTH, height: 740 } });
+    const page = await ctx.newPage();
+    await page.goto(g.url + "/about");
+    await page.locator("main").waitFor();
+    await page.evaluate(() => document.querySelector("main")!.insertAdjacentHTML("beforeend", '<div id="too-wide" style="width:500px;height:4px"></div>'));
+    const wide = await overflow(page);
+    expect(wide.scrollWidth).toBeGreaterThan(WIDTH);
+    expect(wide.culprits.join()).toContain("div#too-wide");
+    await ctx.close();
+    expect(list.length).toBe(66);
+    expect(problems).toEqual([]);
+  }, 600_000);
+
+  test("the station page (with weather and raw packets) and the cache page fit", async () => {
+    const problems: string[] = [];
+    for (const who of ["visitor", "user"] as Who[]) {
+      for (const path of ["/station/N0WX-13", `/cache/${cacheId}`]) {
+        const p = await visit(who, path);
+        if (p) problems.push(p);
+      }
+    }
+    expect(problems).toEqual([]);
+  }, 300_000);
+});
