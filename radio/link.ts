@@ -102,7 +102,7 @@ export interface LinkStats {
   t1Ms: number;
 }
 
-const enum S {
+enum S {
   Disconnected,
   AwaitingConnection,
   AwaitingRelease,
@@ -144,7 +144,6 @@ export class Ax25Link implements Circuit {
   /** V(A) when we last resent from it, until the peer acknowledges more (-1: none) */
   private resentFrom = -1;
   private ackPending = false;
-  private layer3Initiated = false;
   private srt: number;
   private t1v: number;
   private t1: TimerHandle | null = null;
@@ -324,7 +323,6 @@ export class Ax25Link implements Circuit {
   connect(): Promise<Ax25Link> {
     return new Promise((resolve, reject) => {
       this.connectWaiter = { resolve, reject };
-      this.layer3Initiated = true;
       this.establish();
     });
   }
@@ -443,7 +441,6 @@ export class Ax25Link implements Circuit {
       case S.Connected:
       case S.TimerRecovery:
         // a UA we did not ask for: re-establish
-        this.layer3Initiated = false;
         this.establish();
         return;
     }
@@ -474,7 +471,6 @@ export class Ax25Link implements Circuit {
 
   private onFrmr() {
     if (this.s === S.Connected || this.s === S.TimerRecovery) {
-      this.layer3Initiated = false;
       this.establish();
     }
   }
@@ -544,7 +540,6 @@ export class Ax25Link implements Circuit {
     if (this.s !== S.Connected && this.s !== S.TimerRecovery) return;
     if (f.cr !== "command") return; // an I response is a protocol error: ignore it
     if (f.info.length > Math.max(this.params.maxInfo, 256)) {
-      this.layer3Initiated = false;
       this.establish();
       return;
     }
@@ -682,7 +677,6 @@ export class Ax25Link implements Circuit {
   }
 
   private nrErrorRecovery() {
-    this.layer3Initiated = false;
     this.establish();
   }
 

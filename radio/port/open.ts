@@ -1,4 +1,4 @@
-import { type KissPortConfig } from "./config.ts";
+import type { KissPortConfig } from "./config.ts";
 import { KissPort, type KissPortOptions } from "./kiss-port.ts";
 import { serialTransport } from "./serial.ts";
 import { tcpTransport } from "./tcp.ts";

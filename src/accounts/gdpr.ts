@@ -69,7 +69,7 @@ export interface AccountRef {
 export interface AccountData {
   name: string;
   export(gw: Gateway, account: AccountRef): unknown;
-  erase(gw: Gateway, account: AccountRef): Record<string, number> | void;
+  erase(gw: Gateway, account: AccountRef): Record<string, number> | undefined;
   bundle?(gw: Gateway, account: AccountRef): unknown;
   import?(gw: Gateway, account: AccountRef, data: unknown): void;
 }

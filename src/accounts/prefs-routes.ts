@@ -6,7 +6,7 @@
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { type Caller } from "./caller.ts";
+import type { Caller } from "./caller.ts";
 import { jsonObject } from "../http/body.ts";
 import { badRequest } from "../errors.ts";
 import { getNotifyPrefs, getPrefs, putNotifyPrefs, putPrefs, setWatch, watchesOf } from "./prefs.ts";

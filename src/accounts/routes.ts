@@ -12,7 +12,7 @@ import { createSession, endSession, renewSession, sessionCookie } from "./sessio
 import { accountView, claimWithDeviceKey } from "./account.ts";
 import { loginOptions, registrationOptions, removePasskey, verifyLogin, verifyRegistration, type RelyingParty } from "./passkeys.ts";
 import { finishEmailSignIn, startEmailSignIn } from "./email-signin.ts";
-import { addCallsign, callsignsOf, removeCallsign, setActiveCallsign } from "./users.ts";
+import { addCallsign, callsignsOf, removeCallsign, } from "./users.ts";
 import { profileOf, publicProfile, updateProfile } from "./profile.ts";
 import { publicKeysOf, registerDeviceKey, revokeDeviceKey } from "./device-keys.ts";
 import { challengeStatus, confirmChallenge, startChallenge } from "./verify-aprs.ts";

@@ -61,7 +61,7 @@ export function parseMicE(p: AprsPacket, s: string, i: number): void {
     const r = destDigit(dst.charCodeAt(k));
     if (!r) fail("bad_mic_e", `"${dst[k]}" is not a Mic-E destination character`);
     if (r![0] < 0 && k >= 2) amb++;
-    d.push(r![0] < 0 ? 0 : r![0]);
+    d.push(Math.max(r![0] , 0));
     if (k < 3) {
       std |= r![1] << (2 - k);
       cust |= r![2] << (2 - k);

@@ -82,7 +82,7 @@ export function routeLine(atMs: number, ha: string, number: number, qth: string,
   const d = new Date(atMs);
   const date = `${pad(d.getUTCFullYear() % 100)}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}`;
   const time = `${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}`;
-  return `R:${date}/${time}Z @:${ha} #:${number} [${qth.replace(/[\[\]\r\n]/g, "")}] $:${bid}`;
+  return `R:${date}/${time}Z @:${ha} #:${number} [${qth.replace(/[[\]\r\n]/g, "")}] $:${bid}`;
 }
 
 export interface RouteInfo {

@@ -368,7 +368,7 @@ class Decoder {
 function compareRanges(b: Uint8Array, aStart: number, aEnd: number, cStart: number, cEnd: number): number {
   const aLen = aEnd - aStart;
   const cLen = cEnd - cStart;
-  const n = aLen < cLen ? aLen : cLen;
+  const n = Math.min(aLen , cLen);
   for (let i = 0; i < n; i++) {
     const d = b[aStart + i]! - b[cStart + i]!;
     if (d !== 0) return d;
@@ -377,7 +377,7 @@ function compareRanges(b: Uint8Array, aStart: number, aEnd: number, cStart: numb
 }
 
 function compareBytes(a: Uint8Array, c: Uint8Array): number {
-  const n = a.length < c.length ? a.length : c.length;
+  const n = Math.min(a.length , c.length);
   for (let i = 0; i < n; i++) {
     const d = a[i]! - c[i]!;
     if (d !== 0) return d;
@@ -519,7 +519,7 @@ class Encoder {
     if (proto !== Object.prototype && proto !== null) throw new CborError("not_encodable", `a ${proto?.constructor?.name ?? "object"} cannot be encoded`);
     const entries: Array<[Uint8Array, CborInput]> = [];
     for (const k in v as Record<string, CborInput | undefined>) {
-      if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+      if (!Object.hasOwn(v, k)) continue;
       const x = (v as Record<string, CborInput | undefined>)[k];
       if (x === undefined) continue;
       entries.push([encodeKey(k), x]);

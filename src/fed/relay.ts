@@ -32,7 +32,7 @@ import { sameSecret } from "../secret.ts";
 import { CborError, decodeCbor, encodeCbor } from "./cbor.ts";
 import { verifyEd25519 } from "./ed25519.ts";
 import { DEFAULT_PAGE_LIMIT, instanceSigner, MAX_PAGE_LIMIT } from "./feed.ts";
-import { DialError, fedFetch, fedJson } from "./dial.ts";
+import { DialError, fedJson } from "./dial.ts";
 import { getPeer, peerKeys } from "./peers.ts";
 import { isB64urlKey, isInstanceId, SYNC_KINDS, type SyncKind } from "./record.ts";
 import { syncPage } from "./surface.ts";

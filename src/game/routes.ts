@@ -5,7 +5,7 @@
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { type Caller } from "../accounts/caller.ts";
+import type { Caller } from "../accounts/caller.ts";
 import { badRequest } from "../errors.ts";
 import { cellsParam, intParam } from "../http/params.ts";
 import { setFindIngest } from "../stations/ingest-batch.ts";

@@ -30,14 +30,13 @@ import type { Gateway } from "../gateway.ts";
 import { AppError, forbidden, unauthorized } from "../errors.ts";
 import { cookieValue, findSession, SESSION_COOKIE } from "../accounts/sessions.ts";
 import { activeCallsign, userHoldsCall } from "../accounts/identity.ts";
-import { checkAssertion, checkUnboundAssertion, type VerifiedAssertion } from "../accounts/assertions.ts";
-import { baseCall } from "../callsign.ts";
+import { checkAssertion, checkUnboundAssertion, } from "../accounts/assertions.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { hashApiKey, sameSecret } from "../secret.ts";
 import { isSysop, type Caller, type SignedInUser } from "../accounts/caller.ts";
 import { clientIp } from "./client-ip.ts";
 import { bodyLimitFor, parseBody } from "./body.ts";
-import { findWxKey, wxKeyFrom, type WxKeyStation } from "../stations/wx-keys.ts";
+import { findWxKey, wxKeyFrom, } from "../stations/wx-keys.ts";
 
 export type GateName =
   | "public"

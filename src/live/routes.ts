@@ -7,7 +7,7 @@ import { Elysia } from "elysia";
 import type { Server, ServerWebSocket } from "bun";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { type Caller } from "../accounts/caller.ts";
+import type { Caller } from "../accounts/caller.ts";
 import { AppError } from "../errors.ts";
 import { liveHub, parseRegions } from "./rooms.ts";
 import { parseBbox } from "../stations/registry.ts";

@@ -178,7 +178,7 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
   };
 
   const onData = (data: Uint8Array) => {
-    let buf = partial.length ? concat(partial, data) : data;
+    const buf = partial.length ? concat(partial, data) : data;
     let start = 0;
     for (let i = 0; i < buf.length; i++) {
       if (buf[i] === 10) {

@@ -6,7 +6,7 @@
 import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { type Caller } from "../accounts/caller.ts";
+import type { Caller } from "../accounts/caller.ts";
 import { jsonObject } from "../http/body.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { addOwn, findOwnByCall, listOwn, ownRow, stationId, updateOwn, viewOwn } from "./own.ts";

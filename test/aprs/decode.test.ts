@@ -1,7 +1,7 @@
 /** What decode_aprs cannot tell us: the header, typed errors, hostile input, and the encoder's round trip. */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { decode, encodeAck, encodeMessage, encodeObject, encodePosition, encodeStatus, encodeWeather, EncodeError, aprsIsPasscode } from "../../src/aprs/index.ts";
+import { decode, encodeAck, encodeMessage, encodeObject, encodePosition, encodeStatus, encodeWeather, type EncodeError, aprsIsPasscode } from "../../src/aprs/index.ts";
 import { runDecodeAprs } from "./direwolf.ts";
 
 const ok = (line: string) => {

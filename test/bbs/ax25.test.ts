@@ -140,7 +140,7 @@ describe("FBB forwarding between two gateways over an AX.25 circuit", () => {
       if (e.dir === "rx" && e.frame.type === "I") heard.push(...e.frame.info);
     });
     const words = ["QSL", "café", "73", "grid FN42", "Übertragung", "de", "N0ALI", "packet", "1200 bd", "#TST"];
-    const long = Array.from({ length: 300 }, (_, i) => `${i}: ${words.map((w, j) => words[(i * 7 + j * 3) % words.length]).join(" ")} ${(i * 2654435761) % 1000003}`).join("\n");
+    const long = Array.from({ length: 300 }, (_, i) => `${i}: ${words.map((_w, j) => words[(i * 7 + j * 3) % words.length]).join(" ")} ${(i * 2654435761) % 1000003}`).join("\n");
     const p1 = await compose(A, alice.cookie, { type: "P", to: "N0BOB@N0BBB.#TST.USA.NOAM", subject: "Hello Bob, over the air", body: long });
     const b1 = await compose(A, alice.cookie, { type: "B", to: "ALL@WW", subject: "Net tonight", body: "Net at 2000Z on 145.500.\nAll welcome." });
     const p2 = await compose(B, bob.cookie, { type: "P", to: "N0ALI@N0AAA", subject: "Re: Hello", body: "Got it, thanks. 73" });

@@ -6,7 +6,7 @@ import { publishRecord, publishTombstone } from "../../src/fed/feed.ts";
 import { cacheToWire } from "../../src/fed/bodies.ts";
 import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
 import { pushToHub } from "../../src/fed/hub.ts";
-import { relaySpoke, relayToken } from "../../src/fed/relay.ts";
+import { relayToken } from "../../src/fed/relay.ts";
 import { bootstrapConfiguredPeers, syncAll } from "../../src/fed/sync.ts";
 import { decodePage, encodePage } from "../../src/fed/page.ts";
 import { applyPage } from "../../src/fed/apply.ts";

@@ -170,10 +170,10 @@ describe("the gateway as the hub of a station", () => {
     const markA = pair.a.log().length;
     sender.send("N0SND>APRS,TCPIP*::N0X-7    :hello from the hub{7");
     // Direwolf 2 got it from the server (not through a filter: it has none) and transmits it as a third-party packet
-    await pair.b.waitForLog(/\[ig>tx\] N0SND>APRS,TCPIP\*,qAC,N0GWH-GW::N0X-7    :hello from the hub\{7/, { timeoutMs: 30_000 });
-    await pair.b.waitForLog(/\[0L\] N0DWB-2>APDW16,WIDE1-1:\}N0SND>APRS,TCPIP,N0DWB-2\*::N0X-7    :hello from the hub\{7/, { timeoutMs: 60_000 });
+    await pair.b.waitForLog(/\[ig>tx\] N0SND>APRS,TCPIP\*,qAC,N0GWH-GW::N0X-7 {4}:hello from the hub\{7/, { timeoutMs: 30_000 });
+    await pair.b.waitForLog(/\[0L\] N0DWB-2>APDW16,WIDE1-1:\}N0SND>APRS,TCPIP,N0DWB-2\*::N0X-7 {4}:hello from the hub\{7/, { timeoutMs: 60_000 });
     // and it crossed the air: Direwolf 1 decoded it
-    await pair.a.waitForLog(/N0DWB-2>APDW16,WIDE1-1:\}N0SND>APRS,TCPIP,N0DWB-2\*::N0X-7    :hello from the hub\{7/, { from: markA, timeoutMs: 60_000 });
+    await pair.a.waitForLog(/N0DWB-2>APDW16,WIDE1-1:\}N0SND>APRS,TCPIP,N0DWB-2\*::N0X-7 {4}:hello from the hub\{7/, { from: markA, timeoutMs: 60_000 });
     // the sender's own message is not echoed back to it; the watcher's filter (b/N0X-7) does not pass it
     expect(sender.lines.some((l) => l.includes("hello from the hub"))).toBe(false);
     expect(watcher.lines.some((l) => l.includes("hello from the hub"))).toBe(false);

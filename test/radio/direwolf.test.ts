@@ -82,8 +82,8 @@ describe("UI frames through two Direwolf TNCs", () => {
     expect(heardA[0]!.bytes).toEqual(encodeFrame(back));
 
     // Direwolf's own monitor lines agree with our TNC2 text
-    for (const f of burst) await pair.b.waitForLog(new RegExp(escape(text(f))), { from: logB });
-    await pair.a.waitForLog(new RegExp(escape(text(back))), { from: logA });
+    for (const f of burst) await pair.b.waitForLog(new RegExp(escapeRe(text(f))), { from: logB });
+    await pair.a.waitForLog(new RegExp(escapeRe(text(back))), { from: logA });
     await pair.b.waitForLog(/N0GW-1>APZSVC,RELAY\*,WIDE2-1:/, { from: logB });
     await pair.a.waitForLog(/KISS protocol set TXDELAY = 25 /, { from: logA });
     expect(a.status()).toMatchObject({ framesOut: 4, framesIn: 1, errors: 0 });
@@ -109,6 +109,6 @@ describe("UI frames through two Direwolf TNCs", () => {
   });
 });
 
-function escape(s: string) {
+function escapeRe(s: string) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -15,7 +15,7 @@ const logins: string[] = [];
 /** lines the clients sent after logging in */
 const received: string[] = [];
 const clients: Array<Socket<undefined>> = [];
-let waiters: Array<() => void> = [];
+const waiters: Array<() => void> = [];
 const nextLogin = () => new Promise<void>((r) => waiters.push(r));
 let g: Running;
 
@@ -108,7 +108,7 @@ describe("APRS-IS client sending the outbox", () => {
       const r = await h.post("/api/tx/aprs", { addressee: "W1AW-9", text: "see you at the cache" }, { headers: { cookie: u.cookie } });
       const { item } = await r.json();
       await waitFor(() => received.includes(item.line));
-      expect(item.line).toMatch(/^N0TX-7>APZSVC,TCPIP\*::W1AW-9   :see you at the cache\{\d+$/);
+      expect(item.line).toMatch(/^N0TX-7>APZSVC,TCPIP\*::W1AW-9 {3}:see you at the cache\{\d+$/);
       await waitFor(async () => (await items(h, u.cookie))[0]!.state === "sent");
       // The addressee acks through APRS-IS; the client hears it.
       clients.at(-1)!.write(`W1AW-9>APRS,TCPIP*,qAC,T2TEST::N0TX-7   :ack${item.msgId}\r\n`);

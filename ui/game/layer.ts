@@ -5,7 +5,7 @@
  * Names show where they have room. Refreshed when the map moves and every
  * 30 s. Caches the signed-in user found show a tick.
  */
-import L from "leaflet";
+import type L from "leaflet";
 import { api } from "../api.ts";
 import { cacheSvg } from "../map/cache-symbols.ts";
 import { crowdOf, type Kind } from "../map/crowd.ts";

@@ -1,7 +1,7 @@
 /** The sysop's forwarding page: partners (adjacent BBSes) and the rules that route mail to them. */
 import { useState } from "preact/hooks";
 import { When } from "../time.tsx";
-import { api, ApiError } from "../api.ts";
+import { api, type ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import type { Partner, Rule } from "../../src/bbs/partners.ts";
 import type { SessionReport as Report } from "../../src/bbs/fbb/session.ts";

@@ -6,7 +6,7 @@ import { useState } from "preact/hooks";
 import { LoadState } from "../states.tsx";
 import { When } from "../time.tsx";
 import { useLocation, useRoute } from "preact-iso";
-import { api, ApiError } from "../api.ts";
+import { api, type ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
 /** A message as the API shows it: the server's own type. */

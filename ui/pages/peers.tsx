@@ -6,7 +6,7 @@
  */
 import { useState } from "preact/hooks";
 import { When } from "../time.tsx";
-import { api, ApiError } from "../api.ts";
+import { api, type ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 
 type Trust = "trusted" | "unvetted" | "blocked";
