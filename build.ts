@@ -24,7 +24,8 @@ export const TARGETS = {
 export type Target = keyof typeof TARGETS;
 
 const ROOT = import.meta.dir;
-const HOST: Target | null = process.platform === "linux" && process.arch === "x64" ? "linux-x64" : process.platform === "linux" && process.arch === "arm64" ? "linux-arm64" : null;
+const HOST: Target | null =
+  process.platform === "linux" && process.arch === "x64" ? "linux-x64" : process.platform === "linux" && process.arch === "arm64" ? "linux-arm64" : null;
 
 function git(...args: string[]): string | null {
   const r = Bun.spawnSync(["git", ...args], { cwd: ROOT, stderr: "ignore" });

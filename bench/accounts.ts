@@ -30,7 +30,13 @@ export async function run(sessions = 10_000) {
   gw.db.transaction(() => {
     for (let i = 0; i < sessions; i++) {
       const id = Number(gw.db.query("INSERT INTO users (created_at) VALUES (?)").run(now).lastInsertRowid);
-      gw.db.query("INSERT INTO callsigns (user_id, call, active, created_at) VALUES (?, ?, 1, ?)").run(id, `N${i % 10}B${String(i).padStart(5, "0").replace(/\d/g, (d) => "ABCDEFGHIJ"[Number(d)]!)}`.slice(0, 7), now);
+      gw.db.query("INSERT INTO callsigns (user_id, call, active, created_at) VALUES (?, ?, 1, ?)").run(
+        id,
+        `N${i % 10}B${String(i)
+          .padStart(5, "0")
+          .replace(/\d/g, (d) => "ABCDEFGHIJ"[Number(d)]!)}`.slice(0, 7),
+        now,
+      );
       const token = createSession(gw.db, id, now);
       if (i === sessions - 1) {
         cookie = `${SESSION_COOKIE}=${token}`;
@@ -73,14 +79,30 @@ export async function run(sessions = 10_000) {
   console.log(
     table([
       { what: "GET /health?live (reference, no session)", "req/s": reference.rps, "p50 ms": reference.p50Ms, "p99 ms": reference.p99Ms, ratio: "1.00" },
-      { what: "GET /auth/callsign (session lookup)", "req/s": session.rps, "p50 ms": session.p50Ms, "p99 ms": session.p99Ms, ratio: (session.rps / reference.rps).toFixed(2) },
-      { what: "GET /auth/session (whole account)", "req/s": account.rps, "p50 ms": account.p50Ms, "p99 ms": account.p99Ms, ratio: (account.rps / reference.rps).toFixed(2) },
+      {
+        what: "GET /auth/callsign (session lookup)",
+        "req/s": session.rps,
+        "p50 ms": session.p50Ms,
+        "p99 ms": session.p99Ms,
+        ratio: (session.rps / reference.rps).toFixed(2),
+      },
+      {
+        what: "GET /auth/session (whole account)",
+        "req/s": account.rps,
+        "p50 ms": account.p50Ms,
+        "p99 ms": account.p99Ms,
+        ratio: (account.rps / reference.rps).toFixed(2),
+      },
     ]),
   );
   console.log(
     table([
       { what: "Ed25519 verify of the signed bytes, bare node:crypto (reference)", "per s": Math.round(bare), ratio: "1.00" },
-      { what: "signed-body check (canonical JSON, key lookup, strict verify, replay record)", "per s": Math.round(checked), ratio: (checked / bare).toFixed(2) },
+      {
+        what: "signed-body check (canonical JSON, key lookup, strict verify, replay record)",
+        "per s": Math.round(checked),
+        ratio: (checked / bare).toFixed(2),
+      },
     ]),
   );
   console.log(`account export: median ${median(exportMs).toFixed(2)} ms`);

@@ -25,14 +25,16 @@ const CORPUS = join(import.meta.dir, "../test/aprs/corpus.txt");
 
 /** The corpus's packets with calls and positions varied, so nothing is a repeat. */
 function mixedLines(n: number): { ours: string[]; dw: string[] } {
-  const base = readFileSync(CORPUS, "latin1").split("\n").filter((l) => l && !l.startsWith("#"));
+  const base = readFileSync(CORPUS, "latin1")
+    .split("\n")
+    .filter((l) => l && !l.startsWith("#"));
   const ours: string[] = [];
   const dw: string[] = [];
   for (let i = 0; ours.length < n; i++) {
     const l = base[i % base.length]!;
     // A different source callsign each round (keeps Mic-E destinations intact).
     const gt = l.indexOf(">");
-    const call = `N${(i % 10)}${String.fromCharCode(65 + ((i / 10) % 26 | 0))}${String.fromCharCode(65 + ((i / 260) % 26 | 0))}${String.fromCharCode(65 + ((i / 6760) % 26 | 0))}`;
+    const call = `N${i % 10}${String.fromCharCode(65 + (((i / 10) % 26) | 0))}${String.fromCharCode(65 + (((i / 260) % 26) | 0))}${String.fromCharCode(65 + (((i / 6760) % 26) | 0))}`;
     const line = call + "-" + ((i % 15) + 1) + l.slice(gt);
     dw.push(line.replace(/,qA[^:]*:/, ":"));
     ours.push(line.replace(/<0x([0-9a-fA-F]{2})>/g, (_, h) => String.fromCharCode(parseInt(h, 16))));
@@ -88,7 +90,10 @@ const cpuSeconds = () => {
  * over an hour, so a station repeats every ~3 minutes (never a 30 s duplicate).
  */
 function feedLines(n: number): string[] {
-  const base = readFileSync(CORPUS, "latin1").split("\n").filter((l) => l && !l.startsWith("#")).map((l) => l.replace(/<0x([0-9a-fA-F]{2})>/g, (_, h) => String.fromCharCode(parseInt(h, 16))));
+  const base = readFileSync(CORPUS, "latin1")
+    .split("\n")
+    .filter((l) => l && !l.startsWith("#"))
+    .map((l) => l.replace(/<0x([0-9a-fA-F]{2})>/g, (_, h) => String.fromCharCode(parseInt(h, 16))));
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
     const s = i % 5000;
@@ -114,7 +119,9 @@ async function ingestBench(lines: string[]) {
   }
   const rate = lines.length / ((performance.now() - t) / 1000);
   const cpuRate = lines.length / (cpuSeconds() - c);
-  const rows = (gw.db.query("SELECT (SELECT count(*) FROM packets) AS packets, (SELECT count(*) FROM positions) AS positions, (SELECT count(*) FROM stations) AS stations").get()) as Record<string, number>;
+  const rows = gw.db
+    .query("SELECT (SELECT count(*) FROM packets) AS packets, (SELECT count(*) FROM positions) AS positions, (SELECT count(*) FROM stations) AS stations")
+    .get() as Record<string, number>;
   await done();
   return { rate, cpuRate, rows };
 }
@@ -123,9 +130,18 @@ async function bboxBench() {
   const { gw, done } = newGateway();
   // 100,000 stations over the land-ish world, denser in a few regions, as APRS is.
   const lines: string[] = [];
-  const hubs = [[42.3, -71.1], [40.7, -74], [52.5, 13.4], [51.5, -0.1], [35.7, 139.7], [-33.9, 151.2], [37.8, -122.4], [48.1, 11.6]];
+  const hubs = [
+    [42.3, -71.1],
+    [40.7, -74],
+    [52.5, 13.4],
+    [51.5, -0.1],
+    [35.7, 139.7],
+    [-33.9, 151.2],
+    [37.8, -122.4],
+    [48.1, 11.6],
+  ];
   let seed = 1;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const fmt = (v: number, w: number, pos: string, neg: string) => {
     const a = Math.abs(v);
     const d = Math.floor(a);
@@ -154,8 +170,10 @@ async function bboxBench() {
     const h = hubs[i % hubs.length]!;
     const cLat = i % 3 === 0 ? (rnd() - 0.5) * 120 : h[0]!;
     const cLon = i % 3 === 0 ? (rnd() - 0.5) * 300 : h[1]!;
-    const w = Math.max(-180, cLon - s / 2), e = Math.min(180, cLon + s / 2);
-    const so = Math.max(-90, cLat - s / 4), no = Math.min(90, cLat + s / 4);
+    const w = Math.max(-180, cLon - s / 2),
+      e = Math.min(180, cLon + s / 2);
+    const so = Math.max(-90, cLat - s / 4),
+      no = Math.min(90, cLat + s / 4);
     boxes.push(`${w.toFixed(4)},${so.toFixed(4)},${e.toFixed(4)},${no.toFixed(4)}`);
   }
   const time = async (path: string) => {
@@ -185,25 +203,46 @@ export async function run() {
   const { ours, dw } = mixedLines(200_000);
   const d = decodeBench(ours, dw);
   console.log("\nAPRS decode, mixed corpus (positions, Mic-E, compressed, objects, weather, telemetry, messages, NMEA), 200,000 lines");
-  console.log(table([
-    { decoder: "ours (TypeScript, in-process)", "lines/s": Math.round(d.ours).toLocaleString("en") },
-    { decoder: "Direwolf decode_aprs (C, reference)", "lines/s": Math.round(d.dw).toLocaleString("en") },
-    { decoder: "ratio ours / decode_aprs", "lines/s": (d.ours / d.dw).toFixed(2) + "x" },
-  ]));
+  console.log(
+    table([
+      { decoder: "ours (TypeScript, in-process)", "lines/s": Math.round(d.ours).toLocaleString("en") },
+      { decoder: "Direwolf decode_aprs (C, reference)", "lines/s": Math.round(d.dw).toLocaleString("en") },
+      { decoder: "ratio ours / decode_aprs", "lines/s": (d.ours / d.dw).toFixed(2) + "x" },
+    ]),
+  );
 
   const ing = await ingestBench(feedLines(100_000));
   const worst = await ingestBench(ours.slice(0, 100_000));
   const n = (v: number) => Math.round(v).toLocaleString("en");
   console.log("\nIngest: decode + raw ring + positions + station rows + readings, batches of 500, 100,000 packets");
-  console.log(table([
-    { what: "ingestLines, feed of 5,000 stations", "packets/s": n(ing.rate), "per CPU-second": n(ing.cpuRate), note: `${ing.rows.packets} packets, ${ing.rows.positions} positions, ${ing.rows.stations} stations stored` },
-    { what: "ingestLines, every packet a new station", "packets/s": n(worst.rate), "per CPU-second": n(worst.cpuRate), note: `worst case: ${worst.rows.stations} stations, each a new map-index entry` },
-    { what: "decode alone (reference)", "packets/s": n(d.ours), "per CPU-second": "", note: "same lines" },
-    { what: "target", "packets/s": "20,000", "per CPU-second": "", note: ing.rate >= 20_000 ? "met" : `NOT met on the wall clock${ing.cpuRate >= 20_000 ? " (met per CPU-second: the machine is busy)" : ""}` },
-  ]));
+  console.log(
+    table([
+      {
+        what: "ingestLines, feed of 5,000 stations",
+        "packets/s": n(ing.rate),
+        "per CPU-second": n(ing.cpuRate),
+        note: `${ing.rows.packets} packets, ${ing.rows.positions} positions, ${ing.rows.stations} stations stored`,
+      },
+      {
+        what: "ingestLines, every packet a new station",
+        "packets/s": n(worst.rate),
+        "per CPU-second": n(worst.cpuRate),
+        note: `worst case: ${worst.rows.stations} stations, each a new map-index entry`,
+      },
+      { what: "decode alone (reference)", "packets/s": n(d.ours), "per CPU-second": "", note: "same lines" },
+      {
+        what: "target",
+        "packets/s": "20,000",
+        "per CPU-second": "",
+        note: ing.rate >= 20_000 ? "met" : `NOT met on the wall clock${ing.cpuRate >= 20_000 ? " (met per CPU-second: the machine is busy)" : ""}`,
+      },
+    ]),
+  );
 
   const bb = await bboxBench();
-  console.log(`\nGET /api/stations?bbox= over HTTP, 100,000 stations, ${bb.lat.length} boxes from 0.2° to the whole world (limit 1000; world box: ${bb.worldCount} returned, truncated=${bb.truncated})`);
+  console.log(
+    `\nGET /api/stations?bbox= over HTTP, 100,000 stations, ${bb.lat.length} boxes from 0.2° to the whole world (limit 1000; world box: ${bb.worldCount} returned, truncated=${bb.truncated})`,
+  );
   const rows = [...bb.bySize.entries()].map(([s, v]) => ({ box: `${s}° wide`, p50Ms: percentile(v, 50), p95Ms: percentile(v, 95) }));
   rows.push({ box: "all boxes", p50Ms: percentile(bb.lat, 50), p95Ms: percentile(bb.lat, 95) });
   rows.push({ box: "GET /health (reference)", p50Ms: percentile(bb.health, 50), p95Ms: percentile(bb.health, 95) });

@@ -14,7 +14,10 @@ import { linkPair, type ByteLink } from "../src/bbs/fbb/link.ts";
 import { runSession, type Mailbox, type OutgoingMessage } from "../src/bbs/fbb/session.ts";
 import { median, table } from "./lib/stats.ts";
 
-const WORDS = "the net meets tonight on the repeater at twenty hundred local all stations welcome please check in with your call and location antenna tips balun dipole coax loss weather report rain expected tomorrow contest results field day club meeting agenda minutes".split(" ");
+const WORDS =
+  "the net meets tonight on the repeater at twenty hundred local all stations welcome please check in with your call and location antenna tips balun dipole coax loss weather report rain expected tomorrow contest results field day club meeting agenda minutes".split(
+    " ",
+  );
 
 /** Mail-like text: lines of words, a few numbers, repeated phrases as real bulletins have. */
 function text(bytes: number, seed: number): Uint8Array {
@@ -50,8 +53,20 @@ function codecBench() {
     const dec = median([0, 1, 2].map(() => time(() => lzhufDecode(z, size))));
     const denc = median([0, 1, 2].map(() => time(() => deflateSync(input, { level: 6 }))));
     const ddec = median([0, 1, 2].map(() => time(() => inflateSync(d))));
-    rows.push({ codec: "lzhuf (ours)", input: size, "compressed %": ((100 * z.length) / size).toFixed(1), "encode MB/s": (mb / (enc / 1000)).toFixed(1), "decode MB/s": (mb / (dec / 1000)).toFixed(1) });
-    rows.push({ codec: "deflate-6 (fflate, reference)", input: size, "compressed %": ((100 * d.length) / size).toFixed(1), "encode MB/s": (mb / (denc / 1000)).toFixed(1), "decode MB/s": (mb / (ddec / 1000)).toFixed(1) });
+    rows.push({
+      codec: "lzhuf (ours)",
+      input: size,
+      "compressed %": ((100 * z.length) / size).toFixed(1),
+      "encode MB/s": (mb / (enc / 1000)).toFixed(1),
+      "decode MB/s": (mb / (dec / 1000)).toFixed(1),
+    });
+    rows.push({
+      codec: "deflate-6 (fflate, reference)",
+      input: size,
+      "compressed %": ((100 * d.length) / size).toFixed(1),
+      "encode MB/s": (mb / (denc / 1000)).toFixed(1),
+      "decode MB/s": (mb / (ddec / 1000)).toFixed(1),
+    });
   }
   console.log("LZHUF against deflate on mail-like text");
   console.log(table(rows));
@@ -117,8 +132,22 @@ async function sessionBench() {
   const ascii = await session(false, n);
   const b1 = await session(true, n);
   const minutes = (bytes: number) => ((bytes * 8) / 1200 / 60).toFixed(0);
-  rows.push({ mode: "ASCII (reference)", messages: 2 * n, "messages/s": Math.round((2 * n) / (ascii.ms / 1000)), "wire KB": Math.round(ascii.wire / 1024), "vs ASCII": "1.00", "min at 1200 bd": minutes(ascii.wire) });
-  rows.push({ mode: "B1 compressed", messages: 2 * n, "messages/s": Math.round((2 * n) / (b1.ms / 1000)), "wire KB": Math.round(b1.wire / 1024), "vs ASCII": (b1.wire / ascii.wire).toFixed(2), "min at 1200 bd": minutes(b1.wire) });
+  rows.push({
+    mode: "ASCII (reference)",
+    messages: 2 * n,
+    "messages/s": Math.round((2 * n) / (ascii.ms / 1000)),
+    "wire KB": Math.round(ascii.wire / 1024),
+    "vs ASCII": "1.00",
+    "min at 1200 bd": minutes(ascii.wire),
+  });
+  rows.push({
+    mode: "B1 compressed",
+    messages: 2 * n,
+    "messages/s": Math.round((2 * n) / (b1.ms / 1000)),
+    "wire KB": Math.round(b1.wire / 1024),
+    "vs ASCII": (b1.wire / ascii.wire).toFixed(2),
+    "min at 1200 bd": minutes(b1.wire),
+  });
   console.log("\nOne FBB session, 200 messages of ~2 KB each way, two engines in memory");
   console.log(table(rows));
 }

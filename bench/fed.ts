@@ -128,7 +128,18 @@ function cborBench() {
   const N = 20_000;
   const payloads = Array.from({ length: N }, (_, i) => payload(i));
   const frames = payloads.map((p) => signFrame(encodePayload(p), signer));
-  const maps = payloads.map((p) => new Map<number, unknown>([[1, p.type], [2, p.gid], [3, p.origin], [4, p.v], [5, p.at], [6, p.signer], [7, p.body]]));
+  const maps = payloads.map(
+    (p) =>
+      new Map<number, unknown>([
+        [1, p.type],
+        [2, p.gid],
+        [3, p.origin],
+        [4, p.v],
+        [5, p.at],
+        [6, p.signer],
+        [7, p.body],
+      ]),
+  );
   const cborgDecode = (f: Uint8Array) => {
     const m = cborg.decode(f, { useMaps: true, strict: true, rejectDuplicateMapKeys: true }) as Map<number, Uint8Array>;
     cborg.decode(m.get(1)!, { useMaps: true, strict: true, rejectDuplicateMapKeys: true });
@@ -217,13 +228,27 @@ export async function run() {
   console.log(`Ed25519 verify, ${v.bytes}-byte signed message (5 interleaved rounds of 1.5 s each, best and median):`);
   console.log(
     table([
-      { path: "ours (rule + node:crypto, cached key)", "wall best": k(best(v.ours, "wall")), "wall median": k(med(v.ours, "wall")), "cpu best": k(best(v.ours, "cpu")), "cpu median": k(med(v.ours, "cpu")) },
-      { path: "libsodium (PyNaCl crypto_sign_open)", "wall best": k(best(v.sodium, "wall")), "wall median": k(med(v.sodium, "wall")), "cpu best": k(best(v.sodium, "cpu")), "cpu median": k(med(v.sodium, "cpu")) },
+      {
+        path: "ours (rule + node:crypto, cached key)",
+        "wall best": k(best(v.ours, "wall")),
+        "wall median": k(med(v.ours, "wall")),
+        "cpu best": k(best(v.ours, "cpu")),
+        "cpu median": k(med(v.ours, "cpu")),
+      },
+      {
+        path: "libsodium (PyNaCl crypto_sign_open)",
+        "wall best": k(best(v.sodium, "wall")),
+        "wall median": k(med(v.sodium, "wall")),
+        "cpu best": k(best(v.sodium, "cpu")),
+        "cpu median": k(med(v.sodium, "cpu")),
+      },
       { path: "ours on WebCrypto (wall)", "wall best": k(v.web), "wall median": "", "cpu best": "", "cpu median": "" },
       { path: "ours on @noble/ed25519 fallback (wall)", "wall best": k(v.noble), "wall median": "", "cpu best": "", "cpu median": "" },
     ]),
   );
-  console.log(`  ours / libsodium: ${ratio("wall").toFixed(2)} (wall, best), ${ratio("cpu").toFixed(2)} (cpu, best), ${(med(v.ours, "cpu") / med(v.sodium, "cpu")).toFixed(2)} (cpu, median); target >= 0.90`);
+  console.log(
+    `  ours / libsodium: ${ratio("wall").toFixed(2)} (wall, best), ${ratio("cpu").toFixed(2)} (cpu, best), ${(med(v.ours, "cpu") / med(v.sodium, "cpu")).toFixed(2)} (cpu, median); target >= 0.90`,
+  );
   const c = cborBench();
   console.log(`\nCBOR, ${c.frameBytes}-byte cache frames, 20,000 distinct (fastest 1,000-frame batch; whole set in brackets), wall:`);
   console.log(
@@ -248,7 +273,19 @@ export async function run() {
       })),
     ),
   );
-  console.log(`  best ${k(best(a.runs.map((r) => r.fresh), "wall"))} frames/s wall, ${k(best(a.runs.map((r) => r.fresh), "cpu"))} per cpu-second (target >= 10,000)`);
+  console.log(
+    `  best ${k(
+      best(
+        a.runs.map((r) => r.fresh),
+        "wall",
+      ),
+    )} frames/s wall, ${k(
+      best(
+        a.runs.map((r) => r.fresh),
+        "cpu",
+      ),
+    )} per cpu-second (target >= 10,000)`,
+  );
 }
 
 if (import.meta.main) await run();

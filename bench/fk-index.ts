@@ -18,7 +18,9 @@ function deleteUsers(upTo: number): number {
   const U = 20_000;
   db.transaction(() => {
     const u = db.query("INSERT INTO users (id, created_at) VALUES (?, 0)");
-    const c = db.query("INSERT INTO caches (id, owner_call, name, type, size, difficulty, terrain, lat, lon, status, placed_at, created_at, updated_at) VALUES (?, 'N0BEN', 'c', 'traditional', 'small', 1, 1, 0, 0, 'active', 0, 0, 0)");
+    const c = db.query(
+      "INSERT INTO caches (id, owner_call, name, type, size, difficulty, terrain, lat, lon, status, placed_at, created_at, updated_at) VALUES (?, 'N0BEN', 'c', 'traditional', 'small', 1, 1, 0, 0, 'active', 0, 0, 0)",
+    );
     const k = db.query("INSERT INTO device_keys (user_id, call, public_key, created_at) VALUES (?, 'N0BEN', ?, 0)");
     const r = db.query("INSERT INTO ratings (cache_id, user_id, stars, created_at) VALUES (?, ?, 3, 0)");
     for (let i = 1; i <= U; i++) u.run(i);

@@ -18,12 +18,15 @@ import { percentile, table } from "./lib/stats.ts";
 
 export async function run() {
   const dir = mkdtempSync(join(tmpdir(), "bench-game-mirrors-"));
-  const gw = createGateway({ config: configFor(dir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "1000000" }), log: createLogger("error") });
+  const gw = createGateway({
+    config: configFor(dir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "1000000" }),
+    log: createLogger("error"),
+  });
   upsertPeer(gw, { instance: "gw-peer", trust: "trusted" });
   const N = 20_000;
   const now = Date.now();
   let s = 7;
-  const rnd = () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const rnd = () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
   const rec = gw.db.query("INSERT INTO mirror_records (gid, type, origin, v, at, frame, via, received_at) VALUES (?, ?, 'gw-peer', 1, ?, x'00', 'bench', ?)");
   const cache = gw.db.query(
     "INSERT INTO mirror_caches (gid, origin, name, type, size, difficulty, terrain, lat, lon, status, updated_at) VALUES (?, 'gw-peer', ?, 'traditional', 'small', 2, 2, ?, ?, 'active', ?)",
@@ -89,8 +92,18 @@ export async function run() {
   console.log(`\nGET /api/caches?bbox= over HTTP with ${N.toLocaleString("en")} mirrored caches (3 mirrored finds on every tenth), 40 requests each`);
   console.log(
     table([
-      { view: `world (clustered: ${answer.clusters.length} clusters)`, p50Ms: percentile(results.world!, 50), p95Ms: percentile(results.world!, 95), statements: worldStatements },
-      { view: `region 0.5° × 0.3° (listed: ${region.caches.length} caches)`, p50Ms: percentile(results.region!, 50), p95Ms: percentile(results.region!, 95), statements: regionStatements },
+      {
+        view: `world (clustered: ${answer.clusters.length} clusters)`,
+        p50Ms: percentile(results.world!, 50),
+        p95Ms: percentile(results.world!, 95),
+        statements: worldStatements,
+      },
+      {
+        view: `region 0.5° × 0.3° (listed: ${region.caches.length} caches)`,
+        p50Ms: percentile(results.region!, 50),
+        p95Ms: percentile(results.region!, 95),
+        statements: regionStatements,
+      },
       { view: "GET /health (reference)", p50Ms: percentile(results.health!, 50), p95Ms: percentile(results.health!, 95), statements: "" },
     ]),
   );

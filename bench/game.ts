@@ -19,12 +19,15 @@ import { percentile, table } from "./lib/stats.ts";
 
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 export async function run() {
   const dir = mkdtempSync(join(tmpdir(), "bench-game-"));
-  const gw = createGateway({ config: configFor(dir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "1000000" }), log: createLogger("error") });
+  const gw = createGateway({
+    config: configFor(dir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "1000000" }),
+    log: createLogger("error"),
+  });
   const rnd = rng(42);
   const hubs = Array.from({ length: 40 }, () => [(rnd() - 0.5) * 120, (rnd() - 0.5) * 340] as const);
   const N = 100_000;
@@ -52,7 +55,9 @@ export async function run() {
     }
   })();
   // A few logs per cache in the first 10,000 (what the GPX carries).
-  const log = gw.db.query("INSERT INTO logs (cache_id, cache_gid, kind, call, base_call, text, found_at, created_at, updated_at, tier, via) VALUES (?, ?, 'find', ?, ?, 'TFTC', ?, ?, ?, 'b', 'web')");
+  const log = gw.db.query(
+    "INSERT INTO logs (cache_id, cache_gid, kind, call, base_call, text, found_at, created_at, updated_at, tier, via) VALUES (?, ?, 'find', ?, ?, 'TFTC', ?, ?, ?, 'b', 'web')",
+  );
   gw.db.transaction(() => {
     for (let id = 1; id <= 10_000; id++) for (let k = 0; k < 3; k++) log.run(id, `local:cache:${id}`, `N${k}LOG`, `N${k}LOG`, now - k, now - k, now - k);
   })();
@@ -88,7 +93,11 @@ export async function run() {
       results[z]!.push(r.ms);
       const a = JSON.parse(new TextDecoder().decode(r.body)) as { caches: unknown[]; clusters: unknown[] };
       const prev = answers[z] ?? { caches: 0, clusters: 0, maxBytes: 0 };
-      answers[z] = { caches: Math.max(prev.caches, a.caches.length), clusters: Math.max(prev.clusters, a.clusters.length), maxBytes: Math.max(prev.maxBytes, r.bytes) };
+      answers[z] = {
+        caches: Math.max(prev.caches, a.caches.length),
+        clusters: Math.max(prev.clusters, a.clusters.length),
+        maxBytes: Math.max(prev.maxBytes, r.bytes),
+      };
     }
   }
   const health: number[] = [];
@@ -113,23 +122,29 @@ export async function run() {
   rmSync(dir, { recursive: true, force: true });
 
   console.log(`\nGET /api/caches?bbox= over HTTP, ${N.toLocaleString("en")} caches (loaded in ${Math.round(loadMs)} ms), 300 boxes per zoom`);
-  console.log(table([
-    ...(Object.keys(zooms) as Array<keyof typeof zooms>).map((z) => ({
-      zoom: `${z} (${zooms[z].w}° × ${zooms[z].h}°)`,
-      p50Ms: percentile(results[z]!, 50),
-      p95Ms: percentile(results[z]!, 95),
-      answer: `≤ ${answers[z]!.caches} caches, ≤ ${answers[z]!.clusters} clusters, ≤ ${Math.round(answers[z]!.maxBytes / 1024)} KiB`,
-    })),
-    { zoom: "GET /health (reference)", p50Ms: percentile(health, 50), p95Ms: percentile(health, 95), answer: "" },
-  ]));
+  console.log(
+    table([
+      ...(Object.keys(zooms) as Array<keyof typeof zooms>).map((z) => ({
+        zoom: `${z} (${zooms[z].w}° × ${zooms[z].h}°)`,
+        p50Ms: percentile(results[z]!, 50),
+        p95Ms: percentile(results[z]!, 95),
+        answer: `≤ ${answers[z]!.caches} caches, ≤ ${answers[z]!.clusters} clusters, ≤ ${Math.round(answers[z]!.maxBytes / 1024)} KiB`,
+      })),
+      { zoom: "GET /health (reference)", p50Ms: percentile(health, 50), p95Ms: percentile(health, 95), answer: "" },
+    ]),
+  );
   const ok = percentile(results.city!, 95) < 15 && percentile(results.region!, 95) < 15;
-  console.log(`target p95 < 15 ms at city and region zoom: ${ok ? "met" : "NOT met"}; world zoom: clustered, at most ${answers.world!.clusters} clusters (bounded by 24 × 24)`);
+  console.log(
+    `target p95 < 15 ms at city and region zoom: ${ok ? "met" : "NOT met"}; world zoom: clustered, at most ${answers.world!.clusters} clusters (bounded by 24 × 24)`,
+  );
   console.log(`\nExport of 10,000 caches (3 logs each), best of 3`);
-  console.log(table([
-    { what: "GET /api/v1/caches.gpx?limit=10000", ms: Math.round(Math.min(...gpx)), note: `${(gpxBytes / 1e6).toFixed(1)} MB GPX 1.0 + Groundspeak` },
-    { what: "GET /api/v1/caches?limit=1000 ×10 (reference: same caches as JSON)", ms: Math.round(Math.min(...json)), note: "" },
-    { what: "ratio GPX / JSON", ms: (Math.min(...gpx) / Math.min(...json)).toFixed(2) + "x", note: "" },
-  ]));
+  console.log(
+    table([
+      { what: "GET /api/v1/caches.gpx?limit=10000", ms: Math.round(Math.min(...gpx)), note: `${(gpxBytes / 1e6).toFixed(1)} MB GPX 1.0 + Groundspeak` },
+      { what: "GET /api/v1/caches?limit=1000 ×10 (reference: same caches as JSON)", ms: Math.round(Math.min(...json)), note: "" },
+      { what: "ratio GPX / JSON", ms: (Math.min(...gpx) / Math.min(...json)).toFixed(2) + "x", note: "" },
+    ]),
+  );
 }
 
 if (import.meta.main) await run();

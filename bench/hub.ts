@@ -37,13 +37,14 @@ function packets(n: number): Array<{ head: string; body: (t: number) => string; 
   const syms = ["/>", "/-", "\\#", "/_", "/k", "S#"];
   const out = [];
   let seed = 42;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (let i = 0; i < n; i++) {
     const src = `${calls[i % calls.length]}-${(i % 15) + 1}`;
     const path = i % 3 === 0 ? "WIDE1-1*,qAR,N0IG-1" : i % 3 === 1 ? "TCPIP*,qAC,T2TEST" : "qAR,N0IG-2";
     const lat = 40 + rnd() * 6;
     const lon = -76 + rnd() * 6;
-    const dm = (v: number, w: number, h: string) => `${String(Math.floor(Math.abs(v))).padStart(w, "0")}${((Math.abs(v) % 1) * 60).toFixed(2).padStart(5, "0")}${h}`;
+    const dm = (v: number, w: number, h: string) =>
+      `${String(Math.floor(Math.abs(v))).padStart(w, "0")}${((Math.abs(v) % 1) * 60).toFixed(2).padStart(5, "0")}${h}`;
     const sym = syms[i % syms.length]!;
     const kind = i % 10;
     const info =
@@ -66,7 +67,11 @@ interface ClientsProc {
 }
 
 async function clients(port: number, login: boolean): Promise<ClientsProc> {
-  const proc = Bun.spawn([BUN, join(ROOT, "bench/hub/clients.ts"), String(port), String(CLIENTS), login ? "1" : "0"], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  const proc = Bun.spawn([BUN, join(ROOT, "bench/hub/clients.ts"), String(port), String(CLIENTS), login ? "1" : "0"], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   const queue: string[] = [];
   const waiters: Array<(l: string) => void> = [];
   void (async () => {
@@ -112,7 +117,17 @@ async function rounds(name: string, c: ClientsProc, emit: (i: number) => void, c
   }
   c.send("DONE");
   const paced = JSON.parse(await c.next());
-  rows.push({ target: name, round: `paced ${RATE}/s`, packets: total, "packets/s": Math.round(total / ((paced.last - t0) / 1000)), deliveries: paced.deliveries, "p50 ms": paced.p50, "p99 ms": paced.p99, "max ms": paced.max, clients: connected() });
+  rows.push({
+    target: name,
+    round: `paced ${RATE}/s`,
+    packets: total,
+    "packets/s": Math.round(total / ((paced.last - t0) / 1000)),
+    deliveries: paced.deliveries,
+    "p50 ms": paced.p50,
+    "p99 ms": paced.p99,
+    "max ms": paced.max,
+    clients: connected(),
+  });
   c.send("RESET");
   await c.next();
   // flat out
@@ -123,7 +138,17 @@ async function rounds(name: string, c: ClientsProc, emit: (i: number) => void, c
   }
   c.send("DONE");
   const flat = JSON.parse(await c.next());
-  rows.push({ target: name, round: "flat out", packets: BURST, "packets/s": Math.round(BURST / ((flat.last - t1) / 1000)), deliveries: flat.deliveries, "p50 ms": flat.p50, "p99 ms": flat.p99, "max ms": flat.max, clients: connected() });
+  rows.push({
+    target: name,
+    round: "flat out",
+    packets: BURST,
+    "packets/s": Math.round(BURST / ((flat.last - t1) / 1000)),
+    deliveries: flat.deliveries,
+    "p50 ms": flat.p50,
+    "p99 ms": flat.p99,
+    "max ms": flat.max,
+    clients: connected(),
+  });
   return rows;
 }
 
@@ -134,13 +159,31 @@ export async function run() {
   // svc-gateway's APRS-IS server
   const g = await startInProcess({ APRSIS_LISTEN: "127.0.0.1:0", RADIO_CALL: "N0GW-10", LOG_LEVEL: "error" });
   // positions for m/ (each client's login) and f/ (N0GW-10)
-  ingestLines(g.gw, ["N0GW-10>APRS,qAR,N0IG-1:!4230.00N/07230.00W-", ...Array.from({ length: CLIENTS }, (_, i) => `N0C${i}>APRS,qAR,N0IG-1:!${42 + (i % 4)}30.00N/07${2 + (i % 3)}30.00W-`)], { source: "aprsis" });
+  ingestLines(
+    g.gw,
+    [
+      "N0GW-10>APRS,qAR,N0IG-1:!4230.00N/07230.00W-",
+      ...Array.from({ length: CLIENTS }, (_, i) => `N0C${i}>APRS,qAR,N0IG-1:!${42 + (i % 4)}30.00N/07${2 + (i % 3)}30.00W-`),
+    ],
+    { source: "aprsis" },
+  );
   const hub = hubOf(g.gw)!.aprsIs!;
   const hc = await clients(hub.port, true);
   const emitHub = (i: number) => {
     const p = all[i]!;
     const info = p.body(now());
-    g.gw.events.emit("aprsPacket", { line: p.head + info, src: p.src, dst: "APRS", path: p.path, info, ts: Date.now(), source: "aprsis", igate: null, via: "aprsis", packet: p.packet });
+    g.gw.events.emit("aprsPacket", {
+      line: p.head + info,
+      src: p.src,
+      dst: "APRS",
+      path: p.path,
+      info,
+      ts: Date.now(),
+      source: "aprsis",
+      igate: null,
+      via: "aprsis",
+      packet: p.packet,
+    });
   };
   rows.push(...(await rounds("svc-gateway APRS-IS server", hc, emitHub, () => clientsOf(g.gw, "aprs-is").length)));
   hc.stop();

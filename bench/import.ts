@@ -79,6 +79,10 @@ export async function run(n = 20_000) {
     rmSync(dir, { recursive: true, force: true });
   }
   console.log("\nimport: POST /api/import/gpx while GET /health is probed back to back (target: no stall over 50 ms)");
-  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores (a loaded machine adds gaps the import does not cause: see "of it on CPU")\n`);
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} on ${cpus().length} cores (a loaded machine adds gaps the import does not cause: see "of it on CPU")\n`,
+  );
   console.log(table(rows));
 }

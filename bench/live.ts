@@ -67,7 +67,11 @@ const position = (d: number) => `4230.00N/0${String(79 - 2 * d).padStart(2, "0")
 
 async function measure(t: Target, o: { clients: number; rooms: number; rate: number; seconds: number }) {
   const mem0 = memoryMiB(t.pid);
-  const proc = Bun.spawn([BUN, join(ROOT, "bench/live/clients.ts"), t.base.replace(/^http/, "ws"), String(o.clients), String(o.rooms)], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  const proc = Bun.spawn([BUN, join(ROOT, "bench/live/clients.ts"), t.base.replace(/^http/, "ws"), String(o.clients), String(o.rooms)], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   let result: any = null;
   let readyResolve: () => void = () => {};
   const ready = new Promise<void>((r) => (readyResolve = r));
@@ -84,7 +88,9 @@ async function measure(t: Target, o: { clients: number; rooms: number; rate: num
       const comment = marked ? `t=${(performance.timeOrigin + performance.now()).toFixed(3)}` : `warm ${k}`;
       return `N0B${String(k % 200).padStart(3, "0")}>APRS:!${position(k % o.rooms)}>${comment}`;
     }).join("\n");
-    return fetch(`${t.base}/ingest`, { method: "POST", headers: { "x-ingest-secret": SECRET, "content-type": "text/plain" }, body }).then((r) => r.arrayBuffer());
+    return fetch(`${t.base}/ingest`, { method: "POST", headers: { "x-ingest-secret": SECRET, "content-type": "text/plain" }, body }).then((r) =>
+      r.arrayBuffer(),
+    );
   };
   // Paced ingest: every few ms, send what the rate says is due.
   const pace = async (seconds: number, marked: boolean) => {
@@ -119,7 +125,9 @@ async function measure(t: Target, o: { clients: number; rooms: number; rate: num
 }
 
 export async function run(o = { clients: 1000, rooms: 10, rate: 200, seconds: 10 }) {
-  console.log(`\nlive fan-out: ${o.clients} WebSocket clients in ${o.rooms} rooms (own process), ${o.rate} positions/s through POST /ingest for ${o.seconds} s`);
+  console.log(
+    `\nlive fan-out: ${o.clients} WebSocket clients in ${o.rooms} rooms (own process), ${o.rate} positions/s through POST /ingest for ${o.seconds} s`,
+  );
   const rows: Array<Record<string, string | number>> = [];
   const p99: number[] = [];
   const targets = [() => gateway(o.clients, false), ...(existsSync("/dev/shm") ? [() => gateway(o.clients, true)] : []), reference];
@@ -145,7 +153,12 @@ export async function run(o = { clients: 1000, rooms: 10, rate: 200, seconds: 10
   }
   console.log(table(rows));
   const ref = p99[p99.length - 1]!;
-  console.log(`p99 against the bare fan-out: ${p99.slice(0, -1).map((p) => (p / ref).toFixed(1) + "x").join(", ")}; target p99 < 100 ms (data on disk): ${p99[0]! < 100 ? "met" : "NOT met"}`);
+  console.log(
+    `p99 against the bare fan-out: ${p99
+      .slice(0, -1)
+      .map((p) => (p / ref).toFixed(1) + "x")
+      .join(", ")}; target p99 < 100 ms (data on disk): ${p99[0]! < 100 ? "met" : "NOT met"}`,
+  );
   console.log(`load average while measuring: ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")} (2 cores shared)`);
   return rows;
 }

@@ -69,7 +69,11 @@ async function pan(page: Page, dx: number, dy: number) {
       last = t;
       requestAnimationFrame(tick);
     });
-    new MutationObserver(() => w.__mutations.push(performance.now())).observe(document.querySelector(".leaflet-marker-pane")!, { childList: true, subtree: true, attributes: true });
+    new MutationObserver(() => w.__mutations.push(performance.now())).observe(document.querySelector(".leaflet-marker-pane")!, {
+      childList: true,
+      subtree: true,
+      attributes: true,
+    });
   });
   const x = VIEWPORT.width / 2;
   const y = VIEWPORT.height / 2;
@@ -114,7 +118,13 @@ export async function run() {
     await warm.goto(`${g.url}/map?lat=${REGION.lat}&lon=${REGION.lon}&z=7`);
     await warm.getByTestId("map-count").waitFor({ timeout: 120_000 });
     await warm.close();
-    const town = ((await (await fetch(`${g.url}/api/stations?cluster=1&bbox=${REGION.lon - REGION.dLon},${REGION.lat - REGION.dLat},${REGION.lon + REGION.dLon},${REGION.lat + REGION.dLat}`)).json()) as { clusters: Array<{ lat: number; lon: number; count: number }> }).clusters.sort((a, b) => b.count - a.count)[0]!;
+    const town = (
+      (await (
+        await fetch(
+          `${g.url}/api/stations?cluster=1&bbox=${REGION.lon - REGION.dLon},${REGION.lat - REGION.dLat},${REGION.lon + REGION.dLon},${REGION.lat + REGION.dLat}`,
+        )
+      ).json()) as { clusters: Array<{ lat: number; lon: number; count: number }> }
+    ).clusters.sort((a, b) => b.count - a.count)[0]!;
     const views = [
       { name: "region (z7, all grouped)", url: `${g.url}/map?lat=${REGION.lat}&lon=${REGION.lon}&z=7` },
       { name: "town (z12, symbols and labels)", url: `${g.url}/map?lat=${town.lat}&lon=${town.lon}&z=12` },
@@ -148,9 +158,18 @@ export async function run() {
         }
         await ctx.close();
       }
-      paints.push({ view: v.name, firstPaintMs: percentile(drawn, 50), fcpMs: percentile(fcp, 50), markers: last!.markers, labels: last!.labels, count: last!.count });
+      paints.push({
+        view: v.name,
+        firstPaintMs: percentile(drawn, 50),
+        fcpMs: percentile(fcp, 50),
+        markers: last!.markers,
+        labels: last!.labels,
+        count: last!.count,
+      });
     }
-    console.log(`\nThe map in headless Chromium (no GPU), ${VIEWPORT.width}x${VIEWPORT.height}: 10,000 stations and 10,000 caches (filled in ${Math.round(loadMs)} ms); median of 3 loads, nothing cached`);
+    console.log(
+      `\nThe map in headless Chromium (no GPU), ${VIEWPORT.width}x${VIEWPORT.height}: 10,000 stations and 10,000 caches (filled in ${Math.round(loadMs)} ms); median of 3 loads, nothing cached`,
+    );
     console.log(table(paints));
     console.log(`\nPanning: a 500 x 250 px mouse drag over 60 moves (about 1 s), frame intervals; redraw = mouse up to the last marker change`);
     console.log(table(pans));

@@ -52,6 +52,10 @@ export async function shellRows(): Promise<Row[]> {
     { figure: "precached shell files (page, assets, icons, manifest)", value: `${shell.length}`, note: "" },
     { figure: "precached shell size", value: `${(raw / 1e3).toFixed(0)} kB`, note: `${(gz / 1e3).toFixed(0)} kB gzipped` },
     { figure: "service worker script", value: `${(swBytes / 1e3).toFixed(1)} kB`, note: "" },
-    { figure: `offline reload to the map page shown, median of ${RELOADS}`, value: `${median(times).toFixed(0)} ms`, note: `p90 ${percentile(times, 90).toFixed(0)} ms` },
+    {
+      figure: `offline reload to the map page shown, median of ${RELOADS}`,
+      value: `${median(times).toFixed(0)} ms`,
+      note: `p90 ${percentile(times, 90).toFixed(0)} ms`,
+    },
   ];
 }

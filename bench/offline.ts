@@ -44,14 +44,25 @@ async function embeddedBasemap(b: OfflineBench): Promise<Row[]> {
   const h = readHeader(bytes);
   const exeSize = statSync(b.exe).size;
   return [
-    { figure: "embedded world basemap", value: `${(bytes.length / 1e6).toFixed(2)} MB`, note: `zoom ${h.minZoom}-${h.maxZoom}, ${h.addressedTiles} tiles (${h.tileContents} distinct), ${((bytes.length / exeSize) * 100).toFixed(1)} % of the ${(exeSize / 1e6).toFixed(0)} MB executable` },
+    {
+      figure: "embedded world basemap",
+      value: `${(bytes.length / 1e6).toFixed(2)} MB`,
+      note: `zoom ${h.minZoom}-${h.maxZoom}, ${h.addressedTiles} tiles (${h.tileContents} distinct), ${((bytes.length / exeSize) * 100).toFixed(1)} % of the ${(exeSize / 1e6).toFixed(0)} MB executable`,
+    },
   ];
 }
 
 /** ms from navigation to the world basemap's land drawn on the map's canvases. */
 async function drawOnce(b: OfflineBench): Promise<number> {
   const ctx = await b.browser.newContext({ viewport: { width: 1000, height: 700 } });
-  await ctx.route("**/*", (r) => (r.request().url().startsWith(b.url + "/") ? r.continue() : r.abort("internetdisconnected")));
+  await ctx.route("**/*", (r) =>
+    r
+      .request()
+      .url()
+      .startsWith(b.url + "/")
+      ? r.continue()
+      : r.abort("internetdisconnected"),
+  );
   const page = await ctx.newPage();
   const t0 = performance.now();
   await page.goto(b.url + "/map?lat=48&lon=10&z=4");
@@ -80,7 +91,11 @@ async function firstOfflineMap(b: OfflineBench): Promise<Row[]> {
   for (let i = 0; i < 5; i++) runs.push(await drawOnce(b));
   return [
     { figure: "first offline map view, new browser profile", value: `${first.toFixed(0)} ms`, note: "navigation to land drawn at zoom 4, internet cut off" },
-    { figure: "offline map view, median of 5 more", value: `${median(runs).toFixed(0)} ms`, note: `p90 ${percentile(runs, 90).toFixed(0)} ms; each a fresh browser context` },
+    {
+      figure: "offline map view, median of 5 more",
+      value: `${median(runs).toFixed(0)} ms`,
+      note: `p90 ${percentile(runs, 90).toFixed(0)} ms; each a fresh browser context`,
+    },
   ];
 }
 

@@ -54,8 +54,14 @@ export async function run(rows = 1_000_000) {
     table([
       { figure: "rows deleted", value: String(report.packets!.deleted) },
       { figure: "batches", value: String(report.packets!.batches) },
-      { figure: "prune wall time", value: `${(pruneMs / 1000).toFixed(2)} s (${Math.round(report.packets!.deleted / (pruneMs / 1000)).toLocaleString()} rows/s)` },
-      { figure: "event-loop turn while pruning: p50 / p99 / max", value: `${percentile(batchTimes, 50)} / ${percentile(batchTimes, 99)} / ${Math.max(...batchTimes).toFixed(2)} ms` },
+      {
+        figure: "prune wall time",
+        value: `${(pruneMs / 1000).toFixed(2)} s (${Math.round(report.packets!.deleted / (pruneMs / 1000)).toLocaleString()} rows/s)`,
+      },
+      {
+        figure: "event-loop turn while pruning: p50 / p99 / max",
+        value: `${percentile(batchTimes, 50)} / ${percentile(batchTimes, 99)} / ${Math.max(...batchTimes).toFixed(2)} ms`,
+      },
       { figure: "/health p50 / p99 idle (reference)", value: `${idle.p50Ms} / ${idle.p99Ms} ms` },
       { figure: "/health p50 / p99 while pruning", value: `${during.p50Ms} / ${during.p99Ms} ms` },
       { figure: "(fill time)", value: `${(fill / 1000).toFixed(1)} s` },

@@ -55,7 +55,8 @@ async function transfer(c: Case, seed: number): Promise<Outcome> {
   la.send(payload);
   if (c.both) lb!.send(payload);
   const want = c.both ? 2 * c.bytes : c.bytes;
-  if (!clock.runUntil(() => got + gotBack >= want && la.pending === 0, 48 * 3600_000)) throw new Error(`transfer stalled at ${got + gotBack} of ${want} bytes (${JSON.stringify(c)} seed ${seed})`);
+  if (!clock.runUntil(() => got + gotBack >= want && la.pending === 0, 48 * 3600_000))
+    throw new Error(`transfer stalled at ${got + gotBack} of ${want} bytes (${JSON.stringify(c)} seed ${seed})`);
   const seconds = (clock.now() - t0) / 1000;
   const st = la.stats();
   const out: Outcome = {

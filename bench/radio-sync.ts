@@ -51,7 +51,13 @@ function verify(gw: Gateway, call: string) {
   markCallsignVerified(gw, createUser(gw.db, gw.clock.now()), call, "bench: verified by hand");
 }
 
-const HINTS = ["Under the third stone from the left.", "Magnetic, look up.", "Behind the bench, at knee height.", "In the hollow of the old oak.", "Fence post, north side."];
+const HINTS = [
+  "Under the third stone from the left.",
+  "Magnetic, look up.",
+  "Behind the bench, at knee height.",
+  "In the hollow of the old oak.",
+  "Fence post, north side.",
+];
 const WORDS = ["river", "trail", "bridge", "car park", "ridge", "lake", "church", "mill", "orchard", "quarry"];
 
 /** A cache as owners write them: varied names, hints and descriptions. */
@@ -208,9 +214,13 @@ async function syncTable() {
   } finally {
     await A.gw.stop();
   }
-  console.log(`\n## SVCL1 sync over a simulated ${BAUD}-baud half-duplex channel (${TXDELAY_MS} ms TXDELAY, CSMA, virtual time; ${RECORDS} cache records, two gateways with real stores; mean of ${SEEDS.length} seeds)\n`);
+  console.log(
+    `\n## SVCL1 sync over a simulated ${BAUD}-baud half-duplex channel (${TXDELAY_MS} ms TXDELAY, CSMA, virtual time; ${RECORDS} cache records, two gateways with real stores; mean of ${SEEDS.length} seeds)\n`,
+  );
   console.log(`raw byte capacity of the channel (the reference): ${capacity} B/s`);
-  console.log(`record B/s: the signed records delivered (pages decompressed) per second of air time; page B: as they crossed the circuit (compressed, before base64)\n`);
+  console.log(
+    `record B/s: the signed records delivered (pages decompressed) per second of air time; page B: as they crossed the circuit (compressed, before base64)\n`,
+  );
   console.log(table(rows));
   return rows;
 }
@@ -218,9 +228,21 @@ async function syncTable() {
 async function beaconTable() {
   const key = generateKeyPair();
   const instances = [
-    { label: "several endpoints, 11-char id", INSTANCE: "vt-north-gw", FED_ENDPOINTS: "https:https://gw.k1abc.example.org;10,ampr:k1abc.ampr.org;20,ax25:K1ABC-5;30,netrom:KABCGW;40,bbs:K1ABC@K1BBS.#NEVT.VT.USA.NOAM;50" },
-    { label: "radio first, 11-char id", INSTANCE: "vt-north-gw", FED_ENDPOINTS: "ax25:K1ABC-5;10,netrom:KABCGW;20,https:https://gw.k1abc.example.org;30,bbs:K1ABC@K1BBS.#NEVT.VT.USA.NOAM;40" },
-    { label: "several endpoints, 5-char id", INSTANCE: "k1abc", FED_ENDPOINTS: "https:https://gw.k1abc.example.org;10,ampr:k1abc.ampr.org;20,ax25:K1ABC-5;30,netrom:KABCGW;40,bbs:K1ABC@K1BBS.#NEVT.VT.USA.NOAM;50" },
+    {
+      label: "several endpoints, 11-char id",
+      INSTANCE: "vt-north-gw",
+      FED_ENDPOINTS: "https:https://gw.k1abc.example.org;10,ampr:k1abc.ampr.org;20,ax25:K1ABC-5;30,netrom:KABCGW;40,bbs:K1ABC@K1BBS.#NEVT.VT.USA.NOAM;50",
+    },
+    {
+      label: "radio first, 11-char id",
+      INSTANCE: "vt-north-gw",
+      FED_ENDPOINTS: "ax25:K1ABC-5;10,netrom:KABCGW;20,https:https://gw.k1abc.example.org;30,bbs:K1ABC@K1BBS.#NEVT.VT.USA.NOAM;40",
+    },
+    {
+      label: "several endpoints, 5-char id",
+      INSTANCE: "k1abc",
+      FED_ENDPOINTS: "https:https://gw.k1abc.example.org;10,ampr:k1abc.ampr.org;20,ax25:K1ABC-5;30,netrom:KABCGW;40,bbs:K1ABC@K1BBS.#NEVT.VT.USA.NOAM;50",
+    },
     { label: "one radio endpoint, 24-char id", INSTANCE: "green-mountain-club-gw-1", FED_ENDPOINTS: "ax25:K1ABC-5" },
   ];
   const rows: Array<Record<string, string | number>> = [];
@@ -230,7 +252,16 @@ async function beaconTable() {
     try {
       b = ownBeacon(gw);
     } catch (e) {
-      rows.push({ instance: inst.label, endpoints: inst.FED_ENDPOINTS.split(",").length, "datagram B": "-", "limit B": BEACON_MAX_BYTES, "of limit": "-", kept: `no beacon: ${(e as Error).message.slice(0, 40)}…`, trimmed: "-", "air ms @1200": "-" });
+      rows.push({
+        instance: inst.label,
+        endpoints: inst.FED_ENDPOINTS.split(",").length,
+        "datagram B": "-",
+        "limit B": BEACON_MAX_BYTES,
+        "of limit": "-",
+        kept: `no beacon: ${(e as Error).message.slice(0, 40)}…`,
+        trimmed: "-",
+        "air ms @1200": "-",
+      });
       await gw.stop();
       continue;
     }

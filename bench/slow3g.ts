@@ -68,7 +68,9 @@ export async function run() {
       }
       rows.push({ encoding: mode, firstRenderMs: percentile(times, 50), kbOnWire: Math.round(bytes / 1024), scriptKb: Math.round(script / 1024) });
     }
-    console.log(`\nThe map's first render on emulated slow 3G (2,000 ms RTT, 50 KB/s), 2,000 stations and 2,000 caches in view at z11, nothing cached; median of ${RUNS}`);
+    console.log(
+      `\nThe map's first render on emulated slow 3G (2,000 ms RTT, 50 KB/s), 2,000 stations and 2,000 caches in view at z11, nothing cached; median of ${RUNS}`,
+    );
     console.log(table(rows));
   } finally {
     await browser.close();

@@ -50,13 +50,18 @@ const ROUTES = [
 async function rounds(size: number, n: number): Promise<{ ms: number[]; distinct: number }> {
   Database.MAX_QUERY_CACHE_SIZE = size;
   const dir = mkdtempSync(join(tmpdir(), "bench-sqlite-cache-"));
-  const gw = createGateway({ config: configFor(dir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", INGEST_SECRET: INGEST, RATE_LIMIT_PER_MINUTE: "1000000" }), log: createLogger("error") });
+  const gw = createGateway({
+    config: configFor(dir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", INGEST_SECRET: INGEST, RATE_LIMIT_PER_MINUTE: "1000000" }),
+    log: createLogger("error"),
+  });
   // openStore raised the size; this run measures `size`.
   Database.MAX_QUERY_CACHE_SIZE = size;
   const now = Date.now();
-  gw.db.query(
-    "INSERT INTO caches (owner_call, name, type, size, difficulty, terrain, lat, lon, status, placed_at, created_at, updated_at, search) VALUES ('N0BEN', 'Bench', 'traditional', 'small', 2, 2, 52.5, 13.4, 'active', ?1, ?1, ?1, 'bench')",
-  ).run(now);
+  gw.db
+    .query(
+      "INSERT INTO caches (owner_call, name, type, size, difficulty, terrain, lat, lon, status, placed_at, created_at, updated_at, search) VALUES ('N0BEN', 'Bench', 'traditional', 'small', 2, 2, 52.5, 13.4, 'active', ?1, ?1, ?1, 'bench')",
+    )
+    .run(now);
   const url = await gw.listen();
   const seen = new Set<string>();
   const query = gw.db.query.bind(gw.db);

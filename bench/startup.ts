@@ -75,7 +75,9 @@ export async function run() {
 
   // Reference: a bare Bun.serve answering the same JSON, in a child process.
   const refPort = await freePort();
-  const ref = Bun.spawn([process.execPath, "-e", `Bun.serve({port:${refPort},hostname:"127.0.0.1",fetch:()=>Response.json({status:"ok"})})`], { stdout: "ignore" });
+  const ref = Bun.spawn([process.execPath, "-e", `Bun.serve({port:${refPort},hostname:"127.0.0.1",fetch:()=>Response.json({status:"ok"})})`], {
+    stdout: "ignore",
+  });
   await Bun.sleep(300);
   const refLoad = await loadInChild(`http://127.0.0.1:${refPort}/`, 32, 5);
   ref.kill();

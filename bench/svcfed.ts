@@ -30,7 +30,15 @@ const key = generateKeyPair();
 
 function gateway(instance: string, env: Record<string, string> = {}): Gateway {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-svcfed-"));
-  const config = configFor(dataDir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", INSTANCE: instance, BBS_HA: "N0RCV", BBS_MAX_MESSAGE_BYTES: String(4 * 1024 * 1024), ...env });
+  const config = configFor(dataDir, {
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "error",
+    INSTANCE: instance,
+    BBS_HA: "N0RCV",
+    BBS_MAX_MESSAGE_BYTES: String(4 * 1024 * 1024),
+    ...env,
+  });
   return createGateway({ config, log: createLogger("error") });
 }
 
@@ -74,15 +82,33 @@ export async function run() {
         sender,
         "cache",
         i,
-        cacheToWire({ name: `Bench cache ${i}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: -60 + (i % 1200) / 10, lon: -170 + (i % 3400) / 10, status: "active", ownerCall: "N0OWN", hint: "Under the third stone." }),
+        cacheToWire({
+          name: `Bench cache ${i}`,
+          type: "traditional",
+          size: "small",
+          difficulty: 2,
+          terrain: 2,
+          lat: -60 + (i % 1200) / 10,
+          lon: -170 + (i % 3400) / 10,
+          status: "active",
+          ownerCall: "N0OWN",
+          hint: "Under the third stone.",
+        }),
       );
     }
   })();
   const t0 = performance.now();
   const e = enqueueSvcfed(sender, { types: ["cache"], since: 0, limit: N });
   const enqueueMs = performance.now() - t0;
-  const bulletin = sender.db.query("SELECT bid, from_call AS fromCall, subject, body FROM bbs_messages WHERE id = ?").get(e.id!) as { bid: string; fromCall: string; subject: string; body: string };
-  console.log(`\nenqueue: ${e.frames} records in one bulletin of ${(e.size / 1024).toFixed(0)} KiB (payload ${(e.bytes / 1024).toFixed(0)} KiB) in ${enqueueMs.toFixed(0)} ms`);
+  const bulletin = sender.db.query("SELECT bid, from_call AS fromCall, subject, body FROM bbs_messages WHERE id = ?").get(e.id!) as {
+    bid: string;
+    fromCall: string;
+    subject: string;
+    body: string;
+  };
+  console.log(
+    `\nenqueue: ${e.frames} records in one bulletin of ${(e.size / 1024).toFixed(0)} KiB (payload ${(e.bytes / 1024).toFixed(0)} KiB) in ${enqueueMs.toFixed(0)} ms`,
+  );
 
   const page = decodeSvcfedBody(bulletin.body).payload;
   const rows: Array<{ carrier: number; bare: number }> = [];
@@ -91,7 +117,18 @@ export async function run() {
     const g2 = gateway(`bench-p${r}`);
     for (const g of [g1, g2]) upsertPeer(g, { instance: "bench-a", trust: "trusted", keyPin: key.publicKey });
     let t = performance.now();
-    const out = storeMessage(g1, { type: "B", bid: bulletin.bid, from: bulletin.fromCall, to: "SVCFED", at: "WW", subject: bulletin.subject, body: bulletin.body, route: [], origin: "box", receivedFrom: null });
+    const out = storeMessage(g1, {
+      type: "B",
+      bid: bulletin.bid,
+      from: bulletin.fromCall,
+      to: "SVCFED",
+      at: "WW",
+      subject: bulletin.subject,
+      body: bulletin.body,
+      route: [],
+      origin: "box",
+      receivedFrom: null,
+    });
     const carrier = e.frames / ((performance.now() - t) / 1000);
     if (!out.ok) throw new Error(`refused: ${out.message}`);
     t = performance.now();

@@ -129,7 +129,16 @@ export async function run() {
       const r = await fetch(`${url}/api/caches`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-ingest-secret": INGEST },
-        body: JSON.stringify({ name: `New cache ${i}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 10 + i / 100, lon: 20, ownerCall: "N0NEW" }),
+        body: JSON.stringify({
+          name: `New cache ${i}`,
+          type: "traditional",
+          size: "small",
+          difficulty: 2,
+          terrain: 2,
+          lat: 10 + i / 100,
+          lon: 20,
+          ownerCall: "N0NEW",
+        }),
       });
       if (r.status !== 201) throw new Error(`hiding a cache on the publisher: ${r.status}`);
     }
@@ -139,17 +148,42 @@ export async function run() {
 
     const rate = (n: number, ms: number) => Math.round(n / (ms / 1000));
     const rows = [
-      { run: "full pull (deflateDict1)", records: N, ms: full.ms, "records/s": rate(N, full.ms), "bytes/record": Math.round(full.bytes / N), "vs slower ref": "" },
-      { run: "  ref: fetch only (plain CBOR)", records: N, ms: Math.round(fetchMs), "records/s": rate(N, fetchMs), "bytes/record": Math.round(rawBytes / N), "vs slower ref": "" },
+      {
+        run: "full pull (deflateDict1)",
+        records: N,
+        ms: full.ms,
+        "records/s": rate(N, full.ms),
+        "bytes/record": Math.round(full.bytes / N),
+        "vs slower ref": "",
+      },
+      {
+        run: "  ref: fetch only (plain CBOR)",
+        records: N,
+        ms: Math.round(fetchMs),
+        "records/s": rate(N, fetchMs),
+        "bytes/record": Math.round(rawBytes / N),
+        "vs slower ref": "",
+      },
       { run: "  ref: verify + apply only", records: N, ms: Math.round(applyMs), "records/s": rate(N, applyMs), "bytes/record": "-", "vs slower ref": "" },
-      { run: "incremental: 100 new of 50,100", records: 100, ms: inc.ms, "records/s": rate(100, inc.ms), "bytes/record": Math.round(inc.bytes / 100), "vs slower ref": "" },
+      {
+        run: "incremental: 100 new of 50,100",
+        records: 100,
+        ms: inc.ms,
+        "records/s": rate(100, inc.ms),
+        "bytes/record": Math.round(inc.bytes / 100),
+        "vs slower ref": "",
+      },
     ];
     const slower = Math.max(fetchMs, applyMs);
     rows[0]!["vs slower ref"] = `${(full.ms / slower).toFixed(2)}x`;
     console.log("\npull sync over loopback HTTP (publisher in its own process; target: full pull within 1.5x of the slower reference)");
     console.log(table(rows));
-    console.log(`  pages: full ${full.feeds.cache?.pages} cache pages of up to ${full.link?.batch}; incremental ${inc.feeds.cache?.pages}; compression ${full.link?.compression}`);
-    console.log(`  incremental bytes include the empty pages of the other five feeds (${inc.bytes - (inc.feeds.cache?.bytes ?? 0)} bytes); the descriptor request is not counted`);
+    console.log(
+      `  pages: full ${full.feeds.cache?.pages} cache pages of up to ${full.link?.batch}; incremental ${inc.feeds.cache?.pages}; compression ${full.link?.compression}`,
+    );
+    console.log(
+      `  incremental bytes include the empty pages of the other five feeds (${inc.bytes - (inc.feeds.cache?.bytes ?? 0)} bytes); the descriptor request is not counted`,
+    );
     return { full, inc, fetchMs, applyMs, rawBytes };
   } finally {
     proc.kill();

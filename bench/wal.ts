@@ -46,20 +46,35 @@ async function load(url: string, cookies: string[], seconds: number): Promise<Lo
         let r: Response;
         try {
           if (kind === "ingest") {
-            const lines = Array.from({ length: 100 }, (_, k) => `B${w}N${k % 50}-${(n % 15) + 1}>APRS,TCPIP*:!4903.${String(k % 60).padStart(2, "0")}N/07201.75W-bench ${n} line ${k}`);
+            const lines = Array.from(
+              { length: 100 },
+              (_, k) => `B${w}N${k % 50}-${(n % 15) + 1}>APRS,TCPIP*:!4903.${String(k % 60).padStart(2, "0")}N/07201.75W-bench ${n} line ${k}`,
+            );
             r = await fetch(url + "/ingest", { method: "POST", headers: { "x-ingest-secret": SECRET, "content-type": "text/plain" }, body: lines.join("\n") });
           } else if (kind === "cache") {
-            const body = { name: `Bench ${w} ${n}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 49 + (n % 1000) / 1000, lon: 7 + w / 10, description: "d".repeat(500) };
+            const body = {
+              name: `Bench ${w} ${n}`,
+              type: "traditional",
+              size: "small",
+              difficulty: 2,
+              terrain: 2,
+              lat: 49 + (n % 1000) / 1000,
+              lon: 7 + w / 10,
+              description: "d".repeat(500),
+            };
             r = await fetch(url + "/api/caches", { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify(body) });
           } else {
-            r = await fetch(url + "/api/prefs", { method: "PUT", headers: { cookie, "content-type": "application/json" }, body: prefs.replace("pp", String(n % 10) + "p") });
+            r = await fetch(url + "/api/prefs", {
+              method: "PUT",
+              headers: { cookie, "content-type": "application/json" },
+              body: prefs.replace("pp", String(n % 10) + "p"),
+            });
           }
           await r.arrayBuffer();
           if (r.status < 300) {
             ok[kind]++;
             windows[Math.min(windows.length - 1, Math.floor((performance.now() - start) / 10_000))]!++;
-          }
-          else refused[`${kind} ${r.status}`] = (refused[`${kind} ${r.status}`] ?? 0) + 1;
+          } else refused[`${kind} ${r.status}`] = (refused[`${kind} ${r.status}`] ?? 0) + 1;
         } catch {
           refused[`${kind} network`] = (refused[`${kind} network`] ?? 0) + 1;
         }
@@ -107,7 +122,15 @@ async function measure(root: string, seconds: number): Promise<Figures> {
   db.close();
   const port = await freePort();
   const gw = Bun.spawn([process.execPath, "--no-env-file", join(root, "src/main.ts"), "serve", "--data", dir, "--port", String(port), "--host", "127.0.0.1"], {
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "error", KISS_PORTS: "off", INGEST_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: "1000000", RATE_LIMIT_WRITES_PER_MINUTE: "1000000" },
+    env: {
+      PATH: process.env.PATH!,
+      HOME: process.env.HOME ?? "/tmp",
+      LOG_LEVEL: "error",
+      KISS_PORTS: "off",
+      INGEST_SECRET: SECRET,
+      RATE_LIMIT_PER_MINUTE: "1000000",
+      RATE_LIMIT_WRITES_PER_MINUTE: "1000000",
+    },
     stdout: "ignore",
     stderr: "inherit",
   });
@@ -144,13 +167,22 @@ export async function run() {
   const base = process.env.WAL_BASE;
   const here = await measure(join(import.meta.dir, ".."), seconds);
   const ref = base ? await measure(base, seconds) : null;
-  const row = (figure: string, f: (x: Figures) => string, target = "") => ({ figure, "this tree": f(here), ...(ref ? { [`reference (${base})`]: f(ref) } : {}), target });
+  const row = (figure: string, f: (x: Figures) => string, target = "") => ({
+    figure,
+    "this tree": f(here),
+    ...(ref ? { [`reference (${base})`]: f(ref) } : {}),
+    target,
+  });
   console.log(`\n## wal (${WRITERS} writers flat out for ${seconds} s against svc-gateway serve)\n`);
   console.log(
     table([
       row("largest WAL seen", (x) => mb(x.peakWal), "< 64 MB"),
       row("WAL 10 s after the load stopped", (x) => mb(x.idleWal), "< 4 MB"),
-      row("acknowledged writes/s (all kinds)", (x) => x.perSecond.toFixed(0), ref ? `>= ${(ref.perSecond * 0.8).toFixed(0)} (0.8x reference)` : ">= 0.8x main (set WAL_BASE)"),
+      row(
+        "acknowledged writes/s (all kinds)",
+        (x) => x.perSecond.toFixed(0),
+        ref ? `>= ${(ref.perSecond * 0.8).toFixed(0)} (0.8x reference)` : ">= 0.8x main (set WAL_BASE)",
+      ),
       ...KINDS.map((k) => row(`  ${k} requests/s`, (x) => (x.ok[k] / seconds).toFixed(0))),
       row("writes/s in each 10 s", (x) => x.windows.map((n) => Math.round(n / 10)).join(" ")),
       row("refused (kind status: count)", (x) => JSON.stringify(x.refused)),

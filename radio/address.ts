@@ -36,7 +36,11 @@ export function parseAddress(text: string): Result<Ax25Address> {
  * accepts `-0`. For configuration and forms, not for frames.
  */
 export function parseAddressLoose(text: string): Result<Ax25Address> {
-  const t = text.trim().toUpperCase().replace(/-0+(?=\d)/, "-").replace(/-0$/, "");
+  const t = text
+    .trim()
+    .toUpperCase()
+    .replace(/-0+(?=\d)/, "-")
+    .replace(/-0$/, "");
   return parseAddress(t);
 }
 
@@ -51,10 +55,8 @@ export function sameAddress(a: Ax25Address, b: Ax25Address): boolean {
 
 /** Throws unless `a` can be put on the air. */
 export function checkAddress(a: Ax25Address): void {
-  if (typeof a?.call !== "string" || !CALL.test(a.call))
-    throw new RadioError("ax25-bad-address", `callsign "${a?.call}" is not 1-6 of A-Z 0-9`);
-  if (!Number.isInteger(a.ssid) || a.ssid < 0 || a.ssid > 15)
-    throw new RadioError("ax25-bad-address", `SSID ${a.ssid} of ${a.call} is not 0-15`);
+  if (typeof a?.call !== "string" || !CALL.test(a.call)) throw new RadioError("ax25-bad-address", `callsign "${a?.call}" is not 1-6 of A-Z 0-9`);
+  if (!Number.isInteger(a.ssid) || a.ssid < 0 || a.ssid > 15) throw new RadioError("ax25-bad-address", `SSID ${a.ssid} of ${a.call} is not 0-15`);
   if (a.rr !== undefined && (!Number.isInteger(a.rr) || a.rr < 0 || a.rr > 3))
     throw new RadioError("ax25-bad-address", `reserved bits ${a.rr} of ${a.call} are not 0-3`);
 }
@@ -79,8 +81,7 @@ export function readAddress(buf: Uint8Array, at: number): Result<{ address: Ax25
       continue;
     }
     const alnum = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a);
-    if (!alnum || padding)
-      return fail("ax25-bad-address", `address ${at / 7 + 1} has ${alnum ? "a space inside" : `character 0x${c.toString(16)}`}`);
+    if (!alnum || padding) return fail("ax25-bad-address", `address ${at / 7 + 1} has ${alnum ? "a space inside" : `character 0x${c.toString(16)}`}`);
     call += String.fromCharCode(c);
   }
   if (!call) return fail("ax25-bad-address", `address ${at / 7 + 1} is blank`);

@@ -210,13 +210,7 @@ export const isCommand = (f: Ax25Frame) => f.cr === "command";
 export const isResponse = (f: Ax25Frame) => f.cr === "response";
 
 /** An APRS-style UI frame: a command with PID 0xF0 unless given. */
-export function uiFrame(opts: {
-  dest: Ax25Address;
-  src: Ax25Address;
-  path?: Digipeater[];
-  info: Uint8Array;
-  pid?: number;
-}): Ax25Frame {
+export function uiFrame(opts: { dest: Ax25Address; src: Ax25Address; path?: Digipeater[]; info: Uint8Array; pid?: number }): Ax25Frame {
   return {
     dest: opts.dest,
     src: opts.src,

@@ -22,9 +22,7 @@ export const KissCommand = {
 } as const;
 export type KissCommandName = keyof typeof KissCommand | "return";
 
-const COMMAND_NAMES = new Map<number, KissCommandName>(
-  Object.entries(KissCommand).map(([k, v]) => [v, k as KissCommandName]),
-);
+const COMMAND_NAMES = new Map<number, KissCommandName>(Object.entries(KissCommand).map(([k, v]) => [v, k as KissCommandName]));
 
 /** One decoded KISS frame: `data` is an AX.25 frame for `command` "data", the value bytes otherwise. */
 export interface KissFrame {

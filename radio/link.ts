@@ -238,7 +238,8 @@ export class Ax25Link implements Circuit {
    * must then fit one frame each).
    */
   send(data: Uint8Array | string, opts: { pid?: number } = {}): void {
-    if (this.s === S.Disconnected || this.s === S.AwaitingRelease) throw new LinkError(this.closeReason ?? "local", `the link to ${this.peer} is not connected`);
+    if (this.s === S.Disconnected || this.s === S.AwaitingRelease)
+      throw new LinkError(this.closeReason ?? "local", `the link to ${this.peer} is not connected`);
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     const pid = opts.pid ?? PID_NONE;
     for (let i = 0; i < bytes.length; i += this.params.paclen) this.queue.push({ data: bytes.slice(i, i + this.params.paclen), pid });

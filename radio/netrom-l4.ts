@@ -102,7 +102,8 @@ export function encodeNetRom(p: NetRomPacket): Uint8Array {
 
 /** Decodes a packet carried with PID 0xCF. */
 export function decodeNetRom(buf: Uint8Array): Result<NetRomPacket> {
-  if (!(buf instanceof Uint8Array) || buf.length < NR_HEADER) return fail("netrom-bad-packet", `${buf?.length ?? 0} bytes; a NET/ROM packet has at least ${NR_HEADER}`);
+  if (!(buf instanceof Uint8Array) || buf.length < NR_HEADER)
+    return fail("netrom-bad-packet", `${buf?.length ?? 0} bytes; a NET/ROM packet has at least ${NR_HEADER}`);
   const origin = readAddress(buf, 0);
   if (!origin.ok) return fail("netrom-bad-packet", `origin: ${origin.error.message}`);
   const dest = readAddress(buf, 7);

@@ -226,7 +226,15 @@ export class NetRomCircuit implements Circuit {
 
   private sendConnect() {
     const n = this.node;
-    n.sendL4(this.remote, { op: "connect-request", index: this.myIndex, id: this.myId, window: this.window, user: this.user, node: n.call, timeoutS: Math.round(n.timeoutMs / 1000) });
+    n.sendL4(this.remote, {
+      op: "connect-request",
+      index: this.myIndex,
+      id: this.myId,
+      window: this.window,
+      user: this.user,
+      node: n.call,
+      timeoutS: Math.round(n.timeoutMs / 1000),
+    });
     this.startT1(() => {
       if (++this.retries > n.retries) return this.released("timeout");
       this.sendConnect();
@@ -278,7 +286,17 @@ export class NetRomCircuit implements Circuit {
     // the info carries our acknowledgement too
     this.ackTimer?.cancel();
     this.ackTimer = null;
-    this.node.sendL4(this.remote, { op: "info", index: this.yourIndex, id: this.yourId, txSeq: seq, rxSeq: this.vr, choke: false, nak: false, more: false, data });
+    this.node.sendL4(this.remote, {
+      op: "info",
+      index: this.yourIndex,
+      id: this.yourId,
+      txSeq: seq,
+      rxSeq: this.vr,
+      choke: false,
+      nak: false,
+      more: false,
+      data,
+    });
   }
 
   private resend() {

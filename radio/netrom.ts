@@ -42,8 +42,7 @@ function readAlias(buf: Uint8Array, at: number, what: string): Result<string> {
       padding = true;
       continue;
     }
-    if (c < 0x21 || c > 0x7e || padding)
-      return fail("netrom-bad-alias", `${what} alias has ${padding ? "a space inside" : `byte 0x${c.toString(16)}`}`);
+    if (c < 0x21 || c > 0x7e || padding) return fail("netrom-bad-alias", `${what} alias has ${padding ? "a space inside" : `byte 0x${c.toString(16)}`}`);
     s += String.fromCharCode(c);
   }
   return ok(s);
@@ -70,8 +69,7 @@ export function decodeNodes(info: Uint8Array): Result<NodesBroadcast> {
 }
 
 function writeAlias(out: Uint8Array, at: number, alias: string, allowEmpty: boolean) {
-  if (!(EMIT_ALIAS.test(alias) || (allowEmpty && alias === "")))
-    throw new RadioError("netrom-bad-alias", `alias "${alias}" is not 1-6 of A-Z 0-9 # _ -`);
+  if (!(EMIT_ALIAS.test(alias) || (allowEmpty && alias === ""))) throw new RadioError("netrom-bad-alias", `alias "${alias}" is not 1-6 of A-Z 0-9 # _ -`);
   for (let i = 0; i < 6; i++) out[at + i] = i < alias.length ? alias.charCodeAt(i) : 0x20;
 }
 
@@ -85,8 +83,7 @@ export function encodeNodes(b: NodesBroadcast): Uint8Array[] {
     writeAlias(info, 1, b.alias, false);
     chunk.forEach((e, j) => {
       const at = 7 + j * ENTRY;
-      if (!Number.isInteger(e.quality) || e.quality < 0 || e.quality > 255)
-        throw new RadioError("netrom-bad-entry", `quality ${e.quality} is not 0-255`);
+      if (!Number.isInteger(e.quality) || e.quality < 0 || e.quality > 255) throw new RadioError("netrom-bad-entry", `quality ${e.quality} is not 0-255`);
       writeAddress(info, at, { call: e.dest.call, ssid: e.dest.ssid }, false, false);
       writeAlias(info, at + 7, e.alias, true);
       writeAddress(info, at + 13, { call: e.neighbour.call, ssid: e.neighbour.ssid }, false, false);
@@ -98,8 +95,7 @@ export function encodeNodes(b: NodesBroadcast): Uint8Array[] {
 }
 
 /** True for a frame that claims to be a NODES broadcast (UI, PID 0xCF, to NODES). */
-export const isNodesFrame = (f: Ax25Frame) =>
-  f.type === "UI" && f.pid === PID_NETROM && f.dest.call === NODES_DEST.call && f.dest.ssid === 0;
+export const isNodesFrame = (f: Ax25Frame) => f.type === "UI" && f.pid === PID_NETROM && f.dest.call === NODES_DEST.call && f.dest.ssid === 0;
 
 /** The UI frames that broadcast `b` from `src`. */
 export function nodesFrames(src: Ax25Address, b: NodesBroadcast): Ax25Frame[] {

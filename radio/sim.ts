@@ -198,7 +198,17 @@ export class SimChannel {
 export function simPort(channel: SimChannel, name: string, clock: { now(): number } = { now: () => Date.now() }): PortDriver {
   const io = channel.endpoint(name);
   const id = `sim:${name}`;
-  const s = { framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, errors: 0, lastError: null as string | null, lastErrorAt: null as number | null, lastRxAt: null as number | null, lastTxAt: null as number | null };
+  const s = {
+    framesIn: 0,
+    framesOut: 0,
+    bytesIn: 0,
+    bytesOut: 0,
+    errors: 0,
+    lastError: null as string | null,
+    lastErrorAt: null as number | null,
+    lastRxAt: null as number | null,
+    lastTxAt: null as number | null,
+  };
   let state: PortState = "idle";
   let connectedAt: number | null = null;
   return {
@@ -234,6 +244,17 @@ export function simPort(channel: SimChannel, name: string, clock: { now(): numbe
       s.lastError = message;
       s.lastErrorAt = clock.now();
     },
-    status: (): PortStatus => ({ id, kind: "sim", state, connected: state === "connected", auto: false, ...s, dropped: 0, reconnects: 0, connectedAt, retryAt: null }),
+    status: (): PortStatus => ({
+      id,
+      kind: "sim",
+      state,
+      connected: state === "connected",
+      auto: false,
+      ...s,
+      dropped: 0,
+      reconnects: 0,
+      connectedAt,
+      retryAt: null,
+    }),
   };
 }

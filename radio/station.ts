@@ -196,8 +196,7 @@ export class Ax25Station {
 
   /** A frame for one of our calls from a station we have no link with (AX.25 state 0). */
   private unlinked(local: Ax25Address, f: Ax25Frame) {
-    const dm = () =>
-      this.transmit({ dest: f.src, src: local, path: replyPath(f.path), cr: "response", type: "DM", pf: f.pf, info: new Uint8Array(0) });
+    const dm = () => this.transmit({ dest: f.src, src: local, path: replyPath(f.path), cr: "response", type: "DM", pf: f.pf, info: new Uint8Array(0) });
     if (f.type === "SABM" && this.acceptors.size && (this.opts.accept?.(local, f.src) ?? true)) {
       const link = new Ax25Link(this.host, local, f.src, replyPath(f.path), this.linkParams);
       this.links.set(key(local, f.src), link);

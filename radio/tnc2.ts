@@ -22,8 +22,7 @@ export function formatTnc2(f: Ax25Frame): Result<Uint8Array> {
   const all = [f.dest, f.src, ...f.path];
   if (all.some((a) => a.rr !== undefined && a.rr !== 3)) return fail("tnc2-not-ui", "reserved address bits have no TNC2 form");
   const lastRepeated = f.path.findLastIndex((d) => d.repeated);
-  if (f.path.some((d, i) => !d.repeated && i < lastRepeated))
-    return fail("tnc2-not-ui", "a path with a gap in its repeated bits has no TNC2 form");
+  if (f.path.some((d, i) => !d.repeated && i < lastRepeated)) return fail("tnc2-not-ui", "a path with a gap in its repeated bits has no TNC2 form");
   let head = `${formatAddress(f.src)}>${formatAddress(f.dest)}`;
   f.path.forEach((d, i) => (head += `,${formatAddress(d)}${i === lastRepeated ? "*" : ""}`));
   const h = enc.encode(head + ":");

@@ -139,7 +139,9 @@ function mapArchives(dataDir: string, out: Out, err: Out): void {
     : `built-in world basemap, zoom 0-6${embedded ? "" : " (built from this checkout on first use)"}`;
   out(`  map archives     ${world}`);
   for (const a of archives) {
-    out(`    ${(a.name + ".pmtiles").padEnd(22)} ${a.type} ${a.format}, zoom ${a.minZoom}-${a.maxZoom}, bounds ${a.bounds.join(",")} (W,S,E,N), ${(a.bytes / 1e6).toFixed(1)} MB`);
+    out(
+      `    ${(a.name + ".pmtiles").padEnd(22)} ${a.type} ${a.format}, zoom ${a.minZoom}-${a.maxZoom}, bounds ${a.bounds.join(",")} (W,S,E,N), ${(a.bytes / 1e6).toFixed(1)} MB`,
+    );
   }
   if (archives.length === 0) out(`    (none in ${tilesDir(dataDir)})`);
   for (const s of skipped) err(`warning: ${join(tilesDir(dataDir), s.file)} is not served: ${s.reason}`);

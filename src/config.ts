@@ -171,8 +171,7 @@ const bad = (message: string): Parsed<never> => ({ ok: false, message });
 
 const text: Parser<string> = (raw) => ok(raw);
 
-const secret: Parser<string> = (raw) =>
-  raw.length >= 16 ? ok(raw) : bad("is too short to be a secret (use at least 16 characters)");
+const secret: Parser<string> = (raw) => (raw.length >= 16 ? ok(raw) : bad("is too short to be a secret (use at least 16 characters)"));
 
 const wholeNumber =
   (min: number, max: number, unit: string): Parser<number> =>
@@ -214,8 +213,7 @@ const smtpUrl: Parser<string> = (raw) => {
   return p.ok ? ok(raw) : bad(`"${raw.replace(/\/\/[^@/]*@/, "//…@")}" is not an smtp:// or smtps:// URL`);
 };
 
-const emailAddress: Parser<string> = (raw) =>
-  /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(raw) ? ok(raw) : bad(`"${raw}" is not an e-mail address`);
+const emailAddress: Parser<string> = (raw) => (/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(raw) ? ok(raw) : bad(`"${raw}" is not an e-mail address`));
 
 const urlList: Parser<string[]> = (raw) => {
   const out: string[] = [];
@@ -227,8 +225,7 @@ const urlList: Parser<string[]> = (raw) => {
   return ok(out);
 };
 
-const callsign: Parser<string> = (raw) =>
-  isCallsign(raw) ? ok(normalizeCall(raw)) : bad(`"${raw}" is not a valid callsign`);
+const callsign: Parser<string> = (raw) => (isCallsign(raw) ? ok(normalizeCall(raw)) : bad(`"${raw}" is not a valid callsign`));
 
 const callsignList: Parser<string[]> = (raw) => {
   const out: string[] = [];
@@ -243,9 +240,7 @@ const callsignList: Parser<string[]> = (raw) => {
 const endpointList: Parser<string[]> = (raw) => ok(splitList(raw));
 
 const instanceId: Parser<string> = (raw) =>
-  isInstanceId(raw)
-    ? ok(raw)
-    : bad(`"${raw}" is not a valid instance id (lower-case letters, digits, dots and dashes, up to 63)`);
+  isInstanceId(raw) ? ok(raw) : bad(`"${raw}" is not a valid instance id (lower-case letters, digits, dots and dashes, up to 63)`);
 
 const b64urlKey: Parser<string> = (raw) =>
   /^[A-Za-z0-9_-]{43}$/.test(raw) && Buffer.from(raw, "base64url").length === 32
@@ -283,10 +278,11 @@ const listenAddr: Parser<{ host: string; port: number }> = (raw) => {
 };
 
 const aprsFilter: Parser<string> = (raw) =>
-  /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/.test(raw) && raw.length <= 512 ? ok(raw) : bad(`"${raw}" is not an APRS-IS filter (printable words, e.g. r/42.6/-71.3/100)`);
+  /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/.test(raw) && raw.length <= 512
+    ? ok(raw)
+    : bad(`"${raw}" is not an APRS-IS filter (printable words, e.g. r/42.6/-71.3/100)`);
 
-const host: Parser<string> = (raw) =>
-  /^[A-Za-z0-9.:[\]-]+$/.test(raw) ? ok(raw) : bad(`"${raw}" is not a host name or address`);
+const host: Parser<string> = (raw) => (/^[A-Za-z0-9.:[\]-]+$/.test(raw) ? ok(raw) : bad(`"${raw}" is not a host name or address`));
 
 const dnsName: Parser<string> = (raw) =>
   /^(?=.{1,253}$)([A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?$/.test(raw)
@@ -302,16 +298,13 @@ const bbsAddress: Parser<string> = (raw) => {
 };
 
 const logLevel: Parser<Config["logLevel"]> = (raw) =>
-  ["debug", "info", "warn", "error"].includes(raw)
-    ? ok(raw as Config["logLevel"])
-    : bad(`"${raw}" is not one of debug, info, warn, error`);
+  ["debug", "info", "warn", "error"].includes(raw) ? ok(raw as Config["logLevel"]) : bad(`"${raw}" is not one of debug, info, warn, error`);
 
 const tileUrl: Parser<string> = (raw) => {
   if (raw === "" || raw === "off" || raw === "none") return ok("");
   const p = parseUrl(raw.replaceAll("{", "%7B").replaceAll("}", "%7D"), ["https:", "http:"]);
   if (!p.ok) return bad(`"${raw}" is not a tile URL template`);
-  if (!raw.includes("{z}") || !raw.includes("{x}") || !raw.includes("{y}"))
-    return bad(`"${raw}" must contain {z}, {x} and {y}`);
+  if (!raw.includes("{z}") || !raw.includes("{x}") || !raw.includes("{y}")) return bad(`"${raw}" must contain {z}, {x} and {y}`);
   return ok(raw);
 };
 
@@ -355,13 +348,7 @@ interface Setting<K extends keyof Config> {
   doc: string;
 }
 
-function setting<K extends keyof Config>(
-  env: string,
-  key: K,
-  parse: Parser<Config[K]>,
-  fallback: Config[K],
-  doc: string,
-): Setting<K> {
+function setting<K extends keyof Config>(env: string, key: K, parse: Parser<Config[K]>, fallback: Config[K], doc: string): Setting<K> {
   return { env, key, parse, fallback, doc };
 }
 
@@ -383,17 +370,47 @@ export const SETTINGS = [
   setting("FED_REGISTRY", "fedRegistry", url, null, "URL of a signed instance registry"),
   setting("FED_REGISTRY_KEY", "fedRegistryKey", b64urlKey, null, "public key that signs FED_REGISTRY"),
   setting("FED_REGISTRY_DNS", "fedRegistryDns", dnsName, null, "DNS name whose TXT record anchors the registry"),
-  setting("FED_AUTO_PROMOTE", "fedAutoPromote", wholeNumber(0, 1_000_000, "corroborations"), 0, "confirmed corroborations that promote an unvetted peer; 0 = never"),
+  setting(
+    "FED_AUTO_PROMOTE",
+    "fedAutoPromote",
+    wholeNumber(0, 1_000_000, "corroborations"),
+    0,
+    "confirmed corroborations that promote an unvetted peer; 0 = never",
+  ),
   setting("FED_REVEAL_IGATE", "fedRevealIgate", bool, false, "reveal the exact IGate in corroboration answers (both sides must opt in)"),
   setting("FED_SUBMIT_SECRET", "fedSubmitSecret", secret, null, "secret spokes present to /federation/submit and /federation/corroborate"),
   setting("FED_RELAY_SECRET", "fedRelaySecret", secret, null, "relay key for /federation/relay/*"),
   setting("FED_RELAY_TOKEN", "fedRelayToken", secret, null, "spoke: the per-spoke relay token its hub issued (svc-gateway relay token SPOKE on the hub)"),
-  setting("FED_CORROBORATION_QUORUM", "fedCorroborationQuorum", wholeNumber(1, 100, "instances"), 2, "distinct trusted instances that must confirm a find for cross-instance Tier A"),
+  setting(
+    "FED_CORROBORATION_QUORUM",
+    "fedCorroborationQuorum",
+    wholeNumber(1, 100, "instances"),
+    2,
+    "distinct trusted instances that must confirm a find for cross-instance Tier A",
+  ),
   setting("FED_SYNC_BATCH", "fedSyncBatch", wholeNumber(1, 10_000, "records"), 2000, "most records per page pulled or pushed over HTTP"),
-  setting("FED_LOOPBACK_PEERS", "fedLoopbackPeers", loopbackPeers, null, "tests and labs only: on = allow loopback and private peers (http://127.0.0.1:PORT too); host=PORT,... maps those hosts to 127.0.0.1:PORT (on,host=PORT for both)"),
-  setting("OUTBOUND_ALLOW_PRIVATE", "outboundAllowPrivate", bool, false, "labs only: let connections made for users and peers (push, peer sync, registry-learnt endpoints) reach loopback, private and other special addresses"),
+  setting(
+    "FED_LOOPBACK_PEERS",
+    "fedLoopbackPeers",
+    loopbackPeers,
+    null,
+    "tests and labs only: on = allow loopback and private peers (http://127.0.0.1:PORT too); host=PORT,... maps those hosts to 127.0.0.1:PORT (on,host=PORT for both)",
+  ),
+  setting(
+    "OUTBOUND_ALLOW_PRIVATE",
+    "outboundAllowPrivate",
+    bool,
+    false,
+    "labs only: let connections made for users and peers (push, peer sync, registry-learnt endpoints) reach loopback, private and other special addresses",
+  ),
   setting("ADMIN_CALLSIGNS", "adminCallsigns", callsignList, [], "comma-separated sysop callsigns; unset locks the web operator surface"),
-  setting("VERIFY_APRSIS", "verifyAprsIs", bool, false, "callsign challenges may also be answered through APRS-IS, not only on the air (anyone with a passcode can send as any call there); never for taking over a call another account verified"),
+  setting(
+    "VERIFY_APRSIS",
+    "verifyAprsIs",
+    bool,
+    false,
+    "callsign challenges may also be answered through APRS-IS, not only on the air (anyone with a passcode can send as any call there); never for taking over a call another account verified",
+  ),
   setting("INGEST_SECRET", "ingestSecret", secret, null, "shared secret of the operator's ingest box (x-ingest-secret)"),
   setting("PACKETS_TTL_HOURS", "packetsTtlHours", wholeNumber(1, 24 * 365, "hours"), 24, "raw packet ring retention"),
   setting("TOMBSTONE_TTL_DAYS", "tombstoneTtlDays", wholeNumber(1, 3650, "days"), 180, "how long tombstones are kept"),
@@ -403,47 +420,149 @@ export const SETTINGS = [
   setting("MHEARD_TTL_DAYS", "mheardTtlDays", wholeNumber(1, 3650, "days"), 14, "MHeard list retention"),
   setting("RELAY_QUEUE_TTL_HOURS", "relayQueueTtlHours", wholeNumber(1, 24 * 365, "hours"), 48, "stale relay-queue entries are pruned after this"),
   setting("SPOTS_ENABLED", "spotsEnabled", bool, false, "serve /api/spots"),
-  setting("LIVE_MAX_PER_IP", "liveMaxPerIp", wholeNumber(1, 100_000, "connections"), 32, "live connections (WebSockets and CoT streams) one client address may hold"),
+  setting(
+    "LIVE_MAX_PER_IP",
+    "liveMaxPerIp",
+    wholeNumber(1, 100_000, "connections"),
+    32,
+    "live connections (WebSockets and CoT streams) one client address may hold",
+  ),
   setting("LIVE_KEEPALIVE_SECONDS", "liveKeepaliveSeconds", wholeNumber(1, 300, "seconds"), 15, "keep-alive comment interval on the CoT SSE stream"),
   setting("DOH_URL", "dohUrl", url, "https://cloudflare-dns.com/dns-query", "DNS-over-HTTPS resolver"),
-  setting("TILE_URL", "tileUrl", tileUrl, "https://tile.openstreetmap.org/{z}/{x}/{y}.png", "map tile URL template; 'off' for this gateway's own maps only (built-in world basemap and tiles/*.pmtiles)"),
+  setting(
+    "TILE_URL",
+    "tileUrl",
+    tileUrl,
+    "https://tile.openstreetmap.org/{z}/{x}/{y}.png",
+    "map tile URL template; 'off' for this gateway's own maps only (built-in world basemap and tiles/*.pmtiles)",
+  ),
   setting("TILE_ATTRIBUTION", "tileAttribution", text, "&copy; OpenStreetMap contributors", "map tile attribution"),
   setting("SOURCE_REPOSITORY", "sourceRepository", url, null, "repository URL served by /.well-known/source (set it if you run modified code)"),
   setting("LOG_LEVEL", "logLevel", logLevel, "info", "debug, info, warn or error"),
-  setting("TRUST_PROXY", "trustProxy", bool, false, "behind a reverse proxy: take the client address from X-Forwarded-For (the right-most hop that is not a trusted proxy)"),
-  setting("TRUSTED_PROXIES", "trustedProxies", ipRanges, parseRanges("127.0.0.0/8,::1").ranges, "with TRUST_PROXY: comma-separated addresses or CIDR ranges of the reverse proxies; only their X-Forwarded-For is read"),
+  setting(
+    "TRUST_PROXY",
+    "trustProxy",
+    bool,
+    false,
+    "behind a reverse proxy: take the client address from X-Forwarded-For (the right-most hop that is not a trusted proxy)",
+  ),
+  setting(
+    "TRUSTED_PROXIES",
+    "trustedProxies",
+    ipRanges,
+    parseRanges("127.0.0.0/8,::1").ranges,
+    "with TRUST_PROXY: comma-separated addresses or CIDR ranges of the reverse proxies; only their X-Forwarded-For is read",
+  ),
   setting("RATE_LIMIT_PER_MINUTE", "rateLimitPerMinute", wholeNumber(1, 1_000_000, "requests"), 120, "rate-limited API requests per minute per IP"),
   setting("RATE_LIMIT_KEY_PER_MINUTE", "rateLimitKeyPerMinute", wholeNumber(1, 10_000_000, "requests"), 1200, "the same with a free API key"),
-  setting("RATE_LIMIT_WRITES_PER_MINUTE", "rateLimitWritesPerMinute", wholeNumber(1, 1_000_000, "requests"), 120, "writes (POST, PUT, PATCH, DELETE) one signed-in account may make per minute, on any route"),
+  setting(
+    "RATE_LIMIT_WRITES_PER_MINUTE",
+    "rateLimitWritesPerMinute",
+    wholeNumber(1, 1_000_000, "requests"),
+    120,
+    "writes (POST, PUT, PATCH, DELETE) one signed-in account may make per minute, on any route",
+  ),
   setting("SMTP_URL", "smtpUrl", smtpUrl, null, "outgoing mail server, e.g. smtps://user:pass@mail.example.org; unset = mail goes to the log"),
   setting("MAIL_FROM", "mailFrom", emailAddress, null, "From address of outgoing mail (default svc-gateway@<instance>.invalid)"),
-  setting("PUSH_ALLOW_PRIVATE_ENDPOINTS", "pushAllowPrivateEndpoints", bool, false, "accept web push endpoints on http:// or private addresses (only for a local test push service)"),
+  setting(
+    "PUSH_ALLOW_PRIVATE_ENDPOINTS",
+    "pushAllowPrivateEndpoints",
+    bool,
+    false,
+    "accept web push endpoints on http:// or private addresses (only for a local test push service)",
+  ),
   setting("MAX_BODY_BYTES", "maxBodyBytes", wholeNumber(1024, 256 * MIB, "bytes"), 1 * MIB, "largest request body accepted by default"),
   setting("KISS_PORTS", "kissPorts", kissPorts, DEFAULT_KISS_PORTS, "radio TNCs: comma-separated tcp://HOST:PORT or serial:PATH[@BAUD]; off for none"),
   setting("RADIO_CALL", "radioCall", radioCall, null, "this station's callsign on the air, e.g. N0CALL-10; unset = receive only"),
-  setting("RADIO_PATH", "radioPath", digiPath, ["WIDE1-1", "WIDE2-1"], "digipeater path of APRS lines the TNC transmits, e.g. WIDE1-1,WIDE2-1; none for direct"),
-  setting("RADIO_TX_PER_MINUTE", "radioTxPerMinute", wholeNumber(1, 60, "frames"), 6, "most APRS frames the TNC transmits per minute (keeps the channel polite)"),
-  setting("RADIO_BEACON_MIN_S", "radioBeaconMinS", wholeNumber(60, 86_400, "seconds"), 600, "the same station's position or weather is transmitted at most this often"),
-  setting("FED_BEACON_INTERVAL_MIN", "fedBeaconIntervalMin", wholeNumber(0, 10_080, "minutes"), 60, "SVCB1 presence beacon on the radio every N minutes; 0 = off"),
+  setting(
+    "RADIO_PATH",
+    "radioPath",
+    digiPath,
+    ["WIDE1-1", "WIDE2-1"],
+    "digipeater path of APRS lines the TNC transmits, e.g. WIDE1-1,WIDE2-1; none for direct",
+  ),
+  setting(
+    "RADIO_TX_PER_MINUTE",
+    "radioTxPerMinute",
+    wholeNumber(1, 60, "frames"),
+    6,
+    "most APRS frames the TNC transmits per minute (keeps the channel polite)",
+  ),
+  setting(
+    "RADIO_BEACON_MIN_S",
+    "radioBeaconMinS",
+    wholeNumber(60, 86_400, "seconds"),
+    600,
+    "the same station's position or weather is transmitted at most this often",
+  ),
+  setting(
+    "FED_BEACON_INTERVAL_MIN",
+    "fedBeaconIntervalMin",
+    wholeNumber(0, 10_080, "minutes"),
+    60,
+    "SVCB1 presence beacon on the radio every N minutes; 0 = off",
+  ),
   setting("NODE_ALIAS", "nodeAlias", nodeAlias, null, "NET/ROM node alias, e.g. GWNODE; unset = no NET/ROM node"),
   setting("NODE_CALL", "nodeCall", radioCall, null, "NET/ROM node callsign (default RADIO_CALL); must differ from the call SVCL1 is served on"),
   setting("NODES_INTERVAL_MIN", "nodesIntervalMin", wholeNumber(0, 1440, "minutes"), 60, "broadcast our NODES every N minutes (with NODE_ALIAS); 0 = never"),
   setting("SVCL1_MAX_BATCH", "svcl1MaxBatch", wholeNumber(1, 10_000, "frames"), 25, "most records per SVCL1 page over radio circuits"),
   setting("SVCL1_LINE_BUDGET", "svcl1LineBudget", wholeNumber(512, 1_048_576, "bytes"), 2048, "longest SVCL1 line sent or accepted over radio circuits"),
-  setting("RADIO_SYNC_INTERVAL_MIN", "radioSyncIntervalMin", wholeNumber(0, 10_080, "minutes"), 60, "pull over AX.25/NET/ROM from peers that list only radio endpoints, every N minutes; 0 = on request only"),
+  setting(
+    "RADIO_SYNC_INTERVAL_MIN",
+    "radioSyncIntervalMin",
+    wholeNumber(0, 10_080, "minutes"),
+    60,
+    "pull over AX.25/NET/ROM from peers that list only radio endpoints, every N minutes; 0 = on request only",
+  ),
   setting("APRSIS_SERVER", "aprsIsServer", hostPort, null, "APRS-IS server host:port to feed the station registry from; unset = off"),
   setting("APRSIS_CALL", "aprsIsCall", callsign, null, "callsign the APRS-IS client logs in as (passcode computed); default FED_APRS_CALL"),
   setting("APRSIS_FILTER", "aprsIsFilter", aprsFilter, null, "APRS-IS server filter, e.g. r/42.6/-71.3/100 (area around a point, km)"),
-  setting("APRSIS_TX", "aprsIsTx", bool, true, "send queued APRS lines of verified callsigns over the APRS-IS login once the server says verified; false = receive only"),
-  setting("KISS_SERVER", "kissServer", listenAddr, null, "KISS TCP server for local programs (APRSdroid, Xastir, YAAC, aprx), host:port, e.g. 0.0.0.0:8001: they hear every frame the radio hears and transmit through it (RADIO_CALL verified, RADIO_TX_PER_MINUTE); unset = off"),
-  setting("APRSIS_LISTEN", "aprsIsListen", listenAddr, null, "APRS-IS server for local clients and IGates, host:port, e.g. 0.0.0.0:14580: serves what the gateway hears through aprsc-style filters; verified logins may upload; unset = off"),
+  setting(
+    "APRSIS_TX",
+    "aprsIsTx",
+    bool,
+    true,
+    "send queued APRS lines of verified callsigns over the APRS-IS login once the server says verified; false = receive only",
+  ),
+  setting(
+    "KISS_SERVER",
+    "kissServer",
+    listenAddr,
+    null,
+    "KISS TCP server for local programs (APRSdroid, Xastir, YAAC, aprx), host:port, e.g. 0.0.0.0:8001: they hear every frame the radio hears and transmit through it (RADIO_CALL verified, RADIO_TX_PER_MINUTE); unset = off",
+  ),
+  setting(
+    "APRSIS_LISTEN",
+    "aprsIsListen",
+    listenAddr,
+    null,
+    "APRS-IS server for local clients and IGates, host:port, e.g. 0.0.0.0:14580: serves what the gateway hears through aprsc-style filters; verified logins may upload; unset = off",
+  ),
   setting("BACKUP_DIR", "backupDir", text, null, "directory for scheduled database backups (e.g. on a USB disk); unset = none"),
   setting("BACKUP_KEEP", "backupKeep", wholeNumber(1, 1000, "backups"), 7, "how many scheduled backups are kept (the oldest go)"),
   setting("BACKUP_INTERVAL_HOURS", "backupIntervalHours", wholeNumber(1, 24 * 30, "hours"), 24, "hours between scheduled backups"),
-  setting("WX_TX_INTERVAL_MINUTES", "wxTxIntervalMinutes", wholeNumber(5, 1440, "minutes"), 10, "least time between two APRS weather reports of an own weather station (5 or more)"),
+  setting(
+    "WX_TX_INTERVAL_MINUTES",
+    "wxTxIntervalMinutes",
+    wholeNumber(5, 1440, "minutes"),
+    10,
+    "least time between two APRS weather reports of an own weather station (5 or more)",
+  ),
   setting("BBS_HA", "bbsAddress", bbsAddress, null, "this BBS's hierarchical address, e.g. N0GW.#NCA.CA.USA.NOAM (default: FED_APRS_CALL or FED_OPERATOR)"),
-  setting("BBS_FBB_PORT", "bbsFbbPort", wholeNumber(0, 65535, ""), null, "TCP port partner BBSes call to forward mail (FBB over telnet); unset = not listening, 0 = any free port"),
-  setting("BBS_AX25_CALL", "bbsAx25Call", radioCall, null, "call-SSID partner BBSes connect to over the radio for FBB forwarding, and our calls to ax25 partners come from, e.g. N0GW-1; must differ from RADIO_CALL and NODE_CALL; unset = no forwarding over the radio"),
+  setting(
+    "BBS_FBB_PORT",
+    "bbsFbbPort",
+    wholeNumber(0, 65535, ""),
+    null,
+    "TCP port partner BBSes call to forward mail (FBB over telnet); unset = not listening, 0 = any free port",
+  ),
+  setting(
+    "BBS_AX25_CALL",
+    "bbsAx25Call",
+    radioCall,
+    null,
+    "call-SSID partner BBSes connect to over the radio for FBB forwarding, and our calls to ax25 partners come from, e.g. N0GW-1; must differ from RADIO_CALL and NODE_CALL; unset = no forwarding over the radio",
+  ),
   setting("BBS_MAX_MESSAGE_BYTES", "bbsMaxMessageBytes", wholeNumber(1024, 4 * MIB, "bytes"), 64 * 1024, "largest BBS message accepted or composed"),
   setting("BBS_BULLETIN_TTL_DAYS", "bbsBulletinTtlDays", wholeNumber(1, 3650, "days"), 30, "how long BBS bulletins are kept"),
   setting("BBS_MAIL_TTL_DAYS", "bbsMailTtlDays", wholeNumber(1, 3650, "days"), 180, "how long personal BBS mail and traffic are kept"),
@@ -517,7 +636,10 @@ export function loadConfig(src: ConfigSources): LoadedConfig {
     for (const name of Object.keys(fileValues)) {
       if (!KNOWN_ENV.has(name)) warnings.push({ setting: name, message: `in ${ENV_FILE_NAME} is not a known setting` });
       if (ENVIRONMENT_ONLY.has(name)) {
-        warnings.push({ setting: name, message: `in ${ENV_FILE_NAME} is ignored: it is read from the environment only (under systemd: systemctl edit svc-gateway, then Environment=${name}=...)` });
+        warnings.push({
+          setting: name,
+          message: `in ${ENV_FILE_NAME} is ignored: it is read from the environment only (under systemd: systemctl edit svc-gateway, then Environment=${name}=...)`,
+        });
         delete fileValues[name];
       }
     }
@@ -546,8 +668,7 @@ export function loadConfig(src: ConfigSources): LoadedConfig {
     errors.push({ setting: "INSTANCE", message: "must be set when FED_PRIVATE_KEY is set (it names this instance's records)" });
   }
   if (config.fedPrivateKey && config.fedPublicKey) {
-    if (publicKeyFromSeed(config.fedPrivateKey) !== config.fedPublicKey)
-      errors.push({ setting: "FED_PUBLIC_KEY", message: "does not match FED_PRIVATE_KEY" });
+    if (publicKeyFromSeed(config.fedPrivateKey) !== config.fedPublicKey) errors.push({ setting: "FED_PUBLIC_KEY", message: "does not match FED_PRIVATE_KEY" });
   }
   for (const p of config.fedPeers) {
     const problem = syncUrlProblem(p, config.fedLoopbackPeers);
@@ -572,14 +693,20 @@ export function loadConfig(src: ConfigSources): LoadedConfig {
     const svcCall = ax25?.ok ? ax25.endpoint.address : config.radioCall;
     if (!nodeCall) errors.push({ setting: "NODE_ALIAS", message: "needs RADIO_CALL or NODE_CALL: a NET/ROM node transmits" });
     else if (nodeCall === svcCall)
-      errors.push({ setting: "NODE_CALL", message: `must differ from ${svcCall}, the call SVCL1 sync is served on (use another SSID, e.g. ${baseCallOf(nodeCall)}-7)` });
+      errors.push({
+        setting: "NODE_CALL",
+        message: `must differ from ${svcCall}, the call SVCL1 sync is served on (use another SSID, e.g. ${baseCallOf(nodeCall)}-7)`,
+      });
   }
 
   if (config.bbsAx25Call) {
     const nodeCall = config.nodeAlias ? (config.nodeCall ?? config.radioCall) : null;
     if (!config.radioCall) errors.push({ setting: "BBS_AX25_CALL", message: "needs RADIO_CALL: the station's verified call licenses what it sends" });
     else if (config.bbsAx25Call === config.radioCall)
-      errors.push({ setting: "BBS_AX25_CALL", message: `must differ from RADIO_CALL ${config.radioCall}, the call SVCL1 sync is served on (use another SSID, e.g. ${baseCallOf(config.radioCall)}-1)` });
+      errors.push({
+        setting: "BBS_AX25_CALL",
+        message: `must differ from RADIO_CALL ${config.radioCall}, the call SVCL1 sync is served on (use another SSID, e.g. ${baseCallOf(config.radioCall)}-1)`,
+      });
     else if (config.bbsAx25Call === nodeCall) errors.push({ setting: "BBS_AX25_CALL", message: `must differ from the NET/ROM node call ${nodeCall}` });
   }
   Object.freeze(config.adminCallsigns);
@@ -618,7 +745,8 @@ export function validateSetting(env: string, raw: string): { ok: true } | { ok: 
  */
 export function updateEnvFile(path: string, values: Record<string, string>): void {
   for (const [k, v] of Object.entries(values)) {
-    if (CONTROL.test(v) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new Error(`${k}: refusing to write a line break or control character to ${ENV_FILE_NAME}`);
+    if (CONTROL.test(v) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
+      throw new Error(`${k}: refusing to write a line break or control character to ${ENV_FILE_NAME}`);
   }
   const lines = existsSync(path) ? readFileSync(path, "utf8").split(/\r?\n/) : ["# svc-gateway settings (see svc-gateway --help)"];
   const pending = new Map(Object.entries(values));

@@ -15,13 +15,10 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (code: string, message: string, details?: Record<string, unknown>) =>
-  new AppError(400, code, message, details);
+export const badRequest = (code: string, message: string, details?: Record<string, unknown>) => new AppError(400, code, message, details);
 export const unauthorized = (message = "sign in first") => new AppError(401, "unauthorized", message);
 export const forbidden = (message: string, code = "forbidden") => new AppError(403, code, message);
 export const notFound = (what: string) => new AppError(404, "not_found", `${what} not found`);
 export const conflict = (code: string, message: string) => new AppError(409, code, message);
-export const unprocessable = (code: string, message: string, details?: Record<string, unknown>) =>
-  new AppError(422, code, message, details);
-export const tooLarge = (limit: number) =>
-  new AppError(413, "body_too_large", `request body is larger than ${limit} bytes`);
+export const unprocessable = (code: string, message: string, details?: Record<string, unknown>) => new AppError(422, code, message, details);
+export const tooLarge = (limit: number) => new AppError(413, "body_too_large", `request body is larger than ${limit} bytes`);

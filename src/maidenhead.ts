@@ -35,7 +35,8 @@ export function locatorCentre(raw: string): { lat: number; lon: number } | null 
   if (!/^[A-Ra-r]{2}(\d{2}([A-Xa-x]{2})?)?$/.test(s)) return null;
   let lon = FIELD.indexOf(s[0]!.toUpperCase()) * 20 - 180;
   let lat = FIELD.indexOf(s[1]!.toUpperCase()) * 10 - 90;
-  let w = 20, h = 10;
+  let w = 20,
+    h = 10;
   if (s.length >= 4) {
     lon += Number(s[2]) * 2;
     lat += Number(s[3]);
@@ -84,7 +85,13 @@ export function regionBox(region: string): RegionBox {
  * number more than `max`.
  */
 export function regionsCovering(box: RegionBox, max: number): string[] | null {
-  const lons = box.west <= box.east ? [[box.west, box.east]] : [[box.west, 180], [-180, box.east]];
+  const lons =
+    box.west <= box.east
+      ? [[box.west, box.east]]
+      : [
+          [box.west, 180],
+          [-180, box.east],
+        ];
   const cover = (w: number, h: number, name: (lat: number, lon: number) => string): string[] | null => {
     const out = new Set<string>();
     for (const [west, east] of lons as Array<[number, number]>) {

@@ -12,7 +12,22 @@ describe("command line", () => {
   test("--help lists commands, flags and every setting", async () => {
     const r = await runCli(["--help"]);
     expect(r.code).toBe(0);
-    for (const s of ["serve", "keygen", "check", "backup", "restore", "--data", "--port", "--host", "INGEST_SECRET", "ADMIN_CALLSIGNS", "FED_PEERS", "DOH_URL", "BACKUP_DIR", "BACKUP_KEEP"]) {
+    for (const s of [
+      "serve",
+      "keygen",
+      "check",
+      "backup",
+      "restore",
+      "--data",
+      "--port",
+      "--host",
+      "INGEST_SECRET",
+      "ADMIN_CALLSIGNS",
+      "FED_PEERS",
+      "DOH_URL",
+      "BACKUP_DIR",
+      "BACKUP_KEEP",
+    ]) {
       expect(r.stdout).toContain(s);
     }
   });
@@ -81,7 +96,14 @@ describe("command line", () => {
     try {
       const port = new URL(first.url).port;
       const proc = Bun.spawn([BUN, "--no-env-file", MAIN, "serve", "--data", tmpDir(), "--port", port, "--host", "127.0.0.1"], {
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", KISS_PORTS: "off", FED_PRIVATE_KEY: key, INSTANCE: "gw-second.example" },
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: process.env.HOME ?? "/tmp",
+          LOG_LEVEL: "warn",
+          KISS_PORTS: "off",
+          FED_PRIVATE_KEY: key,
+          INSTANCE: "gw-second.example",
+        },
         stdin: "ignore",
         stdout: "pipe",
         stderr: "pipe",

@@ -96,11 +96,17 @@ describe("configuration", () => {
   });
 
   test("radio settings: path, rate limits, and a NET/ROM node call that must differ from the SVCL1 call", () => {
-    const good = loadConfig({ dataDir: tmpDir(), env: { RADIO_CALL: "n0gw-10", RADIO_PATH: "wide2-1", RADIO_TX_PER_MINUTE: "4", NODE_ALIAS: "gwnode", NODE_CALL: "N0GW-7" } });
+    const good = loadConfig({
+      dataDir: tmpDir(),
+      env: { RADIO_CALL: "n0gw-10", RADIO_PATH: "wide2-1", RADIO_TX_PER_MINUTE: "4", NODE_ALIAS: "gwnode", NODE_CALL: "N0GW-7" },
+    });
     expect(good.errors).toEqual([]);
     expect(good.config).toMatchObject({ radioCall: "N0GW-10", radioPath: ["WIDE2-1"], radioTxPerMinute: 4, nodeAlias: "GWNODE", nodeCall: "N0GW-7" });
     expect(loadConfig({ dataDir: tmpDir(), env: { RADIO_PATH: "none" } }).config.radioPath).toEqual([]);
-    const bad = loadConfig({ dataDir: tmpDir(), env: { RADIO_CALL: "N0GW-10", RADIO_PATH: "WIDE1-1,not a digi", RADIO_TX_PER_MINUTE: "0", NODE_ALIAS: "GWNODE" } });
+    const bad = loadConfig({
+      dataDir: tmpDir(),
+      env: { RADIO_CALL: "N0GW-10", RADIO_PATH: "WIDE1-1,not a digi", RADIO_TX_PER_MINUTE: "0", NODE_ALIAS: "GWNODE" },
+    });
     expect(Object.fromEntries(bad.errors.map((e) => [e.setting, e.message]))).toEqual({
       RADIO_PATH: '"NOT A DIGI" is not a digipeater (e.g. WIDE1-1)',
       RADIO_TX_PER_MINUTE: "0 is out of range (1 to 60 frames)",
@@ -115,7 +121,14 @@ describe("configuration", () => {
     const dir = tmpDir();
     writeFileSync(
       join(dir, ENV_FILE_NAME),
-      ["# operator settings", "INSTANCE=from-file", "export PORT=9000", 'TILE_ATTRIBUTION="Tiles (c) me" # comment inside quotes stays', "HOST=127.0.0.1 # trailing comment", "TYPO_SETTING=1"].join("\n"),
+      [
+        "# operator settings",
+        "INSTANCE=from-file",
+        "export PORT=9000",
+        'TILE_ATTRIBUTION="Tiles (c) me" # comment inside quotes stays',
+        "HOST=127.0.0.1 # trailing comment",
+        "TYPO_SETTING=1",
+      ].join("\n"),
     );
     const r = loadConfig({ dataDir: dir, env: { INSTANCE: "from-env" } });
     expect(r.errors).toEqual([]);

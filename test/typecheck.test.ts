@@ -4,7 +4,11 @@ import { join } from "node:path";
 import { ROOT } from "./helpers/paths.ts";
 
 test("tsc --noEmit finds no type errors", () => {
-  const r = Bun.spawnSync([process.execPath, join(ROOT, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", ROOT], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync([process.execPath, join(ROOT, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", ROOT], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const out = r.stdout.toString() + r.stderr.toString();
   expect(out).toBe("");
   expect(r.exitCode).toBe(0);

@@ -33,7 +33,9 @@ function Header() {
   return (
     <header class="topbar">
       <a class="brand" href="/" aria-label="home">
-        <span class="brand-mark" aria-hidden="true">◈</span>
+        <span class="brand-mark" aria-hidden="true">
+          ◈
+        </span>
         <span class="brand-name">{cfg.data?.instance && cfg.data.instance !== "local" ? cfg.data.instance : "svc-gateway"}</span>
       </a>
       <SearchBox />

@@ -29,7 +29,10 @@ export async function load(url: string, connections: number, seconds: number, he
 
 /** Runs `load` in a separate process (optionally with request headers, e.g. a session cookie). */
 export async function loadInChild(url: string, connections: number, seconds: number, headers: Record<string, string> = {}) {
-  const p = Bun.spawn([process.execPath, import.meta.path, url, String(connections), String(seconds), JSON.stringify(headers)], { stdout: "pipe", stderr: "inherit" });
+  const p = Bun.spawn([process.execPath, import.meta.path, url, String(connections), String(seconds), JSON.stringify(headers)], {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   const out = await new Response(p.stdout).text();
   await p.exited;
   return JSON.parse(out) as Awaited<ReturnType<typeof load>>;

@@ -50,7 +50,17 @@ if (import.meta.main) {
     const expected = Number(m[1]);
     const end = Date.now() + 5000;
     while (lat.length < expected && Date.now() < end) await Bun.sleep(20);
-    console.log(JSON.stringify({ delivered: lat.length, expected, p50: percentile(lat, 50), p99: percentile(lat, 99), max: percentile(lat, 100), closed, cpuS: cpuSeconds(process.pid) - cpu0 }));
+    console.log(
+      JSON.stringify({
+        delivered: lat.length,
+        expected,
+        p50: percentile(lat, 50),
+        p99: percentile(lat, 99),
+        max: percentile(lat, 100),
+        closed,
+        cpuS: cpuSeconds(process.pid) - cpu0,
+      }),
+    );
     process.exit(0);
   }
 }

@@ -9,13 +9,11 @@ import { fail, ok, type Result } from "../errors.ts";
 
 /** Baud rates stty(1) and the Linux termios API know. */
 export const BAUD_RATES = [
-  50, 75, 110, 134, 150, 200, 300, 600, 1200, 1800, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000,
-  576000, 921600, 1000000, 1152000, 1500000, 2000000,
+  50, 75, 110, 134, 150, 200, 300, 600, 1200, 1800, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000, 576000, 921600, 1000000, 1152000,
+  1500000, 2000000,
 ] as const;
 
-export type KissPortConfig =
-  | { kind: "tcp"; host: string; port: number; auto?: boolean }
-  | { kind: "serial"; path: string; baud: number };
+export type KissPortConfig = { kind: "tcp"; host: string; port: number; auto?: boolean } | { kind: "serial"; path: string; baud: number };
 
 export const DEFAULT_SERIAL_BAUD = 9600;
 export const DEFAULT_KISS_PORTS: readonly KissPortConfig[] = Object.freeze([{ kind: "tcp", host: "127.0.0.1", port: 8001, auto: true }]);
@@ -53,7 +51,10 @@ export function parseKissPorts(raw: string): Result<KissPortConfig[]> {
   if (/^\s*(off|none)\s*$/i.test(raw)) return ok([]);
   const out: KissPortConfig[] = [];
   const seen = new Set<string>();
-  for (const item of raw.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const item of raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const r = parseKissPort(item);
     if (!r.ok) return r;
     const key = kissPortId(r.value);

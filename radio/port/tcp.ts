@@ -15,7 +15,10 @@ export function tcpTransport(host: string, port: number, opts: TcpOptions = {}):
       new Promise<Connection>((resolve, reject) => {
         const sock: Socket = connect({ host, port });
         let open = false;
-        const timer = setTimeout(() => sock.destroy(new Error(`no answer from ${shown}:${port} in ${opts.connectTimeoutMs ?? 10_000} ms`)), opts.connectTimeoutMs ?? 10_000);
+        const timer = setTimeout(
+          () => sock.destroy(new Error(`no answer from ${shown}:${port} in ${opts.connectTimeoutMs ?? 10_000} ms`)),
+          opts.connectTimeoutMs ?? 10_000,
+        );
         sock.once("connect", () => {
           clearTimeout(timer);
           open = true;

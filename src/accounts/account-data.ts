@@ -14,12 +14,18 @@ const rows = (gw: Gateway, sql: string, ...params: Array<string | number>) => gw
 
 /** Tables keyed by user_id that go with the account (ON DELETE CASCADE), with their export queries. */
 const USER_TABLES: Array<{ name: string; sql: string }> = [
-  { name: "callsigns", sql: "SELECT call, active = 1 AS active, verified_at AS verifiedAt, created_at AS createdAt FROM callsigns WHERE user_id = ? ORDER BY id" },
+  {
+    name: "callsigns",
+    sql: "SELECT call, active = 1 AS active, verified_at AS verifiedAt, created_at AS createdAt FROM callsigns WHERE user_id = ? ORDER BY id",
+  },
   {
     name: "passkeys",
     sql: "SELECT id, public_key AS publicKey, counter, transports, label, created_at AS createdAt, last_used_at AS lastUsedAt FROM passkeys WHERE user_id = ? ORDER BY created_at",
   },
-  { name: "deviceKeys", sql: "SELECT public_key AS key, call, label, created_at AS createdAt, revoked_at AS revokedAt FROM device_keys WHERE user_id = ? ORDER BY id" },
+  {
+    name: "deviceKeys",
+    sql: "SELECT public_key AS key, call, label, created_at AS createdAt, revoked_at AS revokedAt FROM device_keys WHERE user_id = ? ORDER BY id",
+  },
   { name: "sessions", sql: "SELECT created_at AS createdAt, expires_at AS expiresAt FROM sessions WHERE user_id = ? ORDER BY created_at" },
   {
     name: "callsignChallenges",
@@ -62,7 +68,9 @@ export const accountsData: AccountData = {
     };
     for (const t of USER_TABLES) {
       out[t.name] = rows(gw, t.sql, account.userId).map((r) =>
-        Object.fromEntries(Object.entries(r).map(([k, v]) => [k, BOOLEAN_COLUMNS.has(k) ? v === 1 : JSON_COLUMNS.has(k) ? JSON.parse(v as string) : jsonSafe(v)])),
+        Object.fromEntries(
+          Object.entries(r).map(([k, v]) => [k, BOOLEAN_COLUMNS.has(k) ? v === 1 : JSON_COLUMNS.has(k) ? JSON.parse(v as string) : jsonSafe(v)]),
+        ),
       );
     }
     out.emailSignIns = user.email
@@ -113,7 +121,8 @@ export const accountsData: AccountData = {
       putNotifyPrefs(gw, account.userId, { ...n, email: hasEmail && n.email === true });
     }
     if (d.views !== undefined) {
-      if (!Array.isArray(d.views) || d.views.length > MAX_VIEWS) throw badRequest("bad_bundle", `bundle.data.accounts.views must be a list of at most ${MAX_VIEWS}`);
+      if (!Array.isArray(d.views) || d.views.length > MAX_VIEWS)
+        throw badRequest("bad_bundle", `bundle.data.accounts.views must be a list of at most ${MAX_VIEWS}`);
       for (const v of d.views) createView(gw, account.userId, obj(v, "views[]"));
     }
   },

@@ -54,7 +54,11 @@ function signedFields(body: unknown, nowMs: number): SignedFields {
 /** The signature over method, path and body, then the replay check (each signature is accepted once). */
 function verifyAndSpend(db: Database, f: SignedFields, req: { method: string; path: string; body: unknown }): void {
   // The federation's one verification rule (strict: canonical keys, no small order), node:crypto path.
-  const verdict = verifyEd25519(Buffer.from(f.key, "base64url"), assertionBytes(req.method, req.path, req.body as Record<string, unknown>), Buffer.from(f.sig, "base64url"));
+  const verdict = verifyEd25519(
+    Buffer.from(f.key, "base64url"),
+    assertionBytes(req.method, req.path, req.body as Record<string, unknown>),
+    Buffer.from(f.sig, "base64url"),
+  );
   if (verdict !== "ok") throw new AppError(401, "bad_signature", "the signature does not verify for this body, method and path");
   const fresh = db
     .query("INSERT INTO used_assertions (sig, expires_at) VALUES (?, ?) ON CONFLICT(sig) DO NOTHING")
@@ -63,15 +67,13 @@ function verifyAndSpend(db: Database, f: SignedFields, req: { method: string; pa
 }
 
 /** Checks a signed body for `call`; records it so it cannot be replayed. Throws AppError. */
-export function checkAssertion(
-  db: Database,
-  req: { call: string; method: string; path: string; body: unknown },
-  nowMs: number,
-): VerifiedAssertion {
+export function checkAssertion(db: Database, req: { call: string; method: string; path: string; body: unknown }, nowMs: number): VerifiedAssertion {
   const f = signedFields(req.body, nowMs);
-  const row = db
-    .query("SELECT id, user_id AS userId, call FROM device_keys WHERE public_key = ? AND revoked_at IS NULL")
-    .get(f.key) as { id: number; userId: number | null; call: string } | null;
+  const row = db.query("SELECT id, user_id AS userId, call FROM device_keys WHERE public_key = ? AND revoked_at IS NULL").get(f.key) as {
+    id: number;
+    userId: number | null;
+    call: string;
+  } | null;
   if (!row || row.call !== baseCall(req.call)) {
     throw forbidden(`that key is not registered to ${baseCall(req.call)}`, "unknown_key");
   }

@@ -42,9 +42,11 @@ export function auditLog(db: Database, opts: { limit: number; before?: number })
 
 /** Verified calls this account lost to another account's verification. */
 export function lostCallsigns(db: Database, userId: number): Array<{ call: string; at: number; detail: string }> {
-  return db
-    .query("SELECT call, at, detail FROM audit_log WHERE subject_user_id = ? AND kind = 'taken_over' ORDER BY id DESC LIMIT 20")
-    .all(userId) as Array<{ call: string; at: number; detail: string }>;
+  return db.query("SELECT call, at, detail FROM audit_log WHERE subject_user_id = ? AND kind = 'taken_over' ORDER BY id DESC LIMIT 20").all(userId) as Array<{
+    call: string;
+    at: number;
+    detail: string;
+  }>;
 }
 
 /** Tells the accounts that lost a call, by e-mail where they have an address. Never throws. */

@@ -47,10 +47,15 @@ export function registerDeviceKey(gw: Gateway, userId: number, body: Record<stri
     if (verifiedAtFor(gw.db, userId, call) === null) {
       throw forbidden(`verify ${call} with the APRS challenge before registering keys for it`, "callsign_not_verified");
     }
-    const existing = gw.db.query("SELECT user_id AS userId, revoked_at AS revokedAt FROM device_keys WHERE public_key = ?").get(key) as
-      | { userId: number | null; revokedAt: number | null }
-      | null;
-    if (existing) throw conflict("key_exists", existing.revokedAt ? "this key was revoked and cannot be registered again; make a new one" : "this key is already registered");
+    const existing = gw.db.query("SELECT user_id AS userId, revoked_at AS revokedAt FROM device_keys WHERE public_key = ?").get(key) as {
+      userId: number | null;
+      revokedAt: number | null;
+    } | null;
+    if (existing)
+      throw conflict(
+        "key_exists",
+        existing.revokedAt ? "this key was revoked and cannot be registered again; make a new one" : "this key is already registered",
+      );
     const count = (gw.db.query("SELECT COUNT(*) AS n FROM device_keys WHERE user_id = ? AND revoked_at IS NULL").get(userId) as { n: number }).n;
     if (count >= MAX_DEVICE_KEYS) throw conflict("too_many_keys", `an account has at most ${MAX_DEVICE_KEYS} device keys; revoke one first`);
     const cleanLabel = typeof label === "string" && label.trim() ? label.trim() : null;
@@ -73,7 +78,14 @@ export function revokeKeysWhere(gw: Gateway, where: string, ...params: Array<str
       )
       .all(gw.clock.now(), ...params) as Array<{ id: number; userId: number | null; call: string; key: string; createdAt: number; revokedAt: number }>;
     for (const r of rows) {
-      emitAccountRecord(gw, { kind: "key", call: r.call, key: r.key, account: r.userId === null ? null : publicIdOf(gw.db, r.userId), createdAt: r.createdAt, revokedAt: r.revokedAt });
+      emitAccountRecord(gw, {
+        kind: "key",
+        call: r.call,
+        key: r.key,
+        account: r.userId === null ? null : publicIdOf(gw.db, r.userId),
+        createdAt: r.createdAt,
+        revokedAt: r.revokedAt,
+      });
     }
     return rows.length;
   })();

@@ -88,9 +88,10 @@ export function finishEmailSignIn(gw: Gateway, body: Record<string, unknown>, se
   let email: string;
   if (typeof body.token === "string") {
     if (!/^[A-Za-z0-9_-]{43}$/.test(body.token)) throw badRequest("invalid", "token is not a sign-in token");
-    const row = gw.db
-      .query("DELETE FROM email_tokens WHERE token_hash = ? RETURNING email, expires_at AS expiresAt")
-      .get(sha(body.token)) as { email: string; expiresAt: number } | null;
+    const row = gw.db.query("DELETE FROM email_tokens WHERE token_hash = ? RETURNING email, expires_at AS expiresAt").get(sha(body.token)) as {
+      email: string;
+      expiresAt: number;
+    } | null;
     if (!row || row.expiresAt <= now) throw new AppError(401, "link_expired", "this sign-in link was already used or has expired; ask for a new one");
     email = row.email;
   } else if (body.code !== undefined) {

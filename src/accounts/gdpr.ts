@@ -105,7 +105,13 @@ export function exportAccount(gw: Gateway, userId: number) {
       if (v !== null && v !== undefined) data[d.name] = v;
     }
   })();
-  return { format: EXPORT_FORMAT, instance: gw.config.instance, exportedAt: gw.clock.now(), account: { gid: account.gid, calls: account.calls, verifiedCalls: account.verifiedCalls }, data };
+  return {
+    format: EXPORT_FORMAT,
+    instance: gw.config.instance,
+    exportedAt: gw.clock.now(),
+    account: { gid: account.gid, calls: account.calls, verifiedCalls: account.verifiedCalls },
+    data,
+  };
 }
 
 /**

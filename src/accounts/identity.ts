@@ -7,9 +7,10 @@ export interface ActiveCall {
 }
 
 export function activeCallsign(db: Database, userId: number): ActiveCall | null {
-  const row = db
-    .query("SELECT call, verified_at AS verifiedAt FROM callsigns WHERE user_id = ? AND active = 1")
-    .get(userId) as { call: string; verifiedAt: number | null } | null;
+  const row = db.query("SELECT call, verified_at AS verifiedAt FROM callsigns WHERE user_id = ? AND active = 1").get(userId) as {
+    call: string;
+    verifiedAt: number | null;
+  } | null;
   return row ? { call: row.call, verified: row.verifiedAt !== null } : null;
 }
 

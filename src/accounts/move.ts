@@ -97,9 +97,10 @@ export function makeBundle(gw: Gateway, userId: number): Bundle {
     const v = d.bundle?.(gw, account);
     if (v !== undefined && v !== null) data[d.name] = v;
   }
-  const keys = gw.db
-    .query("SELECT call, public_key AS key FROM device_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY id")
-    .all(userId) as Array<{ call: string; key: string }>;
+  const keys = gw.db.query("SELECT call, public_key AS key FROM device_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY id").all(userId) as Array<{
+    call: string;
+    key: string;
+  }>;
   return signDoc(gw, {
     type: "account-bundle" as const,
     origin: gw.config.instance,
@@ -121,10 +122,18 @@ export function checkBundle(gw: Gateway, raw: unknown): Bundle {
   const from = typeof b.account === "string" ? parseGid(b.account) : null;
   if (!from || from.kind !== "account" || from.origin !== b.origin) throw bad("bundle.account must be an account gid of bundle.origin");
   if (b.origin === gw.config.instance) throw conflict("same_instance", "this bundle comes from this instance; there is nothing to move");
-  if (!Array.isArray(b.calls) || b.calls.length > MAX_CALLSIGNS || !b.calls.every((c) => c && typeof c === "object" && typeof c.call === "string" && isCallsign(c.call) && typeof c.verified === "boolean")) {
+  if (
+    !Array.isArray(b.calls) ||
+    b.calls.length > MAX_CALLSIGNS ||
+    !b.calls.every((c) => c && typeof c === "object" && typeof c.call === "string" && isCallsign(c.call) && typeof c.verified === "boolean")
+  ) {
     throw bad(`bundle.calls must list up to ${MAX_CALLSIGNS} callsigns with their verification`);
   }
-  if (!Array.isArray(b.keys) || b.keys.length > 20 || !b.keys.every((k) => k && typeof k === "object" && typeof k.call === "string" && isCallsign(k.call) && typeof k.key === "string")) {
+  if (
+    !Array.isArray(b.keys) ||
+    b.keys.length > 20 ||
+    !b.keys.every((k) => k && typeof k === "object" && typeof k.call === "string" && isCallsign(k.call) && typeof k.key === "string")
+  ) {
     throw bad("bundle.keys must list up to 20 device keys with their callsigns");
   }
   for (const k of b.keys as Array<{ key: string }>) parsePublicKey(k.key);
@@ -177,17 +186,24 @@ export function importBundle(gw: Gateway, body: Record<string, unknown>, by: { u
         held.add(call);
       }
       // A peer's word never takes a call from an account that verified it here.
-      if (trusted && c.verified && !verifiedElsewhere(gw.db, userId, call)) markCallsignVerified(gw, userId, call, `vouched for by ${bundle.origin} (account import)`);
+      if (trusted && c.verified && !verifiedElsewhere(gw.db, userId, call))
+        markCallsignVerified(gw, userId, call, `vouched for by ${bundle.origin} (account import)`);
     }
     if (!gw.db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND active = 1").get(userId)) activateAny(gw.db, userId);
-    const verified = new Set(callsignsOf(gw.db, userId).filter((c) => c.verified).map((c) => baseCall(c.call)));
+    const verified = new Set(
+      callsignsOf(gw.db, userId)
+        .filter((c) => c.verified)
+        .map((c) => baseCall(c.call)),
+    );
     for (const k of bundle.keys) {
       const call = baseCall(k.call);
       if (!trusted || !verified.has(call) || gw.db.query("SELECT 1 FROM device_keys WHERE public_key = ?").get(k.key)) {
         pendingKeys.push({ call, key: k.key });
         continue;
       }
-      gw.db.query("INSERT INTO device_keys (user_id, call, public_key, label, created_at) VALUES (?, ?, ?, ?, ?)").run(userId, call, k.key, `from ${bundle.origin}`, now);
+      gw.db
+        .query("INSERT INTO device_keys (user_id, call, public_key, label, created_at) VALUES (?, ?, ?, ?, ?)")
+        .run(userId, call, k.key, `from ${bundle.origin}`, now);
       emitAccountRecord(gw, { kind: "key", call, key: k.key, account: publicIdOf(gw.db, userId), createdAt: now });
     }
     const account = accountRef(gw, userId);
@@ -208,7 +224,8 @@ export function importBundle(gw: Gateway, body: Record<string, unknown>, by: { u
 /** Step 3, on the old instance: the move is final; peers are told. */
 export function completeMove(gw: Gateway, userId: number, body: Record<string, unknown>) {
   const raw = body.acceptance;
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw badRequest("bad_acceptance", "acceptance must be the object the new instance's import returned");
+  if (!raw || typeof raw !== "object" || Array.isArray(raw))
+    throw badRequest("bad_acceptance", "acceptance must be the object the new instance's import returned");
   const a = raw as Record<string, unknown>;
   if (a.type !== "account-move-accept" || typeof a.origin !== "string" || typeof a.from !== "string" || typeof a.to !== "string") {
     throw badRequest("bad_acceptance", 'acceptance needs type "account-move-accept", origin, from and to');
@@ -233,7 +250,18 @@ export function completeMove(gw: Gateway, userId: number, body: Record<string, u
     const [record] = emitAccountRecord(gw, { kind: "moved", publicId, toAccountGid: a.to as string });
     revokeKeysWhere(gw, "user_id = ?", userId);
     // What moved with the bundle, and every way to sign in, leaves this instance; the stub keeps the public id.
-    for (const table of ["sessions", "passkeys", "callsigns", "callsign_challenges", "prefs", "watches", "notify_prefs", "push_subscriptions", "views", "webauthn_challenges"]) {
+    for (const table of [
+      "sessions",
+      "passkeys",
+      "callsigns",
+      "callsign_challenges",
+      "prefs",
+      "watches",
+      "notify_prefs",
+      "push_subscriptions",
+      "views",
+      "webauthn_challenges",
+    ]) {
       gw.db.query(`DELETE FROM ${table} WHERE user_id = ?`).run(userId);
     }
     const email = (gw.db.query("SELECT email FROM users WHERE id = ?").get(userId) as { email: string | null }).email;

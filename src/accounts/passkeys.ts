@@ -161,9 +161,13 @@ export async function loginOptions(gw: Gateway, rp: RelyingParty) {
 export async function verifyLogin(gw: Gateway, rp: RelyingParty, body: unknown): Promise<number> {
   const cred = credentialShape(body, "get");
   const ch = consumeChallenge(gw, cred.response!.clientDataJSON, "login");
-  const pk = gw.db
-    .query("SELECT id, user_id AS userId, public_key AS publicKey, counter, transports FROM passkeys WHERE id = ?")
-    .get(cred.id as string) as { id: string; userId: number; publicKey: Uint8Array; counter: number; transports: string | null } | null;
+  const pk = gw.db.query("SELECT id, user_id AS userId, public_key AS publicKey, counter, transports FROM passkeys WHERE id = ?").get(cred.id as string) as {
+    id: string;
+    userId: number;
+    publicKey: Uint8Array;
+    counter: number;
+    transports: string | null;
+  } | null;
   if (!pk) throw new AppError(401, "unknown_passkey", "this passkey is not registered here (it may have been removed)");
   let result;
   try {
@@ -172,7 +176,12 @@ export async function verifyLogin(gw: Gateway, rp: RelyingParty, body: unknown):
       expectedChallenge: ch.challenge,
       expectedOrigin: rp.origin,
       expectedRPID: rp.rpID,
-      credential: { id: pk.id, publicKey: new Uint8Array(pk.publicKey), counter: pk.counter, transports: pk.transports ? JSON.parse(pk.transports) : undefined },
+      credential: {
+        id: pk.id,
+        publicKey: new Uint8Array(pk.publicKey),
+        counter: pk.counter,
+        transports: pk.transports ? JSON.parse(pk.transports) : undefined,
+      },
       requireUserVerification: false,
     });
   } catch (e) {

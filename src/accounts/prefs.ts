@@ -22,7 +22,9 @@ export function putPrefs(gw: Gateway, userId: number, body: Record<string, unkno
   const text = JSON.stringify(body);
   if (Buffer.byteLength(text) > MAX_PREFS_BYTES) throw badRequest("invalid", `preferences are at most ${MAX_PREFS_BYTES} bytes of JSON`);
   gw.db
-    .query("INSERT INTO prefs (user_id, data, updated_at) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at")
+    .query(
+      "INSERT INTO prefs (user_id, data, updated_at) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at",
+    )
     .run(userId, text, gw.clock.now());
   return body;
 }
@@ -88,7 +90,8 @@ export function getNotifyPrefs(gw: Gateway, userId: number): NotifyPrefs {
 /** Updates the fields given. */
 export function putNotifyPrefs(gw: Gateway, userId: number, body: Record<string, unknown>): NotifyPrefs {
   const p = getNotifyPrefs(gw, userId);
-  for (const k of Object.keys(body)) if (!["email", "push", "digest"].includes(k)) throw badRequest("invalid", `unknown field "${k}" (there are email, push and digest)`);
+  for (const k of Object.keys(body))
+    if (!["email", "push", "digest"].includes(k)) throw badRequest("invalid", `unknown field "${k}" (there are email, push and digest)`);
   for (const k of ["email", "push"] as const) {
     if (body[k] === undefined) continue;
     if (typeof body[k] !== "boolean") throw badRequest("invalid", `${k} must be true or false`);

@@ -57,7 +57,8 @@ export function updateProfile(gw: Gateway, userId: number, body: Record<string, 
   }
   if (body.grid !== undefined) {
     if (clear(body.grid)) delete p.grid;
-    else if (typeof body.grid !== "string" || !/^[A-R]{2}[0-9]{2}([A-X]{2})?$/i.test(body.grid)) throw badRequest("invalid", "grid must be a Maidenhead locator such as FN42 or FN42ab");
+    else if (typeof body.grid !== "string" || !/^[A-R]{2}[0-9]{2}([A-X]{2})?$/i.test(body.grid))
+      throw badRequest("invalid", "grid must be a Maidenhead locator such as FN42 or FN42ab");
     else p.grid = body.grid.slice(0, 4).toUpperCase() + body.grid.slice(4).toLowerCase();
   }
   if (body.url !== undefined) {

@@ -37,8 +37,7 @@ export interface CallsignRow {
 /** A new account; returns its id. */
 export function createUser(db: Database, now: number, opts: { email?: string | null; publicId?: string } = {}): number {
   return Number(
-    db.query("INSERT INTO users (email, public_id, created_at) VALUES (?, ?, ?)").run(opts.email ?? null, opts.publicId ?? newPublicId(), now)
-      .lastInsertRowid,
+    db.query("INSERT INTO users (email, public_id, created_at) VALUES (?, ?, ?)").run(opts.email ?? null, opts.publicId ?? newPublicId(), now).lastInsertRowid,
   );
 }
 
@@ -62,9 +61,11 @@ export function userExists(db: Database, userId: number): boolean {
 }
 
 export function callsignsOf(db: Database, userId: number): CallsignRow[] {
-  const rows = db
-    .query("SELECT call, active, verified_at AS verifiedAt FROM callsigns WHERE user_id = ? ORDER BY call")
-    .all(userId) as Array<{ call: string; active: number; verifiedAt: number | null }>;
+  const rows = db.query("SELECT call, active, verified_at AS verifiedAt FROM callsigns WHERE user_id = ? ORDER BY call").all(userId) as Array<{
+    call: string;
+    active: number;
+    verifiedAt: number | null;
+  }>;
   return rows.map((r) => ({ call: r.call, active: r.active === 1, verified: r.verifiedAt !== null, verifiedAt: r.verifiedAt }));
 }
 
@@ -99,9 +100,7 @@ export function addCallsign(gw: Gateway, userId: number, raw: unknown, opts: { a
     if (!existing) {
       if (held.length >= MAX_CALLSIGNS) throw conflict("too_many_callsigns", `an account holds at most ${MAX_CALLSIGNS} callsigns; remove one first`);
       const verifiedAt = verifiedAtFor(gw.db, userId, baseCall(call));
-      gw.db
-        .query("INSERT INTO callsigns (user_id, call, active, verified_at, created_at) VALUES (?, ?, 0, ?, ?)")
-        .run(userId, call, verifiedAt, now);
+      gw.db.query("INSERT INTO callsigns (user_id, call, active, verified_at, created_at) VALUES (?, ?, 0, ?, ?)").run(userId, call, verifiedAt, now);
     }
     if (opts.activate) activate(gw.db, userId, call);
     else if (held.length === 0 && !verifiedElsewhere(gw.db, userId, call)) activate(gw.db, userId, call);
@@ -182,7 +181,12 @@ export function markCallsignVerified(gw: Gateway, userId: number, call: string, 
       db.query("INSERT INTO callsigns (user_id, call, active, verified_at, created_at) VALUES (?, ?, 0, ?, ?)").run(userId, base, now, now);
       if (count === 0) activate(db, userId, base);
     }
-    db.query("UPDATE callsigns SET verified_at = ? WHERE user_id = ? AND verified_at IS NULL AND (call = ? OR call LIKE ? || '-%')").run(now, userId, base, base);
+    db.query("UPDATE callsigns SET verified_at = ? WHERE user_id = ? AND verified_at IS NULL AND (call = ? OR call LIKE ? || '-%')").run(
+      now,
+      userId,
+      base,
+      base,
+    );
     const others = db
       .query("SELECT DISTINCT user_id AS userId FROM callsigns WHERE user_id != ? AND (call = ? OR call LIKE ? || '-%')")
       .all(userId, base, base) as Array<{ userId: number }>;

@@ -82,7 +82,15 @@ function view(gw: Gateway, row: ChallengeRow | null, base: string, userId: numbe
   if (!row) return verifiedAt ? { call: base, status: "verified" } : { call: base, status: "none" };
   const addressee = suggestedAddressee(gw);
   const takeover = verifiedElsewhere(gw.db, userId, base);
-  const common = { call: base, code: row.code, message: `VERIFY ${row.code}`, addressee, expiresAt: row.expiresAt, accepts: acceptedProofs(gw, takeover), takeover };
+  const common = {
+    call: base,
+    code: row.code,
+    message: `VERIFY ${row.code}`,
+    addressee,
+    expiresAt: row.expiresAt,
+    accepts: acceptedProofs(gw, takeover),
+    takeover,
+  };
   if (row.heardAt !== null) {
     return { ...common, status: "verified", heardAt: row.heardAt, heardFrom: row.heardSrc ?? undefined, heardVia: row.heardVia ?? undefined };
   }
@@ -91,7 +99,9 @@ function view(gw: Gateway, row: ChallengeRow | null, base: string, userId: numbe
 }
 
 function latest(gw: Gateway, userId: number, base: string): ChallengeRow | null {
-  return gw.db.query(`SELECT ${COLUMNS} FROM callsign_challenges WHERE user_id = ? AND call = ? ORDER BY id DESC LIMIT 1`).get(userId, base) as ChallengeRow | null;
+  return gw.db
+    .query(`SELECT ${COLUMNS} FROM callsign_challenges WHERE user_id = ? AND call = ? ORDER BY id DESC LIMIT 1`)
+    .get(userId, base) as ChallengeRow | null;
 }
 
 function heldBase(gw: Gateway, userId: number, rawCall: unknown): string {
@@ -191,7 +201,9 @@ export function confirmChallenge(gw: Gateway, userId: number, rawCall: unknown):
   const status = view(gw, latest(gw, userId, base), base, userId);
   if (status.status === "verified") return status;
   if (status.status === "pending") {
-    const how = status.accepts!.includes("internet") ? "on the air or through APRS-IS" : "on the air (heard by this gateway's radio or its ingest box; APRS-IS does not count here)";
+    const how = status.accepts!.includes("internet")
+      ? "on the air or through APRS-IS"
+      : "on the air (heard by this gateway's radio or its ingest box; APRS-IS does not count here)";
     throw conflict(
       "not_heard",
       `no APRS message with ${status.message} from ${base} has been heard yet; send it as an APRS message to ${status.addressee}, ${how}, and try again`,
@@ -211,7 +223,9 @@ export function operatorVerify(gw: Gateway, userId: number, rawCall: unknown): n
   return gw.db.transaction(() => {
     gw.db.query("DELETE FROM callsign_challenges WHERE user_id = ? AND call = ? AND heard_at IS NULL").run(userId, base);
     gw.db
-      .query("INSERT INTO callsign_challenges (user_id, call, code, created_at, expires_at, heard_at, heard_src, heard_via) VALUES (?, ?, '', ?, ?, ?, ?, 'operator')")
+      .query(
+        "INSERT INTO callsign_challenges (user_id, call, code, created_at, expires_at, heard_at, heard_src, heard_via) VALUES (?, ?, '', ?, ?, ?, ?, 'operator')",
+      )
       .run(userId, base, now, now, now, base);
     return markCallsignVerified(gw, userId, base, "verified by the operator (svc-gateway callsign verify)");
   })();

@@ -55,7 +55,8 @@ function parseView(body: Record<string, unknown>, partial: boolean): Partial<Vie
   }
   if (body.filters !== undefined) {
     const f = body.filters;
-    if (!f || typeof f !== "object" || Array.isArray(f) || Object.keys(f).length > 20) throw badRequest("invalid", "filters must be an object of up to 20 entries");
+    if (!f || typeof f !== "object" || Array.isArray(f) || Object.keys(f).length > 20)
+      throw badRequest("invalid", "filters must be an object of up to 20 entries");
     for (const [k, v] of Object.entries(f)) {
       if (!token.test(k) || !["string", "number", "boolean"].includes(typeof v) || (typeof v === "string" && v.length > 100)) {
         throw badRequest("invalid", "filters map short names to short text, numbers or true/false");
@@ -81,7 +82,9 @@ export function createView(gw: Gateway, userId: number, body: Record<string, unk
   gw.db.transaction(() => {
     const n = (gw.db.query("SELECT COUNT(*) AS n FROM views WHERE user_id = ?").get(userId) as { n: number }).n;
     if (n >= MAX_VIEWS) throw conflict("too_many_views", `an account keeps at most ${MAX_VIEWS} views`);
-    gw.db.query("INSERT INTO views (id, user_id, name, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)").run(id, userId, name!, JSON.stringify(state), now, now);
+    gw.db
+      .query("INSERT INTO views (id, user_id, name, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(id, userId, name!, JSON.stringify(state), now, now);
   })();
   return { id, name: name!, ...(state as ViewState), createdAt: now, updatedAt: now };
 }

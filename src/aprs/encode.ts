@@ -71,7 +71,8 @@ export function lonText(lon: number): string {
 
 function symbolOf(symbol: string | undefined, fallback: string): [string, string] {
   const s = symbol ?? fallback;
-  if (s.length !== 2 || !/^[/\\A-Z0-9]$/.test(s[0]!) || s.charCodeAt(1) < 33 || s.charCodeAt(1) > 126) bad("bad_symbol", `symbol "${s}" is not a table (/, \\, A-Z, 0-9) and a code`);
+  if (s.length !== 2 || !/^[/\\A-Z0-9]$/.test(s[0]!) || s.charCodeAt(1) < 33 || s.charCodeAt(1) > 126)
+    bad("bad_symbol", `symbol "${s}" is not a table (/, \\, A-Z, 0-9) and a code`);
   return [s[0]!, s[1]!];
 }
 
@@ -140,7 +141,12 @@ function wxFields(wx: Weather): string {
     const h = Math.round(wx.humidityPct);
     s += "h" + (h >= 100 ? "00" : String(Math.max(1, h)).padStart(2, "0"));
   }
-  if (wx.pressureHpa !== undefined) s += "b" + String(Math.round(wx.pressureHpa * 10)).padStart(5, "0").slice(-5);
+  if (wx.pressureHpa !== undefined)
+    s +=
+      "b" +
+      String(Math.round(wx.pressureHpa * 10))
+        .padStart(5, "0")
+        .slice(-5);
   if (wx.luminosityWm2 !== undefined) {
     const l = Math.round(wx.luminosityWm2);
     s += l >= 1000 ? `l${pad3(l - 1000)}` : `L${pad3(l)}`;
@@ -181,8 +187,15 @@ export function encodeObject(o: ObjectReport): string {
   const d = new Date(o.at ?? Date.now());
   const two = (n: number) => String(n).padStart(2, "0");
   const stamp = two(d.getUTCDate()) + two(d.getUTCHours()) + two(d.getUTCMinutes()) + "z";
-  return header(o) + ";" + o.name.padEnd(9, " ") + (o.alive === false ? "_" : "*") + stamp + posFields(o.lat, o.lon, symbolOf(o.symbol, "/."))
-    + (o.comment ? text(o.comment, 43, "the comment") : "");
+  return (
+    header(o) +
+    ";" +
+    o.name.padEnd(9, " ") +
+    (o.alive === false ? "_" : "*") +
+    stamp +
+    posFields(o.lat, o.lon, symbolOf(o.symbol, "/.")) +
+    (o.comment ? text(o.comment, 43, "the comment") : "")
+  );
 }
 
 export interface Message extends Header {

@@ -61,7 +61,7 @@ export function parseMicE(p: AprsPacket, s: string, i: number): void {
     const r = destDigit(dst.charCodeAt(k));
     if (!r) fail("bad_mic_e", `"${dst[k]}" is not a Mic-E destination character`);
     if (r![0] < 0 && k >= 2) amb++;
-    d.push(Math.max(r![0] , 0));
+    d.push(Math.max(r![0], 0));
     if (k < 3) {
       std |= r![1] << (2 - k);
       cust |= r![2] << (2 - k);
@@ -78,7 +78,9 @@ export function parseMicE(p: AprsPacket, s: string, i: number): void {
   const c5 = dst.charCodeAt(5);
   const west = c5 >= 80 && c5 <= 90;
 
-  const b0 = s.charCodeAt(i + 1), b1 = s.charCodeAt(i + 2), b2 = s.charCodeAt(i + 3);
+  const b0 = s.charCodeAt(i + 1),
+    b1 = s.charCodeAt(i + 2),
+    b2 = s.charCodeAt(i + 3);
   // Degrees 38-127, minutes 38-97, hundredths 28-127 (APRS 1.0.1 chapter 10).
   if (b0 < 38 || b0 > 127 || b1 < 38 || b1 > 97 || b2 < 28 || b2 > 127) fail("bad_mic_e", "Mic-E longitude bytes are out of range");
   let lonDeg = b0 - 28 + offset;
@@ -91,7 +93,9 @@ export function parseMicE(p: AprsPacket, s: string, i: number): void {
   let lon = lonDeg + (lonMin + lonHun / 100) / 60;
   if (west) lon = -lon;
 
-  const sp = s.charCodeAt(i + 4) - 28, dc = s.charCodeAt(i + 5) - 28, se = s.charCodeAt(i + 6) - 28;
+  const sp = s.charCodeAt(i + 4) - 28,
+    dc = s.charCodeAt(i + 5) - 28,
+    se = s.charCodeAt(i + 6) - 28;
   if (sp < 0 || dc < 0 || se < 0 || sp > 99 || dc > 99 || se > 99) fail("bad_mic_e", "Mic-E speed/course bytes are out of range");
   let speed = sp * 10 + Math.floor(dc / 10);
   if (speed >= 800) speed -= 800;
@@ -137,7 +141,9 @@ export function parseMicE(p: AprsPacket, s: string, i: number): void {
   }
   // Altitude: three base-91 digits then '}', metres above -10 km.
   if (rest.length >= 4 && rest.charCodeAt(3) === 125) {
-    const a = b91(rest.charCodeAt(0)), b = b91(rest.charCodeAt(1)), c = b91(rest.charCodeAt(2));
+    const a = b91(rest.charCodeAt(0)),
+      b = b91(rest.charCodeAt(1)),
+      c = b91(rest.charCodeAt(2));
     if (a >= 0 && b >= 0 && c >= 0) {
       p.altitudeM = round(a * 8281 + b * 91 + c - 10000, 1);
       rest = rest.slice(4);

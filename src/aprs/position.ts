@@ -18,9 +18,12 @@ export function parseUncompressed(p: AprsPacket, s: string, i: number): number {
   if (s.length < i + 19) fail("bad_position", "the position is shorter than the 19 characters of DDMM.hhN/DDDMM.hhW$");
   // Latitude DDMM.hhN
   let amb = 0;
-  const d0 = s.charCodeAt(i), d1 = s.charCodeAt(i + 1);
-  const m0 = s.charCodeAt(i + 2), m1 = s.charCodeAt(i + 3);
-  const h0 = s.charCodeAt(i + 5), h1 = s.charCodeAt(i + 6);
+  const d0 = s.charCodeAt(i),
+    d1 = s.charCodeAt(i + 1);
+  const m0 = s.charCodeAt(i + 2),
+    m1 = s.charCodeAt(i + 3);
+  const h0 = s.charCodeAt(i + 5),
+    h1 = s.charCodeAt(i + 6);
   if (d0 < 48 || d0 > 57 || d1 < 48 || d1 > 57) fail("bad_position", `latitude degrees "${s.slice(i, i + 2)}" are not digits`);
   if (s.charCodeAt(i + 4) !== 46) fail("bad_position", "latitude has no decimal point at DDMM.hh");
   // Ambiguity blanks digits from the right: h1, h0, m1, m0.
@@ -40,7 +43,8 @@ export function parseUncompressed(p: AprsPacket, s: string, i: number): number {
   const ns = s.charCodeAt(i + 7);
   if (latDeg > 90 || latMin >= 60 || (latDeg === 90 && latMin > 0)) fail("bad_position", `latitude ${s.slice(i, i + 8)} is out of range`);
   let lat = latDeg + latMin / 60;
-  if (ns === 83 || ns === 115) lat = -lat; // S s
+  if (ns === 83 || ns === 115)
+    lat = -lat; // S s
   else if (ns !== 78 && ns !== 110) fail("bad_position", "latitude does not end in N or S");
   const table = s[i + 8]!;
   // Longitude DDDMM.hhW; its blanks follow the latitude's ambiguity.
@@ -58,7 +62,8 @@ export function parseUncompressed(p: AprsPacket, s: string, i: number): number {
   if (lonDeg > 180 || lonMin >= 60 || (lonDeg === 180 && lonMin > 0)) fail("bad_position", `longitude ${s.slice(j, j + 9)} is out of range`);
   let lon = lonDeg + lonMin / 60;
   const ew = s.charCodeAt(j + 8);
-  if (ew === 87 || ew === 119) lon = -lon; // W w
+  if (ew === 87 || ew === 119)
+    lon = -lon; // W w
   else if (ew !== 69 && ew !== 101) fail("bad_position", "longitude does not end in E or W");
   const tc = table.charCodeAt(0);
   if (tc < 33 || tc > 126) fail("bad_position", "the symbol table is not a printable character");
@@ -75,7 +80,8 @@ export function parseCompressed(p: AprsPacket, s: string, i: number): number {
   if (s.length < i + 13) fail("bad_compressed", "a compressed position needs 13 characters");
   let t = s[i]!;
   const tc = t.charCodeAt(0);
-  if (tc >= 97 && tc <= 106) t = String.fromCharCode(tc - 49); // a-j: overlay 0-9
+  if (tc >= 97 && tc <= 106)
+    t = String.fromCharCode(tc - 49); // a-j: overlay 0-9
   else if (!(t === "/" || t === "\\" || (tc >= 65 && tc <= 90))) fail("bad_compressed", `"${t}" is not a compressed symbol table (/, \\, A-Z, a-j)`);
   let y = 0;
   let x = 0;
@@ -97,7 +103,9 @@ export function parseCompressed(p: AprsPacket, s: string, i: number): number {
   const sp = s.charCodeAt(i + 11);
   const T = s.charCodeAt(i + 12);
   if (c !== 32) {
-    const cv = b91(c), sv = b91(sp), Tv = b91(T);
+    const cv = b91(c),
+      sv = b91(sp),
+      Tv = b91(T);
     if (cv < 0 || sv < 0) fail("bad_compressed", "compressed course/speed holds a character outside base 91");
     if (Tv >= 0 && (Tv & 0x18) === 0x10) {
       p.altitudeM = round(1.002 ** (cv * 91 + sv) * FT_M, 1);
@@ -178,7 +186,12 @@ function parseDataExtension(p: AprsPacket, s: string, i: number): number {
   }
   if (head === "DFS" && digits(s, i + 3, 4)) {
     const h = s.charCodeAt(i + 4) - 48;
-    p.dfs = { strength: s.charCodeAt(i + 3) - 48, heightFt: 10 * 2 ** h, gainDbi: s.charCodeAt(i + 5) - 48, directivityDeg: DIR_DEG[s.charCodeAt(i + 6) - 48] ?? 0 };
+    p.dfs = {
+      strength: s.charCodeAt(i + 3) - 48,
+      heightFt: 10 * 2 ** h,
+      gainDbi: s.charCodeAt(i + 5) - 48,
+      directivityDeg: DIR_DEG[s.charCodeAt(i + 6) - 48] ?? 0,
+    };
     return i + 7;
   }
   return i;
@@ -209,7 +222,8 @@ export function parseComment(p: AprsPacket, c: string): void {
       const vals: number[] = [];
       let ok = true;
       for (let k = t0 + 1; k < t1; k += 2) {
-        const hi = b91(c.charCodeAt(k)), lo = b91(c.charCodeAt(k + 1));
+        const hi = b91(c.charCodeAt(k)),
+          lo = b91(c.charCodeAt(k + 1));
         if (hi < 0 || lo < 0) {
           ok = false;
           break;
@@ -234,15 +248,16 @@ export function parseComment(p: AprsPacket, c: string): void {
   const d = findDao(c);
   if (d >= 0 && p.lat !== undefined && p.lon !== undefined && p.format !== "compressed") {
     const kind = c.charCodeAt(d + 1);
-    const la = c.charCodeAt(d + 2), lo = c.charCodeAt(d + 3);
+    const la = c.charCodeAt(d + 2),
+      lo = c.charCodeAt(d + 3);
     let dLat = 0;
     let dLon = 0;
     if (kind >= 65 && kind <= 90) {
       if (la >= 48 && la <= 57) dLat = (la - 48) / 60000;
       if (lo >= 48 && lo <= 57) dLon = (lo - 48) / 60000;
     } else {
-      if (b91(la) >= 0) dLat = (b91(la) / 91) * 0.01 / 60;
-      if (b91(lo) >= 0) dLon = (b91(lo) / 91) * 0.01 / 60;
+      if (b91(la) >= 0) dLat = ((b91(la) / 91) * 0.01) / 60;
+      if (b91(lo) >= 0) dLon = ((b91(lo) / 91) * 0.01) / 60;
     }
     p.lat = r7(p.lat + Math.sign(p.lat || 1) * dLat);
     p.lon = r7(p.lon + Math.sign(p.lon || 1) * dLon);
@@ -259,7 +274,8 @@ function findDao(c: string): number {
   while (k >= 0 && k + 4 < c.length) {
     if (c.charCodeAt(k + 4) === 33) {
       const d = c.charCodeAt(k + 1);
-      const x = c.charCodeAt(k + 2), y = c.charCodeAt(k + 3);
+      const x = c.charCodeAt(k + 2),
+        y = c.charCodeAt(k + 3);
       if (d >= 65 && d <= 90 && (x === 32 || (x >= 48 && x <= 57)) && (y === 32 || (y >= 48 && y <= 57))) return k;
       if (d >= 97 && d <= 122 && (x === 32 || b91(x) >= 0) && (y === 32 || b91(y) >= 0)) return k;
     }

@@ -59,9 +59,19 @@ export function parseTelemetryDefinitions(kind: string, text: string): Telemetry
   const body = text.replace(/[\r\n]+$/, "");
   switch (kind) {
     case "PARM.":
-      return { parm: body.split(",").map((x) => x.trim()).slice(0, 13) };
+      return {
+        parm: body
+          .split(",")
+          .map((x) => x.trim())
+          .slice(0, 13),
+      };
     case "UNIT.":
-      return { unit: body.split(",").map((x) => x.trim()).slice(0, 13) };
+      return {
+        unit: body
+          .split(",")
+          .map((x) => x.trim())
+          .slice(0, 13),
+      };
     case "EQNS.": {
       const nums = body.split(",").map((x) => x.trim());
       const eqns: number[][] = [];

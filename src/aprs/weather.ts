@@ -33,7 +33,8 @@ export function parseWeather(p: AprsPacket, s: string, i: number, wind: "slash" 
   let any = false;
   if (wind === "slash") {
     if (s.length >= i + 7 && s.charCodeAt(i + 3) === 47) {
-      const dOk = digits(s, i, 3), sOk = digits(s, i + 4, 3);
+      const dOk = digits(s, i, 3),
+        sOk = digits(s, i + 4, 3);
       const unknown = (k: number) => /^[. ]{3}$/.test(s.slice(k, k + 3));
       if ((dOk || unknown(i)) && (sOk || unknown(i + 4))) {
         if (dOk) wx.windDirDeg = int(s, i, 3);
@@ -157,7 +158,8 @@ export function parseUltimeter(p: AprsPacket, s: string, form: "packet" | "loggi
   }
   if (rainToday !== null && rainToday >= 0) wx.rainMidnightMm = round((rainToday / 100) * INCH_MM, 1);
   for (const k of Object.keys(wx) as Array<keyof Weather>) if (wx[k] === undefined) delete wx[k];
-  if (Object.keys(wx).length === 0) fail("bad_weather", `a Peet Bros Ultimeter ${form === "packet" ? "$ULTW" : "!!"} report carries 4-digit hex fields; none was read`);
+  if (Object.keys(wx).length === 0)
+    fail("bad_weather", `a Peet Bros Ultimeter ${form === "packet" ? "$ULTW" : "!!"} report carries 4-digit hex fields; none was read`);
   p.type = "weather";
   p.wx = wx;
   const rest = cleanText(s.slice(i));

@@ -31,10 +31,14 @@ export const bbsData: AccountData = {
   export(gw, account) {
     if (!account.verifiedCalls.length) return null;
     const c = calls(account);
-    const messages = gw.db.query(`SELECT ${MESSAGE_COLS} FROM bbs_messages WHERE ${ofCalls("from_call")} OR ${ofCalls("to_call")} ORDER BY id`).all(c) as Array<Record<string, unknown>>;
+    const messages = gw.db.query(`SELECT ${MESSAGE_COLS} FROM bbs_messages WHERE ${ofCalls("from_call")} OR ${ofCalls("to_call")} ORDER BY id`).all(c) as Array<
+      Record<string, unknown>
+    >;
     const killed = gw.db.query(`SELECT id, type, bid, killed_at AS killedAt FROM bbs_messages WHERE ${ofCalls("killed_by")} ORDER BY id`).all(c);
     const whitePages = gw.db
-      .query(`SELECT call, home_bbs AS homeBbs, zip, name, qth, source, info_at AS infoAt, updated_at AS updatedAt FROM bbs_wp WHERE ${ofCalls("call")} ORDER BY call`)
+      .query(
+        `SELECT call, home_bbs AS homeBbs, zip, name, qth, source, info_at AS infoAt, updated_at AS updatedAt FROM bbs_wp WHERE ${ofCalls("call")} ORDER BY call`,
+      )
       .all(c);
     if (!messages.length && !killed.length && !whitePages.length) return null;
     return {
@@ -48,7 +52,11 @@ export const bbsData: AccountData = {
     if (!account.verifiedCalls.length) return { messages: 0, bulletinsTombstoned: 0, whitePages: 0 };
     const c = calls(account);
     const now = gw.clock.now();
-    const rows = gw.db.query(`SELECT id, type, bid FROM bbs_messages WHERE ${ofCalls("from_call")} OR ${ofCalls("to_call")}`).all(c) as Array<{ id: number; type: string; bid: string }>;
+    const rows = gw.db.query(`SELECT id, type, bid FROM bbs_messages WHERE ${ofCalls("from_call")} OR ${ofCalls("to_call")}`).all(c) as Array<{
+      id: number;
+      type: string;
+      bid: string;
+    }>;
     let bulletinsTombstoned = 0;
     const forget = gw.db.query("DELETE FROM bbs_bids WHERE bid = ?");
     const bid = gw.db.query("INSERT INTO bbs_bids (bid, seen_at) VALUES (?, ?) ON CONFLICT(bid) DO UPDATE SET seen_at = excluded.seen_at");

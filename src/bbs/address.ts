@@ -117,7 +117,8 @@ export function checkPattern(raw: unknown): Check<string> {
   if (typeof raw !== "string") return fail("a pattern must be text");
   const p = raw.trim().toUpperCase();
   if (p === "*") return { ok: true, value: p };
-  if (!/^#?[A-Z0-9]{1,6}\*?$/.test(p)) return fail(`"${raw}" is not a pattern (an address element such as N0BBS, #NCA, USA, NOAM or WW, optionally ending in *, or * alone)`);
+  if (!/^#?[A-Z0-9]{1,6}\*?$/.test(p))
+    return fail(`"${raw}" is not a pattern (an address element such as N0BBS, #NCA, USA, NOAM or WW, optionally ending in *, or * alone)`);
   return { ok: true, value: p };
 }
 

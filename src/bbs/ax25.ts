@@ -36,7 +36,12 @@ export function ax25Target(p: PartnerRow): string {
 export async function connectAx25(gw: Gateway, p: PartnerRow): Promise<CircuitLink> {
   const why = ax25Unavailable(gw);
   if (why) throw new Error(why);
-  const circuit = await openCircuit(gw, radioOf(gw)!, { transport: "ax25", address: ax25Address(p) }, { from: gw.config.bbsAx25Call!, via: JSON.parse(p.via) as string[] });
+  const circuit = await openCircuit(
+    gw,
+    radioOf(gw)!,
+    { transport: "ax25", address: ax25Address(p) },
+    { from: gw.config.bbsAx25Call!, via: JSON.parse(p.via) as string[] },
+  );
   return new CircuitLink(circuit);
 }
 
@@ -54,7 +59,9 @@ export function answerAx25(gw: Gateway, circuit: Circuit): Promise<SessionReport
     return refuseCall(
       gw,
       link,
-      other ? `${who} is not set up here for forwarding over the radio (its transport is ${other.transport})` : `${who} is not a forwarding partner of this BBS`,
+      other
+        ? `${who} is not set up here for forwarding over the radio (its transport is ${other.transport})`
+        : `${who} is not a forwarding partner of this BBS`,
     );
   }
   if (!partner.enabled) return refuseCall(gw, link, `forwarding with ${partner.call} is switched off here`);

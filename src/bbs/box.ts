@@ -49,7 +49,16 @@ export function pool(gw: Gateway, partnerCall: unknown, limitRaw: unknown): { pa
   const out = partnerMailbox(gw, p, "box").outgoing(new Set(), limit);
   return {
     partner: p.call,
-    messages: out.map((m) => ({ bid: m.bid, type: m.type, from: m.from, to: m.to, at: m.at, subject: m.subject, text: m.text, size: new TextEncoder().encode(m.text).length })),
+    messages: out.map((m) => ({
+      bid: m.bid,
+      type: m.type,
+      from: m.from,
+      to: m.to,
+      at: m.at,
+      subject: m.subject,
+      text: m.text,
+      size: new TextEncoder().encode(m.text).length,
+    })),
   };
 }
 
@@ -105,7 +114,8 @@ export function sentReport(gw: Gateway, body: unknown): { results: Array<{ bid: 
   if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest("bad_body", "expected { partner, results: [{ bid, outcome }] }");
   const b = body as { partner?: unknown; results?: unknown };
   const p = knownPartner(gw, b.partner);
-  if (!Array.isArray(b.results) || b.results.length === 0 || b.results.length > MAX_BATCH) throw badRequest("invalid", `results must be a list of 1-${MAX_BATCH} outcomes`);
+  if (!Array.isArray(b.results) || b.results.length === 0 || b.results.length > MAX_BATCH)
+    throw badRequest("invalid", `results must be a list of 1-${MAX_BATCH} outcomes`);
   const outcomes = ["sent", "rejected", "refused", "error", "deferred"] as const;
   const checked = b.results.map((raw) => {
     const r = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
@@ -149,9 +159,12 @@ export function boxKill(gw: Gateway, body: unknown): { results: Array<{ bid: str
   return {
     results: gw.db.transaction(() =>
       bids.map((bid) => {
-        const m = gw.db.query("SELECT id, type, from_call, to_call FROM bbs_messages WHERE bid = ? AND killed_at IS NULL").get(bid) as
-          | { id: number; type: string; from_call: string; to_call: string }
-          | null;
+        const m = gw.db.query("SELECT id, type, from_call, to_call FROM bbs_messages WHERE bid = ? AND killed_at IS NULL").get(bid) as {
+          id: number;
+          type: string;
+          from_call: string;
+          to_call: string;
+        } | null;
         if (!m) return { bid, result: "not_found" as const };
         if (call && call !== m.from_call && !(m.type !== "B" && call === m.to_call)) return { bid, result: "forbidden" as const };
         gw.db.query("UPDATE bbs_messages SET killed_at = ?, killed_by = ?, subject = '', body = '', route = '' WHERE id = ?").run(now, call ?? "box", m.id);
@@ -166,7 +179,10 @@ export function boxKill(gw: Gateway, body: unknown): { results: Array<{ bid: str
 export function killedSince(gw: Gateway, sinceRaw: unknown): { killed: Array<{ bid: string; at: number }>; next: number } {
   const since = sinceRaw === undefined ? 0 : Number(sinceRaw);
   if (!Number.isFinite(since) || since < 0) throw badRequest("invalid", "since must be unix milliseconds");
-  const rows = gw.db.query("SELECT bid, killed_at AS at FROM bbs_messages WHERE killed_at > ? ORDER BY killed_at LIMIT 500").all(since) as Array<{ bid: string; at: number }>;
+  const rows = gw.db.query("SELECT bid, killed_at AS at FROM bbs_messages WHERE killed_at > ? ORDER BY killed_at LIMIT 500").all(since) as Array<{
+    bid: string;
+    at: number;
+  }>;
   return { killed: rows, next: rows.length ? rows[rows.length - 1]!.at : since };
 }
 
@@ -277,7 +293,14 @@ export async function sessionExchange(gw: Gateway, body: unknown): Promise<Sessi
 
 export function listBoxSessions(gw: Gateway) {
   reap(gw);
-  return [...sessions(gw).values()].map((s) => ({ session: s.id, partner: s.partner, role: s.role, startedAt: s.startedAt, lastSeen: s.lastSeen, closed: s.link.closed }));
+  return [...sessions(gw).values()].map((s) => ({
+    session: s.id,
+    partner: s.partner,
+    role: s.role,
+    startedAt: s.startedAt,
+    lastSeen: s.lastSeen,
+    closed: s.link.closed,
+  }));
 }
 
 /** Hangs up a relayed session (the operator, or the box when the circuit is gone). */

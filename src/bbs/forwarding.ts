@@ -57,7 +57,16 @@ export function partnerMailbox(gw: Gateway, partner: PartnerRow, via: "fbb" | "b
            WHERE q.partner_id = ? AND q.state = 'pending' AND m.killed_at IS NULL
            ORDER BY CASE m.type WHEN 'B' THEN 1 ELSE 0 END, q.queued_at, m.id LIMIT ?`,
         )
-        .all(partner.id, max + exclude.size) as Array<{ bid: string; type: MessageType; from_call: string; to_call: string; at_bbs: string | null; subject: string; body: string; route: string }>;
+        .all(partner.id, max + exclude.size) as Array<{
+        bid: string;
+        type: MessageType;
+        from_call: string;
+        to_call: string;
+        at_bbs: string | null;
+        subject: string;
+        body: string;
+        route: string;
+      }>;
       return rows
         .filter((r) => !exclude.has(r.bid) && partner.types.includes(r.type))
         .slice(0, max)
@@ -80,7 +89,18 @@ export function partnerMailbox(gw: Gateway, partner: PartnerRow, via: "fbb" | "b
     },
     deliver(m) {
       const { route, body } = splitRouteLines(m.text);
-      const r = storeMessage(gw, { type: m.type, bid: m.bid, from: m.from, to: m.to, at: m.at, subject: m.subject, body, route, origin: via, receivedFrom: partner.call });
+      const r = storeMessage(gw, {
+        type: m.type,
+        bid: m.bid,
+        from: m.from,
+        to: m.to,
+        at: m.at,
+        subject: m.subject,
+        body,
+        route,
+        origin: via,
+        receivedFrom: partner.call,
+      });
       return r.ok ? { ok: true, id: r.id } : { ok: false, reason: r.message };
     },
     sent(bid, outcome: SentOutcome) {
@@ -151,7 +171,10 @@ export async function runPartnerSession(
   rt.reports.set(partner.id, list.slice(-10));
   const stored = report.received.filter((r) => r.result === "stored").length;
   const sent = report.sent.filter((s) => s.outcome === "sent").length;
-  gw.log.info("bbs", `session with ${partner.call} (${role}, ${link.description}) ${report.ok ? "done" : "ended: " + report.error}; received ${stored}, sent ${sent}`);
+  gw.log.info(
+    "bbs",
+    `session with ${partner.call} (${role}, ${link.description}) ${report.ok ? "done" : "ended: " + report.error}; received ${stored}, sent ${sent}`,
+  );
   return report;
 }
 
@@ -285,7 +308,13 @@ export async function forwardDue(gw: Gateway): Promise<ForwardRun[]> {
       skip("its interval has not passed");
       continue;
     }
-    const pending = (gw.db.query("SELECT count(*) AS n FROM bbs_queue q JOIN bbs_messages m ON m.id = q.message_id WHERE q.partner_id = ? AND q.state = 'pending' AND m.killed_at IS NULL AND instr(?, m.type) > 0").get(p.id, p.types) as { n: number }).n;
+    const pending = (
+      gw.db
+        .query(
+          "SELECT count(*) AS n FROM bbs_queue q JOIN bbs_messages m ON m.id = q.message_id WHERE q.partner_id = ? AND q.state = 'pending' AND m.killed_at IS NULL AND instr(?, m.type) > 0",
+        )
+        .get(p.id, p.types) as { n: number }
+    ).n;
     if (pending === 0 && !p.poll) {
       skip("nothing to send");
       continue;

@@ -138,7 +138,9 @@ export function bidKnown(gw: Gateway, bid: string): boolean {
 function nextLocalBid(gw: Gateway): string {
   const call = bbsIdentity(gw.config)?.call ?? "LOCAL";
   for (;;) {
-    const row = gw.db.query("INSERT INTO meta (key, value) VALUES ('bbs_seq', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING value").get() as { value: string };
+    const row = gw.db
+      .query("INSERT INTO meta (key, value) VALUES ('bbs_seq', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING value")
+      .get() as { value: string };
     const n = Number(row.value);
     let bid = `${n}_${call}`;
     if (bid.length > 12) bid = `${n.toString(36).toUpperCase()}_${call}`.slice(0, 12);
@@ -158,7 +160,9 @@ function findThread(gw: Gateway, m: { type: MessageType; from: string; to: strin
   const rows = (
     m.type === "B"
       ? gw.db
-          .query("SELECT id, thread_id, subject FROM bbs_messages WHERE type = 'B' AND to_call = ? AND created_at > ? AND killed_at IS NULL ORDER BY id DESC LIMIT 200")
+          .query(
+            "SELECT id, thread_id, subject FROM bbs_messages WHERE type = 'B' AND to_call = ? AND created_at > ? AND killed_at IS NULL ORDER BY id DESC LIMIT 200",
+          )
           .all(m.to, since)
       : gw.db
           .query(
@@ -177,7 +181,10 @@ function findThread(gw: Gateway, m: { type: MessageType; from: string; to: strin
  * was posted elsewhere and floods on by forwarding; SVCFED bulletins are
  * federation traffic themselves.
  */
-function bulletinRecord(m: { type: MessageType; origin: Origin; bid: string; from: string; to: string; at: string | null; subject: string; body: string }, now: number): BulletinBody | string {
+function bulletinRecord(
+  m: { type: MessageType; origin: Origin; bid: string; from: string; to: string; at: string | null; subject: string; body: string },
+  now: number,
+): BulletinBody | string {
   if (m.type !== "B" || m.to === SVCFED_CATEGORY) return "not a bulletin";
   if (m.origin === "fbb") return "forwarded from another BBS";
   const body: BulletinBody = { from: m.from, category: m.to, subject: m.subject, text: m.body, bid: m.bid, postedAt: Math.floor(now / 1000) };
@@ -230,7 +237,21 @@ export function storeMessage(gw: Gateway, input: MessageInput): StoreOutcome {
           `INSERT INTO bbs_messages (type, bid, from_call, to_call, at_bbs, subject, body, route, size, origin, received_from, delivery, thread_id, reply_to, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, '', 0, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(input.type, bid, input.from, addr.value.to, decision.at, subject, body, input.origin, input.receivedFrom, decision.delivery, thread, input.replyTo ?? null, now).lastInsertRowid,
+        .run(
+          input.type,
+          bid,
+          input.from,
+          addr.value.to,
+          decision.at,
+          subject,
+          body,
+          input.origin,
+          input.receivedFrom,
+          decision.delivery,
+          thread,
+          input.replyTo ?? null,
+          now,
+        ).lastInsertRowid,
     );
     const route = me ? [routeLine(now, me.ha, id, gw.config.instance, bid), ...input.route] : [...input.route];
     const size = encodeText(transferText(route, body)).length;
@@ -243,7 +264,8 @@ export function storeMessage(gw: Gateway, input: MessageInput): StoreOutcome {
     // A bulletin posted here is also a federation record, in the same transaction.
     const record = bulletinRecord({ type: input.type, origin: input.origin, bid, from: input.from, to: addr.value.to, at: decision.at, subject, body }, now);
     if (typeof record !== "string") publishRecord(gw, "bulletin", id, record);
-    else if (input.type === "B" && input.origin !== "fbb" && addr.value.to !== SVCFED_CATEGORY) gw.log.warn("bbs", `bulletin ${bid} is not federated: ${record}`);
+    else if (input.type === "B" && input.origin !== "fbb" && addr.value.to !== SVCFED_CATEGORY)
+      gw.log.warn("bbs", `bulletin ${bid} is not federated: ${record}`);
     if (input.type === "B" && addr.value.to === SVCFED_CATEGORY && !local) {
       try {
         receiveSvcfed(gw, { bid, from: input.from, at: decision.at, subject, body, receivedFrom: input.receivedFrom });
@@ -263,7 +285,16 @@ export function storeMessage(gw: Gateway, input: MessageInput): StoreOutcome {
     throw e;
   }
   if (out.ok) {
-    gw.events.emit("bbsMessage", { id: out.id, type: input.type, bid: out.bid, from: input.from, to: addr.value.to, at: out.decision.at, origin: input.origin, delivery: out.decision.delivery });
+    gw.events.emit("bbsMessage", {
+      id: out.id,
+      type: input.type,
+      bid: out.bid,
+      from: input.from,
+      to: addr.value.to,
+      at: out.decision.at,
+      origin: input.origin,
+      delivery: out.decision.delivery,
+    });
     gw.log.info("bbs", `stored ${input.type} ${out.bid} ${input.from} -> ${formatAddress(addr.value.to, out.decision.at)} (${out.decision.reason})`);
   }
   return out;
@@ -286,9 +317,11 @@ export function composeMessage(gw: Gateway, from: string, viewer: Viewer, input:
   let replyTo: number | null = null;
   if (input.replyTo !== undefined && input.replyTo !== null) {
     if (typeof input.replyTo !== "number" || !Number.isInteger(input.replyTo)) throw badRequest("invalid", "replyTo must be a message id");
-    const parent = gw.db.query("SELECT type, from_call, to_call FROM bbs_messages WHERE id = ? AND killed_at IS NULL").get(input.replyTo) as
-      | { type: string; from_call: string; to_call: string }
-      | null;
+    const parent = gw.db.query("SELECT type, from_call, to_call FROM bbs_messages WHERE id = ? AND killed_at IS NULL").get(input.replyTo) as {
+      type: string;
+      from_call: string;
+      to_call: string;
+    } | null;
     if (!parent || !canRead(viewer, { type: parent.type, from: parent.from_call, to: parent.to_call })) throw notFound(`message ${input.replyTo}`);
     replyTo = input.replyTo;
   }
@@ -301,7 +334,19 @@ export function composeMessage(gw: Gateway, from: string, viewer: Viewer, input:
   if (bytes > gw.config.bbsMaxMessageBytes) {
     throw new AppError(413, "too_large", `the body is ${bytes} bytes; this BBS takes at most ${gw.config.bbsMaxMessageBytes}`);
   }
-  const r = storeMessage(gw, { type, bid: null, from, to: addr.value.to, at: addr.value.at, subject: input.subject, body: input.body, route: [], origin: "local", receivedFrom: null, replyTo });
+  const r = storeMessage(gw, {
+    type,
+    bid: null,
+    from,
+    to: addr.value.to,
+    at: addr.value.at,
+    subject: input.subject,
+    body: input.body,
+    route: [],
+    origin: "local",
+    receivedFrom: null,
+    replyTo,
+  });
   if (!r.ok) {
     if (r.code === "too_large") throw new AppError(413, "too_large", r.message);
     if (r.code === "duplicate") throw conflict("duplicate_bid", r.message);
@@ -315,16 +360,21 @@ export function getMessage(gw: Gateway, id: number): Message | null {
   if (!r) return null;
   const m = toMessage(r, true);
   m.forwarding = gw.db
-    .query("SELECT p.call AS partner, q.state, q.updated_at AS updatedAt FROM bbs_queue q JOIN bbs_partners p ON p.id = q.partner_id WHERE q.message_id = ? ORDER BY p.call")
+    .query(
+      "SELECT p.call AS partner, q.state, q.updated_at AS updatedAt FROM bbs_queue q JOIN bbs_partners p ON p.id = q.partner_id WHERE q.message_id = ? ORDER BY p.call",
+    )
     .all(id) as Forwarding[];
   return m;
 }
 
 /** The row fields access decisions need, also for killed messages (null when absent). */
 export function messageHeader(gw: Gateway, id: number): { type: MessageType; from: string; to: string; killed: boolean } | null {
-  const r = gw.db.query("SELECT type, from_call, to_call, killed_at FROM bbs_messages WHERE id = ?").get(id) as
-    | { type: MessageType; from_call: string; to_call: string; killed_at: number | null }
-    | null;
+  const r = gw.db.query("SELECT type, from_call, to_call, killed_at FROM bbs_messages WHERE id = ?").get(id) as {
+    type: MessageType;
+    from_call: string;
+    to_call: string;
+    killed_at: number | null;
+  } | null;
   return r ? { type: r.type, from: r.from_call, to: r.to_call, killed: r.killed_at !== null } : null;
 }
 
@@ -386,7 +436,9 @@ export function listBulletins(gw: Gateway, category: string | null, since: numbe
 
 export function bulletinCategories(gw: Gateway): Array<{ category: string; count: number; latestAt: number }> {
   return gw.db
-    .query("SELECT to_call AS category, count(*) AS count, max(created_at) AS latestAt FROM bbs_messages WHERE type = 'B' AND killed_at IS NULL AND to_call <> ? GROUP BY to_call ORDER BY to_call")
+    .query(
+      "SELECT to_call AS category, count(*) AS count, max(created_at) AS latestAt FROM bbs_messages WHERE type = 'B' AND killed_at IS NULL AND to_call <> ? GROUP BY to_call ORDER BY to_call",
+    )
     .all(SVCFED_CATEGORY) as Array<{ category: string; count: number; latestAt: number }>;
 }
 

@@ -183,7 +183,21 @@ function partnerFields(input: unknown, base: PartnerFields | null): PartnerField
   for (const k of Object.keys(b)) if (!known.includes(k)) throw invalid(`unknown field "${k}" (known: ${known.join(", ")})`);
   const f: PartnerFields = base
     ? { ...base }
-    : { call: "", protocol: "fbb-b1", transport: "tcp", host: null, port: null, ax25_call: null, via: "[]", password: null, interval_min: 60, time_bands: "[]", types: "PBT", poll: 0, enabled: 1 };
+    : {
+        call: "",
+        protocol: "fbb-b1",
+        transport: "tcp",
+        host: null,
+        port: null,
+        ax25_call: null,
+        via: "[]",
+        password: null,
+        interval_min: 60,
+        time_bands: "[]",
+        types: "PBT",
+        poll: 0,
+        enabled: 1,
+      };
   if (b.call !== undefined || !base) {
     if (typeof b.call !== "string" || !isCallsign(b.call)) throw invalid("call must be the partner BBS's callsign, e.g. N0BBS");
     f.call = normalizeCall(b.call);
@@ -208,7 +222,8 @@ function partnerFields(input: unknown, base: PartnerFields | null): PartnerField
   }
   if (b.ax25Call !== undefined) {
     if (b.ax25Call === null || b.ax25Call === "") f.ax25_call = null;
-    else if (typeof b.ax25Call !== "string" || !isCallsign(b.ax25Call)) throw invalid("ax25Call must be the call-SSID the partner answers on the air, e.g. N0BBS-1");
+    else if (typeof b.ax25Call !== "string" || !isCallsign(b.ax25Call))
+      throw invalid("ax25Call must be the call-SSID the partner answers on the air, e.g. N0BBS-1");
     else f.ax25_call = normalizeCall(b.ax25Call);
   }
   if (b.via !== undefined) {
@@ -217,22 +232,25 @@ function partnerFields(input: unknown, base: PartnerFields | null): PartnerField
     else
       f.via = JSON.stringify(
         b.via.map((d) => {
-          if (typeof d !== "string" || !DIGI.test(d.trim().toUpperCase())) throw invalid(`via: "${String(d)}" is not a digipeater (1-6 of A-Z 0-9, optional -SSID 1-15)`);
+          if (typeof d !== "string" || !DIGI.test(d.trim().toUpperCase()))
+            throw invalid(`via: "${String(d)}" is not a digipeater (1-6 of A-Z 0-9, optional -SSID 1-15)`);
           return normalizeCall(d);
         }),
       );
   }
   if (b.password !== undefined) {
     if (b.password === null || b.password === "") f.password = null;
-    else if (typeof b.password !== "string" || b.password.length > 64 || /[\s\x00-\x1f]/.test(b.password)) throw invalid("password must be up to 64 characters without spaces");
+    else if (typeof b.password !== "string" || b.password.length > 64 || /[\s\x00-\x1f]/.test(b.password))
+      throw invalid("password must be up to 64 characters without spaces");
     else f.password = b.password;
   }
   if (b.intervalMin !== undefined) {
-    if (typeof b.intervalMin !== "number" || !Number.isInteger(b.intervalMin) || b.intervalMin < 1 || b.intervalMin > 1440) throw invalid("intervalMin must be 1-1440 minutes");
+    if (typeof b.intervalMin !== "number" || !Number.isInteger(b.intervalMin) || b.intervalMin < 1 || b.intervalMin > 1440)
+      throw invalid("intervalMin must be 1-1440 minutes");
     f.interval_min = b.intervalMin;
   }
   if (b.timeBands !== undefined) {
-    if (!Array.isArray(b.timeBands) || b.timeBands.length > 12) throw invalid("timeBands must be a list of up to 12 bands like \"22:00-06:00\" (UTC)");
+    if (!Array.isArray(b.timeBands) || b.timeBands.length > 12) throw invalid('timeBands must be a list of up to 12 bands like "22:00-06:00" (UTC)');
     f.time_bands = JSON.stringify(b.timeBands.map(checkTimeBand));
   }
   if (b.types !== undefined) f.types = checkTypes(b.types, "types");
@@ -247,7 +265,7 @@ function partnerFields(input: unknown, base: PartnerFields | null): PartnerField
   if (f.transport === "tcp" && (!f.host || !f.port)) throw invalid("a tcp partner needs host and port (where we call it)");
   if (f.transport !== "ax25") {
     if ((b.ax25Call !== undefined && b.ax25Call !== null && b.ax25Call !== "") || (Array.isArray(b.via) && b.via.length))
-      throw invalid("ax25Call and via apply to ax25 partners only (transport \"ax25\")");
+      throw invalid('ax25Call and via apply to ax25 partners only (transport "ax25")');
     f.ax25_call = null;
     f.via = "[]";
   }
@@ -265,7 +283,8 @@ export function createPartner(gw: Gateway, input: unknown): Partner {
         `INSERT INTO bbs_partners (call, protocol, transport, host, port, ax25_call, via, password, interval_min, time_bands, types, poll, enabled, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(f.call, f.protocol, f.transport, f.host, f.port, f.ax25_call, f.via, f.password, f.interval_min, f.time_bands, f.types, f.poll, f.enabled, now, now).lastInsertRowid,
+      .run(f.call, f.protocol, f.transport, f.host, f.port, f.ax25_call, f.via, f.password, f.interval_min, f.time_bands, f.types, f.poll, f.enabled, now, now)
+      .lastInsertRowid,
   );
   return getPartner(gw, id);
 }
@@ -281,7 +300,23 @@ export function updatePartner(gw: Gateway, id: number, input: unknown): Partner 
     .query(
       `UPDATE bbs_partners SET call = ?, protocol = ?, transport = ?, host = ?, port = ?, ax25_call = ?, via = ?, password = ?, interval_min = ?, time_bands = ?, types = ?, poll = ?, enabled = ?, updated_at = ? WHERE id = ?`,
     )
-    .run(f.call, f.protocol, f.transport, f.host, f.port, f.ax25_call, f.via, f.password, f.interval_min, f.time_bands, f.types, f.poll, f.enabled, gw.clock.now(), id);
+    .run(
+      f.call,
+      f.protocol,
+      f.transport,
+      f.host,
+      f.port,
+      f.ax25_call,
+      f.via,
+      f.password,
+      f.interval_min,
+      f.time_bands,
+      f.types,
+      f.poll,
+      f.enabled,
+      gw.clock.now(),
+      id,
+    );
   return getPartner(gw, id);
 }
 
@@ -358,7 +393,8 @@ function ruleFields(gw: Gateway, input: unknown, base: RuleFields | null): RuleF
   }
   if (b.types !== undefined) f.types = checkTypes(b.types, "types");
   if (b.priority !== undefined) {
-    if (typeof b.priority !== "number" || !Number.isInteger(b.priority) || b.priority < 0 || b.priority > 10000) throw invalid("priority must be 0-10000 (lower wins)");
+    if (typeof b.priority !== "number" || !Number.isInteger(b.priority) || b.priority < 0 || b.priority > 10000)
+      throw invalid("priority must be 0-10000 (lower wins)");
     f.priority = b.priority;
   }
   return f;

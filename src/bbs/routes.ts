@@ -28,18 +28,7 @@ import {
 } from "./messages.ts";
 import { resolveRoute } from "./routing.ts";
 import { wpLookup, wpSearch } from "./wp.ts";
-import {
-  createPartner,
-  createRule,
-  deletePartner,
-  deleteRule,
-  getPartner,
-  getRule,
-  listPartners,
-  listRules,
-  updatePartner,
-  updateRule,
-} from "./partners.ts";
+import { createPartner, createRule, deletePartner, deleteRule, getPartner, getRule, listPartners, listRules, updatePartner, updateRule } from "./partners.ts";
 import { activeSessions, callPartner, recentSessions } from "./forwarding.ts";
 import { boxKill, endBoxSession, inbound, killedSince, listBoxSessions, pool, sentReport, sessionExchange } from "./box.ts";
 import { bbsIdentity } from "./identity.ts";
@@ -163,7 +152,8 @@ export function bbsRoutes(gw: Gateway) {
           let calls: string[];
           if (q.from !== undefined) {
             const from = upperCall(q.from, "from");
-            if (!v.sysop && !v.calls.has(from)) throw forbidden(`only ${from} (with a verified callsign) or the sysop may list what ${from} sent`, "not_your_mail");
+            if (!v.sysop && !v.calls.has(from))
+              throw forbidden(`only ${from} (with a verified callsign) or the sysop may list what ${from} sent`, "not_your_mail");
             calls = [from];
           } else calls = [...v.calls];
           const messages = listSent(gw, calls, page);

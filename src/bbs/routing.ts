@@ -95,10 +95,17 @@ export function resolveRoute(gw: Gateway, m: RoutableMessage): RouteDecision {
       const k = rank(r, m.to, elements);
       if (k === null || excluded(r.call)) continue;
       const cur = best.get(r.partner_id);
-      if (!cur || k < cur.k || (k === cur.k && (r.priority < cur.r.priority || (r.priority === cur.r.priority && r.id < cur.r.id)))) best.set(r.partner_id, { r, k });
+      if (!cur || k < cur.k || (k === cur.k && (r.priority < cur.r.priority || (r.priority === cur.r.priority && r.id < cur.r.id))))
+        best.set(r.partner_id, { r, k });
     }
     const partners = [...best.values()].sort((a, b) => a.r.partner_id - b.r.partner_id).map((x) => toRoute(x.r));
-    return { delivery: "local", at, partners, wp, reason: partners.length ? `flooded to ${partners.map((p) => p.partner).join(", ")}` : "no partner takes this bulletin's area or category" };
+    return {
+      delivery: "local",
+      at,
+      partners,
+      wp,
+      reason: partners.length ? `flooded to ${partners.map((p) => p.partner).join(", ")}` : "no partner takes this bulletin's area or category",
+    };
   }
 
   if (!at && m.type === "P") {

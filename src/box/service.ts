@@ -109,7 +109,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function enqueue(gw: Gateway, box: string, body: unknown, caller: Caller): BoxCommand {
   if (!isObject(body)) throw badRequest("bad_body", 'expected {"kind": "...", "args": {...}}');
   const kindName = body.kind;
-  if (typeof kindName !== "string" || !Object.hasOwn(BOX_KINDS, kindName)) throw badRequest("invalid", `kind must be one of ${Object.keys(BOX_KINDS).join(", ")}`);
+  if (typeof kindName !== "string" || !Object.hasOwn(BOX_KINDS, kindName))
+    throw badRequest("invalid", `kind must be one of ${Object.keys(BOX_KINDS).join(", ")}`);
   const kind = BOX_KINDS[kindName]!;
   const rawArgs = body.args === undefined ? Object.fromEntries(Object.entries(body).filter(([k]) => k !== "kind")) : body.args;
   if (!isObject(rawArgs)) throw badRequest("invalid", "args must be an object");
@@ -117,11 +118,13 @@ export function enqueue(gw: Gateway, box: string, body: unknown, caller: Caller)
   if (kind.transmit) {
     const u = caller.user;
     if (u && !caller.ingest) {
-      if (!u.call || !u.verified) throw forbidden("a transmit command needs a verified callsign: verify your active callsign with the APRS challenge first", "callsign_not_verified");
+      if (!u.call || !u.verified)
+        throw forbidden("a transmit command needs a verified callsign: verify your active callsign with the APRS challenge first", "callsign_not_verified");
       call = u.call;
     } else {
       const named = rawArgs.call ?? body.call;
-      if (typeof named !== "string" || !isCallsign(named)) throw badRequest("invalid", "the ingest box names the verified callsign a transmit command acts as: call");
+      if (typeof named !== "string" || !isCallsign(named))
+        throw badRequest("invalid", "the ingest box names the verified callsign a transmit command acts as: call");
       call = normalizeCall(named);
       if (verifiedHolder(gw.db, call) === null) throw forbidden(`${call} is not a verified callsign on this instance`, "callsign_not_verified");
     }
@@ -131,7 +134,16 @@ export function enqueue(gw: Gateway, box: string, body: unknown, caller: Caller)
   const id = Number(
     gw.db
       .query("INSERT INTO box_commands (box, kind, args, transmit, call, user_id, via, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-      .run(box, kindName, JSON.stringify(args), kind.transmit ? 1 : 0, call, caller.ingest ? null : (caller.user?.id ?? null), caller.ingest ? "ingest" : "session", now).lastInsertRowid,
+      .run(
+        box,
+        kindName,
+        JSON.stringify(args),
+        kind.transmit ? 1 : 0,
+        call,
+        caller.ingest ? null : (caller.user?.id ?? null),
+        caller.ingest ? "ingest" : "session",
+        now,
+      ).lastInsertRowid,
   );
   return get(gw, id)!;
 }
@@ -185,7 +197,8 @@ export function parseAcks(body: unknown): Ack[] {
   return list.map((a, i) => {
     if (!isObject(a) || !Number.isSafeInteger(a.id)) throw badRequest("invalid", `acks[${i}].id must be a command id`);
     if (a.ok !== undefined && typeof a.ok !== "boolean") throw badRequest("invalid", `acks[${i}].ok must be true or false`);
-    if (a.result !== undefined && JSON.stringify(a.result).length > MAX_RESULT_BYTES) throw badRequest("invalid", `acks[${i}].result is larger than ${MAX_RESULT_BYTES} bytes`);
+    if (a.result !== undefined && JSON.stringify(a.result).length > MAX_RESULT_BYTES)
+      throw badRequest("invalid", `acks[${i}].result is larger than ${MAX_RESULT_BYTES} bytes`);
     return { id: a.id as number, ok: a.ok as boolean | undefined, result: a.result };
   });
 }
@@ -198,7 +211,9 @@ export function parseAcks(body: unknown): Ack[] {
 export function acknowledge(gw: Gateway, box: string, acks: Ack[]): { acknowledged: number } {
   const now = gw.clock.now();
   let n = 0;
-  const upd = gw.db.query("UPDATE box_commands SET state = 'acknowledged', ok = ?, result = ?, lease_until = NULL, done_at = ? WHERE id = ? AND box = ? AND state = 'leased'");
+  const upd = gw.db.query(
+    "UPDATE box_commands SET state = 'acknowledged', ok = ?, result = ?, lease_until = NULL, done_at = ? WHERE id = ? AND box = ? AND state = 'leased'",
+  );
   gw.db.transaction(() => {
     for (const a of acks) n += upd.run(a.ok === false ? 0 : 1, a.result === undefined ? null : JSON.stringify(a.result), now, a.id, box).changes;
   })();

@@ -91,7 +91,10 @@ export function adifFinds(gw: Gateway, call: string, opts: { band?: string; now:
       (r.igateLat !== null && r.igateLon !== null ? field("GRIDSQUARE", locator(r.igateLat, r.igateLon)) : "") +
       field("MY_SIG", "GEOCACHE") +
       field("MY_SIG_INFO", code) +
-      field("COMMENT", ascii(`Geocache find ${code}${name ? " " + name : ""}${r.distanceM !== null ? `, heard ${Math.round(r.distanceM)} m from the cache` : ""}`)) +
+      field(
+        "COMMENT",
+        ascii(`Geocache find ${code}${name ? " " + name : ""}${r.distanceM !== null ? `, heard ${Math.round(r.distanceM)} m from the cache` : ""}`),
+      ) +
       field("APP_SVCGATEWAY_CACHE", r.cacheGid) +
       field("APP_SVCGATEWAY_LOG", r.logId) +
       "<EOR>\n"

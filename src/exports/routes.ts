@@ -44,31 +44,48 @@ export function exportRoutes(gw: Gateway) {
   const embedCsp = contentSecurityPolicy(gw.config).replace("frame-ancestors 'self'", "frame-ancestors *");
   return new Elysia({ name: "exports" })
     .use(gatesPlugin(gw))
-    .get("/feeds/*", ({ params, request }) =>
-      new Response(feed(gw, baseUrl(gw, request), params["*"]), { headers: { "content-type": RSS_TYPE, "cache-control": "public, max-age=300" } }), { gate: "public" })
-    .get("/badge/:file", ({ params }) => {
-      const m = /^(.+)\.svg$/i.exec(params.file);
-      if (!m) throw badRequest("invalid", "a badge is /badge/N0CALL.svg");
-      return new Response(badgeSvg(gw, decodeURIComponent(m[1]!)), { headers: { "content-type": SVG, "cache-control": "public, max-age=600" } });
-    }, { gate: "public" })
+    .get(
+      "/feeds/*",
+      ({ params, request }) =>
+        new Response(feed(gw, baseUrl(gw, request), params["*"]), { headers: { "content-type": RSS_TYPE, "cache-control": "public, max-age=300" } }),
+      { gate: "public" },
+    )
+    .get(
+      "/badge/:file",
+      ({ params }) => {
+        const m = /^(.+)\.svg$/i.exec(params.file);
+        if (!m) throw badRequest("invalid", "a badge is /badge/N0CALL.svg");
+        return new Response(badgeSvg(gw, decodeURIComponent(m[1]!)), { headers: { "content-type": SVG, "cache-control": "public, max-age=600" } });
+      },
+      { gate: "public" },
+    )
     .get("/embed", () => serveIndex(embedCsp), { gate: "public" })
-    .get("/embed/qr.svg", async ({ query, request }) => {
-      const base = baseUrl(gw, request);
-      let target = `${base}/map`;
-      if (query.cache !== undefined) {
-        if (!/^[\w.:~-]{1,100}$/.test(query.cache)) throw badRequest("invalid", "cache is a cache id or gid");
-        target = `${base}/cache/${encodeURIComponent(query.cache)}`;
-      } else if (query.path !== undefined) {
-        if (!/^\/[\w./?=&%~:-]{0,200}$/.test(query.path) || query.path.startsWith("//")) throw badRequest("invalid", "path is a path on this instance, e.g. /cache/7");
-        target = base + query.path;
-      }
-      const { default: QRCode } = await import("qrcode");
-      const svg = await QRCode.toString(target, { type: "svg", margin: 2, errorCorrectionLevel: "M" });
-      return new Response(svg, { headers: { "content-type": SVG, "cache-control": "public, max-age=3600" } });
-    }, { gate: "public" })
-    .post("/api/import/:source", ({ params, body, caller, set }) => {
-      const actor = actorOf(caller);
-      importRateLimit(gw, actor, set.headers as Record<string, string>);
-      return importCatalog(gw, actor, params.source, body);
-    }, { gate: "actor" });
+    .get(
+      "/embed/qr.svg",
+      async ({ query, request }) => {
+        const base = baseUrl(gw, request);
+        let target = `${base}/map`;
+        if (query.cache !== undefined) {
+          if (!/^[\w.:~-]{1,100}$/.test(query.cache)) throw badRequest("invalid", "cache is a cache id or gid");
+          target = `${base}/cache/${encodeURIComponent(query.cache)}`;
+        } else if (query.path !== undefined) {
+          if (!/^\/[\w./?=&%~:-]{0,200}$/.test(query.path) || query.path.startsWith("//"))
+            throw badRequest("invalid", "path is a path on this instance, e.g. /cache/7");
+          target = base + query.path;
+        }
+        const { default: QRCode } = await import("qrcode");
+        const svg = await QRCode.toString(target, { type: "svg", margin: 2, errorCorrectionLevel: "M" });
+        return new Response(svg, { headers: { "content-type": SVG, "cache-control": "public, max-age=3600" } });
+      },
+      { gate: "public" },
+    )
+    .post(
+      "/api/import/:source",
+      ({ params, body, caller, set }) => {
+        const actor = actorOf(caller);
+        importRateLimit(gw, actor, set.headers as Record<string, string>);
+        return importCatalog(gw, actor, params.source, body);
+      },
+      { gate: "actor" },
+    );
 }

@@ -30,9 +30,11 @@ export interface BulletinSource {
 const aprsBulletins: BulletinSource = {
   name: "aprs",
   items: (gw, base, limit) =>
-    (gw.db
-      .query("SELECT id, ts, src, addressee, text FROM aprs_messages WHERE kind IN ('bulletin', 'announcement') ORDER BY ts DESC LIMIT ?")
-      .all(limit) as Array<{ id: number; ts: number; src: string; addressee: string; text: string }>).map((m) => ({
+    (
+      gw.db
+        .query("SELECT id, ts, src, addressee, text FROM aprs_messages WHERE kind IN ('bulletin', 'announcement') ORDER BY ts DESC LIMIT ?")
+        .all(limit) as Array<{ id: number; ts: number; src: string; addressee: string; text: string }>
+    ).map((m) => ({
       title: `${m.addressee} from ${m.src}: ${m.text.slice(0, 60)}`,
       link: `${base}/station/${encodeURIComponent(m.src)}`,
       description: m.text,
@@ -45,12 +47,14 @@ const aprsBulletins: BulletinSource = {
 const federatedBulletins: BulletinSource = {
   name: "federation",
   items: (gw, base, limit) =>
-    (gw.db
-      .query(
-        `SELECT b.gid, b.from_call AS fromCall, b.category, b.subject, b.text, b.posted_at AS postedAt FROM mirror_bulletins b
+    (
+      gw.db
+        .query(
+          `SELECT b.gid, b.from_call AS fromCall, b.category, b.subject, b.text, b.posted_at AS postedAt FROM mirror_bulletins b
          JOIN peers p ON p.instance = b.origin WHERE p.trust = 'trusted' AND b.category <> 'SVCFED' ORDER BY b.posted_at DESC LIMIT ?`,
-      )
-      .all(limit) as Array<{ gid: string; fromCall: string; category: string; subject: string; text: string; postedAt: number }>).map((b) => ({
+        )
+        .all(limit) as Array<{ gid: string; fromCall: string; category: string; subject: string; text: string; postedAt: number }>
+    ).map((b) => ({
       title: `${b.category}: ${b.subject} (${b.fromCall})`,
       link: `${base}/bbs`,
       description: b.text,
@@ -64,12 +68,14 @@ const federatedBulletins: BulletinSource = {
 const bbsBulletins: BulletinSource = {
   name: "bbs",
   items: (gw, base, limit) =>
-    (gw.db
-      .query(
-        `SELECT id, bid, from_call AS fromCall, to_call AS category, subject, body, created_at AS at FROM bbs_messages
+    (
+      gw.db
+        .query(
+          `SELECT id, bid, from_call AS fromCall, to_call AS category, subject, body, created_at AS at FROM bbs_messages
          WHERE type = 'B' AND killed_at IS NULL AND to_call <> 'SVCFED' ORDER BY created_at DESC, id DESC LIMIT ?`,
-      )
-      .all(limit) as Array<{ id: number; bid: string; fromCall: string; category: string; subject: string; body: string; at: number }>).map((b) => ({
+        )
+        .all(limit) as Array<{ id: number; bid: string; fromCall: string; category: string; subject: string; body: string; at: number }>
+    ).map((b) => ({
       title: `${b.category}: ${b.subject} (${b.fromCall})`,
       link: `${base}/bbs/msg/${b.id}`,
       description: b.body,
@@ -139,19 +145,34 @@ export function feed(gw: Gateway, base: string, name: string): string {
   const self = `${base}/feeds/${name}`;
   switch (name) {
     case "activity.xml":
-      return rssDocument({ title: `${instance}: geocaching activity`, link: `${base}/activity`, self, description: "Finds, DNFs, notes and new caches", items: activityItems(gw, base) });
+      return rssDocument({
+        title: `${instance}: geocaching activity`,
+        link: `${base}/activity`,
+        self,
+        description: "Finds, DNFs, notes and new caches",
+        items: activityItems(gw, base),
+      });
     case "caches.xml": {
       const rows = gw.db
         .query("SELECT * FROM caches WHERE status IN ('active', 'disabled') AND unlisted = 0 ORDER BY created_at DESC, id DESC LIMIT ?")
         .all(LIMIT) as CacheRow[];
       const items = rows.map((r) => {
         const c = cacheJson(gw, r, false);
-        return { title: `${c.name} (${c.code})`, link: `${base}/cache/${c.id}`, description: `${c.type}, ${c.size}, D${c.difficulty}/T${c.terrain}, by ${c.ownerCall ?? c.placedBy ?? "?"}. ${c.description ?? ""}`, guid: c.gid, at: r.created_at, category: c.type };
+        return {
+          title: `${c.name} (${c.code})`,
+          link: `${base}/cache/${c.id}`,
+          description: `${c.type}, ${c.size}, D${c.difficulty}/T${c.terrain}, by ${c.ownerCall ?? c.placedBy ?? "?"}. ${c.description ?? ""}`,
+          guid: c.gid,
+          at: r.created_at,
+          category: c.type,
+        };
       });
       return rssDocument({ title: `${instance}: new caches`, link: `${base}/map`, self, description: "Caches hidden on this instance", items });
     }
     case "bulletins.xml": {
-      const items = BULLETIN_SOURCES.flatMap((s) => s.items(gw, base, LIMIT)).sort((a, b) => b.at - a.at).slice(0, LIMIT);
+      const items = BULLETIN_SOURCES.flatMap((s) => s.items(gw, base, LIMIT))
+        .sort((a, b) => b.at - a.at)
+        .slice(0, LIMIT);
       return rssDocument({ title: `${instance}: bulletins`, link: `${base}/`, self, description: "APRS and BBS bulletins", items });
     }
     case "leaderboard.xml": {
@@ -172,7 +193,13 @@ export function feed(gw: Gateway, base: string, name: string): string {
   const m = /^user\/([A-Za-z0-9-]{3,12})\.xml$/.exec(name);
   if (m && isCallsign(m[1]!)) {
     const call = baseCall(m[1]!);
-    return rssDocument({ title: `${call} on ${instance}`, link: `${base}/profile/${call}`, self, description: `Finds, notes and caches of ${call}`, items: activityItems(gw, base, call) });
+    return rssDocument({
+      title: `${call} on ${instance}`,
+      link: `${base}/profile/${call}`,
+      self,
+      description: `Finds, notes and caches of ${call}`,
+      items: activityItems(gw, base, call),
+    });
   }
   throw notFound(`feed ${name}`);
 }

@@ -104,8 +104,10 @@ export function peerView(gw: Gateway, instance: string): PeerView {
 /** POST /federation/peers/trust: {instance, trust} */
 export function setPeerTrust(gw: Gateway, body: unknown): PeerView {
   const b = body as { instance?: unknown; trust?: unknown } | null;
-  if (!b || typeof b !== "object" || typeof b.instance !== "string" || !isInstanceId(b.instance)) throw badRequest("invalid", "instance must be a peer's instance id");
-  if (typeof b.trust !== "string" || !(TRUST_TIERS as readonly string[]).includes(b.trust)) throw badRequest("invalid", `trust must be one of ${TRUST_TIERS.join(", ")}`);
+  if (!b || typeof b !== "object" || typeof b.instance !== "string" || !isInstanceId(b.instance))
+    throw badRequest("invalid", "instance must be a peer's instance id");
+  if (typeof b.trust !== "string" || !(TRUST_TIERS as readonly string[]).includes(b.trust))
+    throw badRequest("invalid", `trust must be one of ${TRUST_TIERS.join(", ")}`);
   setTrust(gw, b.instance, b.trust as TrustTier, "operator");
   return peerView(gw, b.instance);
 }
@@ -122,7 +124,11 @@ export interface MirroredRecord {
 }
 
 /** GET /federation/peers/:instance/records: what is mirrored from a peer, by gid, paged. */
-export function mirroredRecords(gw: Gateway, instance: string, q: { after?: string; limit?: string }): { instance: string; items: MirroredRecord[]; next: string | null } {
+export function mirroredRecords(
+  gw: Gateway,
+  instance: string,
+  q: { after?: string; limit?: string },
+): { instance: string; items: MirroredRecord[]; next: string | null } {
   if (!getPeer(gw, instance)) throw notFound(`peer ${instance}`);
   const limit = q.limit === undefined ? 500 : Number(q.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 5000) throw badRequest("invalid", "limit must be 1-5000");

@@ -131,7 +131,17 @@ export function applyFramesSync(gw: Gateway, frames: Uint8Array[], opts: ApplyOp
 
 /** Yields only where a verification is asynchronous (never on node:crypto); the drivers above resume it. */
 function* pipeline(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Generator<Promise<VerifyVerdict>, ApplyReport, VerifyVerdict> {
-  const report: ApplyReport = { received: frames.length, applied: 0, duplicate: 0, suppressed: 0, quarantined: 0, own: 0, rejected: 0, reasons: {}, failures: [] };
+  const report: ApplyReport = {
+    received: frames.length,
+    applied: 0,
+    duplicate: 0,
+    suppressed: 0,
+    quarantined: 0,
+    own: 0,
+    rejected: 0,
+    reasons: {},
+    failures: [],
+  };
   const path = opts.path ?? (defaultPath ??= fastestPath());
   const s = mirrorStatements(gw.db);
   const origins = new Map<string, OriginInfo | null>();
@@ -210,8 +220,10 @@ function* pipeline(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Gener
       const gid = parseGid(payload.gid)!;
       const kind = KIND_OF_TYPE[payload.type]!;
       if (gid.origin !== origin) throw new Reject("namespace", `${payload.gid} is not in ${origin}'s namespace`);
-      if (opts.servedBy !== undefined && opts.servedBy !== origin) throw new Reject("namespace", `${opts.servedBy} served a record of ${origin}; a peer serves only its own`);
-      if (kind === "tombstone" ? !TOMBSTONE_KINDS.includes(gid.kind) : gid.kind !== kind) throw new Reject("namespace", `a ${kind} record cannot have a ${gid.kind} gid`);
+      if (opts.servedBy !== undefined && opts.servedBy !== origin)
+        throw new Reject("namespace", `${opts.servedBy} served a record of ${origin}; a peer serves only its own`);
+      if (kind === "tombstone" ? !TOMBSTONE_KINDS.includes(gid.kind) : gid.kind !== kind)
+        throw new Reject("namespace", `a ${kind} record cannot have a ${gid.kind} gid`);
       // 3. body layout and self-attestation
       const problem = checkBody(kind, payload.body, "receive");
       if (problem) throw new Reject("bad_body", problem);
@@ -247,7 +259,8 @@ function* pipeline(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Gener
     if (account && isTombstoned(s, currentAccount(s, account))) return "suppressed";
     writeRecord(s, p, c.bytes, opts.via, now);
     // a have-list says what the feeds hold, nothing about addresses
-    if (c.kind === "peer" && c.gid.localId !== HAVE_LOCAL_ID) refreshEndpoints(gw, p.origin, p.body.endpoints as string[], { keepTail: c.gid.localId === BEACON_LOCAL_ID });
+    if (c.kind === "peer" && c.gid.localId !== HAVE_LOCAL_ID)
+      refreshEndpoints(gw, p.origin, p.body.endpoints as string[], { keepTail: c.gid.localId === BEACON_LOCAL_ID });
     return "applied";
   };
   const applyOneAlone = gw.db.transaction(applyOne);

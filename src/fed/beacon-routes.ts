@@ -13,24 +13,44 @@ import { applyBeacon, BEACON_MAX_BYTES, ownBeacon, ownHaveList } from "./beacon.
 function datagramFrom(body: unknown): Uint8Array {
   if (body instanceof Uint8Array) return body;
   const d = body && typeof body === "object" && !Array.isArray(body) ? (body as { datagram?: unknown }).datagram : undefined;
-  if (typeof d === "string" && /^[A-Za-z0-9+/_-]*={0,2}$/.test(d) && d.length <= 2 * BEACON_MAX_BYTES) return new Uint8Array(Buffer.from(d, d.includes("-") || d.includes("_") ? "base64url" : "base64"));
+  if (typeof d === "string" && /^[A-Za-z0-9+/_-]*={0,2}$/.test(d) && d.length <= 2 * BEACON_MAX_BYTES)
+    return new Uint8Array(Buffer.from(d, d.includes("-") || d.includes("_") ? "base64url" : "base64"));
   throw badRequest("bad_body", 'send the datagram as application/octet-stream, or {"datagram": "<base64>"}');
 }
 
 export function beaconRoutes(gw: Gateway) {
   return new Elysia({ name: "beacon" })
     .use(gatesPlugin(gw))
-    .get("/federation/beacon", ({ query }) => {
-      if (query.record !== undefined && query.record !== "presence" && query.record !== "have") throw badRequest("invalid", "record is presence (the default) or have");
-      if (query.format !== undefined && query.format !== "json") throw badRequest("invalid", "format is json, or left out for the datagram itself");
-      if (query.record === "have") {
-        const h = ownHaveList(gw);
-        if (query.format === "json") return { datagram: Buffer.from(h.datagram).toString("base64"), bytes: h.datagram.length, limit: BEACON_MAX_BYTES, have: h.have, dropped: h.dropped };
-        return new Response(h.datagram as Uint8Array<ArrayBuffer>, { headers: { "content-type": "application/octet-stream", "cache-control": "no-store" } });
-      }
-      const b = ownBeacon(gw);
-      if (query.format === "json") return { datagram: Buffer.from(b.datagram).toString("base64"), bytes: b.datagram.length, limit: BEACON_MAX_BYTES, endpoints: b.endpoints, dropped: b.dropped };
-      return new Response(b.datagram as Uint8Array<ArrayBuffer>, { headers: { "content-type": "application/octet-stream", "cache-control": "no-store" } });
-    }, { gate: "public" })
+    .get(
+      "/federation/beacon",
+      ({ query }) => {
+        if (query.record !== undefined && query.record !== "presence" && query.record !== "have")
+          throw badRequest("invalid", "record is presence (the default) or have");
+        if (query.format !== undefined && query.format !== "json") throw badRequest("invalid", "format is json, or left out for the datagram itself");
+        if (query.record === "have") {
+          const h = ownHaveList(gw);
+          if (query.format === "json")
+            return {
+              datagram: Buffer.from(h.datagram).toString("base64"),
+              bytes: h.datagram.length,
+              limit: BEACON_MAX_BYTES,
+              have: h.have,
+              dropped: h.dropped,
+            };
+          return new Response(h.datagram as Uint8Array<ArrayBuffer>, { headers: { "content-type": "application/octet-stream", "cache-control": "no-store" } });
+        }
+        const b = ownBeacon(gw);
+        if (query.format === "json")
+          return {
+            datagram: Buffer.from(b.datagram).toString("base64"),
+            bytes: b.datagram.length,
+            limit: BEACON_MAX_BYTES,
+            endpoints: b.endpoints,
+            dropped: b.dropped,
+          };
+        return new Response(b.datagram as Uint8Array<ArrayBuffer>, { headers: { "content-type": "application/octet-stream", "cache-control": "no-store" } });
+      },
+      { gate: "public" },
+    )
     .post("/federation/beacon", ({ body }) => applyBeacon(gw, datagramFrom(body)), { gate: "ingest" });
 }

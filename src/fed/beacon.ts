@@ -30,7 +30,19 @@ import { applyFrames, type ApplyReport } from "./apply.ts";
 import { encodeCbor } from "./cbor.ts";
 import { peerBody } from "./descriptor.ts";
 import { instanceSigner, localGid, publishRecord } from "./feed.ts";
-import { BEACON_LOCAL_ID, decodeFrame, decodePayload, encodePayload, HAVE_LOCAL_ID, parseGid, RECORD_TYPES, RecordError, signFrame, SYNC_KINDS, type SyncKind } from "./record.ts";
+import {
+  BEACON_LOCAL_ID,
+  decodeFrame,
+  decodePayload,
+  encodePayload,
+  HAVE_LOCAL_ID,
+  parseGid,
+  RECORD_TYPES,
+  RecordError,
+  signFrame,
+  SYNC_KINDS,
+  type SyncKind,
+} from "./record.ts";
 import type { PeerBody } from "./bodies.ts";
 import { peerSyncUrl } from "./dial.ts";
 import { getPeer } from "./peers.ts";
@@ -70,7 +82,11 @@ export function ownBeacon(gw: Gateway): Beacon {
   // the beacon tier carries addressing: no capability list (sync-cbor is the descriptor's business)
   const { caps: _caps, ...all } = peerBody(gw);
   const gid = localGid(gw, "peer", BEACON_LOCAL_ID);
-  const held = gw.db.query("SELECT v, payload, frame FROM fed_feed WHERE gid = ?").get(gid) as { v: number; payload: Uint8Array; frame: Uint8Array | null } | null;
+  const held = gw.db.query("SELECT v, payload, frame FROM fed_feed WHERE gid = ?").get(gid) as {
+    v: number;
+    payload: Uint8Array;
+    frame: Uint8Array | null;
+  } | null;
   const at = Math.floor(gw.clock.now() / 1000);
   // the most endpoints whose signed datagram fits, measured with the version it would get
   for (let n = all.endpoints.length; n >= 0; n--) {
@@ -78,7 +94,18 @@ export function ownBeacon(gw: Gateway): Beacon {
     const same = held?.frame && Buffer.from(encodeCbor(decodePayload(held.payload).body)).equals(Buffer.from(encodeCbor(body as never)));
     const frame = same
       ? held!.frame!
-      : signFrame(encodePayload({ type: RECORD_TYPES.peer, gid, origin: gw.config.instance, v: (held?.v ?? 0) + 1, at, signer: gw.config.instance, body: body as never }), signer);
+      : signFrame(
+          encodePayload({
+            type: RECORD_TYPES.peer,
+            gid,
+            origin: gw.config.instance,
+            v: (held?.v ?? 0) + 1,
+            at,
+            signer: gw.config.instance,
+            body: body as never,
+          }),
+          signer,
+        );
     if (MAGIC.length + frame.length > BEACON_MAX_BYTES) continue;
     if (!same) publishRecord(gw, "peer", BEACON_LOCAL_ID, body);
     const stored = (gw.db.query("SELECT frame FROM fed_feed WHERE gid = ?").get(gid) as { frame: Uint8Array }).frame;
@@ -86,7 +113,10 @@ export function ownBeacon(gw: Gateway): Beacon {
     if (MAGIC.length + stored.length > BEACON_MAX_BYTES) continue;
     return { datagram: datagram(stored), endpoints: body.endpoints, dropped: all.endpoints.slice(n) };
   }
-  throw unprocessable("too_large", `even without endpoints the presence record of ${gw.config.instance} does not fit ${BEACON_MAX_BYTES} bytes (a shorter INSTANCE would)`);
+  throw unprocessable(
+    "too_large",
+    `even without endpoints the presence record of ${gw.config.instance} does not fit ${BEACON_MAX_BYTES} bytes (a shorter INSTANCE would)`,
+  );
 }
 
 /** Signs `body` as a new version of `gid` unless the one held says the same; the datagram of what is held then. */
@@ -131,7 +161,10 @@ export function ownHaveList(gw: Gateway): HaveList {
     const kept = new Set(all.slice(0, n).map((k) => RECORD_TYPES[k] as number));
     const body: PeerBody = { instance: gw.config.instance, endpoints: [], have: rows.filter((r) => kept.has(r.type)).flatMap((r) => [r.type, r.top]) };
     // measured with the version it would get (a held one that says the same is as long or shorter)
-    const frame = signFrame(encodePayload({ type: RECORD_TYPES.peer, gid, origin: gw.config.instance, v: (held?.v ?? 0) + 1, at, signer: gw.config.instance, body: body as never }), signer);
+    const frame = signFrame(
+      encodePayload({ type: RECORD_TYPES.peer, gid, origin: gw.config.instance, v: (held?.v ?? 0) + 1, at, signer: gw.config.instance, body: body as never }),
+      signer,
+    );
     if (MAGIC.length + frame.length > BEACON_MAX_BYTES) continue;
     const dg = beaconRecord(gw, HAVE_LOCAL_ID, body);
     if (dg.length > BEACON_MAX_BYTES) continue;
@@ -184,7 +217,8 @@ export async function applyBeacon(gw: Gateway, bytes: Uint8Array, via = "beacon"
     if (e instanceof RecordError) throw badRequest("bad_beacon", `the frame cannot be read: ${e.message}`);
     throw e;
   }
-  if (type !== RECORD_TYPES.peer && type !== RECORD_TYPES.tombstone) throw unprocessable("not_beacon_tier", "a beacon carries a peer announce or a tombstone, nothing else");
+  if (type !== RECORD_TYPES.peer && type !== RECORD_TYPES.tombstone)
+    throw unprocessable("not_beacon_tier", "a beacon carries a peer announce or a tombstone, nothing else");
   if (bytes.length > BEACON_MAX_BYTES) throw badRequest("bad_beacon", `a beacon datagram is at most ${BEACON_MAX_BYTES} bytes (one UI frame)`);
   const report = await applyFrames(gw, [frame.slice()], { via });
   const outcome = (["applied", "duplicate", "suppressed", "quarantined", "own"] as const).find((k) => report[k] > 0) ?? "rejected";

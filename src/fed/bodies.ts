@@ -212,7 +212,10 @@ export const LAYOUTS: Readonly<Record<RecordKind, Readonly<Record<string, Field>
 };
 
 /** Each layout's fields as a list, made once (checkBody runs for every frame applied). */
-const FIELDS = Object.fromEntries(Object.entries(LAYOUTS).map(([kind, layout]) => [kind, Object.entries(layout)])) as Record<RecordKind, Array<[string, Field]>>;
+const FIELDS = Object.fromEntries(Object.entries(LAYOUTS).map(([kind, layout]) => [kind, Object.entries(layout)])) as Record<
+  RecordKind,
+  Array<[string, Field]>
+>;
 
 function checkField(name: string, f: Field, v: CborValue): string | null {
   switch (f.t) {
@@ -242,11 +245,13 @@ function checkField(name: string, f: Field, v: CborValue): string | null {
       return typeof v === "string" && isInstanceId(v) ? null : `${name} must be an instance id`;
     case "have": {
       // (type, cursor) pairs, one per sync feed at most, by type
-      if (!Array.isArray(v) || v.length % 2 !== 0 || v.length > 2 * HAVE_TYPES.length) return `${name} must be (type, cursor) pairs, at most ${HAVE_TYPES.length}`;
+      if (!Array.isArray(v) || v.length % 2 !== 0 || v.length > 2 * HAVE_TYPES.length)
+        return `${name} must be (type, cursor) pairs, at most ${HAVE_TYPES.length}`;
       for (let i = 0; i < v.length; i += 2) {
         const t = v[i];
         const c = v[i + 1];
-        if (typeof t !== "number" || !HAVE_TYPES.includes(t) || (i > 0 && t <= (v[i - 2] as number))) return `${name} types must be sync record types, each once, ascending`;
+        if (typeof t !== "number" || !HAVE_TYPES.includes(t) || (i > 0 && t <= (v[i - 2] as number)))
+          return `${name} types must be sync record types, each once, ascending`;
         if (typeof c !== "number" || !Number.isSafeInteger(c) || c < 0) return `${name} cursors must be whole numbers`;
       }
       return null;

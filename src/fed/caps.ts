@@ -141,7 +141,8 @@ export function decodeCaps(bytes: Uint8Array): LinkCaps {
  * are ignored (a later version may add some). Throws CapsError.
  */
 export function capsFromObject(v: unknown): LinkCaps {
-  if (!v || typeof v !== "object" || Array.isArray(v) || v instanceof Uint8Array || v instanceof Map) throw new CapsError("bad_caps", "capabilities are a map with text keys");
+  if (!v || typeof v !== "object" || Array.isArray(v) || v instanceof Uint8Array || v instanceof Map)
+    throw new CapsError("bad_caps", "capabilities are a map with text keys");
   const o = v as Record<string, unknown>;
   if (typeof o.tier !== "string" || !(TIERS as readonly string[]).includes(o.tier)) throw new CapsError("bad_caps", `tier must be one of ${TIERS.join(", ")}`);
   const d = tierCaps(o.tier as Tier);

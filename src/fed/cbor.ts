@@ -368,7 +368,7 @@ class Decoder {
 function compareRanges(b: Uint8Array, aStart: number, aEnd: number, cStart: number, cEnd: number): number {
   const aLen = aEnd - aStart;
   const cLen = cEnd - cStart;
-  const n = Math.min(aLen , cLen);
+  const n = Math.min(aLen, cLen);
   for (let i = 0; i < n; i++) {
     const d = b[aStart + i]! - b[cStart + i]!;
     if (d !== 0) return d;
@@ -377,7 +377,7 @@ function compareRanges(b: Uint8Array, aStart: number, aEnd: number, cStart: numb
 }
 
 function compareBytes(a: Uint8Array, c: Uint8Array): number {
-  const n = Math.min(a.length , c.length);
+  const n = Math.min(a.length, c.length);
   for (let i = 0; i < n; i++) {
     const d = a[i]! - c[i]!;
     if (d !== 0) return d;

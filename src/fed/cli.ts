@@ -57,7 +57,9 @@ export async function frameCommand(args: string[], out: Out, err: Out): Promise<
   try {
     const page = decodePage(bytes);
     frames = page.frames;
-    out(`page: ${frames.length} frames, next ${page.next}, more ${page.more}${page.type !== undefined ? `, type ${page.type}` : ""}${page.instance !== undefined ? `, from ${page.instance} (claimed)` : ""}`);
+    out(
+      `page: ${frames.length} frames, next ${page.next}, more ${page.more}${page.type !== undefined ? `, type ${page.type}` : ""}${page.instance !== undefined ? `, from ${page.instance} (claimed)` : ""}`,
+    );
   } catch (e) {
     if (e instanceof RecordError) {
       out(`${e.code}: ${e.message}`);
@@ -95,7 +97,10 @@ export async function keyCommand(args: string[], out: Out, err: Out, ctx: Comman
     if (sub === "show") {
       const { keys, rotations } = ownKeys(gw);
       if (!keys.length) out(`${config.instance} is unsigned (no FED_PRIVATE_KEY)`);
-      for (const k of keys) out(`${k.key}  ${k.status}  since ${new Date(k.since * 1000).toISOString()}${config.fedPrivateKey && publicKeyFromSeed(config.fedPrivateKey) === k.key ? "  (signing)" : ""}`);
+      for (const k of keys)
+        out(
+          `${k.key}  ${k.status}  since ${new Date(k.since * 1000).toISOString()}${config.fedPrivateKey && publicKeyFromSeed(config.fedPrivateKey) === k.key ? "  (signing)" : ""}`,
+        );
       for (const r of rotations) out(`rotation ${r.from} -> ${r.to}${r.revoke ? " (revoked the old key)" : ""} at ${new Date(r.at * 1000).toISOString()}`);
       return 0;
     }
@@ -107,7 +112,9 @@ export async function keyCommand(args: string[], out: Out, err: Out, ctx: Comman
     const next = generateKeyPair();
     const rotation = signRotation(config.fedPrivateKey, config.instance, next.publicKey, revoke, Math.floor(gw.clock.now() / 1000));
     gw.db.transaction(() => {
-      gw.db.query("INSERT INTO fed_own_keys (public_key, status, since, rotation) VALUES (?, 'active', ?, ?)").run(next.publicKey, rotation.at, JSON.stringify(rotation));
+      gw.db
+        .query("INSERT INTO fed_own_keys (public_key, status, since, rotation) VALUES (?, 'active', ?, ?)")
+        .run(next.publicKey, rotation.at, JSON.stringify(rotation));
       if (revoke) gw.db.query("UPDATE fed_own_keys SET status = 'revoked' WHERE public_key = ?").run(rotation.from);
     })();
     out(`rotated ${rotation.from} -> ${next.publicKey}${revoke ? " (the old key is revoked)" : ""}`);

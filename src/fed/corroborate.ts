@@ -123,9 +123,23 @@ export function checkQuery(body: unknown): CorroborationQuery {
   // A cell finer than ours would reveal more than the protocol means to carry, and a window wider would be fishing.
   if (gridDeg < CORROBORATION.gridDeg) throw bad(`gridDeg must be at least ${CORROBORATION.gridDeg}`);
   if (windowS > CORROBORATION.windowS || bucketS > 3600) throw bad(`windowS is at most ${CORROBORATION.windowS} and bucketS at most 3600`);
-  if (!Array.isArray(b.exclude) || b.exclude.length > 16 || !b.exclude.every((x) => typeof x === "string" && isCallsign(x))) throw bad("exclude must be a list of up to 16 callsigns");
+  if (!Array.isArray(b.exclude) || b.exclude.length > 16 || !b.exclude.every((x) => typeof x === "string" && isCallsign(x)))
+    throw bad("exclude must be a list of up to 16 callsigns");
   if (typeof b.revealIgate !== "boolean") throw bad("revealIgate must be true or false");
-  return { v: 1, from: b.from, id: b.id, call: normalizeCall(b.call), lat, lon, gridDeg, timeBucket, bucketS, windowS, exclude: b.exclude as string[], revealIgate: b.revealIgate };
+  return {
+    v: 1,
+    from: b.from,
+    id: b.id,
+    call: normalizeCall(b.call),
+    lat,
+    lon,
+    gridDeg,
+    timeBucket,
+    bucketS,
+    windowS,
+    exclude: b.exclude as string[],
+    revealIgate: b.revealIgate,
+  };
 }
 
 /** POST /federation/corroborate: this instance's answer from its own RF positions. */
@@ -149,7 +163,8 @@ export function answerQuery(gw: Gateway, body: unknown): CorroborationAnswer {
 }
 
 /** Whether an answer confirms the find. */
-const confirms = (a: { heard: boolean; distanceBucketM: number | null }) => a.heard && a.distanceBucketM !== null && a.distanceBucketM <= CORROBORATION.confirmWithinM;
+const confirms = (a: { heard: boolean; distanceBucketM: number | null }) =>
+  a.heard && a.distanceBucketM !== null && a.distanceBucketM <= CORROBORATION.confirmWithinM;
 
 interface FindRow {
   id: number;
@@ -186,11 +201,25 @@ async function ask(gw: Gateway, peer: Peer, url: string, q: CorroborationQuery):
   const headers: Record<string, string> = {};
   if (gw.config.fedSubmitSecret && peer.trust === "trusted") headers["x-fed-secret"] = gw.config.fedSubmitSecret;
   try {
-    const { body } = await fedJson<CorroborationAnswer>(gw, `${url}/federation/corroborate`, { method: "POST", json: q, headers, timeoutMs: CORROBORATION.timeoutMs, maxBytes: 16 * 1024 });
+    const { body } = await fedJson<CorroborationAnswer>(gw, `${url}/federation/corroborate`, {
+      method: "POST",
+      json: q,
+      headers,
+      timeoutMs: CORROBORATION.timeoutMs,
+      maxBytes: 16 * 1024,
+    });
     if (!body || typeof body !== "object" || body.id !== q.id || typeof body.heard !== "boolean") return null;
     const bucket = typeof body.distanceBucketM === "number" ? body.distanceBucketM : null;
     const igate = typeof body.igate === "string" && isCallsign(body.igate) && q.revealIgate ? normalizeCall(body.igate) : undefined;
-    return { v: 1, id: q.id, instance: peer.instance, heard: body.heard, distanceBucketM: bucket, timeBucket: typeof body.timeBucket === "number" ? body.timeBucket : null, ...(igate ? { igate } : {}) };
+    return {
+      v: 1,
+      id: q.id,
+      instance: peer.instance,
+      heard: body.heard,
+      distanceBucketM: bucket,
+      timeBucket: typeof body.timeBucket === "number" ? body.timeBucket : null,
+      ...(igate ? { igate } : {}),
+    };
   } catch {
     return null; // unreachable, refused (a secret we do not hold), or nonsense: no answer
   }

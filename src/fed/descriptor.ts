@@ -63,7 +63,9 @@ export function ensureOwnKey(gw: Gateway): void {
 }
 
 export function ownKeys(gw: Gateway): { keys: OwnKey[]; rotations: RotationRecord[] } {
-  const rows = gw.db.query("SELECT public_key AS key, status, since, rotation FROM fed_own_keys ORDER BY since, rowid").all() as Array<OwnKey & { rotation: string | null }>;
+  const rows = gw.db.query("SELECT public_key AS key, status, since, rotation FROM fed_own_keys ORDER BY since, rowid").all() as Array<
+    OwnKey & { rotation: string | null }
+  >;
   return {
     keys: rows.map(({ key, status, since }) => ({ key, status, since })),
     rotations: rows.filter((r) => r.rotation).map((r) => JSON.parse(r.rotation!) as RotationRecord),
@@ -101,7 +103,9 @@ export function descriptor(gw: Gateway): Descriptor {
   const signed = !!instanceSigner(gw);
   const { keys, rotations } = ownKeys(gw);
   const row = signed
-    ? (gw.db.query("SELECT frame FROM fed_feed WHERE gid = ? AND type = ?").get(localGid(gw, "peer", PEER_RECORD_LOCAL_ID), RECORD_TYPES.peer) as { frame: Uint8Array | null } | null)
+    ? (gw.db.query("SELECT frame FROM fed_feed WHERE gid = ? AND type = ?").get(localGid(gw, "peer", PEER_RECORD_LOCAL_ID), RECORD_TYPES.peer) as {
+        frame: Uint8Array | null;
+      } | null)
     : null;
   return {
     instance: gw.config.instance,

@@ -113,7 +113,10 @@ export async function fedFetch(gw: Gateway, url: string, opts: FetchOptions = {}
   } catch (e) {
     if (e instanceof OutboundRefused) throw new DialError("address_refused", `${url}: ${e.message}`);
     const name = (e as Error)?.name;
-    throw new DialError(name === "TimeoutError" ? "timeout" : "unreachable", `${url}: ${name === "TimeoutError" ? "no answer in time" : String((e as Error)?.message ?? e)}`);
+    throw new DialError(
+      name === "TimeoutError" ? "timeout" : "unreachable",
+      `${url}: ${name === "TimeoutError" ? "no answer in time" : String((e as Error)?.message ?? e)}`,
+    );
   }
   const declared = Number(res.headers.get("content-length") ?? "NaN");
   if (declared > maxBytes) {

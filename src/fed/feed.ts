@@ -123,9 +123,12 @@ interface FeedRow {
 }
 
 function currentRow(gw: Gateway, gid: string): FeedRow | null {
-  const r = gw.db.query("SELECT type, v, at, frame IS NOT NULL AS signed FROM fed_feed WHERE gid = ?").get(gid) as
-    | { type: number; v: number; at: number; signed: number }
-    | null;
+  const r = gw.db.query("SELECT type, v, at, frame IS NOT NULL AS signed FROM fed_feed WHERE gid = ?").get(gid) as {
+    type: number;
+    v: number;
+    at: number;
+    signed: number;
+  } | null;
   return r && { type: r.type, v: r.v, at: r.at, signed: r.signed === 1 };
 }
 
@@ -167,10 +170,20 @@ export function resignFeed(gw: Gateway, batch = 500): number {
   const signer = instanceSigner(gw);
   if (!signer) return 0;
   let total = 0;
-  const pick = gw.db.query("SELECT seq, type, gid, v, at, payload, created_at AS createdAt FROM fed_feed WHERE signer_key IS NULL OR signer_key <> ? ORDER BY seq LIMIT ?");
+  const pick = gw.db.query(
+    "SELECT seq, type, gid, v, at, payload, created_at AS createdAt FROM fed_feed WHERE signer_key IS NULL OR signer_key <> ? ORDER BY seq LIMIT ?",
+  );
   const put = gw.db.query("INSERT OR REPLACE INTO fed_feed (type, gid, v, at, payload, frame, signer_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   for (;;) {
-    const rows = pick.all(signer.publicKey, batch) as Array<{ seq: number; type: number; gid: string; v: number; at: number; payload: Uint8Array; createdAt: number }>;
+    const rows = pick.all(signer.publicKey, batch) as Array<{
+      seq: number;
+      type: number;
+      gid: string;
+      v: number;
+      at: number;
+      payload: Uint8Array;
+      createdAt: number;
+    }>;
     if (rows.length === 0) return total;
     gw.db.transaction(() => {
       for (const r of rows) put.run(r.type, r.gid, r.v, r.at, r.payload, signFrame(r.payload, signer), signer.publicKey, r.createdAt);

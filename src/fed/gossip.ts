@@ -27,7 +27,8 @@ export interface NotifyAnswer {
 /** Handles a gossip ping. */
 export function receiveNotify(gw: Gateway, body: unknown): NotifyAnswer {
   const b = body as { instance?: unknown } | null;
-  if (!b || typeof b !== "object" || typeof b.instance !== "string" || !isInstanceId(b.instance)) throw badRequest("invalid", 'the body is {"instance": "<your instance id>"}');
+  if (!b || typeof b !== "object" || typeof b.instance !== "string" || !isInstanceId(b.instance))
+    throw badRequest("invalid", 'the body is {"instance": "<your instance id>"}');
   const peer = getPeer(gw, b.instance);
   if (!peer) return { accepted: false, coalesced: false, reason: "unknown_peer" };
   if (peer.trust === "blocked") return { accepted: false, coalesced: false, reason: "blocked" };
@@ -64,7 +65,13 @@ export async function pingPeers(gw: Gateway): Promise<Array<{ instance: string; 
   return Promise.all(
     targets.map(async (t) => {
       try {
-        const r = await fedFetch(gw, `${t.url}/federation/notify`, { method: "POST", headers: { "content-type": "application/json" }, body, timeoutMs: 5000, maxBytes: 4096 });
+        const r = await fedFetch(gw, `${t.url}/federation/notify`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+          timeoutMs: 5000,
+          maxBytes: 4096,
+        });
         return { instance: t.instance, ok: r.status >= 200 && r.status < 300 };
       } catch {
         return { instance: t.instance, ok: false };

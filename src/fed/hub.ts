@@ -44,14 +44,19 @@ export async function submit(gw: Gateway, bytes: Uint8Array): Promise<SubmitRepo
       const p = decodePayload(frame.payload);
       keys.add(frame.signerKey);
       origins.add(p.origin);
-      if (p.signer !== p.origin) throw badRequest("not_own_signer", `frame ${i} (${p.gid}) is signed for ${p.signer}, not by its instance ${p.origin}: a submitter submits only what it signed itself`);
+      if (p.signer !== p.origin)
+        throw badRequest(
+          "not_own_signer",
+          `frame ${i} (${p.gid}) is signed for ${p.signer}, not by its instance ${p.origin}: a submitter submits only what it signed itself`,
+        );
     } catch (e) {
       if (e instanceof RecordError) throw badRequest("bad_frame", `frame ${i} cannot be read: ${e.message}`);
       throw e;
     }
   }
   if (keys.size !== 1) throw badRequest("multiple_keys", `a submission carries exactly one signing key; this one carries ${keys.size}: rejected whole`);
-  if (origins.size !== 1) throw badRequest("not_own_signer", `a submission carries one instance's own records; this one carries ${[...origins].join(", ")}: rejected whole`);
+  if (origins.size !== 1)
+    throw badRequest("not_own_signer", `a submission carries one instance's own records; this one carries ${[...origins].join(", ")}: rejected whole`);
   const key = [...keys][0]!;
   const submitter = [...origins][0]!;
   if (submitter === gw.config.instance) throw conflict("self", "these are this instance's own records");
@@ -66,7 +71,9 @@ export async function submit(gw: Gateway, bytes: Uint8Array): Promise<SubmitRepo
     added = true;
   } else {
     if (peer.trust === "blocked") throw forbidden(`${submitter} is blocked here`, "blocked");
-    const active = peerKeys(gw, submitter).filter((k) => k.status === "active").map((k) => k.publicKey);
+    const active = peerKeys(gw, submitter)
+      .filter((k) => k.status === "active")
+      .map((k) => k.publicKey);
     if (!active.includes(key)) throw conflict("key_changed", `${submitter} is not known by key ${key} here; a key changes only by a signed rotation`);
   }
   const report = await applyFrames(gw, frames, { via: "submit", servedBy: submitter });
@@ -74,7 +81,15 @@ export async function submit(gw: Gateway, bytes: Uint8Array): Promise<SubmitRepo
 }
 
 /** What a spoke pushes, in order: tombstones first; its peer record last. */
-const PUSH_ORDER = [RECORD_TYPES.tombstone, RECORD_TYPES.key, RECORD_TYPES["account-move"], RECORD_TYPES.cache, RECORD_TYPES.find, RECORD_TYPES.bulletin, RECORD_TYPES.peer];
+const PUSH_ORDER = [
+  RECORD_TYPES.tombstone,
+  RECORD_TYPES.key,
+  RECORD_TYPES["account-move"],
+  RECORD_TYPES.cache,
+  RECORD_TYPES.find,
+  RECORD_TYPES.bulletin,
+  RECORD_TYPES.peer,
+];
 
 export interface PushReport {
   hub: string | null;
@@ -116,7 +131,11 @@ async function pushOnce(gw: Gateway): Promise<PushReport> {
           const body = encodePage({ frames, next: page.next, more: page.more, type, instance: gw.config.instance });
           const r = await fedFetch(gw, `${hub}/federation/submit`, {
             method: "POST",
-            headers: { "content-type": CBOR_TYPE, accept: "application/json", ...(gw.config.fedSubmitSecret ? { "x-fed-secret": gw.config.fedSubmitSecret } : {}) },
+            headers: {
+              "content-type": CBOR_TYPE,
+              accept: "application/json",
+              ...(gw.config.fedSubmitSecret ? { "x-fed-secret": gw.config.fedSubmitSecret } : {}),
+            },
             body,
             timeoutMs: 120_000,
             maxBytes: 1024 * 1024,
@@ -125,7 +144,8 @@ async function pushOnce(gw: Gateway): Promise<PushReport> {
           try {
             answer = JSON.parse(new TextDecoder().decode(r.bytes));
           } catch {}
-          if (r.status !== 200) throw new DialError(answer.error ?? `http_${r.status}`, `the hub answered ${r.status}${answer.message ? `: ${answer.message}` : ""}`);
+          if (r.status !== 200)
+            throw new DialError(answer.error ?? `http_${r.status}`, `the hub answered ${r.status}${answer.message ? `: ${answer.message}` : ""}`);
           out.pushed += frames.length;
           out.applied += answer.applied ?? 0;
           out.pages++;

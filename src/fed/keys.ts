@@ -88,7 +88,8 @@ export function checkRotation(doc: unknown): { ok: true; rotation: RotationRecor
   const key = /^[A-Za-z0-9_-]{43}$/;
   if (d.type !== "key-rotation") return { ok: false, message: 'type must be "key-rotation"' };
   if (typeof d.instance !== "string" || !isInstanceId(d.instance)) return { ok: false, message: "instance must be an instance id" };
-  if (typeof d.from !== "string" || !key.test(d.from) || typeof d.to !== "string" || !key.test(d.to)) return { ok: false, message: "from and to must be base64url keys" };
+  if (typeof d.from !== "string" || !key.test(d.from) || typeof d.to !== "string" || !key.test(d.to))
+    return { ok: false, message: "from and to must be base64url keys" };
   if (d.from === d.to) return { ok: false, message: "from and to are the same key" };
   if (typeof d.revoke !== "boolean") return { ok: false, message: "revoke must be true or false" };
   if (typeof d.at !== "number" || !Number.isSafeInteger(d.at) || d.at < 0) return { ok: false, message: "at must be unix seconds" };

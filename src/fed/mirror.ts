@@ -98,18 +98,55 @@ export function writeRecord(s: Stmts, p: Payload, frame: Uint8Array, via: string
   switch (p.type) {
     case 1: {
       const c = cacheFromWire(b as unknown as CacheBody);
-      s.cache.run(p.gid, p.origin, c.name, c.type, c.size, c.difficulty, c.terrain, c.lat, c.lon, c.status, c.hint ?? null, c.description ?? null,
-        c.unlisted ? 1 : 0, c.ownerCall ?? null, currentAccount(s, c.ownerAccount ?? undefined), c.placedAt ?? null, fromSeconds(p.at));
+      s.cache.run(
+        p.gid,
+        p.origin,
+        c.name,
+        c.type,
+        c.size,
+        c.difficulty,
+        c.terrain,
+        c.lat,
+        c.lon,
+        c.status,
+        c.hint ?? null,
+        c.description ?? null,
+        c.unlisted ? 1 : 0,
+        c.ownerCall ?? null,
+        currentAccount(s, c.ownerAccount ?? undefined),
+        c.placedAt ?? null,
+        fromSeconds(p.at),
+      );
       return;
     }
     case 2: {
       const f = findFromWire(b as unknown as FindBody);
-      s.find.run(p.gid, p.origin, f.cache, f.kind, f.call ?? null, currentAccount(s, f.account ?? undefined), f.text ?? null, f.tier ?? null, f.state ?? null, f.distanceM ?? null, f.loggedAt);
+      s.find.run(
+        p.gid,
+        p.origin,
+        f.cache,
+        f.kind,
+        f.call ?? null,
+        currentAccount(s, f.account ?? undefined),
+        f.text ?? null,
+        f.tier ?? null,
+        f.state ?? null,
+        f.distanceM ?? null,
+        f.loggedAt,
+      );
       return;
     }
     case 3: {
       const k = b as unknown as KeyBody;
-      s.key.run(p.gid, p.origin, k.call, k.key, currentAccount(s, k.account), fromSeconds(k.createdAt), k.revokedAt === undefined ? null : fromSeconds(k.revokedAt));
+      s.key.run(
+        p.gid,
+        p.origin,
+        k.call,
+        k.key,
+        currentAccount(s, k.account),
+        fromSeconds(k.createdAt),
+        k.revokedAt === undefined ? null : fromSeconds(k.revokedAt),
+      );
       return;
     }
     case 4: {
@@ -177,9 +214,9 @@ export function mirroredCachesInBox(gw: Gateway, box: Box, opts: { includeUnvett
 
 /** One mirrored cache by gid (null when unknown, or its origin is blocked or gone). */
 export function mirroredCache(gw: Gateway, gid: string): MirroredCache | null {
-  const r = gw.db
-    .query(`SELECT ${CACHE_COLS} FROM mirror_caches c JOIN peers p ON p.instance = c.origin WHERE c.gid = ? AND p.trust <> 'blocked'`)
-    .get(gid) as (Omit<MirroredCache, "unlisted"> & { unlisted: number }) | null;
+  const r = gw.db.query(`SELECT ${CACHE_COLS} FROM mirror_caches c JOIN peers p ON p.instance = c.origin WHERE c.gid = ? AND p.trust <> 'blocked'`).get(gid) as
+    | (Omit<MirroredCache, "unlisted"> & { unlisted: number })
+    | null;
   return r && { ...r, unlisted: r.unlisted === 1 };
 }
 
@@ -209,7 +246,10 @@ export function mirroredFindsOf(gw: Gateway, cacheGid: string, limit = 200): Mir
 }
 
 /** Mirrored device keys of a base callsign (for checking signatures made on other instances). */
-export function mirroredKeysOf(gw: Gateway, call: string): Array<{ gid: string; origin: string; publicKey: string; account: string | null; revokedAt: number | null }> {
+export function mirroredKeysOf(
+  gw: Gateway,
+  call: string,
+): Array<{ gid: string; origin: string; publicKey: string; account: string | null; revokedAt: number | null }> {
   return gw.db
     .query(
       `SELECT k.gid, k.origin, k.public_key AS publicKey, k.account, k.revoked_at AS revokedAt FROM mirror_keys k

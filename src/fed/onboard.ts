@@ -60,7 +60,8 @@ export function parseBinding(records: string[]): { instance: string; key: string
 export async function onboard44net(gw: Gateway, body: unknown): Promise<OnboardAnswer> {
   const b = body as { callsign?: unknown; confirm?: unknown; key?: unknown } | null;
   if (!b || typeof b !== "object" || Array.isArray(b)) throw badRequest("invalid", "the body is {callsign, confirm?, key?}");
-  if (typeof b.callsign !== "string" || !isCallsign(b.callsign)) throw badRequest("invalid", "callsign must be a callsign (its <call>.ampr.org host is the peer)");
+  if (typeof b.callsign !== "string" || !isCallsign(b.callsign))
+    throw badRequest("invalid", "callsign must be a callsign (its <call>.ampr.org host is the peer)");
   if (b.confirm !== undefined && typeof b.confirm !== "boolean") throw badRequest("invalid", "confirm must be true or false");
   if (b.key !== undefined && (typeof b.key !== "string" || !isB64urlKey(b.key))) throw badRequest("invalid", "key must be the base64url key you were shown");
   const callsign = b.callsign.toUpperCase();
@@ -81,8 +82,10 @@ export async function onboard44net(gw: Gateway, body: unknown): Promise<OnboardA
   let descriptor: Binding["descriptor"] = "unreachable";
   try {
     const d = await fetchDescriptor(gw, `http://${host}`);
-    if (d.instance !== parsed.instance) throw conflict("dns_contradiction", `${host} describes itself as ${d.instance}, but DNS binds ${parsed.instance}: refused`);
-    if (!d.keys.some((k) => k.key === parsed.key && k.status === "active")) throw conflict("dns_contradiction", `${host}'s descriptor does not publish the key DNS names (${parsed.key}): refused`);
+    if (d.instance !== parsed.instance)
+      throw conflict("dns_contradiction", `${host} describes itself as ${d.instance}, but DNS binds ${parsed.instance}: refused`);
+    if (!d.keys.some((k) => k.key === parsed.key && k.status === "active"))
+      throw conflict("dns_contradiction", `${host}'s descriptor does not publish the key DNS names (${parsed.key}): refused`);
     descriptor = "matches";
   } catch (e) {
     if (!(e instanceof DialError || e instanceof SyncError)) throw e;
@@ -98,7 +101,8 @@ export async function onboard44net(gw: Gateway, body: unknown): Promise<OnboardA
   }
   if (!txt.dnssec) {
     if (b.confirm !== true) return { admitted: false, needsConfirm: true, binding };
-    if (b.key !== undefined && b.key !== parsed.key) throw conflict("binding_changed", `DNS now names key ${parsed.key}, not the ${b.key} you confirmed: look again`);
+    if (b.key !== undefined && b.key !== parsed.key)
+      throw conflict("binding_changed", `DNS now names key ${parsed.key}, not the ${b.key} you confirmed: look again`);
   }
   upsertPeer(gw, {
     instance: parsed.instance,

@@ -53,7 +53,8 @@ export function decodePage(bytes: Uint8Array): Page {
   const more = m.get(3) ?? false;
   const type = m.get(4);
   const instance = m.get(5);
-  if (!Array.isArray(frames) || !frames.every((f) => f instanceof Uint8Array)) throw new RecordError("bad_page", "page key 1 must be a list of frames (byte strings)");
+  if (!Array.isArray(frames) || !frames.every((f) => f instanceof Uint8Array))
+    throw new RecordError("bad_page", "page key 1 must be a list of frames (byte strings)");
   if (frames.length > MAX_PAGE_FRAMES) throw new RecordError("bad_page", `a page carries at most ${MAX_PAGE_FRAMES} frames`);
   if (typeof next !== "number" || next < 0) throw new RecordError("bad_page", "page key 2 (next) must be a cursor");
   if (typeof more !== "boolean") throw new RecordError("bad_page", "page key 3 (more) must be true or false");

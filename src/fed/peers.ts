@@ -132,7 +132,19 @@ export function upsertPeer(gw: Gateway, p: PeerInput): Peer {
         .query(
           "INSERT INTO peers (instance, url, endpoints, learnt_endpoints, trust, key_pin, verified_via, found_via, trust_set_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
-        .run(p.instance, p.url ?? null, list, list, p.trust ?? "unvetted", p.keyPin ?? null, p.verifiedVia ?? null, p.foundVia ?? null, p.trustSetBy ?? (p.trust ? null : "discovery"), now, now);
+        .run(
+          p.instance,
+          p.url ?? null,
+          list,
+          list,
+          p.trust ?? "unvetted",
+          p.keyPin ?? null,
+          p.verifiedVia ?? null,
+          p.foundVia ?? null,
+          p.trustSetBy ?? (p.trust ? null : "discovery"),
+          now,
+          now,
+        );
     } else {
       const endpoints = given && endpointsJson(mergeEndpoints(given, existing.endpoints));
       const learnt = given && endpointsJson(mergeEndpoints(given, learntEndpoints(gw, p.instance)));

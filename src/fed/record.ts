@@ -108,13 +108,7 @@ export interface Frame {
 }
 
 /** Error codes: the CBOR ones (cbor.ts), and these. */
-export type RecordErrorCode =
-  | "bad_frame"
-  | "bad_payload"
-  | "bad_gid"
-  | "bad_signer"
-  | VerifyVerdict
-  | CborError["code"];
+export type RecordErrorCode = "bad_frame" | "bad_payload" | "bad_gid" | "bad_signer" | VerifyVerdict | CborError["code"];
 
 export class RecordError extends Error {
   override name = "RecordError";
@@ -174,7 +168,18 @@ export function encodePayload(p: Payload): Uint8Array {
   if (!Number.isSafeInteger(p.at) || p.at < 0) throw new RecordError("bad_payload", "at must be unix seconds");
   if (!isSigner(p.signer)) throw new RecordError("bad_signer", `signer "${p.signer}" is neither an instance id nor a callsign`);
   try {
-    return encodeCbor(new Map<number, CborValue>([[1, p.type], [2, p.gid], [3, p.origin], [4, p.v], [5, p.at], [6, p.signer], [7, p.body as never]]), { maxDepth: LIMITS.maxDepth });
+    return encodeCbor(
+      new Map<number, CborValue>([
+        [1, p.type],
+        [2, p.gid],
+        [3, p.origin],
+        [4, p.v],
+        [5, p.at],
+        [6, p.signer],
+        [7, p.body as never],
+      ]),
+      { maxDepth: LIMITS.maxDepth },
+    );
   } catch (e) {
     if (e instanceof CborError) throw new RecordError(e.code, `body: ${e.message}`);
     throw e;
@@ -202,7 +207,13 @@ export function decodePayload(bytes: Uint8Array): Payload {
 }
 
 export function encodeFrame(f: Frame): Uint8Array {
-  return encodeCbor(new Map<number, CborValue>([[1, f.payload], [2, f.signerKey], [3, f.sig]]));
+  return encodeCbor(
+    new Map<number, CborValue>([
+      [1, f.payload],
+      [2, f.signerKey],
+      [3, f.sig],
+    ]),
+  );
 }
 
 /** Strictly decodes frame bytes (not the payload inside); throws RecordError. */

@@ -83,9 +83,18 @@ export function checkRegistry(doc: unknown, key: string): { ok: true; doc: Regis
   for (const e of d.entries as unknown[]) {
     const x = e as Record<string, unknown>;
     const ok =
-      x && typeof x === "object" && typeof x.instance === "string" && isInstanceId(x.instance) && !seen.has(x.instance) &&
-      Array.isArray(x.keys) && x.keys.length >= 1 && x.keys.length <= 8 && x.keys.every((k) => typeof k === "string" && isB64urlKey(k)) &&
-      Array.isArray(x.operators) && x.operators.length <= 16 && x.operators.every((c) => typeof c === "string" && isCallsign(c)) &&
+      x &&
+      typeof x === "object" &&
+      typeof x.instance === "string" &&
+      isInstanceId(x.instance) &&
+      !seen.has(x.instance) &&
+      Array.isArray(x.keys) &&
+      x.keys.length >= 1 &&
+      x.keys.length <= 8 &&
+      x.keys.every((k) => typeof k === "string" && isB64urlKey(k)) &&
+      Array.isArray(x.operators) &&
+      x.operators.length <= 16 &&
+      x.operators.every((c) => typeof c === "string" && isCallsign(c)) &&
       (x.aprsCall === undefined || (typeof x.aprsCall === "string" && isCallsign(x.aprsCall))) &&
       (x.endpoints === undefined || (Array.isArray(x.endpoints) && x.endpoints.length <= 16 && x.endpoints.every((p) => typeof p === "string")));
     if (!ok) {
@@ -125,9 +134,12 @@ export function registrySource(gw: Gateway): RegistrySource | null {
 
 /** The registry's binding of an instance, or null when no registry binds it. */
 export function registryBinding(gw: Gateway, instance: string): RegistryBinding | null {
-  const r = gw.db.query("SELECT instance, keys, operators, aprs_call AS aprsCall FROM fed_registry WHERE instance = ?").get(instance) as
-    | { instance: string; keys: string; operators: string; aprsCall: string | null }
-    | null;
+  const r = gw.db.query("SELECT instance, keys, operators, aprs_call AS aprsCall FROM fed_registry WHERE instance = ?").get(instance) as {
+    instance: string;
+    keys: string;
+    operators: string;
+    aprsCall: string | null;
+  } | null;
   if (!r) return null;
   return { instance: r.instance, keys: JSON.parse(r.keys) as string[], operators: JSON.parse(r.operators) as string[], aprsCall: r.aprsCall };
 }
@@ -161,7 +173,8 @@ async function locate(gw: Gateway): Promise<{ url: string; key: string; dnssec: 
   const f = anchors[0]!;
   const url = f.get("url")?.[0];
   const key = f.get("key")?.[0];
-  if (!url || !/^https?:\/\//.test(url) || !key || !isB64urlKey(key)) throw new DialError("bad_anchor", `${c.fedRegistryDns}'s TXT record needs url=<http(s) URL> and key=<base64url key>`);
+  if (!url || !/^https?:\/\//.test(url) || !key || !isB64urlKey(key))
+    throw new DialError("bad_anchor", `${c.fedRegistryDns}'s TXT record needs url=<http(s) URL> and key=<base64url key>`);
   return { url, key, dnssec: txt.dnssec };
 }
 
@@ -189,24 +202,39 @@ export async function refreshRegistry(gw: Gateway): Promise<RegistryRefresh> {
     const checked = checkRegistry(doc, key);
     if (!checked.ok) throw new DialError("bad_registry", checked.message);
     const held = registrySource(gw);
-    if (held && held.signerKey === key && checked.doc.at < held.signedAt) throw new DialError("stale_registry", `the registry at ${url} is older than the one held (${checked.doc.at} < ${held.signedAt}): refused`);
+    if (held && held.signerKey === key && checked.doc.at < held.signedAt)
+      throw new DialError("stale_registry", `the registry at ${url} is older than the one held (${checked.doc.at} < ${held.signedAt}): refused`);
     out.entries = checked.doc.entries.length;
     out.skipped = checked.skipped;
     gw.db.transaction(() => {
       gw.db.query("DELETE FROM fed_registry").run();
       const ins = gw.db.query("INSERT INTO fed_registry (instance, keys, operators, aprs_call, endpoints, fetched_at) VALUES (?, ?, ?, ?, ?, ?)");
-      for (const e of checked.doc.entries) ins.run(e.instance, JSON.stringify(e.keys), JSON.stringify(e.operators), e.aprsCall ?? null, JSON.stringify(e.endpoints ?? []), now);
+      for (const e of checked.doc.entries)
+        ins.run(e.instance, JSON.stringify(e.keys), JSON.stringify(e.operators), e.aprsCall ?? null, JSON.stringify(e.endpoints ?? []), now);
       gw.db
-        .query("INSERT OR REPLACE INTO fed_registry_source (id, source, name, signer_key, signed_at, dnssec, fetched_at, error) VALUES (1, ?, ?, ?, ?, ?, ?, NULL)")
+        .query(
+          "INSERT OR REPLACE INTO fed_registry_source (id, source, name, signer_key, signed_at, dnssec, fetched_at, error) VALUES (1, ?, ?, ?, ?, ?, ?, NULL)",
+        )
         .run(url, typeof checked.doc.name === "string" ? checked.doc.name : null, key, checked.doc.at, dnssec === null ? null : dnssec ? 1 : 0, now);
       // Keys a binding names are accepted for its peer (AUTH rule 5); keys an
       // earlier registry bound and this one does not are dropped.
-      gw.db.query("DELETE FROM peer_keys WHERE via = 'registry' AND NOT EXISTS (SELECT 1 FROM fed_registry r, json_each(r.keys) k, peers p WHERE p.id = peer_keys.peer_id AND r.instance = p.instance AND k.value = peer_keys.public_key)").run();
+      gw.db
+        .query(
+          "DELETE FROM peer_keys WHERE via = 'registry' AND NOT EXISTS (SELECT 1 FROM fed_registry r, json_each(r.keys) k, peers p WHERE p.id = peer_keys.peer_id AND r.instance = p.instance AND k.value = peer_keys.public_key)",
+        )
+        .run();
       for (const e of checked.doc.entries) {
         if (e.instance === c.instance) continue;
         const peer = getPeer(gw, e.instance);
         if (!peer) {
-          upsertPeer(gw, { instance: e.instance, endpoints: e.endpoints ?? [], trust: "unvetted", keyPin: e.keys[0], foundVia: "registry", trustSetBy: "discovery" });
+          upsertPeer(gw, {
+            instance: e.instance,
+            endpoints: e.endpoints ?? [],
+            trust: "unvetted",
+            keyPin: e.keys[0],
+            foundVia: "registry",
+            trustSetBy: "discovery",
+          });
           out.added.push(e.instance);
         } else if (e.endpoints?.length && peer.trust !== "blocked") {
           // addressing only: merged into what is known, trust left alone
@@ -218,7 +246,11 @@ export async function refreshRegistry(gw: Gateway): Promise<RegistryRefresh> {
     })();
     const self = checked.doc.entries.find((e) => e.instance === c.instance);
     const own = instanceSigner(gw)?.publicKey;
-    if (self && own && !self.keys.includes(own)) gw.log.warn("fed", `the registry binds ${c.instance} to other keys than the one this instance signs with: peers that use it will not mirror this instance`);
+    if (self && own && !self.keys.includes(own))
+      gw.log.warn(
+        "fed",
+        `the registry binds ${c.instance} to other keys than the one this instance signs with: peers that use it will not mirror this instance`,
+      );
     out.ok = true;
   } catch (e) {
     const msg = e instanceof DialError ? `${e.code}: ${e.message}` : String((e as Error)?.message ?? e);

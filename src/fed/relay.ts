@@ -64,11 +64,13 @@ function checkToken(gw: Gateway, instance: string, given: string | null): void {
 export function checkRelayQuery(q: unknown): RelayQuery {
   const b = q as Record<string, unknown> | null;
   if (!b || typeof b !== "object" || Array.isArray(b)) throw badRequest("invalid", "a relay query is {type, since?, limit?}");
-  if (typeof b.type !== "string" || !(SYNC_KINDS as readonly string[]).includes(b.type)) throw badRequest("invalid", `type must be one of ${SYNC_KINDS.join(", ")}`);
+  if (typeof b.type !== "string" || !(SYNC_KINDS as readonly string[]).includes(b.type))
+    throw badRequest("invalid", `type must be one of ${SYNC_KINDS.join(", ")}`);
   const since = b.since ?? 0;
   const limit = b.limit ?? DEFAULT_PAGE_LIMIT;
   if (typeof since !== "number" || !Number.isSafeInteger(since) || since < 0) throw badRequest("invalid", "since must be a cursor");
-  if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) throw badRequest("invalid", `limit must be 1-${MAX_PAGE_LIMIT}`);
+  if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT)
+    throw badRequest("invalid", `limit must be 1-${MAX_PAGE_LIMIT}`);
   return { type: b.type as SyncKind, since, limit };
 }
 
@@ -92,7 +94,13 @@ function signRelay(gw: Gateway, p: RelayPayload): Uint8Array {
   const msg = new Uint8Array(RELAY_PREFIX.length + payload.length);
   msg.set(RELAY_PREFIX);
   msg.set(payload, RELAY_PREFIX.length);
-  return encodeCbor(new Map<number, Uint8Array | string>([[1, payload], [2, signer.publicKey], [3, signer.sign(msg)]]));
+  return encodeCbor(
+    new Map<number, Uint8Array | string>([
+      [1, payload],
+      [2, signer.publicKey],
+      [3, signer.sign(msg)],
+    ]),
+  );
 }
 
 /** Decodes a relay frame and checks its signature under its own key; who that key belongs to is the caller's question. */
@@ -109,7 +117,8 @@ export function openRelayFrame(bytes: Uint8Array): { payload: RelayPayload; sign
   const payload = m.get(1);
   const key = m.get(2);
   const sig = m.get(3);
-  if (!(payload instanceof Uint8Array) || typeof key !== "string" || !isB64urlKey(key) || !(sig instanceof Uint8Array) || sig.length !== 64) throw bad("a relay frame is {1: payload, 2: key, 3: sig}");
+  if (!(payload instanceof Uint8Array) || typeof key !== "string" || !isB64urlKey(key) || !(sig instanceof Uint8Array) || sig.length !== 64)
+    throw bad("a relay frame is {1: payload, 2: key, 3: sig}");
   const msg = new Uint8Array(RELAY_PREFIX.length + payload.length);
   msg.set(RELAY_PREFIX);
   msg.set(payload, RELAY_PREFIX.length);
@@ -125,8 +134,16 @@ export function openRelayFrame(bytes: Uint8Array): { payload: RelayPayload; sign
   const o = p as Record<string, unknown>;
   const kind = o?.kind;
   const body = kind === "relayQuery" ? o.query : o.answer;
-  if ((kind !== "relayQuery" && kind !== "relayAnswer") || typeof o.hub !== "string" || !isInstanceId(o.hub) || typeof o.spoke !== "string" || !isInstanceId(o.spoke) ||
-    typeof o.id !== "number" || typeof o.at !== "number" || typeof body !== "string") {
+  if (
+    (kind !== "relayQuery" && kind !== "relayAnswer") ||
+    typeof o.hub !== "string" ||
+    !isInstanceId(o.hub) ||
+    typeof o.spoke !== "string" ||
+    !isInstanceId(o.spoke) ||
+    typeof o.id !== "number" ||
+    typeof o.at !== "number" ||
+    typeof body !== "string"
+  ) {
     throw bad("a relay payload is {kind, hub, spoke, id, at, query|answer}");
   }
   return { payload: { kind, hub: o.hub, spoke: o.spoke, id: o.id, at: o.at, body }, signerKey: key };
@@ -141,7 +158,8 @@ export function relayFrameList(bytes: Uint8Array): Uint8Array[] {
     if (e instanceof CborError) throw badRequest("bad_body", `a CBOR list of relay frames was expected: ${e.message}`);
     throw e;
   }
-  if (!Array.isArray(list) || !list.every((f) => f instanceof Uint8Array)) throw badRequest("bad_body", "a CBOR list of relay frames (byte strings) was expected");
+  if (!Array.isArray(list) || !list.every((f) => f instanceof Uint8Array))
+    throw badRequest("bad_body", "a CBOR list of relay frames (byte strings) was expected");
   return list as Uint8Array[];
 }
 
@@ -178,7 +196,8 @@ export function queueQuery(gw: Gateway, spoke: string, body: unknown): { id: num
   requireRelayHub(gw, spoke);
   const q = checkRelayQuery(body);
   const id = Number(
-    gw.db.query("INSERT INTO relay_queue (instance, state, query, created_at) VALUES (?, 'queued', ?, ?)").run(spoke, JSON.stringify(q), gw.clock.now()).lastInsertRowid,
+    gw.db.query("INSERT INTO relay_queue (instance, state, query, created_at) VALUES (?, 'queued', ?, ?)").run(spoke, JSON.stringify(q), gw.clock.now())
+      .lastInsertRowid,
   );
   return { id, instance: spoke, state: "queued" };
 }
@@ -206,7 +225,10 @@ export function leaseQueries(gw: Gateway, spoke: string, token: string | null) {
   checkToken(gw, spoke, token);
   if (!instanceSigner(gw)) throw conflict("unsigned", "this hub has no FED_PRIVATE_KEY: it cannot sign relay queries");
   const rows = takeQueries(gw, spoke);
-  return { instance: spoke, queries: rows.map((r) => ({ id: r.id, query: JSON.parse(r.query) as RelayQuery, frame: Buffer.from(queryFrame(gw, r)).toString("base64url") })) };
+  return {
+    instance: spoke,
+    queries: rows.map((r) => ({ id: r.id, query: JSON.parse(r.query) as RelayQuery, frame: Buffer.from(queryFrame(gw, r)).toString("base64url") })),
+  };
 }
 
 /** POST /federation/relay/:instance/dispatch (sysop or ingest): queued queries as signed relayQuery frames for the packet leg. */
@@ -316,7 +338,16 @@ export function answerRelayFrames(gw: Gateway, frames: Uint8Array[]): { answers:
       const page = syncPage(gw, q.type, { since: q.since, limit: Math.min(q.limit, gw.config.fedSyncBatch) });
       const d = decodePage(page);
       const answer = JSON.stringify({ type: q.type, since: q.since, next: d.next, more: d.more, pageB64: Buffer.from(page).toString("base64") });
-      answers.push(signRelay(gw, { kind: "relayAnswer", hub: payload.hub, spoke: gw.config.instance, id: payload.id, at: Math.floor(gw.clock.now() / 1000), body: answer }));
+      answers.push(
+        signRelay(gw, {
+          kind: "relayAnswer",
+          hub: payload.hub,
+          spoke: gw.config.instance,
+          id: payload.id,
+          at: Math.floor(gw.clock.now() / 1000),
+          body: answer,
+        }),
+      );
     } catch (e) {
       refused.push({ index, reason: e instanceof AppError ? e.message : (e as Error).message });
     }
@@ -337,12 +368,18 @@ export interface SpokeReport {
 export async function relaySpoke(gw: Gateway): Promise<SpokeReport> {
   const c = gw.config;
   const out: SpokeReport = { ok: false, error: null, leased: 0, answered: 0, refused: 0 };
-  if (!c.fedHubUrl || !c.fedRelayToken || !c.fedRelaySecret) return { ...out, ok: true, skipped: "FED_HUB_URL, FED_RELAY_SECRET and FED_RELAY_TOKEN are not all set" };
+  if (!c.fedHubUrl || !c.fedRelayToken || !c.fedRelaySecret)
+    return { ...out, ok: true, skipped: "FED_HUB_URL, FED_RELAY_SECRET and FED_RELAY_TOKEN are not all set" };
   if (!instanceSigner(gw)) return { ...out, skipped: "this instance is unsigned" };
   const headers = { "x-relay-secret": c.fedRelaySecret, "x-relay-token": c.fedRelayToken };
   const base = `${c.fedHubUrl}/federation/relay/${c.instance}`;
   try {
-    const { body } = await fedJson<{ queries?: Array<{ id: number; frame: string }> }>(gw, `${base}/lease`, { method: "POST", json: {}, headers, timeoutMs: 15_000 });
+    const { body } = await fedJson<{ queries?: Array<{ id: number; frame: string }> }>(gw, `${base}/lease`, {
+      method: "POST",
+      json: {},
+      headers,
+      timeoutMs: 15_000,
+    });
     const frames = (body.queries ?? []).map((q) => new Uint8Array(Buffer.from(q.frame, "base64url")));
     out.leased = frames.length;
     if (frames.length === 0) return { ...out, ok: true };
@@ -372,7 +409,12 @@ export async function relaySpoke(gw: Gateway): Promise<SpokeReport> {
 /** Queues a query for `spoke` at a relay hub; returns its id. */
 export async function askRelay(gw: Gateway, hubUrl: string, spoke: string, q: RelayQuery): Promise<number> {
   if (!gw.config.fedRelaySecret) throw new DialError("no_relay_secret", "FED_RELAY_SECRET is not set: the relay hub's key is needed");
-  const { body } = await fedJson<{ id: number }>(gw, `${hubUrl}/federation/relay/${spoke}/query`, { method: "POST", json: q, headers: { "x-relay-secret": gw.config.fedRelaySecret }, timeoutMs: 15_000 });
+  const { body } = await fedJson<{ id: number }>(gw, `${hubUrl}/federation/relay/${spoke}/query`, {
+    method: "POST",
+    json: q,
+    headers: { "x-relay-secret": gw.config.fedRelaySecret },
+    timeoutMs: 15_000,
+  });
   return body.id;
 }
 
@@ -381,7 +423,12 @@ export async function askRelay(gw: Gateway, hubUrl: string, spoke: string, q: Re
  * spoke's own (signed by its key, for this query) and returns the page bytes
  * and where the feed's cursor goes next. Null while not answered.
  */
-export async function fetchRelayResult(gw: Gateway, hubUrl: string, spoke: string, id: number): Promise<{ page: Uint8Array; next: number; more: boolean } | null> {
+export async function fetchRelayResult(
+  gw: Gateway,
+  hubUrl: string,
+  spoke: string,
+  id: number,
+): Promise<{ page: Uint8Array; next: number; more: boolean } | null> {
   const { body } = await fedJson<{ state: string; frame: string | null }>(gw, `${hubUrl}/federation/relay/${spoke}/result/${id}`, {
     headers: { "x-relay-secret": gw.config.fedRelaySecret ?? "" },
     timeoutMs: 30_000,
@@ -389,9 +436,9 @@ export async function fetchRelayResult(gw: Gateway, hubUrl: string, spoke: strin
   });
   if (body.state !== "answered" || !body.frame) return null;
   const { payload, signerKey } = openRelayFrame(new Uint8Array(Buffer.from(body.frame, "base64url")));
-  if (payload.kind !== "relayAnswer" || payload.spoke !== spoke || payload.id !== id) throw new DialError("bad_relay_answer", `the answer is not ${spoke}'s answer to query ${id}`);
+  if (payload.kind !== "relayAnswer" || payload.spoke !== spoke || payload.id !== id)
+    throw new DialError("bad_relay_answer", `the answer is not ${spoke}'s answer to query ${id}`);
   if (!isActiveKeyOf(gw, spoke, signerKey)) throw new DialError("bad_relay_answer", `the answer is not signed by a key of ${spoke} known here`);
   const a = JSON.parse(payload.body) as { pageB64: string; next: number; more: boolean };
   return { page: new Uint8Array(Buffer.from(a.pageB64, "base64")), next: a.next, more: a.more };
 }
-

@@ -20,27 +20,34 @@ export { CBOR_TYPE };
 
 allowLargerBody("POST", /^\/federation\/frames$/, MAX_PAGE_BYTES);
 
-
 export function fedRoutes(gw: Gateway) {
   const app = new Elysia({ name: "fed" })
     .use(gatesPlugin(gw))
     .get("/.well-known/svc", () => descriptor(gw), { gate: "public" })
-    .get("/federation/sync/:type", ({ params, query, set }) => {
-      const compression = query.compress ?? "none";
-      if (compression !== "none" && compression !== "deflateDict1") throw badRequest("invalid", "compress must be deflateDict1 or none");
-      const bytes = compressPage(syncPage(gw, params.type, parseCursor(query, SYNC_LIMITS)), compression);
-      set.headers["content-type"] = compression === "none" ? CBOR_TYPE : DEFLATE_DICT1_TYPE;
-      set.headers["cache-control"] = "no-store";
-      return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: set.headers as Record<string, string> });
-    }, { gate: "public" })
-    .post("/federation/frames", async ({ request, body }) => {
-      try {
-        return await applyPage(gw, cborBody(request, body), { via: "frames" });
-      } catch (e) {
-        if (e instanceof RecordError) throw badRequest("bad_page", `the page cannot be read: ${e.message}`);
-        throw e;
-      }
-    }, { gate: "ingest" })
+    .get(
+      "/federation/sync/:type",
+      ({ params, query, set }) => {
+        const compression = query.compress ?? "none";
+        if (compression !== "none" && compression !== "deflateDict1") throw badRequest("invalid", "compress must be deflateDict1 or none");
+        const bytes = compressPage(syncPage(gw, params.type, parseCursor(query, SYNC_LIMITS)), compression);
+        set.headers["content-type"] = compression === "none" ? CBOR_TYPE : DEFLATE_DICT1_TYPE;
+        set.headers["cache-control"] = "no-store";
+        return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: set.headers as Record<string, string> });
+      },
+      { gate: "public" },
+    )
+    .post(
+      "/federation/frames",
+      async ({ request, body }) => {
+        try {
+          return await applyPage(gw, cborBody(request, body), { via: "frames" });
+        } catch (e) {
+          if (e instanceof RecordError) throw badRequest("bad_page", `the page cannot be read: ${e.message}`);
+          throw e;
+        }
+      },
+      { gate: "ingest" },
+    )
     .get("/federation/registry", ({ query }) => registryView(gw, parseCursor(query, BROWSE_LIMITS)), { gate: "public" })
     .get("/federation/feed/registry", ({ query }) => registryView(gw, parseCursor(query, BROWSE_LIMITS)), { gate: "public" });
   for (const feed of Object.keys(BROWSE_FEEDS)) {

@@ -23,7 +23,8 @@ export function parseCursor(query: Record<string, string | undefined>, defaults:
   const since = query.since ?? "0";
   const limit = query.limit ?? String(defaults.limit);
   if (!/^\d{1,15}$/.test(since)) throw badRequest("invalid", "since must be a cursor (a whole number) from a previous page");
-  if (!/^\d{1,6}$/.test(limit) || Number(limit) < 1 || Number(limit) > defaults.max) throw badRequest("invalid", `limit must be a whole number from 1 to ${defaults.max}`);
+  if (!/^\d{1,6}$/.test(limit) || Number(limit) < 1 || Number(limit) > defaults.max)
+    throw badRequest("invalid", `limit must be a whole number from 1 to ${defaults.max}`);
   return { since: Number(since), limit: Number(limit) };
 }
 
@@ -38,7 +39,8 @@ function syncKind(type: string): SyncKind {
 /** One CBOR sync page of this instance's signed frames of a kind. An unsigned instance has no sync surface. */
 export function syncPage(gw: Gateway, type: string, cursor: Cursor): Uint8Array {
   const kind = syncKind(type);
-  if (!instanceSigner(gw)) throw new AppError(404, "unsigned", "this instance has no signing key (FED_PRIVATE_KEY), so it serves no sync feeds and cannot be mirrored");
+  if (!instanceSigner(gw))
+    throw new AppError(404, "unsigned", "this instance has no signing key (FED_PRIVATE_KEY), so it serves no sync feeds and cannot be mirrored");
   const page = readFeed(gw, RECORD_TYPES[kind], cursor.since, cursor.limit);
   // Stop early rather than build a page a receiver would refuse: `next` is then
   // the last frame sent, and `more` says to come back.
@@ -127,12 +129,19 @@ export function registryView(gw: Gateway, cursor: Cursor): BrowsePage & { regist
       instance: p.instance,
       self: false,
       trust: p.trust,
-      keys: peerKeys(gw, p.instance).filter((k) => k.status === "active").map((k) => k.publicKey),
+      keys: peerKeys(gw, p.instance)
+        .filter((k) => k.status === "active")
+        .map((k) => k.publicKey),
       verifiedVia: p.verifiedVia,
       endpoints: p.endpoints,
       registry: registryBinding(gw, p.instance),
     });
   }
-  return { instance: gw.config.instance, registry: registrySource(gw), items, next: page.length ? page[page.length - 1]!.id : cursor.since, more: peers.length > page.length };
+  return {
+    instance: gw.config.instance,
+    registry: registrySource(gw),
+    items,
+    next: page.length ? page[page.length - 1]!.id : cursor.since,
+    more: peers.length > page.length,
+  };
 }
-

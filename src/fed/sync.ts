@@ -73,7 +73,9 @@ export function checkDescriptor(d: unknown): PeerDescriptor {
     return { key: x.key, status: x.status as "active" | "revoked" };
   });
   const endpoints = parseEndpoints(
-    list("endpoints").map((e) => (typeof e === "string" ? e : e && typeof e === "object" ? formatEndpoint(e as Endpoint) : "")).filter((e) => typeof e === "string"),
+    list("endpoints")
+      .map((e) => (typeof e === "string" ? e : e && typeof e === "object" ? formatEndpoint(e as Endpoint) : ""))
+      .filter((e) => typeof e === "string"),
   );
   let record: Uint8Array | null = null;
   if (typeof o.record === "string") record = new Uint8Array(Buffer.from(o.record, "base64url"));
@@ -115,7 +117,11 @@ export function checkPeerKeys(gw: Gateway, instance: string, d: PeerDescriptor):
     for (const r of d.rotations) acceptRotation(gw, instance, r);
     if (peerKeys(gw, instance).length === before) break;
   }
-  const accepted = new Set(peerKeys(gw, instance).filter((k) => k.status === "active").map((k) => k.publicKey));
+  const accepted = new Set(
+    peerKeys(gw, instance)
+      .filter((k) => k.status === "active")
+      .map((k) => k.publicKey),
+  );
   const active = d.keys.filter((k) => k.status === "active").map((k) => k.key);
   if (active.length === 0) return "the descriptor publishes no active key";
   const unknown = active.find((k) => !accepted.has(k));
@@ -156,7 +162,9 @@ export function cursorOf(gw: Gateway, peerId: number, type: number): number {
 
 export function setCursor(gw: Gateway, peerId: number, type: number, cursor: number): void {
   gw.db
-    .query("INSERT INTO peer_cursors (peer_id, type, cursor, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (peer_id, type) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at")
+    .query(
+      "INSERT INTO peer_cursors (peer_id, type, cursor, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (peer_id, type) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at",
+    )
     .run(peerId, type, cursor, gw.clock.now());
 }
 
@@ -199,7 +207,11 @@ async function pullOnce(gw: Gateway, instance: string): Promise<PeerSyncReport> 
     if (!d.signed || !d.capabilities.includes("sync-cbor")) throw new SyncError("unsigned", `${instance} is not a signed instance: it cannot be mirrored`);
     const keyProblem = checkPeerKeys(gw, instance, d);
     if (keyProblem) throw new SyncError("key_changed", keyProblem);
-    const regProblem = registryMismatch(gw, instance, d.keys.filter((k) => k.status === "active").map((k) => k.key));
+    const regProblem = registryMismatch(
+      gw,
+      instance,
+      d.keys.filter((k) => k.status === "active").map((k) => k.key),
+    );
     if (regProblem) throw new SyncError("registry_mismatch", regProblem);
     // Its own peer record refreshes its self-attested endpoints (addressing only).
     if (d.record) await applyFrames(gw, [d.record], { via: "sync", servedBy: instance });
@@ -265,8 +277,12 @@ function pullError(gw: Gateway, instance: string, e: unknown): { code: string; m
 /** Records how a pull went in the peer's health, and tells listeners (every transport: HTTP, relay, radio). */
 export function finishPull(gw: Gateway, peerId: number | null, report: Pick<PeerSyncReport, "instance" | "ok" | "applied" | "error">): void {
   const now = gw.clock.now();
-  if (peerId !== null && report.ok) gw.db.query("UPDATE peers SET last_sync_at = ?1, last_sync_ok_at = ?1, last_error = NULL, sync_failures = 0 WHERE id = ?2").run(now, peerId);
-  else if (peerId !== null) gw.db.query("UPDATE peers SET last_sync_at = ?1, last_error = ?2, sync_failures = sync_failures + 1 WHERE id = ?3").run(now, `${report.error!.code}: ${report.error!.message}`, peerId);
+  if (peerId !== null && report.ok)
+    gw.db.query("UPDATE peers SET last_sync_at = ?1, last_sync_ok_at = ?1, last_error = NULL, sync_failures = 0 WHERE id = ?2").run(now, peerId);
+  else if (peerId !== null)
+    gw.db
+      .query("UPDATE peers SET last_sync_at = ?1, last_error = ?2, sync_failures = sync_failures + 1 WHERE id = ?3")
+      .run(now, `${report.error!.code}: ${report.error!.message}`, peerId);
   gw.events.emit("fedSynced", { instance: report.instance, ok: report.ok, applied: report.applied, error: report.error?.code ?? null });
 }
 
@@ -384,7 +400,11 @@ export interface BootstrapProblem {
  */
 export async function bootstrapConfiguredPeers(gw: Gateway): Promise<BootstrapProblem[]> {
   const problems: BootstrapProblem[] = [];
-  const known = new Set(listPeers(gw).map((p) => p.url).filter((u): u is string => !!u));
+  const known = new Set(
+    listPeers(gw)
+      .map((p) => p.url)
+      .filter((u): u is string => !!u),
+  );
   // A spoke's hub is a peer it trusts too (it also verifies the hub's relay queries by its key).
   const configured = [...gw.config.fedPeers, ...(gw.config.fedHubUrl && !gw.config.fedPeers.includes(gw.config.fedHubUrl) ? [gw.config.fedHubUrl] : [])];
   for (const url of configured) {
@@ -451,7 +471,18 @@ const awaiting = new WeakMap<Gateway, Map<string, number>>();
 export async function pullViaRelay(gw: Gateway, peer: Peer): Promise<PeerSyncReport> {
   const started = performance.now();
   const hub = gw.config.fedHubUrl!;
-  const report: PeerSyncReport = { instance: peer.instance, ok: false, error: null, url: `${hub} (relay)`, link: null, feeds: {}, applied: 0, received: 0, bytes: 0, ms: 0 };
+  const report: PeerSyncReport = {
+    instance: peer.instance,
+    ok: false,
+    error: null,
+    url: `${hub} (relay)`,
+    link: null,
+    feeds: {},
+    applied: 0,
+    received: 0,
+    bytes: 0,
+    ms: 0,
+  };
   let m = awaiting.get(gw);
   if (!m) awaiting.set(gw, (m = new Map()));
   try {
@@ -476,7 +507,15 @@ export async function pullViaRelay(gw: Gateway, peer: Peer): Promise<PeerSyncRep
           ask = r.more;
         }
       }
-      if (ask) m.set(key, await askRelay(gw, hub, peer.instance, { type: kind, since: cursorOf(gw, peer.id, type), limit: Math.min(gw.config.fedSyncBatch, tierCaps("compact").batch) }));
+      if (ask)
+        m.set(
+          key,
+          await askRelay(gw, hub, peer.instance, {
+            type: kind,
+            since: cursorOf(gw, peer.id, type),
+            limit: Math.min(gw.config.fedSyncBatch, tierCaps("compact").batch),
+          }),
+        );
     }
     report.ok = true;
   } catch (e) {

@@ -38,7 +38,11 @@ export const gameData: AccountData = {
     const ratings = all(gw, "SELECT cache_id AS cacheId, stars, created_at AS createdAt FROM ratings WHERE user_id = ? ORDER BY created_at", id);
     const favorites = all(gw, "SELECT cache_id AS cacheId, created_at AS createdAt FROM favorites WHERE user_id = ? ORDER BY created_at", id);
     // The files themselves too (base64): the export is a complete copy.
-    const media = all(gw, "SELECT id, cache_id AS cacheId, type, size, caption, sha256, created_at AS createdAt, bytes FROM media WHERE user_id = ? ORDER BY id", id).map(({ bytes, ...m }) => ({
+    const media = all(
+      gw,
+      "SELECT id, cache_id AS cacheId, type, size, caption, sha256, created_at AS createdAt, bytes FROM media WHERE user_id = ? ORDER BY id",
+      id,
+    ).map(({ bytes, ...m }) => ({
       ...m,
       url: `/api/media/${m.id}`,
       base64: Buffer.from(bytes as Uint8Array).toString("base64"),

@@ -113,18 +113,36 @@ export function cachesJson(gw: Gateway, rows: CacheRow[]): Cache[] {
   const ids = JSON.stringify(rows.map((r) => r.id));
   const gids = JSON.stringify(rows.map((r) => localGid(gw, "cache", r.id)));
   const finds = new Map(
-    (gw.db.query("SELECT cache_id AS id, count(*) AS n FROM logs WHERE cache_gid IN (SELECT value FROM json_each(?)) AND kind = 'find' AND state = 'active' GROUP BY cache_id").all(gids) as Array<{ id: number; n: number }>).map((r) => [r.id, r.n]),
+    (
+      gw.db
+        .query(
+          "SELECT cache_id AS id, count(*) AS n FROM logs WHERE cache_gid IN (SELECT value FROM json_each(?)) AND kind = 'find' AND state = 'active' GROUP BY cache_id",
+        )
+        .all(gids) as Array<{ id: number; n: number }>
+    ).map((r) => [r.id, r.n]),
   );
-  const favs = new Map((gw.db.query("SELECT cache_id AS id, count(*) AS n FROM favorites WHERE cache_id IN (SELECT value FROM json_each(?)) GROUP BY cache_id").all(ids) as Array<{ id: number; n: number }>).map((r) => [r.id, r.n]));
+  const favs = new Map(
+    (
+      gw.db
+        .query("SELECT cache_id AS id, count(*) AS n FROM favorites WHERE cache_id IN (SELECT value FROM json_each(?)) GROUP BY cache_id")
+        .all(ids) as Array<{ id: number; n: number }>
+    ).map((r) => [r.id, r.n]),
+  );
   const rates = new Map(
-    (gw.db.query("SELECT cache_id AS id, avg(stars) AS avg, count(*) AS n FROM ratings WHERE cache_id IN (SELECT value FROM json_each(?)) GROUP BY cache_id").all(ids) as Array<{ id: number; avg: number; n: number }>).map((r) => [r.id, r]),
+    (
+      gw.db
+        .query("SELECT cache_id AS id, avg(stars) AS avg, count(*) AS n FROM ratings WHERE cache_id IN (SELECT value FROM json_each(?)) GROUP BY cache_id")
+        .all(ids) as Array<{ id: number; avg: number; n: number }>
+    ).map((r) => [r.id, r]),
   );
-  return rows.map((r) => cacheJson(gw, r, { finds: finds.get(r.id) ?? 0, favorites: favs.get(r.id) ?? 0, avg: rates.get(r.id)?.avg ?? null, n: rates.get(r.id)?.n ?? 0 }));
+  return rows.map((r) =>
+    cacheJson(gw, r, { finds: finds.get(r.id) ?? 0, favorites: favs.get(r.id) ?? 0, avg: rates.get(r.id)?.avg ?? null, n: rates.get(r.id)?.n ?? 0 }),
+  );
 }
 
 export function cacheJson(gw: Gateway, r: CacheRow, known?: Stats | false): Cache {
   const gid = localGid(gw, "cache", r.id);
-  const s = known === false ? { finds: 0, favorites: 0, avg: null, n: 0 } : known ?? stats(gw, r.id, gid);
+  const s = known === false ? { finds: 0, favorites: 0, avg: null, n: 0 } : (known ?? stats(gw, r.id, gid));
   const c: Cache = {
     id: r.id,
     gid,
@@ -176,7 +194,10 @@ function mirrorFinds(gw: Gateway, gids: string[]): Map<string, number> {
 
 /** Many mirrored caches as JSON, their find counts read in one query. */
 export function mirrorsJson(gw: Gateway, ms: MirroredCache[]): Cache[] {
-  const finds = mirrorFinds(gw, ms.map((m) => m.gid));
+  const finds = mirrorFinds(
+    gw,
+    ms.map((m) => m.gid),
+  );
   return ms.map((m) => mirrorJson(gw, m, finds.get(m.gid) ?? 0));
 }
 
@@ -266,7 +287,11 @@ export function cacheDetail(gw: Gateway, raw: string, actor: Actor | null): Cach
   }
   const c = cacheJson(gw, ref.native);
   const signedIn = actor !== null && actor.userId !== null;
-  return { ...c, ...(signedIn ? { contact: ref.native.contact ? (JSON.parse(ref.native.contact) as Contact) : null } : {}), mine: !!actor && isOwner(actor, ref.native) && !actor.ingest };
+  return {
+    ...c,
+    ...(signedIn ? { contact: ref.native.contact ? (JSON.parse(ref.native.contact) as Contact) : null } : {}),
+    mine: !!actor && isOwner(actor, ref.native) && !actor.ingest,
+  };
 }
 
 // ---------------------------------------------------------------- writes
@@ -371,8 +396,25 @@ export function hideCache(gw: Gateway, actor: Actor, body: Record<string, unknow
           `INSERT INTO caches (owner_id, owner_call, name, type, size, difficulty, terrain, lat, lon, status, unlisted, hint, description,
              contact, placed_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(ownerId, ownerCall, input.name, input.type, input.size, input.difficulty, input.terrain, input.lat, input.lon, status, input.unlisted ? 1 : 0,
-          input.hint ?? null, input.description ?? "", input.contact ? JSON.stringify(input.contact) : null, input.placedAt ?? now, now, now).lastInsertRowid,
+        .run(
+          ownerId,
+          ownerCall,
+          input.name,
+          input.type,
+          input.size,
+          input.difficulty,
+          input.terrain,
+          input.lat,
+          input.lon,
+          status,
+          input.unlisted ? 1 : 0,
+          input.hint ?? null,
+          input.description ?? "",
+          input.contact ? JSON.stringify(input.contact) : null,
+          input.placedAt ?? now,
+          now,
+          now,
+        ).lastInsertRowid,
     );
     const r = cacheRow(gw, id)!;
     gw.db.query("UPDATE caches SET search = ? WHERE id = ?").run(searchText(r.name, codeOf(r), r.owner_call, null), id);
@@ -392,7 +434,10 @@ export function updateCache(gw: Gateway, actor: Actor, id: number, body: Record<
   const p = checkCacheBody(body, now, true);
   if (Object.keys(p).length === 0) throw badRequest("invalid", "nothing to change");
   if (p.status !== undefined && p.status !== r.status && !TRANSITIONS[r.status].includes(p.status)) {
-    throw conflict("bad_transition", `a ${r.status} cache cannot become ${p.status}${TRANSITIONS[r.status].length ? ` (it can become ${TRANSITIONS[r.status].join(" or ")})` : ""}`);
+    throw conflict(
+      "bad_transition",
+      `a ${r.status} cache cannot become ${p.status}${TRANSITIONS[r.status].length ? ` (it can become ${TRANSITIONS[r.status].join(" or ")})` : ""}`,
+    );
   }
   if (r.status === "archived") throw conflict("archived", "an archived cache cannot be changed");
   const next = gw.db.transaction(() => {
@@ -437,7 +482,9 @@ export function archiveOwnedCaches(gw: Gateway, userId: number, calls: readonly 
     const status = r.status === "draft" ? "draft" : "archived";
     const name = scrub(r.name)!;
     gw.db
-      .query("UPDATE caches SET status = ?, owner_id = NULL, owner_call = NULL, contact = NULL, name = ?, description = ?, hint = ?, search = ?, updated_at = ? WHERE id = ?")
+      .query(
+        "UPDATE caches SET status = ?, owner_id = NULL, owner_call = NULL, contact = NULL, name = ?, description = ?, hint = ?, search = ?, updated_at = ? WHERE id = ?",
+      )
       .run(status, name, scrub(r.description), scrub(r.hint), searchText(name, codeOf(r), null, r.placed_by), now, r.id);
     if (r.status === "draft") gw.db.query("DELETE FROM caches WHERE id = ?").run(r.id);
     else publishCache(gw, cacheRow(gw, r.id)!);
@@ -518,11 +565,11 @@ export function filterSql(f: CacheFilters): { sql: string; args: Array<string | 
     const t = "%" + f.q.replace(/[%_\\]/g, (ch) => "\\" + ch) + "%";
     args.push(t, t);
   }
-  if (f.types) (where.push(`c.type IN (${f.types.map(() => "?").join(",")})`), args.push(...f.types));
-  if (f.sizes) (where.push(`c.size IN (${f.sizes.map(() => "?").join(",")})`), args.push(...f.sizes));
-  if (f.difficulty) (where.push("c.difficulty BETWEEN ? AND ?"), args.push(...f.difficulty));
-  if (f.terrain) (where.push("c.terrain BETWEEN ? AND ?"), args.push(...f.terrain));
-  if (f.owner) (where.push("(c.owner_call = ? OR c.owner_call LIKE ? || '-%')"), args.push(f.owner.split("-")[0]!, f.owner.split("-")[0]!));
+  if (f.types) where.push(`c.type IN (${f.types.map(() => "?").join(",")})`), args.push(...f.types);
+  if (f.sizes) where.push(`c.size IN (${f.sizes.map(() => "?").join(",")})`), args.push(...f.sizes);
+  if (f.difficulty) where.push("c.difficulty BETWEEN ? AND ?"), args.push(...f.difficulty);
+  if (f.terrain) where.push("c.terrain BETWEEN ? AND ?"), args.push(...f.terrain);
+  if (f.owner) where.push("(c.owner_call = ? OR c.owner_call LIKE ? || '-%')"), args.push(f.owner.split("-")[0]!, f.owner.split("-")[0]!);
   return { sql: where.length ? " AND " + where.join(" AND ") : "", args };
 }
 
@@ -585,7 +632,13 @@ function mirrorMatches(m: MirroredCache, f: CacheFilters): boolean {
  * exact position is checked on the cache row where it matters (exactSql).
  */
 function geoSql(b: Box): { sql: string; args: number[] } {
-  const parts = b.west <= b.east ? [[b.west, b.east]] : [[b.west, 180], [-180, b.east]];
+  const parts =
+    b.west <= b.east
+      ? [[b.west, b.east]]
+      : [
+          [b.west, 180],
+          [-180, b.east],
+        ];
   return {
     sql: "(" + parts.map(() => "(g.max_lat >= ? AND g.min_lat <= ? AND g.max_lon >= ? AND g.min_lon <= ?)").join(" OR ") + ")",
     args: parts.flatMap(([w, e]) => [b.south, b.north, w!, e!]),
@@ -609,40 +662,68 @@ const lonSpan = (b: Box) => (b.west <= b.east ? b.east - b.west : 360 - b.west +
  * counted from the per-degree table excepted), so a map draws it rather
  * than a cluster of one.
  */
-export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; includeUnvetted?: boolean; singles?: boolean; cells?: number; filters?: CacheFilters } = {}): MapAnswer {
+export function cachesInBox(
+  gw: Gateway,
+  box: Box,
+  opts: { limit?: number; includeUnvetted?: boolean; singles?: boolean; cells?: number; filters?: CacheFilters } = {},
+): MapAnswer {
   if (opts.limit !== undefined && (opts.limit < 1 || opts.limit > MAP_MAX_LIMIT)) throw badRequest("invalid", `limit must be 1-${MAP_MAX_LIMIT}`);
   const limit = opts.limit ?? MAP_LIMIT;
   const f = opts.filters ?? {};
   const geo = geoSql(box);
   const flt = filterSql(f);
   const join = hasFilters(f) ? " JOIN caches c ON c.id = g.id" : "";
-  const mirrored = mirroredCachesInBox(gw, { south: box.south, north: box.north, west: box.west, east: box.east }, { includeUnvetted: opts.includeUnvetted, limit: 20_000 }).filter((m) =>
-    mirrorMatches(m, f),
-  );
+  const mirrored = mirroredCachesInBox(
+    gw,
+    { south: box.south, north: box.north, west: box.west, east: box.east },
+    { includeUnvetted: opts.includeUnvetted, limit: 20_000 },
+  ).filter((m) => mirrorMatches(m, f));
   const living = livingMatches(f) ? listLivingCaches(gw, { bbox: box, maxAgeMs: LIVING_MAX_AGE_MS }).map((l) => livingJson(gw, l)) : [];
   // Clusters need only positions: find counts are read only for a listed answer.
   const mirrors: Array<MirroredCache | Cache> = [...mirrored, ...living];
   const isLiving = new Set<object>(living);
-  const count = (gw.db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM caches_geo g${join} WHERE ${geo.sql}${flt.sql} LIMIT ?)`).get(...geo.args, ...flt.args, limit + 1) as { n: number }).n;
+  const count = (
+    gw.db
+      .query(`SELECT count(*) AS n FROM (SELECT 1 FROM caches_geo g${join} WHERE ${geo.sql}${flt.sql} LIMIT ?)`)
+      .get(...geo.args, ...flt.args, limit + 1) as { n: number }
+  ).n;
   if (count + mirrors.length <= limit) {
     const ex = exactSql(box);
-    const rows = gw.db.query(`SELECT c.* FROM caches_geo g JOIN caches c ON c.id = g.id WHERE ${geo.sql}${ex.sql}${flt.sql}`).all(...geo.args, ...ex.args, ...flt.args) as CacheRow[];
+    const rows = gw.db
+      .query(`SELECT c.* FROM caches_geo g JOIN caches c ON c.id = g.id WHERE ${geo.sql}${ex.sql}${flt.sql}`)
+      .all(...geo.args, ...ex.args, ...flt.args) as CacheRow[];
     const caches = [...cachesJson(gw, rows), ...mirrorsJson(gw, mirrored), ...living].map(forMap);
     return { clustered: false, caches, clusters: [], total: caches.length };
   }
   const cell = Math.max(lonSpan(box), box.north - box.south, 1e-6) / (opts.cells ?? CLUSTER_CELLS);
-  const bins = new Map<string, { n: number; latSum: number; xSum: number; s: number; nn: number; w: number; e: number; one?: number | MirroredCache | Cache }>();
+  const bins = new Map<
+    string,
+    { n: number; latSum: number; xSum: number; s: number; nn: number; w: number; e: number; one?: number | MirroredCache | Cache }
+  >();
   const level = hasFilters(f) ? 0 : cell >= 10 ? 5 : cell >= 2 ? 1 : 0;
   if (level) {
     // A large view: the per-cell counts (migration 12) stand for the caches, each cell at its centre.
     // Counts at the very edge of the view are exact to the cell (1° or 5°), not to the degree.
     const cy0 = Math.floor((box.south + 90) / level);
     const cy1 = Math.floor((box.north + 90) / level);
-    const ranges = box.west <= box.east ? [[box.west, box.east]] : [[box.west, 180], [-180, box.east]];
-    const cells = ranges.flatMap(([w, e]) =>
-      gw.db
-        .query("SELECT cx, cy, n, slat, slon FROM caches_cells WHERE size = ? AND cy BETWEEN ? AND ? AND cx BETWEEN ? AND ?")
-        .all(level, cy0, cy1, Math.floor((w! + 180) / level), Math.floor((e! + 180) / level)) as Array<{ cx: number; cy: number; n: number; slat: number; slon: number }>,
+    const ranges =
+      box.west <= box.east
+        ? [[box.west, box.east]]
+        : [
+            [box.west, 180],
+            [-180, box.east],
+          ];
+    const cells = ranges.flatMap(
+      ([w, e]) =>
+        gw.db
+          .query("SELECT cx, cy, n, slat, slon FROM caches_cells WHERE size = ? AND cy BETWEEN ? AND ? AND cx BETWEEN ? AND ?")
+          .all(level, cy0, cy1, Math.floor((w! + 180) / level), Math.floor((e! + 180) / level)) as Array<{
+          cx: number;
+          cy: number;
+          n: number;
+          slat: number;
+          slon: number;
+        }>,
     );
     for (const c of cells) {
       const lat = c.slat / c.n;
@@ -679,7 +760,16 @@ export function cachesInBox(gw: Gateway, box: Box, opts: { limit?: number; inclu
          FROM caches_geo g${join} WHERE ${where}
          GROUP BY CAST((g.min_lat - ?2) / ?3 AS INTEGER), CAST(${x} / ?3 AS INTEGER)`,
       )
-      .all(box.west, box.south, cell, ...geo.args, ...flt.args) as Array<{ n: number; lat: number; x: number; s: number; nn: number; w: number; e: number; one: number }>;
+      .all(box.west, box.south, cell, ...geo.args, ...flt.args) as Array<{
+      n: number;
+      lat: number;
+      x: number;
+      s: number;
+      nn: number;
+      w: number;
+      e: number;
+      one: number;
+    }>;
     for (const r of rows) {
       const key = `${Math.floor((r.lat - box.south) / cell)}:${Math.floor(r.x / cell)}`;
       bins.set(key, { n: r.n, latSum: r.lat * r.n, xSum: r.x * r.n, s: r.s, nn: r.nn, w: r.w, e: r.e, ...(r.n === 1 ? { one: r.one } : {}) });
@@ -755,13 +845,41 @@ export function upsertCatalogCache(gw: Gateway, source: string, ownerId: number 
         `INSERT INTO caches (owner_id, owner_call, name, type, size, difficulty, terrain, lat, lon, status, unlisted, hint, description, placed_at,
            created_at, updated_at, source, source_ref, placed_by, search) VALUES (?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(ownerId, c.name, c.type, c.size, c.difficulty, c.terrain, c.lat, c.lon, c.status, c.hint, c.description, c.placedAt ?? now, now, now, source, c.code, c.placedBy, search);
+      .run(
+        ownerId,
+        c.name,
+        c.type,
+        c.size,
+        c.difficulty,
+        c.terrain,
+        c.lat,
+        c.lon,
+        c.status,
+        c.hint,
+        c.description,
+        c.placedAt ?? now,
+        now,
+        now,
+        source,
+        c.code,
+        c.placedBy,
+        search,
+      );
     bump(gw);
     return "created";
   }
   const same =
-    cur.name === c.name && cur.type === c.type && cur.size === c.size && cur.difficulty === c.difficulty && cur.terrain === c.terrain && cur.lat === c.lat &&
-    cur.lon === c.lon && cur.status === c.status && cur.hint === c.hint && cur.description === c.description && cur.placed_by === c.placedBy &&
+    cur.name === c.name &&
+    cur.type === c.type &&
+    cur.size === c.size &&
+    cur.difficulty === c.difficulty &&
+    cur.terrain === c.terrain &&
+    cur.lat === c.lat &&
+    cur.lon === c.lon &&
+    cur.status === c.status &&
+    cur.hint === c.hint &&
+    cur.description === c.description &&
+    cur.placed_by === c.placedBy &&
     (c.placedAt === null || cur.placed_at === c.placedAt);
   if (same) return "unchanged";
   gw.db
@@ -778,9 +896,11 @@ export function upsertCatalogCache(gw: Gateway, source: string, ownerId: number 
 export function markFound<T extends { gid: string }>(gw: Gateway, userId: number, caches: T[]): Array<T & { found?: boolean }> {
   if (!caches.length) return caches;
   const found = new Set(
-    (gw.db
-      .query("SELECT cache_gid AS g FROM logs WHERE user_id = ? AND kind = 'find' AND state = 'active' AND cache_gid IN (SELECT value FROM json_each(?))")
-      .all(userId, JSON.stringify(caches.map((c) => c.gid))) as Array<{ g: string }>).map((r) => r.g),
+    (
+      gw.db
+        .query("SELECT cache_gid AS g FROM logs WHERE user_id = ? AND kind = 'find' AND state = 'active' AND cache_gid IN (SELECT value FROM json_each(?))")
+        .all(userId, JSON.stringify(caches.map((c) => c.gid))) as Array<{ g: string }>
+    ).map((r) => r.g),
   );
   return caches.map((c) => (found.has(c.gid) ? { ...c, found: true } : c));
 }

@@ -64,7 +64,13 @@ export function localSighting(
        WHERE (call = ?1 OR (call >= ?1 || '-' AND call < ?1 || '.')) AND ts BETWEEN ?2 AND ?3
          AND source = 'rf' AND igate IS NOT NULL AND lat BETWEEN ?4 AND ?5 AND lon BETWEEN ?6 AND ?7`,
     )
-    .all(base, at - windowMs, at + windowMs, lat - dLat, lat + dLat, lon - dLon, lon + dLon) as Array<{ id: number; lat: number; lon: number; ts: number; igate: string }>;
+    .all(base, at - windowMs, at + windowMs, lat - dLat, lat + dLat, lon - dLon, lon + dLon) as Array<{
+    id: number;
+    lat: number;
+    lon: number;
+    ts: number;
+    igate: string;
+  }>;
   let best: Sighting | null = null;
   for (const r of rows) {
     if (baseCall(r.igate) === base) continue; // the finder's own IGate is not an independent witness
@@ -89,7 +95,9 @@ export function unpinPosition(gw: Gateway, logId: number): void {
   gw.db.query("UPDATE positions SET find_id = NULL WHERE find_id = ?").run(logId);
   if (row?.p) {
     gw.db
-      .query("UPDATE positions SET find_id = (SELECT id FROM logs WHERE corr_position_id = ?1 AND id <> ?2 AND state = 'active' LIMIT 1) WHERE id = ?1 AND find_id IS NULL")
+      .query(
+        "UPDATE positions SET find_id = (SELECT id FROM logs WHERE corr_position_id = ?1 AND id <> ?2 AND state = 'active' LIMIT 1) WHERE id = ?1 AND find_id IS NULL",
+      )
       .run(row.p, logId);
   }
 }
@@ -174,7 +182,12 @@ export function onPosition(gw: Gateway, p: GatewayEvents["position"]): void {
   const to = p.ts + TIER_A.windowMs;
   // Nearly every sighting has no pending find: ask the partial index alone first
   // (about 1 µs); the join with the caches costs 20-30 µs even when it finds nothing.
-  if (!gw.db.query("SELECT 1 FROM logs WHERE base_call = ? AND kind = 'find' AND tier <> 'a' AND state = 'active' AND found_at BETWEEN ? AND ? LIMIT 1").get(base, from, to)) return;
+  if (
+    !gw.db
+      .query("SELECT 1 FROM logs WHERE base_call = ? AND kind = 'find' AND tier <> 'a' AND state = 'active' AND found_at BETWEEN ? AND ? LIMIT 1")
+      .get(base, from, to)
+  )
+    return;
   const pending = gw.db
     .query(
       `SELECT l.id, COALESCE(c.lat, m.lat) AS lat, COALESCE(c.lon, m.lon) AS lon FROM logs l

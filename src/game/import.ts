@@ -67,15 +67,35 @@ const TYPE_FROM_GS: Array<[RegExp, string]> = [
   [/^earth/i, "earth"],
   [/^webcam/i, "webcam"],
 ];
-const SIZE_FROM_GS: Record<string, string> = { micro: "micro", nano: "micro", small: "small", regular: "regular", medium: "regular", large: "large", "very large": "large", virtual: "none", "not chosen": "other", other: "other", none: "none" };
+const SIZE_FROM_GS: Record<string, string> = {
+  micro: "micro",
+  nano: "micro",
+  small: "small",
+  regular: "regular",
+  medium: "regular",
+  large: "large",
+  "very large": "large",
+  virtual: "none",
+  "not chosen": "other",
+  other: "other",
+  none: "none",
+};
 
-const str = (v: unknown): string => (v === undefined || v === null ? "" : typeof v === "object" ? String((v as Record<string, unknown>)["#text"] ?? "") : String(v)).trim();
+const str = (v: unknown): string =>
+  (v === undefined || v === null ? "" : typeof v === "object" ? String((v as Record<string, unknown>)["#text"] ?? "") : String(v)).trim();
 const half = (v: unknown) => {
   const n = Number(str(v));
   return Number.isFinite(n) ? Math.min(5, Math.max(1, Math.round(n * 2) / 2)) : 1;
 };
 const truthy = (v: unknown) => /^(true|1)$/i.test(str(v));
-const stripHtml = (s: string) => s.replace(/<br\s*\/?>/gi, "\n").replace(/<\/p>/gi, "\n\n").replace(/<[^>]*>/g, "").replace(/&nbsp;/g, " ").replace(/\n{3,}/g, "\n\n").trim();
+const stripHtml = (s: string) =>
+  s
+    .replace(/<br\s*\/?>/gi, "\n")
+    .replace(/<\/p>/gi, "\n\n")
+    .replace(/<[^>]*>/g, "")
+    .replace(/&nbsp;/g, " ")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
 
 function coord(v: unknown, lim: number): number | null {
   const n = Number(str(v));
@@ -224,7 +244,8 @@ export async function splitRecords(text: string, source: "gpx" | "loc", slicer =
       if (quote) {
         if (c === quote) quote = 0;
       } else if (c === 34 || c === 39) quote = c;
-      else if (c === 62) break; // ">"
+      else if (c === 62)
+        break; // ">"
       else if (c === 60) throw bad(`"<" inside the tag <${name}>`);
     }
     if (j >= text.length) throw bad(`unterminated tag <${name}>`);

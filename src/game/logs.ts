@@ -125,12 +125,30 @@ function target(gw: Gateway, raw: string, actor: Actor | null): Target {
   const ref = resolveCache(gw, raw, actor);
   if ("native" in ref) {
     const c = ref.native;
-    return { cacheId: c.id, cacheGid: localGid(gw, "cache", c.id), lat: c.lat, lon: c.lon, status: c.status, ownerId: c.owner_id, ownerCall: c.owner_call, placedAt: c.placed_at };
+    return {
+      cacheId: c.id,
+      cacheGid: localGid(gw, "cache", c.id),
+      lat: c.lat,
+      lon: c.lon,
+      status: c.status,
+      ownerId: c.owner_id,
+      ownerCall: c.owner_call,
+      placedAt: c.placed_at,
+    };
   }
   if ("living" in ref) {
     // A living cache is where its station was last heard: a find is corroborated near that.
     const l = ref.living;
-    return { cacheId: null, cacheGid: livingGid(gw, l.stationId), lat: l.lat, lon: l.lon, status: "active", ownerId: l.ownerUserId, ownerCall: l.call, placedAt: null };
+    return {
+      cacheId: null,
+      cacheGid: livingGid(gw, l.stationId),
+      lat: l.lat,
+      lon: l.lon,
+      status: "active",
+      ownerId: l.ownerUserId,
+      ownerCall: l.call,
+      placedAt: null,
+    };
   }
   const m = ref.mirror;
   return { cacheId: null, cacheGid: m.gid, lat: m.lat, lon: m.lon, status: m.status, ownerId: null, ownerCall: m.ownerCall, placedAt: null };
@@ -189,7 +207,8 @@ function writeLog(gw: Gateway, t: Target, input: LogInput, who: { userId: number
     }
   }
   if (input.kind === "find") {
-    if ((who.userId !== null && who.userId === t.ownerId) || (t.ownerCall && baseCall(t.ownerCall) === base)) throw conflict("own_cache", "you cannot log a find on your own cache");
+    if ((who.userId !== null && who.userId === t.ownerId) || (t.ownerCall && baseCall(t.ownerCall) === base))
+      throw conflict("own_cache", "you cannot log a find on your own cache");
     const dup = gw.db.query("SELECT id FROM logs WHERE cache_gid = ? AND base_call = ? AND kind = 'find' AND state = 'active'").get(t.cacheGid, base);
     if (dup) throw conflict("already_found", `${base} has already logged a find on this cache`);
   }
@@ -200,8 +219,26 @@ function writeLog(gw: Gateway, t: Target, input: LogInput, who: { userId: number
         `INSERT INTO logs (cache_id, cache_gid, kind, user_id, call, base_call, text, found_at, created_at, updated_at, tier, via,
            corr_position_id, corr_igate, corr_distance_m, corr_at, corr_source, client_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(t.cacheId, t.cacheGid, input.kind, who.userId, who.call, base, input.text, input.foundAt, now, now, sighting ? "a" : who.tier, who.via,
-        sighting?.positionId ?? null, sighting?.igate ?? null, sighting?.distanceM ?? null, sighting ? now : null, sighting ? "local" : null, input.clientId).lastInsertRowid,
+      .run(
+        t.cacheId,
+        t.cacheGid,
+        input.kind,
+        who.userId,
+        who.call,
+        base,
+        input.text,
+        input.foundAt,
+        now,
+        now,
+        sighting ? "a" : who.tier,
+        who.via,
+        sighting?.positionId ?? null,
+        sighting?.igate ?? null,
+        sighting?.distanceM ?? null,
+        sighting ? now : null,
+        sighting ? "local" : null,
+        input.clientId,
+      ).lastInsertRowid,
   );
   if (sighting) pinPosition(gw, id, sighting.positionId);
   republishLog(gw, id);
@@ -236,7 +273,8 @@ export function logOnCache(gw: Gateway, actor: Actor, rawCache: string, body: Re
   const t = target(gw, rawCache, actor);
   // A log kept offline and sent later carries its own time: not before the cache existed. A
   // placement date is a day in someone's time zone, so a day's slack.
-  if (body.foundAt !== undefined && t.placedAt !== null && input.foundAt < t.placedAt - 86_400_000) throw badRequest("invalid", "foundAt is before the cache was placed");
+  if (body.foundAt !== undefined && t.placedAt !== null && input.foundAt < t.placedAt - 86_400_000)
+    throw badRequest("invalid", "foundAt is before the cache was placed");
   const w = gw.db.transaction(() => writeLog(gw, t, input, who))();
   afterCommit(gw, [w]);
   return { ...logJson(gw, w.row), ...(w.replayed ? { replayed: true } : {}) };
@@ -247,7 +285,11 @@ export function logOnCache(gw: Gateway, actor: Actor, rawCache: string, body: Re
  * inside the batch's transaction. A device key may log only its own callsign's
  * finds. Everything is checked first; a bad item refuses the whole batch.
  */
-export function ingestFinds(gw: Gateway, finds: unknown[], ctx: { caller: { ingest: boolean; assertion: { call: string | null; userId: number | null } | null }; heardAt: number }) {
+export function ingestFinds(
+  gw: Gateway,
+  finds: unknown[],
+  ctx: { caller: { ingest: boolean; assertion: { call: string | null; userId: number | null } | null }; heardAt: number },
+) {
   const now = gw.clock.now();
   const items = finds.map((v, k) => {
     if (!v || typeof v !== "object" || Array.isArray(v)) throw badRequest("invalid", `finds[${k}] must be an object`);
@@ -327,13 +369,17 @@ export function deleteLog(gw: Gateway, actor: Actor, logId: number): { deleted: 
  * unpinned, records re-published. Inside the erase transaction.
  */
 export function withdrawLogsOf(gw: Gateway, userId: number, verifiedCalls: string[] = []): number {
-  const ids = (gw.db
-    .query("SELECT id FROM logs WHERE (user_id = ? OR base_call IN (SELECT value FROM json_each(?))) AND state = 'active'")
-    .all(userId, JSON.stringify(verifiedCalls)) as Array<{ id: number }>).map((r) => r.id);
+  const ids = (
+    gw.db
+      .query("SELECT id FROM logs WHERE (user_id = ? OR base_call IN (SELECT value FROM json_each(?))) AND state = 'active'")
+      .all(userId, JSON.stringify(verifiedCalls)) as Array<{ id: number }>
+  ).map((r) => r.id);
   for (const id of ids) {
     unpinPosition(gw, id);
     gw.db
-      .query("UPDATE logs SET state = 'withdrawn', user_id = NULL, call = NULL, base_call = NULL, text = NULL, corr_position_id = NULL, updated_at = ? WHERE id = ?")
+      .query(
+        "UPDATE logs SET state = 'withdrawn', user_id = NULL, call = NULL, base_call = NULL, text = NULL, corr_position_id = NULL, updated_at = ? WHERE id = ?",
+      )
       .run(gw.clock.now(), id);
     republishLog(gw, id);
   }

@@ -46,7 +46,9 @@ const withUrl = (m: Omit<Media, "url">): Media => ({ ...m, url: `/api/media/${m.
 
 export function listMedia(gw: Gateway, cacheId: number, actor: Actor | null): { media: Media[] } {
   visibleRow(gw, cacheId, actor);
-  return { media: (gw.db.query(`SELECT ${COLS} FROM media m WHERE m.cache_id = ? ORDER BY m.created_at, m.id`).all(cacheId) as Array<Omit<Media, "url">>).map(withUrl) };
+  return {
+    media: (gw.db.query(`SELECT ${COLS} FROM media m WHERE m.cache_id = ? ORDER BY m.created_at, m.id`).all(cacheId) as Array<Omit<Media, "url">>).map(withUrl),
+  };
 }
 
 export function uploadMedia(gw: Gateway, actor: Actor, cacheId: number, contentType: string, body: unknown, caption: string | undefined): Media {
@@ -73,9 +75,11 @@ export function uploadMedia(gw: Gateway, actor: Actor, cacheId: number, contentT
 
 /** The file itself, for GET /api/media/:id. */
 export function mediaFile(gw: Gateway, id: number): { type: string; bytes: Uint8Array; sha256: string } {
-  const r = gw.db
-    .query("SELECT m.type, m.bytes, m.sha256 FROM media m JOIN caches c ON c.id = m.cache_id WHERE m.id = ? AND c.status <> 'draft'")
-    .get(id) as { type: string; bytes: Uint8Array; sha256: string } | null;
+  const r = gw.db.query("SELECT m.type, m.bytes, m.sha256 FROM media m JOIN caches c ON c.id = m.cache_id WHERE m.id = ? AND c.status <> 'draft'").get(id) as {
+    type: string;
+    bytes: Uint8Array;
+    sha256: string;
+  } | null;
   if (!r) throw notFound(`media ${id}`);
   return r;
 }

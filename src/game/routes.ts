@@ -51,76 +51,162 @@ export function gameRoutes(gw: Gateway) {
   setFindIngest(gw, (g, finds, ctx) => ingestFinds(g, finds, ctx));
   return new Elysia({ name: "game" })
     .use(gatesPlugin(gw))
-    .get("/api/caches", ({ query, caller }) => {
-      if (!query.bbox) throw badRequest("bad_bbox", "bbox is required: minLon,minLat,maxLon,maxLat");
-      const a = cachesInBox(gw, parseBox(query.bbox), { limit: intParam(query.limit, "limit"), includeUnvetted: flag(query.unvetted), singles: flag(query.singles), cells: cellsParam(query.cells), filters: parseFilters(query) });
-      return caller.user ? { ...a, caches: markFound(gw, caller.user.id, a.caches) } : a;
-    }, { gate: "public" })
-    .post("/api/caches", ({ body, caller, set }) => {
-      set.status = 201;
-      return hideCache(gw, actorOf(caller), jsonObject(body, "a cache"));
-    }, { gate: "actor" })
-    .get("/api/caches/:id", ({ params, caller }) => {
-      const c = cacheDetail(gw, decodeURIComponent(params.id), reader(caller));
-      return caller.user && typeof c.id === "number" ? { ...c, my: myCacheState(gw, caller.user.id, c.id) } : c;
-    }, { gate: "public" })
-    .get("/api/caches/:id/gpx", ({ params, caller, request }) => {
-      const f = cacheGpx(gw, baseUrl(gw, request), decodeURIComponent(params.id), reader(caller));
-      return new Response(f.gpx, { headers: { "content-type": GPX_TYPE, "content-disposition": `attachment; filename="${f.name}"` } });
-    }, { gate: "public" })
-    .patch("/api/caches/:id", ({ params, body, caller }) => {
-      const id = intParam(params.id, "id");
-      if (id === undefined) throw badRequest("invalid", "id is a cache id");
-      return updateCache(gw, actorOf(caller), id, jsonObject(body, "the fields to change"));
-    }, { gate: "actor" })
-    .get("/api/caches/:id/logs", ({ params, query, caller }) =>
-      logbook(gw, decodeURIComponent(params.id), reader(caller), { limit: intParam(query.limit, "limit"), before: intParam(query.before, "before") }), { gate: "public" })
-    .post("/api/caches/:id/logs", ({ params, body, caller, set }) => {
-      const log = logOnCache(gw, actorOf(caller), decodeURIComponent(params.id), jsonObject(body, "a log: {kind, text, foundAt, clientId}"));
-      set.status = log.replayed ? 200 : 201;
-      return log;
-    }, { gate: "actor" })
-    .post("/api/logs", ({ body, caller, set }) => {
-      const { cache, rest } = aliasBody(body);
-      const log = logOnCache(gw, actorOf(caller), cache, rest);
-      set.status = log.replayed ? 200 : 201;
-      return log;
-    }, { gate: "actor" })
-    .post("/api/logs/find", ({ body, caller, set }) => {
-      const { cache, rest } = aliasBody(body, "find");
-      const log = logOnCache(gw, actorOf(caller), cache, rest);
-      set.status = log.replayed ? 200 : 201;
-      return log;
-    }, { gate: "actor" })
-    .delete("/api/logs/:id", ({ params, caller }) => {
-      const id = intParam(params.id, "id");
-      if (id === undefined) throw badRequest("invalid", "id is a log id");
-      return deleteLog(gw, actorOf(caller), id);
-    }, { gate: "actor" })
+    .get(
+      "/api/caches",
+      ({ query, caller }) => {
+        if (!query.bbox) throw badRequest("bad_bbox", "bbox is required: minLon,minLat,maxLon,maxLat");
+        const a = cachesInBox(gw, parseBox(query.bbox), {
+          limit: intParam(query.limit, "limit"),
+          includeUnvetted: flag(query.unvetted),
+          singles: flag(query.singles),
+          cells: cellsParam(query.cells),
+          filters: parseFilters(query),
+        });
+        return caller.user ? { ...a, caches: markFound(gw, caller.user.id, a.caches) } : a;
+      },
+      { gate: "public" },
+    )
+    .post(
+      "/api/caches",
+      ({ body, caller, set }) => {
+        set.status = 201;
+        return hideCache(gw, actorOf(caller), jsonObject(body, "a cache"));
+      },
+      { gate: "actor" },
+    )
+    .get(
+      "/api/caches/:id",
+      ({ params, caller }) => {
+        const c = cacheDetail(gw, decodeURIComponent(params.id), reader(caller));
+        return caller.user && typeof c.id === "number" ? { ...c, my: myCacheState(gw, caller.user.id, c.id) } : c;
+      },
+      { gate: "public" },
+    )
+    .get(
+      "/api/caches/:id/gpx",
+      ({ params, caller, request }) => {
+        const f = cacheGpx(gw, baseUrl(gw, request), decodeURIComponent(params.id), reader(caller));
+        return new Response(f.gpx, { headers: { "content-type": GPX_TYPE, "content-disposition": `attachment; filename="${f.name}"` } });
+      },
+      { gate: "public" },
+    )
+    .patch(
+      "/api/caches/:id",
+      ({ params, body, caller }) => {
+        const id = intParam(params.id, "id");
+        if (id === undefined) throw badRequest("invalid", "id is a cache id");
+        return updateCache(gw, actorOf(caller), id, jsonObject(body, "the fields to change"));
+      },
+      { gate: "actor" },
+    )
+    .get(
+      "/api/caches/:id/logs",
+      ({ params, query, caller }) =>
+        logbook(gw, decodeURIComponent(params.id), reader(caller), { limit: intParam(query.limit, "limit"), before: intParam(query.before, "before") }),
+      { gate: "public" },
+    )
+    .post(
+      "/api/caches/:id/logs",
+      ({ params, body, caller, set }) => {
+        const log = logOnCache(gw, actorOf(caller), decodeURIComponent(params.id), jsonObject(body, "a log: {kind, text, foundAt, clientId}"));
+        set.status = log.replayed ? 200 : 201;
+        return log;
+      },
+      { gate: "actor" },
+    )
+    .post(
+      "/api/logs",
+      ({ body, caller, set }) => {
+        const { cache, rest } = aliasBody(body);
+        const log = logOnCache(gw, actorOf(caller), cache, rest);
+        set.status = log.replayed ? 200 : 201;
+        return log;
+      },
+      { gate: "actor" },
+    )
+    .post(
+      "/api/logs/find",
+      ({ body, caller, set }) => {
+        const { cache, rest } = aliasBody(body, "find");
+        const log = logOnCache(gw, actorOf(caller), cache, rest);
+        set.status = log.replayed ? 200 : 201;
+        return log;
+      },
+      { gate: "actor" },
+    )
+    .delete(
+      "/api/logs/:id",
+      ({ params, caller }) => {
+        const id = intParam(params.id, "id");
+        if (id === undefined) throw badRequest("invalid", "id is a log id");
+        return deleteLog(gw, actorOf(caller), id);
+      },
+      { gate: "actor" },
+    )
     .post("/api/caches/:id/rate", ({ params, body, caller }) => rateCache(gw, actorOf(caller), params.id, jsonObject(body, "{stars}")), { gate: "session" })
-    .post("/api/caches/:id/favorite", ({ params, body, caller }) => favoriteCache(gw, actorOf(caller), params.id, body === undefined || body instanceof Uint8Array ? {} : jsonObject(body)), { gate: "session" })
-    .post("/api/caches/:id/watch", ({ params, body, caller }) => watchCache(gw, actorOf(caller), params.id, body === undefined || body instanceof Uint8Array ? {} : jsonObject(body)), { gate: "session" })
+    .post(
+      "/api/caches/:id/favorite",
+      ({ params, body, caller }) => favoriteCache(gw, actorOf(caller), params.id, body === undefined || body instanceof Uint8Array ? {} : jsonObject(body)),
+      { gate: "session" },
+    )
+    .post(
+      "/api/caches/:id/watch",
+      ({ params, body, caller }) => watchCache(gw, actorOf(caller), params.id, body === undefined || body instanceof Uint8Array ? {} : jsonObject(body)),
+      { gate: "session" },
+    )
     .get("/api/caches/:id/media", ({ params, caller }) => listMedia(gw, nativeId(params.id), reader(caller)), { gate: "public" })
-    .post("/api/caches/:id/media", ({ params, body, caller, request, query, set }) => {
-      set.status = 201;
-      return uploadMedia(gw, actorOf(caller), nativeId(params.id), mediaType(request.headers.get("content-type")), body, query.caption);
-    }, { gate: "actor" })
-    .get("/api/media/:id", ({ params }) => {
-      const f = mediaFile(gw, nativeId(params.id));
-      return new Response(f.bytes as Uint8Array<ArrayBuffer>, {
-        headers: { "content-type": f.type, "cache-control": "public, max-age=86400", etag: `"${f.sha256}"`, "content-security-policy": "default-src 'none'", "x-content-type-options": "nosniff" },
-      });
-    }, { gate: "public" })
+    .post(
+      "/api/caches/:id/media",
+      ({ params, body, caller, request, query, set }) => {
+        set.status = 201;
+        return uploadMedia(gw, actorOf(caller), nativeId(params.id), mediaType(request.headers.get("content-type")), body, query.caption);
+      },
+      { gate: "actor" },
+    )
+    .get(
+      "/api/media/:id",
+      ({ params }) => {
+        const f = mediaFile(gw, nativeId(params.id));
+        return new Response(f.bytes as Uint8Array<ArrayBuffer>, {
+          headers: {
+            "content-type": f.type,
+            "cache-control": "public, max-age=86400",
+            etag: `"${f.sha256}"`,
+            "content-security-policy": "default-src 'none'",
+            "x-content-type-options": "nosniff",
+          },
+        });
+      },
+      { gate: "public" },
+    )
     .delete("/api/media/:id", ({ params, caller }) => deleteMedia(gw, actorOf(caller), nativeId(params.id)), { gate: "session" })
     .get("/api/caches/:id/stages", ({ params, caller }) => listStages(gw, nativeId(params.id), reader(caller)), { gate: "public" })
-    .post("/api/caches/:id/stages", ({ params, body, caller }) => setStages(gw, actorOf(caller), nativeId(params.id), jsonObject(body, "{stages: [...]}")), { gate: "actor" })
-    .post("/api/caches/:id/stages/:n/unlock", ({ params, body, caller }) => {
-      const n = intParam(params.n, "n");
-      if (n === undefined || n < 1) throw badRequest("invalid", "n is a stage number");
-      return unlockStage(gw, actorOf(caller), nativeId(params.id), n, jsonObject(body, "{answer}"));
-    }, { gate: "actor", rateLimit: "auth" })
-    .get("/api/leaderboard", ({ query }) => leaderboard(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), { gate: "public" })
-    .get("/api/activity", ({ query }) =>
-      activity(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit"), call: query.call ? baseCall(callsign(query.call, "call")) : undefined }), { gate: "public" })
-    .get("/api/corroborators", ({ query }) => corroborators(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), { gate: "public" });
+    .post("/api/caches/:id/stages", ({ params, body, caller }) => setStages(gw, actorOf(caller), nativeId(params.id), jsonObject(body, "{stages: [...]}")), {
+      gate: "actor",
+    })
+    .post(
+      "/api/caches/:id/stages/:n/unlock",
+      ({ params, body, caller }) => {
+        const n = intParam(params.n, "n");
+        if (n === undefined || n < 1) throw badRequest("invalid", "n is a stage number");
+        return unlockStage(gw, actorOf(caller), nativeId(params.id), n, jsonObject(body, "{answer}"));
+      },
+      { gate: "actor", rateLimit: "auth" },
+    )
+    .get("/api/leaderboard", ({ query }) => leaderboard(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), {
+      gate: "public",
+    })
+    .get(
+      "/api/activity",
+      ({ query }) =>
+        activity(gw, {
+          since: intParam(query.since, "since"),
+          limit: intParam(query.limit, "limit"),
+          call: query.call ? baseCall(callsign(query.call, "call")) : undefined,
+        }),
+      { gate: "public" },
+    )
+    .get("/api/corroborators", ({ query }) => corroborators(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), {
+      gate: "public",
+    });
 }

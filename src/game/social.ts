@@ -20,7 +20,9 @@ function requireFinder(gw: Gateway, cacheId: number, userId: number): void {
 }
 
 const summary = (gw: Gateway, cacheId: number) =>
-  gw.db.query("SELECT avg(stars) AS avg, count(*) AS n, (SELECT count(*) FROM favorites WHERE cache_id = ?1) AS favorites FROM ratings WHERE cache_id = ?1").get(cacheId) as {
+  gw.db
+    .query("SELECT avg(stars) AS avg, count(*) AS n, (SELECT count(*) FROM favorites WHERE cache_id = ?1) AS favorites FROM ratings WHERE cache_id = ?1")
+    .get(cacheId) as {
     avg: number | null;
     n: number;
     favorites: number;
@@ -34,9 +36,12 @@ export function rateCache(gw: Gateway, actor: Actor, raw: string, body: Record<s
   requireFinder(gw, id, userId);
   if (body.stars === null) gw.db.query("DELETE FROM ratings WHERE cache_id = ? AND user_id = ?").run(id, userId);
   else {
-    if (typeof body.stars !== "number" || !Number.isInteger(body.stars) || body.stars < 1 || body.stars > 5) throw badRequest("invalid", "stars is a whole number from 1 to 5 (or null to remove your rating)");
+    if (typeof body.stars !== "number" || !Number.isInteger(body.stars) || body.stars < 1 || body.stars > 5)
+      throw badRequest("invalid", "stars is a whole number from 1 to 5 (or null to remove your rating)");
     gw.db
-      .query("INSERT INTO ratings (cache_id, user_id, stars, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(cache_id, user_id) DO UPDATE SET stars = excluded.stars")
+      .query(
+        "INSERT INTO ratings (cache_id, user_id, stars, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(cache_id, user_id) DO UPDATE SET stars = excluded.stars",
+      )
       .run(id, userId, body.stars, gw.clock.now());
   }
   const s = summary(gw, id);

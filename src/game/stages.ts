@@ -16,7 +16,10 @@ export const MAX_STAGES = 20;
 
 /** Case, surrounding and repeated whitespace and Unicode forms do not matter. */
 export const normaliseAnswer = (a: string) => a.normalize("NFKC").trim().toLowerCase().replace(/\s+/g, " ");
-const answerHash = (cacheId: number, n: number, answer: string) => createHash("sha256").update(`svc-stage/1\n${cacheId}\n${n}\n${normaliseAnswer(answer)}`).digest("base64url");
+const answerHash = (cacheId: number, n: number, answer: string) =>
+  createHash("sha256")
+    .update(`svc-stage/1\n${cacheId}\n${n}\n${normaliseAnswer(answer)}`)
+    .digest("base64url");
 
 interface StageRow {
   n: number;
@@ -72,11 +75,18 @@ export function setStages(gw: Gateway, actor: Actor, cacheId: number, body: Reco
     const s = v as Record<string, unknown>;
     const media = s.audioMediaId === undefined || s.audioMediaId === null ? null : s.audioMediaId;
     if (media !== null) {
-      const m = typeof media === "number" ? (gw.db.query("SELECT type FROM media WHERE id = ? AND cache_id = ?").get(media, cacheId) as { type: string } | null) : null;
+      const m =
+        typeof media === "number" ? (gw.db.query("SELECT type FROM media WHERE id = ? AND cache_id = ?").get(media, cacheId) as { type: string } | null) : null;
       if (!m || !m.type.startsWith("audio/")) throw badRequest("invalid", `stages[${i}].audioMediaId is an audio file of this cache`);
     }
     const answer = text(s.answer, `stages[${i}].answer`, 1, 200);
-    return { title: text(s.title, `stages[${i}].title`, 1, 100), question: text(s.question, `stages[${i}].question`, 1, 1000), content: text(s.content, `stages[${i}].content`, 1, 4000), answer, media: media as number | null };
+    return {
+      title: text(s.title, `stages[${i}].title`, 1, 100),
+      question: text(s.question, `stages[${i}].question`, 1, 1000),
+      content: text(s.content, `stages[${i}].content`, 1, 4000),
+      answer,
+      media: media as number | null,
+    };
   });
   gw.db.transaction(() => {
     gw.db.query("DELETE FROM stage_unlocks WHERE cache_id = ?").run(cacheId);

@@ -59,7 +59,9 @@ export function activity(gw: Gateway, opts: { since?: number; limit?: number; ca
     .all(since, ...callArgs, n) as Array<LogRow & { cache_name: string | null }>;
   const ownerSql = opts.call ? " AND (owner_call = ? OR owner_call LIKE ? || '-%')" : "";
   const caches = gw.db
-    .query(`SELECT * FROM caches WHERE status IN ('active', 'disabled') AND unlisted = 0 AND created_at >= ?${ownerSql} ORDER BY created_at DESC, id DESC LIMIT ?`)
+    .query(
+      `SELECT * FROM caches WHERE status IN ('active', 'disabled') AND unlisted = 0 AND created_at >= ?${ownerSql} ORDER BY created_at DESC, id DESC LIMIT ?`,
+    )
     .all(since, ...(opts.call ? [opts.call, opts.call] : []), n) as CacheRow[];
   const items: ActivityItem[] = [
     ...logs.map((r) => ({ type: "log" as const, ...logJson(gw, r), cacheName: r.cache_name ?? r.cache_gid, cacheId: r.cache_id ?? r.cache_gid })),
@@ -83,7 +85,12 @@ export function corroborators(gw: Gateway, opts: { since?: number; limit?: numbe
 
 /** The pages of listed caches for the sitemap (the sitemap protocol allows 50,000 URLs a file). */
 export function sitemapCaches(gw: Gateway, limit = 45_000): Array<{ path: string; lastmod: string }> {
-  return (gw.db.query("SELECT id, updated_at AS at FROM caches WHERE status IN ('active', 'disabled') AND unlisted = 0 ORDER BY id LIMIT ?").all(limit) as Array<{ id: number; at: number }>).map((r) => ({
+  return (
+    gw.db.query("SELECT id, updated_at AS at FROM caches WHERE status IN ('active', 'disabled') AND unlisted = 0 ORDER BY id LIMIT ?").all(limit) as Array<{
+      id: number;
+      at: number;
+    }>
+  ).map((r) => ({
     path: `/cache/${r.id}`,
     lastmod: new Date(r.at).toISOString().slice(0, 10),
   }));

@@ -19,7 +19,10 @@ const trusted = (addr: string, ranges: readonly IpRange[]) => {
 /** The client named by a trusted proxy chain; see the file comment. */
 export function forwardedClient(peer: string, forwardedFor: string | null, proxies: readonly IpRange[]): string {
   if (!forwardedFor || !trusted(peer, proxies)) return peer;
-  const hops = forwardedFor.split(",").map((h) => h.trim()).filter(Boolean);
+  const hops = forwardedFor
+    .split(",")
+    .map((h) => h.trim())
+    .filter(Boolean);
   for (let i = hops.length - 1; i >= 0; i--) {
     if (!trusted(hops[i]!, proxies)) return hops[i]!.slice(0, 64);
   }

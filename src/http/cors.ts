@@ -5,8 +5,7 @@
  */
 export const CORS_HEADERS: Record<string, string> = {
   "access-control-allow-origin": "*",
-  "access-control-expose-headers":
-    "ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after, location, content-disposition",
+  "access-control-expose-headers": "ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after, location, content-disposition",
 };
 
 const BASE_HEADERS: Record<string, string> = {

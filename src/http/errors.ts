@@ -31,7 +31,13 @@ function validationMessage(error: unknown): string {
 }
 
 /** Maps anything thrown by a route to the error shape. */
-export function toErrorResponse(code: string | number, error: unknown, log: Logger, path: string, dataDir = "the data directory"): { status: number; body: ErrorBody } {
+export function toErrorResponse(
+  code: string | number,
+  error: unknown,
+  log: Logger,
+  path: string,
+  dataDir = "the data directory",
+): { status: number; body: ErrorBody } {
   // Elysia wraps what a parse hook throws in its own ParseError.
   const cause = (error as { cause?: unknown })?.cause;
   if (code === "PARSE" && cause instanceof AppError) error = cause;

@@ -30,13 +30,13 @@ import type { Gateway } from "../gateway.ts";
 import { AppError, forbidden, unauthorized } from "../errors.ts";
 import { cookieValue, findSession, SESSION_COOKIE } from "../accounts/sessions.ts";
 import { activeCallsign, userHoldsCall } from "../accounts/identity.ts";
-import { checkAssertion, checkUnboundAssertion, } from "../accounts/assertions.ts";
+import { checkAssertion, checkUnboundAssertion } from "../accounts/assertions.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { hashApiKey, sameSecret } from "../secret.ts";
 import { isSysop, type Caller, type SignedInUser } from "../accounts/caller.ts";
 import { clientIp } from "./client-ip.ts";
 import { bodyLimitFor, parseBody } from "./body.ts";
-import { findWxKey, wxKeyFrom, } from "../stations/wx-keys.ts";
+import { findWxKey, wxKeyFrom } from "../stations/wx-keys.ts";
 
 export type GateName =
   | "public"
@@ -55,10 +55,6 @@ export type GateName =
 
 /** Rate-limit buckets: requests per minute per IP, without and with an API key. */
 export type RateBucket = "api" | "auth" | "fed";
-
-
-
-
 
 /**
  * A state-changing request sent by a page of another origin (the browser says
@@ -107,7 +103,6 @@ export function identify(gw: Gateway, request: Request, server: Server<unknown> 
     assertion: null,
   };
 }
-
 
 function requireSignedIn(caller: Caller): SignedInUser {
   if (!caller.user) throw unauthorized("sign in first");

@@ -52,7 +52,12 @@ export function encodePng(size: number, rgba: Uint8Array): Uint8Array<ArrayBuffe
   ihdr.set([8, 6, 0, 0, 0], 8);
   const raw = new Uint8Array(size * (size * 4 + 1));
   for (let y = 0; y < size; y++) raw.set(rgba.subarray(y * size * 4, (y + 1) * size * 4), y * (size * 4 + 1) + 1);
-  const parts = [new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", zlibSync(raw, { level: 9 })), chunk("IEND", new Uint8Array())];
+  const parts = [
+    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", zlibSync(raw, { level: 9 })),
+    chunk("IEND", new Uint8Array()),
+  ];
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {
@@ -120,9 +125,18 @@ export interface PwaFile {
  */
 export async function addPwa(outputs: PwaFile[], opts: { assetPrefix: string; notUi: string[] }): Promise<PwaFile[]> {
   const icons: Array<PwaFile & { size: number; purpose: string }> = [];
-  for (const [size, maskable] of [[192, false], [512, false], [512, true]] as const) {
+  for (const [size, maskable] of [
+    [192, false],
+    [512, false],
+    [512, true],
+  ] as const) {
     const png = drawIcon(size, maskable);
-    icons.push({ name: `icon-${size}${maskable ? "-maskable" : ""}-${hash8(png)}.png`, blob: new Blob([png], { type: "image/png" }), size, purpose: maskable ? "maskable" : "any" });
+    icons.push({
+      name: `icon-${size}${maskable ? "-maskable" : ""}-${hash8(png)}.png`,
+      blob: new Blob([png], { type: "image/png" }),
+      size,
+      purpose: maskable ? "maskable" : "any",
+    });
   }
   const manifest = {
     name: "svc-gateway",

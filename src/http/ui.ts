@@ -147,28 +147,30 @@ export async function serveIndex(csp: string): Promise<Response> {
 }
 
 export function uiRoutes(gw: Gateway, csp: string) {
-  return new Elysia({ name: "ui" })
-    .use(gatesPlugin(gw))
-    .get(
-      `${ASSET_PREFIX}*`,
-      async ({ params, request }) => {
-        const asset = (await uiBundle()).assets.get(params["*"]);
-        if (!asset) return errorResponse(404, { error: "not_found", message: "no such asset" }, CORS_HEADERS);
-        const headers: Record<string, string> = { "content-type": asset.type, "cache-control": "public, max-age=31536000, immutable" };
-        if (!asset.br && !asset.gzip) return new Response(asset.body, { headers });
-        headers.vary = "Accept-Encoding";
-        const coding = pickCoding(request.headers.get("accept-encoding"));
-        const body = coding ? asset[coding] : undefined;
-        if (!body) return new Response(asset.body, { headers });
-        return new Response(body, { headers: { ...headers, "content-encoding": coding! } });
-      },
-      { gate: "public" },
-    )
-    .get("/", () => serveIndex(csp), { gate: "public" })
-    // The service worker lives at the root so that its scope is the whole app; never cached by
-    // HTTP, so a new version is seen on the next visit.
-    .get(SW_PATH, () => topLevelFile("sw.js", "text/javascript; charset=utf-8"), { gate: "public" })
-    .get(MANIFEST_PATH, () => topLevelFile("manifest.webmanifest", "application/manifest+json"), { gate: "public" });
+  return (
+    new Elysia({ name: "ui" })
+      .use(gatesPlugin(gw))
+      .get(
+        `${ASSET_PREFIX}*`,
+        async ({ params, request }) => {
+          const asset = (await uiBundle()).assets.get(params["*"]);
+          if (!asset) return errorResponse(404, { error: "not_found", message: "no such asset" }, CORS_HEADERS);
+          const headers: Record<string, string> = { "content-type": asset.type, "cache-control": "public, max-age=31536000, immutable" };
+          if (!asset.br && !asset.gzip) return new Response(asset.body, { headers });
+          headers.vary = "Accept-Encoding";
+          const coding = pickCoding(request.headers.get("accept-encoding"));
+          const body = coding ? asset[coding] : undefined;
+          if (!body) return new Response(asset.body, { headers });
+          return new Response(body, { headers: { ...headers, "content-encoding": coding! } });
+        },
+        { gate: "public" },
+      )
+      .get("/", () => serveIndex(csp), { gate: "public" })
+      // The service worker lives at the root so that its scope is the whole app; never cached by
+      // HTTP, so a new version is seen on the next visit.
+      .get(SW_PATH, () => topLevelFile("sw.js", "text/javascript; charset=utf-8"), { gate: "public" })
+      .get(MANIFEST_PATH, () => topLevelFile("manifest.webmanifest", "application/manifest+json"), { gate: "public" })
+  );
 }
 
 async function topLevelFile(name: string, type: string): Promise<Response> {

@@ -158,7 +158,10 @@ export function startAprsIsServer(gw: Gateway, at: { host: string; port: number 
     c.client.software = l.software;
     setFilter(c, l.filter);
     send(c, `# logresp ${l.call} ${c.client.verified ? "verified" : "unverified"}, server ${name}\r\n`);
-    gw.log.info("hub", `APRS-IS client ${c.client.address} logged in as ${l.call} (${c.client.verified ? "verified" : "unverified"})${l.software ? `, ${l.software}` : ""}`);
+    gw.log.info(
+      "hub",
+      `APRS-IS client ${c.client.address} logged in as ${l.call} (${c.client.verified ? "verified" : "unverified"})${l.software ? `, ${l.software}` : ""}`,
+    );
   };
 
   const upload = (c: Conn, line: string) => {
@@ -275,8 +278,17 @@ export function startAprsIsServer(gw: Gateway, at: { host: string; port: number 
         open(socket) {
           const c = { socket, out: new OutQueue(socket as Socket<unknown>), partial: "", loggedIn: false, filter: null, heard: new Map() } as unknown as Conn;
           c.client = addClient(gw, {
-            server: "aprs-is", address: hostPort(socket.remoteAddress, (socket as unknown as { remotePort?: number }).remotePort ?? 0), login: null, verified: false,
-            filter: null, software: null, connectedAt: gw.clock.now(), rx: 0, tx: 0, refused: 0, dropped: 0,
+            server: "aprs-is",
+            address: hostPort(socket.remoteAddress, (socket as unknown as { remotePort?: number }).remotePort ?? 0),
+            login: null,
+            verified: false,
+            filter: null,
+            software: null,
+            connectedAt: gw.clock.now(),
+            rx: 0,
+            tx: 0,
+            refused: 0,
+            dropped: 0,
             close: (why) => drop(c, why),
           });
           socket.data = c;

@@ -71,7 +71,13 @@ export function distanceKm(a: LatLon, b: LatLon): number {
 function pattern(s: string): (v: string) => boolean {
   const u = s.toUpperCase();
   if (!u.includes("*")) return (v) => v.toUpperCase() === u;
-  const re = new RegExp(`^${u.split("*").map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "i");
+  const re = new RegExp(
+    `^${u
+      .split("*")
+      .map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+    "i",
+  );
   return (v) => re.test(v);
 }
 
@@ -82,7 +88,8 @@ const anyOf = (parts: string[]) => {
 
 const num = (s: string | undefined) => (s !== undefined && s !== "" && Number.isFinite(Number(s)) ? Number(s) : NaN);
 
-const posOf = (p: FilterPacket): LatLon | null => (p.packet && p.packet.lat !== undefined && p.packet.lon !== undefined ? { lat: p.packet.lat, lon: p.packet.lon } : null);
+const posOf = (p: FilterPacket): LatLon | null =>
+  p.packet && p.packet.lat !== undefined && p.packet.lon !== undefined ? { lat: p.packet.lat, lon: p.packet.lon } : null;
 
 const Q = /^q[A-Z][A-Za-z]$/;
 
@@ -106,17 +113,38 @@ export function typeLetters(p: AprsPacket | null): string {
   if (!p) return "";
   let t = "";
   switch (p.type) {
-    case "position": t = "p"; break;
-    case "weather": t = "w"; break;
-    case "object": t = "o"; break;
-    case "item": t = "i"; break;
-    case "message": case "ack": case "rej": case "bulletin": case "announcement":
+    case "position":
+      t = "p";
+      break;
+    case "weather":
+      t = "w";
+      break;
+    case "object":
+      t = "o";
+      break;
+    case "item":
+      t = "i";
+      break;
+    case "message":
+    case "ack":
+    case "rej":
+    case "bulletin":
+    case "announcement":
       t = /^NWS[-_]/i.test(p.addressee ?? "") ? "mn" : "m";
       break;
-    case "query": t = "q"; break;
-    case "status": t = "s"; break;
-    case "telemetry": case "telemetry-definitions": t = "t"; break;
-    case "user-defined": t = "u"; break;
+    case "query":
+      t = "q";
+      break;
+    case "status":
+      t = "s";
+      break;
+    case "telemetry":
+    case "telemetry-definitions":
+      t = "t";
+      break;
+    case "user-defined":
+      t = "u";
+      break;
   }
   if (p.wx && !t.includes("w")) t += "w";
   if (p.type === "weather" && p.lat !== undefined) t += "p";

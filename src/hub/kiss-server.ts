@@ -95,8 +95,17 @@ export function startKissServer(gw: Gateway, at: { host: string; port: number })
         open(socket) {
           const c = { socket, decoder: new KissDecoder(), out: new OutQueue(socket as Socket<unknown>) } as Conn;
           c.client = addClient(gw, {
-            server: "kiss", address: hostPort(socket.remoteAddress, (socket as unknown as { remotePort?: number }).remotePort ?? 0), login: null, verified: false,
-            filter: null, software: null, connectedAt: gw.clock.now(), rx: 0, tx: 0, refused: 0, dropped: 0,
+            server: "kiss",
+            address: hostPort(socket.remoteAddress, (socket as unknown as { remotePort?: number }).remotePort ?? 0),
+            login: null,
+            verified: false,
+            filter: null,
+            software: null,
+            connectedAt: gw.clock.now(),
+            rx: 0,
+            tx: 0,
+            refused: 0,
+            dropped: 0,
             close: (why) => drop(c, why),
           });
           socket.data = c;
@@ -151,7 +160,10 @@ export function startKissServer(gw: Gateway, at: { host: string; port: number })
     ...stats,
     clients: clientsOf(gw, "kiss").map(clientView),
   }));
-  gw.log.info("hub", `KISS server on ${address}${gr ? ` for radio ports ${portIds.join(", ")}` : " (no radio port: clients hear nothing and cannot transmit)"}`);
+  gw.log.info(
+    "hub",
+    `KISS server on ${address}${gr ? ` for radio ports ${portIds.join(", ")}` : " (no radio port: clients hear nothing and cannot transmit)"}`,
+  );
   const server: KissServer = {
     port: listener.port,
     stats,

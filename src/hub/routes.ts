@@ -9,12 +9,14 @@ import { notFound } from "../errors.ts";
 import { disconnectClient } from "./clients.ts";
 
 export function hubRoutes(gw: Gateway) {
-  return new Elysia({ name: "hub" })
-    .use(gatesPlugin(gw))
-    .delete("/api/hub/clients/:id", ({ params, caller }) => {
+  return new Elysia({ name: "hub" }).use(gatesPlugin(gw)).delete(
+    "/api/hub/clients/:id",
+    ({ params, caller }) => {
       const by = caller.user?.call ?? "the ingest box";
       if (!disconnectClient(gw, params.id, `sysop ${by}`)) throw notFound(`hub client ${params.id}`);
       gw.log.info("hub", `client ${params.id} disconnected by ${by}`);
       return { disconnected: params.id };
-    }, { gate: "sysop" });
+    },
+    { gate: "sysop" },
+  );
 }

@@ -26,7 +26,10 @@ export function backupDir(gw: Gateway): string | null {
 
 /** Our copies in `dir`, newest first. */
 function copiesIn(dir: string): string[] {
-  return readdirSync(dir).filter((f) => BACKUP_NAME.test(f)).sort().reverse();
+  return readdirSync(dir)
+    .filter((f) => BACKUP_NAME.test(f))
+    .sort()
+    .reverse();
 }
 
 export async function scheduledBackup(gw: Gateway, opts: { force?: boolean } = {}): Promise<BackupReport> {

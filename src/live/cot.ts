@@ -59,7 +59,9 @@ export function stationEvent(p: LivePosition, now: number): string {
   if (p.course !== undefined || p.speedKmh !== undefined) {
     detail += `<track course="${p.course ?? 0}" speed="${Math.round(((p.speedKmh ?? 0) / 3.6) * 100) / 100}"/>`;
   }
-  const remarks = [p.comment, p.symbol ? `APRS symbol ${p.symbol}` : null, p.source ? `via ${p.source}${p.igate ? " " + p.igate : ""}` : null].filter(Boolean).join(" · ");
+  const remarks = [p.comment, p.symbol ? `APRS symbol ${p.symbol}` : null, p.source ? `via ${p.source}${p.igate ? " " + p.igate : ""}` : null]
+    .filter(Boolean)
+    .join(" · ");
   if (remarks) detail += `<remarks>${esc(remarks)}</remarks>`;
   return event({
     uid: `APRS.${p.call}`,

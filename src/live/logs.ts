@@ -61,7 +61,10 @@ export function liveLog(gw: Gateway, logId: number): LiveLog | null {
 }
 
 /** Logs since a time, newest first, optionally only finds and only inside `inside`. */
-export function recentLogs(gw: Gateway, opts: { since: number; limit: number; kinds?: Array<LiveLog["kind"]>; inside?: (lat: number, lon: number) => boolean }): LiveLog[] {
+export function recentLogs(
+  gw: Gateway,
+  opts: { since: number; limit: number; kinds?: Array<LiveLog["kind"]>; inside?: (lat: number, lon: number) => boolean },
+): LiveLog[] {
   const kinds = opts.kinds ?? ["find", "dnf", "note"];
   const out: LiveLog[] = [];
   // Logs are few next to positions: walk the newest and keep those inside.

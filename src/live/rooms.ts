@@ -103,7 +103,11 @@ export class LiveHub {
   /** Refuses (429) a client address that already holds LIVE_MAX_PER_IP live connections. */
   checkAdmit(ip: string): void {
     if ((this.perIp.get(ip) ?? 0) >= this.gw.config.liveMaxPerIp) {
-      throw new AppError(429, "too_many_connections", `one address may hold ${this.gw.config.liveMaxPerIp} live connections (WebSockets and CoT streams); close one first`);
+      throw new AppError(
+        429,
+        "too_many_connections",
+        `one address may hold ${this.gw.config.liveMaxPerIp} live connections (WebSockets and CoT streams); close one first`,
+      );
     }
   }
 
@@ -158,7 +162,8 @@ export class LiveHub {
     }
     const m = msg as { type?: unknown; regions?: unknown } | null;
     try {
-      if (!m || typeof m !== "object" || typeof m.type !== "string") throw badRequest("bad_message", 'messages are JSON objects with a "type": subscribe, unsubscribe or ping');
+      if (!m || typeof m !== "object" || typeof m.type !== "string")
+        throw badRequest("bad_message", 'messages are JSON objects with a "type": subscribe, unsubscribe or ping');
       if (m.type === "ping") return void ws.send('{"type":"pong"}');
       if (m.type !== "subscribe" && m.type !== "unsubscribe") throw badRequest("bad_message", `unknown message type ${JSON.stringify(m.type)}`);
       if (!Array.isArray(m.regions) || m.regions.length === 0) throw badRequest("bad_region", '"regions" is a list of Maidenhead fields or squares');
@@ -172,7 +177,8 @@ export class LiveHub {
         return;
       }
       const fresh = regions.filter((r) => !c.rooms.has(r));
-      if (c.rooms.size + fresh.length > WS.maxRooms) throw badRequest("too_many_rooms", `a connection is in at most ${WS.maxRooms} rooms; unsubscribe from some first`);
+      if (c.rooms.size + fresh.length > WS.maxRooms)
+        throw badRequest("too_many_rooms", `a connection is in at most ${WS.maxRooms} rooms; unsubscribe from some first`);
       this.join(ws, c, fresh);
     } catch (e) {
       const err = e instanceof AppError ? e : badRequest("bad_message", String(e));

@@ -23,9 +23,13 @@ export function liveRoutes(gw: Gateway) {
   const hub = liveHub(gw);
   return new Elysia({ name: "live" })
     .use(gatesPlugin(gw))
-    .get("/ws", () => {
-      throw new AppError(426, "upgrade_required", "GET /ws?region=FN42 upgrades to a WebSocket (docs/api.md, Live)");
-    }, { gate: "public" })
+    .get(
+      "/ws",
+      () => {
+        throw new AppError(426, "upgrade_required", "GET /ws?region=FN42 upgrades to a WebSocket (docs/api.md, Live)");
+      },
+      { gate: "public" },
+    )
     .ws("/ws", {
       gate: "public",
       beforeHandle({ query, caller }: { query: Record<string, string | undefined>; caller: Caller }) {
@@ -43,18 +47,28 @@ export function liveRoutes(gw: Gateway) {
         hub.close(ws.raw as ServerWebSocket<unknown>);
       },
     })
-    .get("/api/cot", ({ query, request }) => {
-      const snap = cotSnapshot(gw, baseUrl(gw, request), query.bbox ? parseBbox(query.bbox) : undefined);
-      return new Response(cotDocument(snap.events), { headers: { "content-type": COT_TYPE, "cache-control": "no-cache", "x-truncated": String(snap.truncated) } });
-    }, { gate: "public" })
-    .get("/api/cot/stream", ({ query, request, caller, server }) =>
-      cotStream(gw, {
-        base: baseUrl(gw, request),
-        bbox: query.bbox ? parseBbox(query.bbox) : undefined,
-        lastEventId: request.headers.get("last-event-id"),
-        ip: caller.ip,
-        request,
-        server: server as Server<unknown> | null,
-      }), { gate: "public" })
+    .get(
+      "/api/cot",
+      ({ query, request }) => {
+        const snap = cotSnapshot(gw, baseUrl(gw, request), query.bbox ? parseBbox(query.bbox) : undefined);
+        return new Response(cotDocument(snap.events), {
+          headers: { "content-type": COT_TYPE, "cache-control": "no-cache", "x-truncated": String(snap.truncated) },
+        });
+      },
+      { gate: "public" },
+    )
+    .get(
+      "/api/cot/stream",
+      ({ query, request, caller, server }) =>
+        cotStream(gw, {
+          base: baseUrl(gw, request),
+          bbox: query.bbox ? parseBbox(query.bbox) : undefined,
+          lastEventId: request.headers.get("last-event-id"),
+          ip: caller.ip,
+          request,
+          server: server as Server<unknown> | null,
+        }),
+      { gate: "public" },
+    )
     .get("/api/spots", ({ query }) => listSpots(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), { gate: "public" });
 }

@@ -50,7 +50,13 @@ export function listSpots(gw: Gateway, q: { since?: number; limit?: number }): {
     return spot;
   });
   for (const l of recentLogs(gw, { since, limit, kinds: ["find"] })) {
-    spots.push({ kind: "find", call: l.call, ts: l.ts, grid: locator(l.cache.lat, l.cache.lon), cache: { id: l.cache.id, gid: l.cache.gid, name: l.cache.name, type: l.cache.type } });
+    spots.push({
+      kind: "find",
+      call: l.call,
+      ts: l.ts,
+      grid: locator(l.cache.lat, l.cache.lon),
+      cache: { id: l.cache.id, gid: l.cache.gid, name: l.cache.name, type: l.cache.type },
+    });
   }
   spots.sort((a, b) => b.ts - a.ts);
   return { spots: spots.slice(0, limit), since };

@@ -37,7 +37,26 @@ export function cotSnapshot(gw: Gateway, base: string, bbox: Bbox | undefined): 
   for (const s of st.stations) {
     const ts = s.lastPositionAt ?? s.lastHeard;
     if (s.lat === undefined || s.lon === undefined || ts < now - STATION_STALE_MS) continue;
-    events.push(stationEvent({ call: s.call, kind: s.kind, alive: s.alive, lat: s.lat, lon: s.lon, ts, source: s.source, igate: s.igate, symbol: s.symbol, course: s.course, speedKmh: s.speedKmh, altitudeM: s.altitudeM, comment: s.comment }, now));
+    events.push(
+      stationEvent(
+        {
+          call: s.call,
+          kind: s.kind,
+          alive: s.alive,
+          lat: s.lat,
+          lon: s.lon,
+          ts,
+          source: s.source,
+          igate: s.igate,
+          symbol: s.symbol,
+          course: s.course,
+          speedKmh: s.speedKmh,
+          altitudeM: s.altitudeM,
+          comment: s.comment,
+        },
+        now,
+      ),
+    );
   }
   const b = bbox ?? WORLD;
   const native = selectCaches(gw, { bbox: `${b.west},${b.south},${b.east},${b.north}` }, { limit: COT.maxCaches, max: COT.maxCaches });
@@ -96,7 +115,22 @@ function replay(gw: Gateway, after: number, bbox: Bbox | undefined): Array<{ id:
        FROM positions p JOIN stations s ON s.call = p.call
        WHERE p.id IN (SELECT max(id) FROM positions WHERE id > ? GROUP BY call) ORDER BY p.id`,
     )
-    .all(after) as Array<{ id: number; call: string; ts: number; lat: number; lon: number; alt_m: number | null; course: number | null; speed_kmh: number | null; source: string; igate: string | null; kind: LivePosition["kind"]; alive: number; symbol: string | null; comment: string | null }>;
+    .all(after) as Array<{
+    id: number;
+    call: string;
+    ts: number;
+    lat: number;
+    lon: number;
+    alt_m: number | null;
+    course: number | null;
+    speed_kmh: number | null;
+    source: string;
+    igate: string | null;
+    kind: LivePosition["kind"];
+    alive: number;
+    symbol: string | null;
+    comment: string | null;
+  }>;
   const out: Array<{ id: number; p: LivePosition }> = [];
   for (const r of rows) {
     if (bbox && !inBbox(r, bbox)) continue;
@@ -120,7 +154,10 @@ const enc = new TextEncoder();
  * between them. A client whose unread backlog grows past its first chunks
  * plus COT.bufferBytes is dropped.
  */
-export function cotStream(gw: Gateway, opts: { base: string; bbox: Bbox | undefined; lastEventId: string | null; ip: string; request: Request; server: Server<unknown> | null }): Response {
+export function cotStream(
+  gw: Gateway,
+  opts: { base: string; bbox: Bbox | undefined; lastEventId: string | null; ip: string; request: Request; server: Server<unknown> | null },
+): Response {
   const hub = liveHub(gw);
   hub.checkAdmit(opts.ip);
   const clients = streamsOf(gw);

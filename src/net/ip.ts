@@ -85,7 +85,10 @@ export function parseRange(raw: string): IpRange | null {
 export function parseRanges(raw: string): { ranges: IpRange[]; errors: string[] } {
   const ranges: IpRange[] = [];
   const errors: string[] = [];
-  for (const part of raw.split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const part of raw
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const r = parseRange(part);
     if (r) ranges.push(r);
     else errors.push(part);

@@ -153,7 +153,11 @@ export async function outboundProblem(host: string, opts: GuardOptions): Promise
  * server name. Redirects are never followed (a redirect would be a new,
  * unchecked destination). Throws OutboundRefused before any connection.
  */
-export async function guardedFetch(url: string, init: Omit<RequestInit, "headers"> & { headers?: Record<string, string> }, opts: GuardOptions): Promise<Response> {
+export async function guardedFetch(
+  url: string,
+  init: Omit<RequestInit, "headers"> & { headers?: Record<string, string> },
+  opts: GuardOptions,
+): Promise<Response> {
   const u = new URL(url);
   if (u.protocol !== "https:" && u.protocol !== "http:") throw new OutboundRefused(`${u.protocol} is not http(s)`);
   const name = u.hostname.replace(/^\[|\]$/g, "");

@@ -92,13 +92,19 @@ export function nodesTable(gw: Gateway): NodeRoute[] {
 
 /** The best route to a node callsign. */
 export function bestRoute(gw: Gateway, dest: string): NodeRoute | null {
-  return (gw.db.query(`SELECT ${COLS} FROM netrom_routes WHERE dest = ? AND quality >= ? ORDER BY quality DESC, updated_at DESC LIMIT 1`).get(dest, NODES_MIN_QUALITY) as NodeRoute | null) ?? null;
+  return (
+    (gw.db
+      .query(`SELECT ${COLS} FROM netrom_routes WHERE dest = ? AND quality >= ? ORDER BY quality DESC, updated_at DESC LIMIT 1`)
+      .get(dest, NODES_MIN_QUALITY) as NodeRoute | null) ?? null
+  );
 }
 
 /** A node alias (or callsign) to the node's callsign, by the best route known; null when unknown. */
 export function resolveNode(gw: Gateway, aliasOrCall: string): string | null {
   const t = aliasOrCall.trim().toUpperCase();
-  const byAlias = gw.db.query("SELECT dest FROM netrom_routes WHERE alias = ? AND quality >= ? ORDER BY quality DESC LIMIT 1").get(t, NODES_MIN_QUALITY) as { dest: string } | null;
+  const byAlias = gw.db.query("SELECT dest FROM netrom_routes WHERE alias = ? AND quality >= ? ORDER BY quality DESC LIMIT 1").get(t, NODES_MIN_QUALITY) as {
+    dest: string;
+  } | null;
   if (byAlias) return byAlias.dest;
   const a = parseAddressLoose(t);
   return a.ok && bestRoute(gw, formatAddress(a.value)) ? formatAddress(a.value) : null;
@@ -109,7 +115,8 @@ export function resolveNode(gw: Gateway, aliasOrCall: string): string | null {
  * sets a manual route; `{call, neighbour, remove: true}` removes one (manual or heard).
  */
 export function editRoute(gw: Gateway, body: unknown): { route: NodeRoute | null } {
-  if (!body || typeof body !== "object" || Array.isArray(body) || body instanceof Uint8Array) throw badRequest("bad_body", 'expected {"call", "alias", "neighbour", "quality"} or {"call", "neighbour", "remove": true}');
+  if (!body || typeof body !== "object" || Array.isArray(body) || body instanceof Uint8Array)
+    throw badRequest("bad_body", 'expected {"call", "alias", "neighbour", "quality"} or {"call", "neighbour", "remove": true}');
   const b = body as Record<string, unknown>;
   const call = axCall(b.call, "call");
   const neighbour = axCall(b.neighbour, "neighbour");
@@ -118,7 +125,12 @@ export function editRoute(gw: Gateway, body: unknown): { route: NodeRoute | null
     if (!n) throw notFound(`route to ${call} via ${neighbour}`);
     return { route: null };
   }
-  const alias = b.alias === undefined ? "" : typeof b.alias === "string" && (b.alias === "" || ALIAS.test(b.alias.toUpperCase())) ? b.alias.toUpperCase() : bad("alias is 1-6 of A-Z 0-9 # _ -");
+  const alias =
+    b.alias === undefined
+      ? ""
+      : typeof b.alias === "string" && (b.alias === "" || ALIAS.test(b.alias.toUpperCase()))
+        ? b.alias.toUpperCase()
+        : bad("alias is 1-6 of A-Z 0-9 # _ -");
   if (!Number.isInteger(b.quality) || (b.quality as number) < 0 || (b.quality as number) > 255) bad("quality is 0-255");
   if (b.port !== undefined && (typeof b.port !== "string" || b.port.length > 200)) bad("port is a radio port id");
   upsert(gw, { call, alias, neighbour, port: (b.port as string | undefined) ?? "", quality: b.quality as number, source: "manual" });

@@ -27,7 +27,21 @@ import { radioOnlyPeers, serveCircuit, syncOverRadio } from "./sync.ts";
 import { bestRoute, broadcastFrames, nodeCall, noteNodes } from "./netrom.ts";
 import { applyBeacon, isBeacon, ownBeacon, ownHaveList } from "../fed/beacon.ts";
 import { instanceSigner } from "../fed/feed.ts";
-import { formatAddress, formatTnc2, isNodesFrame, NetRomNode, parseAddressLoose, PID_NONE, Radio, type Ax25Frame, type Clock, type KissPortConfig, type LinkParams, type PortDriver, type PortStatus } from "../../radio/index.ts";
+import {
+  formatAddress,
+  formatTnc2,
+  isNodesFrame,
+  NetRomNode,
+  parseAddressLoose,
+  PID_NONE,
+  Radio,
+  type Ax25Frame,
+  type Clock,
+  type KissPortConfig,
+  type LinkParams,
+  type PortDriver,
+  type PortStatus,
+} from "../../radio/index.ts";
 
 export interface GatewayRadio {
   radio: Radio;
@@ -116,7 +130,8 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
     radio.listen((link) => {
       const local = formatAddress(link.local);
       if (netrom && local === nodeAt) return netrom.attach(link);
-      if (bbsAt && local === bbsAt) return void answerAx25(gw, link).catch((e) => gw.log.error("bbs", `forwarding session with ${link.peer} failed`, { error: String(e) }));
+      if (bbsAt && local === bbsAt)
+        return void answerAx25(gw, link).catch((e) => gw.log.error("bbs", `forwarding session with ${link.peer} failed`, { error: String(e) }));
       serveCircuit(gw, link);
     }),
   );
@@ -125,7 +140,17 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
     offs.push(
       registerPort(gw, p.id, () => {
         const s = p.port.status();
-        return { ...s, name: p.id, kind: s.kind === "sim" ? "sim" : kind, state: STATE[s.state], portState: s.state, rx: s.framesIn, tx: s.framesOut, call: gw.config.radioCall, transmit: radioMayTransmit(gw) };
+        return {
+          ...s,
+          name: p.id,
+          kind: s.kind === "sim" ? "sim" : kind,
+          state: STATE[s.state],
+          portState: s.state,
+          rx: s.framesIn,
+          tx: s.framesOut,
+          call: gw.config.radioCall,
+          transmit: radioMayTransmit(gw),
+        };
       }),
     );
   }
@@ -153,7 +178,10 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
   radios.set(gw, gr);
   radio.start();
   gw.onStop(() => gr.stop());
-  gw.log.info("radio", `radio on ${radio.ports.map((p) => p.id).join(", ")}${gw.config.radioCall ? ` as ${gw.config.radioCall}` : " (receive only: RADIO_CALL is not set)"}`);
+  gw.log.info(
+    "radio",
+    `radio on ${radio.ports.map((p) => p.id).join(", ")}${gw.config.radioCall ? ` as ${gw.config.radioCall}` : " (receive only: RADIO_CALL is not set)"}`,
+  );
   return gr;
 }
 

@@ -14,18 +14,35 @@ import { editRoute, listRoutes, nodeCall, nodesTable } from "./netrom.ts";
 import { radioOf } from "./radio.ts";
 
 export function nodeRoutes(gw: Gateway) {
-  return new Elysia({ name: "node" })
-    .use(gatesPlugin(gw))
-    .get("/api/node/mheard", ({ query }) => ({ heard: mheard(gw, { port: query.port, limit: intParam(query.limit, "limit") }) }), { gate: "public" })
-    // Traffic history: what each counter of a port grew by per sample (every minute), PORT_COUNTERS_TTL_DAYS back.
-    .get("/api/node/counters", ({ query }) => {
-      if (!query.port) throw badRequest("invalid", "port is required: a port id from /api/ports");
-      return { port: query.port, samples: counterSamples(gw, query.port, intParam(query.since, "since"), intParam(query.limit, "limit")) };
-    }, { gate: "public" })
-    .get("/api/node/nodes", () => ({
-      node: gw.config.nodeAlias ? { alias: gw.config.nodeAlias, call: nodeCall(gw), broadcastMinutes: gw.config.nodesIntervalMin, lastBroadcastAt: radioOf(gw)?.schedule.nodesAt ?? null } : null,
-      nodes: nodesTable(gw),
-      routes: listRoutes(gw),
-    }), { gate: "public" })
-    .post("/api/node/nodes", ({ body }) => editRoute(gw, body), { gate: "sysop" });
+  return (
+    new Elysia({ name: "node" })
+      .use(gatesPlugin(gw))
+      .get("/api/node/mheard", ({ query }) => ({ heard: mheard(gw, { port: query.port, limit: intParam(query.limit, "limit") }) }), { gate: "public" })
+      // Traffic history: what each counter of a port grew by per sample (every minute), PORT_COUNTERS_TTL_DAYS back.
+      .get(
+        "/api/node/counters",
+        ({ query }) => {
+          if (!query.port) throw badRequest("invalid", "port is required: a port id from /api/ports");
+          return { port: query.port, samples: counterSamples(gw, query.port, intParam(query.since, "since"), intParam(query.limit, "limit")) };
+        },
+        { gate: "public" },
+      )
+      .get(
+        "/api/node/nodes",
+        () => ({
+          node: gw.config.nodeAlias
+            ? {
+                alias: gw.config.nodeAlias,
+                call: nodeCall(gw),
+                broadcastMinutes: gw.config.nodesIntervalMin,
+                lastBroadcastAt: radioOf(gw)?.schedule.nodesAt ?? null,
+              }
+            : null,
+          nodes: nodesTable(gw),
+          routes: listRoutes(gw),
+        }),
+        { gate: "public" },
+      )
+      .post("/api/node/nodes", ({ body }) => editRoute(gw, body), { gate: "sysop" })
+  );
 }

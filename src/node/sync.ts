@@ -49,9 +49,19 @@ export class RadioSyncError extends Error {
  * or from another of the station's calls, through digipeaters), a NET/ROM
  * circuit to `netrom:ALIAS`.
  */
-export async function openCircuit(gw: Gateway, gr: GatewayRadio, ep: Pick<Endpoint, "transport" | "address">, opts: { from?: string; via?: string[] } = {}): Promise<Circuit> {
-  if (!radioMayTransmit(gw)) throw new RadioSyncError("not_verified", `RADIO_CALL ${gw.config.radioCall ?? "(unset)"} is not a verified callsign on this instance: the station only listens`);
-  if (opts.from && !isVerifiedCall(gw, opts.from)) throw new RadioSyncError("not_verified", `${opts.from} is not a verified callsign on this instance: the station does not transmit as it`);
+export async function openCircuit(
+  gw: Gateway,
+  gr: GatewayRadio,
+  ep: Pick<Endpoint, "transport" | "address">,
+  opts: { from?: string; via?: string[] } = {},
+): Promise<Circuit> {
+  if (!radioMayTransmit(gw))
+    throw new RadioSyncError(
+      "not_verified",
+      `RADIO_CALL ${gw.config.radioCall ?? "(unset)"} is not a verified callsign on this instance: the station only listens`,
+    );
+  if (opts.from && !isVerifiedCall(gw, opts.from))
+    throw new RadioSyncError("not_verified", `${opts.from} is not a verified callsign on this instance: the station does not transmit as it`);
   if (ep.transport === "ax25") return gr.radio.connect(ep.address, { from: opts.from, via: opts.via });
   if (ep.transport === "netrom") {
     if (!gr.netrom) throw new RadioSyncError("no_node", "this station is no NET/ROM node (set NODE_ALIAS)");
@@ -79,7 +89,17 @@ const queues = new WeakMap<Gateway, Promise<unknown>>();
  */
 export function syncOverRadio(gw: Gateway, instance: string): Promise<PullReport> {
   const run = async (): Promise<PullReport> => {
-    const fail = (code: string, message: string): PullReport => ({ peer: instance, ok: false, error: { code, message }, link: null, feeds: {}, applied: 0, received: 0, bytes: 0, rawBytes: 0 });
+    const fail = (code: string, message: string): PullReport => ({
+      peer: instance,
+      ok: false,
+      error: { code, message },
+      link: null,
+      feeds: {},
+      applied: 0,
+      received: 0,
+      bytes: 0,
+      rawBytes: 0,
+    });
     let report: PullReport;
     const peer = getPeer(gw, instance);
     const gr = radioOf(gw);

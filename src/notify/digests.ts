@@ -68,11 +68,15 @@ export function makeDigests(gw: Gateway): number {
       if (c.email && c.address) channels.push("email");
       if (c.push && c.subscriptions > 0) channels.push("push");
       for (const ch of channels) {
-        gw.db.query("INSERT INTO watch_digests (user_id, channel, log_ids, state, created_at) VALUES (?, ?, ?, 'pending', ?)").run(c.userId, ch, JSON.stringify(ids), now);
+        gw.db
+          .query("INSERT INTO watch_digests (user_id, channel, log_ids, state, created_at) VALUES (?, ?, ?, 'pending', ?)")
+          .run(c.userId, ch, JSON.stringify(ids), now);
         made++;
       }
       gw.db
-        .query("INSERT INTO watch_digest_state (user_id, last_log_id, last_at) VALUES (?1, ?2, ?3) ON CONFLICT(user_id) DO UPDATE SET last_log_id = ?2, last_at = ?3")
+        .query(
+          "INSERT INTO watch_digest_state (user_id, last_log_id, last_at) VALUES (?1, ?2, ?3) ON CONFLICT(user_id) DO UPDATE SET last_log_id = ?2, last_at = ?3",
+        )
         .run(c.userId, ids[ids.length - 1]!, now);
     }
     return made;
@@ -146,7 +150,9 @@ export interface DigestReport {
 
 /** The task: settle digests a crash cut off, make the due ones, send every pending one. */
 export async function runWatchDigests(gw: Gateway): Promise<DigestReport> {
-  const unknown = gw.db.query("UPDATE watch_digests SET state = 'unknown', error = 'cut off while sending (the gateway stopped)' WHERE state = 'sending'").run().changes;
+  const unknown = gw.db
+    .query("UPDATE watch_digests SET state = 'unknown', error = 'cut off while sending (the gateway stopped)' WHERE state = 'sending'")
+    .run().changes;
   const made = makeDigests(gw);
   const report: DigestReport = { made, sent: 0, failed: 0, retry: 0, unknown };
   const pending = gw.db
@@ -157,7 +163,9 @@ export async function runWatchDigests(gw: Gateway): Promise<DigestReport> {
     )
     .all() as Array<{ id: number; userId: number; channel: "email" | "push"; logIds: string; attempts: number; address: string | null; period: string }>;
   const mark = (id: number, state: string, error: string | null) =>
-    gw.db.query("UPDATE watch_digests SET state = ?, error = ?, sent_at = CASE WHEN ? = 'sent' THEN ? ELSE sent_at END WHERE id = ?").run(state, error, state, gw.clock.now(), id);
+    gw.db
+      .query("UPDATE watch_digests SET state = ?, error = ?, sent_at = CASE WHEN ? = 'sent' THEN ? ELSE sent_at END WHERE id = ?")
+      .run(state, error, state, gw.clock.now(), id);
   for (const d of pending) {
     const logs = digestLogs(gw, JSON.parse(d.logIds) as number[]);
     if (logs.length === 0 || (d.channel === "email" && !d.address)) {

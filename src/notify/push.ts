@@ -166,7 +166,12 @@ export async function sendPush(gw: Gateway, userId: number, message: PushMessage
         // Resolved and checked again now, and sent to the checked address: the name may point elsewhere than when it was stored.
         const res = await guardedFetch(
           req.endpoint,
-          { method: req.method, headers: req.headers as Record<string, string>, body: req.body as Uint8Array<ArrayBuffer>, signal: AbortSignal.timeout(10_000) },
+          {
+            method: req.method,
+            headers: req.headers as Record<string, string>,
+            body: req.body as Uint8Array<ArrayBuffer>,
+            signal: AbortSignal.timeout(10_000),
+          },
           { allowPrivate: privateAllowed(gw) },
         );
         status = res.status;

@@ -63,16 +63,21 @@ export function search(gw: Gateway, query: Record<string, string | undefined>, v
     .all(...flt.args, n) as CacheRow[];
   // Only q searches the other sections; the filters are the caches'.
   const q = f.q ?? "";
-  const stations = q && /^[a-z0-9-]{1,12}$/.test(q)
-    ? (gw.db
-        .query("SELECT call, kind, symbol, lat, lon, last_heard AS lastHeard FROM stations WHERE call LIKE ? AND alive = 1 ORDER BY last_heard DESC LIMIT ?")
-        .all(q.toUpperCase() + "%", section) as SearchStation[])
-    : [];
+  const stations =
+    q && /^[a-z0-9-]{1,12}$/.test(q)
+      ? (gw.db
+          .query("SELECT call, kind, symbol, lat, lon, last_heard AS lastHeard FROM stations WHERE call LIKE ? AND alive = 1 ORDER BY last_heard DESC LIMIT ?")
+          .all(q.toUpperCase() + "%", section) as SearchStation[])
+      : [];
   const messages = q ? searchMessages(gw, q, viewer, section) : [];
   const peers = q
-    ? (gw.db
-        .query(`SELECT instance, trust FROM peers WHERE instance LIKE ? ESCAPE '\\'${viewer.sysop ? "" : " AND trust <> 'blocked'"} ORDER BY instance LIMIT ?`)
-        .all("%" + escapeLike(q) + "%", section) as Array<{ instance: string; trust: string }>).map((p) => ({ ...p, url: peerWebUrl(gw, p.instance) }))
+    ? (
+        gw.db
+          .query(
+            `SELECT instance, trust FROM peers WHERE instance LIKE ? ESCAPE '\\'${viewer.sysop ? "" : " AND trust <> 'blocked'"} ORDER BY instance LIMIT ?`,
+          )
+          .all("%" + escapeLike(q) + "%", section) as Array<{ instance: string; trust: string }>
+      ).map((p) => ({ ...p, url: peerWebUrl(gw, p.instance) }))
     : [];
   return { caches: cachesJson(gw, rows), stations, messages, peers };
 }

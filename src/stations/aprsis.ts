@@ -237,12 +237,15 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
           st.lastRxAt = gw.clock.now();
           const filter = gw.config.aprsIsFilter ? ` filter ${gw.config.aprsIsFilter}` : "";
           s.write(`user ${call} pass ${aprsIsPasscode(call)} vers svc-gateway ${buildInfo().version}${filter}\r\n`);
-          idleTimer = setInterval(() => {
-            if (gw.clock.now() - (st.lastRxAt ?? 0) > IDLE_MS) {
-              closeSocket();
-              scheduleRetry(`nothing heard for ${IDLE_MS / 1000} s`);
-            }
-          }, Math.min(IDLE_MS / 4, 10_000));
+          idleTimer = setInterval(
+            () => {
+              if (gw.clock.now() - (st.lastRxAt ?? 0) > IDLE_MS) {
+                closeSocket();
+                scheduleRetry(`nothing heard for ${IDLE_MS / 1000} s`);
+              }
+            },
+            Math.min(IDLE_MS / 4, 10_000),
+          );
         },
         data(_s, data) {
           onData(data);

@@ -10,7 +10,8 @@ import { bodyText } from "../text.ts";
 export function lineFromBody(body: unknown): string {
   let line: string;
   if (body instanceof Uint8Array || typeof body === "string") line = bodyText(body);
-  else if (body && typeof body === "object" && !Array.isArray(body) && typeof (body as { line?: unknown }).line === "string") line = (body as { line: string }).line;
+  else if (body && typeof body === "object" && !Array.isArray(body) && typeof (body as { line?: unknown }).line === "string")
+    line = (body as { line: string }).line;
   else throw badRequest("bad_body", 'send one TNC2 line as a text/plain body, or JSON {"line": "..."}');
   line = line.replace(/\r?\n$/, "");
   if (/[\r\n]/.test(line)) throw badRequest("bad_body", "send one line at a time; /ingest takes many");

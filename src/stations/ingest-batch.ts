@@ -53,22 +53,29 @@ function checkPosition(v: unknown, k: number): PositionReport {
   if (typeof p.call !== "string" || !/^[A-Za-z0-9]{1,9}(-[A-Za-z0-9]{1,2})?$/.test(p.call)) throw badRequest("invalid", `${where}.call is not a callsign`);
   if (!num(p.lat, -90, 90) || !num(p.lon, -180, 180)) throw badRequest("invalid", `${where}.lat/lon must be decimal degrees`);
   if (p.ts !== undefined && !num(p.ts, 0, 1e14)) throw badRequest("invalid", `${where}.ts must be unix milliseconds`);
-  for (const f of ["altitudeM", "speedKmh"] as const) if (p[f] !== undefined && !num(p[f], -1e5, 1e6)) throw badRequest("invalid", `${where}.${f} must be a number`);
+  for (const f of ["altitudeM", "speedKmh"] as const)
+    if (p[f] !== undefined && !num(p[f], -1e5, 1e6)) throw badRequest("invalid", `${where}.${f} must be a number`);
   if (p.course !== undefined && !num(p.course, 0, 360)) throw badRequest("invalid", `${where}.course must be 0-360`);
-  if (p.symbol !== undefined && (typeof p.symbol !== "string" || p.symbol.length !== 2)) throw badRequest("invalid", `${where}.symbol is a table and a code, 2 characters`);
-  if (p.comment !== undefined && (typeof p.comment !== "string" || p.comment.length > 200)) throw badRequest("invalid", `${where}.comment must be text up to 200 characters`);
-  if (p.source !== undefined && !["rf", "ingest", "browser"].includes(p.source as string)) throw badRequest("invalid", `${where}.source is rf, ingest or browser`);
-  if (p.igate !== undefined && p.igate !== null && (typeof p.igate !== "string" || !isCallsign(p.igate))) throw badRequest("invalid", `${where}.igate is not a callsign`);
+  if (p.symbol !== undefined && (typeof p.symbol !== "string" || p.symbol.length !== 2))
+    throw badRequest("invalid", `${where}.symbol is a table and a code, 2 characters`);
+  if (p.comment !== undefined && (typeof p.comment !== "string" || p.comment.length > 200))
+    throw badRequest("invalid", `${where}.comment must be text up to 200 characters`);
+  if (p.source !== undefined && !["rf", "ingest", "browser"].includes(p.source as string))
+    throw badRequest("invalid", `${where}.source is rf, ingest or browser`);
+  if (p.igate !== undefined && p.igate !== null && (typeof p.igate !== "string" || !isCallsign(p.igate)))
+    throw badRequest("invalid", `${where}.igate is not a callsign`);
   if (p.source === "rf" && !p.igate) throw badRequest("invalid", `${where}: an rf position names the igate that heard it`);
   return p as unknown as PositionReport;
 }
 
 function checkPacket(v: unknown, k: number): IngestLine {
   if (typeof v === "string") return { line: v };
-  if (!v || typeof v !== "object" || Array.isArray(v) || typeof (v as { line?: unknown }).line !== "string") throw badRequest("invalid", `packets[${k}] is a TNC2 line or {line, heardAt?, igate?}`);
+  if (!v || typeof v !== "object" || Array.isArray(v) || typeof (v as { line?: unknown }).line !== "string")
+    throw badRequest("invalid", `packets[${k}] is a TNC2 line or {line, heardAt?, igate?}`);
   const p = v as { line: string; heardAt?: unknown; igate?: unknown };
   if (p.heardAt !== undefined && !num(p.heardAt, 0, 1e14)) throw badRequest("invalid", `packets[${k}].heardAt must be unix milliseconds`);
-  if (p.igate !== undefined && p.igate !== null && (typeof p.igate !== "string" || !isCallsign(p.igate))) throw badRequest("invalid", `packets[${k}].igate is not a callsign`);
+  if (p.igate !== undefined && p.igate !== null && (typeof p.igate !== "string" || !isCallsign(p.igate)))
+    throw badRequest("invalid", `packets[${k}].igate is not a callsign`);
   return { line: p.line, heardAt: p.heardAt as number | undefined, igate: p.igate as string | null | undefined };
 }
 
@@ -108,7 +115,8 @@ export function ingestBody(gw: Gateway, body: unknown, caller: Caller, query: { 
       if (!num(b.heardAt, 0, 1e14)) throw badRequest("invalid", "heardAt must be unix milliseconds");
       heardAt = b.heardAt as number;
     }
-    for (const f of ["packets", "positions", "finds"] as const) if (b[f] !== undefined && !Array.isArray(b[f])) throw badRequest("invalid", `${f} must be an array`);
+    for (const f of ["packets", "positions", "finds"] as const)
+      if (b[f] !== undefined && !Array.isArray(b[f])) throw badRequest("invalid", `${f} must be an array`);
     lines = ((b.packets as unknown[]) ?? []).map(checkPacket);
     positions = ((b.positions as unknown[]) ?? []).map(checkPosition);
     finds = (b.finds as unknown[]) ?? [];
@@ -132,7 +140,12 @@ export function ingestBody(gw: Gateway, body: unknown, caller: Caller, query: { 
   const sink = newSink();
   const result = gw.db.transaction(() => {
     const packets = ingestLinesTx(gw, lines, { source: "ingest", igate: igate ?? null, heardAt, device }, sink);
-    const stored = ingestPositionsTx(gw, positions.map((p) => ({ ...p, ts: p.ts ?? heardAt })), "ingest", sink);
+    const stored = ingestPositionsTx(
+      gw,
+      positions.map((p) => ({ ...p, ts: p.ts ?? heardAt })),
+      "ingest",
+      sink,
+    );
     const out: IngestResult = { packets, positions: { stored } };
     if (finds.length) out.finds = findIngest.get(gw)!(gw, finds, { caller, heardAt });
     return out;

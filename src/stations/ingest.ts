@@ -25,7 +25,6 @@ import { StationBatch, type HeardBy } from "./station-batch.ts";
 
 export type IngestSource = "rf" | "aprsis" | "ingest";
 
-
 export interface IngestOptions {
   /** the feed: rf = this station's own radio (its TNC), aprsis, ingest (the box) */
   source: IngestSource;
@@ -89,7 +88,9 @@ function statements(gw: Gateway): Prepared {
   const db = gw.db;
   p = {
     packet: db.prepare("INSERT INTO packets (ts, src, dst, path, raw, source, igate, type, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-    position: db.prepare("INSERT INTO positions (call, ts, lat, lon, alt_m, course, speed_kmh, source, igate, packet_id, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+    position: db.prepare(
+      "INSERT INTO positions (call, ts, lat, lon, alt_m, course, speed_kmh, source, igate, packet_id, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
     reading: db.prepare("INSERT INTO sensor_readings (call, ts, kind, data) VALUES (?, ?, ?, ?)"),
     message: db.prepare("INSERT INTO aprs_messages (ts, src, addressee, kind, text, msg_id, source, igate, proof) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
   };
@@ -196,7 +197,16 @@ export function ingestLinesTx(gw: Gateway, lines: Array<string | Uint8Array | In
     }
     const inner = r.packet.type === "third-party" && r.packet.inner ? r.packet.inner : null;
     const proof = inner ? "relayed" : proofOf(opts, r.packet.qConstruct, path);
-    storePacket(gw, st, stations, inner ?? r.packet, { ts, source, igate, via, packetId, path, info: inner ? null : info, proof }, report, sink.positions, sink.messages);
+    storePacket(
+      gw,
+      st,
+      stations,
+      inner ?? r.packet,
+      { ts, source, igate, via, packetId, path, info: inner ? null : info, proof },
+      report,
+      sink.positions,
+      sink.messages,
+    );
   }
   stations.flush();
   return report;
@@ -227,17 +237,41 @@ function proofOf(opts: IngestOptions, qConstruct: string | undefined, path: stri
   return "internet";
 }
 
-function storePacket(gw: Gateway, st: Prepared, stations: StationBatch, p: AprsPacket, h: Heard, report: IngestReport, positions: PositionEvent[], messages: MessageEvent[]): void {
+function storePacket(
+  gw: Gateway,
+  st: Prepared,
+  stations: StationBatch,
+  p: AprsPacket,
+  h: Heard,
+  report: IngestReport,
+  positions: PositionEvent[],
+  messages: MessageEvent[],
+): void {
   const isObj = p.type === "object" || p.type === "item";
   const call = isObj ? p.name! : p.src;
   const by: HeardBy = { source: h.source, igate: h.igate, path: h.path || null };
   if (p.lat !== undefined && p.lon !== undefined) {
     const pos = st.position.run(call, h.ts, p.lat, p.lon, p.altitudeM ?? null, p.course ?? null, p.speedKmh ?? null, h.source, h.igate, h.packetId, h.via);
-    stations.position(call, h.ts, {
-      kind: isObj ? p.type : "station", owner: isObj ? p.src : null, alive: p.alive === false ? 0 : 1, lat: p.lat, lon: p.lon, ambiguity: p.ambiguity ?? null,
-      symbol: p.symbol ?? null, course: p.course ?? null, speedKmh: p.speedKmh ?? null, altM: p.altitudeM ?? null, comment: p.comment ?? null, device: p.device ?? null,
-      messaging: p.messaging === undefined ? null : p.messaging ? 1 : 0,
-    }, by);
+    stations.position(
+      call,
+      h.ts,
+      {
+        kind: isObj ? p.type : "station",
+        owner: isObj ? p.src : null,
+        alive: p.alive === false ? 0 : 1,
+        lat: p.lat,
+        lon: p.lon,
+        ambiguity: p.ambiguity ?? null,
+        symbol: p.symbol ?? null,
+        course: p.course ?? null,
+        speedKmh: p.speedKmh ?? null,
+        altM: p.altitudeM ?? null,
+        comment: p.comment ?? null,
+        device: p.device ?? null,
+        messaging: p.messaging === undefined ? null : p.messaging ? 1 : 0,
+      },
+      by,
+    );
     report.positions++;
     positions.push({
       call,
@@ -320,11 +354,42 @@ export function ingestPositionsTx(gw: Gateway, items: PositionReport[], via: str
     const source = it.igate ? "rf" : (it.source ?? "ingest");
     const call = it.call.toUpperCase();
     const pos = st.position.run(call, ts, it.lat, it.lon, it.altitudeM ?? null, it.course ?? null, it.speedKmh ?? null, source, it.igate ?? null, null, via);
-    stations.position(call, ts, {
-      kind: "station", owner: null, alive: 1, lat: it.lat, lon: it.lon, ambiguity: null, symbol: it.symbol ?? null, course: it.course ?? null,
-      speedKmh: it.speedKmh ?? null, altM: it.altitudeM ?? null, comment: it.comment ?? null, device: null, messaging: null,
-    }, { source, igate: it.igate ?? null, path: null });
-    sink.positions.push({ call, lat: it.lat, lon: it.lon, ts, source, igate: it.igate ?? undefined, via, positionId: Number(pos.lastInsertRowid), kind: "station", symbol: it.symbol, course: it.course, speedKmh: it.speedKmh, altM: it.altitudeM, comment: it.comment });
+    stations.position(
+      call,
+      ts,
+      {
+        kind: "station",
+        owner: null,
+        alive: 1,
+        lat: it.lat,
+        lon: it.lon,
+        ambiguity: null,
+        symbol: it.symbol ?? null,
+        course: it.course ?? null,
+        speedKmh: it.speedKmh ?? null,
+        altM: it.altitudeM ?? null,
+        comment: it.comment ?? null,
+        device: null,
+        messaging: null,
+      },
+      { source, igate: it.igate ?? null, path: null },
+    );
+    sink.positions.push({
+      call,
+      lat: it.lat,
+      lon: it.lon,
+      ts,
+      source,
+      igate: it.igate ?? undefined,
+      via,
+      positionId: Number(pos.lastInsertRowid),
+      kind: "station",
+      symbol: it.symbol,
+      course: it.course,
+      speedKmh: it.speedKmh,
+      altM: it.altitudeM,
+      comment: it.comment,
+    });
   }
   stations.flush();
   return items.length;

@@ -115,7 +115,11 @@ function checkCacheBody(b: Record<string, unknown>): { on: boolean; name?: strin
   const extra = Object.keys(b).filter((k) => !["on", "name", "call"].includes(k));
   if (extra.length) throw badRequest("invalid", `unknown field(s) ${extra.join(", ")}; send on and name`);
   if (b.on !== undefined && typeof b.on !== "boolean") throw badRequest("invalid", "on is true or false");
-  if (b.name !== undefined && b.name !== null && (typeof b.name !== "string" || b.name.trim().length === 0 || b.name.length > 60 || /[\x00-\x1f]/.test(b.name))) {
+  if (
+    b.name !== undefined &&
+    b.name !== null &&
+    (typeof b.name !== "string" || b.name.trim().length === 0 || b.name.length > 60 || /[\x00-\x1f]/.test(b.name))
+  ) {
     throw badRequest("invalid", "name is text up to 60 characters");
   }
   return { on: b.on ?? true, name: b.name === undefined ? undefined : b.name === null ? null : (b.name as string).trim() };

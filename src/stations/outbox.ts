@@ -39,12 +39,25 @@ export const LEASE_MS = 60_000;
 
 const COLS = `id, kind, src, addressee, msg_id AS msgId, line, state, attempts, created_at AS createdAt, sent_at AS sentAt, done_at AS doneAt, error`;
 
-export function enqueue(gw: Gateway, item: { kind: OutboxKind; src: string; line: string; addressee?: string | null; msgId?: string | null; userId?: number | null; maxAttempts?: number }): OutboxItem {
+export function enqueue(
+  gw: Gateway,
+  item: { kind: OutboxKind; src: string; line: string; addressee?: string | null; msgId?: string | null; userId?: number | null; maxAttempts?: number },
+): OutboxItem {
   const now = gw.clock.now();
   const id = Number(
     gw.db
       .query("INSERT INTO aprs_outbox (kind, src, addressee, msg_id, line, max_attempts, next_at, user_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-      .run(item.kind, item.src.toUpperCase(), item.addressee?.toUpperCase() ?? null, item.msgId ?? null, item.line, item.maxAttempts ?? 1, now, item.userId ?? null, now).lastInsertRowid,
+      .run(
+        item.kind,
+        item.src.toUpperCase(),
+        item.addressee?.toUpperCase() ?? null,
+        item.msgId ?? null,
+        item.line,
+        item.maxAttempts ?? 1,
+        now,
+        item.userId ?? null,
+        now,
+      ).lastInsertRowid,
   );
   return getItem(gw, id)!;
 }
@@ -108,17 +121,26 @@ export function reportSent(gw: Gateway, report: { sent?: number[]; failed?: Arra
   let updated = 0;
   gw.db.transaction(() => {
     for (const id of report.sent ?? []) {
-      const row = gw.db.query("SELECT kind, msg_id AS msgId, attempts, state FROM aprs_outbox WHERE id = ?").get(id) as { kind: string; msgId: string | null; attempts: number; state: string } | null;
+      const row = gw.db.query("SELECT kind, msg_id AS msgId, attempts, state FROM aprs_outbox WHERE id = ?").get(id) as {
+        kind: string;
+        msgId: string | null;
+        attempts: number;
+        state: string;
+      } | null;
       if (!row || row.state !== "leased") continue;
       const awaitsAck = row.kind === "message" && row.msgId !== null;
       const wait = RETRY_MS[Math.min(row.attempts - 1, RETRY_MS.length - 1)]!;
       updated += gw.db
-        .query("UPDATE aprs_outbox SET state = 'sent', sent_at = ?1, next_at = ?2, lease_until = NULL, done_at = CASE WHEN ?3 THEN NULL ELSE ?1 END WHERE id = ?4")
+        .query(
+          "UPDATE aprs_outbox SET state = 'sent', sent_at = ?1, next_at = ?2, lease_until = NULL, done_at = CASE WHEN ?3 THEN NULL ELSE ?1 END WHERE id = ?4",
+        )
         .run(now, now + wait, awaitsAck ? 1 : 0, id).changes;
     }
     for (const f of report.failed ?? []) {
       updated += gw.db
-        .query("UPDATE aprs_outbox SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END, next_at = ?1, lease_until = NULL, error = ?2, done_at = CASE WHEN attempts >= max_attempts THEN ?3 ELSE NULL END WHERE id = ?4 AND state = 'leased'")
+        .query(
+          "UPDATE aprs_outbox SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END, next_at = ?1, lease_until = NULL, error = ?2, done_at = CASE WHEN attempts >= max_attempts THEN ?3 ELSE NULL END WHERE id = ?4 AND state = 'leased'",
+        )
         .run(now + RETRY_MS[0]!, (f.error ?? "transmit failed").slice(0, 200), now, f.id).changes;
     }
   })();
@@ -132,7 +154,9 @@ export function reportSent(gw: Gateway, report: { sent?: number[]; failed?: Arra
 export function deferLeased(gw: Gateway, id: number, until: number): boolean {
   return (
     gw.db
-      .query("UPDATE aprs_outbox SET state = CASE WHEN sent_at IS NULL THEN 'queued' ELSE 'sent' END, next_at = ?, lease_until = NULL, leased_by = NULL, attempts = max(attempts - 1, 0) WHERE id = ? AND state = 'leased'")
+      .query(
+        "UPDATE aprs_outbox SET state = CASE WHEN sent_at IS NULL THEN 'queued' ELSE 'sent' END, next_at = ?, lease_until = NULL, leased_by = NULL, attempts = max(attempts - 1, 0) WHERE id = ? AND state = 'leased'",
+      )
       .run(until, id).changes > 0
   );
 }
@@ -145,7 +169,9 @@ export function deferLeased(gw: Gateway, id: number, until: number): boolean {
 export function onMessageHeard(gw: Gateway, m: GatewayEvents["aprsMessage"]): void {
   if ((m.kind === "ack" || m.kind === "rej") && m.msgId) {
     gw.db
-      .query(`UPDATE aprs_outbox SET state = ?, done_at = ? WHERE kind = 'message' AND src = ? AND addressee = ? AND msg_id = ? AND state IN ('queued', 'leased', 'sent')`)
+      .query(
+        `UPDATE aprs_outbox SET state = ?, done_at = ? WHERE kind = 'message' AND src = ? AND addressee = ? AND msg_id = ? AND state IN ('queued', 'leased', 'sent')`,
+      )
       .run(m.kind === "ack" ? "acked" : "rejected", m.ts, m.addressee.toUpperCase(), m.src.toUpperCase(), m.msgId);
     return;
   }

@@ -55,7 +55,9 @@ export interface OwnRow {
 /** Whether `userId` holds `call`'s base call: any SSID of it, or the base itself. */
 export function holdsBaseCall(gw: Gateway, userId: number, call: string): { held: boolean; verified: boolean } {
   const base = baseCall(call);
-  const rows = gw.db.query("SELECT verified_at AS v FROM callsigns WHERE user_id = ? AND (call = ? OR call LIKE ? || '-%')").all(userId, base, base) as Array<{ v: number | null }>;
+  const rows = gw.db.query("SELECT verified_at AS v FROM callsigns WHERE user_id = ? AND (call = ? OR call LIKE ? || '-%')").all(userId, base, base) as Array<{
+    v: number | null;
+  }>;
   return { held: rows.length > 0, verified: rows.some((r) => r.v !== null) };
 }
 
@@ -82,7 +84,10 @@ export function usableRow(gw: Gateway, row: OwnRow, opts: { verified?: boolean }
   const o = ownership(gw, row);
   if (!o.held) throw forbidden(`this account no longer holds ${baseCall(row.call)}, so ${row.call} is not yours to use`, "not_your_station");
   if (opts.verified && !o.verified) {
-    throw forbidden(`verify ${baseCall(row.call)} with the APRS challenge first: transmitting and living caches need a verified callsign`, "callsign_not_verified");
+    throw forbidden(
+      `verify ${baseCall(row.call)} with the APRS challenge first: transmitting and living caches need a verified callsign`,
+      "callsign_not_verified",
+    );
   }
   return row;
 }
@@ -142,7 +147,8 @@ export interface Fields {
 export function checkFields(b: Record<string, unknown>): Fields {
   const out: Fields = {};
   if (b.label !== undefined) {
-    if (b.label !== null && (typeof b.label !== "string" || b.label.length > 60 || /[\x00-\x1f]/.test(b.label))) throw badRequest("invalid", "label is text up to 60 characters");
+    if (b.label !== null && (typeof b.label !== "string" || b.label.length > 60 || /[\x00-\x1f]/.test(b.label)))
+      throw badRequest("invalid", "label is text up to 60 characters");
     out.label = b.label === "" ? null : (b.label as string | null);
   }
   if (b.lat !== undefined || b.lon !== undefined) {
@@ -169,7 +175,11 @@ export function addOwn(gw: Gateway, userId: number, b: Record<string, unknown>):
 export function createOwn(gw: Gateway, userId: number, rawCall: string, fields: Fields = {}): OwnRow {
   const call = normalizeCall(rawCall);
   const h = holdsBaseCall(gw, userId, call);
-  if (!h.held) throw forbidden(`add ${baseCall(call)} (or any SSID of it) to your callsigns first: a station belongs to the account holding its callsign`, "not_your_callsign");
+  if (!h.held)
+    throw forbidden(
+      `add ${baseCall(call)} (or any SSID of it) to your callsigns first: a station belongs to the account holding its callsign`,
+      "not_your_callsign",
+    );
   if (!h.verified && verifiedElsewhere(gw, userId, call)) throw forbidden(`${baseCall(call)} was verified by another account`, "callsign_taken");
   return gw.db.transaction(() => {
     if (findOwnByCall(gw, userId, call)) throw conflict("station_exists", `${call} is already one of your stations`);

@@ -35,6 +35,11 @@ export function listPorts(gw: Gateway): PortStatus[] {
 /** The ingest box as a port: when it last posted and how much. */
 export function ingestPort(gw: Gateway) {
   const s = { lastRxAt: null as number | null, rx: 0, lastPollAt: null as number | null };
-  registerPort(gw, "ingest", () => ({ name: "ingest", kind: "ingest", state: gw.config.ingestSecret ? (s.lastRxAt || s.lastPollAt ? "up" : "idle") : "off", ...s }));
+  registerPort(gw, "ingest", () => ({
+    name: "ingest",
+    kind: "ingest",
+    state: gw.config.ingestSecret ? (s.lastRxAt || s.lastPollAt ? "up" : "idle") : "off",
+    ...s,
+  }));
   return s;
 }

@@ -61,10 +61,18 @@ interface Row {
   wx_at: number | null;
 }
 
-const S_COLS = "s.call, s.kind, s.owner, s.alive, s.lat, s.lon, s.ambiguity, s.symbol, s.course, s.speed_kmh, s.alt_m, s.comment, s.status, s.device, s.messaging, s.first_heard, s.last_heard, s.last_position_at, s.packets, s.source, s.igate, s.path, s.wx, s.wx_at";
+const S_COLS =
+  "s.call, s.kind, s.owner, s.alive, s.lat, s.lon, s.ambiguity, s.symbol, s.course, s.speed_kmh, s.alt_m, s.comment, s.status, s.device, s.messaging, s.first_heard, s.last_heard, s.last_position_at, s.packets, s.source, s.igate, s.path, s.wx, s.wx_at";
 
 function toStation(r: Row): Station {
-  const s: Station = { call: r.call, kind: r.kind as Station["kind"], alive: r.alive === 1, firstHeard: r.first_heard, lastHeard: r.last_heard, packets: r.packets };
+  const s: Station = {
+    call: r.call,
+    kind: r.kind as Station["kind"],
+    alive: r.alive === 1,
+    firstHeard: r.first_heard,
+    lastHeard: r.last_heard,
+    packets: r.packets,
+  };
   if (r.owner) s.owner = r.owner;
   if (r.lat !== null) s.lat = r.lat;
   if (r.lon !== null) s.lon = r.lon;
@@ -143,17 +151,26 @@ export function listStations(gw: Gateway, q: StationQuery): { stations: Station[
   }
   if (!q.killed) where.push("s.alive = 1");
   if (!q.bbox) {
-    const rows = gw.db.query(`SELECT ${S_COLS} FROM stations s ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY s.last_heard DESC LIMIT ?`).all(...args, limit + 1) as Row[];
+    const rows = gw.db
+      .query(`SELECT ${S_COLS} FROM stations s ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY s.last_heard DESC LIMIT ?`)
+      .all(...args, limit + 1) as Row[];
     return { stations: rows.slice(0, limit).map(toStation), truncated: rows.length > limit };
   }
   // [west, east] longitude ranges: two for a box across the antimeridian.
-  const ranges: Array<[number, number]> = q.bbox.west <= q.bbox.east ? [[q.bbox.west, q.bbox.east]] : [[q.bbox.west, 180], [-180, q.bbox.east]];
+  const ranges: Array<[number, number]> =
+    q.bbox.west <= q.bbox.east
+      ? [[q.bbox.west, q.bbox.east]]
+      : [
+          [q.bbox.west, 180],
+          [-180, q.bbox.east],
+        ];
   const { south, north } = q.bbox;
   const filter = where.length ? " AND " + where.join(" AND ") : "";
   // The map index is (0.1° latitude band, longitude): one index range per band
   // and longitude range, the exact latitude checked on the row.
   const bands = `WITH RECURSIVE band(b) AS (VALUES(CAST(floor(?1 * 10) AS INTEGER)) UNION ALL SELECT b + 1 FROM band WHERE b < CAST(floor(?2 * 10) AS INTEGER))`;
-  const inBands = (cols: string, k: number) => `SELECT ${cols} FROM band CROSS JOIN stations s ON s.lat_band = band.b AND s.lon BETWEEN ?${3 + 2 * k} AND ?${4 + 2 * k}`;
+  const inBands = (cols: string, k: number) =>
+    `SELECT ${cols} FROM band CROSS JOIN stations s ON s.lat_band = band.b AND s.lon BETWEEN ?${3 + 2 * k} AND ?${4 + 2 * k}`;
   const inBox = (cols: string, k: number, extra: string) => `${inBands(cols, k)} WHERE s.lat BETWEEN ?1 AND ?2${extra}`;
   const boxArgs = [south, north, ...ranges.flat()];
   const next = boxArgs.length + 1;
@@ -161,7 +178,11 @@ export function listStations(gw: Gateway, q: StationQuery): { stations: Station[
   // walk stations newest first and keep those inside, which stops as soon as
   // `limit` are found. The count that decides reads the index alone (the
   // bands' candidates, a little more than the box), never the rows.
-  const count = (gw.db.query(`${bands} SELECT count(*) AS n FROM (${ranges.map((_, k) => inBands("1", k)).join(" UNION ALL ")} LIMIT ?${next})`).get(...boxArgs, limit + 1) as { n: number }).n;
+  const count = (
+    gw.db
+      .query(`${bands} SELECT count(*) AS n FROM (${ranges.map((_, k) => inBands("1", k)).join(" UNION ALL ")} LIMIT ?${next})`)
+      .get(...boxArgs, limit + 1) as { n: number }
+  ).n;
   let rows: Row[];
   const numbered = (sql: string) => {
     let i = next;
@@ -224,7 +245,13 @@ export const MAX_CLUSTER_CELLS = 64;
 export function stationsForMap(gw: Gateway, box: Bbox, opts: { limit?: number; cells?: number } = {}): StationMap {
   const limit = Math.min(Math.max(1, opts.limit ?? MAP_STATIONS), MAX_STATIONS);
   const wide = box.west <= box.east ? box.east - box.west : 360 - box.west + box.east;
-  const ranges: Array<[number, number]> = box.west <= box.east ? [[box.west, box.east]] : [[box.west, 180], [-180, box.east]];
+  const ranges: Array<[number, number]> =
+    box.west <= box.east
+      ? [[box.west, box.east]]
+      : [
+          [box.west, 180],
+          [-180, box.east],
+        ];
   const bands = `WITH RECURSIVE band(b) AS (VALUES(CAST(floor(?1 * 10) AS INTEGER)) UNION ALL SELECT b + 1 FROM band WHERE b < CAST(floor(?2 * 10) AS INTEGER))`;
   const inBox = (cols: string, k: number) =>
     `SELECT ${cols} FROM band CROSS JOIN stations s ON s.lat_band = band.b AND s.lon BETWEEN ?${3 + 2 * k} AND ?${4 + 2 * k} WHERE s.lat BETWEEN ?1 AND ?2 AND s.alive = 1`;
@@ -233,8 +260,16 @@ export function stationsForMap(gw: Gateway, box: Bbox, opts: { limit?: number; c
   const union = (cols: string) => ranges.map((_, k) => inBox(cols, k)).join(" UNION ALL ");
   const count = (gw.db.query(`${bands} SELECT count(*) AS n FROM (${union("1")} LIMIT ?${next})`).get(...boxArgs, limit + 1) as { n: number }).n;
   if (count <= limit) {
-    const rows = gw.db.query(`${bands} SELECT * FROM (${union("s.call, s.kind, s.lat, s.lon, s.symbol, s.course, s.last_heard")}) ORDER BY last_heard DESC`).all(...boxArgs) as Array<{
-      call: string; kind: string; lat: number; lon: number; symbol: string | null; course: number | null; last_heard: number;
+    const rows = gw.db
+      .query(`${bands} SELECT * FROM (${union("s.call, s.kind, s.lat, s.lon, s.symbol, s.course, s.last_heard")}) ORDER BY last_heard DESC`)
+      .all(...boxArgs) as Array<{
+      call: string;
+      kind: string;
+      lat: number;
+      lon: number;
+      symbol: string | null;
+      course: number | null;
+      last_heard: number;
     }>;
     const stations = rows.map((r) => {
       const m: MapStation = { call: r.call, kind: r.kind as Station["kind"], lat: r.lat, lon: r.lon, lastHeard: r.last_heard };
@@ -256,9 +291,20 @@ export function stationsForMap(gw: Gateway, box: Bbox, opts: { limit?: number; c
        GROUP BY CAST((lat - ?1) / ?${next + 1} AS INTEGER), CAST(x / ?${next + 1} AS INTEGER)`,
     )
     .all(...boxArgs, box.west, cell) as Array<{
-      n: number; lat: number; x: number; s: number; nn: number; w: number; e: number;
-      call: string; kind: string; lon: number; symbol: string | null; course: number | null; last_heard: number;
-    }>;
+    n: number;
+    lat: number;
+    x: number;
+    s: number;
+    nn: number;
+    w: number;
+    e: number;
+    call: string;
+    kind: string;
+    lon: number;
+    symbol: string | null;
+    course: number | null;
+    last_heard: number;
+  }>;
   // Extents rounded outward (centres to the nearest), so a box made of an extent holds all its stations.
   const r6 = (v: number, round = Math.round) => round(v * 1e6) / 1e6;
   const lonOf = (xv: number, round = Math.round) => {
@@ -275,7 +321,13 @@ export function stationsForMap(gw: Gateway, box: Bbox, opts: { limit?: number; c
       if (r.symbol) m.symbol = r.symbol;
       if (r.course !== null) m.course = r.course;
       stations.push(m);
-    } else clusters.push({ lat: r6(r.lat), lon: lonOf(r.x), count: r.n, bbox: [lonOf(r.w, Math.floor), r6(r.s, Math.floor), lonOf(r.e, Math.ceil), r6(r.nn, Math.ceil)] });
+    } else
+      clusters.push({
+        lat: r6(r.lat),
+        lon: lonOf(r.x),
+        count: r.n,
+        bbox: [lonOf(r.w, Math.floor), r6(r.s, Math.floor), lonOf(r.e, Math.ceil), r6(r.nn, Math.ceil)],
+      });
   }
   return { clustered: true, stations, clusters, total };
 }
@@ -295,11 +347,21 @@ export function getStation(gw: Gateway, call: string, opts: { trackSince?: numbe
   if (!row) throw notFound(`station ${call}`);
   const s = toStation(row);
   const since = opts.trackSince ?? gw.clock.now() - 24 * 3_600_000;
-  const track = (gw.db.query("SELECT ts, lat, lon, source, igate FROM positions WHERE call = ? AND ts >= ? ORDER BY ts DESC LIMIT 2000").all(row.call, since) as Array<{ ts: number; lat: number; lon: number; source: string; igate: string | null }>)
+  const track = (
+    gw.db.query("SELECT ts, lat, lon, source, igate FROM positions WHERE call = ? AND ts >= ? ORDER BY ts DESC LIMIT 2000").all(row.call, since) as Array<{
+      ts: number;
+      lat: number;
+      lon: number;
+      source: string;
+      igate: string | null;
+    }>
+  )
     .reverse()
     .map((p) => (p.igate ? { ts: p.ts, lat: p.lat, lon: p.lon, source: p.source, igate: p.igate } : { ts: p.ts, lat: p.lat, lon: p.lon, source: p.source }));
   const heard = gw.db.query("SELECT ts, path, source, igate, via FROM packets WHERE src = ? ORDER BY ts DESC LIMIT 20").all(row.call) as StationDetail["heard"];
-  const objects = (gw.db.query("SELECT call FROM stations WHERE owner = ? AND alive = 1 ORDER BY last_heard DESC LIMIT 100").all(row.call) as Array<{ call: string }>).map((r) => r.call);
+  const objects = (
+    gw.db.query("SELECT call FROM stations WHERE owner = ? AND alive = 1 ORDER BY last_heard DESC LIMIT 100").all(row.call) as Array<{ call: string }>
+  ).map((r) => r.call);
   const detail: StationDetail = { ...s, track, heard, objects };
   if (row.telemetry_defs) detail.telemetryDefinitions = JSON.parse(row.telemetry_defs) as TelemetryDefinitions;
   return detail;
@@ -308,7 +370,11 @@ export function getStation(gw: Gateway, call: string, opts: { trackSince?: numbe
 export interface Series {
   call: string;
   /** telemetry channels with definitions applied; `points[i].values[k]` is channel k */
-  telemetry: { channels: Array<{ id: string; name: string; unit: string }>; project?: string; points: Array<{ ts: number; seq?: number; values: Array<number | null> }> };
+  telemetry: {
+    channels: Array<{ id: string; name: string; unit: string }>;
+    project?: string;
+    points: Array<{ ts: number; seq?: number; values: Array<number | null> }>;
+  };
   wx: Array<{ ts: number } & Weather>;
 }
 
@@ -320,7 +386,11 @@ export function stationSeries(gw: Gateway, call: string, opts: { since?: number;
   const since = opts.since ?? gw.clock.now() - 24 * 3_600_000;
   const limit = Math.min(Math.max(1, opts.limit ?? 2000), 10_000);
   const readings = (kind: string) =>
-    (gw.db.query("SELECT ts, data FROM sensor_readings WHERE call = ? AND kind = ? AND ts >= ? ORDER BY ts DESC LIMIT ?").all(row.call, kind, since, limit) as Array<{ ts: number; data: string }>).reverse();
+    (
+      gw.db
+        .query("SELECT ts, data FROM sensor_readings WHERE call = ? AND kind = ? AND ts >= ? ORDER BY ts DESC LIMIT ?")
+        .all(row.call, kind, since, limit) as Array<{ ts: number; data: string }>
+    ).reverse();
   const points: Series["telemetry"]["points"] = [];
   let channels: Series["telemetry"]["channels"] = [];
   for (const r of readings("telemetry")) {
@@ -391,6 +461,8 @@ export function listMessages(gw: Gateway, opts: { call?: string; since?: number;
   }
   const limit = Math.min(Math.max(1, opts.limit ?? 100), 1000);
   return gw.db
-    .query(`SELECT id, ts, src, addressee, kind, text, msg_id AS msgId, source, igate FROM aprs_messages ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY ts DESC, id DESC LIMIT ?`)
+    .query(
+      `SELECT id, ts, src, addressee, kind, text, msg_id AS msgId, source, igate FROM aprs_messages ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY ts DESC, id DESC LIMIT ?`,
+    )
     .all(...args, limit) as AprsMessageRow[];
 }

@@ -107,7 +107,15 @@ function updateSql(mask: number): string {
   if (mask & P) {
     set.push("kind = ?5", "owner = ?6");
     const newer = "?4 >= coalesce(last_position_at, 0)";
-    for (const [col, p] of [["alive", 7], ["lat", 8], ["lon", 9], ["ambiguity", 10], ["course", 11], ["speed_kmh", 12], ["alt_m", 13]] as const) {
+    for (const [col, p] of [
+      ["alive", 7],
+      ["lat", 8],
+      ["lon", 9],
+      ["ambiguity", 10],
+      ["course", 11],
+      ["speed_kmh", 12],
+      ["alt_m", 13],
+    ] as const) {
       set.push(`${col} = CASE WHEN ${newer} THEN ?${p} ELSE ${col} END`);
     }
     set.push("last_position_at = max(coalesce(last_position_at, 0), ?4)");
@@ -156,8 +164,24 @@ export class StationBatch {
     let c = this.changes.get(key);
     if (!c) {
       c = {
-        call, first, firstTs: ts, wxBy: null, packets: 0, lastHeard: null, pos: null, kind: null, owner: null, posSymbol: null, heardSymbol: null, comment: null, device: null,
-        messaging: null, status: null, by: null, wx: null, defs: null,
+        call,
+        first,
+        firstTs: ts,
+        wxBy: null,
+        packets: 0,
+        lastHeard: null,
+        pos: null,
+        kind: null,
+        owner: null,
+        posSymbol: null,
+        heardSymbol: null,
+        comment: null,
+        device: null,
+        messaging: null,
+        status: null,
+        by: null,
+        wx: null,
+        defs: null,
       };
       this.changes.set(key, c);
     }
@@ -220,19 +244,62 @@ export class StationBatch {
       const p = c.pos;
       const by = c.by;
       const args = [
-        c.call, c.packets, c.lastHeard,
-        p?.ts ?? null, c.kind, c.owner, p?.alive ?? null, p?.lat ?? null, p?.lon ?? null, p?.ambiguity ?? null, p?.course ?? null, p?.speedKmh ?? null, p?.altM ?? null,
-        c.posSymbol, c.heardSymbol, c.comment, c.device, c.messaging, c.status, by?.source ?? null, by?.igate ?? null, by?.path ?? null,
-        c.wx?.json ?? null, c.wx?.ts ?? null, c.defs,
+        c.call,
+        c.packets,
+        c.lastHeard,
+        p?.ts ?? null,
+        c.kind,
+        c.owner,
+        p?.alive ?? null,
+        p?.lat ?? null,
+        p?.lon ?? null,
+        p?.ambiguity ?? null,
+        p?.course ?? null,
+        p?.speedKmh ?? null,
+        p?.altM ?? null,
+        c.posSymbol,
+        c.heardSymbol,
+        c.comment,
+        c.device,
+        c.messaging,
+        c.status,
+        by?.source ?? null,
+        by?.igate ?? null,
+        by?.path ?? null,
+        c.wx?.json ?? null,
+        c.wx?.ts ?? null,
+        c.defs,
       ];
       // A variant uses parameters ?1..?N; SQLite wants exactly N values.
       if (st.run(...args.slice(0, st.paramsCount)).changes > 0) continue;
       // No row yet: the batch's packets applied to an empty one, which the first of them created.
       const src = by ?? c.wxBy;
       this.st.insert.run(
-        c.call, c.kind ?? "station", c.owner, p?.alive ?? 1, p?.lat ?? null, p?.lon ?? null, p?.ambiguity ?? null, c.posSymbol ?? c.heardSymbol, p?.course ?? null,
-        p?.speedKmh ?? null, p?.altM ?? null, c.comment, c.status, c.device, c.messaging, c.firstTs, Math.max(c.firstTs, c.lastHeard ?? c.firstTs), p?.ts ?? null,
-        c.packets, src?.source ?? null, src?.igate ?? null, src?.path ?? null, c.wx?.json ?? null, c.wx?.ts ?? null, c.defs,
+        c.call,
+        c.kind ?? "station",
+        c.owner,
+        p?.alive ?? 1,
+        p?.lat ?? null,
+        p?.lon ?? null,
+        p?.ambiguity ?? null,
+        c.posSymbol ?? c.heardSymbol,
+        p?.course ?? null,
+        p?.speedKmh ?? null,
+        p?.altM ?? null,
+        c.comment,
+        c.status,
+        c.device,
+        c.messaging,
+        c.firstTs,
+        Math.max(c.firstTs, c.lastHeard ?? c.firstTs),
+        p?.ts ?? null,
+        c.packets,
+        src?.source ?? null,
+        src?.igate ?? null,
+        src?.path ?? null,
+        c.wx?.json ?? null,
+        c.wx?.ts ?? null,
+        c.defs,
       );
     }
     this.changes.clear();

@@ -25,7 +25,14 @@ export function transmit(gw: Gateway, user: SignedInUser, body: unknown): { item
       if (typeof b.lat !== "number" || typeof b.lon !== "number") throw badRequest("invalid", "a position needs lat and lon");
       if (b.symbol !== undefined && typeof b.symbol !== "string") throw badRequest("invalid", "symbol is 2 characters");
       if (b.comment !== undefined && typeof b.comment !== "string") throw badRequest("invalid", "comment is text");
-      const line = encodePosition({ src, lat: b.lat, lon: b.lon, symbol: b.symbol as string | undefined, comment: b.comment as string | undefined, messaging: true });
+      const line = encodePosition({
+        src,
+        lat: b.lat,
+        lon: b.lon,
+        symbol: b.symbol as string | undefined,
+        comment: b.comment as string | undefined,
+        messaging: true,
+      });
       return { item: enqueue(gw, { kind: "position", src, line, userId: user.id }) };
     }
     if (kind === "status") {

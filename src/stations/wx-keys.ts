@@ -83,7 +83,12 @@ export interface IssuedKey {
 }
 
 /** POST /api/my/stations/:sid/wx-key: a new key (the old one stops working); `{"revoke": true}` only revokes. */
-export function stationWxKey(gw: Gateway, userId: number, stationId: number, b: Record<string, unknown>): IssuedKey | { revoked: boolean; station: OwnStation } {
+export function stationWxKey(
+  gw: Gateway,
+  userId: number,
+  stationId: number,
+  b: Record<string, unknown>,
+): IssuedKey | { revoked: boolean; station: OwnStation } {
   const extra = Object.keys(b).filter((k) => k !== "revoke");
   if (extra.length || (b.revoke !== undefined && typeof b.revoke !== "boolean")) throw badRequest("invalid", 'send {} for a new key, or {"revoke": true}');
   const row = ownRow(gw, userId, stationId);
@@ -105,7 +110,8 @@ export function stationWxKey(gw: Gateway, userId: number, stationId: number, b: 
 export function ownWxKey(gw: Gateway, user: SignedInUser, b: Record<string, unknown>): IssuedKey {
   const extra = Object.keys(b).filter((k) => !["call", "label", "lat", "lon"].includes(k));
   if (extra.length) throw badRequest("invalid", `unknown field(s) ${extra.join(", ")}; send call, label, lat, lon`);
-  if (b.call !== undefined && (typeof b.call !== "string" || !isCallsign(b.call))) throw badRequest("bad_callsign", "call is a callsign with an optional SSID, e.g. N0CALL-13");
+  if (b.call !== undefined && (typeof b.call !== "string" || !isCallsign(b.call)))
+    throw badRequest("bad_callsign", "call is a callsign with an optional SSID, e.g. N0CALL-13");
   if (b.call === undefined && !user.call) throw badRequest("no_callsign", "add a callsign to your account first (or name one in call)");
   const call = (b.call as string | undefined) ?? `${baseCall(user.call!)}-13`;
   const fields = checkFields(b);

@@ -99,7 +99,8 @@ export function parseDateUtc(raw: string | undefined, now: number): number {
   const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
   const t = Date.UTC(y, mo - 1, d, h, mi, s);
   const back = new Date(t);
-  if (back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) throw badRequest("bad_time", `dateutc "${raw}" is not a real time`);
+  if (back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d || h > 23 || mi > 59 || s > 59)
+    throw badRequest("bad_time", `dateutc "${raw}" is not a real time`);
   return t;
 }
 
@@ -120,7 +121,10 @@ export function parsePush(params: Record<string, string>, now: number, oldestMs:
     (wx as Record<string, number>)[p.field] = p.convert(v);
   }
   if (Object.keys(wx).length === 0) {
-    throw badRequest("no_readings", "no weather value in the push (tempf, humidity, winddir, windspeedmph, windgustmph, baromin/baromrelin, rainin/hourlyrainin, dailyrainin, solarradiation)");
+    throw badRequest(
+      "no_readings",
+      "no weather value in the push (tempf, humidity, winddir, windspeedmph, windgustmph, baromin/baromrelin, rainin/hourlyrainin, dailyrainin, solarradiation)",
+    );
   }
   return { protocol, ts, wx };
 }

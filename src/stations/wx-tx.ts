@@ -66,7 +66,9 @@ export function transmitWeatherIfDue(gw: Gateway, station: OwnRow, wx: Weather, 
   }
   const item = gw.db.transaction(() => {
     gw.db
-      .query("UPDATE aprs_outbox SET state = 'failed', done_at = ?, error = 'replaced by a newer weather report' WHERE kind = 'weather' AND src = ? AND state = 'queued'")
+      .query(
+        "UPDATE aprs_outbox SET state = 'failed', done_at = ?, error = 'replaced by a newer weather report' WHERE kind = 'weather' AND src = ? AND state = 'queued'",
+      )
       .run(now, row.call);
     gw.db.query("UPDATE my_stations SET wx_tx_last_at = ? WHERE id = ?").run(now, row.id);
     return enqueue(gw, { kind: "weather", src: row.call, line, userId: row.user_id });

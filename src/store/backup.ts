@@ -53,11 +53,18 @@ export function checkCopy(file: string): { problem: string } | { version: number
   }
   try {
     const check = db.query("PRAGMA integrity_check").all() as Array<{ integrity_check: string }>;
-    if (check[0]?.integrity_check !== "ok") return { problem: `${file} is damaged: ${check.map((r) => r.integrity_check).slice(0, 3).join("; ")}` };
+    if (check[0]?.integrity_check !== "ok")
+      return {
+        problem: `${file} is damaged: ${check
+          .map((r) => r.integrity_check)
+          .slice(0, 3)
+          .join("; ")}`,
+      };
     const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
     const hasMeta = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
     if (version < 1 || !hasMeta) return { problem: `${file} is not an svc-gateway database` };
-    if (version > MIGRATIONS.length) return { problem: `${file} was written by a newer svc-gateway (schema ${version}; this one knows up to ${MIGRATIONS.length})` };
+    if (version > MIGRATIONS.length)
+      return { problem: `${file} was written by a newer svc-gateway (schema ${version}; this one knows up to ${MIGRATIONS.length})` };
     return { version };
   } catch (e) {
     return { problem: `${file} is not a database: ${(e as Error).message}` };

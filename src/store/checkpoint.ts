@@ -264,7 +264,18 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
   let shmClosed = false;
   gate.watch(shmFd);
   running = true;
-  worker.postMessage({ type: "start", file, shmFd, passiveMs: intervalMs, watchMs: WAL_WATCH_MS, restartBytes: WAL_RESTART_BYTES, busyMs: 1000, backoffMs: 5000, holdPassMs: 10, capBytes: WAL_CAP_BYTES });
+  worker.postMessage({
+    type: "start",
+    file,
+    shmFd,
+    passiveMs: intervalMs,
+    watchMs: WAL_WATCH_MS,
+    restartBytes: WAL_RESTART_BYTES,
+    busyMs: 1000,
+    backoffMs: 5000,
+    holdPassMs: 10,
+    capBytes: WAL_CAP_BYTES,
+  });
   return {
     stats,
     closeShm() {

@@ -30,7 +30,14 @@ const row = (gw: Gateway, userId: number) => gw.db.query("SELECT * FROM supporte
 export function supporterPrefs(gw: Gateway, userId: number): SupporterPrefs {
   const r = row(gw, userId);
   const live = !!r && (r.until === null || r.until > gw.clock.now());
-  return { supporter: live, public: !!r && r.public === 1, name: r?.name ?? null, since: r?.confirmed_at ?? null, until: r?.until ?? null, level: r?.level ?? null };
+  return {
+    supporter: live,
+    public: !!r && r.public === 1,
+    name: r?.name ?? null,
+    since: r?.confirmed_at ?? null,
+    until: r?.until ?? null,
+    level: r?.level ?? null,
+  };
 }
 
 /** `{public?, name?}`: be listed (or not), under a name of your choice (default: your callsign). */
@@ -38,9 +45,13 @@ export function setSupporterPrefs(gw: Gateway, userId: number, b: Record<string,
   for (const k of Object.keys(b)) if (k !== "public" && k !== "name") throw badRequest("invalid", `unknown field "${k}" (public, name)`);
   if (!row(gw, userId)) throw conflict("not_a_supporter", "this account is not a confirmed supporter");
   if (b.public !== undefined && typeof b.public !== "boolean") throw badRequest("invalid", "public is true or false");
-  if (b.name !== undefined && b.name !== null && (typeof b.name !== "string" || b.name.trim().length === 0 || b.name.length > 60)) throw badRequest("invalid", "name is 1-60 characters, or null");
+  if (b.name !== undefined && b.name !== null && (typeof b.name !== "string" || b.name.trim().length === 0 || b.name.length > 60))
+    throw badRequest("invalid", "name is 1-60 characters, or null");
   if (b.public !== undefined) gw.db.query("UPDATE supporters SET public = ?, updated_at = ? WHERE user_id = ?").run(b.public ? 1 : 0, gw.clock.now(), userId);
-  if (b.name !== undefined) gw.db.query("UPDATE supporters SET name = ?, updated_at = ? WHERE user_id = ?").run(b.name === null ? null : (b.name as string).trim(), gw.clock.now(), userId);
+  if (b.name !== undefined)
+    gw.db
+      .query("UPDATE supporters SET name = ?, updated_at = ? WHERE user_id = ?")
+      .run(b.name === null ? null : (b.name as string).trim(), gw.clock.now(), userId);
   return supporterPrefs(gw, userId);
 }
 
@@ -54,8 +65,10 @@ export function confirmSupporter(gw: Gateway, b: Record<string, unknown>): { con
     userId = (gw.db.query("SELECT id FROM users WHERE email = ?").get(b.email.trim().toLowerCase()) as { id: number } | null)?.id ?? null;
   } else throw badRequest("invalid", "name the supporter by call (a verified callsign) or email");
   if (userId === null) throw notFound("an account with that verified callsign or e-mail");
-  if (b.until !== undefined && b.until !== null && (typeof b.until !== "number" || !Number.isInteger(b.until))) throw badRequest("invalid", "until is unix milliseconds");
-  if (b.level !== undefined && b.level !== null && (typeof b.level !== "string" || b.level.length > 40)) throw badRequest("invalid", "level is text of at most 40 characters");
+  if (b.until !== undefined && b.until !== null && (typeof b.until !== "number" || !Number.isInteger(b.until)))
+    throw badRequest("invalid", "until is unix milliseconds");
+  if (b.level !== undefined && b.level !== null && (typeof b.level !== "string" || b.level.length > 40))
+    throw badRequest("invalid", "level is text of at most 40 characters");
   const now = gw.clock.now();
   gw.db
     .query(

@@ -52,7 +52,11 @@ export function privacyStatement(config: Config): PrivacyStatement {
     advertising: "none",
     trackers: "none",
     thirdPartyRequests: third,
-    retention: RETENTION.map((r) => ({ what: r.what, kept: r.kept ? r.kept(config) : duration(r.ttlMs(config)), ...(r.setting ? { setting: r.setting } : {}) })),
+    retention: RETENTION.map((r) => ({
+      what: r.what,
+      kept: r.kept ? r.kept(config) : duration(r.ttlMs(config)),
+      ...(r.setting ? { setting: r.setting } : {}),
+    })),
     never: [
       "no name or address directory: profiles are thin and opt-in",
       "owner contact fields never leave this instance; federated records carry none",

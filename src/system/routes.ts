@@ -28,56 +28,84 @@ export function sourceInfo(gw: Gateway) {
 export function systemRoutes(gw: Gateway) {
   return new Elysia({ name: "system" })
     .use(gatesPlugin(gw))
-    .get("/api/admin/whoami", ({ caller, set }) => {
-      set.headers["cache-control"] = "no-store";
-      return whoami(gw, caller);
-    }, { gate: "public" })
-    .get("/health", ({ query, set }) => {
-      if ("live" in query) return { status: "live" };
-      try {
-        gw.db.query("SELECT 1").get();
-      } catch (e) {
-        throw new AppError(503, "not_ready", `the database does not answer: ${(e as Error).message}`);
-      }
-      set.headers["cache-control"] = "no-store";
-      return { status: "ok", version: buildInfo().version, uptimeS: Math.round((Date.now() - gw.startedAt) / 1000) };
-    }, { gate: "public" })
+    .get(
+      "/api/admin/whoami",
+      ({ caller, set }) => {
+        set.headers["cache-control"] = "no-store";
+        return whoami(gw, caller);
+      },
+      { gate: "public" },
+    )
+    .get(
+      "/health",
+      ({ query, set }) => {
+        if ("live" in query) return { status: "live" };
+        try {
+          gw.db.query("SELECT 1").get();
+        } catch (e) {
+          throw new AppError(503, "not_ready", `the database does not answer: ${(e as Error).message}`);
+        }
+        set.headers["cache-control"] = "no-store";
+        return { status: "ok", version: buildInfo().version, uptimeS: Math.round((Date.now() - gw.startedAt) / 1000) };
+      },
+      { gate: "public" },
+    )
     .get("/privacy", () => privacyStatement(gw.config), { gate: "public" })
     .get("/.well-known/source", () => sourceInfo(gw), { gate: "public" })
     .get("/source", ({ redirect }) => redirect(sourceInfo(gw).tree, 302), { gate: "public" })
-    .get("/api/config", () => ({
-      instance: gw.config.instance,
-      version: buildInfo().version,
-      tileUrl: gw.config.tileUrl,
-      tileAttribution: gw.config.tileAttribution,
-      spotsEnabled: gw.config.spotsEnabled,
-    }), { gate: "public" })
+    .get(
+      "/api/config",
+      () => ({
+        instance: gw.config.instance,
+        version: buildInfo().version,
+        tileUrl: gw.config.tileUrl,
+        tileAttribution: gw.config.tileAttribution,
+        spotsEnabled: gw.config.spotsEnabled,
+      }),
+      { gate: "public" },
+    )
     .get("/api/setup", () => setupState(gw), { gate: "public" })
-    .post("/api/setup", ({ body }) => {
-      if (!body || typeof body !== "object" || Array.isArray(body) || body instanceof Uint8Array)
-        throw badRequest("bad_body", "expected a JSON object with token, instance, operator, aprsCall, tileUrl");
-      const { token, ...values } = body as Record<string, unknown>;
-      return completeSetup(gw, token, values as SetupValues);
-    }, { gate: "public", rateLimit: "auth" })
-    .get("/robots.txt", ({ request, set }) => {
-      set.headers["content-type"] = "text/plain; charset=utf-8";
-      return [
-        "User-agent: *",
-        "Disallow: /api/",
-        "Disallow: /auth/",
-        "Disallow: /federation/",
-        "Disallow: /verify/",
-        "Allow: /",
-        `Sitemap: ${baseUrl(gw, request)}/sitemap.xml`,
-        "",
-      ].join("\n");
-    }, { gate: "public" })
-    .get("/sitemap.xml", ({ request, set }) => {
-      set.headers["content-type"] = "application/xml; charset=utf-8";
-      return sitemapXml(baseUrl(gw, request), sitemapEntries(gw));
-    }, { gate: "public" })
-    .get("/api/sitemap", ({ request }) => {
-      const base = baseUrl(gw, request);
-      return { urls: sitemapEntries(gw).map((e) => ({ ...e, url: base + e.path })) };
-    }, { gate: "public" });
+    .post(
+      "/api/setup",
+      ({ body }) => {
+        if (!body || typeof body !== "object" || Array.isArray(body) || body instanceof Uint8Array)
+          throw badRequest("bad_body", "expected a JSON object with token, instance, operator, aprsCall, tileUrl");
+        const { token, ...values } = body as Record<string, unknown>;
+        return completeSetup(gw, token, values as SetupValues);
+      },
+      { gate: "public", rateLimit: "auth" },
+    )
+    .get(
+      "/robots.txt",
+      ({ request, set }) => {
+        set.headers["content-type"] = "text/plain; charset=utf-8";
+        return [
+          "User-agent: *",
+          "Disallow: /api/",
+          "Disallow: /auth/",
+          "Disallow: /federation/",
+          "Disallow: /verify/",
+          "Allow: /",
+          `Sitemap: ${baseUrl(gw, request)}/sitemap.xml`,
+          "",
+        ].join("\n");
+      },
+      { gate: "public" },
+    )
+    .get(
+      "/sitemap.xml",
+      ({ request, set }) => {
+        set.headers["content-type"] = "application/xml; charset=utf-8";
+        return sitemapXml(baseUrl(gw, request), sitemapEntries(gw));
+      },
+      { gate: "public" },
+    )
+    .get(
+      "/api/sitemap",
+      ({ request }) => {
+        const base = baseUrl(gw, request);
+        return { urls: sitemapEntries(gw).map((e) => ({ ...e, url: base + e.path })) };
+      },
+      { gate: "public" },
+    );
 }

@@ -24,16 +24,6 @@ export function whoami(gw: Gateway, caller: Caller): WhoAmI {
   const locked = gw.config.adminCallsigns.length === 0;
   const bySession = !!u && isSysop(gw, { ...caller, ingest: false });
   const via = bySession ? "session" : caller.ingest ? "ingest-secret" : null;
-  const reason = via
-    ? null
-    : locked
-      ? "locked"
-      : !u
-        ? "signed_out"
-        : !u.call
-          ? "no_callsign"
-          : !u.verified
-            ? "callsign_not_verified"
-            : "not_an_operator";
+  const reason = via ? null : locked ? "locked" : !u ? "signed_out" : !u.call ? "no_callsign" : !u.verified ? "callsign_not_verified" : "not_an_operator";
   return { operator: via !== null, via, callsign: u?.call ?? null, verified: u?.verified ?? false, locked, reason };
 }

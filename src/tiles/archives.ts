@@ -142,7 +142,9 @@ function scanDataArchives(dataDir: string): DataListing {
   const files = new Map<string, { path: string; etag: string }>();
   let names: string[] = [];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith(".pmtiles")).sort();
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith(".pmtiles"))
+      .sort();
   } catch {
     // no tiles folder: only the built-in basemap
   }

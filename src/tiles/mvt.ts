@@ -6,10 +6,7 @@
  */
 
 export type Ring = Array<[number, number]>;
-export type Geometry =
-  | { type: "point"; points: Array<[number, number]> }
-  | { type: "line"; lines: Ring[] }
-  | { type: "polygon"; rings: Ring[] };
+export type Geometry = { type: "point"; points: Array<[number, number]> } | { type: "line"; lines: Ring[] } | { type: "polygon"; rings: Ring[] };
 
 export interface Feature {
   geometry: Geometry;
@@ -195,7 +192,12 @@ export function simplify(pts: Ring, sq: number): Ring {
 /** Sutherland-Hodgman: a ring clipped to the box [min, max] on both axes. */
 function clipRing(ring: Ring, min: number, max: number): Ring {
   let out = ring;
-  for (const [axis, bound, keepAbove] of [[0, min, true], [0, max, false], [1, min, true], [1, max, false]] as const) {
+  for (const [axis, bound, keepAbove] of [
+    [0, min, true],
+    [0, max, false],
+    [1, min, true],
+    [1, max, false],
+  ] as const) {
     const input = out;
     out = [];
     if (input.length === 0) break;
@@ -230,7 +232,12 @@ function clipLine(line: Ring, min: number, max: number): Ring[] {
     const dx = x1 - x0;
     const dy = y1 - y0;
     let ok = true;
-    for (const [p, q] of [[-dx, x0 - min], [dx, max - x0], [-dy, y0 - min], [dy, max - y0]] as const) {
+    for (const [p, q] of [
+      [-dx, x0 - min],
+      [dx, max - x0],
+      [-dy, y0 - min],
+      [dy, max - y0],
+    ] as const) {
       if (p === 0) {
         if (q < 0) ok = false;
       } else {
@@ -285,9 +292,7 @@ export function featureInTile(f: Feature, z: number, x: number, y: number): Feat
   const back = (r: Ring): Ring => r.map(([px, py]) => [(px + x) / n, (py + y) / n]);
   const g = f.geometry;
   if (g.type === "point") {
-    const pts = g.points
-      .map((p) => quantize([p], z, x, y, false)[0]!)
-      .filter(([px, py]) => px >= 0 && px < EXTENT && py >= 0 && py < EXTENT);
+    const pts = g.points.map((p) => quantize([p], z, x, y, false)[0]!).filter(([px, py]) => px >= 0 && px < EXTENT && py >= 0 && py < EXTENT);
     return pts.length ? { geometry: { type: "point", points: pts }, properties: f.properties } : null;
   }
   if (g.type === "line") {

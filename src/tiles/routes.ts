@@ -48,7 +48,11 @@ export async function serveArchive(dataDir: string, file: string, request: Reque
   let range = parseRange(request.headers.get("range"), size);
   if (ifRange && ifRange !== a.etag) range = null;
   if (range === "unsatisfiable") {
-    return errorResponse(416, { error: "range_not_satisfiable", message: `the archive has ${size} bytes` }, { "content-range": `bytes */${size}`, etag: a.etag });
+    return errorResponse(
+      416,
+      { error: "range_not_satisfiable", message: `the archive has ${size} bytes` },
+      { "content-range": `bytes */${size}`, etag: a.etag },
+    );
   }
   if (!range) {
     headers["content-length"] = String(size);
@@ -63,10 +67,14 @@ export function tilesRoutes(gw: Gateway) {
   const dataDir = gw.config.dataDir;
   return new Elysia({ name: "tiles" })
     .use(gatesPlugin(gw))
-    .get("/api/tiles", async ({ set }) => {
-      set.headers["cache-control"] = "no-cache";
-      return listArchives(dataDir);
-    }, { gate: "public" })
+    .get(
+      "/api/tiles",
+      async ({ set }) => {
+        set.headers["cache-control"] = "no-cache";
+        return listArchives(dataDir);
+      },
+      { gate: "public" },
+    )
     .get("/tiles/:file", ({ params, request }) => serveArchive(dataDir, params.file, request), { gate: "public" })
     .head("/tiles/:file", ({ params, request }) => serveArchive(dataDir, params.file, request), { gate: "public" });
 }

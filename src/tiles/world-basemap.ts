@@ -155,7 +155,11 @@ function shift(f: Feature, dx: number): Feature {
   const s = (r: Ring): Ring => r.map(([x, y]) => [x + dx, y]);
   const g = f.geometry;
   const geometry =
-    g.type === "point" ? { type: "point" as const, points: s(g.points) } : g.type === "line" ? { type: "line" as const, lines: g.lines.map(s) } : { type: "polygon" as const, rings: g.rings.map(s) };
+    g.type === "point"
+      ? { type: "point" as const, points: s(g.points) }
+      : g.type === "line"
+        ? { type: "line" as const, lines: g.lines.map(s) }
+        : { type: "polygon" as const, rings: g.rings.map(s) };
   return { geometry, properties: f.properties };
 }
 

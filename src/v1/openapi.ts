@@ -3,7 +3,13 @@ import { CACHE_SIZES, CACHE_TYPES } from "../game/model.ts";
 import { MAX_EXPORT } from "../exports/exports.ts";
 import { V1_MAX } from "./service.ts";
 
-const q = (name: string, description: string, schema: Record<string, unknown> = { type: "string" }, required = false) => ({ name, in: "query", required, description, schema });
+const q = (name: string, description: string, schema: Record<string, unknown> = { type: "string" }, required = false) => ({
+  name,
+  in: "query",
+  required,
+  description,
+  schema,
+});
 const p = (name: string, description: string) => ({ name, in: "path", required: true, description, schema: { type: "string" } });
 const FILTERS = [
   q("bbox", "minLon,minLat,maxLon,maxLat (GeoJSON order); minLon > maxLon crosses the antimeridian"),
@@ -41,7 +47,11 @@ export function openApi(base: string, version: string) {
       securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "x-api-key" } },
       responses: {
         Error: { description: "bad input", content: { "application/json": { schema: ref("Error") } } },
-        RateLimited: { description: "too many requests", headers: { ...RATE, "Retry-After": { schema: { type: "integer" } } }, content: { "application/json": { schema: ref("Error") } } },
+        RateLimited: {
+          description: "too many requests",
+          headers: { ...RATE, "Retry-After": { schema: { type: "integer" } } },
+          content: { "application/json": { schema: ref("Error") } },
+        },
         NotFound: { description: "no such resource", content: { "application/json": { schema: ref("Error") } } },
       },
       schemas: {
@@ -90,7 +100,11 @@ export function openApi(base: string, version: string) {
             origin: { type: "string" },
           },
         },
-        Station: { type: "object", properties: { call: { type: "string" }, lat: { type: "number" }, lon: { type: "number" }, lastHeard: { type: "integer" } }, additionalProperties: true },
+        Station: {
+          type: "object",
+          properties: { call: { type: "string" }, lat: { type: "number" }, lon: { type: "number" }, lastHeard: { type: "integer" } },
+          additionalProperties: true,
+        },
       },
     },
     security: [{}, { apiKey: [] }],
@@ -101,14 +115,31 @@ export function openApi(base: string, version: string) {
           summary: "Issue a free API key",
           description: "Shown once; only its hash is stored. Send it as x-api-key.",
           requestBody: { content: { "application/json": { schema: { type: "object", properties: { label: { type: "string", maxLength: 80 } } } } } },
-          responses: { "201": { description: "the key", content: { "application/json": { schema: { type: "object", properties: { key: { type: "string" }, id: { type: "integer" }, label: { type: ["string", "null"] }, limitPerMinute: { type: "integer" } } } } } }, "429": { $ref: "#/components/responses/RateLimited" } },
+          responses: {
+            "201": {
+              description: "the key",
+              content: {
+                "application/json": {
+                  schema: {
+                    type: "object",
+                    properties: { key: { type: "string" }, id: { type: "integer" }, label: { type: ["string", "null"] }, limitPerMinute: { type: "integer" } },
+                  },
+                },
+              },
+            },
+            "429": { $ref: "#/components/responses/RateLimited" },
+          },
         },
       },
       "/api/v1/openapi.json": { get: { summary: "This document", responses: ok("OpenAPI 3.1", { type: "object" }) } },
       "/api/v1/caches": {
         get: {
           summary: "Listed caches hidden on this instance, by id, paged",
-          parameters: [...FILTERS, q("limit", `1-${V1_MAX}, default 100`, { type: "integer" }), q("after", "the `next` of the previous page", { type: "integer" })],
+          parameters: [
+            ...FILTERS,
+            q("limit", `1-${V1_MAX}, default 100`, { type: "integer" }),
+            q("after", "the `next` of the previous page", { type: "integer" }),
+          ],
           responses: ok("a page", { type: "object", properties: { caches: { type: "array", items: ref("Cache") }, next: { type: ["integer", "null"] } } }),
         },
       },
@@ -120,16 +151,36 @@ export function openApi(base: string, version: string) {
         },
       },
       "/api/v1/caches.kml": {
-        get: { summary: "KML 2.2 for Google Earth", parameters: [...FILTERS, q("limit", `1-${MAX_EXPORT}`, { type: "integer" })], responses: ok("the file", { type: "string" }, "application/vnd.google-earth.kml+xml") },
+        get: {
+          summary: "KML 2.2 for Google Earth",
+          parameters: [...FILTERS, q("limit", `1-${MAX_EXPORT}`, { type: "integer" })],
+          responses: ok("the file", { type: "string" }, "application/vnd.google-earth.kml+xml"),
+        },
       },
-      "/api/v1/caches/{id}": { get: { summary: "One cache (a local id, or a trusted mirror's gid)", parameters: [p("id", "id or gid")], responses: { ...ok("the cache", ref("Cache")), "404": { $ref: "#/components/responses/NotFound" } } } },
+      "/api/v1/caches/{id}": {
+        get: {
+          summary: "One cache (a local id, or a trusted mirror's gid)",
+          parameters: [p("id", "id or gid")],
+          responses: { ...ok("the cache", ref("Cache")), "404": { $ref: "#/components/responses/NotFound" } },
+        },
+      },
       "/api/v1/caches/{id}/logs": {
-        get: { summary: "A cache's logbook, newest first", parameters: [p("id", "id or gid"), q("limit", "1-500", { type: "integer" })], responses: ok("logs", { type: "object", properties: { logs: { type: "array", items: ref("Log") } } }) },
+        get: {
+          summary: "A cache's logbook, newest first",
+          parameters: [p("id", "id or gid"), q("limit", "1-500", { type: "integer" })],
+          responses: ok("logs", { type: "object", properties: { logs: { type: "array", items: ref("Log") } } }),
+        },
       },
       "/api/v1/finds": {
         get: {
           summary: "Logs on this instance, newest first",
-          parameters: [q("call", "a callsign (any SSID)"), q("kind", "find (default), dnf or note"), q("since", "foundAt at or after, unix ms", { type: "integer" }), q("limit", `1-${V1_MAX}`, { type: "integer" }), q("before", "the `next` of the previous page", { type: "integer" })],
+          parameters: [
+            q("call", "a callsign (any SSID)"),
+            q("kind", "find (default), dnf or note"),
+            q("since", "foundAt at or after, unix ms", { type: "integer" }),
+            q("limit", `1-${V1_MAX}`, { type: "integer" }),
+            q("before", "the `next` of the previous page", { type: "integer" }),
+          ],
           responses: ok("a page", { type: "object", properties: { finds: { type: "array", items: ref("Log") }, next: { type: ["integer", "null"] } } }),
         },
       },
@@ -143,11 +194,22 @@ export function openApi(base: string, version: string) {
       "/api/v1/stations": {
         get: {
           summary: "Stations heard, newest first",
-          parameters: [q("bbox", "minLon,minLat,maxLon,maxLat"), q("q", "call prefix or comment text"), q("since", "unix ms", { type: "integer" }), q("limit", "1-5000", { type: "integer" })],
+          parameters: [
+            q("bbox", "minLon,minLat,maxLon,maxLat"),
+            q("q", "call prefix or comment text"),
+            q("since", "unix ms", { type: "integer" }),
+            q("limit", "1-5000", { type: "integer" }),
+          ],
           responses: ok("stations", { type: "object", properties: { stations: { type: "array", items: ref("Station") }, truncated: { type: "boolean" } } }),
         },
       },
-      "/api/v1/stations/{call}": { get: { summary: "One station with its recent track", parameters: [p("call", "callsign or object name")], responses: { ...ok("the station", ref("Station")), "404": { $ref: "#/components/responses/NotFound" } } } },
+      "/api/v1/stations/{call}": {
+        get: {
+          summary: "One station with its recent track",
+          parameters: [p("call", "callsign or object name")],
+          responses: { ...ok("the station", ref("Station")), "404": { $ref: "#/components/responses/NotFound" } },
+        },
+      },
       "/api/v1/leaderboard": {
         get: {
           summary: "Top finders and hiders",

@@ -14,7 +14,26 @@ import { baseCall, isCallsign } from "../callsign.ts";
 /** The stable cache shape: the game's Cache without the fields that are this instance's business, plus its page. */
 export type V1Cache = Pick<
   Cache,
-  "id" | "gid" | "code" | "name" | "type" | "size" | "difficulty" | "terrain" | "lat" | "lon" | "status" | "hint" | "description" | "ownerCall" | "placedAt" | "updatedAt" | "origin" | "finds" | "favorites" | "rating"
+  | "id"
+  | "gid"
+  | "code"
+  | "name"
+  | "type"
+  | "size"
+  | "difficulty"
+  | "terrain"
+  | "lat"
+  | "lon"
+  | "status"
+  | "hint"
+  | "description"
+  | "ownerCall"
+  | "placedAt"
+  | "updatedAt"
+  | "origin"
+  | "finds"
+  | "favorites"
+  | "rating"
 > & { url: string };
 
 export interface V1Log {
@@ -77,7 +96,11 @@ export const V1_MAX = 1000;
  * Listed caches hidden on this instance, oldest id first, paged by `after`
  * (the last id of the previous page). With `bbox` and the search filters.
  */
-export function selectCaches(gw: Gateway, q: Record<string, string | undefined>, opts: { limit?: number; after?: number; max?: number } = {}): { rows: CacheRow[]; more: boolean } {
+export function selectCaches(
+  gw: Gateway,
+  q: Record<string, string | undefined>,
+  opts: { limit?: number; after?: number; max?: number } = {},
+): { rows: CacheRow[]; more: boolean } {
   const max = opts.max ?? V1_MAX;
   const limit = Math.min(Math.max(1, opts.limit ?? 100), max);
   const f = parseFilters(q);
@@ -89,7 +112,12 @@ export function selectCaches(gw: Gateway, q: Record<string, string | undefined>,
     geo = b.west <= b.east ? " AND c.lat BETWEEN ? AND ? AND c.lon BETWEEN ? AND ?" : " AND c.lat BETWEEN ? AND ? AND (c.lon >= ? OR c.lon <= ?)";
     geoArgs.push(b.south, b.north, b.west, b.east);
     // The map index narrows the search; the exact box is checked on the row.
-    geo += " AND c.id IN (SELECT id FROM caches_geo WHERE " + (b.west <= b.east ? "max_lat >= ? AND min_lat <= ? AND max_lon >= ? AND min_lon <= ?" : "max_lat >= ? AND min_lat <= ? AND (max_lon >= ? OR min_lon <= ?)") + ")";
+    geo +=
+      " AND c.id IN (SELECT id FROM caches_geo WHERE " +
+      (b.west <= b.east
+        ? "max_lat >= ? AND min_lat <= ? AND max_lon >= ? AND min_lon <= ?"
+        : "max_lat >= ? AND min_lat <= ? AND (max_lon >= ? OR min_lon <= ?)") +
+      ")";
     geoArgs.push(b.south, b.north, b.west, b.east);
   }
   const rows = gw.db
@@ -116,7 +144,10 @@ export function cacheLogs(gw: Gateway, id: string, limit?: number): { logs: V1Lo
 }
 
 /** Logs on this instance, newest first: by a callsign (any SSID), since a time. */
-export function listFinds(gw: Gateway, q: { call?: string; since?: number; kind?: string; limit?: number; before?: number }): { finds: V1Log[]; next: number | null } {
+export function listFinds(
+  gw: Gateway,
+  q: { call?: string; since?: number; kind?: string; limit?: number; before?: number },
+): { finds: V1Log[]; next: number | null } {
   const limit = Math.min(Math.max(1, q.limit ?? 100), V1_MAX);
   const where = ["l.state = 'active'", "(c.id IS NULL OR (c.unlisted = 0 AND c.status <> 'draft'))"];
   const args: Array<string | number> = [];
@@ -130,8 +161,8 @@ export function listFinds(gw: Gateway, q: { call?: string; since?: number; kind?
     where.push("l.kind = ?");
     args.push(q.kind);
   } else where.push("l.kind = 'find'");
-  if (q.since !== undefined) (where.push("l.found_at >= ?"), args.push(q.since));
-  if (q.before !== undefined) (where.push("l.id < ?"), args.push(q.before));
+  if (q.since !== undefined) where.push("l.found_at >= ?"), args.push(q.since);
+  if (q.before !== undefined) where.push("l.id < ?"), args.push(q.before);
   const rows = gw.db
     .query(`SELECT l.* FROM logs l LEFT JOIN caches c ON c.id = l.cache_id WHERE ${where.join(" AND ")} ORDER BY l.id DESC LIMIT ?`)
     .all(...args, limit + 1) as LogRow[];
@@ -145,10 +176,13 @@ export function listFinds(gw: Gateway, q: { call?: string; since?: number; kind?
 /** A new free API key: shown once; only its hash is stored. */
 export function issueApiKey(gw: Gateway, body: Record<string, unknown>): { key: string; id: number; label: string | null; limitPerMinute: number } {
   for (const k of Object.keys(body)) if (k !== "label") throw badRequest("invalid", `unknown field "${k}" (label)`);
-  if (body.label !== undefined && body.label !== null && (typeof body.label !== "string" || body.label.length > 80)) throw badRequest("invalid", "label is text of at most 80 characters");
+  if (body.label !== undefined && body.label !== null && (typeof body.label !== "string" || body.label.length > 80))
+    throw badRequest("invalid", "label is text of at most 80 characters");
   const key = "svc_" + randomBytes(32).toString("base64url");
   const id = Number(
-    gw.db.query("INSERT INTO api_keys (key_hash, label, created_at) VALUES (?, ?, ?)").run(hashApiKey(key), (body.label as string | undefined)?.trim() || null, gw.clock.now()).lastInsertRowid,
+    gw.db
+      .query("INSERT INTO api_keys (key_hash, label, created_at) VALUES (?, ?, ?)")
+      .run(hashApiKey(key), (body.label as string | undefined)?.trim() || null, gw.clock.now()).lastInsertRowid,
   );
   return { key, id, label: (body.label as string | undefined)?.trim() || null, limitPerMinute: gw.config.rateLimitKeyPerMinute };
 }

@@ -102,7 +102,10 @@ describe("profile", () => {
     // Opted in, but the callsign is not verified: still nothing.
     expect((await json(await g.get("/api/profile/N0PRO"))).profile).toBeNull();
     markCallsignVerified(g.gw, u.id, "N0PRO", "test: verified by hand");
-    expect(await json(await g.get("/api/profile/n0pro-7"))).toEqual({ call: "N0PRO", profile: { about: "QRV on 2 m", grid: "FN42ab", url: "https://example.org/n0pro" } });
+    expect(await json(await g.get("/api/profile/n0pro-7"))).toEqual({
+      call: "N0PRO",
+      profile: { about: "QRV on 2 m", grid: "FN42ab", url: "https://example.org/n0pro" },
+    });
     r = await c.post("/auth/profile", { public: false });
     expect((await json(await g.get("/api/profile/N0PRO"))).profile).toBeNull();
     expect((await json(await c.get("/auth/profile"))).profile.about).toBe("QRV on 2 m");
@@ -112,7 +115,15 @@ describe("profile", () => {
     const u = signedInUser(g.gw, "N0PRB");
     const c = as(u.cookie);
     await c.post("/auth/profile", { about: "hello" });
-    for (const body of [{ name: "Jane" }, { address: "1 Main St" }, { about: "x".repeat(281) }, { grid: "ZZ99" }, { url: "http://insecure.example" }, { url: "javascript:alert(1)" }, { public: "yes" }]) {
+    for (const body of [
+      { name: "Jane" },
+      { address: "1 Main St" },
+      { about: "x".repeat(281) },
+      { grid: "ZZ99" },
+      { url: "http://insecure.example" },
+      { url: "javascript:alert(1)" },
+      { public: "yes" },
+    ]) {
       const r = await c.post("/auth/profile", body);
       expect({ body, status: r.status }).toEqual({ body, status: 400 });
     }

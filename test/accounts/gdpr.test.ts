@@ -24,7 +24,8 @@ beforeAll(async () => {
 afterAll(() => g.stop());
 
 const json = (r: Response) => r.json() as Promise<any>;
-const count = (table: string, where = "1", ...p: Array<string | number>) => (g.gw.db.query(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get(...p) as { n: number }).n;
+const count = (table: string, where = "1", ...p: Array<string | number>) =>
+  (g.gw.db.query(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get(...p) as { n: number }).n;
 
 /** A full account: e-mail, verified callsign with an SSID, a passkey, a device key, a profile, a pending challenge. */
 async function fullAccount(call: string): Promise<{ u: TestUser; kp: KeyPair; email: string }> {
@@ -71,7 +72,22 @@ async function bbsAndBox(u: TestUser, call: string, other: TestUser, otherCall: 
   await ok(g.post("/api/bbs/messages", { to: call, subject: `To ${call}`, body: `Hi ${call}, meet at the repeater` }, as(other)));
   await ok(g.post("/api/bbs/messages", { type: "B", to: "ALL@WW", subject: `Net by ${call}`, body: `QNI ${call} tonight` }, as(u)));
   const inbound = await ok(
-    g.post("/api/bbs/forward/inbound", { messages: [{ bid: `7_${call}`, type: "P", from: call, to: otherCall, subject: "Via the network", text: `R:261125/0200Z @:${call}.#NCA.CA.USA.NOAM\nQTH is the old mill` }] }, { headers: { "x-ingest-secret": INGEST } }),
+    g.post(
+      "/api/bbs/forward/inbound",
+      {
+        messages: [
+          {
+            bid: `7_${call}`,
+            type: "P",
+            from: call,
+            to: otherCall,
+            subject: "Via the network",
+            text: `R:261125/0200Z @:${call}.#NCA.CA.USA.NOAM\nQTH is the old mill`,
+          },
+        ],
+      },
+      { headers: { "x-ingest-secret": INGEST } },
+    ),
   );
   expect(inbound.results[0]).toMatchObject({ result: "stored" });
   await ok(g.post("/api/box/main/command", { kind: "ping" }, as(u)));
@@ -151,7 +167,12 @@ describe("export of BBS mail and box commands", () => {
       ].sort(),
     );
     // full rows, not summaries
-    expect(bbs.messages.find((m: any) => m.subject === "To N0MLX")).toMatchObject({ body: "Hi N0MLX, meet at the repeater", bid: expect.any(String), origin: "local", createdAt: expect.any(Number) });
+    expect(bbs.messages.find((m: any) => m.subject === "To N0MLX")).toMatchObject({
+      body: "Hi N0MLX, meet at the repeater",
+      bid: expect.any(String),
+      origin: "local",
+      createdAt: expect.any(Number),
+    });
     const via = bbs.messages.find((m: any) => m.subject === "Via the network");
     expect(via).toMatchObject({ origin: "box", body: "QTH is the old mill" });
     expect(via.route).toContain("R:261125/0200Z @:N0MLX.#NCA.CA.USA.NOAM");
@@ -181,7 +202,9 @@ function schemaTables(): string[] {
   const dropped = new Set([...schema.matchAll(/^DROP TABLE (?:IF EXISTS )?(\w+)/gm)].map((m) => m[1]!));
   const created = [...schema.matchAll(/^CREATE (VIRTUAL )?TABLE (?:IF NOT EXISTS )?(\w+)/gm)].filter((m) => !dropped.has(m[2]!));
   const virtual = created.filter((m) => m[1]).map((m) => m[2]!);
-  const inDb = (g.gw.db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>).map((r) => r.name).sort();
+  const inDb = (g.gw.db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>)
+    .map((r) => r.name)
+    .sort();
   const names = created.map((m) => m[2]!);
   expect(inDb.filter((t) => !names.includes(t) && !virtual.some((v) => t.startsWith(`${v}_`)))).toEqual([]);
   expect(names.filter((t) => !inDb.includes(t))).toEqual([]);
@@ -251,7 +274,9 @@ describe("erase", () => {
     expect((await json(await g.get("/api/profile/N0ERA"))).profile).toBeNull();
 
     // The feed: the key record is now its tombstone; the account's tombstone is signed and names no callsign.
-    const tombs = g.gw.db.query("SELECT gid, payload, frame FROM fed_feed WHERE type = 5 AND gid IN (?, ?) ORDER BY seq").all(`gdpr-gw:key:${keyId}`, `gdpr-gw:account:${publicId}`) as Array<{
+    const tombs = g.gw.db
+      .query("SELECT gid, payload, frame FROM fed_feed WHERE type = 5 AND gid IN (?, ?) ORDER BY seq")
+      .all(`gdpr-gw:key:${keyId}`, `gdpr-gw:account:${publicId}`) as Array<{
       gid: string;
       payload: Uint8Array;
       frame: Uint8Array;
@@ -289,15 +314,32 @@ describe("erase", () => {
     const pal = callAccount("N0FRD");
     await bbsAndBox(u, "N0WLK", pal, "N0FRD");
     // the game: a cache it hides, a find and a rating on someone else's, a watch
-    const own = await json(await g.post("/api/caches", { name: "N0WLK's box", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 48.2, lon: 11.6, description: "Hidden by N0WLK" }, as(u)));
-    const other = await json(await g.post("/api/caches", { name: "Friend's box", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 48.3, lon: 11.7 }, as(pal)));
+    const own = await json(
+      await g.post(
+        "/api/caches",
+        { name: "N0WLK's box", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 48.2, lon: 11.6, description: "Hidden by N0WLK" },
+        as(u),
+      ),
+    );
+    const other = await json(
+      await g.post("/api/caches", { name: "Friend's box", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 48.3, lon: 11.7 }, as(pal)),
+    );
     expect((await g.post("/api/logs", { cache: other.id, kind: "find", text: "TFTC, N0WLK" }, as(u))).status).toBe(201);
-    expect((await g.get(`/api/watch/${other.id}`, { method: "PUT", headers: { cookie: u.cookie, "content-type": "application/json" }, body: JSON.stringify({ watch: true }) })).status).toBeLessThan(300);
+    expect(
+      (
+        await g.get(`/api/watch/${other.id}`, {
+          method: "PUT",
+          headers: { cookie: u.cookie, "content-type": "application/json" },
+          body: JSON.stringify({ watch: true }),
+        })
+      ).status,
+    ).toBeLessThan(300);
     expect(own.id).toBeGreaterThan(0);
 
     const needles = ["N0WLK", email];
     const before = findEverywhere(needles);
-    for (const t of ["users", "callsigns", "device_keys", "fed_feed", "bbs_messages", "bbs_wp", "box_commands", "caches", "logs"]) expect(Object.keys(before)).toContain(t);
+    for (const t of ["users", "callsigns", "device_keys", "fed_feed", "bbs_messages", "bbs_wp", "box_commands", "caches", "logs"])
+      expect(Object.keys(before)).toContain(t);
 
     const r = await g.post("/api/account/N0WLK/delete", { confirm: true }, as(u));
     expect(r.status).toBe(200);
@@ -306,7 +348,13 @@ describe("erase", () => {
     // the friend's side of what is not N0WLK's is still there (positive control)
     expect(findEverywhere(["N0FRD"])).toMatchObject({ callsigns: ["call"], caches: expect.any(Array) });
     // a BID of erased mail stays known: a partner cannot forward it in again
-    const again = await json(await g.post("/api/bbs/forward/inbound", { messages: [{ bid: "7_N0WLK", type: "P", from: "N0WLK", to: "N0FRD", subject: "Via the network", text: "again" }] }, { headers: { "x-ingest-secret": INGEST } }));
+    const again = await json(
+      await g.post(
+        "/api/bbs/forward/inbound",
+        { messages: [{ bid: "7_N0WLK", type: "P", from: "N0WLK", to: "N0FRD", subject: "Via the network", text: "again" }] },
+        { headers: { "x-ingest-secret": INGEST } },
+      ),
+    );
     expect(again.results[0]).toMatchObject({ result: "duplicate" });
     expect(findEverywhere(needles)).toEqual({});
   });

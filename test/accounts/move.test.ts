@@ -182,7 +182,12 @@ describe("moving an account", () => {
     for (const b of [null, "x", { type: "account-bundle" }, { ...bundle, extra: 1 }]) expect((await importTo(B, b, u.kp)).status).toBe(400);
     expect(users()).toBe(settled);
     // Stale: a week and a day later.
-    const clock = { t: Date.now() + 8 * 24 * 3_600_000, now() { return this.t; } };
+    const clock = {
+      t: Date.now() + 8 * 24 * 3_600_000,
+      now() {
+        return this.t;
+      },
+    };
     const late = await startInProcess({ INSTANCE: "gw-late" }, { clock });
     try {
       const body = signedBody(u.kp, "POST", "/api/account/import", { bundle }, Math.floor(clock.t / 1000));
@@ -222,7 +227,6 @@ describe("moving an account", () => {
     expect(res.account.callsigns.map((c: any) => c.call)).toEqual(["N0SES", "N0SES-5", "N0SES-9"]);
     expect(r.headers.get("set-cookie")).toBeNull();
   });
-
 
   test("an unsigned instance cannot vouch for a move", async () => {
     const u = signedInUser(P.gw, "N0UNS");

@@ -47,7 +47,11 @@ describe("preferences and watchlist", () => {
     const b = signedInUser(g.gw, "N0WB");
     const hider = signedInUser(g.gw, "N0WH", { verified: true });
     const hide = async (name: string) =>
-      ((await json(await as(hider).send("POST", "/api/caches", { name, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 52.5, lon: 13.4 }))) as { id: number }).id;
+      (
+        (await json(
+          await as(hider).send("POST", "/api/caches", { name, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 52.5, lon: 13.4 }),
+        )) as { id: number }
+      ).id;
     const [c1, c2] = [await hide("Watched one"), await hide("Watched two")];
     expect(await json(await as(a).send("PUT", `/api/watch/${c1}`, { watch: true }))).toEqual({ cacheId: c1, watching: true });
     await as(a).send("PUT", `/api/watch/${c1}`, { watch: true });
@@ -126,7 +130,12 @@ describe("web push", () => {
     expect((await json(await c.send("DELETE", "/api/push/subscription", { endpoint: live.endpoint }))).subscriptions).toEqual([]);
     expect((await c.send("DELETE", "/api/push/subscription", { endpoint: live.endpoint })).status).toBe(404);
     const k = pushClient().subscription("https://push.example.org/x").keys;
-    for (const body of [{}, { endpoint: "not a url", keys: k }, { endpoint: "https://push.example.org/x", keys: { p256dh: "short", auth: k.auth } }, { endpoint: "https://push.example.org/x", keys: { p256dh: k.p256dh, auth: "AA" } }]) {
+    for (const body of [
+      {},
+      { endpoint: "not a url", keys: k },
+      { endpoint: "https://push.example.org/x", keys: { p256dh: "short", auth: k.auth } },
+      { endpoint: "https://push.example.org/x", keys: { p256dh: k.p256dh, auth: "AA" } },
+    ]) {
       expect((await c.send("PUT", "/api/push/subscription", body)).status).toBe(400);
     }
   });
@@ -134,7 +143,15 @@ describe("web push", () => {
   test("without PUSH_ALLOW_PRIVATE_ENDPOINTS only public https push services are accepted (no requests into the LAN)", async () => {
     const c = as(signedInUser(strict.gw, "N0SSR"), strict);
     const keys = pushClient().subscription("x").keys;
-    for (const endpoint of [`${push.url}/push/x`, "https://127.0.0.1/x", "https://192.168.1.10/x", "https://[::1]/x", "https://localhost/x", "https://router.local/x", "http://push.example.org/x"]) {
+    for (const endpoint of [
+      `${push.url}/push/x`,
+      "https://127.0.0.1/x",
+      "https://192.168.1.10/x",
+      "https://[::1]/x",
+      "https://localhost/x",
+      "https://router.local/x",
+      "http://push.example.org/x",
+    ]) {
       const r = await c.send("PUT", "/api/push/subscription", { endpoint, keys });
       expect({ endpoint, status: r.status }).toEqual({ endpoint, status: 400 });
     }
@@ -167,7 +184,15 @@ describe("saved map views", () => {
 
   test("bad views are a 400 and store nothing", async () => {
     const c = as(signedInUser(g.gw, "N0BVW"));
-    for (const body of [{}, { name: "x", lat: 91, lon: 0, zoom: 3 }, { name: "x", lat: 0, lon: 0, zoom: 30 }, { name: "", lat: 0, lon: 0, zoom: 3 }, { name: "x", lat: "1", lon: 0, zoom: 3 }, { name: "x", lat: 0, lon: 0, zoom: 3, layers: ["<script>"] }, { name: "x", lat: 0, lon: 0, zoom: 3, owner: "me" }]) {
+    for (const body of [
+      {},
+      { name: "x", lat: 91, lon: 0, zoom: 3 },
+      { name: "x", lat: 0, lon: 0, zoom: 30 },
+      { name: "", lat: 0, lon: 0, zoom: 3 },
+      { name: "x", lat: "1", lon: 0, zoom: 3 },
+      { name: "x", lat: 0, lon: 0, zoom: 3, layers: ["<script>"] },
+      { name: "x", lat: 0, lon: 0, zoom: 3, owner: "me" },
+    ]) {
       expect({ body, status: (await c.send("POST", "/api/views", body)).status }).toEqual({ body, status: 400 });
     }
     expect((await json(await c.get("/api/views"))).views).toEqual([]);

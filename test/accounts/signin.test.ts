@@ -196,7 +196,12 @@ describe("e-mail sign-in", () => {
     }
     expect((await g.post("/auth/email/verify", { email: "op2@example.org", code })).status).toBe(401);
     // Expiry, with the instance's clock moved forward.
-    const clock = { t: Date.now(), now() { return this.t; } };
+    const clock = {
+      t: Date.now(),
+      now() {
+        return this.t;
+      },
+    };
     const timed = await startInProcess({ SMTP_URL: smtp.url }, { clock });
     expect((await timed.post("/auth/email/verify", { email: "op3@example.org", code: "123456" })).status).toBe(401);
     try {

@@ -27,8 +27,7 @@ const as = (u: TestUser, r: Running = g) => ({
   get: (p: string) => r.get(p, { headers: { cookie: u.cookie } }),
   post: (p: string, body: unknown) => r.post(p, body, { headers: { cookie: u.cookie } }),
 });
-const box = (line: string, query = "") =>
-  g.post(`/ingest${query}`, `${line}\n`, { headers: { "content-type": "text/plain", "x-ingest-secret": INGEST } });
+const box = (line: string, query = "") => g.post(`/ingest${query}`, `${line}\n`, { headers: { "content-type": "text/plain", "x-ingest-secret": INGEST } });
 const msg = (src: string, path: string, text: string) => `${src}>APDR16,${path}::${"N0GW-10".padEnd(9)}:${text}`;
 
 /** A verified user with a device key, as the real owner of a call is. */
@@ -134,7 +133,16 @@ describe("an unverified claim never acts as a call another account verified", ()
     // Holding it as a claim is allowed (to start a takeover), activating it is not.
     expect((await as(a).post("/auth/callsigns", { add: "N0VIC" })).status).toBe(200);
     expect((await g.post("/auth/callsign", { call: "N0VIC" }, { headers: { cookie: a.cookie } })).status).toBe(409);
-    const hide = await as(a).post("/api/caches", { name: "Not yours", lat: 42.1, lon: -71.1, type: "traditional", size: "small", difficulty: 1, terrain: 1, description: "x" });
+    const hide = await as(a).post("/api/caches", {
+      name: "Not yours",
+      lat: 42.1,
+      lon: -71.1,
+      type: "traditional",
+      size: "small",
+      difficulty: 1,
+      terrain: 1,
+      description: "x",
+    });
     expect(hide.status).toBe(201);
     expect((await json(hide)).ownerCall).toBe("N0ATK");
 
@@ -143,7 +151,16 @@ describe("an unverified claim never acts as a call another account verified", ()
     await as(b).post("/auth/callsigns", { add: "N0VIC-3" });
     await as(b).post("/auth/callsigns", { remove: "N0ZZZ" });
     expect(await json(await as(b).get("/auth/callsign"))).toEqual({ call: null, verified: false });
-    const refused = await as(b).post("/api/caches", { name: "Not yours either", lat: 42.1, lon: -71.1, type: "traditional", size: "small", difficulty: 1, terrain: 1, description: "x" });
+    const refused = await as(b).post("/api/caches", {
+      name: "Not yours either",
+      lat: 42.1,
+      lon: -71.1,
+      type: "traditional",
+      size: "small",
+      difficulty: 1,
+      terrain: 1,
+      description: "x",
+    });
     expect(refused.status).toBe(403);
     expect((await json(await as(victim).get("/auth/callsign"))).call).toBe("N0VIC");
   });

@@ -70,7 +70,11 @@ describe("APRS challenge", () => {
     const cb = await json(await as(b).post("/verify/aprs/start", { call: "N0TWO-5" }));
     expect(ca.code).not.toBe(cb.code);
     await hear("N0TWO-5", `VERIFY ${cb.code}`, { to: "ANYONE" });
-    expect(await json(await as(b).get("/verify/aprs/status?call=N0TWO"))).toMatchObject({ status: "verified", heardFrom: "N0TWO-5", heardVia: "rf via N0IG-10" });
+    expect(await json(await as(b).get("/verify/aprs/status?call=N0TWO"))).toMatchObject({
+      status: "verified",
+      heardFrom: "N0TWO-5",
+      heardVia: "rf via N0IG-10",
+    });
     expect((await json(await as(a).get("/auth/callsigns"))).callsigns).toEqual([]);
     // A's old code, heard now, does nothing.
     await hear("N0TWO", `VERIFY ${ca.code}`);
@@ -89,7 +93,9 @@ describe("APRS challenge", () => {
     expect(e.message).toContain("N0GW-10");
     // In the message log, written without an event reaching this process (another process sharing the database).
     g.gw.db
-      .query("INSERT INTO aprs_messages (ts, src, addressee, kind, text, source, igate, proof) VALUES (?, 'N0CON-2', 'N0GW-10', 'message', ?, 'rf', 'N0IG-1', ?)")
+      .query(
+        "INSERT INTO aprs_messages (ts, src, addressee, kind, text, source, igate, proof) VALUES (?, 'N0CON-2', 'N0GW-10', 'message', ?, 'rf', 'N0IG-1', ?)",
+      )
       .run(g.gw.clock.now(), `VERIFY ${ch.code}`, "box");
     const ok = await c.post("/verify/aprs/confirm", { call: "N0CON" });
     expect(ok.status).toBe(200);
@@ -97,7 +103,12 @@ describe("APRS challenge", () => {
   });
 
   test("an expired code no longer verifies; a new start replaces it", async () => {
-    const clock = { t: Date.now(), now() { return this.t; } };
+    const clock = {
+      t: Date.now(),
+      now() {
+        return this.t;
+      },
+    };
     const timed = await startInProcess({ INGEST_SECRET: INGEST }, { clock });
     try {
       const u = signedInUser(timed.gw, "N0EXP");

@@ -16,7 +16,9 @@ import { decode, applyTelemetry, mergeDefinitions, type AprsPacket, type Telemet
 import { runDecodeAprs, unescapeDw, type DwReport } from "./direwolf.ts";
 
 const CORPUS = join(import.meta.dir, "corpus.txt");
-const lines = readFileSync(CORPUS, "latin1").split("\n").filter((l) => l.length && !l.startsWith("#"));
+const lines = readFileSync(CORPUS, "latin1")
+  .split("\n")
+  .filter((l) => l.length && !l.startsWith("#"));
 const forDw = lines.map((l) => l.replace(/,qA[^:]*:/, ":"));
 const reports = runDecodeAprs(forDw);
 
@@ -71,7 +73,11 @@ function differences(p: AprsPacket, dw: DwReport, defs: TelemetryDefinitions | n
   if (dw.altFt !== undefined) want(near((p.altitudeM ?? NaN) / 0.3048, dw.altFt, 0.6), `altitude ${p.altitudeM} m vs ${dw.altFt} ft`);
   else want(p.altitudeM === undefined, `altitude ${p.altitudeM} where decode_aprs has none`);
   if (dw.rangeMiles !== undefined) want(near((p.rangeKm ?? NaN) / 1.609344, dw.rangeMiles, 0.1), `range ${p.rangeKm} km vs ${dw.rangeMiles} mi`);
-  if (dw.phg) want(p.phg?.powerW === dw.phg.powerW && p.phg?.heightFt === dw.phg.heightFt && p.phg?.gainDbi === dw.phg.gainDbi, `phg ${JSON.stringify(p.phg)} vs ${JSON.stringify(dw.phg)}`);
+  if (dw.phg)
+    want(
+      p.phg?.powerW === dw.phg.powerW && p.phg?.heightFt === dw.phg.heightFt && p.phg?.gainDbi === dw.phg.gainDbi,
+      `phg ${JSON.stringify(p.phg)} vs ${JSON.stringify(dw.phg)}`,
+    );
   if (dw.kind === "MIC-E") {
     want(p.micE === dw.micE, `Mic-E message ${p.micE} vs ${dw.micE}`);
     if (dw.mfr === "Unknown manufacturer") want(p.device === undefined, `device ${p.device} vs unknown`);
@@ -85,7 +91,11 @@ function differences(p: AprsPacket, dw: DwReport, defs: TelemetryDefinitions | n
       want(near((x.windSpeedKmh ?? NaN) / 1.609344, dw.windMph, 0.06), `wind ${x.windSpeedKmh} km/h vs ${dw.windMph} mph`);
     if (w.gustMph !== undefined) want(near((x.windGustKmh ?? NaN) / 1.609344, w.gustMph, 0.51), `gust ${x.windGustKmh} vs ${w.gustMph}`);
     if (w.tempF !== undefined) want(near(((x.tempC ?? NaN) * 9) / 5 + 32, w.tempF, 0.51), `temp ${x.tempC} C vs ${w.tempF} F`);
-    for (const [k, mine] of [["rain1hIn", x.rain1hMm], ["rain24hIn", x.rain24hMm], ["rainMidIn", x.rainMidnightMm]] as const)
+    for (const [k, mine] of [
+      ["rain1hIn", x.rain1hMm],
+      ["rain24hIn", x.rain24hMm],
+      ["rainMidIn", x.rainMidnightMm],
+    ] as const)
       if (w[k] !== undefined) want(near((mine ?? NaN) / 25.4, w[k], 0.006), `${k} ${mine} mm vs ${w[k]} in`);
     if (w.humidity !== undefined) want(x.humidityPct === w.humidity, `humidity ${x.humidityPct} vs ${w.humidity}`);
     if (w.inHg !== undefined) want(near((x.pressureHpa ?? NaN) * 0.0295299830714, w.inHg, 0.011), `pressure ${x.pressureHpa} hPa vs ${w.inHg} inHg`);
@@ -108,7 +118,8 @@ function differences(p: AprsPacket, dw: DwReport, defs: TelemetryDefinitions | n
   // Comments: decode_aprs prints a message's whole text (id included).
   if (dw.kind === "APRS Message") want(dw.comment === p.text + (p.msgId ? "{" + p.msgId : ""), `text ${p.text} vs ${dw.comment}`);
   else if (dw.kind === "Status Report") want(p.status === dw.comment, `status ${p.status} vs ${dw.comment}`);
-  else if (!dw.kind.includes("Weather") && dw.freqMhz === undefined) want((p.comment ?? undefined) === (dw.comment || undefined), `comment ${JSON.stringify(p.comment)} vs ${JSON.stringify(dw.comment)}`);
+  else if (!dw.kind.includes("Weather") && dw.freqMhz === undefined)
+    want((p.comment ?? undefined) === (dw.comment || undefined), `comment ${JSON.stringify(p.comment)} vs ${JSON.stringify(dw.comment)}`);
   return diffs;
 }
 
@@ -141,7 +152,22 @@ describe("decoder vs Direwolf decode_aprs", () => {
         if (r.packet.format) formats.add(r.packet.format);
       }
     }
-    for (const t of ["position", "object", "item", "weather", "message", "ack", "rej", "bulletin", "announcement", "status", "telemetry", "telemetry-definitions", "third-party"]) expect(types).toContain(t);
+    for (const t of [
+      "position",
+      "object",
+      "item",
+      "weather",
+      "message",
+      "ack",
+      "rej",
+      "bulletin",
+      "announcement",
+      "status",
+      "telemetry",
+      "telemetry-definitions",
+      "third-party",
+    ])
+      expect(types).toContain(t);
     expect([...formats].sort()).toEqual(["compressed", "mic-e", "nmea", "uncompressed"]);
   });
 });

@@ -1,7 +1,17 @@
 /** What decode_aprs cannot tell us: the header, typed errors, hostile input, and the encoder's round trip. */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { decode, encodeAck, encodeMessage, encodeObject, encodePosition, encodeStatus, encodeWeather, type EncodeError, aprsIsPasscode } from "../../src/aprs/index.ts";
+import {
+  decode,
+  encodeAck,
+  encodeMessage,
+  encodeObject,
+  encodePosition,
+  encodeStatus,
+  encodeWeather,
+  type EncodeError,
+  aprsIsPasscode,
+} from "../../src/aprs/index.ts";
 import { runDecodeAprs } from "./direwolf.ts";
 
 const ok = (line: string) => {
@@ -69,7 +79,13 @@ describe("typed errors, never exceptions", () => {
   });
 
   test("arbitrary input, bytes and near-misses never throw", () => {
-    const samples = ["N0CALL>APRS:!4903.50N/07201.75W-", "N0CALL>T2SP0W:`c_Vm6hk/`\"49}x_%", "N0CALL>APRS::WU2Z     :hi{1", "N0CALL>APRS:_10090556c220s004g005t077", "N0CALL>APRS:;LEADER   *092345z4903.50N/07201.75W>"];
+    const samples = [
+      "N0CALL>APRS:!4903.50N/07201.75W-",
+      'N0CALL>T2SP0W:`c_Vm6hk/`"49}x_%',
+      "N0CALL>APRS::WU2Z     :hi{1",
+      "N0CALL>APRS:_10090556c220s004g005t077",
+      "N0CALL>APRS:;LEADER   *092345z4903.50N/07201.75W>",
+    ];
     fc.assert(
       fc.property(fc.string({ unit: "binary", maxLength: 200 }), fc.integer({ min: 0, max: 4 }), fc.nat(80), (junk, which, at) => {
         const base = samples[which]!;
@@ -117,9 +133,25 @@ describe("encoder", () => {
   test("what it builds decodes back to the same values, here and in decode_aprs", () => {
     const at = Date.UTC(2025, 5, 14, 12, 30);
     const lines = [
-      encodePosition({ src: "N0CALL-9", lat: 42.619, lon: -71.347167, symbol: "/>", course: 90, speedKmh: 50, altitudeM: 120, comment: "rolling", messaging: true }),
+      encodePosition({
+        src: "N0CALL-9",
+        lat: 42.619,
+        lon: -71.347167,
+        symbol: "/>",
+        course: 90,
+        speedKmh: 50,
+        altitudeM: 120,
+        comment: "rolling",
+        messaging: true,
+      }),
       encodePosition({ src: "N0CALL", path: ["WIDE1-1", "WIDE2-1"], lat: -33.852, lon: 151.2057, symbol: "/-" }),
-      encodeWeather({ src: "N0CALL-13", lat: 49.058333, lon: -72.029167, wx: { windDirDeg: 220, windSpeedKmh: 6.4, windGustKmh: 8, tempC: 25, rain1hMm: 2.5, humidityPct: 50, pressureHpa: 1013.2 }, comment: "svc" }),
+      encodeWeather({
+        src: "N0CALL-13",
+        lat: 49.058333,
+        lon: -72.029167,
+        wx: { windDirDeg: 220, windSpeedKmh: 6.4, windGustKmh: 8, tempC: 25, rain1hMm: 2.5, humidityPct: 50, pressureHpa: 1013.2 },
+        comment: "svc",
+      }),
       encodeWeather({ src: "N0CALL-13", wx: { windDirDeg: 90, windSpeedKmh: 10, tempC: -5, humidityPct: 100, pressureHpa: 990 }, at }),
       encodeObject({ src: "N0CALL", name: "CACHE1", lat: 42.5, lon: -71.25, symbol: "/.", comment: "GC cache", at }),
       encodeObject({ src: "N0CALL", name: "CACHE1", alive: false, lat: 42.5, lon: -71.25, at }),
@@ -129,10 +161,28 @@ describe("encoder", () => {
       encodeStatus({ src: "N0CALL", text: "QRV on 2m" }),
     ];
     const d = lines.map(ok);
-    expect(d[0]).toMatchObject({ type: "position", messaging: true, lat: 42.619, lon: -71.3471667, symbol: "/>", course: 90, speedKmh: 50, altitudeM: 120.1, comment: "rolling" });
+    expect(d[0]).toMatchObject({
+      type: "position",
+      messaging: true,
+      lat: 42.619,
+      lon: -71.3471667,
+      symbol: "/>",
+      course: 90,
+      speedKmh: 50,
+      altitudeM: 120.1,
+      comment: "rolling",
+    });
     expect(d[1]).toMatchObject({ lat: -33.852, lon: 151.2056667, path: ["WIDE1-1", "WIDE2-1"] });
-    expect(d[2]).toMatchObject({ type: "weather", wx: { windDirDeg: 220, windSpeedKmh: 6.4, windGustKmh: 8, tempC: 25, rain1hMm: 2.5, humidityPct: 50, pressureHpa: 1013.2 }, comment: "svc" });
-    expect(d[3]).toMatchObject({ type: "weather", timestamp: "06141230", wx: { windDirDeg: 90, windSpeedKmh: 9.7, tempC: -5, humidityPct: 100, pressureHpa: 990 } });
+    expect(d[2]).toMatchObject({
+      type: "weather",
+      wx: { windDirDeg: 220, windSpeedKmh: 6.4, windGustKmh: 8, tempC: 25, rain1hMm: 2.5, humidityPct: 50, pressureHpa: 1013.2 },
+      comment: "svc",
+    });
+    expect(d[3]).toMatchObject({
+      type: "weather",
+      timestamp: "06141230",
+      wx: { windDirDeg: 90, windSpeedKmh: 9.7, tempC: -5, humidityPct: 100, pressureHpa: 990 },
+    });
     expect(d[4]).toMatchObject({ type: "object", name: "CACHE1", alive: true, timestamp: "141230z", lat: 42.5, lon: -71.25, comment: "GC cache" });
     expect(d[5]).toMatchObject({ type: "object", alive: false });
     expect(d[6]).toMatchObject({ type: "message", addressee: "W1AW-9", text: "see you at the cache", msgId: "12" });
@@ -141,7 +191,18 @@ describe("encoder", () => {
     expect(d[9]).toMatchObject({ type: "status", status: "QRV on 2m" });
     // The independent decoder reads the same positions and kinds.
     const dw = runDecodeAprs(lines.map((l) => l.replace(",TCPIP*", "")));
-    expect(dw.map((r) => r.kind)).toEqual(["Position", "Position", "Weather Report", "Positionless Weather Report", "Object", "Killed Object", "APRS Message", "ACK message", "REJ message", "Status Report"]);
+    expect(dw.map((r) => r.kind)).toEqual([
+      "Position",
+      "Position",
+      "Weather Report",
+      "Positionless Weather Report",
+      "Object",
+      "Killed Object",
+      "APRS Message",
+      "ACK message",
+      "REJ message",
+      "Status Report",
+    ]);
     expect(Math.abs(dw[0]!.lat! - 42.619)).toBeLessThan(1e-4);
     expect(dw[0]!.course).toBe(90);
     expect(dw[6]!.msgNumber).toBe("12");
@@ -184,7 +245,11 @@ describe("Peet Bros Ultimeter weather and Maidenhead status, against decode_aprs
     const logging = "N0CALL>APRS:!!005000800190000027A502BC025801900158053200100050";
     const dw = runDecodeAprs([ultw, cold, logging]);
     const [a, b, c] = [ok(ultw), ok(cold), ok(logging)];
-    for (const [p, r] of [[a, dw[0]!], [b, dw[1]!], [c, dw[2]!]] as const) {
+    for (const [p, r] of [
+      [a, dw[0]!],
+      [b, dw[1]!],
+      [c, dw[2]!],
+    ] as const) {
       expect(r.kind).toBe("Ultimeter");
       expect(p.type).toBe("weather");
       expect(p.wx!.windDirDeg).toBe(r.weather!.dir!);
@@ -204,7 +269,11 @@ describe("Peet Bros Ultimeter weather and Maidenhead status, against decode_aprs
   test("unknown (----) fields are left out, as Ham::APRS::FAP does; a report with no field is a typed error", () => {
     const p = ok("N0CALL>APRS:$ULTW0031003702CE0069----000086A00001----011901CC00000005");
     expect(p.wx).toEqual({ windGustKmh: 4.9, windDirDeg: 77, tempC: 22.1, rainMidnightMm: 0, windSpeedKmh: 0.5 });
-    expect(ok("N0CALL>APRS:!!0000006601A0--------------------------------0010 on the roof")).toMatchObject({ type: "weather", wx: { windSpeedKmh: 1.6, windDirDeg: 143, tempC: 5.3 }, comment: "on the roof" });
+    expect(ok("N0CALL>APRS:!!0000006601A0--------------------------------0010 on the roof")).toMatchObject({
+      type: "weather",
+      wx: { windSpeedKmh: 1.6, windDirDeg: 143, tempC: 5.3 },
+      comment: "on the roof",
+    });
     expect(err("N0CALL>APRS:$ULTW")).toBe("bad_weather");
     expect(err("N0CALL>APRS:!!--------")).toBe("bad_weather");
   });

@@ -73,7 +73,8 @@ export function runDecodeAprs(lines: string[]): DwReport[] {
     if (at >= rows.length) throw new Error(`decode_aprs output lost track at: ${input}`);
     at++;
     const block: string[] = [];
-    while (at < rows.length && !lines.includes(rows[at]!) && !(rows[at] === "" && rows[at + 1] !== undefined && lines.includes(rows[at + 1]!))) block.push(rows[at++]!);
+    while (at < rows.length && !lines.includes(rows[at]!) && !(rows[at] === "" && rows[at + 1] !== undefined && lines.includes(rows[at + 1]!)))
+      block.push(rows[at++]!);
     reports.push(parseBlock(input, block));
   }
   return reports;
@@ -170,4 +171,3 @@ function parseWeather(l: string): Record<string, number> {
 
 /** decode_aprs notation to the bytes it stands for. */
 export const unescapeDw = (l: string) => l.replace(/<0x([0-9a-fA-F]{2})>/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
-

@@ -30,7 +30,13 @@ let claimant: TestUser;
 let admin: TestUser;
 
 beforeAll(async () => {
-  g = await startInProcess({ INGEST_SECRET: INGEST, ADMIN_CALLSIGNS: "N0OPS", BBS_HA: "N0GW.#TST.USA.NOAM", BBS_MAX_MESSAGE_BYTES: "4096", INSTANCE: "gw-api" });
+  g = await startInProcess({
+    INGEST_SECRET: INGEST,
+    ADMIN_CALLSIGNS: "N0OPS",
+    BBS_HA: "N0GW.#TST.USA.NOAM",
+    BBS_MAX_MESSAGE_BYTES: "4096",
+    INSTANCE: "gw-api",
+  });
   alice = signedInUser(g.gw, "N0ALI-9", { verified: true });
   bob = signedInUser(g.gw, "N0BOB", { verified: true });
   eve = signedInUser(g.gw, "N0EVE", { verified: true });
@@ -40,7 +46,11 @@ beforeAll(async () => {
 afterAll(() => g.stop());
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const r = await g.get(path, { method, headers: { "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await g.get(path, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await r.text();
   return { status: r.status, body: text ? (JSON.parse(text) as any) : null };
 }
@@ -51,7 +61,17 @@ describe("composing", () => {
   test("a personal message to a local user: stored, from the base call, with our R: line", async () => {
     const r = await call("POST", "/api/bbs/messages", { to: "n0bob", subject: "Hello", body: "Hi Bob\n73" }, as(alice));
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ type: "P", from: "N0ALI", to: "N0BOB", at: null, delivery: "local", subject: "Hello", body: "Hi Bob\n73", read: false, origin: "local" });
+    expect(r.body).toMatchObject({
+      type: "P",
+      from: "N0ALI",
+      to: "N0BOB",
+      at: null,
+      delivery: "local",
+      subject: "Hello",
+      body: "Hi Bob\n73",
+      read: false,
+      origin: "local",
+    });
     expect(r.body.bid).toMatch(/^\d+_N0GW$/);
     expect(r.body.route).toEqual([expect.stringMatching(/^R:\d{6}\/\d{4}Z @:N0GW\.#TST\.USA\.NOAM #:\d+ \[gw-api\] \$:\d+_N0GW$/)]);
   });
@@ -152,7 +172,12 @@ describe("who reads personal mail", () => {
     expect((await call("GET", `/api/bbs/messages/${m.id}`, undefined, as(bob))).status).toBe(404);
     expect((await call("DELETE", `/api/bbs/messages/${m.id}`, {}, as(bob))).status).toBe(404);
     expect(g.gw.db.query("SELECT subject, body FROM bbs_messages WHERE id = ?").get(m.id)).toEqual({ subject: "", body: "" });
-    const again = await call("POST", "/api/bbs/forward/inbound", { messages: [{ bid: m.bid, type: "P", from: "N0ALI", to: "N0BOB", subject: "again", text: "x" }] }, ops);
+    const again = await call(
+      "POST",
+      "/api/bbs/forward/inbound",
+      { messages: [{ bid: m.bid, type: "P", from: "N0ALI", to: "N0BOB", subject: "again", text: "x" }] },
+      ops,
+    );
     expect(again.body.results[0]).toMatchObject({ bid: m.bid, result: "duplicate" });
     const killed = await call("GET", "/api/bbs/forward/kill?since=0", undefined, ops);
     expect(killed.body.killed.map((k: any) => k.bid)).toContain(m.bid);
@@ -162,7 +187,12 @@ describe("who reads personal mail", () => {
     const root = (await call("POST", "/api/bbs/messages", { to: "N0BOB", subject: "Antenna", body: "Which antenna?" }, as(alice))).body;
     const reply = (await call("POST", "/api/bbs/messages", { to: "N0ALI", subject: "Re: Antenna", body: "A dipole.", replyTo: root.id }, as(bob))).body;
     // a message arriving from elsewhere with the same subject between the same calls joins too
-    const fwd = await call("POST", "/api/bbs/forward/inbound", { messages: [{ bid: "THR1_N0X", type: "P", from: "N0BOB", to: "N0ALI", subject: "RE: antenna", text: "And a balun." }] }, ops);
+    const fwd = await call(
+      "POST",
+      "/api/bbs/forward/inbound",
+      { messages: [{ bid: "THR1_N0X", type: "P", from: "N0BOB", to: "N0ALI", subject: "RE: antenna", text: "And a balun." }] },
+      ops,
+    );
     expect(fwd.body.results[0].result).toBe("stored");
     const t = await call("GET", `/api/bbs/thread/${reply.id}`, undefined, as(alice));
     expect(t.body.threadId).toBe(root.id);
@@ -177,17 +207,46 @@ describe("bulletins and traffic", () => {
   test("boards by category; SVCFED only when asked for by category", async () => {
     await call("POST", "/api/bbs/messages", { type: "B", to: "ALL@WW", subject: "CQ", body: "hello all" }, as(alice));
     await call("POST", "/api/bbs/messages", { type: "B", to: "KEPS@WW", subject: "Keps", body: "elements" }, as(eve));
-    const fed = await call("POST", "/api/bbs/forward/inbound", { messages: [{ bid: "SVC0000000001", type: "B", from: "N0FED", to: "SVCFED@WW", subject: "frames", text: "machine" }] }, ops);
+    const fed = await call(
+      "POST",
+      "/api/bbs/forward/inbound",
+      { messages: [{ bid: "SVC0000000001", type: "B", from: "N0FED", to: "SVCFED@WW", subject: "frames", text: "machine" }] },
+      ops,
+    );
     expect(fed.body.results[0]).toMatchObject({ result: "refused" }); // 13 characters: not a BID
     // the carrier's receiver reads every SVCFED bulletin: text that is not its body is refused
-    expect((await call("POST", "/api/bbs/forward/inbound", { messages: [{ bid: "SVC000001", type: "B", from: "N0FED", to: "SVCFED@WW", subject: "frames", text: "machine" }] }, ops)).body.results[0]).toMatchObject({
+    expect(
+      (
+        await call(
+          "POST",
+          "/api/bbs/forward/inbound",
+          { messages: [{ bid: "SVC000001", type: "B", from: "N0FED", to: "SVCFED@WW", subject: "frames", text: "machine" }] },
+          ops,
+        )
+      ).body.results[0],
+    ).toMatchObject({
       result: "refused",
       reason: expect.stringContaining('no "SVCFED 1 ..." header line'),
     });
     // one that is (frames of an origin this instance does not know: kept and carried on, never applied)
-    const frame = signed(generateKeyPair().privateKey, { type: 1, gid: "gw-x:cache:1", origin: "gw-x", v: 1, body: cacheToWire({ name: "X", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 1, status: "active" }) as never });
+    const frame = signed(generateKeyPair().privateKey, {
+      type: 1,
+      gid: "gw-x:cache:1",
+      origin: "gw-x",
+      v: 1,
+      body: cacheToWire({ name: "X", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 1, status: "active" }) as never,
+    });
     const carried = encodeSvcfedBody("gw-x", encodePage({ frames: [frame], next: 1, more: false }), 1);
-    expect((await call("POST", "/api/bbs/forward/inbound", { messages: [{ bid: carried.bid, type: "B", from: "N0FED", to: "SVCFED@WW", subject: "frames", text: carried.text }] }, ops)).body.results[0].result).toBe("stored");
+    expect(
+      (
+        await call(
+          "POST",
+          "/api/bbs/forward/inbound",
+          { messages: [{ bid: carried.bid, type: "B", from: "N0FED", to: "SVCFED@WW", subject: "frames", text: carried.text }] },
+          ops,
+        )
+      ).body.results[0].result,
+    ).toBe("stored");
     const all = await call("GET", "/api/bbs/bulletins");
     expect(all.body.messages.map((m: any) => m.to).sort()).toEqual(["ALL", "KEPS"]);
     expect((await call("GET", "/api/bbs/bulletins?category=keps")).body.messages.map((m: any) => m.subject)).toEqual(["Keps"]);
@@ -257,7 +316,19 @@ describe("routing and White Pages", () => {
     const r = await call(
       "POST",
       "/api/bbs/forward/inbound",
-      { partner: "N0XBB", messages: [{ bid: "FLOOD1_N0Q", type: "B", from: "N0Q", to: "KEPS@WW", subject: "keps", text: "R:261120/1200Z @:N0ZBB.#TST.USA.NOAM #:5 [z] $:FLOOD1_N0Q\n\nkeps body" }] },
+      {
+        partner: "N0XBB",
+        messages: [
+          {
+            bid: "FLOOD1_N0Q",
+            type: "B",
+            from: "N0Q",
+            to: "KEPS@WW",
+            subject: "keps",
+            text: "R:261120/1200Z @:N0ZBB.#TST.USA.NOAM #:5 [z] $:FLOOD1_N0Q\n\nkeps body",
+          },
+        ],
+      },
       ops,
     );
     const id = r.body.results[0].id;
@@ -270,7 +341,12 @@ describe("routing and White Pages", () => {
   test("held mail is routed when a rule appears", async () => {
     const held = (await call("POST", "/api/bbs/messages", { to: "N0HLD@N0HBB.%23XX.EU".replace("%23", "#"), subject: "held", body: "x" }, as(alice))).body;
     expect(held.delivery).toBe("transit"); // the * rule routes everything P
-    await call("DELETE", `/api/bbs/forward/${(await call("GET", "/api/bbs/forward", undefined, ops)).body.rules.find((r: any) => r.pattern === "*").id}`, {}, ops);
+    await call(
+      "DELETE",
+      `/api/bbs/forward/${(await call("GET", "/api/bbs/forward", undefined, ops)).body.rules.find((r: any) => r.pattern === "*").id}`,
+      {},
+      ops,
+    );
     const held2 = (await call("POST", "/api/bbs/messages", { to: "N0HLD@N0HBB.#XX.EUR", subject: "held 2", body: "x" }, as(alice))).body;
     expect(held2.delivery).toBe("unrouted");
     await rule({ partner: "N0ZBB", pattern: "EUR", types: "P" });
@@ -281,7 +357,12 @@ describe("routing and White Pages", () => {
 
   test("White Pages dates: FBB's two-digit years slide, so 930123 is 1993 and newer information still wins", async () => {
     const wpMsg = (bid: string, lines: string[]) =>
-      call("POST", "/api/bbs/forward/inbound", { messages: [{ bid, type: "P", from: "WP", to: "WP@N0GW", subject: "WP Update", text: lines.join("\n") }] }, ops);
+      call(
+        "POST",
+        "/api/bbs/forward/inbound",
+        { messages: [{ bid, type: "P", from: "WP", to: "WP@N0GW", subject: "WP Update", text: lines.join("\n") }] },
+        ops,
+      );
     // Old news first, then newer: the newer replaces it.
     expect((await wpMsg("WPY1_N0X", ["On 930123 K0DTY/U @ N0OLD.#TST.USA.NOAM zip 11111 Old Town"])).body.results[0].result).toBe("stored");
     const old = (await call("GET", "/api/bbs/wp?call=K0DTY")).body;
@@ -299,12 +380,26 @@ describe("routing and White Pages", () => {
 
   test("White Pages: WP update messages and R: lines; user-given beats path beats guess; routes use them", async () => {
     const wpMsg = (bid: string, lines: string[]) =>
-      call("POST", "/api/bbs/forward/inbound", { messages: [{ bid, type: "P", from: "WP", to: "WP@N0GW", subject: "WP Update", text: lines.join("\n") }] }, ops);
-    expect((await wpMsg("WPA_N0X", ["On 261101 N0WPA/G @ N0OLD.#TST.USA.NOAM zip ? ? ?", "garbage line", "On 261102 N0WPC/U @ N0CBB zip 999 Carl Far Away"])).body.results[0].result).toBe("stored");
+      call(
+        "POST",
+        "/api/bbs/forward/inbound",
+        { messages: [{ bid, type: "P", from: "WP", to: "WP@N0GW", subject: "WP Update", text: lines.join("\n") }] },
+        ops,
+      );
+    expect(
+      (await wpMsg("WPA_N0X", ["On 261101 N0WPA/G @ N0OLD.#TST.USA.NOAM zip ? ? ?", "garbage line", "On 261102 N0WPC/U @ N0CBB zip 999 Carl Far Away"])).body
+        .results[0].result,
+    ).toBe("stored");
     expect((await call("GET", "/api/bbs/wp?call=N0WPA")).body).toMatchObject({ homeBbs: "N0OLD.#TST.USA.NOAM", source: "G", zip: null, name: null });
     // a user-given entry replaces a guess, even an older one
     await wpMsg("WPB_N0X", ["On 261001 N0WPA/U @ N0NEW.#TST.USA.NOAM zip 12345 Ann Springfield"]);
-    expect((await call("GET", "/api/bbs/wp?call=n0wpa")).body).toMatchObject({ homeBbs: "N0NEW.#TST.USA.NOAM", source: "U", name: "Ann", qth: "Springfield", zip: "12345" });
+    expect((await call("GET", "/api/bbs/wp?call=n0wpa")).body).toMatchObject({
+      homeBbs: "N0NEW.#TST.USA.NOAM",
+      source: "U",
+      name: "Ann",
+      qth: "Springfield",
+      zip: "12345",
+    });
     // a newer guess does not replace it
     await wpMsg("WPC_N0X", ["On 261120 N0WPA/G @ N0GUESS zip ? ? ?"]);
     expect((await call("GET", "/api/bbs/wp?call=N0WPA")).body.homeBbs).toBe("N0NEW.#TST.USA.NOAM");
@@ -357,13 +452,26 @@ describe("partners and rules: validation", () => {
     const before = (await call("GET", "/api/bbs/partners", undefined, ops)).body.partners.length;
     for (const [b, status] of bad) expect({ b, status: (await call("POST", "/api/bbs/partners", b, ops)).status }).toEqual({ b, status });
     expect((await call("GET", "/api/bbs/partners", undefined, ops)).body.partners.length).toBe(before);
-    for (const r of [{ partner: "N0NONE", pattern: "WW" }, { partner: "N0XBB", pattern: "W.W" }, { partner: "N0XBB", pattern: "WW", field: "cc" }, { partner: "N0XBB", pattern: "WW", priority: -1 }, { pattern: "WW" }]) {
+    for (const r of [
+      { partner: "N0NONE", pattern: "WW" },
+      { partner: "N0XBB", pattern: "W.W" },
+      { partner: "N0XBB", pattern: "WW", field: "cc" },
+      { partner: "N0XBB", pattern: "WW", priority: -1 },
+      { pattern: "WW" },
+    ]) {
       expect((await call("POST", "/api/bbs/forward", r, ops)).status).toBe(400);
     }
   });
 
   test("update, secrets, delete", async () => {
-    const p = (await call("POST", "/api/bbs/partners", { call: "N0UPD", transport: "tcp", host: "127.0.0.1", port: 7300, password: "s3cret", timeBands: ["22:00-06:00"] }, ops)).body;
+    const p = (
+      await call(
+        "POST",
+        "/api/bbs/partners",
+        { call: "N0UPD", transport: "tcp", host: "127.0.0.1", port: 7300, password: "s3cret", timeBands: ["22:00-06:00"] },
+        ops,
+      )
+    ).body;
     expect(p).toMatchObject({ call: "N0UPD", hasPassword: true, timeBands: ["22:00-06:00"], intervalMin: 60, types: "PBT", enabled: true });
     expect(JSON.stringify(p)).not.toContain("s3cret");
     const u = await call("POST", `/api/bbs/partners/${p.id}`, { enabled: false, intervalMin: 15 }, ops);
@@ -391,8 +499,22 @@ describe("the ingest box's backend", () => {
     expect(pool.body.messages[0].text).toMatch(/^R:.*\n\nover the air\n$/);
     expect((await call("GET", "/api/bbs/forward/pool?partner=N0NOPE", undefined, ops)).status).toBe(404);
     expect((await call("GET", "/api/bbs/forward/pool?partner=N0BOX&limit=0", undefined, ops)).status).toBe(400);
-    const sent = await call("POST", "/api/bbs/forward/sent", { partner: "N0BOX", results: [{ bid: m.bid, outcome: "sent" }, { bid: "UNKNOWN1", outcome: "sent" }] }, ops);
-    expect(sent.body.results).toEqual([{ bid: m.bid, result: "recorded" }, { bid: "UNKNOWN1", result: "unknown" }]);
+    const sent = await call(
+      "POST",
+      "/api/bbs/forward/sent",
+      {
+        partner: "N0BOX",
+        results: [
+          { bid: m.bid, outcome: "sent" },
+          { bid: "UNKNOWN1", outcome: "sent" },
+        ],
+      },
+      ops,
+    );
+    expect(sent.body.results).toEqual([
+      { bid: m.bid, result: "recorded" },
+      { bid: "UNKNOWN1", result: "unknown" },
+    ]);
     expect((await call("GET", "/api/bbs/forward/pool?partner=N0BOX", undefined, ops)).body.messages).toEqual([]);
     expect((await call("POST", "/api/bbs/forward/sent", { partner: "N0BOX", results: [{ bid: m.bid, outcome: "lost" }] }, ops)).status).toBe(400);
 
@@ -417,7 +539,12 @@ describe("the ingest box's backend", () => {
     expect(inb.body.results.map((r: any) => r.result)).toEqual(["stored", "duplicate", "refused", "refused", "refused", "refused", "refused"]);
     expect(inb.body.results.slice(1).every((r: any) => typeof r.reason === "string")).toBe(true);
     expect(count()).toBe(before + 1);
-    expect((await call("GET", "/api/bbs/messages", undefined, as(alice))).body.messages[0]).toMatchObject({ from: "N0RF", origin: "box", receivedFrom: "N0BOX", subject: "from RF" });
+    expect((await call("GET", "/api/bbs/messages", undefined, as(alice))).body.messages[0]).toMatchObject({
+      from: "N0RF",
+      origin: "box",
+      receivedFrom: "N0BOX",
+      subject: "from RF",
+    });
     expect((await call("POST", "/api/bbs/forward/inbound", { messages: [] }, ops)).status).toBe(400);
   });
 
@@ -444,7 +571,9 @@ describe("the ingest box's backend", () => {
     expect(r.status).toBe(200);
     const session = r.body.session;
     expect(text(r.body.data)).toBe("[SVC-0.1.0-FHM$]\rN0GW BBS>\r");
-    expect((await call("GET", "/api/bbs/forward/session", undefined, ops)).body.sessions).toEqual([expect.objectContaining({ session, partner: "N0RLY", role: "answerer", closed: false })]);
+    expect((await call("GET", "/api/bbs/forward/session", undefined, ops)).body.sessions).toEqual([
+      expect.objectContaining({ session, partner: "N0RLY", role: "answerer", closed: false }),
+    ]);
 
     // the partner's SID and "nothing from me": we propose ours
     r = await ex({ session, data: b64("[FBB-7.0.11-FHM$]\rFF\r") });
@@ -501,7 +630,8 @@ describe("the forwarding scheduler", () => {
     const inBand = [`${pad(h)}:00-${pad(h + 1)}:00`];
     const outBand = [`${pad(h + 2)}:00-${pad(h + 3)}:00`];
     // nothing listens on port 1: a call fails and says why
-    const mk = async (c: string, extra: object) => (await call("POST", "/api/bbs/partners", { call: c, transport: "tcp", host: "127.0.0.1", port: 1, ...extra }, ops)).body;
+    const mk = async (c: string, extra: object) =>
+      (await call("POST", "/api/bbs/partners", { call: c, transport: "tcp", host: "127.0.0.1", port: 1, ...extra }, ops)).body;
     await mk("N0SA", { timeBands: inBand });
     await mk("N0SB", { timeBands: outBand });
     await mk("N0SC", { timeBands: inBand, poll: true });
@@ -533,7 +663,15 @@ describe("addresses", () => {
     expect(parseAddress("ALL@WW", "B")).toEqual({ ok: true, value: { to: "ALL", at: "WW" } });
     expect(parseAddress("12345@NTSCA", "T")).toEqual({ ok: true, value: { to: "12345", at: "NTSCA" } });
     expect(parseAddress("SYSOP", "P").ok).toBe(true);
-    for (const bad of ["", "N0ABC@WW", "N0ABC@N0BBS.#", "N0ABC@N0BBS.A.B.C.D.E.F", "N0ABC@N0BBS.#NCA..USA", "ALL@WW", "N0ABC@" + "N0BBS." + "ABCDEF.".repeat(5) + "X"]) {
+    for (const bad of [
+      "",
+      "N0ABC@WW",
+      "N0ABC@N0BBS.#",
+      "N0ABC@N0BBS.A.B.C.D.E.F",
+      "N0ABC@N0BBS.#NCA..USA",
+      "ALL@WW",
+      "N0ABC@" + "N0BBS." + "ABCDEF.".repeat(5) + "X",
+    ]) {
       expect({ bad, ok: parseAddress(bad, "P").ok }).toEqual({ bad, ok: false });
     }
     expect(parseAddress(42, "P").ok).toBe(false);

@@ -140,7 +140,10 @@ describe("FBB forwarding between two gateways over an AX.25 circuit", () => {
       if (e.dir === "rx" && e.frame.type === "I") heard.push(...e.frame.info);
     });
     const words = ["QSL", "café", "73", "grid FN42", "Übertragung", "de", "N0ALI", "packet", "1200 bd", "#TST"];
-    const long = Array.from({ length: 300 }, (_, i) => `${i}: ${words.map((_w, j) => words[(i * 7 + j * 3) % words.length]).join(" ")} ${(i * 2654435761) % 1000003}`).join("\n");
+    const long = Array.from(
+      { length: 300 },
+      (_, i) => `${i}: ${words.map((_w, j) => words[(i * 7 + j * 3) % words.length]).join(" ")} ${(i * 2654435761) % 1000003}`,
+    ).join("\n");
     const p1 = await compose(A, alice.cookie, { type: "P", to: "N0BOB@N0BBB.#TST.USA.NOAM", subject: "Hello Bob, over the air", body: long });
     const b1 = await compose(A, alice.cookie, { type: "B", to: "ALL@WW", subject: "Net tonight", body: "Net at 2000Z on 145.500.\nAll welcome." });
     const p2 = await compose(B, bob.cookie, { type: "P", to: "N0ALI@N0AAA", subject: "Re: Hello", body: "Got it, thanks. 73" });
@@ -149,7 +152,12 @@ describe("FBB forwarding between two gateways over an AX.25 circuit", () => {
     off();
     expect(run).toMatchObject({ ok: true, error: null, compression: "b1" });
     expect(run.partnerSid).toMatch(/^\[SVC-.*B1F.*\$\]$/);
-    expect(run.sent).toEqual(expect.arrayContaining([{ bid: p1.bid, outcome: "sent" }, { bid: b1.bid, outcome: "sent" }]));
+    expect(run.sent).toEqual(
+      expect.arrayContaining([
+        { bid: p1.bid, outcome: "sent" },
+        { bid: b1.bid, outcome: "sent" },
+      ]),
+    );
     expect(run.received).toEqual([{ bid: p2.bid, result: "stored" }]);
     for (const byte of [0xc0, 0xdb, 0xff]) expect(heard).toContain(byte);
 
@@ -157,7 +165,15 @@ describe("FBB forwarding between two gateways over an AX.25 circuit", () => {
     const box = await mailbox(B, bob.cookie);
     expect(box.map((m) => m.bid)).toEqual([p1.bid]);
     const got = (await json(await B.get(`/api/bbs/messages/${box[0].id}`, { headers: { cookie: bob.cookie } }))).body;
-    expect(got).toMatchObject({ from: "N0ALI", to: "N0BOB", subject: "Hello Bob, over the air", body: long + "\n", origin: "fbb", receivedFrom: "N0AAA", delivery: "local" });
+    expect(got).toMatchObject({
+      from: "N0ALI",
+      to: "N0BOB",
+      subject: "Hello Bob, over the air",
+      body: long + "\n",
+      origin: "fbb",
+      receivedFrom: "N0AAA",
+      delivery: "local",
+    });
     expect(got.route).toHaveLength(2);
     expect(got.route[0]).toContain("@:N0BBB.#TST.USA.NOAM");
     const bulls = (await json(await B.get("/api/bbs/bulletins?category=ALL"))).body.messages;
@@ -210,7 +226,13 @@ describe("FBB forwarding between two gateways over an AX.25 circuit", () => {
   test("a BID the partner already has is refused with FS -, and stored once", async () => {
     const m = await compose(A, alice.cookie, { type: "P", to: "N0BOB@N0BBB", subject: "came another way", body: "via the box" });
     // B got this BID another way first (its ingest box)
-    const inbound = await json(await B.post("/api/bbs/forward/inbound", { messages: [{ bid: m.bid, type: "P", from: "N0ALI", to: "N0BOB@N0BBB", subject: "came another way", text: "via the box" }] }, { headers: ops }));
+    const inbound = await json(
+      await B.post(
+        "/api/bbs/forward/inbound",
+        { messages: [{ bid: m.bid, type: "P", from: "N0ALI", to: "N0BOB@N0BBB", subject: "came another way", text: "via the box" }] },
+        { headers: ops },
+      ),
+    );
     expect(inbound.body.results).toEqual([expect.objectContaining({ bid: m.bid, result: "stored" })]);
     const run = await forwardNow(A, toB);
     expect(run).toMatchObject({ ok: true, sent: [{ bid: m.bid, outcome: "rejected" }] });
@@ -306,10 +328,20 @@ describe("a slow circuit", () => {
     });
     const t0 = Date.now();
     let busyUntil = t0 + 250; // our message takes 250 ms to be acknowledged
-    expect(await new LinkReader(slow(() => Date.now() < busyUntil), 100).readLine()).toBe("FS +");
+    expect(
+      await new LinkReader(
+        slow(() => Date.now() < busyUntil),
+        100,
+      ).readLine(),
+    ).toBe("FS +");
     // once everything is acknowledged, silence counts again
     busyUntil = 0;
-    await expect(new LinkReader(slow(() => Date.now() < busyUntil), 100).readLine()).rejects.toBeInstanceOf(LinkTimeout);
+    await expect(
+      new LinkReader(
+        slow(() => Date.now() < busyUntil),
+        100,
+      ).readLine(),
+    ).rejects.toBeInstanceOf(LinkTimeout);
   });
 });
 
@@ -347,7 +379,13 @@ describe.if(direwolfInstalled())("through a pair of real Direwolf TNCs (1200 bau
     });
     const run = await forwardNow(C, toD);
     off();
-    expect(run).toMatchObject({ ok: true, error: null, compression: "b1", sent: [{ bid: m1.bid, outcome: "sent" }], received: [{ bid: m2.bid, result: "stored" }] });
+    expect(run).toMatchObject({
+      ok: true,
+      error: null,
+      compression: "b1",
+      sent: [{ bid: m1.bid, outcome: "sent" }],
+      received: [{ bid: m2.bid, result: "stored" }],
+    });
     // FESC (0xDB) went through both KISS codecs escaped, and the B1 data (CRC checked) arrived whole
     expect(heard).toContain(0xdb);
     expect(D.gw.db.query("SELECT subject FROM bbs_messages WHERE bid = ?").get(m1.bid)).toEqual({ subject: "over Direwolf ۀ" });

@@ -20,7 +20,13 @@ let alice: TestUser;
 let admin: TestUser;
 
 beforeAll(async () => {
-  A = await startInProcess({ INSTANCE: "gw-bbs-a", FED_PRIVATE_KEY: kA.privateKey, INGEST_SECRET: INGEST, ADMIN_CALLSIGNS: "N0OPS", BBS_HA: "N0GW.#TST.USA.NOAM" });
+  A = await startInProcess({
+    INSTANCE: "gw-bbs-a",
+    FED_PRIVATE_KEY: kA.privateKey,
+    INGEST_SECRET: INGEST,
+    ADMIN_CALLSIGNS: "N0OPS",
+    BBS_HA: "N0GW.#TST.USA.NOAM",
+  });
   B = await startInProcess({ INSTANCE: "gw-bbs-b", FED_PRIVATE_KEY: generateKeyPair().privateKey, FED_LOOPBACK_PEERS: "on" });
   alice = signedInUser(A.gw, "N0ALI", { verified: true });
   admin = signedInUser(A.gw, "N0OPS", { verified: true });
@@ -50,7 +56,17 @@ describe("BBS bulletins federated", () => {
 
     const items = await browse(A);
     expect(items).toHaveLength(1);
-    expect(items[0]).toMatchObject({ gid: `gw-bbs-a:bulletin:${msg.id}`, v: 1, signed: true, from: "N0ALI", category: "ALL", area: "WW", subject: "Net tonight", text: "Cache hunt net on 145.500 at 19:00", bid: msg.bid });
+    expect(items[0]).toMatchObject({
+      gid: `gw-bbs-a:bulletin:${msg.id}`,
+      v: 1,
+      signed: true,
+      from: "N0ALI",
+      category: "ALL",
+      area: "WW",
+      subject: "Net tonight",
+      text: "Cache hunt net on 145.500 at 19:00",
+      bid: msg.bid,
+    });
     const frames = await syncGids(A);
     expect(frames.map((x) => x.gid)).toEqual([`gw-bbs-a:bulletin:${msg.id}`]);
     expect(frames[0]!.body).toMatchObject({ from: "N0ALI", subject: "Net tonight" });

@@ -162,7 +162,7 @@ describe("compressed messages (B and B1)", () => {
     // Larger than allowed once decompressed.
     expect(await expectProtocol(good, "b1", 100)).toMatch(/larger|more than/);
     // B0 data that is not a valid stream.
-    const junk = Uint8Array.of(1, 4, 0x41, 0, 0x30, 0, 2, 6, 0xff, 0xff, 0xff, 0x7f, 1, 2, 4, (-(0xff * 3 + 0x7f + 3)) & 0xff);
+    const junk = Uint8Array.of(1, 4, 0x41, 0, 0x30, 0, 2, 6, 0xff, 0xff, 0xff, 0x7f, 1, 2, 4, -(0xff * 3 + 0x7f + 3) & 0xff);
     expect(await expectProtocol(junk, "b0")).toMatch(/declares|broken/);
     // The connection ending mid-message.
     let err: unknown = null;

@@ -35,15 +35,27 @@ const until = <T>(what: string, probe: () => T | null | undefined | false, timeo
   waitFor(probe, () => `${what}\nFBB log:\n${fbb.log()}`, { timeoutMs, everyMs: 250 });
 
 const gwMessage = (where: string, ...args: Array<string | number>) =>
-  g.gw.db.query(`SELECT bid, type, from_call AS "from", to_call AS "to", at_bbs AS at, subject, body, route, origin, received_from AS receivedFrom FROM bbs_messages WHERE ${where}`).get(...args) as any;
+  g.gw.db
+    .query(
+      `SELECT bid, type, from_call AS "from", to_call AS "to", at_bbs AS at, subject, body, route, origin, received_from AS receivedFrom FROM bbs_messages WHERE ${where}`,
+    )
+    .get(...args) as any;
 
 const long = (tag: string) => Array.from({ length: 60 }, (_, i) => `${tag} line ${i}: the quick brown fox jumps over the lazy dog 0123456789`).join("\n");
 
 describe.skipIf(!fbbAvailable())("forwarding with a real F6FBB", () => {
   beforeAll(async () => {
-    g = await startInProcess({ INGEST_SECRET: INGEST, BBS_HA: "N0GW.#TST.USA.NOAM", BBS_FBB_PORT: "0", INSTANCE: "gw-test", LOG_LEVEL: process.env.BBS_DEBUG ? "debug" : "error" });
+    g = await startInProcess({
+      INGEST_SECRET: INGEST,
+      BBS_HA: "N0GW.#TST.USA.NOAM",
+      BBS_FBB_PORT: "0",
+      INSTANCE: "gw-test",
+      LOG_LEVEL: process.env.BBS_DEBUG ? "debug" : "error",
+    });
     const telnetPort = await freePort();
-    const p = await json(await g.post("/api/bbs/partners", { call: "N0FBB", transport: "tcp", host: "127.0.0.1", port: telnetPort, protocol: "fbb-ascii" }, { headers: ops }));
+    const p = await json(
+      await g.post("/api/bbs/partners", { call: "N0FBB", transport: "tcp", host: "127.0.0.1", port: telnetPort, protocol: "fbb-ascii" }, { headers: ops }),
+    );
     partnerId = p.body.id;
     for (const r of [
       { partner: "N0FBB", field: "at", pattern: "N0FBB", types: "PT" },
@@ -53,7 +65,12 @@ describe.skipIf(!fbbAvailable())("forwarding with a real F6FBB", () => {
 
     alice = signedInUser(g.gw, "N0ALI", { verified: true });
     const compose = async (m: object) => expect((await g.post("/api/bbs/messages", m, { headers: { cookie: alice.cookie } })).status).toBe(201);
-    await compose({ type: "P", to: "N0SYS@N0FBB.#TST.USA.NOAM", subject: "Gateway personal (ascii)", body: "Hello sysop,\nthis came from the gateway.\n73 N0ALI" });
+    await compose({
+      type: "P",
+      to: "N0SYS@N0FBB.#TST.USA.NOAM",
+      subject: "Gateway personal (ascii)",
+      body: "Hello sysop,\nthis came from the gateway.\n73 N0ALI",
+    });
     await compose({ type: "B", to: "ALL@WW", subject: "Gateway bulletin (ascii)", body: "A bulletin from the gateway." });
     // The box hands in two messages: DUPE1 (which FBB already has; we will offer it)
     // and GWDUP1 (local here; FBB will offer it to us).
@@ -180,10 +197,22 @@ describe.skipIf(!fbbAvailable())("forwarding with a real F6FBB", () => {
     expect(inb.body.results.map((r: any) => r.result)).toEqual(["stored", "stored"]);
     fbb.importMail(
       [
-        "SP N0ALI @ N0GW < N0SYS", "FBB personal (B1)", long("fbb"), "/EX",
-        "SB ALL @ WW < N0SYS", "FBB bulletin (B1)", "Compressed bulletin from FBB.", "/EX",
-        "SB ALL @ WW < N0SYS $GWDUP2", "Already on the gateway (B1)", "x", "/EX",
-        "SP N0XYZ @ N0ELSE < N0SYS $DUPE2", "FBB only (B1)", "x", "/EX",
+        "SP N0ALI @ N0GW < N0SYS",
+        "FBB personal (B1)",
+        long("fbb"),
+        "/EX",
+        "SB ALL @ WW < N0SYS",
+        "FBB bulletin (B1)",
+        "Compressed bulletin from FBB.",
+        "/EX",
+        "SB ALL @ WW < N0SYS $GWDUP2",
+        "Already on the gateway (B1)",
+        "x",
+        "/EX",
+        "SP N0XYZ @ N0ELSE < N0SYS $DUPE2",
+        "FBB only (B1)",
+        "x",
+        "/EX",
         "",
       ].join("\n"),
     );
@@ -194,7 +223,13 @@ describe.skipIf(!fbbAvailable())("forwarding with a real F6FBB", () => {
     expect(since.map((x) => [x.ok, x.role, x.compression])).toEqual(since.map(() => [true, "answerer", "b1"]));
     expect(since[0]!.partnerSid).toContain("B1F");
     expect(since.flatMap((x) => x.received).filter((r) => r.result === "stored")).toHaveLength(2);
-    expect(since.flatMap((x) => x.sent)).toEqual(expect.arrayContaining([{ bid: gp.bid, outcome: "sent" }, { bid: gb.bid, outcome: "sent" }, { bid: "DUPE2", outcome: "rejected" }]));
+    expect(since.flatMap((x) => x.sent)).toEqual(
+      expect.arrayContaining([
+        { bid: gp.bid, outcome: "sent" },
+        { bid: gb.bid, outcome: "sent" },
+        { bid: "DUPE2", outcome: "rejected" },
+      ]),
+    );
     expect(since.flatMap((x) => x.received)).toContainEqual({ bid: "GWDUP2", result: "rejected" });
     expect((g.gw.db.query("SELECT count(*) AS n FROM bbs_messages WHERE bid IN ('GWDUP2', 'DUPE2')").get() as any).n).toBe(2);
 

@@ -19,8 +19,20 @@ const ops = { "x-ingest-secret": INGEST };
 let a: Running;
 let b: Running;
 beforeAll(async () => {
-  a = await startInProcess({ INGEST_SECRET: INGEST, BBS_HA: "N0AAA.#TST.USA.NOAM", BBS_FBB_PORT: "0", INSTANCE: "gw-a", LOG_LEVEL: process.env.BBS_DEBUG ? "debug" : "error" });
-  b = await startInProcess({ INGEST_SECRET: INGEST, BBS_HA: "N0BBB.#TST.USA.NOAM", BBS_FBB_PORT: "0", INSTANCE: "gw-b", LOG_LEVEL: process.env.BBS_DEBUG ? "debug" : "error" });
+  a = await startInProcess({
+    INGEST_SECRET: INGEST,
+    BBS_HA: "N0AAA.#TST.USA.NOAM",
+    BBS_FBB_PORT: "0",
+    INSTANCE: "gw-a",
+    LOG_LEVEL: process.env.BBS_DEBUG ? "debug" : "error",
+  });
+  b = await startInProcess({
+    INGEST_SECRET: INGEST,
+    BBS_HA: "N0BBB.#TST.USA.NOAM",
+    BBS_FBB_PORT: "0",
+    INSTANCE: "gw-b",
+    LOG_LEVEL: process.env.BBS_DEBUG ? "debug" : "error",
+  });
 });
 afterAll(async () => {
   await a.stop();
@@ -106,14 +118,27 @@ describe("gateway to gateway over TCP", () => {
     const run = await json(await a.post(`/api/bbs/partners/${pa.id}/forward`, {}, { headers: ops }));
     expect(run.status).toBe(200);
     expect(run.body).toMatchObject({ ok: true, error: null, compression: "b1" });
-    expect(run.body.sent).toEqual(expect.arrayContaining([{ bid: p1.bid, outcome: "sent" }, { bid: b1.bid, outcome: "sent" }]));
+    expect(run.body.sent).toEqual(
+      expect.arrayContaining([
+        { bid: p1.bid, outcome: "sent" },
+        { bid: b1.bid, outcome: "sent" },
+      ]),
+    );
     expect(run.body.received).toEqual([{ bid: p2.bid, result: "stored" }]);
 
     // On B: Bob's mail arrived whole, with both BBSes' R: lines; the bulletin too.
     const box = await json(await b.get("/api/bbs/messages", { headers: { cookie: bob.cookie } }));
     expect(box.body.messages.map((m: any) => m.bid)).toEqual([p1.bid]);
     const got = await json(await b.get(`/api/bbs/messages/${box.body.messages[0].id}`, { headers: { cookie: bob.cookie } }));
-    expect(got.body).toMatchObject({ from: "N0ALI", to: "N0BOB", subject: "Hello Bob", body: long + "\n", origin: "fbb", receivedFrom: "N0AAA", delivery: "local" });
+    expect(got.body).toMatchObject({
+      from: "N0ALI",
+      to: "N0BOB",
+      subject: "Hello Bob",
+      body: long + "\n",
+      origin: "fbb",
+      receivedFrom: "N0AAA",
+      delivery: "local",
+    });
     expect(got.body.route).toHaveLength(2);
     expect(got.body.route[0]).toStartWith("R:");
     expect(got.body.route[0]).toContain("@:N0BBB.#TST.USA.NOAM");

@@ -49,7 +49,8 @@ async function json(r: Response) {
   return { status: r.status, body: (text ? JSON.parse(text) : null) as any };
 }
 const enqueue = async (g: Running, body: unknown, headers: Record<string, string> = ops) => json(await g.post("/federation/bbs/enqueue", body, { headers }));
-const inbound = async (g: Running, messages: object[], partner?: string) => json(await g.post("/api/bbs/forward/inbound", { partner, messages }, { headers: ops }));
+const inbound = async (g: Running, messages: object[], partner?: string) =>
+  json(await g.post("/api/bbs/forward/inbound", { partner, messages }, { headers: ops }));
 const svcfedCount = (g: Running) => count(g.gw, "bbs_messages", "to_call = 'SVCFED'");
 const mirrored = (g: Running, where = "1") => count(g.gw, "mirror_records", `origin = 'gw-a' AND ${where}`);
 const onB = async (i: number) => (await B.get(`/api/caches/gw-a:cache:${i}`)).status;
@@ -60,7 +61,10 @@ async function pooled(partner: string) {
   expect(r.status).toBe(200);
   return r.body.messages as Array<{ bid: string; type: string; from: string; to: string; at: string; subject: string; text: string }>;
 }
-const asInbound = (m: { bid: string; type: string; from: string; to: string; at: string; subject: string; text: string }, over: Partial<{ bid: string; text: string }> = {}) => ({
+const asInbound = (
+  m: { bid: string; type: string; from: string; to: string; at: string; subject: string; text: string },
+  over: Partial<{ bid: string; text: string }> = {},
+) => ({
   bid: over.bid ?? m.bid,
   type: m.type,
   from: m.from,
@@ -149,7 +153,9 @@ describe("enqueue on A", () => {
     }
     // a human cannot post into the carrier's category
     const op = signedInUser(A.gw, "N0OPA", { verified: true });
-    const human = await json(await A.post("/api/bbs/messages", { type: "B", to: "SVCFED@WW", subject: "hi", body: "hello" }, { headers: { cookie: op.cookie } }));
+    const human = await json(
+      await A.post("/api/bbs/messages", { type: "B", to: "SVCFED@WW", subject: "hi", body: "hello" }, { headers: { cookie: op.cookie } }),
+    );
     expect([human.status, human.body.error]).toEqual([400, "reserved_category"]);
   });
 
@@ -166,7 +172,9 @@ describe("enqueue on A", () => {
     const human = await json(await A.get("/api/bbs/bulletins"));
     expect(human.body.messages).toEqual([]);
     const svc = await json(await A.get("/api/bbs/bulletins?category=SVCFED"));
-    expect(svc.body.messages).toEqual([expect.objectContaining({ id: first.id, bid: first.bid, type: "B", to: "SVCFED", at: "WW", from: "N0AAA", origin: "local" })]);
+    expect(svc.body.messages).toEqual([
+      expect.objectContaining({ id: first.id, bid: first.bid, type: "B", to: "SVCFED", at: "WW", from: "N0AAA", origin: "local" }),
+    ]);
     const m = (await json(await A.get(`/api/bbs/messages/${first.id}`))).body;
     expect(m.size).toBeLessThanOrEqual(8192);
     // cut where the next record would not have fitted (its frame, in base64, beside the R: line's slack)
@@ -203,7 +211,12 @@ describe("enqueue on A", () => {
   });
 
   test("a record too large for one bulletin is refused clearly (413), nothing stored", async () => {
-    const small = await startInProcess({ INSTANCE: "gw-s", FED_PRIVATE_KEY: generateKeyPair().privateKey, INGEST_SECRET: INGEST, BBS_MAX_MESSAGE_BYTES: "1024" });
+    const small = await startInProcess({
+      INSTANCE: "gw-s",
+      FED_PRIVATE_KEY: generateKeyPair().privateKey,
+      INGEST_SECRET: INGEST,
+      BBS_MAX_MESSAGE_BYTES: "1024",
+    });
     try {
       publishRecord(small.gw, "cache", 1, { ...cache(1), description: "x".repeat(2000) });
       const r = await enqueue(small, {});
@@ -221,7 +234,10 @@ describe("received on B", () => {
     const pool = await pooled("N0BOX");
     expect(pool.map((m) => m.to)).toEqual(["SVCFED", "SVCFED"]);
     expect(await onB(1)).toBe(404);
-    const r = await inbound(B, pool.map((m) => asInbound(m)));
+    const r = await inbound(
+      B,
+      pool.map((m) => asInbound(m)),
+    );
     expect(r.body.results.map((x: any) => x.result)).toEqual(["stored", "stored"]);
     const list = await json(await B.get("/api/caches?bbox=8,47,9,48"));
     expect(list.body.caches.map((c: any) => c.name).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `Carrier cache ${i + 1}`).sort());
@@ -230,7 +246,9 @@ describe("received on B", () => {
     expect(mirrored(B, "via = 'bbs'")).toBe(12);
     // stored on B as machine traffic too: hidden from people, there for the category
     expect((await json(await B.get("/api/bbs/bulletins"))).body.messages).toEqual([]);
-    expect((await json(await B.get("/api/bbs/bulletins?category=SVCFED"))).body.messages.map((m: any) => [m.bid, m.origin])).toEqual(pool.map((m) => [m.bid, "box"]).reverse());
+    expect((await json(await B.get("/api/bbs/bulletins?category=SVCFED"))).body.messages.map((m: any) => [m.bid, m.origin])).toEqual(
+      pool.map((m) => [m.bid, "box"]).reverse(),
+    );
     // the same bulletin again is a duplicate BID, nothing applied twice
     expect((await inbound(B, [asInbound(pool[0]!)])).body.results[0].result).toBe("duplicate");
   });
@@ -257,7 +275,11 @@ describe("received on B", () => {
     const f1 = decodeFrame(d.frames[1]!);
     const sig = f1.sig.slice();
     sig[5]! ^= 1;
-    const badSig = encodeSvcfedBody("gw-a", encodePage({ ...page, frames: [d.frames[0]!, encodeFrame({ ...f1, sig }), ...d.frames.slice(2)] }), d.frames.length);
+    const badSig = encodeSvcfedBody(
+      "gw-a",
+      encodePage({ ...page, frames: [d.frames[0]!, encodeFrame({ ...f1, sig }), ...d.frames.slice(2)] }),
+      d.frames.length,
+    );
     // a frame of another origin slipped in
     const alien = signed(kX.privateKey, { type: 1, gid: "gw-x:cache:1", origin: "gw-x", v: 1, body: cache(99) as never });
     const mixed = encodeSvcfedBody("gw-a", encodePage({ ...page, frames: [...d.frames, alien] }), d.frames.length + 1);
@@ -268,10 +290,18 @@ describe("received on B", () => {
       ["one character changed", { text: [...lines.slice(0, header + 2), flip(lines[header + 2]!, 10), ...lines.slice(header + 3)].join("\n") }, /altered/],
       ["a line dropped and the count kept", { text: [...lines.slice(0, header + 2), ...lines.slice(header + 3)].join("\n") }, /truncated/],
       ["a forged BID", { bid: "FORGED000001", text }, /forged/],
-      ["a character that is not base64url", { text: [...lines.slice(0, header + 2), "!" + lines[header + 2]!.slice(1), ...lines.slice(header + 3)].join("\n") }, /not base64url/],
+      [
+        "a character that is not base64url",
+        { text: [...lines.slice(0, header + 2), "!" + lines[header + 2]!.slice(1), ...lines.slice(header + 3)].join("\n") },
+        /not base64url/,
+      ],
       ["no header", { text: routeLines + "hello\n" }, /no "SVCFED 1 \.\.\." header/],
       ["an unknown version", { text: text.replace("SVCFED 1 ", "SVCFED 2 ") }, /version 2 is not supported/],
-      ["a frame with a bad signature", { bid: badSig.bid, text: routeLines + badSig.text }, /refused whole, nothing applied: 1 of \d+ frames rejected; frame 1 \(gw-a:cache:\d+\): bad_signature/],
+      [
+        "a frame with a bad signature",
+        { bid: badSig.bid, text: routeLines + badSig.text },
+        /refused whole, nothing applied: 1 of \d+ frames rejected; frame 1 \(gw-a:cache:\d+\): bad_signature/,
+      ],
       ["a frame of another origin", { bid: mixed.bid, text: routeLines + mixed.text }, /frame \d+ is gw-x's, the bulletin carries gw-a's/],
     ];
     for (const [what, over, reason] of cases) {
@@ -286,7 +316,18 @@ describe("received on B", () => {
     // CRLF, trailing and leading blanks, blank lines, the data re-wrapped at 50 columns, text around it
     const data = lines.slice(header + 1, endAt).join("");
     const rewrapped = data.match(/.{1,50}/g)!.map((l, i) => (i % 3 === 0 ? `  ${l}  ` : `${l}\t`));
-    const mangled = [routeLines.trimEnd(), "", "Forwarded by a friendly BBS", "", lines[header]!.replace(/ /g, "   ") + "  ", ...rewrapped, "", " SVCFED  END ", "73 de N0XYZ", ""].join("\r\n");
+    const mangled = [
+      routeLines.trimEnd(),
+      "",
+      "Forwarded by a friendly BBS",
+      "",
+      lines[header]!.replace(/ /g, "   ") + "  ",
+      ...rewrapped,
+      "",
+      " SVCFED  END ",
+      "73 de N0XYZ",
+      "",
+    ].join("\r\n");
     const ok = await inbound(B, [asInbound(m!, { text: mangled })]);
     expect(ok.body.results[0]).toMatchObject({ result: "stored", bid: m!.bid });
     expect(await onB(13)).toBe(200);
@@ -303,9 +344,23 @@ describe("received on B", () => {
   });
 
   test("through a real FBB forwarding session between the gateways over TCP; tombstones delete on B", async () => {
-    const pa = await json(await A.post("/api/bbs/partners", { call: "N0BBB", transport: "tcp", host: "127.0.0.1", port: fbbPort(B.gw), protocol: "fbb-b1", password: "secret-ab" }, { headers: ops }));
+    const pa = await json(
+      await A.post(
+        "/api/bbs/partners",
+        { call: "N0BBB", transport: "tcp", host: "127.0.0.1", port: fbbPort(B.gw), protocol: "fbb-b1", password: "secret-ab" },
+        { headers: ops },
+      ),
+    );
     expect(pa.status).toBe(201);
-    expect((await B.post("/api/bbs/partners", { call: "N0AAA", transport: "tcp", host: "127.0.0.1", port: fbbPort(A.gw), protocol: "fbb-b1", password: "secret-ab" }, { headers: ops })).status).toBe(201);
+    expect(
+      (
+        await B.post(
+          "/api/bbs/partners",
+          { call: "N0AAA", transport: "tcp", host: "127.0.0.1", port: fbbPort(A.gw), protocol: "fbb-b1", password: "secret-ab" },
+          { headers: ops },
+        )
+      ).status,
+    ).toBe(201);
     expect((await A.post("/api/bbs/forward", { partner: "N0BBB", field: "to", pattern: "SVCFED", types: "B" }, { headers: ops })).status).toBe(201);
 
     const cursor = (A.gw.db.query("SELECT max(seq) AS s FROM fed_feed").get() as { s: number }).s;

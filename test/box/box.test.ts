@@ -32,7 +32,14 @@ afterAll(async () => {
 
 const count = () => (g.gw.db.query("SELECT count(*) AS n FROM box_commands").get() as { n: number }).n;
 const command = (id: string, body: unknown, headers: Record<string, string>) => g.post(`/api/box/${id}/command`, body, { headers });
-const leaseAs = async (id: string) => (await (await g.get(`/api/box/${id}/commands`, { headers: box })).json()).commands as Array<{ id: number; kind: string; state: string; attempts: number; args: Record<string, unknown> }>;
+const leaseAs = async (id: string) =>
+  (await (await g.get(`/api/box/${id}/commands`, { headers: box })).json()).commands as Array<{
+    id: number;
+    kind: string;
+    state: string;
+    attempts: number;
+    args: Record<string, unknown>;
+  }>;
 const ack = (id: string, acks: unknown) => g.post(`/api/box/${id}/commands/ack`, { acks }, { headers: box });
 
 describe("box commands", () => {
@@ -63,7 +70,15 @@ describe("box commands", () => {
 
     const ping = await command("shack", { kind: "ping" }, { cookie: plain.cookie });
     expect(ping.status).toBe(200);
-    expect((await ping.json()).command).toMatchObject({ box: "shack", kind: "ping", transmit: false, call: null, state: "queued", attempts: 0, via: "session" });
+    expect((await ping.json()).command).toMatchObject({
+      box: "shack",
+      kind: "ping",
+      transmit: false,
+      call: null,
+      state: "queued",
+      attempts: 0,
+      via: "session",
+    });
     const ui = (await (await command("shack", { kind: "ui", args: { line: "N0HAM-7>APRS:>from the shack" } }, { cookie: ham.cookie })).json()).command;
     expect(ui).toMatchObject({ kind: "ui", transmit: true, call: "N0HAM-7", args: { line: "N0HAM-7>APRS:>from the shack" } });
     const byBox = (await (await command("shack", { kind: "ui", call: "n0ham-7", args: { line: "N0HAM-7>APRS:>by the box" } }, box)).json()).command;
@@ -96,7 +111,12 @@ describe("box commands", () => {
     }
     t += 61_000;
     expect(await leaseAs("box2")).toEqual([]);
-    const log = (await (await g.get("/api/box/box2/log", { headers: box })).json()).commands as Array<{ id: number; state: string; ok: boolean | null; result: unknown }>;
+    const log = (await (await g.get("/api/box/box2/log", { headers: box })).json()).commands as Array<{
+      id: number;
+      state: string;
+      ok: boolean | null;
+      result: unknown;
+    }>;
     expect(log.map((c) => [c.id, c.state, c.ok, c.result])).toEqual([
       [b.id, "expired", null, { error: "not acknowledged after 5 leases" }],
       [a.id, "acknowledged", true, { uptime: 5 }],
@@ -109,7 +129,8 @@ describe("box commands", () => {
     const two = signedInUser(g.gw, "N0TWO");
     await command("box3", { kind: "ping" }, { cookie: one.cookie });
     await command("box3", { kind: "status" }, { cookie: two.cookie });
-    const kinds = async (cookie: string) => ((await (await g.get("/api/box/box3/log", { headers: { cookie } })).json()).commands as Array<{ kind: string }>).map((c) => c.kind);
+    const kinds = async (cookie: string) =>
+      ((await (await g.get("/api/box/box3/log", { headers: { cookie } })).json()).commands as Array<{ kind: string }>).map((c) => c.kind);
     expect(await kinds(op.cookie)).toEqual(["status", "ping"]);
     expect(await kinds(one.cookie)).toEqual(["ping"]);
     expect(await kinds(two.cookie)).toEqual(["status"]);
@@ -124,7 +145,12 @@ describe("box commands", () => {
     const ui = (await (await command("local", { kind: "ui", args: { line: "N0LOC-9>APRS:>hello from the form" } }, { cookie: ham.cookie })).json()).command;
     const gr = radioOf(g.gw)!;
     await runLocalBox(g.gw, gr);
-    const log = (await (await g.get("/api/box/local/log", { headers: { cookie: ham.cookie } })).json()).commands as Array<{ id: number; state: string; ok: boolean; result: Record<string, unknown> }>;
+    const log = (await (await g.get("/api/box/local/log", { headers: { cookie: ham.cookie } })).json()).commands as Array<{
+      id: number;
+      state: string;
+      ok: boolean;
+      result: Record<string, unknown>;
+    }>;
     const byId = new Map(log.map((c) => [c.id, c]));
     expect(byId.get(ping.id)).toMatchObject({ state: "acknowledged", ok: true, result: { pong: t } });
     expect(byId.get(heard.id)).toMatchObject({ state: "acknowledged", ok: true, result: { heard: [] } });

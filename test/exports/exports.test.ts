@@ -33,17 +33,32 @@ beforeAll(async () => {
   owner = signedInUser(g.gw, "N0OWN", { verified: true });
   finder = signedInUser(g.gw, "N0FND", { verified: true });
   const hide = async (body: Record<string, unknown>) => {
-    const r = await g.post("/api/caches", { type: "traditional", size: "small", difficulty: 2, terrain: 2, contact: { email: SECRET_CONTACT, phone: "+1 555 0100" }, ...body }, { headers: { cookie: owner.cookie } });
+    const r = await g.post(
+      "/api/caches",
+      { type: "traditional", size: "small", difficulty: 2, terrain: 2, contact: { email: SECRET_CONTACT, phone: "+1 555 0100" }, ...body },
+      { headers: { cookie: owner.cookie } },
+    );
     expect(r.status).toBe(201);
     return ((await r.json()) as { id: number }).id;
   };
-  ids.mill = await hide({ name: "Old Mill & <Co>", type: "multi", difficulty: 2.5, terrain: 1.5, lat: 48.1234567, lon: 11.5432101, hint: "under the stone", description: "Line one\nLine two" });
+  ids.mill = await hide({
+    name: "Old Mill & <Co>",
+    type: "multi",
+    difficulty: 2.5,
+    terrain: 1.5,
+    lat: 48.1234567,
+    lon: 11.5432101,
+    hint: "under the stone",
+    description: "Line one\nLine two",
+  });
   ids.bridge = await hide({ name: "Bridge", lat: 48.2, lon: 11.6, size: "micro" });
   ids.far = await hide({ name: "Far away", lat: -33.9, lon: 151.2 });
   ids.hidden = await hide({ name: "Unlisted one", lat: 48.15, lon: 11.55, unlisted: true });
   // a Tier A find on the mill: N0FND-7 heard by DB0IG-10 next to it
   await g.post("/ingest", { packets: ["N0FND-7>APRS,WIDE1-1,qAR,DB0IG-10:!4807.41N/01132.59E["] }, { headers: { "x-ingest-secret": INGEST } });
-  const f = (await (await g.post(`/api/caches/${ids.mill}/logs`, { kind: "find", text: "Found it — TFTC!" }, { headers: { cookie: finder.cookie } })).json()) as { tier: string };
+  const f = (await (
+    await g.post(`/api/caches/${ids.mill}/logs`, { kind: "find", text: "Found it — TFTC!" }, { headers: { cookie: finder.cookie } })
+  ).json()) as { tier: string };
   expect(f.tier).toBe("a");
   await g.post(`/api/caches/${ids.bridge}/logs`, { kind: "find", text: "quick one" }, { headers: { cookie: finder.cookie } });
 });
@@ -85,7 +100,18 @@ describe("GPX", () => {
     const rows = unicsv(b.out);
     expect(rows.map((r) => r.Description).sort()).toEqual(["Bridge", "Far away", "Old Mill & <Co>"].sort());
     const mill = rows.find((r) => r.Description!.startsWith("Old Mill"))!;
-    expect(mill).toMatchObject({ Latitude: "48.123457", Longitude: "11.543210", Type: "Multi-cache", Container: "Small", Difficulty: "2.5", Terrain: "1.5", Placer: "N0OWN", Hint: "under the stone", Available: "True", Archived: "False" });
+    expect(mill).toMatchObject({
+      Latitude: "48.123457",
+      Longitude: "11.543210",
+      Type: "Multi-cache",
+      Container: "Small",
+      Difficulty: "2.5",
+      Terrain: "1.5",
+      Placer: "N0OWN",
+      Hint: "under the stone",
+      Available: "True",
+      Archived: "False",
+    });
     expect(mill.Name).toMatch(/^SV[0-9A-Z]{4}$/);
     expect(mill["Last Found"]).toMatch(/^\d{4}\/\d\d\/\d\d/);
     expect(text).toContain("<groundspeak:type>Found it</groundspeak:type>");
@@ -98,7 +124,13 @@ describe("GPX", () => {
     await Bun.write(broken, text.replace(/<groundspeak:difficulty>[^<]*</, "<groundspeak:difficulty>hard<"));
     expect(run(["xmllint", "--noout", "--schema", XSD, broken]).code).not.toBe(0);
     const reordered = join(dir, "reordered.gpx");
-    await Bun.write(reordered, text.replace("<sym>Geocache</sym>", "").replace("</urlname>\n    <type>", "</urlname>\n    <type>").replace(/<url>([^<]*)<\/url>/, "<sym>Geocache</sym><url>$1</url>"));
+    await Bun.write(
+      reordered,
+      text
+        .replace("<sym>Geocache</sym>", "")
+        .replace("</urlname>\n    <type>", "</urlname>\n    <type>")
+        .replace(/<url>([^<]*)<\/url>/, "<sym>Geocache</sym><url>$1</url>"),
+    );
     expect(run(["xmllint", "--noout", "--schema", XSD, reordered]).code).not.toBe(0);
   });
 
@@ -106,7 +138,9 @@ describe("GPX", () => {
     const names = async (q: string) => {
       const { file } = await fetchTo(`/api/v1/caches.gpx?${q}`, "q.gpx");
       expect(run(["xmllint", "--noout", "--schema", XSD, file]).code).toBe(0);
-      return unicsv(run(["gpsbabel", "-i", "gpx", "-f", file, "-o", "unicsv", "-F", "-"]).out).map((r) => r.Description).sort();
+      return unicsv(run(["gpsbabel", "-i", "gpx", "-f", file, "-o", "unicsv", "-F", "-"]).out)
+        .map((r) => r.Description)
+        .sort();
     };
     expect(await names("bbox=11,48,12,49")).toEqual(["Bridge", "Old Mill & <Co>"]);
     expect(await names("bbox=150,-34,-170,-33")).toEqual(["Far away"]);
@@ -127,7 +161,13 @@ describe("GPX", () => {
     const unlisted = await fetchTo(`/api/caches/${ids.hidden}/gpx`, "unlisted.gpx");
     expect(unlisted.text).toContain("Unlisted one");
     expect(unlisted.text).not.toContain(SECRET_CONTACT);
-    const draft = (await (await g.post("/api/caches", { name: "Draft one", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 48, lon: 11, status: "draft" }, { headers: { cookie: owner.cookie } })).json()) as { id: number; status: string };
+    const draft = (await (
+      await g.post(
+        "/api/caches",
+        { name: "Draft one", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 48, lon: 11, status: "draft" },
+        { headers: { cookie: owner.cookie } },
+      )
+    ).json()) as { id: number; status: string };
     expect(draft.status).toBe("draft");
     expect((await g.get(`/api/caches/${draft.id}/gpx`)).status).toBe(404);
     expect((await g.get(`/api/caches/${draft.id}/gpx`, { headers: { cookie: finder.cookie } })).status).toBe(404);
@@ -164,7 +204,7 @@ describe("ADIF", () => {
     expect(r.time_on).toMatch(/^\d{6}$/);
     expect(r.my_gridsquare).toBe("JN58sc"); // 48.1235N 11.5432E
     expect(r.comment).toContain("Geocache find SV");
-    expect((AdifParser.parseAdi(await (await g.get("/api/v1/finds/N0FND-9.adif?band=70cm")).text())).records![0]!.band).toBe("70cm");
+    expect(AdifParser.parseAdi(await (await g.get("/api/v1/finds/N0FND-9.adif?band=70cm")).text()).records![0]!.band).toBe("70cm");
     expect(AdifParser.parseAdi(await (await g.get("/api/v1/finds/N0NONE.adif")).text()).records ?? []).toEqual([]);
     expect((await g.get("/api/v1/finds/not-a-call.adif")).status).toBe(400);
     expect((await g.get("/api/v1/finds/N0FND.txt")).status).toBe(400);
@@ -187,7 +227,9 @@ describe("RSS feeds", () => {
     expect(act.title).toBe("gw1: geocaching activity");
     expect(act.items.map((i) => i.title)).toContain("N0FND found Old Mill & <Co> (RF-verified)");
     const caches = await read("caches.xml");
-    expect(caches.items.map((i) => i.title)).toEqual(expect.arrayContaining(["Bridge (" + caches.items.find((i) => i.title!.startsWith("Bridge"))!.title!.slice(8, -1) + ")"]));
+    expect(caches.items.map((i) => i.title)).toEqual(
+      expect.arrayContaining(["Bridge (" + caches.items.find((i) => i.title!.startsWith("Bridge"))!.title!.slice(8, -1) + ")"]),
+    );
     expect(caches.items.map((i) => i.title)).not.toContain(expect.stringContaining("Unlisted"));
     expect(caches.items[0]!.link).toStartWith("https://gw1.example.org/cache/");
     const bulletins = await read("bulletins.xml");
@@ -216,7 +258,16 @@ describe("import", () => {
       expect(await (await post(edited)).json()).toMatchObject({ created: 0, updated: 1, unchanged: 1 });
       const onMap = (await (await g2.get("/api/caches?bbox=11,48,12,49")).json()) as { caches: Array<Record<string, unknown>> };
       const millId = onMap.caches.find((c) => String(c.name).startsWith("Old Mill"))!.id;
-      expect(await (await g2.get(`/api/caches/${millId}`)).json()).toMatchObject({ type: "multi", size: "small", difficulty: 2.5, terrain: 1.5, hint: "under the big stone", source: "catalog", placedBy: "N0OWN", lat: 48.1234567 });
+      expect(await (await g2.get(`/api/caches/${millId}`)).json()).toMatchObject({
+        type: "multi",
+        size: "small",
+        difficulty: 2.5,
+        terrain: 1.5,
+        hint: "under the big stone",
+        source: "catalog",
+        placedBy: "N0OWN",
+        lat: 48.1234567,
+      });
       // imports are another catalog's listings: never federated
       expect(count(g2.gw, "fed_feed", "type = 1")).toBe(0);
       const oc = `<?xml version="1.0" encoding="utf-8"?>
@@ -291,8 +342,19 @@ describe("/api/v1", () => {
   test("the OpenAPI document lists every /api/v1 route, the exports included, and each answers", async () => {
     const doc = (await (await g.get("/api/v1/openapi.json")).json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).toBe("3.1.0");
-    for (const p of ["/api/v1/caches.gpx", "/api/v1/caches.kml", "/api/v1/finds/{call}.adif", "/api/v1/caches", "/api/v1/finds", "/api/v1/stations", "/api/v1/leaderboard"]) expect(Object.keys(doc.paths)).toContain(p);
-    const routes = g.gw.app.routes.filter((r) => r.path.startsWith("/api/v1")).map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}").replace("{file}", "{call}.adif")}`);
+    for (const p of [
+      "/api/v1/caches.gpx",
+      "/api/v1/caches.kml",
+      "/api/v1/finds/{call}.adif",
+      "/api/v1/caches",
+      "/api/v1/finds",
+      "/api/v1/stations",
+      "/api/v1/leaderboard",
+    ])
+      expect(Object.keys(doc.paths)).toContain(p);
+    const routes = g.gw.app.routes
+      .filter((r) => r.path.startsWith("/api/v1"))
+      .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}").replace("{file}", "{call}.adif")}`);
     const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
     expect(routes.sort()).toEqual(documented.sort());
     for (const p of Object.keys(doc.paths)) {

@@ -11,7 +11,17 @@ import { encodePage } from "../../src/fed/page.ts";
 
 const kA = generateKeyPair();
 const kC = generateKeyPair();
-const cache = (name: string, lat = 48.1, lon = 11.5): CacheJson => ({ name, type: "traditional", size: "small", difficulty: 1.5, terrain: 2, lat, lon, status: "active", ownerCall: "N0OWN" });
+const cache = (name: string, lat = 48.1, lon = 11.5): CacheJson => ({
+  name,
+  type: "traditional",
+  size: "small",
+  difficulty: 1.5,
+  terrain: 2,
+  lat,
+  lon,
+  status: "active",
+  ownerCall: "N0OWN",
+});
 
 let A: Running; // publisher gw1
 let B: Running; // receiver gw2
@@ -141,7 +151,8 @@ describe("apply pipeline", () => {
 
   test("erase: one account tombstone purges every mirrored row attributed to the account and keeps them out", async () => {
     const acct = accountGid(A.gw, "eraseMe01");
-    const find = (n: number) => findToWire({ cache: "gw1:cache:1", kind: "find", loggedAt: 1_700_000_000_000 + n, call: "N0ERA", account: acct, text: "found it" });
+    const find = (n: number) =>
+      findToWire({ cache: "gw1:cache:1", kind: "find", loggedAt: 1_700_000_000_000 + n, call: "N0ERA", account: acct, text: "found it" });
     publishRecord(A.gw, "find", 10, find(1));
     publishRecord(A.gw, "find", 11, find(2));
     publishRecord(A.gw, "cache", 12, cacheToWire({ ...cache("Erased owner's"), ownerAccount: acct }));
@@ -170,7 +181,13 @@ describe("apply pipeline", () => {
     const notes = mirroredFindsOf(B.gw, "gw1:cache:1").filter((f) => f.call === "N0MOV");
     expect(notes.map((f) => f.account)).toEqual(["gw3:account:arrived01", "gw3:account:arrived01"]);
     // Only the account's own instance may move it.
-    const forged = signed(kC.privateKey, { type: 6, v: 1, gid: "gw3:account-move:x", origin: "gw3", body: { from: "gw1:account:mover02", to: "gw3:account:y" } });
+    const forged = signed(kC.privateKey, {
+      type: 6,
+      v: 1,
+      gid: "gw3:account-move:x",
+      origin: "gw3",
+      body: { from: "gw1:account:mover02", to: "gw3:account:y" },
+    });
     expect((await applyFrames(B.gw, [forged], via)).failures.map((f) => f.code)).toEqual(["not_self_attested"]);
   });
 
@@ -212,7 +229,8 @@ describe("apply pipeline", () => {
     try {
       const k2 = generateKeyPair();
       upsertPeer(B.gw, { instance: "gw9", trust: "unvetted", keyPin: k2.publicKey });
-      const mk = (id: number, name: string) => signed(k2.privateKey, { type: 1, v: 1, gid: `gw9:cache:${id}`, origin: "gw9", body: cacheToWire(cache(name)) as never });
+      const mk = (id: number, name: string) =>
+        signed(k2.privateKey, { type: 1, v: 1, gid: `gw9:cache:${id}`, origin: "gw9", body: cacheToWire(cache(name)) as never });
       const r = await applyFrames(B.gw, [mk(1, "Fine"), mk(2, "Refused"), mk(3, "Also fine")], via);
       expect(r).toMatchObject({ applied: 2, rejected: 1 });
       expect(r.failures[0]!.code).toBe("store_failed");
@@ -232,7 +250,8 @@ describe("apply pipeline", () => {
     try {
       const k8 = generateKeyPair();
       upsertPeer(B.gw, { instance: "gw8", trust: "trusted", keyPin: k8.publicKey });
-      const mk = (id: number, v: number, name: string) => signed(k8.privateKey, { type: 1, v, gid: `gw8:cache:${id}`, origin: "gw8", body: cacheToWire(cache(name)) as never });
+      const mk = (id: number, v: number, name: string) =>
+        signed(k8.privateKey, { type: 1, v, gid: `gw8:cache:${id}`, origin: "gw8", body: cacheToWire(cache(name)) as never });
       // gid 1 twice in the page (v1 then v2), then a refused frame, then gid 1 again at v1.
       const r = await applyFrames(B.gw, [mk(1, 1, "One"), mk(1, 2, "One, v2"), mk(2, 1, "Two"), mk(3, 1, "Refused"), mk(1, 1, "One")], via);
       expect(r).toMatchObject({ received: 5, applied: 3, duplicate: 1, rejected: 1 });

@@ -35,7 +35,14 @@ beforeAll(async () => {
   tnc = fakeTnc();
   A = await startInProcess({ INSTANCE: "gw-beacon-a", FED_PRIVATE_KEY: kA.privateKey, FED_ENDPOINTS: ENDPOINTS });
   C = await startInProcess({ INSTANCE: "gw-c", FED_PRIVATE_KEY: kC.privateKey, FED_ENDPOINTS: "ax25:N0GWC-5" });
-  B = await startInProcess({ INSTANCE: "gw-b", FED_PRIVATE_KEY: kB.privateKey, INGEST_SECRET: INGEST, KISS_PORTS: tnc.url, RADIO_CALL: "N0GWB-5", FED_BEACON_INTERVAL_MIN: "30" });
+  B = await startInProcess({
+    INSTANCE: "gw-b",
+    FED_PRIVATE_KEY: kB.privateKey,
+    INGEST_SECRET: INGEST,
+    KISS_PORTS: tnc.url,
+    RADIO_CALL: "N0GWB-5",
+    FED_BEACON_INTERVAL_MIN: "30",
+  });
   await tnc.connected();
 });
 afterAll(async () => {
@@ -45,7 +52,11 @@ afterAll(async () => {
 
 const beacon = async (g: Running) => new Uint8Array(await (await g.get("/federation/beacon")).arrayBuffer());
 const post = (bytes: Uint8Array, headers: Record<string, string> = { "x-ingest-secret": INGEST }) =>
-  fetch(`${B.url}/federation/beacon`, { method: "POST", headers: { "content-type": "application/octet-stream", ...headers }, body: bytes as Uint8Array<ArrayBuffer> });
+  fetch(`${B.url}/federation/beacon`, {
+    method: "POST",
+    headers: { "content-type": "application/octet-stream", ...headers },
+    body: bytes as Uint8Array<ArrayBuffer>,
+  });
 const dg = (frame: Uint8Array) => new Uint8Array([...new TextEncoder().encode("SVCB1"), ...frame]);
 
 describe("SVCB1 beacons", () => {
@@ -105,7 +116,12 @@ describe("SVCB1 beacons", () => {
     expect(getPeer(B.gw, "gw-c")).toBeNull();
     expect(count(B.gw, "fed_quarantine", "origin = 'gw-c'")).toBe(1);
 
-    publishRecord(A.gw, "cache", 1, cacheToWire({ name: "Beacon cache", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 2, status: "active" }));
+    publishRecord(
+      A.gw,
+      "cache",
+      1,
+      cacheToWire({ name: "Beacon cache", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 2, status: "active" }),
+    );
     const cacheFrame = feedFrame(A.gw, localGid(A.gw, "cache", 1));
     const notTier = await post(dg(cacheFrame));
     expect(notTier.status).toBe(422);
@@ -159,9 +175,22 @@ describe("SVCB1 beacons", () => {
     const kH = generateKeyPair();
     const H = await startInProcess({ INSTANCE: "gw-have", FED_PRIVATE_KEY: kH.privateKey });
     const L = await startInProcess({ INSTANCE: "gw-listen", FED_PRIVATE_KEY: generateKeyPair().privateKey, INGEST_SECRET: INGEST, FED_LOOPBACK_PEERS: "on" });
-    const hear = async (bytes: Uint8Array) => (await fetch(`${L.url}/federation/beacon`, { method: "POST", headers: { "content-type": "application/octet-stream", "x-ingest-secret": INGEST }, body: bytes as Uint8Array<ArrayBuffer> })).json();
+    const hear = async (bytes: Uint8Array) =>
+      (
+        await fetch(`${L.url}/federation/beacon`, {
+          method: "POST",
+          headers: { "content-type": "application/octet-stream", "x-ingest-secret": INGEST },
+          body: bytes as Uint8Array<ArrayBuffer>,
+        })
+      ).json();
     try {
-      for (let i = 1; i <= 3; i++) publishRecord(H.gw, "cache", i, cacheToWire({ name: `Have ${i}`, type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 2 + i / 100, status: "active" }));
+      for (let i = 1; i <= 3; i++)
+        publishRecord(
+          H.gw,
+          "cache",
+          i,
+          cacheToWire({ name: `Have ${i}`, type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 2 + i / 100, status: "active" }),
+        );
       publishTombstone(H.gw, localGid(H.gw, "cache", 3));
       const top = (type: number) => (H.gw.db.query("SELECT max(seq) AS s FROM fed_feed WHERE type = ?").get(type) as { s: number }).s;
       const info = await (await H.get("/federation/beacon?record=have&format=json")).json();
@@ -170,7 +199,12 @@ describe("SVCB1 beacons", () => {
       expect(Buffer.from(dgram).toString("base64")).toBe(info.datagram);
       expect(dgram.length).toBeLessThanOrEqual(BEACON_MAX_BYTES);
       const p = decodePayload(decodeFrame(dgram.subarray(5)).payload);
-      expect(p).toMatchObject({ type: 7, gid: "gw-have:peer:have", origin: "gw-have", body: { instance: "gw-have", endpoints: [], have: [1, top(1), 5, top(5)] } });
+      expect(p).toMatchObject({
+        type: 7,
+        gid: "gw-have:peer:have",
+        origin: "gw-have",
+        body: { instance: "gw-have", endpoints: [], have: [1, top(1), 5, top(5)] },
+      });
       // unchanged: the same signed bytes again
       expect(new Uint8Array(await (await H.get("/federation/beacon?record=have")).arrayBuffer())).toEqual(dgram);
       expect((await H.get("/federation/beacon?record=everything")).status).toBe(400);
@@ -182,7 +216,13 @@ describe("SVCB1 beacons", () => {
       // known, radio-only (no sync URL): behind on both feeds, nothing it can pull now; its endpoints stay
       upsertPeer(L.gw, { instance: "gw-have", trust: "trusted", keyPin: kH.publicKey });
       refreshEndpoints(L.gw, "gw-have", ["ax25:N0HAV-5"]);
-      expect(await hear(dgram)).toMatchObject({ type: "have", outcome: "applied", have: { cache: top(1), tombstone: top(5) }, behind: ["cache", "tombstone"], pull: "no_sync_endpoint" });
+      expect(await hear(dgram)).toMatchObject({
+        type: "have",
+        outcome: "applied",
+        have: { cache: top(1), tombstone: top(5) },
+        behind: ["cache", "tombstone"],
+        pull: "no_sync_endpoint",
+      });
       expect(getPeer(L.gw, "gw-have")!.endpoints.map((e) => e.address)).toEqual(["N0HAV-5"]);
 
       // with a sync URL the same datagram starts a pull, which brings what the list announced
@@ -195,7 +235,12 @@ describe("SVCB1 beacons", () => {
       expect(await hear(dgram)).toMatchObject({ outcome: "duplicate", behind: [], pull: null });
 
       // a new record moves the list; only that feed is behind
-      publishRecord(H.gw, "cache", 4, cacheToWire({ name: "Have 4", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 3, status: "active" }));
+      publishRecord(
+        H.gw,
+        "cache",
+        4,
+        cacheToWire({ name: "Have 4", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 3, status: "active" }),
+      );
       const moved = new Uint8Array(await (await H.get("/federation/beacon?record=have")).arrayBuffer());
       expect(decodePayload(decodeFrame(moved.subarray(5)).payload).v).toBe(2);
       expect(await hear(moved)).toMatchObject({ outcome: "applied", behind: ["cache"], pull: expect.stringMatching(/^(started|coalesced)$/) });
@@ -204,7 +249,9 @@ describe("SVCB1 beacons", () => {
 
       // a have-list that is not (type, cursor) pairs by type is refused by the apply pipeline
       const seed = kH.privateKey;
-      const bad = dg(signed(seed, { type: 7, gid: "gw-have:peer:have", origin: "gw-have", v: 9, body: { instance: "gw-have", endpoints: [], have: [5, 1, 1, 1] } }));
+      const bad = dg(
+        signed(seed, { type: 7, gid: "gw-have:peer:have", origin: "gw-have", v: 9, body: { instance: "gw-have", endpoints: [], have: [5, 1, 1, 1] } }),
+      );
       expect(await hear(bad)).toMatchObject({ outcome: "rejected", report: { reasons: { bad_body: 1 } } });
     } finally {
       await Promise.all([H.stop(), L.stop()]);
@@ -215,8 +262,18 @@ describe("SVCB1 beacons", () => {
     const id = "have-gw-seventeen"; // each character of the id costs 4 bytes (gid, origin, signer, instance)
     const G = await startInProcess({ INSTANCE: id, FED_PRIVATE_KEY: generateKeyPair().privateKey });
     try {
-      const c = publishRecord(G.gw, "cache", 1, cacheToWire({ name: "One", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 2, status: "active" }));
-      publishRecord(G.gw, "cache", 2, cacheToWire({ name: "Two", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 3, status: "active" }));
+      const c = publishRecord(
+        G.gw,
+        "cache",
+        1,
+        cacheToWire({ name: "One", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 2, status: "active" }),
+      );
+      publishRecord(
+        G.gw,
+        "cache",
+        2,
+        cacheToWire({ name: "Two", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 3, status: "active" }),
+      );
       publishRecord(G.gw, "find", 1, { cache: c.gid, kind: "find", loggedAt: 1_700_000_000, call: "N0FND" });
       publishRecord(G.gw, "key", "k1", { call: "N0FND", key: generateKeyPair().publicKey, createdAt: 1_700_000_000 });
       publishRecord(G.gw, "bulletin", 1, { from: "N0FND", category: "ALL", subject: "hi", text: "73", postedAt: 1_700_000_000 });

@@ -1,6 +1,17 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { capsFromObject, CapsError, clampCaps, COMPRESSIONS, decodeCaps, encodeCaps, intersectCaps, tierCaps, TIERS, type LinkCaps } from "../../src/fed/caps.ts";
+import {
+  capsFromObject,
+  CapsError,
+  clampCaps,
+  COMPRESSIONS,
+  decodeCaps,
+  encodeCaps,
+  intersectCaps,
+  tierCaps,
+  TIERS,
+  type LinkCaps,
+} from "../../src/fed/caps.ts";
 import { encodeCbor } from "../../src/fed/cbor.ts";
 import { encode as cborgEncode } from "cborg";
 
@@ -13,13 +24,28 @@ const arbCaps: fc.Arbitrary<LinkCaps> = fc.record({
   records: fc.subarray([1, 2, 3, 4, 5, 6, 7]),
 });
 
-const strip = (n: ReturnType<typeof intersectCaps>): LinkCaps => ({ tier: n.tier, baud: n.baud, mtu: n.mtu, batch: n.batch, compress: n.compress, records: n.records });
+const strip = (n: ReturnType<typeof intersectCaps>): LinkCaps => ({
+  tier: n.tier,
+  baud: n.baud,
+  mtu: n.mtu,
+  batch: n.batch,
+  compress: n.compress,
+  records: n.records,
+});
 
 describe("link capabilities", () => {
   test("the intersection takes the slower tier and baud, the smaller mtu and batch, the best common compression, the common records", () => {
     const vhf = { ...tierCaps("compact"), baud: 9600, records: [1, 2, 5, 7] };
     const link = intersectCaps(tierCaps("full"), vhf);
-    expect(link).toEqual({ tier: "compact", baud: 9600, mtu: 2048, batch: 25, compress: ["deflateDict1", "none"], records: [1, 2, 5, 7], compression: "deflateDict1" });
+    expect(link).toEqual({
+      tier: "compact",
+      baud: 9600,
+      mtu: 2048,
+      batch: 25,
+      compress: ["deflateDict1", "none"],
+      records: [1, 2, 5, 7],
+      compression: "deflateDict1",
+    });
     const noDict = intersectCaps(tierCaps("full"), { ...tierCaps("full"), compress: ["none"] });
     expect(noDict.compression).toBe("none");
     const hf = intersectCaps(tierCaps("compact"), tierCaps("beacon"));
@@ -64,9 +90,21 @@ describe("link capabilities", () => {
 
   test("a peer's caps: tier required, missing fields from its tier, unknown names ignored, nonsense refused", () => {
     expect(capsFromObject({ tier: "compact" })).toEqual(tierCaps("compact"));
-    expect(capsFromObject({ tier: "full", compress: ["zstd9", "deflateDict1"], records: [2, 99, 1], extra: true })).toMatchObject({ compress: ["deflateDict1", "none"], records: [1, 2] });
+    expect(capsFromObject({ tier: "full", compress: ["zstd9", "deflateDict1"], records: [2, 99, 1], extra: true })).toMatchObject({
+      compress: ["deflateDict1", "none"],
+      records: [1, 2],
+    });
     expect(capsFromObject({ tier: "full", batch: 1e9 }).batch).toBe(10_000);
-    const bad = [null, [], "full", { tier: "warp" }, { tier: "full", batch: 0 }, { tier: "full", mtu: 1.5 }, { tier: "full", records: "all" }, { tier: "full", baud: -1 }];
+    const bad = [
+      null,
+      [],
+      "full",
+      { tier: "warp" },
+      { tier: "full", batch: 0 },
+      { tier: "full", mtu: 1.5 },
+      { tier: "full", records: "all" },
+      { tier: "full", baud: -1 },
+    ];
     for (const b of bad) expect(() => capsFromObject(b)).toThrow(CapsError);
     expect(() => decodeCaps(new Uint8Array([0xa1, 0x64]))).toThrow(CapsError);
     // a non-canonical map (keys out of order) is refused like any other CBOR

@@ -68,8 +68,20 @@ describe("deterministic encoding", () => {
       [[1, 2, 3], "83010203"],
       [[1, [2, 3], [4, 5]], "8301820203820405"],
       [new Map(), "a0"],
-      [new Map([[1, 2], [3, 4]]), "a201020304"],
-      [new Map<string, CborValue>([["a", 1], ["b", [2, 3]]]), "a26161016162820203"],
+      [
+        new Map([
+          [1, 2],
+          [3, 4],
+        ]),
+        "a201020304",
+      ],
+      [
+        new Map<string, CborValue>([
+          ["a", 1],
+          ["b", [2, 3]],
+        ]),
+        "a26161016162820203",
+      ],
       [["a", new Map([["b", "c"]])], "826161a161626163"],
     ];
     for (const [value, h] of cases) {
@@ -80,7 +92,13 @@ describe("deterministic encoding", () => {
 
   test("map keys are sorted by their encoded bytes, whatever the insertion order", () => {
     // 10 (0x0a) < 100 (0x1864) < -1 (0x20) < "z" (0x617a) < "aa" (0x626161)
-    const m = new Map<string | number, CborValue>([["aa", 1], ["z", 2], [-1, 3], [100, 4], [10, 5]]);
+    const m = new Map<string | number, CborValue>([
+      ["aa", 1],
+      ["z", 2],
+      [-1, 3],
+      [100, 4],
+      [10, 5],
+    ]);
     expect(toHex(encodeCbor(m))).toBe("a5" + "0a05" + "186404" + "2003" + "617a02" + "62616101");
     expect(toHex(encodeCbor({ b: 1, a: 2, undef: undefined }))).toBe("a2616102616201");
   });
@@ -89,7 +107,14 @@ describe("deterministic encoding", () => {
     for (const bad of [1.5, NaN, Infinity, 2 ** 53, 2n ** 64n, -(2n ** 64n) - 1n, "\ud800", new Date(0), undefined, () => 1]) {
       expect(() => encodeCbor(bad as never)).toThrow(CborError);
     }
-    expect(() => encodeCbor(new Map<number | bigint, CborValue>([[1, 0], [1n, 0]]))).toThrow("same bytes");
+    expect(() =>
+      encodeCbor(
+        new Map<number | bigint, CborValue>([
+          [1, 0],
+          [1n, 0],
+        ]),
+      ),
+    ).toThrow("same bytes");
     let deep: CborValue = 0;
     for (let i = 0; i < 17; i++) deep = [deep];
     expect(() => encodeCbor(deep)).toThrow(CborError);
@@ -177,7 +202,10 @@ describe("strict decoding", () => {
         expect(decodeCbor(encodeCbor(s))).toBe(s);
         if (s === "") continue;
         const o = decodeCbor(encodeCbor({ [s]: 1, "": 0 }), { textMaps: "object" }) as Record<string, number>;
-        expect(Object.entries(o)).toEqual([["", 0], [s, 1]]);
+        expect(Object.entries(o)).toEqual([
+          ["", 0],
+          [s, 1],
+        ]);
       }
       for (const b of bad) {
         for (const at of [0, n >> 1, n]) {

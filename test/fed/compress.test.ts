@@ -10,8 +10,25 @@ const signer = signerFromSeed(generateKeyPair().privateKey);
 function page(n: number): Uint8Array {
   const frames = Array.from({ length: n }, (_, i) =>
     signFrame(
-      encodePayload({ type: 1, gid: `gw1:cache:${i + 1}`, origin: "gw1", v: 1, at: 1_700_000_000 + i, signer: "gw1",
-        body: cacheToWire({ name: `Cache number ${i}`, type: "traditional", size: "small", difficulty: 2, terrain: 1.5, lat: 48 + i / 1000, lon: 11 + i / 1000, status: "active", ownerCall: "N0OWN" }) as never }),
+      encodePayload({
+        type: 1,
+        gid: `gw1:cache:${i + 1}`,
+        origin: "gw1",
+        v: 1,
+        at: 1_700_000_000 + i,
+        signer: "gw1",
+        body: cacheToWire({
+          name: `Cache number ${i}`,
+          type: "traditional",
+          size: "small",
+          difficulty: 2,
+          terrain: 1.5,
+          lat: 48 + i / 1000,
+          lon: 11 + i / 1000,
+          status: "active",
+          ownerCall: "N0OWN",
+        }) as never,
+      }),
       signer,
     ),
   );

@@ -139,7 +139,10 @@ async function start(node: Node): Promise<void> {
 }
 
 const api = (node: Node, path: string, init: RequestInit = {}) =>
-  fetch(node.target + path, { ...init, headers: { ...(init.body === undefined ? { "x-ingest-secret": INGEST } : H), ...(init.headers as Record<string, string>) } });
+  fetch(node.target + path, {
+    ...init,
+    headers: { ...(init.body === undefined ? { "x-ingest-secret": INGEST } : H), ...(init.headers as Record<string, string>) },
+  });
 const post = (node: Node, path: string, body: unknown) => api(node, path, { method: "POST", body: JSON.stringify(body) });
 const json = async (r: Response) => {
   const t = await r.text();
@@ -152,7 +155,12 @@ const json = async (r: Response) => {
 
 /** One pull round on every running gateway (all at once, like the cron firing everywhere). */
 async function round(names = ["g1", "g2", "g3", "g4", "g5"]): Promise<void> {
-  await Promise.all(names.map((n) => byName(n)).filter((n) => n.proc).map((n) => post(n, "/federation/sync", {}).then((r) => r.text())));
+  await Promise.all(
+    names
+      .map((n) => byName(n))
+      .filter((n) => n.proc)
+      .map((n) => post(n, "/federation/sync", {}).then((r) => r.text())),
+  );
 }
 
 const FEEDS = ["caches", "finds", "keys", "bulletins", "account-moves"] as const;
@@ -214,7 +222,16 @@ async function converge(viewers: string[], origins: string[], erased: Set<string
 }
 
 const hide = async (node: Node, name: string, ownerCall = "N0OWN") => {
-  const r = await post(node, "/api/caches", { name, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 45 + rand(), lon: 7 + rand(), ownerCall });
+  const r = await post(node, "/api/caches", {
+    name,
+    type: "traditional",
+    size: "small",
+    difficulty: 2,
+    terrain: 2,
+    lat: 45 + rand(),
+    lon: 7 + rand(),
+    ownerCall,
+  });
   expect(r.status).toBe(201);
   return (await json(r)) as { id: number; gid: string };
 };
@@ -224,7 +241,19 @@ const erased = new Set<string>();
 
 beforeAll(async () => {
   for (const name of ["g1", "g2", "g3", "g4", "g5"]) {
-    const node: Node = { name, key: generateKeyPair(), dataDir: tmpDir(), env: {}, proc: null, target: "", proxy: null as never, url: "", served: new Map(), seen: [], faults: true };
+    const node: Node = {
+      name,
+      key: generateKeyPair(),
+      dataDir: tmpDir(),
+      env: {},
+      proc: null,
+      target: "",
+      proxy: null as never,
+      url: "",
+      served: new Map(),
+      seen: [],
+      faults: true,
+    };
     node.proxy = proxyFor(node);
     node.url = `http://127.0.0.1:${node.proxy.port}`;
     nodes.push(node);
@@ -273,7 +302,8 @@ describe(`five gateways converge (seed ${SEED})`, () => {
     await round();
     for (const n of ["g1", "g2", "g3", "g4"]) {
       const node = byName(n);
-      for (const c of made[n]!.slice(0, 4)) expect((await api(node, `/api/caches/${c.id}`, { method: "PATCH", body: JSON.stringify({ name: `${n} renamed ${c.id}` }) })).status).toBe(200);
+      for (const c of made[n]!.slice(0, 4))
+        expect((await api(node, `/api/caches/${c.id}`, { method: "PATCH", body: JSON.stringify({ name: `${n} renamed ${c.id}` }) })).status).toBe(200);
       // finds on its own caches by RF callsigns, then one deleted (a tombstone)
       const logs = [];
       for (const [i, c] of made[n]!.slice(4, 8).entries()) {
@@ -322,7 +352,13 @@ describe(`five gateways converge (seed ${SEED})`, () => {
     expect((await mirrored(byName("g4"), "g3")).size).toBe(0);
     const g3frames = byName("g3").seen.slice(0, 100);
     expect(g3frames.length).toBeGreaterThan(0);
-    const pushed = await json(await api(byName("g4"), "/federation/frames", { method: "POST", body: encodePage({ frames: g3frames, next: 0, more: false }) as BodyInit, headers: { "content-type": "application/cbor" } }));
+    const pushed = await json(
+      await api(byName("g4"), "/federation/frames", {
+        method: "POST",
+        body: encodePage({ frames: g3frames, next: 0, more: false }) as BodyInit,
+        headers: { "content-type": "application/cbor" },
+      }),
+    );
     expect(pushed).toMatchObject({ applied: 0, quarantined: g3frames.length });
     expect((await mirrored(byName("g4"), "g3")).size).toBe(0);
     const g4caches = await json(await fetch(`${byName("g4").target}/api/caches?bbox=6,44,9,47&unvetted=1&limit=2000`));

@@ -74,12 +74,22 @@ beforeAll(async () => {
     { clock },
   );
   const key = () => generateKeyPair().publicKey;
-  for (const [g, trust] of [[W1, "trusted"], [W2, "trusted"], [U, "unvetted"], [D, "trusted"], [X, "trusted"]] as const) {
+  for (const [g, trust] of [
+    [W1, "trusted"],
+    [W2, "trusted"],
+    [U, "unvetted"],
+    [D, "trusted"],
+    [X, "trusted"],
+  ] as const) {
     upsertPeer(H.gw, { instance: g.gw.config.instance, url: g.url, trust, keyPin: key() });
   }
   upsertPeer(H.gw, { instance: "gw-spy", url: `http://127.0.0.1:${spy.port}`, trust: "unvetted", keyPin: key() });
   finder = signedInUser(H.gw, "N0FND", { verified: true });
-  const c = await H.post("/api/caches", { name: "Corroborated", type: "traditional", size: "small", difficulty: 2, terrain: 2, ...CACHE, ownerCall: "N0OWN" }, { headers: ingest });
+  const c = await H.post(
+    "/api/caches",
+    { name: "Corroborated", type: "traditional", size: "small", difficulty: 2, terrain: 2, ...CACHE, ownerCall: "N0OWN" },
+    { headers: ingest },
+  );
   cacheId = (await json(c)).id;
 });
 afterAll(async () => {
@@ -124,7 +134,11 @@ describe("cross-instance corroboration", () => {
     expect(rep("gw-x")).toEqual([0, 1, "trusted"]);
     expect(rep("gw-spy")).toEqual([0, 1, "unvetted"]);
     // the exact IGate only where both sides reveal
-    const answers = H.gw.db.query("SELECT p.instance, a.heard, a.distance_bucket_m AS d, a.igate FROM corroboration_answers a JOIN peers p ON p.id = a.peer_id WHERE a.log_id = ? ORDER BY p.instance").all(log.id);
+    const answers = H.gw.db
+      .query(
+        "SELECT p.instance, a.heard, a.distance_bucket_m AS d, a.igate FROM corroboration_answers a JOIN peers p ON p.id = a.peer_id WHERE a.log_id = ? ORDER BY p.instance",
+      )
+      .all(log.id);
     expect(answers).toEqual([
       { instance: "gw-d", heard: 0, d: null, igate: null },
       { instance: "gw-spy", heard: 0, d: null, igate: null },
@@ -138,7 +152,20 @@ describe("cross-instance corroboration", () => {
   test("the question names a grid cell, a time bucket and the call: never the cache or its exact position; no secret to an unvetted peer", () => {
     const q = spied.at(-1)!;
     expect(q.secret).toBeNull();
-    expect(Object.keys(q.body).sort()).toEqual(["bucketS", "call", "exclude", "from", "gridDeg", "id", "lat", "lon", "revealIgate", "timeBucket", "v", "windowS"]);
+    expect(Object.keys(q.body).sort()).toEqual([
+      "bucketS",
+      "call",
+      "exclude",
+      "from",
+      "gridDeg",
+      "id",
+      "lat",
+      "lon",
+      "revealIgate",
+      "timeBucket",
+      "v",
+      "windowS",
+    ]);
     expect(q.body).toMatchObject({ v: 1, from: "gw-h", call: "N0FND", gridDeg: 0.001, bucketS: 900, exclude: ["N0HHH"], revealIgate: true });
     expect(q.body.lat).not.toBe(CACHE.lat);
     expect(Math.abs(q.body.lat - CACHE.lat)).toBeLessThanOrEqual(0.0005);
@@ -162,22 +189,57 @@ describe("cross-instance corroboration", () => {
     const [again] = await retryCorroborations(H.gw);
     expect(again).toMatchObject({ logId: log.id, state: "confirmed", confirmations: 2 });
     expect([getPeer(H.gw, "gw-d")!.repConfirmed, getPeer(H.gw, "gw-d")!.repFailed]).toEqual([1, 1]);
-    expect((H.gw.db.query("SELECT tier, corr_source FROM logs WHERE id = ?").get(log.id) as any)).toEqual({ tier: "a", corr_source: "peers" });
+    expect(H.gw.db.query("SELECT tier, corr_source FROM logs WHERE id = ?").get(log.id) as any).toEqual({ tier: "a", corr_source: "peers" });
   });
 
   test("answering: the shared secret when one is set; bad questions are 400; a finer grid or wider window than the protocol's is refused", async () => {
-    const q = { v: 1, from: "gw-z", id: "abc", call: "N0FND", lat: 48.1235, lon: 11.5435, gridDeg: 0.001, timeBucket: 1_700_000_100, bucketS: 900, windowS: 7200, exclude: [], revealIgate: true };
+    const q = {
+      v: 1,
+      from: "gw-z",
+      id: "abc",
+      call: "N0FND",
+      lat: 48.1235,
+      lon: 11.5435,
+      gridDeg: 0.001,
+      timeBucket: 1_700_000_100,
+      bucketS: 900,
+      windowS: 7200,
+      exclude: [],
+      revealIgate: true,
+    };
     expect((await W2.post("/federation/corroborate", q)).status).toBe(401);
     expect((await W2.post("/federation/corroborate", q, { headers: { "x-fed-secret": SHARED } })).status).toBe(200);
     const a = await json(await W1.post("/federation/corroborate", q));
     expect(a).toEqual({ v: 1, id: "abc", instance: "gw-w1", heard: false, distanceBucketM: null, timeBucket: null });
-    for (const bad of [{}, { ...q, v: 2 }, { ...q, call: "no call" }, { ...q, lat: 91 }, { ...q, gridDeg: 0.00001 }, { ...q, windowS: 86_400 }, { ...q, exclude: "N0X" }, { ...q, revealIgate: "yes" }]) {
+    for (const bad of [
+      {},
+      { ...q, v: 2 },
+      { ...q, call: "no call" },
+      { ...q, lat: 91 },
+      { ...q, gridDeg: 0.00001 },
+      { ...q, windowS: 86_400 },
+      { ...q, exclude: "N0X" },
+      { ...q, revealIgate: "yes" },
+    ]) {
       expect((await W1.post("/federation/corroborate", bad)).status).toBe(400);
     }
   });
 
   test("answering is rate-limited per IP", async () => {
-    const q = { v: 1, from: "gw-z", id: "rl", call: "N0FND", lat: 48.1235, lon: 11.5435, gridDeg: 0.001, timeBucket: 1_700_000_100, bucketS: 900, windowS: 7200, exclude: [], revealIgate: false };
+    const q = {
+      v: 1,
+      from: "gw-z",
+      id: "rl",
+      call: "N0FND",
+      lat: 48.1235,
+      lon: 11.5435,
+      gridDeg: 0.001,
+      timeBucket: 1_700_000_100,
+      bucketS: 900,
+      windowS: 7200,
+      exclude: [],
+      revealIgate: false,
+    };
     const codes = await Promise.all(Array.from({ length: 70 }, () => D.post("/federation/corroborate", q).then((r) => r.status)));
     expect(codes.filter((c) => c === 429).length).toBeGreaterThan(0);
     expect(codes.filter((c) => c === 200).length).toBeLessThanOrEqual(60);

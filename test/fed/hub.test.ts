@@ -28,9 +28,22 @@ let S: Running; // a packet-only spoke with an intermittent HTTP path to its hub
 let Q: Running; // another instance that wants S's records, through the hub's relay
 
 beforeAll(async () => {
-  H = await startInProcess({ INSTANCE: "gw-hub", FED_PRIVATE_KEY: kH.privateKey, FED_SUBMIT_SECRET: SEC, FED_RELAY_SECRET: RELAY, INGEST_SECRET: INGEST, FED_LOOPBACK_PEERS: "on" });
+  H = await startInProcess({
+    INSTANCE: "gw-hub",
+    FED_PRIVATE_KEY: kH.privateKey,
+    FED_SUBMIT_SECRET: SEC,
+    FED_RELAY_SECRET: RELAY,
+    INGEST_SECRET: INGEST,
+    FED_LOOPBACK_PEERS: "on",
+  });
   const common = { FED_HUB_URL: H.url, FED_SUBMIT_SECRET: SEC, FED_RELAY_SECRET: RELAY, FED_LOOPBACK_PEERS: "on", INGEST_SECRET: INGEST };
-  S = await startInProcess({ ...common, INSTANCE: "gw-spoke", FED_PRIVATE_KEY: kS.privateKey, FED_RELAY_TOKEN: relayToken(RELAY, "gw-spoke"), FED_ENDPOINTS: "ax25:N0SPK-5" });
+  S = await startInProcess({
+    ...common,
+    INSTANCE: "gw-spoke",
+    FED_PRIVATE_KEY: kS.privateKey,
+    FED_RELAY_TOKEN: relayToken(RELAY, "gw-spoke"),
+    FED_ENDPOINTS: "ax25:N0SPK-5",
+  });
   Q = await startInProcess({ ...common, INSTANCE: "gw-q", FED_PRIVATE_KEY: generateKeyPair().privateKey });
   // Each pushed its peer record after start (the push after a write); settle that before counting.
   await Promise.all([pushToHub(S.gw), pushToHub(Q.gw)]);
@@ -39,7 +52,8 @@ afterAll(async () => {
   await Promise.all([H.stop(), S.stop(), Q.stop()]);
 });
 
-const submitTo = (g: Running, body: Uint8Array | string, headers: Record<string, string>) => fetch(g.url + "/federation/submit", { method: "POST", headers, body: body as BodyInit });
+const submitTo = (g: Running, body: Uint8Array | string, headers: Record<string, string>) =>
+  fetch(g.url + "/federation/submit", { method: "POST", headers, body: body as BodyInit });
 
 describe("submit", () => {
   test("the fed secret and CBOR only: 401 without the secret, 415 for any other content type", async () => {
@@ -65,7 +79,13 @@ describe("submit", () => {
   });
 
   test("a spoke pushes its own records on the cron: the hub admits it as unvetted, pinned to its one key, and mirrors them; cursors move on", async () => {
-    for (let i = 1; i <= 3; i++) publishRecord(S.gw, "cache", i, cacheToWire({ name: `Spoke ${i}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 46.5, lon: 7.5, status: "active" }));
+    for (let i = 1; i <= 3; i++)
+      publishRecord(
+        S.gw,
+        "cache",
+        i,
+        cacheToWire({ name: `Spoke ${i}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 46.5, lon: 7.5, status: "active" }),
+      );
     publishTombstone(S.gw, "gw-spoke:cache:3");
     const r = await S.gw.scheduler.runNow("hub-push");
     // 2 caches and the tombstone (the spoke's peer record went at start-up)
@@ -92,7 +112,16 @@ describe("submit", () => {
     expect(relayed.status).toBe(400);
     expect((await json(relayed)).error).toBe("not_own_signer");
     expect(getPeer(H.gw, "gw-other")).toBeNull();
-    const byCall = await post([signed(kS.privateKey, { type: 1, gid: "gw-spoke:cache:8", origin: "gw-spoke", signer: "N0OWN", v: 1, body: { ...cache("c"), ownerCall: "N0OWN" } as never })]);
+    const byCall = await post([
+      signed(kS.privateKey, {
+        type: 1,
+        gid: "gw-spoke:cache:8",
+        origin: "gw-spoke",
+        signer: "N0OWN",
+        v: 1,
+        body: { ...cache("c"), ownerCall: "N0OWN" } as never,
+      }),
+    ]);
     expect((await json(byCall)).error).toBe("not_own_signer");
     // a known submitter with a new key and no signed rotation
     const newKey = await post([signed(other.privateKey, { type: 1, gid: "gw-spoke:cache:7", origin: "gw-spoke", v: 1, body: cache("new key") as never })]);
@@ -148,7 +177,9 @@ describe("relay", () => {
     const back = await json(await H.post("/federation/relay/gw-spoke/answer", encodeCbor(answers), { headers: { ...cbor, ...relay } }));
     expect(back.answers).toEqual([{ id: q.id, stored: true, reason: null }]);
     // the same answer posted for another spoke's query, or signed by another key, is not stored
-    expect((await json(await H.post("/federation/relay/gw-other/answer", encodeCbor(answers), { headers: { ...cbor, ...relay } }))).answers[0].stored).toBe(false);
+    expect((await json(await H.post("/federation/relay/gw-other/answer", encodeCbor(answers), { headers: { ...cbor, ...relay } }))).answers[0].stored).toBe(
+      false,
+    );
     const result = await json(await H.get(`/federation/relay/gw-spoke/result/${q.id}`, { headers: relay }));
     expect(result).toMatchObject({ id: q.id, state: "answered", query: { type: "cache", since: 0, limit: 10 } });
     const page = new Uint8Array(Buffer.from(result.pageB64, "base64"));

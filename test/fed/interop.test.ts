@@ -42,12 +42,32 @@ afterAll(async () => {
 
 describe("interop with cbor2 + libsodium", () => {
   test("our frames: libsodium verifies them, cbor2 reads them and re-encodes canonically to the same bytes", async () => {
-    publishRecord(A.gw, "cache", 1, cacheToWire({ name: "Zürich Süd 🚲", type: "multi", size: "small", difficulty: 4.5, terrain: 5, lat: 47.3768866, lon: 8.5416940, status: "active", description: "x".repeat(300), placedAt: 4_102_444_800_000 }));
+    publishRecord(
+      A.gw,
+      "cache",
+      1,
+      cacheToWire({
+        name: "Zürich Süd 🚲",
+        type: "multi",
+        size: "small",
+        difficulty: 4.5,
+        terrain: 5,
+        lat: 47.3768866,
+        lon: 8.541694,
+        status: "active",
+        description: "x".repeat(300),
+        placedAt: 4_102_444_800_000,
+      }),
+    );
     publishRecord(A.gw, "find", 1, findToWire({ cache: "gw2:cache:9", kind: "dnf", loggedAt: 1_700_000_000_000, call: "N0FND-7", distanceM: 123456.78 }));
     publishTombstone(A.gw, "gw1:find:1");
     const frames = ["gw1:cache:1", "gw1:find:1", "gw1:peer:self"].map((g) => feedFrame(A.gw, g));
     const res = await py<Array<{ ok: boolean; canonical: boolean; payload: Record<string, any> }>>({ op: "verify", frames: frames.map(b64) });
-    expect(res.map((r) => [r.ok, r.canonical])).toEqual([[true, true], [true, true], [true, true]]);
+    expect(res.map((r) => [r.ok, r.canonical])).toEqual([
+      [true, true],
+      [true, true],
+      [true, true],
+    ]);
     expect(res[0]!.payload).toMatchObject({ "1": 1, "2": "gw1:cache:1", "3": "gw1", "4": 1, "6": "gw1" });
     expect(res[0]!.payload["7"]).toMatchObject({ name: "Zürich Süd 🚲", latE7: 473768866, lonE7: 85416940, difficultyX10: 45, placedAt: 4_102_444_800 });
     expect(res[1]!.payload["1"]).toBe(5);
@@ -61,14 +81,49 @@ describe("interop with cbor2 + libsodium", () => {
   test("their frames: we verify, decode and apply what cbor2 + libsodium sign", async () => {
     const kP = generateKeyPair();
     upsertPeer(B.gw, { instance: "pygw", trust: "trusted", keyPin: kP.publicKey });
-    const cache = { "1": 1, "2": "pygw:cache:1", "3": "pygw", "4": 3, "5": 1_700_000_000, "6": "pygw", "7": { name: "Café ☕", type: "traditional", size: "micro", difficultyX10: 15, terrainX10: 20, latE7: -338688197, lonE7: 1512092955, status: "active", ownerCall: "VK2ABC" } };
-    const find = { "1": 2, "2": "pygw:find:1", "3": "pygw", "4": 1, "5": 1_700_000_001, "6": "VK2FND", "7": { cache: "pygw:cache:1", kind: "find", loggedAt: 1_700_000_001, call: "VK2FND", distanceCm: 250, text: "TFTC" } };
+    const cache = {
+      "1": 1,
+      "2": "pygw:cache:1",
+      "3": "pygw",
+      "4": 3,
+      "5": 1_700_000_000,
+      "6": "pygw",
+      "7": {
+        name: "Café ☕",
+        type: "traditional",
+        size: "micro",
+        difficultyX10: 15,
+        terrainX10: 20,
+        latE7: -338688197,
+        lonE7: 1512092955,
+        status: "active",
+        ownerCall: "VK2ABC",
+      },
+    };
+    const find = {
+      "1": 2,
+      "2": "pygw:find:1",
+      "3": "pygw",
+      "4": 1,
+      "5": 1_700_000_001,
+      "6": "VK2FND",
+      "7": { cache: "pygw:cache:1", kind: "find", loggedAt: 1_700_000_001, call: "VK2FND", distanceCm: 250, text: "TFTC" },
+    };
     const frames = (await py<string[]>({ op: "sign", seed: kP.privateKey, payloads: [cache, find] })).map((f) => new Uint8Array(Buffer.from(f, "base64url")));
     for (const f of frames) expect((await openFrame(f)).ok).toBe(true);
     const r = await applyFrames(B.gw, frames, { via: "interop" });
     expect(r).toMatchObject({ applied: 2, rejected: 0 });
-    expect(mirroredCache(B.gw, "pygw:cache:1")).toMatchObject({ name: "Café ☕", lat: -33.8688197, lon: 151.2092955, difficulty: 1.5, terrain: 2, ownerCall: "VK2ABC" });
-    expect(mirroredFindsOf(B.gw, "pygw:cache:1")).toEqual([expect.objectContaining({ call: "VK2FND", distanceM: 2.5, text: "TFTC", loggedAt: 1_700_000_001_000 })]);
+    expect(mirroredCache(B.gw, "pygw:cache:1")).toMatchObject({
+      name: "Café ☕",
+      lat: -33.8688197,
+      lon: 151.2092955,
+      difficulty: 1.5,
+      terrain: 2,
+      ownerCall: "VK2ABC",
+    });
+    expect(mirroredFindsOf(B.gw, "pygw:cache:1")).toEqual([
+      expect.objectContaining({ call: "VK2FND", distanceM: 2.5, text: "TFTC", loggedAt: 1_700_000_001_000 }),
+    ]);
   });
 
   test("their honestly signed but non-canonical payloads are refused, each with its code", async () => {

@@ -50,7 +50,13 @@ beforeAll(async () => {
   doh = startDoh(zone);
   dohJson = startDoh(zone, "json");
   registryServer = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => Response.json(registryDoc) });
-  const map = ["on", `n0xyz.ampr.org=${new URL(P.url).port}`, `n0qrs.ampr.org=${new URL(Q.url).port}`, `n0bad.ampr.org=${new URL(P.url).port}`, `gw-r1.example.org=${new URL(R1.url).port}`].join(",");
+  const map = [
+    "on",
+    `n0xyz.ampr.org=${new URL(P.url).port}`,
+    `n0qrs.ampr.org=${new URL(Q.url).port}`,
+    `n0bad.ampr.org=${new URL(P.url).port}`,
+    `gw-r1.example.org=${new URL(R1.url).port}`,
+  ].join(",");
   O = await startInProcess({
     INSTANCE: "gw-o",
     FED_PRIVATE_KEY: generateKeyPair().privateKey,
@@ -87,8 +93,18 @@ describe("44net onboarding", () => {
     const r = await onboard({ callsign: "n0xyz" });
     expect(r.status).toBe(201);
     const a = await json(r);
-    expect(a).toMatchObject({ admitted: true, binding: { callsign: "N0XYZ", host: "n0xyz.ampr.org", instance: "n0xyz-gw", key: kP.publicKey, dnssec: true, descriptor: "matches", form: "wire" } });
-    expect(a.peer).toMatchObject({ instance: "n0xyz-gw", trust: "unvetted", verifiedVia: "coord-lot", foundVia: "44net", keyPin: kP.publicKey, syncUrl: "http://n0xyz.ampr.org" });
+    expect(a).toMatchObject({
+      admitted: true,
+      binding: { callsign: "N0XYZ", host: "n0xyz.ampr.org", instance: "n0xyz-gw", key: kP.publicKey, dnssec: true, descriptor: "matches", form: "wire" },
+    });
+    expect(a.peer).toMatchObject({
+      instance: "n0xyz-gw",
+      trust: "unvetted",
+      verifiedVia: "coord-lot",
+      foundVia: "44net",
+      keyPin: kP.publicKey,
+      syncUrl: "http://n0xyz.ampr.org",
+    });
     expect(a.peer.endpoints).toEqual([{ transport: "ampr", address: "n0xyz.ampr.org", priority: 0 }]);
     // and it is synced over plain HTTP to its ampr host
     publishRecord(P.gw, "cache", 1, cache("On 44net"));
@@ -112,7 +128,11 @@ describe("44net onboarding", () => {
     const r = await onboard({ callsign: "N0QRS" });
     expect(r.status).toBe(200);
     const a = await json(r);
-    expect(a).toEqual({ admitted: false, needsConfirm: true, binding: expect.objectContaining({ instance: "n0qrs-gw", key: kQ.publicKey, dnssec: false, descriptor: "matches" }) });
+    expect(a).toEqual({
+      admitted: false,
+      needsConfirm: true,
+      binding: expect.objectContaining({ instance: "n0qrs-gw", key: kQ.publicKey, dnssec: false, descriptor: "matches" }),
+    });
     expect(getPeer(O.gw, "n0qrs-gw")).toBeNull();
     // confirming a key DNS no longer names is refused
     expect((await onboard({ callsign: "N0QRS", confirm: true, key: kP.publicKey })).status).toBe(409);
@@ -144,7 +164,12 @@ describe("44net onboarding", () => {
   });
 
   test("the JSON DoH form works the same (a resolver that does not speak the wire form)", async () => {
-    const J = await startInProcess({ INSTANCE: "gw-j", INGEST_SECRET: INGEST, DOH_URL: dohJson.url, FED_LOOPBACK_PEERS: `n0qrs.ampr.org=${new URL(Q.url).port}` });
+    const J = await startInProcess({
+      INSTANCE: "gw-j",
+      INGEST_SECRET: INGEST,
+      DOH_URL: dohJson.url,
+      FED_LOOPBACK_PEERS: `n0qrs.ampr.org=${new URL(Q.url).port}`,
+    });
     const r = await json(await J.post("/federation/peers/44net", { callsign: "N0QRS" }, { headers: ingest }));
     expect(r).toMatchObject({ admitted: false, binding: { form: "json", dnssec: false, instance: "n0qrs-gw", descriptor: "matches" } });
     const a = await json(await J.post("/federation/peers/44net", { callsign: "N0XYZ" }, { headers: ingest }));
@@ -183,7 +208,12 @@ describe("registry", () => {
     // the verified view
     const view = await json(await O.get("/federation/registry"));
     expect(view.registry).toMatchObject({ name: "test-net", signerKey: kReg.publicKey, signedAt: 1_700_000_100, dnssec: null, error: null });
-    expect(view.items.find((i: any) => i.instance === "gw-r1").registry).toEqual({ instance: "gw-r1", keys: [kR1.publicKey], operators: ["N0RA"], aprsCall: "N0RA-10" });
+    expect(view.items.find((i: any) => i.instance === "gw-r1").registry).toEqual({
+      instance: "gw-r1",
+      keys: [kR1.publicKey],
+      operators: ["N0RA"],
+      aprsCall: "N0RA-10",
+    });
     const list = await json(await O.get("/federation/peers", { headers: ingest }));
     expect(list.peers.find((p: any) => p.instance === "gw-r2").registry.matches).toBe(false);
   });

@@ -8,7 +8,17 @@ import { AppError } from "../../src/errors.ts";
 import { pruneAll } from "../../src/jobs/prune.ts";
 
 const key = generateKeyPair();
-const cache: CacheJson = { name: "Old Mill", type: "traditional", size: "small", difficulty: 2, terrain: 3.5, lat: 51.5, lon: -0.1275, status: "active", ownerCall: "N0OWN" };
+const cache: CacheJson = {
+  name: "Old Mill",
+  type: "traditional",
+  size: "small",
+  difficulty: 2,
+  terrain: 3.5,
+  lat: 51.5,
+  lon: -0.1275,
+  status: "active",
+  ownerCall: "N0OWN",
+};
 
 let g: Running;
 let unsigned: Running;
@@ -22,9 +32,15 @@ afterAll(async () => {
 });
 
 const rowOf = (r: Running, gid: string) =>
-  r.gw.db.query("SELECT seq, type, v, at, payload, frame, signer_key AS signerKey FROM fed_feed WHERE gid = ?").get(gid) as
-    | { seq: number; type: number; v: number; at: number; payload: Uint8Array; frame: Uint8Array | null; signerKey: string | null }
-    | null;
+  r.gw.db.query("SELECT seq, type, v, at, payload, frame, signer_key AS signerKey FROM fed_feed WHERE gid = ?").get(gid) as {
+    seq: number;
+    type: number;
+    v: number;
+    at: number;
+    payload: Uint8Array;
+    frame: Uint8Array | null;
+    signerKey: string | null;
+  } | null;
 
 const failure = (fn: () => unknown): AppError => {
   try {

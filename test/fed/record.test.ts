@@ -15,7 +15,20 @@ import {
   type Payload,
 } from "../../src/fed/record.ts";
 import { generateKeyPair, privateKeyObject, signerFromSeed } from "../../src/fed/keys.ts";
-import { cacheFromWire, cacheToWire, checkBody, findFromWire, findToWire, fromCm, fromE7, fromX10, toCm, toE7, toX10, type CacheJson } from "../../src/fed/bodies.ts";
+import {
+  cacheFromWire,
+  cacheToWire,
+  checkBody,
+  findFromWire,
+  findToWire,
+  fromCm,
+  fromE7,
+  fromX10,
+  toCm,
+  toE7,
+  toX10,
+  type CacheJson,
+} from "../../src/fed/bodies.ts";
 import { nodePath, noblePath, webCryptoPath } from "../../src/fed/ed25519.ts";
 
 const signer = signerFromSeed(generateKeyPair().privateKey);
@@ -104,12 +117,66 @@ describe("payload and frame", () => {
     const sig = signer.sign(signedBytes(bytes));
     const frameOf = (m: Map<number, CborValue>) => encodeCbor(m);
     const cases: Array<[Uint8Array, string]> = [
-      [frameOf(new Map<number, CborValue>([[1, bytes], [2, signer.publicKey]])), "bad_frame"],
-      [frameOf(new Map<number, CborValue>([[1, bytes], [2, signer.publicKey], [3, sig], [4, 0]])), "bad_frame"],
-      [frameOf(new Map<number, CborValue>([[1, "text"], [2, signer.publicKey], [3, sig]])), "bad_frame"],
-      [frameOf(new Map<number, CborValue>([[1, bytes], [2, signer.publicKey + "A"], [3, sig]])), "bad_frame"],
-      [frameOf(new Map<number, CborValue>([[1, bytes], [2, signer.publicKey.slice(0, 42) + "B"], [3, sig]])), "bad_frame"], // non-canonical base64url
-      [frameOf(new Map<number, CborValue>([[1, bytes], [2, signer.publicKey], [3, sig.subarray(0, 63)]])), "bad_frame"],
+      [
+        frameOf(
+          new Map<number, CborValue>([
+            [1, bytes],
+            [2, signer.publicKey],
+          ]),
+        ),
+        "bad_frame",
+      ],
+      [
+        frameOf(
+          new Map<number, CborValue>([
+            [1, bytes],
+            [2, signer.publicKey],
+            [3, sig],
+            [4, 0],
+          ]),
+        ),
+        "bad_frame",
+      ],
+      [
+        frameOf(
+          new Map<number, CborValue>([
+            [1, "text"],
+            [2, signer.publicKey],
+            [3, sig],
+          ]),
+        ),
+        "bad_frame",
+      ],
+      [
+        frameOf(
+          new Map<number, CborValue>([
+            [1, bytes],
+            [2, signer.publicKey + "A"],
+            [3, sig],
+          ]),
+        ),
+        "bad_frame",
+      ],
+      [
+        frameOf(
+          new Map<number, CborValue>([
+            [1, bytes],
+            [2, signer.publicKey.slice(0, 42) + "B"],
+            [3, sig],
+          ]),
+        ),
+        "bad_frame",
+      ], // non-canonical base64url
+      [
+        frameOf(
+          new Map<number, CborValue>([
+            [1, bytes],
+            [2, signer.publicKey],
+            [3, sig.subarray(0, 63)],
+          ]),
+        ),
+        "bad_frame",
+      ],
       [new Uint8Array([0xa3, 0x01]), "truncated"],
       [new Uint8Array([0xf9, 0x3c, 0x00]), "float"],
     ];
@@ -174,7 +241,17 @@ describe("bodies", () => {
   });
 
   test("a find's distance maps metres to centimetres and back", () => {
-    const f = { cache: "gw2:cache:9", kind: "find" as const, loggedAt: 1_700_000_123_000, call: "N0FND", account: "gw1:account:3", text: "TFTC", tier: "a", state: null, distanceM: 12.34 };
+    const f = {
+      cache: "gw2:cache:9",
+      kind: "find" as const,
+      loggedAt: 1_700_000_123_000,
+      call: "N0FND",
+      account: "gw1:account:3",
+      text: "TFTC",
+      tier: "a",
+      state: null,
+      distanceM: 12.34,
+    };
     const body = findToWire(f);
     expect(body.distanceCm).toBe(1234);
     expect(body.loggedAt).toBe(1_700_000_123);

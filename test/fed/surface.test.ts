@@ -11,7 +11,18 @@ import { count } from "../helpers/fed.ts";
 
 const INGEST = "ingest-secret-for-fed-tests";
 const kA = generateKeyPair();
-const cache = (name: string): CacheJson => ({ name, type: "multi", size: "regular", difficulty: 3.5, terrain: 1, lat: -33.8688197, lon: 151.2092955, status: "active", hint: "look up", description: "Harbour views." });
+const cache = (name: string): CacheJson => ({
+  name,
+  type: "multi",
+  size: "regular",
+  difficulty: 3.5,
+  terrain: 1,
+  lat: -33.8688197,
+  lon: 151.2092955,
+  status: "active",
+  hint: "look up",
+  description: "Harbour views.",
+});
 
 let A: Running; // signed publisher
 let U: Running; // unsigned instance
@@ -68,7 +79,12 @@ describe("the instance descriptor", () => {
     ]);
     const opened = await openFrame(Buffer.from(d.record, "base64url"));
     expect(opened.ok).toBe(true);
-    if (opened.ok) expect({ ...opened.payload.body }).toEqual({ instance: "gw1", endpoints: ["ampr:n0gw.ampr.org;5", "https:https://gw1.example.org;10"], caps: ["sync-cbor"] });
+    if (opened.ok)
+      expect({ ...opened.payload.body }).toEqual({
+        instance: "gw1",
+        endpoints: ["ampr:n0gw.ampr.org;5", "https:https://gw1.example.org;10"],
+        caps: ["sync-cbor"],
+      });
   });
 
   test("an unsigned instance advertises no sync-cbor and serves no sync pages", async () => {
@@ -149,7 +165,16 @@ describe("the sync surface", () => {
       const page = (await res.json()) as { instance: string; items: Array<Record<string, unknown>>; next: number; more: boolean };
       expect(page.instance).toBe("gw1");
       expect(page.more).toBe(true);
-      expect(page.items[0]).toMatchObject({ gid: "gw1:cache:1", v: 1, signed: true, name: "Cache 1", lat: -33.8688197, lon: 151.2092955, difficulty: 3.5, terrain: 1 });
+      expect(page.items[0]).toMatchObject({
+        gid: "gw1:cache:1",
+        v: 1,
+        signed: true,
+        name: "Cache 1",
+        lat: -33.8688197,
+        lon: 151.2092955,
+        difficulty: 3.5,
+        terrain: 1,
+      });
       expect(typeof page.items[0]!.at).toBe("number");
       const rest = (await (await A.get(`${prefix}/caches?since=${page.next}`)).json()) as { items: Array<{ gid: string }> };
       expect(rest.items.map((i) => i.gid)).toEqual(["gw1:cache:3", "gw1:cache:5"]);
@@ -170,7 +195,13 @@ describe("the sync surface", () => {
     upsertPeer(A.gw, { instance: "gw8", trust: "blocked" });
     const reg = (await (await A.get("/federation/registry")).json()) as { items: Array<Record<string, unknown>> };
     expect(reg.items.map((i) => i.instance)).toEqual(["gw1", "gw7"]);
-    expect(reg.items[0]).toMatchObject({ self: true, keys: [kA.publicKey], operator: "N0OPS", aprsCall: "N0GW-10", endpoints: [{ transport: "ampr", address: "n0gw.ampr.org", priority: 5 }] });
+    expect(reg.items[0]).toMatchObject({
+      self: true,
+      keys: [kA.publicKey],
+      operator: "N0OPS",
+      aprsCall: "N0GW-10",
+      endpoints: [{ transport: "ampr", address: "n0gw.ampr.org", priority: 5 }],
+    });
     expect(reg.items[1]).toMatchObject({ self: false, trust: "unvetted", keys: [k.publicKey] });
     expect(((await (await A.get("/federation/feed/registry")).json()) as { items: unknown[] }).items.length).toBe(2);
   });
@@ -187,7 +218,13 @@ describe("frame delivery: POST /federation/frames", () => {
       const report = (await res.json()) as Record<string, number>;
       expect(report.rejected).toBe(0);
     }
-    expect(mirroredCache(R.gw, "gw1:cache:1")).toMatchObject({ name: "Cache 1", lat: -33.8688197, lon: 151.2092955, hint: "look up", description: "Harbour views." });
+    expect(mirroredCache(R.gw, "gw1:cache:1")).toMatchObject({
+      name: "Cache 1",
+      lat: -33.8688197,
+      lon: 151.2092955,
+      hint: "look up",
+      description: "Harbour views.",
+    });
     expect(mirroredCache(R.gw, "gw1:cache:5")).toMatchObject({ unlisted: true, description: null });
     expect(mirroredCache(R.gw, "gw1:cache:4")).toBeNull();
     expect(count(R.gw, "tombstones", "gid = 'gw1:cache:4'")).toBe(1);
@@ -201,7 +238,9 @@ describe("frame delivery: POST /federation/frames", () => {
     const before = count(R.gw, "mirror_records");
     const page = encodePage({ frames: [], next: 0, more: false });
     expect((await R.post("/federation/frames", page, { headers: { "content-type": "application/cbor" } })).status).toBe(401);
-    expect((await R.post("/federation/frames", page, { headers: { "content-type": "application/cbor", "x-ingest-secret": "wrong-secret-123456" } })).status).toBe(401);
+    expect(
+      (await R.post("/federation/frames", page, { headers: { "content-type": "application/cbor", "x-ingest-secret": "wrong-secret-123456" } })).status,
+    ).toBe(401);
     const wrongType = await R.post("/federation/frames", page, { headers: { "content-type": "application/octet-stream", "x-ingest-secret": INGEST } });
     expect(wrongType.status).toBe(415);
     for (const bad of [new Uint8Array([0xa1, 0x01]), new Uint8Array([0x80]), new Uint8Array([0xa1, 0x01, 0x81, 0x01]), new Uint8Array([0xf9, 0x3c, 0x00])]) {

@@ -30,7 +30,18 @@ let A: Running;
 let B: Running;
 let U: Running; // unsigned
 
-const cache = (i: number): CacheJson => ({ name: `Radio cache ${i}`, type: "traditional", size: "small", difficulty: 1.5, terrain: 2, lat: 48.1 + i / 1000, lon: 11.5, status: "active", ownerCall: "N0OWN", description: "A cache placed near the repeater site. ".repeat(3) });
+const cache = (i: number): CacheJson => ({
+  name: `Radio cache ${i}`,
+  type: "traditional",
+  size: "small",
+  difficulty: 1.5,
+  terrain: 2,
+  lat: 48.1 + i / 1000,
+  lon: 11.5,
+  status: "active",
+  ownerCall: "N0OWN",
+  description: "A cache placed near the repeater site. ".repeat(3),
+});
 const caps = (over: Partial<LinkCaps> = {}): LinkCaps => ({ ...tierCaps("compact"), batch: 10, ...over });
 const b64 = (b: Uint8Array) => Buffer.from(b).toString("base64");
 
@@ -160,7 +171,14 @@ describe("SVCL1", () => {
     expect(noH.got.slice(1)).toEqual(["SVCL1 E send SVCL1 H <caps> first"]);
     expect(noH.closed).toBe(true);
 
-    const session = await run([H, "SVCL1 R !!notbase64", R({ type: "spam", since: 0, limit: 5 }), R({ type: "cache", since: -1, limit: 5 }), "SVCL1 P AAAA", R({ type: "cache", since: 0, limit: 2 })]);
+    const session = await run([
+      H,
+      "SVCL1 R !!notbase64",
+      R({ type: "spam", since: 0, limit: 5 }),
+      R({ type: "cache", since: -1, limit: 5 }),
+      "SVCL1 P AAAA",
+      R({ type: "cache", since: 0, limit: 2 }),
+    ]);
     expect(session.got.slice(1).map((l) => l.slice(0, 40))).toEqual([
       "SVCL1 E R carries base64",
       "SVCL1 E type must be one of cache, find,",

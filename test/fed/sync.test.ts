@@ -15,7 +15,17 @@ const INGEST = "ingest-secret-0123456789";
 const kA = generateKeyPair();
 const kB = generateKeyPair();
 const kC = generateKeyPair();
-const cache = (name: string, lat = 48.1, lon = 11.5): CacheJson => ({ name, type: "traditional", size: "small", difficulty: 1.5, terrain: 2, lat, lon, status: "active", ownerCall: "N0OWN" });
+const cache = (name: string, lat = 48.1, lon = 11.5): CacheJson => ({
+  name,
+  type: "traditional",
+  size: "small",
+  difficulty: 1.5,
+  terrain: 2,
+  lat,
+  lon,
+  status: "active",
+  ownerCall: "N0OWN",
+});
 const ingest = { "x-ingest-secret": INGEST };
 const json = async (r: Response) => (await r.json()) as any;
 
@@ -62,7 +72,13 @@ describe("transport rule", () => {
   });
 
   test("a peer reachable only by plain http to a host outside 44net is never dialled", async () => {
-    upsertPeer(A.gw, { instance: "gw-plain", url: "http://gw.example.org", endpoints: ["ax25:N0PLN-1"], trust: "trusted", keyPin: generateKeyPair().publicKey });
+    upsertPeer(A.gw, {
+      instance: "gw-plain",
+      url: "http://gw.example.org",
+      endpoints: ["ax25:N0PLN-1"],
+      trust: "trusted",
+      keyPin: generateKeyPair().publicKey,
+    });
     const r = await pullPeer(A.gw, "gw-plain");
     expect(r.error?.code).toBe("no_sync_endpoint");
     setTrust(A.gw, "gw-plain", "blocked");
@@ -89,7 +105,13 @@ describe("pull sync", () => {
     expect(view.cursors.cache).toBeGreaterThan(0);
     expect(view.health).toMatchObject({ status: "ok", failures: 0, lastError: null });
     // 7 caches and A's own peer record (type 7)
-    expect(view).toMatchObject({ repConfirmed: 0, repFailed: 0, verifiedVia: null, mirrored: 8, feeds: ["tombstone", "key", "account-move", "cache", "find", "bulletin"] });
+    expect(view).toMatchObject({
+      repConfirmed: 0,
+      repFailed: 0,
+      verifiedVia: null,
+      mirrored: 8,
+      feeds: ["tombstone", "key", "account-move", "cache", "find", "bulletin"],
+    });
   });
 
   test("incremental: the next pull fetches only what is new", async () => {
@@ -219,7 +241,11 @@ describe("keys", () => {
     const followed = await pullPeer(B.gw, "gw-d");
     expect(followed).toMatchObject({ ok: true });
     expect(count(B.gw, "mirror_records", "gid = 'gw-d:cache:3'")).toBe(1);
-    expect(peerKeys(B.gw, "gw-d").map((k) => k.via).sort()).toEqual(["pin", "rotation"]);
+    expect(
+      peerKeys(B.gw, "gw-d")
+        .map((k) => k.via)
+        .sort(),
+    ).toEqual(["pin", "rotation"]);
     await D.stop();
     setTrust(B.gw, "gw-d", "blocked");
   });
@@ -263,13 +289,21 @@ test("a peer learnt from a trusted peer's registry view gets its endpoints refre
   const X = await startInProcess({ INSTANCE: "gw-x", FED_PRIVATE_KEY: kX.privateKey });
   const Y = await startInProcess({ INSTANCE: "gw-y", FED_PRIVATE_KEY: kY.privateKey });
   // old-y.test answers as gw-x (Y's old address, now someone else's); gw-y.test is Y
-  const Z = await startInProcess({ INSTANCE: "gw-z", FED_PRIVATE_KEY: generateKeyPair().privateKey, FED_LOOPBACK_PEERS: `on,old-y.test=${new URL(X.url).port},gw-y.test=${new URL(Y.url).port}` });
+  const Z = await startInProcess({
+    INSTANCE: "gw-z",
+    FED_PRIVATE_KEY: generateKeyPair().privateKey,
+    FED_LOOPBACK_PEERS: `on,old-y.test=${new URL(X.url).port},gw-y.test=${new URL(Y.url).port}`,
+  });
   try {
     upsertPeer(Z.gw, { instance: "gw-x", url: X.url, trust: "trusted", keyPin: kX.publicKey });
     upsertPeer(X.gw, { instance: "gw-y", endpoints: ["https:https://old-y.test;10"], trust: "trusted", keyPin: kY.publicKey });
     publishRecord(Y.gw, "cache", 1, cacheToWire(cache("Y's cache", 46.5, 9.5)));
     expect((await pullPeer(Z.gw, "gw-x")).ok).toBe(true);
-    expect(getPeer(Z.gw, "gw-y")).toMatchObject({ trust: "unvetted", foundVia: "transitive:gw-x", endpoints: [{ transport: "https", address: "https://old-y.test", priority: 10 }] });
+    expect(getPeer(Z.gw, "gw-y")).toMatchObject({
+      trust: "unvetted",
+      foundVia: "transitive:gw-x",
+      endpoints: [{ transport: "https", address: "https://old-y.test", priority: 10 }],
+    });
     expect((await pullPeer(Z.gw, "gw-y")).error?.code).toBe("instance_mismatch");
     // X learns Y's new address; Z's next pull of X refreshes Y's endpoints
     upsertPeer(X.gw, { instance: "gw-y", endpoints: ["https:https://gw-y.test;5"] });

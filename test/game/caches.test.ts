@@ -13,7 +13,6 @@ import { upsertPeer } from "../../src/fed/peers.ts";
 import { cacheToWire, findToWire } from "../../src/fed/bodies.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 
-
 const INGEST = "ingest-secret-0123456789";
 let g: Running;
 let owner: TestUser;
@@ -55,10 +54,28 @@ describe("hiding and reading caches", () => {
     const r = await hide(cache());
     expect(r.status).toBe(201);
     const c = await json(r);
-    expect(c).toMatchObject({ name: "Old Mill", ownerCall: "N0OWN", status: "active", difficulty: 2.5, terrain: 1.5, lat: 48.1234567, lon: 11.5432101, gid: `gw1:cache:${c.id}`, mirror: false });
+    expect(c).toMatchObject({
+      name: "Old Mill",
+      ownerCall: "N0OWN",
+      status: "active",
+      difficulty: 2.5,
+      terrain: 1.5,
+      lat: 48.1234567,
+      lon: 11.5432101,
+      gid: `gw1:cache:${c.id}`,
+      mirror: false,
+    });
     expect(c.contact).toEqual({ email: "owner@example.org", phone: "+49 170 0000000" });
     const rec = published(c.gid)!;
-    expect(rec.body).toMatchObject({ name: "Old Mill", latE7: 481234567, lonE7: 115432101, difficultyX10: 25, terrainX10: 15, status: "active", ownerCall: "N0OWN" });
+    expect(rec.body).toMatchObject({
+      name: "Old Mill",
+      latE7: 481234567,
+      lonE7: 115432101,
+      difficultyX10: 25,
+      terrainX10: 15,
+      status: "active",
+      ownerCall: "N0OWN",
+    });
     expect(String(rec.body.ownerAccount)).toStartWith("gw1:account:");
     const bytes = new TextDecoder("latin1").decode(rec.raw);
     expect(bytes).not.toContain("owner@example.org");
@@ -130,7 +147,8 @@ describe("lifecycle", () => {
     expect((await g.get(`/api/caches/${c.id}`)).status).toBe(404);
     expect((await g.get(`/api/caches/${c.id}`, { headers: { cookie: other.cookie } })).status).toBe(404);
     expect((await g.get(`/api/caches/${c.id}`, { headers: { cookie: owner.cookie } })).status).toBe(200);
-    const patch = (body: unknown, who = owner) => g.get(`/api/caches/${c.id}`, { method: "PATCH", body: JSON.stringify(body), headers: { cookie: who.cookie, "content-type": "application/json" } });
+    const patch = (body: unknown, who = owner) =>
+      g.get(`/api/caches/${c.id}`, { method: "PATCH", body: JSON.stringify(body), headers: { cookie: who.cookie, "content-type": "application/json" } });
     expect((await patch({ status: "disabled" })).status).toBe(409);
     expect((await patch({ status: "active" })).status).toBe(200);
     expect(published(c.gid)!.body.status).toBe("active");
@@ -183,7 +201,11 @@ describe("the map query", () => {
     // limit is 1-2000, as documented: outside it a 400 naming it, not a silent clamp.
     for (const limit of ["0", "5000", "-1", "2001"]) {
       const r = await g.get(`/api/caches?bbox=179.5,-18,-179.5,-17&limit=${limit}`);
-      expect({ limit, status: r.status, body: await r.json() }).toMatchObject({ limit, status: 400, body: { error: "invalid", message: "limit must be 1-2000" } });
+      expect({ limit, status: r.status, body: await r.json() }).toMatchObject({
+        limit,
+        status: 400,
+        body: { error: "invalid", message: "limit must be 1-2000" },
+      });
     }
     for (const limit of ["1", "2000"]) expect((await g.get(`/api/caches?bbox=179.5,-18,-179.5,-17&limit=${limit}`)).status).toBe(200);
   });
@@ -192,7 +214,9 @@ describe("the map query", () => {
     g.gw.db.transaction(() => {
       for (let i = 0; i < 300; i++) {
         g.gw.db
-          .query("INSERT INTO caches (owner_call, name, type, size, difficulty, terrain, lat, lon, status, placed_at, created_at, updated_at) VALUES ('N0BULK', ?, 'traditional', 'small', 1, 1, ?, ?, 'active', 0, 0, 0)")
+          .query(
+            "INSERT INTO caches (owner_call, name, type, size, difficulty, terrain, lat, lon, status, placed_at, created_at, updated_at) VALUES ('N0BULK', ?, 'traditional', 'small', 1, 1, ?, ?, 'active', 0, 0, 0)",
+          )
           .run(`Bulk ${i}`, 30 + (i % 20) * 0.1, -100 + Math.floor(i / 20) * 0.1);
       }
     })();
@@ -285,8 +309,36 @@ describe("mirrored caches of other instances", () => {
     upsertPeer(g.gw, { instance: "gwf", trust: "trusted", keyPin: k.publicKey });
     const frame = (type: 1 | 2, gid: string, body: unknown) => signed(k.privateKey, { type, gid, origin: "gwf", v: 1, body: body as never });
     const frames = [
-      frame(1, "gwf:cache:1", cacheToWire({ name: "Counted", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: -41.3, lon: 174.8, status: "active", ownerCall: "ZL2ABC" })),
-      frame(1, "gwf:cache:2", cacheToWire({ name: "Quiet", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: -41.31, lon: 174.81, status: "active", ownerCall: "ZL2ABC" })),
+      frame(
+        1,
+        "gwf:cache:1",
+        cacheToWire({
+          name: "Counted",
+          type: "traditional",
+          size: "small",
+          difficulty: 2,
+          terrain: 2,
+          lat: -41.3,
+          lon: 174.8,
+          status: "active",
+          ownerCall: "ZL2ABC",
+        }),
+      ),
+      frame(
+        1,
+        "gwf:cache:2",
+        cacheToWire({
+          name: "Quiet",
+          type: "traditional",
+          size: "small",
+          difficulty: 2,
+          terrain: 2,
+          lat: -41.31,
+          lon: 174.81,
+          status: "active",
+          ownerCall: "ZL2ABC",
+        }),
+      ),
       frame(2, "gwf:find:1", findToWire({ cache: "gwf:cache:1", kind: "find", loggedAt: 1_700_000_000_000, call: "ZL1AAA" })),
       frame(2, "gwf:find:2", findToWire({ cache: "gwf:cache:1", kind: "find", loggedAt: 1_700_000_000_000, call: "ZL1BBB" })),
       frame(2, "gwf:find:3", findToWire({ cache: "gwf:cache:1", kind: "dnf", loggedAt: 1_700_000_000_000, call: "ZL1CCC" })),
@@ -312,7 +364,17 @@ describe("mirrored caches of other instances", () => {
         gid: `${instance}:cache:1`,
         origin: instance,
         v: 1,
-        body: cacheToWire({ name: `From ${instance}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: -33.9, lon: 151.2, status: "active", ownerCall: "VK2ABC" }) as never,
+        body: cacheToWire({
+          name: `From ${instance}`,
+          type: "traditional",
+          size: "small",
+          difficulty: 2,
+          terrain: 2,
+          lat: -33.9,
+          lon: 151.2,
+          status: "active",
+          ownerCall: "VK2ABC",
+        }) as never,
       });
       const r = await applyFrames(g.gw, [frame], { via: "test" });
       expect(r.applied).toBe(1);
@@ -326,5 +388,3 @@ describe("mirrored caches of other instances", () => {
     expect((await g.get(`/api/caches/${encodeURIComponent("gwb:cache:1")}`)).status).toBe(404);
   });
 });
-
-

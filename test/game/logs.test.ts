@@ -39,7 +39,8 @@ const box = { headers: { "x-ingest-secret": INGEST } };
 
 /** 48.1N 11.5E and around: APRS uncompressed lat/lon of a point. */
 function aprsPos(lat: number, lon: number): string {
-  const la = Math.abs(lat), lo = Math.abs(lon);
+  const la = Math.abs(lat),
+    lo = Math.abs(lon);
   const latS = `${String(Math.floor(la)).padStart(2, "0")}${((la % 1) * 60).toFixed(2).padStart(5, "0")}${lat >= 0 ? "N" : "S"}`;
   const lonS = `${String(Math.floor(lo)).padStart(3, "0")}${((lo % 1) * 60).toFixed(2).padStart(5, "0")}${lon >= 0 ? "E" : "W"}`;
   return `!${latS}/${lonS}[`;
@@ -49,7 +50,11 @@ const beacon = (call: string, igate: string, lat: number, lon: number, heardAt: 
   g.post("/ingest", { heardAt, packets: [`${call}>APRS,WIDE1-1,qAR,${igate}:${aprsPos(lat, lon)}`] }, box);
 
 async function newCache(lat: number, lon: number, over: Record<string, unknown> = {}) {
-  const r = await g.post("/api/caches", { name: `Cache ${lat},${lon}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat, lon, ...over }, as(owner));
+  const r = await g.post(
+    "/api/caches",
+    { name: `Cache ${lat},${lon}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat, lon, ...over },
+    as(owner),
+  );
   expect(r.status).toBe(201);
   return json(r);
 }
@@ -120,7 +125,16 @@ describe("logging", () => {
     expect(out.finds).toMatchObject({ stored: 1, tierA: 0 });
     expect(out.finds.logs[0]).toMatchObject({ call: "N0RFF-9", tier: "c" });
     const before = count(g.gw, "logs");
-    const bad = await g.post("/ingest", { finds: [{ cache: c.id, call: "N0OK" }, { cache: c.id, call: "not a call" }] }, box);
+    const bad = await g.post(
+      "/ingest",
+      {
+        finds: [
+          { cache: c.id, call: "N0OK" },
+          { cache: c.id, call: "not a call" },
+        ],
+      },
+      box,
+    );
     expect(bad.status).toBe(400);
     expect(count(g.gw, "logs")).toBe(before);
   });
@@ -242,7 +256,13 @@ describe("GDPR erase", () => {
     await beacon("N0BYE-7", "DB0IG-10", 49.0, 12.0, now - 60_000);
     const f = await json(await g.post(`/api/caches/${other.id}/logs`, { kind: "find", text: "my secret text" }, as(leaver)));
     expect(f.tier).toBe("a");
-    const mine = await json(await g.post("/api/caches", { name: "Leaver's cache", type: "multi", size: "regular", difficulty: 3, terrain: 3, lat: 49.1, lon: 12.1, contact: { email: "bye@example.org" } }, as(leaver)));
+    const mine = await json(
+      await g.post(
+        "/api/caches",
+        { name: "Leaver's cache", type: "multi", size: "regular", difficulty: 3, terrain: 3, lat: 49.1, lon: 12.1, contact: { email: "bye@example.org" } },
+        as(leaver),
+      ),
+    );
     const export_ = await json(await g.post(`/api/account/N0BYE/export`, {}, as(leaver)));
     expect(export_.data.game.logs[0]).toMatchObject({ id: f.id, call: "N0BYE", text: "my secret text", tier: "a", corroboratingIgate: "DB0IG-10" });
     expect(export_.data.game.logs[0].corroboratingPosition).toMatchObject({ call: "N0BYE-7" });

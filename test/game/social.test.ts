@@ -20,7 +20,9 @@ beforeAll(async () => {
   owner = signedInUser(g.gw, "N0OWN", { verified: true });
   finder = signedInUser(g.gw, "N0FND", { verified: true });
   stranger = signedInUser(g.gw, "N0STR", { verified: true });
-  const c = await (await g.post("/api/caches", { name: "Social cache", type: "audio", size: "small", difficulty: 3, terrain: 2, lat: 52.5, lon: 13.4 }, as(owner))).json();
+  const c = await (
+    await g.post("/api/caches", { name: "Social cache", type: "audio", size: "small", difficulty: 3, terrain: 2, lat: 52.5, lon: 13.4 }, as(owner))
+  ).json();
   cacheId = (c as { id: number }).id;
   expect((await g.post(`/api/caches/${cacheId}/logs`, { kind: "find", text: "great" }, as(finder))).status).toBe(201);
 });
@@ -57,7 +59,7 @@ function png(): Uint8Array {
   const parts = [new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", idat), chunk("IEND", new Uint8Array())];
   const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
   let o = 0;
-  for (const p of parts) (out.set(p, o), (o += p.length));
+  for (const p of parts) out.set(p, o), (o += p.length);
   return out;
 }
 
@@ -112,7 +114,9 @@ describe("audio-cache stages", () => {
   test("numbered stages unlock in order by their answers; content is revealed only when unlocked", async () => {
     const wav = new Uint8Array(44);
     wav.set(new TextEncoder().encode("RIFF\x24\x00\x00\x00WAVEfmt "), 0);
-    const audio = await json(await g.get(`/api/caches/${cacheId}/media`, { method: "POST", body: wav as BodyInit, headers: { cookie: owner.cookie, "content-type": "audio/wav" } }));
+    const audio = await json(
+      await g.get(`/api/caches/${cacheId}/media`, { method: "POST", body: wav as BodyInit, headers: { cookie: owner.cookie, "content-type": "audio/wav" } }),
+    );
     const stages = [
       { title: "The bridge", question: "What year is on the plaque?", content: "Go to N52 30.100 E013 24.200", answer: "1896", audioMediaId: audio.id },
       { title: "The tower", question: "What colour is the door?", content: "The box is behind the third stone", answer: "Dark Green" },
@@ -147,9 +151,12 @@ describe("media and stages through the ingest box (gate actor)", () => {
   test("x-ingest-secret uploads a picture, sets the stages and unlocks one for a player heard on RF; nothing without it", async () => {
     const box = (extra: Record<string, string> = {}) => ({ headers: { "x-ingest-secret": INGEST, ...extra } });
     const hider = signedInUser(g.gw, "N0BOX", { verified: true });
-    const c = await json(await g.post("/api/caches", { name: "Box cache", type: "audio", size: "small", difficulty: 2, terrain: 2, lat: 52.6, lon: 13.5 }, as(hider)));
+    const c = await json(
+      await g.post("/api/caches", { name: "Box cache", type: "audio", size: "small", difficulty: 2, terrain: 2, lat: 52.6, lon: 13.5 }, as(hider)),
+    );
     const img = png();
-    const upload = (headers: Record<string, string>) => g.get(`/api/caches/${c.id}/media`, { method: "POST", body: img as BodyInit, headers: { "content-type": "image/png", ...headers } });
+    const upload = (headers: Record<string, string>) =>
+      g.get(`/api/caches/${c.id}/media`, { method: "POST", body: img as BodyInit, headers: { "content-type": "image/png", ...headers } });
     const stages = [{ title: "Gate", question: "Year?", content: "N52 36.000 E013 30.000", answer: "1901" }];
     const mediaBefore = count(g.gw, "media");
     // Refused without credentials or with a wrong secret: nothing stored.
@@ -181,7 +188,9 @@ describe("media and stages through the ingest box (gate actor)", () => {
 describe("search, leaderboard, activity, corroborators, profiles", () => {
   test("they reflect the finds and caches", async () => {
     // a Tier A find through an RF sighting heard by DB0IG-10
-    const c2 = await json(await g.post("/api/caches", { name: "Riverside", type: "traditional", size: "micro", difficulty: 1, terrain: 1, lat: 52.51, lon: 13.41 }, as(owner)));
+    const c2 = await json(
+      await g.post("/api/caches", { name: "Riverside", type: "traditional", size: "micro", difficulty: 1, terrain: 1, lat: 52.51, lon: 13.41 }, as(owner)),
+    );
     await g.post("/ingest", { packets: ["N0STR-9>APRS,WIDE1-1,qAR,DB0IG-10:!5230.60N/01324.60E["] }, { headers: { "x-ingest-secret": INGEST } });
     const f = await json(await g.post(`/api/caches/${c2.id}/logs`, { kind: "find" }, as(stranger)));
     expect(f.tier).toBe("a");
@@ -213,7 +222,10 @@ describe("supporters", () => {
     expect((await g.post("/api/support/confirm", { call: "N0FND", level: "club" }, { headers: { "x-ingest-secret": INGEST } })).status).toBe(200);
     expect((await json(await g.get("/api/support"))).supporters).toEqual([]);
     expect(await json(await g.get("/api/support/prefs", as(finder)))).toMatchObject({ supporter: true, public: false });
-    expect(await json(await g.post("/api/support/prefs", { public: true, name: "Fred's shack" }, as(finder)))).toMatchObject({ public: true, name: "Fred's shack" });
+    expect(await json(await g.post("/api/support/prefs", { public: true, name: "Fred's shack" }, as(finder)))).toMatchObject({
+      public: true,
+      name: "Fred's shack",
+    });
     expect((await json(await g.get("/api/support"))).supporters).toEqual([expect.objectContaining({ name: "Fred's shack", call: "N0FND", level: "club" })]);
     expect((await g.post("/api/support/prefs", { name: "" }, as(finder))).status).toBe(400);
     const page = await g.get("/support", { headers: { accept: "text/html" } });

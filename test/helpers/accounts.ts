@@ -19,9 +19,7 @@ export interface TestUser {
 export function signedInUser(gw: Gateway, call: string, opts: { verified?: boolean } = {}): TestUser {
   const now = gw.clock.now();
   const id = Number(gw.db.query("INSERT INTO users (created_at) VALUES (?)").run(now).lastInsertRowid);
-  gw.db
-    .query("INSERT INTO callsigns (user_id, call, active, verified_at, created_at) VALUES (?, ?, 1, ?, ?)")
-    .run(id, call, opts.verified ? now : null, now);
+  gw.db.query("INSERT INTO callsigns (user_id, call, active, verified_at, created_at) VALUES (?, ?, 1, ?, ?)").run(id, call, opts.verified ? now : null, now);
   const token = createSession(gw.db, id, now);
   return { id, call, cookie: `${SESSION_COOKIE}=${token}` };
 }
@@ -29,9 +27,7 @@ export function signedInUser(gw: Gateway, call: string, opts: { verified?: boole
 /** Registers a fresh device key to a base callsign. */
 export function deviceKey(gw: Gateway, call: string, userId: number | null = null): KeyPair {
   const kp = generateKeyPair();
-  gw.db
-    .query("INSERT INTO device_keys (user_id, call, public_key, created_at) VALUES (?, ?, ?, ?)")
-    .run(userId, call, kp.publicKey, gw.clock.now());
+  gw.db.query("INSERT INTO device_keys (user_id, call, public_key, created_at) VALUES (?, ?, ?, ?)").run(userId, call, kp.publicKey, gw.clock.now());
   return kp;
 }
 

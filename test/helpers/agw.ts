@@ -44,7 +44,14 @@ export class AgwClient {
         if (this.buf.length < 36 + len) break;
         const f = this.buf.subarray(0, 36 + len);
         this.buf = this.buf.subarray(36 + len);
-        this.frames.push({ port: f[0]!, kind: String.fromCharCode(f[4]!), pid: f[6]!, from: cstr(f.subarray(8, 18)), to: cstr(f.subarray(18, 28)), data: Buffer.from(f.subarray(36)) });
+        this.frames.push({
+          port: f[0]!,
+          kind: String.fromCharCode(f[4]!),
+          pid: f[6]!,
+          from: cstr(f.subarray(8, 18)),
+          to: cstr(f.subarray(18, 28)),
+          data: Buffer.from(f.subarray(36)),
+        });
       }
       for (const w of [...this.waiters]) w();
     });
@@ -70,7 +77,11 @@ export class AgwClient {
       };
       const timer = setTimeout(() => {
         done();
-        reject(new Error(`no matching AGW frame in ${opts.timeoutMs ?? 30_000} ms; got ${this.frames.map((f) => `${f.kind} ${f.from}>${f.to} ${JSON.stringify(f.data.toString("latin1").slice(0, 40))}`).join(" | ")}`));
+        reject(
+          new Error(
+            `no matching AGW frame in ${opts.timeoutMs ?? 30_000} ms; got ${this.frames.map((f) => `${f.kind} ${f.from}>${f.to} ${JSON.stringify(f.data.toString("latin1").slice(0, 40))}`).join(" | ")}`,
+          ),
+        );
       }, opts.timeoutMs ?? 30_000);
       const done = () => {
         clearTimeout(timer);
@@ -85,7 +96,12 @@ export class AgwClient {
   async receive(from: string, n: number, opts: { since?: number; timeoutMs?: number } = {}): Promise<Buffer> {
     const since = opts.since ?? 0;
     const total = () =>
-      Buffer.concat(this.frames.slice(since).filter((f) => f.kind === "D" && f.from === from).map((f) => f.data));
+      Buffer.concat(
+        this.frames
+          .slice(since)
+          .filter((f) => f.kind === "D" && f.from === from)
+          .map((f) => f.data),
+      );
     const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
     while (total().length < n) {
       const left = deadline - Date.now();

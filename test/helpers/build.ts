@@ -36,9 +36,10 @@ export function builtExecutables(): Promise<Record<Target, string>> {
     const base = join(ROOT, ".cache/test-dist");
     const key = sourceHash();
     const dir = join(base, key);
-    const paths = Object.fromEntries(
-      (Object.keys(TARGETS) as Target[]).map((t) => [t, join(dir, `svc-gateway-${t}${TARGETS[t].suffix}`)]),
-    ) as Record<Target, string>;
+    const paths = Object.fromEntries((Object.keys(TARGETS) as Target[]).map((t) => [t, join(dir, `svc-gateway-${t}${TARGETS[t].suffix}`)])) as Record<
+      Target,
+      string
+    >;
     if (Object.values(paths).every((p) => existsSync(p))) return paths;
     const tmp = `${dir}.tmp-${process.pid}`;
     await build({ targets: Object.keys(TARGETS) as Target[], outdir: tmp, log: () => {} });

@@ -26,7 +26,9 @@ export function catalogGpx(n: number, opts: { prefix?: string; pad?: number } = 
 export function catalogLoc(n: number, prefix = "GCL"): string {
   const parts = [`<?xml version="1.0" encoding="UTF-8"?><loc version="1.0" src="Groundspeak">`];
   for (let i = 0; i < n; i++) {
-    parts.push(`<waypoint><name id="${prefix}${i.toString(36).toUpperCase()}"><![CDATA[Cache ${i} by N0HID]]></name><coord lat="${(47 + i / 1e4).toFixed(5)}" lon="9.5"/><type>Geocache</type><difficulty>1.5</difficulty><terrain>1</terrain><container>2</container></waypoint>`);
+    parts.push(
+      `<waypoint><name id="${prefix}${i.toString(36).toUpperCase()}"><![CDATA[Cache ${i} by N0HID]]></name><coord lat="${(47 + i / 1e4).toFixed(5)}" lon="9.5"/><type>Geocache</type><difficulty>1.5</difficulty><terrain>1</terrain><container>2</container></waypoint>`,
+    );
   }
   parts.push("</loc>");
   return parts.join("");

@@ -9,11 +9,40 @@ import { ingestLines } from "../../src/stations/ingest.ts";
 import { upsertCatalogCache } from "../../src/game/caches.ts";
 
 /** Symbols seen on a busy map: cars, houses, digis, IGates, weather, people, aircraft, boats... */
-export const CROWD_SYMBOLS = ["/>", "/-", "/[", "/b", "/k", "/_", "/#", "I&", "/O", "/'", "/Y", "/$", "/;", "/v", "/j", "/u", "/s", "/^", "/X", "/r", "S#", "\\>", "/y", "/a", "/<", "\\-", "/%", "\\Q"];
+export const CROWD_SYMBOLS = [
+  "/>",
+  "/-",
+  "/[",
+  "/b",
+  "/k",
+  "/_",
+  "/#",
+  "I&",
+  "/O",
+  "/'",
+  "/Y",
+  "/$",
+  "/;",
+  "/v",
+  "/j",
+  "/u",
+  "/s",
+  "/^",
+  "/X",
+  "/r",
+  "S#",
+  "\\>",
+  "/y",
+  "/a",
+  "/<",
+  "\\-",
+  "/%",
+  "\\Q",
+];
 
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 /** A callsign-like name for the i-th station: two letters, a digit, three letters, an SSID. */
@@ -47,7 +76,10 @@ export function crowdPoints(n: number, r: Region, seed: number): Array<{ lat: nu
     const t = towns[i % towns.length]!;
     // roughly normal around the town
     const g = () => (rnd() + rnd() + rnd() - 1.5) / 1.5;
-    return { lat: Math.max(r.lat - r.dLat, Math.min(r.lat + r.dLat, t.lat + g() * r.dLat * 0.15)), lon: Math.max(r.lon - r.dLon, Math.min(r.lon + r.dLon, t.lon + g() * r.dLon * 0.15)) };
+    return {
+      lat: Math.max(r.lat - r.dLat, Math.min(r.lat + r.dLat, t.lat + g() * r.dLat * 0.15)),
+      lon: Math.max(r.lon - r.dLon, Math.min(r.lon + r.dLon, t.lon + g() * r.dLon * 0.15)),
+    };
   });
 }
 
@@ -75,8 +107,19 @@ export function importCrowdCaches(gw: Gateway, n: number, r: Region, opts: { see
   gw.db.transaction(() => {
     pts.forEach((p, i) =>
       upsertCatalogCache(gw, "catalog", null, {
-        code: `GCX${i.toString(36).toUpperCase()}`, name: `Crowd cache ${i}`, type: types[i % types.length]!, size: "small", difficulty: 1.5, terrain: 2,
-        lat: Math.round(p.lat * 1e5) / 1e5, lon: Math.round(p.lon * 1e5) / 1e5, status: "active", hint: null, description: "", placedAt: null, placedBy: "N0CROWD",
+        code: `GCX${i.toString(36).toUpperCase()}`,
+        name: `Crowd cache ${i}`,
+        type: types[i % types.length]!,
+        size: "small",
+        difficulty: 1.5,
+        terrain: 2,
+        lat: Math.round(p.lat * 1e5) / 1e5,
+        lon: Math.round(p.lon * 1e5) / 1e5,
+        status: "active",
+        hint: null,
+        description: "",
+        placedAt: null,
+        placedBy: "N0CROWD",
       }),
     );
   })();

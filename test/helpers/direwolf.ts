@@ -109,7 +109,17 @@ export async function startDirewolfPair(opts: PairOptions = {}): Promise<Direwol
   );
   const conf = (n: 1 | 2, kiss: number, agw: number) => {
     const path = join(dir, `dw${n}.conf`);
-    const lines = [`ADEVICE stdin tx${n}`, "ARATE 48000", "CHANNEL 0", `MYCALL ${calls[n - 1]}`, "MODEM 1200", "FULLDUP ON", `AGWPORT ${agw}`, `KISSPORT ${kiss}`, ...(opts.extra?.[n - 1] ?? [])];
+    const lines = [
+      `ADEVICE stdin tx${n}`,
+      "ARATE 48000",
+      "CHANNEL 0",
+      `MYCALL ${calls[n - 1]}`,
+      "MODEM 1200",
+      "FULLDUP ON",
+      `AGWPORT ${agw}`,
+      `KISSPORT ${kiss}`,
+      ...(opts.extra?.[n - 1] ?? []),
+    ];
     writeFileSync(path, lines.join("\n") + "\n");
     return path;
   };

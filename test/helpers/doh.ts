@@ -42,7 +42,10 @@ export function startDoh(zone: DohZone, forms: "both" | "wire" | "json" = "both"
         const q = dnsPacket.decode(query);
         const question = q.questions![0]!;
         const rec = zone[question.name.toLowerCase()];
-        const answers = rec && question.type === "TXT" ? rec.txt.map((t) => ({ type: "TXT" as const, name: question.name, ttl: 300, class: "IN" as const, data: strings(t) })) : [];
+        const answers =
+          rec && question.type === "TXT"
+            ? rec.txt.map((t) => ({ type: "TXT" as const, name: question.name, ttl: 300, class: "IN" as const, data: strings(t) }))
+            : [];
         const flags = dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (rec?.ad ? dnsPacket.AUTHENTIC_DATA : 0) | (rec ? 0 : 3); // 3 = NXDOMAIN
         const bytes = dnsPacket.encode({ type: "response", id: q.id, flags, questions: q.questions, answers });
         return new Response(new Uint8Array(bytes), { headers: { "content-type": "application/dns-message" } });
@@ -56,7 +59,14 @@ export function startDoh(zone: DohZone, forms: "both" | "wire" | "json" = "both"
           Status: rec ? 0 : 3,
           AD: !!rec?.ad,
           Question: [{ name, type: 16 }],
-          Answer: (rec?.txt ?? []).map((t) => ({ name, type: 16, TTL: 300, data: strings(t).map((s) => `"${s.toString("utf8").replaceAll('"', '\\"')}"`).join(" ") })),
+          Answer: (rec?.txt ?? []).map((t) => ({
+            name,
+            type: 16,
+            TTL: 300,
+            data: strings(t)
+              .map((s) => `"${s.toString("utf8").replaceAll('"', '\\"')}"`)
+              .join(" "),
+          })),
         };
         return Response.json(body, { headers: { "content-type": "application/dns-json" } });
       }

@@ -190,7 +190,11 @@ export async function startFbb(o: FbbOptions): Promise<Fbb> {
         try {
           process.kill(-proc.pid!, "SIGKILL");
         } catch {}
-        const logs = existsSync(join(dir, "log")) ? readdirSync(join(dir, "log")).map((f) => readFileSync(join(dir, "log", f), "latin1")).join("") : "";
+        const logs = existsSync(join(dir, "log"))
+          ? readdirSync(join(dir, "log"))
+              .map((f) => readFileSync(join(dir, "log", f), "latin1"))
+              .join("")
+          : "";
         throw new Error(`xfbbd did not open its telnet port ${telnetPort} within 60 s:\n${out.slice(-3000)}\nlog:\n${logs}`);
       }
       await Bun.sleep(200);

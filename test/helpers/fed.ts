@@ -7,7 +7,10 @@ import { encodePayload, signFrame, type Body, type Payload } from "../../src/fed
 import { signerFromSeed } from "../../src/fed/keys.ts";
 
 /** Signs any payload with a seed: `forge(seed, { type: 1, gid: "gw1:cache:1", ... })`. */
-export function signed(seed: string, p: Omit<Payload, "at" | "signer" | "body"> & Partial<Pick<Payload, "at" | "signer">> & { body: Record<string, unknown> }): Uint8Array {
+export function signed(
+  seed: string,
+  p: Omit<Payload, "at" | "signer" | "body"> & Partial<Pick<Payload, "at" | "signer">> & { body: Record<string, unknown> },
+): Uint8Array {
   const payload: Payload = { at: 1_700_000_000, signer: p.origin, ...p, body: p.body as Body };
   return signFrame(encodePayload(payload), signerFromSeed(seed));
 }

@@ -43,7 +43,10 @@ export type Rng = ReturnType<typeof prng>;
 
 // ---------------------------------------------------------------- mutations
 
-const INTERESTING = [0x00, 0x01, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1f, 0x20, 0x3c, 0x3e, 0x40, 0x5b, 0x5d, 0x60, 0x7b, 0x7d, 0x7f, 0x80, 0x9f, 0xa0, 0xbf, 0xc0, 0xd8, 0xf4, 0xf9, 0xfb, 0xff, 0x22, 0x26, 0x3a, 0x2c];
+const INTERESTING = [
+  0x00, 0x01, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1f, 0x20, 0x3c, 0x3e, 0x40, 0x5b, 0x5d, 0x60, 0x7b, 0x7d, 0x7f, 0x80, 0x9f, 0xa0, 0xbf, 0xc0, 0xd8, 0xf4,
+  0xf9, 0xfb, 0xff, 0x22, 0x26, 0x3a, 0x2c,
+];
 
 function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
@@ -142,7 +145,11 @@ export function mutateOnce(r: Rng, b: Uint8Array, other: Uint8Array, kind: "cbor
     case 9: {
       // a byte swapped for a structural one of the format
       const out = b.slice();
-      if (n) out[pos()] = kind === "cbor" ? r.pick([0x80, 0xa0, 0x40, 0x60, 0xf5, 0xf6, 0x1b, 0x3b, 0x5b, 0x7b, 0x9b, 0xbb]) : r.pick([...enc.encode('<>/"\'&;:!=[]{},\\\n\r\0')]);
+      if (n)
+        out[pos()] =
+          kind === "cbor"
+            ? r.pick([0x80, 0xa0, 0x40, 0x60, 0xf5, 0xf6, 0x1b, 0x3b, 0x5b, 0x7b, 0x9b, 0xbb])
+            : r.pick([...enc.encode("<>/\"'&;:!=[]{},\\\n\r\0")]);
       return out;
     }
     default: {
@@ -169,12 +176,38 @@ const SEED = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"; // a fixed Ed25519 s
 function payloads(): Payload[] {
   const base = { origin: "gw-fuzz", v: 1, at: 1_700_000_000, signer: "gw-fuzz" };
   return [
-    { ...base, type: 1, gid: "gw-fuzz:cache:1", body: { name: "Old Mill", type: "traditional", size: "small", difficulty: 25, terrain: 15, lat: 48123456, lon: 11500000, status: "active", hint: "under the stone" } as never },
-    { ...base, type: 2, gid: "gw-fuzz:find:7", signer: "N0CALL", body: { cache: "gw-fuzz:cache:1", call: "N0CALL", at: 1_700_000_100, text: "TFTC ünïcödé 🎉", rf: true } as never },
+    {
+      ...base,
+      type: 1,
+      gid: "gw-fuzz:cache:1",
+      body: {
+        name: "Old Mill",
+        type: "traditional",
+        size: "small",
+        difficulty: 25,
+        terrain: 15,
+        lat: 48123456,
+        lon: 11500000,
+        status: "active",
+        hint: "under the stone",
+      } as never,
+    },
+    {
+      ...base,
+      type: 2,
+      gid: "gw-fuzz:find:7",
+      signer: "N0CALL",
+      body: { cache: "gw-fuzz:cache:1", call: "N0CALL", at: 1_700_000_100, text: "TFTC ünïcödé 🎉", rf: true } as never,
+    },
     { ...base, type: 3, gid: "gw-fuzz:key:2", body: { key: "A".repeat(43), call: "N0CALL", status: "active" } as never },
     { ...base, type: 4, gid: "gw-fuzz:bulletin:3", body: { to: "ALL", text: "net tonight", tags: ["a", "b"], n: -5, big: 2n ** 60n } as never },
     { ...base, type: 5, gid: "gw-fuzz:cache:9", body: { deleted: true } as never },
-    { ...base, type: 7, gid: "gw-fuzz:peer:1", body: { endpoints: ["https:https://gw.example.org;10"], nested: { a: [1, [2, [3, { b: new Uint8Array([1, 2, 3]) }]]] } } as never },
+    {
+      ...base,
+      type: 7,
+      gid: "gw-fuzz:peer:1",
+      body: { endpoints: ["https:https://gw.example.org;10"], nested: { a: [1, [2, [3, { b: new Uint8Array([1, 2, 3]) }]]] } } as never,
+    },
   ];
 }
 
@@ -186,9 +219,35 @@ export function frameSeeds(): Uint8Array[] {
 
 export function cborSeeds(): Uint8Array[] {
   const values: CborInput[] = [
-    0, 23, 24, 255, 256, 65535, 65536, 2 ** 32, Number.MAX_SAFE_INTEGER, 2n ** 64n - 1n, -1, -24, -25, -(2n ** 64n),
-    "", "a", "x".repeat(60), "ünïcödé 🎉", new Uint8Array([0, 1, 2, 255]), true, false, null,
-    [], [1, [2, [3, [4]]]], new Map<number, CborInput>([[1, "a"], [2, [1, 2]], [3, new Map([[1, 2]])]]),
+    0,
+    23,
+    24,
+    255,
+    256,
+    65535,
+    65536,
+    2 ** 32,
+    Number.MAX_SAFE_INTEGER,
+    2n ** 64n - 1n,
+    -1,
+    -24,
+    -25,
+    -(2n ** 64n),
+    "",
+    "a",
+    "x".repeat(60),
+    "ünïcödé 🎉",
+    new Uint8Array([0, 1, 2, 255]),
+    true,
+    false,
+    null,
+    [],
+    [1, [2, [3, [4]]]],
+    new Map<number, CborInput>([
+      [1, "a"],
+      [2, [1, 2]],
+      [3, new Map([[1, 2]])],
+    ]),
     { a: 1, b: "two", c: [true, null], d: { e: new Uint8Array(3) } },
   ];
   return [...values.map((v) => encodeCbor(v)), ...frameSeeds().slice(0, 2)];
@@ -208,14 +267,19 @@ export function aprsSeeds(): string[] {
   return [
     encodePosition({ ...h, lat: 49.0583, lon: -72.029, comment: "Test", course: 88, speedKmh: 66, altitudeM: 376, messaging: true }),
     encodePosition({ ...h, lat: -33.86, lon: 151.2, symbol: "/>" }),
-    encodeWeather({ ...h, lat: 42.6, lon: -71.3, wx: { windDirDeg: 220, windSpeedKmh: 8, windGustKmh: 16, tempC: 21.5, humidityPct: 55, pressureHpa: 1013.2, rain1hMm: 0.5 } }),
+    encodeWeather({
+      ...h,
+      lat: 42.6,
+      lon: -71.3,
+      wx: { windDirDeg: 220, windSpeedKmh: 8, windGustKmh: 16, tempC: 21.5, humidityPct: 55, pressureHpa: 1013.2, rain1hMm: 0.5 },
+    }),
     encodeWeather({ ...h, at: 1_700_000_000_000, wx: { tempC: -5, rain24hMm: 10 } }),
     encodeObject({ ...h, name: "GC42", lat: 48.1, lon: 11.5, comment: "cache", at: 1_700_000_000_000 }),
     encodeMessage({ ...h, addressee: "W1AW", text: "hello there", msgId: "12" }),
     encodeAck({ ...h, addressee: "W1AW", msgId: "12" }),
     encodeStatus({ ...h, text: "QRV 145.500" }),
     // What the encoder does not make but the decoder reads: Mic-E, compressed, telemetry, third-party, NMEA, items.
-    "N0CALL-9>T2SP0W,WIDE1-1:`c4Vl#z>/]\"4-}=",
+    'N0CALL-9>T2SP0W,WIDE1-1:`c4Vl#z>/]"4-}=',
     "N0CALL>APRS:=/5L!!<*e7>7P[",
     "N0CALL>APRS:T#005,199,000,255,073,123,01101001",
     "N0BOB>APRS,TCPIP*:}N0SYS>APRS,TCPIP,N0BOB*::N0OTHER  :hi{1",
@@ -250,7 +314,7 @@ export function jsonSeeds(): string[] {
     JSON.stringify({ endpoint: "https://push.example.org/x", keys: { p256dh: "B".repeat(87), auth: "A".repeat(22) } }),
     JSON.stringify({ name: "Home QTH", lat: 42.61234567891, lon: -71.2, zoom: 12, layers: ["stations", "caches"], filters: { type: ["traditional"] } }),
     JSON.stringify([1, -2.5e-3, "ünï\u0000code\ud83c\udf89", null, true, { a: { b: { c: [] } } }]),
-    JSON.stringify({ text: "a\"b\\c\n", n: 1e21, deep: [[[[[[{}]]]]]] }),
+    JSON.stringify({ text: 'a"b\\c\n', n: 1e21, deep: [[[[[[{}]]]]]] }),
   ];
 }
 
@@ -284,7 +348,12 @@ const isClientError = (e: unknown) => e instanceof AppError && e.status >= 400 &
 
 export function targets(): Target[] {
   return [
-    { name: "cbor", kind: "cbor", seeds: cborSeeds(), run: (b) => typed(() => decodeCbor(b, { maxDepth: 16, textMaps: b.length & 1 ? "object" : "map" }), isCbor) },
+    {
+      name: "cbor",
+      kind: "cbor",
+      seeds: cborSeeds(),
+      run: (b) => typed(() => decodeCbor(b, { maxDepth: 16, textMaps: b.length & 1 ? "object" : "map" }), isCbor),
+    },
     { name: "frame", kind: "cbor", seeds: frameSeeds(), run: (b) => typed(() => decodePayload(decodeFrame(b).payload), isRecord) },
     {
       name: "page",
@@ -334,7 +403,10 @@ export function targets(): Target[] {
       seeds: jsonSeeds().map((s) => enc.encode(s)),
       run: async (b) => {
         try {
-          await parseBody(new Request("http://gw.test/api/x", { method: "POST", headers: { "content-type": "application/json" }, body: b as Uint8Array<ArrayBuffer> }), 1024 * 1024);
+          await parseBody(
+            new Request("http://gw.test/api/x", { method: "POST", headers: { "content-type": "application/json" }, body: b as Uint8Array<ArrayBuffer> }),
+            1024 * 1024,
+          );
           return "ok";
         } catch (e) {
           if (isClientError(e)) return "refused";
@@ -377,7 +449,12 @@ export async function fuzzTarget(t: Target, n: number, seed: number, keep = 20):
       out[v]++;
     } catch (e) {
       out.escaped++;
-      if (out.escapes.length < keep) out.escapes.push({ target: t.name, input: Buffer.from(input).toString("base64"), error: `${(e as Error)?.name}: ${String((e as Error)?.message ?? e).slice(0, 200)}` });
+      if (out.escapes.length < keep)
+        out.escapes.push({
+          target: t.name,
+          input: Buffer.from(input).toString("base64"),
+          error: `${(e as Error)?.name}: ${String((e as Error)?.message ?? e).slice(0, 200)}`,
+        });
     }
   }
   out.ms = performance.now() - t0;

@@ -47,7 +47,10 @@ export function checkVapid(header: string, vapidPublicKey: string): { aud: strin
   if (m[2] !== vapidPublicKey) throw new Error("the header names another key");
   const [h, p, s] = m[1]!.split(".") as [string, string, string];
   const raw = Buffer.from(vapidPublicKey, "base64url");
-  const key = createPublicKey({ key: { kty: "EC", crv: "P-256", x: raw.subarray(1, 33).toString("base64url"), y: raw.subarray(33).toString("base64url") }, format: "jwk" });
+  const key = createPublicKey({
+    key: { kty: "EC", crv: "P-256", x: raw.subarray(1, 33).toString("base64url"), y: raw.subarray(33).toString("base64url") },
+    format: "jwk",
+  });
   if (JSON.parse(Buffer.from(h, "base64url").toString()).alg !== "ES256") throw new Error("not ES256");
   if (!verify("sha256", Buffer.from(`${h}.${p}`), { key, dsaEncoding: "ieee-p1363" }, Buffer.from(s, "base64url"))) throw new Error("bad VAPID signature");
   return JSON.parse(Buffer.from(p, "base64url").toString());

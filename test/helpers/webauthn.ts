@@ -38,11 +38,7 @@ function authData(rpId: string, flags: number, counter: number, attested?: Uint8
 }
 
 /** Answers registration options: returns the passkey and the credential JSON to post. */
-export function createCredential(
-  options: { challenge: string; rp: { id?: string }; user: { id: string } },
-  origin: string,
-  opts: { rpId?: string } = {},
-) {
+export function createCredential(options: { challenge: string; rp: { id?: string }; user: { id: string } }, origin: string, opts: { rpId?: string } = {}) {
   const rpId = opts.rpId ?? options.rp.id!;
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const credentialId = randomBytes(32);

@@ -80,7 +80,11 @@ describe("compressed answers", () => {
     const body = JSON.parse(new TextDecoder().decode(decode(err.bytes, err.res.headers.get("content-encoding"))));
     expect(typeof body.error).toBe("string");
     const ctl = new AbortController();
-    const sse = await fetch(g.url + "/api/cot/stream", { headers: { "accept-encoding": "br, gzip", accept: "text/event-stream" }, decompress: false, signal: ctl.signal } as RequestInit);
+    const sse = await fetch(g.url + "/api/cot/stream", {
+      headers: { "accept-encoding": "br, gzip", accept: "text/event-stream" },
+      decompress: false,
+      signal: ctl.signal,
+    } as RequestInit);
     expect(sse.status).toBe(200);
     expect(sse.headers.get("content-type")).toContain("text/event-stream");
     expect(sse.headers.get("content-encoding")).toBeNull();

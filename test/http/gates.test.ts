@@ -12,7 +12,14 @@ const FED = "fed-secret-0123456789abc";
 let g: Running;
 let locked: Running;
 beforeAll(async () => {
-  g = await startInProcess({ INGEST_SECRET: INGEST, ADMIN_CALLSIGNS: "N0OPS", FED_RELAY_SECRET: RELAY, FED_SUBMIT_SECRET: FED, RATE_LIMIT_PER_MINUTE: "3", RATE_LIMIT_KEY_PER_MINUTE: "6" });
+  g = await startInProcess({
+    INGEST_SECRET: INGEST,
+    ADMIN_CALLSIGNS: "N0OPS",
+    FED_RELAY_SECRET: RELAY,
+    FED_SUBMIT_SECRET: FED,
+    RATE_LIMIT_PER_MINUTE: "3",
+    RATE_LIMIT_KEY_PER_MINUTE: "6",
+  });
   locked = await startInProcess({});
 });
 afterAll(async () => {
@@ -31,7 +38,14 @@ function probe(r: Running) {
   for (const gate of gates) app.post(`/probe/${gate}`, () => ({ ok: true }), { gate });
   app.post("/probe/signed-body/:call", ({ caller }) => ({ ok: true, via: caller.assertion ? "key" : "session" }), { gate: "signed-body" });
   return (path: string, init: RequestInit = {}) =>
-    app.handle(new Request("http://localhost" + path, { method: "POST", ...init, headers: { "content-type": "application/json", ...(init.headers as object) }, body: (init.body as string) ?? "{}" }));
+    app.handle(
+      new Request("http://localhost" + path, {
+        method: "POST",
+        ...init,
+        headers: { "content-type": "application/json", ...(init.headers as object) },
+        body: (init.body as string) ?? "{}",
+      }),
+    );
 }
 
 describe("gates", () => {
@@ -53,7 +67,10 @@ describe("gates", () => {
       const path = row.path;
       const body = row.body === undefined ? undefined : JSON.stringify(row.body);
       const bare = await g.get(path, { method: row.method, body, headers: { "content-type": "application/json" } });
-      expect({ route: `${row.method} ${row.route}`, refused: [401, 403].includes(bare.status) }).toEqual({ route: `${row.method} ${row.route}`, refused: true });
+      expect({ route: `${row.method} ${row.route}`, refused: [401, 403].includes(bare.status) }).toEqual({
+        route: `${row.method} ${row.route}`,
+        refused: true,
+      });
       const creds: Record<string, string> = { "content-type": "application/json" };
       if (["session", "actor", "verified", "sysop", "signed-body"].includes(row.gate)) creds.cookie = admin.cookie;
       if (row.gate === "ingest" || row.gate === "ingest-or-device") creds["x-ingest-secret"] = INGEST;
@@ -61,7 +78,10 @@ describe("gates", () => {
       if (row.gate === "relay") creds["x-relay-secret"] = RELAY;
       if (row.gate === "fed-secret" || row.gate === "fed-secret-if-set") creds["x-fed-secret"] = FED;
       const ok = await g.get(path.replace(":call", admin.call), { method: row.method, body, headers: creds });
-      expect({ route: `${row.method} ${row.route}`, admitted: ![401, 403, 429].includes(ok.status) }).toEqual({ route: `${row.method} ${row.route}`, admitted: true });
+      expect({ route: `${row.method} ${row.route}`, admitted: ![401, 403, 429].includes(ok.status) }).toEqual({
+        route: `${row.method} ${row.route}`,
+        admitted: true,
+      });
     }
   });
 
@@ -80,7 +100,11 @@ describe("gates", () => {
       // Positive control: with credentials the same body is read and refused as bad JSON.
       const admitted = await g.get(r.path, { method: "POST", body: "{not json", headers: { "content-type": "application/json", ...r.creds } });
       const [b, a] = [(await bare.json()) as { error: string }, (await admitted.json()) as { error: string }];
-      expect({ path: r.path, bare: [bare.status, b.error], admitted: [admitted.status, a.error] }).toEqual({ path: r.path, bare: [401, "unauthorized"], admitted: [400, "bad_json"] });
+      expect({ path: r.path, bare: [bare.status, b.error], admitted: [admitted.status, a.error] }).toEqual({
+        path: r.path,
+        bare: [401, "unauthorized"],
+        admitted: [400, "bad_json"],
+      });
     }
   });
 

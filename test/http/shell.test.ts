@@ -65,7 +65,12 @@ describe("HTTP shell", () => {
         else c.close();
       },
     });
-    const res = await fetch(g.url + "/api/setup", { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
+    const res = await fetch(g.url + "/api/setup", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
     await expectErrorShape(res, 413, "body_too_large");
   });
 

@@ -91,7 +91,14 @@ describe("APRS-IS server", () => {
     ];
     expect((await ingest(lines.join("\n"))).status).toBe(200);
     for (const c of Object.values(cs)) await c.waitFor(/^N0END>/);
-    const got = Object.fromEntries(Object.entries(cs).map(([k, c]) => [k, sources(c).filter((s) => s !== "N0END").sort()]));
+    const got = Object.fromEntries(
+      Object.entries(cs).map(([k, c]) => [
+        k,
+        sources(c)
+          .filter((s) => s !== "N0END")
+          .sort(),
+      ]),
+    );
     expect(got).toEqual({
       r: ["N0AAA-1", "N0CCC"],
       p: ["K1BBB"],
@@ -220,7 +227,9 @@ describe("APRS-IS server", () => {
     slow.write(`user N0SLOW pass ${aprsIsPasscode("N0SLOW")} vers Stuck 1 filter p/N0SLOW\r\n`);
     const slowClient = async () => {
       for (let i = 0; i < 50; i++) {
-        const p = (((await (await g.get("/api/ports")).json()) as { ports: Array<{ name: string; clients?: Array<Record<string, unknown>> }> }).ports).find((x) => x.name === "aprsis-server")!;
+        const p = ((await (await g.get("/api/ports")).json()) as { ports: Array<{ name: string; clients?: Array<Record<string, unknown>> }> }).ports.find(
+          (x) => x.name === "aprsis-server",
+        )!;
         const c = p.clients!.find((x) => x.login === "N0SLOW");
         if (c) return c;
         await Bun.sleep(20);
@@ -233,7 +242,18 @@ describe("APRS-IS server", () => {
     const before = hubOf(g.gw)!.aprsIs!.stats.slowDropped;
     // 40,000 packets of ~230 bytes: far more than the socket buffers and the 256 KiB queue hold
     for (let i = 0; i < 40_000; i++) {
-      g.gw.events.emit("aprsPacket", { line: `N0SLOW>APRS,qAR,N0IG:>${i} ${pad}`, src: "N0SLOW", dst: "APRS", path: "qAR,N0IG", info: `>${i} ${pad}`, ts: Date.now(), source: "rf", igate: "N0IG", via: "aprsis", packet: null });
+      g.gw.events.emit("aprsPacket", {
+        line: `N0SLOW>APRS,qAR,N0IG:>${i} ${pad}`,
+        src: "N0SLOW",
+        dst: "APRS",
+        path: "qAR,N0IG",
+        info: `>${i} ${pad}`,
+        ts: Date.now(),
+        source: "rf",
+        igate: "N0IG",
+        via: "aprsis",
+        packet: null,
+      });
       if (i % 200 === 0) await Bun.sleep(1);
     }
     expect(hubOf(g.gw)!.aprsIs!.stats.slowDropped).toBe(before + 1);

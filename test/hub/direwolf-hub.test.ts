@@ -57,7 +57,13 @@ async function isClient(call: string, filter: string | null): Promise<LineClient
 
 function nextEvent<K extends "aprsMessage" | "position">(kind: K, match: (e: GatewayEvents[K]) => boolean, timeoutMs = 60_000): Promise<GatewayEvents[K]> {
   return new Promise((resolve, reject) => {
-    const t = setTimeout(() => (off(), reject(new Error(`no ${kind} event in ${timeoutMs} ms\n--- direwolf 1\n${pair.a.log().slice(-3000)}\n--- direwolf 2\n${pair.b.log().slice(-3000)}`))), timeoutMs);
+    const t = setTimeout(
+      () => (
+        off(),
+        reject(new Error(`no ${kind} event in ${timeoutMs} ms\n--- direwolf 1\n${pair.a.log().slice(-3000)}\n--- direwolf 2\n${pair.b.log().slice(-3000)}`))
+      ),
+      timeoutMs,
+    );
     const off = g.gw.events.on(kind, (e) => {
       if (!match(e)) return;
       clearTimeout(t);
@@ -87,7 +93,17 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (process.env.DUMP) console.log(g?.gw.db.query("SELECT src, raw, source, igate, via FROM packets").all(), g?.gw.db.query("SELECT * FROM aprs_messages").all(), "--- aprx\n", aprxOut, "\n--- direwolf 1\n", pair?.a.log(), "\n--- direwolf 2\n", pair?.b.log());
+  if (process.env.DUMP)
+    console.log(
+      g?.gw.db.query("SELECT src, raw, source, igate, via FROM packets").all(),
+      g?.gw.db.query("SELECT * FROM aprs_messages").all(),
+      "--- aprx\n",
+      aprxOut,
+      "\n--- direwolf 1\n",
+      pair?.a.log(),
+      "\n--- direwolf 2\n",
+      pair?.b.log(),
+    );
   for (const c of clients) c.close();
   for (const s of kissSockets) s.end();
   if (aprx && aprx.exitCode === null) aprx.kill();
@@ -99,54 +115,58 @@ afterAll(async () => {
 const aprxInstalled = existsSync("/usr/sbin/aprx");
 
 describe("the gateway as the hub of a station", () => {
-  test.skipIf(!aprxInstalled)("aprx as a KISS client of the gateway: it hears what crosses the air to Direwolf 1, and its beacon goes out through the gateway to Direwolf 2", async () => {
-    const dir = pair.dir;
-    const conf = join(dir, "aprx.conf");
-    writeFileSync(
-      conf,
-      [
-        "mycall N0APX-1",
-        "<logging>",
-        `  pidfile ${join(dir, "aprx.pid")}`,
-        `  rflog ${join(dir, "aprx-rf.log")}`,
-        `  aprxlog ${join(dir, "aprx.log")}`,
-        "</logging>",
-        "<interface>",
-        `  tcp-device 127.0.0.1 ${hubOf(g.gw)!.kiss!.port} KISS`,
-        "  callsign N0APX-1",
-        "  tx-ok true",
-        "</interface>",
-        "<beacon>",
-        "  beaconmode radio",
-        "  cycle-size 1m",
-        '  beacon interface N0APX-1 srccall N0APX-1 via WIDE1-1 symbol "R&" lat "4230.00N" lon "07100.00W" comment "aprx through svc-gateway"',
-        "</beacon>",
-        "",
-      ].join("\n"),
-    );
-    aprx = Bun.spawn(["/usr/sbin/aprx", "-i", "-v", "-f", conf], { cwd: dir, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-    const pump = async (s: ReadableStream<Uint8Array>) => {
-      for await (const c of s as unknown as AsyncIterable<Uint8Array>) aprxOut += new TextDecoder("latin1").decode(c);
-    };
-    void pump(aprx.stdout);
-    void pump(aprx.stderr);
-    // aprx connects
-    for (let i = 0; i < 200 && !(await kissClients()).length; i++) await Bun.sleep(50);
-    expect((await kissClients()).length).toBe(1);
+  test.skipIf(!aprxInstalled)(
+    "aprx as a KISS client of the gateway: it hears what crosses the air to Direwolf 1, and its beacon goes out through the gateway to Direwolf 2",
+    async () => {
+      const dir = pair.dir;
+      const conf = join(dir, "aprx.conf");
+      writeFileSync(
+        conf,
+        [
+          "mycall N0APX-1",
+          "<logging>",
+          `  pidfile ${join(dir, "aprx.pid")}`,
+          `  rflog ${join(dir, "aprx-rf.log")}`,
+          `  aprxlog ${join(dir, "aprx.log")}`,
+          "</logging>",
+          "<interface>",
+          `  tcp-device 127.0.0.1 ${hubOf(g.gw)!.kiss!.port} KISS`,
+          "  callsign N0APX-1",
+          "  tx-ok true",
+          "</interface>",
+          "<beacon>",
+          "  beaconmode radio",
+          "  cycle-size 1m",
+          '  beacon interface N0APX-1 srccall N0APX-1 via WIDE1-1 symbol "R&" lat "4230.00N" lon "07100.00W" comment "aprx through svc-gateway"',
+          "</beacon>",
+          "",
+        ].join("\n"),
+      );
+      aprx = Bun.spawn(["/usr/sbin/aprx", "-i", "-v", "-f", conf], { cwd: dir, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      const pump = async (s: ReadableStream<Uint8Array>) => {
+        for await (const c of s as unknown as AsyncIterable<Uint8Array>) aprxOut += new TextDecoder("latin1").decode(c);
+      };
+      void pump(aprx.stdout);
+      void pump(aprx.stderr);
+      // aprx connects
+      for (let i = 0; i < 200 && !(await kissClients()).length; i++) await Bun.sleep(50);
+      expect((await kissClients()).length).toBe(1);
 
-    // Direwolf 2 transmits; Direwolf 1 hears it; the gateway copies it to aprx
-    await transmitVia(pair.b.kissPort, "N0RFX-5>APRS,WIDE1-1:>heard through the hub");
-    const rflog = join(dir, "aprx-rf.log");
-    for (let i = 0; i < 300 && !(existsSync(rflog) && readFileSync(rflog, "latin1").includes("N0RFX-5>APRS")); i++) await Bun.sleep(100);
-    expect(readFileSync(rflog, "latin1")).toMatch(/N0RFX-5>APRS,WIDE1-1:>heard through the hub/);
+      // Direwolf 2 transmits; Direwolf 1 hears it; the gateway copies it to aprx
+      await transmitVia(pair.b.kissPort, "N0RFX-5>APRS,WIDE1-1:>heard through the hub");
+      const rflog = join(dir, "aprx-rf.log");
+      for (let i = 0; i < 300 && !(existsSync(rflog) && readFileSync(rflog, "latin1").includes("N0RFX-5>APRS")); i++) await Bun.sleep(100);
+      expect(readFileSync(rflog, "latin1")).toMatch(/N0RFX-5>APRS,WIDE1-1:>heard through the hub/);
 
-    // aprx's beacon: through the gateway's transmitter, Direwolf 1, the air, Direwolf 2
-    await pair.b.waitForLog(/N0APX-1>APRX\w*,WIDE1-1:!4230\.00NR07100\.00W&aprx through svc-gateway/, { timeoutMs: 90_000 });
-    expect(hubOf(g.gw)!.kiss!.stats.sent).toBeGreaterThanOrEqual(1);
-    const row = (await kissClients())[0]!;
-    expect(row.rx as number).toBeGreaterThanOrEqual(1);
-    expect(row.tx as number).toBeGreaterThanOrEqual(1);
-  }, 150_000);
+      // aprx's beacon: through the gateway's transmitter, Direwolf 1, the air, Direwolf 2
+      await pair.b.waitForLog(/N0APX-1>APRX\w*,WIDE1-1:!4230\.00NR07100\.00W&aprx through svc-gateway/, { timeoutMs: 90_000 });
+      expect(hubOf(g.gw)!.kiss!.stats.sent).toBeGreaterThanOrEqual(1);
+      const row = (await kissClients())[0]!;
+      expect(row.rx as number).toBeGreaterThanOrEqual(1);
+      expect(row.tx as number).toBeGreaterThanOrEqual(1);
+    },
+    150_000,
+  );
 
   test("Direwolf's IGate logs in, uploads what its radio hears, and gets a message for a station it heard to gate back to RF", async () => {
     const watcher = await isClient("N0WCH", "b/N0X-7");
@@ -193,14 +213,18 @@ describe("the gateway as the hub of a station", () => {
     const mark = pair.b.log().length;
     sender.send("N0SN2>APRS,TCPIP*::N0Z-3    :not for the air{1");
     sender.send("N0SN2>APRS,TCPIP*::N0Y-9    :for the air{2");
-    await pair.b.waitForLog(new RegExp(`${RADIO_CALL}>APZSVC,WIDE1-1:\\}N0SN2>APRS,TCPIP,${RADIO_CALL}\\*::N0Y-9    :for the air\\{2`), { from: mark, timeoutMs: 60_000 });
+    await pair.b.waitForLog(new RegExp(`${RADIO_CALL}>APZSVC,WIDE1-1:\\}N0SN2>APRS,TCPIP,${RADIO_CALL}\\*::N0Y-9    :for the air\\{2`), {
+      from: mark,
+      timeoutMs: 60_000,
+    });
     expect(hubOf(g.gw)!.aprsIs!.stats.gatedToRf).toBe(gatedBefore + 1);
     expect(pair.b.log().slice(mark)).not.toContain("not for the air");
   }, 120_000);
 });
 
 async function ports() {
-  return ((await (await g.get("/api/ports")).json()) as { ports: Array<Record<string, unknown> & { name: string; clients?: Array<Record<string, unknown>> }> }).ports;
+  return ((await (await g.get("/api/ports")).json()) as { ports: Array<Record<string, unknown> & { name: string; clients?: Array<Record<string, unknown>> }> })
+    .ports;
 }
 async function kissClients() {
   return (await ports()).find((p) => p.name === "kiss-server")?.clients ?? [];

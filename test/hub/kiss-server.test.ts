@@ -81,7 +81,10 @@ describe("KISS TCP server", () => {
     for (const f of heard) tnc.hear(f);
     await Promise.all([a.waitFrames(2), b.waitFrames(2)]);
     for (const c of [a, b]) {
-      expect(c.frames.map((f) => [f.port, f.command])).toEqual([[0, "data"], [0, "data"]]);
+      expect(c.frames.map((f) => [f.port, f.command])).toEqual([
+        [0, "data"],
+        [0, "data"],
+      ]);
       expect(c.frames.map((f) => [...f.data])).toEqual(heard.map((f) => [...encodeFrame(f)]));
     }
     const p = await kissPort();

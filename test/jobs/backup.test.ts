@@ -31,7 +31,12 @@ test("copies to BACKUP_DIR on schedule and keeps the newest BACKUP_KEEP", async 
     files.push(forced.file!);
     await Bun.sleep(5);
   }
-  expect(readdirSync(dir).sort()).toEqual(files.slice(1).map((f) => f.split("/").at(-1)!).sort());
+  expect(readdirSync(dir).sort()).toEqual(
+    files
+      .slice(1)
+      .map((f) => f.split("/").at(-1)!)
+      .sort(),
+  );
   expect(existsSync(files[0]!)).toBe(false);
   // The newest copy is a whole database with the write made just before it.
   const copy = new Database(files[2]!, { readonly: true });

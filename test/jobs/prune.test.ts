@@ -7,7 +7,15 @@ const DAY = 24 * HOUR;
 
 let g: Running;
 beforeAll(async () => {
-  g = await startInProcess({ PACKETS_TTL_HOURS: "6", TOMBSTONE_TTL_DAYS: "10", MESSAGES_TTL_DAYS: "3", SENSOR_TTL_DAYS: "4", PORT_COUNTERS_TTL_DAYS: "2", MHEARD_TTL_DAYS: "5", RELAY_QUEUE_TTL_HOURS: "12" });
+  g = await startInProcess({
+    PACKETS_TTL_HOURS: "6",
+    TOMBSTONE_TTL_DAYS: "10",
+    MESSAGES_TTL_DAYS: "3",
+    SENSOR_TTL_DAYS: "4",
+    PORT_COUNTERS_TTL_DAYS: "2",
+    MHEARD_TTL_DAYS: "5",
+    RELAY_QUEUE_TTL_HOURS: "12",
+  });
 });
 afterAll(() => g.stop());
 
@@ -19,7 +27,9 @@ function insertAged(table: string, now: number, ageMs: number, tag: string) {
     case "bbs_bulletins":
     case "bbs_mail":
       return db
-        .query("INSERT INTO bbs_messages (type, bid, from_call, to_call, subject, body, size, origin, delivery, created_at) VALUES (?, ?, ?, 'ALL', 's', 'b', 1, 'local', 'local', ?)")
+        .query(
+          "INSERT INTO bbs_messages (type, bid, from_call, to_call, subject, body, size, origin, delivery, created_at) VALUES (?, ?, ?, 'ALL', 's', 'b', 1, 'local', 'local', ?)",
+        )
         .run(table === "bbs_mail" ? "P" : "B", `${table}${tag}`, tag, ts);
     case "bbs_bids":
       return db.query("INSERT INTO bbs_bids (bid, seen_at) VALUES (?, ?)").run(tag, ts);
@@ -64,7 +74,9 @@ function insertAged(table: string, now: number, ageMs: number, tag: string) {
       return db.query("INSERT INTO netrom_routes (dest, neighbour, quality, source, updated_at) VALUES (?, 'N0NB', 100, 'heard', ?)").run(tag, ts);
     case "watch_digests":
       db.query("INSERT OR IGNORE INTO users (id, created_at) VALUES (1, 0)").run();
-      return db.query("INSERT INTO watch_digests (user_id, channel, log_ids, state, created_at) VALUES (1, 'email', ?, 'sent', ?)").run(JSON.stringify([tag]), ts);
+      return db
+        .query("INSERT INTO watch_digests (user_id, channel, log_ids, state, created_at) VALUES (1, 'email', ?, 'sent', ?)")
+        .run(JSON.stringify([tag]), ts);
     case "relay_queue":
       return db.query("INSERT INTO relay_queue (instance, state, query, created_at) VALUES (?, 'queued', '{}', ?)").run(tag, ts);
   }
@@ -109,7 +121,26 @@ describe("pruning", () => {
     const report = (await g.gw.scheduler.runNow("prune")) as Record<string, { deleted: number }>;
     for (const rule of RETENTION) {
       expect(report[rule.name]!.deleted).toBe(1);
-      const tagCol = { packets: "src", aprs_messages: "src", port_counters: "port", tombstones: "gid", fed_feed: "gid", fed_quarantine: "origin", relay_queue: "instance", sessions: "id_hash", used_assertions: "sig", webauthn_challenges: "challenge", email_tokens: "email", aprs_outbox: "src", box_commands: "box", netrom_routes: "dest", bbs_messages: "from_call", bbs_bids: "bid", watch_digests: "json_extract(log_ids, '$[0]')" }[rule.table] ?? "call";
+      const tagCol =
+        {
+          packets: "src",
+          aprs_messages: "src",
+          port_counters: "port",
+          tombstones: "gid",
+          fed_feed: "gid",
+          fed_quarantine: "origin",
+          relay_queue: "instance",
+          sessions: "id_hash",
+          used_assertions: "sig",
+          webauthn_challenges: "challenge",
+          email_tokens: "email",
+          aprs_outbox: "src",
+          box_commands: "box",
+          netrom_routes: "dest",
+          bbs_messages: "from_call",
+          bbs_bids: "bid",
+          watch_digests: "json_extract(log_ids, '$[0]')",
+        }[rule.table] ?? "call";
       const where = { bbs_bulletins: "WHERE type = 'B'", bbs_mail: "WHERE type = 'P'" }[rule.name] ?? "";
       const tags = (g.gw.db.query(`SELECT ${tagCol} AS tag FROM ${rule.table} ${where}`).all() as Array<{ tag: string }>).map((r) => r.tag).sort();
       // a route the sysop entered is never aged out
@@ -121,7 +152,10 @@ describe("pruning", () => {
     const db = g.gw.db;
     const now = g.gw.clock.now();
     db.query("INSERT OR IGNORE INTO users (id, created_at) VALUES (1, 0)").run();
-    db.query("INSERT INTO callsign_challenges (user_id, call, code, created_at, expires_at, heard_at) VALUES (1, 'N0HRD', 'X', 0, ?, ?)").run(now - 30 * DAY, now - 30 * DAY);
+    db.query("INSERT INTO callsign_challenges (user_id, call, code, created_at, expires_at, heard_at) VALUES (1, 'N0HRD', 'X', 0, ?, ?)").run(
+      now - 30 * DAY,
+      now - 30 * DAY,
+    );
     await pruneAll(db, g.gw.config, now);
     expect(db.query("SELECT call FROM callsign_challenges WHERE call = 'N0HRD'").all()).toEqual([{ call: "N0HRD" }]);
   });

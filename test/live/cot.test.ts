@@ -24,7 +24,9 @@ let g: Running;
 let cacheId: number;
 
 const ingest = (r: Running, lines: string[], heardAt?: number) =>
-  r.post("/ingest", heardAt ? { heardAt, packets: lines } : lines.join("\n"), { headers: { "x-ingest-secret": INGEST, ...(heardAt ? {} : { "content-type": "text/plain" }) } });
+  r.post("/ingest", heardAt ? { heardAt, packets: lines } : lines.join("\n"), {
+    headers: { "x-ingest-secret": INGEST, ...(heardAt ? {} : { "content-type": "text/plain" }) },
+  });
 
 beforeAll(async () => {
   g = await startInProcess({ INGEST_SECRET: INGEST, LIVE_KEEPALIVE_SECONDS: "1" });
@@ -37,8 +39,16 @@ beforeAll(async () => {
   await ingest(g, ["N0OLD>APRS:!4236.00N/07121.00W-heard long ago"], Date.now() - 3 * 3_600_000);
   const owner = signedInUser(g.gw, "N0OWN", { verified: true });
   const h = { headers: { cookie: owner.cookie } };
-  cacheId = (await (await g.post("/api/caches", { name: "Tea & <Biscuits>", type: "multi", size: "regular", difficulty: 2.5, terrain: 1.5, lat: 42.55, lon: -71.2 }, h)).json()).id;
-  await g.post("/api/caches", { name: "Unlisted One", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 42.56, lon: -71.21, unlisted: true }, h);
+  cacheId = (
+    await (
+      await g.post("/api/caches", { name: "Tea & <Biscuits>", type: "multi", size: "regular", difficulty: 2.5, terrain: 1.5, lat: 42.55, lon: -71.2 }, h)
+    ).json()
+  ).id;
+  await g.post(
+    "/api/caches",
+    { name: "Unlisted One", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 42.56, lon: -71.21, unlisted: true },
+    h,
+  );
 });
 afterAll(() => g.stop());
 
@@ -74,13 +84,20 @@ describe("GET /api/cot", () => {
     expect(Date.parse(f.properties.stale) - start).toBe(2 * 3_600_000);
     expect(Math.abs(Date.parse(f.properties.time) - Date.now())).toBeLessThan(60_000);
     const cache = byUid.get(`local:cache:${cacheId}`)!.to_geojson() as any;
-    expect(cache.properties).toMatchObject({ callsign: "Tea & <Biscuits>", type: "b-m-p-s-m", how: "h-e", remarks: expect.stringContaining(`/cache/${cacheId}`) });
+    expect(cache.properties).toMatchObject({
+      callsign: "Tea & <Biscuits>",
+      type: "b-m-p-s-m",
+      how: "h-e",
+      remarks: expect.stringContaining(`/cache/${cacheId}`),
+    });
     expect(doc).not.toContain("Unlisted One");
     expect(doc).not.toContain("N0OLD"); // stale: heard 3 h ago
   });
 
   test("a box across the antimeridian; no box is the whole world; a bad box is a 400", async () => {
-    const across = events(await (await g.get("/api/cot?bbox=179,-20,-179,-10")).text()).map((e) => e.uid()).sort();
+    const across = events(await (await g.get("/api/cot?bbox=179,-20,-179,-10")).text())
+      .map((e) => e.uid())
+      .sort();
     expect(across).toEqual(["APRS.KH6WEST", "APRS.ZL1EAST"]);
     const world = await (await g.get("/api/cot")).text();
     expect(xmllint(world).code).toBe(0);
@@ -217,7 +234,10 @@ describe("GET /api/cot/stream", () => {
     const stuck = await stuckClient(port, `GET /api/cot/stream HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
     await waitFor(() => liveHub(g.gw).stats().streams === before + 1);
     for (let b = 0; b < 40 && liveHub(g.gw).stats().streams > before; b++) {
-      const lines = Array.from({ length: 500 }, (_, k) => `N${b}T${k}>APRS:!4230.${String(k % 100).padStart(2, "0")}N/07130.${String(b).padStart(2, "0")}W>a TAK client on a bad link ${b}.${k}`);
+      const lines = Array.from(
+        { length: 500 },
+        (_, k) => `N${b}T${k}>APRS:!4230.${String(k % 100).padStart(2, "0")}N/07130.${String(b).padStart(2, "0")}W>a TAK client on a bad link ${b}.${k}`,
+      );
       await ingest(g, lines);
     }
     expect(liveHub(g.gw).stats().streams).toBe(before);

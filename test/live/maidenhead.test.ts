@@ -6,9 +6,9 @@ import { locator, parseRegion, regionBox, regionsCovering, regionsOf } from "../
 describe("Maidenhead", () => {
   test("known locators", () => {
     // W1AW, Newington CT; the ARRL lists it as FN31pr.
-    expect(locator(41.714775, -72.727260)).toBe("FN31pr");
-    expect(locator(41.714775, -72.727260, 4)).toBe("FN31");
-    expect(locator(41.714775, -72.727260, 2)).toBe("FN");
+    expect(locator(41.714775, -72.72726)).toBe("FN31pr");
+    expect(locator(41.714775, -72.72726, 4)).toBe("FN31");
+    expect(locator(41.714775, -72.72726, 2)).toBe("FN");
     expect(regionsOf(42.6, -71.3)).toEqual(["FN", "FN42"]);
     // The grid's edges stay inside it.
     expect(locator(90, 180)).toBe("RR99xx");

@@ -78,7 +78,18 @@ describe("region rooms", () => {
     for (const c of [square, field, next, other]) expect((await c.next()).type).toBe("snapshot");
     expect((await ingest(["N0ROOM-9>APRS,WIDE1-1,qAR,W1AW-10:!4237.14N/07120.83W>088/036 in FN42"])).status).toBe(200);
     const a = await square.next();
-    expect(a).toMatchObject({ type: "position", room: "FN42", call: "N0ROOM-9", kind: "station", alive: true, source: "rf", igate: "W1AW-10", symbol: "/>", course: 88, comment: "in FN42" });
+    expect(a).toMatchObject({
+      type: "position",
+      room: "FN42",
+      call: "N0ROOM-9",
+      kind: "station",
+      alive: true,
+      source: "rf",
+      igate: "W1AW-10",
+      symbol: "/>",
+      course: 88,
+      comment: "in FN42",
+    });
     expect(a.lat).toBeCloseTo(42.619, 3);
     expect(a.lon).toBeCloseTo(-71.3472, 3);
     expect(a.speedKmh).toBeCloseTo(66.7, 1);
@@ -108,12 +119,30 @@ describe("region rooms", () => {
   test("a find on a cache reaches its rooms; a log on an unlisted cache never does", async () => {
     const room = await client("FN42");
     expect((await room.next()).type).toBe("snapshot");
-    const cache = await (await g.post("/api/caches", { name: "Live Box", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 42.5, lon: -71.5 }, { headers: { cookie: owner.cookie } })).json();
-    const secret = await (await g.post("/api/caches", { name: "Secret Box", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 42.51, lon: -71.51, unlisted: true }, { headers: { cookie: owner.cookie } })).json();
+    const cache = await (
+      await g.post(
+        "/api/caches",
+        { name: "Live Box", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 42.5, lon: -71.5 },
+        { headers: { cookie: owner.cookie } },
+      )
+    ).json();
+    const secret = await (
+      await g.post(
+        "/api/caches",
+        { name: "Secret Box", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 42.51, lon: -71.51, unlisted: true },
+        { headers: { cookie: owner.cookie } },
+      )
+    ).json();
     expect((await g.post(`/api/caches/${secret.id}/logs`, { kind: "find", text: "psst" }, { headers: { cookie: finder.cookie } })).status).toBe(201);
     expect((await g.post(`/api/caches/${cache.id}/logs`, { kind: "find", text: "TFTC" }, { headers: { cookie: finder.cookie } })).status).toBe(201);
     const m = await room.next();
-    expect(m).toMatchObject({ type: "log", room: "FN42", kind: "find", call: "N0FND", cache: { id: cache.id, gid: cache.gid, name: "Live Box", type: "traditional", lat: 42.5, lon: -71.5 } });
+    expect(m).toMatchObject({
+      type: "log",
+      room: "FN42",
+      kind: "find",
+      call: "N0FND",
+      cache: { id: cache.id, gid: cache.gid, name: "Live Box", type: "traditional", lat: 42.5, lon: -71.5 },
+    });
     expect(m.logId).toBeGreaterThan(0);
     expect(JSON.stringify(room.received)).not.toContain("Secret Box");
     await closeAll();
@@ -144,7 +173,13 @@ describe("region rooms", () => {
     expect(await c.next()).toMatchObject({ type: "position", room: "FN42", call: "N0ROOM-9" });
     c.send({ type: "ping" });
     expect(await c.next()).toEqual({ type: "pong" });
-    for (const bad of ["garbage", { type: "dance" }, { type: "subscribe" }, { type: "subscribe", regions: ["ZZ99"] }, { type: "subscribe", regions: Array.from({ length: 65 }, (_, i) => `FN${String(i % 100).padStart(2, "0")}`) }]) {
+    for (const bad of [
+      "garbage",
+      { type: "dance" },
+      { type: "subscribe" },
+      { type: "subscribe", regions: ["ZZ99"] },
+      { type: "subscribe", regions: Array.from({ length: 65 }, (_, i) => `FN${String(i % 100).padStart(2, "0")}`) },
+    ]) {
       c.send(bad);
       const e = await c.next();
       expect(e.type).toBe("error");
@@ -186,7 +221,10 @@ describe("region rooms", () => {
     const batches = 25;
     const per = 1000;
     for (let b = 0; b < batches; b++) {
-      const lines = Array.from({ length: per }, (_, k) => `N${b}S${k}>APRS:!4030.${String(k % 100).padStart(2, "0")}N/07330.${String(b).padStart(2, "0")}W>a slow phone on a bad link ${b}.${k}`);
+      const lines = Array.from(
+        { length: per },
+        (_, k) => `N${b}S${k}>APRS:!4030.${String(k % 100).padStart(2, "0")}N/07330.${String(b).padStart(2, "0")}W>a slow phone on a bad link ${b}.${k}`,
+      );
       expect((await ingest(lines)).status).toBe(200);
     }
     await waitFor(() => good.received.length === 1 + batches * per, "every batch", { timeoutMs: 30_000 });

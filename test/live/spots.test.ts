@@ -19,10 +19,20 @@ beforeAll(async () => {
   for (const r of [on, off]) {
     await ingest(r, ["N0SPOT-9>APRS,WIDE1-1,qAR,W1AW-10:!4237.14N/07120.83W>mobile"], now - 10 * 60_000);
     await ingest(r, ["N0EARLY>APRS:!4100.00N/07300.00W-home"], now - 2 * 3_600_000);
-    await ingest(r, [";TOWER    *092345z4230.00N/07115.00Wr an object is not a spot"].map((l) => `N0OBJ>APRS:${l}`), now - 60_000);
+    await ingest(
+      r,
+      [";TOWER    *092345z4230.00N/07115.00Wr an object is not a spot"].map((l) => `N0OBJ>APRS:${l}`),
+      now - 60_000,
+    );
     const owner = signedInUser(r.gw, "N0OWN", { verified: true });
     const finder = signedInUser(r.gw, "N0FND", { verified: true });
-    const cache = await (await r.post("/api/caches", { name: "Spot Box", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 42.5, lon: -71.5 }, { headers: { cookie: owner.cookie } })).json();
+    const cache = await (
+      await r.post(
+        "/api/caches",
+        { name: "Spot Box", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 42.5, lon: -71.5 },
+        { headers: { cookie: owner.cookie } },
+      )
+    ).json();
     await r.post(`/api/caches/${cache.id}/logs`, { kind: "find" }, { headers: { cookie: finder.cookie } });
     await r.post(`/api/caches/${cache.id}/logs`, { kind: "note", text: "notes are not spots" }, { headers: { cookie: finder.cookie } });
   }
@@ -47,7 +57,13 @@ describe("GET /api/spots", () => {
     const { spots, since } = await r.json();
     expect(since).toBeGreaterThan(Date.now() - 3_600_000 - 60_000);
     expect(spots).toEqual([
-      { kind: "find", call: "N0FND", ts: expect.any(Number), grid: "FN42gm", cache: { id: expect.any(Number), gid: expect.stringMatching(/:cache:/), name: "Spot Box", type: "traditional" } },
+      {
+        kind: "find",
+        call: "N0FND",
+        ts: expect.any(Number),
+        grid: "FN42gm",
+        cache: { id: expect.any(Number), gid: expect.stringMatching(/:cache:/), name: "Spot Box", type: "traditional" },
+      },
       { kind: "station", call: "N0SPOT-9", ts: expect.any(Number), grid: "FN42ho", source: "rf", igate: "W1AW-10" },
     ]);
     expect(JSON.stringify(spots)).not.toContain("lat");

@@ -22,7 +22,15 @@ beforeAll(async () => {
   g = await startInProcess({ INGEST_SECRET: INGEST, TILE_URL: "off" });
   const owner = signedInUser(g.gw, "N0OWN", { verified: true });
   finder = signedInUser(g.gw, "N0FND", { verified: true });
-  cacheId = (await (await g.post("/api/caches", { name: "Live Map Box", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 42.6, lon: -71.25 }, { headers: { cookie: owner.cookie } })).json()).id;
+  cacheId = (
+    await (
+      await g.post(
+        "/api/caches",
+        { name: "Live Map Box", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 42.6, lon: -71.25 },
+        { headers: { cookie: owner.cookie } },
+      )
+    ).json()
+  ).id;
   browser = await launchBrowser();
 }, 120_000);
 afterAll(async () => {

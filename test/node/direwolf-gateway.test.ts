@@ -29,14 +29,31 @@ let B: Running;
 /** every frame each gateway's station heard or sent, for the failure message */
 const trace: string[] = [];
 
-const cache = (i: number) => cacheToWire({ name: `Direwolf cache ${i}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 44.1 + i / 100, lon: -73.4, status: "active", ownerCall: "N0OWN" });
+const cache = (i: number) =>
+  cacheToWire({
+    name: `Direwolf cache ${i}`,
+    type: "traditional",
+    size: "small",
+    difficulty: 2,
+    terrain: 2,
+    lat: 44.1 + i / 100,
+    lon: -73.4,
+    status: "active",
+    ownerCall: "N0OWN",
+  });
 const tag = (who: string, e: MonitorEvent) =>
   `${Math.round(e.at)} ${who} ${e.dir} ${e.frame.type}${e.frame.pf ? (e.frame.cr === "command" ? " P" : " F") : ""} ns=${e.frame.ns ?? "-"} nr=${e.frame.nr ?? "-"} ${e.frame.info.length}B`;
 
 beforeAll(async () => {
   pair = await startDirewolfPair();
   const radio = (dw: { kissPort: number }) => `tcp://127.0.0.1:${dw.kissPort}`;
-  A = await startInProcess({ INSTANCE: "gw-a", FED_PRIVATE_KEY: kA.privateKey, KISS_PORTS: radio(pair.a), RADIO_CALL: "N0GWA-5", FED_ENDPOINTS: "ax25:N0GWA-5" });
+  A = await startInProcess({
+    INSTANCE: "gw-a",
+    FED_PRIVATE_KEY: kA.privateKey,
+    KISS_PORTS: radio(pair.a),
+    RADIO_CALL: "N0GWA-5",
+    FED_ENDPOINTS: "ax25:N0GWA-5",
+  });
   B = await startInProcess({ INSTANCE: "gw-b", FED_PRIVATE_KEY: kB.privateKey, KISS_PORTS: radio(pair.b), RADIO_CALL: "N0GWB-5" });
   await Promise.all([A, B].map((g) => radioOf(g.gw)!.radio.ports[0]!.port.whenConnected()));
   radioOf(A.gw)!.radio.onMonitor((e) => trace.push(tag("A", e)));
@@ -67,8 +84,16 @@ describe("two gateways, each behind its own Direwolf", () => {
     const ua = signedInUser(A.gw, "N0TXA-7", { verified: true });
     const ub = signedInUser(B.gw, "N0TXB-7", { verified: true });
     const heard = Promise.all([positionOf(B, "N0TXA-7"), positionOf(A, "N0TXB-7")]);
-    const fromA = (await (await A.post("/api/tx/aprs", { kind: "position", lat: 44.25, lon: -73.5, comment: "through direwolf 1" }, { headers: { cookie: ua.cookie } })).json()).item;
-    const fromB = (await (await B.post("/api/tx/aprs", { kind: "position", lat: 43.75, lon: -72.5, comment: "through direwolf 2" }, { headers: { cookie: ub.cookie } })).json()).item;
+    const fromA = (
+      await (
+        await A.post("/api/tx/aprs", { kind: "position", lat: 44.25, lon: -73.5, comment: "through direwolf 1" }, { headers: { cookie: ua.cookie } })
+      ).json()
+    ).item;
+    const fromB = (
+      await (
+        await B.post("/api/tx/aprs", { kind: "position", lat: 43.75, lon: -72.5, comment: "through direwolf 2" }, { headers: { cookie: ub.cookie } })
+      ).json()
+    ).item;
     // the radio's own transmit tick (every 2 s) takes them from the outbox
     const [posB, posA] = await heard;
     expect(posB).toMatchObject({ source: "rf", igate: "N0GWB-5", via: "tnc" });

@@ -28,9 +28,31 @@ let B: Running;
 
 beforeAll(async () => {
   tnc = fakeTnc();
-  N = await startInProcess({ KISS_PORTS: tnc.url, RADIO_CALL: "N0NOD-5", NODE_ALIAS: "MYNODE", NODE_CALL: "N0NOD-7", ADMIN_CALLSIGNS: "N0SYS", INGEST_SECRET: INGEST });
-  A = await startInProcess({ INSTANCE: "gw-a", FED_PRIVATE_KEY: kA.privateKey, KISS_PORTS: modem.a, RADIO_CALL: "N0GWA-5", NODE_ALIAS: "GWA", NODE_CALL: "N0GWA-7", FED_ENDPOINTS: "netrom:GWA" });
-  B = await startInProcess({ INSTANCE: "gw-b", FED_PRIVATE_KEY: kB.privateKey, KISS_PORTS: modem.b, RADIO_CALL: "N0GWB-5", NODE_ALIAS: "GWB", NODE_CALL: "N0GWB-7" });
+  N = await startInProcess({
+    KISS_PORTS: tnc.url,
+    RADIO_CALL: "N0NOD-5",
+    NODE_ALIAS: "MYNODE",
+    NODE_CALL: "N0NOD-7",
+    ADMIN_CALLSIGNS: "N0SYS",
+    INGEST_SECRET: INGEST,
+  });
+  A = await startInProcess({
+    INSTANCE: "gw-a",
+    FED_PRIVATE_KEY: kA.privateKey,
+    KISS_PORTS: modem.a,
+    RADIO_CALL: "N0GWA-5",
+    NODE_ALIAS: "GWA",
+    NODE_CALL: "N0GWA-7",
+    FED_ENDPOINTS: "netrom:GWA",
+  });
+  B = await startInProcess({
+    INSTANCE: "gw-b",
+    FED_PRIVATE_KEY: kB.privateKey,
+    KISS_PORTS: modem.b,
+    RADIO_CALL: "N0GWB-5",
+    NODE_ALIAS: "GWB",
+    NODE_CALL: "N0GWB-7",
+  });
   await tnc.connected();
   await Promise.all([A, B].map((g) => radioOf(g.gw)!.radio.ports[0]!.port.whenConnected()));
 });
@@ -40,19 +62,27 @@ afterAll(async () => {
   modem.stop();
 });
 
-const nodes = async (g: Running) => (await (await g.get("/api/node/nodes")).json()) as { node: { alias: string; call: string } | null; nodes: Array<{ call: string; alias: string; neighbour: string; quality: number; source: string; port: string }>; routes: unknown[] };
+const nodes = async (g: Running) =>
+  (await (await g.get("/api/node/nodes")).json()) as {
+    node: { alias: string; call: string } | null;
+    nodes: Array<{ call: string; alias: string; neighbour: string; quality: number; source: string; port: string }>;
+    routes: unknown[];
+  };
 
 describe("the NODES table", () => {
   test("a broadcast heard gives routes to its sender and through it (quality scaled, split horizon, poor routes dropped)", async () => {
-    const [frame] = nodesFrames({ call: "N0NBR", ssid: 7 }, {
-      alias: "NBR",
-      entries: [
-        { dest: { call: "N0FAR", ssid: 7 }, alias: "FAR", neighbour: { call: "N0XYZ", ssid: 7 }, quality: 200 },
-        { dest: { call: "N0BAK", ssid: 7 }, alias: "BACK", neighbour: { call: "N0NOD", ssid: 7 }, quality: 250 }, // learnt from us: split horizon
-        { dest: { call: "N0WEK", ssid: 7 }, alias: "WEAK", neighbour: { call: "N0XYZ", ssid: 7 }, quality: 40 }, // 40 × 192/256 = 30: below 50
-        { dest: { call: "N0NOD", ssid: 7 }, alias: "MYNODE", neighbour: { call: "N0NBR", ssid: 7 }, quality: 250 }, // ourselves
-      ],
-    });
+    const [frame] = nodesFrames(
+      { call: "N0NBR", ssid: 7 },
+      {
+        alias: "NBR",
+        entries: [
+          { dest: { call: "N0FAR", ssid: 7 }, alias: "FAR", neighbour: { call: "N0XYZ", ssid: 7 }, quality: 200 },
+          { dest: { call: "N0BAK", ssid: 7 }, alias: "BACK", neighbour: { call: "N0NOD", ssid: 7 }, quality: 250 }, // learnt from us: split horizon
+          { dest: { call: "N0WEK", ssid: 7 }, alias: "WEAK", neighbour: { call: "N0XYZ", ssid: 7 }, quality: 40 }, // 40 × 192/256 = 30: below 50
+          { dest: { call: "N0NOD", ssid: 7 }, alias: "MYNODE", neighbour: { call: "N0NBR", ssid: 7 }, quality: 250 }, // ourselves
+        ],
+      },
+    );
     tnc.hear(frame!);
     await waitFor(async () => (await nodes(N)).nodes.length >= 2, "two NODES entries", { timeoutMs: 5000 });
     const t = await nodes(N);
@@ -69,7 +99,12 @@ describe("the NODES table", () => {
     const user = signedInUser(N.gw, "N0USR", { verified: true });
     const route = { call: "N0MAN-7", alias: "MAN", neighbour: "N0NBR-7", quality: 120 };
     expect((await N.post("/api/node/nodes", route, { headers: { cookie: user.cookie } })).status).toBe(403);
-    for (const bad of [{ ...route, quality: 300 }, { ...route, alias: "TOOLONGX" }, { ...route, call: "not a call" }, { ...route, neighbour: 7 }]) {
+    for (const bad of [
+      { ...route, quality: 300 },
+      { ...route, alias: "TOOLONGX" },
+      { ...route, call: "not a call" },
+      { ...route, neighbour: 7 },
+    ]) {
       expect((await N.post("/api/node/nodes", bad, { headers: { cookie: op.cookie } })).status).toBe(400);
     }
     expect((await nodes(N)).nodes.length).toBe(2);
@@ -80,19 +115,28 @@ describe("the NODES table", () => {
     // a broadcast never overwrites the sysop's route
     // (the same broadcast's other entry is taken: it was heard and applied, not yet on its way)
     tnc.hear(
-      nodesFrames({ call: "N0NBR", ssid: 7 }, {
-        alias: "NBR",
-        entries: [
-          { dest: { call: "N0MAN", ssid: 7 }, alias: "OTHER", neighbour: { call: "N0XYZ", ssid: 7 }, quality: 255 },
-          { dest: { call: "N0NEW", ssid: 7 }, alias: "NEW", neighbour: { call: "N0XYZ", ssid: 7 }, quality: 200 },
-        ],
-      })[0]!,
+      nodesFrames(
+        { call: "N0NBR", ssid: 7 },
+        {
+          alias: "NBR",
+          entries: [
+            { dest: { call: "N0MAN", ssid: 7 }, alias: "OTHER", neighbour: { call: "N0XYZ", ssid: 7 }, quality: 255 },
+            { dest: { call: "N0NEW", ssid: 7 }, alias: "NEW", neighbour: { call: "N0XYZ", ssid: 7 }, quality: 200 },
+          ],
+        },
+      )[0]!,
     );
     await waitFor(async () => (await nodes(N)).nodes.some((n) => n.alias === "NEW"), "NEW from NBR's broadcast");
     expect((await nodes(N)).nodes.find((n) => n.call === "N0MAN-7")).toMatchObject({ alias: "MAN", source: "manual" });
-    expect((await N.post("/api/node/nodes", { call: "N0NEW-7", neighbour: "N0NBR-7", remove: true }, { headers: { "x-ingest-secret": INGEST } })).status).toBe(200);
-    expect((await N.post("/api/node/nodes", { call: "N0MAN-7", neighbour: "N0NBR-7", remove: true }, { headers: { "x-ingest-secret": INGEST } })).status).toBe(200);
-    expect((await N.post("/api/node/nodes", { call: "N0MAN-7", neighbour: "N0NBR-7", remove: true }, { headers: { "x-ingest-secret": INGEST } })).status).toBe(404);
+    expect((await N.post("/api/node/nodes", { call: "N0NEW-7", neighbour: "N0NBR-7", remove: true }, { headers: { "x-ingest-secret": INGEST } })).status).toBe(
+      200,
+    );
+    expect((await N.post("/api/node/nodes", { call: "N0MAN-7", neighbour: "N0NBR-7", remove: true }, { headers: { "x-ingest-secret": INGEST } })).status).toBe(
+      200,
+    );
+    expect((await N.post("/api/node/nodes", { call: "N0MAN-7", neighbour: "N0NBR-7", remove: true }, { headers: { "x-ingest-secret": INGEST } })).status).toBe(
+      404,
+    );
   });
 
   test("our broadcast: only with a verified RADIO_CALL; UI frames from the node call to NODES, PID 0xCF, listing what we know", async () => {
@@ -118,7 +162,23 @@ describe("the NODES table", () => {
 
 describe("SVCL1 over a NET/ROM circuit", () => {
   test("B learns A's node from its broadcast, opens a circuit to the alias through the neighbour, and pulls A's records", async () => {
-    for (let i = 1; i <= 12; i++) publishRecord(A.gw, "cache", i, cacheToWire({ name: `Node cache ${i}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 40 + i / 100, lon: -105, status: "active", ownerCall: "N0OWN" }));
+    for (let i = 1; i <= 12; i++)
+      publishRecord(
+        A.gw,
+        "cache",
+        i,
+        cacheToWire({
+          name: `Node cache ${i}`,
+          type: "traditional",
+          size: "small",
+          difficulty: 2,
+          terrain: 2,
+          lat: 40 + i / 100,
+          lon: -105,
+          status: "active",
+          ownerCall: "N0OWN",
+        }),
+      );
     signedInUser(A.gw, "N0GWA", { verified: true });
     signedInUser(B.gw, "N0GWB", { verified: true });
     upsertPeer(B.gw, { instance: "gw-a", trust: "trusted", keyPin: kA.publicKey, endpoints: ["netrom:GWA"] });

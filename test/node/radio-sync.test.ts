@@ -22,13 +22,42 @@ const kB = generateKeyPair();
 const modem = nullModem();
 let A: Running;
 let B: Running;
-const cache = (i: number) => cacheToWire({ name: `Packet cache ${i}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 42.5 + i / 100, lon: -71.2, status: "active", ownerCall: "N0OWN" });
+const cache = (i: number) =>
+  cacheToWire({
+    name: `Packet cache ${i}`,
+    type: "traditional",
+    size: "small",
+    difficulty: 2,
+    terrain: 2,
+    lat: 42.5 + i / 100,
+    lon: -71.2,
+    status: "active",
+    ownerCall: "N0OWN",
+  });
 
 beforeAll(async () => {
   A = await startInProcess({ INSTANCE: "gw-a", FED_PRIVATE_KEY: kA.privateKey, KISS_PORTS: modem.a, RADIO_CALL: "N0GWA-5", FED_ENDPOINTS: "ax25:N0GWA-5" });
   B = await startInProcess({ INSTANCE: "gw-b", FED_PRIVATE_KEY: kB.privateKey, KISS_PORTS: modem.b, RADIO_CALL: "N0GWB-5", ADMIN_CALLSIGNS: "N0GWB" });
   await Promise.all([A, B].map((g) => radioOf(g.gw)!.radio.ports[0]!.port.whenConnected()));
-  for (let i = 1; i <= 30; i++) publishRecord(A.gw, "cache", i, cacheToWire({ ...{ name: `Packet cache ${i}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 42.5 + i / 100, lon: -71.2, status: "active", ownerCall: "N0OWN" } }));
+  for (let i = 1; i <= 30; i++)
+    publishRecord(
+      A.gw,
+      "cache",
+      i,
+      cacheToWire({
+        ...{
+          name: `Packet cache ${i}`,
+          type: "traditional",
+          size: "small",
+          difficulty: 2,
+          terrain: 2,
+          lat: 42.5 + i / 100,
+          lon: -71.2,
+          status: "active",
+          ownerCall: "N0OWN",
+        },
+      }),
+    );
   upsertPeer(B.gw, { instance: "gw-a", trust: "trusted", keyPin: kA.publicKey, endpoints: ["ax25:N0GWA-5"] });
   signedInUser(B.gw, "N0GWB", { verified: true });
 });
@@ -65,7 +94,11 @@ describe("SVCL1 over an AX.25 circuit between two gateways", () => {
     const op = signedInUser(B.gw, "N0GWB-1", { verified: true });
     const cmd = (await (await B.post("/api/box/local/command", { kind: "sync", peer: "gw-a" }, { headers: { cookie: op.cookie } })).json()).command;
     await runLocalBox(B.gw, radioOf(B.gw)!);
-    const log = (await (await B.get("/api/box/local/log", { headers: { cookie: op.cookie } })).json()).commands as Array<{ id: number; ok: boolean; result: Record<string, number> }>;
+    const log = (await (await B.get("/api/box/local/log", { headers: { cookie: op.cookie } })).json()).commands as Array<{
+      id: number;
+      ok: boolean;
+      result: Record<string, number>;
+    }>;
     expect(log.find((c) => c.id === cmd.id)).toMatchObject({ ok: true, result: { applied: 3, received: 3 } });
 
     publishRecord(A.gw, "cache", 34, cache(34));

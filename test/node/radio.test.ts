@@ -18,7 +18,13 @@ let t = Date.now();
 
 beforeAll(async () => {
   tnc = fakeTnc();
-  g = await startInProcess({ KISS_PORTS: tnc.url, RADIO_CALL: "N0GW-10", RADIO_TX_PER_MINUTE: "3", RADIO_BEACON_MIN_S: "600", INGEST_SECRET: "ingest-secret-0123456789" });
+  g = await startInProcess({
+    KISS_PORTS: tnc.url,
+    RADIO_CALL: "N0GW-10",
+    RADIO_TX_PER_MINUTE: "3",
+    RADIO_BEACON_MIN_S: "600",
+    INGEST_SECRET: "ingest-secret-0123456789",
+  });
   (g.gw as { clock: Clock }).clock = { now: () => t };
   await tnc.connected();
 });
@@ -72,7 +78,8 @@ describe("the gateway's radio", () => {
       expect.stringMatching(/^N0TX-7>APZSVC,WIDE1-1,WIDE2-1:[!=].*first$/),
       "N0TX-7>APZSVC,WIDE1-1,WIDE2-1:>one",
     ]);
-    const state = (id: number) => (g.gw.db.query("SELECT state, error, next_at AS nextAt FROM aprs_outbox WHERE id = ?").get(id) as { state: string; error: string | null; nextAt: number });
+    const state = (id: number) =>
+      g.gw.db.query("SELECT state, error, next_at AS nextAt FROM aprs_outbox WHERE id = ?").get(id) as { state: string; error: string | null; nextAt: number };
     expect(state(stray.id)).toMatchObject({ state: "failed", error: "N0NOPE is not a verified callsign on this instance" });
     expect(state(pos1.id).state).toBe("sent");
     expect(state(pos2.id)).toMatchObject({ state: "queued", nextAt: t + 600_000 });
@@ -118,7 +125,11 @@ describe("the gateway's radio", () => {
     tnc.hear(frame("N0RF-9>APRS:>one more"));
     await waitFor(async () => radioOf(g.gw)!.radio.status()[0]!.framesIn >= 4);
     await g.gw.scheduler.runNow("radio");
-    const rows = g.gw.db.query("SELECT port, rx_frames AS rx, tx_frames AS tx FROM port_counters ORDER BY id").all() as Array<{ port: string; rx: number; tx: number }>;
+    const rows = g.gw.db.query("SELECT port, rx_frames AS rx, tx_frames AS tx FROM port_counters ORDER BY id").all() as Array<{
+      port: string;
+      rx: number;
+      tx: number;
+    }>;
     expect(rows.length).toBe(before.n + 2);
     expect(rows.at(-2)).toMatchObject({ port: tnc.url, rx: 3 });
     expect(rows.at(-1)).toMatchObject({ port: tnc.url, rx: 1, tx: 0 });

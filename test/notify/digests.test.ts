@@ -16,7 +16,13 @@ const HOUR = 3_600_000;
 let t = Date.now();
 const clock = { now: () => t };
 const dataDir = tmpDir();
-const env = () => ({ SMTP_URL: smtp.url, PUSH_ALLOW_PRIVATE_ENDPOINTS: "true", INSTANCE: "digest-gw", PUBLIC_URL: "https://gw.example.org", MAIL_FROM: "gw@example.org" });
+const env = () => ({
+  SMTP_URL: smtp.url,
+  PUSH_ALLOW_PRIVATE_ENDPOINTS: "true",
+  INSTANCE: "digest-gw",
+  PUBLIC_URL: "https://gw.example.org",
+  MAIL_FROM: "gw@example.org",
+});
 let smtp: SmtpSink;
 let push: ReturnType<typeof startPushService>;
 let g: Running;
@@ -44,8 +50,14 @@ beforeAll(async () => {
   daily = signedInUser(g.gw, "N0DLY", { verified: true });
   finder = signedInUser(g.gw, "N0FND", { verified: true });
   other = signedInUser(g.gw, "N0OTH", { verified: true });
-  for (const [u, addr] of [[hourly, "hourly@example.org"], [daily, "daily@example.org"]] as const) g.gw.db.query("UPDATE users SET email = ? WHERE id = ?").run(addr, u.id);
-  const hide = async (name: string, lat: number) => (await (await g.post("/api/caches", { name, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat, lon: -71.5 }, as(owner))).json()).id as number;
+  for (const [u, addr] of [
+    [hourly, "hourly@example.org"],
+    [daily, "daily@example.org"],
+  ] as const)
+    g.gw.db.query("UPDATE users SET email = ? WHERE id = ?").run(addr, u.id);
+  const hide = async (name: string, lat: number) =>
+    (await (await g.post("/api/caches", { name, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat, lon: -71.5 }, as(owner))).json())
+      .id as number;
   cacheA = await hide("Alpha Box", 42.5);
   cacheB = await hide("Bravo Box", 42.6);
 });
@@ -62,7 +74,12 @@ describe("watch-alert digests", () => {
     expect((await send(daily, "PUT", "/api/notify/prefs", { email: true, digest: "daily" })).status).toBe(200);
     browser = pushClient();
     expect((await send(hourly, "PUT", "/api/push/subscription", browser.subscription(`${push.url}/push/hourly`))).status).toBe(201);
-    for (const [u, c] of [[hourly, cacheA], [hourly, cacheB], [daily, cacheA]] as const) expect((await g.post(`/api/caches/${c}/watch`, {}, as(u))).status).toBe(200);
+    for (const [u, c] of [
+      [hourly, cacheA],
+      [hourly, cacheB],
+      [daily, cacheA],
+    ] as const)
+      expect((await g.post(`/api/caches/${c}/watch`, {}, as(u))).status).toBe(200);
     t += 1000;
     await log(finder, cacheA, { kind: "find", text: "TFTC, lovely walk" });
     await log(finder, cacheB, { kind: "dnf", text: "muggles everywhere" });
@@ -111,7 +128,11 @@ describe("watch-alert digests", () => {
     expect(mailsTo("hourly@example.org").length).toBe(2);
     expect(mailsTo("hourly@example.org")[1]!.subject).toBe("1 new log on caches you watch");
     expect(mailsTo("hourly@example.org")[1]!.text).toContain("N0OTH found it");
-    expect(JSON.parse(browser.decrypt(push.received[1]!.body))).toEqual({ title: "1 new log on caches you watch", body: "N0OTH found it: Alpha Box", url: `/cache/${cacheA}` });
+    expect(JSON.parse(browser.decrypt(push.received[1]!.body))).toEqual({
+      title: "1 new log on caches you watch",
+      body: "N0OTH found it: Alpha Box",
+      url: `/cache/${cacheA}`,
+    });
     expect(mailsTo("daily@example.org").length).toBe(1);
     t += 24 * HOUR;
     expect(await run()).toMatchObject({ made: 1, sent: 1 });
@@ -145,7 +166,10 @@ describe("watch-alert digests", () => {
     expect(await run()).toEqual({ made: 0, sent: 0, failed: 0, retry: 0, unknown: 3 });
     expect(mailsTo("hourly@example.org").some((m) => m.text.includes("cut off"))).toBe(false);
     const states = g.gw.db.query("SELECT state, count(*) AS n FROM watch_digests GROUP BY state ORDER BY state").all();
-    expect(states).toEqual([{ state: "sent", n: 8 }, { state: "unknown", n: 3 }]);
+    expect(states).toEqual([
+      { state: "sent", n: 8 },
+      { state: "unknown", n: 3 },
+    ]);
   });
 
   test("digest off, or no channel: nothing is made; the account's export lists its digests", async () => {

@@ -61,7 +61,10 @@ describe("UI frames through two Direwolf TNCs", () => {
     const binary = uiFrame({
       dest: { call: "APZSVC", ssid: 0 },
       src: { call: "N0GW", ssid: 1 },
-      path: [{ call: "RELAY", ssid: 0, repeated: true }, { call: "WIDE2", ssid: 1, repeated: false }],
+      path: [
+        { call: "RELAY", ssid: 0, repeated: true },
+        { call: "WIDE2", ssid: 1, repeated: false },
+      ],
       info: Uint8Array.from([0x3e, 0xc0, 0xdb, 0xdc, 0xdd, 0x00, 0xff, 0x0d, 0x0a, 0x41]),
     });
     const burst = [1, 2, 3].map((i) => tnc2(`N0GW-1>APRS,WIDE1-1:>burst ${i} ${"x".repeat(i * 20)}`));

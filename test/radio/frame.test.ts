@@ -14,8 +14,7 @@ describe("AX.25 addresses", () => {
   test("canonical text form: upper case, SSID 1-15 without leading zeros", () => {
     expect(addr("N0CALL-15")).toEqual({ call: "N0CALL", ssid: 15 });
     expect(addr("APRS")).toEqual({ call: "APRS", ssid: 0 });
-    for (const bad of ["n0call", "N0CALL-0", "N0CALL-07", "N0CALL-16", "TOOLONG1", "", "N0-CALL-1", "N0 CALL", "qAR"])
-      expect(parseAddress(bad).ok).toBe(false);
+    for (const bad of ["n0call", "N0CALL-0", "N0CALL-07", "N0CALL-16", "TOOLONG1", "", "N0-CALL-1", "N0 CALL", "qAR"]) expect(parseAddress(bad).ok).toBe(false);
     expect(parseAddressLoose(" n0call-0 ").ok && formatAddress((parseAddressLoose(" n0call-0 ") as any).value)).toBe("N0CALL");
     expect(parseAddressLoose("n0call-07")).toEqual({ ok: true, value: { call: "N0CALL", ssid: 7 } });
   });
@@ -48,7 +47,14 @@ describe("AX.25 frames", () => {
   });
 
   test("every frame type encodes and decodes to itself, modulo 8 and 128", () => {
-    const base = { dest: addr("N0GW-1"), src: addr("N0AGW-2"), path: [{ ...addr("RELAY"), repeated: true }, { ...addr("WIDE2-1"), repeated: false }] };
+    const base = {
+      dest: addr("N0GW-1"),
+      src: addr("N0AGW-2"),
+      path: [
+        { ...addr("RELAY"), repeated: true },
+        { ...addr("WIDE2-1"), repeated: false },
+      ],
+    };
     const frames: Ax25Frame[] = [
       { ...base, cr: "command", type: "I", pf: true, ns: 5, nr: 3, pid: 0xf0, info: new TextEncoder().encode("data") },
       { ...base, cr: "command", type: "I", pf: false, ns: 100, nr: 127, pid: 0xcf, info: Uint8Array.of(1), modulo: 128 },
@@ -92,13 +98,51 @@ describe("AX.25 frames", () => {
     const cases: [Uint8Array, string][] = [
       [ok.slice(0, 10), "ax25-too-short"],
       [ok.slice(0, 14), "ax25-too-short"],
-      [(() => { const b = ok.slice(); b[13] &= 0xfe; return b; })(), "ax25-address-unterminated"],
-      [(() => { const b = ok.slice(); b[0] = 0x61 << 1; return b; })(), "ax25-bad-address"], // lower-case 'a'
-      [(() => { const b = ok.slice(); b[1] = 0x20 << 1; return b; })(), "ax25-bad-address"], // space inside
-      [(() => { const b = ok.slice(); b[6] |= 1; return b; })(), "ax25-bad-address"], // only one address
-      [(() => { const b = ok.slice(); b[14] = 0x07; return b; })(), "ax25-bad-control"], // U code 0x07 does not exist
+      [
+        (() => {
+          const b = ok.slice();
+          b[13] &= 0xfe;
+          return b;
+        })(),
+        "ax25-address-unterminated",
+      ],
+      [
+        (() => {
+          const b = ok.slice();
+          b[0] = 0x61 << 1;
+          return b;
+        })(),
+        "ax25-bad-address",
+      ], // lower-case 'a'
+      [
+        (() => {
+          const b = ok.slice();
+          b[1] = 0x20 << 1;
+          return b;
+        })(),
+        "ax25-bad-address",
+      ], // space inside
+      [
+        (() => {
+          const b = ok.slice();
+          b[6] |= 1;
+          return b;
+        })(),
+        "ax25-bad-address",
+      ], // only one address
+      [
+        (() => {
+          const b = ok.slice();
+          b[14] = 0x07;
+          return b;
+        })(),
+        "ax25-bad-control",
+      ], // U code 0x07 does not exist
       [ok.slice(0, 15), "ax25-missing-pid"],
-      [Uint8Array.from([...encodeFrame({ dest: addr("A1A"), src: addr("B1B"), path: [], cr: "command", type: "SABM", pf: true, info: new Uint8Array() }), 1]), "ax25-unexpected-info"],
+      [
+        Uint8Array.from([...encodeFrame({ dest: addr("A1A"), src: addr("B1B"), path: [], cr: "command", type: "SABM", pf: true, info: new Uint8Array() }), 1]),
+        "ax25-unexpected-info",
+      ],
     ];
     // nine digipeaters
     const nine = new Uint8Array(14 + 63 + 2);
@@ -114,13 +158,25 @@ describe("AX.25 frames", () => {
       const r = decodeFrame(bytes);
       expect(r.ok ? "ok" : r.error.code).toBe(code);
     }
-    expect(() => encodeFrame({ ...uiFrame({ dest: addr("APRS"), src: addr("N0CALL"), info: new Uint8Array() }), path: new Array(9).fill({ call: "WIDE", ssid: 1, repeated: false }) })).toThrow("digipeaters");
+    expect(() =>
+      encodeFrame({
+        ...uiFrame({ dest: addr("APRS"), src: addr("N0CALL"), info: new Uint8Array() }),
+        path: new Array(9).fill({ call: "WIDE", ssid: 1, repeated: false }),
+      }),
+    ).toThrow("digipeaters");
     expect(() => encodeFrame(uiFrame({ dest: { call: "toolong1", ssid: 0 }, src: addr("N0CALL"), info: new Uint8Array() }))).toThrow();
-    expect(() => encodeFrame({ dest: addr("A1A"), src: addr("B1B"), path: [], cr: "command", type: "I", pf: false, ns: 8, nr: 0, info: new Uint8Array() })).toThrow("N(S)");
+    expect(() =>
+      encodeFrame({ dest: addr("A1A"), src: addr("B1B"), path: [], cr: "command", type: "I", pf: false, ns: 8, nr: 0, info: new Uint8Array() }),
+    ).toThrow("N(S)");
   });
 
   test("replyPath reverses the path and clears the repeated bits", () => {
-    expect(replyPath([{ ...addr("A1A"), repeated: true }, { ...addr("B1B-2"), repeated: true }])).toEqual([
+    expect(
+      replyPath([
+        { ...addr("A1A"), repeated: true },
+        { ...addr("B1B-2"), repeated: true },
+      ]),
+    ).toEqual([
       { call: "B1B", ssid: 2, repeated: false },
       { call: "A1A", ssid: 0, repeated: false },
     ]);
@@ -130,13 +186,11 @@ describe("AX.25 frames", () => {
     const addrBytes = fc
       .tuple(fc.stringMatching(/^[A-Z0-9]{1,6}$/), fc.integer({ min: 0, max: 255 }))
       .map(([c, s]) => [...c.padEnd(6, " ")].map((ch) => ch.charCodeAt(0) << 1).concat([s & 0xfe]));
-    const plausible = fc
-      .tuple(fc.array(addrBytes, { minLength: 2, maxLength: 10 }), fc.uint8Array({ minLength: 1, maxLength: 40 }))
-      .map(([as, rest]) => {
-        const flat = as.flat();
-        flat[flat.length - 1]! |= 1;
-        return Uint8Array.from([...flat, ...rest]);
-      });
+    const plausible = fc.tuple(fc.array(addrBytes, { minLength: 2, maxLength: 10 }), fc.uint8Array({ minLength: 1, maxLength: 40 })).map(([as, rest]) => {
+      const flat = as.flat();
+      flat[flat.length - 1]! |= 1;
+      return Uint8Array.from([...flat, ...rest]);
+    });
     for (const arb of [fc.uint8Array({ maxLength: 120 }), plausible]) {
       fc.assert(
         fc.property(arb, fc.constantFrom(8 as const, 128 as const), (bytes, modulo) => {

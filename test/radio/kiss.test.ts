@@ -69,20 +69,30 @@ describe("KISS framing", () => {
     const d = new KissDecoder(16);
     const good = encodeKiss(Uint8Array.of(7, 7, 7));
     const input = new Uint8Array([
-      FEND, 0x00, 1, FESC, 0x41, 2, FEND, // bad escape
-      FEND, 0x0a, 1, FEND, // command 0x0A does not exist
-      FEND, 0x00, ...new Array(40).fill(0x33), FEND, // too long for this decoder
-      FEND, 0x00, 5, FESC, FEND, // ends inside an escape
+      FEND,
+      0x00,
+      1,
+      FESC,
+      0x41,
+      2,
+      FEND, // bad escape
+      FEND,
+      0x0a,
+      1,
+      FEND, // command 0x0A does not exist
+      FEND,
+      0x00,
+      ...new Array(40).fill(0x33),
+      FEND, // too long for this decoder
+      FEND,
+      0x00,
+      5,
+      FESC,
+      FEND, // ends inside an escape
       ...good,
     ]);
     const out = d.push(input);
-    expect(out.map((r) => (r.ok ? "ok" : r.error.code))).toEqual([
-      "kiss-bad-escape",
-      "kiss-bad-command",
-      "kiss-too-long",
-      "kiss-bad-escape",
-      "ok",
-    ]);
+    expect(out.map((r) => (r.ok ? "ok" : r.error.code))).toEqual(["kiss-bad-escape", "kiss-bad-command", "kiss-too-long", "kiss-bad-escape", "ok"]);
     expect(out[4]!.ok && [...out[4]!.value.data]).toEqual([7, 7, 7]);
   });
 

@@ -117,11 +117,30 @@ describe("AX.25 data link (simulated 1200-baud half-duplex channel)", () => {
   test("SABME (AX.25 2.2) is answered with DM so the caller falls back to SABM", async () => {
     const w = world();
     w.b.listen(() => {});
-    w.a.transmit({ dest: { call: "N0BBB", ssid: 2 }, src: { call: "N0AAA", ssid: 1 }, path: [], cr: "command", type: "SABME", pf: true, info: new Uint8Array() });
+    w.a.transmit({
+      dest: { call: "N0BBB", ssid: 2 },
+      src: { call: "N0AAA", ssid: 1 },
+      path: [],
+      cr: "command",
+      type: "SABME",
+      pf: true,
+      info: new Uint8Array(),
+    });
     w.clock.advance(5000);
     expect(w.heardByA.map(tag)).toEqual(["DM F"]);
     // and a DISC or an I frame for a link that does not exist gets DM as well
-    w.a.transmit({ dest: { call: "N0BBB", ssid: 2 }, src: { call: "N0AAA", ssid: 1 }, path: [], cr: "command", type: "I", ns: 0, nr: 0, pid: 0xf0, pf: true, info: data(5) });
+    w.a.transmit({
+      dest: { call: "N0BBB", ssid: 2 },
+      src: { call: "N0AAA", ssid: 1 },
+      path: [],
+      cr: "command",
+      type: "I",
+      ns: 0,
+      nr: 0,
+      pid: 0xf0,
+      pf: true,
+      info: data(5),
+    });
     w.clock.advance(5000);
     expect(w.heardByA.map(tag)).toEqual(["DM F", "DM F"]);
   });
@@ -260,11 +279,27 @@ describe("AX.25 data link (simulated 1200-baud half-duplex channel)", () => {
     const states: string[] = [];
     la.onState((s, r) => states.push(r ? `${s}:${r}` : s));
     // B's side sends SABM again: A answers UA and starts over, still connected
-    w.b.transmit({ dest: { call: "N0AAA", ssid: 1 }, src: { call: "N0BBB", ssid: 2 }, path: [], cr: "command", type: "SABM", pf: true, info: new Uint8Array() });
+    w.b.transmit({
+      dest: { call: "N0AAA", ssid: 1 },
+      src: { call: "N0BBB", ssid: 2 },
+      path: [],
+      cr: "command",
+      type: "SABM",
+      pf: true,
+      info: new Uint8Array(),
+    });
     w.clock.advance(3000);
     expect(la.state).toBe("connected");
     expect(w.sent.map(tag).at(-1)).toBe("UA F");
-    w.b.transmit({ dest: { call: "N0AAA", ssid: 1 }, src: { call: "N0BBB", ssid: 2 }, path: [], cr: "response", type: "DM", pf: false, info: new Uint8Array() });
+    w.b.transmit({
+      dest: { call: "N0AAA", ssid: 1 },
+      src: { call: "N0BBB", ssid: 2 },
+      path: [],
+      cr: "response",
+      type: "DM",
+      pf: false,
+      info: new Uint8Array(),
+    });
     expect(await run(w.clock, la.closed())).toBe("lost");
     expect(states).toEqual(["disconnected:lost"]);
     void lb;
@@ -314,7 +349,18 @@ describe("AX.25 data link (simulated 1200-baud half-duplex channel)", () => {
     const heardByB: MonitorEvent[] = [];
     w.b.onMonitor((e) => e.dir === "tx" && heardByB.push(e));
     for (let ns = 0; ns < 4; ns++)
-      w.a.transmit({ dest: { call: "N0BBB", ssid: 2 }, src: { call: "N0AAA", ssid: 1 }, path: [], cr: "command", type: "I", pf: false, ns, nr: 0, pid: 0xf0, info: msg.subarray(ns * 64, ns * 64 + 64) });
+      w.a.transmit({
+        dest: { call: "N0BBB", ssid: 2 },
+        src: { call: "N0AAA", ssid: 1 },
+        path: [],
+        cr: "command",
+        type: "I",
+        pf: false,
+        ns,
+        nr: 0,
+        pid: 0xf0,
+        info: msg.subarray(ns * 64, ns * 64 + 64),
+      });
     w.clock.advance(10_000);
     expect(w.events.length).toBeGreaterThan(bMark);
     expect(lb.stats().rejSent).toBe(0);
@@ -333,7 +379,16 @@ describe("AX.25 data link (simulated 1200-baud half-duplex channel)", () => {
     la.send(msg);
     w.clock.advance(1000);
     // B asks for N(S)=0 (as it would after losing an earlier frame): frame 0 is still on the air
-    w.b.transmit({ dest: { call: "N0AAA", ssid: 1 }, src: { call: "N0BBB", ssid: 2 }, path: [], cr: "response", type: "REJ", pf: false, nr: 0, info: new Uint8Array() });
+    w.b.transmit({
+      dest: { call: "N0AAA", ssid: 1 },
+      src: { call: "N0BBB", ssid: 2 },
+      path: [],
+      cr: "response",
+      type: "REJ",
+      pf: false,
+      nr: 0,
+      info: new Uint8Array(),
+    });
     await run(w.clock, la.drained());
     expect(la.stats().rejReceived).toBe(1);
     expect(la.stats().iFramesResent).toBe(0);
@@ -390,4 +445,3 @@ describe("AX.25 data link (simulated 1200-baud half-duplex channel)", () => {
     expect(after.t1Expiries).toBe(0);
   });
 });
-

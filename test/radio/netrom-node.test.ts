@@ -23,7 +23,12 @@ describe("NET/ROM packets", () => {
       { origin: A, dest: C, ttl: 16, l4: { op: "connect-request", index: 3, id: 0x9a, window: 4, user: { call: "N0USR", ssid: 0 }, node: A } },
       { origin: C, dest: A, ttl: 15, l4: { op: "connect-ack", index: 3, id: 0x9a, myIndex: 1, myId: 0x22, window: 4, refused: false } },
       { origin: C, dest: A, ttl: 15, l4: { op: "connect-ack", index: 3, id: 0x9a, myIndex: 0, myId: 0, window: 0, refused: true } },
-      { origin: A, dest: C, ttl: 16, l4: { op: "info", index: 1, id: 0x22, txSeq: 255, rxSeq: 7, choke: false, nak: false, more: true, data: Uint8Array.from([0xc0, 0xdb, 0x0d]) } },
+      {
+        origin: A,
+        dest: C,
+        ttl: 16,
+        l4: { op: "info", index: 1, id: 0x22, txSeq: 255, rxSeq: 7, choke: false, nak: false, more: true, data: Uint8Array.from([0xc0, 0xdb, 0x0d]) },
+      },
       { origin: C, dest: A, ttl: 16, l4: { op: "info-ack", index: 3, id: 0x9a, rxSeq: 0, choke: true, nak: true } },
       { origin: A, dest: C, ttl: 16, l4: { op: "disconnect-request", index: 1, id: 0x22 } },
       { origin: C, dest: A, ttl: 16, l4: { op: "disconnect-ack", index: 3, id: 0x9a } },
@@ -41,7 +46,12 @@ describe("NET/ROM packets", () => {
   });
 
   test("malformed packets are refused with a typed error, never thrown", () => {
-    const good = encodeNetRom({ origin: A, dest: C, ttl: 16, l4: { op: "info", index: 1, id: 2, txSeq: 0, rxSeq: 0, choke: false, nak: false, more: false, data: new Uint8Array(3) } });
+    const good = encodeNetRom({
+      origin: A,
+      dest: C,
+      ttl: 16,
+      l4: { op: "info", index: 1, id: 2, txSeq: 0, rxSeq: 0, choke: false, nak: false, more: false, data: new Uint8Array(3) },
+    });
     const bad = (b: Uint8Array) => {
       const r = decodeNetRom(b);
       return r.ok ? "ok" : r.error.code;
@@ -64,7 +74,14 @@ function threeNodes() {
   const clock = new ManualClock(1_000_000);
   const farApart = (from: string, to: string) => (from === "A" && to === "C") || (from === "C" && to === "A");
   const ch = new SimChannel({ clock, baud: 1200, txDelayMs: 300, drop: (_f, from, to) => farApart(from, to), seed: 3 });
-  const routes: Record<string, Array<[Ax25Address, Ax25Address]>> = { A: [[C, B]], B: [[A, A], [C, C]], C: [[A, B]] };
+  const routes: Record<string, Array<[Ax25Address, Ax25Address]>> = {
+    A: [[C, B]],
+    B: [
+      [A, A],
+      [C, C],
+    ],
+    C: [[A, B]],
+  };
   const make = (name: "A" | "B" | "C", call: Ax25Address) => {
     const station = new Ax25Station(ch.endpoint(name), { calls: [call], clock, txDelayMs: 300 });
     const node: NetRomNode = new NetRomNode({
@@ -159,9 +176,15 @@ describe("NET/ROM circuits", () => {
     let done = false;
     void a.node.connect(C).then(() => (done = true));
     await runUntil(clock, () => done);
-    const netrom = frames.map((f) => decodeFrame(f)).filter((r) => r.ok && r.value.type === "I" && r.value.pid === PID_NETROM).map((r) => (r as { ok: true; value: { info: Uint8Array; src: Ax25Address } }).value);
+    const netrom = frames
+      .map((f) => decodeFrame(f))
+      .filter((r) => r.ok && r.value.type === "I" && r.value.pid === PID_NETROM)
+      .map((r) => (r as { ok: true; value: { info: Uint8Array; src: Ax25Address } }).value);
     expect(netrom.length).toBeGreaterThanOrEqual(4); // request A->B, B->C; ack C->B, B->A
-    const inner = netrom.map((f) => decodeNetRom(f.info)).filter((r) => r.ok).map((r) => (r as { ok: true; value: NetRomPacket }).value);
+    const inner = netrom
+      .map((f) => decodeNetRom(f.info))
+      .filter((r) => r.ok)
+      .map((r) => (r as { ok: true; value: NetRomPacket }).value);
     expect(inner.map((p) => `${formatAddress(p.origin)}>${formatAddress(p.dest)} ${p.l4.op} ttl ${p.ttl}`)).toEqual([
       "N0AAA-7>N0CCC-7 connect-request ttl 16",
       "N0AAA-7>N0CCC-7 connect-request ttl 15",

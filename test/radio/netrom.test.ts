@@ -12,9 +12,7 @@ describe("NET/ROM NODES broadcasts", () => {
       entries: [{ dest: { call: "N0NOD", ssid: 1 }, alias: "NODE1", neighbour: { call: "N0NB", ssid: 0 }, quality: 192 }],
     };
     const [info] = encodeNodes(b);
-    expect(Buffer.from(info!).toString("hex")).toBe(
-      "ff" + "47574e4f4445" + "9c609c9e8840" + "62" + "4e4f44453120" + "9c609c844040" + "60" + "c0",
-    );
+    expect(Buffer.from(info!).toString("hex")).toBe("ff" + "47574e4f4445" + "9c609c9e8840" + "62" + "4e4f44453120" + "9c609c844040" + "60" + "c0");
     expect(decodeNodes(info!)).toEqual({ ok: true, value: b });
   });
 
@@ -63,7 +61,9 @@ describe("NET/ROM NODES broadcasts", () => {
       expect(r.ok ? "ok" : r.error.code).toBe(code);
     }
     expect(() => encodeNodes({ alias: "lower", entries: [] })).toThrow();
-    expect(() => encodeNodes({ alias: "GW", entries: [{ dest: { call: "N0A", ssid: 0 }, alias: "A", neighbour: { call: "N0B", ssid: 0 }, quality: 256 }] })).toThrow();
+    expect(() =>
+      encodeNodes({ alias: "GW", entries: [{ dest: { call: "N0A", ssid: 0 }, alias: "A", neighbour: { call: "N0B", ssid: 0 }, quality: 256 }] }),
+    ).toThrow();
   });
 
   test("property: random info never throws", () => {

@@ -50,7 +50,9 @@ function reachState(port: KissPort, want: PortState, timeoutMs = 10_000): Promis
 
 describe("radio settings", () => {
   test("KISS_PORTS: tcp and serial entries, baud, off; bad entries are refused with the reason", () => {
-    expect(parseKissPorts("tcp://127.0.0.1:8001, serial:/dev/ttyUSB0@19200,serial:/dev/serial/by-id/usb-TNC_1-if00,tcp://[::1]:9001,tcp://tnc.local:8001")).toEqual({
+    expect(
+      parseKissPorts("tcp://127.0.0.1:8001, serial:/dev/ttyUSB0@19200,serial:/dev/serial/by-id/usb-TNC_1-if00,tcp://[::1]:9001,tcp://tnc.local:8001"),
+    ).toEqual({
       ok: true,
       value: [
         { kind: "tcp", host: "127.0.0.1", port: 8001 },
@@ -61,7 +63,17 @@ describe("radio settings", () => {
       ],
     });
     expect(parseKissPorts("off")).toEqual({ ok: true, value: [] });
-    for (const bad of ["tcp://host", "tcp://host:0", "tcp://host:70000", "udp://host:8001", "serial:ttyUSB0", "serial:/dev/ttyUSB0@1234", "serial:/dev/ttyUSB0@fast", "tcp://a:1,tcp://a:1", " , "]) {
+    for (const bad of [
+      "tcp://host",
+      "tcp://host:0",
+      "tcp://host:70000",
+      "udp://host:8001",
+      "serial:ttyUSB0",
+      "serial:/dev/ttyUSB0@1234",
+      "serial:/dev/ttyUSB0@fast",
+      "tcp://a:1,tcp://a:1",
+      " , ",
+    ]) {
       const r = parseKissPorts(bad);
       expect(r.ok ? bad : r.error.code).toBe("config-bad-port");
     }
@@ -217,7 +229,11 @@ describe("the compiled executable", () => {
     expect(existsSync(join(ROOT, "node_modules/@serialport/bindings-cpp"))).toBe(false);
     const pair = await ptyPair(dir);
     const fd = openSync(pair.b, constants.O_RDWR | constants.O_NOCTTY | constants.O_NONBLOCK);
-    const proc = Bun.spawn([exe, pair.a, "4800", "N0GW-1>APRS,WIDE2-1:>from the executable"], { stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } });
+    const proc = Bun.spawn([exe, pair.a, "4800", "N0GW-1>APRS,WIDE2-1:>from the executable"], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { PATH: "/usr/bin:/bin" },
+    });
     // read what it sent
     const [sent] = await readFrames(fd, 1);
     const f = sent && decodeFrame(sent);
@@ -260,4 +276,3 @@ async function readFrames(fd: number, n: number, timeoutMs = 10_000): Promise<Ui
   }
   return out;
 }
-

@@ -69,16 +69,23 @@ describe("TNC2 text", () => {
   test("property: any header and any info bytes round-trip", () => {
     const call = fc.tuple(fc.stringMatching(/^[A-Z0-9]{1,6}$/), fc.integer({ min: 0, max: 15 })).map(([c, s]) => (s ? `${c}-${s}` : c));
     fc.assert(
-      fc.property(call, call, fc.array(call, { maxLength: 8 }), fc.integer({ min: -1, max: 7 }), fc.uint8Array({ maxLength: 256 }), (src, dst, path, star, info) => {
-        const hops = path.map((p, i) => (i === star ? `${p}*` : p));
-        const line = Buffer.concat([Buffer.from(`${src}>${[dst, ...hops].join(",")}:`), info]);
-        const f = parseTnc2(line);
-        expect(f.ok).toBe(true);
-        if (!f.ok) return;
-        const back = decodeFrame(encodeFrame(f.value));
-        const t = back.ok && formatTnc2(back.value);
-        expect(t && t.ok && Buffer.from(t.value).equals(line)).toBe(true);
-      }),
+      fc.property(
+        call,
+        call,
+        fc.array(call, { maxLength: 8 }),
+        fc.integer({ min: -1, max: 7 }),
+        fc.uint8Array({ maxLength: 256 }),
+        (src, dst, path, star, info) => {
+          const hops = path.map((p, i) => (i === star ? `${p}*` : p));
+          const line = Buffer.concat([Buffer.from(`${src}>${[dst, ...hops].join(",")}:`), info]);
+          const f = parseTnc2(line);
+          expect(f.ok).toBe(true);
+          if (!f.ok) return;
+          const back = decodeFrame(encodeFrame(f.value));
+          const t = back.ok && formatTnc2(back.value);
+          expect(t && t.ok && Buffer.from(t.value).equals(line)).toBe(true);
+        },
+      ),
       { numRuns: 2000 },
     );
     fc.assert(

@@ -37,7 +37,13 @@ test("install into a staging root: executable, service user in dialout, data dir
   expect(readFileSync(env, "utf8")).toMatch(/^INGEST_SECRET=[A-Za-z0-9_-]{32}$/m);
 
   const unit = readFileSync(join(root, "etc/systemd/system/svc-gateway.service"), "utf8");
-  for (const line of ["NoNewPrivileges=yes", "ProtectSystem=strict", "ReadWritePaths=/var/lib/svc-gateway", "SupplementaryGroups=dialout", "User=svc-gateway"]) {
+  for (const line of [
+    "NoNewPrivileges=yes",
+    "ProtectSystem=strict",
+    "ReadWritePaths=/var/lib/svc-gateway",
+    "SupplementaryGroups=dialout",
+    "User=svc-gateway",
+  ]) {
     expect(unit).toContain(line);
   }
 

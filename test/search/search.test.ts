@@ -24,7 +24,9 @@ beforeAll(async () => {
     headers: { "x-ingest-secret": INGEST, "content-type": "text/plain" },
   });
   expect(r.status).toBe(200);
-  cache = (await (await g.post("/api/caches", { name: "Waterfall Search", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 42.5, lon: -71.1 }, as(alice))).json()) as any;
+  cache = (await (
+    await g.post("/api/caches", { name: "Waterfall Search", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 42.5, lon: -71.1 }, as(alice))
+  ).json()) as any;
   const post = (m: object) => g.post("/api/bbs/messages", m, as(alice));
   expect((await post({ type: "B", to: "ALL@WW", subject: "Club net tonight", body: "20:00 on the repeater." })).status).toBe(201);
   expect((await post({ type: "P", to: "N0BOB", subject: "Net control rota", body: "You are on Tuesday." })).status).toBe(201);
@@ -43,7 +45,9 @@ const search = async (q: string, init?: RequestInit) => {
 describe("GET /api/search", () => {
   test("finds stations by callsign prefix and caches by name or code", async () => {
     expect((await search("n0srch")).stations.map((s: any) => s.call).sort()).toEqual(["N0SRCH-7", "N0SRCH-9"]);
-    expect((await search("N0SRCH-9")).stations).toEqual([expect.objectContaining({ call: "N0SRCH-9", kind: "station", symbol: "/>", lat: expect.any(Number) })]);
+    expect((await search("N0SRCH-9")).stations).toEqual([
+      expect.objectContaining({ call: "N0SRCH-9", kind: "station", symbol: "/>", lat: expect.any(Number) }),
+    ]);
     // a prefix, not a substring
     expect((await search("SRCH")).stations).toEqual([]);
     expect((await search("waterfall")).caches.map((c: any) => c.id)).toEqual([cache.id]);
@@ -67,13 +71,17 @@ describe("GET /api/search", () => {
     const sysop = await search("gw-search", { headers: { "x-ingest-secret": INGEST } });
     expect(sysop.peers.map((p: any) => p.instance)).toEqual(["gw-searchable", "gw-searchblocked"]);
     const registry = (await (await g.get("/federation/registry")).json()) as any;
-    expect(registry.items.find((i: any) => i.instance === "gw-searchable").endpoints).toEqual([{ transport: "https", address: "https://searchable.example.org", priority: 10 }]);
+    expect(registry.items.find((i: any) => i.instance === "gw-searchable").endpoints).toEqual([
+      { transport: "https", address: "https://searchable.example.org", priority: 10 },
+    ]);
     expect(registry.items.map((i: any) => i.instance)).not.toContain("gw-searchblocked");
   });
 
   test("limits: each section is bounded", async () => {
     // 30 stations whose call starts N0LIM
-    const lines = [...Array.from({ length: 16 }, (_, k) => `N0LIM-${k}`), ...Array.from({ length: 14 }, (_, k) => `N0LIMX${String.fromCharCode(65 + k)}`)].map((c) => `${c}>APRS,TCPIP*:!4237.14N/07120.83W>`);
+    const lines = [...Array.from({ length: 16 }, (_, k) => `N0LIM-${k}`), ...Array.from({ length: 14 }, (_, k) => `N0LIMX${String.fromCharCode(65 + k)}`)].map(
+      (c) => `${c}>APRS,TCPIP*:!4237.14N/07120.83W>`,
+    );
     await g.post("/ingest", lines.join("\n"), { headers: { "x-ingest-secret": INGEST, "content-type": "text/plain" } });
     expect((await search("N0LIM")).stations).toHaveLength(20);
     const r = await g.get("/api/search?q=N0LIM&limit=3");

@@ -32,7 +32,16 @@ describe("fuzz slice", () => {
     expect(r.escaped).toBeGreaterThan(0);
     expect(r.escapes[0]!.error).toContain("SyntaxError");
     const cbor = targets().find((t) => t.name === "cbor")!;
-    const noBoundary: Target = { ...cbor, name: "cbor-no-boundary", run: (b) => (cbor.run(b) === "refused" ? (() => { throw new TypeError("refused counts as escape here"); })() : "ok") };
+    const noBoundary: Target = {
+      ...cbor,
+      name: "cbor-no-boundary",
+      run: (b) =>
+        cbor.run(b) === "refused"
+          ? (() => {
+              throw new TypeError("refused counts as escape here");
+            })()
+          : "ok",
+    };
     expect((await fuzzTarget(noBoundary, 500, SEED)).escaped).toBeGreaterThan(0);
   });
 

@@ -18,7 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => g.stop());
 
-const post = (u: TestUser, body: BodyInit) => g.get("/api/import/gpx", { method: "POST", body, headers: { cookie: u.cookie, "content-type": "application/gpx+xml" } });
+const post = (u: TestUser, body: BodyInit) =>
+  g.get("/api/import/gpx", { method: "POST", body, headers: { cookie: u.cookie, "content-type": "application/gpx+xml" } });
 const imported = (prefix: string) => count(g.gw, "caches", `source = 'catalog' AND source_ref LIKE '${prefix}%'`);
 
 describe("catalog import limits", () => {
@@ -68,7 +69,11 @@ describe("catalog import limits", () => {
     const verified = signedInUser(g.gw, "N0VER", { verified: true });
     expect((await post(verified, file)).status).toBe(200);
     expect(imported("GCU")).toBe(400);
-    const viaIngest = await g.get("/api/import/gpx", { method: "POST", body: catalogGpx(400, { prefix: "GCI", pad: 1200 }), headers: { "x-ingest-secret": INGEST, "content-type": "application/gpx+xml" } });
+    const viaIngest = await g.get("/api/import/gpx", {
+      method: "POST",
+      body: catalogGpx(400, { prefix: "GCI", pad: 1200 }),
+      headers: { "x-ingest-secret": INGEST, "content-type": "application/gpx+xml" },
+    });
     expect(viaIngest.status).toBe(200);
     expect(imported("GCI")).toBe(400);
   });

@@ -39,6 +39,9 @@ test("the address checked is the address connected to, asked once; refused befor
 });
 
 test("one special address among public ones refuses the name", async () => {
-  const lookup: Lookup = async () => [{ address: "93.184.216.34", family: 4 }, { address: "::ffff:192.168.0.1", family: 6 }];
+  const lookup: Lookup = async () => [
+    { address: "93.184.216.34", family: 4 },
+    { address: "::ffff:192.168.0.1", family: 6 },
+  ];
   await expect(guardedFetch("https://mixed.invalid/", {}, { allowPrivate: false, lookup })).rejects.toBeInstanceOf(OutboundRefused);
 });

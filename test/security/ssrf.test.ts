@@ -57,7 +57,15 @@ describe("web push endpoints", () => {
     try {
       const keys = pushClient().subscription("x").keys;
       const user = signedInUser(g.gw, "N0SRF");
-      const endpoints = [`https://127.0.0.1:${port}/p`, `https://[::1]:${port}/p`, `https://0x7f000001:${port}/p`, `https://127.1:${port}/p`, `https://localhost:${port}/p`, `https://[::ffff:127.0.0.1]:${port}/p`, `https://${own}:${port}/p`];
+      const endpoints = [
+        `https://127.0.0.1:${port}/p`,
+        `https://[::1]:${port}/p`,
+        `https://0x7f000001:${port}/p`,
+        `https://127.1:${port}/p`,
+        `https://localhost:${port}/p`,
+        `https://[::ffff:127.0.0.1]:${port}/p`,
+        `https://${own}:${port}/p`,
+      ];
       for (const endpoint of endpoints) {
         const r = await send(g, user.cookie, "PUT", "/api/push/subscription", { endpoint, keys });
         expect({ endpoint, status: r.status, error: (await json(r)).error }).toEqual({ endpoint, status: 400, error: "bad_subscription" });
@@ -85,9 +93,29 @@ describe("web push endpoints", () => {
       const user = signedInUser(g.gw, "N0RNG");
       const keys = pushClient().subscription("x").keys;
       const put = (host: string) => send(g, user.cookie, "PUT", "/api/push/subscription", { endpoint: `https://${host}/push/x`, keys });
-      const refused = ["10.1.2.3", "100.64.0.1", "169.254.169.254", "172.16.5.5", "192.168.1.1", "192.0.2.7", "198.18.0.1", "224.0.0.251", "240.0.0.1", "0.0.0.0", "[fd00::1]", "[fe80::1]", "[::ffff:10.0.0.1]", "[64:ff9b::a00:1]", "[2002:7f00:1::1]", "[ff02::1]", "[2001:db8::1]", "[::]"];
+      const refused = [
+        "10.1.2.3",
+        "100.64.0.1",
+        "169.254.169.254",
+        "172.16.5.5",
+        "192.168.1.1",
+        "192.0.2.7",
+        "198.18.0.1",
+        "224.0.0.251",
+        "240.0.0.1",
+        "0.0.0.0",
+        "[fd00::1]",
+        "[fe80::1]",
+        "[::ffff:10.0.0.1]",
+        "[64:ff9b::a00:1]",
+        "[2002:7f00:1::1]",
+        "[ff02::1]",
+        "[2001:db8::1]",
+        "[::]",
+      ];
       for (const host of refused) expect({ host, status: (await put(host)).status }).toEqual({ host, status: 400 });
-      for (const host of ["44.0.0.1", "44.135.85.1", "8.8.8.8", "[2001:4860:4860::8888]"]) expect({ host, status: (await put(host)).status }).toEqual({ host, status: 201 });
+      for (const host of ["44.0.0.1", "44.135.85.1", "8.8.8.8", "[2001:4860:4860::8888]"])
+        expect({ host, status: (await put(host)).status }).toEqual({ host, status: 201 });
     } finally {
       await g.stop();
     }
@@ -147,7 +175,13 @@ describe("peer endpoints learnt from a trusted peer", () => {
     upsertPeer(T.gw, { instance: "gw-evil", endpoints: [`https:https://127.0.0.1:${listener.port};10`], trust: "trusted", keyPin: kE.publicKey });
     const map = `gw-t.test=${new URL(T.url).port}`;
     const V = await startInProcess({ INSTANCE: "gw-v", FED_PEERS: "https://gw-t.test", FED_LOOPBACK_PEERS: map, INGEST_SECRET: INGEST });
-    const L = await startInProcess({ INSTANCE: "gw-l", FED_PEERS: "https://gw-t.test", FED_LOOPBACK_PEERS: map, INGEST_SECRET: INGEST, OUTBOUND_ALLOW_PRIVATE: "true" });
+    const L = await startInProcess({
+      INSTANCE: "gw-l",
+      FED_PEERS: "https://gw-t.test",
+      FED_LOOPBACK_PEERS: map,
+      INGEST_SECRET: INGEST,
+      OUTBOUND_ALLOW_PRIVATE: "true",
+    });
     try {
       const sync = (g: Running) => g.post("/federation/sync", {}, { headers: { "x-ingest-secret": INGEST } }).then(json);
 

@@ -50,7 +50,6 @@ afterAll(async () => {
   server.stop(true);
 });
 
-
 describe("APRS-IS client", () => {
   test("logs in, feeds the registry, reconnects with back-off, reports in /api/ports", async () => {
     const first = nextLogin();
@@ -96,7 +95,8 @@ describe("APRS-IS client", () => {
 
 describe("APRS-IS client sending the outbox", () => {
   const port = async (r: Running) => (await (await r.get("/api/ports")).json()).ports.find((p: { name: string }) => p.name === "aprs-is");
-  const items = async (r: Running, cookie: string) => (await (await r.get("/api/tx/aprs", { headers: { cookie } })).json()).items as Array<{ id: number; state: string; line: string; error: string | null }>;
+  const items = async (r: Running, cookie: string) =>
+    (await (await r.get("/api/tx/aprs", { headers: { cookie } })).json()).items as Array<{ id: number; state: string; line: string; error: string | null }>;
 
   test("over a verified login: a verified user's message goes out, and the ack heard back settles it; an unverified source does not", async () => {
     const first = nextLogin();
@@ -117,7 +117,9 @@ describe("APRS-IS client sending the outbox", () => {
       const foreign = enqueue(h.gw, { kind: "status", src: "K9NOPE", line: "K9NOPE>APZSVC,TCPIP*:>not mine" });
       const state = () => (h.gw.db.query("SELECT state FROM aprs_outbox WHERE id = ?").get(foreign.id) as { state: string }).state;
       await waitFor(() => state() === "failed");
-      expect(h.gw.db.query("SELECT error FROM aprs_outbox WHERE id = ?").get(foreign.id)).toEqual({ error: "K9NOPE is not a verified callsign on this instance" });
+      expect(h.gw.db.query("SELECT error FROM aprs_outbox WHERE id = ?").get(foreign.id)).toEqual({
+        error: "K9NOPE is not a verified callsign on this instance",
+      });
       expect(received.some((l) => l.startsWith("K9NOPE"))).toBe(false);
       expect(await port(h)).toMatchObject({ transmitting: true, tx: 1, txRefused: 1 });
     } finally {

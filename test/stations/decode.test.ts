@@ -44,7 +44,10 @@ describe("POST /api/decode", () => {
 
   test('JSON {"line"} works the same; weather and message fields', async () => {
     const wx = await g.post("/api/decode", { line: "N0CALL>APRS:_10090556c220s004g005t077r010p020P030h50b09900wRSW" });
-    expect(await wx.json()).toMatchObject({ type: "weather", wx: { windDirDeg: 220, windSpeedKmh: 6.4, tempC: 25, rain1hMm: 2.5, humidityPct: 50, pressureHpa: 990 } });
+    expect(await wx.json()).toMatchObject({
+      type: "weather",
+      wx: { windDirDeg: 220, windSpeedKmh: 6.4, tempC: 25, rain1hMm: 2.5, humidityPct: 50, pressureHpa: 990 },
+    });
     const msg = await g.post("/api/decode", { line: "N0CALL>APRS::W1AW-9   :hello{42" });
     expect(await msg.json()).toMatchObject({ type: "message", addressee: "W1AW-9", text: "hello", msgId: "42" });
   });

@@ -27,7 +27,11 @@ describe("POST /ingest with TNC2 lines", () => {
     const body = new Uint8Array([
       ...enc.encode("N0CALL-9>APRS,WIDE1-1,qAR,W1AW-10:!4237.14N/07120.83W>088/036 rolling\r\n"),
       ...enc.encode("DL1ABC>APRS,TCPIP*,qAC,T2GER:=5230.00N/01322.50E-Berlin\n"),
-      ...enc.encode("KB1KTR-8>TR3U6T,WIDE2*,qAR,W1XM:`c1"), 0x1f, ...enc.encode('l!t>/>"4^}caf'), 0xe9, 0x0a,
+      ...enc.encode("KB1KTR-8>TR3U6T,WIDE2*,qAR,W1XM:`c1"),
+      0x1f,
+      ...enc.encode('l!t>/>"4^}caf'),
+      0xe9,
+      0x0a,
       ...enc.encode("N0WX>APRS,TCPIP*,qAC,T2X:@092345z4903.50N/07201.75W_220/004g005t077r000p000P000h50b09900wRSW\n"),
       ...enc.encode("N0MSG>APRS,TCPIP*,qAC,T2X::N0CALL-9 :see you{12\n"),
       ...enc.encode("N0CALL>APRS:this is not APRS\n"),
@@ -41,7 +45,18 @@ describe("POST /ingest with TNC2 lines", () => {
     expect(rep.packets).toMatchObject({ received: 7, stored: 7, duplicates: 0, positions: 5, errors: { unsupported_format: 1 } });
     // Heard on RF by the IGate the q construct names; internet lines are not RF.
     const rf = await json("/api/stations/N0CALL-9");
-    expect(rf).toMatchObject({ call: "N0CALL-9", lat: 42.619, lon: -71.3471667, symbol: "/>", course: 88, speedKmh: 66.7, comment: "rolling", source: "rf", igate: "W1AW-10", packets: 1 });
+    expect(rf).toMatchObject({
+      call: "N0CALL-9",
+      lat: 42.619,
+      lon: -71.3471667,
+      symbol: "/>",
+      course: 88,
+      speedKmh: 66.7,
+      comment: "rolling",
+      source: "rf",
+      igate: "W1AW-10",
+      packets: 1,
+    });
     expect(rf.heard[0]).toMatchObject({ path: "WIDE1-1,qAR,W1AW-10", source: "rf", igate: "W1AW-10", via: "ingest" });
     expect(rf.lastHeard).toBeGreaterThanOrEqual(before);
     expect(await json("/api/stations/DL1ABC")).toMatchObject({ source: "ingest", messaging: true });
@@ -60,7 +75,9 @@ describe("POST /ingest with TNC2 lines", () => {
     expect(positions.map((e) => e.call).sort()).toEqual(["DL1ABC", "KB1KTR-8", "N0CALL-9", "N0WX", "W1TP-7"]);
     expect(positions.find((e) => e.call === "N0CALL-9")).toMatchObject({ source: "rf", igate: "W1AW-10", via: "ingest", kind: "station" });
     expect(typeof positions[0]!.positionId).toBe("number");
-    expect(messages).toEqual([expect.objectContaining({ src: "N0MSG", addressee: "N0CALL-9", kind: "message", text: "see you", msgId: "12", source: "ingest" })]);
+    expect(messages).toEqual([
+      expect.objectContaining({ src: "N0MSG", addressee: "N0CALL-9", kind: "message", text: "see you", msgId: "12", source: "ingest" }),
+    ]);
     expect((await json("/api/messages?to=N0CALL-9")).messages[0]).toMatchObject({ src: "N0MSG", text: "see you", msgId: "12" });
   });
 
@@ -115,7 +132,10 @@ describe("POST /ingest with JSON batches", () => {
   test("a device key may ingest its own callsign's positions and packets, nobody else's", async () => {
     const owner = signedInUser(g.gw, "N0DEV");
     const kp = deviceKey(g.gw, "N0DEV", owner.id);
-    const mine = signedBody(kp, "POST", "/ingest", { positions: [{ call: "N0DEV-7", lat: 41.1, lon: -72.2 }], packets: ["N0DEV-9>APRS:!4000.00N/07400.00W>mobile"] });
+    const mine = signedBody(kp, "POST", "/ingest", {
+      positions: [{ call: "N0DEV-7", lat: 41.1, lon: -72.2 }],
+      packets: ["N0DEV-9>APRS:!4000.00N/07400.00W>mobile"],
+    });
     const ok = await ingestJson(mine, {});
     expect(ok.status).toBe(200);
     expect((await json("/api/stations/N0DEV-7")).lat).toBe(41.1);

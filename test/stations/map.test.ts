@@ -17,10 +17,14 @@ beforeAll(async () => {
   ingestCrowd(g.gw, 3000, REGION);
   importCrowdCaches(g.gw, 1500, REGION);
   // one station far from the rest, and one killed object inside the crowd
-  ingestLines(g.gw, [
-    { line: "N0LONE>APRS:!1000.00S/16000.00E-alone", heardAt: Date.now() },
-    { line: "N0OBJ>APRS:;DEADOBJ  _092345z2000.00S/15000.00E>killed", heardAt: Date.now() },
-  ], { source: "aprsis" });
+  ingestLines(
+    g.gw,
+    [
+      { line: "N0LONE>APRS:!1000.00S/16000.00E-alone", heardAt: Date.now() },
+      { line: "N0OBJ>APRS:;DEADOBJ  _092345z2000.00S/15000.00E>killed", heardAt: Date.now() },
+    ],
+    { source: "aprsis" },
+  );
 });
 afterAll(() => g.stop());
 
@@ -41,7 +45,14 @@ describe("GET /api/stations?cluster=1", () => {
     expect(sum).toBe(3001);
     expect(a.clusters.length).toBeLessThanOrEqual(24 * 24);
     expect(a.stations.map((s: { call: string }) => s.call)).toContain("N0LONE");
-    expect(a.stations.find((s: { call: string }) => s.call === "N0LONE")).toEqual({ call: "N0LONE", kind: "station", lat: -10, lon: 160, symbol: "/-", lastHeard: expect.any(Number) });
+    expect(a.stations.find((s: { call: string }) => s.call === "N0LONE")).toEqual({
+      call: "N0LONE",
+      kind: "station",
+      lat: -10,
+      lon: 160,
+      symbol: "/-",
+      lastHeard: expect.any(Number),
+    });
     for (const c of a.clusters as Cluster[]) {
       expect(c.count).toBeGreaterThan(1);
       expect(c.lat).toBeGreaterThanOrEqual(c.bbox[1]);
@@ -66,7 +77,14 @@ describe("GET /api/stations?cluster=1", () => {
   });
 
   test("a box across the antimeridian clusters continuously", async () => {
-    ingestLines(g.gw, Array.from({ length: 30 }, (_, i) => ({ line: `N${i % 10}AM${String.fromCharCode(65 + i % 26)}${String.fromCharCode(65 + Math.floor(i / 26))}>APRS:!1700.00S/${i % 2 ? "17959.00E" : "17959.00W"}-am`, heardAt: Date.now() })), { source: "aprsis" });
+    ingestLines(
+      g.gw,
+      Array.from({ length: 30 }, (_, i) => ({
+        line: `N${i % 10}AM${String.fromCharCode(65 + (i % 26))}${String.fromCharCode(65 + Math.floor(i / 26))}>APRS:!1700.00S/${i % 2 ? "17959.00E" : "17959.00W"}-am`,
+        heardAt: Date.now(),
+      })),
+      { source: "aprsis" },
+    );
     // cells 0.575° wide from 178.7° east: 179.983°E and 179.983°W lie in the same one
     const a = await json("/api/stations?cluster=1&limit=10&cells=4&bbox=178.7,-18,-179,-16");
     expect(a.clustered).toBe(true);
@@ -78,7 +96,14 @@ describe("GET /api/stations?cluster=1", () => {
   });
 
   test("bad parameters are a 400 with the error shape", async () => {
-    for (const q of ["cluster=1", "cluster=2&bbox=0,0,1,1", "cluster=1&bbox=0,0,1,1&cells=3", "cluster=1&bbox=0,0,1,1&cells=65", "cluster=1&bbox=0,0,1,1&cells=x", "cluster=1&bbox=0,0,1,1&q=N0"]) {
+    for (const q of [
+      "cluster=1",
+      "cluster=2&bbox=0,0,1,1",
+      "cluster=1&bbox=0,0,1,1&cells=3",
+      "cluster=1&bbox=0,0,1,1&cells=65",
+      "cluster=1&bbox=0,0,1,1&cells=x",
+      "cluster=1&bbox=0,0,1,1&q=N0",
+    ]) {
       const r = await g.get(`/api/stations?${q}`);
       expect({ q, status: r.status }).toEqual({ q, status: 400 });
       expect(Object.keys((await r.json()) as object).sort()).toEqual(["error", "message"]);

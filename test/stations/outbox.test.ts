@@ -15,7 +15,8 @@ beforeAll(async () => {
 afterAll(() => g.stop());
 
 const box = { "x-ingest-secret": INGEST };
-const lease = async () => (await (await g.get("/outbox", { headers: box })).json()).items as Array<{ id: number; line: string; state: string; attempts: number; msgId: string }>;
+const lease = async () =>
+  (await (await g.get("/outbox", { headers: box })).json()).items as Array<{ id: number; line: string; state: string; attempts: number; msgId: string }>;
 const sent = (ids: number[]) => g.post("/outbox/ack", { sent: ids }, { headers: box });
 const heard = (line: string) => fetch(`${g.url}/ingest`, { method: "POST", headers: { ...box, "content-type": "text/plain" }, body: line });
 
@@ -26,7 +27,10 @@ describe("APRS transmit through the outbox", () => {
     expect(r.status).toBe(200);
     const { item } = await r.json();
     expect(item).toMatchObject({ kind: "message", src: "N0TX-7", addressee: "W1AW-9", state: "queued" });
-    expect(decode(item.line)).toMatchObject({ ok: true, packet: { src: "N0TX-7", type: "message", addressee: "W1AW-9", text: "meet at the cache", msgId: item.msgId } });
+    expect(decode(item.line)).toMatchObject({
+      ok: true,
+      packet: { src: "N0TX-7", type: "message", addressee: "W1AW-9", text: "meet at the cache", msgId: item.msgId },
+    });
     const first = await lease();
     expect(first.map((i) => i.id)).toEqual([item.id]);
     expect(first[0]).toMatchObject({ state: "leased", attempts: 1 });
@@ -57,7 +61,9 @@ describe("APRS transmit through the outbox", () => {
     expect(await lease()).toEqual([]);
     const mine = (await (await g.get("/api/tx/aprs", { headers: { cookie: u.cookie } })).json()).items;
     expect(mine[0]).toMatchObject({ state: "failed", error: "no ack after 5 attempts" });
-    const { item: pos } = await (await g.post("/api/tx/aprs", { kind: "position", lat: 42.5, lon: -71.25, symbol: "/>", comment: "hiking" }, { headers: { cookie: u.cookie } })).json();
+    const { item: pos } = await (
+      await g.post("/api/tx/aprs", { kind: "position", lat: 42.5, lon: -71.25, symbol: "/>", comment: "hiking" }, { headers: { cookie: u.cookie } })
+    ).json();
     expect((await lease()).map((i) => i.id)).toEqual([pos.id]);
     t += 61_000; // the box never reported it: leased again
     expect((await lease()).map((i) => i.id)).toEqual([pos.id]);
@@ -79,7 +85,13 @@ describe("APRS transmit through the outbox", () => {
     expect(refused.status).toBe(403);
     expect((await refused.json()).error).toBe("callsign_not_verified");
     const v = signedInUser(g.gw, "N0VV", { verified: true });
-    for (const b of [{ addressee: "W1AW", text: "x".repeat(80) }, { addressee: "W1AW", text: "a|b" }, { kind: "position", lat: 95, lon: 0 }, { kind: "dance" }, "nope"])
+    for (const b of [
+      { addressee: "W1AW", text: "x".repeat(80) },
+      { addressee: "W1AW", text: "a|b" },
+      { kind: "position", lat: 95, lon: 0 },
+      { kind: "dance" },
+      "nope",
+    ])
       expect((await g.post("/api/tx/aprs", b, { headers: { cookie: v.cookie } })).status).toBe(400);
     expect(await lease()).toEqual([]);
     expect((await g.post("/outbox/ack", { sent: ["x"] }, { headers: box })).status).toBe(400);

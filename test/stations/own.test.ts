@@ -28,7 +28,18 @@ describe("own stations", () => {
     const r = await g.post("/api/my/stations", { call: "n0own-7", label: "car" }, as(u));
     expect(r.status).toBe(201);
     const { station } = await r.json();
-    expect(station).toMatchObject({ call: "N0OWN-7", label: "car", lat: null, lon: null, callsignHeld: true, verified: false, wxKey: null, wxTx: false, livingCache: false, heard: null });
+    expect(station).toMatchObject({
+      call: "N0OWN-7",
+      label: "car",
+      lat: null,
+      lon: null,
+      callsignHeld: true,
+      verified: false,
+      wxKey: null,
+      wxTx: false,
+      livingCache: false,
+      heard: null,
+    });
     expect((await g.post("/api/my/stations", { call: "N0OWN-7" }, as(u))).status).toBe(409);
     // The registry's view of the call shows up once it is heard.
     await heard("N0OWN-7>APRS,WIDE1-1,qAR,W1AW-10:!4237.14N/07120.83W>on the road");
@@ -36,7 +47,11 @@ describe("own stations", () => {
     expect(got.station.heard).toMatchObject({ lat: 42.619, lon: -71.3471667 });
     const moved = await (await g.post(`/api/my/stations/${station.id}`, { label: "truck", lat: 42.5, lon: -71.5 }, as(u))).json();
     expect(moved.station).toMatchObject({ label: "truck", lat: 42.5, lon: -71.5 });
-    expect((await (await g.post(`/api/my/stations/${station.id}`, { lat: null, lon: null }, as(u))).json()).station).toMatchObject({ label: "truck", lat: null, lon: null });
+    expect((await (await g.post(`/api/my/stations/${station.id}`, { lat: null, lon: null }, as(u))).json()).station).toMatchObject({
+      label: "truck",
+      lat: null,
+      lon: null,
+    });
     expect((await (await g.get("/api/my/stations", as(u))).json()).stations.map((s: { call: string }) => s.call)).toEqual(["N0OWN-7"]);
     expect(await (await g.post(`/api/my/stations/${station.id}`, { remove: true }, as(u))).json()).toEqual({ removed: true });
     expect((await (await g.get("/api/my/stations", as(u))).json()).stations).toEqual([]);
@@ -89,7 +104,16 @@ describe("living caches", () => {
     // The beacon places it, and the next beacon moves it.
     const t0 = Date.now();
     await heard("N0LIV-7>APRS,WIDE1-1,qAR,W1AW-10:!4221.00N/07103.00W[fox hunt");
-    expect(livingCache(g.gw, station.id)).toMatchObject({ stationId: station.id, call: "N0LIV-7", name: "Catch the fox", ownerUserId: u.id, lat: 42.35, lon: -71.05, from: "beacon", symbol: "/[" });
+    expect(livingCache(g.gw, station.id)).toMatchObject({
+      stationId: station.id,
+      call: "N0LIV-7",
+      name: "Catch the fox",
+      ownerUserId: u.id,
+      lat: 42.35,
+      lon: -71.05,
+      from: "beacon",
+      symbol: "/[",
+    });
     expect(livingCache(g.gw, station.id)!.positionAt).toBeGreaterThanOrEqual(t0);
     await heard("N0LIV-7>APRS,WIDE1-1,qAR,W1AW-10:!4222.00N/07104.00W[moving on");
     const c = listLivingCaches(g.gw, { bbox: { west: -72, south: 42, east: -71, north: 43 } });
@@ -145,7 +169,9 @@ describe("account export", () => {
     await g.post("/api/my/stations", { call: "N0GDP-13", label: "garden" }, as(u));
     await g.post("/api/tx/aprs", { addressee: "W1AW", text: "hello" }, as(u));
     const x = await (await g.post("/api/account/N0GDP/export", {}, as(u))).json();
-    expect(x.data.stations.ownStations).toEqual([expect.objectContaining({ call: "N0GDP-13", label: "garden", livingCache: false, wxTx: false, wxKeyCreatedAt: null })]);
+    expect(x.data.stations.ownStations).toEqual([
+      expect.objectContaining({ call: "N0GDP-13", label: "garden", livingCache: false, wxTx: false, wxKeyCreatedAt: null }),
+    ]);
     expect(x.data.stations.transmitted).toEqual([expect.objectContaining({ kind: "message", src: "N0GDP", addressee: "W1AW" })]);
     const e = await (await g.post("/api/account/N0GDP/delete", { confirm: true }, as(u))).json();
     expect(e.summary.stations).toEqual({ ownStations: 1, transmitted: 1 });

@@ -105,11 +105,15 @@ describe("a station's detail, series, packets", () => {
   });
 
   test("messages of one station, sent or received (call=)", async () => {
-    ingestLines(g.gw, [
-      { line: "N0MSGA>APRS::N0MSGB   :hello B{1", heardAt: now - 400 },
-      { line: "N0MSGB>APRS::N0MSGA   :hello A{2", heardAt: now - 300 },
-      { line: "N0MSGC>APRS::N0MSGD   :not ours{3", heardAt: now - 200 },
-    ], { source: "aprsis" });
+    ingestLines(
+      g.gw,
+      [
+        { line: "N0MSGA>APRS::N0MSGB   :hello B{1", heardAt: now - 400 },
+        { line: "N0MSGB>APRS::N0MSGA   :hello A{2", heardAt: now - 300 },
+        { line: "N0MSGC>APRS::N0MSGD   :not ours{3", heardAt: now - 200 },
+      ],
+      { source: "aprsis" },
+    );
     const { body } = await json("/api/messages?call=N0MSGA");
     expect(body.messages.map((m: { text: string }) => m.text)).toEqual(["hello A", "hello B"]);
     expect((await json("/api/messages?from=N0MSGA")).body.messages.map((m: { text: string }) => m.text)).toEqual(["hello B"]);
@@ -120,7 +124,15 @@ describe("a station's detail, series, packets", () => {
   test("the raw packet ring, newest first, pruned after PACKETS_TTL_HOURS with the stations", async () => {
     const { body } = await json("/api/stations/N0TEL/packets");
     expect(body.packets.map((p: { raw: string }) => p.raw)[0]).toBe("N0TEL>APRS:>solar powered");
-    expect(body.packets.map((p: { type: string }) => p.type)).toEqual(["status", "weather", "telemetry", "telemetry", "telemetry-definitions", "telemetry-definitions", "telemetry-definitions"]);
+    expect(body.packets.map((p: { type: string }) => p.type)).toEqual([
+      "status",
+      "weather",
+      "telemetry",
+      "telemetry",
+      "telemetry-definitions",
+      "telemetry-definitions",
+      "telemetry-definitions",
+    ]);
     await pruneAll(g.gw.db, g.gw.config, now + 25 * 3_600_000);
     expect((await json("/api/stations/N0TEL/packets")).body.packets).toEqual([]);
     expect((await g.get("/api/stations/N0TEL")).status).toBe(200);
@@ -140,7 +152,9 @@ describe("the map index after an upgrade", () => {
     expect(before).toBeGreaterThan(0);
     const file = join(tmpDir(), "old.db");
     const old = openStore(file, { upTo: before });
-    old.run("INSERT INTO stations (call, lat, lon, first_heard, last_heard) VALUES ('N0UP', 42.35, -71.05, 1, 2), ('N0FAR', -33.9, 151.2, 1, 3), ('N0NONE', NULL, NULL, 1, 4)");
+    old.run(
+      "INSERT INTO stations (call, lat, lon, first_heard, last_heard) VALUES ('N0UP', 42.35, -71.05, 1, 2), ('N0FAR', -33.9, 151.2, 1, 3), ('N0NONE', NULL, NULL, 1, 4)",
+    );
     old.close();
     const db = openStore(file);
     const gw = { db } as unknown as Parameters<typeof listStations>[0];

@@ -22,7 +22,7 @@ function rnd(n: number): number {
   seed = (seed + 0x6d2b79f5) | 0;
   let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
   t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return (((t ^ (t >>> 14)) >>> 0) % n);
+  return ((t ^ (t >>> 14)) >>> 0) % n;
 }
 
 /** Traffic of `calls` stations; the same station many times in one batch. */
@@ -57,7 +57,12 @@ describe("station rows written once per batch", () => {
   test("a batch leaves the rows its packets leave one by one", () => {
     const t0 = Date.now() - 3_600_000;
     // Few stations heard often, many heard once or twice (new rows), and again.
-    for (const [n, calls, prefix] of [[500, 8, "N"], [2000, 40, "N"], [600, 100, "Q"], [300, 2, "N"]] as const) {
+    for (const [n, calls, prefix] of [
+      [500, 8, "N"],
+      [2000, 40, "N"],
+      [600, 100, "Q"],
+      [300, 2, "N"],
+    ] as const) {
       const lines = traffic(n, calls, t0, prefix);
       ingestLines(batched.gw, lines, { source: "aprsis" });
       for (const l of lines) ingestLines(single.gw, [l], { source: "aprsis" });
@@ -77,10 +82,14 @@ describe("station rows written once per batch", () => {
 
   test("callsigns differing only in ASCII case are one station", () => {
     const t = Date.now();
-    ingestLines(batched.gw, [
-      { line: "N0CASE>APRS:;CaseObj  *092345z4220.00N/07102.00W>first", heardAt: t },
-      { line: "N0CASE>APRS:;CASEOBJ  *092345z4221.00N/07102.00W>second", heardAt: t + 1 },
-    ], { source: "aprsis" });
+    ingestLines(
+      batched.gw,
+      [
+        { line: "N0CASE>APRS:;CaseObj  *092345z4220.00N/07102.00W>first", heardAt: t },
+        { line: "N0CASE>APRS:;CASEOBJ  *092345z4221.00N/07102.00W>second", heardAt: t + 1 },
+      ],
+      { source: "aprsis" },
+    );
     const r = batched.gw.db.query("SELECT call, lat, comment, packets FROM stations WHERE call = 'caseobj'").all();
     expect(r).toEqual([{ call: "CaseObj", lat: 42.35, comment: "second", packets: 2 }]);
   });

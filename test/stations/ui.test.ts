@@ -11,16 +11,20 @@ let browser: Browser;
 beforeAll(async () => {
   g = await startInProcess({ TILE_URL: "off" });
   const now = Date.now();
-  ingestLines(g.gw, [
-    { line: "N0MAP-9>APRS,WIDE1-1,qAR,W1AW-10:!4237.14N/07120.83W>088/036 on the road", heardAt: now - 60_000 },
-    { line: "N0MAP-9>APRS,WIDE1-1,qAR,W1AW-10:!4238.14N/07119.83W>088/036 on the road", heardAt: now - 1000 },
-    { line: "N0TEL>APRS::N0TEL    :PARM.Battery,Temp", heardAt: now - 9000 },
-    { line: "N0TEL>APRS:!4100.00N/07300.00W_ weather site", heardAt: now - 9000 },
-    { line: "N0TEL>APRS:T#001,120,080", heardAt: now - 8000 },
-    { line: "N0TEL>APRS:T#002,125,090", heardAt: now - 7000 },
-    { line: "N0TEL>APRS:_10090556c220s004g005t068h50b10132", heardAt: now - 6000 },
-    { line: "N0TEL>APRS:_10090556c220s004g005t070h52b10130", heardAt: now - 5000 },
-  ], { source: "aprsis" });
+  ingestLines(
+    g.gw,
+    [
+      { line: "N0MAP-9>APRS,WIDE1-1,qAR,W1AW-10:!4237.14N/07120.83W>088/036 on the road", heardAt: now - 60_000 },
+      { line: "N0MAP-9>APRS,WIDE1-1,qAR,W1AW-10:!4238.14N/07119.83W>088/036 on the road", heardAt: now - 1000 },
+      { line: "N0TEL>APRS::N0TEL    :PARM.Battery,Temp", heardAt: now - 9000 },
+      { line: "N0TEL>APRS:!4100.00N/07300.00W_ weather site", heardAt: now - 9000 },
+      { line: "N0TEL>APRS:T#001,120,080", heardAt: now - 8000 },
+      { line: "N0TEL>APRS:T#002,125,090", heardAt: now - 7000 },
+      { line: "N0TEL>APRS:_10090556c220s004g005t068h50b10132", heardAt: now - 6000 },
+      { line: "N0TEL>APRS:_10090556c220s004g005t070h52b10130", heardAt: now - 5000 },
+    ],
+    { source: "aprsis" },
+  );
   browser = await launchBrowser();
 }, 120_000);
 afterAll(async () => {
@@ -55,7 +59,15 @@ describe("web app: stations", () => {
     expect(await page.locator("[data-testid=heard] li").count()).toBe(6);
     // weather quantities and each telemetry channel have their own chart: pressure no longer flattens temperature
     await page.locator(".chart canvas").nth(5).waitFor();
-    expect(await page.locator(".chart h3").allTextContents()).toEqual(["Temperature (°C)", "Pressure (hPa)", "Humidity (%)", "Wind (km/h)", "Wind direction (°)", "Battery", "Temp"]);
+    expect(await page.locator(".chart h3").allTextContents()).toEqual([
+      "Temperature (°C)",
+      "Pressure (hPa)",
+      "Humidity (%)",
+      "Wind (km/h)",
+      "Wind direction (°)",
+      "Battery",
+      "Temp",
+    ]);
     expect(await page.locator("dl.facts").textContent()).toContain("41.00000, -73.00000");
     await page.close();
   });
@@ -102,10 +114,10 @@ describe("web app: stations", () => {
     expect(wu).toBe(`${g.url}/updateweatherstation?ID=N0UI-13&PASSWORD=${key}`);
     // The settings as shown work, the way a WU client uses them.
     expect(await (await fetch(`${wu}&tempf=59&humidity=70&dateutc=now`)).text()).toBe("success\n");
-    expect((await (await g.get("/api/stations/N0UI-13")).json())).toMatchObject({ lat: 42.5, lon: -71.25, wx: { tempC: 15, humidityPct: 70 } });
+    expect(await (await g.get("/api/stations/N0UI-13")).json()).toMatchObject({ lat: 42.5, lon: -71.25, wx: { tempC: 15, humidityPct: 70 } });
     // Each box shows ticked once the server has taken it.
     await section.getByLabel("Transmit N0UI-13's weather as APRS").click();
-    await section.locator("[aria-label=\"Transmit N0UI-13's weather as APRS\"]:checked:enabled").waitFor();
+    await section.locator('[aria-label="Transmit N0UI-13\'s weather as APRS"]:checked:enabled').waitFor();
     await section.getByLabel("N0UI-13 is a living cache").click();
     await section.locator("[aria-label='N0UI-13 is a living cache']:checked:enabled").waitFor();
     await page.reload();

@@ -38,7 +38,12 @@ describe("weather keys on the account", () => {
     expect(body.station).toMatchObject({ call: "N0WX-13", label: "roof", lat: 42.3601, lon: -71.0589, callsignHeld: true, verified: true, wxTx: false });
     expect(body.station.wxKey).toMatchObject({ createdAt: t, lastUsedAt: null });
     expect(body.upload.wunderground).toBe(`${g.url}/updateweatherstation?ID=N0WX-13&PASSWORD=${body.key}`);
-    expect(body.upload.ecowitt).toEqual({ server: "127.0.0.1", port: Number(new URL(g.url).port), path: `/api/wx/submit?key=${body.key}`, protocol: "Ecowitt" });
+    expect(body.upload.ecowitt).toEqual({
+      server: "127.0.0.1",
+      port: Number(new URL(g.url).port),
+      path: `/api/wx/submit?key=${body.key}`,
+      protocol: "Ecowitt",
+    });
     // Only a hash is kept; listing never shows the key.
     const listed = await (await g.get("/api/wx/key", as(owner))).json();
     expect(listed.stations.map((s: { call: string }) => s.call)).toEqual(["N0WX-13"]);
@@ -71,7 +76,18 @@ describe("pushing readings", () => {
     expect(await r.text()).toBe("success\n");
     const series = await json("/api/stations/N0WX-13/series?since=0");
     expect(series.wx).toEqual([
-      { ts: t - 30_000, tempC: 21.11, humidityPct: 45, windDirDeg: 230, windSpeedKmh: 19.31, windGustKmh: 28.97, pressureHpa: 1013.21, rain1hMm: 2.54, rainMidnightMm: 6.35, luminosityWm2: 512.3 },
+      {
+        ts: t - 30_000,
+        tempC: 21.11,
+        humidityPct: 45,
+        windDirDeg: 230,
+        windSpeedKmh: 19.31,
+        windGustKmh: 28.97,
+        pressureHpa: 1013.21,
+        rain1hMm: 2.54,
+        rainMidnightMm: 6.35,
+        luminosityWm2: 512.3,
+      },
     ]);
     // The station is on the map at its fixed position, as a weather station.
     const st = await json("/api/stations/N0WX-13");
@@ -126,16 +142,33 @@ describe("pushing readings", () => {
       model: "GW2000A",
       interval: "60",
     });
-    const r = await fetch(`${g.url}/api/wx/submit?key=${key}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form.toString() });
+    const r = await fetch(`${g.url}/api/wx/submit?key=${key}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form.toString(),
+    });
     expect(r.status).toBe(200);
     expect((await json("/api/stations/N0WX-13/series?since=0")).wx.at(-1)).toEqual({
-      ts: t, tempC: 10.11, humidityPct: 88, windDirDeg: 270, windSpeedKmh: 5.47, windGustKmh: 9.01, pressureHpa: 1016.32, rain1hMm: 0.51, rainMidnightMm: 2.79, luminosityWm2: 0,
+      ts: t,
+      tempC: 10.11,
+      humidityPct: 88,
+      windDirDeg: 270,
+      windSpeedKmh: 5.47,
+      windGustKmh: 9.01,
+      pressureHpa: 1016.32,
+      rain1hMm: 0.51,
+      rainMidnightMm: 2.79,
+      luminosityWm2: 0,
     });
   });
 
   test("a JSON client gets JSON back", async () => {
     t += 60_000;
-    const r = await fetch(`${g.url}/api/wx/submit`, { method: "POST", headers: { "content-type": "application/json", "x-wx-key": key }, body: JSON.stringify({ tempf: 32, dateutc: "now" }) });
+    const r = await fetch(`${g.url}/api/wx/submit`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-wx-key": key },
+      body: JSON.stringify({ tempf: 32, dateutc: "now" }),
+    });
     expect(await r.json()).toEqual({ stored: true, protocol: "wunderground", call: "N0WX-13", ts: t, wx: { tempC: 0 }, transmit: null });
   });
 
@@ -165,7 +198,10 @@ describe("pushing readings", () => {
     const fresh = await (await g.post(`/api/my/stations/${sid}/wx-key`, {}, as(owner))).json();
     expect((await fetch(`${g.url}/updateweatherstation?PASSWORD=${key}&tempf=70`)).status).toBe(401);
     expect(await (await fetch(`${g.url}/updateweatherstation?PASSWORD=${fresh.key}&tempf=70`)).text()).toBe("success\n");
-    expect(await (await g.post(`/api/my/stations/${sid}/wx-key`, { revoke: true }, as(owner))).json()).toMatchObject({ revoked: true, station: { wxKey: null } });
+    expect(await (await g.post(`/api/my/stations/${sid}/wx-key`, { revoke: true }, as(owner))).json()).toMatchObject({
+      revoked: true,
+      station: { wxKey: null },
+    });
     expect((await fetch(`${g.url}/updateweatherstation?PASSWORD=${fresh.key}&tempf=70`)).status).toBe(401);
     // Someone else's station is not found for this account.
     const stranger = signedInUser(g.gw, "N0STR");
@@ -211,7 +247,16 @@ describe("transmitting weather as APRS", () => {
     expect(item).toMatchObject({ kind: "weather", src: "N0WX-13" });
     const p = decode(item!.line);
     expect(p).toMatchObject({ ok: true, packet: { src: "N0WX-13", type: "weather", lat: 42.3601667, lon: -71.0588333, symbol: "/_" } });
-    expect(p.ok && p.packet.wx).toEqual({ windDirDeg: 220, windSpeedKmh: 6.4, windGustKmh: 8, tempC: 20, rain1hMm: 0, rainMidnightMm: 0, humidityPct: 50, pressureHpa: 1012.9 });
+    expect(p.ok && p.packet.wx).toEqual({
+      windDirDeg: 220,
+      windSpeedKmh: 6.4,
+      windGustKmh: 8,
+      tempC: 20,
+      rain1hMm: 0,
+      rainMidnightMm: 0,
+      humidityPct: 50,
+      pressureHpa: 1012.9,
+    });
     await g.post("/outbox/ack", { sent: [item!.id] }, { headers: box });
     // Within the interval: stored, not sent again.
     t += 60_000;

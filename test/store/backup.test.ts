@@ -34,7 +34,11 @@ test("backup during a write burst holds every acknowledged write; restore refuse
     for (let n = 0; !stop; n++) {
       const lines = Array.from({ length: 20 }, (_, k) => `BK${w}N${k}>APRS,TCPIP*:>burst ${w} ${n} ${k} ${"x".repeat(60)}`);
       try {
-        const r = await fetch(g.url + "/ingest", { method: "POST", headers: { "x-ingest-secret": SECRET, "content-type": "text/plain" }, body: lines.join("\n") });
+        const r = await fetch(g.url + "/ingest", {
+          method: "POST",
+          headers: { "x-ingest-secret": SECRET, "content-type": "text/plain" },
+          body: lines.join("\n"),
+        });
         await r.arrayBuffer();
         if (r.status === 200) acked.push(...lines);
         else failures.push(`HTTP ${r.status}`);

@@ -25,7 +25,10 @@ describe("WAL checkpoints", () => {
     expect(g.gw.db.query("PRAGMA wal_autocheckpoint").get()).toEqual({ wal_autocheckpoint: 0 });
     let round = 0;
     const write = () => {
-      const lines = Array.from({ length: 2000 }, (_, k) => `N${round}W${k}>APRS:!4230.${String(k % 100).padStart(2, "0")}N/07130.00W>round ${round} line ${k} ${"x".repeat(40)}`);
+      const lines = Array.from(
+        { length: 2000 },
+        (_, k) => `N${round}W${k}>APRS:!4230.${String(k % 100).padStart(2, "0")}N/07130.00W>round ${round} line ${k} ${"x".repeat(40)}`,
+      );
       ingestLines(g.gw, lines, { source: "aprsis" });
       round++;
     };
@@ -53,8 +56,15 @@ describe("WAL bound under flat-out HTTP writes", () => {
     let acked = 0;
     const writer = async (w: number) => {
       for (let n = 0; !stop; n++) {
-        const lines = Array.from({ length: 100 }, (_, k) => `WB${w}N${k % 40}>APRS,TCPIP*:!4903.${String(k % 60).padStart(2, "0")}N/07201.75W-bound ${w} ${n} ${k} ${"w".repeat(60)}`);
-        const r = await fetch(s.url + "/ingest", { method: "POST", headers: { "x-ingest-secret": secret, "content-type": "text/plain" }, body: lines.join("\n") });
+        const lines = Array.from(
+          { length: 100 },
+          (_, k) => `WB${w}N${k % 40}>APRS,TCPIP*:!4903.${String(k % 60).padStart(2, "0")}N/07201.75W-bound ${w} ${n} ${k} ${"w".repeat(60)}`,
+        );
+        const r = await fetch(s.url + "/ingest", {
+          method: "POST",
+          headers: { "x-ingest-secret": secret, "content-type": "text/plain" },
+          body: lines.join("\n"),
+        });
         await r.arrayBuffer();
         if (r.status === 200) acked++;
       }

@@ -16,7 +16,10 @@ const mountPoint = join(tmpDir(), "small-disk");
 mkdirSync(mountPoint, { recursive: true });
 const mount = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", mountPoint], { stderr: "pipe" });
 const mounted = mount.exitCode === 0;
-if (!mounted) console.warn(`skipping the full-disk test: cannot mount a small tmpfs here (${mount.stderr.toString().trim() || `exit ${mount.exitCode}`}); it needs root or CAP_SYS_ADMIN`);
+if (!mounted)
+  console.warn(
+    `skipping the full-disk test: cannot mount a small tmpfs here (${mount.stderr.toString().trim() || `exit ${mount.exitCode}`}); it needs root or CAP_SYS_ADMIN`,
+  );
 afterAll(() => {
   if (mounted) Bun.spawnSync(["umount", "-l", mountPoint]);
 });
@@ -38,62 +41,70 @@ function fill(file: string): void {
   }
 }
 
-test.skipIf(!mounted)("a full disk: writes get 507, reads work, the log says what to do, and writing resumes by itself", async () => {
-  const dataDir = join(mountPoint, "data");
-  const g = await spawnGateway({ dataDir, env: { INGEST_SECRET: SECRET, LOG_LEVEL: "info" } });
-  const acked: string[] = [];
-  let n = 0;
-  const ingest = async () => {
-    const lines = Array.from({ length: 50 }, (_, k) => `DF${k}>APRS,TCPIP*:!4903.50N/07201.75W-full disk ${n} ${k} ${"y".repeat(80)}`);
-    n++;
-    const r = await fetch(g.url + "/ingest", { method: "POST", headers: { "x-ingest-secret": SECRET, "content-type": "text/plain" }, body: lines.join("\n") });
-    const body = await r.json();
-    if (r.status === 200) acked.push(...lines);
-    return { status: r.status, body };
-  };
-  const filler = join(mountPoint, "filler");
-  try {
-    for (let i = 0; i < 5; i++) expect((await ingest()).status).toBe(200);
-    fill(filler);
-    // The WAL may still have room from before: write until the disk says no.
-    let refused: { status: number; body: Record<string, unknown> } | null = null;
-    for (let i = 0; i < 400 && !refused; i++) {
-      const r = await ingest();
-      if (r.status !== 200) refused = r;
-    }
-    expect(refused).not.toBeNull();
-    expect(refused!.status).toBe(507);
-    expect(refused!.body.error).toBe("disk_full");
-    expect(String(refused!.body.message)).toContain("disk is full");
-    // The gateway is still up, and reads work.
-    const station = await fetch(`${g.url}/api/stations/DF1`);
-    expect(station.status).toBe(200);
-    expect((await fetch(`${g.url}/health`)).status).toBe(200);
-    expect(g.proc.exitCode).toBeNull();
-    await Bun.sleep(300);
-    expect(g.output()).toContain("is full: writes are refused");
-    expect(g.output()).toContain("Free space on that disk");
+test.skipIf(!mounted)(
+  "a full disk: writes get 507, reads work, the log says what to do, and writing resumes by itself",
+  async () => {
+    const dataDir = join(mountPoint, "data");
+    const g = await spawnGateway({ dataDir, env: { INGEST_SECRET: SECRET, LOG_LEVEL: "info" } });
+    const acked: string[] = [];
+    let n = 0;
+    const ingest = async () => {
+      const lines = Array.from({ length: 50 }, (_, k) => `DF${k}>APRS,TCPIP*:!4903.50N/07201.75W-full disk ${n} ${k} ${"y".repeat(80)}`);
+      n++;
+      const r = await fetch(g.url + "/ingest", {
+        method: "POST",
+        headers: { "x-ingest-secret": SECRET, "content-type": "text/plain" },
+        body: lines.join("\n"),
+      });
+      const body = await r.json();
+      if (r.status === 200) acked.push(...lines);
+      return { status: r.status, body };
+    };
+    const filler = join(mountPoint, "filler");
+    try {
+      for (let i = 0; i < 5; i++) expect((await ingest()).status).toBe(200);
+      fill(filler);
+      // The WAL may still have room from before: write until the disk says no.
+      let refused: { status: number; body: Record<string, unknown> } | null = null;
+      for (let i = 0; i < 400 && !refused; i++) {
+        const r = await ingest();
+        if (r.status !== 200) refused = r;
+      }
+      expect(refused).not.toBeNull();
+      expect(refused!.status).toBe(507);
+      expect(refused!.body.error).toBe("disk_full");
+      expect(String(refused!.body.message)).toContain("disk is full");
+      // The gateway is still up, and reads work.
+      const station = await fetch(`${g.url}/api/stations/DF1`);
+      expect(station.status).toBe(200);
+      expect((await fetch(`${g.url}/health`)).status).toBe(200);
+      expect(g.proc.exitCode).toBeNull();
+      await Bun.sleep(300);
+      expect(g.output()).toContain("is full: writes are refused");
+      expect(g.output()).toContain("Free space on that disk");
 
-    // Space comes back: writes work again without a restart.
-    rmSync(filler);
-    let back = await ingest();
-    for (let i = 0; i < 50 && back.status !== 200; i++) {
-      await Bun.sleep(100);
-      back = await ingest();
+      // Space comes back: writes work again without a restart.
+      rmSync(filler);
+      let back = await ingest();
+      for (let i = 0; i < 50 && back.status !== 200; i++) {
+        await Bun.sleep(100);
+        back = await ingest();
+      }
+      expect(back.status).toBe(200);
+      expect(g.proc.exitCode).toBeNull();
+    } finally {
+      rmSync(filler, { force: true });
+      await g.kill();
     }
-    expect(back.status).toBe(200);
-    expect(g.proc.exitCode).toBeNull();
-  } finally {
-    rmSync(filler, { force: true });
-    await g.kill();
-  }
-  const db = new Database(join(dataDir, "svc-gateway.db"));
-  try {
-    expect(db.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
-    const stored = new Set((db.query("SELECT CAST(raw AS TEXT) AS raw FROM packets").all() as Array<{ raw: string }>).map((r) => r.raw));
-    expect(acked.length).toBeGreaterThan(250);
-    expect(acked.filter((l) => !stored.has(l))).toEqual([]);
-  } finally {
-    db.close();
-  }
-}, 120_000);
+    const db = new Database(join(dataDir, "svc-gateway.db"));
+    try {
+      expect(db.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+      const stored = new Set((db.query("SELECT CAST(raw AS TEXT) AS raw FROM packets").all() as Array<{ raw: string }>).map((r) => r.raw));
+      expect(acked.length).toBeGreaterThan(250);
+      expect(acked.filter((l) => !stored.has(l))).toEqual([]);
+    } finally {
+      db.close();
+    }
+  },
+  120_000,
+);

@@ -44,9 +44,10 @@ test("SIGKILL during writes loses no committed transaction", async () => {
     const acked = Math.max(...text.trim().split("\n").map(Number));
     const db = openStore(file);
     expect((db.query("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check).toBe("ok");
-    const { maxTs, full } = db
-      .query("SELECT max(ts) AS maxTs, count(*) FILTER (WHERE ts <= ?) AS full FROM packets")
-      .get(acked) as { maxTs: number; full: number };
+    const { maxTs, full } = db.query("SELECT max(ts) AS maxTs, count(*) FILTER (WHERE ts <= ?) AS full FROM packets").get(acked) as {
+      maxTs: number;
+      full: number;
+    };
     // Every acknowledged batch is there, whole; and nothing half-written of a later one.
     expect(maxTs).toBeGreaterThanOrEqual(acked);
     const partial = db.query("SELECT ts, count(*) AS n FROM packets GROUP BY ts HAVING n != 50").all();
@@ -64,9 +65,16 @@ test("SIGKILL of a serving gateway while the WAL is checkpointed and started ove
   let stop = false;
   const writer = async (w: number) => {
     for (let n = 0; !stop; n++) {
-      const lines = Array.from({ length: 100 }, (_, k) => `KL${w}N${k % 40}>APRS,TCPIP*:!4903.${String(k % 60).padStart(2, "0")}N/07201.75W-kill ${w} ${n} ${k} ${"z".repeat(60)}`);
+      const lines = Array.from(
+        { length: 100 },
+        (_, k) => `KL${w}N${k % 40}>APRS,TCPIP*:!4903.${String(k % 60).padStart(2, "0")}N/07201.75W-kill ${w} ${n} ${k} ${"z".repeat(60)}`,
+      );
       try {
-        const r = await fetch(g.url + "/ingest", { method: "POST", headers: { "x-ingest-secret": secret, "content-type": "text/plain" }, body: lines.join("\n") });
+        const r = await fetch(g.url + "/ingest", {
+          method: "POST",
+          headers: { "x-ingest-secret": secret, "content-type": "text/plain" },
+          body: lines.join("\n"),
+        });
         await r.arrayBuffer();
         if (r.status === 200) acked.push(...lines);
       } catch {

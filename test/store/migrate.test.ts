@@ -83,7 +83,9 @@ describe("migrations", () => {
 
   test("every foreign-key column leads an index, so deleting the row it points to never scans the table", () => {
     const db = openStore(":memory:");
-    const tables = (db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>).map((t) => t.name);
+    const tables = (db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>).map(
+      (t) => t.name,
+    );
     const unindexed: string[] = [];
     let checked = 0;
     for (const table of tables) {
@@ -93,9 +95,14 @@ describe("migrations", () => {
         if (first) leading.add(first.name);
       }
       // An INTEGER PRIMARY KEY is the rowid: looked up without an index.
-      const rowid = (db.query("SELECT name, type, pk FROM pragma_table_info(?)").all(table) as Array<{ name: string; type: string; pk: number }>).filter((c) => c.pk > 0);
+      const rowid = (db.query("SELECT name, type, pk FROM pragma_table_info(?)").all(table) as Array<{ name: string; type: string; pk: number }>).filter(
+        (c) => c.pk > 0,
+      );
       if (rowid.length === 1 && rowid[0]!.type.toUpperCase() === "INTEGER") leading.add(rowid[0]!.name);
-      for (const fk of db.query("SELECT \"from\" AS col, \"table\" AS parent FROM pragma_foreign_key_list(?) WHERE seq = 0").all(table) as Array<{ col: string; parent: string }>) {
+      for (const fk of db.query('SELECT "from" AS col, "table" AS parent FROM pragma_foreign_key_list(?) WHERE seq = 0').all(table) as Array<{
+        col: string;
+        parent: string;
+      }>) {
         checked++;
         if (!leading.has(fk.col)) unindexed.push(`${table}.${fk.col} -> ${fk.parent}`);
       }

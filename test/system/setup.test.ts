@@ -32,12 +32,23 @@ test("first start prints a one-time set-up link; the set-up page writes the env 
     for (const extra of [{ ADMIN_CALLSIGNS: "EVIL" }, { adminCallsigns: "EVIL" }, { tileurl: "off" }]) {
       const r = await post(first.url, { token, instance: "n0call-gw", ...extra });
       const field = Object.keys(extra)[0]!;
-      expect({ field, status: r.status, body: await r.json() }).toMatchObject({ field, status: 400, body: { error: "invalid_setting", message: expect.stringContaining(`unknown field "${field}"`) } });
+      expect({ field, status: r.status, body: await r.json() }).toMatchObject({
+        field,
+        status: 400,
+        body: { error: "invalid_setting", message: expect.stringContaining(`unknown field "${field}"`) },
+      });
       expect(existsSync(join(dataDir, ENV_FILE_NAME))).toBe(false);
     }
     // The radio too: bad KISS_PORTS refused whole.
     expect((await post(first.url, { token, instance: "n0call-gw", kissPorts: "com1" })).status).toBe(400);
-    const ok = await post(first.url, { token, instance: "n0call-gw", operator: "n0call", tileUrl: "off", radioCall: "n0call-10", kissPorts: "serial:/dev/ttyUSB0@9600" });
+    const ok = await post(first.url, {
+      token,
+      instance: "n0call-gw",
+      operator: "n0call",
+      tileUrl: "off",
+      radioCall: "n0call-10",
+      kissPorts: "serial:/dev/ttyUSB0@9600",
+    });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { restartRequired: boolean }).restartRequired).toBe(true);
     const env = readFileSync(join(dataDir, ENV_FILE_NAME), "utf8");

@@ -43,13 +43,23 @@ describe("GET /api/admin/whoami", () => {
       const answer = await whoami(g, headers);
       expect(answer).toEqual(expected);
       // It says what the sysop gate does.
-      expect({ operator: answer.operator, status: await sysopRoute(g, headers) }).toEqual({ operator: answer.operator, status: answer.operator ? 200 : answer.reason === "signed_out" ? 401 : 403 });
+      expect({ operator: answer.operator, status: await sysopRoute(g, headers) }).toEqual({
+        operator: answer.operator,
+        status: answer.operator ? 200 : answer.reason === "signed_out" ? 401 : 403,
+      });
     }
   });
 
   test("without ADMIN_CALLSIGNS the web operator surface is locked; the ingest secret still operates", async () => {
     const admin = signedInUser(locked.gw, "N0OPS", { verified: true });
-    expect(await whoami(locked, { cookie: admin.cookie })).toEqual({ operator: false, via: null, callsign: "N0OPS", verified: true, locked: true, reason: "locked" });
+    expect(await whoami(locked, { cookie: admin.cookie })).toEqual({
+      operator: false,
+      via: null,
+      callsign: "N0OPS",
+      verified: true,
+      locked: true,
+      reason: "locked",
+    });
     expect(await sysopRoute(locked, { cookie: admin.cookie })).toBe(403);
     expect(await whoami(locked, { "x-ingest-secret": INGEST })).toMatchObject({ operator: true, via: "ingest-secret", locked: true });
     expect(await sysopRoute(locked, { "x-ingest-secret": INGEST })).toBe(200);

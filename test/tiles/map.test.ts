@@ -195,7 +195,12 @@ describe("offline maps in the browser", () => {
     expect(await waitForPixels(page, "world", EARTH, 2000)).toBeGreaterThanOrEqual(2000);
     const before = asked.length;
     const oursBefore = ours.length;
-    for (const [dx, dy] of [[300, 0], [0, 250], [-300, 0], [0, -400]]) {
+    for (const [dx, dy] of [
+      [300, 0],
+      [0, 250],
+      [-300, 0],
+      [0, -400],
+    ]) {
       await pan(page, dx!, dy!);
       await page.waitForTimeout(800);
     }
@@ -218,7 +223,12 @@ describe("offline maps in the browser", () => {
     await page.locator(".leaflet-tile-loaded[src^='http://127.0.0.1']").first().waitFor({ timeout: 30_000 });
     const before = served;
     expect(before).toBeGreaterThan(2);
-    for (const [dx, dy] of [[300, 0], [0, 250], [-300, 0], [0, -400]]) {
+    for (const [dx, dy] of [
+      [300, 0],
+      [0, 250],
+      [-300, 0],
+      [0, -400],
+    ]) {
       await pan(page, dx!, dy!);
       await page.waitForTimeout(800);
     }
@@ -236,7 +246,11 @@ describe("offline maps in the browser", () => {
     const whenGivenUp = served;
     // it was asked (and failed) before the map gave up on it
     expect(whenGivenUp).toBeGreaterThanOrEqual(atDown + 3);
-    for (const [dx, dy] of [[0, 300], [-400, 0], [0, -300]]) {
+    for (const [dx, dy] of [
+      [0, 300],
+      [-400, 0],
+      [0, -300],
+    ]) {
       await pan(page, dx!, dy!);
       await page.waitForTimeout(800);
     }

@@ -18,7 +18,14 @@ function memorySource(bytes: Uint8Array): Source {
 
 describe("PMTiles v3 writer", () => {
   test("tile ids follow the reference Hilbert numbering", () => {
-    for (const [z, x, y] of [[0, 0, 0], [1, 1, 0], [3, 5, 2], [9, 271, 172], [14, 8000, 5400], [20, 543210, 345678]] as const) {
+    for (const [z, x, y] of [
+      [0, 0, 0],
+      [1, 1, 0],
+      [3, 5, 2],
+      [9, 271, 172],
+      [14, 8000, 5400],
+      [20, 543210, 345678],
+    ] as const) {
       expect(tileId(z, x, y)).toBe(zxyToTileId(z, x, y));
     }
     expect(() => tileId(2, 4, 0)).toThrow(RangeError);
@@ -88,7 +95,11 @@ describe("PMTiles v3 writer", () => {
     const badBounds = good.slice();
     new DataView(badBounds.buffer).setInt32(110, 200e7 | 0, true);
     expect(() => readHeader(badBounds)).toThrow("bad bounds");
-    expect(() => writeArchive({ tiles: new Map([["0/0/0", new Uint8Array()]]), tileType: "png", tileCompression: Compression.none })).toThrow("cannot be empty");
-    expect(() => writeArchive({ tiles: new Map([["0/0/0", new Uint8Array([1])]]), tileType: "mvt", tileCompression: Compression.none })).toThrow("vector_layers");
+    expect(() => writeArchive({ tiles: new Map([["0/0/0", new Uint8Array()]]), tileType: "png", tileCompression: Compression.none })).toThrow(
+      "cannot be empty",
+    );
+    expect(() => writeArchive({ tiles: new Map([["0/0/0", new Uint8Array([1])]]), tileType: "mvt", tileCompression: Compression.none })).toThrow(
+      "vector_layers",
+    );
   });
 });

@@ -101,7 +101,13 @@ describe("web app: the BBS", () => {
     expect((await post({ type: "B", to: "ALL@WW", subject: "Field day", body: "Field day this weekend." })).status).toBe(201);
     expect((await post({ type: "B", to: "TECH@WW", subject: "Antenna tips", body: "Use a balun." })).status).toBe(201);
     // a carrier bulletin (of an origin this instance does not know: kept, never applied)
-    const frame = signed(generateKeyPair().privateKey, { type: 1, gid: "gw-x:cache:1", origin: "gw-x", v: 1, body: cacheToWire({ name: "X", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 1, status: "active" }) as never });
+    const frame = signed(generateKeyPair().privateKey, {
+      type: 1,
+      gid: "gw-x:cache:1",
+      origin: "gw-x",
+      v: 1,
+      body: cacheToWire({ name: "X", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 1, status: "active" }) as never,
+    });
     const carried = encodeSvcfedBody("gw-x", encodePage({ frames: [frame], next: 1, more: false }), 1);
     const inb = await g.post(
       "/api/bbs/forward/inbound",

@@ -22,7 +22,7 @@ describe("geocache_visits.txt", () => {
   test("reads a Garmin file: types, times in UTC, quotes, multi-line text; skips unknown types and junk", () => {
     const file =
       'GC3E6GR,2012-11-30T18:23Z,Found it,""\r\n' +
-      "GC62VNM,2019-12-29T12:05Z,Didn't find it,\"\r\n\r\nMMM\r\nA\"\r\n" +
+      'GC62VNM,2019-12-29T12:05Z,Didn\'t find it,"\r\n\r\nMMM\r\nA"\r\n' +
       ',2020-08-16T09:52Z,Found it,""\r\n' +
       'GC4NKAY,2026-09-27T09:38Z,Unattempted,""\r\n' +
       'GC123AB,2024-05-01T10:20:30Z,Write note,"Il a dit ""bonjour"", merci"\r\n' +
@@ -48,7 +48,17 @@ describe("geocache_visits.txt", () => {
   });
 
   test("the export is UTF-16LE with a mark, one CRLF line per note in time order, and reads back the same", () => {
-    const note = (over: Partial<FieldNote>): FieldNote => ({ clientId: "x", cacheKey: "1", code: "SV0001", name: "", kind: "find", text: "", foundAt: 0, state: "pending", ...over });
+    const note = (over: Partial<FieldNote>): FieldNote => ({
+      clientId: "x",
+      cacheKey: "1",
+      code: "SV0001",
+      name: "",
+      kind: "find",
+      text: "",
+      foundAt: 0,
+      state: "pending",
+      ...over,
+    });
     const notes = [
       note({ code: "SV0002", kind: "dnf", text: 'Muggles, "lots"\nof them', foundAt: Date.UTC(2024, 4, 1, 11, 0) }),
       note({ code: "SV0001", kind: "find", text: "TFTC", foundAt: Date.UTC(2024, 4, 1, 10, 20, 59) }),

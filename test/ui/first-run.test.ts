@@ -38,7 +38,9 @@ afterAll(async () => {
 const step = (page: Page, id: string) => page.locator(`li[data-step="${id}"]`);
 const okOf = (page: Page, id: string) => step(page, id).getAttribute("data-ok");
 async function settle(page: Page, id: string, ok: string) {
-  await page.waitForFunction(([id, ok]) => document.querySelector(`li[data-step="${id}"]`)?.getAttribute("data-ok") === ok, [id, ok] as const, { timeout: 20_000 });
+  await page.waitForFunction(([id, ok]) => document.querySelector(`li[data-step="${id}"]`)?.getAttribute("data-ok") === ok, [id, ok] as const, {
+    timeout: 20_000,
+  });
 }
 
 describe("first run", () => {

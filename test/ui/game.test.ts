@@ -104,7 +104,9 @@ describe("web app: the game", () => {
     g.gw.db.transaction(() => {
       for (let i = 0; i < 700; i++) {
         g.gw.db
-          .query("INSERT INTO caches (owner_call, name, type, size, difficulty, terrain, lat, lon, status, placed_at, created_at, updated_at) VALUES ('N0BULK', ?, 'traditional', 'small', 1, 1, ?, ?, 'active', 0, 0, 0)")
+          .query(
+            "INSERT INTO caches (owner_call, name, type, size, difficulty, terrain, lat, lon, status, placed_at, created_at, updated_at) VALUES ('N0BULK', ?, 'traditional', 'small', 1, 1, ?, ?, 'active', 0, 0, 0)",
+          )
           .run(`Bulk ${i}`, -30 + (i % 30) * 0.5, 20 + Math.floor(i / 30) * 0.5);
       }
     })();
@@ -118,7 +120,10 @@ describe("web app: the game", () => {
     expect(total).toBeGreaterThanOrEqual(700);
     const n = Number(await cluster.textContent());
     await cluster.dispatchEvent("click");
-    await page.waitForFunction((k) => document.querySelectorAll(".cache-icon").length > 0 || [...document.querySelectorAll(".cache-cluster")].every((e) => Number(e.textContent) < k), n);
+    await page.waitForFunction(
+      (k) => document.querySelectorAll(".cache-icon").length > 0 || [...document.querySelectorAll(".cache-cluster")].every((e) => Number(e.textContent) < k),
+      n,
+    );
     await page.close();
   });
 

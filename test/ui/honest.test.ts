@@ -38,7 +38,11 @@ afterAll(async () => {
   await smtp?.stop();
 });
 
-async function open(who: TestUser | null, path: string, viewport = { width: 1280, height: 900 }): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
+async function open(
+  who: TestUser | null,
+  path: string,
+  viewport = { width: 1280, height: 900 },
+): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
   const ctx = await browser.newContext({ viewport });
   if (who) {
     const [name, value] = who.cookie.split("=");
@@ -80,12 +84,18 @@ describe("web app: honest and careful", () => {
     await ctx.close();
     // error: the activity cannot be fetched
     ({ ctx, page } = await open(null, "/about"));
-    await page.route("**/api/activity", (r) => r.fulfill({ status: 503, contentType: "application/json", body: '{"error":"not_ready","message":"the database does not answer"}' }));
+    await page.route("**/api/activity", (r) =>
+      r.fulfill({ status: 503, contentType: "application/json", body: '{"error":"not_ready","message":"the database does not answer"}' }),
+    );
     await page.getByRole("navigation").getByRole("link", { name: "Activity" }).click();
     expect(await page.locator('[data-state="error"]').textContent()).toBe("Could not load the activity: the database does not answer");
     await ctx.close();
     // content, with a relative time; no empty or error message beside it
-    const c = await g.post("/api/caches", { name: "Mill pond", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 42.6, lon: -71.3 }, { headers: { cookie: user.cookie } });
+    const c = await g.post(
+      "/api/caches",
+      { name: "Mill pond", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 42.6, lon: -71.3 },
+      { headers: { cookie: user.cookie } },
+    );
     expect(c.status).toBe(201);
     ({ ctx, page } = await open(null, "/activity"));
     const item = page.getByTestId("activity").locator("li", { hasText: "Mill pond" });
@@ -181,15 +191,23 @@ describe("web app: honest and careful", () => {
     expect(foldedHeight).toBeLessThan(40);
     await page.getByRole("button", { name: "Menu" }).click();
     const zoom = (await page.locator(".leaflet-control-zoom-in").boundingBox())!;
-    const top = await page.evaluate(([x, y]) => {
-      const e = document.elementFromPoint(x!, y!);
-      return e ? (e.closest("nav") ? "menu" : e.closest(".leaflet-control-zoom") ? "zoom" : e.tagName) : null;
-    }, [zoom.x + zoom.width / 2, zoom.y + zoom.height / 2]);
+    const top = await page.evaluate(
+      ([x, y]) => {
+        const e = document.elementFromPoint(x!, y!);
+        return e ? (e.closest("nav") ? "menu" : e.closest(".leaflet-control-zoom") ? "zoom" : e.tagName) : null;
+      },
+      [zoom.x + zoom.width / 2, zoom.y + zoom.height / 2],
+    );
     expect(top).toBe("menu");
     await page.screenshot({ path: join(SHOTS, "phone-menu-over-map.png") });
     // control: with the menu closed the zoom button is what is there
     await page.getByRole("button", { name: "Menu" }).click();
-    expect(await page.evaluate(([x, y]) => !!document.elementFromPoint(x!, y!)?.closest(".leaflet-control-zoom"), [zoom.x + zoom.width / 2, zoom.y + zoom.height / 2])).toBe(true);
+    expect(
+      await page.evaluate(
+        ([x, y]) => !!document.elementFromPoint(x!, y!)?.closest(".leaflet-control-zoom"),
+        [zoom.x + zoom.width / 2, zoom.y + zoom.height / 2],
+      ),
+    ).toBe(true);
     await ctx.close();
   });
 

@@ -28,7 +28,14 @@ let kiss: LineClient;
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   tnc = fakeTnc();
-  g = await startInProcess({ TILE_URL: "off", KISS_PORTS: tnc.url, RADIO_CALL: "N0GW-10", KISS_SERVER: "127.0.0.1:0", APRSIS_LISTEN: "127.0.0.1:0", ADMIN_CALLSIGNS: "N0OPS" });
+  g = await startInProcess({
+    TILE_URL: "off",
+    KISS_PORTS: tnc.url,
+    RADIO_CALL: "N0GW-10",
+    KISS_SERVER: "127.0.0.1:0",
+    APRSIS_LISTEN: "127.0.0.1:0",
+    ADMIN_CALLSIGNS: "N0OPS",
+  });
   await tnc.connected();
   is = await lineClient(hubOf(g.gw)!.aprsIs!.port);
   is.send(`user N0PHN-9 pass ${aprsIsPasscode("N0PHN-9")} vers APRSdroid 1.6 filter r/42.6/-71.3/50`);

@@ -22,18 +22,48 @@ let browser: Browser;
 
 /** A quiet corner far from the crowd: one station per symbol, spread so none group and every call has room. */
 const SHOWCASE = ["/>", "/-", "/[", "/b", "/k", "/_", "/#", "I&", "/O", "/'", "/Y", "/s", "/$", "/;", "/v", "/X", "/r", "/a", "\\!", "/%", "3#", "\\Q"];
-const SHOWCASE_NAMES = ["Car", "House", "Person", "Bicycle", "Truck", "Weather station", "Digipeater", "Gateway (I: IGate, R: receive only), overlay I", "Balloon", "Small aircraft", "Yacht (sail)", "Ship (power boat)", "Phone", "Campground", "Van", "Helicopter", "Repeater", "Ambulance", "Emergency", "DX cluster", "Digipeater (overlay), overlay 3", "Earthquake"];
+const SHOWCASE_NAMES = [
+  "Car",
+  "House",
+  "Person",
+  "Bicycle",
+  "Truck",
+  "Weather station",
+  "Digipeater",
+  "Gateway (I: IGate, R: receive only), overlay I",
+  "Balloon",
+  "Small aircraft",
+  "Yacht (sail)",
+  "Ship (power boat)",
+  "Phone",
+  "Campground",
+  "Van",
+  "Helicopter",
+  "Repeater",
+  "Ambulance",
+  "Emergency",
+  "DX cluster",
+  "Digipeater (overlay), overlay 3",
+  "Earthquake",
+];
 
 beforeAll(async () => {
   g = await startInProcess({ TILE_URL: "off" });
   ingestCrowd(g.gw, 10_000, REGION);
   importCrowdCaches(g.gw, 10_000, REGION);
   const now = Date.now();
-  ingestLines(g.gw, SHOWCASE.map((sym, i) => {
-    const lat = 60 + Math.floor(i / 6) * 0.05;
-    const lon = 20 + (i % 6) * 0.08;
-    return { line: `N${i % 10}SYM${String.fromCharCode(65 + i)}>APRS,TCPIP*:!${ddm(lat, 2, "N", "S")}${sym[0]}${ddm(lon, 3, "E", "W")}${sym[1]}symbol ${i}`, heardAt: now };
-  }), { source: "aprsis" });
+  ingestLines(
+    g.gw,
+    SHOWCASE.map((sym, i) => {
+      const lat = 60 + Math.floor(i / 6) * 0.05;
+      const lon = 20 + (i % 6) * 0.08;
+      return {
+        line: `N${i % 10}SYM${String.fromCharCode(65 + i)}>APRS,TCPIP*:!${ddm(lat, 2, "N", "S")}${sym[0]}${ddm(lon, 3, "E", "W")}${sym[1]}symbol ${i}`,
+        heardAt: now,
+      };
+    }),
+    { source: "aprsis" },
+  );
   mkdirSync(SHOTS, { recursive: true });
   browser = await launchBrowser();
 }, 180_000);
@@ -73,8 +103,12 @@ const boxes = (page: Page) =>
       return { x1: r.left, y1: r.top, x2: r.right, y2: r.bottom, text: e.textContent ?? "", in: inView(r) && r.width > 0 };
     };
     return {
-      labels: [...document.querySelectorAll(".map-label")].map((e) => ({ ...box(e), owner: [...document.querySelectorAll(".leaflet-marker-icon")].indexOf(e.closest(".leaflet-marker-icon")!) })).filter((b) => b.in),
-      icons: [...document.querySelectorAll(".leaflet-marker-icon")].map((e, i) => ({ ...box(e.querySelector(".aprs-sym, .cache-sym") ?? e), i })).filter((b) => b.in),
+      labels: [...document.querySelectorAll(".map-label")]
+        .map((e) => ({ ...box(e), owner: [...document.querySelectorAll(".leaflet-marker-icon")].indexOf(e.closest(".leaflet-marker-icon")!) }))
+        .filter((b) => b.in),
+      icons: [...document.querySelectorAll(".leaflet-marker-icon")]
+        .map((e, i) => ({ ...box(e.querySelector(".aprs-sym, .cache-sym") ?? e), i }))
+        .filter((b) => b.in),
     };
   });
 
@@ -92,11 +126,15 @@ describe("web app: a crowded map", () => {
     expect(t.singles + t.grouped).toBe(10_000);
     expect(t.groups).toBeGreaterThan(0);
     expect(t.markers).toBeLessThan(400);
-    const cachesAccounted = await page.evaluate(() => document.querySelectorAll(".cache-icon").length + [...document.querySelectorAll(".cache-cluster")].reduce((s, e) => s + Number(e.textContent), 0));
+    const cachesAccounted = await page.evaluate(
+      () => document.querySelectorAll(".cache-icon").length + [...document.querySelectorAll(".cache-cluster")].reduce((s, e) => s + Number(e.textContent), 0),
+    );
     expect(cachesAccounted).toBe(10_000);
     const notice = page.getByTestId("map-count");
     expect(await notice.getAttribute("data-grouped")).toBe("true");
-    expect(await notice.textContent()).toBe(`Showing ${t.singles} of 10,000 stations, ${await page.locator(".cache-icon").count()} of 10,000 caches · zoom in or open a group for the rest`);
+    expect(await notice.textContent()).toBe(
+      `Showing ${t.singles} of 10,000 stations, ${await page.locator(".cache-icon").count()} of 10,000 caches · zoom in or open a group for the rest`,
+    );
     await page.screenshot({ path: join(SHOTS, "map-crowd-1366.png") });
     // a city-sized view far from the crowd: nothing grouped, the notice just counts (the control)
     await openMap(page, 60.075, 20.2, 11);
@@ -135,10 +173,16 @@ describe("web app: a crowded map", () => {
 
   test("labels never overlap one another or another marker, at several zooms and on a phone; the crowd's symbols are drawings", async () => {
     let leftOut = 0;
-    for (const [w, h, z, name] of [[1366, 800, 10, "map-labels-z10-1366.png"], [1366, 800, 12, "map-labels-z12-1366.png"], [390, 844, 13, "map-labels-z13-390.png"]] as const) {
+    for (const [w, h, z, name] of [
+      [1366, 800, 10, "map-labels-z10-1366.png"],
+      [1366, 800, 12, "map-labels-z12-1366.png"],
+      [390, 844, 13, "map-labels-z13-390.png"],
+    ] as const) {
       const page = await browser.newPage({ viewport: { width: w, height: h } });
       // a town of the crowd: the densest spot
-      const town = await g.get(`/api/stations?cluster=1&bbox=${REGION.lon - REGION.dLon},${REGION.lat - REGION.dLat},${REGION.lon + REGION.dLon},${REGION.lat + REGION.dLat}`);
+      const town = await g.get(
+        `/api/stations?cluster=1&bbox=${REGION.lon - REGION.dLon},${REGION.lat - REGION.dLat},${REGION.lon + REGION.dLon},${REGION.lat + REGION.dLat}`,
+      );
       const clusters = ((await town.json()) as { clusters: Array<{ lat: number; lon: number; count: number }> }).clusters.sort((a, b) => b.count - a.count);
       await openMap(page, clusters[0]!.lat, clusters[0]!.lon, z);
       const { labels, icons } = await boxes(page);
@@ -146,12 +190,19 @@ describe("web app: a crowded map", () => {
       // the control: labels are drawn where they fit
       expect(labels.length).toBeGreaterThanOrEqual(5);
       for (let i = 0; i < labels.length; i++) {
-        for (let j = i + 1; j < labels.length; j++) if (overlap(labels[i]!, labels[j]!)) throw new Error(`labels overlap: ${labels[i]!.text} and ${labels[j]!.text}`);
+        for (let j = i + 1; j < labels.length; j++)
+          if (overlap(labels[i]!, labels[j]!)) throw new Error(`labels overlap: ${labels[i]!.text} and ${labels[j]!.text}`);
         for (const ic of icons) if (ic.i !== labels[i]!.owner && overlap(labels[i]!, ic)) throw new Error(`label ${labels[i]!.text} covers a marker`);
       }
       leftOut += await page.evaluate(() => document.querySelectorAll(".map-point:not(.label-right):not(.label-left)").length);
       // every symbol in the crowd is a drawing: an SVG, no character in it
-      const syms = await page.evaluate(() => [...document.querySelectorAll(".aprs-sym")].map((e) => ({ svg: e.querySelectorAll(":scope > svg").length, text: e.textContent, glyphs: e.querySelectorAll("text").length })));
+      const syms = await page.evaluate(() =>
+        [...document.querySelectorAll(".aprs-sym")].map((e) => ({
+          svg: e.querySelectorAll(":scope > svg").length,
+          text: e.textContent,
+          glyphs: e.querySelectorAll("text").length,
+        })),
+      );
       expect(syms.length).toBeGreaterThan(10);
       expect(syms.filter((x) => x.svg !== 1 || x.text !== "" || x.glyphs !== 0)).toEqual([]);
       expect((await page.locator(".leaflet-marker-pane").innerHTML()).match(/\p{Extended_Pictographic}/u)).toBeNull();

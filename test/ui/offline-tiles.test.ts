@@ -11,7 +11,11 @@ describe("tiles of a saved area", () => {
     expect(urls.filter((u) => u.startsWith("/tiles/14/"))).toEqual(["/tiles/14/8718/5685.mvt", "/tiles/14/8718/5686.mvt"]);
     const zooms = new Set(urls.map((u) => u.split("/")[2]));
     expect([...zooms]).toEqual(["14", "15", "16"]); // capped at the map's maxZoom (16 by default)
-    expect(tileUrls("/tiles/{z}/{x}/{y}.mvt", view, 14, 22).map((u) => u.split("/")[2]).filter((z, i, a) => a.indexOf(z) === i)).toHaveLength(EXTRA_ZOOMS + 1);
+    expect(
+      tileUrls("/tiles/{z}/{x}/{y}.mvt", view, 14, 22)
+        .map((u) => u.split("/")[2])
+        .filter((z, i, a) => a.indexOf(z) === i),
+    ).toHaveLength(EXTRA_ZOOMS + 1);
     // every tile of a zoom lies inside the view's tile range
     expect(urls.filter((u) => u.startsWith("/tiles/16/"))).toHaveLength(4);
     for (const u of urls.filter((u) => u.startsWith("/tiles/16/"))) {

@@ -43,13 +43,19 @@ beforeAll(async () => {
     { name: "Bridge cache", lat: 48.1351, lon: 11.5821, description: "On the old bridge.", hint: "Magnetic" },
   ];
   for (const s of spots) {
-    const r = await g.post("/api/caches", { type: "traditional", size: "small", difficulty: 2, terrain: 1.5, placedAt: Date.now() - 10 * DAY, ...s }, { headers: { cookie: owner.cookie } });
+    const r = await g.post(
+      "/api/caches",
+      { type: "traditional", size: "small", difficulty: 2, terrain: 1.5, placedAt: Date.now() - 10 * DAY, ...s },
+      { headers: { cookie: owner.cookie } },
+    );
     expect(r.status).toBe(201);
     const c = (await r.json()) as { id: number; code: string };
     cacheIds.push(c.id);
     codes.push(c.code);
   }
-  expect((await g.post(`/api/caches/${cacheIds[0]}/logs`, { kind: "note", text: "Container replaced." }, { headers: { cookie: owner.cookie } })).status).toBe(201);
+  expect((await g.post(`/api/caches/${cacheIds[0]}/logs`, { kind: "note", text: "Container replaced." }, { headers: { cookie: owner.cookie } })).status).toBe(
+    201,
+  );
   ctx = await launchProfile(tmpDir(), { permissions: ["geolocation"], geolocation: HERE });
   const [name, value] = finder.cookie.split("=");
   await ctx.addCookies([{ name: name!, value: value!, url: g.url }]);
@@ -63,7 +69,13 @@ afterAll(async () => {
   else await g?.stop();
 });
 
-const logsOn = (id: number) => g.gw.db.query("SELECT kind, text, found_at AS foundAt, client_id AS clientId FROM logs WHERE cache_id = ? AND kind = 'find'").all(id) as Array<{ kind: string; text: string | null; foundAt: number; clientId: string | null }>;
+const logsOn = (id: number) =>
+  g.gw.db.query("SELECT kind, text, found_at AS foundAt, client_id AS clientId FROM logs WHERE cache_id = ? AND kind = 'find'").all(id) as Array<{
+    kind: string;
+    text: string | null;
+    foundAt: number;
+    clientId: string | null;
+  }>;
 
 async function fitsIn360(p: Page, shot: string): Promise<void> {
   await p.setViewportSize({ width: 360, height: 740 });
@@ -81,7 +93,13 @@ describe("web app offline", () => {
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
     const manifestHref = await page.locator('link[rel="manifest"]').getAttribute("href");
     expect(manifestHref).toBe("/manifest.webmanifest");
-    const m = (await (await g.get(manifestHref!)).json()) as { name: string; short_name: string; start_url: string; display: string; icons: Array<{ src: string; sizes: string; type: string; purpose: string }> };
+    const m = (await (await g.get(manifestHref!)).json()) as {
+      name: string;
+      short_name: string;
+      start_url: string;
+      display: string;
+      icons: Array<{ src: string; sizes: string; type: string; purpose: string }>;
+    };
     expect(m).toMatchObject({ name: "svc-gateway", short_name: "svc-gateway", start_url: "/map", display: "standalone" });
     expect(m.icons.map((i) => `${i.sizes} ${i.purpose}`).sort()).toEqual(["192x192 any", "512x512 any", "512x512 maskable"]);
     for (const i of m.icons) {
@@ -247,12 +265,20 @@ describe("web app offline", () => {
     expect(await page.getByTestId("update-ready").count()).toBe(0);
     // The gateway is upgraded in place: the same data and port, a web app with one style changed.
     const next = tmpDir();
-    for (const d of ["src", "ui", "radio", "schema.sql", "package.json", "tsconfig.json", "bunfig.toml"]) cpSync(join(ROOT, d), join(next, d), { recursive: true });
+    for (const d of ["src", "ui", "radio", "schema.sql", "package.json", "tsconfig.json", "bunfig.toml"])
+      cpSync(join(ROOT, d), join(next, d), { recursive: true });
     symlinkSync(join(ROOT, "node_modules"), join(next, "node_modules"));
     appendFileSync(join(next, "ui/styles.css"), "\n.offline-bar { font-weight: 500; }\n");
     const port = Number(new URL(g.url).port);
     await g.stop();
-    upgraded = await spawnGateway({ cmd: [BUN, "--no-env-file", join(next, "src/main.ts")], cwd: next, dataDir: g.dataDir, port, env: { TILE_URL: "off" }, timeoutMs: 60_000 });
+    upgraded = await spawnGateway({
+      cmd: [BUN, "--no-env-file", join(next, "src/main.ts")],
+      cwd: next,
+      dataDir: g.dataDir,
+      port,
+      env: { TILE_URL: "off" },
+      timeoutMs: 60_000,
+    });
     expect(upgraded.url).toBe(g.url);
 
     await page.goto(g.url + "/map");
@@ -267,7 +293,10 @@ describe("web app offline", () => {
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
     expect(await page.evaluate(async () => await (await fetch("/sw.js")).text())).not.toBe(oldScript);
     // the new version's files are what the page uses now, and the prompt is gone
-    await page.getByTestId("offline-bar").waitFor({ state: "detached" }).catch(() => {});
+    await page
+      .getByTestId("offline-bar")
+      .waitFor({ state: "detached" })
+      .catch(() => {});
     expect(await page.getByTestId("update-ready").count()).toBe(0);
     const cssHasNewRule = await page.evaluate(() => [...document.styleSheets].some((s) => [...s.cssRules].some((r) => r.cssText.includes("font-weight: 500"))));
     expect(cssHasNewRule).toBe(true);

@@ -42,13 +42,38 @@ beforeAll(async () => {
   // 30 status reports: more than one page of raw packets.
   for (let k = 0; k < 30; k++) lines.push(`N0WXT>APRS,TCPIP*,qAC,T2TEST:>status ${k}`);
   // a mobile station: a track with speed, course and altitude
-  lines.push("N0MOB-9>APRS,WIDE1-1,qAR,W1AW-10:!4237.14N/07120.83W>088/036/A=001234 rolling", "N0MOB-9>APRS,WIDE1-1,qAR,W1AW-10:!4237.54N/07119.83W>090/040/A=001250 rolling");
-  const r = await g.post("/ingest", { packets: lines.map((line, k) => ({ line, heardAt: now - (lines.length - k) * 60_000 })) }, { headers: { "x-ingest-secret": INGEST } });
+  lines.push(
+    "N0MOB-9>APRS,WIDE1-1,qAR,W1AW-10:!4237.14N/07120.83W>088/036/A=001234 rolling",
+    "N0MOB-9>APRS,WIDE1-1,qAR,W1AW-10:!4237.54N/07119.83W>090/040/A=001250 rolling",
+  );
+  const r = await g.post(
+    "/ingest",
+    { packets: lines.map((line, k) => ({ line, heardAt: now - (lines.length - k) * 60_000 })) },
+    { headers: { "x-ingest-secret": INGEST } },
+  );
   expect(r.status).toBe(200);
-  const c = (await (await g.post("/api/caches", { name: "Mill Pond Cache", type: "traditional", size: "small", difficulty: 2, terrain: 1.5, lat: 42.50205, lon: -71.09093, hint: "under the log" }, { headers: { cookie: owner.cookie } })).json()) as { id: number };
+  const c = (await (
+    await g.post(
+      "/api/caches",
+      { name: "Mill Pond Cache", type: "traditional", size: "small", difficulty: 2, terrain: 1.5, lat: 42.50205, lon: -71.09093, hint: "under the log" },
+      { headers: { cookie: owner.cookie } },
+    )
+  ).json()) as { id: number };
   cacheId = c.id;
-  viewCacheId = ((await (await g.post("/api/caches", { name: "Map View Cache", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 47.5, lon: 8.5 }, { headers: { cookie: owner.cookie } })).json()) as { id: number }).id;
-  const b = await g.post("/api/bbs/messages", { type: "B", to: "ALL@WW", subject: "Hamfest parking notes", body: "Park behind the hall." }, { headers: { cookie: owner.cookie } });
+  viewCacheId = (
+    (await (
+      await g.post(
+        "/api/caches",
+        { name: "Map View Cache", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 47.5, lon: 8.5 },
+        { headers: { cookie: owner.cookie } },
+      )
+    ).json()) as { id: number }
+  ).id;
+  const b = await g.post(
+    "/api/bbs/messages",
+    { type: "B", to: "ALL@WW", subject: "Hamfest parking notes", body: "Park behind the hall." },
+    { headers: { cookie: owner.cookie } },
+  );
   expect(b.status).toBe(201);
   bulletinId = ((await b.json()) as { id: number }).id;
   browser = await launchBrowser();
@@ -58,7 +83,11 @@ afterAll(async () => {
   await g.stop();
 });
 
-async function open(user: TestUser | null, path: string, viewport = { width: 1280, height: 900 }): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
+async function open(
+  user: TestUser | null,
+  path: string,
+  viewport = { width: 1280, height: 900 },
+): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
   const ctx = await browser.newContext({ viewport, acceptDownloads: true });
   if (user) {
     const [name, value] = user.cookie.split("=");
@@ -155,7 +184,15 @@ describe("station page", () => {
     await ctx.close();
     // a user who chose imperial units sees them alone
     const u = signedInUser(g.gw, "N0IMP", { verified: true });
-    expect((await fetch(g.url + "/api/prefs", { method: "PUT", headers: { cookie: u.cookie, "content-type": "application/json" }, body: JSON.stringify({ units: "imperial" }) })).status).toBe(200);
+    expect(
+      (
+        await fetch(g.url + "/api/prefs", {
+          method: "PUT",
+          headers: { cookie: u.cookie, "content-type": "application/json" },
+          body: JSON.stringify({ units: "imperial" }),
+        })
+      ).status,
+    ).toBe(200);
     const imp = await open(u, "/station/N0MOB-9");
     await imp.page.getByTestId("station-facts").waitFor();
     await imp.page.waitForFunction(() => document.querySelector("[data-testid=station-facts]")!.textContent!.includes("Speed46 mph"));
@@ -206,7 +243,7 @@ describe("cache page", () => {
     await tools.waitFor();
     expect(await page.getByLabel("Type").locator("option").allTextContents()).toEqual(["Note"]);
     expect(await page.getByText("Found it").count()).toBe(0);
-    const status = async () => ((await (await g.get(`/api/caches/${cacheId}`)).json()) as { status: string; name: string; lat: number; lon: number });
+    const status = async () => (await (await g.get(`/api/caches/${cacheId}`)).json()) as { status: string; name: string; lat: number; lon: number };
     // edit
     await tools.getByRole("button", { name: "Edit" }).click();
     await tools.getByLabel("Name").fill("Mill Pond Cache II");
@@ -240,7 +277,13 @@ describe("cache page", () => {
   }, 60_000);
 
   test("the map's GPX of this view downloads the caches in view as valid GPX", async () => {
-    const far = (await (await g.post("/api/caches", { name: "Far Away Cache", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: -33.9, lon: 151.2 }, { headers: { cookie: owner.cookie } })).json()) as { id: number };
+    const far = (await (
+      await g.post(
+        "/api/caches",
+        { name: "Far Away Cache", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: -33.9, lon: 151.2 },
+        { headers: { cookie: owner.cookie } },
+      )
+    ).json()) as { id: number };
     expect(far.id).toBeGreaterThan(0);
     const { ctx, page, errors } = await open(null, "/map?lat=47.5&lon=8.5&z=10");
     const link = page.getByRole("link", { name: "GPX of this view" });
@@ -293,11 +336,14 @@ describe("header search", () => {
     // Escape closes the list, a second Escape clears the box
     await page.keyboard.press("/");
     await page.keyboard.type("zzzz-nothing");
-    await page.getByText("Nothing found for “zzzz-nothing”").waitFor({ timeout: 10_000 }).catch(async (e) => {
-      await page.screenshot({ path: join(SHOTS, "search-fail.png") });
-      console.log(await page.evaluate(() => document.activeElement?.outerHTML), await page.locator(".search").innerHTML());
-      throw e;
-    });
+    await page
+      .getByText("Nothing found for “zzzz-nothing”")
+      .waitFor({ timeout: 10_000 })
+      .catch(async (e) => {
+        await page.screenshot({ path: join(SHOTS, "search-fail.png") });
+        console.log(await page.evaluate(() => document.activeElement?.outerHTML), await page.locator(".search").innerHTML());
+        throw e;
+      });
     expect(await box.getAttribute("aria-expanded")).toBe("true");
     await page.keyboard.press("Escape");
     expect(await box.getAttribute("aria-expanded")).toBe("false");

@@ -27,14 +27,21 @@ let browser: Browser;
 let sysop: TestUser;
 let visitor: TestUser;
 
-const cache = (name: string, lat: number) => cacheToWire({ name, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat, lon: 9.5, status: "active" });
+const cache = (name: string, lat: number) =>
+  cacheToWire({ name, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat, lon: 9.5, status: "active" });
 
 beforeAll(async () => {
   A = await startInProcess({ INSTANCE: "gw-a", FED_PRIVATE_KEY: kA.privateKey });
   U = await startInProcess({ INSTANCE: "gw-u", FED_PRIVATE_KEY: kU.privateKey });
   P = await startInProcess({ INSTANCE: "n0pee-gw", FED_PRIVATE_KEY: kP.privateKey });
   doh = startDoh({ "_svc.n0pee.ampr.org": { txt: [`v=svc1; id=n0pee-gw; key=${kP.publicKey}`], ad: false } });
-  O = await startInProcess({ INSTANCE: "gw-o", TILE_URL: "off", ADMIN_CALLSIGNS: "N0OPS", DOH_URL: doh.url, FED_LOOPBACK_PEERS: `on,n0pee.ampr.org=${new URL(P.url).port}` });
+  O = await startInProcess({
+    INSTANCE: "gw-o",
+    TILE_URL: "off",
+    ADMIN_CALLSIGNS: "N0OPS",
+    DOH_URL: doh.url,
+    FED_LOOPBACK_PEERS: `on,n0pee.ampr.org=${new URL(P.url).port}`,
+  });
   publishRecord(A.gw, "cache", 1, cache("Trusted peer's cache", 47.1));
   publishRecord(U.gw, "cache", 1, cache("Unvetted peer's cache", 47.2));
   upsertPeer(O.gw, { instance: "gw-a", url: A.url, trust: "trusted", keyPin: kA.publicKey });

@@ -18,7 +18,8 @@ import { ROOT } from "../helpers/paths.ts";
 const SHOTS = join(ROOT, "test-artifacts", "phone");
 const INGEST = "ingest-secret-0123456789";
 const WIDTH = 360;
-export const WX = "N0WX-13>APRS,WIDE1-1,WIDE2-1,qAR,N0IG-10:@092345z4237.14N/07120.83W_090/005g010t077r000p000P000h50b10150L123.DireWolf.wx.station.with.a.long.comment";
+export const WX =
+  "N0WX-13>APRS,WIDE1-1,WIDE2-1,qAR,N0IG-10:@092345z4237.14N/07120.83W_090/005g010t077r000p000P000h50b10150L123.DireWolf.wx.station.with.a.long.comment";
 let g: Running;
 let browser: Browser;
 let user: TestUser;
@@ -32,12 +33,30 @@ beforeAll(async () => {
   user = signedInUser(g.gw, "N0USR-7", { verified: true });
   sysop = signedInUser(g.gw, "N0OPS", { verified: true });
   const packets = [WX, "N0WX-13>APRS,TCPIP*,qAC,T2TEST:>Weather station on the hill, 420 m above sea level, reports every ten minutes via RF and internet"];
-  for (let i = 0; i < 8; i++) packets.push(`N0WX-13>APRS,WIDE1-1,qAR,N0IG-10:@0923${String(10 + i)}z4237.14N/07120.83W_090/00${i}g010t07${i}r000p000P000h50b1015${i}`);
+  for (let i = 0; i < 8; i++)
+    packets.push(`N0WX-13>APRS,WIDE1-1,qAR,N0IG-10:@0923${String(10 + i)}z4237.14N/07120.83W_090/00${i}g010t07${i}r000p000P000h50b1015${i}`);
   expect((await g.post("/ingest", { packets }, { headers: { "x-ingest-secret": INGEST } })).status).toBeLessThan(300);
-  const c = await g.post("/api/caches", { name: "The long-named cache by the old mill pond", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 42.6189, lon: -71.3472, description: "Behind the mill." }, { headers: { cookie: user.cookie } });
+  const c = await g.post(
+    "/api/caches",
+    {
+      name: "The long-named cache by the old mill pond",
+      type: "traditional",
+      size: "small",
+      difficulty: 2,
+      terrain: 2,
+      lat: 42.6189,
+      lon: -71.3472,
+      description: "Behind the mill.",
+    },
+    { headers: { cookie: user.cookie } },
+  );
   expect(c.status).toBe(201);
   cacheId = ((await c.json()) as { id: number }).id;
-  const m = await g.post("/api/bbs/messages", { type: "P", to: "N0OPS", subject: "Field day logistics and the antenna plan", body: "See you at the hill." }, { headers: { cookie: user.cookie } });
+  const m = await g.post(
+    "/api/bbs/messages",
+    { type: "P", to: "N0OPS", subject: "Field day logistics and the antenna plan", body: "See you at the hill." },
+    { headers: { cookie: user.cookie } },
+  );
   expect(m.status).toBe(201);
   messageId = ((await m.json()) as { id: number }).id;
   await g.post("/api/bbs/messages", { type: "B", to: "ALL@WW", subject: "Field day", body: "Field day this weekend." }, { headers: { cookie: user.cookie } });
@@ -52,7 +71,11 @@ afterAll(async () => {
 /** What sticks out past the right edge: the outermost elements wider than the screen, with their widths. */
 async function overflow(page: Page): Promise<{ scrollWidth: number; culprits: string[] }> {
   return page.evaluate((w) => {
-    const name = (e: Element) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + [...e.classList].map((c) => "." + c).join("") + (e.getAttribute("data-testid") ? `[data-testid=${e.getAttribute("data-testid")}]` : "");
+    const name = (e: Element) =>
+      e.tagName.toLowerCase() +
+      (e.id ? "#" + e.id : "") +
+      [...e.classList].map((c) => "." + c).join("") +
+      (e.getAttribute("data-testid") ? `[data-testid=${e.getAttribute("data-testid")}]` : "");
     const path = (e: Element) => {
       const parts: string[] = [];
       for (let x: Element | null = e; x && x !== document.body; x = x.parentElement) parts.unshift(name(x));
@@ -108,7 +131,29 @@ const decodeWeather = async (p: Page) => {
 function routes(): Array<[Who, string, ((p: Page) => Promise<void>)?]> {
   const all: Array<[Who, string, ((p: Page) => Promise<void>)?]> = [];
   for (const who of ["visitor", "user", "sysop"] as Who[]) {
-    for (const path of ["/", "/map", "/about", "/setup", "/account", "/signin/email", "/hide", "/leaderboard", "/activity", "/profile/N0USR", "/support", "/peers", "/bbs", "/bbs/bulletins", "/bbs/compose", `/bbs/msg/${messageId}`, "/bbs/wp", "/sysop/bbs", "/radio", "/no/such/page", "/embed"]) {
+    for (const path of [
+      "/",
+      "/map",
+      "/about",
+      "/setup",
+      "/account",
+      "/signin/email",
+      "/hide",
+      "/leaderboard",
+      "/activity",
+      "/profile/N0USR",
+      "/support",
+      "/peers",
+      "/bbs",
+      "/bbs/bulletins",
+      "/bbs/compose",
+      `/bbs/msg/${messageId}`,
+      "/bbs/wp",
+      "/sysop/bbs",
+      "/radio",
+      "/no/such/page",
+      "/embed",
+    ]) {
       all.push([who, path]);
     }
     all.push([who, "/decode", decodeWeather]);

@@ -34,12 +34,29 @@ const json = async <T>(path: string, cookie?: string) => (await (await g.get(pat
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   tnc = fakeTnc();
-  g = await startInProcess({ TILE_URL: "off", INSTANCE: "radio-gw", KISS_PORTS: tnc.url, RADIO_CALL: "N0GW-10", NODE_ALIAS: "GWNODE", NODE_CALL: "N0GW-7", ADMIN_CALLSIGNS: "N0OPS" });
+  g = await startInProcess({
+    TILE_URL: "off",
+    INSTANCE: "radio-gw",
+    KISS_PORTS: tnc.url,
+    RADIO_CALL: "N0GW-10",
+    NODE_ALIAS: "GWNODE",
+    NODE_CALL: "N0GW-7",
+    ADMIN_CALLSIGNS: "N0OPS",
+  });
   await tnc.connected();
   // the other side of the port: an APRS station through two digipeaters, and a neighbour node's NODES broadcast
   tnc.hear(frame("N0RF-9>APRS,WIDE1*,WIDE2-1:!4237.14N/07120.83W>heard on the air"));
-  tnc.hear(nodesFrames({ call: "N0NBR", ssid: 7 }, { alias: "NBR", entries: [{ dest: { call: "N0FAR", ssid: 7 }, alias: "FAR", neighbour: { call: "N0XYZ", ssid: 7 }, quality: 200 }] })[0]!);
-  await waitFor(async () => (await json<{ heard: unknown[] }>("/api/node/mheard")).heard.length === 2 && (await json<{ nodes: unknown[] }>("/api/node/nodes")).nodes.length === 2, "MHeard and NODES");
+  tnc.hear(
+    nodesFrames(
+      { call: "N0NBR", ssid: 7 },
+      { alias: "NBR", entries: [{ dest: { call: "N0FAR", ssid: 7 }, alias: "FAR", neighbour: { call: "N0XYZ", ssid: 7 }, quality: 200 }] },
+    )[0]!,
+  );
+  await waitFor(
+    async () =>
+      (await json<{ heard: unknown[] }>("/api/node/mheard")).heard.length === 2 && (await json<{ nodes: unknown[] }>("/api/node/nodes")).nodes.length === 2,
+    "MHeard and NODES",
+  );
   sysop = signedInUser(g.gw, "N0OPS", { verified: true });
   ham = signedInUser(g.gw, "N0TX-7", { verified: true });
   newcomer = signedInUser(g.gw, "N0NEW", { verified: false });
@@ -111,7 +128,9 @@ describe("web app: radio", () => {
     // more heard while the page is open: it refreshes by itself
     tnc.hear(frame("N0RF-9>APRS,WIDE1*,WIDE2-1:>on the way to the cache"));
     await cell(page, 'tr[data-call="N0RF-9"]', "heard-frames").filter({ hasText: /^2$/ }).waitFor({ timeout: 15_000 });
-    await cell(page, `tr[data-port="${tnc.url}"]`, "frames").filter({ hasText: /^3 \/ 0$/ }).waitFor({ timeout: 15_000 });
+    await cell(page, `tr[data-port="${tnc.url}"]`, "frames")
+      .filter({ hasText: /^3 \/ 0$/ })
+      .waitFor({ timeout: 15_000 });
     await shot(page, "radio.png");
 
     // the heard station's page
@@ -136,7 +155,10 @@ describe("web app: radio", () => {
     expect(await page.getByTestId("tx-radio").getAttribute("data-state")).toBe("connected");
     const [msg] = await tnc.waitSent(1, { from });
     // the form follows the line to the air: sent, once the TNC took it
-    await page.getByTestId("tx-state").filter({ hasText: /^sent / }).waitFor({ timeout: 20_000 });
+    await page
+      .getByTestId("tx-state")
+      .filter({ hasText: /^sent / })
+      .waitFor({ timeout: 20_000 });
     expect(text(msg!)).toBe("N0TX-7>APZSVC,WIDE1-1,WIDE2-1::W1AW-9   :meet at the cache");
 
     await page.getByLabel("Position beacon").check();
@@ -144,7 +166,10 @@ describe("web app: radio", () => {
     await page.getByLabel("Longitude").fill("-71.3472");
     await page.getByLabel("Comment").fill("at the trailhead");
     await page.getByRole("button", { name: "Send" }).click();
-    await page.getByTestId("tx-result").filter({ hasText: /^Queued as command #\d+/ }).waitFor();
+    await page
+      .getByTestId("tx-result")
+      .filter({ hasText: /^Queued as command #\d+/ })
+      .waitFor();
     const [pos] = await tnc.waitSent(1, { from: from + 1 });
     expect(text(pos!)).toBe("N0TX-7>APZSVC,WIDE1-1,WIDE2-1:!4237.14N/07120.83W[at the trailhead");
 
@@ -158,7 +183,9 @@ describe("web app: radio", () => {
     expect(rows[1]).toContain("N0TX-7>APZSVC::W1AW-9   :meet at the cache");
     for (const r of rows) expect(r).toMatch(/in the outbox.*in the APRS outbox as #\d+/);
     // the port counts what went out
-    await cell(page, `tr[data-port="${tnc.url}"]`, "frames").filter({ hasText: / \/ 2$/ }).waitFor({ timeout: 15_000 });
+    await cell(page, `tr[data-port="${tnc.url}"]`, "frames")
+      .filter({ hasText: / \/ 2$/ })
+      .waitFor({ timeout: 15_000 });
     await shot(page, "radio-sent.png");
     expect(errors).toEqual([]);
     await ctx.close();
@@ -200,7 +227,8 @@ describe("web app: radio", () => {
     await page.goto(g.url + "/radio");
     const nodes = page.getByTestId("nodes");
     await nodes.waitFor();
-    const routes = async () => (await json<{ routes: Array<{ call: string; neighbour: string; source: string; quality: number; alias: string }> }>("/api/node/nodes")).routes;
+    const routes = async () =>
+      (await json<{ routes: Array<{ call: string; neighbour: string; source: string; quality: number; alias: string }> }>("/api/node/nodes")).routes;
     const before = await routes();
 
     await page.getByLabel("node callsign").fill("N0MAN-7");
@@ -255,7 +283,9 @@ describe("web app: radio", () => {
       await page.waitForTimeout(3000);
       expect(await state.textContent()).toBe("queued: no TNC is connected to send it");
       // the command is really there, and nothing of it went out
-      const log = (await (await dark.get("/api/box/local/log", { headers: { cookie: user.cookie } })).json()) as { commands: Array<{ state: string; args: { line?: string } }> };
+      const log = (await (await dark.get("/api/box/local/log", { headers: { cookie: user.cookie } })).json()) as {
+        commands: Array<{ state: string; args: { line?: string } }>;
+      };
       expect(log.commands.map((c) => c.args.line ?? "")).toEqual([expect.stringContaining("anyone there?")]);
       const items = (await (await dark.get("/api/tx/aprs", { headers: { cookie: user.cookie } })).json()) as { items: Array<{ state: string }> };
       expect(items.items.filter((i) => i.state === "sent" || i.state === "acked")).toEqual([]);

@@ -41,7 +41,9 @@ export function CallsignsSection({ account, onChange }: SectionProps) {
                 </td>
                 <td class="verification">
                   {c.verified ? (
-                    <span class="ok">Verified <When at={c.verifiedAt} never="" /></span>
+                    <span class="ok">
+                      Verified <When at={c.verifiedAt} never="" />
+                    </span>
                   ) : (
                     <span class="warn">Not verified</span>
                   )}
@@ -57,7 +59,10 @@ export function CallsignsSection({ account, onChange }: SectionProps) {
                       Make active
                     </button>
                   )}
-                  <button disabled={busy} onClick={() => confirm(`Remove ${c.call} from your account? Its verification is lost.`) && post("/auth/callsigns", { remove: c.call })}>
+                  <button
+                    disabled={busy}
+                    onClick={() => confirm(`Remove ${c.call} from your account? Its verification is lost.`) && post("/auth/callsigns", { remove: c.call })}
+                  >
                     Remove
                   </button>
                 </td>

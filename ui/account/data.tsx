@@ -39,8 +39,8 @@ export function YourDataSection({ account, onSignedOut }: SectionProps) {
       <div class="card danger-zone">
         <h3>Erase this account</h3>
         <p>
-          Your callsigns, passkeys, keys, e-mail, preferences and sessions are deleted. Your finds stay in cache logbooks without your name, marked
-          withdrawn; caches you own are archived. Other instances are told to forget the account. This cannot be undone.
+          Your callsigns, passkeys, keys, e-mail, preferences and sessions are deleted. Your finds stay in cache logbooks without your name, marked withdrawn;
+          caches you own are archived. Other instances are told to forget the account. This cannot be undone.
         </p>
         {!confirming ? (
           <button class="danger" disabled={busy} onClick={() => setConfirming(true)}>

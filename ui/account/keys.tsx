@@ -52,7 +52,9 @@ export function DeviceKeysSection({ account, onChange }: SectionProps) {
                 </td>
                 <td>{k.call}</td>
                 <td>{k.label ?? ""}</td>
-                <td><When at={k.createdAt} /></td>
+                <td>
+                  <When at={k.createdAt} />
+                </td>
                 <td>
                   <button disabled={busy} onClick={() => revoke(k.key)}>
                     Revoke
@@ -73,7 +75,13 @@ export function DeviceKeysSection({ account, onChange }: SectionProps) {
               <option value={c}>{c}</option>
             ))}
           </select>
-          <input aria-label="Public key" placeholder="base64url public key (43 characters)" size={46} value={key} onInput={(e) => setKey((e.target as HTMLInputElement).value)} />
+          <input
+            aria-label="Public key"
+            placeholder="base64url public key (43 characters)"
+            size={46}
+            value={key}
+            onInput={(e) => setKey((e.target as HTMLInputElement).value)}
+          />
           <input aria-label="Key label" placeholder="label, e.g. ingest box" value={label} onInput={(e) => setLabel((e.target as HTMLInputElement).value)} />
           <button type="submit" disabled={busy || !key.trim()}>
             Register key

@@ -48,14 +48,25 @@ export function NotificationsSection({ account }: SectionProps) {
       ) : (
         <>
           <label class="check">
-            <input type="checkbox" disabled={busy || !account.email} checked={current.email} onChange={(e) => save({ email: (e.target as HTMLInputElement).checked })} /> E-mail
-            digests{!account.email && " (add an e-mail address first)"}
+            <input
+              type="checkbox"
+              disabled={busy || !account.email}
+              checked={current.email}
+              onChange={(e) => save({ email: (e.target as HTMLInputElement).checked })}
+            />{" "}
+            E-mail digests{!account.email && " (add an e-mail address first)"}
           </label>
           <label class="check">
-            <input type="checkbox" disabled={busy} checked={current.push} onChange={(e) => save({ push: (e.target as HTMLInputElement).checked })} /> Push notifications
+            <input type="checkbox" disabled={busy} checked={current.push} onChange={(e) => save({ push: (e.target as HTMLInputElement).checked })} /> Push
+            notifications
           </label>
           <label for="digest">How often</label>
-          <select id="digest" disabled={busy} value={current.digest} onChange={(e) => save({ digest: (e.target as HTMLSelectElement).value as NotifyPrefs["digest"] })}>
+          <select
+            id="digest"
+            disabled={busy}
+            value={current.digest}
+            onChange={(e) => save({ digest: (e.target as HTMLSelectElement).value as NotifyPrefs["digest"] })}
+          >
             <option value="hourly">hourly</option>
             <option value="daily">daily</option>
             <option value="off">never</option>
@@ -87,12 +98,17 @@ export function SavedViewsSection({ account }: SectionProps) {
       {!views.data ? (
         <LoadState state={views} what="your saved views" />
       ) : list.length === 0 ? (
-        <p class="muted" data-state="empty">None yet: use “Save view” on the map. A saved view is a link you can share.</p>
+        <p class="muted" data-state="empty">
+          None yet: use “Save view” on the map. A saved view is a link you can share.
+        </p>
       ) : (
         <ul>
           {list.map((v) => (
             <li>
-              <a href={`/v/${v.id}`}>{v.name}</a> <span class="muted">({v.lat.toFixed(3)}, {v.lon.toFixed(3)}, zoom {v.zoom})</span>{" "}
+              <a href={`/v/${v.id}`}>{v.name}</a>{" "}
+              <span class="muted">
+                ({v.lat.toFixed(3)}, {v.lon.toFixed(3)}, zoom {v.zoom})
+              </span>{" "}
               <button disabled={busy} onClick={() => remove(v.id)}>
                 Delete
               </button>

@@ -31,8 +31,12 @@ export function PasskeysSection({ account, onChange }: SectionProps) {
             {account.passkeys.map((p) => (
               <tr>
                 <td>{p.label ?? "passkey"}</td>
-                <td><When at={p.createdAt} /></td>
-                <td><When at={p.lastUsedAt} /></td>
+                <td>
+                  <When at={p.createdAt} />
+                </td>
+                <td>
+                  <When at={p.lastUsedAt} />
+                </td>
                 <td>
                   <button disabled={busy} onClick={() => remove(p.id)}>
                     Remove

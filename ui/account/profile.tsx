@@ -14,7 +14,10 @@ export function ProfileSection({ account, onChange }: SectionProps) {
   const save = (e: Event) => {
     e.preventDefault();
     run(async () => {
-      const r = await api<{ profile: typeof p }>("/auth/profile", { method: "POST", json: { public: p.public, about: p.about ?? "", grid: p.grid ?? "", url: p.url ?? "" } });
+      const r = await api<{ profile: typeof p }>("/auth/profile", {
+        method: "POST",
+        json: { public: p.public, about: p.about ?? "", grid: p.grid ?? "", url: p.url ?? "" },
+      });
       setP(r.profile);
       onChange({ ...account, profile: r.profile });
       setSaved(true);
@@ -22,13 +25,11 @@ export function ProfileSection({ account, onChange }: SectionProps) {
   };
   return (
     <Section title="Public profile" id="profile">
-      <p class="muted">
-        Off unless you turn it on. It is shown for your verified callsign only; there is no name or address field, and no directory.
-      </p>
+      <p class="muted">Off unless you turn it on. It is shown for your verified callsign only; there is no name or address field, and no directory.</p>
       <form onSubmit={save}>
         <label class="check">
-          <input type="checkbox" checked={p.public} onChange={(e) => (setSaved(false), setP({ ...p, public: (e.target as HTMLInputElement).checked }))} /> Publish my
-          profile
+          <input type="checkbox" checked={p.public} onChange={(e) => (setSaved(false), setP({ ...p, public: (e.target as HTMLInputElement).checked }))} />{" "}
+          Publish my profile
         </label>
         <label for="profile-about">About (280 characters)</label>
         <textarea id="profile-about" maxLength={280} rows={3} {...field("about")} />

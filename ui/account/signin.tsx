@@ -82,7 +82,14 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (a: Account) => voi
           {sentTo === null ? (
             <form onSubmit={sendMail}>
               <label for="signin-email">E-mail address</label>
-              <input id="signin-email" type="email" required autocomplete="email" value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
+              <input
+                id="signin-email"
+                type="email"
+                required
+                autocomplete="email"
+                value={email}
+                onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
+              />
               <button class="primary" type="submit" disabled={busy}>
                 Send me a sign-in link
               </button>
@@ -95,11 +102,21 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (a: Account) => voi
                 </p>
               ) : (
                 <p role="status" class="notice" data-testid="mail-in-log">
-                  This gateway has no mail server set up, so nothing was e-mailed: the link and code for <strong>{sentTo}</strong> are in the operator's log. Ask the operator for the code, or sign in with a passkey.
+                  This gateway has no mail server set up, so nothing was e-mailed: the link and code for <strong>{sentTo}</strong> are in the operator's log.
+                  Ask the operator for the code, or sign in with a passkey.
                 </p>
               )}
               <label for="signin-code">{via === "smtp" ? "Code from the e-mail" : "Code"}</label>
-              <input id="signin-code" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxLength={6} required value={code} onInput={(e) => setCode((e.target as HTMLInputElement).value)} />
+              <input
+                id="signin-code"
+                inputMode="numeric"
+                autocomplete="one-time-code"
+                pattern="[0-9]{6}"
+                maxLength={6}
+                required
+                value={code}
+                onInput={(e) => setCode((e.target as HTMLInputElement).value)}
+              />
               <button class="primary" type="submit" disabled={busy}>
                 Sign in
               </button>{" "}

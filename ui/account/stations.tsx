@@ -10,7 +10,6 @@ import { formatDate } from "./session.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
 import type { OwnStation } from "../../src/stations/own.ts";
 
-
 interface IssuedKey {
   key: string;
   station: OwnStation;
@@ -55,8 +54,8 @@ export function StationsSection({ account }: SectionProps) {
   return (
     <Section title="Stations" id="stations">
       <p class="muted">
-        Stations you run under your callsigns: a weather station that pushes its readings here (Weather Underground or Ecowitt upload), a tracker
-        whose beacon is a living cache. Transmitting weather and living caches need the callsign verified.
+        Stations you run under your callsigns: a weather station that pushes its readings here (Weather Underground or Ecowitt upload), a tracker whose beacon
+        is a living cache. Transmitting weather and living caches need the callsign verified.
       </p>
       <LoadState state={loaded} what="your stations" empty={loaded.data && stations.length === 0 && "None yet."} />
       {stations.length > 0 && (
@@ -150,10 +149,31 @@ export function StationsSection({ account }: SectionProps) {
       ) : (
         <form class="inline" onSubmit={add}>
           <label for="station-call">Add a station</label>
-          <input id="station-call" aria-label="Station callsign" placeholder="N0CALL-13" size={12} value={call} onInput={(e) => setCall((e.target as HTMLInputElement).value)} />
+          <input
+            id="station-call"
+            aria-label="Station callsign"
+            placeholder="N0CALL-13"
+            size={12}
+            value={call}
+            onInput={(e) => setCall((e.target as HTMLInputElement).value)}
+          />
           <input aria-label="Station label" placeholder="label, e.g. roof" value={label} onInput={(e) => setLabel((e.target as HTMLInputElement).value)} />
-          <input aria-label="Latitude" placeholder="lat (optional)" size={10} inputMode="decimal" value={lat} onInput={(e) => setLat((e.target as HTMLInputElement).value)} />
-          <input aria-label="Longitude" placeholder="lon (optional)" size={10} inputMode="decimal" value={lon} onInput={(e) => setLon((e.target as HTMLInputElement).value)} />
+          <input
+            aria-label="Latitude"
+            placeholder="lat (optional)"
+            size={10}
+            inputMode="decimal"
+            value={lat}
+            onInput={(e) => setLat((e.target as HTMLInputElement).value)}
+          />
+          <input
+            aria-label="Longitude"
+            placeholder="lon (optional)"
+            size={10}
+            inputMode="decimal"
+            value={lon}
+            onInput={(e) => setLon((e.target as HTMLInputElement).value)}
+          />
           <button type="submit" disabled={busy || !call.trim()}>
             Add station
           </button>

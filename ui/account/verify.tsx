@@ -32,7 +32,10 @@ export function VerifyPanel({ call, onDone, onClose }: { call: string; onDone: (
         <>
           <p>
             Send this APRS message from <strong>{ch.call}</strong> (any SSID),{" "}
-            {ch.accepts?.includes("internet") ? "on the air or through APRS-IS" : "on the air, where this gateway's radio hears it (APRS-IS does not count here)"}:
+            {ch.accepts?.includes("internet")
+              ? "on the air or through APRS-IS"
+              : "on the air, where this gateway's radio hears it (APRS-IS does not count here)"}
+            :
           </p>
           {ch.takeover && (
             <p class="warn" role="note">

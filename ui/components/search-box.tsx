@@ -29,11 +29,29 @@ const PER_GROUP = 6;
 
 function optionsOf(a: Answer): Option[] {
   return [
-    ...a.stations.slice(0, PER_GROUP).map((s) => ({ group: "Stations", href: `/station/${encodeURIComponent(s.call)}`, label: s.call, detail: s.kind === "station" ? "station" : s.kind, symbol: s.symbol })),
-    ...a.caches.slice(0, PER_GROUP).map((c) => ({ group: "Caches", href: `/cache/${encodeURIComponent(String(c.id))}`, label: c.name, detail: `${c.code} · ${c.type}${c.status === "active" ? "" : " · " + c.status}` })),
-    ...a.messages.slice(0, PER_GROUP).map((m) => ({ group: "BBS", href: `/bbs/msg/${m.id}`, label: m.subject, detail: `${m.type === "B" ? "bulletin" : "mail"} ${m.from} → ${m.to}` })),
+    ...a.stations.slice(0, PER_GROUP).map((s) => ({
+      group: "Stations",
+      href: `/station/${encodeURIComponent(s.call)}`,
+      label: s.call,
+      detail: s.kind === "station" ? "station" : s.kind,
+      symbol: s.symbol,
+    })),
+    ...a.caches.slice(0, PER_GROUP).map((c) => ({
+      group: "Caches",
+      href: `/cache/${encodeURIComponent(String(c.id))}`,
+      label: c.name,
+      detail: `${c.code} · ${c.type}${c.status === "active" ? "" : " · " + c.status}`,
+    })),
+    ...a.messages
+      .slice(0, PER_GROUP)
+      .map((m) => ({ group: "BBS", href: `/bbs/msg/${m.id}`, label: m.subject, detail: `${m.type === "B" ? "bulletin" : "mail"} ${m.from} → ${m.to}` })),
     // A peer's own site when it has one; else the sysop's peers page.
-    ...a.peers.slice(0, PER_GROUP).map((p) => ({ group: "Peers", href: p.url ?? `/peers#${encodeURIComponent(p.instance)}`, label: p.instance, detail: `${p.trust} peer${p.url ? " · " + p.url.replace(/^https:\/\//, "") : ""}` })),
+    ...a.peers.slice(0, PER_GROUP).map((p) => ({
+      group: "Peers",
+      href: p.url ?? `/peers#${encodeURIComponent(p.instance)}`,
+      label: p.instance,
+      detail: `${p.trust} peer${p.url ? " · " + p.url.replace(/^https:\/\//, "") : ""}`,
+    })),
   ];
 }
 
@@ -43,7 +61,12 @@ export function SearchBox() {
   const [open, setOpen] = useState(false);
   // The chosen option by its link, so it stays chosen when newer results arrive.
   const [activeHref, setActiveHref] = useState<string | null>(null);
-  const [state, setState] = useState<{ options: Option[]; loading: boolean; error: string | null; for: string }>({ options: [], loading: false, error: null, for: "" });
+  const [state, setState] = useState<{ options: Option[]; loading: boolean; error: string | null; for: string }>({
+    options: [],
+    loading: false,
+    error: null,
+    for: "",
+  });
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const input = useRef<HTMLInputElement>(null);
 
@@ -165,7 +188,11 @@ export function SearchBox() {
                   }}
                   onMouseEnter={() => setActiveHref(o.href)}
                 >
-                  {head && <span class="search-group" aria-hidden="true">{o.group}</span>}
+                  {head && (
+                    <span class="search-group" aria-hidden="true">
+                      {o.group}
+                    </span>
+                  )}
                   <span class="search-label">
                     {o.symbol !== undefined && <StationSymbol symbol={o.symbol} />} {o.label}
                   </span>
@@ -175,7 +202,13 @@ export function SearchBox() {
             })}
           </ul>
           <p class="search-state muted" role="status">
-            {state.loading ? "Searching…" : state.error ? `Search failed: ${state.error}` : opts.length === 0 && state.for === q.trim() ? `Nothing found for “${q.trim()}”` : ""}
+            {state.loading
+              ? "Searching…"
+              : state.error
+                ? `Search failed: ${state.error}`
+                : opts.length === 0 && state.for === q.trim()
+                  ? `Nothing found for “${q.trim()}”`
+                  : ""}
           </p>
         </div>
       )}

@@ -60,5 +60,7 @@ export function formatDdm(lat: number, lon: number): string {
 
 /** Compass point of a course or wind direction. */
 export function compass(deg: number): string {
-  return ["N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW", "WSW", "W", "WNW", "NW", "NNW"][Math.round((((deg % 360) + 360) % 360) / 22.5) % 16]!;
+  return ["N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW", "WSW", "W", "WNW", "NW", "NNW"][
+    Math.round((((deg % 360) + 360) % 360) / 22.5) % 16
+  ]!;
 }

@@ -64,14 +64,20 @@ export function cacheLayer(map: L.Map): () => void {
     bind: (c, m) => void m.bindPopup(popupHtml(c)),
     async list(points) {
       const rows = points.slice(0, 200);
-      return { html: rows.map((c) => `<li><span class="cache-sym">${cacheSvg(c.type, 16)}</span> <a href="${cacheLink(c)}">${clean(c.name)}</a></li>`).join(""), shown: rows.length };
+      return {
+        html: rows.map((c) => `<li><span class="cache-sym">${cacheSvg(c.type, 16)}</span> <a href="${cacheLink(c)}">${clean(c.name)}</a></li>`).join(""),
+        shown: rows.length,
+      };
     },
   };
   const load = async () => {
     const mine = ++seq;
     const a = await api<Answer>(`/api/caches?singles=1&cells=${cellsFor(map)}&bbox=${viewBbox(map)}`);
     if (stopped || mine !== seq) return;
-    crowd.set(kind, [...a.clusters.map((k) => ({ lat: k.lat, lon: k.lon, count: k.count, bbox: k.bbox })), ...a.caches.map((c) => ({ lat: c.lat, lon: c.lon, count: 1, one: c }))]);
+    crowd.set(kind, [
+      ...a.clusters.map((k) => ({ lat: k.lat, lon: k.lon, count: k.count, bbox: k.bbox })),
+      ...a.caches.map((c) => ({ lat: c.lat, lon: c.lon, count: 1, one: c })),
+    ]);
   };
   const tick = () => void load().catch(() => {});
   map.on("moveend", tick);

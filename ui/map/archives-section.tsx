@@ -20,8 +20,8 @@ export function MapArchivesSection() {
     <section class="map-archives" aria-labelledby="map-archives-h">
       <h2 id="map-archives-h">Offline maps</h2>
       <p class="muted">
-        Drawn from this gateway, with no internet. Add a regional extract by putting a <code>.pmtiles</code> file in the <code>tiles</code> folder of
-        the data directory (see the operating guide); it shows here and on the map at once.
+        Drawn from this gateway, with no internet. Add a regional extract by putting a <code>.pmtiles</code> file in the <code>tiles</code> folder of the data
+        directory (see the operating guide); it shows here and on the map at once.
       </p>
       {list.loading && <p>Loading…</p>}
       {list.error && <p class="error">{list.error.message}</p>}

@@ -62,12 +62,7 @@ const PROBE_MS = 6000;
  * online, one tile is tried again. `onOffline` hears "off" (no tile server),
  * "unreachable", or null when the tile server works.
  */
-export function addBaseLayer(
-  map: L.Map,
-  tileUrl: string,
-  attribution: string,
-  onOffline: (reason: "off" | "unreachable" | null) => void,
-): void {
+export function addBaseLayer(map: L.Map, tileUrl: string, attribution: string, onOffline: (reason: "off" | "unreachable" | null) => void): void {
   // The outline only when even the gateway's archives cannot be listed.
   addArchiveLayers(map).catch(() => outlineLayer().addTo(map).bringToBack());
   if (!tileUrl) {

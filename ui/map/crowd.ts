@@ -64,7 +64,12 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
 
   const groupHtml = (g: Group<any>) => {
     const parts = [...kinds.values()].filter(({ kind }) => g.counts[kind.name]);
-    const html = parts.map(({ kind }) => `<span class="${kind.cluster}" style="width:${bubble(g.counts[kind.name]!)}px;height:${bubble(g.counts[kind.name]!)}px">${g.counts[kind.name]}</span>`).join("");
+    const html = parts
+      .map(
+        ({ kind }) =>
+          `<span class="${kind.cluster}" style="width:${bubble(g.counts[kind.name]!)}px;height:${bubble(g.counts[kind.name]!)}px">${g.counts[kind.name]}</span>`,
+      )
+      .join("");
     const { w, h } = groupSize(g.counts);
     const title = parts.map(({ kind }) => `${g.counts[kind.name]} ${kind.noun[g.counts[kind.name] === 1 ? 0 : 1]}`).join(", ");
     return { html, w, h, title };
@@ -77,7 +82,9 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
       if (!n) continue;
       const mine = g.members.filter((m) => m.kind === kind.name).map((m) => m.one);
       const r = await kind.list(mine, g.partial.includes(kind.name) ? { bbox: g.bbox } : null);
-      sections.push(`<b>${n} ${kind.noun[n === 1 ? 0 : 1]}</b><ul class="group-list">${r.html}</ul>${n > r.shown ? `<p class="muted">and ${n - r.shown} more</p>` : ""}`);
+      sections.push(
+        `<b>${n} ${kind.noun[n === 1 ? 0 : 1]}</b><ul class="group-list">${r.html}</ul>${n > r.shown ? `<p class="muted">and ${n - r.shown} more</p>` : ""}`,
+      );
     }
     L.popup({ maxHeight: 280 }).setLatLng([g.lat, g.lon]).setContent(sections.join("")).openOn(map);
   };
@@ -98,17 +105,18 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
         if (at.lat !== lat || at.lng !== lon) d.m.setLatLng([lat, lon]);
         return;
       }
-      if (d) (layer.removeLayer(d.m), drawn.delete(key));
+      if (d) layer.removeLayer(d.m), drawn.delete(key);
       pending.push({ key, html, make });
     };
     const pending: Array<{ key: string; html: string; make: () => L.Marker }> = [];
     // Singles of one kind on top of another kind's (a station at a cache) are drawn side by side: the later kind moves right.
     const firstKind = [...kinds.keys()][0];
     const taken: Box[] = [];
-    for (const o of out) if ("one" in o && o.kind === firstKind) {
-      const p = map.latLngToContainerPoint([o.lat, o.lon]);
-      taken.push([p.x - ICON / 2, p.y - ICON / 2, p.x + ICON / 2, p.y + ICON / 2]);
-    }
+    for (const o of out)
+      if ("one" in o && o.kind === firstKind) {
+        const p = map.latLngToContainerPoint([o.lat, o.lon]);
+        taken.push([p.x - ICON / 2, p.y - ICON / 2, p.x + ICON / 2, p.y + ICON / 2]);
+      }
     const shiftOf = (o: Single<any>) => {
       if (o.kind === firstKind) return 0;
       const p = map.latLngToContainerPoint([o.lat, o.lon]);
@@ -125,7 +133,10 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
         const shift = shiftOf(s);
         labelled.push({ kind, one: s.one, lat: s.lat, lon: s.lon, key, shift });
         want(key, s.lat, s.lon, kind.className(s.one) + html + shift, () => {
-          const m = L.marker([s.lat, s.lon], { icon: L.divIcon({ className: `${kind.className(s.one)} map-point`, html, iconSize: [ICON, ICON], iconAnchor: [ICON / 2 - shift, ICON / 2] }), title: kind.title(s.one) });
+          const m = L.marker([s.lat, s.lon], {
+            icon: L.divIcon({ className: `${kind.className(s.one)} map-point`, html, iconSize: [ICON, ICON], iconAnchor: [ICON / 2 - shift, ICON / 2] }),
+            title: kind.title(s.one),
+          });
           kind.bind(s.one, m);
           return m;
         });
@@ -144,7 +155,7 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
         });
       }
     }
-    for (const [k, d] of drawn) if (!wanted.has(k)) (layer.removeLayer(d.m), drawn.delete(k));
+    for (const [k, d] of drawn) if (!wanted.has(k)) layer.removeLayer(d.m), drawn.delete(k);
     for (const [name, { items: its }] of kinds) {
       const c = { total: its.reduce((t, i) => t + i.count, 0), shown: shown.get(name) ?? 0 };
       counts.set(name, c);

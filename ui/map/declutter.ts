@@ -110,7 +110,11 @@ export function groupByPixels<T>(map: L.Map, items: Item<T>[], px = GROUP_PX): A
       out.push({ kind: seed.it.kind, one: seed.it.one, lat: seed.it.lat, lon: seed.lon });
       continue;
     }
-    let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity, count = 0;
+    let w = Infinity,
+      s = Infinity,
+      e = -Infinity,
+      n = -Infinity,
+      count = 0;
     const counts: Record<string, number> = {};
     const members: Array<Single<T>> = [];
     const partial = new Set<string>();
@@ -134,7 +138,9 @@ export function groupByPixels<T>(map: L.Map, items: Item<T>[], px = GROUP_PX): A
 
 /** A group bubble's size: one part per kind, side by side, overlapping a little. */
 export function groupSize(counts: Record<string, number>): { w: number; h: number } {
-  const parts = Object.values(counts).filter((n) => n > 0).map(bubble);
+  const parts = Object.values(counts)
+    .filter((n) => n > 0)
+    .map(bubble);
   return { w: parts.reduce((t, b) => t + b, 0) - 4 * Math.max(0, parts.length - 1), h: Math.max(0, ...parts) };
 }
 
@@ -153,7 +159,8 @@ function mergeOverlaps<T>(map: L.Map, out: Array<Single<T> | Group<T>>): Array<S
   const singles = out.filter((o): o is Single<T> => "one" in o);
   const kept: Array<{ g: Group<T>; box: Box }> = [];
   const absorb = (g: Group<T>, o: Single<T> | Group<T>) => {
-    const add = "one" in o ? { count: 1, counts: { [o.kind]: 1 }, bbox: [o.lon, o.lat, o.lon, o.lat] as Group<T>["bbox"], members: [o], partial: [] as string[] } : o;
+    const add =
+      "one" in o ? { count: 1, counts: { [o.kind]: 1 }, bbox: [o.lon, o.lat, o.lon, o.lat] as Group<T>["bbox"], members: [o], partial: [] as string[] } : o;
     g.count += add.count;
     for (const [k, n] of Object.entries(add.counts)) g.counts[k] = (g.counts[k] ?? 0) + n;
     g.bbox = [Math.min(g.bbox[0], add.bbox[0]), Math.min(g.bbox[1], add.bbox[1]), Math.max(g.bbox[2], add.bbox[2]), Math.max(g.bbox[3], add.bbox[3])];
@@ -223,7 +230,8 @@ export function placeLabels(labels: LabelSpot[], obstacles: Box[], view: Box): A
   const grid = new Map<number, Box[]>();
   const cellsOf = (b: Box) => {
     const out: number[] = [];
-    for (let gx = Math.floor(b[0] / CELL); gx <= Math.floor(b[2] / CELL); gx++) for (let gy = Math.floor(b[1] / CELL); gy <= Math.floor(b[3] / CELL); gy++) out.push(gx * 100_003 + gy);
+    for (let gx = Math.floor(b[0] / CELL); gx <= Math.floor(b[2] / CELL); gx++)
+      for (let gy = Math.floor(b[1] / CELL); gy <= Math.floor(b[3] / CELL); gy++) out.push(gx * 100_003 + gy);
     return out;
   };
   const put = (b: Box) => {

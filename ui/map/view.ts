@@ -29,7 +29,10 @@ export function addSaveViewControl(map: L.Map): void {
       if (!name) return;
       const c = map.getCenter();
       try {
-        const v = await api<{ id: string }>("/api/views", { method: "POST", json: { name, lat: c.lat, lon: L.Util.wrapNum(c.lng, [-180, 180], true), zoom: map.getZoom() } });
+        const v = await api<{ id: string }>("/api/views", {
+          method: "POST",
+          json: { name, lat: c.lat, lon: L.Util.wrapNum(c.lng, [-180, 180], true), zoom: map.getZoom() },
+        });
         b.textContent = "Saved";
         b.title = `${location.origin}/v/${v.id}`;
       } catch (e) {

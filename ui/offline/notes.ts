@@ -86,18 +86,26 @@ export async function keepNote(n: Omit<FieldNote, "state">): Promise<FieldNote> 
    CRLF, UTF-16LE with a byte-order mark; quotes inside the text doubled. */
 
 const TYPE_OUT: Record<NoteKind, string> = { find: "Found it", dnf: "Didn't find it", note: "Write note" };
-const TYPE_IN: Record<string, NoteKind> = { "found it": "find", "didn't find it": "dnf", "write note": "note", "needs maintenance": "note", "attended": "find", "webcam photo taken": "find" };
+const TYPE_IN: Record<string, NoteKind> = {
+  "found it": "find",
+  "didn't find it": "dnf",
+  "write note": "note",
+  "needs maintenance": "note",
+  attended: "find",
+  "webcam photo taken": "find",
+};
 
 export function visitTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 16) + "Z";
 }
 
 export function exportVisits(notes: FieldNote[]): Uint8Array<ArrayBuffer> {
-  const text = notes
-    .slice()
-    .sort((a, b) => a.foundAt - b.foundAt)
-    .map((n) => `${n.code},${visitTime(n.foundAt)},${TYPE_OUT[n.kind]},"${n.text.replaceAll('"', '""')}"`)
-    .join("\r\n") + "\r\n";
+  const text =
+    notes
+      .slice()
+      .sort((a, b) => a.foundAt - b.foundAt)
+      .map((n) => `${n.code},${visitTime(n.foundAt)},${TYPE_OUT[n.kind]},"${n.text.replaceAll('"', '""')}"`)
+      .join("\r\n") + "\r\n";
   const out = new Uint8Array(2 + text.length * 2);
   out[0] = 0xff;
   out[1] = 0xfe;
@@ -200,7 +208,16 @@ export async function importVisits(bytes: Uint8Array): Promise<{ added: number; 
       continue;
     }
     const c = saved.find((x) => x.code.toUpperCase() === v.code);
-    await put<FieldNote>("notes", { clientId, cacheKey: c?.key ?? null, code: v.code, name: c?.summary.name ?? "", kind: v.kind, text: v.type === "Needs Maintenance" ? `Needs maintenance. ${v.text}`.trim() : v.text, foundAt: v.foundAt, state: "pending" });
+    await put<FieldNote>("notes", {
+      clientId,
+      cacheKey: c?.key ?? null,
+      code: v.code,
+      name: c?.summary.name ?? "",
+      kind: v.kind,
+      text: v.type === "Needs Maintenance" ? `Needs maintenance. ${v.text}`.trim() : v.text,
+      foundAt: v.foundAt,
+      state: "pending",
+    });
     added++;
   }
   notesChanged();

@@ -34,7 +34,9 @@ async function plan(map: L.Map): Promise<Plan> {
   const a = await api<{ clustered: boolean; caches: Plan["caches"]; total: number }>(`/api/caches?bbox=${bbox}&limit=${MAX_CACHES}`);
   const cfg = await clientConfig().catch(() => null);
   const b = map.getBounds();
-  const tiles = cfg ? tileUrls(cfg.tileUrl, { west: b.getWest(), south: b.getSouth(), east: b.getEast(), north: b.getNorth() }, map.getZoom(), map.getMaxZoom()) : [];
+  const tiles = cfg
+    ? tileUrls(cfg.tileUrl, { west: b.getWest(), south: b.getSouth(), east: b.getEast(), north: b.getNorth() }, map.getZoom(), map.getMaxZoom())
+    : [];
   return { bbox, caches: a.clustered ? [] : a.caches, tiles, tooMany: a.clustered ? a.total : null };
 }
 
@@ -85,9 +87,17 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
   return (
     <div class="save-area card" data-testid="save-area" role="dialog" aria-label="Save this area for offline">
       <h2>Save this area for offline</h2>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       {!p && !error && <p class="muted">Counting what is in view…</p>}
-      {p && p.tooMany !== null && <p>{p.tooMany} caches are in view: zoom in to save at most {MAX_CACHES}.</p>}
+      {p && p.tooMany !== null && (
+        <p>
+          {p.tooMany} caches are in view: zoom in to save at most {MAX_CACHES}.
+        </p>
+      )}
       {p && p.tooMany === null && !progress && (
         <>
           <p data-testid="save-estimate">
@@ -95,7 +105,10 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
             {p.tiles.length ? `, ${p.tiles.length} map tiles` : ", and the map tiles already drawn here"}: about {formatBytes(estimate)}.
           </p>
           <p>
-            <button class="primary" onClick={save}>Save</button> <button onClick={onClose}>Cancel</button>
+            <button class="primary" onClick={save}>
+              Save
+            </button>{" "}
+            <button onClick={onClose}>Cancel</button>
           </p>
         </>
       )}
@@ -108,7 +121,8 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
         <>
           <p data-testid="save-done">
             Saved {result.caches} {result.caches === 1 ? "cache" : "caches"}
-            {result.tiles ? ` and ${result.tiles} map tiles` : ""} ({formatBytes(result.bytes)}). They open without a network; see <a href="/offline">Offline</a>.
+            {result.tiles ? ` and ${result.tiles} map tiles` : ""} ({formatBytes(result.bytes)}). They open without a network; see{" "}
+            <a href="/offline">Offline</a>.
           </p>
           <p>
             <button onClick={onClose}>Close</button>

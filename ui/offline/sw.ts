@@ -182,8 +182,7 @@ async function go(req: Request | string, init?: RequestInit): Promise<Response> 
   }
 }
 
-const json = (v: unknown, status = 200) =>
-  new Response(JSON.stringify(v), { status, headers: { "content-type": "application/json", "x-offline": "saved" } });
+const json = (v: unknown, status = 200) => new Response(JSON.stringify(v), { status, headers: { "content-type": "application/json", "x-offline": "saved" } });
 
 /** The network's answer; when there is no network, what was saved for offline (or the error). */
 async function orSaved(req: Request, saved: () => Promise<Response | null>): Promise<Response> {
@@ -207,7 +206,17 @@ async function savedCache(key: string, logs: boolean): Promise<Response | null> 
   if (!logs) return json({ ...c.detail, offline: true, savedAt: c.savedAt });
   // the saved logs, with this browser's field notes on the cache first
   const notes = (await all<FieldNote>("notes")).filter((n) => n.cacheKey === c.key && n.state !== "sent");
-  const mine = notes.map((n) => ({ id: n.clientId, kind: n.kind, call: "you", text: n.text, foundAt: n.foundAt, tier: null, state: "pending", origin: "field note", corroboration: null }));
+  const mine = notes.map((n) => ({
+    id: n.clientId,
+    kind: n.kind,
+    call: "you",
+    text: n.text,
+    foundAt: n.foundAt,
+    tier: null,
+    state: "pending",
+    origin: "field note",
+    corroboration: null,
+  }));
   return json({ logs: [...mine, ...c.logs], offline: true });
 }
 

@@ -25,9 +25,8 @@ export function AboutPage() {
     <section class="page prose">
       <h1>About this gateway</h1>
       <p>
-        <strong>{cfg.data?.instance ?? "…"}</strong> is an svc-gateway: a registry of amateur-radio stations heard on APRS, a
-        geocaching game on top of it, and a store-and-forward bulletin board, federated with other gateways through signed
-        records.
+        <strong>{cfg.data?.instance ?? "…"}</strong> is an svc-gateway: a registry of amateur-radio stations heard on APRS, a geocaching game on top of it, and
+        a store-and-forward bulletin board, federated with other gateways through signed records.
       </p>
       <h2 id="privacy">Privacy</h2>
       <p>No analytics, no advertising, no trackers.</p>

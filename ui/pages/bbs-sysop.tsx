@@ -6,7 +6,20 @@ import { useLoad } from "../hooks.ts";
 import type { Partner, Rule } from "../../src/bbs/partners.ts";
 import type { SessionReport as Report } from "../../src/bbs/fbb/session.ts";
 
-const blankPartner = { call: "", protocol: "fbb-b1", transport: "tcp", host: "", port: "", ax25Call: "", via: "", password: "", intervalMin: "60", timeBands: "", types: "PBT", poll: false };
+const blankPartner = {
+  call: "",
+  protocol: "fbb-b1",
+  transport: "tcp",
+  host: "",
+  port: "",
+  ax25Call: "",
+  via: "",
+  password: "",
+  intervalMin: "60",
+  timeBands: "",
+  types: "PBT",
+  poll: false,
+};
 const blankRule = { partner: "", field: "at", pattern: "", types: "PBT", priority: "100" };
 
 export function ForwardingPage() {
@@ -37,7 +50,12 @@ export function ForwardingPage() {
       </section>
     );
   }
-  if (!partners.data) return <section class="page"><p class="muted">Loading…</p></section>;
+  if (!partners.data)
+    return (
+      <section class="page">
+        <p class="muted">Loading…</p>
+      </section>
+    );
 
   const addPartner = (e: Event) => {
     e.preventDefault();
@@ -65,7 +83,10 @@ export function ForwardingPage() {
   const addRule = (e: Event) => {
     e.preventDefault();
     void act(async () => {
-      await api("/api/bbs/forward", { method: "POST", json: { partner: r.partner, field: r.field, pattern: r.pattern, types: r.types, priority: Number(r.priority) } });
+      await api("/api/bbs/forward", {
+        method: "POST",
+        json: { partner: r.partner, field: r.field, pattern: r.pattern, types: r.types, priority: Number(r.priority) },
+      });
       setR({ ...blankRule, partner: r.partner });
     });
   };
@@ -83,14 +104,12 @@ export function ForwardingPage() {
   return (
     <section class="page">
       <h1>BBS forwarding</h1>
-      <p class="muted">
-        This BBS: {partners.data.bbs ? partners.data.bbs.ha : "no callsign (set BBS_HA), so mail is not forwarded"}.
-      </p>
+      <p class="muted">This BBS: {partners.data.bbs ? partners.data.bbs.ha : "no callsign (set BBS_HA), so mail is not forwarded"}.</p>
       {error ? <p class="error">{error}</p> : null}
       {report ? (
         <p class={report.report.ok ? "ok" : "error"} data-testid="report">
-          {report.call}: {report.report.ok ? "session done" : report.report.error}; received {report.report.received.filter((x) => x.result === "stored").length}, sent{" "}
-          {report.report.sent.filter((x) => x.outcome === "sent").length}
+          {report.call}: {report.report.ok ? "session done" : report.report.error}; received{" "}
+          {report.report.received.filter((x) => x.result === "stored").length}, sent {report.report.sent.filter((x) => x.outcome === "sent").length}
           {report.report.compression ? ` (${report.report.compression === "none" ? "ASCII" : report.report.compression.toUpperCase()})` : ""}
         </p>
       ) : null}
@@ -130,7 +149,9 @@ export function ForwardingPage() {
               </td>
               <td class="actions">
                 {x.transport !== "box" ? <button onClick={() => forwardNow(x)}>Forward now</button> : null}{" "}
-                <button onClick={() => act(() => api(`/api/bbs/partners/${x.id}`, { method: "POST", json: { enabled: !x.enabled } }))}>{x.enabled ? "Switch off" : "Switch on"}</button>{" "}
+                <button onClick={() => act(() => api(`/api/bbs/partners/${x.id}`, { method: "POST", json: { enabled: !x.enabled } }))}>
+                  {x.enabled ? "Switch off" : "Switch on"}
+                </button>{" "}
                 <button onClick={() => act(() => api(`/api/bbs/partners/${x.id}`, { method: "DELETE" }))}>Remove</button>
               </td>
             </tr>

@@ -62,7 +62,9 @@ function MessageList({ messages, show }: { messages: BbsMessage[]; show: "from" 
               <a href={`/bbs/msg/${m.id}`}>{m.subject}</a>
               {!m.read && m.type !== "B" && show === "from" ? <span class="tag">new</span> : null}
             </td>
-            <td><When at={m.createdAt} /></td>
+            <td>
+              <When at={m.createdAt} />
+            </td>
             <td>{m.size}</td>
           </tr>
         ))}
@@ -89,7 +91,9 @@ export function MailboxPage() {
           <a href="/account">Sign in</a> to read your mail. Bulletins are open to everyone.
         </p>
       ) : !account.data.verified ? (
-        <p class="notice">Personal mail is read with a verified callsign: verify yours on the <a href="/account">account page</a>.</p>
+        <p class="notice">
+          Personal mail is read with a verified callsign: verify yours on the <a href="/account">account page</a>.
+        </p>
       ) : (
         <>
           <p>
@@ -154,7 +158,12 @@ export function MessagePage() {
       </section>
     );
   }
-  if (!thread.data) return <section class="page"><p class="muted">Loading…</p></section>;
+  if (!thread.data)
+    return (
+      <section class="page">
+        <p class="muted">Loading…</p>
+      </section>
+    );
   const kill = async (m: BbsMessage) => {
     if (!confirm(`Kill "${m.subject}" from ${m.from}? It is deleted from this BBS and cannot be brought back.`)) return;
     setError(null);
@@ -240,7 +249,12 @@ export function ComposePage() {
       setRouteInfo((e as Error).message);
     }
   };
-  if (account.loading) return <section class="page"><p class="muted">Loading…</p></section>;
+  if (account.loading)
+    return (
+      <section class="page">
+        <p class="muted">Loading…</p>
+      </section>
+    );
   if (!account.data?.verified) {
     return (
       <section class="page">
@@ -284,7 +298,11 @@ export function ComposePage() {
           onInput={set("to")}
           onBlur={check}
         />
-        {routeInfo ? <p class="muted" data-testid="route-info">{routeInfo}</p> : null}
+        {routeInfo ? (
+          <p class="muted" data-testid="route-info">
+            {routeInfo}
+          </p>
+        ) : null}
         <label for="m-subject">Subject</label>
         <input id="m-subject" required maxLength={80} value={f.subject} onInput={set("subject")} />
         <label for="m-body">Message</label>
@@ -342,7 +360,9 @@ export function WhitePagesPage() {
                 <td>{e.name ?? ""}</td>
                 <td>{e.qth ?? ""}</td>
                 <td>{e.zip ?? ""}</td>
-                <td><When at={e.infoAt} /></td>
+                <td>
+                  <When at={e.infoAt} />
+                </td>
               </tr>
             ))}
           </tbody>

@@ -22,9 +22,32 @@ type Cache = GameCache & {
   mine?: boolean;
   my?: { stars: number | null; favorite: boolean; watch: boolean; found: boolean };
 };
-interface Log { id: number | string; kind: string; call: string | null; text: string | null; foundAt: number; tier: string | null; state: string; origin: string; corroboration: { igate: string | null; distanceM: number | null } | null }
-interface Media { id: number; type: string; caption: string | null; url: string; by: string | null }
-interface Stage { n: number; title: string; question?: string; audio?: string | null; unlocked: boolean; content?: string }
+interface Log {
+  id: number | string;
+  kind: string;
+  call: string | null;
+  text: string | null;
+  foundAt: number;
+  tier: string | null;
+  state: string;
+  origin: string;
+  corroboration: { igate: string | null; distanceM: number | null } | null;
+}
+interface Media {
+  id: number;
+  type: string;
+  caption: string | null;
+  url: string;
+  by: string | null;
+}
+interface Stage {
+  n: number;
+  title: string;
+  question?: string;
+  audio?: string | null;
+  unlocked: boolean;
+  content?: string;
+}
 
 /** ROT13, as geocaching hints are traditionally shown. */
 export const rot13 = (s: string) => s.replace(/[a-z]/gi, (c) => String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c <= "Z" ? 65 : 97)));
@@ -70,9 +93,15 @@ function LogForm({ id, owner, onDone }: { id: string; owner: boolean; onDone: ()
       <label for="log-text">Log</label>
       <textarea id="log-text" rows={3} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />
       <p>
-        <button class="primary" type="submit">Post log</button>
+        <button class="primary" type="submit">
+          Post log
+        </button>
       </p>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </form>
   );
 }
@@ -101,7 +130,9 @@ function Gallery({ id, canUpload }: { id: number; canUpload: boolean }) {
         {images.map((m) => (
           <figure>
             <img src={m.url} alt={m.caption ?? "photo"} loading="lazy" />
-            <figcaption>{m.caption} {m.by && <span class="muted">· {m.by}</span>}</figcaption>
+            <figcaption>
+              {m.caption} {m.by && <span class="muted">· {m.by}</span>}
+            </figcaption>
           </figure>
         ))}
       </div>
@@ -151,7 +182,11 @@ function Stages({ id, signedIn }: { id: number; signedIn: boolean }) {
           </li>
         ))}
       </ol>
-      {msg && <p class="error" role="alert">{msg}</p>}
+      {msg && (
+        <p class="error" role="alert">
+          {msg}
+        </p>
+      )}
     </section>
   );
 }
@@ -169,7 +204,11 @@ function Actions({ c, reload }: { c: Cache; reload: () => void }) {
       {my.found && (
         <label class="check">
           Your rating
-          <select aria-label="your rating" value={my.stars ?? ""} onChange={(e) => post("rate", { stars: Number((e.target as HTMLSelectElement).value) || null })}>
+          <select
+            aria-label="your rating"
+            value={my.stars ?? ""}
+            onChange={(e) => post("rate", { stars: Number((e.target as HTMLSelectElement).value) || null })}
+          >
             <option value="">–</option>
             {[1, 2, 3, 4, 5].map((s) => (
               <option value={s}>{"★".repeat(s)}</option>
@@ -200,16 +239,28 @@ function Coordinates({ c }: { c: Cache }) {
     <div class="card" data-testid="coordinates">
       <div class="coords">
         <code data-testid="coords-ddm">{ddm}</code>
-        <button type="button" aria-label="Copy degrees and minutes" onClick={() => copy(ddm)}>Copy</button>
+        <button type="button" aria-label="Copy degrees and minutes" onClick={() => copy(ddm)}>
+          Copy
+        </button>
       </div>
       <div class="coords">
         <code data-testid="coords-decimal">{dec}</code>
-        <button type="button" aria-label="Copy decimal degrees" onClick={() => copy(dec)}>Copy</button>
+        <button type="button" aria-label="Copy decimal degrees" onClick={() => copy(dec)}>
+          Copy
+        </button>
       </div>
-      {copied && <p class="muted" role="status">Copied {copied}</p>}
+      {copied && (
+        <p class="muted" role="status">
+          Copied {copied}
+        </p>
+      )}
       <p class="actions">
-        <a class="button primary" href={geo} data-testid="navigate">Navigate</a>
-        <a class="button" href={`/api/caches/${encodeURIComponent(String(c.id))}/gpx`} download data-testid="gpx">Download GPX</a>
+        <a class="button primary" href={geo} data-testid="navigate">
+          Navigate
+        </a>
+        <a class="button" href={`/api/caches/${encodeURIComponent(String(c.id))}/gpx`} download data-testid="gpx">
+          Download GPX
+        </a>
       </p>
     </div>
   );
@@ -220,7 +271,16 @@ function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
   const [mode, setMode] = useState<"idle" | "edit" | "archive">("idle");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [f, setF] = useState({ name: c.name, description: c.description ?? "", hint: c.hint ?? "", size: c.size as string, difficulty: String(c.difficulty), terrain: String(c.terrain), lat: String(c.lat), lon: String(c.lon) });
+  const [f, setF] = useState({
+    name: c.name,
+    description: c.description ?? "",
+    hint: c.hint ?? "",
+    size: c.size as string,
+    difficulty: String(c.difficulty),
+    terrain: String(c.terrain),
+    lat: String(c.lat),
+    lon: String(c.lon),
+  });
   const patch = async (json: Record<string, unknown>) => {
     setError(null);
     setBusy(true);
@@ -235,22 +295,43 @@ function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
     }
   };
   const set = (k: keyof typeof f) => (e: Event) => setF({ ...f, [k]: (e.target as HTMLInputElement).value });
-  if (c.status === "archived") return <p class="muted" data-testid="owner-actions">You archived this cache; it can no longer be changed.</p>;
+  if (c.status === "archived")
+    return (
+      <p class="muted" data-testid="owner-actions">
+        You archived this cache; it can no longer be changed.
+      </p>
+    );
   return (
     <div class="card" data-testid="owner-actions">
       <h2>Your cache</h2>
       <div class="actions">
-        <button type="button" onClick={() => setMode(mode === "edit" ? "idle" : "edit")} aria-expanded={mode === "edit"}>Edit</button>
-        {c.status === "active" && <button type="button" disabled={busy} onClick={() => patch({ status: "disabled" })}>Disable</button>}
-        {(c.status === "disabled" || c.status === "draft") && <button type="button" disabled={busy} onClick={() => patch({ status: "active" })}>{c.status === "draft" ? "Publish" : "Enable"}</button>}
-        <button type="button" class="danger" onClick={() => setMode("archive")}>Archive</button>
+        <button type="button" onClick={() => setMode(mode === "edit" ? "idle" : "edit")} aria-expanded={mode === "edit"}>
+          Edit
+        </button>
+        {c.status === "active" && (
+          <button type="button" disabled={busy} onClick={() => patch({ status: "disabled" })}>
+            Disable
+          </button>
+        )}
+        {(c.status === "disabled" || c.status === "draft") && (
+          <button type="button" disabled={busy} onClick={() => patch({ status: "active" })}>
+            {c.status === "draft" ? "Publish" : "Enable"}
+          </button>
+        )}
+        <button type="button" class="danger" onClick={() => setMode("archive")}>
+          Archive
+        </button>
       </div>
       {mode === "archive" && (
         <div class="confirm" role="alertdialog" aria-label="Archive this cache?">
           <p>Archive “{c.name}”? Nobody can log it any more, and this cannot be undone.</p>
           <div class="actions">
-            <button type="button" class="danger" disabled={busy} onClick={() => patch({ status: "archived" })}>Yes, archive it</button>
-            <button type="button" onClick={() => setMode("idle")}>Cancel</button>
+            <button type="button" class="danger" disabled={busy} onClick={() => patch({ status: "archived" })}>
+              Yes, archive it
+            </button>
+            <button type="button" onClick={() => setMode("idle")}>
+              Cancel
+            </button>
           </div>
         </div>
       )}
@@ -260,8 +341,26 @@ function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
           onSubmit={(e) => {
             e.preventDefault();
             // Only what changed is sent: the server says so when nothing did.
-            const next: Record<string, unknown> = { name: f.name, description: f.description, hint: f.hint, size: f.size, difficulty: Number(f.difficulty), terrain: Number(f.terrain), lat: Number(f.lat), lon: Number(f.lon) };
-            const was: Record<string, unknown> = { name: c.name, description: c.description ?? "", hint: c.hint ?? "", size: c.size, difficulty: c.difficulty, terrain: c.terrain, lat: c.lat, lon: c.lon };
+            const next: Record<string, unknown> = {
+              name: f.name,
+              description: f.description,
+              hint: f.hint,
+              size: f.size,
+              difficulty: Number(f.difficulty),
+              terrain: Number(f.terrain),
+              lat: Number(f.lat),
+              lon: Number(f.lon),
+            };
+            const was: Record<string, unknown> = {
+              name: c.name,
+              description: c.description ?? "",
+              hint: c.hint ?? "",
+              size: c.size,
+              difficulty: c.difficulty,
+              terrain: c.terrain,
+              lat: c.lat,
+              lon: c.lon,
+            };
             const changed = Object.fromEntries(Object.entries(next).filter(([k, v]) => v !== was[k]));
             // A move names both coordinates.
             if ("lat" in changed || "lon" in changed) Object.assign(changed, { lat: next.lat, lon: next.lon });
@@ -276,27 +375,41 @@ function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
           <input id="e-lon" inputMode="decimal" required value={f.lon} onInput={set("lon")} />
           <label for="e-size">Size</label>
           <select id="e-size" value={f.size} onChange={set("size")}>
-            {SIZES.map((x) => <option value={x}>{x}</option>)}
+            {SIZES.map((x) => (
+              <option value={x}>{x}</option>
+            ))}
           </select>
           <label for="e-d">Difficulty</label>
           <select id="e-d" value={f.difficulty} onChange={set("difficulty")}>
-            {STEPS.map((x) => <option value={String(x)}>{x}</option>)}
+            {STEPS.map((x) => (
+              <option value={String(x)}>{x}</option>
+            ))}
           </select>
           <label for="e-t">Terrain</label>
           <select id="e-t" value={f.terrain} onChange={set("terrain")}>
-            {STEPS.map((x) => <option value={String(x)}>{x}</option>)}
+            {STEPS.map((x) => (
+              <option value={String(x)}>{x}</option>
+            ))}
           </select>
           <label for="e-desc">Description</label>
           <textarea id="e-desc" rows={4} value={f.description} onInput={set("description")} />
           <label for="e-hint">Hint</label>
           <input id="e-hint" value={f.hint} onInput={set("hint")} />
           <p class="actions">
-            <button class="primary" type="submit" disabled={busy}>Save</button>
-            <button type="button" onClick={() => setMode("idle")}>Cancel</button>
+            <button class="primary" type="submit" disabled={busy}>
+              Save
+            </button>
+            <button type="button" onClick={() => setMode("idle")}>
+              Cancel
+            </button>
           </p>
         </form>
       )}
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </div>
   );
 }
@@ -312,14 +425,28 @@ export function CachePage({ id }: { id: string }) {
       <section class="page">
         <h1>Cache not found</h1>
         {/* offline, the service worker says the cache is not in a saved area */}
-        {cache.error.code === "not_saved" ? <p class="error" role="alert">{cache.error.message}</p> : <Empty>No cache {id} here: it may be a draft, or the link is wrong.</Empty>}
+        {cache.error.code === "not_saved" ? (
+          <p class="error" role="alert">
+            {cache.error.message}
+          </p>
+        ) : (
+          <Empty>No cache {id} here: it may be a draft, or the link is wrong.</Empty>
+        )}
       </section>
     ) : (
-      <section class="page"><h1>Cache</h1><Failed error={cache.error} what="the cache" /></section>
+      <section class="page">
+        <h1>Cache</h1>
+        <Failed error={cache.error} what="the cache" />
+      </section>
     );
   }
   const c = cache.data;
-  if (!c) return <section class="page"><Loading what="the cache" /></section>;
+  if (!c)
+    return (
+      <section class="page">
+        <Loading what="the cache" />
+      </section>
+    );
   const signedIn = !!account.data;
   const native = typeof c.id === "number";
   return (
@@ -330,10 +457,15 @@ export function CachePage({ id }: { id: string }) {
       </div>
       <p class="muted" data-testid="cache-facts">
         {c.code} · {c.type} · {c.size} · D{c.difficulty}/T{c.terrain} · by{" "}
-        {c.ownerCall ? <a href={`/profile/${c.ownerCall.split("-")[0]}`}>{c.ownerCall}</a> : c.placedBy ?? "?"} · {c.lat.toFixed(5)}, {c.lon.toFixed(5)}
+        {c.ownerCall ? <a href={`/profile/${c.ownerCall.split("-")[0]}`}>{c.ownerCall}</a> : (c.placedBy ?? "?")} · {c.lat.toFixed(5)}, {c.lon.toFixed(5)}
         {c.mirror && (
           <>
-            {" "}· from <span data-testid="cache-origin">{c.origin}</span> (<span class={c.trust === "trusted" ? "" : "warn"} data-testid="cache-trust">{c.trust ?? "?"} peer</span>)
+            {" "}
+            · from <span data-testid="cache-origin">{c.origin}</span> (
+            <span class={c.trust === "trusted" ? "" : "warn"} data-testid="cache-trust">
+              {c.trust ?? "?"} peer
+            </span>
+            )
           </>
         )}
       </p>
@@ -348,11 +480,19 @@ export function CachePage({ id }: { id: string }) {
       {c.description && <p class="description">{c.description}</p>}
       {c.hint && <Hint hint={c.hint} />}
       {c.contact && (c.contact.email || c.contact.phone || c.contact.note) && (
-        <p class="muted">Owner contact (shown to signed-in users here only): {[c.contact.email, c.contact.phone, c.contact.note].filter(Boolean).join(" · ")}</p>
+        <p class="muted">
+          Owner contact (shown to signed-in users here only): {[c.contact.email, c.contact.phone, c.contact.note].filter(Boolean).join(" · ")}
+        </p>
       )}
       {native && <Stages id={c.id as number} signedIn={signedIn} />}
       {native && <Gallery id={c.id as number} canUpload={signedIn} />}
-      {signedIn ? c.status !== "draft" && <LogForm id={String(c.id)} owner={!!c.mine} onDone={reload} /> : <p><a href="/account">Sign in</a> to log your visit.</p>}
+      {signedIn ? (
+        c.status !== "draft" && <LogForm id={String(c.id)} owner={!!c.mine} onDone={reload} />
+      ) : (
+        <p>
+          <a href="/account">Sign in</a> to log your visit.
+        </p>
+      )}
       <h2>Logs</h2>
       {logs.loading && !logs.data && <Loading what="the logs" />}
       {logs.error && <Failed error={logs.error} what="the logs" />}
@@ -361,7 +501,11 @@ export function CachePage({ id }: { id: string }) {
         {(logs.data?.logs ?? []).map((l) => (
           <li>
             <b>{KIND[l.kind] ?? l.kind}</b> {l.call ?? <i>withdrawn</i>} <span class="muted">{formatDate(l.foundAt)}</span>{" "}
-            {l.kind === "find" && l.tier && <span class={`tier tier-${l.tier}`} title={TIER[l.tier]}>{l.tier === "a" ? `RF-verified${l.corroboration?.igate ? ` via ${l.corroboration.igate}` : ""}` : TIER[l.tier]}</span>}
+            {l.kind === "find" && l.tier && (
+              <span class={`tier tier-${l.tier}`} title={TIER[l.tier]}>
+                {l.tier === "a" ? `RF-verified${l.corroboration?.igate ? ` via ${l.corroboration.igate}` : ""}` : TIER[l.tier]}
+              </span>
+            )}
             {l.text && <p>{l.text}</p>}
           </li>
         ))}

@@ -4,7 +4,10 @@ import { api, ApiError } from "../api.ts";
 /** A decoded field for people: lists joined, objects as "name value" pairs (weather, telemetry), so a phone can wrap them. */
 function show(v: unknown): string {
   if (Array.isArray(v)) return v.map(show).join(", ");
-  if (v && typeof v === "object") return Object.entries(v).map(([k, x]) => `${k} ${x && typeof x === "object" ? JSON.stringify(x) : String(x)}`).join(" · ");
+  if (v && typeof v === "object")
+    return Object.entries(v)
+      .map(([k, x]) => `${k} ${x && typeof x === "object" ? JSON.stringify(x) : String(x)}`)
+      .join(" · ");
   return String(v);
 }
 
@@ -29,11 +32,21 @@ export function DecodePage() {
       <form onSubmit={run}>
         <label>
           TNC2 line
-          <textarea name="line" rows={3} value={line} onInput={(e) => setLine((e.target as HTMLTextAreaElement).value)} placeholder="N0CALL-9>APRS,WIDE1-1:!4237.14N/07120.83W>088/036" />
+          <textarea
+            name="line"
+            rows={3}
+            value={line}
+            onInput={(e) => setLine((e.target as HTMLTextAreaElement).value)}
+            placeholder="N0CALL-9>APRS,WIDE1-1:!4237.14N/07120.83W>088/036"
+          />
         </label>
         <button type="submit">Decode</button>
       </form>
-      {err && <p class="error" role="alert">{err}</p>}
+      {err && (
+        <p class="error" role="alert">
+          {err}
+        </p>
+      )}
       {out && (
         <table class="table kv" data-testid="decoded">
           <tbody>

@@ -15,7 +15,11 @@ export function EmbedPage() {
     const q = new URLSearchParams(location.search);
     const map = L.map(el.current!, { worldCopyJump: true });
     const b = (q.get("bbox") ?? "").split(",").map(Number);
-    if (b.length === 4 && b.every(Number.isFinite)) map.fitBounds([[b[1]!, b[0]!], [b[3]!, b[2]! < b[0]! ? b[2]! + 360 : b[2]!]]);
+    if (b.length === 4 && b.every(Number.isFinite))
+      map.fitBounds([
+        [b[1]!, b[0]!],
+        [b[3]!, b[2]! < b[0]! ? b[2]! + 360 : b[2]!],
+      ]);
     else map.setView([Number(q.get("lat") ?? 30) || 30, Number(q.get("lon") ?? 0) || 0], Number(q.get("zoom") ?? 2) || 2);
     clientConfig().then((cfg) => addBaseLayer(map, cfg.tileUrl, cfg.tileAttribution, () => {}));
     const stop = cacheLayer(map);

@@ -22,26 +22,64 @@ export function LeaderboardPage() {
         <div class="card">
           <h2>Finders</h2>
           <table class="table" data-testid="finders">
-            <thead><tr><th>#</th><th>Call</th><th>Finds</th><th>RF-verified</th></tr></thead>
+            <thead>
+              <tr>
+                <th>#</th>
+                <th>Call</th>
+                <th>Finds</th>
+                <th>RF-verified</th>
+              </tr>
+            </thead>
             <tbody>
               {(lb.data?.finders ?? []).map((f, k) => (
-                <tr><td>{k + 1}</td><td><a href={`/profile/${f.call}`}>{f.call}</a></td><td>{f.finds}</td><td>{f.tierA}</td></tr>
+                <tr>
+                  <td>{k + 1}</td>
+                  <td>
+                    <a href={`/profile/${f.call}`}>{f.call}</a>
+                  </td>
+                  <td>{f.finds}</td>
+                  <td>{f.tierA}</td>
+                </tr>
               ))}
             </tbody>
           </table>
-          {lb.data && lb.data.finders.length === 0 && <p class="muted" data-state="empty">No finds logged yet.</p>}
+          {lb.data && lb.data.finders.length === 0 && (
+            <p class="muted" data-state="empty">
+              No finds logged yet.
+            </p>
+          )}
         </div>
         <div class="card">
           <h2>Hiders</h2>
           <table class="table" data-testid="hiders">
-            <thead><tr><th>#</th><th>Call</th><th>Caches</th><th>Finds</th><th>Favorites</th></tr></thead>
+            <thead>
+              <tr>
+                <th>#</th>
+                <th>Call</th>
+                <th>Caches</th>
+                <th>Finds</th>
+                <th>Favorites</th>
+              </tr>
+            </thead>
             <tbody>
               {(lb.data?.hiders ?? []).map((h, k) => (
-                <tr><td>{k + 1}</td><td><a href={`/profile/${h.call}`}>{h.call}</a></td><td>{h.caches}</td><td>{h.finds}</td><td>{h.favorites}</td></tr>
+                <tr>
+                  <td>{k + 1}</td>
+                  <td>
+                    <a href={`/profile/${h.call}`}>{h.call}</a>
+                  </td>
+                  <td>{h.caches}</td>
+                  <td>{h.finds}</td>
+                  <td>{h.favorites}</td>
+                </tr>
               ))}
             </tbody>
           </table>
-          {lb.data && lb.data.hiders.length === 0 && <p class="muted" data-state="empty">No caches hidden yet.</p>}
+          {lb.data && lb.data.hiders.length === 0 && (
+            <p class="muted" data-state="empty">
+              No caches hidden yet.
+            </p>
+          )}
         </div>
       </div>
     </section>
@@ -57,21 +95,27 @@ export function ActivityList({ url }: { url: string }) {
   const verb: Record<string, string> = { find: "found", dnf: "did not find", note: "wrote about" };
   return (
     <>
-    <LoadState state={act} what="the activity" empty={act.data && act.data.items.length === 0 && "Nothing yet: no caches hidden and no finds logged."} />
-    <ul class="activity" data-testid="activity">
-      {(act.data?.items ?? []).map((i) =>
-        i.type === "log" ? (
-          <li>
-            <span class="muted"><When at={i.createdAt} /></span> {i.call ?? "someone"} {verb[i.kind]} <a href={`/cache/${encodeURIComponent(String(i.cacheId))}`}>{i.cacheName}</a>
-            {i.tier === "a" && <span class="tier tier-a"> RF-verified</span>}
-          </li>
-        ) : (
-          <li>
-            <span class="muted"><When at={i.at} /></span> {i.cache.ownerCall} hid <a href={`/cache/${i.cache.id}`}>{i.cache.name}</a> ({i.cache.type})
-          </li>
-        ),
-      )}
-    </ul>
+      <LoadState state={act} what="the activity" empty={act.data && act.data.items.length === 0 && "Nothing yet: no caches hidden and no finds logged."} />
+      <ul class="activity" data-testid="activity">
+        {(act.data?.items ?? []).map((i) =>
+          i.type === "log" ? (
+            <li>
+              <span class="muted">
+                <When at={i.createdAt} />
+              </span>{" "}
+              {i.call ?? "someone"} {verb[i.kind]} <a href={`/cache/${encodeURIComponent(String(i.cacheId))}`}>{i.cacheName}</a>
+              {i.tier === "a" && <span class="tier tier-a"> RF-verified</span>}
+            </li>
+          ) : (
+            <li>
+              <span class="muted">
+                <When at={i.at} />
+              </span>{" "}
+              {i.cache.ownerCall} hid <a href={`/cache/${i.cache.id}`}>{i.cache.name}</a> ({i.cache.type})
+            </li>
+          ),
+        )}
+      </ul>
     </>
   );
 }
@@ -106,20 +150,34 @@ export function ProfilePage({ call }: { call: string }) {
       <LoadState state={p} what="this profile" />
       {p.data?.profile?.about && <p>{p.data.profile.about}</p>}
       {p.data?.profile?.grid && <p class="muted">Grid {p.data.profile.grid}</p>}
-      {p.data?.profile?.url && <p><a href={p.data.profile.url} rel="noopener nofollow">{p.data.profile.url}</a></p>}
+      {p.data?.profile?.url && (
+        <p>
+          <a href={p.data.profile.url} rel="noopener nofollow">
+            {p.data.profile.url}
+          </a>
+        </p>
+      )}
       {g ? (
         <dl class="facts" data-testid="game-stats">
-          <dt>Finds</dt><dd>{g.finds}</dd>
-          <dt>RF-verified</dt><dd>{g.tierA}</dd>
-          <dt>Didn't find</dt><dd>{g.dnfs}</dd>
-          <dt>Caches hidden</dt><dd>{g.hidden}</dd>
-          <dt>Favorites received</dt><dd>{g.favoritesReceived}</dd>
+          <dt>Finds</dt>
+          <dd>{g.finds}</dd>
+          <dt>RF-verified</dt>
+          <dd>{g.tierA}</dd>
+          <dt>Didn't find</dt>
+          <dd>{g.dnfs}</dd>
+          <dt>Caches hidden</dt>
+          <dd>{g.hidden}</dd>
+          <dt>Favorites received</dt>
+          <dd>{g.favoritesReceived}</dd>
         </dl>
       ) : (
         !p.loading && <p class="muted">No game activity yet.</p>
       )}
       <h2>Recent</h2>
-      <p><a href={`/feeds/user/${encodeURIComponent(call)}.xml`}>RSS</a> · <a href={`/api/v1/finds/${encodeURIComponent(call)}.adif`}>ADIF of RF-verified finds</a></p>
+      <p>
+        <a href={`/feeds/user/${encodeURIComponent(call)}.xml`}>RSS</a> ·{" "}
+        <a href={`/api/v1/finds/${encodeURIComponent(call)}.adif`}>ADIF of RF-verified finds</a>
+      </p>
       <ActivityList url={`/api/activity?call=${encodeURIComponent(call)}`} />
     </section>
   );
@@ -134,7 +192,13 @@ export function SupportPage() {
       <LoadState state={s} what="the supporters" />
       <ul data-testid="supporters">
         {(s.data?.supporters ?? []).map((x) => (
-          <li>{x.name}{x.level ? ` (${x.level})` : ""} <span class="muted">since <When at={x.since} /></span></li>
+          <li>
+            {x.name}
+            {x.level ? ` (${x.level})` : ""}{" "}
+            <span class="muted">
+              since <When at={x.since} />
+            </span>
+          </li>
         ))}
       </ul>
       {s.data && s.data.supporters.length === 0 && <p class="muted">No one is listed yet.</p>}

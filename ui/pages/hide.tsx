@@ -26,7 +26,19 @@ export function HidePage() {
   const { route } = useLocation();
   const el = useRef<HTMLDivElement>(null);
   const mapRef = useRef<{ map: L.Map; marker: L.Marker | null } | null>(null);
-  const [f, setF] = useState({ name: "", type: "traditional", size: "small", difficulty: "1.5", terrain: "1.5", lat: "", lon: "", hint: "", description: "", unlisted: false, email: "" });
+  const [f, setF] = useState({
+    name: "",
+    type: "traditional",
+    size: "small",
+    difficulty: "1.5",
+    terrain: "1.5",
+    lat: "",
+    lon: "",
+    hint: "",
+    description: "",
+    unlisted: false,
+    email: "",
+  });
   const [error, setError] = useState<string | null>(null);
   const set = (k: keyof typeof f) => (e: Event) => {
     const t = e.target as HTMLInputElement;
@@ -62,8 +74,21 @@ export function HidePage() {
     else m.marker = L.marker([lat, lon], { title: "your cache", icon: PIN }).addTo(m.map);
   }, [f.lat, f.lon]);
 
-  if (account.loading) return <section class="page"><p class="muted">Loading…</p></section>;
-  if (!account.data) return <section class="page"><h1>Hide a cache</h1><p><a href="/account">Sign in</a> first: a cache is hidden under your callsign.</p></section>;
+  if (account.loading)
+    return (
+      <section class="page">
+        <p class="muted">Loading…</p>
+      </section>
+    );
+  if (!account.data)
+    return (
+      <section class="page">
+        <h1>Hide a cache</h1>
+        <p>
+          <a href="/account">Sign in</a> first: a cache is hidden under your callsign.
+        </p>
+      </section>
+    );
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -114,23 +139,41 @@ export function HidePage() {
             <input id="c-lon" required value={f.lon} onInput={pasteOrSet("lon")} placeholder="W 071° 05.456 or -71.09093" aria-describedby="coords-help" />
           </span>
         </div>
-        <p class="muted" id="coords-help">Decimal degrees or degrees and minutes (N 42° 30.123 W 071° 05.456); paste a whole pair into either field.</p>
+        <p class="muted" id="coords-help">
+          Decimal degrees or degrees and minutes (N 42° 30.123 W 071° 05.456); paste a whole pair into either field.
+        </p>
         <div class="row">
           <span>
             <label for="c-type">Type</label>
-            <select id="c-type" value={f.type} onChange={set("type")}>{TYPES.map((t) => <option value={t}>{t}</option>)}</select>
+            <select id="c-type" value={f.type} onChange={set("type")}>
+              {TYPES.map((t) => (
+                <option value={t}>{t}</option>
+              ))}
+            </select>
           </span>
           <span>
             <label for="c-size">Size</label>
-            <select id="c-size" value={f.size} onChange={set("size")}>{SIZES.map((t) => <option value={t}>{t}</option>)}</select>
+            <select id="c-size" value={f.size} onChange={set("size")}>
+              {SIZES.map((t) => (
+                <option value={t}>{t}</option>
+              ))}
+            </select>
           </span>
           <span>
             <label for="c-d">Difficulty</label>
-            <select id="c-d" value={f.difficulty} onChange={set("difficulty")}>{STEPS.map((t) => <option value={t}>{t}</option>)}</select>
+            <select id="c-d" value={f.difficulty} onChange={set("difficulty")}>
+              {STEPS.map((t) => (
+                <option value={t}>{t}</option>
+              ))}
+            </select>
           </span>
           <span>
             <label for="c-t">Terrain</label>
-            <select id="c-t" value={f.terrain} onChange={set("terrain")}>{STEPS.map((t) => <option value={t}>{t}</option>)}</select>
+            <select id="c-t" value={f.terrain} onChange={set("terrain")}>
+              {STEPS.map((t) => (
+                <option value={t}>{t}</option>
+              ))}
+            </select>
           </span>
         </div>
         <label for="c-desc">Description</label>
@@ -139,9 +182,19 @@ export function HidePage() {
         <input id="c-hint" value={f.hint} onInput={set("hint")} />
         <label for="c-email">Contact e-mail (only signed-in users of this instance see it; never shared)</label>
         <input id="c-email" type="email" value={f.email} onInput={set("email")} />
-        <label class="check"><input type="checkbox" checked={f.unlisted} onChange={set("unlisted")} /> Unlisted (only people with the link find it)</label>
-        <p><button class="primary" type="submit">Hide it</button></p>
-        {error && <p class="error" role="alert">{error}</p>}
+        <label class="check">
+          <input type="checkbox" checked={f.unlisted} onChange={set("unlisted")} /> Unlisted (only people with the link find it)
+        </label>
+        <p>
+          <button class="primary" type="submit">
+            Hide it
+          </button>
+        </p>
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
       </form>
     </section>
   );

@@ -29,7 +29,9 @@ function ViewCount({ stations, caches }: { stations: KindCount | null; caches: K
         ? `Showing ${[
             stations.total ? `${n(stations.shown)} of ${plural(stations.total, "station")}` : "",
             caches.total ? `${n(caches.shown)} of ${plural(caches.total, "cache")}` : "",
-          ].filter(Boolean).join(", ")} · zoom in or open a group for the rest`
+          ]
+            .filter(Boolean)
+            .join(", ")} · zoom in or open a group for the rest`
         : `${plural(stations.total, "station")}, ${plural(caches.total, "cache")} in view`}
     </div>
   );
@@ -114,7 +116,8 @@ export function MapPage() {
     clientConfig().then((cfg) => {
       if (!cancelled) addBaseLayer(map, cfg.tileUrl, cfg.tileAttribution, setOffline);
     });
-    const same = (set: (f: (p: KindCount | null) => KindCount | null) => void, c: KindCount) => set((p) => (p && p.total === c.total && p.shown === c.shown ? p : c));
+    const same = (set: (f: (p: KindCount | null) => KindCount | null) => void, c: KindCount) =>
+      set((p) => (p && p.total === c.total && p.shown === c.shown ? p : c));
     crowdOf(map, (name, c) => same(name === "stations" ? setStationCount : setCacheCount, c));
     const stations = stationLayer(map, (call) => location.assign(`/station/${encodeURIComponent(call)}`));
     const stopCaches = cacheLayer(map);
@@ -172,14 +175,15 @@ export function MapPage() {
           <ol>
             {feed.map((l) => (
               <li key={l.logId}>
-                <b>{l.call}</b> {VERB[l.kind]} <a href={cacheHref(l)}>{l.cache.name}</a>{" "}
-                <When at={l.ts} />
+                <b>{l.call}</b> {VERB[l.kind]} <a href={cacheHref(l)}>{l.cache.name}</a> <When at={l.ts} />
               </li>
             ))}
           </ol>
         )}
       </aside>
-      <a class="button primary map-hide" href="/hide">Hide a cache</a>
+      <a class="button primary map-hide" href="/hide">
+        Hide a cache
+      </a>
     </section>
   );
 }

@@ -20,9 +20,15 @@ export function OfflinePage() {
   const [saved, setSaved] = useState<SavedCache[]>([]);
   const [msg, setMsg] = useState<string | null>(null);
   const load = () => {
-    all<FieldNote>("notes").then((n) => setNotes(n.sort((a, b) => b.foundAt - a.foundAt)), () => {});
+    all<FieldNote>("notes").then(
+      (n) => setNotes(n.sort((a, b) => b.foundAt - a.foundAt)),
+      () => {},
+    );
     all<SavedArea>("areas").then(setAreas, () => {});
-    all<SavedCache>("caches").then((c) => setSaved(c.sort((a, b) => a.summary.name.localeCompare(b.summary.name))), () => {});
+    all<SavedCache>("caches").then(
+      (c) => setSaved(c.sort((a, b) => a.summary.name.localeCompare(b.summary.name))),
+      () => {},
+    );
   };
   // the pending list changes when notes are kept or sent, here or in another tab
   useEffect(load, [st.pending.length, st.online]);
@@ -44,7 +50,9 @@ export function OfflinePage() {
     const f = (e.target as HTMLInputElement).files?.[0];
     if (!f) return;
     const r = await importVisits(new Uint8Array(await f.arrayBuffer()));
-    setMsg(`Imported ${r.added} ${r.added === 1 ? "visit" : "visits"}${r.known ? `, ${r.known} already here` : ""}${r.skipped ? `, ${r.skipped} ${r.skipped === 1 ? "line" : "lines"} skipped` : ""}.`);
+    setMsg(
+      `Imported ${r.added} ${r.added === 1 ? "visit" : "visits"}${r.known ? `, ${r.known} already here` : ""}${r.skipped ? `, ${r.skipped} ${r.skipped === 1 ? "line" : "lines"} skipped` : ""}.`,
+    );
     (e.target as HTMLInputElement).value = "";
     load();
     refreshOfflineState();
@@ -66,7 +74,8 @@ export function OfflinePage() {
     <section class="page offline-page">
       <h1>Offline</h1>
       <p class="muted">
-        {st.online ? "Online." : "Offline."} Logs written without a signal are kept here as field notes and sent, once each, with the time you wrote them, when the network returns.
+        {st.online ? "Online." : "Offline."} Logs written without a signal are kept here as field notes and sent, once each, with the time you wrote them, when
+        the network returns.
       </p>
       <h2>Field notes</h2>
       {notes.length === 0 ? (
@@ -111,7 +120,11 @@ export function OfflinePage() {
             {areas.map((a) => (
               <li>
                 {a.caches} caches{a.tiles ? `, ${a.tiles} tiles` : ""} ({formatBytes(a.bytes)}), saved {formatDate(a.savedAt)} ·{" "}
-                <a href={`/map?lat=${(Number(a.bbox.split(",")[1]) + Number(a.bbox.split(",")[3])) / 2}&lon=${(Number(a.bbox.split(",")[0]) + Number(a.bbox.split(",")[2])) / 2}&z=13`}>show</a>
+                <a
+                  href={`/map?lat=${(Number(a.bbox.split(",")[1]) + Number(a.bbox.split(",")[3])) / 2}&lon=${(Number(a.bbox.split(",")[0]) + Number(a.bbox.split(",")[2])) / 2}&z=13`}
+                >
+                  show
+                </a>
               </li>
             ))}
           </ul>

@@ -27,7 +27,15 @@ interface Peer {
   repConfirmed: number;
   repFailed: number;
   mirrored: number;
-  health: { status: string; lastSyncAt: number | null; lastOkAt: number | null; lastError: string | null; failures: number; framesApplied: number; framesRejected: number };
+  health: {
+    status: string;
+    lastSyncAt: number | null;
+    lastOkAt: number | null;
+    lastError: string | null;
+    failures: number;
+    framesApplied: number;
+    framesRejected: number;
+  };
 }
 interface PeerList {
   instance: string;
@@ -52,7 +60,6 @@ interface FedCache {
   status: string;
 }
 
-
 export function PeersPage() {
   const [n, setN] = useState(0);
   const reload = () => setN(n + 1);
@@ -63,7 +70,11 @@ export function PeersPage() {
       <section class="page">
         <h1>Peers</h1>
         <p class="notice" data-testid="peers-locked">
-          {e.status === 401 ? "Sign in as one of this instance's operators to manage its peers." : e.status === 403 ? "Only this instance's operators (ADMIN_CALLSIGNS, verified) manage its peers." : e.message}
+          {e.status === 401
+            ? "Sign in as one of this instance's operators to manage its peers."
+            : e.status === 403
+              ? "Only this instance's operators (ADMIN_CALLSIGNS, verified) manage its peers."
+              : e.message}
         </p>
       </section>
     );
@@ -84,11 +95,23 @@ export function PeersPage() {
           <p class="muted">Frames from these instances arrived but were never applied (unknown or blocked).</p>
           <table class="table" data-testid="quarantine">
             <thead>
-              <tr><th>origin</th><th>why</th><th>frames</th><th>last</th></tr>
+              <tr>
+                <th>origin</th>
+                <th>why</th>
+                <th>frames</th>
+                <th>last</th>
+              </tr>
             </thead>
             <tbody>
               {list.data.quarantined.map((q) => (
-                <tr><td>{q.origin}</td><td>{q.reason}</td><td>{q.frames}</td><td><When at={q.lastAt} /></td></tr>
+                <tr>
+                  <td>{q.origin}</td>
+                  <td>{q.reason}</td>
+                  <td>{q.frames}</td>
+                  <td>
+                    <When at={q.lastAt} />
+                  </td>
+                </tr>
               ))}
             </tbody>
           </table>
@@ -116,7 +139,14 @@ function PeerTable({ peers, reload }: { peers: Peer[]; reload: () => void }) {
       {error && <p class="error">{error}</p>}
       <table class="table" data-testid="peers">
         <thead>
-          <tr><th>instance</th><th>trust</th><th>health</th><th>reputation</th><th>endpoints</th><th>mirrored</th></tr>
+          <tr>
+            <th>instance</th>
+            <th>trust</th>
+            <th>health</th>
+            <th>reputation</th>
+            <th>endpoints</th>
+            <th>mirrored</th>
+          </tr>
         </thead>
         <tbody>
           {peers.map((p) => (
@@ -129,7 +159,11 @@ function PeerTable({ peers, reload }: { peers: Peer[]; reload: () => void }) {
                 </div>
               </td>
               <td>
-                <select aria-label={`trust of ${p.instance}`} value={p.trust} onChange={(e) => setTrust(p.instance, (e.target as HTMLSelectElement).value as Trust)}>
+                <select
+                  aria-label={`trust of ${p.instance}`}
+                  value={p.trust}
+                  onChange={(e) => setTrust(p.instance, (e.target as HTMLSelectElement).value as Trust)}
+                >
                   <option value="trusted">trusted</option>
                   <option value="unvetted">unvetted</option>
                   <option value="blocked">blocked</option>
@@ -137,8 +171,12 @@ function PeerTable({ peers, reload }: { peers: Peer[]; reload: () => void }) {
                 {p.trustSetBy && <div class="muted">set by {p.trustSetBy}</div>}
               </td>
               <td>
-                <span class={p.health.status === "ok" ? "ok" : p.health.status === "failing" ? "warn" : "muted"} data-testid="health">{p.health.status}</span>
-                <div class="muted">last ok <When at={p.health.lastOkAt} /></div>
+                <span class={p.health.status === "ok" ? "ok" : p.health.status === "failing" ? "warn" : "muted"} data-testid="health">
+                  {p.health.status}
+                </span>
+                <div class="muted">
+                  last ok <When at={p.health.lastOkAt} />
+                </div>
                 {p.health.lastError && <div class="error">{p.health.lastError}</div>}
                 {p.health.failures > 0 && <div class="muted">{p.health.failures} failed in a row</div>}
               </td>
@@ -146,7 +184,15 @@ function PeerTable({ peers, reload }: { peers: Peer[]; reload: () => void }) {
                 ✓ {p.repConfirmed} · ✗ {p.repFailed}
               </td>
               <td>
-                {p.endpoints.length === 0 ? <span class="muted">{p.syncUrl ?? "none"}</span> : p.endpoints.map((e) => <div>{e.transport}: {e.address}</div>)}
+                {p.endpoints.length === 0 ? (
+                  <span class="muted">{p.syncUrl ?? "none"}</span>
+                ) : (
+                  p.endpoints.map((e) => (
+                    <div>
+                      {e.transport}: {e.address}
+                    </div>
+                  ))
+                )}
               </td>
               <td>{p.mirrored}</td>
             </tr>
@@ -165,7 +211,10 @@ function Add44net({ reload }: { reload: () => void }) {
   const send = async (confirm: boolean) => {
     setBusy(true);
     try {
-      const r = await api<{ admitted: boolean; binding: Binding }>("/federation/peers/44net", { method: "POST", json: confirm && pending ? { callsign: pending.callsign, confirm: true, key: pending.key } : { callsign: call } });
+      const r = await api<{ admitted: boolean; binding: Binding }>("/federation/peers/44net", {
+        method: "POST",
+        json: confirm && pending ? { callsign: pending.callsign, confirm: true, key: pending.key } : { callsign: call },
+      });
       if (r.admitted) {
         setPending(null);
         setMsg({ ok: true, text: `${r.binding.instance} added (${r.binding.dnssec ? "DNSSEC-validated" : "confirmed by you"}): unvetted until you trust it.` });
@@ -198,7 +247,8 @@ function Add44net({ reload }: { reload: () => void }) {
       {pending && (
         <div class="notice" data-testid="binding">
           <p>
-            DNS is <b>not DNSSEC-validated</b> for {pending.host}. It binds <b>{pending.instance}</b> to key <code>{pending.key}</code> (descriptor: {pending.descriptor}).
+            DNS is <b>not DNSSEC-validated</b> for {pending.host}. It binds <b>{pending.instance}</b> to key <code>{pending.key}</code> (descriptor:{" "}
+            {pending.descriptor}).
           </p>
           <p>Pin this key only if you know it is theirs (ask the operator).</p>
           <button disabled={busy} onClick={() => void send(true)}>
@@ -207,7 +257,11 @@ function Add44net({ reload }: { reload: () => void }) {
           <button onClick={() => setPending(null)}>Cancel</button>
         </div>
       )}
-      {msg && <p class={msg.ok ? "ok" : "error"} data-testid="add-result">{msg.text}</p>}
+      {msg && (
+        <p class={msg.ok ? "ok" : "error"} data-testid="add-result">
+          {msg.text}
+        </p>
+      )}
     </div>
   );
 }
@@ -223,14 +277,23 @@ function FederatedCaches() {
       {fed.length > 0 && (
         <table class="table" data-testid="federated-caches">
           <thead>
-            <tr><th>cache</th><th>origin</th><th>trust</th><th>status</th></tr>
+            <tr>
+              <th>cache</th>
+              <th>origin</th>
+              <th>trust</th>
+              <th>status</th>
+            </tr>
           </thead>
           <tbody>
             {fed.map((c) => (
               <tr>
-                <td><a href={`/cache/${encodeURIComponent(String(c.id))}`}>{c.name}</a></td>
+                <td>
+                  <a href={`/cache/${encodeURIComponent(String(c.id))}`}>{c.name}</a>
+                </td>
                 <td>{c.origin}</td>
-                <td><span class={c.trust === "trusted" ? "tag" : "warn"}>{c.trust}</span></td>
+                <td>
+                  <span class={c.trust === "trusted" ? "tag" : "warn"}>{c.trust}</span>
+                </td>
                 <td>{c.status}</td>
               </tr>
             ))}

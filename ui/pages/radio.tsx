@@ -38,7 +38,8 @@ export function RadioPage() {
       <LoadState state={ports} what="the radio ports" />
       {radio && radio.length === 0 && (
         <p class="notice" data-testid="no-radio">
-          This gateway has no radio port. Set <code>KISS_PORTS</code> (a TNC's KISS port, e.g. Direwolf's <code>tcp://127.0.0.1:8001</code>, or <code>serial:/dev/ttyUSB0@9600</code>) and <code>RADIO_CALL</code>, then restart it.
+          This gateway has no radio port. Set <code>KISS_PORTS</code> (a TNC's KISS port, e.g. Direwolf's <code>tcp://127.0.0.1:8001</code>, or{" "}
+          <code>serial:/dev/ttyUSB0@9600</code>) and <code>RADIO_CALL</code>, then restart it.
         </p>
       )}
       {radio && radio.length > 0 && <PortsTable ports={radio} />}
@@ -58,14 +59,23 @@ export function RadioPage() {
 }
 
 function StationLine({ port }: { port: RadioPort }) {
-  if (!port.call) return <span class="muted" data-testid="station">receive only: RADIO_CALL is not set</span>;
+  if (!port.call)
+    return (
+      <span class="muted" data-testid="station">
+        receive only: RADIO_CALL is not set
+      </span>
+    );
   return (
     <span data-testid="station">
       station <b>{port.call}</b>{" "}
       {port.transmit ? (
-        <span class="tag" title="RADIO_CALL is verified: the station's own beacons and NODES broadcasts go out">beacons on</span>
+        <span class="tag" title="RADIO_CALL is verified: the station's own beacons and NODES broadcasts go out">
+          beacons on
+        </span>
       ) : (
-        <span class="warn" title="RADIO_CALL is not verified on this instance: no station beacons or NODES broadcasts (users' verified lines still go out)">beacons off</span>
+        <span class="warn" title="RADIO_CALL is not verified on this instance: no station beacons or NODES broadcasts (users' verified lines still go out)">
+          beacons off
+        </span>
       )}
     </span>
   );
@@ -86,7 +96,15 @@ function PortsTable({ ports }: { ports: RadioPort[] }) {
       <div class="table-scroll">
         <table class="table" data-testid="ports">
           <thead>
-            <tr><th>port</th><th>state</th><th>frames in / out</th><th>bytes in / out</th><th>errors · dropped · reconnects</th><th>last heard</th><th>last sent</th></tr>
+            <tr>
+              <th>port</th>
+              <th>state</th>
+              <th>frames in / out</th>
+              <th>bytes in / out</th>
+              <th>errors · dropped · reconnects</th>
+              <th>last heard</th>
+              <th>last sent</th>
+            </tr>
           </thead>
           <tbody>
             {ports.map((p) => (
@@ -96,19 +114,40 @@ function PortsTable({ ports }: { ports: RadioPort[] }) {
                   <div class="muted">{p.kind}</div>
                 </td>
                 <td>
-                  <span class={p.portState === "connected" ? "ok" : p.portState === "idle" || p.portState === "closed" ? "muted" : "warn"} data-testid="port-state">
+                  <span
+                    class={p.portState === "connected" ? "ok" : p.portState === "idle" || p.portState === "closed" ? "muted" : "warn"}
+                    data-testid="port-state"
+                  >
                     {STATE_TEXT[p.portState] ?? p.portState}
                   </span>
-                  {p.portState === "connected" && p.connectedAt && <div class="muted">since <When at={p.connectedAt} /></div>}
-                  {p.portState === "waiting" && p.retryAt && <div class="muted">next try <When at={p.retryAt} /></div>}
+                  {p.portState === "connected" && p.connectedAt && (
+                    <div class="muted">
+                      since <When at={p.connectedAt} />
+                    </div>
+                  )}
+                  {p.portState === "waiting" && p.retryAt && (
+                    <div class="muted">
+                      next try <When at={p.retryAt} />
+                    </div>
+                  )}
                   {p.auto && p.portState !== "connected" && <div class="muted">the default port (KISS_PORTS unset): no TNC there</div>}
                   {p.lastError && p.portState !== "connected" && <div class="error">{p.lastError}</div>}
                 </td>
-                <td data-testid="frames">{p.framesIn} / {p.framesOut}</td>
-                <td>{p.bytesIn} / {p.bytesOut}</td>
-                <td>{p.errors} · {p.dropped} · {p.reconnects}</td>
-                <td><When at={p.lastRxAt} /></td>
-                <td><When at={p.lastTxAt} /></td>
+                <td data-testid="frames">
+                  {p.framesIn} / {p.framesOut}
+                </td>
+                <td>
+                  {p.bytesIn} / {p.bytesOut}
+                </td>
+                <td>
+                  {p.errors} · {p.dropped} · {p.reconnects}
+                </td>
+                <td>
+                  <When at={p.lastRxAt} />
+                </td>
+                <td>
+                  <When at={p.lastTxAt} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -129,7 +168,9 @@ function MHeardCard({ tick, ports }: { tick: number; ports: RadioPort[] }) {
         {ports.length > 1 && (
           <select aria-label="port heard on" value={port} onChange={(e) => setPort((e.target as HTMLSelectElement).value)}>
             <option value="">all ports</option>
-            {ports.map((p) => <option value={p.name}>{p.name}</option>)}
+            {ports.map((p) => (
+              <option value={p.name}>{p.name}</option>
+            ))}
           </select>
         )}
       </div>
@@ -139,15 +180,28 @@ function MHeardCard({ tick, ports }: { tick: number; ports: RadioPort[] }) {
         <div class="table-scroll">
           <table class="table" data-testid="mheard">
             <thead>
-              <tr><th>station</th><th>port</th><th>last heard</th><th>first heard</th><th>frames</th><th>via</th></tr>
+              <tr>
+                <th>station</th>
+                <th>port</th>
+                <th>last heard</th>
+                <th>first heard</th>
+                <th>frames</th>
+                <th>via</th>
+              </tr>
             </thead>
             <tbody>
               {rows.map((h) => (
                 <tr data-call={h.call}>
                   <td>{h.station ? <a href={`/station/${encodeURIComponent(h.call)}`}>{h.call}</a> : <b>{h.call}</b>}</td>
-                  <td><code>{h.port}</code></td>
-                  <td><When at={h.lastAt} /></td>
-                  <td><When at={h.firstAt} /></td>
+                  <td>
+                    <code>{h.port}</code>
+                  </td>
+                  <td>
+                    <When at={h.lastAt} />
+                  </td>
+                  <td>
+                    <When at={h.firstAt} />
+                  </td>
                   <td data-testid="heard-frames">{h.frames}</td>
                   <td>{h.via ? <code>{h.via}</code> : <span class="muted">direct</span>}</td>
                 </tr>

@@ -14,8 +14,20 @@ export function SetupPage() {
   const state = useLoad(() => api<SetupState>("/api/setup"));
   const [result, setResult] = useState<{ ok?: string; error?: string }>({});
   const token = location.hash.slice(1);
-  if (state.loading) return <section class="page"><p class="muted">Loading…</p></section>;
-  if (state.error) return <section class="page"><p class="error" role="alert">Could not read the set-up state: {state.error.message}</p></section>;
+  if (state.loading)
+    return (
+      <section class="page">
+        <p class="muted">Loading…</p>
+      </section>
+    );
+  if (state.error)
+    return (
+      <section class="page">
+        <p class="error" role="alert">
+          Could not read the set-up state: {state.error.message}
+        </p>
+      </section>
+    );
   if (!state.data!.needed && !result.ok)
     return (
       <section class="page">

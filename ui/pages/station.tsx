@@ -93,7 +93,10 @@ function Chart({ title, unit, xs, series }: { title: string; unit: string; xs: n
       {
         width: Math.max(200, el.current.clientWidth - 8),
         height: 180,
-        series: [{}, ...series.map((s, k) => ({ label: s.label, stroke: COLORS[k % COLORS.length], width: 2, value: (_u: uPlot, v: number | null) => fmt(v) }))],
+        series: [
+          {},
+          ...series.map((s, k) => ({ label: s.label, stroke: COLORS[k % COLORS.length], width: 2, value: (_u: uPlot, v: number | null) => fmt(v) })),
+        ],
         axes: [{}, { label: unit || undefined, size: 56 }],
         legend: { show: series.length > 1 },
       },
@@ -120,9 +123,24 @@ const WX_CHARTS: WxChart[] = [
   { title: "Temperature", q: Q.temp, keys: [["tempC", "Temperature"]] },
   { title: "Pressure", q: Q.pressure, keys: [["pressureHpa", "Pressure"]] },
   { title: "Humidity", q: null, unit: "%", keys: [["humidityPct", "Humidity"]] },
-  { title: "Wind", q: Q.speed, keys: [["windSpeedKmh", "Speed"], ["windGustKmh", "Gust"]] },
+  {
+    title: "Wind",
+    q: Q.speed,
+    keys: [
+      ["windSpeedKmh", "Speed"],
+      ["windGustKmh", "Gust"],
+    ],
+  },
   { title: "Wind direction", q: null, unit: "°", keys: [["windDirDeg", "Direction"]] },
-  { title: "Rain", q: Q.rain, keys: [["rain1hMm", "Last hour"], ["rain24hMm", "Last 24 h"], ["rainMidnightMm", "Since midnight"]] },
+  {
+    title: "Rain",
+    q: Q.rain,
+    keys: [
+      ["rain1hMm", "Last hour"],
+      ["rain24hMm", "Last 24 h"],
+      ["rainMidnightMm", "Since midnight"],
+    ],
+  },
   { title: "Luminosity", q: null, unit: "W/m²", keys: [["luminosityWm2", "Luminosity"]] },
   { title: "Snow", q: Q.rain, keys: [["snow24hMm", "Last 24 h"]] },
 ];
@@ -133,7 +151,14 @@ function WeatherCharts({ wx, pref }: { wx: Series["wx"]; pref: UnitPref }) {
     const keys = c.keys.filter(([k]) => wx.some((w) => w[k] !== undefined));
     if (!keys.length) return null;
     const u = c.q ? chartUnit(c.q, pref) : { unit: c.unit!, map: (v: number) => v };
-    return <Chart title={c.title} unit={u.unit} xs={xs} series={keys.map(([k, label]) => ({ label, values: wx.map((w) => (w[k] === undefined ? null : u.map(w[k]!))) }))} />;
+    return (
+      <Chart
+        title={c.title}
+        unit={u.unit}
+        xs={xs}
+        series={keys.map(([k, label]) => ({ label, values: wx.map((w) => (w[k] === undefined ? null : u.map(w[k]!))) }))}
+      />
+    );
   }).filter(Boolean);
   return <div class="charts">{charts}</div>;
 }
@@ -143,7 +168,11 @@ function CurrentWeather({ wx, at, pref }: { wx: Weather; at?: number; pref: Unit
   if (wx.tempC !== undefined) items.push(["Temperature", formatQ(wx.tempC, Q.temp, pref)]);
   if (wx.humidityPct !== undefined) items.push(["Humidity", `${wx.humidityPct} %`]);
   if (wx.pressureHpa !== undefined) items.push(["Pressure", formatQ(wx.pressureHpa, Q.pressure, pref)]);
-  if (wx.windSpeedKmh !== undefined) items.push(["Wind", `${formatQ(wx.windSpeedKmh, Q.speed, pref)}${wx.windDirDeg !== undefined ? ` from ${compass(wx.windDirDeg)} (${wx.windDirDeg}°)` : ""}`]);
+  if (wx.windSpeedKmh !== undefined)
+    items.push([
+      "Wind",
+      `${formatQ(wx.windSpeedKmh, Q.speed, pref)}${wx.windDirDeg !== undefined ? ` from ${compass(wx.windDirDeg)} (${wx.windDirDeg}°)` : ""}`,
+    ]);
   if (wx.windGustKmh !== undefined) items.push(["Gusts", formatQ(wx.windGustKmh, Q.speed, pref)]);
   if (wx.rain1hMm !== undefined) items.push(["Rain, last hour", formatQ(wx.rain1hMm, Q.rain, pref)]);
   if (wx.rain24hMm !== undefined) items.push(["Rain, last 24 h", formatQ(wx.rain24hMm, Q.rain, pref)]);
@@ -180,7 +209,8 @@ function Telemetry({ t }: { t: Series["telemetry"] }) {
       <ul class="readings" data-testid="telemetry-now">
         {analog.map(({ c, k }) => (
           <li>
-            <span class="q">{c.name}</span> <span class="v">{last.values[k] === null || last.values[k] === undefined ? "–" : `${last.values[k]}${c.unit ? " " + c.unit : ""}`}</span>
+            <span class="q">{c.name}</span>{" "}
+            <span class="v">{last.values[k] === null || last.values[k] === undefined ? "–" : `${last.values[k]}${c.unit ? " " + c.unit : ""}`}</span>
           </li>
         ))}
       </ul>
@@ -295,7 +325,11 @@ export function StationPage({ call }: { call: string }) {
     return (
       <section class="page">
         <h1>{c}</h1>
-        {"status" in detail.error && (detail.error as { status: number }).status === 404 ? <Empty>{c} has not been heard here (or not for a week).</Empty> : <Failed error={detail.error} what="the station" />}
+        {"status" in detail.error && (detail.error as { status: number }).status === 404 ? (
+          <Empty>{c} has not been heard here (or not for a week).</Empty>
+        ) : (
+          <Failed error={detail.error} what="the station" />
+        )}
       </section>
     );
   }
@@ -325,7 +359,8 @@ export function StationPage({ call }: { call: string }) {
               {d.kind}
               {d.owner && (
                 <>
-                  {" "}by <a href={`/station/${encodeURIComponent(d.owner)}`}>{d.owner}</a>
+                  {" "}
+                  by <a href={`/station/${encodeURIComponent(d.owner)}`}>{d.owner}</a>
                 </>
               )}
             </dd>

@@ -20,7 +20,8 @@ const blank = { kind: "message" as Kind, addressee: "", text: "", lat: "", lon: 
 function lineOf(call: string, f: typeof blank): { line?: string; problem?: string } {
   try {
     const h = { src: call, path: [] };
-    if (f.kind === "message") return f.addressee.trim() ? { line: encodeMessage({ ...h, addressee: f.addressee.trim(), text: f.text }) } : { problem: "who is it for?" };
+    if (f.kind === "message")
+      return f.addressee.trim() ? { line: encodeMessage({ ...h, addressee: f.addressee.trim(), text: f.text }) } : { problem: "who is it for?" };
     if (f.kind === "status") return { line: encodeStatus({ ...h, text: f.text }) };
     if (f.lat.trim() === "" || f.lon.trim() === "") return { problem: "latitude and longitude, in decimal degrees" };
     return { line: encodePosition({ ...h, lat: Number(f.lat), lon: Number(f.lon), symbol: f.symbol, comment: f.comment || undefined }) };
@@ -34,8 +35,16 @@ export function radioState(ports: RadioPort[] | undefined): { state: "loading" |
   if (!ports) return { state: "loading", text: "Looking at the radio…" };
   if (ports.length === 0) return { state: "no-tnc", text: "No TNC: this gateway has no radio port." };
   const up = ports.find((p) => p.portState === "connected");
-  if (!up) return { state: "not-connected", text: `No TNC connected (${ports.map((p) => p.name).join(", ")}: not connected). A line you send waits in the outbox until a TNC connects, or APRS-IS or an ingest box sends it.` };
-  if (!up.call) return { state: "receive-only", text: `Receive only: RADIO_CALL is not set, so this station does not transmit on ${up.name}. A line you send waits in the outbox for APRS-IS or an ingest box.` };
+  if (!up)
+    return {
+      state: "not-connected",
+      text: `No TNC connected (${ports.map((p) => p.name).join(", ")}: not connected). A line you send waits in the outbox until a TNC connects, or APRS-IS or an ingest box sends it.`,
+    };
+  if (!up.call)
+    return {
+      state: "receive-only",
+      text: `Receive only: RADIO_CALL is not set, so this station does not transmit on ${up.name}. A line you send waits in the outbox for APRS-IS or an ingest box.`,
+    };
   return { state: "connected", text: `TNC connected on ${up.name} as ${up.call}.` };
 }
 
@@ -62,29 +71,59 @@ function TxProgress({ id, tick, air }: { id: number; tick: number; air: ReturnTy
   let cls = "muted";
   if (c?.state === "expired") [text, cls] = ["expired: the radio never picked it up", "error"];
   else if (c?.state === "acknowledged" && c.ok === false) [text, cls] = [`failed: ${(c.result as { error?: string } | null)?.error ?? "refused"}`, "error"];
-  else if (item?.state === "sent" || item?.state === "acked") [text, cls] = [<>sent <When at={item.sentAt} /></>, "ok"];
+  else if (item?.state === "sent" || item?.state === "acked")
+    [text, cls] = [
+      <>
+        sent <When at={item.sentAt} />
+      </>,
+      "ok",
+    ];
   else if (item?.state === "failed" || item?.state === "rejected") [text, cls] = [`failed${item.error ? `: ${item.error}` : ""}`, "error"];
   else if (air.state === "connected") text = "queued: waiting for the channel (rate limits)";
-  else text = air.state === "no-tnc" || air.state === "not-connected" ? "queued: no TNC is connected to send it" : "queued: waiting for APRS-IS or an ingest box (receive only here)";
-  return <span class={cls} data-testid="tx-state">{text}</span>;
+  else
+    text =
+      air.state === "no-tnc" || air.state === "not-connected"
+        ? "queued: no TNC is connected to send it"
+        : "queued: waiting for APRS-IS or an ingest box (receive only here)";
+  return (
+    <span class={cls} data-testid="tx-state">
+      {text}
+    </span>
+  );
 }
 
 /**
  * `account`: undefined while loading, null when signed out. `ports`:
  * undefined while the ports load.
  */
-export function TransmitCard({ account, ports, tick, onSent, onRefused }: { account: Account | null | undefined; ports: RadioPort[] | undefined; tick: number; onSent: () => void; onRefused: () => void }) {
+export function TransmitCard({
+  account,
+  ports,
+  tick,
+  onSent,
+  onRefused,
+}: {
+  account: Account | null | undefined;
+  ports: RadioPort[] | undefined;
+  tick: number;
+  onSent: () => void;
+  onRefused: () => void;
+}) {
   const [f, setF] = useState(blank);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ ok: true; command: BoxCommand } | { ok: false; status: number; code: string; message: string } | null>(null);
   const hasRadio = ports ? ports.length > 0 : undefined;
   const air = radioState(ports);
   const lock =
-    hasRadio === false ? "This gateway has no radio port to transmit on."
-    : account === null ? "Sign in with a verified callsign to transmit."
-    : account && !account.call ? "Add your callsign on your account page and verify it to transmit."
-    : account && !account.verified ? `Your callsign ${account.call} is not verified yet: only a verified callsign may transmit. Verify it on your account page (the APRS challenge).`
-    : null;
+    hasRadio === false
+      ? "This gateway has no radio port to transmit on."
+      : account === null
+        ? "Sign in with a verified callsign to transmit."
+        : account && !account.call
+          ? "Add your callsign on your account page and verify it to transmit."
+          : account && !account.verified
+            ? `Your callsign ${account.call} is not verified yet: only a verified callsign may transmit. Verify it on your account page (the APRS challenge).`
+            : null;
   const ready = !!account && hasRadio === true && !lock;
   const built = ready ? lineOf(account!.call!, f) : {};
   const set = (k: keyof typeof blank) => ({
@@ -112,10 +151,13 @@ export function TransmitCard({ account, ports, tick, onSent, onRefused }: { acco
   return (
     <div class="card" aria-labelledby="tx-title">
       <h2 id="tx-title">Transmit</h2>
-      <p class={air.state === "connected" ? "muted" : "warn"} data-testid="tx-radio" data-state={air.state}>{air.text}</p>
+      <p class={air.state === "connected" ? "muted" : "warn"} data-testid="tx-radio" data-state={air.state}>
+        {air.text}
+      </p>
       {lock && (
         <p class="notice" data-testid="tx-locked">
-          {lock} {account === null ? <a href="/account">Sign in</a> : account && (!account.call || !account.verified) ? <a href="/account">Your account</a> : null}
+          {lock}{" "}
+          {account === null ? <a href="/account">Sign in</a> : account && (!account.call || !account.verified) ? <a href="/account">Your account</a> : null}
         </p>
       )}
       <form onSubmit={send} aria-label="transmit">
@@ -123,7 +165,8 @@ export function TransmitCard({ account, ports, tick, onSent, onRefused }: { acco
           <div class="actions" role="radiogroup" aria-label="what to send">
             {(["message", "position", "status"] as Kind[]).map((k) => (
               <label class="check">
-                <input type="radio" name="kind" value={k} checked={f.kind === k} onChange={() => setF({ ...f, kind: k })} /> {k === "message" ? "Message" : k === "position" ? "Position beacon" : "Status"}
+                <input type="radio" name="kind" value={k} checked={f.kind === k} onChange={() => setF({ ...f, kind: k })} />{" "}
+                {k === "message" ? "Message" : k === "position" ? "Position beacon" : "Status"}
               </label>
             ))}
           </div>
@@ -187,7 +230,11 @@ export function TransmitCard({ account, ports, tick, onSent, onRefused }: { acco
       )}
       {outcome?.ok === false && (
         <p class="error" role="alert" data-testid="tx-refused">
-          The gateway refused to transmit: {outcome.message} <span class="muted">({outcome.status ? `${outcome.status} ` : ""}{outcome.code})</span>
+          The gateway refused to transmit: {outcome.message}{" "}
+          <span class="muted">
+            ({outcome.status ? `${outcome.status} ` : ""}
+            {outcome.code})
+          </span>
         </p>
       )}
     </div>
@@ -213,29 +260,58 @@ function answer(c: BoxCommand): string {
 }
 
 export function CommandLog({ tick, account }: { tick: number; account: Account | null | undefined }) {
-  const log = useLoad(() => (account ? api<{ box: string; commands: BoxCommand[] }>(`/api/box/${LOCAL_BOX}/log?limit=50`) : Promise.resolve(null)), [tick, account?.id ?? null]);
+  const log = useLoad(
+    () => (account ? api<{ box: string; commands: BoxCommand[] }>(`/api/box/${LOCAL_BOX}/log?limit=50`) : Promise.resolve(null)),
+    [tick, account?.id ?? null],
+  );
   const commands = log.data?.commands;
   return (
     <div class="card">
       <h2>Command log</h2>
-      {account === null && <p class="muted" data-testid="log-locked">Sign in to see the commands you sent to this station.</p>}
-      {account && <p class="muted">{account.sysop ? "Every command sent to this gateway's radio (you operate it)." : "The commands you sent to this gateway's radio."}</p>}
+      {account === null && (
+        <p class="muted" data-testid="log-locked">
+          Sign in to see the commands you sent to this station.
+        </p>
+      )}
+      {account && (
+        <p class="muted">{account.sysop ? "Every command sent to this gateway's radio (you operate it)." : "The commands you sent to this gateway's radio."}</p>
+      )}
       {log.error && (log.error as ApiError).status !== 409 && <p class="error">{log.error.message}</p>}
       {commands && commands.length === 0 && <p class="muted">No commands yet.</p>}
       {commands && commands.length > 0 && (
         <div class="table-scroll">
           <table class="table" data-testid="box-log">
             <thead>
-              <tr><th>#</th><th>sent</th><th>kind</th><th>as</th><th>what</th><th>state</th><th>answer</th></tr>
+              <tr>
+                <th>#</th>
+                <th>sent</th>
+                <th>kind</th>
+                <th>as</th>
+                <th>what</th>
+                <th>state</th>
+                <th>answer</th>
+              </tr>
             </thead>
             <tbody>
               {commands.map((c) => (
                 <tr data-command={c.id}>
                   <td>{c.id}</td>
-                  <td class="nowrap"><When at={c.createdAt} /></td>
-                  <td>{c.kind}{c.transmit && <span class="muted" title="puts something on the air"> (on air)</span>}</td>
+                  <td class="nowrap">
+                    <When at={c.createdAt} />
+                  </td>
+                  <td>
+                    {c.kind}
+                    {c.transmit && (
+                      <span class="muted" title="puts something on the air">
+                        {" "}
+                        (on air)
+                      </span>
+                    )}
+                  </td>
                   <td class="nowrap">{c.call ?? <span class="muted">{c.via}</span>}</td>
-                  <td><code class="tnc2">{what(c)}</code></td>
+                  <td>
+                    <code class="tnc2">{what(c)}</code>
+                  </td>
                   <td data-testid="command-state">
                     <span class={c.state === "acknowledged" ? (c.ok ? "ok" : "error") : c.state === "expired" ? "error" : "muted"}>
                       {c.state === "acknowledged" && c.ok === false ? "failed" : c.state === "acknowledged" && !c.transmit ? "done" : STATE[c.state]}

@@ -40,7 +40,15 @@ export function HubCard({ servers, sysop, onChange }: { servers: HubPort[]; syso
             <div class="table-scroll">
               <table class="table" data-testid="hub-clients">
                 <thead>
-                  <tr><th>client</th><th>login</th><th>filter</th><th>in / out</th><th>refused · dropped</th><th>connected</th>{sysop && <th></th>}</tr>
+                  <tr>
+                    <th>client</th>
+                    <th>login</th>
+                    <th>filter</th>
+                    <th>in / out</th>
+                    <th>refused · dropped</th>
+                    <th>connected</th>
+                    {sysop && <th></th>}
+                  </tr>
                 </thead>
                 <tbody>
                   {s.clients.map((c) => (
@@ -49,14 +57,30 @@ export function HubCard({ servers, sysop, onChange }: { servers: HubPort[]; syso
                         {c.address ? <code>{c.address}</code> : <span class="muted">{c.id}</span>}
                         {c.software && <div class="muted">{c.software}</div>}
                       </td>
-                      <td>{c.login ? <span>{c.login} {c.verified ? <span class="tag">verified</span> : <span class="warn">read-only</span>}</span> : <span class="muted">-</span>}</td>
+                      <td>
+                        {c.login ? (
+                          <span>
+                            {c.login} {c.verified ? <span class="tag">verified</span> : <span class="warn">read-only</span>}
+                          </span>
+                        ) : (
+                          <span class="muted">-</span>
+                        )}
+                      </td>
                       <td>{c.filter ? <code>{c.filter}</code> : <span class="muted">-</span>}</td>
-                      <td data-testid="client-counts">{c.rx} / {c.tx}</td>
-                      <td>{c.refused} · {c.dropped}</td>
-                      <td><When at={c.connectedAt} /></td>
+                      <td data-testid="client-counts">
+                        {c.rx} / {c.tx}
+                      </td>
+                      <td>
+                        {c.refused} · {c.dropped}
+                      </td>
+                      <td>
+                        <When at={c.connectedAt} />
+                      </td>
                       {sysop && (
                         <td>
-                          <button type="button" class="secondary" onClick={() => void disconnect(c.id)}>disconnect</button>
+                          <button type="button" class="secondary" onClick={() => void disconnect(c.id)}>
+                            disconnect
+                          </button>
                         </td>
                       )}
                     </tr>

@@ -51,7 +51,8 @@ export function NodesCard({ tick, sysop, ports }: { tick: number; sysop: boolean
           {d.node ? (
             <>
               This station is node <b>{d.node.alias}</b> ({d.node.call}),{" "}
-              {d.node.broadcastMinutes > 0 ? `broadcasting NODES every ${d.node.broadcastMinutes} min` : "not broadcasting NODES"}; last broadcast <When at={d.node.lastBroadcastAt} />.
+              {d.node.broadcastMinutes > 0 ? `broadcasting NODES every ${d.node.broadcastMinutes} min` : "not broadcasting NODES"}; last broadcast{" "}
+              <When at={d.node.lastBroadcastAt} />.
             </>
           ) : (
             "This station is no NET/ROM node (NODE_ALIAS unset); routes heard in other nodes' broadcasts are still listed."
@@ -64,24 +65,46 @@ export function NodesCard({ tick, sysop, ports }: { tick: number; sysop: boolean
         <div class="table-scroll">
           <table class="table" data-testid="nodes">
             <thead>
-              <tr><th>alias</th><th>node</th><th>neighbour</th><th>quality</th><th>port</th><th>source</th><th>updated</th>{sysop && <th />}</tr>
+              <tr>
+                <th>alias</th>
+                <th>node</th>
+                <th>neighbour</th>
+                <th>quality</th>
+                <th>port</th>
+                <th>source</th>
+                <th>updated</th>
+                {sysop && <th />}
+              </tr>
             </thead>
             <tbody>
               {routes.map((r) => (
                 <tr data-node={r.call} data-neighbour={r.neighbour} class={r.best ? "" : "muted"}>
-                  <td><b>{r.alias || "—"}</b></td>
+                  <td>
+                    <b>{r.alias || "—"}</b>
+                  </td>
                   <td>{r.call}</td>
                   <td>
                     {r.neighbour === r.call ? <span title="heard directly">{r.neighbour} (direct)</span> : r.neighbour}
-                    {several.has(r.call) && r.best && <> <span class="tag">best</span></>}
+                    {several.has(r.call) && r.best && (
+                      <>
+                        {" "}
+                        <span class="tag">best</span>
+                      </>
+                    )}
                   </td>
                   <td data-testid="quality">{r.quality}</td>
                   <td>{r.port ? <code>{r.port}</code> : <span class="muted">any</span>}</td>
                   <td>{r.source}</td>
-                  <td><When at={r.updatedAt} /></td>
+                  <td>
+                    <When at={r.updatedAt} />
+                  </td>
                   {sysop && (
                     <td>
-                      <button disabled={busy} aria-label={`remove the route to ${r.call} via ${r.neighbour}`} onClick={() => void act({ call: r.call, neighbour: r.neighbour, remove: true })}>
+                      <button
+                        disabled={busy}
+                        aria-label={`remove the route to ${r.call} via ${r.neighbour}`}
+                        onClick={() => void act({ call: r.call, neighbour: r.neighbour, remove: true })}
+                      >
                         Remove
                       </button>
                     </td>
@@ -100,7 +123,13 @@ export function NodesCard({ tick, sysop, ports }: { tick: number; sysop: boolean
             e.preventDefault();
             const q = Number(form.quality);
             void act(
-              { call: form.call.trim(), alias: form.alias.trim(), neighbour: form.neighbour.trim(), quality: Number.isInteger(q) ? q : form.quality, ...(form.port ? { port: form.port } : {}) },
+              {
+                call: form.call.trim(),
+                alias: form.alias.trim(),
+                neighbour: form.neighbour.trim(),
+                quality: Number.isInteger(q) ? q : form.quality,
+                ...(form.port ? { port: form.port } : {}),
+              },
               () => setForm(blank),
             );
           }}
@@ -113,13 +142,21 @@ export function NodesCard({ tick, sysop, ports }: { tick: number; sysop: boolean
           {ports.length > 0 && (
             <select aria-label="port" {...field("port")}>
               <option value="">any port</option>
-              {ports.map((p) => <option value={p.name}>{p.name}</option>)}
+              {ports.map((p) => (
+                <option value={p.name}>{p.name}</option>
+              ))}
             </select>
           )}
-          <button class="primary" disabled={busy}>Add route</button>
+          <button class="primary" disabled={busy}>
+            Add route
+          </button>
         </form>
       )}
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </div>
   );
 }

@@ -35,7 +35,8 @@ export interface NodesView {
 export const LOCAL_BOX = "local";
 
 /** Radio ports from GET /api/ports (the other transports listed there have no `portState`). */
-export const radioPorts = (ports: Array<Record<string, unknown>>): RadioPort[] => ports.filter((p) => typeof p.portState === "string") as unknown as RadioPort[];
+export const radioPorts = (ports: Array<Record<string, unknown>>): RadioPort[] =>
+  ports.filter((p) => typeof p.portState === "string") as unknown as RadioPort[];
 
 /** A hub server in GET /api/ports (`kiss-server`, `aprsis-server`) with its clients. */
 export interface HubPort {

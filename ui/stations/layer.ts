@@ -15,7 +15,17 @@ import { viewBbox } from "../game/layer.ts";
 import type { StationMap } from "../../src/stations/registry.ts";
 
 /** A station as the map keeps it: from the map answer or a live position. */
-interface Station { call: string; kind?: string; lat?: number; lon?: number; symbol?: string; course?: number; lastHeard?: number; alive?: boolean; ts?: number }
+interface Station {
+  call: string;
+  kind?: string;
+  lat?: number;
+  lon?: number;
+  symbol?: string;
+  course?: number;
+  lastHeard?: number;
+  alive?: boolean;
+  ts?: number;
+}
 
 export interface StationLayer {
   stop(): void;
@@ -34,7 +44,11 @@ const wrap = (x: number) => ((((x + 180) % 360) + 360) % 360) - 180;
 export function stationLayer(map: L.Map, open: (call: string) => void): StationLayer {
   const crowd = crowdOf(map);
   /** the latest answer: its single stations by call (live positions merged in) and its clusters */
-  let answer: { clustered: boolean; clusters: StationMap["clusters"]; stations: Map<string, Station> } = { clustered: false, clusters: [], stations: new Map() };
+  let answer: { clustered: boolean; clusters: StationMap["clusters"]; stations: Map<string, Station> } = {
+    clustered: false,
+    clusters: [],
+    stations: new Map(),
+  };
   /** when each station's position was heard: a late packet never moves a marker back */
   const heard = new Map<string, number>();
   let track: L.Polyline | null = null;
@@ -45,7 +59,13 @@ export function stationLayer(map: L.Map, open: (call: string) => void): StationL
   const showTrack = async (call: string, mk: L.Marker) => {
     const d = await api<{ track: Array<{ lat: number; lon: number }>; comment?: string }>(`/api/stations/${encodeURIComponent(call)}`);
     track?.remove();
-    track = d.track.length > 1 ? L.polyline(d.track.map((p) => [p.lat, p.lon] as [number, number]), { color: "#c05621", weight: 3 }).addTo(map) : null;
+    track =
+      d.track.length > 1
+        ? L.polyline(
+            d.track.map((p) => [p.lat, p.lon] as [number, number]),
+            { color: "#c05621", weight: 3 },
+          ).addTo(map)
+        : null;
     mk.bindPopup(`<b>${clean(call)}</b><br>${clean(d.comment ?? "")}<br><a href="/station/${encodeURIComponent(call)}">station page</a>`).openPopup();
     void open;
   };
@@ -57,7 +77,8 @@ export function stationLayer(map: L.Map, open: (call: string) => void): StationL
     noun: ["station", "stations"],
     key: (s) => s.call,
     className: () => "aprs-icon",
-    html: (s) => `<span class="aprs-sym" data-symbol="${attr(s.symbol ?? "/-")}">${symbolSvg(s.symbol)}</span><span class="map-label aprs-call">${clean(s.call)}</span>`,
+    html: (s) =>
+      `<span class="aprs-sym" data-symbol="${attr(s.symbol ?? "/-")}">${symbolSvg(s.symbol)}</span><span class="map-label aprs-call">${clean(s.call)}</span>`,
     title: (s) => s.call,
     // the most recently heard first
     label: (s) => ({ text: s.call, prio: 1e15 + (s.lastHeard ?? s.ts ?? 0) }),
@@ -72,7 +93,9 @@ export function stationLayer(map: L.Map, open: (call: string) => void): StationL
       }
       rows = rows.slice(0, 200);
       return {
-        html: rows.map((s) => `<li><span class="aprs-sym">${symbolSvg(s.symbol, 16)}</span> <a href="/station/${encodeURIComponent(s.call)}">${clean(s.call)}</a></li>`).join(""),
+        html: rows
+          .map((s) => `<li><span class="aprs-sym">${symbolSvg(s.symbol, 16)}</span> <a href="/station/${encodeURIComponent(s.call)}">${clean(s.call)}</a></li>`)
+          .join(""),
         shown: rows.length,
       };
     },

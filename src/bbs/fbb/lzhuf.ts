@@ -31,7 +31,14 @@ const P_CODE = new Uint8Array(64);
 const D_CODE = new Uint8Array(256);
 const D_LEN = new Uint8Array(256);
 {
-  const counts: Array<[number, number]> = [[3, 1], [4, 3], [5, 8], [6, 12], [7, 24], [8, 16]];
+  const counts: Array<[number, number]> = [
+    [3, 1],
+    [4, 3],
+    [5, 8],
+    [6, 12],
+    [7, 24],
+    [8, 16],
+  ];
   let i = 0;
   let code = 0;
   for (const [len, n] of counts) {

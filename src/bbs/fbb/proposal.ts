@@ -106,7 +106,7 @@ export function checksumAdd(sum: number, line: string): number {
 
 /** `F> HH` for a running sum. */
 export function formatBlockEnd(sum: number): string {
-  return `F> ${((-sum) & 0xff).toString(16).toUpperCase().padStart(2, "0")}`;
+  return `F> ${(-sum & 0xff).toString(16).toUpperCase().padStart(2, "0")}`;
 }
 
 /** Checks `F>` / `F> HH` against the sum of the proposal lines; the checksum is optional. */

@@ -103,7 +103,12 @@ export interface SessionReport {
 const SUB = 0x1a;
 const MAX_PROPOSALS = 5;
 
-export async function runSession(link: ByteLink, mailbox: Mailbox, opts: SessionOptions, reader = new LinkReader(link, opts.idleTimeoutMs)): Promise<SessionReport> {
+export async function runSession(
+  link: ByteLink,
+  mailbox: Mailbox,
+  opts: SessionOptions,
+  reader = new LinkReader(link, opts.idleTimeoutMs),
+): Promise<SessionReport> {
   const report: SessionReport = { ok: false, error: null, partnerSid: null, compression: null, received: [], sent: [] };
   const deadline = Date.now() + opts.sessionTimeoutMs;
   const trace = opts.trace ?? (() => {});
@@ -166,7 +171,15 @@ export async function runSession(link: ByteLink, mailbox: Mailbox, opts: Session
         }
         const items = batch.map((m) => {
           const bytes = encodeText(toWire(m.text, compression === "none" ? "\r" : "\r\n"));
-          const proposal: Proposal = { kind: compression === "none" ? "FB" : "FA", type: m.type, from: m.from, at: m.at, to: m.to, bid: m.bid, size: bytes.length };
+          const proposal: Proposal = {
+            kind: compression === "none" ? "FB" : "FA",
+            type: m.type,
+            from: m.from,
+            at: m.at,
+            to: m.to,
+            bid: m.bid,
+            size: bytes.length,
+          };
           return { m, bytes, line: formatProposal(proposal) };
         });
         let sum = 0;
@@ -226,7 +239,8 @@ export async function runSession(link: ByteLink, mailbox: Mailbox, opts: Session
         if (!p.ok) a = "error";
         else if (inBlock.has(p.proposal.bid)) a = "defer";
         else if (compression === "none" && p.proposal.kind === "FA") a = "error";
-        else if (compression !== "none" && p.proposal.kind === "FB") a = "refuse"; // a binary file, not a message
+        else if (compression !== "none" && p.proposal.kind === "FB")
+          a = "refuse"; // a binary file, not a message
         else if (p.proposal.size > opts.maxMessageBytes) a = "refuse";
         else a = mailbox.answer(p.proposal);
         if (p.ok) inBlock.add(p.proposal.bid);

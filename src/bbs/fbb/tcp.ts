@@ -28,7 +28,8 @@ export class TelnetDecoder {
           if (b === IAC) {
             out[n++] = IAC;
             this.state = "data";
-          } else if (b >= 0xfb && b <= 0xfe) this.state = "opt"; // WILL WONT DO DONT <option>
+          } else if (b >= 0xfb && b <= 0xfe)
+            this.state = "opt"; // WILL WONT DO DONT <option>
           else if (b === SB) this.state = "sb";
           else this.state = "data"; // NOP, GA, ...
           break;
@@ -164,7 +165,9 @@ export async function connectTcp(host: string, port: number, timeoutMs: number):
   let timer: ReturnType<typeof setTimeout> | undefined;
   const socket = await Promise.race([
     Bun.connect<SocketData>({ hostname: host, port, data: { link }, socket: handlers }),
-    new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new Error(`no connection to ${host}:${port} within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs))),
+    new Promise<never>(
+      (_, rej) => (timer = setTimeout(() => rej(new Error(`no connection to ${host}:${port} within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs)),
+    ),
   ]).finally(() => clearTimeout(timer));
   link.socket = socket;
   return link;

@@ -144,9 +144,14 @@ export function decodeSvcfedBody(text: string): DecodedBody {
   if (start < 0) start = lines.findIndex((l) => /^SVCFED[ \t]/.test(l) && !isEnd(l));
   if (start < 0) throw new SvcfedError("not_svcfed", `the body has no "${SVCFED_MAGIC} ${SVCFED_VERSION} ..." header line`);
   const version = lines[start]!.split(/[ \t]+/)[1]!;
-  if (version !== String(SVCFED_VERSION)) throw new SvcfedError("unsupported_version", `SVCFED version ${version.slice(0, 20)} is not supported (this instance reads ${SVCFED_VERSION})`);
+  if (version !== String(SVCFED_VERSION))
+    throw new SvcfedError("unsupported_version", `SVCFED version ${version.slice(0, 20)} is not supported (this instance reads ${SVCFED_VERSION})`);
   const h = HEADER.exec(lines[start]!);
-  if (!h) throw new SvcfedError("undecodable", `the header line "${lines[start]!.slice(0, 100)}" is not "${SVCFED_MAGIC} ${SVCFED_VERSION} <origin> <frames> <bytes> <fnv1a64>"`);
+  if (!h)
+    throw new SvcfedError(
+      "undecodable",
+      `the header line "${lines[start]!.slice(0, 100)}" is not "${SVCFED_MAGIC} ${SVCFED_VERSION} <origin> <frames> <bytes> <fnv1a64>"`,
+    );
   const [, , origin, framesRaw, bytesRaw, fnvRaw] = h as unknown as [string, string, string, string, string, string];
   if (!isInstanceId(origin)) throw new SvcfedError("undecodable", `"${origin.slice(0, 80)}" in the header is not an instance id`);
   const frameCount = Number(framesRaw);
@@ -154,7 +159,10 @@ export function decodeSvcfedBody(text: string): DecodedBody {
   if (size > MAX_PAYLOAD_BYTES) throw new SvcfedError("undecodable", `the header announces ${size} bytes; a payload is at most ${MAX_PAYLOAD_BYTES}`);
   const end = lines.findIndex((l, i) => i > start && isEnd(l));
   if (end < 0) throw new SvcfedError("truncated", `truncated: no "${END_LINE}" line after the data`);
-  const data = lines.slice(start + 1, end).join("").replace(/\s+/g, "");
+  const data = lines
+    .slice(start + 1, end)
+    .join("")
+    .replace(/\s+/g, "");
   if (!BASE64URL.test(data)) {
     const bad = /[^A-Za-z0-9_-]/.exec(data)!;
     throw new SvcfedError("undecodable", `character ${JSON.stringify(bad[0])} at position ${bad.index} of the data is not base64url`);
@@ -164,7 +172,8 @@ export function decodeSvcfedBody(text: string): DecodedBody {
   if (data.length > want) throw new SvcfedError("altered", `the data holds more than the ${size} bytes the header announces`);
   const payload = new Uint8Array(Buffer.from(data, "base64url"));
   const fnv = fnv1a64Hex(payload);
-  if (fnv !== fnvRaw.toLowerCase()) throw new SvcfedError("altered", `the payload's FNV-1a 64 is ${fnv}, the header says ${fnvRaw.toLowerCase()}: the body was altered`);
+  if (fnv !== fnvRaw.toLowerCase())
+    throw new SvcfedError("altered", `the payload's FNV-1a 64 is ${fnv}, the header says ${fnvRaw.toLowerCase()}: the body was altered`);
   let frames: Uint8Array[];
   try {
     frames = decodePage(payload).frames;
@@ -188,7 +197,8 @@ export interface EnqueueParams {
 export function enqueueParams(body: unknown): EnqueueParams {
   const empty = body === undefined || body === null || body === "" || (body instanceof Uint8Array && body.length === 0);
   if (empty) return { types: [...SYNC_KINDS], since: 0, limit: DEFAULT_PAGE_LIMIT };
-  if (typeof body !== "object" || Array.isArray(body) || body instanceof Uint8Array) throw badRequest("bad_body", "expected a JSON object { types?, since?, limit? }");
+  if (typeof body !== "object" || Array.isArray(body) || body instanceof Uint8Array)
+    throw badRequest("bad_body", "expected a JSON object { types?, since?, limit? }");
   const b = body as Record<string, unknown>;
   const unknown = Object.keys(b).filter((k) => k !== "types" && k !== "since" && k !== "limit");
   if (unknown.length) throw badRequest("invalid", `unknown field ${unknown.join(", ")} (the fields are types, since, limit)`);
@@ -201,9 +211,11 @@ export function enqueueParams(body: unknown): EnqueueParams {
     types = SYNC_KINDS.filter((k) => t.includes(k));
   }
   const since = b.since ?? 0;
-  if (typeof since !== "number" || !Number.isSafeInteger(since) || since < 0) throw badRequest("invalid", "since must be a cursor (a whole number, 0 or the next of a previous answer)");
+  if (typeof since !== "number" || !Number.isSafeInteger(since) || since < 0)
+    throw badRequest("invalid", "since must be a cursor (a whole number, 0 or the next of a previous answer)");
   const limit = b.limit ?? DEFAULT_PAGE_LIMIT;
-  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) throw badRequest("invalid", `limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}`);
+  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT)
+    throw badRequest("invalid", `limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}`);
   return { types, since, limit };
 }
 
@@ -263,7 +275,18 @@ export function enqueueSvcfed(gw: Gateway, params: EnqueueParams): EnqueueResult
     .query(`SELECT seq, type, frame FROM fed_feed WHERE type IN (${typeIds.map(() => "?").join(",")}) AND seq > ? AND frame IS NOT NULL ORDER BY seq LIMIT ?`)
     .all(...typeIds, params.since, params.limit + 1) as Row[];
   const available = Math.min(rows.length, params.limit);
-  const none: EnqueueResult = { posted: false, reason: "nothing_to_send", bid: null, id: null, frames: 0, bytes: 0, size: 0, next: params.since, more: false, partners: [] };
+  const none: EnqueueResult = {
+    posted: false,
+    reason: "nothing_to_send",
+    bid: null,
+    id: null,
+    frames: 0,
+    bytes: 0,
+    size: 0,
+    next: params.since,
+    more: false,
+    partners: [],
+  };
   if (available === 0) return none;
 
   // The body must fit with the R: line this BBS puts on top (the longest it can be).
@@ -356,15 +379,20 @@ export function receiveSvcfedBulletin(gw: Gateway, b: SvcfedBulletin): ApplyRepo
     } catch {
       continue; // the pipeline refuses it, with its reason
     }
-    if (origin !== d.origin) throw unprocessable("svcfed_mixed_origins", `SVCFED bulletin ${b.bid} refused: frame ${i} is ${origin}'s, the bulletin carries ${d.origin}'s`);
+    if (origin !== d.origin)
+      throw unprocessable("svcfed_mixed_origins", `SVCFED bulletin ${b.bid} refused: frame ${i} is ${origin}'s, the bulletin carries ${d.origin}'s`);
   }
   const report = applyFramesSync(gw, d.frames, { via: "bbs" });
   if (report.rejected > 0) {
     const f = report.failures[0];
     const first = f ? `; frame ${f.index}${f.gid ? ` (${f.gid})` : ""}: ${f.code}` : "";
-    throw unprocessable("svcfed_rejected", `SVCFED bulletin ${b.bid} refused whole, nothing applied: ${report.rejected} of ${report.received} frames rejected${first}`, {
-      reasons: report.reasons,
-    });
+    throw unprocessable(
+      "svcfed_rejected",
+      `SVCFED bulletin ${b.bid} refused whole, nothing applied: ${report.rejected} of ${report.received} frames rejected${first}`,
+      {
+        reasons: report.reasons,
+      },
+    );
   }
   gw.log.info(
     "fed",

@@ -66,7 +66,11 @@ const b64 = (b: Uint8Array) => Buffer.from(b).toString("base64");
 
 /** Parses one line; null when it is not an SVCL1 line at all. Throws Svcl1Error for a malformed one. */
 export function parseLine(bytes: Uint8Array): Line | null {
-  for (const c of bytes) if (c < 0x20 || c > 0x7e) return bytes.length >= 6 && Buffer.from(bytes.subarray(0, 6)).toString("latin1") === "SVCL1 " ? bad("bad_line", "an SVCL1 line is printable ASCII") : null;
+  for (const c of bytes)
+    if (c < 0x20 || c > 0x7e)
+      return bytes.length >= 6 && Buffer.from(bytes.subarray(0, 6)).toString("latin1") === "SVCL1 "
+        ? bad("bad_line", "an SVCL1 line is printable ASCII")
+        : null;
   const s = Buffer.from(bytes).toString("latin1");
   if (!s.startsWith("SVCL1 ")) return null;
   const m = /^SVCL1 ([HRPE]) (.*)$/.exec(s);
@@ -170,7 +174,11 @@ export interface ServeReport {
  * fits the mtu. Throws Svcl1Error `too_large` when the first record alone does
  * not fit: a record is never skipped.
  */
-export function answerRequest(gw: Gateway, link: NegotiatedLink, req: { type: SyncKind; since: number; limit: number }): { line: string; frames: number; limit: number } {
+export function answerRequest(
+  gw: Gateway,
+  link: NegotiatedLink,
+  req: { type: SyncKind; since: number; limit: number },
+): { line: string; frames: number; limit: number } {
   const type = RECORD_TYPES[req.type];
   let limit = Math.min(req.limit, link.batch);
   for (;;) {
@@ -186,7 +194,10 @@ export function answerRequest(gw: Gateway, link: NegotiatedLink, req: { type: Sy
     // move the client's cursor (which HTTP pulls share) past a record it never
     // got: refuse the page instead, so the cursor stays and a full link carries it.
     const row = feed.rows[0]!;
-    bad("too_large", `${req.type} record ${row.gid} v${row.v} alone is a ${line.length}-byte line; this link's line budget is ${link.mtu}: not sent, pull it over a full link`);
+    bad(
+      "too_large",
+      `${req.type} record ${row.gid} v${row.v} alone is a ${line.length}-byte line; this link's line budget is ${link.mtu}: not sent, pull it over a full link`,
+    );
   }
 }
 
@@ -201,7 +212,8 @@ function parseRequest(arg: string, link: NegotiatedLink): { type: SyncKind; sinc
     throw e;
   }
   const o = v as Record<string, unknown>;
-  if (!o || typeof o !== "object" || Array.isArray(o) || o instanceof Uint8Array || o instanceof Map) bad("bad_request", "R carries a map {type, since, limit}");
+  if (!o || typeof o !== "object" || Array.isArray(o) || o instanceof Uint8Array || o instanceof Map)
+    bad("bad_request", "R carries a map {type, since, limit}");
   if (typeof o.type !== "string" || !(SYNC_KINDS as readonly string[]).includes(o.type)) bad("bad_request", `type must be one of ${SYNC_KINDS.join(", ")}`);
   if (!link.records.includes(RECORD_TYPES[o.type as SyncKind])) bad("not_carried", `this link does not carry ${o.type} records`);
   if (typeof o.since !== "number" || !Number.isSafeInteger(o.since) || o.since < 0) bad("bad_request", "since must be a cursor");
@@ -367,7 +379,11 @@ export async function pullSvcl1(gw: Gateway, circuit: Circuit, opts: PullOptions
         if (page.more && page.next <= cursor) bad("bad_page", `${kind} cursor does not advance past ${cursor}`);
         const next = Math.max(cursor, page.next);
         // the frame intake behind POST /federation/frames, with the cursor in the same transaction
-        const applied: ApplyReport = await applyPage(gw, pageBytes, { via: opts.transport, servedBy: opts.peer, onCommit: () => setCursor(gw, peer.id, type, next) });
+        const applied: ApplyReport = await applyPage(gw, pageBytes, {
+          via: opts.transport,
+          servedBy: opts.peer,
+          onCommit: () => setCursor(gw, peer.id, type, next),
+        });
         addReport(f, applied, wire.length);
         report.rawBytes += pageBytes.length;
         cursor = next;
