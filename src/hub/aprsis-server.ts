@@ -277,20 +277,9 @@ export function startAprsIsServer(gw: Gateway, at: { host: string; port: number 
       socket: {
         open(socket) {
           const c = { socket, out: new OutQueue(socket as Socket<unknown>), partial: "", loggedIn: false, filter: null, heard: new Map() } as unknown as Conn;
-          c.client = addClient(gw, {
-            server: "aprs-is",
-            address: hostPort(socket.remoteAddress, (socket as unknown as { remotePort?: number }).remotePort ?? 0),
-            login: null,
-            verified: false,
-            filter: null,
-            software: null,
-            connectedAt: gw.clock.now(),
-            rx: 0,
-            tx: 0,
-            refused: 0,
-            dropped: 0,
-            close: (why) => drop(c, why),
-          });
+          c.client = addClient(gw, "aprs-is", hostPort(socket.remoteAddress, (socket as unknown as { remotePort?: number }).remotePort ?? 0), (why) =>
+            drop(c, why),
+          );
           socket.data = c;
           conns.add(c);
           send(c, `# svc-gateway ${buildInfo().version}\r\n`);

@@ -45,9 +45,23 @@ function list(gw: Gateway): Map<string, HubClient> {
   return m;
 }
 
-/** Registers a new client; the caller fills in the rest as the connection goes on. */
-export function addClient(gw: Gateway, c: Omit<HubClient, "id">): HubClient {
-  const client = { ...c, id: `${c.server}-${next++}` } as HubClient;
+/** Registers a client that just connected from `address`; the server fills in the rest as the connection goes on. */
+export function addClient(gw: Gateway, server: HubServer, address: string, close: (why: string) => void): HubClient {
+  const client: HubClient = {
+    id: `${server}-${next++}`,
+    server,
+    address,
+    login: null,
+    verified: false,
+    filter: null,
+    software: null,
+    connectedAt: gw.clock.now(),
+    rx: 0,
+    tx: 0,
+    refused: 0,
+    dropped: 0,
+    close,
+  };
   list(gw).set(client.id, client);
   return client;
 }

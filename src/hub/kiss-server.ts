@@ -94,20 +94,9 @@ export function startKissServer(gw: Gateway, at: { host: string; port: number })
       socket: {
         open(socket) {
           const c = { socket, decoder: new KissDecoder(), out: new OutQueue(socket as Socket<unknown>) } as Conn;
-          c.client = addClient(gw, {
-            server: "kiss",
-            address: hostPort(socket.remoteAddress, (socket as unknown as { remotePort?: number }).remotePort ?? 0),
-            login: null,
-            verified: false,
-            filter: null,
-            software: null,
-            connectedAt: gw.clock.now(),
-            rx: 0,
-            tx: 0,
-            refused: 0,
-            dropped: 0,
-            close: (why) => drop(c, why),
-          });
+          c.client = addClient(gw, "kiss", hostPort(socket.remoteAddress, (socket as unknown as { remotePort?: number }).remotePort ?? 0), (why) =>
+            drop(c, why),
+          );
           socket.data = c;
           conns.add(c);
           gw.log.info("hub", `KISS client ${c.client.address} connected`);

@@ -15,20 +15,8 @@ import { SmallMap } from "../components/small-map.tsx";
 import { StationSymbol } from "../components/station-symbol.tsx";
 import { Empty, Failed, Loading } from "../components/states.tsx";
 import { chartUnit, compass, formatDdm, formatQ, Q, unitPref, type Quantity, type UnitPref } from "../components/units.ts";
+import type { Weather } from "../../src/aprs/types.ts";
 
-interface Weather {
-  tempC?: number;
-  humidityPct?: number;
-  windDirDeg?: number;
-  windSpeedKmh?: number;
-  windGustKmh?: number;
-  pressureHpa?: number;
-  rain1hMm?: number;
-  rain24hMm?: number;
-  rainMidnightMm?: number;
-  luminosityWm2?: number;
-  snow24hMm?: number;
-}
 interface Detail {
   call: string;
   kind: string;
