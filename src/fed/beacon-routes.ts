@@ -18,6 +18,12 @@ function datagramFrom(body: unknown): Uint8Array {
   throw badRequest("bad_body", 'send the datagram as application/octet-stream, or {"datagram": "<base64>"}');
 }
 
+/** A datagram as itself, or (`format=json`) base64 with its size, the limit and what it carries. */
+function answer(datagram: Uint8Array, format: string | undefined, about: Record<string, unknown>) {
+  if (format === "json") return { datagram: Buffer.from(datagram).toString("base64"), bytes: datagram.length, limit: BEACON_MAX_BYTES, ...about };
+  return new Response(datagram as Uint8Array<ArrayBuffer>, { headers: { "content-type": "application/octet-stream", "cache-control": "no-store" } });
+}
+
 export function beaconRoutes(gw: Gateway) {
   return new Elysia({ name: "beacon" })
     .use(gatesPlugin(gw))
@@ -29,26 +35,10 @@ export function beaconRoutes(gw: Gateway) {
         if (query.format !== undefined && query.format !== "json") throw badRequest("invalid", "format is json, or left out for the datagram itself");
         if (query.record === "have") {
           const h = ownHaveList(gw);
-          if (query.format === "json")
-            return {
-              datagram: Buffer.from(h.datagram).toString("base64"),
-              bytes: h.datagram.length,
-              limit: BEACON_MAX_BYTES,
-              have: h.have,
-              dropped: h.dropped,
-            };
-          return new Response(h.datagram as Uint8Array<ArrayBuffer>, { headers: { "content-type": "application/octet-stream", "cache-control": "no-store" } });
+          return answer(h.datagram, query.format, { have: h.have, dropped: h.dropped });
         }
         const b = ownBeacon(gw);
-        if (query.format === "json")
-          return {
-            datagram: Buffer.from(b.datagram).toString("base64"),
-            bytes: b.datagram.length,
-            limit: BEACON_MAX_BYTES,
-            endpoints: b.endpoints,
-            dropped: b.dropped,
-          };
-        return new Response(b.datagram as Uint8Array<ArrayBuffer>, { headers: { "content-type": "application/octet-stream", "cache-control": "no-store" } });
+        return answer(b.datagram, query.format, { endpoints: b.endpoints, dropped: b.dropped });
       },
       { gate: "public" },
     )
