@@ -10,6 +10,7 @@ import { errorResponse, toErrorResponse } from "./errors.ts";
 import { contentSecurityPolicy, serveIndex, uiRoutes, wantsUi } from "./ui.ts";
 import { routePlugins } from "./routes.ts";
 import { compressJson } from "./compress.ts";
+import { apiDocsRoutes } from "./api-docs.ts";
 
 export function createApp(gw: Gateway) {
   const csp = contentSecurityPolicy(gw.config);
@@ -34,7 +35,7 @@ export function createApp(gw: Gateway) {
     )
     .use(uiRoutes(gw, csp));
   for (const plugin of routePlugins) app.use(plugin(gw));
-  return app;
+  return app.use(apiDocsRoutes(gw, () => app.routes));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -18,16 +18,21 @@ export function errorResponse(status: number, body: ErrorBody, headers?: Record<
   });
 }
 
-/** Summarises an Elysia/TypeBox validation failure without echoing schemas. */
-function validationMessage(error: unknown): string {
-  const e = error as { type?: string; all?: Array<{ path?: string; summary?: string; message?: string }>; message?: string };
+/**
+ * An Elysia/TypeBox validation failure as the one error shape, naming the
+ * failing field (`field: "body.name"`) without echoing schemas. A body of the
+ * wrong kind altogether (not an object where one is declared) is `bad_body`.
+ */
+function validationBody(error: unknown): ErrorBody {
+  const e = error as { type?: string; all?: Array<{ path?: string; summary?: string; message?: string }> };
+  const where = e.type ?? "request";
   const first = e.all?.[0];
-  const where = e.type ? `${e.type}` : "request";
-  if (first) {
-    const field = first.path ? first.path.replace(/^\//, "").replaceAll("/", ".") : "";
-    return `${where}${field ? "." + field : ""}: ${first.summary ?? first.message ?? "invalid"}`;
-  }
-  return `${where} is invalid`;
+  if (!first) return { error: "invalid", message: `${where} is invalid`, field: where };
+  const sub = first.path ? first.path.replace(/^\//, "").replaceAll("/", ".") : "";
+  const field = sub ? `${where}.${sub}` : where;
+  const what = first.summary ?? first.message ?? "invalid";
+  if (!sub && where === "body") return { error: "bad_body", message: `body: ${what}`, field };
+  return { error: "invalid", message: `${field}: ${what}`, field };
 }
 
 /** Maps anything thrown by a route to the error shape. */
@@ -54,7 +59,7 @@ export function toErrorResponse(
     case "PARSE":
       return { status: 400, body: { error: "bad_body", message: "the request body could not be parsed" } };
     case "VALIDATION":
-      return { status: 400, body: { error: "invalid", message: validationMessage(error) } };
+      return { status: 400, body: validationBody(error) };
     case "INVALID_COOKIE_SIGNATURE":
       return { status: 400, body: { error: "bad_cookie", message: "the cookie signature is invalid" } };
     default: {

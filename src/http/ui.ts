@@ -8,7 +8,7 @@
  * page from talking to anything but this instance and the configured tile server.
  */
 import { join } from "node:path";
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Config } from "../config.ts";
 import type { Gateway } from "../gateway.ts";
 import { CORS_HEADERS } from "./cors.ts";
@@ -163,13 +163,23 @@ export function uiRoutes(gw: Gateway, csp: string) {
           if (!body) return new Response(asset.body, { headers });
           return new Response(body, { headers: { ...headers, "content-encoding": coding! } });
         },
-        { gate: "public" },
+        {
+          gate: "public",
+          params: t.Object({ "*": t.String({ description: "the file's name in the build, e.g. main-1a2b3c.js" }) }),
+          detail: { summary: "A file of the web app (script, style, icon), cached for a year by its hashed name", tags: ["Web app"] },
+        },
       )
-      .get("/", () => serveIndex(csp), { gate: "public" })
+      .get("/", () => serveIndex(csp), { gate: "public", detail: { summary: "The web app", tags: ["Web app"] } })
       // The service worker lives at the root so that its scope is the whole app; never cached by
       // HTTP, so a new version is seen on the next visit.
-      .get(SW_PATH, () => topLevelFile("sw.js", "text/javascript; charset=utf-8"), { gate: "public" })
-      .get(MANIFEST_PATH, () => topLevelFile("manifest.webmanifest", "application/manifest+json"), { gate: "public" })
+      .get(SW_PATH, () => topLevelFile("sw.js", "text/javascript; charset=utf-8"), {
+        gate: "public",
+        detail: { summary: "The web app's service worker (offline shell, saved areas)", tags: ["Web app"] },
+      })
+      .get(MANIFEST_PATH, () => topLevelFile("manifest.webmanifest", "application/manifest+json"), {
+        gate: "public",
+        detail: { summary: "The web app manifest (installable app)", tags: ["Web app"] },
+      })
   );
 }
 

@@ -1,0 +1,190 @@
+/**
+ * The OpenAPI 3.1 document of the HTTP API, generated from the routes
+ * themselves: each route's `params`, `query` and `body` schemas (Elysia's `t`,
+ * which is JSON Schema), its `detail` (summary, description, tags, responses)
+ * and the gate it names. Nothing here is written per route, so the document
+ * cannot drift from what the server validates.
+ */
+import { SESSION_COOKIE } from "../accounts/sessions.ts";
+import { routeGates, type GateName, type RateBucket } from "./gates.ts";
+
+export interface RouteLike {
+  method: string;
+  path: string;
+  hooks?: unknown;
+}
+
+interface Hooks {
+  params?: Schema;
+  query?: Schema;
+  body?: Schema;
+  detail?: Detail;
+}
+
+type Schema = { type?: string; properties?: Record<string, Schema>; required?: string[]; description?: string; [k: string]: unknown };
+
+/** What a route says about itself in its `detail` option. */
+export interface Detail {
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  responses?: Record<string, unknown>;
+  /** The media type of a raw body, when it is not JSON (CBOR pages, APRS lines, forms). */
+  bodyType?: string;
+  /** Leave the route out of the document (the web app's own files). */
+  hide?: boolean;
+  [k: string]: unknown;
+}
+
+/** The route's hooks as the generator and the route test read them. */
+export function hooksOf(route: RouteLike): Hooks {
+  return (route.hooks ?? {}) as Hooks;
+}
+
+/** `/api/caches/:code` -> `/api/caches/{code}`; a trailing `*` becomes `{path}`. */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, "{$1}").replace(/\*$/, "{path}");
+}
+
+/** The path's named parameters, `*` included as `path`. */
+export function pathParams(path: string): string[] {
+  const names = [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
+  return path.endsWith("*") ? [...names, "*"] : names;
+}
+
+/** The credentials each gate accepts, as OpenAPI security requirements (`{}`: none needed). */
+const SECURITY: Partial<Record<GateName, Array<Record<string, string[]>>>> = {
+  "rate-limited": [{}, { apiKey: [] }],
+  session: [{ session: [] }],
+  verified: [{ session: [] }],
+  actor: [{ session: [] }, { ingestSecret: [] }],
+  ingest: [{ ingestSecret: [] }],
+  sysop: [{ session: [] }, { ingestSecret: [] }],
+  "signed-body": [{ session: [] }, {}],
+  relay: [{ relaySecret: [] }],
+  "fed-secret": [{ fedSecret: [] }],
+  "fed-secret-if-set": [{}, { fedSecret: [] }],
+  "ingest-or-device": [{ ingestSecret: [] }, {}],
+  "wx-key": [{ wxKey: [] }],
+};
+
+const SECURITY_SCHEMES = {
+  session: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "the session of a signed-in user (POST /auth/email/verify)" },
+  apiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "a free API key from POST /api/v1; raises rate limits" },
+  ingestSecret: { type: "apiKey", in: "header", name: "x-ingest-secret", description: "INGEST_SECRET: the radio box and the operator's tools" },
+  relaySecret: { type: "apiKey", in: "header", name: "x-relay-secret", description: "FED_RELAY_SECRET" },
+  fedSecret: { type: "apiKey", in: "header", name: "x-fed-secret", description: "FED_SUBMIT_SECRET" },
+  wxKey: { type: "apiKey", in: "header", name: "x-wx-key", description: "a weather station's key (also PASSWORD=, ?key= or a wxkey form field)" },
+};
+
+const GATE_TEXT: Record<GateName, string> = {
+  public: "anyone",
+  "rate-limited": "anyone, throttled per IP (an API key in x-api-key raises the limit)",
+  session: "a signed-in user (session cookie)",
+  actor: "a signed-in user, or the ingest box (x-ingest-secret)",
+  verified: "a signed-in user whose active callsign is verified",
+  ingest: "the ingest box (x-ingest-secret)",
+  sysop: "the sysop (a verified callsign in ADMIN_CALLSIGNS, or x-ingest-secret)",
+  "signed-body": "a body signed by a device key of the callsign, or a session holding it",
+  relay: "a relay (x-relay-secret)",
+  "fed-secret": "a peer holding x-fed-secret",
+  "fed-secret-if-set": "anyone, or a peer holding x-fed-secret when the operator set one",
+  "ingest-or-device": "the ingest box, or a body signed by a device key registered here",
+  "wx-key": "a weather station's key",
+};
+
+/** Plain JSON Schema: drops TypeBox's symbols and Elysia's coercion-only members. */
+function plain(schema: Schema | undefined): Schema | undefined {
+  return schema === undefined ? undefined : (JSON.parse(JSON.stringify(schema)) as Schema);
+}
+
+function parameters(where: "path" | "query", schema: Schema | undefined): unknown[] {
+  const s = plain(schema);
+  if (!s?.properties) return [];
+  const required = new Set(s.required ?? []);
+  return Object.entries(s.properties).map(([name, p]) => {
+    const { description, ...rest } = p;
+    return { name, in: where, required: where === "path" || required.has(name), ...(description ? { description } : {}), schema: rest };
+  });
+}
+
+function bodyType(schema: Schema, detail: Detail): string {
+  if (detail.bodyType) return detail.bodyType;
+  if (schema.type === "Uint8Array") return "application/octet-stream";
+  if (schema.type === "string") return "text/plain";
+  return "application/json";
+}
+
+const ERROR = { $ref: "#/components/responses/Error" };
+
+function operation(route: RouteLike, gate: GateName | null, rateLimit: RateBucket | null) {
+  const { params, query, body, detail = {} } = hooksOf(route);
+  const { responses, bodyType: _b, hide: _h, ...rest } = detail;
+  const op: Record<string, unknown> = { ...rest };
+  const ps = [...parameters("path", params), ...parameters("query", query)];
+  if (ps.length) op.parameters = ps;
+  if (body) {
+    const s = plain(body)!;
+    op.requestBody = { required: true, content: { [bodyType(s, detail)]: { schema: s.type === "Uint8Array" ? { type: "string", format: "binary" } : s } } };
+  }
+  if (gate) {
+    op["x-gate"] = gate;
+    op.description = [detail.description, `Who may call: ${GATE_TEXT[gate]}.`].filter(Boolean).join("\n\n");
+    const security = SECURITY[gate];
+    if (security) op.security = security;
+  }
+  if (rateLimit) op["x-rate-limit-bucket"] = rateLimit;
+  op.responses = responses ?? { "200": { description: "OK" }, "400": ERROR, ...(gate && gate !== "public" ? { "401": ERROR, "403": ERROR } : {}) };
+  return op;
+}
+
+export interface OpenApiOptions {
+  title: string;
+  description: string;
+  version: string;
+  base: string;
+  /** Only routes whose path starts with this (e.g. "/api/v1"). */
+  prefix?: string;
+  /** Components merged in (shared schemas a route's responses refer to). */
+  components?: Record<string, Record<string, unknown>>;
+}
+
+/** The OpenAPI 3.1 document of every documented route of `app`. */
+export function openApiDocument(app: { routes: RouteLike[] }, o: OpenApiOptions) {
+  const gates = new Map(routeGates(app).map((g) => [`${g.method} ${g.path}`, g]));
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of app.routes) {
+    if (r.method === "HEAD" || hooksOf(r).detail?.hide) continue;
+    if (o.prefix && !r.path.startsWith(o.prefix)) continue;
+    const g = gates.get(`${r.method} ${r.path}`);
+    const method = r.method === "WS" ? "get" : r.method.toLowerCase();
+    const op = operation(r, g?.gate ?? null, g?.rateLimit ?? null);
+    if (r.method === "WS") op["x-websocket"] = true;
+    (paths[openApiPath(r.path)] ??= {})[method] = op;
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: o.title, version: o.version, description: o.description },
+    servers: [{ url: o.base }],
+    paths,
+    components: {
+      ...o.components,
+      securitySchemes: { ...SECURITY_SCHEMES, ...(o.components?.securitySchemes ?? {}) },
+      responses: {
+        Error: {
+          description: "The one error shape: a code, a message, and for invalid input the failing field",
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["error", "message"],
+                properties: { error: { type: "string" }, message: { type: "string" }, field: { type: "string", description: "e.g. body.name or query.bbox" } },
+              },
+            },
+          },
+        },
+        ...(o.components?.responses ?? {}),
+      },
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawnGateway, type Spawned } from "../helpers/gateway.ts";
+import { hooksOf, openApiPath, pathParams, type RouteLike } from "../../src/http/openapi.ts";
+
+let g: Spawned;
+beforeAll(async () => {
+  g = await spawnGateway({});
+});
+afterAll(async () => {
+  await g.kill();
+});
+
+/** The names a handler takes from its context (`({ query, body }) => ...`). */
+function contextFields(handler: unknown): Set<string> {
+  const src = String(handler);
+  const m = /^\s*(?:async\s*)?(?:function\s*\w*\s*)?\(\s*\{([^}]*)\}/.exec(src);
+  const names = new Set((m?.[1] ?? "").split(",").map((s) => s.split(":")[0]!.trim()));
+  for (const f of ["query", "body", "params"]) if (new RegExp(`\\b(?:ctx|c|context)\\.${f}\\b`).test(src)) names.add(f);
+  return names;
+}
+
+describe("the HTTP API describes itself", () => {
+  test("every route has a summary, and declares a schema for the params, query and body its handler reads", async () => {
+    const doc = (await (await fetch(g.url + "/api/openapi.json")).json()) as { paths: Record<string, Record<string, { summary?: string }>> };
+    const routes = doc.paths;
+    // The served document and the server's own routes: read the routes from a second, in-process copy of the app.
+    const { startInProcess } = await import("../helpers/gateway.ts");
+    const r = await startInProcess({});
+    try {
+      const missing: string[] = [];
+      for (const route of r.gw.app.routes as Array<RouteLike & { handler: unknown }>) {
+        if (route.method === "HEAD") continue;
+        const name = `${route.method} ${route.path}`;
+        const hooks = hooksOf(route);
+        if (!hooks.detail?.summary?.trim()) missing.push(`${name}: detail.summary`);
+        const declared = Object.keys((hooks.params as { properties?: object } | undefined)?.properties ?? {}).sort();
+        const inPath = pathParams(route.path).sort();
+        if (inPath.join() !== declared.join()) missing.push(`${name}: params ${inPath.join(",")} (declared: ${declared.join(",") || "none"})`);
+        const reads = contextFields(route.handler);
+        if (reads.has("query") && !hooks.query) missing.push(`${name}: query`);
+        if (reads.has("body") && !hooks.body) missing.push(`${name}: body`);
+        if (!hooks.detail?.hide) {
+          const method = route.method === "WS" ? "get" : route.method.toLowerCase();
+          if (!routes[openApiPath(route.path)]?.[method]) missing.push(`${name}: absent from /api/openapi.json`);
+        }
+      }
+      expect(missing).toEqual([]);
+    } finally {
+      await r.stop();
+    }
+  });
+
+  test("GET /api/openapi.json is OpenAPI 3.1 with the gate, parameters and body of each route", async () => {
+    const res = await fetch(g.url + "/api/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    const doc = (await res.json()) as {
+      openapi: string;
+      servers: Array<{ url: string }>;
+      paths: Record<string, Record<string, Record<string, unknown>>>;
+      components: { securitySchemes: Record<string, unknown> };
+    };
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.servers[0]!.url).toBe(g.url);
+    const self = doc.paths["/api/openapi.json"]!.get!;
+    expect(self["x-gate"]).toBe("public");
+    expect(self.summary).toBe("The OpenAPI 3.1 document of every route");
+    // Every operation names who may call it, and a gated one the credentials it takes.
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        expect({ at: `${method} ${path}`, gate: typeof op["x-gate"] }).toEqual({ at: `${method} ${path}`, gate: "string" });
+        for (const req of (op.security as Array<Record<string, unknown>> | undefined) ?? []) {
+          for (const scheme of Object.keys(req)) expect(doc.components.securitySchemes[scheme]).toBeDefined();
+        }
+      }
+    }
+  });
+
+  test("GET /api/docs is a page a person reads, listing each route with its summary", async () => {
+    const res = await fetch(g.url + "/api/docs");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    const html = await res.text();
+    expect(html).toContain("<code>/api/openapi.json</code>");
+    expect(html).toContain("The OpenAPI 3.1 document of every route");
+    // Nothing is fetched from elsewhere: no script, no off-site link.
+    expect(html).not.toContain("<script");
+    expect(html).not.toMatch(/(src|href)="https?:/);
+  });
+});
