@@ -13,6 +13,7 @@ import { PortInUseError, startGateway } from "./gateway.ts";
 import { SchemaError } from "./store/migrate.ts";
 import { createLogger } from "./log.ts";
 import { extraCommands } from "./cli-commands.ts";
+import { boxCommand } from "./box/cli.ts";
 import { setupToken } from "./system/setup.ts";
 import { dataArchives, EMBEDDED_NAME, tilesDir } from "./tiles/archives.ts";
 
@@ -31,6 +32,7 @@ Usage:
   svc-gateway relay token SPOKE [--data DIR]                  a hub's per-spoke relay token
   svc-gateway backup FILE [--data DIR]                        copy the database, also while the gateway runs
   svc-gateway restore FILE [--data DIR]                       put a copy back (stop the gateway first)
+  svc-gateway box --gateway URL [--id ID] [--data DIR]        be the radio box of a gateway hosted elsewhere
   svc-gateway --version | --help
 
 Options:
@@ -57,6 +59,8 @@ export async function runCli(argv: string[], out: Out = (l) => console.log(l), e
         data: { type: "string" },
         port: { type: "string" },
         host: { type: "string" },
+        gateway: { type: "string" },
+        id: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -90,6 +94,8 @@ export async function runCli(argv: string[], out: Out = (l) => console.log(l), e
     }
     case "check":
       return check(load(), out, err);
+    case "box":
+      return boxCommand(load(), { gateway: values.gateway, id: values.id }, out, err);
     default: {
       const extra = extraCommands[command];
       if (extra) return extra(positionals.slice(1), out, err, { dataDir, loadConfig: load });
