@@ -12,13 +12,51 @@ import type { Binding, Changes, Database, OpenDatabaseOptions, SqliteDriver, Sta
 const DEFAULT_STATEMENT_CACHE = 20;
 
 const PRIMARY = [
-  "OK", "ERROR", "INTERNAL", "PERM", "ABORT", "BUSY", "LOCKED", "NOMEM", "READONLY", "INTERRUPT", "IOERR", "CORRUPT", "NOTFOUND", "FULL",
-  "CANTOPEN", "PROTOCOL", "EMPTY", "SCHEMA", "TOOBIG", "CONSTRAINT", "MISMATCH", "MISUSE", "NOLFS", "AUTH", "FORMAT", "RANGE", "NOTADB",
+  "OK",
+  "ERROR",
+  "INTERNAL",
+  "PERM",
+  "ABORT",
+  "BUSY",
+  "LOCKED",
+  "NOMEM",
+  "READONLY",
+  "INTERRUPT",
+  "IOERR",
+  "CORRUPT",
+  "NOTFOUND",
+  "FULL",
+  "CANTOPEN",
+  "PROTOCOL",
+  "EMPTY",
+  "SCHEMA",
+  "TOOBIG",
+  "CONSTRAINT",
+  "MISMATCH",
+  "MISUSE",
+  "NOLFS",
+  "AUTH",
+  "FORMAT",
+  "RANGE",
+  "NOTADB",
 ];
 const EXTENDED: Record<number, string> = {
-  261: "BUSY_RECOVERY", 517: "BUSY_SNAPSHOT", 773: "BUSY_TIMEOUT", 262: "LOCKED_SHAREDCACHE", 264: "READONLY_RECOVERY", 520: "READONLY_CANTLOCK",
-  275: "CONSTRAINT_CHECK", 531: "CONSTRAINT_COMMITHOOK", 787: "CONSTRAINT_FOREIGNKEY", 1043: "CONSTRAINT_FUNCTION", 1299: "CONSTRAINT_NOTNULL",
-  1555: "CONSTRAINT_PRIMARYKEY", 1811: "CONSTRAINT_TRIGGER", 2067: "CONSTRAINT_UNIQUE", 2323: "CONSTRAINT_VTAB", 2579: "CONSTRAINT_ROWID",
+  261: "BUSY_RECOVERY",
+  517: "BUSY_SNAPSHOT",
+  773: "BUSY_TIMEOUT",
+  262: "LOCKED_SHAREDCACHE",
+  264: "READONLY_RECOVERY",
+  520: "READONLY_CANTLOCK",
+  275: "CONSTRAINT_CHECK",
+  531: "CONSTRAINT_COMMITHOOK",
+  787: "CONSTRAINT_FOREIGNKEY",
+  1043: "CONSTRAINT_FUNCTION",
+  1299: "CONSTRAINT_NOTNULL",
+  1555: "CONSTRAINT_PRIMARYKEY",
+  1811: "CONSTRAINT_TRIGGER",
+  2067: "CONSTRAINT_UNIQUE",
+  2323: "CONSTRAINT_VTAB",
+  2579: "CONSTRAINT_ROWID",
 };
 
 /** node:sqlite throws ERR_SQLITE_ERROR with the number in `errcode`: give it bun:sqlite's `code` ("SQLITE_BUSY"...). */
@@ -192,30 +230,32 @@ class NodeDatabase implements Database {
   }
 
   transaction<A extends any[], T>(fn: (...args: A) => T): Transaction<A, T> {
-    const inside = (begin: string) => (...args: A): T => {
-      if (this.raw.isTransaction) {
-        const name = `svc_sp${++this.savepoints}`;
-        this.run(`SAVEPOINT ${name}`);
+    const inside =
+      (begin: string) =>
+      (...args: A): T => {
+        if (this.raw.isTransaction) {
+          const name = `svc_sp${++this.savepoints}`;
+          this.run(`SAVEPOINT ${name}`);
+          try {
+            const r = fn(...args);
+            this.run(`RELEASE ${name}`);
+            return r;
+          } catch (e) {
+            this.run(`ROLLBACK TO ${name}`);
+            this.run(`RELEASE ${name}`);
+            throw e;
+          }
+        }
+        this.run(begin);
         try {
           const r = fn(...args);
-          this.run(`RELEASE ${name}`);
+          this.run("COMMIT");
           return r;
         } catch (e) {
-          this.run(`ROLLBACK TO ${name}`);
-          this.run(`RELEASE ${name}`);
+          if (this.raw.isTransaction) this.run("ROLLBACK");
           throw e;
         }
-      }
-      this.run(begin);
-      try {
-        const r = fn(...args);
-        this.run("COMMIT");
-        return r;
-      } catch (e) {
-        if (this.raw.isTransaction) this.run("ROLLBACK");
-        throw e;
-      }
-    };
+      };
     return Object.assign(inside("BEGIN"), { deferred: inside("BEGIN DEFERRED"), immediate: inside("BEGIN IMMEDIATE"), exclusive: inside("BEGIN EXCLUSIVE") });
   }
 
