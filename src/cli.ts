@@ -12,6 +12,7 @@ import { buildInfo, isCompiled } from "./version.ts";
 import { PortInUseError, startGateway } from "./gateway.ts";
 import { SchemaError } from "./store/migrate.ts";
 import { createLogger } from "./log.ts";
+import type { HttpHost } from "./http/host.ts";
 import { extraCommands } from "./cli-commands.ts";
 import { boxCommand } from "./box/cli.ts";
 import { setupToken } from "./system/setup.ts";
@@ -49,7 +50,8 @@ export function defaultDataDir(): string {
   return resolve(import.meta.dir, "..", "svc-data");
 }
 
-export async function runCli(argv: string[], out: Out = (l) => console.log(l), err: Out = (l) => console.error(l)): Promise<number> {
+/** `host`: the runtime that serves (src/hosts/), picked by the entry point; Bun's by default. */
+export async function runCli(argv: string[], out: Out = (l) => console.log(l), err: Out = (l) => console.error(l), host?: HttpHost): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -85,7 +87,7 @@ export async function runCli(argv: string[], out: Out = (l) => console.log(l), e
 
   switch (command) {
     case "serve":
-      return serve(load(), out, err);
+      return serve(load(), out, err, host);
     case "keygen": {
       const kp = generateKeyPair();
       out(`FED_PRIVATE_KEY=${kp.privateKey}`);
@@ -138,7 +140,7 @@ function check(loaded: LoadedConfig, out: Out, err: Out): number {
 
 /** The map archives the gateway will serve; files it cannot use are warnings, not errors. */
 function mapArchives(dataDir: string, out: Out, err: Out): void {
-  const embedded = Bun.embeddedFiles.some((f) => (f as Blob & { name: string }).name === EMBEDDED_NAME);
+  const embedded = isCompiled && Bun.embeddedFiles.some((f) => (f as Blob & { name: string }).name === EMBEDDED_NAME);
   const { archives, skipped } = dataArchives(dataDir);
   const world = archives.some((a) => a.name === "world")
     ? "replaced by world.pmtiles below"
@@ -153,7 +155,7 @@ function mapArchives(dataDir: string, out: Out, err: Out): void {
   for (const s of skipped) err(`warning: ${join(tilesDir(dataDir), s.file)} is not served: ${s.reason}`);
 }
 
-async function serve(loaded: LoadedConfig, out: Out, err: Out): Promise<number> {
+async function serve(loaded: LoadedConfig, out: Out, err: Out, host: HttpHost | undefined): Promise<number> {
   if (!report(loaded, err)) {
     err("svc-gateway: not starting until the settings above are fixed (svc-gateway check shows them again)");
     return 1;
@@ -163,7 +165,7 @@ async function serve(loaded: LoadedConfig, out: Out, err: Out): Promise<number> 
   let gw;
   try {
     mkdirSync(config.dataDir, { recursive: true });
-    gw = await startGateway({ config, log });
+    gw = await startGateway({ config, log, host });
   } catch (e) {
     if (e instanceof SchemaError || e instanceof PortInUseError) {
       err(`svc-gateway: ${e.message}`);

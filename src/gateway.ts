@@ -2,11 +2,12 @@
  * The application as a library (PocketBase-style): main.ts is a thin CLI over
  * this, and tests drive the same object in-process or as a subprocess.
  */
-import type { Server } from "bun";
 import { join } from "node:path";
 import type { Config } from "./config.ts";
 import { EventBus } from "./events.ts";
 import { createApp, type App } from "./http/app.ts";
+import type { HttpHost, HttpServer } from "./http/host.ts";
+import { bunHost } from "./hosts/bun.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { DB_FILE_NAME, openStore, type Database } from "./store/db.ts";
 import { Scheduler } from "./jobs/scheduler.ts";
@@ -51,7 +52,9 @@ export interface Gateway {
   readonly writeGate: WriteGate;
   readonly startedAt: number;
   readonly app: App;
-  server: Server<unknown> | null;
+  /** the runtime that serves it (src/hosts/) */
+  readonly host: HttpHost;
+  server: HttpServer | null;
   /** Base URL once listening, e.g. http://127.0.0.1:8080 */
   url: string | null;
   listen(): Promise<string>;
@@ -66,6 +69,8 @@ export interface GatewayOptions {
   clock?: Clock;
   /** Database file; defaults to svc-gateway.db in the data directory. */
   dbFile?: string;
+  /** The runtime's HTTP host; Bun's unless the entry point picks another. */
+  host?: HttpHost;
 }
 
 export class PortInUseError extends Error {
@@ -92,28 +97,36 @@ export function createGateway(opts: GatewayOptions): Gateway {
     writeGate: new WriteGate(),
     startedAt: Date.now(),
     app: undefined as unknown as App,
+    host: opts.host ?? bunHost,
     server: null,
     url: null,
     async listen() {
       try {
-        // Elysia asks Bun for SO_REUSEPORT by default: on Linux a second gateway
-        // would then bind the same port and the kernel split requests between two
-        // databases. One port, one gateway: a taken port must fail to bind.
-        gw.app.listen({ port: config.port, hostname: config.host, reusePort: false, maxRequestBodySize: 256 * 1024 * 1024, websocket: WEBSOCKET_OPTIONS });
+        gw.server = await gw.host.serve(gw.app, {
+          port: config.port,
+          hostname: config.host,
+          maxRequestBodySize: 256 * 1024 * 1024,
+          websocket: WEBSOCKET_OPTIONS,
+        });
       } catch (e) {
         if (String((e as Error).message ?? e).includes("EADDRINUSE") || (e as { code?: string }).code === "EADDRINUSE") {
           throw new PortInUseError(`port ${config.port} on ${config.host} is already in use; start with --port N to use another`);
         }
         throw e;
       }
-      gw.server = gw.app.server as Server<unknown>;
       const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
       gw.url = `http://${host.includes(":") ? `[${host}]` : host}:${gw.server.port}`;
       // Network clients and servers start with the serving gateway: CLI commands open none.
-      startRadio(gw); // KISS TNCs (CLI commands never key a transmitter)
-      startAprsIs(gw); // the upstream APRS-IS feed
-      startHub(gw); // the KISS and APRS-IS servers for local programs (after the radio: the KISS server serves its ports)
-      startBbs(gw); // FBB forwarding: the listener and the partner scheduler
+      if (gw.host.missing.has("tcp") || gw.host.missing.has("serial")) leaveOff(gw);
+      else {
+        startRadio(gw); // KISS TNCs (CLI commands never key a transmitter)
+        startAprsIs(gw); // the upstream APRS-IS feed
+        startHub(gw); // the KISS and APRS-IS servers for local programs (after the radio: the KISS server serves its ports)
+        startBbs(gw); // FBB forwarding: the listener and the partner scheduler
+      }
+      if (gw.host.missing.has("ui-build"))
+        log.warn("host", `on ${gw.host.name}, the web app and map tiles are not served (503): the API and federation are; the Bun executable serves all of it`);
+      if (gw.host.missing.has("websockets")) log.warn("host", `on ${gw.host.name}, the live rooms (/ws) are not served yet: they run on the Bun executable`);
       // a serving gateway keeps WAL checkpoints (and their fsync) off the event loop
       checkpointer = startCheckpointer(db, dbFile, log, gw.writeGate);
       // `svc-gateway restore` refuses while a serving gateway holds this
@@ -157,6 +170,18 @@ export function createGateway(opts: GatewayOptions): Gateway {
   initFederation(gw);
   initNetwork(gw);
   return gw;
+}
+
+/** On a host without sockets and serial ports: what the configuration asks for that stays off, one log line each. */
+function leaveOff(gw: Gateway): void {
+  const c = gw.config;
+  const off = (what: string, setting: string) =>
+    gw.log.warn("host", `on ${gw.host.name}, ${what} does not run yet (${setting} is ignored): it runs on the Bun executable`);
+  if (c.kissPorts.length) off("the radio (KISS TNCs)", "KISS_PORTS");
+  if (c.aprsIsServer) off("the APRS-IS uplink", "APRSIS_SERVER");
+  if (c.kissServer) off("the KISS server for local programs", "KISS_SERVER");
+  if (c.aprsIsListen) off("the APRS-IS server for local programs", "APRSIS_LISTEN");
+  if (c.bbsFbbPort !== null) off("FBB forwarding", "BBS_FBB_PORT");
 }
 
 /** Creates, listens and starts the cron: what `svc-gateway serve` runs. */

@@ -1,7 +1,12 @@
 #!/usr/bin/env bun
+// The gateway on Bun (and the Bun executable): bun:sqlite and Bun.serve. src/hosts/node-main.ts is the Node entry.
 import "./production.ts";
 import { runCli } from "./cli.ts";
+import { bunHost } from "./hosts/bun.ts";
+import { useSqliteDriver } from "./store/sqlite.ts";
+import { bunSqlite } from "./store/sqlite-bun.ts";
 
-void runCli(process.argv.slice(2)).then((code) => {
+useSqliteDriver(bunSqlite);
+void runCli(process.argv.slice(2), undefined, undefined, bunHost).then((code) => {
   process.exitCode = code;
 });

@@ -2,6 +2,7 @@
  * What code is running: embedded at build time by build.ts (SVC_BUILD), or read
  * from package.json and git when run from a checkout.
  */
+import { spawnSync } from "node:child_process";
 import pkg from "../package.json" with { type: "json" };
 
 export interface BuildInfo {
@@ -40,9 +41,9 @@ export function buildInfo(): BuildInfo {
 function git(...args: string[]): string | null {
   if (isCompiled) return null;
   try {
-    const r = Bun.spawnSync(["git", ...args], { cwd: import.meta.dir, stderr: "ignore" });
-    const out = r.stdout.toString().trim();
-    return r.exitCode === 0 && out ? out : null;
+    const r = spawnSync("git", args, { cwd: import.meta.dir, stdio: ["ignore", "pipe", "ignore"] });
+    const out = r.stdout?.toString().trim();
+    return r.status === 0 && out ? out : null;
   } catch {
     return null;
   }

@@ -19,7 +19,7 @@ const isRouteFile = (f: string) => /(^|\/)(routes|[a-z0-9-]+-routes)\.ts$/.test(
 export function layerOf(f: string): Layer {
   if (f.startsWith("ui/")) return "ui";
   if (f.startsWith("radio/") || f.startsWith("src/aprs/") || f.startsWith("src/net/") || FED_CODEC.includes(f) || LEAVES.includes(f)) return "library";
-  if (HOSTS.includes(f) || /^src\/[a-z0-9-]+\/cli\.ts$/.test(f)) return "host";
+  if (HOSTS.includes(f) || f.startsWith("src/hosts/") || /^src\/[a-z0-9-]+\/cli\.ts$/.test(f)) return "host";
   if (f.startsWith("src/http/") || isRouteFile(f)) return "http";
   if (f.startsWith("src/store/") || f === "src/config.ts" || f === "src/events.ts") return "core";
   return "domain";

@@ -7,7 +7,7 @@
  * trust-filtered federated mirrors"), `mirroredFindsOf`, `mirroredKeysOf`.
  * Mirrors of blocked peers are never returned; unvetted ones only when asked.
  */
-import type { Database, Statement } from "bun:sqlite";
+import type { Database, Statement } from "../store/sqlite.ts";
 import type { Gateway } from "../gateway.ts";
 import type { CborValue } from "./cbor.ts";
 import { cacheFromWire, findFromWire, fromSeconds, type BulletinBody, type CacheBody, type CacheJson, type FindBody, type KeyBody } from "./bodies.ts";

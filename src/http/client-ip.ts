@@ -7,7 +7,7 @@
  * itself and count for nothing (taking the left-most one let a client pick a
  * fresh address for every request).
  */
-import type { Server } from "bun";
+import type { HttpServer } from "./host.ts";
 import type { Config } from "../config.ts";
 import { inRanges, parseIp, type IpRange } from "../net/ip.ts";
 
@@ -29,7 +29,7 @@ export function forwardedClient(peer: string, forwardedFor: string | null, proxi
   return hops[0]?.slice(0, 64) ?? peer;
 }
 
-export function clientIp(config: Pick<Config, "trustProxy" | "trustedProxies">, request: Request, server: Server<unknown> | null): string {
+export function clientIp(config: Pick<Config, "trustProxy" | "trustedProxies">, request: Request, server: HttpServer | null): string {
   const peer = server?.requestIP(request)?.address ?? "unknown";
   return config.trustProxy ? forwardedClient(peer, request.headers.get("x-forwarded-for"), config.trustedProxies) : peer;
 }

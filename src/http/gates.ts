@@ -25,7 +25,7 @@
  *                      wxkey form field); caller.wxStation names the station
  */
 import { Elysia } from "elysia";
-import type { Server } from "bun";
+import type { HttpServer } from "./host.ts";
 import type { Gateway } from "../gateway.ts";
 import { AppError, forbidden, unauthorized } from "../errors.ts";
 import { cookieValue, findSession, SESSION_COOKIE } from "../accounts/sessions.ts";
@@ -77,7 +77,7 @@ export function crossOriginWrite(gw: Gateway, request: Request): boolean {
 }
 
 /** Identifies the caller once per request; gates then decide. */
-export function identify(gw: Gateway, request: Request, server: Server<unknown> | null): Caller {
+export function identify(gw: Gateway, request: Request, server: HttpServer | null): Caller {
   const now = gw.clock.now();
   const token = cookieValue(request.headers.get("cookie"), SESSION_COOKIE);
   let user: SignedInUser | null = null;
@@ -239,7 +239,7 @@ function makeGatesPlugin(gw: Gateway) {
   const callers = new WeakMap<Request, Caller>();
   const callerOf = (request: Request, server: unknown) => {
     let c = callers.get(request);
-    if (!c) callers.set(request, (c = identify(gw, request, server as Server<unknown> | null)));
+    if (!c) callers.set(request, (c = identify(gw, request, server as HttpServer | null)));
     return c;
   };
   return new Elysia({ name: "gates", seed: crypto.randomUUID() })

@@ -10,6 +10,7 @@
 import { join } from "node:path";
 import { Elysia, t } from "elysia";
 import type { Config } from "../config.ts";
+import { AppError } from "../errors.ts";
 import type { Gateway } from "../gateway.ts";
 import { CORS_HEADERS } from "./cors.ts";
 import { errorResponse } from "./errors.ts";
@@ -48,6 +49,9 @@ export function uiBundle(): Promise<UiBundle> {
 }
 
 async function loadBundle(): Promise<UiBundle> {
+  // Bun builds the web app, or carries it in the executable; another host (Node) serves the API only.
+  if (typeof Bun === "undefined")
+    throw new AppError(503, "unavailable", "this gateway runs on Node, which serves its API only: the web app is served by the Bun executable (or npm start)");
   const embedded = Bun.embeddedFiles.filter((f) => (f as Blob & { name: string }).name.startsWith("ui/"));
   if (embedded.length > 0) {
     return fromOutputs(embedded.map((f) => ({ name: (f as Blob & { name: string }).name.slice(3), blob: f })));

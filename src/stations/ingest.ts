@@ -19,7 +19,7 @@
 import type { Gateway } from "../gateway.ts";
 import type { GatewayEvents, HeardProof } from "../events.ts";
 import { decode, mergeDefinitions, type AprsPacket, type TelemetryDefinitions, type Weather } from "../aprs/index.ts";
-import type { Statement } from "bun:sqlite";
+import type { Statement } from "../store/sqlite.ts";
 import { isOwnWeatherEcho, onMessageHeard } from "./outbox.ts";
 import { StationBatch, type HeardBy } from "./station-batch.ts";
 

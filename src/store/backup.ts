@@ -9,14 +9,25 @@
  * Restore swaps a copy in for the database of a gateway that is not running
  * (run-lock.ts); the database it replaces is kept beside it.
  */
-import { Database } from "bun:sqlite";
 import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { DB_FILE_NAME, MIGRATIONS } from "./db.ts";
 import { gatewayRunning } from "./run-lock.ts";
+import { openDatabase, sqliteDriver, type Database } from "./sqlite.ts";
 
+/** The copy itself, from its own connection (in the worker, the same lines with the driver's `Database`). */
+function vacuumInto(file: string, out: string): void {
+  const db = openDatabase(file);
+  try {
+    db.run("PRAGMA busy_timeout = 5000");
+    db.query("VACUUM INTO ?").run(out);
+  } finally {
+    db.close();
+  }
+}
+
+// After the driver's prelude, which gives it Database.
 const WORKER = `
-import { Database } from "bun:sqlite";
 self.onmessage = (e) => {
   const { file, out } = e.data;
   try {
@@ -43,11 +54,20 @@ function fsyncPath(path: string): void {
   }
 }
 
+function inline(file: string, out: string): { ok: boolean; message?: string } {
+  try {
+    vacuumInto(file, out);
+    return { ok: true };
+  } catch (e) {
+    return { ok: false, message: (e as Error).message };
+  }
+}
+
 /** Why `file` cannot be restored, or null: a whole SQLite database of a schema this version knows. */
 export function checkCopy(file: string): { problem: string } | { version: number } {
   let db: Database;
   try {
-    db = new Database(file, { readonly: true });
+    db = openDatabase(file, { readonly: true });
   } catch (e) {
     return { problem: `${file} cannot be opened: ${(e as Error).message}` };
   }
@@ -80,13 +100,17 @@ export async function backupDatabase(dbFile: string, dest: string): Promise<{ by
   const partial = join(dirname(dest), `.${basename(dest)}.partial`);
   rmSync(partial, { force: true });
   const t0 = performance.now();
-  const worker = new Worker(URL.createObjectURL(new Blob([WORKER], { type: "application/javascript" })));
+  // Without a worker thread for SQLite on this host (Node), the copy runs here and holds the event loop while it lasts.
+  const prelude = sqliteDriver().workerPrelude;
+  const worker = prelude === null ? null : new Worker(URL.createObjectURL(new Blob([prelude + WORKER], { type: "application/javascript" })));
   try {
-    const r = await new Promise<{ ok: boolean; message?: string }>((resolve) => {
-      worker.onmessage = (e: MessageEvent) => resolve(e.data);
-      worker.onerror = (e) => resolve({ ok: false, message: String((e as ErrorEvent).message ?? e) });
-      worker.postMessage({ file: dbFile, out: partial });
-    });
+    const r = worker
+      ? await new Promise<{ ok: boolean; message?: string }>((resolve) => {
+          worker.onmessage = (e: MessageEvent) => resolve(e.data);
+          worker.onerror = (e) => resolve({ ok: false, message: String((e as ErrorEvent).message ?? e) });
+          worker.postMessage({ file: dbFile, out: partial });
+        })
+      : inline(dbFile, partial);
     if (!r.ok) throw new Error(`the backup failed: ${r.message}`);
     const checked = checkCopy(partial);
     if ("problem" in checked) throw new Error(`the backup failed its check: ${checked.problem}`);
@@ -97,7 +121,7 @@ export async function backupDatabase(dbFile: string, dest: string): Promise<{ by
     rmSync(partial, { force: true });
     throw e;
   } finally {
-    worker.terminate();
+    worker?.terminate();
   }
   return { bytes: statSync(dest).size, ms: performance.now() - t0 };
 }

@@ -17,9 +17,10 @@
  *   await cp.stop();                                     // before db.close()
  *   cp.closeShm();                                       // after it (see openShm)
  */
-import type { Database } from "bun:sqlite";
 import { closeSync, openSync, readSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "../log.ts";
+import { sqliteDriver, type Database } from "./sqlite.ts";
 
 /** How often the worker copies the WAL back (PASSIVE), ms. */
 export const CHECKPOINT_INTERVAL_MS = 1000;
@@ -121,8 +122,8 @@ export function openShm(dbFile: string): number | null {
 }
 
 // The worker's code as a string: a blob worker needs no file of its own inside the compiled executable.
+// The driver's prelude gives it Database.
 const WORKER = `
-import { Database } from "bun:sqlite";
 import { readSync } from "node:fs";
 let db = null;
 let timer = null;
@@ -158,7 +159,7 @@ const tick = () => {
         for (;;) {
           r = checkpoint("RESTART");
           if (!r.busy || Date.now() > giveUp) break;
-          Bun.sleepSync(1);
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
         }
       } catch (e) {
         restartAfter = Date.now() + cfg.backoffMs;
@@ -220,7 +221,9 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
   if (file === ":memory:") return inactive;
   let worker: Worker;
   try {
-    worker = new Worker(URL.createObjectURL(new Blob([WORKER], { type: "application/javascript" })));
+    const prelude = sqliteDriver().workerPrelude;
+    if (prelude === null) throw new Error(`${sqliteDriver().name} has no checkpoint worker on this host`);
+    worker = new Worker(URL.createObjectURL(new Blob([prelude + WORKER], { type: "application/javascript" })));
   } catch (e) {
     log.warn("store", "WAL checkpoints stay in commits: no worker thread", { error: String(e) });
     return inactive;
@@ -285,7 +288,7 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
     async stop() {
       if (!running) return;
       running = false;
-      await Promise.race([new Promise<void>((resolve) => ((stopped = resolve), worker.postMessage({ type: "stop" }))), Bun.sleep(2000)]);
+      await Promise.race([new Promise<void>((resolve) => ((stopped = resolve), worker.postMessage({ type: "stop" }))), sleep(2000)]);
       worker.terminate();
       gate.watch(null);
       gate.release();

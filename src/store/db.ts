@@ -3,13 +3,13 @@
  * survives the process being killed (it is in the WAL, handed to the OS);
  * only a power cut can roll back the last commits, never corrupt the file.
  */
-import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import schemaSql from "../../schema.sql" with { type: "text" };
 import { migrate, parseMigrations } from "./migrate.ts";
+import { openDatabase, type Database } from "./sqlite.ts";
 
-export type { Database } from "bun:sqlite";
+export type { Database, Statement } from "./sqlite.ts";
 
 export const DB_FILE_NAME = "svc-gateway.db";
 
@@ -39,10 +39,8 @@ export const STATEMENT_CACHE_SIZE = 1000;
 
 /** Opens (creating if needed) the database file and brings its schema up to date. */
 export function openStore(file: string, opts: OpenOptions = {}): Database {
-  // A static of bun:sqlite's Database: it applies to every database of the process.
-  if (Database.MAX_QUERY_CACHE_SIZE < STATEMENT_CACHE_SIZE) Database.MAX_QUERY_CACHE_SIZE = STATEMENT_CACHE_SIZE;
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file, { create: true, strict: true });
+  const db = openDatabase(file, { create: true, statementCache: STATEMENT_CACHE_SIZE });
   try {
     db.run("PRAGMA busy_timeout = 5000");
     db.run("PRAGMA journal_mode = WAL");

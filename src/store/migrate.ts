@@ -2,7 +2,7 @@
  * Migrations from schema.sql: numbered blocks applied in order, all pending ones
  * in one transaction, so a crash mid-upgrade leaves the old schema intact.
  */
-import type { Database } from "bun:sqlite";
+import type { Database } from "./sqlite.ts";
 
 export interface Migration {
   version: number;

@@ -5,9 +5,9 @@
  * it ends, so a kill -9 or a power cut leaves no stale lock to clean up).
  * `svc-gateway restore` refuses while the lock is held.
  */
-import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { openDatabase } from "./sqlite.ts";
 
 export const RUN_LOCK_FILE = "svc-gateway.lock";
 
@@ -17,7 +17,7 @@ export interface RunLock {
 
 /** Takes the lock; null when another process (or gateway) holds it. */
 export function holdRunLock(dataDir: string): RunLock | null {
-  const db = new Database(join(dataDir, RUN_LOCK_FILE), { create: true });
+  const db = openDatabase(join(dataDir, RUN_LOCK_FILE), { create: true });
   try {
     db.run("PRAGMA busy_timeout = 0");
     db.run("PRAGMA locking_mode = EXCLUSIVE");
@@ -37,7 +37,7 @@ export function holdRunLock(dataDir: string): RunLock | null {
 export function gatewayRunning(dataDir: string): boolean {
   const file = join(dataDir, RUN_LOCK_FILE);
   if (!existsSync(file)) return false;
-  const db = new Database(file, { readonly: true });
+  const db = openDatabase(file, { readonly: true });
   try {
     db.run("PRAGMA busy_timeout = 0");
     db.query("SELECT count(*) FROM sqlite_master").get();

@@ -6,6 +6,7 @@
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { AppError } from "../errors.ts";
 import { HEADER_BYTES, PmtilesError, readHeader, type Header } from "./pmtiles.ts";
 
 export const WORLD = "world";
@@ -65,7 +66,14 @@ export function worldArchive(): Promise<ArchiveBody> {
   return world;
 }
 
+/** The archives are read through Bun's file blobs; another host (Node) does not serve map tiles yet. */
+function needBun(): void {
+  if (typeof Bun === "undefined")
+    throw new AppError(503, "unavailable", "this gateway runs on Node, which does not serve map tiles yet: the Bun executable (or npm start) does");
+}
+
 async function loadWorld(): Promise<ArchiveBody> {
+  needBun();
   const embedded = Bun.embeddedFiles.find((f) => (f as Blob & { name: string }).name === EMBEDDED_NAME);
   const blob = embedded ?? (await builtFromCheckout());
   const bytes = new Uint8Array(await blob.arrayBuffer());
@@ -184,6 +192,7 @@ export async function listArchives(dataDir: string): Promise<Listing> {
 /** The bytes of one archive by name, or null. */
 export async function archiveBody(dataDir: string, name: string): Promise<ArchiveBody | null> {
   if (!ARCHIVE_NAME.test(name)) return null;
+  needBun();
   const data = dataArchives(dataDir);
   const f = data.files.get(name);
   if (f) return { blob: Bun.file(f.path), etag: f.etag, info: data.archives.find((a) => a.name === name)! };

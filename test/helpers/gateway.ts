@@ -8,6 +8,7 @@ import { createGateway, type Clock, type Gateway } from "../../src/gateway.ts";
 import { createLogger, type Logger } from "../../src/log.ts";
 import { BUN, MAIN } from "./paths.ts";
 import { tmpDir } from "./tmp.ts";
+import { buildNodeBundle, nodeCommand, nodeRuntime } from "../../scripts/node.ts";
 
 export interface Running {
   gw: Gateway;
@@ -57,6 +58,14 @@ export interface Spawned {
   kill(signal?: NodeJS.Signals | number): Promise<number>;
 }
 
+let nodeBundle: Promise<string> | null = null;
+
+/** The command that runs the gateway on Node, as `npm run start:node` does (the bundle is built once per test run). */
+export async function nodeGatewayCommand(): Promise<string[]> {
+  nodeBundle ??= buildNodeBundle();
+  return nodeCommand(nodeRuntime(), await nodeBundle);
+}
+
 /**
  * Spawns `svc-gateway serve` (from source, or an executable) and waits for the
  * line that prints its URL.
@@ -64,7 +73,9 @@ export interface Spawned {
 export async function spawnGateway(opts: {
   env?: Record<string, string>;
   dataDir?: string;
-  /** command that runs svc-gateway, e.g. [exe] or [qemu, exe]; default: bun src/main.ts */
+  /** "node": the gateway on Node (node:sqlite, node:http), from the bundle `npm run start:node` runs; default bun */
+  runtime?: "bun" | "node";
+  /** command that runs svc-gateway, e.g. [exe] or [qemu, exe]; default: bun src/main.ts (or the runtime's) */
   cmd?: string[];
   args?: string[];
   cwd?: string;
@@ -72,7 +83,7 @@ export async function spawnGateway(opts: {
   timeoutMs?: number;
 }): Promise<Spawned> {
   const dataDir = opts.dataDir ?? tmpDir();
-  const cmd = opts.cmd ?? [BUN, "--no-env-file", MAIN];
+  const cmd = opts.cmd ?? (opts.runtime === "node" ? await nodeGatewayCommand() : [BUN, "--no-env-file", MAIN]);
   const args = opts.args ?? ["serve", "--data", dataDir, "--port", String(opts.port ?? 0), "--host", "127.0.0.1"];
   const proc = Bun.spawn([...cmd, ...args], {
     cwd: opts.cwd,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
+import { openDatabase } from "../../src/store/sqlite.ts";
 import { join } from "node:path";
 import { migrate, parseMigrations, SchemaError } from "../../src/store/migrate.ts";
 import { MIGRATIONS, openStore, schemaVersion } from "../../src/store/db.ts";
@@ -27,11 +27,11 @@ describe("migrations", () => {
 
   test("an old database upgrades in place and keeps its rows", () => {
     const file = join(tmpDir(), "old.db");
-    const old = new Database(file);
+    const old = openDatabase(file);
     migrate(old, parseMigrations(V1), file);
     old.run("INSERT INTO caches (name) VALUES ('Old Mill')");
     old.close();
-    const db = new Database(file);
+    const db = openDatabase(file);
     expect(migrate(db, parseMigrations(V2), file)).toEqual([2]);
     expect(db.query("SELECT name, difficulty_x10 FROM caches").all()).toEqual([{ name: "Old Mill", difficulty_x10: 10 }]);
     expect(schemaVersion(db)).toBe(2);
@@ -50,7 +50,7 @@ describe("migrations", () => {
 
   test("a failing migration leaves the database exactly as it was", () => {
     const file = join(tmpDir(), "f.db");
-    const db = new Database(file);
+    const db = openDatabase(file);
     migrate(db, parseMigrations(V2), file);
     db.run("INSERT INTO caches (name) VALUES ('Keep')");
     expect(() => migrate(db, parseMigrations(V3_BROKEN), file)).toThrow();
@@ -61,7 +61,7 @@ describe("migrations", () => {
 
   test("a database newer than this code refuses to open, with a clear message", () => {
     const file = join(tmpDir(), "new.db");
-    const db = new Database(file);
+    const db = openDatabase(file);
     migrate(db, parseMigrations(V2), file);
     expect(() => migrate(db, parseMigrations(V1), file)).toThrow(SchemaError);
     expect(() => migrate(db, parseMigrations(V1), file)).toThrow(/newer svc-gateway \(schema version 2; this one knows up to 1\)/);

@@ -1,0 +1,94 @@
+#!/usr/bin/env bun
+/**
+ * The gateway on Node: `npm run start:node` (flags after `--`, as for
+ * `npm start`: `npm run start:node -- --port 9000`).
+ *
+ * 1. Bun bundles src/hosts/node-main.ts for Node into .cache/node/ (the
+ *    source is TypeScript with Bun's text and JSON imports, which Node's type
+ *    stripping does not run; one bundle also starts faster). `import.meta.dir`
+ *    becomes each source file's folder, so the data directory and everything
+ *    else found beside the source are where `npm start` finds them.
+ * 2. A Node with node:sqlite (22.5 or newer): $SVC_NODE, else `node` on PATH
+ *    if new enough, else node-<os>-<arch>@NODE_VERSION from the npm registry,
+ *    fetched once with `npm pack` into .cache/node-runtimes (as build.ts
+ *    fetches Bun runtimes): no dependency in package.json for a 190 MB binary
+ *    only this command uses.
+ * 3. Runs the bundle on it, passing signals on and its exit code back.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import type { BunPlugin } from "bun";
+
+export const NODE_VERSION = "24.21.0";
+const ROOT = resolve(import.meta.dir, "..");
+export const NODE_BUNDLE = join(ROOT, ".cache/node/svc-gateway.mjs");
+
+/** Each source file's `import.meta.dir` (Bun's), written in as the folder it has in the checkout. */
+const sourceDirs: BunPlugin = {
+  name: "import.meta.dir",
+  setup(build) {
+    build.onLoad({ filter: new RegExp(`^${ROOT.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}/(src|radio)/.*\\.tsx?$`) }, ({ path }) => {
+      const text = readFileSync(path, "utf8");
+      return { contents: text.replaceAll("import.meta.dir", JSON.stringify(dirname(path))), loader: path.endsWith(".tsx") ? "tsx" : "ts" };
+    });
+  },
+};
+
+/** Bundles the Node entry; returns the bundle's path. */
+export async function buildNodeBundle(): Promise<string> {
+  const r = await Bun.build({
+    entrypoints: [join(ROOT, "src/hosts/node-main.ts")],
+    target: "node",
+    format: "esm",
+    outdir: dirname(NODE_BUNDLE),
+    naming: "svc-gateway.mjs",
+    plugins: [sourceDirs],
+    define: { "process.env.NODE_ENV": '"production"' },
+  });
+  if (!r.success) throw new Error("the Node bundle failed:\n" + r.logs.map(String).join("\n"));
+  return NODE_BUNDLE;
+}
+
+function nodeVersion(exe: string): number[] | null {
+  const r = spawnSync(exe, ["--version"], { encoding: "utf8" });
+  const m = r.status === 0 ? /^v(\d+)\.(\d+)/.exec(r.stdout) : null;
+  return m ? [Number(m[1]), Number(m[2])] : null;
+}
+
+const hasSqlite = (v: number[] | null) => !!v && (v[0]! > 22 || (v[0] === 22 && v[1]! >= 13));
+
+/** A Node that has node:sqlite without a flag (22.13 or newer). */
+export function nodeRuntime(log: (l: string) => void = () => {}): string {
+  if (process.env.SVC_NODE) return process.env.SVC_NODE;
+  if (hasSqlite(nodeVersion("node"))) return "node";
+  const os = process.platform === "win32" ? "win" : process.platform;
+  const arch = process.arch;
+  const pkg = `node-${os}-${arch}`;
+  const dir = join(ROOT, ".cache/node-runtimes", `${pkg}-${NODE_VERSION}`);
+  const exe = join(dir, "package/bin/node");
+  if (existsSync(exe)) return exe;
+  log(`fetching ${pkg}@${NODE_VERSION} from the npm registry (the node on PATH is older than 22.13)`);
+  mkdirSync(dir, { recursive: true });
+  const pack = spawnSync("npm", ["pack", `${pkg}@${NODE_VERSION}`, "--pack-destination", dir, "--silent"], { cwd: dir, encoding: "utf8" });
+  if (pack.status !== 0) throw new Error(`npm pack ${pkg}@${NODE_VERSION} failed:\n${pack.stderr}`);
+  const tgz = pack.stdout.trim().split("\n").pop()!;
+  const untar = spawnSync("tar", ["xzf", join(dir, tgz), "-C", dir]);
+  if (untar.status !== 0 || !existsSync(exe)) throw new Error(`could not unpack ${tgz}`);
+  rmSync(join(dir, tgz));
+  return exe;
+}
+
+/** The command that runs the gateway on Node: [node, flags..., bundle]. */
+export function nodeCommand(node: string, bundle: string): string[] {
+  // node:sqlite says it is experimental once per start; the gateway's own log says which host runs
+  return [node, "--disable-warning=ExperimentalWarning", bundle];
+}
+
+if (import.meta.main) {
+  const bundle = await buildNodeBundle();
+  const node = nodeRuntime((l) => console.error(l));
+  const child = Bun.spawn([...nodeCommand(node, bundle), ...process.argv.slice(2)], { stdio: ["inherit", "inherit", "inherit"] });
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => child.kill(sig));
+  process.exit(await child.exited);
+}

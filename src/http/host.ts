@@ -1,0 +1,39 @@
+/**
+ * What the gateway needs of the runtime that serves it: an HTTP server for
+ * the app, and the few things routes ask of that server (the peer's address,
+ * a long-lived response, WebSocket topics). Bun's `Server` is one as it is
+ * (src/hosts/bun.ts); src/hosts/node.ts makes one on node:http. The host's
+ * entry point picks the host (docs/architecture.md).
+ */
+import type { App } from "./app.ts";
+
+export interface HttpServer {
+  readonly port: number | undefined;
+  /** the address of the connection a request came on */
+  requestIP(request: Request): { address: string } | null;
+  /** seconds the connection may stay idle; 0 keeps it open (event streams) */
+  timeout(request: Request, seconds: number): void;
+  /** WebSocket topics (live rooms): send to every subscriber, count them */
+  publish(topic: string, data: string): unknown;
+  subscriberCount(topic: string): number;
+  stop(closeActiveConnections?: boolean): Promise<void>;
+}
+
+export interface ServeOptions {
+  port: number;
+  hostname: string;
+  maxRequestBodySize: number;
+  /** Bun's server-wide WebSocket settings (the live rooms' limits) */
+  websocket: Record<string, unknown>;
+}
+
+/** What a host cannot do yet: the gateway leaves that part off and says so in the log. */
+export type Missing = "websockets" | "tcp" | "serial" | "ui-build";
+
+export interface HttpHost {
+  /** "bun", "node" */
+  readonly name: string;
+  readonly missing: ReadonlySet<Missing>;
+  /** Listens; throws an error with code EADDRINUSE when the port is taken. */
+  serve(app: App, opts: ServeOptions): Promise<HttpServer>;
+}

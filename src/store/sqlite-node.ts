@@ -1,0 +1,289 @@
+/**
+ * The SQLite driver on Node: node:sqlite's DatabaseSync (Node 22.5 or newer;
+ * without a flag from 22.13), shaped like bun:sqlite as sqlite.ts describes:
+ * rows as plain objects, `get()` null when there is no row, booleans bound as
+ * 1/0, a cache of compiled statements behind `query()`, transactions that nest
+ * as savepoints, and SQLite's error names in `code`.
+ */
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import type { Binding, Changes, Database, OpenDatabaseOptions, SqliteDriver, Statement, Transaction } from "./sqlite.ts";
+
+/** bun:sqlite keeps 20 compiled statements behind `query()` unless told otherwise. */
+const DEFAULT_STATEMENT_CACHE = 20;
+
+const PRIMARY = [
+  "OK",
+  "ERROR",
+  "INTERNAL",
+  "PERM",
+  "ABORT",
+  "BUSY",
+  "LOCKED",
+  "NOMEM",
+  "READONLY",
+  "INTERRUPT",
+  "IOERR",
+  "CORRUPT",
+  "NOTFOUND",
+  "FULL",
+  "CANTOPEN",
+  "PROTOCOL",
+  "EMPTY",
+  "SCHEMA",
+  "TOOBIG",
+  "CONSTRAINT",
+  "MISMATCH",
+  "MISUSE",
+  "NOLFS",
+  "AUTH",
+  "FORMAT",
+  "RANGE",
+  "NOTADB",
+];
+const EXTENDED: Record<number, string> = {
+  261: "BUSY_RECOVERY",
+  517: "BUSY_SNAPSHOT",
+  773: "BUSY_TIMEOUT",
+  262: "LOCKED_SHAREDCACHE",
+  264: "READONLY_RECOVERY",
+  520: "READONLY_CANTLOCK",
+  275: "CONSTRAINT_CHECK",
+  531: "CONSTRAINT_COMMITHOOK",
+  787: "CONSTRAINT_FOREIGNKEY",
+  1043: "CONSTRAINT_FUNCTION",
+  1299: "CONSTRAINT_NOTNULL",
+  1555: "CONSTRAINT_PRIMARYKEY",
+  1811: "CONSTRAINT_TRIGGER",
+  2067: "CONSTRAINT_UNIQUE",
+  2323: "CONSTRAINT_VTAB",
+  2579: "CONSTRAINT_ROWID",
+};
+
+/** node:sqlite throws ERR_SQLITE_ERROR with the number in `errcode`: give it bun:sqlite's `code` ("SQLITE_BUSY"...). */
+function sqliteError(e: unknown): unknown {
+  const err = e as { code?: string; errcode?: number; errno?: number };
+  if (err && typeof err.errcode === "number") {
+    const name = EXTENDED[err.errcode] ?? PRIMARY[err.errcode & 0xff];
+    if (name) {
+      err.code = `SQLITE_${name}`;
+      err.errno = err.errcode;
+    }
+  }
+  return e;
+}
+
+function value(v: unknown): SQLInputValue {
+  if (v === undefined) return null;
+  if (typeof v === "boolean") return v ? 1 : 0;
+  if (v instanceof ArrayBuffer) return new Uint8Array(v);
+  return v as SQLInputValue;
+}
+
+/** Named parameters come as one object; everything else is positional. */
+function bindings(params: Binding[]): SQLInputValue[] | [Record<string, SQLInputValue>] {
+  if (params.length === 1) {
+    const p = params[0];
+    if (p !== null && typeof p === "object" && !ArrayBuffer.isView(p) && !(p instanceof ArrayBuffer)) {
+      const named: Record<string, SQLInputValue> = {};
+      for (const k in p) named[k] = value((p as Record<string, unknown>)[k]);
+      return [named];
+    }
+  }
+  const out = new Array<SQLInputValue>(params.length);
+  for (let i = 0; i < params.length; i++) out[i] = value(params[i]);
+  return out;
+}
+
+// node:sqlite's rows have a null prototype; the gateway's code (and Elysia's responses) expect plain objects
+const plain = <Row>(row: unknown): Row => (row === undefined ? null : { ...(row as object) }) as Row;
+
+/** How many parameters the SQL has: ?, ?NNN, :name, @name and $name outside quotes and comments. */
+function countParams(sql: string): number {
+  // SQLite numbers them as it reads: ?NNN is NNN, ? and each new name the highest so far plus one
+  const named = new Set<string>();
+  let highest = 0;
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i]!;
+    if (c === "'" || c === '"' || c === "`") {
+      const end = sql.indexOf(c, i + 1);
+      i = end < 0 ? sql.length : end;
+    } else if (c === "-" && sql[i + 1] === "-") {
+      const end = sql.indexOf("\n", i);
+      i = end < 0 ? sql.length : end;
+    } else if (c === "?") {
+      const m = /^\?(\d*)/.exec(sql.slice(i))!;
+      highest = m[1] ? Math.max(highest, Number(m[1])) : highest + 1;
+      i += m[0].length - 1;
+    } else if ((c === ":" || c === "@" || c === "$") && /[A-Za-z_]/.test(sql[i + 1] ?? "")) {
+      const m = /^[:@$][A-Za-z_0-9]+/.exec(sql.slice(i))!;
+      if (!named.has(m[0])) {
+        named.add(m[0]);
+        highest++;
+      }
+      i += m[0].length - 1;
+    }
+  }
+  return highest;
+}
+
+class NodeStatement<Row, Params extends any[]> implements Statement<Row, Params> {
+  #count: number | null = null;
+  constructor(
+    private readonly s: StatementSync,
+    private readonly sql: string,
+  ) {
+    s.setAllowUnknownNamedParameters?.(true);
+  }
+  all(...params: Params): Row[] {
+    try {
+      const rows = this.s.all(...(bindings(params) as SQLInputValue[]));
+      const out = new Array<Row>(rows.length);
+      for (let i = 0; i < rows.length; i++) out[i] = plain<Row>(rows[i]);
+      return out;
+    } catch (e) {
+      throw sqliteError(e);
+    }
+  }
+  get(...params: Params): Row | null {
+    try {
+      return plain<Row>(this.s.get(...(bindings(params) as SQLInputValue[])));
+    } catch (e) {
+      throw sqliteError(e);
+    }
+  }
+  run(...params: Params): Changes {
+    try {
+      const r = this.s.run(...(bindings(params) as SQLInputValue[]));
+      return { changes: Number(r.changes), lastInsertRowid: r.lastInsertRowid };
+    } catch (e) {
+      throw sqliteError(e);
+    }
+  }
+  values(...params: Params): Array<Array<string | bigint | number | Uint8Array | null>> {
+    this.s.setReturnArrays(true);
+    try {
+      return this.s.all(...(bindings(params) as SQLInputValue[])) as unknown as Array<Array<string | bigint | number | Uint8Array | null>>;
+    } catch (e) {
+      throw sqliteError(e);
+    } finally {
+      this.s.setReturnArrays(false);
+    }
+  }
+  *iterate(...params: Params): IterableIterator<Row> {
+    let it;
+    try {
+      it = this.s.iterate(...(bindings(params) as SQLInputValue[]));
+    } catch (e) {
+      throw sqliteError(e);
+    }
+    for (const row of it) yield plain<Row>(row);
+  }
+  get paramsCount(): number {
+    return (this.#count ??= countParams(this.sql));
+  }
+  finalize(): void {
+    // node:sqlite finalizes a statement when it is collected
+  }
+}
+
+class NodeDatabase implements Database {
+  private readonly cache = new Map<string, NodeStatement<unknown, any[]>>();
+  private savepoints = 0;
+  constructor(
+    private readonly raw: DatabaseSync,
+    private readonly cacheSize: number,
+  ) {}
+
+  query<Row = unknown, Params extends any[] = any[]>(sql: string): Statement<Row, Params> {
+    let s = this.cache.get(sql);
+    if (s) {
+      // least recently used out: a hit moves to the back
+      this.cache.delete(sql);
+    } else {
+      s = this.prepare(sql) as NodeStatement<unknown, any[]>;
+      if (this.cache.size >= this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
+    }
+    this.cache.set(sql, s);
+    return s as unknown as Statement<Row, Params>;
+  }
+
+  prepare<Row = unknown, Params extends any[] = any[]>(sql: string): Statement<Row, Params> {
+    try {
+      return new NodeStatement<Row, Params>(this.raw.prepare(sql), sql);
+    } catch (e) {
+      throw sqliteError(e);
+    }
+  }
+
+  run(sql: string, ...params: Binding[]): Changes {
+    if (params.length) return this.prepare(sql).run(...params);
+    try {
+      this.raw.exec(sql);
+    } catch (e) {
+      throw sqliteError(e);
+    }
+    return { changes: 0, lastInsertRowid: 0 };
+  }
+
+  exec(sql: string, ...params: Binding[]): Changes {
+    return this.run(sql, ...params);
+  }
+
+  transaction<A extends any[], T>(fn: (...args: A) => T): Transaction<A, T> {
+    const inside =
+      (begin: string) =>
+      (...args: A): T => {
+        if (this.raw.isTransaction) {
+          const name = `svc_sp${++this.savepoints}`;
+          this.run(`SAVEPOINT ${name}`);
+          try {
+            const r = fn(...args);
+            this.run(`RELEASE ${name}`);
+            return r;
+          } catch (e) {
+            this.run(`ROLLBACK TO ${name}`);
+            this.run(`RELEASE ${name}`);
+            throw e;
+          }
+        }
+        this.run(begin);
+        try {
+          const r = fn(...args);
+          this.run("COMMIT");
+          return r;
+        } catch (e) {
+          if (this.raw.isTransaction) this.run("ROLLBACK");
+          throw e;
+        }
+      };
+    return Object.assign(inside("BEGIN"), { deferred: inside("BEGIN DEFERRED"), immediate: inside("BEGIN IMMEDIATE"), exclusive: inside("BEGIN EXCLUSIVE") });
+  }
+
+  close(throwOnError = false): void {
+    this.cache.clear();
+    try {
+      this.raw.close();
+    } catch (e) {
+      if (throwOnError) throw sqliteError(e);
+    }
+  }
+}
+
+export const nodeSqlite: SqliteDriver = {
+  name: "node:sqlite",
+  // Node has no blob Web Workers; the checkpointer and backups stay on the main thread.
+  workerPrelude: null,
+  open(file: string, opts: OpenDatabaseOptions = {}): Database {
+    try {
+      const raw = new DatabaseSync(file, {
+        readOnly: opts.readonly ?? false,
+        // SQLite's own defaults, as bun:sqlite keeps them (the store turns foreign keys on itself)
+        enableForeignKeyConstraints: false,
+        enableDoubleQuotedStringLiterals: true,
+      });
+      return new NodeDatabase(raw, opts.statementCache ?? DEFAULT_STATEMENT_CACHE);
+    } catch (e) {
+      throw sqliteError(e);
+    }
+  },
+};

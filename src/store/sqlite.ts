@@ -1,0 +1,95 @@
+/**
+ * The SQLite driver interface: the part of a synchronous SQLite API the
+ * gateway uses, so the same store code runs on Bun (bun:sqlite,
+ * sqlite-bun.ts) and on Node (node:sqlite, sqlite-node.ts). Every module
+ * names these types; only a driver names its runtime's module.
+ *
+ * The entry point of a host picks the driver (`useSqliteDriver`); on Bun,
+ * without one picked (tests, benches, scripts), it is bun:sqlite.
+ *
+ * Semantics every driver keeps (they are bun:sqlite's, with `strict: true`):
+ * - `get()` answers `null` when there is no row; rows are plain objects.
+ * - named parameters bind without their prefix (`{ call }` for `$call`), and
+ *   a missing one is an error; booleans bind as 1/0, `undefined` as NULL.
+ * - `query(sql)` caches the compiled statement (least recently used out);
+ *   `prepare(sql)` compiles a new one.
+ * - `run(sql)` / `exec(sql)` run every statement of a multi-statement string.
+ * - `transaction(fn)` returns a function that runs fn in BEGIN...COMMIT
+ *   (ROLLBACK when it throws), in a SAVEPOINT when already inside one.
+ * - an error of SQLite has `code` "SQLITE_BUSY", "SQLITE_FULL",
+ *   "SQLITE_CONSTRAINT_UNIQUE"...
+ */
+import { bunSqlite } from "./sqlite-bun.ts";
+
+export type SqlValue = string | bigint | number | boolean | null | Uint8Array | ArrayBufferLike | NodeJS.TypedArray;
+export type Binding = SqlValue | Record<string, SqlValue>;
+
+export interface Changes {
+  changes: number;
+  lastInsertRowid: number | bigint;
+}
+
+export interface Statement<Row = unknown, Params extends any[] = any[]> {
+  all(...params: Params): Row[];
+  get(...params: Params): Row | null;
+  run(...params: Params): Changes;
+  values(...params: Params): Array<Array<string | bigint | number | Uint8Array | null>>;
+  iterate(...params: Params): IterableIterator<Row>;
+  /** how many parameters the statement takes */
+  readonly paramsCount: number;
+  finalize(): void;
+}
+
+export interface Transaction<A extends any[], T> {
+  (...args: A): T;
+  deferred: (...args: A) => T;
+  immediate: (...args: A) => T;
+  exclusive: (...args: A) => T;
+}
+
+export interface Database {
+  query<Row = unknown, Params extends any[] = any[]>(sql: string): Statement<Row, Params>;
+  prepare<Row = unknown, Params extends any[] = any[]>(sql: string): Statement<Row, Params>;
+  run(sql: string, ...params: Binding[]): Changes;
+  exec(sql: string, ...params: Binding[]): Changes;
+  transaction<A extends any[], T>(fn: (...args: A) => T): Transaction<A, T>;
+  close(throwOnError?: boolean): void;
+}
+
+export interface OpenDatabaseOptions {
+  readonly?: boolean;
+  /** create the file if it is missing (default true unless readonly) */
+  create?: boolean;
+  /** how many statements `query(sql)` keeps compiled */
+  statementCache?: number;
+}
+
+export interface SqliteDriver {
+  /** "bun:sqlite", "node:sqlite" */
+  readonly name: string;
+  open(file: string, opts?: OpenDatabaseOptions): Database;
+  /**
+   * The first line of a worker thread's script that gives it `Database` (the
+   * checkpoint and backup workers run their own connection), or null when
+   * this host has no such workers: the work then stays on the main thread.
+   */
+  readonly workerPrelude: string | null;
+}
+
+let chosen: SqliteDriver | null = null;
+
+/** The entry point of a host picks its driver once, before the store opens. */
+export function useSqliteDriver(driver: SqliteDriver): void {
+  chosen = driver;
+}
+
+export function sqliteDriver(): SqliteDriver {
+  if (chosen) return chosen;
+  if (process.versions.bun) return (chosen = bunSqlite);
+  throw new Error("no SQLite driver: start the gateway through its entry point (src/main.ts on Bun, src/hosts/node-main.ts on Node)");
+}
+
+/** Opens a database with the host's driver. */
+export function openDatabase(file: string, opts?: OpenDatabaseOptions): Database {
+  return sqliteDriver().open(file, opts);
+}

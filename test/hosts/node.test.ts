@@ -1,0 +1,164 @@
+/**
+ * The gateway on Node: the bundle `npm run start:node` runs, on a Node with
+ * node:sqlite, as a real subprocess, checked over HTTP the way a browser, a
+ * client and a peer see it; its federation pages are pulled by a gateway on
+ * Bun, and its data survives a restart.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawnGateway, startInProcess, type Running, type Spawned } from "../helpers/gateway.ts";
+import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
+import { count } from "../helpers/fed.ts";
+import { generateKeyPair } from "../../src/fed/keys.ts";
+import { getPeer } from "../../src/fed/peers.ts";
+import { decodePage } from "../../src/fed/page.ts";
+import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
+import { tmpDir } from "../helpers/tmp.ts";
+
+const INGEST = "ingest-secret-0123456789";
+const kN = generateKeyPair();
+const json = (r: Response) => r.json() as Promise<any>;
+
+let smtp: SmtpSink;
+let dataDir: string;
+let N: Spawned; // the gateway on Node
+let B: Running; // a gateway on Bun that pulls from it
+let env: Record<string, string>;
+
+const nodeFetch = (path: string, init: RequestInit = {}) => fetch(N.url + path, init);
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  nodeFetch(path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+
+beforeAll(async () => {
+  smtp = await startSmtpSink({ user: "gw", pass: "mail-pass" });
+  dataDir = tmpDir();
+  env = { INSTANCE: "gw-node", FED_PRIVATE_KEY: kN.privateKey, INGEST_SECRET: INGEST, SMTP_URL: smtp.url, MAIL_FROM: "gw@example.org" };
+  N = await spawnGateway({ runtime: "node", dataDir, env });
+});
+afterAll(async () => {
+  await B?.stop();
+  await N?.kill();
+  await smtp.stop();
+});
+
+describe("the gateway on Node", () => {
+  let cookie = "";
+  let cacheId = 0;
+
+  test("it runs on Node with node:sqlite, and says what it leaves to the Bun executable", async () => {
+    const pid = N.proc.pid;
+    // the process is Node's binary, not Bun's
+    const exe = await Bun.file(`/proc/${pid}/cmdline`).text();
+    expect(exe.split("\0")[0]).toMatch(/node$/);
+    expect(N.output()).toContain("on node, the live rooms (/ws) are not served yet");
+    expect(N.output()).toContain("on node, the web app and map tiles are not served (503)");
+    const h = await nodeFetch("/health");
+    expect(h.status).toBe(200);
+    expect(await json(h)).toMatchObject({ status: "ok", version: expect.any(String) });
+    expect(h.headers.get("access-control-allow-origin")).toBe("*");
+    // the web app is refused in the error shape, not a crash
+    const ui = await nodeFetch("/", { headers: { accept: "text/html" } });
+    expect(ui.status).toBe(503);
+    expect((await json(ui)).error).toBe("unavailable");
+  });
+
+  test("CORS preflight answers 204 with the allowed methods and headers", async () => {
+    const r = await nodeFetch("/api/caches", {
+      method: "OPTIONS",
+      headers: { origin: "https://app.example.org", "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+    });
+    expect(r.status).toBe(204);
+    expect(r.headers.get("access-control-allow-origin")).toBe("*");
+    expect(r.headers.get("access-control-allow-methods")).toContain("POST");
+    expect(r.headers.get("access-control-allow-headers")).toContain("content-type");
+  });
+
+  test("the gates: no session is refused; an e-mail code signs in, and the session opens the gate", async () => {
+    const refused = await nodeFetch("/auth/session");
+    expect(refused.status).toBe(401);
+    expect(await json(refused)).toMatchObject({ error: "unauthorized", message: expect.any(String) });
+    const hideRefused = await post("/api/caches", { name: "No gate", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 48.1, lon: 11.5 });
+    expect(hideRefused.status).toBe(401);
+
+    const start = await post("/auth/email/start", { email: "node-op@example.org" });
+    expect(start.status).toBe(202);
+    expect(await json(start)).toEqual({ sent: true, via: "smtp", expiresInS: 900 });
+    const mail = await smtp.next("node-op@example.org");
+    const code = /code (\d{6})/.exec(mail.subject)![1]!;
+    const wrong = await post("/auth/email/verify", { email: "node-op@example.org", code: String((Number(code) + 1) % 1_000_000).padStart(6, "0") });
+    expect(wrong.status).toBe(401);
+    expect((await json(wrong)).error).toBe("bad_code");
+    const v = await post("/auth/email/verify", { email: "node-op@example.org", code });
+    expect(v.status).toBe(200);
+    expect((await json(v)).created).toBe(true);
+    cookie = v.headers.get("set-cookie")!.split(";")[0]!;
+    expect(cookie).toMatch(/=.{20,}/);
+    const session = await nodeFetch("/auth/session", { headers: { cookie } });
+    expect(session.status).toBe(200);
+    expect((await json(session)).account.email).toBe("node-op@example.org");
+  });
+
+  test("a signed-in user hides a cache; it reads back by bbox and through /api/v1; bad input is a 400 that stores nothing", async () => {
+    const call = await post("/auth/callsign", { call: "N0NOD" }, { cookie });
+    expect(call.status).toBe(200);
+    const box = "/api/caches?bbox=11,48,12,49";
+    expect((await json(await nodeFetch(box))).caches).toEqual([]);
+    const bad = await post("/api/caches", { name: "Bad", type: "traditional", size: "small", difficulty: 2.3, terrain: 1, lat: 48.2, lon: 11.6 }, { cookie });
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).message).toContain("difficulty");
+    const r = await post(
+      "/api/caches",
+      { name: "Node Mill", type: "traditional", size: "small", difficulty: 2.5, terrain: 1.5, lat: 48.1234567, lon: 11.5432101, hint: "under the stone" },
+      { cookie },
+    );
+    expect(r.status).toBe(201);
+    const hidden = await json(r);
+    expect(hidden).toMatchObject({ name: "Node Mill", ownerCall: "N0NOD", status: "active" });
+    cacheId = hidden.id;
+    const inBox = await json(await nodeFetch(box));
+    expect(inBox.caches.map((c: any) => c.name)).toEqual(["Node Mill"]);
+    expect((await json(await nodeFetch("/api/caches?bbox=-1,-1,1,1"))).caches).toEqual([]);
+    const v1 = await nodeFetch("/api/v1/caches");
+    expect(v1.status).toBe(200);
+    const list = await json(v1);
+    expect(JSON.stringify(list)).toContain("Node Mill");
+    const one = await json(await nodeFetch(`/api/v1/caches/${cacheId}`));
+    expect(one).toMatchObject({ name: "Node Mill" });
+  });
+
+  test("its federation sync page is signed CBOR, and a gateway on Bun pulls and applies it", async () => {
+    const page = await nodeFetch("/federation/sync/cache");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("cbor");
+    const frames = decodePage(new Uint8Array(await page.arrayBuffer())).frames;
+    const names = frames.map((f) => (decodePayload(decodeFrame(f).payload).body as { name?: string }).name);
+    expect(names).toContain("Node Mill");
+
+    B = await startInProcess({
+      INSTANCE: "gw-bun",
+      FED_PRIVATE_KEY: generateKeyPair().privateKey,
+      FED_PEERS: N.url,
+      FED_LOOPBACK_PEERS: "on",
+      INGEST_SECRET: INGEST,
+    });
+    expect(count(B.gw, "mirror_caches", "origin = 'gw-node'")).toBe(0);
+    const r = await B.post("/federation/sync", {}, { headers: { "x-ingest-secret": INGEST } });
+    expect(r.status).toBe(200);
+    const peer = (await json(r)).peers.find((p: any) => p.instance === "gw-node");
+    expect(peer).toMatchObject({ ok: true, error: null });
+    expect(B.gw.db.query("SELECT name FROM mirror_caches WHERE origin = 'gw-node'").all()).toEqual([{ name: "Node Mill" }]);
+    // pinned to the Node gateway's key, from its descriptor
+    expect(getPeer(B.gw, "gw-node")).toMatchObject({ trust: "trusted", keyPin: kN.publicKey, url: N.url });
+  });
+
+  test("its data survives a restart on Node: the cache and the session are still there", async () => {
+    expect(await N.kill("SIGTERM")).toBe(0);
+    N = await spawnGateway({ runtime: "node", dataDir, env });
+    const inBox = await json(await nodeFetch("/api/caches?bbox=11,48,12,49"));
+    expect(inBox.caches.map((c: any) => c.name)).toEqual(["Node Mill"]);
+    const session = await nodeFetch("/auth/session", { headers: { cookie } });
+    expect(session.status).toBe(200);
+    expect((await json(session)).account.email).toBe("node-op@example.org");
+    // a session it never issued still does not pass
+    expect((await nodeFetch("/auth/session", { headers: { cookie: cookie.replace(/=.*/, "=not-a-session") } })).status).toBe(401);
+  });
+});
