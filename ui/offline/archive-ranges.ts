@@ -55,6 +55,8 @@ export interface ArchivePlan {
   fetch: Span[];
   /** tiles of the area found in the archive (0 for a whole archive) */
   tiles: number;
+  /** tile positions of the area looked up (what the tile cap counts) */
+  asked: number;
   minZoom: number;
   maxZoom: number;
   /** the tile cap stopped this archive short of the zoom asked for */
@@ -162,6 +164,7 @@ export async function planArchive(a: ArchiveInfo, boxes: Box[], viewZoom: number
       read: [],
       fetch: [{ start: 0, end: a.bytes - 1 }],
       tiles: 0,
+      asked: 0,
       minZoom: a.minZoom,
       maxZoom: a.maxZoom,
       capped: false,
@@ -191,8 +194,8 @@ export async function planArchive(a: ArchiveInfo, boxes: Box[], viewZoom: number
     count += n;
     reached = z;
   }
-  if (reached < h.minZoom) return null;
-  const read = source.read;
+  // not even the archive's first zoom fits under the cap: nothing of it is kept, and the panel says so
+  const read = reached < h.minZoom ? [] : source.read;
   const fetch = merge(tiles);
   const bytes = read.reduce((s, r) => s + r.data.byteLength, 0) + fetch.reduce((s, r) => s + r.end - r.start + 1, 0);
   return {
@@ -203,7 +206,8 @@ export async function planArchive(a: ArchiveInfo, boxes: Box[], viewZoom: number
     whole: false,
     read,
     fetch,
-    tiles: count,
+    tiles: tiles.length,
+    asked: count,
     minZoom: h.minZoom,
     maxZoom: reached,
     capped,

@@ -51,14 +51,14 @@ async function plan(map: L.Map): Promise<Plan> {
     const ap = await planArchive(info, boxesOf(bbox), map.getZoom(), budget);
     if (!ap) continue;
     archives.push(ap);
-    budget -= ap.tiles;
+    budget -= ap.asked;
   }
   return { bbox, caches: a.clustered ? [] : a.caches, tiles, archives, tooMany: a.clustered ? a.total : null };
 }
 
 /** What the estimate says of the map data. */
 function mapText(p: Plan): string {
-  const parts = p.archives.filter((a) => !a.whole);
+  const parts = p.archives.filter((a) => !a.whole && a.tiles > 0);
   const whole = p.archives.filter((a) => a.whole);
   const out: string[] = [];
   if (parts.length) {
@@ -126,7 +126,7 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
         await storeArchive(ap, id, step);
         mapBytes += ap.bytes;
       }
-      const parts = p.archives.filter((a) => !a.whole);
+      const parts = p.archives.filter((a) => !a.whole && a.tiles > 0);
       const area: SavedArea = {
         id,
         bbox: p.bbox,
@@ -135,7 +135,7 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
         bytes: bytes + mapBytes,
         mapBytes,
         maxZoom: parts.length ? Math.max(...parts.map((a) => a.maxZoom)) : undefined,
-        capped: parts.some((a) => a.capped),
+        capped: p.archives.some((a) => a.capped),
         savedAt: Date.now(),
       };
       await put("areas", area);
@@ -172,7 +172,7 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
           <p data-testid="save-estimate">
             {p.caches.length} {p.caches.length === 1 ? "cache" : "caches"} with descriptions, hints and recent logs
             {p.tiles.length ? `, ${p.tiles.length} map tiles` : ""}
-            {p.archives.length ? `, ${mapText(p)}` : ", and the map tiles already drawn here"}: about {formatBytes(estimate)}.
+            {mapText(p) ? `, ${mapText(p)}` : ", and the map tiles already drawn here"}: about {formatBytes(estimate)}.
           </p>
           {capped && (
             <p class="muted" data-testid="save-capped">
