@@ -5,6 +5,7 @@
  *   precachedShell     the app shell the service worker stores, and an offline reload (offline-shell.ts)
  *   embeddedBasemap    the built-in world basemap the executable carries
  *   firstOfflineMap    navigation to the first drawn map view, only the gateway reachable
+ *   savedArea          the bytes a saved area keeps of the map, and the time to save it (offline-area.ts)
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -99,8 +100,13 @@ async function firstOfflineMap(b: OfflineBench): Promise<Row[]> {
   ];
 }
 
+/** A saved area's map: bytes stored and time to save (bench/offline-area.ts). */
+async function savedArea(_b: OfflineBench): Promise<Row[]> {
+  return (await import("./offline-area.ts")).savedAreaRows();
+}
+
 /** The figures, in order. Each is a small function of the shared setup. */
-export const ROWS: Array<(b: OfflineBench) => Promise<Row[]>> = [precachedShell, embeddedBasemap, firstOfflineMap];
+export const ROWS: Array<(b: OfflineBench) => Promise<Row[]>> = [precachedShell, embeddedBasemap, firstOfflineMap, savedArea];
 
 async function freePort(): Promise<number> {
   const s = Bun.serve({ port: 0, fetch: () => new Response() });

@@ -7,29 +7,8 @@ import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { errorResponse } from "../http/errors.ts";
+import { parseRange } from "../net/byte-range.ts";
 import { archiveBody, listArchives } from "./archives.ts";
-
-type Range = { start: number; end: number } | "unsatisfiable" | null;
-
-/**
- * One `bytes=` range against a body of `size` bytes. null: no usable Range
- * header (absent, another unit, several ranges): the whole body is sent.
- */
-export function parseRange(header: string | null, size: number): Range {
-  if (!header) return null;
-  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!m || (m[1] === "" && m[2] === "")) return null;
-  if (m[1] === "") {
-    const n = Number(m[2]);
-    if (n === 0 || size === 0) return "unsatisfiable";
-    return { start: Math.max(0, size - n), end: size - 1 };
-  }
-  const start = Number(m[1]);
-  const end = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
-  if (m[2] !== "" && Number(m[2]) < start) return null;
-  if (start >= size) return "unsatisfiable";
-  return { start, end };
-}
 
 export async function serveArchive(dataDir: string, file: string, request: Request): Promise<Response> {
   const name = file.endsWith(".pmtiles") ? file.slice(0, -".pmtiles".length) : "";

@@ -1,5 +1,5 @@
 /** Headless Debian Chromium driven by playwright-core, with no network chatter. */
-import { chromium, type Browser, type BrowserContext } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -34,4 +34,45 @@ export async function contextFor(browser: Browser, url: string, cookie?: string 
     await ctx.addCookies([{ name: name!, value: value!, url }]);
   }
   return ctx;
+}
+
+/** How many pixels of the layer `name` (its canvases or images) are within 6 of `rgb`. */
+export function layerPixels(page: Page, name: string, rgb: [number, number, number]): Promise<number> {
+  return page.evaluate(
+    ([name, rgb]) => {
+      let n = 0;
+      const scratch = document.createElement("canvas");
+      for (const el of document.querySelectorAll(`.archive-${name} canvas, .archive-${name} img`)) {
+        let data: Uint8ClampedArray;
+        if (el instanceof HTMLCanvasElement) {
+          if (!el.width) continue;
+          data = el.getContext("2d")!.getImageData(0, 0, el.width, el.height).data;
+        } else {
+          const img = el as HTMLImageElement;
+          if (!img.complete || !img.naturalWidth) continue;
+          scratch.width = img.naturalWidth;
+          scratch.height = img.naturalHeight;
+          const c = scratch.getContext("2d")!;
+          c.drawImage(img, 0, 0);
+          data = c.getImageData(0, 0, scratch.width, scratch.height).data;
+        }
+        for (let i = 0; i < data.length; i += 4) {
+          if (data[i + 3]! > 200 && Math.abs(data[i]! - rgb[0]!) < 6 && Math.abs(data[i + 1]! - rgb[1]!) < 6 && Math.abs(data[i + 2]! - rgb[2]!) < 6) n++;
+        }
+      }
+      return n;
+    },
+    [name, rgb] as const,
+  );
+}
+
+export async function waitForLayerPixels(page: Page, name: string, rgb: [number, number, number], min: number): Promise<number> {
+  const until = Date.now() + 45_000;
+  let n = 0;
+  while (Date.now() < until) {
+    n = await layerPixels(page, name, rgb);
+    if (n >= min) return n;
+    await page.waitForTimeout(300);
+  }
+  return n;
 }

@@ -30,8 +30,12 @@ function crc32(bytes: Uint8Array): number {
   return ~c >>> 0;
 }
 
-/** A 256x256 PNG of one colour. */
-export function solidPng(r: number, g: number, b: number): Uint8Array<ArrayBuffer> {
+/**
+ * A 256x256 PNG of one colour. `note`: a private ancillary chunk (which
+ * decoders skip) carrying this text, so tiles of one colour can differ in
+ * their bytes and size, as real tiles do.
+ */
+export function solidPng(r: number, g: number, b: number, note?: string): Uint8Array<ArrayBuffer> {
   const row = new Uint8Array(1 + 256 * 3);
   for (let i = 0; i < 256; i++) row.set([r, g, b], 1 + i * 3);
   const raw = new Uint8Array(row.length * 256);
@@ -50,7 +54,9 @@ export function solidPng(r: number, g: number, b: number): Uint8Array<ArrayBuffe
   hv.setUint32(0, 256);
   hv.setUint32(4, 256);
   ihdr.set([8, 2, 0, 0, 0], 8);
-  const parts = [new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw)), chunk("IEND", new Uint8Array())];
+  const parts = [new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw))];
+  if (note !== undefined) parts.push(chunk("prVt", new TextEncoder().encode(note)));
+  parts.push(chunk("IEND", new Uint8Array()));
   const png = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
   for (const p of parts) {
@@ -60,11 +66,17 @@ export function solidPng(r: number, g: number, b: number): Uint8Array<ArrayBuffe
   return png;
 }
 
-/** A raster archive of solid-colour PNG tiles covering `bounds` at zooms minZ..maxZ. */
-export function rasterArchive(bounds: Bounds, minZ: number, maxZ: number, rgb: [number, number, number]): Uint8Array<ArrayBuffer> {
+/**
+ * A raster archive of solid-colour PNG tiles covering `bounds` at zooms
+ * minZ..maxZ. With `padBytes`, each tile is its own (no two alike, so none is
+ * stored once for many) and that many bytes bigger: an archive of a
+ * realistic size, read in many ranges.
+ */
+export function rasterArchive(bounds: Bounds, minZ: number, maxZ: number, rgb: [number, number, number], padBytes = 0): Uint8Array<ArrayBuffer> {
   const png = solidPng(...rgb);
   const tiles = new Map<string, Uint8Array>();
-  for (let z = minZ; z <= maxZ; z++) for (const [x, y] of tilesCovering(bounds, z)) tiles.set(`${z}/${x}/${y}`, png);
+  for (let z = minZ; z <= maxZ; z++)
+    for (const [x, y] of tilesCovering(bounds, z)) tiles.set(`${z}/${x}/${y}`, padBytes ? solidPng(...rgb, `${z}/${x}/${y} `.padEnd(padBytes, ".")) : png);
   return writeArchive({ tiles, tileType: "png", tileCompression: Compression.none, bounds });
 }
 

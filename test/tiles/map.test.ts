@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/chromium.ts";
+import { launchBrowser, layerPixels as pixels, waitForLayerPixels as waitForPixels } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { ROOT } from "../helpers/paths.ts";
 import { rasterArchive, solidPng, vectorArchive } from "../helpers/tiles.ts";
@@ -80,47 +80,6 @@ async function offlineContext(base: string, viewport = { width: 1000, height: 70
     return route.abort("internetdisconnected");
   });
   return { ctx, cut };
-}
-
-/** How many pixels of the layer `name` (its canvases or images) are within 6 of `rgb`. */
-function pixels(page: Page, name: string, rgb: [number, number, number]): Promise<number> {
-  return page.evaluate(
-    ([name, rgb]) => {
-      let n = 0;
-      const scratch = document.createElement("canvas");
-      for (const el of document.querySelectorAll(`.archive-${name} canvas, .archive-${name} img`)) {
-        let data: Uint8ClampedArray;
-        if (el instanceof HTMLCanvasElement) {
-          if (!el.width) continue;
-          data = el.getContext("2d")!.getImageData(0, 0, el.width, el.height).data;
-        } else {
-          const img = el as HTMLImageElement;
-          if (!img.complete || !img.naturalWidth) continue;
-          scratch.width = img.naturalWidth;
-          scratch.height = img.naturalHeight;
-          const c = scratch.getContext("2d")!;
-          c.drawImage(img, 0, 0);
-          data = c.getImageData(0, 0, scratch.width, scratch.height).data;
-        }
-        for (let i = 0; i < data.length; i += 4) {
-          if (data[i + 3]! > 200 && Math.abs(data[i]! - rgb[0]!) < 6 && Math.abs(data[i + 1]! - rgb[1]!) < 6 && Math.abs(data[i + 2]! - rgb[2]!) < 6) n++;
-        }
-      }
-      return n;
-    },
-    [name, rgb] as const,
-  );
-}
-
-async function waitForPixels(page: Page, name: string, rgb: [number, number, number], min: number): Promise<number> {
-  const until = Date.now() + 45_000;
-  let n = 0;
-  while (Date.now() < until) {
-    n = await pixels(page, name, rgb);
-    if (n >= min) return n;
-    await page.waitForTimeout(300);
-  }
-  return n;
 }
 
 /** Drags the map by (dx, dy) pixels. */

@@ -150,14 +150,15 @@ describe("web app offline", () => {
     await page.getByRole("button", { name: "Save area for offline" }).click();
     const estimate = page.getByTestId("save-estimate");
     await estimate.waitFor();
-    expect(await estimate.textContent()).toMatch(/^2 caches with descriptions, hints and recent logs.*about \d+ kB\.$/);
+    // with the built-in world basemap, kept whole (the only map archive here)
+    expect(await estimate.textContent()).toMatch(/^2 caches with descriptions, hints and recent logs, the whole world map: about 1\.\d MB\.$/);
     await fitsIn360(page, "save-area-360.png");
     await page.getByRole("dialog").getByRole("button", { name: "Save" }).click();
     await page.getByTestId("save-done").waitFor();
     expect(await page.getByTestId("save-done").textContent()).toContain("Saved 2 caches");
-    // the progress bar ran to its end: one step per cache (no tile template with tiles off)
+    // the progress bar ran to its end: one step per cache and one for the world basemap (no tile template with tiles off)
     const bar = page.getByTestId("save-progress");
-    expect([await bar.getAttribute("value"), await bar.getAttribute("max")]).toEqual(["2", "2"]);
+    expect([await bar.getAttribute("value"), await bar.getAttribute("max")]).toEqual(["3", "3"]);
 
     await ctx.setOffline(true);
     try {

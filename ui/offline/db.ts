@@ -1,10 +1,13 @@
 /**
  * The browser's offline store (IndexedDB), shared by the page and the service
- * worker: saved caches (with their details and recent logs), saved areas, and
+ * worker: saved caches (with their details and recent logs), saved areas, the
+ * byte ranges of the gateway's map archives that the saved areas need, and
  * field notes (logs written without a signal, until the server has them).
  */
 export const DB_NAME = "svc-offline";
 export const TILE_CACHE = "svc-tiles";
+/** Marks the map archive requests "Save area" makes: the service worker lets them through without keeping a second copy. */
+export const SAVE_HEADER = "x-offline-save";
 
 /** A cache kept for offline use: as the map lists it, its detail, and its recent logs. */
 export interface SavedCache {
@@ -27,6 +30,29 @@ export interface SavedArea {
   tiles: number;
   bytes: number;
   savedAt: number;
+  /** bytes of map archives stored for the area (also counted in `bytes`) */
+  mapBytes?: number;
+  /** the deepest zoom saved, and whether the tile cap stopped it short of the one asked for */
+  maxZoom?: number;
+  capped?: boolean;
+}
+
+/**
+ * Bytes start..end (inclusive) of a map archive (`/tiles/<name>.pmtiles`),
+ * kept for the saved areas listed in `areas`; the service worker answers a
+ * range request offline from the record that holds it.
+ */
+export interface SavedRange {
+  /** the archive's path, /tiles/<name>.pmtiles */
+  url: string;
+  start: number;
+  end: number;
+  /** the archive's whole size and ETag when saved, for Content-Range and the reader's ETag check */
+  size: number;
+  etag: string | null;
+  data: Blob;
+  /** ids of the saved areas that need these bytes; the record goes when the last one is deleted */
+  areas: number[];
 }
 
 export type NoteKind = "find" | "dnf" | "note";
@@ -52,14 +78,26 @@ let opening: Promise<IDBDatabase> | null = null;
 
 export function openDb(): Promise<IDBDatabase> {
   opening ??= new Promise((resolve, reject) => {
-    const req = indexedDB.open(DB_NAME, 1);
-    req.onupgradeneeded = () => {
+    const req = indexedDB.open(DB_NAME, 2);
+    req.onupgradeneeded = (e) => {
       const db = req.result;
-      db.createObjectStore("caches", { keyPath: "key" });
-      db.createObjectStore("areas", { keyPath: "id", autoIncrement: true });
-      db.createObjectStore("notes", { keyPath: "clientId" });
+      if (e.oldVersion < 1) {
+        db.createObjectStore("caches", { keyPath: "key" });
+        db.createObjectStore("areas", { keyPath: "id", autoIncrement: true });
+        db.createObjectStore("notes", { keyPath: "clientId" });
+      }
+      // keyed by archive and first byte: "the record starting at or before byte n" is one cursor step
+      if (e.oldVersion < 2) db.createObjectStore("ranges", { keyPath: ["url", "start"] });
     };
-    req.onsuccess = () => resolve(req.result);
+    req.onsuccess = () => {
+      const db = req.result;
+      // a newer page or service worker upgrades the store: let it, and open again when next asked
+      db.onversionchange = () => {
+        db.close();
+        opening = null;
+      };
+      resolve(db);
+    };
     req.onerror = () => {
       opening = null;
       reject(req.error);
@@ -74,7 +112,7 @@ const done = <T>(req: IDBRequest<T>) =>
     req.onerror = () => reject(req.error);
   });
 
-type Store = "caches" | "areas" | "notes";
+type Store = "caches" | "areas" | "notes" | "ranges";
 
 export async function all<T>(store: Store): Promise<T[]> {
   const db = await openDb();
@@ -99,6 +137,70 @@ export async function remove(store: Store, key: IDBValidKey): Promise<void> {
 export async function clear(store: Store): Promise<void> {
   const db = await openDb();
   await done(db.transaction(store, "readwrite").objectStore(store).clear());
+}
+
+/** The largest stored range may be a whole small archive; no record starts further back than this from a byte it holds. */
+export const MAX_RANGE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The saved record of archive `url` that holds bytes start..end, or null.
+ * Records of one area never overlap; records of different areas may, so a few
+ * records before `start` are looked at, back to MAX_RANGE_BYTES.
+ */
+export async function rangeHolding(url: string, start: number, end: number): Promise<SavedRange | null> {
+  const db = await openDb();
+  const req = db
+    .transaction("ranges")
+    .objectStore("ranges")
+    .openCursor(IDBKeyRange.bound([url, 0], [url, start]), "prev");
+  return new Promise((resolve, reject) => {
+    req.onerror = () => reject(req.error);
+    req.onsuccess = () => {
+      const c = req.result;
+      if (!c) return resolve(null);
+      const r = c.value as SavedRange;
+      if (r.end >= end) return resolve(r);
+      if (r.start < start - MAX_RANGE_BYTES) return resolve(null);
+      c.continue();
+    };
+  });
+}
+
+/** Notes that area `id` needs the saved record holding start..end of `url` (with this ETag); false when there is none. */
+export async function shareRange(url: string, start: number, end: number, etag: string | null, id: number): Promise<boolean> {
+  const r = await rangeHolding(url, start, end);
+  if (!r || r.etag !== etag) return false;
+  if (!r.areas.includes(id)) await put("ranges", { ...r, areas: [...r.areas, id] });
+  return true;
+}
+
+/**
+ * Drops area `id` from every saved range; a range no other saved area needs is
+ * deleted. Resolves with the bytes freed.
+ */
+export async function releaseRanges(id: number): Promise<number> {
+  const db = await openDb();
+  const tx = db.transaction("ranges", "readwrite");
+  const req = tx.objectStore("ranges").openCursor();
+  let freed = 0;
+  req.onsuccess = () => {
+    const c = req.result;
+    if (!c) return;
+    const r = c.value as SavedRange;
+    if (r.areas.includes(id)) {
+      const areas = r.areas.filter((a) => a !== id);
+      if (areas.length === 0) {
+        freed += r.end - r.start + 1;
+        c.delete();
+      } else c.update({ ...r, areas });
+    }
+    c.continue();
+  };
+  await new Promise<void>((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = tx.onabort = () => reject(tx.error);
+  });
+  return freed;
 }
 
 /** Saved caches inside a `minLon,minLat,maxLon,maxLat` box (west > east: across the antimeridian). */

@@ -1,15 +1,18 @@
 /**
  * "Save this area for offline" on the map: the caches in view with their
  * details (description, hint, attributes) and recent logs go into IndexedDB,
- * and the map tiles the area needs into the tile cache, with a size estimate
- * first and a progress bar while it runs.
+ * and so do the bytes of the gateway's map archives the area needs (header,
+ * directories and tiles: ui/offline/archive-ranges.ts), with a size estimate
+ * first (the archives' part counted exactly) and a progress bar while it runs.
  */
 import L from "leaflet";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, clientConfig } from "../api.ts";
 import { viewBbox } from "../game/layer.ts";
-import { put, TILE_CACHE, type SavedArea, type SavedCache } from "./db.ts";
+import { tileListing } from "../map/archives.ts";
+import { boxesOf, MAX_AREA_TILES, planArchive, stepsOf, storeArchive, type ArchivePlan } from "./archive-ranges.ts";
+import { openDb, put, releaseRanges, remove, TILE_CACHE, type SavedArea, type SavedCache } from "./db.ts";
 import { tileUrls } from "./tiles.ts";
 
 /** How many recent logs of each cache are kept. */
@@ -24,6 +27,8 @@ interface Plan {
   bbox: string;
   caches: Array<{ id: number | string; code: string; name: string; lat: number; lon: number } & Record<string, unknown>>;
   tiles: string[];
+  /** the parts of the gateway's map archives the area needs */
+  archives: ArchivePlan[];
   tooMany: number | null;
 }
 
@@ -37,7 +42,42 @@ async function plan(map: L.Map): Promise<Plan> {
   const tiles = cfg
     ? tileUrls(cfg.tileUrl, { west: b.getWest(), south: b.getSouth(), east: b.getEast(), north: b.getNorth() }, map.getZoom(), map.getMaxZoom())
     : [];
-  return { bbox, caches: a.clustered ? [] : a.caches, tiles, tooMany: a.clustered ? a.total : null };
+  // the operator's extracts first: they share the tile cap; small archives (the world basemap) are kept whole
+  const listed = await tileListing().catch(() => ({ archives: [] }));
+  const ordered = [...listed.archives].sort((x, y) => Number(x.source === "built-in") - Number(y.source === "built-in"));
+  const archives: ArchivePlan[] = [];
+  let budget = MAX_AREA_TILES;
+  for (const info of ordered) {
+    const ap = await planArchive(info, boxesOf(bbox), map.getZoom(), budget);
+    if (!ap) continue;
+    archives.push(ap);
+    budget -= ap.asked;
+  }
+  return { bbox, caches: a.clustered ? [] : a.caches, tiles, archives, tooMany: a.clustered ? a.total : null };
+}
+
+/** What the estimate says of the map data. */
+function mapText(p: Plan): string {
+  const parts = p.archives.filter((a) => !a.whole && a.tiles > 0);
+  const whole = p.archives.filter((a) => a.whole);
+  const out: string[] = [];
+  if (parts.length) {
+    const tiles = parts.reduce((n, a) => n + a.tiles, 0);
+    const zooms = `zoom ${Math.min(...parts.map((a) => a.minZoom))}–${Math.max(...parts.map((a) => a.maxZoom))}`;
+    out.push(`${tiles} map tiles (${zooms}) of ${parts.map((a) => a.name).join(", ")}`);
+  }
+  if (whole.length) out.push(`the whole ${whole.map((a) => a.name).join(", ")} map`);
+  return out.join(" and ");
+}
+
+/** Stores a new area; resolves with its id. */
+async function putArea(a: SavedArea): Promise<number> {
+  const db = await openDb();
+  const req = db.transaction("areas", "readwrite").objectStore("areas").add(a);
+  return new Promise((resolve, reject) => {
+    req.onsuccess = () => resolve(req.result as number);
+    req.onerror = () => reject(req.error);
+  });
 }
 
 function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
@@ -50,12 +90,17 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
   }, []);
   const save = async () => {
     if (!p) return;
-    const total = p.caches.length + p.tiles.length;
+    const total = p.caches.length + p.tiles.length + p.archives.reduce((n, a) => n + stepsOf(a), 0);
     let done = 0;
     let bytes = 0;
     setProgress({ done, total });
     const step = () => setProgress({ done: ++done, total });
+    let id: number | null = null;
     try {
+      // the area first, for its id: the map bytes it keeps name it
+      await openDb();
+      const draft: SavedArea = { bbox: p.bbox, caches: 0, tiles: 0, bytes: 0, savedAt: Date.now() };
+      id = await putArea(draft);
       for (const c of p.caches) {
         const key = String(c.id);
         // the owner's contact fields stay on the server: a browser's saved copy outlives the session
@@ -76,14 +121,38 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
         }
         step();
       }
-      const area: SavedArea = { bbox: p.bbox, caches: p.caches.length, tiles: p.tiles.length, bytes, savedAt: Date.now() };
+      let mapBytes = 0;
+      for (const ap of p.archives) {
+        await storeArchive(ap, id, step);
+        mapBytes += ap.bytes;
+      }
+      const parts = p.archives.filter((a) => !a.whole && a.tiles > 0);
+      const area: SavedArea = {
+        id,
+        bbox: p.bbox,
+        caches: p.caches.length,
+        tiles: p.tiles.length + parts.reduce((n, a) => n + a.tiles, 0),
+        bytes: bytes + mapBytes,
+        mapBytes,
+        maxZoom: parts.length ? Math.max(...parts.map((a) => a.maxZoom)) : undefined,
+        capped: p.archives.some((a) => a.capped),
+        savedAt: Date.now(),
+      };
       await put("areas", area);
       setResult(area);
     } catch (e) {
+      // nothing half-saved stays behind
+      if (id !== null)
+        await releaseRanges(id).then(
+          () => remove("areas", id!),
+          () => {},
+        );
       setError((e as Error).message);
     }
   };
-  const estimate = p ? p.caches.length * CACHE_BYTES + p.tiles.length * TILE_BYTES : 0;
+  const mapBytes = p ? p.archives.reduce((n, a) => n + a.bytes, 0) : 0;
+  const estimate = p ? p.caches.length * CACHE_BYTES + p.tiles.length * TILE_BYTES + mapBytes : 0;
+  const capped = p?.archives.some((a) => a.capped) ?? false;
   return (
     <div class="save-area card" data-testid="save-area" role="dialog" aria-label="Save this area for offline">
       <h2>Save this area for offline</h2>
@@ -102,8 +171,14 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
         <>
           <p data-testid="save-estimate">
             {p.caches.length} {p.caches.length === 1 ? "cache" : "caches"} with descriptions, hints and recent logs
-            {p.tiles.length ? `, ${p.tiles.length} map tiles` : ", and the map tiles already drawn here"}: about {formatBytes(estimate)}.
+            {p.tiles.length ? `, ${p.tiles.length} map tiles` : ""}
+            {mapText(p) ? `, ${mapText(p)}` : ", and the map tiles already drawn here"}: about {formatBytes(estimate)}.
           </p>
+          {capped && (
+            <p class="muted" data-testid="save-capped">
+              At most {MAX_AREA_TILES} map tiles are saved for one area: deeper zooms are left out. Zoom in to save them for a smaller area.
+            </p>
+          )}
           <p>
             <button class="primary" onClick={save}>
               Save
@@ -121,8 +196,12 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
         <>
           <p data-testid="save-done">
             Saved {result.caches} {result.caches === 1 ? "cache" : "caches"}
-            {result.tiles ? ` and ${result.tiles} map tiles` : ""} ({formatBytes(result.bytes)}). They open without a network; see{" "}
-            <a href="/offline">Offline</a>.
+            {result.tiles
+              ? ` and ${result.tiles} map tiles${result.maxZoom !== undefined ? ` to zoom ${result.maxZoom}` : ""}`
+              : result.mapBytes
+                ? " and the map"
+                : ""}{" "}
+            ({formatBytes(result.bytes)}). They open without a network; see <a href="/offline">Offline</a>.
           </p>
           <p>
             <button onClick={onClose}>Close</button>

@@ -2,13 +2,15 @@
  * The service worker, hand-written: it precaches the app shell (the page,
  * every script, style, icon and the manifest of this build: the list is
  * compiled in by src/http/pwa.ts) on install, so after one visit the app opens
- * with no network; it keeps map tiles under /tiles/ as they are fetched; and
+ * with no network; it keeps map tiles under /tiles/ as they are fetched, and
+ * answers the map's range requests from the bytes saved with an area; and
  * when the network is gone it answers the cache API from the areas saved for
  * offline and keeps new logs as field notes, sent later with their clientId.
  * A new version waits until the page asks it to take over (the page shows
  * "A new version is ready: reload").
  */
-import { all, cachesIn, get, newClientId, notesChanged, put, TILE_CACHE, type FieldNote, type SavedCache } from "./db.ts";
+import { parseRange } from "../../src/net/byte-range.ts";
+import { all, cachesIn, get, newClientId, notesChanged, put, rangeHolding, SAVE_HEADER, TILE_CACHE, type FieldNote, type SavedCache } from "./db.ts";
 import { sendPending } from "./notes.ts";
 
 declare const SW_VERSION: string;
@@ -34,7 +36,7 @@ const sw = self as unknown as SwScope;
 const SHELL = `svc-shell-${SW_VERSION}`;
 /** Last good answers of a few GETs the app needs to start (its config, who is signed in). */
 const API_CACHE = "svc-api";
-const KEEP_API = ["/api/config", "/auth/session"];
+const KEEP_API = ["/api/config", "/auth/session", "/api/tiles"];
 
 sw.addEventListener("install", (e: ExtendableEvent) => {
   e.waitUntil(
@@ -90,6 +92,8 @@ sw.addEventListener("fetch", (e: FetchEvent) => {
       return;
     }
     if (SW_PRECACHE.includes(path)) return e.respondWith(cacheFirst(req));
+    // what "Save area" fetches goes to IndexedDB, not a second time into the tile cache
+    if (path.startsWith("/tiles/") && req.headers.has(SAVE_HEADER)) return;
     if (path.startsWith("/tiles/")) return e.respondWith(tile(req));
     if (KEEP_API.includes(path)) return e.respondWith(networkKeeping(req));
     if (path === "/api/caches" && url.searchParams.has("bbox")) return e.respondWith(orSaved(req, () => savedInBox(url.searchParams.get("bbox")!)));
@@ -132,8 +136,9 @@ async function networkKeeping(req: Request): Promise<Response> {
 
 /**
  * Map tiles: whatever the map fetched under /tiles/ is kept, so a view seen
- * (or saved) once draws again offline. Range requests (PMTiles archives) are
- * kept per range, under a key naming the range.
+ * once draws again offline. Range requests (PMTiles archives) are kept per
+ * range, under a key naming the range. Offline, the bytes saved with an area
+ * answer first (any range inside them), then what was kept.
  */
 async function tile(req: Request): Promise<Response> {
   const cache = await caches.open(TILE_CACHE);
@@ -149,11 +154,38 @@ async function tile(req: Request): Promise<Response> {
     }
     return res;
   } catch (e) {
+    const saved = await fromSaved(new URL(req.url).pathname, range).catch(() => null);
+    if (saved) return saved;
     const hit = await cache.match(key);
     if (!hit) throw e;
     const status = Number(hit.headers.get("x-status") ?? 200);
     return status === 206 ? new Response(hit.body, { status: 206, headers: hit.headers }) : hit;
   }
+}
+
+/**
+ * A range of a map archive from the bytes saved with an area, answered as the
+ * gateway answers it (206 with Content-Range, 200 for the whole archive, 416
+ * past its end); null when no saved area holds those bytes.
+ */
+async function fromSaved(path: string, range: string | null): Promise<Response | null> {
+  // any saved record of the archive tells its size
+  const some = await rangeHolding(path, Number.MAX_SAFE_INTEGER, 0);
+  if (!some) return null;
+  const size = some.size;
+  const headers: Record<string, string> = { "content-type": "application/vnd.pmtiles", "accept-ranges": "bytes", "x-offline": "saved" };
+  if (some.etag) headers.etag = some.etag;
+  const r = parseRange(range, size);
+  if (r === "unsatisfiable") return new Response(null, { status: 416, headers: { ...headers, "content-range": `bytes */${size}` } });
+  const want = r ?? { start: 0, end: size - 1 };
+  const rec = await rangeHolding(path, want.start, want.end);
+  if (!rec) return null;
+  if (rec.etag) headers.etag = rec.etag;
+  const body = rec.data.slice(want.start - rec.start, want.end - rec.start + 1);
+  headers["content-length"] = String(want.end - want.start + 1);
+  if (!r) return new Response(body, { status: 200, headers });
+  headers["content-range"] = `bytes ${want.start}-${want.end}/${size}`;
+  return new Response(body, { status: 206, headers });
 }
 
 /** Tells the pages whether the network answers, when that changes. */

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { formatDate } from "../account/session.ts";
-import { all, clear, remove, TILE_CACHE, type FieldNote, type SavedArea, type SavedCache } from "../offline/db.ts";
+import { all, cachesIn, clear, releaseRanges, remove, TILE_CACHE, type FieldNote, type SavedArea, type SavedCache } from "../offline/db.ts";
 import { exportVisits, importVisits, sendPending } from "../offline/notes.ts";
 import { formatBytes } from "../offline/save-area.tsx";
 import { refreshOfflineState, useOfflineState } from "../offline/status.ts";
@@ -67,7 +67,19 @@ export function OfflinePage() {
     if (!confirm("Delete the saved areas, caches and map tiles from this browser?")) return;
     await clear("caches");
     await clear("areas");
+    await clear("ranges");
     await caches.delete(TILE_CACHE).catch(() => false);
+    load();
+  };
+  /** One area: its map bytes no other saved area needs, and its caches no other saved area holds. */
+  const dropArea = async (a: SavedArea) => {
+    if (a.id === undefined) return;
+    await releaseRanges(a.id);
+    await remove("areas", a.id);
+    const others = areas.filter((x) => x.id !== a.id);
+    const kept = new Set<string>();
+    for (const o of others) for (const c of await cachesIn(o.bbox)) kept.add(c.key);
+    for (const c of await cachesIn(a.bbox)) if (!kept.has(c.key)) await remove("caches", c.key);
     load();
   };
   return (
@@ -118,13 +130,19 @@ export function OfflinePage() {
         <>
           <ul data-testid="saved-areas">
             {areas.map((a) => (
-              <li>
-                {a.caches} caches{a.tiles ? `, ${a.tiles} tiles` : ""} ({formatBytes(a.bytes)}), saved {formatDate(a.savedAt)} ·{" "}
+              <li data-area={a.id}>
+                {a.caches} caches{a.tiles ? `, ${a.tiles} tiles` : ""}
+                {a.maxZoom !== undefined ? ` to zoom ${a.maxZoom}` : ""}
+                {a.capped ? " (tile cap reached)" : ""} ({formatBytes(a.bytes)}), saved {formatDate(a.savedAt)} ·{" "}
                 <a
                   href={`/map?lat=${(Number(a.bbox.split(",")[1]) + Number(a.bbox.split(",")[3])) / 2}&lon=${(Number(a.bbox.split(",")[0]) + Number(a.bbox.split(",")[2])) / 2}&z=13`}
                 >
                   show
-                </a>
+                </a>{" "}
+                ·{" "}
+                <button class="link" onClick={() => dropArea(a)}>
+                  delete
+                </button>
               </li>
             ))}
           </ul>
