@@ -27,6 +27,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   map: () => import("./map.ts").then((m) => m.run()),
   wal: () => import("./wal.ts").then((m) => m.run()),
   "slow-3g": () => import("./slow3g.ts").then((m) => m.run()),
+  runtimes: () => import("./runtimes.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);
