@@ -39,7 +39,7 @@ function Header() {
         <span class="brand-name">{cfg.data?.instance && cfg.data.instance !== "local" ? cfg.data.instance : "svc-gateway"}</span>
       </a>
       <SearchBox />
-      <button class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
+      <button type="button" class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
         Menu
       </button>
       <nav id="nav" class={open ? "open" : ""} onClick={() => setOpen(false)}>

@@ -50,16 +50,17 @@ export function CallsignsSection({ account, onChange }: SectionProps) {
                 </td>
                 <td class="actions">
                   {!c.verified && (
-                    <button disabled={busy} onClick={() => setVerifying(c.call)}>
+                    <button type="button" disabled={busy} onClick={() => setVerifying(c.call)}>
                       Verify
                     </button>
                   )}
                   {!c.active && (
-                    <button disabled={busy} onClick={() => post("/auth/callsign", { call: c.call })}>
+                    <button type="button" disabled={busy} onClick={() => post("/auth/callsign", { call: c.call })}>
                       Make active
                     </button>
                   )}
                   <button
+                    type="button"
                     disabled={busy}
                     onClick={() => confirm(`Remove ${c.call} from your account? Its verification is lost.`) && post("/auth/callsigns", { remove: c.call })}
                   >

@@ -33,7 +33,7 @@ export function YourDataSection({ account, onSignedOut }: SectionProps) {
   return (
     <Section title="Your data" id="your-data">
       <p>Everything this instance stores about your account, as one JSON file.</p>
-      <button disabled={busy} onClick={download}>
+      <button type="button" disabled={busy} onClick={download}>
         Download my data
       </button>
       <div class="card danger-zone">
@@ -43,7 +43,7 @@ export function YourDataSection({ account, onSignedOut }: SectionProps) {
           caches you own are archived. Other instances are told to forget the account. This cannot be undone.
         </p>
         {!confirming ? (
-          <button class="danger" disabled={busy} onClick={() => setConfirming(true)}>
+          <button type="button" class="danger" disabled={busy} onClick={() => setConfirming(true)}>
             Erase my account…
           </button>
         ) : (

@@ -56,7 +56,7 @@ export function DeviceKeysSection({ account, onChange }: SectionProps) {
                   <When at={k.createdAt} />
                 </td>
                 <td>
-                  <button disabled={busy} onClick={() => revoke(k.key)}>
+                  <button type="button" disabled={busy} onClick={() => revoke(k.key)}>
                     Revoke
                   </button>
                 </td>

@@ -71,7 +71,7 @@ export function NotificationsSection({ account }: SectionProps) {
             <option value="daily">daily</option>
             <option value="off">never</option>
           </select>{" "}
-          <button disabled={busy} onClick={pushHere}>
+          <button type="button" disabled={busy} onClick={pushHere}>
             Turn on push on this device
           </button>
           {note && <p role="status">{note}</p>}
@@ -109,7 +109,7 @@ export function SavedViewsSection({ account }: SectionProps) {
               <span class="muted">
                 ({v.lat.toFixed(3)}, {v.lon.toFixed(3)}, zoom {v.zoom})
               </span>{" "}
-              <button disabled={busy} onClick={() => remove(v.id)}>
+              <button type="button" disabled={busy} onClick={() => remove(v.id)}>
                 Delete
               </button>
             </li>

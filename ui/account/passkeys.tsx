@@ -38,7 +38,7 @@ export function PasskeysSection({ account, onChange }: SectionProps) {
                   <When at={p.lastUsedAt} />
                 </td>
                 <td>
-                  <button disabled={busy} onClick={() => remove(p.id)}>
+                  <button type="button" disabled={busy} onClick={() => remove(p.id)}>
                     Remove
                   </button>
                 </td>
@@ -47,7 +47,7 @@ export function PasskeysSection({ account, onChange }: SectionProps) {
           </tbody>
         </table>
       )}
-      <button disabled={busy} onClick={add}>
+      <button type="button" disabled={busy} onClick={add}>
         Add a passkey on this device
       </button>
       {errorView}

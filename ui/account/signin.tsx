@@ -69,11 +69,11 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (a: Account) => voi
       <div class="cards">
         <div class="card">
           <h2>Passkey</h2>
-          <button class="primary" disabled={busy} onClick={withPasskey}>
+          <button type="button" class="primary" disabled={busy} onClick={withPasskey}>
             Sign in with a passkey
           </button>
           <p class="muted">New here?</p>
-          <button disabled={busy} onClick={newAccount}>
+          <button type="button" disabled={busy} onClick={newAccount}>
             Create an account with a passkey
           </button>
         </div>

@@ -91,7 +91,7 @@ export function StationsSection({ account }: SectionProps) {
                   ) : (
                     <span class="muted">none</span>
                   )}{" "}
-                  <button disabled={busy || !s.callsignHeld} onClick={() => newKey(s)}>
+                  <button type="button" disabled={busy || !s.callsignHeld} onClick={() => newKey(s)}>
                     {s.wxKey ? "New key" : "Get a key"}
                   </button>
                 </td>
@@ -120,7 +120,7 @@ export function StationsSection({ account }: SectionProps) {
                   </label>
                 </td>
                 <td>
-                  <button disabled={busy} onClick={() => post(`/api/my/stations/${s.id}`, { remove: true })}>
+                  <button type="button" disabled={busy} onClick={() => post(`/api/my/stations/${s.id}`, { remove: true })}>
                     Remove
                   </button>
                 </td>
@@ -141,7 +141,9 @@ export function StationsSection({ account }: SectionProps) {
             Ecowitt "Customized", protocol Ecowitt: server <code>{issued.upload.ecowitt.server}</code>, port <code>{issued.upload.ecowitt.port}</code>, path{" "}
             <code class="key">{issued.upload.ecowitt.path}</code>
           </p>
-          <button onClick={() => setIssued(null)}>Done</button>
+          <button type="button" onClick={() => setIssued(null)}>
+            Done
+          </button>
         </div>
       )}
       {account.callsigns.length === 0 ? (

@@ -55,7 +55,7 @@ export function VerifyPanel({ call, onDone, onClose }: { call: string; onDone: (
           <p class="muted" role="status">
             Waiting to hear it… the code works until <When at={ch.expiresAt!} />.
           </p>
-          <button disabled={busy} onClick={confirm}>
+          <button type="button" disabled={busy} onClick={confirm}>
             I sent it: check now
           </button>{" "}
         </>
@@ -63,7 +63,7 @@ export function VerifyPanel({ call, onDone, onClose }: { call: string; onDone: (
       {ch?.status === "expired" && (
         <p>
           The code expired.{" "}
-          <button disabled={busy} onClick={again}>
+          <button type="button" disabled={busy} onClick={again}>
             Get a new code
           </button>
         </p>
@@ -73,7 +73,9 @@ export function VerifyPanel({ call, onDone, onClose }: { call: string; onDone: (
           Verified{ch.heardFrom ? `: heard from ${ch.heardFrom} (${ch.heardVia})` : ""}.
         </p>
       )}
-      <button onClick={onClose}>Close</button>
+      <button type="button" onClick={onClose}>
+        Close
+      </button>
       {errorView}
     </div>
   );

@@ -23,7 +23,10 @@ export function OfflineBar() {
       )}
       {st.updateReady && (
         <p role="alert" data-testid="update-ready">
-          A new version is ready: <button onClick={applyUpdate}>Reload</button>
+          A new version is ready:{" "}
+          <button type="button" onClick={applyUpdate}>
+            Reload
+          </button>
         </p>
       )}
     </div>

@@ -69,7 +69,9 @@ export function Compass({ lat, lon }: { lat: number; lon: number }) {
   if (!on) {
     return (
       <p class="compass">
-        <button onClick={start}>Show direction and distance</button>
+        <button type="button" onClick={start}>
+          Show direction and distance
+        </button>
       </p>
     );
   }

@@ -180,10 +180,12 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
             </p>
           )}
           <p>
-            <button class="primary" onClick={save}>
+            <button type="button" class="primary" onClick={save}>
               Save
             </button>{" "}
-            <button onClick={onClose}>Cancel</button>
+            <button type="button" onClick={onClose}>
+              Cancel
+            </button>
           </p>
         </>
       )}
@@ -204,7 +206,9 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
             ({formatBytes(result.bytes)}). They open without a network; see <a href="/offline">Offline</a>.
           </p>
           <p>
-            <button onClick={onClose}>Close</button>
+            <button type="button" onClick={onClose}>
+              Close
+            </button>
           </p>
         </>
       )}

@@ -39,7 +39,7 @@ function AccountView(props: SectionProps) {
     <section class="page account">
       <div class="page-head">
         <h1>Your account</h1>
-        <button onClick={signOut} disabled={busy}>
+        <button type="button" onClick={signOut} disabled={busy}>
           Sign out
         </button>
       </div>

@@ -148,11 +148,17 @@ export function ForwardingPage() {
                 {x.lastError ? <div class="error">{x.lastError}</div> : null}
               </td>
               <td class="actions">
-                {x.transport !== "box" ? <button onClick={() => forwardNow(x)}>Forward now</button> : null}{" "}
-                <button onClick={() => act(() => api(`/api/bbs/partners/${x.id}`, { method: "POST", json: { enabled: !x.enabled } }))}>
+                {x.transport !== "box" ? (
+                  <button type="button" onClick={() => forwardNow(x)}>
+                    Forward now
+                  </button>
+                ) : null}{" "}
+                <button type="button" onClick={() => act(() => api(`/api/bbs/partners/${x.id}`, { method: "POST", json: { enabled: !x.enabled } }))}>
                   {x.enabled ? "Switch off" : "Switch on"}
                 </button>{" "}
-                <button onClick={() => act(() => api(`/api/bbs/partners/${x.id}`, { method: "DELETE" }))}>Remove</button>
+                <button type="button" onClick={() => act(() => api(`/api/bbs/partners/${x.id}`, { method: "DELETE" }))}>
+                  Remove
+                </button>
               </td>
             </tr>
           ))}
@@ -229,7 +235,9 @@ export function ForwardingPage() {
               <td>{x.types}</td>
               <td>{x.priority}</td>
               <td>
-                <button onClick={() => act(() => api(`/api/bbs/forward/${x.id}`, { method: "DELETE" }))}>Remove</button>
+                <button type="button" onClick={() => act(() => api(`/api/bbs/forward/${x.id}`, { method: "DELETE" }))}>
+                  Remove
+                </button>
               </td>
             </tr>
           ))}

@@ -97,10 +97,10 @@ export function MailboxPage() {
       ) : (
         <>
           <p>
-            <button class={view === "in" ? "primary" : ""} onClick={() => setView("in")}>
+            <button type="button" class={view === "in" ? "primary" : ""} onClick={() => setView("in")}>
               Received
             </button>{" "}
-            <button class={view === "sent" ? "primary" : ""} onClick={() => setView("sent")}>
+            <button type="button" class={view === "sent" ? "primary" : ""} onClick={() => setView("sent")}>
               Sent
             </button>{" "}
             <a class="button" href="/bbs/compose">
@@ -212,7 +212,16 @@ export function MessagePage() {
             <a class="button" href={`/bbs/compose?re=${m.id}`}>
               Reply
             </a>{" "}
-            {m.type !== "B" ? <button onClick={() => unread(m)}>Mark unread</button> : null} {signedIn ? <button onClick={() => kill(m)}>Kill</button> : null}
+            {m.type !== "B" ? (
+              <button type="button" onClick={() => unread(m)}>
+                Mark unread
+              </button>
+            ) : null}{" "}
+            {signedIn ? (
+              <button type="button" onClick={() => kill(m)}>
+                Kill
+              </button>
+            ) : null}
           </p>
         </article>
       ))}

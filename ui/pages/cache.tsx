@@ -61,7 +61,9 @@ function Hint({ hint }: { hint: string }) {
     <div class="hint">
       <h2>Hint</h2>
       <p data-testid="hint">{clear ? hint : rot13(hint)}</p>
-      <button onClick={() => setClear(!clear)}>{clear ? "Encode" : "Decode"}</button>
+      <button type="button" onClick={() => setClear(!clear)}>
+        {clear ? "Encode" : "Decode"}
+      </button>
     </div>
   );
 }
@@ -199,8 +201,14 @@ function Actions({ c, reload }: { c: Cache; reload: () => void }) {
   };
   return (
     <div class="actions" data-testid="cache-actions">
-      <button onClick={() => post("watch", { watch: !my.watch })}>{my.watch ? "Unwatch" : "Watch"}</button>
-      {my.found && <button onClick={() => post("favorite", { favorite: !my.favorite })}>{my.favorite ? "★ Favorite" : "☆ Favorite"}</button>}
+      <button type="button" onClick={() => post("watch", { watch: !my.watch })}>
+        {my.watch ? "Unwatch" : "Watch"}
+      </button>
+      {my.found && (
+        <button type="button" onClick={() => post("favorite", { favorite: !my.favorite })}>
+          {my.favorite ? "★ Favorite" : "☆ Favorite"}
+        </button>
+      )}
       {my.found && (
         <label class="check">
           Your rating

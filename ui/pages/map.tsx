@@ -167,7 +167,13 @@ export function MapPage() {
       <aside class={`live-panel${folded ? " folded" : ""}`} aria-live="polite" data-testid="live-feed">
         <div class="live-head">
           <span class={`live-state ${live}`}>{live === "live" ? "● Live" : live === "connecting" ? "○ Connecting" : "○ Not live at this zoom"}</span>
-          <button class="live-fold" aria-expanded={!folded} aria-label={folded ? "Show live activity" : "Hide live activity"} onClick={() => fold(!folded)}>
+          <button
+            type="button"
+            class="live-fold"
+            aria-expanded={!folded}
+            aria-label={folded ? "Show live activity" : "Hide live activity"}
+            onClick={() => fold(!folded)}
+          >
             {folded ? "▸" : "▾"}
           </button>
         </div>

@@ -101,7 +101,7 @@ export function OfflinePage() {
               {n.text && <p>{n.text}</p>}
               {n.error && <p class="error">{n.error}</p>}
               {n.state !== "pending" && (
-                <button class="link" onClick={() => forget(n)}>
+                <button type="button" class="link" onClick={() => forget(n)}>
                   Remove from this list
                 </button>
               )}
@@ -110,10 +110,10 @@ export function OfflinePage() {
         </ul>
       )}
       <p class="row-buttons">
-        <button class="primary" onClick={send} disabled={!st.online || st.pending.length === 0}>
+        <button type="button" class="primary" onClick={send} disabled={!st.online || st.pending.length === 0}>
           Send now
         </button>
-        <button onClick={download} disabled={notes.length === 0}>
+        <button type="button" onClick={download} disabled={notes.length === 0}>
           Export geocache_visits.txt
         </button>
         <label class="button">
@@ -140,7 +140,7 @@ export function OfflinePage() {
                   show
                 </a>{" "}
                 ·{" "}
-                <button class="link" onClick={() => dropArea(a)}>
+                <button type="button" class="link" onClick={() => dropArea(a)}>
                   delete
                 </button>
               </li>
@@ -157,7 +157,9 @@ export function OfflinePage() {
             </ul>
           </details>
           <p>
-            <button onClick={dropSaved}>Delete saved areas</button>
+            <button type="button" onClick={dropSaved}>
+              Delete saved areas
+            </button>
           </p>
         </>
       )}

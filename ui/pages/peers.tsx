@@ -242,7 +242,9 @@ function Add44net({ reload }: { reload: () => void }) {
         <label>
           Callsign <input name="callsign" value={call} onInput={(e) => setCall((e.target as HTMLInputElement).value)} required />
         </label>{" "}
-        <button disabled={busy}>Look up</button>
+        <button type="submit" disabled={busy}>
+          Look up
+        </button>
       </form>
       {pending && (
         <div class="notice" data-testid="binding">
@@ -251,10 +253,12 @@ function Add44net({ reload }: { reload: () => void }) {
             {pending.descriptor}).
           </p>
           <p>Pin this key only if you know it is theirs (ask the operator).</p>
-          <button disabled={busy} onClick={() => void send(true)}>
+          <button type="button" disabled={busy} onClick={() => void send(true)}>
             Confirm and pin
           </button>{" "}
-          <button onClick={() => setPending(null)}>Cancel</button>
+          <button type="button" onClick={() => setPending(null)}>
+            Cancel
+          </button>
         </div>
       )}
       {msg && (

@@ -217,7 +217,7 @@ export function TransmitCard({
             </p>
           )}
           <div class="actions send">
-            <button class="primary" disabled={!built.line}>
+            <button type="submit" class="primary" disabled={!built.line}>
               Send
             </button>
           </div>

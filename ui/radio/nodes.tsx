@@ -101,6 +101,7 @@ export function NodesCard({ tick, sysop, ports }: { tick: number; sysop: boolean
                   {sysop && (
                     <td>
                       <button
+                        type="button"
                         disabled={busy}
                         aria-label={`remove the route to ${r.call} via ${r.neighbour}`}
                         onClick={() => void act({ call: r.call, neighbour: r.neighbour, remove: true })}
@@ -147,7 +148,7 @@ export function NodesCard({ tick, sysop, ports }: { tick: number; sysop: boolean
               ))}
             </select>
           )}
-          <button class="primary" disabled={busy}>
+          <button type="submit" class="primary" disabled={busy}>
             Add route
           </button>
         </form>
