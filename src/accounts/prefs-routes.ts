@@ -60,7 +60,8 @@ export function prefsRoutes(gw: Gateway) {
       body: open({
         email: t.Optional(t.Boolean({ description: "notify by e-mail (the account needs an address)" })),
         push: t.Optional(t.Boolean({ description: "notify by Web Push" })),
-        digest: t.Optional(t.UnionEnum(["hourly", "daily", "off"], { description: "gather notifications into one message" })),
+        // Literals, not t.UnionEnum: that one carries a default, which would reset digest on every partial update.
+        digest: t.Optional(t.Union([t.Literal("hourly"), t.Literal("daily"), t.Literal("off")], { description: "gather notifications into one message" })),
       }),
       detail: { summary: "Change how the signed-in account is notified", description: "Only the fields given change; another field is refused by name.", tags: A },
     })
