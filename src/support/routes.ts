@@ -5,17 +5,24 @@ import { gatesPlugin } from "../http/gates.ts";
 import { contentSecurityPolicy, serveIndex } from "../http/ui.ts";
 import { confirmSupporter, listSupporters, setSupporterPrefs, supporterPrefs } from "./support.ts";
 
-const prefsBody = t.Object({
-  public: t.Optional(t.Boolean({ description: "list this account on /support" })),
-  name: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 60, pattern: "\\S", description: "the name to list (default: the callsign); null clears it" }))),
-});
+// Undeclared members are kept (not dropped by the validator), so the service still refuses an unknown field by name.
+const prefsBody = t.Object(
+  {
+    public: t.Optional(t.Boolean({ description: "list this account on /support" })),
+    name: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 60, pattern: "\\S", description: "the name to list (default: the callsign); null clears it" }))),
+  },
+  { additionalProperties: true },
+);
 
-const confirmBody = t.Object({
-  call: t.Optional(t.String({ description: "the supporter's verified callsign (or give email)" })),
-  email: t.Optional(t.String({ description: "the supporter's account e-mail (when there is no call)" })),
-  until: t.Optional(t.Nullable(t.Integer({ description: "when the support ends, unix milliseconds; null: no end" }))),
-  level: t.Optional(t.Nullable(t.String({ maxLength: 40, description: "a level to show, e.g. club" }))),
-});
+const confirmBody = t.Object(
+  {
+    call: t.Optional(t.String({ description: "the supporter's verified callsign (or give email)" })),
+    email: t.Optional(t.String({ description: "the supporter's account e-mail (when there is no call)" })),
+    until: t.Optional(t.Nullable(t.Integer({ description: "when the support ends, unix milliseconds; null: no end" }))),
+    level: t.Optional(t.Nullable(t.String({ maxLength: 40, description: "a level to show, e.g. club" }))),
+  },
+  { additionalProperties: true },
+);
 
 export function supportRoutes(gw: Gateway) {
   const csp = contentSecurityPolicy(gw.config);
