@@ -34,14 +34,20 @@ const signature = {
 export const signedBody = <P extends TProperties>(properties: P, description: string) =>
   open({ ...properties, ...signature }, `${description} Signed by a device key (key, at, sig), or sent under a session holding the callsign.`);
 
-/** What navigator.credentials.create() or .get() returned, as JSON (checked by the WebAuthn library). */
+/**
+ * What navigator.credentials.create() or .get() returned, as JSON (checked by the WebAuthn library).
+ * Optional here so that a body without one still reaches the sign-in rate limit (which runs after
+ * the schema) and is refused by the service as 400 bad_credential.
+ */
 export const credentialBody = open({
-  credential: open(
-    {
-      id: t.String({ description: "the credential id, base64url" }),
-      response: open({}, "clientDataJSON and the authenticator's answer, base64url"),
-    },
-    "the PublicKeyCredential as JSON",
+  credential: t.Optional(
+    open(
+      {
+        id: t.String({ description: "the credential id, base64url" }),
+        response: open({}, "clientDataJSON and the authenticator's answer, base64url"),
+      },
+      "the PublicKeyCredential as JSON; required (400 bad_credential without it)",
+    ),
   ),
 });
 

@@ -105,7 +105,7 @@ export async function registrationOptions(gw: Gateway, rp: RelyingParty, userId:
 }
 
 /** Step 2: checks the authenticator's answer and stores the passkey. Returns the account. */
-export async function verifyRegistration(gw: Gateway, rp: RelyingParty, body: { credential: unknown; label?: string }, sessionUserId: number | null) {
+export async function verifyRegistration(gw: Gateway, rp: RelyingParty, body: { credential?: unknown; label?: string }, sessionUserId: number | null) {
   const cred = credentialShape(body, "create");
   const label = body.label;
   const ch = consumeChallenge(gw, cred.response!.clientDataJSON, "register");
