@@ -75,8 +75,8 @@ function credentialShape(body: unknown, type: "create" | "get") {
   return c;
 }
 
-/** Step 1 of adding a passkey: to a signed-in account, or to a new account. */
-export async function registrationOptions(gw: Gateway, rp: RelyingParty, userId: number | null, name?: unknown) {
+/** Step 1 of adding a passkey: to a signed-in account, or to a new account (`name`: at most 64 characters, as the route's schema checks). */
+export async function registrationOptions(gw: Gateway, rp: RelyingParty, userId: number | null, name?: string) {
   let handle: string;
   let userName: string;
   let exclude: Array<{ id: string; transports?: string[] }> = [];
@@ -88,9 +88,8 @@ export async function registrationOptions(gw: Gateway, rp: RelyingParty, userId:
       (p) => ({ id: p.id, transports: p.transports ? JSON.parse(p.transports) : undefined }),
     );
   } else {
-    if (name !== undefined && (typeof name !== "string" || name.length > 64)) throw badRequest("invalid", "name must be text of at most 64 characters");
     handle = newPublicId();
-    userName = (typeof name === "string" && name.trim()) || `${gw.config.instance} account`;
+    userName = name?.trim() || `${gw.config.instance} account`;
   }
   const options = await (await webauthn()).generateRegistrationOptions({
     rpName: rp.name,
@@ -106,10 +105,9 @@ export async function registrationOptions(gw: Gateway, rp: RelyingParty, userId:
 }
 
 /** Step 2: checks the authenticator's answer and stores the passkey. Returns the account. */
-export async function verifyRegistration(gw: Gateway, rp: RelyingParty, body: unknown, sessionUserId: number | null) {
+export async function verifyRegistration(gw: Gateway, rp: RelyingParty, body: { credential?: unknown; label?: string }, sessionUserId: number | null) {
   const cred = credentialShape(body, "create");
-  const label = (body as { label?: unknown }).label;
-  if (label !== undefined && (typeof label !== "string" || label.length > 64)) throw badRequest("invalid", "label must be text of at most 64 characters");
+  const label = body.label;
   const ch = consumeChallenge(gw, cred.response!.clientDataJSON, "register");
   if (ch.userId !== null && ch.userId !== sessionUserId) {
     throw forbidden("this passkey request was started by another account", "wrong_account");
@@ -143,7 +141,7 @@ export async function verifyRegistration(gw: Gateway, rp: RelyingParty, body: un
         info.credential.publicKey,
         info.credential.counter,
         info.credential.transports ? JSON.stringify(info.credential.transports) : null,
-        typeof label === "string" && label.trim() ? label.trim() : null,
+        label?.trim() || null,
         now,
       );
     return { userId, created, passkeyId: info.credential.id };
@@ -193,8 +191,7 @@ export async function verifyLogin(gw: Gateway, rp: RelyingParty, body: unknown):
 }
 
 /** Removes a passkey, unless it is the account's last way to sign in. */
-export function removePasskey(gw: Gateway, userId: number, id: unknown): PasskeyInfo[] {
-  if (typeof id !== "string" || id.length === 0 || id.length > 1024) throw badRequest("invalid", "id must be a passkey id");
+export function removePasskey(gw: Gateway, userId: number, id: string): PasskeyInfo[] {
   gw.db.transaction(() => {
     if (!gw.db.query("SELECT 1 FROM passkeys WHERE id = ? AND user_id = ?").get(id, userId)) throw notFound("passkey");
     const others = (gw.db.query("SELECT COUNT(*) AS n FROM passkeys WHERE user_id = ? AND id != ?").get(userId, id) as { n: number }).n;

@@ -2,11 +2,10 @@
  * Sign-in, the account's callsigns and profile, device keys: /auth/*, /keys/*,
  * /api/profile/:call. Thin: parse, call the service, set the cookie.
  */
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { isSysop, type Caller } from "./caller.ts";
-import { jsonObject } from "../http/body.ts";
 import { badRequest } from "../errors.ts";
 import { createSession, endSession, renewSession, sessionCookie } from "./sessions.ts";
 import { accountView, claimWithDeviceKey } from "./account.ts";
@@ -20,7 +19,7 @@ import { accountOfCaller, eraseAccount, exportAccount } from "./gdpr.ts";
 import { prefsRoutes } from "./prefs-routes.ts";
 import { completeMove, importBundle, makeBundle } from "./move.ts";
 import { auditLog, lostCallsigns } from "./audit.ts";
-import { intParam } from "../http/params.ts";
+import { callParams, callText, credentialBody, deviceKeyText, open, passkeyLabel, signedBody } from "./model.ts";
 
 /** Whether the browser reached us over https (directly, via PUBLIC_URL, or a trusted proxy). */
 function isHttps(gw: Gateway, request: Request): boolean {
@@ -40,6 +39,10 @@ export function relyingParty(gw: Gateway, request: Request): RelyingParty {
   const origin = `${isHttps(gw, request) ? "https" : "http"}://${host}`;
   return { rpID: new URL(origin).hostname, origin, name };
 }
+
+const verifyBody = open({ call: t.String({ description: `${callText}: one the account holds` }) });
+/** `:call` of /api/account/:call/*: a callsign the signer holds, or `me` under a session. */
+const accountParams = t.Object({ call: t.String({ description: `${callText}, or me for the signed-in account` }) });
 
 export function accountRoutes(gw: Gateway) {
   /** Starts a session for `userId`, replacing the caller's current one. */
@@ -61,58 +64,129 @@ export function accountRoutes(gw: Gateway) {
       .use(prefsRoutes(gw))
       .post(
         "/auth/passkey/register/options",
-        ({ caller, request, body }) => {
-          const b = body === undefined || body instanceof Uint8Array ? {} : jsonObject(body);
-          return registrationOptions(gw, relyingParty(gw, request), caller.user?.id ?? null, b.name);
+        ({ caller, request, body }) => registrationOptions(gw, relyingParty(gw, request), caller.user?.id ?? null, body.name),
+        {
+          gate: "public",
+          rateLimit: "auth",
+          body: open({ name: t.Optional(t.String({ maxLength: 64, description: "the new account's name on the authenticator (no session only)" })) }),
+          detail: {
+            summary: "Step 1 of adding a passkey, to the signed-in account or to a new one: the WebAuthn creation options",
+            description: "The body may be empty. Answers the options for navigator.credentials.create().",
+            tags: ["Accounts"],
+          },
         },
-        { gate: "public", rateLimit: "auth" },
       )
       .post(
         "/auth/passkey/register/verify",
         async ({ caller, request, body, set }) => {
-          const r = await verifyRegistration(gw, relyingParty(gw, request), jsonObject(body), caller.user?.id ?? null);
+          const r = await verifyRegistration(gw, relyingParty(gw, request), body, caller.user?.id ?? null);
           if (!caller.user) signIn(caller, request, set, r.userId);
           return { created: r.created, passkeyId: r.passkeyId, account: view(caller, r.userId) };
         },
-        { gate: "public", rateLimit: "auth" },
+        {
+          gate: "public",
+          rateLimit: "auth",
+          body: open({ ...credentialBody.properties, label: t.Optional(passkeyLabel) }),
+          detail: {
+            summary: "Step 2 of adding a passkey: the authenticator's answer; signs in to a new account when there was no session",
+            description: "Answers { created, passkeyId, account } and sets the session cookie for a new account.",
+            tags: ["Accounts"],
+          },
+        },
       )
-      .post("/auth/passkey/login/options", ({ request }) => loginOptions(gw, relyingParty(gw, request)), { gate: "public", rateLimit: "auth" })
+      .post("/auth/passkey/login/options", ({ request }) => loginOptions(gw, relyingParty(gw, request)), {
+        gate: "public",
+        rateLimit: "auth",
+        detail: { summary: "Step 1 of signing in with a passkey: the WebAuthn request options", tags: ["Accounts"] },
+      })
       .post(
         "/auth/passkey/login/verify",
         async ({ caller, request, body, set }) => {
-          const id = await verifyLogin(gw, relyingParty(gw, request), jsonObject(body));
+          const id = await verifyLogin(gw, relyingParty(gw, request), body);
           signIn(caller, request, set, id);
           return { account: view(caller, id) };
         },
-        { gate: "public", rateLimit: "auth" },
+        {
+          gate: "public",
+          rateLimit: "auth",
+          body: credentialBody,
+          detail: { summary: "Step 2 of signing in with a passkey: the authenticator's answer; starts a session", tags: ["Accounts"] },
+        },
       )
-      .post("/auth/passkey/remove", ({ caller, body }) => ({ passkeys: removePasskey(gw, userId(caller), jsonObject(body).id) }), { gate: "session" })
+      .post("/auth/passkey/remove", ({ caller, body }) => ({ passkeys: removePasskey(gw, userId(caller), body.id) }), {
+        gate: "session",
+        body: open({ id: t.String({ minLength: 1, maxLength: 1024, description: "the passkey's id, as GET /auth/session lists it" }) }),
+        detail: {
+          summary: "Remove a passkey from the signed-in account, unless it is the account's last way to sign in",
+          description: "Answers { passkeys }, the ones left.",
+          tags: ["Accounts"],
+        },
+      })
       .post(
         "/auth/email/start",
         async ({ body, set }) => {
-          const r = await startEmailSignIn(gw, jsonObject(body, '{"email": "..."}').email);
+          const r = await startEmailSignIn(gw, body.email);
           set.status = 202;
           return r;
         },
-        { gate: "public", rateLimit: "auth" },
+        {
+          gate: "public",
+          rateLimit: "auth",
+          body: open({ email: t.String({ description: "the address to send the sign-in link and code to" }) }),
+          detail: {
+            summary: "Sign in by e-mail, step 1: send a link and a six-digit code to the address",
+            description: "202 with the same answer for known and unknown addresses; 400 bad_email for an address that is not one.",
+            tags: ["Accounts"],
+          },
+        },
       )
       .post(
         "/auth/email/verify",
         ({ caller, request, body, set }) => {
-          const r = finishEmailSignIn(gw, jsonObject(body), caller.user?.id ?? null);
+          const r = finishEmailSignIn(gw, body, caller.user?.id ?? null);
           if (caller.user?.id !== r.userId) signIn(caller, request, set, r.userId);
           return { created: r.created, account: view(caller, r.userId) };
         },
-        { gate: "public", rateLimit: "auth" },
+        {
+          gate: "public",
+          rateLimit: "auth",
+          body: open({
+            token: t.Optional(t.String({ pattern: "^[A-Za-z0-9_-]{43}$", description: "the token from the e-mail's link" })),
+            email: t.Optional(t.String({ description: "the address, with code" })),
+            code: t.Optional(t.String({ pattern: "^\\s*\\d{6}\\s*$", description: "the six digits from the e-mail, with email" })),
+          }),
+          detail: {
+            summary: "Sign in by e-mail, step 2: the link's token, or the address and code; starts a session",
+            description: "Send { token } or { email, code }. Answers { created, account }; 401 link_expired or bad_code.",
+            tags: ["Accounts"],
+          },
+        },
       )
       .post(
         "/auth/claim",
         ({ caller, request, body, path, set }) => {
-          const id = claimWithDeviceKey(gw, jsonObject(body, "a signed body with call, key, at and sig"), path);
+          const id = claimWithDeviceKey(gw, body, path);
           signIn(caller, request, set, id);
           return { account: view(caller, id) };
         },
-        { gate: "public", rateLimit: "auth" },
+        {
+          gate: "public",
+          rateLimit: "auth",
+          body: open(
+            {
+              call: t.String({ description: callText }),
+              // key, at and sig are the signature's: checked with it (401 when missing or wrong).
+              key: t.Optional(t.String({ description: deviceKeyText })),
+              at: t.Optional(t.Number({ description: "when it was signed, unix seconds" })),
+              sig: t.Optional(t.String({ description: "the base64url Ed25519 signature over method, path and the body without sig" })),
+            },
+            "a body signed by a device key registered to call",
+          ),
+          detail: {
+            summary: "Sign in with a device key registered to a callsign: a signed body starts a session on its account",
+            tags: ["Accounts"],
+          },
+        },
       )
       .post(
         "/auth/logout",
@@ -121,9 +195,12 @@ export function accountRoutes(gw: Gateway) {
           set.headers["set-cookie"] = sessionCookie("", isHttps(gw, request));
           return { signedOut: true };
         },
-        { gate: "public" },
+        { gate: "public", detail: { summary: "Sign out: ends the session and clears the cookie", tags: ["Accounts"] } },
       )
-      .get("/auth/session", ({ caller }) => ({ account: view(caller, userId(caller)) }), { gate: "session" })
+      .get("/auth/session", ({ caller }) => ({ account: view(caller, userId(caller)) }), {
+        gate: "session",
+        detail: { summary: "The signed-in account: callsigns, passkeys, device keys, e-mail and whether it is a sysop", tags: ["Accounts"] },
+      })
       // Renews the session for another full period (the cookie's Max-Age too).
       .post(
         "/auth/session",
@@ -132,63 +209,133 @@ export function accountRoutes(gw: Gateway) {
           set.headers["set-cookie"] = sessionCookie(caller.sessionToken!, isHttps(gw, request));
           return { account: view(caller, userId(caller)) };
         },
-        { gate: "session" },
+        { gate: "session", detail: { summary: "Renew the session for another full period (the cookie too)", tags: ["Accounts"] } },
       )
-      .get("/auth/callsign", ({ caller }) => ({ call: caller.user!.call, verified: caller.user!.verified }), { gate: "session" })
+      .get("/auth/callsign", ({ caller }) => ({ call: caller.user!.call, verified: caller.user!.verified }), {
+        gate: "session",
+        detail: { summary: "The signed-in account's active callsign and whether it is verified", tags: ["Accounts"] },
+      })
       .post(
         "/auth/callsign",
-        ({ caller, body }) => {
-          const b = jsonObject(body, '{"call": "N0CALL-9"}');
-          return { callsigns: addCallsign(gw, userId(caller), b.call, { activate: true }) };
+        ({ caller, body }) => ({ callsigns: addCallsign(gw, userId(caller), body.call, { activate: true }) }),
+        {
+          gate: "session",
+          body: open({ call: t.String({ description: callText }) }),
+          detail: { summary: "Add a callsign to the signed-in account and make it the active one", description: "Answers { callsigns }.", tags: ["Accounts"] },
         },
-        { gate: "session" },
       )
       .get("/auth/callsigns", ({ caller }) => ({ callsigns: callsignsOf(gw.db, userId(caller)), lost: lostCallsigns(gw.db, userId(caller)) }), {
         gate: "session",
+        detail: {
+          summary: "The signed-in account's callsigns, and those it lost to a verified claim elsewhere",
+          description: "Answers { callsigns, lost }.",
+          tags: ["Accounts"],
+        },
       })
       .post(
         "/auth/callsigns",
         ({ caller, body }) => {
-          const b = jsonObject(body, '{"add": "N0CALL"} or {"remove": "N0CALL"}');
-          if (b.add !== undefined) return { callsigns: addCallsign(gw, userId(caller), b.add) };
-          if (b.remove !== undefined) return { callsigns: removeCallsign(gw, userId(caller), b.remove) };
+          if (body.add !== undefined) return { callsigns: addCallsign(gw, userId(caller), body.add) };
+          if (body.remove !== undefined) return { callsigns: removeCallsign(gw, userId(caller), body.remove) };
           throw badRequest("bad_body", 'expected {"add": "N0CALL"} or {"remove": "N0CALL"}');
         },
-        { gate: "session" },
+        {
+          gate: "session",
+          body: open({
+            add: t.Optional(t.String({ description: `${callText}, to add` })),
+            remove: t.Optional(t.String({ description: `${callText}, to remove` })),
+          }),
+          detail: { summary: "Add or remove one of the signed-in account's callsigns", description: "Send { add } or { remove }. Answers { callsigns }.", tags: ["Accounts"] },
+        },
       )
-      .get("/auth/profile", ({ caller }) => ({ profile: profileOf(gw, userId(caller)) }), { gate: "session" })
-      .post("/auth/profile", ({ caller, body }) => ({ profile: updateProfile(gw, userId(caller), jsonObject(body)) }), { gate: "session" })
-      .get("/api/profile/:call", ({ params }) => publicProfile(gw, params.call), { gate: "public" })
+      .get("/auth/profile", ({ caller }) => ({ profile: profileOf(gw, userId(caller)) }), {
+        gate: "session",
+        detail: { summary: "The signed-in account's public profile settings", tags: ["Accounts"] },
+      })
+      .post("/auth/profile", ({ caller, body }) => ({ profile: updateProfile(gw, userId(caller), body) }), {
+        gate: "session",
+        body: open({
+          public: t.Optional(t.Boolean({ description: "show the profile at /api/profile/:call" })),
+          about: t.Optional(t.Nullable(t.String({ maxLength: 280, description: "a few words, at most 280 characters; null or empty clears" }))),
+          grid: t.Optional(t.Nullable(t.String({ description: "a Maidenhead locator such as FN42 or FN42ab; null or empty clears" }))),
+          url: t.Optional(t.Nullable(t.String({ maxLength: 200, description: "an https:// link, at most 200 characters; null or empty clears" }))),
+        }),
+        detail: {
+          summary: "Change the signed-in account's public profile",
+          description: "Only public, about, grid and url; another field is refused by name. Answers { profile }.",
+          tags: ["Accounts"],
+        },
+      })
+      .get("/api/profile/:call", ({ params }) => publicProfile(gw, params.call), {
+        gate: "public",
+        params: callParams,
+        detail: { summary: "A callsign's public profile and activity, when its holder made it public", tags: ["Accounts"] },
+      })
       .post(
         "/keys/register",
         ({ caller, body, set }) => {
-          const k = registerDeviceKey(gw, userId(caller), jsonObject(body, '{"call", "key", "label"?}'));
+          const k = registerDeviceKey(gw, userId(caller), body);
           set.status = 201;
           return k;
         },
-        { gate: "session" },
+        {
+          gate: "session",
+          body: open({
+            call: t.String({ description: `${callText}: one the account holds` }),
+            key: t.String({ description: deviceKeyText }),
+            label: t.Optional(t.Nullable(t.String({ maxLength: 64, description: "a name for the device, at most 64 characters" }))),
+          }),
+          detail: { summary: "Register a device's key (a radio box, an app) to sign for one of the account's callsigns", description: "201 with the key.", tags: ["Accounts"] },
+        },
       )
-      .post("/keys/revoke", ({ caller, body }) => ({ deviceKeys: revokeDeviceKey(gw, userId(caller), jsonObject(body).key) }), { gate: "session" })
+      .post("/keys/revoke", ({ caller, body }) => ({ deviceKeys: revokeDeviceKey(gw, userId(caller), body.key) }), {
+        gate: "session",
+        body: open({ key: t.String({ description: deviceKeyText }) }),
+        detail: { summary: "Revoke one of the account's device keys", description: "Answers { deviceKeys }, the ones left.", tags: ["Accounts"] },
+      })
       .post(
         "/verify/aprs/start",
         ({ caller, body, set }) => {
           set.status = 201;
-          return startChallenge(gw, userId(caller), jsonObject(body, '{"call": "N0CALL"}').call);
+          return startChallenge(gw, userId(caller), body.call);
         },
-        { gate: "session" },
+        {
+          gate: "session",
+          body: verifyBody,
+          detail: {
+            summary: "Start verifying a callsign over APRS: a code to send from that station",
+            description: "201 with the challenge { call, status, code, expiresAt, ... }.",
+            tags: ["Accounts"],
+          },
+        },
       )
-      .post("/verify/aprs/confirm", ({ caller, body }) => confirmChallenge(gw, userId(caller), jsonObject(body, '{"call": "N0CALL"}').call), {
+      .post("/verify/aprs/confirm", ({ caller, body }) => confirmChallenge(gw, userId(caller), body.call), {
         gate: "session",
+        body: verifyBody,
+        detail: { summary: "Check whether the APRS challenge for a callsign was answered, and verify it if so", tags: ["Accounts"] },
       })
-      .get("/verify/aprs/status", ({ caller, query }) => challengeStatus(gw, userId(caller), query.call), { gate: "session" })
-      .get("/keys/:call", ({ params }) => publicKeysOf(gw, params.call), { gate: "public" })
+      .get("/verify/aprs/status", ({ caller, query }) => challengeStatus(gw, userId(caller), query.call), {
+        gate: "session",
+        query: t.Object({ call: t.Optional(t.String({ description: `${callText}; absent: the latest challenge` })) }),
+        detail: { summary: "The state of the signed-in account's APRS challenge for a callsign", tags: ["Accounts"] },
+      })
+      .get("/keys/:call", ({ params }) => publicKeysOf(gw, params.call), {
+        gate: "public",
+        params: callParams,
+        detail: { summary: "The device keys registered to a callsign, for peers checking its signatures", tags: ["Accounts"] },
+      })
       // Who came to hold which callsign, and whose verified claim went with it.
       .get(
         "/api/admin/audit",
-        ({ query }) => ({
-          entries: auditLog(gw.db, { limit: Math.min(500, Math.max(1, intParam(query.limit, "limit") ?? 100)), before: intParam(query.before, "before") }),
-        }),
-        { gate: "sysop" },
+        ({ query }) => ({ entries: auditLog(gw.db, { limit: Math.min(500, Math.max(1, query.limit ?? 100)), before: query.before }) }),
+        {
+          gate: "sysop",
+          query: t.Object({
+            limit: t.Optional(t.Integer({ description: "entries at most: 1 to 500 (outside: the nearest), default 100" })),
+            before: t.Optional(t.Integer({ description: "only entries with an id below this, to page back" })),
+          }),
+          detail: { summary: "The callsign audit log for the sysop: who came to hold which callsign, and whose claim went with it", tags: ["Accounts"] },
+        },
       )
       // GDPR: signed by a device key of :call, or by a session holding it; about the whole account.
       .post(
@@ -198,33 +345,60 @@ export function accountRoutes(gw: Gateway) {
           set.headers["cache-control"] = "no-store";
           return exportAccount(gw, accountOfCaller(caller));
         },
-        { gate: "signed-body" },
+        {
+          gate: "signed-body",
+          params: accountParams,
+          body: signedBody({}, "Nothing of its own."),
+          detail: { summary: "Export everything the account holds here, as one JSON file (GDPR access)", tags: ["Accounts"] },
+        },
       )
       .post(
         "/api/account/:call/delete",
         ({ caller, request, body, set }) => {
-          const r = eraseAccount(gw, accountOfCaller(caller), jsonObject(body, '{"confirm": true}'));
+          const r = eraseAccount(gw, accountOfCaller(caller), body);
           if (caller.user) set.headers["set-cookie"] = sessionCookie("", isHttps(gw, request));
           return r;
         },
-        { gate: "signed-body" },
+        {
+          gate: "signed-body",
+          params: accountParams,
+          body: signedBody({ confirm: t.Optional(t.Unknown({ description: "must be true: erasing cannot be undone (else 400 confirm_required)" })) }, "{ confirm: true }."),
+          detail: {
+            summary: "Erase the account and what it wrote (GDPR erasure)",
+            description: "400 confirm_required without { confirm: true }.",
+            tags: ["Accounts"],
+          },
+        },
       )
       // Portability: bundle here, import there, move here (src/accounts/move.ts).
-      .post("/api/account/:call/bundle", ({ caller }) => makeBundle(gw, accountOfCaller(caller)), { gate: "signed-body" })
+      .post("/api/account/:call/bundle", ({ caller }) => makeBundle(gw, accountOfCaller(caller)), {
+        gate: "signed-body",
+        params: accountParams,
+        body: signedBody({}, "Nothing of its own."),
+        detail: { summary: "Bundle the account to move it to another instance (signed, for that instance's import)", tags: ["Accounts"] },
+      })
       .post(
         "/api/account/:call/move",
         ({ caller, request, body, set }) => {
-          const r = completeMove(gw, accountOfCaller(caller), jsonObject(body, '{"acceptance": {...}}'));
+          const r = completeMove(gw, accountOfCaller(caller), body);
           if (caller.user) set.headers["set-cookie"] = sessionCookie("", isHttps(gw, request));
           return r;
         },
-        { gate: "signed-body" },
+        {
+          gate: "signed-body",
+          params: accountParams,
+          body: signedBody(
+            { acceptance: t.Optional(t.Unknown({ description: "the object the new instance's import answered; required (checked with its signature: 400 bad_acceptance)" })) },
+            "{ acceptance }: what the new instance's import answered.",
+          ),
+          detail: { summary: "Finish moving the account away: the new instance's acceptance ends it here and points its callsigns there", tags: ["Accounts"] },
+        },
       )
       .post(
         "/api/account/import",
         ({ caller, request, body, set }) => {
           const by = caller.user ? { userId: caller.user.id } : { key: caller.assertion!.key };
-          const r = importBundle(gw, jsonObject(body, '{"bundle": {...}}'), by);
+          const r = importBundle(gw, body, by);
           if (r.created) signIn(caller, request, set, r.userId);
           return {
             created: r.created,
@@ -236,7 +410,18 @@ export function accountRoutes(gw: Gateway) {
             account: view(caller, r.userId),
           };
         },
-        { gate: "signed-body", rateLimit: "auth" },
+        {
+          gate: "signed-body",
+          rateLimit: "auth",
+          body: signedBody(
+            { bundle: t.Optional(t.Unknown({ description: "the object the old instance's /bundle answered; required (checked with its signature: 400 bad_bundle)" })) },
+            "{ bundle }, signed by a key the bundle names.",
+          ),
+          detail: {
+            summary: "Import an account bundled on another instance: creates the account here and answers the acceptance for the move",
+            tags: ["Accounts"],
+          },
+        },
       )
   );
 }

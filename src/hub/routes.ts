@@ -2,7 +2,7 @@
  * The hub's HTTP surface: a sysop disconnects a client of the KISS or APRS-IS
  * server (the clients themselves are listed in GET /api/ports).
  */
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { notFound } from "../errors.ts";
@@ -17,6 +17,14 @@ export function hubRoutes(gw: Gateway) {
       gw.log.info("hub", `client ${params.id} disconnected by ${by}`);
       return { disconnected: params.id };
     },
-    { gate: "sysop" },
+    {
+      gate: "sysop",
+      params: t.Object({ id: t.String({ description: "the client's id as GET /api/ports lists it, e.g. kiss-3 or aprs-is-12" }) }),
+      detail: {
+        summary: "Disconnect a client of the hub's KISS or APRS-IS server, for the sysop",
+        description: "Answers { disconnected: id }; 404 when no client has that id.",
+        tags: ["Hub"],
+      },
+    },
   );
 }

@@ -3,7 +3,7 @@
  * /api/stations and /api/caches): the region rooms over WebSocket, the
  * Cursor-on-Target snapshot and SSE stream, and the spots list.
  */
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Server, ServerWebSocket } from "bun";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
@@ -15,9 +15,13 @@ import { baseUrl } from "../http/public-url.ts";
 import { cotDocument } from "./cot.ts";
 import { cotSnapshot, cotStream } from "./stream.ts";
 import { listSpots } from "./spots.ts";
-import { intParam } from "../http/params.ts";
 
 export const COT_TYPE = "application/xml; charset=utf-8";
+
+const regionText = "Maidenhead fields (FN) or squares (FN42), comma-separated";
+const bboxQuery = t.Object({
+  bbox: t.Optional(t.String({ description: "west,south,east,north in decimal degrees; absent: the whole world" })),
+});
 
 export function liveRoutes(gw: Gateway) {
   const hub = liveHub(gw);
@@ -28,10 +32,21 @@ export function liveRoutes(gw: Gateway) {
       () => {
         throw new AppError(426, "upgrade_required", "GET /ws?region=FN42 upgrades to a WebSocket (docs/api.md, Live)");
       },
-      { gate: "public" },
+      {
+        gate: "public",
+        detail: { summary: "Without an upgrade: 426, pointing to the WebSocket on the same path", tags: ["Live"] },
+      },
     )
     .ws("/ws", {
       gate: "public",
+      query: t.Object({ region: t.Optional(t.String({ description: regionText })) }),
+      detail: {
+        summary: "Live stations and caches of some Maidenhead regions over a WebSocket, for the map",
+        description:
+          "Joins the rooms named by region; then JSON messages: { type: subscribe | unsubscribe, regions: [...] } and { type: ping }. " +
+          "A bad region is 400 bad_region before the upgrade; too many connections from one address are refused.",
+        tags: ["Live"],
+      },
       beforeHandle({ query, caller }: { query: Record<string, string | undefined>; caller: Caller }) {
         parseRegions(query.region);
         hub.checkAdmit(caller.ip);
@@ -55,7 +70,15 @@ export function liveRoutes(gw: Gateway) {
           headers: { "content-type": COT_TYPE, "cache-control": "no-cache", "x-truncated": String(snap.truncated) },
         });
       },
-      { gate: "public" },
+      {
+        gate: "public",
+        query: bboxQuery,
+        detail: {
+          summary: "Stations and caches as a Cursor-on-Target XML snapshot, for TAK clients",
+          description: "One <events> document; x-truncated: true when the snapshot was cut at its limit.",
+          tags: ["Live"],
+        },
+      },
     )
     .get(
       "/api/cot/stream",
@@ -68,7 +91,26 @@ export function liveRoutes(gw: Gateway) {
           request,
           server: server as Server<unknown> | null,
         }),
-      { gate: "public" },
+      {
+        gate: "public",
+        query: bboxQuery,
+        detail: {
+          summary: "Cursor-on-Target events as a server-sent event stream, for TAK clients",
+          description: "A snapshot first, then each change; Last-Event-ID resumes after a reconnect.",
+          tags: ["Live"],
+        },
+      },
     )
-    .get("/api/spots", ({ query }) => listSpots(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), { gate: "public" });
+    .get("/api/spots", ({ query }) => listSpots(gw, query), {
+      gate: "public",
+      query: t.Object({
+        since: t.Optional(t.Integer({ description: "unix milliseconds: spots after this (the window is bounded by the server)" })),
+        limit: t.Optional(t.Integer({ description: "spots at most, 1 to 500" })),
+      }),
+      detail: {
+        summary: "Recent activity spots (stations heard, finds logged) for the live list",
+        description: "Answers { spots, since }; 404 spots_disabled when the operator turned spots off.",
+        tags: ["Live"],
+      },
+    });
 }

@@ -127,8 +127,7 @@ export async function subscribe(gw: Gateway, userId: number, body: Record<string
   return subscriptionsOf(gw, userId);
 }
 
-export function unsubscribe(gw: Gateway, userId: number, endpoint: unknown) {
-  if (typeof endpoint !== "string") throw badRequest("bad_subscription", "expected {endpoint}");
+export function unsubscribe(gw: Gateway, userId: number, endpoint: string) {
   if (gw.db.query("DELETE FROM push_subscriptions WHERE user_id = ? AND endpoint = ?").run(userId, endpoint).changes === 0) throw notFound("push subscription");
   return subscriptionsOf(gw, userId);
 }

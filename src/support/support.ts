@@ -40,23 +40,23 @@ export function supporterPrefs(gw: Gateway, userId: number): SupporterPrefs {
   };
 }
 
-/** `{public?, name?}`: be listed (or not), under a name of your choice (default: your callsign). */
-export function setSupporterPrefs(gw: Gateway, userId: number, b: Record<string, unknown>): SupporterPrefs {
+/** `{public?, name?}`: be listed (or not), under a name of your choice (default: your callsign). Types checked by the route's schema. */
+export function setSupporterPrefs(gw: Gateway, userId: number, b: { public?: boolean; name?: string | null }): SupporterPrefs {
   for (const k of Object.keys(b)) if (k !== "public" && k !== "name") throw badRequest("invalid", `unknown field "${k}" (public, name)`);
   if (!row(gw, userId)) throw conflict("not_a_supporter", "this account is not a confirmed supporter");
-  if (b.public !== undefined && typeof b.public !== "boolean") throw badRequest("invalid", "public is true or false");
-  if (b.name !== undefined && b.name !== null && (typeof b.name !== "string" || b.name.trim().length === 0 || b.name.length > 60))
-    throw badRequest("invalid", "name is 1-60 characters, or null");
   if (b.public !== undefined) gw.db.query("UPDATE supporters SET public = ?, updated_at = ? WHERE user_id = ?").run(b.public ? 1 : 0, gw.clock.now(), userId);
   if (b.name !== undefined)
     gw.db
       .query("UPDATE supporters SET name = ?, updated_at = ? WHERE user_id = ?")
-      .run(b.name === null ? null : (b.name as string).trim(), gw.clock.now(), userId);
+      .run(b.name === null ? null : b.name.trim(), gw.clock.now(), userId);
   return supporterPrefs(gw, userId);
 }
 
-/** The operator's backend confirms support: `{call | email, until?, level?}`. */
-export function confirmSupporter(gw: Gateway, b: Record<string, unknown>): { confirmed: true; until: number | null } {
+/** The operator's backend confirms support: `{call | email, until?, level?}`. Types checked by the route's schema. */
+export function confirmSupporter(
+  gw: Gateway,
+  b: { call?: string; email?: string; until?: number | null; level?: string | null },
+): { confirmed: true; until: number | null } {
   let userId: number | null = null;
   if (typeof b.call === "string") {
     if (!isCallsign(b.call)) throw badRequest("invalid", "call is not a callsign");
@@ -65,18 +65,14 @@ export function confirmSupporter(gw: Gateway, b: Record<string, unknown>): { con
     userId = (gw.db.query("SELECT id FROM users WHERE email = ?").get(b.email.trim().toLowerCase()) as { id: number } | null)?.id ?? null;
   } else throw badRequest("invalid", "name the supporter by call (a verified callsign) or email");
   if (userId === null) throw notFound("an account with that verified callsign or e-mail");
-  if (b.until !== undefined && b.until !== null && (typeof b.until !== "number" || !Number.isInteger(b.until)))
-    throw badRequest("invalid", "until is unix milliseconds");
-  if (b.level !== undefined && b.level !== null && (typeof b.level !== "string" || b.level.length > 40))
-    throw badRequest("invalid", "level is text of at most 40 characters");
   const now = gw.clock.now();
   gw.db
     .query(
       `INSERT INTO supporters (user_id, confirmed_at, until, level, updated_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT(user_id) DO UPDATE SET until = excluded.until, level = excluded.level, updated_at = excluded.updated_at`,
     )
-    .run(userId, now, (b.until as number | undefined) ?? null, (b.level as string | undefined) ?? null, now);
-  return { confirmed: true, until: (b.until as number | undefined) ?? null };
+    .run(userId, now, b.until ?? null, b.level ?? null, now);
+  return { confirmed: true, until: b.until ?? null };
 }
 
 /** Supporters who chose to be listed, current ones only. */

@@ -1,13 +1,13 @@
 /**
  * Health, privacy, running source, client config and the site index.
  */
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { buildInfo } from "../version.ts";
 import { privacyStatement } from "./privacy.ts";
 import { sitemapEntries, sitemapXml } from "./sitemap.ts";
-import { AppError, badRequest } from "../errors.ts";
-import { completeSetup, setupState, type SetupValues } from "./setup.ts";
+import { AppError } from "../errors.ts";
+import { completeSetup, SETUP_SETTINGS, setupState } from "./setup.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { whoami } from "./whoami.ts";
@@ -25,6 +25,21 @@ export function sourceInfo(gw: Gateway) {
   };
 }
 
+/** The set-up page's form: the token and the settings it may write (SETUP_SETTINGS), each checked again as its env setting. */
+const setupBody = t.Object(
+  {
+    token: t.String({ description: "the one-time token from the link the gateway printed on first start" }),
+    instance: t.Optional(t.String({ description: `${SETUP_SETTINGS.instance}: the instance name` })),
+    operator: t.Optional(t.String({ description: `${SETUP_SETTINGS.operator}: the operator's callsign` })),
+    aprsCall: t.Optional(t.String({ description: `${SETUP_SETTINGS.aprsCall}: the callsign for APRS-IS` })),
+    tileUrl: t.Optional(t.String({ description: `${SETUP_SETTINGS.tileUrl}: an online tile server, or off` })),
+    radioCall: t.Optional(t.String({ description: `${SETUP_SETTINGS.radioCall}: the callsign on the air` })),
+    kissPorts: t.Optional(t.String({ description: `${SETUP_SETTINGS.kissPorts}: the TNCs, or off` })),
+  },
+  // Kept, so a field set-up does not take is refused by name rather than dropped.
+  { additionalProperties: true },
+);
+
 export function systemRoutes(gw: Gateway) {
   return new Elysia({ name: "system" })
     .use(gatesPlugin(gw))
@@ -34,7 +49,7 @@ export function systemRoutes(gw: Gateway) {
         set.headers["cache-control"] = "no-store";
         return whoami(gw, caller);
       },
-      { gate: "public" },
+      { gate: "public", detail: { summary: "Who the server takes the caller to be, and which gates they pass, for debugging sign-in", tags: ["Accounts"] } },
     )
     .get(
       "/health",
@@ -48,11 +63,28 @@ export function systemRoutes(gw: Gateway) {
         set.headers["cache-control"] = "no-store";
         return { status: "ok", version: buildInfo().version, uptimeS: Math.round((Date.now() - gw.startedAt) / 1000) };
       },
-      { gate: "public" },
+      {
+        gate: "public",
+        query: t.Object({ live: t.Optional(t.String({ description: "present (any value): liveness only, without asking the database" })) }),
+        detail: {
+          summary: "Health check for the operator's monitoring: ready (the database answers) or, with ?live, alive",
+          description: "Answers { status: ok, version, uptimeS }; 503 not_ready when the database does not answer. ?live answers { status: live }.",
+          tags: ["System"],
+        },
+      },
     )
-    .get("/privacy", () => privacyStatement(gw.config), { gate: "public" })
-    .get("/.well-known/source", () => sourceInfo(gw), { gate: "public" })
-    .get("/source", ({ redirect }) => redirect(sourceInfo(gw).tree, 302), { gate: "public" })
+    .get("/privacy", () => privacyStatement(gw.config), {
+      gate: "public",
+      detail: { summary: "The privacy statement: what this instance keeps about whom, and for how long", tags: ["System"] },
+    })
+    .get("/.well-known/source", () => sourceInfo(gw), {
+      gate: "public",
+      detail: { summary: "Where the running source is (repository, commit, tag, licence), as the AGPL asks", tags: ["System"] },
+    })
+    .get("/source", ({ redirect }) => redirect(sourceInfo(gw).tree, 302), {
+      gate: "public",
+      detail: { summary: "Redirects (302) to the running commit's source tree", tags: ["System"] },
+    })
     .get(
       "/api/config",
       () => ({
@@ -62,18 +94,35 @@ export function systemRoutes(gw: Gateway) {
         tileAttribution: gw.config.tileAttribution,
         spotsEnabled: gw.config.spotsEnabled,
       }),
-      { gate: "public" },
+      {
+        gate: "public",
+        detail: { summary: "The web app's client configuration: instance name, version, tile server, spots on or off", tags: ["System"] },
+      },
     )
-    .get("/api/setup", () => setupState(gw), { gate: "public" })
+    .get("/api/setup", () => setupState(gw), {
+      gate: "public",
+      detail: {
+        summary: "Whether first-run set-up is still needed, and the current values, for the set-up page",
+        description: "Answers { needed, restartNeeded, values: { instance, operator, aprsCall, tileUrl, radioCall, kissPorts } }.",
+        tags: ["System"],
+      },
+    })
     .post(
       "/api/setup",
-      ({ body }) => {
-        if (!body || typeof body !== "object" || Array.isArray(body) || body instanceof Uint8Array)
-          throw badRequest("bad_body", "expected a JSON object with token, instance, operator, aprsCall, tileUrl");
-        const { token, ...values } = body as Record<string, unknown>;
-        return completeSetup(gw, token, values as SetupValues);
+      ({ body: { token, ...values } }) => completeSetup(gw, token, values),
+      {
+        gate: "public",
+        rateLimit: "auth",
+        body: setupBody,
+        detail: {
+          summary: "First-run set-up: the operator writes the instance's settings with the token the gateway printed",
+          description:
+            "Writes the given settings to the env file in the data directory (they apply at the next start) and ends set-up. " +
+            "Each value is checked as its environment setting; a bad one or a field set-up does not take refuses the whole (400 invalid_setting). " +
+            "403 bad_token for a wrong token; 409 setup_done once set up.",
+          tags: ["System"],
+        },
       },
-      { gate: "public", rateLimit: "auth" },
     )
     .get(
       "/robots.txt",
@@ -90,7 +139,7 @@ export function systemRoutes(gw: Gateway) {
           "",
         ].join("\n");
       },
-      { gate: "public" },
+      { gate: "public", detail: { summary: "robots.txt: the API is not for crawlers; points to the sitemap", tags: ["System"] } },
     )
     .get(
       "/sitemap.xml",
@@ -98,7 +147,7 @@ export function systemRoutes(gw: Gateway) {
         set.headers["content-type"] = "application/xml; charset=utf-8";
         return sitemapXml(baseUrl(gw, request), sitemapEntries(gw));
       },
-      { gate: "public" },
+      { gate: "public", detail: { summary: "The public pages (caches, stations, profiles) as an XML sitemap, for search engines", tags: ["System"] } },
     )
     .get(
       "/api/sitemap",
@@ -106,6 +155,6 @@ export function systemRoutes(gw: Gateway) {
         const base = baseUrl(gw, request);
         return { urls: sitemapEntries(gw).map((e) => ({ ...e, url: base + e.path })) };
       },
-      { gate: "public" },
+      { gate: "public", detail: { summary: "The sitemap's pages as JSON: { urls: [{ path, url, ... }] }", tags: ["System"] } },
     );
 }

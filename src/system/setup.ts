@@ -56,10 +56,11 @@ export function setupState(gw: Gateway) {
   };
 }
 
-export function completeSetup(gw: Gateway, token: unknown, values: SetupValues) {
+/** Writes the set-up values (text, as the route's schema checks) after the token; every value is checked as its setting. */
+export function completeSetup(gw: Gateway, token: string, values: SetupValues) {
   const expected = getMeta(gw.db, "setup_token");
   if (getMeta(gw.db, "setup_done")) throw conflict("setup_done", "this gateway is already set up; edit the env file to change settings");
-  if (typeof token !== "string" || !expected || !sameSecret(token, expected)) {
+  if (!expected || !sameSecret(token, expected)) {
     throw forbidden("the setup token is missing or wrong; use the link the gateway printed when it started", "bad_token");
   }
   const updates: Record<string, string> = {};
@@ -70,10 +71,6 @@ export function completeSetup(gw: Gateway, token: unknown, values: SetupValues) 
   for (const [field, env] of Object.entries(SETUP_SETTINGS)) {
     const raw = values[field as keyof SetupValues];
     if (raw === undefined || raw === "") continue;
-    if (typeof raw !== "string") {
-      problems.push(`${field} must be text`);
-      continue;
-    }
     const v = validateSetting(env, raw);
     if (v.ok) updates[env] = raw.trim();
     else problems.push(v.message);

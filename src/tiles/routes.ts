@@ -3,7 +3,7 @@
  * /tiles/:name.pmtiles` serves one with byte ranges, as PMTiles readers
  * fetch the header, directories and tiles each as a range.
  */
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { errorResponse } from "../http/errors.ts";
@@ -42,6 +42,18 @@ export async function serveArchive(dataDir: string, file: string, request: Reque
   return new Response(head ? null : a.blob.slice(range.start, range.end + 1), { status: 206, headers });
 }
 
+/** `/tiles/:file`: the file name stays free text, so an unknown or malformed one is a 404 as before. */
+const archiveRoute = {
+  params: t.Object({ file: t.String({ description: "<name>.pmtiles, a name GET /api/tiles lists" }) }),
+  detail: {
+    summary: "One map archive with byte ranges, for PMTiles readers",
+    description:
+      "Range: bytes=a-b, a- or -n answers 206 with Content-Range; a range past the end 416; no usable Range the whole archive. " +
+      "ETag on every answer (If-None-Match: 304; If-Range with another ETag: the whole archive). An unknown name is 404.",
+    tags: ["Maps"],
+  },
+};
+
 export function tilesRoutes(gw: Gateway) {
   const dataDir = gw.config.dataDir;
   return new Elysia({ name: "tiles" })
@@ -52,8 +64,15 @@ export function tilesRoutes(gw: Gateway) {
         set.headers["cache-control"] = "no-cache";
         return listArchives(dataDir);
       },
-      { gate: "public" },
+      {
+        gate: "public",
+        detail: {
+          summary: "List the map archives (PMTiles) this gateway serves, for the map",
+          description: "Answers { archives: [{ name, url, source, type, format, minZoom, maxZoom, bounds, bytes }], skipped: [{ file, reason }] }.",
+          tags: ["Maps"],
+        },
+      },
     )
-    .get("/tiles/:file", ({ params, request }) => serveArchive(dataDir, params.file, request), { gate: "public" })
-    .head("/tiles/:file", ({ params, request }) => serveArchive(dataDir, params.file, request), { gate: "public" });
+    .get("/tiles/:file", ({ params, request }) => serveArchive(dataDir, params.file, request), { gate: "public", ...archiveRoute })
+    .head("/tiles/:file", ({ params, request }) => serveArchive(dataDir, params.file, request), { gate: "public", ...archiveRoute });
 }

@@ -86,7 +86,13 @@ describe("preferences and watchlist", () => {
     expect((await json(noEmail)).error).toBe("no_email");
     g.gw.db.query("UPDATE users SET email = 'n0ntf@example.org' WHERE id = ?").run(u.id);
     expect((await json(await c.send("PUT", "/api/notify/prefs", { email: true }))).email).toBe(true);
+    // A partial update leaves the digest alone (the schema gives it no default).
+    expect(await json(await c.send("PUT", "/api/notify/prefs", { digest: "off" }))).toEqual({ email: true, push: true, digest: "off" });
+    expect(await json(await c.send("PUT", "/api/notify/prefs", { push: true }))).toEqual({ email: true, push: true, digest: "off" });
+    await c.send("PUT", "/api/notify/prefs", { digest: "hourly" });
     for (const body of [{ digest: "weekly" }, { push: 1 }, { sms: true }]) expect((await c.send("PUT", "/api/notify/prefs", body)).status).toBe(400);
+    // A wrong value names its field.
+    expect(await json(await c.send("PUT", "/api/notify/prefs", { digest: "weekly" }))).toMatchObject({ error: "invalid", field: "body.digest" });
     expect(await json(await c.get("/api/notify/prefs"))).toEqual({ email: true, push: true, digest: "hourly" });
   });
 });

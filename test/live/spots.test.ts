@@ -76,5 +76,7 @@ describe("GET /api/spots", () => {
     expect(clamped.since).toBeGreaterThan(Date.now() - 24 * 3_600_000 - 60_000);
     expect((await (await on.get("/api/spots?limit=1")).json()).spots.length).toBe(1);
     for (const bad of ["limit=0", "limit=501", "limit=x", "since=yesterday"]) expect((await on.get(`/api/spots?${bad}`)).status).toBe(400);
+    // Not a whole number at all: the route's schema names the parameter.
+    expect(await (await on.get("/api/spots?since=yesterday")).json()).toMatchObject({ error: "invalid", field: "query.since" });
   });
 });
