@@ -14,7 +14,7 @@ import { apiDocsRoutes } from "./api-docs.ts";
 
 export function createApp(gw: Gateway) {
   const csp = contentSecurityPolicy(gw.config);
-  const app = new Elysia({ name: "svc-gateway" })
+  const app = new Elysia({ name: "svc-gateway", normalize: false })
     .onRequest(async ({ request }) => {
       // a write waits while a checkpoint keeps the WAL bounded (store/checkpoint.ts)
       const held = request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" ? undefined : gw.writeGate.wait();

@@ -24,8 +24,17 @@ export function errorResponse(status: number, body: ErrorBody, headers?: Record<
  * wrong kind altogether (not an object where one is declared) is `bad_body`.
  */
 function validationBody(error: unknown): ErrorBody {
-  const e = error as { type?: string; all?: Array<{ path?: string; summary?: string; message?: string }> };
+  const e = error as {
+    type?: string;
+    value?: unknown;
+    validator?: { schema?: { type?: string } };
+    all?: Array<{ path?: string; summary?: string; message?: string }>;
+  };
   const where = e.type ?? "request";
+  const plainObject = typeof e.value === "object" && e.value !== null && !Array.isArray(e.value) && !ArrayBuffer.isView(e.value);
+  if (where === "body" && e.validator?.schema?.type === "object" && !plainObject) {
+    return { error: "bad_body", message: "body: expected a JSON object", field: "body" };
+  }
   const first = e.all?.[0];
   if (!first) return { error: "invalid", message: `${where} is invalid`, field: where };
   const sub = first.path ? first.path.replace(/^\//, "").replaceAll("/", ".") : "";

@@ -237,6 +237,8 @@ function makeGatesPlugin(gw: Gateway) {
   const limiter = new RateLimiter();
   // The caller is identified in the parse step (for the gate) and reused by resolve.
   const callers = new WeakMap<Request, Caller>();
+  // Requests whose gate the parse step already enforced (those with a body).
+  const enforced = new WeakSet<Request>();
   const callerOf = (request: Request, server: unknown) => {
     let c = callers.get(request);
     if (!c) callers.set(request, (c = identify(gw, request, server as HttpServer | null)));
@@ -253,21 +255,33 @@ function makeGatesPlugin(gw: Gateway) {
         parse: ({ request, server, path, params }: { request: Request; server: unknown; path: string; params?: Record<string, string> }) => {
           if (!BODY_GATES.has(gate) && gate !== "rate-limited") {
             enforceGate(gw, gate, callerOf(request, server), { request, path, params: params ?? {}, body: undefined });
+            enforced.add(request);
           }
           return parseBody(request, bodyLimitFor(request.method, path, gw.config.maxBodyBytes, { gw, request }));
+        },
+        // Before the route's schemas are checked: a request without a body (a
+        // GET) meets its gate here, and every request is counted against its
+        // rate limits, so neither a refusal nor a bad query or body goes
+        // uncounted or tells an unauthorised caller about the route's schema.
+        transform: ({ request, server, path, params, set }) => {
+          const caller = callerOf(request, server);
+          const headers = set.headers as Record<string, string>;
+          if (gate === "rate-limited") applyRateLimit(gw, limiter, "api", caller, headers);
+          if (BODY_GATES.has(gate) || gate === "rate-limited") return;
+          if (!enforced.has(request)) enforceGate(gw, gate, caller, { request, path, params: (params ?? {}) as Record<string, string>, body: undefined });
+          if (caller.user && !READ_METHODS.has(request.method)) applyWriteLimit(gw, limiter, caller.user.id, headers);
         },
         // Destructured on purpose: Elysia reads which context fields a hook uses
         // and only parses the body when one asks for it (signed-body needs it).
         beforeHandle: tagged({ gate }, ({ caller, request, path, params, body, set }) => {
-          if (gate === "rate-limited") applyRateLimit(gw, limiter, "api", caller, set.headers as Record<string, string>);
+          if (!BODY_GATES.has(gate)) return;
           enforceGate(gw, gate, caller, { request, path, params: params as Record<string, string>, body });
           if (caller.user && !READ_METHODS.has(request.method)) applyWriteLimit(gw, limiter, caller.user.id, set.headers as Record<string, string>);
         }),
       }),
       rateLimit: (bucket: RateBucket) => ({
-        beforeHandle: tagged({ rateLimit: bucket }, ({ caller, set }) => {
-          applyRateLimit(gw, limiter, bucket, caller, set.headers as Record<string, string>);
-        }),
+        transform: ({ request, server, set }) => applyRateLimit(gw, limiter, bucket, callerOf(request, server), set.headers as Record<string, string>),
+        beforeHandle: tagged({ rateLimit: bucket }, () => {}),
       }),
     });
 }

@@ -93,9 +93,24 @@ const GATE_TEXT: Record<GateName, string> = {
   "wx-key": "a weather station's key",
 };
 
-/** Plain JSON Schema: drops TypeBox's symbols and Elysia's coercion-only members. */
+/**
+ * Plain JSON Schema: drops TypeBox's symbols, and Elysia's coercion of numbers
+ * in a query or path (`t.Numeric`: any of a numeric string or a number) is
+ * documented as the number it is.
+ */
 function plain(schema: Schema | undefined): Schema | undefined {
-  return schema === undefined ? undefined : (JSON.parse(JSON.stringify(schema)) as Schema);
+  if (schema === undefined) return undefined;
+  return JSON.parse(JSON.stringify(schema), (_k, v) => {
+    const any = (v as { anyOf?: Schema[] } | null)?.anyOf;
+    if (Array.isArray(any) && any.length === 2) {
+      const coerced = any.findIndex((a) => a.type === "string" && (a.format === "numeric" || a.format === "integer"));
+      if (coerced >= 0) {
+        const { anyOf: _, ...rest } = v as Schema;
+        return { ...any[1 - coerced], ...rest };
+      }
+    }
+    return v;
+  }) as Schema;
 }
 
 function parameters(where: "path" | "query", schema: Schema | undefined): unknown[] {
