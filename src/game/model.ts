@@ -2,6 +2,7 @@
  * The game's vocabulary and input checks: cache types, sizes, lifecycle,
  * difficulty/terrain steps, who is acting. Pure.
  */
+import { t } from "elysia";
 import { badRequest } from "../errors.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
@@ -138,3 +139,26 @@ export function distanceM(lat1: number, lon1: number, lat2: number, lon2: number
   const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLon / 2) ** 2;
   return 2 * R * Math.asin(Math.min(1, Math.sqrt(a)));
 }
+
+// ---------------------------------------------------------------- request schemas
+
+/**
+ * The search filters of a cache listing as query parameters (the web app's
+ * map, /api/v1/caches and its exports). parseFilters and parseBox check the
+ * values, for every caller.
+ */
+export const CACHE_FILTER_QUERY = {
+  bbox: t.Optional(t.String({ description: "minLon,minLat,maxLon,maxLat (GeoJSON order); minLon > maxLon crosses the antimeridian" })),
+  q: t.Optional(t.String({ description: "text in the name, code, owner or description (at most 100 characters)" })),
+  type: t.Optional(t.String({ description: `comma list of ${CACHE_TYPES.join(", ")}, living` })),
+  size: t.Optional(t.String({ description: `comma list of ${CACHE_SIZES.join(", ")}` })),
+  difficulty: t.Optional(t.String({ description: "a value or a range, e.g. 1.5-3" })),
+  terrain: t.Optional(t.String({ description: "a value or a range, e.g. 1-2.5" })),
+  owner: t.Optional(t.String({ description: "owner callsign (any SSID)" })),
+};
+
+/** The filter parameters as they arrive: text, checked by parseFilters and parseBox. */
+export type CacheFilterQuery = { [K in keyof typeof CACHE_FILTER_QUERY]?: string };
+
+/** A cache named in a path: its local id, or the gid of a mirrored cache. */
+export const CACHE_KEY = t.String({ description: "a cache: its local id, or the gid of a mirrored cache" });
