@@ -6,7 +6,7 @@ import type { Gateway } from "../gateway.ts";
 import { badRequest } from "../errors.ts";
 import { isCallsign } from "../callsign.ts";
 import { cacheDetail, cacheJson, type Cache } from "../game/caches.ts";
-import type { Actor } from "../game/model.ts";
+import type { Actor, CacheFilterQuery } from "../game/model.ts";
 import { logJson, type Log, type LogRow } from "../game/logs.ts";
 import { selectCaches } from "../v1/service.ts";
 import { gpxDocument } from "./gpx.ts";
@@ -18,11 +18,11 @@ export const MAX_EXPORT = 10_000;
 /** Logs per cache in a GPX export (newest first), as pocket queries carry. */
 export const GPX_LOGS_PER_CACHE = 5;
 
-function exportCaches(gw: Gateway, q: Record<string, string | undefined>, limit: number | undefined): Cache[] {
+function exportCaches(gw: Gateway, q: CacheFilterQuery, limit: number | undefined): Cache[] {
   return selectCaches(gw, q, { limit: limit ?? MAX_EXPORT, max: MAX_EXPORT }).rows.map((r) => cacheJson(gw, r, false));
 }
 
-export function gpxExport(gw: Gateway, base: string, q: Record<string, string | undefined>, limit?: number): string {
+export function gpxExport(gw: Gateway, base: string, q: CacheFilterQuery, limit?: number): string {
   return gpxOf(gw, base, exportCaches(gw, q, limit));
 }
 
@@ -52,12 +52,11 @@ function gpxOf(gw: Gateway, base: string, caches: Cache[]): string {
   return gpxDocument(caches, (c) => byCache.get(c.gid) ?? [], { base, instance: gw.config.instance, now: gw.clock.now() });
 }
 
-export function kmlExport(gw: Gateway, base: string, q: Record<string, string | undefined>, limit?: number): string {
+export function kmlExport(gw: Gateway, base: string, q: CacheFilterQuery, limit?: number): string {
   return kmlDocument(exportCaches(gw, q, limit), { base, instance: gw.config.instance });
 }
 
 export function adifExport(gw: Gateway, call: string, band?: string): string {
   if (!isCallsign(call)) throw badRequest("invalid", "the file name is a callsign: /api/v1/finds/N0CALL.adif");
-  if (band !== undefined && !/^\d{1,4}(\.\d+)?(m|cm|mm)$/i.test(band)) throw badRequest("invalid", "band is an ADIF band such as 2m or 70cm");
   return adifFinds(gw, call, { band: band?.toLowerCase(), now: gw.clock.now() }).text;
 }

@@ -29,6 +29,7 @@ import {
   text,
   TRANSITIONS,
   type Actor,
+  type CacheFilterQuery,
   type CacheStatus,
   type Contact,
 } from "./model.ts";
@@ -540,7 +541,7 @@ const range = (raw: string, field: string): [number, number] => {
 };
 
 /** The search filters from query parameters: q, type, size, difficulty, terrain, owner. */
-export function parseFilters(q: Record<string, string | undefined>): CacheFilters {
+export function parseFilters(q: CacheFilterQuery): CacheFilters {
   const f: CacheFilters = {};
   if (q.q !== undefined && q.q.trim() !== "") {
     if (q.q.length > 100) throw badRequest("invalid", "q is at most 100 characters");

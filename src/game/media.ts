@@ -61,7 +61,6 @@ export function uploadMedia(gw: Gateway, actor: Actor, cacheId: number, contentT
   if (!(body instanceof Uint8Array) || body.byteLength === 0) throw badRequest("bad_body", "the body is the file itself");
   if (body.byteLength > spec.max) throw new AppError(413, "body_too_large", `a ${contentType} file is at most ${spec.max} bytes`);
   if (!spec.sniff(body)) throw badRequest("bad_media", `the file is not a ${contentType}`);
-  if (caption !== undefined && caption.length > 200) throw badRequest("invalid", "caption is at most 200 characters");
   const n = (gw.db.query("SELECT count(*) AS n FROM media WHERE cache_id = ?").get(cacheId) as { n: number }).n;
   if (n >= MAX_MEDIA_PER_CACHE) throw conflict("too_many_media", `a cache holds at most ${MAX_MEDIA_PER_CACHE} files`);
   const sha = createHash("sha256").update(body).digest("hex");

@@ -2,6 +2,7 @@
  * The game's vocabulary and input checks: cache types, sizes, lifecycle,
  * difficulty/terrain steps, who is acting. Pure.
  */
+import { t, type TSchema } from "elysia";
 import { badRequest } from "../errors.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
@@ -138,3 +139,85 @@ export function distanceM(lat1: number, lon1: number, lat2: number, lon2: number
   const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLon / 2) ** 2;
   return 2 * R * Math.asin(Math.min(1, Math.sqrt(a)));
 }
+
+// ---------------------------------------------------------------- request schemas
+
+/**
+ * The search filters of a cache listing as query parameters (the web app's
+ * map, /api/v1/caches and its exports). parseFilters and parseBox check the
+ * values, for every caller.
+ */
+export const CACHE_FILTER_QUERY = {
+  bbox: t.Optional(t.String({ description: "minLon,minLat,maxLon,maxLat (GeoJSON order); minLon > maxLon crosses the antimeridian" })),
+  q: t.Optional(t.String({ description: "text in the name, code, owner or description (at most 100 characters)" })),
+  type: t.Optional(t.String({ description: `comma list of ${CACHE_TYPES.join(", ")}, living` })),
+  size: t.Optional(t.String({ description: `comma list of ${CACHE_SIZES.join(", ")}` })),
+  difficulty: t.Optional(t.String({ description: "a value or a range, e.g. 1.5-3" })),
+  terrain: t.Optional(t.String({ description: "a value or a range, e.g. 1-2.5" })),
+  owner: t.Optional(t.String({ description: "owner callsign (any SSID)" })),
+};
+
+/** The filter parameters as they arrive: text, checked by parseFilters and parseBox. */
+export type CacheFilterQuery = { [K in keyof typeof CACHE_FILTER_QUERY]?: string };
+
+/** A cache hidden on this instance, named in a path by its numeric id. */
+export const NATIVE_CACHE_ID = t.Integer({ description: "a cache hidden on this instance: its numeric id" });
+
+/** A cache named in a path: its local id, or the gid of a mirrored cache. */
+export const CACHE_KEY = t.String({ description: "a cache: its local id, or the gid of a mirrored cache" });
+
+const nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
+
+/**
+ * The fields of a cache as a body sends them (hide: POST /api/caches; edit:
+ * PATCH, every field optional). checkCacheBody trims, rounds and checks what a
+ * schema cannot say (control characters, lat with lon, a past placedAt).
+ */
+export const CACHE_FIELDS = {
+  name: t.String({ maxLength: 100, description: "1-100 characters" }),
+  type: t.Union(
+    CACHE_TYPES.map((v) => t.Literal(v)),
+    { description: CACHE_TYPES.join(", ") },
+  ),
+  size: t.Union(
+    CACHE_SIZES.map((v) => t.Literal(v)),
+    { description: CACHE_SIZES.join(", ") },
+  ),
+  difficulty: t.Number({ minimum: 1, maximum: 5, multipleOf: 0.5, description: "1 to 5 in steps of 0.5" }),
+  terrain: t.Number({ minimum: 1, maximum: 5, multipleOf: 0.5, description: "1 to 5 in steps of 0.5" }),
+  lat: t.Number({ minimum: -90, maximum: 90, description: "decimal degrees" }),
+  lon: t.Number({ minimum: -180, maximum: 180, description: "decimal degrees" }),
+  status: t.Optional(
+    t.Union(
+      CACHE_STATUSES.map((v) => t.Literal(v)),
+      { description: "a new cache is a draft or active (default); an edit moves along the lifecycle" },
+    ),
+  ),
+  unlisted: t.Optional(t.Boolean({ description: "left off the map and lists; found by its link" })),
+  hint: t.Optional(nullable(t.String({ maxLength: 1000 }))),
+  description: t.Optional(nullable(t.String({ maxLength: 20_000 }))),
+  contact: t.Optional(
+    nullable(
+      t.Object(
+        { email: t.Optional(nullable(t.String())), phone: t.Optional(nullable(t.String())), note: t.Optional(nullable(t.String())) },
+        { additionalProperties: true, description: "shown to signed-in users of this instance only" },
+      ),
+    ),
+  ),
+  placedAt: t.Optional(nullable(t.Number({ minimum: 0, multipleOf: 1, description: "unix ms, not in the future" }))),
+  ownerCall: t.Optional(t.String({ description: "the owner's callsign: only the ingest box names it; a session hides as its active callsign" })),
+};
+
+/** A log as a body sends it; checkLogBody checks it for every caller (web, RF, device). */
+export const LOG_FIELDS = {
+  kind: t.Optional(
+    t.Union(
+      LOG_KINDS.map((v) => t.Literal(v)),
+      { description: "find (default), dnf or note" },
+    ),
+  ),
+  text: t.Optional(nullable(t.String({ maxLength: 4000, description: "a note needs text" }))),
+  foundAt: t.Optional(t.Number({ minimum: 0, multipleOf: 1, description: "unix ms, within the last year; default now" })),
+  clientId: t.Optional(nullable(t.String({ pattern: "^[A-Za-z0-9_-]{8,64}$", description: "the client's idempotency key: a retry returns the first log" }))),
+  call: t.Optional(t.String({ description: "the finder: only the ingest box names it" })),
+};

@@ -2,48 +2,52 @@
  * The game's HTTP surface: caches, logs and their aliases. Thin: gate, parse,
  * call one service function.
  */
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { badRequest } from "../errors.ts";
-import { cellsParam, intParam } from "../http/params.ts";
+import { cellsParam } from "../http/params.ts";
 import { setFindIngest } from "../stations/ingest-batch.ts";
-import { actorOf, callsign, type Actor } from "./model.ts";
+import { actorOf, CACHE_FIELDS, CACHE_FILTER_QUERY, CACHE_KEY, callsign, LOG_FIELDS, NATIVE_CACHE_ID, type Actor } from "./model.ts";
 import { baseCall } from "../callsign.ts";
 import { cacheDetail, cachesInBox, hideCache, markFound, parseBox, parseFilters, updateCache } from "./caches.ts";
 import { deleteLog, ingestFinds, logbook, logOnCache } from "./logs.ts";
 import { favoriteCache, myCacheState, rateCache, watchCache } from "./social.ts";
-import { deleteMedia, listMedia, mediaFile, MAX_MEDIA_BYTES, uploadMedia } from "./media.ts";
-import { listStages, setStages, unlockStage } from "./stages.ts";
+import { deleteMedia, listMedia, mediaFile, MAX_MEDIA_BYTES, MEDIA_TYPES, uploadMedia } from "./media.ts";
+import { listStages, MAX_STAGES, setStages, unlockStage } from "./stages.ts";
 import { activity, corroborators, leaderboard } from "./stats.ts";
-import { allowLargerBody, jsonObject, mediaType } from "../http/body.ts";
+import { allowLargerBody, mediaType } from "../http/body.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { cacheGpx } from "../exports/exports.ts";
 import { GPX_TYPE } from "../exports/gpx.ts";
 
 allowLargerBody("POST", /^\/api\/caches\/[^/]+\/media$/, MAX_MEDIA_BYTES);
 
-/** A path id that must be a native cache's numeric id. */
-function nativeId(raw: string): number {
-  const id = intParam(raw, "id");
-  if (id === undefined) throw badRequest("invalid", "id is a cache id");
-  return id;
-}
-
 /** The caller as an actor for reads: null when signed out (drafts stay hidden). */
 const reader = (caller: Caller): Actor | null => (caller.user || caller.ingest ? actorOf(caller) : null);
 
 const flag = (v: string | undefined) => v === "1" || v === "true";
 
-/** The log body of an alias route: `cache` names the cache. */
-function aliasBody(body: unknown, kind?: "find"): { cache: string; rest: Record<string, unknown> } {
-  const { cache, ...rest } = jsonObject(body, "a log: {cache, kind, text, foundAt}");
-  if (typeof cache !== "string" && typeof cache !== "number") throw badRequest("invalid", "cache is the cache's id or gid");
-  if (kind) {
-    if (rest.kind !== undefined && rest.kind !== kind) throw badRequest("invalid", "this route logs finds");
-    rest.kind = kind;
-  }
+const TAGS = ["Caches"];
+const LOG_TAGS = ["Logs"];
+const CACHE_PARAMS = t.Object({ id: CACHE_KEY });
+const NATIVE_PARAMS = t.Object({ id: NATIVE_CACHE_ID });
+const PAGE = {
+  limit: t.Optional(t.Integer({ description: "how many" })),
+  before: t.Optional(t.Integer({ description: "the `next` of the previous page" })),
+};
+const SINCE_LIMIT = t.Object({
+  since: t.Optional(t.Integer({ description: "counted from, unix ms" })),
+  limit: t.Optional(t.Integer({ description: "how many" })),
+});
+// Extra fields reach the services, which refuse them by name.
+const open = { additionalProperties: true };
+const ALIAS_CACHE = t.Union([t.String(), t.Number()], { description: "the cache: its id or gid" });
+
+/** The log of an alias route: `cache` names the cache. */
+function aliasBody(body: { cache: string | number }): { cache: string; rest: Record<string, unknown> } {
+  const { cache, ...rest } = body;
   return { cache: String(cache), rest };
 }
 
@@ -54,9 +58,8 @@ export function gameRoutes(gw: Gateway) {
     .get(
       "/api/caches",
       ({ query, caller }) => {
-        if (!query.bbox) throw badRequest("bad_bbox", "bbox is required: minLon,minLat,maxLon,maxLat");
         const a = cachesInBox(gw, parseBox(query.bbox), {
-          limit: intParam(query.limit, "limit"),
+          limit: query.limit,
           includeUnvetted: flag(query.unvetted),
           singles: flag(query.singles),
           cells: cellsParam(query.cells),
@@ -64,15 +67,34 @@ export function gameRoutes(gw: Gateway) {
         });
         return caller.user ? { ...a, caches: markFound(gw, caller.user.id, a.caches) } : a;
       },
-      { gate: "public" },
+      {
+        gate: "public",
+        query: t.Object({
+          ...CACHE_FILTER_QUERY,
+          bbox: t.String({ description: "minLon,minLat,maxLon,maxLat (GeoJSON order); minLon > maxLon crosses the antimeridian" }),
+          limit: t.Optional(t.Integer({ description: "at most this many single caches before the answer is clustered, 1-2000" })),
+          unvetted: t.Optional(t.String({ description: "1 or true: include mirrored caches of peers not yet vetted" })),
+          singles: t.Optional(t.String({ description: "1 or true: single caches stay single while clustering" })),
+          cells: t.Optional(t.String({ description: "clusters along the box's longer side, 4-64" })),
+        }),
+        detail: {
+          summary: "Caches in a box, for the map: single caches, or clusters when there are many",
+          description: "Native and mirrored caches with the search filters; a signed-in user sees which they found.",
+          tags: TAGS,
+        },
+      },
     )
     .post(
       "/api/caches",
       ({ body, caller, set }) => {
         set.status = 201;
-        return hideCache(gw, actorOf(caller), jsonObject(body, "a cache"));
+        return hideCache(gw, actorOf(caller), body);
       },
-      { gate: "actor" },
+      {
+        gate: "actor",
+        body: t.Object(CACHE_FIELDS, open),
+        detail: { summary: "Hide a cache (as a draft, or active)", tags: TAGS },
+      },
     )
     .get(
       "/api/caches/:id",
@@ -80,7 +102,11 @@ export function gameRoutes(gw: Gateway) {
         const c = cacheDetail(gw, decodeURIComponent(params.id), reader(caller));
         return caller.user && typeof c.id === "number" ? { ...c, my: myCacheState(gw, caller.user.id, c.id) } : c;
       },
-      { gate: "public" },
+      {
+        gate: "public",
+        params: CACHE_PARAMS,
+        detail: { summary: "One cache with its page's details; a signed-in user also gets their rating, favorite and watch", tags: TAGS },
+      },
     )
     .get(
       "/api/caches/:id/gpx",
@@ -88,31 +114,41 @@ export function gameRoutes(gw: Gateway) {
         const f = cacheGpx(gw, baseUrl(gw, request), decodeURIComponent(params.id), reader(caller));
         return new Response(f.gpx, { headers: { "content-type": GPX_TYPE, "content-disposition": `attachment; filename="${f.name}"` } });
       },
-      { gate: "public" },
+      { gate: "public", params: CACHE_PARAMS, detail: { summary: "One cache as a GPX file with its logs, for a GPS or c:geo", tags: TAGS } },
     )
-    .patch(
-      "/api/caches/:id",
-      ({ params, body, caller }) => {
-        const id = intParam(params.id, "id");
-        if (id === undefined) throw badRequest("invalid", "id is a cache id");
-        return updateCache(gw, actorOf(caller), id, jsonObject(body, "the fields to change"));
-      },
-      { gate: "actor" },
-    )
+    .patch("/api/caches/:id", ({ params, body, caller }) => updateCache(gw, actorOf(caller), params.id, body), {
+      gate: "actor",
+      params: NATIVE_PARAMS,
+      body: t.Partial(t.Object(CACHE_FIELDS), open),
+      detail: { summary: "Edit a cache (its owner): the fields sent change, status along the lifecycle", tags: TAGS },
+    })
     .get(
       "/api/caches/:id/logs",
-      ({ params, query, caller }) =>
-        logbook(gw, decodeURIComponent(params.id), reader(caller), { limit: intParam(query.limit, "limit"), before: intParam(query.before, "before") }),
-      { gate: "public" },
+      ({ params, query, caller }) => logbook(gw, decodeURIComponent(params.id), reader(caller), { limit: query.limit, before: query.before }),
+      {
+        gate: "public",
+        params: CACHE_PARAMS,
+        query: t.Object(PAGE),
+        detail: { summary: "A cache's logbook, newest first, paged", tags: LOG_TAGS },
+      },
     )
     .post(
       "/api/caches/:id/logs",
       ({ params, body, caller, set }) => {
-        const log = logOnCache(gw, actorOf(caller), decodeURIComponent(params.id), jsonObject(body, "a log: {kind, text, foundAt, clientId}"));
+        const log = logOnCache(gw, actorOf(caller), decodeURIComponent(params.id), body);
         set.status = log.replayed ? 200 : 201;
         return log;
       },
-      { gate: "actor" },
+      {
+        gate: "actor",
+        params: CACHE_PARAMS,
+        body: t.Object(LOG_FIELDS, open),
+        detail: {
+          summary: "Log a find, a DNF or a note on a cache",
+          description: "201 with the log; 200 with the first log when the same clientId is sent again.",
+          tags: LOG_TAGS,
+        },
+      },
     )
     .post(
       "/api/logs",
@@ -122,51 +158,75 @@ export function gameRoutes(gw: Gateway) {
         set.status = log.replayed ? 200 : 201;
         return log;
       },
-      { gate: "actor" },
+      {
+        gate: "actor",
+        body: t.Object({ ...LOG_FIELDS, cache: ALIAS_CACHE }, open),
+        detail: { summary: "Log on a cache named in the body (as POST /api/caches/{id}/logs)", tags: LOG_TAGS },
+      },
     )
     .post(
       "/api/logs/find",
       ({ body, caller, set }) => {
-        const { cache, rest } = aliasBody(body, "find");
-        const log = logOnCache(gw, actorOf(caller), cache, rest);
+        const { cache, rest } = aliasBody(body);
+        const log = logOnCache(gw, actorOf(caller), cache, { ...rest, kind: "find" });
         set.status = log.replayed ? 200 : 201;
         return log;
       },
-      { gate: "actor" },
-    )
-    .delete(
-      "/api/logs/:id",
-      ({ params, caller }) => {
-        const id = intParam(params.id, "id");
-        if (id === undefined) throw badRequest("invalid", "id is a log id");
-        return deleteLog(gw, actorOf(caller), id);
+      {
+        gate: "actor",
+        body: t.Object({ ...LOG_FIELDS, cache: ALIAS_CACHE, kind: t.Optional(t.Literal("find", { description: "this route logs finds" })) }, open),
+        detail: { summary: "Log a find on a cache named in the body", tags: LOG_TAGS },
       },
-      { gate: "actor" },
     )
-    .post("/api/caches/:id/rate", ({ params, body, caller }) => rateCache(gw, actorOf(caller), params.id, jsonObject(body, "{stars}")), { gate: "session" })
-    .post(
-      "/api/caches/:id/favorite",
-      ({ params, body, caller }) => favoriteCache(gw, actorOf(caller), params.id, body === undefined || body instanceof Uint8Array ? {} : jsonObject(body)),
-      { gate: "session" },
-    )
-    .post(
-      "/api/caches/:id/watch",
-      ({ params, body, caller }) => watchCache(gw, actorOf(caller), params.id, body === undefined || body instanceof Uint8Array ? {} : jsonObject(body)),
-      { gate: "session" },
-    )
-    .get("/api/caches/:id/media", ({ params, caller }) => listMedia(gw, nativeId(params.id), reader(caller)), { gate: "public" })
+    .delete("/api/logs/:id", ({ params, caller }) => deleteLog(gw, actorOf(caller), params.id), {
+      gate: "actor",
+      params: t.Object({ id: t.Integer({ description: "a log hidden on this instance: its numeric id" }) }),
+      detail: { summary: "Withdraw a log (its author, or the cache's owner)", tags: LOG_TAGS },
+    })
+    .post("/api/caches/:id/rate", ({ params, body, caller }) => rateCache(gw, actorOf(caller), params.id, body), {
+      gate: "session",
+      params: NATIVE_PARAMS,
+      body: t.Object(
+        { stars: t.Union([t.Number({ minimum: 1, maximum: 5, multipleOf: 1 }), t.Null()], { description: "1 to 5, or null to remove your rating" }) },
+        open,
+      ),
+      detail: { summary: "Rate a cache you found, 1 to 5 stars", tags: TAGS },
+    })
+    .post("/api/caches/:id/favorite", ({ params, body, caller }) => favoriteCache(gw, actorOf(caller), params.id, body), {
+      gate: "session",
+      params: NATIVE_PARAMS,
+      body: t.Object({ favorite: t.Optional(t.Boolean({ description: "default true" })) }, open),
+      detail: { summary: "Mark a cache you found as a favorite, or unmark it", description: "The body may be left out (favorite).", tags: TAGS },
+    })
+    .post("/api/caches/:id/watch", ({ params, body, caller }) => watchCache(gw, actorOf(caller), params.id, body), {
+      gate: "session",
+      params: NATIVE_PARAMS,
+      body: t.Object({ watch: t.Optional(t.Boolean({ description: "default true" })) }, open),
+      detail: { summary: "Watch a cache: be told of its new logs", description: "The body may be left out (watch).", tags: TAGS },
+    })
+    .get("/api/caches/:id/media", ({ params, caller }) => listMedia(gw, params.id, reader(caller)), {
+      gate: "public",
+      params: NATIVE_PARAMS,
+      detail: { summary: "A cache's pictures and audio files", tags: TAGS },
+    })
     .post(
       "/api/caches/:id/media",
       ({ params, body, caller, request, query, set }) => {
         set.status = 201;
-        return uploadMedia(gw, actorOf(caller), nativeId(params.id), mediaType(request.headers.get("content-type")), body, query.caption);
+        return uploadMedia(gw, actorOf(caller), params.id, mediaType(request.headers.get("content-type")), body, query.caption);
       },
-      { gate: "actor" },
+      {
+        gate: "actor",
+        params: NATIVE_PARAMS,
+        query: t.Object({ caption: t.Optional(t.String({ maxLength: 200, description: "at most 200 characters" })) }),
+        body: t.Uint8Array({ description: `the file itself, sent with its type: ${Object.keys(MEDIA_TYPES).join(", ")}` }),
+        detail: { summary: "Add a picture or an audio file to a cache (its owner, or one who logged it)", tags: TAGS },
+      },
     )
     .get(
       "/api/media/:id",
       ({ params }) => {
-        const f = mediaFile(gw, nativeId(params.id));
+        const f = mediaFile(gw, params.id);
         return new Response(f.bytes as Uint8Array<ArrayBuffer>, {
           headers: {
             "content-type": f.type,
@@ -177,36 +237,86 @@ export function gameRoutes(gw: Gateway) {
           },
         });
       },
-      { gate: "public" },
+      {
+        gate: "public",
+        params: t.Object({ id: t.Integer({ description: "the file's numeric id" }) }),
+        detail: { summary: "One picture or audio file of a cache", tags: TAGS },
+      },
     )
-    .delete("/api/media/:id", ({ params, caller }) => deleteMedia(gw, actorOf(caller), nativeId(params.id)), { gate: "session" })
-    .get("/api/caches/:id/stages", ({ params, caller }) => listStages(gw, nativeId(params.id), reader(caller)), { gate: "public" })
-    .post("/api/caches/:id/stages", ({ params, body, caller }) => setStages(gw, actorOf(caller), nativeId(params.id), jsonObject(body, "{stages: [...]}")), {
+    .delete("/api/media/:id", ({ params, caller }) => deleteMedia(gw, actorOf(caller), params.id), {
+      gate: "session",
+      params: t.Object({ id: t.Integer({ description: "the file's numeric id" }) }),
+      detail: { summary: "Delete a picture or audio file (its uploader, or the cache's owner)", tags: TAGS },
+    })
+    .get("/api/caches/:id/stages", ({ params, caller }) => listStages(gw, params.id, reader(caller)), {
+      gate: "public",
+      params: NATIVE_PARAMS,
+      detail: { summary: "A multi-stage cache's stages: those the caller unlocked, and the next question", tags: TAGS },
+    })
+    .post("/api/caches/:id/stages", ({ params, body, caller }) => setStages(gw, actorOf(caller), params.id, body), {
       gate: "actor",
+      params: NATIVE_PARAMS,
+      body: t.Object(
+        {
+          stages: t.Array(
+            t.Object(
+              {
+                title: t.String({ maxLength: 100 }),
+                question: t.String({ maxLength: 1000 }),
+                content: t.String({ maxLength: 4000, description: "shown once the stage is unlocked" }),
+                answer: t.String({ maxLength: 200, description: "stored hashed" }),
+                audioMediaId: t.Optional(t.Union([t.Number({ multipleOf: 1 }), t.Null()], { description: "an audio file of this cache" })),
+              },
+              open,
+            ),
+            { maxItems: MAX_STAGES, description: `at most ${MAX_STAGES}; replaces the cache's stages` },
+          ),
+        },
+        open,
+      ),
+      detail: { summary: "Set a cache's stages (its owner)", tags: TAGS },
     })
     .post(
       "/api/caches/:id/stages/:n/unlock",
       ({ params, body, caller }) => {
-        const n = intParam(params.n, "n");
-        if (n === undefined || n < 1) throw badRequest("invalid", "n is a stage number");
-        return unlockStage(gw, actorOf(caller), nativeId(params.id), n, jsonObject(body, "{answer}"));
+        if (params.n < 1) throw badRequest("invalid", "n is a stage number");
+        return unlockStage(gw, actorOf(caller), params.id, params.n, body);
       },
-      { gate: "actor", rateLimit: "auth" },
+      {
+        gate: "actor",
+        rateLimit: "auth",
+        params: t.Object({ id: NATIVE_CACHE_ID, n: t.Integer({ description: "the stage number, from 1" }) }),
+        body: t.Object(
+          {
+            answer: t.String({ maxLength: 200 }),
+            call: t.Optional(t.String({ description: "the player: only the ingest box names it" })),
+          },
+          open,
+        ),
+        detail: { summary: "Answer a stage's question to unlock it, in order", tags: TAGS },
+      },
     )
-    .get("/api/leaderboard", ({ query }) => leaderboard(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), {
+    .get("/api/leaderboard", ({ query }) => leaderboard(gw, { since: query.since, limit: query.limit }), {
       gate: "public",
+      query: SINCE_LIMIT,
+      detail: { summary: "Top finders and hiders", tags: ["Game"] },
     })
     .get(
       "/api/activity",
-      ({ query }) =>
-        activity(gw, {
-          since: intParam(query.since, "since"),
-          limit: intParam(query.limit, "limit"),
-          call: query.call ? baseCall(callsign(query.call, "call")) : undefined,
+      ({ query }) => activity(gw, { since: query.since, limit: query.limit, call: query.call ? baseCall(callsign(query.call, "call")) : undefined }),
+      {
+        gate: "public",
+        query: t.Object({
+          since: t.Optional(t.Integer({ description: "from, unix ms" })),
+          limit: t.Optional(t.Integer({ description: "how many, 1-200, default 50" })),
+          call: t.Optional(t.String({ description: "only this callsign's (any SSID)" })),
         }),
-      { gate: "public" },
+        detail: { summary: "Recent finds, hides and notes, newest first", tags: ["Game"] },
+      },
     )
-    .get("/api/corroborators", ({ query }) => corroborators(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), {
+    .get("/api/corroborators", ({ query }) => corroborators(gw, { since: query.since, limit: query.limit }), {
       gate: "public",
+      query: SINCE_LIMIT,
+      detail: { summary: "The IGates and digipeaters that heard the most RF finds", tags: ["Game"] },
     });
 }

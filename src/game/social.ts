@@ -4,15 +4,10 @@
  * signed-in account; stored by the accounts' watchlist, src/accounts/prefs.ts).
  */
 import type { Gateway } from "../gateway.ts";
-import { badRequest, forbidden } from "../errors.ts";
+import { forbidden } from "../errors.ts";
 import { setWatch } from "../accounts/prefs.ts";
 import { visibleRow } from "./caches.ts";
 import type { Actor } from "./model.ts";
-
-function nativeId(raw: string): number {
-  if (!/^\d{1,15}$/.test(raw)) throw badRequest("invalid", "ratings, favorites and watches are for caches hidden on this instance (a numeric id)");
-  return Number(raw);
-}
 
 function requireFinder(gw: Gateway, cacheId: number, userId: number): void {
   const found = gw.db.query("SELECT 1 FROM logs WHERE cache_id = ? AND user_id = ? AND kind = 'find' AND state = 'active'").get(cacheId, userId);
@@ -29,15 +24,12 @@ const summary = (gw: Gateway, cacheId: number) =>
   };
 
 /** `{stars: 1-5}` sets the account's rating; `{stars: null}` removes it. */
-export function rateCache(gw: Gateway, actor: Actor, raw: string, body: Record<string, unknown>) {
-  const id = nativeId(raw);
+export function rateCache(gw: Gateway, actor: Actor, id: number, body: { stars: number | null }) {
   visibleRow(gw, id, actor);
   const userId = actor.userId!;
   requireFinder(gw, id, userId);
   if (body.stars === null) gw.db.query("DELETE FROM ratings WHERE cache_id = ? AND user_id = ?").run(id, userId);
   else {
-    if (typeof body.stars !== "number" || !Number.isInteger(body.stars) || body.stars < 1 || body.stars > 5)
-      throw badRequest("invalid", "stars is a whole number from 1 to 5 (or null to remove your rating)");
     gw.db
       .query(
         "INSERT INTO ratings (cache_id, user_id, stars, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(cache_id, user_id) DO UPDATE SET stars = excluded.stars",
@@ -49,12 +41,10 @@ export function rateCache(gw: Gateway, actor: Actor, raw: string, body: Record<s
 }
 
 /** `{favorite: true|false}` (default true). */
-export function favoriteCache(gw: Gateway, actor: Actor, raw: string, body: Record<string, unknown>) {
-  const id = nativeId(raw);
+export function favoriteCache(gw: Gateway, actor: Actor, id: number, body: { favorite?: boolean }) {
   visibleRow(gw, id, actor);
   const userId = actor.userId!;
-  const on = body.favorite === undefined ? true : body.favorite;
-  if (typeof on !== "boolean") throw badRequest("invalid", "favorite is true or false");
+  const on = body.favorite ?? true;
   if (on) {
     requireFinder(gw, id, userId);
     gw.db.query("INSERT OR IGNORE INTO favorites (cache_id, user_id, created_at) VALUES (?, ?, ?)").run(id, userId, gw.clock.now());
@@ -63,11 +53,9 @@ export function favoriteCache(gw: Gateway, actor: Actor, raw: string, body: Reco
 }
 
 /** `{watch: true|false}` (default true): alerts for new logs, by the account's notification settings. */
-export function watchCache(gw: Gateway, actor: Actor, raw: string, body: Record<string, unknown>) {
-  const id = nativeId(raw);
+export function watchCache(gw: Gateway, actor: Actor, id: number, body: { watch?: boolean }) {
   visibleRow(gw, id, actor);
-  const on = body.watch === undefined ? true : body.watch;
-  if (typeof on !== "boolean") throw badRequest("invalid", "watch is true or false");
+  const on = body.watch ?? true;
   return { watch: setWatch(gw, actor.userId!, id, on) };
 }
 

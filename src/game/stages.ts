@@ -66,17 +66,18 @@ export function listStages(gw: Gateway, cacheId: number, actor: Actor | null): {
 }
 
 /** The owner sets every stage at once: `{stages: [{title, question, content, answer, audioMediaId?}]}`. Unlocks start over. */
-export function setStages(gw: Gateway, actor: Actor, cacheId: number, body: Record<string, unknown>) {
+/** The stages as a body sends them: the shape is checked at the route; the texts here. */
+export interface StagesBody {
+  stages: Array<{ title: string; question: string; content: string; answer: string; audioMediaId?: number | null }>;
+}
+
+export function setStages(gw: Gateway, actor: Actor, cacheId: number, body: StagesBody) {
   const c = visibleRow(gw, cacheId, actor);
   if (!isOwner(actor, c)) throw forbidden("only the cache's owner sets its stages", "not_owner");
-  if (!Array.isArray(body.stages) || body.stages.length > MAX_STAGES) throw badRequest("invalid", `stages is a list of at most ${MAX_STAGES} stages`);
-  const stages = body.stages.map((v, i) => {
-    if (!v || typeof v !== "object" || Array.isArray(v)) throw badRequest("invalid", `stages[${i}] is {title, question, content, answer, audioMediaId?}`);
-    const s = v as Record<string, unknown>;
-    const media = s.audioMediaId === undefined || s.audioMediaId === null ? null : s.audioMediaId;
+  const stages = body.stages.map((s, i) => {
+    const media = s.audioMediaId ?? null;
     if (media !== null) {
-      const m =
-        typeof media === "number" ? (gw.db.query("SELECT type FROM media WHERE id = ? AND cache_id = ?").get(media, cacheId) as { type: string } | null) : null;
+      const m = gw.db.query("SELECT type FROM media WHERE id = ? AND cache_id = ?").get(media, cacheId) as { type: string } | null;
       if (!m || !m.type.startsWith("audio/")) throw badRequest("invalid", `stages[${i}].audioMediaId is an audio file of this cache`);
     }
     const answer = text(s.answer, `stages[${i}].answer`, 1, 200);

@@ -114,7 +114,6 @@ export interface LivingCacheView {
 function checkCacheBody(b: Record<string, unknown>): { on: boolean; name?: string | null } {
   const extra = Object.keys(b).filter((k) => !["on", "name", "call"].includes(k));
   if (extra.length) throw badRequest("invalid", `unknown field(s) ${extra.join(", ")}; send on and name`);
-  if (b.on !== undefined && typeof b.on !== "boolean") throw badRequest("invalid", "on is true or false");
   if (
     b.name !== undefined &&
     b.name !== null &&
@@ -122,7 +121,7 @@ function checkCacheBody(b: Record<string, unknown>): { on: boolean; name?: strin
   ) {
     throw badRequest("invalid", "name is text up to 60 characters");
   }
-  return { on: b.on ?? true, name: b.name === undefined ? undefined : b.name === null ? null : (b.name as string).trim() };
+  return { on: (b.on as boolean | undefined) ?? true, name: b.name === undefined ? undefined : b.name === null ? null : (b.name as string).trim() };
 }
 
 /** Writes the flag and name (in the caller's transaction); returns the event to emit once committed. */

@@ -3,23 +3,16 @@
  * /api/me/cache, /api/wx/key, /api/wx/tx, and the weather push URLs
  * /updateweatherstation and /api/wx/submit. Thin: gate, parse, one service call.
  */
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { jsonObject } from "../http/body.ts";
 import { badRequest, notFound } from "../errors.ts";
-import { addOwn, findOwnByCall, listOwn, ownRow, stationId, updateOwn, viewOwn } from "./own.ts";
+import { addOwn, findOwnByCall, listOwn, ownRow, updateOwn, viewOwn } from "./own.ts";
 import { becomeLivingCache, livingCacheView, setLivingCache } from "./living-caches.ts";
 import { ownWxKey, stationWxKey, weatherStations } from "./wx-keys.ts";
 import { setWxTx } from "./wx-tx.ts";
-import { pushParams, submitWeather } from "./wx-push.ts";
-
-/** A JSON object body, or {} when the request sent none. */
-function optionalObject(body: unknown): Record<string, unknown> {
-  if (body === undefined || body === null || (body instanceof Uint8Array && body.byteLength === 0)) return {};
-  return jsonObject(body);
-}
+import { PUSH_PARAMS, pushParams, submitWeather } from "./wx-push.ts";
 
 interface PushContext {
   query: Record<string, unknown>;
@@ -28,6 +21,39 @@ interface PushContext {
   request: Request;
   set: { headers: Record<string, unknown> };
 }
+
+const TAGS = ["Own stations"];
+const WX = ["Weather"];
+// Extra fields reach the services, which refuse them by name.
+const open = { additionalProperties: true };
+const SID = t.Object({ sid: t.Integer({ description: "one of your stations: its numeric id" }) });
+const nullable = <T extends Parameters<typeof t.Optional>[0]>(schema: T) => t.Optional(t.Union([schema, t.Null()]));
+/** label/lat/lon of a station (own.ts checkFields: null clears; lat and lon come together). */
+const PLACE = {
+  label: nullable(t.String({ maxLength: 60, description: "up to 60 characters; null or empty clears it" })),
+  lat: nullable(t.Number({ minimum: -90, maximum: 90, description: "decimal degrees, with lon; null clears" })),
+  lon: nullable(t.Number({ minimum: -180, maximum: 180, description: "decimal degrees, with lat; null clears" })),
+};
+const LIVING = {
+  on: t.Optional(t.Boolean({ description: "default true" })),
+  name: nullable(t.String({ maxLength: 60, description: "the cache's name, up to 60 characters" })),
+};
+/** What a weather station pushes: its key, the time, and the readings we take (all others are ignored). */
+const PUSH_QUERY = t.Object(
+  {
+    ID: t.Optional(t.String({ description: "the station's Weather Underground id (ignored)" })),
+    PASSWORD: t.Optional(t.String({ description: "the weather key (Weather Underground)" })),
+    key: t.Optional(t.String({ description: "the weather key (Ecowitt's configured path)" })),
+    PASSKEY: t.Optional(t.String({ description: "Ecowitt's station passkey" })),
+    stationtype: t.Optional(t.String({ description: "Ecowitt's station type" })),
+    dateutc: t.Optional(t.String({ description: '"now" or YYYY-MM-DD HH:MM:SS (UTC)' })),
+    ...Object.fromEntries(
+      PUSH_PARAMS.map((p) => [p.name, t.Optional(t.String({ description: `${p.field}: ${p.min} to ${p.max} in the unit of the parameter` }))]),
+    ),
+  },
+  open,
+);
+const PUSH_BODY = t.Unknown({ description: "the same fields as a form (application/x-www-form-urlencoded or multipart), or JSON" });
 
 export function ownStationRoutes(gw: Gateway) {
   const push = ({ query, body, caller, request, set }: PushContext) => {
@@ -38,74 +64,148 @@ export function ownStationRoutes(gw: Gateway) {
     set.headers["content-type"] = "text/plain; charset=utf-8";
     return "success\n";
   };
+  const pushGet = ({ query, caller, request, set }: Omit<PushContext, "body">) => push({ query, body: undefined, caller, request, set });
+  const pushDoc = (where: string) => ({
+    summary: `A weather station pushes a reading (${where})`,
+    description: 'Answers "success" as Weather Underground does (JSON when asked). The reading is stored, and sent on APRS when the owner turned that on.',
+    tags: WX,
+  });
   return new Elysia({ name: "own-stations" })
     .use(gatesPlugin(gw))
-    .get("/api/my/stations", ({ caller }) => ({ stations: listOwn(gw, caller.user!.id) }), { gate: "session" })
+    .get("/api/my/stations", ({ caller }) => ({ stations: listOwn(gw, caller.user!.id) }), {
+      gate: "session",
+      detail: { summary: "Your stations (the SSIDs of your callsigns you run)", tags: TAGS },
+    })
     .post(
       "/api/my/stations",
       ({ caller, body, set }) => {
-        const station = addOwn(gw, caller.user!.id, jsonObject(body));
+        const station = addOwn(gw, caller.user!.id, body);
         set.status = 201;
         return { station };
       },
-      { gate: "session" },
+      {
+        gate: "session",
+        body: t.Object({ call: t.String({ description: "a callsign of yours with an optional SSID, e.g. N0CALL-13" }), ...PLACE }, open),
+        detail: { summary: "Add one of your stations", tags: TAGS },
+      },
     )
-    .get("/api/my/stations/:sid", ({ caller, params }) => ({ station: viewOwn(gw, ownRow(gw, caller.user!.id, stationId(params.sid))) }), { gate: "session" })
-    .post("/api/my/stations/:sid", ({ caller, params, body }) => updateOwn(gw, caller.user!.id, stationId(params.sid), jsonObject(body)), { gate: "session" })
+    .get("/api/my/stations/:sid", ({ caller, params }) => ({ station: viewOwn(gw, ownRow(gw, caller.user!.id, params.sid)) }), {
+      gate: "session",
+      params: SID,
+      detail: { summary: "One of your stations", tags: TAGS },
+    })
+    .post("/api/my/stations/:sid", ({ caller, params, body }) => updateOwn(gw, caller.user!.id, params.sid, body), {
+      gate: "session",
+      params: SID,
+      body: t.Object({ ...PLACE, remove: t.Optional(t.Boolean({ description: "true, alone: remove the station" })) }, open),
+      detail: { summary: "Change a station's label or position, or remove it", tags: TAGS },
+    })
     .get(
       "/api/my/stations/:sid/wx-key",
       ({ caller, params }) => {
-        const station = viewOwn(gw, ownRow(gw, caller.user!.id, stationId(params.sid)));
+        const station = viewOwn(gw, ownRow(gw, caller.user!.id, params.sid));
         return { wxKey: station.wxKey, station };
       },
-      { gate: "session" },
+      { gate: "session", params: SID, detail: { summary: "Whether a station has a weather key (never the key itself)", tags: WX } },
     )
     .post(
       "/api/my/stations/:sid/wx-key",
       ({ caller, params, body, set }) => {
-        const r = stationWxKey(gw, caller.user!.id, stationId(params.sid), optionalObject(body));
+        const r = stationWxKey(gw, caller.user!.id, params.sid, body);
         if ("key" in r) set.status = 201;
         return r;
       },
-      { gate: "session" },
+      {
+        gate: "session",
+        params: SID,
+        body: t.Object({ revoke: t.Optional(t.Boolean({ description: "true: revoke the key; otherwise a new key replaces the old" })) }, open),
+        detail: { summary: "Issue a station's weather key (shown once), or revoke it", description: "The body may be left out (a new key).", tags: WX },
+      },
     )
-    .get("/api/my/stations/:sid/cache", ({ caller, params }) => livingCacheView(gw, caller.user!.id, stationId(params.sid)), { gate: "session" })
-    .post("/api/my/stations/:sid/cache", ({ caller, params, body }) => setLivingCache(gw, caller.user!.id, stationId(params.sid), optionalObject(body)), {
+    .get("/api/my/stations/:sid/cache", ({ caller, params }) => livingCacheView(gw, caller.user!.id, params.sid), {
       gate: "session",
+      params: SID,
+      detail: { summary: "Whether a station is a living cache, and the cache", tags: TAGS },
     })
-    .post("/api/me/cache", ({ caller, body }) => becomeLivingCache(gw, caller.user!, optionalObject(body)), { gate: "session" })
-    .get("/api/wx/key", ({ caller }) => ({ stations: weatherStations(gw, caller.user!.id) }), { gate: "session" })
+    .post("/api/my/stations/:sid/cache", ({ caller, params, body }) => setLivingCache(gw, caller.user!.id, params.sid, body), {
+      gate: "session",
+      params: SID,
+      body: t.Object(LIVING, open),
+      detail: { summary: "Make a station a living cache (found where it beacons), or stop", description: "The body may be left out (on).", tags: TAGS },
+    })
+    .post("/api/me/cache", ({ caller, body }) => becomeLivingCache(gw, caller.user!, body), {
+      gate: "session",
+      body: t.Object({ ...LIVING, call: t.Optional(t.String({ description: "the station; default your active callsign" })) }, open),
+      detail: {
+        summary: "Make yourself (a station of yours) a living cache, or stop",
+        description: "The body may be left out (on, as your active callsign).",
+        tags: TAGS,
+      },
+    })
+    .get("/api/wx/key", ({ caller }) => ({ stations: weatherStations(gw, caller.user!.id) }), {
+      gate: "session",
+      detail: { summary: "Your weather stations and whether each has a key", tags: WX },
+    })
     .post(
       "/api/wx/key",
       ({ caller, body, set }) => {
-        const r = ownWxKey(gw, caller.user!, optionalObject(body));
+        const r = ownWxKey(gw, caller.user!, body);
         set.status = 201;
         return r;
       },
-      { gate: "session" },
+      {
+        gate: "session",
+        body: t.Object({ call: t.Optional(t.String({ description: "the station; default your callsign with SSID -13" })), ...PLACE }, open),
+        detail: {
+          summary: "Issue a weather key for a station of yours, adding the station if needed",
+          description: "The key is shown once. The body may be left out.",
+          tags: WX,
+        },
+      },
     )
     .get("/api/wx/tx", ({ caller }) => ({ stations: weatherStations(gw, caller.user!.id), intervalMinutes: gw.config.wxTxIntervalMinutes }), {
       gate: "session",
+      detail: { summary: "Which of your weather stations are sent on APRS, and how often", tags: WX },
     })
     .post(
       "/api/wx/tx",
       ({ caller, body }) => {
-        const b = jsonObject(body, '{"stationId" or "call", "on": true|false}');
-        const extra = Object.keys(b).filter((k) => !["stationId", "call", "on"].includes(k));
+        const extra = Object.keys(body).filter((k) => !["stationId", "call", "on"].includes(k));
         if (extra.length) throw badRequest("invalid", `unknown field(s) ${extra.join(", ")}; send stationId (or call) and on`);
         let id: number;
-        if (Number.isInteger(b.stationId)) id = b.stationId as number;
-        else if (typeof b.call === "string") {
-          const row = findOwnByCall(gw, caller.user!.id, b.call);
-          if (!row) throw notFound(`own station ${b.call}`);
+        if (body.stationId !== undefined) id = body.stationId;
+        else if (body.call !== undefined) {
+          const row = findOwnByCall(gw, caller.user!.id, body.call);
+          if (!row) throw notFound(`own station ${body.call}`);
           id = row.id;
         } else throw badRequest("invalid", "name the station: stationId, or call");
-        return { station: setWxTx(gw, caller.user!.id, id, b.on), intervalMinutes: gw.config.wxTxIntervalMinutes };
+        return { station: setWxTx(gw, caller.user!.id, id, body.on), intervalMinutes: gw.config.wxTxIntervalMinutes };
       },
-      { gate: "session" },
+      {
+        gate: "session",
+        body: t.Object(
+          {
+            stationId: t.Optional(t.Number({ multipleOf: 1, description: "the station's id" })),
+            call: t.Optional(t.String({ description: "or its callsign" })),
+            on: t.Boolean({ description: "send its weather on APRS, or stop" }),
+          },
+          open,
+        ),
+        detail: { summary: "Send a weather station's readings on APRS, or stop", tags: WX },
+      },
     )
-    .get("/updateweatherstation", push, { gate: "wx-key" })
-    .post("/updateweatherstation", push, { gate: "wx-key" })
-    .get("/api/wx/submit", push, { gate: "wx-key" })
-    .post("/api/wx/submit", push, { gate: "wx-key" });
+    .get("/updateweatherstation", pushGet, { gate: "wx-key", query: PUSH_QUERY, detail: pushDoc("Weather Underground protocol") })
+    .post("/updateweatherstation", push, {
+      gate: "wx-key",
+      query: PUSH_QUERY,
+      body: PUSH_BODY,
+      detail: { ...pushDoc("Weather Underground protocol, as a form"), bodyType: "application/x-www-form-urlencoded" },
+    })
+    .get("/api/wx/submit", pushGet, { gate: "wx-key", query: PUSH_QUERY, detail: pushDoc("Weather Underground parameters") })
+    .post("/api/wx/submit", push, {
+      gate: "wx-key",
+      query: PUSH_QUERY,
+      body: PUSH_BODY,
+      detail: { ...pushDoc("Ecowitt's customized upload, or Weather Underground's fields, as a form"), bodyType: "application/x-www-form-urlencoded" },
+    });
 }

@@ -162,11 +162,11 @@ export function checkFields(b: Record<string, unknown>): Fields {
 }
 
 /** Adds an own station: `{call, label?, lat?, lon?}`. */
-export function addOwn(gw: Gateway, userId: number, b: Record<string, unknown>): OwnStation {
+export function addOwn(gw: Gateway, userId: number, b: { call: string; [k: string]: unknown }): OwnStation {
   const known = new Set(["call", "label", "lat", "lon"]);
   const extra = Object.keys(b).filter((k) => !known.has(k));
   if (extra.length) throw badRequest("invalid", `unknown field(s) ${extra.join(", ")}; a station has call, label, lat, lon`);
-  if (typeof b.call !== "string" || !isCallsign(b.call)) throw badRequest("bad_callsign", "call is a callsign with an optional SSID, e.g. N0CALL-13");
+  if (!isCallsign(b.call)) throw badRequest("bad_callsign", "call is a callsign with an optional SSID, e.g. N0CALL-13");
   const fields = checkFields(b);
   return viewOwn(gw, createOwn(gw, userId, b.call, fields));
 }
@@ -211,10 +211,4 @@ export function updateOwn(gw: Gateway, userId: number, id: number, b: Record<str
     .query("UPDATE my_stations SET label = ?, lat = ?, lon = ? WHERE id = ?")
     .run(f.label !== undefined ? f.label : row.label, f.lat !== undefined ? f.lat : row.lat, f.lon !== undefined ? f.lon : row.lon, row.id);
   return { station: viewOwn(gw, ownRow(gw, userId, id)) };
-}
-
-/** A route's `:sid`, as a station id. */
-export function stationId(raw: string): number {
-  if (!/^\d{1,12}$/.test(raw)) throw badRequest("invalid", "a station id is a whole number");
-  return Number(raw);
 }

@@ -3,20 +3,21 @@
  * ports and the transmit queue. Thin: each route checks its gate, parses,
  * calls one service function.
  */
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { isSysop } from "../accounts/caller.ts";
 import { allowLargerBody } from "../http/body.ts";
 import { badRequest } from "../errors.ts";
 import { decodeLine, lineFromBody } from "./decode-route.ts";
-import { ingestBody } from "./ingest-batch.ts";
+import { ingestBody, MAX_BATCH } from "./ingest-batch.ts";
 import { getStation, listMessages, listStations, parseBbox, stationsForMap, stationPackets, stationSeries } from "./registry.ts";
 import { ingestPort, listPorts, type PortStatus } from "./ports.ts";
 import { leaseDue, reportSent, userOutbox } from "./outbox.ts";
 import { transmit } from "./tx.ts";
 import { ownStationRoutes } from "./own-routes.ts";
-import { cellsParam, intParam } from "../http/params.ts";
+import { cellsParam } from "../http/params.ts";
+import { STATION_CALL, STATION_LIST_QUERY } from "./model.ts";
 
 allowLargerBody("POST", /^\/ingest$/, 8 * 1024 * 1024);
 
@@ -26,13 +27,25 @@ function withoutClientAddresses(p: PortStatus): PortStatus {
   return { ...p, clients: (p.clients as Array<Record<string, unknown>>).map((c) => ({ ...c, address: null })) };
 }
 
+const TAGS = ["Stations"];
+const RADIO = ["Radio"];
+// Extra fields reach the handler or service, which refuses them by name.
+const open = { additionalProperties: true };
+const CALL_PARAMS = t.Object({ call: STATION_CALL });
+const whole = (description: string) => t.Optional(t.Integer({ description }));
+
 export function stationsRoutes(gw: Gateway) {
   const ingestStats = ingestPort(gw);
   return (
     new Elysia({ name: "stations" })
       .use(gatesPlugin(gw))
       .use(ownStationRoutes(gw))
-      .post("/api/decode", ({ body }) => decodeLine(lineFromBody(body)), { gate: "public" })
+      .post("/api/decode", ({ body }) => decodeLine(lineFromBody(body)), {
+        gate: "public",
+        // Raw bytes first: a JSON-only union would turn a text body into an object.
+        body: t.Union([t.Uint8Array({ description: "one TNC2 line as text/plain" }), t.Object({ line: t.String({ description: "one TNC2 line" }) }, open)]),
+        detail: { summary: "Decode one APRS line (TNC2 text) into its fields, for anyone", tags: TAGS, bodyType: "text/plain" },
+      })
       .post(
         "/ingest",
         ({ body, caller, query }) => {
@@ -41,40 +54,79 @@ export function stationsRoutes(gw: Gateway) {
           ingestStats.rx += r.packets.stored + r.positions.stored;
           return r;
         },
-        { gate: "ingest-or-device" },
+        {
+          gate: "ingest-or-device",
+          query: t.Object({ igate: t.Optional(t.String({ description: "the IGate that heard the lines (a callsign)" })) }),
+          // The batch's fields are checked item by item by ingestBody, whose
+          // answers name the item (packets[3].line); the schema only tells the two kinds apart.
+          body: t.Union([
+            t.Uint8Array({ description: "TNC2 lines, one per line (text/plain)" }),
+            t.Object(
+              {
+                packets: t.Optional(t.Unknown({ description: 'an array of TNC2 lines, or {"line", "heardAt", "igate"}' })),
+                positions: t.Optional(t.Unknown({ description: "an array of position reports {call, lat, lon, ...}" })),
+                finds: t.Optional(t.Unknown({ description: "an array of RF finds" })),
+                heardAt: t.Optional(t.Unknown({ description: "unix ms; default now" })),
+                igate: t.Optional(t.Unknown({ description: "the IGate that heard them (a callsign)" })),
+                key: t.Optional(t.String({ description: "a device key registered here, signing the batch" })),
+                at: t.Optional(t.Unknown({ description: "the signature's time, unix ms" })),
+                sig: t.Optional(t.String({ description: "the device key's signature" })),
+              },
+              { ...open, description: `a JSON batch, at most ${MAX_BATCH} items` },
+            ),
+          ]),
+          detail: {
+            summary: "Take packets heard on RF (the radio box, or a device key's own station)",
+            description: `TNC2 lines as text/plain, or a JSON batch {packets, positions, finds}; at most ${MAX_BATCH} items.`,
+            tags: RADIO,
+          },
+        },
       )
       .get(
         "/api/stations",
         ({ query }) => {
-          if (query.cluster !== undefined && query.cluster !== "1") throw badRequest("invalid", "cluster is 1 or left out");
           if (query.cluster === "1") {
             if (!query.bbox) throw badRequest("bad_bbox", "cluster=1 needs a bbox");
             if (query.q !== undefined || query.since !== undefined) throw badRequest("invalid", "cluster=1 takes only bbox, limit and cells");
-            return stationsForMap(gw, parseBbox(query.bbox), { limit: intParam(query.limit, "limit"), cells: cellsParam(query.cells) });
+            return stationsForMap(gw, parseBbox(query.bbox), { limit: query.limit, cells: cellsParam(query.cells) });
           }
-          return listStations(gw, {
-            bbox: query.bbox ? parseBbox(query.bbox) : undefined,
-            q: query.q,
-            since: intParam(query.since, "since"),
-            limit: intParam(query.limit, "limit"),
-          });
+          return listStations(gw, { bbox: query.bbox ? parseBbox(query.bbox) : undefined, q: query.q, since: query.since, limit: query.limit });
         },
-        { gate: "public" },
+        {
+          gate: "public",
+          query: t.Object({
+            ...STATION_LIST_QUERY,
+            cluster: t.Optional(t.Literal("1", { description: "1: the map's view of bbox, stations counted into cells where many" })),
+            cells: t.Optional(t.String({ description: "with cluster=1: cells along the box's longer side, 4-64" })),
+          }),
+          detail: { summary: "Stations heard, newest first; or with cluster=1, the map's view of a box", tags: TAGS },
+        },
       )
-      .get("/api/stations/:call", ({ params, query }) => getStation(gw, decodeURIComponent(params.call), { trackSince: intParam(query.since, "since") }), {
+      .get("/api/stations/:call", ({ params, query }) => getStation(gw, decodeURIComponent(params.call), { trackSince: query.since }), {
         gate: "public",
+        params: CALL_PARAMS,
+        query: t.Object({ since: whole("the track from, unix ms; default the last 24 hours") }),
+        detail: { summary: "One station with its track", tags: TAGS },
       })
       .get(
         "/api/stations/:call/series",
-        ({ params, query }) =>
-          stationSeries(gw, decodeURIComponent(params.call), { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }),
-        { gate: "public" },
+        ({ params, query }) => stationSeries(gw, decodeURIComponent(params.call), { since: query.since, limit: query.limit }),
+        {
+          gate: "public",
+          params: CALL_PARAMS,
+          query: t.Object({ since: whole("from, unix ms"), limit: whole("how many points") }),
+          detail: { summary: "A station's weather and telemetry over time", tags: TAGS },
+        },
       )
       .get(
         "/api/stations/:call/packets",
-        ({ params, query }) =>
-          stationPackets(gw, decodeURIComponent(params.call), { limit: intParam(query.limit, "limit"), before: intParam(query.before, "before") }),
-        { gate: "public" },
+        ({ params, query }) => stationPackets(gw, decodeURIComponent(params.call), { limit: query.limit, before: query.before }),
+        {
+          gate: "public",
+          params: CALL_PARAMS,
+          query: t.Object({ limit: whole("how many"), before: whole("the `next` of the previous page") }),
+          detail: { summary: "The raw packets heard from a station, newest first, paged", tags: TAGS },
+        },
       )
       .get(
         "/api/messages",
@@ -82,45 +134,86 @@ export function stationsRoutes(gw: Gateway) {
           if (query.call !== undefined && (query.to !== undefined || query.from !== undefined))
             throw badRequest("invalid", "call is either party: send call, or to and/or from");
           const call = query.call ?? query.to ?? query.from;
-          const rows = listMessages(gw, { call, since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") });
+          const rows = listMessages(gw, { call, since: query.since, limit: query.limit });
           const filtered = rows.filter((m) => (!query.to || m.addressee === query.to.toUpperCase()) && (!query.from || m.src === query.from.toUpperCase()));
           return { messages: filtered };
         },
-        { gate: "public" },
+        {
+          gate: "public",
+          query: t.Object({
+            call: t.Optional(t.String({ description: "either party; not with to or from" })),
+            to: t.Optional(t.String({ description: "the addressee" })),
+            from: t.Optional(t.String({ description: "the sender" })),
+            since: whole("heard from, unix ms"),
+            limit: whole("how many"),
+          }),
+          detail: { summary: "APRS messages heard, newest first", tags: TAGS },
+        },
       )
       // the addresses of the hub servers' clients are for the sysop only
-      .get("/api/ports", ({ caller }) => ({ ports: isSysop(gw, caller) ? listPorts(gw) : listPorts(gw).map(withoutClientAddresses) }), { gate: "public" })
+      .get("/api/ports", ({ caller }) => ({ ports: isSysop(gw, caller) ? listPorts(gw) : listPorts(gw).map(withoutClientAddresses) }), {
+        gate: "public",
+        detail: { summary: "The radio ports and hub servers with their counters; client addresses for the sysop only", tags: RADIO },
+      })
       .get(
         "/outbox",
         ({ query }) => {
           ingestStats.lastPollAt = gw.clock.now();
-          return { items: leaseDue(gw, { by: query.by ?? "ingest", limit: intParam(query.limit, "limit") }) };
+          return { items: leaseDue(gw, { by: query.by ?? "ingest", limit: query.limit }) };
         },
-        { gate: "ingest" },
+        {
+          gate: "ingest",
+          query: t.Object({ by: t.Optional(t.String({ description: "who leases the items (default ingest)" })), limit: whole("how many") }),
+          detail: { summary: "The radio box leases what is due for transmission", tags: RADIO },
+        },
       )
       .post(
         "/outbox/ack",
         ({ body }) => {
-          const b = body as { sent?: unknown; failed?: unknown } | null;
-          if (!b || typeof b !== "object" || Array.isArray(b) || b instanceof Uint8Array)
-            throw badRequest("bad_body", 'expected {"sent": [ids], "failed": [{id, error}]}');
-          const unknown = Object.keys(b).filter((k) => k !== "sent" && k !== "failed");
+          const unknown = Object.keys(body).filter((k) => k !== "sent" && k !== "failed");
           if (unknown.length)
             throw badRequest(
               "invalid",
               `unknown field ${unknown.map((k) => JSON.stringify(k)).join(", ")}: an acknowledgement is {"sent": [ids], "failed": [{id, error}]}`,
             );
-          if (b.sent === undefined && b.failed === undefined) throw badRequest("invalid", 'nothing acknowledged: send "sent" or "failed"');
-          const sent = b.sent ?? [];
-          const failed = b.failed ?? [];
-          if (!Array.isArray(sent) || sent.some((x) => !Number.isInteger(x))) throw badRequest("invalid", "sent is an array of outbox ids");
-          if (!Array.isArray(failed) || failed.some((x) => !x || typeof x !== "object" || !Number.isInteger((x as { id?: unknown }).id)))
-            throw badRequest("invalid", "failed is an array of {id, error}");
-          return reportSent(gw, { sent: sent as number[], failed: failed as Array<{ id: number; error?: string }> });
+          if (body.sent === undefined && body.failed === undefined) throw badRequest("invalid", 'nothing acknowledged: send "sent" or "failed"');
+          return reportSent(gw, { sent: body.sent ?? [], failed: body.failed ?? [] });
         },
-        { gate: "ingest" },
+        {
+          gate: "ingest",
+          body: t.Object(
+            {
+              sent: t.Optional(t.Array(t.Number({ multipleOf: 1 }), { description: "outbox ids sent" })),
+              failed: t.Optional(
+                t.Array(t.Object({ id: t.Number({ multipleOf: 1 }), error: t.Optional(t.String()) }, open), { description: "outbox ids not sent, and why" }),
+              ),
+            },
+            open,
+          ),
+          detail: { summary: "The radio box reports which leased items it sent and which failed", tags: RADIO },
+        },
       )
-      .post("/api/tx/aprs", ({ body, caller }) => transmit(gw, caller.user!, body), { gate: "verified" })
-      .get("/api/tx/aprs", ({ caller }) => ({ items: userOutbox(gw, caller.user!.id) }), { gate: "session" })
+      .post("/api/tx/aprs", ({ body, caller }) => transmit(gw, caller.user!, body), {
+        gate: "verified",
+        body: t.Object(
+          {
+            kind: t.Optional(
+              t.Union([t.Literal("message"), t.Literal("position"), t.Literal("status")], { description: "message (default), position or status" }),
+            ),
+            addressee: t.Optional(t.String({ description: "a message's addressee" })),
+            text: t.Optional(t.String({ description: "a message's or status's text" })),
+            lat: t.Optional(t.Number({ description: "a position's latitude" })),
+            lon: t.Optional(t.Number({ description: "a position's longitude" })),
+            symbol: t.Optional(t.String({ description: "a position's symbol: 2 characters" })),
+            comment: t.Optional(t.String({ description: "a position's comment" })),
+          },
+          open,
+        ),
+        detail: { summary: "Transmit an APRS message, position or status as your verified callsign", tags: RADIO },
+      })
+      .get("/api/tx/aprs", ({ caller }) => ({ items: userOutbox(gw, caller.user!.id) }), {
+        gate: "session",
+        detail: { summary: "Your transmissions and their state", tags: RADIO },
+      })
   );
 }

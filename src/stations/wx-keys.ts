@@ -87,10 +87,10 @@ export function stationWxKey(
   gw: Gateway,
   userId: number,
   stationId: number,
-  b: Record<string, unknown>,
+  b: { revoke?: boolean; [k: string]: unknown },
 ): IssuedKey | { revoked: boolean; station: OwnStation } {
   const extra = Object.keys(b).filter((k) => k !== "revoke");
-  if (extra.length || (b.revoke !== undefined && typeof b.revoke !== "boolean")) throw badRequest("invalid", 'send {} for a new key, or {"revoke": true}');
+  if (extra.length) throw badRequest("invalid", 'send {} for a new key, or {"revoke": true}');
   const row = ownRow(gw, userId, stationId);
   if (b.revoke === true) {
     const revoked = revokeWxKey(gw, row.id);

@@ -65,6 +65,11 @@ const PARAMS: Param[] = [
 /** WU's "no value". */
 const MISSING = new Set(["", "-9999", "-9999.0", "-9999.00", "NaN", "nan", "N/A"]);
 
+/** The readings a push may carry, by parameter name, for the routes' schemas: the field each fills and its range. */
+export const PUSH_PARAMS: ReadonlyArray<{ name: string; field: keyof Weather; min: number; max: number }> = PARAMS.flatMap((p) =>
+  p.names.map((name) => ({ name, field: p.field, min: p.min, max: p.max })),
+);
+
 export interface PushReading {
   protocol: PushProtocol;
   /** when it was measured, unix ms */

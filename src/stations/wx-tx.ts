@@ -32,8 +32,7 @@ export function weatherLine(gw: Gateway, row: OwnRow, wx: Weather, at: number): 
 }
 
 /** Turns transmitting on or off: `{"on": true}`. */
-export function setWxTx(gw: Gateway, userId: number, stationId: number, on: unknown): OwnStation {
-  if (typeof on !== "boolean") throw badRequest("invalid", 'send {"on": true} or {"on": false}');
+export function setWxTx(gw: Gateway, userId: number, stationId: number, on: boolean): OwnStation {
   const row = ownRow(gw, userId, stationId);
   if (on) {
     usableRow(gw, row, { verified: true });

@@ -1,20 +1,21 @@
 /**
  * /api/v1: the versioned, stable read API. Every route is rate-limited per IP
- * (RateLimit-* headers), more with a free key from POST /api/v1.
+ * (RateLimit-* headers), more with a free key from POST /api/v1. Its OpenAPI
+ * document is generated from these routes' own schemas and details.
  */
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { jsonObject } from "../http/body.ts";
-import { badRequest } from "../errors.ts";
-import { intParam } from "../http/params.ts";
+import { openApiDocument } from "../http/openapi.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { getStation, listStations, parseBbox } from "../stations/registry.ts";
+import { STATION_CALL, STATION_LIST_QUERY } from "../stations/model.ts";
+import { CACHE_FILTER_QUERY, CACHE_KEY } from "../game/model.ts";
 import { leaderboard } from "../game/stats.ts";
 import { buildInfo } from "../version.ts";
-import { cacheLogs, getCache, issueApiKey, listCaches, listFinds } from "./service.ts";
-import { openApi } from "./openapi.ts";
-import { adifExport, gpxExport, kmlExport } from "../exports/exports.ts";
+import { cacheLogs, getCache, issueApiKey, listCaches, listFinds, V1_MAX } from "./service.ts";
+import { ref, v1DocumentInfo, v1Responses } from "./openapi.ts";
+import { adifExport, gpxExport, kmlExport, MAX_EXPORT } from "../exports/exports.ts";
 import { GPX_TYPE } from "../exports/gpx.ts";
 import { KML_TYPE } from "../exports/kml.ts";
 import { ADIF_TYPE } from "../exports/adif.ts";
@@ -22,9 +23,16 @@ import { ADIF_TYPE } from "../exports/adif.ts";
 const file = (body: string, type: string, name: string) =>
   new Response(body, { headers: { "content-type": type, "content-disposition": `attachment; filename="${name}"` } });
 
+const TAGS = ["Read API"];
+const page = <T extends object>(items: string, schema: T) => ({
+  type: "object",
+  properties: { [items]: { type: "array", items: schema }, next: { type: ["integer", "null"] } },
+});
+
 export function v1Routes(gw: Gateway) {
   const opts = { gate: "rate-limited" as const };
-  return new Elysia({ name: "v1" })
+  const docs = new Map<string, ReturnType<typeof openApiDocument>>();
+  const app = new Elysia({ name: "v1" })
     .use(gatesPlugin(gw))
     .get(
       "/api/v1",
@@ -40,66 +48,164 @@ export function v1Routes(gw: Gateway) {
           issueKey: "POST /api/v1",
         },
       }),
-      opts,
+      {
+        ...opts,
+        detail: {
+          summary: "What this API offers: its document, its rate limits and how to get a key",
+          tags: TAGS,
+          responses: v1Responses("the index", { type: "object" }),
+        },
+      },
     )
     .post(
       "/api/v1",
       ({ body, set }) => {
         set.status = 201;
-        return issueApiKey(gw, body === undefined || body instanceof Uint8Array ? {} : jsonObject(body));
+        return issueApiKey(gw, body);
       },
-      { gate: "rate-limited", rateLimit: "auth" },
+      {
+        gate: "rate-limited",
+        rateLimit: "auth",
+        // Extra fields reach issueApiKey, which names them in its 400.
+        body: t.Object(
+          { label: t.Optional(t.Union([t.String({ maxLength: 80 }), t.Null()], { description: "what the key is for, at most 80 characters" })) },
+          { additionalProperties: true },
+        ),
+        detail: {
+          summary: "Issue a free API key that raises the rate limit",
+          description: "Shown once; only its hash is stored. Send it as x-api-key. The body may be left out.",
+          tags: TAGS,
+          responses: v1Responses(
+            "the key",
+            {
+              type: "object",
+              properties: { key: { type: "string" }, id: { type: "integer" }, label: { type: ["string", "null"] }, limitPerMinute: { type: "integer" } },
+            },
+            { status: 201 },
+          ),
+        },
+      },
     )
-    .get("/api/v1/openapi.json", ({ request }) => openApi(baseUrl(gw, request), buildInfo().version), opts)
     .get(
-      "/api/v1/caches",
-      ({ query, request }) => listCaches(gw, baseUrl(gw, request), query, intParam(query.limit, "limit"), intParam(query.after, "after")),
-      opts,
+      "/api/v1/openapi.json",
+      ({ request }) => {
+        const base = baseUrl(gw, request);
+        let d = docs.get(base);
+        if (!d) docs.set(base, (d = openApiDocument(app, { ...v1DocumentInfo(buildInfo().version), base })));
+        return d;
+      },
+      { ...opts, detail: { summary: "This API's OpenAPI 3.1 document", tags: TAGS, responses: v1Responses("OpenAPI 3.1", { type: "object" }) } },
     )
-    .get(
-      "/api/v1/caches.gpx",
-      ({ query, request }) => file(gpxExport(gw, baseUrl(gw, request), query, intParam(query.limit, "limit")), GPX_TYPE, "caches.gpx"),
-      opts,
-    )
-    .get(
-      "/api/v1/caches.kml",
-      ({ query, request }) => file(kmlExport(gw, baseUrl(gw, request), query, intParam(query.limit, "limit")), KML_TYPE, "caches.kml"),
-      opts,
-    )
-    .get("/api/v1/caches/:id", ({ params, request }) => getCache(gw, baseUrl(gw, request), decodeURIComponent(params.id)), opts)
-    .get("/api/v1/caches/:id/logs", ({ params, query }) => cacheLogs(gw, decodeURIComponent(params.id), intParam(query.limit, "limit")), opts)
-    .get(
-      "/api/v1/finds",
-      ({ query }) =>
-        listFinds(gw, {
-          call: query.call,
-          kind: query.kind,
-          since: intParam(query.since, "since"),
-          limit: intParam(query.limit, "limit"),
-          before: intParam(query.before, "before"),
-        }),
-      opts,
-    )
+    .get("/api/v1/caches", ({ query, request }) => listCaches(gw, baseUrl(gw, request), query, query.limit, query.after), {
+      ...opts,
+      query: t.Object({
+        ...CACHE_FILTER_QUERY,
+        limit: t.Optional(t.Integer({ description: `how many, 1-${V1_MAX}, default 100` })),
+        after: t.Optional(t.Integer({ description: "the `next` of the previous page" })),
+      }),
+      detail: {
+        summary: "Listed caches hidden on this instance, by id, paged",
+        tags: TAGS,
+        responses: v1Responses("a page", page("caches", ref("Cache"))),
+      },
+    })
+    .get("/api/v1/caches.gpx", ({ query, request }) => file(gpxExport(gw, baseUrl(gw, request), query, query.limit), GPX_TYPE, "caches.gpx"), {
+      ...opts,
+      query: t.Object({ ...CACHE_FILTER_QUERY, limit: t.Optional(t.Integer({ description: `how many, 1-${MAX_EXPORT}, default ${MAX_EXPORT}` })) }),
+      detail: {
+        summary: "Caches as GPX 1.0 with the Groundspeak cache extension 1.0.1 (c:geo, GSAK, gpsbabel)",
+        tags: TAGS,
+        responses: v1Responses("the file", { type: "string" }, { type: GPX_TYPE }),
+      },
+    })
+    .get("/api/v1/caches.kml", ({ query, request }) => file(kmlExport(gw, baseUrl(gw, request), query, query.limit), KML_TYPE, "caches.kml"), {
+      ...opts,
+      query: t.Object({ ...CACHE_FILTER_QUERY, limit: t.Optional(t.Integer({ description: `how many, 1-${MAX_EXPORT}` })) }),
+      detail: { summary: "Caches as KML 2.2 for Google Earth", tags: TAGS, responses: v1Responses("the file", { type: "string" }, { type: KML_TYPE }) },
+    })
+    .get("/api/v1/caches/:id", ({ params, request }) => getCache(gw, baseUrl(gw, request), decodeURIComponent(params.id)), {
+      ...opts,
+      params: t.Object({ id: CACHE_KEY }),
+      detail: {
+        summary: "One cache (a local id, or a trusted mirror's gid)",
+        tags: TAGS,
+        responses: v1Responses("the cache", ref("Cache"), { notFound: true }),
+      },
+    })
+    .get("/api/v1/caches/:id/logs", ({ params, query }) => cacheLogs(gw, decodeURIComponent(params.id), query.limit), {
+      ...opts,
+      params: t.Object({ id: CACHE_KEY }),
+      query: t.Object({ limit: t.Optional(t.Integer({ description: "how many, 1-500" })) }),
+      detail: {
+        summary: "A cache's logbook, newest first",
+        tags: TAGS,
+        responses: v1Responses("logs", { type: "object", properties: { logs: { type: "array", items: ref("Log") } } }, { notFound: true }),
+      },
+    })
+    .get("/api/v1/finds", ({ query }) => listFinds(gw, { call: query.call, kind: query.kind, since: query.since, limit: query.limit, before: query.before }), {
+      ...opts,
+      query: t.Object({
+        call: t.Optional(t.String({ description: "a callsign (any SSID)" })),
+        kind: t.Optional(t.UnionEnum(["find", "dnf", "note"], { description: "find (default), dnf or note" })),
+        since: t.Optional(t.Integer({ description: "foundAt at or after, unix ms" })),
+        limit: t.Optional(t.Integer({ description: `how many, 1-${V1_MAX}, default 100` })),
+        before: t.Optional(t.Integer({ description: "the `next` of the previous page" })),
+      }),
+      detail: { summary: "Logs on this instance, newest first, paged", tags: TAGS, responses: v1Responses("a page", page("finds", ref("Log"))) },
+    })
     .get(
       "/api/v1/finds/:file",
       ({ params, query }) => {
-        const m = /^(.+)\.adif$/i.exec(decodeURIComponent(params.file));
-        if (!m) throw badRequest("invalid", "finds of a callsign as ADIF: /api/v1/finds/N0CALL.adif");
-        return file(adifExport(gw, m[1]!, query.band), ADIF_TYPE, `${m[1]!.toUpperCase()}-finds.adif`);
+        const call = decodeURIComponent(params.file).slice(0, -".adif".length);
+        return file(adifExport(gw, call, query.band), ADIF_TYPE, `${call.toUpperCase()}-finds.adif`);
       },
-      opts,
+      {
+        ...opts,
+        params: t.Object({ file: t.String({ pattern: "^.+\\.[Aa][Dd][Ii][Ff]$", description: "a callsign and .adif, e.g. N0CALL.adif" }) }),
+        query: t.Object({
+          band: t.Optional(
+            t.String({ pattern: "^\\d{1,4}(\\.\\d+)?([mM]|[cC][mM]|[mM][mM])$", description: "the ADIF band to write, e.g. 2m or 70cm (default 2m)" }),
+          ),
+        }),
+        detail: {
+          summary: "ADIF 3.1.4: a callsign's RF-verified finds as contacts (the IGate that heard the finder at the cache)",
+          tags: TAGS,
+          responses: v1Responses("the file", { type: "string" }, { type: ADIF_TYPE }),
+        },
+      },
     )
     .get(
       "/api/v1/stations",
-      ({ query }) =>
-        listStations(gw, {
-          bbox: query.bbox ? parseBbox(query.bbox) : undefined,
-          q: query.q,
-          since: intParam(query.since, "since"),
-          limit: intParam(query.limit, "limit"),
-        }),
-      opts,
+      ({ query }) => listStations(gw, { bbox: query.bbox ? parseBbox(query.bbox) : undefined, q: query.q, since: query.since, limit: query.limit }),
+      {
+        ...opts,
+        query: t.Object(STATION_LIST_QUERY),
+        detail: {
+          summary: "Stations heard, newest first",
+          tags: TAGS,
+          responses: v1Responses("stations", {
+            type: "object",
+            properties: { stations: { type: "array", items: ref("Station") }, truncated: { type: "boolean" } },
+          }),
+        },
+      },
     )
-    .get("/api/v1/stations/:call", ({ params }) => getStation(gw, decodeURIComponent(params.call)), opts)
-    .get("/api/v1/leaderboard", ({ query }) => leaderboard(gw, { since: intParam(query.since, "since"), limit: intParam(query.limit, "limit") }), opts);
+    .get("/api/v1/stations/:call", ({ params }) => getStation(gw, decodeURIComponent(params.call)), {
+      ...opts,
+      params: t.Object({ call: STATION_CALL }),
+      detail: { summary: "One station with its recent track", tags: TAGS, responses: v1Responses("the station", ref("Station"), { notFound: true }) },
+    })
+    .get("/api/v1/leaderboard", ({ query }) => leaderboard(gw, { since: query.since, limit: query.limit }), {
+      ...opts,
+      query: t.Object({
+        since: t.Optional(t.Integer({ description: "count finds and hides since, unix ms" })),
+        limit: t.Optional(t.Integer({ description: "how many of each, 1-100, default 20" })),
+      }),
+      detail: {
+        summary: "Top finders and hiders",
+        tags: TAGS,
+        responses: v1Responses("the leaderboard", { type: "object", properties: { finders: { type: "array" }, hiders: { type: "array" } } }),
+      },
+    });
+  return app;
 }

@@ -345,23 +345,45 @@ describe("/api/v1", () => {
     for (const p of [
       "/api/v1/caches.gpx",
       "/api/v1/caches.kml",
-      "/api/v1/finds/{call}.adif",
+      "/api/v1/finds/{file}",
       "/api/v1/caches",
       "/api/v1/finds",
       "/api/v1/stations",
       "/api/v1/leaderboard",
     ])
       expect(Object.keys(doc.paths)).toContain(p);
-    const routes = g.gw.app.routes
-      .filter((r) => r.path.startsWith("/api/v1"))
-      .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}").replace("{file}", "{call}.adif")}`);
+    const routes = g.gw.app.routes.filter((r) => r.path.startsWith("/api/v1")).map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
     const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
     expect(routes.sort()).toEqual(documented.sort());
     for (const p of Object.keys(doc.paths)) {
-      const path = p.replace("{id}", String(ids.mill)).replace("{call}", "N0FND-7");
+      const path = p.replace("{id}", String(ids.mill)).replace("{call}", "N0FND-7").replace("{file}", "N0FND-7.adif");
       const res = await g.get(path);
       expect({ p, status: res.status }).toEqual({ p, status: 200 });
     }
+  });
+
+  test("the document comes from the routes: their parameters, answers, RateLimit headers and key; bad input names its field", async () => {
+    const doc = (await (await g.get("/api/v1/openapi.json")).json()) as Record<string, any>;
+    const finds = doc.paths["/api/v1/finds"].get;
+    const kind = finds.parameters.find((p: { name: string }) => p.name === "kind");
+    expect(kind).toMatchObject({ in: "query", required: false, schema: { type: "string", enum: ["find", "dnf", "note"] } });
+    expect(JSON.stringify(finds.parameters.find((p: { name: string }) => p.name === "limit").schema)).toContain('"type":"integer"');
+    expect(finds.security).toEqual([{}, { apiKey: [] }]);
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ in: "header", name: "x-api-key" });
+    const one = doc.paths["/api/v1/caches/{id}"].get;
+    expect(one.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Cache" });
+    expect(Object.keys(one.responses["200"].headers)).toEqual(["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]);
+    expect(one.responses["404"]).toEqual({ $ref: "#/components/responses/NotFound" });
+    expect(doc.paths["/api/v1"].post.responses["201"]).toBeDefined();
+    // Every reference in the document resolves inside it.
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThan(10);
+    for (const r of new Set(refs)) expect({ r, found: r.split("/").reduce((o: any, k) => o?.[k], doc) !== undefined }).toEqual({ r, found: true });
+    // What the document declares is what the server checks.
+    const bad = await g.get("/api/v1/finds?kind=bogus");
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: "invalid", field: "query.kind" });
+    expect((await g.get("/api/v1/finds?kind=note")).status).toBe(200);
   });
 });
 

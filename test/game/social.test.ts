@@ -80,6 +80,23 @@ describe("ratings, favorites, watches", () => {
     expect(await json(await g.post(`/api/caches/${cacheId}/watch`, { watch: false }, as(stranger)))).toEqual({ watch: false });
     expect((await g.post(`/api/caches/${cacheId}/rate`, { stars: 5 })).status).toBe(401);
   });
+
+  test("bad input is a 400 naming the field it is in, and changes nothing", async () => {
+    const before = await json(await g.get(`/api/caches/${cacheId}`, as(finder)));
+    for (const [path, body, field] of [
+      [`/api/caches/${cacheId}/rate`, { stars: "5" }, "body.stars"],
+      [`/api/caches/${cacheId}/rate`, { stars: 4.5 }, "body.stars"],
+      [`/api/caches/${cacheId}/favorite`, { favorite: "no" }, "body.favorite"],
+      ["/api/caches/GC123/rate", { stars: 1 }, "params.id"],
+    ] as const) {
+      const r = await g.post(path, body, as(finder));
+      expect({ path, body, status: r.status, answer: await json(r) }).toMatchObject({ path, body, status: 400, answer: { error: "invalid", field } });
+    }
+    const after = await json(await g.get(`/api/caches/${cacheId}`, as(finder)));
+    expect(after.my).toEqual(before.my);
+    // The same routes take good input.
+    expect(await json(await g.post(`/api/caches/${cacheId}/rate`, { stars: 3 }, as(finder)))).toMatchObject({ stars: 3 });
+  });
 });
 
 describe("media gallery", () => {

@@ -94,7 +94,8 @@ describe("APRS transmit through the outbox", () => {
     ])
       expect((await g.post("/api/tx/aprs", b, { headers: { cookie: v.cookie } })).status).toBe(400);
     expect(await lease()).toEqual([]);
-    expect((await g.post("/outbox/ack", { sent: ["x"] }, { headers: box })).status).toBe(400);
+    const badAck = await g.post("/outbox/ack", { sent: [1, "x"] }, { headers: box });
+    expect({ status: badAck.status, answer: await badAck.json() }).toMatchObject({ status: 400, answer: { error: "invalid", field: "body.sent.1" } });
   });
   test("an acknowledgement with unknown fields, or with nothing in it, is refused and changes nothing", async () => {
     const u = signedInUser(g.gw, "N0ACK-7", { verified: true });

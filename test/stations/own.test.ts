@@ -89,6 +89,24 @@ describe("own stations", () => {
     }
     expect((await g.get("/api/my/stations/x1", as(a))).status).toBe(400);
   });
+
+  test("bad input is a 400 naming the field it is in, and changes nothing", async () => {
+    const u = signedInUser(g.gw, "N0FLD");
+    const { station } = await (await g.post("/api/my/stations", { call: "N0FLD-3", label: "home" }, as(u))).json();
+    for (const [path, body, field] of [
+      ["/api/my/stations/x1", { label: "x" }, "params.sid"],
+      [`/api/my/stations/${station.id}`, { label: 7 }, "body.label"],
+      [`/api/my/stations/${station.id}`, { lat: "42", lon: 1 }, "body.lat"],
+      [`/api/my/stations/${station.id}/cache`, { on: "yes" }, "body.on"],
+      ["/api/my/stations", { call: 7 }, "body.call"],
+    ] as const) {
+      const r = await g.post(path, body, as(u));
+      expect({ path, body, status: r.status, answer: await r.json() }).toMatchObject({ path, body, status: 400, answer: { error: "invalid", field } });
+    }
+    expect((await (await g.get(`/api/my/stations/${station.id}`, as(u))).json()).station).toMatchObject({ label: "home", livingCache: false });
+    // The control: the same route takes good input.
+    expect((await (await g.post(`/api/my/stations/${station.id}`, { label: "car" }, as(u))).json()).station).toMatchObject({ label: "car" });
+  });
 });
 
 describe("living caches", () => {
