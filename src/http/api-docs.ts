@@ -8,6 +8,7 @@ import { Elysia } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { esc } from "../exports/xml.ts";
 import { buildInfo } from "../version.ts";
+import { v1DocumentInfo } from "../v1/openapi.ts";
 import { gatesPlugin } from "./gates.ts";
 import { openApiDocument, type RouteLike } from "./openapi.ts";
 import { baseUrl } from "./public-url.ts";
@@ -30,6 +31,8 @@ export function apiDocument(routes: RouteLike[], base: string): Doc {
       title: "svc-gateway HTTP API",
       version: buildInfo().version,
       base,
+      // the shared schemas the read API's answers refer to (Cache, Log, Station...)
+      components: v1DocumentInfo(buildInfo().version).components,
       description:
         "Every route of this gateway: the web app's API, the stable read API (/api/v1), federation, the radio box, the BBS and the live feeds. " +
         "Errors share one shape: { error, message, field? }. Generated from the routes' own schemas.",

@@ -65,6 +65,11 @@ describe("the HTTP API describes itself", () => {
     const self = doc.paths["/api/openapi.json"]!.get!;
     expect(self["x-gate"]).toBe("public");
     expect(self.summary).toBe("The OpenAPI 3.1 document of every route");
+    // Every reference resolves inside the document.
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThan(0);
+    const dangling = refs.filter((r) => r.split("/").reduce<unknown>((at, k) => (at as Record<string, unknown> | undefined)?.[k], doc) === undefined);
+    expect(dangling).toEqual([]);
     // Every operation names who may call it, and a gated one the credentials it takes.
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
