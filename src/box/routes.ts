@@ -10,6 +10,9 @@ import { radioOf } from "../node/radio.ts";
 import { BOX_KINDS } from "./kinds.ts";
 import { acknowledge, boxId, commandLog, enqueue, lease, LOCAL_BOX, MAX_ACKS, parseAcks } from "./service.ts";
 
+/** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */
+const whole = (o: Parameters<typeof t.Number>[0] = {}) => t.Number({ multipleOf: 1, ...o });
+
 const BOX = t.Object({
   id: t.String({
     pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$",
@@ -69,7 +72,7 @@ export function boxRoutes(gw: Gateway) {
           acks: t.Array(
             t.Object(
               {
-                id: t.Integer({ description: "the command's id" }),
+                id: whole({ description: "the command's id" }),
                 ok: t.Optional(t.Boolean({ description: "false: it failed (default true)" })),
                 result: t.Optional(t.Unknown({ description: "what the box answers: any JSON up to 8 KiB" })),
               },
