@@ -18,9 +18,10 @@ import { partnerByCall, type PartnerRow } from "./partners.ts";
 import { splitRouteLines } from "./text.ts";
 import { partnerMailbox, runPartnerSession } from "./forwarding.ts";
 import { MemoryLink } from "./fbb/link.ts";
-import type { SessionReport } from "./fbb/session.ts";
+import type { SentOutcome, SessionReport } from "./fbb/session.ts";
 
-const MAX_BATCH = 100;
+/** The most messages, outcomes or BIDs one request of the box carries. */
+export const MAX_BATCH = 100;
 
 function knownPartner(gw: Gateway, call: unknown): PartnerRow {
   if (typeof call !== "string" || call.trim() === "") throw badRequest("invalid", "partner (the partner BBS's callsign) is required");
@@ -42,10 +43,8 @@ export interface PoolMessage {
 }
 
 /** What is queued for a partner, in the order FBB offers it (mail before bulletins, oldest first). */
-export function pool(gw: Gateway, partnerCall: unknown, limitRaw: unknown): { partner: string; messages: PoolMessage[] } {
+export function pool(gw: Gateway, partnerCall: string | undefined, limit = 20): { partner: string; messages: PoolMessage[] } {
   const p = knownPartner(gw, partnerCall);
-  const limit = limitRaw === undefined ? 20 : Number(limitRaw);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_BATCH) throw badRequest("invalid", `limit must be 1-${MAX_BATCH}`);
   const out = partnerMailbox(gw, p, "box").outgoing(new Set(), limit);
   return {
     partner: p.call,
@@ -69,13 +68,9 @@ export type InboundResult = { bid: string | null; result: "stored"; id: number }
  * an RF user). Each is stored whole or refused with a reason; one bad
  * message does not stop the others.
  */
-export function inbound(gw: Gateway, body: unknown): { results: InboundResult[] } {
-  if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest("bad_body", "expected { partner?, messages: [...] }");
-  const b = body as { partner?: unknown; messages?: unknown };
+/** `messages`: 1-MAX_BATCH, each checked here (a bad one is refused in its result, the rest stored). */
+export function inbound(gw: Gateway, b: { partner?: string | null; messages: unknown[] }): { results: InboundResult[] } {
   const partner = b.partner === undefined || b.partner === null ? null : knownPartner(gw, b.partner);
-  if (!Array.isArray(b.messages) || b.messages.length === 0 || b.messages.length > MAX_BATCH) {
-    throw badRequest("invalid", `messages must be a list of 1-${MAX_BATCH} messages`);
-  }
   const results: InboundResult[] = b.messages.map((raw): InboundResult => {
     const m = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
     const bidCheck = m.bid === undefined ? null : checkBid(m.bid);
@@ -110,19 +105,16 @@ export function inbound(gw: Gateway, body: unknown): { results: InboundResult[] 
 }
 
 /** The box reports what became of pool messages it offered a partner. */
-export function sentReport(gw: Gateway, body: unknown): { results: Array<{ bid: string; result: "recorded" | "unknown" }> } {
-  if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest("bad_body", "expected { partner, results: [{ bid, outcome }] }");
-  const b = body as { partner?: unknown; results?: unknown };
+/** `results`: 1-MAX_BATCH outcomes (checked at the route). */
+export function sentReport(
+  gw: Gateway,
+  b: { partner: string; results: Array<{ bid: string; outcome: SentOutcome }> },
+): { results: Array<{ bid: string; result: "recorded" | "unknown" }> } {
   const p = knownPartner(gw, b.partner);
-  if (!Array.isArray(b.results) || b.results.length === 0 || b.results.length > MAX_BATCH)
-    throw badRequest("invalid", `results must be a list of 1-${MAX_BATCH} outcomes`);
-  const outcomes = ["sent", "rejected", "refused", "error", "deferred"] as const;
-  const checked = b.results.map((raw) => {
-    const r = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
+  const checked = b.results.map((r) => {
     const bid = checkBid(r.bid);
     if (!bid.ok) throw badRequest("invalid", bid.message);
-    if (!outcomes.includes(r.outcome as (typeof outcomes)[number])) throw badRequest("invalid", `outcome must be one of ${outcomes.join(", ")}`);
-    return { bid: bid.value, outcome: r.outcome as (typeof outcomes)[number] };
+    return { bid: bid.value, outcome: r.outcome };
   });
   const mb = partnerMailbox(gw, p, "box");
   return {
@@ -141,15 +133,12 @@ export function sentReport(gw: Gateway, body: unknown): { results: Array<{ bid: 
  * Kill requests relayed by the box: by an RF user (`call`: only their own
  * mail, sent or received) or by the operator (no `call`).
  */
-export function boxKill(gw: Gateway, body: unknown): { results: Array<{ bid: string; result: "killed" | "not_found" | "forbidden" }> } {
-  if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest("bad_body", "expected { bids: [...], call? }");
-  const b = body as { bids?: unknown; call?: unknown };
-  if (!Array.isArray(b.bids) || b.bids.length === 0 || b.bids.length > MAX_BATCH) throw badRequest("invalid", `bids must be a list of 1-${MAX_BATCH} BIDs`);
-  let call: string | null = null;
-  if (b.call !== undefined && b.call !== null) {
-    if (typeof b.call !== "string" || !/^[A-Za-z0-9]{1,6}(-\d{1,2})?$/.test(b.call)) throw badRequest("invalid", "call must be a callsign");
-    call = b.call.toUpperCase().replace(/-\d+$/, "");
-  }
+export function boxKill(
+  gw: Gateway,
+  b: { bids?: string[]; call?: string | null },
+): { results: Array<{ bid: string; result: "killed" | "not_found" | "forbidden" }> } {
+  if (!b.bids) throw badRequest("invalid", `bids must be a list of 1-${MAX_BATCH} BIDs`);
+  const call = b.call ? b.call.toUpperCase().replace(/-\d+$/, "") : null;
   const bids = b.bids.map((x) => {
     const c = checkBid(x);
     if (!c.ok) throw badRequest("invalid", c.message);
@@ -176,9 +165,7 @@ export function boxKill(gw: Gateway, body: unknown): { results: Array<{ bid: str
 }
 
 /** BIDs killed here since `since` (ms), so the box can drop its own copies. */
-export function killedSince(gw: Gateway, sinceRaw: unknown): { killed: Array<{ bid: string; at: number }>; next: number } {
-  const since = sinceRaw === undefined ? 0 : Number(sinceRaw);
-  if (!Number.isFinite(since) || since < 0) throw badRequest("invalid", "since must be unix milliseconds");
+export function killedSince(gw: Gateway, since: number): { killed: Array<{ bid: string; at: number }>; next: number } {
   const rows = gw.db.query("SELECT bid, killed_at AS at FROM bbs_messages WHERE killed_at > ? ORDER BY killed_at LIMIT 500").all(since) as Array<{
     bid: string;
     at: number;
@@ -257,13 +244,13 @@ export interface SessionExchange {
  * call may carry bytes received from the partner (`data`, base64) and
  * returns the bytes to transmit; `close: true` says the circuit dropped.
  */
-export async function sessionExchange(gw: Gateway, body: unknown): Promise<SessionExchange> {
-  if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest("bad_body", "expected { session?, partner?, role?, data?, close? }");
-  const b = body as { session?: unknown; partner?: unknown; role?: unknown; data?: unknown; close?: unknown };
+export async function sessionExchange(
+  gw: Gateway,
+  b: { session?: string; partner?: string; role?: "answerer" | "caller"; data?: string; close?: boolean },
+): Promise<SessionExchange> {
   reap(gw);
   let input = new Uint8Array(0);
   if (b.data !== undefined) {
-    if (typeof b.data !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(b.data)) throw badRequest("invalid", "data must be base64");
     input = new Uint8Array(Buffer.from(b.data, "base64"));
     if (input.length > 64 * 1024) throw badRequest("invalid", "at most 64 KiB of data per exchange");
   }
@@ -271,7 +258,6 @@ export async function sessionExchange(gw: Gateway, body: unknown): Promise<Sessi
   if (b.session === undefined) {
     const p = knownPartner(gw, b.partner);
     const role = b.role ?? "answerer";
-    if (role !== "answerer" && role !== "caller") throw badRequest("invalid", 'role must be "answerer" (the partner called the box) or "caller"');
     const id = randomBytes(9).toString("base64url");
     const link = new MemoryLink(`box session ${id}`);
     const done = runPartnerSession(gw, p, link, role, { via: "box" });
@@ -279,7 +265,7 @@ export async function sessionExchange(gw: Gateway, body: unknown): Promise<Sessi
     void done.then((r) => (s.report = r));
     sessions(gw).set(id, s);
   } else {
-    const found = typeof b.session === "string" ? sessions(gw).get(b.session) : undefined;
+    const found = sessions(gw).get(b.session);
     if (!found) throw notFound(`session ${String(b.session)}`);
     s = found;
   }
@@ -304,8 +290,8 @@ export function listBoxSessions(gw: Gateway) {
 }
 
 /** Hangs up a relayed session (the operator, or the box when the circuit is gone). */
-export function endBoxSession(gw: Gateway, id: unknown): boolean {
-  const s = typeof id === "string" ? sessions(gw).get(id) : undefined;
+export function endBoxSession(gw: Gateway, id: string): boolean {
+  const s = sessions(gw).get(id);
   if (!s) return false;
   s.link.end();
   return true;

@@ -300,23 +300,20 @@ export function storeMessage(gw: Gateway, input: MessageInput): StoreOutcome {
   return out;
 }
 
+/** A message as the web app or API writes it (its types checked at the route). */
 export interface ComposeInput {
-  type?: unknown;
-  to?: unknown;
-  subject?: unknown;
-  body?: unknown;
-  replyTo?: unknown;
+  type?: MessageType;
+  to: string;
+  subject: string;
+  body: string;
+  replyTo?: number | null;
 }
 
 /** A message written on this instance by `from` (a verified base callsign). */
 export function composeMessage(gw: Gateway, from: string, viewer: Viewer, input: ComposeInput): Message {
   const type = input.type ?? "P";
-  if (type !== "P" && type !== "B" && type !== "T") throw badRequest("invalid", "type must be P (personal), B (bulletin) or T (NTS traffic)");
-  if (typeof input.subject !== "string") throw badRequest("invalid", "subject is required");
-  if (typeof input.body !== "string") throw badRequest("invalid", "body is required");
   let replyTo: number | null = null;
   if (input.replyTo !== undefined && input.replyTo !== null) {
-    if (typeof input.replyTo !== "number" || !Number.isInteger(input.replyTo)) throw badRequest("invalid", "replyTo must be a message id");
     const parent = gw.db.query("SELECT type, from_call, to_call FROM bbs_messages WHERE id = ? AND killed_at IS NULL").get(input.replyTo) as {
       type: string;
       from_call: string;
@@ -384,12 +381,9 @@ export interface Page {
   before: number | null;
 }
 
-export function pageOf(query: Record<string, string | undefined>): Page {
-  const limit = query.limit === undefined ? 50 : Number(query.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw badRequest("invalid", "limit must be 1-200");
-  const before = query.before === undefined ? null : Number(query.before);
-  if (before !== null && (!Number.isInteger(before) || before < 1)) throw badRequest("invalid", "before must be a message id");
-  return { limit, before };
+/** A page of a list (`limit` 1-200 and `before` a message id, checked at the route). */
+export function pageOf(query: { limit?: number; before?: number }): Page {
+  return { limit: query.limit ?? 50, before: query.before ?? null };
 }
 
 function list(gw: Gateway, where: string, params: Array<string | number>, page: Page): Message[] {

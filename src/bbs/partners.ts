@@ -144,8 +144,8 @@ function checkAx25Unique(gw: Gateway, f: PartnerFields, id: number | null): void
   if (other && other.id !== id) throw conflict("partner_exists", `${ax25Address(f)} is already where partner ${other.call} is on the air`);
 }
 
-function checkTypes(raw: unknown, what: string): string {
-  if (typeof raw !== "string" || !/^[PBT]{1,3}$/i.test(raw)) throw invalid(`${what} must be a combination of P, B and T, e.g. "PBT"`);
+/** "tbp" -> "PBT" (the letters are checked at the route). */
+function normalTypes(raw: string): string {
   const t = raw.toUpperCase();
   return ["P", "B", "T"].filter((c) => t.includes(c)).join("");
 }
@@ -175,10 +175,25 @@ export function inTimeBands(bands: string[], now: number): boolean {
 
 type PartnerFields = Omit<PartnerRow, "id" | "created_at" | "updated_at" | "last_attempt_at" | "last_success_at" | "last_error">;
 
+/** A partner as the API sends it: the types and ranges of each field are checked at the route. */
+export interface PartnerInput {
+  call?: string;
+  protocol?: "fbb-b1" | "fbb-ascii";
+  transport?: "tcp" | "box" | "ax25";
+  host?: string | null;
+  port?: number | null;
+  ax25Call?: string | null;
+  via?: string[] | null;
+  password?: string | null;
+  intervalMin?: number;
+  timeBands?: string[];
+  types?: string;
+  poll?: boolean;
+  enabled?: boolean;
+}
+
 /** Validates a whole partner (merged over `base` for updates). */
-function partnerFields(input: unknown, base: PartnerFields | null): PartnerFields {
-  if (!input || typeof input !== "object" || Array.isArray(input)) throw badRequest("bad_body", "expected a JSON object describing the partner");
-  const b = input as Record<string, unknown>;
+function partnerFields(b: PartnerInput, base: PartnerFields | null): PartnerFields {
   const known = ["call", "protocol", "transport", "host", "port", "ax25Call", "via", "password", "intervalMin", "timeBands", "types", "poll", "enabled"];
   for (const k of Object.keys(b)) if (!known.includes(k)) throw invalid(`unknown field "${k}" (known: ${known.join(", ")})`);
   const f: PartnerFields = base
@@ -199,69 +214,32 @@ function partnerFields(input: unknown, base: PartnerFields | null): PartnerField
         enabled: 1,
       };
   if (b.call !== undefined || !base) {
-    if (typeof b.call !== "string" || !isCallsign(b.call)) throw invalid("call must be the partner BBS's callsign, e.g. N0BBS");
+    if (b.call === undefined || !isCallsign(b.call)) throw invalid("call must be the partner BBS's callsign, e.g. N0BBS");
     f.call = normalizeCall(b.call);
   }
-  if (b.protocol !== undefined) {
-    if (b.protocol !== "fbb-b1" && b.protocol !== "fbb-ascii") throw invalid('protocol must be "fbb-b1" or "fbb-ascii"');
-    f.protocol = b.protocol;
-  }
-  if (b.transport !== undefined) {
-    if (b.transport !== "tcp" && b.transport !== "box" && b.transport !== "ax25") throw invalid('transport must be "tcp", "box" or "ax25"');
-    f.transport = b.transport;
-  }
-  if (b.host !== undefined) {
-    if (b.host === null || b.host === "") f.host = null;
-    else if (typeof b.host !== "string" || !/^[A-Za-z0-9.:-]{1,253}$/.test(b.host)) throw invalid("host must be a host name or address");
-    else f.host = b.host;
-  }
-  if (b.port !== undefined) {
-    if (b.port === null) f.port = null;
-    else if (typeof b.port !== "number" || !Number.isInteger(b.port) || b.port < 1 || b.port > 65535) throw invalid("port must be 1-65535");
-    else f.port = b.port;
-  }
+  if (b.protocol !== undefined) f.protocol = b.protocol;
+  if (b.transport !== undefined) f.transport = b.transport;
+  if (b.host !== undefined) f.host = b.host || null;
+  if (b.port !== undefined) f.port = b.port;
   if (b.ax25Call !== undefined) {
-    if (b.ax25Call === null || b.ax25Call === "") f.ax25_call = null;
-    else if (typeof b.ax25Call !== "string" || !isCallsign(b.ax25Call))
-      throw invalid("ax25Call must be the call-SSID the partner answers on the air, e.g. N0BBS-1");
+    if (!b.ax25Call) f.ax25_call = null;
+    else if (!isCallsign(b.ax25Call)) throw invalid("ax25Call must be the call-SSID the partner answers on the air, e.g. N0BBS-1");
     else f.ax25_call = normalizeCall(b.ax25Call);
   }
   if (b.via !== undefined) {
-    if (b.via === null) f.via = "[]";
-    else if (!Array.isArray(b.via) || b.via.length > 8) throw invalid('via must be a list of up to 8 digipeaters, e.g. ["RELAY", "WIDE2-1"] ([] = direct)');
-    else
-      f.via = JSON.stringify(
-        b.via.map((d) => {
-          if (typeof d !== "string" || !DIGI.test(d.trim().toUpperCase()))
-            throw invalid(`via: "${String(d)}" is not a digipeater (1-6 of A-Z 0-9, optional -SSID 1-15)`);
-          return normalizeCall(d);
-        }),
-      );
+    f.via = JSON.stringify(
+      (b.via ?? []).map((d) => {
+        if (!DIGI.test(d.trim().toUpperCase())) throw invalid(`via: "${d}" is not a digipeater (1-6 of A-Z 0-9, optional -SSID 1-15)`);
+        return normalizeCall(d);
+      }),
+    );
   }
-  if (b.password !== undefined) {
-    if (b.password === null || b.password === "") f.password = null;
-    else if (typeof b.password !== "string" || b.password.length > 64 || /[\s\x00-\x1f]/.test(b.password))
-      throw invalid("password must be up to 64 characters without spaces");
-    else f.password = b.password;
-  }
-  if (b.intervalMin !== undefined) {
-    if (typeof b.intervalMin !== "number" || !Number.isInteger(b.intervalMin) || b.intervalMin < 1 || b.intervalMin > 1440)
-      throw invalid("intervalMin must be 1-1440 minutes");
-    f.interval_min = b.intervalMin;
-  }
-  if (b.timeBands !== undefined) {
-    if (!Array.isArray(b.timeBands) || b.timeBands.length > 12) throw invalid('timeBands must be a list of up to 12 bands like "22:00-06:00" (UTC)');
-    f.time_bands = JSON.stringify(b.timeBands.map(checkTimeBand));
-  }
-  if (b.types !== undefined) f.types = checkTypes(b.types, "types");
-  if (b.poll !== undefined) {
-    if (typeof b.poll !== "boolean") throw invalid("poll must be true or false");
-    f.poll = b.poll ? 1 : 0;
-  }
-  if (b.enabled !== undefined) {
-    if (typeof b.enabled !== "boolean") throw invalid("enabled must be true or false");
-    f.enabled = b.enabled ? 1 : 0;
-  }
+  if (b.password !== undefined) f.password = b.password || null;
+  if (b.intervalMin !== undefined) f.interval_min = b.intervalMin;
+  if (b.timeBands !== undefined) f.time_bands = JSON.stringify(b.timeBands.map(checkTimeBand));
+  if (b.types !== undefined) f.types = normalTypes(b.types);
+  if (b.poll !== undefined) f.poll = b.poll ? 1 : 0;
+  if (b.enabled !== undefined) f.enabled = b.enabled ? 1 : 0;
   if (f.transport === "tcp" && (!f.host || !f.port)) throw invalid("a tcp partner needs host and port (where we call it)");
   if (f.transport !== "ax25") {
     if ((b.ax25Call !== undefined && b.ax25Call !== null && b.ax25Call !== "") || (Array.isArray(b.via) && b.via.length))
@@ -272,7 +250,7 @@ function partnerFields(input: unknown, base: PartnerFields | null): PartnerField
   return f;
 }
 
-export function createPartner(gw: Gateway, input: unknown): Partner {
+export function createPartner(gw: Gateway, input: PartnerInput): Partner {
   const f = partnerFields(input, null);
   if (partnerByCall(gw, f.call)) throw conflict("partner_exists", `${f.call} is already a partner`);
   checkAx25Unique(gw, f, null);
@@ -289,7 +267,7 @@ export function createPartner(gw: Gateway, input: unknown): Partner {
   return getPartner(gw, id);
 }
 
-export function updatePartner(gw: Gateway, id: number, input: unknown): Partner {
+export function updatePartner(gw: Gateway, id: number, input: PartnerInput): Partner {
   const cur = partnerRow(gw, id);
   if (!cur) throw notFound(`partner ${id}`);
   const f = partnerFields(input, cur);
@@ -368,39 +346,40 @@ interface RuleFields {
   priority: number;
 }
 
-function ruleFields(gw: Gateway, input: unknown, base: RuleFields | null): RuleFields {
-  if (!input || typeof input !== "object" || Array.isArray(input)) throw badRequest("bad_body", "expected a JSON object describing the rule");
-  const b = input as Record<string, unknown>;
+/** A rule as the API sends it: the types and ranges of each field are checked at the route. */
+export interface RuleInput {
+  partner?: string;
+  partnerId?: number;
+  field?: "at" | "to";
+  pattern?: string;
+  types?: string;
+  priority?: number;
+}
+
+function ruleFields(gw: Gateway, b: RuleInput, base: RuleFields | null): RuleFields {
   const known = ["partner", "partnerId", "field", "pattern", "types", "priority"];
   for (const k of Object.keys(b)) if (!known.includes(k)) throw invalid(`unknown field "${k}" (known: ${known.join(", ")})`);
   const f: RuleFields = base ? { ...base } : { partner_id: 0, field: "at", pattern: "", types: "PBT", priority: 100 };
   if (b.partnerId !== undefined) {
-    if (typeof b.partnerId !== "number" || !partnerRow(gw, b.partnerId)) throw invalid("partnerId names no partner");
+    if (!partnerRow(gw, b.partnerId)) throw invalid("partnerId names no partner");
     f.partner_id = b.partnerId;
   } else if (b.partner !== undefined) {
-    const p = typeof b.partner === "string" ? partnerByCall(gw, b.partner) : null;
+    const p = partnerByCall(gw, b.partner);
     if (!p) throw invalid("partner names no partner (give its callsign or partnerId)");
     f.partner_id = p.id;
   } else if (!base) throw invalid("a rule needs a partner (callsign) or partnerId");
-  if (b.field !== undefined) {
-    if (b.field !== "at" && b.field !== "to") throw invalid('field must be "at" (the @ route) or "to" (the addressee or category)');
-    f.field = b.field;
-  }
+  if (b.field !== undefined) f.field = b.field;
   if (b.pattern !== undefined || !base) {
     const p = checkPattern(b.pattern);
     if (!p.ok) throw invalid(p.message);
     f.pattern = p.value;
   }
-  if (b.types !== undefined) f.types = checkTypes(b.types, "types");
-  if (b.priority !== undefined) {
-    if (typeof b.priority !== "number" || !Number.isInteger(b.priority) || b.priority < 0 || b.priority > 10000)
-      throw invalid("priority must be 0-10000 (lower wins)");
-    f.priority = b.priority;
-  }
+  if (b.types !== undefined) f.types = normalTypes(b.types);
+  if (b.priority !== undefined) f.priority = b.priority;
   return f;
 }
 
-export function createRule(gw: Gateway, input: unknown): Rule {
+export function createRule(gw: Gateway, input: RuleInput): Rule {
   const f = ruleFields(gw, input, null);
   const now = gw.clock.now();
   const id = Number(
@@ -411,7 +390,7 @@ export function createRule(gw: Gateway, input: unknown): Rule {
   return getRule(gw, id);
 }
 
-export function updateRule(gw: Gateway, id: number, input: unknown): Rule {
+export function updateRule(gw: Gateway, id: number, input: RuleInput): Rule {
   const cur = gw.db.query("SELECT partner_id, field, pattern, types, priority FROM bbs_rules WHERE id = ?").get(id) as RuleFields | null;
   if (!cur) throw notFound(`rule ${id}`);
   const f = ruleFields(gw, input, cur);

@@ -4,11 +4,11 @@
  * forwarding backend (x-ingest-secret). Handlers parse, check, call one
  * service function.
  */
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { badRequest, forbidden, notFound, unauthorized } from "../errors.ts";
-import { isMessageType, parseAddress } from "./address.ts";
+import { parseAddress, type MessageType } from "./address.ts";
 import { canKill, canRead, isAddressee, viewerOf, type Viewer } from "./access.ts";
 import {
   bulletinCategories,
@@ -30,10 +30,72 @@ import { resolveRoute } from "./routing.ts";
 import { wpLookup, wpSearch } from "./wp.ts";
 import { createPartner, createRule, deletePartner, deleteRule, getPartner, getRule, listPartners, listRules, updatePartner, updateRule } from "./partners.ts";
 import { activeSessions, callPartner, recentSessions } from "./forwarding.ts";
-import { boxKill, endBoxSession, inbound, killedSince, listBoxSessions, pool, sentReport, sessionExchange } from "./box.ts";
+import { boxKill, endBoxSession, inbound, killedSince, listBoxSessions, MAX_BATCH, pool, sentReport, sessionExchange } from "./box.ts";
 import { bbsIdentity } from "./identity.ts";
 
-type Query = Record<string, string | undefined>;
+/** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */
+const whole = (o: Parameters<typeof t.Number>[0] = {}) => t.Number({ multipleOf: 1, ...o });
+
+/** A message, rule or partner id in the path: anything else answers 404, as an unknown id does. */
+const idParams = (what: string) => t.Object({ id: t.String({ description: `the ${what}'s id (a whole number; anything else is not found)` }) });
+
+/** A page of a message list: `limit` newest first, below the id `before`. */
+const PAGE = {
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 200, description: "messages per page, 1-200 (default 50)" })),
+  before: t.Optional(t.Integer({ minimum: 1, description: "the next page: the `next` of the previous answer (a message id)" })),
+};
+
+/** A base callsign in a query, e.g. N0ABC (case and surrounding spaces do not matter). */
+const baseCall = (description: string) => t.String({ pattern: "^\\s*[A-Za-z0-9]{1,6}\\s*$", description });
+
+/** Bodies keep the fields the schema does not name (the domain reads or refuses them). */
+const open = { additionalProperties: true } as const;
+
+const TYPES = t.String({ pattern: "^[PBTpbt]{1,3}$", description: 'message types, a combination of P, B and T, e.g. "PBT"' });
+const CALL_SSID = "^[A-Za-z0-9]{1,6}(-\\d{1,2})?$";
+
+const PARTNER = t.Object(
+  {
+    call: t.Optional(t.String({ description: "the partner BBS's callsign, e.g. N0BBS (required to create)" })),
+    protocol: t.Optional(t.Union([t.Literal("fbb-b1"), t.Literal("fbb-ascii")], { description: "FBB compressed (B1) or ASCII forwarding; default fbb-b1" })),
+    transport: t.Optional(
+      t.Union([t.Literal("tcp"), t.Literal("box"), t.Literal("ax25")], {
+        description: "how we reach it: tcp (host and port), box (the ingest box), ax25 (our radio port); default tcp",
+      }),
+    ),
+    host: t.Optional(
+      t.Union([t.Null(), t.String({ pattern: "^([A-Za-z0-9.:-]{1,253})?$" })], { description: "tcp: host name or address (null or empty clears)" }),
+    ),
+    port: t.Optional(t.Union([t.Null(), whole({ minimum: 1, maximum: 65535 })], { description: "tcp: port 1-65535" })),
+    ax25Call: t.Optional(t.Union([t.Null(), t.String()], { description: "ax25: the call-SSID the partner answers on the air, e.g. N0BBS-1" })),
+    via: t.Optional(
+      t.Union([t.Null(), t.Array(t.String(), { maxItems: 8 })], { description: 'ax25: up to 8 digipeaters, e.g. ["RELAY", "WIDE2-1"] ([] = direct)' }),
+    ),
+    password: t.Optional(
+      t.Union([t.Null(), t.String({ maxLength: 64, pattern: "^[^\\s\\x00-\\x1f]*$" })], {
+        description: "up to 64 characters without spaces (null or empty clears)",
+      }),
+    ),
+    intervalMin: t.Optional(whole({ minimum: 1, maximum: 1440, description: "minutes between forwarding calls, 1-1440 (default 60)" })),
+    timeBands: t.Optional(t.Array(t.String(), { maxItems: 12, description: 'UTC bands when we may call, like "22:00-06:00" ([] = always)' })),
+    types: t.Optional(TYPES),
+    poll: t.Optional(t.Boolean({ description: "call even with nothing to send, to collect" })),
+    enabled: t.Optional(t.Boolean()),
+  },
+  { ...open, description: "a forwarding partner; on update only the fields given change" },
+);
+
+const RULE = t.Object(
+  {
+    partner: t.Optional(t.String({ description: "the partner's callsign (or give partnerId)" })),
+    partnerId: t.Optional(whole({ description: "the partner's id" })),
+    field: t.Optional(t.Union([t.Literal("at"), t.Literal("to")], { description: "match the @ route (at, the default) or the addressee or category (to)" })),
+    pattern: t.Optional(t.String({ description: "what to match, e.g. #TST, N0Q* or WW (required to create)" })),
+    types: t.Optional(TYPES),
+    priority: t.Optional(whole({ minimum: 0, maximum: 10000, description: "0-10000, lower wins (default 100)" })),
+  },
+  { ...open, description: "a forwarding rule; on update only the fields given change" },
+);
 
 function idParam(raw: string | undefined, what: string): number {
   const n = Number(raw);
@@ -41,11 +103,7 @@ function idParam(raw: string | undefined, what: string): number {
   return n;
 }
 
-function upperCall(raw: string, what: string): string {
-  const c = raw.trim().toUpperCase();
-  if (!/^[A-Z0-9]{1,6}$/.test(c)) throw badRequest("invalid", `${what} must be a base callsign like N0ABC`);
-  return c;
-}
+const upperCall = (raw: string) => raw.trim().toUpperCase();
 
 /** The message if the viewer may read it: 404 when absent, 401/403 when not theirs. */
 function readable(gw: Gateway, v: Viewer, id: number): Message {
@@ -68,24 +126,33 @@ export function bbsRoutes(gw: Gateway) {
       .post(
         "/api/bbs/messages",
         ({ body, caller, set }) => {
-          const u = caller.user!;
-          if (!body || typeof body !== "object" || Array.isArray(body) || body instanceof Uint8Array) {
-            throw badRequest("bad_body", "expected a JSON object { type, to, subject, body, replyTo? }");
-          }
-          const from = u.call!.split("-")[0]!;
-          const m = composeMessage(gw, from, viewerOf(gw, caller), body as Record<string, unknown>);
+          const from = caller.user!.call!.split("-")[0]!;
+          const m = composeMessage(gw, from, viewerOf(gw, caller), body);
           set.status = 201;
           return m;
         },
-        { gate: "verified" },
+        {
+          gate: "verified",
+          body: t.Object(
+            {
+              type: t.Optional(
+                t.Union([t.Literal("P"), t.Literal("B"), t.Literal("T")], { description: "P personal mail (default), B bulletin, T NTS traffic" }),
+              ),
+              to: t.String({ description: "the address: N0ABC, N0ABC@N0BBS.#NCA.CA.USA.NOAM, or for a bulletin a category like ALL@WW" }),
+              subject: t.String({ description: "the subject line" }),
+              body: t.String({ description: "the text (at most BBS_MAX_MESSAGE_BYTES bytes)" }),
+              replyTo: t.Optional(t.Union([t.Null(), whole()], { description: "the id of the message this answers (threads it)" })),
+            },
+            open,
+          ),
+          detail: { summary: "Write a message (mail, bulletin or NTS traffic) as the caller's verified callsign", tags: ["BBS"] },
+        },
       )
       .get(
         "/api/bbs/messages",
-        ({ query, caller }) => {
-          const q = query as Query;
+        ({ query: q, caller }) => {
           const v = viewerOf(gw, caller);
           const page = pageOf(q);
-          if (q.type !== undefined && q.type !== "T") throw badRequest("invalid", "type may only be T here (bulletins are at /api/bbs/bulletins)");
           if (q.type === "T") {
             if (!v.sysop && v.calls.size === 0) throw forbidden("NTS traffic is for operators with a verified callsign", "callsign_not_verified");
             const messages = listTraffic(gw, page);
@@ -93,14 +160,29 @@ export function bbsRoutes(gw: Gateway) {
           }
           let calls: string[];
           if (q.to !== undefined) {
-            const to = upperCall(q.to, "to");
+            const to = upperCall(q.to);
             if (!v.sysop && !v.calls.has(to)) throw forbidden(`only ${to} (with a verified callsign) or the sysop may read ${to}'s mail`, "not_your_mail");
             calls = [to];
           } else calls = [...v.calls];
           const messages = listMailbox(gw, calls, page, q.unread === "1" || q.unread === "true");
           return { calls, messages, next: next(messages, page.limit) };
         },
-        { gate: "session" },
+        {
+          gate: "session",
+          query: t.Object({
+            type: t.Optional(
+              t.Literal("T", { description: "T: NTS traffic (verified operators); left out: personal mail (bulletins are at /api/bbs/bulletins)" }),
+            ),
+            to: t.Optional(baseCall("whose mailbox (a base callsign): the caller's own verified calls, or any for the sysop; default all of the caller's")),
+            unread: t.Optional(t.String({ description: "1 or true: unread mail only" })),
+            ...PAGE,
+          }),
+          detail: {
+            summary: "List the caller's personal mail (or NTS traffic), newest first",
+            description: "Paged: `next` is the `before` of the next page (null on the last).",
+            tags: ["BBS"],
+          },
+        },
       )
       .get(
         "/api/bbs/messages/:id",
@@ -114,7 +196,14 @@ export function bbsRoutes(gw: Gateway) {
           }
           return m;
         },
-        { gate: "public" },
+        {
+          gate: "public",
+          params: idParams("message"),
+          detail: {
+            summary: "Read one message (bulletins: anyone; personal mail: its addressee, sender or the sysop); marks the addressee's mail read",
+            tags: ["BBS"],
+          },
+        },
       )
       .post(
         "/api/bbs/messages/:id/read",
@@ -123,12 +212,15 @@ export function bbsRoutes(gw: Gateway) {
           const id = idParam(params.id, "message");
           const m = readable(gw, v, id);
           if (!isAddressee(v, m)) throw forbidden("only the addressee marks mail read or unread", "not_addressee");
-          const read = body && typeof body === "object" && "read" in body ? (body as { read: unknown }).read : true;
-          if (typeof read !== "boolean") throw badRequest("invalid", "read must be true or false");
-          markRead(gw, id, read);
+          markRead(gw, id, body?.read ?? true);
           return getMessage(gw, id);
         },
-        { gate: "session" },
+        {
+          gate: "session",
+          params: idParams("message"),
+          body: t.Optional(t.Object({ read: t.Optional(t.Boolean({ description: "true (default) marks it read, false unread" })) }, open)),
+          detail: { summary: "Mark a message read or unread (its addressee only)", tags: ["BBS"] },
+        },
       )
       .delete(
         "/api/bbs/messages/:id",
@@ -141,17 +233,20 @@ export function bbsRoutes(gw: Gateway) {
           killMessage(gw, id, [...v.calls].find((c) => c === h.from || c === h.to) ?? "SYSOP");
           return { killed: id };
         },
-        { gate: "session" },
+        {
+          gate: "session",
+          params: idParams("message"),
+          detail: { summary: "Kill (delete) a message: its sender, its addressee (personal mail) or the sysop", tags: ["BBS"] },
+        },
       )
       .get(
         "/api/bbs/sent",
-        ({ query, caller }) => {
-          const q = query as Query;
+        ({ query: q, caller }) => {
           const v = viewerOf(gw, caller);
           const page = pageOf(q);
           let calls: string[];
           if (q.from !== undefined) {
-            const from = upperCall(q.from, "from");
+            const from = upperCall(q.from);
             if (!v.sysop && !v.calls.has(from))
               throw forbidden(`only ${from} (with a verified callsign) or the sysop may list what ${from} sent`, "not_your_mail");
             calls = [from];
@@ -159,29 +254,39 @@ export function bbsRoutes(gw: Gateway) {
           const messages = listSent(gw, calls, page);
           return { calls, messages, next: next(messages, page.limit) };
         },
-        { gate: "session" },
+        {
+          gate: "session",
+          query: t.Object({
+            from: t.Optional(baseCall("whose sent mail (a base callsign): the caller's own verified calls, or any for the sysop; default all of the caller's")),
+            ...PAGE,
+          }),
+          detail: { summary: "List what the caller's callsigns sent, newest first", description: "Paged like GET /api/bbs/messages.", tags: ["BBS"] },
+        },
       )
       .get(
         "/api/bbs/bulletins",
-        ({ query }) => {
-          const q = query as Query;
+        ({ query: q }) => {
           const page = pageOf(q);
-          let category: string | null = null;
-          if (q.category !== undefined && q.category !== "") {
-            category = q.category.trim().toUpperCase();
-            if (!/^[A-Z0-9]{1,6}$/.test(category)) throw badRequest("invalid", "category must be 1-6 letters or digits");
-          }
-          let since: number | null = null;
-          if (q.since !== undefined) {
-            since = Number(q.since);
-            if (!Number.isFinite(since) || since < 0) throw badRequest("invalid", "since must be unix milliseconds");
-          }
-          const messages = listBulletins(gw, category, since, page);
+          const category = q.category?.trim() ? q.category.trim().toUpperCase() : null;
+          const messages = listBulletins(gw, category, q.since ?? null, page);
           return { category, messages, next: next(messages, page.limit) };
         },
-        { gate: "public" },
+        {
+          gate: "public",
+          query: t.Object({
+            category: t.Optional(
+              t.String({ pattern: "^\\s*[A-Za-z0-9]{0,6}\\s*$", description: "one category, 1-6 letters or digits (e.g. ALL, WX); default every category" }),
+            ),
+            since: t.Optional(t.Numeric({ minimum: 0, description: "only bulletins received after this time (unix milliseconds)" })),
+            ...PAGE,
+          }),
+          detail: { summary: "List bulletins, newest first, of one category or all", description: "Paged like GET /api/bbs/messages.", tags: ["BBS"] },
+        },
       )
-      .get("/api/bbs/categories", () => ({ categories: bulletinCategories(gw) }), { gate: "public" })
+      .get("/api/bbs/categories", () => ({ categories: bulletinCategories(gw) }), {
+        gate: "public",
+        detail: { summary: "The bulletin categories this BBS holds, with their counts", tags: ["BBS"] },
+      })
       .get(
         "/api/bbs/thread/:id",
         ({ params, caller }) => {
@@ -191,41 +296,59 @@ export function bbsRoutes(gw: Gateway) {
           const messages = threadOf(gw, id, v);
           return { threadId: messages[0]?.threadId ?? id, messages };
         },
-        { gate: "public" },
+        {
+          gate: "public",
+          params: idParams("message"),
+          detail: { summary: "The thread a message belongs to: the messages of it the caller may read, oldest first", tags: ["BBS"] },
+        },
       )
       // ---- routing and White Pages ----
       .get(
         "/api/bbs/route",
-        ({ query }) => {
-          const q = query as Query;
-          const type = (q.type ?? "P").toUpperCase();
-          if (!isMessageType(type)) throw badRequest("invalid", "type must be P, B or T");
+        ({ query: q }) => {
+          const type = (q.type ?? "P").toUpperCase() as MessageType;
           const a = parseAddress(q.to, type);
           if (!a.ok) throw badRequest("bad_address", a.message);
           const d = resolveRoute(gw, { type, to: a.value.to, at: a.value.at, route: [], receivedFrom: null });
           return { bbs: bbsIdentity(gw.config), type, to: a.value.to, at: d.at, delivery: d.delivery, partners: d.partners, wp: d.wp, reason: d.reason };
         },
-        { gate: "public" },
+        {
+          gate: "public",
+          query: t.Object({
+            to: t.Optional(t.String({ description: "the address to route, e.g. N0ABC@N0BBS.#NCA.CA.USA.NOAM (required)" })),
+            type: t.Optional(t.String({ pattern: "^[PBTpbt]$", description: "P (default), B or T" })),
+          }),
+          detail: {
+            summary: "Where a message to an address would go: delivered here, or forwarded to which partners, and why",
+            tags: ["BBS"],
+          },
+        },
       )
       .get(
         "/api/bbs/wp",
-        ({ query }) => {
-          const q = query as Query;
-          const limit = q.limit === undefined ? 50 : Number(q.limit);
-          if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw badRequest("invalid", "limit must be 1-200");
+        ({ query: q }) => {
           if (q.call !== undefined) {
             const e = wpLookup(gw.db, q.call.trim());
             if (!e) throw notFound(`White Pages entry for ${q.call.trim().toUpperCase()}`);
             return e;
           }
-          const qq = q.q ?? "";
-          if (qq.length > 40) throw badRequest("invalid", "q is at most 40 characters");
-          return { entries: wpSearch(gw.db, qq, limit) };
+          return { entries: wpSearch(gw.db, q.q ?? "", q.limit ?? 50) };
         },
-        { gate: "public" },
+        {
+          gate: "public",
+          query: t.Object({
+            call: t.Optional(t.String({ description: "one callsign: answers its entry (404 when none)" })),
+            q: t.Optional(t.String({ maxLength: 40, description: "search text (callsign, name, home BBS); at most 40 characters" })),
+            limit: t.Optional(t.Integer({ minimum: 1, maximum: 200, description: "entries, 1-200 (default 50)" })),
+          }),
+          detail: { summary: "White Pages: one callsign's home BBS, or a search of the entries", tags: ["BBS"] },
+        },
       )
       // ---- forwarding rules and partners (sysop) ----
-      .get("/api/bbs/forward", () => ({ rules: listRules(gw) }), { gate: "sysop" })
+      .get("/api/bbs/forward", () => ({ rules: listRules(gw) }), {
+        gate: "sysop",
+        detail: { summary: "The forwarding rules (which partner takes which routes)", tags: ["BBS"] },
+      })
       .post(
         "/api/bbs/forward",
         ({ body, set }) => {
@@ -234,9 +357,13 @@ export function bbsRoutes(gw: Gateway) {
           set.status = 201;
           return r;
         },
-        { gate: "sysop" },
+        { gate: "sysop", body: RULE, detail: { summary: "Add a forwarding rule; held messages are routed again", tags: ["BBS"] } },
       )
-      .get("/api/bbs/forward/:id", ({ params }) => getRule(gw, idParam(params.id, "rule")), { gate: "sysop" })
+      .get("/api/bbs/forward/:id", ({ params }) => getRule(gw, idParam(params.id, "rule")), {
+        gate: "sysop",
+        params: idParams("rule"),
+        detail: { summary: "One forwarding rule", tags: ["BBS"] },
+      })
       .post(
         "/api/bbs/forward/:id",
         ({ params, body }) => {
@@ -244,7 +371,12 @@ export function bbsRoutes(gw: Gateway) {
           rerouteHeld(gw);
           return r;
         },
-        { gate: "sysop" },
+        {
+          gate: "sysop",
+          params: idParams("rule"),
+          body: RULE,
+          detail: { summary: "Change a forwarding rule; held messages are routed again", tags: ["BBS"] },
+        },
       )
       .delete(
         "/api/bbs/forward/:id",
@@ -253,9 +385,12 @@ export function bbsRoutes(gw: Gateway) {
           deleteRule(gw, id);
           return { deleted: id };
         },
-        { gate: "sysop" },
+        { gate: "sysop", params: idParams("rule"), detail: { summary: "Delete a forwarding rule", tags: ["BBS"] } },
       )
-      .get("/api/bbs/partners", () => ({ bbs: bbsIdentity(gw.config), partners: listPartners(gw), sessions: activeSessions(gw) }), { gate: "sysop" })
+      .get("/api/bbs/partners", () => ({ bbs: bbsIdentity(gw.config), partners: listPartners(gw), sessions: activeSessions(gw) }), {
+        gate: "sysop",
+        detail: { summary: "This BBS's identity, its forwarding partners and the forwarding sessions under way", tags: ["BBS"] },
+      })
       .post(
         "/api/bbs/partners",
         ({ body, set }) => {
@@ -263,7 +398,7 @@ export function bbsRoutes(gw: Gateway) {
           set.status = 201;
           return p;
         },
-        { gate: "sysop" },
+        { gate: "sysop", body: PARTNER, detail: { summary: "Add a forwarding partner (another BBS we exchange messages with)", tags: ["BBS"] } },
       )
       .get(
         "/api/bbs/partners/:id",
@@ -271,7 +406,7 @@ export function bbsRoutes(gw: Gateway) {
           const id = idParam(params.id, "partner");
           return { ...getPartner(gw, id), sessions: recentSessions(gw, id) };
         },
-        { gate: "sysop" },
+        { gate: "sysop", params: idParams("partner"), detail: { summary: "One forwarding partner with its recent sessions", tags: ["BBS"] } },
       )
       .post(
         "/api/bbs/partners/:id",
@@ -280,7 +415,12 @@ export function bbsRoutes(gw: Gateway) {
           rerouteHeld(gw);
           return p;
         },
-        { gate: "sysop" },
+        {
+          gate: "sysop",
+          params: idParams("partner"),
+          body: PARTNER,
+          detail: { summary: "Change a forwarding partner; held messages are routed again", tags: ["BBS"] },
+        },
       )
       .delete(
         "/api/bbs/partners/:id",
@@ -289,7 +429,7 @@ export function bbsRoutes(gw: Gateway) {
           deletePartner(gw, id);
           return { deleted: id };
         },
-        { gate: "sysop" },
+        { gate: "sysop", params: idParams("partner"), detail: { summary: "Delete a forwarding partner and its rules", tags: ["BBS"] } },
       )
       .post(
         "/api/bbs/partners/:id/forward",
@@ -298,26 +438,109 @@ export function bbsRoutes(gw: Gateway) {
           getPartner(gw, id);
           return callPartner(gw, id);
         },
-        { gate: "sysop" },
+        {
+          gate: "sysop",
+          params: idParams("partner"),
+          detail: { summary: "Call a forwarding partner now and exchange messages; answers the session's report", tags: ["BBS"] },
+        },
       )
       // ---- the ingest box's forwarding backend ----
-      .get("/api/bbs/forward/pool", ({ query }) => pool(gw, (query as Query).partner, (query as Query).limit), { gate: "ingest" })
-      .post("/api/bbs/forward/inbound", ({ body }) => inbound(gw, body), { gate: "ingest" })
-      .post("/api/bbs/forward/sent", ({ body }) => sentReport(gw, body), { gate: "ingest" })
-      .get("/api/bbs/forward/session", () => ({ sessions: listBoxSessions(gw), forwarding: activeSessions(gw) }), { gate: "ingest" })
-      .post("/api/bbs/forward/session", ({ body }) => sessionExchange(gw, body), { gate: "ingest" })
-      .get("/api/bbs/forward/kill", ({ query }) => killedSince(gw, (query as Query).since), { gate: "ingest" })
+      .get("/api/bbs/forward/pool", ({ query }) => pool(gw, query.partner, query.limit), {
+        gate: "ingest",
+        query: t.Object({
+          partner: t.Optional(t.String({ description: "the partner BBS's callsign (required)" })),
+          limit: t.Optional(t.Integer({ minimum: 1, maximum: MAX_BATCH, description: `messages, 1-${MAX_BATCH} (default 20)` })),
+        }),
+        detail: { summary: "What is queued for a partner the box forwards to, in the order FBB offers it", tags: ["BBS"] },
+      })
+      .post("/api/bbs/forward/inbound", ({ body }) => inbound(gw, body), {
+        gate: "ingest",
+        body: t.Object(
+          {
+            partner: t.Optional(t.Union([t.Null(), t.String()], { description: "the partner BBS they came from (its callsign)" })),
+            messages: t.Array(t.Unknown(), {
+              minItems: 1,
+              maxItems: MAX_BATCH,
+              description: "each { bid, type, from, to, subject, text }; one that is refused is answered in its result, not by failing the batch",
+            }),
+          },
+          open,
+        ),
+        detail: { summary: "Messages the box received from a partner over the air, stored here; one result per message", tags: ["BBS"] },
+      })
+      .post("/api/bbs/forward/sent", ({ body }) => sentReport(gw, body), {
+        gate: "ingest",
+        body: t.Object(
+          {
+            partner: t.String({ description: "the partner BBS's callsign" }),
+            results: t.Array(
+              t.Object(
+                {
+                  bid: t.String({ description: "the message's BID" }),
+                  outcome: t.Union([t.Literal("sent"), t.Literal("rejected"), t.Literal("refused"), t.Literal("error"), t.Literal("deferred")], {
+                    description: "what the partner did with it",
+                  }),
+                },
+                open,
+              ),
+              { minItems: 1, maxItems: MAX_BATCH },
+            ),
+          },
+          open,
+        ),
+        detail: { summary: "What happened to the messages the box offered a partner", tags: ["BBS"] },
+      })
+      .get("/api/bbs/forward/session", () => ({ sessions: listBoxSessions(gw), forwarding: activeSessions(gw) }), {
+        gate: "ingest",
+        detail: { summary: "The box's forwarding sessions open here, and the forwarding sessions under way", tags: ["BBS"] },
+      })
+      .post("/api/bbs/forward/session", ({ body }) => sessionExchange(gw, body), {
+        gate: "ingest",
+        body: t.Object(
+          {
+            session: t.Optional(t.String({ description: "the session to continue; left out: start one with `partner`" })),
+            partner: t.Optional(t.String({ description: "to start a session: the partner BBS's callsign" })),
+            role: t.Optional(
+              t.Union([t.Literal("answerer"), t.Literal("caller")], { description: "to start: answerer (default, the partner called the box) or caller" }),
+            ),
+            data: t.Optional(t.String({ pattern: "^[A-Za-z0-9+/]*={0,2}$", description: "base64 of the bytes received from the partner (at most 64 KiB)" })),
+            close: t.Optional(t.Boolean({ description: "true: the circuit dropped" })),
+          },
+          open,
+        ),
+        detail: {
+          summary: "One exchange of an FBB session the box carries on air: the bytes heard in, the bytes to transmit out",
+          tags: ["BBS"],
+        },
+      })
+      .get("/api/bbs/forward/kill", ({ query }) => killedSince(gw, query.since ?? 0), {
+        gate: "ingest",
+        query: t.Object({
+          since: t.Optional(t.Numeric({ minimum: 0, description: "kills after this time (unix milliseconds; default 0); answer's `next` is the next since" })),
+        }),
+        detail: { summary: "Messages killed here since a time, for the box to kill in its own store (500 a page)", tags: ["BBS"] },
+      })
       .post(
         "/api/bbs/forward/kill",
         ({ body }) => {
-          if (body && typeof body === "object" && "session" in body) {
-            const s = (body as { session: unknown }).session;
-            if (!endBoxSession(gw, s)) throw notFound(`session ${String(s)}`);
-            return { ended: s };
+          if (body.session !== undefined) {
+            if (!endBoxSession(gw, body.session)) throw notFound(`session ${body.session}`);
+            return { ended: body.session };
           }
           return boxKill(gw, body);
         },
-        { gate: "ingest" },
+        {
+          gate: "ingest",
+          body: t.Object(
+            {
+              session: t.Optional(t.String({ description: "end this box session (then nothing else is read)" })),
+              bids: t.Optional(t.Array(t.String(), { minItems: 1, maxItems: MAX_BATCH, description: `BIDs of messages to kill, 1-${MAX_BATCH}` })),
+              call: t.Optional(t.Union([t.Null(), t.String({ pattern: CALL_SSID })], { description: "who asks: only their own messages are killed" })),
+            },
+            open,
+          ),
+          detail: { summary: "Kill messages by BID on behalf of a caller on the air, or end a box session", tags: ["BBS"] },
+        },
       )
   );
 }

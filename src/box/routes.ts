@@ -2,13 +2,25 @@
  * Remote box commands (SPEC "Remote box"): users and the operator enqueue,
  * the box leases and acknowledges, the operator reads the log.
  */
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { intParam } from "../http/params.ts";
 import { conflict } from "../errors.ts";
 import { radioOf } from "../node/radio.ts";
-import { acknowledge, boxId, commandLog, enqueue, lease, LOCAL_BOX, parseAcks } from "./service.ts";
+import { BOX_KINDS } from "./kinds.ts";
+import { acknowledge, boxId, commandLog, enqueue, lease, LOCAL_BOX, MAX_ACKS, parseAcks } from "./service.ts";
+
+/** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */
+const whole = (o: Parameters<typeof t.Number>[0] = {}) => t.Number({ multipleOf: 1, ...o });
+
+const BOX = t.Object({
+  id: t.String({
+    pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$",
+    description: `the box: 1-32 of a-z 0-9 _ - (case does not matter); "${LOCAL_BOX}" is this gateway's own radio`,
+  }),
+});
+const open = { additionalProperties: true } as const;
+const tags = ["Box"];
 
 export function boxRoutes(gw: Gateway) {
   return new Elysia({ name: "box" })
@@ -21,16 +33,65 @@ export function boxRoutes(gw: Gateway) {
           throw conflict("no_radio", "this gateway has no radio port (KISS_PORTS), so its local box cannot carry out commands");
         return { command: enqueue(gw, id, body, caller) };
       },
-      { gate: "actor" },
+      {
+        gate: "actor",
+        params: BOX,
+        body: t.Object(
+          {
+            kind: t.Union(
+              Object.keys(BOX_KINDS).map((k) => t.Literal(k)),
+              {
+                description: Object.entries(BOX_KINDS)
+                  .map(([k, v]) => `${k}: ${v.doc}`)
+                  .join("; "),
+              },
+            ),
+            args: t.Optional(t.Object({}, { ...open, description: "the kind's arguments (or give them beside kind)" })),
+            call: t.Optional(t.String({ description: "the ingest box only: the verified callsign a transmit kind acts as" })),
+          },
+          open,
+        ),
+        detail: {
+          summary: "Queue a command for a box (transmit kinds act as the caller's verified callsign)",
+          description: "Read-only kinds need a session; transmit kinds a verified callsign, or the ingest box naming one in `call`.",
+          tags,
+        },
+      },
     )
-    .get("/api/box/:id/commands", ({ params, query }) => ({ commands: lease(gw, boxId(params.id), { limit: intParam(query.limit, "limit") }) }), {
+    .get("/api/box/:id/commands", ({ params, query }) => ({ commands: lease(gw, boxId(params.id), { limit: query.limit }) }), {
       gate: "ingest",
+      params: BOX,
+      query: t.Object({ limit: t.Optional(t.Integer({ description: "commands to lease (default 10; 1-100, beyond is clamped)" })) }),
+      detail: { summary: "Lease the box's due commands, oldest first (the box polls this)", tags },
     })
-    .post("/api/box/:id/commands/ack", ({ params, body }) => acknowledge(gw, boxId(params.id), parseAcks(body)), { gate: "ingest" })
-    .get(
-      "/api/box/:id/log",
-      ({ params, query, caller }) =>
-        commandLog(gw, boxId(params.id), caller, { limit: intParam(query.limit, "limit"), before: intParam(query.before, "before") }),
-      { gate: "actor" },
-    );
+    .post("/api/box/:id/commands/ack", ({ params, body }) => acknowledge(gw, boxId(params.id), parseAcks(body.acks)), {
+      gate: "ingest",
+      params: BOX,
+      body: t.Object(
+        {
+          acks: t.Array(
+            t.Object(
+              {
+                id: whole({ description: "the command's id" }),
+                ok: t.Optional(t.Boolean({ description: "false: it failed (default true)" })),
+                result: t.Optional(t.Unknown({ description: "what the box answers: any JSON up to 8 KiB" })),
+              },
+              open,
+            ),
+            { maxItems: MAX_ACKS },
+          ),
+        },
+        open,
+      ),
+      detail: { summary: "The box reports leased commands done or failed", tags },
+    })
+    .get("/api/box/:id/log", ({ params, query, caller }) => commandLog(gw, boxId(params.id), caller, { limit: query.limit, before: query.before }), {
+      gate: "actor",
+      params: BOX,
+      query: t.Object({
+        limit: t.Optional(t.Integer({ description: "commands (default 50; 1-500, beyond is clamped)" })),
+        before: t.Optional(t.Integer({ description: "the next page: commands with a smaller id" })),
+      }),
+      detail: { summary: "A box's command log, newest first: all of it for the operator, one's own commands otherwise", tags },
+    });
 }

@@ -3,16 +3,16 @@
  * embeddable map, allowed in other sites' frames) and /embed/qr.svg; and the
  * catalog import POST /api/import/:source.
  */
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin, identify } from "../http/gates.ts";
 import { RateLimiter } from "../http/ratelimit.ts";
 import { allowLargerBody } from "../http/body.ts";
 import { contentSecurityPolicy, serveIndex } from "../http/ui.ts";
-import { AppError, badRequest } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { actorOf, type Actor } from "../game/model.ts";
-import { importByteCap, importCatalog } from "../game/import.ts";
+import { IMPORT_SOURCES, importByteCap, importCatalog } from "../game/import.ts";
 import { feed, RSS_TYPE } from "./rss.ts";
 import { badgeSvg } from "./badge.ts";
 
@@ -38,6 +38,7 @@ function importRateLimit(gw: Gateway, actor: Actor, headers: Record<string, stri
 }
 
 const SVG = "image/svg+xml; charset=utf-8";
+const tags = ["Feeds and embeds"];
 
 export function exportRoutes(gw: Gateway) {
   // The embed page may be framed by any site (that is what it is for); the rest of the app may not.
@@ -48,36 +49,49 @@ export function exportRoutes(gw: Gateway) {
       "/feeds/*",
       ({ params, request }) =>
         new Response(feed(gw, baseUrl(gw, request), params["*"]), { headers: { "content-type": RSS_TYPE, "cache-control": "public, max-age=300" } }),
-      { gate: "public" },
+      {
+        gate: "public",
+        params: t.Object({ "*": t.String({ description: "the feed's file name, e.g. activity.xml (another answers 404)" }) }),
+        detail: { summary: "An RSS 2.0 feed of this instance (activity, new caches, bulletins)", tags },
+      },
     )
     .get(
       "/badge/:file",
-      ({ params }) => {
-        const m = /^(.+)\.svg$/i.exec(params.file);
-        if (!m) throw badRequest("invalid", "a badge is /badge/N0CALL.svg");
-        return new Response(badgeSvg(gw, decodeURIComponent(m[1]!)), { headers: { "content-type": SVG, "cache-control": "public, max-age=600" } });
+      ({ params }) =>
+        new Response(badgeSvg(gw, decodeURIComponent(params.file.slice(0, -".svg".length))), {
+          headers: { "content-type": SVG, "cache-control": "public, max-age=600" },
+        }),
+      {
+        gate: "public",
+        params: t.Object({ file: t.String({ pattern: "^.+\\.[Ss][Vv][Gg]$", description: "the callsign and .svg, e.g. N0CALL.svg" }) }),
+        detail: { summary: "A callsign's badge (finds, hides) as an SVG image to put on other sites", tags },
       },
-      { gate: "public" },
     )
-    .get("/embed", () => serveIndex(embedCsp), { gate: "public" })
+    .get("/embed", () => serveIndex(embedCsp), {
+      gate: "public",
+      detail: { summary: "The embeddable map page (other sites may frame it)", tags },
+    })
     .get(
       "/embed/qr.svg",
       async ({ query, request }) => {
         const base = baseUrl(gw, request);
         let target = `${base}/map`;
-        if (query.cache !== undefined) {
-          if (!/^[\w.:~-]{1,100}$/.test(query.cache)) throw badRequest("invalid", "cache is a cache id or gid");
-          target = `${base}/cache/${encodeURIComponent(query.cache)}`;
-        } else if (query.path !== undefined) {
-          if (!/^\/[\w./?=&%~:-]{0,200}$/.test(query.path) || query.path.startsWith("//"))
-            throw badRequest("invalid", "path is a path on this instance, e.g. /cache/7");
-          target = base + query.path;
-        }
+        if (query.cache !== undefined) target = `${base}/cache/${encodeURIComponent(query.cache)}`;
+        else if (query.path !== undefined) target = base + query.path;
         const { default: QRCode } = await import("qrcode");
         const svg = await QRCode.toString(target, { type: "svg", margin: 2, errorCorrectionLevel: "M" });
         return new Response(svg, { headers: { "content-type": SVG, "cache-control": "public, max-age=3600" } });
       },
-      { gate: "public" },
+      {
+        gate: "public",
+        query: t.Object({
+          cache: t.Optional(t.String({ pattern: "^[\\w.:~-]{1,100}$", description: "a cache id or gid: the code opens its page" })),
+          path: t.Optional(
+            t.String({ pattern: "^/(?!/)[\\w./?=&%~:-]{0,200}$", description: "a path on this instance, e.g. /cache/7 (used when cache is left out)" }),
+          ),
+        }),
+        detail: { summary: "A QR code (SVG) of this instance's map, a cache's page or a path on it", tags },
+      },
     )
     .post(
       "/api/import/:source",
@@ -86,6 +100,16 @@ export function exportRoutes(gw: Gateway) {
         importRateLimit(gw, actor, set.headers as Record<string, string>);
         return importCatalog(gw, actor, params.source, body);
       },
-      { gate: "actor" },
+      {
+        gate: "actor",
+        params: t.Object({ source: t.String({ description: `the file's format: ${IMPORT_SOURCES.join(" or ")} (another answers 404)` }) }),
+        body: t.Uint8Array({ description: "the catalog file itself" }),
+        detail: {
+          summary: "Import a catalog of caches (a GPX or LOC file): new codes are created, known ones updated",
+          description: `At most ${IMPORTS_PER_MINUTE} imports a minute per account; the size cap depends on who imports.`,
+          bodyType: "application/gpx+xml",
+          tags: ["Caches"],
+        },
+      },
     );
 }

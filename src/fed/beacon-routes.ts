@@ -3,19 +3,18 @@
  * with ?record=have its have-list; for an ingest box to put on the air), and
  * heard datagrams handed in by the box.
  */
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { badRequest } from "../errors.ts";
 import { applyBeacon, BEACON_MAX_BYTES, ownBeacon, ownHaveList } from "./beacon.ts";
 
-/** The datagram from a request: raw bytes (application/octet-stream), or JSON {"datagram": base64}. */
-function datagramFrom(body: unknown): Uint8Array {
+const tags = ["Federation"];
+
+/** The datagram from a request: raw bytes (application/octet-stream), or JSON {"datagram": base64} (its form checked by the schema). */
+function datagramFrom(body: Uint8Array | { datagram: string }): Uint8Array {
   if (body instanceof Uint8Array) return body;
-  const d = body && typeof body === "object" && !Array.isArray(body) ? (body as { datagram?: unknown }).datagram : undefined;
-  if (typeof d === "string" && /^[A-Za-z0-9+/_-]*={0,2}$/.test(d) && d.length <= 2 * BEACON_MAX_BYTES)
-    return new Uint8Array(Buffer.from(d, d.includes("-") || d.includes("_") ? "base64url" : "base64"));
-  throw badRequest("bad_body", 'send the datagram as application/octet-stream, or {"datagram": "<base64>"}');
+  const d = body.datagram;
+  return new Uint8Array(Buffer.from(d, d.includes("-") || d.includes("_") ? "base64url" : "base64"));
 }
 
 /** A datagram as itself, or (`format=json`) base64 with its size, the limit and what it carries. */
@@ -30,9 +29,6 @@ export function beaconRoutes(gw: Gateway) {
     .get(
       "/federation/beacon",
       ({ query }) => {
-        if (query.record !== undefined && query.record !== "presence" && query.record !== "have")
-          throw badRequest("invalid", "record is presence (the default) or have");
-        if (query.format !== undefined && query.format !== "json") throw badRequest("invalid", "format is json, or left out for the datagram itself");
         if (query.record === "have") {
           const h = ownHaveList(gw);
           return answer(h.datagram, query.format, { have: h.have, dropped: h.dropped });
@@ -40,7 +36,32 @@ export function beaconRoutes(gw: Gateway) {
         const b = ownBeacon(gw);
         return answer(b.datagram, query.format, { endpoints: b.endpoints, dropped: b.dropped });
       },
-      { gate: "public" },
+      {
+        gate: "public",
+        query: t.Object({
+          record: t.Optional(
+            t.Union([t.Literal("presence"), t.Literal("have")], { description: "presence (default): the presence beacon; have: the have-list" }),
+          ),
+          format: t.Optional(t.Literal("json", { description: "json: base64 with its size, the limit and what it carries; left out: the datagram itself" })),
+        }),
+        detail: { summary: "This instance's SVCB1 datagram (presence beacon or have-list) for an ingest box to put on the air", tags },
+      },
     )
-    .post("/federation/beacon", ({ body }) => applyBeacon(gw, datagramFrom(body)), { gate: "ingest" });
+    .post("/federation/beacon", ({ body }) => applyBeacon(gw, datagramFrom(body)), {
+      gate: "ingest",
+      body: t.Union([
+        t.Object(
+          {
+            datagram: t.String({
+              pattern: "^[A-Za-z0-9+/_-]*={0,2}$",
+              maxLength: 2 * BEACON_MAX_BYTES,
+              description: "the datagram in base64 (or base64url)",
+            }),
+          },
+          { additionalProperties: true },
+        ),
+        t.Uint8Array({ description: "the datagram itself (application/octet-stream)" }),
+      ]),
+      detail: { summary: "A beacon datagram the box heard on the air: applied as a peer's presence or have-list", tags },
+    });
 }

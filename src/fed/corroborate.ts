@@ -25,7 +25,6 @@ import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
 import { localSighting, promoteToTierA, setCorroborator, TIER_A } from "../game/corroborate.ts";
 import { fedJson, peerSyncUrl } from "./dial.ts";
 import { getPeer, listPeers, setTrust, type Peer } from "./peers.ts";
-import { isInstanceId } from "./record.ts";
 
 export const CORROBORATION = {
   /** queries name the cache's cell, snapped to this grid (0.001° ≈ 111 m north-south) */
@@ -100,50 +99,36 @@ export function buildQuery(gw: Gateway, call: string, lat: number, lon: number, 
   };
 }
 
-/** Checks a query from another instance; throws 400. */
-export function checkQuery(body: unknown): CorroborationQuery {
-  const b = body as Record<string, unknown> | null;
+/**
+ * Checks a query from another instance beyond its form (types and ranges are
+ * checked at the route): callsigns, and no finer cell or wider window than
+ * ours; throws 400.
+ */
+export function checkQuery(b: CorroborationQuery): CorroborationQuery {
   const bad = (m: string) => badRequest("invalid", m);
-  if (!b || typeof b !== "object" || Array.isArray(b)) throw bad("the body is a corroboration query object");
-  if (b.v !== 1) throw bad("v must be 1");
-  if (typeof b.from !== "string" || !isInstanceId(b.from)) throw bad("from must be your instance id");
-  if (typeof b.id !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(b.id)) throw bad("id must be 1-64 of A-Z a-z 0-9 _ -");
-  if (typeof b.call !== "string" || !isCallsign(b.call)) throw bad("call must be a callsign");
-  const num = (k: string, min: number, max: number) => {
-    const v = b[k];
-    if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max) throw bad(`${k} must be a number from ${min} to ${max}`);
-    return v;
-  };
-  const lat = num("lat", -90, 90);
-  const lon = num("lon", -180, 180);
-  const gridDeg = num("gridDeg", 0.0001, 1);
-  const timeBucket = num("timeBucket", 0, 1e11);
-  const bucketS = num("bucketS", 60, 86_400);
-  const windowS = num("windowS", 0, 86_400);
+  if (!isCallsign(b.call)) throw bad("call must be a callsign");
   // A cell finer than ours would reveal more than the protocol means to carry, and a window wider would be fishing.
-  if (gridDeg < CORROBORATION.gridDeg) throw bad(`gridDeg must be at least ${CORROBORATION.gridDeg}`);
-  if (windowS > CORROBORATION.windowS || bucketS > 3600) throw bad(`windowS is at most ${CORROBORATION.windowS} and bucketS at most 3600`);
-  if (!Array.isArray(b.exclude) || b.exclude.length > 16 || !b.exclude.every((x) => typeof x === "string" && isCallsign(x)))
-    throw bad("exclude must be a list of up to 16 callsigns");
-  if (typeof b.revealIgate !== "boolean") throw bad("revealIgate must be true or false");
+  if (b.gridDeg < CORROBORATION.gridDeg) throw bad(`gridDeg must be at least ${CORROBORATION.gridDeg}`);
+  if (b.windowS > CORROBORATION.windowS || b.bucketS > 3600) throw bad(`windowS is at most ${CORROBORATION.windowS} and bucketS at most 3600`);
+  if (!b.exclude.every((x) => isCallsign(x))) throw bad("exclude must be a list of up to 16 callsigns");
   return {
     v: 1,
     from: b.from,
     id: b.id,
     call: normalizeCall(b.call),
-    lat,
-    lon,
-    gridDeg,
-    timeBucket,
-    bucketS,
-    windowS,
-    exclude: b.exclude as string[],
+    lat: b.lat,
+    lon: b.lon,
+    gridDeg: b.gridDeg,
+    timeBucket: b.timeBucket,
+    bucketS: b.bucketS,
+    windowS: b.windowS,
+    exclude: b.exclude,
     revealIgate: b.revealIgate,
   };
 }
 
 /** POST /federation/corroborate: this instance's answer from its own RF positions. */
-export function answerQuery(gw: Gateway, body: unknown): CorroborationAnswer {
+export function answerQuery(gw: Gateway, body: CorroborationQuery): CorroborationAnswer {
   const q = checkQuery(body);
   const c = CORROBORATION;
   const maxM = c.distanceBucketsM[c.distanceBucketsM.length - 1]!;

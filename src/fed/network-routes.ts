@@ -2,7 +2,7 @@
  * Routes of the federation network: pull now, the sysop's peer
  * list and trust, gossip. Thin: parse, gate, one service call.
  */
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { mirroredRecords, peerList, setPeerTrust } from "./admin.ts";
@@ -11,22 +11,49 @@ import { syncAll } from "./sync.ts";
 import { onboard44net } from "./onboard.ts";
 import { answerQuery } from "./corroborate.ts";
 import { submit } from "./hub.ts";
-import { answerRelayFrames, dispatchQueries, leaseQueries, postAnswers, queueQuery, relayFrameList, relayResult } from "./relay.ts";
+import { answerRelayFrames, dispatchQueries, leaseQueries, MAX_RELAY_ANSWERS, postAnswers, queueQuery, relayFrameList, relayResult } from "./relay.ts";
 import { cborBody } from "../http/params.ts";
 import { acceptOnly, allowLargerBody, mediaType } from "../http/body.ts";
 import { CBOR_TYPE, MAX_PAGE_BYTES } from "./page.ts";
 import { encodeCbor } from "./cbor.ts";
+import { B64URL_KEY_PATTERN, INSTANCE_ID_PATTERN, SYNC_KINDS } from "./record.ts";
+
+/** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */
+const whole = (o: Parameters<typeof t.Number>[0] = {}) => t.Number({ multipleOf: 1, ...o });
 
 allowLargerBody("POST", /^\/federation\/submit$/, MAX_PAGE_BYTES);
 acceptOnly("POST", /^\/federation\/submit$/, CBOR_TYPE);
 allowLargerBody("POST", /^\/federation\/relay\/[^/]+\/(answer|query)$/, 4 * MAX_PAGE_BYTES);
 
+const tags = ["Federation"];
+const open = { additionalProperties: true } as const;
+const instanceId = (description: string) => t.String({ pattern: INSTANCE_ID_PATTERN, description });
+/** A peer named in the path: one this instance does not know answers 404. */
+const peerParams = t.Object({ instance: t.String({ description: "the peer's instance id (one not known here answers 404)" }) });
+const relayParams = t.Object({ instance: t.String({ description: "the spoke: the peer the relay carries queries to (one not relayed for answers 404)" }) });
+
 export function fedNetworkRoutes(gw: Gateway) {
   return new Elysia({ name: "fed-network" })
     .use(gatesPlugin(gw))
-    .post("/federation/sync", () => syncAll(gw), { gate: "ingest" })
-    .get("/federation/peers", () => peerList(gw), { gate: "sysop" })
-    .post("/federation/peers/trust", ({ body }) => setPeerTrust(gw, body), { gate: "sysop" })
+    .post("/federation/sync", () => syncAll(gw), {
+      gate: "ingest",
+      detail: { summary: "Pull from every peer now (as the scheduler does); answers what each pull applied", tags },
+    })
+    .get("/federation/peers", () => peerList(gw), {
+      gate: "sysop",
+      detail: { summary: "The peers this instance knows: trust, keys, endpoints, cursors and quarantined records", tags },
+    })
+    .post("/federation/peers/trust", ({ body }) => setPeerTrust(gw, body), {
+      gate: "sysop",
+      body: t.Object(
+        {
+          instance: instanceId("the peer's instance id"),
+          trust: t.Union([t.Literal("trusted"), t.Literal("unvetted"), t.Literal("blocked")], { description: "the trust tier to set" }),
+        },
+        open,
+      ),
+      detail: { summary: "Set a peer's trust: trusted, unvetted or blocked", tags },
+    })
     .post(
       "/federation/peers/44net",
       async ({ body, set }) => {
@@ -34,11 +61,58 @@ export function fedNetworkRoutes(gw: Gateway) {
         set.status = r.admitted ? 201 : 200;
         return r;
       },
-      { gate: "sysop" },
+      {
+        gate: "sysop",
+        body: t.Object(
+          {
+            callsign: t.String({ description: "the operator's callsign: its <call>.ampr.org host is the peer" }),
+            confirm: t.Optional(t.Boolean({ description: "true: admit the binding shown (when DNS had no DNSSEC)" })),
+            key: t.Optional(t.String({ pattern: B64URL_KEY_PATTERN, description: "with confirm: the base64url key you were shown" })),
+          },
+          open,
+        ),
+        detail: {
+          summary: "Onboard a 44net peer from its _svc.<call>.ampr.org TXT record: admitted (201), or its binding back for confirmation (200)",
+          tags,
+        },
+      },
     )
-    .get("/federation/peers/:instance/records", ({ params, query }) => mirroredRecords(gw, params.instance, query), { gate: "sysop" })
-    .post("/federation/corroborate", ({ body }) => answerQuery(gw, body), { gate: "fed-secret-if-set", rateLimit: "fed" })
-    .post("/federation/submit", ({ request, body }) => submit(gw, cborBody(request, body)), { gate: "fed-secret" })
+    .get("/federation/peers/:instance/records", ({ params, query }) => mirroredRecords(gw, params.instance, query), {
+      gate: "sysop",
+      params: peerParams,
+      query: t.Object({
+        after: t.Optional(t.String({ description: "the next page: the `next` gid of the previous one" })),
+        limit: t.Optional(t.Integer({ minimum: 1, maximum: 5000, description: "records, 1-5000 (default 500)" })),
+      }),
+      detail: { summary: "What is mirrored from a peer, by gid, paged", tags },
+    })
+    .post("/federation/corroborate", ({ body }) => answerQuery(gw, body), {
+      gate: "fed-secret-if-set",
+      rateLimit: "fed",
+      body: t.Object(
+        {
+          v: t.Literal(1),
+          from: instanceId("the asking instance's id"),
+          id: t.String({ pattern: "^[A-Za-z0-9_-]{1,64}$", description: "the question's id, 1-64 of A-Z a-z 0-9 _ -" }),
+          call: t.String({ description: "the callsign asked about" }),
+          lat: t.Number({ minimum: -90, maximum: 90, description: "the cell's centre, degrees" }),
+          lon: t.Number({ minimum: -180, maximum: 180 }),
+          gridDeg: t.Number({ minimum: 0.0001, maximum: 1, description: "the cell's size, degrees (no finer than ours)" }),
+          timeBucket: t.Number({ minimum: 0, maximum: 1e11, description: "unix seconds, a multiple of bucketS" }),
+          bucketS: t.Number({ minimum: 60, maximum: 86_400, description: "seconds (at most 3600)" }),
+          windowS: t.Number({ minimum: 0, maximum: 86_400, description: "seconds either side (no wider than ours)" }),
+          exclude: t.Array(t.String(), { maxItems: 16, description: "the asker's own IGates (their sightings are not independent)" }),
+          revealIgate: t.Boolean({ description: "name the IGate that heard it, if this instance allows" }),
+        },
+        open,
+      ),
+      detail: { summary: "Corroborate a find: did this instance hear the callsign near there, then (coarse cell and time only)", tags },
+    })
+    .post("/federation/submit", ({ request, body }) => submit(gw, cborBody(request, body)), {
+      gate: "fed-secret",
+      body: t.Uint8Array({ description: "a CBOR sync page of the submitter's own signed records" }),
+      detail: { summary: "A spoke pushes its own signed records to this hub (CBOR page)", bodyType: CBOR_TYPE, tags },
+    })
     .post(
       "/federation/relay/:instance/query",
       ({ params, request, body, set }) => {
@@ -53,10 +127,30 @@ export function fedNetworkRoutes(gw: Gateway) {
         set.status = 202;
         return queueQuery(gw, params.instance, body);
       },
-      { gate: "relay" },
+      {
+        gate: "relay",
+        params: relayParams,
+        body: t.Union([
+          t.Object(
+            {
+              type: t.String({ description: `the record kind: ${SYNC_KINDS.join(", ")}` }),
+              since: t.Optional(whole({ description: "the cursor (default 0)" })),
+              limit: t.Optional(whole({ description: "records per page" })),
+            },
+            { ...open, description: "JSON: a sync query to queue for the spoke" },
+          ),
+          t.Uint8Array({ description: "CBOR, at the spoke itself: a list of relayQuery frames heard on the air" }),
+        ]),
+        detail: {
+          summary: "Queue a sync query for a spoke behind the relay (202); at the spoke itself, answer relayQuery frames with relayAnswer frames (CBOR)",
+          tags,
+        },
+      },
     )
     .post("/federation/relay/:instance/lease", ({ params, request }) => leaseQueries(gw, params.instance, request.headers.get("x-relay-token")), {
       gate: "relay",
+      params: relayParams,
+      detail: { summary: "The spoke leases its queued queries as signed relayQuery frames (needs its x-relay-token)", tags },
     })
     .post(
       "/federation/relay/:instance/answer",
@@ -64,16 +158,47 @@ export function fedNetworkRoutes(gw: Gateway) {
         const cbor = mediaType(request.headers.get("content-type")) === CBOR_TYPE;
         return postAnswers(gw, params.instance, cbor ? cborBody(request, body) : body, cbor, request.headers.get("x-relay-token"));
       },
-      { gate: "relay" },
+      {
+        gate: "relay",
+        params: relayParams,
+        body: t.Union([
+          t.Object(
+            {
+              answers: t.Array(t.Object({ id: t.Optional(whole()), frame: t.String({ description: "a base64url relayAnswer frame" }) }, open), {
+                maxItems: MAX_RELAY_ANSWERS,
+              }),
+            },
+            { ...open, description: "JSON, the HTTP leg (needs the spoke's x-relay-token)" },
+          ),
+          t.Uint8Array({ description: "CBOR, the packet leg: a list of relayAnswer frames (the spoke's signature authenticates each)" }),
+        ]),
+        detail: { summary: "The spoke's answers to relayed queries, stored against their queries; one result per answer", tags },
+      },
     )
-    .get("/federation/relay/:instance/result/:id", ({ params }) => relayResult(gw, params.instance, params.id), { gate: "relay" })
-    .post("/federation/relay/:instance/dispatch", ({ params }) => dispatchQueries(gw, params.instance), { gate: "sysop" })
+    .get("/federation/relay/:instance/result/:id", ({ params }) => relayResult(gw, params.instance, params.id), {
+      gate: "relay",
+      params: t.Object({
+        instance: relayParams.properties.instance,
+        id: t.String({ pattern: "^\\d{1,15}$", description: "the relay query's id (from POST .../query)" }),
+      }),
+      detail: { summary: "A relayed query's state and, once answered, its page (base64)", tags },
+    })
+    .post("/federation/relay/:instance/dispatch", ({ params }) => dispatchQueries(gw, params.instance), {
+      gate: "sysop",
+      params: relayParams,
+      detail: { summary: "Pack a spoke's queued queries into signed relayQuery frames for the packet leg", tags },
+    })
     .post(
       "/federation/notify",
       ({ body, set }) => {
         set.status = 202;
         return receiveNotify(gw, body);
       },
-      { gate: "public", rateLimit: "fed" },
+      {
+        gate: "public",
+        rateLimit: "fed",
+        body: t.Object({ instance: instanceId("the sender's instance id") }, open),
+        detail: { summary: "Gossip: a peer says it has new records; a known, unblocked peer is pulled soon", tags },
+      },
     );
 }

@@ -57,13 +57,9 @@ export function parseBinding(records: string[]): { instance: string; key: string
   return { instance: id[0]!, key: key[0]! };
 }
 
-export async function onboard44net(gw: Gateway, body: unknown): Promise<OnboardAnswer> {
-  const b = body as { callsign?: unknown; confirm?: unknown; key?: unknown } | null;
-  if (!b || typeof b !== "object" || Array.isArray(b)) throw badRequest("invalid", "the body is {callsign, confirm?, key?}");
-  if (typeof b.callsign !== "string" || !isCallsign(b.callsign))
-    throw badRequest("invalid", "callsign must be a callsign (its <call>.ampr.org host is the peer)");
-  if (b.confirm !== undefined && typeof b.confirm !== "boolean") throw badRequest("invalid", "confirm must be true or false");
-  if (b.key !== undefined && (typeof b.key !== "string" || !isB64urlKey(b.key))) throw badRequest("invalid", "key must be the base64url key you were shown");
+/** `key` is a base64url key and `confirm` a boolean (checked at the route). */
+export async function onboard44net(gw: Gateway, b: { callsign: string; confirm?: boolean; key?: string }): Promise<OnboardAnswer> {
+  if (!isCallsign(b.callsign)) throw badRequest("invalid", "callsign must be a callsign (its <call>.ampr.org host is the peer)");
   const callsign = b.callsign.toUpperCase();
   const host = `${callsign.toLowerCase()}.ampr.org`;
   if (!isAmprHost(host)) throw badRequest("invalid", `${host} is not a <call>.ampr.org host name`);

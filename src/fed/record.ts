@@ -41,8 +41,12 @@ export const SYNC_KINDS = ["cache", "find", "key", "tombstone", "account-move", 
 export type SyncKind = (typeof SYNC_KINDS)[number];
 
 const INSTANCE_ID = /^[a-z0-9](?:[a-z0-9.-]{0,61}[a-z0-9])?$/;
+/** The instance id's pattern, for request schemas. */
+export const INSTANCE_ID_PATTERN = INSTANCE_ID.source;
 const LOCAL_ID = /^[A-Za-z0-9._~-]{1,64}$/;
 const B64URL_KEY = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+/** The base64url key's pattern, for request schemas. */
+export const B64URL_KEY_PATTERN = B64URL_KEY.source;
 
 /** An instance id: lower-case letters, digits, dots and dashes, up to 63. */
 export function isInstanceId(s: string): boolean {

@@ -3,38 +3,68 @@
  * CBOR sync pages, the JSON browse feeds, the registry view and frame
  * delivery. Thin: parse, gate, one service call.
  */
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { allowLargerBody } from "../http/body.ts";
+import { acceptOnly, allowLargerBody } from "../http/body.ts";
 import { badRequest } from "../errors.ts";
 import { descriptor } from "./descriptor.ts";
 import { applyPage } from "./apply.ts";
 import { CBOR_TYPE, MAX_PAGE_BYTES } from "./page.ts";
-import { RecordError } from "./record.ts";
+import { RecordError, SYNC_KINDS } from "./record.ts";
 import { compressPage, DEFLATE_DICT1_TYPE } from "./compress.ts";
-import { BROWSE_FEEDS, BROWSE_LIMITS, browseFeed, parseCursor, registryView, SYNC_LIMITS, syncPage } from "./surface.ts";
+import { BROWSE_FEEDS, BROWSE_LIMITS, browseFeed, cursorOf, registryView, SYNC_LIMITS, syncPage } from "./surface.ts";
 import { cborBody } from "../http/params.ts";
 
 export { CBOR_TYPE };
 
 allowLargerBody("POST", /^\/federation\/frames$/, MAX_PAGE_BYTES);
+// Another content type is refused (415) before the body is read or checked against the schema.
+acceptOnly("POST", /^\/federation\/frames$/, CBOR_TYPE);
+
+const tags = ["Federation"];
+
+/** `since` and `limit` of a feed page, `limit` 1 to `max`. */
+const cursorQuery = (limits: { limit: number; max: number }) =>
+  t.Object({
+    since: t.Optional(t.Integer({ minimum: 0, description: "the cursor: `next` of the previous page (default 0, from the start)" })),
+    limit: t.Optional(t.Integer({ minimum: 1, maximum: limits.max, description: `records per page, 1-${limits.max} (default ${limits.limit})` })),
+  });
 
 export function fedRoutes(gw: Gateway) {
+  const browse = cursorQuery(BROWSE_LIMITS);
   const app = new Elysia({ name: "fed" })
     .use(gatesPlugin(gw))
-    .get("/.well-known/svc", () => descriptor(gw), { gate: "public" })
+    .get("/.well-known/svc", () => descriptor(gw), {
+      gate: "public",
+      detail: { summary: "This instance's descriptor: its id, keys, endpoints and the feeds it serves", tags },
+    })
     .get(
       "/federation/sync/:type",
       ({ params, query, set }) => {
         const compression = query.compress ?? "none";
-        if (compression !== "none" && compression !== "deflateDict1") throw badRequest("invalid", "compress must be deflateDict1 or none");
-        const bytes = compressPage(syncPage(gw, params.type, parseCursor(query, SYNC_LIMITS)), compression);
+        const bytes = compressPage(syncPage(gw, params.type, cursorOf(query, SYNC_LIMITS)), compression);
         set.headers["content-type"] = compression === "none" ? CBOR_TYPE : DEFLATE_DICT1_TYPE;
         set.headers["cache-control"] = "no-store";
         return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: set.headers as Record<string, string> });
       },
-      { gate: "public" },
+      {
+        gate: "public",
+        params: t.Object({ type: t.String({ description: `the record kind: ${SYNC_KINDS.join(", ")} (another answers 404)` }) }),
+        query: t.Object({
+          ...cursorQuery(SYNC_LIMITS).properties,
+          compress: t.Optional(
+            t.Union([t.Literal("none"), t.Literal("deflateDict1")], {
+              description: "deflateDict1: the page deflated with the shared dictionary; none (default)",
+            }),
+          ),
+        }),
+        detail: {
+          summary: "A CBOR sync page of this instance's signed records of one kind, for peers that mirror it",
+          description: "Paged by `since`: the page's `next` is the next `since`; `more` says to come back.",
+          tags,
+        },
+      },
     )
     .post(
       "/federation/frames",
@@ -46,13 +76,30 @@ export function fedRoutes(gw: Gateway) {
           throw e;
         }
       },
-      { gate: "ingest" },
+      {
+        gate: "ingest",
+        body: t.Uint8Array({ description: "a CBOR sync page of signed frames (heard on the air by the box)" }),
+        detail: { summary: "Apply a page of signed frames the box received (as a pulled sync page is applied)", bodyType: CBOR_TYPE, tags },
+      },
     )
-    .get("/federation/registry", ({ query }) => registryView(gw, parseCursor(query, BROWSE_LIMITS)), { gate: "public" })
-    .get("/federation/feed/registry", ({ query }) => registryView(gw, parseCursor(query, BROWSE_LIMITS)), { gate: "public" });
-  for (const feed of Object.keys(BROWSE_FEEDS)) {
-    app.get(`/federation/${feed}`, ({ query }) => browseFeed(gw, feed, parseCursor(query, BROWSE_LIMITS)), { gate: "public" });
-    app.get(`/federation/feed/${feed}`, ({ query }) => browseFeed(gw, feed, parseCursor(query, BROWSE_LIMITS)), { gate: "public" });
+    .get("/federation/registry", ({ query }) => registryView(gw, cursorOf(query, BROWSE_LIMITS)), {
+      gate: "public",
+      query: browse,
+      detail: { summary: "The registry view: this instance and the peers it knows, as JSON", tags },
+    })
+    .get("/federation/feed/registry", ({ query }) => registryView(gw, cursorOf(query, BROWSE_LIMITS)), {
+      gate: "public",
+      query: browse,
+      detail: { summary: "The registry view (the same as /federation/registry)", tags },
+    });
+  for (const [feed, kind] of Object.entries(BROWSE_FEEDS)) {
+    const detail = { summary: `This instance's signed ${kind} records as JSON (gid, version, signing time, body), paged`, tags };
+    app.get(`/federation/${feed}`, ({ query }) => browseFeed(gw, feed, cursorOf(query, BROWSE_LIMITS)), { gate: "public", query: browse, detail });
+    app.get(`/federation/feed/${feed}`, ({ query }) => browseFeed(gw, feed, cursorOf(query, BROWSE_LIMITS)), {
+      gate: "public",
+      query: browse,
+      detail: { ...detail, summary: `${detail.summary} (the same as /federation/${feed})` },
+    });
   }
   return app;
 }

@@ -4,7 +4,7 @@
  * them), and the registry view. Route handlers parse the query and call these.
  */
 import type { Gateway } from "../gateway.ts";
-import { AppError, badRequest, notFound } from "../errors.ts";
+import { AppError, notFound } from "../errors.ts";
 import { bodyToJson, fromSeconds } from "./bodies.ts";
 import { descriptor } from "./descriptor.ts";
 import { DEFAULT_PAGE_LIMIT, instanceSigner, MAX_PAGE_LIMIT, readFeed } from "./feed.ts";
@@ -19,13 +19,9 @@ export interface Cursor {
 }
 
 /** `since` and `limit` from a query string; a 400 for anything else than whole numbers in range. */
-export function parseCursor(query: Record<string, string | undefined>, defaults: { limit: number; max: number }): Cursor {
-  const since = query.since ?? "0";
-  const limit = query.limit ?? String(defaults.limit);
-  if (!/^\d{1,15}$/.test(since)) throw badRequest("invalid", "since must be a cursor (a whole number) from a previous page");
-  if (!/^\d{1,6}$/.test(limit) || Number(limit) < 1 || Number(limit) > defaults.max)
-    throw badRequest("invalid", `limit must be a whole number from 1 to ${defaults.max}`);
-  return { since: Number(since), limit: Number(limit) };
+/** The cursor of a page request (`since` and `limit` are checked at the route, against `defaults.max`). */
+export function cursorOf(query: { since?: number; limit?: number }, defaults: { limit: number; max: number }): Cursor {
+  return { since: query.since ?? 0, limit: query.limit ?? defaults.limit };
 }
 
 export const SYNC_LIMITS = { limit: DEFAULT_PAGE_LIMIT, max: MAX_PAGE_LIMIT };

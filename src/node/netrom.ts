@@ -114,10 +114,17 @@ export function resolveNode(gw: Gateway, aliasOrCall: string): string | null {
  * The sysop's write (POST /api/node/nodes): `{call, alias?, neighbour, quality, port?}`
  * sets a manual route; `{call, neighbour, remove: true}` removes one (manual or heard).
  */
-export function editRoute(gw: Gateway, body: unknown): { route: NodeRoute | null } {
-  if (!body || typeof body !== "object" || Array.isArray(body) || body instanceof Uint8Array)
-    throw badRequest("bad_body", 'expected {"call", "alias", "neighbour", "quality"} or {"call", "neighbour", "remove": true}');
-  const b = body as Record<string, unknown>;
+/** A route the sysop sets or removes (the types, the alias and the ranges are checked at the route). */
+export interface RouteEdit {
+  call: string;
+  neighbour: string;
+  alias?: string;
+  quality?: number;
+  port?: string;
+  remove?: boolean;
+}
+
+export function editRoute(gw: Gateway, b: RouteEdit): { route: NodeRoute | null } {
   const call = axCall(b.call, "call");
   const neighbour = axCall(b.neighbour, "neighbour");
   if (b.remove === true) {
@@ -125,15 +132,8 @@ export function editRoute(gw: Gateway, body: unknown): { route: NodeRoute | null
     if (!n) throw notFound(`route to ${call} via ${neighbour}`);
     return { route: null };
   }
-  const alias =
-    b.alias === undefined
-      ? ""
-      : typeof b.alias === "string" && (b.alias === "" || ALIAS.test(b.alias.toUpperCase()))
-        ? b.alias.toUpperCase()
-        : bad("alias is 1-6 of A-Z 0-9 # _ -");
-  if (!Number.isInteger(b.quality) || (b.quality as number) < 0 || (b.quality as number) > 255) bad("quality is 0-255");
-  if (b.port !== undefined && (typeof b.port !== "string" || b.port.length > 200)) bad("port is a radio port id");
-  upsert(gw, { call, alias, neighbour, port: (b.port as string | undefined) ?? "", quality: b.quality as number, source: "manual" });
+  if (b.quality === undefined) bad("quality is 0-255");
+  upsert(gw, { call, alias: (b.alias ?? "").toUpperCase(), neighbour, port: b.port ?? "", quality: b.quality, source: "manual" });
   return { route: (gw.db.query(`SELECT ${COLS} FROM netrom_routes WHERE dest = ? AND neighbour = ?`).get(call, neighbour) as NodeRoute) ?? null };
 }
 
@@ -141,8 +141,7 @@ function bad(message: string): never {
   throw badRequest("invalid", message);
 }
 
-function axCall(v: unknown, name: string): string {
-  if (typeof v !== "string") bad(`${name} is a callsign`);
+function axCall(v: string, name: string): string {
   const a = parseAddressLoose(v);
   if (!a.ok || !isCallsign(formatAddress(a.value))) bad(`${name} is a callsign such as N0CALL-7`);
   return normalizeCall(formatAddress(a.value));

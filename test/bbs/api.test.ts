@@ -483,6 +483,28 @@ describe("partners and rules: validation", () => {
     expect((await call("GET", `/api/bbs/forward/${r.id}`, undefined, ops)).status).toBe(404); // its rules went with it
     expect((await call("GET", `/api/bbs/partners/${p.id}`, undefined, ops)).status).toBe(404);
   });
+
+  test("bad input names the failing field; an update leaves the fields it does not send as they were", async () => {
+    const before = (await call("GET", "/api/bbs/partners", undefined, ops)).body.partners.length;
+    for (const [method, path, body, field] of [
+      ["POST", "/api/bbs/partners", { call: "N0FLD", transport: "tcp", host: "h", port: "7300" }, "body.port"],
+      ["POST", "/api/bbs/partners", { call: "N0FLD", transport: "box", poll: "yes" }, "body.poll"],
+      ["POST", "/api/bbs/forward", { partner: "N0XBB", pattern: "WW", priority: "5" }, "body.priority"],
+      ["POST", "/api/bbs/forward/sent", { partner: "N0XBB", results: [{ bid: "B1", outcome: "lost" }] }, "body.results.0.outcome"],
+      ["GET", "/api/bbs/bulletins?category=BAD!", undefined, "query.category"],
+    ] as const) {
+      const r = await call(method, path, body, ops);
+      expect({ path, status: r.status, error: r.body.error, field: r.body.field }).toEqual({ path, status: 400, error: "invalid", field });
+      expect(r.body.message).toStartWith(`${field}: `);
+    }
+    expect((await call("GET", "/api/bbs/partners", undefined, ops)).body.partners.length).toBe(before);
+    // Positive control: the same partner, well formed, is stored; changing one field keeps the others (no default fills them).
+    const p = (await call("POST", "/api/bbs/partners", { call: "N0FLD", transport: "box", protocol: "fbb-ascii", poll: true }, ops)).body;
+    expect(p).toMatchObject({ call: "N0FLD", transport: "box", protocol: "fbb-ascii", poll: true });
+    const u = await call("POST", `/api/bbs/partners/${p.id}`, { enabled: false }, ops);
+    expect(u.body).toMatchObject({ enabled: false, transport: "box", protocol: "fbb-ascii", poll: true });
+    expect((await call("DELETE", `/api/bbs/partners/${p.id}`, {}, ops)).body).toEqual({ deleted: p.id });
+  });
 });
 
 describe("the ingest box's backend", () => {
