@@ -28,132 +28,146 @@ const viewId = t.Object({ id: t.String({ description: "the view's id, as GET /ap
 
 export function prefsRoutes(gw: Gateway) {
   const uid = (caller: Caller) => caller.user!.id;
-  return new Elysia({ name: "account-prefs" })
-    .use(gatesPlugin(gw))
-    .get("/api/prefs", ({ caller }) => ({ prefs: getPrefs(gw, uid(caller)) }), {
-      gate: "session",
-      detail: { summary: "The web app's saved preferences of the signed-in account", tags: A },
-    })
-    // Free-form: an object schema would let the validator turn an array or a scalar into an
-    // object and store that, so the body is declared as it is and checked to be an object.
-    .put("/api/prefs", ({ caller, body }) => ({ prefs: putPrefs(gw, uid(caller), jsonObject(body)) }), {
-      gate: "session",
-      body: t.Unknown({ description: `any JSON object the web app keeps, at most ${MAX_PREFS_BYTES} bytes (else 400 bad_body)` }),
-      detail: { summary: "Replace the web app's saved preferences of the signed-in account", tags: A },
-    })
-    .get("/api/watch", ({ caller }) => ({ watches: watchesOf(gw, uid(caller)) }), {
-      gate: "session",
-      detail: { summary: "The caches the signed-in account watches", tags: A },
-    })
-    .put("/api/watch/:cacheId", ({ caller, params, body }) => ({ cacheId: Number(params.cacheId), watching: setWatch(gw, uid(caller), params.cacheId, body.watch) }), {
-      gate: "session",
-      params: t.Object({ cacheId: t.String({ description: "the cache's id, a positive whole number (checked by the service: 400 invalid)" }) }),
-      body: open({ watch: t.Boolean({ description: "true: be told about new logs; false: stop" }) }),
-      detail: { summary: "Watch a cache (or stop) to be notified of its new logs", description: "Answers { cacheId, watching }.", tags: A },
-    })
-    .get("/api/notify/prefs", ({ caller }) => getNotifyPrefs(gw, uid(caller)), {
-      gate: "session",
-      detail: { summary: "How the signed-in account is notified: e-mail, push, digest", tags: A },
-    })
-    .put("/api/notify/prefs", ({ caller, body }) => putNotifyPrefs(gw, uid(caller), body), {
-      gate: "session",
-      body: open({
-        email: t.Optional(t.Boolean({ description: "notify by e-mail (the account needs an address)" })),
-        push: t.Optional(t.Boolean({ description: "notify by Web Push" })),
-        // Literals, not t.UnionEnum: that one carries a default, which would reset digest on every partial update.
-        digest: t.Optional(t.Union([t.Literal("hourly"), t.Literal("daily"), t.Literal("off")], { description: "gather notifications into one message" })),
-      }),
-      detail: { summary: "Change how the signed-in account is notified", description: "Only the fields given change; another field is refused by name.", tags: A },
-    })
-    .get("/api/push/key", () => ({ publicKey: vapidKeys(gw).publicKey }), {
-      gate: "session",
-      detail: { summary: "The instance's VAPID public key, for the browser's push subscription", tags: A },
-    })
-    .get("/api/push/subscriptions", ({ caller }) => ({ subscriptions: subscriptionsOf(gw, uid(caller)) }), {
-      gate: "session",
-      detail: { summary: "The signed-in account's Web Push subscriptions", tags: A },
-    })
-    .put(
-      "/api/push/subscription",
-      async ({ caller, body, set }) => {
-        const subscriptions = await subscribe(gw, uid(caller), body);
-        set.status = 201;
-        return { subscriptions };
-      },
-      {
+  return (
+    new Elysia({ name: "account-prefs" })
+      .use(gatesPlugin(gw))
+      .get("/api/prefs", ({ caller }) => ({ prefs: getPrefs(gw, uid(caller)) }), {
         gate: "session",
-        body: open(
-          {
-            endpoint: t.String({ maxLength: 2048, description: "the push service's https URL (a public host)" }),
-            keys: open({
-              p256dh: t.String({ description: "the browser's P-256 public key, base64url" }),
-              auth: t.String({ description: "the browser's 16-byte secret, base64url" }),
-            }),
-          },
-          "the PushSubscription as the browser's toJSON() gives it",
-        ),
+        detail: { summary: "The web app's saved preferences of the signed-in account", tags: A },
+      })
+      // Free-form: an object schema would let the validator turn an array or a scalar into an
+      // object and store that, so the body is declared as it is and checked to be an object.
+      .put("/api/prefs", ({ caller, body }) => ({ prefs: putPrefs(gw, uid(caller), jsonObject(body)) }), {
+        gate: "session",
+        body: t.Unknown({ description: `any JSON object the web app keeps, at most ${MAX_PREFS_BYTES} bytes (else 400 bad_body)` }),
+        detail: { summary: "Replace the web app's saved preferences of the signed-in account", tags: A },
+      })
+      .get("/api/watch", ({ caller }) => ({ watches: watchesOf(gw, uid(caller)) }), {
+        gate: "session",
+        detail: { summary: "The caches the signed-in account watches", tags: A },
+      })
+      .put(
+        "/api/watch/:cacheId",
+        ({ caller, params, body }) => ({ cacheId: Number(params.cacheId), watching: setWatch(gw, uid(caller), params.cacheId, body.watch) }),
+        {
+          gate: "session",
+          params: t.Object({ cacheId: t.String({ description: "the cache's id, a positive whole number (checked by the service: 400 invalid)" }) }),
+          body: open({ watch: t.Boolean({ description: "true: be told about new logs; false: stop" }) }),
+          detail: { summary: "Watch a cache (or stop) to be notified of its new logs", description: "Answers { cacheId, watching }.", tags: A },
+        },
+      )
+      .get("/api/notify/prefs", ({ caller }) => getNotifyPrefs(gw, uid(caller)), {
+        gate: "session",
+        detail: { summary: "How the signed-in account is notified: e-mail, push, digest", tags: A },
+      })
+      .put("/api/notify/prefs", ({ caller, body }) => putNotifyPrefs(gw, uid(caller), body), {
+        gate: "session",
+        body: open({
+          email: t.Optional(t.Boolean({ description: "notify by e-mail (the account needs an address)" })),
+          push: t.Optional(t.Boolean({ description: "notify by Web Push" })),
+          // Literals, not t.UnionEnum: that one carries a default, which would reset digest on every partial update.
+          digest: t.Optional(t.Union([t.Literal("hourly"), t.Literal("daily"), t.Literal("off")], { description: "gather notifications into one message" })),
+        }),
         detail: {
-          summary: "Add a Web Push subscription of this browser to the signed-in account",
-          description: "201 with { subscriptions }; 400 bad_subscription for an endpoint that is not a public push service or keys that are not keys.",
+          summary: "Change how the signed-in account is notified",
+          description: "Only the fields given change; another field is refused by name.",
           tags: A,
         },
-      },
-    )
-    .delete("/api/push/subscription", ({ caller, body }) => ({ subscriptions: unsubscribe(gw, uid(caller), body.endpoint) }), {
-      gate: "session",
-      body: open({ endpoint: t.String({ description: "the subscription's endpoint" }) }),
-      detail: { summary: "Remove a Web Push subscription from the signed-in account", description: "Answers { subscriptions }, the ones left.", tags: A },
-    })
-    .post(
-      "/api/push/test",
-      ({ caller }) => sendPush(gw, uid(caller), { title: `${gw.config.instance}: test`, body: "Push notifications work.", url: "/account" }),
-      {
+      })
+      .get("/api/push/key", () => ({ publicKey: vapidKeys(gw).publicKey }), {
         gate: "session",
-        rateLimit: "auth",
-        detail: { summary: "Send a test push notification to every subscription of the signed-in account", description: "Answers { sent, failed, removed }.", tags: A },
-      },
-    )
-    .get("/api/views", ({ caller }) => ({ views: viewsOf(gw, uid(caller)) }), {
-      gate: "session",
-      detail: { summary: "The signed-in account's saved map views", tags: A },
-    })
-    .post(
-      "/api/views",
-      ({ caller, body, set }) => {
-        set.status = 201;
-        return createView(gw, uid(caller), body);
-      },
-      {
+        detail: { summary: "The instance's VAPID public key, for the browser's push subscription", tags: A },
+      })
+      .get("/api/push/subscriptions", ({ caller }) => ({ subscriptions: subscriptionsOf(gw, uid(caller)) }), {
         gate: "session",
-        body: open(viewFields),
-        detail: { summary: "Save a map view (centre, zoom, layers, filters) under a name, with a share link", description: "201 with the view.", tags: A },
-      },
-    )
-    .put("/api/views/:id", ({ caller, params, body }) => updateView(gw, uid(caller), params.id, body), {
-      gate: "session",
-      params: viewId,
-      body: open({
-        name: t.Optional(viewFields.name),
-        lat: t.Optional(viewFields.lat),
-        lon: t.Optional(viewFields.lon),
-        zoom: t.Optional(viewFields.zoom),
-        layers: viewFields.layers,
-        filters: viewFields.filters,
-      }),
-      detail: { summary: "Change a saved map view: only the fields given", tags: A },
-    })
-    .delete(
-      "/api/views/:id",
-      ({ caller, params, set }) => {
-        deleteView(gw, uid(caller), params.id);
-        set.status = 204;
-        return "";
-      },
-      { gate: "session", params: viewId, detail: { summary: "Delete a saved map view (204)", tags: A } },
-    )
-    .get("/v/:id", ({ params, redirect }) => redirect(viewLocation(gw, params.id), 302), {
-      gate: "public",
-      params: t.Object({ id: t.String({ description: "a saved view's id" }) }),
-      detail: { summary: "A saved map view's share link: redirects (302) to the map at that view", tags: ["Accounts"] },
-    });
+        detail: { summary: "The signed-in account's Web Push subscriptions", tags: A },
+      })
+      .put(
+        "/api/push/subscription",
+        async ({ caller, body, set }) => {
+          const subscriptions = await subscribe(gw, uid(caller), body);
+          set.status = 201;
+          return { subscriptions };
+        },
+        {
+          gate: "session",
+          body: open(
+            {
+              endpoint: t.String({ maxLength: 2048, description: "the push service's https URL (a public host)" }),
+              keys: open({
+                p256dh: t.String({ description: "the browser's P-256 public key, base64url" }),
+                auth: t.String({ description: "the browser's 16-byte secret, base64url" }),
+              }),
+            },
+            "the PushSubscription as the browser's toJSON() gives it",
+          ),
+          detail: {
+            summary: "Add a Web Push subscription of this browser to the signed-in account",
+            description: "201 with { subscriptions }; 400 bad_subscription for an endpoint that is not a public push service or keys that are not keys.",
+            tags: A,
+          },
+        },
+      )
+      .delete("/api/push/subscription", ({ caller, body }) => ({ subscriptions: unsubscribe(gw, uid(caller), body.endpoint) }), {
+        gate: "session",
+        body: open({ endpoint: t.String({ description: "the subscription's endpoint" }) }),
+        detail: { summary: "Remove a Web Push subscription from the signed-in account", description: "Answers { subscriptions }, the ones left.", tags: A },
+      })
+      .post(
+        "/api/push/test",
+        ({ caller }) => sendPush(gw, uid(caller), { title: `${gw.config.instance}: test`, body: "Push notifications work.", url: "/account" }),
+        {
+          gate: "session",
+          rateLimit: "auth",
+          detail: {
+            summary: "Send a test push notification to every subscription of the signed-in account",
+            description: "Answers { sent, failed, removed }.",
+            tags: A,
+          },
+        },
+      )
+      .get("/api/views", ({ caller }) => ({ views: viewsOf(gw, uid(caller)) }), {
+        gate: "session",
+        detail: { summary: "The signed-in account's saved map views", tags: A },
+      })
+      .post(
+        "/api/views",
+        ({ caller, body, set }) => {
+          set.status = 201;
+          return createView(gw, uid(caller), body);
+        },
+        {
+          gate: "session",
+          body: open(viewFields),
+          detail: { summary: "Save a map view (centre, zoom, layers, filters) under a name, with a share link", description: "201 with the view.", tags: A },
+        },
+      )
+      .put("/api/views/:id", ({ caller, params, body }) => updateView(gw, uid(caller), params.id, body), {
+        gate: "session",
+        params: viewId,
+        body: open({
+          name: t.Optional(viewFields.name),
+          lat: t.Optional(viewFields.lat),
+          lon: t.Optional(viewFields.lon),
+          zoom: t.Optional(viewFields.zoom),
+          layers: viewFields.layers,
+          filters: viewFields.filters,
+        }),
+        detail: { summary: "Change a saved map view: only the fields given", tags: A },
+      })
+      .delete(
+        "/api/views/:id",
+        ({ caller, params, set }) => {
+          deleteView(gw, uid(caller), params.id);
+          set.status = 204;
+          return "";
+        },
+        { gate: "session", params: viewId, detail: { summary: "Delete a saved map view (204)", tags: A } },
+      )
+      .get("/v/:id", ({ params, redirect }) => redirect(viewLocation(gw, params.id), 302), {
+        gate: "public",
+        params: t.Object({ id: t.String({ description: "a saved view's id" }) }),
+        detail: { summary: "A saved map view's share link: redirects (302) to the map at that view", tags: ["Accounts"] },
+      })
+  );
 }

@@ -215,15 +215,11 @@ export function accountRoutes(gw: Gateway) {
         gate: "session",
         detail: { summary: "The signed-in account's active callsign and whether it is verified", tags: ["Accounts"] },
       })
-      .post(
-        "/auth/callsign",
-        ({ caller, body }) => ({ callsigns: addCallsign(gw, userId(caller), body.call, { activate: true }) }),
-        {
-          gate: "session",
-          body: open({ call: t.String({ description: callText }) }),
-          detail: { summary: "Add a callsign to the signed-in account and make it the active one", description: "Answers { callsigns }.", tags: ["Accounts"] },
-        },
-      )
+      .post("/auth/callsign", ({ caller, body }) => ({ callsigns: addCallsign(gw, userId(caller), body.call, { activate: true }) }), {
+        gate: "session",
+        body: open({ call: t.String({ description: callText }) }),
+        detail: { summary: "Add a callsign to the signed-in account and make it the active one", description: "Answers { callsigns }.", tags: ["Accounts"] },
+      })
       .get("/auth/callsigns", ({ caller }) => ({ callsigns: callsignsOf(gw.db, userId(caller)), lost: lostCallsigns(gw.db, userId(caller)) }), {
         gate: "session",
         detail: {
@@ -245,7 +241,11 @@ export function accountRoutes(gw: Gateway) {
             add: t.Optional(t.String({ description: `${callText}, to add` })),
             remove: t.Optional(t.String({ description: `${callText}, to remove` })),
           }),
-          detail: { summary: "Add or remove one of the signed-in account's callsigns", description: "Send { add } or { remove }. Answers { callsigns }.", tags: ["Accounts"] },
+          detail: {
+            summary: "Add or remove one of the signed-in account's callsigns",
+            description: "Send { add } or { remove }. Answers { callsigns }.",
+            tags: ["Accounts"],
+          },
         },
       )
       .get("/auth/profile", ({ caller }) => ({ profile: profileOf(gw, userId(caller)) }), {
@@ -285,7 +285,11 @@ export function accountRoutes(gw: Gateway) {
             key: t.String({ description: deviceKeyText }),
             label: t.Optional(t.Nullable(t.String({ maxLength: 64, description: "a name for the device, at most 64 characters" }))),
           }),
-          detail: { summary: "Register a device's key (a radio box, an app) to sign for one of the account's callsigns", description: "201 with the key.", tags: ["Accounts"] },
+          detail: {
+            summary: "Register a device's key (a radio box, an app) to sign for one of the account's callsigns",
+            description: "201 with the key.",
+            tags: ["Accounts"],
+          },
         },
       )
       .post("/keys/revoke", ({ caller, body }) => ({ deviceKeys: revokeDeviceKey(gw, userId(caller), body.key) }), {
@@ -325,18 +329,14 @@ export function accountRoutes(gw: Gateway) {
         detail: { summary: "The device keys registered to a callsign, for peers checking its signatures", tags: ["Accounts"] },
       })
       // Who came to hold which callsign, and whose verified claim went with it.
-      .get(
-        "/api/admin/audit",
-        ({ query }) => ({ entries: auditLog(gw.db, { limit: Math.min(500, Math.max(1, query.limit ?? 100)), before: query.before }) }),
-        {
-          gate: "sysop",
-          query: t.Object({
-            limit: t.Optional(t.Integer({ description: "entries at most: 1 to 500 (outside: the nearest), default 100" })),
-            before: t.Optional(t.Integer({ description: "only entries with an id below this, to page back" })),
-          }),
-          detail: { summary: "The callsign audit log for the sysop: who came to hold which callsign, and whose claim went with it", tags: ["Accounts"] },
-        },
-      )
+      .get("/api/admin/audit", ({ query }) => ({ entries: auditLog(gw.db, { limit: Math.min(500, Math.max(1, query.limit ?? 100)), before: query.before }) }), {
+        gate: "sysop",
+        query: t.Object({
+          limit: t.Optional(t.Integer({ description: "entries at most: 1 to 500 (outside: the nearest), default 100" })),
+          before: t.Optional(t.Integer({ description: "only entries with an id below this, to page back" })),
+        }),
+        detail: { summary: "The callsign audit log for the sysop: who came to hold which callsign, and whose claim went with it", tags: ["Accounts"] },
+      })
       // GDPR: signed by a device key of :call, or by a session holding it; about the whole account.
       .post(
         "/api/account/:call/export",
@@ -362,7 +362,10 @@ export function accountRoutes(gw: Gateway) {
         {
           gate: "signed-body",
           params: accountParams,
-          body: signedBody({ confirm: t.Optional(t.Unknown({ description: "must be true: erasing cannot be undone (else 400 confirm_required)" })) }, "{ confirm: true }."),
+          body: signedBody(
+            { confirm: t.Optional(t.Unknown({ description: "must be true: erasing cannot be undone (else 400 confirm_required)" })) },
+            "{ confirm: true }.",
+          ),
           detail: {
             summary: "Erase the account and what it wrote (GDPR erasure)",
             description: "400 confirm_required without { confirm: true }.",
@@ -388,7 +391,11 @@ export function accountRoutes(gw: Gateway) {
           gate: "signed-body",
           params: accountParams,
           body: signedBody(
-            { acceptance: t.Optional(t.Unknown({ description: "the object the new instance's import answered; required (checked with its signature: 400 bad_acceptance)" })) },
+            {
+              acceptance: t.Optional(
+                t.Unknown({ description: "the object the new instance's import answered; required (checked with its signature: 400 bad_acceptance)" }),
+              ),
+            },
             "{ acceptance }: what the new instance's import answered.",
           ),
           detail: { summary: "Finish moving the account away: the new instance's acceptance ends it here and points its callsigns there", tags: ["Accounts"] },
@@ -414,7 +421,11 @@ export function accountRoutes(gw: Gateway) {
           gate: "signed-body",
           rateLimit: "auth",
           body: signedBody(
-            { bundle: t.Optional(t.Unknown({ description: "the object the old instance's /bundle answered; required (checked with its signature: 400 bad_bundle)" })) },
+            {
+              bundle: t.Optional(
+                t.Unknown({ description: "the object the old instance's /bundle answered; required (checked with its signature: 400 bad_bundle)" }),
+              ),
+            },
             "{ bundle }, signed by a key the bundle names.",
           ),
           detail: {

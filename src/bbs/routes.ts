@@ -5,6 +5,7 @@
  * service function.
  */
 import { Elysia, t } from "elysia";
+import { wholeNumber } from "../http/params.ts";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { badRequest, forbidden, notFound, unauthorized } from "../errors.ts";
@@ -34,7 +35,6 @@ import { boxKill, endBoxSession, inbound, killedSince, listBoxSessions, MAX_BATC
 import { bbsIdentity } from "./identity.ts";
 
 /** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */
-const whole = (o: Parameters<typeof t.Number>[0] = {}) => t.Number({ multipleOf: 1, ...o });
 
 /** A message, rule or partner id in the path: anything else answers 404, as an unknown id does. */
 const idParams = (what: string) => t.Object({ id: t.String({ description: `the ${what}'s id (a whole number; anything else is not found)` }) });
@@ -66,7 +66,7 @@ const PARTNER = t.Object(
     host: t.Optional(
       t.Union([t.Null(), t.String({ pattern: "^([A-Za-z0-9.:-]{1,253})?$" })], { description: "tcp: host name or address (null or empty clears)" }),
     ),
-    port: t.Optional(t.Union([t.Null(), whole({ minimum: 1, maximum: 65535 })], { description: "tcp: port 1-65535" })),
+    port: t.Optional(t.Union([t.Null(), wholeNumber({ minimum: 1, maximum: 65535 })], { description: "tcp: port 1-65535" })),
     ax25Call: t.Optional(t.Union([t.Null(), t.String()], { description: "ax25: the call-SSID the partner answers on the air, e.g. N0BBS-1" })),
     via: t.Optional(
       t.Union([t.Null(), t.Array(t.String(), { maxItems: 8 })], { description: 'ax25: up to 8 digipeaters, e.g. ["RELAY", "WIDE2-1"] ([] = direct)' }),
@@ -76,7 +76,7 @@ const PARTNER = t.Object(
         description: "up to 64 characters without spaces (null or empty clears)",
       }),
     ),
-    intervalMin: t.Optional(whole({ minimum: 1, maximum: 1440, description: "minutes between forwarding calls, 1-1440 (default 60)" })),
+    intervalMin: t.Optional(wholeNumber({ minimum: 1, maximum: 1440, description: "minutes between forwarding calls, 1-1440 (default 60)" })),
     timeBands: t.Optional(t.Array(t.String(), { maxItems: 12, description: 'UTC bands when we may call, like "22:00-06:00" ([] = always)' })),
     types: t.Optional(TYPES),
     poll: t.Optional(t.Boolean({ description: "call even with nothing to send, to collect" })),
@@ -88,11 +88,11 @@ const PARTNER = t.Object(
 const RULE = t.Object(
   {
     partner: t.Optional(t.String({ description: "the partner's callsign (or give partnerId)" })),
-    partnerId: t.Optional(whole({ description: "the partner's id" })),
+    partnerId: t.Optional(wholeNumber({ description: "the partner's id" })),
     field: t.Optional(t.Union([t.Literal("at"), t.Literal("to")], { description: "match the @ route (at, the default) or the addressee or category (to)" })),
     pattern: t.Optional(t.String({ description: "what to match, e.g. #TST, N0Q* or WW (required to create)" })),
     types: t.Optional(TYPES),
-    priority: t.Optional(whole({ minimum: 0, maximum: 10000, description: "0-10000, lower wins (default 100)" })),
+    priority: t.Optional(wholeNumber({ minimum: 0, maximum: 10000, description: "0-10000, lower wins (default 100)" })),
   },
   { ...open, description: "a forwarding rule; on update only the fields given change" },
 );
@@ -141,7 +141,7 @@ export function bbsRoutes(gw: Gateway) {
               to: t.String({ description: "the address: N0ABC, N0ABC@N0BBS.#NCA.CA.USA.NOAM, or for a bulletin a category like ALL@WW" }),
               subject: t.String({ description: "the subject line" }),
               body: t.String({ description: "the text (at most BBS_MAX_MESSAGE_BYTES bytes)" }),
-              replyTo: t.Optional(t.Union([t.Null(), whole()], { description: "the id of the message this answers (threads it)" })),
+              replyTo: t.Optional(t.Union([t.Null(), wholeNumber()], { description: "the id of the message this answers (threads it)" })),
             },
             open,
           ),

@@ -3,6 +3,7 @@
  * the box leases and acknowledges, the operator reads the log.
  */
 import { Elysia, t } from "elysia";
+import { wholeNumber } from "../http/params.ts";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { conflict } from "../errors.ts";
@@ -11,7 +12,6 @@ import { BOX_KINDS } from "./kinds.ts";
 import { acknowledge, boxId, commandLog, enqueue, lease, LOCAL_BOX, MAX_ACKS, parseAcks } from "./service.ts";
 
 /** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */
-const whole = (o: Parameters<typeof t.Number>[0] = {}) => t.Number({ multipleOf: 1, ...o });
 
 const BOX = t.Object({
   id: t.String({
@@ -72,7 +72,7 @@ export function boxRoutes(gw: Gateway) {
           acks: t.Array(
             t.Object(
               {
-                id: whole({ description: "the command's id" }),
+                id: wholeNumber({ description: "the command's id" }),
                 ok: t.Optional(t.Boolean({ description: "false: it failed (default true)" })),
                 result: t.Optional(t.Unknown({ description: "what the box answers: any JSON up to 8 KiB" })),
               },

@@ -12,14 +12,13 @@ import { onboard44net } from "./onboard.ts";
 import { answerQuery } from "./corroborate.ts";
 import { submit } from "./hub.ts";
 import { answerRelayFrames, dispatchQueries, leaseQueries, MAX_RELAY_ANSWERS, postAnswers, queueQuery, relayFrameList, relayResult } from "./relay.ts";
-import { cborBody } from "../http/params.ts";
+import { cborBody, wholeNumber } from "../http/params.ts";
 import { acceptOnly, allowLargerBody, mediaType } from "../http/body.ts";
 import { CBOR_TYPE, MAX_PAGE_BYTES } from "./page.ts";
 import { encodeCbor } from "./cbor.ts";
 import { B64URL_KEY_PATTERN, INSTANCE_ID_PATTERN, SYNC_KINDS } from "./record.ts";
 
 /** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */
-const whole = (o: Parameters<typeof t.Number>[0] = {}) => t.Number({ multipleOf: 1, ...o });
 
 allowLargerBody("POST", /^\/federation\/submit$/, MAX_PAGE_BYTES);
 acceptOnly("POST", /^\/federation\/submit$/, CBOR_TYPE);
@@ -134,8 +133,8 @@ export function fedNetworkRoutes(gw: Gateway) {
           t.Object(
             {
               type: t.String({ description: `the record kind: ${SYNC_KINDS.join(", ")}` }),
-              since: t.Optional(whole({ description: "the cursor (default 0)" })),
-              limit: t.Optional(whole({ description: "records per page" })),
+              since: t.Optional(wholeNumber({ description: "the cursor (default 0)" })),
+              limit: t.Optional(wholeNumber({ description: "records per page" })),
             },
             { ...open, description: "JSON: a sync query to queue for the spoke" },
           ),
@@ -164,7 +163,7 @@ export function fedNetworkRoutes(gw: Gateway) {
         body: t.Union([
           t.Object(
             {
-              answers: t.Array(t.Object({ id: t.Optional(whole()), frame: t.String({ description: "a base64url relayAnswer frame" }) }, open), {
+              answers: t.Array(t.Object({ id: t.Optional(wholeNumber()), frame: t.String({ description: "a base64url relayAnswer frame" }) }, open), {
                 maxItems: MAX_RELAY_ANSWERS,
               }),
             },

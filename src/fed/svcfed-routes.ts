@@ -1,5 +1,6 @@
 /** The SVCFED carrier over HTTP: pack the local feed into one bulletin for the FBB carrier. */
 import { Elysia, t } from "elysia";
+import { wholeNumber } from "../http/params.ts";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "./feed.ts";
@@ -7,7 +8,6 @@ import { SYNC_KINDS } from "./record.ts";
 import { enqueueParams, enqueueSvcfed } from "./transports/svcfed.ts";
 
 /** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */
-const whole = (o: Parameters<typeof t.Number>[0] = {}) => t.Number({ multipleOf: 1, ...o });
 
 export function svcfedRoutes(gw: Gateway) {
   return new Elysia({ name: "svcfed" }).use(gatesPlugin(gw)).post(
@@ -28,8 +28,10 @@ export function svcfedRoutes(gw: Gateway) {
                 description: `record kinds to pack (default all: ${SYNC_KINDS.join(", ")})`,
               }),
             ),
-            since: t.Optional(whole({ minimum: 0, description: "the cursor: 0, or the `next` of a previous answer (default 0)" })),
-            limit: t.Optional(whole({ minimum: 1, maximum: MAX_PAGE_LIMIT, description: `records, 1-${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT})` })),
+            since: t.Optional(wholeNumber({ minimum: 0, description: "the cursor: 0, or the `next` of a previous answer (default 0)" })),
+            limit: t.Optional(
+              wholeNumber({ minimum: 1, maximum: MAX_PAGE_LIMIT, description: `records, 1-${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT})` }),
+            ),
           },
           { additionalProperties: true, description: "an empty body packs everything from the start" },
         ),

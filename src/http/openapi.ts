@@ -101,7 +101,13 @@ const GATE_TEXT: Record<GateName, string> = {
 function plain(schema: Schema | undefined): Schema | undefined {
   if (schema === undefined) return undefined;
   return JSON.parse(JSON.stringify(schema), (_k, v) => {
+    if ((v as Schema | null)?.type === "Uint8Array") return BINARY;
     const any = (v as { anyOf?: Schema[] } | null)?.anyOf;
+    // t.Uint8Array(): any of a sample default and the bytes
+    if (Array.isArray(any) && any.some((a) => a === BINARY)) {
+      const rest = any.filter((a) => a !== BINARY && !("default" in a && Object.keys(a).length === 1));
+      return rest.length === 0 ? BINARY : { anyOf: [BINARY, ...rest] };
+    }
     if (Array.isArray(any) && any.length === 2) {
       const coerced = any.findIndex((a) => a.type === "string" && (a.format === "numeric" || a.format === "integer"));
       if (coerced >= 0) {
@@ -123,11 +129,19 @@ function parameters(where: "path" | "query", schema: Schema | undefined): unknow
   });
 }
 
-function bodyType(schema: Schema, detail: Detail): string {
-  if (detail.bodyType) return detail.bodyType;
-  if (schema.type === "Uint8Array") return "application/octet-stream";
-  if (schema.type === "string") return "text/plain";
-  return "application/json";
+const BINARY: Schema = { type: "string", format: "binary" };
+
+/** The body's media types: bytes as `detail.bodyType` (or octet-stream), text as text/plain, the rest as JSON. */
+function bodyContent(schema: Schema, detail: Detail): Record<string, { schema: Schema }> {
+  const raw = detail.bodyType ?? "application/octet-stream";
+  if (schema === BINARY) return { [raw]: { schema } };
+  const any = schema.anyOf as Schema[] | undefined;
+  if (any?.[0] === BINARY) {
+    const rest = any.slice(1);
+    return { [raw]: { schema: BINARY }, "application/json": { schema: rest.length === 1 ? rest[0]! : { anyOf: rest } } };
+  }
+  if (schema.type === "string") return { [detail.bodyType ?? "text/plain"]: { schema } };
+  return { "application/json": { schema } };
 }
 
 const ERROR = { $ref: "#/components/responses/Error" };
@@ -139,8 +153,7 @@ function operation(route: RouteLike, gate: GateName | null, rateLimit: RateBucke
   const ps = [...parameters("path", params), ...parameters("query", query)];
   if (ps.length) op.parameters = ps;
   if (body) {
-    const s = plain(body)!;
-    op.requestBody = { required: true, content: { [bodyType(s, detail)]: { schema: s.type === "Uint8Array" ? { type: "string", format: "binary" } : s } } };
+    op.requestBody = { required: true, content: bodyContent(plain(body)!, detail) };
   }
   if (gate) {
     op["x-gate"] = gate;

@@ -1,4 +1,5 @@
 /** Helpers every route file shares to read its parameters and bodies. */
+import { t } from "elysia";
 import { AppError, badRequest } from "../errors.ts";
 import { mediaType } from "./body.ts";
 import { CBOR_TYPE } from "../fed/page.ts";
@@ -24,3 +25,9 @@ export function cellsParam(v: string | undefined): number | undefined {
   if (n !== undefined && (n < 4 || n > MAX_CLUSTER_CELLS)) throw badRequest("invalid", `cells is 4 to ${MAX_CLUSTER_CELLS}`);
   return n;
 }
+
+/**
+ * A whole number in a JSON body, as a JSON number only: `t.Integer` would also
+ * take the string "5" and convert it.
+ */
+export const wholeNumber = (o: Parameters<typeof t.Number>[0] = {}) => t.Number({ multipleOf: 1, ...o });

@@ -5,6 +5,7 @@
  * sysop-gated.
  */
 import { Elysia, t } from "elysia";
+import { wholeNumber } from "../http/params.ts";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { counterSamples, mheard } from "./heard.ts";
@@ -12,7 +13,6 @@ import { editRoute, listRoutes, nodeCall, nodesTable } from "./netrom.ts";
 import { radioOf } from "./radio.ts";
 
 /** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */
-const whole = (o: Parameters<typeof t.Number>[0] = {}) => t.Number({ multipleOf: 1, ...o });
 
 const tags = ["Node"];
 
@@ -68,7 +68,7 @@ export function nodeRoutes(gw: Gateway) {
             call: t.String({ description: "the node's callsign, e.g. N0NODE-7" }),
             neighbour: t.String({ description: "the neighbour the route goes through, e.g. N0NBR-7" }),
             alias: t.Optional(t.String({ pattern: "^([A-Za-z0-9#_-]{1,6})?$", description: "the node's alias, 1-6 of A-Z 0-9 # _ -" })),
-            quality: t.Optional(whole({ minimum: 0, maximum: 255, description: "0-255 (required unless remove)" })),
+            quality: t.Optional(wholeNumber({ minimum: 0, maximum: 255, description: "0-255 (required unless remove)" })),
             port: t.Optional(t.String({ maxLength: 200, description: "the radio port the neighbour is on" })),
             remove: t.Optional(t.Boolean({ description: "true: remove this route instead" })),
           },

@@ -79,6 +79,7 @@ export function stationsRoutes(gw: Gateway) {
             summary: "Take packets heard on RF (the radio box, or a device key's own station)",
             description: `TNC2 lines as text/plain, or a JSON batch {packets, positions, finds}; at most ${MAX_BATCH} items.`,
             tags: RADIO,
+            bodyType: "text/plain",
           },
         },
       )

@@ -9,7 +9,9 @@ import { confirmSupporter, listSupporters, setSupporterPrefs, supporterPrefs } f
 const prefsBody = t.Object(
   {
     public: t.Optional(t.Boolean({ description: "list this account on /support" })),
-    name: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 60, pattern: "\\S", description: "the name to list (default: the callsign); null clears it" }))),
+    name: t.Optional(
+      t.Nullable(t.String({ minLength: 1, maxLength: 60, pattern: "\\S", description: "the name to list (default: the callsign); null clears it" })),
+    ),
   },
   { additionalProperties: true },
 );
@@ -31,7 +33,11 @@ export function supportRoutes(gw: Gateway) {
     .get("/support", () => serveIndex(csp), { gate: "public", detail: { summary: "The supporters page of the web app", tags: ["Support"] } })
     .get("/api/support", () => listSupporters(gw), {
       gate: "public",
-      detail: { summary: "List the current supporters who chose to be listed", description: "Answers { supporters: [{ name, call, level, since }] }.", tags: ["Support"] },
+      detail: {
+        summary: "List the current supporters who chose to be listed",
+        description: "Answers { supporters: [{ name, call, level, since }] }.",
+        tags: ["Support"],
+      },
     })
     .get("/api/support/prefs", ({ caller }) => supporterPrefs(gw, caller.user!.id), {
       gate: "session",

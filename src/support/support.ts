@@ -46,9 +46,7 @@ export function setSupporterPrefs(gw: Gateway, userId: number, b: { public?: boo
   if (!row(gw, userId)) throw conflict("not_a_supporter", "this account is not a confirmed supporter");
   if (b.public !== undefined) gw.db.query("UPDATE supporters SET public = ?, updated_at = ? WHERE user_id = ?").run(b.public ? 1 : 0, gw.clock.now(), userId);
   if (b.name !== undefined)
-    gw.db
-      .query("UPDATE supporters SET name = ?, updated_at = ? WHERE user_id = ?")
-      .run(b.name === null ? null : b.name.trim(), gw.clock.now(), userId);
+    gw.db.query("UPDATE supporters SET name = ?, updated_at = ? WHERE user_id = ?").run(b.name === null ? null : b.name.trim(), gw.clock.now(), userId);
   return supporterPrefs(gw, userId);
 }
 

@@ -107,23 +107,19 @@ export function systemRoutes(gw: Gateway) {
         tags: ["System"],
       },
     })
-    .post(
-      "/api/setup",
-      ({ body: { token, ...values } }) => completeSetup(gw, token, values),
-      {
-        gate: "public",
-        rateLimit: "auth",
-        body: setupBody,
-        detail: {
-          summary: "First-run set-up: the operator writes the instance's settings with the token the gateway printed",
-          description:
-            "Writes the given settings to the env file in the data directory (they apply at the next start) and ends set-up. " +
-            "Each value is checked as its environment setting; a bad one or a field set-up does not take refuses the whole (400 invalid_setting). " +
-            "403 bad_token for a wrong token; 409 setup_done once set up.",
-          tags: ["System"],
-        },
+    .post("/api/setup", ({ body: { token, ...values } }) => completeSetup(gw, token, values), {
+      gate: "public",
+      rateLimit: "auth",
+      body: setupBody,
+      detail: {
+        summary: "First-run set-up: the operator writes the instance's settings with the token the gateway printed",
+        description:
+          "Writes the given settings to the env file in the data directory (they apply at the next start) and ends set-up. " +
+          "Each value is checked as its environment setting; a bad one or a field set-up does not take refuses the whole (400 invalid_setting). " +
+          "403 bad_token for a wrong token; 409 setup_done once set up.",
+        tags: ["System"],
       },
-    )
+    })
     .get(
       "/robots.txt",
       ({ request, set }) => {
