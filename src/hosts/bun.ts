@@ -4,7 +4,8 @@
  * clients, serial TNCs, the web app built by Bun.
  */
 import type { Server } from "bun";
-import type { HttpHost, HttpServer } from "../http/host.ts";
+import type { HttpHost } from "../http/host.ts";
+import type { HttpServer } from "../net/http-server.ts";
 
 export const bunHost: HttpHost = {
   name: "bun",

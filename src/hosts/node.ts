@@ -12,7 +12,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { HttpHost, HttpServer, ServeOptions } from "../http/host.ts";
+import type { HttpHost, ServeOptions } from "../http/host.ts";
+import type { HttpServer } from "../net/http-server.ts";
 import type { App } from "../http/app.ts";
 
 /** A request body as a web stream, failing once it passes `max` bytes (Bun's maxRequestBodySize). */

@@ -6,18 +6,7 @@
  * entry point picks the host (docs/architecture.md).
  */
 import type { App } from "./app.ts";
-
-export interface HttpServer {
-  readonly port: number | undefined;
-  /** the address of the connection a request came on */
-  requestIP(request: Request): { address: string } | null;
-  /** seconds the connection may stay idle; 0 keeps it open (event streams) */
-  timeout(request: Request, seconds: number): void;
-  /** WebSocket topics (live rooms): send to every subscriber, count them */
-  publish(topic: string, data: string): unknown;
-  subscriberCount(topic: string): number;
-  stop(closeActiveConnections?: boolean): Promise<void>;
-}
+import type { HttpServer } from "../net/http-server.ts";
 
 export interface ServeOptions {
   port: number;
