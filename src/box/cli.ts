@@ -57,8 +57,18 @@ export async function boxCommand(loaded: LoadedConfig, opts: { gateway?: string;
     log,
   }).start();
   out(`svc-gateway box "${id}" carries the radio (${radio.ports.map((p) => p.id).join(", ")}) for ${gateway!.origin}`);
+  // Say when each TNC link comes up or drops (a port keeps retrying by itself; the box runs meanwhile).
+  const up = new Map<string, boolean>();
+  const watch = setInterval(() => {
+    for (const p of radio.status()) {
+      if (p.connected === (up.get(p.id) ?? false)) continue;
+      up.set(p.id, p.connected);
+      out(p.connected ? `TNC ${p.id} connected` : `TNC ${p.id} lost: ${p.lastError ?? "disconnected"}; trying again`);
+    }
+  }, 250);
   const stop = async (signal: string) => {
     log.info("box", `${signal}: stopping`);
+    clearInterval(watch);
     await box.stop();
     await radio.stop();
     process.exit(0);

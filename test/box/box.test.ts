@@ -57,7 +57,7 @@ describe("box commands", () => {
       [{ kind: "ui", args: { line: "N0HAM-7 no colon" } }, "bad_line"],
       [{ kind: "ui", args: { line: "W1AW>APRS:>not my call" } }, "bad_source"],
       [{ kind: "mheard", args: { limit: 0 } }, "invalid"],
-      [["a", "list"], "invalid"], // not an object: no kind (the schema names body.kind)
+      [["a", "list"], "bad_body"], // not an object
     ] as const) {
       const r = await command("shack", body, { cookie: ham.cookie });
       expect({ body, status: r.status, code: (await r.json()).error }).toEqual({ body, status: 400, code });

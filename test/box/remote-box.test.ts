@@ -51,7 +51,8 @@ async function startBox(gateway: string): Promise<Box> {
       for await (const c of s as unknown as AsyncIterable<Uint8Array>) out += new TextDecoder().decode(c);
     })();
   const box = { proc, output: () => out };
-  await waitFor(() => /carries the radio/.test(out) || proc.exitCode !== null, "the box to start");
+  // a frame heard before the box's TNC link is up is lost to it, as to any station that is off
+  await waitFor(() => /TNC \S+ connected/.test(out) || proc.exitCode !== null, "the box's TNC to connect", { timeoutMs: 30_000 });
   expect(proc.exitCode).toBeNull();
   return box;
 }
