@@ -249,7 +249,10 @@ describe("supporters", () => {
     expect(await json(await g.post("/api/support/prefs", { public: "no" }, as(finder)))).toMatchObject({ error: "invalid", field: "body.public" });
     // A field the prefs do not have is refused by name, not dropped.
     const unknown = await g.post("/api/support/prefs", { public: false, colour: "red" }, as(finder));
-    expect({ status: unknown.status, body: await json(unknown) }).toMatchObject({ status: 400, body: { error: "invalid", message: expect.stringContaining("colour") } });
+    expect({ status: unknown.status, body: await json(unknown) }).toMatchObject({
+      status: 400,
+      body: { error: "invalid", message: expect.stringContaining("colour") },
+    });
     const refused = await g.post("/api/support/confirm", { call: "N0FND", until: "soon" }, { headers: { "x-ingest-secret": INGEST } });
     expect({ status: refused.status, body: await json(refused) }).toMatchObject({ status: 400, body: { error: "invalid", field: "body.until" } });
     expect((await json(await g.get("/api/support"))).supporters).toEqual([expect.objectContaining({ name: "Fred's shack", call: "N0FND", level: "club" })]);

@@ -22,7 +22,10 @@ test("first start prints a one-time set-up link; the set-up page writes the env 
     expect(wrong.status).toBe(403);
     expect(((await wrong.json()) as { error: string }).error).toBe("bad_token");
     // No token, or a value that is not text: the route's schema names the field; nothing written.
-    for (const [body, field] of [[{ instance: "n0call-gw" }, "body.token"], [{ token, instance: 7 }, "body.instance"]] as const) {
+    for (const [body, field] of [
+      [{ instance: "n0call-gw" }, "body.token"],
+      [{ token, instance: 7 }, "body.instance"],
+    ] as const) {
       const r = await post(first.url, body);
       expect({ status: r.status, body: await r.json() }).toMatchObject({ status: 400, body: { error: "invalid", field } });
     }

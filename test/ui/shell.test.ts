@@ -38,6 +38,8 @@ describe("web app shell", () => {
     page.on("pageerror", (e) => errors.push(String(e)));
     await page.goto(gw.url + "/");
     await page.getByRole("navigation").getByRole("link", { name: "Map" }).waitFor();
+    // the name comes with /api/config, which may arrive after the navigation draws
+    await page.locator(".brand-name", { hasText: "n0call-gw" }).waitFor({ timeout: 15_000 });
     expect(await page.locator(".brand-name").textContent()).toBe("n0call-gw");
     await page.locator(".leaflet-container").waitFor();
     const banner = page.getByRole("status");
