@@ -6,7 +6,8 @@ import { join } from "node:path";
 import type { Config } from "./config.ts";
 import { EventBus } from "./events.ts";
 import { createApp, type App } from "./http/app.ts";
-import type { HttpHost, HttpServer } from "./http/host.ts";
+import type { HttpHost, HttpServer, SocketRoute } from "./http/host.ts";
+import { identify } from "./http/gates.ts";
 import { bunHost } from "./hosts/bun.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { DB_FILE_NAME, openStore, type Database } from "./store/db.ts";
@@ -19,7 +20,7 @@ import { startRadio } from "./node/radio.ts";
 import { initNetwork } from "./fed/network.ts";
 import { startBbs } from "./bbs/forwarding.ts";
 import { startHub } from "./hub/index.ts";
-import { startRooms, WS } from "./live/rooms.ts";
+import { liveHub, parseRegions, startRooms, WS, type RoomSocket } from "./live/rooms.ts";
 import { onHeard } from "./accounts/verify-aprs.ts";
 import { onPosition } from "./game/corroborate.ts";
 import { startAprsIs } from "./stations/aprsis.ts";
@@ -107,6 +108,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
           hostname: config.host,
           maxRequestBodySize: 256 * 1024 * 1024,
           websocket: WEBSOCKET_OPTIONS,
+          sockets: { "/ws": liveRoomsSocket(gw) },
         });
       } catch (e) {
         if (String((e as Error).message ?? e).includes("EADDRINUSE") || (e as { code?: string }).code === "EADDRINUSE") {
@@ -126,7 +128,6 @@ export function createGateway(opts: GatewayOptions): Gateway {
       }
       if (gw.host.missing.has("ui-build"))
         log.warn("host", `on ${gw.host.name}, the web app and map tiles are not served (503): the API and federation are; the Bun executable serves all of it`);
-      if (gw.host.missing.has("websockets")) log.warn("host", `on ${gw.host.name}, the live rooms (/ws) are not served yet: they run on the Bun executable`);
       // a serving gateway keeps WAL checkpoints (and their fsync) off the event loop
       checkpointer = startCheckpointer(db, dbFile, log, gw.writeGate);
       // `svc-gateway restore` refuses while a serving gateway holds this
@@ -170,6 +171,29 @@ export function createGateway(opts: GatewayOptions): Gateway {
   initFederation(gw);
   initNetwork(gw);
   return gw;
+}
+
+/**
+ * The live rooms' WebSocket for a host that upgrades by itself (Node): the
+ * same checks as the /ws route of src/live/routes.ts (which serves it on Bun),
+ * then the same hub.
+ */
+function liveRoomsSocket(gw: Gateway): SocketRoute {
+  const hub = liveHub(gw);
+  return {
+    accept(request, server) {
+      const regions = parseRegions(new URL(request.url).searchParams.get("region") ?? undefined);
+      const ip = identify(gw, request, server).ip;
+      hub.checkAdmit(ip);
+      return { ip, regions };
+    },
+    open(ws, accepted) {
+      const a = accepted as { ip: string; regions: string[] };
+      hub.open(ws as RoomSocket, a.ip, a.regions);
+    },
+    message: (ws, msg) => hub.message(ws as RoomSocket, msg),
+    close: (ws) => hub.close(ws as RoomSocket),
+  };
 }
 
 /** On a host without sockets and serial ports: what the configuration asks for that stays off, one log line each. */

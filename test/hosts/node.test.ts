@@ -13,6 +13,8 @@ import { getPeer } from "../../src/fed/peers.ts";
 import { decodePage } from "../../src/fed/page.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { tmpDir } from "../helpers/tmp.ts";
+import { liveClient, wsUpgrade } from "../helpers/ws.ts";
+import { connect } from "node:net";
 
 const INGEST = "ingest-secret-0123456789";
 const kN = generateKeyPair();
@@ -49,7 +51,6 @@ describe("the gateway on Node", () => {
     // the process is Node's binary, not Bun's
     const exe = await Bun.file(`/proc/${pid}/cmdline`).text();
     expect(exe.split("\0")[0]).toMatch(/node$/);
-    expect(N.output()).toContain("on node, the live rooms (/ws) are not served yet");
     expect(N.output()).toContain("on node, the web app and map tiles are not served (503)");
     const h = await nodeFetch("/health");
     expect(h.status).toBe(200);
@@ -148,6 +149,40 @@ describe("the gateway on Node", () => {
     expect(B.gw.db.query("SELECT name FROM mirror_caches WHERE origin = 'gw-node'").all()).toEqual([{ name: "Node Mill" }]);
     // pinned to the Node gateway's key, from its descriptor
     expect(getPeer(B.gw, "gw-node")).toMatchObject({ trust: "trusted", keyPin: kN.publicKey, url: N.url });
+  });
+
+  test("live rooms over WebSocket: a position from the ingest box reaches its room's client and not another room's; a bad region is refused", async () => {
+    const here = await liveClient(N.url, "JN58");
+    const there = await liveClient(N.url, "FN42");
+    try {
+      expect((await here.next()).type).toBe("snapshot");
+      expect((await there.next()).type).toBe("snapshot");
+      const r = await nodeFetch("/ingest", {
+        method: "POST",
+        headers: { "x-ingest-secret": INGEST, "content-type": "text/plain" },
+        body: "N0NODE-9>APRS,WIDE1-1,qAR,W1AW-10:!4808.00N/01130.00E>088/036 on Node",
+      });
+      expect(r.status).toBe(200);
+      const m = await here.next();
+      expect(m).toMatchObject({ type: "position", room: "JN58", call: "N0NODE-9" });
+      // a ping answers in order after it: the other room got nothing meanwhile
+      there.send({ type: "ping" });
+      expect(await there.next()).toEqual({ type: "pong" });
+      expect(there.received.filter((x: any) => x.type === "position")).toEqual([]);
+      here.send({ type: "dance" });
+      expect(await here.next()).toMatchObject({ type: "error", error: "bad_message" });
+    } finally {
+      await Promise.all([here.close(), there.close()]);
+    }
+    const port = Number(new URL(N.url).port);
+    const answer = await new Promise<string>((resolve) => {
+      let text = "";
+      const s = connect(port, "127.0.0.1", () => s.write(wsUpgrade(port, "ZZ99")));
+      s.on("data", (d) => (text += d));
+      s.on("close", () => resolve(text));
+    });
+    expect(answer).toStartWith("HTTP/1.1 400");
+    expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toMatchObject({ error: "bad_region" });
   });
 
   test("its data survives a restart on Node: the cache and the session are still there", async () => {
