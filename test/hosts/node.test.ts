@@ -5,7 +5,7 @@
  * Bun, and its data survives a restart.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawnGateway, startInProcess, type Running, type Spawned } from "../helpers/gateway.ts";
+import { runCli, spawnGateway, startInProcess, type Running, type Spawned } from "../helpers/gateway.ts";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
 import { count } from "../helpers/fed.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
@@ -13,6 +13,8 @@ import { getPeer } from "../../src/fed/peers.ts";
 import { decodePage } from "../../src/fed/page.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { tmpDir } from "../helpers/tmp.ts";
+import { openStore } from "../../src/store/db.ts";
+import { join } from "node:path";
 import { liveClient, wsUpgrade } from "../helpers/ws.ts";
 import { connect } from "node:net";
 
@@ -183,6 +185,28 @@ describe("the gateway on Node", () => {
     });
     expect(answer).toStartWith("HTTP/1.1 400");
     expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toMatchObject({ error: "bad_region" });
+  });
+
+  test("the CLI on Node: frame verify checks a signature, and a backup copies the serving gateway's database", async () => {
+    const page = decodePage(new Uint8Array(await (await nodeFetch("/federation/sync/cache")).arrayBuffer()));
+    const good = page.frames[0]!;
+    const ok = await runCli(["frame", "verify"], { runtime: "node", stdin: good });
+    expect({ code: ok.code, stderr: ok.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(JSON.parse(ok.stdout)).toMatchObject({ kind: "cache", origin: "gw-node", signerKey: kN.publicKey, body: { name: "Node Mill" } });
+    const tampered = good.slice();
+    tampered[Buffer.from(good).indexOf("Node Mill")]! ^= 0x20;
+    const bad = await runCli(["frame", "verify"], { runtime: "node", stdin: tampered });
+    expect({ code: bad.code, out: bad.stdout.split(":")[0] }).toEqual({ code: 1, out: "bad_signature" });
+
+    const file = join(tmpDir(), "copy.db");
+    const b = await runCli(["backup", file, "--data", dataDir], { runtime: "node" });
+    expect(b.code).toBe(0);
+    const copy = openStore(file);
+    try {
+      expect(copy.query("SELECT name FROM caches").all()).toEqual([{ name: "Node Mill" }]);
+    } finally {
+      copy.close();
+    }
   });
 
   test("its data survives a restart on Node: the cache and the session are still there", async () => {
