@@ -11,9 +11,11 @@
  *
  * Not here yet (the gateway logs each one it is configured for and leaves it
  * off): the TCP servers and clients (KISS and APRS-IS hub, APRS-IS uplink, FBB
- * forwarding), serial TNCs, and the web app, which Bun builds (or the Bun
- * executable carries).
+ * forwarding), serial TNCs, and the map tiles (read through Bun's file blobs).
+ * The web app is served from the files Bun built beside the bundle.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
@@ -68,6 +70,12 @@ async function send(res: ServerResponse, response: Response, head: boolean): Pro
     // the client went away, or the body failed half-way: nothing more can be said on this response
     res.destroy();
   }
+}
+
+/** The web app scripts/node.ts built beside the bundle: ui/index.json names each file and its type. */
+export async function prebuiltUi(dir: string): Promise<Array<{ name: string; blob: Blob }>> {
+  const files = JSON.parse(readFileSync(join(dir, "index.json"), "utf8")) as Array<{ name: string; type: string }>;
+  return files.map((f) => ({ name: f.name, blob: new Blob([readFileSync(join(dir, f.name))], { type: f.type }) }));
 }
 
 function requestOf(req: IncomingMessage, base: string, body?: ReadableStream<Uint8Array>, signal?: AbortSignal): Request {
@@ -135,7 +143,7 @@ class NodeSocket implements HostSocket {
 
 export const nodeHost: HttpHost = {
   name: "node",
-  missing: new Set(["tcp", "serial", "ui-build"]),
+  missing: new Set(["tcp", "serial", "tiles"]),
   async serve(app: App, opts: ServeOptions): Promise<HttpServer> {
     const sockets = new WeakMap<Request, IncomingMessage>();
     const base = () => `${opts.hostname}:${port()}`;

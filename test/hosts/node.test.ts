@@ -53,15 +53,33 @@ describe("the gateway on Node", () => {
     // the process is Node's binary, not Bun's
     const exe = await Bun.file(`/proc/${pid}/cmdline`).text();
     expect(exe.split("\0")[0]).toMatch(/node$/);
-    expect(N.output()).toContain("on node, the web app and map tiles are not served (503)");
+    expect(N.output()).toContain("on node, map tiles are not served yet (503)");
     const h = await nodeFetch("/health");
     expect(h.status).toBe(200);
     expect(await json(h)).toMatchObject({ status: "ok", version: expect.any(String) });
     expect(h.headers.get("access-control-allow-origin")).toBe("*");
-    // the web app is refused in the error shape, not a crash
-    const ui = await nodeFetch("/", { headers: { accept: "text/html" } });
-    expect(ui.status).toBe(503);
-    expect((await json(ui)).error).toBe("unavailable");
+    // map tiles are refused in the error shape, not a crash
+    const tiles = await nodeFetch("/tiles/world.pmtiles");
+    expect(tiles.status).toBe(503);
+    expect((await json(tiles)).error).toBe("unavailable");
+  });
+
+  test("the web app, built by Bun beside the bundle: the page with its CSP, and its scripts compressed", async () => {
+    const page = await nodeFetch("/", { headers: { accept: "text/html" } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+    const html = await page.text();
+    const script = /<script[^>]+src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const plain = await nodeFetch(script!, { headers: { "accept-encoding": "identity" } });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get("content-type")).toContain("javascript");
+    const body = await plain.text();
+    expect(body.length).toBeGreaterThan(1000);
+    const br = await nodeFetch(script!, { headers: { "accept-encoding": "br" }, decompress: false } as RequestInit);
+    expect(br.headers.get("content-encoding")).toBe("br");
+    expect((await nodeFetch("/assets/no-such-file.js")).status).toBe(404);
   });
 
   test("CORS preflight answers 204 with the allowed methods and headers", async () => {
