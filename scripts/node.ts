@@ -9,7 +9,8 @@
  *    becomes each source file's folder, so the data directory and everything
  *    else found beside the source are where `npm start` finds them. Bun also
  *    builds the web app into .cache/node/ui/ beside it (ui/index.json lists
- *    the files and their types), as build.ts embeds it in the executable.
+ *    the files and their types) and the world basemap into world.pmtiles, as
+ *    build.ts embeds both in the executable.
  * 2. A Node with node:sqlite (22.5 or newer): $SVC_NODE, else `node` on PATH
  *    if new enough, else node-<os>-<arch>@NODE_VERSION from the npm registry,
  *    fetched once with `npm pack` into .cache/node-runtimes (as build.ts
@@ -22,6 +23,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { dirname, join, resolve } from "node:path";
 import type { BunPlugin } from "bun";
 import { buildUi } from "../src/http/ui.ts";
+import { builtFromCheckout } from "../src/tiles/archives.ts";
 
 export const NODE_VERSION = "24.21.0";
 const ROOT = resolve(import.meta.dir, "..");
@@ -51,6 +53,8 @@ export async function buildNodeBundle(): Promise<string> {
   });
   if (!r.success) throw new Error("the Node bundle failed:\n" + r.logs.map(String).join("\n"));
   await writeUi(join(dirname(NODE_BUNDLE), "ui"));
+  // the built-in world basemap, as build.ts embeds it in the executable
+  writeFileSync(join(dirname(NODE_BUNDLE), "world.pmtiles"), new Uint8Array(await (await builtFromCheckout()).arrayBuffer()));
   return NODE_BUNDLE;
 }
 

@@ -126,7 +126,6 @@ export function createGateway(opts: GatewayOptions): Gateway {
         startHub(gw); // the KISS and APRS-IS servers for local programs (after the radio: the KISS server serves its ports)
         startBbs(gw); // FBB forwarding: the listener and the partner scheduler
       }
-      if (gw.host.missing.has("tiles")) log.warn("host", `on ${gw.host.name}, map tiles are not served yet (503): the Bun executable serves them`);
       // a serving gateway keeps WAL checkpoints (and their fsync) off the event loop
       checkpointer = startCheckpointer(db, dbFile, log, gw.writeGate);
       // `svc-gateway restore` refuses while a serving gateway holds this

@@ -6,11 +6,13 @@ import { runCli } from "../cli.ts";
 import { useSqliteDriver } from "../store/sqlite.ts";
 import { nodeSqlite } from "../store/sqlite-node.ts";
 import { usePrebuiltUi } from "../http/ui.ts";
+import { usePrebuiltWorld } from "../tiles/archives.ts";
 import { nodeHost, prebuiltUi } from "./node.ts";
 
 useSqliteDriver(nodeSqlite);
 // the web app scripts/node.ts built beside this bundle
 usePrebuiltUi(() => prebuiltUi(fileURLToPath(new URL("./ui/", import.meta.url))));
+usePrebuiltWorld(fileURLToPath(new URL("./world.pmtiles", import.meta.url)));
 void runCli(process.argv.slice(2), undefined, undefined, nodeHost).then((code) => {
   process.exitCode = code;
 });

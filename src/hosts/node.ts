@@ -11,8 +11,8 @@
  *
  * Not here yet (the gateway logs each one it is configured for and leaves it
  * off): the TCP servers and clients (KISS and APRS-IS hub, APRS-IS uplink, FBB
- * forwarding), serial TNCs, and the map tiles (read through Bun's file blobs).
- * The web app is served from the files Bun built beside the bundle.
+ * forwarding) and serial TNCs. The web app and the world basemap are served
+ * from the files Bun built beside the bundle.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -143,7 +143,7 @@ class NodeSocket implements HostSocket {
 
 export const nodeHost: HttpHost = {
   name: "node",
-  missing: new Set(["tcp", "serial", "tiles"]),
+  missing: new Set(["tcp", "serial"]),
   async serve(app: App, opts: ServeOptions): Promise<HttpServer> {
     const sockets = new WeakMap<Request, IncomingMessage>();
     const base = () => `${opts.hostname}:${port()}`;

@@ -15,12 +15,15 @@ import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { openStore } from "../../src/store/db.ts";
 import { join } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { rasterArchive } from "../helpers/tiles.ts";
 import { liveClient, wsUpgrade } from "../helpers/ws.ts";
 import { connect } from "node:net";
 
 const INGEST = "ingest-secret-0123456789";
 const kN = generateKeyPair();
 const json = (r: Response) => r.json() as Promise<any>;
+const alps = rasterArchive([6, 45, 8, 46.5], 0, 3, [200, 220, 240]);
 
 let smtp: SmtpSink;
 let dataDir: string;
@@ -35,7 +38,11 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
 beforeAll(async () => {
   smtp = await startSmtpSink({ user: "gw", pass: "mail-pass" });
   dataDir = tmpDir();
-  env = { INSTANCE: "gw-node", FED_PRIVATE_KEY: kN.privateKey, INGEST_SECRET: INGEST, SMTP_URL: smtp.url, MAIL_FROM: "gw@example.org" };
+  // an operator's map archive in the data directory's tiles/
+  mkdirSync(join(dataDir, "tiles"), { recursive: true });
+  writeFileSync(join(dataDir, "tiles", "alps.pmtiles"), alps);
+  // BBS_FBB_PORT: FBB forwarding, which needs Bun's TCP listener: the gateway on Node must say it leaves it off
+  env = { INSTANCE: "gw-node", FED_PRIVATE_KEY: kN.privateKey, INGEST_SECRET: INGEST, SMTP_URL: smtp.url, MAIL_FROM: "gw@example.org", BBS_FBB_PORT: "0" };
   N = await spawnGateway({ runtime: "node", dataDir, env });
 });
 afterAll(async () => {
@@ -53,15 +60,31 @@ describe("the gateway on Node", () => {
     // the process is Node's binary, not Bun's
     const exe = await Bun.file(`/proc/${pid}/cmdline`).text();
     expect(exe.split("\0")[0]).toMatch(/node$/);
-    expect(N.output()).toContain("on node, map tiles are not served yet (503)");
+    expect(N.output()).toContain("on node, FBB forwarding does not run yet (BBS_FBB_PORT is ignored)");
+    // and only that: the KISS TNCs are off in this test's settings (KISS_PORTS=off)
+    expect(N.output()).not.toContain("KISS_PORTS is ignored");
     const h = await nodeFetch("/health");
     expect(h.status).toBe(200);
     expect(await json(h)).toMatchObject({ status: "ok", version: expect.any(String) });
     expect(h.headers.get("access-control-allow-origin")).toBe("*");
-    // map tiles are refused in the error shape, not a crash
-    const tiles = await nodeFetch("/tiles/world.pmtiles");
-    expect(tiles.status).toBe(503);
-    expect((await json(tiles)).error).toBe("unavailable");
+  });
+
+  test("map archives: the built-in basemap and an operator's archive, read by byte range", async () => {
+    const list = await json(await nodeFetch("/api/tiles"));
+    expect(list.archives.map((a: any) => a.name)).toEqual(["world", "alps"]);
+    for (const name of ["world", "alps"]) {
+      const head = await nodeFetch(`/tiles/${name}.pmtiles`, { headers: { range: "bytes=0-126" } });
+      expect(head.status).toBe(206);
+      expect(head.headers.get("content-range")).toMatch(/^bytes 0-126\/\d+$/);
+      const bytes = new Uint8Array(await head.arrayBuffer());
+      expect(bytes.length).toBe(127);
+      expect(new TextDecoder().decode(bytes.subarray(0, 7))).toBe("PMTiles");
+      const etag = head.headers.get("etag")!;
+      expect((await nodeFetch(`/tiles/${name}.pmtiles`, { headers: { "if-none-match": etag } })).status).toBe(304);
+    }
+    const whole = await nodeFetch("/tiles/alps.pmtiles");
+    expect(new Uint8Array(await whole.arrayBuffer())).toEqual(alps);
+    expect((await nodeFetch("/tiles/nowhere.pmtiles")).status).toBe(404);
   });
 
   test("the web app, built by Bun beside the bundle: the page with its CSP, and its scripts compressed", async () => {
