@@ -17,6 +17,7 @@ import { holdRunLock, type RunLock } from "./store/run-lock.ts";
 import { registerJobs } from "./jobs/index.ts";
 import { initFederation } from "./fed/descriptor.ts";
 import { startRadio } from "./node/radio.ts";
+import type { KissPortConfig } from "../radio/port/config.ts";
 import { initNetwork } from "./fed/network.ts";
 import { startBbs } from "./bbs/forwarding.ts";
 import { startHub } from "./hub/index.ts";
@@ -119,9 +120,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
       const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
       gw.url = `http://${host.includes(":") ? `[${host}]` : host}:${gw.server.port}`;
       // Network clients and servers start with the serving gateway: CLI commands open none.
-      if (gw.host.missing.has("tcp") || gw.host.missing.has("serial")) leaveOff(gw);
-      else {
-        startRadio(gw); // KISS TNCs (CLI commands never key a transmitter)
+      // (a host without some of them starts the rest, and names what it leaves off in the log)
+      startRadio(gw, { ports: leaveOff(gw) }); // KISS TNCs (CLI commands never key a transmitter)
+      if (!gw.host.missing.has("tcp")) {
         startAprsIs(gw); // the upstream APRS-IS feed
         startHub(gw); // the KISS and APRS-IS servers for local programs (after the radio: the KISS server serves its ports)
         startBbs(gw); // FBB forwarding: the listener and the partner scheduler
@@ -194,16 +195,24 @@ function liveRoomsSocket(gw: Gateway): SocketRoute {
   };
 }
 
-/** On a host without sockets and serial ports: what the configuration asks for that stays off, one log line each. */
-function leaveOff(gw: Gateway): void {
+/**
+ * What the configuration asks for that this host cannot run yet, one log line
+ * each; returns the KISS ports it can open (TCP TNCs need only node:net).
+ */
+function leaveOff(gw: Gateway): KissPortConfig[] {
   const c = gw.config;
+  const m = gw.host.missing;
   const off = (what: string, setting: string) =>
     gw.log.warn("host", `on ${gw.host.name}, ${what} does not run yet (${setting} is ignored): it runs on the Bun executable`);
-  if (c.kissPorts.length) off("the radio (KISS TNCs)", "KISS_PORTS");
-  if (c.aprsIsServer) off("the APRS-IS uplink", "APRSIS_SERVER");
-  if (c.kissServer) off("the KISS server for local programs", "KISS_SERVER");
-  if (c.aprsIsListen) off("the APRS-IS server for local programs", "APRSIS_LISTEN");
-  if (c.bbsFbbPort !== null) off("FBB forwarding", "BBS_FBB_PORT");
+  const serial = c.kissPorts.filter((p) => p.kind === "serial");
+  if (m.has("serial") && serial.length) off(`the serial TNC${serial.length > 1 ? "s" : ""} (${serial.map((p) => p.path).join(", ")})`, "KISS_PORTS serial:");
+  if (m.has("tcp")) {
+    if (c.aprsIsServer) off("the APRS-IS uplink", "APRSIS_SERVER");
+    if (c.kissServer) off("the KISS server for local programs", "KISS_SERVER");
+    if (c.aprsIsListen) off("the APRS-IS server for local programs", "APRSIS_LISTEN");
+    if (c.bbsFbbPort !== null) off("FBB forwarding", "BBS_FBB_PORT");
+  }
+  return m.has("serial") ? c.kissPorts.filter((p) => p.kind !== "serial") : [...c.kissPorts];
 }
 
 /** Creates, listens and starts the cron: what `svc-gateway serve` runs. */

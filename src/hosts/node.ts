@@ -10,8 +10,9 @@
  * topics (subscribe, publish) kept here.
  *
  * Not here yet (the gateway logs each one it is configured for and leaves it
- * off): the TCP servers and clients (KISS and APRS-IS hub, APRS-IS uplink, FBB
- * forwarding) and serial TNCs. The web app and the world basemap are served
+ * off): the TCP servers and clients written on Bun's socket API (KISS and
+ * APRS-IS hub, APRS-IS uplink, FBB forwarding) and serial TNCs. KISS TNCs over
+ * TCP run (radio/port/tcp.ts is node:net). The web app and the world basemap are served
  * from the files Bun built beside the bundle.
  */
 import { readFileSync } from "node:fs";

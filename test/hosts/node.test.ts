@@ -17,6 +17,8 @@ import { openStore } from "../../src/store/db.ts";
 import { join } from "node:path";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { rasterArchive } from "../helpers/tiles.ts";
+import { fakeTnc, type FakeTnc } from "../helpers/kiss-tnc.ts";
+import { parseTnc2 } from "../../radio/index.ts";
 import { liveClient, wsUpgrade } from "../helpers/ws.ts";
 import { connect } from "node:net";
 
@@ -30,6 +32,7 @@ let dataDir: string;
 let N: Spawned; // the gateway on Node
 let B: Running; // a gateway on Bun that pulls from it
 let env: Record<string, string>;
+let tnc: FakeTnc;
 
 const nodeFetch = (path: string, init: RequestInit = {}) => fetch(N.url + path, init);
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -41,14 +44,25 @@ beforeAll(async () => {
   // an operator's map archive in the data directory's tiles/
   mkdirSync(join(dataDir, "tiles"), { recursive: true });
   writeFileSync(join(dataDir, "tiles", "alps.pmtiles"), alps);
-  // BBS_FBB_PORT: FBB forwarding, which needs Bun's TCP listener: the gateway on Node must say it leaves it off
-  env = { INSTANCE: "gw-node", FED_PRIVATE_KEY: kN.privateKey, INGEST_SECRET: INGEST, SMTP_URL: smtp.url, MAIL_FROM: "gw@example.org", BBS_FBB_PORT: "0" };
+  tnc = fakeTnc();
+  // BBS_FBB_PORT: FBB forwarding, which needs Bun's TCP listener, and a serial TNC: the gateway on Node must say it leaves
+  // them off, and still open the TCP TNC (node:net)
+  env = {
+    KISS_PORTS: `${tnc.url},serial:/dev/ttyNOPE0@9600`,
+    INSTANCE: "gw-node",
+    FED_PRIVATE_KEY: kN.privateKey,
+    INGEST_SECRET: INGEST,
+    SMTP_URL: smtp.url,
+    MAIL_FROM: "gw@example.org",
+    BBS_FBB_PORT: "0",
+  };
   N = await spawnGateway({ runtime: "node", dataDir, env });
 });
 afterAll(async () => {
   await B?.stop();
   await N?.kill();
   await smtp.stop();
+  tnc.stop();
 });
 
 describe("the gateway on Node", () => {
@@ -61,12 +75,27 @@ describe("the gateway on Node", () => {
     const exe = await Bun.file(`/proc/${pid}/cmdline`).text();
     expect(exe.split("\0")[0]).toMatch(/node$/);
     expect(N.output()).toContain("on node, FBB forwarding does not run yet (BBS_FBB_PORT is ignored)");
-    // and only that: the KISS TNCs are off in this test's settings (KISS_PORTS=off)
-    expect(N.output()).not.toContain("KISS_PORTS is ignored");
+    expect(N.output()).toContain("on node, the serial TNC (/dev/ttyNOPE0) does not run yet");
     const h = await nodeFetch("/health");
     expect(h.status).toBe(200);
     expect(await json(h)).toMatchObject({ status: "ok", version: expect.any(String) });
     expect(h.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  test("the radio: a position heard on a KISS TNC over TCP is in the station registry", async () => {
+    await tnc.connected();
+    expect((await nodeFetch("/api/stations/N0RF-7")).status).toBe(404);
+    const f = parseTnc2("N0RF-7>APRS,WIDE1*:!4808.00N/01130.00E[walking on Node");
+    if (!f.ok) throw f.error;
+    tnc.hear(f.value);
+    let station: any = null;
+    for (let i = 0; i < 100 && !station; i++) {
+      const r = await nodeFetch("/api/stations/N0RF-7");
+      if (r.status === 200) station = await json(r);
+      else await Bun.sleep(50);
+    }
+    expect(station).toMatchObject({ call: "N0RF-7" });
+    expect(JSON.stringify(station)).toContain("walking on Node");
   });
 
   test("map archives: the built-in basemap and an operator's archive, read by byte range", async () => {
