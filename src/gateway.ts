@@ -122,8 +122,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
       // Network clients and servers start with the serving gateway: CLI commands open none.
       // (a host without some of them starts the rest, and names what it leaves off in the log)
       startRadio(gw, { ports: leaveOff(gw) }); // KISS TNCs (CLI commands never key a transmitter)
-      if (!gw.host.missing.has("tcp")) {
-        startAprsIs(gw); // the upstream APRS-IS feed
+      startAprsIs(gw); // the upstream APRS-IS feed
+      if (!gw.host.missing.has("tcp-servers")) {
         startHub(gw); // the KISS and APRS-IS servers for local programs (after the radio: the KISS server serves its ports)
         startBbs(gw); // FBB forwarding: the listener and the partner scheduler
       }
@@ -206,11 +206,10 @@ function leaveOff(gw: Gateway): KissPortConfig[] {
     gw.log.warn("host", `on ${gw.host.name}, ${what} does not run yet (${setting} is ignored): it runs on the Bun executable`);
   const serial = c.kissPorts.filter((p) => p.kind === "serial");
   if (m.has("serial") && serial.length) off(`the serial TNC${serial.length > 1 ? "s" : ""} (${serial.map((p) => p.path).join(", ")})`, "KISS_PORTS serial:");
-  if (m.has("tcp")) {
-    if (c.aprsIsServer) off("the APRS-IS uplink", "APRSIS_SERVER");
+  if (m.has("tcp-servers")) {
     if (c.kissServer) off("the KISS server for local programs", "KISS_SERVER");
     if (c.aprsIsListen) off("the APRS-IS server for local programs", "APRSIS_LISTEN");
-    if (c.bbsFbbPort !== null) off("FBB forwarding", "BBS_FBB_PORT");
+    if (c.bbsFbbPort !== null) off("the FBB forwarding listener", "BBS_FBB_PORT");
   }
   return m.has("serial") ? c.kissPorts.filter((p) => p.kind !== "serial") : [...c.kissPorts];
 }

@@ -8,8 +8,11 @@ import { nodeSqlite } from "../store/sqlite-node.ts";
 import { usePrebuiltUi } from "../http/ui.ts";
 import { usePrebuiltWorld } from "../tiles/archives.ts";
 import { nodeHost, prebuiltUi } from "./node.ts";
+import { useTcpConnect } from "../net/tcp.ts";
+import { nodeTcpConnect } from "./node-tcp.ts";
 
 useSqliteDriver(nodeSqlite);
+useTcpConnect(nodeTcpConnect);
 // the web app scripts/node.ts built beside this bundle
 usePrebuiltUi(() => prebuiltUi(fileURLToPath(new URL("./ui/", import.meta.url))));
 usePrebuiltWorld(fileURLToPath(new URL("./world.pmtiles", import.meta.url)));

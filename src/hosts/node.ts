@@ -10,9 +10,10 @@
  * topics (subscribe, publish) kept here.
  *
  * Not here yet (the gateway logs each one it is configured for and leaves it
- * off): the TCP servers and clients written on Bun's socket API (KISS and
- * APRS-IS hub, APRS-IS uplink, FBB forwarding) and serial TNCs. KISS TNCs over
- * TCP run (radio/port/tcp.ts is node:net). The web app and the world basemap are served
+ * off): the TCP servers written on Bun's Bun.listen (the KISS and APRS-IS
+ * hub, the FBB listener) and serial TNCs. KISS TNCs over TCP run
+ * (radio/port/tcp.ts is node:net), and so do the APRS-IS uplink and FBB
+ * forwarding out (src/net/tcp.ts, src/hosts/node-tcp.ts). The web app and the world basemap are served
  * from the files Bun built beside the bundle.
  */
 import { readFileSync } from "node:fs";
@@ -144,7 +145,7 @@ class NodeSocket implements HostSocket {
 
 export const nodeHost: HttpHost = {
   name: "node",
-  missing: new Set(["tcp", "serial"]),
+  missing: new Set(["tcp-servers", "serial"]),
   async serve(app: App, opts: ServeOptions): Promise<HttpServer> {
     const sockets = new WeakMap<Request, IncomingMessage>();
     const base = () => `${opts.hostname}:${port()}`;

@@ -55,7 +55,7 @@ export interface ServeOptions {
 }
 
 /** What a host cannot do yet: the gateway leaves that part off and says so in the log. */
-export type Missing = "websockets" | "tcp" | "serial";
+export type Missing = "websockets" | "tcp-servers" | "serial";
 
 export interface HttpHost {
   /** "bun", "node" */

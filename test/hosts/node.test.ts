@@ -5,6 +5,7 @@
  * Bun, and its data survives a restart.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Socket as BunSocket, TCPSocketListener } from "bun";
 import { runCli, spawnGateway, startInProcess, type Running, type Spawned } from "../helpers/gateway.ts";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
 import { count } from "../helpers/fed.ts";
@@ -33,6 +34,10 @@ let N: Spawned; // the gateway on Node
 let B: Running; // a gateway on Bun that pulls from it
 let env: Record<string, string>;
 let tnc: FakeTnc;
+/** an APRS-IS server the gateway on Node logs in to (APRSIS_SERVER) */
+let aprsIs: TCPSocketListener<undefined>;
+let aprsIsClient: BunSocket<undefined> | null = null;
+let aprsIsLogin = "";
 
 const nodeFetch = (path: string, init: RequestInit = {}) => fetch(N.url + path, init);
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -45,10 +50,26 @@ beforeAll(async () => {
   mkdirSync(join(dataDir, "tiles"), { recursive: true });
   writeFileSync(join(dataDir, "tiles", "alps.pmtiles"), alps);
   tnc = fakeTnc();
+  aprsIs = Bun.listen({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      open(s) {
+        aprsIsClient = s;
+        s.write("# aprsc 2.1.19\r\n");
+      },
+      data(s, d) {
+        aprsIsLogin += new TextDecoder().decode(d);
+        s.write(`# logresp ${aprsIsLogin.split(" ")[1]} verified, server T2TEST\r\n`);
+      },
+    },
+  });
   // BBS_FBB_PORT: FBB forwarding, which needs Bun's TCP listener, and a serial TNC: the gateway on Node must say it leaves
   // them off, and still open the TCP TNC (node:net)
   env = {
     KISS_PORTS: `${tnc.url},serial:/dev/ttyNOPE0@9600`,
+    APRSIS_SERVER: `127.0.0.1:${aprsIs.port}`,
+    APRSIS_CALL: "N0GW-10",
     INSTANCE: "gw-node",
     FED_PRIVATE_KEY: kN.privateKey,
     INGEST_SECRET: INGEST,
@@ -63,6 +84,7 @@ afterAll(async () => {
   await N?.kill();
   await smtp.stop();
   tnc.stop();
+  aprsIs.stop(true);
 });
 
 describe("the gateway on Node", () => {
@@ -74,7 +96,7 @@ describe("the gateway on Node", () => {
     // the process is Node's binary, not Bun's
     const exe = await Bun.file(`/proc/${pid}/cmdline`).text();
     expect(exe.split("\0")[0]).toMatch(/node$/);
-    expect(N.output()).toContain("on node, FBB forwarding does not run yet (BBS_FBB_PORT is ignored)");
+    expect(N.output()).toContain("on node, the FBB forwarding listener does not run yet (BBS_FBB_PORT is ignored)");
     expect(N.output()).toContain("on node, the serial TNC (/dev/ttyNOPE0) does not run yet");
     const h = await nodeFetch("/health");
     expect(h.status).toBe(200);
@@ -96,6 +118,21 @@ describe("the gateway on Node", () => {
     }
     expect(station).toMatchObject({ call: "N0RF-7" });
     expect(JSON.stringify(station)).toContain("walking on Node");
+  });
+
+  test("the APRS-IS uplink: it logs in with its passcode, and a position from the server is in the station registry", async () => {
+    for (let i = 0; i < 100 && !aprsIsLogin.includes("\n"); i++) await Bun.sleep(50);
+    expect(aprsIsLogin).toMatch(/^user N0GW-10 pass \d+ vers svc-gateway /);
+    expect((await nodeFetch("/api/stations/N0IS-9")).status).toBe(404);
+    aprsIsClient!.write("N0IS-9>APRS,TCPIP*,qAC,T2TEST:!4131.00N/07231.00W>from APRS-IS on Node\r\n");
+    let station: any = null;
+    for (let i = 0; i < 100 && !station; i++) {
+      const r = await nodeFetch("/api/stations/N0IS-9");
+      if (r.status === 200) station = await json(r);
+      else await Bun.sleep(50);
+    }
+    expect(station).toMatchObject({ call: "N0IS-9" });
+    expect(JSON.stringify(station)).toContain("from APRS-IS on Node");
   });
 
   test("map archives: the built-in basemap and an operator's archive, read by byte range", async () => {
