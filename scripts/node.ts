@@ -7,7 +7,10 @@
  *    source is TypeScript with Bun's text and JSON imports, which Node's type
  *    stripping does not run; one bundle also starts faster). `import.meta.dir`
  *    becomes each source file's folder, so the data directory and everything
- *    else found beside the source are where `npm start` finds them.
+ *    else found beside the source are where `npm start` finds them. Bun also
+ *    builds the web app into .cache/node/ui/ beside it (ui/index.json lists
+ *    the files and their types) and the world basemap into world.pmtiles, as
+ *    build.ts embeds both in the executable.
  * 2. A Node with node:sqlite (22.5 or newer): $SVC_NODE, else `node` on PATH
  *    if new enough, else node-<os>-<arch>@NODE_VERSION from the npm registry,
  *    fetched once with `npm pack` into .cache/node-runtimes (as build.ts
@@ -16,9 +19,11 @@
  * 3. Runs the bundle on it, passing signals on and its exit code back.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { BunPlugin } from "bun";
+import { buildUi } from "../src/http/ui.ts";
+import { builtFromCheckout } from "../src/tiles/archives.ts";
 
 export const NODE_VERSION = "24.21.0";
 const ROOT = resolve(import.meta.dir, "..");
@@ -47,7 +52,23 @@ export async function buildNodeBundle(): Promise<string> {
     define: { "process.env.NODE_ENV": '"production"' },
   });
   if (!r.success) throw new Error("the Node bundle failed:\n" + r.logs.map(String).join("\n"));
+  await writeUi(join(dirname(NODE_BUNDLE), "ui"));
+  // the built-in world basemap, as build.ts embeds it in the executable
+  writeFileSync(join(dirname(NODE_BUNDLE), "world.pmtiles"), new Uint8Array(await (await builtFromCheckout()).arrayBuffer()));
   return NODE_BUNDLE;
+}
+
+/** The web app, built by Bun, as files beside the Node bundle (src/hosts/node.ts reads them back). */
+async function writeUi(dir: string): Promise<void> {
+  rmSync(dir, { recursive: true, force: true });
+  const files: Array<{ name: string; type: string }> = [];
+  for (const o of await buildUi()) {
+    const path = join(dir, o.name);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, new Uint8Array(await o.blob.arrayBuffer()));
+    files.push({ name: o.name, type: o.blob.type });
+  }
+  writeFileSync(join(dir, "index.json"), JSON.stringify(files));
 }
 
 function nodeVersion(exe: string): number[] | null {

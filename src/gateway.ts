@@ -6,8 +6,8 @@ import { join } from "node:path";
 import type { Config } from "./config.ts";
 import { EventBus } from "./events.ts";
 import { createApp, type App } from "./http/app.ts";
-import type { HttpHost } from "./http/host.ts";
-import type { HttpServer } from "./net/http-server.ts";
+import type { HttpHost, HttpServer, SocketRoute } from "./http/host.ts";
+import { identify } from "./http/gates.ts";
 import { bunHost } from "./hosts/bun.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { DB_FILE_NAME, openStore, type Database } from "./store/db.ts";
@@ -17,10 +17,11 @@ import { holdRunLock, type RunLock } from "./store/run-lock.ts";
 import { registerJobs } from "./jobs/index.ts";
 import { initFederation } from "./fed/descriptor.ts";
 import { startRadio } from "./node/radio.ts";
+import type { KissPortConfig } from "../radio/port/config.ts";
 import { initNetwork } from "./fed/network.ts";
 import { startBbs } from "./bbs/forwarding.ts";
 import { startHub } from "./hub/index.ts";
-import { startRooms, WS } from "./live/rooms.ts";
+import { liveHub, parseRegions, startRooms, WS, type RoomSocket } from "./live/rooms.ts";
 import { onHeard } from "./accounts/verify-aprs.ts";
 import { onPosition } from "./game/corroborate.ts";
 import { startAprsIs } from "./stations/aprsis.ts";
@@ -108,6 +109,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
           hostname: config.host,
           maxRequestBodySize: 256 * 1024 * 1024,
           websocket: WEBSOCKET_OPTIONS,
+          sockets: { "/ws": liveRoomsSocket(gw) },
         });
       } catch (e) {
         if (String((e as Error).message ?? e).includes("EADDRINUSE") || (e as { code?: string }).code === "EADDRINUSE") {
@@ -118,16 +120,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
       const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
       gw.url = `http://${host.includes(":") ? `[${host}]` : host}:${gw.server.port}`;
       // Network clients and servers start with the serving gateway: CLI commands open none.
-      if (gw.host.missing.has("tcp") || gw.host.missing.has("serial")) leaveOff(gw);
-      else {
-        startRadio(gw); // KISS TNCs (CLI commands never key a transmitter)
-        startAprsIs(gw); // the upstream APRS-IS feed
+      // (a host without some of them starts the rest, and names what it leaves off in the log)
+      startRadio(gw, { ports: leaveOff(gw) }); // KISS TNCs (CLI commands never key a transmitter)
+      startAprsIs(gw); // the upstream APRS-IS feed
+      if (!gw.host.missing.has("tcp-servers")) {
         startHub(gw); // the KISS and APRS-IS servers for local programs (after the radio: the KISS server serves its ports)
         startBbs(gw); // FBB forwarding: the listener and the partner scheduler
       }
-      if (gw.host.missing.has("ui-build"))
-        log.warn("host", `on ${gw.host.name}, the web app and map tiles are not served (503): the API and federation are; the Bun executable serves all of it`);
-      if (gw.host.missing.has("websockets")) log.warn("host", `on ${gw.host.name}, the live rooms (/ws) are not served yet: they run on the Bun executable`);
       // a serving gateway keeps WAL checkpoints (and their fsync) off the event loop
       checkpointer = startCheckpointer(db, dbFile, log, gw.writeGate);
       // `svc-gateway restore` refuses while a serving gateway holds this
@@ -173,16 +172,46 @@ export function createGateway(opts: GatewayOptions): Gateway {
   return gw;
 }
 
-/** On a host without sockets and serial ports: what the configuration asks for that stays off, one log line each. */
-function leaveOff(gw: Gateway): void {
+/**
+ * The live rooms' WebSocket for a host that upgrades by itself (Node): the
+ * same checks as the /ws route of src/live/routes.ts (which serves it on Bun),
+ * then the same hub.
+ */
+function liveRoomsSocket(gw: Gateway): SocketRoute {
+  const hub = liveHub(gw);
+  return {
+    accept(request, server) {
+      const regions = parseRegions(new URL(request.url).searchParams.get("region") ?? undefined);
+      const ip = identify(gw, request, server).ip;
+      hub.checkAdmit(ip);
+      return { ip, regions };
+    },
+    open(ws, accepted) {
+      const a = accepted as { ip: string; regions: string[] };
+      hub.open(ws as RoomSocket, a.ip, a.regions);
+    },
+    message: (ws, msg) => hub.message(ws as RoomSocket, msg),
+    close: (ws) => hub.close(ws as RoomSocket),
+  };
+}
+
+/**
+ * What the configuration asks for that this host cannot run yet, one log line
+ * each; returns the KISS ports it can open (TCP TNCs need only node:net).
+ */
+function leaveOff(gw: Gateway): KissPortConfig[] {
   const c = gw.config;
+  const m = gw.host.missing;
   const off = (what: string, setting: string) =>
     gw.log.warn("host", `on ${gw.host.name}, ${what} does not run yet (${setting} is ignored): it runs on the Bun executable`);
-  if (c.kissPorts.length) off("the radio (KISS TNCs)", "KISS_PORTS");
-  if (c.aprsIsServer) off("the APRS-IS uplink", "APRSIS_SERVER");
-  if (c.kissServer) off("the KISS server for local programs", "KISS_SERVER");
-  if (c.aprsIsListen) off("the APRS-IS server for local programs", "APRSIS_LISTEN");
-  if (c.bbsFbbPort !== null) off("FBB forwarding", "BBS_FBB_PORT");
+  const serial = c.kissPorts.filter((p) => p.kind === "serial");
+  if (m.has("serial") && serial.length) off(`the serial TNC${serial.length > 1 ? "s" : ""} (${serial.map((p) => p.path).join(", ")})`, "KISS_PORTS serial:");
+  if (m.has("tcp-servers")) {
+    if (c.kissServer) off("the KISS server for local programs", "KISS_SERVER");
+    if (c.aprsIsListen) off("the APRS-IS server for local programs", "APRSIS_LISTEN");
+    if (c.bbsFbbPort !== null) off("the FBB forwarding listener", "BBS_FBB_PORT");
+  }
+  return m.has("serial") ? c.kissPorts.filter((p) => p.kind !== "serial") : [...c.kissPorts];
 }
 
 /** Creates, listens and starts the cron: what `svc-gateway serve` runs. */

@@ -32,7 +32,10 @@ import { isInstanceId } from "./record.ts";
 type Out = (line: string) => void;
 
 async function readStdin(): Promise<Uint8Array> {
-  return new Uint8Array(await new Response(Bun.stdin.stream()).arrayBuffer());
+  // process.stdin rather than Bun.stdin: the same command runs on Node
+  const chunks: Uint8Array[] = [];
+  for await (const c of process.stdin) chunks.push(c as Uint8Array);
+  return new Uint8Array(Buffer.concat(chunks));
 }
 
 const FRAME_USAGE = "usage: svc-gateway frame verify < frame.cbor\n       svc-gateway frame decode < page.cbor";

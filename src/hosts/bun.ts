@@ -4,8 +4,7 @@
  * clients, serial TNCs, the web app built by Bun.
  */
 import type { Server } from "bun";
-import type { HttpHost } from "../http/host.ts";
-import type { HttpServer } from "../net/http-server.ts";
+import type { HttpHost, HttpServer } from "../http/host.ts";
 
 export const bunHost: HttpHost = {
   name: "bun",

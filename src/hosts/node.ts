@@ -5,16 +5,25 @@
  * with its own cap after the gate), and the Response streams back with
  * back-pressure, so the CoT event stream works as on Bun.
  *
+ * WebSockets (the live rooms) upgrade through the `ws` package, with Bun's
+ * limits (payload size, back-pressure, idle timeout with pings) and Bun's
+ * topics (subscribe, publish) kept here.
+ *
  * Not here yet (the gateway logs each one it is configured for and leaves it
- * off): WebSocket rooms (/ws), the TCP servers and clients (KISS and APRS-IS
- * hub, APRS-IS uplink, FBB forwarding), serial TNCs, and the web app, which
- * Bun builds (or the Bun executable carries).
+ * off): the TCP servers written on Bun's Bun.listen (the KISS and APRS-IS
+ * hub, the FBB listener) and serial TNCs. KISS TNCs over TCP run
+ * (radio/port/tcp.ts is node:net), and so do the APRS-IS uplink and FBB
+ * forwarding out (src/net/tcp.ts, src/hosts/node-tcp.ts). The web app and the world basemap are served
+ * from the files Bun built beside the bundle.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { HttpHost, ServeOptions } from "../http/host.ts";
-import type { HttpServer } from "../net/http-server.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { WebSocketServer, type WebSocket } from "ws";
+import type { HostSocket, HttpHost, HttpServer, ServeOptions, SocketRoute } from "../http/host.ts";
 import type { App } from "../http/app.ts";
+import { AppError } from "../errors.ts";
 
 /** A request body as a web stream, failing once it passes `max` bytes (Bun's maxRequestBodySize). */
 function bodyStream(req: IncomingMessage, max: number): ReadableStream<Uint8Array> {
@@ -65,28 +74,89 @@ async function send(res: ServerResponse, response: Response, head: boolean): Pro
   }
 }
 
+/** The web app scripts/node.ts built beside the bundle: ui/index.json names each file and its type. */
+export async function prebuiltUi(dir: string): Promise<Array<{ name: string; blob: Blob }>> {
+  const files = JSON.parse(readFileSync(join(dir, "index.json"), "utf8")) as Array<{ name: string; type: string }>;
+  return files.map((f) => ({ name: f.name, blob: new Blob([readFileSync(join(dir, f.name))], { type: f.type }) }));
+}
+
+function requestOf(req: IncomingMessage, base: string, body?: ReadableStream<Uint8Array>, signal?: AbortSignal): Request {
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  return new Request(`http://${req.headers.host ?? base}${req.url ?? "/"}`, {
+    method: req.method ?? "GET",
+    headers,
+    body,
+    signal,
+    // @ts-expect-error: a streamed request body needs duplex "half" (not in every RequestInit type)
+    duplex: "half",
+  });
+}
+
+/** A refused upgrade: the gateway's error shape on the raw socket, then closed. */
+function refuse(socket: Socket, e: unknown): void {
+  const err = e instanceof AppError ? e : new AppError(500, "internal", "the server failed to answer this request");
+  const body = JSON.stringify({ error: err.code, message: err.message });
+  socket.end(
+    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ""}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `access-control-allow-origin: *\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** Bun's ServerWebSocket, as much of it as the gateway uses, on a `ws` socket; topics as Bun keeps them. */
+class NodeSocket implements HostSocket {
+  readonly topics = new Set<string>();
+  alive = true;
+  constructor(
+    readonly ws: WebSocket,
+    private readonly all: Map<string, Set<NodeSocket>>,
+    private readonly limit: { bytes: number; close: boolean },
+  ) {}
+  send(data: string): number {
+    if (this.ws.readyState !== this.ws.OPEN) return 0;
+    // a client that stops reading is dropped once this much waits for it (Bun's closeOnBackpressureLimit)
+    if (this.ws.bufferedAmount > this.limit.bytes) {
+      if (this.limit.close) this.ws.terminate();
+      return 0;
+    }
+    this.ws.send(data);
+    return data.length;
+  }
+  close(code?: number, reason?: string): void {
+    this.ws.close(code, reason);
+  }
+  subscribe(topic: string): void {
+    this.topics.add(topic);
+    let set = this.all.get(topic);
+    if (!set) this.all.set(topic, (set = new Set()));
+    set.add(this);
+  }
+  unsubscribe(topic: string): void {
+    this.topics.delete(topic);
+    const set = this.all.get(topic);
+    set?.delete(this);
+    if (set?.size === 0) this.all.delete(topic);
+  }
+  /** leaves every topic (the connection ended) */
+  drop(): void {
+    for (const t of [...this.topics]) this.unsubscribe(t);
+  }
+}
+
 export const nodeHost: HttpHost = {
   name: "node",
-  missing: new Set(["websockets", "tcp", "serial", "ui-build"]),
+  missing: new Set(["tcp-servers", "serial"]),
   async serve(app: App, opts: ServeOptions): Promise<HttpServer> {
     const sockets = new WeakMap<Request, IncomingMessage>();
+    const base = () => `${opts.hostname}:${port()}`;
     const server = createServer(async (req, res) => {
       const method = req.method ?? "GET";
-      const headers = new Headers();
-      for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
       const aborted = new AbortController();
       res.once("close", () => {
         if (!res.writableFinished) aborted.abort();
       });
       const hasBody = method !== "GET" && method !== "HEAD";
-      const request = new Request(`http://${req.headers.host ?? `${opts.hostname}:${port()}`}${req.url ?? "/"}`, {
-        method,
-        headers,
-        body: hasBody ? bodyStream(req, opts.maxRequestBodySize) : undefined,
-        signal: aborted.signal,
-        // @ts-expect-error: a streamed request body needs duplex "half" (not in every RequestInit type)
-        duplex: "half",
-      });
+      const request = requestOf(req, base(), hasBody ? bodyStream(req, opts.maxRequestBodySize) : undefined, aborted.signal);
       sockets.set(request, req);
       let response: Response;
       try {
@@ -107,6 +177,62 @@ export const nodeHost: HttpHost = {
         resolve();
       });
     });
+    // WebSockets: the routes the gateway hands over (opts.sockets), with Bun's limits
+    const topics = new Map<string, Set<NodeSocket>>();
+    const open = new Set<NodeSocket>();
+    const ws = opts.websocket;
+    const wss = new WebSocketServer({ noServer: true, maxPayload: ws.maxPayloadLength, perMessageDeflate: ws.perMessageDeflate });
+    server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      const route: SocketRoute | undefined = opts.sockets?.[new URL(req.url ?? "/", "http://host").pathname];
+      if (!route) return refuse(socket, new AppError(404, "not_found", "no WebSocket here"));
+      const request = requestOf(req, base());
+      sockets.set(request, req);
+      let accepted: unknown;
+      try {
+        accepted = route.accept(request, httpServer);
+      } catch (e) {
+        return refuse(socket, e);
+      }
+      wss.handleUpgrade(req, socket, head, (raw) => {
+        const s = new NodeSocket(raw, topics, { bytes: ws.backpressureLimit, close: ws.closeOnBackpressureLimit });
+        open.add(s);
+        raw.on("pong", () => (s.alive = true));
+        raw.on("message", (data, binary) => {
+          s.alive = true;
+          const text = binary ? data : String(data);
+          let msg: unknown = text;
+          try {
+            if (typeof text === "string") msg = JSON.parse(text);
+          } catch {
+            // not JSON: the route gets the text, as from Elysia
+          }
+          route.message(s, msg);
+        });
+        raw.on("close", () => {
+          open.delete(s);
+          s.drop();
+          route.close(s);
+        });
+        raw.on("error", () => raw.terminate());
+        route.open(s, accepted);
+      });
+    });
+    // Bun's idleTimeout with sendPings: a client that answers nothing for that long is closed
+    const pings = ws.sendPings
+      ? setInterval(
+          () => {
+            for (const s of open) {
+              if (!s.alive) s.ws.terminate();
+              else {
+                s.alive = false;
+                s.ws.ping();
+              }
+            }
+          },
+          (ws.idleTimeout * 1000) / 2,
+        )
+      : null;
+    pings?.unref();
     const httpServer: HttpServer = {
       get port() {
         return port();
@@ -116,10 +242,16 @@ export const nodeHost: HttpHost = {
         return address ? { address: address.startsWith("::ffff:") ? address.slice(7) : address } : null;
       },
       timeout: (request, seconds) => void sockets.get(request)?.socket.setTimeout(seconds * 1000),
-      publish: () => 0,
-      subscriberCount: () => 0,
+      publish(topic, data) {
+        const set = topics.get(topic);
+        if (set) for (const s of set) s.send(data);
+        return set?.size ?? 0;
+      },
+      subscriberCount: (topic) => topics.get(topic)?.size ?? 0,
       stop: (closeActive = false) =>
         new Promise<void>((resolve) => {
+          if (pings) clearInterval(pings);
+          for (const s of open) closeActive ? s.ws.terminate() : s.ws.close(1001, "the gateway is stopping");
           server.close(() => resolve());
           if (closeActive) server.closeAllConnections();
           else server.closeIdleConnections();

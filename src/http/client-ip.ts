@@ -7,7 +7,7 @@
  * itself and count for nothing (taking the left-most one let a client pick a
  * fresh address for every request).
  */
-import type { HttpServer } from "../net/http-server.ts";
+import type { HttpServer } from "./host.ts";
 import type { Config } from "../config.ts";
 import { inRanges, parseIp, type IpRange } from "../net/ip.ts";
 

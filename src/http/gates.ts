@@ -25,7 +25,7 @@
  *                      wxkey form field); caller.wxStation names the station
  */
 import { Elysia } from "elysia";
-import type { HttpServer } from "../net/http-server.ts";
+import type { HttpServer } from "./host.ts";
 import type { Gateway } from "../gateway.ts";
 import { AppError, forbidden, unauthorized } from "../errors.ts";
 import { cookieValue, findSession, SESSION_COOKIE } from "../accounts/sessions.ts";

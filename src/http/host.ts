@@ -6,18 +6,56 @@
  * entry point picks the host (docs/architecture.md).
  */
 import type { App } from "./app.ts";
-import type { HttpServer } from "../net/http-server.ts";
+
+export interface HttpServer {
+  readonly port: number | undefined;
+  /** the address of the connection a request came on */
+  requestIP(request: Request): { address: string } | null;
+  /** seconds the connection may stay idle; 0 keeps it open (event streams) */
+  timeout(request: Request, seconds: number): void;
+  /** WebSocket topics (live rooms): send to every subscriber, count them */
+  publish(topic: string, data: string): unknown;
+  subscriberCount(topic: string): number;
+  stop(closeActiveConnections?: boolean): Promise<void>;
+}
+
+/** A WebSocket as the gateway uses it (Bun's ServerWebSocket is one). */
+export interface HostSocket {
+  send(data: string): unknown;
+  close(code?: number, reason?: string): void;
+  subscribe(topic: string): void;
+  unsubscribe(topic: string): void;
+}
+
+/** A WebSocket route for hosts whose app cannot upgrade by itself (Elysia's .ws() is Bun-only). */
+export interface SocketRoute {
+  /** Checks the upgrade request; throws an AppError to refuse it (its status and JSON body are the answer). What it returns goes to open(). */
+  accept(request: Request, server: HttpServer): unknown;
+  open(ws: HostSocket, accepted: unknown): void;
+  /** a text message, parsed when it is JSON (as Elysia hands them over) */
+  message(ws: HostSocket, message: unknown): void;
+  close(ws: HostSocket): void;
+}
 
 export interface ServeOptions {
   port: number;
   hostname: string;
   maxRequestBodySize: number;
-  /** Bun's server-wide WebSocket settings (the live rooms' limits) */
-  websocket: Record<string, unknown>;
+  /** Bun's server-wide WebSocket settings (the live rooms' limits): backpressureLimit, idleTimeout, maxPayloadLength... */
+  websocket: {
+    backpressureLimit: number;
+    closeOnBackpressureLimit: boolean;
+    idleTimeout: number;
+    maxPayloadLength: number;
+    sendPings: boolean;
+    perMessageDeflate: boolean;
+  };
+  /** WebSocket routes by path, for a host that serves them itself; on Bun the app's own .ws() routes serve them */
+  sockets?: Record<string, SocketRoute>;
 }
 
 /** What a host cannot do yet: the gateway leaves that part off and says so in the log. */
-export type Missing = "websockets" | "tcp" | "serial" | "ui-build";
+export type Missing = "websockets" | "tcp-servers" | "serial";
 
 export interface HttpHost {
   /** "bun", "node" */

@@ -38,6 +38,13 @@ export interface UiBundle {
 export const ASSET_PREFIX = "/assets/";
 
 let bundle: Promise<UiBundle> | null = null;
+let prebuilt: (() => Promise<Array<{ name: string; blob: Blob }>>) | null = null;
+
+/** A host without Bun's bundler (Node) hands over the web app built beforehand (scripts/node.ts writes it beside its bundle). */
+export function usePrebuiltUi(load: () => Promise<Array<{ name: string; blob: Blob }>>): void {
+  prebuilt = load;
+  bundle = null;
+}
 
 /** The bundle, from the executable's embedded files or built from ui/ once. */
 export function uiBundle(): Promise<UiBundle> {
@@ -49,9 +56,10 @@ export function uiBundle(): Promise<UiBundle> {
 }
 
 async function loadBundle(): Promise<UiBundle> {
-  // Bun builds the web app, or carries it in the executable; another host (Node) serves the API only.
+  if (prebuilt) return fromOutputs(await prebuilt());
+  // Bun builds the web app, or carries it in the executable; another host without it built beforehand serves the API only.
   if (typeof Bun === "undefined")
-    throw new AppError(503, "unavailable", "this gateway runs on Node, which serves its API only: the web app is served by the Bun executable (or npm start)");
+    throw new AppError(503, "unavailable", "this gateway runs without the web app built (on Node, start it with npm run start:node): it serves its API only");
   const embedded = Bun.embeddedFiles.filter((f) => (f as Blob & { name: string }).name.startsWith("ui/"));
   if (embedded.length > 0) {
     return fromOutputs(embedded.map((f) => ({ name: (f as Blob & { name: string }).name.slice(3), blob: f })));

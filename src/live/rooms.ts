@@ -16,13 +16,21 @@
  * in the same turn of the event loop as the subscription, so nothing falls
  * between the two.
  */
-import type { ServerWebSocket } from "bun";
 import type { Gateway } from "../gateway.ts";
 import type { GatewayEvents } from "../events.ts";
 import { AppError, badRequest } from "../errors.ts";
 import { parseRegion, regionBox, regionsOf } from "../maidenhead.ts";
 import { listStations, type Station } from "../stations/registry.ts";
 import { liveLog, recentLogs, type LiveLog } from "./logs.ts";
+
+/** A client's WebSocket as the rooms use it: Bun's ServerWebSocket is one, and so is the Node host's (src/hosts/node.ts). */
+export interface RoomSocket {
+  send(data: string): unknown;
+  close(code?: number, reason?: string): void;
+  /** topics are rooms: the server's publish() reaches every socket subscribed */
+  subscribe(topic: string): void;
+  unsubscribe(topic: string): void;
+}
 
 /** The WebSocket limits (server-wide in Bun; the gateway has this one WebSocket route). */
 export const WS = {
@@ -95,7 +103,7 @@ export interface LiveStats {
 
 /** Connection counts per client address, shared by the WebSockets and the CoT streams. */
 export class LiveHub {
-  readonly clients = new Map<ServerWebSocket<unknown>, Client>();
+  readonly clients = new Map<RoomSocket, Client>();
   readonly perIp = new Map<string, number>();
   streams = 0;
   constructor(private gw: Gateway) {}
@@ -127,7 +135,7 @@ export class LiveHub {
     return { websockets: this.clients.size, streams: this.streams, rooms: rooms.size };
   }
 
-  open(ws: ServerWebSocket<unknown>, ip: string, regions: string[]): void {
+  open(ws: RoomSocket, ip: string, regions: string[]): void {
     try {
       this.checkAdmit(ip);
     } catch {
@@ -140,7 +148,7 @@ export class LiveHub {
     this.join(ws, c, regions);
   }
 
-  close(ws: ServerWebSocket<unknown>): void {
+  close(ws: RoomSocket): void {
     const c = this.clients.get(ws);
     if (!c) return;
     this.clients.delete(ws);
@@ -148,7 +156,7 @@ export class LiveHub {
   }
 
   /** A client message: subscribe, unsubscribe or ping (docs/api.md). */
-  message(ws: ServerWebSocket<unknown>, msg: unknown): void {
+  message(ws: RoomSocket, msg: unknown): void {
     const c = this.clients.get(ws);
     if (!c) return;
     const now = this.gw.clock.now();
@@ -187,7 +195,7 @@ export class LiveHub {
   }
 
   /** Sends the snapshot of `regions`, then subscribes: nothing can be published in between. */
-  private join(ws: ServerWebSocket<unknown>, c: Client, regions: string[]): void {
+  private join(ws: RoomSocket, c: Client, regions: string[]): void {
     for (const r of regions) c.rooms.add(r);
     ws.send(JSON.stringify(snapshot(this.gw, regions, [...c.rooms])));
     for (const r of regions) ws.subscribe(topic(r));

@@ -7,7 +7,6 @@
  * since then), across a gateway restart too; a cursor that is unknown, too
  * old or too far behind gets the whole snapshot again (docs/api.md).
  */
-import type { HttpServer } from "../net/http-server.ts";
 import type { Gateway } from "../gateway.ts";
 import { inBbox, listStations, type Bbox } from "../stations/registry.ts";
 import { selectCaches } from "../v1/service.ts";
@@ -156,7 +155,7 @@ const enc = new TextEncoder();
  */
 export function cotStream(
   gw: Gateway,
-  opts: { base: string; bbox: Bbox | undefined; lastEventId: string | null; ip: string; request: Request; server: HttpServer | null },
+  opts: { base: string; bbox: Bbox | undefined; lastEventId: string | null; ip: string; request: Request; server: Gateway["server"] },
 ): Response {
   const hub = liveHub(gw);
   hub.checkAdmit(opts.ip);

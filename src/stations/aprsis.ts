@@ -18,6 +18,7 @@
  */
 import type { Socket } from "bun";
 import type { Gateway } from "../gateway.ts";
+import { tcpConnect } from "../net/tcp.ts";
 import { aprsIsPasscode } from "../aprs/index.ts";
 import { buildInfo } from "../version.ts";
 import { baseCall } from "../callsign.ts";
@@ -227,7 +228,7 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
     st.state = "connecting";
     st.nextRetryAt = null;
     partial = new Uint8Array(0);
-    Bun.connect({
+    tcpConnect({
       hostname: server.host,
       port: server.port,
       socket: {

@@ -4,7 +4,8 @@
  * checkout) and the operator's PMTiles files in `<data>/tiles/`. Each is
  * listed with what its header says: bounds, zoom range, vector or raster.
  */
-import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, openAsBlob, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { AppError } from "../errors.ts";
 import { HEADER_BYTES, PmtilesError, readHeader, type Header } from "./pmtiles.ts";
@@ -66,19 +67,29 @@ export function worldArchive(): Promise<ArchiveBody> {
   return world;
 }
 
-/** The archives are read through Bun's file blobs; another host (Node) does not serve map tiles yet. */
-function needBun(): void {
-  if (typeof Bun === "undefined")
-    throw new AppError(503, "unavailable", "this gateway runs on Node, which does not serve map tiles yet: the Bun executable (or npm start) does");
+let prebuiltWorld: string | null = null;
+
+/** A host without Bun (Node) serves the basemap Bun built beforehand, from this file (scripts/node.ts writes it beside its bundle). */
+export function usePrebuiltWorld(file: string): void {
+  prebuiltWorld = file;
+  world = null;
+}
+
+/** A file as a Blob read on demand (byte ranges read only their bytes): Bun's file blob, or Node's. */
+async function fileBlob(path: string): Promise<Blob> {
+  return typeof Bun !== "undefined" ? Bun.file(path) : await openAsBlob(path);
 }
 
 async function loadWorld(): Promise<ArchiveBody> {
-  needBun();
-  const embedded = Bun.embeddedFiles.find((f) => (f as Blob & { name: string }).name === EMBEDDED_NAME);
-  const blob = embedded ?? (await builtFromCheckout());
+  let blob: Blob;
+  if (prebuiltWorld) blob = await fileBlob(prebuiltWorld);
+  else if (typeof Bun === "undefined")
+    throw new AppError(503, "unavailable", "the built-in basemap was not built for this gateway (on Node, start it with npm run start:node)");
+  else blob = Bun.embeddedFiles.find((f) => (f as Blob & { name: string }).name === EMBEDDED_NAME) ?? (await builtFromCheckout());
   const bytes = new Uint8Array(await blob.arrayBuffer());
   const h = readHeader(bytes);
-  return { blob, etag: `"w-${Bun.hash(bytes).toString(36)}"`, info: info(WORLD, "built-in", h, bytes.length) };
+  const hash = typeof Bun !== "undefined" ? Bun.hash(bytes).toString(36) : createHash("sha256").update(bytes).digest("base64url").slice(0, 16);
+  return { blob, etag: `"w-${hash}"`, info: info(WORLD, "built-in", h, bytes.length) };
 }
 
 /** The world basemap built from this checkout's sources, kept in .cache/ under a hash of the builder. */
@@ -192,10 +203,9 @@ export async function listArchives(dataDir: string): Promise<Listing> {
 /** The bytes of one archive by name, or null. */
 export async function archiveBody(dataDir: string, name: string): Promise<ArchiveBody | null> {
   if (!ARCHIVE_NAME.test(name)) return null;
-  needBun();
   const data = dataArchives(dataDir);
   const f = data.files.get(name);
-  if (f) return { blob: Bun.file(f.path), etag: f.etag, info: data.archives.find((a) => a.name === name)! };
+  if (f) return { blob: await fileBlob(f.path), etag: f.etag, info: data.archives.find((a) => a.name === name)! };
   if (name === WORLD) return worldArchive();
   return null;
 }

@@ -124,8 +124,11 @@ export async function spawnGateway(opts: {
 }
 
 /** Runs a CLI command to completion: `svc-gateway ...args`. */
-export async function runCli(args: string[], opts: { env?: Record<string, string>; cmd?: string[]; cwd?: string; stdin?: Uint8Array } = {}) {
-  const cmd = opts.cmd ?? [BUN, "--no-env-file", MAIN];
+export async function runCli(
+  args: string[],
+  opts: { env?: Record<string, string>; runtime?: "bun" | "node"; cmd?: string[]; cwd?: string; stdin?: Uint8Array } = {},
+) {
+  const cmd = opts.cmd ?? (opts.runtime === "node" ? await nodeGatewayCommand() : [BUN, "--no-env-file", MAIN]);
   const proc = Bun.spawn([...cmd, ...args], {
     cwd: opts.cwd,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...opts.env },

@@ -5,7 +5,8 @@
  * Bun, and its data survives a restart.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawnGateway, startInProcess, type Running, type Spawned } from "../helpers/gateway.ts";
+import type { Socket as BunSocket, TCPSocketListener } from "bun";
+import { runCli, spawnGateway, startInProcess, type Running, type Spawned } from "../helpers/gateway.ts";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
 import { count } from "../helpers/fed.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
@@ -13,16 +14,30 @@ import { getPeer } from "../../src/fed/peers.ts";
 import { decodePage } from "../../src/fed/page.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { tmpDir } from "../helpers/tmp.ts";
+import { openStore } from "../../src/store/db.ts";
+import { join } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { rasterArchive } from "../helpers/tiles.ts";
+import { fakeTnc, type FakeTnc } from "../helpers/kiss-tnc.ts";
+import { parseTnc2 } from "../../radio/index.ts";
+import { liveClient, wsUpgrade } from "../helpers/ws.ts";
+import { connect } from "node:net";
 
 const INGEST = "ingest-secret-0123456789";
 const kN = generateKeyPair();
 const json = (r: Response) => r.json() as Promise<any>;
+const alps = rasterArchive([6, 45, 8, 46.5], 0, 3, [200, 220, 240]);
 
 let smtp: SmtpSink;
 let dataDir: string;
 let N: Spawned; // the gateway on Node
 let B: Running; // a gateway on Bun that pulls from it
 let env: Record<string, string>;
+let tnc: FakeTnc;
+/** an APRS-IS server the gateway on Node logs in to (APRSIS_SERVER) */
+let aprsIs: TCPSocketListener<undefined>;
+let aprsIsClient: BunSocket<undefined> | null = null;
+let aprsIsLogin = "";
 
 const nodeFetch = (path: string, init: RequestInit = {}) => fetch(N.url + path, init);
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -31,13 +46,45 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
 beforeAll(async () => {
   smtp = await startSmtpSink({ user: "gw", pass: "mail-pass" });
   dataDir = tmpDir();
-  env = { INSTANCE: "gw-node", FED_PRIVATE_KEY: kN.privateKey, INGEST_SECRET: INGEST, SMTP_URL: smtp.url, MAIL_FROM: "gw@example.org" };
+  // an operator's map archive in the data directory's tiles/
+  mkdirSync(join(dataDir, "tiles"), { recursive: true });
+  writeFileSync(join(dataDir, "tiles", "alps.pmtiles"), alps);
+  tnc = fakeTnc();
+  aprsIs = Bun.listen({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      open(s) {
+        aprsIsClient = s;
+        s.write("# aprsc 2.1.19\r\n");
+      },
+      data(s, d) {
+        aprsIsLogin += new TextDecoder().decode(d);
+        s.write(`# logresp ${aprsIsLogin.split(" ")[1]} verified, server T2TEST\r\n`);
+      },
+    },
+  });
+  // BBS_FBB_PORT: FBB forwarding, which needs Bun's TCP listener, and a serial TNC: the gateway on Node must say it leaves
+  // them off, and still open the TCP TNC (node:net)
+  env = {
+    KISS_PORTS: `${tnc.url},serial:/dev/ttyNOPE0@9600`,
+    APRSIS_SERVER: `127.0.0.1:${aprsIs.port}`,
+    APRSIS_CALL: "N0GW-10",
+    INSTANCE: "gw-node",
+    FED_PRIVATE_KEY: kN.privateKey,
+    INGEST_SECRET: INGEST,
+    SMTP_URL: smtp.url,
+    MAIL_FROM: "gw@example.org",
+    BBS_FBB_PORT: "0",
+  };
   N = await spawnGateway({ runtime: "node", dataDir, env });
 });
 afterAll(async () => {
   await B?.stop();
   await N?.kill();
   await smtp.stop();
+  tnc.stop();
+  aprsIs.stop(true);
 });
 
 describe("the gateway on Node", () => {
@@ -49,16 +96,79 @@ describe("the gateway on Node", () => {
     // the process is Node's binary, not Bun's
     const exe = await Bun.file(`/proc/${pid}/cmdline`).text();
     expect(exe.split("\0")[0]).toMatch(/node$/);
-    expect(N.output()).toContain("on node, the live rooms (/ws) are not served yet");
-    expect(N.output()).toContain("on node, the web app and map tiles are not served (503)");
+    expect(N.output()).toContain("on node, the FBB forwarding listener does not run yet (BBS_FBB_PORT is ignored)");
+    expect(N.output()).toContain("on node, the serial TNC (/dev/ttyNOPE0) does not run yet");
     const h = await nodeFetch("/health");
     expect(h.status).toBe(200);
     expect(await json(h)).toMatchObject({ status: "ok", version: expect.any(String) });
     expect(h.headers.get("access-control-allow-origin")).toBe("*");
-    // the web app is refused in the error shape, not a crash
-    const ui = await nodeFetch("/", { headers: { accept: "text/html" } });
-    expect(ui.status).toBe(503);
-    expect((await json(ui)).error).toBe("unavailable");
+  });
+
+  test("the radio: a position heard on a KISS TNC over TCP is in the station registry", async () => {
+    await tnc.connected();
+    expect((await nodeFetch("/api/stations/N0RF-7")).status).toBe(404);
+    const f = parseTnc2("N0RF-7>APRS,WIDE1*:!4808.00N/01130.00E[walking on Node");
+    if (!f.ok) throw f.error;
+    tnc.hear(f.value);
+    let station: any = null;
+    for (let i = 0; i < 100 && !station; i++) {
+      const r = await nodeFetch("/api/stations/N0RF-7");
+      if (r.status === 200) station = await json(r);
+      else await Bun.sleep(50);
+    }
+    expect(station).toMatchObject({ call: "N0RF-7" });
+    expect(JSON.stringify(station)).toContain("walking on Node");
+  });
+
+  test("the APRS-IS uplink: it logs in with its passcode, and a position from the server is in the station registry", async () => {
+    for (let i = 0; i < 100 && !aprsIsLogin.includes("\n"); i++) await Bun.sleep(50);
+    expect(aprsIsLogin).toMatch(/^user N0GW-10 pass \d+ vers svc-gateway /);
+    expect((await nodeFetch("/api/stations/N0IS-9")).status).toBe(404);
+    aprsIsClient!.write("N0IS-9>APRS,TCPIP*,qAC,T2TEST:!4131.00N/07231.00W>from APRS-IS on Node\r\n");
+    let station: any = null;
+    for (let i = 0; i < 100 && !station; i++) {
+      const r = await nodeFetch("/api/stations/N0IS-9");
+      if (r.status === 200) station = await json(r);
+      else await Bun.sleep(50);
+    }
+    expect(station).toMatchObject({ call: "N0IS-9" });
+    expect(JSON.stringify(station)).toContain("from APRS-IS on Node");
+  });
+
+  test("map archives: the built-in basemap and an operator's archive, read by byte range", async () => {
+    const list = await json(await nodeFetch("/api/tiles"));
+    expect(list.archives.map((a: any) => a.name)).toEqual(["world", "alps"]);
+    for (const name of ["world", "alps"]) {
+      const head = await nodeFetch(`/tiles/${name}.pmtiles`, { headers: { range: "bytes=0-126" } });
+      expect(head.status).toBe(206);
+      expect(head.headers.get("content-range")).toMatch(/^bytes 0-126\/\d+$/);
+      const bytes = new Uint8Array(await head.arrayBuffer());
+      expect(bytes.length).toBe(127);
+      expect(new TextDecoder().decode(bytes.subarray(0, 7))).toBe("PMTiles");
+      const etag = head.headers.get("etag")!;
+      expect((await nodeFetch(`/tiles/${name}.pmtiles`, { headers: { "if-none-match": etag } })).status).toBe(304);
+    }
+    const whole = await nodeFetch("/tiles/alps.pmtiles");
+    expect(new Uint8Array(await whole.arrayBuffer())).toEqual(alps);
+    expect((await nodeFetch("/tiles/nowhere.pmtiles")).status).toBe(404);
+  });
+
+  test("the web app, built by Bun beside the bundle: the page with its CSP, and its scripts compressed", async () => {
+    const page = await nodeFetch("/", { headers: { accept: "text/html" } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+    const html = await page.text();
+    const script = /<script[^>]+src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const plain = await nodeFetch(script!, { headers: { "accept-encoding": "identity" } });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get("content-type")).toContain("javascript");
+    const body = await plain.text();
+    expect(body.length).toBeGreaterThan(1000);
+    const br = await nodeFetch(script!, { headers: { "accept-encoding": "br" }, decompress: false } as RequestInit);
+    expect(br.headers.get("content-encoding")).toBe("br");
+    expect((await nodeFetch("/assets/no-such-file.js")).status).toBe(404);
   });
 
   test("CORS preflight answers 204 with the allowed methods and headers", async () => {
@@ -148,6 +258,62 @@ describe("the gateway on Node", () => {
     expect(B.gw.db.query("SELECT name FROM mirror_caches WHERE origin = 'gw-node'").all()).toEqual([{ name: "Node Mill" }]);
     // pinned to the Node gateway's key, from its descriptor
     expect(getPeer(B.gw, "gw-node")).toMatchObject({ trust: "trusted", keyPin: kN.publicKey, url: N.url });
+  });
+
+  test("live rooms over WebSocket: a position from the ingest box reaches its room's client and not another room's; a bad region is refused", async () => {
+    const here = await liveClient(N.url, "JN58");
+    const there = await liveClient(N.url, "FN42");
+    try {
+      expect((await here.next()).type).toBe("snapshot");
+      expect((await there.next()).type).toBe("snapshot");
+      const r = await nodeFetch("/ingest", {
+        method: "POST",
+        headers: { "x-ingest-secret": INGEST, "content-type": "text/plain" },
+        body: "N0NODE-9>APRS,WIDE1-1,qAR,W1AW-10:!4808.00N/01130.00E>088/036 on Node",
+      });
+      expect(r.status).toBe(200);
+      const m = await here.next();
+      expect(m).toMatchObject({ type: "position", room: "JN58", call: "N0NODE-9" });
+      // a ping answers in order after it: the other room got nothing meanwhile
+      there.send({ type: "ping" });
+      expect(await there.next()).toEqual({ type: "pong" });
+      expect(there.received.filter((x: any) => x.type === "position")).toEqual([]);
+      here.send({ type: "dance" });
+      expect(await here.next()).toMatchObject({ type: "error", error: "bad_message" });
+    } finally {
+      await Promise.all([here.close(), there.close()]);
+    }
+    const port = Number(new URL(N.url).port);
+    const answer = await new Promise<string>((resolve) => {
+      let text = "";
+      const s = connect(port, "127.0.0.1", () => s.write(wsUpgrade(port, "ZZ99")));
+      s.on("data", (d) => (text += d));
+      s.on("close", () => resolve(text));
+    });
+    expect(answer).toStartWith("HTTP/1.1 400");
+    expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toMatchObject({ error: "bad_region" });
+  });
+
+  test("the CLI on Node: frame verify checks a signature, and a backup copies the serving gateway's database", async () => {
+    const page = decodePage(new Uint8Array(await (await nodeFetch("/federation/sync/cache")).arrayBuffer()));
+    const good = page.frames[0]!;
+    const ok = await runCli(["frame", "verify"], { runtime: "node", stdin: good });
+    expect({ code: ok.code, stderr: ok.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(JSON.parse(ok.stdout)).toMatchObject({ kind: "cache", origin: "gw-node", signerKey: kN.publicKey, body: { name: "Node Mill" } });
+    const tampered = good.slice();
+    tampered[Buffer.from(good).indexOf("Node Mill")]! ^= 0x20;
+    const bad = await runCli(["frame", "verify"], { runtime: "node", stdin: tampered });
+    expect({ code: bad.code, out: bad.stdout.split(":")[0] }).toEqual({ code: 1, out: "bad_signature" });
+
+    const file = join(tmpDir(), "copy.db");
+    const b = await runCli(["backup", file, "--data", dataDir], { runtime: "node" });
+    expect(b.code).toBe(0);
+    const copy = openStore(file);
+    try {
+      expect(copy.query("SELECT name FROM caches").all()).toEqual([{ name: "Node Mill" }]);
+    } finally {
+      copy.close();
+    }
   });
 
   test("its data survives a restart on Node: the cache and the session are still there", async () => {

@@ -5,7 +5,9 @@
  * session sees the same bytes it would see on an AX.25 circuit.
  */
 import type { Socket, TCPSocketListener } from "bun";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { ByteLink } from "./link.ts";
+import { tcpConnect } from "../../net/tcp.ts";
 
 const IAC = 0xff;
 const SB = 0xfa;
@@ -137,7 +139,7 @@ export class TcpLink implements ByteLink {
     const s = this.socket;
     if (s) {
       // Let queued bytes (e.g. a final "*** reason") go out first.
-      if (this.outQueue.length) void Promise.race([new Promise<void>((r) => this.drainWaiters.push(r)), Bun.sleep(2000)]).then(() => s.end());
+      if (this.outQueue.length) void Promise.race([new Promise<void>((r) => this.drainWaiters.push(r)), sleep(2000)]).then(() => s.end());
       else s.end();
     }
     this.closed = true;
@@ -164,7 +166,7 @@ export async function connectTcp(host: string, port: number, timeoutMs: number):
   const link = new TcpLink(`tcp ${host}:${port}`);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const socket = await Promise.race([
-    Bun.connect<SocketData>({ hostname: host, port, data: { link }, socket: handlers }),
+    tcpConnect<SocketData>({ hostname: host, port, data: { link }, socket: handlers }),
     new Promise<never>(
       (_, rej) => (timer = setTimeout(() => rej(new Error(`no connection to ${host}:${port} within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs)),
     ),
