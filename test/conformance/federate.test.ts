@@ -1,0 +1,104 @@
+/**
+ * Gateways on different runtimes federate with each other and converge: one
+ * on Bun and one on Node (the Workers runtime is not yet a host), each told
+ * of the other in FED_PEERS, each hiding caches, renaming one and archiving
+ * one; after pull rounds both show the same caches with the same names.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { generateKeyPair } from "../../src/fed/keys.ts";
+import { freePorts } from "../helpers/direwolf.ts";
+import { spawnGateway, type Spawned } from "../helpers/gateway.ts";
+
+const SECRET = "federate-ingest-secret-0123456789";
+const BBOX = "-1,49,1,51";
+const RUNTIMES = ["bun", "node"] as const;
+const gws: Record<string, Spawned> = {};
+
+const api = (rt: string, path: string, init: RequestInit & { json?: unknown } = {}) =>
+  fetch(gws[rt]!.url + path, {
+    ...init,
+    headers: { "x-ingest-secret": SECRET, ...(init.json !== undefined ? { "content-type": "application/json" } : {}), ...(init.headers as object) },
+    body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
+  });
+
+async function view(rt: string): Promise<string[]> {
+  const r = (await (await api(rt, `/api/caches?bbox=${BBOX}`)).json()) as { caches: Array<{ name: string }> };
+  return r.caches.map((c) => c.name).sort();
+}
+
+async function round() {
+  for (const rt of RUNTIMES) {
+    const r = await api(rt, "/federation/sync", { method: "POST", json: {} });
+    expect(r.status).toBe(200);
+    const report = (await r.json()) as { peers: Array<{ ok: boolean; error: unknown }> };
+    expect(report.peers.map((p) => p.error)).toEqual([null]);
+  }
+}
+
+beforeAll(async () => {
+  const ports = await freePorts(RUNTIMES.length);
+  const url = (i: number) => `http://127.0.0.1:${ports[i]}`;
+  await Promise.all(
+    RUNTIMES.map(async (rt, i) => {
+      gws[rt] = await spawnGateway({
+        runtime: rt,
+        port: ports[i],
+        timeoutMs: 120_000,
+        env: {
+          INSTANCE: `fed-${rt}`,
+          FED_PRIVATE_KEY: generateKeyPair().privateKey,
+          FED_PEERS: RUNTIMES.map((_, j) => url(j))
+            .filter((_, j) => j !== i)
+            .join(","),
+          FED_LOOPBACK_PEERS: "on",
+          INGEST_SECRET: SECRET,
+          PUBLIC_URL: url(i),
+        },
+      });
+    }),
+  );
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(Object.values(gws).map((g) => g.kill()));
+});
+
+describe("gateways on Bun and on Node federate and converge", () => {
+  test("caches hidden on each, one renamed and one archived, reach the other; both end with the same view", async () => {
+    const made: Record<string, number[]> = {};
+    for (const [i, rt] of RUNTIMES.entries()) {
+      made[rt] = [];
+      for (let k = 0; k < 3; k++) {
+        const r = await api(rt, "/api/caches", {
+          method: "POST",
+          json: {
+            name: `${rt} cache ${k}`,
+            type: "traditional",
+            size: "small",
+            difficulty: 2,
+            terrain: 2,
+            lat: 50 + i / 10 + k / 100,
+            lon: 0.1 * k,
+            ownerCall: "N0FED",
+          },
+        });
+        expect(r.status).toBe(201);
+        made[rt]!.push(((await r.json()) as { id: number }).id);
+      }
+    }
+    await round();
+    const all = RUNTIMES.flatMap((rt) => [0, 1, 2].map((k) => `${rt} cache ${k}`)).sort();
+    for (const rt of RUNTIMES) expect(await view(rt)).toEqual(all);
+    // a rename on Node, an archive on Bun: both travel as signed updates
+    expect((await api("node", `/api/caches/${made.node![0]}`, { method: "PATCH", json: { name: "node cache 0, renamed" } })).status).toBe(200);
+    expect((await api("bun", `/api/caches/${made.bun![2]}`, { method: "PATCH", json: { status: "archived" } })).status).toBe(200);
+    await round();
+    const after = all
+      .filter((n) => n !== "bun cache 2" && n !== "node cache 0")
+      .concat("node cache 0, renamed")
+      .sort();
+    const views = await Promise.all(RUNTIMES.map(view));
+    expect(views[0]).toEqual(after);
+    expect(views[1]).toEqual(after);
+  }, 120_000);
+});
