@@ -14,7 +14,6 @@
  * box and writes the view count; the app then takes the drawing over
  * (ui/map/server-view.ts) and replaces it with its own layers.
  */
-import { gunzipSync } from "node:zlib";
 import { PMTiles, type RangeResponse, type Source } from "pmtiles";
 import type { Gateway } from "../gateway.ts";
 import { stationsForMap, type Bbox } from "../stations/registry.ts";
@@ -217,12 +216,8 @@ async function worldTile(z: number, x: number, y: number): Promise<Map<string, R
   let t = tiles.get(key);
   if (!t) {
     const archive = world.archive;
-    t = archive.getZxy(z, x, y).then((r) => {
-      if (!r) return null;
-      const bytes = new Uint8Array(r.data);
-      // the world basemap's tiles are gzipped (the browser's reader unzips them; this one hands them over as stored)
-      return readTile(bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes);
-    });
+    // (the reader unzips the archive's gzipped tiles)
+    t = archive.getZxy(z, x, y).then((r) => (r ? readTile(new Uint8Array(r.data)) : null));
     tiles.set(key, t);
     // a small cache: a deep view draws one z6 tile, and the views people open are few
     if (tiles.size > 256) tiles.delete(tiles.keys().next().value!);
@@ -369,12 +364,12 @@ export async function basemapOf(v: View): Promise<{ land: string; borders: strin
 const esc = (s: string) => s.replace(/[<>&"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
 const r1 = (n: number) => Math.round(n * 10) / 10;
 
-/** The SVG of a view's points: symbols for single stations and caches, bubbles with counts for groups. */
+/** The SVG of a view's points: symbols for single stations and caches, bubbles (BUBBLES) with counts for groups; whole pixels. */
 export function pointsSvg(points: Drawn[]): string {
   const out: string[] = [];
   for (const p of points) {
-    const x = r1(p.x);
-    const y = r1(p.y);
+    const x = Math.round(p.x);
+    const y = Math.round(p.y);
     if (p.single) {
       out.push(`<use href="#${p.s ? "ss" : "sc"}" x="${x}" y="${y}"/>`);
       continue;
@@ -384,18 +379,26 @@ export function pointsSvg(points: Drawn[]): string {
     let at = -w / 2;
     const shapes = parts.map((k) => {
       const b = bubble(p[k]);
-      const cx = r1(at + b / 2);
+      const cx = Math.round(at + b / 2);
       at += b - 4;
-      const shape =
-        k === "s"
-          ? `<circle cx="${cx}" r="${b / 2 - 1}" fill="#1e5aa8"/>`
-          : `<rect x="${r1(cx - b / 2 + 1)}" y="${-b / 2 + 1}" width="${b - 2}" height="${b - 2}" rx="7" fill="#0b6e4f"/>`;
-      return `${shape}<text x="${cx}" y="4">${p[k]}</text>`;
+      return `<use href="#${k}${b}" x="${cx}"/><text x="${cx}">${p[k]}</text>`;
     });
-    out.push(`<svg x="${x}" y="${y}" data-s="${p.s}" data-c="${p.c}">${shapes.join("")}</svg>`);
+    out.push(`<svg x="${x}" y="${y}">${shapes.join("")}</svg>`);
   }
   return out.join("");
 }
+
+/** The symbols the points use: single station and cache, and the group bubbles of each size (as the app's .station-cluster, .cache-cluster). */
+const SYMBOLS =
+  `<symbol id="ss" overflow="visible"><circle r="8" fill="#1e5aa8" stroke="#fff" stroke-width="2"/></symbol>` +
+  `<symbol id="sc" overflow="visible"><rect x="-8" y="-8" width="16" height="16" rx="3" fill="#0b6e4f" stroke="#fff" stroke-width="2"/></symbol>` +
+  [26, 32, 38, 44]
+    .map(
+      (b) =>
+        `<symbol id="s${b}" overflow="visible"><circle r="${b / 2 - 1}" fill="#1e5aa8" stroke="#fff" stroke-width="2"/></symbol>` +
+        `<symbol id="c${b}" overflow="visible"><rect x="${1 - b / 2}" y="${1 - b / 2}" width="${b - 2}" height="${b - 2}" rx="7" fill="#0b6e4f" stroke="#fff" stroke-width="2"/></symbol>`,
+    )
+    .join("");
 
 /** The map view for the page: header, basemap and points, in the app's own layout (classes of ui/styles.css). */
 export async function mapViewHtml(gw: Gateway, v: View, instance: string): Promise<string> {
@@ -414,9 +417,8 @@ export async function mapViewHtml(gw: Gateway, v: View, instance: string): Promi
     `<main><section class="map-page"><div class="map-top"></div><div class="map ssr-map">` +
     `<svg class="ssr-base" ${size} aria-hidden="true"><rect width="100%" height="100%" fill="${SEA}"/><path d="${base.land}" fill="${EARTH}"/><path d="${base.borders}" fill="none" stroke="${BORDER}" stroke-width="1"/></svg>` +
     `<svg class="ssr-points" ${size} role="img" aria-label="stations and caches on the map">` +
-    `<defs><symbol id="ss" overflow="visible"><circle r="8" fill="#1e5aa8" stroke="#fff" stroke-width="2"/></symbol>` +
-    `<symbol id="sc" overflow="visible"><rect x="-8" y="-8" width="16" height="16" rx="3" fill="#0b6e4f" stroke="#fff" stroke-width="2"/></symbol></defs>` +
-    `<g font-size="12" font-weight="600" fill="#fff" text-anchor="middle" font-family="system-ui,sans-serif">${pointsSvg(points)}</g></svg>` +
+    `<defs>${SYMBOLS}</defs>` +
+    `<g font-size="12" font-weight="600" fill="#fff" text-anchor="middle" dominant-baseline="central" font-family="system-ui,sans-serif">${pointsSvg(points)}</g></svg>` +
     `</div></section></main></div>`
   );
 }
@@ -429,7 +431,7 @@ export async function mapViewHtml(gw: Gateway, v: View, instance: string): Promi
  * (no view in the address) that the browser's remembered view will replace is
  * taken away. Static text: its hash is in the Content-Security-Policy.
  */
-export const COUNT_SCRIPT = `(()=>{const v=document.getElementById("ssr-view");if(!v)return;try{if(v.dataset.home!==undefined&&localStorage.getItem("svc.map.lastView")){v.remove();return}}catch{}const m=v.querySelector(".ssr-map").getBoundingClientRect(),W=+v.dataset.w,H=+v.dataset.h;if(m.width>W||m.height>H||!m.width)return;const x0=(W-m.width)/2,y0=(H-m.height)/2,x1=x0+m.width,y1=y0+m.height,s=[0,0],c=[0,0];for(const e of v.querySelectorAll(".ssr-points use,.ssr-points g>svg")){const x=+e.getAttribute("x"),y=+e.getAttribute("y");if(x<x0||x>x1||y<y0||y>y1)continue;if(e.tagName==="use"){const t=e.getAttribute("href")==="#ss"?s:c;t[0]++;t[1]++}else{s[0]+=+e.dataset.s;c[0]+=+e.dataset.c}}const n=x=>x.toLocaleString("en"),p=(x,o)=>n(x)+" "+o+(x===1?"":"s"),g=s[1]<s[0]||c[1]<c[0],d=document.createElement("div");d.className="map-count"+(g?" grouped":"");d.dataset.testid="map-count";d.dataset.grouped=g?"true":"false";d.dataset.stations=s.join(",");d.dataset.caches=c.join(",");d.textContent=g?"Showing "+[s[0]?n(s[1])+" of "+p(s[0],"station"):"",c[0]?n(c[1])+" of "+p(c[0],"cache"):""].filter(Boolean).join(", ")+" \u00b7 zoom in or open a group for the rest":p(s[0],"station")+", "+p(c[0],"cache")+" in view";v.querySelector(".map-top").append(d)})()`;
+export const COUNT_SCRIPT = `(()=>{const v=document.getElementById("ssr-view");if(!v)return;try{if(v.dataset.home!==undefined&&localStorage.getItem("svc.map.lastView")){v.remove();return}}catch{}const m=v.querySelector(".ssr-map").getBoundingClientRect(),W=+v.dataset.w,H=+v.dataset.h;if(m.width>W||m.height>H||!m.width)return;const x0=(W-m.width)/2,y0=(H-m.height)/2,x1=x0+m.width,y1=y0+m.height,s=[0,0],c=[0,0];for(const e of v.querySelectorAll(".ssr-points g>use,.ssr-points g>svg")){const x=+e.getAttribute("x"),y=+e.getAttribute("y");if(x<x0||x>x1||y<y0||y>y1)continue;if(e.tagName==="use"){const t=e.getAttribute("href")==="#ss"?s:c;t[0]++;t[1]++}else for(const u of e.querySelectorAll("use"))(u.getAttribute("href")[1]==="s"?s:c)[0]+=+u.nextSibling.textContent}const n=x=>x.toLocaleString("en"),p=(x,o)=>n(x)+" "+o+(x===1?"":"s"),g=s[1]<s[0]||c[1]<c[0],d=document.createElement("div");d.className="map-count"+(g?" grouped":"");d.dataset.testid="map-count";d.dataset.grouped=g?"true":"false";d.dataset.stations=s.join(",");d.dataset.caches=c.join(",");d.textContent=g?"Showing "+[s[0]?n(s[1])+" of "+p(s[0],"station"):"",c[0]?n(c[1])+" of "+p(c[0],"cache"):""].filter(Boolean).join(", ")+" \u00b7 zoom in or open a group for the rest":p(s[0],"station")+", "+p(c[0],"cache")+" in view";v.querySelector(".map-top").append(d)})()`;
 
 /** The script's CSP source: 'sha256-…' of its text. */
 export const COUNT_SCRIPT_HASH = `'sha256-${new Bun.CryptoHasher("sha256").update(COUNT_SCRIPT).digest("base64")}'`;
