@@ -17,6 +17,8 @@ import { gatesPlugin } from "./gates.ts";
 import { addPwa, MANIFEST_PATH, SW_PATH } from "./pwa.ts";
 import { compress, compressible, pickCoding } from "./compress.ts";
 import { COUNT_SCRIPT, COUNT_SCRIPT_HASH, mapViewHtml, viewOf } from "./map-view.ts";
+import { clientConfig } from "../system/routes.ts";
+import { listArchives } from "../tiles/archives.ts";
 
 export interface UiAsset {
   body: Blob;
@@ -223,7 +225,14 @@ export async function serveIndex(csp: string, page?: { gw: Gateway; request: Req
   if (page && view) {
     const shell = await mapPageShell();
     const instance = page.gw.config.instance && page.gw.config.instance !== "local" ? page.gw.config.instance : "svc-gateway";
-    html = shell.head + (await mapViewHtml(page.gw, view, instance)) + `<script>${COUNT_SCRIPT}</script>` + shell.tail;
+    // The answers the map asks for first, with no view in them: in the page, not one round trip after the script each.
+    // (Data, not script: a JSON script element runs nothing, so the CSP need not allow it; `<` escaped so it cannot end the element.)
+    const first = JSON.stringify({ "/api/config": clientConfig(page.gw), "/api/tiles": await listArchives(page.gw.config.dataDir) }).replaceAll("<", "\\u003c");
+    html =
+      shell.head +
+      (await mapViewHtml(page.gw, view, instance)) +
+      `<script>${COUNT_SCRIPT}</script><script type="application/json" id="first-answers">${first}</script>` +
+      shell.tail;
   }
   const headers: Record<string, string> = { ...PAGE_HEADERS(csp), vary: "Accept-Encoding" };
   const coding = page ? pickCoding(page.request.headers.get("accept-encoding")) : null;

@@ -12,6 +12,17 @@ import { gatesPlugin } from "../http/gates.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { whoami } from "./whoami.ts";
 
+/** GET /api/config: what the web app needs to know of this instance (also inlined in the map's page, http/ui.ts). */
+export function clientConfig(gw: Gateway) {
+  return {
+    instance: gw.config.instance,
+    version: buildInfo().version,
+    tileUrl: gw.config.tileUrl,
+    tileAttribution: gw.config.tileAttribution,
+    spotsEnabled: gw.config.spotsEnabled,
+  };
+}
+
 export function sourceInfo(gw: Gateway) {
   const b = buildInfo();
   const repository = gw.config.sourceRepository ?? b.repository;
@@ -53,17 +64,7 @@ export function systemRoutes(gw: Gateway) {
     .get("/privacy", () => privacyStatement(gw.config), { gate: "public" })
     .get("/.well-known/source", () => sourceInfo(gw), { gate: "public" })
     .get("/source", ({ redirect }) => redirect(sourceInfo(gw).tree, 302), { gate: "public" })
-    .get(
-      "/api/config",
-      () => ({
-        instance: gw.config.instance,
-        version: buildInfo().version,
-        tileUrl: gw.config.tileUrl,
-        tileAttribution: gw.config.tileAttribution,
-        spotsEnabled: gw.config.spotsEnabled,
-      }),
-      { gate: "public" },
-    )
+    .get("/api/config", () => clientConfig(gw), { gate: "public" })
     .get("/api/setup", () => setupState(gw), { gate: "public" })
     .post(
       "/api/setup",
