@@ -17,7 +17,7 @@ import { gatesPlugin } from "./gates.ts";
 import { addPwa, MANIFEST_PATH, SW_PATH } from "./pwa.ts";
 import { compress, compressible, pickCoding } from "./compress.ts";
 import { COUNT_SCRIPT, COUNT_SCRIPT_HASH, mapViewHtml, viewOf } from "./map-view.ts";
-import { clientConfig } from "../system/routes.ts";
+import { clientConfig } from "../system/client-config.ts";
 import { listArchives } from "../tiles/archives.ts";
 
 export interface UiAsset {

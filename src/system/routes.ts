@@ -11,17 +11,7 @@ import { completeSetup, setupState, type SetupValues } from "./setup.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { whoami } from "./whoami.ts";
-
-/** GET /api/config: what the web app needs to know of this instance (also inlined in the map's page, http/ui.ts). */
-export function clientConfig(gw: Gateway) {
-  return {
-    instance: gw.config.instance,
-    version: buildInfo().version,
-    tileUrl: gw.config.tileUrl,
-    tileAttribution: gw.config.tileAttribution,
-    spotsEnabled: gw.config.spotsEnabled,
-  };
-}
+import { clientConfig } from "./client-config.ts";
 
 export function sourceInfo(gw: Gateway) {
   const b = buildInfo();
