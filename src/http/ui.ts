@@ -221,7 +221,10 @@ const PAGE_HEADERS = (csp: string) => ({
  */
 export async function serveIndex(csp: string, page?: { gw: Gateway; request: Request }): Promise<Response> {
   let html = (await uiBundle()).index;
-  const view = page ? viewOf(new URL(page.request.url)) : null;
+  // Only a navigation gets the drawing: the service worker's copy of "/" (fetched as data, not navigated to) must stay the
+  // plain page it answers every later navigation with, whatever the address.
+  const mode = page?.request.headers.get("sec-fetch-mode");
+  const view = page && (mode == null || mode === "navigate") ? viewOf(new URL(page.request.url)) : null;
   if (page && view) {
     const shell = await mapPageShell();
     const instance = page.gw.config.instance && page.gw.config.instance !== "local" ? page.gw.config.instance : "svc-gateway";

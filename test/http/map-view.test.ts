@@ -166,7 +166,7 @@ describe("the map's page carries its view", () => {
     expect(plain.html.indexOf('rel="stylesheet"')).toBeGreaterThan(plain.html.indexOf('id="ssr-view"'));
   });
 
-  test("pages other than the map get the page as built, with no drawing", async () => {
+  test("pages other than the map, and the service worker's copy of the page, get the page as built, with no drawing", async () => {
     const built = (await uiBundle()).index;
     for (const path of ["/about", `/station/${LONE[0]!.call}`, "/decode", "/map/elsewhere"]) {
       const { res, html } = await page(path);
@@ -176,5 +176,10 @@ describe("the map's page carries its view", () => {
     }
     // the control: the map's page is not the page as built
     expect((await page("/map")).html).not.toBe(built);
+    // the service worker keeps "/" as the page for every address: fetched as data it is the page as built, navigated to it is the map
+    const asData = await g.get("/", { headers: { "sec-fetch-mode": "cors", "sec-fetch-dest": "empty" } });
+    expect(await asData.text()).toBe(built);
+    const navigated = await g.get("/", { headers: { accept: "text/html", "sec-fetch-mode": "navigate", "sec-fetch-dest": "document" } });
+    expect(await navigated.text()).toContain('id="ssr-view"');
   });
 });
