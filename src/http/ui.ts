@@ -226,16 +226,24 @@ export async function serveIndex(csp: string, page?: { gw: Gateway; request: Req
   const mode = page?.request.headers.get("sec-fetch-mode");
   const view = page && (mode == null || mode === "navigate") ? viewOf(new URL(page.request.url)) : null;
   if (page && view) {
-    const shell = await mapPageShell();
-    const instance = page.gw.config.instance && page.gw.config.instance !== "local" ? page.gw.config.instance : "svc-gateway";
-    // The answers the map asks for first, with no view in them: in the page, not one round trip after the script each.
-    // (Data, not script: a JSON script element runs nothing, so the CSP need not allow it; `<` escaped so it cannot end the element.)
-    const first = JSON.stringify({ "/api/config": clientConfig(page.gw), "/api/tiles": await listArchives(page.gw.config.dataDir) }).replaceAll("<", "\\u003c");
-    html =
-      shell.head +
-      (await mapViewHtml(page.gw, view, instance)) +
-      `<script>${COUNT_SCRIPT}</script><script type="application/json" id="first-answers">${first}</script>` +
-      shell.tail;
+    try {
+      const shell = await mapPageShell();
+      const instance = page.gw.config.instance && page.gw.config.instance !== "local" ? page.gw.config.instance : "svc-gateway";
+      // The answers the map asks for first, with no view in them: in the page, not one round trip after the script each.
+      // (Data, not script: a JSON script element runs nothing, so the CSP need not allow it; `<` escaped so it cannot end the element.)
+      const first = JSON.stringify({ "/api/config": clientConfig(page.gw), "/api/tiles": await listArchives(page.gw.config.dataDir) }).replaceAll(
+        "<",
+        "\\u003c",
+      );
+      html =
+        shell.head +
+        (await mapViewHtml(page.gw, view, instance)) +
+        `<script>${COUNT_SCRIPT}</script><script type="application/json" id="first-answers">${first}</script>` +
+        shell.tail;
+    } catch (e) {
+      // the drawing is a head start, not the page: without it the app draws the map as it always did
+      page.gw.log.warn("http", "map page drawn without its first view", { error: (e as Error).message });
+    }
   }
   const headers: Record<string, string> = { ...PAGE_HEADERS(csp), vary: "Accept-Encoding" };
   const coding = page ? pickCoding(page.request.headers.get("accept-encoding")) : null;
