@@ -72,10 +72,17 @@ function expectedAt(lat: number, lon: number, view: { lat: number; lon: number; 
 /** What the drawing shows: single stations and caches with their positions, and the groups' counts. */
 function drawing(html: string) {
   const points = html.slice(html.indexOf('<svg class="ssr-points"'), html.indexOf("</svg></div></section>"));
-  const singles = [...points.matchAll(/<use href="#(ss|sc)" x="(-?\d+)" y="(-?\d+)"\/>/g)].map((m) => ({ kind: m[1], x: Number(m[2]), y: Number(m[3]) }));
+  // single stations and caches: the dots (`M x y h0`) of the paths #ps and #pc
+  const dots = (id: string, kind: string) =>
+    [...(new RegExp(`<path id="${id}" d="([^"]*)"`).exec(points)?.[1] ?? "").matchAll(/M(-?\d+) (-?\d+)h0/g)].map((m) => ({
+      kind,
+      x: Number(m[1]),
+      y: Number(m[2]),
+    }));
+  const singles = [...dots("ps", "ss"), ...dots("pc", "sc")];
   const groups = [...points.matchAll(/<svg x="(-?\d+)" y="(-?\d+)">(.*?)<\/svg>/g)].map((m) => {
     const counts = { s: 0, c: 0 };
-    for (const b of m[3]!.matchAll(/<use href="#([sc])\d+" x="-?\d+"\/><text x="-?\d+">(\d+)<\/text>/g)) counts[b[1] as "s" | "c"] += Number(b[2]);
+    for (const b of m[3]!.matchAll(/<use href="#([sc])\d+"(?: x="-?\d+")?\/><text(?: x="-?\d+")?>(\d+)<\/text>/g)) counts[b[1] as "s" | "c"] += Number(b[2]);
     return { x: Number(m[1]), y: Number(m[2]), ...counts };
   });
   return {
