@@ -140,7 +140,7 @@ export function wantsUi(request: Request, path: string): boolean {
  * (selectors starting with one of these): inlined into the map's page so the
  * server's drawing shows before the stylesheet arrives.
  */
-const CRITICAL = /^(?::root|\*|html|body|#app|\.topbar|\.brand(?:-mark|-name)?|\.map-page|\.map-top|\.map-count|\.map)(?![\w-])/;
+const CRITICAL = /^(?::root|\*|html|body|#app|\.topbar|\.brand(?:-mark|-name)?|\.map-page|\.map-top|\.map-count|\.map|\.banner)(?![\w-])/;
 /** The server's drawing sits centred in the map box, as Leaflet centres the view (ui/map/server-view.ts). */
 const SSR_CSS =
   ".ssr-map{position:relative;overflow:hidden}.ssr-map>svg,.map>svg.ssr-base,.map>svg.ssr-points{position:absolute;left:50%;top:50%;margin:-640px 0 0 -1024px;pointer-events:none}.ssr-points g>svg{overflow:visible}";

@@ -126,6 +126,8 @@ describe("the map's page carries its view", () => {
     // the view's frame: the land of the built-in basemap around it (southern Germany is land: the path is not empty)
     expect(html).toMatch(/<svg class="ssr-base"[^>]*>.*<path d="M[^"]+" fill="#e2dfda"\/>/);
     expect(html).toContain('data-lat="48" data-lon="11" data-z="11"');
+    // no tile server here: the page says so where the app does, above the count
+    expect(html).toContain(`<div class="map-top"><div class="banner" role="status">No tile server is configured: showing this gateway's own maps.</div></div>`);
   });
 
   test("no view in the address draws the default one (the world), marked as replaceable by a remembered view; a broken view draws it unmarked", async () => {
