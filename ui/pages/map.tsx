@@ -134,7 +134,11 @@ export function MapPage() {
       if (dropServer && counted.size === 2) {
         const drop = dropServer;
         dropServer = null;
-        const drawn = () => (map.getContainer().dataset.drawing === "0" ? drop() : requestAnimationFrame(drawn));
+        const drawn = () => {
+          if (cancelled) return;
+          if (map.getContainer().dataset.drawing === "0") drop();
+          else requestAnimationFrame(drawn);
+        };
         requestAnimationFrame(drawn);
       }
     });
