@@ -34,5 +34,24 @@ export interface ClientConfig {
   spotsEnabled: boolean;
 }
 
+let firstAnswers: Record<string, unknown> | null = null;
+/**
+ * An answer the page came with (the map's page carries GET /api/config and
+ * /api/tiles, src/http/ui.ts), used once; else asked for.
+ */
+export function firstAnswer<T>(path: string, ask: () => Promise<T>): Promise<T> {
+  if (!firstAnswers) {
+    try {
+      firstAnswers = JSON.parse(document.getElementById("first-answers")?.textContent || "{}") as Record<string, unknown>;
+    } catch {
+      firstAnswers = {};
+    }
+  }
+  if (!(path in firstAnswers)) return ask();
+  const a = firstAnswers[path] as T;
+  delete firstAnswers[path];
+  return Promise.resolve(a);
+}
+
 let configPromise: Promise<ClientConfig> | null = null;
-export const clientConfig = () => (configPromise ??= api<ClientConfig>("/api/config"));
+export const clientConfig = () => (configPromise ??= firstAnswer("/api/config", () => api<ClientConfig>("/api/config")));

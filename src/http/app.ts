@@ -25,7 +25,7 @@ export function createApp(gw: Gateway) {
       applyBaseHeaders(set.headers);
     })
     .onError(async ({ code, error, request, path }) => {
-      if (code === "NOT_FOUND" && wantsUi(request, path)) return serveIndex(csp);
+      if (code === "NOT_FOUND" && wantsUi(request, path)) return serveIndex(csp, { gw, request });
       const { status, body } = toErrorResponse(code, error, gw.log, path, gw.config.dataDir);
       return errorResponse(status, body, CORS_HEADERS);
     })

@@ -17,6 +17,9 @@ import { errorResponse } from "./errors.ts";
 import { gatesPlugin } from "./gates.ts";
 import { addPwa, MANIFEST_PATH, SW_PATH } from "./pwa.ts";
 import { compress, compressible, pickCoding } from "./compress.ts";
+import { COUNT_SCRIPT, COUNT_SCRIPT_HASH, mapViewHtml, viewOf } from "./map-view.ts";
+import { clientConfig } from "../system/client-config.ts";
+import { listArchives } from "../tiles/archives.ts";
 
 export interface UiAsset {
   body: Blob;
@@ -122,7 +125,8 @@ export function contentSecurityPolicy(config: Config): string {
     "default-src 'self'",
     `img-src 'self' data: blob:${tiles}`,
     "style-src 'self' 'unsafe-inline'",
-    "script-src 'self'",
+    // the one inline script: the count of the server-drawn first map view (map-view.ts)
+    `script-src 'self' ${COUNT_SCRIPT_HASH}`,
     "connect-src 'self'",
     "font-src 'self' data:",
     "object-src 'none'",
@@ -143,19 +147,120 @@ export function wantsUi(request: Request, path: string): boolean {
   return (request.headers.get("accept") ?? "").includes("text/html");
 }
 
-/** The page itself, for `/` and for browser navigation that matched no route. */
-export async function serveIndex(csp: string): Promise<Response> {
-  const { index } = await uiBundle();
-  return new Response(index, {
-    headers: {
-      ...CORS_HEADERS,
-      "content-type": "text/html; charset=utf-8",
-      "cache-control": "no-cache",
-      "content-security-policy": csp,
-      "x-content-type-options": "nosniff",
-      "referrer-policy": "no-referrer",
-    },
+/**
+ * Rules of the app's stylesheet that lay out the page's frame and the map
+ * (selectors starting with one of these): inlined into the map's page so the
+ * server's drawing shows before the stylesheet arrives.
+ */
+const CRITICAL = /^(?::root|\*|html|body|#app|\.topbar|\.brand(?:-mark|-name)?|\.map-page|\.map-top|\.map-count|\.map|\.banner)(?![\w-])/;
+/** The server's drawing sits centred in the map box, as Leaflet centres the view (ui/map/server-view.ts). */
+const SSR_CSS =
+  ".ssr-map{position:relative;overflow:hidden}.ssr-map>svg,.map>svg.ssr-base,.map>svg.ssr-points{position:absolute;left:50%;top:50%;margin:-640px 0 0 -1024px;pointer-events:none}.ssr-points g>svg{overflow:visible}";
+
+/** Top-level rules (and @media blocks) of a minified stylesheet whose selectors all match `keep`. */
+export function criticalCss(css: string, keep: RegExp): string {
+  const out: string[] = [];
+  let i = 0;
+  const block = (from: number): number => {
+    // the index after the matching close brace of the block opened just before `from`
+    let depth = 1;
+    let j = from;
+    while (j < css.length && depth > 0) {
+      if (css[j] === "{") depth++;
+      else if (css[j] === "}") depth--;
+      j++;
+    }
+    return j;
+  };
+  while (i < css.length) {
+    const open = css.indexOf("{", i);
+    if (open < 0) break;
+    const head = css.slice(i, open).trim();
+    const end = block(open + 1);
+    const body = css.slice(open + 1, end - 1);
+    if (head.startsWith("@media")) {
+      const inner = criticalCss(body, keep);
+      if (inner) out.push(`${head}{${inner}}`);
+    } else if (!head.startsWith("@") && head.split(",").every((sel) => keep.test(sel.trim()))) {
+      out.push(`${head}{${body}}`);
+      // the server's frame is laid out as the app's
+      if (head.startsWith("#app")) out.push(`${head.replaceAll("#app", "#ssr-view")}{${body}}`);
+    }
+    i = end;
+  }
+  return out.join("");
+}
+
+let mapShell: Promise<{ head: string; tail: string }> | null = null;
+
+/**
+ * The map's page around the drawing: the stylesheet's frame and map rules
+ * inline in the head, and the stylesheet itself moved to the end of the body,
+ * where it no longer holds back the first paint (the app's script still waits
+ * for it).
+ */
+function mapPageShell(): Promise<{ head: string; tail: string }> {
+  mapShell ??= (async () => {
+    const { index, assets } = await uiBundle();
+    const link = index.match(/<link rel="stylesheet"[^>]*>/)?.[0];
+    const href = link?.match(/href="\/assets\/([^"]+)"/)?.[1];
+    const css = href ? await assets.get(href)?.body.text() : undefined;
+    let page = index;
+    if (link && css !== undefined) page = page.replace(link, `<style>${criticalCss(css, CRITICAL)}${SSR_CSS}</style>`).replace("</body>", `${link}</body>`);
+    const at = page.indexOf('<div id="app">');
+    return { head: page.slice(0, at), tail: page.slice(at) };
+  })().catch((e) => {
+    mapShell = null;
+    throw e;
   });
+  return mapShell;
+}
+
+const PAGE_HEADERS = (csp: string) => ({
+  ...CORS_HEADERS,
+  "content-type": "text/html; charset=utf-8",
+  "cache-control": "no-cache",
+  "content-security-policy": csp,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+});
+
+/**
+ * The page itself, for `/` and for browser navigation that matched no route.
+ * Given the gateway and the request, the map's addresses (`/`, `/map`) carry
+ * the server's drawing of their view (map-view.ts). Sent compressed when the
+ * browser accepts it.
+ */
+export async function serveIndex(csp: string, page?: { gw: Gateway; request: Request }): Promise<Response> {
+  let html = (await uiBundle()).index;
+  // Only a navigation gets the drawing: the service worker's copy of "/" (fetched as data, not navigated to) must stay the
+  // plain page it answers every later navigation with, whatever the address.
+  const mode = page?.request.headers.get("sec-fetch-mode");
+  const view = page && (mode == null || mode === "navigate") ? viewOf(new URL(page.request.url)) : null;
+  if (page && view) {
+    try {
+      const shell = await mapPageShell();
+      const instance = page.gw.config.instance && page.gw.config.instance !== "local" ? page.gw.config.instance : "svc-gateway";
+      // The answers the map asks for first, with no view in them: in the page, not one round trip after the script each.
+      // (Data, not script: a JSON script element runs nothing, so the CSP need not allow it; `<` escaped so it cannot end the element.)
+      const first = JSON.stringify({ "/api/config": clientConfig(page.gw), "/api/tiles": await listArchives(page.gw.config.dataDir) }).replaceAll(
+        "<",
+        "\\u003c",
+      );
+      html =
+        shell.head +
+        (await mapViewHtml(page.gw, view, instance)) +
+        `<script>${COUNT_SCRIPT}</script><script type="application/json" id="first-answers">${first}</script>` +
+        shell.tail;
+    } catch (e) {
+      // the drawing is a head start, not the page: without it the app draws the map as it always did
+      page.gw.log.warn("http", "map page drawn without its first view", { error: (e as Error).message });
+    }
+  }
+  const headers: Record<string, string> = { ...PAGE_HEADERS(csp), vary: "Accept-Encoding" };
+  const coding = page ? pickCoding(page.request.headers.get("accept-encoding")) : null;
+  if (!coding) return new Response(html, { headers });
+  return new Response(compress(new TextEncoder().encode(html), coding), { headers: { ...headers, "content-encoding": coding } });
 }
 
 export function uiRoutes(gw: Gateway, csp: string) {
@@ -181,7 +286,19 @@ export function uiRoutes(gw: Gateway, csp: string) {
           detail: { summary: "A file of the web app (script, style, icon), cached for a year by its hashed name", tags: ["Web app"] },
         },
       )
-      .get("/", () => serveIndex(csp), { gate: "public", detail: { summary: "The web app", tags: ["Web app"] } })
+      .get("/", ({ request }) => serveIndex(csp, { gw, request }), {
+        gate: "public",
+        // the map's view, drawn into the page; anything else in the address is the app's own (or a link's tracking) and passes
+        query: t.Object(
+          {
+            lat: t.Optional(t.String({ description: "the map view's centre latitude" })),
+            lon: t.Optional(t.String({ description: "the map view's centre longitude" })),
+            z: t.Optional(t.String({ description: "the map view's zoom" })),
+          },
+          { additionalProperties: true },
+        ),
+        detail: { summary: "The web app, with the map's first view drawn into the page", tags: ["Web app"] },
+      })
       // The service worker lives at the root so that its scope is the whole app; never cached by
       // HTTP, so a new version is seen on the next visit.
       .get(SW_PATH, () => topLevelFile("sw.js", "text/javascript; charset=utf-8"), {

@@ -11,6 +11,7 @@ import { completeSetup, SETUP_SETTINGS, setupState } from "./setup.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { whoami } from "./whoami.ts";
+import { clientConfig } from "./client-config.ts";
 
 export function sourceInfo(gw: Gateway) {
   const b = buildInfo();
@@ -85,20 +86,10 @@ export function systemRoutes(gw: Gateway) {
       gate: "public",
       detail: { summary: "Redirects (302) to the running commit's source tree", tags: ["System"] },
     })
-    .get(
-      "/api/config",
-      () => ({
-        instance: gw.config.instance,
-        version: buildInfo().version,
-        tileUrl: gw.config.tileUrl,
-        tileAttribution: gw.config.tileAttribution,
-        spotsEnabled: gw.config.spotsEnabled,
-      }),
-      {
-        gate: "public",
-        detail: { summary: "The web app's client configuration: instance name, version, tile server, spots on or off", tags: ["System"] },
-      },
-    )
+    .get("/api/config", () => clientConfig(gw), {
+      gate: "public",
+      detail: { summary: "The web app's client configuration: instance name, version, tile server, spots on or off", tags: ["System"] },
+    })
     .get("/api/setup", () => setupState(gw), {
       gate: "public",
       detail: {

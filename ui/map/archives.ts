@@ -8,7 +8,7 @@
 import L from "leaflet";
 import { PMTiles } from "pmtiles";
 import { leafletLayer } from "protomaps-leaflet";
-import { api } from "../api.ts";
+import { api, firstAnswer } from "../api.ts";
 
 export interface ArchiveInfo {
   name: string;
@@ -29,7 +29,7 @@ export interface TileListing {
 
 let listing: Promise<TileListing> | null = null;
 export const tileListing = () =>
-  (listing ??= api<TileListing>("/api/tiles").catch((e) => {
+  (listing ??= firstAnswer("/api/tiles", () => api<TileListing>("/api/tiles")).catch((e) => {
     listing = null;
     throw e;
   }));

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import L from "leaflet";
 import { When } from "../time.tsx";
 import "leaflet/dist/leaflet.css";
@@ -10,6 +10,7 @@ import { crowdOf, type KindCount } from "../map/crowd.ts";
 import { addSaveViewControl, initialView } from "../map/view.ts";
 import { liveRooms, type LiveLog, type LiveState } from "../live/socket.ts";
 import { addSaveAreaControl } from "../offline/save-area.tsx";
+import { addServerView, claimServerView } from "../map/server-view.ts";
 
 /** Live logs kept in the activity panel. */
 const FEED = 8;
@@ -78,11 +79,15 @@ const narrow = () => typeof matchMedia === "function" && matchMedia("(max-width:
 
 export function MapPage() {
   const el = useRef<HTMLDivElement>(null);
+  // A link with a view (?lat=&lon=&z=) wins; else where this browser last looked; else the world.
+  const [start] = useState(() => (new URLSearchParams(location.search).has("lat") ? initialView() : (lastView() ?? initialView())));
+  // The page's own drawing of this view, if it came with one: shown (and counted) until the layers have drawn.
+  const [server] = useState(() => claimServerView(start.center, start.zoom));
   const [offline, setOffline] = useState<null | "off" | "unreachable">(null);
   const [live, setLive] = useState<LiveState>("connecting");
   const [feed, setFeed] = useState<LiveLog[]>([]);
-  const [stationCount, setStationCount] = useState<KindCount | null>(null);
-  const [cacheCount, setCacheCount] = useState<KindCount | null>(null);
+  const [stationCount, setStationCount] = useState<KindCount | null>(server?.counts?.stations ?? null);
+  const [cacheCount, setCacheCount] = useState<KindCount | null>(server?.counts?.caches ?? null);
   // On a phone the panel starts folded; the choice is remembered.
   const [folded, setFolded] = useState(() => {
     const saved = typeof localStorage !== "undefined" ? localStorage.getItem(PANEL) : null;
@@ -96,10 +101,13 @@ export function MapPage() {
       // not remembered
     }
   };
+  // before the first paint: the drawing stays where the page showed it
+  useLayoutEffect(() => {
+    if (server) el.current!.append(server.base, server.points);
+  }, []);
   useEffect(() => {
-    // A link with a view (?lat=&lon=&z=) wins; else where this browser last looked; else the world.
-    const start = new URLSearchParams(location.search).has("lat") ? initialView() : (lastView() ?? initialView());
     const map = L.map(el.current!, { worldCopyJump: true, zoomControl: true, maxZoom: 19 }).setView(start.center, start.zoom);
+    let dropServer = server ? addServerView(map, server) : null;
     map.on("moveend", () => {
       const c = map.getCenter().wrap();
       try {
@@ -118,7 +126,22 @@ export function MapPage() {
     });
     const same = (set: (f: (p: KindCount | null) => KindCount | null) => void, c: KindCount) =>
       set((p) => (p && p.total === c.total && p.shown === c.shown ? p : c));
-    crowdOf(map, (name, c) => same(name === "stations" ? setStationCount : setCacheCount, c));
+    const counted = new Set<string>();
+    crowdOf(map, (name, c) => {
+      same(name === "stations" ? setStationCount : setCacheCount, c);
+      // both layers answered: the server's points go once the markers are made
+      counted.add(name);
+      if (dropServer && counted.size === 2) {
+        const drop = dropServer;
+        dropServer = null;
+        const drawn = () => {
+          if (cancelled) return;
+          if (map.getContainer().dataset.drawing === "0") drop();
+          else requestAnimationFrame(drawn);
+        };
+        requestAnimationFrame(drawn);
+      }
+    });
     const stations = stationLayer(map, (call) => location.assign(`/station/${encodeURIComponent(call)}`));
     const stopCaches = cacheLayer(map);
     // New finds show as a pulse on the cache for a while, and in the activity panel.

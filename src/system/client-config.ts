@@ -1,0 +1,13 @@
+/** GET /api/config: what the web app needs to know of this instance (also inlined in the map's page, http/ui.ts). */
+import type { Gateway } from "../gateway.ts";
+import { buildInfo } from "../version.ts";
+
+export function clientConfig(gw: Gateway) {
+  return {
+    instance: gw.config.instance,
+    version: buildInfo().version,
+    tileUrl: gw.config.tileUrl,
+    tileAttribution: gw.config.tileAttribution,
+    spotsEnabled: gw.config.spotsEnabled,
+  };
+}
