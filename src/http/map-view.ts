@@ -14,6 +14,8 @@
  * box and writes the view count; the app then takes the drawing over
  * (ui/map/server-view.ts) and replaces it with its own layers.
  */
+import { createHash } from "node:crypto";
+import { clipLine, clipRing, type Pt, type Rect } from "../tiles/clip.ts";
 import { PMTiles, type RangeResponse, type Source } from "pmtiles";
 import type { Gateway } from "../gateway.ts";
 import { stationsForMap, type Bbox } from "../stations/registry.ts";
@@ -225,81 +227,6 @@ async function worldTile(z: number, x: number, y: number): Promise<Map<string, R
   return t;
 }
 
-type Pt = [number, number];
-type Rect = [number, number, number, number];
-
-/** Sutherland-Hodgman: a ring cut to a rectangle. */
-function clipRing(ring: Pt[], [x0, y0, x1, y1]: Rect): Pt[] {
-  let out = ring;
-  const edges: Array<[(p: Pt) => boolean, (a: Pt, b: Pt) => Pt]> = [
-    [(p) => p[0] >= x0, (a, b) => [x0, a[1] + ((b[1] - a[1]) * (x0 - a[0])) / (b[0] - a[0])]],
-    [(p) => p[0] <= x1, (a, b) => [x1, a[1] + ((b[1] - a[1]) * (x1 - a[0])) / (b[0] - a[0])]],
-    [(p) => p[1] >= y0, (a, b) => [a[0] + ((b[0] - a[0]) * (y0 - a[1])) / (b[1] - a[1]), y0]],
-    [(p) => p[1] <= y1, (a, b) => [a[0] + ((b[0] - a[0]) * (y1 - a[1])) / (b[1] - a[1]), y1]],
-  ];
-  for (const [inside, cut] of edges) {
-    const input = out;
-    out = [];
-    for (let i = 0; i < input.length; i++) {
-      const a = input[(i + input.length - 1) % input.length]!;
-      const b = input[i]!;
-      if (inside(b)) {
-        if (!inside(a)) out.push(cut(a, b));
-        out.push(b);
-      } else if (inside(a)) out.push(cut(a, b));
-    }
-    if (out.length === 0) break;
-  }
-  return out;
-}
-
-/** A line cut to a rectangle (Liang-Barsky per segment): the pieces inside. */
-function clipLine(line: Pt[], [x0, y0, x1, y1]: Rect): Pt[][] {
-  const pieces: Pt[][] = [];
-  let cur: Pt[] = [];
-  for (let i = 1; i < line.length; i++) {
-    const [ax, ay] = line[i - 1]!;
-    const [bx, by] = line[i]!;
-    const dx = bx - ax;
-    const dy = by - ay;
-    let t0 = 0;
-    let t1 = 1;
-    let ok = true;
-    for (const [p, q] of [
-      [-dx, ax - x0],
-      [dx, x1 - ax],
-      [-dy, ay - y0],
-      [dy, y1 - ay],
-    ] as Array<[number, number]>) {
-      if (p === 0) {
-        if (q < 0) ok = false;
-      } else {
-        const r = q / p;
-        if (p < 0) t0 = Math.max(t0, r);
-        else t1 = Math.min(t1, r);
-      }
-    }
-    if (!ok || t0 > t1) {
-      if (cur.length > 1) pieces.push(cur);
-      cur = [];
-      continue;
-    }
-    const a: Pt = [ax + t0 * dx, ay + t0 * dy];
-    const b: Pt = [ax + t1 * dx, ay + t1 * dy];
-    if (cur.length === 0 || t0 > 0) {
-      if (cur.length > 1) pieces.push(cur);
-      cur = [a];
-    }
-    cur.push(b);
-    if (t1 < 1) {
-      pieces.push(cur);
-      cur = [];
-    }
-  }
-  if (cur.length > 1) pieces.push(cur);
-  return pieces;
-}
-
 /** Path data with whole pixels: an absolute move, then relative steps. */
 function pathData(parts: Pt[][], close: boolean): string {
   let d = "";
@@ -450,4 +377,4 @@ export async function mapViewHtml(gw: Gateway, v: View, instance: string): Promi
 export const COUNT_SCRIPT = `(()=>{const v=document.getElementById("ssr-view");if(!v)return;try{if(v.dataset.home!==undefined&&localStorage.getItem("svc.map.lastView")){v.remove();return}}catch{}const m=v.querySelector(".ssr-map").getBoundingClientRect(),W=+v.dataset.w,H=+v.dataset.h;if(m.width>W||m.height>H||!m.width)return;const x0=(W-m.width)/2,y0=(H-m.height)/2,x1=x0+m.width,y1=y0+m.height,s=[0,0],c=[0,0];const i=(x,y)=>x>=x0&&x<=x1&&y>=y0&&y<=y1;for(const[k,t]of[["ps",s],["pc",c]])for(const m of v.querySelector("#"+k).getAttribute("d").matchAll(/M(-?\\d+) (-?\\d+)/g))if(i(+m[1],+m[2])){t[0]++;t[1]++}for(const e of v.querySelectorAll(".ssr-points g>svg"))if(i(+e.getAttribute("x"),+e.getAttribute("y")))for(const u of e.querySelectorAll("use"))(u.getAttribute("href")[1]==="s"?s:c)[0]+=+u.nextSibling.textContent;const n=x=>x.toLocaleString("en"),p=(x,o)=>n(x)+" "+o+(x===1?"":"s"),g=s[1]<s[0]||c[1]<c[0],d=document.createElement("div");d.className="map-count"+(g?" grouped":"");d.dataset.testid="map-count";d.dataset.grouped=g?"true":"false";d.dataset.stations=s.join(",");d.dataset.caches=c.join(",");d.textContent=g?"Showing "+[s[0]?n(s[1])+" of "+p(s[0],"station"):"",c[0]?n(c[1])+" of "+p(c[0],"cache"):""].filter(Boolean).join(", ")+" \u00b7 zoom in or open a group for the rest":p(s[0],"station")+", "+p(c[0],"cache")+" in view";v.querySelector(".map-top").append(d)})()`;
 
 /** The script's CSP source: 'sha256-…' of its text. */
-export const COUNT_SCRIPT_HASH = `'sha256-${new Bun.CryptoHasher("sha256").update(COUNT_SCRIPT).digest("base64")}'`;
+export const COUNT_SCRIPT_HASH = `'sha256-${createHash("sha256").update(COUNT_SCRIPT).digest("base64")}'`;

@@ -4,6 +4,7 @@
  * and quantized to the tile's 4096-unit grid. Enough for the built-in world
  * basemap (points, lines and polygons with string/number properties).
  */
+import { clipLine, clipRing } from "./clip.ts";
 
 export type Ring = Array<[number, number]>;
 export type Geometry = { type: "point"; points: Array<[number, number]> } | { type: "line"; lines: Ring[] } | { type: "polygon"; rings: Ring[] };
@@ -189,81 +190,6 @@ export function simplify(pts: Ring, sq: number): Ring {
   return pts.filter((_, i) => keep[i]);
 }
 
-/** Sutherland-Hodgman: a ring clipped to the box [min, max] on both axes. */
-function clipRing(ring: Ring, min: number, max: number): Ring {
-  let out = ring;
-  for (const [axis, bound, keepAbove] of [
-    [0, min, true],
-    [0, max, false],
-    [1, min, true],
-    [1, max, false],
-  ] as const) {
-    const input = out;
-    out = [];
-    if (input.length === 0) break;
-    const inside = (p: [number, number]) => (keepAbove ? p[axis] >= bound : p[axis] <= bound);
-    for (let i = 0; i < input.length; i++) {
-      const cur = input[i]!;
-      const prev = input[(i + input.length - 1) % input.length]!;
-      const ci = inside(cur);
-      const pi = inside(prev);
-      if (ci !== pi) {
-        const t = (bound - prev[axis]) / (cur[axis] - prev[axis]);
-        const p: [number, number] = [prev[0] + t * (cur[0] - prev[0]), prev[1] + t * (cur[1] - prev[1])];
-        p[axis] = bound;
-        out.push(p);
-      }
-      if (ci) out.push(cur);
-    }
-  }
-  return out;
-}
-
-/** A polyline clipped to the box: the pieces inside it. */
-function clipLine(line: Ring, min: number, max: number): Ring[] {
-  const pieces: Ring[] = [];
-  let cur: Ring = [];
-  for (let i = 0; i + 1 < line.length; i++) {
-    const [x0, y0] = line[i]!;
-    const [x1, y1] = line[i + 1]!;
-    // Liang-Barsky
-    let t0 = 0;
-    let t1 = 1;
-    const dx = x1 - x0;
-    const dy = y1 - y0;
-    let ok = true;
-    for (const [p, q] of [
-      [-dx, x0 - min],
-      [dx, max - x0],
-      [-dy, y0 - min],
-      [dy, max - y0],
-    ] as const) {
-      if (p === 0) {
-        if (q < 0) ok = false;
-      } else {
-        const r = q / p;
-        if (p < 0) t0 = Math.max(t0, r);
-        else t1 = Math.min(t1, r);
-      }
-    }
-    if (!ok || t0 > t1) {
-      if (cur.length > 1) pieces.push(cur);
-      cur = [];
-      continue;
-    }
-    const a: [number, number] = [x0 + t0 * dx, y0 + t0 * dy];
-    const b: [number, number] = [x0 + t1 * dx, y0 + t1 * dy];
-    if (cur.length === 0) cur.push(a);
-    cur.push(b);
-    if (t1 < 1) {
-      pieces.push(cur);
-      cur = [];
-    }
-  }
-  if (cur.length > 1) pieces.push(cur);
-  return pieces;
-}
-
 function quantize(r: Ring, z: number, x: number, y: number, closed: boolean): Ring {
   const n = 2 ** z;
   const out: Ring = [];
@@ -297,14 +223,14 @@ export function featureInTile(f: Feature, z: number, x: number, y: number): Feat
   }
   if (g.type === "line") {
     const lines = g.lines
-      .flatMap((l) => clipLine(toTile(l), -b, 1 + b))
+      .flatMap((l) => clipLine(toTile(l), [-b, -b, 1 + b, 1 + b]))
       .map((l) => quantize(back(l), z, x, y, false))
       .filter((l) => l.length > 1);
     return lines.length ? { geometry: { type: "line", lines }, properties: f.properties } : null;
   }
   const rings: Ring[] = [];
   g.rings.forEach((r, i) => {
-    const q = quantize(back(clipRing(toTile(r), -b, 1 + b)), z, x, y, true);
+    const q = quantize(back(clipRing(toTile(r), [-b, -b, 1 + b, 1 + b])), z, x, y, true);
     if (q.length < 3) return;
     const area = ringArea(q);
     if (area === 0) return;
