@@ -1,0 +1,102 @@
+/**
+ * The gateway on workerd: the bundle `npm run start:worker` runs, in
+ * miniflare, as a real server on a port. What a worker cannot run is not in
+ * the bundle at all; its data lives in the Durable Object's SQLite and
+ * survives a restart; its cron trigger runs the jobs that fell due.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { Miniflare } from "miniflare";
+import { buildWorkerBundle, fireScheduled, workerOptions } from "../../scripts/worker.ts";
+import { generateKeyPair } from "../../src/fed/keys.ts";
+import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { tmpDir } from "../helpers/tmp.ts";
+
+const SECRET = "worker-ingest-secret-0123";
+const BBOX = "6.9,44.9,7.3,45.3";
+const cache = (name: string) => ({ name, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 45.1, lon: 7.1, ownerCall: "N0WRK" });
+const names = async (url: string) =>
+  ((await (await fetch(`${url}/api/caches?bbox=${BBOX}`)).json()) as { caches: Array<{ name: string }> }).caches.map((c) => c.name).sort();
+
+let bundle: string;
+let upstream: Running;
+
+beforeAll(async () => {
+  bundle = await buildWorkerBundle();
+  upstream = await startInProcess({ INSTANCE: "upstream-of-worker", FED_PRIVATE_KEY: generateKeyPair().privateKey, INGEST_SECRET: SECRET });
+  expect((await upstream.post("/api/caches", cache("From the upstream peer"), { headers: { "x-ingest-secret": SECRET } })).status).toBe(201);
+}, 120_000);
+afterAll(() => upstream?.stop());
+
+async function start(env: Record<string, string>, persistTo?: string): Promise<{ mf: Miniflare; url: string }> {
+  const mf = new Miniflare(workerOptions(bundle, { port: 0, env: { LOG_LEVEL: "error", INGEST_SECRET: SECRET, ...env }, persistTo }));
+  return { mf, url: (await mf.ready).origin };
+}
+
+test("the worker bundle holds none of what cannot run on a worker: serial TNCs, TCP servers and listeners, the checkpointer, the run lock, APRS-IS", () => {
+  const text = readFileSync(bundle, "utf8");
+  const has = (re: RegExp) => re.test(text);
+  // controls: the bundle's modules are named as expected, and the kept parts of the files in question are there
+  expect(has(/^\/\/ src\/store\/sqlite-do\.ts$/m)).toBe(true);
+  expect(has(/function radioOf\d*\(/)).toBe(true); // node/radio.ts, whose startRadio must be left out
+  expect(has(/function callPartner\d*\(/)).toBe(true); // bbs/forwarding.ts, whose listener must be left out
+  const absent = {
+    startRadio: has(/function startRadio\d*\(/),
+    serialTransport: has(/function serialTransport\d*\(|\/\/ radio\/port\/(bun-)?serial\.ts/),
+    startHub: has(/function startHub\d*\(|\/\/ src\/hub\/(kiss|aprsis)-server\.ts/),
+    startBbs: has(/function startBbs\d*\(/),
+    listen: has(/Bun\.listen\(|function listenTcp\d*\(/),
+    checkpointer: has(/function startCheckpointer\d*\(|\/\/ src\/store\/checkpoint\.ts/),
+    runLock: has(/function holdRunLock\d*\(/),
+    aprsIs: has(/function startAprsIs\d*\(/),
+    workerThreads: has(/new Worker\(/),
+  };
+  expect(absent).toEqual({
+    startRadio: false,
+    serialTransport: false,
+    startHub: false,
+    startBbs: false,
+    listen: false,
+    checkpointer: false,
+    runLock: false,
+    aprsIs: false,
+    workerThreads: false,
+  });
+});
+
+test("its data is in the Durable Object's SQLite: a cache hidden there is there after a restart", async () => {
+  const dir = tmpDir();
+  const first = await start({ INSTANCE: "worker-a" }, dir);
+  try {
+    expect((await fetch(`${first.url}/health`)).status).toBe(200);
+    const hide = await fetch(`${first.url}/api/caches`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-ingest-secret": SECRET },
+      body: JSON.stringify(cache("Kept in the Durable Object")),
+    });
+    expect(hide.status).toBe(201);
+  } finally {
+    await first.mf.dispose();
+  }
+  const again = await start({ INSTANCE: "worker-a" }, dir);
+  try {
+    expect(await names(again.url)).toEqual(["Kept in the Durable Object"]);
+  } finally {
+    await again.mf.dispose();
+  }
+}, 60_000);
+
+test("the cron trigger runs the jobs that fell due since the last one: the federation pull every five minutes", async () => {
+  const w = await start({ INSTANCE: "worker-b", FED_PRIVATE_KEY: generateKeyPair().privateKey, FED_PEERS: upstream.url, FED_LOOPBACK_PEERS: "on" });
+  try {
+    const five = Math.floor(Date.now() / 300_000) * 300_000;
+    // a trigger two minutes before a five-minute mark: the pull is not due
+    await fireScheduled(w.mf, new Date(five - 120_000));
+    expect(await names(w.url)).toEqual([]);
+    // the next trigger, on the mark: it is
+    await fireScheduled(w.mf, new Date(five));
+    expect(await names(w.url)).toEqual(["From the upstream peer"]);
+  } finally {
+    await w.mf.dispose();
+  }
+}, 60_000);
