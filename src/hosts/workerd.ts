@@ -22,7 +22,8 @@ interface RuntimeSocket {
   send(data: string): void;
   close(code?: number, reason?: string): void;
   addEventListener(type: "message", fn: (e: { data: unknown }) => void): void;
-  addEventListener(type: "close" | "error", fn: () => void): void;
+  addEventListener(type: "close", fn: (e: { code: number; reason: string }) => void): void;
+  addEventListener(type: "error", fn: () => void): void;
 }
 
 declare const WebSocketPair: { new (): { 0: RuntimeSocket; 1: RuntimeSocket } };
@@ -130,7 +131,15 @@ export function workerdHost(): WorkerdHost {
       s.drop();
       route.close(s);
     };
-    ws.addEventListener("close", closed);
+    ws.addEventListener("close", (e) => {
+      closed();
+      // the close handshake: the runtime leaves the answer to the object (the client waits for it)
+      try {
+        ws.close(e.code === 1005 || e.code === 1006 ? 1000 : e.code, e.reason);
+      } catch {
+        // already closed
+      }
+    });
     ws.addEventListener("error", closed);
     route.open(s, accepted);
     return new Response(null, { status: 101, webSocket: pair[0] } as ResponseInit);

@@ -11,6 +11,7 @@ import { buildWorkerBundle, fireScheduled, workerOptions } from "../../scripts/w
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { tmpDir } from "../helpers/tmp.ts";
+import { liveClient } from "../helpers/ws.ts";
 
 const SECRET = "worker-ingest-secret-0123";
 const BBOX = "6.9,44.9,7.3,45.3";
@@ -96,6 +97,28 @@ test("the cron trigger runs the jobs that fell due since the last one: the feder
     // the next trigger, on the mark: it is
     await fireScheduled(w.mf, new Date(five));
     expect(await names(w.url)).toEqual(["From the upstream peer"]);
+  } finally {
+    await w.mf.dispose();
+  }
+}, 60_000);
+
+test("a live room on the Durable Object's WebSockets: a position reaches its client, and the object answers the client's close", async () => {
+  const w = await start({ INSTANCE: "worker-c" });
+  try {
+    const ws = await liveClient(w.url, "JN35");
+    expect((await ws.next(10_000)).type).toBe("snapshot");
+    const ingest = await fetch(`${w.url}/ingest`, {
+      method: "POST",
+      headers: { "x-ingest-secret": SECRET, "content-type": "text/plain" },
+      body: "N0LIV-9>APRS,WIDE1-1:!4506.00N/00706.00E>on the worker",
+    });
+    expect(ingest.status).toBe(200);
+    let msg = await ws.next(10_000);
+    while (msg.type !== "position") msg = await ws.next(10_000);
+    expect(msg).toMatchObject({ type: "position", call: "N0LIV-9", room: "JN35" });
+    // a clean close (1000), not the connection dropped (1006) once the client gives up waiting
+    const code = await Promise.race([ws.close(), Bun.sleep(5_000).then(() => "no answer to the close")]);
+    expect(code).toBe(1000);
   } finally {
     await w.mf.dispose();
   }
