@@ -17,12 +17,13 @@
  * checkpointer, the data directory's run lock, and the CLI.
  */
 import { DurableObject } from "cloudflare:workers";
-import { configFor } from "../config.ts";
+import { configFor, type Config } from "../config.ts";
 import { assembleGateway, type Gateway } from "../gateway-core.ts";
-import { createLogger } from "../log.ts";
+import { createLogger, type Logger } from "../log.ts";
 import { DB_FILE_NAME } from "../store/db.ts";
 import { durableObjectSqlite, type DurableObjectSqlStorage } from "../store/sqlite-do.ts";
 import { useSqliteDriver } from "../store/sqlite.ts";
+import { useTcpConnect } from "../net/tcp.ts";
 import { workerdHost, type WorkerdHost } from "./workerd.ts";
 
 /** Where paths of the data directory point on a worker: the runtime's scratch space (nothing there lasts; the store is in SQLite). */
@@ -45,6 +46,26 @@ function settings(env: Env): Record<string, string> {
   return out;
 }
 
+/**
+ * The settings a worker ignores, one warning each: what they turn on does
+ * not run here (src/gateway.ts starts it on Bun and Node).
+ */
+function leaveOff(config: Config, env: Record<string, string>, log: Logger): void {
+  const off = (setting: string, what: string) =>
+    log.warn("host", `on workerd, ${what} does not run (${setting} is ignored): it runs on the Bun executable or on Node`);
+  if (env.KISS_PORTS && env.KISS_PORTS !== "off") off("KISS_PORTS", "the radio (KISS TNCs, serial or TCP)");
+  if (config.aprsIsServer) off("APRSIS_SERVER", "the APRS-IS uplink");
+  if (config.kissServer) off("KISS_SERVER", "the KISS server for local programs");
+  if (config.aprsIsListen) off("APRSIS_LISTEN", "the APRS-IS server for local programs");
+  if (config.bbsFbbPort !== null) off("BBS_FBB_PORT", "the FBB forwarding listener");
+  if (config.backupDir) off("BACKUP_DIR", "the scheduled file backup (the Durable Object's storage keeps its own)");
+}
+
+/** Outbound TCP (FBB forwarding calls out through it): refused with a reason, not a missing Bun.connect. */
+function noTcp(): Promise<never> {
+  return Promise.reject(new Error("outbound TCP does not run on workerd yet (FBB forwarding runs on the Bun executable or on Node)"));
+}
+
 export class GatewayObject extends DurableObject {
   private readonly gw: Gateway;
   private readonly host: WorkerdHost;
@@ -54,18 +75,22 @@ export class GatewayObject extends DurableObject {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     useSqliteDriver(durableObjectSqlite(ctx.storage as DurableObjectSqlStorage));
-    const config = configFor(DATA_DIR, { ...settings(env), KISS_PORTS: "off" });
+    useTcpConnect(noTcp);
+    const vars = settings(env);
+    const config = configFor(DATA_DIR, { ...vars, KISS_PORTS: "off" });
+    const log = createLogger(config.logLevel);
+    leaveOff(config, vars, log);
     this.host = workerdHost();
     this.gw = assembleGateway({
       config,
-      log: createLogger(config.logLevel),
+      log,
       host: this.host,
       dbFile: `${DATA_DIR}/${DB_FILE_NAME}`,
       // the worker's own parts: none (the runtime serves, keeps the journal and wakes the cron)
       parts: { register: () => {}, start: () => ({ stop: async () => {}, closed: () => {} }) },
     });
     this.ready = this.gw.listen();
-    this.gw.log.info("host", `serving on workerd from a Durable Object (SQLite storage); radio, TCP servers and serial TNCs do not run on a worker`);
+    log.info("host", "serving on workerd from a Durable Object (its SQLite storage)");
   }
 
   override async fetch(request: Request): Promise<Response> {

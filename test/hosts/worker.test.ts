@@ -12,6 +12,7 @@ import { generateKeyPair } from "../../src/fed/keys.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { liveClient } from "../helpers/ws.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const SECRET = "worker-ingest-secret-0123";
 const BBOX = "6.9,44.9,7.3,45.3";
@@ -29,9 +30,16 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => upstream?.stop());
 
-async function start(env: Record<string, string>, persistTo?: string): Promise<{ mf: Miniflare; url: string }> {
-  const mf = new Miniflare(workerOptions(bundle, { port: 0, env: { LOG_LEVEL: "error", INGEST_SECRET: SECRET, ...env }, persistTo }));
-  return { mf, url: (await mf.ready).origin };
+async function start(env: Record<string, string>, persistTo?: string): Promise<{ mf: Miniflare; url: string; output: () => string }> {
+  let output = "";
+  const mf = new Miniflare({
+    ...workerOptions(bundle, { port: 0, env: { LOG_LEVEL: "error", INGEST_SECRET: SECRET, ...env }, persistTo }),
+    // what the worker logs (console.log/error in workerd)
+    handleRuntimeStdio(stdout, stderr) {
+      for (const s of [stdout, stderr]) s.on("data", (b: Buffer) => (output += b.toString()));
+    },
+  });
+  return { mf, url: (await mf.ready).origin, output: () => output };
 }
 
 test("the worker bundle holds none of what cannot run on a worker: serial TNCs, TCP servers and listeners, the checkpointer, the run lock, APRS-IS", () => {
@@ -64,6 +72,39 @@ test("the worker bundle holds none of what cannot run on a worker: serial TNCs, 
     workerThreads: false,
   });
 });
+
+test("the settings for what a worker cannot run are ignored with one warning each; the gateway serves", async () => {
+  const w = await start({
+    INSTANCE: "worker-d",
+    LOG_LEVEL: "warn",
+    KISS_PORTS: "tcp://127.0.0.1:8001",
+    KISS_SERVER: "127.0.0.1:0",
+    APRSIS_LISTEN: "127.0.0.1:0",
+    BBS_FBB_PORT: "6300",
+  });
+  try {
+    // the gateway starts (the first request builds the Durable Object), and serves
+    expect((await fetch(`${w.url}/health`)).status).toBe(200);
+    const warned = (setting: string) => new RegExp(`on workerd, .* does not run \\(${setting} is ignored\\)`).test(w.output());
+    // the runtime's output arrives through a pipe: the last warning first
+    await waitFor(() => warned("BBS_FBB_PORT"), "the warning for BBS_FBB_PORT");
+    expect({
+      KISS_PORTS: warned("KISS_PORTS"),
+      KISS_SERVER: warned("KISS_SERVER"),
+      APRSIS_LISTEN: warned("APRSIS_LISTEN"),
+      BBS_FBB_PORT: warned("BBS_FBB_PORT"),
+      BACKUP_DIR: warned("BACKUP_DIR"),
+    }).toEqual({
+      KISS_PORTS: true,
+      KISS_SERVER: true,
+      APRSIS_LISTEN: true,
+      BBS_FBB_PORT: true,
+      BACKUP_DIR: false, // not set
+    });
+  } finally {
+    await w.mf.dispose();
+  }
+}, 60_000);
 
 test("its data is in the Durable Object's SQLite: a cache hidden there is there after a restart", async () => {
   const dir = tmpDir();
