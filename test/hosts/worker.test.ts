@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import type { Readable } from "node:stream";
 import { Miniflare } from "miniflare";
 import { buildWorkerBundle, fireScheduled, workerOptions } from "../../scripts/worker.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
@@ -35,7 +36,7 @@ async function start(env: Record<string, string>, persistTo?: string): Promise<{
   const mf = new Miniflare({
     ...workerOptions(bundle, { port: 0, env: { LOG_LEVEL: "error", INGEST_SECRET: SECRET, ...env }, persistTo }),
     // what the worker logs (console.log/error in workerd)
-    handleRuntimeStdio(stdout, stderr) {
+    handleRuntimeStdio(stdout: Readable, stderr: Readable) {
       for (const s of [stdout, stderr]) s.on("data", (b: Buffer) => (output += b.toString()));
     },
   });
