@@ -55,6 +55,8 @@ export function probe(driver: SqliteDriver, dir: string): Record<string, unknown
   out.unique = attempt(() => ins.run("a", 9, 0, null));
   out.syntax = attempt(() => db.query("SELEKT 1").all());
   out.update = plain(db.query("UPDATE t SET n = n + 10 WHERE n < ?").run(100));
+  // a bigint binds as its integer (a Durable Object's storage refuses BigInt: its driver converts an exact one)
+  out.bigint = plain(db.query("SELECT ? + 1 AS x").get(41n));
   // a transaction commits; one that throws rolls back; a nested one that throws rolls back only itself
   const txn = db.transaction((name: string) => {
     ins.run(name, 5, 0, null);

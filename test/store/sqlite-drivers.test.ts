@@ -57,6 +57,7 @@ function onBun(): Record<string, unknown> {
     readonlyRead: { proto: "Object", c: 5 },
     readonlyWrite: { error: "SQLITE_READONLY" },
     version: [0, 7],
+    bigint: { proto: "Object", x: 42 },
   });
   expect((bun.all as Array<Record<string, unknown>>)[0]).toEqual({ proto: "Object", id: 1, name: "a", n: 1, flag: 1, data: { bytes: [1, 2, 3] } });
   return bun;
@@ -81,6 +82,14 @@ describe("a Durable Object's SQL storage in workerd", () => {
     const res = await mf.dispatchFetch("http://probe/probe");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(bun);
+  });
+
+  test("a bigint beyond 2^53 is refused with a RangeError, not rounded", async () => {
+    const res = await mf.dispatchFetch("http://probe/bigint");
+    expect(await res.json()).toEqual({
+      error: "RangeError",
+      message: "1152921504606846976 is beyond what a Durable Object's SQL storage binds (integers up to 2^53)",
+    });
   });
 
   test("holds the whole schema, migrated as bun:sqlite holds it, and keeps its version", async () => {
