@@ -134,7 +134,11 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
         throw e;
       }
       const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
-      gw.url = `http://${host.includes(":") ? `[${host}]` : host}:${gw.server.port}`;
+      // a host that does not listen itself (a Workers runtime) has no port of its own: its address is PUBLIC_URL
+      gw.url =
+        gw.server.port === undefined
+          ? (config.publicUrl?.replace(/\/+$/, "") ?? "http://localhost")
+          : `http://${host.includes(":") ? `[${host}]` : host}:${gw.server.port}`;
       // Network clients and servers start with the serving gateway: CLI commands open none.
       parts = opts.parts.start(gw, dbFile);
       return gw.url;

@@ -165,3 +165,22 @@ test("a live room on the Durable Object's WebSockets: a position reaches its cli
     await w.mf.dispose();
   }
 }, 60_000);
+
+test("its address is PUBLIC_URL; without it a stranger's Host header gets no links to itself, and a warning says to set it", async () => {
+  const sitemap = async (url: string) =>
+    /^Sitemap: (.*)$/m.exec(await (await fetch(`${url}/robots.txt`, { headers: { host: "stranger.example.org" } })).text())?.[1];
+  const set = await start({ INSTANCE: "worker-e", LOG_LEVEL: "warn", PUBLIC_URL: "https://svc.example.net" });
+  try {
+    expect(await sitemap(set.url)).toBe("https://svc.example.net/sitemap.xml");
+  } finally {
+    await set.mf.dispose();
+  }
+  const unset = await start({ INSTANCE: "worker-f", LOG_LEVEL: "warn" });
+  try {
+    expect(await sitemap(unset.url)).toBe("http://localhost/sitemap.xml");
+    await waitFor(() => /PUBLIC_URL is not set/.test(unset.output()), "the PUBLIC_URL warning");
+  } finally {
+    await unset.mf.dispose();
+  }
+  expect(set.output()).not.toContain("PUBLIC_URL is not set");
+}, 60_000);
