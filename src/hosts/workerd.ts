@@ -75,6 +75,24 @@ function refusal(e: unknown): Response {
   return Response.json({ error: err.code, message: err.message }, { status: err.status, headers: { "access-control-allow-origin": "*" } });
 }
 
+/** The most of an unread request body that is read to keep the connection; past it the connection may close. */
+const UNREAD_BODY_MAX = 1024 * 1024;
+
+async function drain(body: ReadableStream<Uint8Array>, max: number): Promise<void> {
+  const reader = body.getReader();
+  let seen = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      seen += value.byteLength;
+      if (seen > max) return void (await reader.cancel());
+    }
+  } catch {
+    // the client went away
+  }
+}
+
 export interface WorkerdHost extends HttpHost {
   /** Answers one request the Durable Object was given (after `serve()`). */
   handle(request: Request): Promise<Response>;
@@ -161,12 +179,17 @@ export function workerdHost(): WorkerdHost {
         const route = sockets[new URL(request.url).pathname];
         return route ? upgrade(request, route) : refusal(new AppError(404, "not_found", "no WebSocket here"));
       }
+      let response: Response;
       try {
-        return await app.handle(request);
+        response = await app.handle(request);
       } catch (e) {
         console.error(e);
-        return refusal(e);
+        response = refusal(e);
       }
+      // A body the app did not read (a gate refused first) is read here: the runtime resets the
+      // client's connection under a body left unread, and the client's next request on it fails.
+      if (request.body && !request.bodyUsed) await drain(request.body, UNREAD_BODY_MAX);
+      return response;
     },
   };
 }

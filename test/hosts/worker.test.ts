@@ -184,3 +184,24 @@ test("its address is PUBLIC_URL; without it a stranger's Host header gets no lin
   }
   expect(set.output()).not.toContain("PUBLIC_URL is not set");
 }, 60_000);
+
+test("a request body a gate refused unread leaves the client's connection usable: back-to-back refused posts all get their 401", async () => {
+  const w = await start({ INSTANCE: "worker-g", PUBLIC_URL: "http://worker.example" });
+  try {
+    const answers: Record<string, number> = {};
+    for (let i = 0; i < 300; i++) {
+      let key: string;
+      try {
+        const r = await fetch(`${w.url}/api/bbs/forward/sent`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+        key = String(r.status);
+        await r.arrayBuffer();
+      } catch (e) {
+        key = (e as { code?: string }).code ?? String(e);
+      }
+      answers[key] = (answers[key] ?? 0) + 1;
+    }
+    expect(answers).toEqual({ "401": 300 });
+  } finally {
+    await w.mf.dispose();
+  }
+}, 60_000);
