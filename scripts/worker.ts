@@ -117,13 +117,8 @@ if (import.meta.main) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => /^[A-Z][A-Z0-9_]*$/.test(k) && v !== undefined)) as Record<string, string>;
   const port = Number(flag(args, "--port") ?? process.env.PORT ?? 8080);
   const mf = new Miniflare(workerOptions(bundle, { port, host: flag(args, "--host") ?? "127.0.0.1", env, persistTo: data }));
+  // SIGINT/SIGTERM: miniflare's own exit hook stops workerd and ends the process (128 + the signal)
   const url = await mf.ready;
+  fireCron(mf, (e) => console.error("cron:", e));
   console.log(`svc-gateway is running on workerd at ${url} (data in ${data})`);
-  const stopCron = fireCron(mf, (e) => console.error("cron:", e));
-  for (const sig of ["SIGINT", "SIGTERM"] as const)
-    process.on(sig, async () => {
-      stopCron();
-      await mf.dispose();
-      process.exit(0);
-    });
 }

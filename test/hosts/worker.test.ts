@@ -12,6 +12,8 @@ import { buildWorkerBundle, fireScheduled, workerOptions } from "../../scripts/w
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { tmpDir } from "../helpers/tmp.ts";
+import { BUN, ROOT } from "../helpers/paths.ts";
+import { join } from "node:path";
 import { liveClient } from "../helpers/ws.ts";
 import { waitFor } from "../helpers/wait.ts";
 
@@ -205,3 +207,41 @@ test("a request body a gate refused unread leaves the client's connection usable
     await w.mf.dispose();
   }
 }, 60_000);
+
+test("npm run start:worker serves on the port it is given, with the Durable Object's data in --data across a restart", async () => {
+  const data = tmpDir();
+  const serve = async () => {
+    const proc = Bun.spawn([BUN, "--no-env-file", join(ROOT, "scripts/worker.ts"), "--port", "0", "--data", data], {
+      env: { ...process.env, INGEST_SECRET: SECRET, LOG_LEVEL: "error", PUBLIC_URL: "http://worker.example" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const reader = proc.stdout.getReader();
+    let out = "";
+    const url = await waitFor(async () => {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`scripts/worker.ts ended: ${out}`);
+      out += new TextDecoder().decode(value);
+      return /running on workerd at (http:\/\/[^/\s]+)/.exec(out)?.[1];
+    }, "the start line");
+    // SIGTERM: miniflare's exit hook stops workerd and ends the process
+    return { url, stop: async () => (proc.kill("SIGTERM"), await proc.exited) };
+  };
+  const first = await serve();
+  try {
+    const hide = await fetch(`${first.url}/api/caches`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-ingest-secret": SECRET },
+      body: JSON.stringify(cache("Kept under --data")),
+    });
+    expect(hide.status).toBe(201);
+  } finally {
+    await first.stop();
+  }
+  const again = await serve();
+  try {
+    expect(await names(again.url)).toEqual(["Kept under --data"]);
+  } finally {
+    await again.stop();
+  }
+}, 90_000);
