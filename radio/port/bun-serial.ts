@@ -80,10 +80,12 @@ class BindingError extends Error {
   }
 }
 
-const STTY = ["/usr/bin/stty", "/bin/stty"].find((p) => existsSync(p)) ?? "stty";
+// looked up on first use: importing this module does nothing (a host without serial ports bundles the barrel)
+let sttyPath: string | null = null;
 
 function stty(path: string, args: string[]): string {
-  const r = Bun.spawnSync([STTY, "-F", path, ...args], { stdout: "pipe", stderr: "pipe" });
+  sttyPath ??= ["/usr/bin/stty", "/bin/stty"].find((p) => existsSync(p)) ?? "stty";
+  const r = Bun.spawnSync([sttyPath, "-F", path, ...args], { stdout: "pipe", stderr: "pipe" });
   if (r.exitCode !== 0) throw new BindingError(`stty ${args.join(" ")} on ${path} failed: ${r.stderr.toString().trim()}`);
   return r.stdout.toString();
 }

@@ -14,7 +14,8 @@ import { apiDocsRoutes } from "./api-docs.ts";
 
 export function createApp(gw: Gateway) {
   const csp = contentSecurityPolicy(gw.config);
-  const app = new Elysia({ name: "svc-gateway", normalize: false })
+  // Elysia compiles each route's handler and validators with `new Function` unless told not to
+  const app = new Elysia({ name: "svc-gateway", normalize: false, aot: !gw.host.missing.has("codegen") })
     .onRequest(async ({ request }) => {
       // a write waits while a checkpoint keeps the WAL bounded (store/checkpoint.ts)
       const held = request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" ? undefined : gw.writeGate.wait();

@@ -54,11 +54,15 @@ export interface ServeOptions {
   sockets?: Record<string, SocketRoute>;
 }
 
-/** What a host cannot do yet: the gateway leaves that part off and says so in the log. */
-export type Missing = "websockets" | "tcp-servers" | "serial";
+/**
+ * What a host cannot do (yet): the gateway leaves that part off and says so
+ * in the log. "codegen": no code compiled from strings at run time (a Workers
+ * runtime), so the app builds its handlers and validators without it.
+ */
+export type Missing = "websockets" | "tcp-servers" | "serial" | "codegen";
 
 export interface HttpHost {
-  /** "bun", "node" */
+  /** "bun", "node", "workerd" */
   readonly name: string;
   readonly missing: ReadonlySet<Missing>;
   /** Listens; throws an error with code EADDRINUSE when the port is taken. */

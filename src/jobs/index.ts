@@ -1,18 +1,17 @@
 /**
  * Every scheduled task, on one cron. Tasks whose work belongs to a later part
  * (federation pull, hub push, relay spoke leg, watch digests) are registered
- * here with their schedule and filled in by that part.
+ * here with their schedule and filled in by that part. The jobs of what only
+ * a server runs (radio ports, FBB forwarding, file backups) are in server.ts,
+ * registered by the composition root of the hosts that run them.
  */
 import type { Gateway } from "../gateway.ts";
 import { pruneAll } from "./prune.ts";
-import { forwardDue } from "../bbs/forwarding.ts";
-import { radioTick } from "../node/radio.ts";
 import { runWatchDigests } from "../notify/digests.ts";
 import { syncAll } from "../fed/sync.ts";
 import { retryCorroborations } from "../fed/corroborate.ts";
 import { pushToHub } from "../fed/hub.ts";
 import { relaySpoke } from "../fed/relay.ts";
-import { scheduledBackup } from "./backup.ts";
 
 export function registerJobs(gw: Gateway): void {
   gw.scheduler.add({
@@ -25,18 +24,6 @@ export function registerJobs(gw: Gateway): void {
       if (total > 0) gw.log.info("prune", `deleted ${total} expired rows`, report);
       return report;
     },
-  });
-  gw.scheduler.add({
-    name: "radio",
-    schedule: "* * * * *",
-    description: "radio ports: counter samples; the SVCB1 beacon, NODES broadcast and radio sync when they are due",
-    run: () => radioTick(gw),
-  });
-  gw.scheduler.add({
-    name: "bbs-forward",
-    schedule: "* * * * *",
-    description: "call forwarding partners that have mail waiting (or are polled), within their time-bands and intervals",
-    run: () => forwardDue(gw),
   });
   gw.scheduler.add({
     name: "federation-pull",
@@ -65,12 +52,6 @@ export function registerJobs(gw: Gateway): void {
     schedule: "* * * * *",
     description: "answer relay queries addressed to this instance (no-op unless configured)",
     run: () => relaySpoke(gw),
-  });
-  gw.scheduler.add({
-    name: "backup",
-    schedule: "23 * * * *",
-    description: "copy the database to BACKUP_DIR every BACKUP_INTERVAL_HOURS, keeping BACKUP_KEEP copies (no-op unless set)",
-    run: () => scheduledBackup(gw),
   });
   gw.scheduler.add({
     name: "watch-digests",

@@ -21,6 +21,9 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "../log.ts";
 import { sqliteDriver, type Database } from "./sqlite.ts";
+import { WriteGate } from "./write-gate.ts";
+
+export { WriteGate };
 
 /** How often the worker copies the WAL back (PASSIVE), ms. */
 export const CHECKPOINT_INTERVAL_MS = 1000;
@@ -37,49 +40,6 @@ export const WAL_RESTART_BYTES = 32 * 1024 * 1024;
 const AUTOCHECKPOINT_PAGES = 1000; // SQLite's default
 /** Write requests wait, whatever the worker is doing, while the WAL holds more than this not yet copied back. */
 export const WAL_CAP_BYTES = 48 * 1024 * 1024;
-/** Longest a write request waits for a RESTART checkpoint, ms. */
-const HOLD_MAX_MS = 3000;
-
-/**
- * Write requests wait here while a RESTART checkpoint runs. Their transactions
- * are synchronous on the one thread, so a RESTART waiting for the writer lock
- * only gets it when the thread stops starting new ones: holding them back (not
- * blocking in SQLite's busy handler) keeps reads, live traffic and the event
- * loop going meanwhile.
- */
-export class WriteGate {
-  private held: { promise: Promise<void>; release(): void } | null = null;
-  private shmFd: number | null = null;
-  private lastLook = 0;
-  /**
-   * Also hold writes by itself once the WAL holds more than WAL_CAP_BYTES not
-   * yet copied back: the worker may not get the CPU for a while on a busy machine.
-   */
-  watch(shmFd: number | null): void {
-    this.shmFd = shmFd;
-  }
-  /** a promise to await before a write, or undefined when writes may go ahead */
-  wait(): Promise<void> | undefined {
-    if (!this.held && this.shmFd !== null && performance.now() - this.lastLook >= 2) {
-      this.lastLook = performance.now();
-      const wal = walState(this.shmFd);
-      if (wal.pending && wal.bytes > WAL_CAP_BYTES) this.hold();
-    }
-    return this.held?.promise;
-  }
-  hold(): void {
-    if (this.held) return;
-    const { promise, resolve } = Promise.withResolvers<void>();
-    const timer = setTimeout(() => this.release(), HOLD_MAX_MS);
-    this.held = { promise, release: () => (clearTimeout(timer), resolve()) };
-  }
-  release(): void {
-    const h = this.held;
-    this.held = null;
-    h?.release();
-  }
-}
-
 /**
  * What the WAL holds now and whether part of it is not yet copied back, from
  * the wal-index header in the -shm file (SQLite's "WAL-mode file format":
@@ -265,7 +225,15 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
   db.run("PRAGMA wal_autocheckpoint = 0");
   const shmFd = openShm(file);
   let shmClosed = false;
-  gate.watch(shmFd);
+  // writes wait, whatever the worker is doing, once the WAL holds more than WAL_CAP_BYTES not yet copied back
+  gate.watch(
+    shmFd === null
+      ? null
+      : () => {
+          const wal = walState(shmFd);
+          return wal.pending && wal.bytes > WAL_CAP_BYTES;
+        },
+  );
   running = true;
   worker.postMessage({
     type: "start",

@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import schemaSql from "../../schema.sql" with { type: "text" };
 import { migrate, parseMigrations } from "./migrate.ts";
-import { openDatabase, type Database } from "./sqlite.ts";
+import { openDatabase, sqliteDriver, type Database } from "./sqlite.ts";
 
 export type { Database, Statement } from "./sqlite.ts";
 
@@ -39,13 +39,17 @@ export const STATEMENT_CACHE_SIZE = 1000;
 
 /** Opens (creating if needed) the database file and brings its schema up to date. */
 export function openStore(file: string, opts: OpenOptions = {}): Database {
-  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  // a driver without files of its own (a Durable Object) keeps the journal itself and refuses these pragmas
+  const files = sqliteDriver().files;
+  if (files && file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   const db = openDatabase(file, { create: true, statementCache: STATEMENT_CACHE_SIZE });
   try {
-    db.run("PRAGMA busy_timeout = 5000");
-    db.run("PRAGMA journal_mode = WAL");
-    db.run("PRAGMA synchronous = NORMAL");
-    db.run(`PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
+    if (files) {
+      db.run("PRAGMA busy_timeout = 5000");
+      db.run("PRAGMA journal_mode = WAL");
+      db.run("PRAGMA synchronous = NORMAL");
+      db.run(`PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
+    }
     db.run("PRAGMA foreign_keys = ON");
     migrate(db, opts.upTo ? MIGRATIONS.slice(0, opts.upTo) : MIGRATIONS, file);
   } catch (e) {
@@ -56,7 +60,7 @@ export function openStore(file: string, opts: OpenOptions = {}): Database {
 }
 
 export function schemaVersion(db: Database): number {
-  return (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+  return sqliteDriver().schemaVersion(db);
 }
 
 /** Instance-level key/value settings that the instance generates itself. */

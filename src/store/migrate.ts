@@ -2,7 +2,7 @@
  * Migrations from schema.sql: numbered blocks applied in order, all pending ones
  * in one transaction, so a crash mid-upgrade leaves the old schema intact.
  */
-import type { Database } from "./sqlite.ts";
+import { sqliteDriver, type Database } from "./sqlite.ts";
 
 export interface Migration {
   version: number;
@@ -38,7 +38,8 @@ export function parseMigrations(schema: string): Migration[] {
 /** Applies what is pending. Returns the versions applied. Throws SchemaError for a newer database. */
 export function migrate(db: Database, migrations: Migration[], where: string): number[] {
   const latest = migrations.length;
-  const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+  const driver = sqliteDriver();
+  const current = driver.schemaVersion(db);
   if (current > latest) {
     throw new SchemaError(
       `The database ${where} was written by a newer svc-gateway (schema version ${current}; ` +
@@ -48,8 +49,24 @@ export function migrate(db: Database, migrations: Migration[], where: string): n
   const pending = migrations.slice(current);
   if (pending.length === 0) return [];
   db.transaction(() => {
-    for (const m of pending) db.run(m.sql);
-    db.run(`PRAGMA user_version = ${latest}`);
+    for (const m of pending) db.run(driver.rtree ? m.sql : withoutRtree(m.sql));
+    driver.setSchemaVersion(db, latest);
   })();
   return pending.map((m) => m.version);
+}
+
+const RTREE = /CREATE VIRTUAL TABLE (\w+) USING rtree\(([^)]*)\);/g;
+
+/**
+ * The SQL with each R*Tree table made a plain table of the same columns (the
+ * id as its key, the bounds as REAL) with one index over the bounds, for a
+ * SQLite without the R*Tree module. The triggers and queries that fill and
+ * read the map indexes run on either unchanged; a box is then found through
+ * that index rather than the tree.
+ */
+export function withoutRtree(sql: string): string {
+  return sql.replace(RTREE, (_, table: string, columns: string) => {
+    const [id, ...bounds] = columns.split(",").map((c) => c.trim());
+    return `CREATE TABLE ${table} (${id} INTEGER PRIMARY KEY, ${bounds.map((b) => `${b} REAL`).join(", ")});\nCREATE INDEX ${table}_bounds ON ${table} (${bounds.join(", ")});`;
+  });
 }

@@ -5,11 +5,15 @@
  * bundles this file too and never runs it.
  */
 import type { Database as BunDatabase } from "bun:sqlite";
-import type { Database, OpenDatabaseOptions, SqliteDriver } from "./sqlite.ts";
+import { pragmaSchemaVersion, setPragmaSchemaVersion, type Database, type OpenDatabaseOptions, type SqliteDriver } from "./sqlite.ts";
 
 export const bunSqlite: SqliteDriver = {
   name: "bun:sqlite",
   workerPrelude: `import { Database } from "bun:sqlite";`,
+  files: true,
+  rtree: true,
+  schemaVersion: pragmaSchemaVersion,
+  setSchemaVersion: setPragmaSchemaVersion,
   open(file: string, opts: OpenDatabaseOptions = {}): Database {
     const { Database: Bun } = require("bun:sqlite") as { Database: typeof BunDatabase };
     // A static of bun:sqlite's Database: it applies to every database of the process.

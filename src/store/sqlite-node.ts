@@ -6,7 +6,18 @@
  * as savepoints, and SQLite's error names in `code`.
  */
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import type { Binding, Changes, Database, OpenDatabaseOptions, SqliteDriver, Statement, Transaction } from "./sqlite.ts";
+import {
+  sqlParameters,
+  pragmaSchemaVersion,
+  setPragmaSchemaVersion,
+  type Binding,
+  type Changes,
+  type Database,
+  type OpenDatabaseOptions,
+  type SqliteDriver,
+  type Statement,
+  type Transaction,
+} from "./sqlite.ts";
 
 /** bun:sqlite keeps 20 compiled statements behind `query()` unless told otherwise. */
 const DEFAULT_STATEMENT_CACHE = 20;
@@ -97,35 +108,6 @@ function bindings(params: Binding[]): SQLInputValue[] | [Record<string, SQLInput
 // node:sqlite's rows have a null prototype; the gateway's code (and Elysia's responses) expect plain objects
 const plain = <Row>(row: unknown): Row => (row === undefined ? null : { ...(row as object) }) as Row;
 
-/** How many parameters the SQL has: ?, ?NNN, :name, @name and $name outside quotes and comments. */
-function countParams(sql: string): number {
-  // SQLite numbers them as it reads: ?NNN is NNN, ? and each new name the highest so far plus one
-  const named = new Set<string>();
-  let highest = 0;
-  for (let i = 0; i < sql.length; i++) {
-    const c = sql[i]!;
-    if (c === "'" || c === '"' || c === "`") {
-      const end = sql.indexOf(c, i + 1);
-      i = end < 0 ? sql.length : end;
-    } else if (c === "-" && sql[i + 1] === "-") {
-      const end = sql.indexOf("\n", i);
-      i = end < 0 ? sql.length : end;
-    } else if (c === "?") {
-      const m = /^\?(\d*)/.exec(sql.slice(i))!;
-      highest = m[1] ? Math.max(highest, Number(m[1])) : highest + 1;
-      i += m[0].length - 1;
-    } else if ((c === ":" || c === "@" || c === "$") && /[A-Za-z_]/.test(sql[i + 1] ?? "")) {
-      const m = /^[:@$][A-Za-z_0-9]+/.exec(sql.slice(i))!;
-      if (!named.has(m[0])) {
-        named.add(m[0]);
-        highest++;
-      }
-      i += m[0].length - 1;
-    }
-  }
-  return highest;
-}
-
 class NodeStatement<Row, Params extends any[]> implements Statement<Row, Params> {
   #count: number | null = null;
   constructor(
@@ -179,7 +161,7 @@ class NodeStatement<Row, Params extends any[]> implements Statement<Row, Params>
     for (const row of it) yield plain<Row>(row);
   }
   get paramsCount(): number {
-    return (this.#count ??= countParams(this.sql));
+    return (this.#count ??= sqlParameters(this.sql).count);
   }
   finalize(): void {
     // node:sqlite finalizes a statement when it is collected
@@ -273,6 +255,10 @@ export const nodeSqlite: SqliteDriver = {
   name: "node:sqlite",
   // Node has no blob Web Workers; the checkpointer and backups stay on the main thread.
   workerPrelude: null,
+  files: true,
+  rtree: true,
+  schemaVersion: pragmaSchemaVersion,
+  setSchemaVersion: setPragmaSchemaVersion,
   open(file: string, opts: OpenDatabaseOptions = {}): Database {
     try {
       const raw = new DatabaseSync(file, {

@@ -1,7 +1,8 @@
 /**
  * The SQLite driver interface: the part of a synchronous SQLite API the
  * gateway uses, so the same store code runs on Bun (bun:sqlite,
- * sqlite-bun.ts) and on Node (node:sqlite, sqlite-node.ts). Every module
+ * sqlite-bun.ts), on Node (node:sqlite, sqlite-node.ts) and in a Durable
+ * Object on a Workers runtime (its SQL storage, sqlite-do.ts). Every module
  * names these types; only a driver names its runtime's module.
  *
  * The entry point of a host picks the driver (`useSqliteDriver`); on Bun,
@@ -18,6 +19,9 @@
  *   (ROLLBACK when it throws), in a SAVEPOINT when already inside one.
  * - an error of SQLite has `code` "SQLITE_BUSY", "SQLITE_FULL",
  *   "SQLITE_CONSTRAINT_UNIQUE"...
+ *
+ * What a driver's SQLite does not allow, the store asks the driver about
+ * (`files`, `rtree`, `schemaVersion`) rather than testing the runtime.
  */
 import { bunSqlite } from "./sqlite-bun.ts";
 
@@ -74,6 +78,57 @@ export interface SqliteDriver {
    * this host has no such workers: the work then stays on the main thread.
    */
   readonly workerPrelude: string | null;
+  /**
+   * true when a database is a file of its own (a directory to create, WAL,
+   * a busy timeout and checkpoints to set); false for a Durable Object's
+   * storage, whose runtime keeps the journal and refuses those pragmas.
+   */
+  readonly files: boolean;
+  /** false where SQLite's R*Tree module is refused (a Durable Object): migrations make its tables plain ones */
+  readonly rtree: boolean;
+  /** The schema version migrations keep: PRAGMA user_version, or a table where that pragma is refused. */
+  schemaVersion(db: Database): number;
+  setSchemaVersion(db: Database, version: number): void;
+}
+
+/** The schema version in SQLite's own header field (bun:sqlite, node:sqlite). */
+export function pragmaSchemaVersion(db: Database): number {
+  return (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+}
+
+export function setPragmaSchemaVersion(db: Database, version: number): void {
+  db.run(`PRAGMA user_version = ${Math.trunc(version)}`);
+}
+
+/**
+ * The parameters of a statement as SQLite numbers them: ?NNN is NNN, ? and
+ * each new :name/@name/$name the highest so far plus one. `count` is the
+ * highest; `names` maps each name (without its prefix) to its number.
+ * Quotes and comments are skipped.
+ */
+export function sqlParameters(sql: string): { count: number; names: Map<string, number> } {
+  const names = new Map<string, number>();
+  let highest = 0;
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i]!;
+    if (c === "'" || c === '"' || c === "`") {
+      const end = sql.indexOf(c, i + 1);
+      i = end < 0 ? sql.length : end;
+    } else if (c === "-" && sql[i + 1] === "-") {
+      const end = sql.indexOf("\n", i);
+      i = end < 0 ? sql.length : end;
+    } else if (c === "?") {
+      const m = /^\?(\d*)/.exec(sql.slice(i))!;
+      highest = m[1] ? Math.max(highest, Number(m[1])) : highest + 1;
+      i += m[0].length - 1;
+    } else if ((c === ":" || c === "@" || c === "$") && /[A-Za-z_]/.test(sql[i + 1] ?? "")) {
+      const m = /^[:@$][A-Za-z_0-9]+/.exec(sql.slice(i))!;
+      const name = m[0].slice(1);
+      if (!names.has(name)) names.set(name, ++highest);
+      i += m[0].length - 1;
+    }
+  }
+  return { count: highest, names };
 }
 
 let chosen: SqliteDriver | null = null;

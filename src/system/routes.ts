@@ -55,7 +55,8 @@ export function systemRoutes(gw: Gateway) {
     .get(
       "/health",
       ({ query, set }) => {
-        if ("live" in query) return { status: "live" };
+        // (Elysia without compiled handlers lists every declared key, undefined when absent)
+        if (query.live !== undefined) return { status: "live" };
         try {
           gw.db.query("SELECT 1").get();
         } catch (e) {

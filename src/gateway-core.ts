@@ -1,0 +1,199 @@
+/**
+ * The gateway every host runs: the store, the HTTP app, the events, the cron
+ * jobs and the federation, assembled here. What talks to the network besides
+ * HTTP (radio, APRS-IS, the TCP servers, the checkpointer) each host's
+ * composition root adds as `parts`: src/gateway.ts for Bun and Node,
+ * src/hosts/worker.ts for a Workers runtime, which must not even import them.
+ */
+import type { Config } from "./config.ts";
+import { EventBus } from "./events.ts";
+import { createApp, type App } from "./http/app.ts";
+import type { HttpHost, HttpServer, SocketRoute } from "./http/host.ts";
+import { identify } from "./http/gates.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { Scheduler } from "./jobs/scheduler.ts";
+import { openStore, type Database } from "./store/db.ts";
+import { WriteGate } from "./store/write-gate.ts";
+import { registerJobs } from "./jobs/index.ts";
+import { initFederation } from "./fed/descriptor.ts";
+import { initNetwork } from "./fed/network.ts";
+import { liveHub, parseRegions, startRooms, WS, type RoomSocket } from "./live/rooms.ts";
+import { onHeard } from "./accounts/verify-aprs.ts";
+import { onPosition } from "./game/corroborate.ts";
+
+/** Bun's WebSocket settings are server-wide: the live rooms' bounded buffers and timeouts (src/live/rooms.ts). */
+const WEBSOCKET_OPTIONS = {
+  backpressureLimit: WS.backpressureBytes,
+  closeOnBackpressureLimit: true,
+  idleTimeout: WS.idleTimeoutS,
+  maxPayloadLength: WS.maxPayloadBytes,
+  sendPings: true,
+  perMessageDeflate: false,
+};
+
+export interface Clock {
+  /** unix milliseconds */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export interface Gateway {
+  readonly config: Config;
+  readonly db: Database;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly events: EventBus;
+  readonly scheduler: Scheduler;
+  /** HTTP writes wait here while a RESTART checkpoint bounds the WAL (store/checkpoint.ts) */
+  readonly writeGate: WriteGate;
+  readonly startedAt: number;
+  readonly app: App;
+  /** the runtime that serves it (src/hosts/) */
+  readonly host: HttpHost;
+  server: HttpServer | null;
+  /** Base URL once listening, e.g. http://127.0.0.1:8080 */
+  url: string | null;
+  listen(): Promise<string>;
+  /** Runs `fn` when the gateway stops, before the database closes (last registered, first run). */
+  onStop(fn: () => void | Promise<void>): void;
+  stop(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  config: Config;
+  log?: Logger;
+  clock?: Clock;
+  /** Database file; defaults to svc-gateway.db in the data directory. */
+  dbFile?: string;
+  /** The runtime's HTTP host; Bun's unless the entry point picks another. */
+  host?: HttpHost;
+}
+
+/**
+ * What a host's composition root adds to the gateway: on Bun and Node the
+ * radio, APRS-IS, the TCP servers, the WAL checkpointer, the run lock and
+ * their jobs (src/gateway.ts); nothing on a Workers runtime.
+ */
+export interface ServerParts {
+  /** their scheduled tasks, registered with the gateway's own */
+  register(gw: Gateway): void;
+  /** starts them once HTTP serves */
+  start(gw: Gateway, dbFile: string): StartedParts;
+}
+
+export interface StartedParts {
+  /** before the database closes */
+  stop(): Promise<void>;
+  /** after it closed */
+  closed(): void;
+}
+
+export class PortInUseError extends Error {
+  override name = "PortInUseError";
+}
+
+/**
+ * Opens the store and assembles the app on `host`; nothing listens and no
+ * cron runs yet. `listen()` serves HTTP, then starts the host's `parts`.
+ */
+export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile: string; parts: ServerParts }): Gateway {
+  const config = opts.config;
+  const log = opts.log ?? createLogger(config.logLevel);
+  const dbFile = opts.dbFile;
+  const db = openStore(dbFile);
+  let parts: StartedParts | null = null;
+  const scheduler = new Scheduler(log);
+  const stopHooks: Array<() => void | Promise<void>> = [];
+  const gw: Gateway = {
+    config,
+    db,
+    log,
+    clock: opts.clock ?? systemClock,
+    events: new EventBus(log),
+    scheduler,
+    writeGate: new WriteGate(),
+    startedAt: Date.now(),
+    app: undefined as unknown as App,
+    host: opts.host,
+    server: null,
+    url: null,
+    async listen() {
+      try {
+        gw.server = await gw.host.serve(gw.app, {
+          port: config.port,
+          hostname: config.host,
+          maxRequestBodySize: 256 * 1024 * 1024,
+          websocket: WEBSOCKET_OPTIONS,
+          sockets: { "/ws": liveRoomsSocket(gw) },
+        });
+      } catch (e) {
+        if (String((e as Error).message ?? e).includes("EADDRINUSE") || (e as { code?: string }).code === "EADDRINUSE") {
+          throw new PortInUseError(`port ${config.port} on ${config.host} is already in use; start with --port N to use another`);
+        }
+        throw e;
+      }
+      const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+      // a host that does not listen itself (a Workers runtime) has no port of its own: its address is PUBLIC_URL
+      gw.url =
+        gw.server.port === undefined
+          ? (config.publicUrl?.replace(/\/+$/, "") ?? "http://localhost")
+          : `http://${host.includes(":") ? `[${host}]` : host}:${gw.server.port}`;
+      // Network clients and servers start with the serving gateway: CLI commands open none.
+      parts = opts.parts.start(gw, dbFile);
+      return gw.url;
+    },
+    onStop(fn) {
+      stopHooks.push(fn);
+    },
+    async stop() {
+      scheduler.stop();
+      for (const fn of stopHooks.splice(0).reverse()) {
+        try {
+          await fn();
+        } catch (e) {
+          log.error("main", "a stop hook failed", { error: String(e) });
+        }
+      }
+      if (gw.server) await gw.server.stop(true);
+      gw.server = null;
+      await parts?.stop();
+      db.close();
+      parts?.closed();
+      parts = null;
+    },
+  };
+  (gw as { app: App }).app = createApp(gw);
+  // Every listener, job and service of the gateway, in one place (route builders only build routes):
+  gw.events.on("aprsMessage", (m) => onHeard(gw, m)); // callsign challenges answered on the air
+  gw.events.on("position", (p) => onPosition(gw, p)); // RF sightings corroborate pending finds
+  startRooms(gw); // live rooms and streams follow positions and logs
+  registerJobs(gw); // the cron: prune, pull, push, digests
+  opts.parts.register(gw); // the host's own: radio ticks, FBB forwarding, backups on a server
+  initFederation(gw);
+  initNetwork(gw);
+  return gw;
+}
+
+/**
+ * The live rooms' WebSocket for a host that upgrades by itself (Node): the
+ * same checks as the /ws route of src/live/routes.ts (which serves it on Bun),
+ * then the same hub.
+ */
+function liveRoomsSocket(gw: Gateway): SocketRoute {
+  const hub = liveHub(gw);
+  return {
+    accept(request, server) {
+      const regions = parseRegions(new URL(request.url).searchParams.get("region") ?? undefined);
+      const ip = identify(gw, request, server).ip;
+      hub.checkAdmit(ip);
+      return { ip, regions };
+    },
+    open(ws, accepted) {
+      const a = accepted as { ip: string; regions: string[] };
+      hub.open(ws as RoomSocket, a.ip, a.regions);
+    },
+    message: (ws, msg) => hub.message(ws as RoomSocket, msg),
+    close: (ws) => hub.close(ws as RoomSocket),
+  };
+}
