@@ -1,18 +1,31 @@
 /**
  * Gateways on different runtimes federate with each other and converge: one
- * on Bun and one on Node (the Workers runtime is not yet a host), each told
- * of the other in FED_PEERS, each hiding caches, renaming one and archiving
- * one; after pull rounds both show the same caches with the same names.
+ * on Bun, one on Node and one on workerd (a Durable Object through
+ * miniflare), each told of the others in FED_PEERS, each hiding caches; one
+ * renamed, one archived; after pull rounds all three show the same caches
+ * with the same names.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { freePorts } from "../helpers/direwolf.ts";
-import { spawnGateway, type Spawned } from "../helpers/gateway.ts";
+import { Miniflare } from "miniflare";
+import { buildWorkerBundle, workerOptions } from "../../scripts/worker.ts";
+import { spawnGateway } from "../helpers/gateway.ts";
 
 const SECRET = "federate-ingest-secret-0123456789";
 const BBOX = "-1,49,1,51";
-const RUNTIMES = ["bun", "node"] as const;
-const gws: Record<string, Spawned> = {};
+const RUNTIMES = ["bun", "node", "workerd"] as const;
+const gws: Record<string, { url: string; stop(): Promise<unknown> }> = {};
+
+/** A gateway on `rt` listening on `port` with these settings. */
+async function start(rt: (typeof RUNTIMES)[number], port: number, env: Record<string, string>) {
+  if (rt === "workerd") {
+    const mf = new Miniflare(workerOptions(await buildWorkerBundle(), { port, env: { LOG_LEVEL: "warn", ...env } }));
+    return { url: (await mf.ready).origin, stop: () => mf.dispose() };
+  }
+  const g = await spawnGateway({ runtime: rt, port, timeoutMs: 120_000, env });
+  return { url: g.url, stop: () => g.kill() };
+}
 
 const api = (rt: string, path: string, init: RequestInit & { json?: unknown } = {}) =>
   fetch(gws[rt]!.url + path, {
@@ -31,7 +44,7 @@ async function round() {
     const r = await api(rt, "/federation/sync", { method: "POST", json: {} });
     expect(r.status).toBe(200);
     const report = (await r.json()) as { peers: Array<{ ok: boolean; error: unknown }> };
-    expect(report.peers.map((p) => p.error)).toEqual([null]);
+    expect(report.peers.map((p) => p.error)).toEqual(RUNTIMES.slice(1).map(() => null));
   }
 }
 
@@ -40,31 +53,26 @@ beforeAll(async () => {
   const url = (i: number) => `http://127.0.0.1:${ports[i]}`;
   await Promise.all(
     RUNTIMES.map(async (rt, i) => {
-      gws[rt] = await spawnGateway({
-        runtime: rt,
-        port: ports[i],
-        timeoutMs: 120_000,
-        env: {
-          INSTANCE: `fed-${rt}`,
-          FED_PRIVATE_KEY: generateKeyPair().privateKey,
-          FED_PEERS: RUNTIMES.map((_, j) => url(j))
-            .filter((_, j) => j !== i)
-            .join(","),
-          FED_LOOPBACK_PEERS: "on",
-          INGEST_SECRET: SECRET,
-          PUBLIC_URL: url(i),
-        },
+      gws[rt] = await start(rt, ports[i]!, {
+        INSTANCE: `fed-${rt}`,
+        FED_PRIVATE_KEY: generateKeyPair().privateKey,
+        FED_PEERS: RUNTIMES.map((_, j) => url(j))
+          .filter((_, j) => j !== i)
+          .join(","),
+        FED_LOOPBACK_PEERS: "on",
+        INGEST_SECRET: SECRET,
+        PUBLIC_URL: url(i),
       });
     }),
   );
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all(Object.values(gws).map((g) => g.kill()));
+  await Promise.all(Object.values(gws).map((g) => g.stop()));
 });
 
-describe("gateways on Bun and on Node federate and converge", () => {
-  test("caches hidden on each, one renamed and one archived, reach the other; both end with the same view", async () => {
+describe("gateways on Bun, Node and workerd federate and converge", () => {
+  test("caches hidden on each, one renamed and one archived, reach the others; all three end with the same view", async () => {
     const made: Record<string, number[]> = {};
     for (const [i, rt] of RUNTIMES.entries()) {
       made[rt] = [];
@@ -89,7 +97,7 @@ describe("gateways on Bun and on Node federate and converge", () => {
     await round();
     const all = RUNTIMES.flatMap((rt) => [0, 1, 2].map((k) => `${rt} cache ${k}`)).sort();
     for (const rt of RUNTIMES) expect(await view(rt)).toEqual(all);
-    // a rename on Node, an archive on Bun: both travel as signed updates
+    // a rename on Node, an archive on Bun: both travel as signed updates, to each other and to workerd
     expect((await api("node", `/api/caches/${made.node![0]}`, { method: "PATCH", json: { name: "node cache 0, renamed" } })).status).toBe(200);
     expect((await api("bun", `/api/caches/${made.bun![2]}`, { method: "PATCH", json: { status: "archived" } })).status).toBe(200);
     await round();
@@ -97,8 +105,6 @@ describe("gateways on Bun and on Node federate and converge", () => {
       .filter((n) => n !== "bun cache 2" && n !== "node cache 0")
       .concat("node cache 0, renamed")
       .sort();
-    const views = await Promise.all(RUNTIMES.map(view));
-    expect(views[0]).toEqual(after);
-    expect(views[1]).toEqual(after);
+    for (const rt of RUNTIMES) expect({ rt, view: await view(rt) }).toEqual({ rt, view: after });
   }, 120_000);
 });
