@@ -6,10 +6,15 @@
  * process, 3 s each), and federation records pulled, verified and applied
  * per second (the host pulls 2,000 signed caches from a Bun peer with
  * `POST /federation/sync`). The Node host runs the bundle `npm run start:node`
- * runs (built once before timing). The load generator shares the machine's
- * cores with the server, the same for every host: read the ratios.
+ * runs, workerd the one `npm run start:worker` runs, in miniflare (whose
+ * front server, in this process's Node-compatible loop, every request
+ * crosses: part of workerd's figure is that proxy); bundles are built once
+ * before timing. The load generator shares the machine's cores with the
+ * server, the same for every host: read the ratios.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { Miniflare } from "miniflare";
+import { buildWorkerBundle, workerOptions } from "../scripts/worker.ts";
 import { generateKeyPair } from "../src/fed/keys.ts";
 import { nodeGatewayCommand, spawnGateway, startInProcess } from "../test/helpers/gateway.ts";
 import { table } from "./lib/stats.ts";
@@ -17,7 +22,35 @@ import { table } from "./lib/stats.ts";
 const SECRET = "bench-runtimes-secret-0123456789";
 const BBOX = "6.3,44.5,7.7,45.5";
 const RECORDS = 2_000;
-const HOSTS = (process.env.HOSTS?.split(",") ?? ["bun", "node"]) as Array<"bun" | "node">;
+const HOSTS = (process.env.HOSTS?.split(",") ?? ["bun", "node", "workerd"]) as Array<"bun" | "node" | "workerd">;
+
+/** The workerd process miniflare started for us (a child of this process). */
+function workerdPid(): number {
+  const mine = readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+        return stat.includes("(workerd)") && Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+  if (mine.length !== 1) throw new Error(`expected one workerd child, found ${mine.length}`);
+  return mine[0]!;
+}
+
+/** A gateway on `host` with these settings: its URL, process id and stop. */
+async function startHost(host: (typeof HOSTS)[number], env: Record<string, string>): Promise<{ url: string; pid: number; stop(): Promise<unknown> }> {
+  if (host === "workerd") {
+    const mf = new Miniflare(workerOptions(await buildWorkerBundle(), { port: 0, env }));
+    const url = (await mf.ready).origin;
+    return { url, pid: workerdPid(), stop: () => mf.dispose() };
+  }
+  const g = await spawnGateway({ runtime: host, timeoutMs: 120_000, env });
+  return { url: g.url, pid: g.proc.pid, stop: () => g.kill() };
+}
 
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
@@ -70,20 +103,23 @@ export async function run() {
       ),
     );
   }
-  await nodeGatewayCommand(); // the Node bundle, built before any timing
+  await nodeGatewayCommand(); // the Node and worker bundles, built before any timing
+  await buildWorkerBundle();
   const rows: Array<Record<string, string | number>> = [];
   try {
     for (const host of HOSTS) {
       const t0 = performance.now();
-      const g = await spawnGateway({
-        runtime: host,
-        timeoutMs: 120_000,
-        env: { INGEST_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: "1000000", FED_PEERS: upstream.url, FED_LOOPBACK_PEERS: "on", LOG_LEVEL: "error" },
+      const g = await startHost(host, {
+        INGEST_SECRET: SECRET,
+        RATE_LIMIT_PER_MINUTE: "1000000",
+        FED_PEERS: upstream.url,
+        FED_LOOPBACK_PEERS: "on",
+        LOG_LEVEL: "error",
       });
       const coldStartMs = Math.round(performance.now() - t0);
       try {
         await Bun.sleep(2000);
-        const idleMb = rssMb(g.proc.pid);
+        const idleMb = rssMb(g.pid);
         const health = await rps(`${g.url}/health`);
         const t1 = performance.now();
         const pull = await fetch(`${g.url}/federation/sync`, { method: "POST", headers: { "x-ingest-secret": SECRET } });
@@ -104,19 +140,22 @@ export async function run() {
           pullApplyPerS: Math.round(applied / pullS),
         });
       } finally {
-        await g.kill();
+        await g.stop();
       }
     }
   } finally {
     await upstream.stop();
   }
-  console.log(`\nThe gateway on each host (workerd: not yet a host), ${RECORDS} signed caches pulled from a Bun peer, 16 connections, 3 s per rate`);
+  console.log(
+    `\nThe gateway on each host (workerd: miniflare, a Durable Object's SQLite), ${RECORDS} signed caches pulled from a Bun peer, 16 connections, 3 s per rate`,
+  );
   console.log(table(rows));
-  const [bun, node] = rows;
-  if (bun && node) {
-    const ratio = (k: string) => (Number(node[k]) / Number(bun[k])).toFixed(2);
+  const bun = rows.find((r) => r.host === "bun");
+  for (const other of rows.filter((r) => r !== bun)) {
+    if (!bun) break;
+    const ratio = (k: string) => (Number(other[k]) / Number(bun[k])).toFixed(2);
     console.log(
-      `node/bun: cold start ${ratio("coldStartMs")}x, idle memory ${ratio("idleRssMb")}x, /health ${ratio("healthRps")}x, bbox ${ratio("cachesBboxRps")}x, pull+apply ${ratio("pullApplyPerS")}x`,
+      `${other.host}/bun: cold start ${ratio("coldStartMs")}x, idle memory ${ratio("idleRssMb")}x, /health ${ratio("healthRps")}x, bbox ${ratio("cachesBboxRps")}x, pull+apply ${ratio("pullApplyPerS")}x`,
     );
   }
 }
