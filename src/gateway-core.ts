@@ -38,6 +38,13 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
+/**
+ * What services take: the store, the settings, the clock, the log and the
+ * events. Never the HTTP app, its server, the scheduler or the write gate:
+ * those belong to the host's composition root and the HTTP layer.
+ */
+export type Core = Pick<Gateway, "config" | "db" | "log" | "clock" | "events">;
+
 export interface Gateway {
   readonly config: Config;
   readonly db: Database;

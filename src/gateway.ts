@@ -19,7 +19,7 @@ import { startHub } from "./hub/index.ts";
 import { startAprsIs } from "./stations/aprsis.ts";
 import { registerServerJobs } from "./jobs/server.ts";
 
-export type { Clock, Gateway, GatewayOptions, ServerParts, StartedParts } from "./gateway-core.ts";
+export type { Clock, Core, Gateway, GatewayOptions, ServerParts, StartedParts } from "./gateway-core.ts";
 export { PortInUseError, systemClock } from "./gateway-core.ts";
 
 /** Opens the store and assembles the app; nothing listens and no cron runs yet. */

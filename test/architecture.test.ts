@@ -85,6 +85,38 @@ function problem(i: Import): string | null {
   return null;
 }
 
+/**
+ * Domain code takes the narrow `Core` (db, config, clock, log, events), not
+ * the whole `Gateway`: only these modules need more of it, for the reason
+ * given. A new module that names `Gateway` either takes `Core` or joins this
+ * list with its reason.
+ */
+const TAKE_THE_GATEWAY: Record<string, string> = {
+  "src/bbs/forwarding.ts": "starts FBB forwarding, which stops with the gateway (onStop)",
+  "src/fed/corroborate.ts": "starts cross-instance corroboration, which finishes before the gateway stops (onStop)",
+  "src/fed/gossip.ts": "starts peer pings, which stop with the gateway (onStop)",
+  "src/fed/network.ts": "starts the 44net and registry tasks, which stop with the gateway (onStop)",
+  "src/fed/transports/svcfed.ts": "registers the SVCFED receiver until the gateway stops (onStop)",
+  "src/hub/aprsis-server.ts": "listens for APRS-IS clients until the gateway stops (onStop)",
+  "src/hub/kiss-server.ts": "listens for KISS clients until the gateway stops (onStop)",
+  "src/hub/index.ts": "starts the hub servers (onStop)",
+  "src/hub/igate.ts": "gates through the hub, which holds the gateway",
+  "src/node/radio.ts": "starts the radio, which stops with the gateway (onStop)",
+  "src/node/box.ts": "runs the local box on the radio, which holds the gateway",
+  "src/node/sync.ts": "syncs over the radio, which holds the gateway",
+  "src/bbs/ax25.ts": "answers BBS circuits on the radio, which holds the gateway",
+  "src/bbs/box.ts": "serves the box's BBS sessions through forwarding, which holds the gateway",
+  "src/stations/aprsis.ts": "starts the APRS-IS client, which stops with the gateway (onStop)",
+  "src/jobs/index.ts": "registers the jobs with the scheduler",
+  "src/jobs/server.ts": "registers the server-only jobs with the scheduler",
+  "src/live/rooms.ts": "publishes to WebSocket topics on the live server",
+  "src/live/stream.ts": "keeps event streams open on the live server",
+  "src/accounts/email-signin.ts": "writes the gateway's URL into sign-in mail",
+  "src/notify/digests.ts": "writes the gateway's URL into digests",
+  "src/stations/wx-keys.ts": "writes the gateway's URL into weather-station set-up",
+  "src/system/setup.ts": "reports how long the gateway has run",
+};
+
 describe("layers", () => {
   test("the import reader sees the tree (a control: these imports exist)", () => {
     expect(TREE.length).toBeGreaterThan(200);
@@ -103,5 +135,16 @@ describe("layers", () => {
       .filter((x) => x.why)
       .map((x) => `${x.i.from}:${x.i.line} -> ${relative(".", x.i.to)}: ${x.why}`);
     expect(bad).toEqual([]);
+  });
+
+  test("domain services take the Core, not the whole Gateway, except those listed with their reason", () => {
+    const naming = TREE.filter(
+      (f) => layerOf(f) === "domain" && /import type \{[^}]*\bGateway\b[^}]*\} from "(\.\.\/)+gateway(-core)?\.ts"/.test(readFileSync(join(ROOT, f), "utf8")),
+    );
+    // a control: the reader finds the ones listed
+    expect(naming).toContain("src/node/radio.ts");
+    expect(naming.filter((f) => !TAKE_THE_GATEWAY[f])).toEqual([]);
+    // and the list holds no module that no longer needs it
+    expect(Object.keys(TAKE_THE_GATEWAY).filter((f) => !naming.includes(f))).toEqual([]);
   });
 });

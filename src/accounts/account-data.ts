@@ -2,7 +2,7 @@
  * The accounts domain's own entry in the GDPR registry (gdpr.ts): the user
  * row and everything hanging off it.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import type { AccountData, AccountRef } from "./gdpr.ts";
 import { emitAccountRecord } from "./records.ts";
 import { profileOf, updateProfile } from "./profile.ts";
@@ -10,7 +10,7 @@ import { getNotifyPrefs, getPrefs, putNotifyPrefs, putPrefs } from "./prefs.ts";
 import { createView, viewsOf, MAX_VIEWS } from "./views.ts";
 import { badRequest } from "../errors.ts";
 
-const rows = (gw: Gateway, sql: string, ...params: Array<string | number>) => gw.db.query(sql).all(...params) as Array<Record<string, unknown>>;
+const rows = (gw: Core, sql: string, ...params: Array<string | number>) => gw.db.query(sql).all(...params) as Array<Record<string, unknown>>;
 
 /** Tables keyed by user_id that go with the account (ON DELETE CASCADE), with their export queries. */
 const USER_TABLES: Array<{ name: string; sql: string }> = [

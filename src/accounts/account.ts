@@ -2,7 +2,7 @@
  * The signed-in account as its holder sees it (GET /auth/session), and
  * claiming a session with a device key (POST /auth/claim).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { forbidden } from "../errors.ts";
 import { checkAssertion } from "./assertions.ts";
 import { deviceKeysOf } from "./device-keys.ts";
@@ -10,7 +10,7 @@ import { passkeysOf } from "./passkeys.ts";
 import { profileOf } from "./profile.ts";
 import { callsignsOf, parseCallsign } from "./users.ts";
 
-export function accountView(gw: Gateway, userId: number) {
+export function accountView(gw: Core, userId: number) {
   const u = gw.db.query("SELECT id, email, created_at AS createdAt FROM users WHERE id = ?").get(userId) as {
     id: number;
     email: string | null;
@@ -37,7 +37,7 @@ export function accountView(gw: Gateway, userId: number) {
  * no passkey, or to reach an account imported from another instance). The
  * body is a signed body for `POST /auth/claim` with `call`.
  */
-export function claimWithDeviceKey(gw: Gateway, body: unknown, path: string): number {
+export function claimWithDeviceKey(gw: Core, body: unknown, path: string): number {
   const call = parseCallsign((body as { call?: unknown } | null)?.call);
   const a = checkAssertion(gw.db, { call, method: "POST", path, body }, gw.clock.now());
   if (a.userId === null) throw forbidden("this key is not tied to an account on this instance", "no_account");

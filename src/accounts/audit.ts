@@ -4,7 +4,7 @@
  * lost a verified call sees the loss (GET /auth/callsigns) and is told by
  * e-mail when it has an address.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import type { Database } from "../store/db.ts";
 import { sendMail } from "../notify/mail.ts";
 
@@ -50,7 +50,7 @@ export function lostCallsigns(db: Database, userId: number): Array<{ call: strin
 }
 
 /** Tells the accounts that lost a call, by e-mail where they have an address. Never throws. */
-export async function tellPreviousHolders(gw: Gateway, call: string, userIds: number[], detail: string): Promise<void> {
+export async function tellPreviousHolders(gw: Core, call: string, userIds: number[], detail: string): Promise<void> {
   for (const id of userIds) {
     const row = gw.db.query("SELECT email FROM users WHERE id = ?").get(id) as { email: string | null } | null;
     if (!row?.email) continue;

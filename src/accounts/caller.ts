@@ -2,7 +2,7 @@
  * Who is making a request, as the HTTP gates identified it (src/http/gates.ts
  * fills it in); domain code reads it to decide who acts, never the request.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import type { VerifiedAssertion } from "./assertions.ts";
 import type { WxKeyStation } from "../stations/wx-keys.ts";
 import { baseCall } from "../callsign.ts";
@@ -28,7 +28,7 @@ export interface Caller {
 }
 
 /** Whether a signed-in user may operate the sysop surface. */
-export function isSysop(gw: Gateway, caller: Caller): boolean {
+export function isSysop(gw: Core, caller: Caller): boolean {
   if (caller.ingest) return true;
   const u = caller.user;
   return !!u && !!u.call && u.verified && gw.config.adminCallsigns.includes(baseCall(u.call));

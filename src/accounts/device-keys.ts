@@ -6,7 +6,7 @@
  * GET /keys/:call (the key and when it was added; labels stay private) and
  * are published as federated key records, again when revoked.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
 import { baseCall } from "../callsign.ts";
 import { parseCallsign, publicIdOf, verifiedAtFor } from "./users.ts";
@@ -28,14 +28,14 @@ export function parsePublicKey(raw: unknown): string {
   return raw;
 }
 
-export function deviceKeysOf(gw: Gateway, userId: number): DeviceKeyInfo[] {
+export function deviceKeysOf(gw: Core, userId: number): DeviceKeyInfo[] {
   return gw.db
     .query("SELECT public_key AS key, call, label, created_at AS createdAt FROM device_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at")
     .all(userId) as DeviceKeyInfo[];
 }
 
 /** Registers a key for a base call the account has verified. */
-export function registerDeviceKey(gw: Gateway, userId: number, body: Record<string, unknown>): DeviceKeyInfo {
+export function registerDeviceKey(gw: Core, userId: number, body: Record<string, unknown>): DeviceKeyInfo {
   const call = baseCall(parseCallsign(body.call));
   const key = parsePublicKey(body.key);
   const label = body.label;
@@ -70,7 +70,7 @@ export function registerDeviceKey(gw: Gateway, userId: number, body: Record<stri
  * publishes each revocation; returns how many. Used wherever keys go: the
  * holder revokes one, drops a callsign, or loses it to a verified owner.
  */
-export function revokeKeysWhere(gw: Gateway, where: string, ...params: Array<string | number>): number {
+export function revokeKeysWhere(gw: Core, where: string, ...params: Array<string | number>): number {
   return gw.db.transaction(() => {
     const rows = gw.db
       .query(
@@ -92,14 +92,14 @@ export function revokeKeysWhere(gw: Gateway, where: string, ...params: Array<str
 }
 
 /** Revokes one of the account's keys; it never works again. */
-export function revokeDeviceKey(gw: Gateway, userId: number, rawKey: unknown): DeviceKeyInfo[] {
+export function revokeDeviceKey(gw: Core, userId: number, rawKey: unknown): DeviceKeyInfo[] {
   const key = parsePublicKey(rawKey);
   if (revokeKeysWhere(gw, "public_key = ? AND user_id = ?", key, userId) === 0) throw notFound("device key on this account");
   return deviceKeysOf(gw, userId);
 }
 
 /** The live keys of a callsign, for anyone. */
-export function publicKeysOf(gw: Gateway, rawCall: unknown) {
+export function publicKeysOf(gw: Core, rawCall: unknown) {
   const call = baseCall(parseCallsign(rawCall));
   const keys = gw.db
     .query("SELECT public_key AS key, created_at AS createdAt FROM device_keys WHERE call = ? AND revoked_at IS NULL ORDER BY created_at")

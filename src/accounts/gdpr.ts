@@ -43,7 +43,7 @@
  * attributed to it, and peers re-point them to the new account through the
  * account-move record. Nothing for a domain to do.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest, forbidden } from "../errors.ts";
 import { accountGid } from "../fed/feed.ts";
 import { callsignsOf, publicIdOf } from "./users.ts";
@@ -68,16 +68,16 @@ export interface AccountRef {
 
 export interface AccountData {
   name: string;
-  export(gw: Gateway, account: AccountRef): unknown;
-  erase(gw: Gateway, account: AccountRef): Record<string, number> | undefined;
-  bundle?(gw: Gateway, account: AccountRef): unknown;
-  import?(gw: Gateway, account: AccountRef, data: unknown): void;
+  export(gw: Core, account: AccountRef): unknown;
+  erase(gw: Core, account: AccountRef): Record<string, number> | undefined;
+  bundle?(gw: Core, account: AccountRef): unknown;
+  import?(gw: Core, account: AccountRef, data: unknown): void;
 }
 
 /** Every domain's account data. A domain adds one line here. */
 export const ACCOUNT_DATA: AccountData[] = [accountsData, stationsData, gameData, bbsData, boxData];
 
-export function accountRef(gw: Gateway, userId: number): AccountRef {
+export function accountRef(gw: Core, userId: number): AccountRef {
   const publicId = publicIdOf(gw.db, userId);
   const calls = callsignsOf(gw.db, userId);
   const verified = new Set(calls.filter((c) => c.verified).map((c) => c.call.split("-")[0]!));
@@ -96,7 +96,7 @@ export function accountOfCaller(caller: { user: { id: number } | null; assertion
 export const EXPORT_FORMAT = "svc-account-export/1";
 
 /** A complete machine-readable copy of everything stored about the account. */
-export function exportAccount(gw: Gateway, userId: number) {
+export function exportAccount(gw: Core, userId: number) {
   const account = accountRef(gw, userId);
   const data: Record<string, unknown> = {};
   gw.db.transaction(() => {
@@ -119,7 +119,7 @@ export function exportAccount(gw: Gateway, userId: number) {
  * account's own rows go and one PII-free tombstone of the account is
  * published. All or nothing.
  */
-export function eraseAccount(gw: Gateway, userId: number, body: Record<string, unknown>) {
+export function eraseAccount(gw: Core, userId: number, body: Record<string, unknown>) {
   if (body.confirm !== true) throw badRequest("confirm_required", 'erasing an account cannot be undone; send {"confirm": true}');
   const account = accountRef(gw, userId);
   const summary: Record<string, Record<string, number>> = {};

@@ -17,7 +17,7 @@
  * the callsigns arrive unverified and the keys wait until they are verified
  * on B. A bundle's content is input like any other and is checked as such.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { AppError, badRequest, conflict, forbidden } from "../errors.ts";
 import { documentBytes } from "../fed/keys.ts";
 import { verifyEd25519 } from "../fed/ed25519.ts";
@@ -57,7 +57,7 @@ export interface Acceptance {
   sig: string;
 }
 
-function signDoc<T extends Record<string, unknown>>(gw: Gateway, doc: T): T & { signerKey: string; sig: string } {
+function signDoc<T extends Record<string, unknown>>(gw: Core, doc: T): T & { signerKey: string; sig: string } {
   const signer = instanceSigner(gw);
   if (!signer) throw conflict("unsigned_instance", "this instance has no signing key (FED_PRIVATE_KEY), so it cannot vouch for an account move");
   const withKey = { ...doc, signerKey: signer.publicKey };
@@ -75,21 +75,21 @@ function checkDocSignature(doc: Record<string, unknown>, what: string): void {
   if (verdict !== "ok") throw badRequest("bad_signature", `the ${what}'s signature does not verify (${String(verdict)})`);
 }
 
-function checkAge(gw: Gateway, at: unknown, what: string): void {
+function checkAge(gw: Core, at: unknown, what: string): void {
   const now = Math.floor(gw.clock.now() / 1000);
   if (typeof at !== "number" || !Number.isSafeInteger(at)) throw badRequest("invalid", `the ${what} has no signing time`);
   if (at > now + 300 || now - at > DOC_MAX_AGE_S) throw new AppError(409, "expired", `the ${what} was signed too long ago (or in the future); make a new one`);
 }
 
 /** Whether `key` is an active key of `origin`, a peer this instance trusts. */
-function vouchedFor(gw: Gateway, origin: string, key: string): boolean {
+function vouchedFor(gw: Core, origin: string, key: string): boolean {
   const peer = getPeer(gw, origin);
   if (!peer || peer.trust !== "trusted") return false;
   return peerKeys(gw, origin).some((k) => k.status === "active" && k.publicKey === key);
 }
 
 /** Step 1, on the old instance: the signed bundle. */
-export function makeBundle(gw: Gateway, userId: number): Bundle {
+export function makeBundle(gw: Core, userId: number): Bundle {
   const account = accountRef(gw, userId);
   const user = gw.db.query("SELECT email FROM users WHERE id = ?").get(userId) as { email: string | null };
   const data: Record<string, unknown> = {};
@@ -114,7 +114,7 @@ export function makeBundle(gw: Gateway, userId: number): Bundle {
 }
 
 /** Checks a bundle from the wire: shape, signature, age, and that it comes from elsewhere. */
-export function checkBundle(gw: Gateway, raw: unknown): Bundle {
+export function checkBundle(gw: Core, raw: unknown): Bundle {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw badRequest("bad_bundle", "bundle must be the object /bundle returned");
   const b = raw as Record<string, unknown>;
   const bad = (m: string) => badRequest("bad_bundle", m);
@@ -151,7 +151,7 @@ export function checkBundle(gw: Gateway, raw: unknown): Bundle {
  * bundle is merged into it) or a device key (which must be one of the
  * bundle's; a new account is made). Returns the account and the acceptance.
  */
-export function importBundle(gw: Gateway, body: Record<string, unknown>, by: { userId: number } | { key: string }) {
+export function importBundle(gw: Core, body: Record<string, unknown>, by: { userId: number } | { key: string }) {
   const bundle = checkBundle(gw, body.bundle);
   if ("key" in by && !bundle.keys.some((k) => k.key === by.key)) {
     throw forbidden("the request is signed by a key the bundle does not list", "unknown_key");
@@ -222,7 +222,7 @@ export function importBundle(gw: Gateway, body: Record<string, unknown>, by: { u
 }
 
 /** Step 3, on the old instance: the move is final; peers are told. */
-export function completeMove(gw: Gateway, userId: number, body: Record<string, unknown>) {
+export function completeMove(gw: Core, userId: number, body: Record<string, unknown>) {
   const raw = body.acceptance;
   if (!raw || typeof raw !== "object" || Array.isArray(raw))
     throw badRequest("bad_acceptance", "acceptance must be the object the new instance's import returned");

@@ -8,7 +8,7 @@
  * context, so that means https or localhost).
  */
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { AppError, badRequest, conflict, forbidden, notFound } from "../errors.ts";
 import { activeCallsign } from "./identity.ts";
 import { createUser, newPublicId, publicIdOf } from "./users.ts";
@@ -34,13 +34,13 @@ export interface PasskeyInfo {
   lastUsedAt: number | null;
 }
 
-export function passkeysOf(gw: Gateway, userId: number): PasskeyInfo[] {
+export function passkeysOf(gw: Core, userId: number): PasskeyInfo[] {
   return gw.db
     .query("SELECT id, label, created_at AS createdAt, last_used_at AS lastUsedAt FROM passkeys WHERE user_id = ? ORDER BY created_at")
     .all(userId) as PasskeyInfo[];
 }
 
-function storeChallenge(gw: Gateway, challenge: string, kind: "register" | "login", userId: number | null, handle: string | null): void {
+function storeChallenge(gw: Core, challenge: string, kind: "register" | "login", userId: number | null, handle: string | null): void {
   const now = gw.clock.now();
   gw.db.query("DELETE FROM webauthn_challenges WHERE expires_at <= ?").run(now);
   gw.db
@@ -49,7 +49,7 @@ function storeChallenge(gw: Gateway, challenge: string, kind: "register" | "logi
 }
 
 /** Reads the challenge the browser signed and consumes its stored row (single use). */
-function consumeChallenge(gw: Gateway, clientDataJSON: unknown, kind: "register" | "login") {
+function consumeChallenge(gw: Core, clientDataJSON: unknown, kind: "register" | "login") {
   let challenge: unknown;
   try {
     challenge = JSON.parse(Buffer.from(String(clientDataJSON), "base64url").toString("utf8")).challenge;
@@ -76,7 +76,7 @@ function credentialShape(body: unknown, type: "create" | "get") {
 }
 
 /** Step 1 of adding a passkey: to a signed-in account, or to a new account (`name`: at most 64 characters, as the route's schema checks). */
-export async function registrationOptions(gw: Gateway, rp: RelyingParty, userId: number | null, name?: string) {
+export async function registrationOptions(gw: Core, rp: RelyingParty, userId: number | null, name?: string) {
   let handle: string;
   let userName: string;
   let exclude: Array<{ id: string; transports?: string[] }> = [];
@@ -105,7 +105,7 @@ export async function registrationOptions(gw: Gateway, rp: RelyingParty, userId:
 }
 
 /** Step 2: checks the authenticator's answer and stores the passkey. Returns the account. */
-export async function verifyRegistration(gw: Gateway, rp: RelyingParty, body: { credential?: unknown; label?: string }, sessionUserId: number | null) {
+export async function verifyRegistration(gw: Core, rp: RelyingParty, body: { credential?: unknown; label?: string }, sessionUserId: number | null) {
   const cred = credentialShape(body, "create");
   const label = body.label;
   const ch = consumeChallenge(gw, cred.response!.clientDataJSON, "register");
@@ -149,14 +149,14 @@ export async function verifyRegistration(gw: Gateway, rp: RelyingParty, body: { 
 }
 
 /** Step 1 of signing in: a challenge for any passkey of this site (discoverable credentials). */
-export async function loginOptions(gw: Gateway, rp: RelyingParty) {
+export async function loginOptions(gw: Core, rp: RelyingParty) {
   const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rp.rpID, userVerification: "preferred", allowCredentials: [] });
   storeChallenge(gw, options.challenge, "login", null, null);
   return options;
 }
 
 /** Step 2: checks the signature against the stored passkey; returns the account it belongs to. */
-export async function verifyLogin(gw: Gateway, rp: RelyingParty, body: unknown): Promise<number> {
+export async function verifyLogin(gw: Core, rp: RelyingParty, body: unknown): Promise<number> {
   const cred = credentialShape(body, "get");
   const ch = consumeChallenge(gw, cred.response!.clientDataJSON, "login");
   const pk = gw.db.query("SELECT id, user_id AS userId, public_key AS publicKey, counter, transports FROM passkeys WHERE id = ?").get(cred.id as string) as {
@@ -191,7 +191,7 @@ export async function verifyLogin(gw: Gateway, rp: RelyingParty, body: unknown):
 }
 
 /** Removes a passkey, unless it is the account's last way to sign in. */
-export function removePasskey(gw: Gateway, userId: number, id: string): PasskeyInfo[] {
+export function removePasskey(gw: Core, userId: number, id: string): PasskeyInfo[] {
   gw.db.transaction(() => {
     if (!gw.db.query("SELECT 1 FROM passkeys WHERE id = ? AND user_id = ?").get(id, userId)) throw notFound("passkey");
     const others = (gw.db.query("SELECT COUNT(*) AS n FROM passkeys WHERE user_id = ? AND id != ?").get(userId, id) as { n: number }).n;

@@ -6,19 +6,19 @@
  * `POST /api/caches/:id/watch` and the watch-alert digests use setWatch() and
  * watchersOf() rather than the table.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 
 export const MAX_PREFS_BYTES = 8192;
 export const MAX_WATCHES = 1000;
 
-export function getPrefs(gw: Gateway, userId: number): Record<string, unknown> {
+export function getPrefs(gw: Core, userId: number): Record<string, unknown> {
   const row = gw.db.query("SELECT data FROM prefs WHERE user_id = ?").get(userId) as { data: string } | null;
   return row ? JSON.parse(row.data) : {};
 }
 
 /** Replaces the preferences with `body` (a JSON object). */
-export function putPrefs(gw: Gateway, userId: number, body: Record<string, unknown>): Record<string, unknown> {
+export function putPrefs(gw: Core, userId: number, body: Record<string, unknown>): Record<string, unknown> {
   const text = JSON.stringify(body);
   if (Buffer.byteLength(text) > MAX_PREFS_BYTES) throw badRequest("invalid", `preferences are at most ${MAX_PREFS_BYTES} bytes of JSON`);
   gw.db
@@ -35,7 +35,7 @@ export function parseCacheId(raw: unknown): number {
   return n;
 }
 
-export function watchesOf(gw: Gateway, userId: number): Array<{ cacheId: number; createdAt: number }> {
+export function watchesOf(gw: Core, userId: number): Array<{ cacheId: number; createdAt: number }> {
   return gw.db.query("SELECT cache_id AS cacheId, created_at AS createdAt FROM watches WHERE user_id = ? ORDER BY created_at").all(userId) as Array<{
     cacheId: number;
     createdAt: number;
@@ -43,7 +43,7 @@ export function watchesOf(gw: Gateway, userId: number): Array<{ cacheId: number;
 }
 
 /** Watches or unwatches a cache; returns whether the account now watches it. */
-export function setWatch(gw: Gateway, userId: number, rawCacheId: unknown, watch: boolean): boolean {
+export function setWatch(gw: Core, userId: number, rawCacheId: unknown, watch: boolean): boolean {
   const cacheId = parseCacheId(rawCacheId);
   if (!watch) {
     gw.db.query("DELETE FROM watches WHERE user_id = ? AND cache_id = ?").run(userId, cacheId);
@@ -64,7 +64,7 @@ export function setWatch(gw: Gateway, userId: number, rawCacheId: unknown, watch
 }
 
 /** The accounts watching a cache (for alerts). */
-export function watchersOf(gw: Gateway, cacheId: number): number[] {
+export function watchersOf(gw: Core, cacheId: number): number[] {
   return (gw.db.query("SELECT user_id AS id FROM watches WHERE cache_id = ?").all(cacheId) as Array<{ id: number }>).map((r) => r.id);
 }
 
@@ -78,7 +78,7 @@ export interface NotifyPrefs {
 
 export const DEFAULT_NOTIFY: NotifyPrefs = { email: false, push: false, digest: "daily" };
 
-export function getNotifyPrefs(gw: Gateway, userId: number): NotifyPrefs {
+export function getNotifyPrefs(gw: Core, userId: number): NotifyPrefs {
   const row = gw.db.query("SELECT email, push, digest FROM notify_prefs WHERE user_id = ?").get(userId) as {
     email: number;
     push: number;
@@ -88,7 +88,7 @@ export function getNotifyPrefs(gw: Gateway, userId: number): NotifyPrefs {
 }
 
 /** Updates the fields given. */
-export function putNotifyPrefs(gw: Gateway, userId: number, body: Record<string, unknown>): NotifyPrefs {
+export function putNotifyPrefs(gw: Core, userId: number, body: Record<string, unknown>): NotifyPrefs {
   const p = getNotifyPrefs(gw, userId);
   for (const k of Object.keys(body))
     if (!["email", "push", "digest"].includes(k)) throw badRequest("invalid", `unknown field "${k}" (there are email, push and digest)`);

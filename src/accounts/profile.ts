@@ -8,7 +8,7 @@
  * counts, which are public in logbooks anyway) by adding a section to
  * PROFILE_SECTIONS; each returns a JSON value or null (left out).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest } from "../errors.ts";
 import { baseCall } from "../callsign.ts";
 import { parseCallsign, verifiedHolder } from "./users.ts";
@@ -28,20 +28,20 @@ export interface Profile {
 export interface ProfileSection {
   name: string;
   /** Public facts about `call` (a base callsign), or null to leave the section out. */
-  build(gw: Gateway, call: string): unknown;
+  build(gw: Core, call: string): unknown;
 }
 
 /** Sections other domains add to public profiles. One line per domain. */
 export const PROFILE_SECTIONS: ProfileSection[] = [gameProfile];
 
-export function profileOf(gw: Gateway, userId: number): Profile {
+export function profileOf(gw: Core, userId: number): Profile {
   const row = gw.db.query("SELECT profile FROM users WHERE id = ?").get(userId) as { profile: string } | null;
   const p = row ? (JSON.parse(row.profile) as Partial<Profile>) : {};
   return { public: p.public === true, ...(p.about ? { about: p.about } : {}), ...(p.grid ? { grid: p.grid } : {}), ...(p.url ? { url: p.url } : {}) };
 }
 
 /** Updates the fields given; `null` or "" clears a field. Returns the new profile. */
-export function updateProfile(gw: Gateway, userId: number, body: Record<string, unknown>): Profile {
+export function updateProfile(gw: Core, userId: number, body: Record<string, unknown>): Profile {
   const p: Profile = profileOf(gw, userId);
   const known = new Set(["public", "about", "grid", "url"]);
   for (const k of Object.keys(body)) if (!known.has(k)) throw badRequest("invalid", `unknown profile field "${k}" (there are public, about, grid and url)`);
@@ -77,7 +77,7 @@ export function updateProfile(gw: Gateway, userId: number, body: Record<string, 
 }
 
 /** What anyone may see about a callsign: the verified holder's profile if they opted in, and other domains' sections. */
-export function publicProfile(gw: Gateway, rawCall: unknown) {
+export function publicProfile(gw: Core, rawCall: unknown) {
   const call = baseCall(parseCallsign(rawCall));
   const holder = verifiedHolder(gw.db, call);
   const p = holder !== null ? profileOf(gw, holder) : null;

@@ -15,7 +15,7 @@
  * Calls nest in the caller's transaction, so a record goes out exactly when
  * the change it describes commits.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { accountGid, localGid, publishAccountMove, publishRecord, publishTombstone, type Published } from "../fed/feed.ts";
 
 export type AccountRecord =
@@ -34,7 +34,7 @@ export type AccountRecord =
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
-export function emitAccountRecord(gw: Gateway, rec: AccountRecord): Published[] {
+export function emitAccountRecord(gw: Core, rec: AccountRecord): Published[] {
   switch (rec.kind) {
     case "key":
       return [

@@ -18,7 +18,7 @@
  * (activate() is the one place that decides).
  */
 import { randomBytes } from "node:crypto";
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import type { Database } from "../store/db.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
@@ -91,7 +91,7 @@ export function verifiedAtFor(db: Database, userId: number, base: string): numbe
 }
 
 /** Claims a callsign for the account (inheriting the verification of its base call). Idempotent. */
-export function addCallsign(gw: Gateway, userId: number, raw: unknown, opts: { activate?: boolean } = {}): CallsignRow[] {
+export function addCallsign(gw: Core, userId: number, raw: unknown, opts: { activate?: boolean } = {}): CallsignRow[] {
   const call = parseCallsign(raw);
   const now = gw.clock.now();
   gw.db.transaction(() => {
@@ -127,7 +127,7 @@ function activate(db: Database, userId: number, call: string): void {
 }
 
 /** Makes a held callsign the active one. */
-export function setActiveCallsign(gw: Gateway, userId: number, raw: unknown): CallsignRow[] {
+export function setActiveCallsign(gw: Core, userId: number, raw: unknown): CallsignRow[] {
   const call = parseCallsign(raw);
   gw.db.transaction(() => {
     if (!gw.db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND call = ?").get(userId, call)) {
@@ -139,7 +139,7 @@ export function setActiveCallsign(gw: Gateway, userId: number, raw: unknown): Ca
 }
 
 /** Drops a callsign claim; if it was active, another held callsign (if any) becomes active. */
-export function removeCallsign(gw: Gateway, userId: number, raw: unknown): CallsignRow[] {
+export function removeCallsign(gw: Core, userId: number, raw: unknown): CallsignRow[] {
   const call = parseCallsign(raw);
   gw.db.transaction(() => {
     const row = gw.db.query("SELECT active FROM callsigns WHERE user_id = ? AND call = ?").get(userId, call) as { active: number } | null;
@@ -168,7 +168,7 @@ export function activateAny(db: Database, userId: number): void {
  * whose verified claim went (a takeover). Runs inside the caller's
  * transaction when there is one.
  */
-export function markCallsignVerified(gw: Gateway, userId: number, call: string, how: string): number[] {
+export function markCallsignVerified(gw: Core, userId: number, call: string, how: string): number[] {
   const base = baseCall(call);
   const now = gw.clock.now();
   const db = gw.db;

@@ -17,7 +17,7 @@
  * holder is told.
  */
 import { randomInt } from "node:crypto";
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import type { GatewayEvents, HeardProof } from "../events.ts";
 import { conflict, notFound } from "../errors.ts";
 import { baseCall } from "../callsign.ts";
@@ -48,7 +48,7 @@ export interface ChallengeStatus {
 }
 
 /** What may answer a challenge: the air always; APRS-IS only where allowed, and never for a takeover. */
-export function acceptedProofs(gw: Gateway, takeover: boolean): HeardProof[] {
+export function acceptedProofs(gw: Core, takeover: boolean): HeardProof[] {
   return gw.config.verifyAprsIs && !takeover ? ["radio", "box", "internet"] : ["radio", "box"];
 }
 
@@ -67,7 +67,7 @@ interface ChallengeRow {
 const COLUMNS =
   "id, user_id AS userId, call, code, created_at AS createdAt, expires_at AS expiresAt, heard_at AS heardAt, heard_src AS heardSrc, heard_via AS heardVia";
 
-export function suggestedAddressee(gw: Gateway): string {
+export function suggestedAddressee(gw: Core): string {
   return gw.config.fedAprsCall ?? DEFAULT_ADDRESSEE;
 }
 
@@ -77,7 +77,7 @@ function newCode(): string {
   return c;
 }
 
-function view(gw: Gateway, row: ChallengeRow | null, base: string, userId: number): ChallengeStatus {
+function view(gw: Core, row: ChallengeRow | null, base: string, userId: number): ChallengeStatus {
   const verifiedAt = verifiedAtFor(gw.db, userId, base);
   if (!row) return verifiedAt ? { call: base, status: "verified" } : { call: base, status: "none" };
   const addressee = suggestedAddressee(gw);
@@ -98,20 +98,20 @@ function view(gw: Gateway, row: ChallengeRow | null, base: string, userId: numbe
   return { ...common, status: row.expiresAt > gw.clock.now() ? "pending" : "expired" };
 }
 
-function latest(gw: Gateway, userId: number, base: string): ChallengeRow | null {
+function latest(gw: Core, userId: number, base: string): ChallengeRow | null {
   return gw.db
     .query(`SELECT ${COLUMNS} FROM callsign_challenges WHERE user_id = ? AND call = ? ORDER BY id DESC LIMIT 1`)
     .get(userId, base) as ChallengeRow | null;
 }
 
-function heldBase(gw: Gateway, userId: number, rawCall: unknown): string {
+function heldBase(gw: Core, userId: number, rawCall: unknown): string {
   const base = baseCall(parseCallsign(rawCall));
   if (!holdsBaseCall(gw.db, userId, base)) throw notFound(`callsign ${base} on this account (add it first)`);
   return base;
 }
 
 /** Issues a fresh code for a base call the account holds (replacing a pending one). */
-export function startChallenge(gw: Gateway, userId: number, rawCall: unknown): ChallengeStatus {
+export function startChallenge(gw: Core, userId: number, rawCall: unknown): ChallengeStatus {
   const base = heldBase(gw, userId, rawCall);
   if (verifiedAtFor(gw.db, userId, base)) throw conflict("already_verified", `${base} is already verified on this account`);
   const now = gw.clock.now();
@@ -125,7 +125,7 @@ export function startChallenge(gw: Gateway, userId: number, rawCall: unknown): C
 }
 
 /** The account's challenge for a callsign (or its most recent one when no callsign is named). */
-export function challengeStatus(gw: Gateway, userId: number, rawCall?: unknown): ChallengeStatus {
+export function challengeStatus(gw: Core, userId: number, rawCall?: unknown): ChallengeStatus {
   if (rawCall === undefined || rawCall === "") {
     const row = gw.db.query(`SELECT ${COLUMNS} FROM callsign_challenges WHERE user_id = ? ORDER BY id DESC LIMIT 1`).get(userId) as ChallengeRow | null;
     if (!row) return { call: "", status: "none" };
@@ -136,12 +136,12 @@ export function challengeStatus(gw: Gateway, userId: number, rawCall?: unknown):
 }
 
 /** Whether a message reached us in a way that may answer this challenge. */
-function counts(gw: Gateway, row: ChallengeRow, proof: HeardProof | null): boolean {
+function counts(gw: Core, row: ChallengeRow, proof: HeardProof | null): boolean {
   return proof !== null && acceptedProofs(gw, verifiedElsewhere(gw.db, row.userId, row.call)).includes(proof);
 }
 
 /** Completes a challenge: marks it heard and the callsign verified, all at once. */
-function complete(gw: Gateway, row: ChallengeRow, src: string, via: string, proof: HeardProof, at: number): void {
+function complete(gw: Core, row: ChallengeRow, src: string, via: string, proof: HeardProof, at: number): void {
   const how = `APRS challenge heard from ${src} via ${via} (${proof})`;
   const previous = gw.db.transaction(() => {
     gw.db.query("UPDATE callsign_challenges SET heard_at = ?, heard_src = ?, heard_via = ? WHERE id = ?").run(at, src, via, row.id);
@@ -164,7 +164,7 @@ function viaOf(m: { source: string; igate?: string }): string {
 }
 
 /** The `aprsMessage` listener: completes a pending challenge whose code the message carries. */
-export function onHeard(gw: Gateway, m: GatewayEvents["aprsMessage"]): void {
+export function onHeard(gw: Core, m: GatewayEvents["aprsMessage"]): void {
   if (m.kind !== "message") return;
   let base: string;
   try {
@@ -185,7 +185,7 @@ export function onHeard(gw: Gateway, m: GatewayEvents["aprsMessage"]): void {
  * `/verify/aprs/confirm`: finishes the challenge if its message was heard,
  * looking in the stored APRS message log too; else 409 not_heard.
  */
-export function confirmChallenge(gw: Gateway, userId: number, rawCall: unknown): ChallengeStatus {
+export function confirmChallenge(gw: Core, userId: number, rawCall: unknown): ChallengeStatus {
   const base = heldBase(gw, userId, rawCall);
   const row = latest(gw, userId, base);
   const now = gw.clock.now();
@@ -217,7 +217,7 @@ export function confirmChallenge(gw: Gateway, userId: number, rawCall: unknown):
  * verify`), e.g. on an instance without radio or APRS-IS. Recorded as a
  * challenge heard "via operator".
  */
-export function operatorVerify(gw: Gateway, userId: number, rawCall: unknown): number[] {
+export function operatorVerify(gw: Core, userId: number, rawCall: unknown): number[] {
   const base = baseCall(parseCallsign(rawCall));
   const now = gw.clock.now();
   return gw.db.transaction(() => {

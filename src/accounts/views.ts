@@ -4,7 +4,7 @@
  * there; anyone with the link can open it, nobody can list them.
  */
 import { randomBytes } from "node:crypto";
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 
 export const MAX_VIEWS = 100;
@@ -71,11 +71,11 @@ type Row = { id: string; name: string; state: string; createdAt: number; updated
 const toView = (r: Row): SavedView => ({ id: r.id, name: r.name, ...JSON.parse(r.state), createdAt: r.createdAt, updatedAt: r.updatedAt });
 const COLS = "id, name, state, created_at AS createdAt, updated_at AS updatedAt";
 
-export function viewsOf(gw: Gateway, userId: number): SavedView[] {
+export function viewsOf(gw: Core, userId: number): SavedView[] {
   return (gw.db.query(`SELECT ${COLS} FROM views WHERE user_id = ? ORDER BY created_at`).all(userId) as Row[]).map(toView);
 }
 
-export function createView(gw: Gateway, userId: number, body: Record<string, unknown>): SavedView {
+export function createView(gw: Core, userId: number, body: Record<string, unknown>): SavedView {
   const { name, ...state } = parseView(body, false);
   const id = randomBytes(9).toString("base64url");
   const now = gw.clock.now();
@@ -89,7 +89,7 @@ export function createView(gw: Gateway, userId: number, body: Record<string, unk
   return { id, name: name!, ...(state as ViewState), createdAt: now, updatedAt: now };
 }
 
-export function updateView(gw: Gateway, userId: number, id: string, body: Record<string, unknown>): SavedView {
+export function updateView(gw: Core, userId: number, id: string, body: Record<string, unknown>): SavedView {
   const change = parseView(body, true);
   return gw.db.transaction(() => {
     const row = gw.db.query(`SELECT ${COLS} FROM views WHERE id = ? AND user_id = ?`).get(id, userId) as Row | null;
@@ -101,12 +101,12 @@ export function updateView(gw: Gateway, userId: number, id: string, body: Record
   })();
 }
 
-export function deleteView(gw: Gateway, userId: number, id: string): void {
+export function deleteView(gw: Core, userId: number, id: string): void {
   if (gw.db.query("DELETE FROM views WHERE id = ? AND user_id = ?").run(id, userId).changes === 0) throw notFound("view");
 }
 
 /** Where `/v/:id` sends the browser: the map at that view. */
-export function viewLocation(gw: Gateway, id: string): string {
+export function viewLocation(gw: Core, id: string): string {
   const row = token.test(id) ? (gw.db.query(`SELECT ${COLS} FROM views WHERE id = ?`).get(id) as Row | null) : null;
   if (!row) throw notFound("saved view");
   const v = toView(row);

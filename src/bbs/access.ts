@@ -5,7 +5,7 @@
  * and by the sysop. NTS traffic (T) is relayed and delivered by licensed
  * operators, so any verified operator may read it too.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { isSysop, type Caller } from "../accounts/caller.ts";
 import { baseCall } from "../callsign.ts";
 import { callsignsOf } from "../accounts/users.ts";
@@ -17,7 +17,7 @@ export interface Viewer {
   calls: Set<string>;
 }
 
-export function viewerOf(gw: Gateway, caller: Caller): Viewer {
+export function viewerOf(gw: Core, caller: Caller): Viewer {
   const calls = new Set<string>();
   if (caller.user) for (const c of callsignsOf(gw.db, caller.user.id)) if (c.verified) calls.add(baseCall(c.call));
   return { signedIn: !!caller.user, sysop: isSysop(gw, caller), calls };

@@ -6,7 +6,7 @@
  * after the first was killed or pruned (bbs_bids remembers it).
  */
 import { createHash } from "node:crypto";
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { AppError, badRequest, conflict, notFound, unprocessable } from "../errors.ts";
 import { checkBid, formatAddress, parseAddress, SVCFED_CATEGORY, type MessageType } from "./address.ts";
 import { bbsIdentity } from "./identity.ts";
@@ -131,11 +131,11 @@ export function erasedBid(bid: string): string {
 }
 
 /** Whether a BID was ever stored or refused here (kept BBS_BID_TTL_DAYS). */
-export function bidKnown(gw: Gateway, bid: string): boolean {
+export function bidKnown(gw: Core, bid: string): boolean {
   return !!gw.db.query("SELECT 1 FROM bbs_bids WHERE bid IN (?1, ?2) UNION ALL SELECT 1 FROM bbs_messages WHERE bid = ?1 LIMIT 1").get(bid, erasedBid(bid));
 }
 
-function nextLocalBid(gw: Gateway): string {
+function nextLocalBid(gw: Core): string {
   const call = bbsIdentity(gw.config)?.call ?? "LOCAL";
   for (;;) {
     const row = gw.db
@@ -153,7 +153,7 @@ function sanitize(text: string): string {
   return text.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, " ");
 }
 
-function findThread(gw: Gateway, m: { type: MessageType; from: string; to: string; subject: string }, now: number): number | null {
+function findThread(gw: Core, m: { type: MessageType; from: string; to: string; subject: string }, now: number): number | null {
   const key = threadSubject(m.subject);
   if (key === "") return null;
   const since = now - 60 * 86_400_000;
@@ -193,7 +193,7 @@ function bulletinRecord(
 }
 
 /** Validates, dedupes, routes, queues and stores one message, all or nothing. */
-export function storeMessage(gw: Gateway, input: MessageInput): StoreOutcome {
+export function storeMessage(gw: Core, input: MessageInput): StoreOutcome {
   const now = gw.clock.now();
   const local = input.origin === "local";
   let subject = input.subject.trim();
@@ -310,7 +310,7 @@ export interface ComposeInput {
 }
 
 /** A message written on this instance by `from` (a verified base callsign). */
-export function composeMessage(gw: Gateway, from: string, viewer: Viewer, input: ComposeInput): Message {
+export function composeMessage(gw: Core, from: string, viewer: Viewer, input: ComposeInput): Message {
   const type = input.type ?? "P";
   let replyTo: number | null = null;
   if (input.replyTo !== undefined && input.replyTo !== null) {
@@ -352,7 +352,7 @@ export function composeMessage(gw: Gateway, from: string, viewer: Viewer, input:
   return getMessage(gw, r.id)!;
 }
 
-export function getMessage(gw: Gateway, id: number): Message | null {
+export function getMessage(gw: Core, id: number): Message | null {
   const r = gw.db.query("SELECT * FROM bbs_messages WHERE id = ? AND killed_at IS NULL").get(id) as Row | null;
   if (!r) return null;
   const m = toMessage(r, true);
@@ -365,7 +365,7 @@ export function getMessage(gw: Gateway, id: number): Message | null {
 }
 
 /** The row fields access decisions need, also for killed messages (null when absent). */
-export function messageHeader(gw: Gateway, id: number): { type: MessageType; from: string; to: string; killed: boolean } | null {
+export function messageHeader(gw: Core, id: number): { type: MessageType; from: string; to: string; killed: boolean } | null {
   const r = gw.db.query("SELECT type, from_call, to_call, killed_at FROM bbs_messages WHERE id = ?").get(id) as {
     type: MessageType;
     from_call: string;
@@ -386,7 +386,7 @@ export function pageOf(query: { limit?: number; before?: number }): Page {
   return { limit: query.limit ?? 50, before: query.before ?? null };
 }
 
-function list(gw: Gateway, where: string, params: Array<string | number>, page: Page): Message[] {
+function list(gw: Core, where: string, params: Array<string | number>, page: Page): Message[] {
   const rows = gw.db
     .query(`SELECT * FROM bbs_messages WHERE killed_at IS NULL AND ${where} ${page.before ? "AND id < ?" : ""} ORDER BY id DESC LIMIT ?`)
     .all(...params, ...(page.before ? [page.before] : []), page.limit) as Row[];
@@ -394,24 +394,24 @@ function list(gw: Gateway, where: string, params: Array<string | number>, page: 
 }
 
 /** Personal mail and traffic addressed to any of `calls`. */
-export function listMailbox(gw: Gateway, calls: string[], page: Page, unreadOnly = false): Message[] {
+export function listMailbox(gw: Core, calls: string[], page: Page, unreadOnly = false): Message[] {
   if (calls.length === 0) return [];
   return list(gw, `type IN ('P','T') AND to_call IN (${calls.map(() => "?").join(",")})${unreadOnly ? " AND read_at IS NULL" : ""}`, calls, page);
 }
 
 /** What `calls` sent, any type. */
-export function listSent(gw: Gateway, calls: string[], page: Page): Message[] {
+export function listSent(gw: Core, calls: string[], page: Page): Message[] {
   if (calls.length === 0) return [];
   return list(gw, `from_call IN (${calls.map(() => "?").join(",")})`, calls, page);
 }
 
 /** NTS traffic for operators to relay or deliver. */
-export function listTraffic(gw: Gateway, page: Page): Message[] {
+export function listTraffic(gw: Core, page: Page): Message[] {
   return list(gw, "type = 'T'", [], page);
 }
 
 /** Bulletins, newest first; SVCFED carrier traffic only when its category is asked for. */
-export function listBulletins(gw: Gateway, category: string | null, since: number | null, page: Page): Message[] {
+export function listBulletins(gw: Core, category: string | null, since: number | null, page: Page): Message[] {
   const where = ["type = 'B'"];
   const params: Array<string | number> = [];
   if (category) {
@@ -428,7 +428,7 @@ export function listBulletins(gw: Gateway, category: string | null, since: numbe
   return list(gw, where.join(" AND "), params, page);
 }
 
-export function bulletinCategories(gw: Gateway): Array<{ category: string; count: number; latestAt: number }> {
+export function bulletinCategories(gw: Core): Array<{ category: string; count: number; latestAt: number }> {
   return gw.db
     .query(
       "SELECT to_call AS category, count(*) AS count, max(created_at) AS latestAt FROM bbs_messages WHERE type = 'B' AND killed_at IS NULL AND to_call <> ? GROUP BY to_call ORDER BY to_call",
@@ -437,7 +437,7 @@ export function bulletinCategories(gw: Gateway): Array<{ category: string; count
 }
 
 /** Every message of a thread the viewer may read, oldest first. */
-export function threadOf(gw: Gateway, id: number, viewer: Viewer): Message[] {
+export function threadOf(gw: Core, id: number, viewer: Viewer): Message[] {
   const root = gw.db.query("SELECT coalesce(thread_id, id) AS t FROM bbs_messages WHERE id = ? AND killed_at IS NULL").get(id) as { t: number } | null;
   if (!root) throw notFound(`message ${id}`);
   const rows = gw.db.query("SELECT * FROM bbs_messages WHERE (thread_id = ?1 OR id = ?1) AND killed_at IS NULL ORDER BY id").all(root.t) as Row[];
@@ -445,7 +445,7 @@ export function threadOf(gw: Gateway, id: number, viewer: Viewer): Message[] {
 }
 
 /** Kills a message: its text is wiped at once, its BID stays known; a federated bulletin is tombstoned. */
-export function killMessage(gw: Gateway, id: number, by: string): void {
+export function killMessage(gw: Core, id: number, by: string): void {
   const now = gw.clock.now();
   gw.db.transaction(() => {
     const n = gw.db
@@ -458,12 +458,12 @@ export function killMessage(gw: Gateway, id: number, by: string): void {
   })();
 }
 
-export function markRead(gw: Gateway, id: number, read: boolean): void {
+export function markRead(gw: Core, id: number, read: boolean): void {
   gw.db.query("UPDATE bbs_messages SET read_at = ? WHERE id = ? AND killed_at IS NULL").run(read ? gw.clock.now() : null, id);
 }
 
 /** Re-routes held (unrouted) mail after the rules changed; returns how many found a route. */
-export function rerouteHeld(gw: Gateway): number {
+export function rerouteHeld(gw: Core): number {
   const now = gw.clock.now();
   const held = gw.db.query("SELECT * FROM bbs_messages WHERE delivery = 'unrouted' AND killed_at IS NULL").all() as Row[];
   let moved = 0;

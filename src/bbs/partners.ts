@@ -11,7 +11,7 @@
  * in which we call, the message types it is offered, and whether we call
  * even with nothing to send (to pick up its mail).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
 import { checkPattern } from "./address.ts";
@@ -79,7 +79,7 @@ export interface Rule {
   updatedAt: number;
 }
 
-function toPartner(gw: Gateway, r: PartnerRow): Partner {
+function toPartner(gw: Core, r: PartnerRow): Partner {
   const pending = (gw.db.query("SELECT count(*) AS n FROM bbs_queue WHERE partner_id = ? AND state = 'pending'").get(r.id) as { n: number }).n;
   return {
     id: r.id,
@@ -105,11 +105,11 @@ function toPartner(gw: Gateway, r: PartnerRow): Partner {
   };
 }
 
-export function partnerRow(gw: Gateway, id: number): PartnerRow | null {
+export function partnerRow(gw: Core, id: number): PartnerRow | null {
   return gw.db.query("SELECT * FROM bbs_partners WHERE id = ?").get(id) as PartnerRow | null;
 }
 
-export function partnerByCall(gw: Gateway, call: string): PartnerRow | null {
+export function partnerByCall(gw: Core, call: string): PartnerRow | null {
   return gw.db.query("SELECT * FROM bbs_partners WHERE call = ?").get(normalizeCall(call)) as PartnerRow | null;
 }
 
@@ -119,16 +119,16 @@ export function ax25Address(p: Pick<PartnerRow, "call" | "ax25_call">): string {
 }
 
 /** The ax25 partner whose call-SSID on the air is `address` (exactly, SSID included), or null. */
-export function partnerByAx25(gw: Gateway, address: string): PartnerRow | null {
+export function partnerByAx25(gw: Core, address: string): PartnerRow | null {
   const a = normalizeCall(address);
   return gw.db.query("SELECT * FROM bbs_partners WHERE transport = 'ax25' AND coalesce(ax25_call, call) = ?").get(a) as PartnerRow | null;
 }
 
-export function listPartners(gw: Gateway): Partner[] {
+export function listPartners(gw: Core): Partner[] {
   return (gw.db.query("SELECT * FROM bbs_partners ORDER BY call").all() as PartnerRow[]).map((r) => toPartner(gw, r));
 }
 
-export function getPartner(gw: Gateway, id: number): Partner {
+export function getPartner(gw: Core, id: number): Partner {
   const r = partnerRow(gw, id);
   if (!r) throw notFound(`partner ${id}`);
   return toPartner(gw, r);
@@ -138,7 +138,7 @@ const invalid = (m: string) => badRequest("invalid", m);
 const DIGI = /^[A-Z0-9]{1,6}(?:-(?:[0-9]|1[0-5]))?$/;
 
 /** Another ax25 partner already answering on the same call-SSID. */
-function checkAx25Unique(gw: Gateway, f: PartnerFields, id: number | null): void {
+function checkAx25Unique(gw: Core, f: PartnerFields, id: number | null): void {
   if (f.transport !== "ax25") return;
   const other = partnerByAx25(gw, ax25Address(f));
   if (other && other.id !== id) throw conflict("partner_exists", `${ax25Address(f)} is already where partner ${other.call} is on the air`);
@@ -250,7 +250,7 @@ function partnerFields(b: PartnerInput, base: PartnerFields | null): PartnerFiel
   return f;
 }
 
-export function createPartner(gw: Gateway, input: PartnerInput): Partner {
+export function createPartner(gw: Core, input: PartnerInput): Partner {
   const f = partnerFields(input, null);
   if (partnerByCall(gw, f.call)) throw conflict("partner_exists", `${f.call} is already a partner`);
   checkAx25Unique(gw, f, null);
@@ -267,7 +267,7 @@ export function createPartner(gw: Gateway, input: PartnerInput): Partner {
   return getPartner(gw, id);
 }
 
-export function updatePartner(gw: Gateway, id: number, input: PartnerInput): Partner {
+export function updatePartner(gw: Core, id: number, input: PartnerInput): Partner {
   const cur = partnerRow(gw, id);
   if (!cur) throw notFound(`partner ${id}`);
   const f = partnerFields(input, cur);
@@ -298,7 +298,7 @@ export function updatePartner(gw: Gateway, id: number, input: PartnerInput): Par
   return getPartner(gw, id);
 }
 
-export function deletePartner(gw: Gateway, id: number): void {
+export function deletePartner(gw: Core, id: number): void {
   if (gw.db.query("DELETE FROM bbs_partners WHERE id = ?").run(id).changes === 0) throw notFound(`partner ${id}`);
 }
 
@@ -328,11 +328,11 @@ const toRule = (r: RuleRow): Rule => ({
 
 const RULE_SELECT = "SELECT r.*, p.call FROM bbs_rules r JOIN bbs_partners p ON p.id = r.partner_id";
 
-export function listRules(gw: Gateway): Rule[] {
+export function listRules(gw: Core): Rule[] {
   return (gw.db.query(`${RULE_SELECT} ORDER BY p.call, r.priority, r.id`).all() as RuleRow[]).map(toRule);
 }
 
-export function getRule(gw: Gateway, id: number): Rule {
+export function getRule(gw: Core, id: number): Rule {
   const r = gw.db.query(`${RULE_SELECT} WHERE r.id = ?`).get(id) as RuleRow | null;
   if (!r) throw notFound(`rule ${id}`);
   return toRule(r);
@@ -356,7 +356,7 @@ export interface RuleInput {
   priority?: number;
 }
 
-function ruleFields(gw: Gateway, b: RuleInput, base: RuleFields | null): RuleFields {
+function ruleFields(gw: Core, b: RuleInput, base: RuleFields | null): RuleFields {
   const known = ["partner", "partnerId", "field", "pattern", "types", "priority"];
   for (const k of Object.keys(b)) if (!known.includes(k)) throw invalid(`unknown field "${k}" (known: ${known.join(", ")})`);
   const f: RuleFields = base ? { ...base } : { partner_id: 0, field: "at", pattern: "", types: "PBT", priority: 100 };
@@ -379,7 +379,7 @@ function ruleFields(gw: Gateway, b: RuleInput, base: RuleFields | null): RuleFie
   return f;
 }
 
-export function createRule(gw: Gateway, input: RuleInput): Rule {
+export function createRule(gw: Core, input: RuleInput): Rule {
   const f = ruleFields(gw, input, null);
   const now = gw.clock.now();
   const id = Number(
@@ -390,7 +390,7 @@ export function createRule(gw: Gateway, input: RuleInput): Rule {
   return getRule(gw, id);
 }
 
-export function updateRule(gw: Gateway, id: number, input: RuleInput): Rule {
+export function updateRule(gw: Core, id: number, input: RuleInput): Rule {
   const cur = gw.db.query("SELECT partner_id, field, pattern, types, priority FROM bbs_rules WHERE id = ?").get(id) as RuleFields | null;
   if (!cur) throw notFound(`rule ${id}`);
   const f = ruleFields(gw, input, cur);
@@ -400,6 +400,6 @@ export function updateRule(gw: Gateway, id: number, input: RuleInput): Rule {
   return getRule(gw, id);
 }
 
-export function deleteRule(gw: Gateway, id: number): void {
+export function deleteRule(gw: Core, id: number): void {
   if (gw.db.query("DELETE FROM bbs_rules WHERE id = ?").run(id).changes === 0) throw notFound(`rule ${id}`);
 }

@@ -14,7 +14,7 @@
  * Bulletins (B) flood: every partner with a matching rule gets one, except
  * the one it came from and any BBS already in its R: lines.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { patternMatches, routeElements, type MessageType } from "./address.ts";
 import { bbsIdentity } from "./identity.ts";
 import { parseRouteLine } from "./text.ts";
@@ -48,7 +48,7 @@ export interface RoutableMessage {
 
 type RuleRow = Pick<PartnerRule, "id" | "partner_id" | "call" | "field" | "pattern" | "types" | "priority"> & { partner_types: string };
 
-function activeRules(gw: Gateway, type: MessageType): RuleRow[] {
+function activeRules(gw: Core, type: MessageType): RuleRow[] {
   return (
     gw.db
       .query(
@@ -79,7 +79,7 @@ export function seenBbses(route: string[]): Set<string> {
 
 const toRoute = (r: RuleRow): Route => ({ partnerId: r.partner_id, partner: r.call, ruleId: r.id, field: r.field, pattern: r.pattern });
 
-export function resolveRoute(gw: Gateway, m: RoutableMessage): RouteDecision {
+export function resolveRoute(gw: Core, m: RoutableMessage): RouteDecision {
   const me = bbsIdentity(gw.config);
   let at = m.at;
   let wp: WpEntry | null = null;

@@ -10,7 +10,7 @@
  * (src/fed/transports/svcfed.ts); without one, SVCFED bulletins are stored
  * (hidden from the human listing) and flooded onward, but nothing is applied.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 
 export interface SvcfedBulletin {
   bid: string;
@@ -25,18 +25,18 @@ export interface SvcfedBulletin {
 }
 
 /** Applies one SVCFED bulletin; throw (an AppError for a clear reason) to refuse it whole. */
-export type SvcfedReceiver = (gw: Gateway, bulletin: SvcfedBulletin) => void;
+export type SvcfedReceiver = (gw: Core, bulletin: SvcfedBulletin) => void;
 
-const receivers = new WeakMap<Gateway, SvcfedReceiver>();
+const receivers = new WeakMap<Core, SvcfedReceiver>();
 
 /** The federation carrier registers its apply step here (one per gateway). */
-export function setSvcfedReceiver(gw: Gateway, receiver: SvcfedReceiver | null): void {
+export function setSvcfedReceiver(gw: Core, receiver: SvcfedReceiver | null): void {
   if (receiver) receivers.set(gw, receiver);
   else receivers.delete(gw);
 }
 
 /** Called for every SVCFED bulletin arriving from elsewhere; true when it was applied. */
-export function receiveSvcfed(gw: Gateway, bulletin: SvcfedBulletin): boolean {
+export function receiveSvcfed(gw: Core, bulletin: SvcfedBulletin): boolean {
   const r = receivers.get(gw);
   if (!r) return false;
   r(gw, bulletin);

@@ -12,7 +12,7 @@
  *   lease(gw, "main", { limit: 10 })               // -> leased commands
  *   acknowledge(gw, "main", [{ id, ok: true, result: {...} }])
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { badRequest, forbidden, notFound, unauthorized } from "../errors.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
@@ -102,7 +102,7 @@ export function boxId(raw: string): string {
  * inline). A transmit kind acts as the caller's verified active callsign; the
  * ingest box names it in `call`, and it must be verified on this instance.
  */
-export function enqueue(gw: Gateway, box: string, body: { kind: string; args?: Record<string, unknown>; [k: string]: unknown }, caller: Caller): BoxCommand {
+export function enqueue(gw: Core, box: string, body: { kind: string; args?: Record<string, unknown>; [k: string]: unknown }, caller: Caller): BoxCommand {
   const kindName = body.kind;
   const kind = BOX_KINDS[kindName]!;
   const rawArgs = body.args === undefined ? Object.fromEntries(Object.entries(body).filter(([k]) => k !== "kind")) : body.args;
@@ -140,7 +140,7 @@ export function enqueue(gw: Gateway, box: string, body: { kind: string; args?: R
   return get(gw, id)!;
 }
 
-function get(gw: Gateway, id: number): BoxCommand | null {
+function get(gw: Core, id: number): BoxCommand | null {
   const r = gw.db.query(`SELECT ${COLS} FROM box_commands WHERE id = ?`).get(id) as Row | null;
   return r && view(r);
 }
@@ -151,12 +151,12 @@ function get(gw: Gateway, id: number): BoxCommand | null {
  * times without an ack expires instead.
  */
 /** Who enqueued a command (null: the ingest secret, or an erased account). */
-export function commandUser(gw: Gateway, id: number): number | null {
+export function commandUser(gw: Core, id: number): number | null {
   const row = gw.db.query("SELECT user_id AS userId FROM box_commands WHERE id = ?").get(id) as { userId: number | null } | null;
   return row?.userId ?? null;
 }
 
-export function lease(gw: Gateway, box: string, opts: { limit?: number } = {}): BoxCommand[] {
+export function lease(gw: Core, box: string, opts: { limit?: number } = {}): BoxCommand[] {
   const now = gw.clock.now();
   const limit = Math.min(Math.max(opts.limit ?? 10, 1), 100);
   return gw.db.transaction(() => {
@@ -199,7 +199,7 @@ export function parseAcks(list: Ack[]): Ack[] {
  * own leased commands move; an ack that arrives after the lease ran out still
  * counts if nobody leased the command again. Acking twice changes nothing.
  */
-export function acknowledge(gw: Gateway, box: string, acks: Ack[]): { acknowledged: number } {
+export function acknowledge(gw: Core, box: string, acks: Ack[]): { acknowledged: number } {
   const now = gw.clock.now();
   let n = 0;
   const upd = gw.db.query(
@@ -215,7 +215,7 @@ export function acknowledge(gw: Gateway, box: string, acks: Ack[]): { acknowledg
  * The box's command log, newest first. The operator (sysop or the ingest
  * box) sees every command; anyone else signed in sees their own.
  */
-export function commandLog(gw: Gateway, box: string, caller: Caller, opts: { limit?: number; before?: number } = {}): { box: string; commands: BoxCommand[] } {
+export function commandLog(gw: Core, box: string, caller: Caller, opts: { limit?: number; before?: number } = {}): { box: string; commands: BoxCommand[] } {
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), 500);
   const before = opts.before ?? Number.MAX_SAFE_INTEGER;
   const all = isSysop(gw, caller);
@@ -227,7 +227,7 @@ export function commandLog(gw: Gateway, box: string, caller: Caller, opts: { lim
 }
 
 /** One command of a box (for its log and tests). */
-export function boxCommand(gw: Gateway, box: string, id: number): BoxCommand {
+export function boxCommand(gw: Core, box: string, id: number): BoxCommand {
   const c = get(gw, id);
   if (!c || c.box !== box) throw notFound(`command ${id} of box ${box}`);
   return c;

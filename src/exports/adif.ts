@@ -6,7 +6,7 @@
  * contact: CALL is the IGate, STATION_CALLSIGN the finder's station as heard,
  * MODE PKT, QSO_DATE/TIME_ON the time it was heard.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { baseCall } from "../callsign.ts";
 import { codeOf, type CacheRow } from "../game/caches.ts";
 import { locator } from "../maidenhead.ts";
@@ -51,7 +51,7 @@ interface ContactRow {
 }
 
 /** The ADIF file of a callsign's (any SSID) RF-verified finds on this instance. */
-export function adifFinds(gw: Gateway, call: string, opts: { band?: string; now: number }): { text: string; contacts: number } {
+export function adifFinds(gw: Core, call: string, opts: { band?: string; now: number }): { text: string; contacts: number } {
   const base = baseCall(call);
   const rows = gw.db
     .query(

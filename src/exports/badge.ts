@@ -1,5 +1,5 @@
 /** An embeddable SVG badge of a callsign's game record: `/badge/N0CALL.svg`. */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest } from "../errors.ts";
 import { baseCall, isCallsign } from "../callsign.ts";
 import { gameProfile } from "../game/account-data.ts";
@@ -8,7 +8,7 @@ import { esc } from "./xml.ts";
 /** Rough width of text in 11 px Verdana-like fonts (the badge's font), for layout without a font engine. */
 const width = (s: string) => Math.round(s.length * 6.6 + 12);
 
-export function badgeSvg(gw: Gateway, rawCall: string): string {
+export function badgeSvg(gw: Core, rawCall: string): string {
   if (!isCallsign(rawCall)) throw badRequest("invalid", "the badge's name is a callsign: /badge/N0CALL.svg");
   const call = baseCall(rawCall);
   const s = gameProfile.build(gw, call) as { finds: number; tierA: number; hidden: number } | null;

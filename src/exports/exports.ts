@@ -2,7 +2,7 @@
  * The export files of /api/v1: GPX and KML of caches (with bbox= and the
  * search filters), ADIF of a callsign's RF-verified finds.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest } from "../errors.ts";
 import { isCallsign } from "../callsign.ts";
 import { cacheDetail, cacheJson, type Cache } from "../game/caches.ts";
@@ -18,22 +18,22 @@ export const MAX_EXPORT = 10_000;
 /** Logs per cache in a GPX export (newest first), as pocket queries carry. */
 export const GPX_LOGS_PER_CACHE = 5;
 
-function exportCaches(gw: Gateway, q: CacheFilterQuery, limit: number | undefined): Cache[] {
+function exportCaches(gw: Core, q: CacheFilterQuery, limit: number | undefined): Cache[] {
   return selectCaches(gw, q, { limit: limit ?? MAX_EXPORT, max: MAX_EXPORT }).rows.map((r) => cacheJson(gw, r, false));
 }
 
-export function gpxExport(gw: Gateway, base: string, q: CacheFilterQuery, limit?: number): string {
+export function gpxExport(gw: Core, base: string, q: CacheFilterQuery, limit?: number): string {
   return gpxOf(gw, base, exportCaches(gw, q, limit));
 }
 
 /** One cache's GPX, as the caller may see it (a draft only to its owner, an unlisted cache by its link). */
-export function cacheGpx(gw: Gateway, base: string, id: string, reader: Actor | null): { name: string; gpx: string } {
+export function cacheGpx(gw: Core, base: string, id: string, reader: Actor | null): { name: string; gpx: string } {
   const { contact: _contact, mine: _mine, ...c } = cacheDetail(gw, id, reader);
   return { name: `${(c.code || String(c.id)).replace(/[^A-Za-z0-9_-]/g, "_")}.gpx`, gpx: gpxOf(gw, base, [c]) };
 }
 
 /** GPX of caches with each one's newest logs (a mirror's logs are not read here). */
-function gpxOf(gw: Gateway, base: string, caches: Cache[]): string {
+function gpxOf(gw: Core, base: string, caches: Cache[]): string {
   const byCache = new Map<string, Log[]>();
   if (caches.length) {
     // One query for every cache's latest logs.
@@ -52,11 +52,11 @@ function gpxOf(gw: Gateway, base: string, caches: Cache[]): string {
   return gpxDocument(caches, (c) => byCache.get(c.gid) ?? [], { base, instance: gw.config.instance, now: gw.clock.now() });
 }
 
-export function kmlExport(gw: Gateway, base: string, q: CacheFilterQuery, limit?: number): string {
+export function kmlExport(gw: Core, base: string, q: CacheFilterQuery, limit?: number): string {
   return kmlDocument(exportCaches(gw, q, limit), { base, instance: gw.config.instance });
 }
 
-export function adifExport(gw: Gateway, call: string, band?: string): string {
+export function adifExport(gw: Core, call: string, band?: string): string {
   if (!isCallsign(call)) throw badRequest("invalid", "the file name is a callsign: /api/v1/finds/N0CALL.adif");
   return adifFinds(gw, call, { band: band?.toLowerCase(), now: gw.clock.now() }).text;
 }

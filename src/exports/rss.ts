@@ -4,7 +4,7 @@
  * BULLETIN_SOURCES (APRS bulletins heard, federated bulletins and the BBS's
  * own bulletins).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { notFound } from "../errors.ts";
 import { baseCall, isCallsign } from "../callsign.ts";
 import { activity, leaderboard } from "../game/stats.ts";
@@ -24,7 +24,7 @@ export interface RssItem {
 
 export interface BulletinSource {
   name: string;
-  items(gw: Gateway, base: string, limit: number): RssItem[];
+  items(gw: Core, base: string, limit: number): RssItem[];
 }
 
 const aprsBulletins: BulletinSource = {
@@ -117,7 +117,7 @@ ${items}
 
 const LIMIT = 50;
 
-function activityItems(gw: Gateway, base: string, call?: string): RssItem[] {
+function activityItems(gw: Core, base: string, call?: string): RssItem[] {
   return activity(gw, { limit: LIMIT, call }).items.map((i) =>
     i.type === "log"
       ? {
@@ -140,7 +140,7 @@ function activityItems(gw: Gateway, base: string, call?: string): RssItem[] {
 }
 
 /** One feed by its file name: activity.xml, caches.xml, bulletins.xml, leaderboard.xml, or user/CALL.xml. */
-export function feed(gw: Gateway, base: string, name: string): string {
+export function feed(gw: Core, base: string, name: string): string {
   const instance = gw.config.instance;
   const self = `${base}/feeds/${name}`;
   switch (name) {

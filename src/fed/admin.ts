@@ -3,7 +3,7 @@
  * reputation, endpoints, keys and what its last sync negotiated; setting a
  * peer's tier; and what is mirrored from a peer.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { peerSyncUrl } from "./dial.ts";
 import { getPeer, listPeers, peerKeys, quarantined, setTrust, type Peer, type QuarantineRow, type TrustTier } from "./peers.ts";
 import { registryBinding } from "./registry.ts";
@@ -46,14 +46,14 @@ export interface PeerView {
   registry: { keys: string[]; operators: string[]; matches: boolean } | null;
 }
 
-function healthStatus(gw: Gateway, p: Peer): HealthStatus {
+function healthStatus(gw: Core, p: Peer): HealthStatus {
   if (p.trust === "blocked") return "blocked";
   if (!peerSyncUrl(gw, p)) return "no_sync_endpoint";
   if (p.lastSyncAt === null) return "never";
   return p.lastError ? "failing" : "ok";
 }
 
-function view(gw: Gateway, p: Peer): PeerView {
+function view(gw: Core, p: Peer): PeerView {
   const extra = gw.db.query("SELECT link, feeds FROM peers WHERE id = ?").get(p.id) as { link: string | null; feeds: string | null };
   const keys = peerKeys(gw, p.instance).map((k) => ({ key: k.publicKey, status: k.status, via: k.via }));
   const b = registryBinding(gw, p.instance);
@@ -90,18 +90,18 @@ function view(gw: Gateway, p: Peer): PeerView {
 }
 
 /** GET /federation/peers */
-export function peerList(gw: Gateway): { instance: string; peers: PeerView[]; quarantined: QuarantineRow[] } {
+export function peerList(gw: Core): { instance: string; peers: PeerView[]; quarantined: QuarantineRow[] } {
   return { instance: gw.config.instance, peers: listPeers(gw).map((p) => view(gw, p)), quarantined: quarantined(gw) };
 }
 
-export function peerView(gw: Gateway, instance: string): PeerView {
+export function peerView(gw: Core, instance: string): PeerView {
   const p = getPeer(gw, instance);
   if (!p) throw notFound(`peer ${instance}`);
   return view(gw, p);
 }
 
 /** POST /federation/peers/trust: {instance, trust} (their form checked at the route) */
-export function setPeerTrust(gw: Gateway, b: { instance: string; trust: TrustTier }): PeerView {
+export function setPeerTrust(gw: Core, b: { instance: string; trust: TrustTier }): PeerView {
   setTrust(gw, b.instance, b.trust, "operator");
   return peerView(gw, b.instance);
 }
@@ -119,7 +119,7 @@ export interface MirroredRecord {
 
 /** GET /federation/peers/:instance/records: what is mirrored from a peer, by gid, paged. */
 export function mirroredRecords(
-  gw: Gateway,
+  gw: Core,
   instance: string,
   q: { after?: string; limit?: number },
 ): { instance: string; items: MirroredRecord[]; next: string | null } {

@@ -22,7 +22,7 @@
  * frame on its own savepoint); it never blocks the others and nothing is
  * half-applied.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { isCallsign } from "../callsign.ts";
 import { checkBody } from "./bodies.ts";
 import { fastestPath, verifyEd25519, type Ed25519Path, type VerifyVerdict } from "./ed25519.ts";
@@ -103,11 +103,11 @@ class Reject extends Error {
 let defaultPath: Ed25519Path | null = null;
 
 /** Applies a CBOR sync page; throws RecordError (code bad_page or a CBOR code) when the envelope itself is unreadable. */
-export async function applyPage(gw: Gateway, pageBytes: Uint8Array, opts: ApplyOptions): Promise<ApplyReport> {
+export async function applyPage(gw: Core, pageBytes: Uint8Array, opts: ApplyOptions): Promise<ApplyReport> {
   return applyFrames(gw, decodePage(pageBytes).frames, opts);
 }
 
-export async function applyFrames(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Promise<ApplyReport> {
+export async function applyFrames(gw: Core, frames: Uint8Array[], opts: ApplyOptions): Promise<ApplyReport> {
   const run = pipeline(gw, frames, opts);
   let step = run.next();
   while (!step.done) step = run.next(await step.value);
@@ -121,7 +121,7 @@ export async function applyFrames(gw: Gateway, frames: Uint8Array[], opts: Apply
  * frame is rejected). The frames' writes then join that transaction. Needs a
  * synchronous verification path (node:crypto, the default in Bun and Node).
  */
-export function applyFramesSync(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): ApplyReport {
+export function applyFramesSync(gw: Core, frames: Uint8Array[], opts: ApplyOptions): ApplyReport {
   const run = pipeline(gw, frames, opts);
   const step = run.next();
   if (step.done) return step.value;
@@ -130,7 +130,7 @@ export function applyFramesSync(gw: Gateway, frames: Uint8Array[], opts: ApplyOp
 }
 
 /** Yields only where a verification is asynchronous (never on node:crypto); the drivers above resume it. */
-function* pipeline(gw: Gateway, frames: Uint8Array[], opts: ApplyOptions): Generator<Promise<VerifyVerdict>, ApplyReport, VerifyVerdict> {
+function* pipeline(gw: Core, frames: Uint8Array[], opts: ApplyOptions): Generator<Promise<VerifyVerdict>, ApplyReport, VerifyVerdict> {
   const report: ApplyReport = {
     received: frames.length,
     applied: 0,
@@ -338,7 +338,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-function originInfo(gw: Gateway, origin: string): OriginInfo | null {
+function originInfo(gw: Core, origin: string): OriginInfo | null {
   const peer = gw.db.query("SELECT id, trust FROM peers WHERE instance = ?").get(origin) as { id: number; trust: OriginInfo["trust"] } | null;
   if (!peer) return null;
   const keys = gw.db.query("SELECT public_key AS k FROM peer_keys WHERE peer_id = ? AND status = 'active'").all(peer.id) as Array<{ k: string }>;

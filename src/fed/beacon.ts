@@ -24,7 +24,7 @@
  * to pull, and a peer with a sync URL is pulled at once (as a gossip ping
  * would). A have-list never changes a peer's endpoints.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { AppError, badRequest, unprocessable } from "../errors.ts";
 import { applyFrames, type ApplyReport } from "./apply.ts";
 import { encodeCbor } from "./cbor.ts";
@@ -76,7 +76,7 @@ function datagram(frame: Uint8Array): Uint8Array {
  * returns the datagram. Throws 404 on an unsigned instance, 422 when not even
  * a record without endpoints fits.
  */
-export function ownBeacon(gw: Gateway): Beacon {
+export function ownBeacon(gw: Core): Beacon {
   const signer = instanceSigner(gw);
   if (!signer) throw new AppError(404, "unsigned", "this instance has no signing key (FED_PRIVATE_KEY), so it has no signed presence to beacon");
   // the beacon tier carries addressing: no capability list (sync-cbor is the descriptor's business)
@@ -120,7 +120,7 @@ export function ownBeacon(gw: Gateway): Beacon {
 }
 
 /** Signs `body` as a new version of `gid` unless the one held says the same; the datagram of what is held then. */
-function beaconRecord(gw: Gateway, localId: string, body: PeerBody): Uint8Array {
+function beaconRecord(gw: Core, localId: string, body: PeerBody): Uint8Array {
   const gid = localGid(gw, "peer", localId);
   const held = gw.db.query("SELECT payload, frame FROM fed_feed WHERE gid = ?").get(gid) as { payload: Uint8Array; frame: Uint8Array | null } | null;
   const same = held?.frame && Buffer.from(encodeCbor(decodePayload(held.payload).body)).equals(Buffer.from(encodeCbor(body as never)));
@@ -146,7 +146,7 @@ export interface HaveList {
  * (HAVE_KEEP_ORDER), until it fits a datagram. Throws 404 on an unsigned
  * instance, 422 when not even one feed fits.
  */
-export function ownHaveList(gw: Gateway): HaveList {
+export function ownHaveList(gw: Core): HaveList {
   const signer = instanceSigner(gw);
   if (!signer) throw new AppError(404, "unsigned", "this instance has no signing key (FED_PRIVATE_KEY), so it has no signed have-list");
   const types = SYNC_KINDS.map((k) => RECORD_TYPES[k]);
@@ -202,7 +202,7 @@ export interface BeaconReport {
 }
 
 /** Applies a heard datagram; throws 400 (not SVCB1, unreadable) or 422 (not beacon tier). */
-export async function applyBeacon(gw: Gateway, bytes: Uint8Array, via = "beacon"): Promise<BeaconReport> {
+export async function applyBeacon(gw: Core, bytes: Uint8Array, via = "beacon"): Promise<BeaconReport> {
   if (!isBeacon(bytes)) throw badRequest("bad_beacon", `a beacon datagram starts with ${BEACON_MAGIC}`);
   const frame = bytes.subarray(MAGIC.length);
   let type: number;

@@ -322,7 +322,7 @@ const inflight = new WeakMap<Gateway, Set<Promise<unknown>>>();
 export function startCorroboration(gw: Gateway): void {
   const running = new Set<Promise<unknown>>();
   inflight.set(gw, running);
-  setCorroborator(gw, (gw, find) => {
+  setCorroborator(gw, (_core, find) => {
     const p = corroborateFind(gw, find.logId)
       .catch((e) => gw.log.error("fed", "corroboration failed", { log: find.logId, error: String(e) }))
       .finally(() => running.delete(p));

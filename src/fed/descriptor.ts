@@ -5,7 +5,7 @@
  * current signing key, re-signs the feed if the key changed, and republishes
  * the peer descriptor when endpoints or keys changed.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { buildInfo } from "../version.ts";
 import { formatEndpoint, parseEndpoints, type Endpoint } from "./endpoints.ts";
 import { instanceSigner, localGid, publishRecord, resignFeed } from "./feed.ts";
@@ -47,14 +47,14 @@ export interface Descriptor {
 }
 
 /** What this instance offers (and asks for) on an HTTP sync link: the full tier under its own policy. */
-export function httpLinkCaps(gw: Gateway): NegotiatedLink {
+export function httpLinkCaps(gw: Core): NegotiatedLink {
   return clampCaps(tierCaps("full"), { batch: gw.config.fedSyncBatch });
 }
 
 export const PEER_RECORD_LOCAL_ID = "self";
 
 /** Records the current signing key in the key history (a key seen for the first time, without a rotation, starts a new chain). */
-export function ensureOwnKey(gw: Gateway): void {
+export function ensureOwnKey(gw: Core): void {
   const signer = instanceSigner(gw);
   if (!signer) return;
   gw.db
@@ -62,7 +62,7 @@ export function ensureOwnKey(gw: Gateway): void {
     .run(signer.publicKey, Math.floor(gw.clock.now() / 1000));
 }
 
-export function ownKeys(gw: Gateway): { keys: OwnKey[]; rotations: RotationRecord[] } {
+export function ownKeys(gw: Core): { keys: OwnKey[]; rotations: RotationRecord[] } {
   const rows = gw.db.query("SELECT public_key AS key, status, since, rotation FROM fed_own_keys ORDER BY since, rowid").all() as Array<
     OwnKey & { rotation: string | null }
   >;
@@ -72,17 +72,17 @@ export function ownKeys(gw: Gateway): { keys: OwnKey[]; rotations: RotationRecor
   };
 }
 
-function ownEndpoints(gw: Gateway): Endpoint[] {
+function ownEndpoints(gw: Core): Endpoint[] {
   return parseEndpoints(gw.config.fedEndpoints);
 }
 
 /** The body of this instance's type-7 record. */
-export function peerBody(gw: Gateway, endpoints: Endpoint[] = ownEndpoints(gw)): PeerBody {
+export function peerBody(gw: Core, endpoints: Endpoint[] = ownEndpoints(gw)): PeerBody {
   return { instance: gw.config.instance, endpoints: endpoints.map(formatEndpoint), caps: instanceSigner(gw) ? ["sync-cbor"] : [] };
 }
 
 /** Publishes the type-7 record if what it says changed. */
-function refreshPeerRecord(gw: Gateway): void {
+function refreshPeerRecord(gw: Core): void {
   if (!instanceSigner(gw)) return;
   const body = peerBody(gw);
   const row = gw.db.query("SELECT payload FROM fed_feed WHERE gid = ?").get(localGid(gw, "peer", PEER_RECORD_LOCAL_ID)) as { payload: Uint8Array } | null;
@@ -91,7 +91,7 @@ function refreshPeerRecord(gw: Gateway): void {
 }
 
 /** Runs once per gateway: key history, re-signing after a key change, the peer record. */
-export function initFederation(gw: Gateway): { resigned: number } {
+export function initFederation(gw: Core): { resigned: number } {
   ensureOwnKey(gw);
   const resigned = resignFeed(gw);
   if (resigned > 0) gw.log.info("fed", `signed ${resigned} feed records with the current key`);
@@ -99,7 +99,7 @@ export function initFederation(gw: Gateway): { resigned: number } {
   return { resigned };
 }
 
-export function descriptor(gw: Gateway): Descriptor {
+export function descriptor(gw: Core): Descriptor {
   const signed = !!instanceSigner(gw);
   const { keys, rotations } = ownKeys(gw);
   const row = signed

@@ -20,7 +20,7 @@
  * leave the guard on for every other host. URLs the operator configures
  * (rule "configured": DOH_URL, FED_REGISTRY) are not under the guard.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { guardedFetch, OutboundRefused } from "../net/outbound.ts";
 import { endpointUrl, syncUrlProblem } from "./endpoints.ts";
 import type { Peer } from "./peers.ts";
@@ -36,7 +36,7 @@ export class DialError extends Error {
 }
 
 /** The base URL to sync a peer at, or null when it has none this instance may use. */
-export function peerSyncUrl(gw: Gateway, peer: Pick<Peer, "endpoints" | "url">): string | null {
+export function peerSyncUrl(gw: Core, peer: Pick<Peer, "endpoints" | "url">): string | null {
   for (const e of peer.endpoints) {
     const u = endpointUrl(e);
     if (u && !syncUrlProblem(u, gw.config.fedLoopbackPeers)) return u.replace(/\/+$/, "");
@@ -46,7 +46,7 @@ export function peerSyncUrl(gw: Gateway, peer: Pick<Peer, "endpoints" | "url">):
 }
 
 /** Applies the transport rule and the loopback map; returns the URL to connect to and whether the operator's map chose it. */
-export function dialUrl(gw: Gateway, url: string): { url: string; mapped: boolean } {
+export function dialUrl(gw: Core, url: string): { url: string; mapped: boolean } {
   const problem = syncUrlProblem(url, gw.config.fedLoopbackPeers);
   if (problem) throw new DialError("transport_refused", problem);
   const lb = gw.config.fedLoopbackPeers;
@@ -59,7 +59,7 @@ export function dialUrl(gw: Gateway, url: string): { url: string; mapped: boolea
 }
 
 /** Whether peer connections may reach loopback and private addresses (labs). */
-export function peerPrivateAllowed(gw: Gateway): boolean {
+export function peerPrivateAllowed(gw: Core): boolean {
   return gw.config.outboundAllowPrivate || gw.config.fedLoopbackPeers?.any === true;
 }
 
@@ -96,7 +96,7 @@ export interface FetchOptions {
 }
 
 /** One request to another instance, with a deadline and a body cap; throws DialError. */
-export async function fedFetch(gw: Gateway, url: string, opts: FetchOptions = {}): Promise<Fetched> {
+export async function fedFetch(gw: Core, url: string, opts: FetchOptions = {}): Promise<Fetched> {
   // Operator-set URLs and the operator's loopback map go out as given; everything else through the guard.
   const target = opts.rule === "configured" ? { url: configuredUrl(url), mapped: true } : dialUrl(gw, url);
   const maxBytes = opts.maxBytes ?? 1024 * 1024;
@@ -150,7 +150,7 @@ export async function fedFetch(gw: Gateway, url: string, opts: FetchOptions = {}
 }
 
 /** A JSON answer of another instance: 2xx with a JSON body, or DialError. */
-export async function fedJson<T = unknown>(gw: Gateway, url: string, opts: FetchOptions & { json?: unknown } = {}): Promise<{ status: number; body: T }> {
+export async function fedJson<T = unknown>(gw: Core, url: string, opts: FetchOptions & { json?: unknown } = {}): Promise<{ status: number; body: T }> {
   const headers: Record<string, string> = { accept: "application/json", ...opts.headers };
   let body = opts.body;
   if (opts.json !== undefined) {

@@ -12,7 +12,7 @@
  * another content type) is asked in the JSON form.
  */
 import dnsPacket from "dns-packet";
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { DialError, fedFetch } from "./dial.ts";
 
 export interface TxtAnswer {
@@ -27,13 +27,13 @@ export interface TxtAnswer {
 
 const RCODES = ["NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED"];
 
-export async function resolveTxt(gw: Gateway, name: string): Promise<TxtAnswer> {
+export async function resolveTxt(gw: Core, name: string): Promise<TxtAnswer> {
   const wire = await resolveWire(gw, name);
   return wire ?? resolveJson(gw, name);
 }
 
 /** The wire form; null when the resolver does not speak it. */
-async function resolveWire(gw: Gateway, name: string): Promise<TxtAnswer | null> {
+async function resolveWire(gw: Core, name: string): Promise<TxtAnswer | null> {
   const query = dnsPacket.encode({
     type: "query",
     id: 0, // RFC 8484: 0 keeps GET answers cacheable
@@ -67,7 +67,7 @@ async function resolveWire(gw: Gateway, name: string): Promise<TxtAnswer | null>
   return { records, dnssec: (flags & dnsPacket.AUTHENTIC_DATA) !== 0, rcode, form: "wire" };
 }
 
-async function resolveJson(gw: Gateway, name: string): Promise<TxtAnswer> {
+async function resolveJson(gw: Core, name: string): Promise<TxtAnswer> {
   const url = `${gw.config.dohUrl}${gw.config.dohUrl.includes("?") ? "&" : "?"}name=${encodeURIComponent(name)}&type=TXT&do=1`;
   const r = await fedFetch(gw, url, { headers: { accept: "application/dns-json" }, timeoutMs: 10_000, maxBytes: 65_535, rule: "configured" });
   if (r.status !== 200) throw new DialError(`http_${r.status}`, `the DNS resolver answered ${r.status} in both the wire and the JSON form`);

@@ -16,7 +16,7 @@
  * reused. Calls nest in the caller's transaction; the `fedPublished` event
  * fires once the write has committed.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import type { Config } from "../config.ts";
 import { conflict, unprocessable } from "../errors.ts";
 import { checkBody, type Bodies } from "./bodies.ts";
@@ -51,7 +51,7 @@ export interface Published {
 const signers = new WeakMap<Config, Signer | null>();
 
 /** This instance's frame signer, or null when it is unsigned. */
-export function instanceSigner(gw: Gateway): Signer | null {
+export function instanceSigner(gw: Core): Signer | null {
   let s = signers.get(gw.config);
   if (s === undefined) {
     s = gw.config.fedPrivateKey ? signerFromSeed(gw.config.fedPrivateKey) : null;
@@ -61,7 +61,7 @@ export function instanceSigner(gw: Gateway): Signer | null {
 }
 
 /** The gid of one of this instance's records: `localGid(gw, "cache", 42)` -> "gw1:cache:42". */
-export function localGid(gw: Gateway, kind: GidKind, localId: string | number): string {
+export function localGid(gw: Core, kind: GidKind, localId: string | number): string {
   try {
     return makeGid(gw.config.instance, kind, localId);
   } catch (e) {
@@ -71,7 +71,7 @@ export function localGid(gw: Gateway, kind: GidKind, localId: string | number): 
 }
 
 /** The gid of a local account, from its opaque public id (users.public_id): never a callsign. */
-export function accountGid(gw: Gateway, publicId: string): string {
+export function accountGid(gw: Core, publicId: string): string {
   return localGid(gw, "account", publicId);
 }
 
@@ -79,7 +79,7 @@ export function accountGid(gw: Gateway, publicId: string): string {
  * Publishes a new version of one of this instance's records.
  * @example publishRecord(gw, "cache", 42, cacheToWire(cache)) // -> { gid: "gw1:cache:42", v: 3, ... }
  */
-export function publishRecord<K extends PublishKind>(gw: Gateway, kind: K, localId: string | number, body: Bodies[K]): Published {
+export function publishRecord<K extends PublishKind>(gw: Core, kind: K, localId: string | number, body: Bodies[K]): Published {
   const problem = checkBody(kind, body as unknown as Record<string, undefined>, "publish");
   if (problem) throw unprocessable("bad_record", `${kind} record: ${problem}`);
   return store(gw, RECORD_TYPES[kind], localGid(gw, kind, localId), body as unknown as Body);
@@ -90,7 +90,7 @@ export function publishRecord<K extends PublishKind>(gw: Gateway, kind: K, local
  * tombstone (its last version, with an empty body). Idempotent. `gid` may be an
  * account gid (GDPR erase): peers then purge every row attributed to it.
  */
-export function publishTombstone(gw: Gateway, gid: string): Published {
+export function publishTombstone(gw: Core, gid: string): Published {
   const g = parseGid(gid);
   if (!g || g.origin !== gw.config.instance) throw unprocessable("bad_gid", `${gid} is not a gid of this instance (${gw.config.instance})`);
   if (!TOMBSTONE_KINDS.includes(g.kind)) throw unprocessable("bad_gid", `a ${g.kind} cannot be tombstoned`);
@@ -104,7 +104,7 @@ export function publishTombstone(gw: Gateway, gid: string): Published {
  * what they attribute to `from` to `toAccountGid`.
  * @example publishAccountMove(gw, user.publicId, "gw2:account:Qx3...")
  */
-export function publishAccountMove(gw: Gateway, fromPublicId: string, toAccountGid: string): Published {
+export function publishAccountMove(gw: Core, fromPublicId: string, toAccountGid: string): Published {
   const from = accountGid(gw, fromPublicId);
   const to = parseGid(toAccountGid);
   if (!to || to.kind !== "account") throw unprocessable("bad_gid", `${toAccountGid} is not an account gid`);
@@ -122,7 +122,7 @@ interface FeedRow {
   signed: boolean;
 }
 
-function currentRow(gw: Gateway, gid: string): FeedRow | null {
+function currentRow(gw: Core, gid: string): FeedRow | null {
   const r = gw.db.query("SELECT type, v, at, frame IS NOT NULL AS signed FROM fed_feed WHERE gid = ?").get(gid) as {
     type: number;
     v: number;
@@ -132,7 +132,7 @@ function currentRow(gw: Gateway, gid: string): FeedRow | null {
   return r && { type: r.type, v: r.v, at: r.at, signed: r.signed === 1 };
 }
 
-function store(gw: Gateway, type: RecordType, gid: string, body: Body): Published {
+function store(gw: Core, type: RecordType, gid: string, body: Body): Published {
   const signer = instanceSigner(gw);
   const at = Math.floor(gw.clock.now() / 1000);
   const published = gw.db.transaction((): Published => {
@@ -166,7 +166,7 @@ function store(gw: Gateway, type: RecordType, gid: string, body: Body): Publishe
  * how many rows it signed. Payloads keep their versions: the same records,
  * newly signed (they get new cursors so peers pick the new frames up).
  */
-export function resignFeed(gw: Gateway, batch = 500): number {
+export function resignFeed(gw: Core, batch = 500): number {
   const signer = instanceSigner(gw);
   if (!signer) return 0;
   let total = 0;
@@ -213,7 +213,7 @@ export const DEFAULT_PAGE_LIMIT = 500;
 export const MAX_PAGE_LIMIT = 10_000;
 
 /** One page of the local feed of `type` after cursor `since`, oldest first. */
-export function readFeed(gw: Gateway, type: RecordType, since: number, limit: number): FeedPage {
+export function readFeed(gw: Core, type: RecordType, since: number, limit: number): FeedPage {
   const rows = gw.db
     .query("SELECT seq, type, gid, v, at, payload, frame FROM fed_feed WHERE type = ? AND seq > ? ORDER BY seq LIMIT ?")
     .all(type, since, limit + 1) as FeedRowOut[];

@@ -11,7 +11,7 @@
  * key change without a signed rotation is refused). Then the frames go through
  * the one apply pipeline.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest, conflict, forbidden } from "../errors.ts";
 import { applyFrames, type ApplyReport } from "./apply.ts";
 import { DialError, fedFetch } from "./dial.ts";
@@ -27,7 +27,7 @@ export interface SubmitReport extends ApplyReport {
 }
 
 /** POST /federation/submit: a spoke's own records. */
-export async function submit(gw: Gateway, bytes: Uint8Array): Promise<SubmitReport> {
+export async function submit(gw: Core, bytes: Uint8Array): Promise<SubmitReport> {
   let frames: Uint8Array[];
   try {
     frames = decodePage(bytes).frames;
@@ -101,10 +101,10 @@ export interface PushReport {
   skipped?: string;
 }
 
-const pushing = new WeakMap<Gateway, Promise<PushReport>>();
+const pushing = new WeakMap<Core, Promise<PushReport>>();
 
 /** The spoke's push to FED_HUB_URL, from the stored push cursors; one at a time. */
-export function pushToHub(gw: Gateway): Promise<PushReport> {
+export function pushToHub(gw: Core): Promise<PushReport> {
   const running = pushing.get(gw);
   if (running) return running.then(() => pushToHub(gw));
   const p = pushOnce(gw).finally(() => pushing.delete(gw));
@@ -112,7 +112,7 @@ export function pushToHub(gw: Gateway): Promise<PushReport> {
   return p;
 }
 
-async function pushOnce(gw: Gateway): Promise<PushReport> {
+async function pushOnce(gw: Core): Promise<PushReport> {
   const hub = gw.config.fedHubUrl;
   const out: PushReport = { hub, ok: false, error: null, pushed: 0, applied: 0, pages: 0 };
   if (!hub) return { ...out, ok: true, skipped: "FED_HUB_URL is not set" };

@@ -8,7 +8,7 @@
  * Mirrors of blocked peers are never returned; unvetted ones only when asked.
  */
 import type { Database, Statement } from "../store/sqlite.ts";
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import type { CborValue } from "./cbor.ts";
 import { cacheFromWire, findFromWire, fromSeconds, type BulletinBody, type CacheBody, type CacheJson, type FindBody, type KeyBody } from "./bodies.ts";
 import type { Payload } from "./record.ts";
@@ -200,7 +200,7 @@ export interface Box {
  * ones with `includeUnvetted`); never from blocked or unknown origins. A box
  * whose west is east of its east crosses the antimeridian.
  */
-export function mirroredCachesInBox(gw: Gateway, box: Box, opts: { includeUnvetted?: boolean; limit?: number } = {}): MirroredCache[] {
+export function mirroredCachesInBox(gw: Core, box: Box, opts: { includeUnvetted?: boolean; limit?: number } = {}): MirroredCache[] {
   const trust = opts.includeUnvetted ? "p.trust IN ('trusted', 'unvetted')" : "p.trust = 'trusted'";
   const lon = box.west <= box.east ? "c.lon BETWEEN ?3 AND ?4" : "(c.lon >= ?3 OR c.lon <= ?4)";
   const rows = gw.db
@@ -213,7 +213,7 @@ export function mirroredCachesInBox(gw: Gateway, box: Box, opts: { includeUnvett
 }
 
 /** One mirrored cache by gid (null when unknown, or its origin is blocked or gone). */
-export function mirroredCache(gw: Gateway, gid: string): MirroredCache | null {
+export function mirroredCache(gw: Core, gid: string): MirroredCache | null {
   const r = gw.db.query(`SELECT ${CACHE_COLS} FROM mirror_caches c JOIN peers p ON p.instance = c.origin WHERE c.gid = ? AND p.trust <> 'blocked'`).get(gid) as
     | (Omit<MirroredCache, "unlisted"> & { unlisted: number })
     | null;
@@ -235,7 +235,7 @@ export interface MirroredFind {
 }
 
 /** Mirrored finds, DNFs and notes on a cache (by the cache's gid), newest first; blocked origins left out. */
-export function mirroredFindsOf(gw: Gateway, cacheGid: string, limit = 200): MirroredFind[] {
+export function mirroredFindsOf(gw: Core, cacheGid: string, limit = 200): MirroredFind[] {
   return gw.db
     .query(
       `SELECT f.gid, f.origin, f.cache_gid AS cacheGid, f.kind, f.call, f.account, f.text, f.tier, f.state, f.distance_m AS distanceM,
@@ -247,7 +247,7 @@ export function mirroredFindsOf(gw: Gateway, cacheGid: string, limit = 200): Mir
 
 /** Mirrored device keys of a base callsign (for checking signatures made on other instances). */
 export function mirroredKeysOf(
-  gw: Gateway,
+  gw: Core,
   call: string,
 ): Array<{ gid: string; origin: string; publicKey: string; account: string | null; revokedAt: number | null }> {
   return gw.db

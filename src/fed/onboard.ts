@@ -14,7 +14,7 @@
  * An admitted peer is unvetted, pinned to the key, `verified_via: coord-lot`,
  * with its ampr endpoint.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { AppError, badRequest, conflict, unprocessable } from "../errors.ts";
 import { isCallsign } from "../callsign.ts";
 import { peerView, type PeerView } from "./admin.ts";
@@ -58,7 +58,7 @@ export function parseBinding(records: string[]): { instance: string; key: string
 }
 
 /** `key` is a base64url key and `confirm` a boolean (checked at the route). */
-export async function onboard44net(gw: Gateway, b: { callsign: string; confirm?: boolean; key?: string }): Promise<OnboardAnswer> {
+export async function onboard44net(gw: Core, b: { callsign: string; confirm?: boolean; key?: string }): Promise<OnboardAnswer> {
   if (!isCallsign(b.callsign)) throw badRequest("invalid", "callsign must be a callsign (its <call>.ampr.org host is the peer)");
   const callsign = b.callsign.toUpperCase();
   const host = `${callsign.toLowerCase()}.ampr.org`;

@@ -7,7 +7,7 @@
  * when it was added, and keys reached from an active key through a signed
  * rotation record (keys.ts). A rotation with `revoke` retires the old key.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { notFound, unprocessable } from "../errors.ts";
 import { formatEndpoint, parseEndpoints, type Endpoint } from "./endpoints.ts";
 import { checkRotation, type RotationRecord } from "./keys.ts";
@@ -60,11 +60,11 @@ function load(row: (Omit<Peer, "endpoints"> & { endpoints: string }) | null): Pe
   return { ...row, endpoints: readEndpoints(row.endpoints) };
 }
 
-export function getPeer(gw: Gateway, instance: string): Peer | null {
+export function getPeer(gw: Core, instance: string): Peer | null {
   return load(gw.db.query(`SELECT ${COLUMNS} FROM peers WHERE instance = ?`).get(instance) as never);
 }
 
-export function listPeers(gw: Gateway): Peer[] {
+export function listPeers(gw: Core): Peer[] {
   return (gw.db.query(`SELECT ${COLUMNS} FROM peers ORDER BY instance`).all() as never[]).map((r) => load(r)!);
 }
 
@@ -89,7 +89,7 @@ function readEndpoints(json: string | null | undefined): Endpoint[] {
 const endpointsJson = (list: readonly Endpoint[]) => JSON.stringify(list.map(formatEndpoint));
 
 /** Endpoints learnt of a peer from others (onboarding, the operator, a registry, a registry view): never replaced by its own record. */
-export function learntEndpoints(gw: Gateway, instance: string): Endpoint[] {
+export function learntEndpoints(gw: Core, instance: string): Endpoint[] {
   const r = gw.db.query("SELECT learnt_endpoints AS l FROM peers WHERE instance = ?").get(instance) as { l: string } | null;
   return readEndpoints(r?.l);
 }
@@ -118,7 +118,7 @@ export interface PeerInput {
  * Adds a peer or updates the fields given. A new peer without `trust` is
  * unvetted. Pinning a key makes it an active key of the peer.
  */
-export function upsertPeer(gw: Gateway, p: PeerInput): Peer {
+export function upsertPeer(gw: Core, p: PeerInput): Peer {
   if (!isInstanceId(p.instance)) throw unprocessable("invalid", `"${p.instance}" is not an instance id`);
   if (p.trust && !TRUST_TIERS.includes(p.trust)) throw unprocessable("invalid", `trust must be one of ${TRUST_TIERS.join(", ")}`);
   if (p.keyPin !== undefined && !isB64urlKey(p.keyPin)) throw unprocessable("invalid", "keyPin must be a base64url Ed25519 key");
@@ -168,7 +168,7 @@ export function upsertPeer(gw: Gateway, p: PeerInput): Peer {
  * Blocking forgets what was mirrored from the peer and where its pull stood:
  * a blocked peer is never mirrored, and one unblocked later is pulled afresh.
  */
-export function setTrust(gw: Gateway, instance: string, trust: TrustTier, by: "operator" | "auto" | "config" = "operator"): Peer {
+export function setTrust(gw: Core, instance: string, trust: TrustTier, by: "operator" | "auto" | "config" = "operator"): Peer {
   if (!TRUST_TIERS.includes(trust)) throw unprocessable("invalid", `trust must be one of ${TRUST_TIERS.join(", ")}`);
   gw.db.transaction(() => {
     const r = gw.db.query("UPDATE peers SET trust = ?, trust_set_by = ?, updated_at = ? WHERE instance = ?").run(trust, by, gw.clock.now(), instance);
@@ -190,7 +190,7 @@ export function setTrust(gw: Gateway, instance: string, trust: TrustTier, by: "o
  * beacon's record, trimmed to fit a datagram) the endpoints the peer listed
  * after the last one announced are kept: the trimming dropped them, not the peer.
  */
-export function refreshEndpoints(gw: Gateway, instance: string, endpoints: string[], opts: { keepTail?: boolean } = {}): boolean {
+export function refreshEndpoints(gw: Core, instance: string, endpoints: string[], opts: { keepTail?: boolean } = {}): boolean {
   let list = parseEndpoints(endpoints);
   if (opts.keepTail) {
     const known = getPeer(gw, instance)?.endpoints ?? [];
@@ -201,7 +201,7 @@ export function refreshEndpoints(gw: Gateway, instance: string, endpoints: strin
   return gw.db.query("UPDATE peers SET endpoints = ?, updated_at = ? WHERE instance = ?").run(json, gw.clock.now(), instance).changes > 0;
 }
 
-export function peerKeys(gw: Gateway, instance: string): PeerKey[] {
+export function peerKeys(gw: Core, instance: string): PeerKey[] {
   return gw.db
     .query(
       `SELECT public_key AS publicKey, status, via, added_at AS addedAt FROM peer_keys
@@ -210,7 +210,7 @@ export function peerKeys(gw: Gateway, instance: string): PeerKey[] {
     .all(instance) as PeerKey[];
 }
 
-export function addPeerKey(gw: Gateway, peerId: number, publicKey: string, via: PeerKey["via"]): void {
+export function addPeerKey(gw: Core, peerId: number, publicKey: string, via: PeerKey["via"]): void {
   gw.db
     .query("INSERT INTO peer_keys (peer_id, public_key, status, via, added_at) VALUES (?, ?, 'active', ?, ?) ON CONFLICT DO NOTHING")
     .run(peerId, publicKey, via, gw.clock.now());
@@ -221,7 +221,7 @@ export function addPeerKey(gw: Gateway, peerId: number, publicKey: string, via: 
  * peer's active keys: the new key becomes active, and with `revoke` the old
  * one is revoked. Returns the problem, or null when accepted (or already known).
  */
-export function acceptRotation(gw: Gateway, instance: string, doc: unknown): string | null {
+export function acceptRotation(gw: Core, instance: string, doc: unknown): string | null {
   const checked = checkRotation(doc);
   if (!checked.ok) return checked.message;
   const r: RotationRecord = checked.rotation;
@@ -243,7 +243,7 @@ export function acceptRotation(gw: Gateway, instance: string, doc: unknown): str
 }
 
 /** Counts frames refused because their origin is unknown or blocked. */
-export function countQuarantined(gw: Gateway, counts: Map<string, { reason: string; frames: number }>): void {
+export function countQuarantined(gw: Core, counts: Map<string, { reason: string; frames: number }>): void {
   const now = gw.clock.now();
   const n = (gw.db.query("SELECT count(*) AS n FROM fed_quarantine").get() as { n: number }).n;
   const upd = gw.db.query("UPDATE fed_quarantine SET frames = frames + ?, reason = ?, last_at = ? WHERE origin = ?");
@@ -266,7 +266,7 @@ export interface QuarantineRow {
   lastAt: number;
 }
 
-export function quarantined(gw: Gateway): QuarantineRow[] {
+export function quarantined(gw: Core): QuarantineRow[] {
   return gw.db
     .query("SELECT origin, reason, frames, first_at AS firstAt, last_at AS lastAt FROM fed_quarantine ORDER BY last_at DESC LIMIT 1000")
     .all() as QuarantineRow[];

@@ -18,7 +18,7 @@
  *    (apply.ts), and sync refuses a peer publishing another key: not mirrored.
  */
 import { sign } from "node:crypto";
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
 import { DialError, fedFetch } from "./dial.ts";
 import { resolveTxt, parseTxtFields } from "./doh.ts";
@@ -125,7 +125,7 @@ export interface RegistrySource {
   error: string | null;
 }
 
-export function registrySource(gw: Gateway): RegistrySource | null {
+export function registrySource(gw: Core): RegistrySource | null {
   const r = gw.db
     .query("SELECT source, name, signer_key AS signerKey, signed_at AS signedAt, dnssec, fetched_at AS fetchedAt, error FROM fed_registry_source WHERE id = 1")
     .get() as (Omit<RegistrySource, "dnssec"> & { dnssec: number | null }) | null;
@@ -133,7 +133,7 @@ export function registrySource(gw: Gateway): RegistrySource | null {
 }
 
 /** The registry's binding of an instance, or null when no registry binds it. */
-export function registryBinding(gw: Gateway, instance: string): RegistryBinding | null {
+export function registryBinding(gw: Core, instance: string): RegistryBinding | null {
   const r = gw.db.query("SELECT instance, keys, operators, aprs_call AS aprsCall FROM fed_registry WHERE instance = ?").get(instance) as {
     instance: string;
     keys: string;
@@ -145,7 +145,7 @@ export function registryBinding(gw: Gateway, instance: string): RegistryBinding 
 }
 
 /** Why a peer publishing `keys` must not be mirrored under the registry, or null when it may. */
-export function registryMismatch(gw: Gateway, instance: string, keys: string[]): string | null {
+export function registryMismatch(gw: Core, instance: string, keys: string[]): string | null {
   const b = registryBinding(gw, instance);
   if (!b) return null;
   const off = keys.find((k) => !b.keys.includes(k));
@@ -164,7 +164,7 @@ export interface RegistryRefresh {
 }
 
 /** Where the registry comes from: FED_REGISTRY + FED_REGISTRY_KEY, or the DNS anchor. */
-async function locate(gw: Gateway): Promise<{ url: string; key: string; dnssec: boolean | null }> {
+async function locate(gw: Core): Promise<{ url: string; key: string; dnssec: boolean | null }> {
   const c = gw.config;
   if (c.fedRegistry && c.fedRegistryKey) return { url: c.fedRegistry, key: c.fedRegistryKey, dnssec: null };
   const txt = await resolveTxt(gw, c.fedRegistryDns!);
@@ -179,7 +179,7 @@ async function locate(gw: Gateway): Promise<{ url: string; key: string; dnssec: 
 }
 
 /** Fetches, verifies and applies the registry; keeps the entries held when anything fails. */
-export async function refreshRegistry(gw: Gateway): Promise<RegistryRefresh> {
+export async function refreshRegistry(gw: Core): Promise<RegistryRefresh> {
   const c = gw.config;
   const out: RegistryRefresh = { ok: false, error: null, source: null, entries: 0, skipped: 0, added: [], dnssec: null };
   if (!(c.fedRegistry && c.fedRegistryKey) && !c.fedRegistryDns) {
@@ -262,7 +262,7 @@ export async function refreshRegistry(gw: Gateway): Promise<RegistryRefresh> {
 }
 
 /** Refreshes when configured and the last fetch is older than `maxAgeMs`. */
-export async function refreshRegistryIfDue(gw: Gateway, maxAgeMs = 10 * 60_000): Promise<RegistryRefresh | null> {
+export async function refreshRegistryIfDue(gw: Core, maxAgeMs = 10 * 60_000): Promise<RegistryRefresh | null> {
   const c = gw.config;
   if (!(c.fedRegistry && c.fedRegistryKey) && !c.fedRegistryDns) return null;
   const held = registrySource(gw);

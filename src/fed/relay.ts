@@ -26,7 +26,7 @@
  * (RELAY_QUEUE_TTL_HOURS).
  */
 import { createHmac } from "node:crypto";
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { AppError, badRequest, conflict, notFound, unauthorized } from "../errors.ts";
 import { sameSecret } from "../secret.ts";
 import { CborError, decodeCbor, encodeCbor } from "./cbor.ts";
@@ -55,7 +55,7 @@ export function relayToken(relaySecret: string, instance: string): string {
   return createHmac("sha256", relaySecret).update(`svc-relay-token/1\n${instance}`).digest("base64url");
 }
 
-function checkToken(gw: Gateway, instance: string, given: string | null): void {
+function checkToken(gw: Core, instance: string, given: string | null): void {
   const secret = gw.config.fedRelaySecret!;
   if (!given) throw unauthorized(`the ${instance} leg needs its per-spoke x-relay-token`);
   if (!sameSecret(given, relayToken(secret, instance))) throw new AppError(401, "unauthorized", `x-relay-token is not ${instance}'s token`);
@@ -87,7 +87,7 @@ export interface RelayPayload {
   body: string;
 }
 
-function signRelay(gw: Gateway, p: RelayPayload): Uint8Array {
+function signRelay(gw: Core, p: RelayPayload): Uint8Array {
   const signer = instanceSigner(gw);
   if (!signer) throw conflict("unsigned", "this instance has no FED_PRIVATE_KEY: it cannot sign relay frames");
   const payload = encodeCbor({ kind: p.kind, hub: p.hub, spoke: p.spoke, id: p.id, at: p.at, [p.kind === "relayQuery" ? "query" : "answer"]: p.body });
@@ -163,7 +163,7 @@ export function relayFrameList(bytes: Uint8Array): Uint8Array[] {
   return list as Uint8Array[];
 }
 
-function isActiveKeyOf(gw: Gateway, instance: string, key: string): boolean {
+function isActiveKeyOf(gw: Core, instance: string, key: string): boolean {
   const p = getPeer(gw, instance);
   return !!p && p.trust !== "blocked" && peerKeys(gw, instance).some((k) => k.publicKey === key && k.status === "active");
 }
@@ -184,7 +184,7 @@ interface QueueRow {
 const ROW = "id, instance, state, query, answer, created_at AS createdAt, leased_at AS leasedAt, answered_at AS answeredAt";
 
 /** The hub relays for spokes it knows (peers that are not blocked: their keys verify their answers). */
-function requireRelayHub(gw: Gateway, spoke: string): void {
+function requireRelayHub(gw: Core, spoke: string): void {
   if (!isInstanceId(spoke)) throw badRequest("invalid", `${spoke} is not an instance id`);
   if (spoke === gw.config.instance) throw badRequest("invalid", "that is this instance: ask it directly");
   const p = getPeer(gw, spoke);
@@ -192,7 +192,7 @@ function requireRelayHub(gw: Gateway, spoke: string): void {
 }
 
 /** POST /federation/relay/:instance/query (JSON): queues a sync query for the spoke. */
-export function queueQuery(gw: Gateway, spoke: string, body: unknown): { id: number; instance: string; state: "queued" } {
+export function queueQuery(gw: Core, spoke: string, body: unknown): { id: number; instance: string; state: "queued" } {
   requireRelayHub(gw, spoke);
   const q = checkRelayQuery(body);
   const id = Number(
@@ -203,7 +203,7 @@ export function queueQuery(gw: Gateway, spoke: string, body: unknown): { id: num
 }
 
 /** Takes the spoke's queued queries (and stale leases) and marks them leased. */
-function takeQueries(gw: Gateway, spoke: string): QueueRow[] {
+function takeQueries(gw: Core, spoke: string): QueueRow[] {
   const now = gw.clock.now();
   return gw.db.transaction(() => {
     const rows = gw.db
@@ -215,12 +215,12 @@ function takeQueries(gw: Gateway, spoke: string): QueueRow[] {
   })();
 }
 
-function queryFrame(gw: Gateway, r: QueueRow): Uint8Array {
+function queryFrame(gw: Core, r: QueueRow): Uint8Array {
   return signRelay(gw, { kind: "relayQuery", hub: gw.config.instance, spoke: r.instance, id: r.id, at: Math.floor(gw.clock.now() / 1000), body: r.query });
 }
 
 /** POST /federation/relay/:instance/lease (HTTP leg, per-spoke token). */
-export function leaseQueries(gw: Gateway, spoke: string, token: string | null) {
+export function leaseQueries(gw: Core, spoke: string, token: string | null) {
   requireRelayHub(gw, spoke);
   checkToken(gw, spoke, token);
   if (!instanceSigner(gw)) throw conflict("unsigned", "this hub has no FED_PRIVATE_KEY: it cannot sign relay queries");
@@ -232,7 +232,7 @@ export function leaseQueries(gw: Gateway, spoke: string, token: string | null) {
 }
 
 /** POST /federation/relay/:instance/dispatch (sysop or ingest): queued queries as signed relayQuery frames for the packet leg. */
-export function dispatchQueries(gw: Gateway, spoke: string) {
+export function dispatchQueries(gw: Core, spoke: string) {
   requireRelayHub(gw, spoke);
   if (!instanceSigner(gw)) throw conflict("unsigned", "this hub has no FED_PRIVATE_KEY: it cannot sign relay queries");
   const rows = takeQueries(gw, spoke);
@@ -246,7 +246,7 @@ export interface StoredAnswer {
 }
 
 /** Checks one relayAnswer frame from `spoke` and stores it against its query. */
-function storeAnswer(gw: Gateway, spoke: string, bytes: Uint8Array): StoredAnswer {
+function storeAnswer(gw: Core, spoke: string, bytes: Uint8Array): StoredAnswer {
   const { payload, signerKey } = openRelayFrame(bytes);
   const id = payload.id;
   if (payload.kind !== "relayAnswer") return { id, stored: false, reason: "not a relayAnswer" };
@@ -276,7 +276,7 @@ function storeAnswer(gw: Gateway, spoke: string, bytes: Uint8Array): StoredAnswe
 /** The most answers one JSON post carries. */
 export const MAX_RELAY_ANSWERS = 1000;
 
-export function postAnswers(gw: Gateway, spoke: string, body: unknown, cbor: boolean, token: string | null): { instance: string; answers: StoredAnswer[] } {
+export function postAnswers(gw: Core, spoke: string, body: unknown, cbor: boolean, token: string | null): { instance: string; answers: StoredAnswer[] } {
   requireRelayHub(gw, spoke);
   let frames: Uint8Array[];
   if (cbor) {
@@ -290,7 +290,7 @@ export function postAnswers(gw: Gateway, spoke: string, body: unknown, cbor: boo
 }
 
 /** GET /federation/relay/:instance/result/:id */
-export function relayResult(gw: Gateway, spoke: string, id: string) {
+export function relayResult(gw: Core, spoke: string, id: string) {
   requireRelayHub(gw, spoke);
   const row = gw.db.query(`SELECT ${ROW} FROM relay_queue WHERE id = ? AND instance = ?`).get(Number(id), spoke) as QueueRow | null;
   if (!row) throw notFound(`relay query ${id} for ${spoke}`);
@@ -316,7 +316,7 @@ export function relayResult(gw: Gateway, spoke: string, id: string) {
  * page. A frame addressed elsewhere, or signed by a key not known here, is
  * refused, never answered.
  */
-export function answerRelayFrames(gw: Gateway, frames: Uint8Array[]): { answers: Uint8Array[]; refused: Array<{ index: number; reason: string }> } {
+export function answerRelayFrames(gw: Core, frames: Uint8Array[]): { answers: Uint8Array[]; refused: Array<{ index: number; reason: string }> } {
   const answers: Uint8Array[] = [];
   const refused: Array<{ index: number; reason: string }> = [];
   frames.forEach((f, index) => {
@@ -362,7 +362,7 @@ export interface SpokeReport {
 }
 
 /** The spoke's HTTP leg (the relay-spoke task): lease its queries at FED_HUB_URL and post the answers. */
-export async function relaySpoke(gw: Gateway): Promise<SpokeReport> {
+export async function relaySpoke(gw: Core): Promise<SpokeReport> {
   const c = gw.config;
   const out: SpokeReport = { ok: false, error: null, leased: 0, answered: 0, refused: 0 };
   if (!c.fedHubUrl || !c.fedRelayToken || !c.fedRelaySecret)
@@ -404,7 +404,7 @@ export async function relaySpoke(gw: Gateway): Promise<SpokeReport> {
 // ---------------------------------------------------------------- querier side
 
 /** Queues a query for `spoke` at a relay hub; returns its id. */
-export async function askRelay(gw: Gateway, hubUrl: string, spoke: string, q: RelayQuery): Promise<number> {
+export async function askRelay(gw: Core, hubUrl: string, spoke: string, q: RelayQuery): Promise<number> {
   if (!gw.config.fedRelaySecret) throw new DialError("no_relay_secret", "FED_RELAY_SECRET is not set: the relay hub's key is needed");
   const { body } = await fedJson<{ id: number }>(gw, `${hubUrl}/federation/relay/${spoke}/query`, {
     method: "POST",
@@ -420,12 +420,7 @@ export async function askRelay(gw: Gateway, hubUrl: string, spoke: string, q: Re
  * spoke's own (signed by its key, for this query) and returns the page bytes
  * and where the feed's cursor goes next. Null while not answered.
  */
-export async function fetchRelayResult(
-  gw: Gateway,
-  hubUrl: string,
-  spoke: string,
-  id: number,
-): Promise<{ page: Uint8Array; next: number; more: boolean } | null> {
+export async function fetchRelayResult(gw: Core, hubUrl: string, spoke: string, id: number): Promise<{ page: Uint8Array; next: number; more: boolean } | null> {
   const { body } = await fedJson<{ state: string; frame: string | null }>(gw, `${hubUrl}/federation/relay/${spoke}/result/${id}`, {
     headers: { "x-relay-secret": gw.config.fedRelaySecret ?? "" },
     timeoutMs: 30_000,

@@ -3,7 +3,7 @@
  * unsigned JSON browse feeds (a transparency surface: nothing mirrors from
  * them), and the registry view. Route handlers parse the query and call these.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { AppError, notFound } from "../errors.ts";
 import { bodyToJson, fromSeconds } from "./bodies.ts";
 import { descriptor } from "./descriptor.ts";
@@ -33,7 +33,7 @@ function syncKind(type: string): SyncKind {
 }
 
 /** One CBOR sync page of this instance's signed frames of a kind. An unsigned instance has no sync surface. */
-export function syncPage(gw: Gateway, type: string, cursor: Cursor): Uint8Array {
+export function syncPage(gw: Core, type: string, cursor: Cursor): Uint8Array {
   const kind = syncKind(type);
   if (!instanceSigner(gw))
     throw new AppError(404, "unsigned", "this instance has no signing key (FED_PRIVATE_KEY), so it serves no sync feeds and cannot be mirrored");
@@ -81,7 +81,7 @@ export interface BrowsePage {
 }
 
 /** One page of a JSON browse feed: each record's gid, v, signing time (ms) and body in the domains' JSON terms. */
-export function browseFeed(gw: Gateway, feed: string, cursor: Cursor): BrowsePage {
+export function browseFeed(gw: Core, feed: string, cursor: Cursor): BrowsePage {
   const kind = BROWSE_FEEDS[feed];
   if (!kind) throw notFound(`feed "${feed}"`);
   const page = readFeed(gw, RECORD_TYPES[kind], cursor.since, cursor.limit);
@@ -102,7 +102,7 @@ export function browseFeed(gw: Gateway, feed: string, cursor: Cursor): BrowsePag
  * blocked, each with the keys its records are accepted under. Paged by the
  * peer's row id; this instance's own entry comes first, on the first page.
  */
-export function registryView(gw: Gateway, cursor: Cursor): BrowsePage & { registry: RegistrySource | null } {
+export function registryView(gw: Core, cursor: Cursor): BrowsePage & { registry: RegistrySource | null } {
   const items: Array<Record<string, unknown>> = [];
   if (cursor.since === 0) {
     const d = descriptor(gw);

@@ -11,7 +11,7 @@
  * Pulls of one peer never overlap: a pull asked for while one runs (a gossip
  * ping, the cron) makes the running one go round once more (coalesced).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { applyFrames, type ApplyReport } from "./apply.ts";
 import { capsFromObject, CapsError, intersectCaps, tierCaps, type NegotiatedLink } from "./caps.ts";
 import { decompressPage, DEFLATE_DICT1_TYPE } from "./compress.ts";
@@ -52,7 +52,7 @@ export interface PeerDescriptor {
 }
 
 /** Fetches and shape-checks a descriptor at a base URL; throws SyncError or DialError. */
-export async function fetchDescriptor(gw: Gateway, base: string): Promise<PeerDescriptor> {
+export async function fetchDescriptor(gw: Core, base: string): Promise<PeerDescriptor> {
   const { body } = await fedJson<Record<string, unknown>>(gw, `${base}/.well-known/svc`, { timeoutMs: 10_000, maxBytes: 1024 * 1024 });
   return checkDescriptor(body);
 }
@@ -109,7 +109,7 @@ export function descriptorSigningKey(d: PeerDescriptor): string | null {
  * then requires every active key it publishes to be accepted: the pin, or
  * reached from it. Null when it holds, else the refusal.
  */
-export function checkPeerKeys(gw: Gateway, instance: string, d: PeerDescriptor): string | null {
+export function checkPeerKeys(gw: Core, instance: string, d: PeerDescriptor): string | null {
   // Rotations are listed oldest first; a chain is followed in one pass, but go
   // round until nothing changes in case they come out of order.
   for (let round = 0; round < 4; round++) {
@@ -155,12 +155,12 @@ export interface PeerSyncReport {
 }
 
 /** Where the pull of a peer's feed stands (shared by every transport: the peer's feed cursors are its own). */
-export function cursorOf(gw: Gateway, peerId: number, type: number): number {
+export function cursorOf(gw: Core, peerId: number, type: number): number {
   const r = gw.db.query("SELECT cursor FROM peer_cursors WHERE peer_id = ? AND type = ?").get(peerId, type) as { cursor: number } | null;
   return r?.cursor ?? 0;
 }
 
-export function setCursor(gw: Gateway, peerId: number, type: number, cursor: number): void {
+export function setCursor(gw: Core, peerId: number, type: number, cursor: number): void {
   gw.db
     .query(
       "INSERT INTO peer_cursors (peer_id, type, cursor, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (peer_id, type) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at",
@@ -169,7 +169,7 @@ export function setCursor(gw: Gateway, peerId: number, type: number, cursor: num
 }
 
 /** Per-peer cursors, by feed name (for the sysop peer list). */
-export function peerCursors(gw: Gateway, peerId: number): Partial<Record<SyncKind, number>> {
+export function peerCursors(gw: Core, peerId: number): Partial<Record<SyncKind, number>> {
   const rows = gw.db.query("SELECT type, cursor FROM peer_cursors WHERE peer_id = ?").all(peerId) as Array<{ type: number; cursor: number }>;
   const out: Partial<Record<SyncKind, number>> = {};
   for (const r of rows) {
@@ -192,7 +192,7 @@ export function addReport(f: FeedReport, r: ApplyReport, bytes: number): void {
 }
 
 /** One pull of one peer, start to end. Never throws: problems come back in the report and the peer's health. */
-async function pullOnce(gw: Gateway, instance: string): Promise<PeerSyncReport> {
+async function pullOnce(gw: Core, instance: string): Promise<PeerSyncReport> {
   const started = performance.now();
   const report: PeerSyncReport = { instance, ok: false, error: null, url: null, link: null, feeds: {}, applied: 0, received: 0, bytes: 0, ms: 0 };
   const peer = getPeer(gw, instance);
@@ -268,14 +268,14 @@ async function pullOnce(gw: Gateway, instance: string): Promise<PeerSyncReport> 
 }
 
 /** A pull's problem as {code, message}; anything unexpected is also logged. */
-function pullError(gw: Gateway, instance: string, e: unknown): { code: string; message: string } {
+function pullError(gw: Core, instance: string, e: unknown): { code: string; message: string } {
   const code = e instanceof SyncError || e instanceof DialError || e instanceof RecordError ? e.code : "failed";
   if (code === "failed") gw.log.error("fed", `pulling ${instance} failed`, { error: String(e) });
   return { code, message: (e as Error)?.message ?? String(e) };
 }
 
 /** Records how a pull went in the peer's health, and tells listeners (every transport: HTTP, relay, radio). */
-export function finishPull(gw: Gateway, peerId: number | null, report: Pick<PeerSyncReport, "instance" | "ok" | "applied" | "error">): void {
+export function finishPull(gw: Core, peerId: number | null, report: Pick<PeerSyncReport, "instance" | "ok" | "applied" | "error">): void {
   const now = gw.clock.now();
   if (peerId !== null && report.ok)
     gw.db.query("UPDATE peers SET last_sync_at = ?1, last_sync_ok_at = ?1, last_error = NULL, sync_failures = 0 WHERE id = ?2").run(now, peerId);
@@ -296,7 +296,7 @@ const MAX_DISCOVERED_PER_PULL = 50;
  * own (addressing only: its trust and keys are left alone), when the view
  * lists a key the peer is known by here.
  */
-async function discoverFrom(gw: Gateway, peer: Peer, base: string): Promise<void> {
+async function discoverFrom(gw: Core, peer: Peer, base: string): Promise<void> {
   let items: unknown[];
   try {
     const { body } = await fedJson<{ items?: unknown[] }>(gw, `${base}/federation/registry?limit=200`, { timeoutMs: 10_000, maxBytes: 2 * 1024 * 1024 });
@@ -338,9 +338,9 @@ interface Running {
   again: boolean;
   done: Promise<PeerSyncReport>;
 }
-const running = new WeakMap<Gateway, Map<string, Running>>();
+const running = new WeakMap<Core, Map<string, Running>>();
 
-function runningOf(gw: Gateway): Map<string, Running> {
+function runningOf(gw: Core): Map<string, Running> {
   let m = running.get(gw);
   if (!m) running.set(gw, (m = new Map()));
   return m;
@@ -351,7 +351,7 @@ function runningOf(gw: Gateway): Map<string, Running> {
  * coalesced into it: the running pull goes round once more, and both callers
  * get its last report.
  */
-export function pullPeer(gw: Gateway, instance: string): Promise<PeerSyncReport> {
+export function pullPeer(gw: Core, instance: string): Promise<PeerSyncReport> {
   const m = runningOf(gw);
   const cur = m.get(instance);
   if (cur) {
@@ -372,14 +372,14 @@ export function pullPeer(gw: Gateway, instance: string): Promise<PeerSyncReport>
 }
 
 /** Whether a pull of the peer is running (a gossip ping then coalesces). */
-export function isPulling(gw: Gateway, instance: string): boolean {
+export function isPulling(gw: Core, instance: string): boolean {
   return runningOf(gw).has(instance);
 }
 
-const stopped = new WeakSet<Gateway>();
+const stopped = new WeakSet<Core>();
 
 /** Lets running pulls finish their page before the database closes. */
-export async function stopPulls(gw: Gateway): Promise<void> {
+export async function stopPulls(gw: Core): Promise<void> {
   stopped.add(gw);
   await Promise.allSettled([...runningOf(gw).values()].map((r) => r.done));
 }
@@ -398,7 +398,7 @@ export interface BootstrapProblem {
  * record); one already found by discovery becomes trusted. A blocked peer stays
  * blocked, and a tier the operator set is left alone.
  */
-export async function bootstrapConfiguredPeers(gw: Gateway): Promise<BootstrapProblem[]> {
+export async function bootstrapConfiguredPeers(gw: Core): Promise<BootstrapProblem[]> {
   const problems: BootstrapProblem[] = [];
   const known = new Set(
     listPeers(gw)
@@ -436,7 +436,7 @@ export interface SyncAllReport {
 }
 
 /** The scheduled pull and POST /federation/sync: every peer that is not blocked, a few at a time. */
-export async function syncAll(gw: Gateway, concurrency = 4): Promise<SyncAllReport> {
+export async function syncAll(gw: Core, concurrency = 4): Promise<SyncAllReport> {
   const registry = await refreshRegistryIfDue(gw);
   const bootstrap = await bootstrapConfiguredPeers(gw);
   // Peers reachable only by forward transports (packet, BBS) are not pulled
@@ -460,7 +460,7 @@ export async function syncAll(gw: Gateway, concurrency = 4): Promise<SyncAllRepo
 // ---------------------------------------------------------------- through a relay hub
 
 /** Relay queries this instance is waiting on, by peer and record type (re-asked after a restart). */
-const awaiting = new WeakMap<Gateway, Map<string, number>>();
+const awaiting = new WeakMap<Core, Map<string, number>>();
 
 /**
  * Pulls a peer that has no sync URL through the relay at FED_HUB_URL: one
@@ -468,7 +468,7 @@ const awaiting = new WeakMap<Gateway, Map<string, number>>();
  * pipeline (its cursor committed with it) and the next page is asked for; an
  * unanswered one is waited on.
  */
-export async function pullViaRelay(gw: Gateway, peer: Peer): Promise<PeerSyncReport> {
+export async function pullViaRelay(gw: Core, peer: Peer): Promise<PeerSyncReport> {
   const started = performance.now();
   const hub = gw.config.fedHubUrl!;
   const report: PeerSyncReport = {

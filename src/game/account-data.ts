@@ -7,13 +7,13 @@
  * anonymised (re-published so peers update their mirrors), its ratings,
  * favorites, uploads, stage unlocks and supporter row deleted.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import type { AccountData } from "../accounts/gdpr.ts";
 import type { ProfileSection } from "../accounts/profile.ts";
 import { archiveOwnedCaches } from "./caches.ts";
 import { withdrawLogsOf } from "./logs.ts";
 
-const all = (gw: Gateway, sql: string, ...p: Array<string | number>) => gw.db.query(sql).all(...p) as Array<Record<string, unknown>>;
+const all = (gw: Core, sql: string, ...p: Array<string | number>) => gw.db.query(sql).all(...p) as Array<Record<string, unknown>>;
 
 export const gameData: AccountData = {
   name: "game",

@@ -5,7 +5,7 @@
  * filtered. Every change of a listed, non-draft, native cache is published as
  * a signed cache record; the owner's contact fields never are.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
 import { cacheToWire } from "../fed/bodies.ts";
 import { accountGid, localGid, publishRecord } from "../fed/feed.ts";
@@ -97,7 +97,7 @@ export interface Cache {
 
 export const codeOf = (r: Pick<CacheRow, "id" | "source_ref">): string => r.source_ref ?? "SV" + r.id.toString(36).toUpperCase().padStart(4, "0");
 
-const stats = (gw: Gateway, id: number, gid: string) =>
+const stats = (gw: Core, id: number, gid: string) =>
   gw.db
     .query(
       `SELECT (SELECT count(*) FROM logs WHERE cache_gid = ?2 AND kind = 'find' AND state = 'active') AS finds,
@@ -109,7 +109,7 @@ const stats = (gw: Gateway, id: number, gid: string) =>
 type Stats = { finds: number; favorites: number; avg: number | null; n: number };
 
 /** Many rows at once: one query for all their counts (maps, lists, exports). */
-export function cachesJson(gw: Gateway, rows: CacheRow[]): Cache[] {
+export function cachesJson(gw: Core, rows: CacheRow[]): Cache[] {
   if (rows.length === 0) return [];
   const ids = JSON.stringify(rows.map((r) => r.id));
   const gids = JSON.stringify(rows.map((r) => localGid(gw, "cache", r.id)));
@@ -141,7 +141,7 @@ export function cachesJson(gw: Gateway, rows: CacheRow[]): Cache[] {
   );
 }
 
-export function cacheJson(gw: Gateway, r: CacheRow, known?: Stats | false): Cache {
+export function cacheJson(gw: Core, r: CacheRow, known?: Stats | false): Cache {
   const gid = localGid(gw, "cache", r.id);
   const s = known === false ? { finds: 0, favorites: 0, avg: null, n: 0 } : (known ?? stats(gw, r.id, gid));
   const c: Cache = {
@@ -177,7 +177,7 @@ export function cacheJson(gw: Gateway, r: CacheRow, known?: Stats | false): Cach
  * Finds on mirrored caches, by gid: those mirrored from their origin plus those
  * logged here, for any number of caches in one query.
  */
-function mirrorFinds(gw: Gateway, gids: string[]): Map<string, number> {
+function mirrorFinds(gw: Core, gids: string[]): Map<string, number> {
   if (gids.length === 0) return new Map();
   const rows = gw.db
     .query(
@@ -194,7 +194,7 @@ function mirrorFinds(gw: Gateway, gids: string[]): Map<string, number> {
 }
 
 /** Many mirrored caches as JSON, their find counts read in one query. */
-export function mirrorsJson(gw: Gateway, ms: MirroredCache[]): Cache[] {
+export function mirrorsJson(gw: Core, ms: MirroredCache[]): Cache[] {
   const finds = mirrorFinds(
     gw,
     ms.map((m) => m.gid),
@@ -202,7 +202,7 @@ export function mirrorsJson(gw: Gateway, ms: MirroredCache[]): Cache[] {
   return ms.map((m) => mirrorJson(gw, m, finds.get(m.gid) ?? 0));
 }
 
-export function mirrorJson(gw: Gateway, m: MirroredCache, knownFinds?: number): Cache {
+export function mirrorJson(gw: Core, m: MirroredCache, knownFinds?: number): Cache {
   const finds = knownFinds ?? mirrorFinds(gw, [m.gid]).get(m.gid) ?? 0;
   const g = parseGid(m.gid)!;
   return {
@@ -232,7 +232,7 @@ export function mirrorJson(gw: Gateway, m: MirroredCache, knownFinds?: number): 
   };
 }
 
-export function cacheRow(gw: Gateway, id: number): CacheRow | null {
+export function cacheRow(gw: Core, id: number): CacheRow | null {
   return gw.db.query("SELECT * FROM caches WHERE id = ?").get(id) as CacheRow | null;
 }
 
@@ -242,7 +242,7 @@ export function isOwner(actor: Actor, r: CacheRow): boolean {
 }
 
 /** A cache the caller may see: its own drafts, anything else that exists. 404 otherwise. */
-export function visibleRow(gw: Gateway, id: number, actor: Actor | null): CacheRow {
+export function visibleRow(gw: Core, id: number, actor: Actor | null): CacheRow {
   const r = cacheRow(gw, id);
   if (!r || (r.status === "draft" && !(actor && isOwner(actor, r)))) throw notFound(`cache ${id}`);
   return r;
@@ -256,9 +256,9 @@ export function visibleRow(gw: Gateway, id: number, actor: Actor | null): CacheR
 export type CacheRef = { native: CacheRow } | { mirror: MirroredCache } | { living: LivingCache };
 
 /** The gid a living cache's logs are kept under; these logs stay on this instance. */
-export const livingGid = (gw: Gateway, stationId: number) => `${gw.config.instance}:living:${stationId}`;
+export const livingGid = (gw: Core, stationId: number) => `${gw.config.instance}:living:${stationId}`;
 
-export function resolveCache(gw: Gateway, raw: string, actor: Actor | null): CacheRef {
+export function resolveCache(gw: Core, raw: string, actor: Actor | null): CacheRef {
   if (/^\d{1,15}$/.test(raw)) return { native: visibleRow(gw, Number(raw), actor) };
   const living = /^living-(\d{1,15})$/.exec(raw)?.[1] ?? (raw.startsWith(`${gw.config.instance}:living:`) ? raw.slice(gw.config.instance.length + 8) : null);
   if (living !== null) {
@@ -278,7 +278,7 @@ export function resolveCache(gw: Gateway, raw: string, actor: Actor | null): Cac
 }
 
 /** The detail view: the cache, plus the owner's contact fields for signed-in users of this instance. */
-export function cacheDetail(gw: Gateway, raw: string, actor: Actor | null): Cache & { contact?: Contact | null; mine?: boolean } {
+export function cacheDetail(gw: Core, raw: string, actor: Actor | null): Cache & { contact?: Contact | null; mine?: boolean } {
   const ref = resolveCache(gw, raw, actor);
   if ("mirror" in ref) return mirrorJson(gw, ref.mirror);
   if ("living" in ref) {
@@ -298,15 +298,15 @@ export function cacheDetail(gw: Gateway, raw: string, actor: Actor | null): Cach
 // ---------------------------------------------------------------- writes
 
 /** Bumped on every cache write: cached map answers are keyed on it. */
-const versions = new WeakMap<Gateway, number>();
-export const cachesVersion = (gw: Gateway) => versions.get(gw) ?? 0;
-const bump = (gw: Gateway) => versions.set(gw, cachesVersion(gw) + 1);
+const versions = new WeakMap<Core, number>();
+export const cachesVersion = (gw: Core) => versions.get(gw) ?? 0;
+const bump = (gw: Core) => versions.set(gw, cachesVersion(gw) + 1);
 
 const searchText = (name: string, code: string, owner: string | null, placedBy: string | null) =>
   [name, code, owner ?? "", placedBy ?? ""].join(" ").toLowerCase();
 
 /** Publishes the cache's current state, if it is one this instance federates (native, not a draft). */
-export function publishCache(gw: Gateway, r: CacheRow): void {
+export function publishCache(gw: Core, r: CacheRow): void {
   if (r.source !== null || r.status === "draft") return;
   const ownerAccount = r.owner_id !== null ? accountGid(gw, publicIdOf(gw.db, r.owner_id)) : null;
   publishRecord(
@@ -374,7 +374,7 @@ export function checkCacheBody(b: Record<string, unknown>, now: number, partial:
 }
 
 /** Hides a cache. A session hides it as its active callsign; the ingest box names `ownerCall`. */
-export function hideCache(gw: Gateway, actor: Actor, body: Record<string, unknown>): Cache & { contact: Contact | null } {
+export function hideCache(gw: Core, actor: Actor, body: Record<string, unknown>): Cache & { contact: Contact | null } {
   const now = gw.clock.now();
   const input = checkCacheBody(body, now, false) as CacheInput;
   const status = input.status ?? "active";
@@ -427,7 +427,7 @@ export function hideCache(gw: Gateway, actor: Actor, body: Record<string, unknow
 }
 
 /** Updates a native cache (owner, or the ingest box). Status moves follow TRANSITIONS. */
-export function updateCache(gw: Gateway, actor: Actor, id: number, body: Record<string, unknown>): Cache & { contact: Contact | null } {
+export function updateCache(gw: Core, actor: Actor, id: number, body: Record<string, unknown>): Cache & { contact: Contact | null } {
   const now = gw.clock.now();
   const r = visibleRow(gw, id, actor);
   if (!isOwner(actor, r)) throw forbidden("only the cache's owner may change it", "not_owner");
@@ -473,7 +473,7 @@ export function updateCache(gw: Gateway, actor: Actor, id: number, body: Record<
 export const ERASED_CALL = "(erased)";
 
 /** Archives every cache an account owns (GDPR erase), anonymised, and re-publishes them. Inside the caller's transaction. */
-export function archiveOwnedCaches(gw: Gateway, userId: number, calls: readonly string[] = []): number {
+export function archiveOwnedCaches(gw: Core, userId: number, calls: readonly string[] = []): number {
   const rows = gw.db.query("SELECT * FROM caches WHERE owner_id = ?").all(userId) as CacheRow[];
   const now = gw.clock.now();
   // The owner's callsigns leave the text it wrote too (a cache named for its owner stays, nameless).
@@ -575,7 +575,7 @@ export function filterSql(f: CacheFilters): { sql: string; args: Array<string | 
 }
 
 /** A living cache (an own station, src/stations/living-caches.ts) as a map entry: its id is `living-<station id>`, its page the station's. */
-export function livingJson(gw: Gateway, l: LivingCache): Cache {
+export function livingJson(gw: Core, l: LivingCache): Cache {
   return {
     id: `living-${l.stationId}`,
     gid: livingGid(gw, l.stationId),
@@ -664,7 +664,7 @@ const lonSpan = (b: Box) => (b.west <= b.east ? b.east - b.west : 360 - b.west +
  * than a cluster of one.
  */
 export function cachesInBox(
-  gw: Gateway,
+  gw: Core,
   box: Box,
   opts: { limit?: number; includeUnvetted?: boolean; singles?: boolean; cells?: number; filters?: CacheFilters } = {},
 ): MapAnswer {
@@ -836,7 +836,7 @@ export interface CatalogCache {
  * Inserts or updates a catalog cache by (source, code): importing the same
  * file twice changes nothing the second time. Inside the caller's transaction.
  */
-export function upsertCatalogCache(gw: Gateway, source: string, ownerId: number | null, c: CatalogCache): "created" | "updated" | "unchanged" {
+export function upsertCatalogCache(gw: Core, source: string, ownerId: number | null, c: CatalogCache): "created" | "updated" | "unchanged" {
   const now = gw.clock.now();
   const cur = gw.db.query("SELECT * FROM caches WHERE source = ? AND source_ref = ?").get(source, c.code) as CacheRow | null;
   const search = searchText(c.name, c.code, null, c.placedBy);
@@ -894,7 +894,7 @@ export function upsertCatalogCache(gw: Gateway, source: string, ownerId: number 
 }
 
 /** Marks the caches a signed-in user has found (`found: true`), for their map. */
-export function markFound<T extends { gid: string }>(gw: Gateway, userId: number, caches: T[]): Array<T & { found?: boolean }> {
+export function markFound<T extends { gid: string }>(gw: Core, userId: number, caches: T[]): Array<T & { found?: boolean }> {
   if (!caches.length) return caches;
   const found = new Set(
     (

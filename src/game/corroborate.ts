@@ -15,7 +15,7 @@
  * The corroborating position is pinned (positions.find_id) so the pruner keeps
  * it as long as the find; withdrawing or deleting the find unpins it.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import type { GatewayEvents } from "../events.ts";
 import { baseCall } from "../callsign.ts";
 import { distanceM } from "./model.ts";
@@ -45,7 +45,7 @@ const degLon = (m: number, lat: number) => degLat(m) / Math.max(0.01, Math.cos((
  * query is grid-snapped and time-bucketed) and leaves out the asker's IGates.
  */
 export function localSighting(
-  gw: Gateway,
+  gw: Core,
   call: string,
   lat: number,
   lon: number,
@@ -82,7 +82,7 @@ export function localSighting(
 }
 
 /** Pins a position to a find: the pruner keeps it while the find lives. */
-export function pinPosition(gw: Gateway, logId: number, positionId: number): void {
+export function pinPosition(gw: Core, logId: number, positionId: number): void {
   gw.db.query("UPDATE positions SET find_id = ? WHERE id = ? AND find_id IS NULL").run(logId, positionId);
 }
 
@@ -90,7 +90,7 @@ export function pinPosition(gw: Gateway, logId: number, positionId: number): voi
  * Releases a find's corroborating position. If another live find is
  * corroborated by the same position, the pin passes to it.
  */
-export function unpinPosition(gw: Gateway, logId: number): void {
+export function unpinPosition(gw: Core, logId: number): void {
   const row = gw.db.query("SELECT corr_position_id AS p FROM logs WHERE id = ?").get(logId) as { p: number | null } | null;
   gw.db.query("UPDATE positions SET find_id = NULL WHERE find_id = ?").run(logId);
   if (row?.p) {
@@ -115,7 +115,7 @@ export interface Evidence {
  * `{ source: "peers" }` when the corroboration quorum agrees. Idempotent.
  * Runs inside the caller's transaction if there is one.
  */
-export function promoteToTierA(gw: Gateway, logId: number, e: Evidence): boolean {
+export function promoteToTierA(gw: Core, logId: number, e: Evidence): boolean {
   return gw.db.transaction(() => {
     const r = gw.db.query("SELECT tier, kind, state FROM logs WHERE id = ?").get(logId) as { tier: string; kind: string; state: string } | null;
     if (!r || r.kind !== "find" || r.state !== "active" || r.tier === "a") return false;
@@ -143,14 +143,14 @@ export interface PendingFind {
   foundAt: number;
 }
 
-const corroborators = new WeakMap<Gateway, (gw: Gateway, find: PendingFind) => void>();
+const corroborators = new WeakMap<Core, (gw: Core, find: PendingFind) => void>();
 
 /**
  * Issue 7 plugs cross-instance corroboration in here: its function asks
  * trusted peers and calls promoteToTierA(gw, find.logId, { source: "peers" })
  * when the quorum agrees.
  */
-export function setCorroborator(gw: Gateway, fn: (gw: Gateway, find: PendingFind) => void): void {
+export function setCorroborator(gw: Core, fn: (gw: Core, find: PendingFind) => void): void {
   corroborators.set(gw, fn);
 }
 
@@ -160,7 +160,7 @@ export function setCorroborator(gw: Gateway, fn: (gw: Gateway, find: PendingFind
  * Until the federation registers a corroborator it does nothing: the find stays at
  * its tier, and can still be promoted by a later local RF sighting.
  */
-export function requestCorroboration(gw: Gateway, find: PendingFind): void {
+export function requestCorroboration(gw: Core, find: PendingFind): void {
   const fn = corroborators.get(gw);
   if (!fn) return;
   try {
@@ -174,7 +174,7 @@ export function requestCorroboration(gw: Gateway, find: PendingFind): void {
  * A stored position: if it is an RF sighting that corroborates a pending
  * find of the same base call near its cache within the window, promote it.
  */
-export function onPosition(gw: Gateway, p: GatewayEvents["position"]): void {
+export function onPosition(gw: Core, p: GatewayEvents["position"]): void {
   if (p.source !== "rf" || !p.igate || !p.positionId || (p.kind && p.kind !== "station")) return;
   const base = baseCall(p.call);
   if (baseCall(p.igate) === base) return;

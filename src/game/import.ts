@@ -20,7 +20,7 @@
  * read (exports/routes.ts).
  */
 import type { XMLParser } from "fast-xml-parser";
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest, notFound, tooLarge } from "../errors.ts";
 import { bodyText } from "../text.ts";
 import { upsertCatalogCache, type CatalogCache } from "./caches.ts";
@@ -321,7 +321,7 @@ export function importByteCap(actor: Pick<Actor, "verified" | "ingest">): number
  * WRITE_BATCH caches (importing the same file again after a crash half way
  * completes it: caches are matched by code).
  */
-export async function importCatalog(gw: Gateway, actor: Actor, source: string, body: unknown) {
+export async function importCatalog(gw: Core, actor: Actor, source: string, body: unknown) {
   if (!(IMPORT_SOURCES as readonly string[]).includes(source)) throw notFound(`import source ${source} (known: ${IMPORT_SOURCES.join(", ")})`);
   // The body was read under this cap already (exports/routes.ts); this holds for callers in process too.
   const cap = importByteCap(actor);

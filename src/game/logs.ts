@@ -4,7 +4,7 @@
  * covers all three kinds), except logs on catalog imports, which are not
  * federated. The `log` event fires after each write commits.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
 import { findToWire } from "../fed/bodies.ts";
 import { accountGid, localGid, publishRecord, publishTombstone } from "../fed/feed.ts";
@@ -55,7 +55,7 @@ export interface Log {
   origin: string;
 }
 
-export function logJson(gw: Gateway, r: LogRow): Log {
+export function logJson(gw: Core, r: LogRow): Log {
   return {
     id: r.id,
     gid: localGid(gw, "find", r.id),
@@ -72,10 +72,10 @@ export function logJson(gw: Gateway, r: LogRow): Log {
   };
 }
 
-export const logRow = (gw: Gateway, id: number) => gw.db.query("SELECT * FROM logs WHERE id = ?").get(id) as LogRow | null;
+export const logRow = (gw: Core, id: number) => gw.db.query("SELECT * FROM logs WHERE id = ?").get(id) as LogRow | null;
 
 /** Whether logs on this cache are federated (native caches hidden here, and mirrored caches). */
-function federated(gw: Gateway, r: LogRow): boolean {
+function federated(gw: Core, r: LogRow): boolean {
   // Living caches are not federated records, so their logs are not either: a
   // peer could not place a find on a cache it never received.
   if (r.cache_id === null) return !r.cache_gid.startsWith(`${gw.config.instance}:living:`);
@@ -84,7 +84,7 @@ function federated(gw: Gateway, r: LogRow): boolean {
 }
 
 /** Publishes the log's current state as a find record. Inside the caller's transaction. */
-export function republishLog(gw: Gateway, id: number): void {
+export function republishLog(gw: Core, id: number): void {
   const r = logRow(gw, id);
   if (!r || !federated(gw, r)) return;
   const withdrawn = r.state === "withdrawn";
@@ -106,7 +106,7 @@ export function republishLog(gw: Gateway, id: number): void {
   );
 }
 
-const emitLog = (gw: Gateway, r: LogRow, lat: number, lon: number) =>
+const emitLog = (gw: Core, r: LogRow, lat: number, lon: number) =>
   gw.events.emit("log", { logId: r.id, cacheId: r.cache_id ?? 0, cacheGid: r.cache_gid, kind: r.kind, call: r.call ?? "", ts: r.created_at, lat, lon });
 
 interface Target {
@@ -121,7 +121,7 @@ interface Target {
   placedAt: number | null;
 }
 
-function target(gw: Gateway, raw: string, actor: Actor | null): Target {
+function target(gw: Core, raw: string, actor: Actor | null): Target {
   const ref = resolveCache(gw, raw, actor);
   if ("native" in ref) {
     const c = ref.native;
@@ -193,7 +193,7 @@ interface Written {
 }
 
 /** Writes one log inside the caller's transaction; events and hand-offs are for the caller to run after commit. */
-function writeLog(gw: Gateway, t: Target, input: LogInput, who: { userId: number | null; call: string; tier: "b" | "c"; via: string }): Written {
+function writeLog(gw: Core, t: Target, input: LogInput, who: { userId: number | null; call: string; tier: "b" | "c"; via: string }): Written {
   const now = gw.clock.now();
   if (t.status === "draft") throw conflict("cache_not_published", "this cache is a draft: it takes no logs yet");
   if (t.status === "archived" && input.kind !== "note") throw conflict("cache_archived", "this cache is archived: only notes can be logged");
@@ -250,7 +250,7 @@ function writeLog(gw: Gateway, t: Target, input: LogInput, who: { userId: number
   return { row, target: t, pending };
 }
 
-function afterCommit(gw: Gateway, written: Written[]): void {
+function afterCommit(gw: Core, written: Written[]): void {
   const w = written.filter((x) => !x.replayed);
   for (const x of w) emitLog(gw, x.row, x.target.lat, x.target.lon);
   for (const x of w) if (x.pending) requestCorroboration(gw, x.pending);
@@ -261,7 +261,7 @@ function afterCommit(gw: Gateway, written: Written[]): void {
  * when verified, else c); the ingest box names `call` (tier c: relayed); any
  * find is Tier A at once when an RF sighting corroborates it.
  */
-export function logOnCache(gw: Gateway, actor: Actor, rawCache: string, body: Record<string, unknown>): Log & { replayed?: true } {
+export function logOnCache(gw: Core, actor: Actor, rawCache: string, body: Record<string, unknown>): Log & { replayed?: true } {
   const input = checkLogBody(body, gw.clock.now(), actor.ingest && actor.userId === null);
   let who: { userId: number | null; call: string; tier: "b" | "c"; via: string };
   if (actor.userId !== null || actor.via === "device") {
@@ -286,7 +286,7 @@ export function logOnCache(gw: Gateway, actor: Actor, rawCache: string, body: Re
  * finds. Everything is checked first; a bad item refuses the whole batch.
  */
 export function ingestFinds(
-  gw: Gateway,
+  gw: Core,
   finds: unknown[],
   ctx: { caller: { ingest: boolean; assertion: { call: string | null; userId: number | null } | null }; heardAt: number },
 ) {
@@ -321,7 +321,7 @@ export function ingestFinds(
 }
 
 /** A cache's logbook, newest first: local logs and mirrored find records of other instances. */
-export function logbook(gw: Gateway, rawCache: string, actor: Actor | null, opts: { limit?: number; before?: number } = {}): { logs: Log[] } {
+export function logbook(gw: Core, rawCache: string, actor: Actor | null, opts: { limit?: number; before?: number } = {}): { logs: Log[] } {
   const t = target(gw, rawCache, actor);
   const limit = Math.min(Math.max(1, opts.limit ?? 100), 500);
   const rows = gw.db
@@ -348,7 +348,7 @@ export function logbook(gw: Gateway, rawCache: string, actor: Actor | null, opts
 }
 
 /** Deletes a log (its author, the cache's owner, or the ingest box): unpins its position and tombstones its record. */
-export function deleteLog(gw: Gateway, actor: Actor, logId: number): { deleted: true } {
+export function deleteLog(gw: Core, actor: Actor, logId: number): { deleted: true } {
   const r = logRow(gw, logId);
   if (!r) throw notFound(`log ${logId}`);
   const cache = r.cache_id !== null ? cacheRow(gw, r.cache_id) : null;
@@ -368,7 +368,7 @@ export function deleteLog(gw: Gateway, actor: Actor, logId: number): { deleted: 
  * calls, e.g. relayed by the ingest box) anonymised and WITHDRAWN, positions
  * unpinned, records re-published. Inside the erase transaction.
  */
-export function withdrawLogsOf(gw: Gateway, userId: number, verifiedCalls: string[] = []): number {
+export function withdrawLogsOf(gw: Core, userId: number, verifiedCalls: string[] = []): number {
   const ids = (
     gw.db
       .query("SELECT id FROM logs WHERE (user_id = ? OR base_call IN (SELECT value FROM json_each(?))) AND state = 'active'")

@@ -5,7 +5,7 @@
  * anyone who logged the cache may upload.
  */
 import { createHash } from "node:crypto";
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { AppError, badRequest, conflict, forbidden, notFound } from "../errors.ts";
 import { visibleRow, isOwner } from "./caches.ts";
 import type { Actor } from "./model.ts";
@@ -44,14 +44,14 @@ const COLS = `m.id, m.cache_id AS cacheId, m.type, m.size, m.caption, m.created_
 
 const withUrl = (m: Omit<Media, "url">): Media => ({ ...m, url: `/api/media/${m.id}` });
 
-export function listMedia(gw: Gateway, cacheId: number, actor: Actor | null): { media: Media[] } {
+export function listMedia(gw: Core, cacheId: number, actor: Actor | null): { media: Media[] } {
   visibleRow(gw, cacheId, actor);
   return {
     media: (gw.db.query(`SELECT ${COLS} FROM media m WHERE m.cache_id = ? ORDER BY m.created_at, m.id`).all(cacheId) as Array<Omit<Media, "url">>).map(withUrl),
   };
 }
 
-export function uploadMedia(gw: Gateway, actor: Actor, cacheId: number, contentType: string, body: unknown, caption: string | undefined): Media {
+export function uploadMedia(gw: Core, actor: Actor, cacheId: number, contentType: string, body: unknown, caption: string | undefined): Media {
   const c = visibleRow(gw, cacheId, actor);
   const userId = actor.userId!;
   const logged = gw.db.query("SELECT 1 FROM logs WHERE cache_id = ? AND user_id = ?").get(cacheId, userId);
@@ -73,7 +73,7 @@ export function uploadMedia(gw: Gateway, actor: Actor, cacheId: number, contentT
 }
 
 /** The file itself, for GET /api/media/:id. */
-export function mediaFile(gw: Gateway, id: number): { type: string; bytes: Uint8Array; sha256: string } {
+export function mediaFile(gw: Core, id: number): { type: string; bytes: Uint8Array; sha256: string } {
   const r = gw.db.query("SELECT m.type, m.bytes, m.sha256 FROM media m JOIN caches c ON c.id = m.cache_id WHERE m.id = ? AND c.status <> 'draft'").get(id) as {
     type: string;
     bytes: Uint8Array;
@@ -83,7 +83,7 @@ export function mediaFile(gw: Gateway, id: number): { type: string; bytes: Uint8
   return r;
 }
 
-export function deleteMedia(gw: Gateway, actor: Actor, id: number): { deleted: true } {
+export function deleteMedia(gw: Core, actor: Actor, id: number): { deleted: true } {
   const r = gw.db.query("SELECT cache_id AS cacheId, user_id AS userId FROM media WHERE id = ?").get(id) as { cacheId: number; userId: number | null } | null;
   if (!r) throw notFound(`media ${id}`);
   const c = visibleRow(gw, r.cacheId, actor);

@@ -3,18 +3,18 @@
  * only: an active find of the account on the cache), and watches (any
  * signed-in account; stored by the accounts' watchlist, src/accounts/prefs.ts).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { forbidden } from "../errors.ts";
 import { setWatch } from "../accounts/prefs.ts";
 import { visibleRow } from "./caches.ts";
 import type { Actor } from "./model.ts";
 
-function requireFinder(gw: Gateway, cacheId: number, userId: number): void {
+function requireFinder(gw: Core, cacheId: number, userId: number): void {
   const found = gw.db.query("SELECT 1 FROM logs WHERE cache_id = ? AND user_id = ? AND kind = 'find' AND state = 'active'").get(cacheId, userId);
   if (!found) throw forbidden("only finders of this cache may do this: log your find first", "not_a_finder");
 }
 
-const summary = (gw: Gateway, cacheId: number) =>
+const summary = (gw: Core, cacheId: number) =>
   gw.db
     .query("SELECT avg(stars) AS avg, count(*) AS n, (SELECT count(*) FROM favorites WHERE cache_id = ?1) AS favorites FROM ratings WHERE cache_id = ?1")
     .get(cacheId) as {
@@ -24,7 +24,7 @@ const summary = (gw: Gateway, cacheId: number) =>
   };
 
 /** `{stars: 1-5}` sets the account's rating; `{stars: null}` removes it. */
-export function rateCache(gw: Gateway, actor: Actor, id: number, body: { stars: number | null }) {
+export function rateCache(gw: Core, actor: Actor, id: number, body: { stars: number | null }) {
   visibleRow(gw, id, actor);
   const userId = actor.userId!;
   requireFinder(gw, id, userId);
@@ -41,7 +41,7 @@ export function rateCache(gw: Gateway, actor: Actor, id: number, body: { stars: 
 }
 
 /** `{favorite: true|false}` (default true). */
-export function favoriteCache(gw: Gateway, actor: Actor, id: number, body: { favorite?: boolean }) {
+export function favoriteCache(gw: Core, actor: Actor, id: number, body: { favorite?: boolean }) {
   visibleRow(gw, id, actor);
   const userId = actor.userId!;
   const on = body.favorite ?? true;
@@ -53,14 +53,14 @@ export function favoriteCache(gw: Gateway, actor: Actor, id: number, body: { fav
 }
 
 /** `{watch: true|false}` (default true): alerts for new logs, by the account's notification settings. */
-export function watchCache(gw: Gateway, actor: Actor, id: number, body: { watch?: boolean }) {
+export function watchCache(gw: Core, actor: Actor, id: number, body: { watch?: boolean }) {
   visibleRow(gw, id, actor);
   const on = body.watch ?? true;
   return { watch: setWatch(gw, actor.userId!, id, on) };
 }
 
 /** The signed-in account's own relation to a cache, for the cache page. */
-export function myCacheState(gw: Gateway, userId: number, cacheId: number) {
+export function myCacheState(gw: Core, userId: number, cacheId: number) {
   const r = gw.db
     .query(
       `SELECT (SELECT stars FROM ratings WHERE cache_id = ?1 AND user_id = ?2) AS stars,

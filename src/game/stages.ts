@@ -6,7 +6,7 @@
  * normalised answer is stored.
  */
 import { createHash } from "node:crypto";
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest, conflict, forbidden, notFound, unprocessable } from "../errors.ts";
 import { isOwner, visibleRow } from "./caches.ts";
 import { callsign, text, type Actor } from "./model.ts";
@@ -40,12 +40,12 @@ export interface StageView {
   content?: string;
 }
 
-function unlockedSet(gw: Gateway, cacheId: number, userId: number | null): Set<number> {
+function unlockedSet(gw: Core, cacheId: number, userId: number | null): Set<number> {
   if (userId === null) return new Set();
   return new Set((gw.db.query("SELECT n FROM stage_unlocks WHERE cache_id = ? AND user_id = ?").all(cacheId, userId) as Array<{ n: number }>).map((r) => r.n));
 }
 
-export function listStages(gw: Gateway, cacheId: number, actor: Actor | null): { stages: StageView[]; next: number | null } {
+export function listStages(gw: Core, cacheId: number, actor: Actor | null): { stages: StageView[]; next: number | null } {
   const c = visibleRow(gw, cacheId, actor);
   const rows = gw.db.query("SELECT n, title, question, content, media_id FROM stages WHERE cache_id = ? ORDER BY n").all(cacheId) as StageRow[];
   const owner = !!actor && isOwner(actor, c);
@@ -71,7 +71,7 @@ export interface StagesBody {
   stages: Array<{ title: string; question: string; content: string; answer: string; audioMediaId?: number | null }>;
 }
 
-export function setStages(gw: Gateway, actor: Actor, cacheId: number, body: StagesBody) {
+export function setStages(gw: Core, actor: Actor, cacheId: number, body: StagesBody) {
   const c = visibleRow(gw, cacheId, actor);
   if (!isOwner(actor, c)) throw forbidden("only the cache's owner sets its stages", "not_owner");
   const stages = body.stages.map((s, i) => {
@@ -106,7 +106,7 @@ export function setStages(gw: Gateway, actor: Actor, cacheId: number, body: Stag
  * ingest box relays a player heard on RF: it names `call`, and the unlock is
  * the account's that holds that callsign verified.
  */
-export function unlockStage(gw: Gateway, actor: Actor, cacheId: number, n: number, body: Record<string, unknown>) {
+export function unlockStage(gw: Core, actor: Actor, cacheId: number, n: number, body: Record<string, unknown>) {
   visibleRow(gw, cacheId, actor);
   const row = gw.db.query("SELECT n, answer_hash AS hash FROM stages WHERE cache_id = ? AND n = ?").get(cacheId, n) as { n: number; hash: string } | null;
   if (!row) throw notFound(`stage ${n}`);

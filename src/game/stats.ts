@@ -3,7 +3,7 @@
  * and the top corroborating IGates. Only active, listed caches and active
  * logs count; withdrawn finds never do.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { cacheJson, type Cache, type CacheRow } from "./caches.ts";
 import { logJson, type Log, type LogRow } from "./logs.ts";
 
@@ -16,7 +16,7 @@ export interface Leaderboard {
 }
 
 /** Top finders (by finds, then Tier A) and hiders (by caches), optionally since a time. */
-export function leaderboard(gw: Gateway, opts: { since?: number; limit?: number } = {}): Leaderboard {
+export function leaderboard(gw: Core, opts: { since?: number; limit?: number } = {}): Leaderboard {
   const n = clampLimit(opts.limit, 20, 100);
   const since = opts.since ?? 0;
   const finders = gw.db
@@ -44,7 +44,7 @@ export type ActivityItem =
   | { type: "cache"; at: number; cache: Cache };
 
 /** Recent logs and newly hidden caches, newest first. */
-export function activity(gw: Gateway, opts: { since?: number; limit?: number; call?: string } = {}): { items: ActivityItem[] } {
+export function activity(gw: Core, opts: { since?: number; limit?: number; call?: string } = {}): { items: ActivityItem[] } {
   const n = clampLimit(opts.limit, 50, 200);
   const since = opts.since ?? 0;
   const callSql = opts.call ? " AND l.base_call = ?" : "";
@@ -72,7 +72,7 @@ export function activity(gw: Gateway, opts: { since?: number; limit?: number; ca
 }
 
 /** IGates whose RF sightings corroborated the most finds here (Tier A, local). */
-export function corroborators(gw: Gateway, opts: { since?: number; limit?: number } = {}) {
+export function corroborators(gw: Core, opts: { since?: number; limit?: number } = {}) {
   const n = clampLimit(opts.limit, 20, 100);
   const igates = gw.db
     .query(
@@ -84,7 +84,7 @@ export function corroborators(gw: Gateway, opts: { since?: number; limit?: numbe
 }
 
 /** The pages of listed caches for the sitemap (the sitemap protocol allows 50,000 URLs a file). */
-export function sitemapCaches(gw: Gateway, limit = 45_000): Array<{ path: string; lastmod: string }> {
+export function sitemapCaches(gw: Core, limit = 45_000): Array<{ path: string; lastmod: string }> {
   return (
     gw.db.query("SELECT id, updated_at AS at FROM caches WHERE status IN ('active', 'disabled') AND unlisted = 0 ORDER BY id LIMIT ?").all(limit) as Array<{
       id: number;

@@ -3,7 +3,7 @@
  * APRS-IS server): one list per gateway, for GET /api/ports and for a sysop
  * who disconnects one (DELETE /api/hub/clients/:id).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 
 export type HubServer = "kiss" | "aprs-is";
 
@@ -36,17 +36,17 @@ export interface HubClient {
 /** A client's row in GET /api/ports (no close function). */
 export type HubClientView = Omit<HubClient, "close">;
 
-const lists = new WeakMap<Gateway, Map<string, HubClient>>();
+const lists = new WeakMap<Core, Map<string, HubClient>>();
 let next = 1;
 
-function list(gw: Gateway): Map<string, HubClient> {
+function list(gw: Core): Map<string, HubClient> {
   let m = lists.get(gw);
   if (!m) lists.set(gw, (m = new Map()));
   return m;
 }
 
 /** Registers a client that just connected from `address`; the server fills in the rest as the connection goes on. */
-export function addClient(gw: Gateway, server: HubServer, address: string, close: (why: string) => void): HubClient {
+export function addClient(gw: Core, server: HubServer, address: string, close: (why: string) => void): HubClient {
   const client: HubClient = {
     id: `${server}-${next++}`,
     server,
@@ -66,11 +66,11 @@ export function addClient(gw: Gateway, server: HubServer, address: string, close
   return client;
 }
 
-export function removeClient(gw: Gateway, id: string): void {
+export function removeClient(gw: Core, id: string): void {
   list(gw).delete(id);
 }
 
-export function clientsOf(gw: Gateway, server: HubServer): HubClient[] {
+export function clientsOf(gw: Core, server: HubServer): HubClient[] {
   return [...list(gw).values()].filter((c) => c.server === server);
 }
 
@@ -80,7 +80,7 @@ export function clientView(c: HubClient): HubClientView {
 }
 
 /** Disconnects a client; false when there is none by that id. */
-export function disconnectClient(gw: Gateway, id: string, by: string): boolean {
+export function disconnectClient(gw: Core, id: string, by: string): boolean {
   const c = list(gw).get(id);
   if (!c) return false;
   c.close(`disconnected by ${by}`);

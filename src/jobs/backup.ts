@@ -6,7 +6,7 @@
  */
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { BACKUP_NAME, backupDatabase, backupFileName } from "../store/backup.ts";
 import { DB_FILE_NAME } from "../store/db.ts";
 
@@ -20,7 +20,7 @@ export interface BackupReport {
   removed?: string[];
 }
 
-export function backupDir(gw: Gateway): string | null {
+export function backupDir(gw: Core): string | null {
   return gw.config.backupDir ? resolve(gw.config.dataDir, gw.config.backupDir) : null;
 }
 
@@ -32,7 +32,7 @@ function copiesIn(dir: string): string[] {
     .reverse();
 }
 
-export async function scheduledBackup(gw: Gateway, opts: { force?: boolean } = {}): Promise<BackupReport> {
+export async function scheduledBackup(gw: Core, opts: { force?: boolean } = {}): Promise<BackupReport> {
   const dir = backupDir(gw);
   if (!dir) return { skipped: "BACKUP_DIR is not set" };
   mkdirSync(dir, { recursive: true });

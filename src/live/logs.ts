@@ -4,7 +4,7 @@
  * trusted peers, listed), so a live room never reveals where an unlisted or
  * draft cache is. Rooms, snapshots and spots read logs through here.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 
 export interface LiveLog {
   logId: number;
@@ -55,14 +55,14 @@ const toLive = (r: Row): LiveLog => ({
 });
 
 /** One log as the live feeds show it; null when its cache is not on the public map. */
-export function liveLog(gw: Gateway, logId: number): LiveLog | null {
+export function liveLog(gw: Core, logId: number): LiveLog | null {
   const r = gw.db.query(`${SELECT} AND l.id = ?`).get(logId) as Row | null;
   return r && toLive(r);
 }
 
 /** Logs since a time, newest first, optionally only finds and only inside `inside`. */
 export function recentLogs(
-  gw: Gateway,
+  gw: Core,
   opts: { since: number; limit: number; kinds?: Array<LiveLog["kind"]>; inside?: (lat: number, lon: number) => boolean },
 ): LiveLog[] {
   const kinds = opts.kinds ?? ["find", "dnf", "note"];

@@ -5,7 +5,7 @@
  * exact position: stations heard, and finds logged on caches on the public
  * map. Off, the route answers 404 `spots_disabled` (docs/api.md).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { AppError, badRequest } from "../errors.ts";
 import { locator } from "../maidenhead.ts";
 import { recentLogs } from "./logs.ts";
@@ -31,7 +31,7 @@ export interface Spot {
   cache?: { id: number | string; gid: string; name: string; type: string };
 }
 
-export function listSpots(gw: Gateway, q: { since?: number; limit?: number }): { spots: Spot[]; since: number } {
+export function listSpots(gw: Core, q: { since?: number; limit?: number }): { spots: Spot[]; since: number } {
   if (!gw.config.spotsEnabled) throw new AppError(404, "spots_disabled", "live activity spots are off on this instance (SPOTS_ENABLED)");
   const now = gw.clock.now();
   if (q.limit !== undefined && (q.limit < 1 || q.limit > SPOTS.maxLimit)) throw badRequest("invalid", `limit is 1 to ${SPOTS.maxLimit}`);

@@ -4,7 +4,7 @@
  * of its last frame) and per-minute samples of each port's counters. Both
  * tables are pruned by the one pruner (MHEARD_TTL_DAYS, PORT_COUNTERS_TTL_DAYS).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { formatAddress, type Ax25Frame, type PortStatus } from "../../radio/index.ts";
 
 /** A frame's digipeater path as monitors write it: `WIDE1*,WIDE2-1`. */
@@ -15,7 +15,7 @@ export function pathText(f: Ax25Frame): string | null {
 }
 
 /** Notes a frame heard on `port`. */
-export function noteHeard(gw: Gateway, port: string, f: Ax25Frame, at: number): void {
+export function noteHeard(gw: Core, port: string, f: Ax25Frame, at: number): void {
   gw.db
     .query(
       `INSERT INTO mheard (port, call, first_ts, last_ts, frames, via) VALUES (?1, ?2, ?3, ?3, 1, ?4)
@@ -36,7 +36,7 @@ export interface MheardRow {
 }
 
 /** The MHeard list, most recent first. */
-export function mheard(gw: Gateway, opts: { port?: string; limit?: number } = {}): MheardRow[] {
+export function mheard(gw: Core, opts: { port?: string; limit?: number } = {}): MheardRow[] {
   const limit = Math.min(Math.max(opts.limit ?? 200, 1), 1000);
   const where = opts.port ? "WHERE m.port = ?1" : "WHERE ?1 IS NULL";
   const rows = gw.db
@@ -49,13 +49,13 @@ export function mheard(gw: Gateway, opts: { port?: string; limit?: number } = {}
 }
 
 type Counters = Pick<PortStatus, "framesIn" | "framesOut" | "bytesIn" | "bytesOut" | "errors">;
-const lastSample = new WeakMap<Gateway, Map<string, Counters>>();
+const lastSample = new WeakMap<Core, Map<string, Counters>>();
 
 /**
  * Writes one port_counters row per port: what each counter grew by since the
  * previous sample (the first sample after a start counts from zero).
  */
-export function sampleCounters(gw: Gateway, ports: PortStatus[]): number {
+export function sampleCounters(gw: Core, ports: PortStatus[]): number {
   let last = lastSample.get(gw);
   if (!last) lastSample.set(gw, (last = new Map()));
   const now = gw.clock.now();
@@ -82,7 +82,7 @@ export interface CounterSample {
 }
 
 /** A port's counter samples since `since`, oldest first. */
-export function counterSamples(gw: Gateway, port: string, since = 0, limit = 1440): CounterSample[] {
+export function counterSamples(gw: Core, port: string, since = 0, limit = 1440): CounterSample[] {
   return gw.db
     .query(
       `SELECT ts, rx_frames AS rxFrames, tx_frames AS txFrames, rx_bytes AS rxBytes, tx_bytes AS txBytes, errors FROM port_counters

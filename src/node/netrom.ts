@@ -12,7 +12,7 @@
  * by each broadcast and age out 6 hours after the last (the pruner); routes
  * the sysop enters stay until removed.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
 import { decodeNodes, formatAddress, nodesFrames, parseAddressLoose, type Ax25Address, type Ax25Frame, type NodesEntry } from "../../radio/index.ts";
@@ -25,7 +25,7 @@ export const NODES_MIN_QUALITY = 50;
 const ALIAS = /^[A-Z0-9#_-]{1,6}$/;
 
 /** The node's callsign (NODE_CALL, default RADIO_CALL), or null when this station is no node. */
-export function nodeCall(gw: Gateway): string | null {
+export function nodeCall(gw: Core): string | null {
   return gw.config.nodeAlias ? (gw.config.nodeCall ?? gw.config.radioCall) : null;
 }
 
@@ -41,7 +41,7 @@ export interface NodeRoute {
 
 const COLS = "dest AS call, alias, neighbour, port, quality, source, updated_at AS updatedAt";
 
-function upsert(gw: Gateway, r: Omit<NodeRoute, "updatedAt">) {
+function upsert(gw: Core, r: Omit<NodeRoute, "updatedAt">) {
   gw.db
     .query(
       `INSERT INTO netrom_routes (dest, alias, neighbour, port, quality, source, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -52,7 +52,7 @@ function upsert(gw: Gateway, r: Omit<NodeRoute, "updatedAt">) {
 }
 
 /** A NODES broadcast heard on `port`: routes to its sender and through it. Returns how many routes it refreshed. */
-export function noteNodes(gw: Gateway, port: string, f: Ax25Frame): number {
+export function noteNodes(gw: Core, port: string, f: Ax25Frame): number {
   const r = decodeNodes(f.info);
   if (!r.ok) return 0;
   const me = nodeCall(gw);
@@ -79,19 +79,19 @@ export function noteNodes(gw: Gateway, port: string, f: Ax25Frame): number {
 }
 
 /** Every route, best first per node. */
-export function listRoutes(gw: Gateway): NodeRoute[] {
+export function listRoutes(gw: Core): NodeRoute[] {
   return gw.db.query(`SELECT ${COLS} FROM netrom_routes ORDER BY dest, quality DESC, neighbour`).all() as NodeRoute[];
 }
 
 /** The best route to each node: the NODES table. */
-export function nodesTable(gw: Gateway): NodeRoute[] {
+export function nodesTable(gw: Core): NodeRoute[] {
   const best = new Map<string, NodeRoute>();
   for (const r of listRoutes(gw)) if (!best.has(r.call)) best.set(r.call, r);
   return [...best.values()].sort((a, b) => a.alias.localeCompare(b.alias) || a.call.localeCompare(b.call));
 }
 
 /** The best route to a node callsign. */
-export function bestRoute(gw: Gateway, dest: string): NodeRoute | null {
+export function bestRoute(gw: Core, dest: string): NodeRoute | null {
   return (
     (gw.db
       .query(`SELECT ${COLS} FROM netrom_routes WHERE dest = ? AND quality >= ? ORDER BY quality DESC, updated_at DESC LIMIT 1`)
@@ -100,7 +100,7 @@ export function bestRoute(gw: Gateway, dest: string): NodeRoute | null {
 }
 
 /** A node alias (or callsign) to the node's callsign, by the best route known; null when unknown. */
-export function resolveNode(gw: Gateway, aliasOrCall: string): string | null {
+export function resolveNode(gw: Core, aliasOrCall: string): string | null {
   const t = aliasOrCall.trim().toUpperCase();
   const byAlias = gw.db.query("SELECT dest FROM netrom_routes WHERE alias = ? AND quality >= ? ORDER BY quality DESC LIMIT 1").get(t, NODES_MIN_QUALITY) as {
     dest: string;
@@ -124,7 +124,7 @@ export interface RouteEdit {
   remove?: boolean;
 }
 
-export function editRoute(gw: Gateway, b: RouteEdit): { route: NodeRoute | null } {
+export function editRoute(gw: Core, b: RouteEdit): { route: NodeRoute | null } {
   const call = axCall(b.call, "call");
   const neighbour = axCall(b.neighbour, "neighbour");
   if (b.remove === true) {
@@ -148,7 +148,7 @@ function axCall(v: string, name: string): string {
 }
 
 /** Our NODES broadcast: the alias and the best route to every node we know of a usable quality. */
-export function ownBroadcast(gw: Gateway): { alias: string; entries: NodesEntry[] } {
+export function ownBroadcast(gw: Core): { alias: string; entries: NodesEntry[] } {
   const addr = (s: string): Ax25Address => {
     const a = parseAddressLoose(s);
     if (!a.ok) throw a.error;
@@ -162,7 +162,7 @@ export function ownBroadcast(gw: Gateway): { alias: string; entries: NodesEntry[
 }
 
 /** The UI frames of our NODES broadcast, from the node's call. */
-export function broadcastFrames(gw: Gateway): Ax25Frame[] {
+export function broadcastFrames(gw: Core): Ax25Frame[] {
   const call = nodeCall(gw);
   if (!call) return [];
   const a = parseAddressLoose(call);

@@ -15,13 +15,13 @@
  *   - the path is RADIO_PATH whatever the line says (outbox lines are written
  *     for APRS-IS with TCPIP*).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { verifiedHolder } from "../accounts/users.ts";
 import { deferLeased, leaseDue, reportSent, type OutboxItem } from "../stations/outbox.ts";
 import { formatAddress, parseTnc2, type Ax25Frame, type Radio } from "../../radio/index.ts";
 
 /** Whether `call` may transmit: some account on this instance verified its base call. */
-export function isVerifiedCall(gw: Gateway, call: string | null | undefined): boolean {
+export function isVerifiedCall(gw: Core, call: string | null | undefined): boolean {
   return !!call && verifiedHolder(gw.db, call) !== null;
 }
 
@@ -70,7 +70,7 @@ export class Transmitter {
   private lastBeacon = new Map<string, number>();
 
   constructor(
-    private gw: Gateway,
+    private gw: Core,
     private radio: Radio,
   ) {
     this.bucket = new TokenBucket(gw.config.radioTxPerMinute, gw.clock.now());

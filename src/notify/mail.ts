@@ -6,7 +6,7 @@
  *   await sendMail(gw, { to: "op@example.org", subject: "Sign in", text: "..." });
  */
 import type nodemailer from "nodemailer";
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 
 export interface Mail {
   to: string;
@@ -21,9 +21,9 @@ export interface MailResult {
 }
 
 type Transport = ReturnType<typeof nodemailer.createTransport>;
-const transports = new WeakMap<Gateway, Transport>();
+const transports = new WeakMap<Core, Transport>();
 
-async function transport(gw: Gateway): Promise<Transport> {
+async function transport(gw: Core): Promise<Transport> {
   let t = transports.get(gw);
   if (!t) {
     // Loaded on the first message: most instances never send mail, and start faster without it.
@@ -35,12 +35,12 @@ async function transport(gw: Gateway): Promise<Transport> {
   return t;
 }
 
-export function mailFrom(gw: Gateway): string {
+export function mailFrom(gw: Core): string {
   return gw.config.mailFrom ?? `svc-gateway@${gw.config.instance}.invalid`;
 }
 
 /** Sends one plain-text message; throws when the mail server refuses it. */
-export async function sendMail(gw: Gateway, mail: Mail): Promise<MailResult> {
+export async function sendMail(gw: Core, mail: Mail): Promise<MailResult> {
   if (!gw.config.smtpUrl) {
     gw.log.info("mail", `SMTP_URL is not set, so this message was not sent; here it is:\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}`);
     return { via: "log" };

@@ -9,7 +9,7 @@
  */
 import { createECDH } from "node:crypto";
 import { isIP } from "node:net";
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { getMeta, setMeta } from "../store/db.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { mailFrom } from "./mail.ts";
@@ -35,7 +35,7 @@ function newVapidKeys(): VapidKeys {
 }
 
 /** This instance's VAPID keys, made once and kept. */
-export function vapidKeys(gw: Gateway): VapidKeys {
+export function vapidKeys(gw: Core): VapidKeys {
   const pub = getMeta(gw.db, "vapid_public_key");
   const priv = getMeta(gw.db, "vapid_private_key");
   if (pub && priv) return { publicKey: pub, privateKey: priv };
@@ -51,7 +51,7 @@ export function vapidKeys(gw: Gateway): VapidKeys {
 }
 
 /** The VAPID subject: the instance's https address, else its mail address. */
-function vapidSubject(gw: Gateway): string {
+function vapidSubject(gw: Core): string {
   return gw.config.publicUrl?.startsWith("https:") ? gw.config.publicUrl : `mailto:${mailFrom(gw)}`;
 }
 
@@ -62,7 +62,7 @@ function privateHost(host: string): boolean {
 }
 
 /** Whether push connections may reach loopback and private addresses (a local test push service). */
-function privateAllowed(gw: Gateway): boolean {
+function privateAllowed(gw: Core): boolean {
   return gw.config.pushAllowPrivateEndpoints || gw.config.outboundAllowPrivate;
 }
 
@@ -73,7 +73,7 @@ function privateAllowed(gw: Gateway): boolean {
  * test push service). This is the literal check; subscribe() resolves the
  * name, and sendPush() connects only through the outbound guard.
  */
-export function parseSubscription(gw: Gateway, body: Record<string, unknown>) {
+export function parseSubscription(gw: Core, body: Record<string, unknown>) {
   const keys = body.keys as Record<string, unknown> | undefined;
   const endpoint = body.endpoint;
   if (typeof endpoint !== "string" || endpoint.length > 2048 || !keys || typeof keys !== "object") {
@@ -101,7 +101,7 @@ export function parseSubscription(gw: Gateway, body: Record<string, unknown>) {
   return { endpoint, p256dh, auth };
 }
 
-export function subscriptionsOf(gw: Gateway, userId: number) {
+export function subscriptionsOf(gw: Core, userId: number) {
   return gw.db
     .query("SELECT endpoint, created_at AS createdAt, last_ok_at AS lastOkAt, failures FROM push_subscriptions WHERE user_id = ? ORDER BY id")
     .all(userId) as Array<{ endpoint: string; createdAt: number; lastOkAt: number | null; failures: number }>;
@@ -112,7 +112,7 @@ export function subscriptionsOf(gw: Gateway, userId: number) {
  * that resolves to a loopback, private or other special address is refused
  * now; one that does not resolve yet is checked again at every send.
  */
-export async function subscribe(gw: Gateway, userId: number, body: Record<string, unknown>) {
+export async function subscribe(gw: Core, userId: number, body: Record<string, unknown>) {
   const s = parseSubscription(gw, body);
   const problem = await outboundProblem(new URL(s.endpoint).hostname, { allowPrivate: privateAllowed(gw) });
   if (problem) throw badRequest("bad_subscription", `endpoint must be a public push service: ${problem}`);
@@ -127,7 +127,7 @@ export async function subscribe(gw: Gateway, userId: number, body: Record<string
   return subscriptionsOf(gw, userId);
 }
 
-export function unsubscribe(gw: Gateway, userId: number, endpoint: string) {
+export function unsubscribe(gw: Core, userId: number, endpoint: string) {
   if (gw.db.query("DELETE FROM push_subscriptions WHERE user_id = ? AND endpoint = ?").run(userId, endpoint).changes === 0) throw notFound("push subscription");
   return subscriptionsOf(gw, userId);
 }
@@ -140,7 +140,7 @@ export interface PushMessage {
 }
 
 /** Sends one notification to every subscription of an account. */
-export async function sendPush(gw: Gateway, userId: number, message: PushMessage): Promise<{ sent: number; failed: number; removed: number }> {
+export async function sendPush(gw: Core, userId: number, message: PushMessage): Promise<{ sent: number; failed: number; removed: number }> {
   const subs = gw.db.query("SELECT id, endpoint, p256dh, auth FROM push_subscriptions WHERE user_id = ?").all(userId) as Array<{
     id: number;
     endpoint: string;

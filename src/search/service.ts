@@ -6,7 +6,7 @@
  * addressee; peers that /federation/registry already lists publicly (blocked
  * ones to the sysop only).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest } from "../errors.ts";
 import { cachesJson, filterSql, parseFilters, type Cache, type CacheRow } from "../game/caches.ts";
 import { SVCFED_CATEGORY } from "../bbs/address.ts";
@@ -50,7 +50,7 @@ export interface SearchAnswer {
 
 const escapeLike = (s: string) => s.replace(/[%_\\]/g, (ch) => "\\" + ch);
 
-export function search(gw: Gateway, query: Record<string, string | undefined>, viewer: Viewer, limit?: number): SearchAnswer {
+export function search(gw: Core, query: Record<string, string | undefined>, viewer: Viewer, limit?: number): SearchAnswer {
   if (query.q !== undefined && /[\u0000-\u001f\u007f]/.test(query.q)) throw badRequest("invalid", "q may not hold control characters");
   if (limit !== undefined && (limit < 1 || limit > SEARCH_MAX)) throw badRequest("invalid", `limit is 1 to ${SEARCH_MAX}`);
   const f = parseFilters(query);
@@ -82,14 +82,14 @@ export function search(gw: Gateway, query: Record<string, string | undefined>, v
   return { caches: cachesJson(gw, rows), stations, messages, peers };
 }
 
-function peerWebUrl(gw: Gateway, instance: string): string | null {
+function peerWebUrl(gw: Core, instance: string): string | null {
   const p = getPeer(gw, instance);
   if (!p) return null;
   return p.endpoints.find((e) => e.transport === "https")?.address ?? (p.url?.startsWith("https://") ? p.url : null);
 }
 
 /** Bulletins (not the federation carrier's), and the viewer's own mail and traffic, whose subject holds `q`. */
-function searchMessages(gw: Gateway, q: string, viewer: Viewer, limit: number): SearchMessage[] {
+function searchMessages(gw: Core, q: string, viewer: Viewer, limit: number): SearchMessage[] {
   const calls = [...viewer.calls];
   const own = calls.length
     ? ` OR (type IN ('P', 'T') AND (to_call IN (${calls.map(() => "?").join(",")}) OR from_call IN (${calls.map(() => "?").join(",")})))`

@@ -3,7 +3,7 @@
  * them), or a JSON batch of packets, positions and finds. Everything is
  * checked before anything is written; the batch is written in one transaction.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { badRequest, forbidden, unprocessable } from "../errors.ts";
 import { baseCall, isCallsign } from "../callsign.ts";
@@ -17,9 +17,9 @@ export const MAX_BATCH = 20_000;
  * function that applies them, inside the batch's transaction. Until then a
  * batch carrying finds is refused whole with 422 finds_not_supported.
  */
-export type FindIngest = (gw: Gateway, finds: unknown[], ctx: { caller: Caller; heardAt: number }) => unknown;
-const findIngest = new WeakMap<Gateway, FindIngest>();
-export function setFindIngest(gw: Gateway, fn: FindIngest): void {
+export type FindIngest = (gw: Core, finds: unknown[], ctx: { caller: Caller; heardAt: number }) => unknown;
+const findIngest = new WeakMap<Core, FindIngest>();
+export function setFindIngest(gw: Core, fn: FindIngest): void {
   findIngest.set(gw, fn);
 }
 
@@ -96,7 +96,7 @@ function sourcesOf(l: IngestLine): string[] {
 }
 
 /** Handles one /ingest request body. */
-export function ingestBody(gw: Gateway, body: unknown, caller: Caller, query: { igate?: string }): IngestResult {
+export function ingestBody(gw: Core, body: unknown, caller: Caller, query: { igate?: string }): IngestResult {
   const now = gw.clock.now();
   if (query.igate !== undefined && !isCallsign(query.igate)) throw badRequest("invalid", "igate is not a callsign");
   const igate = query.igate?.toUpperCase();

@@ -16,7 +16,7 @@
  *
  *   ingestLines(gw, ["N0CALL-9>APRS,qAR,W1AW-10:!4237.14N/07120.83W>"], { source: "aprsis" })
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import type { GatewayEvents, HeardProof } from "../events.ts";
 import { decode, mergeDefinitions, type AprsPacket, type TelemetryDefinitions, type Weather } from "../aprs/index.ts";
 import type { Statement } from "../store/sqlite.ts";
@@ -79,10 +79,10 @@ interface Prepared {
   message: Statement;
 }
 
-const prepared = new WeakMap<Gateway, Prepared>();
-const dupes = new WeakMap<Gateway, Map<string, number>>();
+const prepared = new WeakMap<Core, Prepared>();
+const dupes = new WeakMap<Core, Map<string, number>>();
 
-function statements(gw: Gateway): Prepared {
+function statements(gw: Core): Prepared {
   let p = prepared.get(gw);
   if (p) return p;
   const db = gw.db;
@@ -99,7 +99,7 @@ function statements(gw: Gateway): Prepared {
 }
 
 /** Whether this exact packet from this hearer was stored within DUPE_WINDOW_MS; remembers it. */
-function isDuplicate(gw: Gateway, key: string, ts: number): boolean {
+function isDuplicate(gw: Core, key: string, ts: number): boolean {
   let seen = dupes.get(gw);
   if (!seen) dupes.set(gw, (seen = new Map()));
   const last = seen.get(key);
@@ -129,7 +129,7 @@ export interface EventSink {
 export const newSink = (): EventSink => ({ positions: [], messages: [], packets: [] });
 
 /** Emits what a committed write collected. */
-export function flushEvents(gw: Gateway, sink: EventSink): void {
+export function flushEvents(gw: Core, sink: EventSink): void {
   for (const e of sink.packets ?? []) gw.events.emit("aprsPacket", e);
   for (const e of sink.positions) gw.events.emit("position", e);
   for (const e of sink.messages) {
@@ -139,7 +139,7 @@ export function flushEvents(gw: Gateway, sink: EventSink): void {
 }
 
 /** Decodes and stores a batch of TNC2 lines; see the file comment. Never throws for bad lines. */
-export function ingestLines(gw: Gateway, lines: Array<string | Uint8Array | IngestLine>, opts: IngestOptions): IngestReport {
+export function ingestLines(gw: Core, lines: Array<string | Uint8Array | IngestLine>, opts: IngestOptions): IngestReport {
   const sink = newSink();
   const report = gw.db.transaction(() => ingestLinesTx(gw, lines, opts, sink))();
   flushEvents(gw, sink);
@@ -147,7 +147,7 @@ export function ingestLines(gw: Gateway, lines: Array<string | Uint8Array | Inge
 }
 
 /** ingestLines inside the caller's transaction; events go to `sink`. */
-export function ingestLinesTx(gw: Gateway, lines: Array<string | Uint8Array | IngestLine>, opts: IngestOptions, sink: EventSink): IngestReport {
+export function ingestLinesTx(gw: Core, lines: Array<string | Uint8Array | IngestLine>, opts: IngestOptions, sink: EventSink): IngestReport {
   const now = gw.clock.now();
   const report: IngestReport = { received: lines.length, stored: 0, duplicates: 0, positions: 0, errors: {} };
   const st = statements(gw);
@@ -238,7 +238,7 @@ function proofOf(opts: IngestOptions, qConstruct: string | undefined, path: stri
 }
 
 function storePacket(
-  gw: Gateway,
+  gw: Core,
   st: Prepared,
   stations: StationBatch,
   p: AprsPacket,
@@ -322,7 +322,7 @@ function storeWx(st: Prepared, stations: StationBatch, call: string, ts: number,
  * source "wx"), stored inside the caller's transaction exactly like an APRS
  * weather report: GET /api/stations/:call/series shows both.
  */
-export function storeWeatherTx(gw: Gateway, r: { call: string; ts: number; wx: Weather; source: string }): void {
+export function storeWeatherTx(gw: Core, r: { call: string; ts: number; wx: Weather; source: string }): void {
   const stations = new StationBatch(gw.db);
   storeWx(statements(gw), stations, r.call.toUpperCase(), r.ts, r.wx, { source: r.source, igate: null, path: null });
   stations.flush();
@@ -345,7 +345,7 @@ export interface PositionReport {
 }
 
 /** Stores direct position reports inside the caller's transaction. */
-export function ingestPositionsTx(gw: Gateway, items: PositionReport[], via: string, sink: EventSink): number {
+export function ingestPositionsTx(gw: Core, items: PositionReport[], via: string, sink: EventSink): number {
   const st = statements(gw);
   const now = gw.clock.now();
   const stations = new StationBatch(gw.db);

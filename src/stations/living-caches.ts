@@ -9,7 +9,7 @@
  *
  *   listLivingCaches(gw, { bbox: { west: -72, south: 41, east: -70, north: 43 }, maxAgeMs: 3_600_000 })
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import type { GatewayEvents } from "../events.ts";
 import type { SignedInUser } from "../accounts/caller.ts";
 import { badRequest } from "../errors.ts";
@@ -60,7 +60,7 @@ const SELECT = `SELECT m.id, m.call, m.user_id, m.cache_name, m.lat AS fixed_lat
   FROM my_stations m LEFT JOIN stations s ON s.call = m.call
   WHERE m.living_cache = 1`;
 
-function toCache(gw: Gateway, r: Row): LivingCache | null {
+function toCache(gw: Core, r: Row): LivingCache | null {
   if (!holdsBaseCall(gw, r.user_id, r.call).verified) return null;
   const beacon = r.lat !== null && r.lon !== null;
   if (!beacon && (r.fixed_lat === null || r.fixed_lon === null)) return null;
@@ -86,7 +86,7 @@ function toCache(gw: Gateway, r: Row): LivingCache | null {
  * inside a box (west > east crosses the antimeridian); `maxAgeMs` drops
  * beacons older than that (fixed positions are kept).
  */
-export function listLivingCaches(gw: Gateway, opts: { bbox?: Bbox; maxAgeMs?: number } = {}): LivingCache[] {
+export function listLivingCaches(gw: Core, opts: { bbox?: Bbox; maxAgeMs?: number } = {}): LivingCache[] {
   const now = gw.clock.now();
   const out: LivingCache[] = [];
   for (const r of gw.db.query(SELECT).all() as Row[]) {
@@ -100,7 +100,7 @@ export function listLivingCaches(gw: Gateway, opts: { bbox?: Bbox; maxAgeMs?: nu
 }
 
 /** One living cache by its station id, or null (not a living cache, or no position yet). */
-export function livingCache(gw: Gateway, stationId: number): LivingCache | null {
+export function livingCache(gw: Core, stationId: number): LivingCache | null {
   const r = gw.db.query(`${SELECT} AND m.id = ?`).get(stationId) as Row | null;
   return r ? toCache(gw, r) : null;
 }
@@ -125,7 +125,7 @@ function checkCacheBody(b: Record<string, unknown>): { on: boolean; name?: strin
 }
 
 /** Writes the flag and name (in the caller's transaction); returns the event to emit once committed. */
-function apply(gw: Gateway, row: OwnRow, body: { on: boolean; name?: string | null }): GatewayEvents["livingCache"] | null {
+function apply(gw: Core, row: OwnRow, body: { on: boolean; name?: string | null }): GatewayEvents["livingCache"] | null {
   if (body.on) usableRow(gw, row, { verified: true });
   const name = body.name === undefined ? row.cache_name : body.name;
   gw.db.query("UPDATE my_stations SET living_cache = ?, cache_name = ? WHERE id = ?").run(body.on ? 1 : 0, name, row.id);
@@ -134,19 +134,19 @@ function apply(gw: Gateway, row: OwnRow, body: { on: boolean; name?: string | nu
 }
 
 /** Runs `write` in one transaction, emits its event after the commit, answers the station and its cache. */
-function commit(gw: Gateway, write: () => { row: OwnRow; event: GatewayEvents["livingCache"] | null }): LivingCacheView {
+function commit(gw: Core, write: () => { row: OwnRow; event: GatewayEvents["livingCache"] | null }): LivingCacheView {
   const { row, event } = gw.db.transaction(write)();
   if (event) gw.events.emit("livingCache", event);
   return { station: viewOwn(gw, ownRow(gw, row.user_id, row.id)), cache: livingCache(gw, row.id) };
 }
 
-export function livingCacheView(gw: Gateway, userId: number, stationId: number): LivingCacheView {
+export function livingCacheView(gw: Core, userId: number, stationId: number): LivingCacheView {
   const row = ownRow(gw, userId, stationId);
   return { station: viewOwn(gw, row), cache: livingCache(gw, row.id) };
 }
 
 /** POST /api/my/stations/:sid/cache: `{"on": true, "name"?}` makes the station a living cache; `{"on": false}` stops it. */
-export function setLivingCache(gw: Gateway, userId: number, stationId: number, b: Record<string, unknown>): LivingCacheView {
+export function setLivingCache(gw: Core, userId: number, stationId: number, b: Record<string, unknown>): LivingCacheView {
   const body = checkCacheBody(b);
   if (b.call !== undefined) throw badRequest("invalid", "call is not a field here; the station is in the path");
   const row = ownRow(gw, userId, stationId);
@@ -158,7 +158,7 @@ export function setLivingCache(gw: Gateway, userId: number, stationId: number, b
  * `call`, one they hold) becomes an own station if it is not one yet, and a
  * living cache: finders hunt its beacon.
  */
-export function becomeLivingCache(gw: Gateway, user: SignedInUser, b: Record<string, unknown>): LivingCacheView {
+export function becomeLivingCache(gw: Core, user: SignedInUser, b: Record<string, unknown>): LivingCacheView {
   const body = checkCacheBody(b);
   if (b.call !== undefined && (typeof b.call !== "string" || !isCallsign(b.call))) throw badRequest("bad_callsign", "call is a callsign with an optional SSID");
   const call = (b.call as string | undefined) ?? user.call;

@@ -8,7 +8,7 @@
  *   queued --lease--> leased --reportSent--> sent --ack heard--> acked
  *                        |  (lease expires: due again)   \--retry due--> leased ... --> failed
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import type { GatewayEvents } from "../events.ts";
 import { encodeAck, encodeMessage, EncodeError } from "../aprs/index.ts";
 import { badRequest } from "../errors.ts";
@@ -40,7 +40,7 @@ export const LEASE_MS = 60_000;
 const COLS = `id, kind, src, addressee, msg_id AS msgId, line, state, attempts, created_at AS createdAt, sent_at AS sentAt, done_at AS doneAt, error`;
 
 export function enqueue(
-  gw: Gateway,
+  gw: Core,
   item: { kind: OutboxKind; src: string; line: string; addressee?: string | null; msgId?: string | null; userId?: number | null; maxAttempts?: number },
 ): OutboxItem {
   const now = gw.clock.now();
@@ -62,19 +62,19 @@ export function enqueue(
   return getItem(gw, id)!;
 }
 
-export function getItem(gw: Gateway, id: number): OutboxItem | null {
+export function getItem(gw: Core, id: number): OutboxItem | null {
   return gw.db.query(`SELECT ${COLS} FROM aprs_outbox WHERE id = ?`).get(id) as OutboxItem | null;
 }
 
 /** A fresh message id (1-5 digits), unique enough across the ack window. */
-function nextMsgId(gw: Gateway): string {
+function nextMsgId(gw: Core): string {
   const n = (Number(getMeta(gw.db, "aprs:msgid") ?? "0") % 99999) + 1;
   setMeta(gw.db, "aprs:msgid", String(n));
   return String(n);
 }
 
 /** Queues an APRS message that is retried until acked. Throws 400 for text APRS cannot carry. */
-export function enqueueMessage(gw: Gateway, m: { src: string; addressee: string; text: string; userId?: number | null; path?: string[] }): OutboxItem {
+export function enqueueMessage(gw: Core, m: { src: string; addressee: string; text: string; userId?: number | null; path?: string[] }): OutboxItem {
   return gw.db.transaction(() => {
     const msgId = nextMsgId(gw);
     let line: string;
@@ -92,7 +92,7 @@ export function enqueueMessage(gw: Gateway, m: { src: string; addressee: string;
  * Leases what is due: queued lines, lines whose lease ran out, and messages
  * whose retry time came. Messages out of attempts become `failed` instead.
  */
-export function leaseDue(gw: Gateway, opts: { by: string; limit?: number; leaseMs?: number }): OutboxItem[] {
+export function leaseDue(gw: Core, opts: { by: string; limit?: number; leaseMs?: number }): OutboxItem[] {
   const now = gw.clock.now();
   return gw.db.transaction(() => {
     gw.db
@@ -116,7 +116,7 @@ export function leaseDue(gw: Gateway, opts: { by: string; limit?: number; leaseM
  * The transmitter reports lines sent (or failed to send). A sent message with
  * an id waits for its ack; everything else is done.
  */
-export function reportSent(gw: Gateway, report: { sent?: number[]; failed?: Array<{ id: number; error?: string }> }): { updated: number } {
+export function reportSent(gw: Core, report: { sent?: number[]; failed?: Array<{ id: number; error?: string }> }): { updated: number } {
   const now = gw.clock.now();
   let updated = 0;
   gw.db.transaction(() => {
@@ -151,7 +151,7 @@ export function reportSent(gw: Gateway, report: { sent?: number[]; failed?: Arra
  * Hands a leased line back untransmitted, due again at `until` (a
  * transmitter's rate limit held it back): the lease and its attempt are undone.
  */
-export function deferLeased(gw: Gateway, id: number, until: number): boolean {
+export function deferLeased(gw: Core, id: number, until: number): boolean {
   return (
     gw.db
       .query(
@@ -166,7 +166,7 @@ export function deferLeased(gw: Gateway, id: number, until: number): boolean {
  * settles our message; a message with an id addressed to this instance's own
  * APRS call gets an ack queued.
  */
-export function onMessageHeard(gw: Gateway, m: GatewayEvents["aprsMessage"]): void {
+export function onMessageHeard(gw: Core, m: GatewayEvents["aprsMessage"]): void {
   if ((m.kind === "ack" || m.kind === "rej") && m.msgId) {
     gw.db
       .query(
@@ -190,12 +190,12 @@ export function onMessageHeard(gw: Gateway, m: GatewayEvents["aprsMessage"]): vo
  * back through APRS-IS or a digipeater, the ingest pipeline keeps the packet
  * but not a second reading (the push already stored the exact values).
  */
-const ownWeather = new WeakMap<Gateway, Map<string, number>>();
+const ownWeather = new WeakMap<Core, Map<string, number>>();
 const OWN_WEATHER_MS = 2 * 3_600_000;
 
 const echoKey = (src: string, info: string) => src.toUpperCase() + "\u0000" + info;
 
-export function rememberOwnWeather(gw: Gateway, line: string, now: number): void {
+export function rememberOwnWeather(gw: Core, line: string, now: number): void {
   let m = ownWeather.get(gw);
   if (!m) ownWeather.set(gw, (m = new Map()));
   if (m.size >= 10_000) for (const [k, t] of m) if (now - t > OWN_WEATHER_MS || m.size >= 10_000) m.delete(k);
@@ -204,7 +204,7 @@ export function rememberOwnWeather(gw: Gateway, line: string, now: number): void
 }
 
 /** Whether a weather packet heard from `src` with this information field is one of ours coming back. */
-export function isOwnWeatherEcho(gw: Gateway, src: string, info: string, now: number): boolean {
+export function isOwnWeatherEcho(gw: Core, src: string, info: string, now: number): boolean {
   const m = ownWeather.get(gw);
   if (!m || m.size === 0) return false;
   const t = m.get(echoKey(src, info));
@@ -212,6 +212,6 @@ export function isOwnWeatherEcho(gw: Gateway, src: string, info: string, now: nu
 }
 
 /** A user's own queued and recent lines. */
-export function userOutbox(gw: Gateway, userId: number, limit = 50): OutboxItem[] {
+export function userOutbox(gw: Core, userId: number, limit = 50): OutboxItem[] {
   return gw.db.query(`SELECT ${COLS} FROM aprs_outbox WHERE user_id = ? ORDER BY id DESC LIMIT ?`).all(userId, limit) as OutboxItem[];
 }

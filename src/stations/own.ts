@@ -9,7 +9,7 @@
  *   owning, naming, placing, pushing weather   the base call held (verified or not)
  *   transmitting its weather, a living cache   the base call verified by this account
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
 import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
 import type { Weather } from "../aprs/index.ts";
@@ -53,7 +53,7 @@ export interface OwnRow {
 }
 
 /** Whether `userId` holds `call`'s base call: any SSID of it, or the base itself. */
-export function holdsBaseCall(gw: Gateway, userId: number, call: string): { held: boolean; verified: boolean } {
+export function holdsBaseCall(gw: Core, userId: number, call: string): { held: boolean; verified: boolean } {
   const base = baseCall(call);
   const rows = gw.db.query("SELECT verified_at AS v FROM callsigns WHERE user_id = ? AND (call = ? OR call LIKE ? || '-%')").all(userId, base, base) as Array<{
     v: number | null;
@@ -62,25 +62,25 @@ export function holdsBaseCall(gw: Gateway, userId: number, call: string): { held
 }
 
 /** Another account verified this base call: it is theirs. */
-function verifiedElsewhere(gw: Gateway, userId: number, call: string): boolean {
+function verifiedElsewhere(gw: Core, userId: number, call: string): boolean {
   const base = baseCall(call);
   return !!gw.db.query("SELECT 1 FROM callsigns WHERE user_id != ? AND verified_at IS NOT NULL AND (call = ? OR call LIKE ? || '-%')").get(userId, base, base);
 }
 
-function ownership(gw: Gateway, row: OwnRow): { held: boolean; verified: boolean } {
+function ownership(gw: Core, row: OwnRow): { held: boolean; verified: boolean } {
   const h = holdsBaseCall(gw, row.user_id, row.call);
   if (h.held && !h.verified && verifiedElsewhere(gw, row.user_id, row.call)) return { held: false, verified: false };
   return h;
 }
 
-export function ownRow(gw: Gateway, userId: number, id: number): OwnRow {
+export function ownRow(gw: Core, userId: number, id: number): OwnRow {
   const row = gw.db.query("SELECT * FROM my_stations WHERE id = ? AND user_id = ?").get(id, userId) as OwnRow | null;
   if (!row) throw notFound(`own station ${id}`);
   return row;
 }
 
 /** The row, provided the account still holds its callsign (and, with `verified`, verified it). */
-export function usableRow(gw: Gateway, row: OwnRow, opts: { verified?: boolean } = {}): OwnRow {
+export function usableRow(gw: Core, row: OwnRow, opts: { verified?: boolean } = {}): OwnRow {
   const o = ownership(gw, row);
   if (!o.held) throw forbidden(`this account no longer holds ${baseCall(row.call)}, so ${row.call} is not yours to use`, "not_your_station");
   if (opts.verified && !o.verified) {
@@ -92,7 +92,7 @@ export function usableRow(gw: Gateway, row: OwnRow, opts: { verified?: boolean }
   return row;
 }
 
-export function viewOwn(gw: Gateway, row: OwnRow): OwnStation {
+export function viewOwn(gw: Core, row: OwnRow): OwnStation {
   const o = ownership(gw, row);
   const key = gw.db.query("SELECT created_at AS createdAt, last_used_at AS lastUsedAt FROM wx_keys WHERE station_id = ?").get(row.id) as OwnStation["wxKey"];
   const s = gw.db.query("SELECT last_heard, lat, lon, last_position_at, wx, wx_at FROM stations WHERE call = ?").get(row.call) as {
@@ -129,11 +129,11 @@ export function viewOwn(gw: Gateway, row: OwnRow): OwnStation {
   };
 }
 
-export function listOwn(gw: Gateway, userId: number): OwnStation[] {
+export function listOwn(gw: Core, userId: number): OwnStation[] {
   return (gw.db.query("SELECT * FROM my_stations WHERE user_id = ? ORDER BY call").all(userId) as OwnRow[]).map((r) => viewOwn(gw, r));
 }
 
-export function findOwnByCall(gw: Gateway, userId: number, call: string): OwnRow | null {
+export function findOwnByCall(gw: Core, userId: number, call: string): OwnRow | null {
   return gw.db.query("SELECT * FROM my_stations WHERE user_id = ? AND call = ?").get(userId, normalizeCall(call)) as OwnRow | null;
 }
 
@@ -162,7 +162,7 @@ export function checkFields(b: Record<string, unknown>): Fields {
 }
 
 /** Adds an own station: `{call, label?, lat?, lon?}`. */
-export function addOwn(gw: Gateway, userId: number, b: { call: string; [k: string]: unknown }): OwnStation {
+export function addOwn(gw: Core, userId: number, b: { call: string; [k: string]: unknown }): OwnStation {
   const known = new Set(["call", "label", "lat", "lon"]);
   const extra = Object.keys(b).filter((k) => !known.has(k));
   if (extra.length) throw badRequest("invalid", `unknown field(s) ${extra.join(", ")}; a station has call, label, lat, lon`);
@@ -172,7 +172,7 @@ export function addOwn(gw: Gateway, userId: number, b: { call: string; [k: strin
 }
 
 /** Inserts an own station after the ownership checks; the caller has validated `call`. */
-export function createOwn(gw: Gateway, userId: number, rawCall: string, fields: Fields = {}): OwnRow {
+export function createOwn(gw: Core, userId: number, rawCall: string, fields: Fields = {}): OwnRow {
   const call = normalizeCall(rawCall);
   const h = holdsBaseCall(gw, userId, call);
   if (!h.held)
@@ -195,7 +195,7 @@ export function createOwn(gw: Gateway, userId: number, rawCall: string, fields: 
 }
 
 /** Changes label/position (`null` clears), or removes the station with `{"remove": true}`. */
-export function updateOwn(gw: Gateway, userId: number, id: number, b: Record<string, unknown>): { station: OwnStation } | { removed: true } {
+export function updateOwn(gw: Core, userId: number, id: number, b: Record<string, unknown>): { station: OwnStation } | { removed: true } {
   const row = ownRow(gw, userId, id);
   if (b.remove === true) {
     if (Object.keys(b).length > 1) throw badRequest("invalid", 'send {"remove": true} alone');

@@ -3,7 +3,7 @@
  * ingest box, the radio's KISS ports) registers a function that reports its
  * state; the route lists them all.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 
 export interface PortStatus {
   name: string;
@@ -18,22 +18,22 @@ export interface PortStatus {
   [k: string]: unknown;
 }
 
-const ports = new WeakMap<Gateway, Map<string, () => PortStatus>>();
+const ports = new WeakMap<Core, Map<string, () => PortStatus>>();
 
 /** Registers (or replaces) a transport's status function under its name. */
-export function registerPort(gw: Gateway, name: string, status: () => PortStatus): () => void {
+export function registerPort(gw: Core, name: string, status: () => PortStatus): () => void {
   let m = ports.get(gw);
   if (!m) ports.set(gw, (m = new Map()));
   m.set(name, status);
   return () => m!.delete(name);
 }
 
-export function listPorts(gw: Gateway): PortStatus[] {
+export function listPorts(gw: Core): PortStatus[] {
   return [...(ports.get(gw)?.values() ?? [])].map((f) => f());
 }
 
 /** The ingest box as a port: when it last posted and how much. */
-export function ingestPort(gw: Gateway) {
+export function ingestPort(gw: Core) {
   const s = { lastRxAt: null as number | null, rx: 0, lastPollAt: null as number | null };
   registerPort(gw, "ingest", () => ({
     name: "ingest",

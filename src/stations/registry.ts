@@ -3,7 +3,7 @@
  * detail with track and the paths it was heard by, telemetry and weather
  * series, the raw packet ring and the APRS message log.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { applyTelemetry, type Telemetry, type TelemetryDefinitions, type Weather } from "../aprs/index.ts";
 import { badRequest, notFound } from "../errors.ts";
 
@@ -135,7 +135,7 @@ export interface StationQuery {
  * Stations matching a query, most recently heard first. A box holding more
  * than `limit` answers the `limit` most recent ones and `truncated: true`.
  */
-export function listStations(gw: Gateway, q: StationQuery): { stations: Station[]; truncated: boolean } {
+export function listStations(gw: Core, q: StationQuery): { stations: Station[]; truncated: boolean } {
   const limit = Math.min(Math.max(1, q.limit ?? DEFAULT_STATIONS), MAX_STATIONS);
   const where: string[] = [];
   const args: Array<string | number> = [];
@@ -242,7 +242,7 @@ export const MAX_CLUSTER_CELLS = 64;
  * its count, centre and extent, or the station itself when it is alone. Nothing in the box is left out:
  * zooming to a cluster's extent shows its stations.
  */
-export function stationsForMap(gw: Gateway, box: Bbox, opts: { limit?: number; cells?: number } = {}): StationMap {
+export function stationsForMap(gw: Core, box: Bbox, opts: { limit?: number; cells?: number } = {}): StationMap {
   const limit = Math.min(Math.max(1, opts.limit ?? MAP_STATIONS), MAX_STATIONS);
   const wide = box.west <= box.east ? box.east - box.west : 360 - box.west + box.east;
   const ranges: Array<[number, number]> =
@@ -342,7 +342,7 @@ export interface StationDetail extends Station {
   telemetryDefinitions?: TelemetryDefinitions;
 }
 
-export function getStation(gw: Gateway, call: string, opts: { trackSince?: number } = {}): StationDetail {
+export function getStation(gw: Core, call: string, opts: { trackSince?: number } = {}): StationDetail {
   const row = gw.db.query(`SELECT ${S_COLS}, s.telemetry_defs FROM stations s WHERE s.call = ?`).get(call) as (Row & { telemetry_defs: string | null }) | null;
   if (!row) throw notFound(`station ${call}`);
   const s = toStation(row);
@@ -379,7 +379,7 @@ export interface Series {
 }
 
 /** Telemetry (latest definitions applied) and weather readings since a time, oldest first. */
-export function stationSeries(gw: Gateway, call: string, opts: { since?: number; limit?: number } = {}): Series {
+export function stationSeries(gw: Core, call: string, opts: { since?: number; limit?: number } = {}): Series {
   const row = gw.db.query("SELECT call, telemetry_defs AS defs FROM stations WHERE call = ?").get(call) as { call: string; defs: string | null } | null;
   if (!row) throw notFound(`station ${call}`);
   const defs = row.defs ? (JSON.parse(row.defs) as TelemetryDefinitions) : null;
@@ -420,7 +420,7 @@ export interface RawPacket {
  * The raw packet ring for a station, newest first; `before` pages back by id.
  * `next` is the `before` of the page after this one, null on the last page.
  */
-export function stationPackets(gw: Gateway, call: string, opts: { limit?: number; before?: number } = {}): { packets: RawPacket[]; next: number | null } {
+export function stationPackets(gw: Core, call: string, opts: { limit?: number; before?: number } = {}): { packets: RawPacket[]; next: number | null } {
   const limit = Math.min(Math.max(1, opts.limit ?? 100), 1000);
   const rows = gw.db
     .query("SELECT id, ts, raw, source, igate, via, type FROM packets WHERE src = ? AND id < ? ORDER BY id DESC LIMIT ?")
@@ -444,7 +444,7 @@ export interface AprsMessageRow {
 }
 
 /** The APRS message log, newest first; `call` matches sender or addressee. */
-export function listMessages(gw: Gateway, opts: { call?: string; since?: number; limit?: number; kind?: string } = {}): AprsMessageRow[] {
+export function listMessages(gw: Core, opts: { call?: string; since?: number; limit?: number; kind?: string } = {}): AprsMessageRow[] {
   const where: string[] = [];
   const args: Array<string | number> = [];
   if (opts.call) {

@@ -3,7 +3,7 @@
  * through the outbox, as their active callsign. Messages get an id and are
  * retried until acked; positions and status go out once.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import type { SignedInUser } from "../accounts/caller.ts";
 import { encodePosition, encodeStatus, EncodeError } from "../aprs/index.ts";
 import { badRequest } from "../errors.ts";
@@ -20,7 +20,7 @@ export interface TxBody {
   comment?: string;
 }
 
-export function transmit(gw: Gateway, user: SignedInUser, b: TxBody): { item: OutboxItem } {
+export function transmit(gw: Core, user: SignedInUser, b: TxBody): { item: OutboxItem } {
   const src = user.call!;
   const kind = b.kind ?? "message";
   try {

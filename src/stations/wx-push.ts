@@ -19,7 +19,7 @@
  * weather: GET /api/stations/:call/series), then transmitted as an APRS
  * weather packet when the owner turned that on (wx-tx.ts).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import type { Weather } from "../aprs/index.ts";
 import { badRequest } from "../errors.ts";
 import type { WxKeyStation } from "./wx-keys.ts";
@@ -145,7 +145,7 @@ export interface PushResult {
 }
 
 /** Stores one push for the key's station; transmits it as APRS when due. */
-export function submitWeather(gw: Gateway, key: WxKeyStation, params: Record<string, string>): PushResult {
+export function submitWeather(gw: Core, key: WxKeyStation, params: Record<string, string>): PushResult {
   const now = gw.clock.now();
   const row = usableRow(gw, ownRow(gw, key.userId, key.stationId));
   const r = parsePush(params, now, gw.config.sensorTtlDays * 86_400_000);
@@ -166,7 +166,7 @@ export function submitWeather(gw: Gateway, key: WxKeyStation, params: Record<str
  * owner moved it (its last position came from a push). A position heard from
  * the station's own beacons wins.
  */
-function fixedPositionToStore(gw: Gateway, row: OwnRow): { lat: number; lon: number } | null {
+function fixedPositionToStore(gw: Core, row: OwnRow): { lat: number; lon: number } | null {
   if (row.lat === null || row.lon === null) return null;
   const s = gw.db.query("SELECT lat, lon FROM stations WHERE call = ?").get(row.call) as { lat: number | null; lon: number | null } | null;
   if (!s || s.lat === null) return { lat: row.lat, lon: row.lon };

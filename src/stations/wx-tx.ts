@@ -13,14 +13,14 @@
  * Position: the own station's fixed position, else where its beacons put it,
  * else a positionless report (`_MMDDHHMM...`).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { encodeWeather, EncodeError, type Weather } from "../aprs/index.ts";
 import { badRequest } from "../errors.ts";
 import { enqueue, rememberOwnWeather, type OutboxItem } from "./outbox.ts";
 import { holdsBaseCall, ownRow, usableRow, viewOwn, type OwnRow, type OwnStation } from "./own.ts";
 
 /** The weather line for a station's reading; throws EncodeError for a callsign or value APRS cannot carry. */
-export function weatherLine(gw: Gateway, row: OwnRow, wx: Weather, at: number): string {
+export function weatherLine(gw: Core, row: OwnRow, wx: Weather, at: number): string {
   let lat = row.lat;
   let lon = row.lon;
   if (lat === null || lon === null) {
@@ -32,7 +32,7 @@ export function weatherLine(gw: Gateway, row: OwnRow, wx: Weather, at: number): 
 }
 
 /** Turns transmitting on or off: `{"on": true}`. */
-export function setWxTx(gw: Gateway, userId: number, stationId: number, on: boolean): OwnStation {
+export function setWxTx(gw: Core, userId: number, stationId: number, on: boolean): OwnStation {
   const row = ownRow(gw, userId, stationId);
   if (on) {
     usableRow(gw, row, { verified: true });
@@ -48,7 +48,7 @@ export function setWxTx(gw: Gateway, userId: number, stationId: number, on: bool
 }
 
 /** Queues the reading as an APRS weather packet when the station transmits and its interval has passed. */
-export function transmitWeatherIfDue(gw: Gateway, station: OwnRow, wx: Weather, at: number): OutboxItem | null {
+export function transmitWeatherIfDue(gw: Core, station: OwnRow, wx: Weather, at: number): OutboxItem | null {
   const now = gw.clock.now();
   const row = ownRow(gw, station.user_id, station.id);
   if (row.wx_tx !== 1) return null;

@@ -3,7 +3,7 @@
  * ingest secret: payments never touch this instance); the supporter chooses
  * whether to be listed and under which name. Nothing is listed by default.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { isCallsign } from "../callsign.ts";
 import { verifiedHolder } from "../accounts/users.ts";
@@ -25,9 +25,9 @@ interface Row {
   name: string | null;
 }
 
-const row = (gw: Gateway, userId: number) => gw.db.query("SELECT * FROM supporters WHERE user_id = ?").get(userId) as Row | null;
+const row = (gw: Core, userId: number) => gw.db.query("SELECT * FROM supporters WHERE user_id = ?").get(userId) as Row | null;
 
-export function supporterPrefs(gw: Gateway, userId: number): SupporterPrefs {
+export function supporterPrefs(gw: Core, userId: number): SupporterPrefs {
   const r = row(gw, userId);
   const live = !!r && (r.until === null || r.until > gw.clock.now());
   return {
@@ -41,7 +41,7 @@ export function supporterPrefs(gw: Gateway, userId: number): SupporterPrefs {
 }
 
 /** `{public?, name?}`: be listed (or not), under a name of your choice (default: your callsign). Types checked by the route's schema. */
-export function setSupporterPrefs(gw: Gateway, userId: number, b: { public?: boolean; name?: string | null }): SupporterPrefs {
+export function setSupporterPrefs(gw: Core, userId: number, b: { public?: boolean; name?: string | null }): SupporterPrefs {
   for (const k of Object.keys(b)) if (k !== "public" && k !== "name") throw badRequest("invalid", `unknown field "${k}" (public, name)`);
   if (!row(gw, userId)) throw conflict("not_a_supporter", "this account is not a confirmed supporter");
   if (b.public !== undefined) gw.db.query("UPDATE supporters SET public = ?, updated_at = ? WHERE user_id = ?").run(b.public ? 1 : 0, gw.clock.now(), userId);
@@ -52,7 +52,7 @@ export function setSupporterPrefs(gw: Gateway, userId: number, b: { public?: boo
 
 /** The operator's backend confirms support: `{call | email, until?, level?}`. Types checked by the route's schema. */
 export function confirmSupporter(
-  gw: Gateway,
+  gw: Core,
   b: { call?: string; email?: string; until?: number | null; level?: string | null },
 ): { confirmed: true; until: number | null } {
   let userId: number | null = null;
@@ -74,7 +74,7 @@ export function confirmSupporter(
 }
 
 /** Supporters who chose to be listed, current ones only. */
-export function listSupporters(gw: Gateway) {
+export function listSupporters(gw: Core) {
   const rows = gw.db
     .query(
       `SELECT s.name, s.level, s.confirmed_at AS since, (SELECT call FROM callsigns c WHERE c.user_id = s.user_id AND c.active = 1) AS call

@@ -1,8 +1,8 @@
 /** GET /api/config: what the web app needs to know of this instance (also inlined in the map's page, http/ui.ts). */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { buildInfo } from "../version.ts";
 
-export function clientConfig(gw: Gateway) {
+export function clientConfig(gw: Core) {
   return {
     instance: gw.config.instance,
     version: buildInfo().version,

@@ -1,5 +1,5 @@
 /** The public pages of this instance, for /sitemap.xml and /api/sitemap. */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { sitemapCaches } from "../game/stats.ts";
 
 export interface SitemapEntry {
@@ -9,7 +9,7 @@ export interface SitemapEntry {
 
 const STATIC_PAGES = ["/", "/map", "/about", "/activity", "/leaderboard", "/support"];
 
-export function sitemapEntries(gw: Gateway): SitemapEntry[] {
+export function sitemapEntries(gw: Core): SitemapEntry[] {
   return [...STATIC_PAGES.map((path) => ({ path })), ...sitemapCaches(gw)];
 }
 

@@ -3,7 +3,7 @@
  * why not when it may not, so the web app can show or hide the operator pages
  * (the server still gates every operator write itself).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { isSysop, type Caller } from "../accounts/caller.ts";
 
 export interface WhoAmI {
@@ -19,7 +19,7 @@ export interface WhoAmI {
   reason: "signed_out" | "no_callsign" | "callsign_not_verified" | "not_an_operator" | "locked" | null;
 }
 
-export function whoami(gw: Gateway, caller: Caller): WhoAmI {
+export function whoami(gw: Core, caller: Caller): WhoAmI {
   const u = caller.user;
   const locked = gw.config.adminCallsigns.length === 0;
   const bySession = !!u && isSysop(gw, { ...caller, ingest: false });

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { hashApiKey } from "../secret.ts";
-import type { Gateway } from "../gateway.ts";
+import type { Core } from "../gateway.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { cacheDetail, cachesJson, filterSql, parseBox, parseFilters, type Box, type Cache, type CacheRow } from "../game/caches.ts";
 import { logbook, logJson, type Log, type LogRow } from "../game/logs.ts";
@@ -97,11 +97,7 @@ export const V1_MAX = 1000;
  * Listed caches hidden on this instance, oldest id first, paged by `after`
  * (the last id of the previous page). With `bbox` and the search filters.
  */
-export function selectCaches(
-  gw: Gateway,
-  q: CacheFilterQuery,
-  opts: { limit?: number; after?: number; max?: number } = {},
-): { rows: CacheRow[]; more: boolean } {
+export function selectCaches(gw: Core, q: CacheFilterQuery, opts: { limit?: number; after?: number; max?: number } = {}): { rows: CacheRow[]; more: boolean } {
   const max = opts.max ?? V1_MAX;
   const limit = Math.min(Math.max(1, opts.limit ?? 100), max);
   const f = parseFilters(q);
@@ -129,24 +125,24 @@ export function selectCaches(
   return { rows, more };
 }
 
-export function listCaches(gw: Gateway, base: string, q: CacheFilterQuery, limit?: number, after?: number) {
+export function listCaches(gw: Core, base: string, q: CacheFilterQuery, limit?: number, after?: number) {
   const { rows, more } = selectCaches(gw, q, { limit, after });
   return { caches: cachesJson(gw, rows).map((c) => v1Cache(base, c)), next: more ? rows[rows.length - 1]!.id : null };
 }
 
-export function getCache(gw: Gateway, base: string, id: string): V1Cache {
+export function getCache(gw: Core, base: string, id: string): V1Cache {
   const c = cacheDetail(gw, id, null);
   if (c.mirror && c.trust !== "trusted") throw notFound(`cache ${id}`);
   return v1Cache(base, c);
 }
 
-export function cacheLogs(gw: Gateway, id: string, limit?: number): { logs: V1Log[] } {
+export function cacheLogs(gw: Core, id: string, limit?: number): { logs: V1Log[] } {
   return { logs: logbook(gw, id, null, { limit }).logs.map(v1Log) };
 }
 
 /** Logs on this instance, newest first: by a callsign (any SSID), since a time. */
 export function listFinds(
-  gw: Gateway,
+  gw: Core,
   q: { call?: string; since?: number; kind?: LogKind; limit?: number; before?: number },
 ): { finds: V1Log[]; next: number | null } {
   const limit = Math.min(Math.max(1, q.limit ?? 100), V1_MAX);
@@ -175,7 +171,7 @@ export function listFinds(
 
 /** A new free API key: shown once; only its hash is stored. */
 export function issueApiKey(
-  gw: Gateway,
+  gw: Core,
   body: { label?: string | null; [k: string]: unknown },
 ): { key: string; id: number; label: string | null; limitPerMinute: number } {
   for (const k of Object.keys(body)) if (k !== "label") throw badRequest("invalid", `unknown field "${k}" (label)`);

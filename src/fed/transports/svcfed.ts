@@ -388,6 +388,6 @@ export function receiveSvcfedBulletin(gw: Gateway, b: SvcfedBulletin): ApplyRepo
 
 /** Registers this gateway's SVCFED receiver with the BBS (at start, once per gateway). */
 export function startSvcfed(gw: Gateway): void {
-  setSvcfedReceiver(gw, (g, b) => void receiveSvcfedBulletin(g, b));
+  setSvcfedReceiver(gw, (_core, b) => void receiveSvcfedBulletin(gw, b));
   gw.onStop(() => setSvcfedReceiver(gw, null));
 }

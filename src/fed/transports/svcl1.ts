@@ -19,7 +19,7 @@
  *   const report = await pullSvcl1(gw, circuit, { peer: "gw2", caps, transport: "ax25" });
  *   radio.listen((link) => serveSvcl1(gw, link, { caps }));
  */
-import type { Gateway } from "../../gateway.ts";
+import type { Core } from "../../gateway.ts";
 import { AppError } from "../../errors.ts";
 import { applyPage, type ApplyReport } from "../apply.ts";
 import { CapsError, decodeCaps, encodeCaps, intersectCaps, type LinkCaps, type NegotiatedLink } from "../caps.ts";
@@ -175,7 +175,7 @@ export interface ServeReport {
  * not fit: a record is never skipped.
  */
 export function answerRequest(
-  gw: Gateway,
+  gw: Core,
   link: NegotiatedLink,
   req: { type: SyncKind; since: number; limit: number },
 ): { line: string; frames: number; limit: number } {
@@ -238,7 +238,7 @@ function readCaps(arg: string): LinkCaps {
  * `waitMs`. A line that cannot be read at all (too long, not SVCL1, no H
  * first) gets an E and the circuit is closed.
  */
-export async function serveSvcl1(gw: Gateway, circuit: Circuit, opts: Svcl1Options): Promise<ServeReport> {
+export async function serveSvcl1(gw: Core, circuit: Circuit, opts: Svcl1Options): Promise<ServeReport> {
   const s = new Session(circuit, opts.clock ?? systemClock);
   const waitMs = opts.waitMs ?? 300_000;
   const report: ServeReport = { peer: circuit.peer, link: null, pages: 0, frames: 0, errors: [], bytesOut: 0 };
@@ -327,7 +327,7 @@ export interface PullReport {
  * Pulls a peer's feeds over a circuit already connected to it, then hangs
  * up. Never throws for what the peer or the circuit does: it is in the report.
  */
-export async function pullSvcl1(gw: Gateway, circuit: Circuit, opts: PullOptions): Promise<PullReport> {
+export async function pullSvcl1(gw: Core, circuit: Circuit, opts: PullOptions): Promise<PullReport> {
   const s = new Session(circuit, opts.clock ?? systemClock);
   const waitMs = opts.waitMs ?? 300_000;
   const report: PullReport = { peer: opts.peer, ok: false, error: null, link: null, feeds: {}, applied: 0, received: 0, bytes: 0, rawBytes: 0 };
