@@ -36,6 +36,32 @@ const sourceDirs: BunPlugin = {
   },
 };
 
+let webApp: Promise<string> | null = null;
+
+/**
+ * `svc:web-app`: the web app Bun builds and the world basemap, as base64 in a
+ * module of the bundle (a worker has no files to read them from). Made before
+ * the bundle is (a build cannot run inside another's plugin), once a process.
+ */
+function webAppSource(): Promise<string> {
+  webApp ??= (async () => {
+    const { buildUi } = await import("../src/http/ui.ts");
+    const { builtFromCheckout } = await import("../src/tiles/archives.ts");
+    const b64 = async (blob: Blob) => Buffer.from(await blob.arrayBuffer()).toString("base64");
+    const ui = await Promise.all((await buildUi()).map(async (f) => ({ name: f.name, type: f.blob.type, b64: await b64(f.blob) })));
+    return `export const ui = ${JSON.stringify(ui)};\nexport const world = ${JSON.stringify(await b64(await builtFromCheckout()))};\n`;
+  })();
+  return webApp;
+}
+
+const webAppModule = (contents: string): BunPlugin => ({
+  name: "svc:web-app",
+  setup(build) {
+    build.onResolve({ filter: /^svc:web-app$/ }, () => ({ path: "web-app", namespace: "svc" }));
+    build.onLoad({ filter: /.*/, namespace: "svc" }, () => ({ contents, loader: "js" }));
+  },
+});
+
 /** Bundles a worker entry for workerd (the gateway's by default); returns the bundle's path. */
 export async function buildWorkerBundle(entry = join(ROOT, "src/hosts/worker.ts"), out = WORKER_BUNDLE): Promise<string> {
   const r = await Bun.build({
@@ -44,7 +70,7 @@ export async function buildWorkerBundle(entry = join(ROOT, "src/hosts/worker.ts"
     format: "esm",
     outdir: dirname(out),
     naming: out.slice(dirname(out).length + 1),
-    plugins: [sourceDirs],
+    plugins: [sourceDirs, webAppModule(await webAppSource())],
     // the runtime's modules stay imports; bun:sqlite is named (never loaded) by the Bun driver the store defaults to on Bun
     external: ["cloudflare:*", "bun:*"],
     // Bun's Node output asks createRequire(import.meta.url) for CommonJS packages' require(); workerd gives modules no URL

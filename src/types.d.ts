@@ -23,3 +23,9 @@ declare module "cloudflare:workers" {
 interface DurableObjectState {
   readonly storage: unknown;
 }
+
+/** The web app and the world basemap, carried in the worker's bundle (scripts/worker.ts makes this module at build time). */
+declare module "svc:web-app" {
+  export const ui: Array<{ name: string; type: string; b64: string }>;
+  export const world: string;
+}

@@ -25,6 +25,14 @@ import { durableObjectSqlite, type DurableObjectSqlStorage } from "../store/sqli
 import { useSqliteDriver } from "../store/sqlite.ts";
 import { useTcpConnect } from "../net/tcp.ts";
 import { workerdHost, type WorkerdHost } from "./workerd.ts";
+import { usePrebuiltUi } from "../http/ui.ts";
+import { usePrebuiltWorld } from "../tiles/archives.ts";
+import { ui, world } from "svc:web-app";
+
+const bytes = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+// the web app and the world basemap this bundle carries (scripts/worker.ts)
+usePrebuiltUi(async () => ui.map((f) => ({ name: f.name, blob: new Blob([bytes(f.b64)], { type: f.type }) })));
+usePrebuiltWorld(new Blob([bytes(world)], { type: "application/vnd.pmtiles" }));
 
 /** Where paths of the data directory point on a worker: the runtime's scratch space (nothing there lasts; the store is in SQLite). */
 const DATA_DIR = "/tmp/svc-gateway";

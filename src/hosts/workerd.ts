@@ -189,6 +189,14 @@ export function workerdHost(): WorkerdHost {
       // A body the app did not read (a gate refused first) is read here: the runtime resets the
       // client's connection under a body left unread, and the client's next request on it fails.
       if (request.body && !request.bodyUsed) await drain(request.body, UNREAD_BODY_MAX);
+      // A body the app compressed (Content-Encoding set) goes out as it is: the runtime would otherwise encode it again.
+      if (response.headers.has("content-encoding"))
+        return new Response(response.body, {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers,
+          encodeBody: "manual",
+        } as ResponseInit);
       return response;
     },
   };

@@ -67,10 +67,14 @@ export function worldArchive(): Promise<ArchiveBody> {
   return world;
 }
 
-let prebuiltWorld: string | null = null;
+let prebuiltWorld: string | Blob | null = null;
 
-/** A host without Bun (Node) serves the basemap Bun built beforehand, from this file (scripts/node.ts writes it beside its bundle). */
-export function usePrebuiltWorld(file: string): void {
+/**
+ * A host without Bun serves the basemap Bun built beforehand: Node from this
+ * file (scripts/node.ts writes it beside its bundle), a worker from the bytes
+ * its bundle carries (scripts/worker.ts).
+ */
+export function usePrebuiltWorld(file: string | Blob): void {
   prebuiltWorld = file;
   world = null;
 }
@@ -82,7 +86,7 @@ async function fileBlob(path: string): Promise<Blob> {
 
 async function loadWorld(): Promise<ArchiveBody> {
   let blob: Blob;
-  if (prebuiltWorld) blob = await fileBlob(prebuiltWorld);
+  if (prebuiltWorld) blob = typeof prebuiltWorld === "string" ? await fileBlob(prebuiltWorld) : prebuiltWorld;
   else if (typeof Bun === "undefined")
     throw new AppError(503, "unavailable", "the built-in basemap was not built for this gateway (on Node, start it with npm run start:node)");
   else blob = Bun.embeddedFiles.find((f) => (f as Blob & { name: string }).name === EMBEDDED_NAME) ?? (await builtFromCheckout());
@@ -95,7 +99,7 @@ async function loadWorld(): Promise<ArchiveBody> {
 /** The world basemap built from this checkout's sources, kept in .cache/ under a hash of the builder. */
 export async function builtFromCheckout(): Promise<Blob> {
   const root = resolve(import.meta.dir, "../..");
-  const sources = ["src/tiles/world-basemap.ts", "src/tiles/mvt.ts", "src/tiles/pmtiles.ts"];
+  const sources = ["src/tiles/world-basemap.ts", "src/tiles/mvt.ts", "src/tiles/clip.ts", "src/tiles/pmtiles.ts"];
   let key = 0n;
   for (const s of sources) key ^= BigInt(Bun.hash(await Bun.file(join(root, s)).bytes()));
   const file = Bun.file(join(root, ".cache", `world-basemap-${key.toString(36)}.pmtiles`));

@@ -6,7 +6,8 @@
  * against it, over HTTP only (no reach into its database), so a host passes
  * only by behaving as the Bun gateway does.
  *
- * What it covers: health and CORS; every gated route refusing a caller
+ * What it covers: health and CORS; the web app and its built-in world map;
+ * compressed answers; every gated route refusing a caller
  * without credentials, and the ingest secret succeeding; sign-in by e-mail
  * through a real SMTP server; a callsign verified by the APRS challenge
  * heard through the ingest box; hiding a cache, finding it, logging a find;
@@ -96,6 +97,31 @@ export function conformance(runtime: string, start: StartTarget): void {
       expect(pre.status).toBe(204);
       expect(pre.headers.get("access-control-allow-origin")).toBe("*");
       expect(pre.headers.get("access-control-allow-methods") ?? "").toContain("GET");
+    });
+
+    test("the web app: its page, script and built-in world map are served, and compressed answers decode", async () => {
+      const page = await req("/", { headers: { accept: "text/html" } });
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toContain("text/html");
+      const html = await page.text();
+      const script = /<script[^>]+src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+      expect(script).toBeDefined();
+      const js = await req(script!);
+      expect(js.status).toBe(200);
+      expect(js.headers.get("content-type")).toContain("javascript");
+      expect((await js.text()).length).toBeGreaterThan(10_000);
+      const tiles = (await (await req("/api/tiles")).json()) as { archives: Array<{ name: string; url: string; maxZoom: number }> };
+      const world = tiles.archives.find((a) => a.name === "world")!;
+      expect(world.maxZoom).toBe(6);
+      const head = await req(world.url, { headers: { range: "bytes=0-126" } });
+      expect(head.status).toBe(206);
+      expect(new TextDecoder().decode(new Uint8Array(await head.arrayBuffer()).slice(0, 7))).toBe("PMTiles");
+      // a large JSON answer is compressed once, and decodes as JSON
+      for (const enc of ["br", "gzip", "identity"]) {
+        const doc = await req("/api/openapi.json", { headers: { "accept-encoding": enc } });
+        expect({ enc, encoding: doc.headers.get("content-encoding") }).toEqual({ enc, encoding: enc === "identity" ? null : enc });
+        expect(((await doc.json()) as { openapi: string }).openapi).toBe("3.1.0");
+      }
     });
 
     test("every gated route refuses a caller without credentials; the ingest secret opens the box's routes", async () => {
