@@ -19,26 +19,15 @@
  * 3. Runs the bundle on it, passing signals on and its exit code back.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import type { BunPlugin } from "bun";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { ROOT, sourceDirs } from "./source-dirs.ts";
 import { buildUi } from "../src/http/ui.ts";
 import { builtFromCheckout } from "../src/tiles/archives.ts";
 
 export const NODE_VERSION = "24.21.0";
-const ROOT = resolve(import.meta.dir, "..");
 export const NODE_BUNDLE = join(ROOT, ".cache/node/svc-gateway.mjs");
 
-/** Each source file's `import.meta.dir` (Bun's), written in as the folder it has in the checkout. */
-const sourceDirs: BunPlugin = {
-  name: "import.meta.dir",
-  setup(build) {
-    build.onLoad({ filter: new RegExp(`^${ROOT.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}/(src|radio)/.*\\.tsx?$`) }, ({ path }) => {
-      const text = readFileSync(path, "utf8");
-      return { contents: text.replaceAll("import.meta.dir", JSON.stringify(dirname(path))), loader: path.endsWith(".tsx") ? "tsx" : "ts" };
-    });
-  },
-};
 
 /** Bundles the Node entry; returns the bundle's path. */
 export async function buildNodeBundle(): Promise<string> {

@@ -14,27 +14,17 @@
  * wrangler (`wrangler dev`, `wrangler deploy`) reads wrangler.toml and the
  * same bundle.
  */
-import { mkdirSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { BunPlugin } from "bun";
+import { ROOT, sourceDirs } from "./source-dirs.ts";
 import type { Miniflare, MiniflareOptions } from "miniflare";
 
-const ROOT = resolve(import.meta.dir, "..");
 export const WORKER_BUNDLE = join(ROOT, ".cache/worker/svc-gateway.mjs");
 /** wrangler.toml's compatibility date and flags: the runtime's behaviour the bundle is built for */
 export const COMPATIBILITY_DATE = "2026-04-01";
 export const COMPATIBILITY_FLAGS = ["nodejs_compat"];
 
-/** Each source file's `import.meta.dir` (Bun's), written in as the folder it has in the checkout. */
-const sourceDirs: BunPlugin = {
-  name: "import.meta.dir",
-  setup(build) {
-    build.onLoad({ filter: new RegExp(`^${ROOT.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}/(src|radio)/.*\\.tsx?$`) }, ({ path }) => {
-      const text = readFileSync(path, "utf8");
-      return { contents: text.replaceAll("import.meta.dir", JSON.stringify(dirname(path))), loader: path.endsWith(".tsx") ? "tsx" : "ts" };
-    });
-  },
-};
 
 let webApp: Promise<string> | null = null;
 

@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
+import { TopicSocket } from "./topic-socket.ts";
 import type { HostSocket, HttpHost, HttpServer, ServeOptions, SocketRoute } from "../http/host.ts";
 import type { App } from "../http/app.ts";
 import { AppError } from "../errors.ts";
@@ -104,14 +105,15 @@ function refuse(socket: Socket, e: unknown): void {
 }
 
 /** Bun's ServerWebSocket, as much of it as the gateway uses, on a `ws` socket; topics as Bun keeps them. */
-class NodeSocket implements HostSocket {
-  readonly topics = new Set<string>();
+class NodeSocket extends TopicSocket<NodeSocket> implements HostSocket {
   alive = true;
   constructor(
     readonly ws: WebSocket,
-    private readonly all: Map<string, Set<NodeSocket>>,
+    all: Map<string, Set<NodeSocket>>,
     private readonly limit: { bytes: number; close: boolean },
-  ) {}
+  ) {
+    super(all);
+  }
   send(data: string): number {
     if (this.ws.readyState !== this.ws.OPEN) return 0;
     // a client that stops reading is dropped once this much waits for it (Bun's closeOnBackpressureLimit)
@@ -124,22 +126,6 @@ class NodeSocket implements HostSocket {
   }
   close(code?: number, reason?: string): void {
     this.ws.close(code, reason);
-  }
-  subscribe(topic: string): void {
-    this.topics.add(topic);
-    let set = this.all.get(topic);
-    if (!set) this.all.set(topic, (set = new Set()));
-    set.add(this);
-  }
-  unsubscribe(topic: string): void {
-    this.topics.delete(topic);
-    const set = this.all.get(topic);
-    set?.delete(this);
-    if (set?.size === 0) this.all.delete(topic);
-  }
-  /** leaves every topic (the connection ended) */
-  drop(): void {
-    for (const t of [...this.topics]) this.unsubscribe(t);
   }
 }
 

@@ -12,6 +12,7 @@
  * - a response streams as it is written (the CoT event stream);
  * - no code compiled from strings, no TCP servers, no serial ports: `missing`.
  */
+import { TopicSocket } from "./topic-socket.ts";
 import { AppError } from "../errors.ts";
 import type { App } from "../http/app.ts";
 import type { HostSocket, HttpHost, HttpServer, ServeOptions, SocketRoute } from "../http/host.ts";
@@ -28,13 +29,14 @@ interface RuntimeSocket {
 
 declare const WebSocketPair: { new (): { 0: RuntimeSocket; 1: RuntimeSocket } };
 
-class DoSocket implements HostSocket {
-  readonly topics = new Set<string>();
+class DoSocket extends TopicSocket<DoSocket> implements HostSocket {
   open = true;
   constructor(
     readonly ws: RuntimeSocket,
-    private readonly all: Map<string, Set<DoSocket>>,
-  ) {}
+    all: Map<string, Set<DoSocket>>,
+  ) {
+    super(all);
+  }
   send(data: string): number {
     if (!this.open) return 0;
     try {
@@ -52,21 +54,9 @@ class DoSocket implements HostSocket {
       // already closed
     }
   }
-  subscribe(topic: string): void {
-    this.topics.add(topic);
-    let set = this.all.get(topic);
-    if (!set) this.all.set(topic, (set = new Set()));
-    set.add(this);
-  }
-  unsubscribe(topic: string): void {
-    this.topics.delete(topic);
-    const set = this.all.get(topic);
-    set?.delete(this);
-    if (set?.size === 0) this.all.delete(topic);
-  }
-  drop(): void {
+  override drop(): void {
     this.open = false;
-    for (const t of [...this.topics]) this.unsubscribe(t);
+    super.drop();
   }
 }
 

@@ -8,13 +8,12 @@
  * and a box command is carried out and acknowledged.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
 import { Miniflare } from "miniflare";
 import { buildWorkerBundle, workerOptions } from "../../scripts/worker.ts";
 import { Radio } from "../../radio/index.ts";
 import { direwolfInstalled, startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
 import { spawnGateway } from "../helpers/gateway.ts";
-import { BUN, MAIN } from "../helpers/paths.ts";
+import { startBox } from "../helpers/box.ts";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -47,40 +46,13 @@ async function startHosted(rt: "node" | "workerd", env: Record<string, string>):
   return { url: g.url, stop: () => g.kill() };
 }
 
-async function startBox(gateway: string, id: string): Promise<Subprocess<"ignore", "pipe", "pipe">> {
-  const proc = Bun.spawn([BUN, "--no-env-file", MAIN, "box", "--gateway", gateway, "--id", id, "--data", tmpDir("svc-hosted-box-")], {
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: process.env.HOME ?? "/tmp",
-      KISS_PORTS: `tcp://127.0.0.1:${pair.a.kissPort}`,
-      RADIO_CALL: "N0BOX-10",
-      INGEST_SECRET: SECRET,
-    },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  let out = "";
-  for (const s of [proc.stdout, proc.stderr])
-    void (async () => {
-      for await (const c of s as unknown as AsyncIterable<Uint8Array>) out += new TextDecoder().decode(c);
-    })();
-  await waitFor(
-    () => /TNC \S+ connected/.test(out) || proc.exitCode !== null,
-    () => `the box's TNC to connect:\n${out}`,
-    { timeoutMs: 30_000 },
-  );
-  expect(proc.exitCode).toBeNull();
-  return proc;
-}
-
 for (const rt of ["node", "workerd"] as const) {
   describe(`a radio box for a gateway on ${rt}`, () => {
     test("a callsign verified on the air through the box; the user's position goes out through it; a box command is carried out", async () => {
       const call = rt === "node" ? "N0HSN-7" : "N0HSW-7";
       const email = `${rt}@example.org`;
       const g = await startHosted(rt, { INSTANCE: `hosted-${rt}`, INGEST_SECRET: SECRET, SMTP_URL: smtp.url, MAIL_FROM: "gw@example.org", KISS_PORTS: "off" });
-      const box = await startBox(g.url, `shack-${rt}`);
+      const box = (await startBox({ gateway: g.url, id: `shack-${rt}`, dataDir: tmpDir("svc-hosted-box-"), kissPort: pair.a.kissPort, secret: SECRET })).proc;
       try {
         let cookie = "";
         const req = (path: string, json?: unknown, headers: Record<string, string> = {}) =>

@@ -9,11 +9,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { direwolfInstalled, freePorts, startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
 import { BUN, MAIN } from "../helpers/paths.ts";
+import { startBox } from "../helpers/box.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { Radio } from "../../radio/index.ts";
@@ -26,36 +26,7 @@ let G: Running;
 let other: Radio;
 const boxData = tmpDir("svc-box-");
 
-interface Box {
-  proc: Subprocess<"ignore", "pipe", "pipe">;
-  output(): string;
-}
-
-async function startBox(gateway: string): Promise<Box> {
-  const proc = Bun.spawn([BUN, "--no-env-file", MAIN, "box", "--gateway", gateway, "--id", "shack", "--data", boxData], {
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: process.env.HOME ?? "/tmp",
-      LOG_LEVEL: "info",
-      KISS_PORTS: `tcp://127.0.0.1:${pair.a.kissPort}`,
-      RADIO_CALL: BOX_CALL,
-      INGEST_SECRET: SECRET,
-    },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  let out = "";
-  for (const s of [proc.stdout, proc.stderr])
-    void (async () => {
-      for await (const c of s as unknown as AsyncIterable<Uint8Array>) out += new TextDecoder().decode(c);
-    })();
-  const box = { proc, output: () => out };
-  // a frame heard before the box's TNC link is up is lost to it, as to any station that is off
-  await waitFor(() => /TNC \S+ connected/.test(out) || proc.exitCode !== null, "the box's TNC to connect", { timeoutMs: 30_000 });
-  expect(proc.exitCode).toBeNull();
-  return box;
-}
+const boxFor = (gateway: string) => startBox({ gateway, id: "shack", dataDir: boxData, kissPort: pair.a.kissPort, secret: SECRET, call: BOX_CALL });
 
 /** Direwolf B transmits one APRS line of the test's station. */
 function sendFromOther(info: string) {
@@ -97,7 +68,7 @@ describe("svc-gateway box: the radio of a gateway hosted elsewhere", () => {
 
   test("what it hears waits in its spool while the gateway is out of reach, survives a kill, and arrives with the time it was heard", async () => {
     const [closed] = await freePorts(1);
-    const box = await startBox(`http://127.0.0.1:${closed}`);
+    const box = await boxFor(`http://127.0.0.1:${closed}`);
     const heardAt = Date.now();
     sendFromOther("!4412.34N/07330.00W-heard while the uplink was down");
     const spool = join(boxData, "box-shack.spool");
@@ -108,7 +79,7 @@ describe("svc-gateway box: the radio of a gateway hosted elsewhere", () => {
     box.proc.kill("SIGKILL");
     await box.proc.exited;
     // Back, with the gateway reachable: the spooled line arrives, once, with its heard time.
-    const again = await startBox(G.url);
+    const again = await boxFor(G.url);
     try {
       await waitFor(async () => (await station("N0STN-9")) !== null, "the spooled position at the gateway", { timeoutMs: 30_000 });
       const s = (await station("N0STN-9"))!;
@@ -127,7 +98,7 @@ describe("svc-gateway box: the radio of a gateway hosted elsewhere", () => {
   }, 120_000);
 
   test("the gateway's outbox and box commands go out through the box; commands it cannot carry out are acknowledged as failed", async () => {
-    const box = await startBox(G.url);
+    const box = await boxFor(G.url);
     try {
       // heard live: another station's position, through Direwolf A and the box, into the hosted registry
       sendFromOther("!4413.00N/07331.00W-heard live by the box");
