@@ -19,6 +19,16 @@ export const bunSqlite: SqliteDriver = {
     // A static of bun:sqlite's Database: it applies to every database of the process.
     if (opts.statementCache && Bun.MAX_QUERY_CACHE_SIZE < opts.statementCache) Bun.MAX_QUERY_CACHE_SIZE = opts.statementCache;
     const db = opts.readonly ? new Bun(file, { readonly: true, strict: true }) : new Bun(file, { create: opts.create ?? true, strict: true });
+    if (!opts.readonly) {
+      // A transaction takes the write lock when it begins (IMMEDIATE), waiting on busy_timeout: a
+      // deferred one that reads first and then writes gets SQLITE_BUSY at once, with no wait, when a
+      // checkpoint restarted the WAL in between (store/checkpoint.ts truncates it when writes pause).
+      const deferred = db.transaction.bind(db);
+      db.transaction = ((fn: (...args: any[]) => unknown) => {
+        const t = deferred(fn);
+        return Object.assign((...args: any[]) => t.immediate(...args), { deferred: t.deferred, immediate: t.immediate, exclusive: t.exclusive });
+      }) as typeof db.transaction;
+    }
     return db as unknown as Database;
   },
 };

@@ -238,7 +238,12 @@ class NodeDatabase implements Database {
           throw e;
         }
       };
-    return Object.assign(inside("BEGIN"), { deferred: inside("BEGIN DEFERRED"), immediate: inside("BEGIN IMMEDIATE"), exclusive: inside("BEGIN EXCLUSIVE") });
+    // IMMEDIATE by default, as the Bun driver (sqlite-bun.ts says why)
+    return Object.assign(inside("BEGIN IMMEDIATE"), {
+      deferred: inside("BEGIN DEFERRED"),
+      immediate: inside("BEGIN IMMEDIATE"),
+      exclusive: inside("BEGIN EXCLUSIVE"),
+    });
   }
 
   close(throwOnError = false): void {

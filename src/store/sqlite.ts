@@ -15,8 +15,10 @@
  * - `query(sql)` caches the compiled statement (least recently used out);
  *   `prepare(sql)` compiles a new one.
  * - `run(sql)` / `exec(sql)` run every statement of a multi-statement string.
- * - `transaction(fn)` returns a function that runs fn in BEGIN...COMMIT
- *   (ROLLBACK when it throws), in a SAVEPOINT when already inside one.
+ * - `transaction(fn)` returns a function that runs fn in BEGIN IMMEDIATE...
+ *   COMMIT (ROLLBACK when it throws), in a SAVEPOINT when already inside
+ *   one: the write lock is taken first, so a transaction that reads and then
+ *   writes never fails with SQLITE_BUSY for a snapshot a checkpoint moved.
  * - an error of SQLite has `code` "SQLITE_BUSY", "SQLITE_FULL",
  *   "SQLITE_CONSTRAINT_UNIQUE"...
  *
