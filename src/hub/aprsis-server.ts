@@ -22,7 +22,7 @@
  *   alive     a `#` comment every KEEPALIVE_MS; a client whose queue passes
  *             CLIENT_QUEUE_BYTES is dropped.
  */
-import type { Socket, TCPSocketListener } from "bun";
+import type { Socket } from "bun";
 import type { Gateway } from "../gateway.ts";
 import type { GatewayEvents } from "../events.ts";
 import { aprsIsPasscode } from "../aprs/passcode.ts";
@@ -31,9 +31,9 @@ import { buildInfo } from "../version.ts";
 import { isVerifiedCall } from "../node/tx.ts";
 import { ingestLines } from "../stations/ingest.ts";
 import { registerPort } from "../stations/ports.ts";
-import { addClient, clientsOf, clientView, removeClient, type HubClient } from "./clients.ts";
-import { OutQueue } from "./outq.ts";
-import { hostPort, openListener } from "./listen.ts";
+import { clientsOf, clientView, removeClient, type HubClient } from "./clients.ts";
+import type { OutQueue } from "./outq.ts";
+import { hostPort, listenForClients } from "./listen.ts";
 import { matchFilter, parseFilter, type Filter, type LatLon } from "./filter.ts";
 import { qForServe, qForUpload, splitLine } from "./qconstruct.ts";
 import { gateToRf } from "./igate.ts";
@@ -270,35 +270,15 @@ export function startAprsIsServer(gw: Gateway, at: { host: string; port: number 
     return verified;
   };
 
-  const listener = openListener<TCPSocketListener<Conn>>(gw, `APRSIS_LISTEN ${hostPort(at.host, at.port)}`, () =>
-    Bun.listen<Conn>({
-      hostname: at.host,
-      port: at.port,
-      socket: {
-        open(socket) {
-          const c = { socket, out: new OutQueue(socket as Socket<unknown>), partial: "", loggedIn: false, filter: null, heard: new Map() } as unknown as Conn;
-          c.client = addClient(gw, "aprs-is", hostPort(socket.remoteAddress, (socket as unknown as { remotePort?: number }).remotePort ?? 0), (why) =>
-            drop(c, why),
-          );
-          socket.data = c;
-          conns.add(c);
-          send(c, `# svc-gateway ${buildInfo().version}\r\n`);
-        },
-        data(socket, chunk) {
-          onData(socket.data, chunk);
-        },
-        drain(socket) {
-          socket.data.out.drain();
-        },
-        close(socket) {
-          if (socket.data) drop(socket.data, "disconnected");
-        },
-        error(socket, e) {
-          if (socket.data) drop(socket.data, `failed: ${e.message}`);
-        },
-      },
-    }),
-  );
+  const listener = listenForClients<Conn>(gw, "aprs-is", `APRSIS_LISTEN ${hostPort(at.host, at.port)}`, at, {
+    make: () => ({ partial: "", loggedIn: false, filter: null, heard: new Map() }),
+    opened(c) {
+      conns.add(c);
+      send(c, `# svc-gateway ${buildInfo().version}\r\n`);
+    },
+    data: (c, chunk) => onData(c, chunk),
+    drop: (c, why) => drop(c, why),
+  });
   if (!listener) return null;
 
   const off = gw.events.on("aprsPacket", serve);

@@ -13,14 +13,14 @@
  *   slow    a client whose queue passes CLIENT_QUEUE_BYTES is dropped; the radio
  *           never waits for a client.
  */
-import type { Socket, TCPSocketListener } from "bun";
+import type { Socket } from "bun";
 import type { Gateway } from "../gateway.ts";
 import { radioMayTransmit, radioOf } from "../node/radio.ts";
 import { registerPort } from "../stations/ports.ts";
 import { decodeFrame, encodeKiss, KissDecoder } from "../../radio/index.ts";
-import { addClient, clientsOf, clientView, removeClient, type HubClient } from "./clients.ts";
-import { OutQueue } from "./outq.ts";
-import { hostPort, openListener } from "./listen.ts";
+import { clientsOf, clientView, removeClient, type HubClient } from "./clients.ts";
+import type { OutQueue } from "./outq.ts";
+import { hostPort, listenForClients } from "./listen.ts";
 
 interface Conn {
   client: HubClient;
@@ -87,35 +87,15 @@ export function startKissServer(gw: Gateway, at: { host: string; port: number })
     c.socket.end();
   };
 
-  const listener = openListener<TCPSocketListener<Conn>>(gw, `KISS_SERVER ${hostPort(at.host, at.port)}`, () =>
-    Bun.listen<Conn>({
-      hostname: at.host,
-      port: at.port,
-      socket: {
-        open(socket) {
-          const c = { socket, decoder: new KissDecoder(), out: new OutQueue(socket as Socket<unknown>) } as Conn;
-          c.client = addClient(gw, "kiss", hostPort(socket.remoteAddress, (socket as unknown as { remotePort?: number }).remotePort ?? 0), (why) =>
-            drop(c, why),
-          );
-          socket.data = c;
-          conns.add(c);
-          gw.log.info("hub", `KISS client ${c.client.address} connected`);
-        },
-        data(socket, chunk) {
-          fromClient(socket.data, chunk);
-        },
-        drain(socket) {
-          socket.data.out.drain();
-        },
-        close(socket) {
-          if (socket.data) drop(socket.data, "disconnected");
-        },
-        error(socket, e) {
-          if (socket.data) drop(socket.data, `failed: ${e.message}`);
-        },
-      },
-    }),
-  );
+  const listener = listenForClients<Conn>(gw, "kiss", `KISS_SERVER ${hostPort(at.host, at.port)}`, at, {
+    make: () => ({ decoder: new KissDecoder() }),
+    opened(c) {
+      conns.add(c);
+      gw.log.info("hub", `KISS client ${c.client.address} connected`);
+    },
+    data: (c, chunk) => fromClient(c, chunk),
+    drop,
+  });
   if (!listener) return null;
 
   // every frame heard, byte for byte, on its port's KISS number
