@@ -22,7 +22,7 @@ import { createLogger } from "../src/log.ts";
 import { encodeCbor } from "../src/fed/cbor.ts";
 import { cacheToWire } from "../src/fed/bodies.ts";
 import { generateKeyPair, signerFromSeed } from "../src/fed/keys.ts";
-import { decodeFrame, decodePayload, encodePayload, signedBytes, signFrame, type Payload } from "../src/fed/record.ts";
+import { decodeFrame, decodePayload, encodePayload, payloadMap, signedBytes, signFrame, type Payload } from "../src/fed/record.ts";
 import { noblePath, verifyEd25519, webCryptoPath } from "../src/fed/ed25519.ts";
 import { encodePage } from "../src/fed/page.ts";
 import { applyPage } from "../src/fed/apply.ts";
@@ -128,18 +128,8 @@ function cborBench() {
   const N = 20_000;
   const payloads = Array.from({ length: N }, (_, i) => payload(i));
   const frames = payloads.map((p) => signFrame(encodePayload(p), signer));
-  const maps = payloads.map(
-    (p) =>
-      new Map<number, unknown>([
-        [1, p.type],
-        [2, p.gid],
-        [3, p.origin],
-        [4, p.v],
-        [5, p.at],
-        [6, p.signer],
-        [7, p.body],
-      ]),
-  );
+  const maps = payloads.map(payloadMap);
+
   const cborgDecode = (f: Uint8Array) => {
     const m = cborg.decode(f, { useMaps: true, strict: true, rejectDuplicateMapKeys: true }) as Map<number, Uint8Array>;
     cborg.decode(m.get(1)!, { useMaps: true, strict: true, rejectDuplicateMapKeys: true });

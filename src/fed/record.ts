@@ -163,6 +163,19 @@ function isSigner(s: string): boolean {
   return isInstanceId(s) || (isCallsign(s) && s === normalizeCall(s));
 }
 
+/** A payload as its CBOR map of integer keys 1-7 (type, gid, origin, v, at, signer, body), before encoding. */
+export function payloadMap(p: Payload): Map<number, CborValue> {
+  return new Map<number, CborValue>([
+    [1, p.type],
+    [2, p.gid],
+    [3, p.origin],
+    [4, p.v],
+    [5, p.at],
+    [6, p.signer],
+    [7, p.body as never],
+  ]);
+}
+
 /** Encodes a payload, checking its shape; throws RecordError. */
 export function encodePayload(p: Payload): Uint8Array {
   if (!KIND_OF_TYPE[p.type]) throw new RecordError("bad_payload", `type ${p.type} is not 1-7`);
@@ -172,18 +185,7 @@ export function encodePayload(p: Payload): Uint8Array {
   if (!Number.isSafeInteger(p.at) || p.at < 0) throw new RecordError("bad_payload", "at must be unix seconds");
   if (!isSigner(p.signer)) throw new RecordError("bad_signer", `signer "${p.signer}" is neither an instance id nor a callsign`);
   try {
-    return encodeCbor(
-      new Map<number, CborValue>([
-        [1, p.type],
-        [2, p.gid],
-        [3, p.origin],
-        [4, p.v],
-        [5, p.at],
-        [6, p.signer],
-        [7, p.body as never],
-      ]),
-      { maxDepth: LIMITS.maxDepth },
-    );
+    return encodeCbor(payloadMap(p), { maxDepth: LIMITS.maxDepth });
   } catch (e) {
     if (e instanceof CborError) throw new RecordError(e.code, `body: ${e.message}`);
     throw e;
