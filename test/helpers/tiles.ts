@@ -6,6 +6,7 @@
 import { deflateSync, gzipSync } from "node:zlib";
 import { encodeTile, featureInTile, mercator, type Feature } from "../../src/tiles/mvt.ts";
 import { Compression, tileId, writeArchive } from "../../src/tiles/pmtiles.ts";
+import { pngChunk } from "../../src/http/pwa.ts";
 
 export type Bounds = [number, number, number, number];
 
@@ -21,15 +22,6 @@ export function tilesCovering(b: Bounds, z: number): Array<[number, number]> {
   return out;
 }
 
-function crc32(bytes: Uint8Array): number {
-  let c = ~0;
-  for (const b of bytes) {
-    c ^= b;
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
-  }
-  return ~c >>> 0;
-}
-
 /**
  * A 256x256 PNG of one colour. `note`: a private ancillary chunk (which
  * decoders skip) carrying this text, so tiles of one colour can differ in
@@ -40,23 +32,14 @@ export function solidPng(r: number, g: number, b: number, note?: string): Uint8A
   for (let i = 0; i < 256; i++) row.set([r, g, b], 1 + i * 3);
   const raw = new Uint8Array(row.length * 256);
   for (let y = 0; y < 256; y++) raw.set(row, y * row.length);
-  const chunk = (type: string, data: Uint8Array) => {
-    const out = new Uint8Array(12 + data.length);
-    const v = new DataView(out.buffer);
-    v.setUint32(0, data.length);
-    out.set(new TextEncoder().encode(type), 4);
-    out.set(data, 8);
-    v.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
-    return out;
-  };
   const ihdr = new Uint8Array(13);
   const hv = new DataView(ihdr.buffer);
   hv.setUint32(0, 256);
   hv.setUint32(4, 256);
   ihdr.set([8, 2, 0, 0, 0], 8);
-  const parts = [new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw))];
-  if (note !== undefined) parts.push(chunk("prVt", new TextEncoder().encode(note)));
-  parts.push(chunk("IEND", new Uint8Array()));
+  const parts = [new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]), pngChunk("IHDR", ihdr), pngChunk("IDAT", deflateSync(raw))];
+  if (note !== undefined) parts.push(pngChunk("prVt", new TextEncoder().encode(note)));
+  parts.push(pngChunk("IEND", new Uint8Array()));
   const png = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
   for (const p of parts) {
