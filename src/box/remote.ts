@@ -18,8 +18,9 @@
  */
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import type { Logger } from "../log.ts";
+import { decodeText } from "../text.ts";
 import { TokenBucket } from "../node/tx.ts";
-import { formatAddress, formatTnc2, parseAddressLoose, parseTnc2, PID_NONE, type Radio } from "../../radio/index.ts";
+import { formatAddress, formatTnc2, parseTnc2, PID_NONE, type Radio } from "../../radio/index.ts";
 
 export interface RemoteBoxOptions {
   /** the gateway's base URL, e.g. https://caches.example.org */
@@ -53,18 +54,6 @@ const MAX_BATCH = 500;
 const MAX_SPOOL = 50_000;
 /** A box command's result stays small: the gateway caps it at 16 KB. */
 const MAX_HEARD_LIST = 100;
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-const latin1 = new TextDecoder("latin1");
-
-/** A heard line as text: UTF-8 when it is, else one character per byte (as the gateway reads raw lines). */
-function lineText(bytes: Uint8Array): string {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    return latin1.decode(bytes);
-  }
-}
 
 /** The running box; `stop()` ends its loops (the radio is the caller's). */
 export class RemoteBox {
@@ -110,7 +99,7 @@ export class RemoteBox {
     if ((f.pid ?? PID_NONE) !== PID_NONE) return;
     const tnc2 = formatTnc2(f);
     if (!tnc2.ok) return;
-    const entry = { line: lineText(tnc2.value), heardAt: this.now() };
+    const entry = { line: decodeText(tnc2.value), heardAt: this.now() };
     this.stats.heard++;
     this.spool.push(entry);
     if (this.spool.length > MAX_SPOOL) {
@@ -184,8 +173,7 @@ export class RemoteBox {
     const r = parseTnc2(line);
     if (!r.ok) return `not a TNC2 line: ${r.error.message}`;
     if (!this.bucket.take(this.now())) return "the box's transmit budget (RADIO_TX_PER_MINUTE) is spent";
-    const via = this.o.path.map((p) => parseAddressLoose(p)).flatMap((a) => (a.ok ? [a.value] : []));
-    const n = this.o.radio.sendUi({ src: r.value.src, dest: r.value.dest, via, info: r.value.info });
+    const n = this.o.radio.sendUi({ src: r.value.src, dest: r.value.dest, via: [...this.o.path], info: r.value.info });
     return n > 0 ? null : "no radio port took the frame";
   }
 
