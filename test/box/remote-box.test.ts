@@ -97,6 +97,41 @@ describe("svc-gateway box: the radio of a gateway hosted elsewhere", () => {
     }
   }, 120_000);
 
+  test("a box with the wrong ingest secret is refused: the gateway stores nothing, and the box keeps what it heard until it has the right one", async () => {
+    const dir = tmpDir("svc-box-secret-");
+    const spool = join(dir, "box-attic.spool");
+    const wrong = await startBox({
+      gateway: G.url,
+      id: "attic",
+      dataDir: dir,
+      kissPort: pair.a.kissPort,
+      secret: "not-the-gateways-secret-0123",
+      call: BOX_CALL,
+    });
+    try {
+      other.sendUi({ src: "N0SEC-9", dest: "APRS", info: new TextEncoder().encode("!4410.00N/07320.00W-sent to a box with a wrong secret") });
+      await waitFor(
+        () => /did not take 1 heard lines/.test(wrong.output()),
+        () => `the box refused by the gateway:\n${wrong.output()}`,
+        { timeoutMs: 30_000 },
+      );
+      expect(wrong.output()).toContain("401");
+      expect(readFileSync(spool, "utf8")).toContain("wrong secret");
+      expect(await station("N0SEC-9")).toBeNull();
+    } finally {
+      wrong.proc.kill("SIGTERM");
+      await wrong.proc.exited;
+    }
+    // the same spool, the right secret: the line arrives
+    const right = await startBox({ gateway: G.url, id: "attic", dataDir: dir, kissPort: pair.a.kissPort, secret: SECRET, call: BOX_CALL });
+    try {
+      await waitFor(async () => (await station("N0SEC-9")) !== null, "the kept line at the gateway", { timeoutMs: 30_000 });
+    } finally {
+      right.proc.kill("SIGTERM");
+      await right.proc.exited;
+    }
+  }, 120_000);
+
   test("the gateway's outbox and box commands go out through the box; commands it cannot carry out are acknowledged as failed", async () => {
     const box = await boxFor(G.url);
     try {
