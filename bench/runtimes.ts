@@ -12,45 +12,17 @@
  * before timing. The load generator shares the machine's cores with the
  * server, the same for every host: read the ratios.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { Miniflare } from "miniflare";
-import { buildWorkerBundle, workerOptions } from "../scripts/worker.ts";
+import { readFileSync } from "node:fs";
+import { buildWorkerBundle } from "../scripts/worker.ts";
 import { generateKeyPair } from "../src/fed/keys.ts";
-import { nodeGatewayCommand, spawnGateway, startInProcess } from "../test/helpers/gateway.ts";
+import { nodeGatewayCommand, startInProcess } from "../test/helpers/gateway.ts";
+import { startOn, type Runtime } from "../test/helpers/hosts.ts";
 import { table } from "./lib/stats.ts";
 
 const SECRET = "bench-runtimes-secret-0123456789";
 const BBOX = "6.3,44.5,7.7,45.5";
 const RECORDS = 2_000;
-const HOSTS = (process.env.HOSTS?.split(",") ?? ["bun", "node", "workerd"]) as Array<"bun" | "node" | "workerd">;
-
-/** The workerd process miniflare started for us (a child of this process). */
-function workerdPid(): number {
-  const mine = readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-        return stat.includes("(workerd)") && Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-  if (mine.length !== 1) throw new Error(`expected one workerd child, found ${mine.length}`);
-  return mine[0]!;
-}
-
-/** A gateway on `host` with these settings: its URL, process id and stop. */
-async function startHost(host: (typeof HOSTS)[number], env: Record<string, string>): Promise<{ url: string; pid: number; stop(): Promise<unknown> }> {
-  if (host === "workerd") {
-    const mf = new Miniflare(workerOptions(await buildWorkerBundle(), { port: 0, env }));
-    const url = (await mf.ready).origin;
-    return { url, pid: workerdPid(), stop: () => mf.dispose() };
-  }
-  const g = await spawnGateway({ runtime: host, timeoutMs: 120_000, env });
-  return { url: g.url, pid: g.proc.pid, stop: () => g.kill() };
-}
+const HOSTS = (process.env.HOSTS?.split(",") ?? ["bun", "node", "workerd"]) as Runtime[];
 
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
@@ -109,7 +81,7 @@ export async function run() {
   try {
     for (const host of HOSTS) {
       const t0 = performance.now();
-      const g = await startHost(host, {
+      const g = await startOn(host, {
         INGEST_SECRET: SECRET,
         RATE_LIMIT_PER_MINUTE: "1000000",
         FED_PEERS: upstream.url,
@@ -119,7 +91,7 @@ export async function run() {
       const coldStartMs = Math.round(performance.now() - t0);
       try {
         await Bun.sleep(2000);
-        const idleMb = rssMb(g.pid);
+        const idleMb = rssMb(g.pid());
         const health = await rps(`${g.url}/health`);
         const t1 = performance.now();
         const pull = await fetch(`${g.url}/federation/sync`, { method: "POST", headers: { "x-ingest-secret": SECRET } });

@@ -8,11 +8,9 @@
  * and a box command is carried out and acknowledged.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Miniflare } from "miniflare";
-import { buildWorkerBundle, workerOptions } from "../../scripts/worker.ts";
 import { Radio } from "../../radio/index.ts";
 import { direwolfInstalled, startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
-import { spawnGateway } from "../helpers/gateway.ts";
+import { startOn } from "../helpers/hosts.ts";
 import { startBox } from "../helpers/box.ts";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
 import { tmpDir } from "../helpers/tmp.ts";
@@ -37,21 +35,12 @@ afterAll(async () => {
   await pair?.stop();
 });
 
-async function startHosted(rt: "node" | "workerd", env: Record<string, string>): Promise<{ url: string; stop(): Promise<unknown> }> {
-  if (rt === "workerd") {
-    const mf = new Miniflare(workerOptions(await buildWorkerBundle(), { port: 0, env: { LOG_LEVEL: "warn", ...env } }));
-    return { url: (await mf.ready).origin, stop: () => mf.dispose() };
-  }
-  const g = await spawnGateway({ runtime: rt, timeoutMs: 120_000, env });
-  return { url: g.url, stop: () => g.kill() };
-}
-
 for (const rt of ["node", "workerd"] as const) {
   describe(`a radio box for a gateway on ${rt}`, () => {
     test("a callsign verified on the air through the box; the user's position goes out through it; a box command is carried out", async () => {
       const call = rt === "node" ? "N0HSN-7" : "N0HSW-7";
       const email = `${rt}@example.org`;
-      const g = await startHosted(rt, { INSTANCE: `hosted-${rt}`, INGEST_SECRET: SECRET, SMTP_URL: smtp.url, MAIL_FROM: "gw@example.org", KISS_PORTS: "off" });
+      const g = await startOn(rt, { INSTANCE: `hosted-${rt}`, INGEST_SECRET: SECRET, SMTP_URL: smtp.url, MAIL_FROM: "gw@example.org", KISS_PORTS: "off" });
       const box = (await startBox({ gateway: g.url, id: `shack-${rt}`, dataDir: tmpDir("svc-hosted-box-"), kissPort: pair.a.kissPort, secret: SECRET })).proc;
       try {
         let cookie = "";

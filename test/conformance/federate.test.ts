@@ -8,24 +8,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { freePorts } from "../helpers/direwolf.ts";
-import { Miniflare } from "miniflare";
-import { buildWorkerBundle, workerOptions } from "../../scripts/worker.ts";
-import { spawnGateway } from "../helpers/gateway.ts";
+import { startOn, type Hosted } from "../helpers/hosts.ts";
 
 const SECRET = "federate-ingest-secret-0123456789";
 const BBOX = "-1,49,1,51";
 const RUNTIMES = ["bun", "node", "workerd"] as const;
-const gws: Record<string, { url: string; stop(): Promise<unknown> }> = {};
-
-/** A gateway on `rt` listening on `port` with these settings. */
-async function start(rt: (typeof RUNTIMES)[number], port: number, env: Record<string, string>) {
-  if (rt === "workerd") {
-    const mf = new Miniflare(workerOptions(await buildWorkerBundle(), { port, env: { LOG_LEVEL: "warn", ...env } }));
-    return { url: (await mf.ready).origin, stop: () => mf.dispose() };
-  }
-  const g = await spawnGateway({ runtime: rt, port, timeoutMs: 120_000, env });
-  return { url: g.url, stop: () => g.kill() };
-}
+const gws: Record<string, Hosted> = {};
 
 const api = (rt: string, path: string, init: RequestInit & { json?: unknown } = {}) =>
   fetch(gws[rt]!.url + path, {
@@ -53,16 +41,20 @@ beforeAll(async () => {
   const url = (i: number) => `http://127.0.0.1:${ports[i]}`;
   await Promise.all(
     RUNTIMES.map(async (rt, i) => {
-      gws[rt] = await start(rt, ports[i]!, {
-        INSTANCE: `fed-${rt}`,
-        FED_PRIVATE_KEY: generateKeyPair().privateKey,
-        FED_PEERS: RUNTIMES.map((_, j) => url(j))
-          .filter((_, j) => j !== i)
-          .join(","),
-        FED_LOOPBACK_PEERS: "on",
-        INGEST_SECRET: SECRET,
-        PUBLIC_URL: url(i),
-      });
+      gws[rt] = await startOn(
+        rt,
+        {
+          INSTANCE: `fed-${rt}`,
+          FED_PRIVATE_KEY: generateKeyPair().privateKey,
+          FED_PEERS: RUNTIMES.map((_, j) => url(j))
+            .filter((_, j) => j !== i)
+            .join(","),
+          FED_LOOPBACK_PEERS: "on",
+          INGEST_SECRET: SECRET,
+          PUBLIC_URL: url(i),
+        },
+        { port: ports[i] },
+      );
     }),
   );
 }, 180_000);

@@ -25,7 +25,7 @@ import { GATED_ROUTES } from "../http/gated-routes.ts";
 
 export interface Target {
   url: string;
-  stop(): Promise<void>;
+  stop(): Promise<unknown>;
 }
 
 /** Starts a gateway on the host under test with these settings (on top of a fresh data directory). */
