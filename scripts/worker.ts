@@ -18,6 +18,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { BunPlugin } from "bun";
 import { ROOT, sourceDirs } from "./source-dirs.ts";
+import { buildInfo, type EmbeddedBuild } from "../src/version.ts";
 import type { Miniflare, MiniflareOptions } from "miniflare";
 
 export const WORKER_BUNDLE = join(ROOT, ".cache/worker/svc-gateway.mjs");
@@ -52,6 +53,12 @@ const webAppModule = (contents: string): BunPlugin => ({
   },
 });
 
+/** The checkout's commit and tag (read from git here, at bundle time) for the bundle. */
+function workerBuild(): EmbeddedBuild {
+  const b = buildInfo();
+  return { commit: b.commit, tag: b.tag, builtAt: new Date().toISOString(), executable: false };
+}
+
 /** Bundles a worker entry for workerd (the gateway's by default); returns the bundle's path. */
 export async function buildWorkerBundle(entry = join(ROOT, "src/hosts/worker.ts"), out = WORKER_BUNDLE): Promise<string> {
   const r = await Bun.build({
@@ -63,8 +70,13 @@ export async function buildWorkerBundle(entry = join(ROOT, "src/hosts/worker.ts"
     plugins: [sourceDirs, webAppModule(await webAppSource())],
     // the runtime's modules stay imports; bun:sqlite is named (never loaded) by the Bun driver the store defaults to on Bun
     external: ["cloudflare:*", "bun:*"],
-    // Bun's Node output asks createRequire(import.meta.url) for CommonJS packages' require(); workerd gives modules no URL
-    define: { "process.env.NODE_ENV": '"production"', "import.meta.url": '"file:///svc-gateway.mjs"' },
+    define: {
+      "process.env.NODE_ENV": '"production"',
+      // Bun's Node output asks createRequire(import.meta.url) for CommonJS packages' require(); workerd gives modules no URL
+      "import.meta.url": '"file:///svc-gateway.mjs"',
+      // what /.well-known/source and /source name: a worker cannot ask git, so the checkout's commit and tag go in, as build.ts puts them in the executable
+      SVC_BUILD: JSON.stringify(workerBuild()),
+    },
   });
   if (!r.success) throw new Error("the worker bundle failed:\n" + r.logs.map(String).join("\n"));
   return out;

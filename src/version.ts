@@ -1,6 +1,7 @@
 /**
- * What code is running: embedded at build time by build.ts (SVC_BUILD), or read
- * from package.json and git when run from a checkout.
+ * What code is running: embedded at build time (SVC_BUILD) by build.ts in the
+ * executable and by scripts/worker.ts in the worker bundle, or read from
+ * package.json and git when run from a checkout.
  */
 import { spawnSync } from "node:child_process";
 import pkg from "../package.json" with { type: "json" };
@@ -15,10 +16,12 @@ export interface BuildInfo {
   builtAt: string | null;
 }
 
-declare const SVC_BUILD: Omit<BuildInfo, "name" | "version" | "repository" | "licence"> | undefined;
+/** What a build embeds; `executable: false` in the worker bundle (scripts/worker.ts), which is no executable. */
+export type EmbeddedBuild = Pick<BuildInfo, "commit" | "tag" | "builtAt"> & { executable?: false };
+declare const SVC_BUILD: EmbeddedBuild | undefined;
 
 /** True when running inside an executable made by build.ts (which defines SVC_BUILD). */
-export const isCompiled = typeof SVC_BUILD !== "undefined";
+export const isCompiled = typeof SVC_BUILD !== "undefined" && SVC_BUILD.executable !== false;
 
 let cached: BuildInfo | null = null;
 
@@ -39,7 +42,7 @@ export function buildInfo(): BuildInfo {
 }
 
 function git(...args: string[]): string | null {
-  if (isCompiled) return null;
+  if (typeof SVC_BUILD !== "undefined") return null;
   try {
     const r = spawnSync("git", args, { cwd: import.meta.dir, stdio: ["ignore", "pipe", "ignore"] });
     const out = r.stdout?.toString().trim();

@@ -187,6 +187,21 @@ test("its address is PUBLIC_URL; without it a stranger's Host header gets no lin
   expect(set.output()).not.toContain("PUBLIC_URL is not set");
 }, 60_000);
 
+test("it says what it runs: /.well-known/source names the checkout's commit, and /source redirects to that commit's tree", async () => {
+  const head = Bun.spawnSync(["git", "rev-parse", "HEAD"], { cwd: ROOT }).stdout.toString().trim();
+  expect(head).toMatch(/^[0-9a-f]{40}$/);
+  const w = await start({ INSTANCE: "worker-src" });
+  try {
+    const info = (await (await fetch(`${w.url}/.well-known/source`)).json()) as { commit: string | null; repository: string; tree: string };
+    expect(info.commit).toBe(head);
+    const r = await fetch(`${w.url}/source`, { redirect: "manual" });
+    expect(r.status).toBe(302);
+    expect(r.headers.get("location")).toBe(`${info.repository}/tree/${head}`);
+  } finally {
+    await w.mf.dispose();
+  }
+}, 60_000);
+
 test("a request body a gate refused unread leaves the client's connection usable: back-to-back refused posts all get their 401", async () => {
   const w = await start({ INSTANCE: "worker-g", PUBLIC_URL: "http://worker.example" });
   try {
