@@ -6,12 +6,13 @@ import type { Gateway } from "../gateway.ts";
 import { buildInfo } from "../version.ts";
 import { privacyStatement } from "./privacy.ts";
 import { sitemapEntries, sitemapXml } from "./sitemap.ts";
-import { AppError } from "../errors.ts";
+import { AppError, notFound } from "../errors.ts";
 import { completeSetup, SETUP_SETTINGS, setupState } from "./setup.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { whoami } from "./whoami.ts";
 import { clientConfig } from "./client-config.ts";
+import { runtimeFigures } from "./runtime.ts";
 
 export function sourceInfo(gw: Gateway) {
   const b = buildInfo();
@@ -51,6 +52,49 @@ export function systemRoutes(gw: Gateway) {
         return whoami(gw, caller);
       },
       { gate: "public", detail: { summary: "Who the server takes the caller to be, and which gates they pass, for debugging sign-in", tags: ["Accounts"] } },
+    )
+    .get(
+      "/api/admin/runtime",
+      async ({ set }) => {
+        set.headers["cache-control"] = "no-store";
+        return runtimeFigures(gw.config.dataDir, gw.startedAt);
+      },
+      {
+        gate: "sysop",
+        detail: {
+          summary: "The running process: RSS, JS heap, open file descriptors, WAL size and the event loop's delay since the previous read",
+          description:
+            "Answers { pid, uptimeS, rssMb, heapUsedMb, heapTotalMb, openFds, walBytes, eventLoop: { p50Ms, p99Ms, maxMs, overS } }. " +
+            "The loop monitor starts at the first read (eventLoop null then); a figure the runtime cannot give is null.",
+          tags: ["System"],
+        },
+      },
+    )
+    .get("/api/admin/jobs", () => ({ jobs: gw.scheduler.list() }), {
+      gate: "sysop",
+      detail: { summary: "The scheduled jobs: schedule, last run, last result or error, next run", tags: ["System"] },
+    })
+    .post(
+      "/api/admin/jobs/:name/run",
+      async ({ params }) => {
+        if (!gw.scheduler.list().some((j) => j.name === params.name)) throw notFound(`job ${params.name}`);
+        try {
+          return { job: params.name, result: (await gw.scheduler.runNow(params.name)) ?? null, error: null };
+        } catch (e) {
+          return { job: params.name, result: null, error: String((e as Error)?.message ?? e) };
+        }
+      },
+      {
+        gate: "sysop",
+        params: t.Object({ name: t.String({ description: "a job name from GET /api/admin/jobs, e.g. prune" }) }),
+        detail: {
+          summary: "Runs a scheduled job now (prune, backup, ...), as its schedule would, and answers its result",
+          description:
+            "Answers { job, result, error } (a failed run: its error, as GET /api/admin/jobs records it). " +
+            "404 not_found for an unknown job; a job already running is not started twice ({ result: { skipped } }).",
+          tags: ["System"],
+        },
+      },
     )
     .get(
       "/health",

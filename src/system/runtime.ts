@@ -1,0 +1,81 @@
+/**
+ * The running process's own figures, for the operator (GET /api/admin/runtime)
+ * and the soak bench: memory, open file descriptors, the WAL's size and the
+ * event loop's delay. The loop monitor starts at the first read, so a gateway
+ * nobody asks pays nothing; each read reports the delays since the one before.
+ * node:fs and node:perf_hooks load at the first read (a Workers runtime has
+ * neither /proc nor a data directory: those figures are null there).
+ */
+type IntervalHistogram = ReturnType<typeof import("node:perf_hooks").monitorEventLoopDelay>;
+import { DB_FILE_NAME } from "../store/db.ts";
+
+let loop: IntervalHistogram | null = null;
+let loopSince = 0;
+
+const mb = (bytes: number) => Math.round((bytes / (1024 * 1024)) * 10) / 10;
+const ms = (ns: number) => Math.round((ns / 1e6) * 10) / 10;
+
+type Fs = typeof import("node:fs");
+
+/** Open descriptors of this process (Linux: /proc/self/fd), or null where there is no /proc. */
+function openFds(fs: Fs | null): number | null {
+  try {
+    return fs ? fs.readdirSync("/proc/self/fd").length : null;
+  } catch {
+    return null;
+  }
+}
+
+function fileBytes(fs: Fs | null, path: string): number | null {
+  try {
+    return fs ? fs.statSync(path).size : null;
+  } catch {
+    return null;
+  }
+}
+
+const optional = <T>(p: Promise<T>) => p.catch(() => null);
+
+export interface RuntimeFigures {
+  pid: number | null;
+  uptimeS: number;
+  /** MiB, one decimal */
+  rssMb: number | null;
+  heapUsedMb: number | null;
+  heapTotalMb: number | null;
+  openFds: number | null;
+  walBytes: number | null;
+  /** the event loop's delay since the previous read (null at the first read, which starts the monitor) */
+  eventLoop: { p50Ms: number; p99Ms: number; maxMs: number; overS: number } | null;
+}
+
+/** The figures of this process, whose database is in `dataDir` and which started at `startedAt` (unix ms). */
+export async function runtimeFigures(dataDir: string, startedAt: number): Promise<RuntimeFigures> {
+  const fs = await optional(import("node:fs"));
+  const mem = typeof process !== "undefined" && typeof process.memoryUsage === "function" ? process.memoryUsage() : null;
+  let eventLoop: RuntimeFigures["eventLoop"] = null;
+  const now = Date.now();
+  if (loop) {
+    eventLoop = { p50Ms: ms(loop.percentile(50)), p99Ms: ms(loop.percentile(99)), maxMs: ms(loop.max), overS: Math.round((now - loopSince) / 1000) };
+    loop.reset();
+  } else {
+    try {
+      const hooks = await import("node:perf_hooks");
+      loop = hooks.monitorEventLoopDelay({ resolution: 10 });
+      loop.enable();
+    } catch {
+      // a runtime without the monitor reports no loop figures
+    }
+  }
+  loopSince = now;
+  return {
+    pid: typeof process !== "undefined" ? process.pid : null,
+    uptimeS: Math.round((now - startedAt) / 1000),
+    rssMb: mem ? mb(mem.rss) : null,
+    heapUsedMb: mem ? mb(mem.heapUsed) : null,
+    heapTotalMb: mem ? mb(mem.heapTotal) : null,
+    openFds: openFds(fs),
+    walBytes: fileBytes(fs, `${dataDir}/${DB_FILE_NAME}-wal`),
+    eventLoop,
+  };
+}
