@@ -52,7 +52,7 @@ export interface Gateway {
   readonly clock: Clock;
   readonly events: EventBus;
   readonly scheduler: Scheduler;
-  /** HTTP writes wait here while a RESTART checkpoint bounds the WAL (store/checkpoint.ts) */
+  /** every write waits here while a RESTART checkpoint bounds the WAL (store/checkpoint.ts, store/write-gate.ts) */
   readonly writeGate: WriteGate;
   readonly startedAt: number;
   readonly app: App;
@@ -110,7 +110,9 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
   const dbFile = opts.dbFile;
   const db = openStore(dbFile);
   let parts: StartedParts | null = null;
-  const scheduler = new Scheduler(log);
+  // one gate for every write: HTTP requests, and radio, feeds, jobs, pulls and forwarding (store/write-gate.ts)
+  const writeGate = new WriteGate();
+  const scheduler = new Scheduler(log, writeGate);
   const stopHooks: Array<() => void | Promise<void>> = [];
   const gw: Gateway = {
     config,
@@ -119,7 +121,7 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
     clock: opts.clock ?? systemClock,
     events: new EventBus(log),
     scheduler,
-    writeGate: new WriteGate(),
+    writeGate,
     startedAt: Date.now(),
     app: undefined as unknown as App,
     host: opts.host,

@@ -87,20 +87,23 @@ export function partnerMailbox(gw: Gateway, partner: PartnerRow, via: "fbb" | "b
       if (p.size > gw.config.bbsMaxMessageBytes) return "refuse";
       return "accept";
     },
-    deliver(m) {
+    async deliver(m) {
       const { route, body } = splitRouteLines(m.text);
-      const r = storeMessage(gw, {
-        type: m.type,
-        bid: m.bid,
-        from: m.from,
-        to: m.to,
-        at: m.at,
-        subject: m.subject,
-        body,
-        route,
-        origin: via,
-        receivedFrom: partner.call,
-      });
+      // through the store's write gate: a RESTART checkpoint holds the message rather than SQLite's busy handler
+      const r = await gw.writeGate.run(() =>
+        storeMessage(gw, {
+          type: m.type,
+          bid: m.bid,
+          from: m.from,
+          to: m.to,
+          at: m.at,
+          subject: m.subject,
+          body,
+          route,
+          origin: via,
+          receivedFrom: partner.call,
+        }),
+      );
       return r.ok ? { ok: true, id: r.id } : { ok: false, reason: r.message };
     },
     sent(bid, outcome: SentOutcome) {

@@ -108,6 +108,8 @@ export async function applyPage(gw: Core, pageBytes: Uint8Array, opts: ApplyOpti
 }
 
 export async function applyFrames(gw: Core, frames: Uint8Array[], opts: ApplyOptions): Promise<ApplyReport> {
+  // pulls, relays and beacons write without a request: they wait out a RESTART checkpoint at the store's write gate too
+  await gw.writeGate.wait();
   const run = pipeline(gw, frames, opts);
   let step = run.next();
   while (!step.done) step = run.next(await step.value);

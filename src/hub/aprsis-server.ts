@@ -176,7 +176,9 @@ export function startAprsIsServer(gw: Gateway, at: { host: string; port: number 
     stats.uploaded++;
     const h = splitLine(q.line)!;
     if (q.q === "qAR" || q.q === "qAo" || q.q === "qAr") c.heard.set(h.src.toUpperCase(), gw.clock.now());
-    ingestLines(gw, [q.line], { source: "aprsis", origin: c.client.id });
+    // through the store's write gate: a RESTART checkpoint holds the line, in order, rather than SQLite's busy handler
+    const stored = gw.writeGate.run(() => ingestLines(gw, [q.line], { source: "aprsis", origin: c.client.id }));
+    if (stored instanceof Promise) stored.catch((e) => gw.log.error("hub", "ingest failed", { error: String(e) }));
     const r = decode(q.line);
     if (gateToRf(gw, h, r.ok ? r.packet : null) === "sent") stats.gatedToRf++;
   };

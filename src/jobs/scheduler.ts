@@ -4,6 +4,7 @@
  */
 import { Cron } from "croner";
 import type { Logger } from "../log.ts";
+import type { WriteGate } from "../store/write-gate.ts";
 
 export interface Job {
   name: string;
@@ -34,7 +35,11 @@ interface Entry {
 export class Scheduler {
   private entries = new Map<string, Entry>();
   private started = false;
-  constructor(private log: Logger) {}
+  /** `gate`: a job starts once the store's write gate lets writes go ahead (not during a RESTART checkpoint) */
+  constructor(
+    private log: Logger,
+    private gate: WriteGate | null = null,
+  ) {}
 
   add(job: Job): void {
     if (this.entries.has(job.name)) throw new Error(`job ${job.name} is registered twice`);
@@ -113,6 +118,7 @@ export class Scheduler {
     e.status.running = true;
     e.status.lastStartedAt = Date.now();
     try {
+      await this.gate?.wait();
       const result = await e.job.run();
       e.status.lastResult = result ?? null;
       e.status.lastError = null;

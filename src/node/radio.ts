@@ -185,9 +185,10 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
   return gr;
 }
 
+/** Runs the radio's work through the store's write gate (it waits out a RESTART checkpoint); logs what fails. */
 function safely(gw: Gateway, what: string, fn: () => unknown) {
   try {
-    const r = fn();
+    const r = gw.writeGate.run(fn);
     if (r instanceof Promise) r.catch((e) => gw.log.error("radio", `${what} failed`, { error: String(e) }));
   } catch (e) {
     gw.log.error("radio", `${what} failed`, { error: String(e) });

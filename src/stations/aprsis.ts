@@ -151,10 +151,13 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
     if (pending.length === 0 || stopped) return;
     const batch = pending;
     pending = [];
+    const failed = (e: unknown) => gw.log.error("aprs-is", "ingest failed", { error: String(e) });
     try {
-      ingestLines(gw, batch, { source: "aprsis" });
+      // through the store's write gate: a RESTART checkpoint holds the batch, in order, rather than SQLite's busy handler
+      const r = gw.writeGate.run(() => ingestLines(gw, batch, { source: "aprsis" }));
+      if (r instanceof Promise) r.catch(failed);
     } catch (e) {
-      gw.log.error("aprs-is", "ingest failed", { error: String(e) });
+      failed(e);
     }
   };
 

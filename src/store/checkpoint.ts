@@ -7,8 +7,9 @@
  * checkpoints from a worker thread with its own connection instead: PASSIVE
  * once a second (it never blocks the writer, and the writer reuses the WAL
  * from its start once a checkpoint has caught up); RESTART when writes come
- * so fast that the WAL outgrows WAL_RESTART_BYTES (HTTP writes wait for it in
- * the WriteGate: the back-pressure that bounds the file); TRUNCATE once
+ * so fast that the WAL outgrows WAL_RESTART_BYTES (every write waits for it in
+ * the WriteGate, HTTP requests and radio, feeds, jobs, pulls and forwarding
+ * alike: the back-pressure that bounds the file); TRUNCATE once
  * writes have stopped. docs/operating.md has the measurements behind this.
  * A checkpoint that fails (a full disk) is tried again; should the worker
  * itself fail, the automatic checkpoint comes back.
@@ -212,8 +213,10 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
       if (failing) log.info("store", "WAL checkpoints work again");
       failing = false;
     } else if (m.type === "hold") gate.hold();
-    else if (m.type === "release") gate.release();
-    else if (m.type === "failed") {
+    else if (m.type === "release") {
+      const h = gate.release();
+      if (h) log.debug("store", `a RESTART checkpoint held writes for ${h.ms} ms; ${h.waited} waited at the write gate`);
+    } else if (m.type === "failed") {
       counts.failures++;
       if (!failing) log.warn("store", "a WAL checkpoint failed; the worker tries again", { error: m.message });
       failing = true;

@@ -7,11 +7,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { closeSync, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { spawnGateway, startInProcess, type Running } from "../helpers/gateway.ts";
+import { captureLog, spawnGateway, startInProcess, type Running } from "../helpers/gateway.ts";
+import { fakeTnc, tnc2Frame } from "../helpers/kiss-tnc.ts";
+import { waitFor } from "../helpers/wait.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { ingestLines } from "../../src/stations/ingest.ts";
 import { DB_FILE_NAME } from "../../src/store/db.ts";
-import { CHECKPOINT_INTERVAL_MS, WAL_RESTART_BYTES, openShm, walState } from "../../src/store/checkpoint.ts";
+import { CHECKPOINT_INTERVAL_MS, WAL_CAP_BYTES, WAL_RESTART_BYTES, openShm, walState } from "../../src/store/checkpoint.ts";
 
 const dataDir = tmpDir();
 let g: Running;
@@ -97,6 +99,46 @@ describe("WAL bound under flat-out HTTP writes", () => {
       expect(statSync(wal).size).toBe(0);
     } finally {
       await s.kill();
+    }
+  }, 60_000);
+});
+
+describe("one write gate for every writer", () => {
+  test("radio frames heard through a forced RESTART checkpoint wait at the write gate: every frame is stored, and no SQLITE_BUSY", async () => {
+    const tnc = fakeTnc();
+    const { log, lines: logged } = captureLog("debug");
+    const r = await startInProcess({ KISS_PORTS: tnc.url, RADIO_CALL: "N0GW-10" }, { log });
+    try {
+      await tnc.connected();
+      const FRAMES = 1200;
+      let sent = 0;
+      // frames keep coming, a few at a time, while the WAL is pushed past the cap below
+      const sender = (async () => {
+        while (sent < FRAMES) {
+          for (let k = 0; k < 6 && sent < FRAMES; k++, sent++)
+            tnc.hear(tnc2Frame(`F${String(sent).padStart(4, "0")}>APRS,WIDE1-1:!4903.${String(sent % 60).padStart(2, "0")}N/07201.75W-frame ${sent}`));
+          await Bun.sleep(2);
+        }
+      })();
+      await waitFor(() => sent > 200, "the first frames");
+      // Force a RESTART: one transaction leaves more than WAL_CAP_BYTES in the WAL, so writes are held at once
+      // and the worker copies it back, then RESTARTs the WAL with them held.
+      r.gw.db.run("CREATE TABLE fill (b BLOB)");
+      r.gw.db.run(`INSERT INTO fill VALUES (zeroblob(${WAL_CAP_BYTES + 4 * 1024 * 1024}))`);
+      await sender;
+      const stored = () => (r.gw.db.query("SELECT count(*) AS n FROM packets WHERE src LIKE 'F____'").get() as { n: number }).n;
+      await waitFor(() => stored() === FRAMES, `all ${FRAMES} frames stored`, { timeoutMs: 20_000 });
+      // the RESTART held writes, and radio frames (the only writer here) waited at the gate rather than in SQLite
+      const restarts = logged.filter((l) => /a RESTART checkpoint held writes/.test(l));
+      expect(restarts.some((l) => !/; 0 waited/.test(l))).toBe(true);
+      expect(logged.filter((l) => /SQLITE_BUSY|database is locked/i.test(l))).toEqual([]);
+      // a frame heard after it is stored at once again
+      tnc.hear(tnc2Frame("F9999>APRS,WIDE1-1:!4903.50N/07201.75W-after"));
+      await waitFor(() => stored() === FRAMES + 1, "the frame after");
+      console.log(`forced RESTART: ${restarts.map((l) => l.replace(/^.*a RESTART/, "a RESTART")).join("; ")}`);
+    } finally {
+      await r.stop();
+      tnc.stop();
     }
   }, 60_000);
 });

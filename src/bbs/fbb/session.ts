@@ -63,8 +63,8 @@ export interface Mailbox {
   outgoing(exclude: ReadonlySet<string>, max: number): OutgoingMessage[];
   /** Our answer to one proposal (accept, reject = have it, defer, refuse, error). */
   answer(p: Proposal): Answer;
-  /** Stores one complete incoming message (all or nothing). */
-  deliver(m: IncomingMessage): DeliverResult;
+  /** Stores one complete incoming message (all or nothing); may wait for the store (its write gate). */
+  deliver(m: IncomingMessage): DeliverResult | Promise<DeliverResult>;
   /** What became of a message we offered. */
   sent(bid: string, outcome: SentOutcome): void;
 }
@@ -255,7 +255,7 @@ export async function runSession(
         const p = block[i]!;
         if (answers[i] !== "accept" || !p.ok) continue;
         const m = await receiveMessage(reader, p.proposal, compression, opts.maxMessageBytes, trace, checkDeadline);
-        const r = mailbox.deliver(m);
+        const r = await mailbox.deliver(m);
         report.received.push(r.ok ? { bid: m.bid, result: "stored" } : { bid: m.bid, result: "refused", reason: r.reason });
       }
       theyHaveNothing = false;
