@@ -179,12 +179,19 @@ export class KissPort implements FrameIo {
     };
   }
 
-  /** Counts a frame the layer above could not use (an AX.25 decode error). */
-  noteError(message: string): void {
+  /**
+   * Counts a frame the layer above could not use (an AX.25 decode error), or
+   * KISS garbage: the log says so once a minute at most, with the count.
+   */
+  noteError(message: string, logged = false): void {
     this.s.errors++;
     this.s.lastError = message;
     this.s.lastErrorAt = this.now();
+    if (logged || this.now() - this.errorLoggedAt < 60_000) return;
+    this.errorLoggedAt = this.now();
+    this.log("warn", `radio port ${this.id}: bad data from the TNC (${message}); ${this.s.errors} error(s) so far, the port stays up`);
   }
+  private errorLoggedAt = Number.NEGATIVE_INFINITY;
 
   /** Resolves when connected; rejects after `timeoutMs` or when closed. */
   whenConnected(timeoutMs = 10_000): Promise<void> {
@@ -302,7 +309,7 @@ export class KissPort implements FrameIo {
     // an auto port that finds nobody listening is simply absent, not failing
     const quiet = this.opts.auto && this.connections === 0;
     if (!quiet) {
-      this.noteError(message);
+      this.noteError(message, true);
       this.log("warn", `radio port ${this.id}: ${message}; retrying in ${Math.round(this.backoff / 100) / 10} s`);
     } else {
       this.s.lastError = message;

@@ -20,6 +20,10 @@ export interface FakeTnc {
   hear(frame: Ax25Frame | Uint8Array): void;
   /** resolves once `n` frames (counting from `from`) have been sent */
   waitSent(n: number, opts?: { from?: number; timeoutMs?: number }): Promise<Ax25Frame[]>;
+  /** writes bytes to the gateway as they are: no KISS framing (a TNC's garbage, half a frame) */
+  raw(bytes: Uint8Array): void;
+  /** the TNC drops the connection (the gateway reconnects) */
+  hangUp(): void;
   /** resolves once the gateway is connected */
   connected(): Promise<void>;
   stop(): void;
@@ -77,6 +81,13 @@ export function fakeTnc(): FakeTnc {
       const from = opts.from ?? 0;
       await until(() => sent.length - from >= n, `waiting for ${n} frames`, opts.timeoutMs ?? 10_000);
       return sent.slice(from, from + n);
+    },
+    raw(bytes) {
+      for (const c of clients) c.write(bytes);
+    },
+    hangUp() {
+      for (const c of [...clients]) c.end();
+      clients.length = 0;
     },
     connected: () => until(() => clients.length > 0, "nobody connected", 10_000),
     stop: () => server.stop(true),
