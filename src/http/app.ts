@@ -11,6 +11,7 @@ import { contentSecurityPolicy, serveIndex, uiRoutes, wantsUi } from "./ui.ts";
 import { routePlugins } from "./routes.ts";
 import { compressJson } from "./compress.ts";
 import { apiDocsRoutes } from "./api-docs.ts";
+import { learnBodySchemas } from "./body.ts";
 
 export function createApp(gw: Gateway) {
   const csp = contentSecurityPolicy(gw.config);
@@ -36,7 +37,10 @@ export function createApp(gw: Gateway) {
     )
     .use(uiRoutes(gw, csp));
   for (const plugin of routePlugins) app.use(plugin(gw));
-  return app.use(apiDocsRoutes(gw, () => app.routes));
+  const built = app.use(apiDocsRoutes(gw, () => app.routes));
+  // which routes take raw bytes, and which only JSON or a form (body.ts)
+  learnBodySchemas(built.routes);
+  return built;
 }
 
 export type App = ReturnType<typeof createApp>;

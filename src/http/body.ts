@@ -2,7 +2,14 @@
  * Request bodies, read once with a size cap (Content-Length is checked first,
  * then the stream is counted, so a chunked upload cannot get past the cap).
  * JSON and form bodies are parsed; every other content type arrives as raw
- * bytes (a Uint8Array): APRS lines are not always UTF-8, CBOR is binary.
+ * bytes: APRS lines are not always UTF-8, CBOR is binary.
+ *
+ * Raw bytes reach only routes whose body schema takes them (t.Uint8Array),
+ * and reach them as an ArrayBuffer that the schema turns into a Uint8Array:
+ * Elysia walks a Uint8Array body with `for...in` before checking it (about
+ * 1.2 s per MB), and a JSON schema walks every index of one to refuse it.
+ * A raw body sent to a route that takes JSON or a form is refused (415)
+ * before it is read.
  */
 import type { Gateway } from "../gateway.ts";
 import { AppError, badRequest, tooLarge } from "../errors.ts";
@@ -41,6 +48,47 @@ function checkBodyType(method: string, path: string, contentType: string | null)
       throw new AppError(415, "unsupported_media_type", `send the body as ${t.type}`);
     }
   }
+}
+
+/** What a route's body schema takes: raw bytes (t.Uint8Array, alone or in a union), only JSON or form fields, or no body schema. */
+export type BodyKind = "bytes" | "structured" | "none";
+
+/** Routes by method, with the kind of body their schema takes; learnt from the assembled app. */
+const routeKinds = new Map<string, { method: string; pattern: RegExp; kind: BodyKind }>();
+
+/** An Elysia route path as a regular expression: `:name` is one segment, `*` anything. */
+function patternOf(path: string): RegExp {
+  const escaped = path.replace(/[.+?^$(){}|[\]\\]/g, "\\$&");
+  return new RegExp(`^${escaped.replace(/\*/g, ".*").replace(/:[^/]+/g, "[^/]+")}$`);
+}
+
+/** Records what body each route's schema takes (createApp calls it once the routes are mounted). */
+export function learnBodySchemas(routes: ReadonlyArray<{ method: string; path: string; hooks?: unknown }>): void {
+  for (const r of routes) {
+    const schema = (r.hooks as { body?: unknown } | undefined)?.body;
+    const kind: BodyKind = schema === undefined ? "none" : JSON.stringify(schema).includes('"type":"Uint8Array"') ? "bytes" : "structured";
+    routeKinds.set(`${r.method} ${r.path}`, { method: r.method, pattern: patternOf(r.path), kind });
+  }
+}
+
+/** The kind of body the route at `path` takes ("none" for a route not learnt). */
+export function bodyKindFor(method: string, path: string): BodyKind {
+  const exact = routeKinds.get(`${method} ${path}`);
+  if (exact) return exact.kind;
+  for (const r of routeKinds.values()) if (r.method === method && r.pattern.test(path)) return r.kind;
+  return "none";
+}
+
+/** Whether a request carries a body: a Content-Length above 0, or a stream without one (chunked). */
+export function hasBody(request: Request): boolean {
+  const declared = request.headers.get("content-length");
+  return declared !== null ? Number(declared) > 0 : request.body !== null;
+}
+
+/** Whether a content type is parsed here (JSON, a form); every other one is raw bytes. */
+export function isParsedType(contentType: string | null): boolean {
+  const type = mediaType(contentType);
+  return type === "application/json" || type.endsWith("+json") || type === "application/x-www-form-urlencoded" || type === "multipart/form-data";
 }
 
 export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
@@ -101,11 +149,18 @@ export function mediaType(contentType: string | null): string {
   return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
-/** Parses a body by its content type. Throws AppError 400/413/415 on bad input. */
-export async function parseBody(request: Request, limit: number): Promise<unknown> {
+/**
+ * Parses a body by its content type, for a route whose schema takes `kind`.
+ * Throws AppError 400/413/415 on bad input; 413 and 415 before reading.
+ */
+export async function parseBody(request: Request, limit: number, kind: BodyKind = "none"): Promise<unknown> {
   const contentType = request.headers.get("content-type");
   checkBodyType(request.method, new URL(request.url).pathname, contentType);
   const type = mediaType(contentType);
+  const raw = !isParsedType(contentType);
+  if (raw && kind === "structured" && hasBody(request)) {
+    throw new AppError(415, "unsupported_media_type", "send the body as JSON (Content-Type: application/json)");
+  }
   const bytes = await readBodyBytes(request, limit);
   if (type === "application/json" || type.endsWith("+json")) {
     if (bytes.byteLength === 0) throw badRequest("bad_json", "the request body is empty; expected JSON");
@@ -132,7 +187,9 @@ export async function parseBody(request: Request, limit: number): Promise<unknow
       throw badRequest("bad_form", "the multipart body could not be parsed");
     }
   }
-  return bytes;
+  if (kind !== "bytes") return bytes;
+  // the whole buffer, not a view into a larger one (t.Uint8Array wraps it without copying)
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
 }
 
 /** The parsed JSON body as an object, or a 400 naming what was expected. */

@@ -35,7 +35,7 @@ import { RateLimiter } from "./ratelimit.ts";
 import { hashApiKey, sameSecret } from "../secret.ts";
 import { isSysop, type Caller, type SignedInUser } from "../accounts/caller.ts";
 import { clientIp } from "./client-ip.ts";
-import { bodyLimitFor, parseBody } from "./body.ts";
+import { bodyKindFor, bodyLimitFor, isParsedType, mediaType, parseBody } from "./body.ts";
 import { findWxKey, wxKeyFrom } from "../stations/wx-keys.ts";
 
 export type GateName =
@@ -200,6 +200,33 @@ export function enforceGate(
   }
 }
 
+/**
+ * The part of a body gate that needs no body, checked before a byte is read:
+ * a body that cannot carry what the gate looks for (a signature is JSON, a
+ * weather key a form field) is refused here. Returns the body cap: a body
+ * signed by a device key is held to MAX_BODY_BYTES, the larger caps are for
+ * the ingest secret.
+ */
+function gateBeforeBody(gw: Gateway, gate: GateName, caller: Caller, request: Request, limit: number): number {
+  const json = mediaType(request.headers.get("content-type")).endsWith("json");
+  switch (gate) {
+    case "ingest-or-device":
+      if (caller.ingest) return limit;
+      if (!json) requireSecret(request.headers.get("x-ingest-secret"), gw.config.ingestSecret, "x-ingest-secret", "INGEST_SECRET");
+      return Math.min(limit, gw.config.maxBodyBytes);
+    case "signed-body":
+      if (!caller.user && !json) throw new AppError(401, "unauthorized", "sign in, or send a JSON body signed by a device key");
+      return limit;
+    case "wx-key":
+      if (!wxKeyFrom(request, undefined) && !isParsedType(request.headers.get("content-type"))) {
+        throw new AppError(401, "unauthorized", "a weather key is needed (PASSWORD=, ?key=, x-wx-key header or a wxkey field)");
+      }
+      return limit;
+    default:
+      return limit;
+  }
+}
+
 function bucketLimit(gw: Gateway, bucket: RateBucket, withKey: boolean): number {
   switch (bucket) {
     case "api":
@@ -253,11 +280,13 @@ function makeGatesPlugin(gw: Gateway) {
         // of its body is read, parsed or checked for its content type. Gates
         // that read the body (a signature in it) are checked in beforeHandle.
         parse: ({ request, server, path, params }: { request: Request; server: unknown; path: string; params?: Record<string, string> }) => {
+          const caller = callerOf(request, server);
+          let limit = bodyLimitFor(request.method, path, gw.config.maxBodyBytes, { gw, request });
           if (!BODY_GATES.has(gate) && gate !== "rate-limited") {
-            enforceGate(gw, gate, callerOf(request, server), { request, path, params: params ?? {}, body: undefined });
+            enforceGate(gw, gate, caller, { request, path, params: params ?? {}, body: undefined });
             enforced.add(request);
-          }
-          return parseBody(request, bodyLimitFor(request.method, path, gw.config.maxBodyBytes, { gw, request }));
+          } else if (BODY_GATES.has(gate)) limit = gateBeforeBody(gw, gate, caller, request, limit);
+          return parseBody(request, limit, bodyKindFor(request.method, path));
         },
         // Before the route's schemas are checked: a request without a body (a
         // GET) meets its gate here, and every request is counted against its
