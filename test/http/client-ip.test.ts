@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
-import { forwardedClient } from "../../src/http/client-ip.ts";
+import { countedAddress, forwardedClient } from "../../src/http/client-ip.ts";
 import { parseRanges } from "../../src/net/ip.ts";
 import { liveClient, type LiveClient } from "../helpers/ws.ts";
 
@@ -59,6 +59,24 @@ describe("TRUST_PROXY", () => {
     }
   });
 
+  test("IPv6 clients count by their /64: 30 addresses of one /64 share a limit of 5; another /64 has its own", async () => {
+    const same64 = await statuses(g, "/api/v1", (i) => `2001:db8:aa:1:${(i + 1).toString(16)}::${i * 7 + 1}`, 30);
+    expect(same64.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(same64.slice(5).every((s) => s === 429)).toBe(true);
+    const other = await g.get("/api/v1", { headers: { "x-forwarded-for": "2001:db8:aa:2::1" } });
+    expect(other.status).toBe(200);
+    expect(other.headers.get("ratelimit-remaining")).toBe("4");
+    const refused = await g.get("/api/v1", { headers: { "x-forwarded-for": "[2001:db8:aa:1:ffff::9]" } });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  test("an IPv4 client written IPv4-mapped is the same client as written dotted, and not its neighbour", async () => {
+    const mixed = await statuses(g, "/api/v1", (i) => (i % 2 ? "::ffff:198.51.100.77" : "198.51.100.77"), 6);
+    expect(mixed).toEqual([200, 200, 200, 200, 200, 429]);
+    expect((await g.get("/api/v1", { headers: { "x-forwarded-for": "198.51.100.78" } })).status).toBe(200);
+  });
+
   test("a peer that is not a trusted proxy is counted by its own address, X-Forwarded-For ignored", async () => {
     const codes = await statuses(far, "/api/v1", (i) => `203.0.113.${i + 100}`, 7);
     expect(codes).toEqual([200, 200, 200, 200, 200, 429, 429]);
@@ -71,5 +89,14 @@ describe("TRUST_PROXY", () => {
     expect(forwardedClient("192.0.2.1", "203.0.113.5", proxies)).toBe("192.0.2.1");
     expect(forwardedClient("127.0.0.1", "10.0.0.3, 10.0.0.2", proxies)).toBe("10.0.0.3");
     expect(forwardedClient("127.0.0.1", null, proxies)).toBe("127.0.0.1");
+  });
+
+  test("what a limit counts an address as", () => {
+    expect(countedAddress("2001:db8:1:2:aaaa::7")).toBe("2001:db8:1:2::/64");
+    expect(countedAddress("2001:DB8:1:2::")).toBe("2001:db8:1:2::/64");
+    expect(countedAddress("::1")).toBe("0:0:0:0::/64");
+    expect(countedAddress("::ffff:192.0.2.1")).toBe("192.0.2.1");
+    expect(countedAddress("192.0.2.1")).toBe("192.0.2.1");
+    expect(countedAddress("unknown")).toBe("unknown");
   });
 });
