@@ -20,6 +20,7 @@ import { DialError, fedFetch, fedJson, peerSyncUrl } from "./dial.ts";
 import { formatEndpoint, parseEndpoints, type Endpoint } from "./endpoints.ts";
 import { decodePage, MAX_PAGE_BYTES } from "./page.ts";
 import { acceptRotation, getPeer, listPeers, peerKeys, upsertPeer, type Peer } from "./peers.ts";
+import { noteBootstrap, notePull, pullState } from "./pull-port.ts";
 import { decodeFrame, isB64urlKey, isInstanceId, RECORD_TYPES, RecordError, SYNC_KINDS, type SyncKind } from "./record.ts";
 import { askRelay, fetchRelayResult } from "./relay.ts";
 import { refreshRegistryIfDue, registryMismatch, type RegistryRefresh } from "./registry.ts";
@@ -277,6 +278,10 @@ function pullError(gw: Core, instance: string, e: unknown): { code: string; mess
 /** Records how a pull went in the peer's health, and tells listeners (every transport: HTTP, relay, radio). */
 export function finishPull(gw: Core, peerId: number | null, report: Pick<PeerSyncReport, "instance" | "ok" | "applied" | "error">): void {
   const now = gw.clock.now();
+  if (peerId !== null) {
+    const before = (gw.db.query("SELECT last_error AS e FROM peers WHERE id = ?").get(peerId) as { e: string | null } | null)?.e ?? null;
+    notePull(gw, report.instance, before, report.ok ? null : `${report.error!.code}: ${report.error!.message}`);
+  }
   if (peerId !== null && report.ok)
     gw.db.query("UPDATE peers SET last_sync_at = ?1, last_sync_ok_at = ?1, last_error = NULL, sync_failures = 0 WHERE id = ?2").run(now, peerId);
   else if (peerId !== null)
@@ -400,6 +405,7 @@ export interface BootstrapProblem {
  */
 export async function bootstrapConfiguredPeers(gw: Core): Promise<BootstrapProblem[]> {
   const problems: BootstrapProblem[] = [];
+  const state = pullState(gw, () => runningOf(gw).size + bootstrapsOf(gw).size);
   const known = new Set(
     listPeers(gw)
       .map((p) => p.url)
@@ -408,9 +414,19 @@ export async function bootstrapConfiguredPeers(gw: Core): Promise<BootstrapProbl
   // A spoke's hub is a peer it trusts too (it also verifies the hub's relay queries by its key).
   const configured = [...gw.config.fedPeers, ...(gw.config.fedHubUrl && !gw.config.fedPeers.includes(gw.config.fedHubUrl) ? [gw.config.fedHubUrl] : [])];
   for (const url of configured) {
-    if (known.has(url)) continue;
+    if (known.has(url)) {
+      noteBootstrap(gw, state, url, null);
+      continue;
+    }
+    // one descriptor fetch of a URL at a time: pulls that overlap (the job, POST /federation/sync) share it
+    const bootstraps = bootstrapsOf(gw);
+    let fetching = bootstraps.get(url);
+    if (!fetching) {
+      fetching = fetchDescriptor(gw, url).finally(() => bootstraps.delete(url));
+      bootstraps.set(url, fetching);
+    }
     try {
-      const d = await fetchDescriptor(gw, url);
+      const d = await fetching;
       if (d.instance === gw.config.instance) throw new SyncError("self", `${url} is this instance`);
       const existing = getPeer(gw, d.instance);
       if (!existing) {
@@ -421,11 +437,22 @@ export async function bootstrapConfiguredPeers(gw: Core): Promise<BootstrapProbl
         const promote = existing.trust === "unvetted" && (existing.trustSetBy === "discovery" || existing.trustSetBy === null);
         upsertPeer(gw, { instance: d.instance, url, ...(promote ? { trust: "trusted" as const, trustSetBy: "config" } : {}) });
       }
+      noteBootstrap(gw, state, url, null);
     } catch (e) {
-      problems.push({ url, code: (e as { code?: string }).code ?? "failed", message: (e as Error).message });
+      const problem = { url, code: (e as { code?: string }).code ?? "failed", message: (e as Error).message };
+      problems.push(problem);
+      noteBootstrap(gw, state, url, problem);
     }
   }
+  state.lastRunAt = gw.clock.now();
   return problems;
+}
+
+const bootstrapping = new WeakMap<Core, Map<string, Promise<PeerDescriptor>>>();
+function bootstrapsOf(gw: Core): Map<string, Promise<PeerDescriptor>> {
+  let m = bootstrapping.get(gw);
+  if (!m) bootstrapping.set(gw, (m = new Map()));
+  return m;
 }
 
 export interface SyncAllReport {
