@@ -19,6 +19,7 @@
 import type { Gateway } from "../gateway.ts";
 import { ingestLines } from "../stations/ingest.ts";
 import { registerPort } from "../stations/ports.ts";
+import { isDiskFull, reportDiskFull } from "../store/disk-full.ts";
 import { isVerifiedCall, Transmitter } from "./tx.ts";
 import { noteHeard, sampleCounters } from "./heard.ts";
 import { runLocalBox } from "./box.ts";
@@ -122,7 +123,7 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
   // circuits to the node carry SVCL1 too
   if (netrom) offs.push(netrom.listen((c) => serveCircuit(gw, c)));
   offs.push(radio.onMonitor((e, port) => e.dir === "rx" && safely(gw, "mheard", () => noteHeard(gw, port, e.frame, gw.clock.now()))));
-  offs.push(radio.onUi((f, port) => safely(gw, "receive", () => heardUi(gw, f, port))));
+  offs.push(radio.onUi((f, port) => safely(gw, "receive", () => heardUi(gw, f, port), port)));
   // connections to this station (accepted only while RADIO_CALL is verified): to the node's
   // call, a neighbour node's link for NET/ROM traffic; to BBS_AX25_CALL, a partner BBS
   // forwarding; to any other call, SVCL1 sync
@@ -148,6 +149,8 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
           portState: s.state,
           rx: s.framesIn,
           tx: s.framesOut,
+          // frames heard whole but not stored (a full disk): the log says why
+          notStored: notStoredOf(gw).get(p.id) ?? 0,
           call: gw.config.radioCall,
           transmit: radioMayTransmit(gw),
         };
@@ -185,14 +188,31 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
   return gr;
 }
 
-/** Runs the radio's work through the store's write gate (it waits out a RESTART checkpoint); logs what fails. */
-function safely(gw: Gateway, what: string, fn: () => unknown) {
+/**
+ * Runs the radio's work through the store's write gate (it waits out a RESTART
+ * checkpoint); logs what fails. A frame heard on `port` that a full disk kept
+ * out of the store is counted for the port (notStored in /api/ports), and the
+ * log says so once a minute rather than once a frame.
+ */
+function safely(gw: Gateway, what: string, fn: () => unknown, port?: string) {
+  const failed = (e: unknown) => {
+    if (!isDiskFull(e)) return gw.log.error("radio", `${what} failed`, { error: String(e) });
+    if (port !== undefined) notStoredOf(gw).set(port, (notStoredOf(gw).get(port) ?? 0) + 1);
+    reportDiskFull(gw.log, gw.config.dataDir, `radio ${what}${port ? ` on ${port}` : ""}: frames heard are not stored`);
+  };
   try {
     const r = gw.writeGate.run(fn);
-    if (r instanceof Promise) r.catch((e) => gw.log.error("radio", `${what} failed`, { error: String(e) }));
+    if (r instanceof Promise) r.catch(failed);
   } catch (e) {
-    gw.log.error("radio", `${what} failed`, { error: String(e) });
+    failed(e);
   }
+}
+
+const notStored = new WeakMap<Gateway, Map<string, number>>();
+function notStoredOf(gw: Gateway): Map<string, number> {
+  let m = notStored.get(gw);
+  if (!m) notStored.set(gw, (m = new Map()));
+  return m;
 }
 
 /** A UI frame heard on `port`. */

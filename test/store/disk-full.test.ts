@@ -3,12 +3,16 @@
  * writes answer 507 with the JSON error shape, reads keep working, the log
  * says what to do, the gateway keeps running, writes work again by themselves
  * once there is space, and the database stays whole with every acknowledged write.
+ * Radio frames heard meanwhile (a fake KISS TNC): each one is stored or counted
+ * as not stored in GET /api/ports, and storing resumes with the space.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
 import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { spawnGateway } from "../helpers/gateway.ts";
+import { fakeTnc, tnc2Frame } from "../helpers/kiss-tnc.ts";
+import { waitFor } from "../helpers/wait.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 
 const SECRET = "disk-full-test-secret-0123456789";
@@ -102,6 +106,70 @@ test.skipIf(!mounted)(
       const stored = new Set((db.query("SELECT CAST(raw AS TEXT) AS raw FROM packets").all() as Array<{ raw: string }>).map((r) => r.raw));
       expect(acked.length).toBeGreaterThan(250);
       expect(acked.filter((l) => !stored.has(l))).toEqual([]);
+    } finally {
+      db.close();
+    }
+  },
+  120_000,
+);
+
+test.skipIf(!mounted)(
+  "a disk filling while radio frames arrive: each frame is stored or counted as not stored, the log says why, and storing resumes",
+  async () => {
+    const tnc = fakeTnc();
+    const dataDir = join(mountPoint, "radio-data");
+    const g = await spawnGateway({ dataDir, env: { KISS_PORTS: tnc.url, RADIO_CALL: "N0GW-10", LOG_LEVEL: "info" } });
+    const filler = join(mountPoint, "radio-filler");
+    let sent = 0;
+    let notStored = 0;
+    const hear = (n: number) => {
+      for (let k = 0; k < n; k++, sent++)
+        tnc.hear(
+          tnc2Frame(`D${String(sent).padStart(5, "0")}>APRS,WIDE1-1:!4903.${String(sent % 60).padStart(2, "0")}N/07201.75W-disk ${sent} ${"z".repeat(60)}`),
+        );
+    };
+    const port = async () =>
+      ((await (await fetch(`${g.url}/api/ports`)).json()) as { ports: Array<Record<string, unknown>> }).ports.find((p) => p.name === tnc.url)!;
+    try {
+      await tnc.connected();
+      hear(20);
+      await waitFor(async () => (await port()).rx === 20, "the first frames");
+      fill(filler);
+      // The WAL may still have room from before: frames keep coming until the disk says no.
+      for (let i = 0; i < 400 && ((await port()).notStored as number) === 0; i++) {
+        hear(20);
+        await Bun.sleep(20);
+      }
+      expect((await port()).notStored as number).toBeGreaterThan(0);
+      expect((await fetch(`${g.url}/health`)).status).toBe(200);
+      expect(g.proc.exitCode).toBeNull();
+      await waitFor(() => g.output().includes("frames heard are not stored"), "the log line");
+      expect(g.output()).toContain("is full: writes are refused");
+
+      // Space comes back: frames are stored again without a restart.
+      rmSync(filler);
+      const before = (await port()).notStored as number;
+      await Bun.sleep(200);
+      hear(10);
+      await waitFor(async () => (await port()).rx === sent, "every frame heard");
+      const after = await port();
+      expect(after).toMatchObject({ state: "up", errors: 0 });
+      expect(after.notStored).toBe(before);
+      notStored = before;
+    } finally {
+      rmSync(filler, { force: true });
+      await g.kill();
+      tnc.stop();
+    }
+    const db = new Database(join(dataDir, "svc-gateway.db"));
+    try {
+      expect(db.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+      const stored = (db.query("SELECT count(*) AS n FROM packets WHERE src LIKE 'D_____'").get() as { n: number }).n;
+      // nothing heard went missing unaccounted for: every frame is stored, or was counted as not stored
+      expect(stored + notStored).toBe(sent);
+      // the last ten, heard once there was room again, are all there
+      const last = db.query("SELECT count(*) AS n FROM packets WHERE src >= ?").get(`D${String(sent - 10).padStart(5, "0")}`) as { n: number };
+      expect(last.n).toBe(10);
     } finally {
       db.close();
     }
