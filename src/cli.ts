@@ -9,7 +9,9 @@ import { networkInterfaces } from "node:os";
 import { loadConfig, SETTINGS, ENV_FILE_NAME, type LoadedConfig } from "./config.ts";
 import { generateKeyPair } from "./fed/keys.ts";
 import { buildInfo, isCompiled } from "./version.ts";
-import { PortInUseError, startGateway } from "./gateway.ts";
+import { startGateway } from "./gateway.ts";
+import { ListenError } from "./errors.ts";
+import { RunLockHeldError } from "./store/run-lock.ts";
 import { SchemaError } from "./store/migrate.ts";
 import { createLogger } from "./log.ts";
 import type { HttpHost } from "./http/host.ts";
@@ -85,6 +87,32 @@ export async function runCli(argv: string[], out: Out = (l) => console.log(l), e
   const dataDir = resolve(values.data ?? process.env.SVC_DATA ?? defaultDataDir());
   const load = () => loadConfig({ dataDir, env: process.env, flags: { port: values.port, host: values.host } });
 
+  // Files and folders the gateway makes are its operator's alone, whatever the umask (0600 and 0700).
+  process.umask(0o077);
+  try {
+    return await runCommand(command, positionals, values, dataDir, load, out, err, host);
+  } catch (e) {
+    // one line for the operator; the stack only when asked for (LOG_LEVEL=debug)
+    if (e instanceof RunLockHeldError) {
+      err(`svc-gateway ${command}: ${e.message}; stop it first (e.g. systemctl stop svc-gateway), then run this again`);
+    } else {
+      err(`svc-gateway ${command}: ${(e as Error).message ?? String(e)}`);
+      if (process.env.LOG_LEVEL === "debug") err(String((e as Error).stack));
+    }
+    return 1;
+  }
+}
+
+async function runCommand(
+  command: string,
+  positionals: string[],
+  values: { gateway?: string; id?: string },
+  dataDir: string,
+  load: () => LoadedConfig,
+  out: Out,
+  err: Out,
+  host: HttpHost | undefined,
+): Promise<number> {
   switch (command) {
     case "serve":
       return serve(load(), out, err, host);
@@ -164,11 +192,15 @@ async function serve(loaded: LoadedConfig, out: Out, err: Out, host: HttpHost | 
   const log = createLogger(config.logLevel);
   let gw;
   try {
-    mkdirSync(config.dataDir, { recursive: true });
+    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
     gw = await startGateway({ config, log, host });
   } catch (e) {
-    if (e instanceof SchemaError || e instanceof PortInUseError) {
+    if (e instanceof SchemaError || e instanceof ListenError) {
       err(`svc-gateway: ${e.message}`);
+      return 1;
+    }
+    if (e instanceof RunLockHeldError) {
+      err(`svc-gateway: ${e.message}; not starting a second gateway on it (stop that one, or give this one another --data DIR)`);
       return 1;
     }
     throw e;

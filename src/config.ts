@@ -727,7 +727,7 @@ export function configFor(dataDir: string, env: Record<string, string | undefine
 }
 
 /** Line breaks and other control characters: no setting has one, and the env file is one line per setting. */
-const CONTROL = /[\u0000-\u001f\u007f]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/; // C0, DEL, C1 (NEL among them) and the Unicode line and paragraph separators
 const controlRefused = bad("has a line break or another control character");
 
 /** Validates one setting's raw value with the same parser startup uses. */

@@ -22,3 +22,17 @@ export const notFound = (what: string) => new AppError(404, "not_found", `${what
 export const conflict = (code: string, message: string) => new AppError(409, code, message);
 export const unprocessable = (code: string, message: string, details?: Record<string, unknown>) => new AppError(422, code, message, details);
 export const tooLarge = (limit: number) => new AppError(413, "body_too_large", `request body is larger than ${limit} bytes`);
+
+/**
+ * A listener the gateway starts could not bind: a clean start-up error that
+ * names the listener (`what`, e.g. "the FBB forwarding listener on 0.0.0.0:6300").
+ */
+export class ListenError extends Error {
+  override name = "ListenError";
+  constructor(what: string, cause: unknown, hint?: string) {
+    const code = (cause as { code?: string } | null)?.code;
+    const text = String((cause as Error | null)?.message ?? cause);
+    const inUse = code === "EADDRINUSE" || /EADDRINUSE|in use/i.test(text);
+    super(`${what} could not listen: ${inUse ? "the port is already in use" : text}${hint ? `; ${hint}` : ""}`);
+  }
+}

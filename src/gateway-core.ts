@@ -6,6 +6,7 @@
  * src/hosts/worker.ts for a Workers runtime, which must not even import them.
  */
 import type { Config } from "./config.ts";
+import { ListenError } from "./errors.ts";
 import { EventBus } from "./events.ts";
 import { createApp, type App } from "./http/app.ts";
 import type { HttpHost, HttpServer, SocketRoute } from "./http/host.ts";
@@ -96,10 +97,6 @@ export interface StartedParts {
   closed(): void;
 }
 
-export class PortInUseError extends Error {
-  override name = "PortInUseError";
-}
-
 /**
  * Opens the store and assembles the app on `host`; nothing listens and no
  * cron runs yet. `listen()` serves HTTP, then starts the host's `parts`.
@@ -137,10 +134,8 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
           sockets: { "/ws": liveRoomsSocket(gw) },
         });
       } catch (e) {
-        if (String((e as Error).message ?? e).includes("EADDRINUSE") || (e as { code?: string }).code === "EADDRINUSE") {
-          throw new PortInUseError(`port ${config.port} on ${config.host} is already in use; start with --port N to use another`);
-        }
-        throw e;
+        const at = config.host.includes(":") ? `[${config.host}]:${config.port}` : `${config.host}:${config.port}`;
+        throw new ListenError(`the web server on ${at}`, e, "start with --port N to use another");
       }
       const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
       // a host that does not listen itself (a Workers runtime) has no port of its own: its address is PUBLIC_URL

@@ -3,7 +3,7 @@
  * is a thin CLI over this, and tests drive the same object in-process or as a
  * subprocess): the gateway of src/gateway-core.ts with what a server runs
  * beside HTTP: the KISS TNCs, the APRS-IS uplink, the KISS/APRS-IS servers
- * and FBB forwarding, the WAL checkpointer and the data directory's run lock.
+ * and FBB forwarding and the WAL checkpointer, behind the data directory's run lock.
  * src/hosts/worker.ts is the Workers runtime's root, without them.
  */
 import { join } from "node:path";
@@ -11,7 +11,10 @@ import { assembleGateway, type Gateway, type GatewayOptions, type StartedParts }
 import { bunHost } from "./hosts/bun.ts";
 import { DB_FILE_NAME } from "./store/db.ts";
 import { startCheckpointer } from "./store/checkpoint.ts";
-import { holdRunLock, type RunLock } from "./store/run-lock.ts";
+import { takeRunLock, type RunLock } from "./store/run-lock.ts";
+import { removeControl, writeControl } from "./store/control.ts";
+import { tightenDataDir } from "./store/data-dir.ts";
+import { mkdirSync } from "node:fs";
 import { startRadio } from "./node/radio.ts";
 import type { KissPortConfig } from "../radio/port/config.ts";
 import { startBbs } from "./bbs/forwarding.ts";
@@ -20,16 +23,40 @@ import { startAprsIs } from "./stations/aprsis.ts";
 import { registerServerJobs } from "./jobs/server.ts";
 
 export type { Clock, Core, Gateway, GatewayOptions, ServerParts, StartedParts } from "./gateway-core.ts";
-export { PortInUseError, systemClock } from "./gateway-core.ts";
+export { systemClock } from "./gateway-core.ts";
 
-/** Opens the store and assembles the app; nothing listens and no cron runs yet. */
+/**
+ * Takes the data directory's run lock, then opens the store and assembles the
+ * app; nothing listens and no cron runs yet. The lock comes before any
+ * migration, key, record, file or network client: a second gateway on the same
+ * directory is refused (RunLockHeldError, naming the holder) before it can
+ * touch the first one's signed identity. The gateway releases it once stopped.
+ */
 export function createGateway(opts: GatewayOptions): Gateway {
-  return assembleGateway({
-    ...opts,
-    host: opts.host ?? bunHost,
-    dbFile: opts.dbFile ?? join(opts.config.dataDir, DB_FILE_NAME),
-    parts: { register: registerServerJobs, start: startServerParts },
-  });
+  const dbFile = opts.dbFile ?? join(opts.config.dataDir, DB_FILE_NAME);
+  let lock: RunLock | null = null;
+  if (dbFile === join(opts.config.dataDir, DB_FILE_NAME)) {
+    mkdirSync(opts.config.dataDir, { recursive: true, mode: 0o700 });
+    lock = takeRunLock(opts.config.dataDir);
+    tightenDataDir(opts.config.dataDir);
+  }
+  let gw: Gateway;
+  try {
+    gw = assembleGateway({ ...opts, host: opts.host ?? bunHost, dbFile, parts: { register: registerServerJobs, start: startServerParts } });
+  } catch (e) {
+    lock?.release();
+    throw e;
+  }
+  const stop = gw.stop;
+  gw.stop = async () => {
+    try {
+      await stop();
+    } finally {
+      lock?.release();
+      lock = null;
+    }
+  };
+  return gw;
 }
 
 /** What a Bun or Node gateway starts once HTTP serves, and stops before its database closes. */
@@ -45,22 +72,14 @@ function startServerParts(gw: Gateway, dbFile: string): StartedParts {
   }
   // a serving gateway keeps WAL checkpoints (and their fsync) off the event loop
   const checkpointer = startCheckpointer(gw.db, dbFile, log, gw.writeGate);
-  let runLock: RunLock | null = null;
-  // `svc-gateway restore` refuses while a serving gateway holds this
-  if (dbFile === join(config.dataDir, DB_FILE_NAME)) {
-    try {
-      runLock = holdRunLock(config.dataDir);
-      if (!runLock) log.warn("store", `another svc-gateway is serving ${config.dataDir}`);
-    } catch (e) {
-      log.warn("store", "could not take the data directory's run lock", { error: String(e) });
-    }
-  }
+  // commands that write while this gateway serves send their change through it (store/control.ts)
+  const owned = dbFile === join(config.dataDir, DB_FILE_NAME);
+  if (owned) writeControl(config.dataDir, gw.url!);
   return {
     stop: () => checkpointer.stop(),
     closed() {
       checkpointer.closeShm();
-      runLock?.release();
-      runLock = null;
+      if (owned) removeControl(config.dataDir);
     },
   };
 }

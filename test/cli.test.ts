@@ -115,7 +115,7 @@ describe("command line", () => {
       const stdout = await new Response(proc.stdout).text();
       expect({ code, stderr, started: stdout.includes("is running") }).toEqual({
         code: 1,
-        stderr: `svc-gateway: port ${port} on 127.0.0.1 is already in use; start with --port N to use another\n`,
+        stderr: `svc-gateway: the web server on 127.0.0.1:${port} could not listen: the port is already in use; start with --port N to use another\n`,
         started: false,
       });
       // The first gateway is untouched and still the one answering.

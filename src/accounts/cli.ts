@@ -8,9 +8,16 @@
  * `verify` is for an instance that hears no APRS (no radio, no APRS-IS): the
  * operator vouches for a callsign an account claims. ACCOUNT (an account id
  * or e-mail address) is needed only when several accounts claim the call.
- * It works while the gateway runs (SQLite takes turns).
+ * It works while the gateway runs: `list` reads the database read-only, and
+ * `verify` sends its change through the serving gateway (store/control.ts).
  */
-import { createGateway, type Gateway } from "../gateway.ts";
+import { join } from "node:path";
+import { createGateway } from "../gateway.ts";
+import type { Config } from "../config.ts";
+import type { Database } from "../store/db.ts";
+import { DB_FILE_NAME, openStoreReadOnly } from "../store/db.ts";
+import { gatewayRunning } from "../store/run-lock.ts";
+import { CONTROL_HEADER, readControl } from "../store/control.ts";
 import { createLogger } from "../log.ts";
 import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
 import type { CommandContext } from "../cli-commands.ts";
@@ -27,11 +34,11 @@ interface Holder {
   calls: string;
 }
 
-function holders(gw: Gateway, base: string | null): Holder[] {
+function holders(db: Database, base: string | null): Holder[] {
   const where = base ? "WHERE u.id IN (SELECT user_id FROM callsigns WHERE call = ?1 OR call LIKE ?1 || '-%')" : "";
   const sql = `SELECT u.id, u.email, group_concat(c.call || CASE WHEN c.verified_at IS NULL THEN ' (unverified)' ELSE ' (verified)' END || CASE WHEN c.active = 1 THEN '*' ELSE '' END, ', ') AS calls
     FROM users u LEFT JOIN callsigns c ON c.user_id = u.id ${where} GROUP BY u.id ORDER BY u.id`;
-  return (base ? gw.db.query(sql).all(base) : gw.db.query(sql).all()) as Holder[];
+  return (base ? db.query(sql).all(base) : db.query(sql).all()) as Holder[];
 }
 
 const line = (h: Holder) => `  account ${h.id}  ${h.email ?? "(no e-mail)"}  ${h.calls ?? "(no callsigns)"}`;
@@ -49,18 +56,19 @@ export async function callsignCommand(args: string[], out: Out, err: Out, ctx: C
   const loaded = ctx.loadConfig();
   for (const e of loaded.errors) err(`error: ${e.setting} ${e.message}`);
   if (loaded.errors.length) return 1;
-  const gw = createGateway({ config: loaded.config, log: createLogger("warn") });
+  const dataDir = loaded.config.dataDir;
+  const db = openStoreReadOnly(join(dataDir, DB_FILE_NAME));
+  let chosen: Holder | undefined;
+  const base = rawCall ? baseCall(normalizeCall(rawCall)) : null;
   try {
-    const base = rawCall ? baseCall(normalizeCall(rawCall)) : null;
-    const found = holders(gw, base);
+    const found = db ? holders(db, base) : [];
     if (sub === "list") {
       if (found.length === 0) out(base ? `no account claims ${base}` : "no accounts yet");
       for (const h of found) out(line(h));
       return 0;
     }
-    let chosen: Holder | undefined;
     if (account) {
-      chosen = holders(gw, null).find((h) => String(h.id) === account || h.email === account.toLowerCase());
+      chosen = (db ? holders(db, null) : []).find((h) => String(h.id) === account || h.email === account.toLowerCase());
       if (!chosen) {
         err(`svc-gateway callsign: no account "${account}"`);
         return 1;
@@ -75,9 +83,38 @@ export async function callsignCommand(args: string[], out: Out, err: Out, ctx: C
       for (const h of found) err(line(h));
       return 1;
     }
-    operatorVerify(gw, chosen!.id, rawCall);
-    out(`${base} is verified for account ${chosen!.id}${chosen!.email ? ` (${chosen!.email})` : ""}; other accounts' claims on it were removed`);
-    return 0;
+  } finally {
+    db?.close();
+  }
+  const holder = chosen!;
+  try {
+    await verifyCall(dataDir, loaded.config, holder.id, rawCall!);
+  } catch (e) {
+    err(`svc-gateway callsign verify: ${(e as Error).message}`);
+    return 1;
+  }
+  out(`${base} is verified for account ${holder.id}${holder.email ? ` (${holder.email})` : ""}; other accounts' claims on it were removed`);
+  return 0;
+}
+
+/** Through the gateway that serves the directory, or (none serving) on the database under the run lock. */
+async function verifyCall(dataDir: string, config: Config, account: number, call: string): Promise<void> {
+  if (gatewayRunning(dataDir)) {
+    const control = readControl(dataDir);
+    if (!control) throw new Error(`a gateway is serving ${dataDir} but has not written its control file yet; try again in a moment`);
+    const r = await fetch(`${control.url}/api/local/callsign-verify`, {
+      method: "POST",
+      headers: { "content-type": "application/json", [CONTROL_HEADER]: control.token },
+      body: JSON.stringify({ account, call }),
+    }).catch((e: Error) => {
+      throw new Error(`the gateway serving ${dataDir} (pid ${control.pid}) did not answer at ${control.url}: ${e.message}`);
+    });
+    if (!r.ok) throw new Error(`the gateway serving ${dataDir} refused: ${((await r.json().catch(() => ({}))) as { message?: string }).message ?? r.status}`);
+    return;
+  }
+  const gw = createGateway({ config, log: createLogger("warn") });
+  try {
+    operatorVerify(gw, account, call);
   } finally {
     await gw.stop();
   }

@@ -6,15 +6,16 @@ import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { isSysop, type Caller } from "./caller.ts";
-import { badRequest } from "../errors.ts";
+import { badRequest, notFound } from "../errors.ts";
 import { createSession, endSession, renewSession, sessionCookie } from "./sessions.ts";
 import { accountView, claimWithDeviceKey } from "./account.ts";
 import { loginOptions, registrationOptions, removePasskey, verifyLogin, verifyRegistration, type RelyingParty } from "./passkeys.ts";
 import { finishEmailSignIn, startEmailSignIn } from "./email-signin.ts";
-import { addCallsign, callsignsOf, removeCallsign } from "./users.ts";
+import { addCallsign, callsignsOf, parseCallsign, removeCallsign } from "./users.ts";
+import { baseCall } from "../callsign.ts";
 import { profileOf, publicProfile, updateProfile } from "./profile.ts";
 import { publicKeysOf, registerDeviceKey, revokeDeviceKey } from "./device-keys.ts";
-import { challengeStatus, confirmChallenge, startChallenge } from "./verify-aprs.ts";
+import { challengeStatus, confirmChallenge, operatorVerify, startChallenge } from "./verify-aprs.ts";
 import { accountOfCaller, eraseAccount, exportAccount } from "./gdpr.ts";
 import { prefsRoutes } from "./prefs-routes.ts";
 import { completeMove, importBundle, makeBundle } from "./move.ts";
@@ -62,6 +63,20 @@ export function accountRoutes(gw: Gateway) {
     new Elysia({ name: "accounts" })
       .use(gatesPlugin(gw))
       .use(prefsRoutes(gw))
+      // `svc-gateway callsign verify` while the gateway serves: the command sends its change here
+      .post(
+        "/api/local/callsign-verify",
+        ({ body }) => {
+          if (!gw.db.query("SELECT 1 FROM users WHERE id = ?").get(body.account)) throw notFound(`account ${body.account}`);
+          operatorVerify(gw, body.account, body.call);
+          return { account: body.account, call: baseCall(parseCallsign(body.call)), verified: true };
+        },
+        {
+          gate: "local-control",
+          body: t.Object({ account: t.Integer({ minimum: 1 }), call: t.String({ maxLength: 12, description: callText }) }, { additionalProperties: false }),
+          detail: { summary: "The operator verifies a callsign by hand (svc-gateway callsign verify, through the serving gateway)", tags: ["Operator"] },
+        },
+      )
       .post(
         "/auth/passkey/register/options",
         ({ caller, request, body }) => registrationOptions(gw, relyingParty(gw, request), caller.user?.id ?? null, body.name),

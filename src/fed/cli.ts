@@ -26,6 +26,7 @@ import { openFrame, payloadJson } from "./record.ts";
 import { decodePage } from "./page.ts";
 import { RecordError } from "./record.ts";
 import { ownKeys } from "./descriptor.ts";
+import { DB_FILE_NAME, openStoreReadOnly } from "../store/db.ts";
 import { relayToken } from "./relay.ts";
 import { isInstanceId } from "./record.ts";
 
@@ -95,10 +96,11 @@ export async function keyCommand(args: string[], out: Out, err: Out, ctx: Comman
   for (const e of loaded.errors) err(`error: ${e.setting} ${e.message}`);
   if (loaded.errors.length) return 1;
   const config = loaded.config;
-  const gw = createGateway({ config, log: createLogger("warn") });
-  try {
-    if (sub === "show") {
-      const { keys, rotations } = ownKeys(gw);
+  if (sub === "show") {
+    // only reads: works while the gateway runs
+    const db = openStoreReadOnly(join(config.dataDir, DB_FILE_NAME));
+    try {
+      const { keys, rotations } = db ? ownKeys({ db }) : { keys: [], rotations: [] };
       if (!keys.length) out(`${config.instance} is unsigned (no FED_PRIVATE_KEY)`);
       for (const k of keys)
         out(
@@ -106,7 +108,13 @@ export async function keyCommand(args: string[], out: Out, err: Out, ctx: Comman
         );
       for (const r of rotations) out(`rotation ${r.from} -> ${r.to}${r.revoke ? " (revoked the old key)" : ""} at ${new Date(r.at * 1000).toISOString()}`);
       return 0;
+    } finally {
+      db?.close();
     }
+  }
+  // writes: takes the run lock, so it refuses while a gateway serves the directory
+  const gw = createGateway({ config, log: createLogger("warn") });
+  try {
     if (!config.fedPrivateKey) {
       err("svc-gateway key rotate: this instance has no FED_PRIVATE_KEY to rotate from (svc-gateway keygen makes a first one)");
       return 1;

@@ -62,7 +62,7 @@ export function ensureOwnKey(gw: Core): void {
     .run(signer.publicKey, Math.floor(gw.clock.now() / 1000));
 }
 
-export function ownKeys(gw: Core): { keys: OwnKey[]; rotations: RotationRecord[] } {
+export function ownKeys(gw: Pick<Core, "db">): { keys: OwnKey[]; rotations: RotationRecord[] } {
   const rows = gw.db.query("SELECT public_key AS key, status, since, rotation FROM fed_own_keys ORDER BY since, rowid").all() as Array<
     OwnKey & { rotation: string | null }
   >;

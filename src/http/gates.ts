@@ -37,6 +37,7 @@ import { isSysop, type Caller, type SignedInUser } from "../accounts/caller.ts";
 import { clientIp } from "./client-ip.ts";
 import { bodyKindFor, bodyLimitFor, isParsedType, mediaType, parseBody } from "./body.ts";
 import { findWxKey, wxKeyFrom } from "../stations/wx-keys.ts";
+import { CONTROL_HEADER, readControl } from "../store/control.ts";
 
 export type GateName =
   | "public"
@@ -51,7 +52,8 @@ export type GateName =
   | "fed-secret"
   | "fed-secret-if-set"
   | "ingest-or-device"
-  | "wx-key";
+  | "wx-key"
+  | "local-control";
 
 /** Rate-limit buckets: requests per minute per IP, without and with an API key. */
 export type RateBucket = "api" | "auth" | "fed";
@@ -189,6 +191,10 @@ export function enforceGate(
       requireSecret(h("x-ingest-secret"), gw.config.ingestSecret, "x-ingest-secret", "INGEST_SECRET");
       return;
     }
+    case "local-control":
+      // the token of the data directory's control file (store/control.ts): a command of the directory's owner
+      requireSecret(h(CONTROL_HEADER), readControl(gw.config.dataDir)?.token ?? null, CONTROL_HEADER, "the data directory's control file");
+      return;
     case "wx-key": {
       const key = wxKeyFrom(ctx.request, ctx.body);
       if (!key) throw new AppError(401, "unauthorized", "a weather key is needed (PASSWORD=, ?key=, x-wx-key header or a wxkey field)");

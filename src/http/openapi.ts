@@ -66,6 +66,7 @@ const SECURITY: Partial<Record<GateName, Array<Record<string, string[]>>>> = {
   "fed-secret-if-set": [{}, { fedSecret: [] }],
   "ingest-or-device": [{ ingestSecret: [] }, {}],
   "wx-key": [{ wxKey: [] }],
+  "local-control": [{ controlToken: [] }],
 };
 
 const SECURITY_SCHEMES = {
@@ -74,6 +75,7 @@ const SECURITY_SCHEMES = {
   ingestSecret: { type: "apiKey", in: "header", name: "x-ingest-secret", description: "INGEST_SECRET: the radio box and the operator's tools" },
   relaySecret: { type: "apiKey", in: "header", name: "x-relay-secret", description: "FED_RELAY_SECRET" },
   fedSecret: { type: "apiKey", in: "header", name: "x-fed-secret", description: "FED_SUBMIT_SECRET" },
+  controlToken: { type: "apiKey", in: "header", name: "x-control-token", description: "the token in the data directory's svc-gateway.control (0600)" },
   wxKey: { type: "apiKey", in: "header", name: "x-wx-key", description: "a weather station's key (also PASSWORD=, ?key= or a wxkey form field)" },
 };
 
@@ -91,6 +93,7 @@ const GATE_TEXT: Record<GateName, string> = {
   "fed-secret-if-set": "anyone, or a peer holding x-fed-secret when the operator set one",
   "ingest-or-device": "the ingest box, or a body signed by a device key registered here",
   "wx-key": "a weather station's key",
+  "local-control": "a command of the data directory's owner (x-control-token from svc-gateway.control, 0600)",
 };
 
 /**

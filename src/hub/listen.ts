@@ -6,6 +6,7 @@ import type { Socket, TCPSocketListener } from "bun";
 import type { Core } from "../gateway.ts";
 import { addClient, type HubClient, type HubServer } from "./clients.ts";
 import { OutQueue } from "./outq.ts";
+import { ListenError } from "../errors.ts";
 
 /** host:port as a client would dial it (IPv6 in brackets). */
 export const hostPort = (host: string, port: number) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`);
@@ -30,7 +31,7 @@ export interface ClientHandlers<C extends ClientConn> {
  * Listens at `at` for clients of `server`: each connection is registered in
  * the client list (so the sysop sees it and can disconnect it), fed its bytes,
  * paced by its send queue, and dropped once when it closes or fails. A port
- * already taken is logged and answered with null (the gateway still starts).
+ * it cannot bind is a named start-up error (ListenError): the gateway does not start.
  */
 export function listenForClients<C extends ClientConn>(
   gw: Core,
@@ -66,7 +67,6 @@ export function listenForClients<C extends ClientConn>(
       },
     });
   } catch (e) {
-    gw.log.error("hub", `${what} could not listen: ${(e as Error).message}`);
-    return null;
+    throw new ListenError(`the ${server === "kiss" ? "KISS" : "APRS-IS"} server (${what})`, e);
   }
 }

@@ -12,7 +12,7 @@
 import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { DB_FILE_NAME, MIGRATIONS } from "./db.ts";
-import { gatewayRunning } from "./run-lock.ts";
+import { takeRunLock } from "./run-lock.ts";
 import { openDatabase, sqliteDriver, type Database } from "./sqlite.ts";
 
 /** The copy itself, from its own connection (in the worker, the same lines with the driver's `Database`). */
@@ -133,9 +133,22 @@ export interface Restored {
   previous: string | null;
 }
 
-/** Puts the copy `src` in place as the data directory's database. Refuses while a gateway serves it. */
+/**
+ * Puts the copy `src` in place as the data directory's database, holding the
+ * run lock throughout: it refuses while a gateway serves the directory, and no
+ * gateway starts on it halfway. The database it replaces is kept beside it as
+ * svc-gateway.db.before-restore-<time>, one per restore.
+ */
 export function restoreDatabase(src: string, dataDir: string): Restored {
-  if (gatewayRunning(dataDir)) throw new Error(`a gateway is running on ${dataDir}; stop it first (e.g. systemctl stop svc-gateway), then restore`);
+  const lock = takeRunLock(dataDir);
+  try {
+    return restoreLocked(src, dataDir);
+  } finally {
+    lock.release();
+  }
+}
+
+function restoreLocked(src: string, dataDir: string): Restored {
   const checked = checkCopy(src);
   if ("problem" in checked) throw new Error(`not restoring: ${checked.problem}`);
   const target = join(dataDir, DB_FILE_NAME);
@@ -145,7 +158,8 @@ export function restoreDatabase(src: string, dataDir: string): Restored {
   let previous: string | null = null;
   if (existsSync(target)) {
     // The old database goes aside with its WAL (a kill -9 may have left writes only there).
-    previous = `${target}.before-restore`;
+    previous = `${target}.before-restore-${backupFileName(new Date()).slice("svc-gateway-".length, -".db".length)}`;
+    while (existsSync(previous)) previous += "-1"; // one copy per restore, never over an earlier one
     for (const suffix of ["", "-wal", "-shm"]) {
       rmSync(previous + suffix, { force: true });
       if (existsSync(target + suffix)) renameSync(target + suffix, previous + suffix);

@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import type { CommandContext } from "../cli-commands.ts";
 import { backupDatabase, restoreDatabase } from "./backup.ts";
 import { DB_FILE_NAME } from "./db.ts";
+import { RunLockHeldError } from "./run-lock.ts";
 
 type Out = (line: string) => void;
 
@@ -39,7 +40,8 @@ export function restoreCommand(args: string[], out: Out, err: Out, ctx: CommandC
     out("start the gateway again to serve it");
     return 0;
   } catch (e) {
-    err(`svc-gateway restore: ${(e as Error).message}`);
+    const running = e instanceof RunLockHeldError ? "; stop it first (e.g. systemctl stop svc-gateway), then restore" : "";
+    err(`svc-gateway restore: ${(e as Error).message}${running}`);
     return 1;
   }
 }

@@ -3,10 +3,10 @@
  * survives the process being killed (it is in the WAL, handed to the OS);
  * only a power cut can roll back the last commits, never corrupt the file.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import schemaSql from "../../schema.sql" with { type: "text" };
-import { migrate, parseMigrations } from "./migrate.ts";
+import { migrate, parseMigrations, SchemaError } from "./migrate.ts";
 import { openDatabase, sqliteDriver, type Database } from "./sqlite.ts";
 
 export type { Database, Statement } from "./sqlite.ts";
@@ -52,6 +52,29 @@ export function openStore(file: string, opts: OpenOptions = {}): Database {
     }
     db.run("PRAGMA foreign_keys = ON");
     migrate(db, opts.upTo ? MIGRATIONS.slice(0, opts.upTo) : MIGRATIONS, file);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return db;
+}
+
+/**
+ * Opens the database to read only: what a command that only looks may do
+ * while a gateway serves the directory (migrations are the gateway's). Null
+ * when there is no database yet.
+ */
+export function openStoreReadOnly(file: string): Database | null {
+  if (!existsSync(file)) return null;
+  const db = openDatabase(file, { readonly: true, statementCache: 50 });
+  try {
+    db.run("PRAGMA busy_timeout = 5000");
+    const version = schemaVersion(db);
+    if (version !== MIGRATIONS.length) {
+      throw new SchemaError(
+        `The database ${file} has schema version ${version}, this svc-gateway reads ${MIGRATIONS.length}: start the gateway once to bring it up to date.`,
+      );
+    }
   } catch (e) {
     db.close();
     throw e;

@@ -1,21 +1,35 @@
 /**
- * "Is a gateway serving this data directory?" A serving gateway holds an
- * exclusive lock on svc-gateway.lock (a tiny SQLite file, locked the way
- * SQLite locks: fcntl, which the kernel drops when the process ends, however
- * it ends, so a kill -9 or a power cut leaves no stale lock to clean up).
- * `svc-gateway restore` refuses while the lock is held.
+ * One gateway per data directory. The first thing `serve` (and every command
+ * that writes) takes is an exclusive lock on svc-gateway.lock, a tiny SQLite
+ * file locked the way SQLite locks: fcntl, which the kernel drops when the
+ * process ends, however it ends, so a kill -9 or a power cut leaves no stale
+ * lock to clean up. The holder's pid goes in svc-gateway.pid beside it, so a
+ * refused process can name the one that holds the directory.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "./sqlite.ts";
 
 export const RUN_LOCK_FILE = "svc-gateway.lock";
+export const PID_FILE = "svc-gateway.pid";
 
 export interface RunLock {
   release(): void;
 }
 
-/** Takes the lock; null when another process (or gateway) holds it. */
+/** Another process holds the data directory: the message names it. */
+export class RunLockHeldError extends Error {
+  override name = "RunLockHeldError";
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number | null,
+    doing = "serving",
+  ) {
+    super(`another svc-gateway${pid ? ` (pid ${pid})` : ""} is ${doing} ${dataDir}`);
+  }
+}
+
+/** Takes the lock; null when another process (or another gateway of this one) holds it. */
 export function holdRunLock(dataDir: string): RunLock | null {
   const db = openDatabase(join(dataDir, RUN_LOCK_FILE), { create: true });
   try {
@@ -30,10 +44,34 @@ export function holdRunLock(dataDir: string): RunLock | null {
     db.close();
     return null;
   }
+  try {
+    const pidFile = join(dataDir, PID_FILE);
+    writeFileSync(`${pidFile}.tmp`, `${process.pid}\n`, { mode: 0o600 });
+    renameSync(`${pidFile}.tmp`, pidFile);
+  } catch {
+    // the pid only names the holder to a refused process; the lock is what counts
+  }
   return { release: () => db.close() };
 }
 
-/** Whether a process holds the data directory's run lock now. */
+/** Takes the lock or throws RunLockHeldError naming the process that holds it. */
+export function takeRunLock(dataDir: string, doing?: string): RunLock {
+  const lock = holdRunLock(dataDir);
+  if (!lock) throw new RunLockHeldError(dataDir, lockHolder(dataDir), doing);
+  return lock;
+}
+
+/** The pid that last took the lock (the holder while it is held). */
+export function lockHolder(dataDir: string): number | null {
+  try {
+    const pid = Number.parseInt(readFileSync(join(dataDir, PID_FILE), "utf8"), 10);
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a process holds the data directory's run lock now (without taking it). */
 export function gatewayRunning(dataDir: string): boolean {
   const file = join(dataDir, RUN_LOCK_FILE);
   if (!existsSync(file)) return false;

@@ -17,6 +17,8 @@ export interface GatedRoute {
 }
 
 export const GATED_ROUTES: GatedRoute[] = [
+  // a command of the data directory's owner, through the serving gateway
+  { method: "POST", route: "/api/local/callsign-verify", path: "/api/local/callsign-verify", gate: "local-control", body: { account: 999999, call: "N0OPS" } },
   { method: "GET", route: "/api/admin/audit", path: "/api/admin/audit", gate: "sysop" },
   // the hub's KISS and APRS-IS servers
   { method: "DELETE", route: "/api/hub/clients/:id", path: "/api/hub/clients/kiss-1", gate: "sysop", body: {} },

@@ -1,3 +1,4 @@
+import { readControl } from "../../src/store/control.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
@@ -75,6 +76,7 @@ describe("gates", () => {
       if (["session", "actor", "verified", "sysop", "signed-body"].includes(row.gate)) creds.cookie = admin.cookie;
       if (row.gate === "ingest" || row.gate === "ingest-or-device") creds["x-ingest-secret"] = INGEST;
       if (row.gate === "wx-key") creds["x-wx-key"] = wxKey;
+      if (row.gate === "local-control") creds["x-control-token"] = readControl(g.dataDir)!.token;
       if (row.gate === "relay") creds["x-relay-secret"] = RELAY;
       if (row.gate === "fed-secret" || row.gate === "fed-secret-if-set") creds["x-fed-secret"] = FED;
       const ok = await g.get(path.replace(":call", admin.call), { method: row.method, body, headers: creds });

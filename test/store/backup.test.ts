@@ -6,7 +6,7 @@
  */
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli, spawnGateway } from "../helpers/gateway.ts";
 import { tmpDir } from "../helpers/tmp.ts";
@@ -74,8 +74,8 @@ test("backup during a write burst holds every acknowledged write; restore refuse
     // Not over the running gateway's database.
     const refused = await runCli(["restore", copy, "--data", dataDir]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("a gateway is running");
-    expect(existsSync(join(dataDir, "svc-gateway.db.before-restore"))).toBe(false);
+    expect(refused.stderr).toContain(`another svc-gateway (pid ${g.proc.pid}) is serving ${dataDir}; stop it first`);
+    expect(beforeRestore(dataDir)).toEqual([]);
     const live = await fetch(`${g.url}/api/stations/${later.at(-1)!.split(">")[0]}`);
     expect(live.status).toBe(200);
   } finally {
@@ -87,10 +87,16 @@ test("backup during a write burst holds every acknowledged write; restore refuse
   const restored = await runCli(["restore", copy, "--data", dataDir]);
   expect(restored.stderr).toBe("");
   expect(restored.code).toBe(0);
-  expect(restored.stdout).toContain("svc-gateway.db.before-restore");
+  expect(restored.stdout).toContain("svc-gateway.db.before-restore-");
   expect(rawLines(join(dataDir, "svc-gateway.db"))).toEqual(rawLines(copy));
   // The replaced database is kept, with the writes the copy does not have.
-  expect(rawLines(join(dataDir, "svc-gateway.db.before-restore")).size).toBeGreaterThan(rawLines(copy).size);
+  const [first] = beforeRestore(dataDir);
+  expect(rawLines(join(dataDir, first!)).size).toBeGreaterThan(rawLines(copy).size);
+  // A second restore keeps the first one's copy and adds its own.
+  const second = await runCli(["restore", copy, "--data", dataDir]);
+  expect(second.code).toBe(0);
+  expect(beforeRestore(dataDir)).toHaveLength(2);
+  expect(rawLines(join(dataDir, first!)).size).toBeGreaterThan(rawLines(copy).size);
   // The gateway serves the restored database.
   const again = await spawnGateway({ dataDir, env: { INGEST_SECRET: SECRET } });
   try {
@@ -122,3 +128,10 @@ test("backup refuses to overwrite a file; restore refuses a file that is not a g
   expect((await runCli(["backup", good, "--data", dataDir])).code).toBe(0);
   expect((await runCli(["restore", good, "--data", dataDir])).code).toBe(0);
 }, 60_000);
+
+/** The databases restores replaced, oldest first. */
+function beforeRestore(dataDir: string): string[] {
+  return readdirSync(dataDir)
+    .filter((f) => /^svc-gateway\.db\.before-restore-[\d-]+$/.test(f))
+    .sort();
+}

@@ -48,6 +48,18 @@ test("first start prints a one-time set-up link; the set-up page writes the env 
       });
       expect(existsSync(join(dataDir, ENV_FILE_NAME))).toBe(false);
     }
+    // Every line separator is refused, not only \n: a U+2028 the env file kept made the next start fail.
+    for (const sep of ["\n", "\r", "\u0085", "\u2028", "\u2029"]) {
+      for (const body of [{ tileUrl: `https://tiles.example/{z}/{x}/{y}.png?k=a${sep}b` }, { kissPorts: `serial:/dev/tty${sep}USB0@9600` }]) {
+        const r = await post(first.url, { token, instance: "n0call-gw", ...body });
+        expect({ sep: sep.codePointAt(0), status: r.status, error: ((await r.json()) as { error: string }).error }).toEqual({
+          sep: sep.codePointAt(0),
+          status: 400,
+          error: "invalid_setting",
+        });
+      }
+    }
+    expect(existsSync(join(dataDir, ENV_FILE_NAME))).toBe(false);
     // The radio too: bad KISS_PORTS refused whole.
     expect((await post(first.url, { token, instance: "n0call-gw", kissPorts: "com1" })).status).toBe(400);
     const ok = await post(first.url, {

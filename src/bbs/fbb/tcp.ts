@@ -8,6 +8,7 @@ import type { Socket, TCPSocketListener } from "bun";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ByteLink } from "./link.ts";
 import { tcpConnect } from "../../net/tcp.ts";
+import { ListenError } from "../../errors.ts";
 
 const IAC = 0xff;
 const SB = 0xfa;
@@ -182,7 +183,17 @@ export interface TcpListener {
 
 /** Listens for partner BBSes; every connection becomes a link handed to `onLink`. */
 export function listenTcp(host: string, port: number, onLink: (link: TcpLink, remote: string) => void): TcpListener {
-  const server: TCPSocketListener<SocketData> = Bun.listen<SocketData>({
+  let server: TCPSocketListener<SocketData>;
+  try {
+    server = listenOn(host, port, onLink);
+  } catch (e) {
+    throw new ListenError(`the FBB forwarding listener (BBS_FBB_PORT ${host.includes(":") ? `[${host}]` : host}:${port})`, e);
+  }
+  return { port: server.port, stop: () => server.stop(true) };
+}
+
+function listenOn(host: string, port: number, onLink: (link: TcpLink, remote: string) => void): TCPSocketListener<SocketData> {
+  return Bun.listen<SocketData>({
     hostname: host,
     port,
     socket: {
@@ -195,5 +206,4 @@ export function listenTcp(host: string, port: number, onLink: (link: TcpLink, re
       },
     },
   });
-  return { port: server.port, stop: () => server.stop(true) };
 }
