@@ -171,7 +171,12 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
         st.state = "up";
         backoff = BACKOFF_MIN_MS;
         st.transmitting = st.verified && gw.config.aprsIsTx;
-        if (st.transmitting) txTimer ??= setInterval(transmit, TX_POLL_MS);
+        // leasing and settling outbox lines are writes: through the store's write gate too
+        if (st.transmitting)
+          txTimer ??= setInterval(() => {
+            const r = gw.writeGate.run(transmit);
+            if (r instanceof Promise) r.catch((e) => gw.log.error("aprs-is", "sending failed", { error: String(e) }));
+          }, TX_POLL_MS);
       }
       return;
     }
