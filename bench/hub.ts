@@ -12,6 +12,9 @@
  *   paced     RATE packets/s for SECONDS: per-delivery latency p50/p99/max
  *   flat out  BURST packets as fast as the server takes them: packets/s
  *             (first packet out to last delivery)
+ *   filters   microseconds per matchFilter call, ordinary and hostile filters
+ *             (the b/ + 44 * + Z that froze the gateway), beside the old
+ *             backtracking RegExp glob
  */
 import { join } from "node:path";
 import type { Socket } from "bun";
@@ -21,6 +24,7 @@ import { table } from "./lib/stats.ts";
 import { hubOf } from "../src/hub/index.ts";
 import { clientsOf } from "../src/hub/clients.ts";
 import { ingestLines } from "../src/stations/ingest.ts";
+import { matchFilter, parseFilter, type FilterPacket } from "../src/hub/filter.ts";
 import { decode } from "../src/aprs/decode.ts";
 import type { GatewayEvents } from "../src/events.ts";
 
@@ -205,6 +209,40 @@ export async function run() {
 
   console.log(`\nhub: APRS-IS fan-out to ${CLIENTS} clients with mixed filters (latency: packet out -> line received, per delivery)\n`);
   console.log(table(rows));
+  console.log("\nhub: one client's filter against one packet (matchFilter), including the pattern that froze the gateway (issue 25 H2)\n");
+  console.log(table(filterCost(all.map((p) => ({ src: p.src, dst: "APRS", path: p.path.split(","), packet: p.packet })))));
+}
+
+/** Microseconds per matchFilter call for ordinary and hostile filters, and what the old backtracking glob cost. */
+export function filterCost(fps: FilterPacket[]): Array<Record<string, string | number>> {
+  const filters: Record<string, string> = {
+    "b/N0CALL*": "b/N0CALL*",
+    "b/ + 44 * + Z": `b/${"*".repeat(44)}Z`,
+    "b/*A*B*C*D*E*F*Z": "b/*A*B*C*D*E*F*Z",
+    "32 terms b/*X*Y*Z (cap)": Array.from({ length: 40 }, () => "b/*X*Y*Z").join(" "),
+  };
+  const out: Array<Record<string, string | number>> = [];
+  for (const [name, text] of Object.entries(filters)) {
+    const f = parseFilter(text, "N0BENCH");
+    const n = 200_000;
+    const t0 = performance.now();
+    let hits = 0;
+    for (let i = 0; i < n; i++) if (matchFilter(f, fps[i % fps.length]!)) hits++;
+    out.push({ filter: name, terms: f.terms.length, "us/match": (((performance.now() - t0) * 1000) / n).toFixed(3), hits });
+  }
+  // before: `*` compiled to `.*` in a RegExp, which backtracks; one call on a 7-character source
+  const re = new RegExp(
+    `^${"*"
+      .repeat(44)
+      .split("")
+      .map(() => ".*")
+      .join("")}Z$`,
+    "i",
+  );
+  const t0 = performance.now();
+  re.test("N0C01-1");
+  out.push({ filter: "b/ + 44 * + Z, old RegExp glob", terms: 1, "us/match": ((performance.now() - t0) * 1000).toFixed(0), hits: 0 });
+  return out;
 }
 
 if (import.meta.main) await run();

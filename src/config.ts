@@ -137,6 +137,11 @@ export interface Config {
   kissServer: { host: string; port: number } | null;
   /** APRS-IS server (aprsc-style filters) for local clients, host:port (0 = any free port); null = off. */
   aprsIsListen: { host: string; port: number } | null;
+  /** KISS server clients may transmit (RADIO_CALL's base call or calls verified here); false: their frames are dropped. */
+  kissServerTx: boolean;
+  /** Connections to each hub server (KISS, APRS-IS) from one address, and in all. */
+  hubClientsPerAddress: number;
+  hubClientsMax: number;
   /** Least time between two APRS weather reports of one own weather station. */
   wxTxIntervalMinutes: number;
   /** This BBS's hierarchical address, e.g. N0GW.#NCA.CA.USA.NOAM; null: derived from FED_APRS_CALL/FED_OPERATOR. */
@@ -272,6 +277,8 @@ const hostPort: Parser<{ host: string; port: number }> = (raw) => {
 
 /** A listening address: host:port, where port 0 takes any free port. */
 const listenAddr: Parser<{ host: string; port: number }> = (raw) => {
+  // a bare port listens on loopback only: opening it wider takes an explicit host
+  if (/^\d{1,5}$/.test(raw) && Number(raw) <= 65535) return ok({ host: "127.0.0.1", port: Number(raw) });
   const m = /^([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(raw);
   if (!m || Number(m[2]) > 65535) return bad(`"${raw}" is not host:port to listen on (e.g. 0.0.0.0:8001, or 127.0.0.1:8001 for this machine only)`);
   return ok({ host: m[1]!.replace(/^\[|\]$/g, ""), port: Number(m[2]) });
@@ -529,14 +536,35 @@ export const SETTINGS = [
     "kissServer",
     listenAddr,
     null,
-    "KISS TCP server for local programs (APRSdroid, Xastir, YAAC, aprx), host:port, e.g. 0.0.0.0:8001: they hear every frame the radio hears and transmit through it (RADIO_CALL verified, RADIO_TX_PER_MINUTE); unset = off",
+    "KISS TCP server for local programs (APRSdroid, Xastir, YAAC, aprx): a bare port (8001) listens on 127.0.0.1 only, host:port (0.0.0.0:8001) opens it wider; they hear every frame the radio hears, and transmit only with KISS_SERVER_TX; unset = off",
+  ),
+  setting(
+    "KISS_SERVER_TX",
+    "kissServerTx",
+    bool,
+    false,
+    "let KISS server clients transmit: only frames whose source is a callsign verified on this instance (RADIO_CALL's included), within RADIO_TX_PER_MINUTE; off = their frames are dropped and counted",
+  ),
+  setting(
+    "HUB_CLIENTS_PER_ADDRESS",
+    "hubClientsPerAddress",
+    wholeNumber(1, 10_000, "connections"),
+    8,
+    "connections one address may hold to the KISS server, and to the APRS-IS server; more are closed at once",
+  ),
+  setting(
+    "HUB_CLIENTS_MAX",
+    "hubClientsMax",
+    wholeNumber(1, 100_000, "connections"),
+    64,
+    "connections the KISS server, and the APRS-IS server, each take in all; more are closed at once",
   ),
   setting(
     "APRSIS_LISTEN",
     "aprsIsListen",
     listenAddr,
     null,
-    "APRS-IS server for local clients and IGates, host:port, e.g. 0.0.0.0:14580: serves what the gateway hears through aprsc-style filters; verified logins may upload; unset = off",
+    "APRS-IS server for local clients and IGates: a bare port (14580) listens on 127.0.0.1 only, host:port (0.0.0.0:14580) opens it wider; serves what the gateway hears through aprsc-style filters; verified logins may upload; unset = off",
   ),
   setting("BACKUP_DIR", "backupDir", text, null, "directory for scheduled database backups (e.g. on a USB disk); unset = none"),
   setting("BACKUP_KEEP", "backupKeep", wholeNumber(1, 1000, "backups"), 7, "how many scheduled backups are kept (the oldest go)"),

@@ -6,6 +6,10 @@
  *      finder's own station, within TIER_A.radiusM of the cache and within
  *      TIER_A.windowMs before or after the time of the find. Or a quorum of
  *      trusted peers heard one (cross-instance corroboration, src/fed/corroborate.ts).
+ *      "On the air" means our own radio (not our own transmission heard back
+ *      through a digipeater: via "echo", src/node/echoes.ts), the operator's
+ *      ingest box, or an APRS-IS line's RF q construct; never a device key's
+ *      /ingest post, which names no IGate (src/stations/ingest.ts).
  *   b  logged by an account whose callsign is verified (APRS challenge), or
  *      signed by the callsign's device key
  *   c  a claim: an unverified callsign, or relayed by the ingest box
@@ -62,7 +66,7 @@ export function localSighting(
     .query(
       `SELECT id, lat, lon, ts, igate FROM positions
        WHERE (call = ?1 OR (call >= ?1 || '-' AND call < ?1 || '.')) AND ts BETWEEN ?2 AND ?3
-         AND source = 'rf' AND igate IS NOT NULL AND lat BETWEEN ?4 AND ?5 AND lon BETWEEN ?6 AND ?7`,
+         AND source = 'rf' AND igate IS NOT NULL AND via IS NOT 'echo' AND lat BETWEEN ?4 AND ?5 AND lon BETWEEN ?6 AND ?7`,
     )
     .all(base, at - windowMs, at + windowMs, lat - dLat, lat + dLat, lon - dLon, lon + dLon) as Array<{
     id: number;
@@ -175,7 +179,7 @@ export function requestCorroboration(gw: Core, find: PendingFind): void {
  * find of the same base call near its cache within the window, promote it.
  */
 export function onPosition(gw: Core, p: GatewayEvents["position"]): void {
-  if (p.source !== "rf" || !p.igate || !p.positionId || (p.kind && p.kind !== "station")) return;
+  if (p.source !== "rf" || !p.igate || !p.positionId || p.via === "echo" || (p.kind && p.kind !== "station")) return;
   const base = baseCall(p.call);
   if (baseCall(p.igate) === base) return;
   const from = p.ts - TIER_A.windowMs;

@@ -21,6 +21,8 @@
  *             Unverified clients' lines are dropped and counted (qAX).
  *   alive     a `#` comment every KEEPALIVE_MS; a client whose queue passes
  *             CLIENT_QUEUE_BYTES is dropped.
+ *   capped    a connection past HUB_CLIENTS_PER_ADDRESS from its address, or
+ *             HUB_CLIENTS_MAX in all, gets `# server full: ...` and is closed.
  */
 import type { Socket } from "bun";
 import type { Gateway } from "../gateway.ts";
@@ -31,10 +33,10 @@ import { buildInfo } from "../version.ts";
 import { isVerifiedCall } from "../node/tx.ts";
 import { ingestLines } from "../stations/ingest.ts";
 import { registerPort } from "../stations/ports.ts";
-import { clientsOf, clientView, removeClient, type HubClient } from "./clients.ts";
+import { clientsOf, clientView, overCap, removeClient, type HubClient } from "./clients.ts";
 import type { OutQueue } from "./outq.ts";
 import { hostPort, listenForClients } from "./listen.ts";
-import { matchFilter, parseFilter, type Filter, type LatLon } from "./filter.ts";
+import { matchFilter, MAX_FILTER_TERMS, MAX_PATTERN_LENGTH, parseFilter, type Filter, type LatLon } from "./filter.ts";
 import { qForServe, qForUpload, splitLine } from "./qconstruct.ts";
 import { gateToRf } from "./igate.ts";
 
@@ -74,6 +76,8 @@ export interface AprsIsServerStats {
   gatedToRf: number;
   /** clients dropped for being too slow */
   slowDropped: number;
+  /** connections closed at once: HUB_CLIENTS_PER_ADDRESS or HUB_CLIENTS_MAX reached */
+  capped: number;
 }
 
 export interface AprsIsServer {
@@ -112,7 +116,18 @@ export function parseLogin(line: string): { call: string; pass: number | null; s
 
 export function startAprsIsServer(gw: Gateway, at: { host: string; port: number }): AprsIsServer | null {
   const name = serverName(gw);
-  const stats: AprsIsServerStats = { offered: 0, served: 0, duplicates: 0, notGated: 0, uploaded: 0, unverified: 0, badLines: 0, gatedToRf: 0, slowDropped: 0 };
+  const stats: AprsIsServerStats = {
+    offered: 0,
+    served: 0,
+    duplicates: 0,
+    notGated: 0,
+    uploaded: 0,
+    unverified: 0,
+    badLines: 0,
+    gatedToRf: 0,
+    slowDropped: 0,
+    capped: 0,
+  };
   const conns = new Set<Conn>();
   const enc = new TextEncoder();
   const dupes = new Map<string, number>();
@@ -143,7 +158,13 @@ export function startAprsIsServer(gw: Gateway, at: { host: string; port: number 
   const setFilter = (c: Conn, text: string | null) => {
     c.filter = text ? parseFilter(text, c.client.login ?? "") : null;
     c.client.filter = c.filter?.text ?? null;
-    if (c.filter) loadRefs(c.filter);
+    if (!c.filter) return;
+    loadRefs(c.filter);
+    if (c.filter.unknown.length)
+      send(
+        c,
+        `# filter: ${c.filter.unknown.length} term(s) ignored (not understood, a pattern over ${MAX_PATTERN_LENGTH} characters, or past ${MAX_FILTER_TERMS} terms): ${c.filter.unknown.join(" ")}\r\n`,
+      );
   };
 
   const login = (c: Conn, line: string) => {
@@ -156,8 +177,8 @@ export function startAprsIsServer(gw: Gateway, at: { host: string; port: number 
     c.client.login = l.call;
     c.client.verified = l.pass !== null && l.pass >= 0 && l.pass === aprsIsPasscode(l.call);
     c.client.software = l.software;
-    setFilter(c, l.filter);
     send(c, `# logresp ${l.call} ${c.client.verified ? "verified" : "unverified"}, server ${name}\r\n`);
+    setFilter(c, l.filter);
     gw.log.info(
       "hub",
       `APRS-IS client ${c.client.address} logged in as ${l.call} (${c.client.verified ? "verified" : "unverified"})${l.software ? `, ${l.software}` : ""}`,
@@ -276,6 +297,13 @@ export function startAprsIsServer(gw: Gateway, at: { host: string; port: number 
     make: () => ({ partial: "", loggedIn: false, filter: null, heard: new Map() }),
     opened(c) {
       conns.add(c);
+      const full = overCap(gw, c.client);
+      if (full) {
+        stats.capped++;
+        send(c, `# server full: ${full}; try again later\r\n`);
+        drop(c, `refused: ${full}`);
+        return;
+      }
       send(c, `# svc-gateway ${buildInfo().version}\r\n`);
     },
     data: (c, chunk) => onData(c, chunk),

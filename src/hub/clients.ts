@@ -66,6 +66,23 @@ export function addClient(gw: Core, server: HubServer, address: string, close: (
   return client;
 }
 
+/** The host part of a client's address:port (an IPv6 address in brackets loses them). */
+export const hostOf = (address: string) => address.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
+
+/**
+ * Whether a client that just connected (already listed) is one too many:
+ * HUB_CLIENTS_PER_ADDRESS from its address, or HUB_CLIENTS_MAX in all, on
+ * its server. Returns why, for the log and the client, or null.
+ */
+export function overCap(gw: Core, c: HubClient): string | null {
+  const all = clientsOf(gw, c.server);
+  if (all.length > gw.config.hubClientsMax) return `the server has its ${gw.config.hubClientsMax} connections (HUB_CLIENTS_MAX)`;
+  const host = hostOf(c.address);
+  const fromHost = all.filter((x) => hostOf(x.address) === host).length;
+  if (fromHost > gw.config.hubClientsPerAddress) return `${host} has its ${gw.config.hubClientsPerAddress} connections (HUB_CLIENTS_PER_ADDRESS)`;
+  return null;
+}
+
 export function removeClient(gw: Core, id: string): void {
   list(gw).delete(id);
 }

@@ -21,6 +21,8 @@
  * Range terms match packets that carry a position. Positions of m/, f/ and
  * t/.../call/km references come from the station registry (see `refs`).
  * Terms not understood are ignored (listed in `unknown`), as aprsc does.
+ * Wildcard patterns match in linear time (globMatcher), and a filter is bounded
+ * (parseFilter): a client cannot make matching slow.
  */
 import type { AprsPacket } from "../aprs/types.ts";
 
@@ -67,23 +69,51 @@ export function distanceKm(a: LatLon, b: LatLon): number {
   return 2 * R_KM * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
-/** A call pattern with `*` wildcards as a matcher (case-insensitive). */
-function pattern(s: string): (v: string) => boolean {
-  const u = s.toUpperCase();
-  if (!u.includes("*")) return (v) => v.toUpperCase() === u;
-  const re = new RegExp(
-    `^${u
-      .split("*")
-      .map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-      .join(".*")}$`,
-    "i",
-  );
-  return (v) => re.test(v);
+/** At most this many terms per filter; the rest are ignored (and the client told). */
+export const MAX_FILTER_TERMS = 32;
+/** A call or name pattern longer than this (after runs of `*` become one) is ignored. */
+export const MAX_PATTERN_LENGTH = 16;
+/** A filter's text is cut to this many characters (aprsc keeps 512-byte filter buffers). */
+export const MAX_FILTER_TEXT = 512;
+
+/**
+ * A matcher for the glob `p` (`*` any run of characters), upper case, for
+ * upper-case values. Linear: the pieces between stars are found left to
+ * right, each at its first place (the leftmost place is always a right choice
+ * for `*`-only globs), so no input makes it backtrack.
+ */
+export function globMatcher(p: string): (v: string) => boolean {
+  const parts = p.split("*");
+  if (parts.length === 1) return (v) => v === p;
+  const first = parts[0]!;
+  const last = parts[parts.length - 1]!;
+  const middle = parts.slice(1, -1).filter(Boolean);
+  const least = first.length + last.length;
+  return (v) => {
+    if (v.length < least || !v.startsWith(first) || !v.endsWith(last)) return false;
+    let at = first.length;
+    const end = v.length - last.length;
+    for (const part of middle) {
+      const k = v.indexOf(part, at);
+      if (k < 0 || k + part.length > end) return false;
+      at = k + part.length;
+    }
+    return true;
+  };
+}
+
+/** A call pattern with `*` wildcards as a matcher (case-insensitive); null when it is too long. */
+function pattern(s: string): ((v: string) => boolean) | null {
+  const u = s.toUpperCase().replace(/\*{2,}/g, "*");
+  if (u.length > MAX_PATTERN_LENGTH) return null;
+  const m = globMatcher(u);
+  return (v) => m(v.toUpperCase());
 }
 
 const anyOf = (parts: string[]) => {
   const ms = parts.filter((x) => x.length).map(pattern);
-  return (v: string | null | undefined) => !!v && ms.some((m) => m(v));
+  if (!ms.length || ms.some((m) => m === null)) return null;
+  return (v: string | null | undefined) => !!v && ms.some((m) => m!(v));
 };
 
 const num = (s: string | undefined) => (s !== undefined && s !== "" && Number.isFinite(Number(s)) ? Number(s) : NaN);
@@ -169,15 +199,16 @@ function parseTerm(raw: string, login: string, refs: Set<string>): Test | null {
     }
     case "p": {
       const prefixes = args.filter(Boolean).map((a) => a.toUpperCase());
+      if (prefixes.some((x) => x.length > MAX_PATTERN_LENGTH)) return null;
       return prefixes.length ? (p) => prefixes.some((x) => p.src.toUpperCase().startsWith(x)) : null;
     }
     case "b": {
       const m = anyOf(args);
-      return args.length ? (p) => m(p.src) : null;
+      return m && ((p) => m(p.src));
     }
     case "o": {
       const m = anyOf(args);
-      return args.length ? (p) => (p.packet?.type === "object" || p.packet?.type === "item") && m(p.packet.name?.trim()) : null;
+      return m && ((p) => (p.packet?.type === "object" || p.packet?.type === "item") && m(p.packet.name?.trim()));
     }
     case "t": {
       const letters = (args[0] ?? "").toLowerCase();
@@ -207,7 +238,7 @@ function parseTerm(raw: string, login: string, refs: Set<string>): Test | null {
     }
     case "d": {
       const m = anyOf(args);
-      return args.length ? (p) => usedDigis(p.path).some((d) => m(d)) : null;
+      return m && ((p) => usedDigis(p.path).some((d) => m(d)));
     }
     case "a": {
       const [n, w, s, e] = args.map(num);
@@ -219,11 +250,11 @@ function parseTerm(raw: string, login: string, refs: Set<string>): Test | null {
     }
     case "e": {
       const m = anyOf(args);
-      return args.length ? (p) => m(entryCall(p.path)) : null;
+      return m && ((p) => m(entryCall(p.path)));
     }
     case "u": {
       const m = anyOf(args);
-      return args.length ? (p) => m(p.dst) : null;
+      return m && ((p) => m(p.dst));
     }
     case "m": {
       const km = num(args[0]);
@@ -242,10 +273,20 @@ function parseTerm(raw: string, login: string, refs: Set<string>): Test | null {
   return null;
 }
 
-/** Parses a filter for a client logged in as `login` (m/ uses its position). */
+/**
+ * Parses a filter for a client logged in as `login` (m/ uses its position).
+ * Bounded: the text is cut at MAX_FILTER_TEXT characters, terms past
+ * MAX_FILTER_TERMS are ignored, and so is a term with a pattern longer than
+ * MAX_PATTERN_LENGTH (all listed in `unknown`), so no filter makes matching
+ * a packet cost more than a few hundred short comparisons.
+ */
 export function parseFilter(text: string, login: string): Filter {
-  const f: Filter = { text: text.trim(), terms: [], refs: new Set(), positions: new Map(), unknown: [] };
+  const f: Filter = { text: text.trim().slice(0, MAX_FILTER_TEXT).trim(), terms: [], refs: new Set(), positions: new Map(), unknown: [] };
   for (const word of f.text.split(/\s+/).filter(Boolean)) {
+    if (f.terms.length >= MAX_FILTER_TERMS) {
+      f.unknown.push(word);
+      continue;
+    }
     const negative = word.startsWith("-");
     const test = parseTerm(negative ? word.slice(1) : word, login.toUpperCase(), f.refs);
     if (test) f.terms.push({ negative, test });

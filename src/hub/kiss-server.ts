@@ -5,11 +5,20 @@
  *
  *   heard   every frame heard on any radio port goes to every client, as a KISS
  *           data frame on that port's number (the order of KISS_PORTS, from 0)
- *   sent    a client's data frames go out through the gateway's transmitter
- *           (src/node/tx.ts sendFrame): only while RADIO_CALL is verified, each
- *           taking a token of RADIO_TX_PER_MINUTE; others are refused and
- *           counted. TNC parameter commands (TXDELAY...) are not the client's to
- *           set on a shared radio: ignored.
+ *   sent    a client needs no login, so it transmits only where the sysop
+ *           allows it (KISS_SERVER_TX=on; off, its frames are dropped, logged
+ *           once per client and counted as txOff), and only as a station of
+ *           this instance: the frame's source must be a callsign verified here
+ *           (RADIO_CALL's base call with any SSID is one, or nothing could go
+ *           out); another source is refused (notAllowed). Allowed frames go
+ *           through the gateway's transmitter (src/node/tx.ts sendFrame): only
+ *           while RADIO_CALL is verified, each taking a token of
+ *           RADIO_TX_PER_MINUTE. Whatever goes out is remembered as our own
+ *           (src/node/echoes.ts): heard back through a digipeater it proves
+ *           nothing. TNC parameter commands (TXDELAY...) are not the client's
+ *           to set on a shared radio: ignored.
+ *   capped  a connection past HUB_CLIENTS_PER_ADDRESS from its address, or
+ *           HUB_CLIENTS_MAX in all, is closed at once (counted).
  *   slow    a client whose queue passes CLIENT_QUEUE_BYTES is dropped; the radio
  *           never waits for a client.
  */
@@ -17,8 +26,9 @@ import type { Socket } from "bun";
 import type { Gateway } from "../gateway.ts";
 import { radioMayTransmit, radioOf } from "../node/radio.ts";
 import { registerPort } from "../stations/ports.ts";
-import { decodeFrame, encodeKiss, KissDecoder } from "../../radio/index.ts";
-import { clientsOf, clientView, removeClient, type HubClient } from "./clients.ts";
+import { decodeFrame, encodeKiss, formatAddress, KissDecoder } from "../../radio/index.ts";
+import { isVerifiedCall } from "../node/tx.ts";
+import { clientsOf, clientView, overCap, removeClient, type HubClient } from "./clients.ts";
 import type { OutQueue } from "./outq.ts";
 import { hostPort, listenForClients } from "./listen.ts";
 
@@ -34,14 +44,20 @@ export interface KissServerStats {
   copied: number;
   /** client frames put on the air */
   sent: number;
-  /** client frames refused: RADIO_CALL not verified, no radio port */
+  /** client frames refused: KISS_SERVER_TX off, a source not verified here, RADIO_CALL not verified, no radio port */
   refused: number;
+  /** of those: KISS_SERVER_TX is off */
+  txOff: number;
+  /** of those: the frame's source is not a callsign verified on this instance */
+  notAllowed: number;
   /** client frames held back by the transmit rate limit */
   rateLimited: number;
   /** client frames that were not AX.25 */
   bad: number;
   /** clients dropped for being too slow */
   slowDropped: number;
+  /** connections closed at once: HUB_CLIENTS_PER_ADDRESS or HUB_CLIENTS_MAX reached */
+  capped: number;
 }
 
 export interface KissServer {
@@ -51,7 +67,7 @@ export interface KissServer {
 }
 
 export function startKissServer(gw: Gateway, at: { host: string; port: number }): KissServer | null {
-  const stats: KissServerStats = { copied: 0, sent: 0, refused: 0, rateLimited: 0, bad: 0, slowDropped: 0 };
+  const stats: KissServerStats = { copied: 0, sent: 0, refused: 0, txOff: 0, notAllowed: 0, rateLimited: 0, bad: 0, slowDropped: 0, capped: 0 };
   const conns = new Set<Conn>();
   const gr = radioOf(gw);
   const portIds = gr?.radio.ports.map((p) => p.id) ?? [];
@@ -67,6 +83,20 @@ export function startKissServer(gw: Gateway, at: { host: string; port: number })
       if (!f.ok) {
         stats.bad++;
         c.client.refused++;
+        continue;
+      }
+      if (!gw.config.kissServerTx) {
+        stats.refused++;
+        stats.txOff++;
+        if (c.client.refused++ === 0) gw.log.warn("hub", `KISS client ${c.client.address} tried to transmit: dropped (KISS_SERVER_TX is off)`);
+        continue;
+      }
+      const src = formatAddress(f.value.src);
+      if (!isVerifiedCall(gw, src)) {
+        stats.refused++;
+        stats.notAllowed++;
+        c.client.refused++;
+        gw.log.warn("hub", `KISS client ${c.client.address}: a frame from ${src} refused (not a callsign verified on this instance)`);
         continue;
       }
       const port = portIds[r.value.port];
@@ -91,6 +121,12 @@ export function startKissServer(gw: Gateway, at: { host: string; port: number })
     make: () => ({ decoder: new KissDecoder() }),
     opened(c) {
       conns.add(c);
+      const full = overCap(gw, c.client);
+      if (full) {
+        stats.capped++;
+        drop(c, `refused: ${full}`);
+        return;
+      }
       gw.log.info("hub", `KISS client ${c.client.address} connected`);
     },
     data: (c, chunk) => fromClient(c, chunk),
@@ -123,7 +159,7 @@ export function startKissServer(gw: Gateway, at: { host: string; port: number })
     state: "up",
     listen: address,
     radio: gr ? portIds : [],
-    transmit: !!gr && radioMayTransmit(gw),
+    transmit: !!gr && gw.config.kissServerTx && radioMayTransmit(gw),
     rx: clientsOf(gw, "kiss").reduce((n, c) => n + c.rx, 0),
     tx: stats.copied,
     ...stats,

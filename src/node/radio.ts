@@ -8,7 +8,8 @@
  *   heard   every frame: the MHeard list; UI frames: NODES broadcasts go to
  *           the NODES table, SVCB1 datagrams to the federation apply pipeline,
  *           APRS (PID 0xF0) to the ingest pipeline as heard on RF by this
- *           station (an IGate for Tier A)
+ *           station (an IGate for Tier A), except our own frames heard back
+ *           through a digipeater (echoes.ts: stored, never proof)
  *   sent    the APRS outbox through the TNC (tx.ts), the SVCB1 beacon and
  *           NODES broadcasts on their schedules
  *   status  each port in GET /api/ports; counter samples every minute
@@ -22,6 +23,7 @@ import { registerPort } from "../stations/ports.ts";
 import { isDiskFull, reportDiskFull } from "../store/disk-full.ts";
 import { isVerifiedCall, Transmitter } from "./tx.ts";
 import { noteHeard, sampleCounters } from "./heard.ts";
+import { isEcho, noteSent } from "./echoes.ts";
 import { runLocalBox } from "./box.ts";
 import { answerAx25 } from "../bbs/ax25.ts";
 import { radioOnlyPeers, serveCircuit, syncOverRadio } from "./sync.ts";
@@ -122,7 +124,11 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
     : null;
   // circuits to the node carry SVCL1 too
   if (netrom) offs.push(netrom.listen((c) => serveCircuit(gw, c)));
-  offs.push(radio.onMonitor((e, port) => e.dir === "rx" && safely(gw, "mheard", () => noteHeard(gw, port, e.frame, gw.clock.now()))));
+  offs.push(
+    radio.onMonitor((e, port) =>
+      e.dir === "rx" ? safely(gw, "mheard", () => noteHeard(gw, port, e.frame, gw.clock.now())) : noteSent(gw, e.frame, gw.clock.now()),
+    ),
+  );
   offs.push(radio.onUi((f, port) => safely(gw, "receive", () => heardUi(gw, f, port), port)));
   // connections to this station (accepted only while RADIO_CALL is verified): to the node's
   // call, a neighbour node's link for NET/ROM traffic; to BBS_AX25_CALL, a partner BBS
@@ -227,7 +233,9 @@ function heardUi(gw: Gateway, f: Ax25Frame, port: string): unknown {
     const line = formatTnc2(f);
     // an APRS frame TNC2 cannot express exactly (v1 bits, odd reserved bits) is not APRS we can ingest
     if (!line.ok) return;
-    ingestLines(gw, [line.value], { source: "rf", heardAt: gw.clock.now() });
+    // our own transmission repeated by a digipeater: stored, but proves nothing (echoes.ts)
+    const now = gw.clock.now();
+    ingestLines(gw, [line.value], { source: "rf", heardAt: now, echo: isEcho(gw, f, now) });
   }
   return;
 }

@@ -36,6 +36,8 @@ export interface IngestOptions {
   device?: boolean;
   /** a hub client that handed these in (carried by the aprsPacket event) */
   origin?: string;
+  /** source rf: our own transmission heard back through a digipeater (src/node/echoes.ts): stored with via "echo", proof "relayed" */
+  echo?: boolean;
 }
 
 /** One line, optionally with its own time and IGate (JSON batches carry these). */
@@ -152,7 +154,7 @@ export function ingestLinesTx(gw: Core, lines: Array<string | Uint8Array | Inges
   const report: IngestReport = { received: lines.length, stored: 0, duplicates: 0, positions: 0, errors: {} };
   const st = statements(gw);
   const defaultIgate = opts.source === "rf" ? (opts.igate ?? gw.config.radioCall ?? gw.config.fedAprsCall ?? null) : (opts.igate ?? null);
-  const via = opts.source === "rf" ? "tnc" : opts.source;
+  const via = opts.source === "rf" ? (opts.echo ? "echo" : "tnc") : opts.source;
   const stations = new StationBatch(gw.db);
   for (const item of lines) {
     const entry: IngestLine = typeof item === "string" || item instanceof Uint8Array ? { line: item } : item;
@@ -229,7 +231,7 @@ const INTERNET_PATH = /(^|,)(TCPIP|TCPXX)\*?(,|$)/;
 
 /** How a packet (not a third-party wrapper's inner one) reached us; see HeardProof. */
 function proofOf(opts: IngestOptions, qConstruct: string | undefined, path: string): HeardProof {
-  if (opts.source === "rf") return "radio";
+  if (opts.source === "rf") return opts.echo ? "relayed" : "radio";
   if (opts.source === "ingest") {
     if (opts.device) return "device";
     if (!qConstruct && !/(^|,)q[A-Za-z]{2}(,|$)/.test(path) && !INTERNET_PATH.test(path)) return "box";

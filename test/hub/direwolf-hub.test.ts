@@ -85,11 +85,14 @@ beforeAll(async () => {
     RADIO_CALL,
     RADIO_PATH: "WIDE1-1",
     KISS_SERVER: `127.0.0.1:${kissPort}`,
+    KISS_SERVER_TX: "on",
     APRSIS_LISTEN: `127.0.0.1:${isPort}`,
   });
   await radioOf(g.gw)!.radio.ports[0]!.port.whenConnected();
   // RADIO_CALL verified: the station may transmit
   signedInUser(g.gw, "N0GWH", { verified: true });
+  // aprx beacons as N0APX-1 through the KISS server: a call verified here
+  signedInUser(g.gw, "N0APX", { verified: true });
 }, 60_000);
 
 afterAll(async () => {

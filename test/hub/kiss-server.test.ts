@@ -2,8 +2,9 @@
  * The gateway's KISS TCP server (KISS_SERVER) between a fake TNC (the radio,
  * ../helpers/kiss-tnc.ts) and plain KISS clients, as APRS programs connect to
  * Direwolf's port 8001: every frame heard reaches every client byte for byte;
- * a client's frames go on the air only while RADIO_CALL is verified and
- * within RADIO_TX_PER_MINUTE; a client that stops reading is dropped and the
+ * a client's frames go on the air only with KISS_SERVER_TX=on, from a call
+ * verified here, while RADIO_CALL is verified and within RADIO_TX_PER_MINUTE
+ * (the refusals: ../security/radio-holes.test.ts); a client that stops reading is dropped and the
  * radio goes on. The real-program test is direwolf-hub.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -62,7 +63,7 @@ const kissPort = async () => {
 
 beforeAll(async () => {
   tnc = fakeTnc();
-  g = await startInProcess({ KISS_PORTS: tnc.url, RADIO_CALL: "N0KSS-1", KISS_SERVER: "127.0.0.1:0", RADIO_TX_PER_MINUTE: "3" });
+  g = await startInProcess({ KISS_PORTS: tnc.url, RADIO_CALL: "N0KSS-1", KISS_SERVER: "127.0.0.1:0", KISS_SERVER_TX: "on", RADIO_TX_PER_MINUTE: "3" });
   await tnc.connected();
   await radioOf(g.gw)!.radio.ports[0]!.port.whenConnected();
   port = hubOf(g.gw)!.kiss!.port;
@@ -93,9 +94,9 @@ describe("KISS TCP server", () => {
     b.close();
   });
 
-  test("a client's frames are refused and counted while RADIO_CALL is not verified, and go out through the transmitter once it is, within RADIO_TX_PER_MINUTE", async () => {
+  test("a client's frames are refused and counted while RADIO_CALL is not verified, and go out through the transmitter once it is (KISS_SERVER_TX=on), within RADIO_TX_PER_MINUTE", async () => {
     const c = await kissClient();
-    const frame = encodeFrame(tnc2Frame("N0APP-9>APRS,WIDE1-1:>from a local program"));
+    const frame = encodeFrame(tnc2Frame("N0KSS-9>APRS,WIDE1-1:>from a local program"));
     const sentBefore = tnc.sent.length;
     c.send(frame);
     for (let i = 0; i < 100 && !((await kissPort()).refused as number); i++) await Bun.sleep(10);
@@ -104,14 +105,14 @@ describe("KISS TCP server", () => {
     signedInUser(g.gw, "N0KSS", { verified: true });
     c.send(frame);
     const [out] = await tnc.waitSent(1, { from: sentBefore });
-    expect(tnc2Text(out!)).toBe("N0APP-9>APRS,WIDE1-1:>from a local program");
+    expect(tnc2Text(out!)).toBe("N0KSS-9>APRS,WIDE1-1:>from a local program");
     expect(tnc.sent.length).toBe(sentBefore + 1);
     // three tokens a minute: the one above, two more, then the fourth frame is held back and counted
-    for (let i = 1; i <= 3; i++) c.send(encodeFrame(tnc2Frame(`N0APP-9>APRS:>burst ${i}`)));
+    for (let i = 1; i <= 3; i++) c.send(encodeFrame(tnc2Frame(`N0KSS-9>APRS:>burst ${i}`)));
     await tnc.waitSent(3, { from: sentBefore });
     for (let i = 0; i < 100 && !((await kissPort()).rateLimited as number); i++) await Bun.sleep(10);
     expect(await kissPort()).toMatchObject({ sent: 3, refused: 1, rateLimited: 1 });
-    expect(tnc.sent.slice(sentBefore).map(tnc2Text)).toEqual(["N0APP-9>APRS,WIDE1-1:>from a local program", "N0APP-9>APRS:>burst 1", "N0APP-9>APRS:>burst 2"]);
+    expect(tnc.sent.slice(sentBefore).map(tnc2Text)).toEqual(["N0KSS-9>APRS,WIDE1-1:>from a local program", "N0KSS-9>APRS:>burst 1", "N0KSS-9>APRS:>burst 2"]);
     const row = (await kissPort()).clients[0]!;
     expect(row).toMatchObject({ server: "kiss", rx: 5, refused: 2 });
     c.close();

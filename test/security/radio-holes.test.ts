@@ -1,0 +1,192 @@
+/**
+ * Radio-side holes a red-team run of main got through (issue 25 item 8), each
+ * attack done again against a running gateway with a fake TNC as its radio
+ * (the fake plays the digipeater that repeats what we send), each beside its
+ * legitimate path as the control:
+ *
+ *   H1  a program on the KISS server transmits as the sysop's call; the
+ *       digipeater's echo must not verify a call nor make a find Tier A, and
+ *       KISS clients transmit only with KISS_SERVER_TX=on, only as calls
+ *       verified here; a bare KISS_SERVER port listens on loopback only
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Socket } from "bun";
+import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { signedInUser, type TestUser } from "../helpers/accounts.ts";
+import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
+import { hubOf } from "../../src/hub/index.ts";
+import { radioOf } from "../../src/node/radio.ts";
+import { encodeFrame, encodeKiss } from "../../radio/index.ts";
+
+const INGEST = "radio-holes-ingest-secret";
+let tnc: FakeTnc;
+let g: Running; // KISS_SERVER_TX=on; N0SYS is the sysop, RADIO_CALL N0SYS-10
+let sysop: TestUser;
+let owner: TestUser;
+
+beforeAll(async () => {
+  tnc = fakeTnc();
+  g = await startInProcess({
+    KISS_PORTS: tnc.url,
+    RADIO_CALL: "N0SYS-10",
+    ADMIN_CALLSIGNS: "N0SYS",
+    KISS_SERVER: "127.0.0.1:0",
+    KISS_SERVER_TX: "on",
+    RADIO_TX_PER_MINUTE: "60",
+    INGEST_SECRET: INGEST,
+  });
+  await tnc.connected();
+  await radioOf(g.gw)!.radio.ports[0]!.port.whenConnected();
+  sysop = signedInUser(g.gw, "N0SYS", { verified: true });
+  owner = signedInUser(g.gw, "N0OWN", { verified: true });
+});
+afterAll(async () => {
+  await g?.stop();
+  tnc?.stop();
+});
+
+const json = (r: Response) => r.json() as Promise<any>;
+const as = (u: TestUser, r: Running = g) => ({
+  get: (p: string) => r.get(p, { headers: { cookie: u.cookie } }),
+  post: (p: string, body: unknown) => r.post(p, body, { headers: { cookie: u.cookie } }),
+});
+
+/** A KISS client of `r`'s KISS server: it only sends. */
+async function kissClient(r: Running): Promise<{ send(line: string): void; close(): void }> {
+  const s: Socket<undefined> = await Bun.connect({ hostname: "127.0.0.1", port: hubOf(r.gw)!.kiss!.port, socket: { data() {} } });
+  return { send: (line) => void s.write(encodeKiss(encodeFrame(tnc2Frame(line)), 0)), close: () => s.end() };
+}
+
+const kissStats = async (r: Running) => ((await json(await r.get("/api/ports"))).ports as Array<Record<string, any>>).find((p) => p.name === "kiss-server")!;
+
+async function until<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 5000): Promise<NonNullable<T>> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(10);
+  }
+}
+
+/** The frame as a digipeater repeats it: same source, destination and information, the path used up. */
+const digipeated = (line: string) => line.replace(/^([^>]+>[^,:]+)(,[^:]*)?:/, "$1,N0DIG-1*:");
+
+function aprsPos(lat: number, lon: number): string {
+  const dm = (v: number, w: number, h: string) =>
+    `${String(Math.floor(Math.abs(v))).padStart(w, "0")}${((Math.abs(v) % 1) * 60).toFixed(2).padStart(5, "0")}${h}`;
+  return `!${dm(lat, 2, lat >= 0 ? "N" : "S")}/${dm(lon, 3, lon >= 0 ? "E" : "W")}[`;
+}
+
+async function newCache(lat: number, lon: number) {
+  const r = await as(owner).post("/api/caches", { name: `Cache ${lat},${lon}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat, lon });
+  expect(r.status).toBe(201);
+  return json(r);
+}
+const findTier = (logId: number) => (g.gw.db.query("SELECT tier FROM logs WHERE id = ?").get(logId) as { tier: string }).tier;
+
+describe("H1: what we transmit is never proof when it comes back", () => {
+  test("a KISS client sends the sysop's call with a takeover code; the digipeater's echo is stored but verifies nothing, while a message really heard on the air does", async () => {
+    const mallory = signedInUser(g.gw, "N0MAL");
+    expect((await as(mallory).post("/auth/callsigns", { add: "N0SYS" })).status).toBe(200);
+    const ch = await json(await as(mallory).post("/verify/aprs/start", { call: "N0SYS" }));
+    expect(ch).toMatchObject({ status: "pending", takeover: true, accepts: ["radio", "box"] });
+
+    const c = await kissClient(g);
+    const line = `N0SYS>APRS,WIDE1-1::${ch.addressee.padEnd(9)}:VERIFY ${ch.code}`;
+    const from = tnc.sent.length;
+    c.send(line);
+    // N0SYS is verified here: the frame goes on the air, as the sysop allowed (KISS_SERVER_TX=on)
+    const [out] = await tnc.waitSent(1, { from });
+    expect(tnc2Text(out!)).toBe(line);
+    // ... and a digipeater repeats it: the gateway hears it back
+    tnc.hear(tnc2Frame(digipeated(line)));
+    const stored = await until("the echo stored", () =>
+      g.gw.db.query("SELECT source, igate, proof FROM aprs_messages WHERE src = 'N0SYS' AND instr(text, ?) > 0").get(ch.code),
+    );
+    expect(stored).toEqual({ source: "rf", igate: "N0SYS-10", proof: "relayed" });
+    expect(g.gw.db.query("SELECT via FROM packets WHERE src = 'N0SYS' AND instr(raw, ?) > 0").get(ch.code)).toEqual({ via: "echo" });
+    expect((await as(mallory).post("/verify/aprs/confirm", { call: "N0SYS" })).status).toBe(409);
+    expect((await json(await as(mallory).get("/verify/aprs/status?call=N0SYS"))).status).toBe("pending");
+    expect(await json(await as(sysop).get("/auth/callsign"))).toEqual({ call: "N0SYS", verified: true });
+    expect((await as(mallory).get("/api/admin/audit")).status).toBe(403);
+
+    // the control: a challenge answered by a station really heard on the air verifies
+    const ham = signedInUser(g.gw, "N0HAM");
+    const hc = await json(await as(ham).post("/verify/aprs/start", { call: "N0HAM" }));
+    tnc.hear(tnc2Frame(`N0HAM-7>APRS,N0DIG-1*::${hc.addressee.padEnd(9)}:VERIFY ${hc.code}`));
+    await until("N0HAM verified", async () => (await json(await as(ham).get("/verify/aprs/status?call=N0HAM"))).status === "verified");
+    c.close();
+  });
+
+  test("a position sent through us and repeated by a digipeater does not make a find Tier A; a position really heard does", async () => {
+    const bob = signedInUser(g.gw, "N0BOB", { verified: true });
+    const cache = await newCache(47.5, 9.5);
+    const find = await json(await as(bob).post(`/api/caches/${cache.id}/logs`, { kind: "find", text: "from my sofa" }));
+    expect(find.tier).toBe("b");
+
+    const c = await kissClient(g);
+    const line = `N0BOB-7>APRS,WIDE1-1:${aprsPos(47.5, 9.5)}`;
+    const from = tnc.sent.length;
+    c.send(line);
+    await tnc.waitSent(1, { from });
+    tnc.hear(tnc2Frame(digipeated(line)));
+    const pos = await until("the echoed position stored", () => g.gw.db.query("SELECT source, via FROM positions WHERE call = 'N0BOB-7'").get());
+    expect(pos).toEqual({ source: "rf", via: "echo" });
+    expect(findTier(find.id)).toBe("b");
+    // nor does a find logged now, next to the echoed position
+    const cache2 = await newCache(47.5001, 9.5001);
+    const find2 = await json(await as(bob).post(`/api/caches/${cache2.id}/logs`, { kind: "find", text: "again" }));
+    expect(find2.tier).toBe("b");
+
+    // the control: N0BOB's own transmission, heard on our radio, corroborates both
+    tnc.hear(tnc2Frame(`N0BOB-9>APRS,N0DIG-1*:${aprsPos(47.5, 9.5)}`));
+    await until("the find promoted", () => findTier(find.id) === "a");
+    expect(findTier(find2.id)).toBe("a");
+    c.close();
+  });
+
+  test("KISS_SERVER_TX=on: a frame whose source is not verified here is refused and never reaches the TNC; RADIO_CALL (any SSID) goes out", async () => {
+    const c = await kissClient(g);
+    const before = await kissStats(g);
+    const from = tnc.sent.length;
+    c.send("N0EVL>APRS,WIDE1-1::N0SYS    :VERIFY ABCDEF");
+    await until("the refusal counted", async () => (await kissStats(g)).notAllowed > before.notAllowed);
+    c.send("N0SYS-10>APRS,WIDE1-1:>the station itself");
+    c.send("N0SYS-5>APRS:>another SSID of RADIO_CALL");
+    const out = await tnc.waitSent(2, { from });
+    expect(out.map(tnc2Text)).toEqual(["N0SYS-10>APRS,WIDE1-1:>the station itself", "N0SYS-5>APRS:>another SSID of RADIO_CALL"]);
+    expect(
+      tnc.sent
+        .slice(from)
+        .map(tnc2Text)
+        .some((l) => l.startsWith("N0EVL")),
+    ).toBe(false);
+    expect(await kissStats(g)).toMatchObject({ notAllowed: before.notAllowed + 1, sent: before.sent + 2, txOff: 0, transmit: true });
+    c.close();
+  });
+
+  test("KISS_SERVER_TX off (the default): a client's frames never reach the TNC and are counted; a bare KISS_SERVER port listens on loopback", async () => {
+    const tnc2 = fakeTnc();
+    const g2 = await startInProcess({ KISS_PORTS: tnc2.url, RADIO_CALL: "N0TWO-10", KISS_SERVER: "0" });
+    try {
+      await tnc2.connected();
+      await radioOf(g2.gw)!.radio.ports[0]!.port.whenConnected();
+      signedInUser(g2.gw, "N0TWO", { verified: true });
+      const p = await kissStats(g2);
+      expect(p.listen).toBe(`127.0.0.1:${hubOf(g2.gw)!.kiss!.port}`);
+      expect(p.transmit).toBe(false);
+      const c = await kissClient(g2);
+      c.send("N0TWO-10>APRS,WIDE1-1:>RADIO_CALL itself, from a local program");
+      c.send("N0TWO-10>APRS:>twice");
+      await until("the frames counted", async () => (await kissStats(g2)).txOff === 2);
+      expect(await kissStats(g2)).toMatchObject({ refused: 2, txOff: 2, sent: 0 });
+      // the radio itself transmits (its frames are not the client's): nothing of the client's went out
+      expect(tnc2.sent.map(tnc2Text).filter((l) => l.includes("local program") || l.includes("twice"))).toEqual([]);
+      c.close();
+    } finally {
+      await g2.stop();
+      tnc2.stop();
+    }
+  });
+});
