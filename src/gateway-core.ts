@@ -21,6 +21,7 @@ import { initNetwork } from "./fed/network.ts";
 import { liveHub, parseRegions, startRooms, WS, type RoomSocket } from "./live/rooms.ts";
 import { onHeard } from "./accounts/verify-aprs.ts";
 import { onPosition } from "./game/corroborate.ts";
+import { watchClock } from "./system/clock-sanity.ts";
 
 /** Bun's WebSocket settings are server-wide: the live rooms' bounded buffers and timeouts (src/live/rooms.ts). */
 const WEBSOCKET_OPTIONS = {
@@ -172,6 +173,7 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
   gw.events.on("aprsMessage", (m) => onHeard(gw, m)); // callsign challenges answered on the air
   gw.events.on("position", (p) => onPosition(gw, p)); // RF sightings corroborate pending finds
   startRooms(gw); // live rooms and streams follow positions and logs
+  watchClock(gw); // signing and transmitting wait for a sane clock (system/clock-sanity.ts), before anything signs
   registerJobs(gw); // the cron: prune, pull, push, digests
   opts.parts.register(gw); // the host's own: radio ticks, FBB forwarding, backups on a server
   initFederation(gw);

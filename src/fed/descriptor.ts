@@ -9,6 +9,7 @@ import type { Core } from "../gateway.ts";
 import { buildInfo } from "../version.ts";
 import { formatEndpoint, parseEndpoints, type Endpoint } from "./endpoints.ts";
 import { instanceSigner, localGid, publishRecord, resignFeed } from "./feed.ts";
+import { whenClockSane } from "../system/clock-sanity.ts";
 import type { RotationRecord } from "./keys.ts";
 import { decodePayload, FED_DOMAIN, RECORD_TYPES, SYNC_KINDS, type SyncKind } from "./record.ts";
 import type { PeerBody } from "./bodies.ts";
@@ -92,6 +93,8 @@ function refreshPeerRecord(gw: Core): void {
 
 /** Runs once per gateway: key history, re-signing after a key change, the peer record. */
 export function initFederation(gw: Core): { resigned: number } {
+  // nothing is signed (or dated) until the clock is sane: then this runs again (system/clock-sanity.ts)
+  if (whenClockSane(gw, () => initFederation(gw))) return { resigned: 0 };
   ensureOwnKey(gw);
   const resigned = resignFeed(gw);
   if (resigned > 0) gw.log.info("fed", `signed ${resigned} feed records with the current key`);

@@ -24,6 +24,7 @@ import type { Core } from "../gateway.ts";
 import { guardedFetch, OutboundRefused } from "../net/outbound.ts";
 import { endpointUrl, syncUrlProblem } from "./endpoints.ts";
 import type { Peer } from "./peers.ts";
+import { notePeerDate } from "../system/clock-sanity.ts";
 
 export class DialError extends Error {
   override name = "DialError";
@@ -118,6 +119,8 @@ export async function fedFetch(gw: Core, url: string, opts: FetchOptions = {}): 
       `${url}: ${name === "TimeoutError" ? "no answer in time" : String((e as Error)?.message ?? e)}`,
     );
   }
+  // another instance's clock, for ours to be checked against (system/clock-sanity.ts)
+  if (opts.rule !== "configured") notePeerDate(gw, peerOf(url), res.headers.get("date"));
   const declared = Number(res.headers.get("content-length") ?? "NaN");
   if (declared > maxBytes) {
     await res.body?.cancel().catch(() => {});
@@ -148,6 +151,14 @@ export async function fedFetch(gw: Core, url: string, opts: FetchOptions = {}): 
   }
   return { status: res.status, headers: res.headers, bytes };
 }
+
+const peerOf = (url: string) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+};
 
 /** A JSON answer of another instance: 2xx with a JSON body, or DialError. */
 export async function fedJson<T = unknown>(gw: Core, url: string, opts: FetchOptions & { json?: unknown } = {}): Promise<{ status: number; body: T }> {

@@ -21,6 +21,7 @@ import type { Config } from "../config.ts";
 import { conflict, unprocessable } from "../errors.ts";
 import { checkBody, type Bodies } from "./bodies.ts";
 import { signerFromSeed } from "./keys.ts";
+import { refuseUnlessClockSane } from "../system/clock-sanity.ts";
 import {
   encodePayload,
   makeGid,
@@ -50,14 +51,26 @@ export interface Published {
 
 const signers = new WeakMap<Config, Signer | null>();
 
-/** This instance's frame signer, or null when it is unsigned. */
+/**
+ * This instance's frame signer, or null when it is unsigned. Every signature
+ * the instance makes goes through it, so this is where a clock that is not
+ * sane stops them (503 clock_not_set, system/clock-sanity.ts).
+ */
 export function instanceSigner(gw: Core): Signer | null {
   let s = signers.get(gw.config);
   if (s === undefined) {
     s = gw.config.fedPrivateKey ? signerFromSeed(gw.config.fedPrivateKey) : null;
     signers.set(gw.config, s);
   }
-  return s;
+  if (!s) return null;
+  const key = s;
+  return {
+    publicKey: key.publicKey,
+    sign(message) {
+      refuseUnlessClockSane(gw);
+      return key.sign(message);
+    },
+  };
 }
 
 /** The gid of one of this instance's records: `localGid(gw, "cache", 42)` -> "gw1:cache:42". */

@@ -8,6 +8,7 @@ import type { Core } from "../gateway.ts";
 import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
 import { findToWire } from "../fed/bodies.ts";
 import { accountGid, localGid, publishRecord, publishTombstone } from "../fed/feed.ts";
+import { refuseUnlessClockSane } from "../system/clock-sanity.ts";
 import { mirroredFindsOf } from "../fed/mirror.ts";
 import { publicIdOf, verifiedHolder } from "../accounts/users.ts";
 import { baseCall } from "../callsign.ts";
@@ -262,6 +263,8 @@ function afterCommit(gw: Core, written: Written[]): void {
  * find is Tier A at once when an RF sighting corroborates it.
  */
 export function logOnCache(gw: Core, actor: Actor, rawCache: string, body: Record<string, unknown>): Log & { replayed?: true } {
+  // dated and signed by this clock: refused (503, kept by the client) while it is not set, before times are checked against it
+  refuseUnlessClockSane(gw);
   const input = checkLogBody(body, gw.clock.now(), actor.ingest && actor.userId === null);
   let who: { userId: number | null; call: string; tier: "b" | "c"; via: string };
   if (actor.userId !== null || actor.via === "device") {

@@ -20,7 +20,8 @@ export class RateLimiter {
 
   hit(key: string, limit: number, now: number): RateResult {
     let w = this.windows.get(key);
-    if (!w || now - w.start >= WINDOW_MS) {
+    // a clock stepped back (NTP) starts a new window rather than holding the old one for the step's length
+    if (!w || now - w.start >= WINDOW_MS || now < w.start) {
       if (this.windows.size >= MAX_KEYS) this.sweep(now);
       w = { start: now, count: 0 };
       this.windows.set(key, w);
@@ -32,7 +33,7 @@ export class RateLimiter {
 
   /** Drops expired windows; under a flood of new keys, drops them all (they reset anyway). */
   sweep(now: number): void {
-    for (const [k, w] of this.windows) if (now - w.start >= WINDOW_MS) this.windows.delete(k);
+    for (const [k, w] of this.windows) if (now - w.start >= WINDOW_MS || now < w.start) this.windows.delete(k);
     if (this.windows.size >= MAX_KEYS) this.windows.clear();
   }
 

@@ -7,6 +7,7 @@
  */
 import type { Gateway } from "../gateway.ts";
 import { pruneAll } from "./prune.ts";
+import { checkClock, clockPaused } from "../system/clock-sanity.ts";
 import { runWatchDigests } from "../notify/digests.ts";
 import { syncAll } from "../fed/sync.ts";
 import { retryCorroborations } from "../fed/corroborate.ts";
@@ -19,10 +20,22 @@ export function registerJobs(gw: Gateway): void {
     schedule: "7 * * * *",
     description: "delete expired positions, packets, logs, tombstones and relay entries in small batches",
     run: async () => {
+      // a clock set years ahead would expire everything: retention waits for a sane clock
+      const paused = clockPaused(gw);
+      if (paused) return { skipped: paused };
       const report = await pruneAll(gw.db, gw.config, gw.clock.now());
       const total = Object.values(report).reduce((s, r) => s + r.deleted, 0);
       if (total > 0) gw.log.info("prune", `deleted ${total} expired rows`, report);
       return report;
+    },
+  });
+  gw.scheduler.add({
+    name: "clock-check",
+    schedule: "* * * * *",
+    description: "check the clock against what is stored and what peers say; signing and transmitting wait while it is not sane",
+    run: () => {
+      const s = checkClock(gw);
+      return { sane: s.sane, reason: s.reason, peers: s.peers };
     },
   });
   gw.scheduler.add({

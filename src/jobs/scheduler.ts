@@ -4,6 +4,7 @@
  */
 import { Cron } from "croner";
 import type { Logger } from "../log.ts";
+import { CLOCK_REFUSED } from "../system/clock-sanity.ts";
 import type { WriteGate } from "../store/write-gate.ts";
 
 export interface Job {
@@ -125,7 +126,8 @@ export class Scheduler {
       return result;
     } catch (err) {
       e.status.lastError = String((err as Error)?.message ?? err);
-      this.log.error("jobs", `${e.job.name} failed`, { error: e.status.lastError });
+      // refused for a clock that is not set: system/clock-sanity.ts logged why, once
+      if ((err as { code?: string })?.code !== CLOCK_REFUSED) this.log.error("jobs", `${e.job.name} failed`, { error: e.status.lastError });
       throw err;
     } finally {
       e.status.running = false;

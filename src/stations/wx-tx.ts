@@ -17,6 +17,7 @@ import type { Core } from "../gateway.ts";
 import { encodeWeather, EncodeError, type Weather } from "../aprs/index.ts";
 import { badRequest } from "../errors.ts";
 import { enqueue, rememberOwnWeather, type OutboxItem } from "./outbox.ts";
+import { clockPaused } from "../system/clock-sanity.ts";
 import { holdsBaseCall, ownRow, usableRow, viewOwn, type OwnRow, type OwnStation } from "./own.ts";
 
 /** The weather line for a station's reading; throws EncodeError for a callsign or value APRS cannot carry. */
@@ -52,6 +53,8 @@ export function transmitWeatherIfDue(gw: Core, station: OwnRow, wx: Weather, at:
   const now = gw.clock.now();
   const row = ownRow(gw, station.user_id, station.id);
   if (row.wx_tx !== 1) return null;
+  // a weather report carries its time: none goes on the air while the clock is not set (system/clock-sanity.ts)
+  if (clockPaused(gw)) return null;
   if (row.wx_tx_last_at !== null && now - row.wx_tx_last_at < gw.config.wxTxIntervalMinutes * 60_000) return null;
   // The owner lost the verified callsign since turning it on: stay quiet (the station view says why).
   if (!holdsBaseCall(gw, row.user_id, row.call).verified) return null;

@@ -12,6 +12,7 @@ import { ENV_FILE_NAME, updateEnvFile, validateSetting } from "../config.ts";
 import { badRequest, conflict, forbidden } from "../errors.ts";
 import type { Gateway } from "../gateway.ts";
 import { getMeta, setMeta } from "../store/db.ts";
+import { clockSummary } from "./clock-sanity.ts";
 import { DEFAULT_KISS_PORTS, kissPortId } from "../../radio/port/config.ts";
 
 /** JSON field -> environment setting the setup page may write. */
@@ -42,6 +43,8 @@ export function setupState(gw: Gateway) {
   const done = getMeta(gw.db, "setup_done");
   return {
     needed: !done,
+    // why signing and transmitting are paused, checked now (system/clock-sanity.ts)
+    clock: clockSummary(gw),
     // Saved settings apply at the next start: until then this process runs on the old ones.
     restartNeeded: !!done && Number(done) >= gw.startedAt,
     values: {

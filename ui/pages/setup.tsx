@@ -7,6 +7,8 @@ import { GettingStarted } from "./getting-started.tsx";
 interface SetupState {
   needed: boolean;
   restartNeeded?: boolean;
+  /** why signing and transmitting are paused (an unset clock); message null when the clock is sane */
+  clock?: { sane: boolean; message: string | null };
   values: { instance: string; operator: string; aprsCall: string; tileUrl: string; radioCall: string; kissPorts: string };
 }
 
@@ -32,6 +34,7 @@ export function SetupPage() {
     return (
       <section class="page">
         <h1>Set-up</h1>
+        <ClockLine state={state.data!} />
         <p>This gateway is already set up. Settings live in the env file in its data directory.</p>
         <MapArchivesSection />
         <GettingStarted />
@@ -51,6 +54,7 @@ export function SetupPage() {
   return (
     <section class="page">
       <h1>Set up this gateway</h1>
+      <ClockLine state={state.data!} />
       {!token && <p class="error">Open the set-up link the gateway printed when it started: it carries a one-time token.</p>}
       {result.ok ? (
         <>
@@ -81,5 +85,15 @@ export function SetupPage() {
       )}
       <MapArchivesSection />
     </section>
+  );
+}
+
+/** The clock's line: shown only while it is not set (signing and transmitting wait for it). */
+function ClockLine({ state }: { state: SetupState }) {
+  if (!state.clock?.message) return null;
+  return (
+    <p class="error" role="alert" data-clock>
+      {state.clock.message}
+    </p>
   );
 }

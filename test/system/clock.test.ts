@@ -1,0 +1,264 @@
+/**
+ * A gateway whose clock is not set (a Raspberry Pi has no real-time clock):
+ * it notices a clock behind what it stored, or far from its peers' answers,
+ * stops signing and transmitting until it is set, says why once in the log and
+ * on the Setup page, and refuses a find with 503 (the client keeps it and sends
+ * it again). Time jumps (NTP steps of an hour) neither stall nor burst the
+ * rate limits, the sessions and the cron. Fake clocks in process; the real
+ * process under libfaketime (Debian `faketime`) where it is installed.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { captureLog, spawnGateway, startInProcess, type Running } from "../helpers/gateway.ts";
+import { signedInUser, type TestUser } from "../helpers/accounts.ts";
+import { count } from "../helpers/fed.ts";
+import { BUN, MAIN, ROOT } from "../helpers/paths.ts";
+import { tmpDir } from "../helpers/tmp.ts";
+import { generateKeyPair } from "../../src/fed/keys.ts";
+import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
+import { syncAll } from "../../src/fed/sync.ts";
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const PAUSED = /: signing and transmitting paused until it is set \(NTP\)$/;
+const json = (r: Response) => r.json() as Promise<any>;
+const as = (u: TestUser) => ({ headers: { cookie: u.cookie } });
+
+/** A gateway's clock the test steps, as NTP would. */
+function steppedClock() {
+  const c = { offset: 0, now: () => Date.now() + c.offset };
+  return c;
+}
+
+describe("a clock behind what the gateway stored", () => {
+  const clock = steppedClock();
+  const { log, lines } = captureLog("info");
+  let g: Running;
+  let owner: TestUser;
+  let finder: TestUser;
+  let cache: { id: number; gid: string };
+  beforeAll(async () => {
+    g = await startInProcess({ INSTANCE: "gw1", FED_PRIVATE_KEY: generateKeyPair().privateKey, LOG_LEVEL: "info" }, { clock, log });
+    owner = signedInUser(g.gw, "N0OWN", { verified: true });
+    finder = signedInUser(g.gw, "N0FND", { verified: true });
+    const r = await g.post("/api/caches", { name: "Old oak", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 48.1, lon: 11.5 }, as(owner));
+    expect(r.status).toBe(201);
+    cache = await json(r);
+  });
+  afterAll(() => g.stop());
+  const clockLines = () => lines.filter((l) => l.includes(" clock: "));
+
+  test("stepped back a day: the Setup status says why, a find is refused with 503 and nothing is stored or signed", async () => {
+    expect((await json(await g.get("/api/setup"))).clock).toEqual({ sane: true, message: null });
+    clock.offset = -DAY;
+    await g.gw.scheduler.runNow("clock-check");
+    const setup = await json(await g.get("/api/setup"));
+    expect(setup.clock.sane).toBe(false);
+    expect(setup.clock.message).toStartWith("The clock is behind the newest record stored here by 24 h");
+    expect(setup.clock.message).toMatch(PAUSED);
+
+    const logs = count(g.gw, "logs");
+    const feed = g.gw.db.query("SELECT max(seq) AS s FROM fed_feed").get() as { s: number };
+    for (let i = 0; i < 3; i++) {
+      const r = await g.post(`/api/caches/${cache.id}/logs`, { kind: "find", text: "TFTC", clientId: "offline-note-1" }, as(finder));
+      expect(r.status).toBe(503);
+      expect(await json(r)).toEqual({ error: "clock_not_set", message: setup.clock.message });
+    }
+    expect(count(g.gw, "logs")).toBe(logs);
+    expect(g.gw.db.query("SELECT max(seq) AS s FROM fed_feed").get()).toEqual(feed);
+    // retention waits too: a wrong clock must not decide what has expired
+    expect(await g.gw.scheduler.runNow("prune")).toEqual({ skipped: setup.clock.message });
+    // said once, however many refusals and checks
+    await g.gw.scheduler.runNow("clock-check");
+    expect(clockLines()).toHaveLength(1);
+    expect(clockLines()[0]).toMatch(/ warn +clock: /);
+    expect(clockLines()[0]).toContain(setup.clock.message);
+  });
+
+  test("set again: the same find goes through, signed with the right time, and the log says so once", async () => {
+    clock.offset = 0;
+    const r = await g.post(`/api/caches/${cache.id}/logs`, { kind: "find", text: "TFTC", clientId: "offline-note-1" }, as(finder));
+    expect(r.status).toBe(201);
+    const find = await json(r);
+    const row = g.gw.db.query("SELECT frame FROM fed_feed WHERE gid = ?").get(find.gid) as { frame: Uint8Array };
+    const at = decodePayload(decodeFrame(row.frame).payload).at;
+    expect(Math.abs(at * 1000 - Date.now())).toBeLessThan(60_000);
+    expect((await json(await g.get("/api/setup"))).clock).toEqual({ sane: true, message: null });
+    expect(clockLines()).toHaveLength(2);
+    expect(clockLines()[1]).toContain("signing and transmitting resumed");
+  });
+
+  test("a clock in 1970 is behind whatever is stored", async () => {
+    clock.offset = Date.UTC(1970, 0, 2) - Date.now();
+    const s = await json(await g.get("/api/setup"));
+    expect(s.clock.message).toStartWith("The clock is behind: it says 1970-01-02 00:00 UTC");
+    expect(s.clock.message).toMatch(PAUSED);
+    clock.offset = 0;
+    expect((await json(await g.get("/api/setup"))).clock.sane).toBe(true);
+  });
+});
+
+describe("a clock far from the peers' answers", () => {
+  let p1: Running;
+  let p2: Running;
+  let s: Running;
+  const clock = steppedClock();
+  beforeAll(async () => {
+    [p1, p2] = await Promise.all(
+      ["gw-p1", "gw-p2"].map((i) => startInProcess({ INSTANCE: i, FED_PRIVATE_KEY: generateKeyPair().privateKey, FED_LOOPBACK_PEERS: "on" })),
+    );
+    s = await startInProcess(
+      { INSTANCE: "gw-s", FED_PRIVATE_KEY: generateKeyPair().privateKey, FED_PEERS: `${p1!.url},${p2!.url}`, FED_LOOPBACK_PEERS: "on" },
+      { clock },
+    );
+  });
+  afterAll(() => Promise.all([p1.stop(), p2.stop(), s.stop()]));
+
+  test("two of two peers two hours off: paused; the clock set: resumed", async () => {
+    expect((await p1.get("/health")).headers.get("date")).toBeTruthy();
+    clock.offset = 2 * HOUR;
+    await syncAll(s.gw);
+    expect(await s.gw.scheduler.runNow("clock-check")).toEqual({ sane: false, reason: "peers_disagree", peers: { answers: 2, off: 2 } });
+    const msg = (await json(await s.get("/api/setup"))).clock.message;
+    expect(msg).toStartWith("The clock is ahead of the time in 2 of 2 peers' answers by about 2 h");
+    expect(msg).toMatch(PAUSED);
+    // NTP steps it back: what the peers said still holds (kept against a monotonic clock), and now agrees
+    clock.offset = 0;
+    expect(await s.gw.scheduler.runNow("clock-check")).toEqual({ sane: true, reason: null, peers: { answers: 2, off: 0 } });
+  });
+});
+
+describe("time jumps of an hour", () => {
+  const clock = steppedClock();
+  let g: Running;
+  beforeAll(async () => {
+    g = await startInProcess({ RATE_LIMIT_PER_MINUTE: "3" }, { clock });
+  });
+  afterAll(() => g.stop());
+
+  test("a rate limit is not held for an hour after a step back, and a step forward gives no more than a fresh window", async () => {
+    const hit = async () => (await g.get("/api/v1/caches")).status;
+    for (let i = 0; i < 3; i++) expect(await hit()).toBe(200);
+    expect(await hit()).toBe(429);
+    clock.offset = -HOUR;
+    expect(await hit()).toBe(200);
+    clock.offset = HOUR;
+    for (let i = 0; i < 3; i++) expect(await hit()).toBe(200);
+    expect(await hit()).toBe(429);
+  });
+
+  test("a session survives a step forward and a step back of an hour", async () => {
+    clock.offset = 0;
+    const u = signedInUser(g.gw, "N0SES");
+    const me = async () => (await g.get("/auth/session", as(u))).status;
+    expect(await me()).toBe(200);
+    clock.offset = HOUR;
+    expect(await me()).toBe(200);
+    clock.offset = -HOUR;
+    expect(await me()).toBe(200);
+    clock.offset = 0;
+  });
+});
+
+const FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+const hasFaketime = existsSync("/usr/bin/faketime") && existsSync(FAKETIME_LIB);
+
+describe.skipIf(!hasFaketime)("the real process under libfaketime", () => {
+  test("the cron neither runs a backlog after a step forward nor stalls after a step back", async () => {
+    // the gateway's Scheduler (croner) in its own process, whose wall clock NTP-like steps move (the monotonic clock runs on)
+    const dir = tmpDir();
+    const offset = join(dir, "offset");
+    writeFileSync(offset, "+0");
+    const script = join(dir, "cron.ts");
+    writeFileSync(
+      script,
+      `import { Scheduler } from ${JSON.stringify(join(ROOT, "src/jobs/scheduler.ts"))};
+import { createLogger } from ${JSON.stringify(join(ROOT, "src/log.ts"))};
+const s = new Scheduler(createLogger("error"));
+s.add({ name: "tick", schedule: "* * * * * *", description: "", run: () => console.log("tick " + Date.now()) });
+s.start();
+setTimeout(() => { s.stop(); process.exit(0); }, 9000);
+`,
+    );
+    const proc = Bun.spawn([BUN, script], {
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        LD_PRELOAD: FAKETIME_LIB,
+        FAKETIME_TIMESTAMP_FILE: offset,
+        FAKETIME_NO_CACHE: "1",
+        FAKETIME_DONT_FAKE_MONOTONIC: "1",
+      },
+      stdout: "pipe",
+    });
+    let out = "";
+    const pump = (async () => {
+      for await (const c of proc.stdout as unknown as AsyncIterable<Uint8Array>) out += new TextDecoder().decode(c);
+    })();
+    const ticks = () => [...out.matchAll(/tick (\d+)/g)].map((m) => Number(m[1]));
+    const waitTicks = async (n: number) => {
+      while (ticks().length < n && proc.exitCode === null) await Bun.sleep(50);
+    };
+    await waitTicks(2);
+    writeFileSync(offset, "+3600");
+    const before = ticks().length;
+    await waitTicks(before + 3);
+    writeFileSync(offset, "-3600");
+    const mid = ticks().length;
+    await waitTicks(mid + 3);
+    await proc.exited;
+    await pump;
+    const t = ticks();
+    const forward = t.slice(before, mid);
+    const back = t.slice(mid);
+    // after the step forward: one tick a second, an hour on (not 3,600 missed ones at once)
+    expect(forward.length).toBeGreaterThanOrEqual(3);
+    expect(forward.every((x) => x - t[0]! > 0.9 * HOUR)).toBe(true);
+    expect(new Set(forward.map((x) => Math.floor(x / 1000))).size).toBe(forward.length);
+    // after the step back: ticks go on, an hour before where they started (not held for an hour)
+    expect(back.length).toBeGreaterThanOrEqual(3);
+    expect(back.every((x) => x < t[0]! - 0.9 * HOUR)).toBe(true);
+  }, 30_000);
+
+  test("a gateway booted in 1970 on newer records signs nothing, says why once, and refuses a find with 503", async () => {
+    const dataDir = tmpDir();
+    const key = generateKeyPair().privateKey;
+    const env = { INSTANCE: "gw-pi", FED_PRIVATE_KEY: key, FED_ENDPOINTS: "https:https://pi-1.example;10" };
+    // yesterday's running: a cache and its signed record, the peer record, a signed-in finder
+    const first = await startInProcess(env, { dataDir });
+    const owner = signedInUser(first.gw, "N0OWN", { verified: true });
+    const finder = signedInUser(first.gw, "N0FND", { verified: true });
+    const c = await json(
+      await first.post("/api/caches", { name: "Pi cache", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 48, lon: 11 }, as(owner)),
+    );
+    const peerRecord = (await json(await first.get("/.well-known/svc"))).record as string;
+    await first.stop();
+
+    // booted without a clock, with new endpoints: the peer record would be re-signed, but is not
+    const pi = await spawnGateway({
+      dataDir,
+      cmd: ["faketime", "1970-01-02 00:00:00", BUN, "--no-env-file", MAIN],
+      env: { ...env, FED_ENDPOINTS: "https:https://pi-2.example;10", LOG_LEVEL: "info" },
+    });
+    try {
+      const setup = await json(await fetch(pi.url + "/api/setup"));
+      expect(setup.clock.sane).toBe(false);
+      expect(setup.clock.message).toStartWith("The clock is behind: it says 1970-01-02 00:00 UTC");
+      expect(setup.clock.message).toMatch(PAUSED);
+      expect((await json(await fetch(pi.url + "/.well-known/svc"))).record).toBe(peerRecord);
+      for (let i = 0; i < 2; i++) {
+        const r = await fetch(pi.url + `/api/caches/${c.id}/logs`, {
+          method: "POST",
+          headers: { "content-type": "application/json", cookie: finder.cookie },
+          // the phone's clock is right: its time is not refused as "in the future" by the gateway's wrong one
+          body: JSON.stringify({ kind: "find", foundAt: Date.now() - 60_000, clientId: "pi-offline-note" }),
+        });
+        expect(r.status).toBe(503);
+        expect(await json(r)).toEqual({ error: "clock_not_set", message: setup.clock.message });
+      }
+      expect(pi.output().match(/warn +clock: The clock is behind/g)).toHaveLength(1);
+    } finally {
+      await pi.kill();
+    }
+  }, 60_000);
+});
