@@ -104,6 +104,7 @@ export function ingestBody(gw: Core, body: unknown, caller: Caller, query: { iga
   let positions: PositionReport[] = [];
   let finds: unknown[] = [];
   let heardAt = now;
+  let namedIgate = igate !== undefined;
   if (body instanceof Uint8Array) {
     lines = splitLines(body).map((line) => ({ line }));
   } else if (body && typeof body === "object" && !Array.isArray(body)) {
@@ -122,6 +123,7 @@ export function ingestBody(gw: Core, body: unknown, caller: Caller, query: { iga
     finds = (b.finds as unknown[]) ?? [];
     if (b.igate !== undefined) {
       if (typeof b.igate !== "string" || !isCallsign(b.igate)) throw badRequest("invalid", "igate is not a callsign");
+      namedIgate = true;
       if (igate === undefined) lines = lines.map((l) => (l.igate === undefined ? { ...l, igate: (b.igate as string).toUpperCase() } : l));
     }
   } else {
@@ -135,6 +137,12 @@ export function ingestBody(gw: Core, body: unknown, caller: Caller, query: { iga
     const own = caller.assertion!.call;
     const foreign = [...lines.flatMap(sourcesOf), ...positions.map((p) => p.call)].find((c) => baseCall(c) !== own);
     if (foreign !== undefined) throw forbidden(`a device key of ${own} may only send ${own}'s own packets and positions, not ${foreign}'s`, "not_your_station");
+    // Nor may it say an IGate heard them: RF sightings (Tier A) come from this gateway's radio and the operator's box.
+    if (namedIgate || lines.some((l) => l.igate) || positions.some((p) => p.igate || p.source === "rf"))
+      throw forbidden(
+        "a device key's packets and positions are not RF sightings: leave out igate and source rf (only this gateway's radio and its ingest box report what was heard on the air)",
+        "not_an_igate",
+      );
   }
   if (finds.length && !findIngest.get(gw)) throw unprocessable("finds_not_supported", "this instance does not take finds in ingest batches yet");
   const sink = newSink();

@@ -168,8 +168,9 @@ export function ingestLinesTx(gw: Core, lines: Array<string | Uint8Array | Inges
     const r = decode(line);
     const p = r.ok ? r.packet : null;
     // Who heard it: the feed's IGate, an RF q construct's IGate, or nobody on RF.
-    let igate = entry.igate !== undefined ? entry.igate : defaultIgate;
-    if (!igate && p?.qConstruct && RF_Q.has(p.qConstruct) && p.igate) igate = p.igate;
+    // A device key's lines name no IGate: only this station's radio and the operator's box hear for us.
+    let igate = opts.device ? null : entry.igate !== undefined ? entry.igate : defaultIgate;
+    if (!igate && !opts.device && p?.qConstruct && RF_Q.has(p.qConstruct) && p.igate) igate = p.igate;
     const source = igate || opts.source === "rf" ? "rf" : opts.source;
     const colon = line.indexOf(":");
     const gt = line.indexOf(">");

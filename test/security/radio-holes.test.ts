@@ -8,11 +8,13 @@
  *       digipeater's echo must not verify a call nor make a find Tier A, and
  *       KISS clients transmit only with KISS_SERVER_TX=on, only as calls
  *       verified here; a bare KISS_SERVER port listens on loopback only
+ *   M2  a device key names an IGate in what it posts to /ingest (query, batch
+ *       field, packet field, rf position, a qAR line): never an RF sighting
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Socket } from "bun";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
-import { signedInUser, type TestUser } from "../helpers/accounts.ts";
+import { deviceKey, signedBody, signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { hubOf } from "../../src/hub/index.ts";
 import { radioOf } from "../../src/node/radio.ts";
@@ -188,5 +190,48 @@ describe("H1: what we transmit is never proof when it comes back", () => {
       await g2.stop();
       tnc2.stop();
     }
+  });
+});
+
+describe("M2: a device key's posts are never RF sightings", () => {
+  test("naming an IGate in the query, the batch, a packet or an rf position is refused with 403 not_an_igate and stores nothing; a qAR line is stored as the key's own, not as heard on RF; the box's qAR line still corroborates", async () => {
+    const eve = signedInUser(g.gw, "N0EVE", { verified: true });
+    const kp = deviceKey(g.gw, "N0EVE", eve.id);
+    const cache = await newCache(46.5, 7.5);
+    const find = await json(await as(eve).post(`/api/caches/${cache.id}/logs`, { kind: "find", text: "tier A please" }));
+    expect(find.tier).toBe("b");
+    const pos = aprsPos(46.5, 7.5);
+    const post = (body: Record<string, unknown>, query = "") => g.post(`/ingest${query}`, signedBody(kp, "POST", "/ingest", body));
+    const positions = () => (g.gw.db.query("SELECT count(*) AS n FROM positions WHERE call LIKE 'N0EVE%'").get() as { n: number }).n;
+
+    const ways: Array<[string, Record<string, unknown>, string?]> = [
+      ["query igate", { packets: [`N0EVE-7>APRS,WIDE1-1:${pos}`] }, "?igate=W1AW-10"],
+      ["batch igate", { igate: "W1AW-10", packets: [`N0EVE-7>APRS,WIDE1-1:${pos}`] }],
+      ["packet igate", { packets: [{ line: `N0EVE-7>APRS,WIDE1-1:${pos}`, igate: "W1AW-10" }] }],
+      ["rf position", { positions: [{ call: "N0EVE-7", lat: 46.5, lon: 7.5, source: "rf", igate: "W1AW-10" }] }],
+    ];
+    for (const [way, body, query] of ways) {
+      const r = await post(body, query);
+      expect([way, r.status]).toEqual([way, 403]);
+      expect(await json(r)).toMatchObject({ error: "not_an_igate" });
+    }
+    expect(positions()).toBe(0);
+    expect(findTier(find.id)).toBe("b");
+
+    // a line whose path says an IGate heard it (qAR): the key's own position, stored as posted by it
+    const r = await post({ packets: [`N0EVE-7>APRS,WIDE1-1,qAR,W1AW-10:${pos}`] });
+    expect(r.status).toBe(200);
+    expect(g.gw.db.query("SELECT source, igate FROM positions WHERE call = 'N0EVE-7'").get()).toEqual({ source: "ingest", igate: null });
+    expect(findTier(find.id)).toBe("b");
+    // nor does a find logged next to it reach Tier A
+    const cache2 = await newCache(46.5001, 7.5001);
+    expect((await json(await as(eve).post(`/api/caches/${cache2.id}/logs`, { kind: "find" }))).tier).toBe("b");
+    // the key's plain packets still go in (the control)
+    expect((await post({ packets: [`N0EVE-7>APRS,TCPIP*:>still here`] })).status).toBe(200);
+
+    // the operator's ingest box reporting the same line as heard by an IGate corroborates
+    const box = await g.post("/ingest", { packets: [`N0EVE-9>APRS,WIDE1-1,qAR,W1AW-10:${pos}`] }, { headers: { "x-ingest-secret": INGEST } });
+    expect(box.status).toBe(200);
+    await until("the find promoted", () => findTier(find.id) === "a");
   });
 });
