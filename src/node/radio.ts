@@ -25,6 +25,7 @@ import { isVerifiedCall, Transmitter } from "./tx.ts";
 import { noteHeard, sampleCounters } from "./heard.ts";
 import { isEcho, noteSent } from "./echoes.ts";
 import { runLocalBox } from "./box.ts";
+import { clockPaused } from "../system/clock-sanity.ts";
 import { answerAx25 } from "../bbs/ax25.ts";
 import { radioOnlyPeers, serveCircuit, syncOverRadio } from "./sync.ts";
 import { bestRoute, broadcastFrames, nodeCall, noteNodes } from "./netrom.ts";
@@ -252,7 +253,8 @@ export async function radioTick(gw: Gateway): Promise<Record<string, unknown>> {
   if (!gr) return { skipped: "no radio ports" };
   const now = gw.clock.now();
   const out: Record<string, unknown> = { samples: sampleCounters(gw, gr.radio.status()) };
-  if (due(gr.schedule.beaconAt, gw.config.fedBeaconIntervalMin, now) && radioMayTransmit(gw) && instanceSigner(gw)) {
+  // a beacon is a signed, dated record: none while the clock is not set (system/clock-sanity.ts)
+  if (due(gr.schedule.beaconAt, gw.config.fedBeaconIntervalMin, now) && radioMayTransmit(gw) && instanceSigner(gw) && !clockPaused(gw)) {
     const b = sendBeacon(gw, gr);
     if (b) {
       gr.schedule.beaconAt = now;
