@@ -89,6 +89,15 @@ describe("command line", () => {
     expect((await runCli(["--bogus"])).code).toBe(2);
   });
 
+  test("a failure no command expects is one line naming the command, not a stack trace", async () => {
+    const file = join(tmpDir(), "a-file");
+    writeFileSync(file, "not a directory");
+    const r = await runCli(["serve", "--data", join(file, "svc-data"), "--port", "0"]);
+    expect({ code: r.code, lines: r.stderr.trim().split("\n").length, stack: /\n\s+at /.test(r.stderr) }).toEqual({ code: 1, lines: 1, stack: false });
+    expect(r.stderr).toStartWith("svc-gateway serve: ");
+    expect(r.stderr).toContain("ENOTDIR");
+  });
+
   test("a second gateway on a port already in use stops with the port message and a non-zero exit", async () => {
     const key = /^FED_PRIVATE_KEY=(\S+)$/m.exec((await runCli(["keygen"])).stdout)![1]!;
     const env = { FED_PRIVATE_KEY: key, INSTANCE: "gw-first.example" };
