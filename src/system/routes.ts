@@ -139,7 +139,9 @@ export function systemRoutes(gw: Gateway) {
       gate: "public",
       detail: {
         summary: "Whether first-run set-up is still needed, and the current values, for the set-up page",
-        description: "Answers { needed, restartNeeded, values: { instance, operator, aprsCall, tileUrl, radioCall, kissPorts } }.",
+        description:
+          "Answers { needed, restartNeeded, clock: { sane, message }, values: { instance, operator, aprsCall, tileUrl, radioCall, kissPorts } }; " +
+          "clock.message says why signing and transmitting are paused while the clock is not set.",
         tags: ["System"],
       },
     })
