@@ -20,6 +20,9 @@ export const GATED_ROUTES: GatedRoute[] = [
   // a command of the data directory's owner, through the serving gateway
   { method: "POST", route: "/api/local/callsign-verify", path: "/api/local/callsign-verify", gate: "local-control", body: { account: 999999, call: "N0OPS" } },
   { method: "GET", route: "/api/admin/audit", path: "/api/admin/audit", gate: "sysop" },
+  { method: "GET", route: "/api/admin/runtime", path: "/api/admin/runtime", gate: "sysop" },
+  { method: "GET", route: "/api/admin/jobs", path: "/api/admin/jobs", gate: "sysop" },
+  { method: "POST", route: "/api/admin/jobs/:name/run", path: "/api/admin/jobs/no-such-job/run", gate: "sysop", body: {} },
   // the hub's KISS and APRS-IS servers
   { method: "DELETE", route: "/api/hub/clients/:id", path: "/api/hub/clients/kiss-1", gate: "sysop", body: {} },
   // BBS
