@@ -15,6 +15,7 @@ import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { count } from "../helpers/fed.ts";
 import { BUN, MAIN, ROOT } from "../helpers/paths.ts";
 import { tmpDir } from "../helpers/tmp.ts";
+import { fakeTnc, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { syncAll } from "../../src/fed/sync.ts";
@@ -96,6 +97,67 @@ describe("a clock behind what the gateway stored", () => {
     expect(s.clock.message).toMatch(PAUSED);
     clock.offset = 0;
     expect((await json(await g.get("/api/setup"))).clock.sane).toBe(true);
+  });
+});
+
+describe("weather reports are dated: none goes on the air while the clock is not set", () => {
+  const clock = steppedClock();
+  const INGEST = "ingest-secret-0123456789";
+  const box = { headers: { "x-ingest-secret": INGEST } };
+  let g: Running;
+  beforeAll(async () => {
+    g = await startInProcess({ INGEST_SECRET: INGEST }, { clock });
+  });
+  afterAll(() => g.stop());
+
+  test("a push in 1970 is stored but not queued for transmitting; the next one after the clock is set is", async () => {
+    const owner = signedInUser(g.gw, "N0WX", { verified: true });
+    const key = (await json(await g.post("/api/wx/key", { lat: 42.36, lon: -71.06 }, as(owner)))).key;
+    expect((await g.post("/api/wx/tx", { call: "N0WX-13", on: true }, as(owner))).status).toBe(200);
+    const push = async () => (await fetch(`${g.url}/updateweatherstation?PASSWORD=${key}&dateutc=now&tempf=68&humidity=50`)).text();
+    const lease = async () => (await json(await g.get("/outbox", box))).items as Array<{ kind: string; src: string }>;
+    const readings = () => count(g.gw, "sensor_readings", "call = 'N0WX-13'");
+
+    clock.offset = Date.UTC(1970, 0, 2) - Date.now();
+    await g.gw.scheduler.runNow("clock-check");
+    expect(await push()).toBe("success\n");
+    expect(readings()).toBe(1);
+    expect(await lease()).toEqual([]);
+
+    clock.offset = 0;
+    await g.gw.scheduler.runNow("clock-check");
+    expect(await push()).toBe("success\n");
+    expect(readings()).toBe(2);
+    expect(await lease()).toMatchObject([{ kind: "weather", src: "N0WX-13" }]);
+  });
+});
+
+describe("the SVCB1 beacon is a signed, dated record: none goes on the air while the clock is not set", () => {
+  const clock = steppedClock();
+  let tnc: FakeTnc;
+  let g: Running;
+  beforeAll(async () => {
+    tnc = fakeTnc();
+    g = await startInProcess({ INSTANCE: "gw-radio", KISS_PORTS: tnc.url, RADIO_CALL: "N0GW-10", FED_PRIVATE_KEY: generateKeyPair().privateKey }, { clock });
+    signedInUser(g.gw, "N0GW", { verified: true });
+    await tnc.connected();
+  });
+  afterAll(async () => {
+    await g.stop();
+    tnc.stop();
+  });
+
+  test("the radio tick in 1970 sends no beacon; once the clock is set it does", async () => {
+    const beacons = () => tnc.sent.filter((f) => f.dest.call === "SVCB1").length;
+    clock.offset = Date.UTC(1970, 0, 2) - Date.now();
+    await g.gw.scheduler.runNow("clock-check");
+    expect(await g.gw.scheduler.runNow("radio")).not.toHaveProperty("beacon");
+    expect(beacons()).toBe(0);
+    clock.offset = 0;
+    await g.gw.scheduler.runNow("clock-check");
+    expect(await g.gw.scheduler.runNow("radio")).toHaveProperty("beacon");
+    await tnc.waitSent(1);
+    expect(beacons()).toBeGreaterThanOrEqual(1);
   });
 });
 
