@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { captureLog, spawnGateway, startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { count } from "../helpers/fed.ts";
-import { BUN, MAIN, ROOT } from "../helpers/paths.ts";
+import { BUN, ROOT } from "../helpers/paths.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { fakeTnc, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
@@ -282,7 +282,7 @@ setTimeout(() => { s.stop(); process.exit(0); }, 9000);
     expect(back.every((x) => x < t[0]! - 0.9 * HOUR)).toBe(true);
   }, 30_000);
 
-  test("a gateway booted in 1970 on newer records signs nothing, says why once, and refuses a find with 503", async () => {
+  test("a gateway booted in 1970 on newer records signs nothing, says why once, refuses a find with 503; set by NTP, it signs and takes the find", async () => {
     const dataDir = tmpDir();
     const key = generateKeyPair().privateKey;
     const env = { INSTANCE: "gw-pi", FED_PRIVATE_KEY: key, FED_ENDPOINTS: "https:https://pi-1.example;10" };
@@ -296,29 +296,54 @@ setTimeout(() => { s.stop(); process.exit(0); }, 9000);
     const peerRecord = (await json(await first.get("/.well-known/svc"))).record as string;
     await first.stop();
 
-    // booted without a clock, with new endpoints: the peer record would be re-signed, but is not
+    // booted without a clock (libfaketime, as `faketime '1970-01-02 00:00:00'` runs it, but steppable), with new
+    // endpoints: the peer record would be re-signed, but is not
+    const clockFile = join(tmpDir(), "faketime");
+    writeFileSync(clockFile, "@1970-01-02 00:00:00");
     const pi = await spawnGateway({
       dataDir,
-      cmd: ["faketime", "1970-01-02 00:00:00", BUN, "--no-env-file", MAIN],
-      env: { ...env, FED_ENDPOINTS: "https:https://pi-2.example;10", LOG_LEVEL: "info" },
+      env: {
+        ...env,
+        FED_ENDPOINTS: "https:https://pi-2.example;10",
+        LOG_LEVEL: "info",
+        LD_PRELOAD: FAKETIME_LIB,
+        FAKETIME_TIMESTAMP_FILE: clockFile,
+        FAKETIME_NO_CACHE: "1",
+        FAKETIME_DONT_FAKE_MONOTONIC: "1",
+      },
     });
+    const find = () =>
+      fetch(pi.url + `/api/caches/${c.id}/logs`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: finder.cookie },
+        // the phone's clock is right: its time is not refused as "in the future" by the gateway's wrong one
+        body: JSON.stringify({ kind: "find", foundAt: Date.now() - 60_000, clientId: "pi-offline-note" }),
+      });
+    const record = async () => (await json(await fetch(pi.url + "/.well-known/svc"))).record as string;
     try {
       const setup = await json(await fetch(pi.url + "/api/setup"));
       expect(setup.clock.sane).toBe(false);
       expect(setup.clock.message).toStartWith("The clock is behind: it says 1970-01-02 00:00 UTC");
       expect(setup.clock.message).toMatch(PAUSED);
-      expect((await json(await fetch(pi.url + "/.well-known/svc"))).record).toBe(peerRecord);
+      expect(await record()).toBe(peerRecord);
       for (let i = 0; i < 2; i++) {
-        const r = await fetch(pi.url + `/api/caches/${c.id}/logs`, {
-          method: "POST",
-          headers: { "content-type": "application/json", cookie: finder.cookie },
-          // the phone's clock is right: its time is not refused as "in the future" by the gateway's wrong one
-          body: JSON.stringify({ kind: "find", foundAt: Date.now() - 60_000, clientId: "pi-offline-note" }),
-        });
+        const r = await find();
         expect(r.status).toBe(503);
         expect(await json(r)).toEqual({ error: "clock_not_set", message: setup.clock.message });
       }
       expect(pi.output().match(/warn +clock: The clock is behind/g)).toHaveLength(1);
+
+      // NTP answers: the clock steps to now
+      writeFileSync(clockFile, "+0");
+      expect((await json(await fetch(pi.url + "/api/setup"))).clock).toEqual({ sane: true, message: null });
+      const r = await find();
+      expect(r.status).toBe(201);
+      // the peer record waited, and is signed now with the new endpoints
+      for (let i = 0; i < 100 && (await record()) === peerRecord; i++) await Bun.sleep(50);
+      const resigned = decodePayload(decodeFrame(Buffer.from(await record(), "base64url")).payload);
+      expect(resigned.body).toMatchObject({ endpoints: ["https:https://pi-2.example;10"] });
+      expect(Math.abs(resigned.at * 1000 - Date.now())).toBeLessThan(60_000);
+      expect(pi.output()).toContain("signing and transmitting resumed");
     } finally {
       await pi.kill();
     }
