@@ -9,7 +9,9 @@
  * A frame heard matches when its source, destination and information field
  * are those of a UI frame we sent within ECHO_MS, whatever its path says (the
  * digipeater rewrote it). Bounded: at most ECHO_MAX frames, the oldest first
- * out.
+ * out. The radio box transmits for us too: the outbox lines it leases
+ * (GET /outbox) are remembered as sent, and the lines it posts back as heard
+ * are checked the same way (noteSentLine, isEchoLine).
  */
 import type { Core } from "../gateway.ts";
 import { formatAddress, type Ax25Frame } from "../../radio/index.ts";
@@ -21,8 +23,28 @@ export const ECHO_MAX = 4096;
 
 const memories = new WeakMap<Core, Map<string, number>>();
 
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 const latin1 = new TextDecoder("latin1");
-const keyOf = (f: Ax25Frame) => `${formatAddress(f.src)}>${formatAddress(f.dest)}:${latin1.decode(f.info)}`;
+/** The information field as the ingest pipeline reads it: UTF-8 when it is, else latin1. */
+function text(info: Uint8Array): string {
+  try {
+    return utf8.decode(info);
+  } catch {
+    return latin1.decode(info);
+  }
+}
+const key = (src: string, dst: string, info: string) => `${src.toUpperCase()}>${dst.toUpperCase()}:${info}`;
+const keyOf = (f: Ax25Frame) => key(formatAddress(f.src), formatAddress(f.dest), text(f.info));
+
+/** Source, destination and information of a TNC2 line, or null. */
+function lineKey(line: string): string | null {
+  const gt = line.indexOf(">");
+  const colon = line.indexOf(":");
+  if (gt <= 0 || colon < gt) return null;
+  const header = line.slice(gt + 1, colon);
+  const comma = header.indexOf(",");
+  return key(line.slice(0, gt), comma >= 0 ? header.slice(0, comma) : header, line.slice(colon + 1));
+}
 
 function memory(gw: Core): Map<string, number> {
   let m = memories.get(gw);
@@ -30,23 +52,39 @@ function memory(gw: Core): Map<string, number> {
   return m;
 }
 
-/** Remembers a frame this station transmitted (UI frames: the only ones heard back as APRS or beacons). */
-export function noteSent(gw: Core, f: Ax25Frame, at: number): void {
-  if (f.type !== "UI") return;
+function remember(gw: Core, k: string, at: number): void {
   const m = memory(gw);
-  const k = keyOf(f);
   m.delete(k); // re-inserted: the newest go last
   m.set(k, at);
   while (m.size > ECHO_MAX) m.delete(m.keys().next().value!);
 }
 
-/** Whether a frame heard now is one we sent within ECHO_MS. */
-export function isEcho(gw: Core, f: Ax25Frame, now: number): boolean {
+function seen(gw: Core, k: string, now: number): boolean {
   const m = memories.get(gw);
-  if (!m || f.type !== "UI") return false;
-  const at = m.get(keyOf(f));
+  const at = m?.get(k);
   if (at === undefined) return false;
   if (Math.abs(now - at) <= ECHO_MS) return true;
-  m.delete(keyOf(f));
+  m!.delete(k);
   return false;
+}
+
+/** Remembers a frame this station transmitted (UI frames: the only ones heard back as APRS or beacons). */
+export function noteSent(gw: Core, f: Ax25Frame, at: number): void {
+  if (f.type === "UI") remember(gw, keyOf(f), at);
+}
+
+/** Remembers a TNC2 line handed to a transmitter elsewhere (the radio box leasing the outbox). */
+export function noteSentLine(gw: Core, line: string, at: number): void {
+  const k = lineKey(line);
+  if (k) remember(gw, k, at);
+}
+
+/** Whether a frame heard now is one we sent within ECHO_MS. */
+export function isEcho(gw: Core, f: Ax25Frame, now: number): boolean {
+  return f.type === "UI" && seen(gw, keyOf(f), now);
+}
+
+/** Whether a heard packet (source, destination, information) is one we had sent within ECHO_MS. */
+export function isEchoLine(gw: Core, src: string, dst: string, info: string, at: number): boolean {
+  return memories.has(gw) && seen(gw, key(src, dst, info), at);
 }

@@ -22,6 +22,7 @@ import { decode, mergeDefinitions, type AprsPacket, type TelemetryDefinitions, t
 import type { Statement } from "../store/sqlite.ts";
 import { isOwnWeatherEcho, onMessageHeard } from "./outbox.ts";
 import { StationBatch, type HeardBy } from "./station-batch.ts";
+import { isEchoLine } from "../node/echoes.ts";
 
 export type IngestSource = "rf" | "aprsis" | "ingest";
 
@@ -190,22 +191,25 @@ export function ingestLinesTx(gw: Core, lines: Array<string | Uint8Array | Inges
         path = line.slice(comma + 1, colon);
       } else dst = line.slice(gt + 1, colon);
     }
+    // the operator's box heard a line it transmitted for us (our outbox): an echo, as on our own radio
+    const echo = !!opts.echo || (opts.source === "ingest" && !opts.device && dst !== null && isEchoLine(gw, src, dst, info, ts));
+    const lineVia = echo ? "echo" : via;
     const stored = typeof raw === "string" ? line : raw;
-    const packetId = Number(st.packet.run(ts, src, dst, path || null, stored, source, igate, r.ok ? r.packet.type : r.error.code, via).lastInsertRowid);
+    const packetId = Number(st.packet.run(ts, src, dst, path || null, stored, source, igate, r.ok ? r.packet.type : r.error.code, lineVia).lastInsertRowid);
     report.stored++;
-    sink.packets?.push({ line, src, dst, path, info, ts, source, igate, via, packet: p, origin: opts.origin });
+    sink.packets?.push({ line, src, dst, path, info, ts, source, igate, via: lineVia, packet: p, origin: opts.origin });
     if (!r.ok) {
       report.errors[r.error.code] = (report.errors[r.error.code] ?? 0) + 1;
       continue;
     }
     const inner = r.packet.type === "third-party" && r.packet.inner ? r.packet.inner : null;
-    const proof = inner ? "relayed" : proofOf(opts, r.packet.qConstruct, path);
+    const proof = inner || echo ? "relayed" : proofOf(opts, r.packet.qConstruct, path);
     storePacket(
       gw,
       st,
       stations,
       inner ?? r.packet,
-      { ts, source, igate, via, packetId, path, info: inner ? null : info, proof },
+      { ts, source, igate, via: lineVia, packetId, path, info: inner ? null : info, proof },
       report,
       sink.positions,
       sink.messages,
@@ -232,7 +236,7 @@ const INTERNET_PATH = /(^|,)(TCPIP|TCPXX)\*?(,|$)/;
 
 /** How a packet (not a third-party wrapper's inner one) reached us; see HeardProof. */
 function proofOf(opts: IngestOptions, qConstruct: string | undefined, path: string): HeardProof {
-  if (opts.source === "rf") return opts.echo ? "relayed" : "radio";
+  if (opts.source === "rf") return "radio";
   if (opts.source === "ingest") {
     if (opts.device) return "device";
     if (!qConstruct && !/(^|,)q[A-Za-z]{2}(,|$)/.test(path) && !INTERNET_PATH.test(path)) return "box";

@@ -14,6 +14,7 @@ import { ingestBody, MAX_BATCH } from "./ingest-batch.ts";
 import { getStation, listMessages, listStations, parseBbox, stationsForMap, stationPackets, stationSeries } from "./registry.ts";
 import { ingestPort, listPorts, type PortStatus } from "./ports.ts";
 import { leaseDue, reportSent, userOutbox } from "./outbox.ts";
+import { noteSentLine } from "../node/echoes.ts";
 import { transmit } from "./tx.ts";
 import { ownStationRoutes } from "./own-routes.ts";
 import { cellsParam } from "../http/params.ts";
@@ -159,8 +160,11 @@ export function stationsRoutes(gw: Gateway) {
       .get(
         "/outbox",
         ({ query }) => {
-          ingestStats.lastPollAt = gw.clock.now();
-          return { items: leaseDue(gw, { by: query.by ?? "ingest", limit: query.limit }) };
+          const now = (ingestStats.lastPollAt = gw.clock.now());
+          const items = leaseDue(gw, { by: query.by ?? "ingest", limit: query.limit });
+          // the box transmits them for us: heard back, they are our echo (src/node/echoes.ts)
+          for (const i of items) noteSentLine(gw, i.line, now);
+          return { items };
         },
         {
           gate: "ingest",

@@ -148,6 +148,59 @@ describe("H1: what we transmit is never proof when it comes back", () => {
     c.close();
   });
 
+  test("a position a user queues on the web (the outbox) goes out on our radio; repeated by a digipeater it does not make the user's find Tier A", async () => {
+    const home = signedInUser(g.gw, "N0HOM", { verified: true });
+    const cache = await newCache(45.5, 6.5);
+    const find = await json(await as(home).post(`/api/caches/${cache.id}/logs`, { kind: "find", text: "logged from home" }));
+    expect(find.tier).toBe("b");
+    const from = tnc.sent.length;
+    expect((await as(home).post("/api/tx/aprs", { kind: "position", lat: 45.5, lon: 6.5 })).status).toBe(200);
+    const [out] = await tnc.waitSent(1, { from, timeoutMs: 15_000 });
+    const line = tnc2Text(out!);
+    expect(line.startsWith("N0HOM>")).toBe(true);
+    tnc.hear(tnc2Frame(digipeated(line)));
+    expect(await until("the echo stored", () => g.gw.db.query("SELECT source, via FROM positions WHERE call = 'N0HOM'").get())).toEqual({
+      source: "rf",
+      via: "echo",
+    });
+    expect(findTier(find.id)).toBe("b");
+  });
+
+  test("the radio box transmits the outbox for us: a line it leased and then hears back through a digipeater is an echo too", async () => {
+    const b = await startInProcess({ INGEST_SECRET: INGEST });
+    try {
+      const own = signedInUser(b.gw, "N0OWN", { verified: true });
+      const user = signedInUser(b.gw, "N0BXU", { verified: true });
+      const asIn = (u: TestUser) => as(u, b);
+      const cache = await json(
+        await asIn(own).post("/api/caches", { name: "Box cache", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 44.5, lon: 5.5 }),
+      );
+      const find = await json(await asIn(user).post(`/api/caches/${cache.id}/logs`, { kind: "find" }));
+      expect(find.tier).toBe("b");
+      expect((await asIn(user).post("/api/tx/aprs", { kind: "position", lat: 44.5, lon: 5.5 })).status).toBe(200);
+      const box = { headers: { "x-ingest-secret": INGEST } };
+      const leased = (await json(await b.get("/outbox", box))).items as Array<{ id: number; line: string }>;
+      expect(leased.length).toBe(1);
+      expect((await b.post("/outbox/ack", { sent: [leased[0]!.id] }, box)).status).toBe(200);
+      // the box hears its own transmission repeated, and posts it as its radio heard it
+      const echo = await b.post("/ingest?igate=N0BOX-10", `${digipeated(leased[0]!.line)}\n`, {
+        headers: { ...box.headers, "content-type": "text/plain" },
+      });
+      expect(echo.status).toBe(200);
+      expect(b.gw.db.query("SELECT source, igate, via FROM positions WHERE call = 'N0BXU'").get()).toEqual({ source: "rf", igate: "N0BOX-10", via: "echo" });
+      const tier = () => (b.gw.db.query("SELECT tier FROM logs WHERE id = ?").get(find.id) as { tier: string }).tier;
+      expect(tier()).toBe("b");
+      // the control: the user's own radio, heard by the box, corroborates
+      const heard = await b.post("/ingest?igate=N0BOX-10", `N0BXU-7>APRS,N0DIG-1*:${aprsPos(44.5, 5.5)}\n`, {
+        headers: { ...box.headers, "content-type": "text/plain" },
+      });
+      expect(heard.status).toBe(200);
+      await until("the find promoted", () => tier() === "a");
+    } finally {
+      await b.stop();
+    }
+  });
+
   test("KISS_SERVER_TX=on: a frame whose source is not verified here is refused and never reaches the TNC; RADIO_CALL (any SSID) goes out", async () => {
     const c = await kissClient(g);
     const before = await kissStats(g);
