@@ -1111,3 +1111,22 @@ UPDATE peers SET learnt_endpoints = (SELECT json_group_array(value) FROM json_ea
 -- first log. NULL for logs sent without one.
 ALTER TABLE logs ADD COLUMN client_id TEXT;
 CREATE UNIQUE INDEX logs_client ON logs(base_call, client_id) WHERE client_id IS NOT NULL;
+
+-- migration 23: a full-text index of caches for the header search, which scanned every cache
+
+-- caches_text: the words of caches.search (lower-case name, code, owner) and
+-- caches.description, kept by the triggers below; the text itself stays in
+-- caches (external content). /api/search matches words by prefix ("water"
+-- finds "Waterfall"), accents folded; detail=none keeps the index small.
+CREATE VIRTUAL TABLE caches_text USING fts5(search, description, content='caches', content_rowid='id', tokenize='unicode61 remove_diacritics 2', detail=none);
+CREATE TRIGGER caches_text_insert AFTER INSERT ON caches BEGIN
+  INSERT INTO caches_text(rowid, search, description) VALUES (new.id, new.search, new.description);
+END;
+CREATE TRIGGER caches_text_update AFTER UPDATE OF search, description ON caches BEGIN
+  INSERT INTO caches_text(caches_text, rowid, search, description) VALUES ('delete', old.id, old.search, old.description);
+  INSERT INTO caches_text(rowid, search, description) VALUES (new.id, new.search, new.description);
+END;
+CREATE TRIGGER caches_text_delete AFTER DELETE ON caches BEGIN
+  INSERT INTO caches_text(caches_text, rowid, search, description) VALUES ('delete', old.id, old.search, old.description);
+END;
+INSERT INTO caches_text(caches_text) VALUES ('rebuild');

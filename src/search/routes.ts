@@ -21,13 +21,15 @@ export function searchRoutes(gw: Gateway) {
     .use(gatesPlugin(gw))
     .get("/api/search", ({ query: { limit, ...filters }, caller }) => search(gw, filters, viewerOf(gw, caller), limit), {
       gate: "public",
+      // every keystroke of the box (debounced) is a search: counted per address like /api/v1
+      rateLimit: "api",
       query: searchQuery,
       detail: {
         summary: "Search caches, stations, BBS messages and peers at once, for the header's search box",
         description:
           `q (or a cache filter) is required. Answers { caches, stations, messages, peers }: caches by name, code, owner or description ` +
-          `(with the filters), and with q also stations by callsign prefix, messages by subject and peers by name, at most ${SEARCH_SECTION_MAX} each; ` +
-          "each section holds only what its own pages would show the caller.",
+          `(words by prefix, with the filters), and with q also stations by callsign prefix, messages by subject and peers by name, at most ${SEARCH_SECTION_MAX} each; ` +
+          "each section holds only what its own pages would show the caller. Rate-limited per address (RATE_LIMIT_PER_MINUTE; more with an API key).",
         tags: ["Search"],
       },
     });

@@ -1,6 +1,7 @@
 /**
- * The header search: stations by callsign prefix, caches by name, code, owner
- * or description (with the map's filters), BBS messages by subject, and peers
+ * The header search: stations by callsign prefix, caches by the words of their
+ * name, code, owner or description (a word prefix, through the full-text
+ * index caches_text; with the map's filters), BBS messages by subject, and peers
  * by instance name. Each section answers only what its own pages would show
  * the caller: bulletins to everyone and personal mail to its sender and
  * addressee; peers that /federation/registry already lists publicly (blocked
@@ -57,17 +58,17 @@ export function search(gw: Core, query: Record<string, string | undefined>, view
   if (!f.q && Object.keys(f).length === 0) throw badRequest("invalid", "q (or a filter) is required");
   const n = limit ?? SEARCH_DEFAULT;
   const section = Math.min(n, SEARCH_SECTION_MAX);
-  const flt = filterSql(f);
-  const rows = gw.db
-    .query(`SELECT c.* FROM caches c WHERE c.status IN ('active', 'disabled') AND c.unlisted = 0${flt.sql} ORDER BY c.updated_at DESC LIMIT ?`)
-    .all(...flt.args, n) as CacheRow[];
+  const rows = searchCaches(gw, f, n);
   // Only q searches the other sections; the filters are the caches'.
   const q = f.q ?? "";
+  // a range over the callsign index (every callsign character sorts below "~")
   const stations =
     q && /^[a-z0-9-]{1,12}$/.test(q)
       ? (gw.db
-          .query("SELECT call, kind, symbol, lat, lon, last_heard AS lastHeard FROM stations WHERE call LIKE ? AND alive = 1 ORDER BY last_heard DESC LIMIT ?")
-          .all(q.toUpperCase() + "%", section) as SearchStation[])
+          .query(
+            "SELECT call, kind, symbol, lat, lon, last_heard AS lastHeard FROM stations WHERE call >= ? AND call < ? AND alive = 1 ORDER BY last_heard DESC LIMIT ?",
+          )
+          .all(q.toUpperCase(), q.toUpperCase() + "~", section) as SearchStation[])
       : [];
   const messages = q ? searchMessages(gw, q, viewer, section) : [];
   const peers = q
@@ -80,6 +81,36 @@ export function search(gw: Core, query: Record<string, string | undefined>, view
       ).map((p) => ({ ...p, url: peerWebUrl(gw, p.instance) }))
     : [];
   return { caches: cachesJson(gw, rows), stations, messages, peers };
+}
+
+/**
+ * The words of `q` as the index holds them (unicode61: letters and digits,
+ * lower case), each matched as a word prefix: "waterfall se" finds
+ * "Waterfall Search", "n0ali-7" the owner N0ALI-7.
+ */
+export function matchQuery(q: string): string | null {
+  const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu);
+  return words ? words.map((w) => `"${w}"*`).join(" ") : null;
+}
+
+/**
+ * Listed caches matching the filters. With words, through the word index
+ * (caches_text), newest cache first: the index hands its matches over in
+ * that order, so a word found in most caches costs the rows answered, not a
+ * sort of every match. Filters alone: the newest change first.
+ */
+function searchCaches(gw: Core, f: ReturnType<typeof parseFilters>, n: number): CacheRow[] {
+  const { q, ...filters } = f;
+  const flt = filterSql(filters);
+  const listed = "c.status IN ('active', 'disabled') AND c.unlisted = 0";
+  if (q === undefined) {
+    return gw.db.query(`SELECT c.* FROM caches c WHERE ${listed}${flt.sql} ORDER BY c.updated_at DESC LIMIT ?`).all(...flt.args, n) as CacheRow[];
+  }
+  const match = matchQuery(q);
+  if (!match) return [];
+  return gw.db
+    .query(`SELECT c.* FROM caches_text t JOIN caches c ON c.id = t.rowid WHERE caches_text MATCH ? AND ${listed}${flt.sql} ORDER BY t.rowid DESC LIMIT ?`)
+    .all(match, ...flt.args, n) as CacheRow[];
 }
 
 function peerWebUrl(gw: Core, instance: string): string | null {

@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
+import { MIGRATIONS, openStore } from "../../src/store/db.ts";
+import { tmpDir } from "../helpers/tmp.ts";
+import { join } from "node:path";
 
 const INGEST = "ingest-secret-0123456789";
 let g: Running;
@@ -36,6 +39,8 @@ beforeAll(async () => {
 afterAll(() => g.stop());
 
 const as = (u: TestUser) => ({ headers: { cookie: u.cookie } });
+const patch = (path: string, body: object, u: TestUser) =>
+  g.get(path, { method: "PATCH", headers: { cookie: u.cookie, "content-type": "application/json" }, body: JSON.stringify(body) });
 const search = async (q: string, init?: RequestInit) => {
   const r = await g.get(`/api/search?q=${encodeURIComponent(q)}`, init);
   expect(r.status).toBe(200);
@@ -98,5 +103,78 @@ describe("GET /api/search", () => {
       expect(body).toEqual({ error: "invalid", message: expect.any(String), ...(qs.endsWith("limit=ten") ? { field: "query.limit" } : {}) });
     }
     expect((await g.get("/api/search?q=" + "x".repeat(100))).status).toBe(200);
+  });
+});
+
+describe("the cache word index (caches_text)", () => {
+  test("words of the name, code, owner and description by prefix, accents folded; edits and archiving follow", async () => {
+    const made = (await (
+      await g.post(
+        "/api/caches",
+        {
+          name: "Château Ruins",
+          type: "traditional",
+          size: "small",
+          difficulty: 2,
+          terrain: 2,
+          lat: 42.6,
+          lon: -71.2,
+          description: "Behind the old millpond.",
+        },
+        as(bob),
+      )
+    ).json()) as any;
+    const ids = async (q: string) => (await search(q)).caches.map((c: any) => c.id);
+    expect(await ids("chateau")).toEqual([made.id]);
+    expect(await ids("CHÂT rui")).toEqual([made.id]);
+    expect(await ids("millpo")).toEqual([made.id]);
+    expect(await ids("n0bob")).toEqual([made.id]);
+    expect(await ids(made.code)).toEqual([made.id]);
+    // words, not substrings; every word must match
+    expect(await ids("ateau")).toEqual([]);
+    expect(await ids("chateau waterfall")).toEqual([]);
+    expect(await ids("--")).toEqual([]);
+
+    expect((await patch(`/api/caches/${made.id}`, { name: "Castle Keep" }, bob)).status).toBe(200);
+    expect(await ids("chateau")).toEqual([]);
+    expect(await ids("castle")).toEqual([made.id]);
+    expect((await patch(`/api/caches/${made.id}`, { status: "archived" }, bob)).status).toBe(200);
+    expect(await ids("castle")).toEqual([]);
+  });
+
+  test("a database from before the index is indexed when it is upgraded", () => {
+    const file = join(tmpDir(), "old.db");
+    const old = openStore(file, { upTo: MIGRATIONS.length - 1 });
+    old
+      .query(
+        `INSERT INTO caches (name, type, size, difficulty, terrain, lat, lon, status, placed_at, created_at, updated_at, search, description)
+         VALUES ('Old Mill', 'traditional', 'small', 1, 1, 1, 1, 'active', 0, 0, 0, 'old mill svc1 n0old', 'by the weir')`,
+      )
+      .run();
+    old.close();
+    const db = openStore(file);
+    const hits = (q: string) => db.query("SELECT rowid FROM caches_text WHERE caches_text MATCH ?").all(q).length;
+    expect([hits('"mil"*'), hits('"weir"*'), hits('"nothing"*')]).toEqual([1, 1, 0]);
+    db.close();
+  });
+});
+
+describe("GET /api/search is rate-limited per address", () => {
+  test("the (N+1)th search in a minute is a 429 with Retry-After; an API key raises the limit", async () => {
+    const small = await startInProcess({ RATE_LIMIT_PER_MINUTE: "4" });
+    try {
+      // issuing the key counts in the same bucket: 1 of 4
+      const key = (await (await small.post("/api/v1", {})).json()) as { key: string };
+      const codes: number[] = [];
+      for (let i = 0; i < 3; i++) codes.push((await small.get(`/api/search?q=n0${i}`)).status);
+      expect(codes).toEqual([200, 200, 200]);
+      const over = await small.get("/api/search?q=n0x");
+      expect(over.status).toBe(429);
+      expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(await over.json()).toMatchObject({ error: "rate_limited" });
+      expect((await small.get("/api/search?q=n0x", { headers: { "x-api-key": key.key } })).status).toBe(200);
+    } finally {
+      await small.stop();
+    }
   });
 });
