@@ -78,13 +78,14 @@ function span(ms: number): string {
   return h < 48 ? `${h} h` : `${Math.round(h / 24)} days`;
 }
 
-/** The newest time this gateway's own clock wrote: signed records, finds and logs, frames heard here (not a box's heardAt). */
+/** The newest time this gateway's own clock wrote: signed records, finds and logs, frames heard by its own TNC or APRS-IS feed (not a box's heardAt). */
 export function newestStored(gw: Core): number | null {
   const q = (sql: string) => (gw.db.query(sql).get() as { t: number | null } | null)?.t ?? null;
   const times = [
     q("SELECT max(created_at) AS t FROM (SELECT created_at FROM fed_feed ORDER BY seq DESC LIMIT 100)"),
     q("SELECT max(created_at) AS t FROM logs"),
-    q("SELECT max(ts) AS t FROM (SELECT ts FROM packets WHERE source <> 'ingest' ORDER BY ts DESC LIMIT 100)"),
+    // heard by this gateway's own TNC or APRS-IS feed (a box's packets carry the box's clock)
+    q("SELECT max(ts) AS t FROM (SELECT ts, via FROM packets ORDER BY ts DESC LIMIT 1000) WHERE via IN ('tnc', 'echo', 'aprsis')"),
   ].filter((t): t is number => typeof t === "number");
   return times.length ? Math.max(...times) : null;
 }

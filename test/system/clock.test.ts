@@ -15,7 +15,7 @@ import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { count } from "../helpers/fed.ts";
 import { BUN, ROOT } from "../helpers/paths.ts";
 import { tmpDir } from "../helpers/tmp.ts";
-import { fakeTnc, type FakeTnc } from "../helpers/kiss-tnc.ts";
+import { fakeTnc, tnc2Frame, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { syncAll } from "../../src/fed/sync.ts";
@@ -97,6 +97,39 @@ describe("a clock behind what the gateway stored", () => {
     expect(s.clock.message).toMatch(PAUSED);
     clock.offset = 0;
     expect((await json(await g.get("/api/setup"))).clock.sane).toBe(true);
+  });
+});
+
+describe("frames heard count with this gateway's clock, a radio box's heardAt does not", () => {
+  const clock = steppedClock();
+  const INGEST = "ingest-secret-0123456789";
+  let tnc: FakeTnc;
+  let g: Running;
+  beforeAll(async () => {
+    tnc = fakeTnc();
+    g = await startInProcess({ KISS_PORTS: tnc.url, INGEST_SECRET: INGEST }, { clock });
+    await tnc.connected();
+  });
+  afterAll(async () => {
+    await g.stop();
+    tnc.stop();
+  });
+
+  test("a box whose clock is two days ahead pauses nothing; a frame our TNC heard does, once the clock steps back a day", async () => {
+    const r = await g.post(
+      "/ingest",
+      { heardAt: Date.now() + 2 * DAY, packets: ["N0BOX-9>APRS,qAR,N0BOX-10:>box clock ahead"] },
+      { headers: { "x-ingest-secret": INGEST } },
+    );
+    expect(r.status).toBe(200);
+    expect(count(g.gw, "packets", `via = 'ingest' AND ts > ${Date.now() + DAY}`)).toBe(1);
+    expect(await g.gw.scheduler.runNow("clock-check")).toMatchObject({ sane: true });
+    tnc.hear(tnc2Frame("N0RF-9>APRS,WIDE1*:>heard here"));
+    while (count(g.gw, "packets", "via = 'tnc'") === 0) await Bun.sleep(20);
+    clock.offset = -DAY;
+    expect(await g.gw.scheduler.runNow("clock-check")).toMatchObject({ sane: false, reason: "behind_stored" });
+    clock.offset = 0;
+    expect(await g.gw.scheduler.runNow("clock-check")).toMatchObject({ sane: true });
   });
 });
 
