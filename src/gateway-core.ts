@@ -14,7 +14,7 @@ import { identify } from "./http/gates.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { Scheduler } from "./jobs/scheduler.ts";
 import { openStore, type Database } from "./store/db.ts";
-import { WriteGate } from "./store/write-gate.ts";
+import { type WriteGate, writeGateOf } from "./store/write-gate.ts";
 import { registerJobs } from "./jobs/index.ts";
 import { initFederation } from "./fed/descriptor.ts";
 import { initNetwork } from "./fed/network.ts";
@@ -109,7 +109,7 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
   const db = openStore(dbFile);
   let parts: StartedParts | null = null;
   // one gate for every write: HTTP requests, and radio, feeds, jobs, pulls and forwarding (store/write-gate.ts)
-  const writeGate = new WriteGate();
+  const writeGate = writeGateOf(db);
   const scheduler = new Scheduler(log, writeGate);
   const stopHooks: Array<() => void | Promise<void>> = [];
   const gw: Gateway = {

@@ -30,6 +30,7 @@ import { currentAccount, heldVersion, isTombstoned, mirrorStatements, writeRecor
 import { decodePage } from "./page.ts";
 import { countQuarantined, refreshEndpoints } from "./peers.ts";
 import { registryBinding } from "./registry.ts";
+import { writeGateOf } from "../store/write-gate.ts";
 import {
   BEACON_LOCAL_ID,
   HAVE_LOCAL_ID,
@@ -109,7 +110,7 @@ export async function applyPage(gw: Core, pageBytes: Uint8Array, opts: ApplyOpti
 
 export async function applyFrames(gw: Core, frames: Uint8Array[], opts: ApplyOptions): Promise<ApplyReport> {
   // pulls, relays and beacons write without a request: they wait out a RESTART checkpoint at the store's write gate too
-  await gw.writeGate.wait();
+  await writeGateOf(gw.db).wait();
   const run = pipeline(gw, frames, opts);
   let step = run.next();
   while (!step.done) step = run.next(await step.value);
