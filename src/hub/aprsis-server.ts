@@ -33,7 +33,7 @@ import { buildInfo } from "../version.ts";
 import { isVerifiedCall } from "../node/tx.ts";
 import { ingestLines } from "../stations/ingest.ts";
 import { registerPort } from "../stations/ports.ts";
-import { clientsOf, clientView, overCap, removeClient, type HubClient } from "./clients.ts";
+import { clientsOf, clientView, logCapped, overCap, removeClient, type HubClient } from "./clients.ts";
 import type { OutQueue } from "./outq.ts";
 import { hostPort, listenForClients } from "./listen.ts";
 import { matchFilter, MAX_FILTER_TERMS, MAX_PATTERN_LENGTH, parseFilter, type Filter, type LatLon } from "./filter.ts";
@@ -140,10 +140,10 @@ export function startAprsIsServer(gw: Gateway, at: { host: string; port: number 
     return false;
   };
 
-  const drop = (c: Conn, why: string) => {
+  const drop = (c: Conn, why: string, quiet = false) => {
     if (!conns.delete(c)) return;
     removeClient(gw, c.client.id);
-    gw.log.info("hub", `APRS-IS client ${c.client.login ?? c.client.address} ${why}`);
+    if (!quiet) gw.log.info("hub", `APRS-IS client ${c.client.login ?? c.client.address} ${why}`);
     c.socket.end();
   };
 
@@ -301,7 +301,8 @@ export function startAprsIsServer(gw: Gateway, at: { host: string; port: number 
       if (full) {
         stats.capped++;
         send(c, `# server full: ${full}; try again later\r\n`);
-        drop(c, `refused: ${full}`);
+        drop(c, "refused", true);
+        logCapped(gw, "aprs-is", full);
         return;
       }
       send(c, `# svc-gateway ${buildInfo().version}\r\n`);

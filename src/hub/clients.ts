@@ -83,6 +83,27 @@ export function overCap(gw: Core, c: HubClient): string | null {
   return null;
 }
 
+const capLogs = new WeakMap<Core, Map<HubServer, { at: number; count: number }>>();
+
+/**
+ * Logs a connection refused by the cap, at most once a minute per server
+ * with how many were refused since (a flood of connections is not a flood
+ * of log lines).
+ */
+export function logCapped(gw: Core, server: HubServer, why: string): void {
+  let m = capLogs.get(gw);
+  if (!m) capLogs.set(gw, (m = new Map()));
+  const now = gw.clock.now();
+  const e = m.get(server) ?? { at: -Infinity, count: 0 };
+  e.count++;
+  if (now - e.at >= 60_000) {
+    gw.log.warn("hub", `${server === "kiss" ? "KISS" : "APRS-IS"} server: ${e.count} connection(s) refused since the last such line: ${why}`);
+    e.at = now;
+    e.count = 0;
+  }
+  m.set(server, e);
+}
+
 export function removeClient(gw: Core, id: string): void {
   list(gw).delete(id);
 }

@@ -28,7 +28,7 @@ import { radioMayTransmit, radioOf } from "../node/radio.ts";
 import { registerPort } from "../stations/ports.ts";
 import { decodeFrame, encodeKiss, formatAddress, KissDecoder } from "../../radio/index.ts";
 import { isVerifiedCall } from "../node/tx.ts";
-import { clientsOf, clientView, overCap, removeClient, type HubClient } from "./clients.ts";
+import { clientsOf, clientView, logCapped, overCap, removeClient, type HubClient } from "./clients.ts";
 import type { OutQueue } from "./outq.ts";
 import { hostPort, listenForClients } from "./listen.ts";
 
@@ -37,6 +37,8 @@ interface Conn {
   out: OutQueue;
   decoder: KissDecoder;
   socket: Socket<Conn>;
+  /** frames refused for their source (the first is logged) */
+  notAllowed: number;
 }
 
 export interface KissServerStats {
@@ -96,7 +98,8 @@ export function startKissServer(gw: Gateway, at: { host: string; port: number })
         stats.refused++;
         stats.notAllowed++;
         c.client.refused++;
-        gw.log.warn("hub", `KISS client ${c.client.address}: a frame from ${src} refused (not a callsign verified on this instance)`);
+        if (c.notAllowed++ === 0)
+          gw.log.warn("hub", `KISS client ${c.client.address}: frames from ${src} refused (not a callsign verified on this instance; logged once per client)`);
         continue;
       }
       const port = portIds[r.value.port];
@@ -110,21 +113,22 @@ export function startKissServer(gw: Gateway, at: { host: string; port: number })
     }
   };
 
-  const drop = (c: Conn, why: string) => {
+  const drop = (c: Conn, why: string, quiet = false) => {
     if (!conns.delete(c)) return;
     removeClient(gw, c.client.id);
-    gw.log.info("hub", `KISS client ${c.client.address} ${why}`);
+    if (!quiet) gw.log.info("hub", `KISS client ${c.client.address} ${why}`);
     c.socket.end();
   };
 
   const listener = listenForClients<Conn>(gw, "kiss", `KISS_SERVER ${hostPort(at.host, at.port)}`, at, {
-    make: () => ({ decoder: new KissDecoder() }),
+    make: () => ({ decoder: new KissDecoder(), notAllowed: 0 }),
     opened(c) {
       conns.add(c);
       const full = overCap(gw, c.client);
       if (full) {
         stats.capped++;
-        drop(c, `refused: ${full}`);
+        drop(c, "refused", true);
+        logCapped(gw, "kiss", full);
         return;
       }
       gw.log.info("hub", `KISS client ${c.client.address} connected`);
