@@ -16,9 +16,12 @@ import { count } from "../helpers/fed.ts";
 import { BUN, ROOT } from "../helpers/paths.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { fakeTnc, tnc2Frame, type FakeTnc } from "../helpers/kiss-tnc.ts";
+import { CHROMIUM, contextFor, launchBrowser } from "../helpers/chromium.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { syncAll } from "../../src/fed/sync.ts";
+import { Scheduler } from "../../src/jobs/scheduler.ts";
+import { createLogger } from "../../src/log.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -98,6 +101,32 @@ describe("a clock behind what the gateway stored", () => {
     clock.offset = 0;
     expect((await json(await g.get("/api/setup"))).clock.sane).toBe(true);
   });
+});
+
+describe.skipIf(!existsSync(CHROMIUM))("the Setup page", () => {
+  test("shows the clock's line while it is not set, and none once it is", async () => {
+    const clock = steppedClock();
+    clock.offset = Date.UTC(1970, 0, 2) - Date.now();
+    const g = await startInProcess({ TILE_URL: "off" }, { clock });
+    const browser = await launchBrowser();
+    try {
+      const page = await (await contextFor(browser, g.url)).newPage();
+      await page.goto(`${g.url}/setup`);
+      const line = page.locator("[data-clock]");
+      await line.waitFor();
+      expect(await line.textContent()).toMatch(
+        /^The clock is behind: it says 1970-01-02 00:00 UTC.*: signing and transmitting paused until it is set \(NTP\)$/,
+      );
+      expect(await line.getAttribute("role")).toBe("alert");
+      clock.offset = 0;
+      await page.reload();
+      await page.getByRole("heading", { level: 1 }).waitFor();
+      expect(await line.count()).toBe(0);
+    } finally {
+      await browser.close();
+      await g.stop();
+    }
+  }, 60_000);
 });
 
 describe("frames heard count with this gateway's clock, a radio box's heardAt does not", () => {
@@ -241,6 +270,19 @@ describe("time jumps of an hour", () => {
     clock.offset = HOUR;
     for (let i = 0; i < 3; i++) expect(await hit()).toBe(200);
     expect(await hit()).toBe(429);
+  });
+
+  test("the Workers host's cron (runDue between triggers): a step forward runs each due job once, a step back does not stop it", async () => {
+    const s = new Scheduler(createLogger("error"));
+    let runs = 0;
+    s.add({ name: "minutely", schedule: "* * * * *", description: "", run: () => void runs++ });
+    const t = Date.UTC(2026, 10, 27, 10, 0, 30);
+    expect(await s.runDue(t, t + 60_000)).toEqual(["minutely"]);
+    expect(await s.runDue(t + 60_000, t + HOUR)).toEqual(["minutely"]);
+    expect(runs).toBe(2);
+    // the next trigger comes with the clock an hour back
+    expect(await s.runDue(t + HOUR, t + 2 * 60_000)).toEqual(["minutely"]);
+    expect(runs).toBe(3);
   });
 
   test("a session survives a step forward and a step back of an hour", async () => {
