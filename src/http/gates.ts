@@ -97,7 +97,8 @@ export function identify(gw: Gateway, request: Request, server: HttpServer | nul
     apiKeyId = row?.id ?? null;
   }
   return {
-    ip: clientIp(gw.config, request, server),
+    // Elysia's context has no server when it builds handlers without codegen (workerd): the gateway's own then
+    ip: clientIp(gw.config, request, server ?? gw.server),
     user,
     sessionToken: user ? token : null,
     ingest: sameSecret(request.headers.get("x-ingest-secret"), gw.config.ingestSecret),

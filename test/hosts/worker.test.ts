@@ -14,6 +14,7 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { BUN, ROOT } from "../helpers/paths.ts";
 import { join } from "node:path";
+import { request as httpRequest } from "node:http";
 import { liveClient } from "../helpers/ws.ts";
 import { waitFor } from "../helpers/wait.ts";
 
@@ -218,6 +219,34 @@ test("a request body a gate refused unread leaves the client's connection usable
       answers[key] = (answers[key] ?? 0) + 1;
     }
     expect(answers).toEqual({ "401": 300 });
+  } finally {
+    await w.mf.dispose();
+  }
+}, 60_000);
+
+test("each client is counted by its own address: one client's 20 bad sign-in codes leave another's sign-in open", async () => {
+  const w = await start({ INSTANCE: "worker-ip", PUBLIC_URL: "http://worker.example" });
+  // two clients on this machine, each from its own loopback address (the connection's peer, which miniflare names in CF-Connecting-IP)
+  const verify = (from: string) =>
+    new Promise<number>((resolve, reject) => {
+      const u = new URL(w.url);
+      const r = httpRequest(
+        { host: u.hostname, port: u.port, path: "/auth/email/verify", method: "POST", localAddress: from, headers: { "content-type": "application/json" } },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode!));
+        },
+      );
+      r.on("error", reject);
+      r.end(JSON.stringify({ email: "someone@example.org", code: "000000" }));
+    });
+  try {
+    const a: number[] = [];
+    for (let i = 0; i < 21; i++) a.push(await verify("127.0.0.2"));
+    expect(a.slice(0, 20).every((s) => s === 401)).toBe(true);
+    expect(a[20]).toBe(429);
+    expect(await verify("127.0.0.3")).toBe(401);
+    expect(await verify("127.0.0.2")).toBe(429);
   } finally {
     await w.mf.dispose();
   }
