@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnGateway, type Spawned } from "../helpers/gateway.ts";
 import { hooksOf, openApiPath, pathParams, type RouteLike } from "../../src/http/openapi.ts";
+import { launchBrowser } from "../helpers/chromium.ts";
 
 let g: Spawned;
 beforeAll(async () => {
@@ -92,4 +93,42 @@ describe("the HTTP API describes itself", () => {
     expect(html).not.toContain("<script");
     expect(html).not.toMatch(/(src|href)="https?:/);
   });
+
+  test("GET /api/docs has a Content-Security-Policy that lets its own style work and nothing else: no script runs, nothing loads", async () => {
+    const res = await fetch(g.url + "/api/docs");
+    const csp = res.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain("unsafe-inline");
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      const refused: string[] = [];
+      page.on("console", (m) => {
+        if (/Content Security Policy/i.test(m.text())) refused.push(m.text());
+      });
+      expect((await page.goto(g.url + "/api/docs"))?.status()).toBe(200);
+      // its style applies (body max-width 60rem)
+      expect(await page.evaluate(() => getComputedStyle(document.body).maxWidth)).toBe("960px");
+      expect(refused).toEqual([]);
+      // what a hostile description could put on the page neither runs nor loads
+      const ran = await page.evaluate(async () => {
+        const s = document.createElement("script");
+        s.textContent = "window.ran = true";
+        document.body.append(s);
+        const img = document.createElement("img");
+        const loaded = new Promise<boolean>((resolve) => {
+          img.onload = () => resolve(true);
+          img.onerror = () => resolve(false);
+        });
+        img.src = "/favicon.ico";
+        document.body.append(img);
+        return { script: (window as { ran?: boolean }).ran === true, img: await loaded };
+      });
+      expect(ran).toEqual({ script: false, img: false });
+      expect(refused.length).toBeGreaterThan(0);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });
