@@ -307,7 +307,8 @@ export async function forwardDue(gw: Gateway): Promise<ForwardRun[]> {
       skip("outside its time-bands");
       continue;
     }
-    if (p.last_attempt_at !== null && now - p.last_attempt_at < p.interval_min * 60_000 - 5_000) {
+    // (a clock stepped back past the last attempt does not hold the next one until it catches up)
+    if (p.last_attempt_at !== null && now >= p.last_attempt_at && now - p.last_attempt_at < p.interval_min * 60_000 - 5_000) {
       skip("its interval has not passed");
       continue;
     }

@@ -241,7 +241,8 @@ function heardUi(gw: Gateway, f: Ax25Frame, port: string): unknown {
   return;
 }
 
-const due = (last: number | null, intervalMin: number, now: number) => intervalMin > 0 && (last === null || now - last >= intervalMin * 60_000);
+// a clock stepped back past `last` (NTP) makes it due, rather than not until the clock catches up
+const due = (last: number | null, intervalMin: number, now: number) => intervalMin > 0 && (last === null || now < last || now - last >= intervalMin * 60_000);
 
 /**
  * The per-minute radio task: counter samples, and whatever scheduled work is

@@ -52,7 +52,8 @@ export function makeDigests(gw: Gateway): number {
       .all() as Candidate[];
     let made = 0;
     for (const c of candidates) {
-      if (c.lastAt !== null && now - c.lastAt < PERIOD_MS[c.digest] - SLACK_MS) continue;
+      // (a clock stepped back past the last digest does not hold the next one until it catches up)
+      if (c.lastAt !== null && now >= c.lastAt && now - c.lastAt < PERIOD_MS[c.digest] - SLACK_MS) continue;
       // New logs on watched caches since the cursor, logged after the watch began, by others.
       const ids = (
         gw.db

@@ -55,7 +55,8 @@ export function transmitWeatherIfDue(gw: Core, station: OwnRow, wx: Weather, at:
   if (row.wx_tx !== 1) return null;
   // a weather report carries its time: none goes on the air while the clock is not set (system/clock-sanity.ts)
   if (clockPaused(gw)) return null;
-  if (row.wx_tx_last_at !== null && now - row.wx_tx_last_at < gw.config.wxTxIntervalMinutes * 60_000) return null;
+  // (a clock stepped back past the last one does not hold the next back until it catches up)
+  if (row.wx_tx_last_at !== null && now >= row.wx_tx_last_at && now - row.wx_tx_last_at < gw.config.wxTxIntervalMinutes * 60_000) return null;
   // The owner lost the verified callsign since turning it on: stay quiet (the station view says why).
   if (!holdsBaseCall(gw, row.user_id, row.call).verified) return null;
   let line: string;

@@ -7,7 +7,9 @@
  * The clock is not sane while it says a time
  *   - before CLOCK_FLOOR_MS (no real date for this software is that early),
  *   - behind the newest record, find or frame this gateway stored with its own
- *     clock (fed_feed, logs, packets heard here), beyond BEHIND_SLACK_MS,
+ *     clock (fed_feed, logs, packets heard here), beyond BEHIND_SLACK_MS, unless
+ *     a majority of at least two recent peers' answers agree with it (NTP
+ *     stepped back a clock that ran ahead),
  *   - or more than PEER_SKEW_MS off the time in a majority of at least two
  *     recent peers' answers (their HTTP Date headers, noted by fed/dial.ts).
  * Until it is sane, every signature this instance makes is refused at its one
@@ -114,7 +116,10 @@ function evaluate(gw: Core, w: Watch): ClockStatus {
   const paused = (reason: ClockReason, message: string): ClockStatus => ({ sane: false, reason, message, now, newestStored: newest, peers });
   if (now < CLOCK_FLOOR_MS)
     return paused("before_floor", `The clock is behind: it says ${fmt(now)}, before ${fmt(CLOCK_FLOOR_MS)}, so it was never set: ${PAUSED}`);
-  if (newest !== null && now < newest - BEHIND_SLACK_MS)
+  // behind what it stored, unless the peers' answers vouch for it: then NTP stepped back a clock that ran ahead,
+  // and what it stored meanwhile is dated ahead (signing waits for no one)
+  const peersAgree = p.answers >= 2 && (p.answers - p.off) * 2 > p.answers;
+  if (newest !== null && now < newest - BEHIND_SLACK_MS && !peersAgree)
     return paused(
       "behind_stored",
       `The clock is behind the newest record stored here by ${span(newest - now)} (it says ${fmt(now)}, the newest record is from ${fmt(newest)}): ${PAUSED}`,

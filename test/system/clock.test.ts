@@ -190,6 +190,14 @@ describe("weather reports are dated: none goes on the air while the clock is not
     await g.gw.scheduler.runNow("clock-check");
     expect(await push()).toBe("success\n");
     expect(readings()).toBe(2);
+    const [item] = await lease();
+    expect(item).toMatchObject({ kind: "weather", src: "N0WX-13" });
+    await g.post("/outbox/ack", { sent: [(item as unknown as { id: number }).id] }, box);
+    // within WX_TX_INTERVAL_MINUTES: stored, not sent; but NTP stepping the clock back an hour does not hold the next report for that hour
+    expect(await push()).toBe("success\n");
+    expect(await lease()).toEqual([]);
+    clock.offset = -HOUR;
+    expect(await push()).toBe("success\n");
     expect(await lease()).toMatchObject([{ kind: "weather", src: "N0WX-13" }]);
   });
 });
@@ -220,6 +228,10 @@ describe("the SVCB1 beacon is a signed, dated record: none goes on the air while
     expect(await g.gw.scheduler.runNow("radio")).toHaveProperty("beacon");
     await tnc.waitSent(1);
     expect(beacons()).toBeGreaterThanOrEqual(1);
+    // not due again within FED_BEACON_INTERVAL_MIN; due at once after NTP steps the clock back past the last one, not an hour later
+    expect(await g.gw.scheduler.runNow("radio")).not.toHaveProperty("beacon");
+    clock.offset = -HOUR;
+    expect(await g.gw.scheduler.runNow("radio")).toHaveProperty("beacon");
   });
 });
 
@@ -237,7 +249,7 @@ describe("a clock far from the peers' answers", () => {
       { clock },
     );
   });
-  afterAll(() => Promise.all([p1.stop(), p2.stop(), s.stop()]));
+  afterAll(() => Promise.all([s, p1, p2].map((g) => g.stop().catch(() => {}))));
 
   test("two of two peers two hours off: paused; the clock set: resumed", async () => {
     expect((await p1.get("/health")).headers.get("date")).toBeTruthy();
@@ -250,6 +262,30 @@ describe("a clock far from the peers' answers", () => {
     // NTP steps it back: what the peers said still holds (kept against a monotonic clock), and now agrees
     clock.offset = 0;
     expect(await s.gw.scheduler.runNow("clock-check")).toEqual({ sane: true, reason: null, peers: { answers: 2, off: 0 } });
+  });
+
+  test("a clock that ran ahead while signing, stepped back by NTP: the peers vouch for it, so records stored ahead do not pause it", async () => {
+    clock.offset = 2 * HOUR;
+    const owner = signedInUser(s.gw, "N0AHD", { verified: true });
+    const r = await s.post("/api/caches", { name: "Signed ahead", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 47, lon: 8 }, as(owner));
+    expect(r.status).toBe(201);
+    clock.offset = 0;
+    expect(await s.gw.scheduler.runNow("clock-check")).toEqual({ sane: true, reason: null, peers: { answers: 2, off: 0 } });
+    // the same step with no peers' answers left to vouch: behind what it stored
+    await Promise.all([p1.stop(), p2.stop()]);
+    const lone = await startInProcess({ INSTANCE: "gw-lone", FED_PRIVATE_KEY: generateKeyPair().privateKey }, { clock });
+    try {
+      clock.offset = 2 * HOUR;
+      await lone.post(
+        "/api/caches",
+        { name: "Ahead too", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 47, lon: 8 },
+        as(signedInUser(lone.gw, "N0LON", { verified: true })),
+      );
+      clock.offset = 0;
+      expect(await lone.gw.scheduler.runNow("clock-check")).toMatchObject({ sane: false, reason: "behind_stored" });
+    } finally {
+      await lone.stop();
+    }
   });
 });
 
