@@ -3,8 +3,13 @@
  * A `*` follows the last digipeater that has repeated the frame; every
  * digipeater before it has repeated it too. The info field is bytes (APRS is
  * not always UTF-8), so text travels as bytes here and converts both ways
- * byte for byte. Only what TNC2 text can say converts: UI frames, PID 0xF0,
- * command bits, H bits set on a prefix of the path, reserved bits 11.
+ * byte for byte. Only UI frames with PID 0xF0 and H bits set on a prefix of
+ * the path convert. The command/response bits and the reserved address bits
+ * mean nothing to APRS and have no TNC2 spelling: an AX.25 v1 frame (both C
+ * bits clear, or both set as Direwolf 1.6 beacons), a response, reserved bits
+ * other than 11 convert like a v2 command, as Direwolf, aprx and APRS-IS take
+ * them; `{ exact: true }` refuses them (text that must give the same frame
+ * back).
  */
 import { formatAddress, parseAddress } from "./address.ts";
 import { fail, ok, type Result } from "./errors.ts";
@@ -14,13 +19,20 @@ const enc = new TextEncoder();
 /** Longest possible header: two addresses and 8 digipeaters of `CALLSS-15*`. */
 const MAX_HEADER = 9 + 1 + 9 + MAX_DIGIS * 11;
 
-/** The frame as TNC2 text bytes. Frames TNC2 cannot express exactly are refused. */
-export function formatTnc2(f: Ax25Frame): Result<Uint8Array> {
+export interface Tnc2Options {
+  /** Refuse frames whose C or reserved bits the text cannot give back (not a v2 command, reserved bits not 11). */
+  exact?: boolean;
+}
+
+/** The frame as TNC2 text bytes. Frames TNC2 cannot express are refused (with `exact`, also those it cannot express exactly). */
+export function formatTnc2(f: Ax25Frame, opts: Tnc2Options = {}): Result<Uint8Array> {
   if (f.type !== "UI" || (f.pid ?? PID_NONE) !== PID_NONE)
     return fail("tnc2-not-ui", `only UI frames with PID 0xF0 have a TNC2 form (this is ${f.type}${f.pid !== undefined ? ` PID 0x${f.pid.toString(16)}` : ""})`);
-  if (f.cr !== "command") return fail("tnc2-not-ui", `a ${f.cr} UI frame has no exact TNC2 form`);
-  const all = [f.dest, f.src, ...f.path];
-  if (all.some((a) => a.rr !== undefined && a.rr !== 3)) return fail("tnc2-not-ui", "reserved address bits have no TNC2 form");
+  if (opts.exact) {
+    if (f.cr !== "command") return fail("tnc2-not-ui", `a ${f.cr} UI frame has no exact TNC2 form`);
+    const all = [f.dest, f.src, ...f.path];
+    if (all.some((a) => a.rr !== undefined && a.rr !== 3)) return fail("tnc2-not-ui", "reserved address bits have no exact TNC2 form");
+  }
   const lastRepeated = f.path.findLastIndex((d) => d.repeated);
   if (f.path.some((d, i) => !d.repeated && i < lastRepeated)) return fail("tnc2-not-ui", "a path with a gap in its repeated bits has no TNC2 form");
   let head = `${formatAddress(f.src)}>${formatAddress(f.dest)}`;

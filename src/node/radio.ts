@@ -232,7 +232,7 @@ function heardUi(gw: Gateway, f: Ax25Frame, port: string): unknown {
     );
   if (f.pid === PID_NONE) {
     const line = formatTnc2(f);
-    // an APRS frame TNC2 cannot express exactly (v1 bits, odd reserved bits) is not APRS we can ingest
+    // v1 C bits and odd reserved bits are APRS like any (tnc2.ts); a gap in the H bits is not
     if (!line.ok) return;
     // our own transmission repeated by a digipeater: stored, but proves nothing (echoes.ts)
     const now = gw.clock.now();

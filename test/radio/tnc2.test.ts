@@ -12,7 +12,7 @@ function roundTrip(line: string): Ax25Frame {
   const wire = encodeFrame(f.value);
   const back = decodeFrame(wire);
   if (!back.ok) throw back.error;
-  const t = formatTnc2(back.value);
+  const t = formatTnc2(back.value, { exact: true });
   if (!t.ok) throw t.error;
   expect(text(t.value)).toBe(line);
   return back.value;
@@ -59,11 +59,43 @@ describe("TNC2 text", () => {
     if (!ui.ok) throw ui.error;
     expect(formatTnc2({ ...ui.value, type: "I", ns: 0, nr: 0 }).ok).toBe(false);
     expect(formatTnc2({ ...ui.value, pid: 0xcf }).ok).toBe(false);
-    expect(formatTnc2({ ...ui.value, cr: "response" }).ok).toBe(false);
+    expect(formatTnc2({ ...ui.value, cr: "response" }, { exact: true }).ok).toBe(false);
+    expect(formatTnc2({ ...ui.value, src: { ...ui.value.src, rr: 0 } }, { exact: true }).ok).toBe(false);
     const gap = parseTnc2("N0CALL>APRS,A1A,B1B*:x");
     if (!gap.ok) throw gap.error;
     gap.value.path[0]!.repeated = false;
     expect(formatTnc2(gap.value).ok ? "ok" : "refused").toBe("refused");
+  });
+
+  test("v1 frames, responses and odd reserved bits are APRS like a v2 command (Direwolf, aprx and APRS-IS take them); exact text refuses them", () => {
+    const line = "N0DW-1>APDW16,WIDE1*,WIDE2-1:!4237.14NS07120.83W#probe";
+    const f = parseTnc2(line);
+    if (!f.ok) throw f.error;
+    const odd = (cr: Ax25Frame["cr"], rr?: number) => {
+      const wire = encodeFrame({ ...f.value, cr, src: { ...f.value.src, rr }, path: f.value.path.map((d) => ({ ...d, rr })) });
+      const back = decodeFrame(wire);
+      if (!back.ok) throw back.error;
+      expect(back.value.cr).toBe(cr);
+      return back.value;
+    };
+    for (const g of [odd("v1-00"), odd("v1-11"), odd("response"), odd("command", 0), odd("v1-00", 1)]) {
+      const t = formatTnc2(g);
+      expect(t.ok && text(t.value)).toBe(line);
+      expect(formatTnc2(g, { exact: true }).ok).toBe(false);
+    }
+    // still refused: what TNC2 cannot say at all (a gap in the H bits, another protocol)
+    const v1 = odd("v1-00");
+    expect(
+      formatTnc2({
+        ...v1,
+        path: [
+          { ...v1.path[0]!, repeated: false },
+          { ...v1.path[1]!, repeated: true },
+        ],
+      }).ok,
+    ).toBe(false);
+    expect(formatTnc2({ ...v1, pid: 0xcf }).ok).toBe(false);
+    expect(formatTnc2({ ...v1, type: "I", ns: 0, nr: 0 }).ok).toBe(false);
   });
 
   test("property: any header and any info bytes round-trip", () => {
