@@ -4,7 +4,7 @@ export {};
  * Machines here are shared and noisy: read ratios against the reference runs
  * printed beside each figure, and repeat before trusting a small difference.
  */
-const BENCHES: Record<string, () => Promise<unknown>> = {
+const BENCHES: Record<string, (args: string[]) => Promise<unknown>> = {
   startup: () => import("./startup.ts").then((m) => m.run()),
   offline: () => import("./offline.ts").then((m) => m.run()),
   bbs: () => import("./bbs.ts").then((m) => m.run()),
@@ -28,14 +28,21 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   wal: () => import("./wal.ts").then((m) => m.run()),
   "slow-3g": () => import("./slow3g.ts").then((m) => m.run()),
   runtimes: () => import("./runtimes.ts").then((m) => m.run()),
+  // hours of mixed load against a gateway process: `bun run bench soak --hours 2 --every-min 5`
+  soak: (args) => import("./soak.ts").then((m) => m.run(args)),
 };
 
-const wanted = process.argv.slice(2);
-for (const name of wanted.length ? wanted : Object.keys(BENCHES)) {
+// bench names, then options for them (from the first --option on)
+const argv = process.argv.slice(2);
+const firstOption = argv.findIndex((a) => a.startsWith("--"));
+const wanted = firstOption < 0 ? argv : argv.slice(0, firstOption);
+const options = firstOption < 0 ? [] : argv.slice(firstOption);
+// the soak runs for hours: only when named
+for (const name of wanted.length ? wanted : Object.keys(BENCHES).filter((b) => b !== "soak")) {
   const b = BENCHES[name];
   if (!b) {
     console.error(`unknown bench ${name}; known: ${Object.keys(BENCHES).join(", ")}`);
     process.exit(2);
   }
-  await b();
+  await b(options);
 }
