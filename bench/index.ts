@@ -22,6 +22,8 @@ const BENCHES: Record<string, (args: string[]) => Promise<unknown>> = {
   "fk-index": () => import("./fk-index.ts").then((m) => m.run()),
   svcfed: () => import("./svcfed.ts").then((m) => m.run()),
   import: () => import("./import.ts").then((m) => m.run()),
+  bodies: () => import("./bodies.ts").then((m) => m.run()),
+  search: () => import("./search.ts").then((m) => m.run()),
   fuzz: () => import("./fuzz.ts").then((m) => m.run()),
   hub: () => import("./hub.ts").then((m) => m.run()),
   map: () => import("./map.ts").then((m) => m.run()),
