@@ -7,6 +7,7 @@ export * from "./kiss.ts";
 export * from "./address.ts";
 export * from "./frame.ts";
 export * from "./tnc2.ts";
+export * from "./digipeat.ts";
 export * from "./netrom.ts";
 export * from "./clock.ts";
 export * from "./airtime.ts";
