@@ -114,6 +114,12 @@ export interface Config {
   radioBeaconMinS: number;
   /** SVCB1 presence beacon interval, minutes; 0 = never sent on a schedule. */
   fedBeaconIntervalMin: number;
+  /** The station's own APRS position beacon (src/node/own-beacons.ts); null = no own beacons, status or telemetry. */
+  stationBeacon: StationBeacon | null;
+  /** Own position and status beacon interval, minutes (10 or more). */
+  stationBeaconMinutes: number;
+  /** Own telemetry (station counters) interval, minutes; 0 = none. */
+  stationTelemetryMinutes: number;
   /** NET/ROM node alias; null = no NET/ROM node. */
   nodeAlias: string | null;
   /** NET/ROM node callsign (default RADIO_CALL). */
@@ -160,6 +166,14 @@ export interface Config {
   /** Newest scheduled backups kept. */
   backupKeep: number;
   backupIntervalHours: number;
+}
+
+/** STATION_BEACON: where the station is, its APRS symbol (table and code) and comment. */
+export interface StationBeacon {
+  lat: number;
+  lon: number;
+  symbol: string;
+  comment: string;
 }
 
 /** Settings with a spec-fixed value that operators cannot change. */
@@ -326,6 +340,25 @@ const digiPath: Parser<readonly string[]> = (raw) => {
   if (hops.length > 8) return bad("has more than 8 digipeaters");
   for (const h of hops) if (!/^[A-Z0-9]{1,6}(?:-(?:[1-9]|1[0-5]))?$/.test(h)) return bad(`"${h}" is not a digipeater (e.g. WIDE1-1)`);
   return ok(hops);
+};
+
+/** `LAT,LON,SYMBOL[,COMMENT]`: decimal degrees, a two-character symbol, the rest of the line as the comment (commas included). */
+const stationBeacon: Parser<StationBeacon> = (raw) => {
+  const m = /^(-?\d{1,3}(?:\.\d+)?),\s*(-?\d{1,3}(?:\.\d+)?),\s*([/\\A-Z0-9][\x21-\x7e])(?:,(.*))?$/.exec(raw);
+  if (!m) return bad(`"${raw}" is not LAT,LON,SYMBOL[,COMMENT] (e.g. 42.3601,-71.0589,R&,svc-gateway iGate)`);
+  const lat = Number(m[1]);
+  const lon = Number(m[2]);
+  if (lat < -90 || lat > 90 || lon < -180 || lon > 180) return bad(`"${raw}": latitude is -90 to 90, longitude -180 to 180`);
+  const comment = (m[4] ?? "").trim();
+  if (comment.length > 43 || /[|~{\x00-\x1f\x7f-\uffff]/.test(comment))
+    return bad(`"${raw}": the comment is up to 43 printable ASCII characters, without | ~ {`);
+  return ok({ lat, lon, symbol: m[3]!, comment });
+};
+
+/** Minutes between own telemetry reports: 0 (none), or 10 and more, as aprx sends them. */
+const telemetryMinutes: Parser<number> = (raw) => {
+  const n = wholeNumber(0, 1440, "minutes")(raw);
+  return n.ok && n.value > 0 && n.value < 10 ? bad(`${n.value} is too often (0 for none, else 10 to 1440 minutes)`) : n;
 };
 
 const nodeAlias: Parser<string> = (raw) =>
@@ -508,6 +541,27 @@ export const SETTINGS = [
     wholeNumber(0, 10_080, "minutes"),
     60,
     "SVCB1 presence beacon on the radio every N minutes; 0 = off",
+  ),
+  setting(
+    "STATION_BEACON",
+    "stationBeacon",
+    stationBeacon,
+    null,
+    "the station's own APRS beacon from RADIO_CALL: LAT,LON,SYMBOL[,COMMENT], e.g. 42.3601,-71.0589,R&,svc-gateway iGate; with it go a status (software and version) and telemetry of the station's counters; unset = none",
+  ),
+  setting(
+    "STATION_BEACON_MINUTES",
+    "stationBeaconMinutes",
+    wholeNumber(10, 1440, "minutes"),
+    30,
+    "minutes between the station's own position beacons and status reports (10 or more)",
+  ),
+  setting(
+    "STATION_TELEMETRY_MINUTES",
+    "stationTelemetryMinutes",
+    telemetryMinutes,
+    10,
+    "with STATION_BEACON: minutes between telemetry reports of the station's counters (frames heard, gated, not gated, sent, digipeated); 0 = none",
   ),
   setting("NODE_ALIAS", "nodeAlias", nodeAlias, null, "NET/ROM node alias, e.g. GWNODE; unset = no NET/ROM node"),
   setting("NODE_CALL", "nodeCall", radioCall, null, "NET/ROM node callsign (default RADIO_CALL); must differ from the call SVCL1 is served on"),
@@ -727,6 +781,8 @@ export function loadConfig(src: ConfigSources): LoadedConfig {
       });
   }
 
+  if (config.stationBeacon && !config.radioCall)
+    errors.push({ setting: "STATION_BEACON", message: "needs RADIO_CALL: the beacon goes out under the station's verified call" });
   if (config.bbsAx25Call) {
     const nodeCall = config.nodeAlias ? (config.nodeCall ?? config.radioCall) : null;
     if (!config.radioCall) errors.push({ setting: "BBS_AX25_CALL", message: "needs RADIO_CALL: the station's verified call licenses what it sends" });

@@ -12,7 +12,7 @@ export function registerServerJobs(gw: Gateway): void {
   gw.scheduler.add({
     name: "radio",
     schedule: "* * * * *",
-    description: "radio ports: counter samples; the SVCB1 beacon, NODES broadcast and radio sync when they are due",
+    description: "radio ports: counter samples; the SVCB1 beacon, the station's own beacons and telemetry, NODES broadcast and radio sync when they are due",
     run: () => radioTick(gw),
   });
   gw.scheduler.add({

@@ -10,8 +10,9 @@
  *           APRS (PID 0xF0) to the ingest pipeline as heard on RF by this
  *           station (an IGate for Tier A), except our own frames heard back
  *           through a digipeater (echoes.ts: stored, never proof)
- *   sent    the APRS outbox through the TNC (tx.ts), the SVCB1 beacon and
- *           NODES broadcasts on their schedules
+ *   sent    the APRS outbox through the TNC (tx.ts), the SVCB1 beacon,
+ *           NODES broadcasts and the station's own position, status and
+ *           telemetry (own-beacons.ts) on their schedules
  *   status  each port in GET /api/ports; counter samples every minute
  *
  * Nothing goes on the air unless RADIO_CALL (for APRS lines: their source)
@@ -25,6 +26,7 @@ import { isVerifiedCall, Transmitter } from "./tx.ts";
 import { noteHeard, sampleCounters } from "./heard.ts";
 import { isEcho, noteSent } from "./echoes.ts";
 import { runLocalBox } from "./box.ts";
+import { ownBeaconsTick } from "./own-beacons.ts";
 import { clockPaused } from "../system/clock-sanity.ts";
 import { answerAx25 } from "../bbs/ax25.ts";
 import { radioOnlyPeers, serveCircuit, syncOverRadio } from "./sync.ts";
@@ -261,6 +263,13 @@ export async function radioTick(gw: Gateway): Promise<Record<string, unknown>> {
       gr.schedule.beaconAt = now;
       out.beacon = b;
     }
+  }
+  // the station's own position, status and telemetry (STATION_BEACON)
+  try {
+    const own = ownBeaconsTick(gw, gr);
+    if (own) out.station = own;
+  } catch (e) {
+    gw.log.error("radio", "own beacons failed", { error: String(e) });
   }
   if (gr.netrom && due(gr.schedule.nodesAt, gw.config.nodesIntervalMin, now) && radioMayTransmit(gw)) {
     const sent = broadcastNodes(gw, gr);

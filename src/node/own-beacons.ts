@@ -1,0 +1,169 @@
+/**
+ * The station's own beacons, as aprx and Direwolf send them, from RADIO_CALL
+ * over RADIO_PATH (with STATION_BEACON set):
+ *
+ *   position   `!DDMM.hhN/DDDMM.hhW&comment`, every STATION_BEACON_MINUTES
+ *   status     `>svc-gateway 0.1.0`, the software and version, as often
+ *   telemetry  `T#seq,RxPkts,IGateRx,IGateDropRx,TxPkts,DigiRpt,bits` every
+ *              STATION_TELEMETRY_MINUTES: what each counter grew by since the
+ *              last report; B1 iGate on, B2 digipeater on. Its PARM./UNIT./
+ *              EQNS./BITS. messages, addressed to RADIO_CALL itself, go with
+ *              the first report and every DEFINITIONS_MS after.
+ *
+ * Nothing goes out while RADIO_CALL is not verified here, nor while the clock
+ * is not set (system/clock-sanity.ts: telemetry counts per interval, and a
+ * station's beacons carry its time on APRS-IS); every frame takes a token of
+ * RADIO_TX_PER_MINUTE, and what finds the bucket empty is due again at the
+ * next tick. What goes out is stored as heard from RADIO_CALL with via
+ * "echo" (our own transmission, never proof of anything): the station's page
+ * shows its position, status and telemetry series, and the same frame heard
+ * back through a digipeater is a duplicate.
+ */
+import type { Core } from "../gateway.ts";
+import { encodeMessage, encodePosition, encodeStatus, TOCALL } from "../aprs/index.ts";
+import { ingestLines } from "../stations/ingest.ts";
+import { clockPaused } from "../system/clock-sanity.ts";
+import { buildInfo } from "../version.ts";
+import { parseTnc2 } from "../../radio/index.ts";
+import type { GatewayRadio } from "./radio.ts";
+import { isVerifiedCall } from "./tx.ts";
+
+/** How often the telemetry definitions are repeated (aprx: every few hours). */
+export const DEFINITIONS_MS = 2 * 3_600_000;
+
+/** The telemetry channels, in order: A1-A5, then the bits B1, B2. */
+export const TELEMETRY_PARM = ["RxPkts", "IGateRx", "IGateDropRx", "TxPkts", "DigiRpt", "IGate", "Digi"] as const;
+
+/** Counters of the station since the radio started, as the telemetry reports them. */
+export interface StationCounts {
+  /** frames heard on every radio port */
+  heard: number;
+  /** APRS frames gated to APRS-IS */
+  gated: number;
+  /** APRS frames heard and not gated (any rule) */
+  notGated: number;
+  /** frames sent on every radio port */
+  sent: number;
+  /** frames the digipeater repeated */
+  repeated: number;
+  igate: boolean;
+  digipeater: boolean;
+}
+
+interface State {
+  positionAt: number | null;
+  statusAt: number | null;
+  telemetryAt: number | null;
+  definitionsAt: number | null;
+  seq: number;
+  /** the counts when the last telemetry report went out */
+  last: StationCounts | null;
+}
+
+const states = new WeakMap<GatewayRadio, State>();
+
+function stateOf(gr: GatewayRadio): State {
+  let s = states.get(gr);
+  if (!s) states.set(gr, (s = { positionAt: null, statusAt: null, telemetryAt: null, definitionsAt: null, seq: 0, last: null }));
+  return s;
+}
+
+/** The station's counters now. The iGate and digipeater counters read 0 while those roles are off. */
+export function stationCounts(_gw: Core, gr: GatewayRadio): StationCounts {
+  let heard = 0;
+  let sent = 0;
+  for (const p of gr.radio.status()) {
+    heard += p.framesIn;
+    sent += p.framesOut;
+  }
+  return { heard, gated: 0, notGated: 0, sent, repeated: 0, igate: false, digipeater: false };
+}
+
+// a clock stepped back past `last` (NTP) makes it due, as radio.ts does
+const due = (last: number | null, ms: number, now: number) => last === null || now < last || now - last >= ms;
+
+/** The status text: the software and its version. */
+export function statusText(): string {
+  const b = buildInfo();
+  return `${b.name} ${b.version}${b.commit ? ` ${b.commit.slice(0, 7)}` : ""}`;
+}
+
+/** The four telemetry definition messages' texts for a report every `minutes`. */
+export function definitionTexts(minutes: number): string[] {
+  const unit = `pkt/${minutes}m`;
+  return [
+    `PARM.${TELEMETRY_PARM.join(",")}`,
+    `UNIT.${[unit, unit, unit, unit, unit, "on", "on"].join(",")}`,
+    `EQNS.${Array(5).fill("0,1,0").join(",")}`,
+    `BITS.11111111,${buildInfo().name} station`,
+  ];
+}
+
+/** One telemetry report's information field: what each counter grew by since `last`. */
+export function telemetryInfo(seq: number, now: StationCounts, last: StationCounts | null): string {
+  // a counter that went down (a port reopened as a new object) counts from zero
+  const d = (k: "heard" | "gated" | "notGated" | "sent" | "repeated") => (last && now[k] >= last[k] ? now[k] - last[k] : now[k]);
+  const bits = `${now.igate ? 1 : 0}${now.digipeater ? 1 : 0}000000`;
+  return `T#${String(seq % 1000).padStart(3, "0")},${d("heard")},${d("gated")},${d("notGated")},${d("sent")},${d("repeated")},${bits}`;
+}
+
+/** Puts one TNC2 line (source RADIO_CALL) on the air through the transmitter; stores it when it went. */
+function send(gw: Core, gr: GatewayRadio, line: string): boolean {
+  const f = parseTnc2(line);
+  if (!f.ok) throw new Error(`own beacon is not a TNC2 line: ${f.error.message}`);
+  if (gr.tx.sendFrame(f.value) !== "sent") return false;
+  const now = gw.clock.now();
+  ingestLines(gw, [line], { source: "rf", heardAt: now, echo: true });
+  return true;
+}
+
+/**
+ * The per-minute part of the radio tick: sends whatever of the station's own
+ * beacons is due. Returns what went out (TNC2 lines), or why nothing could.
+ */
+export function ownBeaconsTick(gw: Core, gr: GatewayRadio): Record<string, unknown> | undefined {
+  const c = gw.config;
+  const beacon = c.stationBeacon;
+  if (!beacon || !c.radioCall) return undefined;
+  if (!isVerifiedCall(gw, c.radioCall)) return { skipped: `${c.radioCall} is not a verified callsign on this instance` };
+  const paused = clockPaused(gw);
+  if (paused) return { skipped: paused };
+  const s = stateOf(gr);
+  const now = gw.clock.now();
+  const hdr = { src: c.radioCall, path: [...c.radioPath] };
+  const out: Record<string, unknown> = {};
+  const every = c.stationBeaconMinutes * 60_000;
+  if (due(s.positionAt, every, now)) {
+    const line = encodePosition({ ...hdr, lat: beacon.lat, lon: beacon.lon, symbol: beacon.symbol, comment: beacon.comment || undefined });
+    if (send(gw, gr, line)) {
+      s.positionAt = now;
+      out.position = line;
+    }
+  }
+  if (due(s.statusAt, every, now)) {
+    const line = encodeStatus({ ...hdr, text: statusText() });
+    if (send(gw, gr, line)) {
+      s.statusAt = now;
+      out.status = line;
+    }
+  }
+  const minutes = c.stationTelemetryMinutes;
+  if (minutes > 0 && due(s.telemetryAt, minutes * 60_000, now)) {
+    const counts = stationCounts(gw, gr);
+    const line = `${c.radioCall}>${TOCALL}${hdr.path.length ? "," + hdr.path.join(",") : ""}:${telemetryInfo(s.seq, counts, s.last)}`;
+    if (send(gw, gr, line)) {
+      s.telemetryAt = now;
+      s.seq = (s.seq + 1) % 1000;
+      s.last = counts;
+      out.telemetry = line;
+    }
+  }
+  // the definitions: all four together, once the bucket has room for them
+  if (minutes > 0 && s.telemetryAt !== null && due(s.definitionsAt, DEFINITIONS_MS, now) && gr.tx.bucket.available(now) >= 4) {
+    const lines = definitionTexts(minutes).map((text) => encodeMessage({ ...hdr, addressee: c.radioCall!, text }));
+    const sent = lines.filter((l) => send(gw, gr, l));
+    if (sent.length) out.definitions = sent;
+    if (sent.length === lines.length) s.definitionsAt = now;
+  }
+  return out;
+}
