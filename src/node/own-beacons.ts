@@ -22,6 +22,7 @@
 import type { Core } from "../gateway.ts";
 import { encodeMessage, encodePosition, encodeStatus, TOCALL } from "../aprs/index.ts";
 import { ingestLines } from "../stations/ingest.ts";
+import { registerPort } from "../stations/ports.ts";
 import { clockPaused } from "../system/clock-sanity.ts";
 import { buildInfo } from "../version.ts";
 import { parseTnc2 } from "../../radio/index.ts";
@@ -56,6 +57,8 @@ interface State {
   telemetryAt: number | null;
   definitionsAt: number | null;
   seq: number;
+  /** frames sent */
+  sent: number;
   /** the counts when the last telemetry report went out */
   last: StationCounts | null;
 }
@@ -64,7 +67,7 @@ const states = new WeakMap<GatewayRadio, State>();
 
 function stateOf(gr: GatewayRadio): State {
   let s = states.get(gr);
-  if (!s) states.set(gr, (s = { positionAt: null, statusAt: null, telemetryAt: null, definitionsAt: null, seq: 0, last: null }));
+  if (!s) states.set(gr, (s = { positionAt: null, statusAt: null, telemetryAt: null, definitionsAt: null, seq: 0, sent: 0, last: null }));
   return s;
 }
 
@@ -77,6 +80,50 @@ export function stationCounts(_gw: Core, gr: GatewayRadio): StationCounts {
     sent += p.framesOut;
   }
   return { heard, gated: 0, notGated: 0, sent, repeated: 0, igate: false, digipeater: false };
+}
+
+/** The own beacons in GET /api/ports (`beacons`): what is set, whether it may go out now, and when each last went. */
+export interface OwnBeaconsStatus {
+  name: "beacons";
+  kind: "beacons";
+  /** up: STATION_BEACON set and going out; down: set, but RADIO_CALL not verified or the clock not set; off: not set */
+  state: "up" | "down" | "off";
+  call: string | null;
+  /** why nothing goes out now, when set */
+  paused: string | null;
+  beacon: { lat: number; lon: number; symbol: string; comment: string } | null;
+  beaconMinutes: number;
+  telemetryMinutes: number;
+  positionAt: number | null;
+  statusAt: number | null;
+  telemetryAt: number | null;
+  definitionsAt: number | null;
+  /** frames sent (position, status, telemetry, definitions) */
+  tx: number;
+}
+
+/** Lists the own beacons in GET /api/ports while the radio runs; returns what removes the entry. */
+export function registerOwnBeacons(gw: Core, gr: GatewayRadio): () => void {
+  return registerPort(gw, "beacons", (): OwnBeaconsStatus => {
+    const c = gw.config;
+    const s = stateOf(gr);
+    const paused = !c.stationBeacon || !c.radioCall ? null : !isVerifiedCall(gw, c.radioCall) ? `${c.radioCall} is not verified` : clockPaused(gw);
+    return {
+      name: "beacons",
+      kind: "beacons",
+      state: !c.stationBeacon ? "off" : paused ? "down" : "up",
+      call: c.radioCall,
+      paused,
+      beacon: c.stationBeacon,
+      beaconMinutes: c.stationBeaconMinutes,
+      telemetryMinutes: c.stationTelemetryMinutes,
+      positionAt: s.positionAt,
+      statusAt: s.statusAt,
+      telemetryAt: s.telemetryAt,
+      definitionsAt: s.definitionsAt,
+      tx: s.sent,
+    };
+  });
 }
 
 // a clock stepped back past `last` (NTP) makes it due, as radio.ts does
@@ -112,6 +159,7 @@ function send(gw: Core, gr: GatewayRadio, line: string): boolean {
   const f = parseTnc2(line);
   if (!f.ok) throw new Error(`own beacon is not a TNC2 line: ${f.error.message}`);
   if (gr.tx.sendFrame(f.value) !== "sent") return false;
+  stateOf(gr).sent++;
   const now = gw.clock.now();
   ingestLines(gw, [line], { source: "rf", heardAt: now, echo: true });
   return true;

@@ -26,7 +26,7 @@ import { isVerifiedCall, Transmitter } from "./tx.ts";
 import { noteHeard, sampleCounters } from "./heard.ts";
 import { isEcho, noteSent } from "./echoes.ts";
 import { runLocalBox } from "./box.ts";
-import { ownBeaconsTick } from "./own-beacons.ts";
+import { ownBeaconsTick, registerOwnBeacons } from "./own-beacons.ts";
 import { clockPaused } from "../system/clock-sanity.ts";
 import { answerAx25 } from "../bbs/ax25.ts";
 import { radioOnlyPeers, serveCircuit, syncOverRadio } from "./sync.ts";
@@ -188,6 +188,7 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
     },
   };
   radios.set(gw, gr);
+  offs.push(registerOwnBeacons(gw, gr));
   radio.start();
   gw.onStop(() => gr.stop());
   gw.log.info(

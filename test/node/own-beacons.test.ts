@@ -51,8 +51,18 @@ describe("the station's own beacons", () => {
     tnc.stop();
   });
 
+  const beacons = async () => (await json(await g.get("/api/ports"))).ports.find((p: { name: string }) => p.name === "beacons");
+
   test("nothing goes out while RADIO_CALL is not verified, nor while the clock is not set", async () => {
     expect((await radio()).station).toEqual({ skipped: `${CALL} is not a verified callsign on this instance` });
+    expect(await beacons()).toMatchObject({
+      state: "down",
+      paused: `${CALL} is not verified`,
+      beaconMinutes: 30,
+      telemetryMinutes: 10,
+      positionAt: null,
+      tx: 0,
+    });
     signedInUser(g.gw, "N0GW", { verified: true });
     clock.offset = Date.UTC(1970, 0, 2) - Date.now();
     await g.gw.scheduler.runNow("clock-check");
@@ -84,6 +94,14 @@ describe("the station's own beacons", () => {
     ]);
     await tnc.waitSent(7);
     expect(own().slice(3)).toEqual(d.definitions);
+    expect(await beacons()).toMatchObject({
+      state: "up",
+      paused: null,
+      beacon: { symbol: "R&" },
+      positionAt: expect.any(Number),
+      definitionsAt: expect.any(Number),
+      tx: 7,
+    });
   });
 
   test("the telemetry counts what the radio heard and sent in each interval", async () => {
