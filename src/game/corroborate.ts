@@ -6,10 +6,14 @@
  *      finder's own station, within TIER_A.radiusM of the cache and within
  *      TIER_A.windowMs before or after the time of the find. Or a quorum of
  *      trusted peers heard one (cross-instance corroboration, src/fed/corroborate.ts).
- *      "On the air" means our own radio (not our own transmission heard back
- *      through a digipeater: via "echo", src/node/echoes.ts), the operator's
- *      ingest box, or an APRS-IS line's RF q construct; never a device key's
- *      /ingest post, which names no IGate (src/stations/ingest.ts).
+ *      "On the air" means what reached us through a hearer we trust
+ *      (SIGHTING_VIAS): our own radio (not our own transmission heard back
+ *      through a digipeater: via "echo", src/node/echoes.ts) and the
+ *      operator's radio box with the ingest secret; never a device key's
+ *      /ingest post, which names no IGate (src/stations/ingest.ts), and never
+ *      a line that came over APRS-IS (via "aprsis": the upstream feed or a
+ *      client of our own APRS-IS server), whatever its path or q construct
+ *      says: anyone with a computed passcode can upload `qAR,<any IGate>`.
  *   b  logged by an account whose callsign is verified (APRS challenge), or
  *      signed by the callsign's device key
  *   c  a claim: an unverified callsign, or relayed by the ingest box
@@ -24,6 +28,11 @@ import type { GatewayEvents } from "../events.ts";
 import { baseCall } from "../callsign.ts";
 import { distanceM } from "./model.ts";
 import { republishLog } from "./logs.ts";
+
+/** The feeds (positions.via) whose RF hearing counts as a sighting: our radio's TNC and the ingest box. */
+export const SIGHTING_VIAS = ["tnc", "ingest"] as const;
+const SIGHTING_SQL = SIGHTING_VIAS.map((v) => `'${v}'`).join(", ");
+const isSightingVia = (via: string | undefined) => (SIGHTING_VIAS as readonly (string | undefined)[]).includes(via);
 
 export const TIER_A = {
   /** the sighting is at most this far from the cache */
@@ -66,7 +75,7 @@ export function localSighting(
     .query(
       `SELECT id, lat, lon, ts, igate FROM positions
        WHERE (call = ?1 OR (call >= ?1 || '-' AND call < ?1 || '.')) AND ts BETWEEN ?2 AND ?3
-         AND source = 'rf' AND igate IS NOT NULL AND via IS NOT 'echo' AND lat BETWEEN ?4 AND ?5 AND lon BETWEEN ?6 AND ?7`,
+         AND source = 'rf' AND igate IS NOT NULL AND via IN (${SIGHTING_SQL}) AND lat BETWEEN ?4 AND ?5 AND lon BETWEEN ?6 AND ?7`,
     )
     .all(base, at - windowMs, at + windowMs, lat - dLat, lat + dLat, lon - dLon, lon + dLon) as Array<{
     id: number;
@@ -179,7 +188,7 @@ export function requestCorroboration(gw: Core, find: PendingFind): void {
  * find of the same base call near its cache within the window, promote it.
  */
 export function onPosition(gw: Core, p: GatewayEvents["position"]): void {
-  if (p.source !== "rf" || !p.igate || !p.positionId || p.via === "echo" || (p.kind && p.kind !== "station")) return;
+  if (p.source !== "rf" || !p.igate || !p.positionId || !isSightingVia(p.via) || (p.kind && p.kind !== "station")) return;
   const base = baseCall(p.call);
   if (baseCall(p.igate) === base) return;
   const from = p.ts - TIER_A.windowMs;

@@ -9,8 +9,9 @@
  *                 aprx's RF log through the gateway, and aprx's beacon goes on
  *                 the air through the gateway and Direwolf 1 to Direwolf 2.
  *   APRS-IS       Direwolf 2's IGate (IGSERVER, IGLOGIN) logs in to the
- *                 gateway's APRS-IS server, uploads what its radio hears, and
- *                 gets a message for a station it heard to gate back to RF.
+ *                 gateway's APRS-IS server, uploads what its radio hears (no
+ *                 RF sighting here: it came over APRS-IS), and gets a message
+ *                 for a station it heard to gate back to RF.
  *   IGate rule    a message a verified client sends to a station the
  *                 gateway's own radio heard goes on the air from RADIO_CALL.
  *
@@ -28,6 +29,7 @@ import { tnc2Frame } from "../helpers/kiss-tnc.ts";
 import { hubOf } from "../../src/hub/index.ts";
 import { radioOf } from "../../src/node/radio.ts";
 import { aprsIsPasscode } from "../../src/aprs/passcode.ts";
+import { localSighting } from "../../src/game/corroborate.ts";
 import { encodeFrame, encodeKiss } from "../../radio/index.ts";
 import type { GatewayEvents } from "../../src/events.ts";
 
@@ -185,8 +187,13 @@ describe("the gateway as the hub of a station", () => {
     await pos;
     const up = await watcher.waitFor(/^N0X-7>/, { timeoutMs: 60_000 });
     expect(up).toBe(`N0X-7>APRS,WIDE1-1,qAR,${IGATE}:!4231.00N/07101.00W-near direwolf 2`);
+    // the registry names the IGate that says it heard it on RF...
     const st = await (await g.get("/api/stations/N0X-7")).json();
     expect(st).toMatchObject({ source: "rf", igate: IGATE });
+    // ...but the line came over APRS-IS (an upload under a computed passcode, which may name any IGate):
+    // it is no RF sighting, and no find near it reaches Tier A by it (issue 27, item 6)
+    expect(g.gw.db.query("SELECT via FROM positions WHERE call = 'N0X-7'").all()).toEqual([{ via: "aprsis" }]);
+    expect(localSighting(g.gw, "N0X-7", 42.51667, -71.01667, Date.now())).toBeNull();
 
     // a verified client messages it: the server hands the message to Direwolf 2, whose IGate puts it on the air
     const sender = await isClient("N0SND", null);
