@@ -15,6 +15,8 @@ import { publicKeyFromSeed } from "./fed/keys.ts";
 import { isInstanceId } from "./fed/record.ts";
 import { parseRanges, type IpRange } from "./net/ip.ts";
 import { DEFAULT_KISS_PORTS, parseKissPorts, parseRadioCall, type KissPortConfig } from "../radio/port/config.ts";
+import { DIGIPEAT_MODES, type DigipeatMode } from "../radio/digipeat.ts";
+import { formatAddress, parseAddressLoose } from "../radio/address.ts";
 
 export const ENV_FILE_NAME = "svc-gateway.env";
 
@@ -104,6 +106,14 @@ export interface Config {
   pushAllowPrivateEndpoints: boolean;
   /** Radio TNCs; by default Direwolf's KISS port on this machine, if it is running. */
   kissPorts: readonly KissPortConfig[];
+  /** The digipeater (src/node/digipeater.ts): off, fill-in (WIDE1-1) or wide (WIDEn-N too). */
+  digipeat: DigipeatMode;
+  /** The largest n of a WIDEn-N the digipeater repeats in wide mode. */
+  digipeatMaxHops: number;
+  /** More calls the digipeater repeats for, besides RADIO_CALL. */
+  digipeatAliases: readonly string[];
+  /** Hold a frame this long and repeat it only if no other digipeater did; 0 = at once. */
+  digipeatViscousS: number;
   /** This station's callsign on the air (AX.25 source); unset = receive only. */
   radioCall: string | null;
   /** Digipeater path of the APRS lines this station's TNC transmits. */
@@ -334,6 +344,23 @@ const kissPorts: Parser<readonly KissPortConfig[]> = (raw) => {
   return r.ok ? ok(r.value) : bad(r.error.message);
 };
 
+const digipeatMode: Parser<DigipeatMode> = (raw) =>
+  (DIGIPEAT_MODES as readonly string[]).includes(raw.toLowerCase())
+    ? ok(raw.toLowerCase() as DigipeatMode)
+    : bad(`"${raw}" is not one of ${DIGIPEAT_MODES.join(", ")}`);
+
+/** DIGIPEAT_ALIASES: callsigns or aliases (RELAY, N0CALL-3), comma-separated; none for none. */
+const aliasList: Parser<readonly string[]> = (raw) => {
+  if (/^(none|off)?$/i.test(raw.trim())) return ok(Object.freeze([]));
+  const out: string[] = [];
+  for (const item of splitList(raw)) {
+    const a = parseAddressLoose(item);
+    if (!a.ok) return bad(`"${item}" is not a callsign or alias (1-6 of A-Z 0-9, an SSID 0-15)`);
+    out.push(formatAddress(a.value));
+  }
+  return out.length > 16 ? bad("has more than 16 aliases") : ok(Object.freeze(out));
+};
+
 const digiPath: Parser<readonly string[]> = (raw) => {
   if (/^(none|direct)$/i.test(raw)) return ok([]);
   const hops = splitList(raw.toUpperCase());
@@ -527,6 +554,28 @@ export const SETTINGS = [
     wholeNumber(1, 60, "frames"),
     6,
     "most APRS frames the TNC transmits per minute (keeps the channel polite)",
+  ),
+  setting(
+    "DIGIPEAT",
+    "digipeat",
+    digipeatMode,
+    "off",
+    "the digipeater: off; fill-in repeats WIDE1-1; wide also WIDEn-N up to DIGIPEAT_MAX_HOPS; both repeat frames through RADIO_CALL or DIGIPEAT_ALIASES (needs RADIO_CALL, transmits only while it is verified, within RADIO_TX_PER_MINUTE)",
+  ),
+  setting("DIGIPEAT_MAX_HOPS", "digipeatMaxHops", wholeNumber(1, 7, "hops"), 2, "wide digipeater: a WIDEn-N with n above this is not repeated"),
+  setting(
+    "DIGIPEAT_ALIASES",
+    "digipeatAliases",
+    aliasList,
+    [],
+    "more calls the digipeater repeats for, comma-separated (e.g. RELAY,N0CALL-3); replaced by RADIO_CALL when used",
+  ),
+  setting(
+    "DIGIPEAT_VISCOUS_S",
+    "digipeatViscousS",
+    wholeNumber(0, 60, "seconds"),
+    0,
+    "viscous digipeating: hold a frame this long and repeat it only if no other digipeater did meanwhile; 0 = repeat at once",
   ),
   setting(
     "RADIO_BEACON_MIN_S",
@@ -762,6 +811,8 @@ export function loadConfig(src: ConfigSources): LoadedConfig {
   }
   if (config.fedRegistry && !config.fedRegistryKey)
     errors.push({ setting: "FED_REGISTRY_KEY", message: "must be set when FED_REGISTRY is set (the registry is verified against it)" });
+  if (config.digipeat !== "off" && !config.radioCall)
+    errors.push({ setting: "DIGIPEAT", message: "needs RADIO_CALL: the digipeater puts the station's verified call in the path" });
   const endpoints: string[] = [];
   for (const e of config.fedEndpoints) {
     const v = validateEndpoint(e);

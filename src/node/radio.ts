@@ -26,6 +26,7 @@ import { isVerifiedCall, Transmitter } from "./tx.ts";
 import { noteHeard, sampleCounters } from "./heard.ts";
 import { isEcho, noteSent } from "./echoes.ts";
 import { runLocalBox } from "./box.ts";
+import { startDigipeater } from "./digipeater.ts";
 import { ownBeaconsTick, registerOwnBeacons } from "./own-beacons.ts";
 import { clockPaused } from "../system/clock-sanity.ts";
 import { answerAx25 } from "../bbs/ax25.ts";
@@ -133,6 +134,12 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
     ),
   );
   offs.push(radio.onUi((f, port) => safely(gw, "receive", () => heardUi(gw, f, port), port)));
+  // the digipeater (DIGIPEAT) hears after the receive above, through the same write gate in
+  // order: what it repeats is remembered as sent (echoes.ts), and ingest takes the frame first
+  const digi = startDigipeater(gw, (f, port) => tx.sendFrame(f, port));
+  offs.push(() => digi.stop());
+  const repeater = digi.digipeater;
+  if (repeater) offs.push(radio.onUi((f, port) => safely(gw, "digipeat", () => repeater.heard(f, port))));
   // connections to this station (accepted only while RADIO_CALL is verified): to the node's
   // call, a neighbour node's link for NET/ROM traffic; to BBS_AX25_CALL, a partner BBS
   // forwarding; to any other call, SVCL1 sync
