@@ -149,6 +149,12 @@ export interface Config {
   aprsIsFilter: string | null;
   /** Send the outbox's lines (verified callsigns only) over a verified APRS-IS login. */
   aprsIsTx: boolean;
+  /** iGate, RF to APRS-IS: every APRS frame our radio hears goes up with qAR (src/stations/igate.ts). */
+  igate: boolean;
+  /** iGate, APRS-IS to RF: messages to stations heard directly here go on the air as third-party frames. */
+  igateTx: boolean;
+  /** iGate, APRS-IS to RF: an aprsc filter naming more that goes on the air (objects, stations); null = messages only. */
+  igateTxFilter: string | null;
   /** KISS TCP server for the station's own APRS and packet programs, host:port (0 = any free port); null = off. */
   kissServer: { host: string; port: number } | null;
   /** APRS-IS server (aprsc-style filters) for local clients, host:port (0 = any free port); null = off. */
@@ -633,6 +639,27 @@ export const SETTINGS = [
     bool,
     true,
     "send queued APRS lines of verified callsigns over the APRS-IS login once the server says verified; false = receive only",
+  ),
+  setting(
+    "IGATE",
+    "igate",
+    bool,
+    false,
+    "iGate RF to APRS-IS: every APRS frame the radio hears goes up with qAR,<APRSIS_CALL> (needs APRSIS_SERVER and a login the server answers verified); TCPIP/TCPXX/NOGATE/RFONLY paths, our own frames heard back and general queries are not gated",
+  ),
+  setting(
+    "IGATE_TX",
+    "igateTx",
+    bool,
+    false,
+    "iGate APRS-IS to RF: a message from APRS-IS to a station heard directly on our radio in the last 30 minutes (and not on APRS-IS since) goes on the air as a third-party frame from RADIO_CALL, within RADIO_TX_PER_MINUTE",
+  ),
+  setting(
+    "IGATE_TX_FILTER",
+    "igateTxFilter",
+    aprsFilter,
+    null,
+    "iGate APRS-IS to RF: packets from APRS-IS matching this aprsc filter also go on the air (e.g. o/NET* b/N0CALL-5); unset = messages only",
   ),
   setting(
     "KISS_SERVER",

@@ -103,10 +103,17 @@ const address = (s: string): Ax25Address => {
 export class Digipeater {
   readonly rules: DigipeatRules;
   private readonly counts = { heard: 0, repeated: 0, dropped: Object.fromEntries(REASONS.map((r) => [r, 0])) as Record<DigipeatDropReason, number> };
-  /** key -> when it was last repeated, by us or by a digipeater we heard */
+  /**
+   * key -> when it was last repeated, by us or by a digipeater we heard: two
+   * generations, the older dropped whole once the newer is DUPLICATE_MS old
+   * (or holds SEEN_MAX / 2 frames), so noting is O(1)
+   */
   private seen = new Map<string, number>();
+  private older = new Map<string, number>();
+  private seenSince = Number.NEGATIVE_INFINITY;
   private holding = new Map<string, ReturnType<typeof setTimeout>>();
-  private recent: RepeatedFrame[] = [];
+  /** newest first; as TNC2 text only when asked (status) */
+  private recent: Array<{ at: number; port: string; heard: Ax25Frame; sent: Ax25Frame }> = [];
 
   constructor(
     private gw: Core,
@@ -120,11 +127,14 @@ export class Digipeater {
     if (this.rules.mode === "off") return;
     const now = this.gw.clock.now();
     this.counts.heard++;
+    const d = digipeat(f, this.rules);
+    const copy = f.path.some((x) => x.repeated);
+    // most frames are not for us and no digipeater's copy: nothing to remember
+    if (!d.repeat && !copy) return this.drop(d.reason as DigipeatDropReason);
     const k = keyOf(f);
     const duplicate = this.holding.has(k) || this.within(k, now);
     // a copy another digipeater repeated counts for the window, once we have decided on it
-    if (f.path.some((d) => d.repeated)) this.note(k, now);
-    const d = digipeat(f, this.rules);
+    if (copy) this.note(k, now);
     if (!d.repeat) return this.drop(d.reason as DigipeatDropReason);
     if (duplicate) return this.drop("duplicate");
     if (isEcho(this.gw, f, now)) return this.drop("echo");
@@ -133,7 +143,7 @@ export class Digipeater {
     const t = setTimeout(() => {
       this.holding.delete(k);
       // another digipeater repeated it meanwhile: not needed
-      if ((this.seen.get(k) ?? -Infinity) >= heldAt) return this.drop("duplicate");
+      if ((this.lastSeen(k) ?? Number.NEGATIVE_INFINITY) >= heldAt) return this.drop("duplicate");
       this.transmit(f, d.frame, port, k);
     }, this.opts.viscousS * 1000);
     (t as { unref?: () => void }).unref?.();
@@ -151,7 +161,7 @@ export class Digipeater {
       repeated: this.counts.repeated,
       dropped: { ...this.counts.dropped },
       held: this.holding.size,
-      recent: [...this.recent],
+      recent: this.recent.map((r) => ({ at: r.at, port: r.port, heard: text(r.heard), sent: text(r.sent) })),
     };
   }
 
@@ -166,7 +176,7 @@ export class Digipeater {
     const now = this.gw.clock.now();
     this.counts.repeated++;
     this.note(k, now);
-    this.recent.unshift({ at: now, port, heard: text(heard), sent: text(out) });
+    this.recent.unshift({ at: now, port, heard, sent: out });
     if (this.recent.length > RECENT_MAX) this.recent.length = RECENT_MAX;
   }
 
@@ -174,18 +184,23 @@ export class Digipeater {
     this.counts.dropped[reason]++;
   }
 
+  private lastSeen(k: string): number | undefined {
+    return this.seen.get(k) ?? this.older.get(k);
+  }
+
   private within(k: string, now: number): boolean {
-    const at = this.seen.get(k);
+    const at = this.lastSeen(k);
     return at !== undefined && Math.abs(now - at) < DUPLICATE_MS;
   }
 
   private note(k: string, now: number): void {
-    this.seen.delete(k); // re-inserted: oldest first
-    this.seen.set(k, now);
-    for (const [key, at] of this.seen) {
-      if (this.seen.size <= SEEN_MAX && now - at < DUPLICATE_MS) break;
-      this.seen.delete(key);
+    // a clock stepped back starts a new generation too
+    if (now - this.seenSince >= DUPLICATE_MS || now < this.seenSince || this.seen.size >= SEEN_MAX / 2) {
+      this.older = this.seen;
+      this.seen = new Map();
+      this.seenSince = now;
     }
+    this.seen.set(k, now);
   }
 }
 

@@ -20,6 +20,7 @@
  */
 import type { Gateway } from "../gateway.ts";
 import { ingestLines } from "../stations/ingest.ts";
+import { heardOnRf } from "../stations/igate.ts";
 import { registerPort } from "../stations/ports.ts";
 import { isDiskFull, reportDiskFull } from "../store/disk-full.ts";
 import { isVerifiedCall, Transmitter } from "./tx.ts";
@@ -246,7 +247,10 @@ function heardUi(gw: Gateway, f: Ax25Frame, port: string): unknown {
     if (!line.ok) return;
     // our own transmission repeated by a digipeater: stored, but proves nothing (echoes.ts)
     const now = gw.clock.now();
-    ingestLines(gw, [line.value], { source: "rf", heardAt: now, echo: isEcho(gw, f, now) });
+    const echo = isEcho(gw, f, now);
+    ingestLines(gw, [line.value], { source: "rf", heardAt: now, echo });
+    // the iGate: up to APRS-IS with qAR (src/stations/igate.ts)
+    heardOnRf(gw, line.value, echo, radioOf(gw)?.tx ?? null);
   }
   return;
 }

@@ -15,6 +15,11 @@
  * others fail with the reason. At most TX_PER_MINUTE lines a minute: a
  * flooding login gets dropped by the servers, and lines past the budget
  * stay queued for the next minute or another transmitter.
+ *
+ * The iGate (src/stations/igate.ts) uses the same login: with IGATE, frames
+ * our radio heard go up on it once it is verified (outside that budget: an
+ * iGate's lines are what APRS-IS is for); with IGATE_TX, each line received
+ * is offered to the radio as well as to the ingest pipeline.
  */
 import type { Socket } from "bun";
 import type { Gateway } from "../gateway.ts";
@@ -26,6 +31,8 @@ import { ingestLines } from "./ingest.ts";
 import { registerPort } from "./ports.ts";
 import { deferLeased, leaseDue, reportSent } from "./outbox.ts";
 import { isVerifiedCall, TokenBucket } from "../node/tx.ts";
+import { radioOf } from "../node/radio.ts";
+import { fromAprsIs, igateStatus, setUplink } from "./igate.ts";
 
 export const BACKOFF_MIN_MS = 1000;
 export const BACKOFF_MAX_MS = 300_000;
@@ -37,6 +44,8 @@ const FLUSH_LINES = 500;
 export const TX_PER_MINUTE = 30;
 /** How often the client looks for due lines. */
 export const TX_POLL_MS = 1000;
+/** Bytes of iGate lines held while the socket is slow; past this, lines are dropped (counted as uplink-down). */
+const MAX_UNSENT = 64 * 1024;
 
 export interface AprsIsStatus {
   name: "aprs-is";
@@ -88,8 +97,12 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
     nextRetryAt: null,
     lastError: null,
   };
-  registerPort(gw, "aprs-is", () => ({ ...st }));
-  if (!server) return null;
+  // the iGate (IGATE, IGATE_TX) reports with the login it gates through
+  registerPort(gw, "aprs-is", () => ({ ...st, igate: igateStatus(gw) }));
+  if (!server) {
+    if (gw.config.igate || gw.config.igateTx) gw.log.warn("aprs-is", "IGATE/IGATE_TX are on but APRSIS_SERVER is not set: nothing is gated");
+    return null;
+  }
   if (!call) {
     st.lastError = "APRSIS_SERVER is set but neither APRSIS_CALL nor FED_APRS_CALL names a callsign to log in as";
     gw.log.warn("aprs-is", st.lastError);
@@ -115,6 +128,20 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
     if (!unsent) return;
     const n = s.write(unsent);
     unsent = n >= unsent.length ? null : n > 0 ? unsent.subarray(n) : unsent;
+  };
+
+  /** The iGate's lines (RF to APRS-IS): queued behind what the socket has not taken, up to MAX_UNSENT bytes. */
+  const sendLine = (bytes: Uint8Array): boolean => {
+    const s = socket;
+    if (stopped || !s || !st.verified) return false;
+    if (unsent) {
+      if (unsent.length + bytes.length > MAX_UNSENT) return false;
+      unsent = concat(unsent, bytes);
+      return true;
+    }
+    unsent = bytes;
+    writeOut(s);
+    return true;
   };
 
   /** Sends what is due, within the budget; hands lines back when the link is gone. */
@@ -171,6 +198,8 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
         st.state = "up";
         backoff = BACKOFF_MIN_MS;
         st.transmitting = st.verified && gw.config.aprsIsTx;
+        // the iGate gates up only on a login the server verified
+        setUplink(gw, st.verified && gw.config.igate ? sendLine : null);
         // leasing and settling outbox lines are writes: through the store's write gate too
         if (st.transmitting)
           txTimer ??= setInterval(() => {
@@ -181,6 +210,12 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
       return;
     }
     st.rx++;
+    try {
+      // the iGate: messages for local stations go on the air (src/stations/igate.ts)
+      fromAprsIs(gw, bytes, radioOf(gw)?.tx ?? null);
+    } catch (e) {
+      gw.log.error("aprs-is", "iGate to RF failed", { error: String(e) });
+    }
     pending.push(bytes);
     if (pending.length >= FLUSH_LINES) flush();
     else flushTimer ??= setTimeout(flush, FLUSH_MS);
@@ -216,6 +251,7 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
   };
 
   const stopTx = () => {
+    setUplink(gw, null);
     st.transmitting = false;
     if (txTimer) clearInterval(txTimer);
     txTimer = null;
