@@ -210,8 +210,14 @@ export async function cachesIn(bbox: string): Promise<SavedCache[]> {
   return (await all<SavedCache>("caches")).filter((c) => c.lat >= s && c.lat <= n && inLon(c.lon));
 }
 
-/** A fresh client id for a field note. */
-export const newClientId = () => crypto.randomUUID();
+/** A fresh client id for a log or field note: a random UUID (crypto.randomUUID exists only in a secure context; getRandomValues everywhere). */
+export function newClientId(): string {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 /** Tells other tabs and the service worker's pages that the stored notes changed. */
 export function notesChanged(): void {

@@ -5,6 +5,7 @@
  * Garmin units, c:geo and GSAK read and write.
  */
 import { all, get, notesChanged, put, type FieldNote, type NoteKind, type SavedCache } from "./db.ts";
+import { sha256 } from "./sha256.ts";
 
 let sending: Promise<{ sent: number; failed: number }> | null = null;
 
@@ -190,9 +191,9 @@ export function parseVisits(bytes: Uint8Array): { visits: Visit[]; skipped: numb
 }
 
 /** A note's clientId from the visit itself, so importing the same file twice keeps one note (and one log). */
-async function visitId(v: Visit): Promise<string> {
-  const d = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${v.code}|${v.foundAt}|${v.kind}|${v.text}`));
-  return "fn-" + [...new Uint8Array(d).slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
+function visitId(v: Visit): string {
+  const d = sha256(new TextEncoder().encode(`${v.code}|${v.foundAt}|${v.kind}|${v.text}`));
+  return "fn-" + [...d.slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** Imports a field-notes file as pending notes. Answers how many were new, already kept, and skipped. */
@@ -202,7 +203,7 @@ export async function importVisits(bytes: Uint8Array): Promise<{ added: number; 
   let added = 0;
   let known = 0;
   for (const v of visits) {
-    const clientId = await visitId(v);
+    const clientId = visitId(v);
     if (await get("notes", clientId)) {
       known++;
       continue;
