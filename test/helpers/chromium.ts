@@ -14,8 +14,9 @@ const ARGS = [
   "--disable-dev-shm-usage",
 ];
 
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+/** `extraArgs`: more command-line switches, e.g. `--host-resolver-rules=MAP gw.test 127.0.0.1` to reach a loopback gateway under a name that is not a secure context. */
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...ARGS, ...extraArgs] });
 }
 
 /**

@@ -4,6 +4,7 @@ import { LoadState } from "../states.tsx";
 import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
+import { secureContext } from "../secure-context.tsx";
 
 interface NotifyPrefs {
   email: boolean;
@@ -20,6 +21,7 @@ interface SavedView {
 
 /** Subscribes this browser to web push with the instance's VAPID key. */
 async function subscribeThisDevice(): Promise<void> {
+  if (!secureContext()) throw new Error("Push notifications need HTTPS (see /tls to set it up).");
   if (!("serviceWorker" in navigator) || !("PushManager" in window)) throw new Error("This browser cannot receive push notifications.");
   const { publicKey } = await api<{ publicKey: string }>("/api/push/key");
   const reg = await navigator.serviceWorker.register("/sw.js");

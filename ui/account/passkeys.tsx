@@ -2,10 +2,12 @@ import { api } from "../api.ts";
 import { loadAccount } from "./session.ts";
 import { When } from "../time.tsx";
 import { createPasskey } from "./signin.tsx";
+import { PasskeyNotice, passkeyBlock } from "../secure-context.tsx";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
 
 export function PasskeysSection({ account, onChange }: SectionProps) {
   const { run, busy, errorView } = useAction();
+  const noPasskeys = passkeyBlock();
   const add = () => run(async () => onChange(await createPasskey("passkey " + (account.passkeys.length + 1))));
   const remove = (id: string) =>
     confirm("Remove this passkey? You can no longer sign in with it.") &&
@@ -47,7 +49,8 @@ export function PasskeysSection({ account, onChange }: SectionProps) {
           </tbody>
         </table>
       )}
-      <button type="button" disabled={busy} onClick={add}>
+      {noPasskeys && <PasskeyNotice block={noPasskeys} />}
+      <button type="button" disabled={busy || !!noPasskeys} onClick={add}>
         Add a passkey on this device
       </button>
       {errorView}

@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import { startAuthentication, startRegistration } from "@simplewebauthn/browser";
 import { api } from "../api.ts";
 import type { Account } from "./session.ts";
+import { PasskeyNotice, passkeyBlock } from "../secure-context.tsx";
 
 function passkeyError(e: unknown): string {
   const name = (e as { name?: string })?.name;
@@ -25,6 +26,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (a: Account) => voi
   const [code, setCode] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const noPasskeys = passkeyBlock();
 
   const run = async (f: () => Promise<void>, describe: (e: unknown) => string = (e) => (e as Error).message) => {
     setError(null);
@@ -69,11 +71,12 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (a: Account) => voi
       <div class="cards">
         <div class="card">
           <h2>Passkey</h2>
-          <button type="button" class="primary" disabled={busy} onClick={withPasskey}>
+          {noPasskeys && <PasskeyNotice block={noPasskeys} />}
+          <button type="button" class="primary" disabled={busy || !!noPasskeys} onClick={withPasskey}>
             Sign in with a passkey
           </button>
           <p class="muted">New here?</p>
-          <button type="button" disabled={busy} onClick={newAccount}>
+          <button type="button" disabled={busy || !!noPasskeys} onClick={newAccount}>
             Create an account with a passkey
           </button>
         </div>

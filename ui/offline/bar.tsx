@@ -1,5 +1,6 @@
 /** A strip under the header: offline, field notes waiting, a new version ready. */
 import { applyUpdate, useOfflineState } from "./status.ts";
+import { secureContext } from "../secure-context.tsx";
 import "./offline.css";
 
 export function OfflineBar() {
@@ -10,7 +11,10 @@ export function OfflineBar() {
     <div class="offline-bar" data-testid="offline-bar">
       {!st.online && (
         <p role="status" class="offline-state" data-testid="offline-state">
-          <b>Offline.</b> Showing what this browser saved: the app, saved areas and your field notes.
+          <b>Offline.</b>{" "}
+          {secureContext()
+            ? "Showing what this browser saved: the app, saved areas and your field notes."
+            : "Logs you post are kept in this browser as field notes and sent when the network returns."}
         </p>
       )}
       {n > 0 && (

@@ -14,6 +14,7 @@ import { tileListing } from "../map/archives.ts";
 import { boxesOf, MAX_AREA_TILES, planArchive, stepsOf, storeArchive, type ArchivePlan } from "./archive-ranges.ts";
 import { openDb, put, releaseRanges, remove, TILE_CACHE, type SavedArea, type SavedCache } from "./db.ts";
 import { tileUrls } from "./tiles.ts";
+import { InsecureNotice, secureContext } from "../secure-context.tsx";
 
 /** How many recent logs of each cache are kept. */
 const LOGS = 20;
@@ -157,9 +158,16 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
     <div class="save-area card" data-testid="save-area" role="dialog" aria-label="Save this area for offline">
       <h2>Save this area for offline</h2>
       {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
+        <>
+          <p class="error" role="alert">
+            {error}
+          </p>
+          <p>
+            <button type="button" onClick={onClose}>
+              Close
+            </button>
+          </p>
+        </>
       )}
       {!p && !error && <p class="muted">Counting what is in view…</p>}
       {p && p.tooMany !== null && (
@@ -216,13 +224,21 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
   );
 }
 
-/** The "Save area" button on the map; the panel opens over the map. */
+/**
+ * The "Save area" button on the map; the panel opens over the map. Not on an
+ * insecure origin (no service worker to open a saved area, no Cache Storage):
+ * one line there says why, with the way to HTTPS.
+ */
 export function addSaveAreaControl(map: L.Map): void {
   const control = new L.Control({ position: "topright" });
   control.onAdd = () => {
     const box = L.DomUtil.create("div", "save-area-control");
     L.DomEvent.disableClickPropagation(box);
     L.DomEvent.disableScrollPropagation(box);
+    if (!secureContext()) {
+      render(<InsecureNotice />, box);
+      return box;
+    }
     const b = L.DomUtil.create("button", "map-save-area", box);
     b.type = "button";
     b.textContent = "Save area for offline";

@@ -6,6 +6,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { all, type FieldNote } from "./db.ts";
 import { sendPending } from "./notes.ts";
+import { secureContext } from "../secure-context.tsx";
 
 type Listener = () => void;
 const listeners = new Set<Listener>();
@@ -46,9 +47,14 @@ async function probe(): Promise<void> {
   }
 }
 
-/** Registers /sw.js; a new version found later waits for the user's "reload". */
+/**
+ * Watches the network (always: field notes are kept in IndexedDB, which needs
+ * no secure context, and sent when it returns) and, in a secure context,
+ * registers /sw.js; a new version found later waits for the user's "reload".
+ */
 export function registerServiceWorker(): void {
-  if (!("serviceWorker" in navigator)) return;
+  watchNetwork();
+  if (!secureContext() || !("serviceWorker" in navigator)) return;
   const hadController = !!navigator.serviceWorker.controller;
   let reloading = false;
   navigator.serviceWorker.addEventListener("controllerchange", () => {
@@ -77,6 +83,10 @@ export function registerServiceWorker(): void {
     },
     () => {},
   );
+}
+
+/** The network's comings and goings; pending field notes go out when it returns and on every page load. */
+function watchNetwork(): void {
   addEventListener("online", () => void probe());
   addEventListener("offline", () => setReachable(false));
   try {
@@ -90,6 +100,11 @@ export function registerServiceWorker(): void {
   void probe().then(() => {
     if (reachable) void sendPending().then(notify);
   });
+}
+
+/** A request just failed for want of a network: say offline, and look again until it is back (then send the notes). */
+export function networkLost(): void {
+  setReachable(false);
 }
 
 /** Lets the waiting version take over; the page reloads when it does. */

@@ -15,6 +15,8 @@ import { formatDdm } from "../components/units.ts";
 import { SIZES, STEPS } from "./hide.tsx";
 import type { Cache as GameCache } from "../../src/game/caches.ts";
 import { Compass } from "../offline/compass.tsx";
+import type { NoteKind } from "../offline/db.ts";
+import { postLog } from "../offline/post-log.ts";
 
 /** The cache as GET /api/caches/:id answers it: the game's Cache, its contact for the owner, and the caller's own marks. */
 type Cache = GameCache & {
@@ -68,17 +70,21 @@ function Hint({ hint }: { hint: string }) {
   );
 }
 
-function LogForm({ id, owner, onDone }: { id: string; owner: boolean; onDone: () => void }) {
-  const [kind, setKind] = useState(owner ? "note" : "find");
+function LogForm({ cache, owner, onDone }: { cache: { key: string; code: string; name: string }; owner: boolean; onDone: () => void }) {
+  const [kind, setKind] = useState<NoteKind>(owner ? "note" : "find");
   const [text, setText] = useState("");
   const [error, setError] = useState<string | null>(null);
+  const [kept, setKept] = useState(false);
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
+    setKept(false);
     try {
-      await api(`/api/caches/${encodeURIComponent(id)}/logs`, { method: "POST", json: { kind, text: text || undefined } });
+      const r = await postLog(cache, kind, text);
       setText("");
-      onDone();
+      setKept(r !== "sent");
+      // kept by this page: nothing answers for the logbook until the network returns
+      if (r !== "kept-here") onDone();
     } catch (err) {
       setError((err as Error).message);
     }
@@ -87,7 +93,7 @@ function LogForm({ id, owner, onDone }: { id: string; owner: boolean; onDone: ()
     <form class="card log-form" onSubmit={submit}>
       <h2>Log your visit</h2>
       <label for="log-kind">Type</label>
-      <select id="log-kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
+      <select id="log-kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value as NoteKind)}>
         {!owner && <option value="find">Found it</option>}
         {!owner && <option value="dnf">Didn't find it</option>}
         <option value="note">Note</option>
@@ -99,6 +105,11 @@ function LogForm({ id, owner, onDone }: { id: string; owner: boolean; onDone: ()
           Post log
         </button>
       </p>
+      {kept && (
+        <p role="status" data-testid="log-kept">
+          No network: your log is kept in this browser as a <a href="/offline">field note</a> and sent when the network returns.
+        </p>
+      )}
       {error && (
         <p class="error" role="alert">
           {error}
@@ -495,7 +506,7 @@ export function CachePage({ id }: { id: string }) {
       {native && <Stages id={c.id as number} signedIn={signedIn} />}
       {native && <Gallery id={c.id as number} canUpload={signedIn} />}
       {signedIn ? (
-        c.status !== "draft" && <LogForm id={String(c.id)} owner={!!c.mine} onDone={reload} />
+        c.status !== "draft" && <LogForm cache={{ key: String(c.id), code: c.code, name: c.name }} owner={!!c.mine} onDone={reload} />
       ) : (
         <p>
           <a href="/account">Sign in</a> to log your visit.

@@ -9,6 +9,7 @@ import { all, cachesIn, clear, releaseRanges, remove, TILE_CACHE, type FieldNote
 import { exportVisits, importVisits, sendPending } from "../offline/notes.ts";
 import { formatBytes } from "../offline/save-area.tsx";
 import { refreshOfflineState, useOfflineState } from "../offline/status.ts";
+import { InsecureNotice, secureContext } from "../secure-context.tsx";
 
 const KIND: Record<string, string> = { find: "Found it", dnf: "Didn't find it", note: "Note" };
 const STATE: Record<string, string> = { pending: "waiting", sent: "sent", failed: "refused" };
@@ -68,7 +69,7 @@ export function OfflinePage() {
     await clear("caches");
     await clear("areas");
     await clear("ranges");
-    await caches.delete(TILE_CACHE).catch(() => false);
+    if (secureContext()) await caches.delete(TILE_CACHE).catch(() => false);
     load();
   };
   /** One area: its map bytes no other saved area needs, and its caches no other saved area holds. */
@@ -122,10 +123,13 @@ export function OfflinePage() {
       </p>
       {msg && <p role="status">{msg}</p>}
       <h2>Saved for offline</h2>
+      {!secureContext() && <InsecureNotice />}
       {areas.length === 0 ? (
-        <p class="muted">
-          Nothing saved yet: on the <a href="/map">map</a>, choose "Save area for offline".
-        </p>
+        secureContext() && (
+          <p class="muted">
+            Nothing saved yet: on the <a href="/map">map</a>, choose "Save area for offline".
+          </p>
+        )
       ) : (
         <>
           <ul data-testid="saved-areas">

@@ -1,0 +1,66 @@
+/**
+ * Whether this page is a secure context (https, or localhost), and what the
+ * app says where it is not. Browsers run service workers, Cache Storage,
+ * installed apps, push and passkeys only in a secure context; a phone opening
+ * the gateway as http://<LAN address>:8080 is not one. Every place that
+ * offers one of these asks here, so the app never offers what cannot work
+ * and always says why. IndexedDB works either way: field notes are kept.
+ */
+
+/** The gateway's page on setting up HTTPS (its local CA and how to trust it). */
+export const TLS_PAGE = "/tls";
+
+/** Whether the browser treats this page as secure (https, localhost, 127.0.0.1). */
+export function secureContext(): boolean {
+  return typeof window === "undefined" || window.isSecureContext !== false;
+}
+
+/** The one line shown instead of "Save area for offline" and installing on an insecure origin. */
+export function InsecureNotice() {
+  return (
+    <p class="notice insecure-notice" role="note" data-testid="insecure-notice">
+      Offline maps and installing the app need HTTPS: <a href={TLS_PAGE}>see how to set it up</a>.
+    </p>
+  );
+}
+
+/** Why passkeys cannot work on this page, and where they would; null when they can. */
+export interface PasskeyBlock {
+  reason: string;
+  /** a link that helps: the HTTPS setup page, or this page on localhost */
+  href?: string;
+  link?: string;
+}
+
+const IP_HOST = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:.]+\])$/i;
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/;
+
+export function passkeyBlock(loc: Pick<Location, "protocol" | "hostname" | "port" | "pathname" | "search"> = location): PasskeyBlock | null {
+  if (!secureContext()) return { reason: "Passkeys need HTTPS or localhost, and this page is plain http.", href: TLS_PAGE, link: "Set up HTTPS" };
+  if (IP_HOST.test(loc.hostname)) {
+    if (LOOPBACK.test(loc.hostname)) {
+      const there = `${loc.protocol}//localhost${loc.port ? `:${loc.port}` : ""}${loc.pathname}${loc.search}`;
+      return { reason: "Passkeys need a name, not an IP address:", href: there, link: `open ${there.replace(/^https?:\/\//, "").replace(/\/$/, "")}` };
+    }
+    return { reason: "Passkeys need a name, not an IP address: open this gateway by its host name (its .local name, say)." };
+  }
+  if (typeof window !== "undefined" && !("PublicKeyCredential" in window)) {
+    return { reason: "This browser has no passkeys (WebAuthn): sign in by e-mail." };
+  }
+  return null;
+}
+
+/** Said beside passkey buttons that cannot work here. */
+export function PasskeyNotice({ block }: { block: PasskeyBlock }) {
+  return (
+    <p class="notice passkey-unavailable" role="note" data-testid="passkey-unavailable">
+      {block.reason}
+      {block.href && (
+        <>
+          {" "}
+          <a href={block.href}>{block.link}</a>
+        </>
+      )}
+    </p>
+  );
+}
