@@ -102,7 +102,7 @@ const address = (s: string): Ax25Address => {
 
 export class Digipeater {
   readonly rules: DigipeatRules;
-  private readonly counts = { heard: 0, repeated: 0, dropped: Object.fromEntries(REASONS.map((r) => [r, 0])) as Record<DigipeatDropReason, number> };
+  private readonly tally = { heard: 0, repeated: 0, dropped: Object.fromEntries(REASONS.map((r) => [r, 0])) as Record<DigipeatDropReason, number> };
   /**
    * key -> when it was last repeated, by us or by a digipeater we heard: two
    * generations, the older dropped whole once the newer is DUPLICATE_MS old
@@ -126,7 +126,7 @@ export class Digipeater {
   heard(f: Ax25Frame, port: string): void {
     if (this.rules.mode === "off") return;
     const now = this.gw.clock.now();
-    this.counts.heard++;
+    this.tally.heard++;
     const d = digipeat(f, this.rules);
     const copy = f.path.some((x) => x.repeated);
     // most frames are not for us and no digipeater's copy: nothing to remember
@@ -150,6 +150,11 @@ export class Digipeater {
     this.holding.set(k, t);
   }
 
+  /** The counters alone (for telemetry): cheaper than status(). */
+  counts(): { heard: number; repeated: number; dropped: Record<DigipeatDropReason, number> } {
+    return { heard: this.tally.heard, repeated: this.tally.repeated, dropped: { ...this.tally.dropped } };
+  }
+
   status(): DigipeaterStatus {
     return {
       mode: this.rules.mode,
@@ -157,9 +162,9 @@ export class Digipeater {
       aliases: this.rules.aliases.map(formatAddress),
       maxHops: this.rules.maxHops,
       viscousS: this.opts.viscousS,
-      heard: this.counts.heard,
-      repeated: this.counts.repeated,
-      dropped: { ...this.counts.dropped },
+      heard: this.tally.heard,
+      repeated: this.tally.repeated,
+      dropped: { ...this.tally.dropped },
       held: this.holding.size,
       recent: this.recent.map((r) => ({ at: r.at, port: r.port, heard: text(r.heard), sent: text(r.sent) })),
     };
@@ -174,14 +179,14 @@ export class Digipeater {
     const r = this.opts.send(out, port);
     if (r !== "sent") return this.drop(r === "not-verified" ? "unverified" : r === "rate-limited" ? "budget" : "no-port");
     const now = this.gw.clock.now();
-    this.counts.repeated++;
+    this.tally.repeated++;
     this.note(k, now);
     this.recent.unshift({ at: now, port, heard, sent: out });
     if (this.recent.length > RECENT_MAX) this.recent.length = RECENT_MAX;
   }
 
   private drop(reason: DigipeatDropReason): void {
-    this.counts.dropped[reason]++;
+    this.tally.dropped[reason]++;
   }
 
   private lastSeen(k: string): number | undefined {

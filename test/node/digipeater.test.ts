@@ -111,6 +111,13 @@ describe("the digipeater", () => {
     expect((await decided(g, 12)).dropped).toMatchObject({ duplicate: 2, "used-up": 3 });
     await Bun.sleep(100);
     expect(tnc.sent.length).toBe(before);
+
+    // a frame the station sent for someone else (a KISS client's, the outbox's), heard back through a digipeater: our echo
+    expect(radioOf(g.gw)!.tx.sendFrame(tnc2Frame("N0TX-7>APRS,WIDE2-2:>sent by us"))).toBe("sent");
+    tnc.hear(tnc2Frame("N0TX-7>APRS,N0OTH-1*,WIDE2-1:>sent by us"));
+    expect((await decided(g, 13)).dropped.echo).toBe(2);
+    await Bun.sleep(100);
+    expect(tnc.sent.map(tnc2Text).slice(before)).toEqual(["N0TX-7>APRS,WIDE2-2:>sent by us"]);
   });
 
   test("a v1 frame is repeated with its C bits as heard", async () => {
