@@ -25,6 +25,7 @@ const BENCHES: Record<string, (args: string[]) => Promise<unknown>> = {
   bodies: () => import("./bodies.ts").then((m) => m.run()),
   search: () => import("./search.ts").then((m) => m.run()),
   digipeat: () => import("./digipeat.ts").then((m) => m.run()),
+  igate: () => import("./igate.ts").then((m) => m.run()),
   fuzz: () => import("./fuzz.ts").then((m) => m.run()),
   hub: () => import("./hub.ts").then((m) => m.run()),
   map: () => import("./map.ts").then((m) => m.run()),

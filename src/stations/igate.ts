@@ -37,8 +37,39 @@ export const LOCAL_MS = 30 * 60_000;
 export const ANSWER_MIN_MS = 5 * 60_000;
 /** Gated lines kept for the Radio page. */
 export const RECENT_MAX = 50;
-/** Calls and keys remembered at most per table (the oldest go first). */
+/** Calls and keys remembered per generation of a table (two generations: the older goes whole). */
 const TABLE_MAX = 10_000;
+
+/**
+ * Call or key -> unix ms, bounded: two generations of a Map, the older
+ * dropped whole when the newer fills. (Evicting one by one walks a Map's
+ * deleted slots from its start: slower the longer it runs.)
+ */
+class Recent {
+  private cur = new Map<string, number>();
+  private old = new Map<string, number>();
+  get(k: string): number | undefined {
+    return this.cur.get(k) ?? this.old.get(k);
+  }
+  set(k: string, at: number): void {
+    this.cur.set(k, at);
+    if (this.cur.size >= TABLE_MAX) {
+      this.old = this.cur;
+      this.cur = new Map();
+    }
+  }
+  delete(k: string): void {
+    this.cur.delete(k);
+    this.old.delete(k);
+  }
+  /** How many keys were set within `ms` before `now`. */
+  countWithin(now: number, ms: number): number {
+    let n = 0;
+    for (const at of this.cur.values()) if (now - at < ms) n++;
+    for (const [k, at] of this.old) if (now - at < ms && !this.cur.has(k)) n++;
+    return n;
+  }
+}
 
 export interface GatedLine {
   at: number;
@@ -78,16 +109,16 @@ interface State {
   toRf: { message: number; position: number; filter: number };
   notToRf: Partial<Record<IsDropReason, number>>;
   recent: GatedLine[];
-  upDedup: Map<string, number>;
-  downDedup: Map<string, number>;
+  upDedup: Recent;
+  downDedup: Recent;
   /** call -> last heard on our radio at most one hop away; at all; on APRS-IS (not gated from RF) */
-  direct: Map<string, number>;
-  onRf: Map<string, number>;
-  onIs: Map<string, number>;
+  direct: Recent;
+  onRf: Recent;
+  onIs: Recent;
   /** sender -> when a message of theirs went on the air (their next position is owed) */
-  owed: Map<string, number>;
+  owed: Recent;
   /** sender -> when their courtesy position went on the air */
-  positionAt: Map<string, number>;
+  positionAt: Recent;
   answeredAt: number | null;
   uplink: ((line: Uint8Array) => boolean) | null;
   filter: Filter | null | undefined;
@@ -107,13 +138,13 @@ function stateOf(gw: Core): State {
       toRf: { message: 0, position: 0, filter: 0 },
       notToRf: {},
       recent: [],
-      upDedup: new Map(),
-      downDedup: new Map(),
-      direct: new Map(),
-      onRf: new Map(),
-      onIs: new Map(),
-      owed: new Map(),
-      positionAt: new Map(),
+      upDedup: new Recent(),
+      downDedup: new Recent(),
+      direct: new Recent(),
+      onRf: new Recent(),
+      onIs: new Recent(),
+      owed: new Recent(),
+      positionAt: new Recent(),
       answeredAt: null,
       uplink: null,
       filter: undefined,
@@ -125,16 +156,11 @@ function stateOf(gw: Core): State {
 
 const latin1 = new TextDecoder("latin1");
 /** APRS-IS lines are bytes: latin1 keeps each one as it was heard. */
-const bytesOf = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0) & 0xff);
+const bytesOf = (s: string): Uint8Array => Buffer.from(s, "latin1");
 
-/** Sets a key, newest last, dropping the oldest past TABLE_MAX. */
-function note(m: Map<string, number>, k: string, at: number): void {
-  m.delete(k);
-  m.set(k, at);
-  if (m.size > TABLE_MAX) m.delete(m.keys().next().value!);
-}
+const note = (m: Recent, k: string, at: number) => m.set(k, at);
 
-const within = (m: Map<string, number>, k: string, now: number, ms: number) => {
+const within = (m: Recent, k: string, now: number, ms: number) => {
   const at = m.get(k);
   return at !== undefined && now - at >= 0 && now - at < ms;
 };
@@ -153,8 +179,7 @@ export function setUplink(gw: Core, send: ((line: Uint8Array) => boolean) | null
 export function igateStatus(gw: Core): IgateStatus {
   const s = stateOf(gw);
   const now = gw.clock.now();
-  let local = 0;
-  for (const at of s.direct.values()) if (now - at < LOCAL_MS) local++;
+  const local = s.direct.countWithin(now, LOCAL_MS);
   return {
     rfToIs: gw.config.igate,
     isToRf: gw.config.igateTx,
@@ -206,8 +231,7 @@ export function heardOnRf(gw: Core, line: Uint8Array, echo: boolean, tx: Transmi
 /** `?IGATE?` heard: our capabilities on RF (APRS 1.01 ch. 15), once in ANSWER_MIN_MS, within the transmit budget. */
 function answerIgateQuery(gw: Core, s: State, tx: Transmitter | null, now: number): void {
   if (!tx || (s.answeredAt !== null && now - s.answeredAt >= 0 && now - s.answeredAt < ANSWER_MIN_MS)) return;
-  let local = 0;
-  for (const at of s.direct.values()) if (now - at < LOCAL_MS) local++;
+  const local = s.direct.countWithin(now, LOCAL_MS);
   const frame = ownFrame(gw, `<IGATE,MSG_CNT=${s.toRf.message},LOC_CNT=${local}`);
   if (frame && tx.sendFrame(frame) === "sent") {
     s.answeredAt = now;
