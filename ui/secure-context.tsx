@@ -6,6 +6,7 @@
  * offers one of these asks here, so the app never offers what cannot work
  * and always says why. IndexedDB works either way: field notes are kept.
  */
+import type { ComponentChildren } from "preact";
 
 /** The gateway's page on setting up HTTPS (its local CA and how to trust it). */
 export const TLS_PAGE = "/tls";
@@ -15,11 +16,24 @@ export function secureContext(): boolean {
   return typeof window === "undefined" || window.isSecureContext !== false;
 }
 
+/**
+ * A link to a page the server answers (/tls), not the web app: the click
+ * stays away from the app's router (preact-iso's, listening on window), so
+ * the browser loads the page.
+ */
+export function ServerLink({ href, children }: { href: string; children: ComponentChildren }) {
+  return (
+    <a href={href} onClick={(e) => e.stopPropagation()}>
+      {children}
+    </a>
+  );
+}
+
 /** The one line shown instead of "Save area for offline" and installing on an insecure origin. */
 export function InsecureNotice() {
   return (
     <p class="notice insecure-notice" role="note" data-testid="insecure-notice">
-      Offline maps and installing the app need HTTPS: <a href={TLS_PAGE}>see how to set it up</a>.
+      Offline maps and installing the app need HTTPS: <ServerLink href={TLS_PAGE}>see how to set it up</ServerLink>.
     </p>
   );
 }
@@ -58,7 +72,7 @@ export function PasskeyNotice({ block }: { block: PasskeyBlock }) {
       {block.href && (
         <>
           {" "}
-          <a href={block.href}>{block.link}</a>
+          <ServerLink href={block.href}>{block.link}</ServerLink>
         </>
       )}
     </p>
