@@ -9,6 +9,7 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { enqueue } from "../../src/stations/outbox.ts";
 import { waitFor } from "../helpers/wait.ts";
+import { localSighting } from "../../src/game/corroborate.ts";
 
 let server: TCPSocketListener<undefined>;
 const logins: string[] = [];
@@ -63,6 +64,8 @@ describe("APRS-IS client", () => {
     await waitFor(async () => (await g.get("/api/stations/DL1ABC")).status === 200);
     const st = await (await g.get("/api/stations/N0IS-9")).json();
     expect(st).toMatchObject({ speedKmh: 66.7, comment: "from APRS-IS", source: "rf", igate: "W1AW-10" });
+    // APRS-IS's word that W1AW-10 heard it on RF is no RF sighting here (issue 27, item 6)
+    expect(localSighting(g.gw, "N0IS-9", 42.619, -71.347, g.gw.clock.now())).toBeNull();
     expect(g.gw.db.query("SELECT via FROM positions WHERE call = 'DL1ABC'").get()).toEqual({ via: "aprsis" });
     // The server drops us: the client comes back.
     const second = nextLogin();
