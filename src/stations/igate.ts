@@ -7,8 +7,8 @@
  *       uplink once the server answers `verified`) with `qAR,<APRSIS_CALL>`,
  *       unless a rule drops it; the same source, destination and information
  *       goes up once in DEDUP_MS. `?IGATE?` is answered on RF with
- *       `<IGATE,MSG_CNT=n,LOC_CNT=n` (at most once in ANSWER_MIN_MS);
- *       `?APRS?` is not answered: the station has no position setting.
+ *       `<IGATE,MSG_CNT=n,LOC_CNT=n`, `?APRS?` with the STATION_BEACON
+ *       position (none set: not answered), each at most once in ANSWER_MIN_MS.
  *   APRS-IS to RF (IGATE_TX=on)   each line the uplink receives (aprsis.ts
  *       calls fromAprsIs): a message to a station heard directly here (at
  *       most one digipeater hop) in LOCAL_MS, not heard on APRS-IS since, from
@@ -22,7 +22,7 @@
  */
 import type { Core } from "../gateway.ts";
 import type { Transmitter } from "../node/tx.ts";
-import { TOCALL } from "../aprs/encode.ts";
+import { encodePosition, TOCALL } from "../aprs/encode.ts";
 import { decode } from "../aprs/index.ts";
 import { matchFilter, parseFilter, type Filter } from "../hub/filter.ts";
 import { splitLine, type Header } from "../hub/qconstruct.ts";
@@ -119,7 +119,8 @@ interface State {
   owed: Recent;
   /** sender -> when their courtesy position went on the air */
   positionAt: Recent;
-  answeredAt: number | null;
+  /** when each general query was last answered */
+  answeredAt: { APRS: number | null; IGATE: number | null };
   uplink: ((line: Uint8Array) => boolean) | null;
   filter: Filter | null | undefined;
 }
@@ -145,7 +146,7 @@ function stateOf(gw: Core): State {
       onIs: new Recent(),
       owed: new Recent(),
       positionAt: new Recent(),
-      answeredAt: null,
+      answeredAt: { APRS: null, IGATE: null },
       uplink: null,
       filter: undefined,
     };
@@ -214,27 +215,41 @@ export function heardOnRf(gw: Core, line: Uint8Array, echo: boolean, tx: Transmi
   s.heard++;
   const drop = (why: RfDropReason) => void (s.dropped[why] = (s.dropped[why] ?? 0) + 1);
   const igate = gw.config.aprsIsCall ?? gw.config.fedAprsCall;
-  if (!h || !igate) return drop("malformed");
-  const d = rfToIs(h, { igate, echo });
+  if (!h) return drop("malformed");
+  // no APRS-IS login to name: queries are still answered, nothing goes up
+  const d = rfToIs(h, { igate: igate ?? "", echo });
   if ("drop" in d) {
-    if (d.query === "IGATE") answerIgateQuery(gw, s, tx, now);
+    if (d.query) answerQuery(gw, s, d.query, tx, now);
     return drop(d.drop);
   }
   const key = `${d.header.src.toUpperCase()}>${d.header.dst.toUpperCase()}:${d.header.info}`;
   if (within(s.upDedup, key, now, DEDUP_MS)) return drop("duplicate");
-  if (!s.uplink || !s.uplink(bytesOf(`${d.gate}\r\n`))) return drop("uplink-down");
+  if (!igate || !s.uplink || !s.uplink(bytesOf(`${d.gate}\r\n`))) return drop("uplink-down");
   note(s.upDedup, key, now);
   s.gated++;
   remember(s, "rf-to-is", d.gate, now);
 }
 
-/** `?IGATE?` heard: our capabilities on RF (APRS 1.01 ch. 15), once in ANSWER_MIN_MS, within the transmit budget. */
-function answerIgateQuery(gw: Core, s: State, tx: Transmitter | null, now: number): void {
-  if (!tx || (s.answeredAt !== null && now - s.answeredAt >= 0 && now - s.answeredAt < ANSWER_MIN_MS)) return;
-  const local = s.direct.countWithin(now, LOCAL_MS);
-  const frame = ownFrame(gw, `<IGATE,MSG_CNT=${s.toRf.message},LOC_CNT=${local}`);
+/**
+ * A general query heard (APRS 1.01 ch. 15), answered on RF once in
+ * ANSWER_MIN_MS each, within the transmit budget: `?IGATE?` with our
+ * capabilities, `?APRS?` with the station's position (STATION_BEACON; with
+ * none set there is nothing to answer).
+ */
+function answerQuery(gw: Core, s: State, kind: "APRS" | "IGATE", tx: Transmitter | null, now: number): void {
+  const last = s.answeredAt[kind];
+  if (!tx || (last !== null && now - last >= 0 && now - last < ANSWER_MIN_MS)) return;
+  let info: string;
+  if (kind === "IGATE") info = `<IGATE,MSG_CNT=${s.toRf.message},LOC_CNT=${s.direct.countWithin(now, LOCAL_MS)}`;
+  else {
+    const b = gw.config.stationBeacon;
+    if (!b || !gw.config.radioCall) return;
+    const line = encodePosition({ src: gw.config.radioCall, lat: b.lat, lon: b.lon, symbol: b.symbol, comment: b.comment || undefined });
+    info = line.slice(line.indexOf(":") + 1);
+  }
+  const frame = ownFrame(gw, info);
   if (frame && tx.sendFrame(frame) === "sent") {
-    s.answeredAt = now;
+    s.answeredAt[kind] = now;
     s.answered++;
   }
 }

@@ -181,7 +181,15 @@ describe("iGate, APRS-IS to RF: the windows", () => {
     const radio = fakeTnc();
     let now = Date.now();
     const c = await startInProcess(
-      { KISS_PORTS: radio.url, RADIO_CALL: "N1GW-10", RADIO_PATH: "WIDE1-1", RADIO_TX_PER_MINUTE: "60", IGATE_TX: "on" },
+      {
+        KISS_PORTS: radio.url,
+        RADIO_CALL: "N1GW-10",
+        RADIO_PATH: "WIDE1-1",
+        RADIO_TX_PER_MINUTE: "60",
+        IGATE: "on",
+        IGATE_TX: "on",
+        STATION_BEACON: "42.3601,-71.0589,R&,svc iGate",
+      },
       { clock: { now: () => now } },
     );
     try {
@@ -226,6 +234,14 @@ describe("iGate, APRS-IS to RF: the windows", () => {
       for (const bad of ["", ">", "N0SND>:", "N0SND>APRS,TCPIP*::N0LOC-7", "\u0000\u00ff>\u0001:x", `N0SND>APRS,${"X,".repeat(500)}qAC:>y`]) fromIs(bad);
       expect(igateStatus(c.gw).notToRf.malformed).toBe(4);
       expect(radio.sent).toHaveLength(5);
+      // ?APRS? is answered with the station's position (STATION_BEACON), once in 5 minutes
+      radio.hear(tnc2Frame("N0Q-3>APRS:?APRS?"));
+      const [answer] = await radio.waitSent(1, { from: 5 });
+      expect(tnc2Text(answer!)).toBe("N1GW-10>APZSVC,WIDE1-1:!4221.61NR07103.53W&svc iGate");
+      radio.hear(tnc2Frame("N0Q-4>APRS:?APRS?"));
+      await waitFor(() => igateStatus(c.gw).dropped.query === 2, "the second query heard");
+      expect(igateStatus(c.gw).answered).toBe(1);
+      expect(radio.sent).toHaveLength(6);
     } finally {
       await c.stop();
       radio.stop();
