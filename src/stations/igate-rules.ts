@@ -24,7 +24,7 @@ export type RfDropReason =
   | "own-echo"
   /** a general query (`?APRS?`, `?IGATE?`, ...): answered on RF, never gated */
   | "query"
-  /** nothing left of the information field once cut at its first CR or LF */
+  /** nothing left of the information field once cut at its first CR, LF or NUL */
   | "empty"
   /** the same source, destination and information went up within the dedup window (igate.ts) */
   | "duplicate"
@@ -39,9 +39,9 @@ export type RfDecision = { gate: string; header: Header } | { drop: RfDropReason
 const NO_GATE = /^(TCPIP|TCPXX|NOGATE|RFONLY)\*?$/i;
 const INTERNET = /^(TCPIP|TCPXX)\*?$/i;
 
-/** The information field as APRS-IS carries it: cut at the first CR or LF (the receive-only iGate rule). */
+/** The information field as APRS-IS carries it: cut at the first CR or LF (the receive-only iGate rule), or NUL (no APRS-IS line carries one). */
 export function cutInfo(info: string): string {
-  const i = info.search(/[\r\n]/);
+  const i = info.search(/[\r\n\0]/);
   return i < 0 ? info : info.slice(0, i);
 }
 

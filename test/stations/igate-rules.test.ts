@@ -31,6 +31,8 @@ describe("RF to APRS-IS", () => {
     ["a general query ?APRS?", "N0X-9>APRS:?APRS?", { drop: "query", query: "APRS" }],
     ["a general query ?IGATE?", "N0X-9>APRS,WIDE1-1:?IGATE?", { drop: "query", query: "IGATE" }],
     ["another general query", "N0X-9>APRS:?WX?", { drop: "query" }],
+    ["information cut at a NUL", "N0X-9>APRS:>status\u0000junk", `N0X-9>APRS,qAR,${IG}:>status`],
+    ["nothing before a NUL", "N0X-9>APRS:\u0000junk", { drop: "empty" }],
     ["an empty information field", "N0X-9>APRS:\r\n", { drop: "empty" }],
   ];
   for (const [name, line, want] of cases)
