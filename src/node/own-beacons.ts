@@ -83,7 +83,7 @@ export function stationCounts(_gw: Core, gr: GatewayRadio): StationCounts {
 }
 
 /** The own beacons in GET /api/ports (`beacons`): what is set, whether it may go out now, and when each last went. */
-export interface OwnBeaconsStatus {
+export type OwnBeaconsStatus = {
   name: "beacons";
   kind: "beacons";
   /** up: STATION_BEACON set and going out; down: set, but RADIO_CALL not verified or the clock not set; off: not set */
@@ -100,7 +100,7 @@ export interface OwnBeaconsStatus {
   definitionsAt: number | null;
   /** frames sent (position, status, telemetry, definitions) */
   tx: number;
-}
+};
 
 /** Lists the own beacons in GET /api/ports while the radio runs; returns what removes the entry. */
 export function registerOwnBeacons(gw: Core, gr: GatewayRadio): () => void {

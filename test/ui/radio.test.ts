@@ -100,7 +100,8 @@ describe("web app: radio", () => {
     expect(await cell(page, `tr[data-port="${tnc.url}"]`, "frames").textContent()).toBe("2 / 0");
     const station = await page.getByTestId("station").textContent();
     expect(station).toContain("N0GW-10");
-    expect(station).toContain("beacons off"); // RADIO_CALL is verified by nobody here
+    expect(station).toContain("not on the air"); // RADIO_CALL is verified by nobody here
+    expect(await page.getByTestId("not-on-air").textContent()).toContain("N0GW-10 (RADIO_CALL) is not verified");
 
     const rf = page.locator('tr[data-call="N0RF-9"]');
     await rf.waitFor();

@@ -1,5 +1,8 @@
 /**
- * Radio: this gateway's KISS ports with their state and counters, the
+ * Radio: this gateway's KISS ports with their state and counters, whether
+ * anything may go on the air (RADIO_CALL verified), the station's roles
+ * (iGate, digipeater, own beacons) with their counters, the reasons frames
+ * were not gated or repeated and the last ones that were, the
  * stations they hear (MHeard), the NET/ROM NODES table (the sysop adds and
  * removes routes), a transmit form (a verified callsign sends an APRS
  * message, position or status through the local box) and the local box's
@@ -11,7 +14,8 @@ import { LoadState } from "../states.tsx";
 import { api } from "../api.ts";
 import { useLoad, usePoll } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
-import { hubPorts, radioPorts, type Heard, type RadioPort } from "../radio/types.ts";
+import { beaconsPort, digipeaterPort, hubPorts, igatePort, radioPorts, type Heard, type RadioPort } from "../radio/types.ts";
+import { OnAirNotice, RecentCard, RolesCard } from "../radio/roles.tsx";
 import { HubCard } from "../radio/hub.tsx";
 import { When } from "../time.tsx";
 import { NodesCard } from "../radio/nodes.tsx";
@@ -42,7 +46,17 @@ export function RadioPage() {
           <code>serial:/dev/ttyUSB0@9600</code>) and <code>RADIO_CALL</code>, then restart it.
         </p>
       )}
+      {radio && <OnAirNotice port={radio[0]} />}
       {radio && radio.length > 0 && <PortsTable ports={radio} />}
+      {ports.data && (
+        <RolesCard
+          radio={radio?.[0]}
+          igate={igatePort(ports.data.ports)}
+          digipeater={digipeaterPort(ports.data.ports)}
+          beacons={beaconsPort(ports.data.ports)}
+        />
+      )}
+      {ports.data && <RecentCard igate={igatePort(ports.data.ports)} digipeater={digipeaterPort(ports.data.ports)} />}
       {ports.data && <HubCard servers={hubPorts(ports.data.ports)} sysop={!!me?.sysop} onChange={() => setHubVersion((n) => n + 1)} />}
       <MHeardCard tick={tick} ports={radio ?? []} />
       <NodesCard tick={tick} sysop={!!me?.sysop} ports={radio ?? []} />
@@ -69,12 +83,12 @@ function StationLine({ port }: { port: RadioPort }) {
     <span data-testid="station">
       station <b>{port.call}</b>{" "}
       {port.transmit ? (
-        <span class="tag" title="RADIO_CALL is verified: the station's own beacons and NODES broadcasts go out">
-          beacons on
+        <span class="tag" title="RADIO_CALL is verified: the station transmits (beacons, NODES, digipeater, iGate to RF)">
+          on the air
         </span>
       ) : (
-        <span class="warn" title="RADIO_CALL is not verified on this instance: no station beacons or NODES broadcasts (users' verified lines still go out)">
-          beacons off
+        <span class="warn" title="RADIO_CALL is not verified on this instance: the station transmits nothing of its own (users' verified lines still go out)">
+          not on the air
         </span>
       )}
     </span>

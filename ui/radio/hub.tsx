@@ -32,7 +32,8 @@ export function HubCard({ servers, sysop, onChange }: { servers: HubPort[]; syso
             {TITLE[s.name] ?? s.name} on <code>{s.listen}</code>{" "}
             <span class="muted">
               {s.clients.length} client{s.clients.length === 1 ? "" : "s"}
-              {s.name === "kiss-server" && ` · ${s.sent ?? 0} sent · ${s.refused ?? 0} refused · ${s.rateLimited ?? 0} rate-limited`}
+              {s.name === "kiss-server" &&
+                ` · ${s.sent ?? 0} sent · ${s.refused ?? 0} refused (${s.txOff ?? 0} with KISS_SERVER_TX off, ${s.notAllowed ?? 0} from a call not verified here) · ${s.rateLimited ?? 0} rate-limited`}
               {s.name === "aprsis-server" && ` · ${s.served ?? 0} served · ${s.uploaded ?? 0} uploaded · ${s.gatedToRf ?? 0} gated to RF`}
             </span>
           </h3>

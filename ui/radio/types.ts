@@ -8,6 +8,7 @@ import type { MheardRow } from "../../src/node/heard.ts";
 import type { NodeRoute } from "../../src/node/netrom.ts";
 import type { BoxCommand } from "../../src/box/service.ts";
 import type { HubClientView } from "../../src/hub/clients.ts";
+import type { OwnBeaconsStatus } from "../../src/node/own-beacons.ts";
 
 export type { BoxCommand, NodeRoute };
 export type Heard = MheardRow;
@@ -45,6 +46,9 @@ export interface HubPort {
   clients: HubClientView[];
   sent?: number;
   refused?: number;
+  /** of the refused: KISS_SERVER_TX is off; the frame's source is not verified here */
+  txOff?: number;
+  notAllowed?: number;
   rateLimited?: number;
   served?: number;
   uploaded?: number;
@@ -54,3 +58,49 @@ export interface HubPort {
 /** The hub servers from GET /api/ports. */
 export const hubPorts = (ports: Array<Record<string, unknown>>): HubPort[] =>
   ports.filter((p) => p.name === "kiss-server" || p.name === "aprsis-server") as unknown as HubPort[];
+
+/** The station's own beacons in GET /api/ports (`beacons`, src/node/own-beacons.ts). */
+export type BeaconsPort = OwnBeaconsStatus;
+
+/** The `beacons` entry of GET /api/ports, when the radio runs. */
+export const beaconsPort = (ports: Array<Record<string, unknown>>): BeaconsPort | null =>
+  (ports.find((p) => p.name === "beacons" && p.kind === "beacons") as unknown as BeaconsPort | undefined) ?? null;
+
+/** The iGate's counters: the `igate` of GET /api/ports' `aprs-is` entry (src/stations/igate.ts). */
+export interface IgatePort {
+  rfToIs: boolean;
+  isToRf: boolean;
+  uplink: boolean;
+  heard: number;
+  gated: number;
+  dropped: Record<string, number | undefined>;
+  answered: number;
+  fromIs: number;
+  toRf: { message: number; position: number; filter: number };
+  notToRf: Record<string, number | undefined>;
+  localStations: number;
+  recent: Array<{ at: number; dir: "rf-to-is" | "is-to-rf"; line: string }>;
+}
+
+/** The `digipeater` entry of GET /api/ports (src/node/digipeater.ts). */
+export interface DigipeaterPort {
+  mode: "off" | "fill-in" | "wide";
+  call: string | null;
+  aliases?: string[];
+  maxHops: number;
+  viscousS: number;
+  heard: number;
+  repeated: number;
+  dropped: Record<string, number | undefined>;
+  held: number;
+  transmit: boolean;
+  recent?: Array<{ at: number; port: string; heard: string; sent: string }>;
+}
+
+/** The iGate, from the `aprs-is` entry, when the gateway reports one. */
+export const igatePort = (ports: Array<Record<string, unknown>>): IgatePort | null =>
+  ((ports.find((p) => p.name === "aprs-is") as { igate?: IgatePort } | undefined)?.igate as IgatePort | undefined) ?? null;
+
+/** The digipeater entry, when the gateway reports one. */
+export const digipeaterPort = (ports: Array<Record<string, unknown>>): DigipeaterPort | null =>
+  (ports.find((p) => p.name === "digipeater" && p.kind === "digipeater") as unknown as DigipeaterPort | undefined) ?? null;
