@@ -23,6 +23,8 @@ import type { Core } from "../gateway.ts";
 import { encodeMessage, encodePosition, encodeStatus, TOCALL } from "../aprs/index.ts";
 import { ingestLines } from "../stations/ingest.ts";
 import { registerPort } from "../stations/ports.ts";
+import { igateStatus } from "../stations/igate.ts";
+import { digipeaterOf } from "./digipeater.ts";
 import { clockPaused } from "../system/clock-sanity.ts";
 import { buildInfo } from "../version.ts";
 import { parseTnc2 } from "../../radio/index.ts";
@@ -71,15 +73,18 @@ function stateOf(gr: GatewayRadio): State {
   return s;
 }
 
-/** The station's counters now. The iGate and digipeater counters read 0 while those roles are off. */
-export function stationCounts(_gw: Core, gr: GatewayRadio): StationCounts {
+/** The station's counters now: the radio ports', the iGate's (igate.ts) and the digipeater's (digipeater.ts); a role that is off counts 0. */
+export function stationCounts(gw: Core, gr: GatewayRadio): StationCounts {
   let heard = 0;
   let sent = 0;
   for (const p of gr.radio.status()) {
     heard += p.framesIn;
     sent += p.framesOut;
   }
-  return { heard, gated: 0, notGated: 0, sent, repeated: 0, igate: false, digipeater: false };
+  const ig = igateStatus(gw);
+  const notGated = Object.values(ig.dropped).reduce((n: number, k) => n + (k ?? 0), 0);
+  const digi = digipeaterOf(gw);
+  return { heard, gated: ig.gated, notGated, sent, repeated: digi?.counts().repeated ?? 0, igate: gw.config.igate, digipeater: digi !== null };
 }
 
 /** The own beacons in GET /api/ports (`beacons`): what is set, whether it may go out now, and when each last went. */

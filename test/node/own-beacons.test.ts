@@ -185,6 +185,39 @@ describe("the station's own beacons", () => {
   });
 });
 
+describe("the telemetry counts what the iGate and the digipeater did", () => {
+  const clock = { offset: 0, now: () => Date.now() + clock.offset };
+  let tnc: FakeTnc;
+  let g: Running;
+  beforeAll(async () => {
+    tnc = fakeTnc();
+    // IGATE on with no APRS-IS login: what it hears is not gated (uplink-down), and counted so
+    g = await startInProcess(
+      { KISS_PORTS: tnc.url, RADIO_CALL: CALL, RADIO_PATH: "none", STATION_BEACON: "42.3601,-71.0589,R&", DIGIPEAT: "fill-in", IGATE: "on" },
+      { clock },
+    );
+    signedInUser(g.gw, "N0GW", { verified: true });
+    await tnc.connected();
+  });
+  afterAll(async () => {
+    await g.stop();
+    tnc.stop();
+  });
+
+  test("IGateDropRx and DigiRpt count the interval's frames; B1 and B2 say the iGate and the digipeater are on", async () => {
+    const first = (await g.gw.scheduler.runNow("radio")) as any;
+    expect(first.station.telemetry).toMatch(/:T#000,0,0,0,\d+,0,11000000$/);
+    await tnc.waitSent(3);
+    tnc.hear(tnc2Frame("N0RF-1>APRS,WIDE1-1:>fill me in"));
+    const [repeat] = await tnc.waitSent(1, { from: 3 });
+    expect(tnc2Text(repeat!)).toBe(`N0RF-1>APRS,${CALL}*:>fill me in`);
+    clock.offset += 10 * MIN;
+    const r = (await g.gw.scheduler.runNow("radio")) as any;
+    // heard 1, gated 0, not gated 1, sent 2 (the last report and the repeat), repeated 1
+    expect(r.station.telemetry).toBe(`${CALL}>APZSVC:T#001,1,0,1,2,1,11000000`);
+  });
+});
+
 describe("STATION_BEACON settings", () => {
   const dir = tmpDir();
   const load = (env: Record<string, string>) => {
