@@ -10,7 +10,7 @@ import { loadConfig, SETTINGS, ENV_FILE_NAME, type LoadedConfig } from "./config
 import { generateKeyPair } from "./fed/keys.ts";
 import { buildInfo, isCompiled } from "./version.ts";
 import { startGateway } from "./gateway.ts";
-import { ListenError } from "./errors.ts";
+import { ListenError, TlsSetupError } from "./errors.ts";
 import { RunLockHeldError } from "./store/run-lock.ts";
 import { SchemaError } from "./store/migrate.ts";
 import { createLogger } from "./log.ts";
@@ -195,7 +195,7 @@ async function serve(loaded: LoadedConfig, out: Out, err: Out, host: HttpHost | 
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
     gw = await startGateway({ config, log, host });
   } catch (e) {
-    if (e instanceof SchemaError || e instanceof ListenError) {
+    if (e instanceof SchemaError || e instanceof ListenError || e instanceof TlsSetupError) {
       err(`svc-gateway: ${e.message}`);
       return 1;
     }
@@ -205,14 +205,16 @@ async function serve(loaded: LoadedConfig, out: Out, err: Out, host: HttpHost | 
     }
     throw e;
   }
-  const port = gw.server!.port;
-  out(`svc-gateway ${buildInfo().version} is running. Open ${gw.url}/ in your browser.`);
+  // with TLS on, browsers open the HTTPS address; plain http serves machine clients and /tls (src/tls/)
+  const web = gw.httpsUrl ? new URL(gw.httpsUrl) : new URL(gw.url!);
+  out(`svc-gateway ${buildInfo().version} is running. Open ${web.origin}/ in your browser.`);
   if (config.host === "0.0.0.0" || config.host === "::") {
-    for (const addr of lanAddresses()) out(`  on your network: http://${addr}:${port}/`);
+    for (const addr of lanAddresses()) out(`  on your network: ${web.protocol}//${addr}${web.port ? `:${web.port}` : ""}/`);
   }
+  if (gw.httpsUrl) out(`  plain http (machine clients; devices trust the certificate from /tls): ${gw.url}/`);
   out(`  data: ${config.dataDir}`);
   const token = setupToken(gw);
-  if (token) out(`First start: set this gateway up at ${gw.url}/setup#${token}`);
+  if (token) out(`First start: set this gateway up at ${web.origin}/setup#${token}`);
   const stop = async (signal: string) => {
     log.info("main", `${signal}: stopping`);
     await gw.stop();

@@ -33,6 +33,15 @@ export interface Config {
   host: string;
   /** Public base URL used in links we hand out (e-mails, sitemap, WebAuthn origin). */
   publicUrl: string | null;
+  /** HTTPS (src/tls/): off, local (the gateway's own CA), acme, or files (TLS_CERT and TLS_KEY). */
+  tls: "off" | "local" | "acme" | "files";
+  /** HTTPS port when TLS is on (0 = any free port). */
+  httpsPort: number;
+  /** TLS=files: the certificate (chain) and its key, PEM files. */
+  tlsCert: string | null;
+  tlsKey: string | null;
+  /** With TLS on, plain http redirects every request to https, machine clients' too (else only browser pages). */
+  httpRedirectAll: boolean;
   instance: string;
   fedPrivateKey: string | null;
   fedPublicKey: string | null;
@@ -319,6 +328,11 @@ const aprsFilter: Parser<string> = (raw) =>
     ? ok(raw)
     : bad(`"${raw}" is not an APRS-IS filter (printable words, e.g. r/42.6/-71.3/100)`);
 
+const tlsMode: Parser<Config["tls"]> = (raw) => {
+  const v = raw.toLowerCase();
+  return v === "off" || v === "local" || v === "acme" || v === "files" ? ok(v) : bad(`"${raw}" is not off, local, acme or files`);
+};
+
 const host: Parser<string> = (raw) => (/^[A-Za-z0-9.:[\]-]+$/.test(raw) ? ok(raw) : bad(`"${raw}" is not a host name or address`));
 
 const dnsName: Parser<string> = (raw) =>
@@ -432,6 +446,23 @@ export const SETTINGS = [
   setting("PORT", "port", port, 8080, "HTTP port (also --port)"),
   setting("HOST", "host", host, "0.0.0.0", "address to listen on (also --host); 0.0.0.0 serves the LAN"),
   setting("PUBLIC_URL", "publicUrl", url, null, "public base URL for links in e-mail, sitemap and passkeys"),
+  setting(
+    "TLS",
+    "tls",
+    tlsMode,
+    "off",
+    "HTTPS: off; local (the gateway is its own certificate authority: devices install its CA from /tls); acme (a certificate for ACME_DOMAINS from Let's Encrypt or ACME_DIRECTORY); files (TLS_CERT and TLS_KEY)",
+  ),
+  setting("HTTPS_PORT", "httpsPort", port, 8443, "HTTPS port when TLS is on (443 under systemd with AmbientCapabilities=CAP_NET_BIND_SERVICE)"),
+  setting("TLS_CERT", "tlsCert", text, null, "TLS=files: the certificate (with its chain), a PEM file; read again when it changes"),
+  setting("TLS_KEY", "tlsKey", text, null, "TLS=files: the certificate's private key, a PEM file; read again when it changes"),
+  setting(
+    "HTTP_REDIRECT_ALL",
+    "httpRedirectAll",
+    bool,
+    false,
+    "with TLS on, plain http redirects every request to https; off: browser pages only, while machine clients (/api, /federation, the ingest and radio boxes) keep working over http",
+  ),
   setting("INSTANCE", "instance", instanceId, "local", "this instance's federation id, e.g. n0call-gw"),
   setting("FED_PRIVATE_KEY", "fedPrivateKey", b64urlKey, null, "Ed25519 signing key (svc-gateway keygen); unset = unsigned instance"),
   setting("FED_PUBLIC_KEY", "fedPublicKey", b64urlKey, null, "optional: the matching public key, checked against FED_PRIVATE_KEY"),
@@ -859,6 +890,12 @@ export function loadConfig(src: ConfigSources): LoadedConfig {
       });
   }
 
+  if (config.tls === "files")
+    for (const [env, v] of [
+      ["TLS_CERT", config.tlsCert],
+      ["TLS_KEY", config.tlsKey],
+    ] as const)
+      if (!v) errors.push({ setting: env, message: "must be set when TLS=files (a PEM file)" });
   if (config.stationBeacon && !config.radioCall)
     errors.push({ setting: "STATION_BEACON", message: "needs RADIO_CALL: the beacon goes out under the station's verified call" });
   if (config.bbsAx25Call) {

@@ -36,3 +36,12 @@ export class ListenError extends Error {
     super(`${what} could not listen: ${inUse ? "the port is already in use" : text}${hint ? `; ${hint}` : ""}`);
   }
 }
+
+/**
+ * The HTTPS listener cannot start with what the settings name (TLS_CERT or
+ * TLS_KEY unreadable, not PEM, or not a pair): a clean start-up error naming
+ * the file, as ListenError names a port.
+ */
+export class TlsSetupError extends Error {
+  override name = "TlsSetupError";
+}

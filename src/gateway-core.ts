@@ -7,6 +7,8 @@
  */
 import type { Config } from "./config.ts";
 import { ListenError } from "./errors.ts";
+import { TlsService } from "./tls/index.ts";
+import { registerPort } from "./stations/ports.ts";
 import { EventBus } from "./events.ts";
 import { createApp, type App } from "./http/app.ts";
 import type { HttpHost, HttpServer, SocketRoute } from "./http/host.ts";
@@ -61,8 +63,14 @@ export interface Gateway {
   /** the runtime that serves it (src/hosts/) */
   readonly host: HttpHost;
   server: HttpServer | null;
-  /** Base URL once listening, e.g. http://127.0.0.1:8080 */
+  /** With TLS on: the plain http listener beside the HTTPS one (`server`); null otherwise */
+  plainServer: HttpServer | null;
+  /** Base URL once listening, e.g. http://127.0.0.1:8080: plain http (machine clients, the CLI's control file) */
   url: string | null;
+  /** With TLS on, the HTTPS base URL once listening, e.g. https://localhost:8443; null otherwise */
+  httpsUrl: string | null;
+  /** The HTTPS certificate source, the ACME challenge answers, and their state (src/tls/) */
+  readonly tls: TlsService;
   listen(): Promise<string>;
   /** Runs `fn` when the gateway stops, before the database closes (last registered, first run). */
   onStop(fn: () => void | Promise<void>): void;
@@ -124,26 +132,43 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
     app: undefined as unknown as App,
     host: opts.host,
     server: null,
+    plainServer: null,
     url: null,
+    httpsUrl: null,
+    tls: new TlsService(config, log, opts.host.missing.has("tls") ? "off" : config.tls),
     async listen() {
+      const at = (port: number) => (config.host.includes(":") ? `[${config.host}]:${port}` : `${config.host}:${port}`);
+      const serve = { hostname: config.host, maxRequestBodySize: 256 * 1024 * 1024, websocket: WEBSOCKET_OPTIONS };
+      // With TLS on, HTTPS is the app's server (WebSockets, topics) and plain http a second listener (src/tls/)
+      const pair = await gw.tls.start();
+      if (pair) {
+        try {
+          gw.server = await gw.host.serve(gw.app, { ...serve, port: config.httpsPort, tls: pair, sockets: { "/ws": liveRoomsSocket(gw) } });
+        } catch (e) {
+          throw new ListenError(`the HTTPS server on ${at(config.httpsPort)}`, e, "set HTTPS_PORT to use another");
+        }
+        const https = gw.server;
+        gw.tls.httpsPort = https.port ?? null;
+        gw.tls.onChange((next) => https.reloadTls?.(next));
+        registerPort(gw, "tls", () => ({ name: "tls", kind: "tls", state: gw.tls.state().lastError ? "down" : "up", ...gw.tls.state() }));
+      }
       try {
-        gw.server = await gw.host.serve(gw.app, {
+        const plain = await gw.host.serve(gw.app, {
+          ...serve,
           port: config.port,
-          hostname: config.host,
-          maxRequestBodySize: 256 * 1024 * 1024,
-          websocket: WEBSOCKET_OPTIONS,
-          sockets: { "/ws": liveRoomsSocket(gw) },
+          ...(pair ? { secondary: true } : { sockets: { "/ws": liveRoomsSocket(gw) } }),
         });
+        if (pair) gw.plainServer = plain;
+        else gw.server = plain;
       } catch (e) {
-        const at = config.host.includes(":") ? `[${config.host}]:${config.port}` : `${config.host}:${config.port}`;
-        throw new ListenError(`the web server on ${at}`, e, "start with --port N to use another");
+        throw new ListenError(`the web server on ${at(config.port)}`, e, "start with --port N to use another");
       }
       const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+      const named = host.includes(":") ? `[${host}]` : host;
+      const httpPort = (gw.plainServer ?? gw.server)!.port;
       // a host that does not listen itself (a Workers runtime) has no port of its own: its address is PUBLIC_URL
-      gw.url =
-        gw.server.port === undefined
-          ? (config.publicUrl?.replace(/\/+$/, "") ?? "http://localhost")
-          : `http://${host.includes(":") ? `[${host}]` : host}:${gw.server.port}`;
+      gw.url = httpPort === undefined ? (config.publicUrl?.replace(/\/+$/, "") ?? "http://localhost") : `http://${named}:${httpPort}`;
+      if (pair) gw.httpsUrl = `https://${named}:${gw.server!.port}`;
       // Network clients and servers start with the serving gateway: CLI commands open none.
       parts = opts.parts.start(gw, dbFile);
       return gw.url;
@@ -160,6 +185,9 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
           log.error("main", "a stop hook failed", { error: String(e) });
         }
       }
+      gw.tls.stop();
+      if (gw.plainServer) await gw.plainServer.stop(true);
+      gw.plainServer = null;
       if (gw.server) await gw.server.stop(true);
       gw.server = null;
       await parts?.stop();

@@ -18,7 +18,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { TopicSocket } from "./topic-socket.ts";
@@ -84,7 +85,8 @@ export async function prebuiltUi(dir: string): Promise<Array<{ name: string; blo
 function requestOf(req: IncomingMessage, base: string, body?: ReadableStream<Uint8Array>, signal?: AbortSignal): Request {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-  return new Request(`http://${req.headers.host ?? base}${req.url ?? "/"}`, {
+  const scheme = (req.socket as Socket & { encrypted?: boolean }).encrypted ? "https" : "http";
+  return new Request(`${scheme}://${req.headers.host ?? base}${req.url ?? "/"}`, {
     method: req.method ?? "GET",
     headers,
     body,
@@ -129,13 +131,15 @@ class NodeSocket extends TopicSocket<NodeSocket> implements HostSocket {
   }
 }
 
+/** Each request's node:http message, for every listener (plain http's requests are answered through the HTTPS listener's server). */
+const sockets = new WeakMap<Request, IncomingMessage>();
+
 export const nodeHost: HttpHost = {
   name: "node",
   missing: new Set(["tcp-servers", "serial"]),
   async serve(app: App, opts: ServeOptions): Promise<HttpServer> {
-    const sockets = new WeakMap<Request, IncomingMessage>();
     const base = () => `${opts.hostname}:${port()}`;
-    const server = createServer(async (req, res) => {
+    const answer: RequestListener = async (req, res) => {
       const method = req.method ?? "GET";
       const aborted = new AbortController();
       res.once("close", () => {
@@ -152,7 +156,9 @@ export const nodeHost: HttpHost = {
         console.error(e);
       }
       await send(res, response, method === "HEAD");
-    });
+    };
+    // HTTPS when given a certificate (src/tls/); setSecureContext swaps it in place
+    const server = opts.tls ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, answer) : createServer(answer);
     // Bun's idle timeout is per request (timeout() below); node:http's request timeout would cut event streams
     server.requestTimeout = 0;
     const port = () => (server.address() as AddressInfo | null)?.port ?? opts.port;
@@ -169,7 +175,7 @@ export const nodeHost: HttpHost = {
     const ws = opts.websocket;
     const wss = new WebSocketServer({ noServer: true, maxPayload: ws.maxPayloadLength, perMessageDeflate: ws.perMessageDeflate });
     server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {
-      const route: SocketRoute | undefined = opts.sockets?.[new URL(req.url ?? "/", "http://host").pathname];
+      const route: SocketRoute | undefined = opts.secondary ? undefined : opts.sockets?.[new URL(req.url ?? "/", "http://host").pathname];
       if (!route) return refuse(socket, new AppError(404, "not_found", "no WebSocket here"));
       const request = requestOf(req, base());
       sockets.set(request, req);
@@ -242,9 +248,11 @@ export const nodeHost: HttpHost = {
           if (closeActive) server.closeAllConnections();
           else server.closeIdleConnections();
         }),
+      reloadTls: opts.tls ? async (pair) => void (server as ReturnType<typeof createHttpsServer>).setSecureContext(pair) : undefined,
     };
-    // Elysia hands `server` to every handler's context from here (the client address, event streams)
-    (app as { server: unknown }).server = httpServer;
+    // Elysia hands `server` to every handler's context from here (the client address, event streams);
+    // a second listener's requests are answered there too (`sockets` holds every listener's requests)
+    if (!opts.secondary) (app as { server: unknown }).server = httpServer;
     return httpServer;
   },
 };

@@ -66,6 +66,7 @@ function leaveOff(config: Config, env: Record<string, string>, log: Logger): voi
   if (config.kissServer) off("KISS_SERVER", "the KISS server for local programs");
   if (config.aprsIsListen) off("APRSIS_LISTEN", "the APRS-IS server for local programs");
   if (config.bbsFbbPort !== null) off("BBS_FBB_PORT", "the FBB forwarding listener");
+  if (config.tls !== "off") off("TLS", "the gateway's own HTTPS listener (the platform serves https to the worker)");
   if (config.backupDir) off("BACKUP_DIR", "the scheduled file backup (the Durable Object's storage keeps its own)");
   if (!config.publicUrl)
     log.warn("host", "PUBLIC_URL is not set: on workerd the gateway has no address of its own for links, e-mails and passkeys; set it to the worker's URL");

@@ -155,7 +155,7 @@ export function workerdHost(): WorkerdHost {
 
   return {
     name: "workerd",
-    missing: new Set(["tcp-servers", "serial", "codegen"]),
+    missing: new Set(["tcp-servers", "serial", "codegen", "tls"]),
     async serve(a: App, opts: ServeOptions): Promise<HttpServer> {
       app = a;
       sockets = opts.sockets ?? {};

@@ -12,6 +12,7 @@ import { routePlugins } from "./routes.ts";
 import { compressJson } from "./compress.ts";
 import { apiDocsRoutes } from "./api-docs.ts";
 import { learnBodySchemas } from "./body.ts";
+import { httpsRedirect } from "./https-redirect.ts";
 
 export function createApp(gw: Gateway) {
   const csp = contentSecurityPolicy(gw.config);
@@ -26,6 +27,8 @@ export function createApp(gw: Gateway) {
       if (request.method === "OPTIONS") return preflight(request);
       applyBaseHeaders(set.headers);
     })
+    // with TLS on: browser pages over plain http go to https, HTTPS answers may carry HSTS (https-redirect.ts)
+    .onRequest(httpsRedirect(gw))
     .onError(async ({ code, error, request, path }) => {
       if (code === "NOT_FOUND" && wantsUi(request, path)) return serveIndex(csp, { gw, request });
       const { status, body } = toErrorResponse(code, error, gw.log, path, gw.config.dataDir);

@@ -17,6 +17,8 @@ export interface HttpServer {
   publish(topic: string, data: string): unknown;
   subscriberCount(topic: string): number;
   stop(closeActiveConnections?: boolean): Promise<void>;
+  /** A TLS listener serves this certificate and key from now on (src/tls/): in place on Node, by binding the port again on Bun. */
+  reloadTls?(pair: { cert: string; key: string }): Promise<void>;
 }
 
 /** A WebSocket as the gateway uses it (Bun's ServerWebSocket is one). */
@@ -52,14 +54,23 @@ export interface ServeOptions {
   };
   /** WebSocket routes by path, for a host that serves them itself; on Bun the app's own .ws() routes serve them */
   sockets?: Record<string, SocketRoute>;
+  /** HTTPS with this certificate and key (PEM) */
+  tls?: { cert: string; key: string };
+  /**
+   * A second listener beside the main one (plain http beside HTTPS): it
+   * answers through the same app but is not the app's server (WebSocket
+   * topics live on the main one) and upgrades no WebSocket.
+   */
+  secondary?: boolean;
 }
 
 /**
  * What a host cannot do (yet): the gateway leaves that part off and says so
  * in the log. "codegen": no code compiled from strings at run time (a Workers
  * runtime), so the app builds its handlers and validators without it.
+ * "tls": no HTTPS listener of its own (the platform terminates TLS).
  */
-export type Missing = "websockets" | "tcp-servers" | "serial" | "codegen";
+export type Missing = "websockets" | "tcp-servers" | "serial" | "codegen" | "tls";
 
 export interface HttpHost {
   /** "bun", "node", "workerd" */

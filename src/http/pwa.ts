@@ -13,7 +13,7 @@ export const SW_PATH = "/sw.js";
 export const MANIFEST_PATH = "/manifest.webmanifest";
 
 /** Server paths a browser may navigate to that are not the web app (besides ui.ts's NOT_UI and paths with an extension). */
-export const SERVER_PAGES = ["/health", "/privacy", "/source", "/outbox", "/updateweatherstation", "/v/", "/ingest", "/embed"];
+export const SERVER_PAGES = ["/health", "/privacy", "/source", "/outbox", "/updateweatherstation", "/v/", "/ingest", "/embed", "/tls"];
 
 const ACCENT = [0x0b, 0x6e, 0x4f] as const;
 

@@ -21,6 +21,7 @@ import { svcfedRoutes } from "../fed/svcfed-routes.ts";
 import { hubRoutes } from "../hub/routes.ts";
 import { searchRoutes } from "../search/routes.ts";
 import { tilesRoutes } from "../tiles/routes.ts";
+import { tlsRoutes } from "../tls/routes.ts";
 
 export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [
   systemRoutes,
@@ -41,4 +42,5 @@ export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any
   hubRoutes,
   searchRoutes,
   tilesRoutes,
+  tlsRoutes,
 ];

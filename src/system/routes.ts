@@ -37,6 +37,7 @@ const setupBody = t.Object(
     tileUrl: t.Optional(t.String({ description: `${SETUP_SETTINGS.tileUrl}: an online tile server, or off` })),
     radioCall: t.Optional(t.String({ description: `${SETUP_SETTINGS.radioCall}: the callsign on the air` })),
     kissPorts: t.Optional(t.String({ description: `${SETUP_SETTINGS.kissPorts}: the TNCs, or off` })),
+    tls: t.Optional(t.String({ description: `${SETUP_SETTINGS.tls}: HTTPS: off, local, acme or files` })),
   },
   // Kept, so a field set-up does not take is refused by name rather than dropped.
   { additionalProperties: true },
@@ -140,7 +141,8 @@ export function systemRoutes(gw: Gateway) {
       detail: {
         summary: "Whether first-run set-up is still needed, and the current values, for the set-up page",
         description:
-          "Answers { needed, restartNeeded, clock: { sane, message }, values: { instance, operator, aprsCall, tileUrl, radioCall, kissPorts } }; " +
+          "Answers { needed, restartNeeded, clock: { sane, message }, values: { instance, operator, aprsCall, tileUrl, radioCall, kissPorts, tls }, " +
+          "tls: { mode, httpsPort, notAfter, names, lastError } }; " +
           "clock.message says why signing and transmitting are paused while the clock is not set.",
         tags: ["System"],
       },

@@ -23,6 +23,7 @@ export const SETUP_SETTINGS = {
   tileUrl: "TILE_URL",
   radioCall: "RADIO_CALL",
   kissPorts: "KISS_PORTS",
+  tls: "TLS",
 } as const;
 
 export type SetupValues = Partial<Record<keyof typeof SETUP_SETTINGS, string>>;
@@ -55,7 +56,10 @@ export function setupState(gw: Gateway) {
       radioCall: c.radioCall ?? "",
       // the default (Direwolf on this machine, if running) shows as empty
       kissPorts: c.kissPorts === DEFAULT_KISS_PORTS ? "" : c.kissPorts.length ? c.kissPorts.map(kissPortId).join(",") : "off",
+      tls: c.tls,
     },
+    // HTTPS as it runs now: the certificate's expiry and the last error (src/tls/)
+    tls: gw.tls.state(),
   };
 }
 

@@ -101,7 +101,7 @@ export async function spawnGateway(opts: {
   void pump(proc.stderr);
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   for (;;) {
-    const m = /Open (http:\/\/\S+?)\/ in your browser/.exec(out);
+    const m = /Open (https?:\/\/\S+?)\/ in your browser/.exec(out);
     // The start-up lines after the URL (LAN addresses, data directory) may arrive in a later chunk.
     if (m && out.includes("  data: ")) {
       return {

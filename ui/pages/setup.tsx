@@ -3,14 +3,28 @@ import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { MapArchivesSection } from "../map/archives-section.tsx";
 import { GettingStarted } from "./getting-started.tsx";
+import { ServerLink } from "../secure-context.tsx";
 
 interface SetupState {
   needed: boolean;
   restartNeeded?: boolean;
   /** why signing and transmitting are paused (an unset clock); message null when the clock is sane */
   clock?: { sane: boolean; message: string | null };
-  values: { instance: string; operator: string; aprsCall: string; tileUrl: string; radioCall: string; kissPorts: string };
+  values: { instance: string; operator: string; aprsCall: string; tileUrl: string; radioCall: string; kissPorts: string; tls: string };
+  /** HTTPS as it runs now (src/tls/) */
+  tls?: { mode: string; httpsPort: number | null; notAfter?: number | null; lastError?: string | null };
 }
+
+/** The TLS setting's choices, a sentence each. */
+const TLS_CHOICES: Array<[string, string]> = [
+  ["off", "Off: plain http only. Browsers then refuse offline maps, installing the app and passkeys on any address but localhost."],
+  ["local", "Local: the gateway is its own certificate authority for your network; install its certificate once on each device from the /tls page."],
+  [
+    "acme",
+    "ACME: a certificate from Let's Encrypt for a public name of this machine (needs ACME_DOMAINS and ACME_EMAIL in the env file, and port 80 or 443 reachable).",
+  ],
+  ["files", "Files: your own certificate and key (TLS_CERT and TLS_KEY in the env file), read again when they change."],
+];
 
 export function SetupPage() {
   const state = useLoad(() => api<SetupState>("/api/setup"));
@@ -36,6 +50,7 @@ export function SetupPage() {
         <h1>Set-up</h1>
         <ClockLine state={state.data!} />
         <p>This gateway is already set up. Settings live in the env file in its data directory.</p>
+        <TlsLine state={state.data!} />
         <MapArchivesSection />
         <GettingStarted />
       </section>
@@ -76,6 +91,17 @@ export function SetupPage() {
           <label for="kissPorts">Radio TNC ports (KISS_PORTS)</label>
           <input id="kissPorts" name="kissPorts" defaultValue={v.kissPorts} placeholder="tcp://127.0.0.1:8001, serial:/dev/ttyUSB0@9600, or off" size={50} />
           <p class="muted">Empty uses Direwolf's KISS port on this machine when it runs. Transmitting needs the radio callsign verified (APRS challenge).</p>
+          <fieldset>
+            <legend>HTTPS (TLS; served on HTTPS_PORT, 8443 unless set)</legend>
+            {TLS_CHOICES.map(([value, text]) => (
+              <label key={value} class="choice">
+                <input type="radio" name="tls" value={value} defaultChecked={(v.tls || "off") === value} /> {text}
+              </label>
+            ))}
+            <p class="muted">
+              With local, devices trust the gateway after installing its certificate: <ServerLink href="/tls">how to install it</ServerLink>.
+            </p>
+          </fieldset>
           <p class="muted">Sysop callsigns (ADMIN_CALLSIGNS) and secrets are set in the env file or the environment, never here.</p>
           <button class="primary" type="submit">
             Save
@@ -85,6 +111,30 @@ export function SetupPage() {
       )}
       <MapArchivesSection />
     </section>
+  );
+}
+
+/** HTTPS as it runs: the mode, the certificate's expiry, the last error, and where devices learn to trust the local CA. */
+function TlsLine({ state }: { state: SetupState }) {
+  const s = state.tls;
+  if (!s) return null;
+  return (
+    <p data-tls>
+      HTTPS: {s.mode === "off" ? "off (TLS=off)" : `TLS=${s.mode} on port ${s.httpsPort ?? "?"}`}
+      {s.notAfter ? `, certificate valid until ${new Date(s.notAfter).toLocaleDateString()}` : ""}
+      {s.mode === "local" && (
+        <>
+          {" "}
+          (<ServerLink href="/tls">install its certificate on your devices</ServerLink>)
+        </>
+      )}
+      {s.lastError && (
+        <span class="error" role="alert">
+          {" "}
+          {s.lastError}
+        </span>
+      )}
+    </p>
   );
 }
 

@@ -1,0 +1,79 @@
+/**
+ * TLS's routes, all answered on plain http too (src/tls/policy.ts): the local
+ * CA's certificate and its install page, and the ACME HTTP-01 challenge
+ * answers the ACME client publishes in `gw.tls.challenges`.
+ */
+import { Elysia, t } from "elysia";
+import type { Gateway } from "../gateway.ts";
+import { notFound } from "../errors.ts";
+import { gatesPlugin } from "../http/gates.ts";
+import { caCertificate, CA_FILE_NAME, tlsPage } from "./page.ts";
+
+const TAGS = ["System"];
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+export function tlsRoutes(gw: Gateway) {
+  const ca = () => caCertificate(gw.tls.mode, gw.config.dataDir);
+  return new Elysia({ name: "tls" })
+    .use(gatesPlugin(gw))
+    .get(
+      "/tls/ca.pem",
+      () => {
+        const pem = ca();
+        if (!pem) throw notFound(`a local certificate authority (TLS is ${gw.tls.mode})`);
+        return new Response(pem, {
+          headers: {
+            "content-type": "application/x-x509-ca-cert",
+            "content-disposition": `attachment; filename="${CA_FILE_NAME}"`,
+            "cache-control": "no-cache",
+          },
+        });
+      },
+      {
+        gate: "public",
+        detail: {
+          summary: "The local certificate authority's certificate (TLS=local), PEM; also on plain http",
+          description: "404 not_found unless TLS=local. The CA's key is never served.",
+          tags: TAGS,
+        },
+      },
+    )
+    .get(
+      "/tls",
+      async ({ request }) => {
+        const host = request.headers.get("host") ?? new URL(request.url).host;
+        const name = new URL(`http://${host}`).hostname;
+        const named = name.includes(":") ? `[${name}]` : name;
+        const httpPort = (gw.plainServer ?? gw.server)?.port ?? gw.config.port;
+        const caUrl = `http://${named}:${httpPort}/tls/ca.pem`;
+        const httpsPort = gw.tls.httpsPort;
+        const httpsUrl = httpsPort === null ? null : `https://${named}${httpsPort === 443 ? "" : `:${httpsPort}`}/`;
+        const { default: QRCode } = await import("qrcode");
+        const qrSvg = await QRCode.toString(caUrl, { type: "svg", margin: 2, errorCorrectionLevel: "M" });
+        return new Response(tlsPage({ mode: gw.tls.mode, ca: ca(), caUrl, httpsUrl, qrSvg }), {
+          headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": PAGE_CSP, "cache-control": "no-cache" },
+        });
+      },
+      {
+        gate: "public",
+        detail: {
+          summary:
+            "How to trust this gateway's HTTPS: the local CA's fingerprint, a QR code of its address and install steps per system (HTML); also on plain http",
+          tags: TAGS,
+        },
+      },
+    )
+    .get(
+      "/.well-known/acme-challenge/:token",
+      ({ params }) => {
+        const answer = gw.tls.challenges.get(params.token);
+        if (answer === null) throw notFound("an ACME challenge with this token");
+        return new Response(answer, { headers: { "content-type": "text/plain" } });
+      },
+      {
+        gate: "public",
+        params: t.Object({ token: t.String({ pattern: "^[A-Za-z0-9_-]{1,256}$", description: "the ACME HTTP-01 token" }) }),
+        detail: { summary: "ACME HTTP-01 challenge answer (TLS=acme), on plain http", tags: TAGS },
+      },
+    );
+}

@@ -1,0 +1,64 @@
+/**
+ * What the HTTPS listener serves from: a certificate source per TLS mode
+ * (local: the gateway's own CA; files: TLS_CERT and TLS_KEY; acme: an ACME
+ * client). A source hands its first pair from `start`, and later pairs
+ * (renewals, changed files, a new order) through `swap`; the listener takes
+ * each one in (src/hosts/). The ACME code plugs in with `useSource("acme", ...)`.
+ */
+import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
+import type { PemPair } from "./x509.ts";
+
+export type { PemPair } from "./x509.ts";
+
+export type TlsMode = "off" | "local" | "acme" | "files";
+
+/** A source's own report, for GET /api/ports and the Setup page. */
+export interface SourceState {
+  /** unix ms the served certificate expires */
+  notAfter: number | null;
+  /** the names it covers */
+  names: string[];
+  /** the last failure to get or renew a certificate, while it lasts; null once one succeeds */
+  lastError: string | null;
+  /** anything else worth showing (the local CA's fingerprint) */
+  [k: string]: unknown;
+}
+
+export interface CertSource {
+  /** the pair to serve now */
+  current(): PemPair;
+  state(): SourceState;
+  /** ends its timers and watchers */
+  stop(): void;
+}
+
+/**
+ * The HTTP-01 challenge answers the ACME code publishes:
+ * GET /.well-known/acme-challenge/:token answers `get(token)` on plain http.
+ */
+export class AcmeChallenges {
+  private readonly answers = new Map<string, string>();
+  set(token: string, keyAuthorization: string): void {
+    this.answers.set(token, keyAuthorization);
+  }
+  delete(token: string): void {
+    this.answers.delete(token);
+  }
+  get(token: string): string | null {
+    return this.answers.get(token) ?? null;
+  }
+}
+
+/** What a source is given: settings, log, the data directory's tls/ folder, and the way to swap certificates. */
+export interface SourceContext {
+  config: Config;
+  log: Logger;
+  /** the data directory's folder for keys and certificates (0700) */
+  dir: string;
+  /** serves a new pair from now on (the listener reloads it) */
+  swap(pair: PemPair): void;
+  challenges: AcmeChallenges;
+}
+
+export type SourceFactory = (ctx: SourceContext) => Promise<CertSource>;
