@@ -2,6 +2,7 @@
 import { connect, type PeerCertificate } from "node:tls";
 import { networkInterfaces } from "node:os";
 import { spawnGateway, type Spawned } from "./gateway.ts";
+import { tmpDir } from "./tmp.ts";
 
 export interface TlsGateway extends Spawned {
   /** https://127.0.0.1:PORT (the "Open ... in your browser" address, as loopback) */
@@ -12,8 +13,13 @@ export interface TlsGateway extends Spawned {
 }
 
 /** Spawns a gateway with TLS settings; both ports free ones. */
-export async function spawnTls(env: Record<string, string>, opts: { dataDir?: string; runtime?: "bun" | "node" } = {}): Promise<TlsGateway> {
-  const g = await spawnGateway({ env: { HTTPS_PORT: "0", ...env }, dataDir: opts.dataDir, runtime: opts.runtime });
+export async function spawnTls(
+  env: Record<string, string>,
+  opts: { dataDir?: string; runtime?: "bun" | "node" /** listen address; default 127.0.0.1 */; host?: string } = {},
+): Promise<TlsGateway> {
+  const dataDir = opts.dataDir ?? tmpDir();
+  const args = ["serve", "--data", dataDir, "--port", "0", "--host", opts.host ?? "127.0.0.1"];
+  const g = await spawnGateway({ env: { HTTPS_PORT: "0", ...env }, dataDir, runtime: opts.runtime, args });
   const plain = /plain http \(.*?\): (http:\/\/\S+?)\/\s/.exec(g.output());
   if (!plain) throw new Error(`no plain-http line:\n${g.output()}`);
   const httpsPort = Number(new URL(g.url).port);
