@@ -48,7 +48,7 @@ export function RadioPage() {
       )}
       {radio && <OnAirNotice port={radio[0]} />}
       {radio && radio.length > 0 && <PortsTable ports={radio} />}
-      {ports.data && (
+      {ports.data && radio && radio.length > 0 && (
         <RolesCard
           radio={radio?.[0]}
           igate={igatePort(ports.data.ports)}
@@ -56,7 +56,7 @@ export function RadioPage() {
           beacons={beaconsPort(ports.data.ports)}
         />
       )}
-      {ports.data && <RecentCard igate={igatePort(ports.data.ports)} digipeater={digipeaterPort(ports.data.ports)} />}
+      {ports.data && radio && radio.length > 0 && <RecentCard igate={igatePort(ports.data.ports)} digipeater={digipeaterPort(ports.data.ports)} />}
       {ports.data && <HubCard servers={hubPorts(ports.data.ports)} sysop={!!me?.sysop} onChange={() => setHubVersion((n) => n + 1)} />}
       <MHeardCard tick={tick} ports={radio ?? []} />
       <NodesCard tick={tick} sysop={!!me?.sysop} ports={radio ?? []} />

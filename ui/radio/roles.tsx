@@ -46,6 +46,9 @@ const REASON: Record<string, string> = {
   "too-many-hops": "more hops than DIGIPEAT_MAX_HOPS",
   "not-for-us": "not addressed through us",
   "not-ui": "not a UI frame",
+  "not-verified": "RADIO_CALL not verified",
+  "rate-limited": "transmit budget (RADIO_TX_PER_MINUTE)",
+  "no-radio": "no radio",
 };
 
 function Reasons({ counts, testid }: { counts: Record<string, number | undefined> | undefined; testid: string }) {
@@ -198,7 +201,10 @@ export function RolesCard({
 }
 
 /** The last frames the iGate gated (both ways) and the digipeater repeated, newest first. */
-export function RecentCard({ igate, digipeater }: { igate: IgatePort | null; digipeater: DigipeaterPort | null }) {
+export function RecentCard(props: { igate: IgatePort | null; digipeater: DigipeaterPort | null }) {
+  // only the roles that are on
+  const igate = props.igate && (props.igate.rfToIs || props.igate.isToRf) ? props.igate : null;
+  const digipeater = props.digipeater && props.digipeater.mode !== "off" ? props.digipeater : null;
   const gated = igate?.recent ?? [];
   const repeated = digipeater?.recent ?? [];
   if (!igate && !digipeater) return null;

@@ -9,6 +9,8 @@ import type { NodeRoute } from "../../src/node/netrom.ts";
 import type { BoxCommand } from "../../src/box/service.ts";
 import type { HubClientView } from "../../src/hub/clients.ts";
 import type { OwnBeaconsStatus } from "../../src/node/own-beacons.ts";
+import type { IgateStatus } from "../../src/stations/igate.ts";
+import type { DigipeaterStatus } from "../../src/node/digipeater.ts";
 
 export type { BoxCommand, NodeRoute };
 export type Heard = MheardRow;
@@ -67,35 +69,10 @@ export const beaconsPort = (ports: Array<Record<string, unknown>>): BeaconsPort 
   (ports.find((p) => p.name === "beacons" && p.kind === "beacons") as unknown as BeaconsPort | undefined) ?? null;
 
 /** The iGate's counters: the `igate` of GET /api/ports' `aprs-is` entry (src/stations/igate.ts). */
-export interface IgatePort {
-  rfToIs: boolean;
-  isToRf: boolean;
-  uplink: boolean;
-  heard: number;
-  gated: number;
-  dropped: Record<string, number | undefined>;
-  answered: number;
-  fromIs: number;
-  toRf: { message: number; position: number; filter: number };
-  notToRf: Record<string, number | undefined>;
-  localStations: number;
-  recent: Array<{ at: number; dir: "rf-to-is" | "is-to-rf"; line: string }>;
-}
+export type IgatePort = IgateStatus;
 
 /** The `digipeater` entry of GET /api/ports (src/node/digipeater.ts). */
-export interface DigipeaterPort {
-  mode: "off" | "fill-in" | "wide";
-  call: string | null;
-  aliases?: string[];
-  maxHops: number;
-  viscousS: number;
-  heard: number;
-  repeated: number;
-  dropped: Record<string, number | undefined>;
-  held: number;
-  transmit: boolean;
-  recent?: Array<{ at: number; port: string; heard: string; sent: string }>;
-}
+export type DigipeaterPort = DigipeaterStatus & { transmit: boolean; state: string };
 
 /** The iGate, from the `aprs-is` entry, when the gateway reports one. */
 export const igatePort = (ports: Array<Record<string, unknown>>): IgatePort | null =>
