@@ -21,6 +21,13 @@ import { startBbs } from "./bbs/forwarding.ts";
 import { startHub } from "./hub/index.ts";
 import { startAprsIs } from "./stations/aprsis.ts";
 import { registerServerJobs } from "./jobs/server.ts";
+import { useSource } from "./tls/index.ts";
+import { localCaSource } from "./tls/local-ca.ts";
+import { filesSource } from "./tls/files.ts";
+
+// HTTPS certificate sources this host serves from (src/tls/; the ACME client adds its own)
+useSource("local", (ctx) => localCaSource(ctx));
+useSource("files", filesSource);
 
 export type { Clock, Core, Gateway, GatewayOptions, ServerParts, StartedParts } from "./gateway-core.ts";
 export { systemClock } from "./gateway-core.ts";

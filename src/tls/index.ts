@@ -8,22 +8,29 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
-import { filesSource } from "./files.ts";
-import { localCaSource } from "./local-ca.ts";
 import { AcmeChallenges, type CertSource, type PemPair, type SourceFactory, type SourceState, type TlsMode } from "./source.ts";
 
 export { AcmeChallenges } from "./source.ts";
 export type { CertSource, PemPair, SourceContext, SourceFactory, SourceState, TlsMode } from "./source.ts";
 
-const FACTORIES: Partial<Record<TlsMode, SourceFactory>> = { local: (ctx) => localCaSource(ctx), files: filesSource };
+/**
+ * The sources of each mode, plugged in by the composition root of the hosts
+ * that serve TLS themselves (src/gateway.ts: local and files; the ACME
+ * client: acme), so a Workers bundle carries none of them.
+ */
+const FACTORIES: Partial<Record<TlsMode, SourceFactory>> = {};
 
-/** Plugs in the source of a mode (the ACME client: useSource("acme", ...)). */
+/** Plugs in the source of a mode: useSource("acme", acmeSource). */
 export function useSource(mode: Exclude<TlsMode, "off">, factory: SourceFactory): void {
   FACTORIES[mode] = factory;
 }
 
 /** The data directory's folder for the CA, account keys and certificates. */
 export const tlsDir = (dataDir: string) => join(dataDir, "tls");
+
+/** The local CA's files in tlsDir (TLS=local): its certificate, and its key (never served). */
+export const CA_CERT_FILE = "ca.pem";
+export const CA_KEY_FILE = "ca.key";
 
 export interface TlsState extends Partial<SourceState> {
   mode: TlsMode;

@@ -13,11 +13,10 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { X509Certificate } from "node:crypto";
 import { answeredNames, sameNames } from "./names.ts";
+import { CA_CERT_FILE, CA_KEY_FILE } from "./index.ts";
 import type { CertSource, SourceContext } from "./source.ts";
 import { fingerprint, issueServer, makeCa, type PemPair } from "./x509.ts";
 
-export const CA_CERT_FILE = "ca.pem";
-export const CA_KEY_FILE = "ca.key";
 /** The longest a server certificate lives (Apple's limit for a trusted certificate is 398 days; ours is short). */
 export const SERVER_DAYS = 30;
 /** How often the addresses are looked at again. */

@@ -6,9 +6,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CA_CERT_FILE } from "./local-ca.ts";
-import { tlsDir, type TlsMode } from "./index.ts";
-import { fingerprint } from "./x509.ts";
+import { X509Certificate } from "node:crypto";
+import { CA_CERT_FILE, tlsDir, type TlsMode } from "./index.ts";
 
 /** The local CA's certificate (never its key); null unless TLS=local made one. */
 export function caCertificate(mode: TlsMode, dataDir: string): string | null {
@@ -41,7 +40,7 @@ export function tlsPage(p: TlsPageInput): string {
         ? "HTTPS is off (setting <code>TLS=off</code>). The operator can turn on <code>TLS=local</code> to make this gateway its own certificate authority, then install it on devices from this page."
         : `HTTPS uses ${p.mode === "acme" ? "a certificate from a public ACME authority" : "the operator's certificate files"} (<code>TLS=${p.mode}</code>): browsers trust it already, there is nothing to install.`
     }</p>${p.httpsUrl ? `<p><a href="${esc(p.httpsUrl)}">Open the gateway over HTTPS</a></p>` : ""}</body></html>`;
-  const fp = fingerprint(p.ca);
+  const fp = new X509Certificate(p.ca).fingerprint256;
   const ca = esc(p.caUrl);
   return `${head}<h1>Trust this gateway's certificates</h1>
 <p>This gateway is its own certificate authority (<code>TLS=local</code>): it signs the certificate of its HTTPS address. Install its CA certificate once on each device, and the browser opens ${

@@ -3,9 +3,9 @@
  * certificates signed by it, ECDSA P-256 as Caddy's `tls internal` makes
  * them. Keys come from WebCrypto (node:crypto's, in Bun and in Node); the
  * X.509 encoding is @peculiar/x509's (already under @simplewebauthn/server),
- * which needs the Reflect metadata polyfill loaded first.
+ * which needs the Reflect metadata polyfill loaded first (reflect.ts).
  */
-import "reflect-metadata";
+import "./reflect.ts";
 import * as x509 from "@peculiar/x509";
 import { randomBytes, webcrypto, X509Certificate } from "node:crypto";
 import { isIP } from "node:net";
