@@ -44,6 +44,7 @@ beforeAll(async () => {
     APRSIS_CALL: "N0GW-10",
     IGATE: "on",
     DIGIPEAT: "fill-in",
+    RADIO_TX_PER_MINUTE: "10",
     FED_BEACON_INTERVAL_MIN: "0",
     RADIO_SYNC_INTERVAL_MIN: "0",
   });
@@ -120,11 +121,11 @@ describe("web app: the station's roles on the Radio page", () => {
   test("verified: no warning, the beacons on with what they sent and a link to the station's page", async () => {
     signedInUser(g.gw, "N0GW", { verified: true });
     const tick = (await g.gw.scheduler.runNow("radio")) as { station?: Record<string, unknown> };
-    expect(Object.keys(tick.station ?? {})).toEqual(["position", "status", "telemetry"]);
+    expect(Object.keys(tick.station ?? {})).toEqual(["position", "status", "telemetry", "definitions"]);
     const { page, errors, close } = await radioPage();
     const beacons = page.locator('tr[data-role="beacons"]');
     await waitFor(async () => (await beacons.getByTestId("beacons-state").textContent()) === "on", "the beacons on");
-    expect(await beacons.getByTestId("beacons-counters").textContent()).toContain("· 3 sent · last position just now");
+    expect(await beacons.getByTestId("beacons-counters").textContent()).toContain("· 7 sent · last position just now");
     expect(await beacons.getByRole("link", { name: "station page" }).getAttribute("href")).toBe("/station/N0GW-10");
     expect(await page.getByTestId("not-on-air").count()).toBe(0);
     expect(await page.getByTestId("station").textContent()).toContain("on the air");
@@ -141,6 +142,19 @@ describe("web app: the station's roles on the Radio page", () => {
       "the digipeater's counters refreshed",
     );
     await page.screenshot({ path: join(SHOTS, "radio-roles-verified.png"), fullPage: true });
+
+    // the station's own page: its beacon, its status and its telemetry, named and with units
+    await page.getByRole("link", { name: "station page" }).click();
+    await page.getByRole("heading", { name: "N0GW-10" }).waitFor();
+    const now = page.getByTestId("telemetry-now");
+    await now.waitFor();
+    expect(await now.textContent()).toContain("RxPkts");
+    expect(await now.textContent()).toContain("pkt/10m");
+    expect(await page.getByTestId("telemetry-bits").textContent()).toContain("IGate: on");
+    expect(await page.getByTestId("telemetry-bits").textContent()).toContain("Digi: on");
+    expect(await page.locator("main").textContent()).toContain("svc-gateway station");
+    expect(await page.locator("main").textContent()).toContain("test iGate");
+    await page.screenshot({ path: join(SHOTS, "radio-roles-station-page.png"), fullPage: true });
     expect(errors).toEqual([]);
     await close();
   });
