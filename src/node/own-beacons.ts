@@ -11,13 +11,14 @@
  *              the first report and every DEFINITIONS_MS after.
  *
  * Nothing goes out while RADIO_CALL is not verified here, nor while the clock
- * is not set (system/clock-sanity.ts: telemetry counts per interval, and a
- * station's beacons carry its time on APRS-IS); every frame takes a token of
- * RADIO_TX_PER_MINUTE, and what finds the bucket empty is due again at the
- * next tick. What goes out is stored as heard from RADIO_CALL with via
- * "echo" (our own transmission, never proof of anything): the station's page
- * shows its position, status and telemetry series, and the same frame heard
- * back through a digipeater is a duplicate.
+ * is not set (system/clock-sanity.ts: the schedule and the telemetry's
+ * per-interval counts go by it, as the SVCB1 beacon and weather reports wait
+ * for it); every frame takes a token of RADIO_TX_PER_MINUTE, and what finds
+ * the bucket empty is due again at the next tick. What goes out is stored as
+ * heard from RADIO_CALL with via "echo" (our own transmission, never proof of
+ * anything): the station's page shows its position, status and telemetry
+ * series, and the same frame heard back through a digipeater within the
+ * ingest's 30 s duplicate window is not stored again.
  */
 import type { Core } from "../gateway.ts";
 import { encodeMessage, encodePosition, encodeStatus, TOCALL } from "../aprs/index.ts";
