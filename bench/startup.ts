@@ -24,7 +24,10 @@ async function freePort(): Promise<number> {
 function buildHello(): string {
   const src = join(OUT, "hello.ts");
   const exe = join(OUT, "hello-world");
-  writeFileSync(src, `Bun.serve({ port: Number(process.argv[process.argv.indexOf("--port") + 1]), hostname: "127.0.0.1", fetch: () => Response.json({ status: "ok" }) });\n`);
+  writeFileSync(
+    src,
+    `Bun.serve({ port: Number(process.argv[process.argv.indexOf("--port") + 1]), hostname: "127.0.0.1", fetch: () => Response.json({ status: "ok" }) });\n`,
+  );
   const r = Bun.spawnSync(
     [process.execPath, "build", "--compile", "--minify", "--bytecode", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", src, `--outfile=${exe}`],
     {
