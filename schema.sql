@@ -1130,3 +1130,25 @@ CREATE TRIGGER caches_text_delete AFTER DELETE ON caches BEGIN
   INSERT INTO caches_text(caches_text, rowid, search, description) VALUES ('delete', old.id, old.search, old.description);
 END;
 INSERT INTO caches_text(caches_text) VALUES ('rebuild');
+
+-- migration 24: the messaging screen's alerts: callsigns a user watches (told when one is heard) and emergencies heard (Mic-E "Emergency", the \! symbol) for the map's banner
+
+CREATE TABLE callsign_watches (
+  user_id       INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  call          TEXT NOT NULL,           -- upper-case, with its SSID if one was given (without: any SSID)
+  created_at    INTEGER NOT NULL,
+  last_alert_at INTEGER,                 -- one alert per call and user per WATCH_ALERT_MS
+  PRIMARY KEY (user_id, call)
+);
+CREATE INDEX callsign_watches_call ON callsign_watches(call);
+CREATE TABLE emergencies (
+  id      INTEGER PRIMARY KEY,
+  call    TEXT NOT NULL,
+  ts      INTEGER NOT NULL,
+  lat     REAL,
+  lon     REAL,
+  reason  TEXT NOT NULL,                 -- mic-e | symbol
+  comment TEXT
+);
+CREATE INDEX emergencies_ts ON emergencies(ts);
+CREATE INDEX emergencies_call ON emergencies(call, ts);

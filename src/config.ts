@@ -127,6 +127,8 @@ export interface Config {
   radioCall: string | null;
   /** Digipeater path of the APRS lines this station's TNC transmits. */
   radioPath: readonly string[];
+  /** Group and tactical addressees (APRS_GROUPS): messages to them are sent without asking for an ack, and kept as their own conversations. */
+  aprsGroups: readonly string[];
   /** Frames the TNC transmitter puts on the air per minute at most (a token bucket). */
   radioTxPerMinute: number;
   /** The same station's position or weather goes out at most this often, seconds. */
@@ -419,6 +421,13 @@ const radioCall: Parser<string> = (raw) => {
 
 const baseCallOf = (call: string) => call.split("-")[0]!;
 
+/** APRS_GROUPS: comma-separated message addressees (1-9 of A-Z 0-9 -), upper-cased. */
+const aprsGroupList: Parser<string[]> = (raw) => {
+  const list = splitList(raw).map((g) => g.toUpperCase());
+  const badOne = list.find((g) => !/^[A-Z0-9-]{1,9}$/.test(g));
+  return badOne !== undefined ? bad(`"${badOne}" is not an APRS addressee (1-9 of A-Z 0-9 -)`) : ok(list);
+};
+
 function splitList(raw: string): string[] {
   return raw
     .split(",")
@@ -508,6 +517,13 @@ export const SETTINGS = [
     "labs only: let connections made for users and peers (push, peer sync, registry-learnt endpoints) reach loopback, private and other special addresses",
   ),
   setting("ADMIN_CALLSIGNS", "adminCallsigns", callsignList, [], "comma-separated sysop callsigns; unset locks the web operator surface"),
+  setting(
+    "APRS_GROUPS",
+    "aprsGroups",
+    aprsGroupList,
+    [],
+    "comma-separated group and tactical message addressees (e.g. CQ,QST,EVENT): sent without an ack, shown as their own conversations",
+  ),
   setting(
     "VERIFY_APRSIS",
     "verifyAprsIs",
@@ -909,6 +925,7 @@ export function loadConfig(src: ConfigSources): LoadedConfig {
     else if (config.bbsAx25Call === nodeCall) errors.push({ setting: "BBS_AX25_CALL", message: `must differ from the NET/ROM node call ${nodeCall}` });
   }
   Object.freeze(config.adminCallsigns);
+  Object.freeze(config.aprsGroups);
   Object.freeze(config.fedPeers);
   Object.freeze(config.fedEndpoints);
   Object.freeze(config.kissPorts);

@@ -59,6 +59,8 @@ export interface GatewayEvents {
     kind: "message" | "ack" | "rej" | "bulletin" | "announcement";
     text: string;
     msgId?: string;
+    /** APRS 1.1 reply-ack: the id of the addressee's message this one acks (`{MM}AA`) */
+    replyAck?: string;
     ts: number;
     source: string;
     igate?: string;

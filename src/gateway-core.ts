@@ -21,6 +21,7 @@ import { registerJobs } from "./jobs/index.ts";
 import { initFederation } from "./fed/descriptor.ts";
 import { initNetwork } from "./fed/network.ts";
 import { liveHub, parseRegions, startRooms, WS, type RoomSocket } from "./live/rooms.ts";
+import { startUserChannel } from "./live/user-channel.ts";
 import { onHeard } from "./accounts/verify-aprs.ts";
 import { onPosition } from "./game/corroborate.ts";
 import { watchClock } from "./system/clock-sanity.ts";
@@ -201,6 +202,7 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
   gw.events.on("aprsMessage", (m) => onHeard(gw, m)); // callsign challenges answered on the air
   gw.events.on("position", (p) => onPosition(gw, p)); // RF sightings corroborate pending finds
   startRooms(gw); // live rooms and streams follow positions and logs
+  startUserChannel(gw); // a user's messages and alerts, live or by web push
   watchClock(gw); // signing and transmitting wait for a sane clock (system/clock-sanity.ts), before anything signs
   registerJobs(gw); // the cron: prune, pull, push, digests
   opts.parts.register(gw); // the host's own: radio ticks, FBB forwarding, backups on a server
@@ -218,14 +220,16 @@ function liveRoomsSocket(gw: Gateway): SocketRoute {
   const hub = liveHub(gw);
   return {
     accept(request, server) {
-      const regions = parseRegions(new URL(request.url).searchParams.get("region") ?? undefined);
-      const ip = identify(gw, request, server).ip;
+      const caller = identify(gw, request, server);
+      const user = caller.user?.id ?? null;
+      const regions = parseRegions(new URL(request.url).searchParams.get("region") ?? undefined, user !== null);
+      const ip = caller.ip;
       hub.checkAdmit(ip);
-      return { ip, regions };
+      return { ip, regions, user };
     },
     open(ws, accepted) {
-      const a = accepted as { ip: string; regions: string[] };
-      hub.open(ws as RoomSocket, a.ip, a.regions);
+      const a = accepted as { ip: string; regions: string[]; user: number | null };
+      hub.open(ws as RoomSocket, a.ip, a.regions, a.user);
     },
     message: (ws, msg) => hub.message(ws as RoomSocket, msg),
     close: (ws) => hub.close(ws as RoomSocket),

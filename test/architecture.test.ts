@@ -111,6 +111,7 @@ const TAKE_THE_GATEWAY: Record<string, string> = {
   "src/jobs/server.ts": "registers the server-only jobs with the scheduler",
   "src/live/rooms.ts": "publishes to WebSocket topics on the live server",
   "src/live/stream.ts": "keeps event streams open on the live server",
+  "src/live/user-channel.ts": "publishes to a user's WebSocket topic on the live server",
   "src/accounts/email-signin.ts": "writes the gateway's URL into sign-in mail",
   "src/notify/digests.ts": "writes the gateway's URL into digests",
   "src/stations/wx-keys.ts": "writes the gateway's URL into weather-station set-up",

@@ -22,11 +22,13 @@ import { hubRoutes } from "../hub/routes.ts";
 import { searchRoutes } from "../search/routes.ts";
 import { tilesRoutes } from "../tiles/routes.ts";
 import { tlsRoutes } from "../tls/routes.ts";
+import { messagesRoutes } from "../messages/routes.ts";
 
 export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [
   systemRoutes,
   bbsRoutes,
   stationsRoutes,
+  messagesRoutes,
   accountRoutes,
   fedRoutes,
   fedNetworkRoutes,

@@ -45,6 +45,7 @@ export const RETENTION: RetentionRule[] = [
     what: "the station registry's latest state of each station (last position, status, weather)",
   },
   { name: "aprs_outbox", table: "aprs_outbox", column: "created_at", ttlMs: () => 7 * DAY, what: "APRS lines queued for transmission and their ack state" },
+  { name: "emergencies", table: "emergencies", column: "ts", ttlMs: () => 7 * DAY, what: "emergency positions heard (the map's banner shows a day of them)" },
   {
     name: "box_commands",
     table: "box_commands",

@@ -71,8 +71,9 @@ export interface LivePosition {
 
 const topic = (region: string) => "room:" + region;
 
-/** Regions from `?region=` (comma-separated), normalised and de-duplicated; 400 when bad. */
-export function parseRegions(raw: string | undefined): string[] {
+/** Regions from `?region=` (comma-separated), normalised and de-duplicated; 400 when bad. A signed-in user may name none (their own channel only). */
+export function parseRegions(raw: string | undefined, signedIn = false): string[] {
+  if (signedIn && (!raw || !raw.trim())) return [];
   if (!raw || !raw.trim()) throw badRequest("bad_region", "region is required: a Maidenhead field (FN) or square (FN42), or several separated by commas");
   return checkRegions(raw.split(","));
 }
@@ -88,8 +89,12 @@ function checkRegions(list: unknown[]): string[] {
   return [...out];
 }
 
+/** A signed-in user's own channel: their messages and alerts (src/live/user-channel.ts). */
+export const userTopic = (userId: number) => "user:" + userId;
+
 interface Client {
   ip: string;
+  userId: number | null;
   rooms: Set<string>;
   windowStart: number;
   messages: number;
@@ -105,6 +110,8 @@ export interface LiveStats {
 export class LiveHub {
   readonly clients = new Map<RoomSocket, Client>();
   readonly perIp = new Map<string, number>();
+  /** open sockets of each signed-in user: a user with none is told by web push */
+  readonly perUser = new Map<number, number>();
   streams = 0;
   constructor(private gw: Gateway) {}
 
@@ -135,7 +142,12 @@ export class LiveHub {
     return { websockets: this.clients.size, streams: this.streams, rooms: rooms.size };
   }
 
-  open(ws: RoomSocket, ip: string, regions: string[]): void {
+  /** Whether the user has a live socket open (the app is open somewhere). */
+  userOnline(userId: number): boolean {
+    return (this.perUser.get(userId) ?? 0) > 0;
+  }
+
+  open(ws: RoomSocket, ip: string, regions: string[], userId: number | null = null): void {
     try {
       this.checkAdmit(ip);
     } catch {
@@ -143,8 +155,12 @@ export class LiveHub {
       return;
     }
     this.retain(ip);
-    const c: Client = { ip, rooms: new Set(), windowStart: this.gw.clock.now(), messages: 0 };
+    const c: Client = { ip, userId, rooms: new Set(), windowStart: this.gw.clock.now(), messages: 0 };
     this.clients.set(ws, c);
+    if (userId !== null) {
+      this.perUser.set(userId, (this.perUser.get(userId) ?? 0) + 1);
+      ws.subscribe(userTopic(userId));
+    }
     this.join(ws, c, regions);
   }
 
@@ -153,6 +169,11 @@ export class LiveHub {
     if (!c) return;
     this.clients.delete(ws);
     this.release(c.ip);
+    if (c.userId !== null) {
+      const n = (this.perUser.get(c.userId) ?? 1) - 1;
+      if (n <= 0) this.perUser.delete(c.userId);
+      else this.perUser.set(c.userId, n);
+    }
   }
 
   /** A client message: subscribe, unsubscribe or ping (docs/api.md). */

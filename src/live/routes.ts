@@ -39,21 +39,23 @@ export function liveRoutes(gw: Gateway) {
     )
     .ws("/ws", {
       gate: "public",
-      query: t.Object({ region: t.Optional(t.String({ description: regionText })) }),
+      query: t.Object({ region: t.Optional(t.String({ description: regionText + "; a signed-in user may leave it out" })) }),
       detail: {
         summary: "Live stations and caches of some Maidenhead regions over a WebSocket, for the map",
         description:
           "Joins the rooms named by region; then JSON messages: { type: subscribe | unsubscribe, regions: [...] } and { type: ping }. " +
-          "A bad region is 400 bad_region before the upgrade; too many connections from one address are refused.",
+          "A bad region is 400 bad_region before the upgrade; too many connections from one address are refused. " +
+          "A signed-in user's socket also carries their own channel: messages to their verified calls, their sent messages' acks, watch and emergency alerts.",
         tags: ["Live"],
       },
       beforeHandle({ query, caller }: { query: Record<string, string | undefined>; caller: Caller }) {
-        parseRegions(query.region);
+        parseRegions(query.region, !!caller.user);
         hub.checkAdmit(caller.ip);
       },
       open(ws) {
         const data = ws.data as unknown as { query: Record<string, string | undefined>; caller: Caller };
-        hub.open(ws.raw as ServerWebSocket<unknown>, data.caller.ip, parseRegions(data.query.region));
+        const user = data.caller.user?.id ?? null;
+        hub.open(ws.raw as ServerWebSocket<unknown>, data.caller.ip, parseRegions(data.query.region, user !== null), user);
       },
       message(ws, msg) {
         hub.message(ws.raw as ServerWebSocket<unknown>, msg);

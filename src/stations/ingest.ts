@@ -313,7 +313,18 @@ function storePacket(
     const kind = p.type as MessageEvent["kind"];
     const text = p.text ?? "";
     st.message.run(h.ts, p.src, p.addressee, kind, text, p.msgId ?? null, h.source, h.igate, h.proof);
-    messages.push({ src: p.src, addressee: p.addressee, kind, text, msgId: p.msgId, ts: h.ts, source: h.source, igate: h.igate ?? undefined, proof: h.proof });
+    messages.push({
+      src: p.src,
+      addressee: p.addressee,
+      kind,
+      text,
+      msgId: p.msgId,
+      replyAck: p.replyAck,
+      ts: h.ts,
+      source: h.source,
+      igate: h.igate ?? undefined,
+      proof: h.proof,
+    });
   }
 }
 

@@ -73,10 +73,16 @@ function nextMsgId(gw: Core): string {
   return String(n);
 }
 
-/** Queues an APRS message that is retried until acked. Throws 400 for text APRS cannot carry. */
-export function enqueueMessage(gw: Core, m: { src: string; addressee: string; text: string; userId?: number | null; path?: string[] }): OutboxItem {
+/**
+ * Queues an APRS message that is retried until acked. Throws 400 for text APRS cannot carry.
+ * `ack: false` (bulletins, ALL, groups: src/messages/) sends it once without a message id.
+ */
+export function enqueueMessage(
+  gw: Core,
+  m: { src: string; addressee: string; text: string; userId?: number | null; path?: string[]; ack?: boolean },
+): OutboxItem {
   return gw.db.transaction(() => {
-    const msgId = nextMsgId(gw);
+    const msgId = m.ack === false ? undefined : nextMsgId(gw);
     let line: string;
     try {
       line = encodeMessage({ src: m.src, addressee: m.addressee, text: m.text, msgId, path: m.path });
@@ -84,7 +90,7 @@ export function enqueueMessage(gw: Core, m: { src: string; addressee: string; te
       if (e instanceof EncodeError) throw badRequest(e.code, e.message);
       throw e;
     }
-    return enqueue(gw, { kind: "message", src: m.src, addressee: m.addressee, msgId, line, userId: m.userId, maxAttempts: MESSAGE_ATTEMPTS });
+    return enqueue(gw, { kind: "message", src: m.src, addressee: m.addressee, msgId, line, userId: m.userId, maxAttempts: msgId ? MESSAGE_ATTEMPTS : 1 });
   })();
 }
 
@@ -174,6 +180,14 @@ export function onMessageHeard(gw: Core, m: GatewayEvents["aprsMessage"]): void 
       )
       .run(m.kind === "ack" ? "acked" : "rejected", m.ts, m.addressee.toUpperCase(), m.src.toUpperCase(), m.msgId);
     return;
+  }
+  // APRS 1.1 reply-ack: a message `text{MM}AA` acks our message AA to its sender
+  if (m.kind === "message" && m.replyAck) {
+    gw.db
+      .query(
+        `UPDATE aprs_outbox SET state = 'acked', done_at = ? WHERE kind = 'message' AND src = ? AND addressee = ? AND msg_id = ? AND state IN ('queued', 'leased', 'sent')`,
+      )
+      .run(m.ts, m.addressee.toUpperCase(), m.src.toUpperCase(), m.replyAck);
   }
   const own = gw.config.fedAprsCall;
   if (m.kind === "message" && m.msgId && own && m.addressee.toUpperCase() === own.toUpperCase()) {

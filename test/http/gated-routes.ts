@@ -90,6 +90,11 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/outbox/ack", path: "/outbox/ack", gate: "ingest", body: { sent: [] } },
   { method: "POST", route: "/api/tx/aprs", path: "/api/tx/aprs", gate: "verified", body: { addressee: "N0CALL", text: "gate test" } },
   { method: "GET", route: "/api/tx/aprs", path: "/api/tx/aprs", gate: "session" },
+  { method: "GET", route: "/api/messages/conversations", path: "/api/messages/conversations", gate: "session" },
+  { method: "GET", route: "/api/messages/with/:call", path: "/api/messages/with/N0CALL", gate: "session" },
+  { method: "POST", route: "/api/messages", path: "/api/messages", gate: "verified", body: { to: "N0CALL", text: "gate test" } },
+  { method: "GET", route: "/api/alerts/watch", path: "/api/alerts/watch", gate: "session" },
+  { method: "PUT", route: "/api/alerts/watch", path: "/api/alerts/watch", gate: "session", body: { calls: ["N0CALL"] } },
   // own stations, living caches, weather stations
   { method: "GET", route: "/api/my/stations", path: "/api/my/stations", gate: "session" },
   { method: "POST", route: "/api/my/stations", path: "/api/my/stations", gate: "session", body: { call: "bad call" } },
