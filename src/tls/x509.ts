@@ -3,14 +3,26 @@
  * certificates signed by it, ECDSA P-256 as Caddy's `tls internal` makes
  * them. Keys come from WebCrypto (node:crypto's, in Bun and in Node); the
  * X.509 encoding is @peculiar/x509's (already under @simplewebauthn/server),
- * which needs the Reflect metadata polyfill loaded first (reflect.ts).
+ * whose tsyringe needs the Reflect metadata polyfill loaded before it. Both
+ * are loaded on first use, one after the other: a static import's order is
+ * not kept (Bun runs an imported CommonJS package when it links the
+ * importer, before the modules listed above it), and a gateway without
+ * TLS=local never loads them.
  */
-import "./reflect.ts";
-import * as x509 from "@peculiar/x509";
+import type * as X509 from "@peculiar/x509";
 import { randomBytes, webcrypto, X509Certificate } from "node:crypto";
 import { isIP } from "node:net";
 
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+let loaded: Promise<typeof X509> | null = null;
+function lib(): Promise<typeof X509> {
+  loaded ??= (async () => {
+    await import("reflect-metadata");
+    const x509 = await import("@peculiar/x509");
+    x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+    return x509;
+  })();
+  return loaded;
+}
 
 const ALG = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
 const DAY = 86_400_000;
@@ -39,6 +51,7 @@ function importKey(pem: string): Promise<CryptoKey> {
 
 /** A new CA: ten years, may sign server certificates only (path length 0). */
 export async function makeCa(name: string, now = Date.now()): Promise<PemPair> {
+  const x509 = await lib();
   const keys = (await webcrypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
@@ -61,6 +74,7 @@ export async function makeCa(name: string, now = Date.now()): Promise<PemPair> {
  * `ca`, valid for `days` from an hour ago (clocks on a LAN disagree).
  */
 export async function issueServer(ca: PemPair, names: readonly string[], days: number, now = Date.now()): Promise<PemPair> {
+  const x509 = await lib();
   const caCert = new x509.X509Certificate(ca.cert);
   const caKey = await importKey(ca.key);
   const keys = (await webcrypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as CryptoKeyPair;
