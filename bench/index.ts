@@ -32,6 +32,7 @@ const BENCHES: Record<string, (args: string[]) => Promise<unknown>> = {
   wal: () => import("./wal.ts").then((m) => m.run()),
   "slow-3g": () => import("./slow3g.ts").then((m) => m.run()),
   runtimes: () => import("./runtimes.ts").then((m) => m.run()),
+  tls: () => import("./tls.ts").then((m) => m.run()),
   // hours of mixed load against a gateway process: `bun run bench soak --hours 2 --every-min 5`
   soak: (args) => import("./soak.ts").then((m) => m.run(args)),
 };
