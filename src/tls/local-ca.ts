@@ -37,10 +37,21 @@ export async function loadOrMakeCa(dir: string, log: SourceContext["log"]): Prom
   return ca;
 }
 
-export async function localCaSource(ctx: SourceContext, now: () => number = Date.now): Promise<CertSource> {
+/** The local CA's source; `check` looks at the addresses and the clock now (the timer runs it every CHECK_MS). */
+export interface LocalCaSource extends CertSource {
+  check(): Promise<void>;
+}
+
+/**
+ * `opts` for tests and labs: the clock, and the names the gateway answers on
+ * (default: names.ts, from this machine's interfaces).
+ */
+export async function localCaSource(ctx: SourceContext, opts: { now?: () => number; names?: () => string[] } = {}): Promise<LocalCaSource> {
+  const now = opts.now ?? Date.now;
+  const answered = opts.names ?? (() => answeredNames(ctx.config.publicUrl));
   const ca = await loadOrMakeCa(ctx.dir, ctx.log);
   const caFingerprint = fingerprint(ca.cert);
-  let names = answeredNames(ctx.config.publicUrl);
+  let names = answered();
   let pair = await issueServer(ca, names, SERVER_DAYS, now());
   let notAfter = new Date(new X509Certificate(pair.cert).validTo).getTime();
   let issuedAt = now();
@@ -50,7 +61,7 @@ export async function localCaSource(ctx: SourceContext, now: () => number = Date
     if (busy) return;
     busy = true;
     try {
-      const fresh = answeredNames(ctx.config.publicUrl);
+      const fresh = answered();
       const renew = issuedAt + ((notAfter - issuedAt) * 2) / 3 <= now();
       if (sameNames(fresh, names) && !renew) return;
       pair = await issueServer(ca, fresh, SERVER_DAYS, now());
@@ -70,6 +81,7 @@ export async function localCaSource(ctx: SourceContext, now: () => number = Date
   const timer = setInterval(() => void check(), CHECK_MS);
   timer.unref?.();
   return {
+    check,
     current: () => pair,
     state: () => ({ notAfter, names, lastError, caFingerprint, issuedAt }),
     stop: () => clearInterval(timer),
