@@ -20,7 +20,8 @@ set -euo pipefail
 # e2fsprogs, util-linux a small loop-mounted filesystem for the full-disk test
 # faketime              libfaketime: a gateway booted "in 1970", and NTP-like clock steps (test/system/clock.test.ts)
 # libnss3-tools         certutil: Chromium trusts the gateway's local CA from an NSS database (test/tls/)
-PACKAGES=(chromium qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross libxml2-utils systemd direwolf socat gpsbabel python3-cbor2 python3-nacl fbb aprx e2fsprogs util-linux faketime libnss3-tools)
+# pebble                Let's Encrypt's test ACME server and pebble-challtestsrv (its DNS): TLS=acme (test/tls/acme.test.ts)
+PACKAGES=(chromium qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross libxml2-utils systemd direwolf socat gpsbabel python3-cbor2 python3-nacl fbb aprx e2fsprogs util-linux faketime libnss3-tools pebble)
 
 if ! command -v dpkg >/dev/null 2>&1; then
   echo "test-deps: this is not a Debian machine; install the equivalents of: ${PACKAGES[*]}" >&2

@@ -42,6 +42,12 @@ export interface Config {
   tlsKey: string | null;
   /** With TLS on, plain http redirects every request to https, machine clients' too (else only browser pages). */
   httpRedirectAll: boolean;
+  /** TLS=acme (src/tls/acme.ts): the names to certify, the account's contact, the ACME server, its TLS root (a PEM file), the challenge. */
+  acmeDomains: readonly string[];
+  acmeEmail: string | null;
+  acmeDirectory: string;
+  acmeCaCert: string | null;
+  acmeChallenge: "http-01" | "tls-alpn-01";
   instance: string;
   fedPrivateKey: string | null;
   fedPublicKey: string | null;
@@ -335,6 +341,22 @@ const tlsMode: Parser<Config["tls"]> = (raw) => {
   return v === "off" || v === "local" || v === "acme" || v === "files" ? ok(v) : bad(`"${raw}" is not off, local, acme or files`);
 };
 
+const acmeDomains: Parser<readonly string[]> = (raw) => {
+  const out: string[] = [];
+  for (const item of splitList(raw)) {
+    if (item.startsWith("*.")) return bad(`"${item}": a wildcard needs the DNS-01 challenge, which the gateway does not answer`);
+    const d = dnsName(item);
+    if (!d.ok || !d.value.includes(".")) return bad(`"${item}" is not a public DNS name`);
+    out.push(d.value.toLowerCase());
+  }
+  return ok(out);
+};
+
+const acmeChallenge: Parser<Config["acmeChallenge"]> = (raw) => {
+  const v = raw.toLowerCase();
+  return v === "http-01" || v === "tls-alpn-01" ? ok(v) : bad(`"${raw}" is not http-01 or tls-alpn-01`);
+};
+
 const host: Parser<string> = (raw) => (/^[A-Za-z0-9.:[\]-]+$/.test(raw) ? ok(raw) : bad(`"${raw}" is not a host name or address`));
 
 const dnsName: Parser<string> = (raw) =>
@@ -471,6 +493,29 @@ export const SETTINGS = [
     bool,
     false,
     "with TLS on, plain http redirects every request to https; off: browser pages only, while machine clients (/api, /federation, the ingest and radio boxes) keep working over http",
+  ),
+  setting(
+    "ACME_DOMAINS",
+    "acmeDomains",
+    acmeDomains,
+    [],
+    "TLS=acme: the public names to get a certificate for, comma-separated (each must reach this gateway's HTTP or HTTPS port)",
+  ),
+  setting("ACME_EMAIL", "acmeEmail", emailAddress, null, "TLS=acme: the ACME account's contact address (Let's Encrypt writes before a certificate expires)"),
+  setting(
+    "ACME_DIRECTORY",
+    "acmeDirectory",
+    url,
+    "https://acme-v02.api.letsencrypt.org/directory",
+    "TLS=acme: the ACME server's directory URL (Let's Encrypt staging: https://acme-staging-v02.api.letsencrypt.org/directory)",
+  ),
+  setting("ACME_CA_CERT", "acmeCaCert", text, null, "TLS=acme: a PEM file with the ACME server's TLS root, for a private or test ACME server (Pebble)"),
+  setting(
+    "ACME_CHALLENGE",
+    "acmeChallenge",
+    acmeChallenge,
+    "http-01",
+    "TLS=acme: http-01 (answered on the HTTP port, which must be reachable as port 80) or tls-alpn-01 (on the HTTPS port, as 443; Node host only)",
   ),
   setting("INSTANCE", "instance", instanceId, "local", "this instance's federation id, e.g. n0call-gw"),
   setting("FED_PRIVATE_KEY", "fedPrivateKey", b64urlKey, null, "Ed25519 signing key (svc-gateway keygen); unset = unsigned instance"),
@@ -912,6 +957,8 @@ export function loadConfig(src: ConfigSources): LoadedConfig {
       ["TLS_KEY", config.tlsKey],
     ] as const)
       if (!v) errors.push({ setting: env, message: "must be set when TLS=files (a PEM file)" });
+  if (config.tls === "acme" && config.acmeDomains.length === 0)
+    errors.push({ setting: "ACME_DOMAINS", message: "must name at least one public DNS name when TLS=acme" });
   if (config.stationBeacon && !config.radioCall)
     errors.push({ setting: "STATION_BEACON", message: "needs RADIO_CALL: the beacon goes out under the station's verified call" });
   if (config.bbsAx25Call) {

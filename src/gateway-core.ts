@@ -141,10 +141,12 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
       const at = (port: number) => (config.host.includes(":") ? `[${config.host}]:${port}` : `${config.host}:${port}`);
       const serve = { hostname: config.host, maxRequestBodySize: 256 * 1024 * 1024, websocket: WEBSOCKET_OPTIONS };
       // With TLS on, HTTPS is the app's server (WebSockets, topics) and plain http a second listener (src/tls/)
+      gw.tls.challenges.tlsAlpn = !gw.host.missing.has("tls-alpn");
       const pair = await gw.tls.start();
       if (pair) {
         try {
-          gw.server = await gw.host.serve(gw.app, { ...serve, port: config.httpsPort, tls: pair, sockets: { "/ws": liveRoomsSocket(gw) } });
+          const acmeTlsAlpn = gw.tls.mode === "acme" ? (name: string) => gw.tls.challenges.alpn(name) : undefined;
+          gw.server = await gw.host.serve(gw.app, { ...serve, port: config.httpsPort, tls: pair, acmeTlsAlpn, sockets: { "/ws": liveRoomsSocket(gw) } });
         } catch (e) {
           throw new ListenError(`the HTTPS server on ${at(config.httpsPort)}`, e, "set HTTPS_PORT to use another");
         }

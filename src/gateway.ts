@@ -28,6 +28,8 @@ import { filesSource } from "./tls/files.ts";
 // HTTPS certificate sources this host serves from (src/tls/; the ACME client adds its own)
 useSource("local", (ctx) => localCaSource(ctx));
 useSource("files", filesSource);
+// TLS=acme: loaded only then (the ACME client, acme-client with axios, stays out of every other start)
+useSource("acme", async (ctx) => (await import("./tls/acme.ts")).acmeSource(ctx));
 
 export type { Clock, Core, Gateway, GatewayOptions, ServerParts, StartedParts } from "./gateway-core.ts";
 export { systemClock } from "./gateway-core.ts";

@@ -15,7 +15,8 @@ import type { HttpHost, HttpServer } from "../http/host.ts";
 
 export const bunHost: HttpHost = {
   name: "bun",
-  missing: new Set(),
+  // Bun.serve picks a certificate by server name only: no ACME TLS-ALPN-01 (src/tls/alpn.ts)
+  missing: new Set(["tls-alpn"]),
   async serve(app, opts) {
     if (opts.secondary) {
       const plain = Bun.serve({

@@ -23,6 +23,7 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { TopicSocket } from "./topic-socket.ts";
+import { answerTlsAlpn } from "../tls/alpn.ts";
 import type { HostSocket, HttpHost, HttpServer, ServeOptions, SocketRoute } from "../http/host.ts";
 import type { App } from "../http/app.ts";
 import { AppError } from "../errors.ts";
@@ -159,6 +160,7 @@ export const nodeHost: HttpHost = {
     };
     // HTTPS when given a certificate (src/tls/); setSecureContext swaps it in place
     const server = opts.tls ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, answer) : createServer(answer);
+    if (opts.tls && opts.acmeTlsAlpn) answerTlsAlpn(server, opts.acmeTlsAlpn);
     // Bun's idle timeout is per request (timeout() below); node:http's request timeout would cut event streams
     server.requestTimeout = 0;
     const port = () => (server.address() as AddressInfo | null)?.port ?? opts.port;

@@ -48,6 +48,20 @@ export class AcmeChallenges {
   get(token: string): string | null {
     return this.answers.get(token) ?? null;
   }
+
+  /** Whether the host's HTTPS listener answers TLS-ALPN-01 (Node; not Bun.serve): set before the source starts. */
+  tlsAlpn = false;
+  private readonly alpnCerts = new Map<string, PemPair>();
+  /** TLS-ALPN-01: the acmeIdentifier certificate offered for `name` to a client asking ALPN acme-tls/1 (src/tls/alpn.ts). */
+  setAlpn(name: string, pair: PemPair): void {
+    this.alpnCerts.set(name.toLowerCase(), pair);
+  }
+  deleteAlpn(name: string): void {
+    this.alpnCerts.delete(name.toLowerCase());
+  }
+  alpn(name: string): PemPair | null {
+    return this.alpnCerts.get(name.toLowerCase()) ?? null;
+  }
 }
 
 /** What a source is given: settings, log, the data directory's tls/ folder, and the way to swap certificates. */

@@ -79,6 +79,18 @@ describe("Chromium trusting the local CA", () => {
     expect(await page.evaluate(() => window.isSecureContext)).toBe(true);
   }, 60_000);
 
+  test("the Setup page offers the four TLS choices, local chosen, and links to /tls, which loads the install page", async () => {
+    const b = browsers[0] ?? (await browserTrusting(join(g.dataDir, "tls", "ca.pem")));
+    const page = await b.newPage();
+    await page.goto(`https://${address}:${g.httpsPort}/setup`);
+    for (const v of ["off", "local", "acme", "files"]) await page.locator(`input[name="tls"][value="${v}"]`).waitFor();
+    expect(await page.locator('input[name="tls"][value="local"]').isChecked()).toBe(true);
+    expect(await page.getByText("ACME_DOMAINS and ACME_EMAIL").count()).toBe(1);
+    await page.getByRole("link", { name: "how to install it" }).click();
+    await page.waitForURL(`https://${address}:${g.httpsPort}/tls`);
+    await page.getByRole("heading", { name: "Trust this gateway's certificates" }).waitFor();
+  }, 60_000);
+
   test("without the CA, Chromium refuses the certificate", async () => {
     const b = await browserTrusting(null);
     const page = await b.newPage();
