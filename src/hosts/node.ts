@@ -24,6 +24,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { TopicSocket } from "./topic-socket.ts";
 import { answerTlsAlpn } from "../tls/alpn.ts";
+import { answerPlainHttp } from "../tls/plain-on-tls.ts";
 import type { HostSocket, HttpHost, HttpServer, ServeOptions, SocketRoute } from "../http/host.ts";
 import type { App } from "../http/app.ts";
 import { AppError } from "../errors.ts";
@@ -160,6 +161,8 @@ export const nodeHost: HttpHost = {
     };
     // HTTPS when given a certificate (src/tls/); setSecureContext swaps it in place
     const server = opts.tls ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, answer) : createServer(answer);
+    // plain http on the HTTPS port gets a readable answer, not a closed connection
+    if (opts.tls) answerPlainHttp(server, () => port());
     if (opts.tls && opts.acmeTlsAlpn) answerTlsAlpn(server, opts.acmeTlsAlpn);
     // Bun's idle timeout is per request (timeout() below); node:http's request timeout would cut event streams
     server.requestTimeout = 0;

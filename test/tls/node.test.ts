@@ -7,6 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { copyFileSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
+import { connect } from "node:net";
 import { altNames, peerCertificate, spawnTls, until, type TlsGateway } from "../helpers/tls.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 
@@ -33,6 +34,21 @@ describe("TLS on the Node host", () => {
       "; Secure",
     );
   }, 120_000);
+
+  test("plain http to the HTTPS port gets a readable 400 naming the https address, and HTTPS still serves after it", async () => {
+    const g = running[0]!;
+    const answer = await new Promise<string>((resolve) => {
+      let got = "";
+      const s = connect(g.httpsPort, "127.0.0.1", () => s.write("GET /map?x=1 HTTP/1.1\r\nHost: gw.local:8443\r\n\r\n"));
+      s.on("data", (b) => (got += b.toString("latin1")));
+      s.on("close", () => resolve(got));
+      s.on("error", () => resolve(got));
+    });
+    expect(answer).toStartWith("HTTP/1.1 400 Bad Request\r\n");
+    expect(answer).toContain(`This port speaks HTTPS, not plain http. Open https://gw.local:${g.httpsPort}/map?x=1`);
+    const ca = readFileSync(join(g.dataDir, "tls", "ca.pem"), "utf8");
+    expect((await fetch(`${g.https}/health`, { tls: { ca } })).status).toBe(200);
+  });
 
   test("TLS=files: a replaced pair is served in place", async () => {
     const dir = tmpDir();
