@@ -178,6 +178,10 @@ export interface Config {
   aprsIsListen: { host: string; port: number } | null;
   /** KISS server clients may transmit (RADIO_CALL's base call or calls verified here); false: their frames are dropped. */
   kissServerTx: boolean;
+  /** Caches on the radio's screen: stations heard near active caches get them as APRS objects (src/radio-play/objects.ts). */
+  cacheObjects: boolean;
+  /** how near a heard station a cache must be to go out as an object, km */
+  cacheObjectsRadiusKm: number;
   /** Connections to each hub server (KISS, APRS-IS) from one address, and in all. */
   hubClientsPerAddress: number;
   hubClientsMax: number;
@@ -767,6 +771,14 @@ export const SETTINGS = [
     false,
     "let KISS server clients transmit: only frames whose source is a callsign verified on this instance (RADIO_CALL's included), within RADIO_TX_PER_MINUTE; off = their frames are dropped and counted",
   ),
+  setting(
+    "CACHE_OBJECTS",
+    "cacheObjects",
+    bool,
+    false,
+    "caches on the radio's screen: when a station is heard on our radio within CACHE_OBJECTS_RADIUS_KM of active caches, up to 3 go on the air as APRS objects from RADIO_CALL (each at most once per 30 minutes, within RADIO_TX_PER_MINUTE); objects of caches since archived or disabled are killed",
+  ),
+  setting("CACHE_OBJECTS_RADIUS_KM", "cacheObjectsRadiusKm", wholeNumber(1, 50, "km"), 5, "CACHE_OBJECTS: how near a heard station a cache must be to be sent"),
   setting(
     "HUB_CLIENTS_PER_ADDRESS",
     "hubClientsPerAddress",

@@ -24,6 +24,8 @@ import { liveHub, parseRegions, startRooms, WS, type RoomSocket } from "./live/r
 import { startUserChannel } from "./live/user-channel.ts";
 import { onHeard } from "./accounts/verify-aprs.ts";
 import { onPosition } from "./game/corroborate.ts";
+import { onMessage as answerRadioPlayer, stopRadioPlay } from "./radio-play/service.ts";
+import { onPositionHeard as sendCacheObjects } from "./radio-play/objects.ts";
 import { watchClock } from "./system/clock-sanity.ts";
 
 /** Bun's WebSocket settings are server-wide: the live rooms' bounded buffers and timeouts (src/live/rooms.ts). */
@@ -203,6 +205,9 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
   // Every listener, job and service of the gateway, in one place (route builders only build routes):
   gw.events.on("aprsMessage", (m) => onHeard(gw, m)); // callsign challenges answered on the air
   gw.events.on("position", (p) => onPosition(gw, p)); // RF sightings corroborate pending finds
+  gw.events.on("aprsMessage", (m) => answerRadioPlayer(gw, m)); // players' message commands to the station's call (src/radio-play/)
+  gw.events.on("position", (p) => sendCacheObjects(gw, p)); // CACHE_OBJECTS: caches on a heard station's screen
+  gw.onStop(() => stopRadioPlay(gw));
   startRooms(gw); // live rooms and streams follow positions and logs
   startUserChannel(gw); // a user's messages and alerts, live or by web push
   watchClock(gw); // signing and transmitting wait for a sane clock (system/clock-sanity.ts), before anything signs

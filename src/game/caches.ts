@@ -20,6 +20,7 @@ import {
   CACHE_TYPES,
   callsign,
   contact,
+  distanceM,
   latitude,
   longitude,
   oneOf,
@@ -904,4 +905,47 @@ export function markFound<T extends { gid: string }>(gw: Core, userId: number, c
     ).map((r) => r.g),
   );
   return caches.map((c) => (found.has(c.gid) ? { ...c, found: true } : c));
+}
+
+// ---------------------------------------------------------------- by code, and nearest (playing from a radio: src/radio-play/)
+
+/**
+ * A native cache by its code (`codeOf`: SV + base-36 id, or a catalog import's
+ * own code such as GC1234), any status; null when none. Case does not matter.
+ */
+export function cacheByCode(gw: Core, raw: string): CacheRow | null {
+  const code = raw.trim().toUpperCase();
+  if (!/^[A-Z0-9-]{2,20}$/.test(code)) return null;
+  const imported = gw.db.query("SELECT * FROM caches WHERE upper(source_ref) = ? ORDER BY id LIMIT 1").get(code) as CacheRow | null;
+  if (imported) return imported;
+  const m = /^SV([0-9A-Z]{1,10})$/.exec(code);
+  if (!m) return null;
+  const id = Number.parseInt(m[1]!, 36);
+  const r = Number.isSafeInteger(id) ? cacheRow(gw, id) : null;
+  // an import's code is its own: SV… names native caches only
+  return r && r.source_ref === null ? r : null;
+}
+
+/**
+ * The `n` active, listed native caches nearest to a point within `maxKm`,
+ * nearest first, each with its distance in metres (from the map index).
+ */
+export function nearestActiveCaches(gw: Core, lat: number, lon: number, n: number, maxKm: number): Array<{ cache: CacheRow; distanceM: number }> {
+  // widen the box until it holds enough (most calls stop at the first)
+  for (let km = Math.min(2, maxKm); ; km = Math.min(km * 4, maxKm)) {
+    const dLat = km / 111;
+    const dLon = dLat / Math.max(0.01, Math.cos((lat * Math.PI) / 180));
+    const box = { south: Math.max(-90, lat - dLat), north: Math.min(90, lat + dLat), west: lon - dLon, east: lon + dLon };
+    const rows = gw.db
+      .query(
+        `SELECT c.* FROM caches_geo g JOIN caches c ON c.id = g.id
+         WHERE g.max_lat >= ?1 AND g.min_lat <= ?2 AND g.max_lon >= ?3 AND g.min_lon <= ?4 AND c.status = 'active' LIMIT 2000`,
+      )
+      .all(box.south, box.north, box.west, box.east) as CacheRow[];
+    const near = rows
+      .map((cache) => ({ cache, distanceM: distanceM(lat, lon, cache.lat, cache.lon) }))
+      .filter((x) => x.distanceM <= km * 1000)
+      .sort((a, b) => a.distanceM - b.distanceM);
+    if (near.length >= n || km >= maxKm) return near.slice(0, n);
+  }
 }

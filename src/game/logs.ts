@@ -284,6 +284,24 @@ export function logOnCache(gw: Core, actor: Actor, rawCache: string, body: Recor
 }
 
 /**
+ * A log sent as an APRS message to the station's call (src/radio-play/): logged
+ * as the sender's callsign, for the account that verified that call if there
+ * is one (else a radio-only player, shown by callsign). Tier c (APRS has no
+ * authentication); Tier A at once when an RF sighting corroborates it, as any
+ * find. `via`: "radio" (heard on our radio) or "aprsis". Throws the game's
+ * refusals (own cache, already found, archived) as for any log.
+ */
+export function logFromRadio(gw: Core, cacheId: number, m: { call: string; kind: LogKind; text: string | null; via: "radio" | "aprsis" }): Log {
+  refuseUnlessClockSane(gw);
+  const input = checkLogBody({ kind: m.kind, ...(m.text ? { text: m.text } : {}) }, gw.clock.now(), false);
+  const who = { userId: verifiedHolder(gw.db, m.call), call: m.call.toUpperCase(), tier: "c" as const, via: m.via };
+  const t = target(gw, String(cacheId), null);
+  const w = gw.db.transaction(() => writeLog(gw, t, input, who))();
+  afterCommit(gw, [w]);
+  return logJson(gw, w.row);
+}
+
+/**
  * Finds in `/ingest` batches (`finds: [{cache, call, kind?, text?, foundAt?}]`),
  * inside the batch's transaction. A device key may log only its own callsign's
  * finds. Everything is checked first; a bad item refuses the whole batch.

@@ -29,6 +29,7 @@ import { isEcho, noteSent } from "./echoes.ts";
 import { runLocalBox } from "./box.ts";
 import { startDigipeater } from "./digipeater.ts";
 import { ownBeaconsTick, registerOwnBeacons } from "./own-beacons.ts";
+import { radioSender, setSender as setPlaySender } from "../radio-play/senders.ts";
 import { clockPaused } from "../system/clock-sanity.ts";
 import { answerAx25 } from "../bbs/ax25.ts";
 import { radioOnlyPeers, serveCircuit, syncOverRadio } from "./sync.ts";
@@ -112,6 +113,8 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
   });
   const tx = new Transmitter(gw, radio);
   const offs: Array<() => void> = [];
+  // answers to players' message commands go out through the same transmitter (src/radio-play/)
+  offs.push(setPlaySender(gw, "rf", radioSender(tx)));
   const nodeAt = nodeCall(gw);
   const netrom = nodeAt
     ? new NetRomNode({

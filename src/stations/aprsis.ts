@@ -33,6 +33,7 @@ import { deferLeased, leaseDue, reportSent } from "./outbox.ts";
 import { isVerifiedCall, TokenBucket } from "../node/tx.ts";
 import { radioOf } from "../node/radio.ts";
 import { fromAprsIs, igateStatus, setUplink } from "./igate.ts";
+import { setSender as setPlaySender, type SendResult } from "../radio-play/senders.ts";
 
 export const BACKOFF_MIN_MS = 1000;
 export const BACKOFF_MAX_MS = 300_000;
@@ -173,6 +174,18 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
     if (sent.length || failed.length) reportSent(gw, { sent, failed });
   };
 
+  /** A radio player's answer (src/radio-play/): one line of ours, within the outbox's budget, under the same source rule. */
+  const playSend = (line: string): SendResult => {
+    const src = line.slice(0, line.indexOf(">"));
+    if (baseCall(src) !== loginBase && !isVerifiedCall(gw, src)) return "refused";
+    const s = socket;
+    if (stopped || !s || !st.transmitting || unsent || !bucket.take(gw.clock.now())) return "rate-limited";
+    unsent = new TextEncoder().encode(line + "\r\n");
+    writeOut(s);
+    st.tx++;
+    return "sent";
+  };
+
   const flush = () => {
     flushTimer = null;
     if (pending.length === 0 || stopped) return;
@@ -200,6 +213,7 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
         st.transmitting = st.verified && gw.config.aprsIsTx;
         // the iGate gates up only on a login the server verified
         setUplink(gw, st.verified && gw.config.igate ? sendLine : null);
+        setPlaySender(gw, "aprsis", st.transmitting ? playSend : null);
         // leasing and settling outbox lines are writes: through the store's write gate too
         if (st.transmitting)
           txTimer ??= setInterval(() => {
@@ -252,6 +266,7 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
 
   const stopTx = () => {
     setUplink(gw, null);
+    setPlaySender(gw, "aprsis", null);
     st.transmitting = false;
     if (txTimer) clearInterval(txTimer);
     txTimer = null;

@@ -1,0 +1,44 @@
+/**
+ * The two ways a radio player's answer goes out, set by whoever holds them:
+ * the radio (src/node/radio.ts) sets "rf", the station's transmitter (RADIO_CALL
+ * verified, a token from RADIO_TX_PER_MINUTE, remembered as sent for
+ * echoes.ts by the radio's monitor); the APRS-IS uplink (src/stations/aprsis.ts)
+ * sets "aprsis" while its login is verified, within its own budget. Nothing
+ * here imports either, so the Workers host carries none of them.
+ */
+import type { Core } from "../gateway.ts";
+import type { Transmitter } from "../node/tx.ts";
+import { parseTnc2 } from "../../radio/index.ts";
+
+/** What became of a line: sent, held back by a budget (try again later), or refused for good. */
+export type SendResult = "sent" | "rate-limited" | "refused";
+export type Send = (line: string) => SendResult;
+export type Path = "rf" | "aprsis";
+
+const senders = new WeakMap<Core, Partial<Record<Path, Send>>>();
+
+/** Sets (or with null clears) a path's sender; returns the function that clears it. */
+export function setSender(gw: Core, path: Path, send: Send | null): () => void {
+  let m = senders.get(gw);
+  if (!m) senders.set(gw, (m = {}));
+  if (send) m[path] = send;
+  else delete m[path];
+  return () => {
+    if (senders.get(gw)?.[path] === send) delete senders.get(gw)![path];
+  };
+}
+
+export function senderOf(gw: Core, path: Path): Send | null {
+  return senders.get(gw)?.[path] ?? null;
+}
+
+/** The radio's sender: a TNC2 line (RADIO_PATH already in it) as a UI frame through the station's transmitter. */
+export function radioSender(tx: Transmitter): Send {
+  return (line) => {
+    const r = parseTnc2(line);
+    if (!r.ok) return "refused";
+    const out = tx.sendFrame(r.value);
+    // no port up now: later, like an empty budget (the queue gives up after a while)
+    return out === "sent" ? "sent" : out === "not-verified" ? "refused" : "rate-limited";
+  };
+}

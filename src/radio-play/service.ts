@@ -1,0 +1,255 @@
+/**
+ * Answers APRS messages sent to the station's call (docs/protocol.md "Radio
+ * commands"): RADIO_CALL when heard on our own radio, answered on the air;
+ * APRSIS_CALL or FED_APRS_CALL when they come over APRS-IS, answered there.
+ *
+ *   - every message with an id is acked (a reply-ack `{MM}AA` too: its id is
+ *     MM), each retry of it again; a retry (same sender, id and text within
+ *     SEEN_MS) is not answered a second time;
+ *   - each sender gets RATE.commands commands per RATE.windowMs; past that one
+ *     "slow down" answer, then acks only;
+ *   - answers (commands.ts) go out as messages with our own ids, retried at
+ *     RETRY_MS until the player's radio acks them (an ack from another call
+ *     settles nothing), at most RETRY_MS.length + 1 times;
+ *   - lines wait in order while a path's budget is spent (senders.ts), and
+ *     are dropped after QUEUE_MAX_MS.
+ */
+import type { Core } from "../gateway.ts";
+import type { GatewayEvents } from "../events.ts";
+import { encodeAck, encodeMessage, EncodeError } from "../aprs/index.ts";
+import { answerCommand, splitReply, type Asker } from "./commands.ts";
+import { senderOf, type Path } from "./senders.ts";
+
+export const SEEN_MS = 30 * 60_000;
+export const RATE = { commands: 10, windowMs: 10 * 60_000 } as const;
+export const RETRY_MS = [30_000, 60_000] as const;
+export const QUEUE_MAX_MS = 10 * 60_000;
+const TICK_MS = 1000;
+const MAX_REMEMBERED = 10_000;
+
+interface Out {
+  path: Path;
+  line: string;
+  /** the reply's id and addressee: retried until acked */
+  reply?: { to: string; id: string; attempts: number };
+  dueAt: number;
+  queuedAt: number;
+}
+
+export interface PlayStats {
+  commands: number;
+  retries: number;
+  limited: number;
+  acks: number;
+  replies: number;
+  logged: number;
+  dropped: number;
+}
+
+interface State {
+  seen: Map<string, number>;
+  rate: Map<string, number[]>;
+  warned: Map<string, number>;
+  queue: Out[];
+  /** replies sent and waiting for their ack, by `TO\0id` */
+  waiting: Map<string, Out>;
+  nextId: number;
+  timer: ReturnType<typeof setInterval> | null;
+  stats: PlayStats;
+}
+
+const states = new WeakMap<Core, State>();
+function stateOf(gw: Core): State {
+  let s = states.get(gw);
+  if (!s) {
+    s = {
+      seen: new Map(),
+      rate: new Map(),
+      warned: new Map(),
+      queue: [],
+      waiting: new Map(),
+      nextId: 0,
+      timer: null,
+      stats: { commands: 0, retries: 0, limited: 0, acks: 0, replies: 0, logged: 0, dropped: 0 },
+    };
+    states.set(gw, s);
+  }
+  return s;
+}
+
+/** What the service did so far (tests, the bench). */
+export function playStats(gw: Core): PlayStats {
+  return { ...stateOf(gw).stats };
+}
+
+const eq = (a: string | null | undefined, b: string) => !!a && a.toUpperCase() === b.toUpperCase();
+
+/** Which of our calls a message is for, and so the path its answer takes; null: not a command for us. */
+function route(gw: Core, m: GatewayEvents["aprsMessage"]): { path: Path; call: string } | null {
+  const c = gw.config;
+  if (m.source === "rf" && m.proof === "radio" && c.radioCall && eq(c.radioCall, m.addressee)) return { path: "rf", call: c.radioCall.toUpperCase() };
+  if (m.source === "aprsis") {
+    for (const call of [c.aprsIsCall, c.fedAprsCall]) if (call && eq(call, m.addressee)) return { path: "aprsis", call: call.toUpperCase() };
+  }
+  return null;
+}
+
+function prune(m: Map<string, number>, now: number, ms: number): void {
+  if (m.size < MAX_REMEMBERED) return;
+  for (const [k, t] of m) if (now - t > ms || m.size >= MAX_REMEMBERED) m.delete(k);
+}
+
+/** Whether `call` may send another command now (and counts it). */
+function allowed(s: State, call: string, now: number): boolean {
+  const times = (s.rate.get(call) ?? []).filter((t) => now - t >= 0 && now - t < RATE.windowMs);
+  if (times.length >= RATE.commands) {
+    s.rate.set(call, times);
+    return false;
+  }
+  times.push(now);
+  s.rate.set(call, times);
+  if (s.rate.size > MAX_REMEMBERED) s.rate.delete(s.rate.keys().next().value!);
+  return true;
+}
+
+/** Our own message ids: R + 4 base-36 digits, apart from the outbox's numeric ones. */
+function newId(s: State): string {
+  s.nextId = (s.nextId + 1) % 36 ** 4;
+  return "R" + s.nextId.toString(36).toUpperCase().padStart(4, "0");
+}
+
+function pathOf(gw: Core, path: Path): string[] {
+  return path === "rf" ? [...gw.config.radioPath] : ["TCPIP*"];
+}
+
+/** The `aprsMessage` listener. */
+export function onMessage(gw: Core, m: GatewayEvents["aprsMessage"]): void {
+  if (m.kind === "ack" && m.msgId) return settle(gw, m);
+  if (m.kind !== "message") return;
+  const r = route(gw, m);
+  if (!r) return;
+  const s = stateOf(gw);
+  const now = gw.clock.now();
+  const from = m.src.toUpperCase();
+  const header = { src: r.call, path: pathOf(gw, r.path) };
+  if (m.msgId) {
+    try {
+      enqueue(gw, s, { path: r.path, line: encodeAck({ ...header, addressee: from, msgId: m.msgId }), dueAt: now, queuedAt: now }, true);
+      s.stats.acks++;
+    } catch (e) {
+      if (!(e instanceof EncodeError)) throw e;
+      return; // not a call we can address
+    }
+    const key = `${from}\u0000${m.msgId}\u0000${m.text}`;
+    const at = s.seen.get(key);
+    if (at !== undefined && now - at >= 0 && now - at < SEEN_MS) {
+      s.stats.retries++;
+      return;
+    }
+    prune(s.seen, now, SEEN_MS);
+    s.seen.set(key, now);
+  }
+  s.stats.commands++;
+  let parts: string[];
+  if (!allowed(s, from, now)) {
+    s.stats.limited++;
+    const warned = s.warned.get(from);
+    if (warned !== undefined && now - warned >= 0 && now - warned < RATE.windowMs) return;
+    prune(s.warned, now, RATE.windowMs);
+    s.warned.set(from, now);
+    parts = [`Too many commands: at most ${RATE.commands} in ${RATE.windowMs / 60_000} minutes. Wait a little.`];
+  } else {
+    const asker: Asker = { call: from, via: r.path === "rf" ? "radio" : "aprsis" };
+    const a = answerCommand(gw, asker, m.text);
+    if (a.logged) s.stats.logged++;
+    parts = a.parts;
+  }
+  for (const text of splitReply(parts)) {
+    const id = newId(s);
+    let line: string;
+    try {
+      line = encodeMessage({ ...header, addressee: from, text, msgId: id });
+    } catch (e) {
+      if (!(e instanceof EncodeError)) throw e;
+      continue;
+    }
+    enqueue(gw, s, { path: r.path, line, reply: { to: from, id, attempts: 0 }, dueAt: now, queuedAt: now }, false);
+    s.stats.replies++;
+  }
+}
+
+/** An ack heard: settles our reply, when it comes from the station we sent it to. */
+function settle(gw: Core, m: GatewayEvents["aprsMessage"]): void {
+  const s = states.get(gw);
+  if (!s || !s.waiting.size) return;
+  const key = `${m.src.toUpperCase()}\u0000${m.msgId}`;
+  const out = s.waiting.get(key);
+  if (!out) return;
+  // the ack is addressed to the call the reply came from
+  if (!out.line.startsWith(m.addressee.toUpperCase() + ">")) return;
+  s.waiting.delete(key);
+  s.queue = s.queue.filter((o) => o !== out);
+}
+
+function enqueue(gw: Core, s: State, out: Out, first: boolean): void {
+  if (first) {
+    // acks go before the answers waiting on the same path
+    const i = s.queue.findIndex((o) => o.reply);
+    s.queue.splice(i < 0 ? s.queue.length : i, 0, out);
+  } else s.queue.push(out);
+  flush(gw, s);
+  if (s.queue.length && !s.timer) {
+    s.timer = setInterval(() => flush(gw, s), TICK_MS);
+    (s.timer as { unref?: () => void }).unref?.();
+  }
+}
+
+/** Sends what is due, in order per path; a spent budget holds the rest of that path. */
+function flush(gw: Core, s: State): void {
+  const now = gw.clock.now();
+  const held = new Set<Path>();
+  const keep: Out[] = [];
+  for (const out of s.queue) {
+    if (out.dueAt > now || held.has(out.path)) {
+      keep.push(out);
+      continue;
+    }
+    if (now - out.queuedAt > QUEUE_MAX_MS) {
+      s.stats.dropped++;
+      if (out.reply) s.waiting.delete(`${out.reply.to}\u0000${out.reply.id}`);
+      continue;
+    }
+    const send = senderOf(gw, out.path);
+    const r = send ? send(out.line) : "rate-limited";
+    if (r === "rate-limited") {
+      held.add(out.path);
+      keep.push(out);
+      continue;
+    }
+    if (r === "refused" || !out.reply) {
+      if (r === "refused") s.stats.dropped++;
+      continue;
+    }
+    // a reply sent: wait for its ack, then send again
+    const attempt = out.reply.attempts++;
+    const key = `${out.reply.to}\u0000${out.reply.id}`;
+    if (attempt < RETRY_MS.length) {
+      out.dueAt = now + RETRY_MS[attempt]!;
+      out.queuedAt = now;
+      s.waiting.set(key, out);
+      keep.push(out);
+    } else s.waiting.delete(key);
+  }
+  s.queue = keep;
+  if (!s.queue.length && s.timer) {
+    clearInterval(s.timer);
+    s.timer = null;
+  }
+}
+
+/** Stops the retry timer (the gateway stops). */
+export function stopRadioPlay(gw: Core): void {
+  const s = states.get(gw);
+  if (s?.timer) clearInterval(s.timer);
+  if (s) s.timer = null;
+}
