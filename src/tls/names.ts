@@ -13,7 +13,8 @@ export function answeredNames(publicUrl: string | null, host = hostname(), inter
   const name = host.toLowerCase().replace(/\.$/, "");
   if (/^[a-z0-9.-]+$/.test(name) && name !== "localhost") {
     names.add(name);
-    if (!name.includes(".")) names.add(`${name}.local`);
+    // mDNS (Avahi, Bonjour) answers for the first label: pi.example.org is pi.local
+    names.add(`${name.split(".")[0]}.local`);
   }
   names.add("localhost");
   names.add("127.0.0.1");

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { hostname } from "node:os";
 import { chromium, type Browser } from "playwright-core";
 import { CHROMIUM } from "../helpers/chromium.ts";
 import { lanAddresses, spawnTls, type TlsGateway } from "../helpers/tls.ts";
@@ -30,7 +31,7 @@ let address: string;
 const browsers: Browser[] = [];
 
 /** Chromium with HOME at a fresh directory, whose NSS database trusts `ca` when given. */
-async function browserTrusting(ca: string | null): Promise<Browser> {
+async function browserTrusting(ca: string | null, extraArgs: string[] = []): Promise<Browser> {
   const home = tmpDir();
   const db = join(home, ".pki", "nssdb");
   mkdirSync(db, { recursive: true });
@@ -40,7 +41,7 @@ async function browserTrusting(ca: string | null): Promise<Browser> {
   };
   run(["-N", "--empty-password"]);
   if (ca) run(["-A", "-t", "C,,", "-n", "svc-gateway", "-i", ca]);
-  const b = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, env: { ...process.env, HOME: home } });
+  const b = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...ARGS, ...extraArgs], env: { ...process.env, HOME: home } });
   browsers.push(b);
   return b;
 }
@@ -89,6 +90,31 @@ describe("Chromium trusting the local CA", () => {
     await page.getByRole("link", { name: "how to install it" }).click();
     await page.waitForURL(`https://${address}:${g.httpsPort}/tls`);
     await page.getByRole("heading", { name: "Trust this gateway's certificates" }).waitFor();
+  }, 60_000);
+
+  test("a passkey is made at <hostname>.local, a name the certificate covers (passkeys refuse IP addresses)", async () => {
+    const name = `${hostname().toLowerCase().split(".")[0]}.local`;
+    // (no mDNS responder here: the browser resolves the name to the LAN address itself)
+    const b = await browserTrusting(join(g.dataDir, "tls", "ca.pem"), [`--host-resolver-rules=MAP ${name} ${address}`]);
+    const context = await b.newContext();
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("WebAuthn.enable");
+    await cdp.send("WebAuthn.addVirtualAuthenticator", {
+      options: {
+        protocol: "ctap2",
+        transport: "internal",
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    });
+    await page.goto(`https://${name}:${g.httpsPort}/account`);
+    expect(await page.evaluate(() => window.isSecureContext)).toBe(true);
+    await page.getByRole("button", { name: "Create an account with a passkey" }).click();
+    await page.getByRole("heading", { name: "Your account" }).waitFor();
+    expect(await page.getByRole("region", { name: "Passkeys" }).getByRole("row").count()).toBe(2);
   }, 60_000);
 
   test("without the CA, Chromium refuses the certificate", async () => {
