@@ -30,11 +30,11 @@ function machine(now: number) {
   return names;
 }
 
-/** Whether `Host` (name or address, with or without port) names this machine on `port`. */
-export function namesThisMachine(host: string, port: number | undefined, now = Date.now()): boolean {
+/** Whether `Host` (name or address, with or without port: `defaultPort`) names this machine on `port`. */
+export function namesThisMachine(host: string, port: number | undefined, now = Date.now(), defaultPort = 80): boolean {
   const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(host.trim());
   if (!m) return false;
-  if (port !== undefined && Number(m[2] ?? 80) !== port) return false;
+  if (port !== undefined && Number(m[2] ?? defaultPort) !== port) return false;
   const name = m[1]!.toLowerCase();
   const ip = parseIp(name);
   const known = machine(now);
@@ -46,6 +46,9 @@ export function namesThisMachine(host: string, port: number | undefined, now = D
 export function baseUrl(gw: Gateway, request: Request): string {
   if (gw.config.publicUrl) return gw.config.publicUrl.replace(/\/+$/, "");
   const host = request.headers.get("host");
-  if (host && namesThisMachine(host, gw.server?.port)) return `${new URL(request.url).protocol}//${host.toLowerCase()}`;
+  // with TLS on, https came to gw.server and plain http to gw.plainServer
+  const https = new URL(request.url).protocol === "https:";
+  const port = https ? gw.server?.port : (gw.plainServer ?? gw.server)?.port;
+  if (host && namesThisMachine(host, port, Date.now(), https ? 443 : 80)) return `${https ? "https:" : "http:"}//${host.toLowerCase()}`;
   return gw.url ?? `http://localhost:${gw.config.port}`;
 }

@@ -113,6 +113,14 @@ describe("plain http beside it", () => {
     expect((await fetch(`${g.http}/health`, { redirect: "manual" })).status).toBe(200);
   });
 
+  test("links in answers name the address and scheme the client used: plain http for a LAN client of the API, https on the HTTPS port", async () => {
+    const plainPort = new URL(g.http).port;
+    const overHttp = (await (await fetch(`${g.http}/api/v1`, { headers: { host: `localhost:${plainPort}` } })).json()) as { openapi: string };
+    expect(overHttp.openapi).toBe(`http://localhost:${plainPort}/api/v1/openapi.json`);
+    const overHttps = (await (await fetch(`${g.https}/api/v1`, { tls: { ca } })).json()) as { openapi: string };
+    expect(overHttps.openapi).toBe(`https://127.0.0.1:${g.httpsPort}/api/v1/openapi.json`);
+  });
+
   test("a plain-http client on the HTTPS port is closed, not left hanging", async () => {
     const { connect } = await import("node:net");
     const closed = await new Promise<boolean>((resolve) => {
