@@ -85,24 +85,27 @@ test("the settings for what a worker cannot run are ignored with one warning eac
     KISS_SERVER: "127.0.0.1:0",
     APRSIS_LISTEN: "127.0.0.1:0",
     BBS_FBB_PORT: "6300",
+    TLS: "local",
   });
   try {
     // the gateway starts (the first request builds the Durable Object), and serves
     expect((await fetch(`${w.url}/health`)).status).toBe(200);
     const warned = (setting: string) => new RegExp(`on workerd, .* does not run \\(${setting} is ignored\\)`).test(w.output());
     // the runtime's output arrives through a pipe: the last warning first
-    await waitFor(() => warned("BBS_FBB_PORT"), "the warning for BBS_FBB_PORT");
+    await waitFor(() => warned("TLS"), "the warning for TLS");
     expect({
       KISS_PORTS: warned("KISS_PORTS"),
       KISS_SERVER: warned("KISS_SERVER"),
       APRSIS_LISTEN: warned("APRSIS_LISTEN"),
       BBS_FBB_PORT: warned("BBS_FBB_PORT"),
+      TLS: warned("TLS"), // the platform serves https
       BACKUP_DIR: warned("BACKUP_DIR"),
     }).toEqual({
       KISS_PORTS: true,
       KISS_SERVER: true,
       APRSIS_LISTEN: true,
       BBS_FBB_PORT: true,
+      TLS: true,
       BACKUP_DIR: false, // not set
     });
   } finally {
