@@ -24,6 +24,8 @@ import { callParams, callText, credentialBody, deviceKeyText, open, passkeyLabel
 
 /** Whether the browser reached us over https (directly, via PUBLIC_URL, or a trusted proxy). */
 function isHttps(gw: Gateway, request: Request): boolean {
+  // the gateway's own HTTPS listener (TLS on), whatever PUBLIC_URL says
+  if (new URL(request.url).protocol === "https:") return true;
   if (gw.config.publicUrl) return gw.config.publicUrl.startsWith("https:");
   if (gw.config.trustProxy && request.headers.get("x-forwarded-proto") === "https") return true;
   return new URL(request.url).protocol === "https:";

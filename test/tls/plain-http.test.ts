@@ -78,3 +78,20 @@ describe("the Setup page's TLS choice", () => {
     expect(readFileSync(join(g.dataDir, "svc-gateway.env"), "utf8")).toContain("TLS=files");
   });
 });
+
+describe("Secure cookies", () => {
+  test("a cookie set over the HTTPS listener is Secure even when PUBLIC_URL names plain http; a sign-out over plain http goes to https first", async () => {
+    const h = await startInProcess({ TLS: "local", HTTPS_PORT: "0", PUBLIC_URL: "http://gw.example.net:8080" });
+    try {
+      const ca = readFileSync(join(h.dataDir, "tls", "ca.pem"), "utf8");
+      const https = `https://127.0.0.1:${h.gw.tls.httpsPort}`;
+      const secure = await fetch(`${https}/auth/logout`, { method: "POST", tls: { ca }, headers: { origin: https } });
+      expect(secure.headers.get("set-cookie")).toContain("; Secure");
+      // (a sign-out over plain http is a browser page: it goes to https; the API's own answers stay on http)
+      const plain = await fetch(`${h.url}/auth/logout`, { method: "POST", redirect: "manual", headers: { origin: h.url } });
+      expect(plain.status).toBe(308);
+    } finally {
+      await h.stop();
+    }
+  });
+});
