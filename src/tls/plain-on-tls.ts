@@ -39,5 +39,7 @@ export function answerPlainHttp(server: Server, port: () => number): void {
       // the request head as far as it came in the first packet: enough for its line and Host
       socket.end(plainHttpAnswer(first.subarray(0, 8192).toString("latin1"), port()));
     });
+    // a socket handed on paused (the TLS-ALPN-01 reader in front: alpn.ts) flows again
+    socket.resume();
   });
 }
