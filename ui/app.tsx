@@ -22,6 +22,8 @@ import { RadioPage } from "./pages/radio.tsx";
 import { SearchBox } from "./components/search-box.tsx";
 import { OfflinePage } from "./pages/offline.tsx";
 import { OfflineBar } from "./offline/bar.tsx";
+import { ConversationPage, MessagesPage } from "./messages/page.tsx";
+import { loadAccount } from "./account/session.ts";
 
 function Header() {
   const { path } = useLocation();
@@ -30,6 +32,8 @@ function Header() {
   // Operator pages are in the operator's menu only (the server gates them anyway); asked again on navigation, so signing in or out shows.
   const who = useLoad(() => api<{ operator: boolean }>("/api/admin/whoami"), [path]);
   const operator = who.data?.operator === true;
+  const account = useLoad(loadAccount, [path]);
+  const verified = !!account.data?.call && account.data.verified;
   return (
     <header class="topbar">
       <a class="brand" href="/" aria-label="home">
@@ -43,7 +47,7 @@ function Header() {
         Menu
       </button>
       <nav id="nav" class={open ? "open" : ""} onClick={() => setOpen(false)}>
-        {NAV.filter((n) => !n.sysop || operator).map((n) => (
+        {NAV.filter((n) => (!n.sysop || operator) && (!n.verified || verified)).map((n) => (
           <a href={n.href} aria-current={path === n.href || path.startsWith(n.href + "/") ? "page" : undefined}>
             {n.label}
           </a>
@@ -84,6 +88,8 @@ export function App() {
           <Route path="/bbs/wp" component={WhitePagesPage} />
           <Route path="/sysop/bbs" component={ForwardingPage} />
           <Route path="/radio" component={RadioPage} />
+          <Route path="/messages" component={MessagesPage} />
+          <Route path="/messages/:call" component={ConversationPage} />
           <Route path="/offline" component={OfflinePage} />
           <Route default component={NotFound} />
         </Router>

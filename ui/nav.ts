@@ -4,6 +4,8 @@ export interface NavItem {
   label: string;
   /** shown only to an operator of this instance (GET /api/admin/whoami) */
   sysop?: boolean;
+  /** shown only to a signed-in user whose callsign is verified */
+  verified?: boolean;
 }
 
 export const NAV: NavItem[] = [
@@ -13,6 +15,7 @@ export const NAV: NavItem[] = [
   { href: "/leaderboard", label: "Leaderboard" },
   { href: "/decode", label: "Decode" },
   { href: "/peers", label: "Peers", sysop: true },
+  { href: "/messages", label: "Messages", verified: true },
   { href: "/radio", label: "Radio" },
   { href: "/bbs", label: "BBS" },
   { href: "/sysop/bbs", label: "Forwarding", sysop: true },

@@ -11,6 +11,7 @@ import { addSaveViewControl, initialView } from "../map/view.ts";
 import { liveRooms, type LiveLog, type LiveState } from "../live/socket.ts";
 import { addSaveAreaControl } from "../offline/save-area.tsx";
 import { addServerView, claimServerView } from "../map/server-view.ts";
+import { EmergencyBanner } from "../messages/emergency-banner.tsx";
 
 /** Live logs kept in the activity panel. */
 const FEED = 8;
@@ -177,6 +178,7 @@ export function MapPage() {
   return (
     <section class="map-page">
       <div class="map-top">
+        <EmergencyBanner />
         {offline && (
           <div class="banner" role="status">
             {offline === "off"

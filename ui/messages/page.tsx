@@ -1,0 +1,236 @@
+/**
+ * The messaging screen: /messages lists the user's APRS conversations (per
+ * station, and groups and bulletins), /messages/:call is one conversation
+ * with each sent message's state (queued, sent, retrying, acked, failed) and
+ * a form to write. A WebSocket to /ws (the user's own channel) brings
+ * messages and acks as they are heard; the page also asks again every 15 s
+ * (sends and retries happen on the server). A message written offline is kept
+ * in this browser (ui/messages/outbox.ts) and sent when the network is back.
+ * Shapes: docs/api.md "Messages".
+ */
+import { useEffect, useState } from "preact/hooks";
+import { api, ApiError } from "../api.ts";
+import { useLoad, usePoll } from "../hooks.ts";
+import { loadAccount } from "../account/session.ts";
+import { When } from "../time.tsx";
+import { keepOffline, pending, sendPending, type PendingMessage } from "./outbox.ts";
+
+interface Message {
+  id: string;
+  direction: "out" | "in";
+  from: string;
+  to: string;
+  text: string;
+  ts: number;
+  msgId: string | null;
+  state?: "queued" | "sent" | "retrying" | "acked" | "failed";
+  attempts?: number;
+  error?: string | null;
+}
+interface Conversation {
+  call: string;
+  kind: "station" | "group" | "bulletin";
+  last: Message;
+  count: number;
+}
+
+const STATE_TEXT: Record<NonNullable<Message["state"]>, string> = {
+  queued: "queued",
+  sent: "sent",
+  retrying: "retrying",
+  acked: "acked",
+  failed: "failed",
+};
+
+/** Bumps when the user's live channel says something (or a pending message went out). */
+function useLiveBump(): number {
+  const [n, setN] = useState(0);
+  useEffect(() => {
+    let ws: WebSocket | null = null;
+    let stop = false;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const open = () => {
+      if (stop) return;
+      ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
+      ws.onmessage = (e) => {
+        const m = JSON.parse(String(e.data)) as { type?: string };
+        if (m.type === "aprs-message" || m.type === "message-state") setN((k) => k + 1);
+      };
+      ws.onclose = () => {
+        if (!stop) retry = setTimeout(open, 5000);
+      };
+    };
+    open();
+    const online = () => sendPending().then((sent) => sent > 0 && setN((k) => k + 1));
+    addEventListener("online", online);
+    online();
+    // the online event is not always told (a captive portal, a flaky link): try again meanwhile
+    const again = setInterval(() => pending().length > 0 && online(), 10_000);
+    return () => {
+      stop = true;
+      clearInterval(again);
+      clearTimeout(retry);
+      removeEventListener("online", online);
+      ws?.close();
+    };
+  }, []);
+  return n;
+}
+
+function Gate({ children }: { children: (call: string) => preact.ComponentChildren }) {
+  const acct = useLoad(loadAccount);
+  if (acct.loading) return <p>Loading...</p>;
+  if (!acct.data)
+    return (
+      <p>
+        <a href="/account">Sign in</a> to send and receive APRS messages.
+      </p>
+    );
+  if (!acct.data.call || !acct.data.verified)
+    return (
+      <p>
+        Messages go on the air as your callsign: <a href="/account">verify your callsign</a> first.
+      </p>
+    );
+  return <>{children(acct.data.call)}</>;
+}
+
+export function MessagesPage() {
+  return (
+    <section class="messages-page">
+      <h1>Messages</h1>
+      <Gate>{() => <ConversationList />}</Gate>
+    </section>
+  );
+}
+
+function ConversationList() {
+  const bump = useLiveBump();
+  const poll = usePoll(15_000);
+  const list = useLoad(() => api<{ conversations: Conversation[] }>("/api/messages/conversations"), [bump, poll]);
+  const [to, setTo] = useState("");
+  const waiting = pending();
+  return (
+    <>
+      <form
+        class="compose"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const call = to.trim().toUpperCase();
+          if (call) location.assign(`/messages/${encodeURIComponent(call)}`);
+        }}
+      >
+        <input name="to" aria-label="Callsign or group" placeholder="Callsign" value={to} onInput={(e) => setTo((e.target as HTMLInputElement).value)} />
+        <button type="submit">New conversation</button>
+      </form>
+      {waiting.length > 0 && <p class="muted">{waiting.length} written offline, sent when the network is back.</p>}
+      {list.error && <p class="error">{list.error.message}</p>}
+      {list.data && list.data.conversations.length === 0 && <p class="muted">No messages yet.</p>}
+      <ul class="conversation-list" data-testid="conversations">
+        {list.data?.conversations.map((c) => (
+          <li key={c.call}>
+            <a href={`/messages/${encodeURIComponent(c.call)}`}>
+              <b>{c.call}</b>
+              {c.kind !== "station" && <span class="muted">{c.kind}</span>}
+              <span class="preview">
+                {c.last.direction === "out" ? "You: " : ""}
+                {c.last.text}
+              </span>
+              {c.last.state && <span class={`msg-state ${c.last.state}`}>{STATE_TEXT[c.last.state]}</span>}
+              <When at={c.last.ts} />
+            </a>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+export function ConversationPage({ call }: { call?: string }) {
+  const other = decodeURIComponent(call ?? "").toUpperCase();
+  return (
+    <section class="messages-page">
+      <p>
+        <a href="/messages">All messages</a>
+      </p>
+      <h1>{other}</h1>
+      <Gate>{() => <Thread call={other} />}</Gate>
+    </section>
+  );
+}
+
+function Thread({ call }: { call: string }) {
+  const bump = useLiveBump();
+  const poll = usePoll(15_000);
+  const [sentHere, setSentHere] = useState(0);
+  const conv = useLoad(
+    () => api<{ call: string; kind: Conversation["kind"]; messages: Message[] }>(`/api/messages/with/${encodeURIComponent(call)}`),
+    [call, bump, poll, sentHere],
+  );
+  const [text, setText] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const offline: PendingMessage[] = pending().filter((p) => p.to === call);
+  const send = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    const body = { to: call, text: text.trim() };
+    if (!body.text) return;
+    try {
+      await api("/api/messages", { method: "POST", json: body });
+      setText("");
+      setSentHere((k) => k + 1);
+    } catch (err) {
+      if (err instanceof ApiError) return setError(err.message);
+      // no network: kept here, sent when back
+      keepOffline(body);
+      setText("");
+      setSentHere((k) => k + 1);
+    }
+  };
+  const kind = conv.data?.kind;
+  return (
+    <>
+      {kind && kind !== "station" && <p class="muted">A {kind}: messages go out once, without asking for an ack.</p>}
+      {conv.error && <p class="error">{conv.error.message}</p>}
+      <ol class="thread" data-testid="thread">
+        {conv.data?.messages.map((m) => (
+          <li key={m.id} class={m.direction} data-state={m.state}>
+            {m.direction === "in" && kind !== "station" && <b>{m.from}: </b>}
+            {m.text}
+            <div>
+              <When at={m.ts} />
+              {m.state && (
+                <span class={`msg-state ${m.state}`} title={m.error ?? undefined}>
+                  {STATE_TEXT[m.state]}
+                  {m.state === "retrying" && m.attempts ? ` (${m.attempts} of 5)` : ""}
+                </span>
+              )}
+            </div>
+          </li>
+        ))}
+        {offline.map((p) => (
+          <li key={p.clientId} class="out" data-state="offline">
+            {p.text}
+            <div>
+              <span class="msg-state">waiting for the network</span>
+            </div>
+          </li>
+        ))}
+      </ol>
+      <form class="compose" onSubmit={send}>
+        <input
+          name="text"
+          aria-label="Message"
+          maxLength={67}
+          placeholder="Message (67 characters)"
+          value={text}
+          onInput={(e) => setText((e.target as HTMLInputElement).value)}
+        />
+        <button type="submit" class="primary">
+          Send
+        </button>
+      </form>
+      {error && <p class="error">{error}</p>}
+    </>
+  );
+}
