@@ -98,6 +98,8 @@ export async function run() {
   } finally {
     await g.kill();
   }
+  // TLS=acme: time to a certificate from Pebble (bench/acme.ts)
+  await (await import("./acme.ts")).run();
 }
 
 if (import.meta.main) {
