@@ -776,7 +776,7 @@ export const SETTINGS = [
     "cacheObjects",
     bool,
     false,
-    "caches on the radio's screen: when a station is heard on our radio within CACHE_OBJECTS_RADIUS_KM of active caches, up to 3 go on the air as APRS objects from RADIO_CALL (each at most once per 30 minutes, within RADIO_TX_PER_MINUTE); objects of caches since archived or disabled are killed",
+    "caches on the radio's screen: when a station is heard on our radio within CACHE_OBJECTS_RADIUS_KM of active caches, up to 3 go on the air as APRS objects from RADIO_CALL (each at most once per 30 minutes; objects take at most a third of RADIO_TX_PER_MINUTE); objects of caches since archived or disabled are killed",
   ),
   setting("CACHE_OBJECTS_RADIUS_KM", "cacheObjectsRadiusKm", wholeNumber(1, 50, "km"), 5, "CACHE_OBJECTS: how near a heard station a cache must be to be sent"),
   setting(

@@ -916,14 +916,14 @@ export function markFound<T extends { gid: string }>(gw: Core, userId: number, c
 export function cacheByCode(gw: Core, raw: string): CacheRow | null {
   const code = raw.trim().toUpperCase();
   if (!/^[A-Z0-9-]{2,20}$/.test(code)) return null;
-  const imported = gw.db.query("SELECT * FROM caches WHERE upper(source_ref) = ? ORDER BY id LIMIT 1").get(code) as CacheRow | null;
-  if (imported) return imported;
   const m = /^SV([0-9A-Z]{1,10})$/.exec(code);
-  if (!m) return null;
-  const id = Number.parseInt(m[1]!, 36);
-  const r = Number.isSafeInteger(id) ? cacheRow(gw, id) : null;
-  // an import's code is its own: SV… names native caches only
-  return r && r.source_ref === null ? r : null;
+  if (m) {
+    const id = Number.parseInt(m[1]!, 36);
+    const r = Number.isSafeInteger(id) ? cacheRow(gw, id) : null;
+    // an import's code is its own: SV… names native caches only
+    if (r && r.source_ref === null) return r;
+  }
+  return gw.db.query("SELECT * FROM caches WHERE source_ref = ? COLLATE NOCASE ORDER BY id LIMIT 1").get(code) as CacheRow | null;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Core } from "../gateway.ts";
 import { cacheByCode, codeOf, nearestActiveCaches, type CacheRow } from "../game/caches.ts";
 import { logbook, logFromRadio } from "../game/logs.ts";
 import type { LogKind } from "../game/model.ts";
+import { isCallsign } from "../callsign.ts";
 
 /** APRS message text: at most 67 characters (APRS 1.01 ch. 14). */
 export const MESSAGE_MAX = 67;
@@ -197,12 +198,16 @@ function refusal(e: unknown, c: CacheRow, asker: Asker): Answer {
   if (code === "already_found") return answer(`${asker.call} already logged a find on ${cc}.`);
   if (code === "cache_archived") return answer(`${cc} is archived: only NOTE is taken.`);
   if (code === "clock_not_set") return answer("The station's clock is not set: try again later.");
-  if (code === "invalid") return answer(`Not logged: ${clip(radioText((e as Error).message), 50)}`);
+  // any other refusal of the game (4xx): its reason, briefly
+  const status = (e as { status?: number }).status;
+  if (code === "invalid" || (status !== undefined && status < 500)) return answer(`Not logged: ${clip(radioText((e as Error).message), 50)}`);
   throw e;
 }
 
 function log(gw: Core, asker: Asker, kind: LogKind, c: CacheRow, text: string | undefined): Answer {
   if (kind === "note" && !text) return answer("NOTE <code> text: the note needs text.");
+  // a tactical call or object name logs nothing: a log is a licensee's
+  if (!isCallsign(asker.call)) return answer("Logs need a callsign such as N0CALL-7.");
   let l;
   try {
     l = logFromRadio(gw, c.id, { call: asker.call, kind, text: text ?? null, via: asker.via });

@@ -3,8 +3,8 @@
  * radio within CACHE_OBJECTS_RADIUS_KM of active caches, up to OBJECTS_PER_HEARD
  * of the nearest go on the air as APRS objects (APRS 1.01 ch. 11) from
  * RADIO_CALL, each at most once per RESEND_MS, through the station's
- * transmitter (its budget: what does not fit waits for the next station
- * heard). An object we sent for a cache since archived, disabled, hidden or
+ * transmitter (its budget, of which objects take at most OBJECTS_SHARE: what
+ * does not fit waits for the next station heard). An object we sent for a cache since archived, disabled, hidden or
  * deleted is killed (`_`) once. docs/protocol.md "Cache objects".
  */
 import type { Core } from "../gateway.ts";
@@ -13,6 +13,7 @@ import { encodeObject, EncodeError } from "../aprs/index.ts";
 import { cacheRow, codeOf, nearestActiveCaches, type CacheRow } from "../game/caches.ts";
 import { dtText, radioText } from "./commands.ts";
 import { senderOf } from "./senders.ts";
+import { TokenBucket } from "../node/tx.ts";
 
 /**
  * No APRS symbol is assigned to geocaches (aprs.org symbols, hessu/aprs-symbol-index):
@@ -31,11 +32,15 @@ interface Sent {
   at: number;
 }
 
-const sentOf = new WeakMap<Core, Map<number, Sent>>();
-function sent(gw: Core): Map<number, Sent> {
-  let m = sentOf.get(gw);
-  if (!m) sentOf.set(gw, (m = new Map()));
-  return m;
+/** Objects take at most this share of RADIO_TX_PER_MINUTE: the station's answers, beacons and users' lines keep the rest. */
+export const OBJECTS_SHARE = 1 / 3;
+
+const states = new WeakMap<Core, { sent: Map<number, Sent>; bucket: TokenBucket }>();
+function stateOf(gw: Core) {
+  let s = states.get(gw);
+  if (!s)
+    states.set(gw, (s = { sent: new Map(), bucket: new TokenBucket(Math.max(1, Math.floor(gw.config.radioTxPerMinute * OBJECTS_SHARE)), gw.clock.now()) }));
+  return s;
 }
 
 /** The object for a cache, alive or killed. Its name is the cache's code; its comment the name and D/T. */
@@ -66,12 +71,13 @@ export function onPositionHeard(gw: Core, p: GatewayEvents["position"]): void {
   const send = senderOf(gw, "rf");
   if (!send) return;
   const now = gw.clock.now();
-  const m = sent(gw);
+  const st = stateOf(gw);
+  const m = st.sent;
   killGone(gw, m, send, now);
   const near = nearestActiveCaches(gw, p.lat, p.lon, OBJECTS_PER_HEARD * 4, gw.config.cacheObjectsRadiusKm);
   let n = 0;
   for (const { cache } of near) {
-    if (n >= OBJECTS_PER_HEARD) break;
+    if (n >= OBJECTS_PER_HEARD || st.bucket.available(now) < 1) break;
     const last = m.get(cache.id);
     if (last && now - last.at >= 0 && now - last.at < RESEND_MS) continue;
     let line: string;
@@ -82,6 +88,7 @@ export function onPositionHeard(gw: Core, p: GatewayEvents["position"]): void {
       throw e;
     }
     if (send(line) !== "sent") return; // the budget is spent: the next station heard tries again
+    st.bucket.take(now);
     m.set(cache.id, { code: codeOf(cache), lat: cache.lat, lon: cache.lon, at: now });
     n++;
   }

@@ -220,6 +220,9 @@ describe("message commands to RADIO_CALL", () => {
     expect(none.answers.map((a) => a.text)).toEqual(["Which cache? Send the code, e.g. INFO SV0001"]);
     const verb = await ask("N0ERR-7", "DANCE now", "3");
     expect(verb.answers.map((a) => a.text)).toEqual(["Unknown command DANCE. Send HELP."]);
+    // a tactical call is answered, but logs nothing: a log is a licensee's
+    const tactical = await ask("ALPHA", `FOUND ${caches[0]!.code}`, "4");
+    expect(tactical.answers.map((a) => a.text)).toEqual(["Logs need a callsign such as N0CALL-7."]);
     expect((g.gw.db.query("SELECT count(*) AS n FROM logs").get() as { n: number }).n).toBe(before);
   });
 
