@@ -26,6 +26,7 @@ const BENCHES: Record<string, (args: string[]) => Promise<unknown>> = {
   search: () => import("./search.ts").then((m) => m.run()),
   digipeat: () => import("./digipeat.ts").then((m) => m.run()),
   igate: () => import("./igate.ts").then((m) => m.run()),
+  "radio-play": () => import("./radio-play.ts").then((m) => m.run()),
   fuzz: () => import("./fuzz.ts").then((m) => m.run()),
   hub: () => import("./hub.ts").then((m) => m.run()),
   map: () => import("./map.ts").then((m) => m.run()),
