@@ -9,8 +9,9 @@
  *   - each sender gets RATE.commands commands per RATE.windowMs; past that one
  *     "slow down" answer, then acks only;
  *   - answers (commands.ts) go out as messages with our own ids, retried at
- *     RETRY_MS until the player's radio acks them (an ack from another call
- *     settles nothing), at most RETRY_MS.length + 1 times;
+ *     RETRY_MS until the player's radio acks them (an ack, or the reply-ack
+ *     of its next message; from another call settles nothing), at most
+ *     RETRY_MS.length + 1 times;
  *   - lines wait in order while a path's budget is spent (senders.ts), and
  *     are dropped after QUEUE_MAX_MS.
  */
@@ -124,8 +125,10 @@ function pathOf(gw: Core, path: Path): string[] {
 
 /** The `aprsMessage` listener. */
 export function onMessage(gw: Core, m: GatewayEvents["aprsMessage"]): void {
-  if (m.kind === "ack" && m.msgId) return settle(gw, m);
+  if (m.kind === "ack" && m.msgId) return settle(gw, m.src, m.addressee, m.msgId);
   if (m.kind !== "message") return;
+  // APRS 1.1 reply-ack `{MM}AA`: the player's message also acks our answer AA
+  if (m.replyAck) settle(gw, m.src, m.addressee, m.replyAck);
   const r = route(gw, m);
   if (!r) return;
   const s = stateOf(gw);
@@ -178,15 +181,15 @@ export function onMessage(gw: Core, m: GatewayEvents["aprsMessage"]): void {
   }
 }
 
-/** An ack heard: settles our reply, when it comes from the station we sent it to. */
-function settle(gw: Core, m: GatewayEvents["aprsMessage"]): void {
+/** An ack heard (or a reply-ack): settles our reply `id`, when it comes from the station we sent it to. */
+function settle(gw: Core, src: string, addressee: string, id: string): void {
   const s = states.get(gw);
   if (!s || !s.waiting.size) return;
-  const key = `${m.src.toUpperCase()}\u0000${m.msgId}`;
+  const key = `${src.toUpperCase()}\u0000${id}`;
   const out = s.waiting.get(key);
   if (!out) return;
   // the ack is addressed to the call the reply came from
-  if (!out.line.startsWith(m.addressee.toUpperCase() + ">")) return;
+  if (!out.line.startsWith(addressee.toUpperCase() + ">")) return;
   s.waiting.delete(key);
   s.queue = s.queue.filter((o) => o !== out);
 }

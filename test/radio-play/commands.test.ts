@@ -274,6 +274,17 @@ describe("message commands to RADIO_CALL", () => {
     expect(heardBy("N0ACK-7", mark)).toEqual([]);
   });
 
+  test("the reply-ack of the player's next message ({MM}AA, APRS 1.1) settles our answer AA: it is not sent again", async () => {
+    const r = await ask("N0RAK-7", `HINT ${caches[2]!.code}`, "1", { noAck: true });
+    const id = r.answers[0]!.id!;
+    const next = await ask("N0RAK-7", `INFO ${caches[2]!.code}`, `2}${id}`, { answers: 2 });
+    expect(next.acks).toEqual(["2"]);
+    const mark = tnc.sent.length;
+    t += 31_000;
+    await Bun.sleep(1500);
+    expect(heardBy("N0RAK-7", mark).filter((m) => m.id === id)).toEqual([]);
+  });
+
   test("messages to other calls are not commands", async () => {
     const mark = tnc.sent.length;
     tnc.hear(tnc2Frame(`N0OTR-7>APK005::N0ELSE   :HELP{1`));
