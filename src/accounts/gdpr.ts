@@ -52,6 +52,7 @@ import { gameData } from "../game/account-data.ts";
 import { stationsData } from "../stations/account-data.ts";
 import { bbsData } from "../bbs/account-data.ts";
 import { boxData } from "../box/account-data.ts";
+import { messagesData } from "../messages/account-data.ts";
 
 /** The account a GDPR operation is about. */
 export interface AccountRef {
@@ -75,7 +76,7 @@ export interface AccountData {
 }
 
 /** Every domain's account data. A domain adds one line here. */
-export const ACCOUNT_DATA: AccountData[] = [accountsData, stationsData, gameData, bbsData, boxData];
+export const ACCOUNT_DATA: AccountData[] = [accountsData, stationsData, gameData, bbsData, boxData, messagesData];
 
 export function accountRef(gw: Core, userId: number): AccountRef {
   const publicId = publicIdOf(gw.db, userId);

@@ -63,6 +63,8 @@ export function watchersOf(gw: Core, call: string): number[] {
  */
 export function watchersToAlert(gw: Core, call: string, now: number): number[] {
   const c = call.toUpperCase();
+  // every packet heard asks: a read through the index first, a write only for a watched call
+  if (!gw.db.query("SELECT 1 FROM callsign_watches WHERE call IN (?, ?) LIMIT 1").get(c, baseCall(c))) return [];
   const rows = gw.db
     .query(
       "UPDATE callsign_watches SET last_alert_at = ?1 WHERE call IN (?2, ?3) AND (last_alert_at IS NULL OR last_alert_at <= ?1 - ?4 OR last_alert_at > ?1) RETURNING user_id AS userId",
