@@ -13,6 +13,7 @@ import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.
 import { waitFor } from "../helpers/wait.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
+import { syncAll } from "../../src/fed/sync.ts";
 
 const CALL = "N0GW-10";
 let t = Date.now();
@@ -180,6 +181,16 @@ describe("message commands to RADIO_CALL", () => {
     const body = decodePayload(decodeFrame(rec.frame).payload).body as Record<string, unknown>;
     expect(body).toMatchObject({ cache: c.gid, kind: "find", call: "N0RAD-7", tier: "c" });
     expect("account" in body).toBe(false); // a radio-only player: no account to name
+    // a peer pulls the record and shows the find by callsign
+    const peer = await startInProcess({ INSTANCE: "gw2", FED_PRIVATE_KEY: generateKeyPair().privateKey, FED_PEERS: g.url, FED_LOOPBACK_PEERS: "on" });
+    try {
+      const pulled = await syncAll(peer.gw);
+      expect(pulled.peers.find((p) => p.instance === "gw1")).toMatchObject({ ok: true });
+      const theirs = await json(await peer.get(`/api/caches/${encodeURIComponent(c.gid)}/logs`));
+      expect(theirs.logs.find((l: { call: string }) => l.call === "N0RAD-7")).toMatchObject({ kind: "find", text: "TFTC from the hill", origin: "gw1" });
+    } finally {
+      await peer.stop();
+    }
     // a second FOUND is refused
     const again = await ask("N0RAD-7", `FOUND ${c.code}`, "12");
     expect(again.answers.map((a) => a.text)).toEqual([`N0RAD-7 already logged a find on ${c.code}.`]);
