@@ -6,25 +6,29 @@
  *   - every message with an id is acked (a reply-ack `{MM}AA` too: its id is
  *     MM), each retry of it again; a retry (same sender, id and text within
  *     SEEN_MS) is not answered a second time;
- *   - each sender gets RATE.commands commands per RATE.windowMs; past that one
- *     "slow down" answer, then acks only;
+ *   - each sender (a callsign's every SSID together) gets RATE.commands
+ *     commands per RATE.windowMs; past that one "slow down" answer, then acks
+ *     only;
  *   - answers (commands.ts) go out as messages with our own ids, retried at
  *     RETRY_MS until the player's radio acks them (an ack, or the reply-ack
  *     of its next message; from another call settles nothing), at most
  *     RETRY_MS.length + 1 times;
  *   - lines wait in order while a path's budget is spent (senders.ts), and
- *     are dropped after QUEUE_MAX_MS.
+ *     are dropped after QUEUE_MAX_MS; at most QUEUE_MAX wait.
  */
 import type { Core } from "../gateway.ts";
 import type { GatewayEvents } from "../events.ts";
 import { encodeAck, encodeMessage, EncodeError } from "../aprs/index.ts";
 import { answerCommand, splitReply, type Asker } from "./commands.ts";
 import { senderOf, type Path } from "./senders.ts";
+import { baseCall, isCallsign } from "../callsign.ts";
 
 export const SEEN_MS = 30 * 60_000;
 export const RATE = { commands: 10, windowMs: 10 * 60_000 } as const;
 export const RETRY_MS = [30_000, 60_000] as const;
 export const QUEUE_MAX_MS = 10 * 60_000;
+/** Lines waiting at most (a flood of senders, e.g. spoofed over APRS-IS, cannot grow memory): past it new ones are dropped. */
+export const QUEUE_MAX = 500;
 const TICK_MS = 1000;
 const MAX_REMEMBERED = 10_000;
 
@@ -154,12 +158,14 @@ export function onMessage(gw: Core, m: GatewayEvents["aprsMessage"]): void {
   }
   s.stats.commands++;
   let parts: string[];
-  if (!allowed(s, from, now)) {
+  // per licensee: another SSID of the same call shares the allowance
+  const who = isCallsign(from) ? baseCall(from) : from;
+  if (!allowed(s, who, now)) {
     s.stats.limited++;
-    const warned = s.warned.get(from);
+    const warned = s.warned.get(who);
     if (warned !== undefined && now - warned >= 0 && now - warned < RATE.windowMs) return;
     prune(s.warned, now, RATE.windowMs);
-    s.warned.set(from, now);
+    s.warned.set(who, now);
     parts = [`Too many commands: at most ${RATE.commands} in ${RATE.windowMs / 60_000} minutes. Wait a little.`];
   } else {
     const asker: Asker = { call: from, via: r.path === "rf" ? "radio" : "aprsis" };
@@ -195,6 +201,10 @@ function settle(gw: Core, src: string, addressee: string, id: string): void {
 }
 
 function enqueue(gw: Core, s: State, out: Out, first: boolean): void {
+  if (s.queue.length >= QUEUE_MAX) {
+    s.stats.dropped++;
+    return;
+  }
   if (first) {
     // acks go before the answers waiting on the same path
     const i = s.queue.findIndex((o) => o.reply);

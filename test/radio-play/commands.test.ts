@@ -260,6 +260,8 @@ describe("message commands to RADIO_CALL", () => {
     const quiet = await ask("N0FLD-7", `FOUND ${caches[0]!.code}`, "12", { answers: 0, acks: 1 });
     expect(quiet).toEqual({ acks: ["12"], answers: [] });
     expect(g.gw.db.query("SELECT 1 FROM logs WHERE call = 'N0FLD-7'").get()).toBeNull();
+    // another SSID of the same call shares the allowance
+    expect(await ask("N0FLD-9", "HELP", "1", { answers: 0, acks: 1 })).toEqual({ acks: ["1"], answers: [] });
     // another sender is not held back
     expect((await ask("N0OTH-7", "HELP", "1", { answers: 2 })).answers).toHaveLength(2);
     t += 10 * 60_000 + 1000;
