@@ -23,6 +23,7 @@ import { SearchBox } from "./components/search-box.tsx";
 import { OfflinePage } from "./pages/offline.tsx";
 import { OfflineBar } from "./offline/bar.tsx";
 import { ConversationPage, MessagesPage } from "./messages/page.tsx";
+import { AlertToasts } from "./messages/alert-toasts.tsx";
 import { loadAccount } from "./account/session.ts";
 
 function Header() {
@@ -94,6 +95,7 @@ export function App() {
           <Route default component={NotFound} />
         </Router>
       </main>
+      <AlertToasts />
     </LocationProvider>
   );
 }

@@ -17,6 +17,7 @@ import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { ROOT } from "../helpers/paths.ts";
 import { waitFor } from "../helpers/wait.ts";
+import { liveHub } from "../../src/live/rooms.ts";
 
 const SHOTS = join(ROOT, "test-artifacts");
 let tnc: FakeTnc;
@@ -133,6 +134,32 @@ describe("the messaging screen at 360 px", () => {
     expect(tnc2Text(out!)).toBe("N0TX-7>APZSVC,WIDE1-1,WIDE2-1::EVENT    :net at 1900 local");
     await waitFor(async () => (await stateOfText(page, "net at 1900 local")) === "sent", "shown as sent", { timeoutMs: 20_000 });
     expect(await page.getByText("waiting for the network").count()).toBe(0);
+    expect(errors).toEqual([]);
+    await ctx.close();
+  }, 60_000);
+});
+
+describe("alerts while the app is open", () => {
+  test("the watch list is kept from the messaging screen; a watched station heard shows on the map page", async () => {
+    const { ctx, page, errors } = await open(ham, "/messages");
+    await page.getByLabel("Watched callsigns").fill("k1wat, bad call!");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("is not a callsign").waitFor();
+    await page.getByLabel("Watched callsigns").fill("k1wat n0emr-9");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Saved: you are told").waitFor();
+    expect(await page.getByLabel("Watched callsigns").inputValue()).toBe("K1WAT, N0EMR-9");
+    await page.goto(`${g.url}/map`);
+    await page.locator("[data-testid=map]").waitFor();
+    await waitFor(async () => (await (await g.get("/api/alerts/watch", { headers: { cookie: ham.cookie } })).json()).calls.length === 2, "saved");
+    // the page's channel is open once the account is known
+    await waitFor(() => liveHub(g.gw).userOnline(ham.id), "the user's channel open");
+    tnc.hear(tnc2Frame("K1WAT-5>APRS,WIDE1*:>on the trail"));
+    const toast = page.locator("[data-testid=alert-toasts] .toast", { hasText: "K1WAT-5 heard" });
+    await toast.waitFor({ timeout: 10_000 });
+    expect(await fitsWidth(page)).toBe(true);
+    await toast.getByRole("button", { name: "Close" }).click();
+    expect(await page.locator("[data-testid=alert-toasts]").count()).toBe(0);
     expect(errors).toEqual([]);
     await ctx.close();
   }, 60_000);

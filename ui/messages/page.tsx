@@ -14,6 +14,8 @@ import { useLoad, usePoll } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
 import { When } from "../time.tsx";
 import { keepOffline, pending, sendPending, type PendingMessage } from "./outbox.ts";
+import { onUserChannel } from "./channel.ts";
+import { WatchList } from "./watch-list.tsx";
 
 interface Message {
   id: string;
@@ -46,32 +48,18 @@ const STATE_TEXT: Record<NonNullable<Message["state"]>, string> = {
 function useLiveBump(): number {
   const [n, setN] = useState(0);
   useEffect(() => {
-    let ws: WebSocket | null = null;
-    let stop = false;
-    let retry: ReturnType<typeof setTimeout> | undefined;
-    const open = () => {
-      if (stop) return;
-      ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
-      ws.onmessage = (e) => {
-        const m = JSON.parse(String(e.data)) as { type?: string };
-        if (m.type === "aprs-message" || m.type === "message-state") setN((k) => k + 1);
-      };
-      ws.onclose = () => {
-        if (!stop) retry = setTimeout(open, 5000);
-      };
-    };
-    open();
+    const off = onUserChannel((m) => {
+      if (m.type === "aprs-message" || m.type === "message-state") setN((k) => k + 1);
+    });
     const online = () => sendPending().then((sent) => sent > 0 && setN((k) => k + 1));
     addEventListener("online", online);
     online();
     // the online event is not always told (a captive portal, a flaky link): try again meanwhile
     const again = setInterval(() => pending().length > 0 && online(), 10_000);
     return () => {
-      stop = true;
+      off();
       clearInterval(again);
-      clearTimeout(retry);
       removeEventListener("online", online);
-      ws?.close();
     };
   }, []);
   return n;
@@ -99,7 +87,14 @@ export function MessagesPage() {
   return (
     <section class="messages-page">
       <h1>Messages</h1>
-      <Gate>{() => <ConversationList />}</Gate>
+      <Gate>
+        {() => (
+          <>
+            <ConversationList />
+            <WatchList />
+          </>
+        )}
+      </Gate>
     </section>
   );
 }
