@@ -65,6 +65,8 @@ function insertAged(table: string, now: number, ageMs: number, tag: string) {
       return db.query("INSERT INTO stations (call, first_heard, last_heard) VALUES (?, ?, ?)").run(tag, ts, ts);
     case "aprs_outbox":
       return db.query("INSERT INTO aprs_outbox (kind, src, line, next_at, created_at) VALUES ('status', ?, 'x', ?, ?)").run(tag, ts, ts);
+    case "emergencies":
+      return db.query("INSERT INTO emergencies (call, ts, reason) VALUES (?, ?, 'symbol')").run(tag, ts);
     case "fed_quarantine":
       return db.query("INSERT INTO fed_quarantine (origin, reason, frames, first_at, last_at) VALUES (?, 'unknown', 1, ?, ?)").run(tag, ts, ts);
     case "box_commands":
@@ -96,6 +98,7 @@ const ttls: Record<string, number> = {
   relay_queue: 12 * HOUR,
   stations: 7 * DAY,
   aprs_outbox: 7 * DAY,
+  emergencies: 7 * DAY,
   box_commands: 30 * DAY,
   netrom_routes: 6 * HOUR,
   bbs_bulletins: 30 * DAY,
