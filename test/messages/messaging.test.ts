@@ -227,3 +227,38 @@ describe("messages heard for the user", () => {
 function liveSockets(): number {
   return [...liveHub(g.gw).perUser.values()].reduce((a, b) => a + b, 0);
 }
+
+describe("across a restart", () => {
+  test("a message waiting for its ack is sent again by the restarted gateway when its time comes, and its ack still settles it", async () => {
+    const tnc2 = fakeTnc();
+    let now = Date.UTC(2026, 10, 27, 12, 0, 0);
+    const env = { KISS_PORTS: tnc2.url, RADIO_CALL: "N0GW-10", RADIO_TX_PER_MINUTE: "60" };
+    const first = await startInProcess(env, { clock: { now: () => now } });
+    await tnc2.connected();
+    const u = signedInUser(first.gw, "N0RST-7", { verified: true });
+    signedInUser(first.gw, "N0GW-10", { verified: true });
+    const r = await first.post("/api/messages", { to: "K1RST", text: "still there?" }, as(u));
+    const m = (await r.json()).message as { id: string; msgId: string };
+    radioOf(first.gw)!.tx.tick();
+    await tnc2.waitSent(1);
+    await first.stop();
+    const second = await startInProcess(env, { dataDir: first.dataDir, clock: { now: () => now } });
+    try {
+      await waitFor(() => radioOf(second.gw)?.radio.ports[0]?.port.status().connected, "the TNC connected again");
+      now += 29_000;
+      radioOf(second.gw)!.tx.tick();
+      expect(tnc2.sent.length).toBe(1);
+      now += 2000;
+      radioOf(second.gw)!.tx.tick();
+      expect((await tnc2.waitSent(2)).map(tnc2Text)[1]).toBe(`N0RST-7>APZSVC,WIDE1-1,WIDE2-1::K1RST    :still there?{${m.msgId}`);
+      tnc2.hear(tnc2Frame(`K1RST>APRS::N0RST-7  :ack${m.msgId}`));
+      await waitFor(async () => {
+        const c = (await (await second.get("/api/messages/with/K1RST", as(u))).json()).messages as Array<{ id: string; state: string }>;
+        return c.find((x) => x.id === m.id)?.state === "acked";
+      }, "acked after the restart");
+    } finally {
+      await second.stop();
+      tnc2.stop();
+    }
+  });
+});
