@@ -129,6 +129,9 @@ export function eraseAccount(gw: Core, userId: number, body: Record<string, unkn
       const r = d.erase(gw, account);
       if (r) summary[d.name] = r;
     }
+    // The caches' full-text index keeps the words of a changed row in its segments until they
+    // are merged: merge them now, so no word of the erased account (an owner's call) stays.
+    gw.db.run("INSERT INTO caches_text(caches_text) VALUES ('optimize')");
   })();
   gw.log.info("accounts", `account erased; tombstone ${account.gid}`, summary);
   return { erased: true, tombstone: account.gid, summary };
