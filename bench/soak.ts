@@ -19,9 +19,11 @@
  *   updates), new caches by users, and BBS mail forwarded hourly over FBB to
  *   a partner gateway.
  * Every --every-min wall minutes it prints the gateway's RSS, JS heap, open
- * descriptors, WAL size and event-loop p99 (GET /api/admin/runtime), and at
- * the end the RSS slope after the first 15 minutes (MB/hour), the descriptor
- * change and the peak RSS: figures, not asserts.
+ * descriptors, WAL size and event-loop p99 (GET /api/admin/runtime), then RSS
+ * and the live heap right after a full collection (?gc: a single sample of RSS
+ * mostly shows where the collector happens to be), and at the end their
+ * slopes after the first 15 minutes (MB/hour), the descriptor change and the
+ * peak RSS: figures, not asserts.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -246,6 +248,9 @@ async function peerPull(url: string, cursors: Map<string, number>) {
 interface Sample {
   atMin: number;
   rssMb: number;
+  /** RSS and live heap right after a full garbage collection (GET /api/admin/runtime?gc) */
+  gcRssMb: number;
+  liveHeapMb: number;
   heapUsedMb: number;
   openFds: number;
   walMb: number;
@@ -417,21 +422,26 @@ export async function run(argv: string[] = []) {
 
   const samples: Sample[] = [];
   const t0 = Date.now();
+  type Figures = { rssMb: number; heapUsedMb: number; openFds: number; walBytes: number | null; eventLoop: { p99Ms: number } | null };
+  const figures = async (gc: boolean) => (await (await fetch(`${url}/api/admin/runtime${gc ? "?gc=1" : ""}`, { headers: SYSOP })).json()) as Figures;
   const sample = async () => {
-    const r = await fetch(`${url}/api/admin/runtime`, { headers: SYSOP });
-    const f = (await r.json()) as { rssMb: number; heapUsedMb: number; openFds: number; walBytes: number | null; eventLoop: { p99Ms: number } | null };
+    const f = await figures(false);
+    const rssMb = procRssMb(pid).rss;
+    const live = await figures(true);
     const s: Sample = {
       atMin: (Date.now() - t0) / 60_000,
-      rssMb: procRssMb(pid).rss,
+      rssMb,
+      gcRssMb: procRssMb(pid).rss,
+      liveHeapMb: live.heapUsedMb,
       heapUsedMb: f.heapUsedMb,
-      openFds: f.openFds,
+      openFds: live.openFds,
       walMb: Math.round((f.walBytes ?? 0) / 104857.6) / 10,
       loopP99Ms: f.eventLoop?.p99Ms ?? null,
     };
     samples.push(s);
     const c = counts;
     console.log(
-      `${s.atMin.toFixed(1).padStart(6)} min  RSS ${s.rssMb.toFixed(1)} MB  heap ${s.heapUsedMb} MB  fds ${s.openFds}  WAL ${s.walMb} MB  loop p99 ${s.loopP99Ms ?? "-"} ms` +
+      `${s.atMin.toFixed(1).padStart(6)} min  RSS ${s.rssMb.toFixed(1)} MB (after GC ${s.gcRssMb.toFixed(1)})  heap ${s.heapUsedMb} MB (live ${s.liveHeapMb})  fds ${s.openFds}  WAL ${s.walMb} MB  loop p99 ${s.loopP99Ms ?? "-"} ms` +
         `  | aprs ${c.aprsSent} web ${c.web}/${c.webErrors}err ws ${c.wsOpened}/${c.wsMessages}msg peers ${c.peerPulls}/${c.peerFrames}fr/${c.peerErrors}err` +
         ` gpx ${c.imports}/${c.importErrors}err caches ${c.caches} bbs ${c.bbsSent}sent/${c.bbsErrors}err prune ${c.prunes}/${c.pruned}rows`,
     );
@@ -452,16 +462,23 @@ export async function run(argv: string[] = []) {
   aprs.stop();
 
   const late = samples.filter((s) => s.atMin >= warmupMin);
-  const rssSlope = slope(
-    late.map((s) => s.atMin / 60),
-    late.map((s) => s.rssMb),
-  );
+  const perHour = (f: (s: Sample) => number) =>
+    slope(
+      late.map((s) => s.atMin / 60),
+      late.map(f),
+    );
+  const rssSlope = perHour((s) => s.rssMb);
+  const gcRssSlope = perHour((s) => s.gcRssMb);
+  const liveSlope = perHour((s) => s.liveHeapMb);
   const first = late[0];
   const last = late.at(-1);
   console.log(`\nafter the first ${warmupMin.toFixed(0)} min (${late.length} samples):`);
-  console.log(`  RSS slope          ${rssSlope.toFixed(2)} MB/hour   (target < 1 MB/hour)`);
-  console.log(`  RSS                ${first?.rssMb} -> ${last?.rssMb} MB; peak ${peak} MB   (target < 128 MB)`);
-  console.log(`  heap               ${first?.heapUsedMb} -> ${last?.heapUsedMb} MB`);
+  console.log(`  RSS slope          ${rssSlope.toFixed(2)} MB/hour as sampled; ${gcRssSlope.toFixed(2)} MB/hour after a GC   (target < 1 MB/hour)`);
+  console.log(`  live heap slope    ${liveSlope.toFixed(2)} MB/hour (after a GC)`);
+  console.log(
+    `  RSS                ${first?.rssMb} -> ${last?.rssMb} MB (after GC ${first?.gcRssMb} -> ${last?.gcRssMb}); peak ${peak} MB   (target < 128 MB)`,
+  );
+  console.log(`  heap               ${first?.heapUsedMb} -> ${last?.heapUsedMb} MB (live ${first?.liveHeapMb} -> ${last?.liveHeapMb})`);
   console.log(`  open descriptors   ${first?.openFds} -> ${last?.openFds} (change ${(last?.openFds ?? 0) - (first?.openFds ?? 0)})   (target 0)`);
   console.log(`  WAL                ${first?.walMb} -> ${last?.walMb} MB`);
   console.log(`  event loop p99     max ${Math.max(...late.map((s) => s.loopP99Ms ?? 0))} ms over the samples`);
@@ -470,7 +487,7 @@ export async function run(argv: string[] = []) {
   if (died) console.log(`  THE GATEWAY EXITED during the soak:\n${gw.output().slice(-4000)}`);
   else if (gw.output().trim()) console.log(`  gateway errors (last 2000 chars):\n${gw.output().slice(-2000)}`);
   rmSync(dir, { recursive: true, force: true });
-  return { samples, rssSlope, counts };
+  return { samples, rssSlope, gcRssSlope, liveSlope, counts };
 }
 
 if (import.meta.main) await run(process.argv.slice(2));

@@ -56,17 +56,19 @@ export function systemRoutes(gw: Gateway) {
     )
     .get(
       "/api/admin/runtime",
-      async ({ set }) => {
+      async ({ query, set }) => {
         set.headers["cache-control"] = "no-store";
-        return runtimeFigures(gw.config.dataDir, gw.startedAt);
+        return runtimeFigures(gw.config.dataDir, gw.startedAt, query.gc !== undefined);
       },
       {
         gate: "sysop",
+        query: t.Object({ gc: t.Optional(t.String({ description: "present (any value): run a full garbage collection first" })) }),
         detail: {
           summary: "The running process: RSS, JS heap, open file descriptors, WAL size and the event loop's delay since the previous read",
           description:
-            "Answers { pid, uptimeS, rssMb, heapUsedMb, heapTotalMb, openFds, walBytes, eventLoop: { p50Ms, p99Ms, maxMs, overS } }. " +
-            "The loop monitor starts at the first read (eventLoop null then); a figure the runtime cannot give is null.",
+            "Answers { pid, uptimeS, rssMb, heapUsedMb, heapTotalMb, openFds, walBytes, eventLoop: { p50Ms, p99Ms, maxMs, overS }, collected }. " +
+            "The loop monitor starts at the first read (eventLoop null then); a figure the runtime cannot give is null. " +
+            "?gc runs a full garbage collection first (collected: true), so successive reads compare what stays live.",
           tags: ["System"],
         },
       },

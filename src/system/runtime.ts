@@ -47,11 +47,26 @@ export interface RuntimeFigures {
   walBytes: number | null;
   /** the event loop's delay since the previous read (null at the first read, which starts the monitor) */
   eventLoop: { p50Ms: number; p99Ms: number; maxMs: number; overS: number } | null;
+  /** whether a full garbage collection ran just before (asked with `gc`, where the runtime offers one) */
+  collected: boolean;
 }
 
-/** The figures of this process, whose database is in `dataDir` and which started at `startedAt` (unix ms). */
-export async function runtimeFigures(dataDir: string, startedAt: number): Promise<RuntimeFigures> {
+/** A full garbage collection where the runtime offers one (Bun; Node with --expose-gc). */
+function collect(): boolean {
+  const g = globalThis as { Bun?: { gc(sync: boolean): void }; gc?: () => void };
+  if (g.Bun) g.Bun.gc(true);
+  else if (typeof g.gc === "function") g.gc();
+  else return false;
+  return true;
+}
+
+/**
+ * The figures of this process, whose database is in `dataDir` and which started at `startedAt` (unix ms);
+ * with `gc`, after a full garbage collection (what is live, without the garbage of the moment).
+ */
+export async function runtimeFigures(dataDir: string, startedAt: number, gc = false): Promise<RuntimeFigures> {
   const fs = await optional(import("node:fs"));
+  const collected = gc && collect();
   const mem = typeof process !== "undefined" && typeof process.memoryUsage === "function" ? process.memoryUsage() : null;
   let eventLoop: RuntimeFigures["eventLoop"] = null;
   const now = Date.now();
@@ -77,5 +92,6 @@ export async function runtimeFigures(dataDir: string, startedAt: number): Promis
     openFds: openFds(fs),
     walBytes: fileBytes(fs, `${dataDir}/${DB_FILE_NAME}-wal`),
     eventLoop,
+    collected,
   };
 }

@@ -33,6 +33,12 @@ test("the runtime figures: refused without sysop, then memory, descriptors, WAL 
   const second = await (await g.get("/api/admin/runtime", { headers: sysop })).json();
   expect(second.eventLoop.p99Ms).toBeGreaterThanOrEqual(0);
   expect(second.eventLoop.maxMs).toBeGreaterThanOrEqual(second.eventLoop.p99Ms);
+  expect(second.collected).toBe(false);
+  // ?gc: a full collection first, so reads compare what stays live
+  const collected = await (await g.get("/api/admin/runtime?gc=1", { headers: sysop })).json();
+  expect(collected.collected).toBe(true);
+  expect(collected.heapUsedMb).toBeGreaterThan(0);
+  expect((await g.get("/api/admin/runtime?gc=1")).status).toBe(401);
 });
 
 test("jobs: listed and run now by a sysop; an unknown job is 404; anyone else is refused and nothing runs", async () => {
