@@ -7,14 +7,17 @@
  *
  * The account key, the certificate (with its chain) and its key live in the
  * data directory's tls/ folder (0600). A stored certificate that is still
- * valid is served at once after a restart, with no new order; until the first
- * one arrives the HTTPS port serves a self-signed stand-in for the names. A
+ * valid is served at once after a restart, with no new order (one that does
+ * not cover ACME_DOMAINS, or came from another ACME_DIRECTORY, e.g. staging,
+ * is served while its replacement is ordered); until the first one arrives
+ * the HTTPS port serves a self-signed stand-in for the names. A
  * certificate is renewed at two thirds of its lifetime (Let's Encrypt's 90
  * days: after 60); a failed order is retried after 1 minute, doubling to 6
  * hours, while the certificate being served (if any) stays.
  */
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { Agent } from "node:https";
+import { get as httpGet } from "node:http";
+import { Agent, get as httpsGet } from "node:https";
 import { join } from "node:path";
 import { rootCertificates } from "node:tls";
 import { createPrivateKey, X509Certificate } from "node:crypto";
@@ -37,6 +40,8 @@ async function loadAcme(): Promise<void> {
 export const ACCOUNT_KEY_FILE = "acme-account.key";
 export const CERT_FILE = "acme.pem";
 export const KEY_FILE = "acme.key";
+/** The ACME directory the stored certificate came from: one from another server (staging) is replaced at once. */
+export const FROM_FILE = "acme.from";
 export const FIRST_RETRY_MS = 60_000;
 export const MAX_RETRY_MS = 6 * 3_600_000;
 /** setTimeout's limit is 24.8 days; a later renewal is looked at again after a day. */
@@ -44,6 +49,8 @@ const MAX_WAIT_MS = 86_400_000;
 
 interface Held extends PemPair {
   x509: X509Certificate;
+  /** ACME_DIRECTORY it came from */
+  from: string | null;
 }
 
 /** The moment a certificate is due for renewal: two thirds of its lifetime. */
@@ -82,7 +89,8 @@ function loadStored(dir: string, log: SourceContext["log"]): Held | null {
       log.warn("tls", `ACME: the stored certificate expired on ${x509.validTo}: ordering a new one`);
       return null;
     }
-    return { cert, key, x509 };
+    const fromFile = join(dir, FROM_FILE);
+    return { cert, key, x509, from: existsSync(fromFile) ? readFileSync(fromFile, "utf8").trim() : null };
   } catch (e) {
     log.warn("tls", `ACME: the stored certificate in ${dir} is unusable (${(e as Error).message}): ordering a new one`);
     return null;
@@ -110,22 +118,64 @@ function trustAcmeServer(caFile: string | null): void {
   } catch (e) {
     throw new TlsSetupError(`ACME_CA_CERT ${caFile} is not a readable PEM certificate (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
-  acme.axios.defaults.httpsAgent = new Agent({ ca: [...rootCertificates, pem], keepAlive: true });
+  acme.axios.defaults.httpsAgent = new Agent({ ca: [...rootCertificates, pem] });
 }
 
 const reason = (e: unknown) => {
   const err = e as Error & { response?: { data?: { detail?: string } }; code?: string };
+  // acme-client's retry of a network error, once spent, fails on the missing response
+  if (err instanceof TypeError && /response/.test(err.message)) return "the ACME server stopped answering (network error)";
   return (err.response?.data?.detail ?? err.message ?? String(e)).replace(/\s+/g, " ").trim() || (err.code ?? "unknown error");
 };
 
 /** A failed authorization, by name. */
 class DomainError extends Error {}
 
+/**
+ * The directory answers: a server that is down, unknown or unreachable fails
+ * the order at once with the reason (acme-client would retry a network
+ * error for 75 s, then fail without one).
+ */
+function reachable(url: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const get = url.startsWith("https:") ? httpsGet : httpGet;
+    const req = get(
+      url,
+      url.startsWith("https:") ? { agent: acme.axios.defaults.httpsAgent as Agent | undefined, timeout: 15_000 } : { timeout: 15_000 },
+      (res) => {
+        res.resume();
+        if ((res.statusCode ?? 500) < 500) resolve();
+        else reject(new Error(`the ACME server ${url} answered ${res.statusCode}`));
+      },
+    );
+    req.on("timeout", () => req.destroy(Object.assign(new Error("timeout"), { code: "no answer in 15 s" })));
+    req.on("error", (e: NodeJS.ErrnoException) => reject(new Error(`cannot reach the ACME server ${url}: ${e.code ?? e.message}`)));
+  });
+}
+
+/**
+ * Finds the account of our key, or makes it. acme-client's createAccount
+ * sends an existing account an update of the same fields, which an ACME
+ * server may refuse as empty (Pebble does, without a contact): ask for the
+ * existing one first (onlyReturnExisting, then a POST-as-GET).
+ */
+async function account(client: Acme.Client, email: string | null): Promise<void> {
+  try {
+    await client.createAccount({ onlyReturnExisting: true });
+    return;
+  } catch (e) {
+    // the server's word for "no such account" (Boulder: "No account exists with the provided key"; Pebble: "unable to find existing account ..."); a network error names no account
+    if (!/account/i.test(reason(e))) throw e;
+  }
+  await client.createAccount({ termsOfServiceAgreed: true, ...(email ? { contact: [`mailto:${email}`] } : {}) });
+}
+
 /** One order, start to finish: the new certificate (with chain) and its key. */
 async function order(ctx: SourceContext, accountKeyPem: string): Promise<PemPair> {
   const c = ctx.config;
+  await reachable(c.acmeDirectory);
   const client = new acme.Client({ directoryUrl: c.acmeDirectory, accountKey: accountKeyPem, backoffMin: 500, backoffMax: 10_000, backoffAttempts: 15 });
-  await client.createAccount({ termsOfServiceAgreed: true, ...(c.acmeEmail ? { contact: [`mailto:${c.acmeEmail}`] } : {}) });
+  await account(client, c.acmeEmail);
   const [key, csr] = await acme.crypto.createCsr({ commonName: c.acmeDomains[0], altNames: [...c.acmeDomains] }, await acme.crypto.createPrivateEcdsaKey());
   const placed = await client.createOrder({ identifiers: c.acmeDomains.map((value) => ({ type: "dns", value })) });
   const authorizations = await client.getAuthorizations(placed);
@@ -169,6 +219,8 @@ export async function acmeSource(ctx: SourceContext): Promise<CertSource> {
 
   let held = loadStored(ctx.dir, ctx.log);
   if (held && !covers(held.x509, domains)) ctx.log.info("tls", `ACME: the stored certificate does not cover ${domains.join(", ")}: ordering one that does`);
+  else if (held && held.from !== c.acmeDirectory)
+    ctx.log.info("tls", `ACME: the stored certificate came from ${held.from ?? "another ACME server"}: ordering one from ${c.acmeDirectory}`);
   let standIn: PemPair | null = null;
   if (!held) standIn = await issueServer(await makeCa("svc-gateway waiting for its ACME certificate"), domains, 7);
 
@@ -179,7 +231,7 @@ export async function acmeSource(ctx: SourceContext): Promise<CertSource> {
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
-  const due = () => !held || !covers(held.x509, domains) || Date.now() >= renewAt(held.x509);
+  const due = () => !held || !covers(held.x509, domains) || held.from !== c.acmeDirectory || Date.now() >= renewAt(held.x509);
   const schedule = (at: number) => {
     clearTimeout(timer);
     if (stopped) return;
@@ -197,7 +249,8 @@ export async function acmeSource(ctx: SourceContext): Promise<CertSource> {
       const x509 = new X509Certificate(pair.cert);
       writeSecret(join(ctx.dir, KEY_FILE), pair.key);
       writeSecret(join(ctx.dir, CERT_FILE), pair.cert);
-      held = { ...pair, x509 };
+      writeSecret(join(ctx.dir, FROM_FILE), `${c.acmeDirectory}\n`);
+      held = { ...pair, x509, from: c.acmeDirectory };
       standIn = null;
       failures = 0;
       lastError = null;

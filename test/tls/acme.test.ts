@@ -142,6 +142,24 @@ describe.skipIf(!live)("TLS=acme with HTTP-01 (Bun), a restart without the ACME 
     expect(g.output()).not.toContain("ACME: got");
     expect(g.output()).not.toContain("ACME: no certificate");
   });
+
+  test("a stored certificate from another ACME server (staging, then production) is replaced at start by one from the new ACME_DIRECTORY", async () => {
+    await g.kill();
+    const other = await startPebble({ httpPort: ports[0], tlsPort: ports[1] });
+    try {
+      await other.resolve("gw.test");
+      await other.resolve("www.gw.test");
+      const otherRoot = await other.issuingRoot();
+      g = await spawnAcme(other, ports, { ACME_DOMAINS: "gw.test,www.gw.test" }, { dataDir });
+      expect(await until(async () => (await trustedFor(ports[1], "gw.test", otherRoot).catch(() => ({ authorized: false }))).authorized, 30_000)).toBe(true);
+      expect(g.output()).toContain(`ACME: the stored certificate came from ${pebble.directory}: ordering one from ${other.directory}`);
+      expect(readFileSync(join(dataDir, "tls", "acme.from"), "utf8").trim()).toBe(other.directory);
+      expect((await tlsPort(ports[0])).serial).not.toBe(serial);
+    } finally {
+      await g.kill();
+      await other.stop();
+    }
+  });
 });
 
 describe.skipIf(!live)("renewal", () => {
@@ -172,6 +190,23 @@ describe.skipIf(!live)("renewal", () => {
     expect(second.notAfter!).toBeGreaterThan(first.notAfter!);
     expect(await until(async () => (await trustedFor(ports[1], "renew.test", root).catch(() => ({ serial: "" }))).serial !== first.serial)).toBe(true);
     expect(await trustedFor(ports[1], "renew.test", root)).toMatchObject({ authorized: true });
+  }, 60_000);
+
+  test("a renewal that fails keeps the current certificate, says so in the log and in /api/ports, and is retried", async () => {
+    const root = await pebble.issuingRoot();
+    const { serial } = await tlsPort(ports[0]);
+    await pebble.stop();
+    expect(await until(() => g.output().includes("ACME: no certificate for renew.test: "), 30_000)).toBe(true);
+    const line = g
+      .output()
+      .split("\n")
+      .find((l) => l.includes("ACME: no certificate for renew.test: "))!;
+    expect(line).toContain("trying again in 1 min (still serving the current certificate)");
+    const state = await tlsPort(ports[0]);
+    expect(state).toMatchObject({ serial, failures: 1 });
+    expect(state.lastError).toStartWith("no certificate for renew.test: ");
+    expect(state.nextAttemptAt! - Date.now()).toBeGreaterThan(30_000);
+    expect(await trustedFor(ports[1], "renew.test", root)).toMatchObject({ authorized: true, serial });
   }, 60_000);
 });
 
@@ -227,6 +262,18 @@ describe.skipIf(!live)("TLS-ALPN-01", () => {
       const root = await pebble.issuingRoot();
       expect(await trustedFor(ports[1], "alpn.test", root)).toMatchObject({ authorized: true });
       expect((await httpsGet(ports[1], "alpn.test", root, "/health")).status).toBe(200);
+      // a client offering acme-tls/1 among others with no challenge pending: the ordinary certificate and protocol
+      const asked = await new Promise<{ authorized: boolean; alpn: string | false }>((resolve, reject) => {
+        const s = connect(
+          { host: "127.0.0.1", port: ports[1], servername: "alpn.test", ca: [root], ALPNProtocols: ["acme-tls/1", "http/1.1"], rejectUnauthorized: false },
+          () => {
+            resolve({ authorized: s.authorized, alpn: s.alpnProtocol });
+            s.end();
+          },
+        );
+        s.once("error", reject);
+      });
+      expect(asked).toEqual({ authorized: true, alpn: "http/1.1" });
     } finally {
       await g?.kill();
       await pebble.stop();
