@@ -147,7 +147,7 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
       const pair = await gw.tls.start();
       if (pair) {
         try {
-          const acmeTlsAlpn = gw.tls.mode === "acme" ? (name: string) => gw.tls.challenges.alpn(name) : undefined;
+          const acmeTlsAlpn = gw.tls.mode === "acme" && config.acmeChallenge === "tls-alpn-01" ? (name: string) => gw.tls.challenges.alpn(name) : undefined;
           gw.server = await gw.host.serve(gw.app, { ...serve, port: config.httpsPort, tls: pair, acmeTlsAlpn, sockets: { "/ws": liveRoomsSocket(gw) } });
         } catch (e) {
           throw new ListenError(`the HTTPS server on ${at(config.httpsPort)}`, e, "set HTTPS_PORT to use another");
