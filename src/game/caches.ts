@@ -508,7 +508,15 @@ export interface CacheFilters {
   difficulty?: [number, number];
   terrain?: [number, number];
   owner?: string;
+  /** personal filters (near.ts personalFilters): native caches only */
+  foundBy?: { userId: number; found: boolean };
+  ownedBy?: { userId: number; mine: boolean };
+  disabled?: boolean;
+  tierA?: boolean;
 }
+
+/** A personal filter is set: mirrors and living caches are left out. */
+const personal = (f: CacheFilters) => f.foundBy !== undefined || f.ownedBy !== undefined || f.tierA !== undefined;
 
 export interface Cluster {
   lat: number;
@@ -572,6 +580,15 @@ export function filterSql(f: CacheFilters): { sql: string; args: Array<string | 
   if (f.difficulty) where.push("c.difficulty BETWEEN ? AND ?"), args.push(...f.difficulty);
   if (f.terrain) where.push("c.terrain BETWEEN ? AND ?"), args.push(...f.terrain);
   if (f.owner) where.push("(c.owner_call = ? OR c.owner_call LIKE ? || '-%')"), args.push(f.owner.split("-")[0]!, f.owner.split("-")[0]!);
+  if (f.foundBy) {
+    where.push(
+      `${f.foundBy.found ? "" : "NOT "}EXISTS (SELECT 1 FROM logs l WHERE l.cache_id = c.id AND l.user_id = ? AND l.kind = 'find' AND l.state = 'active')`,
+    );
+    args.push(f.foundBy.userId);
+  }
+  if (f.ownedBy) where.push(f.ownedBy.mine ? "c.owner_id = ?" : "c.owner_id IS NOT ?"), args.push(f.ownedBy.userId);
+  if (f.disabled !== undefined) where.push(f.disabled ? "c.status = 'disabled'" : "c.status <> 'disabled'");
+  if (f.tierA) where.push("EXISTS (SELECT 1 FROM logs l WHERE l.cache_id = c.id AND l.kind = 'find' AND l.tier = 'a' AND l.state = 'active')");
   return { sql: where.length ? " AND " + where.join(" AND ") : "", args };
 }
 
@@ -615,10 +632,12 @@ export function forMap(c: Cache): MapCache {
 export const LIVING_MAX_AGE_MS = 24 * 3_600_000;
 
 function livingMatches(f: CacheFilters): boolean {
-  return !f.q && !f.sizes && !f.difficulty && !f.terrain && !f.owner && (!f.types || f.types.includes("living"));
+  return !f.q && !f.sizes && !f.difficulty && !f.terrain && !f.owner && !personal(f) && !f.disabled && (!f.types || f.types.includes("living"));
 }
 
 function mirrorMatches(m: MirroredCache, f: CacheFilters): boolean {
+  if (personal(f)) return false;
+  if (f.disabled !== undefined && (m.status === "disabled") !== f.disabled) return false;
   if (f.q && !`${m.name} ${m.ownerCall ?? ""} ${m.description ?? ""}`.toLowerCase().includes(f.q)) return false;
   if (f.types && !f.types.includes(m.type)) return false;
   if (f.sizes && !f.sizes.includes(m.size)) return false;

@@ -12,6 +12,7 @@ import { setFindIngest } from "../stations/ingest-batch.ts";
 import { actorOf, CACHE_FIELDS, CACHE_FILTER_QUERY, CACHE_KEY, callsign, LOG_FIELDS, NATIVE_CACHE_ID, type Actor } from "./model.ts";
 import { baseCall } from "../callsign.ts";
 import { cacheDetail, cachesInBox, hideCache, markFound, parseBox, parseFilters, updateCache } from "./caches.ts";
+import { cachesNear, parseNear, PERSONAL_FILTER_QUERY, personalFilters } from "./near.ts";
 import { deleteLog, ingestFinds, logbook, logOnCache } from "./logs.ts";
 import { favoriteCache, myCacheState, rateCache, watchCache } from "./social.ts";
 import { deleteMedia, listMedia, mediaFile, MAX_MEDIA_BYTES, MEDIA_TYPES, uploadMedia } from "./media.ts";
@@ -58,12 +59,19 @@ export function gameRoutes(gw: Gateway) {
     .get(
       "/api/caches",
       ({ query, caller }) => {
+        const filters = { ...parseFilters(query), ...personalFilters(query, caller.user?.id ?? null) };
+        if (query.near !== undefined) {
+          if (query.bbox !== undefined) throw badRequest("invalid", "near and bbox together: give one of them");
+          const n = cachesNear(gw, parseNear(query.near), { limit: query.limit, filters });
+          return caller.user ? { caches: markFound(gw, caller.user.id, n.caches) } : n;
+        }
+        if (query.bbox === undefined) throw badRequest("invalid", "bbox or near is required");
         const a = cachesInBox(gw, parseBox(query.bbox), {
           limit: query.limit,
           includeUnvetted: flag(query.unvetted),
           singles: flag(query.singles),
           cells: cellsParam(query.cells),
-          filters: parseFilters(query),
+          filters,
         });
         return caller.user ? { ...a, caches: markFound(gw, caller.user.id, a.caches) } : a;
       },
@@ -71,14 +79,17 @@ export function gameRoutes(gw: Gateway) {
         gate: "public",
         query: t.Object({
           ...CACHE_FILTER_QUERY,
-          bbox: t.String({ description: "minLon,minLat,maxLon,maxLat (GeoJSON order); minLon > maxLon crosses the antimeridian" }),
-          limit: t.Optional(t.Integer({ description: "at most this many single caches before the answer is clustered, 1-2000" })),
+          ...PERSONAL_FILTER_QUERY,
+          bbox: t.Optional(t.String({ description: "minLon,minLat,maxLon,maxLat (GeoJSON order); minLon > maxLon crosses the antimeridian; bbox or near" })),
+          limit: t.Optional(
+            t.Integer({ description: "bbox: at most this many single caches before the answer is clustered, 1-2000; near: how many, 1-200 (20)" }),
+          ),
           unvetted: t.Optional(t.String({ description: "1 or true: include mirrored caches of peers not yet vetted" })),
           singles: t.Optional(t.String({ description: "1 or true: single caches stay single while clustering" })),
           cells: t.Optional(t.String({ description: "clusters along the box's longer side, 4-64" })),
         }),
         detail: {
-          summary: "Caches in a box, for the map: single caches, or clusters when there are many",
+          summary: "Caches in a box, for the map (single caches, or clusters when there are many), or nearest a point (near=)",
           description: "Native and mirrored caches with the search filters; a signed-in user sees which they found.",
           tags: TAGS,
         },
