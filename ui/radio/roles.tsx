@@ -8,6 +8,7 @@
  */
 import type { BeaconsPort, DigipeaterPort, IgatePort, RadioPort } from "./types.ts";
 import { When } from "../time.tsx";
+import { DataTable } from "../components/data-table.tsx";
 
 /** What is said when RADIO_CALL is not verified: nothing of the station goes out. */
 export function OnAirNotice({ port }: { port: RadioPort | undefined }) {
@@ -213,73 +214,26 @@ export function RecentCard(props: { igate: IgatePort | null; digipeater: Digipea
       {igate && (
         <div>
           <h2>Last gated</h2>
-          {gated.length === 0 ? (
-            <p class="muted">Nothing gated yet.</p>
-          ) : (
-            <div class="table-scroll">
-              <table class="table" data-testid="gated">
-                <thead>
-                  <tr>
-                    <th>when</th>
-                    <th>way</th>
-                    <th>line</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {gated.map((g) => (
-                    <tr data-dir={g.dir}>
-                      <td>
-                        <When at={g.at} />
-                      </td>
-                      <td>{g.dir === "rf-to-is" ? "RF to APRS-IS" : "APRS-IS to RF"}</td>
-                      <td>
-                        <code>{g.line}</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <DataTable
+            testid="gated"
+            head={["when", "way", "line"]}
+            rows={gated}
+            empty="Nothing gated yet."
+            rowAttrs={(g) => ({ "data-dir": g.dir })}
+            cells={(g) => [<When at={g.at} />, g.dir === "rf-to-is" ? "RF to APRS-IS" : "APRS-IS to RF", <code>{g.line}</code>]}
+          />
         </div>
       )}
       {digipeater && (
         <div>
           <h2>Last digipeated</h2>
-          {repeated.length === 0 ? (
-            <p class="muted">Nothing repeated yet.</p>
-          ) : (
-            <div class="table-scroll">
-              <table class="table" data-testid="repeated">
-                <thead>
-                  <tr>
-                    <th>when</th>
-                    <th>port</th>
-                    <th>heard</th>
-                    <th>sent</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {repeated.map((r) => (
-                    <tr>
-                      <td>
-                        <When at={r.at} />
-                      </td>
-                      <td>
-                        <code>{r.port}</code>
-                      </td>
-                      <td>
-                        <code>{r.heard}</code>
-                      </td>
-                      <td>
-                        <code>{r.sent}</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <DataTable
+            testid="repeated"
+            head={["when", "port", "heard", "sent"]}
+            rows={repeated}
+            empty="Nothing repeated yet."
+            cells={(r) => [<When at={r.at} />, <code>{r.port}</code>, <code>{r.heard}</code>, <code>{r.sent}</code>]}
+          />
         </div>
       )}
     </div>
