@@ -8,43 +8,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect } from "node:tls";
-import { percentile, table } from "./lib/stats.ts";
+import { table } from "./lib/stats.ts";
+import { loadInChild } from "./lib/load.ts";
 import { spawnTls } from "../test/helpers/tls.ts";
 
 const CONNECTIONS = 16;
 const SECONDS = 5;
-
-/** GET `url` on `connections` keep-alive connections for `seconds`, trusting `caFile` (bench/lib/load.ts with a CA). */
-async function load(url: string, connections: number, seconds: number, caFile: string) {
-  const ca = caFile ? readFileSync(caFile, "utf8") : undefined;
-  const end = performance.now() + seconds * 1000;
-  const lat: number[] = [];
-  let errors = 0;
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (performance.now() < end) {
-        const t0 = performance.now();
-        try {
-          const r = await fetch(url, ca ? { tls: { ca } } : {});
-          await r.arrayBuffer();
-          if (r.status !== 200) errors++;
-        } catch {
-          errors++;
-        }
-        lat.push(performance.now() - t0);
-      }
-    }),
-  );
-  return { requests: lat.length, rps: Math.round(lat.length / seconds), p50Ms: percentile(lat, 50), p99Ms: percentile(lat, 99), errors };
-}
-
-/** `load` in a process of its own, so it does not share an event loop with the handshakes or the gateway. */
-async function loadInChild(url: string, connections: number, seconds: number, caFile = "") {
-  const p = Bun.spawn([process.execPath, import.meta.path, "--load", url, String(connections), String(seconds), caFile], { stdout: "pipe", stderr: "inherit" });
-  const out = await new Response(p.stdout).text();
-  await p.exited;
-  return JSON.parse(out) as Awaited<ReturnType<typeof load>>;
-}
 
 /** Full handshakes, `parallel` at a time, for `seconds`: each connection ends once its handshake is done. */
 async function handshakes(port: number, ca: string, parallel: number, seconds: number): Promise<{ n: number; errors: number }> {
@@ -78,7 +47,7 @@ export async function run() {
     const caFile = join(g.dataDir, "tls", "ca.pem");
     await loadInChild(`${g.http}/health`, 4, 1); // warm-up
     const http = await loadInChild(`${g.http}/health`, CONNECTIONS, SECONDS);
-    const https = await loadInChild(`https://localhost:${g.httpsPort}/health`, CONNECTIONS, SECONDS, caFile);
+    const https = await loadInChild(`https://localhost:${g.httpsPort}/health`, CONNECTIONS, SECONDS, {}, caFile);
     const hs = await handshakes(g.httpsPort, ca, 8, SECONDS);
     console.log(`\n## tls: GET /health over https against http (${CONNECTIONS} keep-alive connections, ${SECONDS} s each, one gateway process)\n`);
     console.log(
@@ -102,8 +71,4 @@ export async function run() {
   await (await import("./acme.ts")).run();
 }
 
-if (import.meta.main) {
-  const [flag, url, c, s, caFile] = process.argv.slice(2);
-  if (flag === "--load") console.log(JSON.stringify(await load(url!, Number(c), Number(s), caFile ?? "")));
-  else await run();
-}
+if (import.meta.main) await run();
