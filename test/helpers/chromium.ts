@@ -14,9 +14,12 @@ const ARGS = [
   "--disable-dev-shm-usage",
 ];
 
-/** `extraArgs`: more command-line switches, e.g. `--host-resolver-rules=MAP gw.test 127.0.0.1` to reach a loopback gateway under a name that is not a secure context. */
-export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...ARGS, ...extraArgs] });
+/**
+ * `extraArgs`: more command-line switches, e.g. `--host-resolver-rules=MAP gw.test 127.0.0.1` to reach a loopback gateway under a name that is not a secure context;
+ * `home`: the browser's HOME (its NSS certificate database lives there).
+ */
+export async function launchBrowser(extraArgs: string[] = [], home?: string): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...ARGS, ...extraArgs], ...(home ? { env: { ...process.env, HOME: home } } : {}) });
 }
 
 /**

@@ -10,21 +10,10 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { hostname } from "node:os";
-import { chromium, type Browser } from "playwright-core";
-import { CHROMIUM } from "../helpers/chromium.ts";
+import type { Browser } from "playwright-core";
+import { launchBrowser } from "../helpers/chromium.ts";
 import { lanAddresses, spawnTls, type TlsGateway } from "../helpers/tls.ts";
 import { tmpDir } from "../helpers/tmp.ts";
-
-const ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--disable-dev-shm-usage",
-];
 
 let g: TlsGateway;
 let address: string;
@@ -41,7 +30,7 @@ async function browserTrusting(ca: string | null, extraArgs: string[] = []): Pro
   };
   run(["-N", "--empty-password"]);
   if (ca) run(["-A", "-t", "C,,", "-n", "svc-gateway", "-i", ca]);
-  const b = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...ARGS, ...extraArgs], env: { ...process.env, HOME: home } });
+  const b = await launchBrowser(extraArgs, home);
   browsers.push(b);
   return b;
 }
