@@ -1,5 +1,5 @@
 import { LocationProvider, Router, Route, useLocation } from "preact-iso";
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { NAV } from "./nav.ts";
 import { api, clientConfig } from "./api.ts";
 import { useLoad } from "./hooks.ts";
@@ -25,10 +25,23 @@ import { OfflineBar } from "./offline/bar.tsx";
 import { ConversationPage, MessagesPage } from "./messages/page.tsx";
 import { AlertToasts } from "./messages/alert-toasts.tsx";
 import { loadAccount } from "./account/session.ts";
+import { Welcome } from "./pages/welcome.tsx";
 
 function Header() {
   const { path } = useLocation();
   const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  // Escape closes the phone menu and gives the focus back to its button.
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      setOpen(false);
+      toggle.current?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [open]);
   const cfg = useLoad(clientConfig);
   // Operator pages are in the operator's menu only (the server gates them anyway); asked again on navigation, so signing in or out shows.
   const who = useLoad(() => api<{ operator: boolean }>("/api/admin/whoami"), [path]);
@@ -44,7 +57,7 @@ function Header() {
         <span class="brand-name">{cfg.data?.instance && cfg.data.instance !== "local" ? cfg.data.instance : "svc-gateway"}</span>
       </a>
       <SearchBox />
-      <button type="button" class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
+      <button type="button" ref={toggle} class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
         Menu
       </button>
       <nav id="nav" class={open ? "open" : ""} onClick={() => setOpen(false)}>
@@ -58,14 +71,36 @@ function Header() {
   );
 }
 
+/** The first stop of every page for the keyboard: past the header and its menu, to the page itself. */
+function SkipLink() {
+  const skip = (e: Event) => {
+    e.preventDefault();
+    document.getElementById("main")?.focus();
+  };
+  return (
+    // biome-ignore lint/a11y/useValidAnchor: a real link to the page's main part; the click only keeps the URL's hash (the set-up token lives there)
+    <a class="skip-link" href="#main" onClick={skip}>
+      Skip to content
+    </a>
+  );
+}
+
+/** The newcomer's welcome, above the home map (ui/pages/welcome.tsx). */
+function HomeWelcome() {
+  const { path } = useLocation();
+  return path === "/" || path === "/map" ? <Welcome /> : null;
+}
+
 export function App() {
   // The embeddable map stands alone: no header, no navigation.
   if (typeof location !== "undefined" && location.pathname === "/embed") return <EmbedPage />;
   return (
     <LocationProvider>
+      <SkipLink />
       <Header />
       <OfflineBar />
-      <main id="main">
+      <main id="main" tabIndex={-1}>
+        <HomeWelcome />
         <Router>
           <Route path="/" component={MapPage} />
           <Route path="/map" component={MapPage} />

@@ -62,6 +62,8 @@ export function cacheLayer(map: L.Map): () => void {
     title: (c) => c.name,
     label: (c) => ({ text: c.name, prio: c.updatedAt ?? 0 }),
     bind: (c, m) => void m.bindPopup(popupHtml(c)),
+    // from the keyboard: the cache's page
+    open: (c) => location.assign(cacheLink(c)),
     async list(points) {
       const rows = points.slice(0, 200);
       return {

@@ -8,6 +8,7 @@
  * ones are made a frame's budget at a time, then the labels are placed.
  */
 import L from "leaflet";
+import { rovingMarkers } from "./keyboard.ts";
 import { bubble, groupByPixels, groupSize, LABEL_H, labelWidth, openGroup, placeLabels, type Box, type Group, type Item, type Single } from "./declutter.ts";
 
 /** How a layer draws its own points. */
@@ -27,6 +28,8 @@ export interface Kind<T> {
   label(o: T): { text: string; prio: number };
   /** events on a new marker (popups, clicks) */
   bind(o: T, m: L.Marker): void;
+  /** Enter or Space on the focused marker (ui/map/keyboard.ts); a click when not given */
+  open?(o: T): void;
   /** list entries for a group's popup: the given points, or (`partial`) those the server has in a box */
   list(points: T[], partial: { bbox: [number, number, number, number] } | null): Promise<{ html: string; shown: number }>;
 }
@@ -54,6 +57,7 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
   const existing = crowds.get(map);
   if (existing) return existing;
   const layer = L.layerGroup().addTo(map);
+  const roving = rovingMarkers(map);
   const kinds = new Map<string, { kind: Kind<any>; items: Array<Item<any>> }>();
   const counts = new Map<string, KindCount>();
   const drawn = new Map<string, { m: L.Marker; html: string }>();
@@ -136,8 +140,10 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
           const m = L.marker([s.lat, s.lon], {
             icon: L.divIcon({ className: `${kind.className(s.one)} map-point`, html, iconSize: [ICON, ICON], iconAnchor: [ICON / 2 - shift, ICON / 2] }),
             title: kind.title(s.one),
+            keyboard: false,
           });
           kind.bind(s.one, m);
+          m.once("add", () => roving.add(m.getElement()!, kind.title(s.one), kind.open ? () => kind.open!(s.one) : () => m.fire("click")));
           return m;
         });
       } else {
@@ -149,8 +155,10 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
             icon: L.divIcon({ className: "map-cluster", html, iconSize: [w, h], iconAnchor: [w / 2, h / 2] }),
             title: `${title}: zoom in`,
             zIndexOffset: 1000,
+            keyboard: false,
           });
           m.on("click", () => openGroup(map, g, () => void listPopup(g).catch(() => {})));
+          m.once("add", () => roving.add(m.getElement()!, `${title}: open the group`, () => m.fire("click")));
           return m;
         });
       }
@@ -181,6 +189,7 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
     if (queue.length) building = requestAnimationFrame(build);
     else {
       placeAll();
+      roving.refresh();
       // what a test or a bench waits for: every marker made and labelled
       map.getContainer().dataset.drawing = "0";
     }

@@ -83,6 +83,8 @@ export function stationLayer(map: L.Map, open: (call: string) => void): StationL
     // the most recently heard first
     label: (s) => ({ text: s.call, prio: 1e15 + (s.lastHeard ?? s.ts ?? 0) }),
     bind: (s, m) => void m.on("click", () => void showTrack(s.call, m).catch(() => {})),
+    // from the keyboard: the station's page
+    open: (s) => open(s.call),
     async list(points, partial) {
       let rows = points;
       if (partial) {
