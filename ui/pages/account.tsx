@@ -30,6 +30,7 @@ export function AccountPage() {
 function AccountView(props: SectionProps) {
   const { account } = props;
   const { run, busy, errorView } = useAction();
+  const who = useLoad(() => api<{ operator: boolean }>("/api/admin/whoami").catch(() => ({ operator: false })));
   const signOut = () =>
     run(async () => {
       await api("/auth/logout", { method: "POST", json: {} });
@@ -47,6 +48,11 @@ function AccountView(props: SectionProps) {
         Signed in{account.call ? ` as ${account.call}` : ""}
         {account.email ? ` (${account.email})` : ""}. Account created <When at={account.createdAt} />.
       </p>
+      {who.data?.operator && (
+        <p class="notice" data-testid="runs-instance">
+          This account runs this instance: you are its sysop (operator). The <a href="/setup">getting-started checklist</a> lists what is left to set up.
+        </p>
+      )}
       {errorView}
       {ACCOUNT_SECTIONS.map((S) => (
         <S {...props} />

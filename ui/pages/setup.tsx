@@ -81,13 +81,22 @@ export function SetupPage() {
           <label for="instance">Instance name</label>
           <input id="instance" name="instance" defaultValue={v.instance === "local" ? "" : v.instance} placeholder="n0call-gw" />
           <label for="operator">Operator callsign</label>
-          <input id="operator" name="operator" defaultValue={v.operator} placeholder="N0CALL" />
+          <input id="operator" name="operator" defaultValue={v.operator} placeholder="N0CALL" aria-describedby="operator-help" />
+          <p class="muted" id="operator-help">
+            Your own licence callsign: the person who runs this gateway, as other gateways see it in the registry (sysops are ADMIN_CALLSIGNS).
+          </p>
           <label for="aprsCall">APRS service callsign</label>
-          <input id="aprsCall" name="aprsCall" defaultValue={v.aprsCall} placeholder="N0CALL-10" />
+          <input id="aprsCall" name="aprsCall" defaultValue={v.aprsCall} placeholder="N0CALL-10" aria-describedby="aprsCall-help" />
+          <p class="muted" id="aprsCall-help">
+            The callsign with an SSID this gateway's APRS service logs in to APRS-IS with, and is listed under in the registry.
+          </p>
           <label for="tileUrl">Map tiles (URL template, or "off")</label>
           <input id="tileUrl" name="tileUrl" defaultValue={v.tileUrl || "off"} size={50} />
           <label for="radioCall">Radio callsign (RADIO_CALL; empty = receive only)</label>
-          <input id="radioCall" name="radioCall" defaultValue={v.radioCall} placeholder="N0CALL-10" />
+          <input id="radioCall" name="radioCall" defaultValue={v.radioCall} placeholder="N0CALL-10" aria-describedby="radioCall-help" />
+          <p class="muted" id="radioCall-help">
+            The call your radio transmits under on RF (your licence call with an SSID); leave it empty to only listen.
+          </p>
           <label for="kissPorts">Radio TNC ports (KISS_PORTS)</label>
           <input id="kissPorts" name="kissPorts" defaultValue={v.kissPorts} placeholder="tcp://127.0.0.1:8001, serial:/dev/ttyUSB0@9600, or off" size={50} />
           <p class="muted">Empty uses Direwolf's KISS port on this machine when it runs. Transmitting needs the radio callsign verified (APRS challenge).</p>
