@@ -80,3 +80,23 @@ export async function waitForLayerPixels(page: Page, name: string, rgb: [number,
   }
   return n;
 }
+
+/**
+ * A context that has been granted geolocation at a position (navigator.geolocation
+ * answers there), with a viewport and, when given, a session cookie.
+ */
+export async function geoContext(
+  browser: Browser,
+  url: string,
+  at: { latitude: number; longitude: number },
+  opts: { viewport?: { width: number; height: number }; cookie?: string | null } = {},
+): Promise<BrowserContext> {
+  const ctx = await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 900 }, geolocation: at, permissions: [] });
+  await ctx.grantPermissions(["geolocation"], { origin: new URL(url).origin });
+  await ctx.setGeolocation(at);
+  if (opts.cookie) {
+    const [name, value] = opts.cookie.split("=");
+    await ctx.addCookies([{ name: name!, value: value!, url }]);
+  }
+  return ctx;
+}

@@ -10,6 +10,7 @@ import { api } from "../api.ts";
 import { cacheSvg } from "../map/cache-symbols.ts";
 import { crowdOf, type Kind } from "../map/crowd.ts";
 import { cellsFor } from "../map/declutter.ts";
+import { filterQuery, onCacheFilter } from "./filters.ts";
 import type { MapAnswer, MapCache as ServerMapCache } from "../../src/game/caches.ts";
 
 /** A cache on the map as the server sends it, with `found` for the signed-in finder. */
@@ -74,7 +75,7 @@ export function cacheLayer(map: L.Map): () => void {
   };
   const load = async () => {
     const mine = ++seq;
-    const a = await api<Answer>(`/api/caches?singles=1&cells=${cellsFor(map)}&bbox=${viewBbox(map)}`);
+    const a = await api<Answer>(`/api/caches?singles=1&cells=${cellsFor(map)}&bbox=${viewBbox(map)}${filterQuery()}`);
     if (stopped || mine !== seq) return;
     crowd.set(kind, [
       ...a.clusters.map((k) => ({ lat: k.lat, lon: k.lon, count: k.count, bbox: k.bbox })),
@@ -83,10 +84,13 @@ export function cacheLayer(map: L.Map): () => void {
   };
   const tick = () => void load().catch(() => {});
   map.on("moveend", tick);
+  // the filter panel's filters (ui/game/filters.ts) apply on the server
+  const unfilter = onCacheFilter(tick);
   tick();
   const timer = setInterval(tick, 30_000);
   return () => {
     stopped = true;
+    unfilter();
     clearInterval(timer);
     map.off("moveend", tick);
     crowd.remove("caches");

@@ -6,6 +6,7 @@ import { clientConfig } from "../api.ts";
 import { addBaseLayer } from "../map/basemap.ts";
 import { stationLayer } from "../stations/layer.ts";
 import { cacheLayer } from "../game/layer.ts";
+import { addNearControl } from "../game/near-panel.tsx";
 import { crowdOf, type KindCount } from "../map/crowd.ts";
 import { addSaveViewControl, initialView } from "../map/view.ts";
 import { liveRooms, type LiveLog, type LiveState } from "../live/socket.ts";
@@ -120,6 +121,7 @@ export function MapPage() {
     addSaveViewControl(map);
     addGpxControl(map);
     addSaveAreaControl(map);
+    addNearControl(map);
     L.control.scale({ imperial: false }).addTo(map);
     let cancelled = false;
     clientConfig().then((cfg) => {
