@@ -97,12 +97,11 @@ export type NearCache = MapCache & { distanceM: number; bearingDeg: number };
 /**
  * Native caches on the public map nearest a point, nearest first, with the
  * filters: the search radius starts at 1 km and grows fourfold until it holds
- * `limit` caches or covers the globe.
+ * `limit` caches or covers the globe. Rows with their distance in metres.
  */
-export function cachesNear(gw: Core, at: { lat: number; lon: number }, opts: { limit?: number; filters?: CacheFilters } = {}): { caches: NearCache[] } {
-  const limit = opts.limit ?? NEAR_DEFAULT;
+export function nearestRows(gw: Core, at: { lat: number; lon: number }, limit: number, filters: CacheFilters = {}): Array<{ row: CacheRow; d: number }> {
   if (!Number.isInteger(limit) || limit < 1 || limit > NEAR_MAX) throw badRequest("invalid", `limit must be 1-${NEAR_MAX}`);
-  const flt = filterSql(opts.filters ?? {});
+  const flt = filterSql(filters);
   for (let km = 1; ; km *= 4) {
     const all = km >= HALF_EARTH_KM;
     const boxes = boxesAround(at.lat, at.lon, km);
@@ -115,14 +114,22 @@ export function cachesNear(gw: Core, at: { lat: number; lon: number }, opts: { l
       .filter((x) => all || x.d <= km * 1000)
       .sort((a, b) => a.d - b.d || a.row.id - b.row.id)
       .slice(0, limit);
-    if (near.length >= limit || all) {
-      const json = cachesJson(
-        gw,
-        near.map((x) => x.row),
-      ).map(forMap);
-      return {
-        caches: json.map((c, i) => ({ ...c, distanceM: Math.round(near[i]!.d), bearingDeg: bearingDeg(at.lat, at.lon, c.lat, c.lon) })),
-      };
-    }
+    if (near.length >= limit || all) return near;
   }
 }
+
+/** The map's caches nearest a point (GET /api/caches?near=), each with distanceM and bearingDeg. */
+export function cachesNear(gw: Core, at: { lat: number; lon: number }, opts: { limit?: number; filters?: CacheFilters } = {}): { caches: NearCache[] } {
+  const near = nearestRows(gw, at, opts.limit ?? NEAR_DEFAULT, opts.filters);
+  const json = cachesJson(
+    gw,
+    near.map((x) => x.row),
+  ).map(forMap);
+  return { caches: json.map((c, i) => ({ ...c, ...whereFrom(at, c, near[i]!.d) })) };
+}
+
+/** Distance (rounded metres) and initial bearing from a point to a cache. */
+export const whereFrom = (at: { lat: number; lon: number }, c: { lat: number; lon: number }, d: number) => ({
+  distanceM: Math.round(d),
+  bearingDeg: bearingDeg(at.lat, at.lon, c.lat, c.lon),
+});

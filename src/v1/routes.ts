@@ -100,11 +100,14 @@ export function v1Routes(gw: Gateway) {
       ...opts,
       query: t.Object({
         ...CACHE_FILTER_QUERY,
+        near: t.Optional(
+          t.String({ description: "LAT,LON: nearest first, each with distanceM and bearingDeg; one page (limit 1-200, default 20), not with bbox or after" }),
+        ),
         limit: t.Optional(t.Integer({ description: `how many, 1-${V1_MAX}, default 100` })),
         after: t.Optional(t.Integer({ description: "the `next` of the previous page" })),
       }),
       detail: {
-        summary: "Listed caches hidden on this instance, by id, paged",
+        summary: "Listed caches hidden on this instance, by id, paged (or nearest a point first with near=)",
         tags: TAGS,
         responses: v1Responses("a page", page("caches", ref("Cache"))),
       },

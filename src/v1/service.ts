@@ -8,6 +8,7 @@ import { hashApiKey } from "../secret.ts";
 import type { Core } from "../gateway.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { cacheDetail, cachesJson, filterSql, parseBox, parseFilters, type Box, type Cache, type CacheRow } from "../game/caches.ts";
+import { NEAR_DEFAULT, nearestRows, parseNear, whereFrom } from "../game/near.ts";
 import { logbook, logJson, type Log, type LogRow } from "../game/logs.ts";
 import type { CacheFilterQuery, LogKind } from "../game/model.ts";
 import { baseCall, isCallsign } from "../callsign.ts";
@@ -125,9 +126,23 @@ export function selectCaches(gw: Core, q: CacheFilterQuery, opts: { limit?: numb
   return { rows, more };
 }
 
-export function listCaches(gw: Core, base: string, q: CacheFilterQuery, limit?: number, after?: number) {
+export function listCaches(gw: Core, base: string, q: CacheFilterQuery & { near?: string }, limit?: number, after?: number) {
+  if (q.near !== undefined) return nearCaches(gw, base, q, limit, after);
   const { rows, more } = selectCaches(gw, q, { limit, after });
   return { caches: cachesJson(gw, rows).map((c) => v1Cache(base, c)), next: more ? rows[rows.length - 1]!.id : null };
+}
+
+/** `near=LAT,LON`: the nearest first with distanceM and bearingDeg, one page (limit 1-200, default 20). */
+function nearCaches(gw: Core, base: string, q: CacheFilterQuery & { near: string }, limit?: number, after?: number) {
+  if (q.bbox !== undefined) throw badRequest("invalid", "near and bbox together: give one of them");
+  if (after !== undefined) throw badRequest("invalid", "after does not page a near query: raise limit");
+  const at = parseNear(q.near);
+  const near = nearestRows(gw, at, limit ?? NEAR_DEFAULT, parseFilters(q));
+  const json = cachesJson(
+    gw,
+    near.map((x) => x.row),
+  );
+  return { caches: json.map((c, i) => ({ ...v1Cache(base, c), ...whereFrom(at, c, near[i]!.d) })), next: null };
 }
 
 export function getCache(gw: Core, base: string, id: string): V1Cache {

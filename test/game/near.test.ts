@@ -142,3 +142,37 @@ describe("bad input is a 400 naming the field", () => {
     });
   }
 });
+
+describe("/api/v1/caches?near= (an added optional parameter)", () => {
+  test("nearest first with distanceM, bearingDeg and the stable fields; filters apply", async () => {
+    const r = await g.get("/api/v1/caches?near=0,0&limit=3");
+    const status = r.status;
+    const body = await json(r);
+    expect(status).toBe(200);
+    expect(names(body)).toEqual(["East", "South", "North-west"]);
+    expect(body.caches[0]).toMatchObject({ distanceM: 1112, bearingDeg: 90, url: expect.stringContaining("/cache/") });
+    expect(body.next).toBeNull();
+    const multi = await json(await g.get("/api/v1/caches?near=0,0&type=multi"));
+    expect(names(multi)).toEqual(["North-west"]);
+  });
+
+  test("without near the listing is unchanged: by id, paged", async () => {
+    const body = await json(await g.get("/api/v1/caches?limit=2"));
+    expect(body.caches.map((c: any) => c.id)).toEqual([ids.east, ids.south]);
+    expect(body.caches[0].distanceM).toBeUndefined();
+    expect(body.next).toBe(ids.south);
+  });
+
+  test("bad near, limit over 200, near with bbox or after: 400 naming the field", async () => {
+    for (const [q, field] of [
+      ["near=0,200", "near"],
+      ["near=0,0&limit=500", "limit"],
+      ["near=0,0&bbox=-1,-1,1,1", "bbox"],
+      ["near=0,0&after=3", "after"],
+    ] as const) {
+      const r = await g.get(`/api/v1/caches?${q}`);
+      expect(r.status).toBe(400);
+      expect(JSON.stringify(await json(r))).toContain(field);
+    }
+  });
+});
