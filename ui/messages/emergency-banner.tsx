@@ -7,16 +7,8 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { usePoll } from "../hooks.ts";
 import { When } from "../time.tsx";
+import type { Emergency } from "../../src/messages/alerts.ts";
 
-export interface Emergency {
-  id: number;
-  call: string;
-  ts: number;
-  lat: number | null;
-  lon: number | null;
-  reason: "mic-e" | "symbol";
-  comment: string | null;
-}
 
 const KEY = "svc-dismissed-emergencies";
 const dismissedIds = (): number[] => {

@@ -16,25 +16,10 @@ import { When } from "../time.tsx";
 import { keepOffline, pending, sendPending, type PendingMessage } from "./outbox.ts";
 import { onUserChannel } from "./channel.ts";
 import { WatchList } from "./watch-list.tsx";
+import type { Conversation, ConversationMessage } from "../../src/messages/service.ts";
 
-interface Message {
-  id: string;
-  direction: "out" | "in";
-  from: string;
-  to: string;
-  text: string;
-  ts: number;
-  msgId: string | null;
-  state?: "queued" | "sent" | "retrying" | "acked" | "failed";
-  attempts?: number;
-  error?: string | null;
-}
-interface Conversation {
-  call: string;
-  kind: "station" | "group" | "bulletin";
-  last: Message;
-  count: number;
-}
+/** The shapes of GET /api/messages/conversations and /with/:call, as the server declares them. */
+type Message = ConversationMessage;
 
 const STATE_TEXT: Record<NonNullable<Message["state"]>, string> = {
   queued: "queued",
