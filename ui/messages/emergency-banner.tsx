@@ -9,7 +9,6 @@ import { usePoll } from "../hooks.ts";
 import { When } from "../time.tsx";
 import type { Emergency } from "../../src/messages/alerts.ts";
 
-
 const KEY = "svc-dismissed-emergencies";
 const dismissedIds = (): number[] => {
   try {
