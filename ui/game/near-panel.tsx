@@ -205,7 +205,7 @@ function NearPanel({ map }: { map: L.Map }) {
 export function addNearControl(map: L.Map): () => void {
   const control = new L.Control({ position: "topleft" });
   control.onAdd = () => {
-    const div = L.DomUtil.create("div", "leaflet-bar near-control");
+    const div = L.DomUtil.create("div", "near-control");
     L.DomEvent.disableClickPropagation(div);
     L.DomEvent.disableScrollPropagation(div);
     render(<NearPanel map={map} />, div);
