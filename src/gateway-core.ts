@@ -92,8 +92,8 @@ export interface GatewayOptions {
 
 /**
  * What a host's composition root adds to the gateway: on Bun and Node the
- * radio, APRS-IS, the TCP servers, the WAL checkpointer, the run lock and
- * their jobs (src/gateway.ts); nothing on a Workers runtime.
+ * radio, APRS-IS, the TCP servers, the WAL checkpointer, the control file and
+ * their jobs (src/gateway.ts, which also holds the run lock); nothing on a Workers runtime.
  */
 export interface ServerParts {
   /** their scheduled tasks, registered with the gateway's own */
