@@ -1,7 +1,7 @@
 /**
  * The newcomer's welcome on the home map: what this is, in a line, with
  * sign-in, "find caches" and, for the operator (set-up still needed, or a
- * sysop), the getting-started checklist on /setup. A banner above the map,
+ * sysop), the getting-started checklist on /setup. A small panel over the map's foot,
  * shown to the signed-out and the operator until dismissed (kept in this
  * browser).
  */
@@ -44,7 +44,7 @@ export function Welcome() {
   };
   return (
     <div class="welcome" role="region" aria-label="Welcome" data-testid="welcome">
-      <p>APRS stations heard on the air, and a geocaching game played on foot or by radio.</p>
+      <p>APRS stations on the air and a geocaching game, on foot or by radio.</p>
       {!signedIn && (
         <a class="button primary" href="/account">
           Sign in
@@ -54,12 +54,12 @@ export function Welcome() {
         Find caches
       </button>
       {operator && (
-        <a class="button" href="/setup" data-testid="welcome-checklist">
-          Getting-started checklist
+        <a class="button" href="/setup" data-testid="welcome-checklist" title="The getting-started checklist for this gateway's operator">
+          Getting started
         </a>
       )}
       <button type="button" class="welcome-close" aria-label="Dismiss the welcome" onClick={dismiss}>
-        Dismiss
+        ×
       </button>
     </div>
   );
