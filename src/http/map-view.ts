@@ -353,9 +353,11 @@ export async function mapViewHtml(gw: Gateway, v: View, instance: string): Promi
   const size = `width="${WINDOW_W}" height="${WINDOW_H}" viewBox="0 0 ${WINDOW_W} ${WINDOW_H}"`;
   return (
     `<div id="ssr-view" data-lat="${v.lat}" data-lon="${v.lon}" data-z="${v.z}"${v.home ? ` data-home=""` : ""} data-bounds="${[s, west, n, east].map((x) => +x.toFixed(6)).join(",")}" data-w="${WINDOW_W}" data-h="${WINDOW_H}" data-crop="${r1(y0)},${r1(y1)}">` +
+    // the keyboard's first stop, as in the app (ui/app.tsx)
+    `<a class="skip-link" href="#main">Skip to content</a>` +
     `<header class="topbar"><a class="brand" href="/" aria-label="home"><span class="brand-mark" aria-hidden="true">◈</span><span class="brand-name">${esc(instance)}</span></a></header>` +
     // the app says at once that no tile server is configured (ui/pages/map.tsx): so does the page, above the count
-    `<main><section class="map-page"><div class="map-top">${gw.config.tileUrl ? "" : `<div class="banner" role="status">${NO_TILES}</div>`}</div><div class="map ssr-map">` +
+    `<main id="main" tabindex="-1"><section class="map-page"><div class="map-top">${gw.config.tileUrl ? "" : `<div class="banner" role="status">${NO_TILES}</div>`}</div><div class="map ssr-map">` +
     `<svg class="ssr-base" ${size} aria-hidden="true"><rect width="100%" height="100%" fill="${SEA}"/><path d="${base.land}" fill="${EARTH}"/><path d="${base.borders}" fill="none" stroke="${BORDER}" stroke-width="1"/></svg>` +
     `<svg class="ssr-points" ${size} role="img" aria-label="stations and caches on the map">` +
     `<defs>${SYMBOLS}</defs>` +

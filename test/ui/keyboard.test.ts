@@ -88,6 +88,17 @@ describe("the keyboard", () => {
     await ctx.close();
   }, 120_000);
 
+  test("the map's page as the server draws it, before the app's script, starts with the skip link too", async () => {
+    const ctx = await contextFor(browser, g.url);
+    const page = await ctx.newPage();
+    await page.route("**/assets/*.js", (r) => r.abort());
+    await page.goto(`${g.url}/map?lat=48&lon=11&z=8`);
+    await page.locator("svg.ssr-points").waitFor();
+    await page.keyboard.press("Tab");
+    expect((await focused(page)).text).toBe("Skip to content");
+    await ctx.close();
+  }, 60_000);
+
   test("the arrow keys move between markers, and Enter opens the focused station", async () => {
     const ctx = await contextFor(browser, g.url);
     const page = await ctx.newPage();
