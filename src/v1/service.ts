@@ -127,7 +127,7 @@ export function selectCaches(gw: Core, q: CacheFilterQuery, opts: { limit?: numb
 }
 
 export function listCaches(gw: Core, base: string, q: CacheFilterQuery & { near?: string }, limit?: number, after?: number) {
-  if (q.near !== undefined) return nearCaches(gw, base, q, limit, after);
+  if (q.near !== undefined) return nearCaches(gw, base, { ...q, near: q.near }, limit, after);
   const { rows, more } = selectCaches(gw, q, { limit, after });
   return { caches: cachesJson(gw, rows).map((c) => v1Cache(base, c)), next: more ? rows[rows.length - 1]!.id : null };
 }

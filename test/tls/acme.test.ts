@@ -263,7 +263,7 @@ describe.skipIf(!live)("TLS-ALPN-01", () => {
       expect(await trustedFor(ports[1], "alpn.test", root)).toMatchObject({ authorized: true });
       expect((await httpsGet(ports[1], "alpn.test", root, "/health")).status).toBe(200);
       // a client offering acme-tls/1 among others with no challenge pending: the ordinary certificate and protocol
-      const asked = await new Promise<{ authorized: boolean; alpn: string | false }>((resolve, reject) => {
+      const asked = await new Promise<{ authorized: boolean; alpn: string | false | null }>((resolve, reject) => {
         const s = connect(
           { host: "127.0.0.1", port: ports[1], servername: "alpn.test", ca: [root], ALPNProtocols: ["acme-tls/1", "http/1.1"], rejectUnauthorized: false },
           () => {
