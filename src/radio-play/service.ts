@@ -21,6 +21,7 @@ import type { GatewayEvents } from "../events.ts";
 import { encodeAck, encodeMessage, EncodeError } from "../aprs/index.ts";
 import { answerCommand, splitReply, type Asker } from "./commands.ts";
 import { senderOf, type Path } from "./senders.ts";
+import { commandRoute as route } from "./route.ts";
 import { baseCall, isCallsign } from "../callsign.ts";
 
 export const SEEN_MS = 30 * 60_000;
@@ -85,18 +86,6 @@ function stateOf(gw: Core): State {
 /** What the service did so far (tests, the bench). */
 export function playStats(gw: Core): PlayStats {
   return { ...stateOf(gw).stats };
-}
-
-const eq = (a: string | null | undefined, b: string) => !!a && a.toUpperCase() === b.toUpperCase();
-
-/** Which of our calls a message is for, and so the path its answer takes; null: not a command for us. */
-function route(gw: Core, m: GatewayEvents["aprsMessage"]): { path: Path; call: string } | null {
-  const c = gw.config;
-  if (m.source === "rf" && m.proof === "radio" && c.radioCall && eq(c.radioCall, m.addressee)) return { path: "rf", call: c.radioCall.toUpperCase() };
-  if (m.source === "aprsis") {
-    for (const call of [c.aprsIsCall, c.fedAprsCall]) if (call && eq(call, m.addressee)) return { path: "aprsis", call: call.toUpperCase() };
-  }
-  return null;
 }
 
 function prune(m: Map<string, number>, now: number, ms: number): void {

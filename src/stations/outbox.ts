@@ -8,6 +8,7 @@
  *   queued --lease--> leased --reportSent--> sent --ack heard--> acked
  *                        |  (lease expires: due again)   \--retry due--> leased ... --> failed
  */
+import { commandRoute } from "../radio-play/route.ts";
 import type { Core } from "../gateway.ts";
 import type { GatewayEvents } from "../events.ts";
 import { encodeAck, encodeMessage, EncodeError } from "../aprs/index.ts";
@@ -190,7 +191,8 @@ export function onMessageHeard(gw: Core, m: GatewayEvents["aprsMessage"]): void 
       .run(m.ts, m.addressee.toUpperCase(), m.src.toUpperCase(), m.replyAck);
   }
   const own = gw.config.fedAprsCall;
-  if (m.kind === "message" && m.msgId && own && m.addressee.toUpperCase() === own.toUpperCase()) {
+  // a command to the station's call is acked by the commands service (radio-play), once
+  if (m.kind === "message" && m.msgId && own && m.addressee.toUpperCase() === own.toUpperCase() && !commandRoute(gw, m)) {
     try {
       enqueue(gw, { kind: "ack", src: own, addressee: m.src, msgId: m.msgId, line: encodeAck({ src: own, addressee: m.src, msgId: m.msgId }) });
     } catch (e) {

@@ -52,6 +52,8 @@ beforeAll(async () => {
     FED_PRIVATE_KEY: generateKeyPair().privateKey,
     APRSIS_SERVER: `127.0.0.1:${hubOf(b.gw)!.aprsIs!.port}`,
     APRSIS_CALL: CALL,
+    // the station's APRS service call too: its messages were also acked by the outbox, so twice
+    FED_APRS_CALL: CALL,
     // the player's positions
     APRSIS_FILTER: "b/N0ISP*",
   });
@@ -90,5 +92,13 @@ describe("commands over APRS-IS", () => {
     expect(await ask(`FOUND ${cache.code}`, "3", 1)).toEqual([`Find on ${cache.code} logged for ${PLAYER}, Tier C. Beacon there for A.`]);
     const row = a.gw.db.query("SELECT tier, via, user_id FROM logs WHERE call = ?").get(PLAYER);
     expect(row).toEqual({ tier: "c", via: "aprsis", user_id: null });
+  });
+
+  test("a command to FED_APRS_CALL is acked once, not again by the outbox", async () => {
+    await ask("HELP", "4", 1);
+    // a later command's answer: anything queued for the first one has been sent by then
+    await ask(`INFO ${cache.code}`, "5", 1);
+    expect(inbox().filter((m) => m === "ack4")).toEqual(["ack4"]);
+    expect(a.gw.db.query("SELECT count(*) AS n FROM aprs_outbox WHERE kind = 'ack'").get()).toEqual({ n: 0 });
   });
 });
