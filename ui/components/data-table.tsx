@@ -1,4 +1,8 @@
-/** A table of rows that scrolls sideways on a phone, or one line saying there are none. */
+/**
+ * A table of rows, or one line saying there are none. On a phone it scrolls
+ * sideways, or with `stacked` each row becomes a card of captioned cells
+ * (table.stacked in styles.css; the captions are the cells' data-label).
+ */
 import type { ComponentChildren } from "preact";
 import { Empty } from "./states.tsx";
 
@@ -12,11 +16,13 @@ export function DataTable<T>(props: {
   cells: (row: T) => ComponentChildren[];
   /** attributes of a row's <tr>, e.g. a data- attribute for tests */
   rowAttrs?: (row: T) => Record<string, string>;
+  /** rows become cards on a narrow screen */
+  stacked?: boolean;
 }) {
   if (props.rows.length === 0) return <Empty>{props.empty}</Empty>;
   return (
     <div class="table-scroll">
-      <table class="table" data-testid={props.testid}>
+      <table class={props.stacked ? "table stacked" : "table"} data-testid={props.testid}>
         <thead>
           <tr>
             {props.head.map((h) => (
@@ -27,8 +33,8 @@ export function DataTable<T>(props: {
         <tbody>
           {props.rows.map((r) => (
             <tr {...props.rowAttrs?.(r)}>
-              {props.cells(r).map((c) => (
-                <td>{c}</td>
+              {props.cells(r).map((c, i) => (
+                <td data-label={props.head[i] || undefined}>{c}</td>
               ))}
             </tr>
           ))}

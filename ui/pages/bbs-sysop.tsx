@@ -115,7 +115,7 @@ export function ForwardingPage() {
       ) : null}
 
       <h2>Partners</h2>
-      <table class="table" data-testid="partners">
+      <table class="table stacked" data-testid="partners">
         <thead>
           <tr>
             <th>Call</th>
@@ -129,21 +129,21 @@ export function ForwardingPage() {
         <tbody>
           {partners.data.partners.map((x) => (
             <tr>
-              <td>
+              <td data-label="Call">
                 {x.call}
                 {x.enabled ? "" : " (off)"}
               </td>
-              <td>
+              <td data-label="Link">
                 {x.protocol} over {x.transport}
                 {x.host ? ` ${x.host}:${x.port}` : ""}
                 {x.ax25Call ? ` to ${x.ax25Call}${x.via.length ? ` via ${x.via.join(",")}` : ""}` : ""}
               </td>
-              <td>
+              <td data-label="Schedule">
                 every {x.intervalMin} min{x.timeBands.length ? `, ${x.timeBands.join(" ")} UTC` : ""}; {x.types}
                 {x.poll ? ", polled" : ""}
               </td>
-              <td>{x.pending}</td>
-              <td>
+              <td data-label="Waiting">{x.pending}</td>
+              <td data-label="Last call">
                 <When at={x.lastAttemptAt} />
                 {x.lastError ? <div class="error">{x.lastError}</div> : null}
               </td>
@@ -214,7 +214,7 @@ export function ForwardingPage() {
       </form>
 
       <h2>Rules</h2>
-      <table class="table" data-testid="rules">
+      <table class="table stacked" data-testid="rules">
         <thead>
           <tr>
             <th>Partner</th>
@@ -227,13 +227,13 @@ export function ForwardingPage() {
         <tbody>
           {rules.data?.rules.map((x) => (
             <tr>
-              <td>{x.partner}</td>
-              <td>
+              <td data-label="Partner">{x.partner}</td>
+              <td data-label="Matches">
                 {x.field === "to" ? "to " : "@ "}
                 {x.pattern}
               </td>
-              <td>{x.types}</td>
-              <td>{x.priority}</td>
+              <td data-label="Types">{x.types}</td>
+              <td data-label="Priority">{x.priority}</td>
               <td>
                 <button type="button" onClick={() => act(() => api(`/api/bbs/forward/${x.id}`, { method: "DELETE" }))}>
                   Remove

@@ -108,7 +108,7 @@ function PortsTable({ ports }: { ports: RadioPort[] }) {
     <div class="card">
       <h2>Ports</h2>
       <div class="table-scroll">
-        <table class="table" data-testid="ports">
+        <table class="table stacked" data-testid="ports">
           <thead>
             <tr>
               <th>port</th>
@@ -123,11 +123,11 @@ function PortsTable({ ports }: { ports: RadioPort[] }) {
           <tbody>
             {ports.map((p) => (
               <tr data-port={p.name}>
-                <td>
+                <td data-label="port">
                   <code>{p.name}</code>
                   <div class="muted">{p.kind}</div>
                 </td>
-                <td>
+                <td data-label="state">
                   <span
                     class={p.portState === "connected" ? "ok" : p.portState === "idle" || p.portState === "closed" ? "muted" : "warn"}
                     data-testid="port-state"
@@ -147,19 +147,19 @@ function PortsTable({ ports }: { ports: RadioPort[] }) {
                   {p.auto && p.portState !== "connected" && <div class="muted">the default port (KISS_PORTS unset): no TNC there</div>}
                   {p.lastError && p.portState !== "connected" && <div class="error">{p.lastError}</div>}
                 </td>
-                <td data-testid="frames">
+                <td data-label="frames in / out" data-testid="frames">
                   {p.framesIn} / {p.framesOut}
                 </td>
-                <td>
+                <td data-label="bytes in / out">
                   {p.bytesIn} / {p.bytesOut}
                 </td>
-                <td>
+                <td data-label="errors · dropped · reconnects">
                   {p.errors} · {p.dropped} · {p.reconnects}
                 </td>
-                <td>
+                <td data-label="last heard">
                   <When at={p.lastRxAt} />
                 </td>
-                <td>
+                <td data-label="last sent">
                   <When at={p.lastTxAt} />
                 </td>
               </tr>

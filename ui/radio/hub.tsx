@@ -39,7 +39,7 @@ export function HubCard({ servers, sysop, onChange }: { servers: HubPort[]; syso
           </h3>
           {s.clients.length > 0 && (
             <div class="table-scroll">
-              <table class="table" data-testid="hub-clients">
+              <table class="table stacked" data-testid="hub-clients">
                 <thead>
                   <tr>
                     <th>client</th>
@@ -54,11 +54,11 @@ export function HubCard({ servers, sysop, onChange }: { servers: HubPort[]; syso
                 <tbody>
                   {s.clients.map((c) => (
                     <tr data-client={c.id}>
-                      <td>
+                      <td data-label="client">
                         {c.address ? <code>{c.address}</code> : <span class="muted">{c.id}</span>}
                         {c.software && <div class="muted">{c.software}</div>}
                       </td>
-                      <td>
+                      <td data-label="login">
                         {c.login ? (
                           <span>
                             {c.login} {c.verified ? <span class="tag">verified</span> : <span class="warn">read-only</span>}
@@ -67,14 +67,14 @@ export function HubCard({ servers, sysop, onChange }: { servers: HubPort[]; syso
                           <span class="muted">-</span>
                         )}
                       </td>
-                      <td>{c.filter ? <code>{c.filter}</code> : <span class="muted">-</span>}</td>
-                      <td data-testid="client-counts">
+                      <td data-label="filter">{c.filter ? <code>{c.filter}</code> : <span class="muted">-</span>}</td>
+                      <td data-label="in / out" data-testid="client-counts">
                         {c.rx} / {c.tx}
                       </td>
-                      <td>
+                      <td data-label="refused · dropped">
                         {c.refused} · {c.dropped}
                       </td>
-                      <td>
+                      <td data-label="connected">
                         <When at={c.connectedAt} />
                       </td>
                       {sysop && (
