@@ -179,7 +179,7 @@ describe("web app: honest and careful", () => {
     await fresh.ctx.close();
   });
 
-  test("on a phone the Live panel starts folded and opens; the open menu is above the zoom buttons", async () => {
+  test("on a phone the Live panel starts folded and opens; the open menu is above the map's controls", async () => {
     const { ctx, page } = await open(null, "/map", { width: 390, height: 844 });
     const panel = page.getByTestId("live-feed");
     await panel.waitFor();
@@ -190,11 +190,12 @@ describe("web app: honest and careful", () => {
     await page.getByRole("button", { name: "Hide live activity" }).waitFor();
     expect(foldedHeight).toBeLessThan(40);
     await page.getByRole("button", { name: "Menu" }).click();
-    const zoom = (await page.locator(".leaflet-control-zoom-in").boundingBox())!;
+    // the phone has no zoom buttons (pinch zooms): the map's tools button sits under the menu
+    const zoom = (await page.locator(".map-tools-toggle").boundingBox())!;
     const top = await page.evaluate(
       ([x, y]) => {
         const e = document.elementFromPoint(x!, y!);
-        return e ? (e.closest("nav") ? "menu" : e.closest(".leaflet-control-zoom") ? "zoom" : e.tagName) : null;
+        return e ? (e.closest("nav") ? "menu" : e.closest(".map-tools-toggle") ? "tools" : e.tagName) : null;
       },
       [zoom.x + zoom.width / 2, zoom.y + zoom.height / 2],
     );
@@ -204,7 +205,7 @@ describe("web app: honest and careful", () => {
     await page.getByRole("button", { name: "Menu" }).click();
     expect(
       await page.evaluate(
-        ([x, y]) => !!document.elementFromPoint(x!, y!)?.closest(".leaflet-control-zoom"),
+        ([x, y]) => !!document.elementFromPoint(x!, y!)?.closest(".map-tools-toggle"),
         [zoom.x + zoom.width / 2, zoom.y + zoom.height / 2],
       ),
     ).toBe(true);

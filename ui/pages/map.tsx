@@ -49,6 +49,26 @@ export function viewBbox(map: L.Map): string {
   return [west, clampLat(b.getSouth()), east, clampLat(b.getNorth())].map((v) => Number(v.toFixed(5))).join(",");
 }
 
+/**
+ * On a phone the map's tools (Save view, GPX, Save area for offline) fold
+ * behind this one button (styles.css shows it, and folds them, below
+ * 600 px), so they do not cover the map or its notices.
+ */
+function addToolsToggle(map: L.Map): void {
+  const control = new L.Control({ position: "topright" });
+  control.onAdd = () => {
+    const b = L.DomUtil.create("button", "map-tools-toggle") as HTMLButtonElement;
+    b.type = "button";
+    b.textContent = "⋯";
+    b.setAttribute("aria-label", "Map tools");
+    b.setAttribute("aria-expanded", "false");
+    L.DomEvent.disableClickPropagation(b);
+    b.onclick = () => b.setAttribute("aria-expanded", String(map.getContainer().classList.toggle("tools-open")));
+    return b;
+  };
+  control.addTo(map);
+}
+
 /** A link that downloads the GPX of the caches in view (GET /api/v1/caches.gpx?bbox=). */
 function addGpxControl(map: L.Map): void {
   const control = new L.Control({ position: "topright" });
@@ -77,6 +97,7 @@ function lastView(): { center: [number, number]; zoom: number } | null {
   return null;
 }
 const PANEL = "svc.map.livePanel";
+const TILES_NOTED = "svc.map.tilesNoted";
 const narrow = () => typeof matchMedia === "function" && matchMedia("(max-width: 600px)").matches;
 
 export function MapPage() {
@@ -86,6 +107,20 @@ export function MapPage() {
   // The page's own drawing of this view, if it came with one: shown (and counted) until the layers have drawn.
   const [server] = useState(() => claimServerView(start.center, start.zoom));
   const [offline, setOffline] = useState<null | "off" | "unreachable">(null);
+  // The tiles banner, once dismissed, stays away for this browser session.
+  const [tilesNoted, setTilesNoted] = useState(() => {
+    try {
+      return sessionStorage.getItem(TILES_NOTED) === "1";
+    } catch {
+      return false;
+    }
+  });
+  const noteTiles = () => {
+    setTilesNoted(true);
+    try {
+      sessionStorage.setItem(TILES_NOTED, "1");
+    } catch {}
+  };
   const [live, setLive] = useState<LiveState>("connecting");
   const [feed, setFeed] = useState<LiveLog[]>([]);
   const [stationCount, setStationCount] = useState<KindCount | null>(server?.counts?.stations ?? null);
@@ -118,6 +153,9 @@ export function MapPage() {
         // storage off: the map opens at the default next time
       }
     });
+    // on a phone the attribution is the maps' sources only (Leaflet's own credit is optional)
+    if (narrow()) map.attributionControl.setPrefix(false);
+    addToolsToggle(map);
     addSaveViewControl(map);
     addGpxControl(map);
     addSaveAreaControl(map);
@@ -181,11 +219,17 @@ export function MapPage() {
     <section class="map-page">
       <div class="map-top">
         <EmergencyBanner />
-        {offline && (
-          <div class="banner" role="status">
-            {offline === "off"
-              ? "No tile server is configured: showing this gateway's own maps."
-              : "Map tiles are offline: showing this gateway's own maps. Stations and caches still work."}
+        {offline && !tilesNoted && (
+          <div class="banner tiles-banner" role="status" data-testid="tiles-banner">
+            <span class="long">
+              {offline === "off"
+                ? "No tile server is configured: showing this gateway's own maps."
+                : "Map tiles are offline: showing this gateway's own maps. Stations and caches still work."}
+            </span>
+            <span class="short">{offline === "off" ? "No tile server: own maps" : "Tiles offline: own maps"}</span>
+            <button type="button" class="banner-close" aria-label="Dismiss this notice" onClick={noteTiles}>
+              ×
+            </button>
           </div>
         )}
         <ViewCount stations={stationCount} caches={cacheCount} />
@@ -193,7 +237,17 @@ export function MapPage() {
       <div ref={el} class="map" data-testid="map" data-live={live} />
       <aside class={`live-panel${folded ? " folded" : ""}`} aria-live="polite" data-testid="live-feed">
         <div class="live-head">
-          <span class={`live-state ${live}`}>{live === "live" ? "● Live" : live === "connecting" ? "○ Connecting" : "○ Not live at this zoom"}</span>
+          <span class={`live-state ${live}`}>
+            {live === "live" ? (
+              "● Live"
+            ) : live === "connecting" ? (
+              "○ Connecting"
+            ) : (
+              <>
+                ○ Not live<span class="long"> at this zoom</span>
+              </>
+            )}
+          </span>
           <button
             type="button"
             class="live-fold"
