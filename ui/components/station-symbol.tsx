@@ -1,13 +1,12 @@
 /**
- * Where a station's APRS symbol is drawn on its page and in search results.
- * Today it shows the symbol's two-character code (table and symbol) as text;
- * the drawn SVG symbol set slots in here.
+ * A station's APRS symbol where it is named (its page heading, search
+ * results, lists): the same inline SVG the map draws (ui/map/symbols.ts),
+ * never the two-character code as text. The code stays in data-symbol.
  */
-export function StationSymbol({ symbol }: { symbol?: string | null }) {
+import { symbolSvg } from "../map/symbols.ts";
+
+export function StationSymbol({ symbol, size = 20 }: { symbol?: string | null; size?: number }) {
   if (!symbol) return null;
-  return (
-    <span class="station-symbol" data-symbol={symbol} title={`APRS symbol ${symbol}`}>
-      {symbol}
-    </span>
-  );
+  // symbolSvg escapes everything it writes from the symbol (a name from a fixed table).
+  return <span class="station-symbol" data-symbol={symbol} dangerouslySetInnerHTML={{ __html: symbolSvg(symbol, size) }} />;
 }
