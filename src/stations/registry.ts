@@ -417,14 +417,24 @@ export interface RawPacket {
 }
 
 /**
- * The raw packet ring for a station, newest first; `before` pages back by id.
- * `next` is the `before` of the page after this one, null on the last page.
+ * The raw packet ring for a station, newest first by the time it was heard
+ * (a packet stored late, e.g. from a recorder's backlog, sits at its time,
+ * not at the end); ties by id. `before` pages back: the id of the last packet
+ * seen. `next` is the `before` of the page after this one, null on the last page.
  */
 export function stationPackets(gw: Core, call: string, opts: { limit?: number; before?: number } = {}): { packets: RawPacket[]; next: number | null } {
   const limit = Math.min(Math.max(1, opts.limit ?? 100), 1000);
+  // the cursor's place in time (a cursor pruned from the ring meanwhile pages on by id alone)
+  const at = opts.before === undefined ? null : (gw.db.query("SELECT ts FROM packets WHERE id = ?").get(opts.before) as { ts: number } | null);
   const rows = gw.db
-    .query("SELECT id, ts, raw, source, igate, via, type FROM packets WHERE src = ? AND id < ? ORDER BY id DESC LIMIT ?")
-    .all(call, opts.before ?? Number.MAX_SAFE_INTEGER, limit + 1) as Array<Omit<RawPacket, "raw"> & { raw: string | Uint8Array }>;
+    .query(
+      `SELECT id, ts, raw, source, igate, via, type FROM packets
+       WHERE src = ?1 AND (?2 IS NULL OR ts < ?2 OR (ts = ?2 AND id < ?3))
+       ORDER BY ts DESC, id DESC LIMIT ?4`,
+    )
+    .all(call, opts.before === undefined ? null : (at?.ts ?? null), opts.before ?? Number.MAX_SAFE_INTEGER, limit + 1) as Array<
+    Omit<RawPacket, "raw"> & { raw: string | Uint8Array }
+  >;
   const more = rows.length > limit;
   if (more) rows.pop();
   const packets = rows.map((r) => ({ ...r, raw: typeof r.raw === "string" ? r.raw : new TextDecoder("latin1").decode(r.raw) }));
