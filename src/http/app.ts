@@ -8,6 +8,7 @@ import type { Gateway } from "../gateway.ts";
 import { applyBaseHeaders, CORS_HEADERS, preflight } from "./cors.ts";
 import { errorResponse, toErrorResponse } from "./errors.ts";
 import { contentSecurityPolicy, serveIndex, uiRoutes, wantsUi } from "./ui.ts";
+import { pageStatus } from "./page-status.ts";
 import { routePlugins } from "./routes.ts";
 import { compressJson } from "./compress.ts";
 import { apiDocsRoutes } from "./api-docs.ts";
@@ -30,7 +31,7 @@ export function createApp(gw: Gateway) {
     // with TLS on: browser pages over plain http go to https, HTTPS answers may carry HSTS (https-redirect.ts)
     .onRequest(httpsRedirect(gw))
     .onError(async ({ code, error, request, path }) => {
-      if (code === "NOT_FOUND" && wantsUi(request, path)) return serveIndex(csp, { gw, request });
+      if (code === "NOT_FOUND" && wantsUi(request, path)) return serveIndex(csp, { gw, request, status: pageStatus(gw, path) });
       const { status, body } = toErrorResponse(code, error, gw.log, path, gw.config.dataDir);
       return errorResponse(status, body, CORS_HEADERS);
     })

@@ -229,9 +229,9 @@ const PAGE_HEADERS = (csp: string) => ({
  * The page itself, for `/` and for browser navigation that matched no route.
  * Given the gateway and the request, the map's addresses (`/`, `/map`) carry
  * the server's drawing of their view (map-view.ts). Sent compressed when the
- * browser accepts it.
+ * browser accepts it, with `status` (404 for an address that names nothing: page-status.ts).
  */
-export async function serveIndex(csp: string, page?: { gw: Gateway; request: Request }): Promise<Response> {
+export async function serveIndex(csp: string, page?: { gw: Gateway; request: Request; status?: number }): Promise<Response> {
   let html = (await uiBundle()).index;
   // Only a navigation gets the drawing: the service worker's copy of "/" (fetched as data, not navigated to) must stay the
   // plain page it answers every later navigation with, whatever the address.
@@ -259,8 +259,9 @@ export async function serveIndex(csp: string, page?: { gw: Gateway; request: Req
   }
   const headers: Record<string, string> = { ...PAGE_HEADERS(csp), vary: "Accept-Encoding" };
   const coding = page ? pickCoding(page.request.headers.get("accept-encoding")) : null;
-  if (!coding) return new Response(html, { headers });
-  return new Response(compress(new TextEncoder().encode(html), coding), { headers: { ...headers, "content-encoding": coding } });
+  const status = page?.status ?? 200;
+  if (!coding) return new Response(html, { status, headers });
+  return new Response(compress(new TextEncoder().encode(html), coding), { status, headers: { ...headers, "content-encoding": coding } });
 }
 
 export function uiRoutes(gw: Gateway, csp: string) {
