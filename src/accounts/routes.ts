@@ -218,6 +218,11 @@ export function accountRoutes(gw: Gateway) {
         gate: "session",
         detail: { summary: "The signed-in account: callsigns, passkeys, device keys, e-mail and whether it is a sysop", tags: ["Accounts"] },
       })
+      // The app asks this on every page: signed out is an answer here, not a 401 (which a browser logs as an error).
+      .get("/auth/account", ({ caller }) => ({ account: caller.user ? view(caller, userId(caller)) : null }), {
+        gate: "public",
+        detail: { summary: "The signed-in account as GET /auth/session returns it, or null when signed out (never 401)", tags: ["Accounts"] },
+      })
       // Renews the session for another full period (the cookie's Max-Age too).
       .post(
         "/auth/session",

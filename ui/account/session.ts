@@ -1,5 +1,5 @@
-/** The signed-in account, as GET /auth/session returns it (null when signed out). */
-import { api, ApiError } from "../api.ts";
+/** The signed-in account, as GET /auth/account returns it (null when signed out). */
+import { api } from "../api.ts";
 
 export interface CallsignRow {
   call: string;
@@ -21,13 +21,9 @@ export interface Account {
   profile: { public: boolean; about?: string; grid?: string; url?: string };
 }
 
+/** The account, or null signed out (GET /auth/account: no 401, so a signed-out visitor's console stays clean). */
 export async function loadAccount(): Promise<Account | null> {
-  try {
-    return (await api<{ account: Account }>("/auth/session")).account;
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 401) return null;
-    throw e;
-  }
+  return (await api<{ account: Account | null }>("/auth/account")).account;
 }
 
 /** A time as plain text where no element fits: relative, like <When> (ui/time.tsx). */

@@ -4,16 +4,20 @@
  * /api/prefs) choose one system; then only that one is shown.
  */
 import { api } from "../api.ts";
+import { loadAccount } from "../account/session.ts";
 
 export type UnitPref = "metric" | "imperial" | null;
 
 let pref: Promise<UnitPref> | null = null;
 /** The user's unit preference; null when signed out or not chosen. */
 export const unitPref = () =>
-  (pref ??= api<{ prefs: { units?: unknown } }>("/api/prefs").then(
-    (r) => (r.prefs.units === "metric" || r.prefs.units === "imperial" ? r.prefs.units : null),
-    () => null,
-  ));
+  (pref ??= loadAccount()
+    // signed out there are no preferences to ask for (and no 401 in the console)
+    .then((a) => (a ? api<{ prefs: { units?: unknown } }>("/api/prefs") : null))
+    .then(
+      (r) => (r?.prefs.units === "metric" || r?.prefs.units === "imperial" ? r.prefs.units : null),
+      () => null,
+    ));
 
 export interface Quantity {
   /** metric unit label and the imperial conversion */

@@ -37,7 +37,7 @@ const SHELL = `svc-shell-${SW_VERSION}`;
 /** Last good answers of a few GETs the app needs to start (its config, who is signed in). */
 const API_CACHE = "svc-api";
 // the conversation list too, so the messaging screen opens offline with what it last showed
-const KEEP_API = ["/api/config", "/auth/session", "/api/tiles", "/api/messages/conversations"];
+const KEEP_API = ["/api/config", "/auth/session", "/auth/account", "/api/tiles", "/api/messages/conversations"];
 
 sw.addEventListener("install", (e: ExtendableEvent) => {
   e.waitUntil(
