@@ -12,7 +12,7 @@ export function badgeSvg(gw: Core, rawCall: string): string {
   if (!isCallsign(rawCall)) throw badRequest("invalid", "the badge's name is a callsign: /badge/N0CALL.svg");
   const call = baseCall(rawCall);
   const s = gameProfile.build(gw, call) as { finds: number; tierA: number; hidden: number } | null;
-  const right = s ? `${s.finds} finds · ${s.tierA} RF · ${s.hidden} hidden` : "no finds yet";
+  const right = s ? `${s.finds} ${s.finds === 1 ? "find" : "finds"} · ${s.tierA} RF · ${s.hidden} hidden` : "no finds yet";
   const l = width(call);
   const r = width(right);
   const title = `${call} on ${gw.config.instance}: ${right}`;

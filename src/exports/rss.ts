@@ -180,9 +180,9 @@ export function feed(gw: Core, base: string, name: string): string {
       const day = new Date(gw.clock.now()).toISOString().slice(0, 10);
       const at = Date.parse(day);
       const items = lb.finders.map((f, k) => ({
-        title: `${k + 1}. ${f.call}: ${f.finds} finds (${f.tierA} RF-verified)`,
+        title: `${k + 1}. ${f.call}: ${f.finds} ${f.finds === 1 ? "find" : "finds"} (${f.tierA} RF-verified)`,
         link: `${base}/profile/${f.call}`,
-        description: `${f.call} is number ${k + 1} on ${instance} with ${f.finds} finds, ${f.tierA} of them RF-verified.`,
+        description: `${f.call} is number ${k + 1} on ${instance} with ${f.finds} ${f.finds === 1 ? "find" : "finds"}, ${f.tierA} of them RF-verified.`,
         guid: `leaderboard-${day}-${k + 1}-${f.call}`,
         at,
         category: "finders",

@@ -53,7 +53,8 @@ export function VerifyPanel({ call, onDone, onClose }: { call: string; onDone: (
             </dd>
           </dl>
           <p class="muted" role="status">
-            Waiting to hear it… the code works until <When at={ch.expiresAt!} />.
+            Waiting to hear it… the code expires <When at={ch.expiresAt!} /> (at{" "}
+            {new Date(ch.expiresAt!).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}).
           </p>
           <button type="button" disabled={busy} onClick={confirm}>
             I sent it: check now

@@ -12,6 +12,7 @@ import { crowdOf, type Kind } from "../map/crowd.ts";
 import { cellsFor } from "../map/declutter.ts";
 import { filterQuery, onCacheFilter } from "./filters.ts";
 import type { MapAnswer, MapCache as ServerMapCache } from "../../src/game/caches.ts";
+import { plural } from "../components/plural.ts";
 
 /** A cache on the map as the server sends it, with `found` for the signed-in finder. */
 export type MapCache = ServerMapCache & { found?: boolean };
@@ -46,7 +47,7 @@ function cacheIconHtml(c: MapCache): string {
 
 const popupHtml = (c: MapCache) =>
   `<b>${clean(c.name)}</b> <span class="muted">${clean(c.code)}</span><br>${clean(c.type)} · ${clean(c.size)} · D${c.difficulty}/T${c.terrain}<br>` +
-  `${c.finds} ${c.finds === 1 ? "find" : "finds"}${c.found ? " · you found it" : ""}${c.mirror ? ` · from ${clean(c.origin)} (${clean(c.trust ?? "?")} peer)` : ""}<br><a href="${cacheLink(c)}">open</a>`;
+  `${plural(c.finds, "find")}${c.found ? " · you found it" : ""}${c.mirror ? ` · from ${clean(c.origin)} (${clean(c.trust ?? "?")} peer)` : ""}<br><a href="${cacheLink(c)}">open</a>`;
 
 export function cacheLayer(map: L.Map): () => void {
   const crowd = crowdOf(map);

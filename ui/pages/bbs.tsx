@@ -11,6 +11,7 @@ import { useLoad } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
 /** A message as the API shows it: the server's own type. */
 import type { Message as BbsMessage } from "../../src/bbs/messages.ts";
+import { plural } from "../components/plural.ts";
 
 interface WpEntry {
   call: string;
@@ -189,7 +190,7 @@ export function MessagePage() {
     <section class="page">
       <h1>{messages.find((m) => m.id === id)?.subject ?? "Message"}</h1>
       <Tabs current="" />
-      {messages.length > 1 ? <p class="muted">A thread of {messages.length} messages.</p> : null}
+      {messages.length > 1 ? <p class="muted">A thread of {plural(messages.length, "message")}.</p> : null}
       {error ? <p class="error">{error}</p> : null}
       {messages.map((m) => (
         <article class={m.id === id ? "card message current" : "card message"} data-testid={`message-${m.id}`}>

@@ -17,6 +17,7 @@ import type { Cache as GameCache } from "../../src/game/caches.ts";
 import { Compass } from "../offline/compass.tsx";
 import type { NoteKind } from "../offline/db.ts";
 import { postLog } from "../offline/post-log.ts";
+import { plural } from "../components/plural.ts";
 
 /** The cache as GET /api/caches/:id answers it: the game's Cache, its contact for the owner, and the caller's own marks. */
 type Cache = GameCache & {
@@ -70,8 +71,9 @@ function Hint({ hint }: { hint: string }) {
   );
 }
 
-function LogForm({ cache, owner, onDone }: { cache: { key: string; code: string; name: string }; owner: boolean; onDone: () => void }) {
-  const [kind, setKind] = useState<NoteKind>(owner ? "note" : "find");
+/** `found`: the signed-in user already has a find here, so a further log is a note by default. */
+function LogForm({ cache, owner, found, onDone }: { cache: { key: string; code: string; name: string }; owner: boolean; found: boolean; onDone: () => void }) {
+  const [kind, setKind] = useState<NoteKind>(owner || found ? "note" : "find");
   const [text, setText] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [kept, setKept] = useState(false);
@@ -489,7 +491,7 @@ export function CachePage({ id }: { id: string }) {
         )}
       </p>
       <p>
-        {c.finds} {c.finds === 1 ? "find" : "finds"} · {c.favorites} favorites · rating {c.rating.average ?? "–"} ({c.rating.count})
+        {plural(c.finds, "find")} · {plural(c.favorites, "favorite")} · rating {c.rating.average ?? "–"} ({c.rating.count})
       </p>
       <SmallMap lat={c.lat} lon={c.lon} label={c.name} zoom={15} />
       <Coordinates c={c} />
@@ -506,7 +508,16 @@ export function CachePage({ id }: { id: string }) {
       {native && <Stages id={c.id as number} signedIn={signedIn} />}
       {native && <Gallery id={c.id as number} canUpload={signedIn} />}
       {signedIn ? (
-        c.status !== "draft" && <LogForm cache={{ key: String(c.id), code: c.code, name: c.name }} owner={!!c.mine} onDone={reload} />
+        c.status !== "draft" && (
+          // keyed on the user's find, so logging one sets the next default to Note
+          <LogForm
+            key={c.my?.found ? "found" : "open"}
+            cache={{ key: String(c.id), code: c.code, name: c.name }}
+            owner={!!c.mine}
+            found={!!c.my?.found}
+            onDone={reload}
+          />
+        )
       ) : (
         <p>
           <a href="/account">Sign in</a> to log your visit.

@@ -10,6 +10,7 @@ import { exportVisits, importVisits, sendPending } from "../offline/notes.ts";
 import { formatBytes } from "../offline/save-area.tsx";
 import { refreshOfflineState, useOfflineState } from "../offline/status.ts";
 import { InsecureNotice, secureContext } from "../secure-context.tsx";
+import { plural } from "../components/plural.ts";
 
 const KIND: Record<string, string> = { find: "Found it", dnf: "Didn't find it", note: "Note" };
 const STATE: Record<string, string> = { pending: "waiting", sent: "sent", failed: "refused" };
@@ -135,7 +136,8 @@ export function OfflinePage() {
           <ul data-testid="saved-areas">
             {areas.map((a) => (
               <li data-area={a.id}>
-                {a.caches} caches{a.tiles ? `, ${a.tiles} tiles` : ""}
+                {plural(a.caches, "cache")}
+                {a.tiles ? `, ${a.tiles} tiles` : ""}
                 {a.maxZoom !== undefined ? ` to zoom ${a.maxZoom}` : ""}
                 {a.capped ? " (tile cap reached)" : ""} ({formatBytes(a.bytes)}), saved {formatDate(a.savedAt)} ·{" "}
                 <a
