@@ -173,8 +173,7 @@ describe("the phone's map", () => {
     await page.getByRole("button", { name: "Map tools" }).click();
     expect(await page.getByRole("button", { name: "Save view" }).isVisible()).toBe(true);
     // remembered for the session: another visit to the map does not show it
-    await page.goto(g.url + "/about");
-    await page.goto(g.url + "/map");
+    await page.reload();
     await page.getByRole("button", { name: "Map tools" }).waitFor();
     expect(await page.getByTestId("tiles-banner").count()).toBe(0);
     await ctx.close();
