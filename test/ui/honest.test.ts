@@ -204,10 +204,7 @@ describe("web app: honest and careful", () => {
     // control: with the menu closed the zoom button is what is there
     await page.getByRole("button", { name: "Menu" }).click();
     expect(
-      await page.evaluate(
-        ([x, y]) => !!document.elementFromPoint(x!, y!)?.closest(".map-tools-toggle"),
-        [zoom.x + zoom.width / 2, zoom.y + zoom.height / 2],
-      ),
+      await page.evaluate(([x, y]) => !!document.elementFromPoint(x!, y!)?.closest(".map-tools-toggle"), [zoom.x + zoom.width / 2, zoom.y + zoom.height / 2]),
     ).toBe(true);
     await ctx.close();
   });
