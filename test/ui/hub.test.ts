@@ -10,15 +10,16 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { contextFor, launchBrowser } from "../helpers/chromium.ts";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import type { Running } from "../helpers/gateway.ts";
+import { stationWithClients, type Station } from "../helpers/station.ts";
 import { signedInUser } from "../helpers/accounts.ts";
-import { fakeTnc, tnc2Frame, type FakeTnc } from "../helpers/kiss-tnc.ts";
+import { tnc2Frame, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { lineClient, type LineClient } from "../helpers/line-client.ts";
 import { ROOT } from "../helpers/paths.ts";
 import { hubOf } from "../../src/hub/index.ts";
-import { aprsIsPasscode } from "../../src/aprs/passcode.ts";
 
 const SHOTS = join(ROOT, "test-artifacts");
+let station: Station;
 let tnc: FakeTnc;
 let g: Running;
 let browser: Browser;
@@ -27,19 +28,8 @@ let kiss: LineClient;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  tnc = fakeTnc();
-  g = await startInProcess({
-    TILE_URL: "off",
-    KISS_PORTS: tnc.url,
-    RADIO_CALL: "N0GW-10",
-    KISS_SERVER: "127.0.0.1:0",
-    APRSIS_LISTEN: "127.0.0.1:0",
-    ADMIN_CALLSIGNS: "N0OPS",
-  });
-  await tnc.connected();
-  is = await lineClient(hubOf(g.gw)!.aprsIs!.port);
-  is.send(`user N0PHN-9 pass ${aprsIsPasscode("N0PHN-9")} vers APRSdroid 1.6 filter r/42.6/-71.3/50`);
-  await is.waitFor(/^# logresp N0PHN-9 verified/);
+  station = await stationWithClients();
+  ({ g, tnc, is } = station);
   // a KISS client (it reads frames as bytes; the line client is enough to hold the connection)
   kiss = await lineClient(hubOf(g.gw)!.kiss!.port);
   tnc.hear(tnc2Frame("N0RF-9>APRS:!4237.14N/07120.83W>heard on the air"));
@@ -48,11 +38,9 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  is?.close();
   kiss?.close();
   await browser?.close();
-  await g?.stop();
-  tnc?.stop();
+  await station?.stop();
 });
 
 describe("web app: station hub", () => {

@@ -11,41 +11,25 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchBrowser } from "../helpers/chromium.ts";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import type { Running } from "../helpers/gateway.ts";
+import { stationWithClients, type Station } from "../helpers/station.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import { fakeTnc, type FakeTnc } from "../helpers/kiss-tnc.ts";
-import { lineClient, type LineClient } from "../helpers/line-client.ts";
 import { ROOT } from "../helpers/paths.ts";
-import { hubOf } from "../../src/hub/index.ts";
-import { aprsIsPasscode } from "../../src/aprs/passcode.ts";
 import { createPartner, createRule } from "../../src/bbs/partners.ts";
 
 const SHOTS = join(ROOT, "test-artifacts", "phone");
 const W = 360;
 const H = 740;
-let tnc: FakeTnc;
+let station: Station;
 let g: Running;
 let browser: Browser;
-let is: LineClient;
 let sysop: TestUser;
 let user: TestUser;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  tnc = fakeTnc();
-  g = await startInProcess({
-    TILE_URL: "off",
-    KISS_PORTS: tnc.url,
-    RADIO_CALL: "N0GW-10",
-    KISS_SERVER: "127.0.0.1:0",
-    APRSIS_LISTEN: "127.0.0.1:0",
-    ADMIN_CALLSIGNS: "N0OPS",
-    BBS_HA: "N0GW.#TST.USA.NOAM",
-  });
-  await tnc.connected();
-  is = await lineClient(hubOf(g.gw)!.aprsIs!.port);
-  is.send(`user N0PHN-9 pass ${aprsIsPasscode("N0PHN-9")} vers APRSdroid 1.6 filter r/42.6/-71.3/50`);
-  await is.waitFor(/^# logresp N0PHN-9 verified/);
+  station = await stationWithClients({ BBS_HA: "N0GW.#TST.USA.NOAM" });
+  g = station.g;
   createPartner(g.gw, { call: "N0FWD", transport: "tcp", host: "bbs.n0fwd-with-a-long-name.example.org", port: 6300, timeBands: ["22:00-06:00"] });
   createRule(g.gw, { partner: "N0FWD", field: "at", pattern: "NOAM", types: "PB", priority: 10 });
   sysop = signedInUser(g.gw, "N0OPS", { verified: true });
@@ -54,10 +38,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  is?.close();
   await browser?.close();
-  await g?.stop();
-  tnc?.stop();
+  await station?.stop();
 });
 
 async function phone(cookie?: string): Promise<BrowserContext> {
