@@ -24,7 +24,9 @@ test("the runtime figures: refused without sysop, then memory, descriptors, WAL 
   expect((await plain.json()).error).toBe("not_sysop");
 
   const first = await (await g.get("/api/admin/runtime", { headers: sysop })).json();
-  expect(first).toMatchObject({ pid: process.pid, eventLoop: null });
+  expect(first).toMatchObject({ pid: process.pid });
+  // the loop monitor is the process's: null only if nothing read it before (another test file in this process may have)
+  expect(first.eventLoop === null || typeof first.eventLoop.p99Ms === "number").toBe(true);
   expect(first.rssMb).toBeGreaterThan(10);
   expect(first.heapUsedMb).toBeGreaterThan(0);
   expect(first.openFds).toBeGreaterThan(2);
