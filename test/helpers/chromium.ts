@@ -100,3 +100,28 @@ export async function geoContext(
   }
   return ctx;
 }
+
+/**
+ * Waits until `page` has had no request in flight for `quietMs` (at most
+ * `maxMs`): what `waitForLoadState("networkidle")` does, without its fixed
+ * half-second of silence, so a test visiting many pages does not pay it each time.
+ * Long-lived requests (event streams) are not counted.
+ */
+export function quietTracker(page: Page): (quietMs?: number, maxMs?: number) => Promise<void> {
+  const inflight = new Set<unknown>();
+  let last = Date.now();
+  page.on("request", (r) => {
+    if (r.resourceType() === "eventsource" || r.headers().accept === "text/event-stream") return;
+    inflight.add(r);
+    last = Date.now();
+  });
+  const done = (r: unknown) => {
+    if (inflight.delete(r)) last = Date.now();
+  };
+  page.on("requestfinished", done);
+  page.on("requestfailed", done);
+  return async (quietMs = 120, maxMs = 5_000) => {
+    const until = Date.now() + maxMs;
+    while (Date.now() < until && (inflight.size > 0 || Date.now() - last < quietMs)) await page.waitForTimeout(25);
+  };
+}

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/chromium.ts";
+import { launchBrowser, quietTracker } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
@@ -97,7 +97,11 @@ async function overflow(page: Page): Promise<{ scrollWidth: number; culprits: st
 type Who = "visitor" | "user" | "sysop";
 const cookieOf = (who: Who) => (who === "user" ? user.cookie : who === "sysop" ? sysop.cookie : null);
 
-async function visit(who: Who, path: string, then?: (p: Page) => Promise<void>): Promise<string | null> {
+/** One phone per visitor kind, kept across its visits (a fresh context per page cost a second each). */
+const phones = new Map<Who, { page: Page; quiet: ReturnType<typeof quietTracker> }>();
+async function phone(who: Who) {
+  const had = phones.get(who);
+  if (had) return had;
   const ctx = await browser.newContext({ viewport: { width: WIDTH, height: 740 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
   const cookie = cookieOf(who);
   if (cookie) {
@@ -105,20 +109,23 @@ async function visit(who: Who, path: string, then?: (p: Page) => Promise<void>):
     await ctx.addCookies([{ name: name!, value: value!, url: g.url }]);
   }
   const page = await ctx.newPage();
-  try {
-    await page.goto(g.url + path);
-    await page.locator("main, .map.embed").first().waitFor();
-    await page.waitForLoadState("networkidle", { timeout: 10_000 }).catch(() => {});
-    if (then) await then(page);
-    await page.waitForTimeout(300);
-    const o = await overflow(page);
-    const shot = `${who}-${path.replace(/[^a-z0-9]+/gi, "_")}.png`;
-    await page.screenshot({ path: join(SHOTS, shot), fullPage: true });
-    if (o.scrollWidth <= WIDTH) return null;
-    return `${who} ${path}: ${o.scrollWidth} px wide; sticking out: ${o.culprits.join("; ") || "(nothing measurable)"}`;
-  } finally {
-    await ctx.close();
-  }
+  const made = { page, quiet: quietTracker(page) };
+  phones.set(who, made);
+  return made;
+}
+
+async function visit(who: Who, path: string, then?: (p: Page) => Promise<void>): Promise<string | null> {
+  const { page, quiet } = await phone(who);
+  await page.goto(g.url + path);
+  await page.locator("main, .map.embed").first().waitFor();
+  await quiet();
+  if (then) await then(page);
+  await quiet();
+  const o = await overflow(page);
+  if (o.scrollWidth <= WIDTH) return null;
+  // Only a failing page is photographed, for the person reading the failure.
+  await page.screenshot({ path: join(SHOTS, `${who}-${path.replace(/[^a-z0-9]+/gi, "_")}.png`), fullPage: true });
+  return `${who} ${path}: ${o.scrollWidth} px wide; sticking out: ${o.culprits.join("; ") || "(nothing measurable)"}`;
 }
 
 const decodeWeather = async (p: Page) => {
