@@ -118,6 +118,84 @@ const TAKE_THE_GATEWAY: Record<string, string> = {
   "src/system/setup.ts": "reports how long the gateway has run",
 };
 
+/**
+ * The imports a file runs: what Bun loads, read by Bun's own transpiler.
+ * `import type`, `export type` and an import whose names are used only as
+ * types are erased, so they are not edges; a dynamic `import()` is one (a
+ * lazy import does not untie a knot, it hides it).
+ */
+const transpilers = {
+  ts: new Bun.Transpiler({ loader: "ts", trimUnusedImports: true }),
+  tsx: new Bun.Transpiler({ loader: "tsx", trimUnusedImports: true }),
+};
+export function runtimeImportsOf(file: string, text = readFileSync(join(ROOT, file), "utf8")): string[] {
+  const t = file.endsWith(".tsx") ? transpilers.tsx : transpilers.ts;
+  return t
+    .scan(text)
+    .imports.filter((i) => i.path.startsWith("."))
+    .map((i) => normalize(join(dirname(file), i.path)).replaceAll("\\", "/"));
+}
+
+/**
+ * Every runtime import cycle of a graph, one per knot (a strongly connected
+ * set of files, Tarjan): the knot's files and one loop through them, as
+ * `a.ts -> b.ts -> a.ts`.
+ */
+export function importCycles(graph: Map<string, string[]>): { files: string[]; loop: string }[] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const knots: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const knot: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      knot.push(w);
+    } while (w !== v);
+    if (knot.length > 1 || graph.get(v)?.includes(v)) knots.push(knot.sort());
+  };
+  for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v);
+  return knots.map((files) => ({ files, loop: loopThrough(graph, files) }));
+}
+
+/** The shortest way from a knot's first file back to itself, within the knot. */
+function loopThrough(graph: Map<string, string[]>, knot: string[]): string {
+  const start = knot[0]!;
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  for (let i = 0; i < queue.length; i++) {
+    const v = queue[i]!;
+    for (const w of graph.get(v) ?? []) {
+      if (!knot.includes(w)) continue;
+      if (w === start) {
+        const path = [v];
+        while (path[0] !== start) path.unshift(cameFrom.get(path[0]!)!);
+        return [...path, start].join(" -> ");
+      }
+      if (!cameFrom.has(w)) {
+        cameFrom.set(w, v);
+        queue.push(w);
+      }
+    }
+  }
+  return knot.join(", ");
+}
+
 describe("layers", () => {
   test("the import reader sees the tree (a control: these imports exist)", () => {
     expect(TREE.length).toBeGreaterThan(200);
@@ -147,5 +225,38 @@ describe("layers", () => {
     expect(naming.filter((f) => !TAKE_THE_GATEWAY[f])).toEqual([]);
     // and the list holds no module that no longer needs it
     expect(Object.keys(TAKE_THE_GATEWAY).filter((f) => !naming.includes(f))).toEqual([]);
+  });
+});
+
+/** Knots issue 32 is untying, one commit each; the list only shrinks. */
+const KNOWN_KNOTS = [
+  "src/accounts/device-keys.ts src/accounts/users.ts",
+  "src/game/corroborate.ts src/game/logs.ts",
+  "src/jobs/prune.ts src/system/privacy.ts",
+  "src/bbs/ax25.ts src/bbs/forwarding.ts src/node/box.ts src/node/radio.ts src/node/sync.ts",
+];
+
+describe("no runtime import cycles", () => {
+  test("the cycle finder sees a loop and ignores what Bun erases (a control)", () => {
+    const graph = new Map([
+      ["a.ts", ["b.ts"]],
+      ["b.ts", ["c.ts", "d.ts"]],
+      ["c.ts", ["a.ts"]],
+      ["d.ts", []],
+    ]);
+    expect(importCycles(graph)).toEqual([{ files: ["a.ts", "b.ts", "c.ts"], loop: "a.ts -> b.ts -> c.ts -> a.ts" }]);
+    const text = `import type { A } from "./a.ts";\nimport { type B } from "./b.ts";\nimport { C } from "./c.ts";\nimport { D } from "./d.ts";\nexport type { E } from "./e.ts";\nexport { F } from "./f.ts";\nconst c: C = D;\nawait import("./g.ts");\n`;
+    expect(runtimeImportsOf("src/x/y.ts", text)).toEqual(["src/x/d.ts", "src/x/f.ts", "src/x/g.ts"]);
+  });
+
+  test("no file of src/, radio/ or ui/ imports itself through others at run time", () => {
+    const graph = new Map(TREE.map((f) => [f, runtimeImportsOf(f).filter((to) => TREE.includes(to))]));
+    // a control: the reader sees runtime imports
+    expect(graph.get("src/http/gates.ts")).toContain("src/accounts/caller.ts");
+    const knots = importCycles(graph).filter((c) => !KNOWN_KNOTS.includes(c.files.join(" ")));
+    expect(knots.map((c) => `${c.loop} (knot: ${c.files.join(", ")})`)).toEqual([]);
+    // and the list holds no knot that is untied
+    const found = importCycles(graph).map((c) => c.files.join(" "));
+    expect(KNOWN_KNOTS.filter((k) => !found.includes(k))).toEqual([]);
   });
 });

@@ -5,7 +5,8 @@
  * bundles this file too and never runs it.
  */
 import type { Database as BunDatabase } from "bun:sqlite";
-import { pragmaSchemaVersion, setPragmaSchemaVersion, type Database, type OpenDatabaseOptions, type SqliteDriver } from "./sqlite.ts";
+import type { Database, OpenDatabaseOptions, SqliteDriver } from "./sqlite.ts";
+import { pragmaSchemaVersion, setPragmaSchemaVersion } from "./sqlite-pragma.ts";
 
 export const bunSqlite: SqliteDriver = {
   name: "bun:sqlite",

@@ -8,8 +8,6 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import {
   sqlParameters,
-  pragmaSchemaVersion,
-  setPragmaSchemaVersion,
   type Binding,
   type Changes,
   type Database,
@@ -18,6 +16,7 @@ import {
   type Statement,
   type Transaction,
 } from "./sqlite.ts";
+import { pragmaSchemaVersion, setPragmaSchemaVersion } from "./sqlite-pragma.ts";
 
 /** bun:sqlite keeps 20 compiled statements behind `query()` unless told otherwise. */
 const DEFAULT_STATEMENT_CACHE = 20;

@@ -93,15 +93,6 @@ export interface SqliteDriver {
   setSchemaVersion(db: Database, version: number): void;
 }
 
-/** The schema version in SQLite's own header field (bun:sqlite, node:sqlite). */
-export function pragmaSchemaVersion(db: Database): number {
-  return (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-}
-
-export function setPragmaSchemaVersion(db: Database, version: number): void {
-  db.run(`PRAGMA user_version = ${Math.trunc(version)}`);
-}
-
 /**
  * The parameters of a statement as SQLite numbers them: ?NNN is NNN, ? and
  * each new :name/@name/$name the highest so far plus one. `count` is the
