@@ -292,6 +292,11 @@ export async function acmeSource(ctx: SourceContext): Promise<CertSource> {
       nextAttemptAt: nextAt,
       failures,
     }),
+    retryNow: () => {
+      if (stopped || busy || failures === 0) return false;
+      schedule(Date.now());
+      return true;
+    },
     stop: () => {
       stopped = true;
       clearTimeout(timer);

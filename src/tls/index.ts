@@ -93,6 +93,11 @@ export class TlsService {
     return { mode: this.mode, httpsPort: this.httpsPort, ...s, lastError: s?.lastError ?? this.startError };
   }
 
+  /** The sysop's "try again now" after a failed order or renewal (ACME); false when there is nothing to retry. */
+  retryNow(): boolean {
+    return this.source?.retryNow?.() ?? false;
+  }
+
   stop(): void {
     this.source?.stop();
     this.source = null;

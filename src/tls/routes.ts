@@ -5,7 +5,7 @@
  */
 import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
-import { notFound } from "../errors.ts";
+import { conflict, notFound } from "../errors.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { caCertificate, CA_FILE_NAME, tlsPage } from "./page.ts";
 
@@ -59,6 +59,27 @@ export function tlsRoutes(gw: Gateway) {
         detail: {
           summary:
             "How to trust this gateway's HTTPS: the local CA's fingerprint, a QR code of its address and install steps per system (HTML); also on plain http",
+          tags: TAGS,
+        },
+      },
+    )
+    .post(
+      "/api/tls/retry",
+      ({ set }) => {
+        if (!gw.tls.retryNow())
+          throw conflict(
+            "nothing_to_retry",
+            `there is no failed certificate order to retry (TLS is ${gw.tls.mode}${gw.tls.mode === "acme" ? ", and its last order did not fail or is running now" : ""})`,
+          );
+        set.status = 202;
+        return { retrying: true, state: gw.tls.state() };
+      },
+      {
+        gate: "sysop",
+        detail: {
+          summary: "After a failed ACME order or renewal: try again now instead of at the back-off's time (sysop)",
+          description:
+            "202 {retrying, state}; 409 nothing_to_retry when TLS is not acme, the last order did not fail, or one is running. The outcome shows in GET /api/ports a moment later.",
           tags: TAGS,
         },
       },

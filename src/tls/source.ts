@@ -31,6 +31,8 @@ export interface CertSource {
   state(): SourceState;
   /** ends its timers and watchers */
   stop(): void;
+  /** After a failure: try again now rather than at the back-off's time. False when there is no failure to retry or an attempt is running. */
+  retryNow?(): boolean;
 }
 
 /**

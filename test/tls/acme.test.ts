@@ -54,6 +54,8 @@ function spawnAcme(pebble: Pebble, ports: [number, number], env: Record<string, 
   });
 }
 
+const SYSOP_SECRET = "sysop-ingest-secret-0123456789";
+
 /** Whether a client that trusts only `root` accepts the HTTPS port's certificate for `name`. */
 function trustedFor(port: number, name: string, root: string): Promise<{ authorized: boolean; error: string | null; serial: string }> {
   return new Promise((resolve, reject) => {
@@ -220,14 +222,14 @@ describe.skipIf(!live)("a failing order", () => {
     pebble = await startPebble({ httpPort: ports[0], tlsPort: ports[1] });
     await pebble.resolve("ok.test");
     // nowhere.test resolves to nothing (yet)
-    g = await spawnAcme(pebble, ports, { ACME_DOMAINS: "ok.test,nowhere.test" });
+    g = await spawnAcme(pebble, ports, { ACME_DOMAINS: "ok.test,nowhere.test", INGEST_SECRET: SYSOP_SECRET, ADMIN_CALLSIGNS: "N0OPS" });
   });
   afterAll(async () => {
     await g?.kill();
     await pebble?.stop();
   });
 
-  test("a name that does not resolve to the gateway: a log line naming it and the reason, the error in /api/ports, and a retry a minute later that succeeds once it does", async () => {
+  test("a name that does not resolve to the gateway: a log line naming it and the reason, the error in /api/ports, a retry due a minute later, and the sysop's retry now succeeds once it does", async () => {
     expect(await until(() => g.output().includes("ACME: no certificate for nowhere.test"), 30_000)).toBe(true);
     const line = g
       .output()
@@ -241,12 +243,21 @@ describe.skipIf(!live)("a failing order", () => {
     expect(state).toMatchObject({ state: "down", notAfter: null, failures: 1 });
     expect(state.nextAttemptAt! - Date.now()).toBeGreaterThan(30_000);
     expect(state.nextAttemptAt! - Date.now()).toBeLessThanOrEqual(60_000);
-    // the name now reaches us: the retry gets the certificate
+    // the sysop's "try again now" needs the sysop
+    const retry = (headers: Record<string, string>) => fetch(`http://127.0.0.1:${ports[0]}/api/tls/retry`, { method: "POST", headers });
+    expect((await retry({})).status).toBe(401);
+    // the name now reaches us: the sysop does not wait the minute, and the retry gets the certificate
     await pebble.resolve("nowhere.test");
-    expect(await until(() => g.output().includes("ACME: got a certificate for ok.test, nowhere.test"), 80_000)).toBe(true);
+    const asked = await retry({ "x-ingest-secret": SYSOP_SECRET });
+    expect(asked.status).toBe(202);
+    expect(await until(() => g.output().includes("ACME: got a certificate for ok.test, nowhere.test"), 30_000)).toBe(true);
     expect(await tlsPort(ports[0])).toMatchObject({ state: "up", lastError: null, failures: 0 });
     expect(await trustedFor(ports[1], "nowhere.test", await pebble.issuingRoot())).toMatchObject({ authorized: true });
-  }, 120_000);
+    // with nothing failed, there is nothing to retry
+    const again = await retry({ "x-ingest-secret": SYSOP_SECRET });
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: string }).error).toBe("nothing_to_retry");
+  }, 60_000);
 });
 
 describe.skipIf(!live)("TLS-ALPN-01", () => {

@@ -4,6 +4,7 @@ import { useLoad } from "../hooks.ts";
 import { MapArchivesSection } from "../map/archives-section.tsx";
 import { GettingStarted } from "./getting-started.tsx";
 import { ServerLink } from "../secure-context.tsx";
+import { useAction } from "../account/ui.tsx";
 
 interface SetupState {
   needed: boolean;
@@ -128,22 +129,40 @@ function TlsLine({ state }: { state: SetupState }) {
   const s = state.tls;
   if (!s) return null;
   return (
-    <p data-tls>
-      HTTPS: {s.mode === "off" ? "off (TLS=off)" : `TLS=${s.mode} on port ${s.httpsPort ?? "?"}`}
-      {s.notAfter ? `, certificate valid until ${new Date(s.notAfter).toLocaleDateString()}` : ""}
-      {s.mode === "local" && (
-        <>
-          {" "}
-          (<ServerLink href="/tls">install its certificate on your devices</ServerLink>)
-        </>
-      )}
-      {s.lastError && (
-        <span class="error" role="alert">
-          {" "}
-          {s.lastError}
-        </span>
-      )}
-    </p>
+    <>
+      <p data-tls>
+        HTTPS: {s.mode === "off" ? "off (TLS=off)" : `TLS=${s.mode} on port ${s.httpsPort ?? "?"}`}
+        {s.notAfter ? `, certificate valid until ${new Date(s.notAfter).toLocaleDateString()}` : ""}
+        {s.mode === "local" && (
+          <>
+            {" "}
+            (<ServerLink href="/tls">install its certificate on your devices</ServerLink>)
+          </>
+        )}
+        {s.lastError && (
+          <span class="error" role="alert">
+            {" "}
+            {s.lastError}
+          </span>
+        )}
+      </p>
+      {s.mode === "acme" && s.lastError && <RetryNow />}
+    </>
+  );
+}
+
+/** After a failed ACME order: try again now (sysop), rather than wait out the back-off once the cause is fixed. */
+function RetryNow() {
+  const { run, busy, errorView } = useAction();
+  const [asked, setAsked] = useState(false);
+  if (asked) return <p>Trying again now: reload this page in a moment to see the outcome.</p>;
+  return (
+    <>
+      <button type="button" disabled={busy} onClick={() => run(() => api("/api/tls/retry", { method: "POST", json: {} }).then(() => setAsked(true)))}>
+        Try again now
+      </button>
+      {errorView}
+    </>
   );
 }
 
