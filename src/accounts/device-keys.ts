@@ -9,7 +9,7 @@
 import type { Core } from "../gateway.ts";
 import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
 import { baseCall } from "../callsign.ts";
-import { parseCallsign, publicIdOf, verifiedAtFor } from "./users.ts";
+import { parseCallsign, publicIdOf, revokeKeysWhere, verifiedAtFor } from "./users.ts";
 import { emitAccountRecord } from "./records.ts";
 
 export const MAX_DEVICE_KEYS = 20;
@@ -62,32 +62,6 @@ export function registerDeviceKey(gw: Core, userId: number, body: Record<string,
     gw.db.query("INSERT INTO device_keys (user_id, call, public_key, label, created_at) VALUES (?, ?, ?, ?, ?)").run(userId, call, key, cleanLabel, now);
     emitAccountRecord(gw, { kind: "key", call, key, account: publicIdOf(gw.db, userId), createdAt: now });
     return { key, call, label: cleanLabel, createdAt: now };
-  })();
-}
-
-/**
- * Revokes the live keys matching an SQL condition on device_keys and
- * publishes each revocation; returns how many. Used wherever keys go: the
- * holder revokes one, drops a callsign, or loses it to a verified owner.
- */
-export function revokeKeysWhere(gw: Core, where: string, ...params: Array<string | number>): number {
-  return gw.db.transaction(() => {
-    const rows = gw.db
-      .query(
-        `UPDATE device_keys SET revoked_at = ? WHERE revoked_at IS NULL AND (${where}) RETURNING id, user_id AS userId, call, public_key AS key, created_at AS createdAt, revoked_at AS revokedAt`,
-      )
-      .all(gw.clock.now(), ...params) as Array<{ id: number; userId: number | null; call: string; key: string; createdAt: number; revokedAt: number }>;
-    for (const r of rows) {
-      emitAccountRecord(gw, {
-        kind: "key",
-        call: r.call,
-        key: r.key,
-        account: r.userId === null ? null : publicIdOf(gw.db, r.userId),
-        createdAt: r.createdAt,
-        revokedAt: r.revokedAt,
-      });
-    }
-    return rows.length;
   })();
 }
 

@@ -26,8 +26,8 @@ import { parseGid } from "../fed/record.ts";
 import { getPeer, peerKeys } from "../fed/peers.ts";
 import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
 import { accountRef, ACCOUNT_DATA } from "./gdpr.ts";
-import { activateAny, callsignsOf, createUser, markCallsignVerified, MAX_CALLSIGNS, publicIdOf, verifiedElsewhere } from "./users.ts";
-import { parsePublicKey, revokeKeysWhere } from "./device-keys.ts";
+import { activateAny, callsignsOf, createUser, markCallsignVerified, MAX_CALLSIGNS, publicIdOf, revokeKeysWhere, verifiedElsewhere } from "./users.ts";
+import { parsePublicKey } from "./device-keys.ts";
 import { emitAccountRecord } from "./records.ts";
 import { parseEmail } from "./email-signin.ts";
 

@@ -16,13 +16,16 @@
  * standing to start a takeover challenge: it never becomes the active call,
  * so the account never hides, logs, signs or transmits as that call
  * (activate() is the one place that decides).
+ *
+ * A callsign that goes takes its device keys with it (revokeKeysWhere is
+ * here, below the device-keys module, which uses it too).
  */
 import { randomBytes } from "node:crypto";
 import type { Core } from "../gateway.ts";
 import type { Database } from "../store/db.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
-import { revokeKeysWhere } from "./device-keys.ts";
+import { emitAccountRecord } from "./records.ts";
 import { recordAudit } from "./audit.ts";
 
 export const MAX_CALLSIGNS = 10;
@@ -211,4 +214,30 @@ export function verifiedHolder(db: Database, call: string): number | null {
     .query("SELECT user_id AS userId FROM callsigns WHERE verified_at IS NOT NULL AND (call = ? OR call LIKE ? || '-%') LIMIT 1")
     .get(base, base) as { userId: number } | null;
   return row?.userId ?? null;
+}
+
+/**
+ * Revokes the live keys matching an SQL condition on device_keys and
+ * publishes each revocation; returns how many. Used wherever keys go: the
+ * holder revokes one, drops a callsign, or loses it to a verified owner.
+ */
+export function revokeKeysWhere(gw: Core, where: string, ...params: Array<string | number>): number {
+  return gw.db.transaction(() => {
+    const rows = gw.db
+      .query(
+        `UPDATE device_keys SET revoked_at = ? WHERE revoked_at IS NULL AND (${where}) RETURNING id, user_id AS userId, call, public_key AS key, created_at AS createdAt, revoked_at AS revokedAt`,
+      )
+      .all(gw.clock.now(), ...params) as Array<{ id: number; userId: number | null; call: string; key: string; createdAt: number; revokedAt: number }>;
+    for (const r of rows) {
+      emitAccountRecord(gw, {
+        kind: "key",
+        call: r.call,
+        key: r.key,
+        account: r.userId === null ? null : publicIdOf(gw.db, r.userId),
+        createdAt: r.createdAt,
+        revokedAt: r.revokedAt,
+      });
+    }
+    return rows.length;
+  })();
 }
