@@ -94,6 +94,7 @@ describe.skipIf(!fbbAvailable())("forwarding with a real F6FBB", () => {
       gatewayCall: "N0GW",
       gatewayPort: fbbPort(g.gw)!,
       telnetPort,
+      clockSpeed: 10,
       mailIn: [
         "SP N0ALI @ N0GW < N0SYS",
         "FBB personal (ascii)",
