@@ -217,6 +217,10 @@ export interface StationBeacon {
 export const FIXED = {
   /** Firehose and browser-RF positions are kept this long (SPEC "Limits"). */
   positionRetentionDays: 7,
+  /** A session cookie lives this long unless its holder signs out (sessions, pruning, GET /privacy). */
+  sessionDays: 30,
+  /** A rate-limit counter lives this long, in memory only (the gates, GET /privacy). */
+  rateCounterSeconds: 60,
 } as const;
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };

@@ -3,11 +3,11 @@
  * its SHA-256, so a copy of the database cannot be used to sign in.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { FIXED } from "../config.ts";
 import type { Database } from "../store/db.ts";
-import { SESSION_DAYS } from "../system/privacy.ts";
 
 export const SESSION_COOKIE = "svc_session";
-export const SESSION_MS = SESSION_DAYS * 24 * 3_600_000;
+export const SESSION_MS = FIXED.sessionDays * 24 * 3_600_000;
 
 const hash = (token: string) => createHash("sha256").update(token).digest("base64url");
 

@@ -2,9 +2,9 @@
  * Per-IP fixed-window counters, in memory only and gone after one window
  * (the only visitor data besides the session cookie, see /privacy).
  */
-import { RATE_COUNTER_SECONDS } from "../system/privacy.ts";
+import { FIXED } from "../config.ts";
 
-export const WINDOW_MS = RATE_COUNTER_SECONDS * 1000;
+export const WINDOW_MS = FIXED.rateCounterSeconds * 1000;
 const MAX_KEYS = 100_000;
 
 export interface RateResult {

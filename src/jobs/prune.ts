@@ -7,7 +7,6 @@
  */
 import { FIXED, type Config } from "../config.ts";
 import type { Database } from "../store/db.ts";
-import { SESSION_DAYS } from "../system/privacy.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -124,7 +123,7 @@ export const RETENTION: RetentionRule[] = [
     column: "expires_at",
     ttlMs: () => 0,
     what: "sign-in sessions",
-    kept: () => `until you sign out, or ${SESSION_DAYS} days`,
+    kept: () => `until you sign out, or ${FIXED.sessionDays} days`,
   },
   {
     name: "used_assertions",

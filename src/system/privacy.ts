@@ -2,7 +2,7 @@
  * What this instance stores about a visitor and for how long, derived from the
  * live retention settings and the pruning rules themselves (GET /privacy).
  */
-import type { Config } from "../config.ts";
+import { FIXED, type Config } from "../config.ts";
 import { RETENTION } from "../jobs/prune.ts";
 
 export interface PrivacyStatement {
@@ -16,10 +16,6 @@ export interface PrivacyStatement {
   never: string[];
   yourRights: Array<{ what: string; how: string }>;
 }
-
-/** Session cookie lifetime and rate-limit counter lifetime, shared with the gates. */
-export const SESSION_DAYS = 30;
-export const RATE_COUNTER_SECONDS = 60;
 
 function duration(ms: number): string {
   const h = ms / 3_600_000;
@@ -40,12 +36,12 @@ export function privacyStatement(config: Config): PrivacyStatement {
       {
         what: "one session cookie (HttpOnly, SameSite)",
         when: "only after you sign in",
-        kept: `until you sign out, or ${SESSION_DAYS} days`,
+        kept: `until you sign out, or ${FIXED.sessionDays} days`,
       },
       {
         what: "a request counter per IP address, for rate limiting",
         when: "on API and sign-in requests",
-        kept: `in memory only, for ${RATE_COUNTER_SECONDS} seconds`,
+        kept: `in memory only, for ${FIXED.rateCounterSeconds} seconds`,
       },
     ],
     analytics: "none",
