@@ -27,7 +27,7 @@ import type { Core } from "../gateway.ts";
 import type { GatewayEvents } from "../events.ts";
 import { baseCall } from "../callsign.ts";
 import { distanceM } from "./model.ts";
-import { republishLog } from "./logs.ts";
+import { republishLog } from "./log-record.ts";
 
 /** The feeds (positions.via) whose RF hearing counts as a sighting: our radio's TNC and the ingest box. */
 export const SIGHTING_VIAS = ["tnc", "ingest"] as const;

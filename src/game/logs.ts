@@ -6,37 +6,15 @@
  */
 import type { Core } from "../gateway.ts";
 import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
-import { findToWire } from "../fed/bodies.ts";
-import { accountGid, localGid, publishRecord, publishTombstone } from "../fed/feed.ts";
+import { localGid, publishTombstone } from "../fed/feed.ts";
 import { refuseUnlessClockSane } from "../system/clock-sanity.ts";
 import { mirroredFindsOf } from "../fed/mirror.ts";
-import { publicIdOf, verifiedHolder } from "../accounts/users.ts";
+import { verifiedHolder } from "../accounts/users.ts";
 import { baseCall } from "../callsign.ts";
 import { callsign, LOG_KINDS, oneOf, optText, pastTime, type Actor, type LogKind } from "./model.ts";
 import { cacheRow, isOwner, livingGid, resolveCache } from "./caches.ts";
 import { localSighting, pinPosition, requestCorroboration, unpinPosition, type PendingFind } from "./corroborate.ts";
-
-export interface LogRow {
-  id: number;
-  cache_id: number | null;
-  cache_gid: string;
-  kind: LogKind;
-  user_id: number | null;
-  call: string | null;
-  base_call: string | null;
-  text: string | null;
-  found_at: number;
-  created_at: number;
-  updated_at: number;
-  tier: "a" | "b" | "c";
-  state: "active" | "withdrawn";
-  via: string;
-  corr_position_id: number | null;
-  corr_igate: string | null;
-  corr_distance_m: number | null;
-  corr_at: number | null;
-  corr_source: string | null;
-}
+import { logRow, republishLog, type LogRow } from "./log-record.ts";
 
 export interface Log {
   id: number | string;
@@ -71,40 +49,6 @@ export function logJson(gw: Core, r: LogRow): Log {
     corroboration: r.tier === "a" ? { source: r.corr_source ?? "local", igate: r.corr_igate, distanceM: r.corr_distance_m, at: r.corr_at } : null,
     origin: gw.config.instance,
   };
-}
-
-export const logRow = (gw: Core, id: number) => gw.db.query("SELECT * FROM logs WHERE id = ?").get(id) as LogRow | null;
-
-/** Whether logs on this cache are federated (native caches hidden here, and mirrored caches). */
-function federated(gw: Core, r: LogRow): boolean {
-  // Living caches are not federated records, so their logs are not either: a
-  // peer could not place a find on a cache it never received.
-  if (r.cache_id === null) return !r.cache_gid.startsWith(`${gw.config.instance}:living:`);
-  const c = cacheRow(gw, r.cache_id);
-  return !!c && c.source === null;
-}
-
-/** Publishes the log's current state as a find record. Inside the caller's transaction. */
-export function republishLog(gw: Core, id: number): void {
-  const r = logRow(gw, id);
-  if (!r || !federated(gw, r)) return;
-  const withdrawn = r.state === "withdrawn";
-  publishRecord(
-    gw,
-    "find",
-    r.id,
-    findToWire({
-      cache: r.cache_gid,
-      kind: r.kind,
-      loggedAt: r.found_at,
-      call: withdrawn ? null : r.call,
-      account: withdrawn || r.user_id === null ? null : accountGid(gw, publicIdOf(gw.db, r.user_id)),
-      text: withdrawn ? null : r.text,
-      tier: r.kind === "find" ? r.tier : null,
-      state: withdrawn ? "withdrawn" : null,
-      distanceM: r.tier === "a" ? r.corr_distance_m : null,
-    }),
-  );
 }
 
 const emitLog = (gw: Core, r: LogRow, lat: number, lon: number) =>

@@ -5,7 +5,8 @@
  */
 import type { Core } from "../gateway.ts";
 import { cacheJson, type Cache, type CacheRow } from "./caches.ts";
-import { logJson, type Log, type LogRow } from "./logs.ts";
+import { logJson, type Log } from "./logs.ts";
+import type { LogRow } from "./log-record.ts";
 
 const clampLimit = (v: number | undefined, def: number, max: number) => Math.min(Math.max(1, v ?? def), max);
 

@@ -9,7 +9,8 @@ import type { Core } from "../gateway.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { cacheDetail, cachesJson, filterSql, parseBox, parseFilters, type Box, type Cache, type CacheRow } from "../game/caches.ts";
 import { NEAR_DEFAULT, nearestRows, parseNear, whereFrom } from "../game/near.ts";
-import { logbook, logJson, type Log, type LogRow } from "../game/logs.ts";
+import { logbook, logJson, type Log } from "../game/logs.ts";
+import type { LogRow } from "../game/log-record.ts";
 import type { CacheFilterQuery, LogKind } from "../game/model.ts";
 import { baseCall, isCallsign } from "../callsign.ts";
 
