@@ -29,3 +29,6 @@ declare module "svc:web-app" {
   export const ui: Array<{ name: string; type: string; b64: string }>;
   export const world: string;
 }
+
+/** Style sheets the UI imports for their side effect (Bun's bundler inlines them). */
+declare module "*.css";
