@@ -1152,3 +1152,85 @@ CREATE TABLE emergencies (
 );
 CREATE INDEX emergencies_ts ON emergencies(ts);
 CREATE INDEX emergencies_call ON emergencies(call, ts);
+
+-- migration 25: trackables (travel bugs): native ones and their moves, other instances' as mirrors, and travel bugs kept from GPX imports
+
+-- Trackables made on this instance. ref: the public code on the tag
+-- ("SVT" + 6 base-36 characters, random). code_hash: scrypt of the secret
+-- tracking code salted with the gid (docs/protocol.md "Trackable"); the code
+-- itself is shown once, when the trackable is made, and never stored.
+CREATE TABLE trackables (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: part of the gid
+  ref         TEXT NOT NULL UNIQUE,
+  owner_id    INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  owner_call  TEXT NOT NULL,
+  name        TEXT NOT NULL,
+  goal        TEXT,
+  description TEXT,
+  code_hash   TEXT NOT NULL,
+  created_at  INTEGER NOT NULL
+);
+CREATE INDEX trackables_owner ON trackables(owner_id);
+
+-- Moves logged on this instance, of any instance's trackable. at: when it
+-- happened, unix ms in whole seconds (the wire's unit), so the order of moves
+-- is the same here and on every peer. lat/lon: the cache's position for a
+-- move into, out of or at a cache (the journey and its distance).
+CREATE TABLE trackable_moves (
+  id              INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: part of the move record's gid
+  trackable_gid   TEXT NOT NULL,
+  kind            TEXT NOT NULL CHECK (kind IN ('drop', 'retrieve', 'grab', 'discover', 'visit', 'note', 'missing')),
+  user_id         INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  call            TEXT NOT NULL,
+  cache_gid       TEXT,
+  lat             REAL,
+  lon             REAL,
+  text            TEXT,
+  at              INTEGER NOT NULL,
+  tier            TEXT NOT NULL CHECK (tier IN ('a', 'b', 'c')),
+  corr_igate      TEXT,
+  corr_distance_m REAL,
+  created_at      INTEGER NOT NULL
+);
+CREATE INDEX trackable_moves_trackable ON trackable_moves(trackable_gid, at);
+CREATE INDEX trackable_moves_user ON trackable_moves(user_id);
+
+CREATE TABLE mirror_trackables (
+  gid         TEXT PRIMARY KEY REFERENCES mirror_records(gid) ON DELETE CASCADE,
+  origin      TEXT NOT NULL,
+  ref         TEXT NOT NULL,
+  name        TEXT NOT NULL,
+  goal        TEXT,
+  description TEXT,
+  owner_call  TEXT NOT NULL,
+  owner_account TEXT,
+  code_hash   TEXT NOT NULL,
+  created_at  INTEGER NOT NULL           -- unix ms
+);
+CREATE INDEX mirror_trackables_ref ON mirror_trackables(ref);
+
+CREATE TABLE mirror_trackable_moves (
+  gid           TEXT PRIMARY KEY REFERENCES mirror_records(gid) ON DELETE CASCADE,
+  origin        TEXT NOT NULL,
+  trackable_gid TEXT NOT NULL,
+  kind          TEXT NOT NULL,
+  call          TEXT NOT NULL,
+  account       TEXT,
+  cache_gid     TEXT,
+  lat           REAL,
+  lon           REAL,
+  text          TEXT,
+  tier          TEXT,
+  at            INTEGER NOT NULL         -- unix ms
+);
+CREATE INDEX mirror_trackable_moves_trackable ON mirror_trackable_moves(trackable_gid, at);
+
+-- Travel bugs listed in an imported GPX file (groundspeak:travelbugs) that
+-- are not trackables of the network: kept with their cache, listed only.
+CREATE TABLE cache_travelbugs (
+  cache_id INTEGER NOT NULL REFERENCES caches(id) ON DELETE CASCADE,
+  ref      TEXT NOT NULL,
+  tb_id    TEXT,
+  name     TEXT NOT NULL,
+  PRIMARY KEY (cache_id, ref)
+);

@@ -356,15 +356,24 @@ function selfAttestation(p: Payload, kind: RecordKind): string | null {
   const inNamespace = (gid: unknown) => typeof gid === "string" && parseGid(gid)?.origin === p.origin;
   if (p.signer !== p.origin) {
     if (!isCallsign(p.signer)) return `signer ${p.signer} is another instance`;
-    const subject = kind === "cache" ? b.ownerCall : kind === "find" || kind === "key" ? b.call : kind === "bulletin" ? b.from : undefined;
+    const subject =
+      kind === "cache" || kind === "trackable"
+        ? b.ownerCall
+        : kind === "find" || kind === "key" || kind === "trackable-move"
+          ? b.call
+          : kind === "bulletin"
+            ? b.from
+            : undefined;
     if (subject !== p.signer) return `a callsign signer (${p.signer}) signs only records about itself`;
   }
   switch (kind) {
     case "cache":
+    case "trackable":
       if (b.ownerAccount !== undefined && !inNamespace(b.ownerAccount)) return "ownerAccount is another instance's account";
       return null;
     case "find":
     case "key":
+    case "trackable-move":
       if (b.account !== undefined && !inNamespace(b.account)) return "account is another instance's account";
       return null;
     case "account-move":

@@ -1,5 +1,5 @@
 /**
- * Body layouts of the seven record types (docs/protocol.md "Record bodies")
+ * Body layouts of the nine record types (docs/protocol.md "Record bodies")
  * and the one mapping between the domains' JSON (lat, lon, difficulty,
  * terrain, distanceM, times in ms) and the wire's integers (latE7, lonE7,
  * difficultyX10, terrainX10, distanceCm, times in seconds). Pure.
@@ -126,7 +126,42 @@ export interface PeerBody {
   have?: number[];
 }
 
+/** A trackable (type 8): made once, never changed; its state comes from its moves. */
+export interface TrackableBody {
+  /** the public code on its tag, e.g. SVT4K2Z9Q */
+  ref: string;
+  name: string;
+  goal?: string;
+  description?: string;
+  ownerCall: string;
+  ownerAccount?: string;
+  /** hex scrypt of the tracking code salted with the gid (docs/protocol.md "Trackable") */
+  codeHash: string;
+  /** unix seconds */
+  createdAt: number;
+}
+
+/** A move of a trackable (type 9), signed by the instance where it was logged. */
+export interface TrackableMoveBody {
+  /** gid of the trackable (any origin) */
+  trackable: string;
+  kind: "drop" | "retrieve" | "grab" | "discover" | "visit" | "note" | "missing";
+  call: string;
+  account?: string;
+  /** gid of the cache it went into, came out of or visited */
+  cache?: string;
+  /** the cache's position then: the journey and its distance need no cache record */
+  latE7?: number;
+  lonE7?: number;
+  text?: string;
+  tier?: string;
+  /** when it happened, unix seconds */
+  at: number;
+}
+
 export interface Bodies {
+  trackable: TrackableBody;
+  "trackable-move": TrackableMoveBody;
   cache: CacheBody;
   find: FindBody;
   key: KeyBody;
@@ -202,6 +237,28 @@ export const LAYOUTS: Readonly<Record<RecordKind, Readonly<Record<string, Field>
   "account-move": {
     from: { ...ACCOUNT, req: true },
     to: { ...ACCOUNT, req: true },
+  },
+  trackable: {
+    ref: { t: "text", min: 4, max: 16, pattern: /^[A-Z0-9]+$/, req: true },
+    name: { t: "text", min: 1, max: 100, req: true },
+    goal: { t: "text", max: 1000 },
+    description: { t: "text", max: 4000 },
+    ownerCall: { t: "call", req: true },
+    ownerAccount: ACCOUNT,
+    codeHash: { t: "text", min: 64, max: 64, pattern: /^[0-9a-f]+$/, req: true },
+    createdAt: { ...SECONDS, req: true },
+  },
+  "trackable-move": {
+    trackable: { t: "gid", kinds: ["trackable"], req: true },
+    kind: { t: "token", oneOf: ["drop", "retrieve", "grab", "discover", "visit", "note", "missing"], req: true },
+    call: { t: "call", req: true },
+    account: ACCOUNT,
+    cache: { t: "gid", kinds: ["cache"] },
+    latE7: { t: "int", min: -900_000_000, max: 900_000_000 },
+    lonE7: { t: "int", min: -1_800_000_000, max: 1_800_000_000 },
+    text: { t: "text", max: 4000 },
+    tier: { t: "token" },
+    at: { ...SECONDS, req: true },
   },
   peer: {
     instance: { t: "instance", req: true },

@@ -37,7 +37,7 @@ import {
 } from "./record.ts";
 
 /** Kinds published with publishRecord (tombstones and account-moves have their own calls). */
-export type PublishKind = "cache" | "find" | "key" | "bulletin" | "peer";
+export type PublishKind = "cache" | "find" | "key" | "bulletin" | "peer" | "trackable" | "trackable-move";
 
 export interface Published {
   type: RecordType;

@@ -10,7 +10,19 @@
 import type { Database, Statement } from "../store/sqlite.ts";
 import type { Core } from "../gateway.ts";
 import type { CborValue } from "./cbor.ts";
-import { cacheFromWire, findFromWire, fromSeconds, type BulletinBody, type CacheBody, type CacheJson, type FindBody, type KeyBody } from "./bodies.ts";
+import {
+  cacheFromWire,
+  findFromWire,
+  fromE7,
+  fromSeconds,
+  type BulletinBody,
+  type CacheBody,
+  type CacheJson,
+  type FindBody,
+  type KeyBody,
+  type TrackableBody,
+  type TrackableMoveBody,
+} from "./bodies.ts";
 import type { Payload } from "./record.ts";
 
 // ---------------------------------------------------------------- writes (apply pipeline only)
@@ -44,15 +56,26 @@ function prepare(db: Database) {
       `INSERT OR REPLACE INTO mirror_bulletins (gid, origin, from_call, category, area, subject, text, bid, posted_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    trackable: q(
+      `INSERT OR REPLACE INTO mirror_trackables (gid, origin, ref, name, goal, description, owner_call, owner_account, code_hash, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    trackableMove: q(
+      `INSERT OR REPLACE INTO mirror_trackable_moves (gid, origin, trackable_gid, kind, call, account, cache_gid, lat, lon, text, tier, at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
     move: q("INSERT OR REPLACE INTO mirror_account_moves (gid, origin, from_account, to_account) VALUES (?, ?, ?, ?)"),
     repointFinds: q("UPDATE mirror_finds SET account = ?2 WHERE account = ?1"),
     repointCaches: q("UPDATE mirror_caches SET owner_account = ?2 WHERE owner_account = ?1"),
     repointKeys: q("UPDATE mirror_keys SET account = ?2 WHERE account = ?1"),
+    repointTrackables: q("UPDATE mirror_trackables SET owner_account = ?2 WHERE owner_account = ?1"),
+    repointTrackableMoves: q("UPDATE mirror_trackable_moves SET account = ?2 WHERE account = ?1"),
     tomb: q("INSERT OR REPLACE INTO tombstones (gid, origin, v, at, received_at, frame) VALUES (?, ?, ?, ?, ?, ?)"),
     purgeGid: q("DELETE FROM mirror_records WHERE gid = ?"),
     purgeAccount: q(
       `DELETE FROM mirror_records WHERE gid IN (SELECT gid FROM mirror_finds WHERE account = ?1
-         UNION SELECT gid FROM mirror_caches WHERE owner_account = ?1 UNION SELECT gid FROM mirror_keys WHERE account = ?1)`,
+         UNION SELECT gid FROM mirror_caches WHERE owner_account = ?1 UNION SELECT gid FROM mirror_keys WHERE account = ?1
+         UNION SELECT gid FROM mirror_trackable_moves WHERE account = ?1)`,
     ),
   };
 }
@@ -91,7 +114,7 @@ export function isTombstoned(s: Stmts, gid: string | null): boolean {
 
 const opt = <T>(v: T | undefined): T | null => (v === undefined ? null : v);
 
-/** Writes a verified record (types 1-4, 6, 7) as the gid's newest version. */
+/** Writes a verified record (types 1-4, 6-9) as the gid's newest version. */
 export function writeRecord(s: Stmts, p: Payload, frame: Uint8Array, via: string, now: number): void {
   s.upsertRecord.run(p.gid, p.type, p.origin, p.v, p.at, frame, via, now);
   const b = p.body as Record<string, CborValue>;
@@ -154,6 +177,41 @@ export function writeRecord(s: Stmts, p: Payload, frame: Uint8Array, via: string
       s.bulletin.run(p.gid, p.origin, x.from, x.category, opt(x.area), x.subject, x.text, opt(x.bid), fromSeconds(x.postedAt));
       return;
     }
+    case 8: {
+      const x = b as unknown as TrackableBody;
+      s.trackable.run(
+        p.gid,
+        p.origin,
+        x.ref,
+        x.name,
+        opt(x.goal),
+        opt(x.description),
+        x.ownerCall,
+        currentAccount(s, x.ownerAccount),
+        x.codeHash,
+        fromSeconds(x.createdAt),
+      );
+      return;
+    }
+    case 9: {
+      const x = b as unknown as TrackableMoveBody;
+      const at = (e7: number | undefined) => (e7 === undefined ? null : fromE7(e7));
+      s.trackableMove.run(
+        p.gid,
+        p.origin,
+        x.trackable,
+        x.kind,
+        x.call,
+        currentAccount(s, x.account),
+        opt(x.cache),
+        at(x.latE7),
+        at(x.lonE7),
+        opt(x.text),
+        opt(x.tier),
+        fromSeconds(x.at),
+      );
+      return;
+    }
     case 6: {
       const from = b.from as string;
       const to = b.to as string;
@@ -161,6 +219,8 @@ export function writeRecord(s: Stmts, p: Payload, frame: Uint8Array, via: string
       s.repointFinds.run(from, to);
       s.repointCaches.run(from, to);
       s.repointKeys.run(from, to);
+      s.repointTrackables.run(from, to);
+      s.repointTrackableMoves.run(from, to);
       return;
     }
   }

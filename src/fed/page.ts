@@ -58,7 +58,8 @@ export function decodePage(bytes: Uint8Array): Page {
   if (frames.length > MAX_PAGE_FRAMES) throw new RecordError("bad_page", `a page carries at most ${MAX_PAGE_FRAMES} frames`);
   if (typeof next !== "number" || next < 0) throw new RecordError("bad_page", "page key 2 (next) must be a cursor");
   if (typeof more !== "boolean") throw new RecordError("bad_page", "page key 3 (more) must be true or false");
-  if (type !== undefined && (typeof type !== "number" || !KIND_OF_TYPE[type])) throw new RecordError("bad_page", "page key 4 (type) must be 1-7");
+  if (type !== undefined && (typeof type !== "number" || !KIND_OF_TYPE[type]))
+    throw new RecordError("bad_page", "page key 4 (type) must be a known record type");
   if (instance !== undefined && typeof instance !== "string") throw new RecordError("bad_page", "page key 5 (instance) must be text");
   return { frames: frames as Uint8Array[], next, more, type: type as number | undefined, instance: instance as string | undefined };
 }

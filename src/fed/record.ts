@@ -21,7 +21,13 @@ import { isCallsign, normalizeCall } from "../callsign.ts";
 export const FED_DOMAIN = "svc-fed/1";
 const SIGNING_PREFIX = new TextEncoder().encode(FED_DOMAIN + "\n");
 
-export const RECORD_TYPES = { cache: 1, find: 2, key: 3, bulletin: 4, tombstone: 5, "account-move": 6, peer: 7 } as const;
+/**
+ * Types 8 and 9 (trackables, their moves) came after the first seven: a peer
+ * that does not know them never asks for their feeds (they are not in its
+ * descriptor's feeds nor its link's records) and refuses a pushed frame of
+ * either by itself (`bad_payload`), applying the rest of the batch.
+ */
+export const RECORD_TYPES = { cache: 1, find: 2, key: 3, bulletin: 4, tombstone: 5, "account-move": 6, peer: 7, trackable: 8, "trackable-move": 9 } as const;
 export type RecordKind = keyof typeof RECORD_TYPES;
 export type RecordType = (typeof RECORD_TYPES)[RecordKind];
 export const KIND_OF_TYPE: Readonly<Record<number, RecordKind>> = Object.fromEntries(Object.entries(RECORD_TYPES).map(([k, t]) => [t, k as RecordKind]));
@@ -32,12 +38,12 @@ export const KIND_OF_TYPE: Readonly<Record<number, RecordKind>> = Object.fromEnt
  * (the target of an erase tombstone or an account-move, never a record).
  */
 export type GidKind = Exclude<RecordKind, "tombstone"> | "account";
-export const GID_KINDS: readonly GidKind[] = ["cache", "find", "key", "bulletin", "account-move", "peer", "account"];
+export const GID_KINDS: readonly GidKind[] = ["cache", "find", "key", "bulletin", "account-move", "peer", "account", "trackable", "trackable-move"];
 /** What a tombstone may delete. */
 export const TOMBSTONE_KINDS: readonly GidKind[] = ["cache", "find", "key", "bulletin", "account"];
 
 /** The feeds served by the sync surface, by URL name. */
-export const SYNC_KINDS = ["cache", "find", "key", "tombstone", "account-move", "bulletin"] as const;
+export const SYNC_KINDS = ["cache", "find", "key", "tombstone", "account-move", "bulletin", "trackable", "trackable-move"] as const;
 export type SyncKind = (typeof SYNC_KINDS)[number];
 
 const INSTANCE_ID = /^[a-z0-9](?:[a-z0-9.-]{0,61}[a-z0-9])?$/;
@@ -178,7 +184,7 @@ export function payloadMap(p: Payload): Map<number, CborValue> {
 
 /** Encodes a payload, checking its shape; throws RecordError. */
 export function encodePayload(p: Payload): Uint8Array {
-  if (!KIND_OF_TYPE[p.type]) throw new RecordError("bad_payload", `type ${p.type} is not 1-7`);
+  if (!KIND_OF_TYPE[p.type]) throw new RecordError("bad_payload", `type ${p.type} is not a known record type (1-9)`);
   if (!parseGid(p.gid)) throw new RecordError("bad_gid", `"${p.gid}" is not a valid gid`);
   if (!isInstanceId(p.origin)) throw new RecordError("bad_payload", `origin "${p.origin}" is not an instance id`);
   if (!Number.isSafeInteger(p.v) || p.v < 1) throw new RecordError("bad_payload", "v must be a positive integer");
@@ -195,7 +201,7 @@ export function encodePayload(p: Payload): Uint8Array {
 /** Strictly decodes and shape-checks payload bytes; throws RecordError. */
 export function decodePayload(bytes: Uint8Array): Payload {
   const [type, gid, origin, v, at, signer, body] = decodeKeyedStrict(bytes, 7, "payload", "bad_payload");
-  if (typeof type !== "number" || !KIND_OF_TYPE[type]) throw new RecordError("bad_payload", "payload key 1 (type) must be 1-7");
+  if (typeof type !== "number" || !KIND_OF_TYPE[type]) throw new RecordError("bad_payload", "payload key 1 (type) must be a known record type (1-9)");
   if (typeof gid !== "string") throw new RecordError("bad_gid", "payload key 2 (gid) must be text");
   if (!parseGid(gid)) throw new RecordError("bad_gid", `"${gid}" is not a valid gid (origin:kind:localid)`);
   if (typeof origin !== "string" || !isInstanceId(origin)) throw new RecordError("bad_payload", "payload key 3 (origin) must be an instance id");

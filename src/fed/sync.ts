@@ -26,7 +26,7 @@ import { askRelay, fetchRelayResult } from "./relay.ts";
 import { refreshRegistryIfDue, registryMismatch, type RegistryRefresh } from "./registry.ts";
 
 /** Tombstones first (a delete suppresses a re-mirror), keys before what they sign for, moves before what they re-point. */
-export const PULL_ORDER: readonly SyncKind[] = ["tombstone", "key", "account-move", "cache", "find", "bulletin"];
+export const PULL_ORDER: readonly SyncKind[] = ["tombstone", "key", "account-move", "cache", "find", "bulletin", "trackable", "trackable-move"];
 
 export class SyncError extends Error {
   override name = "SyncError";

@@ -22,6 +22,7 @@ import { allowLargerBody, mediaType } from "../http/body.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { cacheGpx } from "../exports/exports.ts";
 import { GPX_TYPE } from "../exports/gpx.ts";
+import { trackableRoutes } from "./trackables-routes.ts";
 
 allowLargerBody("POST", /^\/api\/caches\/[^/]+\/media$/, MAX_MEDIA_BYTES);
 
@@ -56,6 +57,7 @@ export function gameRoutes(gw: Gateway) {
   setFindIngest(gw, (g, finds, ctx) => ingestFinds(g, finds, ctx));
   return new Elysia({ name: "game" })
     .use(gatesPlugin(gw))
+    .use(trackableRoutes(gw))
     .get(
       "/api/caches",
       ({ query, caller }) => {

@@ -65,7 +65,7 @@ describe("the instance descriptor", () => {
       protocol: "svc-fed/1",
       signed: true,
       capabilities: ["sync-cbor"],
-      feeds: ["cache", "find", "key", "tombstone", "account-move", "bulletin"],
+      feeds: ["cache", "find", "key", "tombstone", "account-move", "bulletin", "trackable", "trackable-move"],
       url: "https://gw1.example.org",
       operator: "N0OPS",
       aprsCall: "N0GW-10",

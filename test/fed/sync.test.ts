@@ -110,7 +110,7 @@ describe("pull sync", () => {
       repFailed: 0,
       verifiedVia: null,
       mirrored: 8,
-      feeds: ["tombstone", "key", "account-move", "cache", "find", "bulletin"],
+      feeds: ["tombstone", "key", "account-move", "cache", "find", "bulletin", "trackable", "trackable-move"],
     });
   });
 

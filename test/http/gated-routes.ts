@@ -139,6 +139,9 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "GET", route: "/federation/peers/:instance/records", path: "/federation/peers/gw-none/records", gate: "sysop" },
   // game
   { method: "POST", route: "/api/caches", path: "/api/caches", gate: "actor", body: { name: "" } },
+  // trackables
+  { method: "POST", route: "/api/trackables", path: "/api/trackables", gate: "verified", body: { name: "x" } },
+  { method: "POST", route: "/api/trackables/:ref/moves", path: "/api/trackables/SVTNOSUCH/moves", gate: "session", body: { kind: "note", text: "x" } },
   { method: "PATCH", route: "/api/caches/:id", path: "/api/caches/999999", gate: "actor", body: { name: "x" } },
   { method: "POST", route: "/api/caches/:id/logs", path: "/api/caches/999999/logs", gate: "actor", body: { kind: "find" } },
   { method: "POST", route: "/api/logs", path: "/api/logs", gate: "actor", body: { cache: "999999" } },

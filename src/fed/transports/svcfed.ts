@@ -227,7 +227,7 @@ export interface EnqueueResult {
 }
 
 /** Tombstones first, then the pull order (keys before what they sign for, moves before what they re-point). */
-const CARRY_ORDER: readonly SyncKind[] = ["tombstone", "key", "account-move", "cache", "find", "bulletin"];
+const CARRY_ORDER: readonly SyncKind[] = ["tombstone", "key", "account-move", "cache", "find", "bulletin", "trackable", "trackable-move"];
 
 interface Row {
   seq: number;

@@ -1,0 +1,160 @@
+/**
+ * Logging a move of a trackable (POST /api/trackables/:ref/moves): who may
+ * make which move, the state it must fit, its trust tier, and the signed
+ * move record (type 9) this instance publishes for it.
+ *
+ *   the holder        drop (into a cache), visit (a cache), note
+ *   the tracking code retrieve (from the cache it is in), grab (from its
+ *                     holder), discover, note: anyone who has it
+ *   the owner         missing (it is gone from where it should be), note
+ *
+ * Tier a: a drop, retrieve or visit that an RF sighting of the mover
+ * corroborates, under the rule finds use (corroborate.ts `localSighting`:
+ * heard by an IGate not the mover's own, within 150 m and 2 h). Else b for
+ * a verified callsign, c for an unverified one.
+ */
+import type { Core } from "../gateway.ts";
+import { badRequest, conflict, forbidden } from "../errors.ts";
+import { accountGid, localGid, publishRecord } from "../fed/feed.ts";
+import { toE7, toSeconds } from "../fed/bodies.ts";
+import { publicIdOf } from "../accounts/users.ts";
+import { baseCall } from "../callsign.ts";
+import { refuseUnlessClockSane } from "../system/clock-sanity.ts";
+import { oneOf, optText, pastTime, type Actor } from "./model.ts";
+import { resolveCache } from "./caches.ts";
+import { localSighting } from "./corroborate.ts";
+import { codeMatches, findTrackable, movesOf, stateOf, trackableJson, type Move, type Trackable, type TrackableRef } from "./trackables.ts";
+import { MOVE_KINDS, type MoveKind } from "./trackables-state.ts";
+
+const FIELDS = ["kind", "cacheId", "trackingCode", "text", "at"];
+
+interface Place {
+  gid: string;
+  lat: number | null;
+  lon: number | null;
+}
+
+/** The cache a move names: it must take the move (not a draft; not archived for a drop or visit). */
+function placeOf(gw: Core, raw: unknown, actor: Actor, kind: MoveKind): Place {
+  if (typeof raw !== "string" && typeof raw !== "number") throw badRequest("invalid", "cacheId is a cache's id or gid");
+  const ref = resolveCache(gw, String(raw), actor);
+  if ("living" in ref) throw badRequest("invalid", "a trackable goes into a cache hidden here or on a peer, not a living cache");
+  const c = "native" in ref ? { gid: localGid(gw, "cache", ref.native.id), status: ref.native.status, lat: ref.native.lat, lon: ref.native.lon } : ref.mirror;
+  if (c.status === "draft") throw conflict("cache_not_published", "this cache is a draft: nothing goes into it yet");
+  if (c.status === "archived" && (kind === "drop" || kind === "visit"))
+    throw conflict("cache_archived", "this cache is archived: nothing can be dropped into it or visit it");
+  return { gid: c.gid, lat: c.lat, lon: c.lon };
+}
+
+/** Where a cache is, if it is known here (a retrieve names the cache the trackable is in). */
+function knownPlace(gw: Core, gid: string, actor: Actor): Place {
+  try {
+    const ref = resolveCache(gw, gid, actor);
+    if ("native" in ref) return { gid, lat: ref.native.lat, lon: ref.native.lon };
+    if ("mirror" in ref) return { gid, lat: ref.mirror.lat, lon: ref.mirror.lon };
+  } catch {
+    // a cache no longer held here: the move keeps its gid without a position
+  }
+  return { gid, lat: null, lon: null };
+}
+
+function isOwner(t: TrackableRef, actor: Actor, call: string): boolean {
+  if (t.ownerId !== null) return t.ownerId === actor.userId;
+  return actor.verified && baseCall(t.ownerCall) === baseCall(call);
+}
+
+/** Logs one move as the actor's active callsign. */
+export function logMove(gw: Core, actor: Actor, key: string, body: Record<string, unknown>): { move: Move; trackable: Trackable } {
+  refuseUnlessClockSane(gw);
+  const now = gw.clock.now();
+  for (const k of Object.keys(body)) if (!FIELDS.includes(k)) throw badRequest("invalid", `unknown field "${k}"; a move has ${FIELDS.join(", ")}`);
+  const kind = oneOf(body.kind, "kind", MOVE_KINDS);
+  const text = optText(body.text, "text", 4000);
+  const when = body.at === undefined ? now : pastTime(body.at, "at", now);
+  if (when < now - 366 * 86_400_000) throw badRequest("invalid", "at is within the last year");
+  const at = Math.floor(when / 1000) * 1000; // the wire's unit, so every instance orders it alike
+  if (kind === "note" && !text) throw badRequest("invalid", "a note needs text");
+  if (body.trackingCode !== undefined && typeof body.trackingCode !== "string") throw badRequest("invalid", "trackingCode is text");
+  if (actor.userId === null || !actor.call) throw forbidden("choose a callsign for your account first", "callsign_required");
+  const call = actor.call;
+  const t = findTrackable(gw, key);
+  const state = stateOf(gw, t);
+  const holder = state.holder !== null && baseCall(state.holder) === baseCall(call);
+  const owner = isOwner(t, actor, call);
+  const code = body.trackingCode as string | undefined;
+  if (code !== undefined && !codeMatches(t, code)) throw forbidden("that is not this trackable's tracking code", "wrong_code");
+  const withCode = code !== undefined;
+  switch (kind) {
+    case "drop":
+    case "visit":
+      if (!holder) throw forbidden(`only the one holding ${t.ref} may ${kind === "drop" ? "drop it" : "take it on a visit"}`, "not_holder");
+      break;
+    case "note":
+      if (!holder && !owner && !withCode) throw forbidden("a note needs the tracking code, unless you hold or own it", "code_required");
+      break;
+    case "missing":
+      if (!owner) throw forbidden(`only the owner of ${t.ref} may mark it missing`, "not_owner");
+      break;
+    default:
+      if (!withCode) throw forbidden(`to ${kind} ${t.ref}, give its tracking code`, "code_required");
+  }
+  let place: Place | null = null;
+  if (kind === "drop" || kind === "visit") {
+    if (body.cacheId === undefined) throw badRequest("invalid", `a ${kind} names the cache: cacheId`);
+    place = placeOf(gw, body.cacheId, actor, kind);
+  } else if (kind === "retrieve") {
+    if (state.inCache === null) throw conflict("not_in_cache", `${t.ref} is in no cache: grab it from its holder instead`);
+    if (body.cacheId !== undefined && placeOf(gw, body.cacheId, actor, kind).gid !== state.inCache)
+      throw conflict("not_in_that_cache", `${t.ref} is in another cache (${state.inCache})`);
+    place = knownPlace(gw, state.inCache, actor);
+  } else if (body.cacheId !== undefined) {
+    place = placeOf(gw, body.cacheId, actor, kind);
+  }
+  if (kind === "grab") {
+    if (state.inCache !== null) throw conflict("in_cache", `${t.ref} is in a cache: retrieve it from there`);
+    if (holder) throw conflict("already_holder", `you hold ${t.ref} already`);
+  }
+  const located = place && place.lat !== null && place.lon !== null && (kind === "drop" || kind === "retrieve" || kind === "visit");
+  const sighting = located ? localSighting(gw, call, place!.lat!, place!.lon!, at) : null;
+  const tier = sighting ? "a" : actor.verified ? "b" : "c";
+  const id = gw.db.transaction(() => {
+    const id = Number(
+      gw.db
+        .query(
+          `INSERT INTO trackable_moves (trackable_gid, kind, user_id, call, cache_gid, lat, lon, text, at, tier, corr_igate, corr_distance_m, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          t.gid,
+          kind,
+          actor.userId,
+          call,
+          place?.gid ?? null,
+          place?.lat ?? null,
+          place?.lon ?? null,
+          text,
+          at,
+          tier,
+          sighting?.igate ?? null,
+          sighting?.distanceM ?? null,
+          now,
+        ).lastInsertRowid,
+    );
+    publishRecord(gw, "trackable-move", id, {
+      trackable: t.gid,
+      kind,
+      call,
+      account: accountGid(gw, publicIdOf(gw.db, actor.userId!)),
+      cache: place?.gid,
+      latE7: place?.lat == null ? undefined : toE7(place.lat),
+      lonE7: place?.lon == null ? undefined : toE7(place.lon),
+      text: text ?? undefined,
+      tier,
+      at: toSeconds(at),
+    });
+    return id;
+  })();
+  const moves = movesOf(gw, t.gid);
+  const gid = localGid(gw, "trackable-move", id);
+  return { move: moves.find((m) => m.gid === gid)!, trackable: trackableJson(gw, t, moves) };
+}

@@ -1,0 +1,79 @@
+/**
+ * Trackables over HTTP (docs/api.md "Trackables"): make one, read one with
+ * its moves, list by holder, cache or owner, log a move. Thin: gate, parse,
+ * call one service function.
+ */
+import { Elysia, t } from "elysia";
+import type { Gateway } from "../gateway.ts";
+import { gatesPlugin } from "../http/gates.ts";
+import type { Caller } from "../accounts/caller.ts";
+import { actorOf } from "./model.ts";
+import { createTrackable, listTrackables, trackableDetail } from "./trackables.ts";
+import { logMove } from "./trackables-moves.ts";
+import { MOVE_KINDS } from "./trackables-state.ts";
+
+const TAGS = ["Trackables"];
+// Extra fields reach the services, which refuse them by name.
+const open = { additionalProperties: true };
+const REF = t.Object({ ref: t.String({ description: "the trackable's ref (e.g. SVT0K3ZQ1, any case) or its gid" }) });
+const reader = (caller: Caller) => (caller.user ? actorOf(caller) : null);
+
+export function trackableRoutes(gw: Gateway) {
+  return new Elysia({ name: "trackables" })
+    .use(gatesPlugin(gw))
+    .post(
+      "/api/trackables",
+      ({ body, caller, set }) => {
+        set.status = 201;
+        return createTrackable(gw, actorOf(caller), body);
+      },
+      {
+        gate: "verified",
+        body: t.Object(
+          {
+            name: t.String({ maxLength: 100, description: "1-100 characters" }),
+            goal: t.Optional(t.Union([t.String({ maxLength: 1000 }), t.Null()])),
+            description: t.Optional(t.Union([t.String({ maxLength: 4000 }), t.Null()])),
+          },
+          open,
+        ),
+        detail: { summary: "Make a trackable, owned by your verified callsign; the answer holds its tracking code, shown this once", tags: TAGS },
+      },
+    )
+    .get("/api/trackables", ({ query, caller }) => listTrackables(gw, query, reader(caller)), {
+      gate: "public",
+      query: t.Object({
+        holder: t.Optional(t.String({ description: "trackables this callsign holds now (any SSID)" })),
+        cache: t.Optional(t.String({ description: "trackables in this cache now: its id or gid" })),
+        owner: t.Optional(t.String({ description: "trackables this callsign owns (any SSID)" })),
+      }),
+      detail: { summary: "Trackables by holder, by cache or by owner (one of them)", tags: TAGS },
+    })
+    .get("/api/trackables/:ref", ({ params }) => trackableDetail(gw, decodeURIComponent(params.ref)), {
+      gate: "public",
+      params: REF,
+      detail: { summary: "One trackable: its state (holder, cache, distance) and its moves, oldest first", tags: TAGS },
+    })
+    .post(
+      "/api/trackables/:ref/moves",
+      ({ params, body, caller, set }) => {
+        set.status = 201;
+        return logMove(gw, actorOf(caller), decodeURIComponent(params.ref), body);
+      },
+      {
+        gate: "session",
+        params: REF,
+        body: t.Object(
+          {
+            kind: t.String({ description: MOVE_KINDS.join(", ") }),
+            cacheId: t.Optional(t.Union([t.String(), t.Number()], { description: "the cache: its id or gid (drop, visit; retrieve checks it)" })),
+            trackingCode: t.Optional(t.String({ maxLength: 64, description: "the code on the tag: needed to retrieve, grab or discover" })),
+            text: t.Optional(t.Union([t.String({ maxLength: 4000 }), t.Null()])),
+            at: t.Optional(t.Number({ minimum: 0, multipleOf: 1, description: "when it happened, unix ms, not in the future; default now" })),
+          },
+          open,
+        ),
+        detail: { summary: "Log a move: drop, retrieve, grab, discover, visit, note, or missing (the owner)", tags: TAGS },
+      },
+    );
+}

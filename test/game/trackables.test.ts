@@ -1,0 +1,226 @@
+/**
+ * Trackables over HTTP against a real gateway: making one (verified callsign
+ * only; the tracking code shown once, never in a GET answer or the signed
+ * record), moves and who may make them, bad input changing nothing, the
+ * list queries, the distance, and Tier A for a drop beside an RF position
+ * of the mover heard by another IGate.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { signedInUser, type TestUser } from "../helpers/accounts.ts";
+import { count } from "../helpers/fed.ts";
+import { generateKeyPair } from "../../src/fed/keys.ts";
+import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
+import { distanceM } from "../../src/game/model.ts";
+
+const INGEST = "ingest-secret-0123456789";
+let g: Running;
+let owner: TestUser;
+let finder: TestUser;
+let other: TestUser;
+let unverified: TestUser;
+beforeAll(async () => {
+  g = await startInProcess({ INSTANCE: "gw1", INGEST_SECRET: INGEST, FED_PRIVATE_KEY: generateKeyPair().privateKey });
+  owner = signedInUser(g.gw, "N0OWN", { verified: true });
+  finder = signedInUser(g.gw, "N0FND-7", { verified: true });
+  other = signedInUser(g.gw, "N0OTH", { verified: true });
+  unverified = signedInUser(g.gw, "N0UNV");
+});
+afterAll(() => g.stop());
+
+const json = (r: Response) => r.json() as Promise<any>;
+const as = (u: TestUser) => ({ headers: { cookie: u.cookie } });
+const box = { headers: { "x-ingest-secret": INGEST } };
+
+function aprsPos(lat: number, lon: number): string {
+  const la = Math.abs(lat),
+    lo = Math.abs(lon);
+  const latS = `${String(Math.floor(la)).padStart(2, "0")}${((la % 1) * 60).toFixed(2).padStart(5, "0")}${lat >= 0 ? "N" : "S"}`;
+  const lonS = `${String(Math.floor(lo)).padStart(3, "0")}${((lo % 1) * 60).toFixed(2).padStart(5, "0")}${lon >= 0 ? "E" : "W"}`;
+  return `!${latS}/${lonS}[`;
+}
+/** One RF beacon of `call` heard by `igate`, through the ingest box. */
+const beacon = (call: string, igate: string, lat: number, lon: number, heardAt: number) =>
+  g.post("/ingest", { heardAt, packets: [`${call}>APRS,WIDE1-1,qAR,${igate}:${aprsPos(lat, lon)}`] }, box);
+
+async function newCache(lat: number, lon: number) {
+  const r = await g.post("/api/caches", { name: `Cache ${lat},${lon}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat, lon }, as(owner));
+  expect(r.status).toBe(201);
+  return json(r);
+}
+async function newTrackable(by: TestUser = owner, name = "Rubber duck") {
+  const r = await g.post("/api/trackables", { name, goal: "See every 2 m repeater" }, as(by));
+  expect(r.status).toBe(201);
+  return json(r);
+}
+const move = (ref: string, u: TestUser, body: Record<string, unknown>) => g.post(`/api/trackables/${ref}/moves`, body, as(u));
+const detail = async (ref: string) => json(await g.get(`/api/trackables/${ref}`));
+const moveCount = () => count(g.gw, "trackable_moves");
+
+describe("making a trackable", () => {
+  test("a verified callsign makes one: a public ref and a random tracking code, shown this once", async () => {
+    const t = await newTrackable();
+    expect(t.ref).toMatch(/^SVT[0-9A-Z]{6}$/);
+    expect(t.trackingCode).toMatch(/^[2-9A-HJKMNP-Z]{8}$/);
+    expect(t).toMatchObject({ gid: "gw1:trackable:" + t.gid.split(":")[2], name: "Rubber duck", owner: "N0OWN", holder: "N0OWN", inCache: null, distanceM: 0 });
+    const again = await newTrackable();
+    expect(again.ref).not.toBe(t.ref);
+    expect(again.trackingCode).not.toBe(t.trackingCode);
+    // never in a GET answer, nor in the signed record (only its salted hash)
+    const page = await g.get(`/api/trackables/${t.ref}`);
+    expect(page.status).toBe(200);
+    const text = await page.text();
+    expect(text).not.toContain(t.trackingCode);
+    expect(JSON.parse(text)).toMatchObject({ ref: t.ref, owner: "N0OWN", holder: "N0OWN", moves: [] });
+    const row = g.gw.db.query("SELECT frame FROM fed_feed WHERE gid = ?").get(t.gid) as { frame: Uint8Array };
+    expect(Buffer.from(row.frame).toString("latin1")).not.toContain(t.trackingCode);
+    const body = decodePayload(decodeFrame(row.frame).payload);
+    expect(body).toMatchObject({ type: 8, body: { ref: t.ref, ownerCall: "N0OWN", name: "Rubber duck" } });
+    expect(String(body.body.codeHash)).toMatch(/^[0-9a-f]{64}$/);
+    // the ref in any case, or the gid
+    expect((await detail(t.ref.toLowerCase())).gid).toBe(t.gid);
+    expect((await detail(encodeURIComponent(t.gid))).ref).toBe(t.ref);
+  });
+
+  test("refused: signed out (401), an unverified callsign (403), bad input (400); nothing is made", async () => {
+    const before = count(g.gw, "trackables");
+    const out = await g.post("/api/trackables", { name: "x" });
+    expect(out.status).toBe(401);
+    const unv = await g.post("/api/trackables", { name: "x" }, as(unverified));
+    expect([unv.status, (await json(unv)).error]).toEqual([403, "callsign_not_verified"]);
+    for (const bad of [{}, { name: "" }, { name: "x", colour: "red" }, { name: "x".repeat(101) }]) {
+      const r = await g.post("/api/trackables", bad, as(owner));
+      expect(r.status).toBe(400);
+      expect(await json(r)).toMatchObject({ error: expect.any(String), message: expect.any(String) });
+    }
+    expect(count(g.gw, "trackables")).toBe(before);
+    expect((await g.get("/api/trackables/SVTNOSUCH")).status).toBe(404);
+  });
+});
+
+describe("moves", () => {
+  test("drop, retrieve with the code, grab from the holder, drop again: state, history and distance", async () => {
+    const c1 = await newCache(48.1, 11.5);
+    const c2 = await newCache(48.2, 11.6);
+    const t = await newTrackable();
+    const drop = await move(t.ref, owner, { kind: "drop", cacheId: c1.id, text: "Off you go" });
+    expect(drop.status).toBe(201);
+    const d = await json(drop);
+    expect(d.move).toMatchObject({ kind: "drop", call: "N0OWN", cacheGid: c1.gid, tier: "b", text: "Off you go" });
+    expect(d.trackable).toMatchObject({ holder: null, inCache: c1.gid });
+    // taking it needs the code
+    const noCode = await move(t.ref, finder, { kind: "retrieve" });
+    expect([noCode.status, (await json(noCode)).error]).toEqual([403, "code_required"]);
+    const wrong = await move(t.ref, finder, { kind: "retrieve", trackingCode: "ZZZZZZZZ" });
+    expect([wrong.status, (await json(wrong)).error]).toEqual([403, "wrong_code"]);
+    const grabFromCache = await move(t.ref, finder, { kind: "grab", trackingCode: t.trackingCode });
+    expect([grabFromCache.status, (await json(grabFromCache)).error]).toEqual([409, "in_cache"]);
+    const got = await move(t.ref, finder, { kind: "retrieve", cacheId: c1.id, trackingCode: t.trackingCode.toLowerCase() });
+    expect(got.status).toBe(201);
+    expect((await json(got)).trackable).toMatchObject({ holder: "N0FND-7", inCache: null });
+    // its owner no longer holds it: no drop
+    const notHolder = await move(t.ref, owner, { kind: "drop", cacheId: c2.id });
+    expect([notHolder.status, (await json(notHolder)).error]).toEqual([403, "not_holder"]);
+    const grab = await move(t.ref, other, { kind: "grab", trackingCode: t.trackingCode });
+    expect((await json(grab)).trackable).toMatchObject({ holder: "N0OTH", inCache: null });
+    const drop2 = await move(t.ref, other, { kind: "drop", cacheId: c2.gid });
+    expect(drop2.status).toBe(201);
+    const now = await detail(t.ref);
+    expect(now).toMatchObject({ holder: null, inCache: c2.gid, missing: false });
+    expect(now.moves.map((m: any) => `${m.kind}:${m.call}`)).toEqual(["drop:N0OWN", "retrieve:N0FND-7", "grab:N0OTH", "drop:N0OTH"]);
+    expect(now.distanceM).toBeCloseTo(distanceM(48.1, 11.5, 48.2, 11.6), 0);
+    // the lists
+    const inC2 = await json(await g.get(`/api/trackables?cache=${c2.id}`));
+    expect(inC2.trackables.map((x: any) => x.ref)).toEqual([t.ref]);
+    expect((await json(await g.get(`/api/trackables?cache=${c1.id}`))).trackables).toEqual([]);
+    expect((await json(await g.get("/api/trackables?holder=N0OTH"))).trackables.map((x: any) => x.ref)).not.toContain(t.ref);
+    const grab2 = await move(t.ref, finder, { kind: "retrieve", trackingCode: t.trackingCode });
+    expect(grab2.status).toBe(201);
+    const held = await json(await g.get("/api/trackables?holder=N0FND"));
+    expect(held.trackables.map((x: any) => x.ref)).toEqual([t.ref]);
+    expect(held.trackables[0]).toMatchObject({ holder: "N0FND-7", inCache: null });
+    expect((await json(await g.get("/api/trackables?owner=N0OWN"))).trackables.map((x: any) => x.ref)).toContain(t.ref);
+    const two = await g.get("/api/trackables?owner=N0OWN&holder=N0OTH");
+    expect(two.status).toBe(400);
+  });
+
+  test("discover and note with the code change nothing; the owner marks it missing, and a grab finds it again", async () => {
+    const t = await newTrackable();
+    const seen = await move(t.ref, other, { kind: "discover", trackingCode: t.trackingCode });
+    expect(seen.status).toBe(201);
+    const noteNoCode = await move(t.ref, other, { kind: "note", text: "Saw it at the hamfest" });
+    expect([noteNoCode.status, (await json(noteNoCode)).error]).toEqual([403, "code_required"]);
+    expect((await move(t.ref, owner, { kind: "note", text: "Still mine" })).status).toBe(201);
+    expect(await detail(t.ref)).toMatchObject({ holder: "N0OWN", inCache: null });
+    const notOwner = await move(t.ref, other, { kind: "missing", trackingCode: t.trackingCode });
+    expect([notOwner.status, (await json(notOwner)).error]).toEqual([403, "not_owner"]);
+    expect((await move(t.ref, owner, { kind: "missing", text: "Lost at the rally" })).status).toBe(201);
+    expect(await detail(t.ref)).toMatchObject({ holder: null, inCache: null, missing: true });
+    expect((await move(t.ref, finder, { kind: "grab", trackingCode: t.trackingCode })).status).toBe(201);
+    expect(await detail(t.ref)).toMatchObject({ holder: "N0FND-7", missing: false });
+  });
+
+  test("bad input is refused with a clear 4xx and changes nothing", async () => {
+    const c = await newCache(48.3, 11.7);
+    const archived = await newCache(48.31, 11.71);
+    const archive = await fetch(`${g.url}/api/caches/${archived.id}`, {
+      method: "PATCH",
+      headers: { cookie: owner.cookie, "content-type": "application/json" },
+      body: JSON.stringify({ status: "archived" }),
+    });
+    expect(archive.status).toBe(200);
+    const t = await newTrackable();
+    const before = moveCount();
+    const cases: Array<[TestUser, Record<string, unknown>, number, string]> = [
+      [owner, { kind: "teleport" }, 400, "invalid"],
+      [owner, { kind: "drop" }, 400, "invalid"],
+      [owner, { kind: "drop", cacheId: c.id, at: Date.now() + 3_600_000 }, 400, "invalid"],
+      [owner, { kind: "drop", cacheId: c.id, wings: true }, 400, "invalid"],
+      [owner, { kind: "note" }, 400, "invalid"],
+      [owner, { kind: "drop", cacheId: archived.id }, 409, "cache_archived"],
+      [owner, { kind: "drop", cacheId: 999999 }, 404, "not_found"],
+      [owner, { kind: "retrieve", trackingCode: t.trackingCode }, 409, "not_in_cache"],
+      [owner, { kind: "grab", trackingCode: t.trackingCode }, 409, "already_holder"],
+      [other, { kind: "visit", cacheId: c.id }, 403, "not_holder"],
+      [other, { kind: "grab" }, 403, "code_required"],
+    ];
+    for (const [u, body, status, error] of cases) {
+      const r = await move(t.ref, u, body);
+      const j = await json(r);
+      expect([JSON.stringify(body), r.status, j.error]).toEqual([JSON.stringify(body), status, error]);
+      expect(typeof j.message).toBe("string");
+    }
+    expect(moveCount()).toBe(before);
+    expect((await g.post(`/api/trackables/${t.ref}/moves`, { kind: "note", text: "hi" })).status).toBe(401);
+    expect((await move("SVTNOSUCH", owner, { kind: "note", text: "hi" })).status).toBe(404);
+    // a move dated in the past is placed in the history by its time
+    const past = Date.now() - 3_600_000;
+    const r = await move(t.ref, owner, { kind: "visit", cacheId: c.id, at: past + 123 });
+    expect(r.status).toBe(201);
+    expect((await json(r)).move.at).toBe(Math.floor((past + 123) / 1000) * 1000);
+  });
+});
+
+describe("Tier A", () => {
+  test("a drop beside an RF position of the mover, heard by another IGate, is Tier A; without one it is b", async () => {
+    const c = await newCache(48.5, 11.9);
+    const far = await newCache(48.6, 12.0);
+    const t = await newTrackable(finder, "Tin frog");
+    expect((await beacon("N0FND-9", "DB0IG-10", 48.5004, 11.9003, Date.now() - 10 * 60_000)).status).toBe(200);
+    // the mover's own IGate is no witness
+    expect((await beacon("N0FND-9", "N0FND-10", 48.6001, 12.0001, Date.now() - 10 * 60_000)).status).toBe(200);
+    const a = await json(await move(t.ref, finder, { kind: "drop", cacheId: c.id }));
+    expect(a.move).toMatchObject({ kind: "drop", tier: "a" });
+    const stored = g.gw.db.query("SELECT corr_igate AS igate, corr_distance_m AS d FROM trackable_moves WHERE kind = 'drop' AND cache_gid = ?").get(c.gid) as {
+      igate: string;
+      d: number;
+    };
+    expect(stored.igate).toBe("DB0IG-10");
+    expect(stored.d).toBeLessThan(150);
+    const rec = g.gw.db.query("SELECT frame FROM fed_feed WHERE type = 9 ORDER BY seq DESC LIMIT 1").get() as { frame: Uint8Array };
+    expect(decodePayload(decodeFrame(rec.frame).payload).body).toMatchObject({ kind: "drop", tier: "a", cache: c.gid, call: "N0FND-7" });
+    expect((await move(t.ref, finder, { kind: "retrieve", trackingCode: t.trackingCode })).status).toBe(201);
+    const b = await json(await move(t.ref, finder, { kind: "drop", cacheId: far.id }));
+    expect(b.move.tier).toBe("b");
+  });
+});
