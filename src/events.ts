@@ -67,6 +67,11 @@ export interface GatewayEvents {
     /** how far this proves the source sent it (HeardProof above) */
     proof: HeardProof;
   };
+  /**
+   * A user's APRS message changed state with no ack heard (src/stations/outbox.ts):
+   * sent, sent again, or out of attempts. The messaging screen shows it live.
+   */
+  outboxMessage: { userId: number; src: string; addressee: string; msgId: string };
   /** A find, DNF or note was logged on a cache (live rooms and watch alerts listen). */
   log: {
     logId: number;

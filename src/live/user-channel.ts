@@ -4,7 +4,7 @@
  * user, as it happens.
  *
  *   {type:"aprs-message", conversation, message}  a message heard for one of the user's verified calls
- *   {type:"message-state", conversation, message} the user's sent message was acked or rejected
+ *   {type:"message-state", conversation, message} the user's sent message was sent, sent again, acked, rejected or ran out of attempts
  *   {type:"watch", call, ts, source}               a watched station was heard
  *   {type:"emergency", emergency}                  an emergency (to sysops and the station's watchers)
  *
@@ -25,6 +25,14 @@ const RETOLD_MS = 30 * 60_000;
 export function startUserChannel(gw: Gateway): void {
   gw.events.on("aprsMessage", (m) => onMessage(gw, m));
   gw.events.on("aprsPacket", (p) => onPacket(gw, p));
+  gw.events.on("outboxMessage", (m) => tellState(gw, m.userId, m.src, m.addressee, m.msgId));
+}
+
+/** The sender's screen shows the message's new state (sent, retrying, acked, failed) as it changes. */
+function tellState(gw: Gateway, userId: number, src: string, addressee: string, msgId: string): void {
+  if (!liveHub(gw).userOnline(userId)) return;
+  const message = sentMessage(gw, userId, src, addressee, msgId);
+  if (message) gw.server?.publish(userTopic(userId), JSON.stringify({ type: "message-state", conversation: addressee.toUpperCase(), message }));
 }
 
 /** Live to the user's sockets; a push when none is open. */
@@ -60,9 +68,7 @@ function onMessage(gw: Gateway, m: GatewayEvents["aprsMessage"]): void {
         "SELECT user_id AS userId FROM aprs_outbox WHERE kind = 'message' AND src = ? AND addressee = ? AND msg_id = ? AND user_id IS NOT NULL ORDER BY id DESC LIMIT 1",
       )
       .get(m.addressee.toUpperCase(), m.src.toUpperCase(), ackOf) as { userId: number } | null;
-    if (!row || !liveHub(gw).userOnline(row.userId)) return;
-    const message = sentMessage(gw, row.userId, m.addressee, m.src, ackOf);
-    if (message) gw.server?.publish(userTopic(row.userId), JSON.stringify({ type: "message-state", conversation: m.src.toUpperCase(), message }));
+    if (row) tellState(gw, row.userId, m.addressee, m.src, ackOf);
   });
 }
 

@@ -101,11 +101,13 @@ export function enqueueMessage(
  */
 export function leaseDue(gw: Core, opts: { by: string; limit?: number; leaseMs?: number }): OutboxItem[] {
   const now = gw.clock.now();
-  return gw.db.transaction(() => {
-    gw.db
+  let failed: Told[] = [];
+  const due = gw.db.transaction(() => {
+    failed = gw.db
       .query(`UPDATE aprs_outbox SET state = 'failed', done_at = ?1, error = 'no ack after ' || attempts || ' attempts'
-        WHERE state = 'sent' AND kind = 'message' AND msg_id IS NOT NULL AND next_at <= ?1 AND attempts >= max_attempts`)
-      .run(now);
+        WHERE state = 'sent' AND kind = 'message' AND msg_id IS NOT NULL AND next_at <= ?1 AND attempts >= max_attempts
+        RETURNING user_id AS userId, src, addressee, msg_id AS msgId`)
+      .all(now) as Told[];
     const rows = gw.db
       .query(`SELECT id FROM aprs_outbox WHERE
           (state = 'queued' AND next_at <= ?1)
@@ -117,6 +119,15 @@ export function leaseDue(gw: Core, opts: { by: string; limit?: number; leaseMs?:
     for (const r of rows) lease.run(now + (opts.leaseMs ?? LEASE_MS), opts.by, r.id);
     return rows.map((r) => getItem(gw, r.id)!);
   })();
+  tellUsers(gw, failed);
+  return due;
+}
+
+/** A user's message whose state changed with no ack: the messaging screen hears of it (events.ts outboxMessage). */
+type Told = { userId: number | null; src: string; addressee: string; msgId: string | null };
+function tellUsers(gw: Core, rows: Told[]): void {
+  for (const r of rows)
+    if (r.userId !== null && r.msgId !== null) gw.events.emit("outboxMessage", { userId: r.userId, src: r.src, addressee: r.addressee, msgId: r.msgId });
 }
 
 /**
@@ -126,14 +137,12 @@ export function leaseDue(gw: Core, opts: { by: string; limit?: number; leaseMs?:
 export function reportSent(gw: Core, report: { sent?: number[]; failed?: Array<{ id: number; error?: string }> }): { updated: number } {
   const now = gw.clock.now();
   let updated = 0;
+  const told: Told[] = [];
   gw.db.transaction(() => {
     for (const id of report.sent ?? []) {
-      const row = gw.db.query("SELECT kind, msg_id AS msgId, attempts, state FROM aprs_outbox WHERE id = ?").get(id) as {
-        kind: string;
-        msgId: string | null;
-        attempts: number;
-        state: string;
-      } | null;
+      const row = gw.db.query("SELECT kind, msg_id AS msgId, attempts, state, user_id AS userId, src, addressee FROM aprs_outbox WHERE id = ?").get(id) as
+        | (Told & { kind: string; attempts: number; state: string })
+        | null;
       if (!row || row.state !== "leased") continue;
       const awaitsAck = row.kind === "message" && row.msgId !== null;
       const wait = RETRY_MS[Math.min(row.attempts - 1, RETRY_MS.length - 1)]!;
@@ -142,15 +151,20 @@ export function reportSent(gw: Core, report: { sent?: number[]; failed?: Array<{
           "UPDATE aprs_outbox SET state = 'sent', sent_at = ?1, next_at = ?2, lease_until = NULL, done_at = CASE WHEN ?3 THEN NULL ELSE ?1 END WHERE id = ?4",
         )
         .run(now, now + wait, awaitsAck ? 1 : 0, id).changes;
+      if (awaitsAck) told.push(row);
     }
     for (const f of report.failed ?? []) {
-      updated += gw.db
+      const row = gw.db
         .query(
-          "UPDATE aprs_outbox SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END, next_at = ?1, lease_until = NULL, error = ?2, done_at = CASE WHEN attempts >= max_attempts THEN ?3 ELSE NULL END WHERE id = ?4 AND state = 'leased'",
+          "UPDATE aprs_outbox SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END, next_at = ?1, lease_until = NULL, error = ?2, done_at = CASE WHEN attempts >= max_attempts THEN ?3 ELSE NULL END WHERE id = ?4 AND state = 'leased' RETURNING user_id AS userId, src, addressee, msg_id AS msgId, kind",
         )
-        .run(now + RETRY_MS[0]!, (f.error ?? "transmit failed").slice(0, 200), now, f.id).changes;
+        .get(now + RETRY_MS[0]!, (f.error ?? "transmit failed").slice(0, 200), now, f.id) as (Told & { kind: string }) | null;
+      if (!row) continue;
+      updated++;
+      if (row.kind === "message") told.push(row);
     }
   })();
+  tellUsers(gw, told);
   return { updated };
 }
 

@@ -14,7 +14,7 @@ import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.
 import { liveClient } from "../helpers/ws.ts";
 import { pushClient, startPushService } from "../helpers/push.ts";
 import { waitFor } from "../helpers/wait.ts";
-import { radioOf } from "../../src/node/radio.ts";
+import { radioOf } from "../../src/node/running-radio.ts";
 import { liveHub } from "../../src/live/rooms.ts";
 
 let tnc: FakeTnc;
@@ -169,7 +169,7 @@ describe("messages sent from the web app", () => {
 });
 
 describe("messages heard for the user", () => {
-  test("reach the user's WebSocket live, with the acks of what they sent", async () => {
+  test("reach the user's WebSocket live, with the state of what they sent (sent, acked)", async () => {
     const ws = await liveClient(g.url, "", { cookie: me.cookie });
     expect((await ws.next()).type).toBe("snapshot");
     tnc.hear(tnc2Frame("K1LIV>APRS,WIDE1*::N0TX-7   :are you on the ridge?{42"));
@@ -181,6 +181,8 @@ describe("messages heard for the user", () => {
     t += 5000;
     const m = await send("K1LIV", "yes, near the cairn");
     await sentSince(after(0), 1);
+    // on the air: the sender's screen hears "sent" without polling, then the ack
+    expect(await ws.next()).toMatchObject({ type: "message-state", conversation: "K1LIV", message: { id: m.id, state: "sent", attempts: 1 } });
     tnc.hear(tnc2Frame(`K1LIV>APRS,WIDE1*::N0TX-7   :ack${m.msgId}`));
     expect(await ws.next()).toMatchObject({ type: "message-state", conversation: "K1LIV", message: { id: m.id, state: "acked" } });
     // another user's socket hears nothing of it

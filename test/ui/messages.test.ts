@@ -86,7 +86,7 @@ describe("the messaging screen at 360 px", () => {
     await waitFor(async () => (await stateOfText(page, "at the summit cairn")) === "sent", "shown as sent", { timeoutMs: 20_000 });
     skew += 31_000; // no ack in 30 s: sent again
     await tnc.waitSent(1, { from: from + 1 });
-    await waitFor(async () => (await stateOfText(page, "at the summit cairn")) === "retrying", "shown as retrying", { timeoutMs: 20_000 });
+    await waitFor(async () => (await stateOfText(page, "at the summit cairn")) === "retrying", "shown as retrying (live)", { timeoutMs: 10_000 });
     await page.getByText("retrying (2 of 5)").waitFor();
     await page.screenshot({ path: join(SHOTS, "messages-retrying-360.png") });
     tnc.hear(tnc2Frame(`W1AW-9>APRS,WIDE1*::N0TX-7   :ack${msgId}`));
