@@ -104,7 +104,8 @@ const TAKE_THE_GATEWAY: Record<string, string> = {
   "src/node/radio.ts": "starts the radio, which stops with the gateway (onStop)",
   "src/node/box.ts": "runs the local box on the radio, which holds the gateway",
   "src/node/sync.ts": "syncs over the radio, which holds the gateway",
-  "src/bbs/ax25.ts": "answers BBS circuits on the radio, which holds the gateway",
+  "src/bbs/ax25.ts": "calls BBS partners over the radio, which holds the gateway",
+  "src/bbs/ax25-answer.ts": "answers BBS circuits on the radio, which holds the gateway",
   "src/bbs/box.ts": "serves the box's BBS sessions through forwarding, which holds the gateway",
   "src/stations/aprsis.ts": "starts the APRS-IS client, which stops with the gateway (onStop)",
   "src/jobs/index.ts": "registers the jobs with the scheduler",
@@ -228,9 +229,6 @@ describe("layers", () => {
   });
 });
 
-/** Knots issue 32 is untying, one commit each; the list only shrinks. */
-const KNOWN_KNOTS = ["src/bbs/ax25.ts src/bbs/forwarding.ts src/node/box.ts src/node/radio.ts src/node/sync.ts"];
-
 describe("no runtime import cycles", () => {
   test("the cycle finder sees a loop and ignores what Bun erases (a control)", () => {
     const graph = new Map([
@@ -248,10 +246,6 @@ describe("no runtime import cycles", () => {
     const graph = new Map(TREE.map((f) => [f, runtimeImportsOf(f).filter((to) => TREE.includes(to))]));
     // a control: the reader sees runtime imports
     expect(graph.get("src/http/gates.ts")).toContain("src/accounts/caller.ts");
-    const knots = importCycles(graph).filter((c) => !KNOWN_KNOTS.includes(c.files.join(" ")));
-    expect(knots.map((c) => `${c.loop} (knot: ${c.files.join(", ")})`)).toEqual([]);
-    // and the list holds no knot that is untied
-    const found = importCycles(graph).map((c) => c.files.join(" "));
-    expect(KNOWN_KNOTS.filter((k) => !found.includes(k))).toEqual([]);
+    expect(importCycles(graph).map((c) => `${c.loop} (knot: ${c.files.join(", ")})`)).toEqual([]);
   });
 });

@@ -6,18 +6,17 @@
  *             (openCircuit, as SVCL1 sync does), from BBS_AX25_CALL to the
  *             partner's ax25Call through its `via` digipeaters; the session
  *             runs with us as caller (forwarding.ts callPartner)
- *   answering the radio hands connections to BBS_AX25_CALL here
- *             (src/node/radio.ts); the caller's call-SSID names the partner,
- *             as FBB does on the air, and the session runs with us as answerer
+ *   answering the radio hands connections to BBS_AX25_CALL to
+ *             answerAx25 (ax25-answer.ts, above forwarding.ts, which calls
+ *             out through this file); the caller's call-SSID names the
+ *             partner, as FBB does on the air, and the session runs with us
+ *             as answerer
  */
 import type { Gateway } from "../gateway.ts";
-import type { Circuit } from "../../radio/index.ts";
-import { radioOf } from "../node/radio.ts";
+import { radioOf } from "../node/running-radio.ts";
 import { openCircuit } from "../node/sync.ts";
 import { CircuitLink } from "./fbb/circuit.ts";
-import type { SessionReport } from "./fbb/session.ts";
-import { refuseCall, runPartnerSession } from "./forwarding.ts";
-import { ax25Address, partnerByAx25, partnerByCall, type PartnerRow } from "./partners.ts";
+import { ax25Address, type PartnerRow } from "./partners.ts";
 
 /** Why ax25 partners cannot be called from here at all (settings), or null. */
 export function ax25Unavailable(gw: Gateway): string | null {
@@ -43,27 +42,4 @@ export async function connectAx25(gw: Gateway, p: PartnerRow): Promise<CircuitLi
     { from: gw.config.bbsAx25Call!, via: JSON.parse(p.via) as string[] },
   );
   return new CircuitLink(circuit);
-}
-
-/**
- * A station connected to BBS_AX25_CALL: a known, enabled ax25 partner
- * connecting from its ax25Call gets our SID; anyone else gets `*** reason`
- * and is disconnected.
- */
-export function answerAx25(gw: Gateway, circuit: Circuit): Promise<SessionReport> {
-  const link = new CircuitLink(circuit);
-  const who = circuit.peer;
-  const partner = partnerByAx25(gw, who);
-  if (!partner) {
-    const other = partnerByCall(gw, who);
-    return refuseCall(
-      gw,
-      link,
-      other
-        ? `${who} is not set up here for forwarding over the radio (its transport is ${other.transport})`
-        : `${who} is not a forwarding partner of this BBS`,
-    );
-  }
-  if (!partner.enabled) return refuseCall(gw, link, `forwarding with ${partner.call} is switched off here`);
-  return runPartnerSession(gw, partner, link, "answerer");
 }

@@ -16,7 +16,7 @@
 import type { Gateway } from "../gateway.ts";
 import type { AprsPacket } from "../aprs/types.ts";
 import { TOCALL } from "../aprs/encode.ts";
-import { radioOf } from "../node/radio.ts";
+import { radioOf } from "../node/running-radio.ts";
 import type { FrameTxResult } from "../node/tx.ts";
 import { parseAddressLoose, uiFrame } from "../../radio/index.ts";
 import type { Header } from "./qconstruct.ts";

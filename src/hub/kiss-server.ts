@@ -24,7 +24,7 @@
  */
 import type { Socket } from "bun";
 import type { Gateway } from "../gateway.ts";
-import { radioMayTransmit, radioOf } from "../node/radio.ts";
+import { radioMayTransmit, radioOf } from "../node/running-radio.ts";
 import { registerPort } from "../stations/ports.ts";
 import { decodeFrame, encodeKiss, formatAddress, KissDecoder } from "../../radio/index.ts";
 import { isVerifiedCall } from "../node/tx.ts";

@@ -9,7 +9,8 @@ import { acknowledge, commandUser, lease, LOCAL_BOX, type Ack, type BoxCommand }
 import { listPorts } from "../stations/ports.ts";
 import { enqueue } from "../stations/outbox.ts";
 import { mheard } from "./heard.ts";
-import { broadcastNodes, sendBeacon, type GatewayRadio } from "./radio.ts";
+import { broadcastNodes, sendBeacon } from "./broadcasts.ts";
+import type { GatewayRadio } from "./running-radio.ts";
 import { syncOverRadio } from "./sync.ts";
 
 type Runner = (gw: Gateway, gr: GatewayRadio, c: BoxCommand) => unknown | Promise<unknown>;

@@ -29,7 +29,7 @@ import { digipeaterOf } from "./digipeater.ts";
 import { clockPaused } from "../system/clock-sanity.ts";
 import { buildInfo } from "../version.ts";
 import { parseTnc2 } from "../../radio/index.ts";
-import type { GatewayRadio } from "./radio.ts";
+import type { GatewayRadio } from "./running-radio.ts";
 import { isVerifiedCall } from "./tx.ts";
 
 /** How often the telemetry definitions are repeated (aprx: every few hours). */

@@ -4,14 +4,14 @@
  * does with it:
  *
  *   served  connections to RADIO_CALL: SVCL1 sync; to NODE_CALL: NET/ROM;
- *           to BBS_AX25_CALL: FBB forwarding with partner BBSes (src/bbs/ax25.ts)
+ *           to BBS_AX25_CALL: FBB forwarding with partner BBSes (src/bbs/ax25-answer.ts)
  *   heard   every frame: the MHeard list; UI frames: NODES broadcasts go to
  *           the NODES table, SVCB1 datagrams to the federation apply pipeline,
  *           APRS (PID 0xF0) to the ingest pipeline as heard on RF by this
  *           station (an IGate for Tier A), except our own frames heard back
  *           through a digipeater (echoes.ts: stored, never proof)
- *   sent    the APRS outbox through the TNC (tx.ts), the SVCB1 beacon,
- *           NODES broadcasts and the station's own position, status and
+ *   sent    the APRS outbox through the TNC (tx.ts), the SVCB1 beacon and
+ *           NODES broadcasts (broadcasts.ts), and the station's own position, status and
  *           telemetry (own-beacons.ts) on their schedules
  *   status  each port in GET /api/ports; counter samples every minute
  *
@@ -31,10 +31,12 @@ import { startDigipeater } from "./digipeater.ts";
 import { ownBeaconsTick, registerOwnBeacons } from "./own-beacons.ts";
 import { radioSender, setSender as setPlaySender } from "../radio-play/senders.ts";
 import { clockPaused } from "../system/clock-sanity.ts";
-import { answerAx25 } from "../bbs/ax25.ts";
+import { answerAx25 } from "../bbs/ax25-answer.ts";
 import { radioOnlyPeers, serveCircuit, syncOverRadio } from "./sync.ts";
-import { bestRoute, broadcastFrames, nodeCall, noteNodes } from "./netrom.ts";
-import { applyBeacon, isBeacon, ownBeacon, ownHaveList } from "../fed/beacon.ts";
+import { bestRoute, nodeCall, noteNodes } from "./netrom.ts";
+import { radioMayTransmit, radioOf, setRadio, type GatewayRadio } from "./running-radio.ts";
+import { broadcastNodes, sendBeacon } from "./broadcasts.ts";
+import { applyBeacon, isBeacon } from "../fed/beacon.ts";
 import { instanceSigner } from "../fed/feed.ts";
 import {
   formatAddress,
@@ -52,16 +54,6 @@ import {
   type PortStatus,
 } from "../../radio/index.ts";
 
-export interface GatewayRadio {
-  radio: Radio;
-  tx: Transmitter;
-  /** the NET/ROM node (NODE_ALIAS), or null */
-  netrom: NetRomNode | null;
-  /** what the per-minute tick last did, and when scheduled sends last went out */
-  schedule: { beaconAt: number | null; nodesAt: number | null; syncAt: number | null };
-  stop(): Promise<void>;
-}
-
 export interface RadioStartOptions {
   /** ports to use instead of KISS_PORTS (a simulated channel in benchmarks) */
   ports?: readonly (KissPortConfig | PortDriver)[];
@@ -73,13 +65,6 @@ export interface RadioStartOptions {
   txPollMs?: number;
 }
 
-const radios = new WeakMap<Gateway, GatewayRadio>();
-
-/** The gateway's running radio, or null (no ports, or not started: CLI commands). */
-export function radioOf(gw: Gateway): GatewayRadio | null {
-  return radios.get(gw) ?? null;
-}
-
 /** The calls our stations answer to besides RADIO_CALL: the NET/ROM node's, the BBS's (BBS_AX25_CALL). */
 function extraCalls(gw: Gateway): string[] {
   const c = gw.config;
@@ -87,16 +72,11 @@ function extraCalls(gw: Gateway): string[] {
   return [node, c.bbsAx25Call].filter((x): x is string => !!x && x !== c.radioCall);
 }
 
-/** Whether this station may transmit now: RADIO_CALL is set and verified. */
-export function radioMayTransmit(gw: Gateway): boolean {
-  return isVerifiedCall(gw, gw.config.radioCall);
-}
-
 const STATE: Record<PortStatus["state"], string> = { connected: "up", connecting: "connecting", waiting: "down", idle: "idle", closed: "off" };
 
 /** Starts the radio once per gateway (no ports: nothing to start). Stops with the gateway. */
 export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRadio | null {
-  const existing = radios.get(gw);
+  const existing = radioOf(gw);
   if (existing) return existing;
   const ports = opts.ports ?? gw.config.kissPorts;
   if (!ports.length) return null;
@@ -194,11 +174,11 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
       clearInterval(timer);
       netrom?.stop();
       for (const off of offs) off();
-      radios.delete(gw);
+      setRadio(gw, null);
       await radio.stop();
     },
   };
-  radios.set(gw, gr);
+  setRadio(gw, gr);
   offs.push(registerOwnBeacons(gw, gr));
   radio.start();
   gw.onStop(() => gr.stop());
@@ -300,48 +280,4 @@ export async function radioTick(gw: Gateway): Promise<Record<string, unknown>> {
     for (const p of peers) void syncOverRadio(gw, p);
   }
   return out;
-}
-
-/**
- * Sends our NODES broadcast on every port now (NODE_ALIAS set, RADIO_CALL
- * verified, tokens in the transmit bucket for every frame). Returns the
- * frames sent: 0 when it could not go.
- */
-export function broadcastNodes(gw: Gateway, gr: GatewayRadio): number {
-  if (!gr.netrom || !radioMayTransmit(gw)) return 0;
-  const frames = broadcastFrames(gw);
-  if (gr.tx.bucket.available(gw.clock.now()) < frames.length) return 0;
-  let sent = 0;
-  for (const f of frames) {
-    gr.tx.bucket.take(gw.clock.now());
-    if (gr.radio.sendUi({ src: f.src, dest: f.dest, info: f.info, pid: f.pid }) > 0) sent++;
-  }
-  return sent;
-}
-
-/** The UI frame destination of SVCB1 beacons (monitors and IGates can tell them from APRS by it). */
-export const BEACON_DEST = "SVCB1";
-
-/**
- * Sends this instance's SVCB1 beacon on every port now, from RADIO_CALL to
- * SVCB1, no digipeater path (RADIO_CALL verified, the instance signed, a
- * token in the transmit bucket), then its have-list when a second token is
- * there. Returns what went out, or null.
- */
-export function sendBeacon(gw: Gateway, gr: GatewayRadio): { bytes: number; endpoints: string[]; ports: number; haveBytes: number | null } | null {
-  if (!radioMayTransmit(gw) || !instanceSigner(gw)) return null;
-  const b = ownBeacon(gw);
-  if (!gr.tx.bucket.take(gw.clock.now())) return null;
-  const ports = gr.radio.sendUi({ dest: BEACON_DEST, info: b.datagram });
-  if (!ports) return null;
-  // the have-list follows when the transmit budget has room for a second frame
-  let haveBytes: number | null = null;
-  let h: ReturnType<typeof ownHaveList> | null = null;
-  try {
-    h = ownHaveList(gw);
-  } catch (e) {
-    gw.log.warn("radio", `no have-list beacon: ${(e as Error).message}`);
-  }
-  if (h && gr.tx.bucket.take(gw.clock.now()) && gr.radio.sendUi({ dest: BEACON_DEST, info: h.datagram })) haveBytes = h.datagram.length;
-  return { bytes: b.datagram.length, endpoints: b.endpoints, ports, haveBytes };
 }

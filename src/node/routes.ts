@@ -10,7 +10,7 @@ import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { counterSamples, mheard } from "./heard.ts";
 import { editRoute, listRoutes, nodeCall, nodesTable } from "./netrom.ts";
-import { radioOf } from "./radio.ts";
+import { radioOf } from "./running-radio.ts";
 
 /** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */
 

@@ -19,7 +19,7 @@ import { getPeer, listPeers, type Peer } from "../fed/peers.ts";
 import { finishPull } from "../fed/sync.ts";
 import { pullSvcl1, serveSvcl1, type PullReport } from "../fed/transports/svcl1.ts";
 import type { Circuit } from "../../radio/index.ts";
-import { radioMayTransmit, radioOf, type GatewayRadio } from "./radio.ts";
+import { radioMayTransmit, radioOf, type GatewayRadio } from "./running-radio.ts";
 import { resolveNode } from "./netrom.ts";
 import { isVerifiedCall } from "./tx.ts";
 

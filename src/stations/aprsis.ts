@@ -31,7 +31,7 @@ import { ingestLines } from "./ingest.ts";
 import { registerPort } from "./ports.ts";
 import { deferLeased, leaseDue, reportSent } from "./outbox.ts";
 import { isVerifiedCall, TokenBucket } from "../node/tx.ts";
-import { radioOf } from "../node/radio.ts";
+import { radioOf } from "../node/running-radio.ts";
 import { fromAprsIs, igateStatus, setUplink } from "./igate.ts";
 import { setSender as setPlaySender, type SendResult } from "../radio-play/senders.ts";
 

@@ -27,7 +27,7 @@ import { freePorts, startDirewolfPair, type DirewolfPair } from "../helpers/dire
 import { lineClient, type LineClient } from "../helpers/line-client.ts";
 import { tnc2Frame } from "../helpers/kiss-tnc.ts";
 import { hubOf } from "../../src/hub/index.ts";
-import { radioOf } from "../../src/node/radio.ts";
+import { radioOf } from "../../src/node/running-radio.ts";
 import { aprsIsPasscode } from "../../src/aprs/passcode.ts";
 import { localSighting } from "../../src/game/corroborate.ts";
 import { encodeFrame, encodeKiss } from "../../radio/index.ts";
@@ -141,7 +141,7 @@ describe("the gateway as the hub of a station", () => {
           "</interface>",
           "<beacon>",
           "  beaconmode radio",
-          "  cycle-size 1m",
+          "  cycle-size 10s",
           '  beacon interface N0APX-1 srccall N0APX-1 via WIDE1-1 symbol "R&" lat "4230.00N" lon "07100.00W" comment "aprx through svc-gateway"',
           "</beacon>",
           "",

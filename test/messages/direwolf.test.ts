@@ -11,7 +11,7 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { direwolfInstalled, startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
 import { waitFor } from "../helpers/wait.ts";
-import { radioOf } from "../../src/node/radio.ts";
+import { radioOf } from "../../src/node/running-radio.ts";
 import { decodeFrame, encodeFrame, formatTnc2, KissPort, parseTnc2, tcpTransport } from "../../radio/index.ts";
 
 const OTHER = "K1RAD-7";

@@ -15,7 +15,7 @@ import { generateKeyPair } from "../../src/fed/keys.ts";
 import { publishRecord } from "../../src/fed/feed.ts";
 import { cacheToWire } from "../../src/fed/bodies.ts";
 import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
-import { radioOf } from "../../src/node/radio.ts";
+import { radioOf } from "../../src/node/running-radio.ts";
 import { syncOverRadio } from "../../src/node/sync.ts";
 import type { GatewayEvents } from "../../src/events.ts";
 import type { MonitorEvent } from "../../radio/index.ts";
