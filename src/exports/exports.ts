@@ -13,6 +13,7 @@ import { selectCaches } from "../v1/service.ts";
 import { gpxDocument } from "./gpx.ts";
 import { kmlDocument } from "./kml.ts";
 import { adifFinds } from "./adif.ts";
+import { travelBugsIn } from "../game/trackables-gpx.ts";
 
 /** Caches per export file. */
 export const MAX_EXPORT = 10_000;
@@ -50,7 +51,12 @@ function gpxOf(gw: Core, base: string, caches: Cache[]): string {
       byCache.set(r.cache_gid, list);
     }
   }
-  return gpxDocument(caches, (c) => byCache.get(c.gid) ?? [], { base, instance: gw.config.instance, now: gw.clock.now() });
+  return gpxDocument(
+    caches,
+    (c) => byCache.get(c.gid) ?? [],
+    { base, instance: gw.config.instance, now: gw.clock.now() },
+    (c) => travelBugsIn(gw, c),
+  );
 }
 
 export function kmlExport(gw: Core, base: string, q: CacheFilterQuery, limit?: number): string {

@@ -1,7 +1,7 @@
 /**
  * GPX 1.0 with the Groundspeak cache extension 1.0.1: the pocket-query
  * layout c:geo, GSAK and gpsbabel import. One <wpt> per cache with its
- * details, hint and logs. Never the owner's contact fields (the Cache shape
+ * details, hint, logs and travel bugs. Never the owner's contact fields (the Cache shape
  * does not carry them).
  */
 import type { Cache } from "../game/caches.ts";
@@ -30,6 +30,14 @@ export const GS_LOG: Record<string, string> = { find: "Found it", dnf: "Didn't f
 export const groundspeakType = (t: string) => GS_TYPE[t] ?? "Unknown Cache";
 export const groundspeakContainer = (s: string) => GS_CONTAINER[s] ?? "Other";
 
+/** A travel bug listed in a cache (groundspeak:travelbug): a trackable of the network, or one an import listed. */
+export interface TravelBug {
+  /** Groundspeak's numeric id; for ours, the local id in the trackable's gid */
+  id: string;
+  ref: string;
+  name: string;
+}
+
 export interface GpxOptions {
   /** the instance's public base URL, for links */
   base: string;
@@ -38,7 +46,17 @@ export interface GpxOptions {
   title?: string;
 }
 
-function wpt(c: Cache, logs: Log[], o: GpxOptions): string {
+function travelbugsXml(bugs: TravelBug[]): string {
+  if (!bugs.length) return "      <groundspeak:travelbugs></groundspeak:travelbugs>";
+  const items = bugs.map(
+    (b) => `        <groundspeak:travelbug id="${esc(b.id)}" ref="${esc(b.ref)}">
+          <groundspeak:name>${esc(b.name)}</groundspeak:name>
+        </groundspeak:travelbug>`,
+  );
+  return `      <groundspeak:travelbugs>\n${items.join("\n")}\n      </groundspeak:travelbugs>`;
+}
+
+function wpt(c: Cache, logs: Log[], bugs: TravelBug[], o: GpxOptions): string {
   const id = typeof c.id === "number" ? c.id : 0;
   const gsType = groundspeakType(c.type);
   const owner = c.ownerCall ?? c.placedBy ?? "";
@@ -78,13 +96,16 @@ function wpt(c: Cache, logs: Log[], o: GpxOptions): string {
       <groundspeak:logs>
 ${logXml}
       </groundspeak:logs>
-      <groundspeak:travelbugs></groundspeak:travelbugs>
+${travelbugsXml(bugs)}
     </groundspeak:cache>
   </wpt>`;
 }
 
-/** The whole document. `logsOf` gives each cache's logs (newest first; tools show them in order). */
-export function gpxDocument(caches: Cache[], logsOf: (c: Cache) => Log[], o: GpxOptions): string {
+/**
+ * The whole document. `logsOf` gives each cache's logs (newest first; tools
+ * show them in order), `bugsOf` the travel bugs in it now.
+ */
+export function gpxDocument(caches: Cache[], logsOf: (c: Cache) => Log[], o: GpxOptions, bugsOf: (c: Cache) => TravelBug[] = () => []): string {
   const lats = caches.map((c) => c.lat);
   const lons = caches.map((c) => c.lon);
   const bounds = caches.length
@@ -102,7 +123,7 @@ export function gpxDocument(caches: Cache[], logsOf: (c: Cache) => Log[], o: Gpx
   <keywords>cache, geocache, svc-gateway</keywords>
 ${bounds}`,
   ];
-  for (const c of caches) parts.push(wpt(c, logsOf(c), o), "\n");
+  for (const c of caches) parts.push(wpt(c, logsOf(c), bugsOf(c), o), "\n");
   parts.push("</gpx>\n");
   return parts.join("");
 }

@@ -25,6 +25,7 @@ import { badRequest, notFound, tooLarge } from "../errors.ts";
 import { bodyText } from "../text.ts";
 import { upsertCatalogCache, type CatalogCache } from "./caches.ts";
 import type { Actor } from "./model.ts";
+import { keepListedBugs, type ListedBug } from "./trackables-gpx.ts";
 
 export const IMPORT_SOURCES = ["gpx", "loc"] as const;
 /** Largest file a verified account (or the ingest box, or a device key) may import. */
@@ -53,7 +54,7 @@ async function xmlParser(): Promise<XMLParser> {
     parseAttributeValue: false,
     trimValues: true,
     processEntities: true,
-    isArray: (name) => ["wpt", "log", "waypoint"].includes(name),
+    isArray: (name) => ["wpt", "log", "waypoint", "travelbug"].includes(name),
   }));
 }
 
@@ -102,10 +103,26 @@ function coord(v: unknown, lim: number): number | null {
   return Number.isFinite(n) && Math.abs(n) <= lim ? Math.round(n * 1e7) / 1e7 : null;
 }
 
-function fromGpx(doc: Record<string, unknown>): CatalogCache[] {
+/** A cache of a GPX file with the travel bugs it lists (groundspeak:travelbugs). */
+type GpxCache = CatalogCache & { travelbugs?: ListedBug[] };
+
+/** `<groundspeak:travelbug id=".." ref=".."><groundspeak:name>..</groundspeak:name></groundspeak:travelbug>`, at most 100 a cache. */
+function travelbugsOf(gs: Record<string, unknown>): ListedBug[] {
+  const list = ((gs.travelbugs as Record<string, unknown> | undefined)?.travelbug as Array<Record<string, unknown>> | undefined) ?? [];
+  const out: ListedBug[] = [];
+  for (const b of list.slice(0, 100)) {
+    const ref = str(b["@ref"]).toUpperCase();
+    if (!/^[A-Z0-9]{2,20}$/.test(ref) || out.some((x) => x.ref === ref)) continue;
+    const id = str(b["@id"]);
+    out.push({ ref, id: /^\d{1,20}$/.test(id) ? id : null, name: (str(b.name) || ref).slice(0, 100) });
+  }
+  return out;
+}
+
+function fromGpx(doc: Record<string, unknown>): GpxCache[] {
   const gpx = doc.gpx as Record<string, unknown> | undefined;
   if (!gpx || typeof gpx !== "object") throw badRequest("bad_gpx", "not a GPX document (no <gpx> root)");
-  const out: CatalogCache[] = [];
+  const out: GpxCache[] = [];
   for (const w of (gpx.wpt as Array<Record<string, unknown>> | undefined) ?? []) {
     const gs = (w.cache ?? (w.extensions as Record<string, unknown> | undefined)?.cache) as Record<string, unknown> | undefined;
     const code = str(w.name);
@@ -135,6 +152,7 @@ function fromGpx(doc: Record<string, unknown>): CatalogCache[] {
       description,
       placedAt: Number.isFinite(placed) ? placed : null,
       placedBy: (str(gs.placed_by) || str(gs.owner)).slice(0, 100) || null,
+      travelbugs: travelbugsOf(gs),
     });
   }
   return out;
@@ -331,10 +349,15 @@ export async function importCatalog(gw: Core, actor: Actor, source: string, body
   const slicer = new Slicer();
   const caches = await parseCatalog(text, source as "gpx" | "loc", slicer);
   const counts = { created: 0, updated: 0, unchanged: 0 };
+  const selectId = gw.db.query("SELECT id FROM caches WHERE source = 'catalog' AND source_ref = ?");
   for (let k = 0; k < caches.length; k += WRITE_BATCH) {
     gw.db.transaction(() => {
       // One namespace for every catalog format: the same GC code from a LOC and a GPX file is one cache.
-      for (const c of caches.slice(k, k + WRITE_BATCH)) counts[upsertCatalogCache(gw, "catalog", actor.userId, c)]++;
+      for (const c of caches.slice(k, k + WRITE_BATCH) as GpxCache[]) {
+        const { travelbugs, ...cache } = c;
+        counts[upsertCatalogCache(gw, "catalog", actor.userId, cache)]++;
+        if (source === "gpx") keepListedBugs(gw, (selectId.get(cache.code) as { id: number }).id, travelbugs ?? []);
+      }
     })();
     await slicer.pause();
   }

@@ -12,6 +12,8 @@ import { count } from "../helpers/fed.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { distanceM } from "../../src/game/model.ts";
+import { join } from "node:path";
+import { tmpDir } from "../helpers/tmp.ts";
 
 const INGEST = "ingest-secret-0123456789";
 let g: Running;
@@ -222,5 +224,44 @@ describe("Tier A", () => {
     expect((await move(t.ref, finder, { kind: "retrieve", trackingCode: t.trackingCode })).status).toBe(201);
     const b = await json(await move(t.ref, finder, { kind: "drop", cacheId: far.id }));
     expect(b.move.tier).toBe("b");
+  });
+});
+
+describe("GPX", () => {
+  const XSD = join(import.meta.dir, "../fixtures/xsd/pocket-query.xsd");
+  test("a cache's GPX lists the trackables in it (valid against Groundspeak 1.0.1); an import keeps listed travel bugs that are not ours", async () => {
+    const c = await newCache(47.9, 11.2);
+    const t = await newTrackable(owner, "Brass <key> & chain");
+    expect((await move(t.ref, owner, { kind: "drop", cacheId: c.id })).status).toBe(201);
+    const gpx = await (await g.get(`/api/caches/${c.id}/gpx`)).text();
+    expect(gpx).toContain(`<groundspeak:travelbug id="${t.gid.split(":")[2]}" ref="${t.ref}">`);
+    expect(gpx).toContain("<groundspeak:name>Brass &lt;key&gt; &amp; chain</groundspeak:name>");
+    const file = join(tmpDir(), "one.gpx");
+    await Bun.write(file, gpx);
+    const v = Bun.spawnSync(["xmllint", "--noout", "--schema", XSD, file]);
+    expect({ code: v.exitCode, err: v.stderr.toString().trim() }).toEqual({ code: 0, err: `${file} validates` });
+    // the same file as another catalog's listing, with a geocaching.com travel bug beside ours
+    const foreign = `<groundspeak:travelbug id="12345" ref="TB1A2B3">
+          <groundspeak:name>Someone's bug</groundspeak:name>
+        </groundspeak:travelbug>
+        <groundspeak:travelbug id="1" ref="${t.ref}">`;
+    const listing = gpx.replace(`<name>${c.code}</name>`, "<name>GC9TBX1</name>").replace(/<groundspeak:travelbug id="\d+" ref="[^"]+">/, foreign);
+    const post = (body: string) => g.post("/api/import/gpx", body, { headers: { cookie: owner.cookie, "content-type": "application/gpx+xml" } });
+    const imported = await post(listing);
+    expect(imported.status).toBe(200);
+    expect(await json(imported)).toMatchObject({ caches: 1, created: 1 });
+    const row = g.gw.db.query("SELECT id FROM caches WHERE source_ref = 'GC9TBX1'").get() as { id: number };
+    expect(g.gw.db.query("SELECT ref, tb_id AS id, name FROM cache_travelbugs WHERE cache_id = ?").all(row.id)).toEqual([
+      { ref: "TB1A2B3", id: "12345", name: "Someone's bug" },
+    ]);
+    const again = await (await g.get(`/api/caches/${row.id}/gpx`)).text();
+    expect(again).toContain('<groundspeak:travelbug id="12345" ref="TB1A2B3">');
+    // ours is where its moves put it, not where a file says
+    expect(again).not.toContain(t.ref);
+    // importing the listing again without travel bugs leaves none
+    expect(
+      (await post(listing.replace(/<groundspeak:travelbugs>[\s\S]*<\/groundspeak:travelbugs>/, "<groundspeak:travelbugs></groundspeak:travelbugs>"))).status,
+    ).toBe(200);
+    expect(count(g.gw, "cache_travelbugs", `cache_id = ${row.id}`)).toBe(0);
   });
 });
