@@ -119,7 +119,8 @@ export function descriptor(gw: Core): Descriptor {
     rotations,
     endpoints: ownEndpoints(gw),
     url: gw.config.publicUrl,
-    capabilities: signed ? ["sync-cbor"] : [],
+    // "trackables": it serves and applies record types 8 and 9 (older peers do not list it)
+    capabilities: signed ? ["sync-cbor", "trackables"] : [],
     feeds: signed ? [...SYNC_KINDS] : [],
     operator: gw.config.fedOperator,
     aprsCall: gw.config.fedAprsCall,

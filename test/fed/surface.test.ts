@@ -64,7 +64,7 @@ describe("the instance descriptor", () => {
       instance: "gw1",
       protocol: "svc-fed/1",
       signed: true,
-      capabilities: ["sync-cbor"],
+      capabilities: ["sync-cbor", "trackables"],
       feeds: ["cache", "find", "key", "tombstone", "account-move", "bulletin", "trackable", "trackable-move"],
       url: "https://gw1.example.org",
       operator: "N0OPS",
