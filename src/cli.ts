@@ -47,7 +47,7 @@ Options:
 Settings come from the environment or from ${ENV_FILE_NAME} in the data directory:
 `;
 
-export function defaultDataDir(): string {
+function defaultDataDir(): string {
   if (isCompiled) return join(dirname(process.execPath), "svc-data");
   return resolve(import.meta.dir, "..", "svc-data");
 }

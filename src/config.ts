@@ -835,14 +835,14 @@ export const SETTINGS = [
   setting("BBS_BID_TTL_DAYS", "bbsBidTtlDays", wholeNumber(1, 3650, "days"), 365, "how long BIDs are remembered to refuse duplicates"),
 ] as const;
 
-export const KNOWN_ENV = new Set<string>([...SETTINGS.map((s) => s.env), "SVC_DATA"]);
+const KNOWN_ENV = new Set<string>([...SETTINGS.map((s) => s.env), "SVC_DATA"]);
 
 /**
  * Settings read from the process environment only, never from the env file
  * (spec, Authentication rule 2): a file in the data directory is what a
  * compromised or careless write could change, the environment is not.
  */
-export const ENVIRONMENT_ONLY = new Set(["ADMIN_CALLSIGNS"]);
+const ENVIRONMENT_ONLY = new Set(["ADMIN_CALLSIGNS"]);
 
 /** Parses a KEY=VALUE env file: `#` comments, optional `export`, single or double quotes. */
 export function parseEnvFile(textContent: string): { values: Record<string, string>; errors: ConfigError[] } {

@@ -13,7 +13,7 @@ import type { Database } from "../store/db.ts";
 import { baseCall } from "../callsign.ts";
 import { verifyEd25519 } from "../fed/ed25519.ts";
 
-export const ASSERTION_WINDOW_S = 300;
+const ASSERTION_WINDOW_S = 300;
 
 export function assertionBytes(method: string, path: string, body: Record<string, unknown>): Uint8Array {
   const { sig: _sig, ...rest } = body;

@@ -12,7 +12,7 @@ import { baseCall } from "../callsign.ts";
 import { parseCallsign, publicIdOf, revokeKeysWhere, verifiedAtFor } from "./users.ts";
 import { emitAccountRecord } from "./records.ts";
 
-export const MAX_DEVICE_KEYS = 20;
+const MAX_DEVICE_KEYS = 20;
 
 export interface DeviceKeyInfo {
   key: string;

@@ -18,8 +18,8 @@ import { AppError, badRequest } from "../errors.ts";
 import { sendMail } from "../notify/mail.ts";
 import { createUser } from "./users.ts";
 
-export const EMAIL_TOKEN_MS = 15 * 60_000;
-export const MAX_CODE_ATTEMPTS = 5;
+const EMAIL_TOKEN_MS = 15 * 60_000;
+const MAX_CODE_ATTEMPTS = 5;
 /** Outstanding requests kept per address; older ones are dropped. */
 const MAX_PENDING = 3;
 
@@ -35,7 +35,7 @@ export function parseEmail(raw: unknown): string {
 }
 
 /** Where links in e-mail point. */
-export function linkBase(gw: Gateway): string {
+function linkBase(gw: Gateway): string {
   return gw.config.publicUrl ?? gw.url ?? `http://localhost:${gw.config.port}`;
 }
 

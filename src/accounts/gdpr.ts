@@ -94,7 +94,7 @@ export function accountOfCaller(caller: { user: { id: number } | null; assertion
   return caller.user!.id;
 }
 
-export const EXPORT_FORMAT = "svc-account-export/1";
+const EXPORT_FORMAT = "svc-account-export/1";
 
 /** A complete machine-readable copy of everything stored about the account. */
 export function exportAccount(gw: Core, userId: number) {

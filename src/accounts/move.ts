@@ -32,7 +32,7 @@ import { emitAccountRecord } from "./records.ts";
 import { parseEmail } from "./email-signin.ts";
 
 /** How long a bundle or an acceptance can be used after it was signed. */
-export const DOC_MAX_AGE_S = 7 * 24 * 3600;
+const DOC_MAX_AGE_S = 7 * 24 * 3600;
 
 export interface Bundle {
   type: "account-bundle";
@@ -114,7 +114,7 @@ export function makeBundle(gw: Core, userId: number): Bundle {
 }
 
 /** Checks a bundle from the wire: shape, signature, age, and that it comes from elsewhere. */
-export function checkBundle(gw: Core, raw: unknown): Bundle {
+function checkBundle(gw: Core, raw: unknown): Bundle {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw badRequest("bad_bundle", "bundle must be the object /bundle returned");
   const b = raw as Record<string, unknown>;
   const bad = (m: string) => badRequest("bad_bundle", m);

@@ -13,7 +13,7 @@ import { AppError, badRequest, conflict, forbidden, notFound } from "../errors.t
 import { activeCallsign } from "./identity.ts";
 import { createUser, newPublicId, publicIdOf } from "./users.ts";
 
-export const CHALLENGE_MS = 5 * 60_000;
+const CHALLENGE_MS = 5 * 60_000;
 
 /** The WebAuthn library, loaded at the first ceremony: it is heavy to load, and start-up does not need it. */
 let webauthnLib: Promise<typeof import("@simplewebauthn/server")> | undefined;

@@ -29,7 +29,7 @@ export function putPrefs(gw: Core, userId: number, body: Record<string, unknown>
   return body;
 }
 
-export function parseCacheId(raw: unknown): number {
+function parseCacheId(raw: unknown): number {
   const n = typeof raw === "number" ? raw : typeof raw === "string" && /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(n) || n <= 0) throw badRequest("invalid", "a cache id is a positive whole number");
   return n;
@@ -76,7 +76,7 @@ export interface NotifyPrefs {
   digest: "hourly" | "daily" | "off";
 }
 
-export const DEFAULT_NOTIFY: NotifyPrefs = { email: false, push: false, digest: "daily" };
+const DEFAULT_NOTIFY: NotifyPrefs = { email: false, push: false, digest: "daily" };
 
 export function getNotifyPrefs(gw: Core, userId: number): NotifyPrefs {
   const row = gw.db.query("SELECT email, push, digest FROM notify_prefs WHERE user_id = ?").get(userId) as {

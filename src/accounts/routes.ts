@@ -32,7 +32,7 @@ function isHttps(gw: Gateway, request: Request): boolean {
 }
 
 /** The WebAuthn relying party: PUBLIC_URL, else the host the browser used. */
-export function relyingParty(gw: Gateway, request: Request): RelyingParty {
+function relyingParty(gw: Gateway, request: Request): RelyingParty {
   const name = gw.config.instance === "local" ? "svc-gateway" : gw.config.instance;
   if (gw.config.publicUrl) {
     const u = new URL(gw.config.publicUrl);

@@ -7,7 +7,7 @@ import { FIXED } from "../config.ts";
 import type { Database } from "../store/db.ts";
 
 export const SESSION_COOKIE = "svc_session";
-export const SESSION_MS = FIXED.sessionDays * 24 * 3_600_000;
+const SESSION_MS = FIXED.sessionDays * 24 * 3_600_000;
 
 const hash = (token: string) => createHash("sha256").update(token).digest("base64url");
 

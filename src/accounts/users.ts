@@ -59,10 +59,6 @@ export function publicIdOf(db: Database, userId: number): string {
   return id;
 }
 
-export function userExists(db: Database, userId: number): boolean {
-  return !!db.query("SELECT 1 FROM users WHERE id = ?").get(userId);
-}
-
 export function callsignsOf(db: Database, userId: number): CallsignRow[] {
   const rows = db.query("SELECT call, active, verified_at AS verifiedAt FROM callsigns WHERE user_id = ? ORDER BY call").all(userId) as Array<{
     call: string;
@@ -127,18 +123,6 @@ function activate(db: Database, userId: number, call: string): void {
   }
   db.query("UPDATE callsigns SET active = 0 WHERE user_id = ? AND active = 1").run(userId);
   db.query("UPDATE callsigns SET active = 1 WHERE user_id = ? AND call = ?").run(userId, call);
-}
-
-/** Makes a held callsign the active one. */
-export function setActiveCallsign(gw: Core, userId: number, raw: unknown): CallsignRow[] {
-  const call = parseCallsign(raw);
-  gw.db.transaction(() => {
-    if (!gw.db.query("SELECT 1 FROM callsigns WHERE user_id = ? AND call = ?").get(userId, call)) {
-      throw notFound(`callsign ${call} on this account`);
-    }
-    activate(gw.db, userId, call);
-  })();
-  return callsignsOf(gw.db, userId);
 }
 
 /** Drops a callsign claim; if it was active, another held callsign (if any) becomes active. */

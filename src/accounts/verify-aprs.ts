@@ -26,11 +26,11 @@ import { baseCall } from "../callsign.ts";
 import { holdsBaseCall, markCallsignVerified, parseCallsign, verifiedAtFor, verifiedElsewhere } from "./users.ts";
 import { tellPreviousHolders } from "./audit.ts";
 
-export const CHALLENGE_TTL_MS = 60 * 60_000;
+const CHALLENGE_TTL_MS = 60 * 60_000;
 const ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 const CODE_LENGTH = 6;
 /** Addressee suggested when this instance has no APRS call (any addressee counts). */
-export const DEFAULT_ADDRESSEE = "VERIFY";
+const DEFAULT_ADDRESSEE = "VERIFY";
 
 export interface ChallengeStatus {
   call: string;
@@ -50,7 +50,7 @@ export interface ChallengeStatus {
 }
 
 /** What may answer a challenge: the air always; APRS-IS only where allowed, and never for a takeover. */
-export function acceptedProofs(gw: Core, takeover: boolean): HeardProof[] {
+function acceptedProofs(gw: Core, takeover: boolean): HeardProof[] {
   return gw.config.verifyAprsIs && !takeover ? ["radio", "box", "internet"] : ["radio", "box"];
 }
 
@@ -69,7 +69,7 @@ interface ChallengeRow {
 const COLUMNS =
   "id, user_id AS userId, call, code, created_at AS createdAt, expires_at AS expiresAt, heard_at AS heardAt, heard_src AS heardSrc, heard_via AS heardVia";
 
-export function suggestedAddressee(gw: Core): string {
+function suggestedAddressee(gw: Core): string {
   return gw.config.fedAprsCall ?? DEFAULT_ADDRESSEE;
 }
 

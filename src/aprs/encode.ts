@@ -53,7 +53,7 @@ function text(s: string, max: number, what: string): string {
 }
 
 /** Degrees to DDMM.hhN / DDDMM.hhW (hundredths of a minute, rounded). */
-export function latText(lat: number): string {
+function latText(lat: number): string {
   if (!Number.isFinite(lat) || lat < -90 || lat > 90) bad("bad_position", "latitude must be between -90 and 90");
   let h = Math.round(Math.abs(lat) * 6000); // hundredths of minutes
   const deg = Math.floor(h / 6000);
@@ -61,7 +61,7 @@ export function latText(lat: number): string {
   return `${String(deg).padStart(2, "0")}${String(Math.floor(h / 100)).padStart(2, "0")}.${String(h % 100).padStart(2, "0")}${lat < 0 ? "S" : "N"}`;
 }
 
-export function lonText(lon: number): string {
+function lonText(lon: number): string {
   if (!Number.isFinite(lon) || lon < -180 || lon > 180) bad("bad_position", "longitude must be between -180 and 180");
   let h = Math.round(Math.abs(lon) * 6000);
   const deg = Math.floor(h / 6000);

@@ -14,7 +14,7 @@ const isSpace = (c: number) => c === 32;
  * Uncompressed position at s[i]: 8-byte latitude, table, 9-byte longitude,
  * code. Blanked digits (position ambiguity) count as zero.
  */
-export function parseUncompressed(p: AprsPacket, s: string, i: number): number {
+function parseUncompressed(p: AprsPacket, s: string, i: number): number {
   if (s.length < i + 19) fail("bad_position", "the position is shorter than the 19 characters of DDMM.hhN/DDDMM.hhW$");
   // Latitude DDMM.hhN
   let amb = 0;
@@ -76,7 +76,7 @@ export function parseUncompressed(p: AprsPacket, s: string, i: number): number {
 }
 
 /** Compressed position at s[i]: table, YYYY, XXXX, code, c, s, T (13 bytes). */
-export function parseCompressed(p: AprsPacket, s: string, i: number): number {
+function parseCompressed(p: AprsPacket, s: string, i: number): number {
   if (s.length < i + 13) fail("bad_compressed", "a compressed position needs 13 characters");
   let t = s[i]!;
   const tc = t.charCodeAt(0);

@@ -13,7 +13,6 @@
 import { isBaseCallsign } from "../callsign.ts";
 
 export type MessageType = "P" | "B" | "T";
-export const MESSAGE_TYPES: readonly MessageType[] = ["P", "B", "T"];
 
 /** Machine carrier traffic: hidden from the human bulletin listing. */
 export const SVCFED_CATEGORY = "SVCFED";
@@ -88,7 +87,7 @@ export function parseAddress(raw: unknown, type: MessageType): Check<Hierarchica
 }
 
 /** Service addressees personal mail may use besides callsigns (FBB's). */
-export const SERVICE_NAMES: ReadonlySet<string> = new Set(["SYSOP", "WP"]);
+const SERVICE_NAMES: ReadonlySet<string> = new Set(["SYSOP", "WP"]);
 
 /** Validates the to-field for a type: a callsign (P), category (B), NTS destination (T). */
 export function checkTo(raw: string, type: MessageType): Check<string> {

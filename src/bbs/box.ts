@@ -193,7 +193,7 @@ function sessions(gw: Gateway): Map<string, BoxSession> {
 }
 
 /** A box session with no request for this long is hung up. */
-export const BOX_IDLE_MS = 5 * 60_000;
+const BOX_IDLE_MS = 5 * 60_000;
 /** How long one request waits for the session to want more input. */
 const BOX_WAIT_MS = 5_000;
 

@@ -19,8 +19,8 @@ import { ax25Target, ax25Unavailable, connectAx25 } from "./ax25.ts";
 import type { Answer } from "./fbb/proposal.ts";
 
 /** How long we wait for the partner at any point, and for a whole session. */
-export const IDLE_TIMEOUT_MS = 120_000;
-export const SESSION_TIMEOUT_MS = 15 * 60_000;
+const IDLE_TIMEOUT_MS = 120_000;
+const SESSION_TIMEOUT_MS = 15 * 60_000;
 
 interface ActiveSession {
   partner: string;
@@ -216,7 +216,7 @@ export async function refuseCall(gw: Gateway, link: ByteLink, why: string): Prom
  * way FBB does with a `V <call> [password]` line in its forward.sys (sent at
  * once, without a line end); without that, we ask `Callsign :` after 2 s.
  */
-export async function answerTcp(gw: Gateway, link: ByteLink): Promise<SessionReport> {
+async function answerTcp(gw: Gateway, link: ByteLink): Promise<SessionReport> {
   const reader = new LinkReader(link, IDLE_TIMEOUT_MS);
   const write = (s: string) => link.write(new TextEncoder().encode(s));
   const refuse = (why: string) => refuseCall(gw, link, why);
@@ -259,7 +259,7 @@ export function startBbs(gw: Gateway): void {
   gw.log.info("bbs", `listening for FBB forwarding on ${gw.config.host}:${rt.listener.port}`);
 }
 
-export function stopBbs(gw: Gateway): void {
+function stopBbs(gw: Gateway): void {
   const rt = runtime(gw);
   rt.listener?.stop();
   rt.listener = null;

@@ -151,7 +151,7 @@ function normalTypes(raw: string): string {
 }
 
 /** `HH:MM-HH:MM` (UTC), may wrap midnight. */
-export function checkTimeBand(raw: unknown): string {
+function checkTimeBand(raw: unknown): string {
   if (typeof raw !== "string") throw invalid("a time-band is text like 22:00-06:00");
   const m = /^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-4]):([0-5]\d)$/.exec(raw.trim());
   if (!m || (m[3] === "24" && m[4] !== "00")) throw invalid(`"${raw}" is not a time-band (HH:MM-HH:MM, UTC)`);

@@ -68,7 +68,7 @@ function rank(r: RuleRow, to: string, elements: string[]): number | null {
 }
 
 /** The BBS callsigns in a message's R: lines. */
-export function seenBbses(route: string[]): Set<string> {
+function seenBbses(route: string[]): Set<string> {
   const s = new Set<string>();
   for (const l of route) {
     const ha = parseRouteLine(l).ha;

@@ -79,7 +79,7 @@ export interface WpUpdate {
 }
 
 /** Applies one update if it is better than what is known; true when it changed the directory. */
-export function wpUpdate(db: Database, u: WpUpdate, now: number): boolean {
+function wpUpdate(db: Database, u: WpUpdate, now: number): boolean {
   const call = u.call.toUpperCase();
   if (!isBaseCallsign(call)) return false;
   const home = checkRoute(u.homeBbs);
@@ -101,7 +101,7 @@ export function wpUpdate(db: Database, u: WpUpdate, now: number): boolean {
 const unknown = (v: string | undefined) => (v === undefined || v === "?" || v === "" ? null : v);
 
 /** The entries of a WP update message body. Lines that do not parse are skipped. */
-export function parseWpMessage(body: string, now = Date.now()): WpUpdate[] {
+function parseWpMessage(body: string, now = Date.now()): WpUpdate[] {
   const out: WpUpdate[] = [];
   for (const line of body.split("\n")) {
     const m = /^On\s+(\d{2})(\d{2})(\d{2})\s+([A-Z0-9]{1,6})(?:-\d{1,2})?\/([UGI])\s+@\s+(\S+)\s+zip\s+(\S+)\s+(\S+)\s*(.*)$/i.exec(line.trim());

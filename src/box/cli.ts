@@ -14,7 +14,7 @@ import { RemoteBox } from "./remote.ts";
 
 type Out = (line: string) => void;
 
-export const BOX_USAGE = "usage: svc-gateway box --gateway URL [--id ID] [--data DIR]   (INGEST_SECRET and KISS_PORTS in the environment or env file)";
+const BOX_USAGE = "usage: svc-gateway box --gateway URL [--id ID] [--data DIR]   (INGEST_SECRET and KISS_PORTS in the environment or env file)";
 
 export async function boxCommand(loaded: LoadedConfig, opts: { gateway?: string; id?: string }, out: Out, err: Out): Promise<number> {
   const c = loaded.config;

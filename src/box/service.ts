@@ -42,7 +42,7 @@ export interface BoxCommand {
 }
 
 export const LEASE_MS = 60_000;
-export const MAX_LEASES = 5;
+const MAX_LEASES = 5;
 const MAX_RESULT_BYTES = 8192;
 const BOX_ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 /** The box that is this gateway's own radio. */

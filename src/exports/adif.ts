@@ -12,7 +12,7 @@ import { codeOf, type CacheRow } from "../game/caches.ts";
 import { locator } from "../maidenhead.ts";
 
 export const ADIF_TYPE = "text/plain; charset=us-ascii";
-export const ADIF_VERSION = "3.1.4";
+const ADIF_VERSION = "3.1.4";
 
 /** ADIF Location: XDDD MM.MMM */
 function location(v: number, pos: string, neg: string): string {

@@ -18,7 +18,7 @@ import { travelBugsIn } from "../game/trackables-gpx.ts";
 /** Caches per export file. */
 export const MAX_EXPORT = 10_000;
 /** Logs per cache in a GPX export (newest first), as pocket queries carry. */
-export const GPX_LOGS_PER_CACHE = 5;
+const GPX_LOGS_PER_CACHE = 5;
 
 function exportCaches(gw: Core, q: CacheFilterQuery, limit: number | undefined): Cache[] {
   return selectCaches(gw, q, { limit: limit ?? MAX_EXPORT, max: MAX_EXPORT }).rows.map((r) => cacheJson(gw, r, false));

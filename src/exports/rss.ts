@@ -86,9 +86,9 @@ const bbsBulletins: BulletinSource = {
 };
 
 /** Every source of bulletins for /feeds/bulletins.xml. A domain adds one line. */
-export const BULLETIN_SOURCES: BulletinSource[] = [aprsBulletins, federatedBulletins, bbsBulletins];
+const BULLETIN_SOURCES: BulletinSource[] = [aprsBulletins, federatedBulletins, bbsBulletins];
 
-export function rssDocument(ch: { title: string; link: string; self: string; description: string; items: RssItem[] }): string {
+function rssDocument(ch: { title: string; link: string; self: string; description: string; items: RssItem[] }): string {
   const items = ch.items
     .map(
       (i) => `    <item>

@@ -48,7 +48,7 @@ import { peerSyncUrl } from "./dial.ts";
 import { getPeer } from "./peers.ts";
 import { cursorOf, isPulling, pullPeer } from "./sync.ts";
 
-export const BEACON_MAGIC = "SVCB1";
+const BEACON_MAGIC = "SVCB1";
 const MAGIC = new TextEncoder().encode(BEACON_MAGIC);
 /**
  * The largest datagram: the information field of one AX.25 UI frame, 256

@@ -189,7 +189,7 @@ const HAVE_TYPES: readonly number[] = SYNC_KINDS.map((k) => RECORD_TYPES[k]).sor
 const SECONDS = { t: "int", min: 0, max: 2 ** 40 } as const;
 const ACCOUNT = { t: "gid", kinds: ["account"] } as const;
 
-export const LAYOUTS: Readonly<Record<RecordKind, Readonly<Record<string, Field>>>> = {
+const LAYOUTS: Readonly<Record<RecordKind, Readonly<Record<string, Field>>>> = {
   cache: {
     name: { t: "text", min: 1, max: 100, req: true },
     type: { t: "token", req: true },

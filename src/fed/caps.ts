@@ -58,7 +58,7 @@ const ALL_RECORDS = Object.values(RECORD_TYPES).sort((a, b) => a - b);
 const BEACON_RECORDS = [RECORD_TYPES.tombstone, RECORD_TYPES.peer];
 
 /** Largest values a peer may claim (anything above is clamped on decode). */
-export const CAP_LIMITS = { baud: 10_000_000_000, mtu: 16 * 1024 * 1024, batch: 10_000 } as const;
+const CAP_LIMITS = { baud: 10_000_000_000, mtu: 16 * 1024 * 1024, batch: 10_000 } as const;
 
 /** The defaults of a tier: what an end of that class offers before policy. */
 export function tierCaps(tier: Tier): LinkCaps {

@@ -91,8 +91,8 @@ export interface CborLimits {
   maxBytes?: number;
 }
 
-export const DEFAULT_MAX_DEPTH = 16;
-export const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_DEPTH = 16;
+const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
 
 const TWO_32 = 0x1_0000_0000;
 const MAX_U64 = (1n << 64n) - 1n;
@@ -565,19 +565,6 @@ function encodeKey(k: CborKey): Uint8Array {
 }
 
 // ---------------------------------------------------------------- helpers
-
-/**
- * A decoded map's entries as a plain object; null if a key is not text, or is
- * `__proto__` (which a plain object cannot hold as data).
- */
-export function mapToObject(m: CborMap): Record<string, CborValue> | null {
-  const out: Record<string, CborValue> = {};
-  for (const [k, v] of m) {
-    if (typeof k !== "string" || k === "__proto__") return null;
-    out[k] = v;
-  }
-  return out;
-}
 
 /**
  * A decoded value as JSON-safe data for people and logs: byte strings become

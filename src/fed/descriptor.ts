@@ -52,10 +52,10 @@ export function httpLinkCaps(gw: Core): NegotiatedLink {
   return clampCaps(tierCaps("full"), { batch: gw.config.fedSyncBatch });
 }
 
-export const PEER_RECORD_LOCAL_ID = "self";
+const PEER_RECORD_LOCAL_ID = "self";
 
 /** Records the current signing key in the key history (a key seen for the first time, without a rotation, starts a new chain). */
-export function ensureOwnKey(gw: Core): void {
+function ensureOwnKey(gw: Core): void {
   const signer = instanceSigner(gw);
   if (!signer) return;
   gw.db

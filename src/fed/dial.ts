@@ -47,7 +47,7 @@ export function peerSyncUrl(gw: Core, peer: Pick<Peer, "endpoints" | "url">): st
 }
 
 /** Applies the transport rule and the loopback map; returns the URL to connect to and whether the operator's map chose it. */
-export function dialUrl(gw: Core, url: string): { url: string; mapped: boolean } {
+function dialUrl(gw: Core, url: string): { url: string; mapped: boolean } {
   const problem = syncUrlProblem(url, gw.config.fedLoopbackPeers);
   if (problem) throw new DialError("transport_refused", problem);
   const lb = gw.config.fedLoopbackPeers;
@@ -60,7 +60,7 @@ export function dialUrl(gw: Core, url: string): { url: string; mapped: boolean }
 }
 
 /** Whether peer connections may reach loopback and private addresses (labs). */
-export function peerPrivateAllowed(gw: Core): boolean {
+function peerPrivateAllowed(gw: Core): boolean {
   return gw.config.outboundAllowPrivate || gw.config.fedLoopbackPeers?.any === true;
 }
 

@@ -45,7 +45,7 @@ export type KeyVerdict = "ok" | "bad_key_length" | "non_canonical_key" | "small_
 export type SigVerdict = "ok" | "bad_signature_length" | "s_not_reduced" | "small_order_r";
 
 /** Whether 32 bytes (sign bit ignored) encode a small-order point. */
-export function isSmallOrderEncoding(b: Uint8Array): boolean {
+function isSmallOrderEncoding(b: Uint8Array): boolean {
   outer: for (const so of SMALL_ORDER_ENCODINGS) {
     for (let i = 0; i < 31; i++) if (b[i] !== so[i]) continue outer;
     if ((b[31]! & 0x7f) === so[31]) return true;
@@ -83,7 +83,7 @@ export function checkPublicKey(pk: Uint8Array): KeyVerdict {
 }
 
 /** Checks 1-3 for a signature. */
-export function checkSignature(sig: Uint8Array): SigVerdict {
+function checkSignature(sig: Uint8Array): SigVerdict {
   if (sig.length !== 64) return "bad_signature_length";
   if (!isReducedScalar(sig.subarray(32))) return "s_not_reduced";
   if (isSmallOrderEncoding(sig.subarray(0, 32))) return "small_order_r";
@@ -166,7 +166,7 @@ function numberLE(b: Uint8Array): bigint {
 }
 
 /** The equation on @noble/ed25519's point arithmetic, cofactorless like libsodium (noble's own verify is cofactored). */
-export function nobleEquation(pk: Uint8Array, sig: Uint8Array, digest: Uint8Array): boolean {
+function nobleEquation(pk: Uint8Array, sig: Uint8Array, digest: Uint8Array): boolean {
   let A: Point;
   try {
     A = Point.fromBytes(pk, false);

@@ -34,7 +34,7 @@ export function receiveNotify(gw: Gateway, b: { instance: string }): NotifyAnswe
 }
 
 /** Debounce of outgoing pings after a write: a burst of writes sends one ping per peer. */
-export const PING_DEBOUNCE_MS = 200;
+const PING_DEBOUNCE_MS = 200;
 
 interface PingState {
   timer: ReturnType<typeof setTimeout> | null;
@@ -50,7 +50,7 @@ function stateOf(gw: Gateway): PingState {
 }
 
 /** Pings every peer that is not blocked and has a sync URL; resolves when all have answered or failed. */
-export async function pingPeers(gw: Gateway): Promise<Array<{ instance: string; ok: boolean }>> {
+async function pingPeers(gw: Gateway): Promise<Array<{ instance: string; ok: boolean }>> {
   if (!instanceSigner(gw)) return [];
   const body = JSON.stringify({ instance: gw.config.instance });
   const targets = listPeers(gw)

@@ -51,7 +51,7 @@ export function signerFromSeed(seedB64url: string): { publicKey: string; sign(me
  * stable-string serialization, `"svc-doc/1\n" + RFC 8785 JSON` of the
  * document without its `sig` member.
  */
-export const DOC_DOMAIN = "svc-doc/1";
+const DOC_DOMAIN = "svc-doc/1";
 
 export function documentBytes(doc: Record<string, unknown>): Uint8Array {
   const { sig: _sig, ...rest } = doc;

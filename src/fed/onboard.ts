@@ -25,7 +25,7 @@ import { getPeer, upsertPeer } from "./peers.ts";
 import { isB64urlKey, isInstanceId } from "./record.ts";
 import { fetchDescriptor, SyncError } from "./sync.ts";
 
-export const VERIFIED_VIA_44NET = "coord-lot";
+const VERIFIED_VIA_44NET = "coord-lot";
 
 export interface Binding {
   callsign: string;
@@ -45,7 +45,7 @@ export interface Binding {
 export type OnboardAnswer = { admitted: true; binding: Binding; peer: PeerView } | { admitted: false; needsConfirm: true; binding: Binding };
 
 /** The TXT binding in `records`, or why there is none. */
-export function parseBinding(records: string[]): { instance: string; key: string } | string {
+function parseBinding(records: string[]): { instance: string; key: string } | string {
   const found = records.map((r) => parseTxtFields(r)).filter((f) => f?.get("v")?.[0] === "svc1");
   if (found.length === 0) return "no v=svc1 TXT record";
   if (found.length > 1) return "more than one v=svc1 TXT record";

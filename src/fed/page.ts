@@ -25,7 +25,7 @@ export interface Page {
 export const MAX_PAGE_BYTES = 16 * 1024 * 1024;
 /** The media type of a sync page. */
 export const CBOR_TYPE = "application/cbor";
-export const MAX_PAGE_FRAMES = 20_000;
+const MAX_PAGE_FRAMES = 20_000;
 
 export function encodePage(p: Page): Uint8Array {
   const m = new Map<number, CborValue>([

@@ -14,7 +14,7 @@ import { checkRotation, type RotationRecord } from "./keys.ts";
 import { isB64urlKey, isInstanceId } from "./record.ts";
 
 export type TrustTier = "trusted" | "unvetted" | "blocked";
-export const TRUST_TIERS: readonly TrustTier[] = ["trusted", "unvetted", "blocked"];
+const TRUST_TIERS: readonly TrustTier[] = ["trusted", "unvetted", "blocked"];
 
 export interface Peer {
   id: number;
@@ -72,7 +72,7 @@ export function listPeers(gw: Core): Peer[] {
  * Two endpoint lists as one: every address once (transport and address), the
  * entry from `first` where both list it, ordered by priority (stable).
  */
-export function mergeEndpoints(first: readonly Endpoint[], second: readonly Endpoint[]): Endpoint[] {
+function mergeEndpoints(first: readonly Endpoint[], second: readonly Endpoint[]): Endpoint[] {
   const key = (e: Endpoint) => `${e.transport}:${e.address}`;
   const seen = new Set(first.map(key));
   return [...first, ...second.filter((e) => !seen.has(key(e)))].sort((a, b) => a.priority - b.priority);
@@ -89,7 +89,7 @@ function readEndpoints(json: string | null | undefined): Endpoint[] {
 const endpointsJson = (list: readonly Endpoint[]) => JSON.stringify(list.map(formatEndpoint));
 
 /** Endpoints learnt of a peer from others (onboarding, the operator, a registry, a registry view): never replaced by its own record. */
-export function learntEndpoints(gw: Core, instance: string): Endpoint[] {
+function learntEndpoints(gw: Core, instance: string): Endpoint[] {
   const r = gw.db.query("SELECT learnt_endpoints AS l FROM peers WHERE instance = ?").get(instance) as { l: string } | null;
   return readEndpoints(r?.l);
 }
@@ -256,7 +256,7 @@ export function countQuarantined(gw: Core, counts: Map<string, { reason: string;
   }
 }
 
-export const MAX_QUARANTINE_ORIGINS = 10_000;
+const MAX_QUARANTINE_ORIGINS = 10_000;
 
 export interface QuarantineRow {
   origin: string;

@@ -67,7 +67,7 @@ const MAX_ENTRIES = 10_000;
  * Checks a registry document's shape and its signature by `key`. Entries
  * that break the layout are left out (and counted); the rest stand.
  */
-export function checkRegistry(doc: unknown, key: string): { ok: true; doc: RegistryDocument; skipped: number } | { ok: false; message: string } {
+function checkRegistry(doc: unknown, key: string): { ok: true; doc: RegistryDocument; skipped: number } | { ok: false; message: string } {
   if (!doc || typeof doc !== "object" || Array.isArray(doc)) return { ok: false, message: "the registry is a JSON object" };
   const d = doc as Record<string, unknown>;
   if (d.type !== "registry") return { ok: false, message: 'type must be "registry"' };

@@ -40,9 +40,9 @@ import { decodePage } from "./page.ts";
 
 const RELAY_PREFIX = new TextEncoder().encode("svc-relay/1\n");
 /** Queries handed to one lease or dispatch at most. */
-export const RELAY_BATCH = 20;
+const RELAY_BATCH = 20;
 /** A leased query not answered within this goes back to the queue. */
-export const RELAY_LEASE_MS = 10 * 60_000;
+const RELAY_LEASE_MS = 10 * 60_000;
 
 export interface RelayQuery {
   type: SyncKind;
@@ -61,7 +61,7 @@ function checkToken(gw: Core, instance: string, given: string | null): void {
   if (!sameSecret(given, relayToken(secret, instance))) throw new AppError(401, "unauthorized", `x-relay-token is not ${instance}'s token`);
 }
 
-export function checkRelayQuery(q: unknown): RelayQuery {
+function checkRelayQuery(q: unknown): RelayQuery {
   const b = q as Record<string, unknown> | null;
   if (!b || typeof b !== "object" || Array.isArray(b)) throw badRequest("invalid", "a relay query is {type, since?, limit?}");
   if (typeof b.type !== "string" || !(SYNC_KINDS as readonly string[]).includes(b.type))
@@ -104,7 +104,7 @@ function signRelay(gw: Core, p: RelayPayload): Uint8Array {
 }
 
 /** Decodes a relay frame and checks its signature under its own key; who that key belongs to is the caller's question. */
-export function openRelayFrame(bytes: Uint8Array): { payload: RelayPayload; signerKey: string } {
+function openRelayFrame(bytes: Uint8Array): { payload: RelayPayload; signerKey: string } {
   const bad = (m: string) => badRequest("bad_relay_frame", m);
   let m: unknown;
   try {

@@ -61,7 +61,7 @@ export function syncPage(gw: Core, type: string, cursor: Cursor): Uint8Array {
 }
 
 /** The most frame bytes one sync page carries (receivers take pages up to MAX_PAGE_BYTES). */
-export const SYNC_PAGE_BYTES = 8 * 1024 * 1024;
+const SYNC_PAGE_BYTES = 8 * 1024 * 1024;
 
 /** The JSON browse feeds by URL name. */
 export const BROWSE_FEEDS: Record<string, SyncKind> = {

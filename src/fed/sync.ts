@@ -58,7 +58,7 @@ export async function fetchDescriptor(gw: Core, base: string): Promise<PeerDescr
   return checkDescriptor(body);
 }
 
-export function checkDescriptor(d: unknown): PeerDescriptor {
+function checkDescriptor(d: unknown): PeerDescriptor {
   const bad = (m: string) => new SyncError("bad_descriptor", `descriptor: ${m}`);
   if (!d || typeof d !== "object" || Array.isArray(d)) throw bad("not a JSON object");
   const o = d as Record<string, unknown>;
@@ -95,7 +95,7 @@ export function checkDescriptor(d: unknown): PeerDescriptor {
 }
 
 /** The key that signed a descriptor's own peer record: what a new peer is pinned to. */
-export function descriptorSigningKey(d: PeerDescriptor): string | null {
+function descriptorSigningKey(d: PeerDescriptor): string | null {
   if (!d.record) return null;
   try {
     const k = decodeFrame(d.record).signerKey;
@@ -110,7 +110,7 @@ export function descriptorSigningKey(d: PeerDescriptor): string | null {
  * then requires every active key it publishes to be accepted: the pin, or
  * reached from it. Null when it holds, else the refusal.
  */
-export function checkPeerKeys(gw: Core, instance: string, d: PeerDescriptor): string | null {
+function checkPeerKeys(gw: Core, instance: string, d: PeerDescriptor): string | null {
   // Rotations are listed oldest first; a chain is followed in one pass, but go
   // round until nothing changes in case they come out of order.
   for (let round = 0; round < 4; round++) {
@@ -495,7 +495,7 @@ const awaiting = new WeakMap<Core, Map<string, number>>();
  * pipeline (its cursor committed with it) and the next page is asked for; an
  * unanswered one is waited on.
  */
-export async function pullViaRelay(gw: Core, peer: Peer): Promise<PeerSyncReport> {
+async function pullViaRelay(gw: Core, peer: Peer): Promise<PeerSyncReport> {
   const started = performance.now();
   const hub = gw.config.fedHubUrl!;
   const report: PeerSyncReport = {

@@ -195,7 +195,7 @@ function mirrorFinds(gw: Core, gids: string[]): Map<string, number> {
 }
 
 /** Many mirrored caches as JSON, their find counts read in one query. */
-export function mirrorsJson(gw: Core, ms: MirroredCache[]): Cache[] {
+function mirrorsJson(gw: Core, ms: MirroredCache[]): Cache[] {
   const finds = mirrorFinds(
     gw,
     ms.map((m) => m.gid),
@@ -203,7 +203,7 @@ export function mirrorsJson(gw: Core, ms: MirroredCache[]): Cache[] {
   return ms.map((m) => mirrorJson(gw, m, finds.get(m.gid) ?? 0));
 }
 
-export function mirrorJson(gw: Core, m: MirroredCache, knownFinds?: number): Cache {
+function mirrorJson(gw: Core, m: MirroredCache, knownFinds?: number): Cache {
   const finds = knownFinds ?? mirrorFinds(gw, [m.gid]).get(m.gid) ?? 0;
   const g = parseGid(m.gid)!;
   return {
@@ -300,14 +300,14 @@ export function cacheDetail(gw: Core, raw: string, actor: Actor | null): Cache &
 
 /** Bumped on every cache write: cached map answers are keyed on it. */
 const versions = new WeakMap<Core, number>();
-export const cachesVersion = (gw: Core) => versions.get(gw) ?? 0;
+const cachesVersion = (gw: Core) => versions.get(gw) ?? 0;
 const bump = (gw: Core) => versions.set(gw, cachesVersion(gw) + 1);
 
 const searchText = (name: string, code: string, owner: string | null, placedBy: string | null) =>
   [name, code, owner ?? "", placedBy ?? ""].join(" ").toLowerCase();
 
 /** Publishes the cache's current state, if it is one this instance federates (native, not a draft). */
-export function publishCache(gw: Core, r: CacheRow): void {
+function publishCache(gw: Core, r: CacheRow): void {
   if (r.source !== null || r.status === "draft") return;
   const ownerAccount = r.owner_id !== null ? accountGid(gw, publicIdOf(gw.db, r.owner_id)) : null;
   publishRecord(
@@ -471,7 +471,7 @@ export function updateCache(gw: Core, actor: Actor, id: number, body: Record<str
 }
 
 /** What an erased owner's callsign becomes in the text of its archived caches. */
-export const ERASED_CALL = "(erased)";
+const ERASED_CALL = "(erased)";
 
 /** Archives every cache an account owns (GDPR erase), anonymised, and re-publishes them. Inside the caller's transaction. */
 export function archiveOwnedCaches(gw: Core, userId: number, calls: readonly string[] = []): number {
@@ -535,10 +535,10 @@ export interface MapAnswer {
   total: number;
 }
 
-export const MAP_LIMIT = 500;
-export const MAP_MAX_LIMIT = 2000;
+const MAP_LIMIT = 500;
+const MAP_MAX_LIMIT = 2000;
 /** Clusters along the box's longer side. */
-export const CLUSTER_CELLS = 24;
+const CLUSTER_CELLS = 24;
 
 const range = (raw: string, field: string): [number, number] => {
   const m = /^(\d(?:\.5)?)(?:-(\d(?:\.5)?))?$/.exec(raw);
@@ -593,7 +593,7 @@ export function filterSql(f: CacheFilters): { sql: string; args: Array<string | 
 }
 
 /** A living cache (an own station, src/stations/living-caches.ts) as a map entry: its id is `living-<station id>`, its page the station's. */
-export function livingJson(gw: Core, l: LivingCache): Cache {
+function livingJson(gw: Core, l: LivingCache): Cache {
   return {
     id: `living-${l.stationId}`,
     gid: livingGid(gw, l.stationId),
@@ -629,7 +629,7 @@ export function forMap(c: Cache): MapCache {
 }
 
 /** Living caches are shown while their station was heard within a day (or has a fixed position). */
-export const LIVING_MAX_AGE_MS = 24 * 3_600_000;
+const LIVING_MAX_AGE_MS = 24 * 3_600_000;
 
 function livingMatches(f: CacheFilters): boolean {
   return !f.q && !f.sizes && !f.difficulty && !f.terrain && !f.owner && !personal(f) && !f.disabled && (!f.types || f.types.includes("living"));

@@ -30,7 +30,7 @@ import { distanceM } from "./model.ts";
 import { republishLog } from "./log-record.ts";
 
 /** The feeds (positions.via) whose RF hearing counts as a sighting: our radio's TNC and the ingest box. */
-export const SIGHTING_VIAS = ["tnc", "ingest"] as const;
+const SIGHTING_VIAS = ["tnc", "ingest"] as const;
 const SIGHTING_SQL = SIGHTING_VIAS.map((v) => `'${v}'`).join(", ");
 const isSightingVia = (via: string | undefined) => (SIGHTING_VIAS as readonly (string | undefined)[]).includes(via);
 

@@ -32,13 +32,13 @@ export const IMPORT_SOURCES = ["gpx", "loc"] as const;
 export const MAX_IMPORT_BYTES = 8 * 1024 * 1024;
 /** Largest file an account without a verified callsign may import. */
 export const MAX_IMPORT_BYTES_UNVERIFIED = 512 * 1024;
-export const MAX_IMPORT_CACHES = 20_000;
+const MAX_IMPORT_CACHES = 20_000;
 /** Largest single record (<wpt> with its logs, <waypoint>), characters. */
-export const MAX_RECORD_CHARS = 256 * 1024;
+const MAX_RECORD_CHARS = 256 * 1024;
 /** Caches written per transaction. */
-export const WRITE_BATCH = 200;
+const WRITE_BATCH = 200;
 /** Longest the import runs before it gives way to other work, ms. */
-export const SLICE_MS = 10;
+const SLICE_MS = 10;
 const PARSE_BATCH_CHARS = 16 * 1024;
 
 let parser: XMLParser | undefined;
@@ -210,7 +210,7 @@ const NAME = /[^\s/>]+/y;
  * CDATA sections, processing instructions and the DOCTYPE are skipped (no
  * entity the file declares is ever expanded).
  */
-export async function splitRecords(text: string, source: "gpx" | "loc", slicer = new Slicer()): Promise<string[]> {
+async function splitRecords(text: string, source: "gpx" | "loc", slicer = new Slicer()): Promise<string[]> {
   const bad = (m: string) => badRequest(`bad_${source}`, `the file is not well-formed XML: ${m}`);
   const record = source === "gpx" ? "wpt" : "waypoint";
   const stack: string[] = [];

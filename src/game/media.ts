@@ -21,7 +21,7 @@ export const MEDIA_TYPES = {
 } as const;
 export type MediaType = keyof typeof MEDIA_TYPES;
 export const MAX_MEDIA_BYTES = 8 * 1024 * 1024;
-export const MAX_MEDIA_PER_CACHE = 50;
+const MAX_MEDIA_PER_CACHE = 50;
 
 function ascii(b: Uint8Array, at: number, n: number): string {
   return String.fromCharCode(...b.subarray(at, at + n));

@@ -15,7 +15,7 @@ import { verifiedHolder } from "../accounts/users.ts";
 export const MAX_STAGES = 20;
 
 /** Case, surrounding and repeated whitespace and Unicode forms do not matter. */
-export const normaliseAnswer = (a: string) => a.normalize("NFKC").trim().toLowerCase().replace(/\s+/g, " ");
+const normaliseAnswer = (a: string) => a.normalize("NFKC").trim().toLowerCase().replace(/\s+/g, " ");
 const answerHash = (cacheId: number, n: number, answer: string) =>
   createHash("sha256")
     .update(`svc-stage/1\n${cacheId}\n${n}\n${normaliseAnswer(answer)}`)

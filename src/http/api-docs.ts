@@ -26,7 +26,7 @@ type Op = {
 };
 
 /** The whole API's document for the server at `base`. */
-export function apiDocument(routes: RouteLike[], base: string): Doc {
+function apiDocument(routes: RouteLike[], base: string): Doc {
   return openApiDocument(
     { routes },
     {
@@ -55,7 +55,7 @@ td,th{border:1px solid #d0d7de;padding:.2rem .4rem;text-align:left;vertical-alig
  * its hash), so whatever a route's description holds can neither run script
  * nor load anything, and no other site may frame it.
  */
-export const DOCS_CSP = [
+const DOCS_CSP = [
   "default-src 'none'",
   `style-src 'sha256-${createHash("sha256").update(DOCS_STYLE).digest("base64")}'`,
   "base-uri 'none'",
@@ -69,7 +69,7 @@ function schemaText(s: unknown): string {
 }
 
 /** The document as an HTML page, grouped by tag. */
-export function docsPage(doc: Doc): string {
+function docsPage(doc: Doc): string {
   const byTag = new Map<string, Array<{ method: string; path: string; op: Op }>>();
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops as Record<string, Op>)) {

@@ -91,7 +91,7 @@ export function isParsedType(contentType: string | null): boolean {
   return type === "application/json" || type.endsWith("+json") || type === "application/x-www-form-urlencoded" || type === "multipart/form-data";
 }
 
-export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
+async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   if (!request.body) return new Uint8Array(0);
@@ -121,14 +121,14 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Deepest nesting of arrays and objects a JSON body may have: no route reads deeper than a few levels. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /**
  * Whether JSON text nests deeper than `max`, by one pass over it (brackets
  * inside strings do not count). Checked before parsing, so a body of 100,000
  * `[` answers 400 instead of overflowing the stack of whatever walks it.
  */
-export function jsonTooDeep(text: string, max = MAX_JSON_DEPTH): boolean {
+function jsonTooDeep(text: string, max = MAX_JSON_DEPTH): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

@@ -11,7 +11,7 @@ import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 export type Coding = "br" | "gzip";
 
 /** JSON answers smaller than this go out as they are: the headers would eat the gain. */
-export const JSON_MIN_BYTES = 1024;
+const JSON_MIN_BYTES = 1024;
 
 /** The best coding the client accepts (q=0 refuses), or null for identity. */
 export function pickCoding(acceptEncoding: string | null): Coding | null {
@@ -51,7 +51,7 @@ export function compressible(type: string | null): boolean {
 }
 
 /** Adds Accept-Encoding to a response's Vary header without dropping what is there. */
-export function addVary(headers: Headers): void {
+function addVary(headers: Headers): void {
   const v = headers.get("vary");
   if (!v) headers.set("vary", "Accept-Encoding");
   else if (!/accept-encoding/i.test(v) && v.trim() !== "*") headers.set("vary", `${v}, Accept-Encoding`);

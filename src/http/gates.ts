@@ -63,7 +63,7 @@ export type RateBucket = "api" | "auth" | "fed";
  * so in Origin or Sec-Fetch-Site): its session cookie is ignored, so another
  * site on the same host or LAN cannot act with a visitor's session (CSRF).
  */
-export function crossOriginWrite(gw: Gateway, request: Request): boolean {
+function crossOriginWrite(gw: Gateway, request: Request): boolean {
   if (request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS") return false;
   if (request.headers.get("sec-fetch-site") === "cross-site") return true;
   const origin = request.headers.get("origin");
@@ -118,7 +118,7 @@ function requireSecret(given: string | null, expected: string | null, header: st
 }
 
 /** Enforces one gate; throws AppError (401/403) on refusal. */
-export function enforceGate(
+function enforceGate(
   gw: Gateway,
   gate: GateName,
   caller: Caller,

@@ -24,8 +24,8 @@ import { worldArchive } from "../tiles/archives.ts";
 import { GEOM, readTile, type ReadLayer } from "../tiles/mvt-read.ts";
 
 /** The drawn window, in CSS pixels: wider and taller than a laptop's map, and than a phone's. */
-export const WINDOW_W = 2048;
-export const WINDOW_H = 1280;
+const WINDOW_W = 2048;
+const WINDOW_H = 1280;
 /** As ui/map/declutter.ts: points closer than this on screen are one group. */
 const GROUP_PX = 22;
 const ICON = 24;
@@ -76,7 +76,7 @@ const wrapLon = (lon: number) => ((((lon + 180) % 360) + 360) % 360) - 180;
 const bubble = (n: number) => (n < 10 ? 26 : n < 100 ? 32 : n < 1000 ? 38 : 44);
 
 /** The drawn window: its top left in world pixels, and its box in degrees (west > east across the antimeridian). */
-export function windowOf(v: View): { left: number; top: number; bbox: Bbox; corners: [[number, number], [number, number]] } {
+function windowOf(v: View): { left: number; top: number; bbox: Bbox; corners: [[number, number], [number, number]] } {
   const [cx, cy] = project(v.lat, v.lon, v.z);
   const left = cx - WINDOW_W / 2;
   const top = cy - WINDOW_H / 2;
@@ -181,7 +181,7 @@ function group(items: Item[]): Drawn[] {
 }
 
 /** The stations and caches of the window as the map draws them: singles and groups, in window pixels. */
-export function pointsOf(gw: Gateway, v: View): Drawn[] {
+function pointsOf(gw: Gateway, v: View): Drawn[] {
   const w = windowOf(v);
   // about one server cell per icon, as the app asks for its view (ui/map/declutter.ts cellsFor)
   const cells = Math.round(Math.max(WINDOW_W, WINDOW_H) / GROUP_PX);
@@ -251,7 +251,7 @@ function pathData(parts: Pt[][], close: boolean): string {
 }
 
 /** Land and border paths of the window, from the world basemap's tiles (drawn larger beyond its last zoom). */
-export async function basemapOf(v: View): Promise<{ land: string; borders: string }> {
+async function basemapOf(v: View): Promise<{ land: string; borders: string }> {
   const dz = Math.min(v.z, BASEMAP_MAX_ZOOM);
   const n = 2 ** dz;
   const size = 256 * 2 ** (v.z - dz);
@@ -298,7 +298,7 @@ const r1 = (n: number) => Math.round(n * 10) / 10;
  * under colour; a tenth of the bytes of an element per point), groups as
  * bubbles (SYMBOLS) with their counts.
  */
-export function pointsSvg(points: Drawn[]): string {
+function pointsSvg(points: Drawn[]): string {
   const groups: string[] = [];
   const dots = { s: "", c: "" };
   for (const p of points) {

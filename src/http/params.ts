@@ -6,7 +6,7 @@ import { CBOR_TYPE } from "../fed/page.ts";
 import { MAX_CLUSTER_CELLS } from "../stations/registry.ts";
 
 /** An optional whole-number query parameter. */
-export function intParam(v: string | undefined, name: string): number | undefined {
+function intParam(v: string | undefined, name: string): number | undefined {
   if (v === undefined || v === "") return undefined;
   if (!/^-?\d{1,15}$/.test(v)) throw badRequest("invalid", `${name} must be a whole number`);
   return Number(v);

@@ -31,7 +31,7 @@ function machine(now: number) {
 }
 
 /** Whether `Host` (name or address, with or without port: `defaultPort`) names this machine on `port`. */
-export function namesThisMachine(host: string, port: number | undefined, now = Date.now(), defaultPort = 80): boolean {
+function namesThisMachine(host: string, port: number | undefined, now = Date.now(), defaultPort = 80): boolean {
   const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(host.trim());
   if (!m) return false;
   if (port !== undefined && Number(m[2] ?? defaultPort) !== port) return false;

@@ -13,7 +13,7 @@ export const SW_PATH = "/sw.js";
 export const MANIFEST_PATH = "/manifest.webmanifest";
 
 /** Server paths a browser may navigate to that are not the web app (besides ui.ts's NOT_UI and paths with an extension). */
-export const SERVER_PAGES = ["/health", "/privacy", "/source", "/outbox", "/updateweatherstation", "/v/", "/ingest", "/embed", "/tls"];
+const SERVER_PAGES = ["/health", "/privacy", "/source", "/outbox", "/updateweatherstation", "/v/", "/ingest", "/embed", "/tls"];
 
 const ACCENT = [0x0b, 0x6e, 0x4f] as const;
 
@@ -45,7 +45,7 @@ export function pngChunk(type: string, data: Uint8Array): Uint8Array {
 }
 
 /** An 8-bit RGBA PNG of `size`×`size` pixels. */
-export function encodePng(size: number, rgba: Uint8Array): Uint8Array<ArrayBuffer> {
+function encodePng(size: number, rgba: Uint8Array): Uint8Array<ArrayBuffer> {
   const ihdr = new Uint8Array(13);
   const v = new DataView(ihdr.buffer);
   v.setUint32(0, size);
@@ -73,7 +73,7 @@ export function encodePng(size: number, rgba: Uint8Array): Uint8Array<ArrayBuffe
  * `maskable`: the background fills the square and the mark stays inside the
  * middle 80 % that every launcher mask keeps; else a rounded square.
  */
-export function drawIcon(size: number, maskable: boolean): Uint8Array<ArrayBuffer> {
+function drawIcon(size: number, maskable: boolean): Uint8Array<ArrayBuffer> {
   const px = new Uint8Array(size * size * 4);
   const S = 4; // samples per axis, for smooth edges
   const scale = maskable ? 0.3 : 0.36; // half-diagonal of the outer diamond, as a share of the size

@@ -4,7 +4,7 @@
  */
 import { FIXED } from "../config.ts";
 
-export const WINDOW_MS = FIXED.rateCounterSeconds * 1000;
+const WINDOW_MS = FIXED.rateCounterSeconds * 1000;
 const MAX_KEYS = 100_000;
 
 export interface RateResult {

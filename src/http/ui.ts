@@ -38,7 +38,7 @@ export interface UiBundle {
   assets: Map<string, UiAsset>;
 }
 
-export const ASSET_PREFIX = "/assets/";
+const ASSET_PREFIX = "/assets/";
 
 let bundle: Promise<UiBundle> | null = null;
 let prebuilt: (() => Promise<Array<{ name: string; blob: Blob }>>) | null = null;
@@ -158,7 +158,7 @@ const SSR_CSS =
   ".ssr-map{position:relative;overflow:hidden}.ssr-map>svg,.map>svg.ssr-base,.map>svg.ssr-points{position:absolute;left:50%;top:50%;margin:-640px 0 0 -1024px;pointer-events:none}.ssr-points g>svg{overflow:visible}";
 
 /** Top-level rules (and @media blocks) of a minified stylesheet whose selectors all match `keep`. */
-export function criticalCss(css: string, keep: RegExp): string {
+function criticalCss(css: string, keep: RegExp): string {
   const out: string[] = [];
   let i = 0;
   const block = (from: number): number => {

@@ -40,12 +40,12 @@ import { matchFilter, MAX_FILTER_TERMS, MAX_PATTERN_LENGTH, parseFilter, type Fi
 import { qForServe, qForUpload, splitLine } from "./qconstruct.ts";
 import { gateToRf } from "./igate.ts";
 
-export const KEEPALIVE_MS = 20_000;
-export const LOGIN_TIMEOUT_MS = 30_000;
+const KEEPALIVE_MS = 20_000;
+const LOGIN_TIMEOUT_MS = 30_000;
 /** The same source, destination and information within this window is served once. */
-export const DUPE_MS = 30_000;
+const DUPE_MS = 30_000;
 /** A station a client gated from RF gets its messages through that client for this long. */
-export const HEARD_MS = 3 * 3600_000;
+const HEARD_MS = 3 * 3600_000;
 const MAX_LINE = 1024;
 
 const MESSAGE_KINDS = new Set(["message", "ack", "rej"]);
@@ -95,7 +95,7 @@ export function serverName(gw: Gateway): string {
 }
 
 /** Parses `user CALL pass N vers NAME VER [UDP port] [filter ...]`; null when it is not a login. */
-export function parseLogin(line: string): { call: string; pass: number | null; software: string | null; filter: string | null } | null {
+function parseLogin(line: string): { call: string; pass: number | null; software: string | null; filter: string | null } | null {
   const w = line.trim().split(/\s+/);
   if (w[0]?.toLowerCase() !== "user" || !w[1] || !/^[A-Za-z0-9-]{1,9}$/.test(w[1])) return null;
   const out = { call: w[1].toUpperCase(), pass: null as number | null, software: null as string | null, filter: null as string | null };

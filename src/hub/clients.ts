@@ -67,7 +67,7 @@ export function addClient(gw: Core, server: HubServer, address: string, close: (
 }
 
 /** The host part of a client's address:port (an IPv6 address in brackets loses them). */
-export const hostOf = (address: string) => address.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
+const hostOf = (address: string) => address.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
 
 /**
  * Whether a client that just connected (already listed) is one too many:

@@ -62,7 +62,7 @@ export interface Filter {
 const R_KM = 6371.0088;
 const rad = (d: number) => (d * Math.PI) / 180;
 
-export function distanceKm(a: LatLon, b: LatLon): number {
+function distanceKm(a: LatLon, b: LatLon): number {
   const dLat = rad(b.lat - a.lat);
   const dLon = rad(b.lon - a.lon);
   const h = Math.sin(dLat / 2) ** 2 + Math.cos(rad(a.lat)) * Math.cos(rad(b.lat)) * Math.sin(dLon / 2) ** 2;
@@ -74,7 +74,7 @@ export const MAX_FILTER_TERMS = 32;
 /** A call or name pattern longer than this (after runs of `*` become one) is ignored. */
 export const MAX_PATTERN_LENGTH = 16;
 /** A filter's text is cut to this many characters (aprsc keeps 512-byte filter buffers). */
-export const MAX_FILTER_TEXT = 512;
+const MAX_FILTER_TEXT = 512;
 
 /**
  * A matcher for the glob `p` (`*` any run of characters), upper case, for
@@ -82,7 +82,7 @@ export const MAX_FILTER_TEXT = 512;
  * right, each at its first place (the leftmost place is always a right choice
  * for `*`-only globs), so no input makes it backtrack.
  */
-export function globMatcher(p: string): (v: string) => boolean {
+function globMatcher(p: string): (v: string) => boolean {
   const parts = p.split("*");
   if (parts.length === 1) return (v) => v === p;
   const first = parts[0]!;
@@ -124,7 +124,7 @@ const posOf = (p: FilterPacket): LatLon | null =>
 const Q = /^q[A-Z][A-Za-z]$/;
 
 /** The call after the q construct: where the packet entered APRS-IS. */
-export function entryCall(path: string[]): string | null {
+function entryCall(path: string[]): string | null {
   const i = path.findIndex((h) => Q.test(h));
   return i >= 0 ? (path[i + 1] ?? null) : null;
 }
@@ -139,7 +139,7 @@ function usedDigis(path: string[]): string[] {
 }
 
 /** The type letters of t/ a packet answers to. */
-export function typeLetters(p: AprsPacket | null): string {
+function typeLetters(p: AprsPacket | null): string {
   if (!p) return "";
   let t = "";
   switch (p.type) {

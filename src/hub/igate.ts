@@ -21,8 +21,8 @@ import type { FrameTxResult } from "../node/tx.ts";
 import { parseAddressLoose, uiFrame } from "../../radio/index.ts";
 import type { Header } from "./qconstruct.ts";
 
-export const IGATE_HEARD_MS = 30 * 60_000;
-export const IGATE_DUPE_MS = 30_000;
+const IGATE_HEARD_MS = 30 * 60_000;
+const IGATE_DUPE_MS = 30_000;
 
 const GATED_KINDS = new Set(["message", "ack", "rej"]);
 const recent = new WeakMap<Gateway, Map<string, number>>();

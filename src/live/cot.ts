@@ -15,11 +15,11 @@ import type { Cache } from "../game/caches.ts";
 /** A station's position is current for this long after it was heard (CoT `stale`). */
 export const STATION_STALE_MS = 2 * 3_600_000;
 /** Caches are restated at least this often: their events go stale after it. */
-export const CACHE_STALE_MS = 24 * 3_600_000;
+const CACHE_STALE_MS = 24 * 3_600_000;
 /** CoT's "unknown" for hae, ce and le. */
 const UNKNOWN = "9999999.0";
 
-export const COT_TYPES = {
+const COT_TYPES = {
   /** an APRS station, object or item: a ground atom of unknown allegiance shown neutral */
   station: "a-n-G",
   /** a geocache: a map spot marker */

@@ -107,7 +107,7 @@ export interface LiveStats {
 }
 
 /** Connection counts per client address, shared by the WebSockets and the CoT streams. */
-export class LiveHub {
+class LiveHub {
   readonly clients = new Map<RoomSocket, Client>();
   readonly perIp = new Map<string, number>();
   /** open sockets of each signed-in user: a user with none is told by web push */

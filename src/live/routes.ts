@@ -16,7 +16,7 @@ import { cotDocument } from "./cot.ts";
 import { cotSnapshot, cotStream } from "./stream.ts";
 import { listSpots } from "./spots.ts";
 
-export const COT_TYPE = "application/xml; charset=utf-8";
+const COT_TYPE = "application/xml; charset=utf-8";
 
 const regionText = "Maidenhead fields (FN) or squares (FN42), comma-separated";
 const bboxQuery = t.Object({

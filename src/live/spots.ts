@@ -10,7 +10,7 @@ import { AppError, badRequest } from "../errors.ts";
 import { locator } from "../maidenhead.ts";
 import { recentLogs } from "./logs.ts";
 
-export const SPOTS = {
+const SPOTS = {
   windowMs: 3_600_000,
   maxWindowMs: 24 * 3_600_000,
   limit: 100,

@@ -15,7 +15,7 @@ import { localGid } from "../fed/feed.ts";
 import { cacheEvent, stationEvent, STATION_STALE_MS } from "./cot.ts";
 import { fromEvent, liveHub, type LivePosition } from "./rooms.ts";
 
-export const COT = {
+const COT = {
   maxStations: 5000,
   maxCaches: 2000,
   /** a resume replays at most this many positions; further behind, the snapshot again */

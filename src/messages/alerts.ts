@@ -14,11 +14,11 @@ import { badRequest } from "../errors.ts";
 /** Watched calls a user may have. */
 export const MAX_WATCHES = 50;
 /** One watch alert per user and call in this time. */
-export const WATCH_ALERT_MS = 30 * 60_000;
+const WATCH_ALERT_MS = 30 * 60_000;
 /** The same station's emergency is recorded again (and told again) after this. */
-export const EMERGENCY_REPEAT_MS = 10 * 60_000;
+const EMERGENCY_REPEAT_MS = 10 * 60_000;
 /** How far back the map's banner looks. */
-export const EMERGENCY_WINDOW_MS = 24 * 3_600_000;
+const EMERGENCY_WINDOW_MS = 24 * 3_600_000;
 
 export interface Emergency {
   id: number;

@@ -48,7 +48,7 @@ const GROUP_WINDOW_MS = 48 * 3_600_000;
 const LIMIT = 200;
 
 /** Whether messages to `addressee` are for many (no ack): bulletins, announcements, NWS, ALL, APRS_GROUPS. */
-export function conversationKind(gw: Core, addressee: string): ConversationKind {
+function conversationKind(gw: Core, addressee: string): ConversationKind {
   const a = addressee.toUpperCase();
   if (/^BLN[0-9A-Z]/.test(a) || a.startsWith("NWS-") || a.startsWith("NWS_")) return "bulletin";
   if (a === "ALL" || gw.config.aprsGroups.includes(a)) return "group";
@@ -103,7 +103,7 @@ const fromHeard = (r: HeardRow): ConversationMessage => ({
 });
 
 /** The base calls this account verified: messages to any SSID of them are the user's. */
-export function verifiedBases(gw: Core, userId: number): string[] {
+function verifiedBases(gw: Core, userId: number): string[] {
   const rows = gw.db.query("SELECT call FROM callsigns WHERE user_id = ? AND verified_at IS NOT NULL").all(userId) as Array<{ call: string }>;
   return [...new Set(rows.map((r) => baseCall(r.call)))];
 }

@@ -116,7 +116,7 @@ export interface GuardOptions {
  * connect to. Throws OutboundRefused when any address it has is special, and
  * the resolver's error when it has none.
  */
-export async function resolveOutbound(host: string, opts: GuardOptions): Promise<string> {
+async function resolveOutbound(host: string, opts: GuardOptions): Promise<string> {
   const h = host.replace(/^\[|\]$/g, "");
   let addresses: string[];
   if (isIP(h)) addresses = [h];

@@ -16,7 +16,7 @@ import { syncOverRadio } from "./sync.ts";
 type Runner = (gw: Gateway, gr: GatewayRadio, c: BoxCommand) => unknown | Promise<unknown>;
 
 /** What each kind does here; a kind without a runner is acknowledged as failed. */
-export const LOCAL_RUNNERS: Record<string, Runner> = {
+const LOCAL_RUNNERS: Record<string, Runner> = {
   ping: (gw) => ({ pong: gw.clock.now() }),
   status: (gw, gr) => ({
     call: gw.config.radioCall,

@@ -27,7 +27,7 @@ export function broadcastNodes(gw: Core, gr: GatewayRadio): number {
 }
 
 /** The UI frame destination of SVCB1 beacons (monitors and IGates can tell them from APRS by it). */
-export const BEACON_DEST = "SVCB1";
+const BEACON_DEST = "SVCB1";
 
 /**
  * Sends this instance's SVCB1 beacon on every port now, from RADIO_CALL to

@@ -33,7 +33,7 @@ import {
 } from "../../radio/index.ts";
 
 /** How long the same frame is not repeated again. */
-export const DUPLICATE_MS = 30_000;
+const DUPLICATE_MS = 30_000;
 /** How many repeated frames are kept for the Radio page. */
 export const RECENT_MAX = 50;
 /** Most frames remembered for the duplicate window (a flood evicts the oldest). */

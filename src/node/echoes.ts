@@ -17,9 +17,9 @@ import type { Core } from "../gateway.ts";
 import { formatAddress, type Ax25Frame } from "../../radio/index.ts";
 
 /** How long a frame we sent is remembered (digipeaters repeat within seconds; slow multi-hop paths within a minute or two). */
-export const ECHO_MS = 10 * 60_000;
+const ECHO_MS = 10 * 60_000;
 /** How many frames are remembered at most. */
-export const ECHO_MAX = 4096;
+const ECHO_MAX = 4096;
 
 const memories = new WeakMap<Core, Map<string, number>>();
 

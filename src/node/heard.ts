@@ -8,7 +8,7 @@ import type { Core } from "../gateway.ts";
 import { formatAddress, type Ax25Frame, type PortStatus } from "../../radio/index.ts";
 
 /** A frame's digipeater path as monitors write it: `WIDE1*,WIDE2-1`. */
-export function pathText(f: Ax25Frame): string | null {
+function pathText(f: Ax25Frame): string | null {
   if (!f.path.length) return null;
   const last = f.path.findLastIndex((d) => d.repeated);
   return f.path.map((d, i) => formatAddress(d) + (i === last ? "*" : "")).join(",");

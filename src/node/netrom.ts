@@ -18,9 +18,9 @@ import { isCallsign, normalizeCall } from "../callsign.ts";
 import { decodeNodes, formatAddress, nodesFrames, parseAddressLoose, type Ax25Address, type Ax25Frame, type NodesEntry } from "../../radio/index.ts";
 
 /** Quality of a route to a neighbour heard directly on a radio port (0-255). */
-export const NODES_PORT_QUALITY = 192;
+const NODES_PORT_QUALITY = 192;
 /** Routes below this quality are not kept (nor broadcast). */
-export const NODES_MIN_QUALITY = 50;
+const NODES_MIN_QUALITY = 50;
 
 const ALIAS = /^[A-Z0-9#_-]{1,6}$/;
 
@@ -148,7 +148,7 @@ function axCall(v: string, name: string): string {
 }
 
 /** Our NODES broadcast: the alias and the best route to every node we know of a usable quality. */
-export function ownBroadcast(gw: Core): { alias: string; entries: NodesEntry[] } {
+function ownBroadcast(gw: Core): { alias: string; entries: NodesEntry[] } {
   const addr = (s: string): Ax25Address => {
     const a = parseAddressLoose(s);
     if (!a.ok) throw a.error;

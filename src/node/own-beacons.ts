@@ -33,10 +33,10 @@ import type { GatewayRadio } from "./running-radio.ts";
 import { isVerifiedCall } from "./tx.ts";
 
 /** How often the telemetry definitions are repeated (aprx: every few hours). */
-export const DEFINITIONS_MS = 2 * 3_600_000;
+const DEFINITIONS_MS = 2 * 3_600_000;
 
 /** The telemetry channels, in order: A1-A5, then the bits B1, B2. */
-export const TELEMETRY_PARM = ["RxPkts", "IGateRx", "IGateDropRx", "TxPkts", "DigiRpt", "IGate", "Digi"] as const;
+const TELEMETRY_PARM = ["RxPkts", "IGateRx", "IGateDropRx", "TxPkts", "DigiRpt", "IGate", "Digi"] as const;
 
 /** Counters of the station since the radio started, as the telemetry reports them. */
 export interface StationCounts {
@@ -75,7 +75,7 @@ function stateOf(gr: GatewayRadio): State {
 }
 
 /** The station's counters now: the radio ports', the iGate's (igate.ts) and the digipeater's (digipeater.ts); a role that is off counts 0. */
-export function stationCounts(gw: Core, gr: GatewayRadio): StationCounts {
+function stationCounts(gw: Core, gr: GatewayRadio): StationCounts {
   let heard = 0;
   let sent = 0;
   for (const p of gr.radio.status()) {
@@ -142,7 +142,7 @@ export function statusText(): string {
 }
 
 /** The four telemetry definition messages' texts for a report every `minutes`. */
-export function definitionTexts(minutes: number): string[] {
+function definitionTexts(minutes: number): string[] {
   const unit = `pkt/${minutes}m`;
   return [
     `PARM.${TELEMETRY_PARM.join(",")}`,
@@ -153,7 +153,7 @@ export function definitionTexts(minutes: number): string[] {
 }
 
 /** One telemetry report's information field: what each counter grew by since `last`. */
-export function telemetryInfo(seq: number, now: StationCounts, last: StationCounts | null): string {
+function telemetryInfo(seq: number, now: StationCounts, last: StationCounts | null): string {
   // a counter that went down (a port reopened as a new object) counts from zero
   const d = (k: "heard" | "gated" | "notGated" | "sent" | "repeated") => (last && now[k] >= last[k] ? now[k] - last[k] : now[k]);
   const bits = `${now.igate ? 1 : 0}${now.digipeater ? 1 : 0}000000`;

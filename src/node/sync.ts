@@ -30,11 +30,11 @@ export function svcl1Caps(gw: Gateway): LinkCaps {
 }
 
 /** A peer's radio endpoint: its ax25 or netrom endpoint with the lowest priority value. */
-export function radioEndpoint(peer: Pick<Peer, "endpoints">): Endpoint | null {
+function radioEndpoint(peer: Pick<Peer, "endpoints">): Endpoint | null {
   return peer.endpoints.find((e) => e.transport === "ax25" || e.transport === "netrom") ?? null;
 }
 
-export class RadioSyncError extends Error {
+class RadioSyncError extends Error {
   override name = "RadioSyncError";
   constructor(
     readonly code: string,

@@ -19,9 +19,9 @@ import type { Gateway } from "../gateway.ts";
 import { sendMail } from "./mail.ts";
 import { sendPush } from "./push.ts";
 
-export const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 5;
 /** Logs one digest lists; more are counted, not listed. */
-export const MAX_LISTED = 50;
+const MAX_LISTED = 50;
 /** The cron is not exact: a digest an hour (a day) after the last is due a little early. */
 const SLACK_MS = 5 * 60_000;
 const PERIOD_MS = { hourly: 3_600_000, daily: 24 * 3_600_000 } as const;
@@ -111,7 +111,7 @@ const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T"
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
 
 /** The e-mail: every log under its cache, with links. */
-export function digestMail(gw: Gateway, logs: DigestLog[], period: string): { subject: string; text: string } {
+function digestMail(gw: Gateway, logs: DigestLog[], period: string): { subject: string; text: string } {
   const lines: string[] = [`New logs on caches you watch on ${gw.config.instance}:`, ""];
   let cache = -1;
   for (const l of logs.slice(0, MAX_LISTED)) {
@@ -128,7 +128,7 @@ export function digestMail(gw: Gateway, logs: DigestLog[], period: string): { su
 }
 
 /** The push notification: a count and the first few, opening the cache when there is one. */
-export function digestPush(logs: DigestLog[]): { title: string; body: string; url: string } {
+function digestPush(logs: DigestLog[]): { title: string; body: string; url: string } {
   const caches = new Set(logs.map((l) => l.cacheId));
   const body = logs
     .slice(0, 3)

@@ -15,7 +15,7 @@ import { badRequest, conflict, notFound } from "../errors.ts";
 import { mailFrom } from "./mail.ts";
 import { guardedFetch, OutboundRefused, outboundProblem, specialAddress } from "../net/outbound.ts";
 
-export const MAX_SUBSCRIPTIONS = 10;
+const MAX_SUBSCRIPTIONS = 10;
 export const MAX_FAILURES = 5;
 
 export interface VapidKeys {
@@ -73,7 +73,7 @@ function privateAllowed(gw: Core): boolean {
  * test push service). This is the literal check; subscribe() resolves the
  * name, and sendPush() connects only through the outbound guard.
  */
-export function parseSubscription(gw: Core, body: Record<string, unknown>) {
+function parseSubscription(gw: Core, body: Record<string, unknown>) {
   const keys = body.keys as Record<string, unknown> | undefined;
   const endpoint = body.endpoint;
   if (typeof endpoint !== "string" || endpoint.length > 2048 || !keys || typeof keys !== "object") {

@@ -12,14 +12,14 @@ import type { LogKind } from "../game/model.ts";
 import { isCallsign } from "../callsign.ts";
 
 /** APRS message text: at most 67 characters (APRS 1.01 ch. 14). */
-export const MESSAGE_MAX = 67;
+const MESSAGE_MAX = 67;
 /** NEAR lists at most this many caches. */
 export const NEAR_MAX = 5;
 export const NEAR_DEFAULT = 3;
 /** NEAR looks this far around the sender's last position. */
-export const NEAR_KM = 50;
+const NEAR_KM = 50;
 /** A position older than this is not "where the sender is". */
-export const POSITION_MAX_AGE_MS = 24 * 3_600_000;
+const POSITION_MAX_AGE_MS = 24 * 3_600_000;
 
 export const HELP = ["Geocaching cmds: NEAR [n], INFO/HINT/LOGS <code>,", "FOUND <code> [text], DNF <code> [text], NOTE <code> text"];
 
@@ -100,7 +100,7 @@ function distanceText(m: number): string {
 
 const COMPASS = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"];
 /** The initial bearing from one point to another, as one of eight compass points. */
-export function bearingText(lat1: number, lon1: number, lat2: number, lon2: number): string {
+function bearingText(lat1: number, lon1: number, lat2: number, lon2: number): string {
   const r = Math.PI / 180;
   const y = Math.sin((lon2 - lon1) * r) * Math.cos(lat2 * r);
   const x = Math.cos(lat1 * r) * Math.sin(lat2 * r) - Math.sin(lat1 * r) * Math.cos(lat2 * r) * Math.cos((lon2 - lon1) * r);

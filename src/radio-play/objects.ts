@@ -19,9 +19,9 @@ import { TokenBucket } from "../node/tx.ts";
  * No APRS symbol is assigned to geocaches (aprs.org symbols, hessu/aprs-symbol-index):
  * the point-of-interest box `\i` takes an overlay, and G marks a geocache.
  */
-export const CACHE_SYMBOL = "Gi";
-export const OBJECTS_PER_HEARD = 3;
-export const RESEND_MS = 30 * 60_000;
+const CACHE_SYMBOL = "Gi";
+const OBJECTS_PER_HEARD = 3;
+const RESEND_MS = 30 * 60_000;
 /** How long an object we sent may still be on someone's screen (and be worth a kill). */
 const REMEMBER_MS = 24 * 3_600_000;
 
@@ -33,7 +33,7 @@ interface Sent {
 }
 
 /** Objects take at most this share of RADIO_TX_PER_MINUTE: the station's answers, beacons and users' lines keep the rest. */
-export const OBJECTS_SHARE = 1 / 3;
+const OBJECTS_SHARE = 1 / 3;
 
 const states = new WeakMap<Core, { sent: Map<number, Sent>; bucket: TokenBucket }>();
 function stateOf(gw: Core) {
@@ -44,7 +44,7 @@ function stateOf(gw: Core) {
 }
 
 /** The object for a cache, alive or killed. Its name is the cache's code; its comment the name and D/T. */
-export function cacheObjectLine(gw: Core, c: Pick<CacheRow, "id" | "source_ref" | "name" | "lat" | "lon" | "difficulty" | "terrain">, alive: boolean): string {
+function cacheObjectLine(gw: Core, c: Pick<CacheRow, "id" | "source_ref" | "name" | "lat" | "lon" | "difficulty" | "terrain">, alive: boolean): string {
   const code = codeOf(c);
   const tail = ` ${code} ${dtText(c)}`;
   const name = radioText(c.name)

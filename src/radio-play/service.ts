@@ -24,12 +24,12 @@ import { senderOf, type Path } from "./senders.ts";
 import { commandRoute as route } from "./route.ts";
 import { baseCall, isCallsign } from "../callsign.ts";
 
-export const SEEN_MS = 30 * 60_000;
+const SEEN_MS = 30 * 60_000;
 export const RATE = { commands: 10, windowMs: 10 * 60_000 } as const;
 export const RETRY_MS = [30_000, 60_000] as const;
-export const QUEUE_MAX_MS = 10 * 60_000;
+const QUEUE_MAX_MS = 10 * 60_000;
 /** Lines waiting at most (a flood of senders, e.g. spoofed over APRS-IS, cannot grow memory): past it new ones are dropped. */
-export const QUEUE_MAX = 500;
+const QUEUE_MAX = 500;
 const TICK_MS = 1000;
 const MAX_REMEMBERED = 10_000;
 

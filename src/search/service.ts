@@ -88,7 +88,7 @@ export function search(gw: Core, query: Record<string, string | undefined>, view
  * lower case), each matched as a word prefix: "waterfall se" finds
  * "Waterfall Search", "n0ali-7" the owner N0ALI-7.
  */
-export function matchQuery(q: string): string | null {
+function matchQuery(q: string): string | null {
   const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu);
   return words ? words.map((w) => `"${w}"*`).join(" ") : null;
 }

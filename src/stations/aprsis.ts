@@ -35,16 +35,16 @@ import { radioOf } from "../node/running-radio.ts";
 import { fromAprsIs, igateStatus, setUplink } from "./igate.ts";
 import { setSender as setPlaySender, type SendResult } from "../radio-play/senders.ts";
 
-export const BACKOFF_MIN_MS = 1000;
-export const BACKOFF_MAX_MS = 300_000;
+const BACKOFF_MIN_MS = 1000;
+const BACKOFF_MAX_MS = 300_000;
 /** No line at all for this long means the link is dead. */
-export const IDLE_MS = 120_000;
+const IDLE_MS = 120_000;
 const FLUSH_MS = 200;
 const FLUSH_LINES = 500;
 /** Lines sent to APRS-IS per minute, at most. */
-export const TX_PER_MINUTE = 30;
+const TX_PER_MINUTE = 30;
 /** How often the client looks for due lines. */
-export const TX_POLL_MS = 1000;
+const TX_POLL_MS = 1000;
 /** Bytes of iGate lines held while the socket is slow; past this, lines are dropped (counted as uplink-down). */
 const MAX_UNSENT = 64 * 1024;
 

@@ -40,7 +40,7 @@ const NO_GATE = /^(TCPIP|TCPXX|NOGATE|RFONLY)\*?$/i;
 const INTERNET = /^(TCPIP|TCPXX)\*?$/i;
 
 /** The information field as APRS-IS carries it: cut at the first CR or LF (the receive-only iGate rule), or NUL (no APRS-IS line carries one). */
-export function cutInfo(info: string): string {
+function cutInfo(info: string): string {
   const i = info.search(/[\r\n\0]/);
   return i < 0 ? info : info.slice(0, i);
 }
@@ -120,7 +120,7 @@ const TELEMETRY_DEFS = /^(PARM|UNIT|EQNS|BITS)\./;
 const POSITION = /^[!=/@'`]/;
 
 /** The third-party information field for RF: `}SRC>DST,TCPIP,RADIO_CALL*:info` (APRS 1.01 ch. 17). */
-export function thirdParty(h: Header, radioCall: string): string {
+function thirdParty(h: Header, radioCall: string): string {
   return `}${h.src}>${h.dst},TCPIP,${radioCall}*:${h.info}`;
 }
 

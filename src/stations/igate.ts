@@ -30,11 +30,11 @@ import { parseAddressLoose, uiFrame } from "../../radio/index.ts";
 import { isToRf, rfToIs, splitIsLine, usedHops, type IsDropReason, type RfDropReason } from "./igate-rules.ts";
 
 /** The same frame goes up (or on the air) once in this window. */
-export const DEDUP_MS = 30_000;
+const DEDUP_MS = 30_000;
 /** A station heard this recently is local; a sender's courtesy position goes once in it. */
-export const LOCAL_MS = 30 * 60_000;
+const LOCAL_MS = 30 * 60_000;
 /** A general query is answered at most once in this window. */
-export const ANSWER_MIN_MS = 5 * 60_000;
+const ANSWER_MIN_MS = 5 * 60_000;
 /** Gated lines kept for the Radio page. */
 export const RECENT_MAX = 50;
 /** Calls and keys remembered per generation of a table (two generations: the older goes whole). */

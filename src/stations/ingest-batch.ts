@@ -30,7 +30,7 @@ export interface IngestResult {
 }
 
 /** Splits raw bytes into lines without decoding them (a line may not be UTF-8). */
-export function splitLines(bytes: Uint8Array): Uint8Array[] {
+function splitLines(bytes: Uint8Array): Uint8Array[] {
   const out: Uint8Array[] = [];
   let start = 0;
   for (let i = 0; i <= bytes.length; i++) {

@@ -60,7 +60,7 @@ export interface IngestReport {
 /** Heard-on-RF q constructs: the IGate after them heard the packet on the air. */
 const RF_Q = new Set(["qAR", "qAr", "qAo", "qAO"]);
 /** The same packet from the same hearer within this window is a duplicate. */
-export const DUPE_WINDOW_MS = 30_000;
+const DUPE_WINDOW_MS = 30_000;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const latin1 = new TextDecoder("latin1");

@@ -34,7 +34,7 @@ export interface OutboxItem {
 }
 
 /** Attempts for a message that wants an ack, and the wait after each send. */
-export const MESSAGE_ATTEMPTS = 5;
+const MESSAGE_ATTEMPTS = 5;
 export const RETRY_MS = [30_000, 60_000, 120_000, 240_000, 480_000];
 export const LEASE_MS = 60_000;
 

@@ -15,7 +15,7 @@ import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
 import type { Weather } from "../aprs/index.ts";
 
 /** Own stations per account. */
-export const MAX_OWN_STATIONS = 20;
+const MAX_OWN_STATIONS = 20;
 
 export interface OwnStation {
   id: number;

@@ -229,9 +229,9 @@ export interface StationMap {
   total: number;
 }
 
-export const MAP_STATIONS = 500;
+const MAP_STATIONS = 500;
 /** Clusters along the box's longer side (as the cache map). */
-export const STATION_CLUSTER_CELLS = 24;
+const STATION_CLUSTER_CELLS = 24;
 /** The most cells a map may ask for along the box's longer side (`cells`). */
 export const MAX_CLUSTER_CELLS = 64;
 

@@ -52,7 +52,7 @@ export function wxKeyFrom(request: Request, body: unknown): string | null {
 }
 
 /** Revokes an own station's key: its pushes are refused from now on. */
-export function revokeWxKey(gw: Gateway, stationId: number): boolean {
+function revokeWxKey(gw: Gateway, stationId: number): boolean {
   return gw.db.query("DELETE FROM wx_keys WHERE station_id = ?").run(stationId).changes > 0;
 }
 
@@ -65,7 +65,7 @@ export interface UploadSettings {
 }
 
 /** Upload settings for a key, on PUBLIC_URL (else the address the gateway listens on). */
-export function uploadSettings(gw: Gateway, call: string, key: string): UploadSettings {
+function uploadSettings(gw: Gateway, call: string, key: string): UploadSettings {
   const base = new URL(gw.config.publicUrl ?? gw.url ?? `http://localhost:${gw.config.port}`);
   const port = base.port ? Number(base.port) : base.protocol === "https:" ? 443 : 80;
   const q = new URLSearchParams({ ID: call, PASSWORD: key });

@@ -32,9 +32,9 @@ export type PushProtocol = "wunderground" | "ecowitt";
 
 export const MPH_KMH = 1.609344;
 export const INCH_MM = 25.4;
-export const INHG_HPA = 33.86389;
+const INHG_HPA = 33.86389;
 /** A reading may be this far ahead of our clock (station clocks drift). */
-export const MAX_AHEAD_MS = 5 * 60_000;
+const MAX_AHEAD_MS = 5 * 60_000;
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
 
@@ -97,7 +97,7 @@ export function pushParams(query: Record<string, unknown>, body: unknown): Recor
 }
 
 /** dateutc: "now", or "YYYY-MM-DD HH:MM:SS" in UTC (a `T` or `+` for the space is fine). */
-export function parseDateUtc(raw: string | undefined, now: number): number {
+function parseDateUtc(raw: string | undefined, now: number): number {
   if (raw === undefined || raw === "" || raw.toLowerCase() === "now") return now;
   const m = /^(\d{4})-(\d{1,2})-(\d{1,2})[ T+](\d{1,2})(?::|%3A)(\d{1,2})(?::|%3A)(\d{1,2})$/i.exec(raw.trim());
   if (!m) throw badRequest("bad_time", `dateutc "${raw.slice(0, 40)}" is not "now" or YYYY-MM-DD HH:MM:SS (UTC)`);
@@ -110,7 +110,7 @@ export function parseDateUtc(raw: string | undefined, now: number): number {
 }
 
 /** Reads and checks a push; throws 400 naming the first bad parameter. */
-export function parsePush(params: Record<string, string>, now: number, oldestMs: number): PushReading {
+function parsePush(params: Record<string, string>, now: number, oldestMs: number): PushReading {
   const protocol: PushProtocol = params.PASSKEY !== undefined || params.stationtype !== undefined ? "ecowitt" : "wunderground";
   const ts = parseDateUtc(params.dateutc, now);
   if (ts > now + MAX_AHEAD_MS) throw badRequest("bad_time", "dateutc is in the future; is the station's clock set to UTC?");

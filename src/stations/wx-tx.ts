@@ -21,7 +21,7 @@ import { clockPaused } from "../system/clock-sanity.ts";
 import { holdsBaseCall, ownRow, usableRow, viewOwn, type OwnRow, type OwnStation } from "./own.ts";
 
 /** The weather line for a station's reading; throws EncodeError for a callsign or value APRS cannot carry. */
-export function weatherLine(gw: Core, row: OwnRow, wx: Weather, at: number): string {
+function weatherLine(gw: Core, row: OwnRow, wx: Weather, at: number): string {
   let lat = row.lat;
   let lon = row.lon;
   if (lat === null || lon === null) {

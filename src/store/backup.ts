@@ -64,7 +64,7 @@ function inline(file: string, out: string): { ok: boolean; message?: string } {
 }
 
 /** Why `file` cannot be restored, or null: a whole SQLite database of a schema this version knows. */
-export function checkCopy(file: string): { problem: string } | { version: number } {
+function checkCopy(file: string): { problem: string } | { version: number } {
   let db: Database;
   try {
     db = openDatabase(file, { readonly: true });

@@ -29,7 +29,7 @@ export { WriteGate };
 /** How often the worker copies the WAL back (PASSIVE), ms. */
 export const CHECKPOINT_INTERVAL_MS = 1000;
 /** How often the worker looks at the WAL's size, ms. */
-export const WAL_WATCH_MS = 50;
+const WAL_WATCH_MS = 50;
 /**
  * A WAL holding more than this is copied back at once (PASSIVE passes while
  * writes go on), then by a RESTART checkpoint with write requests held, so

@@ -20,7 +20,7 @@ export const DB_FILE_NAME = "svc-gateway.db";
  * cut and grown again (block allocation, and a file-system journal commit in
  * every fsync); the checkpointer empties it once writes stop.
  */
-export const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
+const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 export const MIGRATIONS = parseMigrations(schemaSql);
 

@@ -64,7 +64,7 @@ const RTREE = /CREATE VIRTUAL TABLE (\w+) USING rtree\(([^)]*)\);/g;
  * read the map indexes run on either unchanged; a box is then found through
  * that index rather than the tree.
  */
-export function withoutRtree(sql: string): string {
+function withoutRtree(sql: string): string {
   return sql.replace(RTREE, (_, table: string, columns: string) => {
     const [id, ...bounds] = columns.split(",").map((c) => c.trim());
     return `CREATE TABLE ${table} (${id} INTEGER PRIMARY KEY, ${bounds.map((b) => `${b} REAL`).join(", ")});\nCREATE INDEX ${table}_bounds ON ${table} (${bounds.join(", ")});`;

@@ -10,8 +10,8 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "./sqlite.ts";
 
-export const RUN_LOCK_FILE = "svc-gateway.lock";
-export const PID_FILE = "svc-gateway.pid";
+const RUN_LOCK_FILE = "svc-gateway.lock";
+const PID_FILE = "svc-gateway.pid";
 
 export interface RunLock {
   release(): void;
@@ -62,7 +62,7 @@ export function takeRunLock(dataDir: string, doing?: string): RunLock {
 }
 
 /** The pid that last took the lock (the holder while it is held). */
-export function lockHolder(dataDir: string): number | null {
+function lockHolder(dataDir: string): number | null {
   try {
     const pid = Number.parseInt(readFileSync(join(dataDir, PID_FILE), "utf8"), 10);
     return Number.isSafeInteger(pid) && pid > 0 ? pid : null;

@@ -25,13 +25,13 @@ import type { Core } from "../gateway.ts";
 import { AppError } from "../errors.ts";
 
 /** 2025-01-01 UTC: a clock earlier than this is surely unset. */
-export const CLOCK_FLOOR_MS = Date.UTC(2025, 0, 1);
+const CLOCK_FLOOR_MS = Date.UTC(2025, 0, 1);
 /** How far behind its newest stored time the clock may be (a small step back of NTP). */
-export const BEHIND_SLACK_MS = 5 * 60_000;
+const BEHIND_SLACK_MS = 5 * 60_000;
 /** A peer's answer this far from our clock counts against it. */
-export const PEER_SKEW_MS = 10 * 60_000;
+const PEER_SKEW_MS = 10 * 60_000;
 /** Peers' answers older than this (monotonic) no longer count. */
-export const PEER_SAMPLE_MS = 30 * 60_000;
+const PEER_SAMPLE_MS = 30 * 60_000;
 /** The error code of a refused signature or write. */
 export const CLOCK_REFUSED = "clock_not_set";
 
@@ -81,7 +81,7 @@ function span(ms: number): string {
 }
 
 /** The newest time this gateway's own clock wrote: signed records, finds and logs, frames heard by its own TNC or APRS-IS feed (not a box's heardAt). */
-export function newestStored(gw: Core): number | null {
+function newestStored(gw: Core): number | null {
   const q = (sql: string) => (gw.db.query(sql).get() as { t: number | null } | null)?.t ?? null;
   const times = [
     q("SELECT max(created_at) AS t FROM (SELECT created_at FROM fed_feed ORDER BY seq DESC LIMIT 100)"),
@@ -165,7 +165,7 @@ export function clockSummary(gw: Core): { sane: boolean; message: string | null 
 }
 
 /** The last verdict (checked once if never yet). */
-export function clockStatus(gw: Core): ClockStatus {
+function clockStatus(gw: Core): ClockStatus {
   return watchOf(gw).status ?? checkClock(gw);
 }
 

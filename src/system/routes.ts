@@ -14,7 +14,7 @@ import { whoami } from "./whoami.ts";
 import { clientConfig } from "./client-config.ts";
 import { runtimeFigures } from "./runtime.ts";
 
-export function sourceInfo(gw: Gateway) {
+function sourceInfo(gw: Gateway) {
   const b = buildInfo();
   const repository = gw.config.sourceRepository ?? b.repository;
   return {

@@ -13,7 +13,7 @@ import { HEADER_BYTES, PmtilesError, readHeader, type Header } from "./pmtiles.t
 export const WORLD = "world";
 export const EMBEDDED_NAME = "tiles/world.pmtiles";
 /** Archive file names the route accepts: no paths, no hidden files. */
-export const ARCHIVE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+const ARCHIVE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 export interface ArchiveInfo {
   name: string;

@@ -14,7 +14,7 @@ export interface Feature {
   properties: Record<string, string | number>;
 }
 
-export const EXTENT = 4096;
+const EXTENT = 4096;
 const BUFFER = 64;
 
 /** Longitude/latitude to Web Mercator units, x and y in 0..1 (y grows southwards). */

@@ -13,7 +13,6 @@ export const HEADER_BYTES = 127;
 const ROOT_LIMIT = 16384 - HEADER_BYTES;
 
 export const Compression = { unknown: 0, none: 1, gzip: 2, brotli: 3, zstd: 4 } as const;
-export const TileType = { unknown: 0, mvt: 1, png: 2, jpeg: 3, webp: 4, avif: 5 } as const;
 const TYPE_NAMES = ["unknown", "mvt", "png", "jpeg", "webp", "avif"] as const;
 export type TileTypeName = (typeof TYPE_NAMES)[number];
 

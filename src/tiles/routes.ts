@@ -10,7 +10,7 @@ import { errorResponse } from "../http/errors.ts";
 import { parseRange } from "../net/byte-range.ts";
 import { archiveBody, listArchives } from "./archives.ts";
 
-export async function serveArchive(dataDir: string, file: string, request: Request): Promise<Response> {
+async function serveArchive(dataDir: string, file: string, request: Request): Promise<Response> {
   const name = file.endsWith(".pmtiles") ? file.slice(0, -".pmtiles".length) : "";
   const a = name ? await archiveBody(dataDir, name) : null;
   if (!a) return errorResponse(404, { error: "not_found", message: `no map archive ${file}; GET /api/tiles lists them` });

@@ -17,7 +17,7 @@ import { feature, mesh } from "topojson-client";
 import { bbox, encodeTile, featureInTile, mercator, simplify, type Feature, type Ring } from "./mvt.ts";
 import { writeArchive, Compression } from "./pmtiles.ts";
 
-export const MAX_ZOOM = 6;
+const MAX_ZOOM = 6;
 
 type LonLat = [number, number];
 
@@ -168,7 +168,7 @@ export interface BuiltBasemap {
   tiles: number;
 }
 
-export async function buildWorldBasemap(): Promise<BuiltBasemap> {
+async function buildWorldBasemap(): Promise<BuiltBasemap> {
   const [land110, land50] = [(await import("world-atlas/land-110m.json")).default, (await import("world-atlas/land-50m.json")).default];
   const [countries110, countries50] = [(await import("world-atlas/countries-110m.json")).default, (await import("world-atlas/countries-50m.json")).default];
   const coarse = { earth: earth(land110), boundaries: borders(countries110) };

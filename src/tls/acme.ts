@@ -37,13 +37,13 @@ async function loadAcme(): Promise<void> {
   acme = m.default ?? m;
 }
 
-export const ACCOUNT_KEY_FILE = "acme-account.key";
-export const CERT_FILE = "acme.pem";
-export const KEY_FILE = "acme.key";
+const ACCOUNT_KEY_FILE = "acme-account.key";
+const CERT_FILE = "acme.pem";
+const KEY_FILE = "acme.key";
 /** The ACME directory the stored certificate came from: one from another server (staging) is replaced at once. */
-export const FROM_FILE = "acme.from";
-export const FIRST_RETRY_MS = 60_000;
-export const MAX_RETRY_MS = 6 * 3_600_000;
+const FROM_FILE = "acme.from";
+const FIRST_RETRY_MS = 60_000;
+const MAX_RETRY_MS = 6 * 3_600_000;
 /** setTimeout's limit is 24.8 days; a later renewal is looked at again after a day. */
 const MAX_WAIT_MS = 86_400_000;
 
@@ -54,7 +54,7 @@ interface Held extends PemPair {
 }
 
 /** The moment a certificate is due for renewal: two thirds of its lifetime. */
-export function renewAt(x: X509Certificate): number {
+function renewAt(x: X509Certificate): number {
   const from = Date.parse(x.validFrom);
   return Math.round(from + ((Date.parse(x.validTo) - from) * 2) / 3);
 }

@@ -15,7 +15,7 @@ import type { Server, Socket } from "node:net";
 import { createSecureContext, TLSSocket } from "node:tls";
 import type { PemPair } from "./x509.ts";
 
-export const ACME_TLS_ALPN = "acme-tls/1";
+const ACME_TLS_ALPN = "acme-tls/1";
 
 /** What a ClientHello asks: the server name and the ALPN protocols. */
 export interface Hello {
@@ -27,7 +27,7 @@ export interface Hello {
  * Reads the first TLS record of a connection: "more" while it is incomplete,
  * null when it is no ClientHello (plain http on the HTTPS port, garbage).
  */
-export function parseClientHello(b: Buffer): Hello | "more" | null {
+function parseClientHello(b: Buffer): Hello | "more" | null {
   if (b.length < 5) return b.length > 0 && b[0] !== 22 ? null : "more";
   if (b[0] !== 22) return null;
   const recordEnd = 5 + b.readUInt16BE(3);

@@ -22,7 +22,7 @@ function read(setting: string, file: string): string {
 }
 
 /** Reads and checks the pair: the certificate parses, the key parses, and the key is the certificate's. */
-export function readPair(certFile: string, keyFile: string): PemPair & { x509: X509Certificate } {
+function readPair(certFile: string, keyFile: string): PemPair & { x509: X509Certificate } {
   const cert = read("TLS_CERT", certFile);
   const key = read("TLS_KEY", keyFile);
   let x509: X509Certificate;

@@ -18,12 +18,12 @@ import type { CertSource, SourceContext } from "./source.ts";
 import { fingerprint, issueServer, makeCa, type PemPair } from "./x509.ts";
 
 /** The longest a server certificate lives (Apple's limit for a trusted certificate is 398 days; ours is short). */
-export const SERVER_DAYS = 30;
+const SERVER_DAYS = 30;
 /** How often the addresses are looked at again. */
-export const CHECK_MS = 5 * 60_000;
+const CHECK_MS = 5 * 60_000;
 
 /** Reads the CA of the data directory's tls/ folder, or makes one there. */
-export async function loadOrMakeCa(dir: string, log: SourceContext["log"]): Promise<PemPair> {
+async function loadOrMakeCa(dir: string, log: SourceContext["log"]): Promise<PemPair> {
   const certFile = join(dir, CA_CERT_FILE);
   const keyFile = join(dir, CA_KEY_FILE);
   if (existsSync(certFile) && existsSync(keyFile)) {

@@ -11,7 +11,7 @@ import type { Server, Socket } from "node:net";
 const TLS_HANDSHAKE = 0x16;
 
 /** The answer to plain http on the HTTPS port: 400, with the https address of what was asked. */
-export function plainHttpAnswer(head: string, httpsPort: number): string {
+function plainHttpAnswer(head: string, httpsPort: number): string {
   const path = /^[A-Z]+ (\/\S*) HTTP\/1\.[01]\r?\n/.exec(head)?.[1] ?? "/";
   const host = /\r?\nhost:[ \t]*([A-Za-z0-9.:[\]-]{1,300})/i.exec(head)?.[1];
   const name = host ? new URL(`http://${host}`).hostname : null;

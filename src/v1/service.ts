@@ -54,7 +54,7 @@ export interface V1Log {
   origin: string;
 }
 
-export const v1Cache = (base: string, c: Cache): V1Cache => ({
+const v1Cache = (base: string, c: Cache): V1Cache => ({
   id: c.id,
   gid: c.gid,
   code: c.code,
@@ -78,7 +78,7 @@ export const v1Cache = (base: string, c: Cache): V1Cache => ({
   rating: c.rating,
 });
 
-export const v1Log = (l: Log): V1Log => ({
+const v1Log = (l: Log): V1Log => ({
   id: l.id,
   gid: l.gid,
   cacheGid: l.cacheGid,

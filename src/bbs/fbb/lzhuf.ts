@@ -334,7 +334,7 @@ export function lzhufEncode(input: Uint8Array): Uint8Array {
 }
 
 /** The uncompressed length a compressed stream declares (its first 4 bytes). */
-export function lzhufDeclaredSize(data: Uint8Array): number {
+function lzhufDeclaredSize(data: Uint8Array): number {
   if (data.length < 4) throw new LzhufError("too_short", "compressed data shorter than its 4-byte length");
   return (data[0]! | (data[1]! << 8) | (data[2]! << 16) | (data[3]! << 24)) >>> 0;
 }

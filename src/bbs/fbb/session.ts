@@ -280,7 +280,7 @@ export async function runSession(
 }
 
 /** The partner reported an error (`*** ...`) and will disconnect. */
-export class RemoteError extends Error {
+class RemoteError extends Error {
   override name = "RemoteError";
 }
 

@@ -69,7 +69,7 @@ interface SocketData {
   link: TcpLink;
 }
 
-export class TcpLink implements ByteLink {
+class TcpLink implements ByteLink {
   private chunks: Uint8Array[] = [];
   private waiting: ((c: Uint8Array | null) => void) | null = null;
   private closed = false;

@@ -35,12 +35,12 @@ import { DEFAULT_PAGE_LIMIT, instanceSigner } from "../feed.ts";
 import { decodePage, encodePage } from "../page.ts";
 import { decodeFrame, decodePayload, isInstanceId, KIND_OF_TYPE, RECORD_TYPES, RecordError, SYNC_KINDS, type SyncKind } from "../record.ts";
 
-export const SVCFED_MAGIC = "SVCFED";
-export const SVCFED_VERSION = 1;
+const SVCFED_MAGIC = "SVCFED";
+const SVCFED_VERSION = 1;
 /** Columns of a base64url line (MIME's 76: under every BBS's line limit). */
-export const SVCFED_COLUMNS = 76;
+const SVCFED_COLUMNS = 76;
 /** The distribution area SVCFED bulletins are addressed to. */
-export const SVCFED_AT = "WW";
+const SVCFED_AT = "WW";
 const END_LINE = `${SVCFED_MAGIC} END`;
 
 // ---- FNV-1a 64 and the BID ----
@@ -82,7 +82,7 @@ export function svcfedBid(fnvHex: string): string {
 
 // ---- the body ----
 
-export class SvcfedError extends Error {
+class SvcfedError extends Error {
   override name = "SvcfedError";
   constructor(
     /** not_svcfed | unsupported_version | truncated | altered | undecodable */
@@ -344,7 +344,7 @@ export function enqueueSvcfed(gw: Gateway, params: EnqueueParams): EnqueueResult
 // ---- receiving ----
 
 /** What a received SVCFED bulletin did (logged; the BBS answers stored or refused). */
-export function receiveSvcfedBulletin(gw: Gateway, b: SvcfedBulletin): ApplyReport {
+function receiveSvcfedBulletin(gw: Gateway, b: SvcfedBulletin): ApplyReport {
   let d: DecodedBody;
   try {
     d = decodeSvcfedBody(b.body);

@@ -34,12 +34,12 @@ import { LineReader, LineTooLong, systemClock, type Circuit, type Clock, type Ti
 
 export const SVCL1 = "SVCL1";
 /** Longest line accepted before the greeting is done (node banners, the H line). */
-export const GREETING_LINE_MAX = 1024;
+const GREETING_LINE_MAX = 1024;
 /** Non-SVCL1 lines (a node's "Connected to" banner) a client skips before the server's H. */
 const MAX_BANNER_LINES = 20;
 const E_MAX = 200;
 
-export class Svcl1Error extends Error {
+class Svcl1Error extends Error {
   override name = "Svcl1Error";
   constructor(
     readonly code: string,
@@ -65,7 +65,7 @@ function unb64(s: string): Uint8Array | null {
 const b64 = (b: Uint8Array) => Buffer.from(b).toString("base64");
 
 /** Parses one line; null when it is not an SVCL1 line at all. Throws Svcl1Error for a malformed one. */
-export function parseLine(bytes: Uint8Array): Line | null {
+function parseLine(bytes: Uint8Array): Line | null {
   for (const c of bytes)
     if (c < 0x20 || c > 0x7e)
       return bytes.length >= 6 && Buffer.from(bytes.subarray(0, 6)).toString("latin1") === "SVCL1 "
