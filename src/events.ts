@@ -112,6 +112,22 @@ export interface GatewayEvents {
     confirmations: number;
     quorum: number;
   };
+  /** A trackable's drop, retrieve or visit was logged here below Tier A, at a known place (src/game/trackables-moves.ts): peers are asked. */
+  trackableMoveLogged: {
+    moveId: number;
+    call: string;
+    /** the cache's position */
+    lat: number;
+    lon: number;
+    /** when it happened, unix ms */
+    at: number;
+  };
+  /** Peers answered about a trackable's move (src/fed/corroborate.ts); promoted when confirmations reached the quorum. */
+  trackableMoveCorroborated: {
+    moveId: number;
+    confirmations: number;
+    quorum: number;
+  };
   /** A station position was stored (ingest, RF, web). */
   position: {
     call: string;

@@ -17,12 +17,15 @@
  * that denied it gains rep_failed (a contradiction); an unvetted peer reaching
  * FED_AUTO_PROMOTE confirmations becomes trusted. Without a quorum the find
  * is asked again later (peers may hear the position after the find was logged).
+ * A trackable's move is asked about once (corroborateMove).
  */
 import { randomBytes } from "node:crypto";
 import type { Gateway } from "../gateway.ts";
 import { badRequest } from "../errors.ts";
 import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
 import { localSighting, promoteToTierA, setCorroborator, TIER_A } from "../game/corroborate.ts";
+import { promoteMove } from "../game/trackables-moves.ts";
+import type { GatewayEvents } from "../events.ts";
 import { fedJson, peerSyncUrl } from "./dial.ts";
 import { getPeer, listPeers, setTrust, type Peer } from "./peers.ts";
 
@@ -210,6 +213,36 @@ async function ask(gw: Gateway, peer: Peer, url: string, q: CorroborationQuery):
   }
 }
 
+/** Asks every peer that is not blocked whether it heard `call` on RF near a point around a time (one query for all). */
+async function askPeers(gw: Gateway, call: string, lat: number, lon: number, at: number) {
+  const q = buildQuery(gw, call, lat, lon, at);
+  const targets = listPeers(gw)
+    .filter((p) => p.trust !== "blocked")
+    .map((p) => ({ peer: p, url: peerSyncUrl(gw, p) }))
+    .filter((t): t is { peer: Peer; url: string } => !!t.url);
+  const answers = await Promise.all(targets.map((t) => ask(gw, t.peer, t.url, q)));
+  return { targets, answers };
+}
+
+/**
+ * A trackable's drop, retrieve or visit that no RF position here corroborated
+ * (src/game/trackables-moves.ts): its peers are asked once, as for a find, and
+ * a quorum of trusted confirmations makes it Tier A (its record is published
+ * again). Not retried, and no reputation is kept: those follow finds alone.
+ */
+export async function corroborateMove(gw: Gateway, m: GatewayEvents["trackableMoveLogged"]): Promise<{ confirmations: number; quorum: number }> {
+  const quorum = gw.config.fedCorroborationQuorum;
+  const { targets, answers } = await askPeers(gw, m.call, m.lat, m.lon, m.at);
+  const yes = targets.map((t, i) => ({ t, a: answers[i] })).filter((x) => x.t.peer.trust === "trusted" && x.a && confirms(x.a));
+  const confirmations = new Set(yes.map((x) => x.t.peer.instance)).size;
+  if (confirmations >= quorum) {
+    const best = yes.reduce((b, x) => ((x.a!.distanceBucketM ?? Infinity) < (b.a!.distanceBucketM ?? Infinity) ? x : b));
+    promoteMove(gw, m.moveId, { source: "peers", igate: yes.find((x) => x.a!.igate)?.a!.igate ?? null, distanceM: best.a!.distanceBucketM });
+  }
+  gw.events.emit("trackableMoveCorroborated", { moveId: m.moveId, confirmations, quorum });
+  return { confirmations, quorum };
+}
+
 /**
  * Asks every peer that is not blocked about one find, records the answers and
  * decides. Safe to call again (a retry asks afresh and keeps the latest answer
@@ -234,13 +267,8 @@ export async function corroborateFind(gw: Gateway, logId: number): Promise<Corro
        ON CONFLICT (log_id) DO UPDATE SET attempts = attempts + 1, asked_at = ?2, next_at = NULL`,
     )
     .run(logId, now);
-  const q = buildQuery(gw, f.call, f.lat, f.lon, f.foundAt);
-  const targets = listPeers(gw)
-    .filter((p) => p.trust !== "blocked")
-    .map((p) => ({ peer: p, url: peerSyncUrl(gw, p) }))
-    .filter((t): t is { peer: Peer; url: string } => !!t.url);
+  const { targets, answers } = await askPeers(gw, f.call, f.lat, f.lon, f.foundAt);
   out.asked = targets.length;
-  const answers = await Promise.all(targets.map((t) => ask(gw, t.peer, t.url, q)));
   const at = gw.clock.now();
   const put = gw.db.query(
     `INSERT OR REPLACE INTO corroboration_answers (log_id, peer_id, heard, distance_bucket_m, time_bucket, igate, answered_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -325,6 +353,12 @@ export function startCorroboration(gw: Gateway): void {
   setCorroborator(gw, (_core, find) => {
     const p = corroborateFind(gw, find.logId)
       .catch((e) => gw.log.error("fed", "corroboration failed", { log: find.logId, error: String(e) }))
+      .finally(() => running.delete(p));
+    running.add(p);
+  });
+  gw.events.on("trackableMoveLogged", (m) => {
+    const p = corroborateMove(gw, m)
+      .catch((e) => gw.log.error("fed", "corroboration of a trackable move failed", { move: m.moveId, error: String(e) }))
       .finally(() => running.delete(p));
     running.add(p);
   });

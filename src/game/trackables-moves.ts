@@ -10,8 +10,10 @@
  *
  * Tier a: a drop, retrieve or visit that an RF sighting of the mover
  * corroborates, under the rule finds use (corroborate.ts `localSighting`:
- * heard by an IGate not the mover's own, within 150 m and 2 h). Else b for
- * a verified callsign, c for an unverified one.
+ * heard by an IGate not the mover's own, within 150 m and 2 h), or that a
+ * quorum of trusted peers heard (asked once, after the move is stored: the
+ * `trackableMoveLogged` event, src/fed/corroborate.ts). Else b for a
+ * verified callsign, c for an unverified one.
  */
 import type { Core } from "../gateway.ts";
 import { badRequest, conflict, forbidden } from "../errors.ts";
@@ -140,21 +142,57 @@ export function logMove(gw: Core, actor: Actor, key: string, body: Record<string
           now,
         ).lastInsertRowid,
     );
-    publishRecord(gw, "trackable-move", id, {
-      trackable: t.gid,
-      kind,
-      call,
-      account: accountGid(gw, publicIdOf(gw.db, actor.userId!)),
-      cache: place?.gid,
-      latE7: place?.lat == null ? undefined : toE7(place.lat),
-      lonE7: place?.lon == null ? undefined : toE7(place.lon),
-      text: text ?? undefined,
-      tier,
-      at: toSeconds(at),
-    });
+    publishMove(gw, id);
     return id;
   })();
+  if (located && !sighting) gw.events.emit("trackableMoveLogged", { moveId: id, call, lat: place!.lat!, lon: place!.lon!, at });
   const moves = movesOf(gw, t.gid);
   const gid = localGid(gw, "trackable-move", id);
   return { move: moves.find((m) => m.gid === gid)!, trackable: trackableJson(gw, t, moves) };
+}
+
+interface MoveRow {
+  id: number;
+  trackable_gid: string;
+  kind: MoveKind;
+  user_id: number | null;
+  call: string;
+  cache_gid: string | null;
+  lat: number | null;
+  lon: number | null;
+  text: string | null;
+  at: number;
+  tier: string;
+}
+
+/** Publishes a move's current state as its signed record (a new version after a promotion). Inside the caller's transaction. */
+function publishMove(gw: Core, id: number): void {
+  const r = gw.db.query("SELECT * FROM trackable_moves WHERE id = ?").get(id) as MoveRow;
+  publishRecord(gw, "trackable-move", id, {
+    trackable: r.trackable_gid,
+    kind: r.kind,
+    call: r.call,
+    account: r.user_id === null ? undefined : accountGid(gw, publicIdOf(gw.db, r.user_id)),
+    cache: r.cache_gid ?? undefined,
+    latE7: r.lat === null ? undefined : toE7(r.lat),
+    lonE7: r.lon === null ? undefined : toE7(r.lon),
+    text: r.text ?? undefined,
+    tier: r.tier,
+    at: toSeconds(r.at),
+  });
+}
+
+/**
+ * Makes a move Tier A on other evidence than a position stored here (a quorum
+ * of peers: src/fed/corroborate.ts `corroborateMove`) and publishes it again.
+ * Idempotent: false when it was Tier A already (or is gone).
+ */
+export function promoteMove(gw: Core, id: number, e: { source: "peers"; igate: string | null; distanceM: number | null }): boolean {
+  return gw.db.transaction(() => {
+    const r = gw.db.query("SELECT tier FROM trackable_moves WHERE id = ?").get(id) as { tier: string } | null;
+    if (!r || r.tier === "a") return false;
+    gw.db.query("UPDATE trackable_moves SET tier = 'a', corr_igate = ?, corr_distance_m = ? WHERE id = ?").run(e.igate, e.distanceM, id);
+    publishMove(gw, id);
+    return true;
+  })();
 }

@@ -82,6 +82,16 @@ async function newCache(g: Running, u: TestUser, lat: number, lon: number) {
 const move = (g: Running, ref: string, u: TestUser, body: Record<string, unknown>) => g.post(`/api/trackables/${ref}/moves`, body, as(u));
 const view = async (g: Running, ref: string) => json(await g.get(`/api/trackables/${ref}`));
 const gpxOf = async (g: Running, cacheGid: string) => (await g.get(`/api/caches/${encodeURIComponent(cacheGid)}/gpx`)).text();
+function aprsPos(lat: number, lon: number): string {
+  const la = Math.abs(lat),
+    lo = Math.abs(lon);
+  const latS = `${String(Math.floor(la)).padStart(2, "0")}${((la % 1) * 60).toFixed(2).padStart(5, "0")}${lat >= 0 ? "N" : "S"}`;
+  const lonS = `${String(Math.floor(lo)).padStart(3, "0")}${((lo % 1) * 60).toFixed(2).padStart(5, "0")}${lon >= 0 ? "E" : "W"}`;
+  return `!${latS}/${lonS}[`;
+}
+/** One RF beacon of `call` heard by `igate`, through a gateway's ingest box. */
+const beacon = (g: Running, call: string, igate: string, lat: number, lon: number, heardAt: number) =>
+  g.post("/ingest", { heardAt, packets: [`${call}>APRS,WIDE1-1,qAR,${igate}:${aprsPos(lat, lon)}`] }, { headers: ingest });
 /** What must agree everywhere: the state and the history. */
 const agreed = (t: any) => ({
   holder: t.holder,
@@ -160,6 +170,27 @@ describe("three gateways", () => {
     for (const v of views) expect(agreed(v)).toEqual(agreed(views[0]));
     expect(views[0].holder).toBe("N0TWO");
     expect(views[0].moves.map((m: any) => m.gid.split(":")[0])).toEqual(["gw-a", "gw-b"]);
+  });
+
+  test("a visit no RF position here corroborates is Tier A once a quorum of trusted peers heard the mover there", async () => {
+    const t = await json(await B.post("/api/trackables", { name: "Copper coil" }, as(two)));
+    // N0TWO-9 heard near A's cache by the IGates of A's and C's boxes, not by B
+    const heardAt = Date.now() - 10 * 60_000;
+    expect((await beacon(A, "N0TWO-9", "DB0AAA-10", 48.1003, 11.5002, heardAt)).status).toBe(200);
+    expect((await beacon(C, "N0TWO-9", "DB0CCC-10", 48.1002, 11.5003, heardAt)).status).toBe(200);
+    const answered = new Promise<{ confirmations: number; quorum: number }>((resolve) => {
+      const off = B.gw.events.on("trackableMoveCorroborated", (e) => {
+        off();
+        resolve(e);
+      });
+    });
+    const r = await json(await move(B, t.ref, two, { kind: "visit", cacheId: cA.gid }));
+    expect(r.move.tier).toBe("b");
+    expect(await answered).toMatchObject({ confirmations: 2, quorum: 2 });
+    expect((await view(B, t.ref)).moves[0]).toMatchObject({ kind: "visit", tier: "a" });
+    await syncAll();
+    // the promoted move went out again as a new version of its record
+    for (const { g } of all) expect((await view(g, t.ref)).moves.map((m: any) => m.tier)).toEqual(["a"]);
   });
 
   test("a forged, tampered, misplaced or replayed move record is rejected and changes nothing", async () => {
