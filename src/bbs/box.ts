@@ -9,6 +9,7 @@
  *    this instance speaks FBB over it exactly as over TCP.
  */
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Gateway } from "../gateway.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { normalizeCall } from "../callsign.ts";
@@ -273,7 +274,8 @@ export async function sessionExchange(
   if (input.length) s.link.push(input);
   if (b.close === true) s.link.end();
   await settle(s);
-  if (s.link.closed) await Promise.race([s.done, Bun.sleep(1000)]);
+  // node:timers, not Bun.sleep: the Node host serves this route too
+  if (s.link.closed) await Promise.race([s.done, sleep(1000)]);
   return { session: s.id, partner: s.partner, data: Buffer.from(s.link.take()).toString("base64"), closed: s.link.closed, report: s.report };
 }
 
