@@ -26,6 +26,7 @@ import { ConversationPage, MessagesPage } from "./messages/page.tsx";
 import { AlertToasts } from "./messages/alert-toasts.tsx";
 import { loadAccount } from "./account/session.ts";
 import { Welcome } from "./pages/welcome.tsx";
+import { TagPage, TrackablePage, TrackablesPage } from "./trackables/page.tsx";
 
 function Header() {
   const { path } = useLocation();
@@ -127,6 +128,9 @@ export function App() {
           <Route path="/messages" component={MessagesPage} />
           <Route path="/messages/:call" component={ConversationPage} />
           <Route path="/offline" component={OfflinePage} />
+          <Route path="/trackables" component={TrackablesPage} />
+          <Route path="/trackable/:id" component={TrackablePage} />
+          <Route path="/trackable/:id/tag" component={TagPage} />
           <Route default component={NotFound} />
         </Router>
       </main>

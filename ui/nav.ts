@@ -13,6 +13,7 @@ export const NAV: NavItem[] = [
   { href: "/hide", label: "Hide" },
   { href: "/activity", label: "Activity" },
   { href: "/leaderboard", label: "Leaderboard" },
+  { href: "/trackables", label: "Trackables" },
   { href: "/decode", label: "Decode" },
   { href: "/peers", label: "Peers", sysop: true },
   { href: "/messages", label: "Messages", verified: true },

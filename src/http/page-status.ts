@@ -11,6 +11,7 @@ import { resolveCache } from "../game/caches.ts";
 import { parseCallsign, verifiedHolder } from "../accounts/users.ts";
 import { PROFILE_SECTIONS } from "../accounts/profile.ts";
 import { baseCall } from "../callsign.ts";
+import { findTrackable } from "../game/trackables.ts";
 
 /** The app's fixed pages (ui/app.tsx's routes). */
 const PAGES = new Set([
@@ -35,6 +36,7 @@ const PAGES = new Set([
   "/messages",
   "/offline",
   "/embed",
+  "/trackables",
 ]);
 
 /** Pages with a record in the address: whether that record exists. */
@@ -49,6 +51,7 @@ const RECORDS: Array<[RegExp, (gw: Core, key: string) => boolean]> = [
     },
   ],
   [/^\/bbs\/msg\/(\d{1,15})$/, (gw, id) => !!gw.db.query("SELECT 1 FROM bbs_messages WHERE id = ? AND killed_at IS NULL").get(Number(id))],
+  [/^\/trackable\/([^/]+)(?:\/tag)?$/, (gw, ref) => !!findTrackable(gw, ref)], // throws not found,
   // a conversation may be started with any callsign
   [/^\/messages\/([^/]+)$/, (_gw, call) => /^[A-Z0-9-]{1,12}$/i.test(call)],
 ];

@@ -147,6 +147,7 @@ function routes(): Array<[Who, string, ((p: Page) => Promise<void>)?]> {
       "/signin/email",
       "/hide",
       "/leaderboard",
+      "/trackables",
       "/activity",
       "/profile/N0USR",
       "/support",
@@ -186,7 +187,7 @@ describe("web app on a 360 px phone", () => {
     expect(wide.scrollWidth).toBeGreaterThan(WIDTH);
     expect(wide.culprits.join()).toContain("div#too-wide");
     await ctx.close();
-    expect(list.length).toBe(66);
+    expect(list.length).toBe(69);
     expect(problems).toEqual([]);
   }, 600_000);
 

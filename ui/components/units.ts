@@ -47,6 +47,9 @@ export function chartUnit(q: Quantity, p: UnitPref): { unit: string; map: (v: nu
   return p === "imperial" ? { unit: q.imperial, map: q.toImperial } : { unit: q.metric, map: (v) => v };
 }
 
+/** A distance on the ground: "350 m", "12.4 km", "1240 km". */
+export const formatDistance = (m: number) => (m < 1000 ? `${Math.round(m)} m` : m < 100_000 ? `${(m / 1000).toFixed(1)} km` : `${Math.round(m / 1000)} km`);
+
 const pad = (n: number, w: number) => String(n).padStart(w, "0");
 
 /** Degrees and decimal minutes, as geocachers write them: "N 42° 30.123 W 071° 05.456". */

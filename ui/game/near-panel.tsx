@@ -12,6 +12,7 @@ import { api } from "../api.ts";
 import { loadAccount } from "../account/session.ts";
 import { cacheLink, type MapCache } from "./layer.ts";
 import { cacheFilter, filterQuery, onCacheFilter, setCacheFilter, type CacheFilter } from "./filters.ts";
+import { formatDistance } from "../components/units.ts";
 import "./near-panel.css";
 
 type NearCache = MapCache & { distanceM: number; bearingDeg: number };
@@ -25,7 +26,6 @@ export const NEAR_LIST = 50;
 
 /** A bearing as a compass word of eight. */
 export const compass = (deg: number) => WORDS[Math.round(deg / 45) % 8]!;
-const distance = (m: number) => (m < 1000 ? `${m} m` : m < 100_000 ? `${(m / 1000).toFixed(1)} km` : `${Math.round(m / 1000)} km`);
 
 function Select(props: { label: string; name: keyof CacheFilter; options: Array<[string, string]>; f: CacheFilter }) {
   return (
@@ -189,7 +189,7 @@ function NearPanel({ map }: { map: L.Map }) {
                     <span class="near-arrow" aria-hidden="true" style={{ transform: `rotate(${c.bearingDeg}deg)` }}>
                       ↑
                     </span>
-                    <span class="near-dist">{distance(c.distanceM)}</span> <span class="near-dir">{compass(c.bearingDeg)}</span>
+                    <span class="near-dist">{formatDistance(c.distanceM)}</span> <span class="near-dir">{compass(c.bearingDeg)}</span>
                   </span>
                 </a>
               </li>

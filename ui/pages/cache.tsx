@@ -10,6 +10,7 @@ import { api, ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { loadAccount, formatDate } from "../account/session.ts";
 import { SmallMap } from "../components/small-map.tsx";
+import { TrackablesInCache } from "../trackables/in-cache.tsx";
 import { Empty, Failed, Loading } from "../components/states.tsx";
 import { formatDdm } from "../components/units.ts";
 import { SIZES, STEPS } from "./hide.tsx";
@@ -507,6 +508,7 @@ export function CachePage({ id }: { id: string }) {
       )}
       {native && <Stages id={c.id as number} signedIn={signedIn} />}
       {native && <Gallery id={c.id as number} canUpload={signedIn} />}
+      <TrackablesInCache cache={c.id} />
       {signedIn ? (
         c.status !== "draft" && (
           // keyed on the user's find, so logging one sets the next default to Note
