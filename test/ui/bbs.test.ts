@@ -132,6 +132,35 @@ describe("web app: the BBS", () => {
     await v.ctx.close();
   });
 
+  test("Reply to a bulletin writes to its author in private (FBB's SR); answering its whole distribution is a separate choice", async () => {
+    const posted = await g.post(
+      "/api/bbs/messages",
+      { type: "B", to: "SWAP@WW", subject: "Selling a 2 m rig", body: "FT-2980, 80 W." },
+      { headers: { cookie: alice.cookie } },
+    );
+    const id = ((await posted.json()) as { id: number }).id;
+    const b = await open(bob, `/bbs/msg/${id}`);
+    await b.page.getByRole("link", { name: "Reply to N0ALI" }).click();
+    await b.page.waitForFunction(() => (document.getElementById("m-subject") as HTMLInputElement)?.value === "Re: Selling a 2 m rig");
+    expect(await b.page.getByLabel("Kind").inputValue()).toBe("P");
+    expect(await b.page.getByLabel("To").inputValue()).toBe("N0ALI");
+    await b.page.getByLabel("Message").fill("Is it still for sale?");
+    await b.page.getByRole("button", { name: "Send" }).click();
+    await b.page.getByText("A thread of 2 messages.").waitFor();
+    // the reply is personal mail for Alice, not a bulletin to SWAP@WW
+    const reply = (await (await g.get("/api/bbs/sent", { headers: { cookie: bob.cookie } })).json()) as {
+      messages: Array<{ subject: string; type: string; address: string }>;
+    };
+    expect(reply.messages.find((m) => m.subject === "Re: Selling a 2 m rig")).toMatchObject({ type: "P", address: "N0ALI" });
+    // Reply to all: a bulletin to the same distribution
+    await b.page.goto(`${g.url}/bbs/msg/${id}`);
+    await b.page.getByRole("link", { name: "Reply to all at SWAP@WW" }).click();
+    await b.page.waitForFunction(() => (document.getElementById("m-to") as HTMLInputElement)?.value === "SWAP@WW");
+    expect(await b.page.getByLabel("Kind").inputValue()).toBe("B");
+    expect(b.errors).toEqual([]);
+    await b.ctx.close();
+  });
+
   test("White Pages search", async () => {
     // A forwarded WP update message teaches the directory.
     const r = await g.post(

@@ -210,9 +210,21 @@ export function MessagePage() {
           ) : null}
           {m.forwarding && m.forwarding.length ? <p class="muted">Forwarding: {m.forwarding.map((f) => `${f.partner} ${f.state}`).join(", ")}</p> : null}
           <p class="actions">
-            <a class="button" href={`/bbs/compose?re=${m.id}`}>
-              Reply
-            </a>{" "}
+            {m.type === "B" ? (
+              <>
+                {/* FBB's SR habit: a bulletin's reply goes to its author in private; the whole distribution is a separate choice */}
+                <a class="button" href={`/bbs/compose?re=${m.id}`}>
+                  Reply to {m.from}
+                </a>{" "}
+                <a class="button" href={`/bbs/compose?re=${m.id}&all=1`}>
+                  Reply to all at {m.address}
+                </a>
+              </>
+            ) : (
+              <a class="button" href={`/bbs/compose?re=${m.id}`}>
+                Reply
+              </a>
+            )}{" "}
             {m.type !== "B" ? (
               <button type="button" onClick={() => unread(m)}>
                 Mark unread
@@ -234,20 +246,23 @@ export function ComposePage() {
   const { query, route } = useLocation();
   const account = useLoad(loadAccount, []);
   const re = query.re ? Number(query.re) : null;
+  const toAll = query.all === "1";
   const [f, setF] = useState({ type: "P", to: query.to ?? "", subject: "", body: "" });
   const [error, setError] = useState<string | null>(null);
   const [routeInfo, setRouteInfo] = useState<string | null>(null);
   useLoad(async () => {
     if (!re) return null;
     const m = await api<BbsMessage>(`/api/bbs/messages/${re}`);
+    // a bulletin is answered to its author in private unless "Reply to all" was chosen
+    const publicReply = m.type === "B" && toAll;
     setF((s) => ({
       ...s,
-      type: m.type,
-      to: m.type === "B" ? m.address : m.from,
+      type: publicReply ? "B" : m.type === "B" ? "P" : m.type,
+      to: publicReply ? m.address : m.from,
       subject: /^re:/i.test(m.subject) ? m.subject : `Re: ${m.subject}`,
     }));
     return m;
-  }, [re]);
+  }, [re, toAll]);
   const set = (k: keyof typeof f) => (e: Event) => setF((s) => ({ ...s, [k]: (e.target as HTMLInputElement).value }));
   const check = async () => {
     setRouteInfo(null);
