@@ -1234,3 +1234,6 @@ CREATE TABLE cache_travelbugs (
   name     TEXT NOT NULL,
   PRIMARY KEY (cache_id, ref)
 );
+
+-- migration 26: trackable moves waiting for an RF position of their mover (Tier A later, as finds)
+CREATE INDEX trackable_moves_pending ON trackable_moves(call, at) WHERE tier <> 'a' AND lat IS NOT NULL;

@@ -24,6 +24,7 @@ import { liveHub, parseRegions, startRooms, WS, type RoomSocket } from "./live/r
 import { startUserChannel } from "./live/user-channel.ts";
 import { onHeard } from "./accounts/verify-aprs.ts";
 import { onPosition } from "./game/corroborate.ts";
+import { promoteMovesOnSighting } from "./game/trackables-moves.ts";
 import { onMessage as answerRadioPlayer, stopRadioPlay } from "./radio-play/service.ts";
 import { onPositionHeard as sendCacheObjects } from "./radio-play/objects.ts";
 import { watchClock } from "./system/clock-sanity.ts";
@@ -205,6 +206,7 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
   // Every listener, job and service of the gateway, in one place (route builders only build routes):
   gw.events.on("aprsMessage", (m) => onHeard(gw, m)); // callsign challenges answered on the air
   gw.events.on("position", (p) => onPosition(gw, p)); // RF sightings corroborate pending finds
+  gw.events.on("position", (p) => promoteMovesOnSighting(gw, p)); // and pending trackable moves
   gw.events.on("aprsMessage", (m) => answerRadioPlayer(gw, m)); // players' message commands to the station's call (src/radio-play/)
   gw.events.on("position", (p) => sendCacheObjects(gw, p)); // CACHE_OBJECTS: caches on a heard station's screen
   gw.onStop(() => stopRadioPlay(gw));

@@ -184,13 +184,22 @@ export function requestCorroboration(gw: Core, find: PendingFind): void {
 }
 
 /**
+ * Whether a stored position is an RF sighting that may corroborate a find or
+ * a trackable's move: heard on the air through a hearer we trust, by an IGate
+ * that is not the station's own.
+ */
+export function isSighting(p: GatewayEvents["position"]): p is GatewayEvents["position"] & { igate: string; positionId: number } {
+  if (p.source !== "rf" || !p.igate || !p.positionId || !isSightingVia(p.via) || (p.kind && p.kind !== "station")) return false;
+  return baseCall(p.igate) !== baseCall(p.call);
+}
+
+/**
  * A stored position: if it is an RF sighting that corroborates a pending
  * find of the same base call near its cache within the window, promote it.
  */
 export function onPosition(gw: Core, p: GatewayEvents["position"]): void {
-  if (p.source !== "rf" || !p.igate || !p.positionId || !isSightingVia(p.via) || (p.kind && p.kind !== "station")) return;
+  if (!isSighting(p)) return;
   const base = baseCall(p.call);
-  if (baseCall(p.igate) === base) return;
   const from = p.ts - TIER_A.windowMs;
   const to = p.ts + TIER_A.windowMs;
   // Nearly every sighting has no pending find: ask the partial index alone first

@@ -10,8 +10,8 @@
  *
  * Tier a: a drop, retrieve or visit that an RF sighting of the mover
  * corroborates, under the rule finds use (corroborate.ts `localSighting`:
- * heard by an IGate not the mover's own, within 150 m and 2 h), or that a
- * quorum of trusted peers heard (asked once, after the move is stored: the
+ * heard by an IGate not the mover's own, within 150 m and 2 h; when logged,
+ * or when such a position arrives later), or that a quorum of trusted peers heard (asked once, after the move is stored: the
  * `trackableMoveLogged` event, src/fed/corroborate.ts). Else b for a
  * verified callsign, c for an unverified one.
  */
@@ -22,9 +22,10 @@ import { toE7, toSeconds } from "../fed/bodies.ts";
 import { publicIdOf } from "../accounts/users.ts";
 import { baseCall } from "../callsign.ts";
 import { refuseUnlessClockSane } from "../system/clock-sanity.ts";
-import { oneOf, optText, pastTime, type Actor } from "./model.ts";
+import { distanceM, oneOf, optText, pastTime, type Actor } from "./model.ts";
 import { resolveCache } from "./caches.ts";
-import { localSighting } from "./corroborate.ts";
+import { isSighting, localSighting, TIER_A } from "./corroborate.ts";
+import type { GatewayEvents } from "../events.ts";
 import { codeMatches, findTrackable, movesOf, stateOf, trackableJson, type Move, type Trackable, type TrackableRef } from "./trackables.ts";
 import { MOVE_KINDS, type MoveKind } from "./trackables-state.ts";
 
@@ -195,4 +196,31 @@ export function promoteMove(gw: Core, id: number, e: { source: "peers"; igate: s
     publishMove(gw, id);
     return true;
   })();
+}
+
+/**
+ * A stored RF sighting (corroborate.ts `onPosition`): promotes this
+ * instance's moves below Tier A that it corroborates, under the rule finds
+ * use (the mover's base call, an IGate not the mover's own, within 150 m of
+ * the move's cache and 2 h of its time), and publishes them again.
+ */
+export function promoteMovesOnSighting(gw: Core, p: GatewayEvents["position"]): void {
+  if (!isSighting(p)) return;
+  const base = baseCall(p.call);
+  const rows = gw.db
+    .query(
+      `SELECT id, lat, lon FROM trackable_moves WHERE (call = ?1 OR (call >= ?1 || '-' AND call < ?1 || '.')) AND at BETWEEN ?2 AND ?3
+         AND tier <> 'a' AND lat IS NOT NULL AND kind IN ('drop', 'retrieve', 'visit')`,
+    )
+    .all(base, p.ts - TIER_A.windowMs, p.ts + TIER_A.windowMs) as Array<{ id: number; lat: number; lon: number }>;
+  for (const r of rows) {
+    const d = distanceM(r.lat, r.lon, p.lat, p.lon);
+    if (d > TIER_A.radiusM) continue;
+    gw.db.transaction(() => {
+      gw.db
+        .query("UPDATE trackable_moves SET tier = 'a', corr_igate = ?, corr_distance_m = ? WHERE id = ? AND tier <> 'a'")
+        .run(p.igate, Math.round(d * 100) / 100, r.id);
+      publishMove(gw, r.id);
+    })();
+  }
 }

@@ -227,6 +227,24 @@ describe("Tier A", () => {
   });
 });
 
+describe("Tier A later", () => {
+  test("a drop logged before the mover's RF position arrives becomes Tier A when it comes, and its record is published again", async () => {
+    const c = await newCache(48.7, 12.1);
+    const t = await newTrackable(other, "Glass bead");
+    const d = await json(await move(t.ref, other, { kind: "drop", cacheId: c.id }));
+    expect(d.move.tier).toBe("b");
+    const before = g.gw.db.query("SELECT v FROM fed_feed WHERE gid = ?").get(d.move.gid) as { v: number };
+    // the mover's own IGate is no witness; another one is
+    expect((await beacon("N0OTH-9", "N0OTH-10", 48.7002, 12.1001, Date.now())).status).toBe(200);
+    expect((await detail(t.ref)).moves[0].tier).toBe("b");
+    expect((await beacon("N0OTH-9", "DB0XY-10", 48.7002, 12.1001, Date.now())).status).toBe(200);
+    expect((await detail(t.ref)).moves[0]).toMatchObject({ kind: "drop", tier: "a" });
+    const row = g.gw.db.query("SELECT v, frame FROM fed_feed WHERE gid = ?").get(d.move.gid) as { v: number; frame: Uint8Array };
+    expect(row.v).toBe(before.v + 1);
+    expect(decodePayload(decodeFrame(row.frame).payload).body).toMatchObject({ tier: "a" });
+  });
+});
+
 describe("GPX", () => {
   const XSD = join(import.meta.dir, "../fixtures/xsd/pocket-query.xsd");
   test("a cache's GPX lists the trackables in it (valid against Groundspeak 1.0.1); an import keeps listed travel bugs that are not ours", async () => {
