@@ -7,7 +7,7 @@ import { cacheToWire } from "../../src/fed/bodies.ts";
 import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
 import { pushToHub } from "../../src/fed/hub.ts";
 import { relayToken } from "../../src/fed/relay.ts";
-import { bootstrapConfiguredPeers, syncAll } from "../../src/fed/sync.ts";
+import { bootstrapConfiguredPeers, PULL_ORDER, syncAll } from "../../src/fed/sync.ts";
 import { decodePage, encodePage } from "../../src/fed/page.ts";
 import { applyPage } from "../../src/fed/apply.ts";
 import { decodeCbor, encodeCbor } from "../../src/fed/cbor.ts";
@@ -139,9 +139,10 @@ describe("relay", () => {
     const first = await syncAll(Q.gw);
     const viaRelay = first.peers.find((p) => p.instance === "gw-spoke")!;
     expect(viaRelay).toMatchObject({ ok: true, applied: 0, url: `${H.url} (relay)` });
-    expect(count(H.gw, "relay_queue", "instance = 'gw-spoke' AND state = 'queued'")).toBe(6);
+    // one query per feed both ends serve (docs/protocol.md "Pull sync")
+    expect(count(H.gw, "relay_queue", "instance = 'gw-spoke' AND state = 'queued'")).toBe(PULL_ORDER.length);
     const leg = await S.gw.scheduler.runNow("relay-spoke");
-    expect(leg).toMatchObject({ ok: true, leased: 6, answered: 6, refused: 0 });
+    expect(leg).toMatchObject({ ok: true, leased: PULL_ORDER.length, answered: PULL_ORDER.length, refused: 0 });
     const second = await syncAll(Q.gw);
     expect(second.peers.find((p) => p.instance === "gw-spoke")).toMatchObject({ ok: true, applied: 4 }); // 3 caches + the tombstone
     expect(count(Q.gw, "mirror_caches", "origin = 'gw-spoke'")).toBe(3);
