@@ -142,6 +142,10 @@ describe("station page", () => {
       "A4",
       "A5",
     ]);
+    // the wind's direction is drawn on a compass axis (points, no line across north); every time axis names the browser's zone
+    expect(await page.locator(".chart[data-circular] h3").allTextContents()).toEqual(["Wind direction (°)"]);
+    const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+    expect(new Set(await page.locator(".chart").evaluateAll((els) => els.map((e) => e.getAttribute("data-zone")?.split(",")[0])))).toEqual(new Set([zone]));
     // EQNS applied: 125 * 0.1 = 12.5 V, 30 * 2 = 60 W, 0.5 * 90 - 20 = 25 degC
     const tel = await page.getByTestId("telemetry-now").textContent();
     expect(tel).toContain("Battery 12.5 V");
@@ -169,6 +173,37 @@ describe("station page", () => {
     expect(errors).toEqual([]);
     await ctx.close();
   }, 120_000);
+
+  test("the decode page says each field in the station page's words and units, never the decoder's names", async () => {
+    const { ctx, page, errors } = await open(null, "/decode");
+    const decode = async (line: string) => {
+      await page.getByLabel("TNC2 line").fill(line);
+      await page.getByRole("button", { name: "Decode" }).click();
+      await page.getByTestId("decoded").waitFor();
+      return Object.fromEntries(
+        await page
+          .locator("[data-testid=decoded] tr")
+          .evaluateAll((rows) => rows.map((r) => [r.querySelector("th")!.textContent, r.querySelector("td")!.textContent])),
+      ) as Record<string, string>;
+    };
+    const wx = await decode("N0WX-13>APRS,WIDE1-1,WIDE2-1,qAR,N0IG-10:@092345z4237.14N/07120.83W_090/005g010t077r000p000P000h50b10150L123.DireWolf");
+    expect(wx).toMatchObject({
+      From: "N0WX-13",
+      "Received via": "gated from RF by an IGate N0IG-10 (qAR)",
+      Temperature: "25.0 °C (77 °F)",
+      Wind: "8 km/h (5 mph) from E (90°)",
+      Pressure: "1015.0 hPa (29.97 inHg)",
+      Position: expect.stringContaining("N 42° 37.140 W 071° 20.830"),
+    });
+    expect(Object.keys(wx).join(" ")).not.toMatch(/Kmh|qConstruct|windDir|tempC|\bwx\b/);
+    const mic = await decode('N0M-9>T2SP0W,WIDE1-1:`c51!f?>/]"4V}=');
+    expect(mic).toMatchObject({ "Position format": "Mic-E", "Mic-E status": "In Service", "Radio or software": "Kenwood TM-D710", Course: "35° NE" });
+    expect(mic.Speed).toMatch(/^106 km\/h/);
+    const msg = await decode("N0S>APRS::N0X      :hello{12");
+    expect(msg).toMatchObject({ "Message to": "N0X", Message: "hello", "Message number": "12" });
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
 
   test("a moving station: map with its track, speed, course and altitude; units by the user's preference", async () => {
     const { ctx, page, errors } = await open(null, "/station/N0MOB-9");

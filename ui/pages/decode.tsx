@@ -1,21 +1,15 @@
 import { useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
-
-/** A decoded field for people: lists joined, objects as "name value" pairs (weather, telemetry), so a phone can wrap them. */
-function show(v: unknown): string {
-  if (Array.isArray(v)) return v.map(show).join(", ");
-  if (v && typeof v === "object")
-    return Object.entries(v)
-      .map(([k, x]) => `${k} ${x && typeof x === "object" ? JSON.stringify(x) : String(x)}`)
-      .join(" · ");
-  return String(v);
-}
+import { useLoad } from "../hooks.ts";
+import { unitPref } from "../components/units.ts";
+import { packetReadings } from "../stations/readings.tsx";
 
 /** Paste a raw TNC2 line, see what it carries. */
 export function DecodePage() {
   const [line, setLine] = useState("");
   const [out, setOut] = useState<Record<string, unknown> | null>(null);
   const [err, setErr] = useState<string | null>(null);
+  const pref = useLoad(unitPref, []);
   const run = async (e: Event) => {
     e.preventDefault();
     setErr(null);
@@ -50,10 +44,10 @@ export function DecodePage() {
       {out && (
         <table class="table kv" data-testid="decoded">
           <tbody>
-            {Object.entries(out).map(([k, v]) => (
+            {packetReadings(out, pref.data ?? null).map(([label, v]) => (
               <tr>
-                <th>{k}</th>
-                <td>{show(v)}</td>
+                <th scope="row">{label}</th>
+                <td>{v}</td>
               </tr>
             ))}
           </tbody>

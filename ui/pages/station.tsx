@@ -16,6 +16,7 @@ import { StationSymbol } from "../components/station-symbol.tsx";
 import { Empty, Failed, Loading } from "../components/states.tsx";
 import { chartUnit, compass, formatDdm, formatQ, Q, unitPref, type Quantity, type UnitPref } from "../components/units.ts";
 import type { Weather } from "../../src/aprs/types.ts";
+import { weatherReadings } from "../stations/readings.tsx";
 
 interface Detail {
   call: string;
@@ -71,9 +72,38 @@ interface Message {
 
 const COLORS = ["#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b7791f"];
 
-/** One quantity over time: its own chart, axis labelled with its unit. */
-function Chart({ title, unit, xs, series }: { title: string; unit: string; xs: number[]; series: Array<{ label: string; values: Array<number | null> }> }) {
+/** The browser's time zone, as the charts' time axis names it ("Europe/Berlin, UTC+1"). */
+function zoneName(at: number): string {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const offset = -new Date(at).getTimezoneOffset();
+  const hm = `${Math.floor(Math.abs(offset) / 60)}${offset % 60 ? `:${String(Math.abs(offset) % 60).padStart(2, "0")}` : ""}`;
+  return `${zone}, UTC${offset === 0 ? "" : `${offset > 0 ? "+" : "-"}${hm}`}`;
+}
+
+const COMPASS_TICKS = [0, 90, 180, 270, 360];
+const COMPASS_WORDS = ["N", "E", "S", "W", "N"];
+
+/**
+ * One quantity over time: its own chart, axis labelled with its unit, the time
+ * axis with the time zone. A `circular` quantity (a direction, 0-360°) is drawn
+ * as points on a fixed N-E-S-W-N axis: no line plunges across the chart when
+ * the wind swings through north.
+ */
+function Chart({
+  title,
+  unit,
+  xs,
+  series,
+  circular = false,
+}: {
+  title: string;
+  unit: string;
+  xs: number[];
+  series: Array<{ label: string; values: Array<number | null> }>;
+  circular?: boolean;
+}) {
   const el = useRef<HTMLDivElement>(null);
+  const zone = xs.length ? zoneName(xs[xs.length - 1]!) : "";
   useEffect(() => {
     if (!el.current || xs.length === 0) return;
     const fmt = (v: number | null) => (v === null || v === undefined ? "–" : `${Math.round(v * 100) / 100}${unit ? " " + unit : ""}`);
@@ -83,18 +113,35 @@ function Chart({ title, unit, xs, series }: { title: string; unit: string; xs: n
         height: 180,
         series: [
           {},
-          ...series.map((s, k) => ({ label: s.label, stroke: COLORS[k % COLORS.length], width: 2, value: (_u: uPlot, v: number | null) => fmt(v) })),
+          ...series.map((s, k) => ({
+            label: s.label,
+            stroke: COLORS[k % COLORS.length],
+            width: 2,
+            value: (_u: uPlot, v: number | null) => fmt(v),
+            ...(circular ? { paths: () => null, points: { show: true, size: 5, fill: COLORS[k % COLORS.length] } } : {}),
+          })),
         ],
-        axes: [{}, { label: unit || undefined, size: 56 }],
+        scales: circular ? { y: { range: [0, 360] } } : {},
+        axes: [
+          { label: `Time (${zone})`, labelSize: 20 },
+          circular
+            ? {
+                label: unit || undefined,
+                size: 56,
+                splits: () => COMPASS_TICKS,
+                values: (_u: uPlot, ticks: number[]) => ticks.map((t) => COMPASS_WORDS[COMPASS_TICKS.indexOf(t)] ?? String(t)),
+              }
+            : { label: unit || undefined, size: 56 },
+        ],
         legend: { show: series.length > 1 },
       },
       [xs.map((t) => t / 1000), ...series.map((s) => s.values)] as uPlot.AlignedData,
       el.current,
     );
     return () => plot.destroy();
-  }, [xs, series, unit]);
+  }, [xs, series, unit, circular, zone]);
   return (
-    <figure class="chart" data-testid="chart" data-unit={unit}>
+    <figure class="chart" data-testid="chart" data-unit={unit} data-zone={zone} data-circular={circular ? "" : undefined}>
       <h3>{unit ? `${title} (${unit})` : title}</h3>
       <div ref={el} />
     </figure>
@@ -106,6 +153,8 @@ interface WxChart {
   q: Quantity | null;
   unit?: string;
   keys: Array<[keyof Weather, string]>;
+  /** a direction (0-360°): drawn on a compass axis */
+  circular?: boolean;
 }
 const WX_CHARTS: WxChart[] = [
   { title: "Temperature", q: Q.temp, keys: [["tempC", "Temperature"]] },
@@ -119,7 +168,7 @@ const WX_CHARTS: WxChart[] = [
       ["windGustKmh", "Gust"],
     ],
   },
-  { title: "Wind direction", q: null, unit: "°", keys: [["windDirDeg", "Direction"]] },
+  { title: "Wind direction", q: null, unit: "°", keys: [["windDirDeg", "Direction"]], circular: true },
   {
     title: "Rain",
     q: Q.rain,
@@ -143,6 +192,7 @@ function WeatherCharts({ wx, pref }: { wx: Series["wx"]; pref: UnitPref }) {
       <Chart
         title={c.title}
         unit={u.unit}
+        circular={c.circular}
         xs={xs}
         series={keys.map(([k, label]) => ({ label, values: wx.map((w) => (w[k] === undefined ? null : u.map(w[k]!))) }))}
       />
@@ -152,21 +202,7 @@ function WeatherCharts({ wx, pref }: { wx: Series["wx"]; pref: UnitPref }) {
 }
 
 function CurrentWeather({ wx, at, pref }: { wx: Weather; at?: number; pref: UnitPref }) {
-  const items: Array<[string, string]> = [];
-  if (wx.tempC !== undefined) items.push(["Temperature", formatQ(wx.tempC, Q.temp, pref)]);
-  if (wx.humidityPct !== undefined) items.push(["Humidity", `${wx.humidityPct} %`]);
-  if (wx.pressureHpa !== undefined) items.push(["Pressure", formatQ(wx.pressureHpa, Q.pressure, pref)]);
-  if (wx.windSpeedKmh !== undefined)
-    items.push([
-      "Wind",
-      `${formatQ(wx.windSpeedKmh, Q.speed, pref)}${wx.windDirDeg !== undefined ? ` from ${compass(wx.windDirDeg)} (${wx.windDirDeg}°)` : ""}`,
-    ]);
-  if (wx.windGustKmh !== undefined) items.push(["Gusts", formatQ(wx.windGustKmh, Q.speed, pref)]);
-  if (wx.rain1hMm !== undefined) items.push(["Rain, last hour", formatQ(wx.rain1hMm, Q.rain, pref)]);
-  if (wx.rain24hMm !== undefined) items.push(["Rain, last 24 h", formatQ(wx.rain24hMm, Q.rain, pref)]);
-  if (wx.rainMidnightMm !== undefined) items.push(["Rain since midnight", formatQ(wx.rainMidnightMm, Q.rain, pref)]);
-  if (wx.luminosityWm2 !== undefined) items.push(["Luminosity", `${wx.luminosityWm2} W/m²`]);
-  if (wx.snow24hMm !== undefined) items.push(["Snow, last 24 h", formatQ(wx.snow24hMm, Q.rain, pref)]);
+  const items = weatherReadings(wx, pref);
   return (
     <section>
       <h2>Current weather</h2>
