@@ -3,7 +3,8 @@
  * connected-mode circuits, BBS bulletins, beacons, hub submissions) hands its
  * frames here. Per frame, in this order (docs/protocol.md "Applying frames"):
  *
- *   0. strict decode of frame and payload; our own records are skipped;
+ *   0. strict decode of frame and payload (a record type this version does
+ *      not know is skipped, not refused); our own records are skipped;
  *      an unknown or blocked origin is quarantined (counted, never applied)
  *   1. signature: signerKey is an active key of the origin, and the
  *      signature holds under the verification rule over the bytes received
@@ -70,6 +71,8 @@ export interface ApplyReport {
   quarantined: number;
   /** this instance's own records, come back */
   own: number;
+  /** of a record type this version does not know (a later one's): left alone, not an error */
+  skipped: number;
   rejected: number;
   /** rejections by code */
   reasons: Record<string, number>;
@@ -141,6 +144,7 @@ function* pipeline(gw: Core, frames: Uint8Array[], opts: ApplyOptions): Generato
     suppressed: 0,
     quarantined: 0,
     own: 0,
+    skipped: 0,
     rejected: 0,
     reasons: {},
     failures: [],
@@ -187,7 +191,8 @@ function* pipeline(gw: Core, frames: Uint8Array[], opts: ApplyOptions): Generato
     const bytes = frames[index]!;
     const d = decoded[index]!;
     if (d instanceof RecordError) {
-      reject(index, d.code, d.message);
+      if (d.code === "unknown_type") report.skipped++;
+      else reject(index, d.code, d.message);
       continue;
     }
     const { frame, payload } = d;

@@ -25,7 +25,9 @@ const SIGNING_PREFIX = new TextEncoder().encode(FED_DOMAIN + "\n");
  * Types 8 and 9 (trackables, their moves) came after the first seven: a peer
  * that does not know them never asks for their feeds (they are not in its
  * descriptor's feeds nor its link's records) and refuses a pushed frame of
- * either by itself (`bad_payload`), applying the rest of the batch.
+ * either by itself (`bad_payload`), applying the rest of the batch. From this
+ * version on, a frame of a type above 9 decodes to `unknown_type`, which the
+ * apply pipeline counts as skipped, not as an error.
  */
 export const RECORD_TYPES = { cache: 1, find: 2, key: 3, bulletin: 4, tombstone: 5, "account-move": 6, peer: 7, trackable: 8, "trackable-move": 9 } as const;
 export type RecordKind = keyof typeof RECORD_TYPES;
@@ -118,7 +120,7 @@ export interface Frame {
 }
 
 /** Error codes: the CBOR ones (cbor.ts), and these. */
-export type RecordErrorCode = "bad_frame" | "bad_payload" | "bad_gid" | "bad_signer" | VerifyVerdict | CborError["code"];
+export type RecordErrorCode = "bad_frame" | "bad_payload" | "bad_gid" | "bad_signer" | "unknown_type" | VerifyVerdict | CborError["code"];
 
 export class RecordError extends Error {
   override name = "RecordError";
@@ -201,6 +203,9 @@ export function encodePayload(p: Payload): Uint8Array {
 /** Strictly decodes and shape-checks payload bytes; throws RecordError. */
 export function decodePayload(bytes: Uint8Array): Payload {
   const [type, gid, origin, v, at, signer, body] = decodeKeyedStrict(bytes, 7, "payload", "bad_payload");
+  // a well-formed type a later version added: not an error, the apply pipeline skips it
+  if (typeof type === "number" && Number.isSafeInteger(type) && type > 9 && type < 2 ** 32)
+    throw new RecordError("unknown_type", `record type ${type} is not one this version knows (1-9)`);
   if (typeof type !== "number" || !KIND_OF_TYPE[type]) throw new RecordError("bad_payload", "payload key 1 (type) must be a known record type (1-9)");
   if (typeof gid !== "string") throw new RecordError("bad_gid", "payload key 2 (gid) must be text");
   if (!parseGid(gid)) throw new RecordError("bad_gid", `"${gid}" is not a valid gid (origin:kind:localid)`);

@@ -192,7 +192,14 @@ describe("payload and frame", () => {
       else m.set(k, v);
       return m;
     };
-    payloadCases.push([w(1, 10), "bad_payload"], [w(1, undefined), "bad_payload"], [w(2, "gw1:cache"), "bad_gid"], [w(2, "gw1:widget:1"), "bad_gid"]);
+    payloadCases.push(
+      [w(1, 10), "unknown_type"],
+      [w(1, 0), "bad_payload"],
+      [w(1, 2 ** 32), "bad_payload"],
+      [w(1, undefined), "bad_payload"],
+      [w(2, "gw1:cache"), "bad_gid"],
+      [w(2, "gw1:widget:1"), "bad_gid"],
+    );
     payloadCases.push([w(2, "gw1:cache:a:b"), "bad_gid"], [w(3, "GW1"), "bad_payload"], [w(4, 0), "bad_payload"], [w(5, -1), "bad_payload"]);
     payloadCases.push([w(6, "N0CALL-99"), "bad_signer"], [w(7, new Map([[1, 2]])), "bad_payload"], [w(7, "x"), "bad_payload"], [w(8, 0), "bad_payload"]);
     for (const [m, code] of payloadCases) {

@@ -26,6 +26,9 @@ import { generateKeyPair } from "../../src/fed/keys.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
 import { pullPeer } from "../../src/fed/sync.ts";
 import { encodePage } from "../../src/fed/page.ts";
+import { encodeCbor } from "../../src/fed/cbor.ts";
+import { payloadMap, signFrame } from "../../src/fed/record.ts";
+import { signerFromSeed } from "../../src/fed/keys.ts";
 
 /** The last commit before trackables: an "older peer" that knows record types 1-7 only. */
 const BEFORE_TRACKABLES = "fe88e50";
@@ -220,6 +223,27 @@ describe("three gateways", () => {
     expect(agreed(await view(C, tag.ref))).toEqual(before);
     // a second pull brings nothing new either
     expect((await pullPeer(C.gw, "gw-b")).applied).toBe(0);
+  });
+});
+
+describe("a later record type", () => {
+  test("a frame of a type this version does not know is skipped, not refused; the rest of its page applies", async () => {
+    const payload = encodeCbor(
+      payloadMap({
+        type: 10 as never,
+        gid: "gw-a:cache:9000",
+        origin: "gw-a",
+        v: 1,
+        at: Math.floor(Date.now() / 1000),
+        signer: "gw-a",
+        body: { shape: "new" },
+      }),
+    );
+    const future = signFrame(payload, signerFromSeed(keys.a.privateKey));
+    const fresh = await newCache(A, owner, 47.2, 10.2);
+    const page = encodePage({ frames: [future, feedFrame(A.gw, fresh.gid)], next: 0, more: false });
+    const r = await C.post("/federation/frames", page, { headers: { ...ingest, "content-type": "application/cbor" } });
+    expect(await json(r)).toMatchObject({ received: 2, applied: 1, skipped: 1, rejected: 0, reasons: {} });
   });
 });
 
