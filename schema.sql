@@ -1237,3 +1237,7 @@ CREATE TABLE cache_travelbugs (
 
 -- migration 26: trackable moves waiting for an RF position of their mover (Tier A later, as finds)
 CREATE INDEX trackable_moves_pending ON trackable_moves(call, at) WHERE tier <> 'a' AND lat IS NOT NULL;
+
+-- migration 27: trackable moves by cache, for which trackables are in a cache (its page, its GPX, ?cache=)
+CREATE INDEX trackable_moves_cache ON trackable_moves(cache_gid) WHERE cache_gid IS NOT NULL;
+CREATE INDEX mirror_trackable_moves_cache ON mirror_trackable_moves(cache_gid) WHERE cache_gid IS NOT NULL;

@@ -209,7 +209,8 @@ export function promoteMovesOnSighting(gw: Core, p: GatewayEvents["position"]): 
   const base = baseCall(p.call);
   const rows = gw.db
     .query(
-      `SELECT id, lat, lon FROM trackable_moves WHERE (call = ?1 OR (call >= ?1 || '-' AND call < ?1 || '.')) AND at BETWEEN ?2 AND ?3
+      // one index range: the base call and its SSIDs (a callsign has no character between '-' and '.')
+      `SELECT id, lat, lon FROM trackable_moves WHERE call >= ?1 AND call < ?1 || '.' AND at BETWEEN ?2 AND ?3
          AND tier <> 'a' AND lat IS NOT NULL AND kind IN ('drop', 'retrieve', 'visit')`,
     )
     .all(base, p.ts - TIER_A.windowMs, p.ts + TIER_A.windowMs) as Array<{ id: number; lat: number; lon: number }>;
