@@ -1,12 +1,15 @@
 /**
- * Every route of the web app on a 360x740 phone: nothing is wider than the
- * screen (document.documentElement.scrollWidth <= 360), for a visitor, a
- * signed-in user and a sysop, with real data behind each page (a cache, a
- * weather station with long raw packets, BBS traffic, peers, a decoded
- * weather packet). A failure names the elements that stick out.
+ * Every route of the web app on a 360x740 phone, for a visitor, a signed-in
+ * user and a sysop, with real data behind each page (a cache, a weather
+ * station with long raw packets, BBS traffic, peers, a trackable, a decoded
+ * weather packet):
+ * - nothing is wider than the screen (document.documentElement.scrollWidth
+ *   <= 360); a failure names the elements that stick out;
+ * - axe-core (the accessibility checker) finds nothing critical or serious;
+ *   a failure names the rule and the elements.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser, quietTracker } from "../helpers/chromium.ts";
@@ -26,6 +29,7 @@ let user: TestUser;
 let sysop: TestUser;
 let cacheId = 0;
 let messageId = 0;
+let trackableRef = "";
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -60,6 +64,9 @@ beforeAll(async () => {
   expect(m.status).toBe(201);
   messageId = ((await m.json()) as { id: number }).id;
   await g.post("/api/bbs/messages", { type: "B", to: "ALL@WW", subject: "Field day", body: "Field day this weekend." }, { headers: { cookie: user.cookie } });
+  const tb = await g.post("/api/trackables", { name: "Rubber duck with a rather long name", goal: "Every summit" }, { headers: { cookie: user.cookie } });
+  expect(tb.status).toBe(201);
+  trackableRef = ((await tb.json()) as { ref: string }).ref;
   upsertPeer(g.gw, { instance: "n0peer-gw-with-a-long-name", url: "https://n0peer-gw-with-a-long-name.example.org", trust: "trusted", keyPin: "A".repeat(43) });
   browser = await launchBrowser();
 }, 120_000);
@@ -114,6 +121,30 @@ async function phone(who: Who) {
   return made;
 }
 
+// evaluated through the debugger protocol, which the page's CSP does not govern (a script tag would be refused)
+const AXE = readFileSync(join(ROOT, "node_modules/axe-core/axe.min.js"), "utf8");
+/** axe-core's critical and serious findings on the page as it stands: "rule (impact): target; ..." per rule. */
+async function axeFindings(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const r = await (
+      window as unknown as { axe: { run(o: object): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }
+    ).axe.run({
+      resultTypes: ["violations"],
+    });
+    return r.violations
+      .filter((v) => v.impact === "critical" || v.impact === "serious")
+      .map(
+        (v) =>
+          `${v.id} (${v.impact}): ${v.nodes
+            .slice(0, 3)
+            .map((n) => n.target.join(" "))
+            .join("; ")}${v.nodes.length > 3 ? ` and ${v.nodes.length - 3} more` : ""}`,
+      );
+  });
+}
+const axeProblems: string[] = [];
+
 async function visit(who: Who, path: string, then?: (p: Page) => Promise<void>): Promise<string | null> {
   const { page, quiet } = await phone(who);
   await page.goto(g.url + path);
@@ -121,6 +152,7 @@ async function visit(who: Who, path: string, then?: (p: Page) => Promise<void>):
   await quiet();
   if (then) await then(page);
   await quiet();
+  for (const f of await axeFindings(page)) axeProblems.push(`${who} ${path}: ${f}`);
   const o = await overflow(page);
   if (o.scrollWidth <= WIDTH) return null;
   // Only a failing page is photographed, for the person reading the failure.
@@ -159,6 +191,11 @@ function routes(): Array<[Who, string, ((p: Page) => Promise<void>)?]> {
       "/bbs/wp",
       "/sysop/bbs",
       "/radio",
+      "/messages",
+      "/messages/W1AW-9",
+      "/offline",
+      `/trackable/${trackableRef}`,
+      `/trackable/${trackableRef}/tag`,
       "/no/such/page",
       "/embed",
     ]) {
@@ -170,7 +207,7 @@ function routes(): Array<[Who, string, ((p: Page) => Promise<void>)?]> {
 }
 
 describe("web app on a 360 px phone", () => {
-  test("no page is wider than the screen, signed out, signed in and as sysop", async () => {
+  test("no page is wider than the screen, and axe finds nothing critical or serious, signed out, signed in and as sysop", async () => {
     const problems: string[] = [];
     const list = routes();
     for (const [who, path, then] of list) {
@@ -186,12 +223,18 @@ describe("web app on a 360 px phone", () => {
     const wide = await overflow(page);
     expect(wide.scrollWidth).toBeGreaterThan(WIDTH);
     expect(wide.culprits.join()).toContain("div#too-wide");
+    // and axe does see an image with no text and a field with no label
+    await page.evaluate(() => document.querySelector("main")!.insertAdjacentHTML("beforeend", '<img id="no-alt" src="/favicon.svg"><input id="no-label">'));
+    const found = await axeFindings(page);
+    expect(found.find((f) => f.startsWith("image-alt (critical)"))).toContain("#no-alt");
+    expect(found.find((f) => f.startsWith("label (critical)"))).toContain("#no-label");
     await ctx.close();
-    expect(list.length).toBe(69);
+    expect(list.length).toBe(84);
     expect(problems).toEqual([]);
+    expect(axeProblems).toEqual([]);
   }, 600_000);
 
-  test("the station page (with weather and raw packets) and the cache page fit", async () => {
+  test("the station page (with weather and raw packets) and the cache page fit, and axe finds nothing critical or serious there", async () => {
     const problems: string[] = [];
     for (const who of ["visitor", "user"] as Who[]) {
       for (const path of ["/station/N0WX-13", `/cache/${cacheId}`]) {
@@ -200,5 +243,6 @@ describe("web app on a 360 px phone", () => {
       }
     }
     expect(problems).toEqual([]);
+    expect(axeProblems).toEqual([]);
   }, 300_000);
 });
