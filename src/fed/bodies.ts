@@ -133,7 +133,8 @@ export interface TrackableBody {
   name: string;
   goal?: string;
   description?: string;
-  ownerCall: string;
+  /** absent once the owner's account is erased */
+  ownerCall?: string;
   ownerAccount?: string;
   /** hex scrypt of the tracking code salted with the gid (docs/protocol.md "Trackable") */
   codeHash: string;
@@ -146,7 +147,8 @@ export interface TrackableMoveBody {
   /** gid of the trackable (any origin) */
   trackable: string;
   kind: "drop" | "retrieve" | "grab" | "discover" | "visit" | "note" | "missing";
-  call: string;
+  /** the mover; absent once the mover's account is erased */
+  call?: string;
   account?: string;
   /** gid of the cache it went into, came out of or visited */
   cache?: string;
@@ -243,7 +245,7 @@ const LAYOUTS: Readonly<Record<RecordKind, Readonly<Record<string, Field>>>> = {
     name: { t: "text", min: 1, max: 100, req: true },
     goal: { t: "text", max: 1000 },
     description: { t: "text", max: 4000 },
-    ownerCall: { t: "call", req: true },
+    ownerCall: { t: "call" },
     ownerAccount: ACCOUNT,
     codeHash: { t: "text", min: 64, max: 64, pattern: /^[0-9a-f]+$/, req: true },
     createdAt: { ...SECONDS, req: true },
@@ -251,7 +253,7 @@ const LAYOUTS: Readonly<Record<RecordKind, Readonly<Record<string, Field>>>> = {
   "trackable-move": {
     trackable: { t: "gid", kinds: ["trackable"], req: true },
     kind: { t: "token", oneOf: ["drop", "retrieve", "grab", "discover", "visit", "note", "missing"], req: true },
-    call: { t: "call", req: true },
+    call: { t: "call" },
     account: ACCOUNT,
     cache: { t: "gid", kinds: ["cache"] },
     latE7: { t: "int", min: -900_000_000, max: 900_000_000 },

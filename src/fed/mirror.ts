@@ -113,6 +113,8 @@ export function isTombstoned(s: Stmts, gid: string | null): boolean {
 }
 
 const opt = <T>(v: T | undefined): T | null => (v === undefined ? null : v);
+/** Shown for a trackable's owner or mover whose account was erased (the record names no one). */
+const ERASED_CALL = "(erased)";
 
 /** Writes a verified record (types 1-4, 6-9) as the gid's newest version. */
 export function writeRecord(s: Stmts, p: Payload, frame: Uint8Array, via: string, now: number): void {
@@ -186,7 +188,7 @@ export function writeRecord(s: Stmts, p: Payload, frame: Uint8Array, via: string
         x.name,
         opt(x.goal),
         opt(x.description),
-        x.ownerCall,
+        x.ownerCall ?? ERASED_CALL,
         currentAccount(s, x.ownerAccount),
         x.codeHash,
         fromSeconds(x.createdAt),
@@ -201,7 +203,7 @@ export function writeRecord(s: Stmts, p: Payload, frame: Uint8Array, via: string
         p.origin,
         x.trackable,
         x.kind,
-        x.call,
+        x.call ?? ERASED_CALL,
         currentAccount(s, x.account),
         opt(x.cache),
         at(x.latE7),

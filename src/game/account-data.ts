@@ -4,7 +4,8 @@
  *
  * Erase: the account's logs are anonymised and WITHDRAWN (their corroborating
  * positions unpinned, their records re-published), its caches archived and
- * anonymised (re-published so peers update their mirrors), its ratings,
+ * anonymised (re-published so peers update their mirrors), its trackables and
+ * their moves anonymised and re-published, its ratings,
  * favorites, uploads, stage unlocks and supporter row deleted.
  */
 import type { Core } from "../gateway.ts";
@@ -12,6 +13,7 @@ import type { AccountData } from "../accounts/gdpr.ts";
 import type { ProfileSection } from "../accounts/profile.ts";
 import { archiveOwnedCaches } from "./caches.ts";
 import { withdrawLogsOf } from "./logs.ts";
+import { eraseTrackablesOf, trackablesDataOf } from "./trackables-moves.ts";
 
 const all = (gw: Core, sql: string, ...p: Array<string | number>) => gw.db.query(sql).all(...p) as Array<Record<string, unknown>>;
 
@@ -51,17 +53,32 @@ export const gameData: AccountData = {
     const supporter = gw.db
       .query("SELECT confirmed_at AS confirmedAt, until, level, public = 1 AS public, name, updated_at AS updatedAt FROM supporters WHERE user_id = ?")
       .get(id) as Record<string, unknown> | null;
-    if (!caches.length && !logs.length && !ratings.length && !favorites.length && !media.length && !stageUnlocks.length && !supporter) return null;
-    return { caches, logs, ratings, favorites, media, stageUnlocks, supporter };
+    const { trackables, moves: trackableMoves } = trackablesDataOf(gw, id);
+    if (
+      !caches.length &&
+      !logs.length &&
+      !ratings.length &&
+      !favorites.length &&
+      !media.length &&
+      !stageUnlocks.length &&
+      !supporter &&
+      !trackables.length &&
+      !trackableMoves.length
+    )
+      return null;
+    return { caches, logs, ratings, favorites, media, stageUnlocks, supporter, trackables, trackableMoves };
   },
   erase(gw, account) {
     const id = account.userId;
     const logs = withdrawLogsOf(gw, id, account.verifiedCalls);
     const caches = archiveOwnedCaches(gw, id, account.verifiedCalls);
+    const trackables = eraseTrackablesOf(gw, id);
     const del = (sql: string) => gw.db.query(sql).run(id).changes;
     return {
       logsWithdrawn: logs,
       cachesArchived: caches,
+      trackablesAnonymised: trackables.trackables,
+      trackableMovesAnonymised: trackables.moves,
       ratings: del("DELETE FROM ratings WHERE user_id = ?"),
       favorites: del("DELETE FROM favorites WHERE user_id = ?"),
       media: del("DELETE FROM media WHERE user_id = ?"),

@@ -26,7 +26,18 @@ import { distanceM, oneOf, optText, pastTime, type Actor } from "./model.ts";
 import { resolveCache } from "./caches.ts";
 import { isSighting, localSighting, TIER_A } from "./corroborate.ts";
 import type { GatewayEvents } from "../events.ts";
-import { codeMatches, findTrackable, movesOf, stateOf, trackableJson, type Move, type Trackable, type TrackableRef } from "./trackables.ts";
+import {
+  codeMatches,
+  ERASED_CALL,
+  findTrackable,
+  movesOf,
+  publishTrackable,
+  stateOf,
+  trackableJson,
+  type Move,
+  type Trackable,
+  type TrackableRef,
+} from "./trackables.ts";
 import { MOVE_KINDS, type MoveKind } from "./trackables-state.ts";
 
 const FIELDS = ["kind", "cacheId", "trackingCode", "text", "at"];
@@ -172,7 +183,7 @@ function publishMove(gw: Core, id: number): void {
   publishRecord(gw, "trackable-move", id, {
     trackable: r.trackable_gid,
     kind: r.kind,
-    call: r.call,
+    call: r.call === ERASED_CALL ? undefined : r.call,
     account: r.user_id === null ? undefined : accountGid(gw, publicIdOf(gw.db, r.user_id)),
     cache: r.cache_gid ?? undefined,
     latE7: r.lat === null ? undefined : toE7(r.lat),
@@ -224,4 +235,34 @@ export function promoteMovesOnSighting(gw: Core, p: GatewayEvents["position"]): 
       publishMove(gw, r.id);
     })();
   }
+}
+
+/** An account's trackables and moves, for its GDPR export. */
+export function trackablesDataOf(gw: Core, userId: number): { trackables: unknown[]; moves: unknown[] } {
+  const trackables = gw.db
+    .query("SELECT id, ref, name, goal, description, owner_call AS ownerCall, created_at AS createdAt FROM trackables WHERE owner_id = ? ORDER BY id")
+    .all(userId);
+  const moves = gw.db
+    .query(
+      `SELECT id, trackable_gid AS trackableGid, kind, call, cache_gid AS cacheGid, lat, lon, text, at, tier, corr_igate AS corroboratingIgate,
+         corr_distance_m AS corroboratingDistanceM, created_at AS createdAt FROM trackable_moves WHERE user_id = ? ORDER BY id`,
+    )
+    .all(userId);
+  return { trackables, moves };
+}
+
+/**
+ * GDPR erase: the account's trackables and moves stay (others' moves and
+ * every instance's state rest on them) but name no one: owner and mover
+ * become "(erased)", a move's text goes, and each is published again without
+ * callsign or account. Inside the caller's transaction.
+ */
+export function eraseTrackablesOf(gw: Core, userId: number): { trackables: number; moves: number } {
+  const owned = gw.db.query("SELECT id FROM trackables WHERE owner_id = ?").all(userId) as Array<{ id: number }>;
+  const moved = gw.db.query("SELECT id FROM trackable_moves WHERE user_id = ?").all(userId) as Array<{ id: number }>;
+  gw.db.query("UPDATE trackables SET owner_id = NULL, owner_call = ? WHERE owner_id = ?").run(ERASED_CALL, userId);
+  gw.db.query("UPDATE trackable_moves SET user_id = NULL, call = ?, text = NULL, corr_igate = NULL WHERE user_id = ?").run(ERASED_CALL, userId);
+  for (const t of owned) publishTrackable(gw, t.id);
+  for (const m of moved) publishMove(gw, m.id);
+  return { trackables: owned.length, moves: moved.length };
 }

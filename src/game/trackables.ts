@@ -114,19 +114,28 @@ export function createTrackable(gw: Core, actor: Actor, body: Record<string, unk
     // salted with the gid, which the id makes
     const hash = codeHash(localGid(gw, "trackable", id), code);
     gw.db.query("UPDATE trackables SET code_hash = ? WHERE id = ?").run(hash, id);
-    publishRecord(gw, "trackable", id, {
-      ref,
-      name,
-      goal: goal ?? undefined,
-      description: description ?? undefined,
-      ownerCall,
-      ownerAccount: accountGid(gw, publicIdOf(gw.db, userId)),
-      codeHash: hash,
-      createdAt: toSeconds(now),
-    });
+    publishTrackable(gw, id);
     return id;
   })();
   return { ...trackableJson(gw, nativeById(gw, id)!), trackingCode: code };
+}
+
+/** Shown for an owner or mover whose account was erased. */
+export const ERASED_CALL = "(erased)";
+
+/** Publishes a native trackable's record (again, after its owner's account is erased). Inside the caller's transaction. */
+export function publishTrackable(gw: Core, id: number): void {
+  const r = gw.db.query("SELECT * FROM trackables WHERE id = ?").get(id) as NativeRow;
+  publishRecord(gw, "trackable", id, {
+    ref: r.ref,
+    name: r.name,
+    goal: r.goal ?? undefined,
+    description: r.description ?? undefined,
+    ownerCall: r.owner_call === ERASED_CALL ? undefined : r.owner_call,
+    ownerAccount: r.owner_id === null ? undefined : accountGid(gw, publicIdOf(gw.db, r.owner_id)),
+    codeHash: r.code_hash,
+    createdAt: toSeconds(r.created_at),
+  });
 }
 
 interface NativeRow {

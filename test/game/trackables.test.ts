@@ -245,6 +245,44 @@ describe("Tier A later", () => {
   });
 });
 
+describe("GDPR", () => {
+  test("export holds an account's trackables and moves; erase keeps them, naming no one, and publishes them again", async () => {
+    const leaver = signedInUser(g.gw, "N0BYE", { verified: true });
+    const c = await newCache(47.6, 11.0);
+    const t = await newTrackable(leaver, "Leaver's bug");
+    expect((await move(t.ref, leaver, { kind: "drop", cacheId: c.id, text: "Bye from N0BYE" })).status).toBe(201);
+    expect((await move(t.ref, other, { kind: "retrieve", trackingCode: t.trackingCode })).status).toBe(201);
+    const exported = await json(await g.post("/api/account/N0BYE/export", {}, as(leaver)));
+    expect(exported.data.game.trackables).toMatchObject([{ ref: t.ref, ownerCall: "N0BYE" }]);
+    expect(exported.data.game.trackableMoves).toMatchObject([{ kind: "drop", call: "N0BYE", text: "Bye from N0BYE" }]);
+    const r = await g.post("/api/account/N0BYE/delete", { confirm: true }, as(leaver));
+    expect(r.status).toBe(200);
+    expect((await json(r)).summary.game).toMatchObject({ trackablesAnonymised: 1, trackableMovesAnonymised: 1 });
+    const after = await g.get(`/api/trackables/${t.ref}`);
+    const text = await after.text();
+    expect(text).not.toContain("N0BYE");
+    expect(JSON.parse(text)).toMatchObject({ owner: "(erased)", holder: "N0OTH", inCache: null });
+    expect(JSON.parse(text).moves.map((m: any) => [m.kind, m.call, m.text])).toEqual([
+      ["drop", "(erased)", null],
+      ["retrieve", "N0OTH", null],
+    ]);
+    const record = (gid: string) => {
+      const row = g.gw.db.query("SELECT v, frame FROM fed_feed WHERE gid = ?").get(gid) as { v: number; frame: Uint8Array };
+      return { v: row.v, body: decodePayload(decodeFrame(row.frame).payload).body };
+    };
+    const tr = record(t.gid);
+    expect(tr.v).toBe(2);
+    expect(tr.body).not.toHaveProperty("ownerCall");
+    expect(tr.body).not.toHaveProperty("ownerAccount");
+    const dropGid = JSON.parse(text).moves[0].gid;
+    const mr = record(dropGid);
+    expect(mr.v).toBe(2);
+    expect(mr.body).not.toHaveProperty("call");
+    expect(mr.body).not.toHaveProperty("account");
+    expect(mr.body).not.toHaveProperty("text");
+  });
+});
+
 describe("GPX", () => {
   const XSD = join(import.meta.dir, "../fixtures/xsd/pocket-query.xsd");
   test("a cache's GPX lists the trackables in it (valid against Groundspeak 1.0.1); an import keeps listed travel bugs that are not ours", async () => {
