@@ -78,7 +78,7 @@ function isOwner(t: TrackableRef, actor: Actor, call: string): boolean {
 }
 
 /** Logs one move as the actor's active callsign. */
-export function logMove(gw: Core, actor: Actor, key: string, body: Record<string, unknown>): { move: Move; trackable: Trackable } {
+export async function logMove(gw: Core, actor: Actor, key: string, body: Record<string, unknown>): Promise<{ move: Move; trackable: Trackable }> {
   refuseUnlessClockSane(gw);
   const now = gw.clock.now();
   for (const k of Object.keys(body)) if (!FIELDS.includes(k)) throw badRequest("invalid", `unknown field "${k}"; a move has ${FIELDS.join(", ")}`);
@@ -92,11 +92,12 @@ export function logMove(gw: Core, actor: Actor, key: string, body: Record<string
   if (actor.userId === null || !actor.call) throw forbidden("choose a callsign for your account first", "callsign_required");
   const call = actor.call;
   const t = findTrackable(gw, key);
+  const code = body.trackingCode as string | undefined;
+  // the one wait: from here to the write nothing yields, so the state checked is the state written on
+  if (code !== undefined && !(await codeMatches(t, code))) throw forbidden("that is not this trackable's tracking code", "wrong_code");
   const state = stateOf(gw, t);
   const holder = state.holder !== null && baseCall(state.holder) === baseCall(call);
   const owner = isOwner(t, actor, call);
-  const code = body.trackingCode as string | undefined;
-  if (code !== undefined && !codeMatches(t, code)) throw forbidden("that is not this trackable's tracking code", "wrong_code");
   const withCode = code !== undefined;
   switch (kind) {
     case "drop":

@@ -5,7 +5,7 @@
  * (mirror_trackable_moves), give its state through trackables-state.ts. A
  * trackable is published as a signed record (type 8) when it is made.
  */
-import { randomInt, scryptSync, timingSafeEqual } from "node:crypto";
+import { randomInt, scrypt, scryptSync, timingSafeEqual } from "node:crypto";
 import type { Core } from "../gateway.ts";
 import { badRequest, forbidden, notFound } from "../errors.ts";
 import { accountGid, localGid, publishRecord } from "../fed/feed.ts";
@@ -66,15 +66,21 @@ export type Trackable = TrackableState & {
 
 /** The stored hash of a tracking code: hex scrypt of the code, salted with the trackable's gid. */
 export function codeHash(gid: string, code: string): string {
-  return scryptSync(normalizeCode(code), `svc-trackable/1\n${gid}`, 32, { N: 16384, r: 8, p: 1 }).toString("hex");
+  return scryptSync(normalizeCode(code), `svc-trackable/1\n${gid}`, 32, SCRYPT).toString("hex");
 }
+
+const SCRYPT = { N: 16384, r: 8, p: 1 };
 
 /** Upper case, without spaces or dashes: what a player types off a tag. */
 const normalizeCode = (code: string) => code.toUpperCase().replace(/[\s-]/g, "");
 
-export function codeMatches(t: TrackableRef, code: string): boolean {
+/** Whether a code typed in is the trackable's: the hash off the event loop (scrypt takes tens of ms, more on a Pi). */
+export async function codeMatches(t: TrackableRef, code: string): Promise<boolean> {
   if (normalizeCode(code).length < 6 || code.length > 64) return false;
-  return timingSafeEqual(Buffer.from(codeHash(t.gid, code), "hex"), Buffer.from(t.codeHash, "hex"));
+  const hash = await new Promise<Buffer>((resolve, reject) =>
+    scrypt(normalizeCode(code), `svc-trackable/1\n${t.gid}`, 32, SCRYPT, (e, key) => (e ? reject(e) : resolve(key))),
+  );
+  return timingSafeEqual(hash, Buffer.from(t.codeHash, "hex"));
 }
 
 function newCode(): string {
