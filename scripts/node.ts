@@ -11,7 +11,7 @@
  *    builds the web app into .cache/node/ui/ beside it (ui/index.json lists
  *    the files and their types) and the world basemap into world.pmtiles, as
  *    build.ts embeds both in the executable.
- * 2. A Node with node:sqlite (22.5 or newer): $SVC_NODE, else `node` on PATH
+ * 2. A Node with node:sqlite (22.16 or newer): $SVC_NODE, else `node` on PATH
  *    if new enough, else node-<os>-<arch>@NODE_VERSION from the npm registry,
  *    fetched once with `npm pack` into .cache/node-runtimes (as build.ts
  *    fetches Bun runtimes): no dependency in package.json for a 190 MB binary
@@ -66,9 +66,9 @@ function nodeVersion(exe: string): number[] | null {
   return m ? [Number(m[1]), Number(m[2])] : null;
 }
 
-const hasSqlite = (v: number[] | null) => !!v && (v[0]! > 22 || (v[0] === 22 && v[1]! >= 13));
+const hasSqlite = (v: number[] | null) => !!v && (v[0]! > 22 || (v[0] === 22 && v[1]! >= 16));
 
-/** A Node that has node:sqlite without a flag (22.13 or newer). */
+/** A Node whose node:sqlite needs no flag and returns rows as arrays with their column names (22.16 or newer). */
 export function nodeRuntime(log: (l: string) => void = () => {}): string {
   if (process.env.SVC_NODE) return process.env.SVC_NODE;
   if (hasSqlite(nodeVersion("node"))) return "node";
@@ -78,7 +78,7 @@ export function nodeRuntime(log: (l: string) => void = () => {}): string {
   const dir = join(ROOT, ".cache/node-runtimes", `${pkg}-${NODE_VERSION}`);
   const exe = join(dir, "package/bin/node");
   if (existsSync(exe)) return exe;
-  log(`fetching ${pkg}@${NODE_VERSION} from the npm registry (the node on PATH is older than 22.13)`);
+  log(`fetching ${pkg}@${NODE_VERSION} from the npm registry (the node on PATH is older than 22.16)`);
   mkdirSync(dir, { recursive: true });
   const pack = spawnSync("npm", ["pack", `${pkg}@${NODE_VERSION}`, "--pack-destination", dir, "--silent"], { cwd: dir, encoding: "utf8" });
   if (pack.status !== 0) throw new Error(`npm pack ${pkg}@${NODE_VERSION} failed:\n${pack.stderr}`);

@@ -1,4 +1,4 @@
-// The gateway on Node (22.5 or newer): node:sqlite and node:http, from the bundle
+// The gateway on Node (22.16 or newer): node:sqlite and node:http, from the bundle
 // scripts/node.ts builds (`npm run start:node`). Same commands and flags as src/main.ts.
 import "../production.ts";
 import { fileURLToPath } from "node:url";

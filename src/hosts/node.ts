@@ -1,9 +1,15 @@
 /**
- * The Node host: node:http in front of the same Elysia app, through
- * `app.handle(Request)` (Elysia's runtime-independent entry). Each request
- * becomes a web Request whose body streams from the socket (the app reads it
- * with its own cap after the gate), and the Response streams back with
- * back-pressure, so the CoT event stream works as on Bun.
+ * The Node host: node:http in front of the same Elysia app, built with
+ * Elysia's Node adapter (`@elysiajs/node`: handlers' values become srvx's
+ * FastResponse, written to the socket as they are, not through a web stream),
+ * through `app.handle(Request)`. Each request is srvx's lazy NodeRequest (the
+ * adapter's own conversion: headers, URL and body read only when asked for;
+ * the app reads the body with its own cap after the gate), and a streamed
+ * answer goes back with back-pressure, so the CoT event stream works as on
+ * Bun. The adapter's own `listen` is not used: it has no client address
+ * (requestIP), and the gateway's TLS (a certificate swapped in place, ACME
+ * TLS-ALPN, a readable answer to plain http) and Bun's WebSocket limits live
+ * on this listener (docs/architecture.md, "The Node host").
  *
  * WebSockets (the live rooms) upgrade through the `ws` package, with Bun's
  * limits (payload size, back-pressure, idle timeout with pings) and Bun's
@@ -21,6 +27,8 @@ import { join } from "node:path";
 import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
+import { node } from "@elysiajs/node";
+import { NodeRequest, sendNodeResponse } from "srvx/node";
 import { WebSocketServer, type WebSocket } from "ws";
 import { TopicSocket } from "./topic-socket.ts";
 import { answerTlsAlpn } from "../tls/alpn.ts";
@@ -29,74 +37,19 @@ import type { HostSocket, HttpHost, HttpServer, ServeOptions, SocketRoute } from
 import type { App } from "../http/app.ts";
 import { AppError } from "../errors.ts";
 
-/** A request body as a web stream, failing once it passes `max` bytes (Bun's maxRequestBodySize). */
-function bodyStream(req: IncomingMessage, max: number): ReadableStream<Uint8Array> {
-  let seen = 0;
-  const it = req[Symbol.asyncIterator]();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { value, done } = await it.next();
-      if (done) return controller.close();
-      seen += value.length;
-      if (seen > max) {
-        req.destroy();
-        return controller.error(new Error(`request body over ${max} bytes`));
-      }
-      controller.enqueue(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
-    },
-    cancel() {
-      req.destroy();
-    },
-  });
-}
-
-async function send(res: ServerResponse, response: Response, head: boolean): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  for (const [k, v] of response.headers) if (k !== "set-cookie") headers[k] = v;
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length) headers["set-cookie"] = cookies;
-  res.writeHead(response.status, response.statusText || undefined, headers);
-  if (!response.body || head) {
-    await response.body?.cancel();
-    res.end();
-    return;
-  }
-  const reader = response.body.getReader();
-  const closed = new Promise<void>((resolve) => res.once("close", resolve));
-  res.once("close", () => void reader.cancel().catch(() => {}));
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      if (!res.write(value)) await Promise.race([new Promise((r) => res.once("drain", r)), closed]);
-      if (res.destroyed) return;
-    }
-    res.end();
-  } catch {
-    // the client went away, or the body failed half-way: nothing more can be said on this response
-    res.destroy();
-  }
-}
-
 /** The web app scripts/node.ts built beside the bundle: ui/index.json names each file and its type. */
 export async function prebuiltUi(dir: string): Promise<Array<{ name: string; blob: Blob }>> {
   const files = JSON.parse(readFileSync(join(dir, "index.json"), "utf8")) as Array<{ name: string; type: string }>;
   return files.map((f) => ({ name: f.name, blob: new Blob([readFileSync(join(dir, f.name))], { type: f.type }) }));
 }
 
-function requestOf(req: IncomingMessage, base: string, body?: ReadableStream<Uint8Array>, signal?: AbortSignal): Request {
-  const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-  const scheme = (req.socket as Socket & { encrypted?: boolean }).encrypted ? "https" : "http";
-  return new Request(`${scheme}://${req.headers.host ?? base}${req.url ?? "/"}`, {
-    method: req.method ?? "GET",
-    headers,
-    body,
-    signal,
-    // @ts-expect-error: a streamed request body needs duplex "half" (not in every RequestInit type)
-    duplex: "half",
-  });
+/** A lazy web Request over node:http's message (srvx's, as @elysiajs/node uses): headers, URL and body are read only when asked for. */
+function requestOf(req: IncomingMessage, res?: ServerResponse, maxRequestBodySize?: number): Request {
+  return new NodeRequest({ req, res, maxRequestBodySize }) as unknown as Request;
 }
+
+/** The node:http message a request came on. */
+const messageOf = (request: Request) => (request as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
 
 /** A refused upgrade: the gateway's error shape on the raw socket, then closed. */
 function refuse(socket: Socket, e: unknown): void {
@@ -133,31 +86,21 @@ class NodeSocket extends TopicSocket<NodeSocket> implements HostSocket {
   }
 }
 
-/** Each request's node:http message, for every listener (plain http's requests are answered through the HTTPS listener's server). */
-const sockets = new WeakMap<Request, IncomingMessage>();
-
 export const nodeHost: HttpHost = {
   name: "node",
   missing: new Set(["tcp-servers", "serial"]),
+  adapter: node(),
   async serve(app: App, opts: ServeOptions): Promise<HttpServer> {
-    const base = () => `${opts.hostname}:${port()}`;
     const answer: RequestListener = async (req, res) => {
-      const method = req.method ?? "GET";
-      const aborted = new AbortController();
-      res.once("close", () => {
-        if (!res.writableFinished) aborted.abort();
-      });
-      const hasBody = method !== "GET" && method !== "HEAD";
-      const request = requestOf(req, base(), hasBody ? bodyStream(req, opts.maxRequestBodySize) : undefined, aborted.signal);
-      sockets.set(request, req);
       let response: Response;
       try {
-        response = await app.handle(request);
+        response = await app.handle(requestOf(req, res, opts.maxRequestBodySize));
       } catch (e) {
         response = Response.json({ error: "internal", message: "the server failed to answer this request" }, { status: 500 });
         console.error(e);
       }
-      await send(res, response, method === "HEAD");
+      // a body Elysia made (srvx's FastResponse) is written as it is, a stream with back-pressure; HEAD answers send none (node:http)
+      await sendNodeResponse(res, response).catch(() => res.destroy());
     };
     // HTTPS when given a certificate (src/tls/); setSecureContext swaps it in place
     const server = opts.tls ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, answer) : createServer(answer);
@@ -182,8 +125,7 @@ export const nodeHost: HttpHost = {
     server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {
       const route: SocketRoute | undefined = opts.secondary ? undefined : opts.sockets?.[new URL(req.url ?? "/", "http://host").pathname];
       if (!route) return refuse(socket, new AppError(404, "not_found", "no WebSocket here"));
-      const request = requestOf(req, base());
-      sockets.set(request, req);
+      const request = requestOf(req);
       let accepted: unknown;
       try {
         accepted = route.accept(request, httpServer);
@@ -235,10 +177,10 @@ export const nodeHost: HttpHost = {
         return port();
       },
       requestIP: (request) => {
-        const address = sockets.get(request)?.socket.remoteAddress;
+        const address = messageOf(request)?.socket.remoteAddress;
         return address ? { address: address.startsWith("::ffff:") ? address.slice(7) : address } : null;
       },
-      timeout: (request, seconds) => void sockets.get(request)?.socket.setTimeout(seconds * 1000),
+      timeout: (request, seconds) => void messageOf(request)?.socket.setTimeout(seconds * 1000),
       publish(topic, data) {
         const set = topics.get(topic);
         if (set) for (const s of set) s.send(data);

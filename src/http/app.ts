@@ -18,7 +18,7 @@ import { httpsRedirect } from "./https-redirect.ts";
 export function createApp(gw: Gateway) {
   const csp = contentSecurityPolicy(gw.config);
   // Elysia compiles each route's handler and validators with `new Function` unless told not to
-  const app = new Elysia({ name: "svc-gateway", normalize: false, aot: !gw.host.missing.has("codegen") })
+  const app = new Elysia({ name: "svc-gateway", normalize: false, aot: !gw.host.missing.has("codegen"), adapter: gw.host.adapter })
     .onRequest(async ({ request }) => {
       // a write waits while a checkpoint keeps the WAL bounded (store/checkpoint.ts)
       const held = request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" ? undefined : gw.writeGate.wait();

@@ -5,6 +5,7 @@
  * (src/hosts/bun.ts); src/hosts/node.ts makes one on node:http. The host's
  * entry point picks the host (docs/architecture.md).
  */
+import type { ElysiaAdapter } from "elysia";
 import type { App } from "./app.ts";
 
 export interface HttpServer {
@@ -80,6 +81,8 @@ export interface HttpHost {
   /** "bun", "node", "workerd" */
   readonly name: string;
   readonly missing: ReadonlySet<Missing>;
+  /** Elysia's adapter for this runtime (how handlers' values become responses); Elysia's web-standard one when absent */
+  readonly adapter?: ElysiaAdapter;
   /** Listens; throws an error with code EADDRINUSE when the port is taken. */
   serve(app: App, opts: ServeOptions): Promise<HttpServer>;
 }

