@@ -1157,7 +1157,7 @@ CREATE INDEX emergencies_call ON emergencies(call, ts);
 
 -- Trackables made on this instance. ref: the public code on the tag
 -- ("SVT" + 6 base-36 characters, random). code_hash: scrypt of the secret
--- tracking code salted with the gid (docs/protocol.md "Trackable"); the code
+-- tracking code salted with the ref (docs/protocol.md "Trackables"); the code
 -- itself is shown once, when the trackable is made, and never stored.
 CREATE TABLE trackables (
   id          INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: part of the gid

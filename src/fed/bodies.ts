@@ -136,7 +136,7 @@ export interface TrackableBody {
   /** absent once the owner's account is erased */
   ownerCall?: string;
   ownerAccount?: string;
-  /** hex scrypt of the tracking code salted with the gid (docs/protocol.md "Trackable") */
+  /** hex scrypt of the tracking code salted with the ref (docs/protocol.md "Trackables") */
   codeHash: string;
   /** unix seconds */
   createdAt: number;

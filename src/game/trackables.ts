@@ -5,7 +5,7 @@
  * (mirror_trackable_moves), give its state through trackables-state.ts. A
  * trackable is published as a signed record (type 8) when it is made.
  */
-import { randomInt, scrypt, scryptSync, timingSafeEqual } from "node:crypto";
+import { randomInt, scrypt, timingSafeEqual } from "node:crypto";
 import type { Core } from "../gateway.ts";
 import { badRequest, forbidden, notFound } from "../errors.ts";
 import { accountGid, localGid, publishRecord } from "../fed/feed.ts";
@@ -64,23 +64,27 @@ export type Trackable = TrackableState & {
   createdAt: number;
 };
 
-/** The stored hash of a tracking code: hex scrypt of the code, salted with the trackable's gid. */
-export function codeHash(gid: string, code: string): string {
-  return scryptSync(normalizeCode(code), `svc-trackable/1\n${gid}`, 32, SCRYPT).toString("hex");
-}
-
 const SCRYPT = { N: 16384, r: 8, p: 1 };
 
 /** Upper case, without spaces or dashes: what a player types off a tag. */
 const normalizeCode = (code: string) => code.toUpperCase().replace(/[\s-]/g, "");
 
-/** Whether a code typed in is the trackable's: the hash off the event loop (scrypt takes tens of ms, more on a Pi). */
+/**
+ * The stored hash of a tracking code: hex scrypt of the code, salted with the
+ * trackable's ref (docs/protocol.md "Trackables"). Off the event loop: scrypt
+ * takes tens of ms, more on a Pi.
+ */
+export async function codeHash(ref: string, code: string): Promise<string> {
+  const key = await new Promise<Buffer>((resolve, reject) =>
+    scrypt(normalizeCode(code), `svc-trackable/1\n${ref}`, 32, SCRYPT, (e, k) => (e ? reject(e) : resolve(k))),
+  );
+  return key.toString("hex");
+}
+
+/** Whether a code typed in is the trackable's. */
 export async function codeMatches(t: TrackableRef, code: string): Promise<boolean> {
   if (normalizeCode(code).length < 6 || code.length > 64) return false;
-  const hash = await new Promise<Buffer>((resolve, reject) =>
-    scrypt(normalizeCode(code), `svc-trackable/1\n${t.gid}`, 32, SCRYPT, (e, key) => (e ? reject(e) : resolve(key))),
-  );
-  return timingSafeEqual(hash, Buffer.from(t.codeHash, "hex"));
+  return timingSafeEqual(Buffer.from(await codeHash(t.ref, code), "hex"), Buffer.from(t.codeHash, "hex"));
 }
 
 function newCode(): string {
@@ -97,7 +101,7 @@ const newRef = () =>
     .padStart(6, "0");
 
 /** Makes a trackable owned by the actor's (verified) callsign; the code is in this answer only. */
-export function createTrackable(gw: Core, actor: Actor, body: Record<string, unknown>): Trackable & { trackingCode: string } {
+export async function createTrackable(gw: Core, actor: Actor, body: Record<string, unknown>): Promise<Trackable & { trackingCode: string }> {
   refuseUnlessClockSane(gw);
   for (const k of Object.keys(body))
     if (!["name", "goal", "description"].includes(k)) throw badRequest("invalid", `unknown field "${k}"; a trackable has name, goal, description`);
@@ -108,22 +112,25 @@ export function createTrackable(gw: Core, actor: Actor, body: Record<string, unk
   const userId = actor.userId;
   const ownerCall = actor.call;
   const code = newCode();
-  const now = gw.clock.now();
-  const id = gw.db.transaction(() => {
+  const taken = (ref: string) => !!gw.db.query("SELECT 1 FROM trackables WHERE ref = ?1 UNION ALL SELECT 1 FROM mirror_trackables WHERE ref = ?1").get(ref);
+  for (;;) {
     let ref = newRef();
-    while (gw.db.query("SELECT 1 FROM trackables WHERE ref = ? UNION ALL SELECT 1 FROM mirror_trackables WHERE ref = ?").get(ref, ref)) ref = newRef();
-    const id = Number(
-      gw.db
-        .query("INSERT INTO trackables (ref, owner_id, owner_call, name, goal, description, code_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, '', ?)")
-        .run(ref, userId, ownerCall, name, goal, description, now).lastInsertRowid,
-    );
-    // salted with the gid, which the id makes
-    const hash = codeHash(localGid(gw, "trackable", id), code);
-    gw.db.query("UPDATE trackables SET code_hash = ? WHERE id = ?").run(hash, id);
-    publishTrackable(gw, id);
-    return id;
-  })();
-  return { ...trackableJson(gw, nativeById(gw, id)!), trackingCode: code };
+    while (taken(ref)) ref = newRef();
+    const hash = await codeHash(ref, code);
+    // nothing yields from here to the commit: a ref taken while the hash was made is drawn again
+    if (taken(ref)) continue;
+    const now = gw.clock.now();
+    const id = gw.db.transaction(() => {
+      const id = Number(
+        gw.db
+          .query("INSERT INTO trackables (ref, owner_id, owner_call, name, goal, description, code_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+          .run(ref, userId, ownerCall, name, goal, description, hash, now).lastInsertRowid,
+      );
+      publishTrackable(gw, id);
+      return id;
+    })();
+    return { ...trackableJson(gw, nativeById(gw, id)!), trackingCode: code };
+  }
 }
 
 /** Shown for an owner or mover whose account was erased. */
