@@ -187,6 +187,8 @@ const MIRROR_COLS = `t.gid, t.origin, t.ref, t.name, t.goal, t.description, t.ow
   t.created_at AS createdAt`;
 /** Mirrors of blocked peers are never shown. */
 const NOT_BLOCKED = "NOT EXISTS (SELECT 1 FROM peers p WHERE p.instance = t.origin AND p.trust = 'blocked')";
+/** Only moves signed here or by a trusted peer move a trackable: an unvetted instance cannot carry one off. */
+const TRUSTED = "EXISTS (SELECT 1 FROM peers p WHERE p.instance = t.origin AND p.trust = 'trusted')";
 
 /**
  * A trackable by its ref (any case) or gid; 404 when neither is known. A ref
@@ -216,7 +218,7 @@ export function findTrackable(gw: Core, key: string): TrackableRef {
   return m;
 }
 
-/** Every move of a trackable held here (logged here or mirrored), in the order of the state rule. */
+/** Every move of a trackable held here (logged here, or mirrored from a trusted peer), in the order of the state rule. */
 export function movesOf(gw: Core, trackableGid: string): Move[] {
   const self = gw.config.instance;
   const rows = gw.db
@@ -225,7 +227,7 @@ export function movesOf(gw: Core, trackableGid: string): Move[] {
          FROM trackable_moves WHERE trackable_gid = ?2
        UNION ALL
        SELECT t.gid, t.origin, t.kind, t.call, t.cache_gid, t.lat, t.lon, t.text, t.at, t.tier
-         FROM mirror_trackable_moves t WHERE t.trackable_gid = ?2 AND ${NOT_BLOCKED}`,
+         FROM mirror_trackable_moves t WHERE t.trackable_gid = ?2 AND ${TRUSTED}`,
     )
     .all(self, trackableGid) as Move[];
   return orderMoves(rows);

@@ -23,7 +23,7 @@ import { count, feedFrame, signed } from "../helpers/fed.ts";
 import { BUN, ROOT } from "../helpers/paths.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
-import { upsertPeer } from "../../src/fed/peers.ts";
+import { setTrust, upsertPeer } from "../../src/fed/peers.ts";
 import { pullPeer } from "../../src/fed/sync.ts";
 import { encodePage } from "../../src/fed/page.ts";
 import { encodeCbor } from "../../src/fed/cbor.ts";
@@ -157,6 +157,11 @@ describe("three gateways", () => {
     }
     expect(await gpxOf(A, cB.gid)).toContain(`ref="${tag.ref}"`);
     expect(await gpxOf(B, cA.gid)).not.toContain(tag.ref);
+    // moves of a peer that is not trusted do not move it: on C with B unvetted, it is where A's moves left it
+    setTrust(C.gw, "gw-b", "unvetted");
+    expect(await view(C, tag.ref)).toMatchObject({ holder: "N0ONE", inCache: null });
+    setTrust(C.gw, "gw-b", "trusted");
+    expect(agreed(await view(C, tag.ref))).toEqual(agreed(views[0]));
   });
 
   test("two grabs in the same second on A and B: each accepted, and once synced the same holder everywhere", async () => {
