@@ -9,6 +9,20 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * No answer came (fetch itself failed): the reason in words, as a page shows
+ * it ("Could not load the station: this device is offline"), not the
+ * browser's "Failed to fetch". Not an ApiError: no answer is not the
+ * server's refusal (a page keeps such work for later, as field notes and
+ * messages do).
+ */
+export class NetworkError extends Error {
+  readonly code = "network";
+  constructor() {
+    super(navigator.onLine ? "no answer from the gateway (no network here, or the gateway is restarting); try again in a moment" : "this device is offline");
+  }
+}
+
 export async function api<T>(path: string, init?: RequestInit & { json?: unknown }): Promise<T> {
   const headers = new Headers(init?.headers);
   let body = init?.body;
@@ -16,7 +30,14 @@ export async function api<T>(path: string, init?: RequestInit & { json?: unknown
     headers.set("content-type", "application/json");
     body = JSON.stringify(init.json);
   }
-  const res = await fetch(path, { ...init, headers, body, credentials: "same-origin" });
+  let res: Response;
+  try {
+    res = await fetch(path, { ...init, headers, body, credentials: "same-origin" });
+  } catch (e) {
+    // an aborted request stays what it was; any other failure of fetch means no answer came
+    if ((e as Error).name === "AbortError") throw e;
+    throw new NetworkError();
+  }
   const type = res.headers.get("content-type") ?? "";
   const data = type.includes("json") ? await res.json() : await res.text();
   if (!res.ok) {

@@ -119,7 +119,9 @@ describe("web app: honest and careful", () => {
     let { ctx, page } = await open(null, `/bbs/msg/${bid}`);
     await page.getByRole("heading", { name: "Open bulletin" }).waitFor();
     await page.waitForLoadState("networkidle");
-    expect(await page.getByRole("link", { name: "Reply" }).count()).toBe(1);
+    // a private reply to its author and, separately, one to its whole distribution
+    expect(await page.getByRole("link", { name: /^Reply to (?!all)/ }).count()).toBe(1);
+    expect(await page.getByRole("link", { name: "Reply to all at ALL@WW" }).count()).toBe(1);
     expect(await page.getByRole("button", { name: "Kill" }).count()).toBe(0);
     await ctx.close();
 

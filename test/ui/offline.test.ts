@@ -32,10 +32,11 @@ const errors: string[] = [];
 
 /** Near the cache at 48.1372, 11.5755: 48.1400, 11.5700 is about 510 m to the south-east of it. */
 const HERE = { latitude: 48.14, longitude: 11.57 };
+const INGEST = "ingest-secret-0123456789";
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  g = await startInProcess({ TILE_URL: "off" });
+  g = await startInProcess({ TILE_URL: "off", INGEST_SECRET: INGEST });
   owner = signedInUser(g.gw, "N0HID", { verified: true });
   finder = signedInUser(g.gw, "N0FND", { verified: true });
   const spots = [
@@ -56,6 +57,18 @@ beforeAll(async () => {
   expect((await g.post(`/api/caches/${cacheIds[0]}/logs`, { kind: "note", text: "Container replaced." }, { headers: { cookie: owner.cookie } })).status).toBe(
     201,
   );
+  // a weather station beside the caches, and one far away
+  const heard = await g.post(
+    "/ingest",
+    {
+      packets: [
+        "N0OFF-13>APRS,WIDE1-1,qAR,N0IG-10:@092345z4808.20N/01134.60E_090/005g010t050r000p000P000h60b10150Isar weather",
+        "N0FAR-9>APRS,WIDE1-1,qAR,N0IG-10:!4000.00N/00500.00E>far away",
+      ],
+    },
+    { headers: { "x-ingest-secret": INGEST } },
+  );
+  expect(heard.status).toBeLessThan(300);
   ctx = await launchProfile(tmpDir(), { permissions: ["geolocation"], geolocation: HERE });
   const [name, value] = finder.cookie.split("=");
   await ctx.addCookies([{ name: name!, value: value!, url: g.url }]);
@@ -144,21 +157,23 @@ describe("web app offline", () => {
     expect(await page.getByTestId("offline-state").count()).toBe(0);
   });
 
-  test("save an area: estimate, progress, then its caches show on the map and open with the network off; the compass points the way", async () => {
+  test("save an area: estimate, progress, then its caches and stations show on the map and open with the network off; the compass points the way; the live chip says offline and errors are in words", async () => {
     await page.goto(g.url + "/map?lat=48.1365&lon=11.578&z=15");
     await page.locator(".cache-icon").first().waitFor();
     await page.getByRole("button", { name: "Save area for offline" }).click();
     const estimate = page.getByTestId("save-estimate");
     await estimate.waitFor();
     // with the built-in world basemap, kept whole (the only map archive here)
-    expect(await estimate.textContent()).toMatch(/^2 caches with descriptions, hints and recent logs, the whole world map: about 1\.\d MB\.$/);
+    expect(await estimate.textContent()).toMatch(
+      /^2 caches with descriptions, hints and recent logs, 1 station last seen here with its page, the whole world map: about 1\.\d MB\.$/,
+    );
     await fitsIn360(page, "save-area-360.png");
     await page.getByRole("dialog").getByRole("button", { name: "Save" }).click();
     await page.getByTestId("save-done").waitFor();
-    expect(await page.getByTestId("save-done").textContent()).toContain("Saved 2 caches");
-    // the progress bar ran to its end: one step per cache and one for the world basemap (no tile template with tiles off)
+    expect(await page.getByTestId("save-done").textContent()).toContain("Saved 2 caches, 1 station");
+    // the progress bar ran to its end: one step per cache and station, and one for the world basemap (no tile template with tiles off)
     const bar = page.getByTestId("save-progress");
-    expect([await bar.getAttribute("value"), await bar.getAttribute("max")]).toEqual(["3", "3"]);
+    expect([await bar.getAttribute("value"), await bar.getAttribute("max")]).toEqual(["4", "4"]);
 
     await ctx.setOffline(true);
     try {
@@ -183,6 +198,23 @@ describe("web app offline", () => {
       await page.goto(g.url + "/cache/999999");
       await page.getByRole("heading", { name: "Cache not found" }).waitFor();
       expect(await page.locator(".error").textContent()).toContain("not in an area saved for offline use");
+      // the station last seen in the area: on the map, and its page with its weather
+      await page.goto(g.url + "/map?lat=48.1365&lon=11.578&z=15");
+      await page.locator(".aprs-call", { hasText: "N0OFF-13" }).waitFor({ timeout: 15_000 });
+      await page.getByTestId("live-state").getByText("○ Offline").waitFor();
+      await page.goto(g.url + "/station/N0OFF-13");
+      await page.getByTestId("current-weather").waitFor();
+      expect(await page.getByTestId("current-weather").textContent()).toContain("Temperature 10.0 °C");
+      await page.locator("[data-testid=packets] tbody tr").first().waitFor();
+      // a station not in any saved area, and a page with nothing saved: said in words
+      await page.goto(g.url + "/station/N0FAR-9");
+      await page.getByText("not in an area saved for offline use").waitFor();
+      await page.goto(g.url + "/leaderboard");
+      const alert = page.getByRole("alert").filter({ hasText: "Could not load the leaderboard" });
+      await alert.waitFor();
+      expect(await alert.textContent()).toMatch(
+        /^Could not load the leaderboard: (this device is offline|no answer from the gateway \(no network here, or the gateway is restarting\))/,
+      );
     } finally {
       await ctx.setOffline(false);
     }

@@ -1,6 +1,7 @@
 /**
  * The browser's offline store (IndexedDB), shared by the page and the service
- * worker: saved caches (with their details and recent logs), saved areas, the
+ * worker: saved caches (with their details and recent logs), the stations last
+ * seen in a saved area (with what their pages show), saved areas, the
  * byte ranges of the gateway's map archives that the saved areas need, and
  * field notes (logs written without a signal, until the server has them).
  */
@@ -22,11 +23,25 @@ export interface SavedCache {
   savedAt: number;
 }
 
+/** A station last seen in a saved area: as the map lists it, and what its page shows (detail, charts, recent packets). */
+export interface SavedStation {
+  call: string;
+  lat: number;
+  lon: number;
+  summary: Record<string, unknown> & { call: string };
+  detail: Record<string, unknown>;
+  series: unknown;
+  packets: unknown;
+  savedAt: number;
+}
+
 export interface SavedArea {
   id?: number;
   /** minLon,minLat,maxLon,maxLat */
   bbox: string;
   caches: number;
+  /** stations last seen there (areas saved before stations were kept have none) */
+  stations?: number;
   tiles: number;
   bytes: number;
   savedAt: number;
@@ -78,7 +93,7 @@ let opening: Promise<IDBDatabase> | null = null;
 
 export function openDb(): Promise<IDBDatabase> {
   opening ??= new Promise((resolve, reject) => {
-    const req = indexedDB.open(DB_NAME, 2);
+    const req = indexedDB.open(DB_NAME, 3);
     req.onupgradeneeded = (e) => {
       const db = req.result;
       if (e.oldVersion < 1) {
@@ -88,6 +103,7 @@ export function openDb(): Promise<IDBDatabase> {
       }
       // keyed by archive and first byte: "the record starting at or before byte n" is one cursor step
       if (e.oldVersion < 2) db.createObjectStore("ranges", { keyPath: ["url", "start"] });
+      if (e.oldVersion < 3) db.createObjectStore("stations", { keyPath: "call" });
     };
     req.onsuccess = () => {
       const db = req.result;
@@ -112,7 +128,7 @@ const done = <T>(req: IDBRequest<T>) =>
     req.onerror = () => reject(req.error);
   });
 
-type Store = "caches" | "areas" | "notes" | "ranges";
+type Store = "caches" | "stations" | "areas" | "notes" | "ranges";
 
 export async function all<T>(store: Store): Promise<T[]> {
   const db = await openDb();
@@ -203,12 +219,14 @@ export async function releaseRanges(id: number): Promise<number> {
   return freed;
 }
 
-/** Saved caches inside a `minLon,minLat,maxLon,maxLat` box (west > east: across the antimeridian). */
-export async function cachesIn(bbox: string): Promise<SavedCache[]> {
+/** Saved records of `store` inside a `minLon,minLat,maxLon,maxLat` box (west > east: across the antimeridian). */
+async function inBox<T extends { lat: number; lon: number }>(store: "caches" | "stations", bbox: string): Promise<T[]> {
   const [w, s, e, n] = bbox.split(",").map(Number) as [number, number, number, number];
   const inLon = (x: number) => (w <= e ? x >= w && x <= e : x >= w || x <= e);
-  return (await all<SavedCache>("caches")).filter((c) => c.lat >= s && c.lat <= n && inLon(c.lon));
+  return (await all<T>(store)).filter((c) => c.lat >= s && c.lat <= n && inLon(c.lon));
 }
+export const cachesIn = (bbox: string) => inBox<SavedCache>("caches", bbox);
+export const stationsIn = (bbox: string) => inBox<SavedStation>("stations", bbox);
 
 /** A fresh client id for a log or field note: a random UUID (crypto.randomUUID exists only in a secure context; getRandomValues everywhere). */
 export function newClientId(): string {

@@ -4,7 +4,7 @@
  * one runs, else here: plain http has none) and sent later, once: a log whose
  * answer was lost goes again with the same clientId and the server keeps one.
  */
-import { api } from "../api.ts";
+import { api, NetworkError } from "../api.ts";
 import { newClientId, type NoteKind } from "./db.ts";
 import { keepNote } from "./notes.ts";
 import { networkLost } from "./status.ts";
@@ -22,8 +22,8 @@ export async function postLog(cache: { key: string; code: string; name: string }
     });
     return r.fieldNote ? "kept" : "sent";
   } catch (e) {
-    // fetch rejects with a TypeError only when no answer came; an answer (ApiError) is shown as it is
-    if (!(e instanceof TypeError)) throw e;
+    // only when no answer came; an answer (an ApiError of the server) is shown as it is
+    if (!(e instanceof NetworkError)) throw e;
     await keepNote({ clientId, cacheKey: cache.key, code: cache.code, name: cache.name, kind, text, foundAt });
     networkLost();
     return "kept-here";

@@ -1,6 +1,7 @@
 /**
  * "Save this area for offline" on the map: the caches in view with their
- * details (description, hint, attributes) and recent logs go into IndexedDB,
+ * details (description, hint, attributes) and recent logs, and the stations
+ * last seen there with what their pages show, go into IndexedDB,
  * and so do the bytes of the gateway's map archives the area needs (header,
  * directories and tiles: ui/offline/archive-ranges.ts), with a size estimate
  * first (the archives' part counted exactly) and a progress bar while it runs.
@@ -12,21 +13,28 @@ import { api, clientConfig } from "../api.ts";
 import { viewBbox } from "../game/layer.ts";
 import { tileListing } from "../map/archives.ts";
 import { boxesOf, MAX_AREA_TILES, planArchive, stepsOf, storeArchive, type ArchivePlan } from "./archive-ranges.ts";
-import { openDb, put, releaseRanges, remove, TILE_CACHE, type SavedArea, type SavedCache } from "./db.ts";
+import { openDb, put, releaseRanges, remove, TILE_CACHE, type SavedArea, type SavedCache, type SavedStation } from "./db.ts";
 import { tileUrls } from "./tiles.ts";
+import { plural } from "../components/plural.ts";
 import { InsecureNotice, secureContext } from "../secure-context.tsx";
 
 /** How many recent logs of each cache are kept. */
 const LOGS = 20;
 /** At most this many caches in one area (the API's largest page). */
 const MAX_CACHES = 2000;
-/** Rough sizes for the estimate: a cache with its logs, a map tile. */
+/** At most this many stations in one area (the most recently heard). */
+const MAX_STATIONS = 200;
+/** How many recent packets of each station are kept. */
+const PACKETS = 25;
+/** Rough sizes for the estimate: a cache with its logs, a station with its page, a map tile. */
 const CACHE_BYTES = 6_000;
+const STATION_BYTES = 8_000;
 const TILE_BYTES = 25_000;
 
 interface Plan {
   bbox: string;
   caches: Array<{ id: number | string; code: string; name: string; lat: number; lon: number } & Record<string, unknown>>;
+  stations: Array<{ call: string; lat?: number; lon?: number } & Record<string, unknown>>;
   tiles: string[];
   /** the parts of the gateway's map archives the area needs */
   archives: ArchivePlan[];
@@ -38,6 +46,7 @@ export const formatBytes = (b: number) => (b >= 1e6 ? `${(b / 1e6).toFixed(1)} M
 async function plan(map: L.Map): Promise<Plan> {
   const bbox = viewBbox(map);
   const a = await api<{ clustered: boolean; caches: Plan["caches"]; total: number }>(`/api/caches?bbox=${bbox}&limit=${MAX_CACHES}`);
+  const st = await api<{ stations: Plan["stations"] }>(`/api/stations?bbox=${bbox}&limit=${MAX_STATIONS}`);
   const cfg = await clientConfig().catch(() => null);
   const b = map.getBounds();
   const tiles = cfg
@@ -54,7 +63,8 @@ async function plan(map: L.Map): Promise<Plan> {
     archives.push(ap);
     budget -= ap.asked;
   }
-  return { bbox, caches: a.clustered ? [] : a.caches, tiles, archives, tooMany: a.clustered ? a.total : null };
+  const stations = st.stations.filter((s) => s.lat !== undefined && s.lon !== undefined);
+  return { bbox, caches: a.clustered ? [] : a.caches, stations, tiles, archives, tooMany: a.clustered ? a.total : null };
 }
 
 /** What the estimate says of the map data. */
@@ -91,7 +101,7 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
   }, []);
   const save = async () => {
     if (!p) return;
-    const total = p.caches.length + p.tiles.length + p.archives.reduce((n, a) => n + stepsOf(a), 0);
+    const total = p.caches.length + p.stations.length + p.tiles.length + p.archives.reduce((n, a) => n + stepsOf(a), 0);
     let done = 0;
     let bytes = 0;
     setProgress({ done, total });
@@ -110,6 +120,18 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
         const saved: SavedCache = { key, code: c.code, lat: c.lat, lon: c.lon, summary: c, detail, logs: logs.logs, savedAt: Date.now() };
         bytes += JSON.stringify(saved).length;
         await put("caches", saved);
+        step();
+      }
+      for (const s of p.stations) {
+        const path = `/api/stations/${encodeURIComponent(s.call)}`;
+        const [detail, series, packets] = await Promise.all([
+          api<Record<string, unknown>>(path),
+          api<unknown>(`${path}/series`),
+          api<unknown>(`${path}/packets?limit=${PACKETS}`),
+        ]);
+        const saved: SavedStation = { call: s.call, lat: s.lat!, lon: s.lon!, summary: s, detail, series, packets, savedAt: Date.now() };
+        bytes += JSON.stringify(saved).length;
+        await put("stations", saved);
         step();
       }
       const cache = await caches.open(TILE_CACHE);
@@ -132,6 +154,7 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
         id,
         bbox: p.bbox,
         caches: p.caches.length,
+        stations: p.stations.length,
         tiles: p.tiles.length + parts.reduce((n, a) => n + a.tiles, 0),
         bytes: bytes + mapBytes,
         mapBytes,
@@ -152,7 +175,7 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
     }
   };
   const mapBytes = p ? p.archives.reduce((n, a) => n + a.bytes, 0) : 0;
-  const estimate = p ? p.caches.length * CACHE_BYTES + p.tiles.length * TILE_BYTES + mapBytes : 0;
+  const estimate = p ? p.caches.length * CACHE_BYTES + p.stations.length * STATION_BYTES + p.tiles.length * TILE_BYTES + mapBytes : 0;
   const capped = p?.archives.some((a) => a.capped) ?? false;
   return (
     <div class="save-area card" data-testid="save-area" role="dialog" aria-label="Save this area for offline">
@@ -179,6 +202,7 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
         <>
           <p data-testid="save-estimate">
             {p.caches.length} {p.caches.length === 1 ? "cache" : "caches"} with descriptions, hints and recent logs
+            {p.stations.length ? `, ${plural(p.stations.length, "station")} last seen here with ${p.stations.length === 1 ? "its page" : "their pages"}` : ""}
             {p.tiles.length ? `, ${p.tiles.length} map tiles` : ""}
             {mapText(p) ? `, ${mapText(p)}` : ", and the map tiles already drawn here"}: about {formatBytes(estimate)}.
           </p>
@@ -206,6 +230,7 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
         <>
           <p data-testid="save-done">
             Saved {result.caches} {result.caches === 1 ? "cache" : "caches"}
+            {result.stations ? `, ${plural(result.stations, "station")}` : ""}
             {result.tiles
               ? ` and ${result.tiles} map tiles${result.maxZoom !== undefined ? ` to zoom ${result.maxZoom}` : ""}`
               : result.mapBytes

@@ -10,7 +10,21 @@
  * "A new version is ready: reload").
  */
 import { parseRange } from "../../src/net/byte-range.ts";
-import { all, cachesIn, get, newClientId, notesChanged, put, rangeHolding, SAVE_HEADER, TILE_CACHE, type FieldNote, type SavedCache } from "./db.ts";
+import {
+  all,
+  cachesIn,
+  get,
+  newClientId,
+  notesChanged,
+  put,
+  rangeHolding,
+  SAVE_HEADER,
+  stationsIn,
+  TILE_CACHE,
+  type FieldNote,
+  type SavedCache,
+  type SavedStation,
+} from "./db.ts";
 import { sendPending } from "./notes.ts";
 
 declare const SW_VERSION: string;
@@ -100,6 +114,10 @@ sw.addEventListener("fetch", (e: FetchEvent) => {
     if (path === "/api/caches" && url.searchParams.has("bbox")) return e.respondWith(orSaved(req, () => savedInBox(url.searchParams.get("bbox")!)));
     const m = /^\/api\/caches\/([^/]+)(\/logs)?$/.exec(path);
     if (m) return e.respondWith(orSaved(req, () => savedCache(decodeURIComponent(m[1]!), !!m[2])));
+    if (path === "/api/stations" && url.searchParams.has("bbox")) return e.respondWith(orSaved(req, () => savedStationsInBox(url.searchParams.get("bbox")!)));
+    const s = /^\/api\/stations\/([^/]+)(\/series|\/packets)?$/.exec(path);
+    // (older packets than the saved page are not kept: that asks the network)
+    if (s && !url.searchParams.has("before")) return e.respondWith(orSaved(req, () => savedStation(decodeURIComponent(s[1]!), s[2] ?? "")));
     return;
   }
   if (req.method === "POST" && /^\/api\/caches\/[^/]+\/logs$/.test(path) && !req.headers.has("x-field-note")) e.respondWith(postLog(req, path));
@@ -231,6 +249,21 @@ async function orSaved(req: Request, saved: () => Promise<Response | null>): Pro
 async function savedInBox(bbox: string): Promise<Response> {
   const caches = (await cachesIn(bbox)).map((c) => c.summary);
   return json({ clustered: false, caches, clusters: [], total: caches.length, offline: true });
+}
+
+/** The saved stations in a box, in the map's answer's shape (never clustered: a saved area holds at most 200). */
+async function savedStationsInBox(bbox: string): Promise<Response> {
+  const stations = (await stationsIn(bbox)).map((s) => s.summary);
+  return json({ clustered: false, stations, clusters: [], total: stations.length, offline: true });
+}
+
+/** A saved station's page: its detail, its charts' series or its recent packets, as saved. */
+async function savedStation(call: string, part: string): Promise<Response | null> {
+  const s = await get<SavedStation>("stations", call.toUpperCase());
+  if (!s) return part ? null : json({ error: "not_saved", message: "Offline, and this station is not in an area saved for offline use." }, 404);
+  if (part === "/series") return json(s.series);
+  if (part === "/packets") return json(s.packets);
+  return json({ ...s.detail, offline: true, savedAt: s.savedAt });
 }
 
 async function savedCache(key: string, logs: boolean): Promise<Response | null> {

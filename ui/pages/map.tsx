@@ -11,6 +11,7 @@ import { crowdOf, type KindCount } from "../map/crowd.ts";
 import { addSaveViewControl, initialView } from "../map/view.ts";
 import { liveRooms, type LiveLog, type LiveState } from "../live/socket.ts";
 import { addSaveAreaControl } from "../offline/save-area.tsx";
+import { useOfflineState } from "../offline/status.ts";
 import { addServerView, claimServerView } from "../map/server-view.ts";
 import { EmergencyBanner } from "../messages/emergency-banner.tsx";
 
@@ -107,6 +108,8 @@ export function MapPage() {
   // The page's own drawing of this view, if it came with one: shown (and counted) until the layers have drawn.
   const [server] = useState(() => claimServerView(start.center, start.zoom));
   const [offline, setOffline] = useState<null | "off" | "unreachable">(null);
+  // no network at all: the chip says so, rather than "not live"
+  const net = useOfflineState();
   // The tiles banner, once dismissed, stays away for this browser session.
   const [tilesNoted, setTilesNoted] = useState(() => {
     try {
@@ -237,8 +240,10 @@ export function MapPage() {
       <div ref={el} class="map" data-testid="map" data-live={live} />
       <aside class={`live-panel${folded ? " folded" : ""}`} aria-live="polite" data-testid="live-feed">
         <div class="live-head">
-          <span class={`live-state ${live}`}>
-            {live === "live" ? (
+          <span class={`live-state ${net.online ? live : "offline"}`} data-testid="live-state">
+            {!net.online ? (
+              "○ Offline"
+            ) : live === "live" ? (
               "● Live"
             ) : live === "connecting" ? (
               "○ Connecting"

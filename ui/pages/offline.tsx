@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { formatDate } from "../account/session.ts";
-import { all, cachesIn, clear, releaseRanges, remove, TILE_CACHE, type FieldNote, type SavedArea, type SavedCache } from "../offline/db.ts";
+import { all, cachesIn, clear, releaseRanges, remove, stationsIn, TILE_CACHE, type FieldNote, type SavedArea, type SavedCache } from "../offline/db.ts";
 import { exportVisits, importVisits, sendPending } from "../offline/notes.ts";
 import { formatBytes } from "../offline/save-area.tsx";
 import { refreshOfflineState, useOfflineState } from "../offline/status.ts";
@@ -66,14 +66,15 @@ export function OfflinePage() {
     refreshOfflineState();
   };
   const dropSaved = async () => {
-    if (!confirm("Delete the saved areas, caches and map tiles from this browser?")) return;
+    if (!confirm("Delete the saved areas, caches, stations and map tiles from this browser?")) return;
     await clear("caches");
+    await clear("stations");
     await clear("areas");
     await clear("ranges");
     if (secureContext()) await caches.delete(TILE_CACHE).catch(() => false);
     load();
   };
-  /** One area: its map bytes no other saved area needs, and its caches no other saved area holds. */
+  /** One area: its map bytes no other saved area needs, and its caches and stations no other saved area holds. */
   const dropArea = async (a: SavedArea) => {
     if (a.id === undefined) return;
     await releaseRanges(a.id);
@@ -82,6 +83,9 @@ export function OfflinePage() {
     const kept = new Set<string>();
     for (const o of others) for (const c of await cachesIn(o.bbox)) kept.add(c.key);
     for (const c of await cachesIn(a.bbox)) if (!kept.has(c.key)) await remove("caches", c.key);
+    const keptStations = new Set<string>();
+    for (const o of others) for (const s of await stationsIn(o.bbox)) keptStations.add(s.call);
+    for (const s of await stationsIn(a.bbox)) if (!keptStations.has(s.call)) await remove("stations", s.call);
     load();
   };
   return (
@@ -137,6 +141,7 @@ export function OfflinePage() {
             {areas.map((a) => (
               <li data-area={a.id}>
                 {plural(a.caches, "cache")}
+                {a.stations ? `, ${plural(a.stations, "station")}` : ""}
                 {a.tiles ? `, ${a.tiles} tiles` : ""}
                 {a.maxZoom !== undefined ? ` to zoom ${a.maxZoom}` : ""}
                 {a.capped ? " (tile cap reached)" : ""} ({formatBytes(a.bytes)}), saved {formatDate(a.savedAt)} ·{" "}

@@ -8,7 +8,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import { api } from "../api.ts";
+import { api, ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { formatDate } from "../account/session.ts";
 import { SmallMap } from "../components/small-map.tsx";
@@ -349,7 +349,12 @@ export function StationPage({ call }: { call: string }) {
     return (
       <section class="page">
         <h1>{c}</h1>
-        {"status" in detail.error && (detail.error as { status: number }).status === 404 ? (
+        {detail.error instanceof ApiError && detail.error.code === "not_saved" ? (
+          // offline, the service worker says the station is not in a saved area
+          <p class="error" role="alert">
+            {detail.error.message}
+          </p>
+        ) : detail.error instanceof ApiError && detail.error.status === 404 ? (
           <Empty>{c} has not been heard here (or not for a week).</Empty>
         ) : (
           <Failed error={detail.error} what="the station" />
