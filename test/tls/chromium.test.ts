@@ -3,7 +3,8 @@
  * into its NSS database (certutil, Debian's libnss3-tools, as the /tls page
  * tells Linux users) opens the gateway's LAN address over https with no
  * certificate error, in a secure context, and the service worker takes
- * control; without the CA it refuses the certificate.
+ * control (an offline reload shows the app); without the CA it refuses the
+ * certificate.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
@@ -47,7 +48,7 @@ afterAll(async () => {
 });
 
 describe("Chromium trusting the local CA", () => {
-  test(`opens https at the LAN address with no certificate error, in a secure context, and the service worker takes control`, async () => {
+  test(`opens https at the LAN address with no certificate error, in a secure context; the service worker takes control, and an offline reload shows the app`, async () => {
     const b = await browserTrusting(join(g.dataDir, "tls", "ca.pem"));
     const page = await b.newPage();
     const url = `https://${address}:${g.httpsPort}/`;
@@ -58,6 +59,16 @@ describe("Chromium trusting the local CA", () => {
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
     // the same CA file the page links to
     expect(await page.evaluate(async () => (await fetch("/tls/ca.pem")).text())).toBe(readFileSync(join(g.dataDir, "tls", "ca.pem"), "utf8"));
+    // with the network off, a reload shows the app (from the service worker), not the browser's error page
+    await page.context().setOffline(true);
+    try {
+      await page.reload();
+      await page.getByRole("navigation").getByRole("link", { name: "Map" }).waitFor({ timeout: 15_000 });
+      await page.getByTestId("offline-state").waitFor();
+      expect(await page.getByTestId("offline-state").textContent()).toContain("Offline.");
+    } finally {
+      await page.context().setOffline(false);
+    }
   }, 60_000);
 
   test("plain http at the LAN address takes the browser to https", async () => {
