@@ -11,7 +11,11 @@ import { addBaseLayer } from "../map/basemap.ts";
 export function SmallMap({ lat, lon, track, label, zoom = 14 }: { lat: number; lon: number; track?: Array<[number, number]>; label: string; zoom?: number }) {
   const el = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    const map = L.map(el.current!, { scrollWheelZoom: false }).setView([lat, lon], zoom);
+    // no animations: the page may redraw the map (new data) while one runs, and Leaflet then fails on the removed map's panes
+    const map = L.map(el.current!, { scrollWheelZoom: false, zoomAnimation: false, fadeAnimation: false, markerZoomAnimation: false }).setView(
+      [lat, lon],
+      zoom,
+    );
     let cancelled = false;
     clientConfig().then((cfg) => {
       if (!cancelled) addBaseLayer(map, cfg.tileUrl, cfg.tileAttribution, () => {});
@@ -19,7 +23,7 @@ export function SmallMap({ lat, lon, track, label, zoom = 14 }: { lat: number; l
     if (track && track.length > 1) {
       const line = L.polyline(track, { color: "#c05621", weight: 3, opacity: 0.85 }).addTo(map);
       for (const p of track.slice(0, -1)) L.circleMarker(p, { radius: 3, color: "#c05621", weight: 1, fillOpacity: 0.8 }).addTo(map);
-      map.fitBounds(line.getBounds().extend([lat, lon]), { padding: [24, 24], maxZoom: 16 });
+      map.fitBounds(line.getBounds().extend([lat, lon]), { padding: [24, 24], maxZoom: 16, animate: false });
     }
     L.circleMarker([lat, lon], { radius: 8, color: "#fff", weight: 2, fillColor: "#0b6e4f", fillOpacity: 1 }).bindTooltip(label).addTo(map);
     return () => {
