@@ -5,7 +5,8 @@
  *
  * A peer's sync URL is its lowest-priority-value endpoint that resolves to a
  * URL (https: the URL; ampr: http://host), else its legacy `url` (the https
- * fallback). Endpoint data is addressing only: it never changes trust.
+ * fallback); a pull that cannot reach one tries the next (peerSyncUrls).
+ * Endpoint data is addressing only: it never changes trust.
  *
  * Every peer connection goes through the outbound guard (src/net/outbound.ts):
  * the host is resolved, refused when any address is loopback, private or
@@ -38,12 +39,26 @@ export class DialError extends Error {
 
 /** The base URL to sync a peer at, or null when it has none this instance may use. */
 export function peerSyncUrl(gw: Core, peer: Pick<Peer, "endpoints" | "url">): string | null {
-  for (const e of peer.endpoints) {
-    const u = endpointUrl(e);
-    if (u && !syncUrlProblem(u, gw.config.fedLoopbackPeers)) return u.replace(/\/+$/, "");
-  }
-  if (peer.url && !syncUrlProblem(peer.url, gw.config.fedLoopbackPeers)) return peer.url.replace(/\/+$/, "");
-  return null;
+  return peerSyncUrls(gw, peer)[0] ?? null;
+}
+
+/**
+ * Every base URL a peer may be synced at, best first: its sync endpoints by
+ * priority, then its configured URL (FED_PEERS or the operator's). A pull
+ * tries the next when one does not answer: an endpoint the peer announces
+ * may be unreachable from here (an amateur-IP host this instance cannot
+ * resolve) while its configured URL still works.
+ */
+export function peerSyncUrls(gw: Core, peer: Pick<Peer, "endpoints" | "url">): string[] {
+  const out: string[] = [];
+  const add = (u: string | null) => {
+    if (!u || syncUrlProblem(u, gw.config.fedLoopbackPeers)) return;
+    const base = u.replace(/\/+$/, "");
+    if (!out.includes(base)) out.push(base);
+  };
+  for (const e of peer.endpoints) add(endpointUrl(e));
+  add(peer.url);
+  return out;
 }
 
 /** Applies the transport rule and the loopback map; returns the URL to connect to and whether the operator's map chose it. */

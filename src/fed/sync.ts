@@ -16,7 +16,7 @@ import { applyFrames, type ApplyReport } from "./apply.ts";
 import { capsFromObject, CapsError, intersectCaps, tierCaps, type NegotiatedLink } from "./caps.ts";
 import { decompressPage, DEFLATE_DICT1_TYPE } from "./compress.ts";
 import { httpLinkCaps } from "./descriptor.ts";
-import { DialError, fedFetch, fedJson, peerSyncUrl } from "./dial.ts";
+import { DialError, fedFetch, fedJson, peerSyncUrl, peerSyncUrls } from "./dial.ts";
 import { formatEndpoint, parseEndpoints, type Endpoint } from "./endpoints.ts";
 import { decodePage, MAX_PAGE_BYTES } from "./page.ts";
 import { acceptRotation, getPeer, listPeers, peerKeys, upsertPeer, type Peer } from "./peers.ts";
@@ -147,6 +147,8 @@ export interface PeerSyncReport {
   ok: boolean;
   error: { code: string; message: string } | null;
   url: string | null;
+  /** the peer's URLs tried before `url` that did not answer, best first */
+  unreachable: Array<{ url: string; code: string; message: string }>;
   link: NegotiatedLink | null;
   feeds: Partial<Record<SyncKind, FeedReport>>;
   applied: number;
@@ -195,15 +197,27 @@ export function addReport(f: FeedReport, r: ApplyReport, bytes: number): void {
 /** One pull of one peer, start to end. Never throws: problems come back in the report and the peer's health. */
 async function pullOnce(gw: Core, instance: string): Promise<PeerSyncReport> {
   const started = performance.now();
-  const report: PeerSyncReport = { instance, ok: false, error: null, url: null, link: null, feeds: {}, applied: 0, received: 0, bytes: 0, ms: 0 };
+  const report: PeerSyncReport = {
+    instance,
+    ok: false,
+    error: null,
+    url: null,
+    unreachable: [],
+    link: null,
+    feeds: {},
+    applied: 0,
+    received: 0,
+    bytes: 0,
+    ms: 0,
+  };
   const peer = getPeer(gw, instance);
   try {
     if (!peer) throw new SyncError("unknown_peer", `${instance} is not a peer`);
     if (peer.trust === "blocked") throw new SyncError("blocked", `${instance} is blocked: never mirrored`);
-    const base = peerSyncUrl(gw, peer);
-    if (!base) throw new SyncError("no_sync_endpoint", `${instance} has no endpoint that resolves to a URL this instance may use`);
+    const bases = peerSyncUrls(gw, peer);
+    if (!bases.length) throw new SyncError("no_sync_endpoint", `${instance} has no endpoint that resolves to a URL this instance may use`);
+    const { base, d } = await reachPeer(gw, bases, report);
     report.url = base;
-    const d = await fetchDescriptor(gw, base);
     if (d.instance !== instance) throw new SyncError("instance_mismatch", `${base} now describes ${d.instance}, not ${instance}`);
     if (!d.signed || !d.capabilities.includes("sync-cbor")) throw new SyncError("unsigned", `${instance} is not a signed instance: it cannot be mirrored`);
     const keyProblem = checkPeerKeys(gw, instance, d);
@@ -266,6 +280,30 @@ async function pullOnce(gw: Core, instance: string): Promise<PeerSyncReport> {
   report.ms = Math.round(performance.now() - started);
   finishPull(gw, peer?.id ?? null, report);
   return report;
+}
+
+/** Network failures that mean "try the peer's next URL"; anything else (a wrong instance, bad keys) ends the pull. */
+const NEXT_URL_CODES = new Set(["unreachable", "timeout", "address_refused", "transport_refused"]);
+
+/**
+ * The peer's descriptor from the first of its URLs that answers. URLs that do
+ * not are listed in the report (and, when none answers, in the error).
+ */
+async function reachPeer(gw: Core, bases: string[], report: PeerSyncReport): Promise<{ base: string; d: PeerDescriptor }> {
+  for (const [i, base] of bases.entries()) {
+    try {
+      return { base, d: await fetchDescriptor(gw, base) };
+    } catch (e) {
+      if (!(e instanceof DialError) || !NEXT_URL_CODES.has(e.code) || i === bases.length - 1) {
+        if (report.unreachable.length && e instanceof DialError)
+          throw new DialError(e.code, `${e.message} (also tried: ${report.unreachable.map((u) => `${u.url} ${u.code}`).join(", ")})`);
+        throw e;
+      }
+      report.unreachable.push({ url: base, code: e.code, message: e.message });
+      gw.log.debug("fed", `pulling ${report.instance}: ${base} did not answer (${e.code}), trying ${bases[i + 1]}`);
+    }
+  }
+  throw new SyncError("no_sync_endpoint", `${report.instance} has no URL to try`);
 }
 
 /** A pull's problem as {code, message}; anything unexpected is also logged. */
@@ -503,6 +541,7 @@ async function pullViaRelay(gw: Core, peer: Peer): Promise<PeerSyncReport> {
     ok: false,
     error: null,
     url: `${hub} (relay)`,
+    unreachable: [],
     link: null,
     feeds: {},
     applied: 0,
