@@ -9,6 +9,13 @@
  * drawing's points gone), and the bytes on the wire until then. "identity" is the same browser refusing compression
  * (CDP Network.setExtraHTTPHeaders Accept-Encoding: identity), which is what every browser got
  * before scripts, styles and JSON were compressed.
+ *
+ * Then a record's page each (issue 33: a cache, a station, a BBS bulletin, a
+ * profile), compressed, signed out: navigation start until its content is
+ * visible (the cache's name and facts, the station's call and facts, the
+ * bulletin's subject and body, the profile's call and counts; the server draws
+ * it into the page, src/http/first-view.ts), until the app shows it itself (the
+ * server's view gone), and the bytes on the wire until then.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +24,7 @@ import { configFor } from "../src/config.ts";
 import { createGateway } from "../src/gateway.ts";
 import { createLogger } from "../src/log.ts";
 import { spawnGateway } from "../test/helpers/gateway.ts";
+import { signedInUser } from "../test/helpers/accounts.ts";
 import { launchBrowser } from "../test/helpers/chromium.ts";
 import { ingestCrowd, importCrowdCaches } from "../test/helpers/crowd.ts";
 import { percentile, table } from "./lib/stats.ts";
@@ -28,10 +36,12 @@ const RUNS = 2;
 export async function run() {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-slow3g-"));
   const fill = createGateway({ config: configFor(dir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", KISS_PORTS: "off" }), log: createLogger("error") });
-  ingestCrowd(fill, 2_000, REGION);
+  const calls = ingestCrowd(fill, 2_000, REGION);
   importCrowdCaches(fill, 2_000, REGION);
+  const owner = signedInUser(fill, "N0BEN", { verified: true });
   await fill.stop();
   const g = await spawnGateway({ dataDir: dir, env: { TILE_URL: "off", RATE_LIMIT_PER_MINUTE: "1000000" } });
+  const records = await recordPages(g.url, owner.cookie, calls[0]!);
   const browser = await launchBrowser();
   const url = `${g.url}/map?lat=${REGION.lat}&lon=${REGION.lon}&z=11`;
   try {
@@ -85,11 +95,120 @@ export async function run() {
       `\nThe map's first render on emulated slow 3G (2,000 ms RTT, 50 KB/s), 2,000 stations and 2,000 caches in view at z11, nothing cached; median of ${RUNS}`,
     );
     console.log(table(rows));
+    const pageRows: Array<Record<string, string | number>> = [];
+    for (const r of records) {
+      const times: number[] = [];
+      const appTimes: number[] = [];
+      let bytes = 0;
+      for (let i = 0; i < RUNS; i++) {
+        const m = await recordPageLoad(browser, g.url + r.path, r.shows);
+        times.push(m.contentMs);
+        appTimes.push(m.appMs);
+        bytes = m.bytes;
+      }
+      pageRows.push({ page: r.name, contentMs: percentile(times, 50), appShowsMs: percentile(appTimes, 50), kbOnWire: Math.round(bytes / 1024) });
+    }
+    console.log(
+      `\nA record's page on emulated slow 3G, compressed, signed out, nothing cached: until its content is visible, until the app shows it; median of ${RUNS}`,
+    );
+    console.log(table(pageRows));
   } finally {
     await browser.close();
     await g.kill();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+interface RecordPage {
+  name: string;
+  path: string;
+  /** what the page shows once its content is there: [selector, text it contains] */
+  shows: Array<[string, string]>;
+}
+
+/** A cache hidden with a description and found once, a bulletin and the owner's profile, made through the API; a crowd station. */
+async function recordPages(url: string, cookie: string, station: string): Promise<RecordPage[]> {
+  const post = async (path: string, body: unknown) => {
+    const r = await fetch(url + path, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify(body) });
+    if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+    return (await r.json()) as { id: number };
+  };
+  const description = "A small box under the old oak by the bridge. ".repeat(12);
+  const cache = await post("/api/caches", {
+    name: "Oak by the bridge",
+    type: "traditional",
+    size: "small",
+    difficulty: 2,
+    terrain: 2,
+    lat: 48.01,
+    lon: 11.02,
+    description,
+  });
+  const body = "Field day this weekend on 2 m and 70 cm: bring a radio and a friend.\n".repeat(8);
+  const msg = await post("/api/bbs/messages", { type: "B", to: "ALL@WW", subject: "Field day", body });
+  return [
+    {
+      name: "cache",
+      path: `/cache/${cache.id}`,
+      shows: [
+        ["h1", "Oak by the bridge"],
+        ["[data-testid=cache-facts]", "traditional"],
+      ],
+    },
+    {
+      name: "station",
+      path: `/station/${encodeURIComponent(station)}`,
+      shows: [
+        ["h1", station],
+        ["[data-testid=station-facts]", ""],
+      ],
+    },
+    {
+      name: "bbs message",
+      path: `/bbs/msg/${msg.id}`,
+      shows: [
+        ["h1", "Field day"],
+        [".message-body", "Field day this weekend"],
+      ],
+    },
+    {
+      name: "profile",
+      path: "/profile/N0BEN",
+      shows: [
+        ["h1", "N0BEN"],
+        ["[data-testid=game-stats]", "Caches hidden"],
+      ],
+    },
+  ];
+}
+
+/** One cold load of a page on slow 3G: when its content is visible, when the app shows it (no server view left), bytes until then. */
+async function recordPageLoad(browser: Awaited<ReturnType<typeof launchBrowser>>, url: string, shows: Array<[string, string]>) {
+  const ctx = await browser.newContext({ viewport: { width: 1366, height: 800 } });
+  const page = await ctx.newPage();
+  const cdp = await ctx.newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+  await cdp.send("Network.emulateNetworkConditions", SLOW_3G);
+  let onWire = 0;
+  cdp.on("Network.loadingFinished", (e: { encodedDataLength: number }) => {
+    onWire += e.encodedDataLength;
+  });
+  const visible = (args: { shows: Array<[string, string]>; app: boolean }) =>
+    args.shows.every(([sel, text]) => {
+      const el = document.querySelector((args.app ? "#app " : "") + sel);
+      return el && el.getBoundingClientRect().height > 0 && (el.textContent ?? "").includes(text);
+    }) &&
+    (!args.app || !document.getElementById("ssr-view"));
+  await page.goto(url, { waitUntil: "commit", timeout: 120_000 });
+  await page.waitForFunction(visible, { shows, app: false }, { timeout: 120_000 });
+  const contentMs = await page.evaluate(() => performance.now());
+  await page.waitForFunction(visible, { shows, app: true }, { timeout: 120_000 });
+  const appMs = await page.evaluate(() => performance.now());
+  await page.waitForTimeout(500);
+  const bytes = onWire;
+  await ctx.close();
+  return { contentMs, appMs, bytes };
 }
 
 if (import.meta.main) await run();

@@ -57,10 +57,12 @@ export interface ClientConfig {
 
 let firstAnswers: Record<string, unknown> | null = null;
 /**
- * An answer the page came with (the map's page carries GET /api/config and
- * /api/tiles, src/http/ui.ts), used once; else asked for.
+ * The answer to GET `path` the page came with, taken (used once), or undefined.
+ * The map's page carries GET /api/config and /api/tiles (src/http/ui.ts); a
+ * record's page (cache, station, bulletin, profile) its first loads
+ * (src/http/first-view.ts).
  */
-export function firstAnswer<T>(path: string, ask: () => Promise<T>): Promise<T> {
+export function takeFirstAnswer<T>(path: string): { value: T } | undefined {
   if (!firstAnswers) {
     try {
       firstAnswers = JSON.parse(document.getElementById("first-answers")?.textContent || "{}") as Record<string, unknown>;
@@ -68,10 +70,16 @@ export function firstAnswer<T>(path: string, ask: () => Promise<T>): Promise<T> 
       firstAnswers = {};
     }
   }
-  if (!(path in firstAnswers)) return ask();
-  const a = firstAnswers[path] as T;
+  if (!(path in firstAnswers)) return undefined;
+  const value = firstAnswers[path] as T;
   delete firstAnswers[path];
-  return Promise.resolve(a);
+  return { value };
+}
+
+/** An answer the page came with, used once; else asked for. */
+export function firstAnswer<T>(path: string, ask: () => Promise<T>): Promise<T> {
+  const a = takeFirstAnswer<T>(path);
+  return a ? Promise.resolve(a.value) : ask();
 }
 
 let configPromise: Promise<ClientConfig> | null = null;

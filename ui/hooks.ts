@@ -1,9 +1,23 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { takeFirstAnswer } from "./api.ts";
 
-/** Loads once per `key` change: { data, error, loading }. */
-export function useLoad<T>(load: () => Promise<T>, key: unknown[] = []) {
-  const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true });
+/**
+ * Loads once per `key` change: { data, error, loading }. With `first` (the GET
+ * path `load` asks): an answer to it that the page came with (ui/api.ts
+ * takeFirstAnswer) is the first state, drawn at once and not asked for again.
+ */
+export function useLoad<T>(load: () => Promise<T>, key: unknown[] = [], first?: string) {
+  const seeded = useRef<boolean | null>(null);
+  const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>(() => {
+    const a = first ? takeFirstAnswer<T>(first) : undefined;
+    seeded.current = !!a;
+    return a ? { data: a.value, loading: false } : { loading: true };
+  });
   useEffect(() => {
+    if (seeded.current) {
+      seeded.current = false;
+      return;
+    }
     let live = true;
     setState((s) => ({ ...s, loading: true }));
     load().then(

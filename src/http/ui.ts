@@ -18,6 +18,8 @@ import { gatesPlugin } from "./gates.ts";
 import { addPwa, MANIFEST_PATH, SW_PATH } from "./pwa.ts";
 import { compress, compressible, pickCoding } from "./compress.ts";
 import { COUNT_SCRIPT, COUNT_SCRIPT_HASH, mapViewHtml, viewOf } from "./map-view.ts";
+import { firstViewHtml, recordFirstView } from "./first-view.ts";
+import { cookieValue, SESSION_COOKIE } from "../accounts/sessions.ts";
 import { clientConfig } from "../system/client-config.ts";
 import { listArchives } from "../tiles/archives.ts";
 
@@ -149,10 +151,12 @@ export function wantsUi(request: Request, path: string): boolean {
 
 /**
  * Rules of the app's stylesheet that lay out the page's frame and the map
- * (selectors starting with one of these): inlined into the map's page so the
- * server's drawing shows before the stylesheet arrives.
+ * (selectors starting with one of these), and of a record page's first view
+ * (first-view.ts): inlined into the page so the server's drawing shows before
+ * the stylesheet arrives.
  */
-const CRITICAL = /^(?::root|\*|html|body|#app|\.topbar|\.brand(?:-mark|-name)?|\.map-page|\.map-top|\.map-count|\.map|\.banner)(?![\w-])/;
+const CRITICAL =
+  /^(?::root|\*|html|body|#app|\.topbar|\.brand(?:-mark|-name)?|\.map-page|\.map-top|\.map-count|\.map|\.banner|\.skip-link|\.page(?:-head)?|\.facts|\.muted)(?![\w-])/;
 /** The server's drawing sits centred in the map box, as Leaflet centres the view (ui/map/server-view.ts). */
 const SSR_CSS =
   ".ssr-map{position:relative;overflow:hidden}.ssr-map>svg,.map>svg.ssr-base,.map>svg.ssr-points{position:absolute;left:50%;top:50%;margin:-640px 0 0 -1024px;pointer-events:none}.ssr-points g>svg{overflow:visible}";
@@ -216,6 +220,9 @@ function mapPageShell(): Promise<{ head: string; tail: string }> {
   return mapShell;
 }
 
+/** JSON for a data element in the page: `<` escaped, so no text in it can end the element. */
+const inlineJson = (value: unknown) => JSON.stringify(value).replaceAll("<", "\\u003c");
+
 const PAGE_HEADERS = (csp: string) => ({
   ...CORS_HEADERS,
   "content-type": "text/html; charset=utf-8",
@@ -236,17 +243,15 @@ export async function serveIndex(csp: string, page?: { gw: Gateway; request: Req
   // Only a navigation gets the drawing: the service worker's copy of "/" (fetched as data, not navigated to) must stay the
   // plain page it answers every later navigation with, whatever the address.
   const mode = page?.request.headers.get("sec-fetch-mode");
-  const view = page && (mode == null || mode === "navigate") ? viewOf(new URL(page.request.url)) : null;
+  const navigation = !!page && (mode == null || mode === "navigate");
+  const view = page && navigation ? viewOf(new URL(page.request.url)) : null;
+  const instance = page?.gw.config.instance && page.gw.config.instance !== "local" ? page.gw.config.instance : "svc-gateway";
   if (page && view) {
     try {
       const shell = await mapPageShell();
-      const instance = page.gw.config.instance && page.gw.config.instance !== "local" ? page.gw.config.instance : "svc-gateway";
       // The answers the map asks for first, with no view in them: in the page, not one round trip after the script each.
       // (Data, not script: a JSON script element runs nothing, so the CSP need not allow it; `<` escaped so it cannot end the element.)
-      const first = JSON.stringify({ "/api/config": clientConfig(page.gw), "/api/tiles": await listArchives(page.gw.config.dataDir) }).replaceAll(
-        "<",
-        "\\u003c",
-      );
+      const first = inlineJson({ "/api/config": clientConfig(page.gw), "/api/tiles": await listArchives(page.gw.config.dataDir) });
       html =
         shell.head +
         (await mapViewHtml(page.gw, view, instance)) +
@@ -255,6 +260,15 @@ export async function serveIndex(csp: string, page?: { gw: Gateway; request: Req
     } catch (e) {
       // the drawing is a head start, not the page: without it the app draws the map as it always did
       page.gw.log.warn("http", "map page drawn without its first view", { error: (e as Error).message });
+    }
+  } else if (page && navigation && page.status !== 404 && !cookieValue(page.request.headers.get("cookie"), SESSION_COOKIE)) {
+    // A record's page (cache, station, bulletin, profile) for a signed-out visitor: its first view and first answers
+    // in the page (first-view.ts). A signed-in visitor's page asks with their session, as before.
+    const first = recordFirstView(page.gw, new URL(page.request.url).pathname);
+    if (first) {
+      const shell = await mapPageShell();
+      const answers = inlineJson({ "/api/config": clientConfig(page.gw), ...first.answers });
+      html = shell.head + firstViewHtml(first, instance) + `<script type="application/json" id="first-answers">${answers}</script>` + shell.tail;
     }
   }
   const headers: Record<string, string> = { ...PAGE_HEADERS(csp), vary: "Accept-Encoding" };

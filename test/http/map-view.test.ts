@@ -175,9 +175,10 @@ describe("the map's page carries its view", () => {
     expect(plain.html.indexOf('rel="stylesheet"')).toBeGreaterThan(plain.html.indexOf('id="ssr-view"'));
   });
 
-  test("pages other than the map, and the service worker's copy of the page, get the page as built, with no drawing", async () => {
+  test("pages other than the map and the records, and the service worker's copy of the page, get the page as built, with no drawing", async () => {
     const built = (await uiBundle()).index;
-    for (const path of ["/about", `/station/${LONE[0]!.call}`, "/decode", "/map/elsewhere"]) {
+    // (a record's page carries its own first view: test/ui/first-view.test.ts)
+    for (const path of ["/about", "/leaderboard", "/decode", "/map/elsewhere"]) {
       const { res, html } = await page(path);
       // an address the app has no page for is the same page with a 404 (src/http/page-status.ts)
       expect({ path, status: res.status }).toEqual({ path, status: path === "/map/elsewhere" ? 404 : 200 });

@@ -146,7 +146,8 @@ export function MessagePage() {
   const id = Number(params.id);
   const [reload, setReload] = useState(0);
   const [error, setError] = useState<string | null>(null);
-  const thread = useLoad(() => api<{ messages: BbsMessage[] }>(`/api/bbs/thread/${id}`), [id, reload]);
+  // a bulletin's page may have come with this answer (src/http/first-view.ts)
+  const thread = useLoad(() => api<{ messages: BbsMessage[] }>(`/api/bbs/thread/${id}`), [id, reload], `/api/bbs/thread/${id}`);
   const account = useLoad(loadAccount, []);
   const signedIn = !!account.data;
   if (thread.error) {

@@ -439,8 +439,10 @@ function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
 export function CachePage({ id }: { id: string }) {
   const [n, setN] = useState(0);
   const reload = () => setN(n + 1);
-  const cache = useLoad(() => api<Cache>(`/api/caches/${encodeURIComponent(id)}`), [id, n]);
-  const logs = useLoad(() => api<{ logs: Log[] }>(`/api/caches/${encodeURIComponent(id)}/logs`), [id, n]);
+  // the page may have come with both answers (src/http/first-view.ts)
+  const path = `/api/caches/${encodeURIComponent(id)}`;
+  const cache = useLoad(() => api<Cache>(path), [id, n], path);
+  const logs = useLoad(() => api<{ logs: Log[] }>(`${path}/logs`), [id, n], `${path}/logs`);
   const account = useLoad(loadAccount, []);
   if (cache.error) {
     return cache.error instanceof ApiError && cache.error.status === 404 ? (

@@ -139,7 +139,9 @@ interface Profile {
 }
 
 export function ProfilePage({ call }: { call: string }) {
-  const p = useLoad(() => api<Profile>(`/api/profile/${encodeURIComponent(call)}`), [call]);
+  // the page may have come with this answer (src/http/first-view.ts)
+  const path = `/api/profile/${encodeURIComponent(call)}`;
+  const p = useLoad(() => api<Profile>(path), [call], path);
   const g = p.data?.game;
   return (
     <section class="page">

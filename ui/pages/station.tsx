@@ -342,7 +342,9 @@ function Messages({ call }: { call: string }) {
 
 export function StationPage({ call }: { call: string }) {
   const c = decodeURIComponent(call);
-  const detail = useLoad(() => api<Detail>(`/api/stations/${encodeURIComponent(c)}`), [c]);
+  // the page may have come with this answer (src/http/first-view.ts)
+  const path = `/api/stations/${encodeURIComponent(c)}`;
+  const detail = useLoad(() => api<Detail>(path), [c], path);
   const series = useLoad(() => api<Series>(`/api/stations/${encodeURIComponent(c)}/series`), [c]);
   const pref = useLoad(unitPref, []).data ?? null;
   if (detail.error) {

@@ -1,0 +1,164 @@
+/**
+ * The first view of a record page (a cache, a station, a BBS bulletin, a
+ * profile), drawn by the server into the page (ui.ts serveIndex) so that it
+ * shows on a slow link long before the app's script has come and asked for
+ * it, with the API answers the page asks for first carried inline (the app's
+ * firstAnswer, ui/api.ts, uses each once instead of asking). Both are what a
+ * signed-out visitor sees: a draft cache, personal mail or a profile's
+ * private parts get nothing here (the app asks for them, with the visitor's
+ * session, as it always did). Plain HTML in the app's own classes, every
+ * piece of user text escaped; the app takes it out of the page before its
+ * first render (ui/map/server-view.ts takeServerView: the element is
+ * #ssr-view, as the map's drawing).
+ */
+import type { Core } from "../gateway.ts";
+import { cacheDetail } from "../game/caches.ts";
+import { logbook } from "../game/logs.ts";
+import { getStation } from "../stations/registry.ts";
+import { messageHeader, threadOf } from "../bbs/messages.ts";
+import { canRead, type Viewer } from "../bbs/access.ts";
+import { publicProfile } from "../accounts/profile.ts";
+
+export interface FirstView {
+  /** the page's body until the app takes over */
+  html: string;
+  /** GET path (as the app writes it) -> its JSON answer */
+  answers: Record<string, unknown>;
+}
+
+/** Text and attribute values: `<`, `>`, `&` and quotes as character references. */
+const esc = (s: unknown) => String(s ?? "").replace(/[<>&"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+const when = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC" : "");
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+/** A route parameter as preact-iso hands it to the page (decoded once). */
+const param = (seg: string) => decodeURIComponent(seg);
+
+const ANONYMOUS: Viewer = { signedIn: false, sysop: false, calls: new Set() };
+
+interface CacheJson {
+  id: number | string;
+  code: string;
+  name: string;
+  type: string;
+  size: string;
+  difficulty: number;
+  terrain: number;
+  lat: number;
+  lon: number;
+  status: string;
+  description: string | null;
+  ownerCall: string | null;
+  placedBy?: string;
+  finds?: number;
+  favorites?: number;
+}
+
+function cacheView(gw: Core, seg: string): FirstView | null {
+  const id = param(seg);
+  const c = cacheDetail(gw, id, null) as unknown as CacheJson;
+  if (c.status === "draft") return null;
+  const logs = logbook(gw, id, null);
+  const key = `/api/caches/${encodeURIComponent(id)}`;
+  const html =
+    `<section class="page cache-page"><div class="page-head"><h1>${esc(c.name)}</h1> <span class="tag">${esc(c.status)}</span></div>` +
+    `<p class="muted" data-testid="cache-facts">${esc(c.code)} · ${esc(c.type)} · ${esc(c.size)} · D${esc(c.difficulty)}/T${esc(c.terrain)} · by ${esc(c.ownerCall ?? c.placedBy ?? "?")} · ${c.lat.toFixed(5)}, ${c.lon.toFixed(5)}</p>` +
+    (c.finds !== undefined ? `<p>${plural(c.finds, "find")} · ${plural(c.favorites ?? 0, "favorite")}</p>` : "") +
+    (c.description ? `<p class="description">${esc(c.description)}</p>` : "") +
+    `<h2>Logs</h2><ul class="logs">${logs.logs
+      .slice(0, 20)
+      .map(
+        (l) =>
+          `<li><b>${esc(l.kind)}</b> ${esc(l.call ?? "withdrawn")} <span class="muted">${when(l.foundAt)}</span>${l.text ? `<p>${esc(l.text)}</p>` : ""}</li>`,
+      )
+      .join("")}</ul></section>`;
+  return { html, answers: { [key]: c, [`${key}/logs`]: logs } };
+}
+
+function stationView(gw: Core, seg: string): FirstView | null {
+  // the station page decodes its parameter once more (ui/pages/station.tsx)
+  const call = decodeURIComponent(param(seg));
+  const d = getStation(gw, call);
+  const fact = (name: string, value: string) => (value ? `<dt>${name}</dt><dd>${value}</dd>` : "");
+  const html =
+    `<section class="page station-page"><h1>${esc(d.call)}</h1>` +
+    (d.comment ? `<p>${esc(d.comment)}</p>` : "") +
+    `<dl class="facts" data-testid="station-facts">` +
+    (d.kind !== "station" ? fact("Kind", `${esc(d.kind)}${d.owner ? ` by ${esc(d.owner)}` : ""}`) : "") +
+    (d.lat !== undefined && d.lon !== undefined ? fact("Position", `${d.lat.toFixed(5)}, ${d.lon.toFixed(5)}`) : "") +
+    fact("Status", esc(d.status)) +
+    fact("Device", esc(d.device)) +
+    fact("Last heard", when(d.lastHeard)) +
+    fact("Packets", String(d.packets)) +
+    `</dl></section>`;
+  return { html, answers: { [`/api/stations/${encodeURIComponent(call)}`]: d } };
+}
+
+function messageView(gw: Core, seg: string): FirstView | null {
+  const id = Number(seg);
+  const h = messageHeader(gw, id);
+  if (!h || h.killed || !canRead(ANONYMOUS, h)) return null;
+  const messages = threadOf(gw, id, ANONYMOUS);
+  const subject = messages.find((m) => m.id === id)?.subject ?? "Message";
+  const html =
+    `<section class="page"><h1>${esc(subject)}</h1>` +
+    messages
+      .map(
+        (m) =>
+          `<article class="${m.id === id ? "card message current" : "card message"}"><header><strong>${esc(m.subject)}</strong>` +
+          `<div class="muted">from ${esc(m.from)} to ${esc(m.address)} · ${when(m.createdAt)} · ${esc(m.bid)}</div></header>` +
+          `<pre class="message-body">${esc(m.body)}</pre></article>`,
+      )
+      .join("") +
+    `</section>`;
+  return { html, answers: { [`/api/bbs/thread/${id}`]: { threadId: messages[0]?.threadId ?? id, messages } } };
+}
+
+function profileView(gw: Core, seg: string): FirstView | null {
+  const call = param(seg);
+  const p = publicProfile(gw, call) as {
+    call: string;
+    profile: { about?: string; grid?: string } | null;
+    game?: { finds: number; tierA: number; dnfs: number; hidden: number; favoritesReceived: number };
+  };
+  const g = p.game;
+  const html =
+    `<section class="page"><div class="page-head"><h1>${esc(p.call)}</h1></div>` +
+    (p.profile?.about ? `<p>${esc(p.profile.about)}</p>` : "") +
+    (p.profile?.grid ? `<p class="muted">Grid ${esc(p.profile.grid)}</p>` : "") +
+    (g
+      ? `<dl class="facts" data-testid="game-stats"><dt>Finds</dt><dd>${g.finds}</dd><dt>RF-verified</dt><dd>${g.tierA}</dd><dt>Didn't find</dt><dd>${g.dnfs}</dd>` +
+        `<dt>Caches hidden</dt><dd>${g.hidden}</dd><dt>Favorites received</dt><dd>${g.favoritesReceived}</dd></dl>`
+      : `<p class="muted">No game activity yet.</p>`) +
+    `</section>`;
+  return { html, answers: { [`/api/profile/${encodeURIComponent(call)}`]: p } };
+}
+
+const PAGES: Array<[RegExp, (gw: Core, seg: string) => FirstView | null]> = [
+  [/^\/cache\/([^/]+)$/, cacheView],
+  [/^\/station\/([^/]+)$/, stationView],
+  [/^\/bbs\/msg\/(\d{1,15})$/, messageView],
+  [/^\/profile\/([^/]+)$/, profileView],
+];
+
+/** The first view of the record page at `path`, or null (not such a page, no such record, or not public). */
+export function recordFirstView(gw: Core, path: string): FirstView | null {
+  for (const [re, view] of PAGES) {
+    const m = re.exec(path);
+    if (!m) continue;
+    try {
+      return view(gw, m[1]!);
+    } catch {
+      return null; // not there, not readable, or a malformed address: the app says so itself
+    }
+  }
+  return null;
+}
+
+/** The view in the app's frame (header, main), as #ssr-view: the element the app takes out before its first render. */
+export function firstViewHtml(view: FirstView, instance: string): string {
+  return (
+    `<div id="ssr-view"><a class="skip-link" href="#main">Skip to content</a>` +
+    `<header class="topbar"><a class="brand" href="/" aria-label="home"><span class="brand-mark" aria-hidden="true">◈</span><span class="brand-name">${esc(instance)}</span></a></header>` +
+    `<main id="main" tabindex="-1">${view.html}</main></div>`
+  );
+}
