@@ -18,6 +18,7 @@ import { favoriteCache, myCacheState, rateCache, watchCache } from "./social.ts"
 import { deleteMedia, listMedia, mediaFile, MAX_MEDIA_BYTES, MEDIA_TYPES, uploadMedia } from "./media.ts";
 import { listStages, MAX_STAGES, setStages, unlockStage } from "./stages.ts";
 import { activity, corroborators, leaderboard } from "./stats.ts";
+import { finderStats } from "./finder-stats.ts";
 import { allowLargerBody, mediaType } from "../http/body.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { cacheGpx } from "../exports/exports.ts";
@@ -309,6 +310,14 @@ export function gameRoutes(gw: Gateway) {
         detail: { summary: "Answer a stage's question to unlock it, in order", tags: TAGS },
       },
     )
+    .get("/api/profile/:call/stats", ({ params }) => finderStats(gw, callsign(decodeURIComponent(params.call), "call")), {
+      gate: "public",
+      params: t.Object({ call: t.String({ description: "a callsign; its SSIDs count as one finder" }) }),
+      detail: {
+        summary: "A finder's statistics: the D/T grid, finds per calendar day, streaks, milestones, finds per type and the RF-proven share",
+        tags: ["Game"],
+      },
+    })
     .get("/api/leaderboard", ({ query }) => leaderboard(gw, { since: query.since, limit: query.limit }), {
       gate: "public",
       query: SINCE_LIMIT,

@@ -3,6 +3,7 @@ import { api } from "../api.ts";
 import { LoadState } from "../states.tsx";
 import { When } from "../time.tsx";
 import { useLoad } from "../hooks.ts";
+import { FinderStatsView } from "../game/finder-stats.tsx";
 
 interface Leaderboard {
   finders: Array<{ call: string; finds: number; tierA: number }>;
@@ -175,6 +176,7 @@ export function ProfilePage({ call }: { call: string }) {
       ) : (
         !p.loading && <p class="muted">No game activity yet.</p>
       )}
+      <FinderStatsView call={call} />
       <h2>Recent</h2>
       <p>
         <a href={`/feeds/user/${encodeURIComponent(call)}.xml`}>RSS</a> ·{" "}
