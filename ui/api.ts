@@ -53,6 +53,8 @@ export interface ClientConfig {
   tileUrl: string;
   tileAttribution: string;
   spotsEnabled: boolean;
+  /** where this instance plays (GET /api/config), for a map with nothing better to start from */
+  region: { lat: number; lon: number; zoom: number; from: string } | null;
 }
 
 let firstAnswers: Record<string, unknown> | null = null;

@@ -16,6 +16,18 @@ export function initialView(search = location.search): { center: [number, number
   return { center: [30, 0], zoom: 2 };
 }
 
+/** Where this browser last looked on the map (kept by the map page), or null. */
+export const LAST_VIEW = "svc.map.lastView";
+export function lastView(): { center: [number, number]; zoom: number } | null {
+  try {
+    const v = JSON.parse(localStorage.getItem(LAST_VIEW) ?? "null") as { lat: number; lon: number; z: number } | null;
+    if (v && Math.abs(v.lat) <= 90 && Math.abs(v.lon) <= 180 && Number.isInteger(v.z) && v.z >= 0 && v.z <= 19) return { center: [v.lat, v.lon], zoom: v.z };
+  } catch {
+    // storage off or garbage: the default view
+  }
+  return null;
+}
+
 /** A "Save view" button on the map; signed-out visitors are sent to sign in. */
 export function addSaveViewControl(map: L.Map): void {
   const control = new L.Control({ position: "topright" });

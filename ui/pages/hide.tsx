@@ -8,6 +8,7 @@ import { useLoad } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
 import { addBaseLayer } from "../map/basemap.ts";
 import { parseAxis, parseCoordPair } from "../coords.ts";
+import { lastView } from "../map/view.ts";
 
 /** The pin for the spot: drawn here, so no image file can be missing. */
 const PIN = L.divIcon({
@@ -40,6 +41,7 @@ export function HidePage() {
     email: "",
   });
   const [error, setError] = useState<string | null>(null);
+  const [locating, setLocating] = useState<string | null>(null);
   const set = (k: keyof typeof f) => (e: Event) => {
     const t = e.target as HTMLInputElement;
     setF((s) => ({ ...s, [k]: t.type === "checkbox" ? t.checked : t.value }));
@@ -54,9 +56,27 @@ export function HidePage() {
 
   useEffect(() => {
     if (!el.current) return;
-    const map = L.map(el.current, { worldCopyJump: true }).setView([30, 0], 2);
+    // The picker opens where the hider is (when the browser already may say), else where they last looked on the map, else this instance's region.
+    const last = lastView();
+    const map = L.map(el.current, { worldCopyJump: true }).setView(last?.center ?? [30, 0], last?.zoom ?? 2);
     mapRef.current = { map, marker: null };
-    clientConfig().then((cfg) => addBaseLayer(map, cfg.tileUrl, cfg.tileAttribution, () => {}));
+    let moved = false;
+    map.on("movestart", () => (moved = true));
+    // the view, readable on the element (lat,lon,zoom), as the map page's address carries it
+    const note = () => el.current?.setAttribute("data-view", `${map.getCenter().lat.toFixed(4)},${map.getCenter().lng.toFixed(4)},${map.getZoom()}`);
+    map.on("moveend", note);
+    note();
+    clientConfig().then((cfg) => {
+      addBaseLayer(map, cfg.tileUrl, cfg.tileAttribution, () => {});
+      if (!last && !moved && cfg.region) map.setView([cfg.region.lat, cfg.region.lon], cfg.region.zoom);
+    });
+    navigator.permissions
+      ?.query({ name: "geolocation" })
+      .then((p) => {
+        if (p.state !== "granted") return;
+        navigator.geolocation.getCurrentPosition((pos) => map.setView([pos.coords.latitude, pos.coords.longitude], 16));
+      })
+      .catch(() => {});
     map.on("click", (e: L.LeafletMouseEvent) => {
       const p = e.latlng.wrap();
       setF((s) => ({ ...s, lat: p.lat.toFixed(6), lon: p.lng.toFixed(6) }));
@@ -90,9 +110,25 @@ export function HidePage() {
       </section>
     );
 
-  const submit = async (e: Event) => {
+  /** "Use my location": the browser's position into the fields (and the map there). */
+  const useMyLocation = () => {
+    if (!("geolocation" in navigator)) return setLocating("This browser cannot tell its position.");
+    setLocating("Asking the browser for its position…");
+    navigator.geolocation.getCurrentPosition(
+      (pos) => {
+        setLocating(null);
+        setF((s) => ({ ...s, lat: pos.coords.latitude.toFixed(6), lon: pos.coords.longitude.toFixed(6) }));
+        mapRef.current?.map.setView([pos.coords.latitude, pos.coords.longitude], 17);
+      },
+      (e) => setLocating(e.code === e.PERMISSION_DENIED ? "The browser was not allowed to tell its position." : "The browser could not tell its position."),
+      { enableHighAccuracy: true, timeout: 15_000 },
+    );
+  };
+  const submit = async (e: SubmitEvent) => {
     e.preventDefault();
     setError(null);
+    // "Save as draft" keeps it to yourself until you publish it from its page
+    const draft = (e.submitter as HTMLButtonElement | null)?.value === "draft";
     const lat = parseAxis(f.lat, "lat");
     const lon = parseAxis(f.lon, "lon");
     if (lat === null || lon === null) {
@@ -114,6 +150,7 @@ export function HidePage() {
           description: f.description || undefined,
           unlisted: f.unlisted,
           contact: f.email ? { email: f.email } : undefined,
+          status: draft ? "draft" : undefined,
         },
       });
       route(`/cache/${c.id}`);
@@ -124,7 +161,17 @@ export function HidePage() {
   return (
     <section class="page">
       <h1>Hide a cache</h1>
-      <p class="muted">Hidden as {account.data.call ?? "(choose a callsign on your account page first)"}. Click the map to place it.</p>
+      <p class="muted">
+        Hidden as {account.data.call ?? "(choose a callsign on your account page first)"}. Click the map to place it, or{" "}
+        <button type="button" onClick={useMyLocation}>
+          Use my location
+        </button>
+      </p>
+      {locating && (
+        <p class="muted" role="status" data-testid="locating">
+          {locating}
+        </p>
+      )}
       <div ref={el} class="map picker" data-testid="picker" />
       <form onSubmit={submit} class="hide-form">
         <label for="c-name">Name</label>
@@ -186,8 +233,11 @@ export function HidePage() {
           <input type="checkbox" checked={f.unlisted} onChange={set("unlisted")} /> Unlisted (only people with the link find it)
         </label>
         <p>
-          <button class="primary" type="submit">
+          <button class="primary" type="submit" value="publish">
             Hide it
+          </button>{" "}
+          <button type="submit" value="draft">
+            Save as draft
           </button>
         </p>
         {error && (

@@ -8,7 +8,7 @@ import { stationLayer } from "../stations/layer.ts";
 import { cacheLayer } from "../game/layer.ts";
 import { addNearControl } from "../game/near-panel.tsx";
 import { crowdOf, type KindCount } from "../map/crowd.ts";
-import { addSaveViewControl, initialView } from "../map/view.ts";
+import { addSaveViewControl, initialView, LAST_VIEW, lastView } from "../map/view.ts";
 import { liveRooms, type LiveLog, type LiveState } from "../live/socket.ts";
 import { addSaveAreaControl } from "../offline/save-area.tsx";
 import { useOfflineState } from "../offline/status.ts";
@@ -87,16 +87,6 @@ function addGpxControl(map: L.Map): void {
   control.addTo(map);
 }
 /** Where the home map was last looked at, kept in this browser. */
-const LAST_VIEW = "svc.map.lastView";
-function lastView(): { center: [number, number]; zoom: number } | null {
-  try {
-    const v = JSON.parse(localStorage.getItem(LAST_VIEW) ?? "null") as { lat: number; lon: number; z: number } | null;
-    if (v && Math.abs(v.lat) <= 90 && Math.abs(v.lon) <= 180 && Number.isInteger(v.z) && v.z >= 0 && v.z <= 19) return { center: [v.lat, v.lon], zoom: v.z };
-  } catch {
-    // storage off or garbage: the default view
-  }
-  return null;
-}
 const PANEL = "svc.map.livePanel";
 const TILES_NOTED = "svc.map.tilesNoted";
 const narrow = () => typeof matchMedia === "function" && matchMedia("(max-width: 600px)").matches;
