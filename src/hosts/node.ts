@@ -99,6 +99,9 @@ export const nodeHost: HttpHost = {
         response = Response.json({ error: "internal", message: "the server failed to answer this request" }, { status: 500 });
         console.error(e);
       }
+      // answered before the body was read (a refusal, 413): the connection closes after it, as on Bun; kept
+      // alive, the client's next request would wait behind the unread body (a fetch stalls ~6 s)
+      if (!req.complete) res.shouldKeepAlive = false;
       // a body Elysia made (srvx's FastResponse) is written as it is, a stream with back-pressure; HEAD answers send none (node:http)
       await sendNodeResponse(res, response).catch(() => res.destroy());
     };
@@ -198,7 +201,7 @@ export const nodeHost: HttpHost = {
       reloadTls: opts.tls ? async (pair) => void (server as ReturnType<typeof createHttpsServer>).setSecureContext(pair) : undefined,
     };
     // Elysia hands `server` to every handler's context from here (the client address, event streams);
-    // a second listener's requests are answered there too (`sockets` holds every listener's requests)
+    // a second listener's requests are answered there too (each request carries its own node:http message)
     if (!opts.secondary) (app as { server: unknown }).server = httpServer;
     return httpServer;
   },

@@ -328,3 +328,30 @@ describe("the gateway on Node", () => {
     expect((await nodeFetch("/auth/session", { headers: { cookie: cookie.replace(/=.*/, "=not-a-session") } })).status).toBe(401);
   });
 });
+
+// The listener stays the gateway's own (not @elysiajs/node's listen) for the client's address; the body is srvx's.
+describe("requests on Node, through Elysia's Node adapter", () => {
+  test("each client is counted by its address: behind a trusted proxy two forwarded clients have a limit each; a body over a route's cap is a 413 that closes the connection and stores nothing", async () => {
+    const n = await spawnGateway({
+      runtime: "node",
+      env: { TRUST_PROXY: "on", TRUSTED_PROXIES: "127.0.0.1", RATE_LIMIT_PER_MINUTE: "1", INGEST_SECRET: INGEST },
+    });
+    try {
+      const as = async (client: string) => (await fetch(`${n.url}/api/v1/caches?bbox=0,0,1,1`, { headers: { "x-forwarded-for": client } })).status;
+      expect([await as("198.51.100.1"), await as("198.51.100.2"), await as("198.51.100.1")]).toEqual([200, 200, 429]);
+      const big = await fetch(`${n.url}/api/caches`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-ingest-secret": INGEST },
+        body: JSON.stringify({ name: "x".repeat(2_000_000) }),
+      });
+      expect(big.status).toBe(413);
+      expect((await big.json()).error).toBe("body_too_large");
+      // answered before its body was read: the connection closes (kept, the client's next request waited behind the rest of it)
+      expect(big.headers.get("connection")).toBe("close");
+      const inBox = await json(await fetch(`${n.url}/api/caches?bbox=-180,-90,180,90`));
+      expect(inBox.total).toBe(0);
+    } finally {
+      await n.kill();
+    }
+  });
+});
