@@ -46,12 +46,15 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
+/** How federation requests reach other instances instead of the network (a simulated network: sim/net.ts). */
+export type FedTransport = (url: string, init: RequestInit) => Promise<Response>;
+
 /**
  * What services take: the store, the settings, the clock, the log and the
  * events. Never the HTTP app, its server, the scheduler or the write gate:
  * those belong to the host's composition root and the HTTP layer.
  */
-export type Core = Pick<Gateway, "config" | "db" | "log" | "clock" | "events">;
+export type Core = Pick<Gateway, "config" | "db" | "log" | "clock" | "events" | "fedTransport">;
 
 export interface Gateway {
   readonly config: Config;
@@ -59,6 +62,8 @@ export interface Gateway {
   readonly log: Logger;
   readonly clock: Clock;
   readonly events: EventBus;
+  /** set: every federation request (src/fed/dial.ts fedFetch) goes here instead of the network */
+  readonly fedTransport?: FedTransport;
   readonly scheduler: Scheduler;
   /** every write waits here while a RESTART checkpoint bounds the WAL (store/checkpoint.ts, store/write-gate.ts) */
   readonly writeGate: WriteGate;
@@ -89,6 +94,8 @@ export interface GatewayOptions {
   dbFile?: string;
   /** The runtime's HTTP host; Bun's unless the entry point picks another. */
   host?: HttpHost;
+  /** Federation requests go here instead of the network (the simulator, sim/). */
+  fedTransport?: FedTransport;
 }
 
 /**
@@ -130,6 +137,7 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
     log,
     clock: opts.clock ?? systemClock,
     events: new EventBus(log),
+    fedTransport: opts.fedTransport,
     scheduler,
     writeGate,
     startedAt: Date.now(),

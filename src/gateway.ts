@@ -31,7 +31,7 @@ useSource("files", filesSource);
 // TLS=acme: loaded only then (the ACME client, acme-client with axios, stays out of every other start)
 useSource("acme", async (ctx) => (await import("./tls/acme.ts")).acmeSource(ctx));
 
-export type { Clock, Core, Gateway, GatewayOptions, ServerParts, StartedParts } from "./gateway-core.ts";
+export type { Clock, Core, FedTransport, Gateway, GatewayOptions, ServerParts, StartedParts } from "./gateway-core.ts";
 export { systemClock } from "./gateway-core.ts";
 
 /**

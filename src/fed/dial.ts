@@ -125,7 +125,11 @@ export async function fedFetch(gw: Core, url: string, opts: FetchOptions = {}): 
       signal: AbortSignal.timeout(opts.timeoutMs ?? 15_000),
       redirect: "manual" as const,
     };
-    res = target.mapped ? await fetch(target.url, init) : await guardedFetch(target.url, init, { allowPrivate: peerPrivateAllowed(gw) });
+    res = gw.fedTransport
+      ? await gw.fedTransport(url, init)
+      : target.mapped
+        ? await fetch(target.url, init)
+        : await guardedFetch(target.url, init, { allowPrivate: peerPrivateAllowed(gw) });
   } catch (e) {
     if (e instanceof OutboundRefused) throw new DialError("address_refused", `${url}: ${e.message}`);
     const name = (e as Error)?.name;
