@@ -31,6 +31,9 @@ const cursorQuery = (limits: { limit: number; max: number }) =>
     limit: t.Optional(t.Integer({ minimum: 1, maximum: limits.max, description: `records per page, 1-${limits.max} (default ${limits.limit})` })),
   });
 
+/** Sync pages up to this size are served uncompressed (an empty page is about 15 bytes). */
+const SMALL_PAGE_BYTES = 64;
+
 export function fedRoutes(gw: Gateway) {
   const browse = cursorQuery(BROWSE_LIMITS);
   const app = new Elysia({ name: "fed" })
@@ -42,8 +45,12 @@ export function fedRoutes(gw: Gateway) {
     .get(
       "/federation/sync/:type",
       ({ params, query, set }) => {
-        const compression = query.compress ?? "none";
-        const bytes = compressPage(syncPage(gw, params.type, cursorOf(query, SYNC_LIMITS)), compression);
+        const page = syncPage(gw, params.type, cursorOf(query, SYNC_LIMITS));
+        // A page this small (no frames: a feed with nothing new, most of every pull) goes
+        // uncompressed whatever was asked: deflating it with the dictionary costs both
+        // sides more CPU than it saves bytes. The content type says which it is.
+        const compression = page.length <= SMALL_PAGE_BYTES ? "none" : (query.compress ?? "none");
+        const bytes = compressPage(page, compression);
         set.headers["content-type"] = compression === "none" ? CBOR_TYPE : DEFLATE_DICT1_TYPE;
         set.headers["cache-control"] = "no-store";
         return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: set.headers as Record<string, string> });
