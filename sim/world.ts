@@ -1,0 +1,99 @@
+/**
+ * N gateway cores in one process: each the real gateway (createGateway) on
+ * its own in-memory SQLite, with its own Ed25519 key drawn from the seed, a
+ * shared simulated clock, and every federation request going through the
+ * simulated network. Each starts trusting a few peers (its ring neighbours
+ * and two drawn at random); the rest it learns by the real transitive
+ * discovery.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { configFor } from "../src/config.ts";
+import { publicKeyFromSeed } from "../src/fed/keys.ts";
+import { upsertPeer } from "../src/fed/peers.ts";
+import { createGateway, type Clock } from "../src/gateway.ts";
+import { createLogger } from "../src/log.ts";
+import { SimNet, type SimNode } from "./net.ts";
+import type { Rng } from "./prng.ts";
+
+export interface World {
+  net: SimNet;
+  nodes: SimNode[];
+  /** the honest gateways (every node but the malicious one) */
+  honest: SimNode[];
+  evil: SimNode | null;
+  keys: Map<string, { seed: string; publicKey: string }>;
+  clock: Clock & { t: number };
+  stop(): Promise<void>;
+}
+
+const pad = (i: number, n: number) => String(i).padStart(String(n - 1).length, "0");
+
+/** A 44net host name the endpoint validator accepts: k<digit><letters>.ampr.org */
+function amprName(i: number): string {
+  let n = Math.floor(i / 10);
+  let s = "";
+  do {
+    s = String.fromCharCode(97 + (n % 26)) + s;
+    n = Math.floor(n / 26);
+  } while (n > 0);
+  return `k${i % 10}${s}.ampr.org`;
+}
+
+export function buildWorld(n: number, rand: Rng, opts: { evil: boolean; start: number }): World {
+  const root = mkdtempSync(join(tmpdir(), "svc-sim-"));
+  const clock = { t: opts.start, now: () => clock.t };
+  const net = new SimNet(rand);
+  net.now = clock.now;
+  const log = createLogger("error", () => {});
+  const keys = new Map<string, { seed: string; publicKey: string }>();
+  const nodes: SimNode[] = [];
+  for (let i = 0; i < n; i++) {
+    const instance = `g${pad(i, n)}`;
+    const seed = Buffer.from(rand.bytes32()).toString("base64url");
+    keys.set(instance, { seed, publicKey: publicKeyFromSeed(seed) });
+    // one in five has a 44net address, announced first; half of those (and one in ten others) reach 44net
+    const amprHost = rand.chance(0.2) ? amprName(i) : null;
+    const on44net = amprHost ? rand.chance(0.5) : rand.chance(0.1);
+    const host = `${instance}.sim`;
+    const endpoints = [...(amprHost ? [`ampr:${amprHost};0`] : []), `https:https://${host};10`];
+    const config = configFor(join(root, instance), {
+      INSTANCE: instance,
+      FED_PRIVATE_KEY: seed,
+      FED_ENDPOINTS: endpoints.join(","),
+      LOG_LEVEL: "error",
+      KISS_PORTS: "off",
+      PORT: "0",
+      HOST: "127.0.0.1",
+    });
+    const node: SimNode = { instance, gw: null as never, host, amprHost, on44net, online: true, side: 0 };
+    const gw = createGateway({ config, log, clock, dbFile: ":memory:", fedTransport: net.transportFor(() => node) });
+    (node as { gw: SimNode["gw"] }).gw = gw;
+    nodes.push(node);
+    net.add(node);
+  }
+  // who trusts whom at the start: ring neighbours and two at random
+  for (const [i, node] of nodes.entries()) {
+    const chosen = new Set<number>([(i + 1) % n, (i + n - 1) % n]);
+    for (let k = 0; k < 2 && n > 3; k++) chosen.add(rand.int(0, n - 1));
+    chosen.delete(i);
+    for (const j of [...chosen].sort((a, b) => a - b)) {
+      const p = nodes[j]!;
+      upsertPeer(node.gw, { instance: p.instance, url: `https://${p.host}`, trust: "trusted", keyPin: keys.get(p.instance)!.publicKey });
+    }
+  }
+  const evil = opts.evil && n > 3 ? nodes[n - 1]! : null;
+  return {
+    net,
+    nodes,
+    honest: nodes.filter((x) => x !== evil),
+    evil,
+    keys,
+    clock,
+    async stop() {
+      for (const x of nodes) await x.gw.stop();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
