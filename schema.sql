@@ -1241,3 +1241,15 @@ CREATE INDEX trackable_moves_pending ON trackable_moves(call, at) WHERE tier <> 
 -- migration 27: trackable moves by cache, for which trackables are in a cache (its page, its GPX, ?cache=)
 CREATE INDEX trackable_moves_cache ON trackable_moves(cache_gid) WHERE cache_gid IS NOT NULL;
 CREATE INDEX mirror_trackable_moves_cache ON mirror_trackable_moves(cache_gid) WHERE cache_gid IS NOT NULL;
+
+-- migration 28: a player's own notes and corrected coordinates of a cache (a mystery's solved final): per user, never federated
+CREATE TABLE personal_notes (
+  user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  cache_gid  TEXT NOT NULL,               -- the cache, any origin
+  note       TEXT,                        -- the player's own note, at most 2,000 characters
+  lat        REAL,                        -- corrected coordinates: both or neither
+  lon        REAL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (user_id, cache_gid),
+  CHECK ((lat IS NULL) = (lon IS NULL))
+);

@@ -14,6 +14,7 @@ import { gpxDocument } from "./gpx.ts";
 import { kmlDocument } from "./kml.ts";
 import { adifFinds } from "./adif.ts";
 import { travelBugsIn } from "../game/trackables-gpx.ts";
+import { withCorrected } from "../game/personal.ts";
 
 /** Caches per export file. */
 export const MAX_EXPORT = 10_000;
@@ -24,14 +25,17 @@ function exportCaches(gw: Core, q: CacheFilterQuery, limit: number | undefined):
   return selectCaches(gw, q, { limit: limit ?? MAX_EXPORT, max: MAX_EXPORT }).rows.map((r) => cacheJson(gw, r, false));
 }
 
-export function gpxExport(gw: Core, base: string, q: CacheFilterQuery, limit?: number): string {
-  return gpxOf(gw, base, exportCaches(gw, q, limit));
+/** GPX of caches; for a signed-in `userId`, their corrected caches where they solved them to be (src/game/personal.ts). */
+export function gpxExport(gw: Core, base: string, q: CacheFilterQuery, limit?: number, userId: number | null = null): string {
+  const caches = exportCaches(gw, q, limit);
+  return gpxOf(gw, base, userId === null ? caches : withCorrected(gw, userId, caches));
 }
 
 /** One cache's GPX, as the caller may see it (a draft only to its owner, an unlisted cache by its link). */
 export function cacheGpx(gw: Core, base: string, id: string, reader: Actor | null): { name: string; gpx: string } {
   const { contact: _contact, mine: _mine, ...c } = cacheDetail(gw, id, reader);
-  return { name: `${(c.code || String(c.id)).replace(/[^A-Za-z0-9_-]/g, "_")}.gpx`, gpx: gpxOf(gw, base, [c]) };
+  const caches = reader?.userId ? withCorrected(gw, reader.userId, [c]) : [c];
+  return { name: `${(c.code || String(c.id)).replace(/[^A-Za-z0-9_-]/g, "_")}.gpx`, gpx: gpxOf(gw, base, caches) };
 }
 
 /** GPX of caches with each one's newest logs (a mirror's logs are not read here). */

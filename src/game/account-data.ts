@@ -14,6 +14,7 @@ import type { ProfileSection } from "../accounts/profile.ts";
 import { archiveOwnedCaches } from "./caches.ts";
 import { withdrawLogsOf } from "./logs.ts";
 import { eraseTrackablesOf, trackablesDataOf } from "./trackables-moves.ts";
+import { personalNotesOf } from "./personal.ts";
 
 const all = (gw: Core, sql: string, ...p: Array<string | number>) => gw.db.query(sql).all(...p) as Array<Record<string, unknown>>;
 
@@ -54,6 +55,7 @@ export const gameData: AccountData = {
       .query("SELECT confirmed_at AS confirmedAt, until, level, public = 1 AS public, name, updated_at AS updatedAt FROM supporters WHERE user_id = ?")
       .get(id) as Record<string, unknown> | null;
     const { trackables, moves: trackableMoves } = trackablesDataOf(gw, id);
+    const personalNotes = personalNotesOf(gw, id);
     if (
       !caches.length &&
       !logs.length &&
@@ -63,10 +65,11 @@ export const gameData: AccountData = {
       !stageUnlocks.length &&
       !supporter &&
       !trackables.length &&
-      !trackableMoves.length
+      !trackableMoves.length &&
+      !personalNotes.length
     )
       return null;
-    return { caches, logs, ratings, favorites, media, stageUnlocks, supporter, trackables, trackableMoves };
+    return { caches, logs, ratings, favorites, media, stageUnlocks, supporter, trackables, trackableMoves, personalNotes };
   },
   erase(gw, account) {
     const id = account.userId;
@@ -84,6 +87,7 @@ export const gameData: AccountData = {
       media: del("DELETE FROM media WHERE user_id = ?"),
       stageUnlocks: del("DELETE FROM stage_unlocks WHERE user_id = ?"),
       supporter: del("DELETE FROM supporters WHERE user_id = ?"),
+      personalNotes: del("DELETE FROM personal_notes WHERE user_id = ?"),
     };
   },
 };

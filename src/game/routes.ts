@@ -9,16 +9,17 @@ import type { Caller } from "../accounts/caller.ts";
 import { badRequest } from "../errors.ts";
 import { cellsParam } from "../http/params.ts";
 import { setFindIngest } from "../stations/ingest-batch.ts";
-import { actorOf, CACHE_FIELDS, CACHE_FILTER_QUERY, CACHE_KEY, callsign, LOG_FIELDS, NATIVE_CACHE_ID, type Actor } from "./model.ts";
+import { actorOf, CACHE_FIELDS, CACHE_FILTER_QUERY, CACHE_KEY, callsign, distanceM, LOG_FIELDS, NATIVE_CACHE_ID, type Actor } from "./model.ts";
 import { baseCall } from "../callsign.ts";
 import { cacheDetail, cachesInBox, hideCache, markFound, parseBox, parseFilters, updateCache } from "./caches.ts";
-import { cachesNear, parseNear, PERSONAL_FILTER_QUERY, personalFilters } from "./near.ts";
+import { cachesNear, parseNear, PERSONAL_FILTER_QUERY, personalFilters, whereFrom } from "./near.ts";
 import { deleteLog, ingestFinds, logbook, logOnCache } from "./logs.ts";
 import { favoriteCache, myCacheState, rateCache, watchCache } from "./social.ts";
 import { deleteMedia, listMedia, mediaFile, MAX_MEDIA_BYTES, MEDIA_TYPES, uploadMedia } from "./media.ts";
 import { listStages, MAX_STAGES, setStages, unlockStage } from "./stages.ts";
 import { activity, corroborators, leaderboard } from "./stats.ts";
 import { finderStats } from "./finder-stats.ts";
+import { MAX_NOTE, personalOf, savePersonal, withCorrected } from "./personal.ts";
 import { allowLargerBody, mediaType } from "../http/body.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { cacheGpx } from "../exports/exports.ts";
@@ -65,8 +66,14 @@ export function gameRoutes(gw: Gateway) {
         const filters = { ...parseFilters(query), ...personalFilters(query, caller.user?.id ?? null) };
         if (query.near !== undefined) {
           if (query.bbox !== undefined) throw badRequest("invalid", "near and bbox together: give one of them");
-          const n = cachesNear(gw, parseNear(query.near), { limit: query.limit, filters });
-          return caller.user ? { caches: markFound(gw, caller.user.id, n.caches) } : n;
+          const at = parseNear(query.near);
+          const n = cachesNear(gw, at, { limit: query.limit, filters });
+          if (!caller.user) return n;
+          // a corrected cache is where the player's solution puts it: its distance and bearing from there, nearest first again
+          const mine = withCorrected(gw, caller.user.id, markFound(gw, caller.user.id, n.caches)).map((c) =>
+            c.corrected ? { ...c, ...whereFrom(at, c, distanceM(at.lat, at.lon, c.lat, c.lon)) } : c,
+          );
+          return { caches: mine.sort((a, b) => a.distanceM - b.distanceM) };
         }
         if (query.bbox === undefined) throw badRequest("invalid", "bbox or near is required");
         const a = cachesInBox(gw, parseBox(query.bbox), {
@@ -76,7 +83,7 @@ export function gameRoutes(gw: Gateway) {
           cells: cellsParam(query.cells),
           filters,
         });
-        return caller.user ? { ...a, caches: markFound(gw, caller.user.id, a.caches) } : a;
+        return caller.user ? { ...a, caches: withCorrected(gw, caller.user.id, markFound(gw, caller.user.id, a.caches)) } : a;
       },
       {
         gate: "public",
@@ -114,14 +121,38 @@ export function gameRoutes(gw: Gateway) {
       "/api/caches/:id",
       ({ params, caller }) => {
         const c = cacheDetail(gw, decodeURIComponent(params.id), reader(caller));
-        return caller.user && typeof c.id === "number" ? { ...c, my: myCacheState(gw, caller.user.id, c.id) } : c;
+        if (!caller.user) return c;
+        const personal = personalOf(gw, caller.user.id, c.gid);
+        return typeof c.id === "number" ? { ...c, my: myCacheState(gw, caller.user.id, c.id), personal } : { ...c, personal };
       },
       {
         gate: "public",
         params: CACHE_PARAMS,
-        detail: { summary: "One cache with its page's details; a signed-in user also gets their rating, favorite and watch", tags: TAGS },
+        detail: {
+          summary:
+            "One cache with its page's details; a signed-in user also gets their rating, favorite and watch, and their personal note and corrected coordinates",
+          tags: TAGS,
+        },
       },
     )
+    .put("/api/caches/:id/personal", ({ params, body, caller }) => savePersonal(gw, actorOf(caller), decodeURIComponent(params.id), body), {
+      gate: "session",
+      params: CACHE_PARAMS,
+      body: t.Object(
+        {
+          note: t.Optional(t.Union([t.String({ maxLength: MAX_NOTE }), t.Null()], { description: "your own note of the cache; null clears it" })),
+          corrected: t.Optional(
+            t.Union([t.Object({ lat: t.Number(), lon: t.Number() }), t.Null()], { description: "where you solved it to be (decimal degrees); null clears it" }),
+          ),
+        },
+        open,
+      ),
+      detail: {
+        summary:
+          "Your own note and corrected coordinates of a cache: on this instance only, never shared; your map, lists, GPX and saved areas put the cache there",
+        tags: TAGS,
+      },
+    })
     .get(
       "/api/caches/:id/gpx",
       ({ params, caller, request }) => {

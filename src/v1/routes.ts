@@ -112,15 +112,19 @@ export function v1Routes(gw: Gateway) {
         responses: v1Responses("a page", page("caches", ref("Cache"))),
       },
     })
-    .get("/api/v1/caches.gpx", ({ query, request }) => file(gpxExport(gw, baseUrl(gw, request), query, query.limit), GPX_TYPE, "caches.gpx"), {
-      ...opts,
-      query: t.Object({ ...CACHE_FILTER_QUERY, limit: t.Optional(t.Integer({ description: `how many, 1-${MAX_EXPORT}, default ${MAX_EXPORT}` })) }),
-      detail: {
-        summary: "Caches as GPX 1.0 with the Groundspeak cache extension 1.0.1 (c:geo, GSAK, gpsbabel)",
-        tags: TAGS,
-        responses: v1Responses("the file", { type: "string" }, { type: GPX_TYPE }),
+    .get(
+      "/api/v1/caches.gpx",
+      ({ query, request, caller }) => file(gpxExport(gw, baseUrl(gw, request), query, query.limit, caller.user?.id ?? null), GPX_TYPE, "caches.gpx"),
+      {
+        ...opts,
+        query: t.Object({ ...CACHE_FILTER_QUERY, limit: t.Optional(t.Integer({ description: `how many, 1-${MAX_EXPORT}, default ${MAX_EXPORT}` })) }),
+        detail: {
+          summary: "Caches as GPX 1.0 with the Groundspeak cache extension 1.0.1 (c:geo, GSAK, gpsbabel)",
+          tags: TAGS,
+          responses: v1Responses("the file", { type: "string" }, { type: GPX_TYPE }),
+        },
       },
-    })
+    )
     .get("/api/v1/caches.kml", ({ query, request }) => file(kmlExport(gw, baseUrl(gw, request), query, query.limit), KML_TYPE, "caches.kml"), {
       ...opts,
       query: t.Object({ ...CACHE_FILTER_QUERY, limit: t.Optional(t.Integer({ description: `how many, 1-${MAX_EXPORT}` })) }),

@@ -128,6 +128,21 @@ describe("export", () => {
     expect(text).not.toMatch(/id_hash|token_hash|code_hash/);
   });
 
+  test("the export holds the player's own notes and corrected coordinates of caches", async () => {
+    const u = signedInUser(g.gw, "N0NTE", { verified: true });
+    const c = await json(
+      await g.post("/api/caches", { name: "Puzzle", type: "mystery", size: "small", difficulty: 3, terrain: 2, lat: 48.1, lon: 11.5 }, as(u)),
+    );
+    const saved = await g.get(`/api/caches/${c.id}/personal`, {
+      method: "PUT",
+      headers: { cookie: u.cookie, "content-type": "application/json" },
+      body: JSON.stringify({ note: "solved it", corrected: { lat: 48.11, lon: 11.51 } }),
+    });
+    expect(saved.status).toBe(200);
+    const x = await json(await g.post("/api/account/N0NTE/export", {}, { headers: { cookie: u.cookie } }));
+    expect(x.data.game.personalNotes).toEqual([{ cache: c.gid, note: "solved it", corrected: { lat: 48.11, lon: 11.51 }, updatedAt: expect.any(Number) }]);
+  });
+
   test("a session holding the callsign exports without a signature; signed-body refusals change nothing", async () => {
     const { u, kp } = await fullAccount("N0SES");
     const path = "/api/account/N0SES/export";
@@ -335,10 +350,20 @@ describe("erase", () => {
       ).status,
     ).toBeLessThan(300);
     expect(own.id).toBeGreaterThan(0);
+    // its own note on the friend's cache
+    expect(
+      (
+        await g.get(`/api/caches/${other.id}/personal`, {
+          method: "PUT",
+          headers: { cookie: u.cookie, "content-type": "application/json" },
+          body: JSON.stringify({ note: "N0WLK was here first" }),
+        })
+      ).status,
+    ).toBe(200);
 
     const needles = ["N0WLK", email];
     const before = findEverywhere(needles);
-    for (const t of ["users", "callsigns", "device_keys", "fed_feed", "bbs_messages", "bbs_wp", "box_commands", "caches", "logs"])
+    for (const t of ["users", "callsigns", "device_keys", "fed_feed", "bbs_messages", "bbs_wp", "box_commands", "caches", "logs", "personal_notes"])
       expect(Object.keys(before)).toContain(t);
 
     const r = await g.post("/api/account/N0WLK/delete", { confirm: true }, as(u));

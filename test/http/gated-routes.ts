@@ -22,6 +22,7 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "GET", route: "/api/admin/audit", path: "/api/admin/audit", gate: "sysop" },
   { method: "GET", route: "/api/admin/runtime", path: "/api/admin/runtime", gate: "sysop" },
   { method: "GET", route: "/api/admin/jobs", path: "/api/admin/jobs", gate: "sysop" },
+  { method: "PUT", route: "/api/caches/:id/personal", path: "/api/caches/1/personal", gate: "session", body: {} },
   { method: "POST", route: "/api/tls/retry", path: "/api/tls/retry", gate: "sysop", body: {} },
   { method: "POST", route: "/api/admin/jobs/:name/run", path: "/api/admin/jobs/no-such-job/run", gate: "sysop", body: {} },
   // the hub's KISS and APRS-IS servers

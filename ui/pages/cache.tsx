@@ -15,6 +15,8 @@ import { Empty, Failed, Loading } from "../components/states.tsx";
 import { formatDdm } from "../components/units.ts";
 import { SIZES, STEPS } from "./hide.tsx";
 import type { Cache as GameCache } from "../../src/game/caches.ts";
+import type { Personal } from "../../src/game/personal.ts";
+import { PersonalNote } from "../game/personal-note.tsx";
 import { Compass } from "../offline/compass.tsx";
 import type { NoteKind } from "../offline/db.ts";
 import { postLog } from "../offline/post-log.ts";
@@ -25,6 +27,8 @@ type Cache = GameCache & {
   contact?: { email?: string; phone?: string; note?: string } | null;
   mine?: boolean;
   my?: { stars: number | null; favorite: boolean; watch: boolean; found: boolean };
+  /** a signed-in player's own note and corrected coordinates */
+  personal?: Personal | null;
 };
 interface Log {
   id: number | string;
@@ -496,11 +500,13 @@ export function CachePage({ id }: { id: string }) {
       <p>
         {plural(c.finds, "find")} · {plural(c.favorites, "favorite")} · rating {c.rating.average ?? "–"} ({c.rating.count})
       </p>
-      <SmallMap lat={c.lat} lon={c.lon} label={c.name} zoom={15} />
+      {/* where the player solved it to be, when they corrected it */}
+      <SmallMap lat={c.personal?.corrected?.lat ?? c.lat} lon={c.personal?.corrected?.lon ?? c.lon} label={c.name} zoom={15} />
       <Coordinates c={c} />
+      {signedIn && <PersonalNote key={String(c.id)} cacheKey={String(c.id)} personal={c.personal ?? null} onSaved={reload} />}
       {c.mine && native && <OwnerActions c={c} reload={reload} />}
       {signedIn && native && c.my && <Actions c={c} reload={reload} />}
-      <Compass lat={c.lat} lon={c.lon} />
+      <Compass lat={c.personal?.corrected?.lat ?? c.lat} lon={c.personal?.corrected?.lon ?? c.lon} />
       {c.description && <p class="description">{c.description}</p>}
       {c.hint && <Hint hint={c.hint} />}
       {c.contact && (c.contact.email || c.contact.phone || c.contact.note) && (
