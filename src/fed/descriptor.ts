@@ -39,6 +39,8 @@ export interface Descriptor {
   capabilities: string[];
   /** the sync feeds served (empty on an unsigned instance) */
   feeds: SyncKind[];
+  /** per feed, the cursor of its newest frame: a puller whose cursor is there has nothing to ask for */
+  heads: Partial<Record<SyncKind, number>>;
   operator: string | null;
   aprsCall: string | null;
   /** base64url of this instance's signed peer-descriptor frame (type 7), or null when unsigned */
@@ -102,6 +104,14 @@ export function initFederation(gw: Core): { resigned: number } {
   return { resigned };
 }
 
+/** The newest seq of each sync feed (feeds without frames are left out: 0). */
+function feedHeads(gw: Core): Partial<Record<SyncKind, number>> {
+  const rows = gw.db.query("SELECT type, MAX(seq) AS head FROM fed_feed GROUP BY type").all() as Array<{ type: number; head: number }>;
+  const out: Partial<Record<SyncKind, number>> = {};
+  for (const kind of SYNC_KINDS) out[kind] = rows.find((r) => r.type === RECORD_TYPES[kind])?.head ?? 0;
+  return out;
+}
+
 export function descriptor(gw: Core): Descriptor {
   const signed = !!instanceSigner(gw);
   const { keys, rotations } = ownKeys(gw);
@@ -122,6 +132,7 @@ export function descriptor(gw: Core): Descriptor {
     // "trackables": it serves and applies record types 8 and 9 (older peers do not list it)
     capabilities: signed ? ["sync-cbor", "trackables"] : [],
     feeds: signed ? [...SYNC_KINDS] : [],
+    heads: signed ? feedHeads(gw) : {},
     operator: gw.config.fedOperator,
     aprsCall: gw.config.fedAprsCall,
     record: row?.frame ? Buffer.from(row.frame).toString("base64url") : null,

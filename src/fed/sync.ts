@@ -48,6 +48,8 @@ export interface PeerDescriptor {
   url: string | null;
   capabilities: string[];
   feeds: string[];
+  /** per feed, the cursor of its newest frame (absent from older peers) */
+  heads: Partial<Record<string, number>>;
   record: Uint8Array | null;
   link: unknown;
 }
@@ -89,9 +91,21 @@ function checkDescriptor(d: unknown): PeerDescriptor {
     url: typeof o.url === "string" ? o.url : null,
     capabilities: list("capabilities").filter((c): c is string => typeof c === "string"),
     feeds: list("feeds").filter((c): c is string => typeof c === "string"),
+    heads: headsOf(o.heads),
     record,
     link: o.link,
   };
+}
+
+/** A descriptor's `heads`: whole numbers by feed name; anything else is ignored (every feed is then asked). */
+function headsOf(v: unknown): Partial<Record<string, number>> {
+  if (!v || typeof v !== "object" || Array.isArray(v)) return {};
+  const out: Partial<Record<string, number>> = {};
+  for (const kind of SYNC_KINDS) {
+    const h = (v as Record<string, unknown>)[kind];
+    if (typeof h === "number" && Number.isSafeInteger(h) && h >= 0) out[kind] = h;
+  }
+  return out;
 }
 
 /** The key that signed a descriptor's own peer record: what a new peer is pinned to. */
@@ -243,8 +257,11 @@ async function pullOnce(gw: Core, instance: string): Promise<PeerSyncReport> {
     gw.db.query("UPDATE peers SET link = ?, feeds = ? WHERE id = ?").run(JSON.stringify(link), JSON.stringify(feeds), peer.id);
     for (const kind of feeds) {
       const type = RECORD_TYPES[kind];
-      const f: FeedReport = (report.feeds[kind] = { pages: 0, received: 0, applied: 0, duplicate: 0, suppressed: 0, quarantined: 0, rejected: 0, bytes: 0 });
       let cursor = cursorOf(gw, peer.id, type);
+      // the descriptor says this feed has nothing after our cursor: not asked (most feeds of most pulls)
+      const head = d.heads[kind];
+      if (head !== undefined && cursor >= head) continue;
+      const f: FeedReport = (report.feeds[kind] = { pages: 0, received: 0, applied: 0, duplicate: 0, suppressed: 0, quarantined: 0, rejected: 0, bytes: 0 });
       const fetchPage = async (since: number) => {
         const q = `since=${since}&limit=${link.batch}${link.compression === "none" ? "" : `&compress=${link.compression}`}`;
         const r = await fedFetch(gw, `${base}/federation/sync/${kind}?${q}`, { timeoutMs: 120_000, maxBytes: MAX_PAGE_BYTES + 4096 });
