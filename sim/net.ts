@@ -24,6 +24,7 @@ export interface Link {
 
 export interface SimNode {
   instance: string;
+  /** replaced when the gateway restarts (a key rotation) */
   gw: Gateway;
   /** the https host, e.g. g007.sim */
   host: string;

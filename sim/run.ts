@@ -64,11 +64,13 @@ export async function runSim(o: SimOptions): Promise<{ lines: string[]; summary:
   let round = 0;
   let verdict: Verdict = { missing: 0, resurrected: 0, forgedApplied: 0 };
   let converged = false;
+  /** the first round with nothing left to change: no writes, no partition, every gateway up */
+  let quietAt: number | null = null;
   try {
     while (round < scenario.maxRounds) {
       round++;
       world.clock.t += ROUND_SECONDS * 1000;
-      driver.step(round);
+      await driver.step(round);
       const up = rand.shuffle(world.nodes.filter((x) => x.online));
       let roundPulls = 0;
       let failed = 0;
@@ -89,6 +91,7 @@ export async function runSim(o: SimOptions): Promise<{ lines: string[]; summary:
       pulls += roundPulls;
       verdict = check(world, ledger);
       const quiet = driver.quiet(round);
+      if (quiet && quietAt === null) quietAt = round;
       converged = quiet && verdict.missing === 0 && verdict.resurrected === 0;
       say(
         `round ${round}: up ${up.length}/${world.nodes.length}${world.nodes.some((x) => x.side) ? " partitioned" : ""}, pulls ${roundPulls} (failed ${failed}, via a fallback URL ${fellBack}), missing ${verdict.missing}, resurrected ${verdict.resurrected}, forged applied ${verdict.forgedApplied}`,
@@ -99,9 +102,14 @@ export async function runSim(o: SimOptions): Promise<{ lines: string[]; summary:
     await world.stop();
   }
   const simSeconds = round * ROUND_SECONDS;
+  say(
+    converged
+      ? `converged in round ${round}: ${round - quietAt! + 1} round(s) after the network went quiet (round ${quietAt}: last write, partition healed, every gateway back)`
+      : `not converged after ${round} rounds${quietAt === null ? " (the network never went quiet)" : `, ${round - quietAt + 1} after it went quiet`}`,
+  );
   const s = world.net.stats;
   say(
-    `network: ${s.requests} requests, ${s.failed} failed (${s.lost} lost, ${s.unresolvable} unresolvable, ${s.timedOut} timed out), ${s.bytes} bytes; malicious gateway forged ${evil.forged} and replayed ${evil.replayed} frames; ${driver.writes} writes`,
+    `${driver.rotated ? `${driver.rotated} rotated its key in round ${scenario.rotateRound}; ` : ""}network: ${s.requests} requests, ${s.failed} failed (${s.lost} lost, ${s.unresolvable} unresolvable, ${s.timedOut} timed out), ${s.bytes} bytes; malicious gateway forged ${evil.forged} and replayed ${evil.replayed} frames; ${driver.writes} writes`,
   );
   const summary: Summary = {
     gateways: o.gateways,

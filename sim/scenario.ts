@@ -3,13 +3,15 @@
  * new caches, finds and edits on the gateways that are up; an edit is
  * sometimes followed by a tombstone in the next round (racing the edit
  * through the network); gateways go offline for a while (churn); the network
- * splits in two and heals; one gateway is malicious (tamper.ts).
+ * splits in two and heals; one gateway rotates its key (rotate.ts); one
+ * gateway is malicious (tamper.ts).
  */
 import { cacheToWire, findToWire } from "../src/fed/bodies.ts";
 import { publishRecord, publishTombstone } from "../src/fed/feed.ts";
 import type { Ledger } from "./ledger.ts";
 import type { Rng } from "./prng.ts";
-import type { World } from "./world.ts";
+import { rotateKey } from "./rotate.ts";
+import { ROTATING, type World } from "./world.ts";
 
 export interface Scenario {
   name: string;
@@ -21,15 +23,17 @@ export interface Scenario {
   churn: number;
   /** how many rounds it stays offline */
   offlineRounds: [number, number];
+  /** the round in which one gateway rotates its key (and revokes the old one) */
+  rotateRound: number | null;
   /** give up after this many rounds */
   maxRounds: number;
   evil: boolean;
 }
 
 export const SCENARIOS: Record<string, Scenario> = {
-  default: { name: "default", writeRounds: 12, partition: [3, 8], churn: 0.02, offlineRounds: [6, 24], maxRounds: 80, evil: true },
+  default: { name: "default", writeRounds: 12, partition: [3, 8], churn: 0.02, offlineRounds: [6, 24], rotateRound: 5, maxRounds: 80, evil: true },
   /** the CI run: the same events, in fewer rounds */
-  short: { name: "short", writeRounds: 3, partition: [2, 3], churn: 0.04, offlineRounds: [1, 3], maxRounds: 30, evil: true },
+  short: { name: "short", writeRounds: 3, partition: [2, 3], churn: 0.04, offlineRounds: [1, 3], rotateRound: 2, maxRounds: 30, evil: true },
 };
 
 const cache = (name: string, rand: Rng) =>
@@ -64,8 +68,10 @@ export class Driver {
     return round > s.writeRounds && (!s.partition || round > s.partition[1]) && this.backAt.size === 0 && this.tombNext.length === 0;
   }
 
+  rotated: string | null = null;
+
   /** The events of one round. */
-  step(round: number): void {
+  async step(round: number): Promise<void> {
     const { world, rand, scenario: s } = this;
     // churn: back online, or off for a while
     for (const node of world.nodes) {
@@ -81,6 +87,11 @@ export class Driver {
     // partition: two sides drawn when it starts, healed when it ends
     if (s.partition && round === s.partition[0]) for (const node of world.nodes) node.side = rand.chance(0.5) ? 1 : 2;
     if (s.partition && round === s.partition[1] + 1) for (const node of world.nodes) node.side = 0;
+    if (round === s.rotateRound) {
+      const node = world.nodes[ROTATING]!;
+      await rotateKey(world, node, rand);
+      this.rotated = node.instance;
+    }
     // tombstones racing last round's edits
     for (const t of this.tombNext.splice(0)) {
       const node = world.nodes.find((x) => x.instance === t.node)!;

@@ -1,7 +1,8 @@
 /**
  * The malicious gateway: a real gateway (it publishes caches of its own and is
  * trusted by two honest gateways, so everyone discovers it) whose sync pages
- * the network rewrites on the way out. Into each cache page it adds
+ * the network rewrites on the way out. Its descriptor claims news in every
+ * feed (so that pullers always ask). Into each cache page it adds
  *   - a cache in an honest victim's name, signed with its own key (forged);
  *   - a cache of its own origin with a gid in the victim's namespace;
  *   - frames of other origins it mirrored earlier, older versions first (replayed);
@@ -35,6 +36,12 @@ export function installEvil(world: World, ledger: Ledger): { forged: number; rep
     return signFrame(encodePayload({ type: type as never, gid, origin, v: 1, at, signer: origin, body: body as never }), signer);
   };
   const tamper: Tamper = (path, _from, bytes) => {
+    if (path === "/.well-known/svc") {
+      // it claims every feed has news, so that pullers always come for its pages
+      const d = JSON.parse(new TextDecoder().decode(bytes)) as { heads?: Record<string, number> };
+      for (const k of Object.keys(d.heads ?? {})) d.heads![k] = Number.MAX_SAFE_INTEGER;
+      return new TextEncoder().encode(JSON.stringify(d));
+    }
     if (!path.startsWith("/federation/sync/")) return bytes;
     const kind = path.slice("/federation/sync/".length);
     for (const r of evil.gw.db.query("SELECT gid, frame FROM mirror_records ORDER BY gid").all() as Array<{ gid: string; frame: Uint8Array }>)

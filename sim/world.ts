@@ -25,8 +25,13 @@ export interface World {
   evil: SimNode | null;
   keys: Map<string, { seed: string; publicKey: string }>;
   clock: Clock & { t: number };
+  /** stops a gateway and starts it again on its database with `env` changed (a key rotation's restart) */
+  restart(node: SimNode, env: Record<string, string>): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** The gateway that rotates its key keeps its database in a file, to be restarted on it; the others are in memory. */
+export const ROTATING = 1;
 
 const pad = (i: number, n: number) => String(i).padStart(String(n - 1).length, "0");
 
@@ -49,6 +54,12 @@ export function buildWorld(n: number, rand: Rng, opts: { evil: boolean; start: n
   const log = createLogger("error", () => {});
   const keys = new Map<string, { seed: string; publicKey: string }>();
   const nodes: SimNode[] = [];
+  const envs = new Map<SimNode, Record<string, string>>();
+  const dbFiles = new Map<SimNode, string>();
+  const start = (node: SimNode) => {
+    const config = configFor(join(root, node.instance), envs.get(node)!);
+    node.gw = createGateway({ config, log, clock, dbFile: dbFiles.get(node)!, fedTransport: net.transportFor(() => node) });
+  };
   for (let i = 0; i < n; i++) {
     const instance = `g${pad(i, n)}`;
     const seed = Buffer.from(rand.bytes32()).toString("base64url");
@@ -58,7 +69,8 @@ export function buildWorld(n: number, rand: Rng, opts: { evil: boolean; start: n
     const on44net = amprHost ? rand.chance(0.5) : rand.chance(0.1);
     const host = `${instance}.sim`;
     const endpoints = [...(amprHost ? [`ampr:${amprHost};0`] : []), `https:https://${host};10`];
-    const config = configFor(join(root, instance), {
+    const node: SimNode = { instance, gw: null as never, host, amprHost, on44net, online: true, side: 0 };
+    envs.set(node, {
       INSTANCE: instance,
       FED_PRIVATE_KEY: seed,
       FED_ENDPOINTS: endpoints.join(","),
@@ -67,9 +79,8 @@ export function buildWorld(n: number, rand: Rng, opts: { evil: boolean; start: n
       PORT: "0",
       HOST: "127.0.0.1",
     });
-    const node: SimNode = { instance, gw: null as never, host, amprHost, on44net, online: true, side: 0 };
-    const gw = createGateway({ config, log, clock, dbFile: ":memory:", fedTransport: net.transportFor(() => node) });
-    (node as { gw: SimNode["gw"] }).gw = gw;
+    dbFiles.set(node, i === ROTATING ? join(root, instance, "sim.db") : ":memory:");
+    start(node);
     nodes.push(node);
     net.add(node);
   }
@@ -91,6 +102,11 @@ export function buildWorld(n: number, rand: Rng, opts: { evil: boolean; start: n
     evil,
     keys,
     clock,
+    async restart(node, env) {
+      await node.gw.stop();
+      envs.set(node, { ...envs.get(node)!, ...env });
+      start(node);
+    },
     async stop() {
       for (const x of nodes) await x.gw.stop();
       rmSync(root, { recursive: true, force: true });
