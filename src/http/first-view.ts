@@ -12,7 +12,7 @@
  * #ssr-view, as the map's drawing).
  */
 import type { Core } from "../gateway.ts";
-import { cacheDetail } from "../game/caches.ts";
+import { cacheDetail, type Cache } from "../game/caches.ts";
 import { logbook } from "../game/logs.ts";
 import { getStation } from "../stations/registry.ts";
 import { messageHeader, threadOf } from "../bbs/messages.ts";
@@ -35,27 +35,29 @@ const param = (seg: string) => decodeURIComponent(seg);
 
 const ANONYMOUS: Viewer = { signedIn: false, sysop: false, calls: new Set() };
 
-interface CacheJson {
-  id: number | string;
-  code: string;
-  name: string;
-  type: string;
-  size: string;
-  difficulty: number;
-  terrain: number;
-  lat: number;
-  lon: number;
-  status: string;
-  description: string | null;
-  ownerCall: string | null;
-  placedBy?: string;
-  finds?: number;
-  favorites?: number;
-}
+/** What the first view draws of a cache: the game's own Cache shape (src/game/caches.ts), not a copy of it. */
+type CacheJson = Pick<
+  Cache,
+  | "id"
+  | "code"
+  | "name"
+  | "type"
+  | "size"
+  | "difficulty"
+  | "terrain"
+  | "lat"
+  | "lon"
+  | "status"
+  | "description"
+  | "ownerCall"
+  | "placedBy"
+  | "finds"
+  | "favorites"
+>;
 
 function cacheView(gw: Core, seg: string): FirstView | null {
   const id = param(seg);
-  const c = cacheDetail(gw, id, null) as unknown as CacheJson;
+  const c: CacheJson = cacheDetail(gw, id, null);
   if (c.status === "draft") return null;
   const logs = logbook(gw, id, null);
   const key = `/api/caches/${encodeURIComponent(id)}`;
