@@ -109,7 +109,7 @@ export async function runSim(o: SimOptions): Promise<{ lines: string[]; summary:
   );
   const s = world.net.stats;
   say(
-    `${driver.rotated ? `${driver.rotated} rotated its key in round ${scenario.rotateRound}; ` : ""}network: ${s.requests} requests, ${s.failed} failed (${s.lost} lost, ${s.unresolvable} unresolvable, ${s.timedOut} timed out), ${s.bytes} bytes; malicious gateway forged ${evil.forged} and replayed ${evil.replayed} frames; ${driver.writes} writes`,
+    `${driver.rotated ? `${driver.rotated} rotated its key in round ${scenario.rotateRound}; ` : ""}network: ${s.requests} requests, ${s.failed} failed (${s.lost} lost, ${s.unresolvable} unresolvable, ${s.timedOut} timed out), ${s.bytes} bytes (${applied ? Math.round(s.bytes / applied) : 0} per record applied, descriptors and registry views included; sync pages alone ${pageBytes}); ${applied} records applied; malicious gateway forged ${evil.forged} and replayed ${evil.replayed} frames; ${driver.writes} writes`,
   );
   const summary: Summary = {
     gateways: o.gateways,

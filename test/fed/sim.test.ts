@@ -38,3 +38,17 @@ test("30 gateways converge with nothing lost, forged or resurrected; the same se
   expect(noWall(second.lines)).toEqual(noWall(first.lines));
   console.log(first.lines.at(-1));
 }, 60_000);
+
+test("bad arguments are refused with the usage, before any gateway starts", async () => {
+  for (const args of [
+    ["--gateways", "1"],
+    ["--gateways", "ten"],
+    ["--gateways", "3", "--scenario", "nope"],
+  ]) {
+    const proc = Bun.spawn([BUN, "run", "--silent", "sim", "--", ...args], { stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect(code).toBe(2);
+    expect(out).toBe("");
+    expect(err).toMatch(/usage: bun run sim|unknown scenario "nope"/);
+  }
+});
