@@ -176,6 +176,10 @@ export interface Config {
   kissServer: { host: string; port: number } | null;
   /** APRS-IS server (aprsc-style filters) for local clients, host:port (0 = any free port); null = off. */
   aprsIsListen: { host: string; port: number } | null;
+  /** The APRS-IS server's `#` keep-alive interval, seconds. */
+  aprsIsKeepaliveS: number;
+  /** A connection to the APRS-IS server that has not logged in by then is closed, seconds. */
+  aprsIsLoginTimeoutS: number;
   /** KISS server clients may transmit (RADIO_CALL's base call or calls verified here); false: their frames are dropped. */
   kissServerTx: boolean;
   /** Caches on the radio's screen: stations heard near active caches get them as APRS objects (src/radio-play/objects.ts). */
@@ -803,6 +807,20 @@ export const SETTINGS = [
     listenAddr,
     null,
     "APRS-IS server for local clients and IGates: a bare port (14580) listens on 127.0.0.1 only, host:port (0.0.0.0:14580) opens it wider; serves what the gateway hears through aprsc-style filters; verified logins may upload; unset = off",
+  ),
+  setting(
+    "APRSIS_KEEPALIVE_S",
+    "aprsIsKeepaliveS",
+    wholeNumber(1, 300, "seconds"),
+    20,
+    "APRSIS_LISTEN: seconds between the '#' keep-alive comments to each client (aprsc sends one every 20 s)",
+  ),
+  setting(
+    "APRSIS_LOGIN_TIMEOUT_S",
+    "aprsIsLoginTimeoutS",
+    wholeNumber(1, 600, "seconds"),
+    30,
+    "APRSIS_LISTEN: a connection that has not logged in after this many seconds is closed (at the next keep-alive)",
   ),
   setting("BACKUP_DIR", "backupDir", text, null, "directory for scheduled database backups (e.g. on a USB disk); unset = none"),
   setting("BACKUP_KEEP", "backupKeep", wholeNumber(1, 1000, "backups"), 7, "how many scheduled backups are kept (the oldest go)"),

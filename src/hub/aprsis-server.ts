@@ -5,7 +5,7 @@
  * filter (filter.ts).
  *
  *   login     `user CALL pass PASSCODE vers NAME VER [filter ...]` within
- *             LOGIN_TIMEOUT_MS; answered `# logresp CALL verified|unverified,
+ *             APRSIS_LOGIN_TIMEOUT_S (30); answered `# logresp CALL verified|unverified,
  *             server SERVER`. A wrong or missing passcode is read-only.
  *             `#filter ...` later replaces the filter.
  *   served    every packet the ingest pipeline stores (its aprsPacket event),
@@ -19,7 +19,7 @@
  *             (ingestLines, source aprsis) with their q construct; messages
  *             among them may go on the air under the IGate rule (igate.ts).
  *             Unverified clients' lines are dropped and counted (qAX).
- *   alive     a `#` comment every KEEPALIVE_MS; a client whose queue passes
+ *   alive     a `#` comment every APRSIS_KEEPALIVE_S (20); a client whose queue passes
  *             CLIENT_QUEUE_BYTES is dropped.
  *   capped    a connection past HUB_CLIENTS_PER_ADDRESS from its address, or
  *             HUB_CLIENTS_MAX in all, gets `# server full: ...` and is closed.
@@ -40,8 +40,6 @@ import { matchFilter, MAX_FILTER_TERMS, MAX_PATTERN_LENGTH, parseFilter, type Fi
 import { qForServe, qForUpload, splitLine } from "./qconstruct.ts";
 import { gateToRf } from "./igate.ts";
 
-const KEEPALIVE_MS = 20_000;
-const LOGIN_TIMEOUT_MS = 30_000;
 /** The same source, destination and information within this window is served once. */
 const DUPE_MS = 30_000;
 /** A station a client gated from RF gets its messages through that client for this long. */
@@ -317,10 +315,10 @@ export function startAprsIsServer(gw: Gateway, at: { host: string; port: number 
     const now = gw.clock.now();
     const stamp = new Date(now).toUTCString();
     for (const c of [...conns]) {
-      if (!c.loggedIn && now - c.client.connectedAt > LOGIN_TIMEOUT_MS) drop(c, "dropped: no login");
+      if (!c.loggedIn && now - c.client.connectedAt > gw.config.aprsIsLoginTimeoutS * 1000) drop(c, "dropped: no login");
       else send(c, `# svc-gateway ${buildInfo().version} ${stamp} ${name}\r\n`);
     }
-  }, KEEPALIVE_MS);
+  }, gw.config.aprsIsKeepaliveS * 1000);
   (timer as { unref?: () => void }).unref?.();
 
   const address = hostPort(at.host, listener.port);
