@@ -1253,3 +1253,20 @@ CREATE TABLE personal_notes (
   PRIMARY KEY (user_id, cache_gid),
   CHECK ((lat IS NULL) = (lon IS NULL))
 );
+
+-- migration 29: bookmark lists: a user's named lists of caches, private or public (a shareable link), on this instance only
+CREATE TABLE cache_lists (
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  name       TEXT NOT NULL,
+  public     INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX cache_lists_user ON cache_lists(user_id);
+CREATE TABLE cache_list_items (
+  list_id   INTEGER NOT NULL REFERENCES cache_lists(id) ON DELETE CASCADE,
+  cache_gid TEXT NOT NULL,
+  added_at  INTEGER NOT NULL,
+  PRIMARY KEY (list_id, cache_gid)
+);

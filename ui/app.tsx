@@ -27,6 +27,7 @@ import { AlertToasts } from "./messages/alert-toasts.tsx";
 import { loadAccount } from "./account/session.ts";
 import { Welcome } from "./pages/welcome.tsx";
 import { TagPage, TrackablePage, TrackablesPage } from "./trackables/page.tsx";
+import { ListPage, ListsPage } from "./game/lists.tsx";
 
 function Header() {
   const { path } = useLocation();
@@ -129,6 +130,8 @@ export function App() {
           <Route path="/messages/:call" component={ConversationPage} />
           <Route path="/offline" component={OfflinePage} />
           <Route path="/trackables" component={TrackablesPage} />
+          <Route path="/lists" component={ListsPage} />
+          <Route path="/list/:id" component={ListPage} />
           <Route path="/trackable/:id" component={TrackablePage} />
           <Route path="/trackable/:id/tag" component={TagPage} />
           <Route default component={NotFound} />

@@ -14,6 +14,7 @@ export const NAV: NavItem[] = [
   { href: "/activity", label: "Activity" },
   { href: "/leaderboard", label: "Leaderboard" },
   { href: "/trackables", label: "Trackables" },
+  { href: "/lists", label: "Lists" },
   { href: "/decode", label: "Decode" },
   { href: "/peers", label: "Peers", sysop: true },
   { href: "/messages", label: "Messages", verified: true },

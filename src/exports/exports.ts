@@ -38,6 +38,11 @@ export function cacheGpx(gw: Core, base: string, id: string, reader: Actor | nul
   return { name: `${(c.code || String(c.id)).replace(/[^A-Za-z0-9_-]/g, "_")}.gpx`, gpx: gpxOf(gw, base, caches) };
 }
 
+/** GPX of given caches (a bookmark list's); for a signed-in `userId`, their corrected caches where they solved them to be. */
+export function gpxOfCaches(gw: Core, base: string, caches: Cache[], userId: number | null): string {
+  return gpxOf(gw, base, userId === null ? caches : withCorrected(gw, userId, caches));
+}
+
 /** GPX of caches with each one's newest logs (a mirror's logs are not read here). */
 function gpxOf(gw: Core, base: string, caches: Cache[]): string {
   const byCache = new Map<string, Log[]>();

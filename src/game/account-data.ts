@@ -15,6 +15,7 @@ import { archiveOwnedCaches } from "./caches.ts";
 import { withdrawLogsOf } from "./logs.ts";
 import { eraseTrackablesOf, trackablesDataOf } from "./trackables-moves.ts";
 import { personalNotesOf } from "./personal.ts";
+import { listsOf } from "./lists.ts";
 
 const all = (gw: Core, sql: string, ...p: Array<string | number>) => gw.db.query(sql).all(...p) as Array<Record<string, unknown>>;
 
@@ -56,6 +57,7 @@ export const gameData: AccountData = {
       .get(id) as Record<string, unknown> | null;
     const { trackables, moves: trackableMoves } = trackablesDataOf(gw, id);
     const personalNotes = personalNotesOf(gw, id);
+    const lists = listsOf(gw, id);
     if (
       !caches.length &&
       !logs.length &&
@@ -66,10 +68,11 @@ export const gameData: AccountData = {
       !supporter &&
       !trackables.length &&
       !trackableMoves.length &&
-      !personalNotes.length
+      !personalNotes.length &&
+      !lists.length
     )
       return null;
-    return { caches, logs, ratings, favorites, media, stageUnlocks, supporter, trackables, trackableMoves, personalNotes };
+    return { caches, logs, ratings, favorites, media, stageUnlocks, supporter, trackables, trackableMoves, personalNotes, lists };
   },
   erase(gw, account) {
     const id = account.userId;
@@ -88,6 +91,7 @@ export const gameData: AccountData = {
       stageUnlocks: del("DELETE FROM stage_unlocks WHERE user_id = ?"),
       supporter: del("DELETE FROM supporters WHERE user_id = ?"),
       personalNotes: del("DELETE FROM personal_notes WHERE user_id = ?"),
+      lists: del("DELETE FROM cache_lists WHERE user_id = ?"),
     };
   },
 };

@@ -25,6 +25,7 @@ import { baseUrl } from "../http/public-url.ts";
 import { cacheGpx } from "../exports/exports.ts";
 import { GPX_TYPE } from "../exports/gpx.ts";
 import { trackableRoutes } from "./trackables-routes.ts";
+import { listRoutes } from "./lists-routes.ts";
 
 allowLargerBody("POST", /^\/api\/caches\/[^/]+\/media$/, MAX_MEDIA_BYTES);
 
@@ -60,6 +61,7 @@ export function gameRoutes(gw: Gateway) {
   return new Elysia({ name: "game" })
     .use(gatesPlugin(gw))
     .use(trackableRoutes(gw))
+    .use(listRoutes(gw))
     .get(
       "/api/caches",
       ({ query, caller }) => {

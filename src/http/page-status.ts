@@ -37,6 +37,7 @@ const PAGES = new Set([
   "/offline",
   "/embed",
   "/trackables",
+  "/lists",
 ]);
 
 /** Pages with a record in the address: whether that record exists. */
@@ -51,6 +52,8 @@ const RECORDS: Array<[RegExp, (gw: Core, key: string) => boolean]> = [
     },
   ],
   [/^\/bbs\/msg\/(\d{1,15})$/, (gw, id) => !!gw.db.query("SELECT 1 FROM bbs_messages WHERE id = ? AND killed_at IS NULL").get(Number(id))],
+  // a list's page is a 404 as a signed-out visitor sees it unless the list is public
+  [/^\/list\/(\d{1,15})$/, (gw, id) => !!gw.db.query("SELECT 1 FROM cache_lists WHERE id = ? AND public = 1").get(Number(id))],
   [/^\/trackable\/([^/]+)(?:\/tag)?$/, (gw, ref) => !!findTrackable(gw, ref)], // throws not found,
   // a conversation may be started with any callsign
   [/^\/messages\/([^/]+)$/, (_gw, call) => /^[A-Z0-9-]{1,12}$/i.test(call)],

@@ -17,6 +17,7 @@ import { SIZES, STEPS } from "./hide.tsx";
 import type { Cache as GameCache } from "../../src/game/caches.ts";
 import type { Personal } from "../../src/game/personal.ts";
 import { PersonalNote } from "../game/personal-note.tsx";
+import { AddToList } from "../game/lists.tsx";
 import { Compass } from "../offline/compass.tsx";
 import type { NoteKind } from "../offline/db.ts";
 import { postLog } from "../offline/post-log.ts";
@@ -503,6 +504,7 @@ export function CachePage({ id }: { id: string }) {
       {/* where the player solved it to be, when they corrected it */}
       <SmallMap lat={c.personal?.corrected?.lat ?? c.lat} lon={c.personal?.corrected?.lon ?? c.lon} label={c.name} zoom={15} />
       <Coordinates c={c} />
+      {signedIn && <AddToList cache={c.id} />}
       {signedIn && <PersonalNote key={String(c.id)} cacheKey={String(c.id)} personal={c.personal ?? null} onSaved={reload} />}
       {c.mine && native && <OwnerActions c={c} reload={reload} />}
       {signedIn && native && c.my && <Actions c={c} reload={reload} />}

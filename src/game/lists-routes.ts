@@ -1,0 +1,80 @@
+/**
+ * Bookmark lists over HTTP (docs/api.md "Bookmark lists"): the signed-in
+ * user's lists, a list by its link (public ones for anyone), its GPX, and
+ * adding or removing caches. Thin: gate, parse, call one service function.
+ */
+import { Elysia, t } from "elysia";
+import type { Gateway } from "../gateway.ts";
+import { gatesPlugin } from "../http/gates.ts";
+import { baseUrl } from "../http/public-url.ts";
+import type { Caller } from "../accounts/caller.ts";
+import { gpxOfCaches } from "../exports/exports.ts";
+import { GPX_TYPE } from "../exports/gpx.ts";
+import { actorOf } from "./model.ts";
+import { addToList, createList, deleteList, listWithCaches, myLists, removeFromList, updateList } from "./lists.ts";
+
+const TAGS = ["Game"];
+// Extra fields reach the service, which refuses them by name.
+const open = { additionalProperties: true };
+const ID = t.Object({ id: t.Integer({ minimum: 1, description: "the list's id" }) });
+const FIELDS = {
+  name: t.Optional(t.String({ maxLength: 100, description: "1-100 characters" })),
+  public: t.Optional(t.Boolean({ description: "true: anyone with its link reads it (and its GPX); false (default): yours only" })),
+};
+const reader = (caller: Caller) => (caller.user ? actorOf(caller) : null);
+
+export function listRoutes(gw: Gateway) {
+  return new Elysia({ name: "lists" })
+    .use(gatesPlugin(gw))
+    .get("/api/lists", ({ caller }) => myLists(gw, actorOf(caller)), {
+      gate: "session",
+      detail: { summary: "Your bookmark lists", tags: TAGS },
+    })
+    .post(
+      "/api/lists",
+      ({ body, caller, set }) => {
+        set.status = 201;
+        return createList(gw, actorOf(caller), body);
+      },
+      { gate: "session", body: t.Object(FIELDS, open), detail: { summary: "Make a bookmark list (private unless public is true)", tags: TAGS } },
+    )
+    .get("/api/lists/:id", ({ params, caller }) => listWithCaches(gw, params.id, reader(caller)), {
+      gate: "public",
+      params: ID,
+      detail: {
+        summary: "A bookmark list with its caches: a public one for anyone with its link, a private one for its owner only (404 otherwise)",
+        tags: TAGS,
+      },
+    })
+    .get(
+      "/api/lists/:id/gpx",
+      ({ params, caller, request }) => {
+        const l = listWithCaches(gw, params.id, reader(caller));
+        const gpx = gpxOfCaches(gw, baseUrl(gw, request), l.caches, caller.user?.id ?? null);
+        return new Response(gpx, { headers: { "content-type": GPX_TYPE, "content-disposition": `attachment; filename="list-${l.id}.gpx"` } });
+      },
+      { gate: "public", params: ID, detail: { summary: "A bookmark list's caches as a GPX file (who may read the list may have it)", tags: TAGS } },
+    )
+    .patch("/api/lists/:id", ({ params, body, caller }) => updateList(gw, actorOf(caller), params.id, body), {
+      gate: "session",
+      params: ID,
+      body: t.Object(FIELDS, open),
+      detail: { summary: "Rename a list or make it public or private (its owner)", tags: TAGS },
+    })
+    .delete("/api/lists/:id", ({ params, caller }) => deleteList(gw, actorOf(caller), params.id), {
+      gate: "session",
+      params: ID,
+      detail: { summary: "Delete a list (its owner)", tags: TAGS },
+    })
+    .post("/api/lists/:id/caches", ({ params, body, caller }) => addToList(gw, actorOf(caller), params.id, String(body.cache)), {
+      gate: "session",
+      params: ID,
+      body: t.Object({ cache: t.Union([t.String(), t.Number()], { description: "the cache: its id or gid" }) }),
+      detail: { summary: "Add a cache to a list (its owner); adding it again changes nothing", tags: TAGS },
+    })
+    .delete("/api/lists/:id/caches/:cache", ({ params, caller }) => removeFromList(gw, actorOf(caller), params.id, decodeURIComponent(params.cache)), {
+      gate: "session",
+      params: t.Object({ id: t.Integer({ minimum: 1 }), cache: t.String({ description: "the cache: its id or gid" }) }),
+      detail: { summary: "Take a cache off a list (its owner)", tags: TAGS },
+    });
+}

@@ -1,0 +1,177 @@
+/**
+ * Bookmark lists in the web app: /lists (yours, and making one), /list/:id
+ * (a list by its link: its caches, its GPX, and for its owner public/private
+ * and removing caches), and the cache page's "Add to a list".
+ */
+import { useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { useLoad } from "../hooks.ts";
+import { useAction } from "../account/ui.tsx";
+import { loadAccount } from "../account/session.ts";
+import { Empty, Failed, Loading } from "../components/states.tsx";
+import { plural } from "../components/plural.ts";
+import type { CacheList } from "../../src/game/lists.ts";
+import type { Cache } from "../../src/game/caches.ts";
+
+const cachePath = (c: { id: number | string }) => `/cache/${encodeURIComponent(String(c.id))}`;
+
+export function ListsPage() {
+  const account = useLoad(loadAccount, []);
+  const [n, setN] = useState(0);
+  const lists = useLoad(() => (account.data ? api<{ lists: CacheList[] }>("/api/lists") : Promise.resolve(null)), [account.data, n]);
+  const [name, setName] = useState("");
+  const { run, busy, errorView } = useAction();
+  if (account.loading) return <section class="page">{<Loading what="your account" />}</section>;
+  if (!account.data)
+    return (
+      <section class="page">
+        <h1>Lists</h1>
+        <p>
+          <a href="/account">Sign in</a> to keep lists of caches.
+        </p>
+      </section>
+    );
+  const make = (e: Event) => {
+    e.preventDefault();
+    run(async () => {
+      await api("/api/lists", { method: "POST", json: { name: name.trim() } });
+      setName("");
+      setN(n + 1);
+    });
+  };
+  return (
+    <section class="page">
+      <h1>Lists</h1>
+      <p class="muted">Lists of caches to do, done or to share. A list is yours alone until you make it public; then anyone with its link reads it.</p>
+      {lists.error && <Failed error={lists.error} what="your lists" />}
+      {lists.data && lists.data.lists.length === 0 && <Empty>No lists yet.</Empty>}
+      {lists.data && lists.data.lists.length > 0 && (
+        <ul data-testid="my-lists">
+          {lists.data.lists.map((l) => (
+            <li key={l.id}>
+              <a href={`/list/${l.id}`}>{l.name}</a> · {plural(l.count, "cache")} · {l.public ? "public" : "private"}
+            </li>
+          ))}
+        </ul>
+      )}
+      <form class="row" onSubmit={make}>
+        <label>
+          New list <input required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <button type="submit" disabled={busy || !name.trim()}>
+          Make it
+        </button>
+      </form>
+      {errorView}
+    </section>
+  );
+}
+
+export function ListPage({ id }: { id: string }) {
+  const [n, setN] = useState(0);
+  const list = useLoad(() => api<CacheList & { caches: Cache[] }>(`/api/lists/${encodeURIComponent(id)}`), [id, n]);
+  const account = useLoad(loadAccount, []);
+  const { run, busy, errorView } = useAction();
+  if (list.error)
+    return (
+      <section class="page">
+        <h1>List</h1>
+        <Failed error={list.error} what="the list" />
+      </section>
+    );
+  if (!list.data)
+    return (
+      <section class="page">
+        <Loading what="the list" />
+      </section>
+    );
+  const l = list.data;
+  const mine = !!account.data?.call && !!l.owner && account.data.callsigns.some((c) => c.call === l.owner);
+  const change = (f: () => Promise<unknown>) => run(async () => (await f(), setN(n + 1)));
+  return (
+    <section class="page">
+      <div class="page-head">
+        <h1>{l.name}</h1>
+        <span class="tag">{l.public ? "public" : "private"}</span>
+      </div>
+      <p class="muted">
+        {plural(l.caches.length, "cache")} · by {l.owner ?? "?"} · <a href={`/api/lists/${l.id}/gpx`}>GPX</a>
+      </p>
+      {mine && (
+        <p>
+          <button type="button" disabled={busy} onClick={() => change(() => api(`/api/lists/${l.id}`, { method: "PATCH", json: { public: !l.public } }))}>
+            {l.public ? "Make it private" : "Make it public (anyone with the link)"}
+          </button>
+        </p>
+      )}
+      {errorView}
+      {l.caches.length === 0 ? (
+        <Empty>No caches on this list yet: add them from a cache's page.</Empty>
+      ) : (
+        <ul data-testid="list-caches">
+          {l.caches.map((c) => (
+            <li key={c.gid}>
+              <a href={cachePath(c)}>{c.name}</a>{" "}
+              <span class="muted">
+                {c.code} · {c.type} · D{c.difficulty}/T{c.terrain}
+              </span>
+              {mine && (
+                <>
+                  {" "}
+                  <button
+                    type="button"
+                    disabled={busy}
+                    aria-label={`Take ${c.name} off the list`}
+                    onClick={() => change(() => api(`/api/lists/${l.id}/caches/${encodeURIComponent(c.gid)}`, { method: "DELETE" }))}
+                  >
+                    Remove
+                  </button>
+                </>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** On the cache page: add this cache to one of your lists. */
+export function AddToList({ cache }: { cache: string | number }) {
+  const lists = useLoad(() => api<{ lists: CacheList[] }>("/api/lists"), []);
+  const [chosen, setChosen] = useState("");
+  const [done, setDone] = useState<string | null>(null);
+  const { run, busy, errorView } = useAction();
+  if (!lists.data) return null;
+  if (lists.data.lists.length === 0)
+    return (
+      <p class="muted">
+        <a href="/lists">Make a list</a> to keep this cache on it.
+      </p>
+    );
+  const add = (e: Event) => {
+    e.preventDefault();
+    const l = lists.data!.lists.find((x) => String(x.id) === chosen) ?? lists.data!.lists[0]!;
+    run(async () => {
+      await api(`/api/lists/${l.id}/caches`, { method: "POST", json: { cache: String(cache) } });
+      setDone(l.name);
+    });
+  };
+  return (
+    <form class="row" onSubmit={add}>
+      <label>
+        Add to a list{" "}
+        <select value={chosen} onChange={(e) => setChosen(e.currentTarget.value)}>
+          {lists.data.lists.map((l) => (
+            <option value={String(l.id)}>{l.name}</option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" disabled={busy}>
+        Add
+      </button>
+      {done && <span role="status"> Added to {done}.</span>}
+      {errorView}
+    </form>
+  );
+}
