@@ -28,7 +28,7 @@ function validationBody(error: unknown): ErrorBody {
     type?: string;
     value?: unknown;
     validator?: { schema?: { type?: string } };
-    all?: Array<{ path?: string; summary?: string; message?: string }>;
+    all?: Array<{ path?: string; summary?: string; message?: string; schema?: { anyOf?: Array<{ const?: unknown }> } }>;
   };
   const where = e.type ?? "request";
   const plainObject = typeof e.value === "object" && e.value !== null && !Array.isArray(e.value) && !ArrayBuffer.isView(e.value);
@@ -39,7 +39,9 @@ function validationBody(error: unknown): ErrorBody {
   if (!first) return { error: "invalid", message: `${where} is invalid`, field: where };
   const sub = first.path ? first.path.replace(/^\//, "").replaceAll("/", ".") : "";
   const field = sub ? `${where}.${sub}` : where;
-  const what = first.summary ?? first.message ?? "invalid";
+  // a choice of fixed values says the values (the validator's own summary says only "'string', 'string', ...")
+  const choices = first.schema?.anyOf?.length && first.schema.anyOf.every((s) => s.const !== undefined) ? first.schema.anyOf.map((s) => String(s.const)) : null;
+  const what = choices ? `must be one of ${choices.join(", ")}` : (first.summary ?? first.message ?? "invalid");
   if (!sub && where === "body") return { error: "bad_body", message: `body: ${what}`, field };
   return { error: "invalid", message: `${field}: ${what}`, field };
 }
