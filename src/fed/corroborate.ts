@@ -237,7 +237,7 @@ export async function corroborateMove(gw: Gateway, m: GatewayEvents["trackableMo
   const confirmations = new Set(yes.map((x) => x.t.peer.instance)).size;
   if (confirmations >= quorum) {
     const best = yes.reduce((b, x) => ((x.a!.distanceBucketM ?? Infinity) < (b.a!.distanceBucketM ?? Infinity) ? x : b));
-    promoteMove(gw, m.moveId, { source: "peers", igate: yes.find((x) => x.a!.igate)?.a!.igate ?? null, distanceM: best.a!.distanceBucketM });
+    promoteMove(gw, m.moveId, { source: "peers", igate: yes.find((x) => x.a!.igate)?.a?.igate ?? null, distanceM: best.a!.distanceBucketM });
   }
   gw.events.emit("trackableMoveCorroborated", { moveId: m.moveId, confirmations, quorum });
   return { confirmations, quorum };

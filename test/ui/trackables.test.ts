@@ -83,7 +83,7 @@ describe("trackables in the web app", () => {
     expect(new URL(page.url()).pathname).toBe(`/trackable/${ref}/tag`);
     // the QR code is drawn by the gateway and says the trackable's address with its code
     const qr = page.locator("[data-testid=tag] img");
-    await page.waitForFunction(() => (document.querySelector("[data-testid=tag] img") as HTMLImageElement | null)?.naturalWidth! > 0);
+    await page.waitForFunction(() => ((document.querySelector("[data-testid=tag] img") as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
     const src = new URL((await qr.getAttribute("src"))!, g.url);
     qrTarget = src.searchParams.get("path")!;
     expect(qrTarget).toBe(`/trackable/${ref}?code=${code}`);
