@@ -1,6 +1,7 @@
 /**
  * The invariants, read from each gateway's own database:
- *   missing      an honest origin's live record not held, or held at an older version
+ *   missing      an honest origin's live record not held, or held at an older
+ *                version; a mirrored find still attributed to an account that moved
  *   resurrected  a tombstoned record still held (or shown on the map)
  *   forgedApplied a record forged in another origin's name held anywhere, or a
  *                forged tombstone that deleted a live record
@@ -37,6 +38,11 @@ export function check(world: World, ledger: Ledger): Verdict {
         }
         if (tombs.has(e.gid)) out.forgedApplied++;
       } else if (held.has(e.gid) || shown.has(e.gid)) out.resurrected++;
+    }
+    // an account that moved: nothing still attributed to it (a find that arrives after the move is re-pointed too)
+    for (const m of ledger.moved) {
+      if (m.origin === node.instance || !peers.has(m.origin)) continue;
+      out.missing += (node.gw.db.query("SELECT count(*) AS n FROM mirror_finds WHERE account = ?").get(m.from) as { n: number }).n;
     }
     for (const gid of ledger.forged) if (held.has(gid) || shown.has(gid)) out.forgedApplied++;
   }

@@ -6,7 +6,7 @@
 export interface Entry {
   gid: string;
   origin: string;
-  kind: "cache" | "find";
+  kind: "cache" | "find" | "account-move";
   v: number;
   live: boolean;
 }
@@ -15,6 +15,8 @@ export class Ledger {
   readonly entries = new Map<string, Entry>();
   /** gids of records the malicious gateway forged in others' names */
   readonly forged = new Set<string>();
+  /** accounts that moved away: finds must no longer be attributed to `from` where its origin is mirrored */
+  readonly moved: Array<{ origin: string; from: string; to: string }> = [];
 
   note(gid: string, origin: string, kind: Entry["kind"], v: number): void {
     this.entries.set(gid, { gid, origin, kind, v, live: true });

@@ -11,7 +11,7 @@ import { Ledger } from "./ledger.ts";
 import { rng } from "./prng.ts";
 import { Driver, SCENARIOS } from "./scenario.ts";
 import { installEvil } from "./tamper.ts";
-import { buildWorld } from "./world.ts";
+import { buildWorld, type World } from "./world.ts";
 
 /** The federation-pull task's interval (src/jobs/index.ts): one round. */
 export const ROUND_SECONDS = 300;
@@ -41,6 +41,14 @@ export interface Summary {
   wallSeconds: number;
 }
 
+/** Mirrored finds attributed to a moved account's new gid, over the honest gateways. */
+function repointed(world: World, ledger: Ledger): number {
+  let n = 0;
+  for (const m of ledger.moved)
+    for (const node of world.honest) n += (node.gw.db.query("SELECT count(*) AS n FROM mirror_finds WHERE account = ?").get(m.to) as { n: number }).n;
+  return n;
+}
+
 export async function runSim(o: SimOptions): Promise<{ lines: string[]; summary: Summary }> {
   const wallStart = performance.now();
   const scenario = SCENARIOS[o.scenario ?? "default"];
@@ -64,6 +72,7 @@ export async function runSim(o: SimOptions): Promise<{ lines: string[]; summary:
   let round = 0;
   let verdict: Verdict = { missing: 0, resurrected: 0, forgedApplied: 0 };
   let converged = false;
+  let repointedFinds = 0;
   /** the first round with nothing left to change: no writes, no partition, every gateway up */
   let quietAt: number | null = null;
   try {
@@ -99,6 +108,7 @@ export async function runSim(o: SimOptions): Promise<{ lines: string[]; summary:
       if (converged) break;
     }
   } finally {
+    repointedFinds = driver.moved ? repointed(world, ledger) : 0;
     await world.stop();
   }
   const simSeconds = round * ROUND_SECONDS;
@@ -109,7 +119,7 @@ export async function runSim(o: SimOptions): Promise<{ lines: string[]; summary:
   );
   const s = world.net.stats;
   say(
-    `${driver.rotated ? `${driver.rotated} rotated its key in round ${scenario.rotateRound}; ` : ""}network: ${s.requests} requests, ${s.failed} failed (${s.lost} lost, ${s.unresolvable} unresolvable, ${s.timedOut} timed out), ${s.bytes} bytes (${applied ? Math.round(s.bytes / applied) : 0} per record applied, descriptors and registry views included; sync pages alone ${pageBytes}); ${applied} records applied; malicious gateway forged ${evil.forged} and replayed ${evil.replayed} frames; ${driver.writes} writes`,
+    `${driver.rotated ? `${driver.rotated} rotated its key in round ${scenario.rotateRound}; ` : ""}${driver.moved ? `an account moved in round ${driver.moved} (${repointedFinds} mirrored finds now name its new account); ` : ""}network: ${s.requests} requests, ${s.failed} failed (${s.lost} lost, ${s.unresolvable} unresolvable, ${s.timedOut} timed out), ${s.bytes} bytes (${applied ? Math.round(s.bytes / applied) : 0} per record applied, descriptors and registry views included; sync pages alone ${pageBytes}); ${applied} records applied; malicious gateway forged ${evil.forged} and replayed ${evil.replayed} frames; ${driver.writes} writes`,
   );
   const summary: Summary = {
     gateways: o.gateways,

@@ -3,11 +3,11 @@
  * new caches, finds and edits on the gateways that are up; an edit is
  * sometimes followed by a tombstone in the next round (racing the edit
  * through the network); gateways go offline for a while (churn); the network
- * splits in two and heals; one gateway rotates its key (rotate.ts); one
- * gateway is malicious (tamper.ts).
+ * splits in two and heals; one gateway rotates its key (rotate.ts); a
+ * player's account moves to another gateway; one gateway is malicious (tamper.ts).
  */
 import { cacheToWire, findToWire } from "../src/fed/bodies.ts";
-import { publishRecord, publishTombstone } from "../src/fed/feed.ts";
+import { publishAccountMove, publishRecord, publishTombstone } from "../src/fed/feed.ts";
 import type { Ledger } from "./ledger.ts";
 import type { Rng } from "./prng.ts";
 import { rotateKey } from "./rotate.ts";
@@ -25,15 +25,27 @@ export interface Scenario {
   offlineRounds: [number, number];
   /** the round in which one gateway rotates its key (and revokes the old one) */
   rotateRound: number | null;
+  /** the round in which a player's account moves from one gateway to another */
+  moveRound: number | null;
   /** give up after this many rounds */
   maxRounds: number;
   evil: boolean;
 }
 
 export const SCENARIOS: Record<string, Scenario> = {
-  default: { name: "default", writeRounds: 12, partition: [3, 8], churn: 0.02, offlineRounds: [6, 24], rotateRound: 5, maxRounds: 80, evil: true },
+  default: {
+    name: "default",
+    writeRounds: 12,
+    partition: [3, 8],
+    churn: 0.02,
+    offlineRounds: [6, 24],
+    rotateRound: 5,
+    moveRound: 7,
+    maxRounds: 80,
+    evil: true,
+  },
   /** the CI run: the same events, in fewer rounds */
-  short: { name: "short", writeRounds: 3, partition: [2, 3], churn: 0.04, offlineRounds: [1, 3], rotateRound: 2, maxRounds: 30, evil: true },
+  short: { name: "short", writeRounds: 3, partition: [2, 3], churn: 0.04, offlineRounds: [1, 3], rotateRound: 2, moveRound: 3, maxRounds: 30, evil: true },
 };
 
 const cache = (name: string, rand: Rng) =>
@@ -48,6 +60,10 @@ const cache = (name: string, rand: Rng) =>
     status: "active",
     ownerCall: "N0OWN",
   });
+
+/** The gateway a player's account moves from (to the next one), and the player. */
+const MOVER = 2;
+const PLAYER = "p1";
 
 export class Driver {
   private backAt = new Map<string, number>();
@@ -69,6 +85,8 @@ export class Driver {
   }
 
   rotated: string | null = null;
+  /** the round the account moved in */
+  moved: number | null = null;
 
   /** The events of one round. */
   async step(round: number): Promise<void> {
@@ -92,6 +110,13 @@ export class Driver {
       await rotateKey(world, node, rand);
       this.rotated = node.instance;
     }
+    if (round === s.moveRound) {
+      const [from, to] = [world.nodes[MOVER]!, world.nodes[MOVER + 1]!];
+      const p = publishAccountMove(from.gw, PLAYER, `${to.instance}:account:${PLAYER}`);
+      this.ledger.note(p.gid, from.instance, "account-move", p.v);
+      this.ledger.moved.push({ origin: from.instance, from: `${from.instance}:account:${PLAYER}`, to: `${to.instance}:account:${PLAYER}` });
+      this.moved = round;
+    }
     // tombstones racing last round's edits
     for (const t of this.tombNext.splice(0)) {
       const node = world.nodes.find((x) => x.instance === t.node)!;
@@ -110,10 +135,18 @@ export class Driver {
         this.writes++;
       }
       const all = this.ledger.liveCaches();
-      if (all.length && rand.chance(0.4)) {
+      const player = node === world.nodes[MOVER] && this.moved === null;
+      if (all.length && (rand.chance(0.4) || player)) {
         const target = rand.pick(all);
         const id = `f${round}-${rand.int(0, 1_000_000)}`;
-        const p = publishRecord(node.gw, "find", id, findToWire({ cache: target.gid, kind: "find", loggedAt: world.clock.now(), call: "N0FND", text: "TFTC" }));
+        // the player whose account moves logs finds on its first gateway until it moves
+        const account = player ? `${node.instance}:account:${PLAYER}` : undefined;
+        const p = publishRecord(
+          node.gw,
+          "find",
+          id,
+          findToWire({ cache: target.gid, kind: "find", loggedAt: world.clock.now(), call: "N0FND", account, text: "TFTC" }),
+        );
         this.ledger.note(p.gid, node.instance, "find", p.v);
         this.writes++;
       }
