@@ -208,22 +208,25 @@ export function addReport(f: FeedReport, r: ApplyReport, bytes: number): void {
   f.bytes += bytes;
 }
 
+/** A pull's report before anything happened. */
+const emptyReport = (instance: string, url: string | null): PeerSyncReport => ({
+  instance,
+  ok: false,
+  error: null,
+  url,
+  unreachable: [],
+  link: null,
+  feeds: {},
+  applied: 0,
+  received: 0,
+  bytes: 0,
+  ms: 0,
+});
+
 /** One pull of one peer, start to end. Never throws: problems come back in the report and the peer's health. */
 async function pullOnce(gw: Core, instance: string): Promise<PeerSyncReport> {
   const started = performance.now();
-  const report: PeerSyncReport = {
-    instance,
-    ok: false,
-    error: null,
-    url: null,
-    unreachable: [],
-    link: null,
-    feeds: {},
-    applied: 0,
-    received: 0,
-    bytes: 0,
-    ms: 0,
-  };
+  const report = emptyReport(instance, null);
   const peer = getPeer(gw, instance);
   try {
     if (!peer) throw new SyncError("unknown_peer", `${instance} is not a peer`);
@@ -553,19 +556,7 @@ const awaiting = new WeakMap<Core, Map<string, number>>();
 async function pullViaRelay(gw: Core, peer: Peer): Promise<PeerSyncReport> {
   const started = performance.now();
   const hub = gw.config.fedHubUrl!;
-  const report: PeerSyncReport = {
-    instance: peer.instance,
-    ok: false,
-    error: null,
-    url: `${hub} (relay)`,
-    unreachable: [],
-    link: null,
-    feeds: {},
-    applied: 0,
-    received: 0,
-    bytes: 0,
-    ms: 0,
-  };
+  const report = emptyReport(peer.instance, `${hub} (relay)`);
   let m = awaiting.get(gw);
   if (!m) awaiting.set(gw, (m = new Map()));
   try {
