@@ -51,6 +51,8 @@ beforeAll(async () => {
       }),
     );
   })();
+  // the web app is built on its first page (seconds, more on a busy machine): here, not inside a navigation's 30 s
+  expect((await g.get("/about", { headers: { accept: "text/html" } })).status).toBe(200);
   browser = await launchBrowser();
 }, 120_000);
 afterAll(async () => {
