@@ -388,6 +388,9 @@ async function discoverFrom(gw: Core, peer: Peer, base: string): Promise<void> {
       if (JSON.stringify(upsertPeer(gw, { instance: x.instance, endpoints }).endpoints) !== before) refreshed++;
       continue;
     }
+    // No address, no peer: it could never be pulled, and a later view that has one could not
+    // fill it in once the instance rotated its key (views list only active keys). Learnt then.
+    if (!endpoints.length) continue;
     upsertPeer(gw, { instance: x.instance, endpoints, trust: "unvetted", keyPin: keys[0], foundVia: `transitive:${peer.instance}`, trustSetBy: "discovery" });
     added++;
   }
