@@ -8,7 +8,7 @@
  *   notify body: {"instance": "<the sender's instance id>"}
  */
 import type { Gateway } from "../gateway.ts";
-import { fedFetch, peerSyncUrl } from "./dial.ts";
+import { fedFetch, peerSyncUrls } from "./dial.ts";
 import { instanceSigner } from "./feed.ts";
 import { getPeer, listPeers } from "./peers.ts";
 import { isPulling, pullPeer } from "./sync.ts";
@@ -27,7 +27,7 @@ export function receiveNotify(gw: Gateway, b: { instance: string }): NotifyAnswe
   const peer = getPeer(gw, b.instance);
   if (!peer) return { accepted: false, coalesced: false, reason: "unknown_peer" };
   if (peer.trust === "blocked") return { accepted: false, coalesced: false, reason: "blocked" };
-  if (!peerSyncUrl(gw, peer)) return { accepted: false, coalesced: false, reason: "no_sync_endpoint" };
+  if (peerSyncUrls(gw, peer).length === 0) return { accepted: false, coalesced: false, reason: "no_sync_endpoint" };
   const coalesced = isPulling(gw, peer.instance);
   void pullPeer(gw, peer.instance);
   return { accepted: true, coalesced, reason: null };
@@ -55,22 +55,26 @@ async function pingPeers(gw: Gateway): Promise<Array<{ instance: string; ok: boo
   const body = JSON.stringify({ instance: gw.config.instance });
   const targets = listPeers(gw)
     .filter((p) => p.trust !== "blocked")
-    .map((p) => ({ instance: p.instance, url: peerSyncUrl(gw, p) }))
-    .filter((t): t is { instance: string; url: string } => !!t.url);
+    .map((p) => ({ instance: p.instance, urls: peerSyncUrls(gw, p) }))
+    .filter((t) => t.urls.length > 0);
   return Promise.all(
     targets.map(async (t) => {
-      try {
-        const r = await fedFetch(gw, `${t.url}/federation/notify`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body,
-          timeoutMs: 5000,
-          maxBytes: 4096,
-        });
-        return { instance: t.instance, ok: r.status >= 200 && r.status < 300 };
-      } catch {
-        return { instance: t.instance, ok: false };
+      // as a pull does: the peer's endpoints best first, then its configured URL, until one answers
+      for (const url of t.urls) {
+        try {
+          const r = await fedFetch(gw, `${url}/federation/notify`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body,
+            timeoutMs: 5000,
+            maxBytes: 4096,
+          });
+          return { instance: t.instance, ok: r.status >= 200 && r.status < 300 };
+        } catch {
+          // no answer there: the next URL
+        }
       }
+      return { instance: t.instance, ok: false };
     }),
   );
 }
