@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import { launchBrowser } from "../helpers/chromium.ts";
+import { contextFor, launchBrowser, PHONE } from "../helpers/chromium.ts";
 
 let g: Running;
 let me: TestUser;
@@ -87,9 +87,7 @@ describe("bookmark lists", () => {
   test("the cache page adds to a list; the list's page shows it and its owner takes it off", async () => {
     const browser = await launchBrowser();
     try {
-      const ctx = await browser.newContext({ viewport: { width: 360, height: 740 } });
-      const [name, value] = me.cookie.split("=");
-      await ctx.addCookies([{ name: name!, value: value!, url: g.url }]);
+      const ctx = await contextFor(browser, g.url, me.cookie, PHONE);
       const page = await ctx.newPage();
       const made = await call("/api/lists", me, { method: "POST", body: { name: "To do" } });
       const todo = ((await made.json()) as { id: number }).id;

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import { launchBrowser } from "../helpers/chromium.ts";
+import { contextFor, launchBrowser, PHONE } from "../helpers/chromium.ts";
 
 let g: Running;
 let hider: TestUser;
@@ -97,9 +97,7 @@ describe("personal notes and corrected coordinates", () => {
   test("the cache page saves a note and corrected coordinates typed as degrees and minutes", async () => {
     const browser = await launchBrowser();
     try {
-      const ctx = await browser.newContext({ viewport: { width: 360, height: 740 } });
-      const [name, value] = other.cookie.split("=");
-      await ctx.addCookies([{ name: name!, value: value!, url: g.url }]);
+      const ctx = await contextFor(browser, g.url, other.cookie, PHONE);
       const page = await ctx.newPage();
       await page.goto(`${g.url}/cache/${far}`);
       await page.getByTestId("personal-note").locator("summary").click();

@@ -1,5 +1,5 @@
 /** Headless Debian Chromium driven by playwright-core, with no network chatter. */
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -30,9 +30,12 @@ export async function launchProfile(dir: string, opts: Parameters<typeof chromiu
   return chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 }, ...opts });
 }
 
-/** A fresh browser context for `url`, signed in with a session cookie (`name=value`) when given. */
-export async function contextFor(browser: Browser, url: string, cookie?: string | null): Promise<BrowserContext> {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+/** A 360x740 phone, as the phone tests open one (contextFor's `options`). */
+export const PHONE = { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true };
+
+/** A fresh browser context for `url` (1280x900 unless `options` say otherwise), signed in with a session cookie (`name=value`) when given. */
+export async function contextFor(browser: Browser, url: string, cookie?: string | null, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
   if (cookie) {
     const [name, value] = cookie.split("=");
     await ctx.addCookies([{ name: name!, value: value!, url }]);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { launchBrowser, quietTracker } from "../helpers/chromium.ts";
+import { contextFor, launchBrowser, PHONE, quietTracker } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
@@ -109,12 +109,7 @@ const phones = new Map<Who, { page: Page; quiet: ReturnType<typeof quietTracker>
 async function phone(who: Who) {
   const had = phones.get(who);
   if (had) return had;
-  const ctx = await browser.newContext({ viewport: { width: WIDTH, height: 740 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
-  const cookie = cookieOf(who);
-  if (cookie) {
-    const [name, value] = cookie.split("=");
-    await ctx.addCookies([{ name: name!, value: value!, url: g.url }]);
-  }
+  const ctx = await contextFor(browser, g.url, cookieOf(who), { ...PHONE, deviceScaleFactor: 1 });
   const page = await ctx.newPage();
   const made = { page, quiet: quietTracker(page) };
   phones.set(who, made);

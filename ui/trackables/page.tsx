@@ -40,6 +40,16 @@ function CacheName({ gid }: { gid: string }) {
   return <a href={cachePath(gid)}>{name.data ?? gid}</a>;
 }
 
+/** A trackable's page while the trackable loads, or when it could not be loaded. */
+function NotHereYet({ error, title }: { error?: Error; title?: string }) {
+  return (
+    <section class="page">
+      {error && title && <h1>{title}</h1>}
+      {error ? <Failed error={error} what="the trackable" /> : <Loading what="the trackable" />}
+    </section>
+  );
+}
+
 /** Where a trackable is now, in words. */
 function Whereabouts({ t }: { t: Trackable }) {
   if (t.missing) return <span class="warn">missing</span>;
@@ -169,19 +179,7 @@ export function TrackablePage({ id: key }: { id: string }) {
   const [n, setN] = useState(0);
   const t = useLoad(() => api<Detail>(`/api/trackables/${encodeURIComponent(key)}`), [key, n]);
   const account = useLoad(loadAccount, []);
-  if (t.error)
-    return (
-      <section class="page">
-        <h1>Trackable {key}</h1>
-        <Failed error={t.error} what="the trackable" />
-      </section>
-    );
-  if (!t.data)
-    return (
-      <section class="page">
-        <Loading what="the trackable" />
-      </section>
-    );
+  if (!t.data) return <NotHereYet error={t.error} title={`Trackable ${key}`} />;
   const d = t.data;
   const track = d.moves.filter((m) => m.lat !== null && m.lon !== null).map((m) => [m.lat!, m.lon!] as [number, number]);
   const last = track[track.length - 1];
@@ -318,18 +316,7 @@ export function TagPage({ id: key }: { id: string }) {
   const t = useLoad(() => api<Trackable>(`/api/trackables/${encodeURIComponent(key)}`), [key]);
   const [code, setCode] = useState(() => sessionStorage.getItem(codeKey(key.toUpperCase())) ?? "");
   const [typed, setTyped] = useState("");
-  if (t.error)
-    return (
-      <section class="page">
-        <Failed error={t.error} what="the trackable" />
-      </section>
-    );
-  if (!t.data)
-    return (
-      <section class="page">
-        <Loading what="the trackable" />
-      </section>
-    );
+  if (!t.data) return <NotHereYet error={t.error} />;
   const d = t.data;
   const page = `${location.origin}${refPath(d.ref)}`;
   return (
