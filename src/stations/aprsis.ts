@@ -47,6 +47,15 @@ const TX_PER_MINUTE = 30;
 const TX_POLL_MS = 1000;
 /** Bytes of iGate lines held while the socket is slow; past this, lines are dropped (counted as uplink-down). */
 const MAX_UNSENT = 64 * 1024;
+/**
+ * Lines written this long before the server dropped us are written again
+ * after the next login: the kernel took them, but a server that was closing
+ * may never have read them. APRS-IS servers drop a line they saw in the last
+ * 30 s (the dupe check), so one that did arrive goes no further; none is
+ * written again once the drop is older than RESEND_WITHIN_MS.
+ */
+const RESEND_WINDOW_MS = 3000;
+const RESEND_WITHIN_MS = 20_000;
 
 export interface AprsIsStatus {
   name: "aprs-is";
@@ -130,6 +139,23 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
     const n = s.write(unsent);
     unsent = n >= unsent.length ? null : n > 0 ? unsent.subarray(n) : unsent;
   };
+  /** Lines written lately on this connection, and those to write again after a drop (RESEND_WINDOW_MS). */
+  let recent: Array<{ bytes: Uint8Array; at: number }> = [];
+  let resend: { lines: Uint8Array[]; droppedAt: number } | null = null;
+  const put = (s: Socket<undefined>, bytes: Uint8Array) => {
+    const now = gw.clock.now();
+    recent = recent.filter((r) => now - r.at < RESEND_WINDOW_MS);
+    recent.push({ bytes, at: now });
+    unsent = unsent ? concat(unsent, bytes) : bytes;
+    writeOut(s);
+  };
+  /** On a drop: keep what may not have been read (and what the socket had not taken yet). */
+  const keepForResend = () => {
+    const now = gw.clock.now();
+    const lines = recent.filter((r) => now - r.at < RESEND_WINDOW_MS).map((r) => r.bytes);
+    recent = [];
+    if (lines.length) resend = { lines, droppedAt: now };
+  };
 
   /** The iGate's lines (RF to APRS-IS): queued behind what the socket has not taken, up to MAX_UNSENT bytes. */
   const sendLine = (bytes: Uint8Array): boolean => {
@@ -137,11 +163,8 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
     if (stopped || !s || !st.verified) return false;
     if (unsent) {
       if (unsent.length + bytes.length > MAX_UNSENT) return false;
-      unsent = concat(unsent, bytes);
-      return true;
     }
-    unsent = bytes;
-    writeOut(s);
+    put(s, bytes);
     return true;
   };
 
@@ -166,8 +189,7 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
         deferLeased(gw, item.id, gw.clock.now());
         continue;
       }
-      unsent = new TextEncoder().encode(item.line + "\r\n");
-      writeOut(s);
+      put(s, new TextEncoder().encode(item.line + "\r\n"));
       st.tx++;
       sent.push(item.id);
     }
@@ -180,8 +202,7 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
     if (baseCall(src) !== loginBase && !isVerifiedCall(gw, src)) return "refused";
     const s = socket;
     if (stopped || !s || !st.transmitting || unsent || !bucket.take(gw.clock.now())) return "rate-limited";
-    unsent = new TextEncoder().encode(line + "\r\n");
-    writeOut(s);
+    put(s, new TextEncoder().encode(line + "\r\n"));
     st.tx++;
     return "sent";
   };
@@ -211,6 +232,9 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
         st.state = "up";
         backoff = BACKOFF_MIN_MS;
         st.transmitting = st.verified && gw.config.aprsIsTx;
+        const again = resend;
+        resend = null;
+        if (st.verified && again && gw.clock.now() - again.droppedAt < RESEND_WITHIN_MS && socket) for (const bytes of again.lines) put(socket, bytes);
         // the iGate gates up only on a login the server verified
         setUplink(gw, st.verified && gw.config.igate ? sendLine : null);
         setPlaySender(gw, "aprsis", st.transmitting ? playSend : null);
@@ -274,6 +298,7 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
 
   const closeSocket = () => {
     stopTx();
+    keepForResend();
     unsent = null;
     if (idleTimer) clearInterval(idleTimer);
     idleTimer = null;
@@ -316,6 +341,7 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
         close() {
           if (socket || st.state !== "down") {
             socket = null;
+            keepForResend();
             unsent = null;
             stopTx();
             if (idleTimer) clearInterval(idleTimer);

@@ -1,8 +1,13 @@
 /**
  * An APRS-IS server that flaps: it drops every connection 5 seconds after the
  * login. The gateway's uplink reconnects with back-off, every outbox line
- * reaches the server exactly once (none lost, none doubled), and GET
+ * reaches APRS-IS exactly once (none lost, none doubled), and GET
  * /api/ports and the log say what happened.
+ *
+ * A line written just as the server closes may never be read by it; the
+ * gateway writes the last few seconds' lines again after the next login, and
+ * the server's dupe check (aprsc drops a line it saw in the last 30 s) keeps
+ * any that did arrive from going on twice.
  */
 import { afterAll, expect, test } from "bun:test";
 import type { Socket } from "bun";
@@ -12,6 +17,8 @@ import { waitFor } from "../helpers/wait.ts";
 
 const FLAP_MS = 5000;
 const received: string[] = [];
+/** every line read, dupes included */
+const read: string[] = [];
 let logins = 0;
 const server = Bun.listen({
   hostname: "127.0.0.1",
@@ -23,7 +30,8 @@ const server = Bun.listen({
     data(s: Socket<undefined>, d) {
       for (const line of new TextDecoder().decode(d).split("\r\n").filter(Boolean)) {
         if (!line.startsWith("user ")) {
-          received.push(line);
+          read.push(line);
+          if (!received.includes(line)) received.push(line); // the dupe check (every line here is within 30 s)
           continue;
         }
         logins++;
@@ -56,6 +64,9 @@ test("the uplink rides out a server that drops it every 5 s: it reconnects, send
     // every line the gateway calls sent reached the server, once
     const counts = Object.fromEntries(lines.map((l) => [l, received.filter((r) => r === l).length]));
     expect(counts).toEqual(Object.fromEntries(lines.map((l) => [l, 1])));
+    expect(received).toHaveLength(lines.length);
+    // written again: only the last few seconds' lines before each drop
+    expect(read.length - lines.length).toBeLessThanOrEqual(4 * (logins - 1));
     expect(logins).toBeGreaterThanOrEqual(3);
     const p = await port();
     expect(p.reconnects as number).toBeGreaterThanOrEqual(2);
@@ -68,3 +79,42 @@ test("the uplink rides out a server that drops it every 5 s: it reconnects, send
     await g.stop();
   }
 }, 40_000);
+
+test("a line the server never read because it was closing goes out again after the next login", async () => {
+  // This server closes on the first line it reads, without keeping it: the gateway's write succeeded, the line is lost.
+  const kept: string[] = [];
+  let closedOnce = false;
+  const lossy = Bun.listen({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      open(s) {
+        s.write("# lossy-aprsc 0.1\r\n");
+      },
+      data(s: Socket<undefined>, d) {
+        for (const line of new TextDecoder().decode(d).split("\r\n").filter(Boolean)) {
+          if (line.startsWith("user ")) s.write(`# logresp ${line.split(" ")[1]} verified, server T2LOSS\r\n`);
+          else if (!closedOnce) {
+            closedOnce = true;
+            s.end();
+          } else if (!kept.includes(line)) kept.push(line);
+        }
+      },
+    },
+  });
+  const g = await startInProcess({ APRSIS_SERVER: `127.0.0.1:${lossy.port}`, APRSIS_CALL: "N0LOS-10" });
+  try {
+    const ports = async () =>
+      ((await (await g.get("/api/ports")).json()) as { ports: Array<Record<string, unknown>> }).ports.find((p) => p.name === "aprs-is")!;
+    await waitFor(async () => (await ports()).transmitting === true, "the first login");
+    const u = signedInUser(g.gw, "N0LOS-7", { verified: true });
+    const r = await g.post("/api/tx/aprs", { kind: "status", text: "lost on the close" }, { headers: { cookie: u.cookie } });
+    const line = ((await r.json()) as { item: { line: string } }).item.line;
+    await waitFor(() => kept.includes(line), "the line read after the reconnect", { timeoutMs: 15_000 });
+    expect(closedOnce).toBe(true);
+    expect((await ports()).tx).toBe(1);
+  } finally {
+    await g.stop();
+    lossy.stop(true);
+  }
+}, 30_000);
