@@ -1270,3 +1270,10 @@ CREATE TABLE cache_list_items (
   added_at  INTEGER NOT NULL,
   PRIMARY KEY (list_id, cache_gid)
 );
+
+-- migration 30: reserved for cache waypoints (issue 29, item 2)
+SELECT 1; -- placeholder: replace with this migration's statements
+
+-- migration 31: cache attributes (the Groundspeak yes/no set, src/cache-attributes.ts): a JSON list of signed ids ordered by id, +id yes, -id no ([1,-32]); NULL when none
+ALTER TABLE caches ADD COLUMN attributes TEXT;
+ALTER TABLE mirror_caches ADD COLUMN attributes TEXT;

@@ -10,7 +10,7 @@ import { ROOT } from "./helpers/paths.ts";
 type Layer = "host" | "http" | "domain" | "core" | "library" | "ui";
 
 const FED_CODEC = ["cbor", "record", "ed25519", "compress", "page", "bodies", "keys", "endpoints", "caps"].map((n) => `src/fed/${n}.ts`);
-const LEAVES = ["errors", "callsign", "log", "maidenhead", "text", "secret", "version", "production", "types.d"].map((n) => `src/${n}.ts`);
+const LEAVES = ["errors", "callsign", "log", "maidenhead", "text", "secret", "version", "production", "types.d", "cache-attributes"].map((n) => `src/${n}.ts`);
 const HOSTS = ["src/main.ts", "src/cli.ts", "src/cli-commands.ts", "src/gateway.ts", "src/gateway-core.ts"];
 
 const isRouteFile = (f: string) => /(^|\/)(routes|[a-z0-9-]+-routes)\.ts$/.test(f);

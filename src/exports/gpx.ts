@@ -7,6 +7,7 @@
 import type { Cache } from "../game/caches.ts";
 import type { Log } from "../game/logs.ts";
 import { esc, isoTime } from "./xml.ts";
+import { attributeById, type CacheAttribute } from "../cache-attributes.ts";
 
 export const GPX_TYPE = "application/gpx+xml";
 
@@ -56,6 +57,16 @@ function travelbugsXml(bugs: TravelBug[]): string {
   return `      <groundspeak:travelbugs>\n${items.join("\n")}\n      </groundspeak:travelbugs>`;
 }
 
+/** groundspeak:attributes, as a pocket query writes them (left out when the cache has none). */
+function attributesXml(attrs: readonly CacheAttribute[]): string {
+  if (!attrs.length) return "";
+  const items = attrs.map(
+    (a) =>
+      `        <groundspeak:attribute id="${a.id}" inc="${a.inc ? 1 : 0}">${esc(attributeById(a.id)?.name ?? `Attribute ${a.id}`)}</groundspeak:attribute>`,
+  );
+  return `      <groundspeak:attributes>\n${items.join("\n")}\n      </groundspeak:attributes>\n`;
+}
+
 function wpt(c: Cache, logs: Log[], bugs: TravelBug[], o: GpxOptions): string {
   const id = typeof c.id === "number" ? c.id : 0;
   const gsType = groundspeakType(c.type);
@@ -86,7 +97,7 @@ function wpt(c: Cache, logs: Log[], bugs: TravelBug[], o: GpxOptions): string {
       <groundspeak:owner id="0">${esc(owner)}</groundspeak:owner>
       <groundspeak:type>${esc(gsType)}</groundspeak:type>
       <groundspeak:container>${esc(groundspeakContainer(c.size))}</groundspeak:container>
-      <groundspeak:difficulty>${c.difficulty}</groundspeak:difficulty>
+${attributesXml(c.attributes ?? [])}      <groundspeak:difficulty>${c.difficulty}</groundspeak:difficulty>
       <groundspeak:terrain>${c.terrain}</groundspeak:terrain>
       <groundspeak:country></groundspeak:country>
       <groundspeak:state></groundspeak:state>

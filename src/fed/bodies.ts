@@ -58,6 +58,8 @@ export interface CacheBody {
   hint?: string;
   /** absent when the cache is unlisted */
   description?: string;
+  /** attributes (src/cache-attributes.ts) as signed Groundspeak ids, +id yes, -id no; absent when none */
+  attributes?: number[];
   unlisted?: boolean;
   ownerCall?: string;
   /** account gid `origin:account:id` of the owner */
@@ -177,6 +179,8 @@ type Field =
   | { t: "text"; max: number; min?: number; req?: true; pattern?: RegExp }
   | { t: "token"; req?: true; oneOf?: readonly string[] }
   | { t: "int"; min: number; max: number; req?: true }
+  /** a list of at most `max` integers, none 0, each within ±`abs` */
+  | { t: "ints"; abs: number; max: number; req?: true }
   | { t: "bool"; req?: true }
   | { t: "call"; req?: true }
   | { t: "gid"; kinds: readonly GidKind[]; req?: true }
@@ -202,6 +206,7 @@ const LAYOUTS: Readonly<Record<RecordKind, Readonly<Record<string, Field>>>> = {
     lonE7: { t: "int", min: -1_800_000_000, max: 1_800_000_000, req: true },
     status: { t: "token", req: true },
     hint: { t: "text", max: 1000 },
+    attributes: { t: "ints", abs: 1000, max: 80 },
     description: { t: "text", max: 20_000 },
     unlisted: { t: "bool" },
     ownerCall: { t: "call" },
@@ -290,6 +295,12 @@ function checkField(name: string, f: Field, v: CborValue): string | null {
     case "int":
       if (typeof v !== "number" || v < f.min || v > f.max) return `${name} must be an integer from ${f.min} to ${f.max}`;
       return null;
+    case "ints":
+      if (!Array.isArray(v) || v.length > f.max) return `${name} must be a list of at most ${f.max} integers`;
+      for (const x of v)
+        if (typeof x !== "number" || !Number.isInteger(x) || x === 0 || Math.abs(x) > f.abs)
+          return `${name} entries must be integers from -${f.abs} to ${f.abs}, not 0`;
+      return null;
     case "bool":
       return typeof v === "boolean" ? null : `${name} must be true or false`;
     case "call":
@@ -364,6 +375,8 @@ export interface CacheJson {
   status: string;
   hint?: string | null;
   description?: string | null;
+  /** signed attribute ids, +id yes, -id no (src/cache-attributes.ts) */
+  attributes?: number[];
   unlisted?: boolean;
   ownerCall?: string | null;
   ownerAccount?: string | null;
@@ -386,6 +399,7 @@ export function cacheToWire(c: CacheJson): CacheBody {
     status: c.status,
     hint: opt(c.hint),
     description: c.unlisted ? undefined : opt(c.description),
+    attributes: c.attributes?.length ? [...c.attributes] : undefined,
     unlisted: c.unlisted ? true : undefined,
     ownerCall: opt(c.ownerCall),
     ownerAccount: opt(c.ownerAccount),
@@ -405,6 +419,7 @@ export function cacheFromWire(b: CacheBody): CacheJson {
     status: b.status,
     hint: b.hint ?? null,
     description: b.description ?? null,
+    attributes: b.attributes ?? [],
     unlisted: b.unlisted === true,
     ownerCall: b.ownerCall ?? null,
     ownerAccount: b.ownerAccount ?? null,

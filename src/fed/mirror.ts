@@ -45,7 +45,7 @@ function prepare(db: Database) {
     ),
     cache: q(
       `INSERT OR REPLACE INTO mirror_caches (gid, origin, name, type, size, difficulty, terrain, lat, lon, status, hint, description,
-         unlisted, owner_call, owner_account, placed_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         unlisted, owner_call, owner_account, placed_at, updated_at, attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     find: q(
       `INSERT OR REPLACE INTO mirror_finds (gid, origin, cache_gid, kind, call, account, text, tier, state, distance_m, logged_at)
@@ -141,6 +141,7 @@ export function writeRecord(s: Stmts, p: Payload, frame: Uint8Array, via: string
         currentAccount(s, c.ownerAccount ?? undefined),
         c.placedAt ?? null,
         fromSeconds(p.at),
+        c.attributes?.length ? JSON.stringify(c.attributes) : null,
       );
       return;
     }
@@ -248,7 +249,14 @@ export type MirroredCache = { [K in keyof CacheJson]-?: Exclude<CacheJson[K], un
 };
 
 const CACHE_COLS = `c.gid, c.origin, c.name, c.type, c.size, c.difficulty, c.terrain, c.lat, c.lon, c.status, c.hint, c.description,
-  c.unlisted, c.owner_call AS ownerCall, c.owner_account AS ownerAccount, c.placed_at AS placedAt, c.updated_at AS updatedAt, p.trust`;
+  c.unlisted, c.owner_call AS ownerCall, c.owner_account AS ownerAccount, c.placed_at AS placedAt, c.updated_at AS updatedAt, p.trust, c.attributes`;
+
+type CacheCols = Omit<MirroredCache, "unlisted" | "attributes"> & { unlisted: number; attributes: string | null };
+const mirroredRow = (r: CacheCols): MirroredCache => ({
+  ...r,
+  unlisted: r.unlisted === 1,
+  attributes: r.attributes ? (JSON.parse(r.attributes) as number[]) : [],
+});
 
 export interface Box {
   south: number;
@@ -270,16 +278,16 @@ export function mirroredCachesInBox(gw: Core, box: Box, opts: { includeUnvetted?
       `SELECT ${CACHE_COLS} FROM mirror_caches c JOIN peers p ON p.instance = c.origin
        WHERE c.lat BETWEEN ?1 AND ?2 AND ${lon} AND ${trust} AND c.unlisted = 0 LIMIT ?5`,
     )
-    .all(box.south, box.north, box.west, box.east, opts.limit ?? 1000) as Array<Omit<MirroredCache, "unlisted"> & { unlisted: number }>;
-  return rows.map((r) => ({ ...r, unlisted: r.unlisted === 1 }));
+    .all(box.south, box.north, box.west, box.east, opts.limit ?? 1000) as CacheCols[];
+  return rows.map(mirroredRow);
 }
 
 /** One mirrored cache by gid (null when unknown, or its origin is blocked or gone). */
 export function mirroredCache(gw: Core, gid: string): MirroredCache | null {
-  const r = gw.db.query(`SELECT ${CACHE_COLS} FROM mirror_caches c JOIN peers p ON p.instance = c.origin WHERE c.gid = ? AND p.trust <> 'blocked'`).get(gid) as
-    | (Omit<MirroredCache, "unlisted"> & { unlisted: number })
-    | null;
-  return r && { ...r, unlisted: r.unlisted === 1 };
+  const r = gw.db
+    .query(`SELECT ${CACHE_COLS} FROM mirror_caches c JOIN peers p ON p.instance = c.origin WHERE c.gid = ? AND p.trust <> 'blocked'`)
+    .get(gid) as CacheCols | null;
+  return r && mirroredRow(r);
 }
 
 export interface MirroredFind {

@@ -13,6 +13,8 @@ import { mirroredCache, mirroredCachesInBox, type MirroredCache } from "../fed/m
 import { parseGid } from "../fed/record.ts";
 import { publicIdOf, verifiedHolder } from "../accounts/users.ts";
 import { listLivingCaches, livingCache, type LivingCache } from "../stations/living-caches.ts";
+import { fromSigned, type CacheAttribute } from "../cache-attributes.ts";
+import { attrFilterSql, attributesColumn, attributesOf, checkCacheAttributes, hasAttributes, parseAttrFilter, signedOf } from "./attributes.ts";
 import {
   bool,
   CACHE_SIZES,
@@ -57,6 +59,8 @@ export interface CacheRow {
   source: string | null;
   source_ref: string | null;
   placed_by: string | null;
+  /** signed attribute ids as JSON (./attributes.ts), null when none */
+  attributes: string | null;
 }
 
 /** A cache as the API shows it (never with contact fields: see cacheDetail). */
@@ -91,6 +95,8 @@ export interface Cache {
   /** catalog imports: where from, and the placer named there */
   source?: string;
   placedBy?: string;
+  /** the attributes set yes or no, by id (src/cache-attributes.ts) */
+  attributes: CacheAttribute[];
   finds: number;
   favorites: number;
   rating: { average: number | null; count: number };
@@ -165,6 +171,7 @@ export function cacheJson(gw: Core, r: CacheRow, known?: Stats | false): Cache {
     updatedAt: r.updated_at,
     origin: gw.config.instance,
     mirror: false,
+    attributes: attributesOf(r.attributes),
     finds: s.finds,
     favorites: s.favorites,
     rating: { average: s.avg === null ? null : Math.round(s.avg * 10) / 10, count: s.n },
@@ -227,6 +234,7 @@ function mirrorJson(gw: Core, m: MirroredCache, knownFinds?: number): Cache {
     origin: m.origin,
     mirror: true,
     trust: m.trust,
+    attributes: fromSigned(m.attributes),
     finds,
     favorites: 0,
     rating: { average: null, count: 0 },
@@ -324,6 +332,7 @@ function publishCache(gw: Core, r: CacheRow): void {
       lon: r.lon,
       status: r.status,
       hint: r.hint,
+      attributes: signedOf(r.attributes),
       description: r.description || null,
       unlisted: r.unlisted === 1,
       ownerCall: r.owner_call,
@@ -347,9 +356,26 @@ export interface CacheInput {
   description: string;
   contact: Contact | null;
   placedAt: number | null;
+  attributes: CacheAttribute[];
 }
 
-const FIELDS = ["name", "type", "size", "difficulty", "terrain", "lat", "lon", "status", "unlisted", "hint", "description", "contact", "placedAt", "ownerCall"];
+const FIELDS = [
+  "name",
+  "type",
+  "size",
+  "difficulty",
+  "terrain",
+  "lat",
+  "lon",
+  "status",
+  "unlisted",
+  "hint",
+  "description",
+  "contact",
+  "placedAt",
+  "ownerCall",
+  "attributes",
+];
 
 /** Checks a create (all required fields) or patch (only those given) body. */
 export function checkCacheBody(b: Record<string, unknown>, now: number, partial: boolean): Partial<CacheInput> {
@@ -370,6 +396,7 @@ export function checkCacheBody(b: Record<string, unknown>, now: number, partial:
   if (has("description")) out.description = optText(b.description, "description", 20_000) ?? "";
   if (has("contact")) out.contact = contact(b.contact);
   if (has("placedAt")) out.placedAt = b.placedAt === null ? null : pastTime(b.placedAt, "placedAt", now);
+  if (has("attributes")) out.attributes = checkCacheAttributes(b.attributes);
   if ((has("lat") && !has("lon")) || (has("lon") && !has("lat"))) throw badRequest("invalid", "lat and lon go together");
   return out;
 }
@@ -396,7 +423,7 @@ export function hideCache(gw: Core, actor: Actor, body: Record<string, unknown>)
       gw.db
         .query(
           `INSERT INTO caches (owner_id, owner_call, name, type, size, difficulty, terrain, lat, lon, status, unlisted, hint, description,
-             contact, placed_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             contact, placed_at, created_at, updated_at, attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           ownerId,
@@ -416,6 +443,7 @@ export function hideCache(gw: Core, actor: Actor, body: Record<string, unknown>)
           input.placedAt ?? now,
           now,
           now,
+          attributesColumn(input.attributes ?? []),
         ).lastInsertRowid,
     );
     const r = cacheRow(gw, id)!;
@@ -459,6 +487,7 @@ export function updateCache(gw: Core, actor: Actor, id: number, body: Record<str
     if (p.description !== undefined) set("description", p.description);
     if (p.contact !== undefined) set("contact", p.contact ? JSON.stringify(p.contact) : null);
     if (p.placedAt !== undefined) set("placed_at", p.placedAt ?? r.placed_at);
+    if (p.attributes !== undefined) set("attributes", attributesColumn(p.attributes));
     set("updated_at", now);
     gw.db.query(`UPDATE caches SET ${sets.join(", ")} WHERE id = ?`).run(...args, id);
     const n = cacheRow(gw, id)!;
@@ -513,6 +542,8 @@ export interface CacheFilters {
   ownedBy?: { userId: number; mine: boolean };
   disabled?: boolean;
   tierA?: boolean;
+  /** `attr=`: signed attribute ids the cache must have (+id yes, -id no) */
+  attrs?: number[];
 }
 
 /** A personal filter is set: mirrors and living caches are left out. */
@@ -561,6 +592,7 @@ export function parseFilters(q: CacheFilterQuery): CacheFilters {
   if (q.difficulty) f.difficulty = range(q.difficulty, "difficulty");
   if (q.terrain) f.terrain = range(q.terrain, "terrain");
   if (q.owner) f.owner = callsign(q.owner, "owner");
+  if (q.attr) f.attrs = parseAttrFilter(q.attr);
   return f;
 }
 
@@ -589,6 +621,10 @@ export function filterSql(f: CacheFilters): { sql: string; args: Array<string | 
   if (f.ownedBy) where.push(f.ownedBy.mine ? "c.owner_id = ?" : "c.owner_id IS NOT ?"), args.push(f.ownedBy.userId);
   if (f.disabled !== undefined) where.push(f.disabled ? "c.status = 'disabled'" : "c.status <> 'disabled'");
   if (f.tierA) where.push("EXISTS (SELECT 1 FROM logs l WHERE l.cache_id = c.id AND l.kind = 'find' AND l.tier = 'a' AND l.state = 'active')");
+  if (f.attrs?.length) {
+    const a = attrFilterSql(f.attrs);
+    where.push(a.sql), args.push(...a.args);
+  }
   return { sql: where.length ? " AND " + where.join(" AND ") : "", args };
 }
 
@@ -615,6 +651,7 @@ function livingJson(gw: Core, l: LivingCache): Cache {
     origin: gw.config.instance,
     mirror: false,
     station: l.call,
+    attributes: [],
     finds: 0,
     favorites: 0,
     rating: { average: null, count: 0 },
@@ -632,7 +669,9 @@ export function forMap(c: Cache): MapCache {
 const LIVING_MAX_AGE_MS = 24 * 3_600_000;
 
 function livingMatches(f: CacheFilters): boolean {
-  return !f.q && !f.sizes && !f.difficulty && !f.terrain && !f.owner && !personal(f) && !f.disabled && (!f.types || f.types.includes("living"));
+  return (
+    !f.q && !f.sizes && !f.difficulty && !f.terrain && !f.owner && !personal(f) && !f.disabled && !f.attrs?.length && (!f.types || f.types.includes("living"))
+  );
 }
 
 function mirrorMatches(m: MirroredCache, f: CacheFilters): boolean {
@@ -644,6 +683,7 @@ function mirrorMatches(m: MirroredCache, f: CacheFilters): boolean {
   if (f.difficulty && (m.difficulty < f.difficulty[0] || m.difficulty > f.difficulty[1])) return false;
   if (f.terrain && (m.terrain < f.terrain[0] || m.terrain > f.terrain[1])) return false;
   if (f.owner && (m.ownerCall ?? "").split("-")[0] !== f.owner.split("-")[0]) return false;
+  if (f.attrs?.length && !hasAttributes(m.attributes, f.attrs)) return false;
   return m.status === "active" || m.status === "disabled";
 }
 

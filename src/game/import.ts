@@ -26,6 +26,8 @@ import { bodyText } from "../text.ts";
 import { upsertCatalogCache, type CatalogCache } from "./caches.ts";
 import type { Actor } from "./model.ts";
 import { keepListedBugs, type ListedBug } from "./trackables-gpx.ts";
+import { gpxAttributes, setImportedAttributes } from "./attributes.ts";
+import type { CacheAttribute } from "../cache-attributes.ts";
 
 export const IMPORT_SOURCES = ["gpx", "loc"] as const;
 /** Largest file a verified account (or the ingest box, or a device key) may import. */
@@ -54,7 +56,7 @@ async function xmlParser(): Promise<XMLParser> {
     parseAttributeValue: false,
     trimValues: true,
     processEntities: true,
-    isArray: (name) => ["wpt", "log", "waypoint", "travelbug"].includes(name),
+    isArray: (name) => ["wpt", "log", "waypoint", "travelbug", "attribute"].includes(name),
   }));
 }
 
@@ -104,7 +106,7 @@ function coord(v: unknown, lim: number): number | null {
 }
 
 /** A cache of a GPX file with the travel bugs it lists (groundspeak:travelbugs). */
-type GpxCache = CatalogCache & { travelbugs?: ListedBug[] };
+type GpxCache = CatalogCache & { travelbugs?: ListedBug[]; attributes?: CacheAttribute[] };
 
 /** `<groundspeak:travelbug id=".." ref=".."><groundspeak:name>..</groundspeak:name></groundspeak:travelbug>`, at most 100 a cache. */
 function travelbugsOf(gs: Record<string, unknown>): ListedBug[] {
@@ -153,6 +155,7 @@ function fromGpx(doc: Record<string, unknown>): GpxCache[] {
       placedAt: Number.isFinite(placed) ? placed : null,
       placedBy: (str(gs.placed_by) || str(gs.owner)).slice(0, 100) || null,
       travelbugs: travelbugsOf(gs),
+      attributes: gpxAttributes(((gs.attributes as Record<string, unknown> | undefined)?.attribute as Array<Record<string, unknown>> | undefined) ?? []),
     });
   }
   return out;
@@ -354,9 +357,14 @@ export async function importCatalog(gw: Core, actor: Actor, source: string, body
     gw.db.transaction(() => {
       // One namespace for every catalog format: the same GC code from a LOC and a GPX file is one cache.
       for (const c of caches.slice(k, k + WRITE_BATCH) as GpxCache[]) {
-        const { travelbugs, ...cache } = c;
-        counts[upsertCatalogCache(gw, "catalog", actor.userId, cache)]++;
-        if (source === "gpx") keepListedBugs(gw, (selectId.get(cache.code) as { id: number }).id, travelbugs ?? []);
+        const { travelbugs, attributes, ...cache } = c;
+        let done = upsertCatalogCache(gw, "catalog", actor.userId, cache);
+        if (source === "gpx") {
+          const id = (selectId.get(cache.code) as { id: number }).id;
+          keepListedBugs(gw, id, travelbugs ?? []);
+          if (setImportedAttributes(gw, id, attributes ?? []) && done === "unchanged") done = "updated";
+        }
+        counts[done]++;
       }
     })();
     await slicer.pause();

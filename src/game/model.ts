@@ -155,6 +155,7 @@ export const CACHE_FILTER_QUERY = {
   difficulty: t.Optional(t.String({ description: "a value or a range, e.g. 1.5-3" })),
   terrain: t.Optional(t.String({ description: "a value or a range, e.g. 1-2.5" })),
   owner: t.Optional(t.String({ description: "owner callsign (any SSID)" })),
+  attr: t.Optional(t.String({ description: "attribute ids the cache must have, comma list, negative for a no: 1,-32 (dogs yes, bicycles no)" })),
 };
 
 /** The filter parameters as they arrive: text, checked by parseFilters and parseBox. */
@@ -205,6 +206,13 @@ export const CACHE_FIELDS = {
     ),
   ),
   placedAt: t.Optional(nullable(t.Number({ minimum: 0, multipleOf: 1, description: "unix ms, not in the future" }))),
+  attributes: t.Optional(
+    nullable(
+      t.Array(t.Object({ id: t.Number({ multipleOf: 1 }), inc: t.Boolean() }, { additionalProperties: true }), {
+        description: "Groundspeak attribute ids set yes (inc true) or no (inc false); replaces the cache's set; null or [] clears it",
+      }),
+    ),
+  ),
   ownerCall: t.Optional(t.String({ description: "the owner's callsign: only the ingest box names it; a session hides as its active callsign" })),
 };
 

@@ -56,6 +56,11 @@ const COMPONENTS: Record<string, Record<string, unknown>> = {
         ownerCall: { type: ["string", "null"] },
         placedAt: { type: ["integer", "null"], description: "unix ms" },
         updatedAt: { type: "integer" },
+        attributes: {
+          type: "array",
+          description: "Groundspeak attributes set yes (inc true) or no, by id",
+          items: { type: "object", required: ["id", "inc"], properties: { id: { type: "integer" }, inc: { type: "boolean" } } },
+        },
         origin: { type: "string" },
         finds: { type: "integer" },
         favorites: { type: "integer" },

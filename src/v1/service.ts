@@ -33,6 +33,7 @@ export type V1Cache = Pick<
   | "ownerCall"
   | "placedAt"
   | "updatedAt"
+  | "attributes"
   | "origin"
   | "finds"
   | "favorites"
@@ -72,6 +73,7 @@ const v1Cache = (base: string, c: Cache): V1Cache => ({
   ownerCall: c.ownerCall,
   placedAt: c.placedAt,
   updatedAt: c.updatedAt,
+  attributes: c.attributes,
   origin: c.origin,
   finds: c.finds,
   favorites: c.favorites,
