@@ -69,6 +69,7 @@ export async function run() {
     let stored = "";
     for (const [runtime, challenge] of [
       ["bun", "http-01"],
+      ["bun", "tls-alpn-01"],
       ["node", "http-01"],
       ["node", "tls-alpn-01"],
     ] as const) {

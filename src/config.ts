@@ -527,7 +527,7 @@ export const SETTINGS = [
     "acmeChallenge",
     acmeChallenge,
     "http-01",
-    "TLS=acme: http-01 (answered on the HTTP port, which must be reachable as port 80) or tls-alpn-01 (on the HTTPS port, as 443; Node host only)",
+    "TLS=acme: http-01 (answered on the HTTP port, which must be reachable as port 80) or tls-alpn-01 (on the HTTPS port, as 443)",
   ),
   setting("INSTANCE", "instance", instanceId, "local", "this instance's federation id, e.g. n0call-gw"),
   setting("FED_PRIVATE_KEY", "fedPrivateKey", b64urlKey, null, "Ed25519 signing key (svc-gateway keygen); unset = unsigned instance"),

@@ -152,7 +152,6 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
       const at = (port: number) => (config.host.includes(":") ? `[${config.host}]:${port}` : `${config.host}:${port}`);
       const serve = { hostname: config.host, maxRequestBodySize: 256 * 1024 * 1024, websocket: WEBSOCKET_OPTIONS };
       // With TLS on, HTTPS is the app's server (WebSockets, topics) and plain http a second listener (src/tls/)
-      gw.tls.challenges.tlsAlpn = !gw.host.missing.has("tls-alpn");
       const pair = await gw.tls.start();
       if (pair) {
         try {

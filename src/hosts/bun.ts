@@ -5,18 +5,21 @@
  *
  * With TLS on, the HTTPS listener is the app's server (WebSockets upgrade on
  * the server that received the request, and topics are per server), and plain
- * http is a second Bun.serve through the same app. Bun cannot swap a
- * listener's certificate in place (server.reload ignores `tls`: oven-sh/bun
- * issue 43815), so a new certificate binds the HTTPS port again: its open
- * connections close (every few weeks; the app's live rooms reconnect).
+ * http is a second Bun.serve through the same app. The HTTPS Bun.serve listens
+ * on a loopback port behind the HTTPS port's front door (src/tls/front-door.ts:
+ * the ACME TLS-ALPN-01 answer, a readable answer to plain http, the clients'
+ * addresses). Bun cannot swap a listener's certificate in place
+ * (server.reload ignores `tls`: oven-sh/bun issue 43815), so a new
+ * certificate binds a new loopback port: the connections open on the old one
+ * close (every few weeks; the app's live rooms reconnect).
  */
 import type { Server } from "bun";
 import type { HttpHost, HttpServer } from "../http/host.ts";
+import { openFrontDoor } from "../tls/front-door.ts";
 
 export const bunHost: HttpHost = {
   name: "bun",
-  // Bun.serve picks a certificate by server name only: no ACME TLS-ALPN-01 (src/tls/alpn.ts)
-  missing: new Set(["tls-alpn"]),
+  missing: new Set(),
   async serve(app, opts) {
     if (opts.secondary) {
       const plain = Bun.serve({
@@ -31,26 +34,34 @@ export const bunHost: HttpHost = {
     // Elysia asks Bun for SO_REUSEPORT by default: on Linux a second gateway
     // would then bind the same port and the kernel split requests between two
     // databases. One port, one gateway: a taken port must fail to bind.
-    const listen = (tls?: { cert: string; key: string }) =>
-      app.listen({ port: opts.port, hostname: opts.hostname, reusePort: false, maxRequestBodySize: opts.maxRequestBodySize, websocket: opts.websocket, tls });
-    listen(opts.tls);
-    if (!opts.tls) return app.server as Server<unknown> satisfies HttpServer;
-    const port = app.server!.port;
+    const listen = (port: number, hostname: string, tls?: { cert: string; key: string }) =>
+      app.listen({ port, hostname, reusePort: false, maxRequestBodySize: opts.maxRequestBodySize, websocket: opts.websocket, tls });
+    if (!opts.tls) {
+      listen(opts.port, opts.hostname);
+      return app.server as Server<unknown> satisfies HttpServer;
+    }
+    listen(0, "127.0.0.1", opts.tls);
     const now = () => app.server as Server<unknown>;
+    const door = await openFrontDoor({ port: opts.port, hostname: opts.hostname, inner: () => now().port!, challenge: opts.acmeTlsAlpn });
     return {
       get port() {
-        return port;
+        return door.port;
       },
-      requestIP: (r) => now().requestIP(r),
+      requestIP: (r) => {
+        const ip = now().requestIP(r);
+        const client = ip && door.clientOf(ip.port);
+        return client ? { ...ip!, address: client } : ip;
+      },
       timeout: (r, s) => now().timeout(r, s),
       publish: (t, d) => now().publish(t, d),
       subscriberCount: (t) => now().subscriberCount(t),
       stop: async (closeActive) => {
+        await door.stop();
         await now().stop(closeActive);
       },
       async reloadTls(pair) {
         await app.stop(true);
-        app.listen({ port, hostname: opts.hostname, reusePort: false, maxRequestBodySize: opts.maxRequestBodySize, websocket: opts.websocket, tls: pair });
+        listen(0, "127.0.0.1", pair);
       },
     } satisfies HttpServer;
   },

@@ -97,8 +97,9 @@ export function identify(gw: Gateway, request: Request, server: HttpServer | nul
     apiKeyId = row?.id ?? null;
   }
   return {
-    // Elysia's context has no server when it builds handlers without codegen (workerd): the gateway's own then
-    ip: clientIp(gw.config, request, server ?? gw.server),
+    // the gateway's own server first: on Bun with TLS it gives back the address behind the HTTPS port's front
+    // door (src/tls/front-door.ts); Elysia's context has the raw Bun.serve (and no server at all on workerd)
+    ip: clientIp(gw.config, request, gw.server ?? server),
     user,
     sessionToken: user ? token : null,
     ingest: sameSecret(request.headers.get("x-ingest-secret"), gw.config.ingestSecret),

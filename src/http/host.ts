@@ -63,7 +63,7 @@ export interface ServeOptions {
    * topics live on the main one) and upgrades no WebSocket.
    */
   secondary?: boolean;
-  /** With `tls`: the ACME TLS-ALPN-01 certificate for a server name, offered to clients asking ALPN acme-tls/1 (src/tls/alpn.ts); hosts without "tls-alpn" */
+  /** With `tls`: the ACME TLS-ALPN-01 certificate for a server name, offered to clients asking ALPN acme-tls/1 (src/tls/alpn.ts) */
   acmeTlsAlpn?: (servername: string) => { cert: string; key: string } | null;
 }
 
@@ -72,10 +72,8 @@ export interface ServeOptions {
  * in the log. "codegen": no code compiled from strings at run time (a Workers
  * runtime), so the app builds its handlers and validators without it.
  * "tls": no HTTPS listener of its own (the platform terminates TLS).
- * "tls-alpn": its HTTPS listener cannot offer a certificate by ALPN, so no
- * ACME TLS-ALPN-01 challenge (Bun.serve: TLS=acme uses HTTP-01 there).
  */
-export type Missing = "websockets" | "tcp-servers" | "serial" | "codegen" | "tls" | "tls-alpn";
+export type Missing = "websockets" | "tcp-servers" | "serial" | "codegen" | "tls";
 
 export interface HttpHost {
   /** "bun", "node", "workerd" */

@@ -3,7 +3,7 @@
  * Encrypt, or ACME_DIRECTORY), through acme-client (the protocol: account,
  * order, challenge, finalize), with the challenge answered by the gateway
  * itself: HTTP-01 on the plain-http listener (routes.ts) or TLS-ALPN-01 on
- * the HTTPS listener (alpn.ts, Node host only).
+ * the HTTPS listener (alpn.ts).
  *
  * The account key, the certificate (with its chain) and its key live in the
  * data directory's tls/ folder (0600). A stored certificate that is still
@@ -209,10 +209,6 @@ async function order(ctx: SourceContext, accountKeyPem: string): Promise<PemPair
 export async function acmeSource(ctx: SourceContext): Promise<CertSource> {
   const c = ctx.config;
   const domains = c.acmeDomains;
-  if (c.acmeChallenge === "tls-alpn-01" && !ctx.challenges.tlsAlpn)
-    throw new TlsSetupError(
-      "ACME_CHALLENGE=tls-alpn-01 needs the Node host (npm run start:node): Bun's HTTPS listener cannot offer a certificate by ALPN. Use http-01 (port 80 to the HTTP port)",
-    );
   await loadAcme();
   trustAcmeServer(c.acmeCaCert);
   const account = await accountKey(ctx.dir);

@@ -1,21 +1,20 @@
 /**
- * The ACME TLS-ALPN-01 challenge (RFC 8737) on the HTTPS port, for the Node
- * host: an ACME server connects with the server name it validates and ALPN
+ * The ACME TLS-ALPN-01 challenge (RFC 8737) on the HTTPS port: an ACME server connects with the server name it validates and ALPN
  * `acme-tls/1`, and must be offered a self-signed certificate carrying the
  * key authorization (acmeIdentifier). node:tls picks a certificate by server
  * name only, so each new connection's ClientHello is read first: one asking
  * acme-tls/1 for a name with a pending challenge gets the challenge
  * certificate and nothing else; every other connection goes on to the HTTPS
  * server untouched (the bytes read are given back to the socket).
- *
- * Bun's HTTPS listener (Bun.serve) has no such hook: there the HTTP-01
- * challenge is used (host capability "tls-alpn").
+ * On the Node host this reads in front of node:https (answerTlsAlpn); on
+ * the Bun host the HTTPS port's front door (front-door.ts) does the reading.
  */
 import type { Server, Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { createSecureContext, TLSSocket } from "node:tls";
 import type { PemPair } from "./x509.ts";
 
-const ACME_TLS_ALPN = "acme-tls/1";
+export const ACME_TLS_ALPN = "acme-tls/1";
 
 /** What a ClientHello asks: the server name and the ALPN protocols. */
 export interface Hello {
@@ -27,7 +26,7 @@ export interface Hello {
  * Reads the first TLS record of a connection: "more" while it is incomplete,
  * null when it is no ClientHello (plain http on the HTTPS port, garbage).
  */
-function parseClientHello(b: Buffer): Hello | "more" | null {
+export function parseClientHello(b: Buffer): Hello | "more" | null {
   if (b.length < 5) return b.length > 0 && b[0] !== 22 ? null : "more";
   if (b[0] !== 22) return null;
   const recordEnd = 5 + b.readUInt16BE(3);
@@ -78,7 +77,7 @@ export function answerTlsAlpn(server: Server, challenge: (servername: string) =>
       if (buf.length) socket.unshift(buf);
       const hello = parseClientHello(buf);
       const pair = hello && hello !== "more" && hello.servername && hello.alpn.includes(ACME_TLS_ALPN) ? challenge(hello.servername) : null;
-      if (pair) return answer(socket, pair);
+      if (pair) return answerChallenge(socket, pair);
       for (const fn of onward) fn.call(server, socket);
     };
     const onData = (chunk: Buffer) => {
@@ -92,7 +91,8 @@ export function answerTlsAlpn(server: Server, challenge: (servername: string) =>
   });
 }
 
-function answer(socket: Socket, pair: PemPair): void {
+/** Completes the handshake with the challenge certificate, then closes: all the ACME server checks. */
+export function answerChallenge(socket: Duplex, pair: PemPair): void {
   const tls = new TLSSocket(socket, { isServer: true, secureContext: createSecureContext(pair), ALPNProtocols: [ACME_TLS_ALPN] });
   const done = setTimeout(() => tls.destroy(), 10_000);
   tls.once("secure", () => tls.end());

@@ -3,15 +3,15 @@
  * http://gateway:8443/) gets a readable answer rather than a closed
  * connection: every TLS connection starts with a handshake record (byte
  * 0x16), an HTTP request with a method name in ASCII. For node:tls servers
- * (the Node host); Bun.serve has no hook before its TLS layer, so there such a
- * client's connection just closes.
+ * (the Node host); on the Bun host the HTTPS port's front door answers the
+ * same (front-door.ts).
  */
 import type { Server, Socket } from "node:net";
 
 const TLS_HANDSHAKE = 0x16;
 
 /** The answer to plain http on the HTTPS port: 400, with the https address of what was asked. */
-function plainHttpAnswer(head: string, httpsPort: number): string {
+export function plainHttpAnswer(head: string, httpsPort: number): string {
   const path = /^[A-Z]+ (\/\S*) HTTP\/1\.[01]\r?\n/.exec(head)?.[1] ?? "/";
   const host = /\r?\nhost:[ \t]*([A-Za-z0-9.:[\]-]{1,300})/i.exec(head)?.[1];
   const name = host ? new URL(`http://${host}`).hostname : null;

@@ -51,8 +51,6 @@ export class AcmeChallenges {
     return this.answers.get(token) ?? null;
   }
 
-  /** Whether the host's HTTPS listener answers TLS-ALPN-01 (Node; not Bun.serve): set before the source starts. */
-  tlsAlpn = false;
   private readonly alpnCerts = new Map<string, PemPair>();
   /** TLS-ALPN-01: the acmeIdentifier certificate offered for `name` to a client asking ALPN acme-tls/1 (src/tls/alpn.ts). */
   setAlpn(name: string, pair: PemPair): void {

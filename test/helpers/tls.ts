@@ -1,5 +1,6 @@
 /** Gateways with TLS on, and what a TLS client sees of them. */
 import { connect, type PeerCertificate } from "node:tls";
+import { connect as netConnect } from "node:net";
 import { networkInterfaces } from "node:os";
 import { spawnGateway, type Spawned } from "./gateway.ts";
 import { tmpDir } from "./tmp.ts";
@@ -51,6 +52,17 @@ export function lanAddresses(): string[] {
   for (const list of Object.values(networkInterfaces()))
     for (const a of list ?? []) if (!a.internal && !/^fe80:/i.test(a.address)) out.push(a.address.toLowerCase());
   return out;
+}
+
+/** What a client speaking plain http to the HTTPS port reads before the connection closes. */
+export function plainHttpAnswer(httpsPort: number, request: string): Promise<string> {
+  return new Promise<string>((resolve) => {
+    let got = "";
+    const s = netConnect(httpsPort, "127.0.0.1", () => s.write(request));
+    s.on("data", (b) => (got += b.toString("latin1")));
+    s.on("close", () => resolve(got));
+    s.on("error", () => resolve(got));
+  });
 }
 
 /** Polls `check` until it is true or `ms` pass. */

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { X509Certificate } from "node:crypto";
-import { altNames, lanAddresses, peerCertificate, spawnTls, type TlsGateway } from "../helpers/tls.ts";
+import { altNames, lanAddresses, peerCertificate, plainHttpAnswer, spawnTls, type TlsGateway } from "../helpers/tls.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 
 const dataDir = tmpDir();
@@ -121,15 +121,11 @@ describe("plain http beside it", () => {
     expect(overHttps.openapi).toBe(`https://127.0.0.1:${g.httpsPort}/api/v1/openapi.json`);
   });
 
-  test("a plain-http client on the HTTPS port is closed, not left hanging", async () => {
-    const { connect } = await import("node:net");
-    const closed = await new Promise<boolean>((resolve) => {
-      const s = connect(g.httpsPort, "127.0.0.1", () => s.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
-      s.on("close", () => resolve(true));
-      s.on("error", () => {});
-      setTimeout(() => resolve(false), 5_000);
-    });
-    expect(closed).toBe(true);
+  test("plain http to the HTTPS port gets a readable 400 naming the https address, and HTTPS still serves after it", async () => {
+    const answer = await plainHttpAnswer(g.httpsPort, "GET /map?x=1 HTTP/1.1\r\nHost: gw.local:8443\r\n\r\n");
+    expect(answer).toStartWith("HTTP/1.1 400 Bad Request\r\n");
+    expect(answer).toContain(`This port speaks HTTPS, not plain http. Open https://gw.local:${g.httpsPort}/map?x=1`);
+    expect((await fetch(`${g.https}/health`, { tls: { ca } })).status).toBe(200);
   });
 });
 
@@ -141,5 +137,29 @@ describe("a restart", () => {
     const after = new X509Certificate(await (await fetch(`${g.http}/tls/ca.pem`)).text()).fingerprint256;
     expect(after).toBe(before);
     expect((await fetch(`${g.https}/health`, { tls: { ca } })).status).toBe(200);
+  });
+});
+
+describe("behind the HTTPS port", () => {
+  test("each client keeps its own address: one that spends its API budget over https does not spend another's", async () => {
+    const lan = lanAddresses().find((a) => !a.includes(":"));
+    if (!lan) return; // no IPv4 LAN address on this machine: nothing to tell apart
+    const wide = await spawnTls({ TLS: "local", RATE_LIMIT_PER_MINUTE: "3" }, { host: "0.0.0.0" });
+    try {
+      const wca = readFileSync(join(wide.dataDir, "tls", "ca.pem"), "utf8");
+      const from = async (host: string, n: number) => {
+        const out: number[] = [];
+        for (let i = 0; i < n; i++) {
+          const r = await fetch(`https://${host}:${wide.httpsPort}/api/v1/stations`, { tls: { ca: wca } });
+          await r.arrayBuffer();
+          out.push(r.status);
+        }
+        return out;
+      };
+      expect(await from("127.0.0.1", 5)).toEqual([200, 200, 200, 429, 429]);
+      expect(await from(lan, 2)).toEqual([200, 200]);
+    } finally {
+      await wide.kill();
+    }
   });
 });

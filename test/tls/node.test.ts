@@ -7,8 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { copyFileSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import { connect } from "node:net";
-import { altNames, peerCertificate, spawnTls, until, type TlsGateway } from "../helpers/tls.ts";
+import { altNames, peerCertificate, plainHttpAnswer, spawnTls, until, type TlsGateway } from "../helpers/tls.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 
 const running: TlsGateway[] = [];
@@ -37,13 +36,7 @@ describe("TLS on the Node host", () => {
 
   test("plain http to the HTTPS port gets a readable 400 naming the https address, and HTTPS still serves after it", async () => {
     const g = running[0]!;
-    const answer = await new Promise<string>((resolve) => {
-      let got = "";
-      const s = connect(g.httpsPort, "127.0.0.1", () => s.write("GET /map?x=1 HTTP/1.1\r\nHost: gw.local:8443\r\n\r\n"));
-      s.on("data", (b) => (got += b.toString("latin1")));
-      s.on("close", () => resolve(got));
-      s.on("error", () => resolve(got));
-    });
+    const answer = await plainHttpAnswer(g.httpsPort, "GET /map?x=1 HTTP/1.1\r\nHost: gw.local:8443\r\n\r\n");
     expect(answer).toStartWith("HTTP/1.1 400 Bad Request\r\n");
     expect(answer).toContain(`This port speaks HTTPS, not plain http. Open https://gw.local:${g.httpsPort}/map?x=1`);
     const ca = readFileSync(join(g.dataDir, "tls", "ca.pem"), "utf8");
