@@ -1271,8 +1271,21 @@ CREATE TABLE cache_list_items (
   PRIMARY KEY (list_id, cache_gid)
 );
 
--- migration 30: reserved for cache waypoints (issue 29, item 2)
-SELECT 1; -- placeholder: replace with this migration's statements
+-- migration 30: a cache's waypoints (parking, stages, question, trailhead, reference point, final), set by its owner or kept from a GPX import
+CREATE TABLE cache_waypoints (
+  id         INTEGER PRIMARY KEY,
+  cache_id   INTEGER NOT NULL REFERENCES caches(id) ON DELETE CASCADE,
+  kind       TEXT NOT NULL,               -- parking, physical-stage, virtual-stage, question, trailhead, reference, final
+  prefix     TEXT NOT NULL,               -- two characters: the waypoint's code is this plus the cache code's tail (PK + 1ABCD)
+  name       TEXT NOT NULL,               -- at most 100 characters
+  lat        REAL,                        -- both or neither
+  lon        REAL,
+  note       TEXT,                        -- at most 500 characters
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (cache_id, prefix),
+  CHECK ((lat IS NULL) = (lon IS NULL))
+);
 
 -- migration 31: cache attributes (the Groundspeak yes/no set, src/cache-attributes.ts): a JSON list of signed ids ordered by id, +id yes, -id no ([1,-32]); NULL when none
 ALTER TABLE caches ADD COLUMN attributes TEXT;

@@ -15,6 +15,7 @@ import { kmlDocument } from "./kml.ts";
 import { adifFinds } from "./adif.ts";
 import { travelBugsIn } from "../game/trackables-gpx.ts";
 import { withCorrected } from "../game/personal.ts";
+import { waypointsOfCaches, type Viewer } from "../game/waypoints-store.ts";
 
 /** Caches per export file. */
 export const MAX_EXPORT = 10_000;
@@ -28,23 +29,26 @@ function exportCaches(gw: Core, q: CacheFilterQuery, limit: number | undefined):
 /** GPX of caches; for a signed-in `userId`, their corrected caches where they solved them to be (src/game/personal.ts). */
 export function gpxExport(gw: Core, base: string, q: CacheFilterQuery, limit?: number, userId: number | null = null): string {
   const caches = exportCaches(gw, q, limit);
-  return gpxOf(gw, base, userId === null ? caches : withCorrected(gw, userId, caches));
+  return gpxOf(gw, base, userId === null ? caches : withCorrected(gw, userId, caches), viewerOf(userId));
 }
+
+/** A signed-in reader (their finals), or anyone. */
+const viewerOf = (userId: number | null): Viewer | null => (userId === null ? null : { userId, ingest: false });
 
 /** One cache's GPX, as the caller may see it (a draft only to its owner, an unlisted cache by its link). */
 export function cacheGpx(gw: Core, base: string, id: string, reader: Actor | null): { name: string; gpx: string } {
   const { contact: _contact, mine: _mine, ...c } = cacheDetail(gw, id, reader);
   const caches = reader?.userId ? withCorrected(gw, reader.userId, [c]) : [c];
-  return { name: `${(c.code || String(c.id)).replace(/[^A-Za-z0-9_-]/g, "_")}.gpx`, gpx: gpxOf(gw, base, caches) };
+  return { name: `${(c.code || String(c.id)).replace(/[^A-Za-z0-9_-]/g, "_")}.gpx`, gpx: gpxOf(gw, base, caches, reader) };
 }
 
 /** GPX of given caches (a bookmark list's); for a signed-in `userId`, their corrected caches where they solved them to be. */
 export function gpxOfCaches(gw: Core, base: string, caches: Cache[], userId: number | null): string {
-  return gpxOf(gw, base, userId === null ? caches : withCorrected(gw, userId, caches));
+  return gpxOf(gw, base, userId === null ? caches : withCorrected(gw, userId, caches), viewerOf(userId));
 }
 
-/** GPX of caches with each one's newest logs (a mirror's logs are not read here). */
-function gpxOf(gw: Core, base: string, caches: Cache[]): string {
+/** GPX of caches with each one's newest logs (a mirror's logs are not read here) and their waypoints as `viewer` may see them. */
+function gpxOf(gw: Core, base: string, caches: Cache[], viewer: Viewer | null): string {
   const byCache = new Map<string, Log[]>();
   if (caches.length) {
     // One query for every cache's latest logs.
@@ -60,11 +64,13 @@ function gpxOf(gw: Core, base: string, caches: Cache[]): string {
       byCache.set(r.cache_gid, list);
     }
   }
+  const waypoints = waypointsOfCaches(gw, caches, viewer);
   return gpxDocument(
     caches,
     (c) => byCache.get(c.gid) ?? [],
     { base, instance: gw.config.instance, now: gw.clock.now() },
     (c) => travelBugsIn(gw, c),
+    (c) => waypoints.get(c.gid) ?? [],
   );
 }
 

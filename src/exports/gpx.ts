@@ -6,6 +6,7 @@
  */
 import type { Cache } from "../game/caches.ts";
 import type { Log } from "../game/logs.ts";
+import type { Waypoint } from "../game/waypoints-store.ts";
 import { esc, isoTime } from "./xml.ts";
 import { attributeById, type CacheAttribute } from "../cache-attributes.ts";
 
@@ -112,11 +113,46 @@ ${travelbugsXml(bugs)}
   </wpt>`;
 }
 
+/** Groundspeak's waypoint types (`Waypoint|...`) of our waypoint kinds; import.ts reads these and the newer names back. */
+export const GS_WAYPOINT: Record<string, string> = {
+  parking: "Parking Area",
+  "physical-stage": "Stages of a Multicache",
+  "virtual-stage": "Virtual Stage",
+  question: "Question to Answer",
+  trailhead: "Trailhead",
+  reference: "Reference Point",
+  final: "Final Location",
+};
+
+/** A cache's waypoint as a pocket query writes it: its own <wpt> after the cache's (one without coordinates has none to write). */
+function childWpt(c: Cache, w: Waypoint, o: GpxOptions): string {
+  if (w.lat === null || w.lon === null) return "";
+  const gsType = GS_WAYPOINT[w.kind] ?? "Reference Point";
+  return `  <wpt lat="${w.lat}" lon="${w.lon}">
+    <time>${isoTime(c.placedAt ?? c.updatedAt)}</time>
+    <name>${esc(w.code)}</name>
+    <cmt>${esc(w.note ?? "")}</cmt>
+    <desc>${esc(w.name)}</desc>
+    <url>${esc(`${o.base}/cache/${encodeURIComponent(String(c.id))}`)}</url>
+    <urlname>${esc(w.name)}</urlname>
+    <sym>${esc(gsType)}</sym>
+    <type>${esc(`Waypoint|${gsType}`)}</type>
+  </wpt>
+`;
+}
+
 /**
  * The whole document. `logsOf` gives each cache's logs (newest first; tools
- * show them in order), `bugsOf` the travel bugs in it now.
+ * show them in order), `bugsOf` the travel bugs in it now, `waypointsOf` its
+ * waypoints (as the reader may see them: a final only for its owner and finders).
  */
-export function gpxDocument(caches: Cache[], logsOf: (c: Cache) => Log[], o: GpxOptions, bugsOf: (c: Cache) => TravelBug[] = () => []): string {
+export function gpxDocument(
+  caches: Cache[],
+  logsOf: (c: Cache) => Log[],
+  o: GpxOptions,
+  bugsOf: (c: Cache) => TravelBug[] = () => [],
+  waypointsOf: (c: Cache) => Waypoint[] = () => [],
+): string {
   const lats = caches.map((c) => c.lat);
   const lons = caches.map((c) => c.lon);
   const bounds = caches.length
@@ -134,7 +170,7 @@ export function gpxDocument(caches: Cache[], logsOf: (c: Cache) => Log[], o: Gpx
   <keywords>cache, geocache, svc-gateway</keywords>
 ${bounds}`,
   ];
-  for (const c of caches) parts.push(wpt(c, logsOf(c), bugsOf(c), o), "\n");
+  for (const c of caches) parts.push(wpt(c, logsOf(c), bugsOf(c), o), "\n", ...waypointsOf(c).map((w) => childWpt(c, w, o)));
   parts.push("</gpx>\n");
   return parts.join("");
 }

@@ -66,7 +66,21 @@ export interface CacheBody {
   ownerAccount?: string;
   /** unix seconds */
   placedAt?: number;
+  /** the cache's public waypoints (never its final): at most MAX_WAYPOINTS */
+  waypoints?: WaypointBody[];
 }
+
+/** A waypoint of a cache (parking, a stage, ...) inside its cache record. */
+export interface WaypointBody {
+  kind: string;
+  name: string;
+  latE7?: number;
+  lonE7?: number;
+  note?: string;
+}
+
+/** Waypoints a cache record carries at most. */
+export const MAX_WAYPOINTS = 30;
 
 export interface FindBody {
   /** gid of the cache (any origin) */
@@ -187,6 +201,8 @@ type Field =
   | { t: "key"; req?: true }
   | { t: "instance"; req?: true }
   | { t: "list"; of: "endpoint" | "token"; max: number; req?: true }
+  /** a list of maps, each checked against its own layout (unknown keys: as for a body) */
+  | { t: "maps"; of: Readonly<Record<string, Field>>; max: number; req?: true }
   | { t: "have"; req?: true };
 
 const TOKEN = /^[a-z0-9][a-z0-9-]{0,23}$/;
@@ -212,6 +228,17 @@ const LAYOUTS: Readonly<Record<RecordKind, Readonly<Record<string, Field>>>> = {
     ownerCall: { t: "call" },
     ownerAccount: ACCOUNT,
     placedAt: SECONDS,
+    waypoints: {
+      t: "maps",
+      max: MAX_WAYPOINTS,
+      of: {
+        kind: { t: "token", req: true },
+        name: { t: "text", min: 1, max: 100, req: true },
+        latE7: { t: "int", min: -900_000_000, max: 900_000_000 },
+        lonE7: { t: "int", min: -1_800_000_000, max: 1_800_000_000 },
+        note: { t: "text", max: 500 },
+      },
+    },
   },
   find: {
     cache: { t: "gid", kinds: ["cache"], req: true },
@@ -281,7 +308,7 @@ const FIELDS = Object.fromEntries(Object.entries(LAYOUTS).map(([kind, layout]) =
   Array<[string, Field]>
 >;
 
-function checkField(name: string, f: Field, v: CborValue): string | null {
+function checkField(name: string, f: Field, v: CborValue, mode: "publish" | "receive"): string | null {
   switch (f.t) {
     case "text":
       if (typeof v !== "string") return `${name} must be text`;
@@ -334,7 +361,38 @@ function checkField(name: string, f: Field, v: CborValue): string | null {
       }
       return null;
     }
+    case "maps": {
+      if (!Array.isArray(v) || v.length > f.max) return `${name} must be a list of at most ${f.max}`;
+      for (let i = 0; i < v.length; i++) {
+        const x = v[i];
+        if (x === null || typeof x !== "object" || Array.isArray(x) || x instanceof Uint8Array || x instanceof Map)
+          return `${name}[${i}] must be a map with text keys`;
+        const problem = checkMap(`${name}[${i}].`, f.of, x, mode);
+        if (problem) return problem;
+      }
+      return null;
+    }
   }
+}
+
+/** A map inside a body (an entry of a "maps" field) against its layout, as checkBody does a body. */
+function checkMap(
+  prefix: string,
+  layout: Readonly<Record<string, Field>>,
+  m: Record<string, CborValue | undefined>,
+  mode: "publish" | "receive",
+): string | null {
+  for (const [name, f] of Object.entries(layout)) {
+    const v = m[name];
+    if (v === undefined) {
+      if (f.req) return `${prefix}${name} is required`;
+      continue;
+    }
+    const problem = checkField(prefix + name, f, v, mode);
+    if (problem) return problem;
+  }
+  if (mode === "publish") for (const name of Object.keys(m)) if (m[name] !== undefined && !(name in layout)) return `${prefix}${name} is not a field here`;
+  return null;
 }
 
 /**
@@ -349,7 +407,7 @@ export function checkBody(kind: RecordKind, body: Record<string, CborValue | und
       if (f.req) return `${name} is required`;
       continue;
     }
-    const problem = checkField(name, f, v);
+    const problem = checkField(name, f, v, mode);
     if (problem) return problem;
   }
   if (mode === "publish") {
@@ -427,6 +485,37 @@ export function cacheFromWire(b: CacheBody): CacheJson {
   };
 }
 
+/** A cache's waypoint as the game's JSON has it (degrees). */
+export interface WaypointJson {
+  kind: string;
+  name: string;
+  lat: number | null;
+  lon: number | null;
+  note: string | null;
+}
+
+/** Waypoints for the wire: undefined when there are none (the field is left out). */
+export function waypointsToWire(ws: readonly WaypointJson[]): WaypointBody[] | undefined {
+  if (!ws.length) return undefined;
+  return ws.map((w) => ({
+    kind: w.kind,
+    name: w.name,
+    latE7: w.lat === null || w.lon === null ? undefined : toE7(w.lat),
+    lonE7: w.lat === null || w.lon === null ? undefined : toE7(w.lon),
+    note: opt(w.note),
+  }));
+}
+
+export function waypointsFromWire(ws: readonly WaypointBody[] | undefined): WaypointJson[] {
+  return (ws ?? []).map((w) => ({
+    kind: w.kind,
+    name: w.name,
+    lat: w.latE7 === undefined || w.lonE7 === undefined ? null : fromE7(w.latE7),
+    lon: w.latE7 === undefined || w.lonE7 === undefined ? null : fromE7(w.lonE7),
+    note: w.note ?? null,
+  }));
+}
+
 export interface FindJson {
   cache: string;
   kind: "find" | "dnf" | "note";
@@ -470,7 +559,10 @@ export function findFromWire(b: FindBody): FindJson {
 
 /** Bodies without scaled fields: JSON times in ms, the rest as on the wire. */
 export function bodyToJson(kind: RecordKind, body: Record<string, CborValue>): Record<string, unknown> {
-  if (kind === "cache") return { ...cacheFromWire(body as unknown as CacheBody) };
+  if (kind === "cache") {
+    const b = body as unknown as CacheBody;
+    return { ...cacheFromWire(b), ...(b.waypoints ? { waypoints: waypointsFromWire(b.waypoints) } : {}) };
+  }
   if (kind === "find") return { ...findFromWire(body as unknown as FindBody) };
   const out: Record<string, unknown> = {};
   for (const [name, f] of Object.entries(LAYOUTS[kind])) {

@@ -23,13 +23,16 @@ export const gameData: AccountData = {
   name: "game",
   export(gw, account) {
     const id = account.userId;
+    // each cache with its waypoints, the final too
     const caches = all(
       gw,
       `SELECT id, name, type, size, difficulty, terrain, lat, lon, status, unlisted = 1 AS unlisted, hint, description, contact, owner_call AS ownerCall,
-         placed_at AS placedAt, created_at AS createdAt, updated_at AS updatedAt, source, source_ref AS sourceRef, placed_by AS placedBy
+         placed_at AS placedAt, created_at AS createdAt, updated_at AS updatedAt, source, source_ref AS sourceRef, placed_by AS placedBy,
+         (SELECT json_group_array(json_object('kind', w.kind, 'prefix', w.prefix, 'name', w.name, 'lat', w.lat, 'lon', w.lon, 'note', w.note))
+            FROM (SELECT * FROM cache_waypoints w WHERE w.cache_id = caches.id ORDER BY w.id) w) AS waypoints
        FROM caches WHERE owner_id = ? ORDER BY id`,
       id,
-    ).map((c) => ({ ...c, contact: c.contact ? JSON.parse(c.contact as string) : null }));
+    ).map((c) => ({ ...c, contact: c.contact ? JSON.parse(c.contact as string) : null, waypoints: JSON.parse(c.waypoints as string) }));
     const logs = all(
       gw,
       `SELECT id, cache_gid AS cacheGid, kind, call, text, found_at AS foundAt, created_at AS createdAt, tier, state, via,

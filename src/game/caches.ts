@@ -7,7 +7,8 @@
  */
 import type { Core } from "../gateway.ts";
 import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
-import { cacheToWire } from "../fed/bodies.ts";
+import { cacheToWire, waypointsToWire } from "../fed/bodies.ts";
+import { publicWaypoints } from "./waypoints-store.ts";
 import { accountGid, localGid, publishRecord } from "../fed/feed.ts";
 import { mirroredCache, mirroredCachesInBox, type MirroredCache } from "../fed/mirror.ts";
 import { parseGid } from "../fed/record.ts";
@@ -318,11 +319,8 @@ const searchText = (name: string, code: string, owner: string | null, placedBy: 
 function publishCache(gw: Core, r: CacheRow): void {
   if (r.source !== null || r.status === "draft") return;
   const ownerAccount = r.owner_id !== null ? accountGid(gw, publicIdOf(gw.db, r.owner_id)) : null;
-  publishRecord(
-    gw,
-    "cache",
-    r.id,
-    cacheToWire({
+  publishRecord(gw, "cache", r.id, {
+    ...cacheToWire({
       name: r.name,
       type: r.type,
       size: r.size,
@@ -339,7 +337,15 @@ function publishCache(gw: Core, r: CacheRow): void {
       ownerAccount,
       placedAt: r.placed_at,
     }),
-  );
+    // the final stays here (waypoints-store.ts)
+    waypoints: waypointsToWire(publicWaypoints(gw, r.id)),
+  });
+}
+
+/** Publishes a native cache again after a change to what its record carries besides its row (its waypoints). */
+export function republishCache(gw: Core, id: number): void {
+  const r = cacheRow(gw, id);
+  if (r) publishCache(gw, r);
 }
 
 export interface CacheInput {

@@ -26,6 +26,7 @@ import { bodyText } from "../text.ts";
 import { upsertCatalogCache, type CatalogCache } from "./caches.ts";
 import type { Actor } from "./model.ts";
 import { keepListedBugs, type ListedBug } from "./trackables-gpx.ts";
+import { waypointsOfFile, type GpxWaypoint } from "./waypoints-gpx.ts";
 import { gpxAttributes, setImportedAttributes } from "./attributes.ts";
 import type { CacheAttribute } from "../cache-attributes.ts";
 
@@ -121,7 +122,7 @@ function travelbugsOf(gs: Record<string, unknown>): ListedBug[] {
   return out;
 }
 
-function fromGpx(doc: Record<string, unknown>): GpxCache[] {
+function fromGpx(doc: Record<string, unknown>, kids?: GpxWaypoint[]): GpxCache[] {
   const gpx = doc.gpx as Record<string, unknown> | undefined;
   if (!gpx || typeof gpx !== "object") throw badRequest("bad_gpx", "not a GPX document (no <gpx> root)");
   const out: GpxCache[] = [];
@@ -130,7 +131,8 @@ function fromGpx(doc: Record<string, unknown>): GpxCache[] {
     const code = str(w.name);
     const lat = coord(w["@lat"], 90);
     const lon = coord(w["@lon"], 180);
-    if (!gs || !code || lat === null || lon === null) continue; // a plain waypoint (parking, stage) is not a cache
+    if (!gs && kids && /^Waypoint\|/i.test(str(w.type))) kids.push({ code, lat, lon, type: str(w.type), desc: str(w.desc) || str(w.urlname), cmt: str(w.cmt) });
+    if (!gs || !code || lat === null || lon === null) continue; // a plain waypoint (parking, stage) is not a cache: kept above as a child
     if (!/^[A-Za-z0-9_-]{2,20}$/.test(code)) continue;
     const gsType = str(gs.type) || str(w.type).replace(/^Geocache\|/, "");
     const type = TYPE_FROM_GS.find(([re]) => re.test(gsType))?.[1] ?? "other";
@@ -300,7 +302,7 @@ async function splitRecords(text: string, source: "gpx" | "loc", slicer = new Sl
 }
 
 /** The caches of a catalog file, parsed record batch by record batch. */
-export async function parseCatalog(text: string, source: "gpx" | "loc", slicer = new Slicer()): Promise<CatalogCache[]> {
+export async function parseCatalog(text: string, source: "gpx" | "loc", slicer = new Slicer(), kids?: GpxWaypoint[]): Promise<CatalogCache[]> {
   const records = await splitRecords(text, source, slicer);
   const xml = await xmlParser();
   const caches: CatalogCache[] = [];
@@ -312,7 +314,7 @@ export async function parseCatalog(text: string, source: "gpx" | "loc", slicer =
       throw badRequest(`bad_${source}`, `the file is not well-formed XML: ${String((e as Error).message ?? e).split("\n")[0]}`);
     }
     if (!doc[source] || typeof doc[source] !== "object") doc = { [source]: {} };
-    for (const c of source === "gpx" ? fromGpx(doc) : fromLoc(doc)) caches.push(c);
+    for (const c of source === "gpx" ? fromGpx(doc, kids) : fromLoc(doc)) caches.push(c);
     if (caches.length > MAX_IMPORT_CACHES) throw badRequest("too_many", `at most ${MAX_IMPORT_CACHES} caches per file`);
   };
   let batch: string[] = [];
@@ -350,7 +352,8 @@ export async function importCatalog(gw: Core, actor: Actor, source: string, body
   const text = bodyText(body);
   if (!text.trim()) throw badRequest("bad_body", `send the ${source.toUpperCase()} file as the body`);
   const slicer = new Slicer();
-  const caches = await parseCatalog(text, source as "gpx" | "loc", slicer);
+  const kids: GpxWaypoint[] = [];
+  const caches = await parseCatalog(text, source as "gpx" | "loc", slicer, kids);
   const counts = { created: 0, updated: 0, unchanged: 0 };
   const selectId = gw.db.query("SELECT id FROM caches WHERE source = 'catalog' AND source_ref = ?");
   for (let k = 0; k < caches.length; k += WRITE_BATCH) {
@@ -369,5 +372,7 @@ export async function importCatalog(gw: Core, actor: Actor, source: string, body
     })();
     await slicer.pause();
   }
-  return { source, caches: caches.length, ...counts, codes: caches.map((c) => c.code) };
+  // a pocket query's child waypoints (parking, stages, final), each by its code's tail to its cache in the file or one this account imported before
+  const waypoints = kids.length ? gw.db.transaction(() => waypointsOfFile(gw, actor, caches, kids))() : 0;
+  return { source, caches: caches.length, ...counts, waypoints, codes: caches.map((c) => c.code) };
 }

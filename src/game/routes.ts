@@ -26,6 +26,8 @@ import { cacheGpx } from "../exports/exports.ts";
 import { GPX_TYPE } from "../exports/gpx.ts";
 import { trackableRoutes } from "./trackables-routes.ts";
 import { listRoutes } from "./lists-routes.ts";
+import { waypointRoutes } from "./waypoints-routes.ts";
+import { waypointsOfCache } from "./waypoints-store.ts";
 
 allowLargerBody("POST", /^\/api\/caches\/[^/]+\/media$/, MAX_MEDIA_BYTES);
 
@@ -62,6 +64,7 @@ export function gameRoutes(gw: Gateway) {
     .use(gatesPlugin(gw))
     .use(trackableRoutes(gw))
     .use(listRoutes(gw))
+    .use(waypointRoutes(gw))
     .get(
       "/api/caches",
       ({ query, caller }) => {
@@ -122,7 +125,8 @@ export function gameRoutes(gw: Gateway) {
     .get(
       "/api/caches/:id",
       ({ params, caller }) => {
-        const c = cacheDetail(gw, decodeURIComponent(params.id), reader(caller));
+        const detail = cacheDetail(gw, decodeURIComponent(params.id), reader(caller));
+        const c = { ...detail, waypoints: waypointsOfCache(gw, detail, reader(caller)) };
         if (!caller.user) return c;
         const personal = personalOf(gw, caller.user.id, c.gid);
         return typeof c.id === "number" ? { ...c, my: myCacheState(gw, caller.user.id, c.id), personal } : { ...c, personal };
@@ -132,7 +136,7 @@ export function gameRoutes(gw: Gateway) {
         params: CACHE_PARAMS,
         detail: {
           summary:
-            "One cache with its page's details; a signed-in user also gets their rating, favorite and watch, and their personal note and corrected coordinates",
+            "One cache with its page's details and waypoints; a signed-in user also gets their rating, favorite and watch, and their personal note and corrected coordinates",
           tags: TAGS,
         },
       },

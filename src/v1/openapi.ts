@@ -65,6 +65,22 @@ const COMPONENTS: Record<string, Record<string, unknown>> = {
         finds: { type: "integer" },
         favorites: { type: "integer" },
         rating: { type: "object", properties: { average: { type: ["number", "null"] }, count: { type: "integer" } } },
+        waypoints: {
+          type: "array",
+          description: "one cache only (GET /api/v1/caches/{id}): its waypoints, never the final",
+          items: {
+            type: "object",
+            required: ["kind", "code", "name"],
+            properties: {
+              kind: { type: "string", description: "parking, physical-stage, virtual-stage, question, trailhead, reference" },
+              code: { type: "string" },
+              name: { type: "string" },
+              lat: { type: ["number", "null"] },
+              lon: { type: ["number", "null"] },
+              note: { type: ["string", "null"] },
+            },
+          },
+        },
       },
     },
     Log: {

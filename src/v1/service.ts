@@ -13,6 +13,7 @@ import { logbook, logJson, type Log } from "../game/logs.ts";
 import type { LogRow } from "../game/log-record.ts";
 import type { CacheFilterQuery, LogKind } from "../game/model.ts";
 import { baseCall, isCallsign } from "../callsign.ts";
+import { waypointsOfCache, type Waypoint } from "../game/waypoints-store.ts";
 
 /** The stable cache shape: the game's Cache without the fields that are this instance's business, plus its page. */
 export type V1Cache = Pick<
@@ -148,10 +149,11 @@ function nearCaches(gw: Core, base: string, q: CacheFilterQuery & { near: string
   return { caches: json.map((c, i) => ({ ...v1Cache(base, c), ...whereFrom(at, c, near[i]!.d) })), next: null };
 }
 
-export function getCache(gw: Core, base: string, id: string): V1Cache {
+/** One cache, with its waypoints as anyone sees them (never the final). */
+export function getCache(gw: Core, base: string, id: string): V1Cache & { waypoints: Array<Omit<Waypoint, "id">> } {
   const c = cacheDetail(gw, id, null);
   if (c.mirror && c.trust !== "trusted") throw notFound(`cache ${id}`);
-  return v1Cache(base, c);
+  return { ...v1Cache(base, c), waypoints: waypointsOfCache(gw, c, null).map(({ id: _id, ...w }) => w) };
 }
 
 export function cacheLogs(gw: Core, id: string, limit?: number): { logs: V1Log[] } {

@@ -161,6 +161,9 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "DELETE", route: "/api/media/:id", path: "/api/media/999999", gate: "session", body: {} },
   { method: "POST", route: "/api/caches/:id/stages", path: "/api/caches/999999/stages", gate: "actor", body: { stages: [] } },
   { method: "POST", route: "/api/caches/:id/stages/:n/unlock", path: "/api/caches/999999/stages/1/unlock", gate: "actor", body: { answer: "x" } },
+  { method: "POST", route: "/api/caches/:id/waypoints", path: "/api/caches/999999/waypoints", gate: "actor", body: { kind: "parking", name: "x" } },
+  { method: "PATCH", route: "/api/caches/:id/waypoints/:wid", path: "/api/caches/999999/waypoints/1", gate: "actor", body: { name: "x" } },
+  { method: "DELETE", route: "/api/caches/:id/waypoints/:wid", path: "/api/caches/999999/waypoints/1", gate: "actor", body: {} },
   { method: "POST", route: "/api/import/:source", path: "/api/import/gpx", gate: "actor", body: {} },
   // supporters
   { method: "GET", route: "/api/support/prefs", path: "/api/support/prefs", gate: "session" },

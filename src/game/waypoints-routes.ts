@@ -1,0 +1,60 @@
+/**
+ * A cache's waypoints over HTTP (docs/api.md "Waypoints"): anyone reads
+ * them (the final only its owner and its finders), the owner adds, changes
+ * and deletes them. Thin: gate, parse, call one service function.
+ */
+import { Elysia, t } from "elysia";
+import type { Gateway } from "../gateway.ts";
+import { gatesPlugin } from "../http/gates.ts";
+import type { Caller } from "../accounts/caller.ts";
+import { actorOf, CACHE_KEY, NATIVE_CACHE_ID } from "./model.ts";
+import { addWaypoint, deleteWaypoint, editWaypoint, listWaypoints } from "./waypoints.ts";
+import { MAX_WAYPOINT_NAME, MAX_WAYPOINT_NOTE, MAX_WAYPOINTS, WAYPOINT_KINDS } from "./waypoints-store.ts";
+
+const TAGS = ["Caches"];
+// Extra fields reach the service, which refuses them by name.
+const open = { additionalProperties: true };
+const reader = (caller: Caller) => (caller.user || caller.ingest ? actorOf(caller) : null);
+const ONE = t.Object({ id: NATIVE_CACHE_ID, wid: t.Integer({ description: "the waypoint's id" }) });
+const COORD = (what: string) => t.Optional(t.Union([t.Number(), t.Null()], { description: `${what} in decimal degrees; null with the other clears both` }));
+const FIELDS = {
+  kind: t.Optional(t.String({ description: WAYPOINT_KINDS.join(", ") })),
+  name: t.Optional(t.String({ description: `1-${MAX_WAYPOINT_NAME} characters` })),
+  lat: COORD("latitude"),
+  lon: COORD("longitude"),
+  note: t.Optional(t.Union([t.String(), t.Null()], { description: `at most ${MAX_WAYPOINT_NOTE} characters; null clears it` })),
+};
+
+export function waypointRoutes(gw: Gateway) {
+  return new Elysia({ name: "waypoints" })
+    .use(gatesPlugin(gw))
+    .get("/api/caches/:id/waypoints", ({ params, caller }) => listWaypoints(gw, decodeURIComponent(params.id), reader(caller)), {
+      gate: "public",
+      params: t.Object({ id: CACHE_KEY }),
+      detail: { summary: "A cache's waypoints: parking, stages, trailhead... and its final, for its owner and those who found it", tags: TAGS },
+    })
+    .post(
+      "/api/caches/:id/waypoints",
+      ({ params, body, caller, set }) => {
+        set.status = 201;
+        return addWaypoint(gw, actorOf(caller), params.id, body);
+      },
+      {
+        gate: "actor",
+        params: t.Object({ id: NATIVE_CACHE_ID }),
+        body: t.Object(FIELDS, open),
+        detail: { summary: `Add a waypoint to a cache (its owner; at most ${MAX_WAYPOINTS})`, tags: TAGS },
+      },
+    )
+    .patch("/api/caches/:id/waypoints/:wid", ({ params, body, caller }) => editWaypoint(gw, actorOf(caller), params.id, params.wid, body), {
+      gate: "actor",
+      params: ONE,
+      body: t.Object(FIELDS, open),
+      detail: { summary: "Change a cache's waypoint (its owner): the fields sent change", tags: TAGS },
+    })
+    .delete("/api/caches/:id/waypoints/:wid", ({ params, caller }) => deleteWaypoint(gw, actorOf(caller), params.id, params.wid), {
+      gate: "actor",
+      params: ONE,
+      detail: { summary: "Delete a cache's waypoint (its owner)", tags: TAGS },
+    });
+}
