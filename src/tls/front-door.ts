@@ -70,11 +70,9 @@ export async function openFrontDoor(opts: FrontDoorOptions): Promise<FrontDoor> 
     const inner = connect({ host: "127.0.0.1", port: opts.inner() });
     open.add(inner);
     let localPort: number | undefined;
-    const drop = () => {
+    const forget = () => {
       if (localPort !== undefined) clients.delete(localPort);
       open.delete(inner);
-      socket.destroy();
-      inner.destroy();
     };
     inner.once("connect", () => {
       localPort = inner.localPort;
@@ -84,9 +82,14 @@ export async function openFrontDoor(opts: FrontDoorOptions): Promise<FrontDoor> 
       inner.pipe(socket);
       socket.resume();
     });
-    inner.on("error", drop);
-    inner.on("close", drop);
-    socket.on("close", drop);
+    // an error drops both at once; an orderly close ends the other side after what it still has to write
+    inner.on("error", () => socket.destroy());
+    socket.on("error", () => inner.destroy());
+    inner.on("close", () => {
+      forget();
+      if (!socket.destroyed) socket.end();
+    });
+    socket.on("close", () => inner.destroy());
   };
 
   const server = createServer({ pauseOnConnect: false }, (socket) => {

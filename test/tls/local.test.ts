@@ -129,6 +129,20 @@ describe("plain http beside it", () => {
   });
 });
 
+describe("through the HTTPS port", () => {
+  test("a large answer arrives whole over https, on a kept-alive connection and on one the server closes", async () => {
+    const html = await (await fetch(`${g.https}/`, { tls: { ca } })).text();
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    for (const headers of [{ "accept-encoding": "identity" }, { "accept-encoding": "identity", connection: "close" }]) {
+      const r = await fetch(`${g.https}${script}`, { tls: { ca }, headers });
+      const body = new Uint8Array(await r.arrayBuffer());
+      expect(body.length).toBeGreaterThan(100_000);
+      expect(body.length).toBe(Number(r.headers.get("content-length")));
+    }
+  });
+});
+
 describe("a restart", () => {
   test("reuses the CA: the same fingerprint, so devices keep trusting it", async () => {
     const before = new X509Certificate(ca).fingerprint256;
