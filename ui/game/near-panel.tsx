@@ -13,6 +13,7 @@ import { loadAccount } from "../account/session.ts";
 import { cacheLink, type MapCache } from "./layer.ts";
 import { cacheFilter, filterQuery, onCacheFilter, setCacheFilter, type CacheFilter } from "./filters.ts";
 import { formatDistance } from "../components/units.ts";
+import { AttributeFilter } from "./attributes.tsx";
 import "./near-panel.css";
 
 type NearCache = MapCache & { distanceM: number; bearingDeg: number };
@@ -93,6 +94,7 @@ function Filters({ signedIn }: { signedIn: boolean }) {
         />
         <Select label="RF-proven" name="tierA" options={[["1", "with a Tier A find"]]} f={f} />
       </div>
+      <AttributeFilter value={f.attr} onChange={(attr) => setCacheFilter({ ...cacheFilter(), attr })} />
       {n > 0 && (
         <button type="button" class="link" onClick={() => setCacheFilter({})}>
           Clear filters

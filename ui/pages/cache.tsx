@@ -17,11 +17,15 @@ import { SIZES, STEPS } from "./hide.tsx";
 import type { Cache as GameCache } from "../../src/game/caches.ts";
 import type { Personal } from "../../src/game/personal.ts";
 import { PersonalNote } from "../game/personal-note.tsx";
+import { Waypoints, waypointPoints } from "../game/waypoints.tsx";
+import type { Waypoint } from "../../src/game/waypoints-store.ts";
 import { AddToList } from "../game/lists.tsx";
 import { Compass } from "../offline/compass.tsx";
 import type { NoteKind } from "../offline/db.ts";
 import { postLog } from "../offline/post-log.ts";
 import { plural } from "../components/plural.ts";
+import { AttributeEditor, AttributeList } from "../game/attributes.tsx";
+import type { CacheAttribute } from "../../src/cache-attributes.ts";
 
 /** The cache as GET /api/caches/:id answers it: the game's Cache, its contact for the owner, and the caller's own marks. */
 type Cache = GameCache & {
@@ -30,6 +34,8 @@ type Cache = GameCache & {
   my?: { stars: number | null; favorite: boolean; watch: boolean; found: boolean };
   /** a signed-in player's own note and corrected coordinates */
   personal?: Personal | null;
+  /** parking, stages... (the final only for the owner and finders) */
+  waypoints?: Waypoint[];
 };
 interface Log {
   id: number | string;
@@ -308,6 +314,7 @@ function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
     lat: String(c.lat),
     lon: String(c.lon),
   });
+  const [attrs, setAttrs] = useState<CacheAttribute[]>(c.attributes ?? []);
   const patch = async (json: Record<string, unknown>) => {
     setError(null);
     setBusy(true);
@@ -391,6 +398,7 @@ function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
             const changed = Object.fromEntries(Object.entries(next).filter(([k, v]) => v !== was[k]));
             // A move names both coordinates.
             if ("lat" in changed || "lon" in changed) Object.assign(changed, { lat: next.lat, lon: next.lon });
+            if (JSON.stringify(attrs) !== JSON.stringify(c.attributes ?? [])) changed.attributes = attrs;
             patch(changed);
           }}
         >
@@ -422,6 +430,7 @@ function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
           <textarea id="e-desc" rows={4} value={f.description} onInput={set("description")} />
           <label for="e-hint">Hint</label>
           <input id="e-hint" value={f.hint} onInput={set("hint")} />
+          <AttributeEditor value={attrs} onChange={setAttrs} />
           <p class="actions">
             <button class="primary" type="submit" disabled={busy}>
               Save
@@ -501,8 +510,15 @@ export function CachePage({ id }: { id: string }) {
       <p>
         {plural(c.finds, "find")} · {plural(c.favorites, "favorite")} · rating {c.rating.average ?? "–"} ({c.rating.count})
       </p>
+      <AttributeList attributes={c.attributes ?? []} />
       {/* where the player solved it to be, when they corrected it */}
-      <SmallMap lat={c.personal?.corrected?.lat ?? c.lat} lon={c.personal?.corrected?.lon ?? c.lon} label={c.name} zoom={15} />
+      <SmallMap
+        lat={c.personal?.corrected?.lat ?? c.lat}
+        lon={c.personal?.corrected?.lon ?? c.lon}
+        points={waypointPoints(c.waypoints ?? [])}
+        label={c.name}
+        zoom={15}
+      />
       <Coordinates c={c} />
       {signedIn && <AddToList cache={c.id} />}
       {signedIn && <PersonalNote key={String(c.id)} cacheKey={String(c.id)} personal={c.personal ?? null} onSaved={reload} />}
@@ -516,6 +532,7 @@ export function CachePage({ id }: { id: string }) {
           Owner contact (shown to signed-in users here only): {[c.contact.email, c.contact.phone, c.contact.note].filter(Boolean).join(" · ")}
         </p>
       )}
+      <Waypoints cacheId={c.id} waypoints={c.waypoints ?? []} owner={!!c.mine} onChanged={reload} />
       {native && <Stages id={c.id as number} signedIn={signedIn} />}
       {native && <Gallery id={c.id as number} canUpload={signedIn} />}
       <TrackablesInCache cache={c.id} />

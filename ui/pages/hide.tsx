@@ -9,6 +9,8 @@ import { loadAccount } from "../account/session.ts";
 import { addBaseLayer } from "../map/basemap.ts";
 import { parseAxis, parseCoordPair } from "../coords.ts";
 import { lastView } from "../map/view.ts";
+import { AttributeEditor } from "../game/attributes.tsx";
+import type { CacheAttribute } from "../../src/cache-attributes.ts";
 
 /** The pin for the spot: drawn here, so no image file can be missing. */
 const PIN = L.divIcon({
@@ -40,6 +42,7 @@ export function HidePage() {
     unlisted: false,
     email: "",
   });
+  const [attributes, setAttributes] = useState<CacheAttribute[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [locating, setLocating] = useState<string | null>(null);
   const set = (k: keyof typeof f) => (e: Event) => {
@@ -151,6 +154,7 @@ export function HidePage() {
           unlisted: f.unlisted,
           contact: f.email ? { email: f.email } : undefined,
           status: draft ? "draft" : undefined,
+          attributes: attributes.length ? attributes : undefined,
         },
       });
       route(`/cache/${c.id}`);
@@ -223,6 +227,7 @@ export function HidePage() {
             </select>
           </span>
         </div>
+        <AttributeEditor value={attributes} onChange={setAttributes} />
         <label for="c-desc">Description</label>
         <textarea id="c-desc" rows={5} value={f.description} onInput={set("description")} />
         <label for="c-hint">Hint (shown encoded)</label>
