@@ -134,7 +134,7 @@ describe("through the HTTPS port", () => {
     const html = await (await fetch(`${g.https}/`, { tls: { ca } })).text();
     const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
     expect(script).toBeDefined();
-    for (const headers of [{ "accept-encoding": "identity" }, { "accept-encoding": "identity", connection: "close" }]) {
+    for (const headers of [{ "accept-encoding": "identity" }, { "accept-encoding": "identity", connection: "close" }] as Record<string, string>[]) {
       const r = await fetch(`${g.https}${script}`, { tls: { ca }, headers });
       const body = new Uint8Array(await r.arrayBuffer());
       expect(body.length).toBeGreaterThan(100_000);
