@@ -13,6 +13,7 @@ import { cellsFor } from "../map/declutter.ts";
 import { filterQuery, onCacheFilter } from "./filters.ts";
 import type { MapAnswer, MapCache as ServerMapCache } from "../../src/game/caches.ts";
 import { plural } from "../components/plural.ts";
+import { waypointsOnPopup } from "./waypoints-map.ts";
 
 /** A cache on the map as the server sends it, with `found` for the signed-in finder. */
 export type MapCache = ServerMapCache & { found?: boolean };
@@ -63,7 +64,11 @@ export function cacheLayer(map: L.Map): () => void {
     html: cacheIconHtml,
     title: (c) => c.name,
     label: (c) => ({ text: c.name, prio: c.updatedAt ?? 0 }),
-    bind: (c, m) => void m.bindPopup(popupHtml(c)),
+    bind: (c, m) => {
+      m.bindPopup(popupHtml(c));
+      // its parking, stages... while the popup is open (a living cache has none)
+      if (!c.station) waypointsOnPopup(map, m, String(c.id));
+    },
     // from the keyboard: the cache's page
     open: (c) => location.assign(cacheLink(c)),
     async list(points) {
