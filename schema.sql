@@ -1290,3 +1290,68 @@ CREATE TABLE cache_waypoints (
 -- migration 31: cache attributes (the Groundspeak yes/no set, src/cache-attributes.ts): a JSON list of signed ids ordered by id, +id yes, -id no ([1,-32]); NULL when none
 ALTER TABLE caches ADD COLUMN attributes TEXT;
 ALTER TABLE mirror_caches ADD COLUMN attributes TEXT;
+
+-- migration 32: log kinds of maintenance and events (issue 29, items 5 and 6), a cache's open-maintenance flag, the review queue and reports
+-- logs.kind widens: SQLite changes a CHECK only by rebuilding the table, and
+-- with foreign keys on (they cannot be turned off inside the migration's
+-- transaction) dropping the old table cascades into the corroborations that
+-- reference it: those are set aside and put back. The AUTOINCREMENT counter
+-- moves over, so a deleted log's id (part of a find record's gid) is never reused.
+CREATE TABLE logs_new (
+  id               INTEGER PRIMARY KEY AUTOINCREMENT,
+  cache_id         INTEGER REFERENCES caches(id) ON DELETE CASCADE,
+  cache_gid        TEXT NOT NULL,
+  kind             TEXT NOT NULL CHECK (kind IN ('find', 'dnf', 'note', 'needs-maintenance', 'needs-archive', 'owner-maintenance',
+                     'temp-disable', 'enable', 'archive', 'reviewer-note', 'will-attend', 'attended')),
+  user_id          INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  call             TEXT,
+  base_call        TEXT,
+  text             TEXT,
+  found_at         INTEGER NOT NULL,
+  created_at       INTEGER NOT NULL,
+  updated_at       INTEGER NOT NULL,
+  tier             TEXT NOT NULL DEFAULT 'c' CHECK (tier IN ('a', 'b', 'c')),
+  state            TEXT NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'withdrawn')),
+  via              TEXT NOT NULL,
+  corr_position_id INTEGER,
+  corr_igate       TEXT,
+  corr_distance_m  REAL,
+  corr_at          INTEGER,
+  corr_source      TEXT,
+  client_id        TEXT
+);
+INSERT INTO logs_new SELECT id, cache_id, cache_gid, kind, user_id, call, base_call, text, found_at, created_at, updated_at, tier, state, via,
+  corr_position_id, corr_igate, corr_distance_m, corr_at, corr_source, client_id FROM logs;
+DELETE FROM sqlite_sequence WHERE name = 'logs_new';
+INSERT INTO sqlite_sequence (name, seq) SELECT 'logs_new', seq FROM sqlite_sequence WHERE name = 'logs';
+CREATE TABLE m32_corroborations AS SELECT * FROM corroborations;
+CREATE TABLE m32_corroboration_answers AS SELECT * FROM corroboration_answers;
+DROP TABLE logs;
+ALTER TABLE logs_new RENAME TO logs;
+INSERT INTO corroborations SELECT * FROM m32_corroborations;
+INSERT INTO corroboration_answers SELECT * FROM m32_corroboration_answers;
+DROP TABLE m32_corroborations;
+DROP TABLE m32_corroboration_answers;
+CREATE INDEX logs_cache ON logs(cache_gid, created_at);
+CREATE INDEX logs_cache_id ON logs(cache_id);
+CREATE INDEX logs_user ON logs(user_id);
+CREATE INDEX logs_base_call ON logs(base_call, found_at);
+CREATE INDEX logs_created ON logs(created_at);
+CREATE INDEX logs_pending ON logs(base_call, found_at) WHERE kind = 'find' AND tier <> 'a' AND state = 'active';
+CREATE INDEX logs_igate ON logs(corr_igate) WHERE corr_igate IS NOT NULL;
+CREATE UNIQUE INDEX logs_client ON logs(base_call, client_id) WHERE client_id IS NOT NULL;
+-- needs_maintenance: a needs-maintenance or needs-archive log is open (until owner-maintenance or enable).
+-- review (REVIEW=on): a draft waiting for a reviewer (queued) or sent back with a reviewer note (returned).
+ALTER TABLE caches ADD COLUMN needs_maintenance INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE caches ADD COLUMN review TEXT CHECK (review IN ('queued', 'returned'));
+CREATE INDEX caches_review ON caches(review) WHERE review IS NOT NULL;
+-- A user's report of a cache (one per user and cache; a new one replaces it): its owner and the reviewers read them.
+CREATE TABLE cache_reports (
+  cache_id   INTEGER NOT NULL REFERENCES caches(id) ON DELETE CASCADE,
+  user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  call       TEXT,                        -- the reporter's active callsign then
+  reason     TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (cache_id, user_id)
+);
+CREATE INDEX cache_reports_user ON cache_reports(user_id);

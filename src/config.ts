@@ -90,6 +90,10 @@ export interface Config {
   mheardTtlDays: number;
   relayQueueTtlHours: number;
   spotsEnabled: boolean;
+  /** REVIEW=on: a new cache waits in the reviewers' queue until one publishes it (src/game/maintenance.ts) */
+  review: boolean;
+  /** Accounts (verified callsigns) that review caches besides the sysops */
+  reviewerCallsigns: readonly string[];
   /** Live connections (WebSockets and SSE streams together) one client address may hold. */
   liveMaxPerIp: number;
   /** Seconds between keep-alive comments on the SSE stream. */
@@ -597,6 +601,8 @@ export const SETTINGS = [
   setting("MHEARD_TTL_DAYS", "mheardTtlDays", wholeNumber(1, 3650, "days"), 14, "MHeard list retention"),
   setting("RELAY_QUEUE_TTL_HOURS", "relayQueueTtlHours", wholeNumber(1, 24 * 365, "hours"), 48, "stale relay-queue entries are pruned after this"),
   setting("SPOTS_ENABLED", "spotsEnabled", bool, false, "serve /api/spots"),
+  setting("REVIEW", "review", bool, false, "on: a new cache waits in a review queue until a reviewer (a sysop or REVIEWER_CALLSIGNS) publishes it"),
+  setting("REVIEWER_CALLSIGNS", "reviewerCallsigns", callsignList, [], "comma-separated callsigns (verified) that review caches besides the sysops"),
   setting(
     "LIVE_MAX_PER_IP",
     "liveMaxPerIp",

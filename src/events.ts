@@ -79,7 +79,8 @@ export interface GatewayEvents {
     cacheId: number;
     /** the cache's gid (any origin) */
     cacheGid: string;
-    kind: "find" | "dnf" | "note";
+    /** the log's kind (src/game/model.ts LOG_KINDS) */
+    kind: string;
     call: string;
     ts: number;
     lat: number;

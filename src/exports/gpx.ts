@@ -8,6 +8,7 @@ import type { Cache } from "../game/caches.ts";
 import type { Log } from "../game/logs.ts";
 import type { Waypoint } from "../game/waypoints-store.ts";
 import { esc, isoTime } from "./xml.ts";
+import { GS_LOG_TYPE } from "../game/maintenance-gpx.ts";
 import { attributeById, type CacheAttribute } from "../cache-attributes.ts";
 
 export const GPX_TYPE = "application/gpx+xml";
@@ -26,7 +27,8 @@ const GS_TYPE: Record<string, string> = {
   other: "Unknown Cache",
 };
 const GS_CONTAINER: Record<string, string> = { micro: "Micro", small: "Small", regular: "Regular", large: "Large", other: "Other", none: "Virtual" };
-export const GS_LOG: Record<string, string> = { find: "Found it", dnf: "Didn't find it", note: "Write note" };
+/** Groundspeak's log type name of each log kind (src/game/maintenance-gpx.ts reads them back). */
+export const GS_LOG: Record<string, string> = GS_LOG_TYPE;
 
 /** Groundspeak's type name of one of our cache types (and back, for imports). */
 export const groundspeakType = (t: string) => GS_TYPE[t] ?? "Unknown Cache";

@@ -66,6 +66,8 @@ export interface CacheBody {
   ownerAccount?: string;
   /** unix seconds */
   placedAt?: number;
+  /** `true` while a needs-maintenance or needs-archive log is open (absent otherwise) */
+  needsMaintenance?: boolean;
   /** the cache's public waypoints (never its final): at most MAX_WAYPOINTS */
   waypoints?: WaypointBody[];
 }
@@ -82,10 +84,31 @@ export interface WaypointBody {
 /** Waypoints a cache record carries at most. */
 export const MAX_WAYPOINTS = 30;
 
+/** A log's kind on the wire's `kind`: what every version knows. */
+export const WIRE_FIND_KINDS = ["find", "dnf", "note"] as const;
+export type WireFindKind = (typeof WIRE_FIND_KINDS)[number];
+/** The kinds `logKind` names (docs/protocol.md "Log kinds"); any other is shown as a note. */
+export const FIND_LOG_KINDS = [
+  ...WIRE_FIND_KINDS,
+  "needs-maintenance",
+  "needs-archive",
+  "owner-maintenance",
+  "temp-disable",
+  "enable",
+  "archive",
+  "reviewer-note",
+  "will-attend",
+  "attended",
+] as const;
+export type FindLogKind = (typeof FIND_LOG_KINDS)[number];
+
 export interface FindBody {
   /** gid of the cache (any origin) */
   cache: string;
-  kind: "find" | "dnf" | "note";
+  /** `note` for every kind beyond these three, which `logKind` then names */
+  kind: WireFindKind;
+  /** the log's kind when it is none of find, dnf, note: e.g. needs-maintenance */
+  logKind?: string;
   /** unix seconds */
   loggedAt: number;
   /** finder's callsign; absent once the find is withdrawn (account erased) */
@@ -228,6 +251,7 @@ const LAYOUTS: Readonly<Record<RecordKind, Readonly<Record<string, Field>>>> = {
     ownerCall: { t: "call" },
     ownerAccount: ACCOUNT,
     placedAt: SECONDS,
+    needsMaintenance: { t: "bool" },
     waypoints: {
       t: "maps",
       max: MAX_WAYPOINTS,
@@ -242,7 +266,8 @@ const LAYOUTS: Readonly<Record<RecordKind, Readonly<Record<string, Field>>>> = {
   },
   find: {
     cache: { t: "gid", kinds: ["cache"], req: true },
-    kind: { t: "token", oneOf: ["find", "dnf", "note"], req: true },
+    kind: { t: "token", oneOf: WIRE_FIND_KINDS, req: true },
+    logKind: { t: "token" },
     loggedAt: { ...SECONDS, req: true },
     call: { t: "call" },
     account: ACCOUNT,
@@ -440,6 +465,7 @@ export interface CacheJson {
   ownerAccount?: string | null;
   /** unix ms */
   placedAt?: number | null;
+  needsMaintenance?: boolean;
 }
 
 const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
@@ -462,6 +488,7 @@ export function cacheToWire(c: CacheJson): CacheBody {
     ownerCall: opt(c.ownerCall),
     ownerAccount: opt(c.ownerAccount),
     placedAt: c.placedAt == null ? undefined : toSeconds(c.placedAt),
+    needsMaintenance: c.needsMaintenance ? true : undefined,
   };
 }
 
@@ -482,6 +509,7 @@ export function cacheFromWire(b: CacheBody): CacheJson {
     ownerCall: b.ownerCall ?? null,
     ownerAccount: b.ownerAccount ?? null,
     placedAt: b.placedAt === undefined ? null : fromSeconds(b.placedAt),
+    ...(b.needsMaintenance === true ? { needsMaintenance: true } : {}),
   };
 }
 
@@ -518,7 +546,7 @@ export function waypointsFromWire(ws: readonly WaypointBody[] | undefined): Wayp
 
 export interface FindJson {
   cache: string;
-  kind: "find" | "dnf" | "note";
+  kind: FindLogKind;
   /** unix ms */
   loggedAt: number;
   call?: string | null;
@@ -532,7 +560,9 @@ export interface FindJson {
 export function findToWire(f: FindJson): FindBody {
   return {
     cache: f.cache,
-    kind: f.kind,
+    // a kind beyond find/dnf/note travels as a note naming it: an older peer shows a note instead of refusing the record
+    kind: (WIRE_FIND_KINDS as readonly string[]).includes(f.kind) ? (f.kind as WireFindKind) : "note",
+    logKind: (WIRE_FIND_KINDS as readonly string[]).includes(f.kind) ? undefined : f.kind,
     loggedAt: toSeconds(f.loggedAt),
     call: opt(f.call),
     account: opt(f.account),
@@ -546,7 +576,8 @@ export function findToWire(f: FindJson): FindBody {
 export function findFromWire(b: FindBody): FindJson {
   return {
     cache: b.cache,
-    kind: b.kind,
+    // logKind names the kind of a `note`; one this version does not know stays a note
+    kind: b.kind === "note" && (FIND_LOG_KINDS as readonly string[]).includes(b.logKind ?? "") ? (b.logKind as FindLogKind) : b.kind,
     loggedAt: fromSeconds(b.loggedAt),
     call: b.call ?? null,
     account: b.account ?? null,

@@ -15,6 +15,7 @@ import { parseGid } from "../fed/record.ts";
 import { publicIdOf, verifiedHolder } from "../accounts/users.ts";
 import { listLivingCaches, livingCache, type LivingCache } from "../stations/living-caches.ts";
 import { fromSigned, type CacheAttribute } from "../cache-attributes.ts";
+import { isReviewer, mirrorNeedsMaintenance, reviewOn } from "./maintenance-roles.ts";
 import { attrFilterSql, attributesColumn, attributesOf, checkCacheAttributes, hasAttributes, parseAttrFilter, signedOf } from "./attributes.ts";
 import {
   bool,
@@ -50,6 +51,10 @@ export interface CacheRow {
   lat: number;
   lon: number;
   status: CacheStatus;
+  /** 1 while a needs-maintenance or needs-archive log is open (maintenance.ts) */
+  needs_maintenance: number;
+  /** REVIEW=on: a draft waiting for a reviewer, or sent back with a reviewer note */
+  review: "queued" | "returned" | null;
   unlisted: number;
   hint: string | null;
   description: string;
@@ -78,7 +83,12 @@ export interface Cache {
   terrain: number;
   lat: number;
   lon: number;
+  /** active, disabled, archived; draft and review (waiting for a reviewer) are seen by the owner (and reviewers) only */
   status: string;
+  /** a needs-maintenance or needs-archive log is open (until owner-maintenance or enable); native caches and one mirrored cache's detail */
+  needsMaintenance?: boolean;
+  /** a draft a reviewer sent back with a reviewer note (REVIEW=on) */
+  returned?: boolean;
   unlisted: boolean;
   hint: string | null;
   description: string | null;
@@ -163,7 +173,9 @@ export function cacheJson(gw: Core, r: CacheRow, known?: Stats | false): Cache {
     terrain: r.terrain,
     lat: r.lat,
     lon: r.lon,
-    status: r.status,
+    status: r.review === "queued" ? "review" : r.status,
+    needsMaintenance: r.needs_maintenance === 1,
+    ...(r.review === "returned" ? { returned: true } : {}),
     unlisted: r.unlisted === 1,
     hint: r.hint,
     description: r.description,
@@ -254,7 +266,7 @@ export function isOwner(actor: Actor, r: CacheRow): boolean {
 /** A cache the caller may see: its own drafts, anything else that exists. 404 otherwise. */
 export function visibleRow(gw: Core, id: number, actor: Actor | null): CacheRow {
   const r = cacheRow(gw, id);
-  if (!r || (r.status === "draft" && !(actor && isOwner(actor, r)))) throw notFound(`cache ${id}`);
+  if (!r || (r.status === "draft" && !(actor && (isOwner(actor, r) || (r.review !== null && isReviewer(gw, actor)))))) throw notFound(`cache ${id}`);
   return r;
 }
 
@@ -290,7 +302,7 @@ export function resolveCache(gw: Core, raw: string, actor: Actor | null): CacheR
 /** The detail view: the cache, plus the owner's contact fields for signed-in users of this instance. */
 export function cacheDetail(gw: Core, raw: string, actor: Actor | null): Cache & { contact?: Contact | null; mine?: boolean } {
   const ref = resolveCache(gw, raw, actor);
-  if ("mirror" in ref) return mirrorJson(gw, ref.mirror);
+  if ("mirror" in ref) return { ...mirrorJson(gw, ref.mirror), needsMaintenance: mirrorNeedsMaintenance(gw, ref.mirror.gid) };
   if ("living" in ref) {
     const gid = livingGid(gw, ref.living.stationId);
     const finds = (gw.db.query("SELECT count(*) AS n FROM logs WHERE cache_gid = ? AND kind = 'find' AND state = 'active'").get(gid) as { n: number }).n;
@@ -329,6 +341,7 @@ function publishCache(gw: Core, r: CacheRow): void {
       lat: r.lat,
       lon: r.lon,
       status: r.status,
+      needsMaintenance: r.needs_maintenance === 1,
       hint: r.hint,
       attributes: signedOf(r.attributes),
       description: r.description || null,
@@ -412,6 +425,8 @@ export function hideCache(gw: Core, actor: Actor, body: Record<string, unknown>)
   const now = gw.clock.now();
   const input = checkCacheBody(body, now, false) as CacheInput;
   const status = input.status ?? "active";
+  // REVIEW=on: a cache leaving draft waits for a reviewer, a draft until one publishes it
+  const queued = status === "active" && reviewOn(gw);
   if (status !== "draft" && status !== "active") throw badRequest("invalid", "a new cache is a draft or active");
   let ownerId: number | null;
   let ownerCall: string;
@@ -441,7 +456,7 @@ export function hideCache(gw: Core, actor: Actor, body: Record<string, unknown>)
           input.terrain,
           input.lat,
           input.lon,
-          status,
+          queued ? "draft" : status,
           input.unlisted ? 1 : 0,
           input.hint ?? null,
           input.description ?? "",
@@ -452,6 +467,7 @@ export function hideCache(gw: Core, actor: Actor, body: Record<string, unknown>)
           attributesColumn(input.attributes ?? []),
         ).lastInsertRowid,
     );
+    if (queued) gw.db.query("UPDATE caches SET review = 'queued' WHERE id = ?").run(id);
     const r = cacheRow(gw, id)!;
     gw.db.query("UPDATE caches SET search = ? WHERE id = ?").run(searchText(r.name, codeOf(r), r.owner_call, null), id);
     publishCache(gw, r);
@@ -469,6 +485,10 @@ export function updateCache(gw: Core, actor: Actor, id: number, body: Record<str
   if (body.ownerCall !== undefined) throw badRequest("invalid", "the owner of a cache cannot be changed");
   const p = checkCacheBody(body, now, true);
   if (Object.keys(p).length === 0) throw badRequest("invalid", "nothing to change");
+  // REVIEW=on: a draft sent to be active goes to the reviewers' queue instead (once more after a return)
+  const toQueue = r.status === "draft" && p.status === "active" && reviewOn(gw);
+  if (toQueue) delete p.status;
+  if (r.review === "queued" && p.status === "draft") throw conflict("in_review", "this cache waits for a reviewer; archive it to withdraw it");
   if (p.status !== undefined && p.status !== r.status && !TRANSITIONS[r.status].includes(p.status)) {
     throw conflict(
       "bad_transition",
@@ -480,6 +500,8 @@ export function updateCache(gw: Core, actor: Actor, id: number, body: Record<str
     const sets: string[] = [];
     const args: Array<string | number | null> = [];
     const set = (col: string, v: string | number | null) => (sets.push(`${col} = ?`), args.push(v));
+    if (toQueue) set("review", "queued");
+    else if (p.status === "archived" && r.review !== null) set("review", null);
     if (p.name !== undefined) set("name", p.name);
     if (p.type !== undefined) set("type", p.type);
     if (p.size !== undefined) set("size", p.size);
@@ -528,6 +550,24 @@ export function archiveOwnedCaches(gw: Core, userId: number, calls: readonly str
   }
   bump(gw);
   return rows.length;
+}
+
+/**
+ * Changes a native cache's status or open-maintenance flag (a maintenance log,
+ * a reviewer's publish), republishing its record. Inside the caller's transaction.
+ */
+export function setCacheState(gw: Core, id: number, change: { status?: CacheStatus; needsMaintenance?: boolean; review?: null | "returned" }): CacheRow {
+  const r = cacheRow(gw, id);
+  if (!r) throw notFound(`cache ${id}`);
+  const status = change.status ?? r.status;
+  const flag = change.needsMaintenance === undefined ? r.needs_maintenance : change.needsMaintenance ? 1 : 0;
+  const review = change.review === undefined ? r.review : change.review;
+  if (status === r.status && flag === r.needs_maintenance && review === r.review) return r;
+  gw.db.query("UPDATE caches SET status = ?, needs_maintenance = ?, review = ?, updated_at = ? WHERE id = ?").run(status, flag, review, gw.clock.now(), id);
+  const n = cacheRow(gw, id)!;
+  publishCache(gw, n);
+  bump(gw);
+  return n;
 }
 
 // ---------------------------------------------------------------- the map query

@@ -26,6 +26,7 @@ import { bodyText } from "../text.ts";
 import { upsertCatalogCache, type CatalogCache } from "./caches.ts";
 import type { Actor } from "./model.ts";
 import { keepListedBugs, type ListedBug } from "./trackables-gpx.ts";
+import { maintenanceFromGpxLogs, setImportedMaintenance } from "./maintenance-gpx.ts";
 import { waypointsOfFile, type GpxWaypoint } from "./waypoints-gpx.ts";
 import { gpxAttributes, setImportedAttributes } from "./attributes.ts";
 import type { CacheAttribute } from "../cache-attributes.ts";
@@ -107,7 +108,7 @@ function coord(v: unknown, lim: number): number | null {
 }
 
 /** A cache of a GPX file with the travel bugs it lists (groundspeak:travelbugs). */
-type GpxCache = CatalogCache & { travelbugs?: ListedBug[]; attributes?: CacheAttribute[] };
+type GpxCache = CatalogCache & { travelbugs?: ListedBug[]; attributes?: CacheAttribute[]; needsMaintenance?: boolean };
 
 /** `<groundspeak:travelbug id=".." ref=".."><groundspeak:name>..</groundspeak:name></groundspeak:travelbug>`, at most 100 a cache. */
 function travelbugsOf(gs: Record<string, unknown>): ListedBug[] {
@@ -157,6 +158,7 @@ function fromGpx(doc: Record<string, unknown>, kids?: GpxWaypoint[]): GpxCache[]
       placedAt: Number.isFinite(placed) ? placed : null,
       placedBy: (str(gs.placed_by) || str(gs.owner)).slice(0, 100) || null,
       travelbugs: travelbugsOf(gs),
+      needsMaintenance: maintenanceFromGpxLogs((gs.logs as Record<string, unknown> | undefined)?.log),
       attributes: gpxAttributes(((gs.attributes as Record<string, unknown> | undefined)?.attribute as Array<Record<string, unknown>> | undefined) ?? []),
     });
   }
@@ -360,11 +362,12 @@ export async function importCatalog(gw: Core, actor: Actor, source: string, body
     gw.db.transaction(() => {
       // One namespace for every catalog format: the same GC code from a LOC and a GPX file is one cache.
       for (const c of caches.slice(k, k + WRITE_BATCH) as GpxCache[]) {
-        const { travelbugs, attributes, ...cache } = c;
+        const { travelbugs, attributes, needsMaintenance, ...cache } = c;
         let done = upsertCatalogCache(gw, "catalog", actor.userId, cache);
         if (source === "gpx") {
           const id = (selectId.get(cache.code) as { id: number }).id;
           keepListedBugs(gw, id, travelbugs ?? []);
+          if (setImportedMaintenance(gw, id, needsMaintenance === true) && done === "unchanged") done = "updated";
           if (setImportedAttributes(gw, id, attributes ?? []) && done === "unchanged") done = "updated";
         }
         counts[done]++;

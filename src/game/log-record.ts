@@ -40,7 +40,8 @@ function federated(gw: Core, r: LogRow): boolean {
   // peer could not place a find on a cache it never received.
   if (r.cache_id === null) return !r.cache_gid.startsWith(`${gw.config.instance}:living:`);
   const c = cacheRow(gw, r.cache_id);
-  return !!c && c.source === null;
+  // a reviewer's note on a cache still in review stays here, as the draft does
+  return !!c && c.source === null && c.status !== "draft";
 }
 
 /** Publishes the log's current state as a find record. Inside the caller's transaction. */

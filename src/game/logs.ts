@@ -13,8 +13,11 @@ import { verifiedHolder } from "../accounts/users.ts";
 import { baseCall } from "../callsign.ts";
 import { callsign, LOG_KINDS, oneOf, optText, pastTime, type Actor, type LogKind } from "./model.ts";
 import { cacheRow, isOwner, livingGid, resolveCache } from "./caches.ts";
+import { applyLogEffect, gateKind, type LogRole } from "./maintenance-logs.ts";
+import { isReviewer } from "./maintenance-roles.ts";
 import { localSighting, pinPosition, requestCorroboration, unpinPosition, type PendingFind } from "./corroborate.ts";
 import { logRow, republishLog, type LogRow } from "./log-record.ts";
+import type { CacheRow } from "./caches.ts";
 
 export interface Log {
   id: number | string;
@@ -64,6 +67,11 @@ interface Target {
   ownerCall: string | null;
   /** when a native cache was placed: no log is dated before it */
   placedAt: number | null;
+  type: string;
+  /** REVIEW=on: a draft waiting for a reviewer, or sent back */
+  review: "queued" | "returned" | null;
+  /** the native cache's row, for its owner */
+  row: CacheRow | null;
 }
 
 function target(gw: Core, raw: string, actor: Actor | null): Target {
@@ -79,6 +87,9 @@ function target(gw: Core, raw: string, actor: Actor | null): Target {
       ownerId: c.owner_id,
       ownerCall: c.owner_call,
       placedAt: c.placed_at,
+      type: c.type,
+      review: c.review,
+      row: c,
     };
   }
   if ("living" in ref) {
@@ -93,10 +104,25 @@ function target(gw: Core, raw: string, actor: Actor | null): Target {
       ownerId: l.ownerUserId,
       ownerCall: l.call,
       placedAt: null,
+      type: "living",
+      review: null,
+      row: null,
     };
   }
   const m = ref.mirror;
-  return { cacheId: null, cacheGid: m.gid, lat: m.lat, lon: m.lon, status: m.status, ownerId: null, ownerCall: m.ownerCall, placedAt: null };
+  return {
+    cacheId: null,
+    cacheGid: m.gid,
+    lat: m.lat,
+    lon: m.lon,
+    status: m.status,
+    ownerId: null,
+    ownerCall: m.ownerCall,
+    placedAt: null,
+    type: m.type,
+    review: null,
+    row: null,
+  };
 }
 
 export interface LogInput {
@@ -129,6 +155,9 @@ export function checkLogBody(b: Record<string, unknown>, now: number, withCall: 
   return out;
 }
 
+/** Radio logs and relayed finds: neither an owner's nor a reviewer's, nor verified. */
+const NO_ROLE: LogRole = { owner: false, reviewer: false, verified: false };
+
 interface Written {
   row: LogRow;
   target: Target;
@@ -138,10 +167,17 @@ interface Written {
 }
 
 /** Writes one log inside the caller's transaction; events and hand-offs are for the caller to run after commit. */
-function writeLog(gw: Core, t: Target, input: LogInput, who: { userId: number | null; call: string; tier: "b" | "c"; via: string }): Written {
+function writeLog(
+  gw: Core,
+  t: Target,
+  input: LogInput,
+  who: { userId: number | null; call: string; tier: "b" | "c"; via: string },
+  role: LogRole = NO_ROLE,
+): Written {
   const now = gw.clock.now();
-  if (t.status === "draft") throw conflict("cache_not_published", "this cache is a draft: it takes no logs yet");
-  if (t.status === "archived" && input.kind !== "note") throw conflict("cache_archived", "this cache is archived: only notes can be logged");
+  gateKind(input.kind, role, t);
+  if (t.status === "archived" && input.kind !== "note" && input.kind !== "reviewer-note")
+    throw conflict("cache_archived", "this cache is archived: only notes can be logged");
   const base = baseCall(who.call);
   if (input.clientId !== null) {
     // A retry of a log that reached us (the answer was lost): the same log again, before any other check.
@@ -186,6 +222,7 @@ function writeLog(gw: Core, t: Target, input: LogInput, who: { userId: number | 
       ).lastInsertRowid,
   );
   if (sighting) pinPosition(gw, id, sighting.positionId);
+  applyLogEffect(gw, input.kind, t.cacheId);
   republishLog(gw, id);
   const row = logRow(gw, id)!;
   const pending =
@@ -218,11 +255,16 @@ export function logOnCache(gw: Core, actor: Actor, rawCache: string, body: Recor
     who = { userId: verifiedHolder(gw.db, input.call!), call: input.call!, tier: "c", via: "ingest" };
   }
   const t = target(gw, rawCache, actor);
+  const role: LogRole = {
+    owner: t.row !== null && isOwner(actor, t.row),
+    reviewer: isReviewer(gw, actor),
+    verified: actor.ingest || actor.verified,
+  };
   // A log kept offline and sent later carries its own time: not before the cache existed. A
   // placement date is a day in someone's time zone, so a day's slack.
   if (body.foundAt !== undefined && t.placedAt !== null && input.foundAt < t.placedAt - 86_400_000)
     throw badRequest("invalid", "foundAt is before the cache was placed");
-  const w = gw.db.transaction(() => writeLog(gw, t, input, who))();
+  const w = gw.db.transaction(() => writeLog(gw, t, input, who, role))();
   afterCommit(gw, [w]);
   return { ...logJson(gw, w.row), ...(w.replayed ? { replayed: true } : {}) };
 }
@@ -278,7 +320,7 @@ export function ingestFinds(
     const who = device
       ? { userId: ctx.caller.assertion!.userId, call: input.call!, tier: "b" as const, via: "device" }
       : { userId: verifiedHolder(gw.db, input.call!), call: input.call!, tier: "c" as const, via: "ingest" };
-    written.push(writeLog(gw, t, input, who));
+    written.push(writeLog(gw, t, input, who, { owner: false, reviewer: false, verified: device }));
   }
   // The batch's transaction commits before queued microtasks run.
   queueMicrotask(() => afterCommit(gw, written));

@@ -29,8 +29,30 @@ export const TRANSITIONS: Readonly<Record<CacheStatus, readonly CacheStatus[]>> 
   archived: [],
 };
 
-export type LogKind = "find" | "dnf" | "note";
-export const LOG_KINDS: readonly LogKind[] = ["find", "dnf", "note"];
+/**
+ * Log kinds (docs/api.md "Log kinds"). Only `find` counts as a find. Who may
+ * log which: anyone find/dnf/note (and the event kinds); verified users the
+ * needs-* kinds; the cache's owner the OWNER_KINDS; reviewers reviewer-note.
+ */
+export const LOG_KINDS = [
+  "find",
+  "dnf",
+  "note",
+  "needs-maintenance",
+  "needs-archive",
+  "owner-maintenance",
+  "temp-disable",
+  "enable",
+  "archive",
+  "reviewer-note",
+  "will-attend",
+  "attended",
+] as const;
+export type LogKind = (typeof LOG_KINDS)[number];
+/** The owner's kinds: each changes the cache (status, or the maintenance flag). */
+export const OWNER_LOG_KINDS: readonly LogKind[] = ["owner-maintenance", "temp-disable", "enable", "archive"];
+/** A verified user's report of a problem: sets the cache's open-maintenance flag. */
+export const NEEDS_LOG_KINDS: readonly LogKind[] = ["needs-maintenance", "needs-archive"];
 
 /** Who is acting: a signed-in user, or the ingest box (an RF write), or a device key. */
 export interface Actor {
@@ -221,7 +243,10 @@ export const LOG_FIELDS = {
   kind: t.Optional(
     t.Union(
       LOG_KINDS.map((v) => t.Literal(v)),
-      { description: "find (default), dnf or note" },
+      {
+        description:
+          "find (default), dnf, note; needs-maintenance, needs-archive (verified users); owner-maintenance, temp-disable, enable, archive (the owner); reviewer-note (reviewers); will-attend, attended (events)",
+      },
     ),
   ),
   text: t.Optional(nullable(t.String({ maxLength: 4000, description: "a note needs text" }))),

@@ -26,6 +26,7 @@ import { cacheGpx } from "../exports/exports.ts";
 import { GPX_TYPE } from "../exports/gpx.ts";
 import { trackableRoutes } from "./trackables-routes.ts";
 import { listRoutes } from "./lists-routes.ts";
+import { maintenanceRoutes } from "./maintenance-routes.ts";
 import { waypointRoutes } from "./waypoints-routes.ts";
 import { waypointsOfCache } from "./waypoints-store.ts";
 
@@ -64,6 +65,7 @@ export function gameRoutes(gw: Gateway) {
     .use(gatesPlugin(gw))
     .use(trackableRoutes(gw))
     .use(listRoutes(gw))
+    .use(maintenanceRoutes(gw))
     .use(waypointRoutes(gw))
     .get(
       "/api/caches",

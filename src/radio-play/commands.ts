@@ -177,7 +177,14 @@ function hint(c: CacheRow): Answer {
   return c.hint ? answer(`${codeOf(c)} hint: ${c.hint}`) : answer(`${codeOf(c)} has no hint.`);
 }
 
-const KIND_WORD: Record<LogKind, string> = { find: "found", dnf: "DNF", note: "note" };
+const KIND_WORD: Partial<Record<LogKind, string>> = {
+  find: "found",
+  dnf: "DNF",
+  note: "note",
+  "needs-maintenance": "NM",
+  "temp-disable": "disabled",
+  enable: "enabled",
+};
 
 function logs(gw: Core, c: CacheRow): Answer {
   const last = logbook(gw, String(c.id), null, { limit: 3 }).logs.filter((l) => l.state === "active");
@@ -185,7 +192,7 @@ function logs(gw: Core, c: CacheRow): Answer {
   return {
     parts: last.map((l) => {
       const day = new Date(l.foundAt).toISOString().slice(5, 10);
-      return `${l.call ?? "?"} ${KIND_WORD[l.kind]} ${day}${l.text ? ": " + clip(radioText(l.text), 40) : ""};`;
+      return `${l.call ?? "?"} ${KIND_WORD[l.kind] ?? l.kind} ${day}${l.text ? ": " + clip(radioText(l.text), 40) : ""};`;
     }),
   };
 }

@@ -266,6 +266,20 @@ describe("bodies", () => {
     expect(findFromWire(body)).toEqual(f);
   });
 
+  test("a log kind beyond find, dnf and note travels as a note naming it; a kind this version does not know stays a note", () => {
+    const f = { cache: "gw2:cache:9", kind: "needs-maintenance" as const, loggedAt: 1_700_000_123_000, text: "soaked" };
+    const body = findToWire(f);
+    expect(body).toMatchObject({ kind: "note", logKind: "needs-maintenance" });
+    expect(checkBody("find", body as never, "publish")).toBeNull();
+    expect(findFromWire(body).kind).toBe("needs-maintenance");
+    expect(findToWire({ ...f, kind: "find" }).logKind).toBeUndefined();
+    const later = { ...body, logKind: "publish-listing" };
+    expect(checkBody("find", later as never, "receive")).toBeNull();
+    expect(findFromWire(later).kind).toBe("note");
+    // the wire's kind itself stays one of the three: a peer of an older version checks it
+    expect(checkBody("find", { ...body, kind: "needs-maintenance" } as never, "receive")).toMatch(/kind must be one of find, dnf, note/);
+  });
+
   test("scaled fields are exact both ways at their resolution", () => {
     fc.assert(
       fc.property(fc.integer({ min: -1_800_000_000, max: 1_800_000_000 }), (n) => {

@@ -29,6 +29,12 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/api/lists/:id/caches", path: "/api/lists/1/caches", gate: "session", body: { cache: 1 } },
   { method: "DELETE", route: "/api/lists/:id/caches/:cache", path: "/api/lists/1/caches/1", gate: "session", body: {} },
   { method: "PUT", route: "/api/caches/:id/personal", path: "/api/caches/1/personal", gate: "session", body: {} },
+  // review and reports (issue 29 item 6)
+  { method: "GET", route: "/api/review", path: "/api/review", gate: "session" },
+  { method: "POST", route: "/api/review/:id/publish", path: "/api/review/999999/publish", gate: "session", body: {} },
+  { method: "POST", route: "/api/review/:id/return", path: "/api/review/999999/return", gate: "session", body: { text: "x" } },
+  { method: "POST", route: "/api/caches/:id/report", path: "/api/caches/999999/report", gate: "session", body: { reason: "xyz" } },
+  { method: "GET", route: "/api/caches/:id/reports", path: "/api/caches/999999/reports", gate: "session" },
   { method: "POST", route: "/api/tls/retry", path: "/api/tls/retry", gate: "sysop", body: {} },
   { method: "POST", route: "/api/admin/jobs/:name/run", path: "/api/admin/jobs/no-such-job/run", gate: "sysop", body: {} },
   // the hub's KISS and APRS-IS servers

@@ -1,0 +1,34 @@
+/**
+ * Who reviews caches, whether new caches wait for one (REVIEW=on), and a
+ * mirrored cache's open-maintenance flag (read from its record). The small
+ * part of maintenance that caches.ts builds on; the logs, the queue and the
+ * reports are in maintenance.ts.
+ */
+import type { Core } from "../gateway.ts";
+import { baseCall } from "../callsign.ts";
+import { decodeFrame, decodePayload } from "../fed/record.ts";
+import type { Actor } from "./model.ts";
+
+/** A new cache waits in the review queue (docs/operating.md `REVIEW`). */
+export const reviewOn = (gw: Core): boolean => gw.config.review;
+
+/**
+ * A reviewer: a verified account whose active callsign is a sysop's
+ * (ADMIN_CALLSIGNS) or a reviewer's (REVIEWER_CALLSIGNS); the ingest box, as
+ * for the sysop surface.
+ */
+export function isReviewer(gw: Core, actor: Actor | null): boolean {
+  if (!actor) return false;
+  if (actor.ingest) return true;
+  if (actor.userId === null || !actor.call || !actor.verified || actor.via !== "web") return false;
+  const base = baseCall(actor.call);
+  return gw.config.adminCallsigns.includes(base) || gw.config.reviewerCallsigns.includes(base);
+}
+
+/** The `needsMaintenance` of a mirrored cache's record (the origin decides it). */
+export function mirrorNeedsMaintenance(gw: Core, gid: string): boolean {
+  const r = gw.db.query("SELECT frame FROM mirror_records WHERE gid = ? AND type = 1").get(gid) as { frame: Uint8Array } | null;
+  if (!r) return false;
+  const body = decodePayload(decodeFrame(r.frame).payload).body as Record<string, unknown>;
+  return body.needsMaintenance === true;
+}

@@ -1,0 +1,54 @@
+/**
+ * Review and reports over HTTP (docs/api.md "Maintenance and review"): the
+ * reviewers' queue, publish and return, a user's report of a cache and the
+ * reports its owner reads. Thin: gate, parse, call one service function.
+ */
+import { Elysia, t } from "elysia";
+import type { Gateway } from "../gateway.ts";
+import { gatesPlugin } from "../http/gates.ts";
+import { actorOf, NATIVE_CACHE_ID } from "./model.ts";
+import { publishReviewed, reportCache, reportsOf, returnReviewed, reviewQueue } from "./maintenance.ts";
+
+const TAGS = ["Caches"];
+const open = { additionalProperties: true };
+const ID = t.Object({ id: NATIVE_CACHE_ID });
+const NOTE = t.Object({ text: t.Optional(t.Union([t.String({ maxLength: 4000 }), t.Null()], { description: "the reviewer note" })) }, open);
+
+export function maintenanceRoutes(gw: Gateway) {
+  return new Elysia({ name: "maintenance" })
+    .use(gatesPlugin(gw))
+    .get("/api/review", ({ caller }) => reviewQueue(gw, actorOf(caller)), {
+      gate: "session",
+      detail: { summary: "Reviewers: the caches waiting for review (oldest first) and the latest reports of caches", tags: TAGS },
+    })
+    .post("/api/review/:id/publish", ({ params, body, caller }) => publishReviewed(gw, actorOf(caller), params.id, body), {
+      gate: "session",
+      params: ID,
+      body: NOTE,
+      detail: { summary: "Reviewers: publish a cache waiting for review (active, on the map, federated), with an optional reviewer note", tags: TAGS },
+    })
+    .post("/api/review/:id/return", ({ params, body, caller }) => returnReviewed(gw, actorOf(caller), params.id, body), {
+      gate: "session",
+      params: ID,
+      body: NOTE,
+      detail: { summary: "Reviewers: return a cache waiting for review to its owner with a reviewer note (required)", tags: TAGS },
+    })
+    .post(
+      "/api/caches/:id/report",
+      ({ params, body, caller, set }) => {
+        set.status = 201;
+        return reportCache(gw, actorOf(caller), params.id, body);
+      },
+      {
+        gate: "session",
+        params: ID,
+        body: t.Object({ reason: t.Optional(t.String({ maxLength: 1000, description: "what is wrong, 3-1000 characters" })) }, open),
+        detail: { summary: "Report a cache to its owner and the reviewers (one report per user and cache; a new one replaces yours)", tags: TAGS },
+      },
+    )
+    .get("/api/caches/:id/reports", ({ params, caller }) => reportsOf(gw, actorOf(caller), params.id), {
+      gate: "session",
+      params: ID,
+      detail: { summary: "A cache's reports, newest first: for its owner and the reviewers", tags: TAGS },
+    });
+}

@@ -1,0 +1,116 @@
+/**
+ * Maintenance logs across real gateways (issue 29 item 6):
+ *
+ *   A, B  two gateways in this process, trusting each other: the owner on A
+ *         disables their cache and a finder logs needs-maintenance; B, pulling
+ *         A, shows the cache disabled and flagged, and both logs with their
+ *         kinds; enabling on A clears both on B.
+ *   O     an older gateway: this repository before these log kinds (git
+ *         archive of the commit before them), run as a subprocess. Pulling A,
+ *         it refuses nothing: each new kind arrives as a note with its text.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { spawnGateway, startInProcess, type Running, type Spawned } from "../helpers/gateway.ts";
+import { signedInUser, type TestUser } from "../helpers/accounts.ts";
+import { BUN, ROOT } from "../helpers/paths.ts";
+import { tmpDir } from "../helpers/tmp.ts";
+import { generateKeyPair } from "../../src/fed/keys.ts";
+import { upsertPeer } from "../../src/fed/peers.ts";
+import { pullPeer } from "../../src/fed/sync.ts";
+
+/** The last commit before the log kinds of issue 29: an "older peer" whose find records are find, dnf or note. */
+const BEFORE_LOG_KINDS = "0eb9862";
+const INGEST = "ingest-secret-0123456789";
+const keys = { a: generateKeyPair(), b: generateKeyPair(), o: generateKeyPair() };
+let A: Running;
+let B: Running;
+let owner: TestUser;
+let finder: TestUser;
+let cache: { id: number; gid: string };
+
+const json = (r: Response) => r.json() as Promise<any>;
+const as = (u: TestUser) => ({ headers: { cookie: u.cookie } });
+const log = async (u: TestUser, kind: string, text: string) => expect((await A.post(`/api/caches/${cache.id}/logs`, { kind, text }, as(u))).status).toBe(201);
+
+beforeAll(async () => {
+  const env = (name: string, k: { privateKey: string }) => ({ INSTANCE: name, FED_PRIVATE_KEY: k.privateKey, FED_LOOPBACK_PEERS: "on", INGEST_SECRET: INGEST });
+  [A, B] = await Promise.all([startInProcess(env("gw-a", keys.a)), startInProcess(env("gw-b", keys.b))]);
+  upsertPeer(A.gw, { instance: "gw-b", url: B.url, trust: "trusted", keyPin: keys.b.publicKey });
+  upsertPeer(B.gw, { instance: "gw-a", url: A.url, trust: "trusted", keyPin: keys.a.publicKey });
+  owner = signedInUser(A.gw, "N0OWN", { verified: true });
+  finder = signedInUser(A.gw, "N0FND", { verified: true });
+  const r = await A.post("/api/caches", { name: "Bridge", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 48.2, lon: 11.6 }, as(owner));
+  cache = await json(r);
+});
+afterAll(async () => {
+  await Promise.all([A.stop(), B.stop()]);
+});
+
+describe("between two gateways of this version", () => {
+  test("a temp-disable and a needs-maintenance reach B: the cache disabled and flagged, both logs with their kinds", async () => {
+    await log(finder, "needs-maintenance", "the lid is cracked");
+    await log(owner, "temp-disable", "fixing it this weekend");
+    expect(await pullPeer(B.gw, "gw-a")).toMatchObject({ ok: true, error: null });
+    const there = await json(await B.get(`/api/caches/${encodeURIComponent(cache.gid)}`));
+    expect(there).toMatchObject({ status: "disabled", needsMaintenance: true, mirror: true });
+    const book = await json(await B.get(`/api/caches/${encodeURIComponent(cache.gid)}/logs`));
+    // logged within a second: the wire's times are seconds, so by kind
+    expect(book.logs.map((l: any) => `${l.kind}: ${l.text}`).sort()).toEqual(["needs-maintenance: the lid is cracked", "temp-disable: fixing it this weekend"]);
+    expect(there.finds).toBe(0);
+  });
+
+  test("enable on A: active and unflagged on B", async () => {
+    await log(owner, "enable", "new lid");
+    const r = await pullPeer(B.gw, "gw-a");
+    expect(r).toMatchObject({ ok: true, error: null });
+    expect(await json(await B.get(`/api/caches/${encodeURIComponent(cache.gid)}`))).toMatchObject({ status: "active", needsMaintenance: false });
+  });
+});
+
+describe("an older peer", () => {
+  let O: Spawned;
+  beforeAll(async () => {
+    const tree = tmpDir();
+    const git = Bun.spawnSync([
+      "sh",
+      "-c",
+      `git -C "${ROOT}" archive ${BEFORE_LOG_KINDS} src radio schema.sql package.json tsconfig.json bunfig.toml | tar -x -C "${tree}"`,
+    ]);
+    expect(git.exitCode).toBe(0);
+    symlinkSync(join(ROOT, "node_modules"), join(tree, "node_modules"));
+    mkdirSync(join(tree, "data"));
+    O = await spawnGateway({
+      cmd: [BUN, "--no-env-file", join(tree, "src/main.ts")],
+      cwd: tree,
+      dataDir: join(tree, "data"),
+      env: { INSTANCE: "gw-old", FED_PRIVATE_KEY: keys.o.privateKey, FED_PEERS: A.url, FED_LOOPBACK_PEERS: "on", INGEST_SECRET: INGEST },
+      timeoutMs: 30_000,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await O?.kill();
+  });
+
+  test("pulling A refuses nothing: the new kinds arrive as notes with their texts, and the cache's status follows", async () => {
+    await log(owner, "owner-maintenance", "all good");
+    const r = await fetch(`${O.url}/federation/sync`, {
+      method: "POST",
+      headers: { "x-ingest-secret": INGEST, "content-type": "application/json" },
+      body: "{}",
+    });
+    const a = (await json(r)).peers.find((p: any) => p.instance === "gw-a");
+    expect(a).toMatchObject({ ok: true, error: null });
+    for (const f of Object.values(a.feeds) as any[]) expect(f.rejected).toBe(0);
+    expect(a.feeds.find.applied).toBe(4);
+    const book = await json(await fetch(`${O.url}/api/caches/${encodeURIComponent(cache.gid)}/logs`));
+    expect(book.logs.map((l: any) => `${l.kind}: ${l.text}`).sort()).toEqual([
+      "note: all good",
+      "note: fixing it this weekend",
+      "note: new lid",
+      "note: the lid is cracked",
+    ]);
+    expect(await json(await fetch(`${O.url}/api/caches/${encodeURIComponent(cache.gid)}`))).toMatchObject({ status: "active", finds: 0 });
+  });
+});
