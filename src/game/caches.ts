@@ -8,7 +8,7 @@
 import type { Core } from "../gateway.ts";
 import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
 import { cacheToWire, waypointsToWire } from "../fed/bodies.ts";
-import { publicWaypoints } from "./waypoints-store.ts";
+import { publicWaypoints, scrubWaypoints } from "./waypoints-store.ts";
 import { accountGid, localGid, publishRecord } from "../fed/feed.ts";
 import { mirroredCache, mirroredCachesInBox, type MirroredCache } from "../fed/mirror.ts";
 import { parseGid } from "../fed/record.ts";
@@ -545,6 +545,7 @@ export function archiveOwnedCaches(gw: Core, userId: number, calls: readonly str
         "UPDATE caches SET status = ?, owner_id = NULL, owner_call = NULL, contact = NULL, name = ?, description = ?, hint = ?, search = ?, updated_at = ? WHERE id = ?",
       )
       .run(status, name, scrub(r.description), scrub(r.hint), searchText(name, codeOf(r), null, r.placed_by), now, r.id);
+    scrubWaypoints(gw, r.id, scrub);
     if (r.status === "draft") gw.db.query("DELETE FROM caches WHERE id = ?").run(r.id);
     else publishCache(gw, cacheRow(gw, r.id)!);
   }

@@ -177,3 +177,14 @@ export function replaceWaypoints(gw: Core, cacheId: number, list: readonly Waypo
   );
   for (const w of list.slice(0, MAX_WAYPOINTS)) ins.run(cacheId, w.kind, w.prefix, w.name, w.lat, w.lon, w.note, now, now);
 }
+
+/** Rewrites a cache's waypoint names and notes (an erased owner's callsigns leave them), within their lengths. Inside the caller's transaction. */
+export function scrubWaypoints(gw: Core, cacheId: number, scrub: (t: string | null) => string | null): void {
+  const rows = gw.db.query("SELECT id, name, note FROM cache_waypoints WHERE cache_id = ?").all(cacheId) as Array<{
+    id: number;
+    name: string;
+    note: string | null;
+  }>;
+  const update = gw.db.query("UPDATE cache_waypoints SET name = ?, note = ? WHERE id = ?");
+  for (const w of rows) update.run(scrub(w.name)!.slice(0, MAX_WAYPOINT_NAME), scrub(w.note)?.slice(0, MAX_WAYPOINT_NOTE) ?? null, w.id);
+}

@@ -166,6 +166,28 @@ describe("waypoints of a cache", () => {
     };
     expect(x.data.game.caches.find((c) => c.id === id)!.waypoints.map((w) => w.kind)).toEqual(["parking", "virtual-stage", "final"]);
   });
+
+  test("an erased owner's callsign leaves the waypoints of its archived cache, here and in the record", async () => {
+    const leaver = signedInUser(g.gw, "N0WPL", { verified: true });
+    const c = (
+      (await (
+        await g.post("/api/caches", { name: "Leaver's walk", type: "multi", size: "small", difficulty: 2, terrain: 2, lat: 47, lon: 8 }, as(leaver))
+      ).json()) as {
+        id: number;
+      }
+    ).id;
+    expect((await call(leaver, `/api/caches/${c}/waypoints`, "POST", { kind: "parking", name: "N0WPL's drive", note: "Ask N0WPL-7 on 145.500" })).status).toBe(
+      201,
+    );
+    expect((await g.post("/api/account/N0WPL/delete", { confirm: true }, as(leaver))).status).toBe(200);
+    const after = await (await g.get(`/api/caches/${c}`)).text();
+    expect(after).not.toContain("N0WPL");
+    expect((JSON.parse(after) as { waypoints: Wp[] }).waypoints).toEqual([
+      expect.objectContaining({ kind: "parking", name: "(erased)'s drive", note: "Ask (erased) on 145.500" }),
+    ]);
+    const row = g.gw.db.query("SELECT payload FROM fed_feed WHERE gid = ?").get(`gw1:cache:${c}`) as { payload: Uint8Array };
+    expect(JSON.stringify(decodePayload(row.payload).body)).not.toContain("N0WPL");
+  });
 });
 
 /** A pocket query: a multi with its parking, two stages and the final as separate <wpt>s, as geocaching.com writes them. */
