@@ -2,7 +2,8 @@
  * Waypoints on the cache page at 360 px: the owner adds a parking typed in
  * degrees and minutes from the page's Waypoints section, and sees it with the
  * final in the list and as small markers on the page's map; a visitor sees
- * the parking, not the final, in both; and an area saved for offline use
+ * the parking, not the final, in both (and on the big map while the cache's
+ * popup is open); and an area saved for offline use
  * shows them with the network off (as its saver saw them).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -69,6 +70,12 @@ describe("waypoints on the cache page", () => {
     expect(await other.getByTestId("waypoint-final").count()).toBe(0);
     expect(await other.getByText("Behind the wall").count()).toBe(0);
     expect(await other.getByTestId("waypoint-form").count()).toBe(0);
+    await other.locator(".waypoint-marker").first().waitFor();
+    expect(await other.locator(".waypoint-marker").count()).toBe(1);
+    // the big map: the cache's parking shows while its popup is open
+    await other.goto(`${g.url}/map?lat=47.4&lon=8.5&z=15`);
+    await other.locator(".cache-icon").first().click();
+    await other.locator(".leaflet-popup").waitFor();
     await other.locator(".waypoint-marker").first().waitFor();
     expect(await other.locator(".waypoint-marker").count()).toBe(1);
     await other.context().close();
