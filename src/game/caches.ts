@@ -350,8 +350,8 @@ function publishCache(gw: Core, r: CacheRow): void {
       ownerAccount,
       placedAt: r.placed_at,
     }),
-    // the final stays here (waypoints-store.ts)
-    waypoints: waypointsToWire(publicWaypoints(gw, r.id)),
+    // the final stays here (waypoints-store.ts); an unlisted cache's, as its description, go to no one
+    waypoints: r.unlisted === 1 ? undefined : waypointsToWire(publicWaypoints(gw, r.id)),
   });
 }
 

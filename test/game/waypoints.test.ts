@@ -101,6 +101,12 @@ describe("waypoints of a cache", () => {
     expect(await (await call(owner, `/api/caches/${id}/waypoints/${q.id}`, "DELETE")).json()).toEqual({ deleted: true });
     expect(kinds((await detail(null)).waypoints)).toEqual(["parking", "virtual-stage"]);
     expect(body().waypoints?.map((w) => w.kind)).toEqual(["parking", "virtual-stage"]);
+    // an unlisted cache's record withholds them, as its description
+    expect((await call(owner, `/api/caches/${id}`, "PATCH", { unlisted: true })).status).toBe(200);
+    expect(body().waypoints).toBeUndefined();
+    expect(kinds((await detail(null)).waypoints)).toEqual(["parking", "virtual-stage"]);
+    expect((await call(owner, `/api/caches/${id}`, "PATCH", { unlisted: false })).status).toBe(200);
+    expect(body().waypoints?.map((w) => w.kind)).toEqual(["parking", "virtual-stage"]);
   });
 
   test("others get 403, a draft's waypoints 404 as the draft, bad input 400; none of it changes anything", async () => {
