@@ -54,7 +54,7 @@ export type FedTransport = (url: string, init: RequestInit) => Promise<Response>
  * events. Never the HTTP app, its server, the scheduler or the write gate:
  * those belong to the host's composition root and the HTTP layer.
  */
-export type Core = Pick<Gateway, "config" | "db" | "log" | "clock" | "events" | "fedTransport">;
+export type Core = Pick<Gateway, "config" | "db" | "log" | "clock" | "events" | "fedTransport" | "fedAnswers">;
 
 export interface Gateway {
   readonly config: Config;
@@ -64,6 +64,8 @@ export interface Gateway {
   readonly events: EventBus;
   /** set: every federation request (src/fed/dial.ts fedFetch) goes here instead of the network */
   readonly fedTransport?: FedTransport;
+  /** other instances' answers kept with their ETag, asked for again with If-None-Match (src/fed/dial.ts fedJson `revalidate`) */
+  readonly fedAnswers: Map<string, { etag: string; body: unknown }>;
   readonly scheduler: Scheduler;
   /** every write waits here while a RESTART checkpoint bounds the WAL (store/checkpoint.ts, store/write-gate.ts) */
   readonly writeGate: WriteGate;
@@ -138,6 +140,7 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
     clock: opts.clock ?? systemClock,
     events: new EventBus(log),
     fedTransport: opts.fedTransport,
+    fedAnswers: new Map(),
     scheduler,
     writeGate,
     startedAt: Date.now(),

@@ -179,15 +179,35 @@ const peerOf = (url: string) => {
   }
 };
 
-/** A JSON answer of another instance: 2xx with a JSON body, or DialError. */
-export async function fedJson<T = unknown>(gw: Core, url: string, opts: FetchOptions & { json?: unknown } = {}): Promise<{ status: number; body: T }> {
+/** At most this many answers are kept for revalidation (the oldest go first). */
+const MAX_KEPT_ANSWERS = 2000;
+
+/**
+ * A JSON answer of another instance: 2xx with a JSON body, or DialError.
+ * `revalidate` (GETs of what seldom changes: a descriptor, a registry view):
+ * the last answer from this URL is kept with its ETag and asked for with
+ * If-None-Match; a 304 gives it back without its bytes crossing the link.
+ */
+export async function fedJson<T = unknown>(
+  gw: Core,
+  url: string,
+  opts: FetchOptions & { json?: unknown; revalidate?: boolean } = {},
+): Promise<{ status: number; body: T }> {
   const headers: Record<string, string> = { accept: "application/json", ...opts.headers };
   let body = opts.body;
   if (opts.json !== undefined) {
     headers["content-type"] = "application/json";
     body = JSON.stringify(opts.json);
   }
+  const kept = opts.revalidate ? gw.fedAnswers.get(url) : undefined;
+  if (kept) headers["if-none-match"] = kept.etag;
   const r = await fedFetch(gw, url, { ...opts, headers, body });
+  if (kept && r.status === 304) {
+    // most recently used last: the oldest goes first when the map is full
+    gw.fedAnswers.delete(url);
+    gw.fedAnswers.set(url, kept);
+    return { status: 200, body: kept.body as T };
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder().decode(r.bytes));
@@ -197,6 +217,12 @@ export async function fedJson<T = unknown>(gw: Core, url: string, opts: FetchOpt
   if (r.status < 200 || r.status > 299) {
     const e = parsed as { error?: string; message?: string };
     throw new DialError(e?.error ?? `http_${r.status}`, `${url}: ${r.status} ${e?.message ?? ""}`.trim());
+  }
+  const etag = opts.revalidate ? r.headers.get("etag") : null;
+  if (opts.revalidate) gw.fedAnswers.delete(url);
+  if (etag) {
+    gw.fedAnswers.set(url, { etag, body: parsed });
+    if (gw.fedAnswers.size > MAX_KEPT_ANSWERS) gw.fedAnswers.delete(gw.fedAnswers.keys().next().value!);
   }
   return { status: r.status, body: parsed as T };
 }

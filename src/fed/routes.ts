@@ -3,6 +3,7 @@
  * CBOR sync pages, the JSON browse feeds, the registry view and frame
  * delivery. Thin: parse, gate, one service call.
  */
+import { conditionalJson } from "../http/conditional.ts";
 import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
@@ -38,9 +39,9 @@ export function fedRoutes(gw: Gateway) {
   const browse = cursorQuery(BROWSE_LIMITS);
   const app = new Elysia({ name: "fed" })
     .use(gatesPlugin(gw))
-    .get("/.well-known/svc", () => descriptor(gw), {
+    .get("/.well-known/svc", ({ request }) => conditionalJson(request, descriptor(gw)), {
       gate: "public",
-      detail: { summary: "This instance's descriptor: its id, keys, endpoints and the feeds it serves", tags },
+      detail: { summary: "This instance's descriptor: its id, keys, endpoints and the feeds it serves (ETag; If-None-Match: 304)", tags },
     })
     .get(
       "/federation/sync/:type",
@@ -89,12 +90,12 @@ export function fedRoutes(gw: Gateway) {
         detail: { summary: "Apply a page of signed frames the box received (as a pulled sync page is applied)", bodyType: CBOR_TYPE, tags },
       },
     )
-    .get("/federation/registry", ({ query }) => registryView(gw, cursorOf(query, BROWSE_LIMITS)), {
+    .get("/federation/registry", ({ query, request }) => conditionalJson(request, registryView(gw, cursorOf(query, BROWSE_LIMITS))), {
       gate: "public",
       query: browse,
-      detail: { summary: "The registry view: this instance and the peers it knows, as JSON", tags },
+      detail: { summary: "The registry view: this instance and the peers it knows, as JSON (ETag; If-None-Match: 304)", tags },
     })
-    .get("/federation/feed/registry", ({ query }) => registryView(gw, cursorOf(query, BROWSE_LIMITS)), {
+    .get("/federation/feed/registry", ({ query, request }) => conditionalJson(request, registryView(gw, cursorOf(query, BROWSE_LIMITS))), {
       gate: "public",
       query: browse,
       detail: { summary: "The registry view (the same as /federation/registry)", tags },

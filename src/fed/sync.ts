@@ -56,7 +56,7 @@ export interface PeerDescriptor {
 
 /** Fetches and shape-checks a descriptor at a base URL; throws SyncError or DialError. */
 export async function fetchDescriptor(gw: Core, base: string): Promise<PeerDescriptor> {
-  const { body } = await fedJson<Record<string, unknown>>(gw, `${base}/.well-known/svc`, { timeoutMs: 10_000, maxBytes: 1024 * 1024 });
+  const { body } = await fedJson<Record<string, unknown>>(gw, `${base}/.well-known/svc`, { timeoutMs: 10_000, maxBytes: 1024 * 1024, revalidate: true });
   return checkDescriptor(body);
 }
 
@@ -362,7 +362,11 @@ const MAX_DISCOVERED_PER_PULL = 50;
 async function discoverFrom(gw: Core, peer: Peer, base: string): Promise<void> {
   let items: unknown[];
   try {
-    const { body } = await fedJson<{ items?: unknown[] }>(gw, `${base}/federation/registry?limit=200`, { timeoutMs: 10_000, maxBytes: 2 * 1024 * 1024 });
+    const { body } = await fedJson<{ items?: unknown[] }>(gw, `${base}/federation/registry?limit=200`, {
+      timeoutMs: 10_000,
+      maxBytes: 2 * 1024 * 1024,
+      revalidate: true,
+    });
     items = Array.isArray(body.items) ? body.items : [];
   } catch {
     return; // advisory: a peer without a readable registry view is still synced
