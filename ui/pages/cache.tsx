@@ -17,6 +17,8 @@ import { SIZES, STEPS } from "./hide.tsx";
 import type { Cache as GameCache } from "../../src/game/caches.ts";
 import type { Personal } from "../../src/game/personal.ts";
 import { PersonalNote } from "../game/personal-note.tsx";
+import { Waypoints, waypointPoints } from "../game/waypoints.tsx";
+import type { Waypoint } from "../../src/game/waypoints-store.ts";
 import { AddToList } from "../game/lists.tsx";
 import { Compass } from "../offline/compass.tsx";
 import type { NoteKind } from "../offline/db.ts";
@@ -32,6 +34,8 @@ type Cache = GameCache & {
   my?: { stars: number | null; favorite: boolean; watch: boolean; found: boolean };
   /** a signed-in player's own note and corrected coordinates */
   personal?: Personal | null;
+  /** parking, stages... (the final only for the owner and finders) */
+  waypoints?: Waypoint[];
 };
 interface Log {
   id: number | string;
@@ -508,7 +512,13 @@ export function CachePage({ id }: { id: string }) {
       </p>
       <AttributeList attributes={c.attributes ?? []} />
       {/* where the player solved it to be, when they corrected it */}
-      <SmallMap lat={c.personal?.corrected?.lat ?? c.lat} lon={c.personal?.corrected?.lon ?? c.lon} label={c.name} zoom={15} />
+      <SmallMap
+        lat={c.personal?.corrected?.lat ?? c.lat}
+        lon={c.personal?.corrected?.lon ?? c.lon}
+        points={waypointPoints(c.waypoints ?? [])}
+        label={c.name}
+        zoom={15}
+      />
       <Coordinates c={c} />
       {signedIn && <AddToList cache={c.id} />}
       {signedIn && <PersonalNote key={String(c.id)} cacheKey={String(c.id)} personal={c.personal ?? null} onSaved={reload} />}
@@ -522,6 +532,7 @@ export function CachePage({ id }: { id: string }) {
           Owner contact (shown to signed-in users here only): {[c.contact.email, c.contact.phone, c.contact.note].filter(Boolean).join(" · ")}
         </p>
       )}
+      <Waypoints cacheId={c.id} waypoints={c.waypoints ?? []} owner={!!c.mine} onChanged={reload} />
       {native && <Stages id={c.id as number} signedIn={signedIn} />}
       {native && <Gallery id={c.id as number} canUpload={signedIn} />}
       <TrackablesInCache cache={c.id} />
