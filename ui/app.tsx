@@ -12,6 +12,7 @@ import { StationPage } from "./pages/station.tsx";
 import { AccountPage } from "./pages/account.tsx";
 import { EmailLinkPage } from "./account/signin.tsx";
 import { CachePage } from "./pages/cache.tsx";
+import { ReviewPage } from "./pages/review.tsx";
 import { HidePage } from "./pages/hide.tsx";
 import { ActivityPage, LeaderboardPage, ProfilePage, SupportPage } from "./pages/game.tsx";
 import { EmbedPage } from "./pages/embed.tsx";
@@ -114,6 +115,7 @@ export function App() {
           <Route path="/signin/email" component={EmailLinkPage} />
           <Route path="/cache/:id" component={CachePage} />
           <Route path="/hide" component={HidePage} />
+          <Route path="/review" component={ReviewPage} />
           <Route path="/leaderboard" component={LeaderboardPage} />
           <Route path="/activity" component={ActivityPage} />
           <Route path="/profile/:call" component={ProfilePage} />

@@ -13,7 +13,7 @@ import { verifiedHolder } from "../accounts/users.ts";
 import { baseCall } from "../callsign.ts";
 import { callsign, LOG_KINDS, oneOf, optText, pastTime, type Actor, type LogKind } from "./model.ts";
 import { cacheRow, isOwner, livingGid, resolveCache } from "./caches.ts";
-import { applyLogEffect, gateKind, type LogRole } from "./maintenance-logs.ts";
+import { applyLogEffect, gateKind, kindsFor, type LogRole } from "./maintenance-logs.ts";
 import { isReviewer } from "./maintenance-roles.ts";
 import { localSighting, pinPosition, requestCorroboration, unpinPosition, type PendingFind } from "./corroborate.ts";
 import { logRow, republishLog, type LogRow } from "./log-record.ts";
@@ -255,11 +255,7 @@ export function logOnCache(gw: Core, actor: Actor, rawCache: string, body: Recor
     who = { userId: verifiedHolder(gw.db, input.call!), call: input.call!, tier: "c", via: "ingest" };
   }
   const t = target(gw, rawCache, actor);
-  const role: LogRole = {
-    owner: t.row !== null && isOwner(actor, t.row),
-    reviewer: isReviewer(gw, actor),
-    verified: actor.ingest || actor.verified,
-  };
+  const role = roleOf(gw, actor, t);
   // A log kept offline and sent later carries its own time: not before the cache existed. A
   // placement date is a day in someone's time zone, so a day's slack.
   if (body.foundAt !== undefined && t.placedAt !== null && input.foundAt < t.placedAt - 86_400_000)
@@ -325,6 +321,22 @@ export function ingestFinds(
   // The batch's transaction commits before queued microtasks run.
   queueMicrotask(() => afterCommit(gw, written));
   return { stored: written.length, tierA: written.filter((w) => w.row.tier === "a").length, logs: written.map((w) => logJson(gw, w.row)) };
+}
+
+const roleOf = (gw: Core, actor: Actor, t: Target): LogRole => ({
+  owner: t.row !== null && isOwner(actor, t.row),
+  reviewer: isReviewer(gw, actor),
+  verified: actor.ingest || actor.verified,
+});
+
+/** The kinds the actor may log on a cache now, for the web app's log form (docs/api.md "Log kinds"). */
+export function logKindsOn(gw: Core, actor: Actor, rawCache: string): { kinds: LogKind[] } {
+  const t = target(gw, rawCache, actor);
+  const role = roleOf(gw, actor, t);
+  let kinds = kindsFor(role, t);
+  if (role.owner) kinds = kinds.filter((k) => k !== "find" && k !== "dnf");
+  if (t.status === "archived") kinds = kinds.filter((k) => k === "note" || k === "reviewer-note");
+  return { kinds };
 }
 
 /** A cache's logbook, newest first: local logs and mirrored find records of other instances. */

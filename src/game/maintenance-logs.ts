@@ -7,7 +7,7 @@
  */
 import type { Core } from "../gateway.ts";
 import { badRequest, conflict, forbidden } from "../errors.ts";
-import { NEEDS_LOG_KINDS, OWNER_LOG_KINDS, type CacheStatus, type LogKind } from "./model.ts";
+import { LOG_KINDS, NEEDS_LOG_KINDS, OWNER_LOG_KINDS, type CacheStatus, type LogKind } from "./model.ts";
 import { setCacheState } from "./caches.ts";
 
 /** What the logger is to the cache. */
@@ -64,4 +64,16 @@ export function applyLogEffect(gw: Core, kind: LogKind, cacheId: number | null):
   if (move) setCacheState(gw, cacheId, { status: move.to, ...(kind === "enable" ? { needsMaintenance: false } : {}) });
   else if (kind === "owner-maintenance") setCacheState(gw, cacheId, { needsMaintenance: false });
   else if (NEEDS_LOG_KINDS.includes(kind)) setCacheState(gw, cacheId, { needsMaintenance: true });
+}
+
+/** The kinds this logger may log on this cache now (the web app's log form offers these). */
+export function kindsFor(role: LogRole, t: KindTarget): LogKind[] {
+  return LOG_KINDS.filter((kind) => {
+    try {
+      gateKind(kind, role, t);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }

@@ -6,8 +6,9 @@
 import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { actorOf, NATIVE_CACHE_ID } from "./model.ts";
+import { actorOf, CACHE_KEY, NATIVE_CACHE_ID } from "./model.ts";
 import { publishReviewed, reportCache, reportsOf, returnReviewed, reviewQueue } from "./maintenance.ts";
+import { logKindsOn } from "./logs.ts";
 
 const TAGS = ["Caches"];
 const open = { additionalProperties: true };
@@ -46,6 +47,11 @@ export function maintenanceRoutes(gw: Gateway) {
         detail: { summary: "Report a cache to its owner and the reviewers (one report per user and cache; a new one replaces yours)", tags: TAGS },
       },
     )
+    .get("/api/caches/:id/log-kinds", ({ params, caller }) => logKindsOn(gw, actorOf(caller), decodeURIComponent(params.id)), {
+      gate: "session",
+      params: t.Object({ id: CACHE_KEY }),
+      detail: { summary: 'The log kinds you may log on this cache now (docs/api.md "Log kinds"), for the log form', tags: TAGS },
+    })
     .get("/api/caches/:id/reports", ({ params, caller }) => reportsOf(gw, actorOf(caller), params.id), {
       gate: "session",
       params: ID,

@@ -23,6 +23,7 @@ const PAGES = new Set([
   "/account",
   "/signin/email",
   "/hide",
+  "/review",
   "/leaderboard",
   "/activity",
   "/support",

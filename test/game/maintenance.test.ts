@@ -72,6 +72,18 @@ describe("log kinds: who may log what", () => {
     expect((await log(c.id, sysop, "reviewer-note", "coordinates checked")).status).toBe(201);
   });
 
+  test("the kinds each may log now, for the log form: the owner's follow the status", async () => {
+    const c = await newCache(47.04);
+    const kinds = async (u: TestUser) => (await json(await g.get(`/api/caches/${c.id}/log-kinds`, as(u)))).kinds;
+    expect(await kinds(owner)).toEqual(["note", "needs-maintenance", "needs-archive", "owner-maintenance", "temp-disable", "archive"]);
+    expect(await kinds(finder)).toEqual(["find", "dnf", "note", "needs-maintenance", "needs-archive"]);
+    expect(await kinds(unverified)).toEqual(["find", "dnf", "note"]);
+    expect(await kinds(sysop)).toContain("reviewer-note");
+    await log(c.id, owner, "temp-disable");
+    expect(await kinds(owner)).toEqual(["note", "needs-maintenance", "needs-archive", "owner-maintenance", "enable", "archive"]);
+    expect((await g.get(`/api/caches/${c.id}/log-kinds`)).status).toBe(401);
+  });
+
   test("will-attend and attended are for events only", async () => {
     const c = await newCache(47.03);
     const r = await log(c.id, finder, "will-attend");

@@ -35,6 +35,7 @@ export const GATED_ROUTES: GatedRoute[] = [
   { method: "POST", route: "/api/review/:id/return", path: "/api/review/999999/return", gate: "session", body: { text: "x" } },
   { method: "POST", route: "/api/caches/:id/report", path: "/api/caches/999999/report", gate: "session", body: { reason: "xyz" } },
   { method: "GET", route: "/api/caches/:id/reports", path: "/api/caches/999999/reports", gate: "session" },
+  { method: "GET", route: "/api/caches/:id/log-kinds", path: "/api/caches/999999/log-kinds", gate: "session" },
   { method: "POST", route: "/api/tls/retry", path: "/api/tls/retry", gate: "sysop", body: {} },
   { method: "POST", route: "/api/admin/jobs/:name/run", path: "/api/admin/jobs/no-such-job/run", gate: "sysop", body: {} },
   // the hub's KISS and APRS-IS servers

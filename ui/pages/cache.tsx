@@ -17,6 +17,7 @@ import { SIZES, STEPS } from "./hide.tsx";
 import type { Cache as GameCache } from "../../src/game/caches.ts";
 import type { Personal } from "../../src/game/personal.ts";
 import { PersonalNote } from "../game/personal-note.tsx";
+import { LOG_LABEL, MaintenanceFlag, OFFLINE_KINDS, ReportCache, useLogKinds } from "../game/maintenance.tsx";
 import { Waypoints, waypointPoints } from "../game/waypoints.tsx";
 import type { Waypoint } from "../../src/game/waypoints-store.ts";
 import { AddToList } from "../game/lists.tsx";
@@ -68,7 +69,7 @@ interface Stage {
 export const rot13 = (s: string) => s.replace(/[a-z]/gi, (c) => String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c <= "Z" ? 65 : 97)));
 
 const TIER: Record<string, string> = { a: "RF-verified", b: "verified callsign", c: "claimed" };
-const KIND: Record<string, string> = { find: "Found it", dnf: "Didn't find it", note: "Note" };
+const KIND: Record<string, string> = LOG_LABEL;
 
 function Hint({ hint }: { hint: string }) {
   const [clear, setClear] = useState(false);
@@ -85,7 +86,10 @@ function Hint({ hint }: { hint: string }) {
 
 /** `found`: the signed-in user already has a find here, so a further log is a note by default. */
 function LogForm({ cache, owner, found, onDone }: { cache: { key: string; code: string; name: string }; owner: boolean; found: boolean; onDone: () => void }) {
-  const [kind, setKind] = useState<NoteKind>(owner || found ? "note" : "find");
+  const [kind, setKind] = useState<string>(owner || found ? "note" : "find");
+  // the kinds this user may log here now (maintenance.tsx), asked again after each log: a status change changes them
+  const [sent, setSent] = useState(0);
+  const kinds = useLogKinds(cache.key, owner, sent);
   const [text, setText] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [kept, setKept] = useState(false);
@@ -94,8 +98,13 @@ function LogForm({ cache, owner, found, onDone }: { cache: { key: string; code: 
     setError(null);
     setKept(false);
     try {
-      const r = await postLog(cache, kind, text);
+      // find, DNF and note may wait offline as field notes; the owner's and reviewer's kinds are sent now or refused
+      const r = OFFLINE_KINDS.includes(kind)
+        ? await postLog(cache, kind as NoteKind, text)
+        : (await api(`/api/caches/${encodeURIComponent(cache.key)}/logs`, { method: "POST", json: { kind, text: text || undefined } }), "sent");
       setText("");
+      setSent(sent + 1);
+      if (!OFFLINE_KINDS.includes(kind)) setKind("note");
       setKept(r !== "sent");
       // kept by this page: nothing answers for the logbook until the network returns
       if (r !== "kept-here") onDone();
@@ -107,10 +116,10 @@ function LogForm({ cache, owner, found, onDone }: { cache: { key: string; code: 
     <form class="card log-form" onSubmit={submit}>
       <h2>Log your visit</h2>
       <label for="log-kind">Type</label>
-      <select id="log-kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value as NoteKind)}>
-        {!owner && <option value="find">Found it</option>}
-        {!owner && <option value="dnf">Didn't find it</option>}
-        <option value="note">Note</option>
+      <select id="log-kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
+        {kinds.map((k) => (
+          <option value={k}>{LOG_LABEL[k] ?? k}</option>
+        ))}
       </select>
       <label for="log-text">Log</label>
       <textarea id="log-text" rows={3} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />
@@ -492,6 +501,7 @@ export function CachePage({ id }: { id: string }) {
       <div class="page-head">
         <h1>{c.name}</h1>
         <span class="tag">{c.status}</span>
+        <MaintenanceFlag open={c.needsMaintenance} />
       </div>
       <p class="muted" data-testid="cache-facts">
         {c.code} · {c.type} · {c.size} · D{c.difficulty}/T{c.terrain} · by{" "}
@@ -524,6 +534,7 @@ export function CachePage({ id }: { id: string }) {
       {signedIn && <PersonalNote key={String(c.id)} cacheKey={String(c.id)} personal={c.personal ?? null} onSaved={reload} />}
       {c.mine && native && <OwnerActions c={c} reload={reload} />}
       {signedIn && native && c.my && <Actions c={c} reload={reload} />}
+      {signedIn && native && !c.mine && <ReportCache id={c.id as number} />}
       <Compass lat={c.personal?.corrected?.lat ?? c.lat} lon={c.personal?.corrected?.lon ?? c.lon} />
       {c.description && <p class="description">{c.description}</p>}
       {c.hint && <Hint hint={c.hint} />}
