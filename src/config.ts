@@ -56,6 +56,10 @@ export interface Config {
   fedOperator: string | null;
   fedAprsCall: string | null;
   fedHubUrl: string | null;
+  /** FED_VIA: fetch peers' public federation documents for those who cannot reach them (a radio island's bridge; src/fed/via.ts) */
+  fedVia: boolean;
+  /** FED_VIA_URL: the FED_VIA gateway through which peers this one cannot reach are pulled */
+  fedViaUrl: string | null;
   fedRegistry: string | null;
   fedRegistryKey: string | null;
   fedRegistryDns: string | null;
@@ -541,6 +545,14 @@ export const SETTINGS = [
   setting("FED_OPERATOR", "fedOperator", callsign, null, "operator callsign published in the registry entry"),
   setting("FED_APRS_CALL", "fedAprsCall", callsign, null, "APRS service callsign published in the registry entry"),
   setting("FED_HUB_URL", "fedHubUrl", url, null, "hub to push signed records to (spoke mode)"),
+  setting(
+    "FED_VIA",
+    "fedVia",
+    bool,
+    false,
+    "on: fetch peers' descriptors, sync pages and registry views for gateways that cannot reach them (the bridge of a radio island)",
+  ),
+  setting("FED_VIA_URL", "fedViaUrl", url, null, "a FED_VIA gateway: peers this instance cannot reach are pulled through it (a gateway on a radio island)"),
   setting("FED_REGISTRY", "fedRegistry", url, null, "URL of a signed instance registry"),
   setting("FED_REGISTRY_KEY", "fedRegistryKey", b64urlKey, null, "public key that signs FED_REGISTRY"),
   setting("FED_REGISTRY_DNS", "fedRegistryDns", dnsName, null, "DNS name whose TXT record anchors the registry"),
@@ -967,6 +979,10 @@ export function loadConfig(src: ConfigSources): LoadedConfig {
   if (config.fedHubUrl) {
     const problem = syncUrlProblem(config.fedHubUrl, config.fedLoopbackPeers);
     if (problem) errors.push({ setting: "FED_HUB_URL", message: problem });
+  }
+  if (config.fedViaUrl) {
+    const problem = syncUrlProblem(config.fedViaUrl, config.fedLoopbackPeers);
+    if (problem) errors.push({ setting: "FED_VIA_URL", message: problem });
   }
   if (config.fedRegistry && !config.fedRegistryKey)
     errors.push({ setting: "FED_REGISTRY_KEY", message: "must be set when FED_REGISTRY is set (the registry is verified against it)" });

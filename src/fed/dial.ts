@@ -38,7 +38,7 @@ export class DialError extends Error {
 }
 
 /** The base URL to sync a peer at, or null when it has none this instance may use. */
-export function peerSyncUrl(gw: Core, peer: Pick<Peer, "endpoints" | "url">): string | null {
+export function peerSyncUrl(gw: Core, peer: Pick<Peer, "endpoints" | "url" | "instance">): string | null {
   return peerSyncUrls(gw, peer)[0] ?? null;
 }
 
@@ -49,7 +49,7 @@ export function peerSyncUrl(gw: Core, peer: Pick<Peer, "endpoints" | "url">): st
  * may be unreachable from here (an amateur-IP host this instance cannot
  * resolve) while its configured URL still works.
  */
-export function peerSyncUrls(gw: Core, peer: Pick<Peer, "endpoints" | "url">): string[] {
+export function peerSyncUrls(gw: Core, peer: Pick<Peer, "endpoints" | "url" | "instance">): string[] {
   const out: string[] = [];
   const add = (u: string | null) => {
     if (!u || syncUrlProblem(u, gw.config.fedLoopbackPeers)) return;
@@ -58,8 +58,13 @@ export function peerSyncUrls(gw: Core, peer: Pick<Peer, "endpoints" | "url">): s
   };
   for (const e of peer.endpoints) add(endpointUrl(e));
   add(peer.url);
+  // last: through the gateway this one reaches the rest by (FED_VIA_URL, src/fed/via.ts)
+  if (gw.config.fedViaUrl) add(`${gw.config.fedViaUrl.replace(/\/+$/, "")}/federation/via/${peer.instance}`);
   return out;
 }
+
+/** Network failures that mean "try the peer's next URL"; anything else (a wrong instance, bad keys) ends the pull. */
+export const NEXT_URL_CODES = new Set(["unreachable", "timeout", "address_refused", "transport_refused"]);
 
 /** Applies the transport rule and the loopback map; returns the URL to connect to and whether the operator's map chose it. */
 function dialUrl(gw: Core, url: string): { url: string; mapped: boolean } {

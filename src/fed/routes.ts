@@ -4,6 +4,7 @@
  * delivery. Thin: parse, gate, one service call.
  */
 import { conditionalJson } from "../http/conditional.ts";
+import { fetchVia } from "./via.ts";
 import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
@@ -88,6 +89,21 @@ export function fedRoutes(gw: Gateway) {
         gate: "ingest",
         body: t.Uint8Array({ description: "a CBOR sync page of signed frames (heard on the air by the box)" }),
         detail: { summary: "Apply a page of signed frames the box received (as a pulled sync page is applied)", bodyType: CBOR_TYPE, tags },
+      },
+    )
+    .get(
+      "/federation/via/:instance/*",
+      ({ params, request }) => {
+        const u = new URL(request.url);
+        return fetchVia(gw, params.instance, params["*"], u.search, request.headers.get("if-none-match"));
+      },
+      {
+        gate: "public",
+        params: t.Object({ instance: t.String(), "*": t.String() }),
+        detail: {
+          summary: "With FED_VIA=on: a peer's descriptor, sync page or registry view, fetched from it for a gateway that cannot reach it (a radio island)",
+          tags,
+        },
       },
     )
     .get("/federation/registry", ({ query, request }) => conditionalJson(request, registryView(gw, cursorOf(query, BROWSE_LIMITS))), {

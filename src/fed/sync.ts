@@ -16,7 +16,7 @@ import { applyFrames, type ApplyReport } from "./apply.ts";
 import { capsFromObject, CapsError, intersectCaps, tierCaps, type NegotiatedLink } from "./caps.ts";
 import { decompressPage, DEFLATE_DICT1_TYPE } from "./compress.ts";
 import { httpLinkCaps } from "./descriptor.ts";
-import { DialError, fedFetch, fedJson, peerSyncUrl, peerSyncUrls } from "./dial.ts";
+import { DialError, fedFetch, fedJson, NEXT_URL_CODES, peerSyncUrl, peerSyncUrls } from "./dial.ts";
 import { formatEndpoint, parseEndpoints, type Endpoint } from "./endpoints.ts";
 import { decodePage, MAX_PAGE_BYTES } from "./page.ts";
 import { acceptRotation, getPeer, listPeers, peerKeys, upsertPeer, type Peer } from "./peers.ts";
@@ -301,9 +301,6 @@ async function pullOnce(gw: Core, instance: string): Promise<PeerSyncReport> {
   finishPull(gw, peer?.id ?? null, report);
   return report;
 }
-
-/** Network failures that mean "try the peer's next URL"; anything else (a wrong instance, bad keys) ends the pull. */
-const NEXT_URL_CODES = new Set(["unreachable", "timeout", "address_refused", "transport_refused"]);
 
 /**
  * The peer's descriptor from the first of its URLs that answers. URLs that do

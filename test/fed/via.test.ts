@@ -1,0 +1,148 @@
+/**
+ * Through a gateway (FED_VIA, FED_VIA_URL; found by the simulator's radio
+ * islands, issue 31): an island gateway reaches only its bridge; the rest of
+ * the network reaches the island only through the bridge. Sync pages are
+ * origin-only, so the bridge does not re-serve the island's records: it
+ * fetches the island's documents for those who ask (and the rest's for the
+ * island), and signatures, not the path, decide what is applied.
+ *
+ * Names under .invalid never resolve; FED_LOOPBACK_PEERS maps the ones each
+ * gateway can reach to its port: the island reaches the bridge, the bridge
+ * reaches both, the internet gateway reaches the bridge.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { freePorts } from "../helpers/direwolf.ts";
+import { generateKeyPair } from "../../src/fed/keys.ts";
+import { publishRecord } from "../../src/fed/feed.ts";
+import { cacheToWire } from "../../src/fed/bodies.ts";
+import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
+import { pullPeer, syncAll } from "../../src/fed/sync.ts";
+import { count } from "../helpers/fed.ts";
+
+let I: Running; // on the island: reaches the bridge only
+let B: Running; // the bridge: FED_VIA=on
+let A: Running; // on the internet: reaches the bridge, never the island
+const cache = (name: string) =>
+  cacheToWire({ name, type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 48.1, lon: 11.5, status: "active", ownerCall: "N0OWN" });
+
+beforeAll(async () => {
+  const [pI, pB, pA] = (await freePorts(3)) as [number, number, number];
+  I = await startInProcess({
+    INSTANCE: "gw-i",
+    PORT: String(pI),
+    FED_PRIVATE_KEY: generateKeyPair().privateKey,
+    FED_ENDPOINTS: "https:https://island.invalid;10,https:https://bridge.invalid/federation/via/gw-i;20",
+    FED_VIA_URL: "https://bridge.invalid",
+    FED_PEERS: "https://bridge.invalid",
+    FED_LOOPBACK_PEERS: `on,bridge.invalid=${pB}`,
+  });
+  B = await startInProcess({
+    INSTANCE: "gw-b",
+    PORT: String(pB),
+    FED_PRIVATE_KEY: generateKeyPair().privateKey,
+    FED_ENDPOINTS: "https:https://bridge.invalid;10",
+    FED_VIA: "on",
+    FED_PEERS: "https://island.invalid,https://a.invalid",
+    FED_LOOPBACK_PEERS: `on,island.invalid=${pI},a.invalid=${pA}`,
+  });
+  A = await startInProcess({
+    INSTANCE: "gw-a",
+    PORT: String(pA),
+    FED_PRIVATE_KEY: generateKeyPair().privateKey,
+    FED_ENDPOINTS: "https:https://a.invalid;10",
+    FED_PEERS: "https://bridge.invalid",
+    FED_LOOPBACK_PEERS: `on,bridge.invalid=${pB}`,
+  });
+});
+afterAll(async () => {
+  await Promise.all([I.stop(), B.stop(), A.stop()]);
+});
+
+test("the island's records reach the internet gateway through the bridge, and the internet gateway's reach the island", async () => {
+  publishRecord(I.gw, "cache", 1, cache("on the island"));
+  publishRecord(A.gw, "cache", 1, cache("on the internet"));
+  publishRecord(B.gw, "cache", 1, cache("at the bridge"));
+  // the bridge pulls both directly; then each side learns the other from the bridge's registry view
+  expect((await syncAll(B.gw)).peers.map((p) => [p.instance, p.ok, p.applied])).toEqual([
+    ["gw-a", true, 1],
+    ["gw-i", true, 1],
+  ]);
+  await syncAll(A.gw);
+  await syncAll(I.gw);
+  expect(getPeer(A.gw, "gw-i")).toMatchObject({ trust: "unvetted" });
+  expect(getPeer(I.gw, "gw-a")).toMatchObject({ trust: "unvetted" });
+
+  const fromIsland = await pullPeer(A.gw, "gw-i");
+  expect(fromIsland).toMatchObject({ ok: true, applied: 1, url: "https://bridge.invalid/federation/via/gw-i" });
+  expect(fromIsland.unreachable.map((u) => u.url)).toEqual(["https://island.invalid"]);
+  const fromNet = await pullPeer(I.gw, "gw-a");
+  expect(fromNet).toMatchObject({ ok: true, applied: 1, url: "https://bridge.invalid/federation/via/gw-a" });
+  expect(count(A.gw, "mirror_caches", "origin = 'gw-i'")).toBe(1);
+  expect(count(I.gw, "mirror_caches", "origin = 'gw-a'")).toBe(1);
+
+  // a quiet pull through the bridge: the conditional descriptor goes through it too
+  expect(await pullPeer(A.gw, "gw-i")).toMatchObject({ ok: true, applied: 0 });
+  publishRecord(I.gw, "cache", 2, cache("second on the island"));
+  expect(await pullPeer(A.gw, "gw-i")).toMatchObject({ ok: true, applied: 1 });
+});
+
+test("the path is not trusted: a record the bridge alters on its way is refused, and nothing of it is applied", async () => {
+  publishRecord(I.gw, "cache", 3, cache("third on the island"));
+  // a bridge that rewrites the cache name in what it passes on (uncompressed pages only: it asks for none)
+  const evil = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const u = new URL(req.url);
+      const res = await fetch(`${B.url}${u.pathname}${u.search.replace(/&compress=[^&]*/, "")}`, { headers: req.headers });
+      let bytes = new Uint8Array(await res.arrayBuffer());
+      if (u.pathname.endsWith("/federation/sync/cache"))
+        bytes = new Uint8Array(Buffer.from(Buffer.from(bytes).toString("latin1").replace("third", "THIRD"), "latin1"));
+      const headers = new Headers(res.headers);
+      headers.delete("content-encoding"); // fetch decoded it
+      headers.delete("content-length");
+      return new Response(res.status === 304 ? null : bytes, { status: res.status, headers });
+    },
+  });
+  const tampered = await startInProcess({
+    INSTANCE: "gw-t",
+    FED_PRIVATE_KEY: generateKeyPair().privateKey,
+    FED_VIA_URL: "https://evil.invalid",
+    FED_LOOPBACK_PEERS: `on,evil.invalid=${evil.port}`,
+  });
+  try {
+    upsertPeer(tampered.gw, { instance: "gw-i", trust: "trusted", keyPin: getPeer(A.gw, "gw-i")!.keyPin!, endpoints: ["https:https://island.invalid;10"] });
+    const r = await pullPeer(tampered.gw, "gw-i");
+    expect(r.url).toBe("https://evil.invalid/federation/via/gw-i");
+    expect(r.feeds.cache!.rejected).toBe(1);
+    expect(r.feeds.cache!.applied).toBe(2);
+    const names = (tampered.gw.db.query("SELECT name FROM mirror_caches WHERE origin = 'gw-i' ORDER BY name").all() as Array<{ name: string }>).map(
+      (x) => x.name,
+    );
+    expect(names).toEqual(["on the island", "second on the island"]);
+  } finally {
+    await tampered.stop();
+    evil.stop(true);
+  }
+});
+
+test("refusals: FED_VIA off, an unknown or blocked peer, a path that is not a public federation document", async () => {
+  const off = await A.get("/federation/via/gw-b/.well-known/svc");
+  expect(off.status).toBe(404);
+  expect(((await off.json()) as { message: string }).message).toContain("FED_VIA is off");
+  expect((await B.get("/federation/via/gw-nobody/.well-known/svc")).status).toBe(404);
+  expect((await B.get("/federation/via/gw-i/api/admin/runtime")).status).toBe(404);
+  expect((await B.get("/federation/via/gw-i/federation/relay/gw-i/lease")).status).toBe(404);
+  upsertPeer(B.gw, { instance: "gw-a", trust: "blocked" });
+  expect((await B.get("/federation/via/gw-a/.well-known/svc")).status).toBe(404);
+  upsertPeer(B.gw, { instance: "gw-a", trust: "trusted" });
+  expect((await B.get("/federation/via/gw-a/.well-known/svc")).status).toBe(200);
+});
+
+test("a peer that does not answer the bridge either: 502 in words", async () => {
+  await I.stop();
+  const r = await B.get("/federation/via/gw-i/.well-known/svc");
+  expect(r.status).toBe(502);
+  expect(((await r.json()) as { error: string; message: string }).message).toContain("gw-i did not answer here either");
+});
