@@ -20,6 +20,7 @@ import { listStages, MAX_STAGES, setStages, unlockStage } from "./stages.ts";
 import { activity, corroborators, leaderboard } from "./stats.ts";
 import { finderStats } from "./finder-stats.ts";
 import { MAX_NOTE, personalOf, savePersonal, withCorrected } from "./personal.ts";
+import { logSummary } from "./cache-summary.ts";
 import { allowLargerBody, mediaType } from "../http/body.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { cacheGpx } from "../exports/exports.ts";
@@ -128,7 +129,8 @@ export function gameRoutes(gw: Gateway) {
       "/api/caches/:id",
       ({ params, caller }) => {
         const detail = cacheDetail(gw, decodeURIComponent(params.id), reader(caller));
-        const c = { ...detail, waypoints: waypointsOfCache(gw, detail, reader(caller)) };
+        // with the logbook's counts per kind and its last find, for the top of the page
+        const c = { ...detail, ...logSummary(gw, detail.gid), waypoints: waypointsOfCache(gw, detail, reader(caller)) };
         if (!caller.user) return c;
         const personal = personalOf(gw, caller.user.id, c.gid);
         return typeof c.id === "number" ? { ...c, my: myCacheState(gw, caller.user.id, c.id), personal } : { ...c, personal };

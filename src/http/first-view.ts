@@ -13,6 +13,7 @@
  */
 import type { Core } from "../gateway.ts";
 import { cacheDetail, type Cache } from "../game/caches.ts";
+import { logSummary } from "../game/cache-summary.ts";
 import { logbook } from "../game/logs.ts";
 import { getStation } from "../stations/registry.ts";
 import { messageHeader, threadOf } from "../bbs/messages.ts";
@@ -57,7 +58,8 @@ type CacheJson = Pick<
 
 function cacheView(gw: Core, seg: string): FirstView | null {
   const id = param(seg);
-  const c: CacheJson = cacheDetail(gw, id, null);
+  const full = cacheDetail(gw, id, null);
+  const c: CacheJson = full;
   if (c.status === "draft") return null;
   const logs = logbook(gw, id, null);
   const key = `/api/caches/${encodeURIComponent(id)}`;
@@ -73,7 +75,8 @@ function cacheView(gw: Core, seg: string): FirstView | null {
           `<li><b>${esc(l.kind)}</b> ${esc(l.call ?? "withdrawn")} <span class="muted">${when(l.foundAt)}</span>${l.text ? `<p>${esc(l.text)}</p>` : ""}</li>`,
       )
       .join("")}</ul></section>`;
-  return { html, answers: { [key]: c, [`${key}/logs`]: logs } };
+  // the page's answer as GET /api/caches/:id gives it, with the logbook's summary
+  return { html, answers: { [key]: { ...full, ...logSummary(gw, full.gid) }, [`${key}/logs`]: logs } };
 }
 
 function stationView(gw: Core, seg: string): FirstView | null {

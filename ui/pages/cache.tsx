@@ -1,9 +1,13 @@
 /**
- * A cache's page, as geocaching.com shows one: a map, the coordinates in
- * decimal and degrees-minutes (copyable), a navigate link and its GPX; the
- * description, the hint (ROT13, decoded on demand), logs and the log form,
- * the gallery, audio stages, rating, favorite and watch; and for its owner,
- * edit, disable or enable, and archive (confirmed), and no "Found it".
+ * A cache's page, in the order a geocacher on a phone reads it (issue 29
+ * item 9): first a summary (facts, coordinates, D/T, size, placed and last
+ * found dates, the status line, attributes), then the logs, newest first,
+ * with their counts per type, then the description, hint, map (coordinates
+ * copyable in decimal and degrees-minutes, a navigate link, its GPX),
+ * waypoints, stages, gallery and trackables, then the player's own tools
+ * (note, lists, rating, favorite, watch; for its owner edit, disable or
+ * enable, archive) and the log form, which a sticky "Log" button opens from
+ * anywhere on the page. Finders' callsigns link to their profiles.
  */
 import { useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
@@ -26,6 +30,7 @@ import type { NoteKind } from "../offline/db.ts";
 import { postLog } from "../offline/post-log.ts";
 import { plural } from "../components/plural.ts";
 import { AttributeEditor, AttributeList } from "../game/attributes.tsx";
+import "./cache-page.css";
 import type { CacheAttribute } from "../../src/cache-attributes.ts";
 
 /** The cache as GET /api/caches/:id answers it: the game's Cache, its contact for the owner, and the caller's own marks. */
@@ -35,6 +40,9 @@ type Cache = GameCache & {
   my?: { stars: number | null; favorite: boolean; watch: boolean; found: boolean };
   /** a signed-in player's own note and corrected coordinates */
   personal?: Personal | null;
+  /** active logs per kind, and the last find (src/game/cache-summary.ts) */
+  logCounts?: Record<string, number>;
+  lastFoundAt?: number | null;
   /** parking, stages... (the final only for the owner and finders) */
   waypoints?: Waypoint[];
 };
@@ -113,7 +121,7 @@ function LogForm({ cache, owner, found, onDone }: { cache: { key: string; code: 
     }
   };
   return (
-    <form class="card log-form" onSubmit={submit}>
+    <form class="card log-form" id="log-form" onSubmit={submit}>
       <h2>Log your visit</h2>
       <label for="log-kind">Type</label>
       <select id="log-kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
@@ -496,6 +504,13 @@ export function CachePage({ id }: { id: string }) {
     );
   const signedIn = !!account.data;
   const native = typeof c.id === "number";
+  const canLog = c.status !== "draft";
+  /** The sticky "Log" button: to the log form, ready to write. */
+  const openLog = () => {
+    const form = document.getElementById("log-form");
+    form?.scrollIntoView({ block: "center" });
+    (document.getElementById("log-text") as HTMLTextAreaElement | null)?.focus({ preventScroll: true });
+  };
   return (
     <section class="page cache-page">
       <div class="page-head">
@@ -503,52 +518,58 @@ export function CachePage({ id }: { id: string }) {
         <span class="tag">{c.status}</span>
         <MaintenanceFlag open={c.needsMaintenance} />
       </div>
-      <p class="muted" data-testid="cache-facts">
-        {c.code} · {c.type} · {c.size} · D{c.difficulty}/T{c.terrain} · by{" "}
-        {c.ownerCall ? <a href={`/profile/${c.ownerCall.split("-")[0]}`}>{c.ownerCall}</a> : (c.placedBy ?? "?")} · {c.lat.toFixed(5)}, {c.lon.toFixed(5)}
-        {c.mirror && (
-          <>
-            {" "}
-            · from <span data-testid="cache-origin">{c.origin}</span> (
-            <span class={c.trust === "trusted" ? "" : "warn"} data-testid="cache-trust">
-              {c.trust ?? "?"} peer
-            </span>
-            )
-          </>
+      <Summary c={c} />
+      <section class="cache-logs" data-testid="logs-section">
+        <h2>Logs</h2>
+        <LogCounts counts={c.logCounts ?? countKinds(logs.data?.logs ?? [])} />
+        {logs.loading && !logs.data && <Loading what="the logs" />}
+        {logs.error && <Failed error={logs.error} what="the logs" />}
+        {logs.data && logs.data.logs.length === 0 && <Empty>No logs yet.</Empty>}
+        <ul class="logs" data-testid="logs">
+          {(logs.data?.logs ?? []).map((l) => (
+            <li>
+              <b>{KIND[l.kind] ?? l.kind}</b> {l.call ? <a href={`/profile/${encodeURIComponent(l.call.split("-")[0]!)}`}>{l.call}</a> : <i>withdrawn</i>}{" "}
+              <span class="muted">{formatDate(l.foundAt)}</span>{" "}
+              {l.kind === "find" && l.tier && (
+                <span class={`tier tier-${l.tier}`} title={TIER[l.tier]}>
+                  {l.tier === "a" ? `RF-verified${l.corroboration?.igate ? ` via ${l.corroboration.igate}` : ""}` : TIER[l.tier]}
+                </span>
+              )}
+              {l.text && <p>{l.text}</p>}
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section class="cache-body" data-testid="cache-body">
+        {c.description && <p class="description">{c.description}</p>}
+        {c.hint && <Hint hint={c.hint} />}
+        {c.contact && (c.contact.email || c.contact.phone || c.contact.note) && (
+          <p class="muted">
+            Owner contact (shown to signed-in users here only): {[c.contact.email, c.contact.phone, c.contact.note].filter(Boolean).join(" · ")}
+          </p>
         )}
-      </p>
-      <p>
-        {plural(c.finds, "find")} · {plural(c.favorites, "favorite")} · rating {c.rating.average ?? "–"} ({c.rating.count})
-      </p>
-      <AttributeList attributes={c.attributes ?? []} />
-      {/* where the player solved it to be, when they corrected it */}
-      <SmallMap
-        lat={c.personal?.corrected?.lat ?? c.lat}
-        lon={c.personal?.corrected?.lon ?? c.lon}
-        points={waypointPoints(c.waypoints ?? [])}
-        label={c.name}
-        zoom={15}
-      />
-      <Coordinates c={c} />
+        {/* where the player solved it to be, when they corrected it */}
+        <SmallMap
+          lat={c.personal?.corrected?.lat ?? c.lat}
+          lon={c.personal?.corrected?.lon ?? c.lon}
+          points={waypointPoints(c.waypoints ?? [])}
+          label={c.name}
+          zoom={15}
+        />
+        <Coordinates c={c} />
+        <Compass lat={c.personal?.corrected?.lat ?? c.lat} lon={c.personal?.corrected?.lon ?? c.lon} />
+        <Waypoints cacheId={c.id} waypoints={c.waypoints ?? []} owner={!!c.mine} onChanged={reload} />
+        {native && <Stages id={c.id as number} signedIn={signedIn} />}
+        {native && <Gallery id={c.id as number} canUpload={signedIn} />}
+        <TrackablesInCache cache={c.id} />
+      </section>
       {signedIn && <AddToList cache={c.id} />}
       {signedIn && <PersonalNote key={String(c.id)} cacheKey={String(c.id)} personal={c.personal ?? null} onSaved={reload} />}
       {c.mine && native && <OwnerActions c={c} reload={reload} />}
       {signedIn && native && c.my && <Actions c={c} reload={reload} />}
       {signedIn && native && !c.mine && <ReportCache id={c.id as number} />}
-      <Compass lat={c.personal?.corrected?.lat ?? c.lat} lon={c.personal?.corrected?.lon ?? c.lon} />
-      {c.description && <p class="description">{c.description}</p>}
-      {c.hint && <Hint hint={c.hint} />}
-      {c.contact && (c.contact.email || c.contact.phone || c.contact.note) && (
-        <p class="muted">
-          Owner contact (shown to signed-in users here only): {[c.contact.email, c.contact.phone, c.contact.note].filter(Boolean).join(" · ")}
-        </p>
-      )}
-      <Waypoints cacheId={c.id} waypoints={c.waypoints ?? []} owner={!!c.mine} onChanged={reload} />
-      {native && <Stages id={c.id as number} signedIn={signedIn} />}
-      {native && <Gallery id={c.id as number} canUpload={signedIn} />}
-      <TrackablesInCache cache={c.id} />
       {signedIn ? (
-        c.status !== "draft" && (
+        canLog && (
           // keyed on the user's find, so logging one sets the next default to Note
           <LogForm
             key={c.my?.found ? "found" : "open"}
@@ -563,28 +584,131 @@ export function CachePage({ id }: { id: string }) {
           <a href="/account">Sign in</a> to log your visit.
         </p>
       )}
-      <h2>Logs</h2>
-      {logs.loading && !logs.data && <Loading what="the logs" />}
-      {logs.error && <Failed error={logs.error} what="the logs" />}
-      {logs.data && logs.data.logs.length === 0 && <Empty>No logs yet.</Empty>}
-      <ul class="logs" data-testid="logs">
-        {(logs.data?.logs ?? []).map((l) => (
-          <li>
-            <b>{KIND[l.kind] ?? l.kind}</b> {l.call ?? <i>withdrawn</i>} <span class="muted">{formatDate(l.foundAt)}</span>{" "}
-            {l.kind === "find" && l.tier && (
-              <span class={`tier tier-${l.tier}`} title={TIER[l.tier]}>
-                {l.tier === "a" ? `RF-verified${l.corroboration?.igate ? ` via ${l.corroboration.igate}` : ""}` : TIER[l.tier]}
-              </span>
-            )}
-            {l.text && <p>{l.text}</p>}
-          </li>
-        ))}
-      </ul>
       {native && (
         <p class="muted">
           <img class="qr" src={`/embed/qr.svg?cache=${c.id}`} alt="QR code of this page" width={96} height={96} />
         </p>
       )}
+      {canLog && (
+        <div class="log-bar" data-testid="log-bar">
+          {signedIn ? (
+            <button type="button" class="primary" onClick={openLog}>
+              Log
+            </button>
+          ) : (
+            <a class="button primary" href="/account">
+              Log (sign in)
+            </a>
+          )}
+        </div>
+      )}
     </section>
+  );
+}
+
+/** A day as YYYY-MM-DD in the visitor's time zone, with the full time in its tooltip. */
+function Day({ at, testid }: { at: number | null | undefined; testid: string }) {
+  if (!at)
+    return (
+      <span class="muted" data-testid={testid}>
+        never
+      </span>
+    );
+  const d = new Date(at);
+  const day = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+  return (
+    <time data-testid={testid} dateTime={d.toISOString()} title={d.toLocaleString()}>
+      {day}
+    </time>
+  );
+}
+
+const STATUS: Record<string, string> = { active: "Active", disabled: "Temporarily disabled", archived: "Archived", draft: "Draft (only you see it)" };
+
+/** The top of the page: what a player needs before walking there. */
+function Summary({ c }: { c: Cache }) {
+  const at = c.personal?.corrected ?? { lat: c.lat, lon: c.lon };
+  return (
+    <div class="card cache-summary" data-testid="cache-summary">
+      <p class="muted" data-testid="cache-facts">
+        {c.code} · {c.type} · {c.size} · D{c.difficulty}/T{c.terrain} · by{" "}
+        {c.ownerCall ? <a href={`/profile/${c.ownerCall.split("-")[0]}`}>{c.ownerCall}</a> : (c.placedBy ?? "?")} · {c.lat.toFixed(5)}, {c.lon.toFixed(5)}
+        {c.mirror && (
+          <>
+            {" "}
+            · from <span data-testid="cache-origin">{c.origin}</span> (
+            <span class={c.trust === "trusted" ? "" : "warn"} data-testid="cache-trust">
+              {c.trust ?? "?"} peer
+            </span>
+            )
+          </>
+        )}
+      </p>
+      <dl class="summary-facts">
+        <dt>Coordinates</dt>
+        <dd>
+          <code data-testid="summary-coords">
+            {/* latitude and longitude each kept whole: a narrow screen breaks between them */}
+            {formatDdm(at.lat, at.lon)
+              .split(/ (?=[EW] )/)
+              .map((part, i) => (
+                <span class="nowrap" key={part}>
+                  {i > 0 && " "}
+                  {part}
+                </span>
+              ))}
+          </code>
+          {c.personal?.corrected && <span class="muted"> (your solution)</span>}
+        </dd>
+        <dt>D / T</dt>
+        <dd>
+          {c.difficulty} / {c.terrain} · {c.size}
+        </dd>
+        <dt>Placed</dt>
+        <dd>
+          <Day at={c.placedAt} testid="placed" />
+        </dd>
+        <dt>Last found</dt>
+        <dd>
+          <Day at={c.lastFoundAt} testid="last-found" />
+        </dd>
+        <dt>Status</dt>
+        {/* the status line: open maintenance needs and other flags are shown here, beside the status */}
+        <dd class="cache-status" data-testid="cache-status">
+          {STATUS[c.status] ?? c.status}
+        </dd>
+      </dl>
+      <p>
+        {plural(c.finds, "find")} · {plural(c.favorites, "favorite")} · rating {c.rating.average ?? "–"} ({c.rating.count})
+      </p>
+      <AttributeList attributes={c.attributes ?? []} />
+    </div>
+  );
+}
+
+const KIND_ORDER = ["find", "dnf", "note"];
+
+/** Active logs per kind from a page of logs (when the cache's own counts are not at hand). */
+function countKinds(logs: Log[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const l of logs) if (l.state === "active") out[l.kind] = (out[l.kind] ?? 0) + 1;
+  return out;
+}
+
+/** "3 Found it · 1 Didn't find it · 2 Note", the usual kinds first. */
+function LogCounts({ counts }: { counts: Record<string, number> }) {
+  const kinds = Object.keys(counts)
+    .filter((k) => counts[k]! > 0)
+    .sort((a, b) => (KIND_ORDER.indexOf(a) + 1 || 99) - (KIND_ORDER.indexOf(b) + 1 || 99) || a.localeCompare(b));
+  if (!kinds.length) return null;
+  return (
+    <p class="log-counts" data-testid="log-counts">
+      {kinds.map((k, i) => (
+        <span key={k} data-kind={k}>
+          {i > 0 && " · "}
+          {counts[k]} {KIND[k] ?? k}
+        </span>
+      ))}
+    </p>
   );
 }
