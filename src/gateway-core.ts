@@ -54,7 +54,7 @@ export type FedTransport = (url: string, init: RequestInit) => Promise<Response>
  * events. Never the HTTP app, its server, the scheduler or the write gate:
  * those belong to the host's composition root and the HTTP layer.
  */
-export type Core = Pick<Gateway, "config" | "db" | "log" | "clock" | "events" | "fedTransport" | "fedAnswers">;
+export type Core = Pick<Gateway, "config" | "db" | "log" | "clock" | "events" | "fedTransport" | "fedAnswers" | "viaKept">;
 
 export interface Gateway {
   readonly config: Config;
@@ -66,6 +66,8 @@ export interface Gateway {
   readonly fedTransport?: FedTransport;
   /** other instances' answers kept with their ETag, asked for again with If-None-Match (src/fed/dial.ts fedJson `revalidate`) */
   readonly fedAnswers: Map<string, { etag: string; body: unknown }>;
+  /** FED_VIA: what was fetched for others lately, by URL, answered again while fresh (src/fed/via.ts) */
+  readonly viaKept: Map<string, { status: number; contentType: string | null; etag: string | null; bytes: Uint8Array; at: number }>;
   readonly scheduler: Scheduler;
   /** every write waits here while a RESTART checkpoint bounds the WAL (store/checkpoint.ts, store/write-gate.ts) */
   readonly writeGate: WriteGate;
@@ -141,6 +143,7 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
     events: new EventBus(log),
     fedTransport: opts.fedTransport,
     fedAnswers: new Map(),
+    viaKept: new Map(),
     scheduler,
     writeGate,
     startedAt: Date.now(),

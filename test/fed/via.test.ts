@@ -19,15 +19,32 @@ import { cacheToWire } from "../../src/fed/bodies.ts";
 import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
 import { pullPeer, syncAll } from "../../src/fed/sync.ts";
 import { count } from "../helpers/fed.ts";
+import { VIA_FRESH_MS } from "../../src/fed/via.ts";
 
 let I: Running; // on the island: reaches the bridge only
 let B: Running; // the bridge: FED_VIA=on
 let A: Running; // on the internet: reaches the bridge, never the island
+/** the bridge's clock, moved on past what it keeps (VIA_FRESH_MS) when a test needs a fresh fetch */
+const bridgeClock = { offset: 0, now: () => Date.now() + bridgeClock.offset };
+const bridgeForgets = () => void (bridgeClock.offset += VIA_FRESH_MS);
+/** the island's side of its radio: every request the bridge makes of it passes here and is counted */
+let islandServed = 0;
+let radio: ReturnType<typeof Bun.serve>;
 const cache = (name: string) =>
   cacheToWire({ name, type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 48.1, lon: 11.5, status: "active", ownerCall: "N0OWN" });
 
 beforeAll(async () => {
   const [pI, pB, pA] = (await freePorts(3)) as [number, number, number];
+  radio = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      islandServed++;
+      const u = new URL(req.url);
+      const res = await fetch(`http://127.0.0.1:${pI}${u.pathname}${u.search}`, { headers: req.headers, decompress: false } as RequestInit);
+      return new Response(res.status === 304 ? null : await res.arrayBuffer(), { status: res.status, headers: res.headers });
+    },
+  });
   I = await startInProcess({
     INSTANCE: "gw-i",
     PORT: String(pI),
@@ -37,15 +54,18 @@ beforeAll(async () => {
     FED_PEERS: "https://bridge.invalid",
     FED_LOOPBACK_PEERS: `on,bridge.invalid=${pB}`,
   });
-  B = await startInProcess({
-    INSTANCE: "gw-b",
-    PORT: String(pB),
-    FED_PRIVATE_KEY: generateKeyPair().privateKey,
-    FED_ENDPOINTS: "https:https://bridge.invalid;10",
-    FED_VIA: "on",
-    FED_PEERS: "https://island.invalid,https://a.invalid",
-    FED_LOOPBACK_PEERS: `on,island.invalid=${pI},a.invalid=${pA}`,
-  });
+  B = await startInProcess(
+    {
+      INSTANCE: "gw-b",
+      PORT: String(pB),
+      FED_PRIVATE_KEY: generateKeyPair().privateKey,
+      FED_ENDPOINTS: "https:https://bridge.invalid;10",
+      FED_VIA: "on",
+      FED_PEERS: "https://island.invalid,https://a.invalid",
+      FED_LOOPBACK_PEERS: `on,island.invalid=${radio.port},a.invalid=${pA}`,
+    },
+    { clock: bridgeClock },
+  );
   A = await startInProcess({
     INSTANCE: "gw-a",
     PORT: String(pA),
@@ -57,6 +77,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([I.stop(), B.stop(), A.stop()]);
+  radio.stop(true);
 });
 
 test("the island's records reach the internet gateway through the bridge, and the internet gateway's reach the island", async () => {
@@ -81,10 +102,41 @@ test("the island's records reach the internet gateway through the bridge, and th
   expect(count(A.gw, "mirror_caches", "origin = 'gw-i'")).toBe(1);
   expect(count(I.gw, "mirror_caches", "origin = 'gw-a'")).toBe(1);
 
-  // a quiet pull through the bridge: the conditional descriptor goes through it too
-  expect(await pullPeer(A.gw, "gw-i")).toMatchObject({ ok: true, applied: 0 });
+  // what the bridge fetched is answered again while fresh: a record written since waits until the bridge asks again
   publishRecord(I.gw, "cache", 2, cache("second on the island"));
+  expect(await pullPeer(A.gw, "gw-i")).toMatchObject({ ok: true, applied: 0 });
+  bridgeForgets();
   expect(await pullPeer(A.gw, "gw-i")).toMatchObject({ ok: true, applied: 1 });
+  expect(count(A.gw, "mirror_caches", "origin = 'gw-i'")).toBe(2);
+});
+
+test("the island's radio carries a document once for every gateway that asks for it while it is fresh", async () => {
+  bridgeForgets();
+  const before = islandServed;
+  {
+    const askers = await Promise.all(
+      [1, 2, 3].map(async (n) => {
+        const g = await startInProcess({
+          INSTANCE: `gw-n${n}`,
+          FED_VIA_URL: "https://bridge.invalid",
+          FED_LOOPBACK_PEERS: `on,bridge.invalid=${new URL(B.url).port}`,
+        });
+        upsertPeer(g.gw, { instance: "gw-i", trust: "trusted", keyPin: getPeer(A.gw, "gw-i")!.keyPin!, endpoints: ["https:https://island.invalid;10"] });
+        return g;
+      }),
+    );
+    try {
+      const first = await pullPeer(askers[0]!.gw, "gw-i");
+      expect(first).toMatchObject({ ok: true, applied: 2 });
+      const once = islandServed - before;
+      expect(once).toBeGreaterThan(0);
+      for (const g of askers.slice(1)) expect(await pullPeer(g.gw, "gw-i")).toMatchObject({ ok: true, applied: 2 });
+      // the same descriptor and pages for the other two: nothing more crossed the radio
+      expect(islandServed - before).toBe(once);
+    } finally {
+      await Promise.all(askers.map((g) => g.stop()));
+    }
+  }
 });
 
 test("the path is not trusted: a record the bridge alters on its way is refused, and nothing of it is applied", async () => {
@@ -142,6 +194,8 @@ test("refusals: FED_VIA off, an unknown or blocked peer, a path that is not a pu
 
 test("a peer that does not answer the bridge either: 502 in words", async () => {
   await I.stop();
+  radio.stop(true);
+  bridgeForgets();
   const r = await B.get("/federation/via/gw-i/.well-known/svc");
   expect(r.status).toBe(502);
   expect(((await r.json()) as { error: string; message: string }).message).toContain("gw-i did not answer here either");
