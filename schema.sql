@@ -1355,3 +1355,9 @@ CREATE TABLE cache_reports (
   PRIMARY KEY (cache_id, user_id)
 );
 CREATE INDEX cache_reports_user ON cache_reports(user_id);
+
+-- migration 33: event caches (issue 29, item 5): when an event or cito cache takes place, and in which time zone
+ALTER TABLE caches ADD COLUMN event_start_at INTEGER;  -- unix ms
+ALTER TABLE caches ADD COLUMN event_end_at INTEGER;    -- unix ms
+ALTER TABLE caches ADD COLUMN time_zone TEXT;          -- IANA name, e.g. Europe/Berlin
+CREATE INDEX caches_event_end ON caches(event_end_at) WHERE event_end_at IS NOT NULL;

@@ -9,6 +9,7 @@ import type { Log } from "../game/logs.ts";
 import type { Waypoint } from "../game/waypoints-store.ts";
 import { esc, isoTime } from "./xml.ts";
 import { GS_LOG_TYPE } from "../game/maintenance-gpx.ts";
+import { eventLine } from "../game/events.ts";
 import { attributeById, type CacheAttribute } from "../cache-attributes.ts";
 
 export const GPX_TYPE = "application/gpx+xml";
@@ -20,6 +21,7 @@ const GS_TYPE: Record<string, string> = {
   letterbox: "Letterbox Hybrid",
   virtual: "Virtual Cache",
   event: "Event Cache",
+  cito: "Cache In Trash Out Event",
   audio: "Multi-cache",
   earth: "Earthcache",
   webcam: "Webcam Cache",
@@ -104,7 +106,7 @@ ${attributesXml(c.attributes ?? [])}      <groundspeak:difficulty>${c.difficulty
       <groundspeak:terrain>${c.terrain}</groundspeak:terrain>
       <groundspeak:country></groundspeak:country>
       <groundspeak:state></groundspeak:state>
-      <groundspeak:short_description html="false"></groundspeak:short_description>
+      <groundspeak:short_description html="false">${c.event ? esc(eventLine(c.event)) : ""}</groundspeak:short_description>
       <groundspeak:long_description html="false">${esc(c.description ?? "")}</groundspeak:long_description>
       <groundspeak:encoded_hints>${esc(c.hint ?? "")}</groundspeak:encoded_hints>
       <groundspeak:logs>

@@ -68,6 +68,10 @@ export interface CacheBody {
   placedAt?: number;
   /** `true` while a needs-maintenance or needs-archive log is open (absent otherwise) */
   needsMaintenance?: boolean;
+  /** event caches: when it takes place (unix seconds) and its IANA time zone */
+  eventStartAt?: number;
+  eventEndAt?: number;
+  timeZone?: string;
   /** the cache's public waypoints (never its final): at most MAX_WAYPOINTS */
   waypoints?: WaypointBody[];
 }
@@ -252,6 +256,9 @@ const LAYOUTS: Readonly<Record<RecordKind, Readonly<Record<string, Field>>>> = {
     ownerAccount: ACCOUNT,
     placedAt: SECONDS,
     needsMaintenance: { t: "bool" },
+    eventStartAt: SECONDS,
+    eventEndAt: SECONDS,
+    timeZone: { t: "text", min: 1, max: 64, pattern: /^[A-Za-z][A-Za-z0-9_+/-]*$/ },
     waypoints: {
       t: "maps",
       max: MAX_WAYPOINTS,
@@ -466,6 +473,10 @@ export interface CacheJson {
   /** unix ms */
   placedAt?: number | null;
   needsMaintenance?: boolean;
+  /** event caches: unix ms, and the IANA zone */
+  eventStartAt?: number | null;
+  eventEndAt?: number | null;
+  timeZone?: string | null;
 }
 
 const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
@@ -489,6 +500,9 @@ export function cacheToWire(c: CacheJson): CacheBody {
     ownerAccount: opt(c.ownerAccount),
     placedAt: c.placedAt == null ? undefined : toSeconds(c.placedAt),
     needsMaintenance: c.needsMaintenance ? true : undefined,
+    eventStartAt: c.eventStartAt == null ? undefined : toSeconds(c.eventStartAt),
+    eventEndAt: c.eventEndAt == null ? undefined : toSeconds(c.eventEndAt),
+    timeZone: opt(c.timeZone),
   };
 }
 
@@ -510,6 +524,9 @@ export function cacheFromWire(b: CacheBody): CacheJson {
     ownerAccount: b.ownerAccount ?? null,
     placedAt: b.placedAt === undefined ? null : fromSeconds(b.placedAt),
     ...(b.needsMaintenance === true ? { needsMaintenance: true } : {}),
+    ...(b.eventStartAt !== undefined && b.eventEndAt !== undefined && b.timeZone !== undefined
+      ? { eventStartAt: fromSeconds(b.eventStartAt), eventEndAt: fromSeconds(b.eventEndAt), timeZone: b.timeZone }
+      : {}),
   };
 }
 

@@ -15,7 +15,8 @@ import { parseGid } from "../fed/record.ts";
 import { publicIdOf, verifiedHolder } from "../accounts/users.ts";
 import { listLivingCaches, livingCache, type LivingCache } from "../stations/living-caches.ts";
 import { fromSigned, type CacheAttribute } from "../cache-attributes.ts";
-import { isReviewer, mirrorNeedsMaintenance, reviewOn } from "./maintenance-roles.ts";
+import { isReviewer, mirrorExtras, reviewOn } from "./maintenance-roles.ts";
+import { checkEvent, eventInfo, EVENT_TYPES, type EventInfo, type EventTimes } from "./events.ts";
 import { attrFilterSql, attributesColumn, attributesOf, checkCacheAttributes, hasAttributes, parseAttrFilter, signedOf } from "./attributes.ts";
 import {
   bool,
@@ -65,6 +66,10 @@ export interface CacheRow {
   source: string | null;
   source_ref: string | null;
   placed_by: string | null;
+  /** event caches (events.ts): when it takes place, unix ms, and its IANA time zone */
+  event_start_at: number | null;
+  event_end_at: number | null;
+  time_zone: string | null;
   /** signed attribute ids as JSON (./attributes.ts), null when none */
   attributes: string | null;
 }
@@ -106,6 +111,8 @@ export interface Cache {
   /** catalog imports: where from, and the placer named there */
   source?: string;
   placedBy?: string;
+  /** event and cito caches: the day, start and end in its time zone (events.ts) */
+  event?: EventInfo;
   /** the attributes set yes or no, by id (src/cache-attributes.ts) */
   attributes: CacheAttribute[];
   finds: number;
@@ -191,6 +198,8 @@ export function cacheJson(gw: Core, r: CacheRow, known?: Stats | false): Cache {
   };
   if (r.source) c.source = r.source;
   if (r.placed_by) c.placedBy = r.placed_by;
+  const ev = eventInfo(r.event_start_at, r.event_end_at, r.time_zone);
+  if (ev) c.event = ev;
   return c;
 }
 
@@ -302,7 +311,7 @@ export function resolveCache(gw: Core, raw: string, actor: Actor | null): CacheR
 /** The detail view: the cache, plus the owner's contact fields for signed-in users of this instance. */
 export function cacheDetail(gw: Core, raw: string, actor: Actor | null): Cache & { contact?: Contact | null; mine?: boolean } {
   const ref = resolveCache(gw, raw, actor);
-  if ("mirror" in ref) return { ...mirrorJson(gw, ref.mirror), needsMaintenance: mirrorNeedsMaintenance(gw, ref.mirror.gid) };
+  if ("mirror" in ref) return { ...mirrorJson(gw, ref.mirror), ...mirrorExtras(gw, ref.mirror.gid) };
   if ("living" in ref) {
     const gid = livingGid(gw, ref.living.stationId);
     const finds = (gw.db.query("SELECT count(*) AS n FROM logs WHERE cache_gid = ? AND kind = 'find' AND state = 'active'").get(gid) as { n: number }).n;
@@ -349,6 +358,9 @@ function publishCache(gw: Core, r: CacheRow): void {
       ownerCall: r.owner_call,
       ownerAccount,
       placedAt: r.placed_at,
+      eventStartAt: r.event_start_at,
+      eventEndAt: r.event_end_at,
+      timeZone: r.time_zone,
     }),
     // the final stays here (waypoints-store.ts); an unlisted cache's, as its description, go to no one
     waypoints: r.unlisted === 1 ? undefined : waypointsToWire(publicWaypoints(gw, r.id)),
@@ -376,6 +388,8 @@ export interface CacheInput {
   contact: Contact | null;
   placedAt: number | null;
   attributes: CacheAttribute[];
+  /** event and cito caches (events.ts) */
+  event: EventTimes | null;
 }
 
 const FIELDS = [
@@ -394,6 +408,7 @@ const FIELDS = [
   "placedAt",
   "ownerCall",
   "attributes",
+  "event",
 ];
 
 /** Checks a create (all required fields) or patch (only those given) body. */
@@ -416,6 +431,7 @@ export function checkCacheBody(b: Record<string, unknown>, now: number, partial:
   if (has("contact")) out.contact = contact(b.contact);
   if (has("placedAt")) out.placedAt = b.placedAt === null ? null : pastTime(b.placedAt, "placedAt", now);
   if (has("attributes")) out.attributes = checkCacheAttributes(b.attributes);
+  if (has("event")) out.event = b.event === null ? null : checkEvent(b.event, now);
   if ((has("lat") && !has("lon")) || (has("lon") && !has("lat"))) throw badRequest("invalid", "lat and lon go together");
   return out;
 }
@@ -428,6 +444,7 @@ export function hideCache(gw: Core, actor: Actor, body: Record<string, unknown>)
   // REVIEW=on: a cache leaving draft waits for a reviewer, a draft until one publishes it
   const queued = status === "active" && reviewOn(gw);
   if (status !== "draft" && status !== "active") throw badRequest("invalid", "a new cache is a draft or active");
+  eventFits(input.type, input.event ?? null);
   let ownerId: number | null;
   let ownerCall: string;
   if (actor.userId !== null) {
@@ -468,6 +485,10 @@ export function hideCache(gw: Core, actor: Actor, body: Record<string, unknown>)
         ).lastInsertRowid,
     );
     if (queued) gw.db.query("UPDATE caches SET review = 'queued' WHERE id = ?").run(id);
+    if (input.event)
+      gw.db
+        .query("UPDATE caches SET event_start_at = ?, event_end_at = ?, time_zone = ? WHERE id = ?")
+        .run(input.event.startAt, input.event.endAt, input.event.timeZone, id);
     const r = cacheRow(gw, id)!;
     gw.db.query("UPDATE caches SET search = ? WHERE id = ?").run(searchText(r.name, codeOf(r), r.owner_call, null), id);
     publishCache(gw, r);
@@ -496,6 +517,10 @@ export function updateCache(gw: Core, actor: Actor, id: number, body: Record<str
     );
   }
   if (r.status === "archived") throw conflict("archived", "an archived cache cannot be changed");
+  if (p.type !== undefined || p.event !== undefined) {
+    const stored = r.event_start_at !== null ? { startAt: r.event_start_at, endAt: r.event_end_at!, timeZone: r.time_zone! } : null;
+    eventFits(p.type ?? r.type, p.event === undefined ? stored : p.event);
+  }
   const next = gw.db.transaction(() => {
     const sets: string[] = [];
     const args: Array<string | number | null> = [];
@@ -516,6 +541,11 @@ export function updateCache(gw: Core, actor: Actor, id: number, body: Record<str
     if (p.contact !== undefined) set("contact", p.contact ? JSON.stringify(p.contact) : null);
     if (p.placedAt !== undefined) set("placed_at", p.placedAt ?? r.placed_at);
     if (p.attributes !== undefined) set("attributes", attributesColumn(p.attributes));
+    if (p.event !== undefined) {
+      set("event_start_at", p.event?.startAt ?? null);
+      set("event_end_at", p.event?.endAt ?? null);
+      set("time_zone", p.event?.timeZone ?? null);
+    }
     set("updated_at", now);
     gw.db.query(`UPDATE caches SET ${sets.join(", ")} WHERE id = ?`).run(...args, id);
     const n = cacheRow(gw, id)!;
@@ -551,6 +581,12 @@ export function archiveOwnedCaches(gw: Core, userId: number, calls: readonly str
   }
   bump(gw);
   return rows.length;
+}
+
+/** An event or cito cache has its event; no other type has one (400). */
+function eventFits(type: string, event: EventTimes | null): void {
+  if (EVENT_TYPES.includes(type) && !event) throw badRequest("invalid", `a ${type} cache needs its event: {date, start, end, timeZone}`);
+  if (!EVENT_TYPES.includes(type) && event) throw badRequest("invalid", "only event and cito caches have an event");
 }
 
 /**

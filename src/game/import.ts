@@ -27,6 +27,7 @@ import { upsertCatalogCache, type CatalogCache } from "./caches.ts";
 import type { Actor } from "./model.ts";
 import { keepListedBugs, type ListedBug } from "./trackables-gpx.ts";
 import { maintenanceFromGpxLogs, setImportedMaintenance } from "./maintenance-gpx.ts";
+import { eventFromGpx, setImportedEvent, type EventTimes } from "./events.ts";
 import { waypointsOfFile, type GpxWaypoint } from "./waypoints-gpx.ts";
 import { gpxAttributes, setImportedAttributes } from "./attributes.ts";
 import type { CacheAttribute } from "../cache-attributes.ts";
@@ -68,7 +69,8 @@ const TYPE_FROM_GS: Array<[RegExp, string]> = [
   [/^(unknown|mystery|puzzle|quiz)/i, "mystery"],
   [/^letterbox/i, "letterbox"],
   [/^virtual/i, "virtual"],
-  [/(event|cito|mega|giga)/i, "event"],
+  [/(cache in trash out|cito)/i, "cito"],
+  [/(event|mega|giga)/i, "event"],
   [/^earth/i, "earth"],
   [/^webcam/i, "webcam"],
 ];
@@ -108,7 +110,7 @@ function coord(v: unknown, lim: number): number | null {
 }
 
 /** A cache of a GPX file with the travel bugs it lists (groundspeak:travelbugs). */
-type GpxCache = CatalogCache & { travelbugs?: ListedBug[]; attributes?: CacheAttribute[]; needsMaintenance?: boolean };
+type GpxCache = CatalogCache & { travelbugs?: ListedBug[]; attributes?: CacheAttribute[]; needsMaintenance?: boolean; event?: EventTimes | null };
 
 /** `<groundspeak:travelbug id=".." ref=".."><groundspeak:name>..</groundspeak:name></groundspeak:travelbug>`, at most 100 a cache. */
 function travelbugsOf(gs: Record<string, unknown>): ListedBug[] {
@@ -141,7 +143,9 @@ function fromGpx(doc: Record<string, unknown>, kids?: GpxWaypoint[]): GpxCache[]
     const shortDesc = gs.short_description as Record<string, unknown> | string | undefined;
     const html = (d: unknown) => typeof d === "object" && d !== null && truthy((d as Record<string, unknown>)["@html"]);
     const text = (d: unknown) => (html(d) ? stripHtml(str(d)) : str(d));
-    const description = [text(shortDesc), text(longDesc)].filter(Boolean).join("\n\n").slice(0, 20_000);
+    // an event's day, times and zone: the line our export writes first in the short description
+    const short = eventFromGpx(text(shortDesc));
+    const description = [short.text, text(longDesc)].filter(Boolean).join("\n\n").slice(0, 20_000);
     const placed = Date.parse(str(w.time));
     out.push({
       code: code.toUpperCase(),
@@ -159,6 +163,7 @@ function fromGpx(doc: Record<string, unknown>, kids?: GpxWaypoint[]): GpxCache[]
       placedBy: (str(gs.placed_by) || str(gs.owner)).slice(0, 100) || null,
       travelbugs: travelbugsOf(gs),
       needsMaintenance: maintenanceFromGpxLogs((gs.logs as Record<string, unknown> | undefined)?.log),
+      event: short.event,
       attributes: gpxAttributes(((gs.attributes as Record<string, unknown> | undefined)?.attribute as Array<Record<string, unknown>> | undefined) ?? []),
     });
   }
@@ -362,12 +367,13 @@ export async function importCatalog(gw: Core, actor: Actor, source: string, body
     gw.db.transaction(() => {
       // One namespace for every catalog format: the same GC code from a LOC and a GPX file is one cache.
       for (const c of caches.slice(k, k + WRITE_BATCH) as GpxCache[]) {
-        const { travelbugs, attributes, needsMaintenance, ...cache } = c;
+        const { travelbugs, attributes, needsMaintenance, event, ...cache } = c;
         let done = upsertCatalogCache(gw, "catalog", actor.userId, cache);
         if (source === "gpx") {
           const id = (selectId.get(cache.code) as { id: number }).id;
           keepListedBugs(gw, id, travelbugs ?? []);
           if (setImportedMaintenance(gw, id, needsMaintenance === true) && done === "unchanged") done = "updated";
+          if (setImportedEvent(gw, id, event ?? null) && done === "unchanged") done = "updated";
           if (setImportedAttributes(gw, id, attributes ?? []) && done === "unchanged") done = "updated";
         }
         counts[done]++;

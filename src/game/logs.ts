@@ -14,7 +14,8 @@ import { baseCall } from "../callsign.ts";
 import { callsign, LOG_KINDS, oneOf, optText, pastTime, type Actor, type LogKind } from "./model.ts";
 import { cacheRow, isOwner, livingGid, resolveCache } from "./caches.ts";
 import { applyLogEffect, gateKind, kindsFor, type LogRole } from "./maintenance-logs.ts";
-import { isReviewer } from "./maintenance-roles.ts";
+import { isReviewer, mirrorExtras } from "./maintenance-roles.ts";
+import { checkEventLog, eventInfo, EVENT_TYPES, type EventInfo } from "./events.ts";
 import { localSighting, pinPosition, requestCorroboration, unpinPosition, type PendingFind } from "./corroborate.ts";
 import { logRow, republishLog, type LogRow } from "./log-record.ts";
 import type { CacheRow } from "./caches.ts";
@@ -72,6 +73,8 @@ interface Target {
   review: "queued" | "returned" | null;
   /** the native cache's row, for its owner */
   row: CacheRow | null;
+  /** an event cache's times, for will-attend and attended */
+  event: EventInfo | null;
 }
 
 function target(gw: Core, raw: string, actor: Actor | null): Target {
@@ -90,6 +93,7 @@ function target(gw: Core, raw: string, actor: Actor | null): Target {
       type: c.type,
       review: c.review,
       row: c,
+      event: eventInfo(c.event_start_at, c.event_end_at, c.time_zone),
     };
   }
   if ("living" in ref) {
@@ -107,6 +111,7 @@ function target(gw: Core, raw: string, actor: Actor | null): Target {
       type: "living",
       review: null,
       row: null,
+      event: null,
     };
   }
   const m = ref.mirror;
@@ -122,6 +127,7 @@ function target(gw: Core, raw: string, actor: Actor | null): Target {
     type: m.type,
     review: null,
     row: null,
+    event: EVENT_TYPES.includes(m.type) ? (mirrorExtras(gw, m.gid).event ?? null) : null,
   };
 }
 
@@ -176,6 +182,7 @@ function writeLog(
 ): Written {
   const now = gw.clock.now();
   gateKind(input.kind, role, t);
+  if (input.kind === "will-attend" || input.kind === "attended") checkEventLog(input.kind, t.event, input.foundAt, now);
   if (t.status === "archived" && input.kind !== "note" && input.kind !== "reviewer-note")
     throw conflict("cache_archived", "this cache is archived: only notes can be logged");
   const base = baseCall(who.call);

@@ -1,6 +1,7 @@
 /**
- * Who reviews caches, whether new caches wait for one (REVIEW=on), and a
- * mirrored cache's open-maintenance flag (read from its record). The small
+ * Who reviews caches, whether new caches wait for one (REVIEW=on), and what
+ * a mirrored cache's record carries beyond its mirror row (the open-maintenance
+ * flag, the event). The small
  * part of maintenance that caches.ts builds on; the logs, the queue and the
  * reports are in maintenance.ts.
  */
@@ -8,6 +9,7 @@ import type { Core } from "../gateway.ts";
 import { baseCall } from "../callsign.ts";
 import { decodeFrame, decodePayload } from "../fed/record.ts";
 import type { Actor } from "./model.ts";
+import { eventInfo, type EventInfo } from "./events.ts";
 
 /** A new cache waits in the review queue (docs/operating.md `REVIEW`). */
 export const reviewOn = (gw: Core): boolean => gw.config.review;
@@ -25,10 +27,15 @@ export function isReviewer(gw: Core, actor: Actor | null): boolean {
   return gw.config.adminCallsigns.includes(base) || gw.config.reviewerCallsigns.includes(base);
 }
 
-/** The `needsMaintenance` of a mirrored cache's record (the origin decides it). */
-export function mirrorNeedsMaintenance(gw: Core, gid: string): boolean {
+/**
+ * What a mirrored cache's record says besides its mirror row: its open
+ * maintenance need and its event (the origin decides both), for its detail.
+ */
+export function mirrorExtras(gw: Core, gid: string): { needsMaintenance: boolean; event?: EventInfo } {
   const r = gw.db.query("SELECT frame FROM mirror_records WHERE gid = ? AND type = 1").get(gid) as { frame: Uint8Array } | null;
-  if (!r) return false;
-  const body = decodePayload(decodeFrame(r.frame).payload).body as Record<string, unknown>;
-  return body.needsMaintenance === true;
+  if (!r) return { needsMaintenance: false };
+  const b = decodePayload(decodeFrame(r.frame).payload).body as Record<string, unknown>;
+  const sec = (v: unknown) => (typeof v === "number" ? v * 1000 : null);
+  const ev = eventInfo(sec(b.eventStartAt), sec(b.eventEndAt), typeof b.timeZone === "string" ? b.timeZone : null);
+  return { needsMaintenance: b.needsMaintenance === true, ...(ev ? { event: ev } : {}) };
 }

@@ -8,7 +8,7 @@ import type { Caller } from "../accounts/caller.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
 
 /** Types a cache can be hidden as (a `living` cache is a station: /api/me/cache). */
-export const CACHE_TYPES = ["traditional", "multi", "mystery", "letterbox", "virtual", "event", "audio", "earth", "webcam", "other"] as const;
+export const CACHE_TYPES = ["traditional", "multi", "mystery", "letterbox", "virtual", "event", "cito", "audio", "earth", "webcam", "other"] as const;
 export const CACHE_SIZES = ["micro", "small", "regular", "large", "other", "none"] as const;
 export type CacheType = (typeof CACHE_TYPES)[number] | "living";
 export type CacheSize = (typeof CACHE_SIZES)[number];
@@ -233,6 +233,19 @@ export const CACHE_FIELDS = {
       t.Array(t.Object({ id: t.Number({ multipleOf: 1 }), inc: t.Boolean() }, { additionalProperties: true }), {
         description: "Groundspeak attribute ids set yes (inc true) or no (inc false); replaces the cache's set; null or [] clears it",
       }),
+    ),
+  ),
+  event: t.Optional(
+    nullable(
+      t.Object(
+        {
+          date: t.String({ description: "the day, YYYY-MM-DD" }),
+          start: t.String({ description: "HH:MM in timeZone" }),
+          end: t.String({ description: "HH:MM in timeZone, after start" }),
+          timeZone: t.String({ description: "IANA time zone, e.g. Europe/Berlin" }),
+        },
+        { additionalProperties: true, description: "event and cito caches: when it takes place (required for them, refused for others); not in the past" },
+      ),
     ),
   ),
   ownerCall: t.Optional(t.String({ description: "the owner's callsign: only the ingest box names it; a session hides as its active callsign" })),

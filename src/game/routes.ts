@@ -28,6 +28,7 @@ import { GPX_TYPE } from "../exports/gpx.ts";
 import { trackableRoutes } from "./trackables-routes.ts";
 import { listRoutes } from "./lists-routes.ts";
 import { maintenanceRoutes } from "./maintenance-routes.ts";
+import { eventRoutes } from "./events-routes.ts";
 import { waypointRoutes } from "./waypoints-routes.ts";
 import { waypointsOfCache } from "./waypoints-store.ts";
 
@@ -67,6 +68,7 @@ export function gameRoutes(gw: Gateway) {
     .use(trackableRoutes(gw))
     .use(listRoutes(gw))
     .use(maintenanceRoutes(gw))
+    .use(eventRoutes(gw))
     .use(waypointRoutes(gw))
     .get(
       "/api/caches",

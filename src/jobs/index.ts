@@ -13,6 +13,7 @@ import { syncAll } from "../fed/sync.ts";
 import { retryCorroborations } from "../fed/corroborate.ts";
 import { pushToHub } from "../fed/hub.ts";
 import { relaySpoke } from "../fed/relay.ts";
+import { archivePastEvents } from "../game/events-archive.ts";
 
 export function registerJobs(gw: Gateway): void {
   gw.scheduler.add({
@@ -65,6 +66,12 @@ export function registerJobs(gw: Gateway): void {
     schedule: "* * * * *",
     description: "answer relay queries addressed to this instance (no-op unless configured)",
     run: () => relaySpoke(gw),
+  });
+  gw.scheduler.add({
+    name: "events-archive",
+    schedule: "17 * * * *",
+    description: "archive event caches a week after they ended",
+    run: () => archivePastEvents(gw),
   });
   gw.scheduler.add({
     name: "watch-digests",

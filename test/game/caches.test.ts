@@ -127,7 +127,7 @@ describe("hiding and reading caches", () => {
     expect((await g.post("/api/caches", "{nope", { headers: { cookie: owner.cookie } })).status).toBe(400);
     // a choice of fixed values names them, not "'string', 'string', ..."
     expect((await json(await hide(cache({ type: "earthcache" })))).message).toBe(
-      "body.type: must be one of traditional, multi, mystery, letterbox, virtual, event, audio, earth, webcam, other",
+      "body.type: must be one of traditional, multi, mystery, letterbox, virtual, event, cito, audio, earth, webcam, other",
     );
     expect(count(g.gw, "caches")).toBe(before);
     expect(count(g.gw, "fed_feed")).toBe(feed);

@@ -22,6 +22,7 @@ import type { Cache as GameCache } from "../../src/game/caches.ts";
 import type { Personal } from "../../src/game/personal.ts";
 import { PersonalNote } from "../game/personal-note.tsx";
 import { LOG_LABEL, MaintenanceFlag, OFFLINE_KINDS, ReportCache, useLogKinds } from "../game/maintenance.tsx";
+import { EventSummary } from "../game/events.tsx";
 import { Waypoints, waypointPoints } from "../game/waypoints.tsx";
 import type { Waypoint } from "../../src/game/waypoints-store.ts";
 import { AddToList } from "../game/lists.tsx";
@@ -518,6 +519,7 @@ export function CachePage({ id }: { id: string }) {
         <span class="tag">{c.status}</span>
         <MaintenanceFlag open={c.needsMaintenance} />
       </div>
+      <EventSummary id={c.id} event={c.event} />
       <Summary c={c} />
       <section class="cache-logs" data-testid="logs-section">
         <h2>Logs</h2>

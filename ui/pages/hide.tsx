@@ -10,6 +10,7 @@ import { addBaseLayer } from "../map/basemap.ts";
 import { parseAxis, parseCoordPair } from "../coords.ts";
 import { lastView } from "../map/view.ts";
 import { AttributeEditor } from "../game/attributes.tsx";
+import { defaultEvent, EventFields, EVENT_TYPES, type EventInput } from "../game/events.tsx";
 import type { CacheAttribute } from "../../src/cache-attributes.ts";
 
 /** The pin for the spot: drawn here, so no image file can be missing. */
@@ -20,7 +21,7 @@ const PIN = L.divIcon({
   iconAnchor: [12, 35],
 });
 
-export const TYPES = ["traditional", "multi", "mystery", "letterbox", "virtual", "event", "audio", "earth", "webcam", "other"];
+export const TYPES = ["traditional", "multi", "mystery", "letterbox", "virtual", "event", "cito", "audio", "earth", "webcam", "other"];
 export const SIZES = ["micro", "small", "regular", "large", "other", "none"];
 export const STEPS = [1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5];
 
@@ -43,6 +44,7 @@ export function HidePage() {
     email: "",
   });
   const [attributes, setAttributes] = useState<CacheAttribute[]>([]);
+  const [event, setEvent] = useState<EventInput>(defaultEvent);
   const [error, setError] = useState<string | null>(null);
   const [locating, setLocating] = useState<string | null>(null);
   const set = (k: keyof typeof f) => (e: Event) => {
@@ -155,6 +157,7 @@ export function HidePage() {
           contact: f.email ? { email: f.email } : undefined,
           status: draft ? "draft" : undefined,
           attributes: attributes.length ? attributes : undefined,
+          event: EVENT_TYPES.includes(f.type) ? event : undefined,
         },
       });
       route(`/cache/${c.id}`);
@@ -227,6 +230,7 @@ export function HidePage() {
             </select>
           </span>
         </div>
+        {EVENT_TYPES.includes(f.type) && <EventFields value={event} onChange={setEvent} />}
         <AttributeEditor value={attributes} onChange={setAttributes} />
         <label for="c-desc">Description</label>
         <textarea id="c-desc" rows={5} value={f.description} onInput={set("description")} />
