@@ -77,7 +77,8 @@ describe("attributes in the web app", () => {
     await edit(8).click();
     await fits(page);
     await page.locator(".edit-form").getByRole("button", { name: "Save" }).click();
-    await page.waitForFunction(() => document.querySelectorAll("[data-testid=attributes] li").length === 2 && !document.querySelector(".edit-form"));
+    // the page reloads the cache once saved: scenic view appears
+    await page.locator('[data-testid=attributes] li[data-attr="8"]').waitFor();
     expect(await shown(page)).toEqual(["1:1:Dogsyes", "8:1:Scenic viewyes"]);
     expect(await apiAttrs(dogId)).toEqual([
       { id: 1, inc: true },
