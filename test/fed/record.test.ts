@@ -233,7 +233,15 @@ describe("bodies", () => {
     const body = cacheToWire(withContact);
     expect(JSON.stringify(body)).not.toContain("example.org");
     expect(checkBody("cache", body as never, "publish")).toBeNull();
-    expect(cacheFromWire(body)).toEqual({ ...cache, unlisted: false });
+    // a cache without attributes leaves the field out, and reads back with none
+    expect(body.attributes).toBeUndefined();
+    expect(cacheFromWire(body)).toEqual({ ...cache, unlisted: false, attributes: [] });
+    // attributes travel as signed ids (+id yes, -id no)
+    const withAttrs = cacheToWire({ ...cache, attributes: [1, -32] });
+    expect(withAttrs.attributes).toEqual([1, -32]);
+    expect(checkBody("cache", withAttrs as never, "publish")).toBeNull();
+    expect(cacheFromWire(withAttrs).attributes).toEqual([1, -32]);
+    expect(checkBody("cache", { ...body, attributes: [0] } as never, "receive")).toContain("attributes");
     const unlisted = cacheToWire({ ...cache, unlisted: true });
     expect(unlisted.description).toBeUndefined();
     expect(unlisted.unlisted).toBe(true);
