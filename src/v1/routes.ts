@@ -10,7 +10,7 @@ import { openApiDocument } from "../http/openapi.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { getStation, listStations, parseBbox } from "../stations/registry.ts";
 import { STATION_CALL, STATION_LIST_QUERY } from "../stations/model.ts";
-import { CACHE_FILTER_QUERY, CACHE_KEY } from "../game/model.ts";
+import { CACHE_FILTER_QUERY, CACHE_KEY, LOG_KINDS } from "../game/model.ts";
 import { leaderboard } from "../game/stats.ts";
 import { buildInfo } from "../version.ts";
 import { cacheLogs, getCache, issueApiKey, listCaches, listFinds, V1_MAX } from "./service.ts";
@@ -153,7 +153,9 @@ export function v1Routes(gw: Gateway) {
       ...opts,
       query: t.Object({
         call: t.Optional(t.String({ description: "a callsign (any SSID)" })),
-        kind: t.Optional(t.UnionEnum(["find", "dnf", "note"], { description: "find (default), dnf or note" })),
+        kind: t.Optional(
+          t.UnionEnum([...LOG_KINDS], { description: 'find (default), or another log kind: dnf, note, needs-maintenance, ... (docs/api.md "Log kinds")' }),
+        ),
         since: t.Optional(t.Integer({ description: "foundAt at or after, unix ms" })),
         limit: t.Optional(t.Integer({ description: `how many, 1-${V1_MAX}, default 100` })),
         before: t.Optional(t.Integer({ description: "the `next` of the previous page" })),

@@ -35,6 +35,8 @@ export type V1Cache = Pick<
   | "placedAt"
   | "updatedAt"
   | "attributes"
+  | "needsMaintenance"
+  | "event"
   | "origin"
   | "finds"
   | "favorites"
@@ -75,6 +77,8 @@ const v1Cache = (base: string, c: Cache): V1Cache => ({
   placedAt: c.placedAt,
   updatedAt: c.updatedAt,
   attributes: c.attributes,
+  needsMaintenance: c.needsMaintenance ?? false,
+  ...(c.event ? { event: c.event } : {}),
   origin: c.origin,
   finds: c.finds,
   favorites: c.favorites,

@@ -366,7 +366,11 @@ describe("/api/v1", () => {
     const doc = (await (await g.get("/api/v1/openapi.json")).json()) as Record<string, any>;
     const finds = doc.paths["/api/v1/finds"].get;
     const kind = finds.parameters.find((p: { name: string }) => p.name === "kind");
-    expect(kind).toMatchObject({ in: "query", required: false, schema: { type: "string", enum: ["find", "dnf", "note"] } });
+    expect(kind).toMatchObject({
+      in: "query",
+      required: false,
+      schema: { type: "string", enum: expect.arrayContaining(["find", "dnf", "note", "needs-maintenance"]) },
+    });
     expect(JSON.stringify(finds.parameters.find((p: { name: string }) => p.name === "limit").schema)).toContain('"type":"integer"');
     expect(finds.security).toEqual([{}, { apiKey: [] }]);
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ in: "header", name: "x-api-key" });

@@ -174,6 +174,8 @@ describe("calendars and lists", () => {
     expect(list.events.map((e: any) => e.id)).toEqual([near, mid, far]);
     expect(list.events[0].distanceM).toBe(0);
     expect(list.events[1]).toMatchObject({ type: "event", event: expect.objectContaining({ timeZone: "UTC" }) });
+    // /api/v1 shows the event too
+    expect((await json(await g.get(`/api/v1/caches/${near}`))).event).toMatchObject({ start: "10:00", end: "11:00", timeZone: "UTC" });
     expect((await g.get("/api/events")).status).toBe(400);
     expect((await g.get("/api/events?near=95,0")).status).toBe(400);
   });

@@ -118,6 +118,9 @@ describe("what the logs do to the cache", () => {
     expect(nm.status).toBe(201);
     expect(await cache(c.id)).toMatchObject({ needsMaintenance: true, status: "active" });
     expect(await json(await g.get(`/api/caches/${c.id}`))).toMatchObject({ needsMaintenance: true });
+    expect(await json(await g.get(`/api/v1/caches/${c.id}`))).toMatchObject({ needsMaintenance: true });
+    const v1 = await json(await g.get("/api/v1/finds?call=N0FND&kind=needs-maintenance"));
+    expect(v1.finds.map((f: any) => [f.kind, f.text])).toContainEqual(["needs-maintenance", "log is soaked"]);
     expect(record(c.gid)).toMatchObject({ needsMaintenance: true });
     // the log's own record: a note naming its kind, so a peer of an older version shows a note
     expect(record((await json(nm)).gid)).toMatchObject({ kind: "note", logKind: "needs-maintenance", text: "log is soaked" });

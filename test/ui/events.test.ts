@@ -48,7 +48,12 @@ test("an owner hides an event from the form; its page says when, links its .ics 
   const id = new URL(page.url()).pathname.split("/").pop()!;
   const ics = await page.evaluate(async (href) => (await fetch(href!)).text(), await when.getByRole("link", { name: "Add to calendar" }).getAttribute("href"));
   expect(ics).toContain("BEGIN:VEVENT");
-  expect(((await (await g.get(`/api/caches/${id}`)).json()) as any).event).toMatchObject({ date: day, start: "19:30", end: "22:00", timeZone: "Europe/Zurich" });
+  expect(((await (await g.get(`/api/caches/${id}`)).json()) as any).event).toMatchObject({
+    date: day,
+    start: "19:30",
+    end: "22:00",
+    timeZone: "Europe/Zurich",
+  });
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
   await ctx.close();
 
