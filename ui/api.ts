@@ -1,4 +1,6 @@
 /** Talking to this instance's API from the web app. */
+import { t } from "./i18n/i18n.ts";
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -19,7 +21,7 @@ export class ApiError extends Error {
 export class NetworkError extends Error {
   readonly code = "network";
   constructor() {
-    super(navigator.onLine ? "no answer from the gateway (no network here, or the gateway is restarting); try again in a moment" : "this device is offline");
+    super(navigator.onLine ? t("state.noAnswer") : t("state.offline"));
   }
 }
 

@@ -1,6 +1,8 @@
 import { LocationProvider, Router, Route, useLocation } from "preact-iso";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { NAV } from "./nav.ts";
+import { t } from "./i18n/i18n.ts";
+import { LocalePicker, syncAccountPrefs } from "./i18n/picker.tsx";
 import { api, clientConfig } from "./api.ts";
 import { useLoad } from "./hooks.ts";
 import { MapPage } from "./pages/map.tsx";
@@ -51,9 +53,14 @@ function Header() {
   const operator = who.data?.operator === true;
   const account = useLoad(loadAccount, [path]);
   const verified = !!account.data?.call && account.data.verified;
+  const signedIn = !!account.data;
+  // a signed-in user's language and units follow them from device to device
+  useEffect(() => {
+    if (signedIn) syncAccountPrefs();
+  }, [signedIn]);
   return (
     <header class="topbar">
-      <a class="brand" href="/" aria-label="home">
+      <a class="brand" href="/" aria-label={t("nav.home")}>
         <span class="brand-mark" aria-hidden="true">
           ◈
         </span>
@@ -61,14 +68,15 @@ function Header() {
       </a>
       <SearchBox />
       <button type="button" ref={toggle} class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
-        Menu
+        {t("nav.menu")}
       </button>
       <nav id="nav" class={open ? "open" : ""} onClick={() => setOpen(false)}>
         {NAV.filter((n) => (!n.sysop || operator) && (!n.verified || verified)).map((n) => (
           <a href={n.href} aria-current={path === n.href || path.startsWith(n.href + "/") ? "page" : undefined}>
-            {n.label}
+            {t(n.label)}
           </a>
         ))}
+        {!account.loading && !signedIn && <LocalePicker signedIn={false} compact />}
       </nav>
     </header>
   );
@@ -83,7 +91,7 @@ function SkipLink() {
   return (
     // biome-ignore lint/a11y/useValidAnchor: a real link to the page's main part; the click only keeps the URL's hash (the set-up token lives there)
     <a class="skip-link" href="#main" onClick={skip}>
-      Skip to content
+      {t("nav.skip")}
     </a>
   );
 }

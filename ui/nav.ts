@@ -1,6 +1,7 @@
 /** The navigation bar, in order. Each part of the app adds its page here. */
 export interface NavItem {
   href: string;
+  /** the key of its label in ui/i18n (nav.*) */
   label: string;
   /** shown only to an operator of this instance (GET /api/admin/whoami) */
   sysop?: boolean;
@@ -9,19 +10,19 @@ export interface NavItem {
 }
 
 export const NAV: NavItem[] = [
-  { href: "/map", label: "Map" },
-  { href: "/hide", label: "Hide" },
-  { href: "/activity", label: "Activity" },
-  { href: "/leaderboard", label: "Leaderboard" },
-  { href: "/trackables", label: "Trackables" },
-  { href: "/lists", label: "Lists" },
-  { href: "/decode", label: "Decode" },
-  { href: "/peers", label: "Peers", sysop: true },
-  { href: "/messages", label: "Messages", verified: true },
-  { href: "/radio", label: "Radio" },
-  { href: "/bbs", label: "BBS" },
-  { href: "/sysop/bbs", label: "Forwarding", sysop: true },
-  { href: "/offline", label: "Offline" },
-  { href: "/about", label: "About" },
-  { href: "/account", label: "Account" },
+  { href: "/map", label: "nav.map" },
+  { href: "/hide", label: "nav.hide" },
+  { href: "/activity", label: "nav.activity" },
+  { href: "/leaderboard", label: "nav.leaderboard" },
+  { href: "/trackables", label: "nav.trackables" },
+  { href: "/lists", label: "nav.lists" },
+  { href: "/decode", label: "nav.decode" },
+  { href: "/peers", label: "nav.peers", sysop: true },
+  { href: "/messages", label: "nav.messages", verified: true },
+  { href: "/radio", label: "nav.radio" },
+  { href: "/bbs", label: "nav.bbs" },
+  { href: "/sysop/bbs", label: "nav.forwarding", sysop: true },
+  { href: "/offline", label: "nav.offline" },
+  { href: "/about", label: "nav.about" },
+  { href: "/account", label: "nav.account" },
 ];

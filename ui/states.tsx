@@ -1,3 +1,5 @@
+import { t } from "./i18n/i18n.ts";
+
 /**
  * A list's three states besides its content, said the same way on every page:
  * loading, could not load (with the reason), and nothing there yet.
@@ -6,13 +8,13 @@ export function LoadState({ state, what, empty }: { state: { loading: boolean; e
   if (state.error && !state.data)
     return (
       <p class="error" role="alert" data-state="error">
-        Could not load {what}: {state.error.message}
+        {t("state.couldNotLoad", { what, reason: state.error.message })}
       </p>
     );
   if (state.loading && !state.data)
     return (
       <p class="muted" role="status" data-state="loading">
-        Loading {what}…
+        {t("state.loading", { what })}
       </p>
     );
   if (empty)

@@ -17,6 +17,7 @@ import type { Gateway } from "../gateway.ts";
 import { AppError, badRequest } from "../errors.ts";
 import { sendMail } from "../notify/mail.ts";
 import { createUser } from "./users.ts";
+import { translator } from "../i18n/server.ts";
 
 const EMAIL_TOKEN_MS = 15 * 60_000;
 const MAX_CODE_ATTEMPTS = 5;
@@ -39,8 +40,8 @@ function linkBase(gw: Gateway): string {
   return gw.config.publicUrl ?? gw.url ?? `http://localhost:${gw.config.port}`;
 }
 
-/** Sends the sign-in message; returns how it went out. */
-export async function startEmailSignIn(gw: Gateway, rawEmail: unknown) {
+/** Sends the sign-in message, in the asker's language (src/i18n); returns how it went out. */
+export async function startEmailSignIn(gw: Gateway, rawEmail: unknown, lang = "en") {
   const email = parseEmail(rawEmail);
   const now = gw.clock.now();
   const token = randomBytes(32).toString("base64url");
@@ -60,16 +61,10 @@ export async function startEmailSignIn(gw: Gateway, rawEmail: unknown) {
   })();
   const link = `${linkBase(gw)}/signin/email#${token}`;
   const minutes = EMAIL_TOKEN_MS / 60_000;
+  const t = translator(lang);
+  const words = { instance: gw.config.instance, code, link, minutes };
   try {
-    const sent = await sendMail(gw, {
-      to: email,
-      subject: `Sign in to ${gw.config.instance}: code ${code}`,
-      text:
-        `Someone (hopefully you) asked to sign in to the svc-gateway instance ${gw.config.instance} with this address.\n\n` +
-        `Open this link to sign in:\n${link}\n\n` +
-        `or type this code on the sign-in page: ${code}\n\n` +
-        `The link and the code work once, for ${minutes} minutes. If you did not ask for this, ignore this message.\n`,
-    });
+    const sent = await sendMail(gw, { to: email, subject: t("email.signInSubject", words), text: t("email.signInBody", words) });
     return { sent: true, via: sent.via, expiresInS: EMAIL_TOKEN_MS / 1000 };
   } catch (e) {
     gw.db.query("DELETE FROM email_tokens WHERE id = ?").run(id);

@@ -11,6 +11,7 @@ import { createSession, endSession, renewSession, sessionCookie } from "./sessio
 import { accountView, claimWithDeviceKey } from "./account.ts";
 import { loginOptions, registrationOptions, removePasskey, verifyLogin, verifyRegistration, type RelyingParty } from "./passkeys.ts";
 import { finishEmailSignIn, startEmailSignIn } from "./email-signin.ts";
+import { fromAcceptLanguage } from "../i18n/server.ts";
 import { addCallsign, callsignsOf, parseCallsign, removeCallsign } from "./users.ts";
 import { baseCall } from "../callsign.ts";
 import { profileOf, publicProfile, updateProfile } from "./profile.ts";
@@ -141,8 +142,8 @@ export function accountRoutes(gw: Gateway) {
       })
       .post(
         "/auth/email/start",
-        async ({ body, set }) => {
-          const r = await startEmailSignIn(gw, body.email);
+        async ({ body, set, request }) => {
+          const r = await startEmailSignIn(gw, body.email, fromAcceptLanguage(request.headers.get("accept-language")));
           set.status = 202;
           return r;
         },
@@ -152,7 +153,8 @@ export function accountRoutes(gw: Gateway) {
           body: open({ email: t.String({ description: "the address to send the sign-in link and code to" }) }),
           detail: {
             summary: "Sign in by e-mail, step 1: send a link and a six-digit code to the address",
-            description: "202 with the same answer for known and unknown addresses; 400 bad_email for an address that is not one.",
+            description:
+              "202 with the same answer for known and unknown addresses; 400 bad_email for an address that is not one. The message is in the language of the request's Accept-Language (English, German, Spanish; else English).",
             tags: ["Accounts"],
           },
         },

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { X509Certificate } from "node:crypto";
 import { CA_CERT_FILE, tlsDir, type TlsMode } from "./index.ts";
+import { translator } from "../i18n/server.ts";
 
 /** The local CA's certificate (never its key); null unless TLS=local made one. */
 export function caCertificate(mode: TlsMode, dataDir: string): string | null {
@@ -29,27 +30,27 @@ export interface TlsPageInput {
   /** https://host:port/ once trusted */
   httpsUrl: string | null;
   qrSvg: string;
+  /** the visitor's language (src/i18n: Accept-Language); the steps for each system are in English for now */
+  lang?: string;
 }
 
 export function tlsPage(p: TlsPageInput): string {
-  const head = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Trust this gateway (HTTPS)</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:1rem auto;padding:0 1rem}code,kbd{font-size:.9em;background:#eee;padding:0 .2em;border-radius:3px;word-break:break-all}.fp{font-family:monospace;word-break:break-all;background:#eee;padding:.4em}.qr{width:12rem}.qr svg{width:100%;height:auto}h2{margin-top:1.6em}li{margin:.3em 0}</style></head><body>`;
+  const lang = p.lang ?? "en";
+  const t = translator(lang);
+  const head = `<!doctype html><html lang="${esc(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${t("tls.title")}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:1rem auto;padding:0 1rem}code,kbd{font-size:.9em;background:#eee;padding:0 .2em;border-radius:3px;word-break:break-all}.fp{font-family:monospace;word-break:break-all;background:#eee;padding:.4em}.qr{width:12rem}.qr svg{width:100%;height:auto}h2{margin-top:1.6em}li{margin:.3em 0}</style></head><body>`;
   if (!p.ca)
-    return `${head}<h1>HTTPS on this gateway</h1><p>${
-      p.mode === "off"
-        ? "HTTPS is off (setting <code>TLS=off</code>). The operator can turn on <code>TLS=local</code> to make this gateway its own certificate authority, then install it on devices from this page."
-        : `HTTPS uses ${p.mode === "acme" ? "a certificate from a public ACME authority" : "the operator's certificate files"} (<code>TLS=${p.mode}</code>): browsers trust it already, there is nothing to install.`
-    }</p>${p.httpsUrl ? `<p><a href="${esc(p.httpsUrl)}">Open the gateway over HTTPS</a></p>` : ""}</body></html>`;
+    return `${head}<h1>${t("tls.offHeading")}</h1><p>${
+      p.mode === "off" ? t("tls.off") : t("tls.trusted", { what: t(p.mode === "acme" ? "tls.acme" : "tls.files"), mode: p.mode })
+    }</p>${p.httpsUrl ? `<p><a href="${esc(p.httpsUrl)}">${t("tls.openHttps")}</a></p>` : ""}</body></html>`;
   const fp = new X509Certificate(p.ca).fingerprint256;
   const ca = esc(p.caUrl);
-  return `${head}<h1>Trust this gateway's certificates</h1>
-<p>This gateway is its own certificate authority (<code>TLS=local</code>): it signs the certificate of its HTTPS address. Install its CA certificate once on each device, and the browser opens ${
-    p.httpsUrl ? `<a href="${esc(p.httpsUrl)}">${esc(p.httpsUrl)}</a>` : "the HTTPS address"
-  } with no warning. Then offline maps, the installed app, field notes and passkeys work, which browsers allow only in a secure context.</p>
-<p><a href="${ca}" download="${CA_FILE_NAME}"><strong>Download the CA certificate</strong></a> (<code>${ca}</code>), or scan this with a phone:</p>
-<div class="qr" role="img" aria-label="QR code of ${ca}">${p.qrSvg}</div>
-<p>Before you trust it, compare its SHA-256 fingerprint with the one your device shows:</p><p class="fp" data-fingerprint>${fp}</p>
-<p>Only install it if you reached this page on your own network from a gateway you run or trust: a certificate authority can vouch for any site on the devices that trust it. Its private key never leaves the gateway's data directory.</p>
+  return `${head}<h1>${t("tls.heading")}</h1>
+<p>${t("tls.intro", { https: p.httpsUrl ? `<a href="${esc(p.httpsUrl)}">${esc(p.httpsUrl)}</a>` : t("tls.theHttpsAddress") })}</p>
+<p><a href="${ca}" download="${CA_FILE_NAME}"><strong>${t("tls.download")}</strong></a> (<code>${ca}</code>), ${t("tls.orScan")}</p>
+<div class="qr" role="img" aria-label="${t("tls.qrLabel", { url: ca })}">${p.qrSvg}</div>
+<p>${t("tls.compare")}</p><p class="fp" data-fingerprint>${fp}</p>
+<p>${t("tls.warning")}</p>
 <h2>Android</h2><ol><li>Download the certificate (the link or the QR code above).</li><li>Settings › Security and privacy › More security settings › Encryption and credentials › Install a certificate › <b>CA certificate</b> › Install anyway, and pick <code>${CA_FILE_NAME}</code> (names differ a little between makers: search Settings for “CA certificate”).</li><li>Chrome trusts it at once. Firefox: Settings › About Firefox, tap the logo five times, then Settings › Secret settings › <b>Use third party CA certificates</b>.</li></ol>
 <h2>iPhone and iPad (iOS, iPadOS)</h2><ol><li>Open the link in <b>Safari</b> (or scan the QR code with the Camera) and allow the configuration profile to download.</li><li>Settings › General › VPN and Device Management › the profile “svc-gateway on …” › Install.</li><li>Settings › General › About › Certificate Trust Settings › turn on full trust for it.</li></ol>
 <h2>Windows</h2><ol><li>Download the certificate and open <code>${CA_FILE_NAME}</code>.</li><li>Install Certificate › Local Machine › Place all certificates in the following store › Browse › <b>Trusted Root Certification Authorities</b> › Finish. (Or in an administrator prompt: <kbd>certutil -addstore -f ROOT ${CA_FILE_NAME}</kbd>.)</li><li>Edge and Chrome trust it after a restart of the browser; Firefox: see below.</li></ol>

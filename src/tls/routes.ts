@@ -8,6 +8,7 @@ import type { Gateway } from "../gateway.ts";
 import { conflict, notFound } from "../errors.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { caCertificate, CA_FILE_NAME, tlsPage } from "./page.ts";
+import { fromAcceptLanguage } from "../i18n/server.ts";
 
 const TAGS = ["System"];
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -50,8 +51,15 @@ export function tlsRoutes(gw: Gateway) {
         const httpsUrl = httpsPort === null ? null : `https://${named}${httpsPort === 443 ? "" : `:${httpsPort}`}/`;
         const { default: QRCode } = await import("qrcode");
         const qrSvg = await QRCode.toString(caUrl, { type: "svg", margin: 2, errorCorrectionLevel: "M" });
-        return new Response(tlsPage({ mode: gw.tls.mode, ca: ca(), caUrl, httpsUrl, qrSvg }), {
-          headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": PAGE_CSP, "cache-control": "no-cache" },
+        const lang = fromAcceptLanguage(request.headers.get("accept-language"));
+        return new Response(tlsPage({ mode: gw.tls.mode, ca: ca(), caUrl, httpsUrl, qrSvg, lang }), {
+          headers: {
+            "content-type": "text/html; charset=utf-8",
+            "content-security-policy": PAGE_CSP,
+            "cache-control": "no-cache",
+            "content-language": lang,
+            vary: "accept-language",
+          },
         });
       },
       {

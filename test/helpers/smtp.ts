@@ -36,6 +36,15 @@ function decodeQuotedPrintable(s: string): string {
   return Buffer.from(bytes).toString("utf8");
 }
 
+/** A header's RFC 2047 encoded words ("=?UTF-8?Q?Inicio_de_sesi=C3=B3n?=") as the text they stand for. */
+function decodeWords(h: string): string {
+  return h
+    .replace(/\?=\s+=\?/g, "?==?")
+    .replace(/=\?UTF-8\?([QB])\?([^?]*)\?=/gi, (_, kind: string, data: string) =>
+      kind.toUpperCase() === "B" ? Buffer.from(data, "base64").toString("utf8") : decodeQuotedPrintable(data.replace(/_/g, " ")),
+    );
+}
+
 function parse(raw: string, from: string, to: string[]): ReceivedMail {
   const split = raw.indexOf("\r\n\r\n");
   const head = raw.slice(0, split).replace(/\r\n[ \t]+/g, " ");
@@ -43,7 +52,7 @@ function parse(raw: string, from: string, to: string[]): ReceivedMail {
   const header = (n: string) => new RegExp(`^${n}:\\s*(.*)$`, "im").exec(head)?.[1] ?? "";
   const enc = header("Content-Transfer-Encoding").toLowerCase();
   const text = enc === "quoted-printable" ? decodeQuotedPrintable(body) : enc === "base64" ? Buffer.from(body, "base64").toString("utf8") : body;
-  return { from, to, raw, subject: header("Subject"), text: text.replace(/\r\n/g, "\n") };
+  return { from, to, raw, subject: decodeWords(header("Subject")), text: text.replace(/\r\n/g, "\n") };
 }
 
 export async function startSmtpSink(opts: { user?: string; pass?: string } = {}): Promise<SmtpSink> {

@@ -9,6 +9,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api } from "../api.ts";
 import { StationSymbol } from "./station-symbol.tsx";
+import { t } from "../i18n/i18n.ts";
 
 interface Answer {
   stations: Array<{ call: string; kind: string; symbol: string | null; lastHeard: number }>;
@@ -30,27 +31,30 @@ const PER_GROUP = 6;
 function optionsOf(a: Answer): Option[] {
   return [
     ...a.stations.slice(0, PER_GROUP).map((s) => ({
-      group: "Stations",
+      group: t("search.stations"),
       href: `/station/${encodeURIComponent(s.call)}`,
       label: s.call,
-      detail: s.kind === "station" ? "station" : s.kind,
+      detail: s.kind === "station" ? t("search.station") : s.kind,
       symbol: s.symbol,
     })),
     ...a.caches.slice(0, PER_GROUP).map((c) => ({
-      group: "Caches",
+      group: t("search.caches"),
       href: `/cache/${encodeURIComponent(String(c.id))}`,
       label: c.name,
       detail: `${c.code} · ${c.type}${c.status === "active" ? "" : " · " + c.status}`,
     })),
-    ...a.messages
-      .slice(0, PER_GROUP)
-      .map((m) => ({ group: "BBS", href: `/bbs/msg/${m.id}`, label: m.subject, detail: `${m.type === "B" ? "bulletin" : "mail"} ${m.from} → ${m.to}` })),
+    ...a.messages.slice(0, PER_GROUP).map((m) => ({
+      group: t("search.bbs"),
+      href: `/bbs/msg/${m.id}`,
+      label: m.subject,
+      detail: `${m.type === "B" ? t("search.bulletin") : t("search.mail")} ${m.from} → ${m.to}`,
+    })),
     // A peer's own site when it has one; else the sysop's peers page.
     ...a.peers.slice(0, PER_GROUP).map((p) => ({
-      group: "Peers",
+      group: t("search.peers"),
       href: p.url ?? `/peers#${encodeURIComponent(p.instance)}`,
       label: p.instance,
-      detail: `${p.trust} peer${p.url ? " · " + p.url.replace(/^https:\/\//, "") : ""}`,
+      detail: `${t("search.peer", { trust: p.trust })}${p.url ? " · " + p.url.replace(/^https:\/\//, "") : ""}`,
     })),
   ];
 }
@@ -150,8 +154,8 @@ export function SearchBox() {
         type="search"
         role="combobox"
         list={undefined}
-        aria-label="Search stations, caches, BBS and peers"
-        placeholder="Search (/)"
+        aria-label={t("search.label")}
+        placeholder={t("search.placeholder")}
         aria-expanded={shown}
         aria-controls="search-results"
         aria-autocomplete="list"
@@ -171,7 +175,7 @@ export function SearchBox() {
       />
       {shown && (
         <div class="search-panel">
-          <ul id="search-results" role="listbox" aria-label="Search results">
+          <ul id="search-results" role="listbox" aria-label={t("search.results")}>
             {opts.map((o, k) => {
               const head = o.group !== lastGroup;
               lastGroup = o.group;
@@ -203,11 +207,11 @@ export function SearchBox() {
           </ul>
           <p class="search-state muted" role="status">
             {state.loading
-              ? "Searching…"
+              ? t("search.searching")
               : state.error
-                ? `Search failed: ${state.error}`
+                ? t("search.failed", { reason: state.error })
                 : opts.length === 0 && state.for === q.trim()
-                  ? `Nothing found for “${q.trim()}”`
+                  ? t("search.nothing", { q: q.trim() })
                   : ""}
           </p>
         </div>

@@ -1,10 +1,11 @@
 /** Loading, empty and error states, the same on every page section. */
 import type { ComponentChildren } from "preact";
+import { t } from "../i18n/i18n.ts";
 
 export function Loading({ what }: { what: string }) {
   return (
     <p class="muted state-loading" role="status" aria-busy="true">
-      Loading {what}…
+      {t("state.loading", { what })}
     </p>
   );
 }
@@ -16,7 +17,7 @@ export function Empty({ children }: { children: ComponentChildren }) {
 export function Failed({ error, what }: { error: Error; what: string }) {
   return (
     <p class="error state-error" role="alert">
-      Could not load {what}: {error.message}
+      {t("state.couldNotLoad", { what, reason: error.message })}
     </p>
   );
 }

@@ -1,23 +1,57 @@
 /**
- * Units for readings: metric, with the imperial value beside it, unless the
- * signed-in user's preferences (`units`: "metric" | "imperial" in
- * /api/prefs) choose one system; then only that one is shown.
+ * Units for readings and distances, the one formatter every page uses:
+ * metric with the imperial value beside it until a system is chosen, then
+ * that one alone: metric (m, km, km/h, °C), imperial (ft, mi, mph, °F) or
+ * nautical (NM and kn; heights, rain and temperatures stay metric). The
+ * choice is this browser's (localStorage), and a signed-in user's
+ * preferences (`units` in /api/prefs) win over it. Numbers are written in
+ * the interface's language (ui/i18n).
  */
 import { api } from "../api.ts";
 import { loadAccount } from "../account/session.ts";
+import { fmtNumber, localeChanged } from "../i18n/i18n.ts";
 
-export type UnitPref = "metric" | "imperial" | null;
+export type UnitSystem = "metric" | "imperial" | "nautical";
+export type UnitPref = UnitSystem | null;
+export const UNIT_SYSTEMS: UnitSystem[] = ["metric", "imperial", "nautical"];
+const STORED = "svc.units";
+export const isUnitSystem = (v: unknown): v is UnitSystem => v === "metric" || v === "imperial" || v === "nautical";
+
+let current: UnitPref = (() => {
+  try {
+    const v = typeof localStorage !== "undefined" ? localStorage.getItem(STORED) : null;
+    return isUnitSystem(v) ? v : null;
+  } catch {
+    return null;
+  }
+})();
+
+/** The units chosen in this browser (or brought from the account's preferences); null: none chosen. */
+export const units = (): UnitPref => current;
+
+/** Chooses a unit system for this browser and redraws the app. */
+export function setUnits(u: UnitSystem, remember = true) {
+  if (u === current) return;
+  current = u;
+  if (remember)
+    try {
+      localStorage.setItem(STORED, u);
+    } catch {
+      /* private mode: for this visit only */
+    }
+  localeChanged();
+}
 
 let pref: Promise<UnitPref> | null = null;
-/** The user's unit preference; null when signed out or not chosen. */
+/** The user's unit preference: the account's when signed in and chosen there, else this browser's. */
 export const unitPref = () =>
   (pref ??= loadAccount()
     // signed out there are no preferences to ask for (and no 401 in the console)
     .then((a) => (a ? api<{ prefs: { units?: unknown } }>("/api/prefs") : null))
     .then(
-      (r) => (r?.prefs.units === "metric" || r?.prefs.units === "imperial" ? r.prefs.units : null),
+      (r) => (isUnitSystem(r?.prefs.units) ? r.prefs.units : null),
       () => null,
-    ));
+    )).then((p) => p ?? current);
 
 export interface Quantity {
   /** metric unit label and the imperial conversion */
@@ -25,30 +59,57 @@ export interface Quantity {
   imperial: string;
   toImperial: (v: number) => number;
   digits: [number, number];
+  /** the nautical unit when it differs from the metric one (knots) */
+  nautical?: { unit: string; from: (v: number) => number; digits: number };
 }
 
 export const Q = {
   temp: { metric: "°C", imperial: "°F", toImperial: (c: number) => (c * 9) / 5 + 32, digits: [1, 0] },
-  speed: { metric: "km/h", imperial: "mph", toImperial: (k: number) => k / 1.609344, digits: [0, 0] },
+  speed: {
+    metric: "km/h",
+    imperial: "mph",
+    toImperial: (k: number) => k / 1.609344,
+    digits: [0, 0],
+    nautical: { unit: "kn", from: (k: number) => k / 1.852, digits: 0 },
+  },
   altitude: { metric: "m", imperial: "ft", toImperial: (m: number) => m / 0.3048, digits: [0, 0] },
   rain: { metric: "mm", imperial: "in", toImperial: (mm: number) => mm / 25.4, digits: [1, 2] },
   pressure: { metric: "hPa", imperial: "inHg", toImperial: (h: number) => h * 0.0295299830714, digits: [1, 2] },
 } satisfies Record<string, Quantity>;
 
-/** "21.5 °C (70.7 °F)", or one of them by preference. */
-export function formatQ(v: number, q: Quantity, p: UnitPref): string {
-  const m = `${v.toFixed(q.digits[0])} ${q.metric}`;
-  const i = `${q.toImperial(v).toFixed(q.digits[1])} ${q.imperial}`;
-  return p === "imperial" ? i : p === "metric" ? m : `${m} (${i})`;
+const num = (v: number, digits: number) =>
+  fmtNumber(v, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: "min2" } as Intl.NumberFormatOptions);
+
+/** "21.5 °C (70.7 °F)", or one of them by preference ("11 kn" for nautical speeds). */
+export function formatQ(v: number, q: Quantity, p: UnitPref = current): string {
+  if (p === "nautical" && q.nautical) return `${num(q.nautical.from(v), q.nautical.digits)} ${q.nautical.unit}`;
+  const m = `${num(v, q.digits[0])} ${q.metric}`;
+  const i = `${num(q.toImperial(v), q.digits[1])} ${q.imperial}`;
+  return p === "imperial" ? i : p === "metric" || p === "nautical" ? m : `${m} (${i})`;
 }
 
-/** The chart unit and value mapping for a quantity under a preference (metric unless imperial is chosen). */
+/** The chart unit and value mapping for a quantity under a preference (metric unless imperial or nautical is chosen). */
 export function chartUnit(q: Quantity, p: UnitPref): { unit: string; map: (v: number) => number } {
+  if (p === "nautical" && q.nautical) return { unit: q.nautical.unit, map: q.nautical.from };
   return p === "imperial" ? { unit: q.imperial, map: q.toImperial } : { unit: q.metric, map: (v) => v };
 }
 
-/** A distance on the ground: "350 m", "12.4 km", "1240 km". */
-export const formatDistance = (m: number) => (m < 1000 ? `${Math.round(m)} m` : m < 100_000 ? `${(m / 1000).toFixed(1)} km` : `${Math.round(m / 1000)} km`);
+/**
+ * A distance on the ground in the chosen system: "350 m", "12.4 km", "1240 km";
+ * "850 ft", "3.2 mi"; "0.19 NM", "12.4 NM". Metric when none is chosen.
+ */
+export function formatDistance(m: number, p: UnitPref = current): string {
+  if (p === "imperial") {
+    const ft = m / 0.3048;
+    const mi = m / 1609.344;
+    return ft < 1000 ? `${num(ft, 0)} ft` : mi < 100 ? `${num(mi, 1)} mi` : `${num(mi, 0)} mi`;
+  }
+  if (p === "nautical") {
+    const nm = m / 1852;
+    return nm < 10 ? `${num(nm, 2)} NM` : nm < 100 ? `${num(nm, 1)} NM` : `${num(nm, 0)} NM`;
+  }
+  return m < 1000 ? `${num(m, 0)} m` : m < 100_000 ? `${num(m / 1000, 1)} km` : `${num(m / 1000, 0)} km`;
+}
 
 const pad = (n: number, w: number) => String(n).padStart(w, "0");
 

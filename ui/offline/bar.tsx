@@ -1,6 +1,7 @@
 /** A strip under the header: offline, field notes waiting, a new version ready. */
 import { applyUpdate, useOfflineState } from "./status.ts";
 import { secureContext } from "../secure-context.tsx";
+import { t } from "../i18n/i18n.ts";
 import "./offline.css";
 
 export function OfflineBar() {
@@ -11,25 +12,20 @@ export function OfflineBar() {
     <div class="offline-bar" data-testid="offline-bar">
       {!st.online && (
         <p role="status" class="offline-state" data-testid="offline-state">
-          <b>Offline.</b>{" "}
-          {secureContext()
-            ? "Showing what this browser saved: the app, saved areas and your field notes."
-            : "Logs you post are kept in this browser as field notes and sent when the network returns."}
+          <b>{t("offlineBar.offline")}</b> {secureContext() ? t("offlineBar.secure") : t("offlineBar.plain")}
         </p>
       )}
       {n > 0 && (
         <p data-testid="pending-notes">
-          <a href="/offline">
-            {n} field {n === 1 ? "note" : "notes"} waiting to be sent
-          </a>
-          {st.online ? " (sending…)" : " when the network returns."}
+          <a href="/offline">{t("offlineBar.waiting", { count: n })}</a>
+          {st.online ? t("offlineBar.sending") : t("offlineBar.whenBack")}
         </p>
       )}
       {st.updateReady && (
         <p role="alert" data-testid="update-ready">
-          A new version is ready:{" "}
+          {t("offlineBar.update")}{" "}
           <button type="button" onClick={applyUpdate}>
-            Reload
+            {t("offlineBar.reload")}
           </button>
         </p>
       )}

@@ -10,6 +10,8 @@ import { loadAccount, type Account } from "../account/session.ts";
 import { SignIn } from "../account/signin.tsx";
 import { useAction, type SectionProps } from "../account/ui.tsx";
 import { ACCOUNT_SECTIONS } from "../account/sections.tsx";
+import { LocalePicker } from "../i18n/picker.tsx";
+import { t } from "../i18n/i18n.ts";
 
 export function AccountPage() {
   const [version, setVersion] = useState(0);
@@ -54,6 +56,10 @@ function AccountView(props: SectionProps) {
         </p>
       )}
       {errorView}
+      <section class="card" aria-labelledby="prefs-title">
+        <h2 id="prefs-title">{t("prefs.title")}</h2>
+        <LocalePicker signedIn />
+      </section>
       {ACCOUNT_SECTIONS.map((S) => (
         <S {...props} />
       ))}

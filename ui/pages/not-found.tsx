@@ -1,9 +1,11 @@
+import { t } from "../i18n/i18n.ts";
+
 export function NotFound() {
   return (
     <section class="page">
-      <h1>Not found</h1>
+      <h1>{t("state.notFound")}</h1>
       <p>
-        There is no page here. Try the <a href="/map">map</a>.
+        {t("state.noPage")} <a href="/map">{t("state.mapLink")}</a>.
       </p>
     </section>
   );

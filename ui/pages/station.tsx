@@ -14,7 +14,10 @@ import { formatDate } from "../account/session.ts";
 import { SmallMap } from "../components/small-map.tsx";
 import { StationSymbol } from "../components/station-symbol.tsx";
 import { Empty, Failed, Loading } from "../components/states.tsx";
-import { chartUnit, compass, formatDdm, formatQ, Q, unitPref, type Quantity, type UnitPref } from "../components/units.ts";
+import { chartUnit, compass, formatDdm, formatDistance, formatQ, Q, unitPref, type Quantity, type UnitPref } from "../components/units.ts";
+import { t } from "../i18n/i18n.ts";
+import { When } from "../time.tsx";
+import { distanceBearing } from "../offline/compass.tsx";
 import type { Weather } from "../../src/aprs/types.ts";
 import { weatherReadings } from "../stations/readings.tsx";
 
@@ -205,7 +208,7 @@ function CurrentWeather({ wx, at, pref }: { wx: Weather; at?: number; pref: Unit
   const items = weatherReadings(wx, pref);
   return (
     <section>
-      <h2>Current weather</h2>
+      <h2>{t("station.currentWeather")}</h2>
       {at && <p class="muted">Reported {formatDate(at)}</p>}
       <ul class="readings" data-testid="current-weather">
         {items.map(([q, v]) => (
@@ -276,7 +279,7 @@ function Packets({ call }: { call: string }) {
   const rows = pages.flat();
   return (
     <section>
-      <h2>Raw packets</h2>
+      <h2>{t("station.rawPackets")}</h2>
       {rows.length > 0 && (
         <table class="table packets" data-testid="packets">
           <thead>
@@ -300,9 +303,9 @@ function Packets({ call }: { call: string }) {
           </tbody>
         </table>
       )}
-      {state.loading && <Loading what="packets" />}
-      {state.error && <Failed error={state.error} what="packets" />}
-      {!state.loading && !state.error && rows.length === 0 && <Empty>No raw packets kept for this station.</Empty>}
+      {state.loading && <Loading what={t("station.thePackets")} />}
+      {state.error && <Failed error={state.error} what={t("station.thePackets")} />}
+      {!state.loading && !state.error && rows.length === 0 && <Empty>{t("station.noPackets")}</Empty>}
       {next !== null && !state.loading && (
         <button type="button" onClick={() => load(next)}>
           Older packets
@@ -316,9 +319,9 @@ function Messages({ call }: { call: string }) {
   const m = useLoad(() => api<{ messages: Message[] }>(`/api/messages?call=${encodeURIComponent(call)}&limit=50`), [call]);
   return (
     <section>
-      <h2>Messages</h2>
-      {m.loading && <Loading what="messages" />}
-      {m.error && <Failed error={m.error} what="messages" />}
+      <h2>{t("station.messages")}</h2>
+      {m.loading && <Loading what={t("station.theMessages")} />}
+      {m.error && <Failed error={m.error} what={t("station.theMessages")} />}
       {m.data && m.data.messages.length === 0 && <Empty>No APRS messages from or to {call} heard.</Empty>}
       {m.data && m.data.messages.length > 0 && (
         <table class="table" data-testid="messages">
@@ -340,6 +343,13 @@ function Messages({ call }: { call: string }) {
   );
 }
 
+/** The length of a track along its positions, in metres. */
+function trackLength(track: Array<{ lat: number; lon: number }>): number {
+  let m = 0;
+  for (let i = 1; i < track.length; i++) m += distanceBearing(track[i - 1]!, track[i]!).m;
+  return m;
+}
+
 export function StationPage({ call }: { call: string }) {
   const c = decodeURIComponent(call);
   // the page may have come with this answer (src/http/first-view.ts)
@@ -357,9 +367,9 @@ export function StationPage({ call }: { call: string }) {
             {detail.error.message}
           </p>
         ) : detail.error instanceof ApiError && detail.error.status === 404 ? (
-          <Empty>{c} has not been heard here (or not for a week).</Empty>
+          <Empty>{t("station.notHeard", { call: c })}</Empty>
         ) : (
-          <Failed error={detail.error} what="the station" />
+          <Failed error={detail.error} what={t("station.theStation")} />
         )}
       </section>
     );
@@ -369,7 +379,7 @@ export function StationPage({ call }: { call: string }) {
     return (
       <section class="page">
         <h1>{c}</h1>
-        <Loading what="the station" />
+        <Loading what={t("station.theStation")} />
       </section>
     );
   }
@@ -381,17 +391,21 @@ export function StationPage({ call }: { call: string }) {
         <StationSymbol symbol={d.symbol} /> {d.call}
       </h1>
       {d.comment && <p>{d.comment}</p>}
-      {d.lat !== undefined && d.lon !== undefined ? <SmallMap lat={d.lat} lon={d.lon} track={track} label={d.call} /> : <Empty>No position heard.</Empty>}
+      {d.lat !== undefined && d.lon !== undefined ? (
+        <SmallMap lat={d.lat} lon={d.lon} track={track} label={d.call} />
+      ) : (
+        <Empty>{t("station.noPosition")}</Empty>
+      )}
       <dl class="facts" data-testid="station-facts">
         {d.kind !== "station" && (
           <>
-            <dt>Kind</dt>
+            <dt>{t("station.kind")}</dt>
             <dd>
               {d.kind}
               {d.owner && (
                 <>
                   {" "}
-                  by <a href={`/station/${encodeURIComponent(d.owner)}`}>{d.owner}</a>
+                  {t("station.by")} <a href={`/station/${encodeURIComponent(d.owner)}`}>{d.owner}</a>
                 </>
               )}
             </dd>
@@ -399,22 +413,27 @@ export function StationPage({ call }: { call: string }) {
         )}
         {d.lat !== undefined && d.lon !== undefined && (
           <>
-            <dt>Position</dt>
+            <dt>{t("station.position")}</dt>
             <dd>
               {formatDdm(d.lat, d.lon)} ({d.lat.toFixed(5)}, {d.lon.toFixed(5)})
-              {d.lastPositionAt && <span class="muted"> at {formatDate(d.lastPositionAt)}</span>}
+              {d.lastPositionAt && (
+                <span class="muted">
+                  {" "}
+                  {t("station.at")} {formatDate(d.lastPositionAt)}
+                </span>
+              )}
             </dd>
           </>
         )}
         {d.speedKmh !== undefined && (
           <>
-            <dt>Speed</dt>
+            <dt>{t("station.speed")}</dt>
             <dd>{formatQ(d.speedKmh, Q.speed, pref)}</dd>
           </>
         )}
         {d.course !== undefined && (
           <>
-            <dt>Course</dt>
+            <dt>{t("station.course")}</dt>
             <dd>
               {d.course}° {compass(d.course)}
             </dd>
@@ -422,21 +441,29 @@ export function StationPage({ call }: { call: string }) {
         )}
         {d.altitudeM !== undefined && (
           <>
-            <dt>Altitude</dt>
+            <dt>{t("station.altitude")}</dt>
             <dd>{formatQ(d.altitudeM, Q.altitude, pref)}</dd>
           </>
         )}
-        <dt>Last heard</dt>
-        <dd>{formatDate(d.lastHeard)}</dd>
+        {d.track.length > 1 && (
+          <>
+            <dt>{t("station.track")}</dt>
+            <dd data-testid="track-length">{t("station.trackPositions", { count: d.track.length, distance: formatDistance(trackLength(d.track), pref) })}</dd>
+          </>
+        )}
+        <dt>{t("station.lastHeard")}</dt>
+        <dd>
+          <When at={d.lastHeard} />
+        </dd>
         {d.source && (
           <>
-            <dt>Heard</dt>
-            <dd>{d.source === "rf" ? `on RF by ${d.igate}` : `via ${d.source}`}</dd>
+            <dt>{t("station.heard")}</dt>
+            <dd>{d.source === "rf" ? t("station.onRf", { igate: d.igate }) : t("station.via", { source: d.source })}</dd>
           </>
         )}
         {d.path && (
           <>
-            <dt>Path</dt>
+            <dt>{t("station.path")}</dt>
             <dd>
               <code>{d.path}</code>
             </dd>
@@ -444,22 +471,22 @@ export function StationPage({ call }: { call: string }) {
         )}
         {d.status && (
           <>
-            <dt>Status</dt>
+            <dt>{t("station.status")}</dt>
             <dd>{d.status}</dd>
           </>
         )}
         {d.device && (
           <>
-            <dt>Device</dt>
+            <dt>{t("station.device")}</dt>
             <dd>{d.device}</dd>
           </>
         )}
-        <dt>Packets</dt>
+        <dt>{t("station.packets")}</dt>
         <dd>{d.packets}</dd>
       </dl>
       {d.heard.length > 0 && (
         <details>
-          <summary>Paths heard lately</summary>
+          <summary>{t("station.pathsHeard")}</summary>
           <ul data-testid="heard">
             {d.heard.slice(0, 10).map((h) => (
               <li>
@@ -470,18 +497,18 @@ export function StationPage({ call }: { call: string }) {
         </details>
       )}
       {d.wx && Object.keys(d.wx).length > 0 && <CurrentWeather wx={d.wx} at={d.wxAt} pref={pref} />}
-      {series.loading && <Loading what="weather and telemetry history" />}
-      {series.error && <Failed error={series.error} what="weather and telemetry history" />}
+      {series.loading && <Loading what={t("station.history")} />}
+      {series.error && <Failed error={series.error} what={t("station.history")} />}
       {s && s.wx.length > 0 && (
         <section>
-          <h2>Weather history</h2>
+          <h2>{t("station.weatherHistory")}</h2>
           <WeatherCharts wx={s.wx} pref={pref} />
         </section>
       )}
       {s && s.telemetry.points.length > 0 && <Telemetry t={s.telemetry} />}
       {d.objects.length > 0 && (
         <section>
-          <h2>Objects and items</h2>
+          <h2>{t("station.objects")}</h2>
           <ul data-testid="objects">
             {d.objects.map((o) => (
               <li>

@@ -9,6 +9,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
+import { t } from "../i18n/i18n.ts";
 
 const DISMISSED = "svc.welcome";
 
@@ -43,22 +44,22 @@ export function Welcome() {
     stop?.focus();
   };
   return (
-    <div class="welcome" role="region" aria-label="Welcome" data-testid="welcome">
-      <p>APRS stations on the air and a geocaching game, on foot or by radio.</p>
+    <div class="welcome" role="region" aria-label={t("welcome.region")} data-testid="welcome">
+      <p>{t("welcome.what")}</p>
       {!signedIn && (
         <a class="button primary" href="/account">
-          Sign in
+          {t("welcome.signIn")}
         </a>
       )}
       <button type="button" onClick={findCaches}>
-        Find caches
+        {t("welcome.findCaches")}
       </button>
       {operator && (
-        <a class="button" href="/setup" data-testid="welcome-checklist" title="The getting-started checklist for this gateway's operator">
-          Getting started
+        <a class="button" href="/setup" data-testid="welcome-checklist" title={t("welcome.checklistTitle")}>
+          {t("welcome.gettingStarted")}
         </a>
       )}
-      <button type="button" class="welcome-close" aria-label="Dismiss the welcome" onClick={dismiss}>
+      <button type="button" class="welcome-close" aria-label={t("welcome.dismiss")} onClick={dismiss}>
         ×
       </button>
     </div>

@@ -1,0 +1,78 @@
+/**
+ * The server's own words follow the reader's language (src/i18n): the
+ * e-mail sign-in message through a real SMTP server and the /tls page, for
+ * Accept-Language German and Spanish; English for a language without a
+ * file and without the header.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
+import { fromAcceptLanguage } from "../../src/i18n/server.ts";
+
+let g: Running;
+/** with TLS=local, for the /tls page with its CA (plain http there redirects the sign-in POSTs) */
+let tls: Running;
+let smtp: SmtpSink;
+
+beforeAll(async () => {
+  smtp = await startSmtpSink({ user: "gw", pass: "mail-pass" });
+  g = await startInProcess({ SMTP_URL: smtp.url, MAIL_FROM: "gw@example.org", INSTANCE: "test-gw" });
+  tls = await startInProcess({ TLS: "local", HTTPS_PORT: "0" });
+});
+afterAll(async () => {
+  await g.stop();
+  await tls.stop();
+  await smtp.stop();
+});
+
+describe("the server's words in the reader's language", () => {
+  test("Accept-Language picks the best language there is a file for", () => {
+    expect(fromAcceptLanguage("de-AT,de;q=0.9,en;q=0.5")).toBe("de");
+    expect(fromAcceptLanguage("fr-FR, es;q=0.8, en;q=0.9")).toBe("en");
+    expect(fromAcceptLanguage("fr, es;q=0.5")).toBe("es");
+    expect(fromAcceptLanguage("fr, ja")).toBe("en");
+    expect(fromAcceptLanguage("de;q=0")).toBe("en");
+    expect(fromAcceptLanguage(null)).toBe("en");
+  });
+
+  test("the e-mail sign-in message is in German for Accept-Language: de, and its link and code still work", async () => {
+    const start = await g.post("/auth/email/start", { email: "de@example.org" }, { headers: { "accept-language": "de-DE,de;q=0.9" } });
+    expect(start.status).toBe(202);
+    const mail = await smtp.next("de@example.org");
+    expect(mail.subject).toMatch(/^Anmeldung bei test-gw: Code \d{6}$/);
+    expect(mail.text).toContain("Öffne diesen Link, um dich anzumelden:");
+    expect(mail.text).toContain("15 Minuten lang");
+    const code = /Code (\d{6})/.exec(mail.subject)![1];
+    const v = await g.post("/auth/email/verify", { email: "de@example.org", code });
+    expect(v.status).toBe(200);
+  });
+
+  test("in Spanish for es, and in English without the header", async () => {
+    await g.post("/auth/email/start", { email: "es@example.org" }, { headers: { "accept-language": "es-MX" } });
+    const es = await smtp.next("es@example.org");
+    expect(es.subject).toMatch(/^Inicio de sesión en test-gw: código \d{6}$/);
+    expect(es.text).toContain("Abre este enlace para iniciar sesión:");
+    await g.post("/auth/email/start", { email: "en@example.org" });
+    const en = await smtp.next("en@example.org");
+    expect(en.subject).toMatch(/^Sign in to test-gw: code \d{6}$/);
+  });
+
+  test("the /tls page in German for Accept-Language: de, in English otherwise", async () => {
+    const de = await tls.get("/tls", { headers: { "accept-language": "de" } });
+    expect(de.status).toBe(200);
+    expect(de.headers.get("content-language")).toBe("de");
+    expect(de.headers.get("vary")?.toLowerCase()).toContain("accept-language");
+    const html = await de.text();
+    expect(html).toContain('<html lang="de">');
+    expect(html).toContain("<h1>Den Zertifikaten dieses Gateways vertrauen</h1>");
+    expect(html).toContain("Das CA-Zertifikat herunterladen");
+    expect(html).toMatch(/data-fingerprint>[0-9A-F:]{95}</);
+    const en = await (await tls.get("/tls", { headers: { "accept-language": "fr" } })).text();
+    expect(en).toContain('<html lang="en">');
+    expect(en).toContain("<h1>Trust this gateway's certificates</h1>");
+    // TLS off: the short page, in Spanish
+    const off = await (await g.get("/tls", { headers: { "accept-language": "es-ES,es;q=0.9" } })).text();
+    expect(off).toContain("<h1>HTTPS en este gateway</h1>");
+    expect(off).toContain("HTTPS está desactivado (ajuste <code>TLS=off</code>)");
+  });
+});
