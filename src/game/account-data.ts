@@ -6,7 +6,7 @@
  * positions unpinned, their records re-published), its caches archived and
  * anonymised (re-published so peers update their mirrors), its trackables and
  * their moves anonymised and re-published, its ratings,
- * favorites, uploads, stage unlocks and supporter row deleted.
+ * favorites, uploads, stage unlocks, reports of caches and supporter row deleted.
  */
 import type { Core } from "../gateway.ts";
 import type { AccountData } from "../accounts/gdpr.ts";
@@ -61,6 +61,7 @@ export const gameData: AccountData = {
     const { trackables, moves: trackableMoves } = trackablesDataOf(gw, id);
     const personalNotes = personalNotesOf(gw, id);
     const lists = listsOf(gw, id);
+    const reports = all(gw, "SELECT cache_id AS cacheId, call, reason, created_at AS createdAt FROM cache_reports WHERE user_id = ? ORDER BY created_at", id);
     if (
       !caches.length &&
       !logs.length &&
@@ -72,10 +73,11 @@ export const gameData: AccountData = {
       !trackables.length &&
       !trackableMoves.length &&
       !personalNotes.length &&
-      !lists.length
+      !lists.length &&
+      !reports.length
     )
       return null;
-    return { caches, logs, ratings, favorites, media, stageUnlocks, supporter, trackables, trackableMoves, personalNotes, lists };
+    return { caches, logs, ratings, favorites, media, stageUnlocks, supporter, trackables, trackableMoves, personalNotes, lists, reports };
   },
   erase(gw, account) {
     const id = account.userId;
@@ -95,6 +97,7 @@ export const gameData: AccountData = {
       supporter: del("DELETE FROM supporters WHERE user_id = ?"),
       personalNotes: del("DELETE FROM personal_notes WHERE user_id = ?"),
       lists: del("DELETE FROM cache_lists WHERE user_id = ?"),
+      reports: del("DELETE FROM cache_reports WHERE user_id = ?"),
     };
   },
 };

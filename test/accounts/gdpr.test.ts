@@ -214,8 +214,16 @@ describe("export of BBS mail and box commands", () => {
  */
 function schemaTables(): string[] {
   const schema = readFileSync(join(ROOT, "schema.sql"), "utf8");
-  const dropped = new Set([...schema.matchAll(/^DROP TABLE (?:IF EXISTS )?(\w+)/gm)].map((m) => m[1]!));
-  const created = [...schema.matchAll(/^CREATE (VIRTUAL )?TABLE (?:IF NOT EXISTS )?(\w+)/gm)].filter((m) => !dropped.has(m[2]!));
+  // in schema.sql's order: a table is created, dropped, or renamed (a rebuild: the new table takes the old one's name)
+  const tables = new Map<string, boolean>();
+  for (const m of schema.matchAll(
+    /^(?:CREATE (VIRTUAL )?TABLE (?:IF NOT EXISTS )?(\w+)|DROP TABLE (?:IF EXISTS )?(\w+)|ALTER TABLE (\w+) RENAME TO (\w+))/gm,
+  )) {
+    if (m[2]) tables.set(m[2], !!m[1]);
+    else if (m[3]) tables.delete(m[3]);
+    else if (m[4] && m[5]) tables.set(m[5], tables.get(m[4]) ?? false), tables.delete(m[4]);
+  }
+  const created = [...tables].map(([name, isVirtual]) => [null, isVirtual ? "VIRTUAL " : undefined, name] as const);
   const virtual = created.filter((m) => m[1]).map((m) => m[2]!);
   const inDb = (g.gw.db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>)
     .map((r) => r.name)

@@ -185,4 +185,14 @@ describe("reports", () => {
     expect((await g.post(`/api/caches/${c.id}/report`, { reason: "signed out" })).status).toBe(401);
     expect((await g.post("/api/caches/999999/report", { reason: "no such cache" }, as(finder))).status).toBe(404);
   });
+
+  test("a reporter's reports are in their account export and go with their account", async () => {
+    const c = await newCache(47.7);
+    const u = signedInUser(g.gw, "N0REP", { verified: true });
+    expect((await g.post(`/api/caches/${c.id}/report`, { reason: "cache is gone" }, as(u))).status).toBe(201);
+    const x = await json(await g.post("/api/account/N0REP/export", {}, as(u)));
+    expect(x.data.game.reports).toEqual([{ cacheId: c.id, call: "N0REP", reason: "cache is gone", createdAt: expect.any(Number) }]);
+    expect((await g.post("/api/account/N0REP/delete", { confirm: true }, as(u))).status).toBe(200);
+    expect((await json(await g.get(`/api/caches/${c.id}/reports`, as(owner)))).reports).toEqual([]);
+  });
 });
