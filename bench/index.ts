@@ -17,6 +17,7 @@ const BENCHES: Record<string, (args: string[]) => Promise<unknown>> = {
   sync: () => import("./sync.ts").then((m) => m.run()),
   live: () => import("./live.ts").then((m) => m.run()),
   game: () => import("./game.ts").then((m) => m.run()),
+  attributes: () => import("./attributes.ts").then((m) => m.run()),
   "game-mirrors": () => import("./game-mirrors.ts").then((m) => m.run()),
   "sqlite-cache": () => import("./sqlite-cache.ts").then((m) => m.run()),
   "fk-index": () => import("./fk-index.ts").then((m) => m.run()),
