@@ -625,6 +625,8 @@ export interface CacheFilters {
   ownedBy?: { userId: number; mine: boolean };
   disabled?: boolean;
   tierA?: boolean;
+  /** the open-maintenance flag (native caches: a mirror's is read from its record, so `true` leaves mirrors out) */
+  maintenance?: boolean;
   /** `attr=`: signed attribute ids the cache must have (+id yes, -id no) */
   attrs?: number[];
 }
@@ -703,6 +705,7 @@ export function filterSql(f: CacheFilters): { sql: string; args: Array<string | 
   }
   if (f.ownedBy) where.push(f.ownedBy.mine ? "c.owner_id = ?" : "c.owner_id IS NOT ?"), args.push(f.ownedBy.userId);
   if (f.disabled !== undefined) where.push(f.disabled ? "c.status = 'disabled'" : "c.status <> 'disabled'");
+  if (f.maintenance !== undefined) where.push(`c.needs_maintenance = ${f.maintenance ? 1 : 0}`);
   if (f.tierA) where.push("EXISTS (SELECT 1 FROM logs l WHERE l.cache_id = c.id AND l.kind = 'find' AND l.tier = 'a' AND l.state = 'active')");
   if (f.attrs?.length) {
     const a = attrFilterSql(f.attrs);
@@ -753,12 +756,21 @@ const LIVING_MAX_AGE_MS = 24 * 3_600_000;
 
 function livingMatches(f: CacheFilters): boolean {
   return (
-    !f.q && !f.sizes && !f.difficulty && !f.terrain && !f.owner && !personal(f) && !f.disabled && !f.attrs?.length && (!f.types || f.types.includes("living"))
+    !f.q &&
+    !f.sizes &&
+    !f.difficulty &&
+    !f.terrain &&
+    !f.owner &&
+    !personal(f) &&
+    !f.disabled &&
+    !f.maintenance &&
+    !f.attrs?.length &&
+    (!f.types || f.types.includes("living"))
   );
 }
 
 function mirrorMatches(m: MirroredCache, f: CacheFilters): boolean {
-  if (personal(f)) return false;
+  if (personal(f) || f.maintenance) return false;
   if (f.disabled !== undefined && (m.status === "disabled") !== f.disabled) return false;
   if (f.q && !`${m.name} ${m.ownerCall ?? ""} ${m.description ?? ""}`.toLowerCase().includes(f.q)) return false;
   if (f.types && !f.types.includes(m.type)) return false;

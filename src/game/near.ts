@@ -23,6 +23,7 @@ export const PERSONAL_FILTER_QUERY = {
   mine: t.Optional(t.String({ description: "1: only caches I own; 0: none of mine (signed in)" })),
   disabled: t.Optional(t.String({ description: "1: only disabled caches; 0: no disabled caches" })),
   tierA: t.Optional(t.String({ description: "1: only caches with an RF-proven (Tier A) find" })),
+  maintenance: t.Optional(t.String({ description: "1: only caches needing maintenance (hidden here); 0: none flagged" })),
 };
 
 /** `near=` as a point: LAT,LON in decimal degrees. */
@@ -42,7 +43,10 @@ const yesNo = (v: string | undefined, field: string): boolean | undefined => {
 };
 
 /** The personal filters from the query; found and mine need a signed-in user. */
-export function personalFilters(q: { found?: string; mine?: string; disabled?: string; tierA?: string }, userId: number | null): Partial<CacheFilters> {
+export function personalFilters(
+  q: { found?: string; mine?: string; disabled?: string; tierA?: string; maintenance?: string },
+  userId: number | null,
+): Partial<CacheFilters> {
   const f: Partial<CacheFilters> = {};
   const found = yesNo(q.found, "found");
   const mine = yesNo(q.mine, "mine");
@@ -53,6 +57,8 @@ export function personalFilters(q: { found?: string; mine?: string; disabled?: s
   const disabled = yesNo(q.disabled, "disabled");
   if (disabled !== undefined) f.disabled = disabled;
   if (yesNo(q.tierA, "tierA")) f.tierA = true;
+  const maintenance = yesNo(q.maintenance, "maintenance");
+  if (maintenance !== undefined) f.maintenance = maintenance;
   return f;
 }
 

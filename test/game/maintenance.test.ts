@@ -122,6 +122,13 @@ describe("what the logs do to the cache", () => {
     const v1 = await json(await g.get("/api/v1/finds?call=N0FND&kind=needs-maintenance"));
     expect(v1.finds.map((f: any) => [f.kind, f.text])).toContainEqual(["needs-maintenance", "log is soaked"]);
     expect(record(c.gid)).toMatchObject({ needsMaintenance: true });
+    // the map's filter: maintenance=1 only flagged caches, 0 none of them
+    const other = await newCache(47.21);
+    const ids = async (q: string) => (await json(await g.get(`/api/caches?bbox=7.9,47.15,8.1,47.25${q}`))).caches.map((x: any) => x.id);
+    expect(await ids("&maintenance=1")).toEqual([c.id]);
+    expect(await ids("&maintenance=0")).toEqual([other.id]);
+    expect((await json(await g.get("/api/caches?near=47.2,8&maintenance=1"))).caches.map((x: any) => x.id)).toEqual([c.id]);
+    expect((await g.get("/api/caches?near=47.2,8&maintenance=yes")).status).toBe(400);
     // the log's own record: a note naming its kind, so a peer of an older version shows a note
     expect(record((await json(nm)).gid)).toMatchObject({ kind: "note", logKind: "needs-maintenance", text: "log is soaked" });
     expect((await log(c.id, owner, "owner-maintenance", "new logbook")).status).toBe(201);

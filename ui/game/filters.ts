@@ -14,6 +14,8 @@ export interface CacheFilter {
   /** "0" hide disabled caches, "1" only disabled */
   disabled?: string;
   tierA?: string;
+  /** "1" only caches needing maintenance, "0" none flagged */
+  maintenance?: string;
   /** attribute ids the cache must have (yes), comma-separated: `attr=` */
   attr?: string;
 }

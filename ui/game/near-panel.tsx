@@ -19,7 +19,7 @@ import "./near-panel.css";
 type NearCache = MapCache & { distanceM: number; bearingDeg: number };
 type Origin = { lat: number; lon: number; me: boolean };
 
-const TYPES = ["traditional", "multi", "mystery", "letterbox", "virtual", "event", "audio", "earth", "webcam", "other"];
+const TYPES = ["traditional", "multi", "mystery", "letterbox", "virtual", "event", "cito", "audio", "earth", "webcam", "other"];
 const SIZES = ["micro", "small", "regular", "large", "other", "none"];
 const RANGES = ["1-2", "2.5-3.5", "4-5"];
 const WORDS = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"];
@@ -93,6 +93,15 @@ function Filters({ signedIn }: { signedIn: boolean }) {
           f={f}
         />
         <Select label="RF-proven" name="tierA" options={[["1", "with a Tier A find"]]} f={f} />
+        <Select
+          label="Maintenance"
+          name="maintenance"
+          options={[
+            ["1", "needs maintenance"],
+            ["0", "hide flagged"],
+          ]}
+          f={f}
+        />
       </div>
       <AttributeFilter value={f.attr} onChange={(attr) => setCacheFilter({ ...cacheFilter(), attr })} />
       {n > 0 && (
