@@ -204,11 +204,13 @@ describe("past events", () => {
 });
 
 describe("other gateways", () => {
-  test("GPX round trip: the export validates and another gateway's import keeps the type, day, times and zone", async () => {
+  test("GPX round trip: the export (with its Will Attend log) validates and another gateway's import keeps the type, day, times and zone", async () => {
     const date = dayIn(9);
     const c = await json(await hideEvent(47.9, { date, start: "09:15", end: "13:00", timeZone: "Europe/Vienna" }, { type: "cito", name: "Clean the shore" }));
+    expect((await g.post(`/api/caches/${c.id}/logs`, { kind: "will-attend", text: "bringing bags" }, as(finder))).status).toBe(201);
     const gpx = await (await g.get(`/api/caches/${c.id}/gpx`)).text();
     expect(gpx).toContain("<groundspeak:type>Cache In Trash Out Event</groundspeak:type>");
+    expect(gpx).toContain("<groundspeak:type>Will Attend</groundspeak:type>");
     expect(gpx).toContain(`<groundspeak:short_description html="false">Event: ${date} 09:15-13:00 Europe/Vienna</groundspeak:short_description>`);
     const file = join(tmpDir(), "event.gpx");
     await Bun.write(file, gpx);
