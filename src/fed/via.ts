@@ -19,7 +19,7 @@
  */
 import type { Core } from "../gateway.ts";
 import { AppError, notFound } from "../errors.ts";
-import { ifNoneMatch as ifNoneMatchHeader } from "../http/conditional.ts";
+import { ifNoneMatch as ifNoneMatchHeader } from "../net/etag.ts";
 import { DialError, fedFetch, NEXT_URL_CODES, peerSyncUrls } from "./dial.ts";
 import { MAX_PAGE_BYTES } from "./page.ts";
 import { getPeer } from "./peers.ts";

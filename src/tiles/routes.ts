@@ -8,6 +8,7 @@ import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { errorResponse } from "../http/errors.ts";
 import { parseRange } from "../net/byte-range.ts";
+import { ifNoneMatch } from "../net/etag.ts";
 import { archiveBody, listArchives } from "./archives.ts";
 
 async function serveArchive(dataDir: string, file: string, request: Request): Promise<Response> {
@@ -22,7 +23,7 @@ async function serveArchive(dataDir: string, file: string, request: Request): Pr
     "cache-control": "public, max-age=300",
   };
   const head = request.method === "HEAD";
-  if (request.headers.get("if-none-match") === a.etag) return new Response(null, { status: 304, headers });
+  if (ifNoneMatch(request.headers.get("if-none-match"), a.etag)) return new Response(null, { status: 304, headers });
   const ifRange = request.headers.get("if-range");
   let range = parseRange(request.headers.get("range"), size);
   if (ifRange && ifRange !== a.etag) range = null;
