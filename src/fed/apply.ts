@@ -32,6 +32,7 @@ import { decodePage } from "./page.ts";
 import { countQuarantined, refreshEndpoints } from "./peers.ts";
 import { registryBinding } from "./registry.ts";
 import { writeGateOf } from "../store/write-gate.ts";
+import { remoteMaintenanceNeed } from "../game/maintenance-remote.ts";
 import {
   BEACON_LOCAL_ID,
   HAVE_LOCAL_ID,
@@ -266,6 +267,8 @@ function* pipeline(gw: Core, frames: Uint8Array[], opts: ApplyOptions): Generato
     const account = (p.body.ownerAccount ?? p.body.account) as string | undefined;
     if (account && isTombstoned(s, currentAccount(s, account))) return "suppressed";
     writeRecord(s, p, c.bytes, opts.via, now);
+    // a trusted peer's report of a maintenance need on a cache hidden here raises its flag (src/game/maintenance-remote.ts)
+    if (c.kind === "find") remoteMaintenanceNeed(gw, p);
     // a have-list says what the feeds hold, nothing about addresses
     if (c.kind === "peer" && c.gid.localId !== HAVE_LOCAL_ID)
       refreshEndpoints(gw, p.origin, p.body.endpoints as string[], { keepTail: c.gid.localId === BEACON_LOCAL_ID });

@@ -5,6 +5,7 @@
  *         disables their cache and a finder logs needs-maintenance; B, pulling
  *         A, shows the cache disabled and flagged, and both logs with their
  *         kinds; enabling on A clears both on B.
+ *         A needs-maintenance logged on B's mirror raises the flag on A.
  *   O     an older gateway: this repository before these log kinds (git
  *         archive of the commit before them), run as a subprocess. Pulling A,
  *         it refuses nothing: each new kind arrives as a note with its text.
@@ -17,7 +18,7 @@ import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { BUN, ROOT } from "../helpers/paths.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
-import { upsertPeer } from "../../src/fed/peers.ts";
+import { setTrust, upsertPeer } from "../../src/fed/peers.ts";
 import { pullPeer } from "../../src/fed/sync.ts";
 
 /** The last commit before the log kinds of issue 29: an "older peer" whose find records are find, dnf or note. */
@@ -69,6 +70,33 @@ describe("between two gateways of this version", () => {
   });
 });
 
+describe("a need reported on another instance", () => {
+  test("a needs-maintenance logged on B's mirror raises the flag on A, which publishes it back; not an older one the owner dealt with, nor an unvetted peer's", async () => {
+    const visitor = signedInUser(B.gw, "N0VIS", { verified: true });
+    const onB = (kind: string, text: string, foundAt?: number) =>
+      B.post(`/api/caches/${encodeURIComponent(cache.gid)}/logs`, { kind, text, ...(foundAt ? { foundAt } : {}) }, as(visitor));
+    // reported before the owner's latest maintenance (enable, above): A leaves its flag down
+    expect((await onB("needs-maintenance", "was wobbly", Date.now() - 3_600_000)).status).toBe(201);
+    expect(await pullPeer(A.gw, "gw-b")).toMatchObject({ ok: true, error: null });
+    expect((await json(await A.get(`/api/caches/${cache.id}`))).needsMaintenance).toBe(false);
+    expect((await onB("needs-maintenance", "the container is cracked again")).status).toBe(201);
+    expect(await pullPeer(A.gw, "gw-b")).toMatchObject({ ok: true, error: null });
+    expect((await json(await A.get(`/api/caches/${cache.id}`))).needsMaintenance).toBe(true);
+    expect(await pullPeer(B.gw, "gw-a")).toMatchObject({ ok: true, error: null });
+    expect((await json(await B.get(`/api/caches/${encodeURIComponent(cache.gid)}`))).needsMaintenance).toBe(true);
+    // an unvetted peer's report is kept, but raises nothing
+    await log(owner, "owner-maintenance", "glued");
+    setTrust(A.gw, "gw-b", "unvetted");
+    try {
+      expect((await onB("needs-archive", "gone for good?")).status).toBe(201);
+      expect(await pullPeer(A.gw, "gw-b")).toMatchObject({ ok: true, error: null });
+      expect((await json(await A.get(`/api/caches/${cache.id}`))).needsMaintenance).toBe(false);
+    } finally {
+      setTrust(A.gw, "gw-b", "trusted");
+    }
+  });
+});
+
 describe("an older peer", () => {
   let O: Spawned;
   beforeAll(async () => {
@@ -103,11 +131,12 @@ describe("an older peer", () => {
     const a = (await json(r)).peers.find((p: any) => p.instance === "gw-a");
     expect(a).toMatchObject({ ok: true, error: null });
     for (const f of Object.values(a.feeds) as any[]) expect(f.rejected).toBe(0);
-    expect(a.feeds.find.applied).toBe(4);
+    expect(a.feeds.find.applied).toBe(5);
     const book = await json(await fetch(`${O.url}/api/caches/${encodeURIComponent(cache.gid)}/logs`));
     expect(book.logs.map((l: any) => `${l.kind}: ${l.text}`).sort()).toEqual([
       "note: all good",
       "note: fixing it this weekend",
+      "note: glued",
       "note: new lid",
       "note: the lid is cracked",
     ]);
