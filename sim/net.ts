@@ -6,11 +6,16 @@
  * packet, an answer slower than the deadline, or a 44net host a gateway
  * without 44net access cannot resolve. Latency, loss and bandwidth are drawn
  * per link from the seed; nothing here waits on a real timer.
+ *
+ * A radio island's gateways reach each other and their bridge over 1200-baud
+ * radio (HTTP over AX.25 IP) and nothing else; no one else reaches them. The
+ * island's channel is shared: its requests' air time adds up within a round
+ * (one clock reading), and past a round's worth the channel is busy.
  */
 import type { FedTransport, Gateway } from "../src/gateway.ts";
 import type { Rng } from "./prng.ts";
 
-export type LinkKind = "internet" | "44net";
+export type LinkKind = "internet" | "44net" | "rf1200";
 
 export interface Link {
   kind: LinkKind;
@@ -35,6 +40,10 @@ export interface SimNode {
   online: boolean;
   /** partition side; requests cross sides only when both are 0 */
   side: number;
+  /** the radio island it is on, or null */
+  island: number | null;
+  /** the radio island it bridges to the rest, or null */
+  bridges: number | null;
 }
 
 /** Rewrites what a gateway serves (the malicious gateway's sync pages). */
@@ -50,7 +59,15 @@ export interface NetStats {
   bytes: number;
   /** simulated seconds spent on the wire, all requests */
   wireSeconds: number;
+  /** requests over the islands' radio channels, and those refused because the channel was full */
+  radio: number;
+  radioBusy: number;
+  /** simulated seconds of air time used on the islands' channels */
+  airSeconds: number;
 }
+
+/** A radio island's channel can carry this many seconds of air time per clock reading (one round). */
+export const AIR_SECONDS_PER_ROUND = 300;
 
 /** Deadline of a federation request on the simulated wire (fedFetch's page deadline). */
 const DEADLINE_S = 120;
@@ -59,7 +76,9 @@ export class SimNet {
   readonly nodes: SimNode[] = [];
   private byHost = new Map<string, SimNode>();
   private links = new Map<string, Link>();
-  readonly stats: NetStats = { requests: 0, failed: 0, lost: 0, timedOut: 0, unresolvable: 0, bytes: 0, wireSeconds: 0 };
+  readonly stats: NetStats = { requests: 0, failed: 0, lost: 0, timedOut: 0, unresolvable: 0, bytes: 0, wireSeconds: 0, radio: 0, radioBusy: 0, airSeconds: 0 };
+  /** per island: the clock reading its air time was counted at, and the seconds used then */
+  private air = new Map<number, { at: number; used: number }>();
   tamper = new Map<string, Tamper>();
   /** simulated unix ms, for the Date header */
   now = () => 0;
@@ -72,10 +91,23 @@ export class SimNet {
     if (node.amprHost) this.byHost.set(node.amprHost, node);
   }
 
+  /** The island whose radio channel carries a link between two gateways; null for no radio; "none" when there is no route. */
+  private radioOf(a: SimNode, b: SimNode): number | null | "none" {
+    if (a.island === null && b.island === null) return null;
+    const island = a.island ?? b.island!;
+    const other = a.island === null ? a : b;
+    if (a.island !== null && b.island !== null) return a.island === b.island ? island : "none";
+    return other.bridges === island ? island : "none";
+  }
+
   /** The link between two gateways, drawn once (in a fixed order) and kept. */
   link(a: SimNode, b: SimNode): Link {
     const key = a.instance < b.instance ? `${a.instance}|${b.instance}` : `${b.instance}|${a.instance}`;
     let l = this.links.get(key);
+    if (!l && this.radioOf(a, b) !== null) {
+      l = { kind: "rf1200", rtt: 1.5 + this.rand.next() * 2.5, loss: 0.05, bandwidth: 120 };
+      this.links.set(key, l);
+    }
     if (!l) {
       const amateur = a.amprHost !== null && b.amprHost !== null && a.on44net && b.on44net;
       l = amateur
@@ -110,8 +142,19 @@ export class SimNet {
         throw fail("TypeError", `${u.hostname}: cannot resolve a 44net host without 44net access`);
       }
       if (!dst.online || !src.online) throw fail("TypeError", `${u.hostname}: connection refused (offline)`);
-      if (dst.side !== src.side && dst.side !== 0 && src.side !== 0) throw fail("TypeError", `${u.hostname}: no route (partition)`);
+      const radio = this.radioOf(src, dst);
+      if (radio === "none") throw fail("TypeError", `${u.hostname}: no route (a radio island)`);
+      // a partition cuts the internet, not an island's radio
+      if (radio === null && dst.side !== src.side && dst.side !== 0 && src.side !== 0) throw fail("TypeError", `${u.hostname}: no route (partition)`);
       const link = this.link(src, dst);
+      if (radio !== null) {
+        this.stats.radio++;
+        const air = this.air.get(radio);
+        if (air && air.at === this.now() && air.used >= AIR_SECONDS_PER_ROUND) {
+          this.stats.radioBusy++;
+          throw fail("TimeoutError", `${u.hostname}: the island's radio channel is busy`);
+        }
+      }
       if (this.rand.chance(link.loss)) {
         this.stats.lost++;
         throw fail("TypeError", `${u.hostname}: connection reset (lost)`);
@@ -126,6 +169,12 @@ export class SimNet {
       if (tampered && res.status === 200) bytes = new Uint8Array(tampered(u.pathname, src, bytes, res.headers.get("content-type")));
       const seconds = link.rtt + (bytes.length + 300) / link.bandwidth;
       this.stats.wireSeconds += seconds;
+      if (radio !== null) {
+        const air = this.air.get(radio);
+        const used = (air && air.at === this.now() ? air.used : 0) + seconds;
+        this.air.set(radio, { at: this.now(), used });
+        this.stats.airSeconds += seconds;
+      }
       if (seconds > DEADLINE_S) {
         this.stats.timedOut++;
         throw fail("TimeoutError", `${u.hostname}: no answer in time`);

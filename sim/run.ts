@@ -64,7 +64,12 @@ export async function runSim(o: SimOptions): Promise<{ lines: string[]; summary:
   const driver = new Driver(world, ledger, rand, scenario);
   const evil = installEvil(world, ledger);
   say(
-    `sim: ${o.gateways} gateways, seed ${o.seed}, scenario ${scenario.name}; ${world.nodes.filter((x) => x.amprHost).length} with a 44net address first, ${world.nodes.filter((x) => x.on44net).length} on 44net; malicious: ${world.evil?.instance ?? "none"}`,
+    `sim: ${o.gateways} gateways, seed ${o.seed}, scenario ${scenario.name}; ${world.nodes.filter((x) => x.amprHost).length} with a 44net address first, ${world.nodes.filter((x) => x.on44net).length} on 44net; ${world.nodes.filter((x) => x.island !== null).length} on ${world.nodes.filter((x) => x.bridges !== null).length} radio island(s) (1200 baud, bridged by ${
+      world.nodes
+        .filter((x) => x.bridges !== null)
+        .map((x) => x.instance)
+        .join(", ") || "none"
+    }); malicious: ${world.evil?.instance ?? "none"}`,
   );
   let pulls = 0;
   let pageBytes = 0;
@@ -119,7 +124,7 @@ export async function runSim(o: SimOptions): Promise<{ lines: string[]; summary:
   );
   const s = world.net.stats;
   say(
-    `${driver.rotated ? `${driver.rotated} rotated its key in round ${scenario.rotateRound}; ` : ""}${driver.moved ? `an account moved in round ${driver.moved} (${repointedFinds} mirrored finds now name its new account); ` : ""}network: ${s.requests} requests, ${s.failed} failed (${s.lost} lost, ${s.unresolvable} unresolvable, ${s.timedOut} timed out), ${s.bytes} bytes (${applied ? Math.round(s.bytes / applied) : 0} per record applied, descriptors and registry views included; sync pages alone ${pageBytes}); ${applied} records applied; malicious gateway forged ${evil.forged} and replayed ${evil.replayed} frames; ${driver.writes} writes`,
+    `${driver.rotated ? `${driver.rotated} rotated its key in round ${scenario.rotateRound}; ` : ""}${driver.moved ? `an account moved in round ${driver.moved} (${repointedFinds} mirrored finds now name its new account); ` : ""}network: ${s.requests} requests, ${s.failed} failed (${s.lost} lost, ${s.unresolvable} unresolvable, ${s.timedOut} timed out), ${s.radio} over island radio (${s.radioBusy} refused busy, ${Math.round(s.airSeconds)} s of air time), ${s.bytes} bytes (${applied ? Math.round(s.bytes / applied) : 0} per record applied, descriptors and registry views included; sync pages alone ${pageBytes}); ${applied} records applied; malicious gateway forged ${evil.forged} and replayed ${evil.replayed} frames; ${driver.writes} writes`,
   );
   const summary: Summary = {
     gateways: o.gateways,

@@ -2,8 +2,8 @@
  * The federation simulator (issue 31) in CI: 30 real gateway cores on a
  * simulated network and clock, with a partition that heals, churn, edits
  * raced by tombstones, 44net-first endpoints some gateways cannot resolve, a
- * key rotation, an account move, and a malicious gateway forging and
- * replaying frames. The invariants hold,
+ * radio island reached only through its bridge (FED_VIA), a key rotation, an
+ * account move, and a malicious gateway forging and replaying frames. The invariants hold,
  * and the same seed prints the same output (all but the wall time), run as
  * an operator runs it: `bun run sim`.
  */
@@ -34,6 +34,9 @@ test("30 gateways converge with nothing lost, forged or resurrected; the same se
   expect(text).toMatch(/forged [1-9]\d* and replayed [1-9]\d* frames/);
   expect(text).toMatch(/via a fallback URL [1-9]/);
   expect(text).toContain("rotated its key");
+  // a radio island: its gateways reached the rest, and the rest reached them, only through its bridge's radio
+  expect(text).toMatch(/3 on 1 radio island\(s\) \(1200 baud, bridged by g\d+\)/);
+  expect(text).toMatch(/[1-9]\d* over island radio/);
   expect(text).toMatch(/an account moved in round \d+ \([1-9]\d* mirrored finds now name its new account\)/);
   const second = await sim();
   const noWall = (l: string[]) => l.map((x) => x.replace(/"wallSeconds":[\d.]+/, ""));
