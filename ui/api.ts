@@ -1,5 +1,5 @@
 /** Talking to this instance's API from the web app. */
-import { t } from "./i18n/i18n.ts";
+import { lang, t } from "./i18n/i18n.ts";
 
 export class ApiError extends Error {
   constructor(
@@ -27,6 +27,8 @@ export class NetworkError extends Error {
 
 export async function api<T>(path: string, init?: RequestInit & { json?: unknown }): Promise<T> {
   const headers = new Headers(init?.headers);
+  // the server writes its own words (the sign-in e-mail) in the language the interface is in
+  if (!headers.has("accept-language")) headers.set("accept-language", lang());
   let body = init?.body;
   if (init?.json !== undefined) {
     headers.set("content-type", "application/json");

@@ -60,6 +60,10 @@ describe("units", () => {
     expect(formatDistance(350, "nautical")).toBe("0.19 NM");
     expect(formatDistance(23_000, "nautical")).toBe("12.4 NM");
     expect(formatDistance(350, null)).toBe("350 m");
+    // the compass's finer steps, for walking to a cache
+    expect(formatDistance(1_234, "metric", true)).toBe("1.23 km");
+    expect(formatDistance(1_234, "metric")).toBe("1.2 km");
+    expect(formatDistance(5_150, "imperial", true)).toBe("3.20 mi");
   });
 
   test("speeds and readings: knots for nautical, both systems until one is chosen", () => {

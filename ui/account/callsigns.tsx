@@ -5,6 +5,7 @@ import { api } from "../api.ts";
 import { loadAccount, type CallsignRow } from "./session.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
 import { VerifyPanel } from "./verify.tsx";
+import { t } from "../i18n/i18n.ts";
 
 export function CallsignsSection({ account, onChange }: SectionProps) {
   const { run, busy, errorView } = useAction();
@@ -21,15 +22,15 @@ export function CallsignsSection({ account, onChange }: SectionProps) {
     post("/auth/callsigns", { add: call }).then(() => setCall(""));
   };
   return (
-    <Section title="Callsigns" id="callsigns">
+    <Section title={t("account.callsigns")} id="callsigns">
       {account.callsigns.length === 0 ? (
-        <p class="muted">No callsign yet. Add yours (with an SSID if you like, e.g. N0CALL-9), then verify it over APRS.</p>
+        <p class="muted">{t("account.noCall")}</p>
       ) : (
-        <table class="table" aria-label="your callsigns">
+        <table class="table" aria-label={t("account.yourCallsigns")}>
           <thead>
             <tr>
-              <th>Callsign</th>
-              <th>Status</th>
+              <th>{t("account.callsign")}</th>
+              <th>{t("account.status")}</th>
               <th />
             </tr>
           </thead>
@@ -37,34 +38,34 @@ export function CallsignsSection({ account, onChange }: SectionProps) {
             {account.callsigns.map((c: CallsignRow) => (
               <tr data-call={c.call}>
                 <td>
-                  <strong>{c.call}</strong> {c.active && <span class="tag">active</span>}
+                  <strong>{c.call}</strong> {c.active && <span class="tag">{t("account.active")}</span>}
                 </td>
                 <td class="verification">
                   {c.verified ? (
                     <span class="ok">
-                      Verified <When at={c.verifiedAt} never="" />
+                      {t("account.verified")} <When at={c.verifiedAt} never="" />
                     </span>
                   ) : (
-                    <span class="warn">Not verified</span>
+                    <span class="warn">{t("account.notVerified")}</span>
                   )}
                 </td>
                 <td class="actions">
                   {!c.verified && (
                     <button type="button" disabled={busy} onClick={() => setVerifying(c.call)}>
-                      Verify
+                      {t("account.verify")}
                     </button>
                   )}
                   {!c.active && (
                     <button type="button" disabled={busy} onClick={() => post("/auth/callsign", { call: c.call })}>
-                      Make active
+                      {t("account.makeActive")}
                     </button>
                   )}
                   <button
                     type="button"
                     disabled={busy}
-                    onClick={() => confirm(`Remove ${c.call} from your account? Its verification is lost.`) && post("/auth/callsigns", { remove: c.call })}
+                    onClick={() => confirm(t("account.removeCall", { call: c.call })) && post("/auth/callsigns", { remove: c.call })}
                   >
-                    Remove
+                    {t("account.remove")}
                   </button>
                 </td>
               </tr>
@@ -74,10 +75,10 @@ export function CallsignsSection({ account, onChange }: SectionProps) {
       )}
       {verifying && <VerifyPanel call={verifying} onDone={reload} onClose={() => setVerifying(null)} />}
       <form class="inline" onSubmit={add}>
-        <label for="add-call">Add a callsign</label>
+        <label for="add-call">{t("account.addCall")}</label>
         <input id="add-call" value={call} placeholder="N0CALL" autocapitalize="characters" onInput={(e) => setCall((e.target as HTMLInputElement).value)} />
         <button type="submit" disabled={busy || !call.trim()}>
-          Add
+          {t("account.add")}
         </button>
       </form>
       {errorView}

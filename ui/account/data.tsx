@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
+import { t } from "../i18n/i18n.ts";
 
 /** The account's name in /api/account/:call/...: a held callsign, or `me` for accounts without one. */
 export const accountPath = (a: SectionProps["account"]) => `/api/account/${encodeURIComponent(a.call ?? a.callsigns[0]?.call ?? "me")}`;
@@ -31,7 +32,7 @@ export function YourDataSection({ account, onSignedOut }: SectionProps) {
     });
   };
   return (
-    <Section title="Your data" id="your-data">
+    <Section title={t("account.yourData")} id="your-data">
       <p>Everything this instance stores about your account, as one JSON file.</p>
       <button type="button" disabled={busy} onClick={download}>
         Download my data

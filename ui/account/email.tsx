@@ -3,6 +3,8 @@ import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import type { Account } from "./session.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
+import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 export function EmailSection({ account, onChange }: SectionProps) {
   const { run, busy, errorView } = useAction();
@@ -11,9 +13,9 @@ export function EmailSection({ account, onChange }: SectionProps) {
   const [code, setCode] = useState("");
   if (account.email) {
     return (
-      <Section title="E-mail" id="email">
+      <Section title={t("account.email")} id="email">
         <p>
-          Sign-in links go to <strong>{account.email}</strong>.
+          <Rich k="account.linksGoTo" vars={{ email: account.email }} parts={[(s) => <strong>{s}</strong>]} />
         </p>
       </Section>
     );
@@ -30,22 +32,22 @@ export function EmailSection({ account, onChange }: SectionProps) {
     run(async () => onChange((await api<{ account: Account }>("/auth/email/verify", { method: "POST", json: { email, code } })).account));
   };
   return (
-    <Section title="E-mail" id="email">
-      <p class="muted">Optional: an address for sign-in links, in case you lose your passkeys.</p>
+    <Section title={t("account.email")} id="email">
+      <p class="muted">{t("account.emailOptional")}</p>
       {!sent ? (
         <form class="inline" onSubmit={start}>
-          <label for="add-email">E-mail address</label>
+          <label for="add-email">{t("account.emailAddress")}</label>
           <input id="add-email" type="email" required value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
           <button type="submit" disabled={busy}>
-            Send a code
+            {t("account.sendCode")}
           </button>
         </form>
       ) : (
         <form class="inline" onSubmit={finish}>
-          <label for="email-code">Code sent to {email}</label>
+          <label for="email-code">{t("account.codeSentTo", { email })}</label>
           <input id="email-code" inputMode="numeric" maxLength={6} value={code} onInput={(e) => setCode((e.target as HTMLInputElement).value)} />
           <button type="submit" disabled={busy}>
-            Confirm
+            {t("account.confirm")}
           </button>
         </form>
       )}

@@ -4,6 +4,7 @@ import { When } from "../time.tsx";
 import { api } from "../api.ts";
 import { loadAccount } from "./session.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
+import { t } from "../i18n/i18n.ts";
 
 export function DeviceKeysSection({ account, onChange }: SectionProps) {
   const { run, busy, errorView } = useAction();
@@ -28,7 +29,7 @@ export function DeviceKeysSection({ account, onChange }: SectionProps) {
       await reload();
     });
   return (
-    <Section title="Device keys" id="device-keys">
+    <Section title={t("account.deviceKeys")} id="device-keys">
       <p class="muted">
         An Ed25519 key signs requests for your verified callsign without a browser: an ingest box, a script, moving your account. Make one with{" "}
         <code>svc-gateway keygen</code> and paste the public key here; keep the private key on the device.

@@ -5,6 +5,7 @@ import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
 import { secureContext } from "../secure-context.tsx";
+import { t } from "../i18n/i18n.ts";
 
 interface NotifyPrefs {
   email: boolean;
@@ -44,7 +45,7 @@ export function NotificationsSection({ account }: SectionProps) {
       setNote("This device will get push notifications.");
     });
   return (
-    <Section title="Watch alerts" id="notifications">
+    <Section title={t("account.watchAlerts")} id="notifications">
       {!current ? (
         <LoadState state={prefs} what="your alert settings" />
       ) : (
@@ -96,7 +97,7 @@ export function SavedViewsSection({ account }: SectionProps) {
     });
   const list = views.data?.views ?? [];
   return (
-    <Section title="Saved map views" id="views">
+    <Section title={t("account.savedViews")} id="views">
       {!views.data ? (
         <LoadState state={views} what="your saved views" />
       ) : list.length === 0 ? (

@@ -4,28 +4,29 @@ import { When } from "../time.tsx";
 import { createPasskey } from "./signin.tsx";
 import { PasskeyNotice, passkeyBlock } from "../secure-context.tsx";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
+import { t } from "../i18n/i18n.ts";
 
 export function PasskeysSection({ account, onChange }: SectionProps) {
   const { run, busy, errorView } = useAction();
   const noPasskeys = passkeyBlock();
   const add = () => run(async () => onChange(await createPasskey("passkey " + (account.passkeys.length + 1))));
   const remove = (id: string) =>
-    confirm("Remove this passkey? You can no longer sign in with it.") &&
+    confirm(t("account.removePasskey")) &&
     run(async () => {
       await api("/auth/passkey/remove", { method: "POST", json: { id } });
       onChange((await loadAccount())!);
     });
   return (
-    <Section title="Passkeys" id="passkeys">
+    <Section title={t("account.passkeys")} id="passkeys">
       {account.passkeys.length === 0 ? (
-        <p class="muted">No passkeys yet: you sign in by e-mail.</p>
+        <p class="muted">{t("account.noPasskeys")}</p>
       ) : (
         <table class="table">
           <thead>
             <tr>
-              <th>Passkey</th>
-              <th>Added</th>
-              <th>Last used</th>
+              <th>{t("account.passkey")}</th>
+              <th>{t("account.added")}</th>
+              <th>{t("account.lastUsed")}</th>
               <th />
             </tr>
           </thead>
@@ -41,7 +42,7 @@ export function PasskeysSection({ account, onChange }: SectionProps) {
                 </td>
                 <td>
                   <button type="button" disabled={busy} onClick={() => remove(p.id)}>
-                    Remove
+                    {t("account.remove")}
                   </button>
                 </td>
               </tr>
@@ -51,7 +52,7 @@ export function PasskeysSection({ account, onChange }: SectionProps) {
       )}
       {noPasskeys && <PasskeyNotice block={noPasskeys} />}
       <button type="button" disabled={busy || !!noPasskeys} onClick={add}>
-        Add a passkey on this device
+        {t("account.addPasskey")}
       </button>
       {errorView}
     </Section>

@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
+import { t } from "../i18n/i18n.ts";
 
 export function ProfileSection({ account, onChange }: SectionProps) {
   const { run, busy, errorView } = useAction();
@@ -24,7 +25,7 @@ export function ProfileSection({ account, onChange }: SectionProps) {
     });
   };
   return (
-    <Section title="Public profile" id="profile">
+    <Section title={t("account.profile")} id="profile">
       <p class="muted">Off unless you turn it on. It is shown for your verified callsign only; there is no name or address field, and no directory.</p>
       <form onSubmit={save}>
         <label class="check">

@@ -4,11 +4,15 @@ import { startAuthentication, startRegistration } from "@simplewebauthn/browser"
 import { api } from "../api.ts";
 import type { Account } from "./session.ts";
 import { PasskeyNotice, passkeyBlock } from "../secure-context.tsx";
+import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
+
+const strong = (s: string) => <strong>{s}</strong>;
 
 function passkeyError(e: unknown): string {
   const name = (e as { name?: string })?.name;
-  if (name === "NotAllowedError") return "The passkey request was cancelled or timed out.";
-  if (name === "InvalidStateError") return "This device already has a passkey for this account.";
+  if (name === "NotAllowedError") return t("signin.cancelled");
+  if (name === "InvalidStateError") return t("signin.alreadyHas");
   return (e as Error)?.message ?? String(e);
 }
 
@@ -66,25 +70,25 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (a: Account) => voi
           {notice}
         </p>
       )}
-      <h1>Sign in</h1>
-      <p class="muted">No passwords here: use a passkey (your device's screen lock or a security key), or a link sent by e-mail.</p>
+      <h1>{t("signin.title")}</h1>
+      <p class="muted">{t("signin.noPasswords")}</p>
       <div class="cards">
         <div class="card">
-          <h2>Passkey</h2>
+          <h2>{t("signin.passkey")}</h2>
           {noPasskeys && <PasskeyNotice block={noPasskeys} />}
           <button type="button" class="primary" disabled={busy || !!noPasskeys} onClick={withPasskey}>
-            Sign in with a passkey
+            {t("signin.withPasskey")}
           </button>
-          <p class="muted">New here?</p>
+          <p class="muted">{t("signin.newHere")}</p>
           <button type="button" disabled={busy || !!noPasskeys} onClick={newAccount}>
-            Create an account with a passkey
+            {t("signin.create")}
           </button>
         </div>
         <div class="card">
-          <h2>E-mail</h2>
+          <h2>{t("signin.email")}</h2>
           {sentTo === null ? (
             <form onSubmit={sendMail}>
-              <label for="signin-email">E-mail address</label>
+              <label for="signin-email">{t("signin.address")}</label>
               <input
                 id="signin-email"
                 type="email"
@@ -94,22 +98,21 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (a: Account) => voi
                 onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
               />
               <button class="primary" type="submit" disabled={busy}>
-                Send me a sign-in link
+                {t("signin.send")}
               </button>
             </form>
           ) : (
             <form onSubmit={useCode}>
               {via === "smtp" ? (
                 <p role="status">
-                  We sent a link and a code to <strong>{sentTo}</strong>. Open the link, or type the code here.
+                  <Rich k="signin.sent" vars={{ to: sentTo }} parts={[strong]} />
                 </p>
               ) : (
                 <p role="status" class="notice" data-testid="mail-in-log">
-                  This gateway has no mail server set up, so nothing was e-mailed: the link and code for <strong>{sentTo}</strong> are in the operator's log.
-                  Ask the operator for the code, or sign in with a passkey.
+                  <Rich k="signin.inLog" vars={{ to: sentTo }} parts={[strong]} />
                 </p>
               )}
-              <label for="signin-code">{via === "smtp" ? "Code from the e-mail" : "Code"}</label>
+              <label for="signin-code">{via === "smtp" ? t("signin.codeFromMail") : t("signin.code")}</label>
               <input
                 id="signin-code"
                 inputMode="numeric"
@@ -121,10 +124,10 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (a: Account) => voi
                 onInput={(e) => setCode((e.target as HTMLInputElement).value)}
               />
               <button class="primary" type="submit" disabled={busy}>
-                Sign in
+                {t("signin.signIn")}
               </button>{" "}
               <button type="button" onClick={() => setSentTo(null)}>
-                Use another address
+                {t("signin.another")}
               </button>
             </form>
           )}
@@ -155,13 +158,13 @@ export function EmailLinkPage() {
   }, []);
   return (
     <section class="page">
-      <h1>Signing in…</h1>
+      <h1>{t("signin.signingIn")}</h1>
       {state.error && (
         <p class="error" role="alert">
-          {state.error} <a href="/account">Back to sign-in</a>
+          {state.error} <a href="/account">{t("signin.back")}</a>
         </p>
       )}
-      {state.done && <p role="status">Signed in.</p>}
+      {state.done && <p role="status">{t("signin.signedIn")}</p>}
     </section>
   );
 }

@@ -9,6 +9,7 @@ import { useLoad } from "../hooks.ts";
 import { formatDate } from "./session.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
 import type { OwnStation } from "../../src/stations/own.ts";
+import { t } from "../i18n/i18n.ts";
 
 interface IssuedKey {
   key: string;
@@ -52,7 +53,7 @@ export function StationsSection({ account }: SectionProps) {
     });
 
   return (
-    <Section title="Stations" id="stations">
+    <Section title={t("account.stations")} id="stations">
       <p class="muted">
         Stations you run under your callsigns: a weather station that pushes its readings here (Weather Underground or Ecowitt upload), a tracker whose beacon
         is a living cache. Transmitting weather and living caches need the callsign verified.

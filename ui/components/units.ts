@@ -98,17 +98,19 @@ export function chartUnit(q: Quantity, p: UnitPref): { unit: string; map: (v: nu
  * A distance on the ground in the chosen system: "350 m", "12.4 km", "1240 km";
  * "850 ft", "3.2 mi"; "0.19 NM", "12.4 NM". Metric when none is chosen.
  */
-export function formatDistance(m: number, p: UnitPref = current): string {
+export function formatDistance(m: number, p: UnitPref = current, fine = false): string {
+  // fine: two decimals below 10 km or mi, for walking to a point (the compass)
+  const near = fine ? 2 : 1;
   if (p === "imperial") {
     const ft = m / 0.3048;
     const mi = m / 1609.344;
-    return ft < 1000 ? `${num(ft, 0)} ft` : mi < 100 ? `${num(mi, 1)} mi` : `${num(mi, 0)} mi`;
+    return ft < 1000 ? `${num(ft, 0)} ft` : mi < 10 ? `${num(mi, near)} mi` : mi < 100 ? `${num(mi, 1)} mi` : `${num(mi, 0)} mi`;
   }
   if (p === "nautical") {
     const nm = m / 1852;
     return nm < 10 ? `${num(nm, 2)} NM` : nm < 100 ? `${num(nm, 1)} NM` : `${num(nm, 0)} NM`;
   }
-  return m < 1000 ? `${num(m, 0)} m` : m < 100_000 ? `${num(m / 1000, 1)} km` : `${num(m / 1000, 0)} km`;
+  return m < 1000 ? `${num(m, 0)} m` : m < 10_000 ? `${num(m / 1000, near)} km` : m < 100_000 ? `${num(m / 1000, 1)} km` : `${num(m / 1000, 0)} km`;
 }
 
 const pad = (n: number, w: number) => String(n).padStart(w, "0");

@@ -17,17 +17,14 @@ import { keepOffline, pending, sendPending, type PendingMessage } from "./outbox
 import { onUserChannel } from "./channel.ts";
 import { WatchList } from "./watch-list.tsx";
 import type { Conversation, ConversationMessage } from "../../src/messages/service.ts";
+import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 /** The shapes of GET /api/messages/conversations and /with/:call, as the server declares them. */
 type Message = ConversationMessage;
 
-const STATE_TEXT: Record<NonNullable<Message["state"]>, string> = {
-  queued: "queued",
-  sent: "sent",
-  retrying: "retrying",
-  acked: "acked",
-  failed: "failed",
-};
+const STATE_TEXT = (s: NonNullable<Message["state"]>) => t(`messages.${s}`);
+const accountLink = (s: string) => <a href="/account">{s}</a>;
 
 /** Bumps when the user's live channel says something (or a pending message went out). */
 function useLiveBump(): number {
@@ -52,17 +49,17 @@ function useLiveBump(): number {
 
 function Gate({ children }: { children: (call: string) => preact.ComponentChildren }) {
   const acct = useLoad(loadAccount);
-  if (acct.loading) return <p>Loading...</p>;
+  if (acct.loading) return <p>{t("state.loadingPlain")}</p>;
   if (!acct.data)
     return (
       <p>
-        <a href="/account">Sign in</a> to send and receive APRS messages.
+        <Rich k="messages.signIn" parts={[accountLink]} />
       </p>
     );
   if (!acct.data.call || !acct.data.verified)
     return (
       <p>
-        Messages go on the air as your callsign: <a href="/account">verify your callsign</a> first.
+        <Rich k="messages.verify" parts={[accountLink]} />
       </p>
     );
   return <>{children(acct.data.call)}</>;
@@ -71,7 +68,7 @@ function Gate({ children }: { children: (call: string) => preact.ComponentChildr
 export function MessagesPage() {
   return (
     <section class="messages-page">
-      <h1>Messages</h1>
+      <h1>{t("messages.title")}</h1>
       <Gate>
         {() => (
           <>
@@ -100,12 +97,18 @@ function ConversationList() {
           if (call) location.assign(`/messages/${encodeURIComponent(call)}`);
         }}
       >
-        <input name="to" aria-label="Callsign or group" placeholder="Callsign" value={to} onInput={(e) => setTo((e.target as HTMLInputElement).value)} />
-        <button type="submit">New conversation</button>
+        <input
+          name="to"
+          aria-label={t("messages.callOrGroup")}
+          placeholder={t("messages.callsign")}
+          value={to}
+          onInput={(e) => setTo((e.target as HTMLInputElement).value)}
+        />
+        <button type="submit">{t("messages.newConversation")}</button>
       </form>
-      {waiting.length > 0 && <p class="muted">{waiting.length} written offline, sent when the network is back.</p>}
+      {waiting.length > 0 && <p class="muted">{t("messages.writtenOffline", { count: waiting.length })}</p>}
       {list.error && <p class="error">{list.error.message}</p>}
-      {list.data && list.data.conversations.length === 0 && <p class="muted">No messages yet.</p>}
+      {list.data && list.data.conversations.length === 0 && <p class="muted">{t("messages.none")}</p>}
       <ul class="conversation-list" data-testid="conversations">
         {list.data?.conversations.map((c) => (
           <li key={c.call}>
@@ -113,10 +116,10 @@ function ConversationList() {
               <b>{c.call}</b>
               {c.kind !== "station" && <span class="muted">{c.kind}</span>}
               <span class="preview">
-                {c.last.direction === "out" ? "You: " : ""}
+                {c.last.direction === "out" ? t("messages.you") : ""}
                 {c.last.text}
               </span>
-              {c.last.state && <span class={`msg-state ${c.last.state}`}>{STATE_TEXT[c.last.state]}</span>}
+              {c.last.state && <span class={`msg-state ${c.last.state}`}>{STATE_TEXT(c.last.state)}</span>}
               <When at={c.last.ts} />
             </a>
           </li>
@@ -131,7 +134,7 @@ export function ConversationPage({ call }: { call?: string }) {
   return (
     <section class="messages-page">
       <p>
-        <a href="/messages">All messages</a>
+        <a href="/messages">{t("messages.all")}</a>
       </p>
       <h1>{other}</h1>
       <Gate>{() => <Thread call={other} />}</Gate>
@@ -170,7 +173,7 @@ function Thread({ call }: { call: string }) {
   const kind = conv.data?.kind;
   return (
     <>
-      {kind && kind !== "station" && <p class="muted">A {kind}: messages go out once, without asking for an ack.</p>}
+      {kind && kind !== "station" && <p class="muted">{t("messages.group", { kind })}</p>}
       {conv.error && <p class="error">{conv.error.message}</p>}
       <ol class="thread" data-testid="thread">
         {conv.data?.messages.map((m) => (
@@ -181,8 +184,8 @@ function Thread({ call }: { call: string }) {
               <When at={m.ts} />
               {m.state && (
                 <span class={`msg-state ${m.state}`} title={m.error ?? undefined}>
-                  {STATE_TEXT[m.state]}
-                  {m.state === "retrying" && m.attempts ? ` (${m.attempts} of 5)` : ""}
+                  {STATE_TEXT(m.state)}
+                  {m.state === "retrying" && m.attempts ? t("messages.attempts", { n: m.attempts }) : ""}
                 </span>
               )}
             </div>
@@ -192,7 +195,7 @@ function Thread({ call }: { call: string }) {
           <li key={p.clientId} class="out" data-state="offline">
             {p.text}
             <div>
-              <span class="msg-state">waiting for the network</span>
+              <span class="msg-state">{t("messages.waiting")}</span>
             </div>
           </li>
         ))}
@@ -200,14 +203,14 @@ function Thread({ call }: { call: string }) {
       <form class="compose" onSubmit={send}>
         <input
           name="text"
-          aria-label="Message"
+          aria-label={t("messages.message")}
           maxLength={67}
-          placeholder="Message (67 characters)"
+          placeholder={t("messages.placeholder")}
           value={text}
           onInput={(e) => setText((e.target as HTMLInputElement).value)}
         />
         <button type="submit" class="primary">
-          Send
+          {t("messages.send")}
         </button>
       </form>
       {error && <p class="error">{error}</p>}

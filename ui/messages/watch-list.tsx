@@ -1,6 +1,7 @@
 /** The alerts' watch list on the messaging screen: callsigns to be told about when heard (GET/PUT /api/alerts/watch). */
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
+import { t } from "../i18n/i18n.ts";
 
 export function WatchList() {
   const [calls, setCalls] = useState<string[] | null>(null);
@@ -22,25 +23,25 @@ export function WatchList() {
       const r = await api<{ calls: string[] }>("/api/alerts/watch", { method: "PUT", json: { calls: list } });
       setCalls(r.calls);
       setText(r.calls.join(", "));
-      setNote(r.calls.length ? "Saved: you are told when one of them is heard." : "Saved: no callsigns watched.");
+      setNote(r.calls.length ? t("messages.savedSome") : t("messages.savedNone"));
     } catch (err) {
-      setNote(err instanceof ApiError ? err.message : "Not saved: no network.");
+      setNote(err instanceof ApiError ? err.message : t("messages.notSaved"));
     }
   };
   if (calls === null) return null;
   return (
     <section class="watch-list">
-      <h2>Watch list</h2>
-      <p class="muted">Callsigns to be told about when heard (a call without SSID: any of its SSIDs), and their emergencies.</p>
+      <h2>{t("messages.watchList")}</h2>
+      <p class="muted">{t("messages.watchIntro")}</p>
       <form class="compose" onSubmit={save}>
         <input
           name="watch"
-          aria-label="Watched callsigns"
+          aria-label={t("messages.watched")}
           placeholder="K1ABC, N0CALL-9"
           value={text}
           onInput={(e) => setText((e.target as HTMLInputElement).value)}
         />
-        <button type="submit">Save</button>
+        <button type="submit">{t("messages.save")}</button>
       </form>
       {note && <p role="status">{note}</p>}
     </section>

@@ -4,6 +4,7 @@
  * Works offline: nothing here talks to a server.
  */
 import { useEffect, useState } from "preact/hooks";
+import { formatDistance } from "../components/units.ts";
 
 const R = 6_371_008.8;
 const rad = (d: number) => (d * Math.PI) / 180;
@@ -22,7 +23,6 @@ export function distanceBearing(a: { lat: number; lon: number }, b: { lat: numbe
 
 const POINTS = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"];
 export const compassPoint = (deg: number) => POINTS[Math.round(deg / 45) % 8]!;
-export const formatDistance = (m: number) => (m < 1000 ? `${Math.round(m)} m` : `${(m / 1000).toFixed(m < 10_000 ? 2 : 1)} km`);
 
 type OrientationEvent = DeviceOrientationEvent & { webkitCompassHeading?: number };
 
@@ -85,13 +85,13 @@ export function Compass({ lat, lon }: { lat: number; lon: number }) {
             ↑
           </span>
           <span>
-            <b data-testid="compass-distance">{formatDistance(db.m)}</b>{" "}
+            <b data-testid="compass-distance">{formatDistance(db.m, undefined, true)}</b>{" "}
             <span data-testid="compass-bearing">
               {compassPoint(db.deg)} ({Math.round(db.deg)}°)
             </span>
             <br />
             <span class="muted">
-              {heading === null ? "Arrow: north is up (no compass on this device)" : "Arrow: ahead is up"} · ±{Math.round(pos!.accuracy)} m
+              {heading === null ? "Arrow: north is up (no compass on this device)" : "Arrow: ahead is up"} · ±{formatDistance(pos!.accuracy)}
             </span>
           </span>
         </>

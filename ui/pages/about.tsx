@@ -1,5 +1,6 @@
 import { api, clientConfig } from "../api.ts";
 import { useLoad } from "../hooks.ts";
+import { lang, t } from "../i18n/i18n.ts";
 
 interface Privacy {
   visitor: Array<{ what: string; when: string; kept: string }>;
@@ -23,41 +24,39 @@ export function AboutPage() {
   const source = useLoad(() => api<Source>("/.well-known/source"));
   return (
     <section class="page prose">
-      <h1>About this gateway</h1>
+      <h1>{t("about.title")}</h1>
       <p>
-        <strong>{cfg.data?.instance ?? "…"}</strong> is an svc-gateway: a registry of amateur-radio stations heard on APRS, a geocaching game on top of it, and
-        a store-and-forward bulletin board, federated with other gateways through signed records.
+        <strong>{cfg.data?.instance ?? "…"}</strong> {t("about.intro")}
       </p>
-      <h2 id="privacy">Privacy</h2>
-      <p>No analytics, no advertising, no trackers.</p>
+      <h2 id="privacy">{t("about.privacy")}</h2>
+      <p>{t("about.noTracking")}</p>
       {privacy.data && (
         <>
-          <h3>What we keep about you as a visitor</h3>
+          {lang() !== "en" && <p class="muted">{t("about.serverLanguage")}</p>}
+          <h3>{t("about.visitor")}</h3>
           <ul>
             {privacy.data.visitor.map((v) => (
-              <li>
-                {v.what}: {v.when}; kept {v.kept}.
-              </li>
+              <li>{t("about.visitorItem", { what: v.what, when: v.when, kept: v.kept })}</li>
             ))}
           </ul>
-          <h3>Requests to other servers</h3>
+          <h3>{t("about.requests")}</h3>
           {privacy.data.thirdPartyRequests.length === 0 ? (
-            <p>None: every request goes to this gateway only.</p>
+            <p>{t("about.noRequests")}</p>
           ) : (
             <ul>
-              {privacy.data.thirdPartyRequests.map((t) => (
+              {privacy.data.thirdPartyRequests.map((r) => (
                 <li>
-                  <code>{t.host}</code>: {t.why}
+                  <code>{r.host}</code>: {r.why}
                 </li>
               ))}
             </ul>
           )}
-          <h3>How long data is kept</h3>
+          <h3>{t("about.retention")}</h3>
           <table class="table">
             <thead>
               <tr>
-                <th>Data</th>
-                <th>Kept for</th>
+                <th>{t("about.data")}</th>
+                <th>{t("about.keptFor")}</th>
               </tr>
             </thead>
             <tbody>
@@ -69,7 +68,7 @@ export function AboutPage() {
               ))}
             </tbody>
           </table>
-          <h3>Never</h3>
+          <h3>{t("about.never")}</h3>
           <ul>
             {privacy.data.never.map((n) => (
               <li>{n}</li>
@@ -77,18 +76,18 @@ export function AboutPage() {
           </ul>
         </>
       )}
-      {privacy.error && <p class="error">Could not load the privacy statement: {privacy.error.message}</p>}
-      <h2>Source</h2>
+      {privacy.error && <p class="error">{t("state.couldNotLoad", { what: t("about.thePrivacy"), reason: privacy.error.message })}</p>}
+      <h2>{t("about.source")}</h2>
       {source.data && (
         <p>
-          Version {source.data.version}
+          {t("about.version", { version: source.data.version })}
           {source.data.commit ? (
             <>
               {" "}
-              at commit <code>{source.data.commit.slice(0, 12)}</code>
+              {t("about.atCommit")} <code>{source.data.commit.slice(0, 12)}</code>
             </>
           ) : null}
-          , licensed {source.data.licence}. <a href="/source">Browse the running source</a>.
+          {t("about.licensed", { licence: source.data.licence })} <a href="/source">{t("about.browse")}</a>.
         </p>
       )}
     </section>

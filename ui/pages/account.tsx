@@ -12,6 +12,7 @@ import { useAction, type SectionProps } from "../account/ui.tsx";
 import { ACCOUNT_SECTIONS } from "../account/sections.tsx";
 import { LocalePicker } from "../i18n/picker.tsx";
 import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 export function AccountPage() {
   const [version, setVersion] = useState(0);
@@ -19,7 +20,7 @@ export function AccountPage() {
   const [account, setAccount] = useState<Account | null | undefined>(undefined);
   const [notice, setNotice] = useState<string | null>(null);
   const current = account === undefined ? loaded.data : account;
-  if (loaded.loading && current === undefined) return <section class="page">Loading…</section>;
+  if (loaded.loading && current === undefined) return <section class="page">{t("account.loading")}</section>;
   if (loaded.error) return <section class="page error">{loaded.error.message}</section>;
   if (!current) return <SignIn notice={notice} onSignedIn={(a) => (setNotice(null), setAccount(a))} />;
   const refresh = () => {
@@ -41,18 +42,19 @@ function AccountView(props: SectionProps) {
   return (
     <section class="page account">
       <div class="page-head">
-        <h1>Your account</h1>
+        <h1>{t("account.title")}</h1>
         <button type="button" onClick={signOut} disabled={busy}>
-          Sign out
+          {t("account.signOut")}
         </button>
       </div>
       <p class="muted">
-        Signed in{account.call ? ` as ${account.call}` : ""}
-        {account.email ? ` (${account.email})` : ""}. Account created <When at={account.createdAt} />.
+        {t("account.signedIn")}
+        {account.call ? t("account.as", { call: account.call }) : ""}
+        {account.email ? ` (${account.email})` : ""}. {t("account.created")} <When at={account.createdAt} />.
       </p>
       {who.data?.operator && (
         <p class="notice" data-testid="runs-instance">
-          This account runs this instance: you are its sysop (operator). The <a href="/setup">getting-started checklist</a> lists what is left to set up.
+          <Rich k="account.runsInstance" parts={[(s) => <a href="/setup">{s}</a>]} />
         </p>
       )}
       {errorView}

@@ -11,7 +11,8 @@ import { useLoad } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
 /** A message as the API shows it: the server's own type. */
 import type { Message as BbsMessage } from "../../src/bbs/messages.ts";
-import { plural } from "../components/plural.ts";
+import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 interface WpEntry {
   call: string;
@@ -23,14 +24,15 @@ interface WpEntry {
   infoAt: number;
 }
 
-const TYPE_NAMES: Record<string, string> = { P: "personal", B: "bulletin", T: "NTS traffic" };
+const TYPE_NAMES: Record<string, string> = { P: "bbs.personal", B: "bbs.bulletin", T: "bbs.nts" };
+const accountLink = (s: string) => <a href="/account">{s}</a>;
 
 function Tabs({ current }: { current: string }) {
   const tabs = [
-    ["/bbs", "Mailbox"],
-    ["/bbs/bulletins", "Bulletins"],
-    ["/bbs/compose", "Write"],
-    ["/bbs/wp", "White Pages"],
+    ["/bbs", t("bbs.mailbox")],
+    ["/bbs/bulletins", t("bbs.bulletins")],
+    ["/bbs/compose", t("bbs.write")],
+    ["/bbs/wp", t("bbs.whitePages")],
   ];
   return (
     <nav class="tabs" aria-label="BBS">
@@ -44,15 +46,15 @@ function Tabs({ current }: { current: string }) {
 }
 
 function MessageList({ messages, show }: { messages: BbsMessage[]; show: "from" | "to" }) {
-  if (messages.length === 0) return <p class="muted">No messages.</p>;
+  if (messages.length === 0) return <p class="muted">{t("bbs.noMessages")}</p>;
   return (
     <table class="table" data-testid="messages">
       <thead>
         <tr>
-          <th>{show === "from" ? "From" : "To"}</th>
-          <th>Subject</th>
-          <th>Date</th>
-          <th>Size</th>
+          <th>{show === "from" ? t("bbs.from") : t("bbs.to")}</th>
+          <th>{t("bbs.subject")}</th>
+          <th>{t("bbs.date")}</th>
+          <th>{t("bbs.size")}</th>
         </tr>
       </thead>
       <tbody>
@@ -61,7 +63,7 @@ function MessageList({ messages, show }: { messages: BbsMessage[]; show: "from" 
             <td>{show === "from" ? m.from : m.address}</td>
             <td>
               <a href={`/bbs/msg/${m.id}`}>{m.subject}</a>
-              {!m.read && m.type !== "B" && show === "from" ? <span class="tag">new</span> : null}
+              {!m.read && m.type !== "B" && show === "from" ? <span class="tag">{t("bbs.new")}</span> : null}
             </td>
             <td>
               <When at={m.createdAt} />
@@ -86,29 +88,29 @@ export function MailboxPage() {
       <h1>BBS</h1>
       <Tabs current="/bbs" />
       {account.loading ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t("state.loadingPlain")}</p>
       ) : !account.data ? (
         <p>
-          <a href="/account">Sign in</a> to read your mail. Bulletins are open to everyone.
+          <Rich k="bbs.signInToRead" parts={[accountLink]} />
         </p>
       ) : !account.data.verified ? (
         <p class="notice">
-          Personal mail is read with a verified callsign: verify yours on the <a href="/account">account page</a>.
+          <Rich k="bbs.verifyToRead" parts={[accountLink]} />
         </p>
       ) : (
         <>
           <p>
             <button type="button" class={view === "in" ? "primary" : ""} onClick={() => setView("in")}>
-              Received
+              {t("bbs.received")}
             </button>{" "}
             <button type="button" class={view === "sent" ? "primary" : ""} onClick={() => setView("sent")}>
-              Sent
+              {t("bbs.sent")}
             </button>{" "}
             <a class="button" href="/bbs/compose">
-              Write a message
+              {t("bbs.writeMessage")}
             </a>
           </p>
-          {list.data ? <MessageList messages={list.data.messages} show={view === "in" ? "from" : "to"} /> : <LoadState state={list} what="your mail" />}
+          {list.data ? <MessageList messages={list.data.messages} show={view === "in" ? "from" : "to"} /> : <LoadState state={list} what={t("bbs.yourMail")} />}
         </>
       )}
     </section>
@@ -126,7 +128,7 @@ export function BulletinsPage() {
       <Tabs current="/bbs/bulletins" />
       <p class="categories" data-testid="categories">
         <a href="/bbs/bulletins" class={category ? "tag" : "tag current"}>
-          all
+          {t("bbs.all")}
         </a>
         {cats.data?.categories.map((c) => (
           <a href={`/bbs/bulletins?category=${c.category}`} class={c.category === category ? "tag current" : "tag"}>
@@ -134,8 +136,8 @@ export function BulletinsPage() {
           </a>
         ))}
       </p>
-      <h2>{category ? `Bulletins in ${category}` : "All bulletins"}</h2>
-      {list.data ? <MessageList messages={list.data.messages} show="from" /> : <LoadState state={list} what="the bulletins" />}
+      <h2>{category ? t("bbs.bulletinsIn", { category }) : t("bbs.allBulletins")}</h2>
+      {list.data ? <MessageList messages={list.data.messages} show="from" /> : <LoadState state={list} what={t("bbs.theBulletins")} />}
     </section>
   );
 }
@@ -154,20 +156,20 @@ export function MessagePage() {
     const e = thread.error as ApiError;
     return (
       <section class="page">
-        <h1>Message</h1>
+        <h1>{t("bbs.message")}</h1>
         <Tabs current="" />
-        <p class="error">{e.status === 401 ? "This is personal mail: sign in as its addressee to read it." : e.message}</p>
+        <p class="error">{e.status === 401 ? t("bbs.personalMail") : e.message}</p>
       </section>
     );
   }
   if (!thread.data)
     return (
       <section class="page">
-        <p class="muted">Loading…</p>
+        <p class="muted">{t("state.loadingPlain")}</p>
       </section>
     );
   const kill = async (m: BbsMessage) => {
-    if (!confirm(`Kill "${m.subject}" from ${m.from}? It is deleted from this BBS and cannot be brought back.`)) return;
+    if (!confirm(t("bbs.killConfirm", { subject: m.subject, from: m.from }))) return;
     setError(null);
     try {
       await api(`/api/bbs/messages/${m.id}`, { method: "DELETE" });
@@ -189,51 +191,53 @@ export function MessagePage() {
   const messages = thread.data.messages;
   return (
     <section class="page">
-      <h1>{messages.find((m) => m.id === id)?.subject ?? "Message"}</h1>
+      <h1>{messages.find((m) => m.id === id)?.subject ?? t("bbs.message")}</h1>
       <Tabs current="" />
-      {messages.length > 1 ? <p class="muted">A thread of {plural(messages.length, "message")}.</p> : null}
+      {messages.length > 1 ? <p class="muted">{t("bbs.thread", { count: messages.length })}</p> : null}
       {error ? <p class="error">{error}</p> : null}
       {messages.map((m) => (
         <article class={m.id === id ? "card message current" : "card message"} data-testid={`message-${m.id}`}>
           <header>
             <strong>{m.subject}</strong>
             <div class="muted">
-              {TYPE_NAMES[m.type]} from {m.from} to {m.address} · <When at={m.createdAt} /> · {m.bid}
-              {m.receivedFrom ? ` · via ${m.receivedFrom}` : ""}
+              {t("bbs.header", { kind: t(TYPE_NAMES[m.type] ?? m.type), from: m.from, to: m.address })} · <When at={m.createdAt} /> · {m.bid}
+              {m.receivedFrom ? t("bbs.via", { from: m.receivedFrom }) : ""}
             </div>
           </header>
           <pre class="message-body">{m.body}</pre>
           {m.route && m.route.length ? (
             <details>
-              <summary>Routing ({m.route.length} R: lines)</summary>
+              <summary>{t("bbs.routing", { count: m.route.length })}</summary>
               <pre>{m.route.join("\n")}</pre>
             </details>
           ) : null}
-          {m.forwarding && m.forwarding.length ? <p class="muted">Forwarding: {m.forwarding.map((f) => `${f.partner} ${f.state}`).join(", ")}</p> : null}
+          {m.forwarding && m.forwarding.length ? (
+            <p class="muted">{t("bbs.forwarding", { list: m.forwarding.map((f) => `${f.partner} ${f.state}`).join(", ") })}</p>
+          ) : null}
           <p class="actions">
             {m.type === "B" ? (
               <>
                 {/* FBB's SR habit: a bulletin's reply goes to its author in private; the whole distribution is a separate choice */}
                 <a class="button" href={`/bbs/compose?re=${m.id}`}>
-                  Reply to {m.from}
+                  {t("bbs.replyTo", { call: m.from })}
                 </a>{" "}
                 <a class="button" href={`/bbs/compose?re=${m.id}&all=1`}>
-                  Reply to all at {m.address}
+                  {t("bbs.replyAll", { address: m.address })}
                 </a>
               </>
             ) : (
               <a class="button" href={`/bbs/compose?re=${m.id}`}>
-                Reply
+                {t("bbs.reply")}
               </a>
             )}{" "}
             {m.type !== "B" ? (
               <button type="button" onClick={() => unread(m)}>
-                Mark unread
+                {t("bbs.markUnread")}
               </button>
             ) : null}{" "}
             {signedIn ? (
               <button type="button" onClick={() => kill(m)}>
-                Kill
+                {t("bbs.kill")}
               </button>
             ) : null}
           </p>
@@ -278,16 +282,16 @@ export function ComposePage() {
   if (account.loading)
     return (
       <section class="page">
-        <p class="muted">Loading…</p>
+        <p class="muted">{t("state.loadingPlain")}</p>
       </section>
     );
   if (!account.data?.verified) {
     return (
       <section class="page">
-        <h1>Write a message</h1>
+        <h1>{t("bbs.writeMessage")}</h1>
         <Tabs current="/bbs/compose" />
         <p>
-          Messages leave this BBS under your callsign, so writing needs a <a href="/account">signed-in account with a verified callsign</a>.
+          <Rich k="bbs.needsVerified" parts={[accountLink]} />
         </p>
       </section>
     );
@@ -304,17 +308,17 @@ export function ComposePage() {
   };
   return (
     <section class="page">
-      <h1>Write a message</h1>
+      <h1>{t("bbs.writeMessage")}</h1>
       <Tabs current="/bbs/compose" />
       <form onSubmit={submit} class="compose-form">
-        <p class="muted">From {account.data.call?.split("-")[0]}</p>
-        <label for="m-type">Kind</label>
+        <p class="muted">{t("bbs.fromCall", { call: account.data.call?.split("-")[0] })}</p>
+        <label for="m-type">{t("bbs.kind")}</label>
         <select id="m-type" value={f.type} onChange={set("type")}>
-          <option value="P">Personal</option>
-          <option value="B">Bulletin</option>
-          <option value="T">NTS traffic</option>
+          <option value="P">{t("bbs.kindP")}</option>
+          <option value="B">{t("bbs.kindB")}</option>
+          <option value="T">{t("bbs.kindT")}</option>
         </select>
-        <label for="m-to">To</label>
+        <label for="m-to">{t("bbs.to")}</label>
         <input
           id="m-to"
           required
@@ -329,14 +333,14 @@ export function ComposePage() {
             {routeInfo}
           </p>
         ) : null}
-        <label for="m-subject">Subject</label>
+        <label for="m-subject">{t("bbs.subject")}</label>
         <input id="m-subject" required maxLength={80} value={f.subject} onInput={set("subject")} />
-        <label for="m-body">Message</label>
+        <label for="m-body">{t("bbs.body")}</label>
         <textarea id="m-body" rows={10} value={f.body} onInput={set("body")} />
         {error ? <p class="error">{error}</p> : null}
         <p>
           <button class="primary" type="submit">
-            Send
+            {t("bbs.send")}
           </button>
         </p>
       </form>
@@ -350,32 +354,33 @@ export function WhitePagesPage() {
   const list = useLoad(() => api<{ entries: WpEntry[] }>(`/api/bbs/wp?q=${encodeURIComponent(submitted)}`), [submitted]);
   return (
     <section class="page">
-      <h1>White Pages</h1>
+      <h1>{t("bbs.whitePages")}</h1>
       <Tabs current="/bbs/wp" />
-      <p class="muted">Which BBS is home to a callsign, learnt from forwarded White Pages updates and the routing lines of mail passing through.</p>
+      <p class="muted">{t("bbs.wpIntro")}</p>
       <form
         onSubmit={(e) => {
           e.preventDefault();
           setSubmitted(q);
         }}
       >
-        <label for="wp-q">Callsign, BBS, name or place</label>
-        <input id="wp-q" value={q} maxLength={40} onInput={(e) => setQ((e.target as HTMLInputElement).value)} /> <button type="submit">Search</button>
+        <label for="wp-q">{t("bbs.wpQuery")}</label>
+        <input id="wp-q" value={q} maxLength={40} onInput={(e) => setQ((e.target as HTMLInputElement).value)} />{" "}
+        <button type="submit">{t("bbs.search")}</button>
       </form>
       {list.error ? (
         <p class="error">{list.error.message}</p>
       ) : list.data && list.data.entries.length === 0 ? (
-        <p class="muted">Nobody found.</p>
+        <p class="muted">{t("bbs.nobody")}</p>
       ) : list.data ? (
         <table class="table" data-testid="wp">
           <thead>
             <tr>
-              <th>Call</th>
-              <th>Home BBS</th>
-              <th>Name</th>
-              <th>QTH</th>
-              <th>Zip</th>
-              <th>As of</th>
+              <th>{t("bbs.call")}</th>
+              <th>{t("bbs.homeBbs")}</th>
+              <th>{t("bbs.name")}</th>
+              <th>{t("bbs.qth")}</th>
+              <th>{t("bbs.zip")}</th>
+              <th>{t("bbs.asOf")}</th>
             </tr>
           </thead>
           <tbody>

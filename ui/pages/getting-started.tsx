@@ -6,6 +6,8 @@ import { api } from "../api.ts";
 import { useLoad, usePoll } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
 import { radioPorts } from "../radio/types.ts";
+import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 type Check = { ok: boolean | null; detail: string };
 
@@ -25,6 +27,9 @@ function Step({ id, title, check, children }: { id: string; title: string; check
   );
 }
 
+const code = (s: string) => <code>{s}</code>;
+const link = (href: string) => (s: string) => <a href={href}>{s}</a>;
+
 export function GettingStarted() {
   const tick = usePoll(5000);
   const setup = useLoad(() => api<{ needed: boolean; restartNeeded?: boolean }>("/api/setup"), [tick]);
@@ -34,84 +39,74 @@ export function GettingStarted() {
   const operator = who.data?.operator === true;
   const peers = useLoad(() => (operator ? api<{ peers: unknown[] }>("/federation/peers") : Promise.resolve(null)), [tick, operator]);
 
-  const unknown = (what: string): Check => ({ ok: null, detail: `checking ${what}…` });
+  const unknown = (what: string): Check => ({ ok: null, detail: t("start.checking", { what: t(what) }) });
   const restart: Check = !setup.data
-    ? unknown("the settings")
+    ? unknown("start.theSettings")
     : setup.data.needed
-      ? { ok: false, detail: "Set-up is not saved yet." }
+      ? { ok: false, detail: t("start.notSaved") }
       : setup.data.restartNeeded
-        ? { ok: false, detail: "Settings saved; this gateway still runs on the old ones until it restarts." }
-        : { ok: true, detail: "Running on the saved settings." };
+        ? { ok: false, detail: t("start.restartNeeded") }
+        : { ok: true, detail: t("start.running") };
   const acct = account.data;
   const signin: Check =
     account.loading && !account.data && !account.error
-      ? unknown("your session")
+      ? unknown("start.yourSession")
       : acct
-        ? { ok: true, detail: `Signed in${acct.call ? ` as ${acct.call}` : ""}.` }
-        : { ok: false, detail: "Not signed in." };
+        ? { ok: true, detail: acct.call ? t("start.signedInAs", { call: acct.call }) : t("start.signedIn") }
+        : { ok: false, detail: t("start.notSignedIn") };
   const verified: Check = !acct
-    ? { ok: false, detail: "Sign in first." }
+    ? { ok: false, detail: t("start.signInFirst") }
     : !acct.call
-      ? { ok: false, detail: "No callsign on your account yet." }
+      ? { ok: false, detail: t("start.noCall") }
       : !acct.verified
-        ? { ok: false, detail: `${acct.call} is not verified yet (the APRS challenge).` }
+        ? { ok: false, detail: t("start.notVerified", { call: acct.call }) }
         : operator
-          ? { ok: true, detail: `${acct.call} is verified; you operate this gateway.` }
-          : { ok: true, detail: `${acct.call} is verified, but it is not in ADMIN_CALLSIGNS: you do not operate this gateway.` };
+          ? { ok: true, detail: t("start.verifiedOperator", { call: acct.call }) }
+          : { ok: true, detail: t("start.verifiedNotAdmin", { call: acct.call }) };
   const radio = ports.data ? radioPorts(ports.data.ports) : null;
   const up = radio?.find((p) => p.portState === "connected");
   const tnc: Check = !radio
-    ? unknown("the radio")
+    ? unknown("start.theRadio")
     : radio.length === 0
-      ? { ok: false, detail: "No radio port (KISS_PORTS is off)." }
+      ? { ok: false, detail: t("start.noPort") }
       : up
-        ? { ok: true, detail: `TNC connected on ${up.name}${up.call ? ` as ${up.call}` : " (receive only: RADIO_CALL is not set)"}.` }
-        : { ok: false, detail: `No TNC answers on ${radio.map((p) => p.name).join(", ")}.` };
+        ? { ok: true, detail: up.call ? t("start.tncUp", { port: up.name, call: up.call }) : t("start.tncUpRx", { port: up.name }) }
+        : { ok: false, detail: t("start.noTnc", { ports: radio.map((p) => p.name).join(", ") }) };
   const peerList = peers.data?.peers;
   const fed: Check = !operator
-    ? { ok: null, detail: "Only the operator can see the peers: sign in with a callsign in ADMIN_CALLSIGNS." }
+    ? { ok: null, detail: t("start.peersOperatorOnly") }
     : !peerList
-      ? unknown("the peers")
+      ? unknown("start.thePeers")
       : peerList.length > 0
-        ? { ok: true, detail: `${peerList.length} peer${peerList.length === 1 ? "" : "s"}.` }
-        : { ok: false, detail: "No peers yet." };
+        ? { ok: true, detail: t("start.peers", { count: peerList.length }) }
+        : { ok: false, detail: t("start.noPeers") };
 
   return (
     <div class="card getting-started" data-testid="getting-started">
-      <h2>Getting started</h2>
+      <h2>{t("start.title")}</h2>
       <ol class="steps">
-        <Step id="restart" title="Restart the gateway" check={restart}>
+        <Step id="restart" title={t("start.restartTitle")} check={restart}>
           <p>
-            Restart it (<code>systemctl restart svc-gateway</code>, or stop and start the executable) so the saved settings apply.
+            <Rich k="start.restartHow" parts={[code]} />
           </p>
         </Step>
-        <Step id="signin" title="Sign in" check={signin}>
+        <Step id="signin" title={t("start.signInTitle")} check={signin}>
           <p>
-            <a href="/account">Sign in</a> with a passkey or an e-mail link.
+            <Rich k="start.signInHow" parts={[link("/account")]} />
           </p>
         </Step>
-        <Step id="verify" title="Verify your callsign" check={verified}>
+        <Step id="verify" title={t("start.verifyTitle")} check={verified}>
           <p>
-            On <a href="/account">your account</a>, add your callsign and pass the APRS challenge. Put it in <code>ADMIN_CALLSIGNS</code> to operate this
-            gateway.
+            <Rich k="start.verifyHow" parts={[link("/account"), code]} />
           </p>
         </Step>
-        <Step id="tnc" title="Connect a TNC" check={tnc}>
+        <Step id="tnc" title={t("start.tncTitle")} check={tnc}>
           <p>
-            Run Direwolf (its KISS port is <code>tcp://127.0.0.1:8001</code>) or set <code>KISS_PORTS</code>, and <code>RADIO_CALL</code> to transmit. The{" "}
-            <a href="/radio">Radio</a> page shows the port.
+            <Rich k="start.tncHow" parts={[code, code, code, link("/radio")]} />
           </p>
         </Step>
-        <Step id="peers" title="Add peers" check={fed}>
-          <p>
-            {operator ? (
-              <>
-                <a href="/peers">Peers</a>: add a 44net peer by callsign, or set <code>FED_PEERS</code>.
-              </>
-            ) : (
-              "Peers are added by the operator."
-            )}
-          </p>
+        <Step id="peers" title={t("start.peersTitle")} check={fed}>
+          <p>{operator ? <Rich k="start.peersHow" parts={[link("/peers"), code]} /> : t("start.peersByOperator")}</p>
         </Step>
       </ol>
     </div>

@@ -14,14 +14,15 @@ import { addSaveAreaControl } from "../offline/save-area.tsx";
 import { useOfflineState } from "../offline/status.ts";
 import { addServerView, claimServerView } from "../map/server-view.ts";
 import { EmergencyBanner } from "../messages/emergency-banner.tsx";
+import { fmtNumber, t } from "../i18n/i18n.ts";
 
 /** Live logs kept in the activity panel. */
 const FEED = 8;
-const VERB = { find: "found", dnf: "did not find", note: "wrote on" } as const;
+const VERB = { find: "map.found", dnf: "map.dnf", note: "map.note" } as const;
 const clean = (s: string) => s.replace(/[<>&"]/g, "");
 const cacheHref = (l: LiveLog) => `/cache/${encodeURIComponent(String(l.cache.id))}`;
-const n = (v: number) => v.toLocaleString("en");
-const plural = (v: number, one: string) => `${n(v)} ${one}${v === 1 ? "" : "s"}`;
+const n = (v: number) => fmtNumber(v);
+const plural = (v: number, key: "map.stations" | "map.caches") => t(key, { count: v, n: n(v) });
 
 /** What the map shows of the view: everything, or how much is grouped (and so not drawn one by one). */
 function ViewCount({ stations, caches }: { stations: KindCount | null; caches: KindCount | null }) {
@@ -30,13 +31,15 @@ function ViewCount({ stations, caches }: { stations: KindCount | null; caches: K
   return (
     <div class={`map-count${grouped ? " grouped" : ""}`} data-testid="map-count" data-grouped={grouped ? "true" : "false"}>
       {grouped
-        ? `Showing ${[
-            stations.total ? `${n(stations.shown)} of ${plural(stations.total, "station")}` : "",
-            caches.total ? `${n(caches.shown)} of ${plural(caches.total, "cache")}` : "",
-          ]
-            .filter(Boolean)
-            .join(", ")} · zoom in or open a group for the rest`
-        : `${plural(stations.total, "station")}, ${plural(caches.total, "cache")} in view`}
+        ? t("map.showing", {
+            parts: [
+              stations.total ? t("map.shownOf", { shown: n(stations.shown), all: plural(stations.total, "map.stations") }) : "",
+              caches.total ? t("map.shownOf", { shown: n(caches.shown), all: plural(caches.total, "map.caches") }) : "",
+            ]
+              .filter(Boolean)
+              .join(", "),
+          })
+        : t("map.inView", { stations: plural(stations.total, "map.stations"), caches: plural(caches.total, "map.caches") })}
     </div>
   );
 }
@@ -61,7 +64,7 @@ function addToolsToggle(map: L.Map): void {
     const b = L.DomUtil.create("button", "map-tools-toggle") as HTMLButtonElement;
     b.type = "button";
     b.textContent = "⋯";
-    b.setAttribute("aria-label", "Map tools");
+    b.setAttribute("aria-label", t("map.tools"));
     b.setAttribute("aria-expanded", "false");
     L.DomEvent.disableClickPropagation(b);
     b.onclick = () => b.setAttribute("aria-expanded", String(map.getContainer().classList.toggle("tools-open")));
@@ -75,9 +78,9 @@ function addGpxControl(map: L.Map): void {
   const control = new L.Control({ position: "topright" });
   control.onAdd = () => {
     const a = L.DomUtil.create("a", "button map-gpx") as HTMLAnchorElement;
-    a.textContent = "GPX of this view";
+    a.textContent = t("map.gpx");
     a.download = "caches.gpx";
-    a.title = "Download the caches in view as GPX";
+    a.title = t("map.gpxTitle");
     const update = () => (a.href = `/api/v1/caches.gpx?bbox=${viewBbox(map)}`);
     update();
     map.on("moveend", update);
@@ -214,13 +217,9 @@ export function MapPage() {
         <EmergencyBanner />
         {offline && !tilesNoted && (
           <div class="banner tiles-banner" role="status" data-testid="tiles-banner">
-            <span class="long">
-              {offline === "off"
-                ? "No tile server is configured: showing this gateway's own maps."
-                : "Map tiles are offline: showing this gateway's own maps. Stations and caches still work."}
-            </span>
-            <span class="short">{offline === "off" ? "No tile server: own maps" : "Tiles offline: own maps"}</span>
-            <button type="button" class="banner-close" aria-label="Dismiss this notice" onClick={noteTiles}>
+            <span class="long">{offline === "off" ? t("map.noTiles") : t("map.tilesOffline")}</span>
+            <span class="short">{offline === "off" ? t("map.noTilesShort") : t("map.tilesOfflineShort")}</span>
+            <button type="button" class="banner-close" aria-label={t("map.dismiss")} onClick={noteTiles}>
               ×
             </button>
           </div>
@@ -232,14 +231,15 @@ export function MapPage() {
         <div class="live-head">
           <span class={`live-state ${net.online ? live : "offline"}`} data-testid="live-state">
             {!net.online ? (
-              "○ Offline"
+              t("map.offline")
             ) : live === "live" ? (
-              "● Live"
+              t("map.live")
             ) : live === "connecting" ? (
-              "○ Connecting"
+              t("map.connecting")
             ) : (
               <>
-                ○ Not live<span class="long"> at this zoom</span>
+                {t("map.notLive")}
+                <span class="long">{t("map.atThisZoom")}</span>
               </>
             )}
           </span>
@@ -247,7 +247,7 @@ export function MapPage() {
             type="button"
             class="live-fold"
             aria-expanded={!folded}
-            aria-label={folded ? "Show live activity" : "Hide live activity"}
+            aria-label={folded ? t("map.showLive") : t("map.hideLive")}
             onClick={() => fold(!folded)}
           >
             {folded ? "▸" : "▾"}
@@ -257,14 +257,14 @@ export function MapPage() {
           <ol>
             {feed.map((l) => (
               <li key={l.logId}>
-                <b>{l.call}</b> {VERB[l.kind]} <a href={cacheHref(l)}>{l.cache.name}</a> <When at={l.ts} />
+                <b>{l.call}</b> {t(VERB[l.kind])} <a href={cacheHref(l)}>{l.cache.name}</a> <When at={l.ts} />
               </li>
             ))}
           </ol>
         )}
       </aside>
       <a class="button primary map-hide" href="/hide">
-        Hide a cache
+        {t("map.hideCache")}
       </a>
     </section>
   );

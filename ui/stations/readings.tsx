@@ -7,27 +7,28 @@ import type { ComponentChildren } from "preact";
 import { StationSymbol } from "../components/station-symbol.tsx";
 import { compass, formatDdm, formatQ, Q, type UnitPref } from "../components/units.ts";
 import type { Weather } from "../../src/aprs/types.ts";
+import { t } from "../i18n/i18n.ts";
 
 export type Reading = [label: string, value: ComponentChildren];
 
 /** The weather readings, in the station page's order and units. */
 export function weatherReadings(wx: Weather, pref: UnitPref): Reading[] {
   const items: Reading[] = [];
-  if (wx.tempC !== undefined) items.push(["Temperature", formatQ(wx.tempC, Q.temp, pref)]);
-  if (wx.humidityPct !== undefined) items.push(["Humidity", `${wx.humidityPct} %`]);
-  if (wx.pressureHpa !== undefined) items.push(["Pressure", formatQ(wx.pressureHpa, Q.pressure, pref)]);
+  if (wx.tempC !== undefined) items.push([t("wx.temperature"), formatQ(wx.tempC, Q.temp, pref)]);
+  if (wx.humidityPct !== undefined) items.push([t("wx.humidity"), `${wx.humidityPct} %`]);
+  if (wx.pressureHpa !== undefined) items.push([t("wx.pressure"), formatQ(wx.pressureHpa, Q.pressure, pref)]);
   if (wx.windSpeedKmh !== undefined)
     items.push([
-      "Wind",
-      `${formatQ(wx.windSpeedKmh, Q.speed, pref)}${wx.windDirDeg !== undefined ? ` from ${compass(wx.windDirDeg)} (${wx.windDirDeg}°)` : ""}`,
+      t("wx.wind"),
+      `${formatQ(wx.windSpeedKmh, Q.speed, pref)}${wx.windDirDeg !== undefined ? ` ${t("wx.from", { dir: compass(wx.windDirDeg), deg: wx.windDirDeg })}` : ""}`,
     ]);
-  else if (wx.windDirDeg !== undefined) items.push(["Wind", `from ${compass(wx.windDirDeg)} (${wx.windDirDeg}°)`]);
-  if (wx.windGustKmh !== undefined) items.push(["Gusts", formatQ(wx.windGustKmh, Q.speed, pref)]);
-  if (wx.rain1hMm !== undefined) items.push(["Rain, last hour", formatQ(wx.rain1hMm, Q.rain, pref)]);
-  if (wx.rain24hMm !== undefined) items.push(["Rain, last 24 h", formatQ(wx.rain24hMm, Q.rain, pref)]);
-  if (wx.rainMidnightMm !== undefined) items.push(["Rain since midnight", formatQ(wx.rainMidnightMm, Q.rain, pref)]);
-  if (wx.luminosityWm2 !== undefined) items.push(["Luminosity", `${wx.luminosityWm2} W/m²`]);
-  if (wx.snow24hMm !== undefined) items.push(["Snow, last 24 h", formatQ(wx.snow24hMm, Q.rain, pref)]);
+  else if (wx.windDirDeg !== undefined) items.push([t("wx.wind"), t("wx.from", { dir: compass(wx.windDirDeg), deg: wx.windDirDeg })]);
+  if (wx.windGustKmh !== undefined) items.push([t("wx.gusts"), formatQ(wx.windGustKmh, Q.speed, pref)]);
+  if (wx.rain1hMm !== undefined) items.push([t("wx.rain1h"), formatQ(wx.rain1hMm, Q.rain, pref)]);
+  if (wx.rain24hMm !== undefined) items.push([t("wx.rain24h"), formatQ(wx.rain24hMm, Q.rain, pref)]);
+  if (wx.rainMidnightMm !== undefined) items.push([t("wx.rainMidnight"), formatQ(wx.rainMidnightMm, Q.rain, pref)]);
+  if (wx.luminosityWm2 !== undefined) items.push([t("wx.luminosity"), `${wx.luminosityWm2} W/m²`]);
+  if (wx.snow24hMm !== undefined) items.push([t("wx.snow24h"), formatQ(wx.snow24hMm, Q.rain, pref)]);
   return items;
 }
 
@@ -113,10 +114,10 @@ export function packetReadings(d: Record<string, unknown>, pref: UnitPref): Read
       continue;
     }
     if (k === "telemetry" && typeof v === "object") {
-      const t = v as { seq?: number; analog?: number[]; bits?: string };
-      if (t.seq !== undefined) out.push(["Telemetry sequence", String(t.seq)]);
-      if (t.analog) out.push(["Analog channels", t.analog.map((x, i) => `A${i + 1} ${x}`).join(" · ")]);
-      if (t.bits) out.push(["Digital channels", t.bits]);
+      const tm = v as { seq?: number; analog?: number[]; bits?: string };
+      if (tm.seq !== undefined) out.push(["Telemetry sequence", String(tm.seq)]);
+      if (tm.analog) out.push(["Analog channels", tm.analog.map((x, i) => `A${i + 1} ${x}`).join(" · ")]);
+      if (tm.bits) out.push(["Digital channels", tm.bits]);
       continue;
     }
     if (k === "addressee") {
