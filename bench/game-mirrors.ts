@@ -13,7 +13,7 @@ import { configFor } from "../src/config.ts";
 import { createGateway } from "../src/gateway.ts";
 import { createLogger } from "../src/log.ts";
 import { upsertPeer } from "../src/fed/peers.ts";
-import { cachesInBox } from "../src/game/caches.ts";
+import { cachesInBox } from "../src/game/cache-map.ts";
 import { percentile, table } from "./lib/stats.ts";
 
 export async function run() {

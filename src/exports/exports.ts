@@ -5,7 +5,8 @@
 import type { Core } from "../gateway.ts";
 import { badRequest } from "../errors.ts";
 import { isCallsign } from "../callsign.ts";
-import { cacheDetail, cacheJson, type Cache } from "../game/caches.ts";
+import { cacheDetail } from "../game/cache-lookup.ts";
+import { cacheJson, type Cache } from "../game/caches.ts";
 import type { Actor, CacheFilterQuery } from "../game/model.ts";
 import { logJson, type Log } from "../game/logs.ts";
 import type { LogRow } from "../game/log-record.ts";

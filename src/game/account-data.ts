@@ -11,7 +11,7 @@
 import type { Core } from "../gateway.ts";
 import type { AccountData } from "../accounts/gdpr.ts";
 import type { ProfileSection } from "../accounts/profile.ts";
-import { archiveOwnedCaches } from "./caches.ts";
+import { archiveOwnedCaches } from "./cache-writes.ts";
 import { withdrawLogsOf } from "./logs.ts";
 import { eraseTrackablesOf, trackablesDataOf } from "./trackables-moves.ts";
 import { personalNotesOf } from "./personal.ts";

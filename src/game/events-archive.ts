@@ -4,7 +4,7 @@
  * published again, archived), leaving that time for Attended logs.
  */
 import type { Core } from "../gateway.ts";
-import { setCacheState } from "./caches.ts";
+import { setCacheState } from "./cache-writes.ts";
 import { pastEvents } from "./events.ts";
 
 export function archivePastEvents(gw: Core): { archived: number } {

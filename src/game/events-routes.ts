@@ -10,7 +10,8 @@ import { baseUrl } from "../http/public-url.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { actorOf, CACHE_KEY, type Actor } from "./model.ts";
-import { cacheDetail, cacheRow, cachesJson, type CacheRow } from "./caches.ts";
+import { cacheDetail, cacheRow } from "./cache-lookup.ts";
+import { cachesJson, type CacheRow } from "./caches.ts";
 import { parseNear } from "./near.ts";
 import { eventIcs, upcomingNear } from "./events.ts";
 

@@ -23,7 +23,7 @@ import type { XMLParser } from "fast-xml-parser";
 import type { Core } from "../gateway.ts";
 import { badRequest, notFound, tooLarge } from "../errors.ts";
 import { bodyText } from "../text.ts";
-import { upsertCatalogCache, type CatalogCache } from "./caches.ts";
+import { upsertCatalogCache, type CatalogCache } from "./catalog-caches.ts";
 import type { Actor } from "./model.ts";
 import { keepListedBugs, type ListedBug } from "./trackables-gpx.ts";
 import { maintenanceFromGpxLogs, setImportedMaintenance } from "./maintenance-gpx.ts";

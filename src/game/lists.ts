@@ -7,7 +7,8 @@
  */
 import type { Core } from "../gateway.ts";
 import { badRequest, forbidden, notFound } from "../errors.ts";
-import { cacheDetail, type Cache } from "./caches.ts";
+import { cacheDetail } from "./cache-lookup.ts";
+import type { Cache } from "./caches.ts";
 import { bool, text, type Actor } from "./model.ts";
 
 /** Lists per user, and caches per list. */

@@ -8,7 +8,7 @@ import { findToWire } from "../fed/bodies.ts";
 import { accountGid, publishRecord } from "../fed/feed.ts";
 import { publicIdOf } from "../accounts/users.ts";
 import type { LogKind } from "./model.ts";
-import { cacheRow } from "./caches.ts";
+import { cacheRow } from "./cache-lookup.ts";
 
 export interface LogRow {
   id: number;

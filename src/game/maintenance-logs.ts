@@ -8,7 +8,7 @@
 import type { Core } from "../gateway.ts";
 import { badRequest, conflict, forbidden } from "../errors.ts";
 import { LOG_KINDS, NEEDS_LOG_KINDS, OWNER_LOG_KINDS, type CacheStatus, type LogKind } from "./model.ts";
-import { setCacheState } from "./caches.ts";
+import { setCacheState } from "./cache-writes.ts";
 
 /** What the logger is to the cache. */
 export interface LogRole {

@@ -9,7 +9,8 @@
 import type { Core } from "../gateway.ts";
 import { findFromWire, type FindBody } from "../fed/bodies.ts";
 import { parseGid, type Payload } from "../fed/record.ts";
-import { cacheRow, setCacheState } from "./caches.ts";
+import { cacheRow } from "./cache-lookup.ts";
+import { setCacheState } from "./cache-writes.ts";
 import { localGid } from "../fed/feed.ts";
 
 export function remoteMaintenanceNeed(gw: Core, p: Payload): void {

@@ -9,7 +9,9 @@
 import type { Core } from "../gateway.ts";
 import { conflict, forbidden, notFound } from "../errors.ts";
 import { text, type Actor } from "./model.ts";
-import { cacheJson, cacheRow, cachesJson, isOwner, setCacheState, type Cache, type CacheRow } from "./caches.ts";
+import { cacheJson, cachesJson, type Cache, type CacheRow } from "./caches.ts";
+import { cacheRow, isOwner } from "./cache-lookup.ts";
+import { setCacheState } from "./cache-writes.ts";
 import { isReviewer } from "./maintenance-roles.ts";
 import { logOnCache, type Log } from "./logs.ts";
 

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import type { Core } from "../gateway.ts";
 import { AppError, badRequest, conflict, forbidden, notFound } from "../errors.ts";
-import { visibleRow, isOwner } from "./caches.ts";
+import { visibleRow, isOwner } from "./cache-lookup.ts";
 import type { Actor } from "./model.ts";
 
 export const MEDIA_TYPES = {

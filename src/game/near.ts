@@ -8,7 +8,8 @@
 import { t } from "elysia";
 import { badRequest } from "../errors.ts";
 import type { Core } from "../gateway.ts";
-import { cachesJson, filterSql, forMap, type CacheFilters, type CacheRow, type MapCache } from "./caches.ts";
+import { cachesJson, forMap, type CacheRow, type MapCache } from "./caches.ts";
+import { filterSql, type CacheFilters } from "./cache-filters.ts";
 import { distanceM } from "./model.ts";
 
 export const NEAR_DEFAULT = 20;

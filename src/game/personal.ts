@@ -9,7 +9,7 @@
  */
 import type { Core } from "../gateway.ts";
 import { badRequest } from "../errors.ts";
-import { cacheDetail } from "./caches.ts";
+import { cacheDetail } from "./cache-lookup.ts";
 import { latitude, longitude, optText, type Actor } from "./model.ts";
 
 export const MAX_NOTE = 2000;

@@ -6,7 +6,7 @@
 import type { Core } from "../gateway.ts";
 import { forbidden } from "../errors.ts";
 import { setWatch } from "../accounts/prefs.ts";
-import { visibleRow } from "./caches.ts";
+import { visibleRow } from "./cache-lookup.ts";
 import type { Actor } from "./model.ts";
 
 function requireFinder(gw: Core, cacheId: number, userId: number): void {

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import type { Core } from "../gateway.ts";
 import { badRequest, conflict, forbidden, notFound, unprocessable } from "../errors.ts";
-import { isOwner, visibleRow } from "./caches.ts";
+import { isOwner, visibleRow } from "./cache-lookup.ts";
 import { callsign, text, type Actor } from "./model.ts";
 import { verifiedHolder } from "../accounts/users.ts";
 

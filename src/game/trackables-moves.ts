@@ -23,7 +23,7 @@ import { publicIdOf } from "../accounts/users.ts";
 import { baseCall } from "../callsign.ts";
 import { refuseUnlessClockSane } from "../system/clock-sanity.ts";
 import { distanceM, oneOf, optText, pastTime, type Actor } from "./model.ts";
-import { resolveCache } from "./caches.ts";
+import { resolveCache } from "./cache-lookup.ts";
 import { isSighting, localSighting, TIER_A } from "./corroborate.ts";
 import type { GatewayEvents } from "../events.ts";
 import {

@@ -15,7 +15,7 @@ import { publicIdOf } from "../accounts/users.ts";
 import { baseCall } from "../callsign.ts";
 import { refuseUnlessClockSane } from "../system/clock-sanity.ts";
 import { callsign, optText, text, type Actor } from "./model.ts";
-import { resolveCache } from "./caches.ts";
+import { resolveCache } from "./cache-lookup.ts";
 import { deriveState, orderMoves, type MoveFact, type MoveKind, type TrackableState } from "./trackables-state.ts";
 
 /** Tracking codes: no 0/O, 1/I/L, so a code read off a worn tag is typed right. */

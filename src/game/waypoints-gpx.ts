@@ -10,7 +10,7 @@
  * (a pocket query's separate -wpts.gpx).
  */
 import type { Core } from "../gateway.ts";
-import type { CatalogCache } from "./caches.ts";
+import type { CatalogCache } from "./catalog-caches.ts";
 import type { Actor } from "./model.ts";
 import { MAX_WAYPOINT_NAME, MAX_WAYPOINT_NOTE, MAX_WAYPOINTS, prefixFor, replaceWaypoints, type WaypointInput, type WaypointKind } from "./waypoints-store.ts";
 

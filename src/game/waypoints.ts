@@ -6,7 +6,9 @@
  */
 import type { Core } from "../gateway.ts";
 import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
-import { cacheDetail, codeOf, isOwner, republishCache, visibleRow, type CacheRow } from "./caches.ts";
+import { cacheDetail, isOwner, visibleRow } from "./cache-lookup.ts";
+import { codeOf, type CacheRow } from "./caches.ts";
+import { republishCache } from "./cache-publish.ts";
 import { latitude, longitude, oneOf, optText, text, type Actor } from "./model.ts";
 import {
   MAX_WAYPOINT_NAME,

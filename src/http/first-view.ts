@@ -12,7 +12,8 @@
  * #ssr-view, as the map's drawing).
  */
 import type { Core } from "../gateway.ts";
-import { cacheDetail, type Cache } from "../game/caches.ts";
+import { cacheDetail } from "../game/cache-lookup.ts";
+import type { Cache } from "../game/caches.ts";
 import { logSummary } from "../game/cache-summary.ts";
 import { logbook } from "../game/logs.ts";
 import { getStation } from "../stations/registry.ts";

@@ -19,7 +19,7 @@ import { clipLine, clipRing, type Pt, type Rect } from "../tiles/clip.ts";
 import { PMTiles, type RangeResponse, type Source } from "pmtiles";
 import type { Gateway } from "../gateway.ts";
 import { stationsForMap, type Bbox } from "../stations/registry.ts";
-import { cachesInBox } from "../game/caches.ts";
+import { cachesInBox } from "../game/cache-map.ts";
 import { worldArchive } from "../tiles/archives.ts";
 import { GEOM, readTile, type ReadLayer } from "../tiles/mvt-read.ts";
 

@@ -7,7 +7,7 @@
  * 404 here, and the app still shows it to whoever may read it.
  */
 import type { Core } from "../gateway.ts";
-import { resolveCache } from "../game/caches.ts";
+import { resolveCache } from "../game/cache-lookup.ts";
 import { parseCallsign, verifiedHolder } from "../accounts/users.ts";
 import { PROFILE_SECTIONS } from "../accounts/profile.ts";
 import { baseCall } from "../callsign.ts";

@@ -6,7 +6,8 @@
  * into messages of at most 67 characters by splitReply.
  */
 import type { Core } from "../gateway.ts";
-import { cacheByCode, codeOf, nearestActiveCaches, type CacheRow } from "../game/caches.ts";
+import { cacheByCode, nearestActiveCaches } from "../game/cache-lookup.ts";
+import { codeOf, type CacheRow } from "../game/caches.ts";
 import { logbook, logFromRadio } from "../game/logs.ts";
 import type { LogKind } from "../game/model.ts";
 import { isCallsign } from "../callsign.ts";

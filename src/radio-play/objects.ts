@@ -10,7 +10,8 @@
 import type { Core } from "../gateway.ts";
 import type { GatewayEvents } from "../events.ts";
 import { encodeObject, EncodeError } from "../aprs/index.ts";
-import { cacheRow, codeOf, nearestActiveCaches, type CacheRow } from "../game/caches.ts";
+import { cacheRow, nearestActiveCaches } from "../game/cache-lookup.ts";
+import { codeOf, type CacheRow } from "../game/caches.ts";
 import { dtText, radioText } from "./commands.ts";
 import { senderOf } from "./senders.ts";
 import { TokenBucket } from "../node/tx.ts";

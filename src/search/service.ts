@@ -9,7 +9,8 @@
  */
 import type { Core } from "../gateway.ts";
 import { badRequest } from "../errors.ts";
-import { cachesJson, filterSql, parseFilters, type Cache, type CacheRow } from "../game/caches.ts";
+import { cachesJson, type Cache, type CacheRow } from "../game/caches.ts";
+import { filterSql, parseFilters } from "../game/cache-filters.ts";
 import { SVCFED_CATEGORY } from "../bbs/address.ts";
 import type { Viewer } from "../bbs/access.ts";
 import { getPeer } from "../fed/peers.ts";

@@ -6,7 +6,7 @@
  */
 import type { Gateway } from "../../src/gateway.ts";
 import { ingestLines } from "../../src/stations/ingest.ts";
-import { upsertCatalogCache } from "../../src/game/caches.ts";
+import { upsertCatalogCache } from "../../src/game/catalog-caches.ts";
 
 /** Symbols seen on a busy map: cars, houses, digis, IGates, weather, people, aircraft, boats... */
 export const CROWD_SYMBOLS = [

@@ -10,7 +10,7 @@ import { brotliDecompressSync } from "node:zlib";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { ddm, ingestCrowd } from "../helpers/crowd.ts";
 import { ingestLines } from "../../src/stations/ingest.ts";
-import { upsertCatalogCache } from "../../src/game/caches.ts";
+import { upsertCatalogCache } from "../../src/game/catalog-caches.ts";
 import { uiBundle } from "../../src/http/ui.ts";
 
 let g: Running;

@@ -12,7 +12,7 @@ import { launchBrowser } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { ddm } from "../helpers/crowd.ts";
 import { ingestLines } from "../../src/stations/ingest.ts";
-import { upsertCatalogCache } from "../../src/game/caches.ts";
+import { upsertCatalogCache } from "../../src/game/catalog-caches.ts";
 
 let g: Running;
 let browser: Browser;
