@@ -1361,3 +1361,14 @@ ALTER TABLE caches ADD COLUMN event_start_at INTEGER;  -- unix ms
 ALTER TABLE caches ADD COLUMN event_end_at INTEGER;    -- unix ms
 ALTER TABLE caches ADD COLUMN time_zone TEXT;          -- IANA name, e.g. Europe/Berlin
 CREATE INDEX caches_event_end ON caches(event_end_at) WHERE event_end_at IS NOT NULL;
+
+-- migration 34: the logs a GPX file brought with an imported cache (another catalog's: written again by its GPX export, counted nowhere, never federated)
+CREATE TABLE catalog_logs (
+  cache_id   INTEGER NOT NULL REFERENCES caches(id) ON DELETE CASCADE,
+  seq        INTEGER NOT NULL,  -- newest first, as kept
+  kind       TEXT NOT NULL,     -- a log kind (find, dnf, note, needs-maintenance, will-attend, ...)
+  finder     TEXT NOT NULL,     -- the catalog's name of its writer
+  text       TEXT NOT NULL,
+  logged_at  INTEGER NOT NULL,  -- unix ms
+  PRIMARY KEY (cache_id, seq)
+) WITHOUT ROWID;

@@ -17,6 +17,7 @@ import { adifFinds } from "./adif.ts";
 import { travelBugsIn } from "../game/trackables-gpx.ts";
 import { withCorrected } from "../game/personal.ts";
 import { waypointsOfCaches, type Viewer } from "../game/waypoints-store.ts";
+import { catalogLogsOf } from "../game/catalog-logs.ts";
 
 /** Caches per export file. */
 export const MAX_EXPORT = 10_000;
@@ -66,9 +67,29 @@ function gpxOf(gw: Core, base: string, caches: Cache[], viewer: Viewer | null): 
     }
   }
   const waypoints = waypointsOfCaches(gw, caches, viewer);
+  // an imported cache's logs from its file, after this instance's own
+  const kept = catalogLogsOf(
+    gw,
+    caches.filter((c) => c.source === "catalog" && typeof c.id === "number").map((c) => c.id as number),
+  );
+  const fromFile = (c: Cache): Log[] =>
+    (kept.get(c.id as number) ?? []).map((l) => ({
+      id: 0,
+      gid: "",
+      cacheGid: c.gid,
+      kind: l.kind,
+      call: l.finder,
+      text: l.text,
+      foundAt: l.loggedAt,
+      createdAt: l.loggedAt,
+      tier: null,
+      state: "active",
+      corroboration: null,
+      origin: "catalog",
+    }));
   return gpxDocument(
     caches,
-    (c) => byCache.get(c.gid) ?? [],
+    (c) => [...(byCache.get(c.gid) ?? []), ...fromFile(c)],
     { base, instance: gw.config.instance, now: gw.clock.now() },
     (c) => travelBugsIn(gw, c),
     (c) => waypoints.get(c.gid) ?? [],

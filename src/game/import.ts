@@ -31,6 +31,7 @@ import { eventFromGpx, setImportedEvent, type EventTimes } from "./events.ts";
 import { waypointsOfFile, type GpxWaypoint } from "./waypoints-gpx.ts";
 import { gpxAttributes, setImportedAttributes } from "./attributes.ts";
 import type { CacheAttribute } from "../cache-attributes.ts";
+import { catalogLogsOfGpx, setCatalogLogs, type CatalogLog } from "./catalog-logs.ts";
 
 export const IMPORT_SOURCES = ["gpx", "loc"] as const;
 /** Largest file a verified account (or the ingest box, or a device key) may import. */
@@ -110,7 +111,13 @@ function coord(v: unknown, lim: number): number | null {
 }
 
 /** A cache of a GPX file with the travel bugs it lists (groundspeak:travelbugs). */
-type GpxCache = CatalogCache & { travelbugs?: ListedBug[]; attributes?: CacheAttribute[]; needsMaintenance?: boolean; event?: EventTimes | null };
+type GpxCache = CatalogCache & {
+  travelbugs?: ListedBug[];
+  attributes?: CacheAttribute[];
+  needsMaintenance?: boolean;
+  event?: EventTimes | null;
+  logs?: CatalogLog[];
+};
 
 /** `<groundspeak:travelbug id=".." ref=".."><groundspeak:name>..</groundspeak:name></groundspeak:travelbug>`, at most 100 a cache. */
 function travelbugsOf(gs: Record<string, unknown>): ListedBug[] {
@@ -163,6 +170,7 @@ function fromGpx(doc: Record<string, unknown>, kids?: GpxWaypoint[]): GpxCache[]
       placedBy: (str(gs.placed_by) || str(gs.owner)).slice(0, 100) || null,
       travelbugs: travelbugsOf(gs),
       needsMaintenance: maintenanceFromGpxLogs((gs.logs as Record<string, unknown> | undefined)?.log),
+      logs: catalogLogsOfGpx((gs.logs as Record<string, unknown> | undefined)?.log),
       event: short.event,
       attributes: gpxAttributes(((gs.attributes as Record<string, unknown> | undefined)?.attribute as Array<Record<string, unknown>> | undefined) ?? []),
     });
@@ -367,7 +375,7 @@ export async function importCatalog(gw: Core, actor: Actor, source: string, body
     gw.db.transaction(() => {
       // One namespace for every catalog format: the same GC code from a LOC and a GPX file is one cache.
       for (const c of caches.slice(k, k + WRITE_BATCH) as GpxCache[]) {
-        const { travelbugs, attributes, needsMaintenance, event, ...cache } = c;
+        const { travelbugs, attributes, needsMaintenance, event, logs, ...cache } = c;
         let done = upsertCatalogCache(gw, "catalog", actor.userId, cache);
         if (source === "gpx") {
           const id = (selectId.get(cache.code) as { id: number }).id;
@@ -375,6 +383,7 @@ export async function importCatalog(gw: Core, actor: Actor, source: string, body
           if (setImportedMaintenance(gw, id, needsMaintenance === true) && done === "unchanged") done = "updated";
           if (setImportedEvent(gw, id, event ?? null) && done === "unchanged") done = "updated";
           if (setImportedAttributes(gw, id, attributes ?? []) && done === "unchanged") done = "updated";
+          if (setCatalogLogs(gw, id, logs ?? []) && done === "unchanged") done = "updated";
         }
         counts[done]++;
       }

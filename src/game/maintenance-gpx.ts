@@ -2,8 +2,8 @@
  * Log kinds in GPX (Groundspeak's log type names, both ways) and what an
  * imported cache's logs say of its maintenance: open when its newest
  * maintenance log is a "Needs Maintenance" or "Needs Archived", closed by a
- * later "Owner Maintenance" or "Enable Listing". Imports keep no logs (they
- * are another catalog's), only that flag.
+ * later "Owner Maintenance" or "Enable Listing". The logs themselves are
+ * kept apart as the catalog's (catalog-logs.ts): only this flag acts here.
  */
 import type { Core } from "../gateway.ts";
 import type { LogKind } from "./model.ts";
