@@ -18,6 +18,8 @@
 import type { Gateway } from "../gateway.ts";
 import { sendMail } from "./mail.ts";
 import { sendPush } from "./push.ts";
+import { getPrefs } from "../accounts/prefs.ts";
+import { accountLanguage, translator, type Translate } from "../i18n/server.ts";
 
 const MAX_ATTEMPTS = 5;
 /** Logs one digest lists; more are counted, not listed. */
@@ -106,13 +108,12 @@ function digestLogs(gw: Gateway, ids: number[]): DigestLog[] {
 }
 
 const base = (gw: Gateway) => gw.config.publicUrl ?? gw.url ?? `http://localhost:${gw.config.port}`;
-const verb = (kind: string) => (kind === "find" ? "found it" : kind === "dnf" ? "did not find it" : "wrote a note");
+const verb = (t: Translate, kind: string) => t(kind === "find" || kind === "dnf" ? `digest.${kind}` : "digest.note");
 const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC";
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
 
-/** The e-mail: every log under its cache, with links. */
-function digestMail(gw: Gateway, logs: DigestLog[], period: string): { subject: string; text: string } {
-  const lines: string[] = [`New logs on caches you watch on ${gw.config.instance}:`, ""];
+/** The e-mail, in the account's language (its `lang` preference): every log under its cache, with links. */
+function digestMail(gw: Gateway, logs: DigestLog[], period: string, t: Translate): { subject: string; text: string } {
+  const lines: string[] = [t("digest.intro", { instance: gw.config.instance }), ""];
   let cache = -1;
   for (const l of logs.slice(0, MAX_LISTED)) {
     if (l.cacheId !== cache) {
@@ -120,23 +121,24 @@ function digestMail(gw: Gateway, logs: DigestLog[], period: string): { subject: 
       if (lines.length > 2) lines.push("");
       lines.push(`${l.name}  ${base(gw)}/cache/${l.cacheId}`);
     }
-    lines.push(`  ${l.call ?? "someone"} ${verb(l.kind)}, ${when(l.createdAt)}${l.text ? `: ${l.text.replace(/\s+/g, " ").slice(0, 200)}` : ""}`);
+    lines.push(`  ${l.call ?? t("digest.someone")} ${verb(t, l.kind)}, ${when(l.createdAt)}${l.text ? `: ${l.text.replace(/\s+/g, " ").slice(0, 200)}` : ""}`);
   }
-  if (logs.length > MAX_LISTED) lines.push("", `... and ${plural(logs.length - MAX_LISTED, "more log")}.`);
-  lines.push("", `You get this ${period} digest because you watch these caches.`, `Change or stop watch alerts: ${base(gw)}/account`);
-  return { subject: `${plural(logs.length, "new log")} on caches you watch`, text: lines.join("\n") + "\n" };
+  if (logs.length > MAX_LISTED) lines.push("", t("digest.more", { count: logs.length - MAX_LISTED }));
+  const every = period === "hourly" || period === "daily" ? t(`digest.${period}`) : period;
+  lines.push("", t("digest.why", { period: every }), t("digest.change", { url: `${base(gw)}/account` }));
+  return { subject: t("digest.subject", { count: logs.length }), text: lines.join("\n") + "\n" };
 }
 
 /** The push notification: a count and the first few, opening the cache when there is one. */
-function digestPush(logs: DigestLog[]): { title: string; body: string; url: string } {
+function digestPush(logs: DigestLog[], t: Translate): { title: string; body: string; url: string } {
   const caches = new Set(logs.map((l) => l.cacheId));
   const body = logs
     .slice(0, 3)
-    .map((l) => `${l.call ?? "someone"} ${verb(l.kind)}: ${l.name}`)
+    .map((l) => `${l.call ?? t("digest.someone")} ${verb(t, l.kind)}: ${l.name}`)
     .join("\n");
   return {
-    title: `${plural(logs.length, "new log")} on caches you watch`,
-    body: (body + (logs.length > 3 ? `\n... and ${logs.length - 3} more` : "")).slice(0, 500),
+    title: t("digest.subject", { count: logs.length }),
+    body: (body + (logs.length > 3 ? `\n${t("digest.morePush", { count: logs.length - 3 })}` : "")).slice(0, 500),
     url: caches.size === 1 ? `/cache/${logs[0]!.cacheId}` : "/account",
   };
 }
@@ -176,11 +178,12 @@ export async function runWatchDigests(gw: Gateway): Promise<DigestReport> {
     }
     gw.db.query("UPDATE watch_digests SET state = 'sending', attempts = attempts + 1 WHERE id = ?").run(d.id);
     let error: string | null = null;
+    const t = translator(accountLanguage(getPrefs(gw, d.userId)));
     try {
       if (d.channel === "email") {
-        await sendMail(gw, { to: d.address!, ...digestMail(gw, logs, d.period) });
+        await sendMail(gw, { to: d.address!, ...digestMail(gw, logs, d.period, t) });
       } else {
-        const r = await sendPush(gw, d.userId, digestPush(logs));
+        const r = await sendPush(gw, d.userId, digestPush(logs, t));
         if (r.sent === 0) error = r.failed > 0 ? `every push service refused it (${r.failed})` : "no push subscription left";
         if (r.sent === 0 && r.failed === 0) {
           mark(d.id, "failed", error);

@@ -2,12 +2,14 @@
  * The server's own words follow the reader's language (src/i18n): the
  * e-mail sign-in message through a real SMTP server and the /tls page, for
  * Accept-Language German and Spanish; English for a language without a
- * file and without the header.
+ * file and without the header. A watch digest in the language the account
+ * chose (`lang` in its preferences).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
 import { fromAcceptLanguage } from "../../src/i18n/server.ts";
+import { signedInUser } from "../helpers/accounts.ts";
 
 let g: Running;
 /** with TLS=local, for the /tls page with its CA (plain http there redirects the sign-in POSTs) */
@@ -74,5 +76,30 @@ describe("the server's words in the reader's language", () => {
     const off = await (await g.get("/tls", { headers: { "accept-language": "es-ES,es;q=0.9" } })).text();
     expect(off).toContain("<h1>HTTPS en este gateway</h1>");
     expect(off).toContain("HTTPS está desactivado (ajuste <code>TLS=off</code>)");
+  });
+
+  test("a watch digest e-mail is in the account's chosen language", async () => {
+    const watcher = signedInUser(g.gw, "N0DEU", { verified: true });
+    const owner = signedInUser(g.gw, "N0OWN", { verified: true });
+    const finder = signedInUser(g.gw, "N0FND", { verified: true });
+    g.gw.db.query("UPDATE users SET email = ? WHERE id = ?").run("watcher@example.org", watcher.id);
+    const as = (u: { cookie: string }) => ({ headers: { cookie: u.cookie, "content-type": "application/json" } });
+    expect((await g.get("/api/prefs", { ...as(watcher), method: "PUT", body: JSON.stringify({ lang: "de", units: "metric" }) })).status).toBe(200);
+    expect((await g.get("/api/notify/prefs", { ...as(watcher), method: "PUT", body: JSON.stringify({ email: true, digest: "hourly" }) })).status).toBe(200);
+    const cache = await g.post(
+      "/api/caches",
+      { name: "Mühlenteich", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 48.1, lon: 11.5 },
+      as(owner),
+    );
+    const id = ((await cache.json()) as { id: number }).id;
+    expect((await g.post(`/api/caches/${id}/watch`, {}, as(watcher))).status).toBe(200);
+    expect((await g.post(`/api/caches/${id}/logs`, { kind: "find", text: "Danke!" }, as(finder))).status).toBe(201);
+    const run = (await g.gw.scheduler.runNow("watch-digests")) as { sent: number };
+    expect(run.sent).toBeGreaterThanOrEqual(1);
+    const mail = await smtp.next("watcher@example.org");
+    expect(mail.subject).toBe("1 neues Log zu beobachteten Caches");
+    expect(mail.text).toContain("Neue Logs zu Caches, die du auf test-gw beobachtest:");
+    expect(mail.text).toContain("N0FND hat ihn gefunden");
+    expect(mail.text).toContain("Du bekommst diese stündliche Zusammenfassung");
   });
 });
