@@ -136,41 +136,67 @@ export function applyFramesSync(gw: Core, frames: Uint8Array[], opts: ApplyOptio
   throw new Error(`applyFramesSync needs a synchronous Ed25519 path; ${(opts.path ?? defaultPath)?.name} is asynchronous`);
 }
 
+/** What one run of the pipeline keeps while it goes through a batch. */
+interface Run {
+  gw: Core;
+  opts: ApplyOptions;
+  report: ApplyReport;
+  path: Ed25519Path;
+  s: ReturnType<typeof mirrorStatements>;
+  self: string;
+  /** each origin met in the batch: its trust and active keys, null when unknown */
+  origins: Map<string, OriginInfo | null>;
+  quarantine: Map<string, { reason: string; frames: number }>;
+  /** stage 1's rejections by origin, for the peers' counters */
+  perOrigin: Map<string, { applied: number; rejected: number }>;
+  /** the raw bytes of each signer key met in the batch (one decode per key, not per frame) */
+  keyBytesOf: Map<string, Uint8Array>;
+}
+
+type Decoded = { frame: Frame; payload: Payload } | RecordError;
+
 /** Yields only where a verification is asynchronous (never on node:crypto); the drivers above resume it. */
 function* pipeline(gw: Core, frames: Uint8Array[], opts: ApplyOptions): Generator<Promise<VerifyVerdict>, ApplyReport, VerifyVerdict> {
-  const report: ApplyReport = {
-    received: frames.length,
-    applied: 0,
-    duplicate: 0,
-    suppressed: 0,
-    quarantined: 0,
-    own: 0,
-    skipped: 0,
-    rejected: 0,
-    reasons: {},
-    failures: [],
+  const run: Run = {
+    gw,
+    opts,
+    report: emptyReport(frames.length),
+    path: opts.path ?? (defaultPath ??= fastestPath()),
+    s: mirrorStatements(gw.db),
+    self: gw.config.instance,
+    origins: new Map(),
+    quarantine: new Map(),
+    perOrigin: new Map(),
+    keyBytesOf: new Map(),
   };
-  const path = opts.path ?? (defaultPath ??= fastestPath());
-  const s = mirrorStatements(gw.db);
-  const origins = new Map<string, OriginInfo | null>();
-  const quarantine = new Map<string, { reason: string; frames: number }>();
-  const perOrigin = new Map<string, { applied: number; rejected: number }>();
-  const self = gw.config.instance;
+  const decoded = decodeAll(frames);
+  const helds = heldVersions(run, decoded);
   const checked: Checked[] = [];
-  // The raw bytes of each signer key met in the batch (one decode per key, not per frame).
-  const keyBytesOf = new Map<string, Uint8Array>();
+  for (let index = 0; index < frames.length; index++) {
+    const c = yield* checkFrame(run, index, frames[index]!, decoded[index]!, helds[index] ?? null);
+    if (c) checked.push(c);
+  }
+  inApplyOrder(checked);
+  const outcomes = storeBatch(run, checked);
+  countOutcomes(run, checked, outcomes);
+  return run.report;
+}
 
-  const reject = (index: number, code: string, message: string, gid?: string, origin?: string) => {
-    report.rejected++;
-    report.reasons[code] = (report.reasons[code] ?? 0) + 1;
-    if (report.failures.length < MAX_FAILURES) report.failures.push({ index, gid, code, message });
-    if (origin) tally(perOrigin, origin).rejected++;
-  };
+function emptyReport(received: number): ApplyReport {
+  return { received, applied: 0, duplicate: 0, suppressed: 0, quarantined: 0, own: 0, skipped: 0, rejected: 0, reasons: {}, failures: [] };
+}
 
-  // Strict decode of every frame first, so the versions held for their gids
-  // can be read in one read transaction (not a lock cycle per frame): a frame
-  // held byte for byte is a duplicate delivery, not verified again.
-  const decoded: Array<{ frame: Frame; payload: Payload } | RecordError> = new Array(frames.length);
+function reject(run: Run, index: number, code: string, message: string, gid?: string, origin?: string): void {
+  const report = run.report;
+  report.rejected++;
+  report.reasons[code] = (report.reasons[code] ?? 0) + 1;
+  if (report.failures.length < MAX_FAILURES) report.failures.push({ index, gid, code, message });
+  if (origin) tally(run.perOrigin, origin).rejected++;
+}
+
+/** Stage 0, strict decode of every frame first (so the versions held can be read in one go). */
+function decodeAll(frames: Uint8Array[]): Decoded[] {
+  const decoded: Decoded[] = new Array(frames.length);
   for (let index = 0; index < frames.length; index++) {
     try {
       const frame = decodeFrame(frames[index]!);
@@ -180,156 +206,208 @@ function* pipeline(gw: Core, frames: Uint8Array[], opts: ApplyOptions): Generato
       else throw e;
     }
   }
-  const helds: Array<Held | null> = new Array(frames.length);
-  gw.db.transaction(() => {
-    for (let index = 0; index < frames.length; index++) {
+  return decoded;
+}
+
+/**
+ * The versions held for the batch's gids, read in one read transaction (not a
+ * lock cycle per frame): a frame held byte for byte is a duplicate delivery,
+ * not verified again.
+ */
+function heldVersions(run: Run, decoded: Decoded[]): Array<Held | null> {
+  const helds: Array<Held | null> = new Array(decoded.length);
+  run.gw.db.transaction(() => {
+    for (let index = 0; index < decoded.length; index++) {
       const d = decoded[index]!;
-      if (!(d instanceof RecordError) && d.payload.origin !== self) helds[index] = heldVersion(s, d.payload.gid);
+      if (!(d instanceof RecordError) && d.payload.origin !== run.self) helds[index] = heldVersion(run.s, d.payload.gid);
     }
   })();
+  return helds;
+}
 
-  for (let index = 0; index < frames.length; index++) {
-    const bytes = frames[index]!;
-    const d = decoded[index]!;
-    if (d instanceof RecordError) {
-      if (d.code === "unknown_type") report.skipped++;
-      else reject(index, d.code, d.message);
-      continue;
-    }
-    const { frame, payload } = d;
-    const origin = payload.origin;
-    if (origin === self) {
-      report.own++;
-      continue;
-    }
-    let info = origins.get(origin);
-    if (info === undefined) origins.set(origin, (info = originInfo(gw, origin)));
-    if (!info || info.trust === "blocked") {
-      report.quarantined++;
-      const q = quarantine.get(origin) ?? { reason: info ? "blocked" : "unknown", frames: 0 };
-      q.frames++;
-      quarantine.set(origin, q);
-      continue;
-    }
-    try {
-      // 1. signature under one of the origin's active keys
-      if (!info.keys.has(frame.signerKey)) throw new Reject("key_not_accepted", `${frame.signerKey} is not an active key of ${origin}`);
-      const held = helds[index];
-      if (held && held.frame && held.v === payload.v && sameBytes(held.frame, bytes)) {
-        // The very frame already verified and applied: a duplicate delivery.
-        report.duplicate++;
-        continue;
-      }
-      let pk = keyBytesOf.get(frame.signerKey);
-      if (!pk) keyBytesOf.set(frame.signerKey, (pk = keyBytes(frame.signerKey)));
-      let verdict = verifyEd25519(pk, signedBytes(frame.payload), frame.sig, path);
-      if (typeof verdict !== "string") verdict = yield verdict;
-      if (verdict !== "ok") throw new Reject(verdict, `signature: ${verdict}`);
-      // 2. namespace
-      const gid = parseGid(payload.gid)!;
-      const kind = KIND_OF_TYPE[payload.type]!;
-      if (gid.origin !== origin) throw new Reject("namespace", `${payload.gid} is not in ${origin}'s namespace`);
-      if (opts.servedBy !== undefined && opts.servedBy !== origin)
-        throw new Reject("namespace", `${opts.servedBy} served a record of ${origin}; a peer serves only its own`);
-      if (kind === "tombstone" ? !TOMBSTONE_KINDS.includes(gid.kind) : gid.kind !== kind)
-        throw new Reject("namespace", `a ${kind} record cannot have a ${gid.kind} gid`);
-      // 3. body layout and self-attestation
-      const problem = checkBody(kind, payload.body, "receive");
-      if (problem) throw new Reject("bad_body", problem);
-      const attest = selfAttestation(payload, kind);
-      if (attest) throw new Reject("not_self_attested", attest);
-      // 4. tombstone acceptance
-      if (kind === "tombstone" && Object.keys(payload.body).length > 0) throw new Reject("tombstone_not_accepted", "a tombstone names only its gid");
-      checked.push({ index, bytes, payload, kind, gid });
-    } catch (e) {
-      if (e instanceof Reject) reject(index, e.code, e.message, payload.gid, origin);
-      else throw e;
-    }
+/**
+ * Stages 0 to 4 for one frame: the checked frame, or null when it is skipped,
+ * our own, quarantined, a duplicate or rejected (counted in the report).
+ */
+function* checkFrame(
+  run: Run,
+  index: number,
+  bytes: Uint8Array,
+  d: Decoded,
+  held: Held | null,
+): Generator<Promise<VerifyVerdict>, Checked | null, VerifyVerdict> {
+  if (d instanceof RecordError) {
+    if (d.code === "unknown_type") run.report.skipped++;
+    else reject(run, index, d.code, d.message);
+    return null;
   }
+  const { frame, payload } = d;
+  const origin = payload.origin;
+  if (origin === run.self) {
+    run.report.own++;
+    return null;
+  }
+  const info = admittedOrigin(run, origin);
+  if (!info) return null;
+  try {
+    // 1. signature under one of the origin's active keys
+    if (!info.keys.has(frame.signerKey)) throw new Reject("key_not_accepted", `${frame.signerKey} is not an active key of ${origin}`);
+    if (held && held.frame && held.v === payload.v && sameBytes(held.frame, bytes)) {
+      // The very frame already verified and applied: a duplicate delivery.
+      run.report.duplicate++;
+      return null;
+    }
+    yield* checkSignature(run, frame);
+    const { gid, kind } = checkNamespace(payload, run.opts.servedBy);
+    checkContent(payload, kind);
+    return { index, bytes, payload, kind, gid };
+  } catch (e) {
+    if (e instanceof Reject) reject(run, index, e.code, e.message, payload.gid, origin);
+    else throw e;
+    return null;
+  }
+}
 
-  // Tombstones first (a delete suppresses a re-mirror in the same batch), then moves.
+/** The origin's trust and keys; null (and the frame counted as quarantined) for an unknown or blocked one. */
+function admittedOrigin(run: Run, origin: string): OriginInfo | null {
+  let info = run.origins.get(origin);
+  if (info === undefined) run.origins.set(origin, (info = originInfo(run.gw, origin)));
+  if (info && info.trust !== "blocked") return info;
+  run.report.quarantined++;
+  const q = run.quarantine.get(origin) ?? { reason: info ? "blocked" : "unknown", frames: 0 };
+  q.frames++;
+  run.quarantine.set(origin, q);
+  return null;
+}
+
+/** Stage 1: the signature holds under the signer key (yields while an asynchronous path verifies). */
+function* checkSignature(run: Run, frame: Frame): Generator<Promise<VerifyVerdict>, void, VerifyVerdict> {
+  let pk = run.keyBytesOf.get(frame.signerKey);
+  if (!pk) run.keyBytesOf.set(frame.signerKey, (pk = keyBytes(frame.signerKey)));
+  let verdict = verifyEd25519(pk, signedBytes(frame.payload), frame.sig, run.path);
+  if (typeof verdict !== "string") verdict = yield verdict;
+  if (verdict !== "ok") throw new Reject(verdict, `signature: ${verdict}`);
+}
+
+/** Stage 2: the gid is in the origin's namespace and of the type's kind; a sync link serves only its peer's own records. */
+function checkNamespace(payload: Payload, servedBy: string | undefined): { gid: Gid; kind: RecordKind } {
+  const origin = payload.origin;
+  const gid = parseGid(payload.gid)!;
+  const kind = KIND_OF_TYPE[payload.type]!;
+  if (gid.origin !== origin) throw new Reject("namespace", `${payload.gid} is not in ${origin}'s namespace`);
+  if (servedBy !== undefined && servedBy !== origin) throw new Reject("namespace", `${servedBy} served a record of ${origin}; a peer serves only its own`);
+  if (kind === "tombstone" ? !TOMBSTONE_KINDS.includes(gid.kind) : gid.kind !== kind)
+    throw new Reject("namespace", `a ${kind} record cannot have a ${gid.kind} gid`);
+  return { gid, kind };
+}
+
+/** Stages 3 and 4: the body fits its layout and speaks only for its origin; a tombstone names only its gid. */
+function checkContent(payload: Payload, kind: RecordKind): void {
+  const problem = checkBody(kind, payload.body, "receive");
+  if (problem) throw new Reject("bad_body", problem);
+  const attest = selfAttestation(payload, kind);
+  if (attest) throw new Reject("not_self_attested", attest);
+  if (kind === "tombstone" && Object.keys(payload.body).length > 0) throw new Reject("tombstone_not_accepted", "a tombstone names only its gid");
+}
+
+/** Tombstones first (a delete suppresses a re-mirror in the same batch), then moves, then the rest in arrival order. */
+function inApplyOrder(checked: Checked[]): void {
   const rank = (c: Checked) => (c.kind === "tombstone" ? 0 : c.kind === "account-move" ? 1 : 2);
   checked.sort((a, b) => rank(a) - rank(b) || a.index - b.index);
-  const now = gw.clock.now();
-  const applyOne = (c: Checked): Outcome => {
-    const p = c.payload;
-    // Read again inside the write transaction: earlier frames of the batch
-    // (or another batch, while an async verification was awaited) may have
-    // written the gid since stage 1 looked.
-    const held = heldVersion(s, p.gid);
-    if (c.kind === "tombstone") {
-      if (held?.tombstoned && held.v >= p.v) return "duplicate";
-      writeTombstone(s, p, c.bytes, c.gid.kind, now);
-      return "applied";
-    }
-    if (held?.tombstoned) return "suppressed";
-    if (held && held.v >= p.v) return "duplicate";
-    const account = (p.body.ownerAccount ?? p.body.account) as string | undefined;
-    if (account && isTombstoned(s, currentAccount(s, account))) return "suppressed";
-    writeRecord(s, p, c.bytes, opts.via, now);
-    // a trusted peer's report of a maintenance need on a cache hidden here raises its flag (src/game/maintenance-remote.ts)
-    if (c.kind === "find") remoteMaintenanceNeed(gw, p);
-    // a have-list says what the feeds hold, nothing about addresses
-    if (c.kind === "peer" && c.gid.localId !== HAVE_LOCAL_ID)
-      refreshEndpoints(gw, p.origin, p.body.endpoints as string[], { keepTail: c.gid.localId === BEACON_LOCAL_ID });
+}
+
+/** Stores one checked frame, idempotently by (type, gid, v). Inside the batch's transaction. */
+function storeFrame(run: Run, c: Checked, now: number): Outcome {
+  const { gw, s } = run;
+  const p = c.payload;
+  // Read again inside the write transaction: earlier frames of the batch
+  // (or another batch, while an async verification was awaited) may have
+  // written the gid since stage 1 looked.
+  const held = heldVersion(s, p.gid);
+  if (c.kind === "tombstone") {
+    if (held?.tombstoned && held.v >= p.v) return "duplicate";
+    writeTombstone(s, p, c.bytes, c.gid.kind, now);
     return "applied";
-  };
-  const applyOneAlone = gw.db.transaction(applyOne);
-  /**
-   * Every frame of the batch, in one transaction. First without a savepoint
-   * per frame (they cost more than the writes): should any frame's storage
-   * fail, the whole transaction rolls back and runs again with each frame on
-   * its own savepoint, so the failed frame is counted and the others apply.
-   */
+  }
+  if (held?.tombstoned) return "suppressed";
+  if (held && held.v >= p.v) return "duplicate";
+  const account = (p.body.ownerAccount ?? p.body.account) as string | undefined;
+  if (account && isTombstoned(s, currentAccount(s, account))) return "suppressed";
+  writeRecord(s, p, c.bytes, run.opts.via, now);
+  // a trusted peer's report of a maintenance need on a cache hidden here raises its flag (src/game/maintenance-remote.ts)
+  if (c.kind === "find") remoteMaintenanceNeed(gw, p);
+  // a have-list says what the feeds hold, nothing about addresses
+  if (c.kind === "peer" && c.gid.localId !== HAVE_LOCAL_ID)
+    refreshEndpoints(gw, p.origin, p.body.endpoints as string[], { keepTail: c.gid.localId === BEACON_LOCAL_ID });
+  return "applied";
+}
+
+/**
+ * Every frame of the batch, in one transaction. First without a savepoint
+ * per frame (they cost more than the writes): should any frame's storage
+ * fail, the whole transaction rolls back and runs again with each frame on
+ * its own savepoint, so the failed frame is counted and the others apply.
+ */
+function storeBatch(run: Run, checked: Checked[]): Array<Outcome | Error> {
+  const { gw } = run;
+  const now = gw.clock.now();
+  const storeAlone = gw.db.transaction((c: Checked) => storeFrame(run, c, now));
   const commit = gw.db.transaction((alone: boolean): Array<Outcome | Error> => {
     const outcomes: Array<Outcome | Error> = new Array(checked.length);
     for (let i = 0; i < checked.length; i++) {
       if (!alone) {
         try {
-          outcomes[i] = applyOne(checked[i]!);
+          outcomes[i] = storeFrame(run, checked[i]!, now);
         } catch (e) {
           throw new FrameStoreFailed(String(e), { cause: e });
         }
         continue;
       }
       try {
-        outcomes[i] = applyOneAlone(checked[i]!);
+        outcomes[i] = storeAlone(checked[i]!);
       } catch (e) {
         outcomes[i] = e as Error;
       }
     }
-    // What the peers' counters add, from stage 1's rejections and this pass's outcomes.
-    const tallies = new Map<string, { applied: number; rejected: number }>();
-    for (const [origin, t] of perOrigin) tallies.set(origin, { ...t });
-    for (let i = 0; i < checked.length; i++) {
-      const o = outcomes[i]!;
-      if (o === "applied") tally(tallies, checked[i]!.payload.origin).applied++;
-      else if (o instanceof Error) tally(tallies, checked[i]!.payload.origin).rejected++;
-    }
-    if (quarantine.size) countQuarantined(gw, quarantine);
-    const upd = gw.db.query(
-      "UPDATE peers SET frames_applied = frames_applied + ?, frames_rejected = frames_rejected + ?, last_applied_at = CASE WHEN ? > 0 THEN ? ELSE last_applied_at END WHERE instance = ?",
-    );
-    for (const [origin, t] of tallies) upd.run(t.applied, t.rejected, t.applied, now, origin);
-    opts.onCommit?.();
+    countForPeers(run, checked, outcomes, now);
+    run.opts.onCommit?.();
     return outcomes;
   });
-  let outcomes: Array<Outcome | Error>;
   try {
-    outcomes = commit(false);
+    return commit(false);
   } catch (e) {
     if (!(e instanceof FrameStoreFailed)) throw e;
-    outcomes = commit(true);
+    return commit(true);
   }
+}
+
+/** What the peers' counters add, from stage 1's rejections and the store's outcomes, and the quarantine's count. Inside the batch's transaction. */
+function countForPeers(run: Run, checked: Checked[], outcomes: Array<Outcome | Error>, now: number): void {
+  const { gw } = run;
+  const tallies = new Map<string, { applied: number; rejected: number }>();
+  for (const [origin, t] of run.perOrigin) tallies.set(origin, { ...t });
+  for (let i = 0; i < checked.length; i++) {
+    const o = outcomes[i]!;
+    if (o === "applied") tally(tallies, checked[i]!.payload.origin).applied++;
+    else if (o instanceof Error) tally(tallies, checked[i]!.payload.origin).rejected++;
+  }
+  if (run.quarantine.size) countQuarantined(gw, run.quarantine);
+  const upd = gw.db.query(
+    "UPDATE peers SET frames_applied = frames_applied + ?, frames_rejected = frames_rejected + ?, last_applied_at = CASE WHEN ? > 0 THEN ? ELSE last_applied_at END WHERE instance = ?",
+  );
+  for (const [origin, t] of tallies) upd.run(t.applied, t.rejected, t.applied, now, origin);
+}
+
+/** The store's outcomes into the report; a frame whose storage failed is a rejection (store_failed), logged. */
+function countOutcomes(run: Run, checked: Checked[], outcomes: Array<Outcome | Error>): void {
   for (let i = 0; i < checked.length; i++) {
     const c = checked[i]!;
     const o = outcomes[i]!;
     if (o instanceof Error) {
-      reject(c.index, "store_failed", o.message, c.payload.gid);
-      gw.log.error("fed", `applying ${c.payload.gid} failed`, { error: String(o) });
-    } else report[o]++;
+      reject(run, c.index, "store_failed", o.message, c.payload.gid);
+      run.gw.log.error("fed", `applying ${c.payload.gid} failed`, { error: String(o) });
+    } else run.report[o]++;
   }
-  return report;
 }
 
 type Outcome = "applied" | "duplicate" | "suppressed";
