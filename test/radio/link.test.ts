@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { formatAddress } from "../../radio/address.ts";
 import { ManualClock } from "../../radio/clock.ts";
-import { decodeFrame, encodeFrame } from "../../radio/frame.ts";
+import { decodeFrame, encodeFrame, type Ax25Frame } from "../../radio/frame.ts";
 import { LinkError, type Ax25Link, type LinkParams } from "../../radio/link.ts";
 import { SimChannel, type SimOptions } from "../../radio/sim.ts";
 import { Ax25Station, type MonitorEvent } from "../../radio/station.ts";
@@ -65,6 +65,31 @@ async function connected(w: ReturnType<typeof world>, params?: Partial<LinkParam
   return { la, lb: accepted! as Ax25Link };
 }
 
+/** A frame A puts on the air for B (`toB`) or B for A (`toA`): no digipeaters, no info unless given. */
+const toB = (f: Omit<Ax25Frame, "dest" | "src" | "path" | "info"> & { info?: Uint8Array }): Ax25Frame => ({
+  dest: { call: "N0BBB", ssid: 2 },
+  src: { call: "N0AAA", ssid: 1 },
+  path: [],
+  info: new Uint8Array(),
+  ...f,
+});
+const toA = (f: Omit<Ax25Frame, "dest" | "src" | "path" | "info"> & { info?: Uint8Array }): Ax25Frame => ({
+  ...toB(f),
+  dest: { call: "N0AAA", ssid: 1 },
+  src: { call: "N0BBB", ssid: 2 },
+});
+
+/** A sends `ab` while B sends `ba`; once both are acknowledged, each side has received the other's bytes intact. */
+async function exchange(w: ReturnType<typeof world>, la: Ax25Link, lb: Ax25Link, ab: Uint8Array, ba: Uint8Array) {
+  const gotB = received(lb);
+  const gotA = received(la);
+  la.send(ab);
+  lb.send(ba);
+  await run(w.clock, Promise.all([la.drained(), lb.drained()]));
+  expect(gotB()).toEqual(ab);
+  expect(gotA()).toEqual(ba);
+}
+
 describe("AX.25 data link (simulated 1200-baud half-duplex channel)", () => {
   test("connect, data both ways split at paclen within window k, disconnect", async () => {
     const w = world({}, { paclen: 100, window: 3 });
@@ -74,15 +99,7 @@ describe("AX.25 data link (simulated 1200-baud half-duplex channel)", () => {
     expect([la.state, lb.state]).toEqual(["connected", "connected"]);
     expect(formatAddress(lb.remote)).toBe(A);
 
-    const gotB = received(lb);
-    const gotA = received(la);
-    const ab = data(1234, 1);
-    const ba = data(777, 2);
-    la.send(ab);
-    lb.send(ba);
-    await run(w.clock, Promise.all([la.drained(), lb.drained()]));
-    expect(gotB()).toEqual(ab);
-    expect(gotA()).toEqual(ba);
+    await exchange(w, la, lb, data(1234, 1), data(777, 2));
 
     // every I frame of A's carries at most paclen, and no more than k are ever outstanding
     const iA = w.sent.filter((e) => e.frame.type === "I");
@@ -117,30 +134,11 @@ describe("AX.25 data link (simulated 1200-baud half-duplex channel)", () => {
   test("SABME (AX.25 2.2) is answered with DM so the caller falls back to SABM", async () => {
     const w = world();
     w.b.listen(() => {});
-    w.a.transmit({
-      dest: { call: "N0BBB", ssid: 2 },
-      src: { call: "N0AAA", ssid: 1 },
-      path: [],
-      cr: "command",
-      type: "SABME",
-      pf: true,
-      info: new Uint8Array(),
-    });
+    w.a.transmit(toB({ cr: "command", type: "SABME", pf: true }));
     w.clock.advance(5000);
     expect(w.heardByA.map(tag)).toEqual(["DM F"]);
     // and a DISC or an I frame for a link that does not exist gets DM as well
-    w.a.transmit({
-      dest: { call: "N0BBB", ssid: 2 },
-      src: { call: "N0AAA", ssid: 1 },
-      path: [],
-      cr: "command",
-      type: "I",
-      ns: 0,
-      nr: 0,
-      pid: 0xf0,
-      pf: true,
-      info: data(5),
-    });
+    w.a.transmit(toB({ cr: "command", type: "I", ns: 0, nr: 0, pid: 0xf0, pf: true, info: data(5) }));
     w.clock.advance(5000);
     expect(w.heardByA.map(tag)).toEqual(["DM F", "DM F"]);
   });
@@ -195,15 +193,7 @@ describe("AX.25 data link (simulated 1200-baud half-duplex channel)", () => {
   test("random loss of 25% of frames in both directions: the data still arrives intact", async () => {
     const w = world({ loss: 0.25, seed: 42 }, { paclen: 128, window: 4 });
     const { la, lb } = await connected(w);
-    const gotB = received(lb);
-    const gotA = received(la);
-    const ab = data(3000, 5);
-    const ba = data(1500, 6);
-    la.send(ab);
-    lb.send(ba);
-    await run(w.clock, Promise.all([la.drained(), lb.drained()]));
-    expect(gotB()).toEqual(ab);
-    expect(gotA()).toEqual(ba);
+    await exchange(w, la, lb, data(3000, 5), data(1500, 6));
     expect(w.ch.stats.framesLost).toBeGreaterThan(5);
     expect(la.state).toBe("connected");
   });
@@ -279,27 +269,11 @@ describe("AX.25 data link (simulated 1200-baud half-duplex channel)", () => {
     const states: string[] = [];
     la.onState((s, r) => states.push(r ? `${s}:${r}` : s));
     // B's side sends SABM again: A answers UA and starts over, still connected
-    w.b.transmit({
-      dest: { call: "N0AAA", ssid: 1 },
-      src: { call: "N0BBB", ssid: 2 },
-      path: [],
-      cr: "command",
-      type: "SABM",
-      pf: true,
-      info: new Uint8Array(),
-    });
+    w.b.transmit(toA({ cr: "command", type: "SABM", pf: true }));
     w.clock.advance(3000);
     expect(la.state).toBe("connected");
     expect(w.sent.map(tag).at(-1)).toBe("UA F");
-    w.b.transmit({
-      dest: { call: "N0AAA", ssid: 1 },
-      src: { call: "N0BBB", ssid: 2 },
-      path: [],
-      cr: "response",
-      type: "DM",
-      pf: false,
-      info: new Uint8Array(),
-    });
+    w.b.transmit(toA({ cr: "response", type: "DM", pf: false }));
     expect(await run(w.clock, la.closed())).toBe("lost");
     expect(states).toEqual(["disconnected:lost"]);
     void lb;
@@ -349,18 +323,17 @@ describe("AX.25 data link (simulated 1200-baud half-duplex channel)", () => {
     const heardByB: MonitorEvent[] = [];
     w.b.onMonitor((e) => e.dir === "tx" && heardByB.push(e));
     for (let ns = 0; ns < 4; ns++)
-      w.a.transmit({
-        dest: { call: "N0BBB", ssid: 2 },
-        src: { call: "N0AAA", ssid: 1 },
-        path: [],
-        cr: "command",
-        type: "I",
-        pf: false,
-        ns,
-        nr: 0,
-        pid: 0xf0,
-        info: msg.subarray(ns * 64, ns * 64 + 64),
-      });
+      w.a.transmit(
+        toB({
+          cr: "command",
+          type: "I",
+          pf: false,
+          ns,
+          nr: 0,
+          pid: 0xf0,
+          info: msg.subarray(ns * 64, ns * 64 + 64),
+        }),
+      );
     w.clock.advance(10_000);
     expect(w.events.length).toBeGreaterThan(bMark);
     expect(lb.stats().rejSent).toBe(0);
@@ -379,16 +352,7 @@ describe("AX.25 data link (simulated 1200-baud half-duplex channel)", () => {
     la.send(msg);
     w.clock.advance(1000);
     // B asks for N(S)=0 (as it would after losing an earlier frame): frame 0 is still on the air
-    w.b.transmit({
-      dest: { call: "N0AAA", ssid: 1 },
-      src: { call: "N0BBB", ssid: 2 },
-      path: [],
-      cr: "response",
-      type: "REJ",
-      pf: false,
-      nr: 0,
-      info: new Uint8Array(),
-    });
+    w.b.transmit(toA({ cr: "response", type: "REJ", pf: false, nr: 0 }));
     await run(w.clock, la.drained());
     expect(la.stats().rejReceived).toBe(1);
     expect(la.stats().iFramesResent).toBe(0);
