@@ -11,13 +11,10 @@
  *         it, ignoring the field it does not know.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
-import { spawnGateway, startInProcess, type Running, type Spawned } from "../helpers/gateway.ts";
+import { startInProcess, type Running, type Spawned } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { signed } from "../helpers/fed.ts";
-import { BUN, ROOT } from "../helpers/paths.ts";
-import { tmpDir } from "../helpers/tmp.ts";
+import { pullNow, spawnOlderPeer } from "../helpers/older-peer.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
 import { pullPeer } from "../../src/fed/sync.ts";
@@ -127,21 +124,12 @@ describe("two gateways", () => {
 describe("an older peer", () => {
   let O: Spawned;
   beforeAll(async () => {
-    const tree = tmpDir();
-    const git = Bun.spawnSync([
-      "sh",
-      "-c",
-      `git -C "${ROOT}" archive ${BEFORE_ATTRIBUTES} src radio schema.sql package.json tsconfig.json bunfig.toml | tar -x -C "${tree}"`,
-    ]);
-    expect(git.exitCode).toBe(0);
-    symlinkSync(join(ROOT, "node_modules"), join(tree, "node_modules"));
-    mkdirSync(join(tree, "data"));
-    O = await spawnGateway({
-      cmd: [BUN, "--no-env-file", join(tree, "src/main.ts")],
-      cwd: tree,
-      dataDir: join(tree, "data"),
-      env: { INSTANCE: "gw-old", FED_PRIVATE_KEY: keys.o.privateKey, FED_PEERS: A.url, FED_LOOPBACK_PEERS: "on", INGEST_SECRET: INGEST },
-      timeoutMs: 30_000,
+    O = await spawnOlderPeer(BEFORE_ATTRIBUTES, {
+      INSTANCE: "gw-old",
+      FED_PRIVATE_KEY: keys.o.privateKey,
+      FED_PEERS: A.url,
+      FED_LOOPBACK_PEERS: "on",
+      INGEST_SECRET: INGEST,
     });
   }, 60_000);
   afterAll(async () => {
@@ -149,12 +137,7 @@ describe("an older peer", () => {
   });
 
   test("it applies A's cache record with attributes, ignoring the field, and refuses nothing", async () => {
-    const r = await fetch(`${O.url}/federation/sync`, {
-      method: "POST",
-      headers: { "x-ingest-secret": INGEST, "content-type": "application/json" },
-      body: "{}",
-    });
-    const a = (await json(r)).peers.find((p: any) => p.instance === "gw-a");
+    const a = await pullNow(O.url, INGEST, "gw-a");
     expect(a).toMatchObject({ ok: true, error: null });
     expect(a.feeds.cache.applied).toBeGreaterThan(0);
     for (const f of Object.values(a.feeds) as any[]) expect(f.rejected).toBe(0);

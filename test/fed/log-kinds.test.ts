@@ -11,12 +11,9 @@
  *         it refuses nothing: each new kind arrives as a note with its text.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
-import { spawnGateway, startInProcess, type Running, type Spawned } from "../helpers/gateway.ts";
+import { startInProcess, type Running, type Spawned } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import { BUN, ROOT } from "../helpers/paths.ts";
-import { tmpDir } from "../helpers/tmp.ts";
+import { pullNow, spawnOlderPeer } from "../helpers/older-peer.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { setTrust, upsertPeer } from "../../src/fed/peers.ts";
 import { pullPeer } from "../../src/fed/sync.ts";
@@ -100,21 +97,12 @@ describe("a need reported on another instance", () => {
 describe("an older peer", () => {
   let O: Spawned;
   beforeAll(async () => {
-    const tree = tmpDir();
-    const git = Bun.spawnSync([
-      "sh",
-      "-c",
-      `git -C "${ROOT}" archive ${BEFORE_LOG_KINDS} src radio schema.sql package.json tsconfig.json bunfig.toml | tar -x -C "${tree}"`,
-    ]);
-    expect(git.exitCode).toBe(0);
-    symlinkSync(join(ROOT, "node_modules"), join(tree, "node_modules"));
-    mkdirSync(join(tree, "data"));
-    O = await spawnGateway({
-      cmd: [BUN, "--no-env-file", join(tree, "src/main.ts")],
-      cwd: tree,
-      dataDir: join(tree, "data"),
-      env: { INSTANCE: "gw-old", FED_PRIVATE_KEY: keys.o.privateKey, FED_PEERS: A.url, FED_LOOPBACK_PEERS: "on", INGEST_SECRET: INGEST },
-      timeoutMs: 30_000,
+    O = await spawnOlderPeer(BEFORE_LOG_KINDS, {
+      INSTANCE: "gw-old",
+      FED_PRIVATE_KEY: keys.o.privateKey,
+      FED_PEERS: A.url,
+      FED_LOOPBACK_PEERS: "on",
+      INGEST_SECRET: INGEST,
     });
   }, 60_000);
   afterAll(async () => {
@@ -123,12 +111,7 @@ describe("an older peer", () => {
 
   test("pulling A refuses nothing: the new kinds arrive as notes with their texts, and the cache's status follows", async () => {
     await log(owner, "owner-maintenance", "all good");
-    const r = await fetch(`${O.url}/federation/sync`, {
-      method: "POST",
-      headers: { "x-ingest-secret": INGEST, "content-type": "application/json" },
-      body: "{}",
-    });
-    const a = (await json(r)).peers.find((p: any) => p.instance === "gw-a");
+    const a = await pullNow(O.url, INGEST, "gw-a");
     expect(a).toMatchObject({ ok: true, error: null });
     for (const f of Object.values(a.feeds) as any[]) expect(f.rejected).toBe(0);
     expect(a.feeds.find.applied).toBe(5);

@@ -15,13 +15,10 @@
  *            trackable frame is refused alone while the rest of its page applies.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
-import { spawnGateway, startInProcess, type Running, type Spawned } from "../helpers/gateway.ts";
+import { startInProcess, type Running, type Spawned } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { count, feedFrame, signed } from "../helpers/fed.ts";
-import { BUN, ROOT } from "../helpers/paths.ts";
-import { tmpDir } from "../helpers/tmp.ts";
+import { pullNow, spawnOlderPeer } from "../helpers/older-peer.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { setTrust, upsertPeer } from "../../src/fed/peers.ts";
 import { pullPeer } from "../../src/fed/sync.ts";
@@ -255,21 +252,12 @@ describe("a later record type", () => {
 describe("an older peer", () => {
   let O: Spawned;
   beforeAll(async () => {
-    const tree = tmpDir();
-    const git = Bun.spawnSync([
-      "sh",
-      "-c",
-      `git -C "${ROOT}" archive ${BEFORE_TRACKABLES} src radio schema.sql package.json tsconfig.json bunfig.toml | tar -x -C "${tree}"`,
-    ]);
-    expect(git.exitCode).toBe(0);
-    symlinkSync(join(ROOT, "node_modules"), join(tree, "node_modules"));
-    mkdirSync(join(tree, "data"));
-    O = await spawnGateway({
-      cmd: [BUN, "--no-env-file", join(tree, "src/main.ts")],
-      cwd: tree,
-      dataDir: join(tree, "data"),
-      env: { INSTANCE: "gw-old", FED_PRIVATE_KEY: keys.o.privateKey, FED_PEERS: A.url, FED_LOOPBACK_PEERS: "on", INGEST_SECRET: INGEST },
-      timeoutMs: 30_000,
+    O = await spawnOlderPeer(BEFORE_TRACKABLES, {
+      INSTANCE: "gw-old",
+      FED_PRIVATE_KEY: keys.o.privateKey,
+      FED_PEERS: A.url,
+      FED_LOOPBACK_PEERS: "on",
+      INGEST_SECRET: INGEST,
     });
     upsertPeer(A.gw, { instance: "gw-old", url: O.url, trust: "trusted", keyPin: keys.o.publicKey });
   }, 60_000);
@@ -282,9 +270,7 @@ describe("an older peer", () => {
     expect(d.feeds).not.toContain("trackable");
     expect(d.link.records).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect((await A.post(`/api/caches/${cA.id}/logs`, { kind: "note", text: "Trackables pass through here" }, as(one))).status).toBe(201);
-    const r = await fetch(`${O.url}/federation/sync`, { method: "POST", headers: { ...ingest, "content-type": "application/json" }, body: "{}" });
-    const report = await json(r);
-    const a = report.peers.find((p: any) => p.instance === "gw-a");
+    const a = await pullNow(O.url, INGEST, "gw-a");
     expect(a).toMatchObject({ ok: true, error: null });
     expect(Object.keys(a.feeds)).not.toContain("trackable");
     expect(a.feeds.cache.applied).toBeGreaterThan(0);
