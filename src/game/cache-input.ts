@@ -1,6 +1,7 @@
 /** A cache's body as the hide and edit routes take it, checked field by field. */
 import { badRequest } from "../errors.ts";
 import type { CacheAttribute } from "../cache-attributes.ts";
+import type { CacheBasics } from "./caches.ts";
 import { checkEvent, EVENT_TYPES, type EventTimes } from "./events.ts";
 import { checkCacheAttributes } from "./attributes.ts";
 import {
@@ -20,14 +21,7 @@ import {
   type Contact,
 } from "./model.ts";
 
-export interface CacheInput {
-  name: string;
-  type: string;
-  size: string;
-  difficulty: number;
-  terrain: number;
-  lat: number;
-  lon: number;
+export interface CacheInput extends CacheBasics {
   status: CacheStatus;
   unlisted: boolean;
   hint: string | null;

@@ -5,7 +5,7 @@ import { accountGid, publishRecord } from "../fed/feed.ts";
 import { publicIdOf } from "../accounts/users.ts";
 import { publicWaypoints } from "./waypoints-store.ts";
 import { signedOf } from "./attributes.ts";
-import type { CacheRow } from "./caches.ts";
+import { basicsOf, type CacheRow } from "./caches.ts";
 import { cacheRow } from "./cache-lookup.ts";
 
 /** Publishes the cache's current state, if it is one this instance federates (native, not a draft). */
@@ -14,13 +14,7 @@ export function publishCache(gw: Core, r: CacheRow): void {
   const ownerAccount = r.owner_id !== null ? accountGid(gw, publicIdOf(gw.db, r.owner_id)) : null;
   publishRecord(gw, "cache", r.id, {
     ...cacheToWire({
-      name: r.name,
-      type: r.type,
-      size: r.size,
-      difficulty: r.difficulty,
-      terrain: r.terrain,
-      lat: r.lat,
-      lon: r.lon,
+      ...basicsOf(r),
       status: r.status,
       needsMaintenance: r.needs_maintenance === 1,
       hint: r.hint,

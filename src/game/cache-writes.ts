@@ -11,7 +11,7 @@ import { scrubWaypoints } from "./waypoints-store.ts";
 import { reviewOn } from "./maintenance-roles.ts";
 import { attributesColumn } from "./attributes.ts";
 import { callsign, TRANSITIONS, type Actor, type CacheStatus, type Contact } from "./model.ts";
-import { cacheJson, codeOf, type Cache, type CacheRow } from "./caches.ts";
+import { basicValues, cacheJson, codeOf, type Cache, type CacheRow } from "./caches.ts";
 import { cacheRow, isOwner, visibleRow } from "./cache-lookup.ts";
 import { checkCacheBody, eventFits, type CacheInput } from "./cache-input.ts";
 import { publishCache } from "./cache-publish.ts";
@@ -49,13 +49,7 @@ export function hideCache(gw: Core, actor: Actor, body: Record<string, unknown>)
         .run(
           ownerId,
           ownerCall,
-          input.name,
-          input.type,
-          input.size,
-          input.difficulty,
-          input.terrain,
-          input.lat,
-          input.lon,
+          ...basicValues(input),
           queued ? "draft" : status,
           input.unlisted ? 1 : 0,
           input.hint ?? null,

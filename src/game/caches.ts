@@ -17,10 +17,8 @@ import { eventInfo, type EventInfo } from "./events.ts";
 import { attributesOf } from "./attributes.ts";
 import type { CacheStatus } from "./model.ts";
 
-export interface CacheRow {
-  id: number;
-  owner_id: number | null;
-  owner_call: string | null;
+/** What every form of a cache has alike (its row, its JSON, a body, a catalog entry): its name, kind, ratings and place. */
+export interface CacheBasics {
   name: string;
   type: string;
   size: string;
@@ -28,6 +26,26 @@ export interface CacheRow {
   terrain: number;
   lat: number;
   lon: number;
+}
+
+/** The basics' values in the order of the caches table's columns (name, type, size, difficulty, terrain, lat, lon). */
+export const basicValues = (c: CacheBasics) => [c.name, c.type, c.size, c.difficulty, c.terrain, c.lat, c.lon] as const;
+
+/** The basics of any form of a cache, copied (nothing else rides along). */
+export const basicsOf = (c: CacheBasics): CacheBasics => ({
+  name: c.name,
+  type: c.type,
+  size: c.size,
+  difficulty: c.difficulty,
+  terrain: c.terrain,
+  lat: c.lat,
+  lon: c.lon,
+});
+
+export interface CacheRow extends CacheBasics {
+  id: number;
+  owner_id: number | null;
+  owner_call: string | null;
   status: CacheStatus;
   /** 1 while a needs-maintenance or needs-archive log is open (maintenance.ts) */
   needs_maintenance: number;
@@ -52,19 +70,12 @@ export interface CacheRow {
 }
 
 /** A cache as the API shows it (never with contact fields: see cacheDetail). */
-export interface Cache {
+export interface Cache extends CacheBasics {
   /** native: the local id; mirrored: the gid */
   id: number | string;
   gid: string;
   /** short waypoint code (GPX <name>): SV + base-36 id, or the catalog's code for imports */
   code: string;
-  name: string;
-  type: string;
-  size: string;
-  difficulty: number;
-  terrain: number;
-  lat: number;
-  lon: number;
   /** active, disabled, archived; draft and review (waiting for a reviewer) are seen by the owner (and reviewers) only */
   status: string;
   /** a needs-maintenance or needs-archive log is open (until owner-maintenance or enable); native caches and one mirrored cache's detail */
@@ -150,13 +161,7 @@ export function cacheJson(gw: Core, r: CacheRow, known?: Stats | false): Cache {
     id: r.id,
     gid,
     code: codeOf(r),
-    name: r.name,
-    type: r.type,
-    size: r.size,
-    difficulty: r.difficulty,
-    terrain: r.terrain,
-    lat: r.lat,
-    lon: r.lon,
+    ...basicsOf(r),
     status: r.review === "queued" ? "review" : r.status,
     needsMaintenance: r.needs_maintenance === 1,
     ...(r.review === "returned" ? { returned: true } : {}),
@@ -216,13 +221,7 @@ export function mirrorJson(gw: Core, m: MirroredCache, knownFinds?: number): Cac
     id: m.gid,
     gid: m.gid,
     code: `SV-${g.origin}-${g.localId}`.toUpperCase(),
-    name: m.name,
-    type: m.type,
-    size: m.size,
-    difficulty: m.difficulty,
-    terrain: m.terrain,
-    lat: m.lat,
-    lon: m.lon,
+    ...basicsOf(m),
     status: m.status,
     unlisted: m.unlisted,
     hint: m.hint,

@@ -1,18 +1,11 @@
 /** Caches from an external catalog (a GPX or LOC import): kept by (source, code), never federated. */
 import type { Core } from "../gateway.ts";
-import type { CacheRow } from "./caches.ts";
+import { basicValues, type CacheBasics, type CacheRow } from "./caches.ts";
 import { searchText } from "./cache-writes.ts";
 
 /** A cache from an external catalog (GPX/LOC import): never federated. */
-export interface CatalogCache {
+export interface CatalogCache extends CacheBasics {
   code: string;
-  name: string;
-  type: string;
-  size: string;
-  difficulty: number;
-  terrain: number;
-  lat: number;
-  lon: number;
   status: "active" | "disabled" | "archived";
   hint: string | null;
   description: string;
@@ -34,36 +27,12 @@ export function upsertCatalogCache(gw: Core, source: string, ownerId: number | n
         `INSERT INTO caches (owner_id, owner_call, name, type, size, difficulty, terrain, lat, lon, status, unlisted, hint, description, placed_at,
            created_at, updated_at, source, source_ref, placed_by, search) VALUES (?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(
-        ownerId,
-        c.name,
-        c.type,
-        c.size,
-        c.difficulty,
-        c.terrain,
-        c.lat,
-        c.lon,
-        c.status,
-        c.hint,
-        c.description,
-        c.placedAt ?? now,
-        now,
-        now,
-        source,
-        c.code,
-        c.placedBy,
-        search,
-      );
+      .run(ownerId, ...basicValues(c), c.status, c.hint, c.description, c.placedAt ?? now, now, now, source, c.code, c.placedBy, search);
     return "created";
   }
+  const held = basicValues(cur);
   const same =
-    cur.name === c.name &&
-    cur.type === c.type &&
-    cur.size === c.size &&
-    cur.difficulty === c.difficulty &&
-    cur.terrain === c.terrain &&
-    cur.lat === c.lat &&
-    cur.lon === c.lon &&
+    basicValues(c).every((v, i) => v === held[i]) &&
     cur.status === c.status &&
     cur.hint === c.hint &&
     cur.description === c.description &&
@@ -75,6 +44,6 @@ export function upsertCatalogCache(gw: Core, source: string, ownerId: number | n
       `UPDATE caches SET name = ?, type = ?, size = ?, difficulty = ?, terrain = ?, lat = ?, lon = ?, status = ?, hint = ?, description = ?,
          placed_at = COALESCE(?, placed_at), placed_by = ?, search = ?, updated_at = ? WHERE id = ?`,
     )
-    .run(c.name, c.type, c.size, c.difficulty, c.terrain, c.lat, c.lon, c.status, c.hint, c.description, c.placedAt, c.placedBy, search, now, cur.id);
+    .run(...basicValues(c), c.status, c.hint, c.description, c.placedAt, c.placedBy, search, now, cur.id);
   return "updated";
 }
