@@ -7,6 +7,8 @@
  * and always says why. IndexedDB works either way: field notes are kept.
  */
 import type { ComponentChildren } from "preact";
+import { t } from "./i18n/i18n.ts";
+import { Rich } from "./i18n/rich.tsx";
 
 /** The gateway's page on setting up HTTPS (its local CA and how to trust it). */
 export const TLS_PAGE = "/tls";
@@ -33,7 +35,7 @@ export function ServerLink({ href, children }: { href: string; children: Compone
 export function InsecureNotice() {
   return (
     <p class="notice insecure-notice" role="note" data-testid="insecure-notice">
-      Offline maps and installing the app need HTTPS: <ServerLink href={TLS_PAGE}>see how to set it up</ServerLink>.
+      <Rich k="secure.insecure" parts={[(s) => <ServerLink href={TLS_PAGE}>{s}</ServerLink>]} />
     </p>
   );
 }
@@ -50,16 +52,16 @@ const IP_HOST = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:.]+\])$/i;
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/;
 
 export function passkeyBlock(loc: Pick<Location, "protocol" | "hostname" | "port" | "pathname" | "search"> = location): PasskeyBlock | null {
-  if (!secureContext()) return { reason: "Passkeys need HTTPS or localhost, and this page is plain http.", href: TLS_PAGE, link: "Set up HTTPS" };
+  if (!secureContext()) return { reason: t("secure.plainHttp"), href: TLS_PAGE, link: t("secure.setUp") };
   if (IP_HOST.test(loc.hostname)) {
     if (LOOPBACK.test(loc.hostname)) {
       const there = `${loc.protocol}//localhost${loc.port ? `:${loc.port}` : ""}${loc.pathname}${loc.search}`;
-      return { reason: "Passkeys need a name, not an IP address:", href: there, link: `open ${there.replace(/^https?:\/\//, "").replace(/\/$/, "")}` };
+      return { reason: t("secure.needName"), href: there, link: t("secure.open", { where: there.replace(/^https?:\/\//, "").replace(/\/$/, "") }) };
     }
-    return { reason: "Passkeys need a name, not an IP address: open this gateway by its host name (its .local name, say)." };
+    return { reason: t("secure.needHostName") };
   }
   if (typeof window !== "undefined" && !("PublicKeyCredential" in window)) {
-    return { reason: "This browser has no passkeys (WebAuthn): sign in by e-mail." };
+    return { reason: t("secure.noWebauthn") };
   }
   return null;
 }

@@ -3,6 +3,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
 import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 /** The account's name in /api/account/:call/...: a held callsign, or `me` for accounts without one. */
 export const accountPath = (a: SectionProps["account"]) => `/api/account/${encodeURIComponent(a.call ?? a.callsigns[0]?.call ?? "me")}`;
@@ -28,36 +29,33 @@ export function YourDataSection({ account, onSignedOut }: SectionProps) {
     e.preventDefault();
     run(async () => {
       await api(`${accountPath(account)}/delete`, { method: "POST", json: { confirm: true } });
-      onSignedOut("Your account was erased. Other instances have been told to forget it.");
+      onSignedOut(t("data.erased"));
     });
   };
   return (
     <Section title={t("account.yourData")} id="your-data">
-      <p>Everything this instance stores about your account, as one JSON file.</p>
+      <p>{t("data.intro")}</p>
       <button type="button" disabled={busy} onClick={download}>
-        Download my data
+        {t("data.download")}
       </button>
       <div class="card danger-zone">
-        <h3>Erase this account</h3>
-        <p>
-          Your callsigns, passkeys, keys, e-mail, preferences and sessions are deleted. Your finds stay in cache logbooks without your name, marked withdrawn;
-          caches you own are archived. Other instances are told to forget the account. This cannot be undone.
-        </p>
+        <h3>{t("data.eraseTitle")}</h3>
+        <p>{t("data.eraseWhat")}</p>
         {!confirming ? (
           <button type="button" class="danger" disabled={busy} onClick={() => setConfirming(true)}>
-            Erase my account…
+            {t("data.erase")}
           </button>
         ) : (
           <form onSubmit={erase}>
             <label for="erase-confirm">
-              Type <strong>{word}</strong> to confirm
+              <Rich k="data.typeToConfirm" vars={{ word }} parts={[(s) => <strong>{s}</strong>]} />
             </label>
             <input id="erase-confirm" autocomplete="off" value={typed} onInput={(e) => setTyped((e.target as HTMLInputElement).value)} />{" "}
             <button class="danger" type="submit" disabled={busy || typed.trim().toUpperCase() !== word.toUpperCase()}>
-              Erase everything
+              {t("data.eraseAll")}
             </button>{" "}
             <button type="button" onClick={() => (setConfirming(false), setTyped(""))}>
-              Cancel
+              {t("data.cancel")}
             </button>
           </form>
         )}

@@ -5,6 +5,7 @@ import { api } from "../api.ts";
 import { loadAccount } from "./session.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
 import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 export function DeviceKeysSection({ account, onChange }: SectionProps) {
   const { run, busy, errorView } = useAction();
@@ -23,7 +24,7 @@ export function DeviceKeysSection({ account, onChange }: SectionProps) {
     });
   };
   const revoke = (k: string) =>
-    confirm("Revoke this device key? Whatever signs with it (a radio, an app) stops working here.") &&
+    confirm(t("keys.revoke")) &&
     run(async () => {
       await api("/keys/revoke", { method: "POST", json: { key: k } });
       await reload();
@@ -31,17 +32,16 @@ export function DeviceKeysSection({ account, onChange }: SectionProps) {
   return (
     <Section title={t("account.deviceKeys")} id="device-keys">
       <p class="muted">
-        An Ed25519 key signs requests for your verified callsign without a browser: an ingest box, a script, moving your account. Make one with{" "}
-        <code>svc-gateway keygen</code> and paste the public key here; keep the private key on the device.
+        <Rich k="keys.intro" parts={[(s) => <code>{s}</code>]} />
       </p>
       {account.deviceKeys.length > 0 && (
-        <table class="table" aria-label="your device keys">
+        <table class="table" aria-label={t("keys.yourKeys")}>
           <thead>
             <tr>
-              <th>Key</th>
-              <th>Callsign</th>
-              <th>Label</th>
-              <th>Added</th>
+              <th>{t("keys.key")}</th>
+              <th>{t("keys.callsign")}</th>
+              <th>{t("keys.label")}</th>
+              <th>{t("keys.added")}</th>
               <th />
             </tr>
           </thead>
@@ -58,7 +58,7 @@ export function DeviceKeysSection({ account, onChange }: SectionProps) {
                 </td>
                 <td>
                   <button type="button" disabled={busy} onClick={() => revoke(k.key)}>
-                    Revoke
+                    {t("keys.revokeButton")}
                   </button>
                 </td>
               </tr>
@@ -67,25 +67,30 @@ export function DeviceKeysSection({ account, onChange }: SectionProps) {
         </table>
       )}
       {verified.length === 0 ? (
-        <p class="muted">Verify a callsign first: keys speak for a verified callsign.</p>
+        <p class="muted">{t("keys.verifyFirst")}</p>
       ) : (
         <form class="inline" onSubmit={add}>
-          <label for="key-call">Register a public key for</label>
+          <label for="key-call">{t("keys.registerFor")}</label>
           <select id="key-call" value={call} onChange={(e) => setCall((e.target as HTMLSelectElement).value)}>
             {verified.map((c) => (
               <option value={c}>{c}</option>
             ))}
           </select>
           <input
-            aria-label="Public key"
-            placeholder="base64url public key (43 characters)"
+            aria-label={t("keys.publicKey")}
+            placeholder={t("keys.publicKeyHint")}
             size={46}
             value={key}
             onInput={(e) => setKey((e.target as HTMLInputElement).value)}
           />
-          <input aria-label="Key label" placeholder="label, e.g. ingest box" value={label} onInput={(e) => setLabel((e.target as HTMLInputElement).value)} />
+          <input
+            aria-label={t("keys.keyLabel")}
+            placeholder={t("keys.keyLabelHint")}
+            value={label}
+            onInput={(e) => setLabel((e.target as HTMLInputElement).value)}
+          />
           <button type="submit" disabled={busy || !key.trim()}>
-            Register key
+            {t("keys.register")}
           </button>
         </form>
       )}

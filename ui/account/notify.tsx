@@ -42,12 +42,12 @@ export function NotificationsSection({ account }: SectionProps) {
   const pushHere = () =>
     run(async () => {
       await subscribeThisDevice();
-      setNote("This device will get push notifications.");
+      setNote(t("alerts.pushOn"));
     });
   return (
     <Section title={t("account.watchAlerts")} id="notifications">
       {!current ? (
-        <LoadState state={prefs} what="your alert settings" />
+        <LoadState state={prefs} what={t("alerts.theSettings")} />
       ) : (
         <>
           <label class="check">
@@ -57,25 +57,26 @@ export function NotificationsSection({ account }: SectionProps) {
               checked={current.email}
               onChange={(e) => save({ email: (e.target as HTMLInputElement).checked })}
             />{" "}
-            E-mail digests{!account.email && " (add an e-mail address first)"}
+            {t("alerts.emailDigests")}
+            {!account.email && t("alerts.addEmail")}
           </label>
           <label class="check">
-            <input type="checkbox" disabled={busy} checked={current.push} onChange={(e) => save({ push: (e.target as HTMLInputElement).checked })} /> Push
-            notifications
+            <input type="checkbox" disabled={busy} checked={current.push} onChange={(e) => save({ push: (e.target as HTMLInputElement).checked })} />{" "}
+            {t("alerts.push")}
           </label>
-          <label for="digest">How often</label>
+          <label for="digest">{t("alerts.howOften")}</label>
           <select
             id="digest"
             disabled={busy}
             value={current.digest}
             onChange={(e) => save({ digest: (e.target as HTMLSelectElement).value as NotifyPrefs["digest"] })}
           >
-            <option value="hourly">hourly</option>
-            <option value="daily">daily</option>
-            <option value="off">never</option>
+            <option value="hourly">{t("alerts.hourly")}</option>
+            <option value="daily">{t("alerts.daily")}</option>
+            <option value="off">{t("alerts.never")}</option>
           </select>{" "}
           <button type="button" disabled={busy} onClick={pushHere}>
-            Turn on push on this device
+            {t("alerts.pushHere")}
           </button>
           {note && <p role="status">{note}</p>}
         </>
@@ -90,7 +91,7 @@ export function SavedViewsSection({ account }: SectionProps) {
   const views = useLoad(() => api<{ views: SavedView[] }>("/api/views"), [account.id, version]);
   const { run, busy, errorView } = useAction();
   const remove = (id: string) =>
-    confirm("Delete this saved view? Links to it stop working.") &&
+    confirm(t("alerts.deleteView")) &&
     run(async () => {
       await api(`/api/views/${id}`, { method: "DELETE", json: {} });
       setVersion(version + 1);
@@ -99,10 +100,10 @@ export function SavedViewsSection({ account }: SectionProps) {
   return (
     <Section title={t("account.savedViews")} id="views">
       {!views.data ? (
-        <LoadState state={views} what="your saved views" />
+        <LoadState state={views} what={t("alerts.theViews")} />
       ) : list.length === 0 ? (
         <p class="muted" data-state="empty">
-          None yet: use “Save view” on the map. A saved view is a link you can share.
+          {t("alerts.noViews")}
         </p>
       ) : (
         <ul>
@@ -110,10 +111,10 @@ export function SavedViewsSection({ account }: SectionProps) {
             <li>
               <a href={`/v/${v.id}`}>{v.name}</a>{" "}
               <span class="muted">
-                ({v.lat.toFixed(3)}, {v.lon.toFixed(3)}, zoom {v.zoom})
+                ({v.lat.toFixed(3)}, {v.lon.toFixed(3)}, {t("alerts.zoom", { zoom: v.zoom })})
               </span>{" "}
               <button type="button" disabled={busy} onClick={() => remove(v.id)}>
-                Delete
+                {t("alerts.delete")}
               </button>
             </li>
           ))}

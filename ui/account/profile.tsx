@@ -26,23 +26,23 @@ export function ProfileSection({ account, onChange }: SectionProps) {
   };
   return (
     <Section title={t("account.profile")} id="profile">
-      <p class="muted">Off unless you turn it on. It is shown for your verified callsign only; there is no name or address field, and no directory.</p>
+      <p class="muted">{t("profile.intro")}</p>
       <form onSubmit={save}>
         <label class="check">
           <input type="checkbox" checked={p.public} onChange={(e) => (setSaved(false), setP({ ...p, public: (e.target as HTMLInputElement).checked }))} />{" "}
-          Publish my profile
+          {t("profile.publish")}
         </label>
-        <label for="profile-about">About (280 characters)</label>
+        <label for="profile-about">{t("profile.about")}</label>
         <textarea id="profile-about" maxLength={280} rows={3} {...field("about")} />
-        <label for="profile-grid">Grid locator</label>
+        <label for="profile-grid">{t("profile.grid")}</label>
         <input id="profile-grid" placeholder="FN42" maxLength={6} {...field("grid")} />
-        <label for="profile-url">Link (https)</label>
+        <label for="profile-url">{t("profile.link")}</label>
         <input id="profile-url" type="url" placeholder="https://" {...field("url")} />
         <div>
           <button class="primary" type="submit" disabled={busy}>
-            Save profile
+            {t("profile.save")}
           </button>
-          {saved && <span role="status"> Saved.</span>}
+          {saved && <span role="status">{t("profile.saved")}</span>}
         </div>
       </form>
       {errorView}

@@ -4,6 +4,8 @@ import { When } from "../time.tsx";
 import { api } from "../api.ts";
 import { useAction } from "./ui.tsx";
 import type { ChallengeStatus as Challenge } from "../../src/accounts/verify-aprs.ts";
+import { fmtDateTime, t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 export function VerifyPanel({ call, onDone, onClose }: { call: string; onDone: () => void; onClose: () => void }) {
   const [ch, setCh] = useState<Challenge | null>(null);
@@ -26,56 +28,55 @@ export function VerifyPanel({ call, onDone, onClose }: { call: string; onDone: (
   const confirm = () => run(async () => setCh(await api<Challenge>("/verify/aprs/confirm", { method: "POST", json: { call: ch!.call } })));
   const again = () => run(async () => setCh(await api<Challenge>("/verify/aprs/start", { method: "POST", json: { call } })));
   return (
-    <div class="card verify-panel" role="region" aria-label={`verify ${call}`}>
-      <h3>Verify {ch?.call ?? call}</h3>
+    <div class="card verify-panel" role="region" aria-label={t("verify.region", { call })}>
+      <h3>{t("verify.title", { call: ch?.call ?? call })}</h3>
       {ch?.status === "pending" && (
         <>
           <p>
-            Send this APRS message from <strong>{ch.call}</strong> (any SSID),{" "}
-            {ch.accepts?.includes("internet")
-              ? "on the air or through APRS-IS"
-              : "on the air, where this gateway's radio hears it (APRS-IS does not count here)"}
-            :
+            <Rich
+              k="verify.send"
+              vars={{ call: ch.call, where: ch.accepts?.includes("internet") ? t("verify.internet") : t("verify.rfOnly") }}
+              parts={[(s) => <strong>{s}</strong>]}
+            />
           </p>
           {ch.takeover && (
             <p class="warn" role="note">
-              Another account verified {ch.call}. Answering this challenge on the air takes the call over: that account loses it and is told.
+              {t("verify.takeover", { call: ch.call })}
             </p>
           )}
           <dl class="aprs-message">
-            <dt>To</dt>
+            <dt>{t("verify.to")}</dt>
             <dd>
               <code>{ch.addressee}</code>
             </dd>
-            <dt>Text</dt>
+            <dt>{t("verify.text")}</dt>
             <dd>
               <code class="verify-code">{ch.message}</code>
             </dd>
           </dl>
           <p class="muted" role="status">
-            Waiting to hear it… the code expires <When at={ch.expiresAt!} /> (at{" "}
-            {new Date(ch.expiresAt!).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}).
+            {t("verify.waiting")} <When at={ch.expiresAt!} /> {t("verify.at", { time: fmtDateTime(ch.expiresAt!, { timeStyle: "short" }) })}
           </p>
           <button type="button" disabled={busy} onClick={confirm}>
-            I sent it: check now
+            {t("verify.check")}
           </button>{" "}
         </>
       )}
       {ch?.status === "expired" && (
         <p>
-          The code expired.{" "}
+          {t("verify.expired")}{" "}
           <button type="button" disabled={busy} onClick={again}>
-            Get a new code
+            {t("verify.newCode")}
           </button>
         </p>
       )}
       {ch?.status === "verified" && (
         <p role="status" class="ok">
-          Verified{ch.heardFrom ? `: heard from ${ch.heardFrom} (${ch.heardVia})` : ""}.
+          {ch.heardFrom ? t("verify.verifiedFrom", { from: ch.heardFrom, via: ch.heardVia }) : t("verify.verified")}
         </p>
       )}
       <button type="button" onClick={onClose}>
-        Close
+        {t("verify.close")}
       </button>
       {errorView}
     </div>

@@ -6,6 +6,7 @@
  * (ui/map/crowd.ts) hands each marker's element and what opening it does.
  */
 import type L from "leaflet";
+import { t } from "../i18n/i18n.ts";
 
 const SELECTOR = ".map-point, .map-cluster";
 const DIRS: Record<string, [number, number]> = { ArrowRight: [1, 0], ArrowLeft: [-1, 0], ArrowDown: [0, 1], ArrowUp: [0, -1] };
@@ -42,7 +43,7 @@ function nearest(from: Element, all: Element[], d: [number, number]): Element | 
 export function rovingMarkers(map: L.Map): Roving {
   const pane = map.getPane("markerPane")!;
   pane.setAttribute("role", "group");
-  pane.setAttribute("aria-label", "Stations and caches: arrow keys move between them, Enter opens one");
+  pane.setAttribute("aria-label", t("map.keyboard"));
   const openers = new WeakMap<Element, () => void>();
   let within = false;
   const markers = () => [...pane.querySelectorAll<HTMLElement>(SELECTOR)];

@@ -126,7 +126,7 @@ function Chart({
         ],
         scales: circular ? { y: { range: [0, 360] } } : {},
         axes: [
-          { label: `Time (${zone})`, labelSize: 20 },
+          { label: t("wx.time", { zone }), labelSize: 20 },
           circular
             ? {
                 label: unit || undefined,
@@ -152,6 +152,7 @@ function Chart({
 }
 
 interface WxChart {
+  /** keys of ui/i18n, as the series' labels */
   title: string;
   q: Quantity | null;
   unit?: string;
@@ -160,29 +161,29 @@ interface WxChart {
   circular?: boolean;
 }
 const WX_CHARTS: WxChart[] = [
-  { title: "Temperature", q: Q.temp, keys: [["tempC", "Temperature"]] },
-  { title: "Pressure", q: Q.pressure, keys: [["pressureHpa", "Pressure"]] },
-  { title: "Humidity", q: null, unit: "%", keys: [["humidityPct", "Humidity"]] },
+  { title: "wx.temperature", q: Q.temp, keys: [["tempC", "wx.temperature"]] },
+  { title: "wx.pressure", q: Q.pressure, keys: [["pressureHpa", "wx.pressure"]] },
+  { title: "wx.humidity", q: null, unit: "%", keys: [["humidityPct", "wx.humidity"]] },
   {
-    title: "Wind",
+    title: "wx.wind",
     q: Q.speed,
     keys: [
-      ["windSpeedKmh", "Speed"],
-      ["windGustKmh", "Gust"],
+      ["windSpeedKmh", "wx.speed"],
+      ["windGustKmh", "wx.gust"],
     ],
   },
-  { title: "Wind direction", q: null, unit: "°", keys: [["windDirDeg", "Direction"]], circular: true },
+  { title: "wx.windDir", q: null, unit: "°", keys: [["windDirDeg", "wx.direction"]], circular: true },
   {
-    title: "Rain",
+    title: "wx.rain",
     q: Q.rain,
     keys: [
-      ["rain1hMm", "Last hour"],
-      ["rain24hMm", "Last 24 h"],
-      ["rainMidnightMm", "Since midnight"],
+      ["rain1hMm", "wx.lastHour"],
+      ["rain24hMm", "wx.last24h"],
+      ["rainMidnightMm", "wx.sinceMidnight"],
     ],
   },
-  { title: "Luminosity", q: null, unit: "W/m²", keys: [["luminosityWm2", "Luminosity"]] },
-  { title: "Snow", q: Q.rain, keys: [["snow24hMm", "Last 24 h"]] },
+  { title: "wx.luminosity", q: null, unit: "W/m²", keys: [["luminosityWm2", "wx.luminosity"]] },
+  { title: "wx.snow", q: Q.rain, keys: [["snow24hMm", "wx.last24h"]] },
 ];
 
 function WeatherCharts({ wx, pref }: { wx: Series["wx"]; pref: UnitPref }) {
@@ -193,11 +194,11 @@ function WeatherCharts({ wx, pref }: { wx: Series["wx"]; pref: UnitPref }) {
     const u = c.q ? chartUnit(c.q, pref) : { unit: c.unit!, map: (v: number) => v };
     return (
       <Chart
-        title={c.title}
+        title={t(c.title)}
         unit={u.unit}
         circular={c.circular}
         xs={xs}
-        series={keys.map(([k, label]) => ({ label, values: wx.map((w) => (w[k] === undefined ? null : u.map(w[k]!))) }))}
+        series={keys.map(([k, label]) => ({ label: t(label), values: wx.map((w) => (w[k] === undefined ? null : u.map(w[k]!))) }))}
       />
     );
   }).filter(Boolean);
@@ -209,7 +210,7 @@ function CurrentWeather({ wx, at, pref }: { wx: Weather; at?: number; pref: Unit
   return (
     <section>
       <h2>{t("station.currentWeather")}</h2>
-      {at && <p class="muted">Reported {formatDate(at)}</p>}
+      {at && <p class="muted">{t("wx.reported", { when: formatDate(at) })}</p>}
       <ul class="readings" data-testid="current-weather">
         {items.map(([q, v]) => (
           <li>

@@ -13,6 +13,7 @@ import { crowdOf, type Kind } from "../map/crowd.ts";
 import { cellsFor } from "../map/declutter.ts";
 import { viewBbox } from "../game/layer.ts";
 import type { StationMap } from "../../src/stations/registry.ts";
+import { t } from "../i18n/i18n.ts";
 
 /** A station as the map keeps it: from the map answer or a live position. */
 interface Station {
@@ -66,7 +67,9 @@ export function stationLayer(map: L.Map, open: (call: string) => void): StationL
             { color: "#c05621", weight: 3 },
           ).addTo(map)
         : null;
-    mk.bindPopup(`<b>${clean(call)}</b><br>${clean(d.comment ?? "")}<br><a href="/station/${encodeURIComponent(call)}">station page</a>`).openPopup();
+    mk.bindPopup(
+      `<b>${clean(call)}</b><br>${clean(d.comment ?? "")}<br><a href="/station/${encodeURIComponent(call)}">${t("map.stationPage")}</a>`,
+    ).openPopup();
     void open;
   };
 
