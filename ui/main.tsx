@@ -1,6 +1,6 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { onLocaleChange } from "./i18n/i18n.ts";
+import { onLocaleChange, startLanguage } from "./i18n/i18n.ts";
 import { App } from "./app.tsx";
 import { registerServiceWorker } from "./offline/status.ts";
 import { takeServerView } from "./map/server-view.ts";
@@ -13,5 +13,6 @@ function Root() {
   useEffect(() => onLocaleChange(() => setVersion((v) => v + 1)), []);
   return <App key={version} />;
 }
-render(<Root />, document.getElementById("app")!);
+// the visitor's language first (English at once; another is one small file, precached for offline)
+startLanguage().then(() => render(<Root />, document.getElementById("app")!));
 registerServiceWorker();

@@ -6,16 +6,19 @@
  *
  * The language is the visitor's choice (localStorage, and a signed-in user's
  * /api/prefs `lang`), else the first of navigator.languages that a file
- * exists for, else English. To add a language: a file `xx.json` here and its
- * line in LANGUAGES (docs/operating.md).
+ * exists for, else English. To add a language: a file `xx.json` here, its
+ * import in LANGUAGES and its name in LANGUAGE_NAMES (docs/operating.md).
  */
 import i18next from "i18next";
 import en from "./en.json";
-import de from "./de.json";
-import es from "./es.json";
+// Only English (the source and the fallback) is in the app's script; the others are files of their own
+// beside it, fetched when chosen (and precached by the service worker), so a language added costs the others nothing.
+import de from "./de.json" with { type: "file" };
+import es from "./es.json" with { type: "file" };
 
-/** Every language the interface comes in, by its BCP 47 code. */
-export const LANGUAGES: Record<string, Record<string, unknown>> = { en, de, es };
+type Words = Record<string, unknown>;
+/** Every language the interface comes in, by its BCP 47 code: its words, or the address of its file. */
+export const LANGUAGES: Record<string, Words | string> = { en, de: de as unknown as string, es: es as unknown as string };
 export const SOURCE = "en";
 const STORED = "svc.lang";
 
@@ -41,8 +44,8 @@ function stored(): string | null {
 
 const browserLanguages = (): string[] => (typeof navigator !== "undefined" ? [...(navigator.languages ?? []), navigator.language].filter(Boolean) : []);
 
-/** A fresh i18next over the files (synchronous: the resources are bundled). */
-export function makeI18n(lng: string, resources: Record<string, Record<string, unknown>> = LANGUAGES) {
+/** A fresh i18next over the words given (synchronous); the languages without words fall back to English. */
+export function makeI18n(lng: string, resources: Record<string, Words> = { en }) {
   const inst = i18next.createInstance();
   inst.init({
     lng,
@@ -55,8 +58,28 @@ export function makeI18n(lng: string, resources: Record<string, Record<string, u
   return inst;
 }
 
-const i18n = makeI18n(stored() ?? pickLanguage(browserLanguages()));
-if (typeof document !== "undefined") document.documentElement.lang = i18n.language;
+const i18n = makeI18n(SOURCE);
+
+/** Fetches a language's file (once) into i18next; false when it cannot be had (offline and never fetched). */
+async function load(l: string): Promise<boolean> {
+  if (i18n.hasResourceBundle(l, "translation")) return true;
+  const src = LANGUAGES[l];
+  if (src === undefined) return false;
+  try {
+    const words = typeof src === "string" ? ((await (await fetch(src)).json()) as Words) : src;
+    i18n.addResourceBundle(l, "translation", words);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Before the app draws: the visitor's language, its file fetched (English at once). */
+export async function startLanguage(): Promise<void> {
+  const l = stored() ?? pickLanguage(browserLanguages());
+  if (l !== SOURCE && (await load(l))) await i18n.changeLanguage(l);
+  if (typeof document !== "undefined") document.documentElement.lang = i18n.language;
+}
 
 /** The language in use. */
 export const lang = () => i18n.language;
@@ -75,8 +98,8 @@ export const localeChanged = () => {
   for (const f of listeners) f();
 };
 
-/** Switches the language, remembers it in this browser, and redraws. */
-export function setLanguage(l: string, remember = true) {
+/** Switches the language (its file fetched first), remembers it in this browser, and redraws. */
+export async function setLanguage(l: string, remember = true) {
   if (!(l in LANGUAGES) || l === i18n.language) return;
   if (remember)
     try {
@@ -84,13 +107,15 @@ export function setLanguage(l: string, remember = true) {
     } catch {
       /* private mode: for this visit only */
     }
-  i18n.changeLanguage(l);
+  if (!(await load(l))) return;
+  await i18n.changeLanguage(l);
   if (typeof document !== "undefined") document.documentElement.lang = l;
   localeChanged();
 }
 
-/** The name a language gives itself ("Deutsch"), from its own file. */
-export const languageName = (l: string) => tf("language.name", { lng: l });
+/** The name a language gives itself ("Deutsch"), written in each file; the picker shows these before any is fetched. */
+export const LANGUAGE_NAMES: Record<string, string> = { en: "English", de: "Deutsch", es: "Español" };
+export const languageName = (l: string) => LANGUAGE_NAMES[l] ?? l;
 
 /** A number in the chosen locale ("1.234,5" in German). */
 export const fmtNumber = (n: number, opts?: Intl.NumberFormatOptions) => new Intl.NumberFormat(i18n.language, opts).format(n);
