@@ -43,6 +43,22 @@ export async function contextFor(browser: Browser, url: string, cookie?: string 
   return ctx;
 }
 
+/** A page at `url + path` in a fresh context (contextFor), signed in with `cookie` when given; `errors` collects the page's uncaught errors. */
+export async function openPage(
+  browser: Browser,
+  url: string,
+  cookie: string | null | undefined,
+  path: string,
+  options: BrowserContextOptions = {},
+): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
+  const ctx = await contextFor(browser, url, cookie, options);
+  const page = await ctx.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(url + path);
+  return { ctx, page, errors };
+}
+
 /** How many pixels of the layer `name` (its canvases or images) are within 6 of `rgb`. */
 export function layerPixels(page: Page, name: string, rgb: [number, number, number]): Promise<number> {
   return page.evaluate(

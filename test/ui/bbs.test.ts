@@ -6,8 +6,8 @@
  * forwarding page adds a partner and a rule.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/chromium.ts";
+import type { Browser } from "playwright-core";
+import { launchBrowser, openPage } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { signed } from "../helpers/fed.ts";
@@ -34,18 +34,7 @@ afterAll(async () => {
   await g.stop();
 });
 
-async function open(user: TestUser | null, path: string): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  if (user) {
-    const [name, value] = user.cookie.split("=");
-    await ctx.addCookies([{ name: name!, value: value!, url: g.url }]);
-  }
-  const page = await ctx.newPage();
-  const errors: string[] = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(g.url + path);
-  return { ctx, page, errors };
-}
+const open = (user: TestUser | null, path: string) => openPage(browser, g.url, user?.cookie, path);
 
 describe("web app: the BBS", () => {
   let firstId = 0;

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext } from "playwright-core";
-import { launchBrowser } from "../helpers/chromium.ts";
+import { contextFor, launchBrowser } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 
@@ -26,12 +26,7 @@ afterAll(async () => {
   await g.stop();
 });
 
-async function as(user: TestUser): Promise<BrowserContext> {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const [name, value] = user.cookie.split("=");
-  await ctx.addCookies([{ name: name!, value: value!, url: g.url }]);
-  return ctx;
-}
+const as = (user: TestUser): Promise<BrowserContext> => contextFor(browser, g.url, user.cookie);
 
 describe("web app: the game", () => {
   let cacheId = 0;

@@ -10,8 +10,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/chromium.ts";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser, openPage } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
@@ -38,22 +38,7 @@ afterAll(async () => {
   await smtp?.stop();
 });
 
-async function open(
-  who: TestUser | null,
-  path: string,
-  viewport = { width: 1280, height: 900 },
-): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
-  const ctx = await browser.newContext({ viewport });
-  if (who) {
-    const [name, value] = who.cookie.split("=");
-    await ctx.addCookies([{ name: name!, value: value!, url: g.url }]);
-  }
-  const page = await ctx.newPage();
-  const errors: string[] = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(g.url + path);
-  return { ctx, page, errors };
-}
+const open = (who: TestUser | null, path: string, viewport = { width: 1280, height: 900 }) => openPage(browser, g.url, who?.cookie, path, { viewport });
 
 const menu = async (page: Page) => {
   await page.getByRole("navigation").getByRole("link", { name: "Map" }).waitFor();

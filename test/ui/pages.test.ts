@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/chromium.ts";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser, openPage } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { tmpDir } from "../helpers/tmp.ts";
@@ -83,22 +83,8 @@ afterAll(async () => {
   await g.stop();
 });
 
-async function open(
-  user: TestUser | null,
-  path: string,
-  viewport = { width: 1280, height: 900 },
-): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
-  const ctx = await browser.newContext({ viewport, acceptDownloads: true });
-  if (user) {
-    const [name, value] = user.cookie.split("=");
-    await ctx.addCookies([{ name: name!, value: value!, url: g.url }]);
-  }
-  const page = await ctx.newPage();
-  const errors: string[] = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(g.url + path);
-  return { ctx, page, errors };
-}
+const open = (user: TestUser | null, path: string, viewport = { width: 1280, height: 900 }) =>
+  openPage(browser, g.url, user?.cookie, path, { viewport, acceptDownloads: true });
 
 /** The page fits a 360 px phone: no horizontal scroll. A screenshot is kept for a person to look at. */
 async function fitsPhone(page: Page, name: string) {

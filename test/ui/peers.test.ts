@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext } from "playwright-core";
-import { launchBrowser } from "../helpers/chromium.ts";
+import { contextFor, launchBrowser } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { startDoh, type DohServer } from "../helpers/doh.ts";
@@ -58,12 +58,7 @@ afterAll(async () => {
   doh.stop();
 });
 
-async function as(user: TestUser): Promise<BrowserContext> {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const [name, value] = user.cookie.split("=");
-  await ctx.addCookies([{ name: name!, value: value!, url: O.url }]);
-  return ctx;
-}
+const as = (user: TestUser): Promise<BrowserContext> => contextFor(browser, O.url, user.cookie);
 
 describe("web app: peers", () => {
   test("the page is the operators' alone", async () => {

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/chromium.ts";
+import { contextFor, launchBrowser } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 
@@ -60,11 +60,7 @@ async function open(
   path: string,
   viewport = { width: 1280, height: 900 },
 ): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
-  const ctx = await browser.newContext({ viewport });
-  if (who) {
-    const [name, value] = who.cookie.split("=");
-    await ctx.addCookies([{ name: name!, value: value!, url: g.url }]);
-  }
+  const ctx = await contextFor(browser, g.url, who?.cookie, { viewport });
   const page = await ctx.newPage();
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(`${path}: ${e}`));
