@@ -11,7 +11,7 @@
  *     from town to world size, beside GET /health on the same server.
  * Targets: decode >= decode_aprs, ingest >= 20,000 packets/s, bbox p95 < 20 ms.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decode } from "../src/aprs/index.ts";
@@ -20,14 +20,12 @@ import { createGateway } from "../src/gateway.ts";
 import { createLogger } from "../src/log.ts";
 import { ingestLines } from "../src/stations/ingest.ts";
 import { percentile, table } from "./lib/stats.ts";
-
-const CORPUS = join(import.meta.dir, "../test/aprs/corpus.txt");
+import { getTimer } from "./lib/load.ts";
+import { corpusLines } from "./lib/corpus.ts";
 
 /** The corpus's packets with calls and positions varied, so nothing is a repeat. */
 function mixedLines(n: number): { ours: string[]; dw: string[] } {
-  const base = readFileSync(CORPUS, "latin1")
-    .split("\n")
-    .filter((l) => l && !l.startsWith("#"));
+  const base = corpusLines();
   const ours: string[] = [];
   const dw: string[] = [];
   for (let i = 0; ours.length < n; i++) {
@@ -90,10 +88,7 @@ const cpuSeconds = () => {
  * over an hour, so a station repeats every ~3 minutes (never a 30 s duplicate).
  */
 function feedLines(n: number): string[] {
-  const base = readFileSync(CORPUS, "latin1")
-    .split("\n")
-    .filter((l) => l && !l.startsWith("#"))
-    .map((l) => l.replace(/<0x([0-9a-fA-F]{2})>/g, (_, h) => String.fromCharCode(parseInt(h, 16))));
+  const base = corpusLines({ bytes: true });
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
     const s = i % 5000;
@@ -176,13 +171,7 @@ async function bboxBench() {
       no = Math.min(90, cLat + s / 4);
     boxes.push(`${w.toFixed(4)},${so.toFixed(4)},${e.toFixed(4)},${no.toFixed(4)}`);
   }
-  const time = async (path: string) => {
-    const t = performance.now();
-    const r = await fetch(url + path);
-    await r.arrayBuffer();
-    if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
-    return performance.now() - t;
-  };
+  const time = getTimer(url);
   for (const b of boxes.slice(0, 50)) await time(`/api/stations?bbox=${b}`); // warm up
   const lat: number[] = [];
   const bySize = new Map<number, number[]>();

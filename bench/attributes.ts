@@ -14,6 +14,7 @@ import { configFor } from "../src/config.ts";
 import { createGateway } from "../src/gateway.ts";
 import { createLogger } from "../src/log.ts";
 import { percentile, table } from "./lib/stats.ts";
+import { getTimer } from "./lib/load.ts";
 
 function rng(seed: number) {
   let s = seed >>> 0;
@@ -48,13 +49,7 @@ export async function run() {
     }
   })();
   const url = await gw.listen();
-  const time = async (path: string) => {
-    const t = performance.now();
-    const r = await fetch(url + path);
-    await r.arrayBuffer();
-    if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
-    return performance.now() - t;
-  };
+  const time = getTimer(url);
   const at = (i: number) => {
     const h = hubs[i % hubs.length]!;
     return [h[0] + (rnd() - 0.5) * 2, h[1] + (rnd() - 0.5) * 3] as const;

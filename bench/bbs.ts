@@ -12,7 +12,7 @@ import { deflateSync, inflateSync } from "fflate";
 import { lzhufDecode, lzhufEncode } from "../src/bbs/fbb/lzhuf.ts";
 import { linkPair, type ByteLink } from "../src/bbs/fbb/link.ts";
 import { runSession, type Mailbox, type OutgoingMessage } from "../src/bbs/fbb/session.ts";
-import { median, table } from "./lib/stats.ts";
+import { meanMs, median, table } from "./lib/stats.ts";
 
 const WORDS =
   "the net meets tonight on the repeater at twenty hundred local all stations welcome please check in with your call and location antenna tips balun dipole coax loss weather report rain expected tomorrow contest results field day club meeting agenda minutes".split(
@@ -32,15 +32,7 @@ function text(bytes: number, seed: number): Uint8Array {
   return new TextEncoder().encode(out.slice(0, bytes));
 }
 
-function time(fn: () => void, minMs = 300): number {
-  let n = 0;
-  const t = performance.now();
-  while (performance.now() - t < minMs) {
-    fn();
-    n++;
-  }
-  return (performance.now() - t) / n;
-}
+const time = meanMs;
 
 function codecBench() {
   const rows: Array<Record<string, string | number>> = [];

@@ -20,7 +20,7 @@ import { configFor } from "../src/config.ts";
 import { createGateway, type Gateway } from "../src/gateway.ts";
 import { createLogger } from "../src/log.ts";
 import { encodeCbor } from "../src/fed/cbor.ts";
-import { cacheToWire } from "../src/fed/bodies.ts";
+import { benchCacheBody } from "./lib/records.ts";
 import { generateKeyPair, signerFromSeed } from "../src/fed/keys.ts";
 import { decodeFrame, decodePayload, encodePayload, payloadMap, signedBytes, signFrame, type Payload } from "../src/fed/record.ts";
 import { noblePath, verifyEd25519, webCryptoPath } from "../src/fed/ed25519.ts";
@@ -40,20 +40,7 @@ function payload(i: number): Payload {
     v: 1,
     at: 1_700_000_000 + i,
     signer: "bench",
-    body: cacheToWire({
-      name: `Bench cache number ${i}`,
-      type: "traditional",
-      size: "small",
-      difficulty: 1 + (i % 9) / 2,
-      terrain: 1 + ((i >> 3) % 9) / 2,
-      lat: -60 + ((i * 7919) % 1_200_000) / 10_000,
-      lon: -180 + ((i * 104729) % 3_600_000) / 10_000,
-      status: "active",
-      hint: "Under the third stone from the left, behind the bench.",
-      description: "A short walk from the car park along the river. Bring a pen; the log is small. ".repeat(2),
-      ownerCall: "N0OWN",
-      placedAt: 1_600_000_000_000 + i * 1000,
-    }) as never,
+    body: benchCacheBody(i, "A short walk from the car park along the river. Bring a pen; the log is small. ".repeat(2)) as never,
   };
 }
 

@@ -15,6 +15,7 @@ import { createLogger } from "../src/log.ts";
 import { upsertPeer } from "../src/fed/peers.ts";
 import { cachesInBox } from "../src/game/cache-map.ts";
 import { percentile, table } from "./lib/stats.ts";
+import { getTimer } from "./lib/load.ts";
 
 export async function run() {
   const dir = mkdtempSync(join(tmpdir(), "bench-game-mirrors-"));
@@ -72,13 +73,7 @@ export async function run() {
   (gw.db as { query: typeof gw.db.query }).query = query;
 
   const url = await gw.listen();
-  const time = async (path: string) => {
-    const t = performance.now();
-    const r = await fetch(url + path);
-    await r.arrayBuffer();
-    if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
-    return performance.now() - t;
-  };
+  const time = getTimer(url);
   const paths = { world: "/api/caches?bbox=-180,-90,180,90", region: "/api/caches?bbox=12,41,12.5,41.3&limit=2000" };
   const results: Record<string, number[]> = { world: [], region: [], health: [] };
   for (let i = 0; i < 5; i++) await time(paths.world);

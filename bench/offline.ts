@@ -16,6 +16,7 @@ import { readHeader } from "../src/tiles/pmtiles.ts";
 import { EMBEDDED_NAME } from "../src/tiles/archives.ts";
 import { launchBrowser } from "../test/helpers/chromium.ts";
 import { median, percentile, table } from "./lib/stats.ts";
+import { freePort } from "../test/helpers/fbb.ts";
 
 const OUT = join(import.meta.dir, "out");
 
@@ -107,13 +108,6 @@ async function savedArea(_b: OfflineBench): Promise<Row[]> {
 
 /** The figures, in order. Each is a small function of the shared setup. */
 export const ROWS: Array<(b: OfflineBench) => Promise<Row[]>> = [precachedShell, embeddedBasemap, firstOfflineMap, savedArea];
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, fetch: () => new Response() });
-  const p = s.port!;
-  s.stop(true);
-  return p;
-}
 
 export async function run() {
   const exes = await build({ targets: ["linux-x64"], outdir: OUT, log: () => {} });

@@ -12,6 +12,7 @@ import { configFor } from "../src/config.ts";
 import { createGateway } from "../src/gateway.ts";
 import { createLogger } from "../src/log.ts";
 import { percentile, table } from "./lib/stats.ts";
+import { getTimer } from "./lib/load.ts";
 
 const WORDS = (
   "old mill river bridge oak hill stone lake forest view church tower castle park meadow creek rock cave " +
@@ -44,13 +45,7 @@ export async function run(n = 31_000, rounds = 60) {
   })();
   const loadMs = performance.now() - t0;
   const url = await gw.listen();
-  const time = async (path: string) => {
-    const t = performance.now();
-    const r = await fetch(url + path);
-    await r.arrayBuffer();
-    if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
-    return performance.now() - t;
-  };
+  const time = getTimer(url);
   const queries: Array<[string, string]> = [
     ["reference: GET /health?live", "/health?live"],
     ["a word in thousands of caches", "/api/search?q=windmill&limit=50"],

@@ -39,10 +39,10 @@ import { locator } from "../src/maidenhead.ts";
 import { runCli, spawnGateway, startInProcess, type Running, type Spawned } from "../test/helpers/gateway.ts";
 import { catalogGpx } from "../test/helpers/catalog.ts";
 import { freePort } from "../test/helpers/fbb.ts";
+import { corpusLines } from "./lib/corpus.ts";
 
 const SECRET = "soak-ingest-secret-0123456789";
 const SYSOP = { "x-ingest-secret": SECRET };
-const CORPUS = join(import.meta.dir, "../test/aprs/corpus.txt");
 const STATIONS = 20_000;
 const CLIENTS = 20;
 const PEERS = 3;
@@ -76,10 +76,7 @@ const webRefused: Record<string, number> = {};
 
 /** The corpus's packets from STATIONS calls, uncompressed positions moved around the world. */
 function feedLines(n: number): string[] {
-  const base = readFileSync(CORPUS, "latin1")
-    .split("\n")
-    .filter((l) => l && !l.startsWith("#"))
-    .map((l) => l.replace(/<0x([0-9a-fA-F]{2})>/g, (_, h) => String.fromCharCode(parseInt(h, 16))));
+  const base = corpusLines({ bytes: true });
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
     const l = base[i % base.length]!;

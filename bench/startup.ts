@@ -10,15 +10,9 @@ import { join } from "node:path";
 import { build } from "../build.ts";
 import { loadInChild } from "./lib/load.ts";
 import { median, percentile, table } from "./lib/stats.ts";
+import { freePort } from "../test/helpers/fbb.ts";
 
 const OUT = join(import.meta.dir, "out");
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, fetch: () => new Response() });
-  const p = s.port!;
-  s.stop(true);
-  return p;
-}
 
 /** A Bun hello-world executable: Bun.serve answering {status: "ok"}, compiled as build.ts compiles the gateway. */
 function buildHello(): string {

@@ -23,7 +23,7 @@ import { upsertPeer } from "../src/fed/peers.ts";
 import { applyPage } from "../src/fed/apply.ts";
 import { storeMessage } from "../src/bbs/messages.ts";
 import { decodeSvcfedBody, enqueueSvcfed, fnv1a64Hex } from "../src/fed/transports/svcfed.ts";
-import { median, table } from "./lib/stats.ts";
+import { meanMs, median, table } from "./lib/stats.ts";
 
 const N = 5_000;
 const key = generateKeyPair();
@@ -42,15 +42,7 @@ function gateway(instance: string, env: Record<string, string> = {}): Gateway {
   return createGateway({ config, log: createLogger("error") });
 }
 
-function time(fn: () => void, minMs = 300): number {
-  let n = 0;
-  const t = performance.now();
-  while (performance.now() - t < minMs) {
-    fn();
-    n++;
-  }
-  return (performance.now() - t) / n;
-}
+const time = meanMs;
 
 function fnvBigInt(b: Uint8Array): bigint {
   let h = 0xcbf29ce484222325n;

@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { configFor } from "../src/config.ts";
 import { createGateway, type Gateway } from "../src/gateway.ts";
 import { createLogger } from "../src/log.ts";
-import { cacheToWire } from "../src/fed/bodies.ts";
+import { benchCacheBody } from "./lib/records.ts";
 import { generateKeyPair } from "../src/fed/keys.ts";
 import { publishRecord } from "../src/fed/feed.ts";
 import { pullPeer, bootstrapConfiguredPeers } from "../src/fed/sync.ts";
@@ -28,37 +28,14 @@ import { applyFrames } from "../src/fed/apply.ts";
 import { decodePage } from "../src/fed/page.ts";
 import { upsertPeer } from "../src/fed/peers.ts";
 import { table } from "./lib/stats.ts";
+import { freePort } from "../test/helpers/fbb.ts";
 
 const N = 50_000;
 const INGEST = "bench-ingest-secret-0123456789";
 const MAIN = join(import.meta.dir, "../src/main.ts");
 
-function cacheBody(i: number) {
-  return cacheToWire({
-    name: `Bench cache number ${i}`,
-    type: "traditional",
-    size: "small",
-    difficulty: 1 + (i % 9) / 2,
-    terrain: 1 + ((i >> 3) % 9) / 2,
-    lat: -60 + ((i * 7919) % 1_200_000) / 10_000,
-    lon: -180 + ((i * 104729) % 3_600_000) / 10_000,
-    status: "active",
-    hint: "Under the third stone from the left, behind the bench.",
-    description: "A short walk from the car park along the river. Bring a pen; the log is small.",
-    ownerCall: "N0OWN",
-    placedAt: 1_600_000_000_000 + i * 1000,
-  });
-}
-
 const gateway = (dir: string, env: Record<string, string>): Gateway =>
   createGateway({ config: configFor(dir, { PORT: "0", HOST: "127.0.0.1", KISS_PORTS: "off", LOG_LEVEL: "error", ...env }), log: createLogger("error") });
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, fetch: () => new Response() });
-  const p = s.port!;
-  s.stop(true);
-  return p;
-}
 
 export async function run() {
   const key = generateKeyPair();
@@ -69,7 +46,7 @@ export async function run() {
     const gw = gateway(pubDir, pubEnv);
     const t0 = performance.now();
     gw.db.transaction(() => {
-      for (let i = 1; i <= N; i++) publishRecord(gw, "cache", i, cacheBody(i) as never);
+      for (let i = 1; i <= N; i++) publishRecord(gw, "cache", i, benchCacheBody(i) as never);
     })();
     console.log(`publisher: ${N} records signed and stored in ${Math.round(performance.now() - t0)} ms`);
     await gw.stop();

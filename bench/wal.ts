@@ -17,6 +17,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { table } from "./lib/stats.ts";
+import { freePort } from "../test/helpers/fbb.ts";
 
 const WRITERS = 8;
 const SECRET = "bench-wal-secret-0123456789";
@@ -98,13 +99,6 @@ const size = (f: string) => {
     return 0;
   }
 };
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const p = s.port!;
-  s.stop(true);
-  return p;
-}
 
 /** One run against the checkout at `root`: start its gateway, load it, watch the WAL. */
 async function measure(root: string, seconds: number): Promise<Figures> {

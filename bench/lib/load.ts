@@ -41,6 +41,17 @@ export async function loadInChild(url: string, connections: number, seconds: num
   return JSON.parse(out) as Awaited<ReturnType<typeof load>>;
 }
 
+/** Times GETs against `url`: each call fetches a path, reads the whole body and answers the milliseconds it took (throws unless 200). */
+export function getTimer(url: string): (path: string) => Promise<number> {
+  return async (path) => {
+    const t = performance.now();
+    const r = await fetch(url + path);
+    await r.arrayBuffer();
+    if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
+    return performance.now() - t;
+  };
+}
+
 if (import.meta.main) {
   const [url, c, s, h, ca] = process.argv.slice(2);
   console.log(JSON.stringify(await load(url!, Number(c), Number(s), h ? JSON.parse(h) : {}, ca ?? "")));

@@ -13,3 +13,14 @@ export function table(rows: Array<Record<string, string | number>>): string {
   const line = (vals: string[]) => vals.map((v, i) => v.padEnd(w[i]!)).join("  ");
   return [line(cols), line(w.map((n) => "-".repeat(n))), ...rows.map((r) => line(cols.map((c) => String(r[c]))))].join("\n");
 }
+
+/** The mean milliseconds one run of `fn` takes, run again and again for at least `minMs`. */
+export function meanMs(fn: () => void, minMs = 300): number {
+  let n = 0;
+  const t = performance.now();
+  while (performance.now() - t < minMs) {
+    fn();
+    n++;
+  }
+  return (performance.now() - t) / n;
+}
