@@ -13,7 +13,7 @@
  */
 import type { Core } from "../gateway.ts";
 import { cacheDetail } from "../game/cache-lookup.ts";
-import type { Cache } from "../game/caches.ts";
+import type { Cache, CacheBasics } from "../game/caches.ts";
 import { logSummary } from "../game/cache-summary.ts";
 import { logbook } from "../game/logs.ts";
 import { getStation } from "../stations/registry.ts";
@@ -38,24 +38,7 @@ const param = (seg: string) => decodeURIComponent(seg);
 const ANONYMOUS: Viewer = { signedIn: false, sysop: false, calls: new Set() };
 
 /** What the first view draws of a cache: the game's own Cache shape (src/game/caches.ts), not a copy of it. */
-type CacheJson = Pick<
-  Cache,
-  | "id"
-  | "code"
-  | "name"
-  | "type"
-  | "size"
-  | "difficulty"
-  | "terrain"
-  | "lat"
-  | "lon"
-  | "status"
-  | "description"
-  | "ownerCall"
-  | "placedBy"
-  | "finds"
-  | "favorites"
->;
+type CacheJson = Pick<Cache, "id" | "code" | keyof CacheBasics | "status" | "description" | "ownerCall" | "placedBy" | "finds" | "favorites">;
 
 function cacheView(gw: Core, seg: string): FirstView | null {
   const id = param(seg);

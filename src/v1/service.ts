@@ -8,7 +8,7 @@ import { hashApiKey } from "../secret.ts";
 import type { Core } from "../gateway.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { cacheDetail } from "../game/cache-lookup.ts";
-import { cachesJson, type Cache, type CacheRow } from "../game/caches.ts";
+import { basicsOf, cachesJson, type Cache, type CacheBasics, type CacheRow } from "../game/caches.ts";
 import { filterSql, parseFilters } from "../game/cache-filters.ts";
 import { parseBox, type Box } from "../game/cache-map.ts";
 import { NEAR_DEFAULT, nearestRows, parseNear, whereFrom } from "../game/near.ts";
@@ -24,13 +24,7 @@ export type V1Cache = Pick<
   | "id"
   | "gid"
   | "code"
-  | "name"
-  | "type"
-  | "size"
-  | "difficulty"
-  | "terrain"
-  | "lat"
-  | "lon"
+  | keyof CacheBasics
   | "status"
   | "hint"
   | "description"
@@ -66,13 +60,7 @@ const v1Cache = (base: string, c: Cache): V1Cache => ({
   gid: c.gid,
   code: c.code,
   url: `${base}/cache/${encodeURIComponent(String(c.id))}`,
-  name: c.name,
-  type: c.type,
-  size: c.size,
-  difficulty: c.difficulty,
-  terrain: c.terrain,
-  lat: c.lat,
-  lon: c.lon,
+  ...basicsOf(c),
   status: c.status,
   hint: c.hint,
   description: c.unlisted ? null : c.description,
