@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
-import { count, feedFrame, signed } from "../helpers/fed.ts";
+import { count, feedFrame, signed, testCache } from "../helpers/fed.ts";
 import { generateKeyPair, signRotation } from "../../src/fed/keys.ts";
 import { accountGid, publishAccountMove, publishRecord, publishTombstone } from "../../src/fed/feed.ts";
-import { cacheToWire, findToWire, type CacheJson } from "../../src/fed/bodies.ts";
+import { cacheToWire, findToWire } from "../../src/fed/bodies.ts";
 import { applyFrames, applyPage } from "../../src/fed/apply.ts";
 import { acceptRotation, getPeer, quarantined, setTrust, upsertPeer } from "../../src/fed/peers.ts";
 import { mirroredCache, mirroredCachesInBox, mirroredFindsOf } from "../../src/fed/mirror.ts";
@@ -11,17 +11,7 @@ import { encodePage } from "../../src/fed/page.ts";
 
 const kA = generateKeyPair();
 const kC = generateKeyPair();
-const cache = (name: string, lat = 48.1, lon = 11.5): CacheJson => ({
-  name,
-  type: "traditional",
-  size: "small",
-  difficulty: 1.5,
-  terrain: 2,
-  lat,
-  lon,
-  status: "active",
-  ownerCall: "N0OWN",
-});
+const cache = testCache;
 
 let A: Running; // publisher gw1
 let B: Running; // receiver gw2

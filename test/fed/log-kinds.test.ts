@@ -11,11 +11,12 @@
  *         it refuses nothing: each new kind arrives as a note with its text.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startInProcess, type Running, type Spawned } from "../helpers/gateway.ts";
+import type { Running } from "../helpers/gateway.ts";
+import { trustedPair } from "../helpers/fed.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import { pullNow, spawnOlderPeer } from "../helpers/older-peer.ts";
+import { pullCleanly, useOlderPeer } from "../helpers/older-peer.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
-import { setTrust, upsertPeer } from "../../src/fed/peers.ts";
+import { setTrust } from "../../src/fed/peers.ts";
 import { pullPeer } from "../../src/fed/sync.ts";
 
 /** The last commit before the log kinds of issue 29: an "older peer" whose find records are find, dnf or note. */
@@ -33,10 +34,7 @@ const as = (u: TestUser) => ({ headers: { cookie: u.cookie } });
 const log = async (u: TestUser, kind: string, text: string) => expect((await A.post(`/api/caches/${cache.id}/logs`, { kind, text }, as(u))).status).toBe(201);
 
 beforeAll(async () => {
-  const env = (name: string, k: { privateKey: string }) => ({ INSTANCE: name, FED_PRIVATE_KEY: k.privateKey, FED_LOOPBACK_PEERS: "on", INGEST_SECRET: INGEST });
-  [A, B] = await Promise.all([startInProcess(env("gw-a", keys.a)), startInProcess(env("gw-b", keys.b))]);
-  upsertPeer(A.gw, { instance: "gw-b", url: B.url, trust: "trusted", keyPin: keys.b.publicKey });
-  upsertPeer(B.gw, { instance: "gw-a", url: A.url, trust: "trusted", keyPin: keys.a.publicKey });
+  [A, B] = await trustedPair(keys, { INGEST_SECRET: INGEST });
   owner = signedInUser(A.gw, "N0OWN", { verified: true });
   finder = signedInUser(A.gw, "N0FND", { verified: true });
   const r = await A.post("/api/caches", { name: "Bridge", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 48.2, lon: 11.6 }, as(owner));
@@ -95,25 +93,11 @@ describe("a need reported on another instance", () => {
 });
 
 describe("an older peer", () => {
-  let O: Spawned;
-  beforeAll(async () => {
-    O = await spawnOlderPeer(BEFORE_LOG_KINDS, {
-      INSTANCE: "gw-old",
-      FED_PRIVATE_KEY: keys.o.privateKey,
-      FED_PEERS: A.url,
-      FED_LOOPBACK_PEERS: "on",
-      INGEST_SECRET: INGEST,
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await O?.kill();
-  });
+  const O = useOlderPeer(BEFORE_LOG_KINDS, () => ({ privateKey: keys.o.privateKey, peers: A.url, ingestSecret: INGEST }));
 
   test("pulling A refuses nothing: the new kinds arrive as notes with their texts, and the cache's status follows", async () => {
     await log(owner, "owner-maintenance", "all good");
-    const a = await pullNow(O.url, INGEST, "gw-a");
-    expect(a).toMatchObject({ ok: true, error: null });
-    for (const f of Object.values(a.feeds) as any[]) expect(f.rejected).toBe(0);
+    const a = await pullCleanly(O.url, INGEST, "gw-a");
     expect(a.feeds.find.applied).toBe(5);
     const book = await json(await fetch(`${O.url}/api/caches/${encodeURIComponent(cache.gid)}/logs`));
     expect(book.logs.map((l: any) => `${l.kind}: ${l.text}`).sort()).toEqual([

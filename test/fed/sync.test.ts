@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, runCli, type Running } from "../helpers/gateway.ts";
-import { count } from "../helpers/fed.ts";
+import { count, testCache } from "../helpers/fed.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { publishRecord, publishTombstone } from "../../src/fed/feed.ts";
-import { cacheToWire, type CacheJson } from "../../src/fed/bodies.ts";
+import { cacheToWire } from "../../src/fed/bodies.ts";
 import { getPeer, peerKeys, setTrust, upsertPeer } from "../../src/fed/peers.ts";
 import { loadConfig } from "../../src/config.ts";
 import { pullPeer, syncAll } from "../../src/fed/sync.ts";
@@ -15,17 +15,7 @@ const INGEST = "ingest-secret-0123456789";
 const kA = generateKeyPair();
 const kB = generateKeyPair();
 const kC = generateKeyPair();
-const cache = (name: string, lat = 48.1, lon = 11.5): CacheJson => ({
-  name,
-  type: "traditional",
-  size: "small",
-  difficulty: 1.5,
-  terrain: 2,
-  lat,
-  lon,
-  status: "active",
-  ownerCall: "N0OWN",
-});
+const cache = testCache;
 const ingest = { "x-ingest-secret": INGEST };
 const json = async (r: Response) => (await r.json()) as any;
 

@@ -7,11 +7,10 @@
  * ignores keys of a waypoint it does not know and refuses a malformed list.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import type { Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import { feedFrame } from "../helpers/fed.ts";
+import { feedFrame, trustedPair } from "../helpers/fed.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
-import { upsertPeer } from "../../src/fed/peers.ts";
 import { pullPeer } from "../../src/fed/sync.ts";
 import { checkBody } from "../../src/fed/bodies.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
@@ -26,10 +25,7 @@ const as = (u: TestUser) => ({ headers: { cookie: u.cookie } });
 const json = (r: Response) => r.json() as Promise<any>;
 
 beforeAll(async () => {
-  const env = (name: string, k: { privateKey: string }) => ({ INSTANCE: name, FED_PRIVATE_KEY: k.privateKey, FED_LOOPBACK_PEERS: "on", TILE_URL: "off" });
-  [A, B] = await Promise.all([startInProcess(env("gw-a", keys.a)), startInProcess(env("gw-b", keys.b))]);
-  upsertPeer(A.gw, { instance: "gw-b", url: B.url, trust: "trusted", keyPin: keys.b.publicKey });
-  upsertPeer(B.gw, { instance: "gw-a", url: A.url, trust: "trusted", keyPin: keys.a.publicKey });
+  [A, B] = await trustedPair(keys, { TILE_URL: "off" });
   owner = signedInUser(A.gw, "N0WPA", { verified: true });
   reader = signedInUser(B.gw, "N0WPB", { verified: true });
   const r = await A.post("/api/caches", { name: "River multi", type: "multi", size: "small", difficulty: 2, terrain: 3, lat: 47.5, lon: 9.5 }, as(owner));

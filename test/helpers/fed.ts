@@ -5,6 +5,9 @@
 import type { Gateway } from "../../src/gateway.ts";
 import { encodePayload, signFrame, type Body, type Payload } from "../../src/fed/record.ts";
 import { signerFromSeed } from "../../src/fed/keys.ts";
+import { upsertPeer } from "../../src/fed/peers.ts";
+import type { CacheJson } from "../../src/fed/bodies.ts";
+import { startInProcess, type Running } from "./gateway.ts";
 
 /** Signs any payload with a seed: `forge(seed, { type: 1, gid: "gw1:cache:1", ... })`. */
 export function signed(
@@ -20,6 +23,30 @@ export function feedFrame(gw: Gateway, gid: string): Uint8Array {
   const row = gw.db.query("SELECT frame FROM fed_feed WHERE gid = ?").get(gid) as { frame: Uint8Array | null } | null;
   if (!row?.frame) throw new Error(`no signed frame for ${gid}`);
   return row.frame;
+}
+
+/** A cache record's JSON for hand-made frames: traditional, small, D1.5/T2, active, N0OWN's. */
+export const testCache = (name: string, lat = 48.1, lon = 11.5): CacheJson => ({
+  name,
+  type: "traditional",
+  size: "small",
+  difficulty: 1.5,
+  terrain: 2,
+  lat,
+  lon,
+  status: "active",
+  ownerCall: "N0OWN",
+});
+
+type Keys = { privateKey: string; publicKey: string };
+
+/** gw-a and gw-b in process, each a trusted peer of the other (loopback addresses allowed), with `env` besides. */
+export async function trustedPair(keys: { a: Keys; b: Keys }, env: Record<string, string> = {}): Promise<[Running, Running]> {
+  const envOf = (name: string, k: Keys) => ({ INSTANCE: name, FED_PRIVATE_KEY: k.privateKey, FED_LOOPBACK_PEERS: "on", ...env });
+  const [A, B] = await Promise.all([startInProcess(envOf("gw-a", keys.a)), startInProcess(envOf("gw-b", keys.b))]);
+  upsertPeer(A.gw, { instance: "gw-b", url: B.url, trust: "trusted", keyPin: keys.b.publicKey });
+  upsertPeer(B.gw, { instance: "gw-a", url: A.url, trust: "trusted", keyPin: keys.a.publicKey });
+  return [A, B];
 }
 
 export const count = (gw: Gateway, table: string, where = "1") => (gw.db.query(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get() as { n: number }).n;
