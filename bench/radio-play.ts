@@ -27,6 +27,7 @@ import { onMessage, playStats } from "../src/radio-play/service.ts";
 import { setSender } from "../src/radio-play/senders.ts";
 import { encodeFrame, parseTnc2 } from "../radio/index.ts";
 import { table } from "./lib/stats.ts";
+import { aprsPos } from "../test/helpers/aprs.ts";
 
 const CALL = "N0GW-10";
 const CENTER = [48.1, 11.5] as const;
@@ -41,12 +42,6 @@ const player = (i: number, tag = "P") => {
   const k = (i / 10) | 0;
   return `N${i % 10}${tag}${String.fromCharCode(65 + (((k / 26) % 26) | 0))}${String.fromCharCode(65 + (k % 26))}`;
 };
-
-function aprsPos(lat: number, lon: number): string {
-  const la = Math.abs(lat);
-  const lo = Math.abs(lon);
-  return `!${String(Math.floor(la)).padStart(2, "0")}${((la % 1) * 60).toFixed(2).padStart(5, "0")}${lat >= 0 ? "N" : "S"}/${String(Math.floor(lo)).padStart(3, "0")}${((lo % 1) * 60).toFixed(2).padStart(5, "0")}${lon >= 0 ? "E" : "W"}>`;
-}
 
 /** Seconds on a 1200 baud channel for one frame (TXDELAY 300 ms, 2 flags, ~5% stuffing). */
 function airtime(line: string): number {
@@ -109,7 +104,7 @@ async function commands() {
   // every player was heard somewhere in the area
   const positions = Array.from(
     { length: PLAYERS },
-    (_, i) => `${player(i)}-7>APK005,WIDE1-1:${aprsPos(CENTER[0] + (rnd() - 0.5) * 0.4, CENTER[1] + (rnd() - 0.5) * 0.6)}`,
+    (_, i) => `${player(i)}-7>APK005,WIDE1-1:${aprsPos(CENTER[0] + (rnd() - 0.5) * 0.4, CENTER[1] + (rnd() - 0.5) * 0.6, ">")}`,
   );
   ingestLines(gw, positions, { source: "rf" });
   const sent: string[] = [];
@@ -189,7 +184,7 @@ async function objects(perMinute: number) {
     // they move: about 15 m/s
     st.lat += (rnd() - 0.5) * 0.004;
     st.lon += (rnd() - 0.5) * 0.006;
-    const line = `${st.call}>APK005,WIDE1-1,WIDE2-1:${aprsPos(st.lat, st.lon)}moving`;
+    const line = `${st.call}>APK005,WIDE1-1,WIDE2-1:${aprsPos(st.lat, st.lon, ">")}moving`;
     channelAir += airtime(line);
     ingestLines(gw, [line], { source: "rf", heardAt: t });
     // a cache archived now and then: its object is killed

@@ -13,6 +13,7 @@ import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { pruneAll } from "../../src/jobs/prune.ts";
 import { setCorroborator, promoteToTierA, TIER_A, type PendingFind } from "../../src/game/corroborate.ts";
 import type { GatewayEvents } from "../../src/events.ts";
+import { aprsPos } from "../helpers/aprs.ts";
 
 const INGEST = "ingest-secret-0123456789";
 let offset = 0;
@@ -37,14 +38,6 @@ const json = (r: Response) => r.json() as Promise<any>;
 const as = (u: TestUser) => ({ headers: { cookie: u.cookie } });
 const box = { headers: { "x-ingest-secret": INGEST } };
 
-/** 48.1N 11.5E and around: APRS uncompressed lat/lon of a point. */
-function aprsPos(lat: number, lon: number): string {
-  const la = Math.abs(lat),
-    lo = Math.abs(lon);
-  const latS = `${String(Math.floor(la)).padStart(2, "0")}${((la % 1) * 60).toFixed(2).padStart(5, "0")}${lat >= 0 ? "N" : "S"}`;
-  const lonS = `${String(Math.floor(lo)).padStart(3, "0")}${((lo % 1) * 60).toFixed(2).padStart(5, "0")}${lon >= 0 ? "E" : "W"}`;
-  return `!${latS}/${lonS}[`;
-}
 /** One RF beacon of `call` heard by `igate`, through the ingest box. */
 const beacon = (call: string, igate: string, lat: number, lon: number, heardAt: number) =>
   g.post("/ingest", { heardAt, packets: [`${call}>APRS,WIDE1-1,qAR,${igate}:${aprsPos(lat, lon)}`] }, box);

@@ -14,6 +14,7 @@ import { waitFor } from "../helpers/wait.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { syncAll } from "../../src/fed/sync.ts";
+import { aprsPos } from "../helpers/aprs.ts";
 
 const CALL = "N0GW-10";
 let t = Date.now();
@@ -24,15 +25,6 @@ let owner: TestUser;
 const caches: Array<{ id: number; code: string; gid: string }> = [];
 
 const json = (r: Response) => r.json() as Promise<any>;
-
-/** APRS uncompressed position of a point. */
-function aprsPos(lat: number, lon: number): string {
-  const la = Math.abs(lat);
-  const lo = Math.abs(lon);
-  const latS = `${String(Math.floor(la)).padStart(2, "0")}${((la % 1) * 60).toFixed(2).padStart(5, "0")}${lat >= 0 ? "N" : "S"}`;
-  const lonS = `${String(Math.floor(lo)).padStart(3, "0")}${((lo % 1) * 60).toFixed(2).padStart(5, "0")}${lon >= 0 ? "E" : "W"}`;
-  return `!${latS}/${lonS}[`;
-}
 
 /** Everything the gateway put on the air to `to`, as [kind, text] from `from` on. */
 function heardBy(to: string, from = 0): Array<{ text: string; id?: string }> {

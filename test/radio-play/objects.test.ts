@@ -12,6 +12,7 @@ import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.
 import { waitFor } from "../helpers/wait.ts";
 import { runDecodeAprs } from "../aprs/direwolf.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
+import { aprsPos } from "../helpers/aprs.ts";
 
 const CALL = "N0GW-10";
 let t = Date.now();
@@ -20,14 +21,6 @@ let g: Running;
 let tnc: FakeTnc;
 let owner: TestUser;
 const caches: Array<{ id: number; code: string; lat: number; lon: number }> = [];
-
-function aprsPos(lat: number, lon: number): string {
-  const la = Math.abs(lat);
-  const lo = Math.abs(lon);
-  const latS = `${String(Math.floor(la)).padStart(2, "0")}${((la % 1) * 60).toFixed(2).padStart(5, "0")}${lat >= 0 ? "N" : "S"}`;
-  const lonS = `${String(Math.floor(lo)).padStart(3, "0")}${((lo % 1) * 60).toFixed(2).padStart(5, "0")}${lon >= 0 ? "E" : "W"}`;
-  return `!${latS}/${lonS}>`;
-}
 
 /** Object lines the gateway sent from `from` on. */
 const objects = (from = 0) =>
@@ -39,7 +32,7 @@ const objects = (from = 0) =>
 /** A station heard on our radio at a point; resolves once its position is stored. */
 async function heard(call: string, lat: number, lon: number) {
   const before = (g.gw.db.query("SELECT count(*) AS n FROM positions WHERE call = ?").get(call) as { n: number }).n;
-  tnc.hear(tnc2Frame(`${call}>APK005,WIDE1-1:${aprsPos(lat, lon)}`));
+  tnc.hear(tnc2Frame(`${call}>APK005,WIDE1-1:${aprsPos(lat, lon, ">")}`));
   await waitFor(() => (g.gw.db.query("SELECT count(*) AS n FROM positions WHERE call = ?").get(call) as { n: number }).n > before, `${call} stored`);
   await Bun.sleep(150);
 }

@@ -19,6 +19,7 @@ import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.
 import { hubOf } from "../../src/hub/index.ts";
 import { radioOf } from "../../src/node/running-radio.ts";
 import { encodeFrame, encodeKiss } from "../../radio/index.ts";
+import { aprsPos } from "../helpers/aprs.ts";
 
 const INGEST = "radio-holes-ingest-secret";
 let tnc: FakeTnc;
@@ -73,12 +74,6 @@ async function until<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 5000
 
 /** The frame as a digipeater repeats it: same source, destination and information, the path used up. */
 const digipeated = (line: string) => line.replace(/^([^>]+>[^,:]+)(,[^:]*)?:/, "$1,N0DIG-1*:");
-
-function aprsPos(lat: number, lon: number): string {
-  const dm = (v: number, w: number, h: string) =>
-    `${String(Math.floor(Math.abs(v))).padStart(w, "0")}${((Math.abs(v) % 1) * 60).toFixed(2).padStart(5, "0")}${h}`;
-  return `!${dm(lat, 2, lat >= 0 ? "N" : "S")}/${dm(lon, 3, lon >= 0 ? "E" : "W")}[`;
-}
 
 async function newCache(lat: number, lon: number) {
   const r = await as(owner).post("/api/caches", { name: `Cache ${lat},${lon}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat, lon });
