@@ -5,33 +5,16 @@
  * channel; the real-TNC tests are in direwolf*.test.ts).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Socket, TCPSocketListener } from "bun";
 import { loadConfig } from "../../src/config.ts";
 import { formatAddress } from "../../radio/address.ts";
 import { isNodesFrame, decodeNodes } from "../../radio/netrom.ts";
 import { PID_NETROM, type Ax25Frame } from "../../radio/frame.ts";
 import { Radio } from "../../radio/radio.ts";
 import { tmpDir } from "../helpers/tmp.ts";
+import { nullModem } from "../helpers/kiss-tnc.ts";
 
-let servers: TCPSocketListener<undefined>[] = [];
+let modem: ReturnType<typeof nullModem> | undefined;
 const radios: Radio[] = [];
-
-/** Two KISS TCP ports joined back to back. */
-function nullModem(): [number, number] {
-  const sides: Socket<undefined>[][] = [[], []];
-  servers = [0, 1].map((i) =>
-    Bun.listen({
-      hostname: "127.0.0.1",
-      port: 0,
-      socket: {
-        open: (s) => void sides[i]!.push(s),
-        data: (_s, d) => sides[1 - i]!.forEach((o) => o.write(d)),
-        close: (s) => void sides[i]!.splice(sides[i]!.indexOf(s), 1),
-      },
-    }),
-  );
-  return [servers[0]!.port, servers[1]!.port];
-}
 
 function radioFor(env: Record<string, string>) {
   const { config, errors } = loadConfig({ dataDir: tmpDir(), env });
@@ -46,16 +29,16 @@ let b: Radio;
 let listenOnly: Radio;
 
 beforeAll(async () => {
-  const [p1, p2] = nullModem();
-  a = radioFor({ KISS_PORTS: `tcp://127.0.0.1:${p1}`, RADIO_CALL: "n0gw-1" });
-  b = radioFor({ KISS_PORTS: `tcp://127.0.0.1:${p2}`, RADIO_CALL: "N0GW-2" });
-  listenOnly = radioFor({ KISS_PORTS: `tcp://127.0.0.1:${p2}` });
+  modem = nullModem();
+  a = radioFor({ KISS_PORTS: modem.a, RADIO_CALL: "n0gw-1" });
+  b = radioFor({ KISS_PORTS: modem.b, RADIO_CALL: "N0GW-2" });
+  listenOnly = radioFor({ KISS_PORTS: modem.b });
   await Promise.all(radios.flatMap((r) => r.ports.map((p) => p.port.whenConnected())));
 });
 
 afterAll(async () => {
   await Promise.all(radios.map((r) => r.stop()));
-  for (const s of servers) s.stop(true);
+  modem?.stop();
 });
 
 function nextUi(r: Radio, match: (f: Ax25Frame) => boolean): Promise<[Ax25Frame, string]> {
