@@ -11,6 +11,7 @@ import { closeSync, existsSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ptyToTcp, type Socat } from "./socat.ts";
 import { tmpDir } from "./tmp.ts";
+import { decodeFrame, formatTnc2, KissPort, tcpTransport } from "../../radio/index.ts";
 
 export interface Direwolf {
   /** MYCALL of this instance. */
@@ -171,4 +172,17 @@ export async function startDirewolfPair(opts: PairOptions = {}): Promise<Direwol
     },
     stop,
   };
+}
+
+/** A KISS client on a Direwolf's port, once connected; every frame it hears goes to `onLine` as TNC2 text. */
+export async function tnc2Listener(kissPort: number, onLine: (line: string) => void): Promise<KissPort> {
+  const port = new KissPort(tcpTransport("127.0.0.1", kissPort)).start();
+  await port.whenConnected();
+  port.onFrame((bytes) => {
+    const f = decodeFrame(bytes);
+    if (!f.ok) return;
+    const t = formatTnc2(f.value);
+    if (t.ok) onLine(new TextDecoder().decode(t.value));
+  });
+  return port;
 }

@@ -9,10 +9,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import { direwolfInstalled, startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
+import { direwolfInstalled, startDirewolfPair, tnc2Listener, type DirewolfPair } from "../helpers/direwolf.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { radioOf } from "../../src/node/running-radio.ts";
-import { decodeFrame, encodeFrame, formatTnc2, KissPort, parseTnc2, tcpTransport } from "../../radio/index.ts";
+import { encodeFrame, type KissPort, parseTnc2 } from "../../radio/index.ts";
 
 const OTHER = "K1RAD-7";
 let pair: DirewolfPair;
@@ -40,14 +40,7 @@ beforeAll(async () => {
   signedInUser(g.gw, "N0GW", { verified: true });
   me = signedInUser(g.gw, "N0TX-7", { verified: true });
   await radioOf(g.gw)!.radio.ports[0]!.port.whenConnected();
-  port = new KissPort(tcpTransport("127.0.0.1", pair.a.kissPort)).start();
-  await port.whenConnected();
-  port.onFrame((bytes) => {
-    const f = decodeFrame(bytes);
-    if (!f.ok) return;
-    const t = formatTnc2(f.value);
-    if (t.ok) heard.push(new TextDecoder().decode(t.value));
-  });
+  port = await tnc2Listener(pair.a.kissPort, (line) => heard.push(line));
 }, 60_000);
 
 afterAll(async () => {

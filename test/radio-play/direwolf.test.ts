@@ -9,11 +9,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
-import { direwolfInstalled, startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
+import { direwolfInstalled, startDirewolfPair, tnc2Listener, type DirewolfPair } from "../helpers/direwolf.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { radioOf } from "../../src/node/running-radio.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
-import { decodeFrame, encodeFrame, formatTnc2, KissPort, parseTnc2, tcpTransport } from "../../radio/index.ts";
+import { encodeFrame, type KissPort, parseTnc2 } from "../../radio/index.ts";
 
 const CALL = "N0GW-10";
 const PLAYER = "N0KEN-7";
@@ -60,14 +60,7 @@ beforeAll(async () => {
   );
   cache = (await r.json()) as typeof cache;
   await radioOf(g.gw)!.radio.ports[0]!.port.whenConnected();
-  port = new KissPort(tcpTransport("127.0.0.1", pair.a.kissPort)).start();
-  await port.whenConnected();
-  port.onFrame((bytes) => {
-    const f = decodeFrame(bytes);
-    if (!f.ok) return;
-    const t = formatTnc2(f.value);
-    if (!t.ok) return;
-    const line = new TextDecoder().decode(t.value);
+  port = await tnc2Listener(pair.a.kissPort, (line) => {
     heard.push(line);
     // the radio acks every message to it that has an id
     const m = new RegExp(`^[^>]+>[^:]*::${PLAYER}\\s*:(?!ack|rej).*\\{(\\w{1,5})$`).exec(line);
