@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { NAV } from "./nav.ts";
 import { t } from "./i18n/i18n.ts";
 import { LocalePicker, syncAccountPrefs } from "./i18n/picker.tsx";
+import { localized } from "./i18n/localized.tsx";
 import { api, clientConfig } from "./api.ts";
 import { useLoad } from "./hooks.ts";
 import { MapPage } from "./pages/map.tsx";
@@ -102,7 +103,8 @@ function HomeWelcome() {
   return path === "/" || path === "/map" ? <Welcome /> : null;
 }
 
-export function App() {
+/** `locale` changes with the language or units, so the header and the strips draw again. */
+export function App(_: { locale?: number }) {
   // The embeddable map stands alone: no header, no navigation.
   if (typeof location !== "undefined" && location.pathname === "/embed") return <EmbedPage />;
   return (
@@ -113,38 +115,38 @@ export function App() {
       <main id="main" tabIndex={-1}>
         <HomeWelcome />
         <Router>
-          <Route path="/" component={MapPage} />
-          <Route path="/map" component={MapPage} />
-          <Route path="/about" component={AboutPage} />
-          <Route path="/setup" component={SetupPage} />
-          <Route path="/decode" component={DecodePage} />
-          <Route path="/station/:call" component={StationPage} />
-          <Route path="/account" component={AccountPage} />
-          <Route path="/signin/email" component={EmailLinkPage} />
-          <Route path="/cache/:id" component={CachePage} />
-          <Route path="/hide" component={HidePage} />
-          <Route path="/review" component={ReviewPage} />
-          <Route path="/leaderboard" component={LeaderboardPage} />
-          <Route path="/activity" component={ActivityPage} />
-          <Route path="/profile/:call" component={ProfilePage} />
-          <Route path="/support" component={SupportPage} />
-          <Route path="/peers" component={PeersPage} />
-          <Route path="/bbs" component={MailboxPage} />
-          <Route path="/bbs/bulletins" component={BulletinsPage} />
-          <Route path="/bbs/compose" component={ComposePage} />
-          <Route path="/bbs/msg/:id" component={MessagePage} />
-          <Route path="/bbs/wp" component={WhitePagesPage} />
-          <Route path="/sysop/bbs" component={ForwardingPage} />
-          <Route path="/radio" component={RadioPage} />
-          <Route path="/messages" component={MessagesPage} />
-          <Route path="/messages/:call" component={ConversationPage} />
-          <Route path="/offline" component={OfflinePage} />
-          <Route path="/trackables" component={TrackablesPage} />
-          <Route path="/lists" component={ListsPage} />
-          <Route path="/list/:id" component={ListPage} />
-          <Route path="/trackable/:id" component={TrackablePage} />
-          <Route path="/trackable/:id/tag" component={TagPage} />
-          <Route default component={NotFound} />
+          <Route path="/" component={localized(MapPage)} />
+          <Route path="/map" component={localized(MapPage)} />
+          <Route path="/about" component={localized(AboutPage)} />
+          <Route path="/setup" component={localized(SetupPage)} />
+          <Route path="/decode" component={localized(DecodePage)} />
+          <Route path="/station/:call" component={localized(StationPage)} />
+          <Route path="/account" component={localized(AccountPage)} />
+          <Route path="/signin/email" component={localized(EmailLinkPage)} />
+          <Route path="/cache/:id" component={localized(CachePage)} />
+          <Route path="/hide" component={localized(HidePage)} />
+          <Route path="/review" component={localized(ReviewPage)} />
+          <Route path="/leaderboard" component={localized(LeaderboardPage)} />
+          <Route path="/activity" component={localized(ActivityPage)} />
+          <Route path="/profile/:call" component={localized(ProfilePage)} />
+          <Route path="/support" component={localized(SupportPage)} />
+          <Route path="/peers" component={localized(PeersPage)} />
+          <Route path="/bbs" component={localized(MailboxPage)} />
+          <Route path="/bbs/bulletins" component={localized(BulletinsPage)} />
+          <Route path="/bbs/compose" component={localized(ComposePage)} />
+          <Route path="/bbs/msg/:id" component={localized(MessagePage)} />
+          <Route path="/bbs/wp" component={localized(WhitePagesPage)} />
+          <Route path="/sysop/bbs" component={localized(ForwardingPage)} />
+          <Route path="/radio" component={localized(RadioPage)} />
+          <Route path="/messages" component={localized(MessagesPage)} />
+          <Route path="/messages/:call" component={localized(ConversationPage)} />
+          <Route path="/offline" component={localized(OfflinePage)} />
+          <Route path="/trackables" component={localized(TrackablesPage)} />
+          <Route path="/lists" component={localized(ListsPage)} />
+          <Route path="/list/:id" component={localized(ListPage)} />
+          <Route path="/trackable/:id" component={localized(TrackablePage)} />
+          <Route path="/trackable/:id/tag" component={localized(TagPage)} />
+          <Route default component={localized(NotFound)} />
         </Router>
       </main>
       <AlertToasts />

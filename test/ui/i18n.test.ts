@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { contextFor, launchBrowser, PHONE } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { signedInUser } from "../helpers/accounts.ts";
 
 const INGEST = "ingest-secret-0123456789";
 let g: Running;
@@ -35,8 +36,8 @@ afterAll(async () => {
   await g?.stop();
 });
 
-async function open(locale: string, path: string): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
-  const ctx = await contextFor(browser, g.url, null, { ...PHONE, locale });
+async function open(locale: string, path: string, cookie: string | null = null): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
+  const ctx = await contextFor(browser, g.url, cookie, { ...PHONE, locale });
   const page = await ctx.newPage();
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(String(e)));
@@ -70,8 +71,10 @@ describe("languages and units", () => {
     await page.getByRole("button", { name: "Menu" }).click();
     await page.getByRole("navigation").getByRole("link", { name: "Map" }).waitFor();
     await page.getByTestId("language-select").selectOption("es");
-    await page.getByRole("button", { name: "Menú" }).click();
+    // the page draws again in Spanish, the menu still open
     await page.getByRole("navigation").getByRole("link", { name: "Mapa" }).waitFor();
+    expect(await page.getByRole("button", { name: "Menú" }).getAttribute("aria-expanded")).toBe("true");
+    await page.getByRole("heading", { name: "Acerca de este gateway" }).waitFor();
     expect(await page.locator("html").getAttribute("lang")).toBe("es");
     await page.reload();
     await page.getByRole("button", { name: "Menú" }).click();
@@ -95,5 +98,25 @@ describe("languages and units", () => {
     await page.getByTestId("track-length").getByText("0.84 NM").waitFor();
     expect(errors).toEqual([]);
     await ctx.close();
+  });
+
+  test("signed in, the account page's choice is saved with the account and follows it to another device", async () => {
+    const u = signedInUser(g.gw, "N0LNG", { verified: true });
+    const first = await open("en-US", "/account", u.cookie);
+    await first.page.getByRole("heading", { name: "Language and units" }).waitFor();
+    await first.page.getByTestId("language-select").selectOption("de");
+    await first.page.getByRole("heading", { name: "Sprache und Einheiten" }).waitFor();
+    await first.page.getByTestId("units-select").selectOption("nautical");
+    const saved = async () => ((await (await g.get("/api/prefs", { headers: { cookie: u.cookie } })).json()) as { prefs: Record<string, unknown> }).prefs;
+    for (let i = 0; i < 50 && (await saved()).units !== "nautical"; i++) await Bun.sleep(100);
+    expect(await saved()).toMatchObject({ lang: "de", units: "nautical" });
+    expect(first.errors).toEqual([]);
+    await first.ctx.close();
+    // another browser, in English, with nothing chosen in it: the account's choice
+    const other = await open("en-US", "/station/N0MOB-9", u.cookie);
+    await facts(other.page).getByText("Geschwindigkeit").waitFor();
+    expect(await facts(other.page).textContent()).toContain("40 kn");
+    expect(other.errors).toEqual([]);
+    await other.ctx.close();
   });
 });

@@ -10,6 +10,7 @@ import { formatDate } from "./session.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
 import type { OwnStation } from "../../src/stations/own.ts";
 import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 interface IssuedKey {
   key: string;
@@ -54,19 +55,16 @@ export function StationsSection({ account }: SectionProps) {
 
   return (
     <Section title={t("account.stations")} id="stations">
-      <p class="muted">
-        Stations you run under your callsigns: a weather station that pushes its readings here (Weather Underground or Ecowitt upload), a tracker whose beacon
-        is a living cache. Transmitting weather and living caches need the callsign verified.
-      </p>
-      <LoadState state={loaded} what="your stations" empty={loaded.data && stations.length === 0 && "None yet."} />
+      <p class="muted">{t("myStations.intro")}</p>
+      <LoadState state={loaded} what={t("myStations.theStations")} empty={loaded.data && stations.length === 0 && t("myStations.none")} />
       {stations.length > 0 && (
-        <table class="table" aria-label="your stations">
+        <table class="table" aria-label={t("myStations.yours")}>
           <thead>
             <tr>
-              <th>Station</th>
-              <th>Weather key</th>
-              <th>Transmit weather</th>
-              <th>Living cache</th>
+              <th>{t("myStations.station")}</th>
+              <th>{t("myStations.wxKey")}</th>
+              <th>{t("myStations.txWx")}</th>
+              <th>{t("myStations.living")}</th>
               <th />
             </tr>
           </thead>
@@ -76,43 +74,39 @@ export function StationsSection({ account }: SectionProps) {
                 <td>
                   <a href={`/station/${encodeURIComponent(s.call)}`}>{s.call}</a>
                   {s.label && <span class="muted"> {s.label}</span>}
-                  {!s.callsignHeld && <span class="warn"> callsign no longer yours</span>}
-                  {s.lat !== null && s.lon !== null && (
-                    <div class="muted">
-                      at {s.lat.toFixed(4)}, {s.lon.toFixed(4)}
-                    </div>
-                  )}
+                  {!s.callsignHeld && <span class="warn">{t("myStations.notYours")}</span>}
+                  {s.lat !== null && s.lon !== null && <div class="muted">{t("myStations.at", { lat: s.lat.toFixed(4), lon: s.lon.toFixed(4) })}</div>}
                 </td>
                 <td>
                   {s.wxKey ? (
                     <span>
-                      since {formatDate(s.wxKey.createdAt)}
-                      {s.wxKey.lastUsedAt ? `, last push ${formatDate(s.wxKey.lastUsedAt)}` : ", no push yet"}
+                      {t("myStations.since", { when: formatDate(s.wxKey.createdAt) })}
+                      {s.wxKey.lastUsedAt ? t("myStations.lastPush", { when: formatDate(s.wxKey.lastUsedAt) }) : t("myStations.noPush")}
                     </span>
                   ) : (
-                    <span class="muted">none</span>
+                    <span class="muted">{t("myStations.noKey")}</span>
                   )}{" "}
                   <button type="button" disabled={busy || !s.callsignHeld} onClick={() => newKey(s)}>
-                    {s.wxKey ? "New key" : "Get a key"}
+                    {s.wxKey ? t("myStations.newKey") : t("myStations.getKey")}
                   </button>
                 </td>
                 <td>
                   <label class="check">
                     <input
                       type="checkbox"
-                      aria-label={`Transmit ${s.call}'s weather as APRS`}
+                      aria-label={t("myStations.txLabel", { call: s.call })}
                       checked={s.wxTx}
                       disabled={busy || !s.verified}
                       onChange={(e) => post("/api/wx/tx", { stationId: s.id, on: (e.target as HTMLInputElement).checked })}
                     />
-                    {s.wxTxLastAt ? `last ${formatDate(s.wxTxLastAt)}` : ""}
+                    {s.wxTxLastAt ? t("myStations.last", { when: formatDate(s.wxTxLastAt) }) : ""}
                   </label>
                 </td>
                 <td>
                   <label class="check">
                     <input
                       type="checkbox"
-                      aria-label={`${s.call} is a living cache`}
+                      aria-label={t("myStations.livingLabel", { call: s.call })}
                       checked={s.livingCache}
                       disabled={busy || !s.verified}
                       onChange={(e) => post(`/api/my/stations/${s.id}/cache`, { on: (e.target as HTMLInputElement).checked })}
@@ -122,7 +116,7 @@ export function StationsSection({ account }: SectionProps) {
                 </td>
                 <td>
                   <button type="button" disabled={busy} onClick={() => post(`/api/my/stations/${s.id}`, { remove: true })}>
-                    Remove
+                    {t("myStations.remove")}
                   </button>
                 </td>
               </tr>
@@ -133,52 +127,61 @@ export function StationsSection({ account }: SectionProps) {
       {issued && (
         <div class="notice" role="status" data-testid="wx-key">
           <p>
-            Weather key for <strong>{issued.station.call}</strong>, shown this once: <code class="key">{issued.key}</code>
+            <Rich k="myStations.keyFor" vars={{ call: issued.station.call }} parts={[(s) => <strong>{s}</strong>]} /> <code class="key">{issued.key}</code>
           </p>
           <p>
-            Weather Underground upload (weewx, Cumulus, a console's custom server): <code class="key">{issued.upload.wunderground}</code>
+            {t("myStations.wu")} <code class="key">{issued.upload.wunderground}</code>
           </p>
           <p>
-            Ecowitt "Customized", protocol Ecowitt: server <code>{issued.upload.ecowitt.server}</code>, port <code>{issued.upload.ecowitt.port}</code>, path{" "}
+            <Rich
+              k="myStations.ecowitt"
+              vars={{ server: issued.upload.ecowitt.server, port: issued.upload.ecowitt.port }}
+              parts={[(s) => <code>{s}</code>, (s) => <code>{s}</code>]}
+            />{" "}
             <code class="key">{issued.upload.ecowitt.path}</code>
           </p>
           <button type="button" onClick={() => setIssued(null)}>
-            Done
+            {t("myStations.done")}
           </button>
         </div>
       )}
       {account.callsigns.length === 0 ? (
-        <p class="muted">Add a callsign first: a station belongs to the account holding its callsign.</p>
+        <p class="muted">{t("myStations.callFirst")}</p>
       ) : (
         <form class="inline" onSubmit={add}>
-          <label for="station-call">Add a station</label>
+          <label for="station-call">{t("myStations.add")}</label>
           <input
             id="station-call"
-            aria-label="Station callsign"
+            aria-label={t("myStations.call")}
             placeholder="N0CALL-13"
             size={12}
             value={call}
             onInput={(e) => setCall((e.target as HTMLInputElement).value)}
           />
-          <input aria-label="Station label" placeholder="label, e.g. roof" value={label} onInput={(e) => setLabel((e.target as HTMLInputElement).value)} />
           <input
-            aria-label="Latitude"
-            placeholder="lat (optional)"
+            aria-label={t("myStations.label")}
+            placeholder={t("myStations.labelHint")}
+            value={label}
+            onInput={(e) => setLabel((e.target as HTMLInputElement).value)}
+          />
+          <input
+            aria-label={t("myStations.lat")}
+            placeholder={t("myStations.latHint")}
             size={10}
             inputMode="decimal"
             value={lat}
             onInput={(e) => setLat((e.target as HTMLInputElement).value)}
           />
           <input
-            aria-label="Longitude"
-            placeholder="lon (optional)"
+            aria-label={t("myStations.lon")}
+            placeholder={t("myStations.lonHint")}
             size={10}
             inputMode="decimal"
             value={lon}
             onInput={(e) => setLon((e.target as HTMLInputElement).value)}
           />
           <button type="submit" disabled={busy || !call.trim()}>
-            Add station
+            {t("myStations.addButton")}
           </button>
         </form>
       )}

@@ -7,8 +7,6 @@
  * preferences (`units` in /api/prefs) win over it. Numbers are written in
  * the interface's language (ui/i18n).
  */
-import { api } from "../api.ts";
-import { loadAccount } from "../account/session.ts";
 import { fmtNumber, localeChanged } from "../i18n/i18n.ts";
 
 export type UnitSystem = "metric" | "imperial" | "nautical";
@@ -41,17 +39,6 @@ export function setUnits(u: UnitSystem, remember = true) {
     }
   localeChanged();
 }
-
-let pref: Promise<UnitPref> | null = null;
-/** The user's unit preference: the account's when signed in and chosen there, else this browser's. */
-export const unitPref = () =>
-  (pref ??= loadAccount()
-    // signed out there are no preferences to ask for (and no 401 in the console)
-    .then((a) => (a ? api<{ prefs: { units?: unknown } }>("/api/prefs") : null))
-    .then(
-      (r) => (isUnitSystem(r?.prefs.units) ? r.prefs.units : null),
-      () => null,
-    )).then((p) => p ?? current);
 
 export interface Quantity {
   /** metric unit label and the imperial conversion */

@@ -10,10 +10,16 @@ import { LANGUAGES, lang, languageName, setLanguage, t } from "./i18n.ts";
 
 type Prefs = Record<string, unknown>;
 
-/** Saves a change into the signed-in account's preferences (they are replaced whole, so read first). */
-async function savePrefs(patch: Prefs) {
-  const { prefs } = await api<{ prefs: Prefs }>("/api/prefs");
-  await api("/api/prefs", { method: "PUT", json: { ...prefs, ...patch } });
+let saving: Promise<unknown> = Promise.resolve();
+/** Saves a change into the signed-in account's preferences (they are replaced whole, so read first; one save at a time). */
+function savePrefs(patch: Prefs): Promise<unknown> {
+  saving = saving
+    .catch(() => {})
+    .then(async () => {
+      const { prefs } = await api<{ prefs: Prefs }>("/api/prefs");
+      await api("/api/prefs", { method: "PUT", json: { ...prefs, ...patch } });
+    });
+  return saving.catch(() => {});
 }
 
 let synced = false;
@@ -28,7 +34,7 @@ export async function syncAccountPrefs() {
 
 export function LocalePicker({ signedIn, compact }: { signedIn: boolean; compact?: boolean }) {
   const save = (patch: Prefs) => {
-    if (signedIn) savePrefs(patch).catch(() => {});
+    if (signedIn) savePrefs(patch);
   };
   return (
     // the menu closes on a click inside it; not on these

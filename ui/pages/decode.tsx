@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
-import { unitPref } from "../components/units.ts";
+import { units } from "../components/units.ts";
 import { packetReadings } from "../stations/readings.tsx";
 
 /** Paste a raw TNC2 line, see what it carries. */
@@ -9,7 +9,7 @@ export function DecodePage() {
   const [line, setLine] = useState("");
   const [out, setOut] = useState<Record<string, unknown> | null>(null);
   const [err, setErr] = useState<string | null>(null);
-  const pref = useLoad(unitPref, []);
+  const pref = units();
   const run = async (e: Event) => {
     e.preventDefault();
     setErr(null);
@@ -44,7 +44,7 @@ export function DecodePage() {
       {out && (
         <table class="table kv" data-testid="decoded">
           <tbody>
-            {packetReadings(out, pref.data ?? null).map(([label, v]) => (
+            {packetReadings(out, pref).map(([label, v]) => (
               <tr>
                 <th scope="row">{label}</th>
                 <td>{v}</td>

@@ -14,7 +14,7 @@ import { formatDate } from "../account/session.ts";
 import { SmallMap } from "../components/small-map.tsx";
 import { StationSymbol } from "../components/station-symbol.tsx";
 import { Empty, Failed, Loading } from "../components/states.tsx";
-import { chartUnit, compass, formatDdm, formatDistance, formatQ, Q, unitPref, type Quantity, type UnitPref } from "../components/units.ts";
+import { chartUnit, compass, formatDdm, formatDistance, formatQ, Q, units, type Quantity, type UnitPref } from "../components/units.ts";
 import { t } from "../i18n/i18n.ts";
 import { When } from "../time.tsx";
 import { distanceBearing } from "../offline/compass.tsx";
@@ -222,17 +222,20 @@ function CurrentWeather({ wx, at, pref }: { wx: Weather; at?: number; pref: Unit
   );
 }
 
-function Telemetry({ t }: { t: Series["telemetry"] }) {
-  const xs = t.points.map((p) => p.ts);
-  const last = t.points[t.points.length - 1]!;
-  const analog = t.channels.map((c, k) => ({ c, k })).filter(({ c }) => c.id.startsWith("A"));
-  const bits = t.channels.map((c, k) => ({ c, k })).filter(({ c }) => c.id.startsWith("B"));
+function Telemetry({ t: tm }: { t: Series["telemetry"] }) {
+  const xs = tm.points.map((p) => p.ts);
+  const last = tm.points[tm.points.length - 1]!;
+  const analog = tm.channels.map((c, k) => ({ c, k })).filter(({ c }) => c.id.startsWith("A"));
+  const bits = tm.channels.map((c, k) => ({ c, k })).filter(({ c }) => c.id.startsWith("B"));
   return (
     <section>
-      <h2>Telemetry{t.project ? `: ${t.project}` : ""}</h2>
+      <h2>
+        {t("station.telemetry")}
+        {tm.project ? `: ${tm.project}` : ""}
+      </h2>
       <p class="muted">
-        Last report {formatDate(last.ts)}
-        {last.seq !== undefined ? `, sequence ${last.seq}` : ""}
+        {t("station.lastReport", { when: formatDate(last.ts) })}
+        {last.seq !== undefined ? t("station.sequence", { seq: last.seq }) : ""}
       </p>
       <ul class="readings" data-testid="telemetry-now">
         {analog.map(({ c, k }) => (
@@ -243,17 +246,17 @@ function Telemetry({ t }: { t: Series["telemetry"] }) {
         ))}
       </ul>
       {bits.length > 0 && (
-        <ul class="bits" data-testid="telemetry-bits" aria-label="digital channels">
+        <ul class="bits" data-testid="telemetry-bits" aria-label={t("station.digital")}>
           {bits.map(({ c, k }) => (
             <li class={last.values[k] === 1 ? "on" : "off"}>
-              {c.name}: {last.values[k] === 1 ? "on" : "off"}
+              {c.name}: {last.values[k] === 1 ? t("station.on") : t("station.off")}
             </li>
           ))}
         </ul>
       )}
       <div class="charts">
         {analog.map(({ c, k }) => (
-          <Chart title={c.name} unit={c.unit} xs={xs} series={[{ label: c.name, values: t.points.map((p) => p.values[k] ?? null) }]} />
+          <Chart title={c.name} unit={c.unit} xs={xs} series={[{ label: c.name, values: tm.points.map((p) => p.values[k] ?? null) }]} />
         ))}
       </div>
     </section>
@@ -285,8 +288,8 @@ function Packets({ call }: { call: string }) {
         <table class="table packets" data-testid="packets">
           <thead>
             <tr>
-              <th>Heard</th>
-              <th>Packet</th>
+              <th>{t("station.heardCol")}</th>
+              <th>{t("station.packetCol")}</th>
             </tr>
           </thead>
           <tbody>
@@ -296,7 +299,7 @@ function Packets({ call }: { call: string }) {
                 <td>
                   <code>{p.raw}</code>
                   <div class="muted">
-                    {p.type ?? "?"} · {p.source === "rf" && p.igate ? `RF via ${p.igate}` : p.source}
+                    {p.type ?? "?"} · {p.source === "rf" && p.igate ? t("station.rfVia", { igate: p.igate }) : p.source}
                   </div>
                 </td>
               </tr>
@@ -309,7 +312,7 @@ function Packets({ call }: { call: string }) {
       {!state.loading && !state.error && rows.length === 0 && <Empty>{t("station.noPackets")}</Empty>}
       {next !== null && !state.loading && (
         <button type="button" onClick={() => load(next)}>
-          Older packets
+          {t("station.older")}
         </button>
       )}
     </section>
@@ -323,7 +326,7 @@ function Messages({ call }: { call: string }) {
       <h2>{t("station.messages")}</h2>
       {m.loading && <Loading what={t("station.theMessages")} />}
       {m.error && <Failed error={m.error} what={t("station.theMessages")} />}
-      {m.data && m.data.messages.length === 0 && <Empty>No APRS messages from or to {call} heard.</Empty>}
+      {m.data && m.data.messages.length === 0 && <Empty>{t("station.noMessages", { call })}</Empty>}
       {m.data && m.data.messages.length > 0 && (
         <table class="table" data-testid="messages">
           <tbody>
@@ -357,7 +360,8 @@ export function StationPage({ call }: { call: string }) {
   const path = `/api/stations/${encodeURIComponent(c)}`;
   const detail = useLoad(() => api<Detail>(path), [c], path);
   const series = useLoad(() => api<Series>(`/api/stations/${encodeURIComponent(c)}/series`), [c]);
-  const pref = useLoad(unitPref, []).data ?? null;
+  // this browser's choice, or the account's once the header has brought it (syncAccountPrefs)
+  const pref = units();
   if (detail.error) {
     return (
       <section class="page">
