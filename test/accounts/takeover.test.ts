@@ -29,6 +29,8 @@ const as = (u: TestUser, r: Running = g) => ({
 });
 const box = (line: string, query = "") => g.post(`/ingest${query}`, `${line}\n`, { headers: { "content-type": "text/plain", "x-ingest-secret": INGEST } });
 const msg = (src: string, path: string, text: string) => `${src}>APDR16,${path}::${"N0GW-10".padEnd(9)}:${text}`;
+/** A hide body: a small traditional near 42.1N 71.1W. */
+const smallCache = (name: string) => ({ name, lat: 42.1, lon: -71.1, type: "traditional", size: "small", difficulty: 1, terrain: 1, description: "x" });
 
 /** A verified user with a device key, as the real owner of a call is. */
 function owner(call: string, email?: string) {
@@ -133,16 +135,7 @@ describe("an unverified claim never acts as a call another account verified", ()
     // Holding it as a claim is allowed (to start a takeover), activating it is not.
     expect((await as(a).post("/auth/callsigns", { add: "N0VIC" })).status).toBe(200);
     expect((await g.post("/auth/callsign", { call: "N0VIC" }, { headers: { cookie: a.cookie } })).status).toBe(409);
-    const hide = await as(a).post("/api/caches", {
-      name: "Not yours",
-      lat: 42.1,
-      lon: -71.1,
-      type: "traditional",
-      size: "small",
-      difficulty: 1,
-      terrain: 1,
-      description: "x",
-    });
+    const hide = await as(a).post("/api/caches", smallCache("Not yours"));
     expect(hide.status).toBe(201);
     expect((await json(hide)).ownerCall).toBe("N0ATK");
 
@@ -151,16 +144,7 @@ describe("an unverified claim never acts as a call another account verified", ()
     await as(b).post("/auth/callsigns", { add: "N0VIC-3" });
     await as(b).post("/auth/callsigns", { remove: "N0ZZZ" });
     expect(await json(await as(b).get("/auth/callsign"))).toEqual({ call: null, verified: false });
-    const refused = await as(b).post("/api/caches", {
-      name: "Not yours either",
-      lat: 42.1,
-      lon: -71.1,
-      type: "traditional",
-      size: "small",
-      difficulty: 1,
-      terrain: 1,
-      description: "x",
-    });
+    const refused = await as(b).post("/api/caches", smallCache("Not yours either"));
     expect(refused.status).toBe(403);
     expect((await json(await as(victim).get("/auth/callsign"))).call).toBe("N0VIC");
   });

@@ -355,14 +355,11 @@ describe("routing and White Pages", () => {
     expect(after.body.forwarding).toEqual([expect.objectContaining({ partner: "N0ZBB", state: "pending" })]);
   });
 
+  /** A White Pages update message with `lines`, forwarded in by the partner BBS. */
+  const wpMsg = (bid: string, lines: string[]) =>
+    call("POST", "/api/bbs/forward/inbound", { messages: [{ bid, type: "P", from: "WP", to: "WP@N0GW", subject: "WP Update", text: lines.join("\n") }] }, ops);
+
   test("White Pages dates: FBB's two-digit years slide, so 930123 is 1993 and newer information still wins", async () => {
-    const wpMsg = (bid: string, lines: string[]) =>
-      call(
-        "POST",
-        "/api/bbs/forward/inbound",
-        { messages: [{ bid, type: "P", from: "WP", to: "WP@N0GW", subject: "WP Update", text: lines.join("\n") }] },
-        ops,
-      );
     // Old news first, then newer: the newer replaces it.
     expect((await wpMsg("WPY1_N0X", ["On 930123 K0DTY/U @ N0OLD.#TST.USA.NOAM zip 11111 Old Town"])).body.results[0].result).toBe("stored");
     const old = (await call("GET", "/api/bbs/wp?call=K0DTY")).body;
@@ -379,13 +376,6 @@ describe("routing and White Pages", () => {
   });
 
   test("White Pages: WP update messages and R: lines; user-given beats path beats guess; routes use them", async () => {
-    const wpMsg = (bid: string, lines: string[]) =>
-      call(
-        "POST",
-        "/api/bbs/forward/inbound",
-        { messages: [{ bid, type: "P", from: "WP", to: "WP@N0GW", subject: "WP Update", text: lines.join("\n") }] },
-        ops,
-      );
     expect(
       (await wpMsg("WPA_N0X", ["On 261101 N0WPA/G @ N0OLD.#TST.USA.NOAM zip ? ? ?", "garbage line", "On 261102 N0WPC/U @ N0CBB zip 999 Carl Far Away"])).body
         .results[0].result,

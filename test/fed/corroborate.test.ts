@@ -192,21 +192,24 @@ describe("cross-instance corroboration", () => {
     expect(H.gw.db.query("SELECT tier, corr_source FROM logs WHERE id = ?").get(log.id) as any).toEqual({ tier: "a", corr_source: "peers" });
   });
 
+  /** A corroboration question from gw-z about N0FND near 48.1235, 11.5435 (docs/protocol.md). */
+  const question = (id: string, revealIgate: boolean) => ({
+    v: 1,
+    from: "gw-z",
+    id,
+    call: "N0FND",
+    lat: 48.1235,
+    lon: 11.5435,
+    gridDeg: 0.001,
+    timeBucket: 1_700_000_100,
+    bucketS: 900,
+    windowS: 7200,
+    exclude: [],
+    revealIgate,
+  });
+
   test("answering: the shared secret when one is set; bad questions are 400; a finer grid or wider window than the protocol's is refused", async () => {
-    const q = {
-      v: 1,
-      from: "gw-z",
-      id: "abc",
-      call: "N0FND",
-      lat: 48.1235,
-      lon: 11.5435,
-      gridDeg: 0.001,
-      timeBucket: 1_700_000_100,
-      bucketS: 900,
-      windowS: 7200,
-      exclude: [],
-      revealIgate: true,
-    };
+    const q = question("abc", true);
     expect((await W2.post("/federation/corroborate", q)).status).toBe(401);
     expect((await W2.post("/federation/corroborate", q, { headers: { "x-fed-secret": SHARED } })).status).toBe(200);
     const a = await json(await W1.post("/federation/corroborate", q));
@@ -226,20 +229,7 @@ describe("cross-instance corroboration", () => {
   });
 
   test("answering is rate-limited per IP", async () => {
-    const q = {
-      v: 1,
-      from: "gw-z",
-      id: "rl",
-      call: "N0FND",
-      lat: 48.1235,
-      lon: 11.5435,
-      gridDeg: 0.001,
-      timeBucket: 1_700_000_100,
-      bucketS: 900,
-      windowS: 7200,
-      exclude: [],
-      revealIgate: false,
-    };
+    const q = question("rl", false);
     const codes = await Promise.all(Array.from({ length: 70 }, () => D.post("/federation/corroborate", q).then((r) => r.status)));
     expect(codes.filter((c) => c === 429).length).toBeGreaterThan(0);
     expect(codes.filter((c) => c === 200).length).toBeLessThanOrEqual(60);

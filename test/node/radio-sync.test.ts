@@ -40,25 +40,7 @@ beforeAll(async () => {
   A = await startInProcess({ INSTANCE: "gw-a", FED_PRIVATE_KEY: kA.privateKey, KISS_PORTS: modem.a, RADIO_CALL: "N0GWA-5", FED_ENDPOINTS: "ax25:N0GWA-5" });
   B = await startInProcess({ INSTANCE: "gw-b", FED_PRIVATE_KEY: kB.privateKey, KISS_PORTS: modem.b, RADIO_CALL: "N0GWB-5", ADMIN_CALLSIGNS: "N0GWB" });
   await Promise.all([A, B].map((g) => radioOf(g.gw)!.radio.ports[0]!.port.whenConnected()));
-  for (let i = 1; i <= 30; i++)
-    publishRecord(
-      A.gw,
-      "cache",
-      i,
-      cacheToWire({
-        ...{
-          name: `Packet cache ${i}`,
-          type: "traditional",
-          size: "small",
-          difficulty: 2,
-          terrain: 2,
-          lat: 42.5 + i / 100,
-          lon: -71.2,
-          status: "active",
-          ownerCall: "N0OWN",
-        },
-      }),
-    );
+  for (let i = 1; i <= 30; i++) publishRecord(A.gw, "cache", i, cache(i));
   upsertPeer(B.gw, { instance: "gw-a", trust: "trusted", keyPin: kA.publicKey, endpoints: ["ax25:N0GWA-5"] });
   signedInUser(B.gw, "N0GWB", { verified: true });
 });

@@ -94,6 +94,19 @@ async function pan(page: Page, dx: number, dy: number): Promise<void> {
   await page.mouse.up();
 }
 
+/** Four pans (right, down, left, up further), each given time to load. */
+async function panAround(page: Page): Promise<void> {
+  for (const [dx, dy] of [
+    [300, 0],
+    [0, 250],
+    [-300, 0],
+    [0, -400],
+  ] as const) {
+    await pan(page, dx, dy);
+    await page.waitForTimeout(800);
+  }
+}
+
 const EARTH: [number, number, number] = [0xe2, 0xdf, 0xda];
 const WATER: [number, number, number] = [0x80, 0xde, 0xea];
 
@@ -154,15 +167,7 @@ describe("offline maps in the browser", () => {
     expect(await waitForPixels(page, "world", EARTH, 2000)).toBeGreaterThanOrEqual(2000);
     const before = asked.length;
     const oursBefore = ours.length;
-    for (const [dx, dy] of [
-      [300, 0],
-      [0, 250],
-      [-300, 0],
-      [0, -400],
-    ]) {
-      await pan(page, dx!, dy!);
-      await page.waitForTimeout(800);
-    }
+    await panAround(page);
     await page.waitForTimeout(1500);
     // the pans did make the map fetch (its own archives) ...
     expect(ours.length).toBeGreaterThan(oursBefore);
@@ -182,15 +187,7 @@ describe("offline maps in the browser", () => {
     await page.locator(".leaflet-tile-loaded[src^='http://127.0.0.1']").first().waitFor({ timeout: 30_000 });
     const before = served;
     expect(before).toBeGreaterThan(2);
-    for (const [dx, dy] of [
-      [300, 0],
-      [0, 250],
-      [-300, 0],
-      [0, -400],
-    ]) {
-      await pan(page, dx!, dy!);
-      await page.waitForTimeout(800);
-    }
+    await panAround(page);
     expect(served).toBeGreaterThan(before);
     expect(await page.getByRole("status").count()).toBe(0);
 
