@@ -1,4 +1,5 @@
-/** APRS text the tests put on the air or through the ingest box. */
+/** APRS for the tests: position text to put on the air or through the ingest box, and a fake APRS-IS server. */
+import type { Socket } from "bun";
 
 /** An uncompressed position report of a point: `!DDMM.mmN/DDDMM.mmE` and the symbol (default `[`). */
 export function aprsPos(lat: number, lon: number, symbol = "["): string {
@@ -7,4 +8,42 @@ export function aprsPos(lat: number, lon: number, symbol = "["): string {
   const latS = `${String(Math.floor(la)).padStart(2, "0")}${((la % 1) * 60).toFixed(2).padStart(5, "0")}${lat >= 0 ? "N" : "S"}`;
   const lonS = `${String(Math.floor(lo)).padStart(3, "0")}${((lo % 1) * 60).toFixed(2).padStart(5, "0")}${lon >= 0 ? "E" : "W"}`;
   return `!${latS}/${lonS}${symbol}`;
+}
+
+/** A fake APRS-IS server (fakeAprsIs): its port, all the client has sent so far, and the client's socket once connected. */
+export interface FakeAprsIs {
+  readonly port: number;
+  readonly received: string;
+  readonly client: Socket<undefined> | null;
+  stop(): void;
+}
+
+/** An APRS-IS server on 127.0.0.1 that greets as aprsc and answers the login with `verified`. */
+export function fakeAprsIs(): FakeAprsIs {
+  let client: Socket<undefined> | null = null;
+  let received = "";
+  const server = Bun.listen<undefined>({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      open(s) {
+        client = s;
+        s.write("# aprsc 2.1.19\r\n");
+      },
+      data(s, d) {
+        received += new TextDecoder().decode(d);
+        s.write(`# logresp ${received.split(" ")[1]} verified, server T2TEST\r\n`);
+      },
+    },
+  });
+  return {
+    port: server.port,
+    get received() {
+      return received;
+    },
+    get client() {
+      return client;
+    },
+    stop: () => server.stop(true),
+  };
 }

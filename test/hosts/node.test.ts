@@ -5,7 +5,6 @@
  * Bun, and its data survives a restart.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Socket as BunSocket, TCPSocketListener } from "bun";
 import { runCli, spawnGateway, startInProcess, type Running, type Spawned } from "../helpers/gateway.ts";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
 import { count } from "../helpers/fed.ts";
@@ -22,6 +21,7 @@ import { fakeTnc, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { parseTnc2 } from "../../radio/index.ts";
 import { liveClient, wsUpgrade } from "../helpers/ws.ts";
 import { connect } from "node:net";
+import { fakeAprsIs, type FakeAprsIs } from "../helpers/aprs.ts";
 
 const INGEST = "ingest-secret-0123456789";
 const kN = generateKeyPair();
@@ -35,9 +35,7 @@ let B: Running; // a gateway on Bun that pulls from it
 let env: Record<string, string>;
 let tnc: FakeTnc;
 /** an APRS-IS server the gateway on Node logs in to (APRSIS_SERVER) */
-let aprsIs: TCPSocketListener<undefined>;
-let aprsIsClient: BunSocket<undefined> | null = null;
-let aprsIsLogin = "";
+let aprsIs: FakeAprsIs;
 
 const nodeFetch = (path: string, init: RequestInit = {}) => fetch(N.url + path, init);
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -50,20 +48,7 @@ beforeAll(async () => {
   mkdirSync(join(dataDir, "tiles"), { recursive: true });
   writeFileSync(join(dataDir, "tiles", "alps.pmtiles"), alps);
   tnc = fakeTnc();
-  aprsIs = Bun.listen({
-    hostname: "127.0.0.1",
-    port: 0,
-    socket: {
-      open(s) {
-        aprsIsClient = s;
-        s.write("# aprsc 2.1.19\r\n");
-      },
-      data(s, d) {
-        aprsIsLogin += new TextDecoder().decode(d);
-        s.write(`# logresp ${aprsIsLogin.split(" ")[1]} verified, server T2TEST\r\n`);
-      },
-    },
-  });
+  aprsIs = fakeAprsIs();
   // BBS_FBB_PORT: FBB forwarding, which needs Bun's TCP listener, and a serial TNC: the gateway on Node must say it leaves
   // them off, and still open the TCP TNC (node:net)
   env = {
@@ -84,7 +69,7 @@ afterAll(async () => {
   await N?.kill();
   await smtp.stop();
   tnc.stop();
-  aprsIs.stop(true);
+  aprsIs.stop();
 });
 
 describe("the gateway on Node", () => {
@@ -121,10 +106,10 @@ describe("the gateway on Node", () => {
   });
 
   test("the APRS-IS uplink: it logs in with its passcode, and a position from the server is in the station registry", async () => {
-    for (let i = 0; i < 100 && !aprsIsLogin.includes("\n"); i++) await Bun.sleep(50);
-    expect(aprsIsLogin).toMatch(/^user N0GW-10 pass \d+ vers svc-gateway /);
+    for (let i = 0; i < 100 && !aprsIs.received.includes("\n"); i++) await Bun.sleep(50);
+    expect(aprsIs.received).toMatch(/^user N0GW-10 pass \d+ vers svc-gateway /);
     expect((await nodeFetch("/api/stations/N0IS-9")).status).toBe(404);
-    aprsIsClient!.write("N0IS-9>APRS,TCPIP*,qAC,T2TEST:!4131.00N/07231.00W>from APRS-IS on Node\r\n");
+    aprsIs.client!.write("N0IS-9>APRS,TCPIP*,qAC,T2TEST:!4131.00N/07231.00W>from APRS-IS on Node\r\n");
     let station: any = null;
     for (let i = 0; i < 100 && !station; i++) {
       const r = await nodeFetch("/api/stations/N0IS-9");

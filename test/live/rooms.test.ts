@@ -6,7 +6,6 @@
  * the others get every message; the per-address cap and bad input.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Socket, TCPSocketListener } from "bun";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { fakeTnc, type FakeTnc } from "../helpers/kiss-tnc.ts";
@@ -14,32 +13,19 @@ import { liveClient, stuckClient, wsUpgrade, type LiveClient } from "../helpers/
 import { parseTnc2 } from "../../radio/index.ts";
 import { liveHub } from "../../src/live/rooms.ts";
 import { waitFor } from "../helpers/wait.ts";
+import { fakeAprsIs, type FakeAprsIs } from "../helpers/aprs.ts";
 
 const INGEST = "ingest-secret-0123456789";
 const MAX_PER_IP = 8;
 let g: Running;
 let tnc: FakeTnc;
-let aprsIs: TCPSocketListener<undefined>;
-let aprsIsClient: Socket<undefined> | null = null;
+let aprsIs: FakeAprsIs;
 let owner: TestUser;
 let finder: TestUser;
 
 beforeAll(async () => {
   tnc = fakeTnc();
-  aprsIs = Bun.listen({
-    hostname: "127.0.0.1",
-    port: 0,
-    socket: {
-      open(s) {
-        aprsIsClient = s;
-        s.write("# aprsc 2.1.19\r\n");
-      },
-      data(s, d) {
-        const call = new TextDecoder().decode(d).split(" ")[1];
-        s.write(`# logresp ${call} verified, server T2TEST\r\n`);
-      },
-    },
-  });
+  aprsIs = fakeAprsIs();
   g = await startInProcess({
     INGEST_SECRET: INGEST,
     KISS_PORTS: tnc.url,
@@ -55,7 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await g.stop();
   tnc.stop();
-  aprsIs.stop(true);
+  aprsIs.stop();
 });
 
 const ingest = (lines: string[]) => g.post("/ingest", lines.join("\n"), { headers: { "x-ingest-secret": INGEST, "content-type": "text/plain" } });
@@ -110,8 +96,8 @@ describe("region rooms", () => {
     if (!f.ok) throw f.error;
     tnc.hear(f.value);
     expect(await room.next()).toMatchObject({ type: "position", room: "FN31", call: "N0RF-7", source: "rf", igate: "N0GW-10", comment: "walking" });
-    await waitFor(() => aprsIsClient !== null);
-    aprsIsClient!.write("N0IS-9>APRS,TCPIP*,qAC,T2TEST:!4131.00N/07231.00W>from APRS-IS\r\n");
+    await waitFor(() => aprsIs.client !== null);
+    aprsIs.client!.write("N0IS-9>APRS,TCPIP*,qAC,T2TEST:!4131.00N/07231.00W>from APRS-IS\r\n");
     expect(await room.next()).toMatchObject({ type: "position", room: "FN31", call: "N0IS-9", source: "aprsis", comment: "from APRS-IS" });
     await closeAll();
   });
