@@ -3,7 +3,7 @@
  * (GET /api/caches?near=LAT,LON), and the personal filters of a cache
  * listing (found or not found by me, mine, disabled, with Tier A finds).
  * Candidates come from the map index (caches_geo) in growing boxes, so a
- * query reads the caches around the point, not every cache.
+ * query reads the caches around the point, not every cache (nearestRows).
  */
 import { t } from "elysia";
 import { badRequest } from "../errors.ts";
@@ -101,28 +101,98 @@ function boxesAround(lat: number, lon: number, km: number): Array<[number, numbe
 
 export type NearCache = MapCache & { distanceM: number; bearingDeg: number };
 
+/** Metres a position read from the map index may be off (it keeps 32-bit floats, rounded outwards): ~1.7 m at 180°. */
+const INDEX_SLACK_M = 5;
+/** Candidates checked a batch at a time before the passes filter in the query instead (a filter so rare its matches are far apart). */
+const SQL_FILTER_AFTER = 4096;
+
+/**
+ * How much the radius grows for the next pass: to about where the share of
+ * matches among the candidates checked says `limit` of them are (a fifth
+ * more, by area), between 1.5 and 4 times; fourfold while nothing matched.
+ */
+function grow(limit: number, matched: number, checked: number, inRadius: number): number {
+  if (!matched || !inRadius) return 4;
+  const want = ((limit * checked) / matched) * 1.2;
+  return Math.max(1.5, Math.min(4, Math.sqrt(want / inRadius)));
+}
+
+/**
+ * Candidates to check in the next query: about as many as the share of
+ * matches so far says will hold the `wanted` rest (a fifth more), between 32
+ * and 1,024; 4 × wanted before any matched.
+ */
+function batchSize(wanted: number, matched: number, checked: number): number {
+  if (wanted <= 0) return 32;
+  const guess = matched ? (wanted * checked * 1.2) / matched : checked ? checked * 4 : wanted * 4;
+  return Math.max(32, Math.min(1024, Math.ceil(guess)));
+}
+
 /**
  * Native caches on the public map nearest a point, nearest first, with the
- * filters: the search radius starts at 1 km and grows fourfold until it holds
- * `limit` caches or covers the globe. Rows with their distance in metres.
+ * filters: rows with their distance in metres. Candidates come from the map
+ * index (caches_geo) alone, within a radius that starts at 1 km and grows
+ * (grow: fourfold, or to where the matches so far say enough are), sorted by
+ * distance; the filter is checked on them in that order,
+ * a batch at a time, until `limit` match (a rare filter thus reads the rows
+ * of the caches nearest the point only, not of every cache in a box four
+ * times too wide, pass after pass). Once `limit` match within the radius,
+ * and every candidate up to the last of them is checked, they are the nearest
+ * of all; only those rows are read whole, and sorted by their exact distance.
  */
 export function nearestRows(gw: Core, at: { lat: number; lon: number }, limit: number, filters: CacheFilters = {}): Array<{ row: CacheRow; d: number }> {
   if (!Number.isInteger(limit) || limit < 1 || limit > NEAR_MAX) throw badRequest("invalid", `limit must be 1-${NEAR_MAX}`);
   const flt = filterSql(filters);
-  for (let km = 1; ; km *= 4) {
+  const check = flt.sql ? gw.db.query(`SELECT c.id FROM caches c WHERE c.id IN (SELECT value FROM json_each(?))${flt.sql}`) : null;
+  const checked = new Set<number>();
+  const matches: Array<{ id: number; d: number }> = [];
+  let inRadius = 0;
+  for (let km = 1; ; km = Math.min(km * grow(limit, matches.length, checked.size, inRadius), HALF_EARTH_KM)) {
     const all = km >= HALF_EARTH_KM;
     const boxes = boxesAround(at.lat, at.lon, km);
     const where = boxes.map(() => "(g.max_lat >= ? AND g.min_lat <= ? AND g.max_lon >= ? AND g.min_lon <= ?)").join(" OR ");
-    const rows = gw.db
-      .query(`SELECT c.* FROM caches_geo g JOIN caches c ON c.id = g.id WHERE (${where})${flt.sql}`)
-      .all(...boxes.flatMap(([s, n, w, e]) => [s, n, w, e]), ...flt.args) as CacheRow[];
-    const near = rows
-      .map((row) => ({ row, d: distanceM(at.lat, at.lon, row.lat, row.lon) }))
-      .filter((x) => all || x.d <= km * 1000)
-      .sort((a, b) => a.d - b.d || a.row.id - b.row.id)
-      .slice(0, limit);
-    if (near.length >= limit || all) return near;
+    // the pass over the globe, and any after many checks, filter in the query (a filter few caches match would otherwise check most caches a batch at a time)
+    const filtered = check !== null && (all || checked.size >= SQL_FILTER_AFTER);
+    const cands = (
+      gw.db
+        .query(
+          `SELECT g.id, g.min_lat, g.max_lat, g.min_lon, g.max_lon FROM caches_geo g${filtered ? ` JOIN caches c ON c.id = g.id` : ""} WHERE (${where})${filtered ? flt.sql : ""}`,
+        )
+        .all(...boxes.flatMap(([s, n, w, e]) => [s, n, w, e]), ...(filtered ? flt.args : [])) as Array<{
+        id: number;
+        min_lat: number;
+        max_lat: number;
+        min_lon: number;
+        max_lon: number;
+      }>
+    )
+      .filter((g) => !checked.has(g.id))
+      .map((g) => ({ id: g.id, d: distanceM(at.lat, at.lon, (g.min_lat + g.max_lat) / 2, (g.min_lon + g.max_lon) / 2) }))
+      .filter((x) => all || x.d <= km * 1000 + INDEX_SLACK_M)
+      .sort((a, b) => a.d - b.d || a.id - b.id);
+    inRadius = checked.size + cands.length;
+    for (let i = 0; i < cands.length; ) {
+      // enough, and nothing unchecked could be nearer than the last of them
+      if (matches.length >= limit && cands[i]!.d > matches[limit - 1]!.d + 2 * INDEX_SLACK_M) break;
+      const batch = cands.slice(i, (i += check && !filtered ? batchSize(limit - matches.length, matches.length, checked.size) : cands.length));
+      for (const x of batch) checked.add(x.id);
+      const ok =
+        check && !filtered ? new Set((check.all(JSON.stringify(batch.map((x) => x.id)), ...flt.args) as Array<{ id: number }>).map((r) => r.id)) : null;
+      for (const x of batch) if (!ok || ok.has(x.id)) matches.push(x);
+      matches.sort((a, b) => a.d - b.d || a.id - b.id);
+    }
+    // every match within the radius is known: the nearest `limit` of them are the nearest of all
+    if ((matches.length >= limit && matches[limit - 1]!.d <= km * 1000 - INDEX_SLACK_M) || all) break;
   }
+  if (!matches.length) return [];
+  // the exact distances, from the rows themselves, of the nearest and any within the index's slack of the last
+  const edge = matches.length >= limit ? matches[limit - 1]!.d + 2 * INDEX_SLACK_M : Number.POSITIVE_INFINITY;
+  const ids = matches.filter((x, i) => i < limit || x.d <= edge).map((x) => x.id);
+  const rows = gw.db.query("SELECT * FROM caches WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as CacheRow[];
+  return rows
+    .map((row) => ({ row, d: distanceM(at.lat, at.lon, row.lat, row.lon) }))
+    .sort((a, b) => a.d - b.d || a.row.id - b.row.id)
+    .slice(0, limit);
 }
 
 /** The map's caches nearest a point (GET /api/caches?near=), each with distanceM and bearingDeg. */
