@@ -19,16 +19,8 @@
  * There is one database per Durable Object: `open()` ignores the file name,
  * and a read-only handle refuses a statement that wrote (rolled back).
  */
-import {
-  sqlParameters,
-  type Binding,
-  type Changes,
-  type Database,
-  type OpenDatabaseOptions,
-  type SqliteDriver,
-  type Statement,
-  type Transaction,
-} from "./sqlite.ts";
+import { sqlParameters } from "./sqlite.ts";
+import type { Binding, Changes, Database, OpenDatabaseOptions, SqliteDriver, Statement, Transaction } from "./sqlite.ts";
 
 /** The part of a Durable Object's storage the driver uses (workerd's SqlStorage). */
 export interface DurableObjectSql {

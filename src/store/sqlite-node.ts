@@ -6,16 +6,8 @@
  * as savepoints, and SQLite's error names in `code`.
  */
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import {
-  sqlParameters,
-  type Binding,
-  type Changes,
-  type Database,
-  type OpenDatabaseOptions,
-  type SqliteDriver,
-  type Statement,
-  type Transaction,
-} from "./sqlite.ts";
+import { sqlParameters } from "./sqlite.ts";
+import type { Binding, Changes, Database, OpenDatabaseOptions, SqliteDriver, Statement, Transaction } from "./sqlite.ts";
 import { pragmaSchemaVersion, setPragmaSchemaVersion } from "./sqlite-pragma.ts";
 
 /** bun:sqlite keeps 20 compiled statements behind `query()` unless told otherwise. */
