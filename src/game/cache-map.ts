@@ -12,7 +12,7 @@ import { filterSql, hasFilters, livingMatches, mirrorMatches, type CacheFilters 
 
 /** `bbox=` is minLon,minLat,maxLon,maxLat (west,south,east,north), parsed once for the whole API. */
 export { parseBbox as parseBox, type Bbox as Box } from "../stations/registry.ts";
-import type { Bbox as Box } from "../stations/registry.ts";
+import type { Bbox as Box, CellRow } from "../stations/registry.ts";
 
 const MAP_LIMIT = 500;
 const MAP_MAX_LIMIT = 2000;
@@ -156,16 +156,7 @@ export function cachesInBox(
          FROM caches_geo g${join} WHERE ${where}
          GROUP BY CAST((g.min_lat - ?2) / ?3 AS INTEGER), CAST(${x} / ?3 AS INTEGER)`,
       )
-      .all(box.west, box.south, cell, ...geo.args, ...flt.args) as Array<{
-      n: number;
-      lat: number;
-      x: number;
-      s: number;
-      nn: number;
-      w: number;
-      e: number;
-      one: number;
-    }>;
+      .all(box.west, box.south, cell, ...geo.args, ...flt.args) as Array<CellRow & { one: number }>;
     for (const r of rows) {
       const key = `${Math.floor((r.lat - box.south) / cell)}:${Math.floor(r.x / cell)}`;
       bins.set(key, { n: r.n, latSum: r.lat * r.n, xSum: r.x * r.n, s: r.s, nn: r.nn, w: r.w, e: r.e, ...(r.n === 1 ? { one: r.one } : {}) });

@@ -94,6 +94,17 @@ function toStation(r: Row): Station {
   return s;
 }
 
+/** One map cell's aggregate (stations here, caches in src/game/cache-map.ts): how many, their mean latitude and eastward x, and their extent (s, nn, w, e). */
+export interface CellRow {
+  n: number;
+  lat: number;
+  x: number;
+  s: number;
+  nn: number;
+  w: number;
+  e: number;
+}
+
 export interface Bbox {
   west: number;
   south: number;
@@ -290,21 +301,16 @@ export function stationsForMap(gw: Core, box: Bbox, opts: { limit?: number; cell
        FROM (${union(`s.lat AS lat, ${x} AS x, s.call, s.kind, s.lon, s.symbol, s.course, s.last_heard`)})
        GROUP BY CAST((lat - ?1) / ?${next + 1} AS INTEGER), CAST(x / ?${next + 1} AS INTEGER)`,
     )
-    .all(...boxArgs, box.west, cell) as Array<{
-    n: number;
-    lat: number;
-    x: number;
-    s: number;
-    nn: number;
-    w: number;
-    e: number;
-    call: string;
-    kind: string;
-    lon: number;
-    symbol: string | null;
-    course: number | null;
-    last_heard: number;
-  }>;
+    .all(...boxArgs, box.west, cell) as Array<
+    CellRow & {
+      call: string;
+      kind: string;
+      lon: number;
+      symbol: string | null;
+      course: number | null;
+      last_heard: number;
+    }
+  >;
   // Extents rounded outward (centres to the nearest), so a box made of an extent holds all its stations.
   const r6 = (v: number, round = Math.round) => round(v * 1e6) / 1e6;
   const lonOf = (xv: number, round = Math.round) => {
