@@ -10,6 +10,7 @@ import { baseCall, isCallsign } from "../callsign.ts";
 import { activity, leaderboard } from "../game/stats.ts";
 import { cacheJson, type CacheRow } from "../game/caches.ts";
 import { esc, rfc822 } from "./xml.ts";
+import type { LogKind } from "../game/model.ts";
 
 export const RSS_TYPE = "application/rss+xml; charset=utf-8";
 
@@ -117,11 +118,27 @@ ${items}
 
 const LIMIT = 50;
 
+/** An item's title says what the log's writer did to the cache: "N0ABC will attend Meet at the mill". */
+const RSS_VERB: Record<LogKind, string> = {
+  find: "found",
+  dnf: "did not find",
+  note: "wrote a note on",
+  "needs-maintenance": "reported a maintenance need on",
+  "needs-archive": "asked to archive",
+  "owner-maintenance": "did maintenance on",
+  "temp-disable": "disabled",
+  enable: "enabled",
+  archive: "archived",
+  "reviewer-note": "wrote a reviewer note on",
+  "will-attend": "will attend",
+  attended: "attended",
+};
+
 function activityItems(gw: Core, base: string, call?: string): RssItem[] {
   return activity(gw, { limit: LIMIT, call }).items.map((i) =>
     i.type === "log"
       ? {
-          title: `${i.call ?? "someone"} ${i.kind === "find" ? "found" : i.kind === "dnf" ? "did not find" : "wrote a note on"} ${i.cacheName}${i.tier === "a" ? " (RF-verified)" : ""}`,
+          title: `${i.call ?? "someone"} ${RSS_VERB[i.kind as LogKind] ?? RSS_VERB.note} ${i.cacheName}${i.tier === "a" ? " (RF-verified)" : ""}`,
           link: `${base}/cache/${encodeURIComponent(String(i.cacheId))}`,
           description: i.text ?? "",
           guid: i.gid,

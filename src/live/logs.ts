@@ -5,10 +5,12 @@
  * draft cache is. Rooms, snapshots and spots read logs through here.
  */
 import type { Core } from "../gateway.ts";
+import { LOG_KINDS, type LogKind } from "../game/model.ts";
 
 export interface LiveLog {
   logId: number;
-  kind: "find" | "dnf" | "note";
+  /** any log kind: find, dnf, note, and the maintenance and event kinds (needs-maintenance, will-attend, attended, ...) */
+  kind: LogKind;
   call: string;
   /** when it was logged, unix ms */
   ts: number;
@@ -63,9 +65,9 @@ export function liveLog(gw: Core, logId: number): LiveLog | null {
 /** Logs since a time, newest first, optionally only finds and only inside `inside`. */
 export function recentLogs(
   gw: Core,
-  opts: { since: number; limit: number; kinds?: Array<LiveLog["kind"]>; inside?: (lat: number, lon: number) => boolean },
+  opts: { since: number; limit: number; kinds?: ReadonlyArray<LiveLog["kind"]>; inside?: (lat: number, lon: number) => boolean },
 ): LiveLog[] {
-  const kinds = opts.kinds ?? ["find", "dnf", "note"];
+  const kinds = opts.kinds ?? LOG_KINDS;
   const out: LiveLog[] = [];
   // Logs are few next to positions: walk the newest and keep those inside.
   const stmt = gw.db.query(`${SELECT} AND l.created_at >= ? AND l.kind IN (SELECT value FROM json_each(?)) ORDER BY l.created_at DESC, l.id DESC LIMIT 5000`);

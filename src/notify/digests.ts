@@ -20,6 +20,7 @@ import { sendMail } from "./mail.ts";
 import { sendPush } from "./push.ts";
 import { getPrefs } from "../accounts/prefs.ts";
 import { accountLanguage, translator, type Translate } from "../i18n/server.ts";
+import { LOG_KINDS } from "../game/model.ts";
 
 const MAX_ATTEMPTS = 5;
 /** Logs one digest lists; more are counted, not listed. */
@@ -108,7 +109,8 @@ function digestLogs(gw: Gateway, ids: number[]): DigestLog[] {
 }
 
 const base = (gw: Gateway) => gw.config.publicUrl ?? gw.url ?? `http://localhost:${gw.config.port}`;
-const verb = (t: Translate, kind: string) => t(kind === "find" || kind === "dnf" ? `digest.${kind}` : "digest.note");
+/** What a log of this kind says its writer did ("found it", "will attend", "reported that it needs maintenance"); a kind unknown here reads as a note. */
+const verb = (t: Translate, kind: string) => t((LOG_KINDS as readonly string[]).includes(kind) ? `digest.${kind}` : "digest.note");
 const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC";
 
 /** The e-mail, in the account's language (its `lang` preference): every log under its cache, with links. */

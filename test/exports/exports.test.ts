@@ -409,3 +409,35 @@ describe("QR codes", () => {
     }
   });
 });
+
+describe("RSS words for each log kind", () => {
+  test("the activity feed says what a maintenance or event log did, not that its writer wrote a note", async () => {
+    const hide = async (body: Record<string, unknown>) => {
+      const r = await g.post(
+        "/api/caches",
+        { type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 30.5, lon: 30.5, ...body },
+        { headers: { cookie: owner.cookie } },
+      );
+      expect(r.status).toBe(201);
+      return (await r.json()).id as number;
+    };
+    const dam = await hide({ name: "Dam Wall" });
+    const date = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    const meet = await hide({
+      name: "Dam Meet",
+      type: "event",
+      size: "other",
+      event: { date, start: "10:00", end: "12:00", timeZone: "Africa/Cairo" },
+    });
+    for (const [who, id, kind] of [
+      [finder, dam, "needs-maintenance"],
+      [owner, dam, "temp-disable"],
+      [finder, meet, "will-attend"],
+    ] as const)
+      expect((await g.post(`/api/caches/${id}/logs`, { kind, text: kind }, { headers: { cookie: who.cookie } })).status).toBe(201);
+    const feed = await new Parser().parseString(await (await g.get("/feeds/activity.xml")).text());
+    const titles = feed.items.map((i) => i.title);
+    expect(titles).toEqual(expect.arrayContaining(["N0FND reported a maintenance need on Dam Wall", "N0OWN disabled Dam Wall", "N0FND will attend Dam Meet"]));
+    expect(titles.filter((t) => t?.includes("Dam") && t.includes("wrote a note"))).toEqual([]);
+  });
+});

@@ -225,3 +225,35 @@ describe("region rooms", () => {
     await closeAll();
   }, 120_000);
 });
+
+describe("log kinds", () => {
+  test("maintenance and event logs reach the room and the snapshot with their own kind", async () => {
+    const room = await client("KK");
+    expect(await room.next()).toMatchObject({ type: "snapshot", logs: [] });
+    const hide = async (body: Record<string, unknown>) => {
+      const r = await g.post(
+        "/api/caches",
+        { type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 10.5, lon: 20.5, ...body },
+        { headers: { cookie: owner.cookie } },
+      );
+      expect(r.status).toBe(201);
+      return (await r.json()).id as number;
+    };
+    const box = await hide({ name: "Desert Box" });
+    const date = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    const meet = await hide({ name: "Desert Meet", type: "event", size: "other", event: { date, start: "10:00", end: "12:00", timeZone: "Africa/Ndjamena" } });
+    const sent: Array<[TestUser, number, string]> = [
+      [finder, box, "needs-maintenance"],
+      [owner, box, "owner-maintenance"],
+      [finder, meet, "will-attend"],
+    ];
+    for (const [who, id, kind] of sent) {
+      expect((await g.post(`/api/caches/${id}/logs`, { kind, text: kind }, { headers: { cookie: who.cookie } })).status).toBe(201);
+      expect(await room.next()).toMatchObject({ type: "log", room: "KK", kind, cache: { id } });
+    }
+    const again = await client("KK");
+    const snap = await again.next();
+    expect(snap.logs.map((l: { kind: string }) => l.kind)).toEqual(["will-attend", "owner-maintenance", "needs-maintenance"]);
+    await closeAll();
+  });
+});

@@ -183,4 +183,39 @@ describe("watch-alert digests", () => {
     expect(digests.length).toBe(8);
     expect(digests[0]).toMatchObject({ channel: "email", status: "sent", logIds: [expect.any(Number), expect.any(Number)] });
   });
+  test("each log kind has its own words: a maintenance or event log is not called a note", async () => {
+    const watcher = signedInUser(g.gw, "N0KND", { verified: true });
+    g.gw.db.query("UPDATE users SET email = ? WHERE id = ?").run("kinds@example.org", watcher.id);
+    expect((await send(watcher, "PUT", "/api/notify/prefs", { email: true, digest: "hourly" })).status).toBe(200);
+    const date = new Date(t + 10 * 24 * HOUR).toISOString().slice(0, 10);
+    const r = await g.post(
+      "/api/caches",
+      {
+        name: "Charlie Meet",
+        type: "event",
+        size: "other",
+        difficulty: 1,
+        terrain: 1,
+        lat: 42.7,
+        lon: -71.5,
+        event: { date, start: "18:00", end: "20:00", timeZone: "America/New_York" },
+      },
+      as(owner),
+    );
+    expect(r.status).toBe(201);
+    const meet = (await r.json()).id as number;
+    for (const c of [cacheB, meet]) expect((await g.post(`/api/caches/${c}/watch`, {}, as(watcher))).status).toBe(200);
+    t += 1000;
+    await log(finder, cacheB, { kind: "needs-maintenance", text: "lid cracked" });
+    await log(owner, cacheB, { kind: "owner-maintenance", text: "new box" });
+    await log(finder, meet, { kind: "will-attend", text: "coming" });
+    t += 2 * HOUR;
+    expect(await run()).toMatchObject({ made: 1, sent: 1 });
+    const [m] = mailsTo("kinds@example.org");
+    expect(m!.subject).toBe("3 new logs on caches you watch");
+    expect(m!.text).toContain("N0FND reported that it needs maintenance");
+    expect(m!.text).toContain("N0OWN did maintenance on it");
+    expect(m!.text).toContain("N0FND will attend");
+    expect(m!.text).not.toContain("wrote a note");
+  });
 });

@@ -23,7 +23,8 @@ export interface LivePosition {
 }
 export interface LiveLog {
   logId: number;
-  kind: "find" | "dnf" | "note";
+  /** find, dnf, note, or a maintenance or event kind (needs-maintenance, will-attend, attended, ...) */
+  kind: string;
   call: string;
   ts: number;
   cache: { id: number | string; gid: string; name: string; type: string; lat: number; lon: number };

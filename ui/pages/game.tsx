@@ -93,7 +93,20 @@ type Item =
 
 export function ActivityList({ url }: { url: string }) {
   const act = useLoad(() => api<{ items: Item[] }>(url), [url]);
-  const verb: Record<string, string> = { find: "found", dnf: "did not find", note: "wrote about" };
+  const verb: Record<string, string> = {
+    find: "found",
+    dnf: "did not find",
+    note: "wrote about",
+    "needs-maintenance": "reported a maintenance need on",
+    "needs-archive": "asked to archive",
+    "owner-maintenance": "did maintenance on",
+    "temp-disable": "disabled",
+    enable: "enabled",
+    archive: "archived",
+    "reviewer-note": "wrote a reviewer note on",
+    "will-attend": "will attend",
+    attended: "attended",
+  };
   return (
     <>
       <LoadState state={act} what="the activity" empty={act.data && act.data.items.length === 0 && "Nothing yet: no caches hidden and no finds logged."} />
@@ -104,7 +117,7 @@ export function ActivityList({ url }: { url: string }) {
               <span class="muted">
                 <When at={i.createdAt} />
               </span>{" "}
-              {i.call ?? "someone"} {verb[i.kind]} <a href={`/cache/${encodeURIComponent(String(i.cacheId))}`}>{i.cacheName}</a>
+              {i.call ?? "someone"} {verb[i.kind] ?? verb.note} <a href={`/cache/${encodeURIComponent(String(i.cacheId))}`}>{i.cacheName}</a>
               {i.tier === "a" && <span class="tier tier-a"> RF-verified</span>}
             </li>
           ) : (

@@ -18,7 +18,22 @@ import { fmtNumber, t } from "../i18n/i18n.ts";
 
 /** Live logs kept in the activity panel. */
 const FEED = 8;
-const VERB = { find: "map.found", dnf: "map.dnf", note: "map.note" } as const;
+/** What a live log says its writer did, by kind (a kind this app does not know reads as a note). */
+const VERB = {
+  find: "map.found",
+  dnf: "map.dnf",
+  note: "map.note",
+  "needs-maintenance": "map.needs-maintenance",
+  "needs-archive": "map.needs-archive",
+  "owner-maintenance": "map.owner-maintenance",
+  "temp-disable": "map.temp-disable",
+  enable: "map.enable",
+  archive: "map.archive",
+  "reviewer-note": "map.reviewer-note",
+  "will-attend": "map.will-attend",
+  attended: "map.attended",
+} as const;
+const verbOf = (kind: string) => VERB[kind as keyof typeof VERB] ?? VERB.note;
 const clean = (s: string) => s.replace(/[<>&"]/g, "");
 const cacheHref = (l: LiveLog) => `/cache/${encodeURIComponent(String(l.cache.id))}`;
 const n = (v: number) => fmtNumber(v);
@@ -257,7 +272,7 @@ export function MapPage() {
           <ol>
             {feed.map((l) => (
               <li key={l.logId}>
-                <b>{l.call}</b> {t(VERB[l.kind])} <a href={cacheHref(l)}>{l.cache.name}</a> <When at={l.ts} />
+                <b>{l.call}</b> {t(verbOf(l.kind))} <a href={cacheHref(l)}>{l.cache.name}</a> <When at={l.ts} />
               </li>
             ))}
           </ol>
