@@ -59,6 +59,31 @@ export async function openPage(
   return { ctx, page, errors };
 }
 
+/**
+ * In `ctx` (a fresh profile, at a width where the map offers the button):
+ * opens the map at `view` once the service worker controls the page and
+ * `icons` caches are drawn, saves that area for offline, goes offline and
+ * opens `path` at a phone's size, where the page says it is offline.
+ */
+export async function openSavedOffline(ctx: BrowserContext, url: string, view: string, icons: number, path: string): Promise<Page> {
+  const page = ctx.pages()[0] ?? (await ctx.newPage());
+  await page.goto(url + view);
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
+  await page
+    .locator(".cache-icon")
+    .nth(icons - 1)
+    .waitFor();
+  await page.getByRole("button", { name: "Save area for offline" }).click();
+  await page.getByTestId("save-estimate").waitFor();
+  await page.getByRole("dialog").getByRole("button", { name: "Save" }).click();
+  await page.getByTestId("save-done").waitFor();
+  await ctx.setOffline(true);
+  await page.setViewportSize(PHONE.viewport);
+  await page.goto(url + path);
+  await page.getByTestId("offline-state").waitFor();
+  return page;
+}
+
 /** How many pixels of the layer `name` (its canvases or images) are within 6 of `rgb`. */
 export function layerPixels(page: Page, name: string, rgb: [number, number, number]): Promise<number> {
   return page.evaluate(

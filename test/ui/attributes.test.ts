@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { contextFor, geoContext, launchBrowser, launchProfile, PHONE } from "../helpers/chromium.ts";
+import { contextFor, geoContext, launchBrowser, launchProfile, openSavedOffline, PHONE } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { tmpDir } from "../helpers/tmp.ts";
@@ -119,18 +119,7 @@ describe("attributes in the web app", () => {
     // saved at a desktop width (where the map shows the button), read on the phone
     const ctx = await launchProfile(tmpDir(), { viewport: { width: 900, height: 600 } });
     try {
-      const page = ctx.pages()[0] ?? (await ctx.newPage());
-      await page.goto(`${g.url}/map?lat=47.5015&lon=8.5&z=16`);
-      await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
-      await page.locator(".cache-icon").nth(1).waitFor();
-      await page.getByRole("button", { name: "Save area for offline" }).click();
-      await page.getByTestId("save-estimate").waitFor();
-      await page.getByRole("dialog").getByRole("button", { name: "Save" }).click();
-      await page.getByTestId("save-done").waitFor();
-      await ctx.setOffline(true);
-      await page.setViewportSize(PHONE.viewport);
-      await page.goto(`${g.url}/cache/${dogId}`);
-      await page.getByTestId("offline-state").waitFor();
+      const page = await openSavedOffline(ctx, g.url, "/map?lat=47.5015&lon=8.5&z=16", 2, `/cache/${dogId}`);
       await page.getByRole("heading", { name: "Dog walk" }).waitFor();
       expect(await shown(page)).toEqual(["1:1:Dogsyes", "8:1:Scenic viewyes"]);
     } finally {

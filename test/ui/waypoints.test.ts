@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import { contextFor, launchBrowser, launchProfile, PHONE } from "../helpers/chromium.ts";
+import { contextFor, launchBrowser, launchProfile, openSavedOffline, PHONE } from "../helpers/chromium.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 
 let g: Running;
@@ -85,18 +85,7 @@ describe("waypoints on the cache page", () => {
     // saved at a desktop width (where the map shows the button) by a visitor who is not signed in, read on the phone
     const ctx = await launchProfile(tmpDir(), { viewport: { width: 900, height: 600 } });
     try {
-      const page = ctx.pages()[0] ?? (await ctx.newPage());
-      await page.goto(`${g.url}/map?lat=47.4&lon=8.5&z=16`);
-      await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
-      await page.locator(".cache-icon").first().waitFor();
-      await page.getByRole("button", { name: "Save area for offline" }).click();
-      await page.getByTestId("save-estimate").waitFor();
-      await page.getByRole("dialog").getByRole("button", { name: "Save" }).click();
-      await page.getByTestId("save-done").waitFor();
-      await ctx.setOffline(true);
-      await page.setViewportSize(PHONE.viewport);
-      await page.goto(`${g.url}/cache/${id}`);
-      await page.getByTestId("offline-state").waitFor();
+      const page = await openSavedOffline(ctx, g.url, "/map?lat=47.4&lon=8.5&z=16", 1, `/cache/${id}`);
       await page.getByTestId("waypoint-parking").waitFor();
       expect(await page.getByTestId("waypoint-parking").innerText()).toContain("Free on Sundays");
       expect(await page.getByTestId("waypoint-final").count()).toBe(0);
