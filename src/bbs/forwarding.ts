@@ -7,9 +7,8 @@
  */
 import type { Gateway } from "../gateway.ts";
 import { buildInfo } from "../version.ts";
-import type { MessageType } from "./address.ts";
 import { bbsIdentity } from "./identity.ts";
-import { bidKnown, storeMessage } from "./messages.ts";
+import { bidKnown, storeMessage, type Row as MessageRow } from "./messages.ts";
 import { inTimeBands, partnerByCall, partnerRow, type PartnerRow } from "./partners.ts";
 import { splitRouteLines, transferText } from "./text.ts";
 import { LinkReader, type ByteLink } from "./fbb/link.ts";
@@ -57,16 +56,7 @@ export function partnerMailbox(gw: Gateway, partner: PartnerRow, via: "fbb" | "b
            WHERE q.partner_id = ? AND q.state = 'pending' AND m.killed_at IS NULL
            ORDER BY CASE m.type WHEN 'B' THEN 1 ELSE 0 END, q.queued_at, m.id LIMIT ?`,
         )
-        .all(partner.id, max + exclude.size) as Array<{
-        bid: string;
-        type: MessageType;
-        from_call: string;
-        to_call: string;
-        at_bbs: string | null;
-        subject: string;
-        body: string;
-        route: string;
-      }>;
+        .all(partner.id, max + exclude.size) as Array<Pick<MessageRow, "bid" | "type" | "from_call" | "to_call" | "at_bbs" | "subject" | "body" | "route">>;
       return rows
         .filter((r) => !exclude.has(r.bid) && partner.types.includes(r.type))
         .slice(0, max)

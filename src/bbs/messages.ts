@@ -41,7 +41,7 @@ export type StoreOutcome =
   | { ok: true; id: number; bid: string; decision: RouteDecision }
   | { ok: false; code: "duplicate" | "invalid" | "too_large" | "refused"; message: string };
 
-interface Row {
+export interface Row {
   id: number;
   type: MessageType;
   bid: string;

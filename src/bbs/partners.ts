@@ -45,13 +45,8 @@ export interface Partner {
   pending: number;
 }
 
-export interface PartnerRow {
-  id: number;
-  call: string;
-  protocol: Protocol;
-  transport: TransportKind;
-  host: string | null;
-  port: number | null;
+/** A `bbs_partners` row: the Partner's first fields as they are, the rest in column form. */
+export interface PartnerRow extends Pick<Partner, "id" | "call" | "protocol" | "transport" | "host" | "port"> {
   ax25_call: string | null;
   via: string;
   password: string | null;

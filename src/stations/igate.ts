@@ -77,13 +77,8 @@ export interface GatedLine {
   line: string;
 }
 
-export interface IgateStatus {
-  /** IGATE: RF to APRS-IS */
-  rfToIs: boolean;
-  /** IGATE_TX: APRS-IS to RF */
-  isToRf: boolean;
-  /** a verified APRS-IS login takes the gated lines now */
-  uplink: boolean;
+/** What the iGate counts, kept in its state and shown in its status. */
+export interface IgateCounts {
   /** APRS frames heard on RF, gated up, and not gated by reason */
   heard: number;
   gated: number;
@@ -94,21 +89,22 @@ export interface IgateStatus {
   fromIs: number;
   toRf: { message: number; position: number; filter: number };
   notToRf: Partial<Record<IsDropReason, number>>;
-  /** stations heard directly (at most one hop) in the last 30 minutes */
-  localStations: number;
   /** the last gated lines, newest first */
   recent: GatedLine[];
 }
 
-interface State {
-  heard: number;
-  gated: number;
-  dropped: Partial<Record<RfDropReason, number>>;
-  answered: number;
-  fromIs: number;
-  toRf: { message: number; position: number; filter: number };
-  notToRf: Partial<Record<IsDropReason, number>>;
-  recent: GatedLine[];
+export interface IgateStatus extends IgateCounts {
+  /** IGATE: RF to APRS-IS */
+  rfToIs: boolean;
+  /** IGATE_TX: APRS-IS to RF */
+  isToRf: boolean;
+  /** a verified APRS-IS login takes the gated lines now */
+  uplink: boolean;
+  /** stations heard directly (at most one hop) in the last 30 minutes */
+  localStations: number;
+}
+
+interface State extends IgateCounts {
   upDedup: Recent;
   downDedup: Recent;
   /** call -> last heard on our radio at most one hop away; at all; on APRS-IS (not gated from RF) */
