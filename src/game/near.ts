@@ -103,7 +103,7 @@ export type NearCache = MapCache & { distanceM: number; bearingDeg: number };
 
 /** Metres a position read from the map index may be off (it keeps 32-bit floats, rounded outwards): ~1.7 m at 180°. */
 const INDEX_SLACK_M = 5;
-/** Candidates checked a batch at a time before the passes filter in the query instead (a filter so rare its matches are far apart). */
+/** Candidates checked a batch at a time before one pass over every cache filters in the query instead (a filter so rare its matches are far apart). */
 const SQL_FILTER_AFTER = 4096;
 
 /**
@@ -148,17 +148,24 @@ export function nearestRows(gw: Core, at: { lat: number; lon: number }, limit: n
   const matches: Array<{ id: number; d: number }> = [];
   let inRadius = 0;
   for (let km = 1; ; km = Math.min(km * grow(limit, matches.length, checked.size, inRadius), HALF_EARTH_KM)) {
+    // after many checks the filter is a rare one: its matches are far apart, so one pass reads every cache in table order, the filter in the query
+    if (check !== null && checked.size >= SQL_FILTER_AFTER) km = HALF_EARTH_KM;
     const all = km >= HALF_EARTH_KM;
+    const filtered = check !== null && all;
     const boxes = boxesAround(at.lat, at.lon, km);
-    const where = boxes.map(() => "(g.max_lat >= ? AND g.min_lat <= ? AND g.max_lon >= ? AND g.min_lon <= ?)").join(" OR ");
-    // the pass over the globe, and any after many checks, filter in the query (a filter few caches match would otherwise check most caches a batch at a time)
-    const filtered = check !== null && (all || checked.size >= SQL_FILTER_AFTER);
+    const where = boxes.map(() => "(max_lat >= ? AND min_lat <= ? AND max_lon >= ? AND min_lon <= ?)").join(" OR ");
     const cands = (
-      gw.db
-        .query(
-          `SELECT g.id, g.min_lat, g.max_lat, g.min_lon, g.max_lon FROM caches_geo g${filtered ? ` JOIN caches c ON c.id = g.id` : ""} WHERE (${where})${filtered ? flt.sql : ""}`,
-        )
-        .all(...boxes.flatMap(([s, n, w, e]) => [s, n, w, e]), ...(filtered ? flt.args : [])) as Array<{
+      (filtered
+        ? // the caches the map index holds (its triggers' condition), with their exact positions
+          gw.db
+            .query(
+              `SELECT c.id, c.lat AS min_lat, c.lat AS max_lat, c.lon AS min_lon, c.lon AS max_lon FROM caches c
+               WHERE c.status IN ('active', 'disabled') AND c.unlisted = 0${flt.sql}`,
+            )
+            .all(...flt.args)
+        : gw.db
+            .query(`SELECT id, min_lat, max_lat, min_lon, max_lon FROM caches_geo WHERE ${where}`)
+            .all(...boxes.flatMap(([s, n, w, e]) => [s, n, w, e]))) as Array<{
         id: number;
         min_lat: number;
         max_lat: number;

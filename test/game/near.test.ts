@@ -173,6 +173,10 @@ describe("a rare filter", () => {
         expect(body.caches.map((c: any) => c.distanceM)).toEqual(want.map((w) => Math.round(w.d)));
       }
     }
+    // a filter one cache matches, and one none does: fewer than the limit, found over the whole globe
+    g.gw.db.query("UPDATE caches SET attributes = '[3,-4]' WHERE name = 'Rare 7'").run();
+    expect(names((await near("near=-40,-60&limit=5&attr=3,-4")).body)).toEqual(["Rare 7"]);
+    expect(await near("near=-40,-60&limit=5&attr=3,4")).toEqual({ status: 200, body: { caches: [] } });
   });
 });
 
