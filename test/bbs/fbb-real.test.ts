@@ -11,9 +11,9 @@
  * What FBB stored is read from FBB's own files (dirmes.sys, mail/*.mes).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import type { Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import { fbbAvailable, freePort, startFbb, type Fbb } from "../helpers/fbb.ts";
+import { bbsGateway, fbbAvailable, freePort, startFbb, type Fbb } from "../helpers/fbb.ts";
 import { activeSessions, fbbPort, recentSessions } from "../../src/bbs/forwarding.ts";
 import { waitFor } from "../helpers/wait.ts";
 
@@ -43,15 +43,12 @@ const gwMessage = (where: string, ...args: Array<string | number>) =>
 
 const long = (tag: string) => Array.from({ length: 60 }, (_, i) => `${tag} line ${i}: the quick brown fox jumps over the lazy dog 0123456789`).join("\n");
 
+/** Messages the ingest box hands in for forwarding (POST /api/bbs/forward/inbound). */
+const handIn = async (messages: object[]) => json(await g.post("/api/bbs/forward/inbound", { messages }, { headers: ops }));
+
 describe.skipIf(!fbbAvailable())("forwarding with a real F6FBB", () => {
   beforeAll(async () => {
-    g = await startInProcess({
-      INGEST_SECRET: INGEST,
-      BBS_HA: "N0GW.#TST.USA.NOAM",
-      BBS_FBB_PORT: "0",
-      INSTANCE: "gw-test",
-      LOG_LEVEL: process.env.BBS_DEBUG ? "debug" : "error",
-    });
+    g = await bbsGateway("gw-test", "N0GW.#TST.USA.NOAM", INGEST);
     const telnetPort = await freePort();
     const p = await json(
       await g.post("/api/bbs/partners", { call: "N0FBB", transport: "tcp", host: "127.0.0.1", port: telnetPort, protocol: "fbb-ascii" }, { headers: ops }),
@@ -74,18 +71,10 @@ describe.skipIf(!fbbAvailable())("forwarding with a real F6FBB", () => {
     await compose({ type: "B", to: "ALL@WW", subject: "Gateway bulletin (ascii)", body: "A bulletin from the gateway." });
     // The box hands in two messages: DUPE1 (which FBB already has; we will offer it)
     // and GWDUP1 (local here; FBB will offer it to us).
-    const inb = await json(
-      await g.post(
-        "/api/bbs/forward/inbound",
-        {
-          messages: [
-            { bid: "DUPE1", type: "P", from: "N0BOX", to: "N0XYZ@N0FBB.#TST.USA.NOAM", subject: "dupe one", text: "known to FBB" },
-            { bid: "GWDUP1", type: "P", from: "N0BOX", to: "N0ALI", subject: "dupe two", text: "known to the gateway" },
-          ],
-        },
-        { headers: ops },
-      ),
-    );
+    const inb = await handIn([
+      { bid: "DUPE1", type: "P", from: "N0BOX", to: "N0XYZ@N0FBB.#TST.USA.NOAM", subject: "dupe one", text: "known to FBB" },
+      { bid: "GWDUP1", type: "P", from: "N0BOX", to: "N0ALI", subject: "dupe two", text: "known to the gateway" },
+    ]);
     expect(inb.body.results.map((r: any) => r.result)).toEqual(["stored", "stored"]);
 
     fbb = await startFbb({
@@ -186,18 +175,10 @@ describe.skipIf(!fbbAvailable())("forwarding with a real F6FBB", () => {
     const gp = await compose({ type: "P", to: "N0SYS@N0FBB.#TST.USA.NOAM", subject: "Gateway personal (B1)", body: long("gw") });
     const gb = await compose({ type: "B", to: "ALL@WW", subject: "Gateway bulletin (B1)", body: "Compressed bulletin from the gateway." });
     // Duplicates again, this time in B1 mode: DUPE2 both have and we offer; GWDUP2 both have and FBB offers.
-    const inb = await json(
-      await g.post(
-        "/api/bbs/forward/inbound",
-        {
-          messages: [
-            { bid: "DUPE2", type: "P", from: "N0BOX", to: "N0XYZ@N0FBB.#TST.USA.NOAM", subject: "dupe three", text: "known to FBB" },
-            { bid: "GWDUP2", type: "B", from: "N0BOX", to: "ALL", subject: "dupe four", text: "known to the gateway, local bulletin" },
-          ],
-        },
-        { headers: ops },
-      ),
-    );
+    const inb = await handIn([
+      { bid: "DUPE2", type: "P", from: "N0BOX", to: "N0XYZ@N0FBB.#TST.USA.NOAM", subject: "dupe three", text: "known to FBB" },
+      { bid: "GWDUP2", type: "B", from: "N0BOX", to: "ALL", subject: "dupe four", text: "known to the gateway, local bulletin" },
+    ]);
     expect(inb.body.results.map((r: any) => r.result)).toEqual(["stored", "stored"]);
     fbb.importMail(
       [

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { bbsGateway } from "../helpers/fbb.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { fbbPort } from "../../src/bbs/forwarding.ts";
 import { encodeCompressed } from "../../src/bbs/fbb/compressed.ts";
@@ -19,20 +20,8 @@ const ops = { "x-ingest-secret": INGEST };
 let a: Running;
 let b: Running;
 beforeAll(async () => {
-  a = await startInProcess({
-    INGEST_SECRET: INGEST,
-    BBS_HA: "N0AAA.#TST.USA.NOAM",
-    BBS_FBB_PORT: "0",
-    INSTANCE: "gw-a",
-    LOG_LEVEL: process.env.BBS_DEBUG ? "debug" : "error",
-  });
-  b = await startInProcess({
-    INGEST_SECRET: INGEST,
-    BBS_HA: "N0BBB.#TST.USA.NOAM",
-    BBS_FBB_PORT: "0",
-    INSTANCE: "gw-b",
-    LOG_LEVEL: process.env.BBS_DEBUG ? "debug" : "error",
-  });
+  a = await bbsGateway("gw-a", "N0AAA.#TST.USA.NOAM", INGEST);
+  b = await bbsGateway("gw-b", "N0BBB.#TST.USA.NOAM", INGEST);
 });
 afterAll(async () => {
   await a.stop();

@@ -14,6 +14,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpDir } from "./tmp.ts";
+import { startInProcess, type Running } from "./gateway.ts";
 
 export interface FbbOptions {
   /** this BBS's call and hierarchical address */
@@ -67,6 +68,17 @@ export interface Fbb {
 }
 
 const FBB_FILES = ["langue.sys", "passwd.sys", "protect.sys", "redist.sys", "swapp.sys", "themes.sys", "cron.sys"];
+
+/** A gateway in process with its BBS (`ha`, its hierarchical address) and the FBB port on any free port; BBS_DEBUG=1 logs the sessions. */
+export function bbsGateway(instance: string, ha: string, ingestSecret: string): Promise<Running> {
+  return startInProcess({
+    INGEST_SECRET: ingestSecret,
+    BBS_HA: ha,
+    BBS_FBB_PORT: "0",
+    INSTANCE: instance,
+    LOG_LEVEL: process.env.BBS_DEBUG ? "debug" : "error",
+  });
+}
 
 export async function freePort(): Promise<number> {
   const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
