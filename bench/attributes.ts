@@ -7,9 +7,9 @@
  * The filter is a condition of the query (a text match on caches.attributes);
  * near= checks it on the caches nearest the point first, a batch at a time
  * (src/game/near.ts), so a rare pair reads about limit / share rows: the
- * figure to watch (p50 70 ms, p95 384 ms before that, when near= widened its
- * box fourfold and filtered every cache in it; 20 ms and 57 ms after, on the
- * same loaded 2-core machine).
+ * figure to watch (p50 43 ms, p95 193 ms before that, when near= widened its
+ * box fourfold and filtered every cache in it; 16 ms and 33 ms after, run
+ * back to back on the same shared 2-core machine).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
