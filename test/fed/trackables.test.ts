@@ -26,7 +26,7 @@ import { encodePage } from "../../src/fed/page.ts";
 import { encodeCbor } from "../../src/fed/cbor.ts";
 import { payloadMap, signFrame } from "../../src/fed/record.ts";
 import { signerFromSeed } from "../../src/fed/keys.ts";
-import { aprsPos } from "../helpers/aprs.ts";
+import { ingestBeacon } from "../helpers/aprs.ts";
 
 /** The last commit before trackables: an "older peer" that knows record types 1-7 only. */
 const BEFORE_TRACKABLES = "fe88e50";
@@ -83,9 +83,7 @@ async function newCache(g: Running, u: TestUser, lat: number, lon: number) {
 const move = (g: Running, ref: string, u: TestUser, body: Record<string, unknown>) => g.post(`/api/trackables/${ref}/moves`, body, as(u));
 const view = async (g: Running, ref: string) => json(await g.get(`/api/trackables/${ref}`));
 const gpxOf = async (g: Running, cacheGid: string) => (await g.get(`/api/caches/${encodeURIComponent(cacheGid)}/gpx`)).text();
-/** One RF beacon of `call` heard by `igate`, through a gateway's ingest box. */
-const beacon = (g: Running, call: string, igate: string, lat: number, lon: number, heardAt: number) =>
-  g.post("/ingest", { heardAt, packets: [`${call}>APRS,WIDE1-1,qAR,${igate}:${aprsPos(lat, lon)}`] }, { headers: ingest });
+const beacon = (g: Running, call: string, igate: string, lat: number, lon: number, heardAt: number) => ingestBeacon(g, INGEST, call, igate, lat, lon, heardAt);
 /** What must agree everywhere: the state and the history. */
 const agreed = (t: any) => ({
   holder: t.holder,

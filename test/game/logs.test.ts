@@ -13,7 +13,7 @@ import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { pruneAll } from "../../src/jobs/prune.ts";
 import { setCorroborator, promoteToTierA, TIER_A, type PendingFind } from "../../src/game/corroborate.ts";
 import type { GatewayEvents } from "../../src/events.ts";
-import { aprsPos } from "../helpers/aprs.ts";
+import { aprsPos, ingestBeacon } from "../helpers/aprs.ts";
 
 const INGEST = "ingest-secret-0123456789";
 let offset = 0;
@@ -38,9 +38,7 @@ const json = (r: Response) => r.json() as Promise<any>;
 const as = (u: TestUser) => ({ headers: { cookie: u.cookie } });
 const box = { headers: { "x-ingest-secret": INGEST } };
 
-/** One RF beacon of `call` heard by `igate`, through the ingest box. */
-const beacon = (call: string, igate: string, lat: number, lon: number, heardAt: number) =>
-  g.post("/ingest", { heardAt, packets: [`${call}>APRS,WIDE1-1,qAR,${igate}:${aprsPos(lat, lon)}`] }, box);
+const beacon = (call: string, igate: string, lat: number, lon: number, heardAt: number) => ingestBeacon(g, INGEST, call, igate, lat, lon, heardAt);
 
 async function newCache(lat: number, lon: number, over: Record<string, unknown> = {}) {
   const r = await g.post(

@@ -14,7 +14,7 @@ import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { distanceM } from "../../src/game/model.ts";
 import { join } from "node:path";
 import { tmpDir } from "../helpers/tmp.ts";
-import { aprsPos } from "../helpers/aprs.ts";
+import { ingestBeacon } from "../helpers/aprs.ts";
 
 const INGEST = "ingest-secret-0123456789";
 let g: Running;
@@ -33,11 +33,8 @@ afterAll(() => g.stop());
 
 const json = (r: Response) => r.json() as Promise<any>;
 const as = (u: TestUser) => ({ headers: { cookie: u.cookie } });
-const box = { headers: { "x-ingest-secret": INGEST } };
 
-/** One RF beacon of `call` heard by `igate`, through the ingest box. */
-const beacon = (call: string, igate: string, lat: number, lon: number, heardAt: number) =>
-  g.post("/ingest", { heardAt, packets: [`${call}>APRS,WIDE1-1,qAR,${igate}:${aprsPos(lat, lon)}`] }, box);
+const beacon = (call: string, igate: string, lat: number, lon: number, heardAt: number) => ingestBeacon(g, INGEST, call, igate, lat, lon, heardAt);
 
 async function newCache(lat: number, lon: number) {
   const r = await g.post("/api/caches", { name: `Cache ${lat},${lon}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat, lon }, as(owner));

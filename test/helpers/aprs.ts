@@ -1,5 +1,6 @@
 /** APRS for the tests: position text to put on the air or through the ingest box, and a fake APRS-IS server. */
 import type { Socket } from "bun";
+import type { Running } from "./gateway.ts";
 
 /** An uncompressed position report of a point: `!DDMM.mmN/DDDMM.mmE` and the symbol (default `[`). */
 export function aprsPos(lat: number, lon: number, symbol = "["): string {
@@ -8,6 +9,12 @@ export function aprsPos(lat: number, lon: number, symbol = "["): string {
   const latS = `${String(Math.floor(la)).padStart(2, "0")}${((la % 1) * 60).toFixed(2).padStart(5, "0")}${lat >= 0 ? "N" : "S"}`;
   const lonS = `${String(Math.floor(lo)).padStart(3, "0")}${((lo % 1) * 60).toFixed(2).padStart(5, "0")}${lon >= 0 ? "E" : "W"}`;
   return `!${latS}/${lonS}${symbol}`;
+}
+
+/** One RF beacon of `call` at a point, heard by `igate` at `heardAt`, handed to a gateway's ingest box. */
+export function ingestBeacon(g: Running, ingestSecret: string, call: string, igate: string, lat: number, lon: number, heardAt: number): Promise<Response> {
+  const line = `${call}>APRS,WIDE1-1,qAR,${igate}:${aprsPos(lat, lon)}`;
+  return g.post("/ingest", { heardAt, packets: [line] }, { headers: { "x-ingest-secret": ingestSecret } });
 }
 
 /** A fake APRS-IS server (fakeAprsIs): its port, all the client has sent so far, and the client's socket once connected. */
