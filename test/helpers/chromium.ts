@@ -84,6 +84,23 @@ export async function openSavedOffline(ctx: BrowserContext, url: string, view: s
   return page;
 }
 
+/** Gives `page` a platform passkey authenticator (Chromium's virtual one) that always says yes; its id. */
+export async function addPasskeyAuthenticator(page: Page): Promise<string> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return authenticatorId;
+}
+
 /** How many pixels of the layer `name` (its canvases or images) are within 6 of `rgb`. */
 export function layerPixels(page: Page, name: string, rgb: [number, number, number]): Promise<number> {
   return page.evaluate(

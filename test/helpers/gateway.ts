@@ -66,6 +66,18 @@ export async function nodeGatewayCommand(): Promise<string[]> {
   return nodeCommand(nodeRuntime(), await nodeBundle);
 }
 
+/** What a subprocess writes on stdout and stderr, collected as it comes: read it with the function returned. */
+export function collectOutput(proc: { stdout: ReadableStream<Uint8Array>; stderr: ReadableStream<Uint8Array> }): () => string {
+  let out = "";
+  const pump = async (s: ReadableStream<Uint8Array>) => {
+    const dec = new TextDecoder();
+    for await (const chunk of s as unknown as AsyncIterable<Uint8Array>) out += dec.decode(chunk, { stream: true });
+  };
+  void pump(proc.stdout);
+  void pump(proc.stderr);
+  return () => out;
+}
+
 /**
  * Spawns `svc-gateway serve` (from source, or an executable) and waits for the
  * line that prints its URL.
@@ -92,23 +104,17 @@ export async function spawnGateway(opts: {
     stdout: "pipe",
     stderr: "pipe",
   });
-  let out = "";
-  const pump = async (s: ReadableStream<Uint8Array>) => {
-    const dec = new TextDecoder();
-    for await (const chunk of s as unknown as AsyncIterable<Uint8Array>) out += dec.decode(chunk, { stream: true });
-  };
-  void pump(proc.stdout);
-  void pump(proc.stderr);
+  const output = collectOutput(proc);
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   for (;;) {
-    const m = /Open (https?:\/\/\S+?)\/ in your browser/.exec(out);
+    const m = /Open (https?:\/\/\S+?)\/ in your browser/.exec(output());
     // The start-up lines after the URL (LAN addresses, data directory) may arrive in a later chunk.
-    if (m && out.includes("  data: ")) {
+    if (m && output().includes("  data: ")) {
       return {
         proc,
         url: m[1]!,
         dataDir,
-        output: () => out,
+        output,
         kill: async (signal = "SIGTERM") => {
           proc.kill(signal);
           return proc.exited;
@@ -117,7 +123,7 @@ export async function spawnGateway(opts: {
     }
     if (proc.exitCode !== null || Date.now() > deadline) {
       proc.kill("SIGKILL");
-      throw new Error(`gateway did not start (exit ${proc.exitCode}):\n${out}`);
+      throw new Error(`gateway did not start (exit ${proc.exitCode}):\n${output()}`);
     }
     await Bun.sleep(20);
   }

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { freePorts } from "./direwolf.ts";
 import { tmpDir } from "./tmp.ts";
+import { collectOutput } from "./gateway.ts";
 
 export const pebbleInstalled = () => existsSync("/usr/bin/pebble") && existsSync("/usr/bin/pebble-challtestsrv");
 
@@ -32,14 +33,7 @@ export interface Pebble {
 
 function run(cmd: string[], env: Record<string, string> = {}): { proc: Subprocess<"ignore", "pipe", "pipe">; out: () => string } {
   const proc = Bun.spawn(cmd, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  let out = "";
-  const pump = async (s: ReadableStream<Uint8Array>) => {
-    const dec = new TextDecoder();
-    for await (const chunk of s as unknown as AsyncIterable<Uint8Array>) out += dec.decode(chunk, { stream: true });
-  };
-  void pump(proc.stdout);
-  void pump(proc.stderr);
-  return { proc, out: () => out };
+  return { proc, out: collectOutput(proc) };
 }
 
 /** A self-signed certificate for localhost and 127.0.0.1: Pebble's HTTPS. */

@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { hostname } from "node:os";
 import type { Browser } from "playwright-core";
-import { launchBrowser } from "../helpers/chromium.ts";
+import { addPasskeyAuthenticator, launchBrowser } from "../helpers/chromium.ts";
 import { lanAddresses, spawnTls, type TlsGateway } from "../helpers/tls.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 
@@ -98,18 +98,7 @@ describe("Chromium trusting the local CA", () => {
     const b = await browserTrusting(join(g.dataDir, "tls", "ca.pem"), [`--host-resolver-rules=MAP ${name} ${address}`]);
     const context = await b.newContext();
     const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("WebAuthn.enable");
-    await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: {
-        protocol: "ctap2",
-        transport: "internal",
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addPasskeyAuthenticator(page);
     await page.goto(`https://${name}:${g.httpsPort}/account`);
     expect(await page.evaluate(() => window.isSecureContext)).toBe(true);
     await page.getByRole("button", { name: "Create an account with a passkey" }).click();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/chromium.ts";
+import { addPasskeyAuthenticator, launchBrowser } from "../helpers/chromium.ts";
 import { captureLog, startInProcess, type Running } from "../helpers/gateway.ts";
 import { ROOT } from "../helpers/paths.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
@@ -38,18 +38,7 @@ async function pageWithAuthenticator(): Promise<{ page: Page; authenticatorId: s
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(String(e)));
-  const cdp = await context.newCDPSession(page);
-  await cdp.send("WebAuthn.enable");
-  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
+  const authenticatorId = await addPasskeyAuthenticator(page);
   return { page, authenticatorId, errors };
 }
 
