@@ -10,12 +10,13 @@ import { openApiDocument } from "../http/openapi.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { getStation, listStations, parseBbox } from "../stations/registry.ts";
 import { STATION_CALL, STATION_LIST_QUERY } from "../stations/model.ts";
-import { CACHE_FILTER_QUERY, CACHE_KEY, LOG_KINDS } from "../game/model.ts";
+import { CACHE_FILTER_QUERY, CACHE_KEY, callsign, LOG_KINDS } from "../game/model.ts";
 import { leaderboard } from "../game/stats.ts";
 import { buildInfo } from "../version.ts";
-import { cacheLogs, getCache, issueApiKey, listCaches, listFinds, V1_MAX } from "./service.ts";
+import { cacheLogs, getCache, issueApiKey, listCaches, listFinds, publicList, publicListCaches, upcomingEvents, V1_MAX } from "./service.ts";
+import { finderStats } from "../game/finder-stats.ts";
 import { ref, v1DocumentInfo, v1Responses } from "./openapi.ts";
-import { adifExport, gpxExport, kmlExport, MAX_EXPORT } from "../exports/exports.ts";
+import { adifExport, gpxExport, gpxOfCaches, kmlExport, MAX_EXPORT } from "../exports/exports.ts";
 import { GPX_TYPE } from "../exports/gpx.ts";
 import { KML_TYPE } from "../exports/kml.ts";
 import { ADIF_TYPE } from "../exports/adif.ts";
@@ -183,6 +184,68 @@ export function v1Routes(gw: Gateway) {
         },
       },
     )
+    .get("/api/v1/events", ({ query, request }) => upcomingEvents(gw, baseUrl(gw, request), query.near, query.limit), {
+      ...opts,
+      query: t.Object({
+        near: t.Optional(t.String({ description: "LAT,LON (required): events nearest this point first" })),
+        limit: t.Optional(t.Integer({ description: "how many, 1-200, default 20" })),
+      }),
+      detail: {
+        summary: "Upcoming events (not yet over) of this instance, nearest a point first, each with distanceM (as /api/events)",
+        tags: TAGS,
+        responses: v1Responses("events", { type: "object", properties: { events: { type: "array", items: ref("Cache") } } }),
+      },
+    })
+    .get(
+      "/api/v1/lists/:id",
+      ({ params, request }) => {
+        const base = baseUrl(gw, request);
+        const gpx = params.id.toLowerCase().endsWith(".gpx");
+        const id = Number(gpx ? params.id.slice(0, -".gpx".length) : params.id);
+        if (!gpx) return publicList(gw, base, id);
+        // v1 reads as nobody: the list's GPX with no one's corrected coordinates.
+        return file(gpxOfCaches(gw, base, publicListCaches(gw, id).caches, null), GPX_TYPE, `list-${id}.gpx`);
+      },
+      {
+        ...opts,
+        params: t.Object({
+          id: t.String({
+            pattern: "^[1-9][0-9]{0,15}(\\.[Gg][Pp][Xx])?$",
+            description: "a public list's id, or its id and .gpx for its GPX file, e.g. 12.gpx",
+          }),
+        }),
+        detail: {
+          summary: "A public bookmark list with its caches (or, as ID.gpx, its caches as GPX); a private list is a 404 like an unknown one",
+          tags: TAGS,
+          responses: v1Responses(
+            "the list",
+            {
+              type: "object",
+              properties: {
+                id: { type: "integer" },
+                name: { type: "string" },
+                public: { type: "boolean" },
+                owner: { type: ["string", "null"] },
+                count: { type: "integer" },
+                createdAt: { type: "integer" },
+                updatedAt: { type: "integer" },
+                caches: { type: "array", items: ref("Cache") },
+              },
+            },
+            { notFound: true },
+          ),
+        },
+      },
+    )
+    .get("/api/v1/profiles/:call/stats", ({ params }) => finderStats(gw, callsign(decodeURIComponent(params.call), "call")), {
+      ...opts,
+      params: t.Object({ call: t.String({ description: "a callsign; its SSIDs count as one finder" }) }),
+      detail: {
+        summary: "A finder's statistics (as /api/profile/:call/stats): the D/T grid, finds per day, streaks, milestones, per type, RF-proven share",
+        tags: TAGS,
+        responses: v1Responses("the statistics", { type: "object" }),
+      },
+    })
     .get(
       "/api/v1/stations",
       ({ query }) => listStations(gw, { bbox: query.bbox ? parseBbox(query.bbox) : undefined, q: query.q, since: query.since, limit: query.limit }),

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { hashApiKey } from "../secret.ts";
 import type { Core } from "../gateway.ts";
 import { badRequest, notFound } from "../errors.ts";
-import { cacheDetail } from "../game/cache-lookup.ts";
+import { cacheDetail, cacheRow } from "../game/cache-lookup.ts";
 import { basicsOf, cachesJson, type Cache, type CacheBasics, type CacheRow } from "../game/caches.ts";
 import { filterSql, parseFilters } from "../game/cache-filters.ts";
 import { parseBox, type Box } from "../game/cache-map.ts";
@@ -17,6 +17,8 @@ import type { LogRow } from "../game/log-record.ts";
 import type { CacheFilterQuery, LogKind } from "../game/model.ts";
 import { baseCall, isCallsign } from "../callsign.ts";
 import { waypointsOfCache, type Waypoint } from "../game/waypoints-store.ts";
+import { upcomingNear } from "../game/events.ts";
+import { listWithCaches, type CacheList } from "../game/lists.ts";
 
 /** The stable cache shape: the game's Cache without the fields that are this instance's business, plus its page. */
 export type V1Cache = Pick<
@@ -180,6 +182,31 @@ export function listFinds(
   const more = rows.length > limit;
   if (more) rows.pop();
   return { finds: rows.map((r) => v1Log(logJson(gw, r))), next: more ? rows[rows.length - 1]!.id : null };
+}
+
+/** Upcoming events nearest a point (as /api/events), each a V1Cache with distanceM. */
+export function upcomingEvents(gw: Core, base: string, near: string | undefined, limit = NEAR_DEFAULT): { events: Array<V1Cache & { distanceM: number }> } {
+  if (!near) throw badRequest("invalid", "near=LAT,LON is required");
+  if (limit < 1 || limit > 200) throw badRequest("invalid", "limit is 1-200");
+  const found = upcomingNear(gw, parseNear(near), limit);
+  const rows = found.map((n) => cacheRow(gw, n.id)).filter((r): r is CacheRow => r !== null);
+  const dist = new Map(found.map((n) => [n.id, n.distanceM]));
+  return { events: cachesJson(gw, rows).map((c) => ({ ...v1Cache(base, c), distanceM: dist.get(Number(c.id)) ?? 0 })) };
+}
+
+/**
+ * A public bookmark list with its caches as v1 shows them (no untrusted
+ * mirror, like /api/v1/caches/:id); a private list is a 404 like an unknown
+ * one, since v1 reads as nobody.
+ */
+export function publicListCaches(gw: Core, id: number): CacheList & { caches: Cache[] } {
+  const l = listWithCaches(gw, id, null);
+  return { ...l, caches: l.caches.filter((c) => !c.mirror || c.trust === "trusted") };
+}
+
+export function publicList(gw: Core, base: string, id: number): CacheList & { caches: V1Cache[] } {
+  const l = publicListCaches(gw, id);
+  return { ...l, caches: l.caches.map((c) => v1Cache(base, c)) };
 }
 
 // ---------------------------------------------------------------- API keys
