@@ -28,6 +28,7 @@ import type { Actor } from "./model.ts";
 import { keepListedBugs, type ListedBug } from "./trackables-gpx.ts";
 import { maintenanceFromGpxLogs, setImportedMaintenance } from "./maintenance-gpx.ts";
 import { eventFromGpx, setImportedEvent, type EventTimes } from "./events.ts";
+import { eventFromGcTime } from "./events-gc.ts";
 import { waypointsOfFile, type GpxWaypoint } from "./waypoints-gpx.ts";
 import { gpxAttributes, setImportedAttributes } from "./attributes.ts";
 import type { CacheAttribute } from "../cache-attributes.ts";
@@ -171,7 +172,8 @@ function fromGpx(doc: Record<string, unknown>, kids?: GpxWaypoint[]): GpxCache[]
       travelbugs: travelbugsOf(gs),
       needsMaintenance: maintenanceFromGpxLogs((gs.logs as Record<string, unknown> | undefined)?.log),
       logs: catalogLogsOfGpx((gs.logs as Record<string, unknown> | undefined)?.log),
-      event: short.event,
+      // a pocket query's event has no line of ours: its day is its <time>, its times maybe in its text
+      event: short.event ?? (type === "event" || type === "cito" ? eventFromGcTime(str(w.time), description) : null),
       attributes: gpxAttributes(((gs.attributes as Record<string, unknown> | undefined)?.attribute as Array<Record<string, unknown>> | undefined) ?? []),
     });
   }
