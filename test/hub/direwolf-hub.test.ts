@@ -19,13 +19,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess, Socket } from "bun";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { freePorts, startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
 import { lineClient, type LineClient } from "../helpers/line-client.ts";
 import { tnc2Frame } from "../helpers/kiss-tnc.ts";
+import { startAprx } from "../helpers/aprx.ts";
 import { hubOf } from "../../src/hub/index.ts";
 import { radioOf } from "../../src/node/running-radio.ts";
 import { aprsIsPasscode } from "../../src/aprs/passcode.ts";
@@ -124,35 +125,22 @@ describe("the gateway as the hub of a station", () => {
     "aprx as a KISS client of the gateway: it hears what crosses the air to Direwolf 1, and its beacon goes out through the gateway to Direwolf 2",
     async () => {
       const dir = pair.dir;
-      const conf = join(dir, "aprx.conf");
-      writeFileSync(
-        conf,
-        [
-          "mycall N0APX-1",
-          "<logging>",
-          `  pidfile ${join(dir, "aprx.pid")}`,
-          `  rflog ${join(dir, "aprx-rf.log")}`,
-          `  aprxlog ${join(dir, "aprx.log")}`,
-          "</logging>",
-          "<interface>",
-          `  tcp-device 127.0.0.1 ${hubOf(g.gw)!.kiss!.port} KISS`,
-          "  callsign N0APX-1",
-          "  tx-ok true",
-          "</interface>",
-          "<beacon>",
-          "  beaconmode radio",
-          "  cycle-size 10s",
-          '  beacon interface N0APX-1 srccall N0APX-1 via WIDE1-1 symbol "R&" lat "4230.00N" lon "07100.00W" comment "aprx through svc-gateway"',
-          "</beacon>",
-          "",
-        ].join("\n"),
+      aprx = startAprx(
+        dir,
+        {
+          call: "N0APX-1",
+          kissPort: hubOf(g.gw)!.kiss!.port,
+          txOk: true,
+          after: [
+            "<beacon>",
+            "  beaconmode radio",
+            "  cycle-size 10s",
+            '  beacon interface N0APX-1 srccall N0APX-1 via WIDE1-1 symbol "R&" lat "4230.00N" lon "07100.00W" comment "aprx through svc-gateway"',
+            "</beacon>",
+          ],
+        },
+        (text) => (aprxOut += text),
       );
-      aprx = Bun.spawn(["/usr/sbin/aprx", "-i", "-v", "-f", conf], { cwd: dir, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-      const pump = async (s: ReadableStream<Uint8Array>) => {
-        for await (const c of s as unknown as AsyncIterable<Uint8Array>) aprxOut += new TextDecoder("latin1").decode(c);
-      };
-      void pump(aprx.stdout);
-      void pump(aprx.stderr);
       // aprx connects
       for (let i = 0; i < 200 && !(await kissClients()).length; i++) await Bun.sleep(50);
       expect((await kissClients()).length).toBe(1);

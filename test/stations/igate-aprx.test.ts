@@ -7,16 +7,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess, TCPSocketListener } from "bun";
-import { existsSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { fakeTnc, tnc2Frame, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait.ts";
+import { APRX, startAprx } from "../helpers/aprx.ts";
 import { hubOf } from "../../src/hub/index.ts";
 import { aprsIsPasscode } from "../../src/aprs/passcode.ts";
 
-const APRX = "/usr/sbin/aprx";
 const OURS = "N0GW-10";
 const THEIRS = "N0APX-10";
 
@@ -86,34 +85,16 @@ beforeAll(async () => {
   });
   await tnc.connected();
   const dir = tmpDir();
-  const conf = join(dir, "aprx.conf");
-  writeFileSync(
-    conf,
-    [
-      `mycall ${THEIRS}`,
-      "<aprsis>",
-      `  passcode ${aprsIsPasscode(THEIRS)}`,
-      `  server 127.0.0.1 ${theirIs.port}`,
-      "</aprsis>",
-      "<logging>",
-      `  pidfile ${join(dir, "aprx.pid")}`,
-      `  rflog ${join(dir, "aprx-rf.log")}`,
-      `  aprxlog ${join(dir, "aprx.log")}`,
-      "</logging>",
-      "<interface>",
-      `  tcp-device 127.0.0.1 ${hubOf(g.gw)!.kiss!.port} KISS`,
-      `  callsign ${THEIRS}`,
-      "  tx-ok false",
-      "</interface>",
-      "",
-    ].join("\n"),
+  aprx = startAprx(
+    dir,
+    {
+      call: THEIRS,
+      kissPort: hubOf(g.gw)!.kiss!.port,
+      txOk: false,
+      before: ["<aprsis>", `  passcode ${aprsIsPasscode(THEIRS)}`, `  server 127.0.0.1 ${theirIs.port}`, "</aprsis>"],
+    },
+    (text) => (aprxOut += text),
   );
-  aprx = Bun.spawn([APRX, "-i", "-v", "-f", conf], { cwd: dir, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const pump = async (s: ReadableStream<Uint8Array>) => {
-    for await (const c of s as unknown as AsyncIterable<Uint8Array>) aprxOut += new TextDecoder("latin1").decode(c);
-  };
-  void pump(aprx.stdout);
-  void pump(aprx.stderr);
 }, 30_000);
 
 afterAll(async () => {
