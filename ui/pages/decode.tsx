@@ -1,8 +1,8 @@
 import { useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
-import { useLoad } from "../hooks.ts";
 import { units } from "../components/units.ts";
 import { packetReadings } from "../stations/readings.tsx";
+import { t } from "../i18n/i18n.ts";
 
 /** Paste a raw TNC2 line, see what it carries. */
 export function DecodePage() {
@@ -22,10 +22,10 @@ export function DecodePage() {
   };
   return (
     <section class="page">
-      <h1>Decode an APRS packet</h1>
+      <h1>{t("decode.title")}</h1>
       <form onSubmit={run}>
         <label>
-          TNC2 line
+          {t("decode.line")}
           <textarea
             name="line"
             rows={3}
@@ -34,7 +34,7 @@ export function DecodePage() {
             placeholder="N0CALL-9>APRS,WIDE1-1:!4237.14N/07120.83W>088/036"
           />
         </label>
-        <button type="submit">Decode</button>
+        <button type="submit">{t("decode.decode")}</button>
       </form>
       {err && (
         <p class="error" role="alert">

@@ -10,10 +10,11 @@ import { exportVisits, importVisits, sendPending } from "../offline/notes.ts";
 import { formatBytes } from "../offline/save-area.tsx";
 import { refreshOfflineState, useOfflineState } from "../offline/status.ts";
 import { InsecureNotice, secureContext } from "../secure-context.tsx";
-import { plural } from "../components/plural.ts";
+import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
-const KIND: Record<string, string> = { find: "Found it", dnf: "Didn't find it", note: "Note" };
-const STATE: Record<string, string> = { pending: "waiting", sent: "sent", failed: "refused" };
+const KIND = (k: string) => t(k === "find" || k === "dnf" ? `offlinePage.${k}` : "offlinePage.note");
+const STATE = (s: string) => t(`offlinePage.${s}`);
 
 export function OfflinePage() {
   const st = useOfflineState();
@@ -53,7 +54,7 @@ export function OfflinePage() {
     if (!f) return;
     const r = await importVisits(new Uint8Array(await f.arrayBuffer()));
     setMsg(
-      `Imported ${r.added} ${r.added === 1 ? "visit" : "visits"}${r.known ? `, ${r.known} already here` : ""}${r.skipped ? `, ${r.skipped} ${r.skipped === 1 ? "line" : "lines"} skipped` : ""}.`,
+      `${t("offlinePage.imported", { count: r.added })}${r.known ? t("offlinePage.known", { count: r.known }) : ""}${r.skipped ? t("offlinePage.skipped", { count: r.skipped }) : ""}.`,
     );
     (e.target as HTMLInputElement).value = "";
     load();
@@ -66,7 +67,7 @@ export function OfflinePage() {
     refreshOfflineState();
   };
   const dropSaved = async () => {
-    if (!confirm("Delete the saved areas, caches, stations and map tiles from this browser?")) return;
+    if (!confirm(t("offlinePage.dropConfirm"))) return;
     await clear("caches");
     await clear("stations");
     await clear("areas");
@@ -90,25 +91,24 @@ export function OfflinePage() {
   };
   return (
     <section class="page offline-page">
-      <h1>Offline</h1>
+      <h1>{t("offlinePage.title")}</h1>
       <p class="muted">
-        {st.online ? "Online." : "Offline."} Logs written without a signal are kept here as field notes and sent, once each, with the time you wrote them, when
-        the network returns.
+        {st.online ? t("offlinePage.online") : t("offlinePage.offline")} {t("offlinePage.intro")}
       </p>
-      <h2>Field notes</h2>
+      <h2>{t("offlinePage.notes")}</h2>
       {notes.length === 0 ? (
-        <p class="muted">No field notes.</p>
+        <p class="muted">{t("offlinePage.noNotes")}</p>
       ) : (
         <ul class="notes" data-testid="field-notes">
           {notes.map((n) => (
             <li data-state={n.state}>
-              <b>{KIND[n.kind]}</b> {n.cacheKey ? <a href={`/cache/${encodeURIComponent(n.cacheKey)}`}>{n.name || n.code}</a> : n.code}{" "}
-              <span class="muted">{formatDate(n.foundAt)}</span> <span class={`tag note-${n.state}`}>{STATE[n.state]}</span>
+              <b>{KIND(n.kind)}</b> {n.cacheKey ? <a href={`/cache/${encodeURIComponent(n.cacheKey)}`}>{n.name || n.code}</a> : n.code}{" "}
+              <span class="muted">{formatDate(n.foundAt)}</span> <span class={`tag note-${n.state}`}>{STATE(n.state)}</span>
               {n.text && <p>{n.text}</p>}
               {n.error && <p class="error">{n.error}</p>}
               {n.state !== "pending" && (
                 <button type="button" class="link" onClick={() => forget(n)}>
-                  Remove from this list
+                  {t("offlinePage.removeNote")}
                 </button>
               )}
             </li>
@@ -117,22 +117,22 @@ export function OfflinePage() {
       )}
       <p class="row-buttons">
         <button type="button" class="primary" onClick={send} disabled={!st.online || st.pending.length === 0}>
-          Send now
+          {t("offlinePage.sendNow")}
         </button>
         <button type="button" onClick={download} disabled={notes.length === 0}>
-          Export geocache_visits.txt
+          {t("offlinePage.export")}
         </button>
         <label class="button">
-          Import geocache_visits.txt <input type="file" accept=".txt,text/plain" onChange={upload} hidden />
+          {t("offlinePage.import")} <input type="file" accept=".txt,text/plain" onChange={upload} hidden />
         </label>
       </p>
       {msg && <p role="status">{msg}</p>}
-      <h2>Saved for offline</h2>
+      <h2>{t("offlinePage.saved")}</h2>
       {!secureContext() && <InsecureNotice />}
       {areas.length === 0 ? (
         secureContext() && (
           <p class="muted">
-            Nothing saved yet: on the <a href="/map">map</a>, choose "Save area for offline".
+            <Rich k="offlinePage.nothingSaved" parts={[(s) => <a href="/map">{s}</a>]} />
           </p>
         )
       ) : (
@@ -140,25 +140,25 @@ export function OfflinePage() {
           <ul data-testid="saved-areas">
             {areas.map((a) => (
               <li data-area={a.id}>
-                {plural(a.caches, "cache")}
-                {a.stations ? `, ${plural(a.stations, "station")}` : ""}
-                {a.tiles ? `, ${a.tiles} tiles` : ""}
-                {a.maxZoom !== undefined ? ` to zoom ${a.maxZoom}` : ""}
-                {a.capped ? " (tile cap reached)" : ""} ({formatBytes(a.bytes)}), saved {formatDate(a.savedAt)} ·{" "}
+                {t("offlinePage.caches", { count: a.caches })}
+                {a.stations ? `, ${t("offlinePage.stations", { count: a.stations })}` : ""}
+                {a.tiles ? t("offlinePage.tiles", { count: a.tiles }) : ""}
+                {a.maxZoom !== undefined ? t("offlinePage.toZoom", { zoom: a.maxZoom }) : ""}
+                {a.capped ? t("offlinePage.capped") : ""} ({formatBytes(a.bytes)}), {t("offlinePage.savedAt", { when: formatDate(a.savedAt) })} ·{" "}
                 <a
                   href={`/map?lat=${(Number(a.bbox.split(",")[1]) + Number(a.bbox.split(",")[3])) / 2}&lon=${(Number(a.bbox.split(",")[0]) + Number(a.bbox.split(",")[2])) / 2}&z=13`}
                 >
-                  show
+                  {t("offlinePage.show")}
                 </a>{" "}
                 ·{" "}
                 <button type="button" class="link" onClick={() => dropArea(a)}>
-                  delete
+                  {t("offlinePage.delete")}
                 </button>
               </li>
             ))}
           </ul>
           <details>
-            <summary>{saved.length} saved caches</summary>
+            <summary>{t("offlinePage.savedCaches", { count: saved.length })}</summary>
             <ul>
               {saved.map((c) => (
                 <li>
@@ -169,7 +169,7 @@ export function OfflinePage() {
           </details>
           <p>
             <button type="button" onClick={dropSaved}>
-              Delete saved areas
+              {t("offlinePage.deleteAreas")}
             </button>
           </p>
         </>
