@@ -355,8 +355,13 @@ describe("/api/v1", () => {
     const routes = g.gw.app.routes.filter((r) => r.path.startsWith("/api/v1")).map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
     const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
     expect(routes.sort()).toEqual(documented.sort());
+    // a public list for /api/v1/lists/{id}; /api/v1/events needs its near=
+    const list = ((await (await g.post("/api/lists", { name: "Walk", public: true }, { headers: { cookie: owner.cookie } })).json()) as { id: number }).id;
     for (const p of Object.keys(doc.paths)) {
-      const path = p.replace("{id}", String(ids.mill)).replace("{call}", "N0FND-7").replace("{file}", "N0FND-7.adif");
+      const path = (p === "/api/v1/lists/{id}" ? p.replace("{id}", String(list)) : p === "/api/v1/events" ? `${p}?near=48,11` : p)
+        .replace("{id}", String(ids.mill))
+        .replace("{call}", "N0FND-7")
+        .replace("{file}", "N0FND-7.adif");
       const res = await g.get(path);
       expect({ p, status: res.status }).toEqual({ p, status: 200 });
     }
