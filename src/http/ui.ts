@@ -19,6 +19,7 @@ import { addPwa, MANIFEST_PATH, SW_PATH } from "./pwa.ts";
 import { compress, compressible, pickCoding } from "./compress.ts";
 import { COUNT_SCRIPT, COUNT_SCRIPT_HASH, mapViewHtml, viewOf } from "./map-view.ts";
 import { firstViewHtml, recordFirstView } from "./first-view.ts";
+import { fromAcceptLanguage } from "../i18n/server.ts";
 import { cookieValue, SESSION_COOKIE } from "../accounts/sessions.ts";
 import { clientConfig } from "../system/client-config.ts";
 import { listArchives } from "../tiles/archives.ts";
@@ -246,6 +247,8 @@ export async function serveIndex(csp: string, page?: { gw: Gateway; request: Req
   const navigation = !!page && (mode == null || mode === "navigate");
   const view = page && navigation ? viewOf(new URL(page.request.url)) : null;
   const instance = page?.gw.config.instance && page.gw.config.instance !== "local" ? page.gw.config.instance : "svc-gateway";
+  /** set when the page is drawn in the visitor's language */
+  let lang: string | null = null;
   if (page && view) {
     try {
       const shell = await mapPageShell();
@@ -264,14 +267,20 @@ export async function serveIndex(csp: string, page?: { gw: Gateway; request: Req
   } else if (page && navigation && page.status !== 404 && !cookieValue(page.request.headers.get("cookie"), SESSION_COOKIE)) {
     // A record's page (cache, station, bulletin, profile) for a signed-out visitor: its first view and first answers
     // in the page (first-view.ts). A signed-in visitor's page asks with their session, as before.
-    const first = recordFirstView(page.gw, new URL(page.request.url).pathname);
+    // in the visitor's language (the app then draws in the one chosen in the browser, usually the same)
+    lang = fromAcceptLanguage(page.request.headers.get("accept-language"));
+    const first = recordFirstView(page.gw, new URL(page.request.url).pathname, lang);
     if (first) {
       const shell = await mapPageShell();
       const answers = inlineJson({ "/api/config": clientConfig(page.gw), ...first.answers });
-      html = shell.head + firstViewHtml(first, instance) + `<script type="application/json" id="first-answers">${answers}</script>` + shell.tail;
+      html =
+        shell.head.replace(/<html lang="?en"?>/, `<html lang="${lang}">`) +
+        firstViewHtml(first, instance, lang) +
+        `<script type="application/json" id="first-answers">${answers}</script>` +
+        shell.tail;
     }
   }
-  const headers: Record<string, string> = { ...PAGE_HEADERS(csp), vary: "Accept-Encoding" };
+  const headers: Record<string, string> = { ...PAGE_HEADERS(csp), vary: lang ? "Accept-Encoding, Accept-Language" : "Accept-Encoding" };
   const coding = page ? pickCoding(page.request.headers.get("accept-encoding")) : null;
   const status = page?.status ?? 200;
   if (!coding) return new Response(html, { status, headers });

@@ -102,4 +102,26 @@ describe("the server's words in the reader's language", () => {
     expect(mail.text).toContain("N0FND hat ihn gefunden");
     expect(mail.text).toContain("Du bekommst diese stündliche Zusammenfassung");
   });
+
+  test("a record page's server-drawn first view is in the visitor's language", async () => {
+    const owner = signedInUser(g.gw, "N0PAG", { verified: true });
+    const made = await g.post(
+      "/api/caches",
+      { name: "Brunnen", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 48.2, lon: 11.6 },
+      { headers: { cookie: owner.cookie } },
+    );
+    const id = ((await made.json()) as { id: number }).id;
+    const page = (lang: string) => g.get(`/cache/${id}`, { headers: { accept: "text/html", "accept-language": lang, "sec-fetch-mode": "navigate" } });
+    const de = await page("de-DE,de;q=0.9");
+    expect(de.status).toBe(200);
+    expect(de.headers.get("vary")).toContain("Accept-Language");
+    const html = await de.text();
+    expect(html).toMatch(/<html lang="de">/);
+    expect(html).toContain("<h1>Brunnen</h1>");
+    expect(html).toContain("0 Funde · 0 Favoriten");
+    expect(html).toContain(">Zum Inhalt springen<");
+    const en = await (await page("en-US")).text();
+    expect(en).toContain("0 finds · 0 favorites");
+    expect(en).toMatch(/<html lang="en">/);
+  });
 });
