@@ -56,12 +56,7 @@ export async function run() {
       let bytes = 0;
       let script = 0;
       for (let i = 0; i < RUNS; i++) {
-        const ctx = await browser.newContext({ viewport: { width: 1366, height: 800 } });
-        const page = await ctx.newPage();
-        const cdp = await ctx.newCDPSession(page);
-        await cdp.send("Network.enable");
-        await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
-        await cdp.send("Network.emulateNetworkConditions", SLOW_3G);
+        const { ctx, page, cdp } = await slow3gPage(browser);
         if (mode === "identity") await cdp.send("Network.setExtraHTTPHeaders", { headers: { "Accept-Encoding": "identity" } });
         let onWire = 0;
         const urls = new Map<string, string>();
@@ -182,14 +177,20 @@ async function recordPages(url: string, cookie: string, station: string): Promis
   ];
 }
 
-/** One cold load of a page on slow 3G: when its content is visible, when the app shows it (no server view left), bytes until then. */
-async function recordPageLoad(browser: Awaited<ReturnType<typeof launchBrowser>>, url: string, shows: Array<[string, string]>) {
+/** A fresh 1366x800 page on slow 3G with the cache off, and the DevTools session that throttles it. */
+async function slow3gPage(browser: Awaited<ReturnType<typeof launchBrowser>>) {
   const ctx = await browser.newContext({ viewport: { width: 1366, height: 800 } });
   const page = await ctx.newPage();
   const cdp = await ctx.newCDPSession(page);
   await cdp.send("Network.enable");
   await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
   await cdp.send("Network.emulateNetworkConditions", SLOW_3G);
+  return { ctx, page, cdp };
+}
+
+/** One cold load of a page on slow 3G: when its content is visible, when the app shows it (no server view left), bytes until then. */
+async function recordPageLoad(browser: Awaited<ReturnType<typeof launchBrowser>>, url: string, shows: Array<[string, string]>) {
+  const { ctx, page, cdp } = await slow3gPage(browser);
   let onWire = 0;
   cdp.on("Network.loadingFinished", (e: { encodedDataLength: number }) => {
     onWire += e.encodedDataLength;
