@@ -231,28 +231,37 @@ export function liveHub(gw: Gateway): LiveHub {
   return h;
 }
 
+/** What a live position may carry besides its place; a text left empty or a number not known is left out. */
+type Extras = {
+  igate?: string | null;
+  symbol?: string | null;
+  course?: number | null;
+  speedKmh?: number | null;
+  altitudeM?: number | null;
+  comment?: string | null;
+};
+
+/** Sets the extras `x` has on `p`, in the order the live JSON lists them. */
+export function withExtras(p: LivePosition, x: Extras): LivePosition {
+  if (x.igate) p.igate = x.igate;
+  if (x.symbol) p.symbol = x.symbol;
+  if (x.course != null) p.course = x.course;
+  if (x.speedKmh != null) p.speedKmh = x.speedKmh;
+  if (x.altitudeM != null) p.altitudeM = x.altitudeM;
+  if (x.comment) p.comment = x.comment;
+  return p;
+}
+
 function fromStation(s: Station): LivePosition | null {
   if (s.lat === undefined || s.lon === undefined) return null;
   const p: LivePosition = { call: s.call, kind: s.kind, alive: s.alive, lat: s.lat, lon: s.lon, ts: s.lastPositionAt ?? s.lastHeard };
   if (s.source) p.source = s.source;
-  if (s.igate) p.igate = s.igate;
-  if (s.symbol) p.symbol = s.symbol;
-  if (s.course !== undefined) p.course = s.course;
-  if (s.speedKmh !== undefined) p.speedKmh = s.speedKmh;
-  if (s.altitudeM !== undefined) p.altitudeM = s.altitudeM;
-  if (s.comment) p.comment = s.comment;
-  return p;
+  return withExtras(p, s);
 }
 
 export function fromEvent(e: GatewayEvents["position"]): LivePosition {
   const p: LivePosition = { call: e.call, kind: e.kind ?? "station", alive: e.alive ?? true, lat: e.lat, lon: e.lon, ts: e.ts, source: e.source };
-  if (e.igate) p.igate = e.igate;
-  if (e.symbol) p.symbol = e.symbol;
-  if (e.course !== undefined) p.course = e.course;
-  if (e.speedKmh !== undefined) p.speedKmh = e.speedKmh;
-  if (e.altM !== undefined) p.altitudeM = e.altM;
-  if (e.comment) p.comment = e.comment;
-  return p;
+  return withExtras(p, { ...e, altitudeM: e.altM });
 }
 
 export interface Snapshot {

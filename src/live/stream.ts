@@ -13,7 +13,7 @@ import { selectCaches } from "../v1/service.ts";
 import { mirroredCachesInBox } from "../fed/mirror.ts";
 import { localGid } from "../fed/feed.ts";
 import { cacheEvent, stationEvent, STATION_STALE_MS } from "./cot.ts";
-import { fromEvent, liveHub, type LivePosition } from "./rooms.ts";
+import { fromEvent, liveHub, withExtras, type LivePosition } from "./rooms.ts";
 
 const COT = {
   maxStations: 5000,
@@ -134,13 +134,7 @@ function replay(gw: Gateway, after: number, bbox: Bbox | undefined): Array<{ id:
   for (const r of rows) {
     if (bbox && !inBbox(r, bbox)) continue;
     const p: LivePosition = { call: r.call, kind: r.kind, alive: r.alive === 1, lat: r.lat, lon: r.lon, ts: r.ts, source: r.source };
-    if (r.igate) p.igate = r.igate;
-    if (r.symbol) p.symbol = r.symbol;
-    if (r.course !== null) p.course = r.course;
-    if (r.speed_kmh !== null) p.speedKmh = r.speed_kmh;
-    if (r.alt_m !== null) p.altitudeM = r.alt_m;
-    if (r.comment) p.comment = r.comment;
-    out.push({ id: r.id, p });
+    out.push({ id: r.id, p: withExtras(p, { ...r, speedKmh: r.speed_kmh, altitudeM: r.alt_m }) });
   }
   return out;
 }
