@@ -104,6 +104,14 @@ export async function registrationOptions(gw: Core, rp: RelyingParty, userId: nu
   return options;
 }
 
+/** What an answer must match: the challenge we issued, this site's origin and RP ID; presence is enough (no user verification required). */
+const expected = (rp: RelyingParty, challenge: string) => ({
+  expectedChallenge: challenge,
+  expectedOrigin: rp.origin,
+  expectedRPID: rp.rpID,
+  requireUserVerification: false,
+});
+
 /** Step 2: checks the authenticator's answer and stores the passkey. Returns the account. */
 export async function verifyRegistration(gw: Core, rp: RelyingParty, body: { credential?: unknown; label?: string }, sessionUserId: number | null) {
   const cred = credentialShape(body, "create");
@@ -116,10 +124,7 @@ export async function verifyRegistration(gw: Core, rp: RelyingParty, body: { cre
   try {
     result = await (await webauthn()).verifyRegistrationResponse({
       response: cred as unknown as RegistrationResponseJSON,
-      expectedChallenge: ch.challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.rpID,
-      requireUserVerification: false,
+      ...expected(rp, ch.challenge),
     });
   } catch (e) {
     throw new AppError(401, "passkey_failed", `the passkey could not be verified: ${(e as Error).message}`);
@@ -171,16 +176,13 @@ export async function verifyLogin(gw: Core, rp: RelyingParty, body: unknown): Pr
   try {
     result = await (await webauthn()).verifyAuthenticationResponse({
       response: cred as unknown as AuthenticationResponseJSON,
-      expectedChallenge: ch.challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.rpID,
+      ...expected(rp, ch.challenge),
       credential: {
         id: pk.id,
         publicKey: new Uint8Array(pk.publicKey),
         counter: pk.counter,
         transports: pk.transports ? JSON.parse(pk.transports) : undefined,
       },
-      requireUserVerification: false,
     });
   } catch (e) {
     throw new AppError(401, "passkey_failed", `the passkey could not be verified: ${(e as Error).message}`);
