@@ -5,6 +5,8 @@
  * /api/v1/openapi.json) is generated from the v1 routes (src/http/openapi.ts).
  */
 
+import { LOG_KINDS } from "../game/model.ts";
+
 const RATE = {
   "RateLimit-Limit": { schema: { type: "integer" }, description: "requests allowed per minute" },
   "RateLimit-Remaining": { schema: { type: "integer" }, description: "requests left in this window" },
@@ -104,20 +106,7 @@ const COMPONENTS: Record<string, Record<string, unknown>> = {
         cacheGid: { type: "string" },
         kind: {
           type: "string",
-          enum: [
-            "find",
-            "dnf",
-            "note",
-            "needs-maintenance",
-            "needs-archive",
-            "owner-maintenance",
-            "temp-disable",
-            "enable",
-            "archive",
-            "reviewer-note",
-            "will-attend",
-            "attended",
-          ],
+          enum: [...LOG_KINDS],
           description: 'only find counts as a find (docs/api.md "Log kinds")',
         },
         call: { type: ["string", "null"] },
