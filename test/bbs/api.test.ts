@@ -14,11 +14,7 @@ import { checksumAdd, formatBlockEnd } from "../../src/bbs/fbb/proposal.ts";
 import { forwardDue } from "../../src/bbs/forwarding.ts";
 import { inTimeBands } from "../../src/bbs/partners.ts";
 import { parseAddress } from "../../src/bbs/address.ts";
-import { signed } from "../helpers/fed.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
-import { cacheToWire } from "../../src/fed/bodies.ts";
-import { encodePage } from "../../src/fed/page.ts";
-import { encodeSvcfedBody } from "../../src/fed/transports/svcfed.ts";
+import { unknownOriginCarrier } from "../helpers/fed.ts";
 
 const INGEST = "ingest-secret-0123456789";
 const ops = { "x-ingest-secret": INGEST };
@@ -229,14 +225,7 @@ describe("bulletins and traffic", () => {
       reason: expect.stringContaining('no "SVCFED 1 ..." header line'),
     });
     // one that is (frames of an origin this instance does not know: kept and carried on, never applied)
-    const frame = signed(generateKeyPair().privateKey, {
-      type: 1,
-      gid: "gw-x:cache:1",
-      origin: "gw-x",
-      v: 1,
-      body: cacheToWire({ name: "X", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 1, status: "active" }) as never,
-    });
-    const carried = encodeSvcfedBody("gw-x", encodePage({ frames: [frame], next: 1, more: false }), 1);
+    const carried = unknownOriginCarrier();
     expect(
       (
         await call(

@@ -6,7 +6,10 @@ import type { Gateway } from "../../src/gateway.ts";
 import { encodePayload, signFrame, type Body, type Payload } from "../../src/fed/record.ts";
 import { signerFromSeed } from "../../src/fed/keys.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
-import type { CacheJson } from "../../src/fed/bodies.ts";
+import { cacheToWire, type CacheJson } from "../../src/fed/bodies.ts";
+import { generateKeyPair } from "../../src/fed/keys.ts";
+import { encodePage } from "../../src/fed/page.ts";
+import { encodeSvcfedBody, type EncodedBody } from "../../src/fed/transports/svcfed.ts";
 import { startInProcess, type Running } from "./gateway.ts";
 
 /** Signs any payload with a seed: `forge(seed, { type: 1, gid: "gw1:cache:1", ... })`. */
@@ -47,6 +50,18 @@ export async function trustedPair(keys: { a: Keys; b: Keys }, env: Record<string
   upsertPeer(A.gw, { instance: "gw-b", url: B.url, trust: "trusted", keyPin: keys.b.publicKey });
   upsertPeer(B.gw, { instance: "gw-a", url: A.url, trust: "trusted", keyPin: keys.a.publicKey });
   return [A, B];
+}
+
+/** A SVCFED bulletin body carrying one cache frame of gw-x, an origin no test gateway knows (kept and carried on, never applied). */
+export function unknownOriginCarrier(): EncodedBody {
+  const frame = signed(generateKeyPair().privateKey, {
+    type: 1,
+    gid: "gw-x:cache:1",
+    origin: "gw-x",
+    v: 1,
+    body: cacheToWire({ name: "X", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 1, status: "active" }) as never,
+  });
+  return encodeSvcfedBody("gw-x", encodePage({ frames: [frame], next: 1, more: false }), 1);
 }
 
 export const count = (gw: Gateway, table: string, where = "1") => (gw.db.query(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get() as { n: number }).n;

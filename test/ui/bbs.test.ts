@@ -10,11 +10,7 @@ import type { Browser } from "playwright-core";
 import { launchBrowser, openPage } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import { signed } from "../helpers/fed.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
-import { cacheToWire } from "../../src/fed/bodies.ts";
-import { encodePage } from "../../src/fed/page.ts";
-import { encodeSvcfedBody } from "../../src/fed/transports/svcfed.ts";
+import { unknownOriginCarrier } from "../helpers/fed.ts";
 
 const INGEST = "ingest-secret-0123456789";
 let g: Running;
@@ -90,14 +86,7 @@ describe("web app: the BBS", () => {
     expect((await post({ type: "B", to: "ALL@WW", subject: "Field day", body: "Field day this weekend." })).status).toBe(201);
     expect((await post({ type: "B", to: "TECH@WW", subject: "Antenna tips", body: "Use a balun." })).status).toBe(201);
     // a carrier bulletin (of an origin this instance does not know: kept, never applied)
-    const frame = signed(generateKeyPair().privateKey, {
-      type: 1,
-      gid: "gw-x:cache:1",
-      origin: "gw-x",
-      v: 1,
-      body: cacheToWire({ name: "X", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 1, lon: 1, status: "active" }) as never,
-    });
-    const carried = encodeSvcfedBody("gw-x", encodePage({ frames: [frame], next: 1, more: false }), 1);
+    const carried = unknownOriginCarrier();
     const inb = await g.post(
       "/api/bbs/forward/inbound",
       { messages: [{ bid: carried.bid, type: "B", from: "N0FED", to: "SVCFED@WW", subject: "svc-fed frames", text: carried.text }] },
