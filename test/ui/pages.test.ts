@@ -241,8 +241,15 @@ describe("cache page", () => {
     expect(await page.getByTestId("coords-decimal").textContent()).toBe("42.502050, -71.090930");
     expect(await page.getByTestId("navigate").getAttribute("href")).toBe("geo:42.502050,-71.090930?q=42.502050,-71.090930(Mill%20Pond%20Cache)");
     await page.locator("[data-testid=page-map] path.leaflet-interactive").waitFor();
-    // the log form offers Found it to a finder; no owner tools
-    expect(await page.getByLabel("Type").locator("option").allTextContents()).toEqual(["Found it", "Didn't find it", "Note"]);
+    // the log form offers Found it to a (verified) finder, and the maintenance reports (once the kinds it may log came); no owner tools
+    await page.getByLabel("Type").locator("option", { hasText: "Needs maintenance" }).waitFor({ state: "attached" });
+    expect(await page.getByLabel("Type").locator("option").allTextContents()).toEqual([
+      "Found it",
+      "Didn't find it",
+      "Note",
+      "Needs maintenance",
+      "Needs archive",
+    ]);
     expect(await page.getByTestId("owner-actions").count()).toBe(0);
     // the GPX download is a valid GPX file of this cache
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("gpx").click()]);
@@ -262,7 +269,16 @@ describe("cache page", () => {
     const { ctx, page, errors } = await open(owner, `/cache/${cacheId}`);
     const tools = page.getByTestId("owner-actions");
     await tools.waitFor();
-    expect(await page.getByLabel("Type").locator("option").allTextContents()).toEqual(["Note"]);
+    // the owner logs no find; the owner's own kinds follow the status (GET /api/caches/:id/log-kinds, awaited)
+    await page.getByLabel("Type").locator("option", { hasText: "Owner maintenance" }).waitFor({ state: "attached" });
+    expect(await page.getByLabel("Type").locator("option").allTextContents()).toEqual([
+      "Note",
+      "Needs maintenance",
+      "Needs archive",
+      "Owner maintenance",
+      "Temporarily disable",
+      "Archive",
+    ]);
     expect(await page.getByText("Found it").count()).toBe(0);
     const status = async () => (await (await g.get(`/api/caches/${cacheId}`)).json()) as { status: string; name: string; lat: number; lon: number };
     // edit
