@@ -29,8 +29,10 @@ import { AddToList } from "../game/lists.tsx";
 import { Compass } from "../offline/compass.tsx";
 import type { NoteKind } from "../offline/db.ts";
 import { postLog } from "../offline/post-log.ts";
-import { plural } from "../components/plural.ts";
 import { AttributeEditor, AttributeList } from "../game/attributes.tsx";
+import { t } from "../i18n/i18n.ts";
+import { absolute } from "../time.tsx";
+import { Rich } from "../i18n/rich.tsx";
 import "./cache-page.css";
 import type { CacheAttribute } from "../../src/cache-attributes.ts";
 
@@ -84,7 +86,7 @@ function Hint({ hint }: { hint: string }) {
   const [clear, setClear] = useState(false);
   return (
     <div class="hint">
-      <h2>Hint</h2>
+      <h2>{t("cache.hint")}</h2>
       <p data-testid="hint">{clear ? hint : rot13(hint)}</p>
       <button type="button" onClick={() => setClear(!clear)}>
         {clear ? "Encode" : "Decode"}
@@ -123,7 +125,7 @@ function LogForm({ cache, owner, found, onDone }: { cache: { key: string; code: 
   };
   return (
     <form class="card log-form" id="log-form" onSubmit={submit}>
-      <h2>Log your visit</h2>
+      <h2>{t("cache.logVisit")}</h2>
       <label for="log-kind">Type</label>
       <select id="log-kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
         {kinds.map((k) => (
@@ -170,7 +172,7 @@ function Gallery({ id, canUpload }: { id: number; canUpload: boolean }) {
   if (!images.length && !canUpload) return null;
   return (
     <section>
-      <h2>Gallery</h2>
+      <h2>{t("cache.gallery")}</h2>
       <div class="gallery">
         {images.map((m) => (
           <figure>
@@ -210,7 +212,7 @@ function Stages({ id, signedIn }: { id: number; signedIn: boolean }) {
   };
   return (
     <section>
-      <h2>Stages</h2>
+      <h2>{t("cache.stages")}</h2>
       <ol class="stages">
         {st.data.stages.map((s) => (
           <li data-testid={`stage-${s.n}`}>
@@ -355,7 +357,7 @@ function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
     );
   return (
     <div class="card" data-testid="owner-actions">
-      <h2>Your cache</h2>
+      <h2>{t("cache.yourCache")}</h2>
       <div class="actions">
         <button type="button" onClick={() => setMode(mode === "edit" ? "idle" : "edit")} aria-expanded={mode === "edit"}>
           Edit
@@ -479,20 +481,20 @@ export function CachePage({ id }: { id: string }) {
   if (cache.error) {
     return cache.error instanceof ApiError && cache.error.status === 404 ? (
       <section class="page">
-        <h1>Cache not found</h1>
+        <h1>{t("cache.notFound")}</h1>
         {/* offline, the service worker says the cache is not in a saved area */}
         {cache.error.code === "not_saved" ? (
           <p class="error" role="alert">
             {cache.error.message}
           </p>
         ) : (
-          <Empty>No cache {id} here: it may be a draft, or the link is wrong.</Empty>
+          <Empty>{t("cache.noCache", { id })}</Empty>
         )}
       </section>
     ) : (
       <section class="page">
-        <h1>Cache</h1>
-        <Failed error={cache.error} what="the cache" />
+        <h1>{t("cache.cache")}</h1>
+        <Failed error={cache.error} what={t("cache.theCache")} />
       </section>
     );
   }
@@ -500,7 +502,7 @@ export function CachePage({ id }: { id: string }) {
   if (!c)
     return (
       <section class="page">
-        <Loading what="the cache" />
+        <Loading what={t("cache.theCache")} />
       </section>
     );
   const signedIn = !!account.data;
@@ -522,15 +524,16 @@ export function CachePage({ id }: { id: string }) {
       <EventSummary id={c.id} event={c.event} />
       <Summary c={c} />
       <section class="cache-logs" data-testid="logs-section">
-        <h2>Logs</h2>
+        <h2>{t("cache.logs")}</h2>
         <LogCounts counts={c.logCounts ?? countKinds(logs.data?.logs ?? [])} />
-        {logs.loading && !logs.data && <Loading what="the logs" />}
-        {logs.error && <Failed error={logs.error} what="the logs" />}
-        {logs.data && logs.data.logs.length === 0 && <Empty>No logs yet.</Empty>}
+        {logs.loading && !logs.data && <Loading what={t("cache.theLogs")} />}
+        {logs.error && <Failed error={logs.error} what={t("cache.theLogs")} />}
+        {logs.data && logs.data.logs.length === 0 && <Empty>{t("cache.noLogs")}</Empty>}
         <ul class="logs" data-testid="logs">
           {(logs.data?.logs ?? []).map((l) => (
             <li>
-              <b>{KIND[l.kind] ?? l.kind}</b> {l.call ? <a href={`/profile/${encodeURIComponent(l.call.split("-")[0]!)}`}>{l.call}</a> : <i>withdrawn</i>}{" "}
+              <b>{KIND[l.kind] ?? l.kind}</b>{" "}
+              {l.call ? <a href={`/profile/${encodeURIComponent(l.call.split("-")[0]!)}`}>{l.call}</a> : <i>{t("cache.withdrawn")}</i>}{" "}
               <span class="muted">{formatDate(l.foundAt)}</span>{" "}
               {l.kind === "find" && l.tier && (
                 <span class={`tier tier-${l.tier}`} title={TIER[l.tier]}>
@@ -546,9 +549,7 @@ export function CachePage({ id }: { id: string }) {
         {c.description && <p class="description">{c.description}</p>}
         {c.hint && <Hint hint={c.hint} />}
         {c.contact && (c.contact.email || c.contact.phone || c.contact.note) && (
-          <p class="muted">
-            Owner contact (shown to signed-in users here only): {[c.contact.email, c.contact.phone, c.contact.note].filter(Boolean).join(" · ")}
-          </p>
+          <p class="muted">{t("cache.contact", { contact: [c.contact.email, c.contact.phone, c.contact.note].filter(Boolean).join(" · ") })}</p>
         )}
         {/* where the player solved it to be, when they corrected it */}
         <SmallMap
@@ -583,23 +584,23 @@ export function CachePage({ id }: { id: string }) {
         )
       ) : (
         <p>
-          <a href="/account">Sign in</a> to log your visit.
+          <Rich k="cache.signInToLog" parts={[(s) => <a href="/account">{s}</a>]} />
         </p>
       )}
       {native && (
         <p class="muted">
-          <img class="qr" src={`/embed/qr.svg?cache=${c.id}`} alt="QR code of this page" width={96} height={96} />
+          <img class="qr" src={`/embed/qr.svg?cache=${c.id}`} alt={t("cache.qr")} width={96} height={96} />
         </p>
       )}
       {canLog && (
         <div class="log-bar" data-testid="log-bar">
           {signedIn ? (
             <button type="button" class="primary" onClick={openLog}>
-              Log
+              {t("cache.log")}
             </button>
           ) : (
             <a class="button primary" href="/account">
-              Log (sign in)
+              {t("cache.logSignIn")}
             </a>
           )}
         </div>
@@ -613,19 +614,19 @@ function Day({ at, testid }: { at: number | null | undefined; testid: string }) 
   if (!at)
     return (
       <span class="muted" data-testid={testid}>
-        never
+        {t("cache.never")}
       </span>
     );
   const d = new Date(at);
   const day = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
   return (
-    <time data-testid={testid} dateTime={d.toISOString()} title={d.toLocaleString()}>
+    <time data-testid={testid} dateTime={d.toISOString()} title={absolute(at)}>
       {day}
     </time>
   );
 }
 
-const STATUS: Record<string, string> = { active: "Active", disabled: "Temporarily disabled", archived: "Archived", draft: "Draft (only you see it)" };
+const STATUS: Record<string, string> = { active: "cache.active", disabled: "cache.disabled", archived: "cache.archived", draft: "cache.draft" };
 
 /** The top of the page: what a player needs before walking there. */
 function Summary({ c }: { c: Cache }) {
@@ -647,7 +648,7 @@ function Summary({ c }: { c: Cache }) {
         )}
       </p>
       <dl class="summary-facts">
-        <dt>Coordinates</dt>
+        <dt>{t("cache.coordinates")}</dt>
         <dd>
           <code data-testid="summary-coords">
             {/* latitude and longitude each kept whole: a narrow screen breaks between them */}
@@ -660,28 +661,29 @@ function Summary({ c }: { c: Cache }) {
                 </span>
               ))}
           </code>
-          {c.personal?.corrected && <span class="muted"> (your solution)</span>}
+          {c.personal?.corrected && <span class="muted">{t("cache.yourSolution")}</span>}
         </dd>
-        <dt>D / T</dt>
+        <dt>{t("cache.dt")}</dt>
         <dd>
           {c.difficulty} / {c.terrain} · {c.size}
         </dd>
-        <dt>Placed</dt>
+        <dt>{t("cache.placed")}</dt>
         <dd>
           <Day at={c.placedAt} testid="placed" />
         </dd>
-        <dt>Last found</dt>
+        <dt>{t("cache.lastFound")}</dt>
         <dd>
           <Day at={c.lastFoundAt} testid="last-found" />
         </dd>
-        <dt>Status</dt>
+        <dt>{t("cache.status")}</dt>
         {/* the status line: open maintenance needs and other flags are shown here, beside the status */}
         <dd class="cache-status" data-testid="cache-status">
-          {STATUS[c.status] ?? c.status}
+          {STATUS[c.status] ? t(STATUS[c.status]!) : c.status}
         </dd>
       </dl>
       <p>
-        {plural(c.finds, "find")} · {plural(c.favorites, "favorite")} · rating {c.rating.average ?? "–"} ({c.rating.count})
+        {t("cache.finds", { count: c.finds })} · {t("cache.favorites", { count: c.favorites })} ·{" "}
+        {t("cache.rating", { avg: c.rating.average ?? "–", count: c.rating.count })}
       </p>
       <AttributeList attributes={c.attributes ?? []} />
     </div>
