@@ -12,6 +12,8 @@ import { lastView } from "../map/view.ts";
 import { AttributeEditor } from "../game/attributes.tsx";
 import { defaultEvent, EventFields, EVENT_TYPES, type EventInput } from "../game/events.tsx";
 import type { CacheAttribute } from "../../src/cache-attributes.ts";
+import { t as tr } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 /** The pin for the spot: drawn here, so no image file can be missing. */
 const PIN = L.divIcon({
@@ -102,30 +104,30 @@ export function HidePage() {
   if (account.loading)
     return (
       <section class="page">
-        <p class="muted">Loading…</p>
+        <p class="muted">{tr("state.loadingPlain")}</p>
       </section>
     );
   if (!account.data)
     return (
       <section class="page">
-        <h1>Hide a cache</h1>
+        <h1>{tr("hide.title")}</h1>
         <p>
-          <a href="/account">Sign in</a> first: a cache is hidden under your callsign.
+          <Rich k="hide.signInFirst" parts={[(s) => <a href="/account">{s}</a>]} />
         </p>
       </section>
     );
 
   /** "Use my location": the browser's position into the fields (and the map there). */
   const useMyLocation = () => {
-    if (!("geolocation" in navigator)) return setLocating("This browser cannot tell its position.");
-    setLocating("Asking the browser for its position…");
+    if (!("geolocation" in navigator)) return setLocating(tr("hide.noGeo"));
+    setLocating(tr("hide.asking"));
     navigator.geolocation.getCurrentPosition(
       (pos) => {
         setLocating(null);
         setF((s) => ({ ...s, lat: pos.coords.latitude.toFixed(6), lon: pos.coords.longitude.toFixed(6) }));
         mapRef.current?.map.setView([pos.coords.latitude, pos.coords.longitude], 17);
       },
-      (e) => setLocating(e.code === e.PERMISSION_DENIED ? "The browser was not allowed to tell its position." : "The browser could not tell its position."),
+      (e) => setLocating(e.code === e.PERMISSION_DENIED ? tr("hide.denied") : tr("hide.failed")),
       { enableHighAccuracy: true, timeout: 15_000 },
     );
   };
@@ -137,7 +139,7 @@ export function HidePage() {
     const lat = parseAxis(f.lat, "lat");
     const lon = parseAxis(f.lon, "lon");
     if (lat === null || lon === null) {
-      setError(`${lat === null ? "Latitude" : "Longitude"}: write it as 42.50205, N 42° 30.123 or 42°30'07"N.`);
+      setError(tr("hide.badCoord", { axis: lat === null ? tr("hide.lat") : tr("hide.lon") }));
       return;
     }
     try {
@@ -167,11 +169,11 @@ export function HidePage() {
   };
   return (
     <section class="page">
-      <h1>Hide a cache</h1>
+      <h1>{tr("hide.title")}</h1>
       <p class="muted">
-        Hidden as {account.data.call ?? "(choose a callsign on your account page first)"}. Click the map to place it, or{" "}
+        {tr("hide.hiddenAs", { call: account.data.call ?? tr("hide.noCall") })}{" "}
         <button type="button" onClick={useMyLocation}>
-          Use my location
+          {tr("hide.useLocation")}
         </button>
       </p>
       {locating && (
@@ -181,24 +183,24 @@ export function HidePage() {
       )}
       <div ref={el} class="map picker" data-testid="picker" />
       <form onSubmit={submit} class="hide-form">
-        <label for="c-name">Name</label>
+        <label for="c-name">{tr("hide.name")}</label>
         <input id="c-name" required maxLength={100} value={f.name} onInput={set("name")} />
         <div class="row">
           <span>
-            <label for="c-lat">Latitude</label>
-            <input id="c-lat" required value={f.lat} onInput={pasteOrSet("lat")} placeholder="N 42° 30.123 or 42.50205" aria-describedby="coords-help" />
+            <label for="c-lat">{tr("hide.lat")}</label>
+            <input id="c-lat" required value={f.lat} onInput={pasteOrSet("lat")} placeholder={tr("hide.latHint")} aria-describedby="coords-help" />
           </span>
           <span>
-            <label for="c-lon">Longitude</label>
-            <input id="c-lon" required value={f.lon} onInput={pasteOrSet("lon")} placeholder="W 071° 05.456 or -71.09093" aria-describedby="coords-help" />
+            <label for="c-lon">{tr("hide.lon")}</label>
+            <input id="c-lon" required value={f.lon} onInput={pasteOrSet("lon")} placeholder={tr("hide.lonHint")} aria-describedby="coords-help" />
           </span>
         </div>
         <p class="muted" id="coords-help">
-          Decimal degrees or degrees and minutes (N 42° 30.123 W 071° 05.456); paste a whole pair into either field.
+          {tr("hide.coordsHelp")}
         </p>
         <div class="row">
           <span>
-            <label for="c-type">Type</label>
+            <label for="c-type">{tr("hide.type")}</label>
             <select id="c-type" value={f.type} onChange={set("type")}>
               {TYPES.map((t) => (
                 <option value={t}>{t}</option>
@@ -206,7 +208,7 @@ export function HidePage() {
             </select>
           </span>
           <span>
-            <label for="c-size">Size</label>
+            <label for="c-size">{tr("hide.size")}</label>
             <select id="c-size" value={f.size} onChange={set("size")}>
               {SIZES.map((t) => (
                 <option value={t}>{t}</option>
@@ -214,7 +216,7 @@ export function HidePage() {
             </select>
           </span>
           <span>
-            <label for="c-d">Difficulty</label>
+            <label for="c-d">{tr("hide.difficulty")}</label>
             <select id="c-d" value={f.difficulty} onChange={set("difficulty")}>
               {STEPS.map((t) => (
                 <option value={t}>{t}</option>
@@ -222,7 +224,7 @@ export function HidePage() {
             </select>
           </span>
           <span>
-            <label for="c-t">Terrain</label>
+            <label for="c-t">{tr("hide.terrain")}</label>
             <select id="c-t" value={f.terrain} onChange={set("terrain")}>
               {STEPS.map((t) => (
                 <option value={t}>{t}</option>
@@ -232,21 +234,21 @@ export function HidePage() {
         </div>
         {EVENT_TYPES.includes(f.type) && <EventFields value={event} onChange={setEvent} />}
         <AttributeEditor value={attributes} onChange={setAttributes} />
-        <label for="c-desc">Description</label>
+        <label for="c-desc">{tr("hide.description")}</label>
         <textarea id="c-desc" rows={5} value={f.description} onInput={set("description")} />
-        <label for="c-hint">Hint (shown encoded)</label>
+        <label for="c-hint">{tr("hide.hint")}</label>
         <input id="c-hint" value={f.hint} onInput={set("hint")} />
-        <label for="c-email">Contact e-mail (only signed-in users of this instance see it; never shared)</label>
+        <label for="c-email">{tr("hide.email")}</label>
         <input id="c-email" type="email" value={f.email} onInput={set("email")} />
         <label class="check">
-          <input type="checkbox" checked={f.unlisted} onChange={set("unlisted")} /> Unlisted (only people with the link find it)
+          <input type="checkbox" checked={f.unlisted} onChange={set("unlisted")} /> {tr("hide.unlisted")}
         </label>
         <p>
           <button class="primary" type="submit" value="publish">
-            Hide it
+            {tr("hide.hideIt")}
           </button>{" "}
           <button type="submit" value="draft">
-            Save as draft
+            {tr("hide.draft")}
           </button>
         </p>
         {error && (

@@ -11,6 +11,7 @@ import { formatDate } from "../account/session.ts";
 import { Empty, Failed, Loading } from "../components/states.tsx";
 import type { Cache } from "../../src/game/caches.ts";
 import type { Report } from "../../src/game/maintenance.ts";
+import { t } from "../i18n/i18n.ts";
 
 function Waiting({ c, onDone }: { c: Cache; onDone: () => void }) {
   const [note, setNote] = useState("");
@@ -32,14 +33,14 @@ function Waiting({ c, onDone }: { c: Cache; onDone: () => void }) {
       <p class="muted">
         {c.type} · {c.size} · D{c.difficulty}/T{c.terrain} · by {c.ownerCall ?? "?"} · {c.lat.toFixed(5)}, {c.lon.toFixed(5)}
       </p>
-      <label for={`note-${c.id}`}>Reviewer note (needed to return it)</label>
+      <label for={`note-${c.id}`}>{t("review.note")}</label>
       <textarea id={`note-${c.id}`} rows={2} value={note} onInput={(e) => setNote((e.target as HTMLTextAreaElement).value)} />
       <p>
         <button type="button" class="primary" onClick={() => act("publish")}>
-          Publish
+          {t("review.publish")}
         </button>{" "}
         <button type="button" onClick={() => act("return")}>
-          Return to owner
+          {t("review.return")}
         </button>
       </p>
       {error && (
@@ -56,20 +57,20 @@ export function ReviewPage() {
   const q = useLoad(() => api<{ queue: Cache[]; reports: Report[] }>("/api/review"), [n]);
   return (
     <section class="page">
-      <h1>Review</h1>
-      {q.loading && !q.data && <Loading what="the review queue" />}
-      {q.error && <Failed error={q.error} what="the review queue" />}
+      <h1>{t("review.title")}</h1>
+      {q.loading && !q.data && <Loading what={t("review.theQueue")} />}
+      {q.error && <Failed error={q.error} what={t("review.theQueue")} />}
       {q.data && (
         <>
-          <h2>Waiting for review</h2>
-          {q.data.queue.length === 0 && <Empty>No cache is waiting.</Empty>}
+          <h2>{t("review.waiting")}</h2>
+          {q.data.queue.length === 0 && <Empty>{t("review.noneWaiting")}</Empty>}
           <ul class="plain" data-testid="review-queue">
             {q.data.queue.map((c) => (
               <Waiting key={c.id} c={c} onDone={() => setN(n + 1)} />
             ))}
           </ul>
-          <h2>Reports</h2>
-          {q.data.reports.length === 0 && <Empty>No reports.</Empty>}
+          <h2>{t("review.reports")}</h2>
+          {q.data.reports.length === 0 && <Empty>{t("review.noReports")}</Empty>}
           <ul data-testid="reports">
             {q.data.reports.map((r) => (
               <li>
