@@ -80,7 +80,8 @@ interface Stage {
 export const rot13 = (s: string) => s.replace(/[a-z]/gi, (c) => String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c <= "Z" ? 65 : 97)));
 
 const TIER: Record<string, string> = { a: "RF-verified", b: "verified callsign", c: "claimed" };
-const KIND: Record<string, string> = LOG_LABEL;
+/** A log kind in the interface's language (ui/i18n logKind.*), else the game's own English label. */
+const kindLabel = (k: string) => t(`logKind.${k}`, { defaultValue: LOG_LABEL[k] ?? k });
 
 function Hint({ hint }: { hint: string }) {
   const [clear, setClear] = useState(false);
@@ -89,7 +90,7 @@ function Hint({ hint }: { hint: string }) {
       <h2>{t("cache.hint")}</h2>
       <p data-testid="hint">{clear ? hint : rot13(hint)}</p>
       <button type="button" onClick={() => setClear(!clear)}>
-        {clear ? "Encode" : "Decode"}
+        {clear ? t("logForm.encode") : t("logForm.decode")}
       </button>
     </div>
   );
@@ -126,22 +127,22 @@ function LogForm({ cache, owner, found, onDone }: { cache: { key: string; code: 
   return (
     <form class="card log-form" id="log-form" onSubmit={submit}>
       <h2>{t("cache.logVisit")}</h2>
-      <label for="log-kind">Type</label>
+      <label for="log-kind">{t("logForm.type")}</label>
       <select id="log-kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
         {kinds.map((k) => (
-          <option value={k}>{LOG_LABEL[k] ?? k}</option>
+          <option value={k}>{kindLabel(k)}</option>
         ))}
       </select>
-      <label for="log-text">Log</label>
+      <label for="log-text">{t("logForm.log")}</label>
       <textarea id="log-text" rows={3} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />
       <p>
         <button class="primary" type="submit">
-          Post log
+          {t("logForm.post")}
         </button>
       </p>
       {kept && (
         <p role="status" data-testid="log-kept">
-          No network: your log is kept in this browser as a <a href="/offline">field note</a> and sent when the network returns.
+          <Rich k="logForm.kept" parts={[(s) => <a href="/offline">{s}</a>]} />
         </p>
       )}
       {error && (
@@ -532,7 +533,7 @@ export function CachePage({ id }: { id: string }) {
         <ul class="logs" data-testid="logs">
           {(logs.data?.logs ?? []).map((l) => (
             <li>
-              <b>{KIND[l.kind] ?? l.kind}</b>{" "}
+              <b>{kindLabel(l.kind)}</b>{" "}
               {l.call ? <a href={`/profile/${encodeURIComponent(l.call.split("-")[0]!)}`}>{l.call}</a> : <i>{t("cache.withdrawn")}</i>}{" "}
               <span class="muted">{formatDate(l.foundAt)}</span>{" "}
               {l.kind === "find" && l.tier && (
@@ -710,7 +711,7 @@ function LogCounts({ counts }: { counts: Record<string, number> }) {
       {kinds.map((k, i) => (
         <span key={k} data-kind={k}>
           {i > 0 && " · "}
-          {counts[k]} {KIND[k] ?? k}
+          {counts[k]} {kindLabel(k)}
         </span>
       ))}
     </p>
