@@ -123,5 +123,5 @@ describe("the server's words in the reader's language", () => {
     const en = await (await page("en-US")).text();
     expect(en).toContain("0 finds · 0 favorites");
     expect(en).toMatch(/<html lang="en">/);
-  });
+  }, 60_000); // the first page request builds the web app
 });
