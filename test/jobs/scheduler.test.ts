@@ -7,7 +7,18 @@ describe("scheduler", () => {
   test("the gateway registers every scheduled task of the spec on one cron", async () => {
     const g = await startInProcess();
     const names = g.gw.scheduler.list().map((j) => j.name);
-    expect(names.sort()).toEqual(["backup", "bbs-forward", "clock-check", "federation-pull", "hub-push", "prune", "radio", "relay-spoke", "watch-digests"]);
+    expect(names.sort()).toEqual([
+      "backup",
+      "bbs-forward",
+      "clock-check",
+      "events-archive",
+      "federation-pull",
+      "hub-push",
+      "prune",
+      "radio",
+      "relay-spoke",
+      "watch-digests",
+    ]);
     g.gw.scheduler.start();
     for (const j of g.gw.scheduler.list()) expect(j.nextRunAt).toBeGreaterThan(Date.now());
     await g.stop();

@@ -17,6 +17,7 @@ import { launchBrowser } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { ROOT } from "../helpers/paths.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const SHOTS = join(ROOT, "test-artifacts");
 const DAY = 86_400_000;
@@ -144,6 +145,8 @@ describe("on plain http at a LAN address", () => {
     }
     expect(findsOn(id)).toEqual([]);
     const next = await open("/about");
+    // the page reads its kept notes and sends them (the strip may not even show first: wait for the find itself)
+    await waitFor(() => findsOn(id).length > 0, "the kept find, sent on the next load", { timeoutMs: 20_000 });
     await next.waitForFunction(() => !document.querySelector('[data-testid="pending-notes"]'), null, { timeout: 20_000 });
     expect(findsOn(id).map((f) => f.text)).toEqual(["Logged in the tunnel"]);
     // another load sends nothing again
