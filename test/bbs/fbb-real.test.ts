@@ -172,14 +172,12 @@ describe.skipIf(!fbbAvailable())("forwarding with a real F6FBB", () => {
     await until("a call begun before the switch to end", () => activeSessions(g.gw).length === 0);
     const switched = Date.now();
     const compose = async (m: object) => (await json(await g.post("/api/bbs/messages", m, { headers: { cookie: alice.cookie } }))).body;
-    const gp = await compose({ type: "P", to: "N0SYS@N0FBB.#TST.USA.NOAM", subject: "Gateway personal (B1)", body: long("gw") });
-    const gb = await compose({ type: "B", to: "ALL@WW", subject: "Gateway bulletin (B1)", body: "Compressed bulletin from the gateway." });
-    // Duplicates again, this time in B1 mode: DUPE2 both have and we offer; GWDUP2 both have and FBB offers.
-    const inb = await handIn([
-      { bid: "DUPE2", type: "P", from: "N0BOX", to: "N0XYZ@N0FBB.#TST.USA.NOAM", subject: "dupe three", text: "known to FBB" },
-      { bid: "GWDUP2", type: "B", from: "N0BOX", to: "ALL", subject: "dupe four", text: "known to the gateway, local bulletin" },
-    ]);
-    expect(inb.body.results.map((r: any) => r.result)).toEqual(["stored", "stored"]);
+    const handIn = async (m: object) => {
+      const r = await json(await g.post("/api/bbs/forward/inbound", { messages: [m] }, { headers: ops }));
+      expect(r.body.results.map((x: any) => x.result)).toEqual(["stored"]);
+    };
+    // Duplicates again, this time in B1 mode. GWDUP2: the gateway has it before FBB, which will offer it, imports it.
+    await handIn({ bid: "GWDUP2", type: "B", from: "N0BOX", to: "ALL", subject: "dupe four", text: "known to the gateway, local bulletin" });
     fbb.importMail(
       [
         "SP N0ALI @ N0GW < N0SYS",
@@ -201,8 +199,19 @@ describe.skipIf(!fbbAvailable())("forwarding with a real F6FBB", () => {
         "",
       ].join("\n"),
     );
+    // DUPE2: only once FBB holds its own copy does the gateway queue one to offer (offered earlier, FBB would take it)
+    await fbb.imported();
+    await handIn({ bid: "DUPE2", type: "P", from: "N0BOX", to: "N0XYZ@N0FBB.#TST.USA.NOAM", subject: "dupe three", text: "known to FBB" });
+    const gp = await compose({ type: "P", to: "N0SYS@N0FBB.#TST.USA.NOAM", subject: "Gateway personal (B1)", body: long("gw") });
+    const gb = await compose({ type: "B", to: "ALL@WW", subject: "Gateway bulletin (B1)", body: "Compressed bulletin from the gateway." });
     // FBB takes the mail in and calls us on a minute boundary.
     await until("FBB's B1 mail on the gateway", () => gwMessage("subject = ?", "FBB personal (B1)") && gwMessage("subject = ?", "FBB bulletin (B1)"));
+    const offered = () =>
+      recentSessions(g.gw, partnerId)
+        .filter((x) => x.at >= switched)
+        .flatMap((x) => x.sent)
+        .map((x) => x.bid);
+    await until("the gateway's own mail offered to FBB", () => [gp.bid, gb.bid, "DUPE2"].every((b) => offered().includes(b)));
     await until("that session to end", () => activeSessions(g.gw).length === 0);
     const since = recentSessions(g.gw, partnerId).filter((x) => x.at >= switched);
     expect(since.map((x) => [x.ok, x.role, x.compression])).toEqual(since.map(() => [true, "answerer", "b1"]));
