@@ -6,6 +6,7 @@ import { t, type TSchema } from "elysia";
 import { badRequest } from "../errors.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
+import { FIND_LOG_KINDS, type FindLogKind } from "../fed/bodies.ts";
 
 /** Types a cache can be hidden as (a `living` cache is a station: /api/me/cache). */
 export const CACHE_TYPES = ["traditional", "multi", "mystery", "letterbox", "virtual", "event", "cito", "audio", "earth", "webcam", "other"] as const;
@@ -33,22 +34,11 @@ export const TRANSITIONS: Readonly<Record<CacheStatus, readonly CacheStatus[]>> 
  * Log kinds (docs/api.md "Log kinds"). Only `find` counts as a find. Who may
  * log which: anyone find/dnf/note (and the event kinds); verified users the
  * needs-* kinds; the cache's owner the OWNER_KINDS; reviewers reviewer-note.
+ * The one list is the wire's (src/fed/bodies.ts FIND_LOG_KINDS): a kind a
+ * log may have is a kind its record may name.
  */
-export const LOG_KINDS = [
-  "find",
-  "dnf",
-  "note",
-  "needs-maintenance",
-  "needs-archive",
-  "owner-maintenance",
-  "temp-disable",
-  "enable",
-  "archive",
-  "reviewer-note",
-  "will-attend",
-  "attended",
-] as const;
-export type LogKind = (typeof LOG_KINDS)[number];
+export const LOG_KINDS = FIND_LOG_KINDS;
+export type LogKind = FindLogKind;
 /** The owner's kinds: each changes the cache (status, or the maintenance flag). */
 export const OWNER_LOG_KINDS: readonly LogKind[] = ["owner-maintenance", "temp-disable", "enable", "archive"];
 /** A verified user's report of a problem: sets the cache's open-maintenance flag. */
