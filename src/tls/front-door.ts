@@ -107,8 +107,7 @@ export async function openFrontDoor(opts: FrontDoorOptions): Promise<FrontDoor> 
       socket.pause();
       if (hello === null) {
         // not TLS: plain http typed at the https port (or garbage), answered in words
-        if (buf[0] !== 0x16)
-          socket.end(plainHttpAnswer(buf.subarray(0, 8192).toString("latin1"), server.address() ? (server.address() as AddressInfo).port : opts.port));
+        if (buf[0] !== 0x16) socket.end(plainHttpAnswer(buf.subarray(0, 8192).toString("latin1"), (server.address() as AddressInfo).port));
         else socket.destroy();
         return;
       }
