@@ -145,6 +145,8 @@ describe("trackables in the web app", () => {
     const mine = await phone(owner);
     await mine.page.goto(`${g.url}/trackables`);
     await mine.page.getByTestId("trackable-list").getByText("Rubber duck").waitFor();
+    // the two lists load on their own: wait for the held one to answer before counting it
+    await mine.page.getByText("None in your hands.").waitFor();
     expect(await mine.page.getByText("None in your hands.").count()).toBe(1);
     await mine.ctx.close();
     // the server answers the app's trackable pages as pages that exist, and an unknown one as 404
