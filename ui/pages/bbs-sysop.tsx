@@ -5,6 +5,7 @@ import { api, type ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import type { Partner, Rule } from "../../src/bbs/partners.ts";
 import type { SessionReport as Report } from "../../src/bbs/fbb/session.ts";
+import { t } from "../i18n/i18n.ts";
 
 const blankPartner = {
   call: "",
@@ -45,15 +46,15 @@ export function ForwardingPage() {
     const e = partners.error as ApiError;
     return (
       <section class="page">
-        <h1>BBS forwarding</h1>
-        <p class="error">{e.status === 401 ? "Sign in as this instance's operator." : e.message}</p>
+        <h1>{t("sysop.title")}</h1>
+        <p class="error">{e.status === 401 ? t("sysop.signIn") : e.message}</p>
       </section>
     );
   }
   if (!partners.data)
     return (
       <section class="page">
-        <p class="muted">Loading…</p>
+        <p class="muted">{t("state.loadingPlain")}</p>
       </section>
     );
 
@@ -96,68 +97,74 @@ export function ForwardingPage() {
       setReport({ call: x.call, report: rep });
     });
   const setP_ = (k: keyof typeof blankPartner) => (e: Event) => {
-    const t = e.target as HTMLInputElement;
-    setP((s) => ({ ...s, [k]: t.type === "checkbox" ? t.checked : t.value }));
+    const el = e.target as HTMLInputElement;
+    setP((s) => ({ ...s, [k]: el.type === "checkbox" ? el.checked : el.value }));
   };
   const setR_ = (k: keyof typeof blankRule) => (e: Event) => setR((s) => ({ ...s, [k]: (e.target as HTMLInputElement).value }));
 
   return (
     <section class="page">
-      <h1>BBS forwarding</h1>
-      <p class="muted">This BBS: {partners.data.bbs ? partners.data.bbs.ha : "no callsign (set BBS_HA), so mail is not forwarded"}.</p>
+      <h1>{t("sysop.title")}</h1>
+      <p class="muted">{partners.data.bbs ? t("sysop.thisBbs", { ha: partners.data.bbs.ha }) : t("sysop.noCall")}</p>
       {error ? <p class="error">{error}</p> : null}
       {report ? (
         <p class={report.report.ok ? "ok" : "error"} data-testid="report">
-          {report.call}: {report.report.ok ? "session done" : report.report.error}; received{" "}
-          {report.report.received.filter((x) => x.result === "stored").length}, sent {report.report.sent.filter((x) => x.outcome === "sent").length}
+          {t("sysop.report", {
+            call: report.call,
+            result: report.report.ok ? t("sysop.sessionDone") : report.report.error,
+            received: report.report.received.filter((x) => x.result === "stored").length,
+            sent: report.report.sent.filter((x) => x.outcome === "sent").length,
+          })}
           {report.report.compression ? ` (${report.report.compression === "none" ? "ASCII" : report.report.compression.toUpperCase()})` : ""}
         </p>
       ) : null}
 
-      <h2>Partners</h2>
+      <h2>{t("sysop.partners")}</h2>
       <table class="table stacked" data-testid="partners">
         <thead>
           <tr>
-            <th>Call</th>
-            <th>Link</th>
-            <th>Schedule</th>
-            <th>Waiting</th>
-            <th>Last call</th>
+            <th>{t("sysop.call")}</th>
+            <th>{t("sysop.link")}</th>
+            <th>{t("sysop.schedule")}</th>
+            <th>{t("sysop.waiting")}</th>
+            <th>{t("sysop.lastCall")}</th>
             <th />
           </tr>
         </thead>
         <tbody>
           {partners.data.partners.map((x) => (
             <tr>
-              <td data-label="Call">
+              <td data-label={t("sysop.call")}>
                 {x.call}
-                {x.enabled ? "" : " (off)"}
+                {x.enabled ? "" : t("sysop.off")}
               </td>
-              <td data-label="Link">
-                {x.protocol} over {x.transport}
+              <td data-label={t("sysop.link")}>
+                {t("sysop.over", { protocol: x.protocol, transport: x.transport })}
                 {x.host ? ` ${x.host}:${x.port}` : ""}
-                {x.ax25Call ? ` to ${x.ax25Call}${x.via.length ? ` via ${x.via.join(",")}` : ""}` : ""}
+                {x.ax25Call ? t("sysop.toCall", { call: x.ax25Call }) : ""}
+                {x.ax25Call && x.via.length ? t("sysop.via", { via: x.via.join(",") }) : ""}
               </td>
-              <td data-label="Schedule">
-                every {x.intervalMin} min{x.timeBands.length ? `, ${x.timeBands.join(" ")} UTC` : ""}; {x.types}
-                {x.poll ? ", polled" : ""}
+              <td data-label={t("sysop.schedule")}>
+                {t("sysop.every", { span: t("time.min", { count: x.intervalMin }) })}
+                {x.timeBands.length ? `, ${x.timeBands.join(" ")} UTC` : ""}; {x.types}
+                {x.poll ? t("sysop.polled") : ""}
               </td>
-              <td data-label="Waiting">{x.pending}</td>
-              <td data-label="Last call">
+              <td data-label={t("sysop.waiting")}>{x.pending}</td>
+              <td data-label={t("sysop.lastCall")}>
                 <When at={x.lastAttemptAt} />
                 {x.lastError ? <div class="error">{x.lastError}</div> : null}
               </td>
               <td class="actions">
                 {x.transport !== "box" ? (
                   <button type="button" onClick={() => forwardNow(x)}>
-                    Forward now
+                    {t("sysop.forwardNow")}
                   </button>
                 ) : null}{" "}
                 <button type="button" onClick={() => act(() => api(`/api/bbs/partners/${x.id}`, { method: "POST", json: { enabled: !x.enabled } }))}>
-                  {x.enabled ? "Switch off" : "Switch on"}
+                  {x.enabled ? t("sysop.switchOff") : t("sysop.switchOn")}
                 </button>{" "}
                 <button type="button" onClick={() => act(() => api(`/api/bbs/partners/${x.id}`, { method: "DELETE" }))}>
-                  Remove
+                  {t("sysop.remove")}
                 </button>
               </td>
             </tr>
@@ -165,78 +172,78 @@ export function ForwardingPage() {
         </tbody>
       </table>
       <form onSubmit={addPartner} class="card">
-        <h3>Add a partner</h3>
-        <label for="p-call">Callsign</label>
+        <h3>{t("sysop.addPartner")}</h3>
+        <label for="p-call">{t("sysop.callsign")}</label>
         <input id="p-call" required value={p.call} onInput={setP_("call")} />
-        <label for="p-protocol">Protocol</label>
+        <label for="p-protocol">{t("sysop.protocol")}</label>
         <select id="p-protocol" value={p.protocol} onChange={setP_("protocol")}>
-          <option value="fbb-b1">FBB, B1 compressed</option>
-          <option value="fbb-ascii">FBB, ASCII</option>
+          <option value="fbb-b1">{t("sysop.fbbB1")}</option>
+          <option value="fbb-ascii">{t("sysop.fbbAscii")}</option>
         </select>
-        <label for="p-transport">Transport</label>
+        <label for="p-transport">{t("sysop.transport")}</label>
         <select id="p-transport" value={p.transport} onChange={setP_("transport")}>
-          <option value="tcp">TCP (telnet)</option>
-          <option value="box">the ingest box's radio</option>
-          <option value="ax25">AX.25 from this instance</option>
+          <option value="tcp">{t("sysop.tcp")}</option>
+          <option value="box">{t("sysop.box")}</option>
+          <option value="ax25">{t("sysop.ax25")}</option>
         </select>
         {p.transport === "tcp" ? (
           <>
-            <label for="p-host">Host</label>
+            <label for="p-host">{t("sysop.host")}</label>
             <input id="p-host" value={p.host} onInput={setP_("host")} />
-            <label for="p-port">Port</label>
+            <label for="p-port">{t("sysop.port")}</label>
             <input id="p-port" inputMode="numeric" value={p.port} onInput={setP_("port")} />
           </>
         ) : null}
         {p.transport === "ax25" ? (
           <>
-            <label for="p-ax25">Its call-SSID on the air (empty = the callsign above)</label>
+            <label for="p-ax25">{t("sysop.ax25Call")}</label>
             <input id="p-ax25" value={p.ax25Call} onInput={setP_("ax25Call")} />
-            <label for="p-via">Digipeaters (e.g. RELAY WIDE2-1; empty = direct)</label>
+            <label for="p-via">{t("sysop.digis")}</label>
             <input id="p-via" value={p.via} onInput={setP_("via")} />
           </>
         ) : null}
-        <label for="p-password">Password (optional; telnet only)</label>
+        <label for="p-password">{t("sysop.password")}</label>
         <input id="p-password" type="password" value={p.password} onInput={setP_("password")} />
-        <label for="p-interval">Minutes between calls</label>
+        <label for="p-interval">{t("sysop.interval")}</label>
         <input id="p-interval" inputMode="numeric" value={p.intervalMin} onInput={setP_("intervalMin")} />
-        <label for="p-bands">Time-bands (UTC, e.g. 22:00-06:00; empty = any time)</label>
+        <label for="p-bands">{t("sysop.bands")}</label>
         <input id="p-bands" value={p.timeBands} onInput={setP_("timeBands")} />
-        <label for="p-types">Message types</label>
+        <label for="p-types">{t("sysop.types")}</label>
         <input id="p-types" value={p.types} onInput={setP_("types")} />
         <label class="check">
-          <input type="checkbox" checked={p.poll} onChange={setP_("poll")} /> Call even with nothing to send
+          <input type="checkbox" checked={p.poll} onChange={setP_("poll")} /> {t("sysop.poll")}
         </label>
         <p>
           <button class="primary" type="submit">
-            Add partner
+            {t("sysop.addPartnerButton")}
           </button>
         </p>
       </form>
 
-      <h2>Rules</h2>
+      <h2>{t("sysop.rules")}</h2>
       <table class="table stacked" data-testid="rules">
         <thead>
           <tr>
-            <th>Partner</th>
-            <th>Matches</th>
-            <th>Types</th>
-            <th>Priority</th>
+            <th>{t("sysop.partner")}</th>
+            <th>{t("sysop.matches")}</th>
+            <th>{t("sysop.typesCol")}</th>
+            <th>{t("sysop.priority")}</th>
             <th />
           </tr>
         </thead>
         <tbody>
           {rules.data?.rules.map((x) => (
             <tr>
-              <td data-label="Partner">{x.partner}</td>
-              <td data-label="Matches">
-                {x.field === "to" ? "to " : "@ "}
+              <td data-label={t("sysop.partner")}>{x.partner}</td>
+              <td data-label={t("sysop.matches")}>
+                {x.field === "to" ? t("sysop.ruleTo") : "@ "}
                 {x.pattern}
               </td>
-              <td data-label="Types">{x.types}</td>
-              <td data-label="Priority">{x.priority}</td>
+              <td data-label={t("sysop.typesCol")}>{x.types}</td>
+              <td data-label={t("sysop.priority")}>{x.priority}</td>
               <td>
                 <button type="button" onClick={() => act(() => api(`/api/bbs/forward/${x.id}`, { method: "DELETE" }))}>
-                  Remove
+                  {t("sysop.remove")}
                 </button>
               </td>
             </tr>
@@ -244,28 +251,28 @@ export function ForwardingPage() {
         </tbody>
       </table>
       <form onSubmit={addRule} class="card">
-        <h3>Add a rule</h3>
-        <label for="r-partner">Partner</label>
+        <h3>{t("sysop.addRule")}</h3>
+        <label for="r-partner">{t("sysop.partner")}</label>
         <select id="r-partner" required value={r.partner} onChange={setR_("partner")}>
-          <option value="">(choose)</option>
+          <option value="">{t("sysop.choose")}</option>
           {partners.data.partners.map((x) => (
             <option value={x.call}>{x.call}</option>
           ))}
         </select>
-        <label for="r-field">Match</label>
+        <label for="r-field">{t("sysop.match")}</label>
         <select id="r-field" value={r.field} onChange={setR_("field")}>
-          <option value="at">the @ route (BBS, #region, country, continent, WW)</option>
-          <option value="to">the addressee or bulletin category</option>
+          <option value="at">{t("sysop.fieldAt")}</option>
+          <option value="to">{t("sysop.fieldTo")}</option>
         </select>
-        <label for="r-pattern">Pattern (e.g. N0BBS, #NCA, USA, NOAM, WW, SM*, *)</label>
+        <label for="r-pattern">{t("sysop.pattern")}</label>
         <input id="r-pattern" required value={r.pattern} onInput={setR_("pattern")} />
-        <label for="r-types">Message types</label>
+        <label for="r-types">{t("sysop.types")}</label>
         <input id="r-types" value={r.types} onInput={setR_("types")} />
-        <label for="r-priority">Priority (lower wins)</label>
+        <label for="r-priority">{t("sysop.priorityLabel")}</label>
         <input id="r-priority" inputMode="numeric" value={r.priority} onInput={setR_("priority")} />
         <p>
           <button class="primary" type="submit">
-            Add rule
+            {t("sysop.addRuleButton")}
           </button>
         </p>
       </form>

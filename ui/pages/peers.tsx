@@ -8,8 +8,12 @@ import { useState } from "preact/hooks";
 import { When } from "../time.tsx";
 import { api, type ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
+import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 type Trust = "trusted" | "unvetted" | "blocked";
+/** A word the server sends as an id (a health, a reason, a status), in the reader's language; an id without a translation as it is. */
+const word = (table: string, id: string) => t(`${table}.${id}`, { defaultValue: id });
 interface Endpoint {
   transport: string;
   address: string;
@@ -68,13 +72,9 @@ export function PeersPage() {
     const e = list.error as ApiError;
     return (
       <section class="page">
-        <h1>Peers</h1>
+        <h1>{t("peers.title")}</h1>
         <p class="notice" data-testid="peers-locked">
-          {e.status === 401
-            ? "Sign in as one of this instance's operators to manage its peers."
-            : e.status === 403
-              ? "Only this instance's operators (ADMIN_CALLSIGNS, verified) manage its peers."
-              : e.message}
+          {e.status === 401 ? t("peers.signIn") : e.status === 403 ? t("peers.operatorsOnly") : e.message}
         </p>
       </section>
     );
@@ -82,31 +82,31 @@ export function PeersPage() {
   return (
     <section class="page">
       <div class="page-head">
-        <h1>Peers</h1>
+        <h1>{t("peers.title")}</h1>
         {list.data && <span class="muted">{list.data.instance}</span>}
       </div>
-      {list.loading && !list.data && <p class="muted">Loading…</p>}
+      {list.loading && !list.data && <p class="muted">{t("state.loadingPlain")}</p>}
       {list.data && <PeerTable peers={list.data.peers} reload={reload} />}
       <Add44net reload={reload} />
       <FederatedCaches key={n} />
       {list.data && list.data.quarantined.length > 0 && (
         <>
-          <h2>Quarantined origins</h2>
-          <p class="muted">Frames from these instances arrived but were never applied (unknown or blocked).</p>
+          <h2>{t("peers.quarantined")}</h2>
+          <p class="muted">{t("peers.quarantinedIntro")}</p>
           <table class="table" data-testid="quarantine">
             <thead>
               <tr>
-                <th>origin</th>
-                <th>why</th>
-                <th>frames</th>
-                <th>last</th>
+                <th>{t("peers.origin")}</th>
+                <th>{t("peers.why")}</th>
+                <th>{t("peers.frames")}</th>
+                <th>{t("peers.last")}</th>
               </tr>
             </thead>
             <tbody>
               {list.data.quarantined.map((q) => (
                 <tr>
                   <td>{q.origin}</td>
-                  <td>{q.reason}</td>
+                  <td>{word("peers.reasonName", q.reason)}</td>
                   <td>{q.frames}</td>
                   <td>
                     <When at={q.lastAt} />
@@ -124,7 +124,7 @@ export function PeersPage() {
 function PeerTable({ peers, reload }: { peers: Peer[]; reload: () => void }) {
   const [error, setError] = useState<string | null>(null);
   const setTrust = async (instance: string, trust: Trust) => {
-    if (trust === "blocked" && !confirm(`Block ${instance}? Everything mirrored from it is deleted and it is never pulled again.`)) return reload();
+    if (trust === "blocked" && !confirm(t("peers.blockConfirm", { instance }))) return reload();
     try {
       await api("/federation/peers/trust", { method: "POST", json: { instance, trust } });
       setError(null);
@@ -133,19 +133,19 @@ function PeerTable({ peers, reload }: { peers: Peer[]; reload: () => void }) {
     }
     reload();
   };
-  if (peers.length === 0) return <p class="muted">No peers yet. List trusted instances in FED_PEERS, or add a 44net peer below.</p>;
+  if (peers.length === 0) return <p class="muted">{t("peers.none")}</p>;
   return (
     <>
       {error && <p class="error">{error}</p>}
       <table class="table" data-testid="peers">
         <thead>
           <tr>
-            <th>instance</th>
-            <th>trust</th>
-            <th>health</th>
-            <th>reputation</th>
-            <th>endpoints</th>
-            <th>mirrored</th>
+            <th>{t("peers.instance")}</th>
+            <th>{t("peers.trust")}</th>
+            <th>{t("peers.health")}</th>
+            <th>{t("peers.reputation")}</th>
+            <th>{t("peers.endpoints")}</th>
+            <th>{t("peers.mirrored")}</th>
           </tr>
         </thead>
         <tbody>
@@ -154,38 +154,38 @@ function PeerTable({ peers, reload }: { peers: Peer[]; reload: () => void }) {
               <td>
                 <b>{p.instance}</b>
                 <div class="muted">
-                  {p.foundVia ? `found via ${p.foundVia}` : ""}
-                  {p.verifiedVia ? ` · verified via ${p.verifiedVia}` : ""}
+                  {p.foundVia ? t("peers.foundVia", { via: p.foundVia }) : ""}
+                  {p.verifiedVia ? t("peers.verifiedVia", { via: p.verifiedVia }) : ""}
                 </div>
               </td>
               <td>
                 <select
-                  aria-label={`trust of ${p.instance}`}
+                  aria-label={t("peers.trustOf", { instance: p.instance })}
                   value={p.trust}
                   onChange={(e) => setTrust(p.instance, (e.target as HTMLSelectElement).value as Trust)}
                 >
-                  <option value="trusted">trusted</option>
-                  <option value="unvetted">unvetted</option>
-                  <option value="blocked">blocked</option>
+                  <option value="trusted">{t("peers.trusted")}</option>
+                  <option value="unvetted">{t("peers.unvetted")}</option>
+                  <option value="blocked">{t("peers.blocked")}</option>
                 </select>
-                {p.trustSetBy && <div class="muted">set by {p.trustSetBy}</div>}
+                {p.trustSetBy && <div class="muted">{t("peers.setBy", { by: p.trustSetBy })}</div>}
               </td>
               <td>
                 <span class={p.health.status === "ok" ? "ok" : p.health.status === "failing" ? "warn" : "muted"} data-testid="health">
-                  {p.health.status}
+                  {word("peers.healthName", p.health.status)}
                 </span>
                 <div class="muted">
-                  last ok <When at={p.health.lastOkAt} />
+                  {t("peers.lastOk")} <When at={p.health.lastOkAt} />
                 </div>
                 {p.health.lastError && <div class="error">{p.health.lastError}</div>}
-                {p.health.failures > 0 && <div class="muted">{p.health.failures} failed in a row</div>}
+                {p.health.failures > 0 && <div class="muted">{t("peers.failedInRow", { count: p.health.failures })}</div>}
               </td>
               <td data-testid="reputation">
                 ✓ {p.repConfirmed} · ✗ {p.repFailed}
               </td>
               <td>
                 {p.endpoints.length === 0 ? (
-                  <span class="muted">{p.syncUrl ?? "none"}</span>
+                  <span class="muted">{p.syncUrl ?? t("peers.noEndpoint")}</span>
                 ) : (
                   p.endpoints.map((e) => (
                     <div>
@@ -217,7 +217,7 @@ function Add44net({ reload }: { reload: () => void }) {
       });
       if (r.admitted) {
         setPending(null);
-        setMsg({ ok: true, text: `${r.binding.instance} added (${r.binding.dnssec ? "DNSSEC-validated" : "confirmed by you"}): unvetted until you trust it.` });
+        setMsg({ ok: true, text: t(r.binding.dnssec ? "peers.addedDnssec" : "peers.addedConfirmed", { instance: r.binding.instance }) });
         reload();
       } else {
         setPending(r.binding);
@@ -231,8 +231,8 @@ function Add44net({ reload }: { reload: () => void }) {
   };
   return (
     <div class="card">
-      <h2>Add a 44net peer</h2>
-      <p class="muted">Looks up the TXT record at _svc.&lt;call&gt;.ampr.org over DNS-over-HTTPS and checks the peer's live descriptor.</p>
+      <h2>{t("peers.add44net")}</h2>
+      <p class="muted">{t("peers.add44netIntro")}</p>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -240,24 +240,27 @@ function Add44net({ reload }: { reload: () => void }) {
         }}
       >
         <label>
-          Callsign <input name="callsign" value={call} onInput={(e) => setCall((e.target as HTMLInputElement).value)} required />
+          {t("peers.callsign")} <input name="callsign" value={call} onInput={(e) => setCall((e.target as HTMLInputElement).value)} required />
         </label>{" "}
         <button type="submit" disabled={busy}>
-          Look up
+          {t("peers.lookUp")}
         </button>
       </form>
       {pending && (
         <div class="notice" data-testid="binding">
           <p>
-            DNS is <b>not DNSSEC-validated</b> for {pending.host}. It binds <b>{pending.instance}</b> to key <code>{pending.key}</code> (descriptor:{" "}
-            {pending.descriptor}).
+            <Rich
+              k="peers.binding"
+              vars={{ host: pending.host, instance: pending.instance, key: pending.key, descriptor: pending.descriptor }}
+              parts={[(s) => <b>{s}</b>, (s) => <b>{s}</b>, (s) => <code>{s}</code>]}
+            />
           </p>
-          <p>Pin this key only if you know it is theirs (ask the operator).</p>
+          <p>{t("peers.pinOnly")}</p>
           <button type="button" disabled={busy} onClick={() => void send(true)}>
-            Confirm and pin
+            {t("peers.confirmPin")}
           </button>{" "}
           <button type="button" onClick={() => setPending(null)}>
-            Cancel
+            {t("peers.cancel")}
           </button>
         </div>
       )}
@@ -275,17 +278,17 @@ function FederatedCaches() {
   const fed = caches.data?.caches.filter((c) => c.mirror) ?? [];
   return (
     <>
-      <h2>Federated caches</h2>
-      {caches.data?.clustered && <p class="muted">More caches than can be listed here: browse them on the map.</p>}
-      {caches.data && !caches.data.clustered && fed.length === 0 && <p class="muted">None mirrored yet.</p>}
+      <h2>{t("peers.federated")}</h2>
+      {caches.data?.clustered && <p class="muted">{t("peers.tooMany")}</p>}
+      {caches.data && !caches.data.clustered && fed.length === 0 && <p class="muted">{t("peers.noneMirrored")}</p>}
       {fed.length > 0 && (
         <table class="table" data-testid="federated-caches">
           <thead>
             <tr>
-              <th>cache</th>
-              <th>origin</th>
-              <th>trust</th>
-              <th>status</th>
+              <th>{t("peers.cache")}</th>
+              <th>{t("peers.origin")}</th>
+              <th>{t("peers.trust")}</th>
+              <th>{t("peers.statusCol")}</th>
             </tr>
           </thead>
           <tbody>
@@ -296,9 +299,9 @@ function FederatedCaches() {
                 </td>
                 <td>{c.origin}</td>
                 <td>
-                  <span class={c.trust === "trusted" ? "tag" : "warn"}>{c.trust}</span>
+                  <span class={c.trust === "trusted" ? "tag" : "warn"}>{c.trust ? word("peers.trustName", c.trust) : ""}</span>
                 </td>
-                <td>{c.status}</td>
+                <td>{word("peers.cacheStatus", c.status)}</td>
               </tr>
             ))}
           </tbody>
