@@ -6,6 +6,7 @@
  * src/hosts/worker.ts for a Workers runtime, which must not even import them.
  */
 import type { Config } from "./config.ts";
+import { systemClock, type Clock, type Core, type FedTransport } from "./core.ts";
 import { ListenError } from "./errors.ts";
 import { TlsService } from "./tls/index.ts";
 import { registerPort } from "./stations/ports.ts";
@@ -39,35 +40,7 @@ const WEBSOCKET_OPTIONS = {
   perMessageDeflate: false,
 };
 
-export interface Clock {
-  /** unix milliseconds */
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => Date.now() };
-
-/** How federation requests reach other instances instead of the network (a simulated network: sim/net.ts). */
-export type FedTransport = (url: string, init: RequestInit) => Promise<Response>;
-
-/**
- * What services take: the store, the settings, the clock, the log and the
- * events. Never the HTTP app, its server, the scheduler or the write gate:
- * those belong to the host's composition root and the HTTP layer.
- */
-export type Core = Pick<Gateway, "config" | "db" | "log" | "clock" | "events" | "fedTransport" | "fedAnswers" | "viaKept">;
-
-export interface Gateway {
-  readonly config: Config;
-  readonly db: Database;
-  readonly log: Logger;
-  readonly clock: Clock;
-  readonly events: EventBus;
-  /** set: every federation request (src/fed/dial.ts fedFetch) goes here instead of the network */
-  readonly fedTransport?: FedTransport;
-  /** other instances' answers kept with their ETag, asked for again with If-None-Match (src/fed/dial.ts fedJson `revalidate`) */
-  readonly fedAnswers: Map<string, { etag: string; body: unknown }>;
-  /** FED_VIA: what was fetched for others lately, by URL, answered again while fresh (src/fed/via.ts) */
-  readonly viaKept: Map<string, { status: number; contentType: string | null; etag: string | null; bytes: Uint8Array; at: number }>;
+export interface Gateway extends Core {
   readonly scheduler: Scheduler;
   /** every write waits here while a RESTART checkpoint bounds the WAL (store/checkpoint.ts, store/write-gate.ts) */
   readonly writeGate: WriteGate;

@@ -31,8 +31,9 @@ useSource("files", filesSource);
 // TLS=acme: loaded only then (the ACME client, acme-client with axios, stays out of every other start)
 useSource("acme", async (ctx) => (await import("./tls/acme.ts")).acmeSource(ctx));
 
-export type { Clock, Core, FedTransport, Gateway, GatewayOptions, ServerParts, StartedParts } from "./gateway-core.ts";
-export { systemClock } from "./gateway-core.ts";
+export type { Clock, Core, FedTransport } from "./core.ts";
+export { systemClock } from "./core.ts";
+export type { Gateway, GatewayOptions, ServerParts, StartedParts } from "./gateway-core.ts";
 
 /**
  * Takes the data directory's run lock, then opens the store and assembles the

@@ -21,7 +21,7 @@ export function layerOf(f: string): Layer {
   if (f.startsWith("radio/") || f.startsWith("src/aprs/") || f.startsWith("src/net/") || FED_CODEC.includes(f) || LEAVES.includes(f)) return "library";
   if (HOSTS.includes(f) || f.startsWith("src/hosts/") || /^src\/[a-z0-9-]+\/cli\.ts$/.test(f)) return "host";
   if (f.startsWith("src/http/") || isRouteFile(f)) return "http";
-  if (f.startsWith("src/store/") || f === "src/config.ts" || f === "src/events.ts") return "core";
+  if (f.startsWith("src/store/") || f === "src/config.ts" || f === "src/events.ts" || f === "src/core.ts") return "core";
   return "domain";
 }
 

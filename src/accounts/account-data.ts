@@ -2,7 +2,7 @@
  * The accounts domain's own entry in the GDPR registry (gdpr.ts): the user
  * row and everything hanging off it.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { AccountData, AccountRef } from "./gdpr.ts";
 import { emitAccountRecord } from "./records.ts";
 import { profileOf, updateProfile } from "./profile.ts";

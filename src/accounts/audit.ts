@@ -4,7 +4,7 @@
  * lost a verified call sees the loss (GET /auth/callsigns) and is told by
  * e-mail when it has an address.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { Database } from "../store/db.ts";
 import { sendMail } from "../notify/mail.ts";
 

@@ -43,7 +43,7 @@
  * attributed to it, and peers re-point them to the new account through the
  * account-move record. Nothing for a domain to do.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest, forbidden } from "../errors.ts";
 import { accountGid } from "../fed/feed.ts";
 import { callsignsOf, publicIdOf } from "./users.ts";

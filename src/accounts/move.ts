@@ -17,7 +17,7 @@
  * the callsigns arrive unverified and the keys wait until they are verified
  * on B. A bundle's content is input like any other and is checked as such.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { AppError, badRequest, conflict, forbidden } from "../errors.ts";
 import { documentBytes } from "../fed/keys.ts";
 import { verifyEd25519 } from "../fed/ed25519.ts";

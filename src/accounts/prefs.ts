@@ -6,7 +6,7 @@
  * `POST /api/caches/:id/watch` and the watch-alert digests use setWatch() and
  * watchersOf() rather than the table.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 
 export const MAX_PREFS_BYTES = 8192;

@@ -8,7 +8,7 @@
  * counts, which are public in logbooks anyway) by adding a section to
  * PROFILE_SECTIONS; each returns a JSON value or null (left out).
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest } from "../errors.ts";
 import { baseCall } from "../callsign.ts";
 import { parseCallsign, verifiedHolder } from "./users.ts";

@@ -21,7 +21,7 @@
  * here, below the device-keys module, which uses it too).
  */
 import { randomBytes } from "node:crypto";
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { Database } from "../store/db.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";

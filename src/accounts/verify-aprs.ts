@@ -19,7 +19,7 @@
  * holder is told.
  */
 import { randomInt } from "node:crypto";
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { GatewayEvents, HeardProof } from "../events.ts";
 import { conflict, notFound } from "../errors.ts";
 import { baseCall } from "../callsign.ts";

@@ -4,7 +4,7 @@
  * there; anyone with the link can open it, nobody can list them.
  */
 import { randomBytes } from "node:crypto";
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 
 export const MAX_VIEWS = 100;

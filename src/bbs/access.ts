@@ -5,7 +5,7 @@
  * and by the sysop. NTS traffic (T) is relayed and delivered by licensed
  * operators, so any verified operator may read it too.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { isSysop, type Caller } from "../accounts/caller.ts";
 import { baseCall } from "../callsign.ts";
 import { callsignsOf } from "../accounts/users.ts";

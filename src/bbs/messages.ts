@@ -6,7 +6,7 @@
  * after the first was killed or pruned (bbs_bids remembers it).
  */
 import { createHash } from "node:crypto";
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { AppError, badRequest, conflict, notFound, unprocessable } from "../errors.ts";
 import { checkBid, formatAddress, parseAddress, SVCFED_CATEGORY, type MessageType } from "./address.ts";
 import { bbsIdentity } from "./identity.ts";

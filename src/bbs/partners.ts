@@ -11,7 +11,7 @@
  * in which we call, the message types it is offered, and whether we call
  * even with nothing to send (to pick up its mail).
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
 import { checkPattern } from "./address.ts";

@@ -12,7 +12,7 @@
  *   lease(gw, "main", { limit: 10 })               // -> leased commands
  *   acknowledge(gw, "main", [{ id, ok: true, result: {...} }])
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { badRequest, forbidden, notFound, unauthorized } from "../errors.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";

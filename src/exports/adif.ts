@@ -6,7 +6,7 @@
  * contact: CALL is the IGate, STATION_CALLSIGN the finder's station as heard,
  * MODE PKT, QSO_DATE/TIME_ON the time it was heard.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { baseCall } from "../callsign.ts";
 import { codeOf, type CacheRow } from "../game/caches.ts";
 import { locator } from "../maidenhead.ts";

@@ -1,5 +1,5 @@
 /** An embeddable SVG badge of a callsign's game record: `/badge/N0CALL.svg`. */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest } from "../errors.ts";
 import { baseCall, isCallsign } from "../callsign.ts";
 import { gameProfile } from "../game/account-data.ts";

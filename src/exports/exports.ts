@@ -2,7 +2,7 @@
  * The export files of /api/v1: GPX and KML of caches (with bbox= and the
  * search filters), ADIF of a callsign's RF-verified finds.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest } from "../errors.ts";
 import { isCallsign } from "../callsign.ts";
 import { cacheDetail } from "../game/cache-lookup.ts";

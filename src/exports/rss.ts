@@ -4,7 +4,7 @@
  * BULLETIN_SOURCES (APRS bulletins heard, federated bulletins and the BBS's
  * own bulletins).
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { notFound } from "../errors.ts";
 import { baseCall, isCallsign } from "../callsign.ts";
 import { activity, leaderboard } from "../game/stats.ts";

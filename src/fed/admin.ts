@@ -3,7 +3,7 @@
  * reputation, endpoints, keys and what its last sync negotiated; setting a
  * peer's tier; and what is mirrored from a peer.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { peerSyncUrl } from "./dial.ts";
 import { getPeer, listPeers, peerKeys, quarantined, setTrust, type Peer, type QuarantineRow, type TrustTier } from "./peers.ts";
 import { registryBinding } from "./registry.ts";

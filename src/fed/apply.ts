@@ -23,7 +23,7 @@
  * frame on its own savepoint); it never blocks the others and nothing is
  * half-applied.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { isCallsign } from "../callsign.ts";
 import { checkBody } from "./bodies.ts";
 import { fastestPath, verifyEd25519, type Ed25519Path, type VerifyVerdict } from "./ed25519.ts";

@@ -24,7 +24,7 @@
  * to pull, and a peer with a sync URL is pulled at once (as a gossip ping
  * would). A have-list never changes a peer's endpoints.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { AppError, badRequest, unprocessable } from "../errors.ts";
 import { applyFrames, type ApplyReport } from "./apply.ts";
 import { encodeCbor } from "./cbor.ts";

@@ -5,7 +5,7 @@
  * current signing key, re-signs the feed if the key changed, and republishes
  * the peer descriptor when endpoints or keys changed.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { buildInfo } from "../version.ts";
 import { formatEndpoint, parseEndpoints, type Endpoint } from "./endpoints.ts";
 import { instanceSigner, localGid, publishRecord, resignFeed } from "./feed.ts";

@@ -21,7 +21,7 @@
  * leave the guard on for every other host. URLs the operator configures
  * (rule "configured": DOH_URL, FED_REGISTRY) are not under the guard.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { guardedFetch, OutboundRefused } from "../net/outbound.ts";
 import { endpointUrl, syncUrlProblem } from "./endpoints.ts";
 import type { Peer } from "./peers.ts";

@@ -16,7 +16,7 @@
  * reused. Calls nest in the caller's transaction; the `fedPublished` event
  * fires once the write has committed.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { Config } from "../config.ts";
 import { conflict, unprocessable } from "../errors.ts";
 import { checkBody, type Bodies } from "./bodies.ts";

@@ -11,7 +11,7 @@
  * key change without a signed rotation is refused). Then the frames go through
  * the one apply pipeline.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest, conflict, forbidden } from "../errors.ts";
 import { applyFrames, type ApplyReport } from "./apply.ts";
 import { DialError, fedFetch } from "./dial.ts";

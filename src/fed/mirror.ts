@@ -8,7 +8,7 @@
  * Mirrors of blocked peers are never returned; unvetted ones only when asked.
  */
 import type { Database, Statement } from "../store/sqlite.ts";
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { CborValue } from "./cbor.ts";
 import {
   cacheFromWire,

@@ -14,7 +14,7 @@
  * An admitted peer is unvetted, pinned to the key, `verified_via: coord-lot`,
  * with its ampr endpoint.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { AppError, badRequest, conflict, unprocessable } from "../errors.ts";
 import { isCallsign } from "../callsign.ts";
 import { peerView, type PeerView } from "./admin.ts";

@@ -7,7 +7,7 @@
  * when it was added, and keys reached from an active key through a signed
  * rotation record (keys.ts). A rotation with `revoke` retires the old key.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { notFound, unprocessable } from "../errors.ts";
 import { formatEndpoint, parseEndpoints, type Endpoint } from "./endpoints.ts";
 import { checkRotation, type RotationRecord } from "./keys.ts";

@@ -18,7 +18,7 @@
  *    (apply.ts), and sync refuses a peer publishing another key: not mirrored.
  */
 import { sign } from "node:crypto";
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
 import { DialError, fedFetch } from "./dial.ts";
 import { resolveTxt, parseTxtFields } from "./doh.ts";

@@ -26,7 +26,7 @@
  * (RELAY_QUEUE_TTL_HOURS).
  */
 import { createHmac } from "node:crypto";
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { AppError, badRequest, conflict, notFound, unauthorized } from "../errors.ts";
 import { sameSecret } from "../secret.ts";
 import { CborError, decodeCbor, encodeCbor } from "./cbor.ts";

@@ -3,7 +3,7 @@
  * unsigned JSON browse feeds (a transparency surface: nothing mirrors from
  * them), and the registry view. Route handlers parse the query and call these.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { AppError, notFound } from "../errors.ts";
 import { bodyToJson, fromSeconds } from "./bodies.ts";
 import { descriptor } from "./descriptor.ts";

@@ -11,7 +11,7 @@
  * Pulls of one peer never overlap: a pull asked for while one runs (a gossip
  * ping, the cron) makes the running one go round once more (coalesced).
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { applyFrames, type ApplyReport } from "./apply.ts";
 import { capsFromObject, CapsError, intersectCaps, tierCaps, type NegotiatedLink } from "./caps.ts";
 import { decompressPage, DEFLATE_DICT1_TYPE } from "./compress.ts";

@@ -17,7 +17,7 @@
  * than VIA_FRESH_MS ago from what it kept (a 304 when the asker holds that
  * ETag), and the radio carries it once for all of them.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { AppError, notFound } from "../errors.ts";
 import { ifNoneMatch as ifNoneMatchHeader } from "../net/etag.ts";
 import { DialError, fedFetch, NEXT_URL_CODES, peerSyncUrls } from "./dial.ts";

@@ -6,7 +6,7 @@
  * The table of ids and names is src/cache-attributes.ts, shared with the web
  * app.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest } from "../errors.ts";
 import { attributeById, checkAttributes, fromSigned, parseAttrQuery, toSigned, type CacheAttribute } from "../cache-attributes.ts";
 

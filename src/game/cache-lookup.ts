@@ -3,7 +3,7 @@
  * (playing from a radio: src/radio-play/); who may see and manage it; its
  * detail view; which of a list a user has found.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { notFound } from "../errors.ts";
 import { mirroredCache, type MirroredCache } from "../fed/mirror.ts";
 import { parseGid } from "../fed/record.ts";

@@ -3,7 +3,7 @@
  * living caches in a box, listed, or clustered when there are more than the
  * limit.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest } from "../errors.ts";
 import { mirroredCachesInBox, type MirroredCache } from "../fed/mirror.ts";
 import { listLivingCaches } from "../stations/living-caches.ts";

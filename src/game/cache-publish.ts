@@ -1,5 +1,5 @@
 /** A native cache's signed record: what it carries, and when it goes out again. */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { cacheToWire, waypointsToWire } from "../fed/bodies.ts";
 import { accountGid, publishRecord } from "../fed/feed.ts";
 import { publicIdOf } from "../accounts/users.ts";

@@ -7,7 +7,7 @@
  * cache-publish.ts (its signed record), cache-filters.ts and cache-map.ts (the
  * map query), catalog-caches.ts (GPX/LOC imports).
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { localGid } from "../fed/feed.ts";
 import type { MirroredCache } from "../fed/mirror.ts";
 import { parseGid } from "../fed/record.ts";

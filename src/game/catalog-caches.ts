@@ -1,5 +1,5 @@
 /** Caches from an external catalog (a GPX or LOC import): kept by (source, code), never federated. */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { basicValues, type CacheBasics, type CacheRow } from "./caches.ts";
 import { searchText } from "./cache-writes.ts";
 

@@ -23,7 +23,7 @@
  * The corroborating position is pinned (positions.find_id) so the pruner keeps
  * it as long as the find; withdrawing or deleting the find unpins it.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { GatewayEvents } from "../events.ts";
 import { baseCall } from "../callsign.ts";
 import { distanceM } from "./model.ts";

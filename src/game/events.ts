@@ -6,7 +6,7 @@
  * iCalendar file, upcoming events near a point, and past events archiving
  * themselves (the `events-archive` job).
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest } from "../errors.ts";
 import { distanceM, type LogKind } from "./model.ts";
 

@@ -15,7 +15,7 @@
  * A find on a cache no longer held here (deleted, or its peer dropped) still
  * counts, in the totals and days, but has no D/T or type: it is in `unknown`.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { baseCall } from "../callsign.ts";
 
 const DAY_MS = 86_400_000;

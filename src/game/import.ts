@@ -20,7 +20,7 @@
  * read (exports/routes.ts).
  */
 import type { XMLParser } from "fast-xml-parser";
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest, notFound, tooLarge } from "../errors.ts";
 import { bodyText } from "../text.ts";
 import { upsertCatalogCache, type CatalogCache } from "./catalog-caches.ts";

@@ -5,7 +5,7 @@
  * it did not exist). Lists stay on this instance: never federated, in the
  * account's export, gone with the account.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest, forbidden, notFound } from "../errors.ts";
 import { cacheDetail } from "./cache-lookup.ts";
 import type { Cache } from "./caches.ts";

@@ -3,7 +3,7 @@
  * (logs.ts) and corroboration (corroborate.ts, which re-publishes a find it
  * promotes to Tier A) both build on.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { findToWire } from "../fed/bodies.ts";
 import { accountGid, publishRecord } from "../fed/feed.ts";
 import { publicIdOf } from "../accounts/users.ts";

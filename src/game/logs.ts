@@ -4,7 +4,7 @@
  * covers all three kinds), except logs on catalog imports, which are not
  * federated. The `log` event fires after each write commits.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
 import { localGid, publishTombstone } from "../fed/feed.ts";
 import { refuseUnlessClockSane } from "../system/clock-sanity.ts";

@@ -6,7 +6,7 @@
  * the apply pipeline (src/fed/apply.ts) for each find record it stores,
  * inside its transaction.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { findFromWire, type FindBody } from "../fed/bodies.ts";
 import { parseGid, type Payload } from "../fed/record.ts";
 import { cacheRow } from "./cache-lookup.ts";

@@ -5,7 +5,7 @@
  * part of maintenance that caches.ts builds on; the logs, the queue and the
  * reports are in maintenance.ts.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { baseCall } from "../callsign.ts";
 import { decodeFrame, decodePayload } from "../fed/record.ts";
 import type { Actor } from "./model.ts";

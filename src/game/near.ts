@@ -7,7 +7,7 @@
  */
 import { t } from "elysia";
 import { badRequest } from "../errors.ts";
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { cachesJson, forMap, type CacheRow, type MapCache } from "./caches.ts";
 import { filterSql, type CacheFilters } from "./cache-filters.ts";
 import { distanceM } from "./model.ts";

@@ -6,7 +6,7 @@
  * normalised answer is stored.
  */
 import { createHash } from "node:crypto";
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest, conflict, forbidden, notFound, unprocessable } from "../errors.ts";
 import { isOwner, visibleRow } from "./cache-lookup.ts";
 import { callsign, text, type Actor } from "./model.ts";

@@ -15,7 +15,7 @@
  * `trackableMoveLogged` event, src/fed/corroborate.ts). Else b for a
  * verified callsign, c for an unverified one.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest, conflict, forbidden } from "../errors.ts";
 import { accountGid, localGid, publishRecord } from "../fed/feed.ts";
 import { toE7, toSeconds } from "../fed/bodies.ts";

@@ -6,7 +6,7 @@
  * trackable is published as a signed record (type 8) when it is made.
  */
 import { randomInt, scrypt, timingSafeEqual } from "node:crypto";
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest, forbidden, notFound } from "../errors.ts";
 import { accountGid, localGid, publishRecord } from "../fed/feed.ts";
 import { toSeconds } from "../fed/bodies.ts";

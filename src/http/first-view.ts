@@ -11,7 +11,7 @@
  * first render (ui/map/server-view.ts takeServerView: the element is
  * #ssr-view, as the map's drawing).
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { cacheDetail } from "../game/cache-lookup.ts";
 import type { Cache, CacheBasics } from "../game/caches.ts";
 import { logSummary } from "../game/cache-summary.ts";

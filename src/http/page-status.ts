@@ -6,7 +6,7 @@
  * Checked as a signed-out visitor sees it: a draft or a private message is a
  * 404 here, and the app still shows it to whoever may read it.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { resolveCache } from "../game/cache-lookup.ts";
 import { parseCallsign, verifiedHolder } from "../accounts/users.ts";
 import { PROFILE_SECTIONS } from "../accounts/profile.ts";

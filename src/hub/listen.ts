@@ -3,7 +3,7 @@
  * its address reads in GET /api/ports and the log.
  */
 import type { Socket, TCPSocketListener } from "bun";
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { addClient, type HubClient, type HubServer } from "./clients.ts";
 import { OutQueue } from "./outq.ts";
 import { ListenError } from "../errors.ts";

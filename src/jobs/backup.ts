@@ -6,7 +6,7 @@
  */
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { BACKUP_NAME, backupDatabase, backupFileName } from "../store/backup.ts";
 import { DB_FILE_NAME } from "../store/db.ts";
 

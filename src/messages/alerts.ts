@@ -6,7 +6,7 @@
  * to the station's watchers. Who is told and how (live, push) is
  * src/live/user-channel.ts; this file decides who and stores what.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { AprsPacket } from "../aprs/types.ts";
 import { baseCall } from "../callsign.ts";
 import { badRequest } from "../errors.ts";

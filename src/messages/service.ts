@@ -11,7 +11,7 @@
  *          acked     the addressee's `ackNN`, or a reply `{MM}NN`, was heard
  *          failed    `rejNN` heard, or no ack after 5 sends
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { SignedInUser } from "../accounts/caller.ts";
 import { baseCall } from "../callsign.ts";
 import { badRequest, forbidden } from "../errors.ts";

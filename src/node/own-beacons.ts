@@ -20,7 +20,7 @@
  * series, and the same frame heard back through a digipeater within the
  * ingest's 30 s duplicate window is not stored again.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { encodeMessage, encodePosition, encodeStatus, TOCALL } from "../aprs/index.ts";
 import { ingestLines } from "../stations/ingest.ts";
 import { registerPort } from "../stations/ports.ts";

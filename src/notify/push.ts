@@ -9,7 +9,7 @@
  */
 import { createECDH } from "node:crypto";
 import { isIP } from "node:net";
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { getMeta, setMeta } from "../store/db.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { mailFrom } from "./mail.ts";

@@ -5,7 +5,7 @@
  * sending are the service's (service.ts). Answers are lists of parts, packed
  * into messages of at most 67 characters by splitReply.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { cacheByCode, nearestActiveCaches } from "../game/cache-lookup.ts";
 import { codeOf, type CacheRow } from "../game/caches.ts";
 import { logbook, logFromRadio } from "../game/logs.ts";

@@ -7,7 +7,7 @@
  * does not fit waits for the next station heard). An object we sent for a cache since archived, disabled, hidden or
  * deleted is killed (`_`) once. docs/protocol.md "Cache objects".
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { GatewayEvents } from "../events.ts";
 import { encodeObject, EncodeError } from "../aprs/index.ts";
 import { cacheRow, nearestActiveCaches } from "../game/cache-lookup.ts";

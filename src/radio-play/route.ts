@@ -5,7 +5,7 @@
  * Null: not a command for us. The outbox asks this too, so a message the
  * commands service acks is not acked a second time.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { GatewayEvents } from "../events.ts";
 import type { Path } from "./senders.ts";
 

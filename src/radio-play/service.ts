@@ -16,7 +16,7 @@
  *   - lines wait in order while a path's budget is spent (senders.ts), and
  *     are dropped after QUEUE_MAX_MS; at most QUEUE_MAX wait.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { GatewayEvents } from "../events.ts";
 import { encodeAck, encodeMessage, EncodeError } from "../aprs/index.ts";
 import { answerCommand, splitReply, type Asker } from "./commands.ts";

@@ -20,7 +20,7 @@
  * Counters and the last RECENT_MAX gated lines show in GET /api/ports under
  * the `aprs-is` port's `igate` (docs/api.md).
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { Transmitter } from "../node/tx.ts";
 import { encodePosition, TOCALL } from "../aprs/encode.ts";
 import { decode } from "../aprs/index.ts";

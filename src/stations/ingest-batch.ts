@@ -3,7 +3,7 @@
  * them), or a JSON batch of packets, positions and finds. Everything is
  * checked before anything is written; the batch is written in one transaction.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { badRequest, forbidden, unprocessable } from "../errors.ts";
 import { baseCall, isCallsign } from "../callsign.ts";

@@ -16,7 +16,7 @@
  *
  *   ingestLines(gw, ["N0CALL-9>APRS,qAR,W1AW-10:!4237.14N/07120.83W>"], { source: "aprsis" })
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { GatewayEvents, HeardProof } from "../events.ts";
 import { decode, mergeDefinitions, type AprsPacket, type TelemetryDefinitions, type Weather } from "../aprs/index.ts";
 import type { Statement } from "../store/sqlite.ts";

@@ -9,7 +9,7 @@
  *
  *   listLivingCaches(gw, { bbox: { west: -72, south: 41, east: -70, north: 43 }, maxAgeMs: 3_600_000 })
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { GatewayEvents } from "../events.ts";
 import type { SignedInUser } from "../accounts/caller.ts";
 import { badRequest } from "../errors.ts";

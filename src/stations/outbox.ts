@@ -9,7 +9,7 @@
  *                        |  (lease expires: due again)   \--retry due--> leased ... --> failed
  */
 import { commandRoute } from "../radio-play/route.ts";
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { GatewayEvents } from "../events.ts";
 import { encodeAck, encodeMessage, EncodeError } from "../aprs/index.ts";
 import { badRequest } from "../errors.ts";

@@ -9,7 +9,7 @@
  *   owning, naming, placing, pushing weather   the base call held (verified or not)
  *   transmitting its weather, a living cache   the base call verified by this account
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
 import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
 import type { Weather } from "../aprs/index.ts";

@@ -3,7 +3,7 @@
  * through the outbox, as their active callsign. Messages get an id and are
  * retried until acked; positions and status go out once.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { SignedInUser } from "../accounts/caller.ts";
 import { encodePosition, encodeStatus, EncodeError } from "../aprs/index.ts";
 import { badRequest } from "../errors.ts";

@@ -19,7 +19,7 @@
  * weather: GET /api/stations/:call/series), then transmitted as an APRS
  * weather packet when the owner turned that on (wx-tx.ts).
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import type { Weather } from "../aprs/index.ts";
 import { badRequest } from "../errors.ts";
 import type { WxKeyStation } from "./wx-keys.ts";

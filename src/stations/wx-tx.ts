@@ -13,7 +13,7 @@
  * Position: the own station's fixed position, else where its beacons put it,
  * else a positionless report (`_MMDDHHMM...`).
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { encodeWeather, EncodeError, type Weather } from "../aprs/index.ts";
 import { badRequest } from "../errors.ts";
 import { enqueue, rememberOwnWeather, type OutboxItem } from "./outbox.ts";

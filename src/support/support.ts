@@ -3,7 +3,7 @@
  * ingest secret: payments never touch this instance); the supporter chooses
  * whether to be listed and under which name. Nothing is listed by default.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { isCallsign } from "../callsign.ts";
 import { verifiedHolder } from "../accounts/users.ts";

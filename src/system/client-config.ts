@@ -1,5 +1,5 @@
 /** GET /api/config: what the web app needs to know of this instance (also inlined in the map's page, http/ui.ts). */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { buildInfo } from "../version.ts";
 
 export function clientConfig(gw: Core) {

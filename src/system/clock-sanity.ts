@@ -21,7 +21,7 @@
  * Peers' times are kept with a monotonic reference (performance.now()), so an
  * NTP step of our own clock does not age or skew what they said.
  */
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { AppError } from "../errors.ts";
 
 /** 2025-01-01 UTC: a clock earlier than this is surely unset. */

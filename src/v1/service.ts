@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { hashApiKey } from "../secret.ts";
-import type { Core } from "../gateway.ts";
+import type { Core } from "../core.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { cacheDetail, cacheRow } from "../game/cache-lookup.ts";
 import { basicsOf, cachesJson, type Cache, type CacheBasics, type CacheRow } from "../game/caches.ts";

@@ -19,7 +19,7 @@
  *   const report = await pullSvcl1(gw, circuit, { peer: "gw2", caps, transport: "ax25" });
  *   radio.listen((link) => serveSvcl1(gw, link, { caps }));
  */
-import type { Core } from "../../gateway.ts";
+import type { Core } from "../../core.ts";
 import { AppError } from "../../errors.ts";
 import { applyPage, type ApplyReport } from "../apply.ts";
 import { CapsError, decodeCaps, encodeCaps, intersectCaps, type LinkCaps, type NegotiatedLink } from "../caps.ts";
