@@ -2,11 +2,13 @@
  * The account audit log: who came to hold a callsign, and whose claim went
  * because of it. The sysop reads it (GET /api/admin/audit); an account that
  * lost a verified call sees the loss (GET /auth/callsigns) and is told by
- * e-mail when it has an address.
+ * e-mail when it has an address, in its chosen language.
  */
 import type { Core } from "../core.ts";
 import type { Database } from "../store/db.ts";
 import { sendMail } from "../notify/mail.ts";
+import { getPrefs } from "./prefs.ts";
+import { accountLanguage, translator } from "../i18n/server.ts";
 
 export type AuditKind = "verified" | "taken_over";
 
@@ -49,20 +51,25 @@ export function lostCallsigns(db: Database, userId: number): Array<{ call: strin
   }>;
 }
 
-/** Tells the accounts that lost a call, by e-mail where they have an address. Never throws. */
-export async function tellPreviousHolders(gw: Core, call: string, userIds: number[], detail: string): Promise<void> {
+/**
+ * Tells the accounts that lost a call, by e-mail where they have an address, each in its chosen language
+ * (`lang` in /api/prefs, else English). `heard` names the verification that took it, for the message in
+ * that language (`detail` as it is otherwise). Never throws.
+ */
+export async function tellPreviousHolders(
+  gw: Core,
+  call: string,
+  userIds: number[],
+  detail: string,
+  heard?: { src: string; via: string; proof: string },
+): Promise<void> {
   for (const id of userIds) {
     const row = gw.db.query("SELECT email FROM users WHERE id = ?").get(id) as { email: string | null } | null;
     if (!row?.email) continue;
     try {
-      await sendMail(gw, {
-        to: row.email,
-        subject: `${call} was verified by another account on ${gw.config.instance}`,
-        text:
-          `The callsign ${call} was verified on the svc-gateway instance ${gw.config.instance} by another account (${detail}).\n` +
-          `Your account no longer holds it, and device keys you registered for it were revoked.\n\n` +
-          `If this was not you, verify ${call} again with an APRS message sent on the air, and tell the operator of ${gw.config.instance}.\n`,
-      });
+      const t = translator(accountLanguage(getPrefs(gw, id)));
+      const words = { call, instance: gw.config.instance, how: heard ? t("security.heard", heard) : detail };
+      await sendMail(gw, { to: row.email, subject: t("security.takenOverSubject", words), text: t("security.takenOverBody", words) });
     } catch (e) {
       gw.log.warn("accounts", `could not tell a previous holder of ${call} by e-mail`, { error: String((e as Error).message ?? e) });
     }

@@ -152,7 +152,7 @@ function complete(gw: Core, row: ChallengeRow, src: string, via: string, proof: 
   gw.log.info("accounts", `callsign ${row.call} verified: challenge heard from ${src} via ${via} (${proof})`);
   if (previous.length) {
     gw.log.warn("accounts", `callsign ${row.call} taken over from ${previous.length} account(s) that had verified it: ${how}`);
-    void tellPreviousHolders(gw, row.call, previous, how);
+    void tellPreviousHolders(gw, row.call, previous, how, { src, via, proof });
   }
 }
 

@@ -4,18 +4,23 @@ import { badRequest } from "../errors.ts";
 import { baseCall, isCallsign } from "../callsign.ts";
 import { gameProfile } from "../game/account-data.ts";
 import { esc } from "./xml.ts";
+import { translator } from "../i18n/server.ts";
 
 /** Rough width of text in 11 px Verdana-like fonts (the badge's font), for layout without a font engine. */
 const width = (s: string) => Math.round(s.length * 6.6 + 12);
 
-export function badgeSvg(gw: Core, rawCall: string): string {
+/** The badge in `lang`'s words (src/i18n: the Accept-Language of the page that shows it). */
+export function badgeSvg(gw: Core, rawCall: string, lang = "en"): string {
+  const t = translator(lang);
   if (!isCallsign(rawCall)) throw badRequest("invalid", "the badge's name is a callsign: /badge/N0CALL.svg");
   const call = baseCall(rawCall);
   const s = gameProfile.build(gw, call) as { finds: number; tierA: number; hidden: number } | null;
-  const right = s ? `${s.finds} ${s.finds === 1 ? "find" : "finds"} · ${s.tierA} RF · ${s.hidden} hidden` : "no finds yet";
+  const right = s
+    ? [t("badge.finds", { count: s.finds }), t("badge.rf", { count: s.tierA }), t("badge.hidden", { count: s.hidden })].join(" · ")
+    : t("badge.none");
   const l = width(call);
   const r = width(right);
-  const title = `${call} on ${gw.config.instance}: ${right}`;
+  const title = t("badge.title", { call, instance: gw.config.instance, what: right });
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${l + r}" height="20" role="img" aria-label="${esc(title)}">
   <title>${esc(title)}</title>
   <linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient>

@@ -15,6 +15,7 @@ import { actorOf, type Actor } from "../game/model.ts";
 import { IMPORT_SOURCES, importByteCap, importCatalog } from "../game/import.ts";
 import { feed, RSS_TYPE } from "./rss.ts";
 import { badgeSvg } from "./badge.ts";
+import { fromAcceptLanguage } from "../i18n/server.ts";
 
 // The cap depends on who imports: it is known (and a larger body refused) before the body is read.
 allowLargerBody("POST", /^\/api\/import\/[^/]+$/, (gw, request) => importByteCap(actorOf(identify(gw, request, null))));
@@ -57,10 +58,13 @@ export function exportRoutes(gw: Gateway) {
     )
     .get(
       "/badge/:file",
-      ({ params }) =>
-        new Response(badgeSvg(gw, decodeURIComponent(params.file.slice(0, -".svg".length))), {
-          headers: { "content-type": SVG, "cache-control": "public, max-age=600" },
-        }),
+      ({ params, request }) => {
+        // in the words of the reader of the page that shows it
+        const lang = fromAcceptLanguage(request.headers.get("accept-language"));
+        return new Response(badgeSvg(gw, decodeURIComponent(params.file.slice(0, -".svg".length)), lang), {
+          headers: { "content-type": SVG, "cache-control": "public, max-age=600", "content-language": lang, vary: "Accept-Language" },
+        });
+      },
       {
         gate: "public",
         params: t.Object({ file: t.String({ pattern: "^.+\\.[Ss][Vv][Gg]$", description: "the callsign and .svg, e.g. N0CALL.svg" }) }),

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { X509Certificate } from "node:crypto";
 import { CA_CERT_FILE, tlsDir, type TlsMode } from "./index.ts";
-import { translator } from "../i18n/server.ts";
+import { translator, type Translate } from "../i18n/server.ts";
 
 /** The local CA's certificate (never its key); null unless TLS=local made one. */
 export function caCertificate(mode: TlsMode, dataDir: string): string | null {
@@ -30,8 +30,22 @@ export interface TlsPageInput {
   /** https://host:port/ once trusted */
   httpsUrl: string | null;
   qrSvg: string;
-  /** the visitor's language (src/i18n: Accept-Language); the steps for each system are in English for now */
+  /** the visitor's language (src/i18n: Accept-Language) */
   lang?: string;
+}
+
+/** How to install the CA on each system, in the visitor's words (the commands as they are typed). */
+function steps(t: Translate): string {
+  const file = { file: CA_FILE_NAME };
+  const list = (heading: string, items: string[]) => `<h2>${heading}</h2><ol>${items.map((i) => `<li>${i}</li>`).join("")}</ol>`;
+  return [
+    list("Android", [t("tlsSteps.download"), t("tlsSteps.androidInstall", file), t("tlsSteps.androidBrowsers")]),
+    list(t("tlsSteps.ios"), [t("tlsSteps.iosOpen"), t("tlsSteps.iosInstall"), t("tlsSteps.iosTrust")]),
+    list("Windows", [t("tlsSteps.windowsOpen", file), t("tlsSteps.windowsInstall", file), t("tlsSteps.windowsBrowsers")]),
+    list("macOS", [t("tlsSteps.macOpen"), t("tlsSteps.macTrust", file), t("tlsSteps.macBrowsers")]),
+    list(t("tlsSteps.linux"), [t("tlsSteps.linuxImport"), t("tlsSteps.linuxTerminal", file), t("tlsSteps.linuxSystem", file)]),
+    list(t("tlsSteps.firefox"), [t("tlsSteps.firefoxImport"), t("tlsSteps.firefoxSystem")]),
+  ].join("\n");
 }
 
 export function tlsPage(p: TlsPageInput): string {
@@ -51,11 +65,6 @@ export function tlsPage(p: TlsPageInput): string {
 <div class="qr" role="img" aria-label="${t("tls.qrLabel", { url: ca })}">${p.qrSvg}</div>
 <p>${t("tls.compare")}</p><p class="fp" data-fingerprint>${fp}</p>
 <p>${t("tls.warning")}</p>
-<h2>Android</h2><ol><li>Download the certificate (the link or the QR code above).</li><li>Settings › Security and privacy › More security settings › Encryption and credentials › Install a certificate › <b>CA certificate</b> › Install anyway, and pick <code>${CA_FILE_NAME}</code> (names differ a little between makers: search Settings for “CA certificate”).</li><li>Chrome trusts it at once. Firefox: Settings › About Firefox, tap the logo five times, then Settings › Secret settings › <b>Use third party CA certificates</b>.</li></ol>
-<h2>iPhone and iPad (iOS, iPadOS)</h2><ol><li>Open the link in <b>Safari</b> (or scan the QR code with the Camera) and allow the configuration profile to download.</li><li>Settings › General › VPN and Device Management › the profile “svc-gateway on …” › Install.</li><li>Settings › General › About › Certificate Trust Settings › turn on full trust for it.</li></ol>
-<h2>Windows</h2><ol><li>Download the certificate and open <code>${CA_FILE_NAME}</code>.</li><li>Install Certificate › Local Machine › Place all certificates in the following store › Browse › <b>Trusted Root Certification Authorities</b> › Finish. (Or in an administrator prompt: <kbd>certutil -addstore -f ROOT ${CA_FILE_NAME}</kbd>.)</li><li>Edge and Chrome trust it after a restart of the browser; Firefox: see below.</li></ol>
-<h2>macOS</h2><ol><li>Download the certificate and open it: Keychain Access adds it to the login keychain.</li><li>In Keychain Access, open the certificate “svc-gateway on …” › Trust › When using this certificate: <b>Always Trust</b>, and close it (your password confirms). (Or: <kbd>sudo security add-trusted-cert -d -r trustRoot -k /Library/Keychains/System.keychain ${CA_FILE_NAME}</kbd>.)</li><li>Safari and Chrome trust it at once; Firefox: see below.</li></ol>
-<h2>Linux: Chromium and Chrome</h2><ol><li>Settings › Privacy and security › Security › Manage certificates › Authorities (or “Custom”: Installed by you) › Import, pick the file, tick <b>Trust this certificate for identifying websites</b>.</li><li>Or in a terminal (Debian package <code>libnss3-tools</code>): <kbd>certutil -d sql:$HOME/.pki/nssdb -A -t C,, -n svc-gateway -i ${CA_FILE_NAME}</kbd>, then restart the browser.</li><li>For curl and other programs: <kbd>sudo cp ${CA_FILE_NAME} /usr/local/share/ca-certificates/ &amp;&amp; sudo update-ca-certificates</kbd>.</li></ol>
-<h2>Firefox (Linux, Windows, macOS)</h2><ol><li>Settings › Privacy &amp; Security › Certificates › View Certificates › Authorities › Import, pick the file, tick <b>Trust this CA to identify websites</b>.</li><li>On Windows and macOS Firefox can instead use the system's store: <code>about:config</code> › <code>security.enterprise_roots.enabled</code> = true.</li></ol>
+${steps(t)}
 </body></html>`;
 }

@@ -7,6 +7,7 @@
  * same (front-door.ts).
  */
 import type { Server, Socket } from "node:net";
+import { fromAcceptLanguage, translator } from "../i18n/server.ts";
 
 const TLS_HANDSHAKE = 0x16;
 
@@ -16,8 +17,11 @@ export function plainHttpAnswer(head: string, httpsPort: number): string {
   const host = /\r?\nhost:[ \t]*([A-Za-z0-9.:[\]-]{1,300})/i.exec(head)?.[1];
   const name = host ? new URL(`http://${host}`).hostname : null;
   const to = name ? `https://${name}${httpsPort === 443 ? "" : `:${httpsPort}`}${path}` : null;
-  const body = `This port speaks HTTPS, not plain http.${to ? ` Open ${to}` : ""}\n`;
-  return `HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+  // in the reader's language (src/i18n), as the request's Accept-Language asks
+  const lang = fromAcceptLanguage(/\r?\naccept-language:[ \t]*([^\r\n]{1,300})/i.exec(head)?.[1]);
+  const t = translator(lang);
+  const body = `${t("plainHttp.body")}${to ? ` ${t("plainHttp.open", { url: to })}` : ""}\n`;
+  return `HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-language: ${lang}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
 /** Answers plain-http connections to a node:tls `server` on `port()`; TLS connections go on untouched. */
