@@ -7,7 +7,6 @@ import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin, identify } from "../http/gates.ts";
 import { RateLimiter } from "../http/ratelimit.ts";
-import { allowLargerBody } from "../http/body.ts";
 import { contentSecurityPolicy, serveIndex } from "../http/ui.ts";
 import { AppError } from "../errors.ts";
 import { baseUrl } from "../http/public-url.ts";
@@ -16,9 +15,6 @@ import { IMPORT_SOURCES, importByteCap, importCatalog } from "../game/import.ts"
 import { feed, RSS_TYPE } from "./rss.ts";
 import { badgeSvg } from "./badge.ts";
 import { fromAcceptLanguage } from "../i18n/server.ts";
-
-// The cap depends on who imports: it is known (and a larger body refused) before the body is read.
-allowLargerBody("POST", /^\/api\/import\/[^/]+$/, (gw, request) => importByteCap(actorOf(identify(gw, request, null))));
 
 /** Imports one account (or the ingest box) may start per minute. */
 export const IMPORTS_PER_MINUTE = 10;
@@ -106,6 +102,8 @@ export function exportRoutes(gw: Gateway) {
       },
       {
         gate: "actor",
+        // the cap follows who imports (a sysop's is larger), worked out before the body is read
+        bodyLimit: (gw, request) => importByteCap(actorOf(identify(gw, request, null))),
         params: t.Object({ source: t.String({ description: `the file's format: ${IMPORT_SOURCES.join(" or ")} (another answers 404)` }) }),
         body: t.Uint8Array({ description: "the catalog file itself" }),
         detail: {

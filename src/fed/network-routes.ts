@@ -13,16 +13,12 @@ import { answerQuery } from "./corroborate.ts";
 import { submit } from "./hub.ts";
 import { answerRelayFrames, dispatchQueries, leaseQueries, MAX_RELAY_ANSWERS, postAnswers, queueQuery, relayFrameList, relayResult } from "./relay.ts";
 import { cborBody, wholeNumber } from "../http/params.ts";
-import { acceptOnly, allowLargerBody, mediaType } from "../http/body.ts";
+import { mediaType } from "../http/body.ts";
 import { CBOR_TYPE, MAX_PAGE_BYTES } from "./page.ts";
 import { encodeCbor } from "./cbor.ts";
 import { B64URL_KEY_PATTERN, INSTANCE_ID_PATTERN, SYNC_KINDS } from "./record.ts";
 
 /** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */
-
-allowLargerBody("POST", /^\/federation\/submit$/, MAX_PAGE_BYTES);
-acceptOnly("POST", /^\/federation\/submit$/, CBOR_TYPE);
-allowLargerBody("POST", /^\/federation\/relay\/[^/]+\/(answer|query)$/, 4 * MAX_PAGE_BYTES);
 
 const tags = ["Federation"];
 const open = { additionalProperties: true } as const;
@@ -109,6 +105,8 @@ export function fedNetworkRoutes(gw: Gateway) {
     })
     .post("/federation/submit", ({ request, body }) => submit(gw, cborBody(request, body)), {
       gate: "fed-secret",
+      bodyLimit: MAX_PAGE_BYTES,
+      accepts: CBOR_TYPE,
       body: t.Uint8Array({ description: "a CBOR sync page of the submitter's own signed records" }),
       detail: { summary: "A spoke pushes its own signed records to this hub (CBOR page)", bodyType: CBOR_TYPE, tags },
     })
@@ -128,6 +126,7 @@ export function fedNetworkRoutes(gw: Gateway) {
       },
       {
         gate: "relay",
+        bodyLimit: 4 * MAX_PAGE_BYTES,
         params: relayParams,
         body: t.Union([
           t.Object(
@@ -159,6 +158,7 @@ export function fedNetworkRoutes(gw: Gateway) {
       },
       {
         gate: "relay",
+        bodyLimit: 4 * MAX_PAGE_BYTES,
         params: relayParams,
         body: t.Union([
           t.Object(

@@ -8,7 +8,6 @@ import { fetchVia } from "./via.ts";
 import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { acceptOnly, allowLargerBody } from "../http/body.ts";
 import { badRequest } from "../errors.ts";
 import { descriptor } from "./descriptor.ts";
 import { applyPage } from "./apply.ts";
@@ -19,10 +18,6 @@ import { BROWSE_FEEDS, BROWSE_LIMITS, browseFeed, cursorOf, registryView, SYNC_L
 import { cborBody } from "../http/params.ts";
 
 export { CBOR_TYPE };
-
-allowLargerBody("POST", /^\/federation\/frames$/, MAX_PAGE_BYTES);
-// Another content type is refused (415) before the body is read or checked against the schema.
-acceptOnly("POST", /^\/federation\/frames$/, CBOR_TYPE);
 
 const tags = ["Federation"];
 
@@ -87,6 +82,9 @@ export function fedRoutes(gw: Gateway) {
       },
       {
         gate: "ingest",
+        bodyLimit: MAX_PAGE_BYTES,
+        // another content type is refused (415) before the body is read or checked against the schema
+        accepts: CBOR_TYPE,
         body: t.Uint8Array({ description: "a CBOR sync page of signed frames (heard on the air by the box)" }),
         detail: { summary: "Apply a page of signed frames the box received (as a pulled sync page is applied)", bodyType: CBOR_TYPE, tags },
       },

@@ -24,7 +24,7 @@ import { activity, corroborators, leaderboard } from "./stats.ts";
 import { finderStats } from "./finder-stats.ts";
 import { MAX_NOTE, personalOf, savePersonal, withCorrected } from "./personal.ts";
 import { logSummary } from "./cache-summary.ts";
-import { allowLargerBody, mediaType } from "../http/body.ts";
+import { mediaType } from "../http/body.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { cacheGpx } from "../exports/exports.ts";
 import { GPX_TYPE } from "../exports/gpx.ts";
@@ -34,8 +34,6 @@ import { maintenanceRoutes } from "./maintenance-routes.ts";
 import { eventRoutes } from "./events-routes.ts";
 import { waypointRoutes } from "./waypoints-routes.ts";
 import { waypointsOfCache } from "./waypoints-store.ts";
-
-allowLargerBody("POST", /^\/api\/caches\/[^/]+\/media$/, MAX_MEDIA_BYTES);
 
 /** The caller as an actor for reads: null when signed out (drafts stay hidden). */
 const reader = (caller: Caller): Actor | null => (caller.user || caller.ingest ? actorOf(caller) : null);
@@ -277,6 +275,7 @@ export function gameRoutes(gw: Gateway) {
       },
       {
         gate: "actor",
+        bodyLimit: MAX_MEDIA_BYTES,
         params: NATIVE_PARAMS,
         query: t.Object({ caption: t.Optional(t.String({ maxLength: 200, description: "at most 200 characters" })) }),
         body: t.Uint8Array({ description: `the file itself, sent with its type: ${Object.keys(MEDIA_TYPES).join(", ")}` }),

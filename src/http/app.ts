@@ -12,7 +12,7 @@ import { pageStatus } from "./page-status.ts";
 import { routePlugins } from "./routes.ts";
 import { compressJson } from "./compress.ts";
 import { apiDocsRoutes } from "./api-docs.ts";
-import { learnBodySchemas } from "./body.ts";
+import { learnRouteBodies } from "./body.ts";
 import { httpsRedirect } from "./https-redirect.ts";
 
 export function createApp(gw: Gateway) {
@@ -42,8 +42,8 @@ export function createApp(gw: Gateway) {
     .use(uiRoutes(gw, csp));
   for (const plugin of routePlugins) app.use(plugin(gw));
   const built = app.use(apiDocsRoutes(gw, () => app.routes));
-  // which routes take raw bytes, and which only JSON or a form (body.ts)
-  learnBodySchemas(built.routes);
+  // which routes take raw bytes, and which only JSON or a form; their declared caps and content types (body.ts)
+  learnRouteBodies(built.routes);
   return built;
 }
 

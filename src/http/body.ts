@@ -17,44 +17,30 @@ import { AppError, badRequest, tooLarge } from "../errors.ts";
 /** A route's cap: bytes, or worked out from the request (e.g. by who sends it) before the body is read. */
 export type BodyLimit = number | ((gw: Gateway, request: Request) => number);
 
-/** Routes that accept bigger bodies than MAX_BODY_BYTES: [method, path pattern, bytes]. */
-const bodyLimits: Array<{ method: string; pattern: RegExp; bytes: BodyLimit }> = [];
-
-/** Lets a domain accept larger bodies on its own routes, e.g. media uploads. */
-export function allowLargerBody(method: string, pattern: RegExp, bytes: BodyLimit): void {
-  bodyLimits.push({ method, pattern, bytes });
-}
-
-export function bodyLimitFor(method: string, path: string, fallback: number, ctx?: { gw: Gateway; request: Request }): number {
-  for (const l of bodyLimits) {
-    if (l.method !== method || !l.pattern.test(path)) continue;
-    if (typeof l.bytes === "number") return l.bytes;
-    return ctx ? l.bytes(ctx.gw, ctx.request) : fallback;
-  }
-  return fallback;
-}
-
-/** Routes that take one content type only: [method, path pattern, media type]. */
-const bodyTypes: Array<{ method: string; pattern: RegExp; type: string }> = [];
-
-/** Lets a domain refuse other content types (415) on a route before its body is read. */
-export function acceptOnly(method: string, pattern: RegExp, type: string): void {
-  bodyTypes.push({ method, pattern, type });
-}
-
-function checkBodyType(method: string, path: string, contentType: string | null): void {
-  for (const t of bodyTypes) {
-    if (t.method === method && t.pattern.test(path) && mediaType(contentType) !== t.type) {
-      throw new AppError(415, "unsupported_media_type", `send the body as ${t.type}`);
-    }
-  }
-}
-
 /** What a route's body schema takes: raw bytes (t.Uint8Array, alone or in a union), only JSON or form fields, or no body schema. */
 export type BodyKind = "bytes" | "structured" | "none";
 
-/** Routes by method, with the kind of body their schema takes; learnt from the assembled app. */
-const routeKinds = new Map<string, { method: string; pattern: RegExp; kind: BodyKind }>();
+/**
+ * What a route declares of its body, beside its schema, in its options: a cap
+ * other than MAX_BODY_BYTES (`bodyLimit`, e.g. media uploads) and the one
+ * content type it takes (`accepts`; any other is refused with 415 before the
+ * body is read). The gates plugin (gates.ts) names both as macros, so they
+ * are typed where the route is written.
+ */
+export interface BodyOptions {
+  bodyLimit?: BodyLimit;
+  accepts?: string;
+}
+
+/** A route's body as learnt from the assembled app: its schema's kind and its declared options. */
+export interface RouteBody extends BodyOptions {
+  kind: BodyKind;
+}
+
+const NO_ROUTE: RouteBody = { kind: "none" };
+
+/** Routes by method and path, with what they take; learnt from the assembled app. */
+const routeBodies = new Map<string, { method: string; pattern: RegExp; body: RouteBody }>();
 
 /** An Elysia route path as a regular expression: `:name` is one segment, `*` anything. */
 function patternOf(path: string): RegExp {
@@ -62,21 +48,31 @@ function patternOf(path: string): RegExp {
   return new RegExp(`^${escaped.replace(/\*/g, ".*").replace(/:[^/]+/g, "[^/]+")}$`);
 }
 
-/** Records what body each route's schema takes (createApp calls it once the routes are mounted). */
-export function learnBodySchemas(routes: ReadonlyArray<{ method: string; path: string; hooks?: unknown }>): void {
+/** Records what body each route takes, from its schema and options (createApp calls it once the routes are mounted). */
+export function learnRouteBodies(routes: ReadonlyArray<{ method: string; path: string; hooks?: unknown }>): void {
   for (const r of routes) {
-    const schema = (r.hooks as { body?: unknown } | undefined)?.body;
-    const kind: BodyKind = schema === undefined ? "none" : JSON.stringify(schema).includes('"type":"Uint8Array"') ? "bytes" : "structured";
-    routeKinds.set(`${r.method} ${r.path}`, { method: r.method, pattern: patternOf(r.path), kind });
+    const hooks = (r.hooks ?? {}) as { body?: unknown } & BodyOptions;
+    const kind: BodyKind = hooks.body === undefined ? "none" : JSON.stringify(hooks.body).includes('"type":"Uint8Array"') ? "bytes" : "structured";
+    routeBodies.set(`${r.method} ${r.path}`, {
+      method: r.method,
+      pattern: patternOf(r.path),
+      body: { kind, bodyLimit: hooks.bodyLimit, accepts: hooks.accepts },
+    });
   }
 }
 
-/** The kind of body the route at `path` takes ("none" for a route not learnt). */
-export function bodyKindFor(method: string, path: string): BodyKind {
-  const exact = routeKinds.get(`${method} ${path}`);
-  if (exact) return exact.kind;
-  for (const r of routeKinds.values()) if (r.method === method && r.pattern.test(path)) return r.kind;
-  return "none";
+/** What the route at `path` takes (no body schema and no options for a route not learnt). */
+export function routeBodyFor(method: string, path: string): RouteBody {
+  const exact = routeBodies.get(`${method} ${path}`);
+  if (exact) return exact.body;
+  for (const r of routeBodies.values()) if (r.method === method && r.pattern.test(path)) return r.body;
+  return NO_ROUTE;
+}
+
+/** The cap on a route's body: its declared `bodyLimit`, else `fallback` (MAX_BODY_BYTES). */
+export function bodyLimitOf(route: RouteBody, fallback: number, gw: Gateway, request: Request): number {
+  const l = route.bodyLimit;
+  return l === undefined ? fallback : typeof l === "number" ? l : l(gw, request);
 }
 
 /** Whether a request carries a body: a Content-Length above 0, or a stream without one (chunked). */
@@ -150,15 +146,15 @@ export function mediaType(contentType: string | null): string {
 }
 
 /**
- * Parses a body by its content type, for a route whose schema takes `kind`.
+ * Parses a body by its content type, for a route that takes `route` (its schema's kind, its one content type).
  * Throws AppError 400/413/415 on bad input; 413 and 415 before reading.
  */
-export async function parseBody(request: Request, limit: number, kind: BodyKind = "none"): Promise<unknown> {
+export async function parseBody(request: Request, limit: number, route: RouteBody = NO_ROUTE): Promise<unknown> {
   const contentType = request.headers.get("content-type");
-  checkBodyType(request.method, new URL(request.url).pathname, contentType);
   const type = mediaType(contentType);
+  if (route.accepts !== undefined && type !== route.accepts) throw new AppError(415, "unsupported_media_type", `send the body as ${route.accepts}`);
   const raw = !isParsedType(contentType);
-  if (raw && kind === "structured" && hasBody(request)) {
+  if (raw && route.kind === "structured" && hasBody(request)) {
     throw new AppError(415, "unsupported_media_type", "send the body as JSON (Content-Type: application/json)");
   }
   const bytes = await readBodyBytes(request, limit);
@@ -187,7 +183,7 @@ export async function parseBody(request: Request, limit: number, kind: BodyKind 
       throw badRequest("bad_form", "the multipart body could not be parsed");
     }
   }
-  if (kind !== "bytes") return bytes;
+  if (route.kind !== "bytes") return bytes;
   // the whole buffer, not a view into a larger one (t.Uint8Array wraps it without copying)
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
 }

@@ -35,7 +35,7 @@ import { RateLimiter } from "./ratelimit.ts";
 import { hashApiKey, sameSecret } from "../secret.ts";
 import { isSysop, type Caller, type SignedInUser } from "../accounts/caller.ts";
 import { clientIp } from "./client-ip.ts";
-import { bodyKindFor, bodyLimitFor, isParsedType, mediaType, parseBody } from "./body.ts";
+import { bodyLimitOf, isParsedType, mediaType, parseBody, routeBodyFor, type BodyLimit } from "./body.ts";
 import { findWxKey, wxKeyFrom } from "../stations/wx-keys.ts";
 import { CONTROL_HEADER, readControl } from "../store/control.ts";
 
@@ -289,12 +289,13 @@ function makeGatesPlugin(gw: Gateway) {
         // that read the body (a signature in it) are checked in beforeHandle.
         parse: ({ request, server, path, params }: { request: Request; server: unknown; path: string; params?: Record<string, string> }) => {
           const caller = callerOf(request, server);
-          let limit = bodyLimitFor(request.method, path, gw.config.maxBodyBytes, { gw, request });
+          const route = routeBodyFor(request.method, path);
+          let limit = bodyLimitOf(route, gw.config.maxBodyBytes, gw, request);
           if (!BODY_GATES.has(gate) && gate !== "rate-limited") {
             enforceGate(gw, gate, caller, { request, path, params: params ?? {}, body: undefined });
             enforced.add(request);
           } else if (BODY_GATES.has(gate)) limit = gateBeforeBody(gw, gate, caller, request, limit);
-          return parseBody(request, limit, bodyKindFor(request.method, path));
+          return parseBody(request, limit, route);
         },
         // Before the route's schemas are checked: a request without a body (a
         // GET) meets its gate here, and every request is counted against its
@@ -316,6 +317,10 @@ function makeGatesPlugin(gw: Gateway) {
           if (caller.user && !READ_METHODS.has(request.method)) applyWriteLimit(gw, limiter, caller.user.id, set.headers as Record<string, string>);
         }),
       }),
+      // Declared at the route and read by the gate's parse step above (body.ts learns them from the assembled app):
+      // a body cap other than MAX_BODY_BYTES, and the one content type a route takes.
+      bodyLimit: (_limit: BodyLimit) => ({}),
+      accepts: (_mediaType: string) => ({}),
       rateLimit: (bucket: RateBucket) => ({
         transform: ({ request, server, set }) => applyRateLimit(gw, limiter, bucket, callerOf(request, server), set.headers as Record<string, string>),
         beforeHandle: tagged({ rateLimit: bucket }, () => {}),

@@ -7,7 +7,6 @@ import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { isSysop } from "../accounts/caller.ts";
-import { allowLargerBody } from "../http/body.ts";
 import { badRequest } from "../errors.ts";
 import { decodeLine, lineFromBody } from "./decode-route.ts";
 import { ingestBody, MAX_BATCH } from "./ingest-batch.ts";
@@ -19,8 +18,6 @@ import { transmit } from "./tx.ts";
 import { ownStationRoutes } from "./own-routes.ts";
 import { cellsParam } from "../http/params.ts";
 import { STATION_CALL, STATION_LIST_QUERY } from "./model.ts";
-
-allowLargerBody("POST", /^\/ingest$/, 8 * 1024 * 1024);
 
 /** A port whose `clients` (KISS and APRS-IS servers) lose their network addresses. */
 function withoutClientAddresses(p: PortStatus): PortStatus {
@@ -57,6 +54,7 @@ export function stationsRoutes(gw: Gateway) {
         },
         {
           gate: "ingest-or-device",
+          bodyLimit: 8 * 1024 * 1024,
           query: t.Object({ igate: t.Optional(t.String({ description: "the IGate that heard the lines (a callsign)" })) }),
           // The batch's fields are checked item by item by ingestBody, whose
           // answers name the item (packets[3].line); the schema only tells the two kinds apart.
