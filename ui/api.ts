@@ -1,14 +1,35 @@
 /** Talking to this instance's API from the web app. */
-import { lang, t } from "./i18n/i18n.ts";
+import { lang, SOURCE, t } from "./i18n/i18n.ts";
 
+/**
+ * The server's refusal (`{ error, message }`). Its `message` is what a page
+ * shows: in the reader's language (errorText), the server's own words kept
+ * as `serverMessage`.
+ */
 export class ApiError extends Error {
+  readonly serverMessage: string;
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
   ) {
-    super(message);
+    super(errorText(code, message));
+    this.serverMessage = message;
   }
+}
+
+/**
+ * A refusal in the reader's words: the translation of its stable `error`
+ * code (the `errors` section of ui/i18n), else the server's message. In
+ * English the server's message stays, as it names the case at hand ("only
+ * the owner of TB12 may mark it missing"); the server writes its messages in
+ * English, so another language takes the code's words.
+ */
+export function errorText(code: string, serverMessage: string): string {
+  if (lang() === SOURCE) return serverMessage;
+  const key = `errors.${code}`;
+  const words = t(key);
+  return words === key ? serverMessage : words;
 }
 
 /**
