@@ -20,6 +20,8 @@ import { HubCard } from "../radio/hub.tsx";
 import { When } from "../time.tsx";
 import { NodesCard } from "../radio/nodes.tsx";
 import { CommandLog, TransmitCard } from "../radio/box.tsx";
+import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 /** How often the page refreshes what the radio reports. */
 const REFRESH_MS = 5000;
@@ -36,14 +38,13 @@ export function RadioPage() {
   return (
     <section class="page radio">
       <div class="page-head">
-        <h1>Radio</h1>
+        <h1>{t("radio.title")}</h1>
         {radio && radio[0] && <StationLine port={radio[0]} />}
       </div>
-      <LoadState state={ports} what="the radio ports" />
+      <LoadState state={ports} what={t("radio.thePorts")} />
       {radio && radio.length === 0 && (
         <p class="notice" data-testid="no-radio">
-          This gateway has no radio port. Set <code>KISS_PORTS</code> (a TNC's KISS port, e.g. Direwolf's <code>tcp://127.0.0.1:8001</code>, or{" "}
-          <code>serial:/dev/ttyUSB0@9600</code>) and <code>RADIO_CALL</code>, then restart it.
+          <Rich k="radio.noPort" parts={[code, code, code, code]} />
         </p>
       )}
       {radio && <OnAirNotice port={radio[0]} />}
@@ -76,90 +77,87 @@ function StationLine({ port }: { port: RadioPort }) {
   if (!port.call)
     return (
       <span class="muted" data-testid="station">
-        receive only: RADIO_CALL is not set
+        {t("radio.receiveOnly")}
       </span>
     );
   return (
     <span data-testid="station">
-      station <b>{port.call}</b>{" "}
+      {t("radio.station")} <b>{port.call}</b>{" "}
       {port.transmit ? (
-        <span class="tag" title="RADIO_CALL is verified: the station transmits (beacons, NODES, digipeater, iGate to RF)">
-          on the air
+        <span class="tag" title={t("radio.onAirTitle")}>
+          {t("radio.onAir")}
         </span>
       ) : (
-        <span class="warn" title="RADIO_CALL is not verified on this instance: the station transmits nothing of its own (users' verified lines still go out)">
-          not on the air
+        <span class="warn" title={t("radio.offAirTitle")}>
+          {t("radio.offAir")}
         </span>
       )}
     </span>
   );
 }
 
-const STATE_TEXT: Record<RadioPort["portState"], string> = {
-  connected: "connected",
-  connecting: "connecting…",
-  waiting: "not connected",
-  idle: "idle",
-  closed: "closed",
-};
+const code = (s: string) => <code>{s}</code>;
+
+/** A port's state in words (radio.portState.<state>); a state the page does not know, as the server names it. */
+const stateText = (s: string) => t(`radio.portState.${s}`, { defaultValue: s });
 
 function PortsTable({ ports }: { ports: RadioPort[] }) {
   return (
     <div class="card">
-      <h2>Ports</h2>
+      <h2>{t("radio.ports")}</h2>
       <div class="table-scroll">
         <table class="table stacked" data-testid="ports">
           <thead>
             <tr>
-              <th>port</th>
-              <th>state</th>
-              <th>frames in / out</th>
-              <th>bytes in / out</th>
-              <th>errors · dropped · reconnects</th>
-              <th>last heard</th>
-              <th>last sent</th>
+              <th>{t("radio.port")}</th>
+              <th>{t("radio.state")}</th>
+              <th>{t("radio.framesInOut")}</th>
+              <th>{t("radio.bytesInOut")}</th>
+              <th>{t("radio.errors")}</th>
+              <th>{t("radio.lastHeard")}</th>
+              <th>{t("radio.lastSent")}</th>
             </tr>
           </thead>
           <tbody>
             {ports.map((p) => (
               <tr data-port={p.name}>
-                <td data-label="port">
+                <td data-label={t("radio.port")}>
                   <code>{p.name}</code>
                   <div class="muted">{p.kind}</div>
                 </td>
-                <td data-label="state">
+                <td data-label={t("radio.state")}>
                   <span
                     class={p.portState === "connected" ? "ok" : p.portState === "idle" || p.portState === "closed" ? "muted" : "warn"}
                     data-testid="port-state"
                   >
-                    {STATE_TEXT[p.portState] ?? p.portState}
+                    {stateText(p.portState)}
                   </span>
                   {p.portState === "connected" && p.connectedAt && (
                     <div class="muted">
-                      since <When at={p.connectedAt} />
+                      {t("radio.since")} <When at={p.connectedAt} />
                     </div>
                   )}
                   {p.portState === "waiting" && p.retryAt && (
                     <div class="muted">
-                      next try <When at={p.retryAt} />
+                      {t("radio.nextTry")} <When at={p.retryAt} />
                     </div>
                   )}
-                  {p.auto && p.portState !== "connected" && <div class="muted">the default port (KISS_PORTS unset): no TNC there</div>}
+                  {p.auto && p.portState !== "connected" && <div class="muted">{t("radio.defaultPort")}</div>}
                   {p.lastError && p.portState !== "connected" && <div class="error">{p.lastError}</div>}
                 </td>
-                <td data-label="frames in / out" data-testid="frames">
+                <td data-label={t("radio.framesInOut")} data-testid="frames">
                   {p.framesIn} / {p.framesOut}
                 </td>
-                <td data-label="bytes in / out">
+                <td data-label={t("radio.bytesInOut")}>
                   {p.bytesIn} / {p.bytesOut}
                 </td>
-                <td data-label="errors · dropped · reconnects">
+                <td data-label={t("radio.errors")}>
                   {p.errors} · {p.dropped} · {p.reconnects}
                 </td>
-                <td data-label="last heard">
+                <td data-label={t("radio.lastHeard")}>
                   <When at={p.lastRxAt} />
                 </td>
-                <td data-label="last sent">
+                <td data-label={t("radio.lastSent")}>
                   <When at={p.lastTxAt} />
                 </td>
               </tr>
@@ -178,10 +176,10 @@ function MHeardCard({ tick, ports }: { tick: number; ports: RadioPort[] }) {
   return (
     <div class="card">
       <div class="page-head">
-        <h2>Heard</h2>
+        <h2>{t("radio.heard")}</h2>
         {ports.length > 1 && (
-          <select aria-label="port heard on" value={port} onChange={(e) => setPort((e.target as HTMLSelectElement).value)}>
-            <option value="">all ports</option>
+          <select aria-label={t("radio.heardOn")} value={port} onChange={(e) => setPort((e.target as HTMLSelectElement).value)}>
+            <option value="">{t("radio.allPorts")}</option>
             {ports.map((p) => (
               <option value={p.name}>{p.name}</option>
             ))}
@@ -189,18 +187,18 @@ function MHeardCard({ tick, ports }: { tick: number; ports: RadioPort[] }) {
         )}
       </div>
       {heard.error && <p class="error">{heard.error.message}</p>}
-      {rows && rows.length === 0 && <p class="muted">Nobody heard yet.</p>}
+      {rows && rows.length === 0 && <p class="muted">{t("radio.nobodyHeard")}</p>}
       {rows && rows.length > 0 && (
         <div class="table-scroll">
           <table class="table" data-testid="mheard">
             <thead>
               <tr>
-                <th>station</th>
-                <th>port</th>
-                <th>last heard</th>
-                <th>first heard</th>
-                <th>frames</th>
-                <th>via</th>
+                <th>{t("radio.station")}</th>
+                <th>{t("radio.port")}</th>
+                <th>{t("radio.lastHeard")}</th>
+                <th>{t("radio.firstHeard")}</th>
+                <th>{t("radio.frames")}</th>
+                <th>{t("radio.via")}</th>
               </tr>
             </thead>
             <tbody>
@@ -217,7 +215,7 @@ function MHeardCard({ tick, ports }: { tick: number; ports: RadioPort[] }) {
                     <When at={h.firstAt} />
                   </td>
                   <td data-testid="heard-frames">{h.frames}</td>
-                  <td>{h.via ? <code>{h.via}</code> : <span class="muted">direct</span>}</td>
+                  <td>{h.via ? <code>{h.via}</code> : <span class="muted">{t("radio.direct")}</span>}</td>
                 </tr>
               ))}
             </tbody>

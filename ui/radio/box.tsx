@@ -12,6 +12,7 @@ import type { Account } from "../account/session.ts";
 import { encodeMessage, encodePosition, encodeStatus } from "../../src/aprs/encode.ts";
 import { LOCAL_BOX, type BoxCommand, type RadioPort } from "./types.ts";
 import { When } from "../time.tsx";
+import { t } from "../i18n/i18n.ts";
 
 type Kind = "message" | "position" | "status";
 const blank = { kind: "message" as Kind, addressee: "", text: "", lat: "", lon: "", symbol: "/[", comment: "" };
@@ -21,9 +22,9 @@ function lineOf(call: string, f: typeof blank): { line?: string; problem?: strin
   try {
     const h = { src: call, path: [] };
     if (f.kind === "message")
-      return f.addressee.trim() ? { line: encodeMessage({ ...h, addressee: f.addressee.trim(), text: f.text }) } : { problem: "who is it for?" };
+      return f.addressee.trim() ? { line: encodeMessage({ ...h, addressee: f.addressee.trim(), text: f.text }) } : { problem: t("radioBox.whoFor") };
     if (f.kind === "status") return { line: encodeStatus({ ...h, text: f.text }) };
-    if (f.lat.trim() === "" || f.lon.trim() === "") return { problem: "latitude and longitude, in decimal degrees" };
+    if (f.lat.trim() === "" || f.lon.trim() === "") return { problem: t("radioBox.latLon") };
     return { line: encodePosition({ ...h, lat: Number(f.lat), lon: Number(f.lon), symbol: f.symbol, comment: f.comment || undefined }) };
   } catch (e) {
     return { problem: (e as Error).message };
@@ -32,20 +33,12 @@ function lineOf(call: string, f: typeof blank): { line?: string; problem?: strin
 
 /** The radio as GET /api/ports tells it: what a line sent now will meet. */
 export function radioState(ports: RadioPort[] | undefined): { state: "loading" | "no-tnc" | "receive-only" | "not-connected" | "connected"; text: string } {
-  if (!ports) return { state: "loading", text: "Looking at the radio…" };
-  if (ports.length === 0) return { state: "no-tnc", text: "No TNC: this gateway has no radio port." };
+  if (!ports) return { state: "loading", text: t("radioBox.looking") };
+  if (ports.length === 0) return { state: "no-tnc", text: t("radioBox.noTnc") };
   const up = ports.find((p) => p.portState === "connected");
-  if (!up)
-    return {
-      state: "not-connected",
-      text: `No TNC connected (${ports.map((p) => p.name).join(", ")}: not connected). A line you send waits in the outbox until a TNC connects, or APRS-IS or an ingest box sends it.`,
-    };
-  if (!up.call)
-    return {
-      state: "receive-only",
-      text: `Receive only: RADIO_CALL is not set, so this station does not transmit on ${up.name}. A line you send waits in the outbox for APRS-IS or an ingest box.`,
-    };
-  return { state: "connected", text: `TNC connected on ${up.name} as ${up.call}.` };
+  if (!up) return { state: "not-connected", text: t("radioBox.notConnected", { ports: ports.map((p) => p.name).join(", ") }) };
+  if (!up.call) return { state: "receive-only", text: t("radioBox.receiveOnly", { port: up.name }) };
+  return { state: "connected", text: t("radioBox.connected", { port: up.name, call: up.call }) };
 }
 
 /** An outbox item as GET /api/tx/aprs lists it. */
@@ -67,24 +60,22 @@ function TxProgress({ id, tick, air }: { id: number; tick: number; air: ReturnTy
   }, [id, tick]);
   const c = now.data?.command;
   const item = now.data?.item;
-  let text: preact.ComponentChildren = "queued";
+  let text: preact.ComponentChildren = t("radioBox.queued");
   let cls = "muted";
-  if (c?.state === "expired") [text, cls] = ["expired: the radio never picked it up", "error"];
-  else if (c?.state === "acknowledged" && c.ok === false) [text, cls] = [`failed: ${(c.result as { error?: string } | null)?.error ?? "refused"}`, "error"];
+  if (c?.state === "expired") [text, cls] = [t("radioBox.expiredNever"), "error"];
+  else if (c?.state === "acknowledged" && c.ok === false)
+    [text, cls] = [t("radioBox.failedWhy", { why: (c.result as { error?: string } | null)?.error ?? t("radioBox.refused") }), "error"];
   else if (item?.state === "sent" || item?.state === "acked")
     [text, cls] = [
       <>
-        sent <When at={item.sentAt} />
+        {t("radioBox.sent")} <When at={item.sentAt} />
       </>,
       "ok",
     ];
-  else if (item?.state === "failed" || item?.state === "rejected") [text, cls] = [`failed${item.error ? `: ${item.error}` : ""}`, "error"];
-  else if (air.state === "connected") text = "queued: waiting for the channel (rate limits)";
-  else
-    text =
-      air.state === "no-tnc" || air.state === "not-connected"
-        ? "queued: no TNC is connected to send it"
-        : "queued: waiting for APRS-IS or an ingest box (receive only here)";
+  else if (item?.state === "failed" || item?.state === "rejected")
+    [text, cls] = [item.error ? t("radioBox.failedWhy", { why: item.error }) : t("radioBox.failed"), "error"];
+  else if (air.state === "connected") text = t("radioBox.queuedChannel");
+  else text = air.state === "no-tnc" || air.state === "not-connected" ? t("radioBox.queuedNoTnc") : t("radioBox.queuedReceiveOnly");
   return (
     <span class={cls} data-testid="tx-state">
       {text}
@@ -116,13 +107,13 @@ export function TransmitCard({
   const air = radioState(ports);
   const lock =
     hasRadio === false
-      ? "This gateway has no radio port to transmit on."
+      ? t("radioBox.lockNoPort")
       : account === null
-        ? "Sign in with a verified callsign to transmit."
+        ? t("radioBox.lockSignIn")
         : account && !account.call
-          ? "Add your callsign on your account page and verify it to transmit."
+          ? t("radioBox.lockNoCall")
           : account && !account.verified
-            ? `Your callsign ${account.call} is not verified yet: only a verified callsign may transmit. Verify it on your account page (the APRS challenge).`
+            ? t("radioBox.lockUnverified", { call: account.call })
             : null;
   const ready = !!account && hasRadio === true && !lock;
   const built = ready ? lineOf(account!.call!, f) : {};
@@ -150,58 +141,62 @@ export function TransmitCard({
   };
   return (
     <div class="card" aria-labelledby="tx-title">
-      <h2 id="tx-title">Transmit</h2>
+      <h2 id="tx-title">{t("radioBox.title")}</h2>
       <p class={air.state === "connected" ? "muted" : "warn"} data-testid="tx-radio" data-state={air.state}>
         {air.text}
       </p>
       {lock && (
         <p class="notice" data-testid="tx-locked">
           {lock}{" "}
-          {account === null ? <a href="/account">Sign in</a> : account && (!account.call || !account.verified) ? <a href="/account">Your account</a> : null}
+          {account === null ? (
+            <a href="/account">{t("radioBox.signIn")}</a>
+          ) : account && (!account.call || !account.verified) ? (
+            <a href="/account">{t("radioBox.yourAccount")}</a>
+          ) : null}
         </p>
       )}
-      <form onSubmit={send} aria-label="transmit">
+      <form onSubmit={send} aria-label={t("radioBox.formLabel")}>
         <fieldset disabled={!ready || busy} class="bare">
-          <div class="actions" role="radiogroup" aria-label="what to send">
+          <div class="actions" role="radiogroup" aria-label={t("radioBox.whatToSend")}>
             {(["message", "position", "status"] as Kind[]).map((k) => (
               <label class="check">
                 <input type="radio" name="kind" value={k} checked={f.kind === k} onChange={() => setF({ ...f, kind: k })} />{" "}
-                {k === "message" ? "Message" : k === "position" ? "Position beacon" : "Status"}
+                {k === "message" ? t("radioBox.kindMessage") : k === "position" ? t("radioBox.kindPosition") : t("radioBox.kindStatus")}
               </label>
             ))}
           </div>
           {f.kind === "message" && (
             <>
-              <label for="tx-to">To</label>
+              <label for="tx-to">{t("radioBox.to")}</label>
               <input id="tx-to" placeholder="N0CALL-9" maxLength={9} {...set("addressee")} />
-              <label for="tx-text">Text</label>
+              <label for="tx-text">{t("radioBox.text")}</label>
               <input id="tx-text" maxLength={67} class="wide" {...set("text")} />
-              <p class="muted">Sent once as a UI frame, without a message id (no acknowledgement is asked).</p>
+              <p class="muted">{t("radioBox.onceUi")}</p>
             </>
           )}
           {f.kind === "position" && (
             <>
               <div class="actions">
                 <span>
-                  <label for="tx-lat">Latitude</label>
+                  <label for="tx-lat">{t("radioBox.lat")}</label>
                   <input id="tx-lat" inputMode="decimal" placeholder="42.6190" size={10} {...set("lat")} />
                 </span>
                 <span>
-                  <label for="tx-lon">Longitude</label>
+                  <label for="tx-lon">{t("radioBox.lon")}</label>
                   <input id="tx-lon" inputMode="decimal" placeholder="-71.3472" size={10} {...set("lon")} />
                 </span>
                 <span>
-                  <label for="tx-symbol">Symbol</label>
+                  <label for="tx-symbol">{t("radioBox.symbol")}</label>
                   <input id="tx-symbol" maxLength={2} size={3} {...set("symbol")} />
                 </span>
               </div>
-              <label for="tx-comment">Comment</label>
+              <label for="tx-comment">{t("radioBox.comment")}</label>
               <input id="tx-comment" maxLength={43} class="wide" {...set("comment")} />
             </>
           )}
           {f.kind === "status" && (
             <>
-              <label for="tx-status">Status text</label>
+              <label for="tx-status">{t("radioBox.statusText")}</label>
               <input id="tx-status" maxLength={62} class="wide" {...set("text")} />
             </>
           )}
@@ -209,7 +204,7 @@ export function TransmitCard({
             <p data-testid="tx-line">
               {built.line ? (
                 <>
-                  Sends <code class="tnc2">{built.line}</code> <span class="muted">(with this station's digipeater path)</span>
+                  {t("radioBox.sends")} <code class="tnc2">{built.line}</code> <span class="muted">{t("radioBox.withPath")}</span>
                 </>
               ) : (
                 <span class="muted">{built.problem}</span>
@@ -218,19 +213,19 @@ export function TransmitCard({
           )}
           <div class="actions send">
             <button type="submit" class="primary" disabled={!built.line}>
-              Send
+              {t("radioBox.send")}
             </button>
           </div>
         </fieldset>
       </form>
       {outcome?.ok === true && (
         <p class="ok" role="status" data-testid="tx-result">
-          Queued as command #{outcome.command.id}: <TxProgress id={outcome.command.id} tick={tick} air={air} />
+          {t("radioBox.queuedAs", { id: outcome.command.id })} <TxProgress id={outcome.command.id} tick={tick} air={air} />
         </p>
       )}
       {outcome?.ok === false && (
         <p class="error" role="alert" data-testid="tx-refused">
-          The gateway refused to transmit: {outcome.message}{" "}
+          {t("radioBox.refusedTx")} {outcome.message}{" "}
           <span class="muted">
             ({outcome.status ? `${outcome.status} ` : ""}
             {outcome.code})
@@ -242,7 +237,7 @@ export function TransmitCard({
 }
 
 /** A box command's state: "in the outbox" once the box took it (the answer says where it went), not "done". */
-const STATE: Record<BoxCommand["state"], string> = { queued: "queued", leased: "being carried out", acknowledged: "in the outbox", expired: "expired" };
+const commandState = (s: string) => t(`radioBox.state.${s}`, { defaultValue: s });
 
 /** What a command asked for, in a line. */
 function what(c: BoxCommand): string {
@@ -255,7 +250,7 @@ function what(c: BoxCommand): string {
 function answer(c: BoxCommand): string {
   const r = c.result as Record<string, unknown> | null;
   if (r && typeof r === "object" && typeof r.error === "string") return r.error;
-  if (r && typeof r === "object" && typeof r.outboxId === "number") return `in the APRS outbox as #${r.outboxId}`;
+  if (r && typeof r === "object" && typeof r.outboxId === "number") return t("radioBox.inOutbox", { id: r.outboxId });
   return r === null || r === undefined ? "" : JSON.stringify(r).slice(0, 200);
 }
 
@@ -267,29 +262,27 @@ export function CommandLog({ tick, account }: { tick: number; account: Account |
   const commands = log.data?.commands;
   return (
     <div class="card">
-      <h2>Command log</h2>
+      <h2>{t("radioBox.logTitle")}</h2>
       {account === null && (
         <p class="muted" data-testid="log-locked">
-          Sign in to see the commands you sent to this station.
+          {t("radioBox.logSignIn")}
         </p>
       )}
-      {account && (
-        <p class="muted">{account.sysop ? "Every command sent to this gateway's radio (you operate it)." : "The commands you sent to this gateway's radio."}</p>
-      )}
+      {account && <p class="muted">{account.sysop ? t("radioBox.logSysop") : t("radioBox.logYours")}</p>}
       {log.error && (log.error as ApiError).status !== 409 && <p class="error">{log.error.message}</p>}
-      {commands && commands.length === 0 && <p class="muted">No commands yet.</p>}
+      {commands && commands.length === 0 && <p class="muted">{t("radioBox.noCommands")}</p>}
       {commands && commands.length > 0 && (
         <div class="table-scroll">
           <table class="table" data-testid="box-log">
             <thead>
               <tr>
                 <th>#</th>
-                <th>sent</th>
-                <th>kind</th>
-                <th>as</th>
-                <th>what</th>
-                <th>state</th>
-                <th>answer</th>
+                <th>{t("radioBox.colSent")}</th>
+                <th>{t("radioBox.colKind")}</th>
+                <th>{t("radioBox.colAs")}</th>
+                <th>{t("radioBox.colWhat")}</th>
+                <th>{t("radioBox.colState")}</th>
+                <th>{t("radioBox.colAnswer")}</th>
               </tr>
             </thead>
             <tbody>
@@ -302,9 +295,9 @@ export function CommandLog({ tick, account }: { tick: number; account: Account |
                   <td>
                     {c.kind}
                     {c.transmit && (
-                      <span class="muted" title="puts something on the air">
+                      <span class="muted" title={t("radioBox.onAirTitle")}>
                         {" "}
-                        (on air)
+                        {t("radioBox.onAir")}
                       </span>
                     )}
                   </td>
@@ -314,9 +307,13 @@ export function CommandLog({ tick, account }: { tick: number; account: Account |
                   </td>
                   <td data-testid="command-state">
                     <span class={c.state === "acknowledged" ? (c.ok ? "ok" : "error") : c.state === "expired" ? "error" : "muted"}>
-                      {c.state === "acknowledged" && c.ok === false ? "failed" : c.state === "acknowledged" && !c.transmit ? "done" : STATE[c.state]}
+                      {c.state === "acknowledged" && c.ok === false
+                        ? t("radioBox.failed")
+                        : c.state === "acknowledged" && !c.transmit
+                          ? t("radioBox.done")
+                          : commandState(c.state)}
                     </span>
-                    {c.attempts > 1 && <div class="muted">{c.attempts} leases</div>}
+                    {c.attempts > 1 && <div class="muted">{t("radioBox.leases", { count: c.attempts })}</div>}
                   </td>
                   <td data-testid="command-answer">{answer(c)}</td>
                 </tr>

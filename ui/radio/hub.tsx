@@ -7,8 +7,10 @@ import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import type { HubPort } from "./types.ts";
 import { When } from "../time.tsx";
+import { t } from "../i18n/i18n.ts";
 
-const TITLE: Record<string, string> = { "kiss-server": "KISS server", "aprsis-server": "APRS-IS server" };
+/** A server's name in words (radioHub.server.<name>), else its id. */
+const title = (name: string) => t(`radioHub.server.${name}`, { defaultValue: name });
 
 export function HubCard({ servers, sysop, onChange }: { servers: HubPort[]; sysop: boolean; onChange: () => void }) {
   const [error, setError] = useState<string | null>(null);
@@ -24,17 +26,23 @@ export function HubCard({ servers, sysop, onChange }: { servers: HubPort[]; syso
   };
   return (
     <div class="card" data-testid="hub">
-      <h2>Station hub</h2>
+      <h2>{t("radioHub.title")}</h2>
       {error && <p class="error">{error}</p>}
       {servers.map((s) => (
         <div data-server={s.name}>
           <h3>
-            {TITLE[s.name] ?? s.name} on <code>{s.listen}</code>{" "}
+            {title(s.name)} {t("radioHub.on")} <code>{s.listen}</code>{" "}
             <span class="muted">
-              {s.clients.length} client{s.clients.length === 1 ? "" : "s"}
+              {t("radioHub.clients", { count: s.clients.length })}
               {s.name === "kiss-server" &&
-                ` · ${s.sent ?? 0} sent · ${s.refused ?? 0} refused (${s.txOff ?? 0} with KISS_SERVER_TX off, ${s.notAllowed ?? 0} from a call not verified here) · ${s.rateLimited ?? 0} rate-limited`}
-              {s.name === "aprsis-server" && ` · ${s.served ?? 0} served · ${s.uploaded ?? 0} uploaded · ${s.gatedToRf ?? 0} gated to RF`}
+                t("radioHub.kissCounts", {
+                  sent: s.sent ?? 0,
+                  refused: s.refused ?? 0,
+                  txOff: s.txOff ?? 0,
+                  notAllowed: s.notAllowed ?? 0,
+                  rateLimited: s.rateLimited ?? 0,
+                })}
+              {s.name === "aprsis-server" && t("radioHub.isCounts", { served: s.served ?? 0, uploaded: s.uploaded ?? 0, gated: s.gatedToRf ?? 0 })}
             </span>
           </h3>
           {s.clients.length > 0 && (
@@ -42,45 +50,45 @@ export function HubCard({ servers, sysop, onChange }: { servers: HubPort[]; syso
               <table class="table stacked" data-testid="hub-clients">
                 <thead>
                   <tr>
-                    <th>client</th>
-                    <th>login</th>
-                    <th>filter</th>
-                    <th>in / out</th>
-                    <th>refused · dropped</th>
-                    <th>connected</th>
+                    <th>{t("radioHub.client")}</th>
+                    <th>{t("radioHub.login")}</th>
+                    <th>{t("radioHub.filter")}</th>
+                    <th>{t("radioHub.inOut")}</th>
+                    <th>{t("radioHub.refusedDropped")}</th>
+                    <th>{t("radioHub.connected")}</th>
                     {sysop && <th></th>}
                   </tr>
                 </thead>
                 <tbody>
                   {s.clients.map((c) => (
                     <tr data-client={c.id}>
-                      <td data-label="client">
+                      <td data-label={t("radioHub.client")}>
                         {c.address ? <code>{c.address}</code> : <span class="muted">{c.id}</span>}
                         {c.software && <div class="muted">{c.software}</div>}
                       </td>
-                      <td data-label="login">
+                      <td data-label={t("radioHub.login")}>
                         {c.login ? (
                           <span>
-                            {c.login} {c.verified ? <span class="tag">verified</span> : <span class="warn">read-only</span>}
+                            {c.login} {c.verified ? <span class="tag">{t("radioHub.verified")}</span> : <span class="warn">{t("radioHub.readOnly")}</span>}
                           </span>
                         ) : (
                           <span class="muted">-</span>
                         )}
                       </td>
-                      <td data-label="filter">{c.filter ? <code>{c.filter}</code> : <span class="muted">-</span>}</td>
-                      <td data-label="in / out" data-testid="client-counts">
+                      <td data-label={t("radioHub.filter")}>{c.filter ? <code>{c.filter}</code> : <span class="muted">-</span>}</td>
+                      <td data-label={t("radioHub.inOut")} data-testid="client-counts">
                         {c.rx} / {c.tx}
                       </td>
-                      <td data-label="refused · dropped">
+                      <td data-label={t("radioHub.refusedDropped")}>
                         {c.refused} · {c.dropped}
                       </td>
-                      <td data-label="connected">
+                      <td data-label={t("radioHub.connected")}>
                         <When at={c.connectedAt} />
                       </td>
                       {sysop && (
                         <td>
                           <button type="button" class="secondary" onClick={() => void disconnect(c.id)}>
-                            disconnect
+                            {t("radioHub.disconnect")}
                           </button>
                         </td>
                       )}

@@ -8,6 +8,8 @@ import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import type { NodesView, RadioPort } from "./types.ts";
 import { When } from "../time.tsx";
+import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 const blank = { call: "", alias: "", neighbour: "", quality: "150", port: "" };
 
@@ -45,34 +47,44 @@ export function NodesCard({ tick, sysop, ports }: { tick: number; sysop: boolean
   const several = new Set(routes.filter((r) => !r.best).map((r) => r.call));
   return (
     <div class="card">
-      <h2>Nodes</h2>
+      <h2>{t("radioNodes.title")}</h2>
       {d && (
         <p class="muted" data-testid="node">
           {d.node ? (
             <>
-              This station is node <b>{d.node.alias}</b> ({d.node.call}),{" "}
-              {d.node.broadcastMinutes > 0 ? `broadcasting NODES every ${d.node.broadcastMinutes} min` : "not broadcasting NODES"}; last broadcast{" "}
+              <Rich
+                k="radioNodes.isNode"
+                vars={{
+                  alias: d.node.alias,
+                  call: d.node.call,
+                  broadcast:
+                    d.node.broadcastMinutes > 0
+                      ? t("radioNodes.broadcasting", { span: t("time.min", { count: d.node.broadcastMinutes }) })
+                      : t("radioNodes.notBroadcasting"),
+                }}
+                parts={[(x) => <b>{x}</b>]}
+              />{" "}
               <When at={d.node.lastBroadcastAt} />.
             </>
           ) : (
-            "This station is no NET/ROM node (NODE_ALIAS unset); routes heard in other nodes' broadcasts are still listed."
+            t("radioNodes.noNode")
           )}
         </p>
       )}
       {nodes.error && <p class="error">{nodes.error.message}</p>}
-      {d && routes.length === 0 && <p class="muted">No nodes known yet.</p>}
+      {d && routes.length === 0 && <p class="muted">{t("radioNodes.none")}</p>}
       {routes.length > 0 && (
         <div class="table-scroll">
           <table class="table" data-testid="nodes">
             <thead>
               <tr>
-                <th>alias</th>
-                <th>node</th>
-                <th>neighbour</th>
-                <th>quality</th>
-                <th>port</th>
-                <th>source</th>
-                <th>updated</th>
+                <th>{t("radioNodes.alias")}</th>
+                <th>{t("radioNodes.node")}</th>
+                <th>{t("radioNodes.neighbour")}</th>
+                <th>{t("radioNodes.quality")}</th>
+                <th>{t("radioNodes.port")}</th>
+                <th>{t("radioNodes.source")}</th>
+                <th>{t("radioNodes.updated")}</th>
                 {sysop && <th />}
               </tr>
             </thead>
@@ -84,17 +96,17 @@ export function NodesCard({ tick, sysop, ports }: { tick: number; sysop: boolean
                   </td>
                   <td>{r.call}</td>
                   <td>
-                    {r.neighbour === r.call ? <span title="heard directly">{r.neighbour} (direct)</span> : r.neighbour}
+                    {r.neighbour === r.call ? <span title={t("radioNodes.heardDirectly")}>{t("radioNodes.direct", { call: r.neighbour })}</span> : r.neighbour}
                     {several.has(r.call) && r.best && (
                       <>
                         {" "}
-                        <span class="tag">best</span>
+                        <span class="tag">{t("radioNodes.best")}</span>
                       </>
                     )}
                   </td>
                   <td data-testid="quality">{r.quality}</td>
-                  <td>{r.port ? <code>{r.port}</code> : <span class="muted">any</span>}</td>
-                  <td>{r.source}</td>
+                  <td>{r.port ? <code>{r.port}</code> : <span class="muted">{t("radioNodes.any")}</span>}</td>
+                  <td>{t(`radioNodes.sourceName.${r.source}`, { defaultValue: r.source })}</td>
                   <td>
                     <When at={r.updatedAt} />
                   </td>
@@ -103,10 +115,10 @@ export function NodesCard({ tick, sysop, ports }: { tick: number; sysop: boolean
                       <button
                         type="button"
                         disabled={busy}
-                        aria-label={`remove the route to ${r.call} via ${r.neighbour}`}
+                        aria-label={t("radioNodes.removeLabel", { call: r.call, neighbour: r.neighbour })}
                         onClick={() => void act({ call: r.call, neighbour: r.neighbour, remove: true })}
                       >
-                        Remove
+                        {t("radioNodes.remove")}
                       </button>
                     </td>
                   )}
@@ -119,7 +131,7 @@ export function NodesCard({ tick, sysop, ports }: { tick: number; sysop: boolean
       {sysop && (
         <form
           class="inline"
-          aria-label="add a route"
+          aria-label={t("radioNodes.addLabel")}
           onSubmit={(e) => {
             e.preventDefault();
             const q = Number(form.quality);
@@ -135,21 +147,21 @@ export function NodesCard({ tick, sysop, ports }: { tick: number; sysop: boolean
             );
           }}
         >
-          <label>Add a route (heard routes age out after 6 hours; routes you add stay until removed)</label>
-          <input aria-label="node callsign" placeholder="node N0FAR-7" required {...field("call")} />
-          <input aria-label="node alias" placeholder="alias FAR" maxLength={6} size={8} {...field("alias")} />
-          <input aria-label="neighbour callsign" placeholder="via neighbour N0NBR-7" required {...field("neighbour")} />
-          <input aria-label="quality" type="number" min={0} max={255} size={5} {...field("quality")} />
+          <label>{t("radioNodes.addIntro")}</label>
+          <input aria-label={t("radioNodes.nodeCall")} placeholder={t("radioNodes.nodeCallPh")} required {...field("call")} />
+          <input aria-label={t("radioNodes.nodeAlias")} placeholder={t("radioNodes.nodeAliasPh")} maxLength={6} size={8} {...field("alias")} />
+          <input aria-label={t("radioNodes.neighbourCall")} placeholder={t("radioNodes.neighbourPh")} required {...field("neighbour")} />
+          <input aria-label={t("radioNodes.quality")} type="number" min={0} max={255} size={5} {...field("quality")} />
           {ports.length > 0 && (
-            <select aria-label="port" {...field("port")}>
-              <option value="">any port</option>
+            <select aria-label={t("radioNodes.port")} {...field("port")}>
+              <option value="">{t("radioNodes.anyPort")}</option>
               {ports.map((p) => (
                 <option value={p.name}>{p.name}</option>
               ))}
             </select>
           )}
           <button type="submit" class="primary" disabled={busy}>
-            Add route
+            {t("radioNodes.addButton")}
           </button>
         </form>
       )}

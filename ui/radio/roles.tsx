@@ -9,59 +9,37 @@
 import type { BeaconsPort, DigipeaterPort, IgatePort, RadioPort } from "./types.ts";
 import { When } from "../time.tsx";
 import { DataTable } from "../components/data-table.tsx";
+import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 /** What is said when RADIO_CALL is not verified: nothing of the station goes out. */
 export function OnAirNotice({ port }: { port: RadioPort | undefined }) {
   if (!port?.call || port.transmit) return null;
   return (
     <p class="notice warn" data-testid="not-on-air">
-      <b>The station sends nothing on the air:</b> {port.call} (<code>RADIO_CALL</code>) is not verified on this instance. The digipeater repeats nothing, the
-      iGate gates nothing to RF, the station's own beacons, telemetry and NODES broadcasts wait, and connections to it are refused; it only listens (what it
-      hears is still stored, and gated to APRS-IS when IGATE is on). Verified users' own lines still go out under their calls. Verify {port.call} with the APRS
-      challenge on the Account page, or <code>svc-gateway callsign verify</code>.
+      <Rich k="radioRoles.notOnAir" vars={{ call: port.call }} parts={[(x) => <b>{x}</b>, code, code]} />
     </p>
   );
 }
 
-/** Why frames were not gated or repeated, in words; an unknown reason is shown as it is named. */
-const REASON: Record<string, string> = {
-  "no-gate-path": "TCPIP, TCPXX, NOGATE or RFONLY in the path",
-  "third-party-internet": "third-party from the internet",
-  "third-party-malformed": "third-party header malformed",
-  "own-echo": "our own frame heard back",
-  echo: "our own frame heard back",
-  query: "general query (answered, not gated)",
-  empty: "empty information field",
-  duplicate: "duplicate within 30 s",
-  malformed: "malformed",
-  "uplink-down": "APRS-IS login down or not verified",
-  "addressee-not-local": "addressee not heard here in 30 min",
-  "addressee-on-aprs-is": "addressee since heard on APRS-IS",
-  "sender-local": "sender heard on our radio",
-  "not-a-message": "bulletin or telemetry definition",
-  "not-for-rf": "not for RF",
-  budget: "transmit budget (RADIO_TX_PER_MINUTE)",
-  unverified: "RADIO_CALL not verified",
-  "no-port": "no radio port connected",
-  "used-up": "path used up",
-  "too-many-hops": "more hops than DIGIPEAT_MAX_HOPS",
-  "not-for-us": "not addressed through us",
-  "not-ui": "not a UI frame",
-  "not-verified": "RADIO_CALL not verified",
-  "rate-limited": "transmit budget (RADIO_TX_PER_MINUTE)",
-  "no-radio": "no radio",
-};
+/** Why frames were not gated or repeated, in words (radioRoles.reason.<id>); an unknown reason is shown as it is named. */
+const reason = (id: string) => t(`radioRoles.reason.${id}`, { defaultValue: id });
+
+/** The digipeater's mode in words (off, fill-in, wide), else as the server names it. */
+const digiMode = (mode: string) => t(`radioRoles.mode.${mode}`, { defaultValue: mode });
+
+const code = (x: string) => <code>{x}</code>;
 
 function Reasons({ counts, testid }: { counts: Record<string, number | undefined> | undefined; testid: string }) {
   const rows = Object.entries(counts ?? {}).filter((e): e is [string, number] => typeof e[1] === "number" && e[1] > 0);
-  if (!rows.length) return <span class="muted">none</span>;
+  if (!rows.length) return <span class="muted">{t("radioRoles.none")}</span>;
   return (
     <ul class="reasons" data-testid={testid}>
       {rows
         .sort((a, b) => b[1] - a[1])
         .map(([k, n]) => (
           <li data-reason={k}>
-            {REASON[k] ?? k}: <b>{n}</b>
+            {reason(k)}: <b>{n}</b>
           </li>
         ))}
     </ul>
@@ -70,7 +48,7 @@ function Reasons({ counts, testid }: { counts: Record<string, number | undefined
 
 const onOff = (on: boolean, testid: string) => (
   <span class={on ? "tag" : "muted"} data-testid={testid}>
-    {on ? "on" : "off"}
+    {on ? t("radioRoles.on") : t("radioRoles.off")}
   </span>
 );
 
@@ -89,28 +67,28 @@ export function RolesCard({
   const transmit = !!radio?.transmit;
   return (
     <div class="card" data-testid="roles">
-      <h2>Station roles</h2>
+      <h2>{t("radioRoles.title")}</h2>
       <div class="table-scroll">
         <table class="table">
           <thead>
             <tr>
-              <th>role</th>
-              <th>state</th>
-              <th>counters</th>
-              <th>not gated or repeated, by reason</th>
+              <th>{t("radioRoles.role")}</th>
+              <th>{t("radioRoles.state")}</th>
+              <th>{t("radioRoles.counters")}</th>
+              <th>{t("radioRoles.byReason")}</th>
             </tr>
           </thead>
           <tbody>
             {igate && (
               <tr data-role="igate">
-                <td>iGate, RF to APRS-IS</td>
+                <td>{t("radioRoles.igateRx")}</td>
                 <td>
                   {onOff(igate.rfToIs, "igate-rx")}
-                  {igate.rfToIs && !igate.uplink && <div class="warn">no verified APRS-IS login: nothing goes up</div>}
+                  {igate.rfToIs && !igate.uplink && <div class="warn">{t("radioRoles.noUplink")}</div>}
                 </td>
                 <td data-testid="igate-counters">
-                  {igate.heard} heard · {igate.gated} gated
-                  {igate.answered ? ` · ${igate.answered} queries answered` : ""}
+                  {t("radioRoles.igateCounts", { heard: igate.heard, gated: igate.gated })}
+                  {igate.answered ? t("radioRoles.answered", { count: igate.answered }) : ""}
                 </td>
                 <td>
                   <Reasons counts={igate.dropped} testid="igate-dropped" />
@@ -119,14 +97,19 @@ export function RolesCard({
             )}
             {igate && (
               <tr data-role="igate-tx">
-                <td>iGate, APRS-IS to RF</td>
+                <td>{t("radioRoles.igateTx")}</td>
                 <td>
                   {onOff(igate.isToRf, "igate-tx")}
-                  {igate.isToRf && !transmit && <div class="warn">RADIO_CALL not verified: nothing goes on the air</div>}
+                  {igate.isToRf && !transmit && <div class="warn">{t("radioRoles.txUnverified")}</div>}
                 </td>
                 <td data-testid="igate-tx-counters">
-                  {igate.fromIs} from APRS-IS · {igate.toRf.message} messages, {igate.toRf.position} positions, {igate.toRf.filter} by filter to RF ·{" "}
-                  {igate.localStations} local stations
+                  {t("radioRoles.igateTxCounts", {
+                    fromIs: igate.fromIs,
+                    message: igate.toRf.message,
+                    position: igate.toRf.position,
+                    filter: igate.toRf.filter,
+                    local: igate.localStations,
+                  })}
                 </td>
                 <td>
                   <Reasons counts={igate.notToRf} testid="igate-not-to-rf" />
@@ -135,23 +118,23 @@ export function RolesCard({
             )}
             {digipeater && (
               <tr data-role="digipeater">
-                <td>Digipeater</td>
+                <td>{t("radioRoles.digipeater")}</td>
                 <td>
                   <span class={digipeater.mode === "off" ? "muted" : "tag"} data-testid="digi-mode">
-                    {digipeater.mode}
+                    {digiMode(digipeater.mode)}
                   </span>
                   {digipeater.mode !== "off" && (
                     <div class="muted">
                       {[digipeater.call, ...(digipeater.aliases ?? [])].filter(Boolean).join(", ")}
-                      {digipeater.mode === "wide" && ` · up to ${digipeater.maxHops} hops`}
-                      {digipeater.viscousS > 0 && ` · viscous ${digipeater.viscousS} s`}
+                      {digipeater.mode === "wide" && t("radioRoles.upTo", { count: digipeater.maxHops })}
+                      {digipeater.viscousS > 0 && t("radioRoles.viscous", { span: t("time.s", { count: digipeater.viscousS }) })}
                     </div>
                   )}
-                  {digipeater.mode !== "off" && !transmit && <div class="warn">RADIO_CALL not verified: repeats nothing</div>}
+                  {digipeater.mode !== "off" && !transmit && <div class="warn">{t("radioRoles.digiUnverified")}</div>}
                 </td>
                 <td data-testid="digi-counters">
-                  {digipeater.heard} heard · {digipeater.repeated} repeated
-                  {digipeater.held ? ` · ${digipeater.held} held` : ""}
+                  {t("radioRoles.digiCounts", { heard: digipeater.heard, repeated: digipeater.repeated })}
+                  {digipeater.held ? t("radioRoles.held", { count: digipeater.held }) : ""}
                 </td>
                 <td>
                   <Reasons counts={digipeater.dropped} testid="digi-dropped" />
@@ -160,28 +143,30 @@ export function RolesCard({
             )}
             {beacons && (
               <tr data-role="beacons">
-                <td>Own beacons</td>
+                <td>{t("radioRoles.beacons")}</td>
                 <td>
                   <span class={beacons.state === "up" ? "tag" : beacons.state === "down" ? "warn" : "muted"} data-testid="beacons-state">
-                    {beacons.state === "up" ? "on" : beacons.state === "down" ? "waiting" : "off"}
+                    {beacons.state === "up" ? t("radioRoles.on") : beacons.state === "down" ? t("radioRoles.waiting") : t("radioRoles.off")}
                   </span>
                   {beacons.paused && <div class="warn">{beacons.paused}</div>}
                   {!beacons.beacon && (
                     <div class="muted">
-                      set <code>STATION_BEACON</code>
+                      <Rich k="radioRoles.setBeacon" parts={[code]} />
                     </div>
                   )}
                 </td>
                 <td data-testid="beacons-counters">
                   {beacons.beacon ? (
                     <span>
-                      position and status every {beacons.beaconMinutes} min
-                      {beacons.telemetryMinutes > 0 ? `, telemetry every ${beacons.telemetryMinutes} min` : ", no telemetry"} · {beacons.tx} sent · last
-                      position <When at={beacons.positionAt} />
+                      {t("radioRoles.beaconEvery", { span: t("time.min", { count: beacons.beaconMinutes }) })}
+                      {beacons.telemetryMinutes > 0
+                        ? t("radioRoles.telemetryEvery", { span: t("time.min", { count: beacons.telemetryMinutes }) })
+                        : t("radioRoles.noTelemetry")}
+                      {t("radioRoles.sentLast", { count: beacons.tx })} <When at={beacons.positionAt} />
                       {beacons.call && (
                         <span>
                           {" "}
-                          · <a href={`/station/${encodeURIComponent(beacons.call)}`}>station page</a>
+                          · <a href={`/station/${encodeURIComponent(beacons.call)}`}>{t("radioRoles.stationPage")}</a>
                         </span>
                       )}
                     </span>
@@ -213,25 +198,25 @@ export function RecentCard(props: { igate: IgatePort | null; digipeater: Digipea
     <div class="card" data-testid="recent">
       {igate && (
         <div>
-          <h2>Last gated</h2>
+          <h2>{t("radioRoles.lastGated")}</h2>
           <DataTable
             testid="gated"
-            head={["when", "way", "line"]}
+            head={[t("radioRoles.when"), t("radioRoles.way"), t("radioRoles.line")]}
             rows={gated}
-            empty="Nothing gated yet."
+            empty={t("radioRoles.nothingGated")}
             rowAttrs={(g) => ({ "data-dir": g.dir })}
-            cells={(g) => [<When at={g.at} />, g.dir === "rf-to-is" ? "RF to APRS-IS" : "APRS-IS to RF", <code>{g.line}</code>]}
+            cells={(g) => [<When at={g.at} />, g.dir === "rf-to-is" ? t("radioRoles.rfToIs") : t("radioRoles.isToRf"), <code>{g.line}</code>]}
           />
         </div>
       )}
       {digipeater && (
         <div>
-          <h2>Last digipeated</h2>
+          <h2>{t("radioRoles.lastDigipeated")}</h2>
           <DataTable
             testid="repeated"
-            head={["when", "port", "heard", "sent"]}
+            head={[t("radioRoles.when"), t("radioRoles.port"), t("radioRoles.heardCol"), t("radioRoles.sentCol")]}
             rows={repeated}
-            empty="Nothing repeated yet."
+            empty={t("radioRoles.nothingRepeated")}
             cells={(r) => [<When at={r.at} />, <code>{r.port}</code>, <code>{r.heard}</code>, <code>{r.sent}</code>]}
           />
         </div>
