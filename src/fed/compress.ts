@@ -13,6 +13,7 @@
  *   const page = decompressPage(wire, link.compression);  // throws RecordError("bad_compression")
  */
 import { deflateSync, Inflate } from "fflate";
+import { concatBytes } from "../net/bytes.ts";
 import { encodeCbor } from "./cbor.ts";
 import { MAX_PAGE_BYTES } from "./page.ts";
 import { RecordError } from "./record.ts";
@@ -102,16 +103,7 @@ const DICT1_WORDS = [
 ];
 
 /** The deflateDict1 preset dictionary: each word as a CBOR text item, concatenated. */
-export const DEFLATE_DICT1: Uint8Array = (() => {
-  const parts = DICT1_WORDS.map((w) => encodeCbor(w));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-})();
+export const DEFLATE_DICT1: Uint8Array = concatBytes(DICT1_WORDS.map((w) => encodeCbor(w)));
 
 export function compressPage(bytes: Uint8Array, c: Compression): Uint8Array {
   if (c === "none") return bytes;

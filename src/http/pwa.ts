@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { zlibSync } from "fflate";
+import { concatBytes } from "../net/bytes.ts";
 
 export const SW_PATH = "/sw.js";
 export const MANIFEST_PATH = "/manifest.webmanifest";
@@ -44,6 +45,11 @@ export function pngChunk(type: string, data: Uint8Array): Uint8Array {
   return out;
 }
 
+/** A PNG file of these chunks (IHDR first, IDAT…): the signature, the chunks and IEND. */
+export function pngFile(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  return concatBytes([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ...chunks, pngChunk("IEND", new Uint8Array())]);
+}
+
 /** An 8-bit RGBA PNG of `size`×`size` pixels. */
 function encodePng(size: number, rgba: Uint8Array): Uint8Array<ArrayBuffer> {
   const ihdr = new Uint8Array(13);
@@ -53,19 +59,7 @@ function encodePng(size: number, rgba: Uint8Array): Uint8Array<ArrayBuffer> {
   ihdr.set([8, 6, 0, 0, 0], 8);
   const raw = new Uint8Array(size * (size * 4 + 1));
   for (let y = 0; y < size; y++) raw.set(rgba.subarray(y * size * 4, (y + 1) * size * 4), y * (size * 4 + 1) + 1);
-  const parts = [
-    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk("IHDR", ihdr),
-    pngChunk("IDAT", zlibSync(raw, { level: 9 })),
-    pngChunk("IEND", new Uint8Array()),
-  ];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return pngFile([pngChunk("IHDR", ihdr), pngChunk("IDAT", zlibSync(raw, { level: 9 }))]);
 }
 
 /**

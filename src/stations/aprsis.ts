@@ -24,6 +24,7 @@
 import type { Socket } from "bun";
 import type { Gateway } from "../gateway.ts";
 import { tcpConnect } from "../net/tcp.ts";
+import { concatBytes } from "../net/bytes.ts";
 import { aprsIsPasscode } from "../aprs/index.ts";
 import { buildInfo } from "../version.ts";
 import { baseCall } from "../callsign.ts";
@@ -146,7 +147,7 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
     const now = gw.clock.now();
     recent = recent.filter((r) => now - r.at < RESEND_WINDOW_MS);
     recent.push({ bytes, at: now });
-    unsent = unsent ? concat(unsent, bytes) : bytes;
+    unsent = unsent ? concatBytes([unsent, bytes]) : bytes;
     writeOut(s);
   };
   /** On a drop: keep what may not have been read (and what the socket had not taken yet). */
@@ -260,7 +261,7 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
   };
 
   const onData = (data: Uint8Array) => {
-    const buf = partial.length ? concat(partial, data) : data;
+    const buf = partial.length ? concatBytes([partial, data]) : data;
     let start = 0;
     for (let i = 0; i < buf.length; i++) {
       if (buf[i] === 10) {
@@ -376,11 +377,4 @@ export function startAprsIs(gw: Gateway): AprsIsClient | null {
   gw.onStop(() => client.stop());
   setTimeout(connect, 0);
   return client;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
 }

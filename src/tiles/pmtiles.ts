@@ -7,6 +7,7 @@
  * bounds); build.ts and the tests write archives with `writeArchive`.
  */
 import { gzipSync } from "node:zlib";
+import { concatBytes } from "../net/bytes.ts";
 
 export const HEADER_BYTES = 127;
 /** The header and the root directory must fit in the first 16 KiB. */
@@ -194,7 +195,7 @@ export function writeArchive(input: ArchiveInput): Uint8Array<ArrayBuffer> {
       }
       root = encodeDirectory(rootEntries);
       if (root.length <= ROOT_LIMIT) {
-        leaves = concat(leafParts);
+        leaves = concatBytes(leafParts);
         break;
       }
     }
@@ -238,15 +239,5 @@ export function writeArchive(input: ArchiveInput): Uint8Array<ArrayBuffer> {
   v.setUint8(118, minZoom);
   e7(119, (w + e) / 2);
   e7(123, (s + n) / 2);
-  return concat([header, root, metadata, leaves, ...chunks]);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatBytes([header, root, metadata, leaves, ...chunks]);
 }

@@ -8,6 +8,7 @@ import { deflateSync } from "node:zlib";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { count } from "../helpers/fed.ts";
+import { pngChunk, pngFile } from "../../src/http/pwa.ts";
 
 const INGEST = "ingest-secret-0123456789";
 let g: Running;
@@ -33,34 +34,11 @@ function as(u: TestUser, extra: Record<string, string> = {}) {
   return { headers: { cookie: u.cookie, ...extra } };
 }
 
-/** A real 1x1 PNG, made here (signature, IHDR, IDAT, IEND with CRCs). */
+/** A real 1x1 PNG (signature, IHDR, IDAT, IEND with CRCs), made with the gateway's own chunk writer. */
 function png(): Uint8Array {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (b: Uint8Array) => {
-    let c = 0xffffffff;
-    for (const x of b) c = crcTable[(c ^ x) & 0xff]! ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Uint8Array) => {
-    const out = new Uint8Array(12 + data.length);
-    const dv = new DataView(out.buffer);
-    dv.setUint32(0, data.length);
-    out.set(new TextEncoder().encode(type), 4);
-    out.set(data, 8);
-    dv.setUint32(8 + data.length, crc(out.subarray(4, 8 + data.length)));
-    return out;
-  };
   const ihdr = new Uint8Array([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]);
   const idat = new Uint8Array(deflateSync(new Uint8Array([0, 255, 0, 0])));
-  const parts = [new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", idat), chunk("IEND", new Uint8Array())];
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
-  let o = 0;
-  for (const p of parts) out.set(p, o), (o += p.length);
-  return out;
+  return pngFile([pngChunk("IHDR", ihdr), pngChunk("IDAT", idat)]);
 }
 
 describe("ratings, favorites, watches", () => {

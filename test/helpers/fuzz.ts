@@ -19,6 +19,7 @@ import { encodeAck, encodeMessage, encodeObject, encodePosition, encodeStatus, e
 import { parseCatalog } from "../../src/game/import.ts";
 import { parseBody } from "../../src/http/body.ts";
 import { AppError } from "../../src/errors.ts";
+import { concatBytes } from "../../src/net/bytes.ts";
 import { catalogGpx, catalogLoc } from "./catalog.ts";
 
 // ---------------------------------------------------------------- PRNG
@@ -48,15 +49,7 @@ const INTERESTING = [
   0xf9, 0xfb, 0xff, 0x22, 0x26, 0x3a, 0x2c,
 ];
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
+const concat = (...parts: Uint8Array[]): Uint8Array => concatBytes(parts);
 
 const enc = new TextEncoder();
 

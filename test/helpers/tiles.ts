@@ -6,7 +6,7 @@
 import { deflateSync, gzipSync } from "node:zlib";
 import { encodeTile, featureInTile, mercator, type Feature } from "../../src/tiles/mvt.ts";
 import { Compression, tileId, writeArchive } from "../../src/tiles/pmtiles.ts";
-import { pngChunk } from "../../src/http/pwa.ts";
+import { pngChunk, pngFile } from "../../src/http/pwa.ts";
 
 export type Bounds = [number, number, number, number];
 
@@ -37,16 +37,9 @@ export function solidPng(r: number, g: number, b: number, note?: string): Uint8A
   hv.setUint32(0, 256);
   hv.setUint32(4, 256);
   ihdr.set([8, 2, 0, 0, 0], 8);
-  const parts = [new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]), pngChunk("IHDR", ihdr), pngChunk("IDAT", deflateSync(raw))];
-  if (note !== undefined) parts.push(pngChunk("prVt", new TextEncoder().encode(note)));
-  parts.push(pngChunk("IEND", new Uint8Array()));
-  const png = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    png.set(p, o);
-    o += p.length;
-  }
-  return png;
+  const chunks = [pngChunk("IHDR", ihdr), pngChunk("IDAT", deflateSync(raw))];
+  if (note !== undefined) chunks.push(pngChunk("prVt", new TextEncoder().encode(note)));
+  return pngFile(chunks);
 }
 
 /**
