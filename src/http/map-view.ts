@@ -22,6 +22,7 @@ import { stationsForMap, type Bbox } from "../stations/registry.ts";
 import { cachesInBox } from "../game/cache-map.ts";
 import { worldArchive } from "../tiles/archives.ts";
 import { GEOM, readTile, type ReadLayer } from "../tiles/mvt-read.ts";
+import { translator } from "../i18n/server.ts";
 
 /** The drawn window, in CSS pixels: wider and taller than a laptop's map, and than a phone's. */
 const WINDOW_W = 2048;
@@ -288,7 +289,6 @@ async function basemapOf(v: View): Promise<{ land: string; borders: string }> {
 
 // ---- the page ---------------------------------------------------------------------------
 
-const NO_TILES = "No tile server is configured: showing this gateway's own maps.";
 const esc = (s: string) => s.replace(/[<>&"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
 const r1 = (n: number) => Math.round(n * 10) / 10;
 
@@ -341,7 +341,25 @@ const SYMBOLS = [26, 32, 38, 44]
   .join("");
 
 /** The map view for the page: header, basemap and points, in the app's own layout (classes of ui/styles.css). */
-export async function mapViewHtml(gw: Gateway, v: View, instance: string): Promise<string> {
+/**
+ * The count's words in the visitor's language, for COUNT_SCRIPT (a static script, so they travel in the page):
+ * each plural's one and other form with `%n` for the number, and the sentences with `%`-marks for their parts.
+ */
+function countWords(lang: string): string {
+  const t = translator(lang);
+  const forms = (key: string) => [t(key, { count: 1, n: "%n" }), t(key, { count: 2, n: "%n" })];
+  return JSON.stringify({
+    l: lang,
+    s: forms("mapView.stations"),
+    c: forms("mapView.caches"),
+    of: t("mapView.shownOf", { shown: "%s", all: "%a" }),
+    sh: t("mapView.showing", { parts: "%p" }),
+    iv: t("mapView.inView", { stations: "%s", caches: "%c" }),
+  });
+}
+
+export async function mapViewHtml(gw: Gateway, v: View, instance: string, lang = "en"): Promise<string> {
+  const t = translator(lang);
   const w = windowOf(v);
   const [base, points] = [await basemapOf(v), pointsOf(gw, v)];
   // the part of the window within the world's latitudes: what a Leaflet overlay can place (ui/map/server-view.ts)
@@ -352,14 +370,14 @@ export async function mapViewHtml(gw: Gateway, v: View, instance: string): Promi
   const [n, s] = [unprojectLat(w.top + y0, v.z), unprojectLat(w.top + y1, v.z)];
   const size = `width="${WINDOW_W}" height="${WINDOW_H}" viewBox="0 0 ${WINDOW_W} ${WINDOW_H}"`;
   return (
-    `<div id="ssr-view" data-lat="${v.lat}" data-lon="${v.lon}" data-z="${v.z}"${v.home ? ` data-home=""` : ""} data-bounds="${[s, west, n, east].map((x) => +x.toFixed(6)).join(",")}" data-w="${WINDOW_W}" data-h="${WINDOW_H}" data-crop="${r1(y0)},${r1(y1)}">` +
+    `<div id="ssr-view" data-lat="${v.lat}" data-lon="${v.lon}" data-z="${v.z}"${v.home ? ` data-home=""` : ""} data-bounds="${[s, west, n, east].map((x) => +x.toFixed(6)).join(",")}" data-w="${WINDOW_W}" data-h="${WINDOW_H}" data-crop="${r1(y0)},${r1(y1)}" data-words="${esc(countWords(lang))}">` +
     // the keyboard's first stop, as in the app (ui/app.tsx)
-    `<a class="skip-link" href="#main">Skip to content</a>` +
-    `<header class="topbar"><a class="brand" href="/" aria-label="home"><span class="brand-mark" aria-hidden="true">◈</span><span class="brand-name">${esc(instance)}</span></a></header>` +
+    `<a class="skip-link" href="#main">${esc(t("page.skip"))}</a>` +
+    `<header class="topbar"><a class="brand" href="/" aria-label="${esc(t("page.home"))}"><span class="brand-mark" aria-hidden="true">◈</span><span class="brand-name">${esc(instance)}</span></a></header>` +
     // the app says at once that no tile server is configured (ui/pages/map.tsx): so does the page, above the count
-    `<main id="main" tabindex="-1"><section class="map-page"><div class="map-top">${gw.config.tileUrl ? "" : `<div class="banner" role="status">${NO_TILES}</div>`}</div><div class="map ssr-map">` +
+    `<main id="main" tabindex="-1"><section class="map-page"><div class="map-top">${gw.config.tileUrl ? "" : `<div class="banner" role="status">${esc(t("mapView.noTiles"))}</div>`}</div><div class="map ssr-map">` +
     `<svg class="ssr-base" ${size} aria-hidden="true"><rect width="100%" height="100%" fill="${SEA}"/><path d="${base.land}" fill="${EARTH}"/><path d="${base.borders}" fill="none" stroke="${BORDER}" stroke-width="1"/></svg>` +
-    `<svg class="ssr-points" ${size} role="img" aria-label="stations and caches on the map">` +
+    `<svg class="ssr-points" ${size} role="img" aria-label="${esc(t("mapView.points"))}">` +
     `<defs>${SYMBOLS}</defs>` +
     `<g font-size="12" font-weight="600" fill="#fff" text-anchor="middle" dominant-baseline="central" font-family="system-ui,sans-serif">${pointsSvg(points)}</g></svg>` +
     `</div></section></main></div>`
@@ -371,12 +389,13 @@ export async function mapViewHtml(gw: Gateway, v: View, instance: string): Promi
  * drawing is centred in it, as Leaflet centres the view; a single point is a
  * dot of the #ps or #pc path, a group's count the text after each of its
  * bubbles) and writes the view
- * count in the app's words (ui/pages/map.tsx ViewCount). A map box bigger than
+ * count in the app's words (ui/pages/map.tsx ViewCount), in the visitor's
+ * language: the words travel in the page (data-words: countWords). A map box bigger than
  * the drawing gets no count: part of its view is not drawn. A default view
  * (no view in the address) that the browser's remembered view will replace is
  * taken away. Static text: its hash is in the Content-Security-Policy.
  */
-export const COUNT_SCRIPT = `(()=>{const v=document.getElementById("ssr-view");if(!v)return;try{if(v.dataset.home!==undefined&&localStorage.getItem("svc.map.lastView")){v.remove();return}}catch{}const m=v.querySelector(".ssr-map").getBoundingClientRect(),W=+v.dataset.w,H=+v.dataset.h;if(m.width>W||m.height>H||!m.width)return;const x0=(W-m.width)/2,y0=(H-m.height)/2,x1=x0+m.width,y1=y0+m.height,s=[0,0],c=[0,0];const i=(x,y)=>x>=x0&&x<=x1&&y>=y0&&y<=y1;for(const[k,t]of[["ps",s],["pc",c]])for(const m of v.querySelector("#"+k).getAttribute("d").matchAll(/M(-?\\d+) (-?\\d+)/g))if(i(+m[1],+m[2])){t[0]++;t[1]++}for(const e of v.querySelectorAll(".ssr-points g>svg"))if(i(+e.getAttribute("x"),+e.getAttribute("y")))for(const u of e.querySelectorAll("use"))(u.getAttribute("href")[1]==="s"?s:c)[0]+=+u.nextSibling.textContent;const n=x=>x.toLocaleString("en"),p=(x,o)=>n(x)+" "+o+(x===1?"":"s"),g=s[1]<s[0]||c[1]<c[0],d=document.createElement("div");d.className="map-count"+(g?" grouped":"");d.dataset.testid="map-count";d.dataset.grouped=g?"true":"false";d.dataset.stations=s.join(",");d.dataset.caches=c.join(",");d.textContent=g?"Showing "+[s[0]?n(s[1])+" of "+p(s[0],"station"):"",c[0]?n(c[1])+" of "+p(c[0],"cache"):""].filter(Boolean).join(", ")+" \u00b7 zoom in or open a group for the rest":p(s[0],"station")+", "+p(c[0],"cache")+" in view";v.querySelector(".map-top").append(d)})()`;
+export const COUNT_SCRIPT = `(()=>{const v=document.getElementById("ssr-view");if(!v)return;try{if(v.dataset.home!==undefined&&localStorage.getItem("svc.map.lastView")){v.remove();return}}catch{}const m=v.querySelector(".ssr-map").getBoundingClientRect(),W=+v.dataset.w,H=+v.dataset.h;if(m.width>W||m.height>H||!m.width)return;const x0=(W-m.width)/2,y0=(H-m.height)/2,x1=x0+m.width,y1=y0+m.height,s=[0,0],c=[0,0];const i=(x,y)=>x>=x0&&x<=x1&&y>=y0&&y<=y1;for(const[k,t]of[["ps",s],["pc",c]])for(const m of v.querySelector("#"+k).getAttribute("d").matchAll(/M(-?\\d+) (-?\\d+)/g))if(i(+m[1],+m[2])){t[0]++;t[1]++}for(const e of v.querySelectorAll(".ssr-points g>svg"))if(i(+e.getAttribute("x"),+e.getAttribute("y")))for(const u of e.querySelectorAll("use"))(u.getAttribute("href")[1]==="s"?s:c)[0]+=+u.nextSibling.textContent;const w=JSON.parse(v.dataset.words),r=new Intl.PluralRules(w.l),n=x=>x.toLocaleString(w.l),p=(x,o)=>w[o][r.select(x)==="one"?0:1].replace("%n",n(x)),f=(t,o)=>t[0]?w.of.replace("%s",n(t[1])).replace("%a",p(t[0],o)):"",g=s[1]<s[0]||c[1]<c[0],d=document.createElement("div");d.className="map-count"+(g?" grouped":"");d.dataset.testid="map-count";d.dataset.grouped=g?"true":"false";d.dataset.stations=s.join(",");d.dataset.caches=c.join(",");d.textContent=g?w.sh.replace("%p",[f(s,"s"),f(c,"c")].filter(Boolean).join(", ")):w.iv.replace("%s",p(s[0],"s")).replace("%c",p(c[0],"c"));v.querySelector(".map-top").append(d)})()`;
 
 /** The script's CSP source: 'sha256-…' of its text. */
 export const COUNT_SCRIPT_HASH = `'sha256-${createHash("sha256").update(COUNT_SCRIPT).digest("base64")}'`;

@@ -252,14 +252,17 @@ export async function serveIndex(csp: string, page?: { gw: Gateway; request: Req
   if (page && view) {
     try {
       const shell = await mapPageShell();
+      // in the visitor's language, as a record's page below
+      const words = fromAcceptLanguage(page.request.headers.get("accept-language"));
       // The answers the map asks for first, with no view in them: in the page, not one round trip after the script each.
       // (Data, not script: a JSON script element runs nothing, so the CSP need not allow it; `<` escaped so it cannot end the element.)
       const first = inlineJson({ "/api/config": clientConfig(page.gw), "/api/tiles": await listArchives(page.gw.config.dataDir) });
       html =
-        shell.head +
-        (await mapViewHtml(page.gw, view, instance)) +
+        shell.head.replace(/<html lang="?en"?>/, `<html lang="${words}">`) +
+        (await mapViewHtml(page.gw, view, instance, words)) +
         `<script>${COUNT_SCRIPT}</script><script type="application/json" id="first-answers">${first}</script>` +
         shell.tail;
+      lang = words;
     } catch (e) {
       // the drawing is a head start, not the page: without it the app draws the map as it always did
       page.gw.log.warn("http", "map page drawn without its first view", { error: (e as Error).message });

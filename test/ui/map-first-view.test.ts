@@ -4,7 +4,8 @@
  * stations and caches at their places and counts what is in the map box; the
  * app then takes over without a second count, its markers replace the drawn
  * points and the map pans with the drawing's basemap; other pages have no
- * drawing, and the map opened from them works as before.
+ * drawing, and the map opened from them works as before. A German browser
+ * reads the drawing's count and banner in German.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
@@ -114,6 +115,19 @@ describe("the map's first view", () => {
     expect((await dotsOnScreen(wide)).length).toBe(41);
     expect(await wide.getByTestId("map-count").count()).toBe(0);
     await wide.close();
+    await page.close();
+  });
+
+  test("a German browser's page alone: the count, the banner and the skip link in German", async () => {
+    const page = await browser.newPage({ viewport: { width: 1366, height: 800 }, locale: "de-DE" });
+    await page.route("**/assets/*.js", (r) => r.abort());
+    await page.goto(MAP_URL());
+    const count = page.getByTestId("map-count");
+    await count.waitFor({ timeout: 30_000 });
+    expect(await count.textContent()).toBe("40 Stationen, 10 Caches im Blick");
+    expect(await page.locator("html").getAttribute("lang")).toBe("de");
+    expect(await page.locator("#ssr-view .banner").textContent()).toBe("Kein Kachelserver eingerichtet: Es werden die eigenen Karten dieses Gateways gezeigt.");
+    expect(await page.locator("#ssr-view .skip-link").textContent()).toBe("Zum Inhalt springen");
     await page.close();
   });
 
