@@ -453,8 +453,8 @@ export function checkBody(kind: RecordKind, body: Record<string, CborValue | und
 
 // ---------------------------------------------------------------- domain JSON <-> wire
 
-/** A cache as the game's JSON has it (extra fields, e.g. owner contact, are never copied). */
-export interface CacheJson {
+/** What every form of a cache has alike (its row, its JSON, a body, a catalog entry): its name, kind, ratings and place. */
+export interface CacheBasics {
   name: string;
   type: string;
   size: string;
@@ -462,6 +462,10 @@ export interface CacheJson {
   terrain: number;
   lat: number;
   lon: number;
+}
+
+/** A cache as the game's JSON has it (extra fields, e.g. owner contact, are never copied). */
+export interface CacheJson extends CacheBasics {
   status: string;
   hint?: string | null;
   description?: string | null;

@@ -16,17 +16,7 @@ import { fromSigned, type CacheAttribute } from "../cache-attributes.ts";
 import { eventInfo, type EventInfo } from "./events.ts";
 import { attributesOf } from "./attributes.ts";
 import type { CacheStatus } from "./model.ts";
-
-/** What every form of a cache has alike (its row, its JSON, a body, a catalog entry): its name, kind, ratings and place. */
-export interface CacheBasics {
-  name: string;
-  type: string;
-  size: string;
-  difficulty: number;
-  terrain: number;
-  lat: number;
-  lon: number;
-}
+import type { CacheBasics } from "../fed/bodies.ts";
 
 /** The basics' values in the order of the caches table's columns (name, type, size, difficulty, terrain, lat, lon). */
 export const basicValues = (c: CacheBasics) => [c.name, c.type, c.size, c.difficulty, c.terrain, c.lat, c.lon] as const;

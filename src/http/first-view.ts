@@ -13,7 +13,8 @@
  */
 import type { Core } from "../core.ts";
 import { cacheDetail } from "../game/cache-lookup.ts";
-import type { Cache, CacheBasics } from "../game/caches.ts";
+import type { Cache } from "../game/caches.ts";
+import type { CacheBasics } from "../fed/bodies.ts";
 import { logSummary } from "../game/cache-summary.ts";
 import { logbook } from "../game/logs.ts";
 import { getStation } from "../stations/registry.ts";
