@@ -188,15 +188,7 @@ export function resignFeed(gw: Core, batch = 500): number {
   );
   const put = gw.db.query("INSERT OR REPLACE INTO fed_feed (type, gid, v, at, payload, frame, signer_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   for (;;) {
-    const rows = pick.all(signer.publicKey, batch) as Array<{
-      seq: number;
-      type: number;
-      gid: string;
-      v: number;
-      at: number;
-      payload: Uint8Array;
-      createdAt: number;
-    }>;
+    const rows = pick.all(signer.publicKey, batch) as Array<Omit<FeedRowOut, "frame"> & { createdAt: number }>;
     if (rows.length === 0) return total;
     gw.db.transaction(() => {
       for (const r of rows) put.run(r.type, r.gid, r.v, r.at, r.payload, signFrame(r.payload, signer), signer.publicKey, r.createdAt);
@@ -205,6 +197,7 @@ export function resignFeed(gw: Core, batch = 500): number {
   }
 }
 
+/** A row of the local feed as a page carries it. */
 export interface FeedRowOut {
   seq: number;
   type: number;
