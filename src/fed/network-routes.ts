@@ -12,7 +12,7 @@ import { onboard44net } from "./onboard.ts";
 import { answerQuery } from "./corroborate.ts";
 import { submit } from "./hub.ts";
 import { answerRelayFrames, dispatchQueries, leaseQueries, MAX_RELAY_ANSWERS, postAnswers, queueQuery, relayFrameList, relayResult } from "./relay.ts";
-import { cborBody, wholeNumber } from "../http/params.ts";
+import { cborBody, cborPageRoute, wholeNumber } from "../http/params.ts";
 import { mediaType } from "../http/body.ts";
 import { CBOR_TYPE, MAX_PAGE_BYTES } from "./page.ts";
 import { encodeCbor } from "./cbor.ts";
@@ -105,10 +105,11 @@ export function fedNetworkRoutes(gw: Gateway) {
     })
     .post("/federation/submit", ({ request, body }) => submit(gw, cborBody(request, body)), {
       gate: "fed-secret",
-      bodyLimit: MAX_PAGE_BYTES,
-      accepts: CBOR_TYPE,
-      body: t.Uint8Array({ description: "a CBOR sync page of the submitter's own signed records" }),
-      detail: { summary: "A spoke pushes its own signed records to this hub (CBOR page)", bodyType: CBOR_TYPE, tags },
+      ...cborPageRoute({
+        body: "a CBOR sync page of the submitter's own signed records",
+        summary: "A spoke pushes its own signed records to this hub (CBOR page)",
+        tags,
+      }),
     })
     .post(
       "/federation/relay/:instance/query",

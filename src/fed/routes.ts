@@ -11,11 +11,11 @@ import { gatesPlugin } from "../http/gates.ts";
 import { badRequest } from "../errors.ts";
 import { descriptor } from "./descriptor.ts";
 import { applyPage } from "./apply.ts";
-import { CBOR_TYPE, MAX_PAGE_BYTES } from "./page.ts";
+import { CBOR_TYPE } from "./page.ts";
 import { RecordError, SYNC_KINDS } from "./record.ts";
 import { compressPage, DEFLATE_DICT1_TYPE } from "./compress.ts";
 import { BROWSE_FEEDS, BROWSE_LIMITS, browseFeed, cursorOf, registryView, SYNC_LIMITS, syncPage } from "./surface.ts";
-import { cborBody } from "../http/params.ts";
+import { cborBody, cborPageRoute } from "../http/params.ts";
 
 export { CBOR_TYPE };
 
@@ -82,11 +82,11 @@ export function fedRoutes(gw: Gateway) {
       },
       {
         gate: "ingest",
-        bodyLimit: MAX_PAGE_BYTES,
-        // another content type is refused (415) before the body is read or checked against the schema
-        accepts: CBOR_TYPE,
-        body: t.Uint8Array({ description: "a CBOR sync page of signed frames (heard on the air by the box)" }),
-        detail: { summary: "Apply a page of signed frames the box received (as a pulled sync page is applied)", bodyType: CBOR_TYPE, tags },
+        ...cborPageRoute({
+          body: "a CBOR sync page of signed frames (heard on the air by the box)",
+          summary: "Apply a page of signed frames the box received (as a pulled sync page is applied)",
+          tags,
+        }),
       },
     )
     .get(

@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import { AppError, badRequest } from "../errors.ts";
 import { mediaType } from "./body.ts";
-import { CBOR_TYPE } from "../fed/page.ts";
+import { CBOR_TYPE, MAX_PAGE_BYTES } from "../fed/page.ts";
 import { MAX_CLUSTER_CELLS } from "../stations/registry.ts";
 
 /** An optional whole-number query parameter. */
@@ -18,6 +18,18 @@ export function cborBody(request: Request, body: unknown): Uint8Array {
   if (!(body instanceof Uint8Array) || body.length === 0) throw badRequest("bad_body", "expected a CBOR sync page");
   return body;
 }
+
+/**
+ * The options of a route that takes one CBOR sync page: capped at a page's
+ * size, another content type refused (415) before the body is read or checked
+ * against the schema, documented as CBOR. Read the body with `cborBody`.
+ */
+export const cborPageRoute = (o: { body: string; summary: string; tags: string[] }) => ({
+  bodyLimit: MAX_PAGE_BYTES,
+  accepts: CBOR_TYPE,
+  body: t.Uint8Array({ description: o.body }),
+  detail: { summary: o.summary, bodyType: CBOR_TYPE, tags: o.tags },
+});
 
 /** The `cells` of a clustered map answer: clusters along the box's longer side, 4-64. */
 export function cellsParam(v: string | undefined): number | undefined {
