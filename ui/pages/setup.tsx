@@ -5,6 +5,8 @@ import { MapArchivesSection } from "../map/archives-section.tsx";
 import { GettingStarted } from "./getting-started.tsx";
 import { ServerLink } from "../secure-context.tsx";
 import { useAction } from "../account/ui.tsx";
+import { fmtDate, t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 interface SetupState {
   needed: boolean;
@@ -16,16 +18,11 @@ interface SetupState {
   tls?: { mode: string; httpsPort: number | null; notAfter?: number | null; lastError?: string | null };
 }
 
-/** The TLS setting's choices, a sentence each. */
-const TLS_CHOICES: Array<[string, string]> = [
-  ["off", "Off: plain http only. Browsers then refuse offline maps, installing the app and passkeys on any address but localhost."],
-  ["local", "Local: the gateway is its own certificate authority for your network; install its certificate once on each device from the /tls page."],
-  [
-    "acme",
-    "ACME: a certificate from Let's Encrypt for a public name of this machine (needs ACME_DOMAINS and ACME_EMAIL in the env file, and port 80 or 443 reachable).",
-  ],
-  ["files", "Files: your own certificate and key (TLS_CERT and TLS_KEY in the env file), read again when they change."],
-];
+/** An instance name as an example (a name, the same in every language). */
+const EXAMPLE_INSTANCE = "n0call-gw";
+
+/** The TLS setting's choices (the value the server takes), each said in a sentence (setup.tls.<value>). */
+const TLS_CHOICES = ["off", "local", "acme", "files"];
 
 export function SetupPage() {
   const state = useLoad(() => api<SetupState>("/api/setup"));
@@ -34,23 +31,23 @@ export function SetupPage() {
   if (state.loading)
     return (
       <section class="page">
-        <p class="muted">Loading…</p>
+        <p class="muted">{t("state.loadingPlain")}</p>
       </section>
     );
   if (state.error)
     return (
       <section class="page">
         <p class="error" role="alert">
-          Could not read the set-up state: {state.error.message}
+          {t("setup.couldNotRead", { reason: state.error.message })}
         </p>
       </section>
     );
   if (!state.data!.needed && !result.ok)
     return (
       <section class="page">
-        <h1>Set-up</h1>
+        <h1>{t("setup.title")}</h1>
         <ClockLine state={state.data!} />
-        <p>This gateway is already set up. Settings live in the env file in its data directory.</p>
+        <p>{t("setup.alreadySetUp")}</p>
         <TlsLine state={state.data!} />
         <MapArchivesSection />
         <GettingStarted />
@@ -62,16 +59,16 @@ export function SetupPage() {
     const form = new FormData(e.currentTarget as HTMLFormElement);
     try {
       await api("/api/setup", { method: "POST", json: { token, ...Object.fromEntries(form) } });
-      setResult({ ok: "Saved. Next: restart the gateway to apply the new settings, then the steps below." });
+      setResult({ ok: t("setup.saved") });
     } catch (err) {
       setResult({ error: (err as Error).message });
     }
   };
   return (
     <section class="page">
-      <h1>Set up this gateway</h1>
+      <h1>{t("setup.heading")}</h1>
       <ClockLine state={state.data!} />
-      {!token && <p class="error">Open the set-up link the gateway printed when it started: it carries a one-time token.</p>}
+      {!token && <p class="error">{t("setup.noToken")}</p>}
       {result.ok ? (
         <>
           <p role="status">{result.ok}</p>
@@ -79,42 +76,42 @@ export function SetupPage() {
         </>
       ) : (
         <form onSubmit={submit}>
-          <label for="instance">Instance name</label>
-          <input id="instance" name="instance" defaultValue={v.instance === "local" ? "" : v.instance} placeholder="n0call-gw" />
-          <label for="operator">Operator callsign</label>
+          <label for="instance">{t("setup.instance")}</label>
+          <input id="instance" name="instance" defaultValue={v.instance === "local" ? "" : v.instance} placeholder={EXAMPLE_INSTANCE} />
+          <label for="operator">{t("setup.operator")}</label>
           <input id="operator" name="operator" defaultValue={v.operator} placeholder="N0CALL" aria-describedby="operator-help" />
           <p class="muted" id="operator-help">
-            Your own licence callsign: the person who runs this gateway, as other gateways see it in the registry (sysops are ADMIN_CALLSIGNS).
+            {t("setup.operatorHelp")}
           </p>
-          <label for="aprsCall">APRS service callsign</label>
+          <label for="aprsCall">{t("setup.aprsCall")}</label>
           <input id="aprsCall" name="aprsCall" defaultValue={v.aprsCall} placeholder="N0CALL-10" aria-describedby="aprsCall-help" />
           <p class="muted" id="aprsCall-help">
-            The callsign with an SSID this gateway's APRS service logs in to APRS-IS with, and is listed under in the registry.
+            {t("setup.aprsCallHelp")}
           </p>
-          <label for="tileUrl">Map tiles (URL template, or "off")</label>
+          <label for="tileUrl">{t("setup.tiles")}</label>
           <input id="tileUrl" name="tileUrl" defaultValue={v.tileUrl || "off"} size={50} />
-          <label for="radioCall">Radio callsign (RADIO_CALL; empty = receive only)</label>
+          <label for="radioCall">{t("setup.radioCall")}</label>
           <input id="radioCall" name="radioCall" defaultValue={v.radioCall} placeholder="N0CALL-10" aria-describedby="radioCall-help" />
           <p class="muted" id="radioCall-help">
-            The call your radio transmits under on RF (your licence call with an SSID); leave it empty to only listen.
+            {t("setup.radioCallHelp")}
           </p>
-          <label for="kissPorts">Radio TNC ports (KISS_PORTS)</label>
-          <input id="kissPorts" name="kissPorts" defaultValue={v.kissPorts} placeholder="tcp://127.0.0.1:8001, serial:/dev/ttyUSB0@9600, or off" size={50} />
-          <p class="muted">Empty uses Direwolf's KISS port on this machine when it runs. Transmitting needs the radio callsign verified (APRS challenge).</p>
+          <label for="kissPorts">{t("setup.kissPorts")}</label>
+          <input id="kissPorts" name="kissPorts" defaultValue={v.kissPorts} placeholder={t("setup.kissPortsPh")} size={50} />
+          <p class="muted">{t("setup.kissPortsHelp")}</p>
           <fieldset>
-            <legend>HTTPS (TLS; served on HTTPS_PORT, 8443 unless set)</legend>
-            {TLS_CHOICES.map(([value, text]) => (
+            <legend>{t("setup.https")}</legend>
+            {TLS_CHOICES.map((value) => (
               <label key={value} class="choice">
-                <input type="radio" name="tls" value={value} defaultChecked={(v.tls || "off") === value} /> {text}
+                <input type="radio" name="tls" value={value} defaultChecked={(v.tls || "off") === value} /> {t(`setup.tls.${value}`)}
               </label>
             ))}
             <p class="muted">
-              With local, devices trust the gateway after installing its certificate: <ServerLink href="/tls">how to install it</ServerLink>.
+              <Rich k="setup.localTrust" parts={[(x) => <ServerLink href="/tls">{x}</ServerLink>]} />
             </p>
           </fieldset>
-          <p class="muted">Sysop callsigns (ADMIN_CALLSIGNS) and secrets are set in the env file or the environment, never here.</p>
+          <p class="muted">{t("setup.secrets")}</p>
           <button class="primary" type="submit">
-            Save
+            {t("setup.save")}
           </button>
           {result.error && <p class="error">{result.error}</p>}
         </form>
@@ -131,12 +128,12 @@ function TlsLine({ state }: { state: SetupState }) {
   return (
     <>
       <p data-tls>
-        HTTPS: {s.mode === "off" ? "off (TLS=off)" : `TLS=${s.mode} on port ${s.httpsPort ?? "?"}`}
-        {s.notAfter ? `, certificate valid until ${new Date(s.notAfter).toLocaleDateString()}` : ""}
+        HTTPS: {s.mode === "off" ? t("setup.httpsOff") : t("setup.httpsOn", { mode: s.mode, port: s.httpsPort ?? "?" })}
+        {s.notAfter ? t("setup.validUntil", { date: fmtDate(s.notAfter) }) : ""}
         {s.mode === "local" && (
           <>
             {" "}
-            (<ServerLink href="/tls">install its certificate on your devices</ServerLink>)
+            (<ServerLink href="/tls">{t("setup.installCert")}</ServerLink>)
           </>
         )}
         {s.lastError && (
@@ -155,11 +152,11 @@ function TlsLine({ state }: { state: SetupState }) {
 function RetryNow() {
   const { run, busy, errorView } = useAction();
   const [asked, setAsked] = useState(false);
-  if (asked) return <p>Trying again now: reload this page in a moment to see the outcome.</p>;
+  if (asked) return <p>{t("setup.retrying")}</p>;
   return (
     <>
       <button type="button" disabled={busy} onClick={() => run(() => api("/api/tls/retry", { method: "POST", json: {} }).then(() => setAsked(true)))}>
-        Try again now
+        {t("setup.retry")}
       </button>
       {errorView}
     </>
