@@ -205,10 +205,6 @@ export function decodeFrame(buf: Uint8Array, opts: DecodeOptions = {}): Result<A
   return ok(frame);
 }
 
-/** True for a v2 command frame. */
-export const isCommand = (f: Ax25Frame) => f.cr === "command";
-export const isResponse = (f: Ax25Frame) => f.cr === "response";
-
 /** An APRS-style UI frame: a command with PID 0xF0 unless given. */
 export function uiFrame(opts: { dest: Ax25Address; src: Ax25Address; path?: Digipeater[]; info: Uint8Array; pid?: number }): Ax25Frame {
   return {

@@ -211,7 +211,7 @@ export function importBundle(gw: Core, body: Record<string, unknown>, by: { user
       const section = bundle.data[d.name];
       if (section !== undefined && d.import) d.import(gw, account, section);
     }
-    const acceptance = instanceSigner(gw)
+    const acceptance: Acceptance | null = instanceSigner(gw)
       ? signDoc(gw, { type: "account-move-accept" as const, origin: gw.config.instance, from: bundle.account, to: account.gid, at: Math.floor(now / 1000) })
       : null;
     return { userId, created, acceptance };

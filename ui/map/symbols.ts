@@ -426,6 +426,3 @@ export function symbolSvg(sym: string | undefined, size = 24): string {
       : "";
   return `<svg class="aprs-glyph" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" width="${size}" height="${size}" role="img" aria-label="${esc(info.name)}">${badge}${art}${overlay}</svg>`;
 }
-
-/** Every symbol code of a table, for the symbol chart (the docs and the tests draw it). */
-export const SYMBOL_CODES = Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i));
