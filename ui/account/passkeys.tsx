@@ -33,7 +33,7 @@ export function PasskeysSection({ account, onChange }: SectionProps) {
           <tbody>
             {account.passkeys.map((p) => (
               <tr>
-                <td>{p.label ?? "passkey"}</td>
+                <td>{p.label ?? t("account.passkey")}</td>
                 <td>
                   <When at={p.createdAt} />
                 </td>

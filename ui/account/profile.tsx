@@ -4,6 +4,9 @@ import { api } from "../api.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
 import { t } from "../i18n/i18n.ts";
 
+/** The start of an address, the same in every language. */
+const URL_START = "https://";
+
 export function ProfileSection({ account, onChange }: SectionProps) {
   const { run, busy, errorView } = useAction();
   const [p, setP] = useState(account.profile);
@@ -37,7 +40,7 @@ export function ProfileSection({ account, onChange }: SectionProps) {
         <label for="profile-grid">{t("profile.grid")}</label>
         <input id="profile-grid" placeholder="FN42" maxLength={6} {...field("grid")} />
         <label for="profile-url">{t("profile.link")}</label>
-        <input id="profile-url" type="url" placeholder="https://" {...field("url")} />
+        <input id="profile-url" type="url" placeholder={URL_START} {...field("url")} />
         <div>
           <button class="primary" type="submit" disabled={busy}>
             {t("profile.save")}

@@ -5,26 +5,28 @@
  * unset), the cache page's list, and the filter panel's "must have" choice.
  * Words, not symbols: headless Chromium has no emoji font.
  */
-import { ATTRIBUTES, attributeById, type CacheAttribute } from "../../src/cache-attributes.ts";
+import { ATTRIBUTES, type CacheAttribute } from "../../src/cache-attributes.ts";
+import { t } from "../i18n/i18n.ts";
+import { attrLabel, attrName } from "./labels.ts";
 import "./attributes.css";
 
-const labelOf = (id: number) => attributeById(id)?.label ?? `Attribute ${id}`;
+const yesNo = (inc: boolean) => (inc ? t("attrUi.yes") : t("attrUi.no"));
 
 /** The cache page's list: "Dogs: yes", "Bicycles: no". */
 export function AttributeList({ attributes }: { attributes: readonly CacheAttribute[] }) {
   if (!attributes.length) return null;
   return (
-    <ul class="attr-chips" data-testid="attributes" aria-label="Attributes">
+    <ul class="attr-chips" data-testid="attributes" aria-label={t("attrUi.title")}>
       {attributes.map((a) => (
         <li
           key={a.id}
           class={`attr-chip ${a.inc ? "attr-yes" : "attr-no"}`}
           data-attr={a.id}
           data-inc={a.inc ? "1" : "0"}
-          title={`${attributeById(a.id)?.name ?? labelOf(a.id)}: ${a.inc ? "yes" : "no"}`}
+          title={`${attrName(a.id)}: ${yesNo(a.inc)}`}
         >
-          <span class="attr-label">{labelOf(a.id)}</span>
-          <span class="attr-mark">{a.inc ? "yes" : "no"}</span>
+          <span class="attr-label">{attrLabel(a.id)}</span>
+          <span class="attr-mark">{yesNo(a.inc)}</span>
         </li>
       ))}
     </ul>
@@ -42,7 +44,10 @@ export function AttributeEditor({ value, onChange }: { value: readonly CacheAttr
   };
   return (
     <details class="attr-editor" data-testid="attr-editor" open={value.length > 0}>
-      <summary>Attributes{value.length ? ` (${value.length} set)` : ""}: press once for yes, twice for no, again to clear</summary>
+      <summary>
+        {t("attrUi.title")}
+        {value.length ? ` ${t("attrUi.setCount", { count: value.length })}` : ""}: {t("attrUi.help")}
+      </summary>
       <div class="attr-chips">
         {ATTRIBUTES.map((d) => {
           const inc = at.get(d.id);
@@ -54,12 +59,12 @@ export function AttributeEditor({ value, onChange }: { value: readonly CacheAttr
               class={`attr-chip${inc === undefined ? "" : inc ? " attr-yes" : " attr-no"}`}
               data-attr={d.id}
               data-state={state}
-              aria-label={`${d.name}: ${state}`}
-              title={d.name}
+              aria-label={`${attrName(d.id)}: ${inc === undefined ? t("attrUi.unset") : yesNo(inc)}`}
+              title={attrName(d.id)}
               onClick={() => press(d.id)}
             >
-              <span class="attr-label">{d.label}</span>
-              {inc !== undefined && <span class="attr-mark">{inc ? "yes" : "no"}</span>}
+              <span class="attr-label">{attrLabel(d.id)}</span>
+              {inc !== undefined && <span class="attr-mark">{yesNo(inc)}</span>}
             </button>
           );
         })}
@@ -79,7 +84,10 @@ export function AttributeFilter({ value, onChange }: { value: string | undefined
   };
   return (
     <details class="attr-filter" data-testid="attr-filter">
-      <summary>Attributes{chosen.size ? ` (${chosen.size})` : ""}</summary>
+      <summary>
+        {t("attrUi.title")}
+        {chosen.size ? ` (${chosen.size})` : ""}
+      </summary>
       <div class="attr-chips">
         {ATTRIBUTES.map((d) => (
           <button
@@ -88,10 +96,10 @@ export function AttributeFilter({ value, onChange }: { value: string | undefined
             class={`attr-chip${chosen.has(d.id) ? " attr-yes" : ""}`}
             data-attr={d.id}
             aria-pressed={chosen.has(d.id)}
-            title={d.name}
+            title={attrName(d.id)}
             onClick={() => toggle(d.id)}
           >
-            <span class="attr-label">{d.label}</span>
+            <span class="attr-label">{attrLabel(d.id)}</span>
           </button>
         ))}
       </div>

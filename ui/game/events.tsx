@@ -4,6 +4,10 @@
  * takes place, with its calendar file.
  */
 import type { EventInfo } from "../../src/game/events.ts";
+import { t } from "../i18n/i18n.ts";
+
+/** A time zone as the form expects it (an IANA name, the same in every language). */
+const ZONE_EXAMPLE = "Europe/Berlin";
 
 export const EVENT_TYPES = ["event", "cito"];
 export interface EventInput {
@@ -27,23 +31,23 @@ export function EventFields({ value, onChange }: { value: EventInput; onChange: 
   const set = (k: keyof EventInput) => (e: Event) => onChange({ ...value, [k]: (e.target as HTMLInputElement).value });
   return (
     <fieldset class="event-fields" data-testid="event-fields">
-      <legend>When</legend>
+      <legend>{t("gameEvent.when")}</legend>
       <div class="row">
         <span>
-          <label for="ev-date">Day</label>
+          <label for="ev-date">{t("gameEvent.day")}</label>
           <input id="ev-date" type="date" required value={value.date} onInput={set("date")} />
         </span>
         <span>
-          <label for="ev-start">Starts</label>
+          <label for="ev-start">{t("gameEvent.starts")}</label>
           <input id="ev-start" type="time" required value={value.start} onInput={set("start")} />
         </span>
         <span>
-          <label for="ev-end">Ends</label>
+          <label for="ev-end">{t("gameEvent.ends")}</label>
           <input id="ev-end" type="time" required value={value.end} onInput={set("end")} />
         </span>
       </div>
-      <label for="ev-tz">Time zone</label>
-      <input id="ev-tz" required value={value.timeZone} onInput={set("timeZone")} placeholder="Europe/Berlin" />
+      <label for="ev-tz">{t("gameEvent.timeZone")}</label>
+      <input id="ev-tz" required value={value.timeZone} onInput={set("timeZone")} placeholder={ZONE_EXAMPLE} />
     </fieldset>
   );
 }
@@ -53,9 +57,9 @@ export function EventSummary({ id, event }: { id: number | string; event: EventI
   if (!event) return null;
   return (
     <p data-testid="event-when">
-      <b>Event:</b> {event.date}, {event.start}–{event.end} ({event.timeZone}) ·{" "}
+      <b>{t("gameEvent.event")}</b> {event.date}, {event.start}–{event.end} ({event.timeZone}) ·{" "}
       <a href={`/api/caches/${encodeURIComponent(String(id))}/event.ics`} download>
-        Add to calendar
+        {t("gameEvent.addToCalendar")}
       </a>
     </p>
   );

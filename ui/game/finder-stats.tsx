@@ -5,12 +5,18 @@
  */
 import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
-import { plural } from "../components/plural.ts";
+import { fmtNumber, lang, t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
+import { typeLabel } from "./labels.ts";
 import type { FinderStats } from "../../src/game/finder-stats.ts";
 
 const GRADES = ["1", "1.5", "2", "2.5", "3", "3.5", "4", "4.5", "5"];
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+const finds = (n: number) => t("gameStats.finds", { count: n });
+/** A day of a leap year (month 0-11) in the chosen language, "5 Mar" or "5. März". */
+const dayOf = (month: number, day: number, opts: Intl.DateTimeFormatOptions) =>
+  new Intl.DateTimeFormat(lang(), { ...opts, timeZone: "UTC" }).format(Date.UTC(2024, month, day));
 
 /** How dark a cell is: 0 none, 1-4 by share of the busiest cell. */
 const level = (n: number, max: number) => (n === 0 ? 0 : Math.min(4, 1 + Math.floor((3 * n) / Math.max(1, max))));
@@ -20,12 +26,12 @@ function DtGrid({ dt }: { dt: number[][] }) {
   const filled = dt.flat().filter((n) => n > 0).length;
   return (
     <figure class="stat-figure">
-      <figcaption>Difficulty and terrain: {filled} of 81 combinations found</figcaption>
+      <figcaption>{t("gameStats.dt", { filled })}</figcaption>
       <table class="dt-grid" data-testid="dt-grid">
         <thead>
           <tr>
             <th scope="col">
-              <abbr title="difficulty (rows) and terrain (columns)">D\T</abbr>
+              <abbr title={t("gameStats.dtTitle")}>D\T</abbr>
             </th>
             {GRADES.map((g) => (
               <th scope="col">{g}</th>
@@ -36,8 +42,8 @@ function DtGrid({ dt }: { dt: number[][] }) {
           {dt.map((row, d) => (
             <tr>
               <th scope="row">{GRADES[d]}</th>
-              {row.map((n, t) => (
-                <td data-level={level(n, max)} title={`D${GRADES[d]}/T${GRADES[t]}: ${plural(n, "find")}`}>
+              {row.map((n, c) => (
+                <td data-level={level(n, max)} title={`D${GRADES[d]}/T${GRADES[c]}: ${finds(n)}`}>
                   {n || ""}
                 </td>
               ))}
@@ -55,14 +61,14 @@ function Calendar({ days }: { days: number[] }) {
   let index = 0;
   return (
     <figure class="stat-figure">
-      <figcaption>Calendar days with a find: {filled} of 366</figcaption>
-      <div class="day-grid" data-testid="day-grid" role="img" aria-label={`finds on ${filled} of the 366 days of the year`}>
-        {MONTHS.map((m, k) => (
+      <figcaption>{t("gameStats.calendar", { filled })}</figcaption>
+      <div class="day-grid" data-testid="day-grid" role="img" aria-label={t("gameStats.calendarLabel", { filled })}>
+        {MONTH_DAYS.map((length, k) => (
           <div class="day-row">
-            <span class="day-month">{m}</span>
-            {Array.from({ length: MONTH_DAYS[k]! }, (_, d) => {
+            <span class="day-month">{dayOf(k, 1, { month: "short" })}</span>
+            {Array.from({ length }, (_, d) => {
               const n = days[index++]!;
-              return <span class="day" data-level={level(n, max)} title={`${d + 1} ${m}: ${plural(n, "find")}`} />;
+              return <span class="day" data-level={level(n, max)} title={`${dayOf(k, d + 1, { day: "numeric", month: "short" })}: ${finds(n)}`} />;
             })}
           </div>
         ))}
@@ -78,36 +84,35 @@ export function FinderStatsView({ call }: { call: string }) {
   const types = Object.entries(d.byType).sort((a, b) => b[1] - a[1]);
   return (
     <section aria-labelledby="finder-stats" data-testid="finder-stats">
-      <h2 id="finder-stats">Statistics</h2>
+      <h2 id="finder-stats">{t("gameStats.title")}</h2>
       <p data-testid="stats-summary">
-        {plural(d.finds, "find")}, {d.rfProven} RF-proven ({Math.round((d.rfProvenShare ?? 0) * 100)} %).
-        {d.streaks.longest && (
-          <>
-            {" "}
-            Longest streak: {plural(d.streaks.longest.days, "day")} ({d.streaks.longest.from} to {d.streaks.longest.to}).
-          </>
-        )}
-        {d.streaks.current && <> Current streak: {plural(d.streaks.current.days, "day")}.</>}
+        {t("gameStats.summary", { finds: finds(d.finds), rf: fmtNumber(d.rfProven), pct: fmtNumber(Math.round((d.rfProvenShare ?? 0) * 100)) })}
+        {d.streaks.longest &&
+          ` ${t("gameStats.longest", { days: t("gameStats.days", { count: d.streaks.longest.days }), from: d.streaks.longest.from, to: d.streaks.longest.to })}`}
+        {d.streaks.current && ` ${t("gameStats.current", { days: t("gameStats.days", { count: d.streaks.current.days }) })}`}
       </p>
       <DtGrid dt={d.dt} />
       <Calendar days={d.days} />
-      <h3>Finds by type</h3>
+      <h3>{t("gameStats.byType")}</h3>
       <ul class="inline-list" data-testid="finds-by-type">
         {types.map(([type, n]) => (
           <li>
-            {type}: {n}
+            {typeLabel(type)}: {n}
           </li>
         ))}
-        {d.unknown > 0 && <li>caches no longer here: {d.unknown}</li>}
+        {d.unknown > 0 && <li>{t("gameStats.gone", { n: d.unknown })}</li>}
       </ul>
       {d.milestones.length > 0 && (
         <>
-          <h3>Milestones</h3>
+          <h3>{t("gameStats.milestones")}</h3>
           <ul data-testid="milestones">
             {d.milestones.map((m) => (
               <li>
-                find #{m.n}: <a href={`/cache/${encodeURIComponent(m.cache.gid)}`}>{m.cache.name ?? m.cache.gid}</a> on{" "}
-                {new Date(m.at).toISOString().slice(0, 10)}
+                <Rich
+                  k="gameStats.milestone"
+                  vars={{ n: m.n, date: new Date(m.at).toISOString().slice(0, 10) }}
+                  parts={[() => <a href={`/cache/${encodeURIComponent(m.cache.gid)}`}>{m.cache.name ?? m.cache.gid}</a>]}
+                />
               </li>
             ))}
           </ul>

@@ -9,7 +9,9 @@ import { useLoad } from "../hooks.ts";
 import { useAction } from "../account/ui.tsx";
 import { loadAccount } from "../account/session.ts";
 import { Empty, Failed, Loading } from "../components/states.tsx";
-import { plural } from "../components/plural.ts";
+import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
+import { typeLabel } from "./labels.ts";
 import type { CacheList } from "../../src/game/lists.ts";
 import type { Cache } from "../../src/game/caches.ts";
 
@@ -21,13 +23,13 @@ export function ListsPage() {
   const lists = useLoad(() => (account.data ? api<{ lists: CacheList[] }>("/api/lists") : Promise.resolve(null)), [account.data, n]);
   const [name, setName] = useState("");
   const { run, busy, errorView } = useAction();
-  if (account.loading) return <section class="page">{<Loading what="your account" />}</section>;
+  if (account.loading) return <section class="page">{<Loading what={t("lists.yourAccount")} />}</section>;
   if (!account.data)
     return (
       <section class="page">
-        <h1>Lists</h1>
+        <h1>{t("lists.title")}</h1>
         <p>
-          <a href="/account">Sign in</a> to keep lists of caches.
+          <Rich k="lists.signIn" parts={[(s) => <a href="/account">{s}</a>]} />
         </p>
       </section>
     );
@@ -41,25 +43,25 @@ export function ListsPage() {
   };
   return (
     <section class="page">
-      <h1>Lists</h1>
-      <p class="muted">Lists of caches to do, done or to share. A list is yours alone until you make it public; then anyone with its link reads it.</p>
-      {lists.error && <Failed error={lists.error} what="your lists" />}
-      {lists.data && lists.data.lists.length === 0 && <Empty>No lists yet.</Empty>}
+      <h1>{t("lists.title")}</h1>
+      <p class="muted">{t("lists.intro")}</p>
+      {lists.error && <Failed error={lists.error} what={t("lists.yourLists")} />}
+      {lists.data && lists.data.lists.length === 0 && <Empty>{t("lists.none")}</Empty>}
       {lists.data && lists.data.lists.length > 0 && (
         <ul data-testid="my-lists">
           {lists.data.lists.map((l) => (
             <li key={l.id}>
-              <a href={`/list/${l.id}`}>{l.name}</a> · {plural(l.count, "cache")} · {l.public ? "public" : "private"}
+              <a href={`/list/${l.id}`}>{l.name}</a> · {t("lists.caches", { count: l.count })} · {l.public ? t("lists.public") : t("lists.private")}
             </li>
           ))}
         </ul>
       )}
       <form class="row" onSubmit={make}>
         <label>
-          New list <input required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          {t("lists.newList")} <input required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
         </label>
         <button type="submit" disabled={busy || !name.trim()}>
-          Make it
+          {t("lists.makeIt")}
         </button>
       </form>
       {errorView}
@@ -75,14 +77,14 @@ export function ListPage({ id }: { id: string }) {
   if (list.error)
     return (
       <section class="page">
-        <h1>List</h1>
-        <Failed error={list.error} what="the list" />
+        <h1>{t("lists.list")}</h1>
+        <Failed error={list.error} what={t("lists.theList")} />
       </section>
     );
   if (!list.data)
     return (
       <section class="page">
-        <Loading what="the list" />
+        <Loading what={t("lists.theList")} />
       </section>
     );
   const l = list.data;
@@ -92,28 +94,28 @@ export function ListPage({ id }: { id: string }) {
     <section class="page">
       <div class="page-head">
         <h1>{l.name}</h1>
-        <span class="tag">{l.public ? "public" : "private"}</span>
+        <span class="tag">{l.public ? t("lists.public") : t("lists.private")}</span>
       </div>
       <p class="muted">
-        {plural(l.caches.length, "cache")} · by {l.owner ?? "?"} · <a href={`/api/lists/${l.id}/gpx`}>GPX</a>
+        {t("lists.caches", { count: l.caches.length })} · {t("lists.by", { owner: l.owner ?? "?" })} · <a href={`/api/lists/${l.id}/gpx`}>GPX</a>
       </p>
       {mine && (
         <p>
           <button type="button" disabled={busy} onClick={() => change(() => api(`/api/lists/${l.id}`, { method: "PATCH", json: { public: !l.public } }))}>
-            {l.public ? "Make it private" : "Make it public (anyone with the link)"}
+            {l.public ? t("lists.makePrivate") : t("lists.makePublic")}
           </button>
         </p>
       )}
       {errorView}
       {l.caches.length === 0 ? (
-        <Empty>No caches on this list yet: add them from a cache's page.</Empty>
+        <Empty>{t("lists.empty")}</Empty>
       ) : (
         <ul data-testid="list-caches">
           {l.caches.map((c) => (
             <li key={c.gid}>
               <a href={cachePath(c)}>{c.name}</a>{" "}
               <span class="muted">
-                {c.code} · {c.type} · D{c.difficulty}/T{c.terrain}
+                {c.code} · {typeLabel(c.type)} · D{c.difficulty}/T{c.terrain}
               </span>
               {mine && (
                 <>
@@ -121,10 +123,10 @@ export function ListPage({ id }: { id: string }) {
                   <button
                     type="button"
                     disabled={busy}
-                    aria-label={`Take ${c.name} off the list`}
+                    aria-label={t("lists.takeOff", { name: c.name })}
                     onClick={() => change(() => api(`/api/lists/${l.id}/caches/${encodeURIComponent(c.gid)}`, { method: "DELETE" }))}
                   >
-                    Remove
+                    {t("lists.remove")}
                   </button>
                 </>
               )}
@@ -146,7 +148,7 @@ export function AddToList({ cache }: { cache: string | number }) {
   if (lists.data.lists.length === 0)
     return (
       <p class="muted">
-        <a href="/lists">Make a list</a> to keep this cache on it.
+        <Rich k="lists.makeAList" parts={[(s) => <a href="/lists">{s}</a>]} />
       </p>
     );
   const add = (e: Event) => {
@@ -160,7 +162,7 @@ export function AddToList({ cache }: { cache: string | number }) {
   return (
     <form class="row" onSubmit={add}>
       <label>
-        Add to a list{" "}
+        {t("lists.addTo")}{" "}
         <select value={chosen} onChange={(e) => setChosen(e.currentTarget.value)}>
           {lists.data.lists.map((l) => (
             <option value={String(l.id)}>{l.name}</option>
@@ -168,9 +170,9 @@ export function AddToList({ cache }: { cache: string | number }) {
         </select>
       </label>
       <button type="submit" disabled={busy}>
-        Add
+        {t("lists.add")}
       </button>
-      {done && <span role="status"> Added to {done}.</span>}
+      {done && <span role="status"> {t("lists.added", { name: done })}</span>}
       {errorView}
     </form>
   );

@@ -1,28 +1,12 @@
 /**
- * Maintenance on the cache page (issue 29 item 6): the log kinds' names, the
- * kinds the signed-in user may log here now (GET /api/caches/:id/log-kinds,
- * so the log form offers only those), the open-maintenance flag, and a
+ * Maintenance on the cache page (issue 29 item 6): the kinds the signed-in
+ * user may log here now (GET /api/caches/:id/log-kinds, so the log form offers only those), the open-maintenance flag, and a
  * user's report of the cache.
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
-
-/** Each log kind as the logbook and the log form name it (Groundspeak's words). */
-export const LOG_LABEL: Record<string, string> = {
-  find: "Found it",
-  dnf: "Didn't find it",
-  note: "Note",
-  "needs-maintenance": "Needs maintenance",
-  "needs-archive": "Needs archive",
-  "owner-maintenance": "Owner maintenance",
-  "temp-disable": "Temporarily disable",
-  enable: "Enable",
-  archive: "Archive",
-  "reviewer-note": "Reviewer note",
-  "will-attend": "Will attend",
-  attended: "Attended",
-};
+import { t } from "../i18n/i18n.ts";
 
 /** The kinds a field note may keep offline (ui/offline/db.ts): the others are sent at once or not at all. */
 export const OFFLINE_KINDS = ["find", "dnf", "note"];
@@ -38,8 +22,8 @@ export function useLogKinds(cacheKey: string, owner: boolean, reload: number): s
 export function MaintenanceFlag({ open }: { open: boolean | undefined }) {
   if (!open) return null;
   return (
-    <span class="tag warn" data-testid="needs-maintenance" title="A finder reported a problem; the owner has not logged maintenance since">
-      needs maintenance
+    <span class="tag warn" data-testid="needs-maintenance" title={t("cache.needsMaintenanceTitle")}>
+      {t("cache.needsMaintenance")}
     </span>
   );
 }
@@ -50,12 +34,12 @@ export function ReportCache({ id }: { id: number }) {
   const [reason, setReason] = useState("");
   const [done, setDone] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  if (done) return <p role="status">Reported: the owner and the reviewers will see it.</p>;
+  if (done) return <p role="status">{t("cache.reported")}</p>;
   if (!open)
     return (
       <p>
         <button type="button" class="link" onClick={() => setOpen(true)}>
-          Report this cache
+          {t("cache.report")}
         </button>
       </p>
     );
@@ -71,10 +55,10 @@ export function ReportCache({ id }: { id: number }) {
   };
   return (
     <form class="card" onSubmit={send}>
-      <label for="report-reason">What is wrong with this cache?</label>
+      <label for="report-reason">{t("cache.whatWrong")}</label>
       <textarea id="report-reason" rows={2} value={reason} onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)} />
       <p>
-        <button type="submit">Send report</button>
+        <button type="submit">{t("cache.sendReport")}</button>
       </p>
       {error && (
         <p class="error" role="alert">

@@ -14,6 +14,8 @@ import { cacheLink, type MapCache } from "./layer.ts";
 import { cacheFilter, filterQuery, onCacheFilter, setCacheFilter, type CacheFilter } from "./filters.ts";
 import { formatDistance } from "../components/units.ts";
 import { AttributeFilter } from "./attributes.tsx";
+import { t } from "../i18n/i18n.ts";
+import { sizeLabel, typeLabel } from "./labels.ts";
 import "./near-panel.css";
 
 type NearCache = MapCache & { distanceM: number; bearingDeg: number };
@@ -22,11 +24,10 @@ type Origin = { lat: number; lon: number; me: boolean };
 const TYPES = ["traditional", "multi", "mystery", "letterbox", "virtual", "event", "cito", "audio", "earth", "webcam", "other"];
 const SIZES = ["micro", "small", "regular", "large", "other", "none"];
 const RANGES = ["1-2", "2.5-3.5", "4-5"];
-const WORDS = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"];
 export const NEAR_LIST = 50;
 
-/** A bearing as a compass word of eight. */
-export const compass = (deg: number) => WORDS[Math.round(deg / 45) % 8]!;
+/** A bearing as a compass word of eight, in the interface's language ("NO" in German). */
+export const compass = (deg: number) => t("cacheFilter.compass").split(" ")[Math.round(deg / 45) % 8]!;
 
 function Select(props: { label: string; name: keyof CacheFilter; options: Array<[string, string]>; f: CacheFilter }) {
   return (
@@ -37,10 +38,10 @@ function Select(props: { label: string; name: keyof CacheFilter; options: Array<
         value={props.f[props.name] ?? ""}
         onChange={(e) => setCacheFilter({ ...cacheFilter(), [props.name]: (e.target as HTMLSelectElement).value || undefined })}
       >
-        <option value="">any</option>
-        {props.options.map(([v, t]) => (
+        <option value="">{t("cacheFilter.any")}</option>
+        {props.options.map(([v, label]) => (
           <option value={v} key={v}>
-            {t}
+            {label}
           </option>
         ))}
       </select>
@@ -51,54 +52,57 @@ function Select(props: { label: string; name: keyof CacheFilter; options: Array<
 function Filters({ signedIn }: { signedIn: boolean }) {
   const [f, setF] = useState(cacheFilter());
   useEffect(() => onCacheFilter(() => setF(cacheFilter())), []);
-  const pairs = (xs: string[]) => xs.map((x) => [x, x] as [string, string]);
+  const pairs = (xs: string[], label: (x: string) => string = String) => xs.map((x) => [x, label(x)] as [string, string]);
   const n = Object.values(f).filter(Boolean).length;
   return (
     <details class="near-filters" data-testid="cache-filters">
-      <summary>Filters{n ? ` (${n})` : ""}</summary>
+      <summary>
+        {t("cacheFilter.filters")}
+        {n ? ` (${n})` : ""}
+      </summary>
       <div class="near-filter-grid">
-        <Select label="Type" name="type" options={pairs(TYPES)} f={f} />
-        <Select label="Size" name="size" options={pairs(SIZES)} f={f} />
-        <Select label="Difficulty" name="difficulty" options={pairs(RANGES)} f={f} />
-        <Select label="Terrain" name="terrain" options={pairs(RANGES)} f={f} />
+        <Select label={t("cacheFilter.type")} name="type" options={pairs(TYPES, typeLabel)} f={f} />
+        <Select label={t("cacheFilter.size")} name="size" options={pairs(SIZES, sizeLabel)} f={f} />
+        <Select label={t("cacheFilter.difficulty")} name="difficulty" options={pairs(RANGES)} f={f} />
+        <Select label={t("cacheFilter.terrain")} name="terrain" options={pairs(RANGES)} f={f} />
         {signedIn && (
           <Select
-            label="Found"
+            label={t("cacheFilter.found")}
             name="found"
             options={[
-              ["0", "not by me"],
-              ["1", "by me"],
+              ["0", t("cacheFilter.notByMe")],
+              ["1", t("cacheFilter.byMe")],
             ]}
             f={f}
           />
         )}
         {signedIn && (
           <Select
-            label="Mine"
+            label={t("cacheFilter.mine")}
             name="mine"
             options={[
-              ["1", "only mine"],
-              ["0", "not mine"],
+              ["1", t("cacheFilter.onlyMine")],
+              ["0", t("cacheFilter.notMine")],
             ]}
             f={f}
           />
         )}
         <Select
-          label="Disabled"
+          label={t("cacheFilter.disabled")}
           name="disabled"
           options={[
-            ["0", "hide"],
-            ["1", "only"],
+            ["0", t("cacheFilter.hide")],
+            ["1", t("cacheFilter.only")],
           ]}
           f={f}
         />
-        <Select label="RF-proven" name="tierA" options={[["1", "with a Tier A find"]]} f={f} />
+        <Select label={t("cacheFilter.rfProven")} name="tierA" options={[["1", t("cacheFilter.withTierA")]]} f={f} />
         <Select
-          label="Maintenance"
+          label={t("cacheFilter.maintenance")}
           name="maintenance"
           options={[
-            ["1", "needs maintenance"],
-            ["0", "hide flagged"],
+            ["1", t("cacheFilter.needsMaintenance")],
+            ["0", t("cacheFilter.hideFlagged")],
           ]}
           f={f}
         />
@@ -106,7 +110,7 @@ function Filters({ signedIn }: { signedIn: boolean }) {
       <AttributeFilter value={f.attr} onChange={(attr) => setCacheFilter({ ...cacheFilter(), attr })} />
       {n > 0 && (
         <button type="button" class="link" onClick={() => setCacheFilter({})}>
-          Clear filters
+          {t("cacheFilter.clear")}
         </button>
       )}
     </details>
@@ -143,7 +147,7 @@ function NearPanel({ map }: { map: L.Map }) {
     let gone = false;
     api<{ caches: NearCache[] }>(query)
       .then((a) => !gone && setCaches(a.caches))
-      .catch((e: Error) => !gone && setStatus(`The list could not load: ${e.message}`));
+      .catch((e: Error) => !gone && setStatus(t("cacheFilter.cantLoad", { error: e.message })));
     return () => void (gone = true);
   }, [open, query]);
   useEffect(() => {
@@ -154,8 +158,8 @@ function NearPanel({ map }: { map: L.Map }) {
     return () => void you.remove();
   }, [origin?.me, origin?.lat, origin?.lon]);
   const locate = () => {
-    if (!("geolocation" in navigator)) return setStatus("This browser cannot tell where you are.");
-    setStatus("Finding your position...");
+    if (!("geolocation" in navigator)) return setStatus(t("cacheFilter.noGeo"));
+    setStatus(t("cacheFilter.finding"));
     navigator.geolocation.getCurrentPosition(
       (p) => {
         const { latitude: lat, longitude: lon } = p.coords;
@@ -164,21 +168,18 @@ function NearPanel({ map }: { map: L.Map }) {
         setOpen(true);
         map.setView([lat, lon], Math.max(map.getZoom(), 15));
       },
-      (e) =>
-        setStatus(
-          e.code === e.PERMISSION_DENIED ? "Your position is not shared: this site has no permission to use it." : "Your position is not available right now.",
-        ),
+      (e) => setStatus(e.code === e.PERMISSION_DENIED ? t("cacheFilter.denied") : t("cacheFilter.unavailable")),
       { enableHighAccuracy: true, timeout: 15_000, maximumAge: 60_000 },
     );
   };
   return (
     <div class="near-panel">
       <div class="near-buttons">
-        <button type="button" class="button near-locate" onClick={locate} title="Centre the map on my position and list the caches near me">
-          Locate me
+        <button type="button" class="button near-locate" onClick={locate} title={t("cacheFilter.locateTitle")}>
+          {t("cacheFilter.locate")}
         </button>
         <button type="button" class="button near-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
-          {open ? "Close list" : "Nearby list"}
+          {open ? t("cacheFilter.closeList") : t("cacheFilter.nearbyList")}
         </button>
       </div>
       {status && (
@@ -189,8 +190,8 @@ function NearPanel({ map }: { map: L.Map }) {
       {open && (
         <div class="near-list-box" data-testid="near-list">
           <Filters signedIn={signedIn} />
-          <p class="near-origin muted">{origin?.me ? "Nearest to you" : "Nearest to the map's centre"}</p>
-          {caches && caches.length === 0 && <p class="muted">No caches match.</p>}
+          <p class="near-origin muted">{origin?.me ? t("cacheFilter.nearYou") : t("cacheFilter.nearCentre")}</p>
+          {caches && caches.length === 0 && <p class="muted">{t("cacheFilter.noMatch")}</p>}
           <ol class="near-list">
             {(caches ?? []).map((c) => (
               <li key={c.gid} data-name={c.name}>

@@ -10,6 +10,7 @@ import { useAction } from "../account/ui.tsx";
 import { parseAxis } from "../coords.ts";
 import { formatDdm } from "../components/units.ts";
 import type { Personal } from "../../src/game/personal.ts";
+import { t } from "../i18n/i18n.ts";
 
 export function PersonalNote({ cacheKey, personal, onSaved }: { cacheKey: string; personal: Personal | null; onSaved: () => void }) {
   const [note, setNote] = useState(personal?.note ?? "");
@@ -25,7 +26,7 @@ export function PersonalNote({ cacheKey, personal, onSaved }: { cacheKey: string
       if (lat.trim() || lon.trim()) {
         const la = parseAxis(lat, "lat");
         const lo = parseAxis(lon, "lon");
-        if (la === null || lo === null) throw new Error(`${la === null ? "Latitude" : "Longitude"}: write it as 42.50205, N 42° 30.123 or 42°30'07"N.`);
+        if (la === null || lo === null) throw new Error(t("cache.badAxis", { axis: la === null ? t("cache.latitude") : t("cache.longitude") }));
         corrected = { lat: la, lon: lo };
       }
       await api(`/api/caches/${encodeURIComponent(cacheKey)}/personal`, { method: "PUT", json: { note: note.trim() || null, corrected } });
@@ -36,28 +37,26 @@ export function PersonalNote({ cacheKey, personal, onSaved }: { cacheKey: string
   return (
     <details class="personal-note" open={!!personal} data-testid="personal-note">
       <summary>
-        Your note and corrected coordinates {personal?.corrected ? `(solved: ${formatDdm(personal.corrected.lat, personal.corrected.lon)})` : ""}
+        {t("cache.noteTitle")} {personal?.corrected ? t("cache.solved", { at: formatDdm(personal.corrected.lat, personal.corrected.lon) }) : ""}
       </summary>
       <form class="stack" onSubmit={save}>
-        <p class="muted">
-          Only you see these, and they stay on this gateway. With corrected coordinates your map, lists, GPX and saved areas put the cache there.
-        </p>
+        <p class="muted">{t("cache.noteHelp")}</p>
         <label>
-          Note <textarea maxLength={2000} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
+          {t("cache.note")} <textarea maxLength={2000} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
         </label>
         <div class="row">
           <label>
-            Corrected latitude <input value={lat} onInput={(e) => setLat(e.currentTarget.value)} placeholder="N 42° 30.123" />
+            {t("cache.correctedLat")} <input value={lat} onInput={(e) => setLat(e.currentTarget.value)} placeholder="N 42° 30.123" />
           </label>
           <label>
-            Corrected longitude <input value={lon} onInput={(e) => setLon(e.currentTarget.value)} placeholder="W 071° 05.456" />
+            {t("cache.correctedLon")} <input value={lon} onInput={(e) => setLon(e.currentTarget.value)} placeholder="W 071° 05.456" />
           </label>
         </div>
         <p>
           <button type="submit" disabled={busy}>
-            Save my note
+            {t("cache.saveNote")}
           </button>{" "}
-          {saved && <span role="status">Saved.</span>}
+          {saved && <span role="status">{t("cache.noteSaved")}</span>}
         </p>
         {errorView}
       </form>

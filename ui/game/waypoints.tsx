@@ -12,17 +12,12 @@ import { useAction } from "../account/ui.tsx";
 import { parseAxis } from "../coords.ts";
 import { formatDdm } from "../components/units.ts";
 import type { Waypoint } from "../../src/game/waypoints-store.ts";
+import { t } from "../i18n/i18n.ts";
+import { waypointKindLabel } from "./labels.ts";
 
-export const WAYPOINT_KINDS: Record<string, string> = {
-  parking: "Parking",
-  trailhead: "Trailhead",
-  "physical-stage": "Physical stage",
-  "virtual-stage": "Virtual stage",
-  question: "Question to answer",
-  reference: "Reference point",
-  final: "Final",
-};
-const kindLabel = (k: string) => WAYPOINT_KINDS[k] ?? k;
+/** The kinds a waypoint may be, in the order the form offers them (their names: ui/i18n cacheWaypoint.*). */
+export const WAYPOINT_KINDS = ["parking", "trailhead", "physical-stage", "virtual-stage", "question", "reference", "final"];
+const kindLabel = waypointKindLabel;
 
 interface Draft {
   kind: string;
@@ -55,7 +50,7 @@ function WaypointForm({ cacheId, editing, onDone }: { cacheId: number; editing: 
       if (f.lat.trim() || f.lon.trim()) {
         const lat = parseAxis(f.lat, "lat");
         const lon = parseAxis(f.lon, "lon");
-        if (lat === null || lon === null) throw new Error(`${lat === null ? "Latitude" : "Longitude"}: write it as 42.50205, N 42° 30.123 or 42°30'07"N.`);
+        if (lat === null || lon === null) throw new Error(t("cache.badAxis", { axis: lat === null ? t("cache.latitude") : t("cache.longitude") }));
         at = { lat, lon };
       }
       const json = { kind: f.kind, name: f.name.trim(), note: f.note.trim() || null, ...(editing || at.lat !== null ? at : {}) };
@@ -69,35 +64,35 @@ function WaypointForm({ cacheId, editing, onDone }: { cacheId: number; editing: 
     <form class="stack waypoint-form" onSubmit={save} data-testid="waypoint-form">
       <div class="row">
         <label>
-          Kind
+          {t("cacheWaypoint.kind")}
           <select value={f.kind} onChange={set("kind")}>
-            {Object.entries(WAYPOINT_KINDS).map(([k, label]) => (
-              <option value={k}>{label}</option>
+            {WAYPOINT_KINDS.map((k) => (
+              <option value={k}>{kindLabel(k)}</option>
             ))}
           </select>
         </label>
         <label>
-          Name <input required maxLength={100} value={f.name} onInput={set("name")} />
+          {t("cacheWaypoint.name")} <input required maxLength={100} value={f.name} onInput={set("name")} />
         </label>
       </div>
       <div class="row">
         <label>
-          Latitude <input value={f.lat} onInput={set("lat")} placeholder="N 42° 30.123" />
+          {t("cache.latitude")} <input value={f.lat} onInput={set("lat")} placeholder="N 42° 30.123" />
         </label>
         <label>
-          Longitude <input value={f.lon} onInput={set("lon")} placeholder="W 071° 05.456" />
+          {t("cache.longitude")} <input value={f.lon} onInput={set("lon")} placeholder="W 071° 05.456" />
         </label>
       </div>
       <label>
-        Note <textarea maxLength={500} rows={2} value={f.note} onInput={set("note")} />
+        {t("cacheWaypoint.note")} <textarea maxLength={500} rows={2} value={f.note} onInput={set("note")} />
       </label>
       <p class="actions">
         <button type="submit" class="primary" disabled={busy}>
-          {editing ? "Save waypoint" : "Add waypoint"}
+          {editing ? t("cacheWaypoint.save") : t("cacheWaypoint.add")}
         </button>
         {editing && (
           <button type="button" onClick={onDone}>
-            Cancel
+            {t("cacheWaypoint.cancel")}
           </button>
         )}
       </p>
@@ -128,7 +123,7 @@ export function Waypoints({
     });
   return (
     <section data-testid="waypoints">
-      <h2>Waypoints</h2>
+      <h2>{t("cacheWaypoint.title")}</h2>
       {waypoints.length > 0 && (
         <ul class="waypoints">
           {waypoints.map((w) => (
@@ -144,10 +139,10 @@ export function Waypoints({
               {canEdit && (
                 <span class="actions">
                   <button type="button" onClick={() => setEditing(w)}>
-                    Edit
+                    {t("cacheWaypoint.edit")}
                   </button>
                   <button type="button" class="danger" onClick={() => remove(w)}>
-                    Delete
+                    {t("cacheWaypoint.delete")}
                   </button>
                 </span>
               )}

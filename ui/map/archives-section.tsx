@@ -4,42 +4,44 @@
  */
 import { useLoad } from "../hooks.ts";
 import { tileListing, type ArchiveInfo } from "./archives.ts";
+import { fmtNumber, t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
-const fmt = (x: number) => String(Math.round(x * 100) / 100);
-const size = (b: number) => (b >= 1e6 ? `${(b / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(b / 1e3))} kB`);
+const fmt = (x: number) => fmtNumber(x, { maximumFractionDigits: 2 });
+const size = (b: number) =>
+  b >= 1e6
+    ? fmtNumber(b / 1e6, { style: "unit", unit: "megabyte", minimumFractionDigits: 1, maximumFractionDigits: 1 })
+    : fmtNumber(Math.max(1, Math.round(b / 1e3)), { style: "unit", unit: "kilobyte" });
 
 function where(a: ArchiveInfo): string {
   const [w, s, e, n] = a.bounds;
-  if (w <= -180 && e >= 180) return "whole world";
-  return `${fmt(s)}°, ${fmt(w)}° to ${fmt(n)}°, ${fmt(e)}°`;
+  if (w <= -180 && e >= 180) return t("gameMapArchives.world");
+  return t("gameMapArchives.bounds", { s: fmt(s), w: fmt(w), n: fmt(n), e: fmt(e) });
 }
 
 export function MapArchivesSection() {
   const list = useLoad(() => tileListing());
   return (
     <section class="map-archives" aria-labelledby="map-archives-h">
-      <h2 id="map-archives-h">Offline maps</h2>
+      <h2 id="map-archives-h">{t("gameMapArchives.title")}</h2>
       <p class="muted">
-        Drawn from this gateway, with no internet. Add a regional extract by putting a <code>.pmtiles</code> file in the <code>tiles</code> folder of the data
-        directory (see the operating guide); it shows here and on the map at once.
+        <Rich k="gameMapArchives.intro" parts={[(x) => <code>{x}</code>, (x) => <code>{x}</code>]} />
       </p>
-      {list.loading && <p>Loading…</p>}
+      {list.loading && <p>{t("gameMapArchives.loading")}</p>}
       {list.error && <p class="error">{list.error.message}</p>}
       {list.data && (
         <ul class="archive-list">
           {list.data.archives.map((a) => (
             <li key={a.name} data-archive={a.name}>
-              <b>{a.source === "built-in" ? "World basemap (built in)" : `${a.name}.pmtiles`}</b>
-              <span>
-                {a.type} ({a.format}), zoom {a.minZoom}–{a.maxZoom}, {size(a.bytes)}
-              </span>
+              <b>{a.source === "built-in" ? t("gameMapArchives.builtIn") : `${a.name}.pmtiles`}</b>
+              <span>{t("gameMapArchives.details", { type: a.type, format: a.format, min: a.minZoom, max: a.maxZoom, size: size(a.bytes) })}</span>
               <span>{where(a)}</span>
             </li>
           ))}
           {list.data.skipped.map((s) => (
             <li key={s.file} class="error">
               <b>{s.file}</b>
-              <span>not used: {s.reason}</span>
+              <span>{t("gameMapArchives.notUsed", { reason: s.reason })}</span>
             </li>
           ))}
         </ul>

@@ -3,6 +3,9 @@ import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
 import { t } from "../i18n/i18n.ts";
 
+/** Callsigns as the box takes them: the same in every language. */
+const EXAMPLE_CALLS = "K1ABC, N0CALL-9";
+
 export function WatchList() {
   const [calls, setCalls] = useState<string[] | null>(null);
   const [text, setText] = useState("");
@@ -37,7 +40,7 @@ export function WatchList() {
         <input
           name="watch"
           aria-label={t("messages.watched")}
-          placeholder="K1ABC, N0CALL-9"
+          placeholder={EXAMPLE_CALLS}
           value={text}
           onInput={(e) => setText((e.target as HTMLInputElement).value)}
         />

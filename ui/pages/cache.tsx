@@ -21,7 +21,7 @@ import { SIZES, STEPS } from "./hide.tsx";
 import type { Cache as GameCache } from "../../src/game/caches.ts";
 import type { Personal } from "../../src/game/personal.ts";
 import { PersonalNote } from "../game/personal-note.tsx";
-import { LOG_LABEL, MaintenanceFlag, OFFLINE_KINDS, ReportCache, useLogKinds } from "../game/maintenance.tsx";
+import { MaintenanceFlag, OFFLINE_KINDS, ReportCache, useLogKinds } from "../game/maintenance.tsx";
 import { EventSummary } from "../game/events.tsx";
 import { Waypoints, waypointPoints } from "../game/waypoints.tsx";
 import type { Waypoint } from "../../src/game/waypoints-store.ts";
@@ -30,6 +30,7 @@ import { Compass } from "../offline/compass.tsx";
 import type { NoteKind } from "../offline/db.ts";
 import { postLog } from "../offline/post-log.ts";
 import { AttributeEditor, AttributeList } from "../game/attributes.tsx";
+import { logKindLabel, sizeLabel, typeLabel } from "../game/labels.ts";
 import { t } from "../i18n/i18n.ts";
 import { absolute } from "../time.tsx";
 import { Rich } from "../i18n/rich.tsx";
@@ -79,9 +80,10 @@ interface Stage {
 /** ROT13, as geocaching hints are traditionally shown. */
 export const rot13 = (s: string) => s.replace(/[a-z]/gi, (c) => String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c <= "Z" ? 65 : 97)));
 
-const TIER: Record<string, string> = { a: "RF-verified", b: "verified callsign", c: "claimed" };
-/** A log kind in the interface's language (ui/i18n logKind.*), else the game's own English label. */
-const kindLabel = (k: string) => t(`logKind.${k}`, { defaultValue: LOG_LABEL[k] ?? k });
+/** A find's tier in words (ui/i18n cache.tierA...), the letter when unknown. */
+const tierLabel = (tier: string) => t(`cache.tier${tier.toUpperCase()}`, { defaultValue: tier });
+/** A log kind in the interface's language (ui/i18n logKind.*). */
+const kindLabel = logKindLabel;
 
 function Hint({ hint }: { hint: string }) {
   const [clear, setClear] = useState(false);
@@ -177,7 +179,7 @@ function Gallery({ id, canUpload }: { id: number; canUpload: boolean }) {
       <div class="gallery">
         {images.map((m) => (
           <figure>
-            <img src={m.url} alt={m.caption ?? "photo"} loading="lazy" />
+            <img src={m.url} alt={m.caption ?? t("cache.photo")} loading="lazy" />
             <figcaption>
               {m.caption} {m.by && <span class="muted">· {m.by}</span>}
             </figcaption>
@@ -186,7 +188,7 @@ function Gallery({ id, canUpload }: { id: number; canUpload: boolean }) {
       </div>
       {canUpload && (
         <label class="check">
-          Add a photo <input type="file" accept="image/jpeg,image/png,image/webp,image/gif" onChange={upload} />
+          {t("cache.addPhoto")} <input type="file" accept="image/jpeg,image/png,image/webp,image/gif" onChange={upload} />
         </label>
       )}
       {error && <p class="error">{error}</p>}
@@ -208,7 +210,7 @@ function Stages({ id, signedIn }: { id: number; signedIn: boolean }) {
       setAnswer("");
       setN(n + 1);
     } catch (err) {
-      setMsg(err instanceof ApiError && err.code === "wrong_answer" ? "Not the answer, try again." : (err as Error).message);
+      setMsg(err instanceof ApiError && err.code === "wrong_answer" ? t("cache.wrongAnswer") : (err as Error).message);
     }
   };
   return (
@@ -217,14 +219,14 @@ function Stages({ id, signedIn }: { id: number; signedIn: boolean }) {
       <ol class="stages">
         {st.data.stages.map((s) => (
           <li data-testid={`stage-${s.n}`}>
-            <b>{s.title}</b> {s.unlocked ? <span class="tag">unlocked</span> : null}
+            <b>{s.title}</b> {s.unlocked ? <span class="tag">{t("cache.unlocked")}</span> : null}
             {s.question && <p>{s.question}</p>}
             {s.audio && <audio controls src={s.audio} />}
             {s.content && <p class="stage-content">{s.content}</p>}
             {!s.unlocked && s.question && signedIn && st.data!.next === s.n && (
               <form class="inline" onSubmit={(e) => unlock(e, s.n)}>
-                <input aria-label={`answer for stage ${s.n}`} value={answer} onInput={(e) => setAnswer((e.target as HTMLInputElement).value)} />
-                <button type="submit">Unlock</button>
+                <input aria-label={t("cache.answerFor", { n: s.n })} value={answer} onInput={(e) => setAnswer((e.target as HTMLInputElement).value)} />
+                <button type="submit">{t("cache.unlock")}</button>
               </form>
             )}
           </li>
@@ -248,18 +250,18 @@ function Actions({ c, reload }: { c: Cache; reload: () => void }) {
   return (
     <div class="actions" data-testid="cache-actions">
       <button type="button" onClick={() => post("watch", { watch: !my.watch })}>
-        {my.watch ? "Unwatch" : "Watch"}
+        {my.watch ? t("cache.unwatch") : t("cache.watch")}
       </button>
       {my.found && (
         <button type="button" onClick={() => post("favorite", { favorite: !my.favorite })}>
-          {my.favorite ? "★ Favorite" : "☆ Favorite"}
+          {my.favorite ? "★" : "☆"} {t("cache.favorite")}
         </button>
       )}
       {my.found && (
         <label class="check">
-          Your rating
+          {t("cache.yourRating")}
           <select
-            aria-label="your rating"
+            aria-label={t("cache.yourRatingLabel")}
             value={my.stars ?? ""}
             onChange={(e) => post("rate", { stars: Number((e.target as HTMLSelectElement).value) || null })}
           >
@@ -285,7 +287,7 @@ function Coordinates({ c }: { c: Cache }) {
       setCopied(text);
     } catch {
       setCopied(null);
-      prompt("Copy the coordinates", text);
+      prompt(t("cache.copyPrompt"), text);
     }
   };
   const geo = `geo:${c.lat.toFixed(6)},${c.lon.toFixed(6)}?q=${c.lat.toFixed(6)},${c.lon.toFixed(6)}(${encodeURIComponent(c.name)})`;
@@ -293,27 +295,27 @@ function Coordinates({ c }: { c: Cache }) {
     <div class="card" data-testid="coordinates">
       <div class="coords">
         <code data-testid="coords-ddm">{ddm}</code>
-        <button type="button" aria-label="Copy degrees and minutes" onClick={() => copy(ddm)}>
-          Copy
+        <button type="button" aria-label={t("cache.copyDdm")} onClick={() => copy(ddm)}>
+          {t("cache.copy")}
         </button>
       </div>
       <div class="coords">
         <code data-testid="coords-decimal">{dec}</code>
-        <button type="button" aria-label="Copy decimal degrees" onClick={() => copy(dec)}>
-          Copy
+        <button type="button" aria-label={t("cache.copyDecimal")} onClick={() => copy(dec)}>
+          {t("cache.copy")}
         </button>
       </div>
       {copied && (
         <p class="muted" role="status">
-          Copied {copied}
+          {t("cache.copied", { text: copied })}
         </p>
       )}
       <p class="actions">
         <a class="button primary" href={geo} data-testid="navigate">
-          Navigate
+          {t("cache.navigate")}
         </a>
         <a class="button" href={`/api/caches/${encodeURIComponent(String(c.id))}/gpx`} download data-testid="gpx">
-          Download GPX
+          {t("cache.downloadGpx")}
         </a>
       </p>
     </div>
@@ -353,7 +355,7 @@ function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
   if (c.status === "archived")
     return (
       <p class="muted" data-testid="owner-actions">
-        You archived this cache; it can no longer be changed.
+        {t("cache.youArchived")}
       </p>
     );
   return (
@@ -361,31 +363,31 @@ function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
       <h2>{t("cache.yourCache")}</h2>
       <div class="actions">
         <button type="button" onClick={() => setMode(mode === "edit" ? "idle" : "edit")} aria-expanded={mode === "edit"}>
-          Edit
+          {t("cache.edit")}
         </button>
         {c.status === "active" && (
           <button type="button" disabled={busy} onClick={() => patch({ status: "disabled" })}>
-            Disable
+            {t("cache.disable")}
           </button>
         )}
         {(c.status === "disabled" || c.status === "draft") && (
           <button type="button" disabled={busy} onClick={() => patch({ status: "active" })}>
-            {c.status === "draft" ? "Publish" : "Enable"}
+            {c.status === "draft" ? t("cache.publish") : t("cache.enable")}
           </button>
         )}
         <button type="button" class="danger" onClick={() => setMode("archive")}>
-          Archive
+          {t("cache.archive")}
         </button>
       </div>
       {mode === "archive" && (
-        <div class="confirm" role="alertdialog" aria-label="Archive this cache?">
-          <p>Archive “{c.name}”? Nobody can log it any more, and this cannot be undone.</p>
+        <div class="confirm" role="alertdialog" aria-label={t("cache.archiveAsk")}>
+          <p>{t("cache.archiveConfirm", { name: c.name })}</p>
           <div class="actions">
             <button type="button" class="danger" disabled={busy} onClick={() => patch({ status: "archived" })}>
-              Yes, archive it
+              {t("cache.archiveYes")}
             </button>
             <button type="button" onClick={() => setMode("idle")}>
-              Cancel
+              {t("cache.cancel")}
             </button>
           </div>
         </div>
@@ -423,41 +425,41 @@ function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
             patch(changed);
           }}
         >
-          <label for="e-name">Name</label>
+          <label for="e-name">{t("cache.name")}</label>
           <input id="e-name" required value={f.name} onInput={set("name")} />
-          <label for="e-lat">Latitude</label>
+          <label for="e-lat">{t("cache.latitude")}</label>
           <input id="e-lat" inputMode="decimal" required value={f.lat} onInput={set("lat")} />
-          <label for="e-lon">Longitude</label>
+          <label for="e-lon">{t("cache.longitude")}</label>
           <input id="e-lon" inputMode="decimal" required value={f.lon} onInput={set("lon")} />
-          <label for="e-size">Size</label>
+          <label for="e-size">{t("cache.size")}</label>
           <select id="e-size" value={f.size} onChange={set("size")}>
             {SIZES.map((x) => (
-              <option value={x}>{x}</option>
+              <option value={x}>{sizeLabel(x)}</option>
             ))}
           </select>
-          <label for="e-d">Difficulty</label>
+          <label for="e-d">{t("cache.difficulty")}</label>
           <select id="e-d" value={f.difficulty} onChange={set("difficulty")}>
             {STEPS.map((x) => (
               <option value={String(x)}>{x}</option>
             ))}
           </select>
-          <label for="e-t">Terrain</label>
+          <label for="e-t">{t("cache.terrain")}</label>
           <select id="e-t" value={f.terrain} onChange={set("terrain")}>
             {STEPS.map((x) => (
               <option value={String(x)}>{x}</option>
             ))}
           </select>
-          <label for="e-desc">Description</label>
+          <label for="e-desc">{t("cache.description")}</label>
           <textarea id="e-desc" rows={4} value={f.description} onInput={set("description")} />
-          <label for="e-hint">Hint</label>
+          <label for="e-hint">{t("cache.hint")}</label>
           <input id="e-hint" value={f.hint} onInput={set("hint")} />
           <AttributeEditor value={attrs} onChange={setAttrs} />
           <p class="actions">
             <button class="primary" type="submit" disabled={busy}>
-              Save
+              {t("cache.save")}
             </button>
             <button type="button" onClick={() => setMode("idle")}>
-              Cancel
+              {t("cache.cancel")}
             </button>
           </p>
         </form>
@@ -519,7 +521,7 @@ export function CachePage({ id }: { id: string }) {
     <section class="page cache-page">
       <div class="page-head">
         <h1>{c.name}</h1>
-        <span class="tag">{c.status}</span>
+        <span class="tag">{t(`cacheStatus.${c.status}`, { defaultValue: c.status })}</span>
         <MaintenanceFlag open={c.needsMaintenance} />
       </div>
       <EventSummary id={c.id} event={c.event} />
@@ -537,8 +539,8 @@ export function CachePage({ id }: { id: string }) {
               {l.call ? <a href={`/profile/${encodeURIComponent(l.call.split("-")[0]!)}`}>{l.call}</a> : <i>{t("cache.withdrawn")}</i>}{" "}
               <span class="muted">{formatDate(l.foundAt)}</span>{" "}
               {l.kind === "find" && l.tier && (
-                <span class={`tier tier-${l.tier}`} title={TIER[l.tier]}>
-                  {l.tier === "a" ? `RF-verified${l.corroboration?.igate ? ` via ${l.corroboration.igate}` : ""}` : TIER[l.tier]}
+                <span class={`tier tier-${l.tier}`} title={tierLabel(l.tier)}>
+                  {l.tier === "a" && l.corroboration?.igate ? t("cache.tierAVia", { igate: l.corroboration.igate }) : tierLabel(l.tier)}
                 </span>
               )}
               {l.text && <p>{l.text}</p>}
@@ -635,14 +637,18 @@ function Summary({ c }: { c: Cache }) {
   return (
     <div class="card cache-summary" data-testid="cache-summary">
       <p class="muted" data-testid="cache-facts">
-        {c.code} · {c.type} · {c.size} · D{c.difficulty}/T{c.terrain} · by{" "}
+        {c.code} · {typeLabel(c.type)} · {sizeLabel(c.size)} · D{c.difficulty}/T{c.terrain} · {t("cache.by")}{" "}
         {c.ownerCall ? <a href={`/profile/${c.ownerCall.split("-")[0]}`}>{c.ownerCall}</a> : (c.placedBy ?? "?")} · {c.lat.toFixed(5)}, {c.lon.toFixed(5)}
         {c.mirror && (
           <>
             {" "}
-            · from <span data-testid="cache-origin">{c.origin}</span> (
+            · {t("cache.from")} <span data-testid="cache-origin">{c.origin}</span> (
             <span class={c.trust === "trusted" ? "" : "warn"} data-testid="cache-trust">
-              {c.trust ?? "?"} peer
+              {c.trust === "trusted"
+                ? t("cache.peerTrusted")
+                : c.trust === "unvetted"
+                  ? t("cache.peerUnvetted")
+                  : t("cache.peerOther", { trust: c.trust ?? "?" })}
             </span>
             )
           </>
@@ -666,7 +672,7 @@ function Summary({ c }: { c: Cache }) {
         </dd>
         <dt>{t("cache.dt")}</dt>
         <dd>
-          {c.difficulty} / {c.terrain} · {c.size}
+          {c.difficulty} / {c.terrain} · {sizeLabel(c.size)}
         </dd>
         <dt>{t("cache.placed")}</dt>
         <dd>

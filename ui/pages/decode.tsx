@@ -4,6 +4,9 @@ import { units } from "../components/units.ts";
 import { packetReadings } from "../stations/readings.tsx";
 import { t } from "../i18n/i18n.ts";
 
+/** What the box takes, as an example: a TNC2 line is the same in every language. */
+const EXAMPLE_PACKET = "N0CALL-9>APRS,WIDE1-1:!4237.14N/07120.83W>088/036";
+
 /** Paste a raw TNC2 line, see what it carries. */
 export function DecodePage() {
   const [line, setLine] = useState("");
@@ -26,13 +29,7 @@ export function DecodePage() {
       <form onSubmit={run}>
         <label>
           {t("decode.line")}
-          <textarea
-            name="line"
-            rows={3}
-            value={line}
-            onInput={(e) => setLine((e.target as HTMLTextAreaElement).value)}
-            placeholder="N0CALL-9>APRS,WIDE1-1:!4237.14N/07120.83W>088/036"
-          />
+          <textarea name="line" rows={3} value={line} onInput={(e) => setLine((e.target as HTMLTextAreaElement).value)} placeholder={EXAMPLE_PACKET} />
         </label>
         <button type="submit">{t("decode.decode")}</button>
       </form>

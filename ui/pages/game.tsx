@@ -4,6 +4,9 @@ import { LoadState } from "../states.tsx";
 import { When } from "../time.tsx";
 import { useLoad } from "../hooks.ts";
 import { FinderStatsView } from "../game/finder-stats.tsx";
+import { typeLabel } from "../game/labels.ts";
+import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 interface Leaderboard {
   finders: Array<{ call: string; finds: number; tierA: number }>;
@@ -15,20 +18,20 @@ export function LeaderboardPage() {
   return (
     <section class="page">
       <div class="page-head">
-        <h1>Leaderboard</h1>
+        <h1>{t("game.leaderboard")}</h1>
         <a href="/feeds/leaderboard.xml">RSS</a>
       </div>
-      <LoadState state={lb} what="the leaderboard" />
+      <LoadState state={lb} what={t("game.theLeaderboard")} />
       <div class="cards">
         <div class="card">
-          <h2>Finders</h2>
+          <h2>{t("game.finders")}</h2>
           <table class="table" data-testid="finders">
             <thead>
               <tr>
                 <th>#</th>
-                <th>Call</th>
-                <th>Finds</th>
-                <th>RF-verified</th>
+                <th>{t("game.call")}</th>
+                <th>{t("game.finds")}</th>
+                <th>{t("game.rfVerified")}</th>
               </tr>
             </thead>
             <tbody>
@@ -46,20 +49,20 @@ export function LeaderboardPage() {
           </table>
           {lb.data && lb.data.finders.length === 0 && (
             <p class="muted" data-state="empty">
-              No finds logged yet.
+              {t("game.noFinds")}
             </p>
           )}
         </div>
         <div class="card">
-          <h2>Hiders</h2>
+          <h2>{t("game.hiders")}</h2>
           <table class="table" data-testid="hiders">
             <thead>
               <tr>
                 <th>#</th>
-                <th>Call</th>
-                <th>Caches</th>
-                <th>Finds</th>
-                <th>Favorites</th>
+                <th>{t("game.call")}</th>
+                <th>{t("game.caches")}</th>
+                <th>{t("game.finds")}</th>
+                <th>{t("game.favorites")}</th>
               </tr>
             </thead>
             <tbody>
@@ -78,7 +81,7 @@ export function LeaderboardPage() {
           </table>
           {lb.data && lb.data.hiders.length === 0 && (
             <p class="muted" data-state="empty">
-              No caches hidden yet.
+              {t("game.noHidden")}
             </p>
           )}
         </div>
@@ -91,25 +94,27 @@ type Item =
   | { type: "log"; kind: string; call: string | null; cacheName: string; cacheId: number | string; createdAt: number; tier: string | null; text: string | null }
   | { type: "cache"; at: number; cache: { id: number; name: string; ownerCall: string | null; type: string } };
 
+/** The log kinds an activity line has words for (ui/i18n game.did.*); another is told as a note. */
+const VERBS = [
+  "find",
+  "dnf",
+  "note",
+  "needs-maintenance",
+  "needs-archive",
+  "owner-maintenance",
+  "temp-disable",
+  "enable",
+  "archive",
+  "reviewer-note",
+  "will-attend",
+  "attended",
+];
+
 export function ActivityList({ url }: { url: string }) {
   const act = useLoad(() => api<{ items: Item[] }>(url), [url]);
-  const verb: Record<string, string> = {
-    find: "found",
-    dnf: "did not find",
-    note: "wrote about",
-    "needs-maintenance": "reported a maintenance need on",
-    "needs-archive": "asked to archive",
-    "owner-maintenance": "did maintenance on",
-    "temp-disable": "disabled",
-    enable: "enabled",
-    archive: "archived",
-    "reviewer-note": "wrote a reviewer note on",
-    "will-attend": "will attend",
-    attended: "attended",
-  };
   return (
     <>
-      <LoadState state={act} what="the activity" empty={act.data && act.data.items.length === 0 && "Nothing yet: no caches hidden and no finds logged."} />
+      <LoadState state={act} what={t("game.theActivity")} empty={act.data && act.data.items.length === 0 && t("game.nothingYet")} />
       <ul class="activity" data-testid="activity">
         {(act.data?.items ?? []).map((i) =>
           i.type === "log" ? (
@@ -117,15 +122,23 @@ export function ActivityList({ url }: { url: string }) {
               <span class="muted">
                 <When at={i.createdAt} />
               </span>{" "}
-              {i.call ?? "someone"} {verb[i.kind] ?? verb.note} <a href={`/cache/${encodeURIComponent(String(i.cacheId))}`}>{i.cacheName}</a>
-              {i.tier === "a" && <span class="tier tier-a"> RF-verified</span>}
+              <Rich
+                k={`game.did.${VERBS.includes(i.kind) ? i.kind : "note"}`}
+                vars={{ who: i.call ?? t("game.someone") }}
+                parts={[() => <a href={`/cache/${encodeURIComponent(String(i.cacheId))}`}>{i.cacheName}</a>]}
+              />
+              {i.tier === "a" && <span class="tier tier-a"> {t("game.rfVerifiedTag")}</span>}
             </li>
           ) : (
             <li>
               <span class="muted">
                 <When at={i.at} />
               </span>{" "}
-              {i.cache.ownerCall} hid <a href={`/cache/${i.cache.id}`}>{i.cache.name}</a> ({i.cache.type})
+              <Rich
+                k="game.hid"
+                vars={{ who: i.cache.ownerCall ?? t("game.someone"), type: typeLabel(i.cache.type) }}
+                parts={[() => <a href={`/cache/${i.cache.id}`}>{i.cache.name}</a>]}
+              />
             </li>
           ),
         )}
@@ -138,7 +151,7 @@ export function ActivityPage() {
   return (
     <section class="page">
       <div class="page-head">
-        <h1>Activity</h1>
+        <h1>{t("game.activity")}</h1>
         <a href="/feeds/activity.xml">RSS</a>
       </div>
       <ActivityList url="/api/activity" />
@@ -161,11 +174,11 @@ export function ProfilePage({ call }: { call: string }) {
     <section class="page">
       <div class="page-head">
         <h1>{p.data?.call ?? call.toUpperCase()}</h1>
-        <img src={`/badge/${encodeURIComponent(call)}.svg`} alt="badge" />
+        <img src={`/badge/${encodeURIComponent(call)}.svg`} alt={t("game.badge", { call: p.data?.call ?? call.toUpperCase() })} />
       </div>
-      <LoadState state={p} what="this profile" />
+      <LoadState state={p} what={t("game.thisProfile")} />
       {p.data?.profile?.about && <p>{p.data.profile.about}</p>}
-      {p.data?.profile?.grid && <p class="muted">Grid {p.data.profile.grid}</p>}
+      {p.data?.profile?.grid && <p class="muted">{t("game.grid", { grid: p.data.profile.grid })}</p>}
       {p.data?.profile?.url && (
         <p>
           <a href={p.data.profile.url} rel="noopener nofollow">
@@ -175,25 +188,24 @@ export function ProfilePage({ call }: { call: string }) {
       )}
       {g ? (
         <dl class="facts" data-testid="game-stats">
-          <dt>Finds</dt>
+          <dt>{t("game.finds")}</dt>
           <dd>{g.finds}</dd>
-          <dt>RF-verified</dt>
+          <dt>{t("game.rfVerified")}</dt>
           <dd>{g.tierA}</dd>
-          <dt>Didn't find</dt>
+          <dt>{t("game.didntFind")}</dt>
           <dd>{g.dnfs}</dd>
-          <dt>Caches hidden</dt>
+          <dt>{t("game.cachesHidden")}</dt>
           <dd>{g.hidden}</dd>
-          <dt>Favorites received</dt>
+          <dt>{t("game.favoritesReceived")}</dt>
           <dd>{g.favoritesReceived}</dd>
         </dl>
       ) : (
-        !p.loading && <p class="muted">No game activity yet.</p>
+        !p.loading && <p class="muted">{t("game.noActivity")}</p>
       )}
       <FinderStatsView call={call} />
-      <h2>Recent</h2>
+      <h2>{t("game.recent")}</h2>
       <p>
-        <a href={`/feeds/user/${encodeURIComponent(call)}.xml`}>RSS</a> ·{" "}
-        <a href={`/api/v1/finds/${encodeURIComponent(call)}.adif`}>ADIF of RF-verified finds</a>
+        <a href={`/feeds/user/${encodeURIComponent(call)}.xml`}>RSS</a> · <a href={`/api/v1/finds/${encodeURIComponent(call)}.adif`}>{t("game.adif")}</a>
       </p>
       <ActivityList url={`/api/activity?call=${encodeURIComponent(call)}`} />
     </section>
@@ -204,21 +216,21 @@ export function SupportPage() {
   const s = useLoad(() => api<{ supporters: Array<{ name: string; call: string | null; level: string | null; since: number }> }>("/api/support"), []);
   return (
     <section class="page">
-      <h1>Supporters</h1>
-      <p>This instance runs thanks to the people below (listed only if they chose to be).</p>
-      <LoadState state={s} what="the supporters" />
+      <h1>{t("game.supporters")}</h1>
+      <p>{t("game.supportersIntro")}</p>
+      <LoadState state={s} what={t("game.theSupporters")} />
       <ul data-testid="supporters">
         {(s.data?.supporters ?? []).map((x) => (
           <li>
             {x.name}
             {x.level ? ` (${x.level})` : ""}{" "}
             <span class="muted">
-              since <When at={x.since} />
+              {t("game.since")} <When at={x.since} />
             </span>
           </li>
         ))}
       </ul>
-      {s.data && s.data.supporters.length === 0 && <p class="muted">No one is listed yet.</p>}
+      {s.data && s.data.supporters.length === 0 && <p class="muted">{t("game.noSupporters")}</p>}
     </section>
   );
 }

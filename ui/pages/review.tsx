@@ -12,6 +12,7 @@ import { Empty, Failed, Loading } from "../components/states.tsx";
 import type { Cache } from "../../src/game/caches.ts";
 import type { Report } from "../../src/game/maintenance.ts";
 import { t } from "../i18n/i18n.ts";
+import { sizeLabel, typeLabel } from "../game/labels.ts";
 
 function Waiting({ c, onDone }: { c: Cache; onDone: () => void }) {
   const [note, setNote] = useState("");
@@ -31,7 +32,7 @@ function Waiting({ c, onDone }: { c: Cache; onDone: () => void }) {
         <a href={`/cache/${c.id}`}>{c.name}</a> <span class="muted">{c.code}</span>
       </p>
       <p class="muted">
-        {c.type} · {c.size} · D{c.difficulty}/T{c.terrain} · by {c.ownerCall ?? "?"} · {c.lat.toFixed(5)}, {c.lon.toFixed(5)}
+        {typeLabel(c.type)} · {sizeLabel(c.size)} · D{c.difficulty}/T{c.terrain} · {t("cache.by")} {c.ownerCall ?? "?"} · {c.lat.toFixed(5)}, {c.lon.toFixed(5)}
       </p>
       <label for={`note-${c.id}`}>{t("review.note")}</label>
       <textarea id={`note-${c.id}`} rows={2} value={note} onInput={(e) => setNote((e.target as HTMLTextAreaElement).value)} />

@@ -495,7 +495,7 @@ export function StationPage({ call }: { call: string }) {
           <ul data-testid="heard">
             {d.heard.slice(0, 10).map((h) => (
               <li>
-                {formatDate(h.ts)} <code>{h.path ?? "direct"}</code> {h.igate ? `(RF, ${h.igate})` : `(${h.source})`}
+                {formatDate(h.ts)} <code>{h.path ?? t("gameStation.direct")}</code> {h.igate ? `(RF, ${h.igate})` : `(${h.source})`}
               </li>
             ))}
           </ul>

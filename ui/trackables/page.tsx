@@ -14,6 +14,8 @@ import { SmallMap } from "../components/small-map.tsx";
 import { formatDistance } from "../components/units.ts";
 import { When } from "../time.tsx";
 import type { Move, Trackable } from "../../src/game/trackables.ts";
+import { t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 
 type Detail = Trackable & { moves: Move[] };
 
@@ -45,36 +47,28 @@ function NotHereYet({ error, title }: { error?: Error; title?: string }) {
   return (
     <section class="page">
       {error && title && <h1>{title}</h1>}
-      {error ? <Failed error={error} what="the trackable" /> : <Loading what="the trackable" />}
+      {error ? <Failed error={error} what={t("trackable.theTrackable")} /> : <Loading what={t("trackable.theTrackable")} />}
     </section>
   );
 }
 
 /** Where a trackable is now, in words. */
-function Whereabouts({ t }: { t: Trackable }) {
-  if (t.missing) return <span class="warn">missing</span>;
-  if (t.inCache)
-    return (
-      <>
-        in cache <CacheName gid={t.inCache} />
-      </>
-    );
-  if (t.holder)
-    return (
-      <>
-        held by <a href={`/profile/${t.holder.split("-")[0]}`}>{t.holder}</a>
-      </>
-    );
-  return <>whereabouts unknown</>;
+function Whereabouts({ tb }: { tb: Trackable }) {
+  if (tb.missing) return <span class="warn">{t("trackable.missing")}</span>;
+  const cache = tb.inCache;
+  if (cache) return <Rich k="trackable.inCache" parts={[() => <CacheName gid={cache} />]} />;
+  const holder = tb.holder;
+  if (holder) return <Rich k="trackable.heldBy" parts={[() => <a href={`/profile/${holder.split("-")[0]}`}>{holder}</a>]} />;
+  return <>{t("trackable.unknown")}</>;
 }
 
 function TrackableList({ list, empty }: { list: Trackable[]; empty: string }) {
   if (list.length === 0) return <Empty>{empty}</Empty>;
   return (
     <ul class="trackables" data-testid="trackable-list">
-      {list.map((t) => (
-        <li key={t.gid}>
-          <a href={refPath(t.ref)}>{t.name}</a> <span class="muted">{t.ref}</span> · <Whereabouts t={t} /> · {formatDistance(t.distanceM)}
+      {list.map((tb) => (
+        <li key={tb.gid}>
+          <a href={refPath(tb.ref)}>{tb.name}</a> <span class="muted">{tb.ref}</span> · <Whereabouts tb={tb} /> · {formatDistance(tb.distanceM)}
         </li>
       ))}
     </ul>
@@ -90,11 +84,8 @@ export function TrackablesPage() {
   const [ref, setRef] = useState("");
   return (
     <section class="page">
-      <h1>Trackables</h1>
-      <p class="muted">
-        Travel bugs that go from cache to cache. Each move is signed by the gateway where it was logged and shared with its peers; a drop or visit beside a
-        position of yours heard on the air counts as RF-proven (Tier A).
-      </p>
+      <h1>{t("trackable.title")}</h1>
+      <p class="muted">{t("trackable.intro")}</p>
       <form
         class="row"
         onSubmit={(e) => {
@@ -103,24 +94,24 @@ export function TrackablesPage() {
         }}
       >
         <label>
-          Ref on the tag <input value={ref} onInput={(e) => setRef(e.currentTarget.value)} placeholder="SVT…" autocapitalize="characters" />
+          {t("trackable.refOnTag")} <input value={ref} onInput={(e) => setRef(e.currentTarget.value)} placeholder="SVT…" autocapitalize="characters" />
         </label>
-        <button type="submit">Open</button>
+        <button type="submit">{t("trackable.open")}</button>
       </form>
-      {account.loading && <Loading what="your account" />}
+      {account.loading && <Loading what={t("trackable.yourAccount")} />}
       {!account.loading && !account.data && (
         <p>
-          <a href="/account">Sign in</a> to make a trackable or see yours.
+          <Rich k="trackable.signIn" parts={[(s) => <a href="/account">{s}</a>]} />
         </p>
       )}
       {account.data && (
         <>
-          <h2>In your hands</h2>
-          {held.error && <Failed error={held.error} what="your trackables" />}
-          {held.data && <TrackableList list={held.data.trackables} empty="None in your hands." />}
-          <h2>Yours</h2>
-          {owned.error && <Failed error={owned.error} what="your trackables" />}
-          {owned.data && <TrackableList list={owned.data.trackables} empty="You have not made a trackable yet." />}
+          <h2>{t("trackable.inHands")}</h2>
+          {held.error && <Failed error={held.error} what={t("trackable.yourTrackables")} />}
+          {held.data && <TrackableList list={held.data.trackables} empty={t("trackable.noneInHands")} />}
+          <h2>{t("trackable.yours")}</h2>
+          {owned.error && <Failed error={owned.error} what={t("trackable.yourTrackables")} />}
+          {owned.data && <TrackableList list={owned.data.trackables} empty={t("trackable.noneMade")} />}
           <MakeTrackable />
         </>
       )}
@@ -136,51 +127,41 @@ function MakeTrackable() {
   const make = (e: Event) => {
     e.preventDefault();
     run(async () => {
-      const t = await api<Trackable & { trackingCode: string }>("/api/trackables", {
+      const made = await api<Trackable & { trackingCode: string }>("/api/trackables", {
         method: "POST",
         json: { name: name.trim(), goal: goal.trim() || null, description: description.trim() || null },
       });
-      sessionStorage.setItem(codeKey(t.ref), t.trackingCode);
-      location.assign(`${refPath(t.ref)}/tag`);
+      sessionStorage.setItem(codeKey(made.ref), made.trackingCode);
+      location.assign(`${refPath(made.ref)}/tag`);
     });
   };
   return (
     <form class="stack" onSubmit={make} aria-labelledby="make-trackable">
-      <h2 id="make-trackable">Make a trackable</h2>
+      <h2 id="make-trackable">{t("trackable.make")}</h2>
       <label>
-        Name <input required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        {t("trackable.name")} <input required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
       </label>
       <label>
-        Goal <input maxLength={1000} value={goal} onInput={(e) => setGoal(e.currentTarget.value)} placeholder="e.g. visit every 2 m repeater" />
+        {t("trackable.goal")} <input maxLength={1000} value={goal} onInput={(e) => setGoal(e.currentTarget.value)} placeholder={t("trackable.goalExample")} />
       </label>
       <label>
-        Description <textarea maxLength={4000} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+        {t("trackable.description")} <textarea maxLength={4000} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
       </label>
       <button type="submit" disabled={busy || !name.trim()}>
-        Make it and print its tag
+        {t("trackable.makeIt")}
       </button>
       {errorView}
     </form>
   );
 }
 
-const KIND_WORDS: Record<Move["kind"], string> = {
-  drop: "dropped it into",
-  retrieve: "took it from",
-  grab: "grabbed it",
-  discover: "discovered it",
-  visit: "took it to",
-  note: "wrote a note",
-  missing: "marked it missing",
-};
-
 /** /trackable/:ref: where it is, how far it went, its journey on a map, its moves, and logging one. */
 export function TrackablePage({ id: key }: { id: string }) {
   const [n, setN] = useState(0);
-  const t = useLoad(() => api<Detail>(`/api/trackables/${encodeURIComponent(key)}`), [key, n]);
+  const tb = useLoad(() => api<Detail>(`/api/trackables/${encodeURIComponent(key)}`), [key, n]);
   const account = useLoad(loadAccount, []);
-  if (!t.data) return <NotHereYet error={t.error} title={`Trackable ${key}`} />;
-  const d = t.data;
+  if (!tb.data) return <NotHereYet error={tb.error} title={t("trackable.titleRef", { ref: key })} />;
+  const d = tb.data;
   const track = d.moves.filter((m) => m.lat !== null && m.lon !== null).map((m) => [m.lat!, m.lon!] as [number, number]);
   const last = track[track.length - 1];
   return (
@@ -190,42 +171,39 @@ export function TrackablePage({ id: key }: { id: string }) {
         <span class="tag">{d.ref}</span>
       </div>
       <p data-testid="trackable-facts">
-        <Whereabouts t={d} /> · travelled <span data-testid="trackable-distance">{formatDistance(d.distanceM)}</span> · owned by{" "}
-        <a href={`/profile/${d.owner.split("-")[0]}`}>{d.owner}</a> · from {d.origin}
+        <Whereabouts tb={d} /> · {t("trackable.travelled")} <span data-testid="trackable-distance">{formatDistance(d.distanceM)}</span> ·{" "}
+        {t("trackable.ownedBy")} <a href={`/profile/${d.owner.split("-")[0]}`}>{d.owner}</a> · {t("trackable.from", { origin: d.origin })}
       </p>
       {d.goal && (
         <p>
-          <strong>Goal:</strong> {d.goal}
+          <strong>{t("trackable.goalLabel")}</strong> {d.goal}
         </p>
       )}
       {d.description && <p class="description">{d.description}</p>}
-      {last && <SmallMap lat={last[0]} lon={last[1]} track={track} label={`${d.name}'s journey`} zoom={12} />}
+      {last && <SmallMap lat={last[0]} lon={last[1]} track={track} label={t("trackable.journey", { name: d.name })} zoom={12} />}
       {account.data ? (
-        <LogMove t={d} onDone={() => setN(n + 1)} />
+        <LogMove tb={d} onDone={() => setN(n + 1)} />
       ) : (
         <p>
-          <a href="/account">Sign in</a> to log a move of this trackable.
+          <Rich k="trackable.signInToLog" parts={[(s) => <a href="/account">{s}</a>]} />
         </p>
       )}
-      <h2>Moves</h2>
+      <h2>{t("trackable.moves")}</h2>
       {d.moves.length === 0 ? (
-        <Empty>No moves yet: it is in its owner's hands.</Empty>
+        <Empty>{t("trackable.noMoves")}</Empty>
       ) : (
         <ol class="logs" data-testid="moves" reversed>
           {[...d.moves].reverse().map((m) => (
             <li key={m.gid} data-kind={m.kind}>
-              <a href={`/profile/${m.call.split("-")[0]}`}>{m.call}</a> {KIND_WORDS[m.kind]}
-              {m.cacheGid && (m.kind === "drop" || m.kind === "retrieve" || m.kind === "visit") && (
-                <>
-                  {" "}
-                  <CacheName gid={m.cacheGid} />
-                </>
-              )}{" "}
+              <Rich
+                k={`trackable.moved.${m.kind}`}
+                parts={[() => <a href={`/profile/${m.call.split("-")[0]}`}>{m.call}</a>, () => (m.cacheGid ? <CacheName gid={m.cacheGid} /> : null)]}
+              />{" "}
               · <When at={m.at} />
               {m.tier === "a" && (
-                <span class="tag" title="a position of the mover was heard on the air beside the cache">
+                <span class="tag" title={t("trackable.rfProvenTitle")}>
                   {" "}
-                  RF-proven
+                  {t("trackable.rfProven")}
                 </span>
               )}
               {m.text && <p>{m.text}</p>}
@@ -234,32 +212,32 @@ export function TrackablePage({ id: key }: { id: string }) {
         </ol>
       )}
       <p>
-        <a href={`${refPath(d.ref)}/tag`}>Print its tag</a> (needs the tracking code)
+        <Rich k="trackable.printTag" parts={[(s) => <a href={`${refPath(d.ref)}/tag`}>{s}</a>]} />
       </p>
     </section>
   );
 }
 
 /** The kinds a player picks, each with what it needs. */
-const CHOICES: Array<{ kind: Move["kind"]; label: string; cache: boolean; code: boolean }> = [
-  { kind: "retrieve", label: "Retrieve it from a cache", cache: false, code: true },
-  { kind: "grab", label: "Grab it from its holder", cache: false, code: true },
-  { kind: "discover", label: "Discover it (seen, not taken)", cache: false, code: true },
-  { kind: "drop", label: "Drop it into a cache", cache: true, code: false },
-  { kind: "visit", label: "Take it along to a cache", cache: true, code: false },
-  { kind: "note", label: "Write a note", cache: false, code: false },
-  { kind: "missing", label: "Mark it missing (owner)", cache: false, code: false },
+const CHOICES: Array<{ kind: Move["kind"]; cache: boolean; code: boolean }> = [
+  { kind: "retrieve", cache: false, code: true },
+  { kind: "grab", cache: false, code: true },
+  { kind: "discover", cache: false, code: true },
+  { kind: "drop", cache: true, code: false },
+  { kind: "visit", cache: true, code: false },
+  { kind: "note", cache: false, code: false },
+  { kind: "missing", cache: false, code: false },
 ];
 
-function LogMove({ t, onDone }: { t: Trackable; onDone: () => void }) {
+function LogMove({ tb, onDone }: { tb: Trackable; onDone: () => void }) {
   const fromLink = new URLSearchParams(location.search).get("code") ?? "";
   // the code came by the tag's QR code: fill it in, and keep it out of the address bar and history
   useEffect(() => {
     if (fromLink) history.replaceState(history.state, "", location.pathname);
   }, []);
-  const [kind, setKind] = useState<Move["kind"]>(t.inCache ? "retrieve" : "grab");
+  const [kind, setKind] = useState<Move["kind"]>(tb.inCache ? "retrieve" : "grab");
   const [code, setCode] = useState(fromLink);
-  const [cache, setCache] = useState(t.inCache ?? "");
+  const [cache, setCache] = useState(tb.inCache ?? "");
   const [text, setText] = useState("");
   const { run, busy, errorView } = useAction();
   const choice = CHOICES.find((c) => c.kind === kind)!;
@@ -270,37 +248,37 @@ function LogMove({ t, onDone }: { t: Trackable; onDone: () => void }) {
       if (code.trim()) body.trackingCode = code.trim();
       if (cache.trim() && (choice.cache || kind === "retrieve")) body.cacheId = cache.trim();
       if (text.trim()) body.text = text.trim();
-      await api(`/api/trackables/${encodeURIComponent(t.ref)}/moves`, { method: "POST", json: body });
+      await api(`/api/trackables/${encodeURIComponent(tb.ref)}/moves`, { method: "POST", json: body });
       setText("");
       onDone();
     });
   };
   return (
     <form class="stack" onSubmit={submit} aria-labelledby="log-move">
-      <h2 id="log-move">Log a move</h2>
+      <h2 id="log-move">{t("trackable.logMove")}</h2>
       <label>
-        What happened{" "}
+        {t("trackable.whatHappened")}{" "}
         <select value={kind} onChange={(e) => setKind(e.currentTarget.value as Move["kind"])}>
           {CHOICES.map((c) => (
-            <option value={c.kind}>{c.label}</option>
+            <option value={c.kind}>{t(`trackable.choice.${c.kind}`)}</option>
           ))}
         </select>
       </label>
       {(choice.code || kind === "note") && (
         <label>
-          Tracking code (on the tag) <input value={code} onInput={(e) => setCode(e.currentTarget.value)} autocapitalize="characters" autocomplete="off" />
+          {t("trackable.codeOnTag")} <input value={code} onInput={(e) => setCode(e.currentTarget.value)} autocapitalize="characters" autocomplete="off" />
         </label>
       )}
       {(choice.cache || kind === "retrieve") && (
         <label>
-          Cache (its id or code) <input value={cache} onInput={(e) => setCache(e.currentTarget.value)} required={choice.cache} />
+          {t("trackable.cacheIdOrCode")} <input value={cache} onInput={(e) => setCache(e.currentTarget.value)} required={choice.cache} />
         </label>
       )}
       <label>
-        Note <textarea maxLength={4000} value={text} onInput={(e) => setText(e.currentTarget.value)} required={kind === "note"} />
+        {t("trackable.note")} <textarea maxLength={4000} value={text} onInput={(e) => setText(e.currentTarget.value)} required={kind === "note"} />
       </label>
       <button type="submit" disabled={busy}>
-        Log it
+        {t("trackable.logIt")}
       </button>
       {errorView}
     </form>
@@ -313,11 +291,11 @@ function LogMove({ t, onDone }: { t: Trackable; onDone: () => void }) {
  * whoever finds the tag can log it from a phone.
  */
 export function TagPage({ id: key }: { id: string }) {
-  const t = useLoad(() => api<Trackable>(`/api/trackables/${encodeURIComponent(key)}`), [key]);
+  const tb = useLoad(() => api<Trackable>(`/api/trackables/${encodeURIComponent(key)}`), [key]);
   const [code, setCode] = useState(() => sessionStorage.getItem(codeKey(key.toUpperCase())) ?? "");
   const [typed, setTyped] = useState("");
-  if (!t.data) return <NotHereYet error={t.error} />;
-  const d = t.data;
+  if (!tb.data) return <NotHereYet error={tb.error} />;
+  const d = tb.data;
   const page = `${location.origin}${refPath(d.ref)}`;
   return (
     <section class="page">
@@ -327,23 +305,28 @@ export function TagPage({ id: key }: { id: string }) {
       {code ? (
         <>
           <p class="no-print">
-            Print this tag and fix it to the trackable. <strong>Write the tracking code down too:</strong> it is not shown again.{" "}
+            <Rich k="trackable.printHelp" parts={[(s) => <strong>{s}</strong>]} />{" "}
             <button type="button" onClick={() => print()}>
-              Print
+              {t("trackable.print")}
             </button>
           </p>
           <div class="trackable-tag" data-testid="tag">
-            <img src={`/embed/qr.svg?path=${encodeURIComponent(`${refPath(d.ref)}?code=${code}`)}`} alt={`QR code: ${page}`} width={140} height={140} />
+            <img
+              src={`/embed/qr.svg?path=${encodeURIComponent(`${refPath(d.ref)}?code=${code}`)}`}
+              alt={t("trackable.qr", { page })}
+              width={140}
+              height={140}
+            />
             <div>
               <div class="tag-name">{d.name}</div>
               <div>
-                Ref <strong data-testid="tag-ref">{d.ref}</strong>
+                {t("trackable.ref")} <strong data-testid="tag-ref">{d.ref}</strong>
               </div>
               <div>
-                Tracking code <strong data-testid="tag-code">{code}</strong>
+                {t("trackable.trackingCode")} <strong data-testid="tag-code">{code}</strong>
               </div>
-              <div class="muted">Found me? Log me at {page}</div>
-              {d.goal && <div>Goal: {d.goal}</div>}
+              <div class="muted">{t("trackable.foundMe", { page })}</div>
+              {d.goal && <div>{t("trackable.goalLine", { goal: d.goal })}</div>}
             </div>
           </div>
         </>
@@ -356,9 +339,9 @@ export function TagPage({ id: key }: { id: string }) {
           }}
         >
           <label>
-            Tracking code, to print the tag again <input value={typed} onInput={(e) => setTyped(e.currentTarget.value)} autocapitalize="characters" />
+            {t("trackable.codeAgain")} <input value={typed} onInput={(e) => setTyped(e.currentTarget.value)} autocapitalize="characters" />
           </label>
-          <button type="submit">Show the tag</button>
+          <button type="submit">{t("trackable.showTag")}</button>
         </form>
       )}
     </section>
