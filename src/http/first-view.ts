@@ -32,6 +32,8 @@ export interface FirstView {
 
 /** Text and attribute values: `<`, `>`, `&` and quotes as character references. */
 const esc = (s: unknown) => String(s ?? "").replace(/[<>&"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+/** A code's word in the reader's language ("traditional" → "Traditional", "find" → "Gefunden"), else the code itself. */
+const word = (t: Translate, section: string, code: string) => t(`${section}.${code}`, { defaultValue: code });
 const when = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC" : "");
 /** A route parameter as preact-iso hands it to the page (decoded once). */
 const param = (seg: string) => decodeURIComponent(seg);
@@ -49,15 +51,15 @@ function cacheView(gw: Core, seg: string, t: Translate): FirstView | null {
   const logs = logbook(gw, id, null);
   const key = `/api/caches/${encodeURIComponent(id)}`;
   const html =
-    `<section class="page cache-page"><div class="page-head"><h1>${esc(c.name)}</h1> <span class="tag">${esc(c.status)}</span></div>` +
-    `<p class="muted" data-testid="cache-facts">${esc(c.code)} · ${esc(c.type)} · ${esc(c.size)} · D${esc(c.difficulty)}/T${esc(c.terrain)} · ${t("page.by")} ${esc(c.ownerCall ?? c.placedBy ?? "?")} · ${c.lat.toFixed(5)}, ${c.lon.toFixed(5)}</p>` +
+    `<section class="page cache-page"><div class="page-head"><h1>${esc(c.name)}</h1> <span class="tag">${esc(word(t, "game.status", c.status))}</span></div>` +
+    `<p class="muted" data-testid="cache-facts">${esc(c.code)} · ${esc(word(t, "game.type", c.type))} · ${esc(word(t, "game.size", c.size))} · D${esc(c.difficulty)}/T${esc(c.terrain)} · ${t("page.by")} ${esc(c.ownerCall ?? c.placedBy ?? "?")} · ${c.lat.toFixed(5)}, ${c.lon.toFixed(5)}</p>` +
     (c.finds !== undefined ? `<p>${t("page.finds", { count: c.finds })} · ${t("page.favorites", { count: c.favorites ?? 0 })}</p>` : "") +
     (c.description ? `<p class="description">${esc(c.description)}</p>` : "") +
     `<h2>${t("page.logs")}</h2><ul class="logs">${logs.logs
       .slice(0, 20)
       .map(
         (l) =>
-          `<li><b>${esc(l.kind)}</b> ${esc(l.call ?? t("page.withdrawn"))} <span class="muted">${when(l.foundAt)}</span>${l.text ? `<p>${esc(l.text)}</p>` : ""}</li>`,
+          `<li><b>${esc(word(t, "game.logKind", l.kind))}</b> ${esc(l.call ?? t("page.withdrawn"))} <span class="muted">${when(l.foundAt)}</span>${l.text ? `<p>${esc(l.text)}</p>` : ""}</li>`,
       )
       .join("")}</ul></section>`;
   // the page's answer as GET /api/caches/:id gives it, with the logbook's summary

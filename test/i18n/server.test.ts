@@ -118,6 +118,7 @@ describe("the server's words in the reader's language", () => {
       { headers: { cookie: owner.cookie } },
     );
     const id = ((await made.json()) as { id: number }).id;
+    expect((await g.post(`/api/caches/${id}/logs`, { kind: "note", text: "Frisch gelegt" }, { headers: { cookie: owner.cookie } })).status).toBe(201);
     const page = (lang: string) => g.get(`/cache/${id}`, { headers: { accept: "text/html", "accept-language": lang, "sec-fetch-mode": "navigate" } });
     const de = await page("de-DE,de;q=0.9");
     expect(de.status).toBe(200);
@@ -126,9 +127,14 @@ describe("the server's words in the reader's language", () => {
     expect(html).toMatch(/<html lang="de">/);
     expect(html).toContain("<h1>Brunnen</h1>");
     expect(html).toContain("0 Funde · 0 Favoriten");
+    // the cache's type, size and status in the app's words for them
+    expect(html).toContain('<span class="tag">aktiv</span>');
+    expect(html).toContain(" · Traditional · klein · D2/T2 · ");
+    expect(html).toContain("<li><b>Notiz</b> N0PAG ");
     expect(html).toContain(">Zum Inhalt springen<");
     const en = await (await page("en-US")).text();
     expect(en).toContain("0 finds · 0 favorites");
+    expect(en).toContain(" · traditional · small · D2/T2 · ");
     expect(en).toMatch(/<html lang="en">/);
   }, 60_000); // the first page request builds the web app
 
