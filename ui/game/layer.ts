@@ -12,7 +12,8 @@ import { crowdOf, type Kind } from "../map/crowd.ts";
 import { cellsFor } from "../map/declutter.ts";
 import { filterQuery, onCacheFilter } from "./filters.ts";
 import type { MapAnswer, MapCache as ServerMapCache } from "../../src/game/caches.ts";
-import { plural } from "../components/plural.ts";
+import { t } from "../i18n/i18n.ts";
+import { sizeLabel, typeLabel } from "./labels.ts";
 import { waypointsOnPopup } from "./waypoints-map.ts";
 
 /** A cache on the map as the server sends it, with `found` for the signed-in finder. */
@@ -43,12 +44,16 @@ export function viewBbox(map: L.Map): string {
 export const cacheLink = (c: MapCache) => (c.station ? `/station/${encodeURIComponent(c.station)}` : `/cache/${encodeURIComponent(String(c.id))}`);
 
 function cacheIconHtml(c: MapCache): string {
-  return `<span class="cache-sym" data-type="${clean(c.type)}">${cacheSvg(c.type)}</span>${c.found ? '<span class="cache-found" title="found"><svg viewBox="0 0 12 12" width="12" height="12" aria-hidden="true"><path d="M2.5 6.2 5 8.6 9.6 3.6" fill="none" stroke="#fff" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"/></svg></span>' : ""}<span class="map-label cache-name">${clean(c.name)}</span>`;
+  return `<span class="cache-sym" data-type="${clean(c.type)}">${cacheSvg(c.type)}</span>${c.found ? `<span class="cache-found" title="${clean(t("cache.foundMark"))}"><svg viewBox="0 0 12 12" width="12" height="12" aria-hidden="true"><path d="M2.5 6.2 5 8.6 9.6 3.6" fill="none" stroke="#fff" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"/></svg></span>` : ""}<span class="map-label cache-name">${clean(c.name)}</span>`;
 }
 
+/** A peer's cache: where it came from and how far that peer is trusted. */
+const peerWords = (c: MapCache) =>
+  `${t("cache.from")} ${c.origin} (${c.trust === "trusted" ? t("cache.peerTrusted") : c.trust === "unvetted" ? t("cache.peerUnvetted") : t("cache.peerOther", { trust: c.trust ?? "?" })})`;
+
 const popupHtml = (c: MapCache) =>
-  `<b>${clean(c.name)}</b> <span class="muted">${clean(c.code)}</span><br>${clean(c.type)} · ${clean(c.size)} · D${c.difficulty}/T${c.terrain}<br>` +
-  `${plural(c.finds, "find")}${c.found ? " · you found it" : ""}${c.mirror ? ` · from ${clean(c.origin)} (${clean(c.trust ?? "?")} peer)` : ""}<br><a href="${cacheLink(c)}">open</a>`;
+  `<b>${clean(c.name)}</b> <span class="muted">${clean(c.code)}</span><br>${clean(typeLabel(c.type))} · ${clean(sizeLabel(c.size))} · D${c.difficulty}/T${c.terrain}<br>` +
+  `${clean(t("cache.finds", { count: c.finds }))}${c.found ? ` · ${clean(t("cache.youFoundIt"))}` : ""}${c.mirror ? ` · ${clean(peerWords(c))}` : ""}<br><a href="${cacheLink(c)}">${clean(t("cache.open"))}</a>`;
 
 export function cacheLayer(map: L.Map): () => void {
   const crowd = crowdOf(map);
