@@ -291,7 +291,7 @@ export class Ax25Link implements Circuit {
   setBusy(busy: boolean): void {
     if (busy === this.ownBusy) return;
     this.ownBusy = busy;
-    if (this.s === S.Connected || this.s === S.TimerRecovery) this.sendS(busy ? "RNR" : "RR", "response", false);
+    if (this.linked) this.sendS(busy ? "RNR" : "RR", "response", false);
   }
 
   /** Sends DISC and resolves once the peer answered (or N2 retries ran out). */
@@ -358,9 +358,10 @@ export class Ax25Link implements Circuit {
       case "DISC":
         return this.onDisc(f);
       case "UA":
-        return this.onUa(f);
       case "DM":
-        return this.onDm(f);
+        // either one answers our DISC
+        if (this.s === S.AwaitingRelease) return this.onReleaseAnswer(f);
+        return f.type === "UA" ? this.onUa(f) : this.onDm(f);
       case "FRMR":
         return this.onFrmr();
       case "RR":
@@ -377,46 +378,50 @@ export class Ax25Link implements Circuit {
 
   // ---- state machine ----
 
+  /**
+   * A SABM or DISC while the link is being set up or released is only
+   * answered: with `connecting` while we wait for the UA to our SABM, with
+   * `releasing` while we wait for the answer to our DISC. False in the other
+   * states, where the caller acts on it.
+   */
+  private answerInTransition(f: Ax25Frame, connecting: "UA" | "DM", releasing: "UA" | "DM"): boolean {
+    if (this.s === S.AwaitingConnection) this.transmitU(connecting, "response", f.pf);
+    else if (this.s === S.AwaitingRelease) this.transmitU(releasing, "response", f.pf);
+    else return false;
+    return true;
+  }
+
+  private get linked(): boolean {
+    return this.s === S.Connected || this.s === S.TimerRecovery;
+  }
+
   private onSabm(f: Ax25Frame) {
-    switch (this.s) {
-      case S.AwaitingConnection:
-        // both sides called at once: answer, and wait for their UA as well
-        this.transmitU("UA", "response", f.pf);
-        return;
-      case S.AwaitingRelease:
-        this.transmitU("DM", "response", f.pf);
-        return;
-      case S.Connected:
-      case S.TimerRecovery:
-        // the peer reset the link: start over from zero
-        this.transmitU("UA", "response", f.pf);
-        this.clearExceptions();
-        if (this.vs !== this.va) this.failQueue();
-        this.stopT1();
-        this.startT3();
-        this.resetVariables();
-        this.enter(S.Connected);
-        return;
-    }
+    // both sides called at once: answer, and wait for their UA as well; while releasing, refuse
+    if (this.answerInTransition(f, "UA", "DM") || !this.linked) return;
+    // the peer reset the link: start over from zero
+    this.transmitU("UA", "response", f.pf);
+    this.clearExceptions();
+    if (this.vs !== this.va) this.failQueue();
+    this.stopT1();
+    this.startT3();
+    this.resetVariables();
+    this.enter(S.Connected);
   }
 
   private onDisc(f: Ax25Frame) {
-    switch (this.s) {
-      case S.AwaitingConnection:
-        this.transmitU("DM", "response", f.pf);
-        return;
-      case S.AwaitingRelease:
-        this.transmitU("UA", "response", f.pf);
-        return;
-      case S.Connected:
-      case S.TimerRecovery:
-        this.failQueue();
-        this.transmitU("UA", "response", f.pf);
-        this.stopT1();
-        this.stopT3();
-        this.released("remote");
-        return;
-    }
+    if (this.answerInTransition(f, "DM", "UA") || !this.linked) return;
+    this.failQueue();
+    this.transmitU("UA", "response", f.pf);
+    this.stopT1();
+    this.stopT3();
+    this.released("remote");
+  }
+
+  /** A UA or DM while we wait for the answer to our DISC: with F=1, the link is released. */
+  private onReleaseAnswer(f: Ax25Frame) {
+    if (!f.pf) return;
+    this.stopT1();
+    this.released("local");
   }
 
   private onUa(f: Ax25Frame) {
@@ -434,11 +439,6 @@ export class Ax25Link implements Circuit {
         }
         this.pump();
         return;
-      case S.AwaitingRelease:
-        if (!f.pf) return;
-        this.stopT1();
-        this.released("local");
-        return;
       case S.Connected:
       case S.TimerRecovery:
         // a UA we did not ask for: re-establish
@@ -455,11 +455,6 @@ export class Ax25Link implements Circuit {
         this.failQueue();
         this.released("refused");
         return;
-      case S.AwaitingRelease:
-        if (!f.pf) return;
-        this.stopT1();
-        this.released("local");
-        return;
       case S.Connected:
       case S.TimerRecovery:
         this.failQueue();
@@ -471,7 +466,7 @@ export class Ax25Link implements Circuit {
   }
 
   private onFrmr() {
-    if (this.s === S.Connected || this.s === S.TimerRecovery) {
+    if (this.linked) {
       this.establish();
     }
   }
@@ -853,7 +848,7 @@ export class Ax25Link implements Circuit {
     const ms = this.params.t2Ms ?? (this.queue.length ? Math.min(3000, 1.2 * airtimeMs(heardLength, this.host.air.opts.baud) + 50) : 100);
     this.t2 = this.host.clock.after(ms, () => {
       this.t2 = null;
-      if (this.ackPending && (this.s === S.Connected || this.s === S.TimerRecovery)) {
+      if (this.ackPending && this.linked) {
         // an I frame of ours would carry the acknowledgement; otherwise RR
         if (this.canSend()) this.pump();
         else this.enquiryResponse(false);
