@@ -43,6 +43,18 @@ export async function startInProcess(env: Record<string, string> = {}, opts: { d
   };
 }
 
+/**
+ * A test file's afterAll: closes or stops, in the order given, each of what
+ * its beforeAll got to start (a browser, gateways, fake TNCs); what was never
+ * started (undefined) is passed over.
+ */
+export async function stopAll(...things: Array<{ close(): unknown } | { stop(): unknown } | undefined>): Promise<void> {
+  for (const x of things) {
+    if (x === undefined) continue;
+    await ("close" in x ? x.close() : x.stop());
+  }
+}
+
 /** A logger that keeps every line (at `level` and above) for the test to read. */
 export function captureLog(level: "debug" | "info" | "warn" | "error" = "info"): { log: Logger; lines: string[] } {
   const lines: string[] = [];

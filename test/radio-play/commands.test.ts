@@ -7,7 +7,7 @@
  * test's: rate windows and retries do not depend on the machine's speed.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { startInProcess, stopAll, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -83,10 +83,7 @@ beforeAll(async () => {
   await hide("Chapel Hill", 48.1, 11.52);
 }, 30_000);
 
-afterAll(async () => {
-  await g?.stop();
-  tnc?.stop();
-});
+afterAll(() => stopAll(g, tnc));
 
 describe("message commands to RADIO_CALL", () => {
   test("HELP and ? answer with the commands; a message with an id is acked, one without is not", async () => {

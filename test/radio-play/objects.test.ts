@@ -6,7 +6,7 @@
  * decode_aprs reads what went out as objects at the caches' positions.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { startInProcess, stopAll, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -74,10 +74,7 @@ beforeAll(async () => {
   }
 }, 30_000);
 
-afterAll(async () => {
-  await g?.stop();
-  tnc?.stop();
-});
+afterAll(() => stopAll(g, tnc));
 
 describe("cache objects", () => {
   test("a station heard near caches gets the 3 nearest as objects: geocache symbol, name, code and D/T; decode_aprs reads them at the caches' positions", async () => {

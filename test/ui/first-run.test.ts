@@ -9,7 +9,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { contextFor, launchBrowser } from "../helpers/chromium.ts";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { startInProcess, stopAll, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { fakeTnc, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { tmpDir } from "../helpers/tmp.ts";
@@ -29,11 +29,7 @@ beforeAll(async () => {
   tnc = fakeTnc();
   browser = await launchBrowser();
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await g?.stop();
-  tnc?.stop();
-});
+afterAll(() => stopAll(browser, g, tnc));
 
 const step = (page: Page, id: string) => page.locator(`li[data-step="${id}"]`);
 const okOf = (page: Page, id: string) => step(page, id).getAttribute("data-ok");

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { contextFor, geoContext, launchBrowser } from "../helpers/chromium.ts";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { startInProcess, stopAll, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 
 const PHONE = { width: 360, height: 740 };
@@ -37,10 +37,7 @@ beforeAll(async () => {
     ).toBe(201);
   browser = await launchBrowser();
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await g.stop();
-});
+afterAll(() => stopAll(browser, g));
 
 /** The picker's view once it has settled: [lat, lon, zoom]. */
 async function pickerView(page: Page, until: (v: number[]) => boolean): Promise<number[]> {

@@ -12,7 +12,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { contextFor, launchBrowser } from "../helpers/chromium.ts";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { startInProcess, stopAll, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { ROOT } from "../helpers/paths.ts";
@@ -64,11 +64,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
 }, 120_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await g?.stop();
-  tnc?.stop();
-});
+afterAll(() => stopAll(browser, g, tnc));
 
 async function open(user: TestUser | null): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
   const ctx = await contextFor(browser, g.url, user?.cookie);

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { startInProcess, stopAll, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { contextFor, launchBrowser, launchProfile, openSavedOffline, PHONE } from "../helpers/chromium.ts";
 import { tmpDir } from "../helpers/tmp.ts";
@@ -31,10 +31,7 @@ beforeAll(async () => {
   ).toBe(201);
   browser = await launchBrowser();
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await g.stop();
-});
+afterAll(() => stopAll(browser, g));
 
 async function open(u: TestUser): Promise<Page> {
   const ctx = await contextFor(browser, g.url, u.cookie, PHONE);
