@@ -216,39 +216,24 @@ const PQ = `<?xml version="1.0" encoding="utf-8"?>
       <groundspeak:long_description html="False">Walk the river.</groundspeak:long_description>
     </groundspeak:cache>
   </wpt>
-  <wpt lat="47.49" lon="9.49">
+${[
+  ["47.49", "9.49", "PK1ABCD", "Free parking", "Parking", "Parking Area"],
+  ["47.501", "9.501", "S11ABCD", "Count the steps: A", "Stage 1", "Stages of a Multicache"],
+  ["47.502", "9.502", "S21ABCD", "Read the plaque: B", "Stage 2", "Stages of a Multicache"],
+  ["47.5123", "9.5123", "FN1ABCD", "N 47° AB.CDE", "Final", "Final Location"],
+]
+  .map(
+    ([lat, lon, code, cmt, desc, sym]) => `  <wpt lat="${lat}" lon="${lon}">
     <time>2015-06-01T00:00:00Z</time>
-    <name>PK1ABCD</name>
-    <cmt>Free parking</cmt>
-    <desc>Parking</desc>
-    <sym>Parking Area</sym>
-    <type>Waypoint|Parking Area</type>
+    <name>${code}</name>
+    <cmt>${cmt}</cmt>
+    <desc>${desc}</desc>
+    <sym>${sym}</sym>
+    <type>Waypoint|${sym}</type>
   </wpt>
-  <wpt lat="47.501" lon="9.501">
-    <time>2015-06-01T00:00:00Z</time>
-    <name>S11ABCD</name>
-    <cmt>Count the steps: A</cmt>
-    <desc>Stage 1</desc>
-    <sym>Stages of a Multicache</sym>
-    <type>Waypoint|Stages of a Multicache</type>
-  </wpt>
-  <wpt lat="47.502" lon="9.502">
-    <time>2015-06-01T00:00:00Z</time>
-    <name>S21ABCD</name>
-    <cmt>Read the plaque: B</cmt>
-    <desc>Stage 2</desc>
-    <sym>Stages of a Multicache</sym>
-    <type>Waypoint|Stages of a Multicache</type>
-  </wpt>
-  <wpt lat="47.5123" lon="9.5123">
-    <time>2015-06-01T00:00:00Z</time>
-    <name>FN1ABCD</name>
-    <cmt>N 47° AB.CDE</cmt>
-    <desc>Final</desc>
-    <sym>Final Location</sym>
-    <type>Waypoint|Final Location</type>
-  </wpt>
-</gpx>`;
+`,
+  )
+  .join("")}</gpx>`;
 
 /** The child <wpt>s of a GPX text: code, type, position, name and note. */
 function children(gpx: string) {
