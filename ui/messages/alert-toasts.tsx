@@ -9,6 +9,7 @@ import { useLocation } from "preact-iso";
 import { loadAccount } from "../account/session.ts";
 import { useLoad } from "../hooks.ts";
 import { onUserChannel, type ChannelMessage } from "./channel.ts";
+import { t } from "../i18n/i18n.ts";
 
 interface Toast {
   id: number;
@@ -22,12 +23,18 @@ let next = 1;
 function toastOf(m: ChannelMessage): Toast | null {
   if (m.type === "aprs-message") {
     const msg = m.message as { from: string; text: string };
-    return { id: next++, text: `Message from ${msg.from}: ${msg.text}`, href: `/messages/${encodeURIComponent(msg.from)}`, urgent: false };
+    return {
+      id: next++,
+      text: t("alertsLive.messageFrom", { from: msg.from, text: msg.text }),
+      href: `/messages/${encodeURIComponent(msg.from)}`,
+      urgent: false,
+    };
   }
-  if (m.type === "watch") return { id: next++, text: `${m.call} heard`, href: `/station/${encodeURIComponent(String(m.call))}`, urgent: false };
+  if (m.type === "watch")
+    return { id: next++, text: t("alertsLive.heard", { call: String(m.call) }), href: `/station/${encodeURIComponent(String(m.call))}`, urgent: false };
   if (m.type === "emergency") {
     const e = m.emergency as { call: string };
-    return { id: next++, text: `EMERGENCY: ${e.call}`, href: "/map", urgent: true };
+    return { id: next++, text: t("alertsLive.emergencyOf", { call: e.call }), href: "/map", urgent: true };
   }
   return null;
 }
@@ -42,18 +49,18 @@ export function AlertToasts() {
     if (!signedIn) return;
     return onUserChannel((m) => {
       if (onMessages && m.type === "aprs-message") return;
-      const t = toastOf(m);
-      if (t) setToasts((list) => [...list.slice(-3), t]);
+      const toast = toastOf(m);
+      if (toast) setToasts((list) => [...list.slice(-3), toast]);
     });
   }, [signedIn, onMessages]);
   if (toasts.length === 0) return null;
   return (
     <div class="toasts" role="status" data-testid="alert-toasts">
-      {toasts.map((t) => (
-        <div key={t.id} class={`toast${t.urgent ? " urgent" : ""}`}>
-          <a href={t.href}>{t.text}</a>
-          <button type="button" aria-label="Close" onClick={() => setToasts((list) => list.filter((x) => x.id !== t.id))}>
-            Close
+      {toasts.map((toast) => (
+        <div key={toast.id} class={`toast${toast.urgent ? " urgent" : ""}`}>
+          <a href={toast.href}>{toast.text}</a>
+          <button type="button" aria-label={t("alertsLive.close")} onClick={() => setToasts((list) => list.filter((x) => x.id !== toast.id))}>
+            {t("alertsLive.close")}
           </button>
         </div>
       ))}

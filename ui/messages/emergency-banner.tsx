@@ -8,6 +8,7 @@ import { api } from "../api.ts";
 import { usePoll } from "../hooks.ts";
 import { When } from "../time.tsx";
 import type { Emergency } from "../../src/messages/alerts.ts";
+import { t } from "../i18n/i18n.ts";
 
 const KEY = "svc-dismissed-emergencies";
 const dismissedIds = (): number[] => {
@@ -39,17 +40,12 @@ export function EmergencyBanner() {
     <div class="emergency-banner" role="alert" data-testid="emergency-banner">
       {shown.map((e) => (
         <div class="emergency" key={e.id}>
-          <b>EMERGENCY</b> <a href={`/station/${encodeURIComponent(e.call)}`}>{e.call}</a>
-          {e.lat !== null && e.lon !== null && (
-            <>
-              {" "}
-              at {e.lat.toFixed(4)}, {e.lon.toFixed(4)}
-            </>
-          )}{" "}
-          {e.reason === "mic-e" ? "(Mic-E Emergency)" : "(emergency symbol)"} {e.comment ? `"${e.comment}" ` : ""}
+          <b>{t("alertsLive.emergency")}</b> <a href={`/station/${encodeURIComponent(e.call)}`}>{e.call}</a>
+          {e.lat !== null && e.lon !== null && <> {t("alertsLive.at", { lat: e.lat.toFixed(4), lon: e.lon.toFixed(4) })}</>}{" "}
+          {e.reason === "mic-e" ? t("alertsLive.micE") : t("alertsLive.symbol")} {e.comment ? t("alertsLive.comment", { comment: e.comment }) : ""}
           <When at={e.ts} />
-          <button type="button" class="dismiss" aria-label={`Dismiss the emergency of ${e.call}`} onClick={() => dismiss(e.id)}>
-            Dismiss
+          <button type="button" class="dismiss" aria-label={t("alertsLive.dismissLabel", { call: e.call })} onClick={() => dismiss(e.id)}>
+            {t("alertsLive.dismiss")}
           </button>
         </div>
       ))}

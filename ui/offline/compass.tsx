@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { formatDistance } from "../components/units.ts";
+import { t } from "../i18n/i18n.ts";
 
 const R = 6_371_008.8;
 const rad = (d: number) => (d * Math.PI) / 180;
@@ -22,7 +23,11 @@ export function distanceBearing(a: { lat: number; lon: number }, b: { lat: numbe
 }
 
 const POINTS = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"];
-export const compassPoint = (deg: number) => POINTS[Math.round(deg / 45) % 8]!;
+/** The compass point of a bearing, in the reader's letters (N, NO, O in German). */
+export const compassPoint = (deg: number) => {
+  const p = POINTS[Math.round(deg / 45) % 8]!;
+  return t(`offline.point.${p}`, { defaultValue: p });
+};
 
 type OrientationEvent = DeviceOrientationEvent & { webkitCompassHeading?: number };
 
@@ -34,7 +39,7 @@ export function Compass({ lat, lon }: { lat: number; lon: number }) {
   useEffect(() => {
     if (!on) return;
     if (!("geolocation" in navigator)) {
-      setError("This browser cannot tell where you are.");
+      setError(t("offline.noGeolocation"));
       return;
     }
     const watch = navigator.geolocation.watchPosition(
@@ -44,7 +49,7 @@ export function Compass({ lat, lon }: { lat: number; lon: number }) {
         // moving: the direction of travel is a heading too
         if (p.coords.heading !== null && !Number.isNaN(p.coords.heading) && (p.coords.speed ?? 0) > 0.5) setHeading(p.coords.heading);
       },
-      (e) => setError(e.code === e.PERMISSION_DENIED ? "Location is not allowed for this site." : "No position yet."),
+      (e) => setError(e.code === e.PERMISSION_DENIED ? t("offline.locationDenied") : t("offline.noPosition")),
       { enableHighAccuracy: true, maximumAge: 5_000 },
     );
     const orient = (e: Event) => {
@@ -70,7 +75,7 @@ export function Compass({ lat, lon }: { lat: number; lon: number }) {
     return (
       <p class="compass">
         <button type="button" onClick={start}>
-          Show direction and distance
+          {t("offline.showCompass")}
         </button>
       </p>
     );
@@ -91,12 +96,12 @@ export function Compass({ lat, lon }: { lat: number; lon: number }) {
             </span>
             <br />
             <span class="muted">
-              {heading === null ? "Arrow: north is up (no compass on this device)" : "Arrow: ahead is up"} · ±{formatDistance(pos!.accuracy)}
+              {heading === null ? t("offline.northUp") : t("offline.aheadUp")} · ±{formatDistance(pos!.accuracy)}
             </span>
           </span>
         </>
       ) : (
-        <span class="muted">{error ?? "Waiting for your position…"}</span>
+        <span class="muted">{error ?? t("offline.waitingPosition")}</span>
       )}
     </div>
   );

@@ -15,7 +15,8 @@ import { tileListing } from "../map/archives.ts";
 import { boxesOf, MAX_AREA_TILES, planArchive, stepsOf, storeArchive, type ArchivePlan } from "./archive-ranges.ts";
 import { openDb, put, releaseRanges, remove, TILE_CACHE, type SavedArea, type SavedCache, type SavedStation } from "./db.ts";
 import { tileUrls } from "./tiles.ts";
-import { plural } from "../components/plural.ts";
+import { fmtNumber, t } from "../i18n/i18n.ts";
+import { Rich } from "../i18n/rich.tsx";
 import { InsecureNotice, secureContext } from "../secure-context.tsx";
 
 /** How many recent logs of each cache are kept. */
@@ -41,7 +42,11 @@ interface Plan {
   tooMany: number | null;
 }
 
-export const formatBytes = (b: number) => (b >= 1e6 ? `${(b / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(b / 1e3))} kB`);
+/** A size in the reader's locale ("1.2 MB", "1,2 MB"): MB with one decimal from a million bytes, else whole kB. */
+export const formatBytes = (b: number) =>
+  b >= 1e6
+    ? fmtNumber(b / 1e6, { style: "unit", unit: "megabyte", minimumFractionDigits: 1, maximumFractionDigits: 1 })
+    : fmtNumber(Math.max(1, Math.round(b / 1e3)), { style: "unit", unit: "kilobyte" });
 
 async function plan(map: L.Map): Promise<Plan> {
   const bbox = viewBbox(map);
@@ -74,12 +79,21 @@ function mapText(p: Plan): string {
   const out: string[] = [];
   if (parts.length) {
     const tiles = parts.reduce((n, a) => n + a.tiles, 0);
-    const zooms = `zoom ${Math.min(...parts.map((a) => a.minZoom))}–${Math.max(...parts.map((a) => a.maxZoom))}`;
-    out.push(`${tiles} map tiles (${zooms}) of ${parts.map((a) => a.name).join(", ")}`);
+    out.push(
+      t("offline.mapTiles", {
+        count: tiles,
+        from: Math.min(...parts.map((a) => a.minZoom)),
+        to: Math.max(...parts.map((a) => a.maxZoom)),
+        names: parts.map((a) => archiveName(a.name)).join(", "),
+      }),
+    );
   }
-  if (whole.length) out.push(`the whole ${whole.map((a) => a.name).join(", ")} map`);
-  return out.join(" and ");
+  if (whole.length) out.push(t("offline.wholeMap", { names: whole.map((a) => archiveName(a.name)).join(", ") }));
+  return out.join(t("offline.and"));
 }
+
+/** A map archive's name: the built-in ones in words (offline.archive.<name>), an operator's own as it is named. */
+const archiveName = (name: string) => t(`offline.archive.${name}`, { defaultValue: name });
 
 /** Stores a new area; resolves with its id. */
 async function putArea(a: SavedArea): Promise<number> {
@@ -97,7 +111,7 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
   const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
   const [result, setResult] = useState<SavedArea | null>(null);
   useEffect(() => {
-    plan(map).then(setP, (e: Error) => setError(navigator.onLine ? e.message : "Saving an area needs the network."));
+    plan(map).then(setP, (e: Error) => setError(navigator.onLine ? e.message : t("offline.needsNetwork")));
   }, []);
   const save = async () => {
     if (!p) return;
@@ -178,8 +192,8 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
   const estimate = p ? p.caches.length * CACHE_BYTES + p.stations.length * STATION_BYTES + p.tiles.length * TILE_BYTES + mapBytes : 0;
   const capped = p?.archives.some((a) => a.capped) ?? false;
   return (
-    <div class="save-area card" data-testid="save-area" role="dialog" aria-label="Save this area for offline">
-      <h2>Save this area for offline</h2>
+    <div class="save-area card" data-testid="save-area" role="dialog" aria-label={t("offline.title")}>
+      <h2>{t("offline.title")}</h2>
       {error && (
         <>
           <p class="error" role="alert">
@@ -187,36 +201,33 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
           </p>
           <p>
             <button type="button" onClick={onClose}>
-              Close
+              {t("offline.close")}
             </button>
           </p>
         </>
       )}
-      {!p && !error && <p class="muted">Counting what is in view…</p>}
-      {p && p.tooMany !== null && (
-        <p>
-          {p.tooMany} caches are in view: zoom in to save at most {MAX_CACHES}.
-        </p>
-      )}
+      {!p && !error && <p class="muted">{t("offline.counting")}</p>}
+      {p && p.tooMany !== null && <p>{t("offline.tooMany", { count: p.tooMany, max: MAX_CACHES })}</p>}
       {p && p.tooMany === null && !progress && (
         <>
           <p data-testid="save-estimate">
-            {p.caches.length} {p.caches.length === 1 ? "cache" : "caches"} with descriptions, hints and recent logs
-            {p.stations.length ? `, ${plural(p.stations.length, "station")} last seen here with ${p.stations.length === 1 ? "its page" : "their pages"}` : ""}
-            {p.tiles.length ? `, ${p.tiles.length} map tiles` : ""}
-            {mapText(p) ? `, ${mapText(p)}` : ", and the map tiles already drawn here"}: about {formatBytes(estimate)}.
+            {t("offline.estCaches", { count: p.caches.length })}
+            {p.stations.length ? t("offline.estStations", { count: p.stations.length }) : ""}
+            {p.tiles.length ? t("offline.estTiles", { count: p.tiles.length }) : ""}
+            {mapText(p) ? `, ${mapText(p)}` : t("offline.drawnTiles")}
+            {t("offline.about", { size: formatBytes(estimate) })}
           </p>
           {capped && (
             <p class="muted" data-testid="save-capped">
-              At most {MAX_AREA_TILES} map tiles are saved for one area: deeper zooms are left out. Zoom in to save them for a smaller area.
+              {t("offline.capped", { count: MAX_AREA_TILES })}
             </p>
           )}
           <p>
             <button type="button" class="primary" onClick={save}>
-              Save
+              {t("offline.save")}
             </button>{" "}
             <button type="button" onClick={onClose}>
-              Cancel
+              {t("offline.cancel")}
             </button>
           </p>
         </>
@@ -229,18 +240,18 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
       {result && (
         <>
           <p data-testid="save-done">
-            Saved {result.caches} {result.caches === 1 ? "cache" : "caches"}
-            {result.stations ? `, ${plural(result.stations, "station")}` : ""}
+            {t("offline.savedCaches", { count: result.caches })}
+            {result.stations ? t("offline.savedStations", { count: result.stations }) : ""}
             {result.tiles
-              ? ` and ${result.tiles} map tiles${result.maxZoom !== undefined ? ` to zoom ${result.maxZoom}` : ""}`
+              ? t("offline.savedTiles", { count: result.tiles }) + (result.maxZoom !== undefined ? t("offline.toZoom", { zoom: result.maxZoom }) : "")
               : result.mapBytes
-                ? " and the map"
+                ? t("offline.andMap")
                 : ""}{" "}
-            ({formatBytes(result.bytes)}). They open without a network; see <a href="/offline">Offline</a>.
+            <Rich k="offline.savedRest" vars={{ size: formatBytes(result.bytes) }} parts={[(x) => <a href="/offline">{x}</a>]} />
           </p>
           <p>
             <button type="button" onClick={onClose}>
-              Close
+              {t("offline.close")}
             </button>
           </p>
         </>
@@ -266,7 +277,8 @@ export function addSaveAreaControl(map: L.Map): void {
     }
     const b = L.DomUtil.create("button", "map-save-area", box);
     b.type = "button";
-    b.textContent = "Save area for offline";
+    b.textContent = t("offline.saveArea");
+
     const panel = L.DomUtil.create("div", "", box);
     const close = () => render(null, panel);
     b.onclick = () => {

@@ -168,7 +168,7 @@ function PeerTable({ peers, reload }: { peers: Peer[]; reload: () => void }) {
                   <option value="unvetted">{t("peers.unvetted")}</option>
                   <option value="blocked">{t("peers.blocked")}</option>
                 </select>
-                {p.trustSetBy && <div class="muted">{t("peers.setBy", { by: p.trustSetBy })}</div>}
+                {p.trustSetBy && <div class="muted">{t("peers.setBy", { by: word("peers.setByName", p.trustSetBy) })}</div>}
               </td>
               <td>
                 <span class={p.health.status === "ok" ? "ok" : p.health.status === "failing" ? "warn" : "muted"} data-testid="health">
