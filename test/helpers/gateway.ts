@@ -46,11 +46,11 @@ export async function startInProcess(env: Record<string, string> = {}, opts: { d
 /**
  * A test file's afterAll: closes or stops, in the order given, each of what
  * its beforeAll got to start (a browser, gateways, fake TNCs); what was never
- * started (undefined) is passed over.
+ * started (undefined or null) is passed over.
  */
-export async function stopAll(...things: Array<{ close(): unknown } | { stop(): unknown } | undefined>): Promise<void> {
+export async function stopAll(...things: Array<{ close(): unknown } | { stop(): unknown } | null | undefined>): Promise<void> {
   for (const x of things) {
-    if (x === undefined) continue;
+    if (x == null) continue;
     await ("close" in x ? x.close() : x.stop());
   }
 }
