@@ -12,8 +12,14 @@ export function normalizeNewlines(text: string): string {
   return text.replace(/\r\n?/g, "\n");
 }
 
-/** Decodes bytes off the air: UTF-8 when valid, else Latin-1 byte for byte. */
-export function decodeText(bytes: Uint8Array): string {
+/**
+ * A forwarded message's bytes as text: UTF-8 when valid, else Latin-1 byte for
+ * byte (each byte the code point of its value), so text sent on again as
+ * Latin-1 (encodeText) is the bytes that came in. src/text.ts decodeText reads
+ * files and request bodies instead, where 0x80-0x9F are Windows-1252's
+ * characters (the euro sign, quotes) as the tools that write them mean them.
+ */
+export function decodeWireText(bytes: Uint8Array): string {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {

@@ -17,7 +17,7 @@
  * transaction once it has arrived complete and valid).
  */
 import type { MessageType } from "../address.ts";
-import { hasControlChars, normalizeNewlines, decodeText, encodeText, wireTitle } from "../text.ts";
+import { hasControlChars, normalizeNewlines, decodeWireText, encodeText, wireTitle } from "../text.ts";
 import { encodeCompressed, readCompressed } from "./compressed.ts";
 import { fromLatin1, LinkClosed, LinkReader, LinkTimeout, ProtocolError, type ByteLink } from "./link.ts";
 import {
@@ -369,14 +369,14 @@ async function receiveMessage(
   let subject: string;
   let text: string;
   if (compression === "none") {
-    subject = decodeText(fromLatin1(await reader.readLine(256))).trim();
+    subject = decodeWireText(fromLatin1(await reader.readLine(256))).trim();
     const raw = await reader.readUntil(SUB, maxBytes + 1024);
     await skipRestOfLine(reader);
-    text = decodeText(raw);
+    text = decodeWireText(raw);
   } else {
     const m = await readCompressed(reader, compression, maxBytes + 1024);
-    subject = decodeText(new Uint8Array([...m.title].map((c) => c.charCodeAt(0) & 0xff))).trim();
-    text = decodeText(m.text);
+    subject = decodeWireText(new Uint8Array([...m.title].map((c) => c.charCodeAt(0) & 0xff))).trim();
+    text = decodeWireText(m.text);
   }
   text = normalizeNewlines(text);
   trace("<", `(message ${p.bid}, ${text.length} characters${compression === "none" ? "" : ", compressed"})`);
