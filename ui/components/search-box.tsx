@@ -10,6 +10,7 @@ import { useLocation } from "preact-iso";
 import { api } from "../api.ts";
 import { StationSymbol } from "./station-symbol.tsx";
 import { t } from "../i18n/i18n.ts";
+import { typeLabel } from "../game/labels.ts";
 
 interface Answer {
   stations: Array<{ call: string; kind: string; symbol: string | null; lastHeard: number }>;
@@ -41,7 +42,7 @@ function optionsOf(a: Answer): Option[] {
       group: t("search.caches"),
       href: `/cache/${encodeURIComponent(String(c.id))}`,
       label: c.name,
-      detail: `${c.code} · ${c.type}${c.status === "active" ? "" : " · " + c.status}`,
+      detail: `${c.code} · ${typeLabel(c.type)}${c.status === "active" ? "" : ` · ${t(`cacheStatus.${c.status}`, { defaultValue: c.status })}`}`,
     })),
     ...a.messages.slice(0, PER_GROUP).map((m) => ({
       group: t("search.bbs"),

@@ -14,6 +14,7 @@ import { defaultEvent, EventFields, EVENT_TYPES, type EventInput } from "../game
 import type { CacheAttribute } from "../../src/cache-attributes.ts";
 import { t as tr } from "../i18n/i18n.ts";
 import { Rich } from "../i18n/rich.tsx";
+import { sizeLabel, typeLabel } from "../game/labels.ts";
 
 /** The pin for the spot: drawn here, so no image file can be missing. */
 const PIN = L.divIcon({
@@ -203,7 +204,7 @@ export function HidePage() {
             <label for="c-type">{tr("hide.type")}</label>
             <select id="c-type" value={f.type} onChange={set("type")}>
               {TYPES.map((t) => (
-                <option value={t}>{t}</option>
+                <option value={t}>{typeLabel(t)}</option>
               ))}
             </select>
           </span>
@@ -211,7 +212,7 @@ export function HidePage() {
             <label for="c-size">{tr("hide.size")}</label>
             <select id="c-size" value={f.size} onChange={set("size")}>
               {SIZES.map((t) => (
-                <option value={t}>{t}</option>
+                <option value={t}>{sizeLabel(t)}</option>
               ))}
             </select>
           </span>
