@@ -16,7 +16,7 @@ import { decodeFrame, digipeat, encodeFrame, hdlcBits, parseTnc2, type Ax25Frame
 import type { Core } from "../src/gateway.ts";
 import { Digipeater } from "../src/node/digipeater.ts";
 import { TokenBucket } from "../src/node/tx.ts";
-import { table } from "./lib/stats.ts";
+import { perSecond, printRates, table } from "./lib/stats.ts";
 
 const PATHS = [
   "",
@@ -41,14 +41,6 @@ function frames(n: number): Ax25Frame[] {
   return out;
 }
 
-/** Runs `fn` over `items` for about `ms`; items per second. */
-function rate<T>(items: T[], fn: (x: T) => unknown, ms = 1000): number {
-  let n = 0;
-  const t0 = performance.now();
-  while (performance.now() - t0 < ms) for (const x of items) fn(x), n++;
-  return Math.round(n / ((performance.now() - t0) / 1000));
-}
-
 function core(now: () => number): Core {
   return { clock: { now } } as unknown as Core;
 }
@@ -57,8 +49,8 @@ export async function run() {
   const rules: DigipeatRules = { mode: "wide", call: { call: "N0GW", ssid: 10 }, aliases: [{ call: "RELAY", ssid: 0 }], maxHops: 2 };
   const mix = frames(10_000);
   const wire = mix.map((f) => encodeFrame(f));
-  const decideRate = rate(mix, (f) => digipeat(f, rules));
-  const decodeRate = rate(wire, (b) => decodeFrame(b));
+  const decideRate = perSecond(mix, (f) => digipeat(f, rules));
+  const decodeRate = perSecond(wire, (b) => decodeFrame(b));
 
   // the service: a new frame each time mostly, as a channel carries them; a transmitter that always has room
   let t = 0;
@@ -66,7 +58,7 @@ export async function run() {
     core(() => t),
     { mode: "wide", call: "N0GW-10", aliases: ["RELAY"], maxHops: 2, viscousS: 0, send: () => "sent" },
   );
-  const serviceRate = rate(mix, (f) => {
+  const serviceRate = perSecond(mix, (f) => {
     t += 10;
     digi.heard(f, "bench");
   });
@@ -98,14 +90,11 @@ export async function run() {
   const s = busy.status();
   const heardAirMs = hour.reduce((a, f) => a + (hdlcBits(encodeFrame(f)) / 1200) * 1000 + 300, 0);
 
-  console.log("\ndigipeat: decisions per second (one core, in process)");
-  console.log(
-    table([
-      { what: "rule alone (radio/digipeat.ts)", "per second": decideRate.toLocaleString("en") },
-      { what: "the station's digipeater (window, echo, counters)", "per second": serviceRate.toLocaleString("en") },
-      { what: "reference: decoding the same frames from bytes", "per second": decodeRate.toLocaleString("en") },
-    ]),
-  );
+  printRates("digipeat: decisions per second (one core, in process)", [
+    ["rule alone (radio/digipeat.ts)", decideRate],
+    ["the station's digipeater (window, echo, counters)", serviceRate],
+    ["reference: decoding the same frames from bytes", decodeRate],
+  ]);
   console.log("\ndigipeat: an hour of a busy 1200 baud channel (30 frames/min heard), RADIO_TX_PER_MINUTE 6");
   console.log(
     table([

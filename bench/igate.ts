@@ -18,7 +18,7 @@ import type { Transmitter } from "../src/node/tx.ts";
 import { splitLine } from "../src/hub/qconstruct.ts";
 import { isToRf, rfToIs } from "../src/stations/igate-rules.ts";
 import { fromAprsIs, heardOnRf, igateStatus, setUplink } from "../src/stations/igate.ts";
-import { table } from "./lib/stats.ts";
+import { perSecond, printRates } from "./lib/stats.ts";
 
 const RF = [
   (i: number) => `N${i % 10}AB${String.fromCharCode(65 + (i % 26))}-${(i % 15) + 1}>APRS,WIDE1-1,WIDE2-1:!4237.14N/07120.83W>bench ${i}`,
@@ -44,14 +44,6 @@ function lines(n: number, gen: Array<(i: number) => string>): string[] {
   return Array.from({ length: n }, (_, i) => gen[i % gen.length]!(i));
 }
 
-/** Runs `fn` over `items` for about `ms`; items per second. */
-function rate<T>(items: T[], fn: (x: T) => unknown, ms = 1000): number {
-  let n = 0;
-  const t0 = performance.now();
-  while (performance.now() - t0 < ms) for (const x of items) fn(x), n++;
-  return Math.round(n / ((performance.now() - t0) / 1000));
-}
-
 export async function run() {
   const rf = lines(10_000, RF);
   const frames: Ax25Frame[] = rf.map((l) => {
@@ -64,15 +56,15 @@ export async function run() {
     if (!r.ok) throw r.error;
     return r.value;
   });
-  const ruleRate = rate(rf, (l) => rfToIs(splitLine(l)!, { igate: "N0GW-10", echo: false }));
-  const formatRate = rate(frames, (f) => formatTnc2(f));
+  const ruleRate = perSecond(rf, (l) => rfToIs(splitLine(l)!, { igate: "N0GW-10", echo: false }));
+  const formatRate = perSecond(frames, (f) => formatTnc2(f));
 
   let t = 0;
   const config = { igate: true, igateTx: true, igateTxFilter: null, aprsIsCall: "N0GW-10", fedAprsCall: null, radioCall: "N0GW-10", radioPath: ["WIDE1-1"] };
   const gw = { clock: { now: () => t }, config } as unknown as Core;
   let up = 0;
   setUplink(gw, (b) => ((up += b.length), true));
-  const serviceRate = rate(bytes, (b) => {
+  const serviceRate = perSecond(bytes, (b) => {
     t += 10;
     heardOnRf(gw, b, false, null);
   });
@@ -86,27 +78,24 @@ export async function run() {
     positionOwed: () => false,
     filter: () => false,
   };
-  const isRuleRate = rate(is, (l) => isToRf(l, "N0GW-10", facts));
+  const isRuleRate = perSecond(is, (l) => isToRf(l, "N0GW-10", facts));
   const tx = { sendFrame: () => "sent" } as unknown as Transmitter;
   // the local stations the messages go to were heard direct
   for (const n of [1, 2, 3]) heardOnRf(gw, new TextEncoder().encode(`N0LOC-${n}>APRS:>here`), false, null);
   const isBytes = is.map((l) => new TextEncoder().encode(l));
-  const isServiceRate = rate(isBytes, (b) => {
+  const isServiceRate = perSecond(isBytes, (b) => {
     t += 10;
     fromAprsIs(gw, b, tx);
   });
   const d = igateStatus(gw);
 
-  console.log("\nigate: gate decisions per second (one core, in process)");
-  console.log(
-    table([
-      { what: "RF to APRS-IS: the rule alone (rfToIs)", "per second": ruleRate.toLocaleString("en") },
-      { what: "RF to APRS-IS: the station's iGate (heardOnRf)", "per second": serviceRate.toLocaleString("en") },
-      { what: "APRS-IS to RF: the rule alone (isToRf)", "per second": isRuleRate.toLocaleString("en") },
-      { what: "APRS-IS to RF: the station's iGate (fromAprsIs)", "per second": isServiceRate.toLocaleString("en") },
-      { what: "reference: formatting the same frames as TNC2", "per second": formatRate.toLocaleString("en") },
-    ]),
-  );
+  printRates("igate: gate decisions per second (one core, in process)", [
+    ["RF to APRS-IS: the rule alone (rfToIs)", ruleRate],
+    ["RF to APRS-IS: the station's iGate (heardOnRf)", serviceRate],
+    ["APRS-IS to RF: the rule alone (isToRf)", isRuleRate],
+    ["APRS-IS to RF: the station's iGate (fromAprsIs)", isServiceRate],
+    ["reference: formatting the same frames as TNC2", formatRate],
+  ]);
   console.log(
     `  RF mix through the service: ${s.heard} heard, ${s.gated} gated, dropped ${JSON.stringify(s.dropped)}; APRS-IS mix: to RF ${JSON.stringify(d.toRf)}, not ${JSON.stringify(d.notToRf)}`,
   );

@@ -24,3 +24,17 @@ export function meanMs(fn: () => void, minMs = 300): number {
   }
   return (performance.now() - t) / n;
 }
+
+/** Runs `fn` over `items` for about `ms`; items per second. */
+export function perSecond<T>(items: T[], fn: (x: T) => unknown, ms = 1000): number {
+  let n = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < ms) for (const x of items) fn(x), n++;
+  return Math.round(n / ((performance.now() - t0) / 1000));
+}
+
+/** Prints a heading and a table of what was measured and how many per second. */
+export function printRates(heading: string, rates: Array<[what: string, perSecond: number]>): void {
+  console.log(`\n${heading}`);
+  console.log(table(rates.map(([what, n]) => ({ what, "per second": n.toLocaleString("en") }))));
+}
