@@ -10,7 +10,7 @@ import { accountRoutes } from "../accounts/routes.ts";
 import { fedRoutes } from "../fed/routes.ts";
 import { fedNetworkRoutes } from "../fed/network-routes.ts";
 import { gameRoutes } from "../game/routes.ts";
-import { supportRoutes } from "../support/routes.ts";
+import { supportRoutes } from "../supporters/routes.ts";
 import { v1Routes } from "../v1/routes.ts";
 import { exportRoutes } from "../exports/routes.ts";
 import { nodeRoutes } from "../node/routes.ts";

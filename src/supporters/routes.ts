@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { contentSecurityPolicy, serveIndex } from "../http/ui.ts";
-import { confirmSupporter, listSupporters, setSupporterPrefs, supporterPrefs } from "./support.ts";
+import { confirmSupporter, listSupporters, setSupporterPrefs, supporterPrefs } from "./service.ts";
 
 // Undeclared members are kept (not dropped by the validator), so the service still refuses an unknown field by name.
 const prefsBody = t.Object(
