@@ -11,6 +11,8 @@ import { livingCache, type LivingCache } from "../stations/living-caches.ts";
 import { isReviewer, mirrorExtras } from "./maintenance-roles.ts";
 import { distanceM, type Actor, type Contact } from "./model.ts";
 import { cacheJson, livingGid, livingJson, mirrorJson, type Cache, type CacheRow } from "./caches.ts";
+import { logSummary } from "./cache-summary.ts";
+import { waypointsOfCache } from "./waypoints-store.ts";
 
 export function cacheRow(gw: Core, id: number): CacheRow | null {
   return gw.db.query("SELECT * FROM caches WHERE id = ?").get(id) as CacheRow | null;
@@ -124,4 +126,15 @@ export function nearestActiveCaches(gw: Core, lat: number, lon: number, n: numbe
       .sort((a, b) => a.distanceM - b.distanceM);
     if (near.length >= n || km >= maxKm) return near.slice(0, n);
   }
+}
+
+/**
+ * A cache's page as GET /api/caches/:id answers it to anyone: the detail
+ * view, the logbook's counts per kind and its last find, and the waypoints
+ * `actor` may see. The page's server-drawn first view (src/http/first-view.ts)
+ * hands the web app the same answer.
+ */
+export function cachePage(gw: Core, raw: string, actor: Actor | null) {
+  const detail = cacheDetail(gw, raw, actor);
+  return { ...detail, ...logSummary(gw, detail.gid), waypoints: waypointsOfCache(gw, detail, actor) };
 }

@@ -11,7 +11,7 @@ import { cellsParam } from "../http/params.ts";
 import { setFindIngest } from "../stations/ingest-batch.ts";
 import { actorOf, CACHE_FIELDS, CACHE_FILTER_QUERY, CACHE_KEY, callsign, distanceM, LOG_FIELDS, NATIVE_CACHE_ID, type Actor } from "./model.ts";
 import { baseCall } from "../callsign.ts";
-import { cacheDetail, markFound } from "./cache-lookup.ts";
+import { cachePage, markFound } from "./cache-lookup.ts";
 import { cachesInBox, parseBox } from "./cache-map.ts";
 import { hideCache, updateCache } from "./cache-writes.ts";
 import { parseFilters } from "./cache-filters.ts";
@@ -23,7 +23,6 @@ import { listStages, MAX_STAGES, setStages, unlockStage } from "./stages.ts";
 import { activity, corroborators, leaderboard } from "./stats.ts";
 import { finderStats } from "./finder-stats.ts";
 import { MAX_NOTE, personalOf, savePersonal, withCorrected } from "./personal.ts";
-import { logSummary } from "./cache-summary.ts";
 import { mediaType } from "../http/body.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { cacheGpx } from "../exports/exports.ts";
@@ -33,7 +32,6 @@ import { listRoutes } from "./lists-routes.ts";
 import { maintenanceRoutes } from "./maintenance-routes.ts";
 import { eventRoutes } from "./events-routes.ts";
 import { waypointRoutes } from "./waypoints-routes.ts";
-import { waypointsOfCache } from "./waypoints-store.ts";
 
 /** The caller as an actor for reads: null when signed out (drafts stay hidden). */
 const reader = (caller: Caller): Actor | null => (caller.user || caller.ingest ? actorOf(caller) : null);
@@ -131,9 +129,7 @@ export function gameRoutes(gw: Gateway) {
     .get(
       "/api/caches/:id",
       ({ params, caller }) => {
-        const detail = cacheDetail(gw, decodeURIComponent(params.id), reader(caller));
-        // with the logbook's counts per kind and its last find, for the top of the page
-        const c = { ...detail, ...logSummary(gw, detail.gid), waypoints: waypointsOfCache(gw, detail, reader(caller)) };
+        const c = cachePage(gw, decodeURIComponent(params.id), reader(caller));
         if (!caller.user) return c;
         const personal = personalOf(gw, caller.user.id, c.gid);
         return typeof c.id === "number" ? { ...c, my: myCacheState(gw, caller.user.id, c.id), personal } : { ...c, personal };

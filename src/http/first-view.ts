@@ -12,10 +12,9 @@
  * #ssr-view, as the map's drawing).
  */
 import type { Core } from "../core.ts";
-import { cacheDetail } from "../game/cache-lookup.ts";
+import { cachePage } from "../game/cache-lookup.ts";
 import type { Cache } from "../game/caches.ts";
 import type { CacheBasics } from "../fed/bodies.ts";
-import { logSummary } from "../game/cache-summary.ts";
 import { logbook } from "../game/logs.ts";
 import { getStation } from "../stations/registry.ts";
 import { messageHeader, threadOf } from "../bbs/messages.ts";
@@ -45,7 +44,7 @@ type CacheJson = Pick<Cache, "id" | "code" | keyof CacheBasics | "status" | "des
 
 function cacheView(gw: Core, seg: string, t: Translate): FirstView | null {
   const id = param(seg);
-  const full = cacheDetail(gw, id, null);
+  const full = cachePage(gw, id, null);
   const c: CacheJson = full;
   if (c.status === "draft") return null;
   const logs = logbook(gw, id, null);
@@ -62,8 +61,8 @@ function cacheView(gw: Core, seg: string, t: Translate): FirstView | null {
           `<li><b>${esc(word(t, "game.logKind", l.kind))}</b> ${esc(l.call ?? t("page.withdrawn"))} <span class="muted">${when(l.foundAt)}</span>${l.text ? `<p>${esc(l.text)}</p>` : ""}</li>`,
       )
       .join("")}</ul></section>`;
-  // the page's answer as GET /api/caches/:id gives it, with the logbook's summary
-  return { html, answers: { [key]: { ...full, ...logSummary(gw, full.gid) }, [`${key}/logs`]: logs } };
+  // the page's answer as GET /api/caches/:id gives it to a visitor
+  return { html, answers: { [key]: full, [`${key}/logs`]: logs } };
 }
 
 function stationView(gw: Core, seg: string, t: Translate): FirstView | null {

@@ -76,6 +76,14 @@ describe("waypoints on the cache page", () => {
     await other.locator(".waypoint-marker").first().waitFor();
     expect(await other.locator(".waypoint-marker").count()).toBe(1);
     await other.context().close();
+
+    // signed out, the page opened directly (its server-drawn first view hands the app the cache's answer): the parking too
+    const ctx = await contextFor(browser, g.url, null, PHONE);
+    const out = await ctx.newPage();
+    await out.goto(`${g.url}/cache/${id}`);
+    await out.getByTestId("waypoint-parking").waitFor();
+    expect(await out.getByTestId("waypoint-final").count()).toBe(0);
+    await ctx.close();
   }, 60_000);
 
   test("a cache saved for offline use shows its waypoints with the network off", async () => {
