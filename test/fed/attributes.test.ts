@@ -13,6 +13,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
+import { hideCache } from "../helpers/caches.ts";
 import { signed, trustedPair } from "../helpers/fed.ts";
 import { pullCleanly, useOlderPeer } from "../helpers/older-peer.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
@@ -33,25 +34,15 @@ const json = (r: Response) => r.json() as Promise<any>;
 beforeAll(async () => {
   [A, B] = await trustedPair(keys, { INGEST_SECRET: INGEST });
   owner = signedInUser(A.gw, "N0OWN", { verified: true });
-  const r = await A.post(
-    "/api/caches",
-    {
-      name: "Dog walk",
-      type: "traditional",
-      size: "small",
-      difficulty: 2,
-      terrain: 2,
-      lat: 48.5,
-      lon: 11.5,
-      attributes: [
-        { id: 32, inc: false },
-        { id: 1, inc: true },
-      ],
-    },
-    { headers: { cookie: owner.cookie } },
-  );
-  expect(r.status).toBe(201);
-  cache = await json(r);
+  cache = await hideCache(A, owner, {
+    name: "Dog walk",
+    lat: 48.5,
+    lon: 11.5,
+    attributes: [
+      { id: 32, inc: false },
+      { id: 1, inc: true },
+    ],
+  });
 });
 afterAll(async () => {
   await Promise.all([A.stop(), B.stop()]);

@@ -12,6 +12,7 @@ import type { Browser, Page } from "playwright-core";
 import { contextFor, launchBrowser, PHONE } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
+import { hideCache } from "../helpers/caches.ts";
 
 const PLACED = Date.UTC(2024, 4, 17, 12);
 let g: Running;
@@ -28,28 +29,20 @@ beforeAll(async () => {
   owner = signedInUser(g.gw, "N0OWN", { verified: true });
   finder = signedInUser(g.gw, "N0FND", { verified: true });
   other = signedInUser(g.gw, "N0DNF", { verified: true });
-  const r = await g.post(
-    "/api/caches",
-    {
-      name: "Long story",
-      type: "traditional",
-      size: "small",
-      difficulty: 2.5,
-      terrain: 1.5,
-      lat: 47.4,
-      lon: 8.5,
-      placedAt: PLACED,
-      hint: "under the bench",
-      description: Array.from({ length: 40 }, (_, i) => `Paragraph ${i + 1} of the story of this cache, which is long.`).join("\n\n"),
-      attributes: [
-        { id: 1, inc: true },
-        { id: 32, inc: false },
-      ],
-    },
-    as(owner),
-  );
-  expect(r.status).toBe(201);
-  id = ((await r.json()) as { id: number }).id;
+  ({ id } = await hideCache(g, owner, {
+    name: "Long story",
+    difficulty: 2.5,
+    terrain: 1.5,
+    lat: 47.4,
+    lon: 8.5,
+    placedAt: PLACED,
+    hint: "under the bench",
+    description: Array.from({ length: 40 }, (_, i) => `Paragraph ${i + 1} of the story of this cache, which is long.`).join("\n\n"),
+    attributes: [
+      { id: 1, inc: true },
+      { id: 32, inc: false },
+    ],
+  }));
   for (const [u, kind, text] of [
     [other, "dnf", "Searched for half an hour."],
     [finder, "find", "Found it after the rain."],
