@@ -17,6 +17,12 @@ export function ingestBeacon(g: Running, ingestSecret: string, call: string, iga
   return g.post("/ingest", { heardAt, packets: [line] }, { headers: { "x-ingest-secret": ingestSecret } });
 }
 
+/** TNC2 lines handed to a gateway's ingest box as heard a minute apart, the last one a minute before `now`. */
+export function ingestMinuteApart(g: Running, ingestSecret: string, lines: string[], now = Date.now()): Promise<Response> {
+  const packets = lines.map((line, k) => ({ line, heardAt: now - (lines.length - k) * 60_000 }));
+  return g.post("/ingest", { packets }, { headers: { "x-ingest-secret": ingestSecret } });
+}
+
 /** A fake APRS-IS server (fakeAprsIs): its port, all the client has sent so far, and the client's socket once connected. */
 export interface FakeAprsIs {
   readonly port: number;

@@ -10,6 +10,7 @@ import { launchBrowser, openPage } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { tmpDir } from "../helpers/tmp.ts";
+import { ingestMinuteApart } from "../helpers/aprs.ts";
 
 const INGEST = "ingest-secret-0123456789";
 const SHOTS = process.env.UI_SHOTS ?? tmpDir();
@@ -46,12 +47,7 @@ beforeAll(async () => {
     "N0MOB-9>APRS,WIDE1-1,qAR,W1AW-10:!4237.14N/07120.83W>088/036/A=001234 rolling",
     "N0MOB-9>APRS,WIDE1-1,qAR,W1AW-10:!4237.54N/07119.83W>090/040/A=001250 rolling",
   );
-  const r = await g.post(
-    "/ingest",
-    { packets: lines.map((line, k) => ({ line, heardAt: now - (lines.length - k) * 60_000 })) },
-    { headers: { "x-ingest-secret": INGEST } },
-  );
-  expect(r.status).toBe(200);
+  expect((await ingestMinuteApart(g, INGEST, lines, now)).status).toBe(200);
   const c = (await (
     await g.post(
       "/api/caches",
