@@ -45,20 +45,19 @@ beforeAll(async () => {
       return new Response(res.status === 304 ? null : await res.arrayBuffer(), { status: res.status, headers: res.headers });
     },
   });
-  I = await startInProcess({
-    INSTANCE: "gw-i",
-    PORT: String(pI),
-    FED_PRIVATE_KEY: generateKeyPair().privateKey,
+  /** gw-<name> on `port` with a key of its own, and `env` besides */
+  const gateway = (name: string, port: number, env: Record<string, string>, opts: { clock?: typeof bridgeClock } = {}) =>
+    startInProcess({ INSTANCE: `gw-${name}`, PORT: String(port), FED_PRIVATE_KEY: generateKeyPair().privateKey, ...env }, opts);
+  I = await gateway("i", pI, {
     FED_ENDPOINTS: "https:https://island.invalid;10,https:https://bridge.invalid/federation/via/gw-i;20",
     FED_VIA_URL: "https://bridge.invalid",
     FED_PEERS: "https://bridge.invalid",
     FED_LOOPBACK_PEERS: `on,bridge.invalid=${pB}`,
   });
-  B = await startInProcess(
+  B = await gateway(
+    "b",
+    pB,
     {
-      INSTANCE: "gw-b",
-      PORT: String(pB),
-      FED_PRIVATE_KEY: generateKeyPair().privateKey,
       FED_ENDPOINTS: "https:https://bridge.invalid;10",
       FED_VIA: "on",
       FED_PEERS: "https://island.invalid,https://a.invalid",
@@ -66,10 +65,7 @@ beforeAll(async () => {
     },
     { clock: bridgeClock },
   );
-  A = await startInProcess({
-    INSTANCE: "gw-a",
-    PORT: String(pA),
-    FED_PRIVATE_KEY: generateKeyPair().privateKey,
+  A = await gateway("a", pA, {
     FED_ENDPOINTS: "https:https://a.invalid;10",
     FED_PEERS: "https://bridge.invalid",
     FED_LOOPBACK_PEERS: `on,bridge.invalid=${pB}`,
