@@ -11,10 +11,10 @@ import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
 import { checkVapid, pushClient, startPushService, type PushClient } from "../helpers/push.ts";
 import { tmpDir } from "../helpers/tmp.ts";
+import { handClock } from "../helpers/clock.ts";
 
 const HOUR = 3_600_000;
-let t = Date.now();
-const clock = { now: () => t };
+const clock = handClock();
 const dataDir = tmpDir();
 const env = () => ({
   SMTP_URL: smtp.url,
@@ -37,7 +37,7 @@ const run = () => g.gw.scheduler.runNow("watch-digests") as Promise<{ made: numb
 async function log(u: TestUser, cache: number, body: Record<string, unknown>) {
   const r = await g.post(`/api/caches/${cache}/logs`, body, as(u));
   expect(r.status).toBe(201);
-  t += 1000;
+  clock.advance(1000);
 }
 const mailsTo = (addr: string) => smtp.messages.filter((m) => m.to.includes(addr));
 
@@ -80,7 +80,7 @@ describe("watch-alert digests", () => {
       [daily, cacheA],
     ] as const)
       expect((await g.post(`/api/caches/${c}/watch`, {}, as(u))).status).toBe(200);
-    t += 1000;
+    clock.advance(1000);
     await log(finder, cacheA, { kind: "find", text: "TFTC, lovely walk" });
     await log(finder, cacheB, { kind: "dnf", text: "muggles everywhere" });
     await log(hourly, cacheA, { kind: "note", text: "my own note" });
@@ -117,13 +117,13 @@ describe("watch-alert digests", () => {
 
   test("nothing is sent twice: not on the next run, not after a restart; the next digest waits for its hour or day", async () => {
     expect(await run()).toEqual({ made: 0, sent: 0, failed: 0, retry: 0, unknown: 0 });
-    t += 10 * 60_000;
+    clock.advance(10 * 60_000);
     await log(other, cacheA, { kind: "find", text: "second finder" });
     expect((await run()).made).toBe(0); // the hourly account had its digest 10 minutes ago
     await g.stop();
     g = await startInProcess(env(), { dataDir, clock });
     expect((await run()).made).toBe(0);
-    t += HOUR;
+    clock.advance(HOUR);
     expect(await run()).toEqual({ made: 2, sent: 2, failed: 0, retry: 0, unknown: 0 });
     expect(mailsTo("hourly@example.org").length).toBe(2);
     expect(mailsTo("hourly@example.org")[1]!.subject).toBe("1 new log on caches you watch");
@@ -134,11 +134,11 @@ describe("watch-alert digests", () => {
       url: `/cache/${cacheA}`,
     });
     expect(mailsTo("daily@example.org").length).toBe(1);
-    t += 24 * HOUR;
+    clock.advance(24 * HOUR);
     expect(await run()).toMatchObject({ made: 1, sent: 1 });
     expect(mailsTo("daily@example.org").length).toBe(2);
     expect(mailsTo("daily@example.org")[1]!.text).toContain("N0OTH found it");
-    t += 24 * HOUR;
+    clock.advance(24 * HOUR);
     expect((await run()).made).toBe(0);
     expect(push.received.length).toBe(2);
   });
@@ -146,7 +146,7 @@ describe("watch-alert digests", () => {
   test("a refused digest is retried on the next run and then sent once; one cut off mid-send is never sent again", async () => {
     smtp.refuse(true);
     await log(other, cacheB, { kind: "note", text: "refused at first" });
-    t += HOUR;
+    clock.advance(HOUR);
     expect(await run()).toMatchObject({ made: 2, sent: 1, retry: 1 }); // the push went; the mail server said no
     expect(mailsTo("hourly@example.org").length).toBe(2);
     smtp.refuse(false);
@@ -157,7 +157,7 @@ describe("watch-alert digests", () => {
 
     // The gateway died while a digest was going out: it may have gone, so it never goes again.
     await log(other, cacheA, { kind: "note", text: "cut off" });
-    t += HOUR;
+    clock.advance(HOUR);
     const made = (await import("../../src/notify/digests.ts")).makeDigests(g.gw);
     expect(made).toBe(3); // the hourly account's e-mail and push, and the daily account's day is up too
     g.gw.db.query("UPDATE watch_digests SET state = 'sending' WHERE state = 'pending'").run();
@@ -176,7 +176,7 @@ describe("watch-alert digests", () => {
     expect((await send(hourly, "PUT", "/api/notify/prefs", { digest: "off" })).status).toBe(200);
     expect((await send(daily, "PUT", "/api/notify/prefs", { email: false })).status).toBe(200);
     await log(other, cacheA, { kind: "note", text: "nobody hears this" });
-    t += 48 * HOUR;
+    clock.advance(48 * HOUR);
     expect((await run()).made).toBe(0);
     const exp = await (await g.post("/api/account/me/export", {}, as(hourly))).json();
     const digests = exp.data.accounts.watchDigests as Array<{ channel: string; status: string; logIds: number[] }>;
@@ -187,7 +187,7 @@ describe("watch-alert digests", () => {
     const watcher = signedInUser(g.gw, "N0KND", { verified: true });
     g.gw.db.query("UPDATE users SET email = ? WHERE id = ?").run("kinds@example.org", watcher.id);
     expect((await send(watcher, "PUT", "/api/notify/prefs", { email: true, digest: "hourly" })).status).toBe(200);
-    const date = new Date(t + 10 * 24 * HOUR).toISOString().slice(0, 10);
+    const date = new Date(clock.now() + 10 * 24 * HOUR).toISOString().slice(0, 10);
     const r = await g.post(
       "/api/caches",
       {
@@ -205,11 +205,11 @@ describe("watch-alert digests", () => {
     expect(r.status).toBe(201);
     const meet = (await r.json()).id as number;
     for (const c of [cacheB, meet]) expect((await g.post(`/api/caches/${c}/watch`, {}, as(watcher))).status).toBe(200);
-    t += 1000;
+    clock.advance(1000);
     await log(finder, cacheB, { kind: "needs-maintenance", text: "lid cracked" });
     await log(owner, cacheB, { kind: "owner-maintenance", text: "new box" });
     await log(finder, meet, { kind: "will-attend", text: "coming" });
-    t += 2 * HOUR;
+    clock.advance(2 * HOUR);
     expect(await run()).toMatchObject({ made: 1, sent: 1 });
     const [m] = mailsTo("kinds@example.org");
     expect(m!.subject).toBe("3 new logs on caches you watch");

@@ -15,10 +15,10 @@ import { generateKeyPair } from "../../src/fed/keys.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { syncAll } from "../../src/fed/sync.ts";
 import { aprsPos } from "../helpers/aprs.ts";
+import { handClock } from "../helpers/clock.ts";
 
 const CALL = "N0GW-10";
-let t = Date.now();
-const clock = { now: () => t };
+const clock = handClock();
 let g: Running;
 let tnc: FakeTnc;
 let owner: TestUser;
@@ -51,7 +51,7 @@ async function ask(from: string, text: string, id?: string, expect: { answers?: 
   const got = heardBy(from, mark);
   // the radio acks each answer, as a Kenwood does; a few seconds pass on the air
   if (!expect.noAck) for (const m of got) if (m.id) tnc.hear(tnc2Frame(`${from}>APK005,WIDE1-1::${CALL.padEnd(9, " ")}:ack${m.id}`));
-  t += 3000;
+  clock.advance(3000);
   return { acks: got.filter((m) => m.text.startsWith("ack")).map((m) => m.text.slice(3)), answers: got.filter((m) => !m.text.startsWith("ack")) };
 }
 
@@ -115,7 +115,7 @@ describe("message commands to RADIO_CALL", () => {
     expect(first.acks).toEqual(["42"]);
     expect(first.answers.map((a) => a.text)).toEqual([`${caches[0]!.code} hint: under the big rock`]);
     // the radio sends it again when our ack was lost (after the ingest's 30 s duplicate window)
-    t += 30_000;
+    clock.advance(30_000);
     const again = await ask("N0RTY-9", `HINT ${caches[0]!.code}`, "42", { answers: 0, acks: 1 });
     expect(again).toEqual({ acks: ["42"], answers: [] });
     // a new id is a new command
@@ -253,7 +253,7 @@ describe("message commands to RADIO_CALL", () => {
     expect(await ask("N0FLD-9", "HELP", "1", { answers: 0, acks: 1 })).toEqual({ acks: ["1"], answers: [] });
     // another sender is not held back
     expect((await ask("N0OTH-7", "HELP", "1", { answers: 2 })).answers).toHaveLength(2);
-    t += 10 * 60_000 + 1000;
+    clock.advance(10 * 60_000 + 1000);
     expect((await ask("N0FLD-7", "HELP", "13", { answers: 2 })).answers).toHaveLength(2);
   });
 
@@ -264,14 +264,14 @@ describe("message commands to RADIO_CALL", () => {
     tnc.hear(tnc2Frame(`N0SPF-1>APRS::${CALL.padEnd(9, " ")}:ack${id}`));
     await Bun.sleep(200);
     let mark = tnc.sent.length;
-    t += 31_000;
+    clock.advance(31_000);
     const retry = await waitFor(() => heardBy("N0ACK-7", mark).find((m) => m.id === id), "the answer sent again");
     expect(retry.text).toBe(r.answers[0]!.text);
     // the player's radio acks it: no more retries
     tnc.hear(tnc2Frame(`N0ACK-7>APK005::${CALL.padEnd(9, " ")}:ack${id}`));
     await Bun.sleep(200);
     mark = tnc.sent.length;
-    t += 61_000;
+    clock.advance(61_000);
     await Bun.sleep(1500);
     expect(heardBy("N0ACK-7", mark)).toEqual([]);
   });
@@ -282,7 +282,7 @@ describe("message commands to RADIO_CALL", () => {
     const next = await ask("N0RAK-7", `INFO ${caches[2]!.code}`, `2}${id}`, { answers: 2 });
     expect(next.acks).toEqual(["2"]);
     const mark = tnc.sent.length;
-    t += 31_000;
+    clock.advance(31_000);
     await Bun.sleep(1500);
     expect(heardBy("N0RAK-7", mark).filter((m) => m.id === id)).toEqual([]);
   });

@@ -13,10 +13,10 @@ import { waitFor } from "../helpers/wait.ts";
 import { runDecodeAprs } from "../aprs/direwolf.ts";
 import { generateKeyPair } from "../../src/fed/keys.ts";
 import { aprsPos } from "../helpers/aprs.ts";
+import { handClock } from "../helpers/clock.ts";
 
 const CALL = "N0GW-10";
-let t = Date.now();
-const clock = { now: () => t };
+const clock = handClock();
 let g: Running;
 let tnc: FakeTnc;
 let owner: TestUser;
@@ -101,22 +101,22 @@ describe("cache objects", () => {
     await heard("N0PLB-7", 48.1, 11.5);
     expect(objects(mark)).toEqual([]);
     // 20 s refill one: the next time it is heard, the fourth-nearest cache goes
-    t += 20_000;
+    clock.advance(20_000);
     await heard("N0PLB-7", 48.1001, 11.5); // it moved a little (the same frame again would be a duplicate)
     expect(objects(mark).map((l) => l.slice(l.indexOf(";") + 1, l.indexOf(";") + 10).trim())).toEqual([caches[3]!.code]);
     // a minute later, the same caches are not sent again (all four went out within 30 minutes)
-    t += 60_000;
+    clock.advance(60_000);
     const mark2 = tnc.sent.length;
     await heard("N0PLC-7", 48.1, 11.5);
     expect(objects(mark2)).toEqual([]);
     // after 30 minutes they go again
-    t += 30 * 60_000;
+    clock.advance(30 * 60_000);
     await heard("N0PLD-7", 48.1, 11.5);
     expect(objects(mark2)).toHaveLength(3);
   });
 
   test("a cache archived or disabled since its object went out is killed, once", async () => {
-    t += 60_000;
+    clock.advance(60_000);
     const a = caches[0]!;
     const d = caches[1]!;
     for (const [c, status] of [
@@ -140,7 +140,7 @@ describe("cache objects", () => {
       ["Killed Object", a.code],
       ["Killed Object", d.code],
     ]);
-    t += 60_000;
+    clock.advance(60_000);
     const mark2 = tnc.sent.length;
     await heard("N0PLF-7", 48.0, 11.0);
     expect(objects(mark2)).toEqual([]);

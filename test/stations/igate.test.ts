@@ -16,10 +16,10 @@ import { aprsIsPasscode } from "../../src/aprs/passcode.ts";
 import { localSighting } from "../../src/game/corroborate.ts";
 import { fromAprsIs, igateStatus, type IgateStatus } from "../../src/stations/igate.ts";
 import { radioOf } from "../../src/node/running-radio.ts";
+import { handClock } from "../helpers/clock.ts";
 
 const CALL = "N0GW-10";
-let t = Date.now();
-const clock = { now: () => t };
+const clock = handClock();
 let a: Running;
 let b: Running;
 let tnc: FakeTnc;
@@ -101,7 +101,7 @@ describe("iGate, RF to APRS-IS", () => {
     expect(s).toMatchObject({ rfToIs: true, heard: 13, gated: 6, dropped: { "no-gate-path": 4, "third-party-internet": 1, query: 1, duplicate: 1 } });
     expect(s.recent[0]).toMatchObject({ dir: "rf-to-is", line: `N0END-1>APRS,qAR,${CALL}:>end` });
     // our own radio's hearing is an RF sighting on A; the same line through APRS-IS is none on B (issue 27, item 6)
-    expect(localSighting(a.gw, "N0LOC-7", 42.619, -71.347, t)).not.toBeNull();
+    expect(localSighting(a.gw, "N0LOC-7", 42.619, -71.347, clock.now())).not.toBeNull();
     await waitFor(() => b.gw.db.query("SELECT 1 FROM positions WHERE call = 'N0LOC-7'").get(), "B stores N0LOC-7");
     expect(localSighting(b.gw, "N0LOC-7", 42.619, -71.347, Date.now())).toBeNull();
   });
@@ -111,7 +111,7 @@ describe("iGate, RF to APRS-IS", () => {
     hear("N0WIN-1>APRS:>window");
     hear("N0WIN-1>APRS,N0DIG-1*:>window");
     await waitFor(async () => (await igate()).heard === before.heard + 2, "two frames heard");
-    t += 31_000;
+    clock.advance(31_000);
     hear("N0WIN-1>APRS:>window");
     await waitFor(async () => (await igate()).heard === before.heard + 3, "three frames heard");
     const s = await igate();
