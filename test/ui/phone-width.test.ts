@@ -30,6 +30,8 @@ let sysop: TestUser;
 let cacheId = 0;
 let messageId = 0;
 let trackableRef = "";
+let eventId = 0;
+let listId = 0;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -51,11 +53,47 @@ beforeAll(async () => {
       lat: 42.6189,
       lon: -71.3472,
       description: "Behind the mill.",
+      attributes: [
+        { id: 1, inc: true },
+        { id: 32, inc: false },
+      ],
     },
     { headers: { cookie: user.cookie } },
   );
   expect(c.status).toBe(201);
   cacheId = ((await c.json()) as { id: number }).id;
+  const wp = await g.post(
+    `/api/caches/${cacheId}/waypoints`,
+    { kind: "parking", name: "Parking by the mill gate on the long road", lat: 42.6185, lon: -71.348 },
+    { headers: { cookie: user.cookie } },
+  );
+  expect(wp.status).toBe(201);
+  const day = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+  const ev = await g.post(
+    "/api/caches",
+    {
+      name: "Field day picnic and cache-in-trash-out at the hill",
+      type: "event",
+      size: "other",
+      difficulty: 1,
+      terrain: 1,
+      lat: 42.62,
+      lon: -71.35,
+      description: "Bring a radio.",
+      event: { date: day, start: "18:00", end: "20:00", timeZone: "America/New_York" },
+    },
+    { headers: { cookie: user.cookie } },
+  );
+  expect(ev.status).toBe(201);
+  eventId = ((await ev.json()) as { id: number }).id;
+  // a report, so the reviewers' page (/review) has one to show
+  expect(
+    (await g.post(`/api/caches/${cacheId}/report`, { reason: "The container is cracked and the log is wet" }, { headers: { cookie: sysop.cookie } })).status,
+  ).toBe(201);
+  const list = await g.post("/api/lists", { name: "Caches by the old mill and along the river", public: true }, { headers: { cookie: user.cookie } });
+  expect(list.status).toBe(201);
+  listId = ((await list.json()) as { id: number }).id;
+  expect((await g.post(`/api/lists/${listId}/caches`, { cache: cacheId }, { headers: { cookie: user.cookie } })).status).toBeLessThan(300);
   const m = await g.post(
     "/api/bbs/messages",
     { type: "P", to: "N0OPS", subject: "Field day logistics and the antenna plan", body: "See you at the hill." },
@@ -176,6 +214,8 @@ function routes(): Array<[Who, string, ((p: Page) => Promise<void>)?]> {
       "/leaderboard",
       "/trackables",
       "/lists",
+      `/list/${listId}`,
+      "/review",
       "/activity",
       "/profile/N0USR",
       "/support",
@@ -225,15 +265,15 @@ describe("web app on a 360 px phone", () => {
     expect(found.find((f) => f.startsWith("image-alt (critical)"))).toContain("#no-alt");
     expect(found.find((f) => f.startsWith("label (critical)"))).toContain("#no-label");
     await ctx.close();
-    expect(list.length).toBe(87);
+    expect(list.length).toBe(93);
     expect(problems).toEqual([]);
     expect(axeProblems).toEqual([]);
   }, 600_000);
 
-  test("the station page (with weather and raw packets) and the cache page fit, and axe finds nothing critical or serious there", async () => {
+  test("the station page (with weather and raw packets) and the cache pages (waypoints, attributes, an event) fit, and axe finds nothing critical or serious there", async () => {
     const problems: string[] = [];
     for (const who of ["visitor", "user"] as Who[]) {
-      for (const path of ["/station/N0WX-13", `/cache/${cacheId}`]) {
+      for (const path of ["/station/N0WX-13", `/cache/${cacheId}`, `/cache/${eventId}`]) {
         const p = await visit(who, path);
         if (p) problems.push(p);
       }
