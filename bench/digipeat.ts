@@ -5,7 +5,7 @@
  *     carries them (direct, WIDE1-1,WIDE2-1, WIDE2-2, copies other
  *     digipeaters repeated, used up, too many hops), beside decoding the
  *     same frames from their bytes (radio/frame.ts) as a yardstick;
- *  2. the station's digipeater (src/node/digipeater.ts: duplicate window,
+ *  2. the station's digipeater (src/radio-node/digipeater.ts: duplicate window,
  *     echo check, counters) with the same mix, its transmitter a token bucket;
  *  3. an hour of a busy 1200 baud channel in virtual time: 30 frames a
  *     minute heard, one in three asking for us, against RADIO_TX_PER_MINUTE
@@ -14,8 +14,8 @@
  */
 import { decodeFrame, digipeat, encodeFrame, hdlcBits, parseTnc2, type Ax25Frame, type DigipeatRules } from "../radio/index.ts";
 import type { Core } from "../src/gateway.ts";
-import { Digipeater } from "../src/node/digipeater.ts";
-import { TokenBucket } from "../src/node/tx.ts";
+import { Digipeater } from "../src/radio-node/digipeater.ts";
+import { TokenBucket } from "../src/radio-node/tx.ts";
 import { perSecond, printRates, table } from "./lib/stats.ts";
 
 const PATHS = [

@@ -14,7 +14,7 @@
  */
 import { formatTnc2, parseTnc2, type Ax25Frame } from "../radio/index.ts";
 import type { Core } from "../src/gateway.ts";
-import type { Transmitter } from "../src/node/tx.ts";
+import type { Transmitter } from "../src/radio-node/tx.ts";
 import { splitLine } from "../src/hub/qconstruct.ts";
 import { isToRf, rfToIs } from "../src/stations/igate-rules.ts";
 import { fromAprsIs, heardOnRf, igateStatus, setUplink } from "../src/stations/igate.ts";

@@ -22,7 +22,7 @@ import { createLogger } from "../src/log.ts";
 import { decode } from "../src/aprs/index.ts";
 import { generateKeyPair } from "../src/fed/keys.ts";
 import { ingestLines } from "../src/stations/ingest.ts";
-import { TokenBucket } from "../src/node/tx.ts";
+import { TokenBucket } from "../src/radio-node/tx.ts";
 import { onMessage, playStats } from "../src/radio-play/service.ts";
 import { setSender } from "../src/radio-play/senders.ts";
 import { encodeFrame, parseTnc2 } from "../radio/index.ts";

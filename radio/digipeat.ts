@@ -1,6 +1,6 @@
 /**
  * The digipeater's decision, New-N paradigm, as Direwolf 1.6 makes it (its
- * DIGIPEAT with TRACE, checked against it on the air: test/node/digipeater-direwolf.test.ts):
+ * DIGIPEAT with TRACE, checked against it on the air: test/radio-node/digipeater-direwolf.test.ts):
  * a pure function of a frame heard and our rules, giving the frame to
  * transmit or the reason it is not repeated. Everything with state (the
  * duplicate window, the viscous delay, the transmit budget) is the caller's.

@@ -129,7 +129,7 @@ export interface Config {
   pushAllowPrivateEndpoints: boolean;
   /** Radio TNCs; by default Direwolf's KISS port on this machine, if it is running. */
   kissPorts: readonly KissPortConfig[];
-  /** The digipeater (src/node/digipeater.ts): off, fill-in (WIDE1-1) or wide (WIDEn-N too). */
+  /** The digipeater (src/radio-node/digipeater.ts): off, fill-in (WIDE1-1) or wide (WIDEn-N too). */
   digipeat: DigipeatMode;
   /** The largest n of a WIDEn-N the digipeater repeats in wide mode. */
   digipeatMaxHops: number;
@@ -149,7 +149,7 @@ export interface Config {
   radioBeaconMinS: number;
   /** SVCB1 presence beacon interval, minutes; 0 = never sent on a schedule. */
   fedBeaconIntervalMin: number;
-  /** The station's own APRS position beacon (src/node/own-beacons.ts); null = no own beacons, status or telemetry. */
+  /** The station's own APRS position beacon (src/radio-node/own-beacons.ts); null = no own beacons, status or telemetry. */
   stationBeacon: StationBeacon | null;
   /** Own position and status beacon interval, minutes (10 or more). */
   stationBeaconMinutes: number;

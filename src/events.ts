@@ -17,7 +17,7 @@ import type { Logger } from "./log.ts";
  *   internet  APRS-IS, or an ingest-box line that came from APRS-IS
  *   device    posted to /ingest under a user's device key
  *   relayed   the inner packet of a third-party wrapper (`}`): whoever built the wrapper chose its source;
- *             or our own transmission heard back through a digipeater (src/node/echoes.ts): whoever
+ *             or our own transmission heard back through a digipeater (src/radio-node/echoes.ts): whoever
  *             had us send it chose its source
  */
 export type HeardProof = "radio" | "box" | "internet" | "device" | "relayed";

@@ -15,7 +15,7 @@ import { takeRunLock, type RunLock } from "./store/run-lock.ts";
 import { removeControl, writeControl } from "./store/control.ts";
 import { tightenDataDir } from "./store/data-dir.ts";
 import { mkdirSync } from "node:fs";
-import { startRadio } from "./node/radio.ts";
+import { startRadio } from "./radio-node/radio.ts";
 import type { KissPortConfig } from "../radio/port/config.ts";
 import { startBbs } from "./bbs/forwarding.ts";
 import { startHub } from "./hub/index.ts";

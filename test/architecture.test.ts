@@ -101,9 +101,9 @@ const TAKE_THE_GATEWAY: Record<string, string> = {
   "src/hub/kiss-server.ts": "listens for KISS clients until the gateway stops (onStop)",
   "src/hub/index.ts": "starts the hub servers (onStop)",
   "src/hub/igate.ts": "gates through the hub, which holds the gateway",
-  "src/node/radio.ts": "starts the radio, which stops with the gateway (onStop)",
-  "src/node/box.ts": "runs the local box on the radio, which holds the gateway",
-  "src/node/sync.ts": "syncs over the radio, which holds the gateway",
+  "src/radio-node/radio.ts": "starts the radio, which stops with the gateway (onStop)",
+  "src/radio-node/box.ts": "runs the local box on the radio, which holds the gateway",
+  "src/radio-node/sync.ts": "syncs over the radio, which holds the gateway",
   "src/bbs/ax25.ts": "calls BBS partners over the radio, which holds the gateway",
   "src/bbs/ax25-answer.ts": "answers BBS circuits on the radio, which holds the gateway",
   "src/bbs/box.ts": "serves the box's BBS sessions through forwarding, which holds the gateway",
@@ -222,7 +222,7 @@ describe("layers", () => {
       (f) => layerOf(f) === "domain" && /import type \{[^}]*\bGateway\b[^}]*\} from "(\.\.\/)+gateway(-core)?\.ts"/.test(readFileSync(join(ROOT, f), "utf8")),
     );
     // a control: the reader finds the ones listed
-    expect(naming).toContain("src/node/radio.ts");
+    expect(naming).toContain("src/radio-node/radio.ts");
     expect(naming.filter((f) => !TAKE_THE_GATEWAY[f])).toEqual([]);
     // and the list holds no module that no longer needs it
     expect(Object.keys(TAKE_THE_GATEWAY).filter((f) => !naming.includes(f))).toEqual([]);

@@ -13,7 +13,7 @@
  * operator allows it (VERIFY_APRSIS): anyone with a passcode can send as any
  * call there. A device key's /ingest and the inner packet of a third-party
  * wrapper never count, nor does this station's own transmission heard back
- * through a digipeater (src/node/echoes.ts: proof "relayed"), whoever had us
+ * through a digipeater (src/radio-node/echoes.ts: proof "relayed"), whoever had us
  * send it (a KISS client, the outbox). Taking over a call another account verified needs a
  * message heard on the air, always; the audit log keeps it and the previous
  * holder is told.

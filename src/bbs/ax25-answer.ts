@@ -1,6 +1,6 @@
 /**
  * FBB forwarding over the radio, answering: a station connected to
- * BBS_AX25_CALL (src/node/radio.ts hands it here). Calling out is ax25.ts.
+ * BBS_AX25_CALL (src/radio-node/radio.ts hands it here). Calling out is ax25.ts.
  */
 import type { Gateway } from "../gateway.ts";
 import type { Circuit } from "../../radio/index.ts";

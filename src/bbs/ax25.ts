@@ -13,8 +13,8 @@
  *             as answerer
  */
 import type { Gateway } from "../gateway.ts";
-import { radioOf } from "../node/running-radio.ts";
-import { openCircuit } from "../node/sync.ts";
+import { radioOf } from "../radio-node/running-radio.ts";
+import { openCircuit } from "../radio-node/sync.ts";
 import { CircuitLink } from "./fbb/circuit.ts";
 import { ax25Address, type PartnerRow } from "./partners.ts";
 

@@ -19,7 +19,7 @@
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import type { Logger } from "../log.ts";
 import { decodeText } from "../text.ts";
-import { TokenBucket } from "../node/tx.ts";
+import { TokenBucket } from "../radio-node/tx.ts";
 import { formatAddress, formatTnc2, parseTnc2, PID_NONE, type Radio } from "../../radio/index.ts";
 
 export interface RemoteBoxOptions {

@@ -7,7 +7,7 @@ import { wholeNumber } from "../http/params.ts";
 import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { conflict } from "../errors.ts";
-import { radioOf } from "../node/running-radio.ts";
+import { radioOf } from "../radio-node/running-radio.ts";
 import { BOX_KINDS } from "./kinds.ts";
 import { acknowledge, boxId, commandLog, enqueue, lease, LOCAL_BOX, MAX_ACKS, parseAcks } from "./service.ts";
 

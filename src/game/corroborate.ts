@@ -8,7 +8,7 @@
  *      trusted peers heard one (cross-instance corroboration, src/fed/corroborate.ts).
  *      "On the air" means what reached us through a hearer we trust
  *      (SIGHTING_VIAS): our own radio (not our own transmission heard back
- *      through a digipeater: via "echo", src/node/echoes.ts) and the
+ *      through a digipeater: via "echo", src/radio-node/echoes.ts) and the
  *      operator's radio box with the ingest secret; never a device key's
  *      /ingest post, which names no IGate (src/stations/ingest.ts), and never
  *      a line that came over APRS-IS (via "aprsis": the upstream feed or a

@@ -13,7 +13,7 @@ import { gameRoutes } from "../game/routes.ts";
 import { supportRoutes } from "../supporters/routes.ts";
 import { v1Routes } from "../v1/routes.ts";
 import { exportRoutes } from "../exports/routes.ts";
-import { nodeRoutes } from "../node/routes.ts";
+import { nodeRoutes } from "../radio-node/routes.ts";
 import { boxRoutes } from "../box/routes.ts";
 import { beaconRoutes } from "../fed/beacon-routes.ts";
 import { liveRoutes } from "../live/routes.ts";

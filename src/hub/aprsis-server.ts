@@ -30,7 +30,7 @@ import type { GatewayEvents } from "../events.ts";
 import { aprsIsPasscode } from "../aprs/passcode.ts";
 import { decode } from "../aprs/decode.ts";
 import { buildInfo } from "../version.ts";
-import { isVerifiedCall } from "../node/tx.ts";
+import { isVerifiedCall } from "../radio-node/tx.ts";
 import { ingestLines } from "../stations/ingest.ts";
 import { registerPort } from "../stations/ports.ts";
 import { clientsOf, clientView, logCapped, overCap, removeClient, type HubClient } from "./clients.ts";

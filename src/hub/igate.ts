@@ -8,7 +8,7 @@
  *     last packet of that call came from RF);
  *   - the same message was not gated in the last IGATE_DUPE_MS;
  *   - the transmitter allows it: RADIO_CALL verified, a token of
- *     RADIO_TX_PER_MINUTE (src/node/tx.ts sendFrame).
+ *     RADIO_TX_PER_MINUTE (src/radio-node/tx.ts sendFrame).
  *
  * It goes as a third-party packet from RADIO_CALL, RADIO_PATH as its path:
  * `RADIO_CALL>APZSVC,WIDE1-1,WIDE2-1:}SRC>DST,TCPIP,RADIO_CALL*::ADDRESSEE:text`.
@@ -16,8 +16,8 @@
 import type { Gateway } from "../gateway.ts";
 import type { AprsPacket } from "../aprs/types.ts";
 import { TOCALL } from "../aprs/encode.ts";
-import { radioOf } from "../node/running-radio.ts";
-import type { FrameTxResult } from "../node/tx.ts";
+import { radioOf } from "../radio-node/running-radio.ts";
+import type { FrameTxResult } from "../radio-node/tx.ts";
 import { parseAddressLoose, uiFrame } from "../../radio/index.ts";
 import type { Header } from "./qconstruct.ts";
 

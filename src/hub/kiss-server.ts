@@ -11,10 +11,10 @@
  *           this instance: the frame's source must be a callsign verified here
  *           (RADIO_CALL's base call with any SSID is one, or nothing could go
  *           out); another source is refused (notAllowed). Allowed frames go
- *           through the gateway's transmitter (src/node/tx.ts sendFrame): only
+ *           through the gateway's transmitter (src/radio-node/tx.ts sendFrame): only
  *           while RADIO_CALL is verified, each taking a token of
  *           RADIO_TX_PER_MINUTE. Whatever goes out is remembered as our own
- *           (src/node/echoes.ts): heard back through a digipeater it proves
+ *           (src/radio-node/echoes.ts): heard back through a digipeater it proves
  *           nothing. TNC parameter commands (TXDELAY...) are not the client's
  *           to set on a shared radio: ignored.
  *   capped  a connection past HUB_CLIENTS_PER_ADDRESS from its address, or
@@ -24,10 +24,10 @@
  */
 import type { Socket } from "bun";
 import type { Gateway } from "../gateway.ts";
-import { radioMayTransmit, radioOf } from "../node/running-radio.ts";
+import { radioMayTransmit, radioOf } from "../radio-node/running-radio.ts";
 import { registerPort } from "../stations/ports.ts";
 import { decodeFrame, encodeKiss, formatAddress, KissDecoder } from "../../radio/index.ts";
-import { isVerifiedCall } from "../node/tx.ts";
+import { isVerifiedCall } from "../radio-node/tx.ts";
 import { clientsOf, clientView, logCapped, overCap, removeClient, type HubClient } from "./clients.ts";
 import type { OutQueue } from "./outq.ts";
 import { hostPort, listenForClients } from "./listen.ts";

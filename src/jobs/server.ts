@@ -5,7 +5,7 @@
  */
 import type { Gateway } from "../gateway.ts";
 import { forwardDue } from "../bbs/forwarding.ts";
-import { radioTick } from "../node/radio.ts";
+import { radioTick } from "../radio-node/radio.ts";
 import { scheduledBackup } from "./backup.ts";
 
 export function registerServerJobs(gw: Gateway): void {

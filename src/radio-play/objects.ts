@@ -14,7 +14,7 @@ import { cacheRow, nearestActiveCaches } from "../game/cache-lookup.ts";
 import { codeOf, type CacheRow } from "../game/caches.ts";
 import { dtText, radioText } from "./commands.ts";
 import { senderOf } from "./senders.ts";
-import { TokenBucket } from "../node/tx.ts";
+import { TokenBucket } from "../radio-node/tx.ts";
 
 /**
  * No APRS symbol is assigned to geocaches (aprs.org symbols, hessu/aprs-symbol-index):

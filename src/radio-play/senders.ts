@@ -1,13 +1,13 @@
 /**
  * The two ways a radio player's answer goes out, set by whoever holds them:
- * the radio (src/node/radio.ts) sets "rf", the station's transmitter (RADIO_CALL
+ * the radio (src/radio-node/radio.ts) sets "rf", the station's transmitter (RADIO_CALL
  * verified, a token from RADIO_TX_PER_MINUTE, remembered as sent for
  * echoes.ts by the radio's monitor); the APRS-IS uplink (src/stations/aprsis.ts)
  * sets "aprsis" while its login is verified, within its own budget. Nothing
  * here imports either, so the Workers host carries none of them.
  */
 import type { Core } from "../core.ts";
-import type { Transmitter } from "../node/tx.ts";
+import type { Transmitter } from "../radio-node/tx.ts";
 import { parseTnc2 } from "../../radio/index.ts";
 
 /** What became of a line: sent, held back by a budget (try again later), or refused for good. */

@@ -31,8 +31,8 @@ import { baseCall } from "../callsign.ts";
 import { ingestLines } from "./ingest.ts";
 import { registerPort } from "./ports.ts";
 import { deferLeased, leaseDue, reportSent } from "./outbox.ts";
-import { isVerifiedCall, TokenBucket } from "../node/tx.ts";
-import { radioOf } from "../node/running-radio.ts";
+import { isVerifiedCall, TokenBucket } from "../radio-node/tx.ts";
+import { radioOf } from "../radio-node/running-radio.ts";
 import { fromAprsIs, igateStatus, setUplink } from "./igate.ts";
 import { setSender as setPlaySender, type SendResult } from "../radio-play/senders.ts";
 

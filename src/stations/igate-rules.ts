@@ -20,7 +20,7 @@ export type RfDropReason =
   | "third-party-internet"
   /** a third-party frame whose inner packet is not `SRC>DST,PATH:info` */
   | "third-party-malformed"
-  /** our own transmission heard back (src/node/echoes.ts) */
+  /** our own transmission heard back (src/radio-node/echoes.ts) */
   | "own-echo"
   /** a general query (`?APRS?`, `?IGATE?`, ...): answered on RF, never gated */
   | "query"
@@ -89,7 +89,7 @@ export type IsDropReason =
   | "not-for-rf"
   /** the same line went on the air within the dedup window (igate.ts) */
   | "duplicate"
-  /** RADIO_CALL not verified, no port, or the transmit budget spent (igate.ts, src/node/tx.ts) */
+  /** RADIO_CALL not verified, no port, or the transmit budget spent (igate.ts, src/radio-node/tx.ts) */
   | "not-verified"
   | "rate-limited"
   | "no-port"

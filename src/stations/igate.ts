@@ -21,7 +21,7 @@
  * the `aprs-is` port's `igate` (docs/api.md).
  */
 import type { Core } from "../core.ts";
-import type { Transmitter } from "../node/tx.ts";
+import type { Transmitter } from "../radio-node/tx.ts";
 import { encodePosition, TOCALL } from "../aprs/encode.ts";
 import { decode } from "../aprs/index.ts";
 import { matchFilter, parseFilter, type Filter } from "../hub/filter.ts";

@@ -22,7 +22,7 @@ import { decode, mergeDefinitions, type AprsPacket, type TelemetryDefinitions, t
 import type { Statement } from "../store/sqlite.ts";
 import { isOwnWeatherEcho, onMessageHeard } from "./outbox.ts";
 import { StationBatch, type HeardBy } from "./station-batch.ts";
-import { isEchoLine } from "../node/echoes.ts";
+import { isEchoLine } from "../radio-node/echoes.ts";
 
 export type IngestSource = "rf" | "aprsis" | "ingest";
 
@@ -37,7 +37,7 @@ export interface IngestOptions {
   device?: boolean;
   /** a hub client that handed these in (carried by the aprsPacket event) */
   origin?: string;
-  /** source rf: our own transmission heard back through a digipeater (src/node/echoes.ts): stored with via "echo", proof "relayed" */
+  /** source rf: our own transmission heard back through a digipeater (src/radio-node/echoes.ts): stored with via "echo", proof "relayed" */
   echo?: boolean;
 }
 

@@ -13,7 +13,7 @@ import { ingestBody, MAX_BATCH } from "./ingest-batch.ts";
 import { getStation, listMessages, listStations, parseBbox, stationsForMap, stationPackets, stationSeries } from "./registry.ts";
 import { ingestPort, listPorts, type PortStatus } from "./ports.ts";
 import { leaseDue, reportSent, userOutbox } from "./outbox.ts";
-import { noteSentLine } from "../node/echoes.ts";
+import { noteSentLine } from "../radio-node/echoes.ts";
 import { transmit } from "./tx.ts";
 import { ownStationRoutes } from "./own-routes.ts";
 import { cellsParam } from "../http/params.ts";
@@ -160,7 +160,7 @@ export function stationsRoutes(gw: Gateway) {
         ({ query }) => {
           const now = (ingestStats.lastPollAt = gw.clock.now());
           const items = leaseDue(gw, { by: query.by ?? "ingest", limit: query.limit });
-          // the box transmits them for us: heard back, they are our echo (src/node/echoes.ts)
+          // the box transmits them for us: heard back, they are our echo (src/radio-node/echoes.ts)
           for (const i of items) noteSentLine(gw, i.line, now);
           return { items };
         },

@@ -12,7 +12,7 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { nullModem } from "../helpers/kiss-tnc.ts";
 import { tmpDir } from "../helpers/tmp.ts";
-import { radioOf } from "../../src/node/running-radio.ts";
+import { radioOf } from "../../src/radio-node/running-radio.ts";
 import { forwardDue } from "../../src/bbs/forwarding.ts";
 import { loadConfig } from "../../src/config.ts";
 import { parseKissPorts, Radio, type Ax25Link } from "../../radio/index.ts";

@@ -17,7 +17,7 @@ import { getPeer, refreshEndpoints, upsertPeer } from "../../src/fed/peers.ts";
 import { pullPeer } from "../../src/fed/sync.ts";
 import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
 import { BEACON_MAX_BYTES } from "../../src/fed/beacon.ts";
-import { radioTick } from "../../src/node/radio.ts";
+import { radioTick } from "../../src/radio-node/radio.ts";
 import { uiFrame } from "../../radio/index.ts";
 import { waitFor } from "../helpers/wait.ts";
 

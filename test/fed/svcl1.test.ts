@@ -1,6 +1,6 @@
 /**
  * The SVCL1 line protocol between two real gateways, over circuits joined in
- * memory (the radio carriers are tested in test/node and the Direwolf tests):
+ * memory (the radio carriers are tested in test/radio-node and the Direwolf tests):
  * greeting and capability intersection, paged pulls with cursors, limit
  * clamping and halving to the line budget, deflateDict1, and E for every kind
  * of bad line.

@@ -28,7 +28,7 @@ import { lineClient, type LineClient } from "../helpers/line-client.ts";
 import { tnc2Frame } from "../helpers/kiss-tnc.ts";
 import { startAprx } from "../helpers/aprx.ts";
 import { hubOf } from "../../src/hub/index.ts";
-import { radioOf } from "../../src/node/running-radio.ts";
+import { radioOf } from "../../src/radio-node/running-radio.ts";
 import { aprsIsPasscode } from "../../src/aprs/passcode.ts";
 import { localSighting } from "../../src/game/corroborate.ts";
 import { encodeFrame, encodeKiss } from "../../radio/index.ts";

@@ -14,7 +14,7 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { hubOf } from "../../src/hub/index.ts";
-import { radioOf } from "../../src/node/running-radio.ts";
+import { radioOf } from "../../src/radio-node/running-radio.ts";
 import { encodeFrame, encodeKiss, KissDecoder, type KissFrame } from "../../radio/index.ts";
 
 let tnc: FakeTnc;

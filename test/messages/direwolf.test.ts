@@ -11,7 +11,7 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { direwolfInstalled, startDirewolfPair, tnc2Listener, type DirewolfPair } from "../helpers/direwolf.ts";
 import { waitFor } from "../helpers/wait.ts";
-import { radioOf } from "../../src/node/running-radio.ts";
+import { radioOf } from "../../src/radio-node/running-radio.ts";
 import { encodeFrame, type KissPort, parseTnc2 } from "../../radio/index.ts";
 
 const OTHER = "K1RAD-7";

@@ -14,7 +14,7 @@ import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.
 import { liveClient } from "../helpers/ws.ts";
 import { pushClient, startPushService } from "../helpers/push.ts";
 import { waitFor } from "../helpers/wait.ts";
-import { radioOf } from "../../src/node/running-radio.ts";
+import { radioOf } from "../../src/radio-node/running-radio.ts";
 import { liveHub } from "../../src/live/rooms.ts";
 
 let tnc: FakeTnc;

@@ -2,7 +2,7 @@
  * The digipeater's rules (radio/digipeat.ts), one case a line: the frame
  * heard as TNC2 text, the mode, and the path it goes out with or the reason
  * it does not. The rewrites are Direwolf 1.6's (DIGIPEAT ... TRACE), as seen
- * on the air in test/node/digipeater-direwolf.test.ts.
+ * on the air in test/radio-node/digipeater-direwolf.test.ts.
  */
 import { describe, expect, test } from "bun:test";
 import { decodeFrame, encodeFrame, type Ax25Frame } from "../../radio/frame.ts";

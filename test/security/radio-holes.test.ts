@@ -17,7 +17,7 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { deviceKey, signedBody, signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { hubOf } from "../../src/hub/index.ts";
-import { radioOf } from "../../src/node/running-radio.ts";
+import { radioOf } from "../../src/radio-node/running-radio.ts";
 import { encodeFrame, encodeKiss } from "../../radio/index.ts";
 import { aprsPos } from "../helpers/aprs.ts";
 

@@ -15,7 +15,7 @@ import { hubOf } from "../../src/hub/index.ts";
 import { aprsIsPasscode } from "../../src/aprs/passcode.ts";
 import { localSighting } from "../../src/game/corroborate.ts";
 import { fromAprsIs, igateStatus, type IgateStatus } from "../../src/stations/igate.ts";
-import { radioOf } from "../../src/node/running-radio.ts";
+import { radioOf } from "../../src/radio-node/running-radio.ts";
 import { handClock } from "../helpers/clock.ts";
 
 const CALL = "N0GW-10";

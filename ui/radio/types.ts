@@ -4,13 +4,13 @@
  * (nothing of src/ or radio/ is bundled by these imports).
  */
 import type { PortStatus } from "../../radio/index.ts";
-import type { MheardRow } from "../../src/node/heard.ts";
-import type { NodeRoute } from "../../src/node/netrom.ts";
+import type { MheardRow } from "../../src/radio-node/heard.ts";
+import type { NodeRoute } from "../../src/radio-node/netrom.ts";
 import type { BoxCommand } from "../../src/box/service.ts";
 import type { HubClientView } from "../../src/hub/clients.ts";
-import type { OwnBeaconsStatus } from "../../src/node/own-beacons.ts";
+import type { OwnBeaconsStatus } from "../../src/radio-node/own-beacons.ts";
 import type { IgateStatus } from "../../src/stations/igate.ts";
-import type { DigipeaterStatus } from "../../src/node/digipeater.ts";
+import type { DigipeaterStatus } from "../../src/radio-node/digipeater.ts";
 
 export type { BoxCommand, NodeRoute };
 export type Heard = MheardRow;
@@ -61,7 +61,7 @@ export interface HubPort {
 export const hubPorts = (ports: Array<Record<string, unknown>>): HubPort[] =>
   ports.filter((p) => p.name === "kiss-server" || p.name === "aprsis-server") as unknown as HubPort[];
 
-/** The station's own beacons in GET /api/ports (`beacons`, src/node/own-beacons.ts). */
+/** The station's own beacons in GET /api/ports (`beacons`, src/radio-node/own-beacons.ts). */
 export type BeaconsPort = OwnBeaconsStatus;
 
 /** The `beacons` entry of GET /api/ports, when the radio runs. */
@@ -71,7 +71,7 @@ export const beaconsPort = (ports: Array<Record<string, unknown>>): BeaconsPort 
 /** The iGate's counters: the `igate` of GET /api/ports' `aprs-is` entry (src/stations/igate.ts). */
 export type IgatePort = IgateStatus;
 
-/** The `digipeater` entry of GET /api/ports (src/node/digipeater.ts). */
+/** The `digipeater` entry of GET /api/ports (src/radio-node/digipeater.ts). */
 export type DigipeaterPort = DigipeaterStatus & { transmit: boolean; state: string };
 
 /** The iGate, from the `aprs-is` entry, when the gateway reports one. */

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { direwolfInstalled, startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
-import { radioOf } from "../../src/node/running-radio.ts";
+import { radioOf } from "../../src/radio-node/running-radio.ts";
 import { decodeFrame, encodeFrame, formatTnc2, KissPort, parseTnc2, tcpTransport, type Ax25Frame } from "../../radio/index.ts";
 import { waitFor } from "../helpers/wait.ts";
 

@@ -12,10 +12,10 @@ import { generateKeyPair } from "../../src/fed/keys.ts";
 import { publishRecord } from "../../src/fed/feed.ts";
 import { cacheToWire } from "../../src/fed/bodies.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
-import { radioTick } from "../../src/node/radio.ts";
-import { broadcastNodes } from "../../src/node/broadcasts.ts";
-import { radioOf } from "../../src/node/running-radio.ts";
-import { syncOverRadio } from "../../src/node/sync.ts";
+import { radioTick } from "../../src/radio-node/radio.ts";
+import { broadcastNodes } from "../../src/radio-node/broadcasts.ts";
+import { radioOf } from "../../src/radio-node/running-radio.ts";
+import { syncOverRadio } from "../../src/radio-node/sync.ts";
 import { decodeNodes, isNodesFrame, nodesFrames, PID_NETROM } from "../../radio/index.ts";
 import { waitFor } from "../helpers/wait.ts";
 

@@ -13,10 +13,10 @@ import { generateKeyPair } from "../../src/fed/keys.ts";
 import { publishRecord } from "../../src/fed/feed.ts";
 import { cacheToWire } from "../../src/fed/bodies.ts";
 import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
-import { radioTick } from "../../src/node/radio.ts";
-import { radioOf } from "../../src/node/running-radio.ts";
-import { syncOverRadio } from "../../src/node/sync.ts";
-import { runLocalBox } from "../../src/node/box.ts";
+import { radioTick } from "../../src/radio-node/radio.ts";
+import { radioOf } from "../../src/radio-node/running-radio.ts";
+import { syncOverRadio } from "../../src/radio-node/sync.ts";
+import { runLocalBox } from "../../src/radio-node/box.ts";
 
 const kA = generateKeyPair();
 const kB = generateKeyPair();

@@ -15,8 +15,8 @@ import { generateKeyPair } from "../../src/fed/keys.ts";
 import { publishRecord } from "../../src/fed/feed.ts";
 import { cacheToWire } from "../../src/fed/bodies.ts";
 import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
-import { radioOf } from "../../src/node/running-radio.ts";
-import { syncOverRadio } from "../../src/node/sync.ts";
+import { radioOf } from "../../src/radio-node/running-radio.ts";
+import { syncOverRadio } from "../../src/radio-node/sync.ts";
 import type { GatewayEvents } from "../../src/events.ts";
 import type { MonitorEvent } from "../../radio/index.ts";
 

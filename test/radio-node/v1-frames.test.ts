@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { fakeTnc, tnc2Frame } from "../helpers/kiss-tnc.ts";
 import { direwolfInstalled, startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
-import { radioOf } from "../../src/node/running-radio.ts";
+import { radioOf } from "../../src/radio-node/running-radio.ts";
 import { encodeFrame } from "../../radio/index.ts";
 import { waitFor } from "../helpers/wait.ts";
 
