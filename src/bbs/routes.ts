@@ -31,7 +31,7 @@ import { resolveRoute } from "./routing.ts";
 import { wpLookup, wpSearch } from "./wp.ts";
 import { createPartner, createRule, deletePartner, deleteRule, getPartner, getRule, listPartners, listRules, updatePartner, updateRule } from "./partners.ts";
 import { activeSessions, callPartner, recentSessions } from "./forwarding.ts";
-import { boxKill, endBoxSession, inbound, killedSince, listBoxSessions, MAX_BATCH, pool, sentReport, sessionExchange } from "./box.ts";
+import { boxKill, endBoxSession, inbound, killedSince, listBoxSessions, MAX_BATCH, pool, sentReport, sessionExchange } from "./box-forwarding.ts";
 import { bbsIdentity } from "./identity.ts";
 
 /** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */

@@ -12,7 +12,7 @@ import { fedFetch, peerSyncUrls } from "./dial.ts";
 import { instanceSigner } from "./feed.ts";
 import { getPeer, listPeers } from "./peers.ts";
 import { isPulling, pullPeer } from "./sync.ts";
-import { pushToHub } from "./hub.ts";
+import { pushToHub } from "./hub-and-spoke.ts";
 
 export interface NotifyAnswer {
   /** whether a pull was started or joined */

@@ -10,7 +10,7 @@ import { receiveNotify } from "./gossip.ts";
 import { syncAll } from "./sync.ts";
 import { onboard44net } from "./onboard.ts";
 import { answerQuery } from "./corroborate.ts";
-import { submit } from "./hub.ts";
+import { submit } from "./hub-and-spoke.ts";
 import { answerRelayFrames, dispatchQueries, leaseQueries, MAX_RELAY_ANSWERS, postAnswers, queueQuery, relayFrameList, relayResult } from "./relay.ts";
 import { cborBody, cborPageRoute, wholeNumber } from "../http/params.ts";
 import { mediaType } from "../http/body.ts";

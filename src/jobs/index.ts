@@ -11,7 +11,7 @@ import { checkClock, clockPaused } from "../system/clock-sanity.ts";
 import { runWatchDigests } from "../notify/digests.ts";
 import { syncAll } from "../fed/sync.ts";
 import { retryCorroborations } from "../fed/corroborate.ts";
-import { pushToHub } from "../fed/hub.ts";
+import { pushToHub } from "../fed/hub-and-spoke.ts";
 import { relaySpoke } from "../fed/relay.ts";
 import { archivePastEvents } from "../game/events-archive.ts";
 

@@ -26,7 +26,7 @@ import { isDiskFull, reportDiskFull } from "../store/disk-full.ts";
 import { isVerifiedCall, Transmitter } from "./tx.ts";
 import { noteHeard, sampleCounters } from "./heard.ts";
 import { isEcho, noteSent } from "./echoes.ts";
-import { runLocalBox } from "./box.ts";
+import { runLocalBox } from "./local-box.ts";
 import { startDigipeater } from "./digipeater.ts";
 import { ownBeaconsTick, registerOwnBeacons } from "./own-beacons.ts";
 import { radioSender, setSender as setPlaySender } from "../radio-play/senders.ts";

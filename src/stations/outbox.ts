@@ -15,7 +15,7 @@ import { encodeAck, encodeMessage, EncodeError } from "../aprs/index.ts";
 import { badRequest } from "../errors.ts";
 import { getMeta, setMeta } from "../store/db.ts";
 
-/** `raw`: a line a box command asked for as is (see src/radio-node/box.ts). */
+/** `raw`: a line a box command asked for as is (see src/radio-node/local-box.ts). */
 export type OutboxKind = "message" | "ack" | "position" | "status" | "weather" | "object" | "raw";
 
 export interface OutboxItem {

@@ -9,7 +9,7 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { fakeTnc, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { radioOf } from "../../src/radio-node/running-radio.ts";
-import { runLocalBox } from "../../src/radio-node/box.ts";
+import { runLocalBox } from "../../src/radio-node/local-box.ts";
 import { formatTnc2 } from "../../radio/index.ts";
 import type { Clock } from "../../src/gateway.ts";
 

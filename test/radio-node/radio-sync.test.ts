@@ -16,7 +16,7 @@ import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
 import { radioTick } from "../../src/radio-node/radio.ts";
 import { radioOf } from "../../src/radio-node/running-radio.ts";
 import { syncOverRadio } from "../../src/radio-node/sync.ts";
-import { runLocalBox } from "../../src/radio-node/box.ts";
+import { runLocalBox } from "../../src/radio-node/local-box.ts";
 
 const kA = generateKeyPair();
 const kB = generateKeyPair();

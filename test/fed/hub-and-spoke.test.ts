@@ -5,7 +5,7 @@ import { generateKeyPair } from "../../src/fed/keys.ts";
 import { publishRecord, publishTombstone } from "../../src/fed/feed.ts";
 import { cacheToWire } from "../../src/fed/bodies.ts";
 import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
-import { pushToHub } from "../../src/fed/hub.ts";
+import { pushToHub } from "../../src/fed/hub-and-spoke.ts";
 import { relayToken } from "../../src/fed/relay.ts";
 import { bootstrapConfiguredPeers, PULL_ORDER, syncAll } from "../../src/fed/sync.ts";
 import { decodePage, encodePage } from "../../src/fed/page.ts";
