@@ -21,7 +21,7 @@ import { type WriteGate, writeGateOf } from "./store/write-gate.ts";
 import { registerJobs } from "./jobs/index.ts";
 import { initFederation } from "./fed/descriptor.ts";
 import { initNetwork } from "./fed/network.ts";
-import { liveHub, parseRegions, startRooms, WS, type RoomSocket } from "./live/rooms.ts";
+import { liveRooms, parseRegions, startRooms, WS, type RoomSocket } from "./live/rooms.ts";
 import { startUserChannel } from "./live/user-channel.ts";
 import { onHeard } from "./accounts/verify-aprs.ts";
 import { onPosition } from "./game/corroborate.ts";
@@ -209,24 +209,24 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
 /**
  * The live rooms' WebSocket for a host that upgrades by itself (Node): the
  * same checks as the /ws route of src/live/routes.ts (which serves it on Bun),
- * then the same hub.
+ * then the same rooms.
  */
 function liveRoomsSocket(gw: Gateway): SocketRoute {
-  const hub = liveHub(gw);
+  const rooms = liveRooms(gw);
   return {
     accept(request, server) {
       const caller = identify(gw, request, server);
       const user = caller.user?.id ?? null;
       const regions = parseRegions(new URL(request.url).searchParams.get("region") ?? undefined, user !== null);
       const ip = caller.ip;
-      hub.checkAdmit(ip);
+      rooms.checkAdmit(ip);
       return { ip, regions, user };
     },
     open(ws, accepted) {
       const a = accepted as { ip: string; regions: string[]; user: number | null };
-      hub.open(ws as RoomSocket, a.ip, a.regions, a.user);
+      rooms.open(ws as RoomSocket, a.ip, a.regions, a.user);
     },
-    message: (ws, msg) => hub.message(ws as RoomSocket, msg),
-    close: (ws) => hub.close(ws as RoomSocket),
+    message: (ws, msg) => rooms.message(ws as RoomSocket, msg),
+    close: (ws) => rooms.close(ws as RoomSocket),
   };
 }

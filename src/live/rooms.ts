@@ -107,7 +107,7 @@ export interface LiveStats {
 }
 
 /** Connection counts per client address, shared by the WebSockets and the CoT streams. */
-class LiveHub {
+class LiveRooms {
   readonly clients = new Map<RoomSocket, Client>();
   readonly perIp = new Map<string, number>();
   /** open sockets of each signed-in user: a user with none is told by web push */
@@ -223,11 +223,11 @@ class LiveHub {
   }
 }
 
-const hubs = new WeakMap<Gateway, LiveHub>();
+const roomsOf = new WeakMap<Gateway, LiveRooms>();
 
-export function liveHub(gw: Gateway): LiveHub {
-  let h = hubs.get(gw);
-  if (!h) hubs.set(gw, (h = new LiveHub(gw)));
+export function liveRooms(gw: Gateway): LiveRooms {
+  let h = roomsOf.get(gw);
+  if (!h) roomsOf.set(gw, (h = new LiveRooms(gw)));
   return h;
 }
 

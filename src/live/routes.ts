@@ -9,7 +9,7 @@ import type { Gateway } from "../gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { AppError } from "../errors.ts";
-import { liveHub, parseRegions } from "./rooms.ts";
+import { liveRooms, parseRegions } from "./rooms.ts";
 import { parseBbox } from "../stations/registry.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { cotDocument } from "./cot.ts";
@@ -24,7 +24,7 @@ const bboxQuery = t.Object({
 });
 
 export function liveRoutes(gw: Gateway) {
-  const hub = liveHub(gw);
+  const rooms = liveRooms(gw);
   return new Elysia({ name: "live" })
     .use(gatesPlugin(gw))
     .get(
@@ -50,18 +50,18 @@ export function liveRoutes(gw: Gateway) {
       },
       beforeHandle({ query, caller }: { query: Record<string, string | undefined>; caller: Caller }) {
         parseRegions(query.region, !!caller.user);
-        hub.checkAdmit(caller.ip);
+        rooms.checkAdmit(caller.ip);
       },
       open(ws) {
         const data = ws.data as unknown as { query: Record<string, string | undefined>; caller: Caller };
         const user = data.caller.user?.id ?? null;
-        hub.open(ws.raw as ServerWebSocket<unknown>, data.caller.ip, parseRegions(data.query.region, user !== null), user);
+        rooms.open(ws.raw as ServerWebSocket<unknown>, data.caller.ip, parseRegions(data.query.region, user !== null), user);
       },
       message(ws, msg) {
-        hub.message(ws.raw as ServerWebSocket<unknown>, msg);
+        rooms.message(ws.raw as ServerWebSocket<unknown>, msg);
       },
       close(ws) {
-        hub.close(ws.raw as ServerWebSocket<unknown>);
+        rooms.close(ws.raw as ServerWebSocket<unknown>);
       },
     })
     .get(

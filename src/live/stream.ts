@@ -13,7 +13,7 @@ import { selectCaches } from "../v1/service.ts";
 import { mirroredCachesInBox } from "../fed/mirror.ts";
 import { localGid } from "../fed/feed.ts";
 import { cacheEvent, stationEvent, STATION_STALE_MS } from "./cot.ts";
-import { fromEvent, liveHub, withExtras, type LivePosition } from "./rooms.ts";
+import { fromEvent, liveRooms, withExtras, type LivePosition } from "./rooms.ts";
 
 const COT = {
   maxStations: 5000,
@@ -151,8 +151,8 @@ export function cotStream(
   gw: Gateway,
   opts: { base: string; bbox: Bbox | undefined; lastEventId: string | null; ip: string; request: Request; server: Gateway["server"] },
 ): Response {
-  const hub = liveHub(gw);
-  hub.checkAdmit(opts.ip);
+  const rooms = liveRooms(gw);
+  rooms.checkAdmit(opts.ip);
   const clients = streamsOf(gw);
   let client: StreamClient | null = null;
   let timer: ReturnType<typeof setInterval> | null = null;
@@ -162,14 +162,14 @@ export function cotStream(
     done = true;
     if (client) clients.delete(client);
     if (timer) clearInterval(timer);
-    hub.streams--;
-    hub.release(opts.ip);
+    rooms.streams--;
+    rooms.release(opts.ip);
   };
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        hub.retain(opts.ip);
-        hub.streams++;
+        rooms.retain(opts.ip);
+        rooms.streams++;
         let first = `retry: ${COT.retryMs}\n\n`;
         const from = resumePoint(gw, opts.lastEventId);
         if (from === null) {

@@ -17,7 +17,7 @@ import { verifiedHolder } from "../accounts/users.ts";
 import { sendPush, type PushMessage } from "../notify/push.ts";
 import { emergencyReason, recordEmergency, sysopUsers, watchersOf, watchersToAlert, type Emergency } from "../messages/alerts.ts";
 import { heardMessage, sentMessage } from "../messages/service.ts";
-import { liveHub, userTopic } from "./rooms.ts";
+import { liveRooms, userTopic } from "./rooms.ts";
 
 /** A sender's retries of one message are told once: the same sender, id and text heard within this. */
 const RETOLD_MS = 30 * 60_000;
@@ -30,14 +30,14 @@ export function startUserChannel(gw: Gateway): void {
 
 /** The sender's screen shows the message's new state (sent, retrying, acked, failed) as it changes. */
 function tellState(gw: Gateway, userId: number, src: string, addressee: string, msgId: string): void {
-  if (!liveHub(gw).userOnline(userId)) return;
+  if (!liveRooms(gw).userOnline(userId)) return;
   const message = sentMessage(gw, userId, src, addressee, msgId);
   if (message) gw.server?.publish(userTopic(userId), JSON.stringify({ type: "message-state", conversation: addressee.toUpperCase(), message }));
 }
 
 /** Live to the user's sockets; a push when none is open. */
 function tell(gw: Gateway, userId: number, live: Record<string, unknown>, push: PushMessage | null): void {
-  if (liveHub(gw).userOnline(userId)) {
+  if (liveRooms(gw).userOnline(userId)) {
     gw.server?.publish(userTopic(userId), JSON.stringify(live));
     return;
   }
