@@ -1,6 +1,6 @@
 /** Watch alerts (how and how often), push on this device, and saved map views. */
 import { useState } from "preact/hooks";
-import { LoadState } from "../states.tsx";
+import { Empty, LoadState } from "../components/states.tsx";
 import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { Section, useAction, type SectionProps } from "./ui.tsx";
@@ -102,9 +102,7 @@ export function SavedViewsSection({ account }: SectionProps) {
       {!views.data ? (
         <LoadState state={views} what={t("alerts.theViews")} />
       ) : list.length === 0 ? (
-        <p class="muted" data-state="empty">
-          {t("alerts.noViews")}
-        </p>
+        <Empty>{t("alerts.noViews")}</Empty>
       ) : (
         <ul>
           {list.map((v) => (

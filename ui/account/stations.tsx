@@ -3,7 +3,7 @@
  * its weather as APRS, and living caches (a station whose beacon is a cache).
  */
 import { useState } from "preact/hooks";
-import { LoadState } from "../states.tsx";
+import { LoadState } from "../components/states.tsx";
 import { api } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { formatDate } from "./session.ts";

@@ -1,5 +1,6 @@
 import { api, clientConfig } from "../api.ts";
 import { useLoad } from "../hooks.ts";
+import { Failed } from "../components/states.tsx";
 import { lang, t } from "../i18n/i18n.ts";
 
 interface Privacy {
@@ -76,7 +77,7 @@ export function AboutPage() {
           </ul>
         </>
       )}
-      {privacy.error && <p class="error">{t("state.couldNotLoad", { what: t("about.thePrivacy"), reason: privacy.error.message })}</p>}
+      {privacy.error && <Failed error={privacy.error} what={t("about.thePrivacy")} />}
       <h2>{t("about.source")}</h2>
       {source.data && (
         <p>

@@ -3,7 +3,7 @@
  * bulletin boards by category, a message with its thread, White Pages search.
  */
 import { useState } from "preact/hooks";
-import { LoadState } from "../states.tsx";
+import { LoadState } from "../components/states.tsx";
 import { When } from "../time.tsx";
 import { useLocation, useRoute } from "preact-iso";
 import { api, type ApiError } from "../api.ts";

@@ -1,6 +1,6 @@
 /** The game's list pages: leaderboard, activity, a callsign's profile, supporters. */
 import { api } from "../api.ts";
-import { LoadState } from "../states.tsx";
+import { Empty, LoadState } from "../components/states.tsx";
 import { When } from "../time.tsx";
 import { useLoad } from "../hooks.ts";
 import { FinderStatsView } from "../game/finder-stats.tsx";
@@ -47,11 +47,7 @@ export function LeaderboardPage() {
               ))}
             </tbody>
           </table>
-          {lb.data && lb.data.finders.length === 0 && (
-            <p class="muted" data-state="empty">
-              {t("game.noFinds")}
-            </p>
-          )}
+          {lb.data && lb.data.finders.length === 0 && <Empty>{t("game.noFinds")}</Empty>}
         </div>
         <div class="card">
           <h2>{t("game.hiders")}</h2>
@@ -79,11 +75,7 @@ export function LeaderboardPage() {
               ))}
             </tbody>
           </table>
-          {lb.data && lb.data.hiders.length === 0 && (
-            <p class="muted" data-state="empty">
-              {t("game.noHidden")}
-            </p>
-          )}
+          {lb.data && lb.data.hiders.length === 0 && <Empty>{t("game.noHidden")}</Empty>}
         </div>
       </div>
     </section>

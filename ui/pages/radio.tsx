@@ -10,7 +10,7 @@
  * clients. Ports, MHeard, NODES and the log refresh every few seconds.
  */
 import { useState } from "preact/hooks";
-import { LoadState } from "../states.tsx";
+import { LoadState } from "../components/states.tsx";
 import { api } from "../api.ts";
 import { useLoad, usePoll } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
