@@ -7,7 +7,7 @@
  * preferences (`units` in /api/prefs) win over it. Numbers are written in
  * the interface's language (ui/i18n).
  */
-import { fmtNumber, localeChanged } from "../i18n/i18n.ts";
+import { fmtNumber, localeChanged, t } from "../i18n/i18n.ts";
 
 export type UnitSystem = "metric" | "imperial" | "nautical";
 export type UnitPref = UnitSystem | null;
@@ -115,9 +115,8 @@ export function formatDdm(lat: number, lon: number): string {
   return `${part(lat, "N", "S", 2)} ${part(lon, "E", "W", 3)}`;
 }
 
-/** Compass point of a course or wind direction. */
+const POINTS = ["N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW", "WSW", "W", "WNW", "NW", "NNW"];
+/** Compass point of a course or wind direction, of sixteen, in the reader's letters ("OSO" in German, "ESE" in Spanish). */
 export function compass(deg: number): string {
-  return ["N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW", "WSW", "W", "WNW", "NW", "NNW"][
-    Math.round((((deg % 360) + 360) % 360) / 22.5) % 16
-  ]!;
+  return t(`compass.${POINTS[Math.round((((deg % 360) + 360) % 360) / 22.5) % 16]!}`);
 }

@@ -8,8 +8,10 @@
  * table with that character overlaid. Primary symbols sit on a round badge,
  * alternate ones on a rounded square; an overlay character is drawn in a
  * white corner box. Codes without a drawing of their own show the table and
- * code characters themselves, in the small pixel font below.
+ * code characters themselves, in the small pixel font below. A symbol's
+ * name (its label) is in the reader's language.
  */
+import { t } from "../i18n/i18n.ts";
 
 type Glyph = { bg: string; fg?: string; art: string };
 
@@ -178,164 +180,133 @@ const ART: Record<string, Glyph> = {
   shelter: { bg: "#6d4c41", art: house("#6d4c41") },
 };
 
-/** Symbol names (APRS 1.01 symbol tables) and the drawing each uses. Codes not listed show their characters. */
-const PRIMARY: Record<string, [string, string?]> = {
-  "!": ["Police station", "police"],
-  "#": ["Digipeater", "digi"],
-  $: ["Phone", "phone"],
-  "%": ["DX cluster"],
-  "&": ["HF gateway", "gateway"],
-  "'": ["Small aircraft", "aircraft"],
-  "(": ["Mobile satellite station", "satellite"],
-  ")": ["Wheelchair"],
-  "*": ["Snowmobile"],
-  "+": ["Red Cross", "redcross"],
-  ",": ["Boy Scouts", "tent"],
-  "-": ["House", "house"],
-  ".": ["X", "cross"],
-  "/": ["Red dot", "dot"],
-  ":": ["Fire", "fire"],
-  ";": ["Campground", "tent"],
-  "<": ["Motorcycle", "motorcycle"],
-  "=": ["Railroad engine", "train"],
-  ">": ["Car", "car"],
-  "?": ["File server", "laptop"],
-  "@": ["Hurricane prediction"],
-  A: ["Aid station", "redcross"],
-  B: ["BBS", "mail"],
-  C: ["Canoe", "ship"],
-  E: ["Eyeball (event)", "eye"],
-  F: ["Farm vehicle", "truck"],
-  G: ["Grid square"],
-  H: ["Hotel", "building"],
-  I: ["TCP/IP", "laptop"],
-  K: ["School", "building"],
-  L: ["PC user", "laptop"],
-  M: ["MacAPRS", "laptop"],
-  N: ["NTS station", "mail"],
-  O: ["Balloon", "balloon"],
-  P: ["Police", "police"],
-  R: ["Recreational vehicle", "rv"],
-  S: ["Space shuttle", "aircraft"],
-  T: ["SSTV"],
-  U: ["Bus", "bus"],
-  V: ["ATV"],
-  W: ["National Weather Service site", "weather"],
-  X: ["Helicopter", "helicopter"],
-  Y: ["Yacht (sail)", "yacht"],
-  Z: ["WinAPRS", "laptop"],
-  "[": ["Person", "jogger"],
-  "\\": ["DF station", "triangle"],
-  "]": ["Mailbox", "mail"],
-  "^": ["Large aircraft", "aircraft"],
-  _: ["Weather station", "weather"],
-  "`": ["Dish antenna", "dish"],
-  a: ["Ambulance", "ambulance"],
-  b: ["Bicycle", "bike"],
-  c: ["Incident command post", "building"],
-  d: ["Fire department", "firetruck"],
-  e: ["Horse"],
-  f: ["Fire truck", "firetruck"],
-  g: ["Glider", "glider"],
-  h: ["Hospital", "hospital"],
-  i: ["Islands on the air"],
-  j: ["Jeep", "jeep"],
-  k: ["Truck", "truck"],
-  l: ["Laptop", "laptop"],
-  m: ["Mic-E repeater", "repeater"],
-  n: ["Node", "repeater"],
-  o: ["Emergency operations centre", "building"],
-  p: ["Rover (dog)"],
-  q: ["Grid square above 128 m"],
-  r: ["Repeater", "repeater"],
-  s: ["Ship (power boat)", "ship"],
-  t: ["Truck stop", "gas"],
-  u: ["Truck (18 wheeler)", "truck"],
-  v: ["Van", "van"],
-  w: ["Water station", "water"],
-  x: ["xAPRS (Unix)", "laptop"],
-  y: ["Yagi at QTH", "yagi"],
+/**
+ * The drawing each code of the APRS 1.01 symbol tables uses; codes not
+ * listed show their characters. The names are words of the interface, in
+ * the reader's language: ui/i18n `aprsSymbol`, keyed by table and the
+ * code's character code (`primary_62` is `/>`, the car; `alternate_95` is
+ * `\_`, the weather site), so a German reader hears "Wetterstation".
+ */
+const PRIMARY: Record<string, string> = {
+  "!": "police",
+  "#": "digi",
+  $: "phone",
+  "&": "gateway",
+  "'": "aircraft",
+  "(": "satellite",
+  "+": "redcross",
+  ",": "tent",
+  "-": "house",
+  ".": "cross",
+  "/": "dot",
+  ":": "fire",
+  ";": "tent",
+  "<": "motorcycle",
+  "=": "train",
+  ">": "car",
+  "?": "laptop",
+  A: "redcross",
+  B: "mail",
+  C: "ship",
+  E: "eye",
+  F: "truck",
+  H: "building",
+  I: "laptop",
+  K: "building",
+  L: "laptop",
+  M: "laptop",
+  N: "mail",
+  O: "balloon",
+  P: "police",
+  R: "rv",
+  S: "aircraft",
+  U: "bus",
+  W: "weather",
+  X: "helicopter",
+  Y: "yacht",
+  Z: "laptop",
+  "[": "jogger",
+  "\\": "triangle",
+  "]": "mail",
+  "^": "aircraft",
+  _: "weather",
+  "`": "dish",
+  a: "ambulance",
+  b: "bike",
+  c: "building",
+  d: "firetruck",
+  f: "firetruck",
+  g: "glider",
+  h: "hospital",
+  j: "jeep",
+  k: "truck",
+  l: "laptop",
+  m: "repeater",
+  n: "repeater",
+  o: "building",
+  r: "repeater",
+  s: "ship",
+  t: "gas",
+  u: "truck",
+  v: "van",
+  w: "water",
+  x: "laptop",
+  y: "yagi",
 };
-const ALTERNATE: Record<string, [string, string?]> = {
-  "!": ["Emergency", "emergency"],
-  "#": ["Digipeater (overlay)", "digiAlt"],
-  $: ["Bank or ATM"],
-  "%": ["Power plant"],
-  "&": ["Gateway (I: IGate, R: receive only)", "igate"],
-  "'": ["Incident site", "cross"],
-  "(": ["Cloudy", "cloudy"],
-  ")": ["Firenet MEO"],
-  "*": ["Snow", "snow"],
-  "+": ["Church"],
-  ",": ["Girl Scouts", "tent"],
-  "-": ["House (HF)", "houseHf"],
-  ".": ["Unknown position"],
-  "/": ["Waypoint", "dot"],
-  "0": ["Circle (IRLP, EchoLink, WIRES)", "circle"],
-  "8": ["802.11 network node", "repeater"],
-  "9": ["Gas station", "gas"],
-  ":": ["Hail"],
-  ";": ["Park or picnic area", "park"],
-  "<": ["Advisory"],
-  "=": ["APRStt"],
-  ">": ["Car (overlay)", "car"],
-  "?": ["Information kiosk"],
-  "@": ["Hurricane"],
-  A: ["Box (overlay)", "box"],
-  B: ["Blowing snow", "snow"],
-  C: ["Coast Guard", "ship"],
-  D: ["Drizzle", "rain"],
-  E: ["Smoke"],
-  F: ["Freezing rain", "rain"],
-  G: ["Snow shower", "snow"],
-  H: ["Haze"],
-  I: ["Rain shower", "rain"],
-  J: ["Lightning", "thunder"],
-  K: ["Kenwood HT"],
-  L: ["Lighthouse", "lighthouse"],
-  M: ["MARS"],
-  N: ["Navigation buoy"],
-  O: ["Rocket or balloon (overlay)", "balloon"],
-  P: ["Parking"],
-  Q: ["Earthquake"],
-  R: ["Restaurant", "restaurant"],
-  S: ["Satellite", "satellite"],
-  T: ["Thunderstorm", "thunder"],
-  U: ["Sunny", "sunny"],
-  V: ["VORTAC"],
-  W: ["National Weather Service site", "weather"],
-  X: ["Pharmacy"],
-  Y: ["Radio or device"],
-  "[": ["Wall cloud", "cloudy"],
-  "^": ["Aircraft (overlay)", "aircraft"],
-  _: ["Weather site", "weather"],
-  "`": ["Rain", "rain"],
-  a: ["ARES, RACES or Winlink", "ares"],
-  b: ["Blowing dust"],
-  c: ["Civil defence", "triangle"],
-  d: ["DX spot"],
-  e: ["Sleet", "rain"],
-  f: ["Funnel cloud", "tornado"],
-  g: ["Gale flags"],
-  h: ["Store", "building"],
-  i: ["Point of interest", "box"],
-  j: ["Work zone", "cone"],
-  k: ["Special vehicle (overlay)", "jeep"],
-  l: ["Area"],
-  m: ["Value signpost"],
-  n: ["Triangle (overlay)", "triangle"],
-  o: ["Small circle", "circle"],
-  p: ["Partly cloudy", "weather"],
-  r: ["Restrooms"],
-  s: ["Ship (overlay)", "ship"],
-  t: ["Tornado", "tornado"],
-  u: ["Truck (overlay)", "truck"],
-  v: ["Van (overlay)", "van"],
-  w: ["Flooding", "water"],
-  x: ["Wreck or obstruction", "cross"],
-  y: ["Skywarn", "weather"],
-  z: ["Shelter (overlay)", "shelter"],
-  "{": ["Fog", "cloudy"],
+const ALTERNATE: Record<string, string> = {
+  "!": "emergency",
+  "#": "digiAlt",
+  "&": "igate",
+  "'": "cross",
+  "(": "cloudy",
+  "*": "snow",
+  ",": "tent",
+  "-": "houseHf",
+  "/": "dot",
+  "0": "circle",
+  "8": "repeater",
+  "9": "gas",
+  ";": "park",
+  ">": "car",
+  A: "box",
+  B: "snow",
+  C: "ship",
+  D: "rain",
+  F: "rain",
+  G: "snow",
+  I: "rain",
+  J: "thunder",
+  L: "lighthouse",
+  O: "balloon",
+  R: "restaurant",
+  S: "satellite",
+  T: "thunder",
+  U: "sunny",
+  W: "weather",
+  "[": "cloudy",
+  "^": "aircraft",
+  _: "weather",
+  "`": "rain",
+  a: "ares",
+  c: "triangle",
+  e: "rain",
+  f: "tornado",
+  h: "building",
+  i: "box",
+  j: "cone",
+  k: "jeep",
+  n: "triangle",
+  o: "circle",
+  p: "weather",
+  s: "ship",
+  t: "tornado",
+  u: "truck",
+  v: "van",
+  w: "water",
+  x: "cross",
+  y: "weather",
+  z: "shelter",
+  "{": "cloudy",
 };
 
 /**
@@ -384,18 +355,22 @@ export interface SymbolInfo {
 /** What a two-character APRS symbol means. Anything malformed is the house, the APRS default. */
 export function symbolInfo(sym: string | undefined): SymbolInfo {
   const raw = sym && sym.length === 2 ? sym : "/-";
-  let t = raw[0]!;
+  let tc = raw[0]!;
   const code = raw[1]!;
   let overlay: string | undefined;
   // Compressed positions write overlays 0-9 as a-j.
-  if (t >= "a" && t <= "j") t = String.fromCharCode(t.charCodeAt(0) - 49);
-  if (/^[0-9A-Z]$/.test(t)) overlay = t;
-  const table = t === "/" ? "/" : "\\";
-  const entry = (table === "/" ? PRIMARY : ALTERNATE)[code];
-  const drawn = !!entry?.[1] || (table === "/" && /[0-9]/.test(code));
-  const name = entry?.[0] ?? (table === "/" && /[0-9]/.test(code) ? `Numbered circle ${code}` : `Symbol ${table}${code}`);
-  return { table, code, ...(overlay ? { overlay } : {}), name: overlay ? `${name}, overlay ${overlay}` : name, drawn };
+  if (tc >= "a" && tc <= "j") tc = String.fromCharCode(tc.charCodeAt(0) - 49);
+  if (/^[0-9A-Z]$/.test(tc)) overlay = tc;
+  const table = tc === "/" ? "/" : "\\";
+  const numbered = table === "/" && /[0-9]/.test(code);
+  const drawn = !!(table === "/" ? PRIMARY : ALTERNATE)[code] || numbered;
+  const named = t(`aprsSymbol.${symbolId(table, code)}`, { defaultValue: "" });
+  const name = named || (numbered ? t("aprsSymbol.numbered", { n: code }) : t("aprsSymbol.unknown", { code: `${table}${code}` }));
+  return { table, code, ...(overlay ? { overlay } : {}), name: overlay ? t("aprsSymbol.withOverlay", { name, overlay }) : name, drawn };
 }
+
+/** A symbol's key among the names (ui/i18n `aprsSymbol`): its table and its code's character code, "primary_62" for `/>`. */
+export const symbolId = (table: "/" | "\\", code: string) => `${table === "/" ? "primary" : "alternate"}_${code.charCodeAt(0)}`;
 
 const esc = (v: string) => v.replace(/[<>&"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
@@ -406,7 +381,7 @@ const esc = (v: string) => v.replace(/[<>&"]/g, (ch) => `&#${ch.charCodeAt(0)};`
  */
 export function symbolSvg(sym: string | undefined, size = 24): string {
   const info = symbolInfo(sym);
-  const key = (info.table === "/" ? PRIMARY : ALTERNATE)[info.code]?.[1];
+  const key = (info.table === "/" ? PRIMARY : ALTERNATE)[info.code];
   const glyph = key ? ART[key] : undefined;
   const bg = glyph?.bg ?? (info.table === "/" ? PLAIN : "#78909c");
   const ring = glyph?.fg ?? "#fff";

@@ -72,6 +72,18 @@ export interface SavedRange {
 
 export type NoteKind = "find" | "dnf" | "note";
 
+/**
+ * Why a note waits or was refused, kept as a code that the offline page
+ * words in the reader's language: the server failed (the note is sent again),
+ * a sign-in is needed, the server refused it (its `error` code and its
+ * message), or an imported code names no cache here.
+ */
+export type NoteReason =
+  | { code: "serverError"; status: number }
+  | { code: "signIn" }
+  | { code: "refused"; status: number; error?: string; message?: string }
+  | { code: "noCache" };
+
 /** A log written in the field, kept until the server has it. */
 export interface FieldNote {
   /** sent as the log's clientId: the server stores a retried note once */
@@ -84,6 +96,8 @@ export interface FieldNote {
   text: string;
   foundAt: number;
   state: "pending" | "sent" | "failed";
+  reason?: NoteReason;
+  /** the reason in English words, as notes kept before reasons were codes hold it (shown as it is) */
   error?: string;
   logId?: number | string;
   sentAt?: number;

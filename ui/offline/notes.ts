@@ -2,7 +2,9 @@
  * Field notes: logs kept in the browser until the server has them, sent with
  * their clientId (so a retry after a lost answer is stored once) and their
  * original found-at time; and the `geocache_visits.txt` field-notes file that
- * Garmin units, c:geo and GSAK read and write.
+ * Garmin units, c:geo and GSAK read and write (in English, as the format
+ * is: "Found it", whatever the interface's language). A note's failure is
+ * kept as a reason code (db.ts NoteReason), worded where it is shown.
  */
 import { all, get, notesChanged, put, type FieldNote, type NoteKind, type SavedCache } from "./db.ts";
 import { sha256 } from "./sha256.ts";
@@ -31,13 +33,18 @@ export function sendPending(): Promise<{ sent: number; failed: number }> {
         }
         const body = (await res.json().catch(() => ({}))) as { id?: number | string; error?: string; message?: string };
         if (res.ok) {
-          await put("notes", { ...n, state: "sent", logId: body.id, sentAt: Date.now(), error: undefined });
+          await put("notes", { ...n, state: "sent", logId: body.id, sentAt: Date.now(), reason: undefined, error: undefined });
           sent++;
         } else if (res.status === 401 || res.status === 403 || res.status >= 500) {
-          await put("notes", { ...n, error: res.status >= 500 ? `the server answered ${res.status}; will try again` : "sign in (with a callsign) to send it" });
+          await put("notes", { ...n, reason: res.status >= 500 ? { code: "serverError", status: res.status } : { code: "signIn" }, error: undefined });
           if (res.status < 500) break;
         } else {
-          await put("notes", { ...n, state: "failed", error: body.message ?? `refused (${res.status})` });
+          await put("notes", {
+            ...n,
+            state: "failed",
+            reason: { code: "refused", status: res.status, error: body.error, message: body.message },
+            error: undefined,
+          });
           failed++;
         }
       }
@@ -61,7 +68,7 @@ async function resolveCode(n: FieldNote): Promise<boolean> {
       const found = ((await r.json()) as { caches?: Array<{ id: number | string; code: string; name: string }> }).caches ?? [];
       const hit = found.find((c) => c.code.toUpperCase() === n.code.toUpperCase());
       if (!hit) {
-        await put("notes", { ...n, state: "failed", error: `no cache ${n.code} here` });
+        await put("notes", { ...n, state: "failed", reason: { code: "noCache" }, error: undefined });
         return false;
       }
       key = String(hit.id);

@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { formatDate } from "../account/session.ts";
+import { errorText } from "../api.ts";
 import { all, cachesIn, clear, releaseRanges, remove, stationsIn, TILE_CACHE, type FieldNote, type SavedArea, type SavedCache } from "../offline/db.ts";
 import { exportVisits, importVisits, sendPending } from "../offline/notes.ts";
 import { formatBytes } from "../offline/save-area.tsx";
@@ -15,6 +16,26 @@ import { Rich } from "../i18n/rich.tsx";
 
 const KIND = (k: string) => t(k === "find" || k === "dnf" ? `offlinePage.${k}` : "offlinePage.note");
 const STATE = (s: string) => t(`offlinePage.${s}`);
+
+/** Why a note waits or was refused, in the reader's words; a note kept by an older version holds English words, shown as they are. */
+function reasonText(n: FieldNote): string | undefined {
+  const r = n.reason;
+  if (!r) return n.error;
+  switch (r.code) {
+    case "serverError":
+      return t("offlineNote.serverError", { status: r.status });
+    case "signIn":
+      return t("offlineNote.signIn");
+    case "noCache":
+      return t("offlineNote.noCache", { code: n.code });
+    case "refused":
+      return r.message || r.error
+        ? t("offlineNote.refusedBecause", { status: r.status, reason: errorText(r.error ?? "", r.message ?? r.error ?? "") })
+        : t("offlineNote.refused", { status: r.status });
+    default:
+      return n.error ?? String((r as { code: unknown }).code);
+  }
+}
 
 export function OfflinePage() {
   const st = useOfflineState();
@@ -38,7 +59,7 @@ export function OfflinePage() {
   const send = async () => {
     setMsg(null);
     const r = await sendPending();
-    setMsg(`${r.sent} sent${r.failed ? `, ${r.failed} refused` : ""}.`);
+    setMsg(`${t("offlineNote.sent", { count: r.sent })}${r.failed ? t("offlineNote.refusedCount", { count: r.failed }) : ""}.`);
     load();
   };
   const download = () => {
@@ -105,7 +126,11 @@ export function OfflinePage() {
               <b>{KIND(n.kind)}</b> {n.cacheKey ? <a href={`/cache/${encodeURIComponent(n.cacheKey)}`}>{n.name || n.code}</a> : n.code}{" "}
               <span class="muted">{formatDate(n.foundAt)}</span> <span class={`tag note-${n.state}`}>{STATE(n.state)}</span>
               {n.text && <p>{n.text}</p>}
-              {n.error && <p class="error">{n.error}</p>}
+              {(n.reason || n.error) && (
+                <p class="error" data-testid="note-reason">
+                  {reasonText(n)}
+                </p>
+              )}
               {n.state !== "pending" && (
                 <button type="button" class="link" onClick={() => forget(n)}>
                   {t("offlinePage.removeNote")}
