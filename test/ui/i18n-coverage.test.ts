@@ -16,10 +16,55 @@ import ts from "typescript";
 const UI = join(import.meta.dir, "../../ui");
 const READ_ATTRS = new Set(["placeholder", "title", "aria-label", "alt", "label", "what", "empty", "hint", "summary"]);
 /** Texts that are the same in every language: names, abbreviations, symbols. */
-const SAME_EVERYWHERE = new Set(["APRS", "APRS-IS", "BBS", "FBB", "KISS", "NET/ROM", "AX.25", "GPX", "KML", "ADIF", "RSS", "QR", "TNC", "SSID", "IGate", "OK", "svc-gateway", "Direwolf", "PMTiles", "OpenStreetMap", "Leaflet", "WebAuthn", "CoT", "SSE", "API", "ICS", "km", "m", "ft", "mi", "NM", "kn", "mph", "km/h", "hPa", "mm", "Hz", "kHz", "MHz", "dB", "°C", "°F"]);
+const SAME_EVERYWHERE = new Set([
+  "APRS",
+  "APRS-IS",
+  "BBS",
+  "FBB",
+  "KISS",
+  "NET/ROM",
+  "AX.25",
+  "GPX",
+  "KML",
+  "ADIF",
+  "RSS",
+  "QR",
+  "TNC",
+  "SSID",
+  "IGate",
+  "OK",
+  "svc-gateway",
+  "Direwolf",
+  "PMTiles",
+  "OpenStreetMap",
+  "Leaflet",
+  "WebAuthn",
+  "CoT",
+  "SSE",
+  "API",
+  "ICS",
+  "km",
+  "m",
+  "ft",
+  "mi",
+  "NM",
+  "kn",
+  "mph",
+  "km/h",
+  "hPa",
+  "mm",
+  "Hz",
+  "kHz",
+  "MHz",
+  "dB",
+  "°C",
+  "°F",
+]);
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".tsx") ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".tsx") ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Does this text hold a word of a language (two letters in a row) that is not a name? */
@@ -39,7 +84,11 @@ function untranslated(file: string, text = readFileSync(file, "utf8")): string[]
     if (ts.isJsxText(n) && wordy(n.text)) found.push(`${at(n)} text "${n.text.trim().slice(0, 60)}"`);
     if (ts.isJsxAttribute(n) && READ_ATTRS.has(n.name.getText(src)) && n.initializer) {
       const init = n.initializer;
-      const lit = ts.isStringLiteral(init) ? init : ts.isJsxExpression(init) && init.expression && ts.isStringLiteralLike(init.expression) ? init.expression : null;
+      const lit = ts.isStringLiteral(init)
+        ? init
+        : ts.isJsxExpression(init) && init.expression && ts.isStringLiteralLike(init.expression)
+          ? init.expression
+          : null;
       if (lit && wordy(lit.text)) found.push(`${at(n)} ${n.name.getText(src)}="${lit.text.slice(0, 60)}"`);
     }
     // {"words"}, {x ? "yes" : "no"}, {x && "words"} among an element's children
@@ -57,7 +106,10 @@ function shown(e: ts.Expression): ts.StringLiteralLike[] {
   if (ts.isStringLiteralLike(e)) return [e];
   if (ts.isParenthesizedExpression(e)) return shown(e.expression);
   if (ts.isConditionalExpression(e)) return [...shown(e.whenTrue), ...shown(e.whenFalse)];
-  if (ts.isBinaryExpression(e) && [ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken].includes(e.operatorToken.kind))
+  if (
+    ts.isBinaryExpression(e) &&
+    [ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken].includes(e.operatorToken.kind)
+  )
     return [...shown(e.left), ...shown(e.right)];
   return [];
 }
