@@ -1,3 +1,4 @@
+import { h } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { takeFirstAnswer } from "./api.ts";
 
@@ -47,4 +48,28 @@ export function usePoll(ms: number): number {
     };
   }, [ms]);
   return n;
+}
+
+/**
+ * Runs an action (an API call and what follows it) for a form or button:
+ * `busy` while it runs, and its error, in words (`describe`, the error's
+ * message by default), shown by `errorView` beside what started it.
+ * `setError` says a fault found before anything is sent.
+ */
+export function useAction() {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async (f: () => Promise<unknown>, describe: (e: unknown) => string = (e) => (e as Error).message) => {
+    setError(null);
+    setBusy(true);
+    try {
+      await f();
+    } catch (e) {
+      setError(describe(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const errorView = error ? h("p", { class: "error", role: "alert" }, error) : null;
+  return { run, busy, error, setError, errorView };
 }

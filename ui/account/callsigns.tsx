@@ -3,9 +3,10 @@ import { useState } from "preact/hooks";
 import { When } from "../time.tsx";
 import { api } from "../api.ts";
 import { loadAccount, type CallsignRow } from "./session.ts";
-import { Section, useAction, type SectionProps } from "./ui.tsx";
+import { Section, type SectionProps } from "./ui.tsx";
 import { VerifyPanel } from "./verify.tsx";
 import { t } from "../i18n/i18n.ts";
+import { useAction } from "../hooks.ts";
 
 export function CallsignsSection({ account, onChange }: SectionProps) {
   const { run, busy, errorView } = useAction();

@@ -1,9 +1,10 @@
 /** Your data: download everything (export), or erase the account after a confirmation step. */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { Section, useAction, type SectionProps } from "./ui.tsx";
+import { Section, type SectionProps } from "./ui.tsx";
 import { t } from "../i18n/i18n.ts";
 import { Rich } from "../i18n/rich.tsx";
+import { useAction } from "../hooks.ts";
 
 /** The account's name in /api/account/:call/...: a held callsign, or `me` for accounts without one. */
 export const accountPath = (a: SectionProps["account"]) => `/api/account/${encodeURIComponent(a.call ?? a.callsigns[0]?.call ?? "me")}`;

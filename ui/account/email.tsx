@@ -2,9 +2,10 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import type { Account } from "./session.ts";
-import { Section, useAction, type SectionProps } from "./ui.tsx";
+import { Section, type SectionProps } from "./ui.tsx";
 import { t } from "../i18n/i18n.ts";
 import { Rich } from "../i18n/rich.tsx";
+import { useAction } from "../hooks.ts";
 
 export function EmailSection({ account, onChange }: SectionProps) {
   const { run, busy, errorView } = useAction();

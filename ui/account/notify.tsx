@@ -2,8 +2,8 @@
 import { useState } from "preact/hooks";
 import { Empty, LoadState } from "../components/states.tsx";
 import { api } from "../api.ts";
-import { useLoad } from "../hooks.ts";
-import { Section, useAction, type SectionProps } from "./ui.tsx";
+import { useLoad, useAction } from "../hooks.ts";
+import { Section, type SectionProps } from "./ui.tsx";
 import { secureContext } from "../secure-context.tsx";
 import { t } from "../i18n/i18n.ts";
 

@@ -3,8 +3,9 @@ import { loadAccount } from "./session.ts";
 import { When } from "../time.tsx";
 import { createPasskey } from "./signin.tsx";
 import { PasskeyNotice, passkeyBlock } from "../secure-context.tsx";
-import { Section, useAction, type SectionProps } from "./ui.tsx";
+import { Section, type SectionProps } from "./ui.tsx";
 import { t } from "../i18n/i18n.ts";
+import { useAction } from "../hooks.ts";
 
 export function PasskeysSection({ account, onChange }: SectionProps) {
   const { run, busy, errorView } = useAction();

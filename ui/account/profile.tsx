@@ -1,8 +1,9 @@
 /** E-mail address and the opt-in public profile. */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { Section, useAction, type SectionProps } from "./ui.tsx";
+import { Section, type SectionProps } from "./ui.tsx";
 import { t } from "../i18n/i18n.ts";
+import { useAction } from "../hooks.ts";
 
 /** The start of an address, the same in every language. */
 const URL_START = "https://";

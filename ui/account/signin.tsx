@@ -2,6 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { startAuthentication, startRegistration } from "@simplewebauthn/browser";
 import { api } from "../api.ts";
+import { useAction } from "../hooks.ts";
 import type { Account } from "./session.ts";
 import { PasskeyNotice, passkeyBlock } from "../secure-context.tsx";
 import { t } from "../i18n/i18n.ts";
@@ -28,21 +29,9 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (a: Account) => voi
   const [sentTo, setSentTo] = useState<string | null>(null);
   const [via, setVia] = useState<"smtp" | "log">("log");
   const [code, setCode] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { run, busy, errorView } = useAction();
   const noPasskeys = passkeyBlock();
 
-  const run = async (f: () => Promise<void>, describe: (e: unknown) => string = (e) => (e as Error).message) => {
-    setError(null);
-    setBusy(true);
-    try {
-      await f();
-    } catch (e) {
-      setError(describe(e));
-    } finally {
-      setBusy(false);
-    }
-  };
   const withPasskey = () =>
     run(async () => {
       const optionsJSON = await api<any>("/auth/passkey/login/options", { method: "POST", json: {} });
@@ -133,11 +122,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (a: Account) => voi
           )}
         </div>
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      {errorView}
     </section>
   );
 }

@@ -5,9 +5,9 @@
 import { useState } from "preact/hooks";
 import { LoadState } from "../components/states.tsx";
 import { api } from "../api.ts";
-import { useLoad } from "../hooks.ts";
+import { useLoad, useAction } from "../hooks.ts";
 import { formatDate } from "./session.ts";
-import { Section, useAction, type SectionProps } from "./ui.tsx";
+import { Section, type SectionProps } from "./ui.tsx";
 import type { OwnStation } from "../../src/stations/own.ts";
 import { t } from "../i18n/i18n.ts";
 import { Rich } from "../i18n/rich.tsx";

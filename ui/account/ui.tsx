@@ -1,5 +1,4 @@
 /** Pieces the account page's sections share. */
-import { useState } from "preact/hooks";
 import type { ComponentChildren } from "preact";
 import type { Account } from "./session.ts";
 
@@ -8,29 +7,6 @@ export interface SectionProps {
   onChange: (a: Account) => void;
   refresh: () => void;
   onSignedOut: (notice?: string) => void;
-}
-
-/** Runs an action, showing its error next to the section that started it. */
-export function useAction() {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const run = async (f: () => Promise<unknown>) => {
-    setError(null);
-    setBusy(true);
-    try {
-      await f();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
-  const errorView = error ? (
-    <p class="error" role="alert">
-      {error}
-    </p>
-  ) : null;
-  return { run, busy, errorView };
 }
 
 export function Section(props: { title: string; id: string; children: ComponentChildren }) {

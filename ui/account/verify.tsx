@@ -2,10 +2,10 @@
 import { useEffect, useState } from "preact/hooks";
 import { When } from "../time.tsx";
 import { api } from "../api.ts";
-import { useAction } from "./ui.tsx";
 import type { ChallengeStatus as Challenge } from "../../src/accounts/verify-aprs.ts";
 import { fmtDateTime, t } from "../i18n/i18n.ts";
 import { Rich } from "../i18n/rich.tsx";
+import { useAction } from "../hooks.ts";
 
 export function VerifyPanel({ call, onDone, onClose }: { call: string; onDone: () => void; onClose: () => void }) {
   const [ch, setCh] = useState<Challenge | null>(null);

@@ -5,8 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { useLoad } from "../hooks.ts";
-import { useAction } from "../account/ui.tsx";
+import { useLoad, useAction } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
 import { Empty, Failed, Loading } from "../components/states.tsx";
 import { t } from "../i18n/i18n.ts";

@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { useLoad } from "../hooks.ts";
+import { useAction, useLoad } from "../hooks.ts";
 import { t } from "../i18n/i18n.ts";
 
 /** The kinds a field note may keep offline (ui/offline/db.ts): the others are sent at once or not at all. */
@@ -33,7 +33,7 @@ export function ReportCache({ id }: { id: number }) {
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState("");
   const [done, setDone] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { run, errorView } = useAction();
   if (done) return <p role="status">{t("cache.reported")}</p>;
   if (!open)
     return (
@@ -45,13 +45,10 @@ export function ReportCache({ id }: { id: number }) {
     );
   const send = async (e: Event) => {
     e.preventDefault();
-    setError(null);
-    try {
+    await run(async () => {
       await api(`/api/caches/${id}/report`, { method: "POST", json: { reason } });
       setDone(true);
-    } catch (err) {
-      setError((err as Error).message);
-    }
+    });
   };
   return (
     <form class="card" onSubmit={send}>
@@ -60,11 +57,7 @@ export function ReportCache({ id }: { id: number }) {
       <p>
         <button type="submit">{t("cache.sendReport")}</button>
       </p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      {errorView}
     </form>
   );
 }

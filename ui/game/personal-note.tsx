@@ -6,11 +6,11 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { useAction } from "../account/ui.tsx";
 import { parseAxis } from "../coords.ts";
 import { formatDdm } from "../components/units.ts";
 import type { Personal } from "../../src/game/personal.ts";
 import { t } from "../i18n/i18n.ts";
+import { useAction } from "../hooks.ts";
 
 export function PersonalNote({ cacheKey, personal, onSaved }: { cacheKey: string; personal: Personal | null; onSaved: () => void }) {
   const [note, setNote] = useState(personal?.note ?? "");

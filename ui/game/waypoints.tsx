@@ -8,12 +8,12 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { useAction } from "../account/ui.tsx";
 import { parseAxis } from "../coords.ts";
 import { formatDdm } from "../components/units.ts";
 import type { Waypoint } from "../../src/game/waypoints-store.ts";
 import { t } from "../i18n/i18n.ts";
 import { waypointKindLabel } from "./labels.ts";
+import { useAction } from "../hooks.ts";
 
 /** The kinds a waypoint may be, in the order the form offers them (their names: ui/i18n cacheWaypoint.*). */
 export const WAYPOINT_KINDS = ["parking", "trailhead", "physical-stage", "virtual-stage", "question", "reference", "final"];

@@ -5,10 +5,10 @@
 import { useState } from "preact/hooks";
 import { When } from "../time.tsx";
 import { api } from "../api.ts";
-import { useLoad } from "../hooks.ts";
+import { useLoad, useAction } from "../hooks.ts";
 import { loadAccount, type Account } from "../account/session.ts";
 import { SignIn } from "../account/signin.tsx";
-import { useAction, type SectionProps } from "../account/ui.tsx";
+import { type SectionProps } from "../account/ui.tsx";
 import { ACCOUNT_SECTIONS } from "../account/sections.tsx";
 import { LocalePicker } from "../i18n/picker.tsx";
 import { t } from "../i18n/i18n.ts";

@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { When } from "../time.tsx";
 import { api, type ApiError } from "../api.ts";
-import { useLoad } from "../hooks.ts";
+import { useAction, useLoad } from "../hooks.ts";
 import type { Partner, Rule } from "../../src/bbs/partners.ts";
 import type { SessionReport as Report } from "../../src/bbs/fbb/session.ts";
 import { t } from "../i18n/i18n.ts";
@@ -29,18 +29,14 @@ export function ForwardingPage() {
   const rules = useLoad(() => api<{ rules: Rule[] }>("/api/bbs/forward"), [reload]);
   const [p, setP] = useState(blankPartner);
   const [r, setR] = useState(blankRule);
-  const [error, setError] = useState<string | null>(null);
+  const { run, errorView } = useAction();
   const [report, setReport] = useState<{ call: string; report: Report } | null>(null);
   const again = () => setReload((n) => n + 1);
-  const act = async (fn: () => Promise<unknown>) => {
-    setError(null);
-    try {
+  const act = (fn: () => Promise<unknown>) =>
+    run(async () => {
       await fn();
       again();
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
+    });
 
   if (partners.error) {
     const e = partners.error as ApiError;
@@ -106,7 +102,7 @@ export function ForwardingPage() {
     <section class="page">
       <h1>{t("sysop.title")}</h1>
       <p class="muted">{partners.data.bbs ? t("sysop.thisBbs", { ha: partners.data.bbs.ha }) : t("sysop.noCall")}</p>
-      {error ? <p class="error">{error}</p> : null}
+      {errorView}
       {report ? (
         <p class={report.report.ok ? "ok" : "error"} data-testid="report">
           {t("sysop.report", {

@@ -4,7 +4,7 @@ import { useLocation } from "preact-iso";
 import L from "leaflet";
 import "leaflet/dist/leaflet.css";
 import { api, clientConfig } from "../api.ts";
-import { useLoad } from "../hooks.ts";
+import { useAction, useLoad } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
 import { addBaseLayer } from "../map/basemap.ts";
 import { parseAxis, parseCoordPair } from "../coords.ts";
@@ -48,7 +48,7 @@ export function HidePage() {
   });
   const [attributes, setAttributes] = useState<CacheAttribute[]>([]);
   const [event, setEvent] = useState<EventInput>(defaultEvent);
-  const [error, setError] = useState<string | null>(null);
+  const { run, setError, errorView } = useAction();
   const [locating, setLocating] = useState<string | null>(null);
   const set = (k: keyof typeof f) => (e: Event) => {
     const t = e.target as HTMLInputElement;
@@ -143,7 +143,7 @@ export function HidePage() {
       setError(tr("hide.badCoord", { axis: lat === null ? tr("hide.lat") : tr("hide.lon") }));
       return;
     }
-    try {
+    await run(async () => {
       const c = await api<{ id: number }>("/api/caches", {
         method: "POST",
         json: {
@@ -164,9 +164,7 @@ export function HidePage() {
         },
       });
       route(`/cache/${c.id}`);
-    } catch (err) {
-      setError((err as Error).message);
-    }
+    });
   };
   return (
     <section class="page">
@@ -252,11 +250,7 @@ export function HidePage() {
             {tr("hide.draft")}
           </button>
         </p>
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        {errorView}
       </form>
     </section>
   );

@@ -6,7 +6,7 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { useLoad } from "../hooks.ts";
+import { useAction, useLoad } from "../hooks.ts";
 import { formatDate } from "../account/session.ts";
 import { Empty, Failed, Loading } from "../components/states.tsx";
 import type { Cache } from "../../src/game/caches.ts";
@@ -16,16 +16,12 @@ import { sizeLabel, typeLabel } from "../game/labels.ts";
 
 function Waiting({ c, onDone }: { c: Cache; onDone: () => void }) {
   const [note, setNote] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const act = async (what: "publish" | "return") => {
-    setError(null);
-    try {
+  const { run, errorView } = useAction();
+  const act = (what: "publish" | "return") =>
+    run(async () => {
       await api(`/api/review/${c.id}/${what}`, { method: "POST", json: { text: note || undefined } });
       onDone();
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
+    });
   return (
     <li class="card" data-testid="review-item">
       <p>
@@ -44,11 +40,7 @@ function Waiting({ c, onDone }: { c: Cache; onDone: () => void }) {
           {t("review.return")}
         </button>
       </p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      {errorView}
     </li>
   );
 }

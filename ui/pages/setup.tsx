@@ -1,10 +1,9 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { useLoad } from "../hooks.ts";
+import { useLoad, useAction } from "../hooks.ts";
 import { MapArchivesSection } from "../map/archives-section.tsx";
 import { GettingStarted } from "./getting-started.tsx";
 import { ServerLink } from "../secure-context.tsx";
-import { useAction } from "../account/ui.tsx";
 import { fmtDate, t } from "../i18n/i18n.ts";
 import { Rich } from "../i18n/rich.tsx";
 

@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { useLoad } from "../hooks.ts";
+import { useAction, useLoad } from "../hooks.ts";
 import type { NodesView, RadioPort } from "./types.ts";
 import { When } from "../time.tsx";
 import { t } from "../i18n/i18n.ts";
@@ -17,20 +17,13 @@ export function NodesCard({ tick, sysop, ports }: { tick: number; sysop: boolean
   const [version, setVersion] = useState(0);
   const nodes = useLoad(() => api<NodesView>("/api/node/nodes"), [tick, version]);
   const [form, setForm] = useState(blank);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { run, busy, errorView } = useAction();
   const act = async (body: Record<string, unknown>, after?: () => void) => {
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await api("/api/node/nodes", { method: "POST", json: body });
       after?.();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-      setVersion((n) => n + 1);
-    }
+    });
+    setVersion((n) => n + 1);
   };
   const field = (k: keyof typeof blank) => ({
     value: form[k],
@@ -165,11 +158,7 @@ export function NodesCard({ tick, sysop, ports }: { tick: number; sysop: boolean
           </button>
         </form>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      {errorView}
     </div>
   );
 }

@@ -6,9 +6,8 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { useLoad } from "../hooks.ts";
+import { useLoad, useAction } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
-import { useAction } from "../account/ui.tsx";
 import { Empty, Failed, Loading } from "../components/states.tsx";
 import { SmallMap } from "../components/small-map.tsx";
 import { formatDistance } from "../components/units.ts";

@@ -1,7 +1,7 @@
 /** The cache's photo gallery, with an upload for signed-in players. */
 import { useState } from "preact/hooks";
 import { api } from "../../api.ts";
-import { useLoad } from "../../hooks.ts";
+import { useAction, useLoad } from "../../hooks.ts";
 import { t } from "../../i18n/i18n.ts";
 
 interface Media {
@@ -15,17 +15,14 @@ interface Media {
 export function Gallery({ id, canUpload }: { id: number; canUpload: boolean }) {
   const [n, setN] = useState(0);
   const media = useLoad(() => api<{ media: Media[] }>(`/api/caches/${id}/media`), [id, n]);
-  const [error, setError] = useState<string | null>(null);
+  const { run, errorView } = useAction();
   const upload = async (e: Event) => {
     const f = (e.target as HTMLInputElement).files?.[0];
     if (!f) return;
-    setError(null);
-    try {
+    await run(async () => {
       await api(`/api/caches/${id}/media?caption=${encodeURIComponent(f.name)}`, { method: "POST", body: f, headers: { "content-type": f.type } });
       setN(n + 1);
-    } catch (err) {
-      setError((err as Error).message);
-    }
+    });
   };
   const images = (media.data?.media ?? []).filter((m) => m.type.startsWith("image/"));
   if (!images.length && !canUpload) return null;
@@ -47,7 +44,7 @@ export function Gallery({ id, canUpload }: { id: number; canUpload: boolean }) {
           {t("cache.addPhoto")} <input type="file" accept="image/jpeg,image/png,image/webp,image/gif" onChange={upload} />
         </label>
       )}
-      {error && <p class="error">{error}</p>}
+      {errorView}
     </section>
   );
 }

@@ -1,6 +1,7 @@
 /** The hint (ROT13 until asked) and the form a player logs a visit with. */
 import { useState } from "preact/hooks";
 import { api } from "../../api.ts";
+import { useAction } from "../../hooks.ts";
 import { OFFLINE_KINDS, useLogKinds } from "../maintenance.tsx";
 import type { NoteKind } from "../../offline/db.ts";
 import { postLog } from "../../offline/post-log.ts";
@@ -44,13 +45,12 @@ export function LogForm({
   const [sent, setSent] = useState(0);
   const kinds = useLogKinds(cache.key, owner, sent);
   const [text, setText] = useState("");
-  const [error, setError] = useState<string | null>(null);
+  const { run, errorView } = useAction();
   const [kept, setKept] = useState(false);
   const submit = async (e: Event) => {
     e.preventDefault();
-    setError(null);
     setKept(false);
-    try {
+    await run(async () => {
       // find, DNF and note may wait offline as field notes; the owner's and reviewer's kinds are sent now or refused
       const r = OFFLINE_KINDS.includes(kind)
         ? await postLog(cache, kind as NoteKind, text)
@@ -61,9 +61,7 @@ export function LogForm({
       setKept(r !== "sent");
       // kept by this page: nothing answers for the logbook until the network returns
       if (r !== "kept-here") onDone();
-    } catch (err) {
-      setError((err as Error).message);
-    }
+    });
   };
   return (
     <form class="card log-form" id="log-form" onSubmit={submit}>
@@ -86,11 +84,7 @@ export function LogForm({
           <Rich k="logForm.kept" parts={[(s) => <a href="/offline">{s}</a>]} />
         </p>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      {errorView}
     </form>
   );
 }

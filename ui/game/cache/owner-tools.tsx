@@ -1,6 +1,7 @@
 /** A player's tools on a cache: rating, favorite and watch, the coordinates to copy or navigate to, and its owner's edit, disable and archive. */
 import { useState } from "preact/hooks";
 import { api } from "../../api.ts";
+import { useAction } from "../../hooks.ts";
 import { formatDdm } from "../../components/units.ts";
 import { SIZES, STEPS } from "../../pages/hide.tsx";
 import { AttributeEditor } from "../attributes.tsx";
@@ -93,8 +94,7 @@ export function Coordinates({ c }: { c: Cache }) {
 /** The owner's tools: edit the listing, disable or enable it, archive it for good (asked first). */
 export function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
   const [mode, setMode] = useState<"idle" | "edit" | "archive">("idle");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { run, busy, errorView } = useAction();
   const [f, setF] = useState({
     name: c.name,
     description: c.description ?? "",
@@ -106,19 +106,12 @@ export function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
     lon: String(c.lon),
   });
   const [attrs, setAttrs] = useState<CacheAttribute[]>(c.attributes ?? []);
-  const patch = async (json: Record<string, unknown>) => {
-    setError(null);
-    setBusy(true);
-    try {
+  const patch = (json: Record<string, unknown>) =>
+    run(async () => {
       await api(`/api/caches/${c.id}`, { method: "PATCH", json });
       setMode("idle");
       reload();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   const set = (k: keyof typeof f) => (e: Event) => setF({ ...f, [k]: (e.target as HTMLInputElement).value });
   if (c.status === "archived")
     return (
@@ -232,11 +225,7 @@ export function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
           </p>
         </form>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      {errorView}
     </div>
   );
 }

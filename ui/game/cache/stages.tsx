@@ -1,7 +1,7 @@
 /** A multi-stage cache's stages, each unlocked by its answer in turn. */
 import { useState } from "preact/hooks";
 import { api, ApiError } from "../../api.ts";
-import { useLoad } from "../../hooks.ts";
+import { useAction, useLoad } from "../../hooks.ts";
 import { t } from "../../i18n/i18n.ts";
 
 interface Stage {
@@ -17,18 +17,18 @@ export function Stages({ id, signedIn }: { id: number; signedIn: boolean }) {
   const [n, setN] = useState(0);
   const st = useLoad(() => api<{ stages: Stage[]; next: number | null }>(`/api/caches/${id}/stages`), [id, n]);
   const [answer, setAnswer] = useState("");
-  const [msg, setMsg] = useState<string | null>(null);
+  const { run, errorView } = useAction();
   if (!st.data?.stages.length) return null;
   const unlock = async (e: Event, stage: number) => {
     e.preventDefault();
-    setMsg(null);
-    try {
-      await api(`/api/caches/${id}/stages/${stage}/unlock`, { method: "POST", json: { answer } });
-      setAnswer("");
-      setN(n + 1);
-    } catch (err) {
-      setMsg(err instanceof ApiError && err.code === "wrong_answer" ? t("cache.wrongAnswer") : (err as Error).message);
-    }
+    await run(
+      async () => {
+        await api(`/api/caches/${id}/stages/${stage}/unlock`, { method: "POST", json: { answer } });
+        setAnswer("");
+        setN(n + 1);
+      },
+      (err) => (err instanceof ApiError && err.code === "wrong_answer" ? t("cache.wrongAnswer") : (err as Error).message),
+    );
   };
   return (
     <section>
@@ -49,11 +49,7 @@ export function Stages({ id, signedIn }: { id: number; signedIn: boolean }) {
           </li>
         ))}
       </ol>
-      {msg && (
-        <p class="error" role="alert">
-          {msg}
-        </p>
-      )}
+      {errorView}
     </section>
   );
 }
