@@ -8,6 +8,7 @@
  * ones are made a frame's budget at a time, then the labels are placed.
  */
 import L from "leaflet";
+import { t } from "../i18n/i18n.ts";
 import { rovingMarkers } from "./keyboard.ts";
 import { bubble, groupByPixels, groupSize, LABEL_H, labelWidth, openGroup, placeLabels, type Box, type Group, type Item, type Single } from "./declutter.ts";
 
@@ -66,6 +67,9 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
   let labelled: Array<{ kind: Kind<any>; one: any; lat: number; lon: number; key: string; shift: number }> = [];
   let groups: Array<{ lat: number; lon: number; w: number; h: number }> = [];
 
+  /** "3 stations", "1 cache" in the reader's words (ui/i18n `map.stations`, `map.caches`), else the kind's own noun. */
+  const howMany = (kind: Kind<any>, n: number) => t(`map.${kind.name}`, { count: n, n, defaultValue: `${n} ${kind.noun[n === 1 ? 0 : 1]}` });
+
   const groupHtml = (g: Group<any>) => {
     const parts = [...kinds.values()].filter(({ kind }) => g.counts[kind.name]);
     const html = parts
@@ -75,7 +79,7 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
       )
       .join("");
     const { w, h } = groupSize(g.counts);
-    const title = parts.map(({ kind }) => `${g.counts[kind.name]} ${kind.noun[g.counts[kind.name] === 1 ? 0 : 1]}`).join(", ");
+    const title = parts.map(({ kind }) => howMany(kind, g.counts[kind.name]!)).join(", ");
     return { html, w, h, title };
   };
 
@@ -87,7 +91,7 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
       const mine = g.members.filter((m) => m.kind === kind.name).map((m) => m.one);
       const r = await kind.list(mine, g.partial.includes(kind.name) ? { bbox: g.bbox } : null);
       sections.push(
-        `<b>${n} ${kind.noun[n === 1 ? 0 : 1]}</b><ul class="group-list">${r.html}</ul>${n > r.shown ? `<p class="muted">and ${n - r.shown} more</p>` : ""}`,
+        `<b>${howMany(kind, n)}</b><ul class="group-list">${r.html}</ul>${n > r.shown ? `<p class="muted">${t("mapGroup.more", { n: n - r.shown })}</p>` : ""}`,
       );
     }
     L.popup({ maxHeight: 280 }).setLatLng([g.lat, g.lon]).setContent(sections.join("")).openOn(map);
@@ -153,12 +157,12 @@ export function crowdOf(map: L.Map, onCount?: (name: string, c: KindCount) => vo
         want(`g:${g.lat.toFixed(5)}:${g.lon.toFixed(5)}:${g.count}`, g.lat, g.lon, html, () => {
           const m = L.marker([g.lat, g.lon], {
             icon: L.divIcon({ className: "map-cluster", html, iconSize: [w, h], iconAnchor: [w / 2, h / 2] }),
-            title: `${title}: zoom in`,
+            title: t("mapGroup.zoomIn", { title }),
             zIndexOffset: 1000,
             keyboard: false,
           });
           m.on("click", () => openGroup(map, g, () => void listPopup(g).catch(() => {})));
-          m.once("add", () => roving.add(m.getElement()!, `${title}: open the group`, () => m.fire("click")));
+          m.once("add", () => roving.add(m.getElement()!, t("mapGroup.openGroup", { title }), () => m.fire("click")));
           return m;
         });
       }

@@ -32,24 +32,34 @@ export function weatherReadings(wx: Weather, pref: UnitPref): Reading[] {
   return items;
 }
 
-/** APRS-IS q constructs (the APRS-IS "q" algorithm): how the packet reached the internet. */
-const Q_CONSTRUCTS: Record<string, string> = {
-  qAC: "sent to APRS-IS by the station itself (verified login)",
-  qAX: "sent to APRS-IS by the station itself (unverified login)",
-  qAU: "sent to APRS-IS over UDP",
-  qAo: "gated from RF by a receive-only IGate (bidirectional path)",
-  qAO: "gated from RF by a receive-only IGate",
-  qAS: "relayed by an APRS-IS server",
-  qAr: "gated from RF (IGate given by the server)",
-  qAR: "gated from RF by an IGate",
-  qAZ: "not to be gated (server-only)",
-  qAI: "traced through the servers",
-};
+/** APRS-IS q constructs (the APRS-IS "q" algorithm) that have words: how the packet reached the internet (ui/i18n `packetField.q`). */
+const Q_CONSTRUCTS = new Set(["qAC", "qAX", "qAU", "qAo", "qAO", "qAS", "qAr", "qAR", "qAZ", "qAI"]);
 
-const POSITION_FORMATS: Record<string, string> = { uncompressed: "plain text", compressed: "compressed", "mic-e": "Mic-E", nmea: "GPS NMEA sentence" };
+/** How a position was written (ui/i18n `packetField.formats`). */
+const POSITION_FORMATS = new Set(["uncompressed", "compressed", "mic-e", "nmea"]);
 
-/** A field the labels below do not know: its name in words ("someFieldName" → "Some field name"). */
-const words = (k: string) =>
+/** The packet types (ui/i18n `packetField.types`). */
+const PACKET_TYPES = new Set([
+  "position",
+  "object",
+  "item",
+  "weather",
+  "message",
+  "ack",
+  "rej",
+  "bulletin",
+  "announcement",
+  "query",
+  "status",
+  "telemetry",
+  "telemetry-definitions",
+  "capabilities",
+  "user-defined",
+  "third-party",
+]);
+
+/** A field name in English words ("someFieldName" → "Some field name"): the last resort for a field the labels do not know. */
+const englishWords = (k: string) =>
   (
     k.charAt(0).toUpperCase() +
     k
@@ -57,6 +67,8 @@ const words = (k: string) =>
       .replace(/([a-z])([A-Z])/g, "$1 $2")
       .toLowerCase()
   ).replace(/_/g, " ");
+/** A field the labels below do not know: its name in the reader's words (ui/i18n `packetField.field`), else in English words. */
+const words = (k: string) => (/^[A-Za-z0-9]+$/.test(k) ? t(`packetField.field.${k}`, { defaultValue: englishWords(k) }) : englishWords(k));
 const plain = (v: unknown): string =>
   Array.isArray(v)
     ? v.map(plain).join(", ")
@@ -64,7 +76,9 @@ const plain = (v: unknown): string =>
       ? Object.entries(v)
           .map(([k, x]) => `${words(k)} ${plain(x)}`)
           .join(" · ")
-      : String(v);
+      : typeof v === "boolean"
+        ? t(v ? "packetField.true" : "packetField.false")
+        : String(v);
 
 /** Fields shown by the readings above or folded into another line. */
 const FOLDED = new Set(["lat", "lon", "wx", "igate", "qConstruct", "telemetry"]);
@@ -75,38 +89,42 @@ export function packetReadings(d: Record<string, unknown>, pref: UnitPref): Read
   const str = (k: string) => (typeof d[k] === "string" ? (d[k] as string) : undefined);
   const num = (k: string) => (typeof d[k] === "number" ? (d[k] as number) : undefined);
   const known: Record<string, (v: unknown) => Reading | null> = {
-    src: (v) => ["From", String(v)],
-    dst: (v) => ["Destination (tocall)", String(v)],
-    path: (v) => ["Path", Array.isArray(v) && v.length ? v.join(", ") : "direct (no digipeaters)"],
-    type: (v) => ["Packet type", String(v)],
-    timestamp: (v) => ["Time stamp (as sent)", String(v)],
-    format: (v) => ["Position format", POSITION_FORMATS[String(v)] ?? String(v)],
-    messaging: (v) => ["Can receive messages", v ? "yes" : "no"],
+    src: (v) => [t("packetField.from"), String(v)],
+    dst: (v) => [t("packetField.dst"), String(v)],
+    path: (v) => [t("packetField.path"), Array.isArray(v) && v.length ? v.join(", ") : t("packetField.direct")],
+    type: (v) => [t("packetField.type"), PACKET_TYPES.has(String(v)) ? t(`packetField.types.${v}`) : String(v)],
+    timestamp: (v) => [t("packetField.timestamp"), String(v)],
+    format: (v) => [t("packetField.format"), POSITION_FORMATS.has(String(v)) ? t(`packetField.formats.${v}`) : String(v)],
+    messaging: (v) => [t("packetField.messaging"), t(v ? "packetField.yes" : "packetField.no")],
     symbol: (v) => [
-      "Symbol",
+      t("packetField.symbol"),
       <>
         <StationSymbol symbol={String(v)} /> <code>{String(v)}</code>
       </>,
     ],
-    course: (v) => ["Course", `${v}° ${compass(Number(v))}`],
-    speedKmh: (v) => ["Speed", formatQ(Number(v), Q.speed, pref)],
-    altitudeM: (v) => ["Altitude", formatQ(Number(v), Q.altitude, pref)],
-    comment: (v) => ["Comment", String(v)],
-    micE: (v) => ["Mic-E status", String(v)],
-    device: (v) => ["Radio or software", String(v)],
-    text: (v) => ["Text", String(v)],
-    msgId: (v) => ["Message number", String(v)],
+    course: (v) => [t("packetField.course"), `${v}° ${compass(Number(v))}`],
+    speedKmh: (v) => [t("packetField.speed"), formatQ(Number(v), Q.speed, pref)],
+    altitudeM: (v) => [t("packetField.altitude"), formatQ(Number(v), Q.altitude, pref)],
+    comment: (v) => [t("packetField.comment"), String(v)],
+    micE: (v) => [t("packetField.micE"), String(v)],
+    device: (v) => [t("packetField.device"), String(v)],
+    text: (v) => [t("packetField.text"), String(v)],
+    msgId: (v) => [t("packetField.msgId"), String(v)],
   };
   for (const [k, v] of Object.entries(d)) {
     if (v === undefined || v === null) continue;
     if (k === "path") {
       out.push(known.path!(v)!);
       const q = str("qConstruct");
-      if (q) out.push(["Received via", `${Q_CONSTRUCTS[q] ?? "APRS-IS"}${str("igate") ? ` ${str("igate")}` : ""} (${q})`]);
+      if (q)
+        out.push([
+          t("packetField.receivedVia"),
+          `${Q_CONSTRUCTS.has(q) ? t(`packetField.q.${q}`) : "APRS-IS"}${str("igate") ? ` ${str("igate")}` : ""} (${q})`,
+        ]);
       continue;
     }
     if (k === "lat" && num("lon") !== undefined) {
-      out.push(["Position", `${formatDdm(num("lat")!, num("lon")!)} (${num("lat")!.toFixed(5)}, ${num("lon")!.toFixed(5)})`]);
+      out.push([t("packetField.position"), `${formatDdm(num("lat")!, num("lon")!)} (${num("lat")!.toFixed(5)}, ${num("lon")!.toFixed(5)})`]);
       continue;
     }
     if (k === "wx" && typeof v === "object") {
@@ -115,15 +133,15 @@ export function packetReadings(d: Record<string, unknown>, pref: UnitPref): Read
     }
     if (k === "telemetry" && typeof v === "object") {
       const tm = v as { seq?: number; analog?: number[]; bits?: string };
-      if (tm.seq !== undefined) out.push(["Telemetry sequence", String(tm.seq)]);
-      if (tm.analog) out.push(["Analog channels", tm.analog.map((x, i) => `A${i + 1} ${x}`).join(" · ")]);
-      if (tm.bits) out.push(["Digital channels", tm.bits]);
+      if (tm.seq !== undefined) out.push([t("packetField.telemetrySeq"), String(tm.seq)]);
+      if (tm.analog) out.push([t("packetField.analog"), tm.analog.map((x, i) => `A${i + 1} ${x}`).join(" · ")]);
+      if (tm.bits) out.push([t("packetField.digital"), tm.bits]);
       continue;
     }
     if (k === "addressee") {
-      out.push(["Message to", String(v)]);
-      if (str("text") !== undefined) out.push(["Message", str("text")!]);
-      if (str("msgId") !== undefined) out.push(["Message number", str("msgId")!]);
+      out.push([t("packetField.addressee"), String(v)]);
+      if (str("text") !== undefined) out.push([t("packetField.message"), str("text")!]);
+      if (str("msgId") !== undefined) out.push([t("packetField.msgId"), str("msgId")!]);
       continue;
     }
     if (FOLDED.has(k) || ((k === "text" || k === "msgId") && d.addressee !== undefined)) continue;
