@@ -10,8 +10,8 @@ export function DataTable<T>(props: {
   testid?: string;
   head: string[];
   rows: readonly T[];
-  /** what is said when there are no rows */
-  empty: string;
+  /** what is said when there are no rows (without it, nothing is shown) */
+  empty?: string;
   /** the row's cells, in the order of `head` */
   cells: (row: T) => ComponentChildren[];
   /** attributes of a row's <tr>, e.g. a data- attribute for tests */
@@ -19,7 +19,7 @@ export function DataTable<T>(props: {
   /** rows become cards on a narrow screen */
   stacked?: boolean;
 }) {
-  if (props.rows.length === 0) return <Empty>{props.empty}</Empty>;
+  if (props.rows.length === 0) return props.empty ? <Empty>{props.empty}</Empty> : null;
   return (
     <div class="table-scroll">
       <table class={props.stacked ? "table stacked" : "table"} data-testid={props.testid}>

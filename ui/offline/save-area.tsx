@@ -191,6 +191,14 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
   const mapBytes = p ? p.archives.reduce((n, a) => n + a.bytes, 0) : 0;
   const estimate = p ? p.caches.length * CACHE_BYTES + p.stations.length * STATION_BYTES + p.tiles.length * TILE_BYTES + mapBytes : 0;
   const capped = p?.archives.some((a) => a.capped) ?? false;
+  /** after an error or once saved, the one way out */
+  const closeButton = (
+    <p>
+      <button type="button" onClick={onClose}>
+        {t("offline.close")}
+      </button>
+    </p>
+  );
   return (
     <div class="save-area card" data-testid="save-area" role="dialog" aria-label={t("offline.title")}>
       <h2>{t("offline.title")}</h2>
@@ -199,11 +207,7 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
           <p class="error" role="alert">
             {error}
           </p>
-          <p>
-            <button type="button" onClick={onClose}>
-              {t("offline.close")}
-            </button>
-          </p>
+          {closeButton}
         </>
       )}
       {!p && !error && <p class="muted">{t("offline.counting")}</p>}
@@ -249,11 +253,7 @@ function SavePanel({ map, onClose }: { map: L.Map; onClose: () => void }) {
                 : ""}{" "}
             <Rich k="offline.savedRest" vars={{ size: formatBytes(result.bytes) }} parts={[(x) => <a href="/offline">{x}</a>]} />
           </p>
-          <p>
-            <button type="button" onClick={onClose}>
-              {t("offline.close")}
-            </button>
-          </p>
+          {closeButton}
         </>
       )}
     </div>

@@ -10,37 +10,11 @@ import { api, type ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import { t } from "../i18n/i18n.ts";
 import { Rich } from "../i18n/rich.tsx";
+import type { PeerView as Peer } from "../../src/fed/admin.ts";
 
 type Trust = "trusted" | "unvetted" | "blocked";
 /** A word the server sends as an id (a health, a reason, a status), in the reader's language; an id without a translation as it is. */
 const word = (table: string, id: string) => t(`${table}.${id}`, { defaultValue: id });
-interface Endpoint {
-  transport: string;
-  address: string;
-  priority: number;
-}
-interface Peer {
-  instance: string;
-  trust: Trust;
-  trustSetBy: string | null;
-  foundVia: string | null;
-  verifiedVia: string | null;
-  syncUrl: string | null;
-  endpoints: Endpoint[];
-  keyPin: string | null;
-  repConfirmed: number;
-  repFailed: number;
-  mirrored: number;
-  health: {
-    status: string;
-    lastSyncAt: number | null;
-    lastOkAt: number | null;
-    lastError: string | null;
-    failures: number;
-    framesApplied: number;
-    framesRejected: number;
-  };
-}
 interface PeerList {
   instance: string;
   peers: Peer[];

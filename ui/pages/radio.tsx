@@ -11,6 +11,7 @@
  */
 import { useState } from "preact/hooks";
 import { LoadState } from "../components/states.tsx";
+import { DataTable } from "../components/data-table.tsx";
 import { api } from "../api.ts";
 import { useLoad, usePoll } from "../hooks.ts";
 import { loadAccount } from "../account/session.ts";
@@ -105,66 +106,47 @@ function PortsTable({ ports }: { ports: RadioPort[] }) {
   return (
     <div class="card">
       <h2>{t("radio.ports")}</h2>
-      <div class="table-scroll">
-        <table class="table stacked" data-testid="ports">
-          <thead>
-            <tr>
-              <th>{t("radio.port")}</th>
-              <th>{t("radio.state")}</th>
-              <th>{t("radio.framesInOut")}</th>
-              <th>{t("radio.bytesInOut")}</th>
-              <th>{t("radio.errors")}</th>
-              <th>{t("radio.lastHeard")}</th>
-              <th>{t("radio.lastSent")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {ports.map((p) => (
-              <tr data-port={p.name}>
-                <td data-label={t("radio.port")}>
-                  <code>{p.name}</code>
-                  <div class="muted">{p.kind}</div>
-                </td>
-                <td data-label={t("radio.state")}>
-                  <span
-                    class={p.portState === "connected" ? "ok" : p.portState === "idle" || p.portState === "closed" ? "muted" : "warn"}
-                    data-testid="port-state"
-                  >
-                    {stateText(p.portState)}
-                  </span>
-                  {p.portState === "connected" && p.connectedAt && (
-                    <div class="muted">
-                      {t("radio.since")} <When at={p.connectedAt} />
-                    </div>
-                  )}
-                  {p.portState === "waiting" && p.retryAt && (
-                    <div class="muted">
-                      {t("radio.nextTry")} <When at={p.retryAt} />
-                    </div>
-                  )}
-                  {p.auto && p.portState !== "connected" && <div class="muted">{t("radio.defaultPort")}</div>}
-                  {p.lastError && p.portState !== "connected" && <div class="error">{p.lastError}</div>}
-                </td>
-                <td data-label={t("radio.framesInOut")} data-testid="frames">
-                  {p.framesIn} / {p.framesOut}
-                </td>
-                <td data-label={t("radio.bytesInOut")}>
-                  {p.bytesIn} / {p.bytesOut}
-                </td>
-                <td data-label={t("radio.errors")}>
-                  {p.errors} · {p.dropped} · {p.reconnects}
-                </td>
-                <td data-label={t("radio.lastHeard")}>
-                  <When at={p.lastRxAt} />
-                </td>
-                <td data-label={t("radio.lastSent")}>
-                  <When at={p.lastTxAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        testid="ports"
+        stacked
+        head={[t("radio.port"), t("radio.state"), t("radio.framesInOut"), t("radio.bytesInOut"), t("radio.errors"), t("radio.lastHeard"), t("radio.lastSent")]}
+        rows={ports}
+        rowAttrs={(p) => ({ "data-port": p.name })}
+        cells={(p) => [
+          <>
+            <code>{p.name}</code>
+            <div class="muted">{p.kind}</div>
+          </>,
+          <>
+            <span class={p.portState === "connected" ? "ok" : p.portState === "idle" || p.portState === "closed" ? "muted" : "warn"} data-testid="port-state">
+              {stateText(p.portState)}
+            </span>
+            {p.portState === "connected" && p.connectedAt && (
+              <div class="muted">
+                {t("radio.since")} <When at={p.connectedAt} />
+              </div>
+            )}
+            {p.portState === "waiting" && p.retryAt && (
+              <div class="muted">
+                {t("radio.nextTry")} <When at={p.retryAt} />
+              </div>
+            )}
+            {p.auto && p.portState !== "connected" && <div class="muted">{t("radio.defaultPort")}</div>}
+            {p.lastError && p.portState !== "connected" && <div class="error">{p.lastError}</div>}
+          </>,
+          <span data-testid="frames">
+            {p.framesIn} / {p.framesOut}
+          </span>,
+          <>
+            {p.bytesIn} / {p.bytesOut}
+          </>,
+          <>
+            {p.errors} · {p.dropped} · {p.reconnects}
+          </>,
+          <When at={p.lastRxAt} />,
+          <When at={p.lastTxAt} />,
+        ]}
+      />
     </div>
   );
 }

@@ -19,34 +19,9 @@ import { t } from "../i18n/i18n.ts";
 import { When } from "../time.tsx";
 import { distanceBearing } from "../offline/compass.tsx";
 import type { Weather } from "../../src/aprs/types.ts";
+import type { StationDetail as Detail } from "../../src/stations/registry.ts";
 import { weatherReadings } from "../stations/readings.tsx";
 
-interface Detail {
-  call: string;
-  kind: string;
-  owner?: string;
-  lat?: number;
-  lon?: number;
-  symbol?: string;
-  course?: number;
-  speedKmh?: number;
-  altitudeM?: number;
-  comment?: string;
-  status?: string;
-  device?: string;
-  lastHeard: number;
-  lastPositionAt?: number;
-  packets: number;
-  source?: string;
-  igate?: string;
-  path?: string;
-  wx?: Weather;
-  wxAt?: number;
-  track: Array<{ ts: number; lat: number; lon: number }>;
-  heard: Array<{ ts: number; path: string | null; source: string; igate: string | null }>;
-  objects: string[];
-  telemetryDefinitions?: { bits?: { project: string } };
-}
 interface Channel {
   id: string;
   name: string;

@@ -6,6 +6,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { useAction, useLoad } from "../hooks.ts";
+import { DataTable } from "../components/data-table.tsx";
 import type { NodesView, RadioPort } from "./types.ts";
 import { When } from "../time.tsx";
 import { t } from "../i18n/i18n.ts";
@@ -65,61 +66,52 @@ export function NodesCard({ tick, sysop, ports }: { tick: number; sysop: boolean
         </p>
       )}
       {nodes.error && <p class="error">{nodes.error.message}</p>}
-      {d && routes.length === 0 && <p class="muted">{t("radioNodes.none")}</p>}
-      {routes.length > 0 && (
-        <div class="table-scroll">
-          <table class="table" data-testid="nodes">
-            <thead>
-              <tr>
-                <th>{t("radioNodes.alias")}</th>
-                <th>{t("radioNodes.node")}</th>
-                <th>{t("radioNodes.neighbour")}</th>
-                <th>{t("radioNodes.quality")}</th>
-                <th>{t("radioNodes.port")}</th>
-                <th>{t("radioNodes.source")}</th>
-                <th>{t("radioNodes.updated")}</th>
-                {sysop && <th />}
-              </tr>
-            </thead>
-            <tbody>
-              {routes.map((r) => (
-                <tr data-node={r.call} data-neighbour={r.neighbour} class={r.best ? "" : "muted"}>
-                  <td>
-                    <b>{r.alias || "—"}</b>
-                  </td>
-                  <td>{r.call}</td>
-                  <td>
-                    {r.neighbour === r.call ? <span title={t("radioNodes.heardDirectly")}>{t("radioNodes.direct", { call: r.neighbour })}</span> : r.neighbour}
-                    {several.has(r.call) && r.best && (
-                      <>
-                        {" "}
-                        <span class="tag">{t("radioNodes.best")}</span>
-                      </>
-                    )}
-                  </td>
-                  <td data-testid="quality">{r.quality}</td>
-                  <td>{r.port ? <code>{r.port}</code> : <span class="muted">{t("radioNodes.any")}</span>}</td>
-                  <td>{t(`radioNodes.sourceName.${r.source}`, { defaultValue: r.source })}</td>
-                  <td>
-                    <When at={r.updatedAt} />
-                  </td>
-                  {sysop && (
-                    <td>
-                      <button
-                        type="button"
-                        disabled={busy}
-                        aria-label={t("radioNodes.removeLabel", { call: r.call, neighbour: r.neighbour })}
-                        onClick={() => void act({ call: r.call, neighbour: r.neighbour, remove: true })}
-                      >
-                        {t("radioNodes.remove")}
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+      {d && (
+        <DataTable
+          testid="nodes"
+          head={[
+            t("radioNodes.alias"),
+            t("radioNodes.node"),
+            t("radioNodes.neighbour"),
+            t("radioNodes.quality"),
+            t("radioNodes.port"),
+            t("radioNodes.source"),
+            t("radioNodes.updated"),
+            ...(sysop ? [""] : []),
+          ]}
+          rows={routes}
+          empty={t("radioNodes.none")}
+          rowAttrs={(r) => ({ "data-node": r.call, "data-neighbour": r.neighbour, class: r.best ? "" : "muted" })}
+          cells={(r) => [
+            <b>{r.alias || "—"}</b>,
+            r.call,
+            <>
+              {r.neighbour === r.call ? <span title={t("radioNodes.heardDirectly")}>{t("radioNodes.direct", { call: r.neighbour })}</span> : r.neighbour}
+              {several.has(r.call) && r.best && (
+                <>
+                  {" "}
+                  <span class="tag">{t("radioNodes.best")}</span>
+                </>
+              )}
+            </>,
+            <span data-testid="quality">{r.quality}</span>,
+            r.port ? <code>{r.port}</code> : <span class="muted">{t("radioNodes.any")}</span>,
+            t(`radioNodes.sourceName.${r.source}`, { defaultValue: r.source }),
+            <When at={r.updatedAt} />,
+            ...(sysop
+              ? [
+                  <button
+                    type="button"
+                    disabled={busy}
+                    aria-label={t("radioNodes.removeLabel", { call: r.call, neighbour: r.neighbour })}
+                    onClick={() => void act({ call: r.call, neighbour: r.neighbour, remove: true })}
+                  >
+                    {t("radioNodes.remove")}
+                  </button>,
+                ]
+              : []),
+          ]}
+        />
       )}
       {sysop && (
         <form

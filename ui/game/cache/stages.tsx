@@ -3,15 +3,7 @@ import { useState } from "preact/hooks";
 import { api, ApiError } from "../../api.ts";
 import { useAction, useLoad } from "../../hooks.ts";
 import { t } from "../../i18n/i18n.ts";
-
-interface Stage {
-  n: number;
-  title: string;
-  question?: string;
-  audio?: string | null;
-  unlocked: boolean;
-  content?: string;
-}
+import type { StageView as Stage } from "../../../src/game/stages.ts";
 
 export function Stages({ id, signedIn }: { id: number; signedIn: boolean }) {
   const [n, setN] = useState(0);

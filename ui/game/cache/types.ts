@@ -16,14 +16,5 @@ export type Cache = GameCache & {
   /** parking, stages... (the final only for the owner and finders) */
   waypoints?: Waypoint[];
 };
-export interface Log {
-  id: number | string;
-  kind: string;
-  call: string | null;
-  text: string | null;
-  foundAt: number;
-  tier: string | null;
-  state: string;
-  origin: string;
-  corroboration: { igate: string | null; distanceM: number | null } | null;
-}
+/** a log as GET /api/caches/:id/logs answers it */
+export type { Log } from "../../../src/game/logs.ts";
