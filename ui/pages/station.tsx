@@ -19,7 +19,7 @@ import { t } from "../i18n/i18n.ts";
 import { When } from "../time.tsx";
 import { distanceBearing } from "../offline/compass.tsx";
 import type { Weather } from "../../src/aprs/types.ts";
-import type { StationDetail as Detail } from "../../src/stations/registry.ts";
+import type { AprsMessageRow as Message, RawPacket as Packet, StationDetail as Detail } from "../../src/stations/registry.ts";
 import { weatherReadings } from "../stations/readings.tsx";
 
 interface Channel {
@@ -30,22 +30,6 @@ interface Channel {
 interface Series {
   telemetry: { channels: Channel[]; project?: string; points: Array<{ ts: number; seq?: number; values: Array<number | null> }> };
   wx: Array<{ ts: number } & Weather>;
-}
-interface Packet {
-  id: number;
-  ts: number;
-  raw: string;
-  source: string;
-  igate: string | null;
-  type: string | null;
-}
-interface Message {
-  id: number;
-  ts: number;
-  src: string;
-  addressee: string;
-  kind: string;
-  text: string;
 }
 
 const COLORS = ["#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b7791f"];
