@@ -1064,7 +1064,7 @@ ALTER TABLE bbs_partners ADD COLUMN via TEXT NOT NULL DEFAULT '[]';
 
 -- migration 19: how far a heard APRS message proves its source sent it; the account audit log
 
--- proof: radio | box | internet | device | relayed (src/events.ts HeardProof);
+-- proof: radio | box | internet | device | relayed (src/core/events.ts HeardProof);
 -- NULL for messages stored before it was kept (they answer no challenge).
 ALTER TABLE aprs_messages ADD COLUMN proof TEXT CHECK (proof IN ('radio', 'box', 'internet', 'device', 'relayed'));
 
@@ -1287,7 +1287,7 @@ CREATE TABLE cache_waypoints (
   CHECK ((lat IS NULL) = (lon IS NULL))
 );
 
--- migration 31: cache attributes (the Groundspeak yes/no set, src/cache-attributes.ts): a JSON list of signed ids ordered by id, +id yes, -id no ([1,-32]); NULL when none
+-- migration 31: cache attributes (the Groundspeak yes/no set, src/lib/cache-attributes.ts): a JSON list of signed ids ordered by id, +id yes, -id no ([1,-32]); NULL when none
 ALTER TABLE caches ADD COLUMN attributes TEXT;
 ALTER TABLE mirror_caches ADD COLUMN attributes TEXT;
 

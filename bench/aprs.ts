@@ -14,10 +14,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decode } from "../src/aprs/index.ts";
-import { configFor } from "../src/config.ts";
-import { createGateway } from "../src/gateway.ts";
-import { createLogger } from "../src/log.ts";
+import { decode } from "../src/lib/aprs/index.ts";
+import { configFor } from "../src/core/config.ts";
+import { createGateway } from "../src/hosts/gateway.ts";
+import { createLogger } from "../src/lib/log.ts";
 import { ingestLines } from "../src/stations/ingest.ts";
 import { percentile, table } from "./lib/stats.ts";
 import { getTimer } from "./lib/load.ts";

@@ -13,7 +13,7 @@
  *     airtime used (HDLC bits of each repeated frame plus a 300 ms key-up).
  */
 import { decodeFrame, digipeat, encodeFrame, hdlcBits, parseTnc2, type Ax25Frame, type DigipeatRules } from "../radio/index.ts";
-import type { Core } from "../src/gateway.ts";
+import type { Core } from "../src/hosts/gateway.ts";
 import { Digipeater } from "../src/radio-node/digipeater.ts";
 import { TokenBucket } from "../src/radio-node/tx.ts";
 import { perSecond, printRates, table } from "./lib/stats.ts";

@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MIGRATIONS, openStore } from "../src/store/db.ts";
+import { MIGRATIONS, openStore } from "../src/core/store/db.ts";
 import { table } from "./lib/stats.ts";
 
 function deleteUsers(upTo: number): number {

@@ -25,8 +25,8 @@ import { hubOf } from "../src/hub/index.ts";
 import { clientsOf } from "../src/hub/clients.ts";
 import { ingestLines } from "../src/stations/ingest.ts";
 import { matchFilter, parseFilter, type FilterPacket } from "../src/hub/filter.ts";
-import { decode } from "../src/aprs/decode.ts";
-import type { GatewayEvents } from "../src/events.ts";
+import { decode } from "../src/lib/aprs/decode.ts";
+import type { GatewayEvents } from "../src/core/events.ts";
 
 const CLIENTS = 100;
 const RATE = 1000;

@@ -13,7 +13,7 @@
  *  which the radio does for every frame heard anyway.
  */
 import { formatTnc2, parseTnc2, type Ax25Frame } from "../radio/index.ts";
-import type { Core } from "../src/gateway.ts";
+import type { Core } from "../src/hosts/gateway.ts";
 import type { Transmitter } from "../src/radio-node/tx.ts";
 import { splitLine } from "../src/hub/qconstruct.ts";
 import { isToRf, rfToIs } from "../src/stations/igate-rules.ts";

@@ -7,9 +7,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { configFor } from "../src/config.ts";
-import { createGateway } from "../src/gateway.ts";
-import { createLogger } from "../src/log.ts";
+import { configFor } from "../src/core/config.ts";
+import { createGateway } from "../src/hosts/gateway.ts";
+import { createLogger } from "../src/lib/log.ts";
 import { signedInUser } from "../test/helpers/accounts.ts";
 import { catalogGpx } from "../test/helpers/catalog.ts";
 import { percentile, table } from "./lib/stats.ts";

@@ -16,11 +16,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { configFor } from "../src/config.ts";
-import { createGateway } from "../src/gateway.ts";
-import { createLogger } from "../src/log.ts";
-import { decode } from "../src/aprs/index.ts";
-import { generateKeyPair } from "../src/fed/keys.ts";
+import { configFor } from "../src/core/config.ts";
+import { createGateway } from "../src/hosts/gateway.ts";
+import { createLogger } from "../src/lib/log.ts";
+import { decode } from "../src/lib/aprs/index.ts";
+import { generateKeyPair } from "../src/lib/fed/keys.ts";
 import { ingestLines } from "../src/stations/ingest.ts";
 import { TokenBucket } from "../src/radio-node/tx.ts";
 import { onMessage, playStats } from "../src/radio-play/service.ts";

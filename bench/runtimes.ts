@@ -16,7 +16,7 @@
  */
 import { readFileSync } from "node:fs";
 import { buildWorkerBundle } from "../scripts/worker.ts";
-import { generateKeyPair } from "../src/fed/keys.ts";
+import { generateKeyPair } from "../src/lib/fed/keys.ts";
 import { nodeGatewayCommand, startInProcess } from "../test/helpers/gateway.ts";
 import { startOn, type Runtime } from "../test/helpers/hosts.ts";
 import { table } from "./lib/stats.ts";

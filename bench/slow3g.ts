@@ -20,9 +20,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { configFor } from "../src/config.ts";
-import { createGateway } from "../src/gateway.ts";
-import { createLogger } from "../src/log.ts";
+import { configFor } from "../src/core/config.ts";
+import { createGateway } from "../src/hosts/gateway.ts";
+import { createLogger } from "../src/lib/log.ts";
 import { spawnGateway } from "../test/helpers/gateway.ts";
 import { signedInUser } from "../test/helpers/accounts.ts";
 import { launchBrowser } from "../test/helpers/chromium.ts";

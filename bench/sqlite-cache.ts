@@ -2,7 +2,7 @@
  * bun:sqlite's statement cache: `db.query(sql)` keeps the compiled statement
  * of the last Database.MAX_QUERY_CACHE_SIZE SQL strings (Bun's default: 20,
  * least recently used out); any other string is compiled again. The gateway
- * raises the size in openStore (src/store/db.ts). This bench runs one mixed
+ * raises the size in openStore (src/core/store/db.ts). This bench runs one mixed
  * round of requests (map, cache page and logbook, stations, messages, BBS,
  * federation feeds, /api/v1, RSS, ingest of a packet...) against a real
  * gateway over HTTP, with Bun's default and with the gateway's size, and
@@ -12,10 +12,10 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { configFor } from "../src/config.ts";
-import { createGateway } from "../src/gateway.ts";
-import { createLogger } from "../src/log.ts";
-import { STATEMENT_CACHE_SIZE } from "../src/store/db.ts";
+import { configFor } from "../src/core/config.ts";
+import { createGateway } from "../src/hosts/gateway.ts";
+import { createLogger } from "../src/lib/log.ts";
+import { STATEMENT_CACHE_SIZE } from "../src/core/store/db.ts";
 import { percentile, table } from "./lib/stats.ts";
 
 const INGEST = "bench-ingest-secret-0123";

@@ -13,11 +13,11 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { configFor } from "../src/config.ts";
-import { createGateway, type Gateway } from "../src/gateway.ts";
-import { createLogger } from "../src/log.ts";
-import { cacheToWire } from "../src/fed/bodies.ts";
-import { generateKeyPair } from "../src/fed/keys.ts";
+import { configFor } from "../src/core/config.ts";
+import { createGateway, type Gateway } from "../src/hosts/gateway.ts";
+import { createLogger } from "../src/lib/log.ts";
+import { cacheToWire } from "../src/lib/fed/bodies.ts";
+import { generateKeyPair } from "../src/lib/fed/keys.ts";
 import { publishRecord } from "../src/fed/feed.ts";
 import { upsertPeer } from "../src/fed/peers.ts";
 import { applyPage } from "../src/fed/apply.ts";

@@ -104,7 +104,7 @@ const size = (f: string) => {
 async function measure(root: string, seconds: number): Promise<Figures> {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-wal-"));
   // The users and sessions are made by that checkout's own store code, so the schema is its own.
-  const { openStore } = (await import(join(root, "src/store/db.ts"))) as typeof import("../src/store/db.ts");
+  const { openStore } = (await import(join(root, "src/core/store/db.ts"))) as typeof import("../src/core/store/db.ts");
   const { createSession, SESSION_COOKIE } = (await import(join(root, "src/accounts/sessions.ts"))) as typeof import("../src/accounts/sessions.ts");
   const db = openStore(join(dir, "svc-gateway.db"));
   const cookies = Array.from({ length: WRITERS }, (_, w) => {

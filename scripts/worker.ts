@@ -18,7 +18,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { BunPlugin } from "bun";
 import { ROOT, sourceDirs } from "./source-dirs.ts";
-import { buildInfo, type EmbeddedBuild } from "../src/version.ts";
+import { buildInfo, type EmbeddedBuild } from "../src/lib/version.ts";
 import type { Miniflare, MiniflareOptions } from "miniflare";
 
 export const WORKER_BUNDLE = join(ROOT, ".cache/worker/svc-gateway.mjs");

@@ -12,7 +12,7 @@
  * island's channel is shared: its requests' air time adds up within a round
  * (one clock reading), and past a round's worth the channel is busy.
  */
-import type { FedTransport, Gateway } from "../src/gateway.ts";
+import type { FedTransport, Gateway } from "../src/hosts/gateway.ts";
 import type { Rng } from "./prng.ts";
 
 export type LinkKind = "internet" | "44net" | "rf1200";

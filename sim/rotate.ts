@@ -5,7 +5,7 @@
  * FED_PRIVATE_KEY, on which the gateway re-signs its feed with it. Peers must
  * follow the signed rotation; frames under the revoked key stop verifying.
  */
-import { publicKeyFromSeed, signRotation } from "../src/fed/keys.ts";
+import { publicKeyFromSeed, signRotation } from "../src/lib/fed/keys.ts";
 import type { SimNode } from "./net.ts";
 import type { Rng } from "./prng.ts";
 import type { World } from "./world.ts";

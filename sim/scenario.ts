@@ -6,7 +6,7 @@
  * splits in two and heals; one gateway rotates its key (rotate.ts); a
  * player's account moves to another gateway; one gateway is malicious (tamper.ts).
  */
-import { cacheToWire, findToWire } from "../src/fed/bodies.ts";
+import { cacheToWire, findToWire } from "../src/lib/fed/bodies.ts";
 import { publishAccountMove, publishRecord, publishTombstone } from "../src/fed/feed.ts";
 import type { Ledger } from "./ledger.ts";
 import type { Rng } from "./prng.ts";

@@ -10,11 +10,11 @@
  * with its own key. The gids it forges go into the ledger, so that
  * forgedApplied can find them anywhere.
  */
-import { cacheToWire } from "../src/fed/bodies.ts";
-import { signerFromSeed } from "../src/fed/keys.ts";
-import { decodePage, encodePage } from "../src/fed/page.ts";
+import { cacheToWire } from "../src/lib/fed/bodies.ts";
+import { signerFromSeed } from "../src/lib/fed/keys.ts";
+import { decodePage, encodePage } from "../src/lib/fed/page.ts";
 import { upsertPeer } from "../src/fed/peers.ts";
-import { encodePayload, RECORD_TYPES, signFrame } from "../src/fed/record.ts";
+import { encodePayload, RECORD_TYPES, signFrame } from "../src/lib/fed/record.ts";
 import type { Ledger } from "./ledger.ts";
 import type { Tamper } from "./net.ts";
 import type { World } from "./world.ts";

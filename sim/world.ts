@@ -16,11 +16,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { configFor } from "../src/config.ts";
-import { publicKeyFromSeed } from "../src/fed/keys.ts";
+import { configFor } from "../src/core/config.ts";
+import { publicKeyFromSeed } from "../src/lib/fed/keys.ts";
 import { upsertPeer } from "../src/fed/peers.ts";
-import { createGateway, type Clock } from "../src/gateway.ts";
-import { createLogger } from "../src/log.ts";
+import { createGateway, type Clock } from "../src/hosts/gateway.ts";
+import { createLogger } from "../src/lib/log.ts";
 import { SimNet, type SimNode } from "./net.ts";
 import type { Rng } from "./prng.ts";
 

@@ -9,19 +9,20 @@ import { ROOT } from "./helpers/paths.ts";
 
 type Layer = "host" | "http" | "domain" | "core" | "library" | "ui";
 
-const FED_CODEC = ["cbor", "record", "ed25519", "compress", "page", "bodies", "keys", "endpoints", "caps"].map((n) => `src/fed/${n}.ts`);
-const LEAVES = ["errors", "callsign", "log", "maidenhead", "text", "secret", "version", "production", "types.d", "cache-attributes"].map((n) => `src/${n}.ts`);
-const HOSTS = ["src/main.ts", "src/cli.ts", "src/cli-commands.ts", "src/gateway.ts", "src/gateway-core.ts"];
-
 const isRouteFile = (f: string) => /(^|\/)(routes|[a-z0-9-]+-routes)\.ts$/.test(f);
 
-/** Which layer a file of the tree belongs to (docs/architecture.md). */
+/**
+ * Which layer a file of the tree belongs to (docs/architecture.md): the first
+ * folder under src/ says it (lib, core, hosts, http; every other folder is a
+ * domain), with two kinds of file that sit in a domain's folder by design: its
+ * routes (routes.ts, *-routes.ts: http) and its command line (cli.ts: host).
+ */
 export function layerOf(f: string): Layer {
   if (f.startsWith("ui/")) return "ui";
-  if (f.startsWith("radio/") || f.startsWith("src/aprs/") || f.startsWith("src/net/") || FED_CODEC.includes(f) || LEAVES.includes(f)) return "library";
-  if (HOSTS.includes(f) || f.startsWith("src/hosts/") || /^src\/[a-z0-9-]+\/cli\.ts$/.test(f)) return "host";
+  if (f.startsWith("radio/") || f.startsWith("src/lib/")) return "library";
+  if (f === "src/main.ts" || f.startsWith("src/hosts/") || /^src\/.+\/cli\.ts$/.test(f)) return "host";
   if (f.startsWith("src/http/") || isRouteFile(f)) return "http";
-  if (f.startsWith("src/store/") || f === "src/config.ts" || f === "src/events.ts" || f === "src/core.ts") return "core";
+  if (f.startsWith("src/core/")) return "core";
   return "domain";
 }
 
@@ -75,7 +76,7 @@ function problem(i: Import): string | null {
   const a = layerOf(i.from);
   const b = layerOf(i.to);
   // Everyone may name the Gateway type; only hosts use the composition root's values.
-  if ((i.to === "src/gateway.ts" || i.to === "src/gateway-core.ts") && i.typeOnly) return null;
+  if ((i.to === "src/hosts/gateway.ts" || i.to === "src/hosts/gateway-core.ts") && i.typeOnly) return null;
   // The web app shares the server's types, and its pure libraries (the APRS encoder, Maidenhead), never other code.
   if (a === "ui" && b !== "ui" && b !== "library") return i.typeOnly ? null : "the web app imports server code (only `import type` may cross)";
   if (a === "library" && i.from.startsWith("radio/") && !i.to.startsWith("radio/")) return "radio/ is a library of its own: it imports nothing of src/";
@@ -202,12 +203,22 @@ describe("layers", () => {
     expect(TREE.length).toBeGreaterThan(200);
     expect(ALL.some((i) => i.from === "src/http/gates.ts" && i.to === "src/accounts/caller.ts")).toBe(true);
     expect(ALL.some((i) => i.from === "ui/account/verify.tsx" && i.to === "src/accounts/verify-aprs.ts" && i.typeOnly)).toBe(true);
-    expect(layerOf("src/fed/cbor.ts")).toBe("library");
+    expect(layerOf("src/lib/fed/cbor.ts")).toBe("library");
     expect(layerOf("src/fed/sync.ts")).toBe("domain");
     expect(layerOf("src/game/routes.ts")).toBe("http");
     // and it would catch an upward import
     expect(problem({ from: "src/game/caches.ts", to: "src/http/gates.ts", line: 1, typeOnly: true })).toBe("domain imports http");
-    expect(problem({ from: "src/aprs/decode.ts", to: "src/stations/ingest.ts", line: 1, typeOnly: false })).toBe("library imports domain");
+    expect(problem({ from: "src/lib/aprs/decode.ts", to: "src/stations/ingest.ts", line: 1, typeOnly: false })).toBe("library imports domain");
+  });
+
+  test("the first folder under src/ says the layer: lib, core, http, hosts, or a domain; the Bun entry is the one file at the top", () => {
+    const top = readdirSync(join(ROOT, "src"), { withFileTypes: true });
+    expect(top.filter((e) => !e.isDirectory()).map((e) => e.name)).toEqual(["main.ts"]);
+    const folders = top.filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(folders).toEqual(expect.arrayContaining(["lib", "core", "http", "hosts"]));
+    // a domain folder holds domain code, its routes and its command line, and nothing of another layer
+    for (const f of TREE.filter((f) => f.startsWith("src/") && !/^src\/(lib|core|http|hosts)\//.test(f) && f !== "src/main.ts"))
+      expect([f, layerOf(f)]).toEqual([f, isRouteFile(f) ? "http" : /\/cli\.ts$/.test(f) ? "host" : "domain"]);
   });
 
   test("no import runs upward (docs/architecture.md)", () => {
@@ -219,7 +230,8 @@ describe("layers", () => {
 
   test("domain services take the Core, not the whole Gateway, except those listed with their reason", () => {
     const naming = TREE.filter(
-      (f) => layerOf(f) === "domain" && /import type \{[^}]*\bGateway\b[^}]*\} from "(\.\.\/)+gateway(-core)?\.ts"/.test(readFileSync(join(ROOT, f), "utf8")),
+      (f) =>
+        layerOf(f) === "domain" && /import type \{[^}]*\bGateway\b[^}]*\} from "(\.\.\/)+hosts\/gateway(-core)?\.ts"/.test(readFileSync(join(ROOT, f), "utf8")),
     );
     // a control: the reader finds the ones listed
     expect(naming).toContain("src/radio-node/radio.ts");

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { runCli, spawnGateway } from "./helpers/gateway.ts";
 import { BUN, MAIN } from "./helpers/paths.ts";
 import { tmpDir } from "./helpers/tmp.ts";
-import { privateKeyObject } from "../src/fed/keys.ts";
-import { ENV_FILE_NAME } from "../src/config.ts";
+import { privateKeyObject } from "../src/lib/fed/keys.ts";
+import { ENV_FILE_NAME } from "../src/core/config.ts";
 
 describe("command line", () => {
   test("--help lists commands, flags and every setting", async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig, parseEnvFile, updateEnvFile, ENV_FILE_NAME } from "../src/config.ts";
-import { generateKeyPair } from "../src/fed/keys.ts";
+import { loadConfig, parseEnvFile, updateEnvFile, ENV_FILE_NAME } from "../src/core/config.ts";
+import { generateKeyPair } from "../src/lib/fed/keys.ts";
 import { tmpDir } from "./helpers/tmp.ts";
 
 describe("configuration", () => {

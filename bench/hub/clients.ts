@@ -9,7 +9,7 @@
  * time of the last delivery.
  */
 import { percentile } from "../lib/stats.ts";
-import { aprsIsPasscode } from "../../src/aprs/passcode.ts";
+import { aprsIsPasscode } from "../../src/lib/aprs/passcode.ts";
 
 /** Mixed filters, as a field day's clients might set them (cycled over the clients). */
 export const FILTERS = [

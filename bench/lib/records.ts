@@ -1,5 +1,5 @@
 /** The cache record the federation benches publish and apply. */
-import { cacheToWire } from "../../src/fed/bodies.ts";
+import { cacheToWire } from "../../src/lib/fed/bodies.ts";
 
 /** The i-th bench cache's record body: spread over the world, with a hint and `description`. */
 export function benchCacheBody(i: number, description = "A short walk from the car park along the river. Bring a pen; the log is small.") {

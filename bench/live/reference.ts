@@ -5,7 +5,7 @@
  * APRS decoding, no database, no events). Prints `listening PORT`.
  *   bun bench/live/reference.ts
  */
-import { regionsOf } from "../../src/maidenhead.ts";
+import { regionsOf } from "../../src/lib/maidenhead.ts";
 
 const server = Bun.serve<{ region: string }>({
   port: 0,

@@ -2,13 +2,13 @@
  * The accounts domain's own entry in the GDPR registry (gdpr.ts): the user
  * row and everything hanging off it.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import type { AccountData, AccountRef } from "./gdpr.ts";
 import { emitAccountRecord } from "./records.ts";
 import { profileOf, updateProfile } from "./profile.ts";
 import { getNotifyPrefs, getPrefs, putNotifyPrefs, putPrefs } from "./prefs.ts";
 import { createView, viewsOf, MAX_VIEWS } from "./views.ts";
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../lib/errors.ts";
 
 const rows = (gw: Core, sql: string, ...params: Array<string | number>) => gw.db.query(sql).all(...params) as Array<Record<string, unknown>>;
 

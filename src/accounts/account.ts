@@ -2,8 +2,8 @@
  * The signed-in account as its holder sees it (GET /auth/session), and
  * claiming a session with a device key (POST /auth/claim).
  */
-import type { Core } from "../core.ts";
-import { forbidden } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { forbidden } from "../lib/errors.ts";
 import { checkAssertion } from "./assertions.ts";
 import { deviceKeysOf } from "./device-keys.ts";
 import { passkeysOf } from "./passkeys.ts";

@@ -8,10 +8,10 @@
  * ASSERTION_WINDOW_S either side of the server's clock and is accepted once.
  */
 import canonicalize from "canonicalize";
-import { AppError, badRequest, conflict, forbidden } from "../errors.ts";
-import type { Database } from "../store/db.ts";
-import { baseCall } from "../callsign.ts";
-import { verifyEd25519 } from "../fed/ed25519.ts";
+import { AppError, badRequest, conflict, forbidden } from "../lib/errors.ts";
+import type { Database } from "../core/store/db.ts";
+import { baseCall } from "../lib/callsign.ts";
+import { verifyEd25519 } from "../lib/fed/ed25519.ts";
 
 const ASSERTION_WINDOW_S = 300;
 

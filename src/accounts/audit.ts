@@ -4,8 +4,8 @@
  * lost a verified call sees the loss (GET /auth/callsigns) and is told by
  * e-mail when it has an address, in its chosen language.
  */
-import type { Core } from "../core.ts";
-import type { Database } from "../store/db.ts";
+import type { Core } from "../core/core.ts";
+import type { Database } from "../core/store/db.ts";
 import { sendMail } from "../notify/mail.ts";
 import { getPrefs } from "./prefs.ts";
 import { accountLanguage, translator } from "../i18n/server.ts";

@@ -2,10 +2,10 @@
  * Who is making a request, as the HTTP gates identified it (src/http/gates.ts
  * fills it in); domain code reads it to decide who acts, never the request.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import type { VerifiedAssertion } from "./assertions.ts";
 import type { WxKeyStation } from "../stations/wx-keys.ts";
-import { baseCall } from "../callsign.ts";
+import { baseCall } from "../lib/callsign.ts";
 
 export interface SignedInUser {
   id: number;

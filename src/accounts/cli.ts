@@ -12,15 +12,15 @@
  * `verify` sends its change through the serving gateway (store/control.ts).
  */
 import { join } from "node:path";
-import { createGateway } from "../gateway.ts";
-import type { Config } from "../config.ts";
-import type { Database } from "../store/db.ts";
-import { DB_FILE_NAME, openStoreReadOnly } from "../store/db.ts";
-import { gatewayRunning } from "../store/run-lock.ts";
-import { CONTROL_HEADER, readControl } from "../store/control.ts";
-import { createLogger } from "../log.ts";
-import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
-import type { CommandContext } from "../cli-commands.ts";
+import { createGateway } from "../hosts/gateway.ts";
+import type { Config } from "../core/config.ts";
+import type { Database } from "../core/store/db.ts";
+import { DB_FILE_NAME, openStoreReadOnly } from "../core/store/db.ts";
+import { gatewayRunning } from "../core/store/run-lock.ts";
+import { CONTROL_HEADER, readControl } from "../core/store/control.ts";
+import { createLogger } from "../lib/log.ts";
+import { baseCall, isCallsign, normalizeCall } from "../lib/callsign.ts";
+import type { CommandContext } from "../hosts/cli-commands.ts";
 import { operatorVerify } from "./verify-aprs.ts";
 
 type Out = (line: string) => void;

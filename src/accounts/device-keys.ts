@@ -6,9 +6,9 @@
  * GET /keys/:call (the key and when it was added; labels stay private) and
  * are published as federated key records, again when revoked.
  */
-import type { Core } from "../core.ts";
-import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
-import { baseCall } from "../callsign.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, conflict, forbidden, notFound } from "../lib/errors.ts";
+import { baseCall } from "../lib/callsign.ts";
 import { parseCallsign, publicIdOf, revokeKeysWhere, verifiedAtFor } from "./users.ts";
 import { emitAccountRecord } from "./records.ts";
 

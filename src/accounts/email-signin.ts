@@ -13,8 +13,8 @@
  * their own site and so receive someone else's link).
  */
 import { createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
-import type { Gateway } from "../gateway.ts";
-import { AppError, badRequest } from "../errors.ts";
+import type { Gateway } from "../hosts/gateway.ts";
+import { AppError, badRequest } from "../lib/errors.ts";
 import { sendMail } from "../notify/mail.ts";
 import { createUser } from "./users.ts";
 import { translator } from "../i18n/server.ts";

@@ -43,8 +43,8 @@
  * attributed to it, and peers re-point them to the new account through the
  * account-move record. Nothing for a domain to do.
  */
-import type { Core } from "../core.ts";
-import { badRequest, forbidden } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, forbidden } from "../lib/errors.ts";
 import { accountGid } from "../fed/feed.ts";
 import { callsignsOf, publicIdOf } from "./users.ts";
 import { accountsData } from "./account-data.ts";

@@ -1,5 +1,5 @@
 /** Who a signed-in user is acting as: their active callsign and its verification. */
-import type { Database } from "../store/db.ts";
+import type { Database } from "../core/store/db.ts";
 
 export interface ActiveCall {
   call: string;

@@ -17,14 +17,14 @@
  * the callsigns arrive unverified and the keys wait until they are verified
  * on B. A bundle's content is input like any other and is checked as such.
  */
-import type { Core } from "../core.ts";
-import { AppError, badRequest, conflict, forbidden } from "../errors.ts";
-import { documentBytes } from "../fed/keys.ts";
-import { verifyEd25519 } from "../fed/ed25519.ts";
+import type { Core } from "../core/core.ts";
+import { AppError, badRequest, conflict, forbidden } from "../lib/errors.ts";
+import { documentBytes } from "../lib/fed/keys.ts";
+import { verifyEd25519 } from "../lib/fed/ed25519.ts";
 import { accountGid, instanceSigner } from "../fed/feed.ts";
-import { parseGid } from "../fed/record.ts";
+import { parseGid } from "../lib/fed/record.ts";
 import { getPeer, peerKeys } from "../fed/peers.ts";
-import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
+import { baseCall, isCallsign, normalizeCall } from "../lib/callsign.ts";
 import { accountRef, ACCOUNT_DATA } from "./gdpr.ts";
 import { activateAny, callsignsOf, createUser, markCallsignVerified, MAX_CALLSIGNS, publicIdOf, revokeKeysWhere, verifiedElsewhere } from "./users.ts";
 import { parsePublicKey } from "./device-keys.ts";

@@ -8,8 +8,8 @@
  * context, so that means https or localhost).
  */
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
-import type { Core } from "../core.ts";
-import { AppError, badRequest, conflict, forbidden, notFound } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { AppError, badRequest, conflict, forbidden, notFound } from "../lib/errors.ts";
 import { activeCallsign } from "./identity.ts";
 import { createUser, newPublicId, publicIdOf } from "./users.ts";
 

@@ -6,8 +6,8 @@
  * `POST /api/caches/:id/watch` and the watch-alert digests use setWatch() and
  * watchersOf() rather than the table.
  */
-import type { Core } from "../core.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, conflict, notFound } from "../lib/errors.ts";
 
 export const MAX_PREFS_BYTES = 8192;
 export const MAX_WATCHES = 1000;

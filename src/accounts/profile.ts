@@ -8,9 +8,9 @@
  * counts, which are public in logbooks anyway) by adding a section to
  * PROFILE_SECTIONS; each returns a JSON value or null (left out).
  */
-import type { Core } from "../core.ts";
-import { badRequest } from "../errors.ts";
-import { baseCall } from "../callsign.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest } from "../lib/errors.ts";
+import { baseCall } from "../lib/callsign.ts";
 import { parseCallsign, verifiedHolder } from "./users.ts";
 import { gameProfile } from "../game/account-data.ts";
 

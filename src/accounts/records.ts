@@ -15,7 +15,7 @@
  * Calls nest in the caller's transaction, so a record goes out exactly when
  * the change it describes commits.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { accountGid, localGid, publishAccountMove, publishRecord, publishTombstone, type Published } from "../fed/feed.ts";
 
 export type AccountRecord =

@@ -3,17 +3,17 @@
  * /api/profile/:call. Thin: parse, call the service, set the cookie.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { isSysop, type Caller } from "./caller.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { badRequest, notFound } from "../lib/errors.ts";
 import { createSession, endSession, renewSession, sessionCookie } from "./sessions.ts";
 import { accountView, claimWithDeviceKey } from "./account.ts";
 import { loginOptions, registrationOptions, removePasskey, verifyLogin, verifyRegistration, type RelyingParty } from "./passkeys.ts";
 import { finishEmailSignIn, startEmailSignIn } from "./email-signin.ts";
 import { fromAcceptLanguage } from "../i18n/server.ts";
 import { addCallsign, callsignsOf, parseCallsign, removeCallsign } from "./users.ts";
-import { baseCall } from "../callsign.ts";
+import { baseCall } from "../lib/callsign.ts";
 import { profileOf, publicProfile, updateProfile } from "./profile.ts";
 import { publicKeysOf, registerDeviceKey, revokeDeviceKey } from "./device-keys.ts";
 import { challengeStatus, confirmChallenge, operatorVerify, startChallenge } from "./verify-aprs.ts";

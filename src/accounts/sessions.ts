@@ -3,8 +3,8 @@
  * its SHA-256, so a copy of the database cannot be used to sign in.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { FIXED } from "../config.ts";
-import type { Database } from "../store/db.ts";
+import { FIXED } from "../core/config.ts";
+import type { Database } from "../core/store/db.ts";
 
 export const SESSION_COOKIE = "svc_session";
 const SESSION_MS = FIXED.sessionDays * 24 * 3_600_000;

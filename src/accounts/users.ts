@@ -21,10 +21,10 @@
  * here, below the device-keys module, which uses it too).
  */
 import { randomBytes } from "node:crypto";
-import type { Core } from "../core.ts";
-import type { Database } from "../store/db.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
-import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
+import type { Core } from "../core/core.ts";
+import type { Database } from "../core/store/db.ts";
+import { badRequest, conflict, notFound } from "../lib/errors.ts";
+import { baseCall, isCallsign, normalizeCall } from "../lib/callsign.ts";
 import { emitAccountRecord } from "./records.ts";
 import { recordAudit } from "./audit.ts";
 

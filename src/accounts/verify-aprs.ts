@@ -19,10 +19,10 @@
  * holder is told.
  */
 import { randomInt } from "node:crypto";
-import type { Core } from "../core.ts";
-import type { GatewayEvents, HeardProof } from "../events.ts";
-import { conflict, notFound } from "../errors.ts";
-import { baseCall } from "../callsign.ts";
+import type { Core } from "../core/core.ts";
+import type { GatewayEvents, HeardProof } from "../core/events.ts";
+import { conflict, notFound } from "../lib/errors.ts";
+import { baseCall } from "../lib/callsign.ts";
 import { holdsBaseCall, markCallsignVerified, parseCallsign, verifiedAtFor, verifiedElsewhere } from "./users.ts";
 import { tellPreviousHolders } from "./audit.ts";
 

@@ -4,8 +4,8 @@
  * there; anyone with the link can open it, nobody can list them.
  */
 import { randomBytes } from "node:crypto";
-import type { Core } from "../core.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, conflict, notFound } from "../lib/errors.ts";
 
 export const MAX_VIEWS = 100;
 

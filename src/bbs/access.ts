@@ -5,9 +5,9 @@
  * and by the sysop. NTS traffic (T) is relayed and delivered by licensed
  * operators, so any verified operator may read it too.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { isSysop, type Caller } from "../accounts/caller.ts";
-import { baseCall } from "../callsign.ts";
+import { baseCall } from "../lib/callsign.ts";
 import { callsignsOf } from "../accounts/users.ts";
 
 export interface Viewer {

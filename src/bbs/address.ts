@@ -10,7 +10,7 @@
  * has at most 6 elements and 40 characters. The first element of a personal
  * address is the home BBS's callsign.
  */
-import { isBaseCallsign } from "../callsign.ts";
+import { isBaseCallsign } from "../lib/callsign.ts";
 
 export type MessageType = "P" | "B" | "T";
 

@@ -2,7 +2,7 @@
  * FBB forwarding over the radio, answering: a station connected to
  * BBS_AX25_CALL (src/radio-node/radio.ts hands it here). Calling out is ax25.ts.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import type { Circuit } from "../../radio/index.ts";
 import { CircuitLink } from "./fbb/circuit.ts";
 import type { SessionReport } from "./fbb/session.ts";

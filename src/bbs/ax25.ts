@@ -12,7 +12,7 @@
  *             partner, as FBB does on the air, and the session runs with us
  *             as answerer
  */
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { radioOf } from "../radio-node/running-radio.ts";
 import { openCircuit } from "../radio-node/sync.ts";
 import { CircuitLink } from "./fbb/circuit.ts";

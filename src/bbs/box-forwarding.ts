@@ -10,9 +10,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Gateway } from "../gateway.ts";
-import { badRequest, notFound } from "../errors.ts";
-import { normalizeCall } from "../callsign.ts";
+import type { Gateway } from "../hosts/gateway.ts";
+import { badRequest, notFound } from "../lib/errors.ts";
+import { normalizeCall } from "../lib/callsign.ts";
 import { checkBid, isMessageType, parseAddress } from "./address.ts";
 import { storeMessage } from "./messages.ts";
 import { partnerByCall, type PartnerRow } from "./partners.ts";

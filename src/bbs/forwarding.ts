@@ -5,8 +5,8 @@
  * partner what its rules route to it within its time-bands. One session per
  * partner at a time.
  */
-import type { Gateway } from "../gateway.ts";
-import { buildInfo } from "../version.ts";
+import type { Gateway } from "../hosts/gateway.ts";
+import { buildInfo } from "../lib/version.ts";
 import { bbsIdentity } from "./identity.ts";
 import { bidKnown, storeMessage, type Row as MessageRow } from "./messages.ts";
 import { inTimeBands, partnerByCall, partnerRow, type PartnerRow } from "./partners.ts";

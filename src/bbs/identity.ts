@@ -1,6 +1,6 @@
 /** Who this BBS is on the forwarding network. */
-import type { Config } from "../config.ts";
-import { baseCall } from "../callsign.ts";
+import type { Config } from "../core/config.ts";
+import { baseCall } from "../lib/callsign.ts";
 
 export interface BbsIdentity {
   /** the BBS callsign, e.g. N0GW */

@@ -6,8 +6,8 @@
  * after the first was killed or pruned (bbs_bids remembers it).
  */
 import { createHash } from "node:crypto";
-import type { Core } from "../core.ts";
-import { AppError, badRequest, conflict, notFound, unprocessable } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { AppError, badRequest, conflict, notFound, unprocessable } from "../lib/errors.ts";
 import { checkBid, formatAddress, parseAddress, SVCFED_CATEGORY, type MessageType } from "./address.ts";
 import { bbsIdentity } from "./identity.ts";
 import { resolveRoute, type RouteDecision } from "./routing.ts";
@@ -16,7 +16,7 @@ import { encodeText, hasControlChars, routeLine, threadSubject, transferText } f
 import { wpLearn } from "./wp.ts";
 import type { Viewer } from "./access.ts";
 import { canRead } from "./access.ts";
-import { checkBody, type BulletinBody } from "../fed/bodies.ts";
+import { checkBody, type BulletinBody } from "../lib/fed/bodies.ts";
 import { localGid, publishRecord, publishTombstone } from "../fed/feed.ts";
 
 export type Origin = "local" | "fbb" | "box";

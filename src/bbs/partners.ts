@@ -11,9 +11,9 @@
  * in which we call, the message types it is offered, and whether we call
  * even with nothing to send (to pick up its mail).
  */
-import type { Core } from "../core.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
-import { isCallsign, normalizeCall } from "../callsign.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, conflict, notFound } from "../lib/errors.ts";
+import { isCallsign, normalizeCall } from "../lib/callsign.ts";
 import { checkPattern } from "./address.ts";
 
 export type Protocol = "fbb-b1" | "fbb-ascii";

@@ -6,9 +6,9 @@
  */
 import { Elysia, t } from "elysia";
 import { wholeNumber } from "../http/params.ts";
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { badRequest, forbidden, notFound, unauthorized } from "../errors.ts";
+import { badRequest, forbidden, notFound, unauthorized } from "../lib/errors.ts";
 import { parseAddress, type MessageType } from "./address.ts";
 import { canKill, canRead, isAddressee, viewerOf, type Viewer } from "./access.ts";
 import {

@@ -14,7 +14,7 @@
  * Bulletins (B) flood: every partner with a matching rule gets one, except
  * the one it came from and any BBS already in its R: lines.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { patternMatches, routeElements, type MessageType } from "./address.ts";
 import { bbsIdentity } from "./identity.ts";
 import { parseRouteLine } from "./text.ts";

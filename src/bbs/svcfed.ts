@@ -10,7 +10,7 @@
  * (src/fed/transports/svcfed.ts); without one, SVCFED bulletins are stored
  * (hidden from the human listing) and flooded onward, but nothing is applied.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 
 export interface SvcfedBulletin {
   bid: string;

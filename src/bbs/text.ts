@@ -15,7 +15,7 @@ export function normalizeNewlines(text: string): string {
 /**
  * A forwarded message's bytes as text: UTF-8 when valid, else Latin-1 byte for
  * byte (each byte the code point of its value), so text sent on again as
- * Latin-1 (encodeText) is the bytes that came in. src/text.ts decodeText reads
+ * Latin-1 (encodeText) is the bytes that came in. src/lib/text.ts decodeText reads
  * files and request bodies instead, where 0x80-0x9F are Windows-1252's
  * characters (the euro sign, quotes) as the tools that write them mean them.
  */

@@ -7,8 +7,8 @@
  * path information (/I), which beats a guess (/G); within a rank the newer
  * information wins.
  */
-import type { Database } from "../store/db.ts";
-import { isBaseCallsign } from "../callsign.ts";
+import type { Database } from "../core/store/db.ts";
+import { isBaseCallsign } from "../lib/callsign.ts";
 import { checkRoute } from "./address.ts";
 import { bbsDate, parseRouteLine } from "./text.ts";
 

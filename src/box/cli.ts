@@ -7,8 +7,8 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { LoadedConfig } from "../config.ts";
-import { createLogger } from "../log.ts";
+import type { LoadedConfig } from "../core/config.ts";
+import { createLogger } from "../lib/log.ts";
 import { Radio } from "../../radio/index.ts";
 import { RemoteBox } from "./remote.ts";
 

@@ -4,7 +4,7 @@
  * Each kind checks its arguments when it is enqueued (never when a box
  * leases it), so a box only ever sees commands it can carry out.
  */
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../lib/errors.ts";
 import { parseTnc2, formatAddress } from "../../radio/index.ts";
 
 export interface BoxKind {

@@ -17,8 +17,8 @@
  * loses its uplink, or is killed, sends them when it is back.
  */
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import type { Logger } from "../log.ts";
-import { decodeText } from "../text.ts";
+import type { Logger } from "../lib/log.ts";
+import { decodeText } from "../lib/text.ts";
 import { TokenBucket } from "../radio-node/tx.ts";
 import { formatAddress, formatTnc2, parseTnc2, PID_NONE, type Radio } from "../../radio/index.ts";
 

@@ -4,9 +4,9 @@
  */
 import { Elysia, t } from "elysia";
 import { wholeNumber } from "../http/params.ts";
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { conflict } from "../errors.ts";
+import { conflict } from "../lib/errors.ts";
 import { radioOf } from "../radio-node/running-radio.ts";
 import { BOX_KINDS } from "./kinds.ts";
 import { acknowledge, boxId, commandLog, enqueue, lease, LOCAL_BOX, MAX_ACKS, parseAcks } from "./service.ts";

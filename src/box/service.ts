@@ -12,10 +12,10 @@
  *   lease(gw, "main", { limit: 10 })               // -> leased commands
  *   acknowledge(gw, "main", [{ id, ok: true, result: {...} }])
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { badRequest, forbidden, notFound, unauthorized } from "../errors.ts";
-import { isCallsign, normalizeCall } from "../callsign.ts";
+import { badRequest, forbidden, notFound, unauthorized } from "../lib/errors.ts";
+import { isCallsign, normalizeCall } from "../lib/callsign.ts";
 import { verifiedHolder } from "../accounts/users.ts";
 import { isSysop } from "../accounts/caller.ts";
 import { BOX_KINDS } from "./kinds.ts";

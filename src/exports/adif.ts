@@ -6,10 +6,10 @@
  * contact: CALL is the IGate, STATION_CALLSIGN the finder's station as heard,
  * MODE PKT, QSO_DATE/TIME_ON the time it was heard.
  */
-import type { Core } from "../core.ts";
-import { baseCall } from "../callsign.ts";
+import type { Core } from "../core/core.ts";
+import { baseCall } from "../lib/callsign.ts";
 import { codeOf, type CacheRow } from "../game/caches.ts";
-import { locator } from "../maidenhead.ts";
+import { locator } from "../lib/maidenhead.ts";
 
 export const ADIF_TYPE = "text/plain; charset=us-ascii";
 const ADIF_VERSION = "3.1.4";

@@ -1,7 +1,7 @@
 /** An embeddable SVG badge of a callsign's game record: `/badge/N0CALL.svg`. */
-import type { Core } from "../core.ts";
-import { badRequest } from "../errors.ts";
-import { baseCall, isCallsign } from "../callsign.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest } from "../lib/errors.ts";
+import { baseCall, isCallsign } from "../lib/callsign.ts";
 import { gameProfile } from "../game/account-data.ts";
 import { esc } from "./xml.ts";
 import { translator } from "../i18n/server.ts";

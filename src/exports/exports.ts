@@ -2,9 +2,9 @@
  * The export files of /api/v1: GPX and KML of caches (with bbox= and the
  * search filters), ADIF of a callsign's RF-verified finds.
  */
-import type { Core } from "../core.ts";
-import { badRequest } from "../errors.ts";
-import { isCallsign } from "../callsign.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest } from "../lib/errors.ts";
+import { isCallsign } from "../lib/callsign.ts";
 import { cacheDetail } from "../game/cache-lookup.ts";
 import { cacheJson, type Cache } from "../game/caches.ts";
 import type { Actor, CacheFilterQuery } from "../game/model.ts";

@@ -10,7 +10,7 @@ import type { Waypoint } from "../game/waypoints-store.ts";
 import { esc, isoTime } from "./xml.ts";
 import { GS_LOG_TYPE } from "../game/maintenance-gpx.ts";
 import { eventLine } from "../game/events.ts";
-import { attributeById, type CacheAttribute } from "../cache-attributes.ts";
+import { attributeById, type CacheAttribute } from "../lib/cache-attributes.ts";
 
 export const GPX_TYPE = "application/gpx+xml";
 

@@ -4,11 +4,11 @@
  * catalog import POST /api/import/:source.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { gatesPlugin, identify } from "../http/gates.ts";
 import { RateLimiter } from "../http/ratelimit.ts";
 import { contentSecurityPolicy, serveIndex } from "../http/ui.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../lib/errors.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { actorOf, type Actor } from "../game/model.ts";
 import { IMPORT_SOURCES, importByteCap, importCatalog } from "../game/import.ts";

@@ -4,9 +4,9 @@
  * BULLETIN_SOURCES (APRS bulletins heard, federated bulletins and the BBS's
  * own bulletins).
  */
-import type { Core } from "../core.ts";
-import { notFound } from "../errors.ts";
-import { baseCall, isCallsign } from "../callsign.ts";
+import type { Core } from "../core/core.ts";
+import { notFound } from "../lib/errors.ts";
+import { baseCall, isCallsign } from "../lib/callsign.ts";
 import { activity, leaderboard } from "../game/stats.ts";
 import { cacheJson, type CacheRow } from "../game/caches.ts";
 import { esc, rfc822 } from "./xml.ts";

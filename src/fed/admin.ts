@@ -3,13 +3,13 @@
  * reputation, endpoints, keys and what its last sync negotiated; setting a
  * peer's tier; and what is mirrored from a peer.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { peerSyncUrl } from "./dial.ts";
 import { getPeer, listPeers, peerKeys, quarantined, setTrust, type Peer, type QuarantineRow, type TrustTier } from "./peers.ts";
 import { registryBinding } from "./registry.ts";
 import { peerCursors } from "./sync.ts";
-import { KIND_OF_TYPE } from "./record.ts";
-import { notFound } from "../errors.ts";
+import { KIND_OF_TYPE } from "../lib/fed/record.ts";
+import { notFound } from "../lib/errors.ts";
 
 export type HealthStatus = "ok" | "failing" | "never" | "no_sync_endpoint" | "blocked";
 

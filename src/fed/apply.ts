@@ -23,15 +23,15 @@
  * frame on its own savepoint); it never blocks the others and nothing is
  * half-applied.
  */
-import type { Core } from "../core.ts";
-import { isCallsign } from "../callsign.ts";
-import { checkBody } from "./bodies.ts";
-import { fastestPath, verifyEd25519, type Ed25519Path, type VerifyVerdict } from "./ed25519.ts";
+import type { Core } from "../core/core.ts";
+import { isCallsign } from "../lib/callsign.ts";
+import { checkBody } from "../lib/fed/bodies.ts";
+import { fastestPath, verifyEd25519, type Ed25519Path, type VerifyVerdict } from "../lib/fed/ed25519.ts";
 import { currentAccount, heldVersion, isTombstoned, mirrorStatements, writeRecord, writeTombstone, type Held } from "./mirror.ts";
-import { decodePage } from "./page.ts";
+import { decodePage } from "../lib/fed/page.ts";
 import { countQuarantined, refreshEndpoints } from "./peers.ts";
 import { registryBinding } from "./registry.ts";
-import { writeGateOf } from "../store/write-gate.ts";
+import { writeGateOf } from "../core/store/write-gate.ts";
 import { remoteMaintenanceNeed } from "../game/maintenance-remote.ts";
 import {
   BEACON_LOCAL_ID,
@@ -48,7 +48,7 @@ import {
   type Gid,
   type Payload,
   type RecordKind,
-} from "./record.ts";
+} from "../lib/fed/record.ts";
 
 export interface ApplyOptions {
   /** how the frames came, recorded with each mirrored row: sync, frames, bbs, beacon, submit, ... */

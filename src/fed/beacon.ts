@@ -24,10 +24,10 @@
  * to pull, and a peer with a sync URL is pulled at once (as a gossip ping
  * would). A have-list never changes a peer's endpoints.
  */
-import type { Core } from "../core.ts";
-import { AppError, badRequest, unprocessable } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { AppError, badRequest, unprocessable } from "../lib/errors.ts";
 import { applyFrames, type ApplyReport } from "./apply.ts";
-import { encodeCbor } from "./cbor.ts";
+import { encodeCbor } from "../lib/fed/cbor.ts";
 import { peerBody } from "./descriptor.ts";
 import { instanceSigner, localGid, publishRecord } from "./feed.ts";
 import {
@@ -42,8 +42,8 @@ import {
   signFrame,
   SYNC_KINDS,
   type SyncKind,
-} from "./record.ts";
-import type { PeerBody } from "./bodies.ts";
+} from "../lib/fed/record.ts";
+import type { PeerBody } from "../lib/fed/bodies.ts";
 import { peerSyncUrl } from "./dial.ts";
 import { getPeer } from "./peers.ts";
 import { cursorOf, isPulling, pullPeer } from "./sync.ts";

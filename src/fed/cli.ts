@@ -16,19 +16,19 @@
  *                                             the per-spoke relay token a hub (FED_RELAY_SECRET)
  *                                             hands to a spoke (its FED_RELAY_TOKEN)
  */
-import { createGateway } from "../gateway.ts";
-import { createLogger } from "../log.ts";
-import { ENV_FILE_NAME, updateEnvFile } from "../config.ts";
+import { createGateway } from "../hosts/gateway.ts";
+import { createLogger } from "../lib/log.ts";
+import { ENV_FILE_NAME, updateEnvFile } from "../core/config.ts";
 import { join } from "node:path";
-import type { CommandContext } from "../cli-commands.ts";
-import { generateKeyPair, publicKeyFromSeed, signRotation } from "./keys.ts";
-import { openFrame, payloadJson } from "./record.ts";
-import { decodePage } from "./page.ts";
-import { RecordError } from "./record.ts";
+import type { CommandContext } from "../hosts/cli-commands.ts";
+import { generateKeyPair, publicKeyFromSeed, signRotation } from "../lib/fed/keys.ts";
+import { openFrame, payloadJson } from "../lib/fed/record.ts";
+import { decodePage } from "../lib/fed/page.ts";
+import { RecordError } from "../lib/fed/record.ts";
 import { ownKeys } from "./descriptor.ts";
-import { DB_FILE_NAME, openStoreReadOnly } from "../store/db.ts";
+import { DB_FILE_NAME, openStoreReadOnly } from "../core/store/db.ts";
 import { relayToken } from "./relay.ts";
-import { isInstanceId } from "./record.ts";
+import { isInstanceId } from "../lib/fed/record.ts";
 
 type Out = (line: string) => void;
 

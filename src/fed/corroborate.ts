@@ -20,12 +20,12 @@
  * A trackable's move is asked about once (corroborateMove).
  */
 import { randomBytes } from "node:crypto";
-import type { Gateway } from "../gateway.ts";
-import { badRequest } from "../errors.ts";
-import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
+import type { Gateway } from "../hosts/gateway.ts";
+import { badRequest } from "../lib/errors.ts";
+import { baseCall, isCallsign, normalizeCall } from "../lib/callsign.ts";
 import { localSighting, promoteToTierA, setCorroborator, TIER_A } from "../game/corroborate.ts";
 import { promoteMove } from "../game/trackables-moves.ts";
-import type { GatewayEvents } from "../events.ts";
+import type { GatewayEvents } from "../core/events.ts";
 import { fedJson, peerSyncUrl } from "./dial.ts";
 import { getPeer, listPeers, setTrust, type Peer } from "./peers.ts";
 

@@ -5,16 +5,16 @@
  * current signing key, re-signs the feed if the key changed, and republishes
  * the peer descriptor when endpoints or keys changed.
  */
-import type { Core } from "../core.ts";
-import { buildInfo } from "../version.ts";
-import { formatEndpoint, parseEndpoints, type Endpoint } from "./endpoints.ts";
+import type { Core } from "../core/core.ts";
+import { buildInfo } from "../lib/version.ts";
+import { formatEndpoint, parseEndpoints, type Endpoint } from "../lib/fed/endpoints.ts";
 import { instanceSigner, localGid, publishRecord, resignFeed } from "./feed.ts";
 import { whenClockSane } from "../system/clock-sanity.ts";
-import type { RotationRecord } from "./keys.ts";
-import { decodePayload, FED_DOMAIN, RECORD_TYPES, SYNC_KINDS, type SyncKind } from "./record.ts";
-import type { PeerBody } from "./bodies.ts";
-import { encodeCbor } from "./cbor.ts";
-import { capsJson, clampCaps, tierCaps, type NegotiatedLink } from "./caps.ts";
+import type { RotationRecord } from "../lib/fed/keys.ts";
+import { decodePayload, FED_DOMAIN, RECORD_TYPES, SYNC_KINDS, type SyncKind } from "../lib/fed/record.ts";
+import type { PeerBody } from "../lib/fed/bodies.ts";
+import { encodeCbor } from "../lib/fed/cbor.ts";
+import { capsJson, clampCaps, tierCaps, type NegotiatedLink } from "../lib/fed/caps.ts";
 
 export interface OwnKey {
   key: string;

@@ -8,7 +8,7 @@
  * fallback); a pull that cannot reach one tries the next (peerSyncUrls).
  * Endpoint data is addressing only: it never changes trust.
  *
- * Every peer connection goes through the outbound guard (src/net/outbound.ts):
+ * Every peer connection goes through the outbound guard (src/lib/net/outbound.ts):
  * the host is resolved, refused when any address is loopback, private or
  * otherwise special, and the connection is made to the checked address. A
  * peer (or a peer's registry view) naming https://127.0.0.1:PORT or a name
@@ -21,9 +21,9 @@
  * leave the guard on for every other host. URLs the operator configures
  * (rule "configured": DOH_URL, FED_REGISTRY) are not under the guard.
  */
-import type { Core } from "../core.ts";
-import { guardedFetch, OutboundRefused } from "../net/outbound.ts";
-import { endpointUrl, syncUrlProblem } from "./endpoints.ts";
+import type { Core } from "../core/core.ts";
+import { guardedFetch, OutboundRefused } from "../lib/net/outbound.ts";
+import { endpointUrl, syncUrlProblem } from "../lib/fed/endpoints.ts";
 import type { Peer } from "./peers.ts";
 import { notePeerDate } from "../system/clock-sanity.ts";
 

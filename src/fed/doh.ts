@@ -12,7 +12,7 @@
  * another content type) is asked in the JSON form.
  */
 import dnsPacket from "dns-packet";
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { DialError, fedFetch } from "./dial.ts";
 
 export interface TxtAnswer {

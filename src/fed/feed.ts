@@ -16,11 +16,11 @@
  * reused. Calls nest in the caller's transaction; the `fedPublished` event
  * fires once the write has committed.
  */
-import type { Core } from "../core.ts";
-import type { Config } from "../config.ts";
-import { conflict, unprocessable } from "../errors.ts";
-import { checkBody, type Bodies } from "./bodies.ts";
-import { signerFromSeed } from "./keys.ts";
+import type { Core } from "../core/core.ts";
+import type { Config } from "../core/config.ts";
+import { conflict, unprocessable } from "../lib/errors.ts";
+import { checkBody, type Bodies } from "../lib/fed/bodies.ts";
+import { signerFromSeed } from "../lib/fed/keys.ts";
 import { refuseUnlessClockSane } from "../system/clock-sanity.ts";
 import {
   encodePayload,
@@ -34,7 +34,7 @@ import {
   type GidKind,
   type RecordType,
   type Signer,
-} from "./record.ts";
+} from "../lib/fed/record.ts";
 
 /** Kinds published with publishRecord (tombstones and account-moves have their own calls). */
 export type PublishKind = "cache" | "find" | "key" | "bulletin" | "peer" | "trackable" | "trackable-move";

@@ -7,7 +7,7 @@
  *
  *   notify body: {"instance": "<the sender's instance id>"}
  */
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { fedFetch, peerSyncUrls } from "./dial.ts";
 import { instanceSigner } from "./feed.ts";
 import { getPeer, listPeers } from "./peers.ts";

@@ -11,14 +11,14 @@
  * key change without a signed rotation is refused). Then the frames go through
  * the one apply pipeline.
  */
-import type { Core } from "../core.ts";
-import { badRequest, conflict, forbidden } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, conflict, forbidden } from "../lib/errors.ts";
 import { applyFrames, type ApplyReport } from "./apply.ts";
 import { DialError, fedFetch } from "./dial.ts";
 import { instanceSigner, readFeed } from "./feed.ts";
-import { CBOR_TYPE, decodePage, encodePage } from "./page.ts";
+import { CBOR_TYPE, decodePage, encodePage } from "../lib/fed/page.ts";
 import { getPeer, peerKeys, upsertPeer } from "./peers.ts";
-import { decodeFrame, decodePayload, RECORD_TYPES, RecordError } from "./record.ts";
+import { decodeFrame, decodePayload, RECORD_TYPES, RecordError } from "../lib/fed/record.ts";
 
 export interface SubmitReport extends ApplyReport {
   submitter: string;

@@ -7,9 +7,9 @@
  * trust-filtered federated mirrors"), `mirroredFindsOf`, `mirroredKeysOf`.
  * Mirrors of blocked peers are never returned; unvetted ones only when asked.
  */
-import type { Database, Statement } from "../store/sqlite.ts";
-import type { Core } from "../core.ts";
-import type { CborValue } from "./cbor.ts";
+import type { Database, Statement } from "../core/store/sqlite.ts";
+import type { Core } from "../core/core.ts";
+import type { CborValue } from "../lib/fed/cbor.ts";
 import {
   cacheFromWire,
   findFromWire,
@@ -22,8 +22,8 @@ import {
   type KeyBody,
   type TrackableBody,
   type TrackableMoveBody,
-} from "./bodies.ts";
-import type { Payload } from "./record.ts";
+} from "../lib/fed/bodies.ts";
+import type { Payload } from "../lib/fed/record.ts";
 
 // ---------------------------------------------------------------- writes (apply pipeline only)
 

@@ -3,7 +3,7 @@
  * list and trust, gossip. Thin: parse, gate, one service call.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { mirroredRecords, peerList, setPeerTrust } from "./admin.ts";
 import { receiveNotify } from "./gossip.ts";
@@ -14,9 +14,9 @@ import { submit } from "./hub-and-spoke.ts";
 import { answerRelayFrames, dispatchQueries, leaseQueries, MAX_RELAY_ANSWERS, postAnswers, queueQuery, relayFrameList, relayResult } from "./relay.ts";
 import { cborBody, cborPageRoute, wholeNumber } from "../http/params.ts";
 import { mediaType } from "../http/body.ts";
-import { CBOR_TYPE, MAX_PAGE_BYTES } from "./page.ts";
-import { encodeCbor } from "./cbor.ts";
-import { B64URL_KEY_PATTERN, INSTANCE_ID_PATTERN, SYNC_KINDS } from "./record.ts";
+import { CBOR_TYPE, MAX_PAGE_BYTES } from "../lib/fed/page.ts";
+import { encodeCbor } from "../lib/fed/cbor.ts";
+import { B64URL_KEY_PATTERN, INSTANCE_ID_PATTERN, SYNC_KINDS } from "../lib/fed/record.ts";
 
 /** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */
 

@@ -4,7 +4,7 @@
  * bulletin receiver (records carried over the BBS), and a clean stop
  * (running pulls finish before the database closes).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { startGossip } from "./gossip.ts";
 import { stopPulls } from "./sync.ts";
 import { startCorroboration } from "./corroborate.ts";

@@ -14,15 +14,15 @@
  * An admitted peer is unvetted, pinned to the key, `verified_via: coord-lot`,
  * with its ampr endpoint.
  */
-import type { Core } from "../core.ts";
-import { AppError, badRequest, conflict, unprocessable } from "../errors.ts";
-import { isCallsign } from "../callsign.ts";
+import type { Core } from "../core/core.ts";
+import { AppError, badRequest, conflict, unprocessable } from "../lib/errors.ts";
+import { isCallsign } from "../lib/callsign.ts";
 import { peerView, type PeerView } from "./admin.ts";
 import { DialError } from "./dial.ts";
 import { parseTxtFields, resolveTxt } from "./doh.ts";
-import { isAmprHost } from "./endpoints.ts";
+import { isAmprHost } from "../lib/fed/endpoints.ts";
 import { getPeer, upsertPeer } from "./peers.ts";
-import { isB64urlKey, isInstanceId } from "./record.ts";
+import { isB64urlKey, isInstanceId } from "../lib/fed/record.ts";
 import { fetchDescriptor, SyncError } from "./sync.ts";
 
 const VERIFIED_VIA_44NET = "coord-lot";

@@ -7,11 +7,11 @@
  * when it was added, and keys reached from an active key through a signed
  * rotation record (keys.ts). A rotation with `revoke` retires the old key.
  */
-import type { Core } from "../core.ts";
-import { notFound, unprocessable } from "../errors.ts";
-import { formatEndpoint, parseEndpoints, type Endpoint } from "./endpoints.ts";
-import { checkRotation, type RotationRecord } from "./keys.ts";
-import { isB64urlKey, isInstanceId } from "./record.ts";
+import type { Core } from "../core/core.ts";
+import { notFound, unprocessable } from "../lib/errors.ts";
+import { formatEndpoint, parseEndpoints, type Endpoint } from "../lib/fed/endpoints.ts";
+import { checkRotation, type RotationRecord } from "../lib/fed/keys.ts";
+import { isB64urlKey, isInstanceId } from "../lib/fed/record.ts";
 
 export type TrustTier = "trusted" | "unvetted" | "blocked";
 const TRUST_TIERS: readonly TrustTier[] = ["trusted", "unvetted", "blocked"];

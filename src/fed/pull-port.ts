@@ -5,7 +5,7 @@
  * log says when a peer starts failing, with what, and when it works again:
  * once per change, not on every five-minute pull.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { registerPort } from "../stations/ports.ts";
 import { listPeers } from "./peers.ts";
 

@@ -18,16 +18,16 @@
  *    (apply.ts), and sync refuses a peer publishing another key: not mirrored.
  */
 import { sign } from "node:crypto";
-import type { Core } from "../core.ts";
-import { isCallsign, normalizeCall } from "../callsign.ts";
+import type { Core } from "../core/core.ts";
+import { isCallsign, normalizeCall } from "../lib/callsign.ts";
 import { DialError, fedFetch } from "./dial.ts";
 import { resolveTxt, parseTxtFields } from "./doh.ts";
-import { verifyEd25519 } from "./ed25519.ts";
-import { validateEndpoint } from "./endpoints.ts";
+import { verifyEd25519 } from "../lib/fed/ed25519.ts";
+import { validateEndpoint } from "../lib/fed/endpoints.ts";
 import { instanceSigner } from "./feed.ts";
-import { documentBytes, privateKeyObject, publicKeyFromSeed } from "./keys.ts";
+import { documentBytes, privateKeyObject, publicKeyFromSeed } from "../lib/fed/keys.ts";
 import { addPeerKey, getPeer, upsertPeer } from "./peers.ts";
-import { isB64urlKey, isInstanceId } from "./record.ts";
+import { isB64urlKey, isInstanceId } from "../lib/fed/record.ts";
 
 export interface RegistryEntry {
   instance: string;

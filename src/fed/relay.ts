@@ -26,17 +26,17 @@
  * (RELAY_QUEUE_TTL_HOURS).
  */
 import { createHmac } from "node:crypto";
-import type { Core } from "../core.ts";
-import { AppError, badRequest, conflict, notFound, unauthorized } from "../errors.ts";
-import { sameSecret } from "../secret.ts";
-import { CborError, decodeCbor, encodeCbor } from "./cbor.ts";
-import { verifyEd25519 } from "./ed25519.ts";
+import type { Core } from "../core/core.ts";
+import { AppError, badRequest, conflict, notFound, unauthorized } from "../lib/errors.ts";
+import { sameSecret } from "../lib/secret.ts";
+import { CborError, decodeCbor, encodeCbor } from "../lib/fed/cbor.ts";
+import { verifyEd25519 } from "../lib/fed/ed25519.ts";
 import { DEFAULT_PAGE_LIMIT, instanceSigner, MAX_PAGE_LIMIT } from "./feed.ts";
 import { DialError, fedJson } from "./dial.ts";
 import { getPeer, peerKeys } from "./peers.ts";
-import { isB64urlKey, isInstanceId, SYNC_KINDS, type SyncKind } from "./record.ts";
+import { isB64urlKey, isInstanceId, SYNC_KINDS, type SyncKind } from "../lib/fed/record.ts";
 import { syncPage } from "./surface.ts";
-import { decodePage } from "./page.ts";
+import { decodePage } from "../lib/fed/page.ts";
 
 const RELAY_PREFIX = new TextEncoder().encode("svc-relay/1\n");
 /** Queries handed to one lease or dispatch at most. */

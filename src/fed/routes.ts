@@ -6,14 +6,14 @@
 import { conditionalJson } from "../http/conditional.ts";
 import { fetchVia } from "./via.ts";
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../lib/errors.ts";
 import { descriptor } from "./descriptor.ts";
 import { applyPage } from "./apply.ts";
-import { CBOR_TYPE } from "./page.ts";
-import { RecordError, SYNC_KINDS } from "./record.ts";
-import { compressPage, DEFLATE_DICT1_TYPE } from "./compress.ts";
+import { CBOR_TYPE } from "../lib/fed/page.ts";
+import { RecordError, SYNC_KINDS } from "../lib/fed/record.ts";
+import { compressPage, DEFLATE_DICT1_TYPE } from "../lib/fed/compress.ts";
 import { BROWSE_FEEDS, BROWSE_LIMITS, browseFeed, cursorOf, registryView, SYNC_LIMITS, syncPage } from "./surface.ts";
 import { cborBody, cborPageRoute } from "../http/params.ts";
 

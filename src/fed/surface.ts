@@ -3,15 +3,15 @@
  * unsigned JSON browse feeds (a transparency surface: nothing mirrors from
  * them), and the registry view. Route handlers parse the query and call these.
  */
-import type { Core } from "../core.ts";
-import { AppError, notFound } from "../errors.ts";
-import { bodyToJson, fromSeconds } from "./bodies.ts";
+import type { Core } from "../core/core.ts";
+import { AppError, notFound } from "../lib/errors.ts";
+import { bodyToJson, fromSeconds } from "../lib/fed/bodies.ts";
 import { descriptor } from "./descriptor.ts";
 import { DEFAULT_PAGE_LIMIT, instanceSigner, MAX_PAGE_LIMIT, readFeed } from "./feed.ts";
-import { encodePage } from "./page.ts";
+import { encodePage } from "../lib/fed/page.ts";
 import { listPeers, peerKeys } from "./peers.ts";
 import { registryBinding, registrySource, type RegistrySource } from "./registry.ts";
-import { decodePayload, KIND_OF_TYPE, RECORD_TYPES, SYNC_KINDS, type SyncKind } from "./record.ts";
+import { decodePayload, KIND_OF_TYPE, RECORD_TYPES, SYNC_KINDS, type SyncKind } from "../lib/fed/record.ts";
 
 export interface Cursor {
   since: number;

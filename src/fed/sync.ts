@@ -11,17 +11,17 @@
  * Pulls of one peer never overlap: a pull asked for while one runs (a gossip
  * ping, the cron) makes the running one go round once more (coalesced).
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { applyFrames, type ApplyReport } from "./apply.ts";
-import { capsFromObject, CapsError, intersectCaps, tierCaps, type NegotiatedLink } from "./caps.ts";
-import { decompressPage, DEFLATE_DICT1_TYPE } from "./compress.ts";
+import { capsFromObject, CapsError, intersectCaps, tierCaps, type NegotiatedLink } from "../lib/fed/caps.ts";
+import { decompressPage, DEFLATE_DICT1_TYPE } from "../lib/fed/compress.ts";
 import { httpLinkCaps } from "./descriptor.ts";
 import { DialError, fedFetch, fedJson, NEXT_URL_CODES, peerSyncUrl, peerSyncUrls } from "./dial.ts";
-import { formatEndpoint, parseEndpoints, type Endpoint } from "./endpoints.ts";
-import { decodePage, MAX_PAGE_BYTES } from "./page.ts";
+import { formatEndpoint, parseEndpoints, type Endpoint } from "../lib/fed/endpoints.ts";
+import { decodePage, MAX_PAGE_BYTES } from "../lib/fed/page.ts";
 import { acceptRotation, getPeer, listPeers, peerKeys, upsertPeer, type Peer } from "./peers.ts";
 import { noteBootstrap, notePull, pullState } from "./pull-port.ts";
-import { decodeFrame, isB64urlKey, isInstanceId, RECORD_TYPES, RecordError, SYNC_KINDS, type SyncKind } from "./record.ts";
+import { decodeFrame, isB64urlKey, isInstanceId, RECORD_TYPES, RecordError, SYNC_KINDS, type SyncKind } from "../lib/fed/record.ts";
 import { askRelay, fetchRelayResult } from "./relay.ts";
 import { refreshRegistryIfDue, registryMismatch, type RegistryRefresh } from "./registry.ts";
 

@@ -17,11 +17,11 @@
  * than VIA_FRESH_MS ago from what it kept (a 304 when the asker holds that
  * ETag), and the radio carries it once for all of them.
  */
-import type { Core } from "../core.ts";
-import { AppError, notFound } from "../errors.ts";
-import { ifNoneMatch as ifNoneMatchHeader } from "../net/etag.ts";
+import type { Core } from "../core/core.ts";
+import { AppError, notFound } from "../lib/errors.ts";
+import { ifNoneMatch as ifNoneMatchHeader } from "../lib/net/etag.ts";
 import { DialError, fedFetch, NEXT_URL_CODES, peerSyncUrls } from "./dial.ts";
-import { MAX_PAGE_BYTES } from "./page.ts";
+import { MAX_PAGE_BYTES } from "../lib/fed/page.ts";
 import { getPeer } from "./peers.ts";
 
 /** A via base URL: `<gateway>/federation/via/<instance>`. */

@@ -8,7 +8,7 @@
  * their moves anonymised and re-published, its ratings,
  * favorites, uploads, stage unlocks, reports of caches and supporter row deleted.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import type { AccountData } from "../accounts/gdpr.ts";
 import type { ProfileSection } from "../accounts/profile.ts";
 import { archiveOwnedCaches } from "./cache-writes.ts";

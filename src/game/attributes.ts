@@ -3,12 +3,12 @@
  * and mirror_caches.attributes, migration 31: signed ids as JSON), the
  * checks of a body's `attributes` and of `attr=` (400 on an unknown id), and
  * the `attr=` filter as SQL on `c` (caches), so it applies before any limit.
- * The table of ids and names is src/cache-attributes.ts, shared with the web
+ * The table of ids and names is src/lib/cache-attributes.ts, shared with the web
  * app.
  */
-import type { Core } from "../core.ts";
-import { badRequest } from "../errors.ts";
-import { attributeById, checkAttributes, fromSigned, parseAttrQuery, toSigned, type CacheAttribute } from "../cache-attributes.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest } from "../lib/errors.ts";
+import { attributeById, checkAttributes, fromSigned, parseAttrQuery, toSigned, type CacheAttribute } from "../lib/cache-attributes.ts";
 
 /** The column's text as the API's list ({id, inc}, by id). */
 export function attributesOf(raw: string | null): CacheAttribute[] {

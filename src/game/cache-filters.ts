@@ -3,7 +3,7 @@
  * difficulty, terrain, owner, attributes, and the personal ones): read from a
  * query, as SQL on native caches, and matched on mirrored and living ones.
  */
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../lib/errors.ts";
 import type { MirroredCache } from "../fed/mirror.ts";
 import { attrFilterSql, hasAttributes, parseAttrFilter } from "./attributes.ts";
 import { CACHE_SIZES, CACHE_TYPES, callsign, oneOf, type CacheFilterQuery } from "./model.ts";

@@ -1,7 +1,7 @@
 /** A cache's body as the hide and edit routes take it, checked field by field. */
-import { badRequest } from "../errors.ts";
-import type { CacheAttribute } from "../cache-attributes.ts";
-import type { CacheBasics } from "../fed/bodies.ts";
+import { badRequest } from "../lib/errors.ts";
+import type { CacheAttribute } from "../lib/cache-attributes.ts";
+import type { CacheBasics } from "../lib/fed/bodies.ts";
 import { checkEvent, EVENT_TYPES, type EventTimes } from "./events.ts";
 import { checkCacheAttributes } from "./attributes.ts";
 import {

@@ -3,10 +3,10 @@
  * (playing from a radio: src/radio-play/); who may see and manage it; its
  * detail view; which of a list a user has found.
  */
-import type { Core } from "../core.ts";
-import { notFound } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { notFound } from "../lib/errors.ts";
 import { mirroredCache, type MirroredCache } from "../fed/mirror.ts";
-import { parseGid } from "../fed/record.ts";
+import { parseGid } from "../lib/fed/record.ts";
 import { livingCache, type LivingCache } from "../stations/living-caches.ts";
 import { isReviewer, mirrorExtras } from "./maintenance-roles.ts";
 import { distanceM, type Actor, type Contact } from "./model.ts";

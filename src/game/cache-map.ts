@@ -3,8 +3,8 @@
  * living caches in a box, listed, or clustered when there are more than the
  * limit.
  */
-import type { Core } from "../core.ts";
-import { badRequest } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest } from "../lib/errors.ts";
 import { mirroredCachesInBox, type MirroredCache } from "../fed/mirror.ts";
 import { listLivingCaches } from "../stations/living-caches.ts";
 import { cachesJson, forMap, livingJson, mirrorsJson, type Cache, type CacheRow, type Cluster, type MapAnswer } from "./caches.ts";

@@ -1,6 +1,6 @@
 /** A native cache's signed record: what it carries, and when it goes out again. */
-import type { Core } from "../core.ts";
-import { cacheToWire, waypointsToWire } from "../fed/bodies.ts";
+import type { Core } from "../core/core.ts";
+import { cacheToWire, waypointsToWire } from "../lib/fed/bodies.ts";
 import { accountGid, publishRecord } from "../fed/feed.ts";
 import { publicIdOf } from "../accounts/users.ts";
 import { publicWaypoints } from "./waypoints-store.ts";

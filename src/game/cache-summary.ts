@@ -4,7 +4,7 @@
  * origin) and when it was last found. Read with the cache (cacheDetail), so
  * the page's first view has them too.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 
 export interface LogSummary {
   /** active logs by kind, e.g. {"find": 3, "dnf": 1} */

@@ -4,8 +4,8 @@
  * cache is published as a signed record (cache-publish.ts); the owner's
  * contact fields never are.
  */
-import type { Core } from "../core.ts";
-import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, conflict, forbidden, notFound } from "../lib/errors.ts";
 import { verifiedHolder } from "../accounts/users.ts";
 import { scrubWaypoints } from "./waypoints-store.ts";
 import { reviewOn } from "./maintenance-roles.ts";

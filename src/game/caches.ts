@@ -7,16 +7,16 @@
  * cache-publish.ts (its signed record), cache-filters.ts and cache-map.ts (the
  * map query), catalog-caches.ts (GPX/LOC imports).
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { localGid } from "../fed/feed.ts";
 import type { MirroredCache } from "../fed/mirror.ts";
-import { parseGid } from "../fed/record.ts";
+import { parseGid } from "../lib/fed/record.ts";
 import type { LivingCache } from "../stations/living-caches.ts";
-import { fromSigned, type CacheAttribute } from "../cache-attributes.ts";
+import { fromSigned, type CacheAttribute } from "../lib/cache-attributes.ts";
 import { eventInfo, type EventInfo } from "./events.ts";
 import { attributesOf } from "./attributes.ts";
 import type { CacheStatus } from "./model.ts";
-import type { CacheBasics } from "../fed/bodies.ts";
+import type { CacheBasics } from "../lib/fed/bodies.ts";
 
 /** The basics' values in the order of the caches table's columns (name, type, size, difficulty, terrain, lat, lon). */
 export const basicValues = (c: CacheBasics) => [c.name, c.type, c.size, c.difficulty, c.terrain, c.lat, c.lon] as const;
@@ -91,7 +91,7 @@ export interface Cache extends CacheBasics {
   placedBy?: string;
   /** event and cito caches: the day, start and end in its time zone (events.ts) */
   event?: EventInfo;
-  /** the attributes set yes or no, by id (src/cache-attributes.ts) */
+  /** the attributes set yes or no, by id (src/lib/cache-attributes.ts) */
   attributes: CacheAttribute[];
   finds: number;
   favorites: number;

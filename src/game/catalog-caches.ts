@@ -1,7 +1,7 @@
 /** Caches from an external catalog (a GPX or LOC import): kept by (source, code), never federated. */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { basicValues, type CacheRow } from "./caches.ts";
-import type { CacheBasics } from "../fed/bodies.ts";
+import type { CacheBasics } from "../lib/fed/bodies.ts";
 import { searchText } from "./cache-writes.ts";
 
 /** A cache from an external catalog (GPX/LOC import): never federated. */

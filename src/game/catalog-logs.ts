@@ -9,7 +9,7 @@
  * imported cache is not). A type without a log kind here ("Publish Listing")
  * is left out. Importing the file again replaces them.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import type { LogKind } from "./model.ts";
 import { logKindOfGroundspeak } from "./maintenance-gpx.ts";
 

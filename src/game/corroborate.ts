@@ -23,9 +23,9 @@
  * The corroborating position is pinned (positions.find_id) so the pruner keeps
  * it as long as the find; withdrawing or deleting the find unpins it.
  */
-import type { Core } from "../core.ts";
-import type { GatewayEvents } from "../events.ts";
-import { baseCall } from "../callsign.ts";
+import type { Core } from "../core/core.ts";
+import type { GatewayEvents } from "../core/events.ts";
+import { baseCall } from "../lib/callsign.ts";
 import { distanceM } from "./model.ts";
 import { republishLog } from "./log-record.ts";
 

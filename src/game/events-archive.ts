@@ -3,7 +3,7 @@
  * event or cito cache EVENT_ARCHIVE_AFTER_MS after it ended (its record is
  * published again, archived), leaving that time for Attended logs.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { setCacheState } from "./cache-writes.ts";
 import { pastEvents } from "./events.ts";
 

@@ -4,11 +4,11 @@
  * service function.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { baseUrl } from "../http/public-url.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { badRequest, notFound } from "../lib/errors.ts";
 import { actorOf, CACHE_KEY, type Actor } from "./model.ts";
 import { cacheDetail, cacheRow } from "./cache-lookup.ts";
 import { cachesJson, type CacheRow } from "./caches.ts";

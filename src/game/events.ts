@@ -6,8 +6,8 @@
  * iCalendar file, upcoming events near a point, and past events archiving
  * themselves (the `events-archive` job).
  */
-import type { Core } from "../core.ts";
-import { badRequest } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest } from "../lib/errors.ts";
 import { distanceM, type LogKind } from "./model.ts";
 
 export const EVENT_TYPES: readonly string[] = ["event", "cito"];

@@ -15,8 +15,8 @@
  * A find on a cache no longer held here (deleted, or its peer dropped) still
  * counts, in the totals and days, but has no D/T or type: it is in `unknown`.
  */
-import type { Core } from "../core.ts";
-import { baseCall } from "../callsign.ts";
+import type { Core } from "../core/core.ts";
+import { baseCall } from "../lib/callsign.ts";
 
 const DAY_MS = 86_400_000;
 const MILESTONES = [1, 10, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000];

@@ -20,9 +20,9 @@
  * read (exports/routes.ts).
  */
 import type { XMLParser } from "fast-xml-parser";
-import type { Core } from "../core.ts";
-import { badRequest, notFound, tooLarge } from "../errors.ts";
-import { bodyText } from "../text.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, notFound, tooLarge } from "../lib/errors.ts";
+import { bodyText } from "../lib/text.ts";
 import { upsertCatalogCache, type CatalogCache } from "./catalog-caches.ts";
 import type { Actor } from "./model.ts";
 import { keepListedBugs, type ListedBug } from "./trackables-gpx.ts";
@@ -31,7 +31,7 @@ import { eventFromGpx, setImportedEvent, type EventTimes } from "./events.ts";
 import { eventFromGcTime } from "./events-gc.ts";
 import { waypointsOfFile, type GpxWaypoint } from "./waypoints-gpx.ts";
 import { gpxAttributes, setImportedAttributes } from "./attributes.ts";
-import type { CacheAttribute } from "../cache-attributes.ts";
+import type { CacheAttribute } from "../lib/cache-attributes.ts";
 import { catalogLogsOfGpx, setCatalogLogs, type CatalogLog } from "./catalog-logs.ts";
 
 export const IMPORT_SOURCES = ["gpx", "loc"] as const;

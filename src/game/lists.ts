@@ -5,8 +5,8 @@
  * it did not exist). Lists stay on this instance: never federated, in the
  * account's export, gone with the account.
  */
-import type { Core } from "../core.ts";
-import { badRequest, forbidden, notFound } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, forbidden, notFound } from "../lib/errors.ts";
 import { cacheDetail } from "./cache-lookup.ts";
 import type { Cache } from "./caches.ts";
 import { bool, text, type Actor } from "./model.ts";

@@ -3,8 +3,8 @@
  * (logs.ts) and corroboration (corroborate.ts, which re-publishes a find it
  * promotes to Tier A) both build on.
  */
-import type { Core } from "../core.ts";
-import { findToWire } from "../fed/bodies.ts";
+import type { Core } from "../core/core.ts";
+import { findToWire } from "../lib/fed/bodies.ts";
 import { accountGid, publishRecord } from "../fed/feed.ts";
 import { publicIdOf } from "../accounts/users.ts";
 import type { LogKind } from "./model.ts";

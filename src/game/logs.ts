@@ -4,13 +4,13 @@
  * covers all three kinds), except logs on catalog imports, which are not
  * federated. The `log` event fires after each write commits.
  */
-import type { Core } from "../core.ts";
-import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, conflict, forbidden, notFound } from "../lib/errors.ts";
 import { localGid, publishTombstone } from "../fed/feed.ts";
 import { refuseUnlessClockSane } from "../system/clock-sanity.ts";
 import { mirroredFindsOf } from "../fed/mirror.ts";
 import { verifiedHolder } from "../accounts/users.ts";
-import { baseCall } from "../callsign.ts";
+import { baseCall } from "../lib/callsign.ts";
 import { callsign, LOG_KINDS, oneOf, optText, pastTime, type Actor, type LogKind } from "./model.ts";
 import { cacheRow, isOwner, resolveCache } from "./cache-lookup.ts";
 import { livingGid } from "./caches.ts";

@@ -5,7 +5,7 @@
  * later "Owner Maintenance" or "Enable Listing". The logs themselves are
  * kept apart as the catalog's (catalog-logs.ts): only this flag acts here.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import type { LogKind } from "./model.ts";
 
 /** Groundspeak's `<groundspeak:type>` of each log kind (GPX export). */

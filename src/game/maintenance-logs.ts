@@ -5,8 +5,8 @@
  * log's transaction: its status or its open-maintenance flag, the cache
  * record republished).
  */
-import type { Core } from "../core.ts";
-import { badRequest, conflict, forbidden } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, conflict, forbidden } from "../lib/errors.ts";
 import { LOG_KINDS, NEEDS_LOG_KINDS, OWNER_LOG_KINDS, type CacheStatus, type LogKind } from "./model.ts";
 import { setCacheState } from "./cache-writes.ts";
 

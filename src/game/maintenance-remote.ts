@@ -6,9 +6,9 @@
  * the apply pipeline (src/fed/apply.ts) for each find record it stores,
  * inside its transaction.
  */
-import type { Core } from "../core.ts";
-import { findFromWire, type FindBody } from "../fed/bodies.ts";
-import { parseGid, type Payload } from "../fed/record.ts";
+import type { Core } from "../core/core.ts";
+import { findFromWire, type FindBody } from "../lib/fed/bodies.ts";
+import { parseGid, type Payload } from "../lib/fed/record.ts";
 import { cacheRow } from "./cache-lookup.ts";
 import { setCacheState } from "./cache-writes.ts";
 import { localGid } from "../fed/feed.ts";

@@ -5,9 +5,9 @@
  * part of maintenance that caches.ts builds on; the logs, the queue and the
  * reports are in maintenance.ts.
  */
-import type { Core } from "../core.ts";
-import { baseCall } from "../callsign.ts";
-import { decodeFrame, decodePayload } from "../fed/record.ts";
+import type { Core } from "../core/core.ts";
+import { baseCall } from "../lib/callsign.ts";
+import { decodeFrame, decodePayload } from "../lib/fed/record.ts";
 import type { Actor } from "./model.ts";
 import { eventInfo, type EventInfo } from "./events.ts";
 

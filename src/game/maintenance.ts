@@ -6,8 +6,8 @@
  * reviewer note. Any signed-in user may report a cache (one report per user
  * and cache; a new one replaces it); its owner and the reviewers read them.
  */
-import type { Core } from "../core.ts";
-import { conflict, forbidden, notFound } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { conflict, forbidden, notFound } from "../lib/errors.ts";
 import { text, type Actor } from "./model.ts";
 import { cacheJson, cachesJson, type Cache, type CacheRow } from "./caches.ts";
 import { cacheRow, isOwner } from "./cache-lookup.ts";

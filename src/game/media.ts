@@ -5,8 +5,8 @@
  * anyone who logged the cache may upload.
  */
 import { createHash } from "node:crypto";
-import type { Core } from "../core.ts";
-import { AppError, badRequest, conflict, forbidden, notFound } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { AppError, badRequest, conflict, forbidden, notFound } from "../lib/errors.ts";
 import { visibleRow, isOwner } from "./cache-lookup.ts";
 import type { Actor } from "./model.ts";
 

@@ -3,10 +3,10 @@
  * difficulty/terrain steps, who is acting. Pure.
  */
 import { t, type TSchema } from "elysia";
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../lib/errors.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { isCallsign, normalizeCall } from "../callsign.ts";
-import { FIND_LOG_KINDS, type FindLogKind } from "../fed/bodies.ts";
+import { isCallsign, normalizeCall } from "../lib/callsign.ts";
+import { FIND_LOG_KINDS, type FindLogKind } from "../lib/fed/bodies.ts";
 
 /** Types a cache can be hidden as (a `living` cache is a station: /api/me/cache). */
 export const CACHE_TYPES = ["traditional", "multi", "mystery", "letterbox", "virtual", "event", "cito", "audio", "earth", "webcam", "other"] as const;
@@ -34,7 +34,7 @@ export const TRANSITIONS: Readonly<Record<CacheStatus, readonly CacheStatus[]>> 
  * Log kinds (docs/api.md "Log kinds"). Only `find` counts as a find. Who may
  * log which: anyone find/dnf/note (and the event kinds); verified users the
  * needs-* kinds; the cache's owner the OWNER_KINDS; reviewers reviewer-note.
- * The one list is the wire's (src/fed/bodies.ts FIND_LOG_KINDS): a kind a
+ * The one list is the wire's (src/lib/fed/bodies.ts FIND_LOG_KINDS): a kind a
  * log may have is a kind its record may name.
  */
 export const LOG_KINDS = FIND_LOG_KINDS;

@@ -6,8 +6,8 @@
  * query reads the caches around the point, not every cache (nearestRows).
  */
 import { t } from "elysia";
-import { badRequest } from "../errors.ts";
-import type { Core } from "../core.ts";
+import { badRequest } from "../lib/errors.ts";
+import type { Core } from "../core/core.ts";
 import { cachesJson, forMap, type CacheRow, type MapCache } from "./caches.ts";
 import { filterSql, type CacheFilters } from "./cache-filters.ts";
 import { distanceM } from "./model.ts";

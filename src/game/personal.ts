@@ -7,8 +7,8 @@
  * for offline use put the cache there, marked `corrected` with the `original`
  * position beside it.
  */
-import type { Core } from "../core.ts";
-import { badRequest } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest } from "../lib/errors.ts";
 import { cacheDetail } from "./cache-lookup.ts";
 import { latitude, longitude, optText, type Actor } from "./model.ts";
 

@@ -3,14 +3,14 @@
  * call one service function.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../lib/errors.ts";
 import { cellsParam } from "../http/params.ts";
 import { setFindIngest } from "../stations/ingest-batch.ts";
 import { actorOf, CACHE_FIELDS, CACHE_FILTER_QUERY, CACHE_KEY, callsign, distanceM, LOG_FIELDS, NATIVE_CACHE_ID, type Actor } from "./model.ts";
-import { baseCall } from "../callsign.ts";
+import { baseCall } from "../lib/callsign.ts";
 import { cachePage, markFound } from "./cache-lookup.ts";
 import { cachesInBox, parseBox } from "./cache-map.ts";
 import { hideCache, updateCache } from "./cache-writes.ts";

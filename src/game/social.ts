@@ -3,8 +3,8 @@
  * only: an active find of the account on the cache), and watches (any
  * signed-in account; stored by the accounts' watchlist, src/accounts/prefs.ts).
  */
-import type { Core } from "../core.ts";
-import { forbidden } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { forbidden } from "../lib/errors.ts";
 import { setWatch } from "../accounts/prefs.ts";
 import { visibleRow } from "./cache-lookup.ts";
 import type { Actor } from "./model.ts";

@@ -6,8 +6,8 @@
  * normalised answer is stored.
  */
 import { createHash } from "node:crypto";
-import type { Core } from "../core.ts";
-import { badRequest, conflict, forbidden, notFound, unprocessable } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, conflict, forbidden, notFound, unprocessable } from "../lib/errors.ts";
 import { isOwner, visibleRow } from "./cache-lookup.ts";
 import { callsign, text, type Actor } from "./model.ts";
 import { verifiedHolder } from "../accounts/users.ts";

@@ -3,7 +3,7 @@
  * and the top corroborating IGates. Only active, listed caches and active
  * logs count; withdrawn finds never do.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { cacheJson, type Cache, type CacheRow } from "./caches.ts";
 import { logJson, type Log } from "./logs.ts";
 import type { LogRow } from "./log-record.ts";

@@ -6,7 +6,7 @@
  * geocaching.com or GeoKrety bug) is kept with its cache as listed only
  * (table cache_travelbugs), replaced by the next import of the same cache.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { trackablesInCache } from "./trackables.ts";
 
 export interface ListedBug {

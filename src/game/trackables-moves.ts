@@ -15,17 +15,17 @@
  * `trackableMoveLogged` event, src/fed/corroborate.ts). Else b for a
  * verified callsign, c for an unverified one.
  */
-import type { Core } from "../core.ts";
-import { badRequest, conflict, forbidden } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, conflict, forbidden } from "../lib/errors.ts";
 import { accountGid, localGid, publishRecord } from "../fed/feed.ts";
-import { toE7, toSeconds } from "../fed/bodies.ts";
+import { toE7, toSeconds } from "../lib/fed/bodies.ts";
 import { publicIdOf } from "../accounts/users.ts";
-import { baseCall } from "../callsign.ts";
+import { baseCall } from "../lib/callsign.ts";
 import { refuseUnlessClockSane } from "../system/clock-sanity.ts";
 import { distanceM, oneOf, optText, pastTime, type Actor } from "./model.ts";
 import { resolveCache } from "./cache-lookup.ts";
 import { isSighting, localSighting, TIER_A } from "./corroborate.ts";
-import type { GatewayEvents } from "../events.ts";
+import type { GatewayEvents } from "../core/events.ts";
 import {
   codeMatches,
   ERASED_CALL,

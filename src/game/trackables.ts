@@ -6,13 +6,13 @@
  * trackable is published as a signed record (type 8) when it is made.
  */
 import { randomInt, scrypt, timingSafeEqual } from "node:crypto";
-import type { Core } from "../core.ts";
-import { badRequest, forbidden, notFound } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, forbidden, notFound } from "../lib/errors.ts";
 import { accountGid, localGid, publishRecord } from "../fed/feed.ts";
-import { toSeconds } from "../fed/bodies.ts";
-import { parseGid } from "../fed/record.ts";
+import { toSeconds } from "../lib/fed/bodies.ts";
+import { parseGid } from "../lib/fed/record.ts";
 import { publicIdOf } from "../accounts/users.ts";
-import { baseCall } from "../callsign.ts";
+import { baseCall } from "../lib/callsign.ts";
 import { refuseUnlessClockSane } from "../system/clock-sanity.ts";
 import { callsign, optText, text, type Actor } from "./model.ts";
 import { resolveCache } from "./cache-lookup.ts";

@@ -9,7 +9,7 @@
  * cache of the same file, else one the importing account imported before
  * (a pocket query's separate -wpts.gpx).
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import type { CatalogCache } from "./catalog-caches.ts";
 import type { Actor } from "./model.ts";
 import { MAX_WAYPOINT_NAME, MAX_WAYPOINT_NOTE, MAX_WAYPOINTS, prefixFor, replaceWaypoints, type WaypointInput, type WaypointKind } from "./waypoints-store.ts";

@@ -12,9 +12,9 @@
  * A waypoint's code is its two-character prefix and the cache code's tail,
  * as in a pocket query: GC1ABCD's parking is PK1ABCD.
  */
-import type { Core } from "../core.ts";
-import { MAX_WAYPOINTS, waypointsFromWire, type CacheBody, type WaypointJson } from "../fed/bodies.ts";
-import { decodeFrame, decodePayload } from "../fed/record.ts";
+import type { Core } from "../core/core.ts";
+import { MAX_WAYPOINTS, waypointsFromWire, type CacheBody, type WaypointJson } from "../lib/fed/bodies.ts";
+import { decodeFrame, decodePayload } from "../lib/fed/record.ts";
 import type { Actor } from "./model.ts";
 
 /** Who reads: what decides whether they see a final. */

@@ -4,8 +4,8 @@
  * all but the final. Others get 403; a cache the caller may not see (another
  * owner's draft) 404s as the cache does.
  */
-import type { Core } from "../core.ts";
-import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, conflict, forbidden, notFound } from "../lib/errors.ts";
 import { cacheDetail, isOwner, visibleRow } from "./cache-lookup.ts";
 import { codeOf, type CacheRow } from "./caches.ts";
 import { republishCache } from "./cache-publish.ts";

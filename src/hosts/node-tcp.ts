@@ -8,7 +8,7 @@
  */
 import { connect as netConnect, type Socket as NetSocket } from "node:net";
 import type { Socket, SocketHandler, TCPSocketConnectOptions } from "bun";
-import type { TcpConnect } from "../net/tcp.ts";
+import type { TcpConnect } from "../lib/net/tcp.ts";
 
 const HIGH_WATER = 64 * 1024;
 

@@ -19,7 +19,7 @@
  * off): the TCP servers written on Bun's Bun.listen (the KISS and APRS-IS
  * hub, the FBB listener) and serial TNCs. KISS TNCs over TCP run
  * (radio/port/tcp.ts is node:net), and so do the APRS-IS uplink and FBB
- * forwarding out (src/net/tcp.ts, src/hosts/node-tcp.ts). The web app and the world basemap are served
+ * forwarding out (src/lib/net/tcp.ts, src/hosts/node-tcp.ts). The web app and the world basemap are served
  * from the files Bun built beside the bundle.
  */
 import { readFileSync } from "node:fs";
@@ -35,7 +35,7 @@ import { answerTlsAlpn } from "../tls/alpn.ts";
 import { answerPlainHttp } from "../tls/plain-on-tls.ts";
 import type { HostSocket, HttpHost, HttpServer, ServeOptions, SocketRoute } from "../http/host.ts";
 import type { App } from "../http/app.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../lib/errors.ts";
 
 /** The web app scripts/node.ts built beside the bundle: ui/index.json names each file and its type. */
 export async function prebuiltUi(dir: string): Promise<Array<{ name: string; blob: Blob }>> {

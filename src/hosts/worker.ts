@@ -5,25 +5,25 @@
  *
  * One Durable Object (`GatewayObject`, bound as GATEWAY, one instance named
  * "gateway") holds the gateway: its store is the object's SQLite storage
- * (src/store/sqlite-do.ts), its HTTP host the object's `fetch`
+ * (src/core/store/sqlite-do.ts), its HTTP host the object's `fetch`
  * (src/hosts/workerd.ts). The worker's `fetch` hands every request to it;
  * the worker's cron trigger (every minute) runs the jobs that fell due since
  * the last one. Settings are the worker's variables (the same names as the
  * environment of `svc-gateway serve`).
  *
  * What a worker cannot run is neither started nor imported here (it is what
- * src/gateway.ts adds for Bun and Node): the KISS TNCs and serial ports, the
+ * src/hosts/gateway.ts adds for Bun and Node): the KISS TNCs and serial ports, the
  * APRS-IS uplink, the KISS/APRS-IS servers and FBB forwarding, the WAL
  * checkpointer, the data directory's run lock, and the CLI.
  */
 import { DurableObject } from "cloudflare:workers";
-import { configFor, type Config } from "../config.ts";
-import { assembleGateway, type Gateway } from "../gateway-core.ts";
-import { createLogger, type Logger } from "../log.ts";
-import { DB_FILE_NAME } from "../store/db.ts";
-import { durableObjectSqlite, type DurableObjectSqlStorage } from "../store/sqlite-do.ts";
-import { useSqliteDriver } from "../store/sqlite.ts";
-import { useTcpConnect } from "../net/tcp.ts";
+import { configFor, type Config } from "../core/config.ts";
+import { assembleGateway, type Gateway } from "./gateway-core.ts";
+import { createLogger, type Logger } from "../lib/log.ts";
+import { DB_FILE_NAME } from "../core/store/db.ts";
+import { durableObjectSqlite, type DurableObjectSqlStorage } from "../core/store/sqlite-do.ts";
+import { useSqliteDriver } from "../core/store/sqlite.ts";
+import { useTcpConnect } from "../lib/net/tcp.ts";
 import { workerdHost, type WorkerdHost } from "./workerd.ts";
 import { usePrebuiltUi } from "../http/ui.ts";
 import { usePrebuiltWorld } from "../tiles/archives.ts";
@@ -56,7 +56,7 @@ function settings(env: Env): Record<string, string> {
 
 /**
  * The settings a worker ignores, one warning each: what they turn on does
- * not run here (src/gateway.ts starts it on Bun and Node).
+ * not run here (src/hosts/gateway.ts starts it on Bun and Node).
  */
 function leaveOff(config: Config, env: Record<string, string>, log: Logger): void {
   const off = (setting: string, what: string) =>

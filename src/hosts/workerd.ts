@@ -13,7 +13,7 @@
  * - no code compiled from strings, no TCP servers, no serial ports: `missing`.
  */
 import { TopicSocket } from "./topic-socket.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../lib/errors.ts";
 import type { App } from "../http/app.ts";
 import type { HostSocket, HttpHost, HttpServer, ServeOptions, SocketRoute } from "../http/host.ts";
 

@@ -4,7 +4,7 @@
  * browser navigation, JSON answers compressed by Accept-Encoding, and every domain's routes mounted from routes.ts.
  */
 import { Elysia } from "elysia";
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { applyBaseHeaders, CORS_HEADERS, preflight } from "./cors.ts";
 import { errorResponse, toErrorResponse } from "./errors.ts";
 import { contentSecurityPolicy, serveIndex, uiRoutes, wantsUi } from "./ui.ts";

@@ -12,8 +12,8 @@
  * written IPv4-mapped, ::ffff:a.b.c.d) counts by its address.
  */
 import type { HttpServer } from "./host.ts";
-import type { Config } from "../config.ts";
-import { inRanges, isV4, parseIp, type IpRange } from "../net/ip.ts";
+import type { Config } from "../core/config.ts";
+import { inRanges, isV4, parseIp, type IpRange } from "../lib/net/ip.ts";
 
 const trusted = (addr: string, ranges: readonly IpRange[]) => {
   const ip = parseIp(addr);

@@ -5,7 +5,7 @@
  * of its bytes); a client that sends it back in If-None-Match gets 304 with no
  * body while nothing changed.
  */
-import { etagOf, ifNoneMatch } from "../net/etag.ts";
+import { etagOf, ifNoneMatch } from "../lib/net/etag.ts";
 
 /** `value` as JSON with its ETag, or 304 when the request already holds it. */
 export function conditionalJson(request: Request, value: unknown): Response {

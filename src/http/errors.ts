@@ -1,9 +1,9 @@
 /**
  * One error shape for every 4xx/5xx: `{ "error": code, "message": text }`.
  */
-import { AppError } from "../errors.ts";
-import type { Logger } from "../log.ts";
-import { DISK_FULL_MESSAGE, isDiskFull, reportDiskFull } from "../store/disk-full.ts";
+import { AppError } from "../lib/errors.ts";
+import type { Logger } from "../lib/log.ts";
+import { DISK_FULL_MESSAGE, isDiskFull, reportDiskFull } from "../core/store/disk-full.ts";
 
 export interface ErrorBody {
   error: string;

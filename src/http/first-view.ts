@@ -11,10 +11,10 @@
  * first render (ui/map/server-view.ts takeServerView: the element is
  * #ssr-view, as the map's drawing).
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { cachePage } from "../game/cache-lookup.ts";
 import type { Cache } from "../game/caches.ts";
-import type { CacheBasics } from "../fed/bodies.ts";
+import type { CacheBasics } from "../lib/fed/bodies.ts";
 import { logbook } from "../game/logs.ts";
 import { getStation } from "../stations/registry.ts";
 import { messageHeader, threadOf } from "../bbs/messages.ts";

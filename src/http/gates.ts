@@ -26,18 +26,18 @@
  */
 import { Elysia } from "elysia";
 import type { HttpServer } from "./host.ts";
-import type { Gateway } from "../gateway.ts";
-import { AppError, forbidden, unauthorized } from "../errors.ts";
+import type { Gateway } from "../hosts/gateway.ts";
+import { AppError, forbidden, unauthorized } from "../lib/errors.ts";
 import { cookieValue, findSession, SESSION_COOKIE } from "../accounts/sessions.ts";
 import { activeCallsign, userHoldsCall } from "../accounts/identity.ts";
 import { checkAssertion, checkUnboundAssertion } from "../accounts/assertions.ts";
 import { RateLimiter } from "./ratelimit.ts";
-import { hashApiKey, sameSecret } from "../secret.ts";
+import { hashApiKey, sameSecret } from "../lib/secret.ts";
 import { isSysop, type Caller, type SignedInUser } from "../accounts/caller.ts";
 import { clientIp } from "./client-ip.ts";
 import { bodyLimitOf, isParsedType, mediaType, parseBody, routeBodyFor, type BodyLimit } from "./body.ts";
 import { findWxKey, wxKeyFrom } from "../stations/wx-keys.ts";
-import { CONTROL_HEADER, readControl } from "../store/control.ts";
+import { CONTROL_HEADER, readControl } from "../core/store/control.ts";
 
 export type GateName =
   | "public"

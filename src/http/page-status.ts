@@ -6,11 +6,11 @@
  * Checked as a signed-out visitor sees it: a draft or a private message is a
  * 404 here, and the app still shows it to whoever may read it.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { resolveCache } from "../game/cache-lookup.ts";
 import { parseCallsign, verifiedHolder } from "../accounts/users.ts";
 import { PROFILE_SECTIONS } from "../accounts/profile.ts";
-import { baseCall } from "../callsign.ts";
+import { baseCall } from "../lib/callsign.ts";
 import { findTrackable } from "../game/trackables.ts";
 
 /** The app's fixed pages (ui/app.tsx's routes). */

@@ -1,8 +1,8 @@
 /** Helpers every route file shares to read its parameters and bodies. */
 import { t } from "elysia";
-import { AppError, badRequest } from "../errors.ts";
+import { AppError, badRequest } from "../lib/errors.ts";
 import { mediaType } from "./body.ts";
-import { CBOR_TYPE, MAX_PAGE_BYTES } from "../fed/page.ts";
+import { CBOR_TYPE, MAX_PAGE_BYTES } from "../lib/fed/page.ts";
 import { MAX_CLUSTER_CELLS } from "../stations/registry.ts";
 
 /** An optional whole-number query parameter. */

@@ -8,8 +8,8 @@
  * gateway's own listening URL instead.
  */
 import { hostname, networkInterfaces } from "node:os";
-import type { Gateway } from "../gateway.ts";
-import { inRanges, parseIp, parseRanges } from "../net/ip.ts";
+import type { Gateway } from "../hosts/gateway.ts";
+import { inRanges, parseIp, parseRanges } from "../lib/net/ip.ts";
 
 const LOOPBACK = parseRanges("127.0.0.0/8,::1").ranges;
 const NAMES_TTL_MS = 60_000;

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { zlibSync } from "fflate";
-import { concatBytes } from "../net/bytes.ts";
+import { concatBytes } from "../lib/net/bytes.ts";
 
 export const SW_PATH = "/sw.js";
 export const MANIFEST_PATH = "/manifest.webmanifest";

@@ -2,7 +2,7 @@
  * Per-IP fixed-window counters, in memory only and gone after one window
  * (the only visitor data besides the session cookie, see /privacy).
  */
-import { FIXED } from "../config.ts";
+import { FIXED } from "../core/config.ts";
 
 const WINDOW_MS = FIXED.rateCounterSeconds * 1000;
 const MAX_KEYS = 100_000;

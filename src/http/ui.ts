@@ -9,9 +9,9 @@
  */
 import { join } from "node:path";
 import { Elysia, t } from "elysia";
-import type { Config } from "../config.ts";
-import { AppError } from "../errors.ts";
-import type { Gateway } from "../gateway.ts";
+import type { Config } from "../core/config.ts";
+import { AppError } from "../lib/errors.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { CORS_HEADERS } from "./cors.ts";
 import { errorResponse } from "./errors.ts";
 import { gatesPlugin } from "./gates.ts";

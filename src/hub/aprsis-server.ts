@@ -25,11 +25,11 @@
  *             HUB_CLIENTS_MAX in all, gets `# server full: ...` and is closed.
  */
 import type { Socket } from "bun";
-import type { Gateway } from "../gateway.ts";
-import type { GatewayEvents } from "../events.ts";
-import { aprsIsPasscode } from "../aprs/passcode.ts";
-import { decode } from "../aprs/decode.ts";
-import { buildInfo } from "../version.ts";
+import type { Gateway } from "../hosts/gateway.ts";
+import type { GatewayEvents } from "../core/events.ts";
+import { aprsIsPasscode } from "../lib/aprs/passcode.ts";
+import { decode } from "../lib/aprs/decode.ts";
+import { buildInfo } from "../lib/version.ts";
 import { isVerifiedCall } from "../radio-node/tx.ts";
 import { ingestLines } from "../stations/ingest.ts";
 import { registerPort } from "../stations/ports.ts";

@@ -3,7 +3,7 @@
  * APRS-IS server): one list per gateway, for GET /api/ports and for a sysop
  * who disconnects one (DELETE /api/hub/clients/:id).
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 
 export type HubServer = "kiss" | "aprs-is";
 

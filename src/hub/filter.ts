@@ -24,7 +24,7 @@
  * Wildcard patterns match in linear time (globMatcher), and a filter is bounded
  * (parseFilter): a client cannot make matching slow.
  */
-import type { AprsPacket } from "../aprs/types.ts";
+import type { AprsPacket } from "../lib/aprs/types.ts";
 
 /** What a filter looks at in a packet. */
 export interface FilterPacket {

@@ -13,9 +13,9 @@
  * It goes as a third-party packet from RADIO_CALL, RADIO_PATH as its path:
  * `RADIO_CALL>APZSVC,WIDE1-1,WIDE2-1:}SRC>DST,TCPIP,RADIO_CALL*::ADDRESSEE:text`.
  */
-import type { Gateway } from "../gateway.ts";
-import type { AprsPacket } from "../aprs/types.ts";
-import { TOCALL } from "../aprs/encode.ts";
+import type { Gateway } from "../hosts/gateway.ts";
+import type { AprsPacket } from "../lib/aprs/types.ts";
+import { TOCALL } from "../lib/aprs/encode.ts";
 import { radioOf } from "../radio-node/running-radio.ts";
 import type { FrameTxResult } from "../radio-node/tx.ts";
 import { parseAddressLoose, uiFrame } from "../../radio/index.ts";

@@ -3,7 +3,7 @@
  * its APRS-IS server (APRSIS_LISTEN), both off unless set. Started by a
  * serving gateway after its radio (the KISS server copies the radio's ports).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { startKissServer, type KissServer } from "./kiss-server.ts";
 import { startAprsIsServer, type AprsIsServer } from "./aprsis-server.ts";
 

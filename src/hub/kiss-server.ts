@@ -23,7 +23,7 @@
  *           never waits for a client.
  */
 import type { Socket } from "bun";
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { radioMayTransmit, radioOf } from "../radio-node/running-radio.ts";
 import { registerPort } from "../stations/ports.ts";
 import { decodeFrame, encodeKiss, formatAddress, KissDecoder } from "../../radio/index.ts";

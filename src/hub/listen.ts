@@ -3,10 +3,10 @@
  * its address reads in GET /api/ports and the log.
  */
 import type { Socket, TCPSocketListener } from "bun";
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { addClient, type HubClient, type HubServer } from "./clients.ts";
 import { OutQueue } from "./outq.ts";
-import { ListenError } from "../errors.ts";
+import { ListenError } from "../lib/errors.ts";
 
 /** host:port as a client would dial it (IPv6 in brackets). */
 export const hostPort = (host: string, port: number) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`);

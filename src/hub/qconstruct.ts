@@ -3,7 +3,7 @@
  * client's upload gets before it enters the gateway, and what a packet heard
  * elsewhere gets before it is served.
  */
-import type { GatewayEvents } from "../events.ts";
+import type { GatewayEvents } from "../core/events.ts";
 
 const Q = /^q[A-Z][A-Za-z]$/;
 

@@ -6,9 +6,9 @@
  */
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Core } from "../core.ts";
-import { BACKUP_NAME, backupDatabase, backupFileName } from "../store/backup.ts";
-import { DB_FILE_NAME } from "../store/db.ts";
+import type { Core } from "../core/core.ts";
+import { BACKUP_NAME, backupDatabase, backupFileName } from "../core/store/backup.ts";
+import { DB_FILE_NAME } from "../core/store/db.ts";
 
 /** A copy this much younger than the interval still counts (the hourly job does not drift by an hour). */
 const SLACK_MS = 30 * 60_000;

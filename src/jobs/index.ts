@@ -5,7 +5,7 @@
  * a server runs (radio ports, FBB forwarding, file backups) are in server.ts,
  * registered by the composition root of the hosts that run them.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { pruneAll } from "./prune.ts";
 import { checkClock, clockPaused } from "../system/clock-sanity.ts";
 import { runWatchDigests } from "../notify/digests.ts";

@@ -5,8 +5,8 @@
  * never holds the database (or requests) for more than one small batch.
  * The same rules feed GET /privacy, so what we say is what we do.
  */
-import { FIXED, type Config } from "../config.ts";
-import type { Database } from "../store/db.ts";
+import { FIXED, type Config } from "../core/config.ts";
+import type { Database } from "../core/store/db.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

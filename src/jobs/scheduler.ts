@@ -3,9 +3,9 @@
  * a failure is logged and recorded, and the next tick runs as usual.
  */
 import { Cron } from "croner";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../lib/log.ts";
 import { CLOCK_REFUSED } from "../system/clock-sanity.ts";
-import type { WriteGate } from "../store/write-gate.ts";
+import type { WriteGate } from "../core/store/write-gate.ts";
 
 export interface Job {
   name: string;

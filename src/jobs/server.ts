@@ -1,9 +1,9 @@
 /**
  * The scheduled tasks of what only a server host runs (Bun, Node): the radio
  * ports' tick, FBB forwarding to partners, file backups of the database.
- * src/gateway.ts registers them; a Workers runtime has none of these parts.
+ * src/hosts/gateway.ts registers them; a Workers runtime has none of these parts.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { forwardDue } from "../bbs/forwarding.ts";
 import { radioTick } from "../radio-node/radio.ts";
 import { scheduledBackup } from "./backup.ts";

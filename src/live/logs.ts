@@ -4,7 +4,7 @@
  * trusted peers, listed), so a live room never reveals where an unlisted or
  * draft cache is. Rooms, snapshots and spots read logs through here.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { LOG_KINDS, type LogKind } from "../game/model.ts";
 
 export interface LiveLog {

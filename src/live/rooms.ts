@@ -16,10 +16,10 @@
  * in the same turn of the event loop as the subscription, so nothing falls
  * between the two.
  */
-import type { Gateway } from "../gateway.ts";
-import type { GatewayEvents } from "../events.ts";
-import { AppError, badRequest } from "../errors.ts";
-import { parseRegion, regionBox, regionsOf } from "../maidenhead.ts";
+import type { Gateway } from "../hosts/gateway.ts";
+import type { GatewayEvents } from "../core/events.ts";
+import { AppError, badRequest } from "../lib/errors.ts";
+import { parseRegion, regionBox, regionsOf } from "../lib/maidenhead.ts";
 import { listStations, type Station } from "../stations/registry.ts";
 import { liveLog, recentLogs, type LiveLog } from "./logs.ts";
 

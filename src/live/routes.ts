@@ -5,10 +5,10 @@
  */
 import { Elysia, t } from "elysia";
 import type { Server, ServerWebSocket } from "bun";
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../lib/errors.ts";
 import { liveRooms, parseRegions } from "./rooms.ts";
 import { parseBbox } from "../stations/registry.ts";
 import { baseUrl } from "../http/public-url.ts";

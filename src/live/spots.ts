@@ -5,9 +5,9 @@
  * exact position: stations heard, and finds logged on caches on the public
  * map. Off, the route answers 404 `spots_disabled` (docs/api.md).
  */
-import type { Core } from "../core.ts";
-import { AppError, badRequest } from "../errors.ts";
-import { locator } from "../maidenhead.ts";
+import type { Core } from "../core/core.ts";
+import { AppError, badRequest } from "../lib/errors.ts";
+import { locator } from "../lib/maidenhead.ts";
 import { recentLogs } from "./logs.ts";
 
 const SPOTS = {

@@ -7,7 +7,7 @@
  * since then), across a gateway restart too; a cursor that is unknown, too
  * old or too far behind gets the whole snapshot again (docs/api.md).
  */
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { inBbox, listStations, type Bbox } from "../stations/registry.ts";
 import { selectCaches } from "../v1/service.ts";
 import { mirroredCachesInBox } from "../fed/mirror.ts";

@@ -11,8 +11,8 @@
  * A user with no live socket open (the app is closed) gets a web push
  * instead (src/notify/push.ts): for a message, a watched station, an emergency.
  */
-import type { Gateway } from "../gateway.ts";
-import type { GatewayEvents } from "../events.ts";
+import type { Gateway } from "../hosts/gateway.ts";
+import type { GatewayEvents } from "../core/events.ts";
 import { verifiedHolder } from "../accounts/users.ts";
 import { sendPush, type PushMessage } from "../notify/push.ts";
 import { emergencyReason, recordEmergency, sysopUsers, watchersOf, watchersToAlert, type Emergency } from "../messages/alerts.ts";

@@ -6,10 +6,10 @@
  * to the station's watchers. Who is told and how (live, push) is
  * src/live/user-channel.ts; this file decides who and stores what.
  */
-import type { Core } from "../core.ts";
-import type { AprsPacket } from "../aprs/types.ts";
-import { baseCall } from "../callsign.ts";
-import { badRequest } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import type { AprsPacket } from "../lib/aprs/types.ts";
+import { baseCall } from "../lib/callsign.ts";
+import { badRequest } from "../lib/errors.ts";
 
 /** Watched calls a user may have. */
 export const MAX_WATCHES = 50;

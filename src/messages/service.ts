@@ -11,10 +11,10 @@
  *          acked     the addressee's `ackNN`, or a reply `{MM}NN`, was heard
  *          failed    `rejNN` heard, or no ack after 5 sends
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import type { SignedInUser } from "../accounts/caller.ts";
-import { baseCall } from "../callsign.ts";
-import { badRequest, forbidden } from "../errors.ts";
+import { baseCall } from "../lib/callsign.ts";
+import { badRequest, forbidden } from "../lib/errors.ts";
 import { enqueueMessage, type OutboxItem } from "../stations/outbox.ts";
 
 export type MessageState = "queued" | "sent" | "retrying" | "acked" | "failed";

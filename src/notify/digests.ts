@@ -15,7 +15,7 @@
  *
  *   await runWatchDigests(gw)   // { made: 2, sent: 2, failed: 0, retry: 0 }
  */
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { sendMail } from "./mail.ts";
 import { sendPush } from "./push.ts";
 import { getPrefs } from "../accounts/prefs.ts";

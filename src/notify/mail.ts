@@ -6,7 +6,7 @@
  *   await sendMail(gw, { to: "op@example.org", subject: "Sign in", text: "..." });
  */
 import type nodemailer from "nodemailer";
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 
 export interface Mail {
   to: string;

@@ -9,11 +9,11 @@
  */
 import { createECDH } from "node:crypto";
 import { isIP } from "node:net";
-import type { Core } from "../core.ts";
-import { getMeta, setMeta } from "../store/db.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { getMeta, setMeta } from "../core/store/db.ts";
+import { badRequest, conflict, notFound } from "../lib/errors.ts";
 import { mailFrom } from "./mail.ts";
-import { guardedFetch, OutboundRefused, outboundProblem, specialAddress } from "../net/outbound.ts";
+import { guardedFetch, OutboundRefused, outboundProblem, specialAddress } from "../lib/net/outbound.ts";
 
 const MAX_SUBSCRIPTIONS = 10;
 export const MAX_FAILURES = 5;

@@ -3,7 +3,7 @@
  * broadcast and the SVCB1 beacon (with its have-list). radio.ts's per-minute
  * tick and the local box (box.ts) both send them.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { ownBeacon, ownHaveList } from "../fed/beacon.ts";
 import { instanceSigner } from "../fed/feed.ts";
 import { broadcastFrames } from "./netrom.ts";

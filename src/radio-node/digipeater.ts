@@ -16,7 +16,7 @@
  *   counters    heard, repeated, dropped by reason, and the last 50 repeated
  *               frames, in GET /api/ports (the `digipeater` entry)
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { registerPort } from "../stations/ports.ts";
 import { isEcho } from "./echoes.ts";
 import { isVerifiedCall, type FrameTxResult } from "./tx.ts";

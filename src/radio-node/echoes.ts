@@ -13,7 +13,7 @@
  * (GET /outbox) are remembered as sent, and the lines it posts back as heard
  * are checked the same way (noteSentLine, isEchoLine).
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { formatAddress, type Ax25Frame } from "../../radio/index.ts";
 
 /** How long a frame we sent is remembered (digipeaters repeat within seconds; slow multi-hop paths within a minute or two). */

@@ -4,7 +4,7 @@
  * of its last frame) and per-minute samples of each port's counters. Both
  * tables are pruned by the one pruner (MHEARD_TTL_DAYS, PORT_COUNTERS_TTL_DAYS).
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { formatAddress, type Ax25Frame, type PortStatus } from "../../radio/index.ts";
 
 /** A frame's digipeater path as monitors write it: `WIDE1*,WIDE2-1`. */

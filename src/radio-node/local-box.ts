@@ -4,7 +4,7 @@
  * form and the operator's log work the same either way). A `ui` line goes
  * into the APRS outbox, so it keeps the channel's rate limits.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { acknowledge, commandUser, lease, LOCAL_BOX, type Ack, type BoxCommand } from "../box/service.ts";
 import { listPorts } from "../stations/ports.ts";
 import { enqueue } from "../stations/outbox.ts";

@@ -12,9 +12,9 @@
  * by each broadcast and age out 6 hours after the last (the pruner); routes
  * the sysop enters stay until removed.
  */
-import type { Core } from "../core.ts";
-import { badRequest, notFound } from "../errors.ts";
-import { isCallsign, normalizeCall } from "../callsign.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, notFound } from "../lib/errors.ts";
+import { isCallsign, normalizeCall } from "../lib/callsign.ts";
 import { decodeNodes, formatAddress, nodesFrames, parseAddressLoose, type Ax25Address, type Ax25Frame, type NodesEntry } from "../../radio/index.ts";
 
 /** Quality of a route to a neighbour heard directly on a radio port (0-255). */

@@ -20,14 +20,14 @@
  * series, and the same frame heard back through a digipeater within the
  * ingest's 30 s duplicate window is not stored again.
  */
-import type { Core } from "../core.ts";
-import { encodeMessage, encodePosition, encodeStatus, TOCALL } from "../aprs/index.ts";
+import type { Core } from "../core/core.ts";
+import { encodeMessage, encodePosition, encodeStatus, TOCALL } from "../lib/aprs/index.ts";
 import { ingestLines } from "../stations/ingest.ts";
 import { registerPort } from "../stations/ports.ts";
 import { igateStatus } from "../stations/igate.ts";
 import { digipeaterOf } from "./digipeater.ts";
 import { clockPaused } from "../system/clock-sanity.ts";
-import { buildInfo } from "../version.ts";
+import { buildInfo } from "../lib/version.ts";
 import { parseTnc2 } from "../../radio/index.ts";
 import type { GatewayRadio } from "./running-radio.ts";
 import { isVerifiedCall } from "./tx.ts";

@@ -18,11 +18,11 @@
  * Nothing goes on the air unless RADIO_CALL (for APRS lines: their source)
  * is a callsign verified on this instance.
  */
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { ingestLines } from "../stations/ingest.ts";
 import { heardOnRf } from "../stations/igate.ts";
 import { registerPort } from "../stations/ports.ts";
-import { isDiskFull, reportDiskFull } from "../store/disk-full.ts";
+import { isDiskFull, reportDiskFull } from "../core/store/disk-full.ts";
 import { isVerifiedCall, Transmitter } from "./tx.ts";
 import { noteHeard, sampleCounters } from "./heard.ts";
 import { isEcho, noteSent } from "./echoes.ts";

@@ -3,7 +3,7 @@
  * transmit: what the radio's own services (SVCL1 sync, the local box, FBB
  * over AX.25, the hub, the iGate) look up, below radio.ts, which starts them.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import type { NetRomNode, Radio } from "../../radio/index.ts";
 import { isVerifiedCall, type Transmitter } from "./tx.ts";
 

@@ -11,10 +11,10 @@
  * keep the same per-peer cursors, so a record pulled one way is not pulled
  * again the other.
  */
-import type { Gateway } from "../gateway.ts";
-import { tierCaps, type LinkCaps } from "../fed/caps.ts";
+import type { Gateway } from "../hosts/gateway.ts";
+import { tierCaps, type LinkCaps } from "../lib/fed/caps.ts";
 import { peerSyncUrl } from "../fed/dial.ts";
-import type { Endpoint } from "../fed/endpoints.ts";
+import type { Endpoint } from "../lib/fed/endpoints.ts";
 import { getPeer, listPeers, type Peer } from "../fed/peers.ts";
 import { finishPull } from "../fed/sync.ts";
 import { pullSvcl1, serveSvcl1, type PullReport } from "../fed/transports/svcl1.ts";

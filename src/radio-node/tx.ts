@@ -15,7 +15,7 @@
  *   - the path is RADIO_PATH whatever the line says (outbox lines are written
  *     for APRS-IS with TCPIP*).
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { verifiedHolder } from "../accounts/users.ts";
 import { deferLeased, leaseDue, reportSent, type OutboxItem } from "../stations/outbox.ts";
 import { formatAddress, parseTnc2, type Ax25Frame, type Radio } from "../../radio/index.ts";

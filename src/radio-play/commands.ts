@@ -5,12 +5,12 @@
  * sending are the service's (service.ts). Answers are lists of parts, packed
  * into messages of at most 67 characters by splitReply.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { cacheByCode, nearestActiveCaches } from "../game/cache-lookup.ts";
 import { codeOf, type CacheRow } from "../game/caches.ts";
 import { logbook, logFromRadio } from "../game/logs.ts";
 import type { LogKind } from "../game/model.ts";
-import { isCallsign } from "../callsign.ts";
+import { isCallsign } from "../lib/callsign.ts";
 
 /** APRS message text: at most 67 characters (APRS 1.01 ch. 14). */
 const MESSAGE_MAX = 67;

@@ -7,9 +7,9 @@
  * does not fit waits for the next station heard). An object we sent for a cache since archived, disabled, hidden or
  * deleted is killed (`_`) once. docs/protocol.md "Cache objects".
  */
-import type { Core } from "../core.ts";
-import type { GatewayEvents } from "../events.ts";
-import { encodeObject, EncodeError } from "../aprs/index.ts";
+import type { Core } from "../core/core.ts";
+import type { GatewayEvents } from "../core/events.ts";
+import { encodeObject, EncodeError } from "../lib/aprs/index.ts";
 import { cacheRow, nearestActiveCaches } from "../game/cache-lookup.ts";
 import { codeOf, type CacheRow } from "../game/caches.ts";
 import { dtText, radioText } from "./commands.ts";

@@ -5,8 +5,8 @@
  * Null: not a command for us. The outbox asks this too, so a message the
  * commands service acks is not acked a second time.
  */
-import type { Core } from "../core.ts";
-import type { GatewayEvents } from "../events.ts";
+import type { Core } from "../core/core.ts";
+import type { GatewayEvents } from "../core/events.ts";
 import type { Path } from "./senders.ts";
 
 const eq = (a: string | null | undefined, b: string) => !!a && a.toUpperCase() === b.toUpperCase();

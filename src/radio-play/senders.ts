@@ -6,7 +6,7 @@
  * sets "aprsis" while its login is verified, within its own budget. Nothing
  * here imports either, so the Workers host carries none of them.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import type { Transmitter } from "../radio-node/tx.ts";
 import { parseTnc2 } from "../../radio/index.ts";
 

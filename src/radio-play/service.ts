@@ -16,13 +16,13 @@
  *   - lines wait in order while a path's budget is spent (senders.ts), and
  *     are dropped after QUEUE_MAX_MS; at most QUEUE_MAX wait.
  */
-import type { Core } from "../core.ts";
-import type { GatewayEvents } from "../events.ts";
-import { encodeAck, encodeMessage, EncodeError } from "../aprs/index.ts";
+import type { Core } from "../core/core.ts";
+import type { GatewayEvents } from "../core/events.ts";
+import { encodeAck, encodeMessage, EncodeError } from "../lib/aprs/index.ts";
 import { answerCommand, splitReply, type Asker } from "./commands.ts";
 import { senderOf, type Path } from "./senders.ts";
 import { commandRoute as route } from "./route.ts";
-import { baseCall, isCallsign } from "../callsign.ts";
+import { baseCall, isCallsign } from "../lib/callsign.ts";
 
 const SEEN_MS = 30 * 60_000;
 export const RATE = { commands: 10, windowMs: 10 * 60_000 } as const;

@@ -7,8 +7,8 @@
  * addressee; peers that /federation/registry already lists publicly (blocked
  * ones to the sysop only).
  */
-import type { Core } from "../core.ts";
-import { badRequest } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest } from "../lib/errors.ts";
 import { cachesJson, type Cache, type CacheRow } from "../game/caches.ts";
 import { filterSql, parseFilters } from "../game/cache-filters.ts";
 import { SVCFED_CATEGORY } from "../bbs/address.ts";

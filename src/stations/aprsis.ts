@@ -22,12 +22,12 @@
  * is offered to the radio as well as to the ingest pipeline.
  */
 import type { Socket } from "bun";
-import type { Gateway } from "../gateway.ts";
-import { tcpConnect } from "../net/tcp.ts";
-import { concatBytes } from "../net/bytes.ts";
-import { aprsIsPasscode } from "../aprs/index.ts";
-import { buildInfo } from "../version.ts";
-import { baseCall } from "../callsign.ts";
+import type { Gateway } from "../hosts/gateway.ts";
+import { tcpConnect } from "../lib/net/tcp.ts";
+import { concatBytes } from "../lib/net/bytes.ts";
+import { aprsIsPasscode } from "../lib/aprs/index.ts";
+import { buildInfo } from "../lib/version.ts";
+import { baseCall } from "../lib/callsign.ts";
 import { ingestLines } from "./ingest.ts";
 import { registerPort } from "./ports.ts";
 import { deferLeased, leaseDue, reportSent } from "./outbox.ts";

@@ -2,9 +2,9 @@
  * POST /api/decode: one raw TNC2 line, as a text/plain body (raw bytes: Mic-E
  * carries control bytes and not every packet is UTF-8) or JSON {"line": "..."}.
  */
-import { decode, type AprsPacket } from "../aprs/index.ts";
-import { badRequest, unprocessable } from "../errors.ts";
-import { bodyText } from "../text.ts";
+import { decode, type AprsPacket } from "../lib/aprs/index.ts";
+import { badRequest, unprocessable } from "../lib/errors.ts";
+import { bodyText } from "../lib/text.ts";
 
 /** The line a decode request carries, or a 400. */
 export function lineFromBody(body: unknown): string {

@@ -20,10 +20,10 @@
  * Counters and the last RECENT_MAX gated lines show in GET /api/ports under
  * the `aprs-is` port's `igate` (docs/api.md).
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import type { Transmitter } from "../radio-node/tx.ts";
-import { encodePosition, TOCALL } from "../aprs/encode.ts";
-import { decode } from "../aprs/index.ts";
+import { encodePosition, TOCALL } from "../lib/aprs/encode.ts";
+import { decode } from "../lib/aprs/index.ts";
 import { matchFilter, parseFilter, type Filter } from "../hub/filter.ts";
 import { splitLine, type Header } from "../hub/qconstruct.ts";
 import { parseAddressLoose, uiFrame } from "../../radio/index.ts";

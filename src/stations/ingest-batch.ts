@@ -3,10 +3,10 @@
  * them), or a JSON batch of packets, positions and finds. Everything is
  * checked before anything is written; the batch is written in one transaction.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { badRequest, forbidden, unprocessable } from "../errors.ts";
-import { baseCall, isCallsign } from "../callsign.ts";
+import { badRequest, forbidden, unprocessable } from "../lib/errors.ts";
+import { baseCall, isCallsign } from "../lib/callsign.ts";
 import { flushEvents, ingestLinesTx, ingestPositionsTx, newSink, type IngestLine, type IngestReport, type PositionReport } from "./ingest.ts";
 
 /** Lines per request, to keep one transaction short. */

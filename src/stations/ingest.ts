@@ -16,10 +16,10 @@
  *
  *   ingestLines(gw, ["N0CALL-9>APRS,qAR,W1AW-10:!4237.14N/07120.83W>"], { source: "aprsis" })
  */
-import type { Core } from "../core.ts";
-import type { GatewayEvents, HeardProof } from "../events.ts";
-import { decode, mergeDefinitions, type AprsPacket, type TelemetryDefinitions, type Weather } from "../aprs/index.ts";
-import type { Statement } from "../store/sqlite.ts";
+import type { Core } from "../core/core.ts";
+import type { GatewayEvents, HeardProof } from "../core/events.ts";
+import { decode, mergeDefinitions, type AprsPacket, type TelemetryDefinitions, type Weather } from "../lib/aprs/index.ts";
+import type { Statement } from "../core/store/sqlite.ts";
 import { isOwnWeatherEcho, onMessageHeard } from "./outbox.ts";
 import { StationBatch, type HeardBy } from "./station-batch.ts";
 import { isEchoLine } from "../radio-node/echoes.ts";

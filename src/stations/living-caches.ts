@@ -9,11 +9,11 @@
  *
  *   listLivingCaches(gw, { bbox: { west: -72, south: 41, east: -70, north: 43 }, maxAgeMs: 3_600_000 })
  */
-import type { Core } from "../core.ts";
-import type { GatewayEvents } from "../events.ts";
+import type { Core } from "../core/core.ts";
+import type { GatewayEvents } from "../core/events.ts";
 import type { SignedInUser } from "../accounts/caller.ts";
-import { badRequest } from "../errors.ts";
-import { isCallsign } from "../callsign.ts";
+import { badRequest } from "../lib/errors.ts";
+import { isCallsign } from "../lib/callsign.ts";
 import { inBbox, type Bbox } from "./registry.ts";
 import { createOwn, findOwnByCall, holdsBaseCall, ownRow, usableRow, viewOwn, type OwnRow, type OwnStation } from "./own.ts";
 

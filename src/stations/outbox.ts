@@ -9,11 +9,11 @@
  *                        |  (lease expires: due again)   \--retry due--> leased ... --> failed
  */
 import { commandRoute } from "../radio-play/route.ts";
-import type { Core } from "../core.ts";
-import type { GatewayEvents } from "../events.ts";
-import { encodeAck, encodeMessage, EncodeError } from "../aprs/index.ts";
-import { badRequest } from "../errors.ts";
-import { getMeta, setMeta } from "../store/db.ts";
+import type { Core } from "../core/core.ts";
+import type { GatewayEvents } from "../core/events.ts";
+import { encodeAck, encodeMessage, EncodeError } from "../lib/aprs/index.ts";
+import { badRequest } from "../lib/errors.ts";
+import { getMeta, setMeta } from "../core/store/db.ts";
 
 /** `raw`: a line a box command asked for as is (see src/radio-node/local-box.ts). */
 export type OutboxKind = "message" | "ack" | "position" | "status" | "weather" | "object" | "raw";

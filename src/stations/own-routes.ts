@@ -4,10 +4,10 @@
  * /updateweatherstation and /api/wx/submit. Thin: gate, parse, one service call.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { badRequest, notFound } from "../lib/errors.ts";
 import { addOwn, findOwnByCall, listOwn, ownRow, updateOwn, viewOwn } from "./own.ts";
 import { becomeLivingCache, livingCacheView, setLivingCache } from "./living-caches.ts";
 import { ownWxKey, stationWxKey, weatherStations } from "./wx-keys.ts";

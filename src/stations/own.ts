@@ -9,10 +9,10 @@
  *   owning, naming, placing, pushing weather   the base call held (verified or not)
  *   transmitting its weather, a living cache   the base call verified by this account
  */
-import type { Core } from "../core.ts";
-import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
-import { baseCall, isCallsign, normalizeCall } from "../callsign.ts";
-import type { Weather } from "../aprs/index.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, conflict, forbidden, notFound } from "../lib/errors.ts";
+import { baseCall, isCallsign, normalizeCall } from "../lib/callsign.ts";
+import type { Weather } from "../lib/aprs/index.ts";
 
 /** Own stations per account. */
 const MAX_OWN_STATIONS = 20;

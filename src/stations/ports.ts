@@ -3,7 +3,7 @@
  * ingest box, the radio's KISS ports) registers a function that reports its
  * state; the route lists them all.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 
 export interface PortStatus {
   name: string;

@@ -3,9 +3,9 @@
  * detail with track and the paths it was heard by, telemetry and weather
  * series, the raw packet ring and the APRS message log.
  */
-import type { Core } from "../core.ts";
-import { applyTelemetry, type Telemetry, type TelemetryDefinitions, type Weather } from "../aprs/index.ts";
-import { badRequest, notFound } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { applyTelemetry, type Telemetry, type TelemetryDefinitions, type Weather } from "../lib/aprs/index.ts";
+import { badRequest, notFound } from "../lib/errors.ts";
 
 export interface Station {
   call: string;

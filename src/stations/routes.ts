@@ -4,10 +4,10 @@
  * calls one service function.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { isSysop } from "../accounts/caller.ts";
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../lib/errors.ts";
 import { decodeLine, lineFromBody } from "./decode-route.ts";
 import { ingestBody, MAX_BATCH } from "./ingest-batch.ts";
 import { getStation, listMessages, listStations, parseBbox, stationsForMap, stationPackets, stationSeries } from "./registry.ts";

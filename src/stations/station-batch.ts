@@ -21,7 +21,7 @@
  *   defs      PARM/UNIT/EQNS/BITS, merged by the caller
  * Callsigns match without regard to ASCII case (the column is COLLATE NOCASE).
  */
-import type { Database, Statement } from "../store/sqlite.ts";
+import type { Database, Statement } from "../core/store/sqlite.ts";
 
 /** What a position packet says about its station. */
 export interface PositionFields {

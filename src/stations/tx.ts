@@ -3,10 +3,10 @@
  * through the outbox, as their active callsign. Messages get an id and are
  * retried until acked; positions and status go out once.
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import type { SignedInUser } from "../accounts/caller.ts";
-import { encodePosition, encodeStatus, EncodeError } from "../aprs/index.ts";
-import { badRequest } from "../errors.ts";
+import { encodePosition, encodeStatus, EncodeError } from "../lib/aprs/index.ts";
+import { badRequest } from "../lib/errors.ts";
 import { enqueue, enqueueMessage, type OutboxItem } from "./outbox.ts";
 
 /** What a transmit request sends; the shape is checked at the route, the fields a kind needs here. */

@@ -3,10 +3,10 @@
  * presents when it pushes readings. Only a SHA-256 of the key is stored.
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import type { SignedInUser } from "../accounts/caller.ts";
-import { badRequest } from "../errors.ts";
-import { isCallsign, baseCall } from "../callsign.ts";
+import { badRequest } from "../lib/errors.ts";
+import { isCallsign, baseCall } from "../lib/callsign.ts";
 import { checkFields, createOwn, findOwnByCall, listOwn, ownRow, updateOwn, usableRow, viewOwn, type OwnStation } from "./own.ts";
 
 export interface WxKeyStation {

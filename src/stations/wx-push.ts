@@ -19,9 +19,9 @@
  * weather: GET /api/stations/:call/series), then transmitted as an APRS
  * weather packet when the owner turned that on (wx-tx.ts).
  */
-import type { Core } from "../core.ts";
-import type { Weather } from "../aprs/index.ts";
-import { badRequest } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import type { Weather } from "../lib/aprs/index.ts";
+import { badRequest } from "../lib/errors.ts";
 import type { WxKeyStation } from "./wx-keys.ts";
 import { flushEvents, ingestPositionsTx, newSink, storeWeatherTx } from "./ingest.ts";
 import { ownRow, usableRow, type OwnRow } from "./own.ts";

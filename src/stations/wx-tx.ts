@@ -13,9 +13,9 @@
  * Position: the own station's fixed position, else where its beacons put it,
  * else a positionless report (`_MMDDHHMM...`).
  */
-import type { Core } from "../core.ts";
-import { encodeWeather, EncodeError, type Weather } from "../aprs/index.ts";
-import { badRequest } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { encodeWeather, EncodeError, type Weather } from "../lib/aprs/index.ts";
+import { badRequest } from "../lib/errors.ts";
 import { enqueue, rememberOwnWeather, type OutboxItem } from "./outbox.ts";
 import { clockPaused } from "../system/clock-sanity.ts";
 import { holdsBaseCall, ownRow, usableRow, viewOwn, type OwnRow, type OwnStation } from "./own.ts";

@@ -3,9 +3,9 @@
  * ingest secret: payments never touch this instance); the supporter chooses
  * whether to be listed and under which name. Nothing is listed by default.
  */
-import type { Core } from "../core.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
-import { isCallsign } from "../callsign.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, conflict, notFound } from "../lib/errors.ts";
+import { isCallsign } from "../lib/callsign.ts";
 import { verifiedHolder } from "../accounts/users.ts";
 
 export interface SupporterPrefs {

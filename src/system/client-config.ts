@@ -1,6 +1,6 @@
 /** GET /api/config: what the web app needs to know of this instance (also inlined in the map's page, http/ui.ts). */
-import type { Core } from "../core.ts";
-import { buildInfo } from "../version.ts";
+import type { Core } from "../core/core.ts";
+import { buildInfo } from "../lib/version.ts";
 
 export function clientConfig(gw: Core) {
   return {

@@ -21,8 +21,8 @@
  * Peers' times are kept with a monotonic reference (performance.now()), so an
  * NTP step of our own clock does not age or skew what they said.
  */
-import type { Core } from "../core.ts";
-import { AppError } from "../errors.ts";
+import type { Core } from "../core/core.ts";
+import { AppError } from "../lib/errors.ts";
 
 /** 2025-01-01 UTC: a clock earlier than this is surely unset. */
 const CLOCK_FLOOR_MS = Date.UTC(2025, 0, 1);

@@ -2,7 +2,7 @@
  * What this instance stores about a visitor and for how long, derived from the
  * live retention settings and the pruning rules themselves (GET /privacy).
  */
-import { FIXED, type Config } from "../config.ts";
+import { FIXED, type Config } from "../core/config.ts";
 import { RETENTION } from "../jobs/prune.ts";
 
 export interface PrivacyStatement {

@@ -2,11 +2,11 @@
  * Health, privacy, running source, client config and the site index.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../gateway.ts";
-import { buildInfo } from "../version.ts";
+import type { Gateway } from "../hosts/gateway.ts";
+import { buildInfo } from "../lib/version.ts";
 import { privacyStatement } from "./privacy.ts";
 import { sitemapEntries, sitemapXml } from "./sitemap.ts";
-import { AppError, notFound } from "../errors.ts";
+import { AppError, notFound } from "../lib/errors.ts";
 import { completeSetup, SETUP_SETTINGS, setupState } from "./setup.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { baseUrl } from "../http/public-url.ts";

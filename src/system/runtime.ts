@@ -7,7 +7,7 @@
  * neither /proc nor a data directory: those figures are null there).
  */
 type IntervalHistogram = ReturnType<typeof import("node:perf_hooks").monitorEventLoopDelay>;
-import { DB_FILE_NAME } from "../store/db.ts";
+import { DB_FILE_NAME } from "../core/store/db.ts";
 
 let loop: IntervalHistogram | null = null;
 let loopSince = 0;

@@ -6,12 +6,12 @@
  * SETUP_SETTINGS can be written this way: never ADMIN_CALLSIGNS, never a secret.
  */
 import { randomBytes } from "node:crypto";
-import { sameSecret } from "../secret.ts";
+import { sameSecret } from "../lib/secret.ts";
 import { join } from "node:path";
-import { ENV_FILE_NAME, updateEnvFile, validateSetting } from "../config.ts";
-import { badRequest, conflict, forbidden } from "../errors.ts";
-import type { Gateway } from "../gateway.ts";
-import { getMeta, setMeta } from "../store/db.ts";
+import { ENV_FILE_NAME, updateEnvFile, validateSetting } from "../core/config.ts";
+import { badRequest, conflict, forbidden } from "../lib/errors.ts";
+import type { Gateway } from "../hosts/gateway.ts";
+import { getMeta, setMeta } from "../core/store/db.ts";
 import { clockSummary } from "./clock-sanity.ts";
 import { DEFAULT_KISS_PORTS, kissPortId } from "../../radio/port/config.ts";
 

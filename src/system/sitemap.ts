@@ -1,5 +1,5 @@
 /** The public pages of this instance, for /sitemap.xml and /api/sitemap. */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { sitemapCaches } from "../game/stats.ts";
 
 export interface SitemapEntry {

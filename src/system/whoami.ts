@@ -3,7 +3,7 @@
  * why not when it may not, so the web app can show or hide the operator pages
  * (the server still gates every operator write itself).
  */
-import type { Core } from "../core.ts";
+import type { Core } from "../core/core.ts";
 import { isSysop, type Caller } from "../accounts/caller.ts";
 
 export interface WhoAmI {

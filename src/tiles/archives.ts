@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, openAsBlob, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { AppError } from "../errors.ts";
+import { AppError } from "../lib/errors.ts";
 import { HEADER_BYTES, PmtilesError, readHeader, type Header } from "./pmtiles.ts";
 
 export const WORLD = "world";

@@ -7,7 +7,7 @@
  * bounds); build.ts and the tests write archives with `writeArchive`.
  */
 import { gzipSync } from "node:zlib";
-import { concatBytes } from "../net/bytes.ts";
+import { concatBytes } from "../lib/net/bytes.ts";
 
 export const HEADER_BYTES = 127;
 /** The header and the root directory must fit in the first 16 KiB. */

@@ -4,11 +4,11 @@
  * fetch the header, directories and tiles each as a range.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { errorResponse } from "../http/errors.ts";
-import { parseRange } from "../net/byte-range.ts";
-import { ifNoneMatch } from "../net/etag.ts";
+import { parseRange } from "../lib/net/byte-range.ts";
+import { ifNoneMatch } from "../lib/net/etag.ts";
 import { archiveBody, listArchives } from "./archives.ts";
 
 async function serveArchive(dataDir: string, file: string, request: Request): Promise<Response> {

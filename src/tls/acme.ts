@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { rootCertificates } from "node:tls";
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import type * as Acme from "acme-client";
-import { TlsSetupError } from "../errors.ts";
+import { TlsSetupError } from "../lib/errors.ts";
 import type { CertSource, SourceContext } from "./source.ts";
 import { issueServer, makeCa, type PemPair } from "./x509.ts";
 

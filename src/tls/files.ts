@@ -7,7 +7,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { createPrivateKey, X509Certificate } from "node:crypto";
-import { TlsSetupError } from "../errors.ts";
+import { TlsSetupError } from "../lib/errors.ts";
 import type { CertSource, SourceContext } from "./source.ts";
 import type { PemPair } from "./x509.ts";
 

@@ -6,8 +6,8 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Config } from "../config.ts";
-import type { Logger } from "../log.ts";
+import type { Config } from "../core/config.ts";
+import type { Logger } from "../lib/log.ts";
 import { AcmeChallenges, type CertSource, type PemPair, type SourceFactory, type SourceState, type TlsMode } from "./source.ts";
 
 export { AcmeChallenges } from "./source.ts";
@@ -15,7 +15,7 @@ export type { CertSource, PemPair, SourceContext, SourceFactory, SourceState, Tl
 
 /**
  * The sources of each mode, plugged in by the composition root of the hosts
- * that serve TLS themselves (src/gateway.ts: local and files; the ACME
+ * that serve TLS themselves (src/hosts/gateway.ts: local and files; the ACME
  * client: acme), so a Workers bundle carries none of them.
  */
 const FACTORIES: Partial<Record<TlsMode, SourceFactory>> = {};

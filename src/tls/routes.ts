@@ -4,8 +4,8 @@
  * answers the ACME client publishes in `gw.tls.challenges`.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../gateway.ts";
-import { conflict, notFound } from "../errors.ts";
+import type { Gateway } from "../hosts/gateway.ts";
+import { conflict, notFound } from "../lib/errors.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { caCertificate, CA_FILE_NAME, tlsPage } from "./page.ts";
 import { fromAcceptLanguage } from "../i18n/server.ts";

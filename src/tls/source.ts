@@ -5,8 +5,8 @@
  * (renewals, changed files, a new order) through `swap`; the listener takes
  * each one in (src/hosts/). The ACME code plugs in with `useSource("acme", ...)`.
  */
-import type { Config } from "../config.ts";
-import type { Logger } from "../log.ts";
+import type { Config } from "../core/config.ts";
+import type { Logger } from "../lib/log.ts";
 import type { PemPair } from "./x509.ts";
 
 export type { PemPair } from "./x509.ts";

@@ -4,7 +4,7 @@
  * document is generated from these routes' own schemas and details.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../gateway.ts";
+import type { Gateway } from "../hosts/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { openApiDocument } from "../http/openapi.ts";
 import { baseUrl } from "../http/public-url.ts";
@@ -12,7 +12,7 @@ import { getStation, listStations, parseBbox } from "../stations/registry.ts";
 import { STATION_CALL, STATION_LIST_QUERY } from "../stations/model.ts";
 import { CACHE_FILTER_QUERY, CACHE_KEY, callsign, LOG_KINDS } from "../game/model.ts";
 import { leaderboard } from "../game/stats.ts";
-import { buildInfo } from "../version.ts";
+import { buildInfo } from "../lib/version.ts";
 import { cacheLogs, getCache, issueApiKey, listCaches, listFinds, publicList, publicListCaches, upcomingEvents, V1_MAX } from "./service.ts";
 import { finderStats } from "../game/finder-stats.ts";
 import { ref, v1DocumentInfo, v1Responses } from "./openapi.ts";

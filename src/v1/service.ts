@@ -4,19 +4,19 @@
  * "/api/v1"): never contact fields, e-mail, accounts or anything private.
  */
 import { randomBytes } from "node:crypto";
-import { hashApiKey } from "../secret.ts";
-import type { Core } from "../core.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { hashApiKey } from "../lib/secret.ts";
+import type { Core } from "../core/core.ts";
+import { badRequest, notFound } from "../lib/errors.ts";
 import { cacheDetail, cacheRow } from "../game/cache-lookup.ts";
 import { basicsOf, cachesJson, type Cache, type CacheRow } from "../game/caches.ts";
-import type { CacheBasics } from "../fed/bodies.ts";
+import type { CacheBasics } from "../lib/fed/bodies.ts";
 import { filterSql, parseFilters } from "../game/cache-filters.ts";
 import { parseBox, type Box } from "../game/cache-map.ts";
 import { NEAR_DEFAULT, nearestRows, parseNear, whereFrom } from "../game/near.ts";
 import { logbook, logJson, type Log } from "../game/logs.ts";
 import type { LogRow } from "../game/log-record.ts";
 import type { CacheFilterQuery, LogKind } from "../game/model.ts";
-import { baseCall, isCallsign } from "../callsign.ts";
+import { baseCall, isCallsign } from "../lib/callsign.ts";
 import { waypointsOfCache, type Waypoint } from "../game/waypoints-store.ts";
 import { upcomingNear } from "../game/events.ts";
 import { listWithCaches, type CacheList } from "../game/lists.ts";

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedBody, signedInUser } from "../helpers/accounts.ts";
-import { generateKeyPair, type KeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair, type KeyPair } from "../../src/lib/fed/keys.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
 import { currentAccount, mirroredKeysOf, mirrorStatements } from "../../src/fed/mirror.ts";
 import { markCallsignVerified } from "../../src/accounts/users.ts";

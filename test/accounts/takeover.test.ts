@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { deviceKey, signedBody, signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { markCallsignVerified } from "../../src/accounts/users.ts";
 
 const INGEST = "takeover-ingest-secret";

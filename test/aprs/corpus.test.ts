@@ -12,7 +12,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { decode, applyTelemetry, mergeDefinitions, type AprsPacket, type TelemetryDefinitions } from "../../src/aprs/index.ts";
+import { decode, applyTelemetry, mergeDefinitions, type AprsPacket, type TelemetryDefinitions } from "../../src/lib/aprs/index.ts";
 import { runDecodeAprs, unescapeDw, type DwReport } from "./direwolf.ts";
 
 const CORPUS = join(import.meta.dir, "corpus.txt");

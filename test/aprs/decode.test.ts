@@ -11,7 +11,7 @@ import {
   encodeWeather,
   type EncodeError,
   aprsIsPasscode,
-} from "../../src/aprs/index.ts";
+} from "../../src/lib/aprs/index.ts";
 import { runDecodeAprs } from "./direwolf.ts";
 
 const ok = (line: string) => {

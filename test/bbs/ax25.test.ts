@@ -14,7 +14,7 @@ import { nullModem } from "../helpers/kiss-tnc.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { radioOf } from "../../src/radio-node/running-radio.ts";
 import { forwardDue } from "../../src/bbs/forwarding.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/core/config.ts";
 import { parseKissPorts, Radio, type Ax25Link } from "../../radio/index.ts";
 import { direwolfInstalled, startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
 import { fromLatin1, LinkReader, LinkTimeout, type ByteLink } from "../../src/bbs/fbb/link.ts";

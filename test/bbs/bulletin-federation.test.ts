@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
 import { pullPeer } from "../../src/fed/sync.ts";
-import { decodePage } from "../../src/fed/page.ts";
-import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
+import { decodePage } from "../../src/lib/fed/page.ts";
+import { decodeFrame, decodePayload } from "../../src/lib/fed/record.ts";
 
 const INGEST = "ingest-secret-0123456789";
 const kA = generateKeyPair();

@@ -13,12 +13,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { count, feedFrame, signed } from "../helpers/fed.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { publishRecord, publishTombstone } from "../../src/fed/feed.ts";
-import { cacheToWire } from "../../src/fed/bodies.ts";
+import { cacheToWire } from "../../src/lib/fed/bodies.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
-import { decodeFrame, decodePayload, encodeFrame } from "../../src/fed/record.ts";
-import { decodePage, encodePage } from "../../src/fed/page.ts";
+import { decodeFrame, decodePayload, encodeFrame } from "../../src/lib/fed/record.ts";
+import { decodePage, encodePage } from "../../src/lib/fed/page.ts";
 import { decodeSvcfedBody, encodeSvcfedBody, fnv1a64Hex, svcfedBid } from "../../src/fed/transports/svcfed.ts";
 import { fbbPort } from "../../src/bbs/forwarding.ts";
 

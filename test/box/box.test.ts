@@ -11,7 +11,7 @@ import { fakeTnc, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { radioOf } from "../../src/radio-node/running-radio.ts";
 import { runLocalBox } from "../../src/radio-node/local-box.ts";
 import { formatTnc2 } from "../../radio/index.ts";
-import type { Clock } from "../../src/gateway.ts";
+import type { Clock } from "../../src/hosts/gateway.ts";
 
 const INGEST = "ingest-secret-0123456789";
 const box = { "x-ingest-secret": INGEST };

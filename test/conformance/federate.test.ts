@@ -6,7 +6,7 @@
  * with the same names.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { freePorts } from "../helpers/direwolf.ts";
 import { startOn, type Hosted } from "../helpers/hosts.ts";
 

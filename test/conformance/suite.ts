@@ -16,7 +16,7 @@
  * carrying a position as it is ingested.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
 import { liveClient } from "../helpers/ws.ts";

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { count, feedFrame, signed, testCache } from "../helpers/fed.ts";
-import { generateKeyPair, signRotation } from "../../src/fed/keys.ts";
+import { generateKeyPair, signRotation } from "../../src/lib/fed/keys.ts";
 import { accountGid, publishAccountMove, publishRecord, publishTombstone } from "../../src/fed/feed.ts";
-import { cacheToWire, findToWire } from "../../src/fed/bodies.ts";
+import { cacheToWire, findToWire } from "../../src/lib/fed/bodies.ts";
 import { applyFrames, applyPage } from "../../src/fed/apply.ts";
 import { acceptRotation, getPeer, quarantined, setTrust, upsertPeer } from "../../src/fed/peers.ts";
 import { mirroredCache, mirroredCachesInBox, mirroredFindsOf } from "../../src/fed/mirror.ts";
-import { encodePage } from "../../src/fed/page.ts";
+import { encodePage } from "../../src/lib/fed/page.ts";
 
 const kA = generateKeyPair();
 const kC = generateKeyPair();

@@ -16,10 +16,10 @@ import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { hideCache } from "../helpers/caches.ts";
 import { signed, trustedPair } from "../helpers/fed.ts";
 import { pullCleanly, useOlderPeer } from "../helpers/older-peer.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { pullPeer } from "../../src/fed/sync.ts";
 import { applyFrames } from "../../src/fed/apply.ts";
-import { cacheToWire } from "../../src/fed/bodies.ts";
+import { cacheToWire } from "../../src/lib/fed/bodies.ts";
 
 /** The last commit before cache attributes: an older peer whose cache layout has no `attributes`. */
 const BEFORE_ATTRIBUTES = "0eb9862";

@@ -11,8 +11,8 @@ import {
   tierCaps,
   TIERS,
   type LinkCaps,
-} from "../../src/fed/caps.ts";
-import { encodeCbor } from "../../src/fed/cbor.ts";
+} from "../../src/lib/fed/caps.ts";
+import { encodeCbor } from "../../src/lib/fed/cbor.ts";
 import { encode as cborgEncode } from "cborg";
 
 const arbCaps: fc.Arbitrary<LinkCaps> = fc.record({

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import * as cborg from "cborg";
-import { CborError, decodeCbor, decodeKeyed, encodeCbor, tryDecodeCbor, type CborValue } from "../../src/fed/cbor.ts";
+import { CborError, decodeCbor, decodeKeyed, encodeCbor, tryDecodeCbor, type CborValue } from "../../src/lib/fed/cbor.ts";
 
 const hex = (h: string) => Uint8Array.from(Buffer.from(h.replace(/\s+/g, ""), "hex"));
 const toHex = (b: Uint8Array) => Buffer.from(b).toString("hex");

@@ -4,13 +4,13 @@ import { join } from "node:path";
 import { runCli, startInProcess, type Running } from "../helpers/gateway.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { feedFrame, signed } from "../helpers/fed.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { publishRecord } from "../../src/fed/feed.ts";
-import { cacheToWire } from "../../src/fed/bodies.ts";
-import { encodePage } from "../../src/fed/page.ts";
+import { cacheToWire } from "../../src/lib/fed/bodies.ts";
+import { encodePage } from "../../src/lib/fed/page.ts";
 import { acceptRotation, upsertPeer } from "../../src/fed/peers.ts";
 import { applyFrames } from "../../src/fed/apply.ts";
-import { decodeFrame } from "../../src/fed/record.ts";
+import { decodeFrame } from "../../src/lib/fed/record.ts";
 
 const k1 = generateKeyPair();
 const body = cacheToWire({ name: "CLI cache", type: "traditional", size: "micro", difficulty: 1, terrain: 1, lat: 10.5, lon: -20.25, status: "active" });

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import { compressPage, decompressPage, DEFLATE_DICT1 } from "../../src/fed/compress.ts";
-import { encodePage } from "../../src/fed/page.ts";
-import { encodePayload, RecordError, signFrame } from "../../src/fed/record.ts";
-import { cacheToWire } from "../../src/fed/bodies.ts";
-import { generateKeyPair, signerFromSeed } from "../../src/fed/keys.ts";
+import { compressPage, decompressPage, DEFLATE_DICT1 } from "../../src/lib/fed/compress.ts";
+import { encodePage } from "../../src/lib/fed/page.ts";
+import { encodePayload, RecordError, signFrame } from "../../src/lib/fed/record.ts";
+import { cacheToWire } from "../../src/lib/fed/bodies.ts";
+import { generateKeyPair, signerFromSeed } from "../../src/lib/fed/keys.ts";
 
 const signer = signerFromSeed(generateKeyPair().privateKey);
 function page(n: number): Uint8Array {

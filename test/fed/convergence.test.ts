@@ -12,12 +12,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnGateway, type Spawned } from "../helpers/gateway.ts";
-import { createGateway } from "../../src/gateway.ts";
-import { configFor } from "../../src/config.ts";
-import { createLogger } from "../../src/log.ts";
+import { createGateway } from "../../src/hosts/gateway.ts";
+import { configFor } from "../../src/core/config.ts";
+import { createLogger } from "../../src/lib/log.ts";
 import { signedInUser, deviceKey, signedBody } from "../helpers/accounts.ts";
-import { generateKeyPair, type KeyPair } from "../../src/fed/keys.ts";
-import { decodePage, encodePage } from "../../src/fed/page.ts";
+import { generateKeyPair, type KeyPair } from "../../src/lib/fed/keys.ts";
+import { decodePage, encodePage } from "../../src/lib/fed/page.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 
 const INGEST = "ingest-secret-0123456789";

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { getPeer, peerKeys, upsertPeer } from "../../src/fed/peers.ts";
 import { pullPeer, syncAll } from "../../src/fed/sync.ts";
 

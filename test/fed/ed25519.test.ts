@@ -11,7 +11,7 @@ import {
   SMALL_ORDER_ENCODINGS,
   verifyEd25519,
   webCryptoPath,
-} from "../../src/fed/ed25519.ts";
+} from "../../src/lib/fed/ed25519.ts";
 import { L, P, le, fromLe, order8Point, signatureCases } from "../helpers/ed25519-cases.ts";
 
 const hexOf = (b: Uint8Array) => Buffer.from(b).toString("hex");

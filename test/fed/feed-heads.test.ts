@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { publishRecord } from "../../src/fed/feed.ts";
-import { cacheToWire, findToWire } from "../../src/fed/bodies.ts";
+import { cacheToWire, findToWire } from "../../src/lib/fed/bodies.ts";
 import { syncAll, pullPeer } from "../../src/fed/sync.ts";
 import { count } from "../helpers/fed.ts";
 

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { count, feedFrame, signed } from "../helpers/fed.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { publishRecord, publishTombstone } from "../../src/fed/feed.ts";
-import { cacheToWire } from "../../src/fed/bodies.ts";
+import { cacheToWire } from "../../src/lib/fed/bodies.ts";
 import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
 import { pushToHub } from "../../src/fed/hub-and-spoke.ts";
 import { relayToken } from "../../src/fed/relay.ts";
 import { bootstrapConfiguredPeers, PULL_ORDER, syncAll } from "../../src/fed/sync.ts";
-import { decodePage, encodePage } from "../../src/fed/page.ts";
+import { decodePage, encodePage } from "../../src/lib/fed/page.ts";
 import { applyPage } from "../../src/fed/apply.ts";
-import { decodeCbor, encodeCbor } from "../../src/fed/cbor.ts";
+import { decodeCbor, encodeCbor } from "../../src/lib/fed/cbor.ts";
 import { pruneAll } from "../../src/jobs/prune.ts";
 
 const INGEST = "ingest-secret-0123456789";

@@ -8,14 +8,14 @@ import { join } from "node:path";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { feedFrame } from "../helpers/fed.ts";
 import { signatureCases } from "../helpers/ed25519-cases.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { publishRecord, publishTombstone } from "../../src/fed/feed.ts";
-import { cacheToWire, findToWire } from "../../src/fed/bodies.ts";
-import { openFrame } from "../../src/fed/record.ts";
+import { cacheToWire, findToWire } from "../../src/lib/fed/bodies.ts";
+import { openFrame } from "../../src/lib/fed/record.ts";
 import { applyFrames } from "../../src/fed/apply.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
 import { mirroredCache, mirroredFindsOf } from "../../src/fed/mirror.ts";
-import { verifyEd25519 } from "../../src/fed/ed25519.ts";
+import { verifyEd25519 } from "../../src/lib/fed/ed25519.ts";
 
 const PYTHON = "/usr/bin/python3";
 const SCRIPT = join(import.meta.dir, "interop.py");

@@ -15,7 +15,7 @@ import type { Running } from "../helpers/gateway.ts";
 import { trustedPair } from "../helpers/fed.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { pullCleanly, useOlderPeer } from "../helpers/older-peer.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { setTrust } from "../../src/fed/peers.ts";
 import { pullPeer } from "../../src/fed/sync.ts";
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { accountGid, localGid, publishAccountMove, publishRecord, publishTombstone, readFeed, resignFeed } from "../../src/fed/feed.ts";
-import { cacheToWire, findToWire, type CacheJson } from "../../src/fed/bodies.ts";
-import { decodeFrame, decodePayload, openFrame, RECORD_TYPES } from "../../src/fed/record.ts";
-import { AppError } from "../../src/errors.ts";
+import { cacheToWire, findToWire, type CacheJson } from "../../src/lib/fed/bodies.ts";
+import { decodeFrame, decodePayload, openFrame, RECORD_TYPES } from "../../src/lib/fed/record.ts";
+import { AppError } from "../../src/lib/errors.ts";
 import { pruneAll } from "../../src/jobs/prune.ts";
 
 const key = generateKeyPair();

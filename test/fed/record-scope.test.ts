@@ -10,9 +10,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Running } from "../helpers/gateway.ts";
 import { count, trustedPair } from "../helpers/fed.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { pullPeer } from "../../src/fed/sync.ts";
-import type { Gateway } from "../../src/gateway.ts";
+import type { Gateway } from "../../src/hosts/gateway.ts";
 
 const keys = { a: generateKeyPair(), b: generateKeyPair() };
 let A: Running;

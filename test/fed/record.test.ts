@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { sign } from "node:crypto";
-import { encodeCbor, decodeCbor, type CborValue } from "../../src/fed/cbor.ts";
+import { encodeCbor, decodeCbor, type CborValue } from "../../src/lib/fed/cbor.ts";
 import {
   decodeFrame,
   decodePayload,
@@ -13,8 +13,8 @@ import {
   signFrame,
   verifyFrame,
   type Payload,
-} from "../../src/fed/record.ts";
-import { generateKeyPair, privateKeyObject, signerFromSeed } from "../../src/fed/keys.ts";
+} from "../../src/lib/fed/record.ts";
+import { generateKeyPair, privateKeyObject, signerFromSeed } from "../../src/lib/fed/keys.ts";
 import {
   cacheFromWire,
   cacheToWire,
@@ -28,8 +28,8 @@ import {
   toE7,
   toX10,
   type CacheJson,
-} from "../../src/fed/bodies.ts";
-import { nodePath, noblePath, webCryptoPath } from "../../src/fed/ed25519.ts";
+} from "../../src/lib/fed/bodies.ts";
+import { nodePath, noblePath, webCryptoPath } from "../../src/lib/fed/ed25519.ts";
 
 const signer = signerFromSeed(generateKeyPair().privateKey);
 const cache: CacheJson = {

@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { publishRecord } from "../../src/fed/feed.ts";
-import { cacheToWire } from "../../src/fed/bodies.ts";
-import { decodePage } from "../../src/fed/page.ts";
-import { decompressPage } from "../../src/fed/compress.ts";
+import { cacheToWire } from "../../src/lib/fed/bodies.ts";
+import { decodePage } from "../../src/lib/fed/page.ts";
+import { decompressPage } from "../../src/lib/fed/compress.ts";
 
 let A: Running;
 beforeAll(async () => {

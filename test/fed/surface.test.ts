@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { publishRecord, publishTombstone } from "../../src/fed/feed.ts";
-import { cacheToWire, findToWire, type CacheJson } from "../../src/fed/bodies.ts";
-import { decodePage, encodePage } from "../../src/fed/page.ts";
-import { decodeFrame, decodePayload, openFrame } from "../../src/fed/record.ts";
+import { cacheToWire, findToWire, type CacheJson } from "../../src/lib/fed/bodies.ts";
+import { decodePage, encodePage } from "../../src/lib/fed/page.ts";
+import { decodeFrame, decodePayload, openFrame } from "../../src/lib/fed/record.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
 import { mirroredCache } from "../../src/fed/mirror.ts";
 import { count } from "../helpers/fed.ts";

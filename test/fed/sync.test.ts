@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, runCli, type Running } from "../helpers/gateway.ts";
 import { count, testCache } from "../helpers/fed.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { publishRecord, publishTombstone } from "../../src/fed/feed.ts";
-import { cacheToWire } from "../../src/fed/bodies.ts";
+import { cacheToWire } from "../../src/lib/fed/bodies.ts";
 import { getPeer, peerKeys, setTrust, upsertPeer } from "../../src/fed/peers.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/core/config.ts";
 import { pullPeer, syncAll } from "../../src/fed/sync.ts";
 import { applyFrames } from "../../src/fed/apply.ts";
 import { tmpDir } from "../helpers/tmp.ts";
-import type { Gateway } from "../../src/gateway.ts";
+import type { Gateway } from "../../src/hosts/gateway.ts";
 
 const INGEST = "ingest-secret-0123456789";
 const kA = generateKeyPair();
@@ -251,7 +251,7 @@ describe("pages", () => {
     const res = await E.get("/federation/sync/cache?since=0&limit=2000");
     const bytes = new Uint8Array(await res.arrayBuffer());
     expect(bytes.length).toBeLessThanOrEqual(16 * 1024 * 1024);
-    const { decodePage } = await import("../../src/fed/page.ts");
+    const { decodePage } = await import("../../src/lib/fed/page.ts");
     const page = decodePage(bytes);
     expect(page.more).toBe(true);
     expect(page.frames.length).toBeLessThan(500);

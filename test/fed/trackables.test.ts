@@ -19,13 +19,13 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { count, feedFrame, signed } from "../helpers/fed.ts";
 import { pullCleanly, useOlderPeer } from "../helpers/older-peer.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { setTrust, upsertPeer } from "../../src/fed/peers.ts";
 import { pullPeer } from "../../src/fed/sync.ts";
-import { encodePage } from "../../src/fed/page.ts";
-import { encodeCbor } from "../../src/fed/cbor.ts";
-import { payloadMap, signFrame } from "../../src/fed/record.ts";
-import { signerFromSeed } from "../../src/fed/keys.ts";
+import { encodePage } from "../../src/lib/fed/page.ts";
+import { encodeCbor } from "../../src/lib/fed/cbor.ts";
+import { payloadMap, signFrame } from "../../src/lib/fed/record.ts";
+import { signerFromSeed } from "../../src/lib/fed/keys.ts";
 import { ingestBeacon } from "../helpers/aprs.ts";
 
 /** The last commit before trackables: an "older peer" that knows record types 1-7 only. */

@@ -13,9 +13,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { freePorts } from "../helpers/direwolf.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { publishRecord } from "../../src/fed/feed.ts";
-import { cacheToWire } from "../../src/fed/bodies.ts";
+import { cacheToWire } from "../../src/lib/fed/bodies.ts";
 import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
 import { pullPeer, syncAll } from "../../src/fed/sync.ts";
 import { count } from "../helpers/fed.ts";

@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { feedFrame, trustedPair } from "../helpers/fed.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { pullPeer } from "../../src/fed/sync.ts";
-import { checkBody } from "../../src/fed/bodies.ts";
-import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
+import { checkBody } from "../../src/lib/fed/bodies.ts";
+import { decodeFrame, decodePayload } from "../../src/lib/fed/record.ts";
 
 const keys = { a: generateKeyPair(), b: generateKeyPair() };
 let A: Running;

@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { count, signed } from "../helpers/fed.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { applyFrames } from "../../src/fed/apply.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
-import { cacheToWire, findToWire } from "../../src/fed/bodies.ts";
-import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
+import { cacheToWire, findToWire } from "../../src/lib/fed/bodies.ts";
+import { decodeFrame, decodePayload } from "../../src/lib/fed/record.ts";
 
 const INGEST = "ingest-secret-0123456789";
 let g: Running;

@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { count } from "../helpers/fed.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
-import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
+import { decodeFrame, decodePayload } from "../../src/lib/fed/record.ts";
 import { pruneAll } from "../../src/jobs/prune.ts";
 import { setCorroborator, promoteToTierA, TIER_A, type PendingFind } from "../../src/game/corroborate.ts";
-import type { GatewayEvents } from "../../src/events.ts";
+import type { GatewayEvents } from "../../src/core/events.ts";
 import { aprsPos, ingestBeacon } from "../helpers/aprs.ts";
 
 const INGEST = "ingest-secret-0123456789";

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { tmpDir } from "../helpers/tmp.ts";
-import { decodePayload } from "../../src/fed/record.ts";
+import { decodePayload } from "../../src/lib/fed/record.ts";
 
 let g: Running;
 let owner: TestUser;

@@ -5,8 +5,8 @@
 import { sign } from "node:crypto";
 import { createSession, SESSION_COOKIE } from "../../src/accounts/sessions.ts";
 import { assertionBytes } from "../../src/accounts/assertions.ts";
-import { generateKeyPair, privateKeyObject, type KeyPair } from "../../src/fed/keys.ts";
-import type { Gateway } from "../../src/gateway.ts";
+import { generateKeyPair, privateKeyObject, type KeyPair } from "../../src/lib/fed/keys.ts";
+import type { Gateway } from "../../src/hosts/gateway.ts";
 import { issueWxKey } from "../../src/stations/wx-keys.ts";
 
 export interface TestUser {

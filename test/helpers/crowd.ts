@@ -4,7 +4,7 @@
  * symbols, overlays included) and thousands of caches through the real
  * catalog import, clumped around a few towns in a region like real traffic.
  */
-import type { Gateway } from "../../src/gateway.ts";
+import type { Gateway } from "../../src/hosts/gateway.ts";
 import { ingestLines } from "../../src/stations/ingest.ts";
 import { upsertCatalogCache } from "../../src/game/catalog-caches.ts";
 

@@ -7,8 +7,8 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { Point } from "@noble/ed25519";
-import { SMALL_ORDER_ENCODINGS } from "../../src/fed/ed25519.ts";
-import { generateKeyPair, privateKeyObject } from "../../src/fed/keys.ts";
+import { SMALL_ORDER_ENCODINGS } from "../../src/lib/fed/ed25519.ts";
+import { generateKeyPair, privateKeyObject } from "../../src/lib/fed/keys.ts";
 import { sign } from "node:crypto";
 
 export const L = 2n ** 252n + 27742317777372353535851937790883648493n;

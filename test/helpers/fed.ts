@@ -2,13 +2,13 @@
  * Federation fixtures: frames signed by hand (for records a real publisher
  * would never write) and frames read from a gateway's own feed.
  */
-import type { Gateway } from "../../src/gateway.ts";
-import { encodePayload, signFrame, type Body, type Payload } from "../../src/fed/record.ts";
-import { signerFromSeed } from "../../src/fed/keys.ts";
+import type { Gateway } from "../../src/hosts/gateway.ts";
+import { encodePayload, signFrame, type Body, type Payload } from "../../src/lib/fed/record.ts";
+import { signerFromSeed } from "../../src/lib/fed/keys.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
-import { cacheToWire, type CacheJson } from "../../src/fed/bodies.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
-import { encodePage } from "../../src/fed/page.ts";
+import { cacheToWire, type CacheJson } from "../../src/lib/fed/bodies.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
+import { encodePage } from "../../src/lib/fed/page.ts";
 import { encodeSvcfedBody, type EncodedBody } from "../../src/fed/transports/svcfed.ts";
 import { startInProcess, type Running } from "./gateway.ts";
 

@@ -10,16 +10,16 @@
  * (length field) rewrites, digit rewrites (text length fields) and nesting
  * bombs. Whatever else a decoder throws is an escape, recorded with its input.
  */
-import { CborError, decodeCbor, encodeCbor, type CborInput } from "../../src/fed/cbor.ts";
-import { decodeFrame, decodePayload, encodeFrame, encodePayload, RecordError, signFrame, type Payload } from "../../src/fed/record.ts";
-import { decodePage, encodePage } from "../../src/fed/page.ts";
-import { signerFromSeed } from "../../src/fed/keys.ts";
-import { decode as decodeAprs } from "../../src/aprs/decode.ts";
-import { encodeAck, encodeMessage, encodeObject, encodePosition, encodeStatus, encodeWeather } from "../../src/aprs/encode.ts";
+import { CborError, decodeCbor, encodeCbor, type CborInput } from "../../src/lib/fed/cbor.ts";
+import { decodeFrame, decodePayload, encodeFrame, encodePayload, RecordError, signFrame, type Payload } from "../../src/lib/fed/record.ts";
+import { decodePage, encodePage } from "../../src/lib/fed/page.ts";
+import { signerFromSeed } from "../../src/lib/fed/keys.ts";
+import { decode as decodeAprs } from "../../src/lib/aprs/decode.ts";
+import { encodeAck, encodeMessage, encodeObject, encodePosition, encodeStatus, encodeWeather } from "../../src/lib/aprs/encode.ts";
 import { parseCatalog } from "../../src/game/import.ts";
 import { parseBody } from "../../src/http/body.ts";
-import { AppError } from "../../src/errors.ts";
-import { concatBytes } from "../../src/net/bytes.ts";
+import { AppError } from "../../src/lib/errors.ts";
+import { concatBytes } from "../../src/lib/net/bytes.ts";
 import { catalogGpx, catalogLoc } from "./catalog.ts";
 
 // ---------------------------------------------------------------- PRNG

@@ -3,9 +3,9 @@
  * the Gateway object) or as a subprocess (what an operator runs; can be killed).
  */
 import type { Subprocess } from "bun";
-import { configFor } from "../../src/config.ts";
-import { createGateway, type Clock, type Gateway } from "../../src/gateway.ts";
-import { createLogger, type Logger } from "../../src/log.ts";
+import { configFor } from "../../src/core/config.ts";
+import { createGateway, type Clock, type Gateway } from "../../src/hosts/gateway.ts";
+import { createLogger, type Logger } from "../../src/lib/log.ts";
 import { BUN, MAIN } from "./paths.ts";
 import { tmpDir } from "./tmp.ts";
 import { buildNodeBundle, nodeCommand, nodeRuntime } from "../../scripts/node.ts";

@@ -5,9 +5,9 @@
  * exactly (GET /bigint): test/store/sqlite-drivers.test.ts runs
  * it through miniflare. Each path is a Durable Object of its own.
  */
-import { MIGRATIONS, openStore, schemaVersion } from "../../src/store/db.ts";
-import { durableObjectSqlite, type DurableObjectSqlStorage } from "../../src/store/sqlite-do.ts";
-import { useSqliteDriver } from "../../src/store/sqlite.ts";
+import { MIGRATIONS, openStore, schemaVersion } from "../../src/core/store/db.ts";
+import { durableObjectSqlite, type DurableObjectSqlStorage } from "../../src/core/store/sqlite-do.ts";
+import { useSqliteDriver } from "../../src/core/store/sqlite.ts";
 import { probe } from "./sqlite-probe.ts";
 import { schemaObjects } from "./sqlite-schema.ts";
 

@@ -6,7 +6,7 @@
  * be the same.
  */
 import { join } from "node:path";
-import type { SqliteDriver } from "../../src/store/sqlite.ts";
+import type { SqliteDriver } from "../../src/core/store/sqlite.ts";
 
 const plain = (v: unknown): unknown =>
   v instanceof Uint8Array

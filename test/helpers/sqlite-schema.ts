@@ -1,4 +1,4 @@
-import type { Database } from "../../src/store/sqlite.ts";
+import type { Database } from "../../src/core/store/sqlite.ts";
 
 /** The map indexes: R*Tree tables (with their shadow tables) where SQLite has the module, plain tables with an index where not. */
 const GEO = /_geo(_node|_parent|_rowid|_bounds)?$/;

@@ -7,7 +7,7 @@ import { startInProcess, type Running } from "./gateway.ts";
 import { fakeTnc, type FakeTnc } from "./kiss-tnc.ts";
 import { lineClient, type LineClient } from "./line-client.ts";
 import { hubOf } from "../../src/hub/index.ts";
-import { aprsIsPasscode } from "../../src/aprs/passcode.ts";
+import { aprsIsPasscode } from "../../src/lib/aprs/passcode.ts";
 
 export interface Station {
   g: Running;

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { Miniflare } from "miniflare";
 import { buildWorkerBundle, fireScheduled, workerOptions } from "../../scripts/worker.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { BUN, ROOT } from "../helpers/paths.ts";
@@ -50,7 +50,7 @@ test("the worker bundle holds none of what cannot run on a worker: serial TNCs, 
   const text = readFileSync(bundle, "utf8");
   const has = (re: RegExp) => re.test(text);
   // controls: the bundle's modules are named as expected, and the kept parts of the files in question are there
-  expect(has(/^\/\/ src\/store\/sqlite-do\.ts$/m)).toBe(true);
+  expect(has(/^\/\/ src\/core\/store\/sqlite-do\.ts$/m)).toBe(true);
   expect(has(/function radioOf\d*\(/)).toBe(true); // node/radio.ts, whose startRadio must be left out
   expect(has(/function callPartner\d*\(/)).toBe(true); // bbs/forwarding.ts, whose listener must be left out
   const absent = {
@@ -59,7 +59,7 @@ test("the worker bundle holds none of what cannot run on a worker: serial TNCs, 
     startHub: has(/function startHub\d*\(|\/\/ src\/hub\/(kiss|aprsis)-server\.ts/),
     startBbs: has(/function startBbs\d*\(/),
     listen: has(/Bun\.listen\(|function listenTcp\d*\(/),
-    checkpointer: has(/function startCheckpointer\d*\(|\/\/ src\/store\/checkpoint\.ts/),
+    checkpointer: has(/function startCheckpointer\d*\(|\/\/ src\/core\/store\/checkpoint\.ts/),
     runLock: has(/function holdRunLock\d*\(/),
     aprsIs: has(/function startAprsIs\d*\(/),
     workerThreads: has(/new Worker\(/),

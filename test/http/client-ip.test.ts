@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { countedAddress, forwardedClient } from "../../src/http/client-ip.ts";
-import { parseRanges } from "../../src/net/ip.ts";
+import { parseRanges } from "../../src/lib/net/ip.ts";
 import { liveClient, type LiveClient } from "../helpers/ws.ts";
 
 let g: Running; // behind a proxy on loopback (the default TRUSTED_PROXIES)

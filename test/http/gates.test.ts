@@ -1,4 +1,4 @@
-import { readControl } from "../../src/store/control.ts";
+import { readControl } from "../../src/core/store/control.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { startInProcess, type Running } from "../helpers/gateway.ts";

@@ -29,10 +29,10 @@ import { tnc2Frame } from "../helpers/kiss-tnc.ts";
 import { startAprx } from "../helpers/aprx.ts";
 import { hubOf } from "../../src/hub/index.ts";
 import { radioOf } from "../../src/radio-node/running-radio.ts";
-import { aprsIsPasscode } from "../../src/aprs/passcode.ts";
+import { aprsIsPasscode } from "../../src/lib/aprs/passcode.ts";
 import { localSighting } from "../../src/game/corroborate.ts";
 import { encodeFrame, encodeKiss } from "../../radio/index.ts";
-import type { GatewayEvents } from "../../src/events.ts";
+import type { GatewayEvents } from "../../src/core/events.ts";
 
 const RADIO_CALL = "N0GWH-10";
 const IGATE = "N0DWB-2";

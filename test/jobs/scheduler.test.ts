@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Scheduler } from "../../src/jobs/scheduler.ts";
-import { createLogger } from "../../src/log.ts";
+import { createLogger } from "../../src/lib/log.ts";
 import { startInProcess } from "../helpers/gateway.ts";
 
 describe("scheduler", () => {

@@ -1,7 +1,7 @@
 /** Maidenhead locators: known places, region parsing, region boxes and the squares covering a map view. */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { locator, parseRegion, regionBox, regionsCovering, regionsOf } from "../../src/maidenhead.ts";
+import { locator, parseRegion, regionBox, regionsCovering, regionsOf } from "../../src/lib/maidenhead.ts";
 
 describe("Maidenhead", () => {
   test("known locators", () => {

@@ -11,7 +11,7 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { radioOf } from "../../src/radio-node/running-radio.ts";
-import type { Clock } from "../../src/gateway.ts";
+import type { Clock } from "../../src/hosts/gateway.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 const stops: Array<() => unknown> = [];
@@ -163,7 +163,7 @@ describe("the digipeater", () => {
   });
 
   test("DIGIPEAT needs RADIO_CALL; a bad mode, hop limit or alias is refused at start", async () => {
-    const { loadConfig } = await import("../../src/config.ts");
+    const { loadConfig } = await import("../../src/core/config.ts");
     const errors = (env: Record<string, string>) => loadConfig({ env: { KISS_PORTS: "off", ...env }, dataDir: "/nonexistent" }).errors.map((e) => e.setting);
     expect(errors({ DIGIPEAT: "wide" })).toContain("DIGIPEAT");
     expect(errors({ DIGIPEAT: "wide", RADIO_CALL: "N0GW-10" })).toEqual([]);

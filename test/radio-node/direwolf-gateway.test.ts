@@ -11,13 +11,13 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
 import { count } from "../helpers/fed.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { publishRecord } from "../../src/fed/feed.ts";
-import { cacheToWire } from "../../src/fed/bodies.ts";
+import { cacheToWire } from "../../src/lib/fed/bodies.ts";
 import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
 import { radioOf } from "../../src/radio-node/running-radio.ts";
 import { syncOverRadio } from "../../src/radio-node/sync.ts";
-import type { GatewayEvents } from "../../src/events.ts";
+import type { GatewayEvents } from "../../src/core/events.ts";
 import type { MonitorEvent } from "../../radio/index.ts";
 
 const kA = generateKeyPair();

@@ -12,9 +12,9 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { runDecodeAprs } from "../aprs/direwolf.ts";
-import { decode } from "../../src/aprs/index.ts";
-import { buildInfo } from "../../src/version.ts";
-import { configFor } from "../../src/config.ts";
+import { decode } from "../../src/lib/aprs/index.ts";
+import { buildInfo } from "../../src/lib/version.ts";
+import { configFor } from "../../src/core/config.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait.ts";
 

@@ -9,7 +9,7 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { radioOf } from "../../src/radio-node/running-radio.ts";
-import type { Clock } from "../../src/gateway.ts";
+import type { Clock } from "../../src/hosts/gateway.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 let tnc: FakeTnc;

@@ -11,8 +11,8 @@ import { signedInUser } from "../helpers/accounts.ts";
 import { lineClient, type LineClient } from "../helpers/line-client.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { hubOf } from "../../src/hub/index.ts";
-import { aprsIsPasscode } from "../../src/aprs/passcode.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { aprsIsPasscode } from "../../src/lib/aprs/passcode.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 
 const CALL = "N0GW-10";
 const PLAYER = "N0ISP-9";

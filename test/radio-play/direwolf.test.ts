@@ -12,7 +12,7 @@ import { signedInUser } from "../helpers/accounts.ts";
 import { direwolfInstalled, startDirewolfPair, tnc2Listener, type DirewolfPair } from "../helpers/direwolf.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { radioOf } from "../../src/radio-node/running-radio.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { encodeFrame, type KissPort, parseTnc2 } from "../../radio/index.ts";
 
 const CALL = "N0GW-10";

@@ -11,7 +11,7 @@ import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { runDecodeAprs } from "../aprs/direwolf.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { aprsPos } from "../helpers/aprs.ts";
 import { handClock } from "../helpers/clock.ts";
 

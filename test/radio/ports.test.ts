@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { decodeFrame, encodeFrame } from "../../radio/frame.ts";
 import { formatTnc2, parseTnc2 } from "../../radio/tnc2.ts";
 import { BUN, ROOT } from "../helpers/paths.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/core/config.ts";
 import { encodeKiss, KissDecoder } from "../../radio/kiss.ts";
 import { parseKissPorts, parseRadioCall } from "../../radio/port/config.ts";
 import { KissPort, type PortState } from "../../radio/port/kiss-port.ts";

@@ -1,11 +1,11 @@
 /**
  * The Radio facade the gateway uses, configured the way the gateway is
- * (KISS_PORTS, RADIO_CALL through src/config.ts), over a TCP "null modem":
+ * (KISS_PORTS, RADIO_CALL through src/core/config.ts), over a TCP "null modem":
  * two KISS TCP ports whose bytes cross to each other (a lossless, instant
  * channel; the real-TNC tests are in direwolf*.test.ts).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/core/config.ts";
 import { formatAddress } from "../../radio/address.ts";
 import { isNodesFrame, decodeNodes } from "../../radio/netrom.ts";
 import { PID_NETROM, type Ax25Frame } from "../../radio/frame.ts";

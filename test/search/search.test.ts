@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
-import { MIGRATIONS, openStore } from "../../src/store/db.ts";
+import { MIGRATIONS, openStore } from "../../src/core/store/db.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { join } from "node:path";
 

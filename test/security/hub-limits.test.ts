@@ -15,7 +15,7 @@ import { connect, type Socket as NetSocket } from "node:net";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { lineClient, type LineClient } from "../helpers/line-client.ts";
 import { hubOf } from "../../src/hub/index.ts";
-import { aprsIsPasscode } from "../../src/aprs/passcode.ts";
+import { aprsIsPasscode } from "../../src/lib/aprs/passcode.ts";
 import { MAX_FILTER_TERMS } from "../../src/hub/filter.ts";
 
 const INGEST = "hub-limits-ingest-secret";

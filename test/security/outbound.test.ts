@@ -6,7 +6,7 @@
  * address the guard checked.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { guardedFetch, OutboundRefused, type Lookup } from "../../src/net/outbound.ts";
+import { guardedFetch, OutboundRefused, type Lookup } from "../../src/lib/net/outbound.ts";
 
 let server: ReturnType<typeof Bun.serve>;
 const seen: Array<string | null> = [];

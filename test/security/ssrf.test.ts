@@ -12,7 +12,7 @@ import type { TCPSocketListener } from "bun";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { pushClient, startPushService } from "../helpers/push.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 

@@ -14,7 +14,7 @@ import { tmpDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { APRX, startAprx } from "../helpers/aprx.ts";
 import { hubOf } from "../../src/hub/index.ts";
-import { aprsIsPasscode } from "../../src/aprs/passcode.ts";
+import { aprsIsPasscode } from "../../src/lib/aprs/passcode.ts";
 
 const OURS = "N0GW-10";
 const THEIRS = "N0APX-10";

@@ -12,7 +12,7 @@ import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.
 import { lineClient, type LineClient } from "../helpers/line-client.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { hubOf } from "../../src/hub/index.ts";
-import { aprsIsPasscode } from "../../src/aprs/passcode.ts";
+import { aprsIsPasscode } from "../../src/lib/aprs/passcode.ts";
 import { localSighting } from "../../src/game/corroborate.ts";
 import { fromAprsIs, igateStatus, type IgateStatus } from "../../src/stations/igate.ts";
 import { radioOf } from "../../src/radio-node/running-radio.ts";

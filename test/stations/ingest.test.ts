@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { deviceKey, signedBody, signedInUser } from "../helpers/accounts.ts";
-import type { GatewayEvents } from "../../src/events.ts";
+import type { GatewayEvents } from "../../src/core/events.ts";
 
 const INGEST = "ingest-secret-0123456789";
 let g: Running;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { listLivingCaches, livingCache } from "../../src/stations/living-caches.ts";
-import type { GatewayEvents } from "../../src/events.ts";
+import type { GatewayEvents } from "../../src/core/events.ts";
 
 const INGEST = "ingest-secret-0123456789";
 let g: Running;

@@ -144,7 +144,7 @@ describe("a station's detail, series, packets", () => {
 
 describe("the map index after an upgrade", () => {
   test("stations stored before the B-tree map index are found in boxes after it", async () => {
-    const { MIGRATIONS, openStore } = await import("../../src/store/db.ts");
+    const { MIGRATIONS, openStore } = await import("../../src/core/store/db.ts");
     const { listStations } = await import("../../src/stations/registry.ts");
     const { tmpDir } = await import("../helpers/tmp.ts");
     const { join } = await import("node:path");

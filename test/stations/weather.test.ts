@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import { decode } from "../../src/aprs/index.ts";
-import type { Clock } from "../../src/gateway.ts";
+import { decode } from "../../src/lib/aprs/index.ts";
+import type { Clock } from "../../src/hosts/gateway.ts";
 
 const INGEST = "ingest-secret-0123456789";
 let g: Running;

@@ -12,8 +12,8 @@ import { fakeTnc, tnc2Frame } from "../helpers/kiss-tnc.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { ingestLines } from "../../src/stations/ingest.ts";
-import { DB_FILE_NAME } from "../../src/store/db.ts";
-import { CHECKPOINT_INTERVAL_MS, WAL_CAP_BYTES, WAL_RESTART_BYTES, openShm, walState } from "../../src/store/checkpoint.ts";
+import { DB_FILE_NAME } from "../../src/core/store/db.ts";
+import { CHECKPOINT_INTERVAL_MS, WAL_CAP_BYTES, WAL_RESTART_BYTES, openShm, walState } from "../../src/core/store/checkpoint.ts";
 
 const dataDir = tmpDir();
 let g: Running;

@@ -6,14 +6,14 @@
 import { expect, test } from "bun:test";
 import { closeSync } from "node:fs";
 import { join } from "node:path";
-import { openStore } from "../../src/store/db.ts";
-import { WAL_RESTART_BYTES, openShm, walState } from "../../src/store/checkpoint.ts";
+import { openStore } from "../../src/core/store/db.ts";
+import { WAL_RESTART_BYTES, openShm, walState } from "../../src/core/store/checkpoint.ts";
 import { spawnGateway } from "../helpers/gateway.ts";
 import { BUN, ROOT } from "../helpers/paths.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 
 const WRITER = `
-import { openStore } from ${JSON.stringify(join(ROOT, "src/store/db.ts"))};
+import { openStore } from ${JSON.stringify(join(ROOT, "src/core/store/db.ts"))};
 const db = openStore(process.argv[2]);
 const ins = db.query("INSERT INTO packets (ts, src, raw, source) VALUES (?, ?, ?, 'ingest')");
 const batch = db.transaction((n) => { for (let i = 0; i < 50; i++) ins.run(n, "N0CALL-" + (i % 16), new Uint8Array(200).fill(65)); });

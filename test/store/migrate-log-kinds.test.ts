@@ -6,7 +6,7 @@
  */
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { openStore, schemaVersion, MIGRATIONS } from "../../src/store/db.ts";
+import { openStore, schemaVersion, MIGRATIONS } from "../../src/core/store/db.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 
 const indexes = (db: ReturnType<typeof openStore>) =>

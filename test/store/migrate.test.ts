@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { openDatabase } from "../../src/store/sqlite.ts";
+import { openDatabase } from "../../src/core/store/sqlite.ts";
 import { join } from "node:path";
-import { migrate, parseMigrations, SchemaError } from "../../src/store/migrate.ts";
-import { MIGRATIONS, openStore, schemaVersion } from "../../src/store/db.ts";
+import { migrate, parseMigrations, SchemaError } from "../../src/core/store/migrate.ts";
+import { MIGRATIONS, openStore, schemaVersion } from "../../src/core/store/db.ts";
 import { runCli } from "../helpers/gateway.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { runCli, spawnGateway } from "../helpers/gateway.ts";
 import { BUN, MAIN } from "../helpers/paths.ts";
 import { tmpDir } from "../helpers/tmp.ts";
-import { CONTROL_FILE, readControl } from "../../src/store/control.ts";
+import { CONTROL_FILE, readControl } from "../../src/core/store/control.ts";
 
 const keygen = async () => /^FED_PRIVATE_KEY=(\S+)$/m.exec((await runCli(["keygen"])).stdout)![1]!;
 

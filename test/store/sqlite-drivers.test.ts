@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Miniflare } from "miniflare";
 import { join } from "node:path";
-import { bunSqlite } from "../../src/store/sqlite-bun.ts";
-import { MIGRATIONS, openStore, schemaVersion } from "../../src/store/db.ts";
+import { bunSqlite } from "../../src/core/store/sqlite-bun.ts";
+import { MIGRATIONS, openStore, schemaVersion } from "../../src/core/store/db.ts";
 import { nodeRuntime } from "../../scripts/node.ts";
 import { probe } from "../helpers/sqlite-probe.ts";
 import { ROOT } from "../helpers/paths.ts";

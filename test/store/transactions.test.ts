@@ -8,7 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import { Database as BunDatabase } from "bun:sqlite";
 import { join } from "node:path";
-import { openStore } from "../../src/store/db.ts";
+import { openStore } from "../../src/core/store/db.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 
 describe("store transactions", () => {

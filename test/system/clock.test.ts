@@ -17,11 +17,11 @@ import { BUN, ROOT } from "../helpers/paths.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { fakeTnc, tnc2Frame, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { CHROMIUM, contextFor, launchBrowser } from "../helpers/chromium.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
-import { decodeFrame, decodePayload } from "../../src/fed/record.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
+import { decodeFrame, decodePayload } from "../../src/lib/fed/record.ts";
 import { syncAll } from "../../src/fed/sync.ts";
 import { Scheduler } from "../../src/jobs/scheduler.ts";
-import { createLogger } from "../../src/log.ts";
+import { createLogger } from "../../src/lib/log.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -347,7 +347,7 @@ describe.skipIf(!hasFaketime)("the real process under libfaketime", () => {
     writeFileSync(
       script,
       `import { Scheduler } from ${JSON.stringify(join(ROOT, "src/jobs/scheduler.ts"))};
-import { createLogger } from ${JSON.stringify(join(ROOT, "src/log.ts"))};
+import { createLogger } from ${JSON.stringify(join(ROOT, "src/lib/log.ts"))};
 const s = new Scheduler(createLogger("error"));
 s.add({ name: "tick", schedule: "* * * * * *", description: "", run: () => console.log("tick " + Date.now()) });
 s.start();

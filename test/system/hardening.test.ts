@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { tmpDir } from "../helpers/tmp.ts";
-import { ENV_FILE_NAME, loadConfig } from "../../src/config.ts";
+import { ENV_FILE_NAME, loadConfig } from "../../src/core/config.ts";
 import { setupToken } from "../../src/system/setup.ts";
 
 const json = (r: Response) => r.json() as Promise<any>;

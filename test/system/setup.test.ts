@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnGateway } from "../helpers/gateway.ts";
 import { tmpDir } from "../helpers/tmp.ts";
-import { ENV_FILE_NAME } from "../../src/config.ts";
+import { ENV_FILE_NAME } from "../../src/core/config.ts";
 
 const post = (url: string, body: unknown) =>
   fetch(url + "/api/setup", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });

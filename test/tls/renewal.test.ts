@@ -6,8 +6,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { X509Certificate } from "node:crypto";
-import { configFor } from "../../src/config.ts";
-import { createLogger } from "../../src/log.ts";
+import { configFor } from "../../src/core/config.ts";
+import { createLogger } from "../../src/lib/log.ts";
 import { AcmeChallenges, type PemPair } from "../../src/tls/index.ts";
 import { localCaSource } from "../../src/tls/local-ca.ts";
 import { tmpDir } from "../helpers/tmp.ts";

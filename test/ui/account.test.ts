@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { addPasskeyAuthenticator, launchBrowser } from "../helpers/chromium.ts";
 import { captureLog, startInProcess, type Running } from "../helpers/gateway.ts";
 import { ROOT } from "../helpers/paths.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 
 const SHOTS = join(ROOT, "test-artifacts");
 const logs = captureLog("info");

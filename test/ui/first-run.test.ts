@@ -16,7 +16,7 @@ import { tmpDir } from "../helpers/tmp.ts";
 import { ROOT } from "../helpers/paths.ts";
 import { setupToken } from "../../src/system/setup.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
-import { generateKeyPair } from "../../src/fed/keys.ts";
+import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 
 const SHOTS = join(ROOT, "test-artifacts");
 let browser: Browser;

@@ -15,7 +15,7 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { ddm, ingestCrowd } from "../helpers/crowd.ts";
 import { ingestLines } from "../../src/stations/ingest.ts";
-import { setMeta } from "../../src/store/db.ts";
+import { setMeta } from "../../src/core/store/db.ts";
 
 let g: Running;
 let browser: Browser;

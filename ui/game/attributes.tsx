@@ -1,11 +1,11 @@
 /**
  * Cache attributes in the web app, from the one table the server uses
- * (src/cache-attributes.ts): the owner's editor on the hide form and the
+ * (src/lib/cache-attributes.ts): the owner's editor on the hide form and the
  * cache edit (a chip per attribute, each press going unset → yes → no →
  * unset), the cache page's list, and the filter panel's "must have" choice.
  * Words, not symbols: headless Chromium has no emoji font.
  */
-import { ATTRIBUTES, type CacheAttribute } from "../../src/cache-attributes.ts";
+import { ATTRIBUTES, type CacheAttribute } from "../../src/lib/cache-attributes.ts";
 import { t } from "../i18n/i18n.ts";
 import { attrLabel, attrName } from "./labels.ts";
 import "./attributes.css";

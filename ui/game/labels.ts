@@ -1,10 +1,10 @@
 /**
  * The game's names in the interface's language: cache types and sizes, log
- * kinds, attributes (src/cache-attributes.ts keeps the ids and Groundspeak's
+ * kinds, attributes (src/lib/cache-attributes.ts keeps the ids and Groundspeak's
  * English; ui/i18n attr.<id> is the chip's word, attrName.<id> the full name),
  * and waypoint kinds. An unknown value shows as it came.
  */
-import { attributeById } from "../../src/cache-attributes.ts";
+import { attributeById } from "../../src/lib/cache-attributes.ts";
 import { t } from "../i18n/i18n.ts";
 
 export const typeLabel = (type: string) => t(`cacheType.${type}`, { defaultValue: type });

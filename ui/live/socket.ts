@@ -7,7 +7,7 @@
  * Message shapes: docs/api.md "Live".
  */
 import type L from "leaflet";
-import { regionsCovering } from "../../src/maidenhead.ts";
+import { regionsCovering } from "../../src/lib/maidenhead.ts";
 import { viewBbox } from "../game/layer.ts";
 
 export interface LivePosition {

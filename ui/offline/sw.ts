@@ -9,7 +9,7 @@
  * A new version waits until the page asks it to take over (the page shows
  * "A new version is ready: reload").
  */
-import { parseRange } from "../../src/net/byte-range.ts";
+import { parseRange } from "../../src/lib/net/byte-range.ts";
 import {
   all,
   cachesIn,

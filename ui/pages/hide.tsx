@@ -11,7 +11,7 @@ import { parseAxis, parseCoordPair } from "../coords.ts";
 import { lastView } from "../map/view.ts";
 import { AttributeEditor } from "../game/attributes.tsx";
 import { defaultEvent, EventFields, EVENT_TYPES, type EventInput } from "../game/events.tsx";
-import type { CacheAttribute } from "../../src/cache-attributes.ts";
+import type { CacheAttribute } from "../../src/lib/cache-attributes.ts";
 import { t as tr } from "../i18n/i18n.ts";
 import { Rich } from "../i18n/rich.tsx";
 import { sizeLabel, typeLabel } from "../game/labels.ts";

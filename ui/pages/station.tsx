@@ -18,7 +18,7 @@ import { chartUnit, compass, formatDdm, formatDistance, formatQ, Q, units, type 
 import { t } from "../i18n/i18n.ts";
 import { When } from "../time.tsx";
 import { distanceBearing } from "../offline/compass.tsx";
-import type { Weather } from "../../src/aprs/types.ts";
+import type { Weather } from "../../src/lib/aprs/types.ts";
 import type { AprsMessageRow as Message, RawPacket as Packet, StationDetail as Detail } from "../../src/stations/registry.ts";
 import { weatherReadings } from "../stations/readings.tsx";
 

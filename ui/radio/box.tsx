@@ -9,7 +9,7 @@ import { useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
 import { useLoad } from "../hooks.ts";
 import type { Account } from "../account/session.ts";
-import { encodeMessage, encodePosition, encodeStatus } from "../../src/aprs/encode.ts";
+import { encodeMessage, encodePosition, encodeStatus } from "../../src/lib/aprs/encode.ts";
 import { LOCAL_BOX, type BoxCommand, type RadioPort } from "./types.ts";
 import { When } from "../time.tsx";
 import { t } from "../i18n/i18n.ts";

@@ -6,7 +6,7 @@
 import type { ComponentChildren } from "preact";
 import { StationSymbol } from "../components/station-symbol.tsx";
 import { compass, formatDdm, formatQ, Q, type UnitPref } from "../components/units.ts";
-import type { Weather } from "../../src/aprs/types.ts";
+import type { Weather } from "../../src/lib/aprs/types.ts";
 import { t } from "../i18n/i18n.ts";
 
 export type Reading = [label: string, value: ComponentChildren];

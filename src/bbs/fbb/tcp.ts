@@ -7,8 +7,8 @@
 import type { Socket, TCPSocketListener } from "bun";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ByteLink } from "./link.ts";
-import { tcpConnect } from "../../net/tcp.ts";
-import { ListenError } from "../../errors.ts";
+import { tcpConnect } from "../../lib/net/tcp.ts";
+import { ListenError } from "../../lib/errors.ts";
 
 const IAC = 0xff;
 const SB = 0xfa;

@@ -23,8 +23,8 @@
  *   const body = encodeSvcfedBody("gw1", pageBytes, frameCount); // { text, bid, fnv }
  *   const d = decodeSvcfedBody(text);                             // throws SvcfedError
  */
-import type { Gateway } from "../../gateway.ts";
-import { AppError, badRequest, unprocessable } from "../../errors.ts";
+import type { Gateway } from "../../hosts/gateway.ts";
+import { AppError, badRequest, unprocessable } from "../../lib/errors.ts";
 import { SVCFED_CATEGORY } from "../../bbs/address.ts";
 import { bbsIdentity } from "../../bbs/identity.ts";
 import { bidKnown, outcomeError, storeMessage } from "../../bbs/messages.ts";
@@ -32,8 +32,8 @@ import { setSvcfedReceiver, type SvcfedBulletin } from "../../bbs/svcfed.ts";
 import { routeLine } from "../../bbs/text.ts";
 import { applyFramesSync, type ApplyReport } from "../apply.ts";
 import { DEFAULT_PAGE_LIMIT, instanceSigner } from "../feed.ts";
-import { decodePage, encodePage } from "../page.ts";
-import { decodeFrame, decodePayload, isInstanceId, KIND_OF_TYPE, RECORD_TYPES, RecordError, SYNC_KINDS, type SyncKind } from "../record.ts";
+import { decodePage, encodePage } from "../../lib/fed/page.ts";
+import { decodeFrame, decodePayload, isInstanceId, KIND_OF_TYPE, RECORD_TYPES, RecordError, SYNC_KINDS, type SyncKind } from "../../lib/fed/record.ts";
 
 const SVCFED_MAGIC = "SVCFED";
 const SVCFED_VERSION = 1;

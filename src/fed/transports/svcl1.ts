@@ -19,15 +19,15 @@
  *   const report = await pullSvcl1(gw, circuit, { peer: "gw2", caps, transport: "ax25" });
  *   radio.listen((link) => serveSvcl1(gw, link, { caps }));
  */
-import type { Core } from "../../core.ts";
-import { AppError } from "../../errors.ts";
+import type { Core } from "../../core/core.ts";
+import { AppError } from "../../lib/errors.ts";
 import { applyPage, type ApplyReport } from "../apply.ts";
-import { CapsError, decodeCaps, encodeCaps, intersectCaps, type LinkCaps, type NegotiatedLink } from "../caps.ts";
-import { CborError, decodeCbor, encodeCbor, type CborValue } from "../cbor.ts";
-import { compressPage, decompressPage } from "../compress.ts";
+import { CapsError, decodeCaps, encodeCaps, intersectCaps, type LinkCaps, type NegotiatedLink } from "../../lib/fed/caps.ts";
+import { CborError, decodeCbor, encodeCbor, type CborValue } from "../../lib/fed/cbor.ts";
+import { compressPage, decompressPage } from "../../lib/fed/compress.ts";
 import { instanceSigner, readFeed } from "../feed.ts";
-import { decodePage, encodePage } from "../page.ts";
-import { RECORD_TYPES, RecordError, SYNC_KINDS, type SyncKind } from "../record.ts";
+import { decodePage, encodePage } from "../../lib/fed/page.ts";
+import { RECORD_TYPES, RecordError, SYNC_KINDS, type SyncKind } from "../../lib/fed/record.ts";
 import { addReport, cursorOf, PULL_ORDER, setCursor, type FeedReport } from "../sync.ts";
 import { getPeer } from "../peers.ts";
 import { LineReader, LineTooLong, systemClock, type Circuit, type Clock, type TimerHandle } from "../../../radio/index.ts";

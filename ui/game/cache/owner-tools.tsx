@@ -7,7 +7,7 @@ import { SIZES, STEPS } from "../../pages/hide.tsx";
 import { AttributeEditor } from "../attributes.tsx";
 import { sizeLabel } from "../labels.ts";
 import { t } from "../../i18n/i18n.ts";
-import type { CacheAttribute } from "../../../src/cache-attributes.ts";
+import type { CacheAttribute } from "../../../src/lib/cache-attributes.ts";
 import type { Cache } from "./types.ts";
 
 export function Actions({ c, reload }: { c: Cache; reload: () => void }) {

@@ -20,7 +20,7 @@
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../../lib/log.ts";
 import { sqliteDriver, type Database } from "./sqlite.ts";
 import { WriteGate } from "./write-gate.ts";
 

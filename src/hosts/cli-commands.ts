@@ -2,10 +2,10 @@
  * Subcommands beyond serve/keygen/check, added by the parts that own them
  * (e.g. `frame verify`). Each returns the process exit code.
  */
-import type { LoadedConfig } from "./config.ts";
-import { callsignCommand } from "./accounts/cli.ts";
-import { frameCommand, keyCommand, relayCommand } from "./fed/cli.ts";
-import { backupCommand, restoreCommand } from "./store/cli.ts";
+import type { LoadedConfig } from "../core/config.ts";
+import { callsignCommand } from "../accounts/cli.ts";
+import { frameCommand, keyCommand, relayCommand } from "../fed/cli.ts";
+import { backupCommand, restoreCommand } from "../core/store/cli.ts";
 
 type Out = (line: string) => void;
 

@@ -58,7 +58,7 @@ export interface CacheBody {
   hint?: string;
   /** absent when the cache is unlisted */
   description?: string;
-  /** attributes (src/cache-attributes.ts) as signed Groundspeak ids, +id yes, -id no; absent when none */
+  /** attributes (src/lib/cache-attributes.ts) as signed Groundspeak ids, +id yes, -id no; absent when none */
   attributes?: number[];
   unlisted?: boolean;
   ownerCall?: string;
@@ -469,7 +469,7 @@ export interface CacheJson extends CacheBasics {
   status: string;
   hint?: string | null;
   description?: string | null;
-  /** signed attribute ids, +id yes, -id no (src/cache-attributes.ts) */
+  /** signed attribute ids, +id yes, -id no (src/lib/cache-attributes.ts) */
   attributes?: number[];
   unlisted?: boolean;
   ownerCall?: string | null;

@@ -4,7 +4,7 @@
  * package.json and git when run from a checkout.
  */
 import { spawnSync } from "node:child_process";
-import pkg from "../package.json" with { type: "json" };
+import pkg from "../../package.json" with { type: "json" };
 
 export interface BuildInfo {
   name: string;

@@ -2,33 +2,33 @@
  * The gateway every host runs: the store, the HTTP app, the events, the cron
  * jobs and the federation, assembled here. What talks to the network besides
  * HTTP (radio, APRS-IS, the TCP servers, the checkpointer) each host's
- * composition root adds as `parts`: src/gateway.ts for Bun and Node,
+ * composition root adds as `parts`: src/hosts/gateway.ts for Bun and Node,
  * src/hosts/worker.ts for a Workers runtime, which must not even import them.
  */
-import type { Config } from "./config.ts";
-import { systemClock, type Clock, type Core, type FedTransport } from "./core.ts";
-import { ListenError } from "./errors.ts";
-import { TlsService } from "./tls/index.ts";
-import { registerPort } from "./stations/ports.ts";
-import { EventBus } from "./events.ts";
-import { createApp, type App } from "./http/app.ts";
-import type { HttpHost, HttpServer, SocketRoute } from "./http/host.ts";
-import { identify } from "./http/gates.ts";
-import { createLogger, type Logger } from "./log.ts";
-import { Scheduler } from "./jobs/scheduler.ts";
-import { openStore, type Database } from "./store/db.ts";
-import { type WriteGate, writeGateOf } from "./store/write-gate.ts";
-import { registerJobs } from "./jobs/index.ts";
-import { initFederation } from "./fed/descriptor.ts";
-import { initNetwork } from "./fed/network.ts";
-import { liveRooms, parseRegions, startRooms, WS, type RoomSocket } from "./live/rooms.ts";
-import { startUserChannel } from "./live/user-channel.ts";
-import { onHeard } from "./accounts/verify-aprs.ts";
-import { onPosition } from "./game/corroborate.ts";
-import { promoteMovesOnSighting } from "./game/trackables-moves.ts";
-import { onMessage as answerRadioPlayer, stopRadioPlay } from "./radio-play/service.ts";
-import { onPositionHeard as sendCacheObjects } from "./radio-play/objects.ts";
-import { watchClock } from "./system/clock-sanity.ts";
+import type { Config } from "../core/config.ts";
+import { systemClock, type Clock, type Core, type FedTransport } from "../core/core.ts";
+import { ListenError } from "../lib/errors.ts";
+import { TlsService } from "../tls/index.ts";
+import { registerPort } from "../stations/ports.ts";
+import { EventBus } from "../core/events.ts";
+import { createApp, type App } from "../http/app.ts";
+import type { HttpHost, HttpServer, SocketRoute } from "../http/host.ts";
+import { identify } from "../http/gates.ts";
+import { createLogger, type Logger } from "../lib/log.ts";
+import { Scheduler } from "../jobs/scheduler.ts";
+import { openStore, type Database } from "../core/store/db.ts";
+import { type WriteGate, writeGateOf } from "../core/store/write-gate.ts";
+import { registerJobs } from "../jobs/index.ts";
+import { initFederation } from "../fed/descriptor.ts";
+import { initNetwork } from "../fed/network.ts";
+import { liveRooms, parseRegions, startRooms, WS, type RoomSocket } from "../live/rooms.ts";
+import { startUserChannel } from "../live/user-channel.ts";
+import { onHeard } from "../accounts/verify-aprs.ts";
+import { onPosition } from "../game/corroborate.ts";
+import { promoteMovesOnSighting } from "../game/trackables-moves.ts";
+import { onMessage as answerRadioPlayer, stopRadioPlay } from "../radio-play/service.ts";
+import { onPositionHeard as sendCacheObjects } from "../radio-play/objects.ts";
+import { watchClock } from "../system/clock-sanity.ts";
 
 /** Bun's WebSocket settings are server-wide: the live rooms' bounded buffers and timeouts (src/live/rooms.ts). */
 const WEBSOCKET_OPTIONS = {
@@ -78,7 +78,7 @@ export interface GatewayOptions {
 /**
  * What a host's composition root adds to the gateway: on Bun and Node the
  * radio, APRS-IS, the TCP servers, the WAL checkpointer, the control file and
- * their jobs (src/gateway.ts, which also holds the run lock); nothing on a Workers runtime.
+ * their jobs (src/hosts/gateway.ts, which also holds the run lock); nothing on a Workers runtime.
  */
 export interface ServerParts {
   /** their scheduled tasks, registered with the gateway's own */

@@ -2,12 +2,12 @@
  * What services take (the core layer, docs/architecture.md): the store, the
  * settings, the clock, the log and the events, with the federation's
  * request path. Never the HTTP app, its server, the scheduler or the write
- * gate: those belong to a host's composition root (src/gateway-core.ts, whose
+ * gate: those belong to a host's composition root (src/hosts/gateway-core.ts, whose
  * Gateway is a Core with them) and the HTTP layer.
  */
 import type { Config } from "./config.ts";
 import type { EventBus } from "./events.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../lib/log.ts";
 import type { Database } from "./store/db.ts";
 
 export interface Clock {

@@ -9,14 +9,14 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { syncUrlProblem, validateEndpoint } from "./fed/endpoints.ts";
-import { isBaseCallsign, isCallsign, normalizeCall } from "./callsign.ts";
-import { publicKeyFromSeed } from "./fed/keys.ts";
-import { isInstanceId } from "./fed/record.ts";
-import { parseRanges, type IpRange } from "./net/ip.ts";
-import { DEFAULT_KISS_PORTS, parseKissPorts, parseRadioCall, type KissPortConfig } from "../radio/port/config.ts";
-import { DIGIPEAT_MODES, type DigipeatMode } from "../radio/digipeat.ts";
-import { formatAddress, parseAddressLoose } from "../radio/address.ts";
+import { syncUrlProblem, validateEndpoint } from "../lib/fed/endpoints.ts";
+import { isBaseCallsign, isCallsign, normalizeCall } from "../lib/callsign.ts";
+import { publicKeyFromSeed } from "../lib/fed/keys.ts";
+import { isInstanceId } from "../lib/fed/record.ts";
+import { parseRanges, type IpRange } from "../lib/net/ip.ts";
+import { DEFAULT_KISS_PORTS, parseKissPorts, parseRadioCall, type KissPortConfig } from "../../radio/port/config.ts";
+import { DIGIPEAT_MODES, type DigipeatMode } from "../../radio/digipeat.ts";
+import { formatAddress, parseAddressLoose } from "../../radio/address.ts";
 
 export const ENV_FILE_NAME = "svc-gateway.env";
 

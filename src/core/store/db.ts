@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import schemaSql from "../../schema.sql" with { type: "text" };
+import schemaSql from "../../../schema.sql" with { type: "text" };
 import { migrate, parseMigrations, SchemaError } from "./migrate.ts";
 import { openDatabase, sqliteDriver, type Database } from "./sqlite.ts";
 

@@ -1,38 +1,38 @@
 /**
  * The composition root of the Bun and Node hosts (PocketBase-style: main.ts
  * is a thin CLI over this, and tests drive the same object in-process or as a
- * subprocess): the gateway of src/gateway-core.ts with what a server runs
+ * subprocess): the gateway of src/hosts/gateway-core.ts with what a server runs
  * beside HTTP: the KISS TNCs, the APRS-IS uplink, the KISS/APRS-IS servers
  * and FBB forwarding and the WAL checkpointer, behind the data directory's run lock.
  * src/hosts/worker.ts is the Workers runtime's root, without them.
  */
 import { join } from "node:path";
 import { assembleGateway, type Gateway, type GatewayOptions, type StartedParts } from "./gateway-core.ts";
-import { bunHost } from "./hosts/bun.ts";
-import { DB_FILE_NAME } from "./store/db.ts";
-import { startCheckpointer } from "./store/checkpoint.ts";
-import { takeRunLock, type RunLock } from "./store/run-lock.ts";
-import { removeControl, writeControl } from "./store/control.ts";
-import { tightenDataDir } from "./store/data-dir.ts";
+import { bunHost } from "./bun.ts";
+import { DB_FILE_NAME } from "../core/store/db.ts";
+import { startCheckpointer } from "../core/store/checkpoint.ts";
+import { takeRunLock, type RunLock } from "../core/store/run-lock.ts";
+import { removeControl, writeControl } from "../core/store/control.ts";
+import { tightenDataDir } from "../core/store/data-dir.ts";
 import { mkdirSync } from "node:fs";
-import { startRadio } from "./radio-node/radio.ts";
-import type { KissPortConfig } from "../radio/port/config.ts";
-import { startBbs } from "./bbs/forwarding.ts";
-import { startHub } from "./hub/index.ts";
-import { startAprsIs } from "./stations/aprsis.ts";
-import { registerServerJobs } from "./jobs/server.ts";
-import { useSource } from "./tls/index.ts";
-import { localCaSource } from "./tls/local-ca.ts";
-import { filesSource } from "./tls/files.ts";
+import { startRadio } from "../radio-node/radio.ts";
+import type { KissPortConfig } from "../../radio/port/config.ts";
+import { startBbs } from "../bbs/forwarding.ts";
+import { startHub } from "../hub/index.ts";
+import { startAprsIs } from "../stations/aprsis.ts";
+import { registerServerJobs } from "../jobs/server.ts";
+import { useSource } from "../tls/index.ts";
+import { localCaSource } from "../tls/local-ca.ts";
+import { filesSource } from "../tls/files.ts";
 
 // HTTPS certificate sources this host serves from (src/tls/; the ACME client adds its own)
 useSource("local", (ctx) => localCaSource(ctx));
 useSource("files", filesSource);
 // TLS=acme: loaded only then (the ACME client, acme-client with axios, stays out of every other start)
-useSource("acme", async (ctx) => (await import("./tls/acme.ts")).acmeSource(ctx));
+useSource("acme", async (ctx) => (await import("../tls/acme.ts")).acmeSource(ctx));
 
-export type { Clock, Core, FedTransport } from "./core.ts";
-export { systemClock } from "./core.ts";
+export type { Clock, Core, FedTransport } from "../core/core.ts";
+export { systemClock } from "../core/core.ts";
 export type { Gateway, GatewayOptions, ServerParts, StartedParts } from "./gateway-core.ts";
 
 /**

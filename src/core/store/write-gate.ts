@@ -1,6 +1,6 @@
 /**
  * The one gate every write on the main thread passes while the store asks it
- * to wait (src/store/checkpoint.ts holds it during a RESTART checkpoint): HTTP
+ * to wait (src/core/store/checkpoint.ts holds it during a RESTART checkpoint): HTTP
  * write requests (src/http/app.ts awaits `wait()`), and everything that writes
  * without a request (`run(fn)`): radio frames and the radio's own work, the
  * APRS-IS feed and the APRS-IS server's clients, live WebSocket messages,

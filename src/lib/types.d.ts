@@ -19,7 +19,7 @@ declare module "cloudflare:workers" {
   }
 }
 
-/** A Durable Object's state (workerd): its storage, SQL included (src/store/sqlite-do.ts names what it uses). */
+/** A Durable Object's state (workerd): its storage, SQL included (src/core/store/sqlite-do.ts names what it uses). */
 interface DurableObjectState {
   readonly storage: unknown;
 }

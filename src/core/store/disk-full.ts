@@ -5,7 +5,7 @@
  * here has to be reset. This only recognises the error and tells the operator,
  * once a minute at most, what to do.
  */
-import type { Logger } from "../log.ts";
+import type { Logger } from "../../lib/log.ts";
 
 export const DISK_FULL_MESSAGE = "the gateway's disk is full, so nothing was saved; reading works, and writing will again once the operator frees some space";
 

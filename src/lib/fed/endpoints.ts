@@ -104,7 +104,7 @@ const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
  * a `<call>.ampr.org` host, or to a loopback address on an instance started
  * with FED_LOOPBACK_PEERS=on (tests and labs). Null when allowed, else why not.
  * Which addresses may be reached at all is the outbound guard's rule
- * (src/net/outbound.ts), checked when connecting.
+ * (src/lib/net/outbound.ts), checked when connecting.
  */
 export function syncUrlProblem(raw: string, loopback: { any: boolean; hosts: Record<string, number> } | null): string | null {
   let u: URL;

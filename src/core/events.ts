@@ -3,7 +3,7 @@
  * Listeners run synchronously after the write that caused them has committed;
  * a listener that throws is logged and never breaks the writer.
  */
-import type { Logger } from "./log.ts";
+import type { Logger } from "../lib/log.ts";
 
 /**
  * How far a heard message proves that the station named as its source sent it
@@ -45,7 +45,7 @@ export interface GatewayEvents {
     /** how it reached us: tnc, aprsis, ingest */
     via: string;
     /** the decoded packet; null when it did not decode */
-    packet: import("./aprs/types.ts").AprsPacket | null;
+    packet: import("../lib/aprs/types.ts").AprsPacket | null;
     /** who handed it in, when a hub client did (it is not echoed back to that client) */
     origin?: string;
   };
