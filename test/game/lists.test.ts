@@ -97,7 +97,7 @@ describe("bookmark lists", () => {
       await page.getByText("Added to To do.").waitFor();
       await page.goto(`${g.url}/list/${todo}`);
       await page.getByTestId("list-caches").getByText("Mill box").waitFor();
-      await page.getByRole("button", { name: "Take Mill box off the list" }).click();
+      await page.getByRole("button", { name: "Remove Mill box from the list" }).click();
       await page.getByText("No caches on this list yet").waitFor();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
       await ctx.close();
