@@ -9,8 +9,8 @@
  * server's message, which names the case at hand.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { contextFor, launchBrowser, PHONE } from "../helpers/chromium.ts";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser, openPage, PHONE } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 
@@ -35,14 +35,8 @@ afterAll(async () => {
   await g?.stop();
 });
 
-async function open(locale: string, path: string, user: TestUser | null): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
-  const ctx = await contextFor(browser, g.url, user?.cookie ?? null, { ...PHONE, locale });
-  const page = await ctx.newPage();
-  const errors: string[] = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(g.url + path);
-  return { ctx, page, errors };
-}
+/** A phone whose browser speaks `locale`, on `path`. */
+const open = (locale: string, path: string, user: TestUser | null) => openPage(browser, g.url, user?.cookie ?? null, path, { ...PHONE, locale });
 
 /** Grabs the trackable with a wrong code from its page's form; the refusal's words. */
 async function wrongCode(page: Page): Promise<string> {

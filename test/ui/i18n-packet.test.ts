@@ -8,8 +8,8 @@
  * "3 Stationen: hineinzoomen". (English: test/ui/pages.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { contextFor, launchBrowser, PHONE } from "../helpers/chromium.ts";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser, openPage, PHONE } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 
 const INGEST = "ingest-secret-0123456789";
@@ -35,14 +35,8 @@ afterAll(async () => {
   await g?.stop();
 });
 
-async function open(locale: string, path: string): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
-  const ctx = await contextFor(browser, g.url, null, { ...PHONE, locale });
-  const page = await ctx.newPage();
-  const errors: string[] = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(g.url + path);
-  return { ctx, page, errors };
-}
+/** A phone whose browser speaks `locale`, on `path`. */
+const open = (locale: string, path: string) => openPage(browser, g.url, null, path, { ...PHONE, locale });
 
 /** Decodes a line on /decode and returns the table a reader sees, label → value. */
 async function decode(page: Page, field: string, button: string, line: string): Promise<Record<string, string>> {

@@ -8,8 +8,8 @@
  * still shows them as they are.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { contextFor, launchBrowser, PHONE } from "../helpers/chromium.ts";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser, openPage, PHONE } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { ingestMinuteApart } from "../helpers/aprs.ts";
 
@@ -33,14 +33,8 @@ afterAll(async () => {
   await g?.stop();
 });
 
-async function open(locale: string, path: string): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
-  const ctx = await contextFor(browser, g.url, null, { ...PHONE, locale });
-  const page = await ctx.newPage();
-  const errors: string[] = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(g.url + path);
-  return { ctx, page, errors };
-}
+/** A phone whose browser speaks `locale`, on `path`. */
+const open = (locale: string, path: string) => openPage(browser, g.url, null, path, { ...PHONE, locale });
 
 /** A geocache_visits.txt (UTF-16LE with its mark) with a find on a cache this gateway does not have. */
 function visitsFile(code: string): Buffer {

@@ -6,8 +6,8 @@
  * fallback for a key a file lacks: test/ui/i18n-format.test.ts, on the real files.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { contextFor, launchBrowser, PHONE } from "../helpers/chromium.ts";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser, openPage, PHONE } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 
@@ -36,14 +36,8 @@ afterAll(async () => {
   await g?.stop();
 });
 
-async function open(locale: string, path: string, cookie: string | null = null): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
-  const ctx = await contextFor(browser, g.url, cookie, { ...PHONE, locale });
-  const page = await ctx.newPage();
-  const errors: string[] = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(g.url + path);
-  return { ctx, page, errors };
-}
+/** A phone whose browser speaks `locale`, on `path`. */
+const open = (locale: string, path: string, cookie: string | null = null) => openPage(browser, g.url, cookie, path, { ...PHONE, locale });
 
 const facts = (page: Page) => page.getByTestId("station-facts");
 
