@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser, openPage, PHONE } from "../helpers/chromium.ts";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { startInProcess, stopAll, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 
 let g: Running;
@@ -30,10 +30,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
 }, 120_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await g?.stop();
-});
+afterAll(() => stopAll(browser, g));
 
 /** A phone whose browser speaks `locale`, on `path`. */
 const open = (locale: string, path: string, user: TestUser | null) => openPage(browser, g.url, user?.cookie ?? null, path, { ...PHONE, locale });

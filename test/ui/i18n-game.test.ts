@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { contextFor, launchBrowser, PHONE } from "../helpers/chromium.ts";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { startInProcess, stopAll, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 
 let g: Running;
@@ -48,10 +48,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await g?.stop();
-});
+afterAll(() => stopAll(browser, g));
 
 async function open(locale: string, path: string, u: TestUser | null = null): Promise<Page> {
   const ctx = await contextFor(browser, g.url, u?.cookie ?? null, { ...PHONE, locale });

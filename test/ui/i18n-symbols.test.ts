@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser, openPage, PHONE } from "../helpers/chromium.ts";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { startInProcess, stopAll, type Running } from "../helpers/gateway.ts";
 import { ingestMinuteApart } from "../helpers/aprs.ts";
 
 const INGEST = "ingest-secret-0123456789";
@@ -28,10 +28,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await g?.stop();
-});
+afterAll(() => stopAll(browser, g));
 
 /** A phone whose browser speaks `locale`, on `path`. */
 const open = (locale: string, path: string) => openPage(browser, g.url, null, path, { ...PHONE, locale });

@@ -8,8 +8,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser, openPage, PHONE } from "../helpers/chromium.ts";
-import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { startInProcess, stopAll, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
+import { ingestMinuteApart } from "../helpers/aprs.ts";
 
 const INGEST = "ingest-secret-0123456789";
 let g: Running;
@@ -22,19 +23,12 @@ beforeAll(async () => {
     "N0MOB-9>APRS,WIDE1-1,qAR,W1AW-10:!4237.14N/07120.83W>088/036/A=001234 rolling",
     "N0MOB-9>APRS,WIDE1-1,qAR,W1AW-10:!4237.54N/07119.83W>090/040/A=001250 rolling",
   ];
-  const r = await g.post(
-    "/ingest",
-    { packets: lines.map((line, k) => ({ line, heardAt: now - (lines.length - k) * 60_000 })) },
-    { headers: { "x-ingest-secret": INGEST } },
-  );
+  const r = await ingestMinuteApart(g, INGEST, lines, now);
   expect(r.status).toBe(200);
   browser = await launchBrowser();
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await g?.stop();
-});
+afterAll(() => stopAll(browser, g));
 
 /** A phone whose browser speaks `locale`, on `path`. */
 const open = (locale: string, path: string, cookie: string | null = null) => openPage(browser, g.url, cookie, path, { ...PHONE, locale });
