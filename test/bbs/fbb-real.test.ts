@@ -104,7 +104,8 @@ describe.skipIf(!fbbAvailable())("forwarding with a real F6FBB", () => {
         "",
       ].join("\n"),
     });
-  });
+    // FBB builds its files and imports the mail before it answers: well over a minute on a loaded 2-core machine
+  }, 150_000);
 
   afterAll(async () => {
     await fbb?.stop();
