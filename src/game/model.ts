@@ -6,7 +6,7 @@ import { t, type TSchema } from "elysia";
 import { badRequest } from "../lib/errors.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { isCallsign, normalizeCall } from "../lib/callsign.ts";
-import { FIND_LOG_KINDS, type FindLogKind } from "../lib/fed/bodies.ts";
+import { FIND_LOG_KINDS, type FindLogKind } from "../lib/log-kinds.ts";
 
 /** Types a cache can be hidden as (a `living` cache is a station: /api/me/cache). */
 export const CACHE_TYPES = ["traditional", "multi", "mystery", "letterbox", "virtual", "event", "cito", "audio", "earth", "webcam", "other"] as const;

@@ -7,6 +7,7 @@ import { FinderStatsView } from "../game/finder-stats.tsx";
 import { typeLabel } from "../game/labels.ts";
 import { t } from "../i18n/i18n.ts";
 import { Rich } from "../i18n/rich.tsx";
+import { FIND_LOG_KINDS } from "../../src/lib/log-kinds.ts";
 
 interface Leaderboard {
   finders: Array<{ call: string; finds: number; tierA: number }>;
@@ -86,21 +87,8 @@ type Item =
   | { type: "log"; kind: string; call: string | null; cacheName: string; cacheId: number | string; createdAt: number; tier: string | null; text: string | null }
   | { type: "cache"; at: number; cache: { id: number; name: string; ownerCall: string | null; type: string } };
 
-/** The log kinds an activity line has words for (ui/i18n game.did.*); another is told as a note. */
-const VERBS = [
-  "find",
-  "dnf",
-  "note",
-  "needs-maintenance",
-  "needs-archive",
-  "owner-maintenance",
-  "temp-disable",
-  "enable",
-  "archive",
-  "reviewer-note",
-  "will-attend",
-  "attended",
-];
+/** The log kinds an activity line has words for (ui/i18n game.did.*): every kind a log may have; another is told as a note. */
+const VERBS: readonly string[] = FIND_LOG_KINDS;
 
 export function ActivityList({ url }: { url: string }) {
   const act = useLoad(() => api<{ items: Item[] }>(url), [url]);

@@ -18,6 +18,7 @@ import type { CborValue } from "./cbor.ts";
 import { isB64urlKey, isInstanceId, parseGid, RECORD_TYPES, SYNC_KINDS, type GidKind, type RecordKind } from "./record.ts";
 import { isCallsign, normalizeCall } from "../callsign.ts";
 import { validateEndpoint } from "./endpoints.ts";
+import { FIND_LOG_KINDS, WIRE_FIND_KINDS, type FindLogKind, type WireFindKind } from "../log-kinds.ts";
 
 // ---------------------------------------------------------------- scaled fields
 
@@ -87,24 +88,6 @@ export interface WaypointBody {
 
 /** Waypoints a cache record carries at most. */
 export const MAX_WAYPOINTS = 30;
-
-/** A log's kind on the wire's `kind`: what every version knows. */
-export const WIRE_FIND_KINDS = ["find", "dnf", "note"] as const;
-export type WireFindKind = (typeof WIRE_FIND_KINDS)[number];
-/** The kinds `logKind` names (docs/protocol.md "Log kinds"); any other is shown as a note. */
-export const FIND_LOG_KINDS = [
-  ...WIRE_FIND_KINDS,
-  "needs-maintenance",
-  "needs-archive",
-  "owner-maintenance",
-  "temp-disable",
-  "enable",
-  "archive",
-  "reviewer-note",
-  "will-attend",
-  "attended",
-] as const;
-export type FindLogKind = (typeof FIND_LOG_KINDS)[number];
 
 export interface FindBody {
   /** gid of the cache (any origin) */
