@@ -198,6 +198,9 @@ function criticalCss(css: string, keep: RegExp): string {
 
 let mapShell: Promise<{ head: string; tail: string }> | null = null;
 
+/** The page's head with `<html lang>` in the language it is drawn in. */
+const headIn = (head: string, lang: string) => head.replace(/<html lang="?en"?>/, `<html lang="${lang}">`);
+
 /**
  * The map's page around the drawing: the stylesheet's frame and map rules
  * inline in the head, and the stylesheet itself moved to the end of the body,
@@ -258,7 +261,7 @@ export async function serveIndex(csp: string, page?: { gw: Gateway; request: Req
       // (Data, not script: a JSON script element runs nothing, so the CSP need not allow it; `<` escaped so it cannot end the element.)
       const first = inlineJson({ "/api/config": clientConfig(page.gw), "/api/tiles": await listArchives(page.gw.config.dataDir) });
       html =
-        shell.head.replace(/<html lang="?en"?>/, `<html lang="${words}">`) +
+        headIn(shell.head, words) +
         (await mapViewHtml(page.gw, view, instance, words)) +
         `<script>${COUNT_SCRIPT}</script><script type="application/json" id="first-answers">${first}</script>` +
         shell.tail;
@@ -271,16 +274,17 @@ export async function serveIndex(csp: string, page?: { gw: Gateway; request: Req
     // A record's page (cache, station, bulletin, profile) for a signed-out visitor: its first view and first answers
     // in the page (first-view.ts). A signed-in visitor's page asks with their session, as before.
     // in the visitor's language (the app then draws in the one chosen in the browser, usually the same)
-    lang = fromAcceptLanguage(page.request.headers.get("accept-language"));
-    const first = recordFirstView(page.gw, new URL(page.request.url).pathname, lang);
+    const words = fromAcceptLanguage(page.request.headers.get("accept-language"));
+    const first = recordFirstView(page.gw, new URL(page.request.url).pathname, words);
     if (first) {
       const shell = await mapPageShell();
       const answers = inlineJson({ "/api/config": clientConfig(page.gw), ...first.answers });
       html =
-        shell.head.replace(/<html lang="?en"?>/, `<html lang="${lang}">`) +
-        firstViewHtml(first, instance, lang) +
+        headIn(shell.head, words) +
+        firstViewHtml(first, instance, words) +
         `<script type="application/json" id="first-answers">${answers}</script>` +
         shell.tail;
+      lang = words;
     }
   }
   const headers: Record<string, string> = { ...PAGE_HEADERS(csp), vary: lang ? "Accept-Encoding, Accept-Language" : "Accept-Encoding" };
