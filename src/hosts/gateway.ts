@@ -113,6 +113,9 @@ function leaveOff(gw: Gateway): KissPortConfig[] {
   return m.has("serial") ? c.kissPorts.filter((p) => p.kind !== "serial") : [...c.kissPorts];
 }
 
+/** The cron is armed this long after HTTP serves: start-up answers first (jobs/scheduler.ts). */
+const CRON_ARM_AFTER_MS = 1000;
+
 /** Creates, listens and starts the cron: what `svc-gateway serve` runs. */
 export async function startGateway(opts: GatewayOptions & { cron?: boolean }): Promise<Gateway> {
   const gw = createGateway(opts);
@@ -124,6 +127,6 @@ export async function startGateway(opts: GatewayOptions & { cron?: boolean }): P
     await gw.stop();
     throw e;
   }
-  if (opts.cron !== false) gw.scheduler.start();
+  if (opts.cron !== false) gw.scheduler.start(CRON_ARM_AFTER_MS);
   return gw;
 }

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { Scheduler } from "../../src/jobs/scheduler.ts";
 import { createLogger } from "../../src/lib/log.ts";
 import { startInProcess } from "../helpers/gateway.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 describe("scheduler", () => {
   test("the gateway registers every scheduled task of the spec on one cron", async () => {
@@ -21,6 +22,19 @@ describe("scheduler", () => {
     ]);
     g.gw.scheduler.start();
     for (const j of g.gw.scheduler.list()) expect(j.nextRunAt).toBeGreaterThan(Date.now());
+    await g.stop();
+  });
+
+  test("a serving gateway arms its cron a second after HTTP answers; stopped before that, nothing is left armed", async () => {
+    const g = await startInProcess();
+    g.gw.scheduler.start(300);
+    expect(g.gw.scheduler.list().every((j) => j.nextRunAt === null)).toBe(true);
+    await waitFor(() => g.gw.scheduler.list().every((j) => (j.nextRunAt ?? 0) > Date.now()), "the cron to be armed", { timeoutMs: 3000 });
+    g.gw.scheduler.stop();
+    g.gw.scheduler.start(200);
+    g.gw.scheduler.stop();
+    await Bun.sleep(400);
+    expect(g.gw.scheduler.list().every((j) => j.nextRunAt === null)).toBe(true);
     await g.stop();
   });
 
