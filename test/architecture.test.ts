@@ -75,8 +75,8 @@ const ALL = TREE.flatMap(importsOf).filter((i) => /\.(ts|tsx)$/.test(i.to));
 function problem(i: Import): string | null {
   const a = layerOf(i.from);
   const b = layerOf(i.to);
-  // Everyone may name the Gateway type; only hosts use the composition root's values.
-  if ((i.to === "src/hosts/gateway.ts" || i.to === "src/hosts/gateway-core.ts") && i.typeOnly) return null;
+  // Only hosts and the HTTP layer name the Gateway (src/hosts/gateway-core.ts), even as a type: domain services take the Core.
+  if ((i.to === "src/hosts/gateway.ts" || i.to === "src/hosts/gateway-core.ts") && i.typeOnly && a === "http") return null;
   // The web app shares the server's types, and its pure libraries (the APRS encoder, Maidenhead), never other code.
   if (a === "ui" && b !== "ui" && b !== "library") return i.typeOnly ? null : "the web app imports server code (only `import type` may cross)";
   if (a === "library" && i.from.startsWith("radio/") && !i.to.startsWith("radio/")) return "radio/ is a library of its own: it imports nothing of src/";
@@ -85,40 +85,6 @@ function problem(i: Import): string | null {
   if (isRouteFile(i.to) && i.from !== "src/http/routes.ts" && dirname(i.to) !== dirname(i.from)) return "a route file imports another domain's routes";
   return null;
 }
-
-/**
- * Domain code takes the narrow `Core` (db, config, clock, log, events), not
- * the whole `Gateway`: only these modules need more of it, for the reason
- * given. A new module that names `Gateway` either takes `Core` or joins this
- * list with its reason.
- */
-const TAKE_THE_GATEWAY: Record<string, string> = {
-  "src/bbs/forwarding.ts": "starts FBB forwarding, which stops with the gateway (onStop)",
-  "src/fed/corroborate.ts": "starts cross-instance corroboration, which finishes before the gateway stops (onStop)",
-  "src/fed/gossip.ts": "starts peer pings, which stop with the gateway (onStop)",
-  "src/fed/network.ts": "starts the 44net and registry tasks, which stop with the gateway (onStop)",
-  "src/fed/transports/svcfed.ts": "registers the SVCFED receiver until the gateway stops (onStop)",
-  "src/hub/aprsis-server.ts": "listens for APRS-IS clients until the gateway stops (onStop)",
-  "src/hub/kiss-server.ts": "listens for KISS clients until the gateway stops (onStop)",
-  "src/hub/index.ts": "starts the hub servers (onStop)",
-  "src/hub/igate.ts": "gates through the hub, which holds the gateway",
-  "src/radio-node/radio.ts": "starts the radio, which stops with the gateway (onStop)",
-  "src/radio-node/local-box.ts": "runs the local box on the radio, which holds the gateway",
-  "src/radio-node/sync.ts": "syncs over the radio, which holds the gateway",
-  "src/bbs/ax25.ts": "calls BBS partners over the radio, which holds the gateway",
-  "src/bbs/ax25-answer.ts": "answers BBS circuits on the radio, which holds the gateway",
-  "src/bbs/box-forwarding.ts": "serves the box's BBS sessions through forwarding, which holds the gateway",
-  "src/stations/aprsis.ts": "starts the APRS-IS client, which stops with the gateway (onStop)",
-  "src/jobs/index.ts": "registers the jobs with the scheduler",
-  "src/jobs/server.ts": "registers the server-only jobs with the scheduler",
-  "src/live/rooms.ts": "publishes to WebSocket topics on the live server",
-  "src/live/stream.ts": "keeps event streams open on the live server",
-  "src/live/user-channel.ts": "publishes to a user's WebSocket topic on the live server",
-  "src/accounts/email-signin.ts": "writes the gateway's URL into sign-in mail",
-  "src/notify/digests.ts": "writes the gateway's URL into digests",
-  "src/stations/wx-keys.ts": "writes the gateway's URL into weather-station set-up",
-  "src/system/setup.ts": "reports how long the gateway has run",
-};
 
 /**
  * The imports a file runs: what Bun loads, read by Bun's own transpiler.
@@ -228,16 +194,16 @@ describe("layers", () => {
     expect(bad).toEqual([]);
   });
 
-  test("domain services take the Core, not the whole Gateway, except those listed with their reason", () => {
+  test("only hosts and the HTTP layer name the Gateway, even as a type: domain services take the Core", () => {
+    // a control: a domain module's type import of the Gateway is refused
+    expect(problem({ from: "src/radio-node/radio.ts", to: "src/hosts/gateway.ts", line: 1, typeOnly: true })).toBe("domain imports host");
+    expect(problem({ from: "src/radio-node/routes.ts", to: "src/hosts/gateway.ts", line: 1, typeOnly: true })).toBeNull();
     const naming = TREE.filter(
       (f) =>
-        layerOf(f) === "domain" && /import type \{[^}]*\bGateway\b[^}]*\} from "(\.\.\/)+hosts\/gateway(-core)?\.ts"/.test(readFileSync(join(ROOT, f), "utf8")),
+        !["host", "http", "ui"].includes(layerOf(f)) &&
+        /\bGateway\b(?!Events)/.test(readFileSync(join(ROOT, f), "utf8").replace(/\/\/.*|\/\*[\s\S]*?\*\//g, "")),
     );
-    // a control: the reader finds the ones listed
-    expect(naming).toContain("src/radio-node/radio.ts");
-    expect(naming.filter((f) => !TAKE_THE_GATEWAY[f])).toEqual([]);
-    // and the list holds no module that no longer needs it
-    expect(Object.keys(TAKE_THE_GATEWAY).filter((f) => !naming.includes(f))).toEqual([]);
+    expect(naming).toEqual([]);
   });
 });
 

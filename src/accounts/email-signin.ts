@@ -13,7 +13,7 @@
  * their own site and so receive someone else's link).
  */
 import { createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import { AppError, badRequest } from "../lib/errors.ts";
 import { sendMail } from "../notify/mail.ts";
 import { createUser } from "./users.ts";
@@ -36,12 +36,12 @@ export function parseEmail(raw: unknown): string {
 }
 
 /** Where links in e-mail point. */
-function linkBase(gw: Gateway): string {
+function linkBase(gw: Core): string {
   return gw.config.publicUrl ?? gw.url ?? `http://localhost:${gw.config.port}`;
 }
 
 /** Sends the sign-in message, in the asker's language (src/i18n); returns how it went out. */
-export async function startEmailSignIn(gw: Gateway, rawEmail: unknown, lang = "en") {
+export async function startEmailSignIn(gw: Core, rawEmail: unknown, lang = "en") {
   const email = parseEmail(rawEmail);
   const now = gw.clock.now();
   const token = randomBytes(32).toString("base64url");
@@ -79,7 +79,7 @@ export async function startEmailSignIn(gw: Gateway, rawEmail: unknown, lang = "e
  * signed-in account when it has none and no other account uses the address.
  */
 export function finishEmailSignIn(
-  gw: Gateway,
+  gw: Core,
   body: { token?: string; email?: string; code?: string },
   sessionUserId: number | null,
 ): { userId: number; created: boolean } {

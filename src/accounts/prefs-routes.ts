@@ -4,7 +4,7 @@
  * link of a saved map view.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import type { Caller } from "./caller.ts";
 import { getNotifyPrefs, getPrefs, MAX_PREFS_BYTES, putNotifyPrefs, putPrefs, setWatch, watchesOf } from "./prefs.ts";

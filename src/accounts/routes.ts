@@ -3,7 +3,7 @@
  * /api/profile/:call. Thin: parse, call the service, set the cookie.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { isSysop, type Caller } from "./caller.ts";
 import { badRequest, notFound } from "../lib/errors.ts";

@@ -2,7 +2,7 @@
  * FBB forwarding over the radio, answering: a station connected to
  * BBS_AX25_CALL (src/radio-node/radio.ts hands it here). Calling out is ax25.ts.
  */
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import type { Circuit } from "../../radio/index.ts";
 import { CircuitLink } from "./fbb/circuit.ts";
 import type { SessionReport } from "./fbb/session.ts";
@@ -14,7 +14,7 @@ import { partnerByAx25, partnerByCall } from "./partners.ts";
  * connecting from its ax25Call gets our SID; anyone else gets `*** reason`
  * and is disconnected.
  */
-export function answerAx25(gw: Gateway, circuit: Circuit): Promise<SessionReport> {
+export function answerAx25(gw: Core, circuit: Circuit): Promise<SessionReport> {
   const link = new CircuitLink(circuit);
   const who = circuit.peer;
   const partner = partnerByAx25(gw, who);

@@ -12,14 +12,14 @@
  *             partner, as FBB does on the air, and the session runs with us
  *             as answerer
  */
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import { radioOf } from "../radio-node/running-radio.ts";
 import { openCircuit } from "../radio-node/sync.ts";
 import { CircuitLink } from "./fbb/circuit.ts";
 import { ax25Address, type PartnerRow } from "./partners.ts";
 
 /** Why ax25 partners cannot be called from here at all (settings), or null. */
-export function ax25Unavailable(gw: Gateway): string | null {
+export function ax25Unavailable(gw: Core): string | null {
   if (!gw.config.bbsAx25Call) return "set BBS_AX25_CALL (the call-SSID this BBS uses on the air) to forward over the radio";
   if (!radioOf(gw)) return "this gateway has no radio port (KISS_PORTS)";
   return null;
@@ -32,7 +32,7 @@ export function ax25Target(p: PartnerRow): string {
 }
 
 /** Connects to an ax25 partner; throws with the reason when the circuit cannot be made. */
-export async function connectAx25(gw: Gateway, p: PartnerRow): Promise<CircuitLink> {
+export async function connectAx25(gw: Core, p: PartnerRow): Promise<CircuitLink> {
   const why = ax25Unavailable(gw);
   if (why) throw new Error(why);
   const circuit = await openCircuit(

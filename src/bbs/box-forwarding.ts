@@ -10,7 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import { badRequest, notFound } from "../lib/errors.ts";
 import { normalizeCall } from "../lib/callsign.ts";
 import { checkBid, isMessageType, parseAddress } from "./address.ts";
@@ -24,7 +24,7 @@ import type { SentOutcome, SessionReport } from "./fbb/session.ts";
 /** The most messages, outcomes or BIDs one request of the box carries. */
 export const MAX_BATCH = 100;
 
-function knownPartner(gw: Gateway, call: unknown): PartnerRow {
+function knownPartner(gw: Core, call: unknown): PartnerRow {
   if (typeof call !== "string" || call.trim() === "") throw badRequest("invalid", "partner (the partner BBS's callsign) is required");
   const p = partnerByCall(gw, call);
   if (!p) throw notFound(`partner ${normalizeCall(call)}`);
@@ -44,7 +44,7 @@ export interface PoolMessage {
 }
 
 /** What is queued for a partner, in the order FBB offers it (mail before bulletins, oldest first). */
-export function pool(gw: Gateway, partnerCall: string | undefined, limit = 20): { partner: string; messages: PoolMessage[] } {
+export function pool(gw: Core, partnerCall: string | undefined, limit = 20): { partner: string; messages: PoolMessage[] } {
   const p = knownPartner(gw, partnerCall);
   const out = partnerMailbox(gw, p, "box").outgoing(new Set(), limit);
   return {
@@ -70,7 +70,7 @@ export type InboundResult = { bid: string | null; result: "stored"; id: number }
  * message does not stop the others.
  */
 /** `messages`: 1-MAX_BATCH, each checked here (a bad one is refused in its result, the rest stored). */
-export function inbound(gw: Gateway, b: { partner?: string | null; messages: unknown[] }): { results: InboundResult[] } {
+export function inbound(gw: Core, b: { partner?: string | null; messages: unknown[] }): { results: InboundResult[] } {
   const partner = b.partner === undefined || b.partner === null ? null : knownPartner(gw, b.partner);
   const results: InboundResult[] = b.messages.map((raw): InboundResult => {
     const m = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
@@ -108,7 +108,7 @@ export function inbound(gw: Gateway, b: { partner?: string | null; messages: unk
 /** The box reports what became of pool messages it offered a partner. */
 /** `results`: 1-MAX_BATCH outcomes (checked at the route). */
 export function sentReport(
-  gw: Gateway,
+  gw: Core,
   b: { partner: string; results: Array<{ bid: string; outcome: SentOutcome }> },
 ): { results: Array<{ bid: string; result: "recorded" | "unknown" }> } {
   const p = knownPartner(gw, b.partner);
@@ -135,7 +135,7 @@ export function sentReport(
  * mail, sent or received) or by the operator (no `call`).
  */
 export function boxKill(
-  gw: Gateway,
+  gw: Core,
   b: { bids?: string[]; call?: string | null },
 ): { results: Array<{ bid: string; result: "killed" | "not_found" | "forbidden" }> } {
   if (!b.bids) throw badRequest("invalid", `bids must be a list of 1-${MAX_BATCH} BIDs`);
@@ -166,7 +166,7 @@ export function boxKill(
 }
 
 /** BIDs killed here since `since` (ms), so the box can drop its own copies. */
-export function killedSince(gw: Gateway, since: number): { killed: Array<{ bid: string; at: number }>; next: number } {
+export function killedSince(gw: Core, since: number): { killed: Array<{ bid: string; at: number }>; next: number } {
   const rows = gw.db.query("SELECT bid, killed_at AS at FROM bbs_messages WHERE killed_at > ? ORDER BY killed_at LIMIT 500").all(since) as Array<{
     bid: string;
     at: number;
@@ -185,9 +185,9 @@ interface BoxSession {
   done: Promise<SessionReport>;
 }
 
-const boxSessions = new WeakMap<Gateway, Map<string, BoxSession>>();
+const boxSessions = new WeakMap<Core, Map<string, BoxSession>>();
 
-function sessions(gw: Gateway): Map<string, BoxSession> {
+function sessions(gw: Core): Map<string, BoxSession> {
   let m = boxSessions.get(gw);
   if (!m) boxSessions.set(gw, (m = new Map()));
   return m;
@@ -198,7 +198,7 @@ const BOX_IDLE_MS = 5 * 60_000;
 /** How long one request waits for the session to want more input. */
 const BOX_WAIT_MS = 5_000;
 
-function reap(gw: Gateway): void {
+function reap(gw: Core): void {
   const now = Date.now();
   for (const [id, s] of sessions(gw)) {
     if (s.report && now - s.lastSeen > 60_000) sessions(gw).delete(id);
@@ -246,7 +246,7 @@ export interface SessionExchange {
  * returns the bytes to transmit; `close: true` says the circuit dropped.
  */
 export async function sessionExchange(
-  gw: Gateway,
+  gw: Core,
   b: { session?: string; partner?: string; role?: "answerer" | "caller"; data?: string; close?: boolean },
 ): Promise<SessionExchange> {
   reap(gw);
@@ -279,7 +279,7 @@ export async function sessionExchange(
   return { session: s.id, partner: s.partner, data: Buffer.from(s.link.take()).toString("base64"), closed: s.link.closed, report: s.report };
 }
 
-export function listBoxSessions(gw: Gateway) {
+export function listBoxSessions(gw: Core) {
   reap(gw);
   return [...sessions(gw).values()].map((s) => ({
     session: s.id,
@@ -292,7 +292,7 @@ export function listBoxSessions(gw: Gateway) {
 }
 
 /** Hangs up a relayed session (the operator, or the box when the circuit is gone). */
-export function endBoxSession(gw: Gateway, id: string): boolean {
+export function endBoxSession(gw: Core, id: string): boolean {
   const s = sessions(gw).get(id);
   if (!s) return false;
   s.link.end();

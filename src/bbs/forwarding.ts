@@ -5,7 +5,7 @@
  * partner what its rules route to it within its time-bands. One session per
  * partner at a time.
  */
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import { buildInfo } from "../lib/version.ts";
 import { bbsIdentity } from "./identity.ts";
 import { bidKnown, storeMessage, type Row as MessageRow } from "./messages.ts";
@@ -38,16 +38,16 @@ interface Runtime {
   reports: Map<number, SessionRecord[]>;
 }
 
-const runtimes = new WeakMap<Gateway, Runtime>();
+const runtimes = new WeakMap<Core, Runtime>();
 
-export function runtime(gw: Gateway): Runtime {
+export function runtime(gw: Core): Runtime {
   let r = runtimes.get(gw);
   if (!r) runtimes.set(gw, (r = { listener: null, active: new Map(), reports: new Map() }));
   return r;
 }
 
 /** The store seen by one session with one partner. */
-export function partnerMailbox(gw: Gateway, partner: PartnerRow, via: "fbb" | "box"): Mailbox {
+export function partnerMailbox(gw: Core, partner: PartnerRow, via: "fbb" | "box"): Mailbox {
   return {
     outgoing(exclude, max) {
       const rows = gw.db
@@ -111,7 +111,7 @@ export function partnerMailbox(gw: Gateway, partner: PartnerRow, via: "fbb" | "b
 
 /** Runs one session with a known partner over a link, recording the outcome on the partner. */
 export async function runPartnerSession(
-  gw: Gateway,
+  gw: Core,
   partner: PartnerRow,
   link: ByteLink,
   role: "caller" | "answerer",
@@ -176,7 +176,7 @@ function failed(error: string): SessionReport {
 }
 
 /** Calls a tcp or ax25 partner now (the scheduler, or the sysop's "forward now"). */
-export async function callPartner(gw: Gateway, partnerId: number): Promise<SessionReport> {
+export async function callPartner(gw: Core, partnerId: number): Promise<SessionReport> {
   const p = partnerRow(gw, partnerId);
   if (!p) return failed(`no partner ${partnerId}`);
   if (p.transport === "box") return failed(`${p.call} is reached through the ingest box, which carries its sessions`);
@@ -194,7 +194,7 @@ export async function callPartner(gw: Gateway, partnerId: number): Promise<Sessi
 }
 
 /** Tells a caller we do not forward with it (`*** reason`) and hangs up. */
-export async function refuseCall(gw: Gateway, link: ByteLink, why: string): Promise<SessionReport> {
+export async function refuseCall(gw: Core, link: ByteLink, why: string): Promise<SessionReport> {
   await link.write(new TextEncoder().encode(`*** ${why}\r`));
   link.close();
   gw.log.info("bbs", `refused a forwarding call on ${link.description}: ${why}`);
@@ -206,7 +206,7 @@ export async function refuseCall(gw: Gateway, link: ByteLink, why: string): Prom
  * way FBB does with a `V <call> [password]` line in its forward.sys (sent at
  * once, without a line end); without that, we ask `Callsign :` after 2 s.
  */
-async function answerTcp(gw: Gateway, link: ByteLink): Promise<SessionReport> {
+async function answerTcp(gw: Core, link: ByteLink): Promise<SessionReport> {
   const reader = new LinkReader(link, IDLE_TIMEOUT_MS);
   const write = (s: string) => link.write(new TextEncoder().encode(s));
   const refuse = (why: string) => refuseCall(gw, link, why);
@@ -237,7 +237,7 @@ async function answerTcp(gw: Gateway, link: ByteLink): Promise<SessionReport> {
 }
 
 /** Starts listening for partner BBSes on BBS_FBB_PORT (when set). */
-export function startBbs(gw: Gateway): void {
+export function startBbs(gw: Core): void {
   const port = gw.config.bbsFbbPort;
   if (port === null) return;
   const rt = runtime(gw);
@@ -249,7 +249,7 @@ export function startBbs(gw: Gateway): void {
   gw.log.info("bbs", `listening for FBB forwarding on ${gw.config.host}:${rt.listener.port}`);
 }
 
-function stopBbs(gw: Gateway): void {
+function stopBbs(gw: Core): void {
   const rt = runtime(gw);
   rt.listener?.stop();
   rt.listener = null;
@@ -257,7 +257,7 @@ function stopBbs(gw: Gateway): void {
 }
 
 /** The port partner BBSes call, once listening. */
-export function fbbPort(gw: Gateway): number | null {
+export function fbbPort(gw: Core): number | null {
   return runtime(gw).listener?.port ?? null;
 }
 
@@ -277,7 +277,7 @@ export interface ForwardRun {
  * mail waiting (or is polled). Partners are called in parallel, except
  * that ax25 partners are called one at a time.
  */
-export async function forwardDue(gw: Gateway): Promise<ForwardRun[]> {
+export async function forwardDue(gw: Core): Promise<ForwardRun[]> {
   const now = gw.clock.now();
   const rows = gw.db.query("SELECT * FROM bbs_partners WHERE enabled = 1 ORDER BY call").all() as PartnerRow[];
   const runs: Array<Promise<ForwardRun>> = [];
@@ -342,11 +342,11 @@ export interface SessionStatus {
   startedAt: number;
 }
 
-export function activeSessions(gw: Gateway): SessionStatus[] {
+export function activeSessions(gw: Core): SessionStatus[] {
   return [...runtime(gw).active.values()].map((s) => ({ partner: s.partner, role: s.role, via: s.via, startedAt: s.startedAt }));
 }
 
 /** The last sessions with a partner, newest last (kept in memory, up to 10). */
-export function recentSessions(gw: Gateway, partnerId: number): SessionRecord[] {
+export function recentSessions(gw: Core, partnerId: number): SessionRecord[] {
   return runtime(gw).reports.get(partnerId) ?? [];
 }

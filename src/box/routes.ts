@@ -4,7 +4,7 @@
  */
 import { Elysia, t } from "elysia";
 import { wholeNumber } from "../http/params.ts";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { conflict } from "../lib/errors.ts";
 import { radioOf } from "../radio-node/running-radio.ts";

@@ -4,7 +4,7 @@
  * catalog import POST /api/import/:source.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin, identify } from "../http/gates.ts";
 import { RateLimiter } from "../http/ratelimit.ts";
 import { contentSecurityPolicy, serveIndex } from "../http/ui.ts";

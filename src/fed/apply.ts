@@ -31,7 +31,6 @@ import { currentAccount, heldVersion, isTombstoned, mirrorStatements, writeRecor
 import { decodePage } from "../lib/fed/page.ts";
 import { countQuarantined, refreshEndpoints } from "./peers.ts";
 import { registryBinding } from "./registry.ts";
-import { writeGateOf } from "../core/store/write-gate.ts";
 import { remoteMaintenanceNeed } from "../game/maintenance-remote.ts";
 import {
   BEACON_LOCAL_ID,
@@ -114,7 +113,7 @@ export async function applyPage(gw: Core, pageBytes: Uint8Array, opts: ApplyOpti
 
 export async function applyFrames(gw: Core, frames: Uint8Array[], opts: ApplyOptions): Promise<ApplyReport> {
   // pulls, relays and beacons write without a request: they wait out a RESTART checkpoint at the store's write gate too
-  await writeGateOf(gw.db).wait();
+  await gw.writeGate.wait();
   const run = pipeline(gw, frames, opts);
   let step = run.next();
   while (!step.done) step = run.next(await step.value);

@@ -4,7 +4,7 @@
  * heard datagrams handed in by the box.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { applyBeacon, BEACON_MAX_BYTES, ownBeacon, ownHaveList } from "./beacon.ts";
 

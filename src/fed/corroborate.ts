@@ -20,7 +20,7 @@
  * A trackable's move is asked about once (corroborateMove).
  */
 import { randomBytes } from "node:crypto";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import { badRequest } from "../lib/errors.ts";
 import { baseCall, isCallsign, normalizeCall } from "../lib/callsign.ts";
 import { localSighting, promoteToTierA, setCorroborator, TIER_A } from "../game/corroborate.ts";
@@ -83,7 +83,7 @@ export interface CorroborationAnswer {
 const snap = (x: number, g: number) => Math.round((Math.floor(x / g) * g + g / 2) * 1e7) / 1e7;
 
 /** The query for a find: grid-snapped, time-bucketed. */
-export function buildQuery(gw: Gateway, call: string, lat: number, lon: number, foundAt: number): CorroborationQuery {
+export function buildQuery(gw: Core, call: string, lat: number, lon: number, foundAt: number): CorroborationQuery {
   const c = CORROBORATION;
   const exclude = [gw.config.radioCall, gw.config.fedAprsCall, gw.config.aprsIsCall].filter((x): x is string => !!x).map(baseCall);
   return {
@@ -131,7 +131,7 @@ export function checkQuery(b: CorroborationQuery): CorroborationQuery {
 }
 
 /** POST /federation/corroborate: this instance's answer from its own RF positions. */
-export function answerQuery(gw: Gateway, body: CorroborationQuery): CorroborationAnswer {
+export function answerQuery(gw: Core, body: CorroborationQuery): CorroborationAnswer {
   const q = checkQuery(body);
   const c = CORROBORATION;
   const maxM = c.distanceBucketsM[c.distanceBucketsM.length - 1]!;
@@ -165,7 +165,7 @@ interface FindRow {
   kind: string;
 }
 
-function findRow(gw: Gateway, logId: number): FindRow | null {
+function findRow(gw: Core, logId: number): FindRow | null {
   return gw.db
     .query(
       `SELECT l.id, l.call, l.found_at AS foundAt, COALESCE(c.lat, m.lat) AS lat, COALESCE(c.lon, m.lon) AS lon, l.tier, l.state, l.kind
@@ -184,7 +184,7 @@ export interface CorroborationOutcome {
   quorum: number;
 }
 
-async function ask(gw: Gateway, peer: Peer, url: string, q: CorroborationQuery): Promise<CorroborationAnswer | null> {
+async function ask(gw: Core, peer: Peer, url: string, q: CorroborationQuery): Promise<CorroborationAnswer | null> {
   // The shared secret goes only to trusted peers (hub and spokes share FED_SUBMIT_SECRET).
   const headers: Record<string, string> = {};
   if (gw.config.fedSubmitSecret && peer.trust === "trusted") headers["x-fed-secret"] = gw.config.fedSubmitSecret;
@@ -214,7 +214,7 @@ async function ask(gw: Gateway, peer: Peer, url: string, q: CorroborationQuery):
 }
 
 /** Asks every peer that is not blocked whether it heard `call` on RF near a point around a time (one query for all). */
-async function askPeers(gw: Gateway, call: string, lat: number, lon: number, at: number) {
+async function askPeers(gw: Core, call: string, lat: number, lon: number, at: number) {
   const q = buildQuery(gw, call, lat, lon, at);
   const targets = listPeers(gw)
     .filter((p) => p.trust !== "blocked")
@@ -230,7 +230,7 @@ async function askPeers(gw: Gateway, call: string, lat: number, lon: number, at:
  * a quorum of trusted confirmations makes it Tier A (its record is published
  * again). Not retried, and no reputation is kept: those follow finds alone.
  */
-export async function corroborateMove(gw: Gateway, m: GatewayEvents["trackableMoveLogged"]): Promise<{ confirmations: number; quorum: number }> {
+export async function corroborateMove(gw: Core, m: GatewayEvents["trackableMoveLogged"]): Promise<{ confirmations: number; quorum: number }> {
   const quorum = gw.config.fedCorroborationQuorum;
   const { targets, answers } = await askPeers(gw, m.call, m.lat, m.lon, m.at);
   const yes = targets.map((t, i) => ({ t, a: answers[i] })).filter((x) => x.t.peer.trust === "trusted" && x.a && confirms(x.a));
@@ -248,7 +248,7 @@ export async function corroborateMove(gw: Gateway, m: GatewayEvents["trackableMo
  * decides. Safe to call again (a retry asks afresh and keeps the latest answer
  * of each peer).
  */
-export async function corroborateFind(gw: Gateway, logId: number): Promise<CorroborationOutcome> {
+export async function corroborateFind(gw: Core, logId: number): Promise<CorroborationOutcome> {
   const quorum = gw.config.fedCorroborationQuorum;
   const now = gw.clock.now();
   const f = findRow(gw, logId);
@@ -284,7 +284,7 @@ export async function corroborateFind(gw: Gateway, logId: number): Promise<Corro
   return decide(gw, logId, out);
 }
 
-function decide(gw: Gateway, logId: number, out: CorroborationOutcome): CorroborationOutcome {
+function decide(gw: Core, logId: number, out: CorroborationOutcome): CorroborationOutcome {
   const now = gw.clock.now();
   const rows = gw.db
     .query(
@@ -335,7 +335,7 @@ function decide(gw: Gateway, logId: number, out: CorroborationOutcome): Corrobor
 }
 
 /** The scheduled retry: asks again about pending finds whose time has come. */
-export async function retryCorroborations(gw: Gateway, limit = 50): Promise<CorroborationOutcome[]> {
+export async function retryCorroborations(gw: Core, limit = 50): Promise<CorroborationOutcome[]> {
   const due = gw.db
     .query("SELECT log_id AS logId FROM corroborations WHERE state = 'pending' AND next_at IS NOT NULL AND next_at <= ? ORDER BY next_at LIMIT ?")
     .all(gw.clock.now(), limit) as Array<{ logId: number }>;
@@ -344,10 +344,10 @@ export async function retryCorroborations(gw: Gateway, limit = 50): Promise<Corr
   return out;
 }
 
-const inflight = new WeakMap<Gateway, Set<Promise<unknown>>>();
+const inflight = new WeakMap<Core, Set<Promise<unknown>>>();
 
 /** Plugs cross-instance corroboration into the game's hand-off; running questions finish before the gateway stops. */
-export function startCorroboration(gw: Gateway): void {
+export function startCorroboration(gw: Core): void {
   const running = new Set<Promise<unknown>>();
   inflight.set(gw, running);
   setCorroborator(gw, (_core, find) => {

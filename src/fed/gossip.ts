@@ -7,7 +7,7 @@
  *
  *   notify body: {"instance": "<the sender's instance id>"}
  */
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import { fedFetch, peerSyncUrls } from "./dial.ts";
 import { instanceSigner } from "./feed.ts";
 import { getPeer, listPeers } from "./peers.ts";
@@ -23,7 +23,7 @@ export interface NotifyAnswer {
 }
 
 /** Handles a gossip ping (the instance id's form is checked at the route). */
-export function receiveNotify(gw: Gateway, b: { instance: string }): NotifyAnswer {
+export function receiveNotify(gw: Core, b: { instance: string }): NotifyAnswer {
   const peer = getPeer(gw, b.instance);
   if (!peer) return { accepted: false, coalesced: false, reason: "unknown_peer" };
   if (peer.trust === "blocked") return { accepted: false, coalesced: false, reason: "blocked" };
@@ -41,16 +41,16 @@ interface PingState {
   inflight: Promise<unknown> | null;
   stopped: boolean;
 }
-const states = new WeakMap<Gateway, PingState>();
+const states = new WeakMap<Core, PingState>();
 
-function stateOf(gw: Gateway): PingState {
+function stateOf(gw: Core): PingState {
   let s = states.get(gw);
   if (!s) states.set(gw, (s = { timer: null, inflight: null, stopped: false }));
   return s;
 }
 
 /** Pings every peer that is not blocked and has a sync URL; resolves when all have answered or failed. */
-async function pingPeers(gw: Gateway): Promise<Array<{ instance: string; ok: boolean }>> {
+async function pingPeers(gw: Core): Promise<Array<{ instance: string; ok: boolean }>> {
   if (!instanceSigner(gw)) return [];
   const body = JSON.stringify({ instance: gw.config.instance });
   const targets = listPeers(gw)
@@ -80,7 +80,7 @@ async function pingPeers(gw: Gateway): Promise<Array<{ instance: string; ok: boo
 }
 
 /** Listens for this instance's published records and pings peers after each burst. */
-export function startGossip(gw: Gateway): void {
+export function startGossip(gw: Core): void {
   const s = stateOf(gw);
   gw.events.on("fedPublished", () => {
     if (s.stopped || s.timer) return;

@@ -3,7 +3,7 @@
  * list and trust, gossip. Thin: parse, gate, one service call.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { mirroredRecords, peerList, setPeerTrust } from "./admin.ts";
 import { receiveNotify } from "./gossip.ts";

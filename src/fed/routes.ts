@@ -6,7 +6,7 @@
 import { conditionalJson } from "../http/conditional.ts";
 import { fetchVia } from "./via.ts";
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { badRequest } from "../lib/errors.ts";
 import { descriptor } from "./descriptor.ts";

@@ -1,7 +1,7 @@
 /** The SVCFED carrier over HTTP: pack the local feed into one bulletin for the FBB carrier. */
 import { Elysia, t } from "elysia";
 import { wholeNumber } from "../http/params.ts";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "./feed.ts";
 import { SYNC_KINDS } from "../lib/fed/record.ts";

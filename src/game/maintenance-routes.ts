@@ -4,7 +4,7 @@
  * reports its owner reads. Thin: gate, parse, call one service function.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { actorOf, CACHE_KEY, NATIVE_CACHE_ID } from "./model.ts";
 import { publishReviewed, reportCache, reportsOf, returnReviewed, reviewQueue } from "./maintenance.ts";

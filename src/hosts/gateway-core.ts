@@ -6,18 +6,21 @@
  * src/hosts/worker.ts for a Workers runtime, which must not even import them.
  */
 import type { Config } from "../core/config.ts";
-import { systemClock, type Clock, type Core, type FedTransport } from "../core/core.ts";
+import { systemClock, type Clock, type FedTransport } from "../core/core.ts";
+import type { Gateway } from "../http/gateway.ts";
+
+export type { Gateway };
 import { ListenError } from "../lib/errors.ts";
 import { TlsService } from "../tls/index.ts";
 import { registerPort } from "../stations/ports.ts";
 import { EventBus } from "../core/events.ts";
 import { createApp, type App } from "../http/app.ts";
-import type { HttpHost, HttpServer, SocketRoute } from "../http/host.ts";
+import type { HttpHost, SocketRoute } from "../http/host.ts";
 import { identify } from "../http/gates.ts";
 import { createLogger, type Logger } from "../lib/log.ts";
 import { Scheduler } from "../jobs/scheduler.ts";
-import { openStore, type Database } from "../core/store/db.ts";
-import { type WriteGate, writeGateOf } from "../core/store/write-gate.ts";
+import { openStore } from "../core/store/db.ts";
+import { WriteGate } from "../core/store/write-gate.ts";
 import { registerJobs } from "../jobs/index.ts";
 import { initFederation } from "../fed/descriptor.ts";
 import { initNetwork } from "../fed/network.ts";
@@ -39,29 +42,6 @@ const WEBSOCKET_OPTIONS = {
   sendPings: true,
   perMessageDeflate: false,
 };
-
-export interface Gateway extends Core {
-  readonly scheduler: Scheduler;
-  /** every write waits here while a RESTART checkpoint bounds the WAL (store/checkpoint.ts, store/write-gate.ts) */
-  readonly writeGate: WriteGate;
-  readonly startedAt: number;
-  readonly app: App;
-  /** the runtime that serves it (src/hosts/) */
-  readonly host: HttpHost;
-  server: HttpServer | null;
-  /** With TLS on: the plain http listener beside the HTTPS one (`server`); null otherwise */
-  plainServer: HttpServer | null;
-  /** Base URL once listening, e.g. http://127.0.0.1:8080: plain http (machine clients, the CLI's control file) */
-  url: string | null;
-  /** With TLS on, the HTTPS base URL once listening, e.g. https://localhost:8443; null otherwise */
-  httpsUrl: string | null;
-  /** The HTTPS certificate source, the ACME challenge answers, and their state (src/tls/) */
-  readonly tls: TlsService;
-  listen(): Promise<string>;
-  /** Runs `fn` when the gateway stops, before the database closes (last registered, first run). */
-  onStop(fn: () => void | Promise<void>): void;
-  stop(): Promise<void>;
-}
 
 export interface GatewayOptions {
   config: Config;
@@ -105,7 +85,7 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
   const db = openStore(dbFile);
   let parts: StartedParts | null = null;
   // one gate for every write: HTTP requests, and radio, feeds, jobs, pulls and forwarding (store/write-gate.ts)
-  const writeGate = writeGateOf(db);
+  const writeGate = new WriteGate();
   const scheduler = new Scheduler(log, writeGate);
   const stopHooks: Array<() => void | Promise<void>> = [];
   const gw: Gateway = {
@@ -199,7 +179,7 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
   startRooms(gw); // live rooms and streams follow positions and logs
   startUserChannel(gw); // a user's messages and alerts, live or by web push
   watchClock(gw); // signing and transmitting wait for a sane clock (system/clock-sanity.ts), before anything signs
-  registerJobs(gw); // the cron: prune, pull, push, digests
+  registerJobs(gw, scheduler); // the cron: prune, pull, push, digests
   opts.parts.register(gw); // the host's own: radio ticks, FBB forwarding, backups on a server
   initFederation(gw);
   initNetwork(gw);

@@ -52,7 +52,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
   }
   let gw: Gateway;
   try {
-    gw = assembleGateway({ ...opts, host: opts.host ?? bunHost, dbFile, parts: { register: registerServerJobs, start: startServerParts } });
+    gw = assembleGateway({
+      ...opts,
+      host: opts.host ?? bunHost,
+      dbFile,
+      parts: { register: (g) => registerServerJobs(g, g.scheduler), start: startServerParts },
+    });
   } catch (e) {
     lock?.release();
     throw e;

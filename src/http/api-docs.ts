@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { Elysia } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "./gateway.ts";
 import { esc } from "../exports/xml.ts";
 import { buildInfo } from "../lib/version.ts";
 import { v1DocumentInfo } from "../v1/openapi.ts";

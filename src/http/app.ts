@@ -3,8 +3,8 @@
  * bodies read with a cap after the route's gate (gates.ts), one error shape, the web app as the fallback for
  * browser navigation, JSON answers compressed by Accept-Encoding, and every domain's routes mounted from routes.ts.
  */
-import { Elysia } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import { type AnyElysia, Elysia } from "elysia";
+import type { Gateway } from "./gateway.ts";
 import { applyBaseHeaders, CORS_HEADERS, preflight } from "./cors.ts";
 import { errorResponse, toErrorResponse } from "./errors.ts";
 import { contentSecurityPolicy, serveIndex, uiRoutes, wantsUi } from "./ui.ts";
@@ -15,7 +15,7 @@ import { apiDocsRoutes } from "./api-docs.ts";
 import { learnRouteBodies } from "./body.ts";
 import { httpsRedirect } from "./https-redirect.ts";
 
-export function createApp(gw: Gateway) {
+export function createApp(gw: Gateway): App {
   const csp = contentSecurityPolicy(gw.config);
   // Elysia compiles each route's handler and validators with `new Function` unless told not to
   const app = new Elysia({ name: "svc-gateway", normalize: false, aot: !gw.host.missing.has("codegen"), adapter: gw.host.adapter })
@@ -47,4 +47,9 @@ export function createApp(gw: Gateway) {
   return built;
 }
 
-export type App = ReturnType<typeof createApp>;
+/**
+ * The app as hosts and the Gateway see it: any Elysia app (its route types are
+ * not needed outside this layer, and naming createApp's own type would tie
+ * every route's types to the hosts that serve them).
+ */
+export type App = AnyElysia;

@@ -11,7 +11,7 @@
  * A raw body sent to a route that takes JSON or a form is refused (415)
  * before it is read.
  */
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "./gateway.ts";
 import { AppError, badRequest, tooLarge } from "../lib/errors.ts";
 
 /** A route's cap: bytes, or worked out from the request (e.g. by who sends it) before the body is read. */

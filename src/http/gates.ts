@@ -26,7 +26,7 @@
  */
 import { Elysia } from "elysia";
 import type { HttpServer } from "./host.ts";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "./gateway.ts";
 import { AppError, forbidden, unauthorized } from "../lib/errors.ts";
 import { cookieValue, findSession, SESSION_COOKIE } from "../accounts/sessions.ts";
 import { activeCallsign, userHoldsCall } from "../accounts/identity.ts";

@@ -5,8 +5,7 @@
  * (src/hosts/bun.ts); src/hosts/node.ts makes one on node:http. The host's
  * entry point picks the host (docs/architecture.md).
  */
-import type { ElysiaAdapter } from "elysia";
-import type { App } from "./app.ts";
+import type { AnyElysia, ElysiaAdapter } from "elysia";
 
 export interface HttpServer {
   readonly port: number | undefined;
@@ -82,5 +81,5 @@ export interface HttpHost {
   /** Elysia's adapter for this runtime (how handlers' values become responses); Elysia's web-standard one when absent */
   readonly adapter?: ElysiaAdapter;
   /** Listens; throws an error with code EADDRINUSE when the port is taken. */
-  serve(app: App, opts: ServeOptions): Promise<HttpServer>;
+  serve(app: AnyElysia, opts: ServeOptions): Promise<HttpServer>;
 }

@@ -4,7 +4,7 @@
  * HSTS only with TLS=acme: a certificate from the local CA or the operator's
  * files may go away, and HSTS would then lock browsers out of plain http.
  */
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "./gateway.ts";
 import { httpsLocation, plainHttpAction } from "../tls/policy.ts";
 
 const HSTS = "max-age=31536000";

@@ -17,7 +17,7 @@
 import { createHash } from "node:crypto";
 import { clipLine, clipRing, type Pt, type Rect } from "../tiles/clip.ts";
 import { PMTiles, type RangeResponse, type Source } from "pmtiles";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "./gateway.ts";
 import { stationsForMap, type Bbox } from "../stations/registry.ts";
 import { cachesInBox } from "../game/cache-map.ts";
 import { worldArchive } from "../tiles/archives.ts";

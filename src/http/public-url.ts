@@ -8,7 +8,7 @@
  * gateway's own listening URL instead.
  */
 import { hostname, networkInterfaces } from "node:os";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "./gateway.ts";
 import { inRanges, parseIp, parseRanges } from "../lib/net/ip.ts";
 
 const LOOPBACK = parseRanges("127.0.0.0/8,::1").ranges;

@@ -2,7 +2,7 @@
  * Every domain's routes, mounted in this order. A domain adds one line here.
  */
 import type { Elysia } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "./gateway.ts";
 import { systemRoutes } from "../system/routes.ts";
 import { bbsRoutes } from "../bbs/routes.ts";
 import { stationsRoutes } from "../stations/routes.ts";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { Elysia, t } from "elysia";
 import type { Config } from "../core/config.ts";
 import { AppError } from "../lib/errors.ts";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "./gateway.ts";
 import { CORS_HEADERS } from "./cors.ts";
 import { errorResponse } from "./errors.ts";
 import { gatesPlugin } from "./gates.ts";

@@ -25,7 +25,7 @@
  *             HUB_CLIENTS_MAX in all, gets `# server full: ...` and is closed.
  */
 import type { Socket } from "bun";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import type { GatewayEvents } from "../core/events.ts";
 import { aprsIsPasscode } from "../lib/aprs/passcode.ts";
 import { decode } from "../lib/aprs/decode.ts";
@@ -87,7 +87,7 @@ export interface AprsIsServer {
 }
 
 /** The server's own name: RADIO_CALL's (or FED_APRS_CALL's, APRSIS_CALL's) base call with -GW, else SVCGW. */
-export function serverName(gw: Gateway): string {
+export function serverName(gw: Core): string {
   const call = gw.config.radioCall ?? gw.config.fedAprsCall ?? gw.config.aprsIsCall;
   return call ? `${call.split("-")[0]!.toUpperCase()}-GW` : "SVCGW";
 }
@@ -112,7 +112,7 @@ function parseLogin(line: string): { call: string; pass: number | null; software
   return out;
 }
 
-export function startAprsIsServer(gw: Gateway, at: { host: string; port: number }): AprsIsServer | null {
+export function startAprsIsServer(gw: Core, at: { host: string; port: number }): AprsIsServer | null {
   const name = serverName(gw);
   const stats: AprsIsServerStats = {
     offered: 0,

@@ -13,7 +13,7 @@
  * It goes as a third-party packet from RADIO_CALL, RADIO_PATH as its path:
  * `RADIO_CALL>APZSVC,WIDE1-1,WIDE2-1:}SRC>DST,TCPIP,RADIO_CALL*::ADDRESSEE:text`.
  */
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import type { AprsPacket } from "../lib/aprs/types.ts";
 import { TOCALL } from "../lib/aprs/encode.ts";
 import { radioOf } from "../radio-node/running-radio.ts";
@@ -25,12 +25,12 @@ const IGATE_HEARD_MS = 30 * 60_000;
 const IGATE_DUPE_MS = 30_000;
 
 const GATED_KINDS = new Set(["message", "ack", "rej"]);
-const recent = new WeakMap<Gateway, Map<string, number>>();
+const recent = new WeakMap<Core, Map<string, number>>();
 
 export type GateResult = FrameTxResult | "not-a-message" | "not-heard-on-rf" | "heard-on-aprs-is" | "duplicate" | "no-radio";
 
 /** Why `addressee` may not be reached on RF from here, or null when it may. */
-function reachableOnRf(gw: Gateway, addressee: string, now: number): GateResult | null {
+function reachableOnRf(gw: Core, addressee: string, now: number): GateResult | null {
   const heard = gw.db.query("SELECT max(last_ts) AS at FROM mheard WHERE call = ? COLLATE NOCASE").get(addressee) as { at: number | null };
   if (heard.at === null || now - heard.at > IGATE_HEARD_MS) return "not-heard-on-rf";
   const st = gw.db.query("SELECT source, last_heard FROM stations WHERE call = ?").get(addressee) as { source: string | null; last_heard: number } | null;
@@ -39,7 +39,7 @@ function reachableOnRf(gw: Gateway, addressee: string, now: number): GateResult 
 }
 
 /** Gates one uploaded packet to RF if the rule above allows; says what became of it. */
-export function gateToRf(gw: Gateway, h: Header, p: AprsPacket | null): GateResult {
+export function gateToRf(gw: Core, h: Header, p: AprsPacket | null): GateResult {
   if (!p || !GATED_KINDS.has(p.type) || !p.addressee) return "not-a-message";
   const gr = radioOf(gw);
   const call = gw.config.radioCall;

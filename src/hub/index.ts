@@ -3,7 +3,7 @@
  * its APRS-IS server (APRSIS_LISTEN), both off unless set. Started by a
  * serving gateway after its radio (the KISS server copies the radio's ports).
  */
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import { startKissServer, type KissServer } from "./kiss-server.ts";
 import { startAprsIsServer, type AprsIsServer } from "./aprsis-server.ts";
 
@@ -12,13 +12,13 @@ export interface Hub {
   aprsIs: AprsIsServer | null;
 }
 
-const hubs = new WeakMap<Gateway, Hub>();
+const hubs = new WeakMap<Core, Hub>();
 
-export function hubOf(gw: Gateway): Hub | null {
+export function hubOf(gw: Core): Hub | null {
   return hubs.get(gw) ?? null;
 }
 
-export function startHub(gw: Gateway): Hub {
+export function startHub(gw: Core): Hub {
   const existing = hubs.get(gw);
   if (existing) return existing;
   const hub: Hub = {

@@ -23,7 +23,7 @@
  *           never waits for a client.
  */
 import type { Socket } from "bun";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import { radioMayTransmit, radioOf } from "../radio-node/running-radio.ts";
 import { registerPort } from "../stations/ports.ts";
 import { decodeFrame, encodeKiss, formatAddress, KissDecoder } from "../../radio/index.ts";
@@ -68,7 +68,7 @@ export interface KissServer {
   stop(): void;
 }
 
-export function startKissServer(gw: Gateway, at: { host: string; port: number }): KissServer | null {
+export function startKissServer(gw: Core, at: { host: string; port: number }): KissServer | null {
   const stats: KissServerStats = { copied: 0, sent: 0, refused: 0, txOff: 0, notAllowed: 0, rateLimited: 0, bad: 0, slowDropped: 0, capped: 0 };
   const conns = new Set<Conn>();
   const gr = radioOf(gw);

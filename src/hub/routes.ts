@@ -3,7 +3,7 @@
  * server (the clients themselves are listed in GET /api/ports).
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { notFound } from "../lib/errors.ts";
 import { disconnectClient } from "./clients.ts";

@@ -5,7 +5,8 @@
  * a server runs (radio ports, FBB forwarding, file backups) are in server.ts,
  * registered by the composition root of the hosts that run them.
  */
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
+import type { Scheduler } from "./scheduler.ts";
 import { pruneAll } from "./prune.ts";
 import { checkClock, clockPaused } from "../system/clock-sanity.ts";
 import { runWatchDigests } from "../notify/digests.ts";
@@ -15,8 +16,8 @@ import { pushToHub } from "../fed/hub-and-spoke.ts";
 import { relaySpoke } from "../fed/relay.ts";
 import { archivePastEvents } from "../game/events-archive.ts";
 
-export function registerJobs(gw: Gateway): void {
-  gw.scheduler.add({
+export function registerJobs(gw: Core, scheduler: Scheduler): void {
+  scheduler.add({
     name: "prune",
     schedule: "7 * * * *",
     description: "delete expired positions, packets, logs, tombstones and relay entries in small batches",
@@ -30,7 +31,7 @@ export function registerJobs(gw: Gateway): void {
       return report;
     },
   });
-  gw.scheduler.add({
+  scheduler.add({
     name: "clock-check",
     schedule: "* * * * *",
     description: "check the clock against what is stored and what peers say; signing and transmitting wait while it is not sane",
@@ -39,7 +40,7 @@ export function registerJobs(gw: Gateway): void {
       return { sane: s.sane, reason: s.reason, peers: s.peers };
     },
   });
-  gw.scheduler.add({
+  scheduler.add({
     name: "federation-pull",
     schedule: "*/5 * * * *",
     description: "pull signed records from every peer",
@@ -55,25 +56,25 @@ export function registerJobs(gw: Gateway): void {
       };
     },
   });
-  gw.scheduler.add({
+  scheduler.add({
     name: "hub-push",
     schedule: "*/5 * * * *",
     description: "push this instance's records to FED_HUB_URL (no-op unless configured)",
     run: () => pushToHub(gw),
   });
-  gw.scheduler.add({
+  scheduler.add({
     name: "relay-spoke",
     schedule: "* * * * *",
     description: "answer relay queries addressed to this instance (no-op unless configured)",
     run: () => relaySpoke(gw),
   });
-  gw.scheduler.add({
+  scheduler.add({
     name: "events-archive",
     schedule: "17 * * * *",
     description: "archive event caches a week after they ended",
     run: () => archivePastEvents(gw),
   });
-  gw.scheduler.add({
+  scheduler.add({
     name: "watch-digests",
     schedule: "0 * * * *",
     description: "send watch-alert digests by e-mail and web push",

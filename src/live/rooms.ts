@@ -16,7 +16,7 @@
  * in the same turn of the event loop as the subscription, so nothing falls
  * between the two.
  */
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import type { GatewayEvents } from "../core/events.ts";
 import { AppError, badRequest } from "../lib/errors.ts";
 import { parseRegion, regionBox, regionsOf } from "../lib/maidenhead.ts";
@@ -113,7 +113,7 @@ class LiveRooms {
   /** open sockets of each signed-in user: a user with none is told by web push */
   readonly perUser = new Map<number, number>();
   streams = 0;
-  constructor(private gw: Gateway) {}
+  constructor(private gw: Core) {}
 
   /** Refuses (429) a client address that already holds LIVE_MAX_PER_IP live connections. */
   checkAdmit(ip: string): void {
@@ -223,9 +223,9 @@ class LiveRooms {
   }
 }
 
-const roomsOf = new WeakMap<Gateway, LiveRooms>();
+const roomsOf = new WeakMap<Core, LiveRooms>();
 
-export function liveRooms(gw: Gateway): LiveRooms {
+export function liveRooms(gw: Core): LiveRooms {
   let h = roomsOf.get(gw);
   if (!h) roomsOf.set(gw, (h = new LiveRooms(gw)));
   return h;
@@ -278,7 +278,7 @@ export interface Snapshot {
 }
 
 /** The current state of some rooms: stations whose position lies in them, the day's logs there. */
-export function snapshot(gw: Gateway, regions: string[], rooms: string[]): Snapshot {
+export function snapshot(gw: Core, regions: string[], rooms: string[]): Snapshot {
   const inRegions = (lat: number, lon: number) => {
     const [field, square] = regionsOf(lat, lon);
     return regions.includes(field) || regions.includes(square);
@@ -307,7 +307,7 @@ export function snapshot(gw: Gateway, regions: string[], rooms: string[]): Snaps
  * Publishes to both rooms of a position: `body()` (a JSON object's text) is
  * built only when a room has listeners, and gets the type and room in front.
  */
-function publish(gw: Gateway, type: string, lat: number, lon: number, body: () => string | null): void {
+function publish(gw: Core, type: string, lat: number, lon: number, body: () => string | null): void {
   const server = gw.server;
   if (!server) return;
   let text: string | null | undefined;
@@ -321,7 +321,7 @@ function publish(gw: Gateway, type: string, lat: number, lon: number, body: () =
 }
 
 /** Listens for positions and logs and publishes them to their rooms. */
-export function startRooms(gw: Gateway): void {
+export function startRooms(gw: Core): void {
   gw.events.on("position", (e) => publish(gw, "position", e.lat, e.lon, () => JSON.stringify(fromEvent(e))));
   gw.events.on("log", (e) => {
     publish(gw, "log", e.lat, e.lon, () => {

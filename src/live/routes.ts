@@ -5,7 +5,7 @@
  */
 import { Elysia, t } from "elysia";
 import type { Server, ServerWebSocket } from "bun";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { AppError } from "../lib/errors.ts";

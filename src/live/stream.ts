@@ -7,7 +7,7 @@
  * since then), across a gateway restart too; a cursor that is unknown, too
  * old or too far behind gets the whole snapshot again (docs/api.md).
  */
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import { inBbox, listStations, type Bbox } from "../stations/registry.ts";
 import { selectCaches } from "../v1/service.ts";
 import { mirroredCachesInBox } from "../fed/mirror.ts";
@@ -29,7 +29,7 @@ const COT = {
 const WORLD: Bbox = { west: -180, south: -90, east: 180, north: 90 };
 
 /** The events of the snapshot: current stations (not yet stale) and caches on the public map. */
-export function cotSnapshot(gw: Gateway, base: string, bbox: Bbox | undefined): { events: string[]; truncated: boolean } {
+export function cotSnapshot(gw: Core, base: string, bbox: Bbox | undefined): { events: string[]; truncated: boolean } {
   const now = gw.clock.now();
   const events: string[] = [];
   const st = listStations(gw, { bbox, since: now - STATION_STALE_MS, limit: COT.maxStations });
@@ -73,9 +73,9 @@ interface StreamClient {
   send(chunk: string): void;
 }
 
-const streams = new WeakMap<Gateway, Set<StreamClient>>();
+const streams = new WeakMap<Core, Set<StreamClient>>();
 
-function streamsOf(gw: Gateway): Set<StreamClient> {
+function streamsOf(gw: Core): Set<StreamClient> {
   let set = streams.get(gw);
   if (!set) {
     streams.set(gw, (set = new Set()));
@@ -93,10 +93,10 @@ function streamsOf(gw: Gateway): Set<StreamClient> {
   return set;
 }
 
-const maxPositionId = (gw: Gateway) => (gw.db.query("SELECT coalesce(max(id), 0) AS n FROM positions").get() as { n: number }).n;
+const maxPositionId = (gw: Core) => (gw.db.query("SELECT coalesce(max(id), 0) AS n FROM positions").get() as { n: number }).n;
 
 /** Where a `Last-Event-ID` lets the stream resume: the position id after which to replay, or null for the snapshot. */
-function resumePoint(gw: Gateway, lastEventId: string | null): number | null {
+function resumePoint(gw: Core, lastEventId: string | null): number | null {
   if (!lastEventId || !/^\d{1,15}$/.test(lastEventId.trim())) return null;
   const n = Number(lastEventId.trim());
   if (n > maxPositionId(gw)) return null;
@@ -107,7 +107,7 @@ function resumePoint(gw: Gateway, lastEventId: string | null): number | null {
 }
 
 /** Each station's latest position after `after` (inside the box), in id order, with its id. */
-function replay(gw: Gateway, after: number, bbox: Bbox | undefined): Array<{ id: number; p: LivePosition }> {
+function replay(gw: Core, after: number, bbox: Bbox | undefined): Array<{ id: number; p: LivePosition }> {
   const rows = gw.db
     .query(
       `SELECT p.id, p.call, p.ts, p.lat, p.lon, p.alt_m, p.course, p.speed_kmh, p.source, p.igate, s.kind, s.alive, s.symbol, s.comment
@@ -148,8 +148,15 @@ const enc = new TextEncoder();
  * plus COT.bufferBytes is dropped.
  */
 export function cotStream(
-  gw: Gateway,
-  opts: { base: string; bbox: Bbox | undefined; lastEventId: string | null; ip: string; request: Request; server: Gateway["server"] },
+  gw: Core,
+  opts: {
+    base: string;
+    bbox: Bbox | undefined;
+    lastEventId: string | null;
+    ip: string;
+    request: Request;
+    server: { timeout(request: Request, seconds: number): void } | null;
+  },
 ): Response {
   const rooms = liveRooms(gw);
   rooms.checkAdmit(opts.ip);

@@ -11,7 +11,7 @@
  * A user with no live socket open (the app is closed) gets a web push
  * instead (src/notify/push.ts): for a message, a watched station, an emergency.
  */
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import type { GatewayEvents } from "../core/events.ts";
 import { verifiedHolder } from "../accounts/users.ts";
 import { sendPush, type PushMessage } from "../notify/push.ts";
@@ -22,21 +22,21 @@ import { liveRooms, userTopic } from "./rooms.ts";
 /** A sender's retries of one message are told once: the same sender, id and text heard within this. */
 const RETOLD_MS = 30 * 60_000;
 
-export function startUserChannel(gw: Gateway): void {
+export function startUserChannel(gw: Core): void {
   gw.events.on("aprsMessage", (m) => onMessage(gw, m));
   gw.events.on("aprsPacket", (p) => onPacket(gw, p));
   gw.events.on("outboxMessage", (m) => tellState(gw, m.userId, m.src, m.addressee, m.msgId));
 }
 
 /** The sender's screen shows the message's new state (sent, retrying, acked, failed) as it changes. */
-function tellState(gw: Gateway, userId: number, src: string, addressee: string, msgId: string): void {
+function tellState(gw: Core, userId: number, src: string, addressee: string, msgId: string): void {
   if (!liveRooms(gw).userOnline(userId)) return;
   const message = sentMessage(gw, userId, src, addressee, msgId);
   if (message) gw.server?.publish(userTopic(userId), JSON.stringify({ type: "message-state", conversation: addressee.toUpperCase(), message }));
 }
 
 /** Live to the user's sockets; a push when none is open. */
-function tell(gw: Gateway, userId: number, live: Record<string, unknown>, push: PushMessage | null): void {
+function tell(gw: Core, userId: number, live: Record<string, unknown>, push: PushMessage | null): void {
   if (liveRooms(gw).userOnline(userId)) {
     gw.server?.publish(userTopic(userId), JSON.stringify(live));
     return;
@@ -45,7 +45,7 @@ function tell(gw: Gateway, userId: number, live: Record<string, unknown>, push: 
   sendPush(gw, userId, push).catch((e) => gw.log.warn("push", "alert push failed", { error: String(e) }));
 }
 
-function onMessage(gw: Gateway, m: GatewayEvents["aprsMessage"]): void {
+function onMessage(gw: Core, m: GatewayEvents["aprsMessage"]): void {
   if (m.kind === "message") {
     const holder = verifiedHolder(gw.db, m.addressee);
     // not to the holder's own messages heard back
@@ -73,14 +73,14 @@ function onMessage(gw: Gateway, m: GatewayEvents["aprsMessage"]): void {
 }
 
 /** Whether this message was already heard (the sender's retry, the other feed's copy) and told. */
-function retold(gw: Gateway, m: GatewayEvents["aprsMessage"]): boolean {
+function retold(gw: Core, m: GatewayEvents["aprsMessage"]): boolean {
   const n = gw.db
     .query("SELECT COUNT(*) AS n FROM aprs_messages WHERE src = ? AND addressee = ? AND text = ? AND coalesce(msg_id, '') = ? AND ts > ? AND ts <= ?")
     .get(m.src, m.addressee, m.text, m.msgId ?? "", m.ts - RETOLD_MS, m.ts) as { n: number };
   return n.n > 1;
 }
 
-function onPacket(gw: Gateway, e: GatewayEvents["aprsPacket"]): void {
+function onPacket(gw: Core, e: GatewayEvents["aprsPacket"]): void {
   // our own transmissions heard back tell nobody anything new
   if (e.via === "echo") return;
   const p = e.packet;
@@ -101,7 +101,7 @@ function onPacket(gw: Gateway, e: GatewayEvents["aprsPacket"]): void {
   }
 }
 
-function tellEmergency(gw: Gateway, em: Emergency): void {
+function tellEmergency(gw: Core, em: Emergency): void {
   gw.log.warn("alerts", `emergency from ${em.call}`, { reason: em.reason, lat: em.lat, lon: em.lon });
   const users = new Set([...sysopUsers(gw), ...watchersOf(gw, em.call)]);
   const where = em.lat !== null && em.lon !== null ? ` at ${em.lat.toFixed(4)}, ${em.lon.toFixed(4)}` : "";

@@ -4,7 +4,7 @@
  * list, and the emergencies the map's banner shows.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { conversationWith, listConversations, sendMessage } from "./service.ts";
 import { recentEmergencies, setWatchList, watchList } from "./alerts.ts";

@@ -15,7 +15,7 @@
  *
  *   await runWatchDigests(gw)   // { made: 2, sent: 2, failed: 0, retry: 0 }
  */
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import { sendMail } from "./mail.ts";
 import { sendPush } from "./push.ts";
 import { getPrefs } from "../accounts/prefs.ts";
@@ -41,7 +41,7 @@ interface Candidate {
 }
 
 /** Makes the digests that are due; returns how many rows were written. */
-export function makeDigests(gw: Gateway): number {
+export function makeDigests(gw: Core): number {
   const now = gw.clock.now();
   return gw.db.transaction(() => {
     const candidates = gw.db
@@ -98,7 +98,7 @@ interface DigestLog {
 }
 
 /** The logs of a digest still to report (withdrawn ones are left out), grouped by cache. */
-function digestLogs(gw: Gateway, ids: number[]): DigestLog[] {
+function digestLogs(gw: Core, ids: number[]): DigestLog[] {
   return gw.db
     .query(
       `SELECT l.id, l.kind, l.call, l.text, l.created_at AS createdAt, c.id AS cacheId, c.name
@@ -108,13 +108,13 @@ function digestLogs(gw: Gateway, ids: number[]): DigestLog[] {
     .all(JSON.stringify(ids)) as DigestLog[];
 }
 
-const base = (gw: Gateway) => gw.config.publicUrl ?? gw.url ?? `http://localhost:${gw.config.port}`;
+const base = (gw: Core) => gw.config.publicUrl ?? gw.url ?? `http://localhost:${gw.config.port}`;
 /** What a log of this kind says its writer did ("found it", "will attend", "reported that it needs maintenance"); a kind unknown here reads as a note. */
 const verb = (t: Translate, kind: string) => t((LOG_KINDS as readonly string[]).includes(kind) ? `digest.${kind}` : "digest.note");
 const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC";
 
 /** The e-mail, in the account's language (its `lang` preference): every log under its cache, with links. */
-function digestMail(gw: Gateway, logs: DigestLog[], period: string, t: Translate): { subject: string; text: string } {
+function digestMail(gw: Core, logs: DigestLog[], period: string, t: Translate): { subject: string; text: string } {
   const lines: string[] = [t("digest.intro", { instance: gw.config.instance }), ""];
   let cache = -1;
   for (const l of logs.slice(0, MAX_LISTED)) {
@@ -154,7 +154,7 @@ export interface DigestReport {
 }
 
 /** The task: settle digests a crash cut off, make the due ones, send every pending one. */
-export async function runWatchDigests(gw: Gateway): Promise<DigestReport> {
+export async function runWatchDigests(gw: Core): Promise<DigestReport> {
   const unknown = gw.db
     .query("UPDATE watch_digests SET state = 'unknown', error = 'cut off while sending (the gateway stopped)' WHERE state = 'sending'")
     .run().changes;

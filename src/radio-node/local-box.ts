@@ -4,7 +4,7 @@
  * form and the operator's log work the same either way). A `ui` line goes
  * into the APRS outbox, so it keeps the channel's rate limits.
  */
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import { acknowledge, commandUser, lease, LOCAL_BOX, type Ack, type BoxCommand } from "../box/service.ts";
 import { listPorts } from "../stations/ports.ts";
 import { enqueue } from "../stations/outbox.ts";
@@ -13,7 +13,7 @@ import { broadcastNodes, sendBeacon } from "./broadcasts.ts";
 import type { GatewayRadio } from "./running-radio.ts";
 import { syncOverRadio } from "./sync.ts";
 
-type Runner = (gw: Gateway, gr: GatewayRadio, c: BoxCommand) => unknown | Promise<unknown>;
+type Runner = (gw: Core, gr: GatewayRadio, c: BoxCommand) => unknown | Promise<unknown>;
 
 /** What each kind does here; a kind without a runner is acknowledged as failed. */
 const LOCAL_RUNNERS: Record<string, Runner> = {
@@ -52,7 +52,7 @@ const LOCAL_RUNNERS: Record<string, Runner> = {
 };
 
 /** Leases the local box's due commands, runs them, acknowledges each. */
-export async function runLocalBox(gw: Gateway, gr: GatewayRadio): Promise<number> {
+export async function runLocalBox(gw: Core, gr: GatewayRadio): Promise<number> {
   const commands = lease(gw, LOCAL_BOX, { limit: 10 });
   for (const c of commands) {
     const run = LOCAL_RUNNERS[c.kind];

@@ -18,7 +18,7 @@
  * Nothing goes on the air unless RADIO_CALL (for APRS lines: their source)
  * is a callsign verified on this instance.
  */
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import { ingestLines } from "../stations/ingest.ts";
 import { heardOnRf } from "../stations/igate.ts";
 import { registerPort } from "../stations/ports.ts";
@@ -66,7 +66,7 @@ export interface RadioStartOptions {
 }
 
 /** The calls our stations answer to besides RADIO_CALL: the NET/ROM node's, the BBS's (BBS_AX25_CALL). */
-function extraCalls(gw: Gateway): string[] {
+function extraCalls(gw: Core): string[] {
   const c = gw.config;
   const node = c.nodeAlias ? (c.nodeCall ?? c.radioCall) : null;
   return [node, c.bbsAx25Call].filter((x): x is string => !!x && x !== c.radioCall);
@@ -75,7 +75,7 @@ function extraCalls(gw: Gateway): string[] {
 const STATE: Record<PortStatus["state"], string> = { connected: "up", connecting: "connecting", waiting: "down", idle: "idle", closed: "off" };
 
 /** Starts the radio once per gateway (no ports: nothing to start). Stops with the gateway. */
-export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRadio | null {
+export function startRadio(gw: Core, opts: RadioStartOptions = {}): GatewayRadio | null {
   const existing = radioOf(gw);
   if (existing) return existing;
   const ports = opts.ports ?? gw.config.kissPorts;
@@ -195,7 +195,7 @@ export function startRadio(gw: Gateway, opts: RadioStartOptions = {}): GatewayRa
  * out of the store is counted for the port (notStored in /api/ports), and the
  * log says so once a minute rather than once a frame.
  */
-function safely(gw: Gateway, what: string, fn: () => unknown, port?: string) {
+function safely(gw: Core, what: string, fn: () => unknown, port?: string) {
   const failed = (e: unknown) => {
     if (!isDiskFull(e)) return gw.log.error("radio", `${what} failed`, { error: String(e) });
     if (port !== undefined) notStoredOf(gw).set(port, (notStoredOf(gw).get(port) ?? 0) + 1);
@@ -209,15 +209,15 @@ function safely(gw: Gateway, what: string, fn: () => unknown, port?: string) {
   }
 }
 
-const notStored = new WeakMap<Gateway, Map<string, number>>();
-function notStoredOf(gw: Gateway): Map<string, number> {
+const notStored = new WeakMap<Core, Map<string, number>>();
+function notStoredOf(gw: Core): Map<string, number> {
   let m = notStored.get(gw);
   if (!m) notStored.set(gw, (m = new Map()));
   return m;
 }
 
 /** A UI frame heard on `port`. */
-function heardUi(gw: Gateway, f: Ax25Frame, port: string): unknown {
+function heardUi(gw: Core, f: Ax25Frame, port: string): unknown {
   if (isNodesFrame(f)) return noteNodes(gw, port, f);
   if (isBeacon(f.info))
     return applyBeacon(gw, f.info).then(
@@ -246,7 +246,7 @@ const due = (last: number | null, intervalMin: number, now: number) => intervalM
  * due. A radio sync runs in the background (it can take minutes on the air);
  * the next is due RADIO_SYNC_INTERVAL_MIN after the last one started.
  */
-export async function radioTick(gw: Gateway): Promise<Record<string, unknown>> {
+export async function radioTick(gw: Core): Promise<Record<string, unknown>> {
   const gr = radioOf(gw);
   if (!gr) return { skipped: "no radio ports" };
   const now = gw.clock.now();

@@ -6,7 +6,7 @@
  */
 import { Elysia, t } from "elysia";
 import { wholeNumber } from "../http/params.ts";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { counterSamples, mheard } from "./heard.ts";
 import { editRoute, listRoutes, nodeCall, nodesTable } from "./netrom.ts";

@@ -11,7 +11,7 @@
  * keep the same per-peer cursors, so a record pulled one way is not pulled
  * again the other.
  */
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import { tierCaps, type LinkCaps } from "../lib/fed/caps.ts";
 import { peerSyncUrl } from "../fed/dial.ts";
 import type { Endpoint } from "../lib/fed/endpoints.ts";
@@ -24,7 +24,7 @@ import { resolveNode } from "./netrom.ts";
 import { isVerifiedCall } from "./tx.ts";
 
 /** This station's SVCL1 capabilities: the compact tier, clamped by SVCL1_LINE_BUDGET and SVCL1_MAX_BATCH. */
-export function svcl1Caps(gw: Gateway): LinkCaps {
+export function svcl1Caps(gw: Core): LinkCaps {
   const c = tierCaps("compact");
   return { ...c, mtu: Math.min(gw.config.svcl1LineBudget, 1_048_576), batch: Math.min(gw.config.svcl1MaxBatch, c.batch * 400) };
 }
@@ -50,7 +50,7 @@ class RadioSyncError extends Error {
  * circuit to `netrom:ALIAS`.
  */
 export async function openCircuit(
-  gw: Gateway,
+  gw: Core,
   gr: GatewayRadio,
   ep: Pick<Endpoint, "transport" | "address">,
   opts: { from?: string; via?: string[] } = {},
@@ -73,13 +73,13 @@ export async function openCircuit(
 }
 
 /** Serves SVCL1 on an accepted connection. */
-export function serveCircuit(gw: Gateway, circuit: Circuit): void {
+export function serveCircuit(gw: Core, circuit: Circuit): void {
   void serveSvcl1(gw, circuit, { caps: svcl1Caps(gw) })
     .then((r) => gw.log.info("radio", `served SVCL1 to ${r.peer}: ${r.pages} pages, ${r.frames} records${r.errors.length ? `; ${r.errors.join("; ")}` : ""}`))
     .catch((e) => gw.log.error("radio", `SVCL1 session with ${circuit.peer} failed`, { error: String(e) }));
 }
 
-const queues = new WeakMap<Gateway, Promise<unknown>>();
+const queues = new WeakMap<Core, Promise<unknown>>();
 
 /**
  * Pulls a peer over the radio now: connect to its radio endpoint, pull every
@@ -87,7 +87,7 @@ const queues = new WeakMap<Gateway, Promise<unknown>>();
  * running. Never throws for the peer or the air: it is in the report (and in
  * the peer's sync health).
  */
-export function syncOverRadio(gw: Gateway, instance: string): Promise<PullReport> {
+export function syncOverRadio(gw: Core, instance: string): Promise<PullReport> {
   const run = async (): Promise<PullReport> => {
     const fail = (code: string, message: string): PullReport => ({
       peer: instance,
@@ -129,6 +129,6 @@ export function syncOverRadio(gw: Gateway, instance: string): Promise<PullReport
 }
 
 /** Peers the scheduled radio sync takes: not blocked, a radio endpoint, and no sync URL. */
-export function radioOnlyPeers(gw: Gateway): Peer[] {
+export function radioOnlyPeers(gw: Core): Peer[] {
   return listPeers(gw).filter((p) => p.trust !== "blocked" && radioEndpoint(p) && peerSyncUrl(gw, p) === null);
 }

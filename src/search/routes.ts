@@ -1,6 +1,6 @@
 /** `GET /api/search`: the header's search box. */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { viewerOf } from "../bbs/access.ts";
 import { search, SEARCH_DEFAULT, SEARCH_MAX, SEARCH_SECTION_MAX } from "./service.ts";

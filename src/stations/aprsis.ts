@@ -22,7 +22,7 @@
  * is offered to the radio as well as to the ingest pipeline.
  */
 import type { Socket } from "bun";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import { tcpConnect } from "../lib/net/tcp.ts";
 import { concatBytes } from "../lib/net/bytes.ts";
 import { aprsIsPasscode } from "../lib/aprs/index.ts";
@@ -84,10 +84,10 @@ export interface AprsIsClient {
   stop(): void;
 }
 
-const clients = new WeakMap<Gateway, AprsIsClient>();
+const clients = new WeakMap<Core, AprsIsClient>();
 
 /** Starts the client when APRSIS_SERVER is set (once per gateway); stops with the gateway. */
-export function startAprsIs(gw: Gateway): AprsIsClient | null {
+export function startAprsIs(gw: Core): AprsIsClient | null {
   const server = gw.config.aprsIsServer;
   const call = gw.config.aprsIsCall ?? gw.config.fedAprsCall;
   const st: AprsIsStatus = {

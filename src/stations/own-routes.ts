@@ -4,7 +4,7 @@
  * /updateweatherstation and /api/wx/submit. Thin: gate, parse, one service call.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { badRequest, notFound } from "../lib/errors.ts";

@@ -4,7 +4,7 @@
  * calls one service function.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { isSysop } from "../accounts/caller.ts";
 import { badRequest } from "../lib/errors.ts";

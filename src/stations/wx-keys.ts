@@ -3,7 +3,7 @@
  * presents when it pushes readings. Only a SHA-256 of the key is stored.
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
 import type { SignedInUser } from "../accounts/caller.ts";
 import { badRequest } from "../lib/errors.ts";
 import { isCallsign, baseCall } from "../lib/callsign.ts";
@@ -18,7 +18,7 @@ export interface WxKeyStation {
 const hash = (k: string) => createHash("sha256").update(k).digest("base64url");
 
 /** Issues (or replaces) the key of an own station; returns the key, shown once. */
-export function issueWxKey(gw: Gateway, stationId: number): string {
+export function issueWxKey(gw: Core, stationId: number): string {
   const key = randomBytes(18).toString("base64url");
   gw.db.transaction(() => {
     gw.db.query("DELETE FROM wx_keys WHERE station_id = ?").run(stationId);
@@ -27,7 +27,7 @@ export function issueWxKey(gw: Gateway, stationId: number): string {
   return key;
 }
 
-export function findWxKey(gw: Gateway, key: string): WxKeyStation | null {
+export function findWxKey(gw: Core, key: string): WxKeyStation | null {
   if (key.length < 8 || key.length > 200) return null;
   const row = gw.db
     .query("SELECT m.id AS stationId, m.user_id AS userId, m.call FROM wx_keys k JOIN my_stations m ON m.id = k.station_id WHERE k.key_hash = ?")
@@ -52,7 +52,7 @@ export function wxKeyFrom(request: Request, body: unknown): string | null {
 }
 
 /** Revokes an own station's key: its pushes are refused from now on. */
-function revokeWxKey(gw: Gateway, stationId: number): boolean {
+function revokeWxKey(gw: Core, stationId: number): boolean {
   return gw.db.query("DELETE FROM wx_keys WHERE station_id = ?").run(stationId).changes > 0;
 }
 
@@ -65,7 +65,7 @@ export interface UploadSettings {
 }
 
 /** Upload settings for a key, on PUBLIC_URL (else the address the gateway listens on). */
-function uploadSettings(gw: Gateway, call: string, key: string): UploadSettings {
+function uploadSettings(gw: Core, call: string, key: string): UploadSettings {
   const base = new URL(gw.config.publicUrl ?? gw.url ?? `http://localhost:${gw.config.port}`);
   const port = base.port ? Number(base.port) : base.protocol === "https:" ? 443 : 80;
   const q = new URLSearchParams({ ID: call, PASSWORD: key });
@@ -84,7 +84,7 @@ export interface IssuedKey {
 
 /** POST /api/my/stations/:sid/wx-key: a new key (the old one stops working); `{"revoke": true}` only revokes. */
 export function stationWxKey(
-  gw: Gateway,
+  gw: Core,
   userId: number,
   stationId: number,
   b: { revoke?: boolean; [k: string]: unknown },
@@ -107,7 +107,7 @@ export function stationWxKey(
  * convention for weather stations); it becomes an own station if it is not one
  * yet (`label`, `lat`, `lon` as for POST /api/my/stations).
  */
-export function ownWxKey(gw: Gateway, user: SignedInUser, b: Record<string, unknown>): IssuedKey {
+export function ownWxKey(gw: Core, user: SignedInUser, b: Record<string, unknown>): IssuedKey {
   const extra = Object.keys(b).filter((k) => !["call", "label", "lat", "lon"].includes(k));
   if (extra.length) throw badRequest("invalid", `unknown field(s) ${extra.join(", ")}; send call, label, lat, lon`);
   if (b.call !== undefined && (typeof b.call !== "string" || !isCallsign(b.call)))
@@ -124,6 +124,6 @@ export function ownWxKey(gw: Gateway, user: SignedInUser, b: Record<string, unkn
 }
 
 /** GET /api/wx/key and /api/wx/tx: the account's stations that push weather or transmit it. */
-export function weatherStations(gw: Gateway, userId: number): OwnStation[] {
+export function weatherStations(gw: Core, userId: number): OwnStation[] {
   return listOwn(gw, userId).filter((s) => s.wxKey !== null || s.wxTx);
 }

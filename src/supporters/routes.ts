@@ -1,6 +1,6 @@
 /** Supporter recognition: /support (the page), /api/support, prefs, and the backend's confirmation. */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { contentSecurityPolicy, serveIndex } from "../http/ui.ts";
 import { confirmSupporter, listSupporters, setSupporterPrefs, supporterPrefs } from "./service.ts";

@@ -2,7 +2,7 @@
  * Health, privacy, running source, client config and the site index.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { buildInfo } from "../lib/version.ts";
 import { privacyStatement } from "./privacy.ts";
 import { sitemapEntries, sitemapXml } from "./sitemap.ts";
@@ -138,7 +138,7 @@ export function systemRoutes(gw: Gateway) {
       gate: "public",
       detail: { summary: "The web app's client configuration: instance name, version, tile server, spots on or off", tags: ["System"] },
     })
-    .get("/api/setup", () => setupState(gw), {
+    .get("/api/setup", () => setupState(gw, gw.tls.state()), {
       gate: "public",
       detail: {
         summary: "Whether first-run set-up is still needed, and the current values, for the set-up page",

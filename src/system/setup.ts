@@ -10,7 +10,8 @@ import { sameSecret } from "../lib/secret.ts";
 import { join } from "node:path";
 import { ENV_FILE_NAME, updateEnvFile, validateSetting } from "../core/config.ts";
 import { badRequest, conflict, forbidden } from "../lib/errors.ts";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Core } from "../core/core.ts";
+import type { TlsState } from "../tls/index.ts";
 import { getMeta, setMeta } from "../core/store/db.ts";
 import { clockSummary } from "./clock-sanity.ts";
 import { DEFAULT_KISS_PORTS, kissPortId } from "../../radio/port/config.ts";
@@ -29,7 +30,7 @@ export const SETUP_SETTINGS = {
 export type SetupValues = Partial<Record<keyof typeof SETUP_SETTINGS, string>>;
 
 /** The token for the setup link, created on first start; null once setup is done. */
-export function setupToken(gw: Gateway): string | null {
+export function setupToken(gw: Core): string | null {
   if (getMeta(gw.db, "setup_done")) return null;
   let token = getMeta(gw.db, "setup_token");
   if (!token) {
@@ -39,7 +40,8 @@ export function setupToken(gw: Gateway): string | null {
   return token;
 }
 
-export function setupState(gw: Gateway) {
+/** The Setup page's state; `tls`: HTTPS as it runs now (the gateway's TLS service, src/tls/). */
+export function setupState(gw: Core, tls: TlsState) {
   const c = gw.config;
   const done = getMeta(gw.db, "setup_done");
   return {
@@ -58,13 +60,13 @@ export function setupState(gw: Gateway) {
       kissPorts: c.kissPorts === DEFAULT_KISS_PORTS ? "" : c.kissPorts.length ? c.kissPorts.map(kissPortId).join(",") : "off",
       tls: c.tls,
     },
-    // HTTPS as it runs now: the certificate's expiry and the last error (src/tls/)
-    tls: gw.tls.state(),
+    // HTTPS as it runs now: the certificate's expiry and the last error
+    tls,
   };
 }
 
 /** Writes the set-up values (text, as the route's schema checks) after the token; every value is checked as its setting. */
-export function completeSetup(gw: Gateway, token: string, values: SetupValues) {
+export function completeSetup(gw: Core, token: string, values: SetupValues) {
   const expected = getMeta(gw.db, "setup_token");
   if (getMeta(gw.db, "setup_done")) throw conflict("setup_done", "this gateway is already set up; edit the env file to change settings");
   if (!expected || !sameSecret(token, expected)) {

@@ -4,7 +4,7 @@
  * fetch the header, directories and tiles each as a range.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { errorResponse } from "../http/errors.ts";
 import { parseRange } from "../lib/net/byte-range.ts";

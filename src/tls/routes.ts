@@ -4,7 +4,7 @@
  * answers the ACME client publishes in `gw.tls.challenges`.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { conflict, notFound } from "../lib/errors.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { caCertificate, CA_FILE_NAME, tlsPage } from "./page.ts";

@@ -4,7 +4,7 @@
  * document is generated from these routes' own schemas and details.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../hosts/gateway.ts";
+import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { openApiDocument } from "../http/openapi.ts";
 import { baseUrl } from "../http/public-url.ts";

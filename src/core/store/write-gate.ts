@@ -7,9 +7,8 @@
  * scheduled jobs, federation pulls, BBS forwarding. A host without a
  * checkpointer (a Workers runtime) keeps one that never holds.
  *
- * The gate belongs to the store: `writeGateOf(db)` is the one gate of that
- * database (the composition root hands it out as `gw.writeGate`), so domain
- * code that only has the Core reaches the same gate through `gw.db`.
+ * The composition root makes one per gateway, beside its store, and every
+ * service reaches it as `gw.writeGate` (src/core/core.ts).
  */
 /** Longest a write waits for a RESTART checkpoint, ms. */
 const HOLD_MAX_MS = 3000;
@@ -81,13 +80,4 @@ export class WriteGate {
   stats(): { holds: number; waited: number; queued: number; holding: boolean } {
     return { ...this.counts, queued: this.queue.length, holding: this.held !== null };
   }
-}
-
-const gates = new WeakMap<object, WriteGate>();
-
-/** The one write gate of a database: every writer of it waits here. */
-export function writeGateOf(db: object): WriteGate {
-  let g = gates.get(db);
-  if (!g) gates.set(db, (g = new WriteGate()));
-  return g;
 }

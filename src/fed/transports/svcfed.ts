@@ -23,7 +23,7 @@
  *   const body = encodeSvcfedBody("gw1", pageBytes, frameCount); // { text, bid, fnv }
  *   const d = decodeSvcfedBody(text);                             // throws SvcfedError
  */
-import type { Gateway } from "../../hosts/gateway.ts";
+import type { Core } from "../../core/core.ts";
 import { AppError, badRequest, unprocessable } from "../../lib/errors.ts";
 import { SVCFED_CATEGORY } from "../../bbs/address.ts";
 import { bbsIdentity } from "../../bbs/identity.ts";
@@ -252,7 +252,7 @@ function pageOf(rows: Row[], n: number): Uint8Array {
  * bulletin (see the module comment). Throws 404 on an unsigned instance, 413
  * when not even the first record fits BBS_MAX_MESSAGE_BYTES.
  */
-export function enqueueSvcfed(gw: Gateway, params: EnqueueParams): EnqueueResult {
+export function enqueueSvcfed(gw: Core, params: EnqueueParams): EnqueueResult {
   if (!instanceSigner(gw)) throw new AppError(404, "unsigned", "this instance has no signing key (FED_PRIVATE_KEY), so it has no signed records to carry");
   const origin = gw.config.instance;
   const typeIds = params.types.map((k) => RECORD_TYPES[k]);
@@ -344,7 +344,7 @@ export function enqueueSvcfed(gw: Gateway, params: EnqueueParams): EnqueueResult
 // ---- receiving ----
 
 /** What a received SVCFED bulletin did (logged; the BBS answers stored or refused). */
-function receiveSvcfedBulletin(gw: Gateway, b: SvcfedBulletin): ApplyReport {
+function receiveSvcfedBulletin(gw: Core, b: SvcfedBulletin): ApplyReport {
   let d: DecodedBody;
   try {
     d = decodeSvcfedBody(b.body);
@@ -387,7 +387,7 @@ function receiveSvcfedBulletin(gw: Gateway, b: SvcfedBulletin): ApplyReport {
 }
 
 /** Registers this gateway's SVCFED receiver with the BBS (at start, once per gateway). */
-export function startSvcfed(gw: Gateway): void {
+export function startSvcfed(gw: Core): void {
   setSvcfedReceiver(gw, (_core, b) => void receiveSvcfedBulletin(gw, b));
   gw.onStop(() => setSvcfedReceiver(gw, null));
 }
