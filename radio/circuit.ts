@@ -10,7 +10,14 @@
  *   c.onData((d) => { for (const l of lines.push(d)) handle(l); });
  *   c.send("SVCL1 R ...\r"); await c.drained(); await c.disconnect();
  */
-import type { CloseReason, LinkState } from "./link.ts";
+export type LinkState = "connecting" | "connected" | "disconnecting" | "disconnected";
+
+/**
+ * Why a link ended: we or the peer disconnected, the peer refused the
+ * connection (DM), it stopped answering (N2 retries), it dropped the link
+ * (DM while connected), or the station shut down.
+ */
+export type CloseReason = "local" | "remote" | "refused" | "timeout" | "lost" | "shutdown";
 
 export interface Circuit {
   /** What carries it. */

@@ -13,7 +13,9 @@ import type { Ax25Address } from "./address.ts";
 import { formatAddress } from "./address.ts";
 import { airtimeMs, type AirEstimator } from "./airtime.ts";
 import type { Clock, TimerHandle } from "./clock.ts";
-import type { Circuit } from "./circuit.ts";
+import type { Circuit, CloseReason, LinkState } from "./circuit.ts";
+
+export type { CloseReason, LinkState };
 import { PID_NONE, type Ax25Frame, type Digipeater, type FrameType } from "./frame.ts";
 
 export interface LinkParams {
@@ -58,15 +60,6 @@ export const DEFAULT_LINK_PARAMS: Readonly<LinkParams> = Object.freeze({
   t3Ms: 300_000,
   maxInfo: 256,
 });
-
-export type LinkState = "connecting" | "connected" | "disconnecting" | "disconnected";
-
-/**
- * Why a link ended: we or the peer disconnected, the peer refused the
- * connection (DM), it stopped answering (N2 retries), it dropped the link
- * (DM while connected), or the station shut down.
- */
-export type CloseReason = "local" | "remote" | "refused" | "timeout" | "lost" | "shutdown";
 
 export class LinkError extends Error {
   constructor(

@@ -207,7 +207,7 @@ describe("layers", () => {
   });
 });
 
-describe("no runtime import cycles", () => {
+describe("no import cycles", () => {
   test("the cycle finder sees a loop and ignores what Bun erases (a control)", () => {
     const graph = new Map([
       ["a.ts", ["b.ts"]],
@@ -224,6 +224,14 @@ describe("no runtime import cycles", () => {
     const graph = new Map(TREE.map((f) => [f, runtimeImportsOf(f).filter((to) => TREE.includes(to))]));
     // a control: the reader sees runtime imports
     expect(graph.get("src/http/gates.ts")).toContain("src/accounts/caller.ts");
+    expect(importCycles(graph).map((c) => `${c.loop} (knot: ${c.files.join(", ")})`)).toEqual([]);
+  });
+
+  test("nor through types: no file names a type of a module that leads back to it", () => {
+    const graph = new Map<string, string[]>(TREE.map((f) => [f, []]));
+    for (const i of ALL) if (graph.has(i.to)) graph.get(i.from)!.push(i.to);
+    // a control: the reader sees type-only imports (radio/link.ts takes only types from radio/circuit.ts)
+    expect(ALL.find((i) => i.from === "radio/link.ts" && i.to === "radio/circuit.ts")?.typeOnly).toBe(true);
     expect(importCycles(graph).map((c) => `${c.loop} (knot: ${c.files.join(", ")})`)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
  * row and everything hanging off it.
  */
 import type { Core } from "../core/core.ts";
-import type { AccountData, AccountRef } from "./gdpr.ts";
+import type { AccountData, AccountRef } from "./data-sections.ts";
 import { emitAccountRecord } from "./records.ts";
 import { profileOf, updateProfile } from "./profile.ts";
 import { getNotifyPrefs, getPrefs, putNotifyPrefs, putPrefs } from "./prefs.ts";

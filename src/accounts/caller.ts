@@ -4,7 +4,6 @@
  */
 import type { Core } from "../core/core.ts";
 import type { VerifiedAssertion } from "./assertions.ts";
-import type { WxKeyStation } from "../stations/wx-keys.ts";
 import { baseCall } from "../lib/callsign.ts";
 
 export interface SignedInUser {
@@ -12,6 +11,13 @@ export interface SignedInUser {
   /** active callsign, if any */
   call: string | null;
   verified: boolean;
+}
+
+/** An own weather station, as its upload key names it (src/stations/wx-keys.ts). */
+export interface WxKeyStation {
+  stationId: number;
+  userId: number;
+  call: string;
 }
 
 export interface Caller {

@@ -20,7 +20,7 @@ import { gatewayRunning } from "../core/store/run-lock.ts";
 import { CONTROL_HEADER, readControl } from "../core/store/control.ts";
 import { createLogger } from "../lib/log.ts";
 import { baseCall, isCallsign, normalizeCall } from "../lib/callsign.ts";
-import type { CommandContext } from "../hosts/cli-commands.ts";
+import type { CommandContext } from "../hosts/command.ts";
 import { operatorVerify } from "./verify-aprs.ts";
 
 type Out = (line: string) => void;

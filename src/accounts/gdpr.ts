@@ -47,33 +47,13 @@ import type { Core } from "../core/core.ts";
 import { badRequest, forbidden } from "../lib/errors.ts";
 import { accountGid } from "../fed/feed.ts";
 import { callsignsOf, publicIdOf } from "./users.ts";
+import type { AccountData, AccountRef } from "./data-sections.ts";
 import { accountsData } from "./account-data.ts";
 import { gameData } from "../game/account-data.ts";
 import { stationsData } from "../stations/account-data.ts";
 import { bbsData } from "../bbs/account-data.ts";
 import { boxData } from "../box/account-data.ts";
 import { messagesData } from "../messages/account-data.ts";
-
-/** The account a GDPR operation is about. */
-export interface AccountRef {
-  userId: number;
-  /** opaque public id (users.public_id) */
-  publicId: string;
-  /** `origin:account:publicId` */
-  gid: string;
-  /** every callsign the account holds, SSIDs included */
-  calls: string[];
-  /** base calls the account has verified: the only callsigns whose callsign-keyed data is the account's */
-  verifiedCalls: string[];
-}
-
-export interface AccountData {
-  name: string;
-  export(gw: Core, account: AccountRef): unknown;
-  erase(gw: Core, account: AccountRef): Record<string, number> | undefined;
-  bundle?(gw: Core, account: AccountRef): unknown;
-  import?(gw: Core, account: AccountRef, data: unknown): void;
-}
 
 /** Every domain's account data. A domain adds one line here. */
 export const ACCOUNT_DATA: AccountData[] = [accountsData, stationsData, gameData, bbsData, boxData, messagesData];

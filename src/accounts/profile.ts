@@ -13,6 +13,7 @@ import { badRequest } from "../lib/errors.ts";
 import { baseCall } from "../lib/callsign.ts";
 import { parseCallsign, verifiedHolder } from "./users.ts";
 import { gameProfile } from "../game/account-data.ts";
+import type { ProfileSection } from "./data-sections.ts";
 
 export interface Profile {
   /** published at /api/profile/:call */
@@ -23,12 +24,6 @@ export interface Profile {
   grid?: string;
   /** one https link (QRZ page, club, blog) */
   url?: string;
-}
-
-export interface ProfileSection {
-  name: string;
-  /** Public facts about `call` (a base callsign), or null to leave the section out. */
-  build(gw: Core, call: string): unknown;
 }
 
 /** Sections other domains add to public profiles. One line per domain. */

@@ -12,7 +12,7 @@
  * posted that went out as a federation record is tombstoned, so peers purge
  * their copy. The callsign is also taken off messages it killed.
  */
-import type { AccountData, AccountRef } from "../accounts/gdpr.ts";
+import type { AccountData, AccountRef } from "../accounts/data-sections.ts";
 import { localGid, publishTombstone } from "../fed/feed.ts";
 import { erasedBid } from "./messages.ts";
 

@@ -4,7 +4,7 @@
  * acted as a callsign it has verified (an ingest box names the call), with
  * their arguments and what the box answered. Erase deletes them.
  */
-import type { AccountData } from "../accounts/gdpr.ts";
+import type { AccountData } from "../accounts/data-sections.ts";
 
 const MINE = `user_id = ?1 OR (call IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(?2) c WHERE call = c.value OR call LIKE c.value || '-%'))`;
 

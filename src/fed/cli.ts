@@ -20,7 +20,7 @@ import { createGateway } from "../hosts/gateway.ts";
 import { createLogger } from "../lib/log.ts";
 import { ENV_FILE_NAME, updateEnvFile } from "../core/config.ts";
 import { join } from "node:path";
-import type { CommandContext } from "../hosts/cli-commands.ts";
+import type { CommandContext } from "../hosts/command.ts";
 import { generateKeyPair, publicKeyFromSeed, signRotation } from "../lib/fed/keys.ts";
 import { openFrame, payloadJson } from "../lib/fed/record.ts";
 import { decodePage } from "../lib/fed/page.ts";

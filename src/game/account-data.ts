@@ -9,8 +9,8 @@
  * favorites, uploads, stage unlocks, reports of caches and supporter row deleted.
  */
 import type { Core } from "../core/core.ts";
-import type { AccountData } from "../accounts/gdpr.ts";
-import type { ProfileSection } from "../accounts/profile.ts";
+import type { AccountData } from "../accounts/data-sections.ts";
+import type { ProfileSection } from "../accounts/data-sections.ts";
 import { archiveOwnedCaches } from "./cache-writes.ts";
 import { withdrawLogsOf } from "./logs.ts";
 import { eraseTrackablesOf, trackablesDataOf } from "./trackables-moves.ts";

@@ -4,7 +4,7 @@
  * outbox rows; messages heard are the public registry). The watch list moves
  * with the account.
  */
-import type { AccountData } from "../accounts/gdpr.ts";
+import type { AccountData } from "../accounts/data-sections.ts";
 import { setWatchList, watchList } from "./alerts.ts";
 
 export const messagesData: AccountData = {

@@ -7,7 +7,9 @@
  */
 import type { Core } from "../core/core.ts";
 import type { GatewayEvents } from "../core/events.ts";
-import type { Path } from "./senders.ts";
+
+/** The two ways a radio player's answer goes out (senders.ts keeps who sends on each). */
+export type Path = "rf" | "aprsis";
 
 const eq = (a: string | null | undefined, b: string) => !!a && a.toUpperCase() === b.toUpperCase();
 

@@ -9,11 +9,11 @@
 import type { Core } from "../core/core.ts";
 import type { Transmitter } from "../radio-node/tx.ts";
 import { parseTnc2 } from "../../radio/index.ts";
+import type { Path } from "./route.ts";
 
 /** What became of a line: sent, held back by a budget (try again later), or refused for good. */
 export type SendResult = "sent" | "rate-limited" | "refused";
 export type Send = (line: string) => SendResult;
-export type Path = "rf" | "aprsis";
 
 const senders = new WeakMap<Core, Partial<Record<Path, Send>>>();
 

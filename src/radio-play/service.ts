@@ -20,8 +20,8 @@ import type { Core } from "../core/core.ts";
 import type { GatewayEvents } from "../core/events.ts";
 import { encodeAck, encodeMessage, EncodeError } from "../lib/aprs/index.ts";
 import { answerCommand, splitReply, type Asker } from "./commands.ts";
-import { senderOf, type Path } from "./senders.ts";
-import { commandRoute as route } from "./route.ts";
+import { senderOf } from "./senders.ts";
+import { commandRoute as route, type Path } from "./route.ts";
 import { baseCall, isCallsign } from "../lib/callsign.ts";
 
 const SEEN_MS = 30 * 60_000;

@@ -5,7 +5,7 @@
  * callsign (positions, packets, messages) is the public registry, kept for
  * its own short retention, not account data.
  */
-import type { AccountData } from "../accounts/gdpr.ts";
+import type { AccountData } from "../accounts/data-sections.ts";
 
 export const stationsData: AccountData = {
   name: "stations",

@@ -4,16 +4,10 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Core } from "../core/core.ts";
-import type { SignedInUser } from "../accounts/caller.ts";
+import type { SignedInUser, WxKeyStation } from "../accounts/caller.ts";
 import { badRequest } from "../lib/errors.ts";
 import { isCallsign, baseCall } from "../lib/callsign.ts";
 import { checkFields, createOwn, findOwnByCall, listOwn, ownRow, updateOwn, usableRow, viewOwn, type OwnStation } from "./own.ts";
-
-export interface WxKeyStation {
-  stationId: number;
-  userId: number;
-  call: string;
-}
 
 const hash = (k: string) => createHash("sha256").update(k).digest("base64url");
 

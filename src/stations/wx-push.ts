@@ -22,7 +22,7 @@
 import type { Core } from "../core/core.ts";
 import type { Weather } from "../lib/aprs/index.ts";
 import { badRequest } from "../lib/errors.ts";
-import type { WxKeyStation } from "./wx-keys.ts";
+import type { WxKeyStation } from "../accounts/caller.ts";
 import { flushEvents, ingestPositionsTx, newSink, storeWeatherTx } from "./ingest.ts";
 import { ownRow, usableRow, type OwnRow } from "./own.ts";
 import { transmitWeatherIfDue } from "./wx-tx.ts";

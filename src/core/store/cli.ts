@@ -3,7 +3,7 @@
  * Backup works while the gateway runs; restore refuses until it is stopped.
  */
 import { join, resolve } from "node:path";
-import type { CommandContext } from "../../hosts/cli-commands.ts";
+import type { CommandContext } from "../../hosts/command.ts";
 import { backupDatabase, restoreDatabase } from "./backup.ts";
 import { DB_FILE_NAME } from "./db.ts";
 import { RunLockHeldError } from "./run-lock.ts";

@@ -5,7 +5,7 @@
  * bundles this file too and never runs it.
  */
 import type { Database as BunDatabase } from "bun:sqlite";
-import type { Database, OpenDatabaseOptions, SqliteDriver } from "./sqlite.ts";
+import type { Database, OpenDatabaseOptions, SqliteDriver } from "./sqlite-types.ts";
 import { pragmaSchemaVersion, setPragmaSchemaVersion } from "./sqlite-pragma.ts";
 
 export const bunSqlite: SqliteDriver = {

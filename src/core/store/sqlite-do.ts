@@ -20,7 +20,7 @@
  * and a read-only handle refuses a statement that wrote (rolled back).
  */
 import { sqlParameters } from "./sqlite.ts";
-import type { Binding, Changes, Database, OpenDatabaseOptions, SqliteDriver, Statement, Transaction } from "./sqlite.ts";
+import type { Binding, Changes, Database, OpenDatabaseOptions, SqliteDriver, Statement, Transaction } from "./sqlite-types.ts";
 
 /** The part of a Durable Object's storage the driver uses (workerd's SqlStorage). */
 export interface DurableObjectSql {

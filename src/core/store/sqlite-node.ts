@@ -7,7 +7,7 @@
  */
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { sqlParameters } from "./sqlite.ts";
-import type { Binding, Changes, Database, OpenDatabaseOptions, SqliteDriver, Statement, Transaction } from "./sqlite.ts";
+import type { Binding, Changes, Database, OpenDatabaseOptions, SqliteDriver, Statement, Transaction } from "./sqlite-types.ts";
 import { pragmaSchemaVersion, setPragmaSchemaVersion } from "./sqlite-pragma.ts";
 
 /** bun:sqlite keeps 20 compiled statements behind `query()` unless told otherwise. */

@@ -4,7 +4,7 @@
  * that a driver needs nothing of sqlite.ts but its types (sqlite.ts picks
  * the Bun driver by default: a value import back would be a cycle).
  */
-import type { Database } from "./sqlite.ts";
+import type { Database } from "./sqlite-types.ts";
 
 export function pragmaSchemaVersion(db: Database): number {
   return (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
