@@ -24,8 +24,8 @@ import { WriteGate } from "../core/store/write-gate.ts";
 import { registerJobs } from "../jobs/index.ts";
 import { initFederation } from "../fed/descriptor.ts";
 import { initNetwork } from "../fed/network.ts";
-import { liveRooms, parseRegions, startRooms, WS, type RoomSocket } from "../live/rooms.ts";
-import { startUserChannel } from "../live/user-channel.ts";
+import { parseRegions, WS, type RoomSocket } from "../live/rooms.ts";
+import { Live } from "../live/service.ts";
 import { onHeard } from "../accounts/verify-aprs.ts";
 import { onPosition } from "../game/corroborate.ts";
 import { promoteMovesOnSighting } from "../game/trackables-moves.ts";
@@ -100,6 +100,8 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
     scheduler,
     writeGate,
     startedAt: Date.now(),
+    // (the live feeds and the app need the gateway: built just below)
+    live: undefined as unknown as Live,
     app: undefined as unknown as App,
     host: opts.host,
     server: null,
@@ -168,6 +170,8 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
       parts = null;
     },
   };
+  // the live feeds, before the routes that serve them
+  (gw as { live: Live }).live = new Live(gw);
   (gw as { app: App }).app = createApp(gw);
   // Every listener, job and service of the gateway, in one place (route builders only build routes):
   gw.events.on("aprsMessage", (m) => onHeard(gw, m)); // callsign challenges answered on the air
@@ -176,8 +180,7 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
   gw.events.on("aprsMessage", (m) => answerRadioPlayer(gw, m)); // players' message commands to the station's call (src/radio-play/)
   gw.events.on("position", (p) => sendCacheObjects(gw, p)); // CACHE_OBJECTS: caches on a heard station's screen
   gw.onStop(() => stopRadioPlay(gw));
-  startRooms(gw); // live rooms and streams follow positions and logs
-  startUserChannel(gw); // a user's messages and alerts, live or by web push
+  gw.live.start(); // live rooms and streams follow positions and logs; users' channels, messages and alerts
   watchClock(gw); // signing and transmitting wait for a sane clock (system/clock-sanity.ts), before anything signs
   registerJobs(gw, scheduler); // the cron: prune, pull, push, digests
   opts.parts.register(gw); // the host's own: radio ticks, FBB forwarding, backups on a server
@@ -192,7 +195,7 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
  * then the same rooms.
  */
 function liveRoomsSocket(gw: Gateway): SocketRoute {
-  const rooms = liveRooms(gw);
+  const rooms = gw.live.rooms;
   return {
     accept(request, server) {
       const caller = identify(gw, request, server);

@@ -107,7 +107,7 @@ export interface LiveStats {
 }
 
 /** Connection counts per client address, shared by the WebSockets and the CoT streams. */
-class LiveRooms {
+export class LiveRooms {
   readonly clients = new Map<RoomSocket, Client>();
   readonly perIp = new Map<string, number>();
   /** open sockets of each signed-in user: a user with none is told by web push */
@@ -221,14 +221,6 @@ class LiveRooms {
     ws.send(JSON.stringify(snapshot(this.gw, regions, [...c.rooms])));
     for (const r of regions) ws.subscribe(topic(r));
   }
-}
-
-const roomsOf = new WeakMap<Core, LiveRooms>();
-
-export function liveRooms(gw: Core): LiveRooms {
-  let h = roomsOf.get(gw);
-  if (!h) roomsOf.set(gw, (h = new LiveRooms(gw)));
-  return h;
 }
 
 /** What a live position may carry besides its place; a text left empty or a number not known is left out. */

@@ -9,7 +9,7 @@ import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { AppError } from "../lib/errors.ts";
-import { liveRooms, parseRegions } from "./rooms.ts";
+import { parseRegions } from "./rooms.ts";
 import { parseBbox } from "../stations/registry.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { cotDocument } from "./cot.ts";
@@ -24,7 +24,7 @@ const bboxQuery = t.Object({
 });
 
 export function liveRoutes(gw: Gateway) {
-  const rooms = liveRooms(gw);
+  const rooms = gw.live.rooms;
   return new Elysia({ name: "live" })
     .use(gatesPlugin(gw))
     .get(
@@ -85,7 +85,7 @@ export function liveRoutes(gw: Gateway) {
     .get(
       "/api/cot/stream",
       ({ query, request, caller, server }) =>
-        cotStream(gw, {
+        cotStream(gw, gw.live, {
           base: baseUrl(gw, request),
           bbox: query.bbox ? parseBbox(query.bbox) : undefined,
           lastEventId: request.headers.get("last-event-id"),

@@ -13,7 +13,7 @@ import { selectCaches } from "../v1/service.ts";
 import { mirroredCachesInBox } from "../fed/mirror.ts";
 import { localGid } from "../fed/feed.ts";
 import { cacheEvent, stationEvent, STATION_STALE_MS } from "./cot.ts";
-import { fromEvent, liveRooms, withExtras, type LivePosition } from "./rooms.ts";
+import { fromEvent, withExtras, type LivePosition, type LiveRooms } from "./rooms.ts";
 
 const COT = {
   maxStations: 5000,
@@ -68,29 +68,22 @@ export function cotSnapshot(gw: Core, base: string, bbox: Bbox | undefined): { e
   return { events, truncated: st.truncated || native.more || mirrors.length > room };
 }
 
-interface StreamClient {
+export interface StreamClient {
   bbox: Bbox | undefined;
   send(chunk: string): void;
 }
 
-const streams = new WeakMap<Core, Set<StreamClient>>();
-
-function streamsOf(gw: Core): Set<StreamClient> {
-  let set = streams.get(gw);
-  if (!set) {
-    streams.set(gw, (set = new Set()));
-    const clients = set;
-    gw.events.on("position", (e) => {
-      if (clients.size === 0 || e.positionId === undefined) return;
-      let chunk: string | null = null;
-      for (const c of clients) {
-        if (c.bbox && !inBbox(e, c.bbox)) continue;
-        chunk ??= `id: ${e.positionId}\nevent: cot\ndata: ${stationEvent(fromEvent(e), gw.clock.now())}\n\n`;
-        c.send(chunk);
-      }
-    });
-  }
-  return set;
+/** Sends each stored position to the open streams whose box holds it (Live, service.ts, calls it once). */
+export function followPositions(gw: Core, clients: Set<StreamClient>): void {
+  gw.events.on("position", (e) => {
+    if (clients.size === 0 || e.positionId === undefined) return;
+    let chunk: string | null = null;
+    for (const c of clients) {
+      if (c.bbox && !inBbox(e, c.bbox)) continue;
+      chunk ??= `id: ${e.positionId}\nevent: cot\ndata: ${stationEvent(fromEvent(e), gw.clock.now())}\n\n`;
+      c.send(chunk);
+    }
+  });
 }
 
 const maxPositionId = (gw: Core) => (gw.db.query("SELECT coalesce(max(id), 0) AS n FROM positions").get() as { n: number }).n;
@@ -149,6 +142,7 @@ const enc = new TextEncoder();
  */
 export function cotStream(
   gw: Core,
+  live: { rooms: LiveRooms; streams: Set<StreamClient> },
   opts: {
     base: string;
     bbox: Bbox | undefined;
@@ -158,9 +152,9 @@ export function cotStream(
     server: { timeout(request: Request, seconds: number): void } | null;
   },
 ): Response {
-  const rooms = liveRooms(gw);
+  const rooms = live.rooms;
   rooms.checkAdmit(opts.ip);
-  const clients = streamsOf(gw);
+  const clients = live.streams;
   let client: StreamClient | null = null;
   let timer: ReturnType<typeof setInterval> | null = null;
   let done = false;

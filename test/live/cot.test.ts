@@ -15,7 +15,7 @@ import { signedInUser } from "../helpers/accounts.ts";
 import { stuckClient } from "../helpers/ws.ts";
 import { ROOT } from "../helpers/paths.ts";
 import { tmpDir } from "../helpers/tmp.ts";
-import { liveRooms } from "../../src/live/rooms.ts";
+
 import { waitFor } from "../helpers/wait.ts";
 
 const INGEST = "ingest-secret-0123456789";
@@ -221,8 +221,8 @@ describe("GET /api/cot/stream", () => {
         await s.close();
       }
       // Streams that went away no longer count against their address.
-      await waitFor(() => liveRooms(r.gw).stats().streams === 0, "the closed streams to be released", { timeoutMs: 5000 });
-      expect(liveRooms(r.gw).perIp.size).toBe(0);
+      await waitFor(() => r.gw.live.rooms.stats().streams === 0, "the closed streams to be released", { timeoutMs: 5000 });
+      expect(r.gw.live.rooms.perIp.size).toBe(0);
     } finally {
       await r.stop();
     }
@@ -230,17 +230,17 @@ describe("GET /api/cot/stream", () => {
 
   test("a stream client that stops reading is dropped", async () => {
     const port = g.gw.server!.port!;
-    const before = liveRooms(g.gw).stats().streams;
+    const before = g.gw.live.rooms.stats().streams;
     const stuck = await stuckClient(port, `GET /api/cot/stream HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
-    await waitFor(() => liveRooms(g.gw).stats().streams === before + 1);
-    for (let b = 0; b < 40 && liveRooms(g.gw).stats().streams > before; b++) {
+    await waitFor(() => g.gw.live.rooms.stats().streams === before + 1);
+    for (let b = 0; b < 40 && g.gw.live.rooms.stats().streams > before; b++) {
       const lines = Array.from(
         { length: 500 },
         (_, k) => `N${b}T${k}>APRS:!4230.${String(k % 100).padStart(2, "0")}N/07130.${String(b).padStart(2, "0")}W>a TAK client on a bad link ${b}.${k}`,
       );
       await ingest(g, lines);
     }
-    expect(liveRooms(g.gw).stats().streams).toBe(before);
+    expect(g.gw.live.rooms.stats().streams).toBe(before);
     await stuck.drainUntilClosed();
   }, 60_000);
 });

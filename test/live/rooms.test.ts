@@ -11,7 +11,7 @@ import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { fakeTnc, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { liveClient, stuckClient, wsUpgrade, type LiveClient } from "../helpers/ws.ts";
 import { parseTnc2 } from "../../radio/index.ts";
-import { liveRooms } from "../../src/live/rooms.ts";
+
 import { waitFor } from "../helpers/wait.ts";
 import { fakeAprsIs, type FakeAprsIs } from "../helpers/aprs.ts";
 
@@ -191,18 +191,18 @@ describe("region rooms", () => {
     expect(over.status).toBe(429);
     expect(((await over.json()) as { error: string }).error).toBe("too_many_connections");
     await open.pop()!.close();
-    await waitFor(() => liveRooms(g.gw).stats().websockets === MAX_PER_IP - 1);
+    await waitFor(() => g.gw.live.rooms.stats().websockets === MAX_PER_IP - 1);
     const again = await client("FN");
     expect((await again.next()).type).toBe("snapshot");
     await closeAll();
-    await waitFor(() => liveRooms(g.gw).stats().websockets === 0);
+    await waitFor(() => g.gw.live.rooms.stats().websockets === 0);
   });
 
   test("a client that stops reading is dropped; the others get every message in order", async () => {
     const good = await client("FN30");
     await good.next();
     const stuck = await stuckClient(g.gw.server!.port!, wsUpgrade(g.gw.server!.port!, "FN30"));
-    await waitFor(() => liveRooms(g.gw).stats().websockets === 2);
+    await waitFor(() => g.gw.live.rooms.stats().websockets === 2);
     // Enough traffic to fill the kernel's socket buffers and then the bounded one.
     const batches = 25;
     const per = 1000;
@@ -217,7 +217,7 @@ describe("region rooms", () => {
     const seq = good.received.slice(1).map((m) => m.comment.split(" ").pop());
     expect(seq[0]).toBe("0.0");
     expect(seq[seq.length - 1]).toBe(`${batches - 1}.${per - 1}`);
-    expect(liveRooms(g.gw).stats().websockets).toBe(1);
+    expect(g.gw.live.rooms.stats().websockets).toBe(1);
     // The stuck client got less than was sent (what the kernel had buffered), and its connection is closed.
     const sent = good.received.slice(1).reduce((n, m) => n + JSON.stringify(m).length, 0);
     const got = await stuck.drainUntilClosed();

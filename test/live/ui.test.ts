@@ -9,7 +9,7 @@ import type { Browser } from "playwright-core";
 import { launchBrowser } from "../helpers/chromium.ts";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import { liveRooms } from "../../src/live/rooms.ts";
+
 import { waitFor } from "../helpers/wait.ts";
 
 const INGEST = "ingest-secret-0123456789";
@@ -92,7 +92,7 @@ describe("web app: the live map", () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(`${g.url}/map?lat=42.6&lon=-71.3&z=10`);
     await page.locator("[data-testid=map][data-live=live]").waitFor({ timeout: 20_000 });
-    const open = liveRooms(g.gw).stats().websockets;
+    const open = g.gw.live.rooms.stats().websockets;
     expect(open).toBeGreaterThanOrEqual(1);
     // Zoom out a step at a time (each after the last animation ended) until the map leaves the rooms.
     for (let i = 0; i < 12 && (await page.locator("[data-testid=map][data-live=off]").count()) === 0; i++) {
@@ -101,8 +101,8 @@ describe("web app: the live map", () => {
     }
     await page.locator("[data-testid=map][data-live=off]").waitFor({ timeout: 10_000 });
     expect(await page.locator(".live-state").textContent()).toContain("Not live");
-    await waitFor(() => liveRooms(g.gw).stats().websockets < open, "the map's socket to close", { timeoutMs: 5000 });
-    expect(liveRooms(g.gw).stats().websockets).toBe(open - 1);
+    await waitFor(() => g.gw.live.rooms.stats().websockets < open, "the map's socket to close", { timeoutMs: 5000 });
+    expect(g.gw.live.rooms.stats().websockets).toBe(open - 1);
     await page.close();
   });
 });

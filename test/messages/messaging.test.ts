@@ -15,7 +15,6 @@ import { liveClient } from "../helpers/ws.ts";
 import { pushClient, startPushService } from "../helpers/push.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { radioOf } from "../../src/radio-node/running-radio.ts";
-import { liveRooms } from "../../src/live/rooms.ts";
 
 let tnc: FakeTnc;
 let g: Running;
@@ -227,7 +226,7 @@ describe("messages heard for the user", () => {
 });
 
 function liveSockets(): number {
-  return [...liveRooms(g.gw).perUser.values()].reduce((a, b) => a + b, 0);
+  return [...g.gw.live.rooms.perUser.values()].reduce((a, b) => a + b, 0);
 }
 
 describe("across a restart", () => {

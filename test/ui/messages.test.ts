@@ -17,7 +17,6 @@ import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { ROOT } from "../helpers/paths.ts";
 import { waitFor } from "../helpers/wait.ts";
-import { liveRooms } from "../../src/live/rooms.ts";
 
 const SHOTS = join(ROOT, "test-artifacts");
 let tnc: FakeTnc;
@@ -149,7 +148,7 @@ describe("alerts while the app is open", () => {
     await page.locator("[data-testid=map]").waitFor();
     await waitFor(async () => (await (await g.get("/api/alerts/watch", { headers: { cookie: ham.cookie } })).json()).calls.length === 2, "saved");
     // the page's channel is open once the account is known
-    await waitFor(() => liveRooms(g.gw).userOnline(ham.id), "the user's channel open");
+    await waitFor(() => g.gw.live.rooms.userOnline(ham.id), "the user's channel open");
     tnc.hear(tnc2Frame("K1WAT-5>APRS,WIDE1*:>on the trail"));
     const toast = page.locator("[data-testid=alert-toasts] .toast", { hasText: "K1WAT-5 heard" });
     await toast.waitFor({ timeout: 10_000 });
