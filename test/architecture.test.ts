@@ -217,7 +217,6 @@ const STATE_IN_WEAKMAPS = [
   "src/bbs/box-forwarding.ts",
   "src/bbs/forwarding.ts",
   "src/bbs/svcfed.ts",
-  "src/exports/routes.ts",
   "src/fed/corroborate.ts",
   "src/fed/gossip.ts",
   "src/fed/hub-and-spoke.ts",

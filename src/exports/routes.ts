@@ -18,12 +18,8 @@ import { fromAcceptLanguage } from "../i18n/server.ts";
 
 /** Imports one account (or the ingest box) may start per minute. */
 export const IMPORTS_PER_MINUTE = 10;
-const importLimiters = new WeakMap<Gateway, RateLimiter>();
-
 /** The per-account import limit: a 429 like every other limit, counted by account, not by address. */
-function importRateLimit(gw: Gateway, actor: Actor, headers: Record<string, string>): void {
-  let limiter = importLimiters.get(gw);
-  if (!limiter) importLimiters.set(gw, (limiter = new RateLimiter()));
+function importRateLimit(gw: Gateway, limiter: RateLimiter, actor: Actor, headers: Record<string, string>): void {
   const r = limiter.hit(actor.userId !== null ? `import:user:${actor.userId}` : "import:ingest", IMPORTS_PER_MINUTE, gw.clock.now());
   headers["ratelimit-limit"] = String(r.limit);
   headers["ratelimit-remaining"] = String(r.remaining);
@@ -38,6 +34,8 @@ const SVG = "image/svg+xml; charset=utf-8";
 const tags = ["Feeds and embeds"];
 
 export function exportRoutes(gw: Gateway) {
+  // the gateway's import limits (the route builder runs once per gateway)
+  const importLimiter = new RateLimiter();
   // The embed page may be framed by any site (that is what it is for); the rest of the app may not.
   const embedCsp = contentSecurityPolicy(gw.config).replace("frame-ancestors 'self'", "frame-ancestors *");
   return new Elysia({ name: "exports" })
@@ -97,7 +95,7 @@ export function exportRoutes(gw: Gateway) {
       "/api/import/:source",
       ({ params, body, caller, set }) => {
         const actor = actorOf(caller);
-        importRateLimit(gw, actor, set.headers as Record<string, string>);
+        importRateLimit(gw, importLimiter, actor, set.headers as Record<string, string>);
         return importCatalog(gw, actor, params.source, body);
       },
       {
