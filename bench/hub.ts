@@ -21,7 +21,6 @@ import type { Socket } from "bun";
 import { startInProcess } from "../test/helpers/gateway.ts";
 import { BUN, ROOT } from "../test/helpers/paths.ts";
 import { table } from "./lib/stats.ts";
-import { hubOf } from "../src/hub/index.ts";
 import { clientsOf } from "../src/hub/clients.ts";
 import { ingestLines } from "../src/stations/ingest.ts";
 import { matchFilter, parseFilter, type FilterPacket } from "../src/hub/filter.ts";
@@ -171,7 +170,7 @@ export async function run() {
     ],
     { source: "aprsis" },
   );
-  const hub = hubOf(g.gw)!.aprsIs!;
+  const hub = g.gw.hub!.aprsIs!;
   const hc = await clients(hub.port, true);
   const emitHub = (i: number) => {
     const p = all[i]!;

@@ -226,7 +226,6 @@ const STATE_IN_WEAKMAPS = [
   "src/http/gates.ts",
   "src/hub/clients.ts",
   "src/hub/igate.ts",
-  "src/hub/index.ts",
   "src/notify/mail.ts",
   "src/radio-node/digipeater.ts",
   "src/radio-node/echoes.ts",

@@ -105,6 +105,7 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
     app: undefined as unknown as App,
     host: opts.host,
     server: null,
+    hub: null,
     plainServer: null,
     url: null,
     httpsUrl: null,

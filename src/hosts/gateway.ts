@@ -82,7 +82,7 @@ function startServerParts(gw: Gateway, dbFile: string): StartedParts {
   startRadio(gw, { ports: leaveOff(gw) }); // KISS TNCs (CLI commands never key a transmitter)
   startAprsIs(gw); // the upstream APRS-IS feed
   if (!gw.host.missing.has("tcp-servers")) {
-    startHub(gw); // the KISS and APRS-IS servers for local programs (after the radio: the KISS server serves its ports)
+    gw.hub = startHub(gw); // the KISS and APRS-IS servers for local programs (after the radio: the KISS server serves its ports)
     startBbs(gw); // FBB forwarding: the listener and the partner scheduler
   }
   // a serving gateway keeps WAL checkpoints (and their fsync) off the event loop

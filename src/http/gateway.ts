@@ -8,6 +8,7 @@ import type { Core } from "../core/core.ts";
 import type { Scheduler } from "../jobs/scheduler.ts";
 import type { TlsService } from "../tls/index.ts";
 import type { Live } from "../live/service.ts";
+import type { Hub } from "../hub/index.ts";
 import type { AnyElysia } from "elysia";
 import type { HttpHost, HttpServer } from "./host.ts";
 
@@ -19,6 +20,8 @@ export interface Gateway extends Core {
   /** the runtime that serves it (src/hosts/) */
   readonly host: HttpHost;
   server: HttpServer | null;
+  /** The station hub's servers for local programs (KISS, APRS-IS) once a server host starts them (src/hosts/gateway.ts); null otherwise */
+  hub: Hub | null;
   /** With TLS on: the plain http listener beside the HTTPS one (`server`); null otherwise */
   plainServer: HttpServer | null;
   /** Base URL once listening: plain http (machine clients, the CLI's control file) */

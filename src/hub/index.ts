@@ -12,20 +12,10 @@ export interface Hub {
   aprsIs: AprsIsServer | null;
 }
 
-const hubs = new WeakMap<Core, Hub>();
-
-export function hubOf(gw: Core): Hub | null {
-  return hubs.get(gw) ?? null;
-}
-
+/** Starts the servers the settings ask for; the composition root holds the hub as `gw.hub` (src/hosts/gateway.ts). */
 export function startHub(gw: Core): Hub {
-  const existing = hubs.get(gw);
-  if (existing) return existing;
-  const hub: Hub = {
+  return {
     kiss: gw.config.kissServer ? startKissServer(gw, gw.config.kissServer) : null,
     aprsIs: gw.config.aprsIsListen ? startAprsIsServer(gw, gw.config.aprsIsListen) : null,
   };
-  hubs.set(gw, hub);
-  gw.onStop(() => void hubs.delete(gw));
-  return hub;
 }

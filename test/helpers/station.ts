@@ -6,7 +6,6 @@
 import { startInProcess, type Running } from "./gateway.ts";
 import { fakeTnc, type FakeTnc } from "./kiss-tnc.ts";
 import { lineClient, type LineClient } from "./line-client.ts";
-import { hubOf } from "../../src/hub/index.ts";
 import { aprsIsPasscode } from "../../src/lib/aprs/passcode.ts";
 
 export interface Station {
@@ -29,7 +28,7 @@ export async function stationWithClients(env: Record<string, string> = {}): Prom
     ...env,
   });
   await tnc.connected();
-  const is = await lineClient(hubOf(g.gw)!.aprsIs!.port);
+  const is = await lineClient(g.gw.hub!.aprsIs!.port);
   is.send(`user N0PHN-9 pass ${aprsIsPasscode("N0PHN-9")} vers APRSdroid 1.6 filter r/42.6/-71.3/50`);
   await is.waitFor(/^# logresp N0PHN-9 verified/);
   return {

@@ -10,7 +10,6 @@ import { connect } from "node:net";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { lineClient, type LineClient } from "../helpers/line-client.ts";
-import { hubOf } from "../../src/hub/index.ts";
 import { aprsIsPasscode } from "../../src/lib/aprs/passcode.ts";
 
 const INGEST = "hub-ingest-secret";
@@ -47,8 +46,8 @@ beforeAll(async () => {
     APRSIS_KEEPALIVE_S: "2",
     APRSIS_LOGIN_TIMEOUT_S: "5",
   });
-  port = hubOf(g.gw)!.aprsIs!.port;
-  server = hubOf(g.gw)!.aprsIs!.name;
+  port = g.gw.hub!.aprsIs!.port;
+  server = g.gw.hub!.aprsIs!.name;
 });
 
 afterAll(async () => {
@@ -173,7 +172,7 @@ describe("APRS-IS server", () => {
     expect(st.status).toBe(200);
     expect(await st.json()).toMatchObject({ source: "aprsis", status: "hello from a phone" });
     expect((await g.get("/api/stations/N0BAD")).status).toBe(404);
-    expect(hubOf(g.gw)!.aprsIs!.stats.unverified).toBeGreaterThanOrEqual(1);
+    expect(g.gw.hub!.aprsIs!.stats.unverified).toBeGreaterThanOrEqual(1);
   });
 
   test("/api/ports lists the clients (addresses for a sysop only), and a sysop disconnects one", async () => {
@@ -248,7 +247,7 @@ describe("APRS-IS server", () => {
     expect(await slowClient()).toBeDefined();
     slow.pause();
     const pad = "x".repeat(200);
-    const before = hubOf(g.gw)!.aprsIs!.stats.slowDropped;
+    const before = g.gw.hub!.aprsIs!.stats.slowDropped;
     // 40,000 packets of ~230 bytes: far more than the socket buffers and the 256 KiB queue hold
     for (let i = 0; i < 40_000; i++) {
       g.gw.events.emit("aprsPacket", {
@@ -265,7 +264,7 @@ describe("APRS-IS server", () => {
       });
       if (i % 200 === 0) await Bun.sleep(1);
     }
-    expect(hubOf(g.gw)!.aprsIs!.stats.slowDropped).toBe(before + 1);
+    expect(g.gw.hub!.aprsIs!.stats.slowDropped).toBe(before + 1);
     expect(await slowClient()).toBeUndefined();
     await fast.waitFor(/^N0SLOW>APRS,qAR,N0IG:>39999 /, { timeoutMs: 20_000 });
     slow.destroy();

@@ -27,7 +27,6 @@ import { freePorts, startDirewolfPair, type DirewolfPair } from "../helpers/dire
 import { lineClient, type LineClient } from "../helpers/line-client.ts";
 import { tnc2Frame } from "../helpers/kiss-tnc.ts";
 import { startAprx } from "../helpers/aprx.ts";
-import { hubOf } from "../../src/hub/index.ts";
 import { radioOf } from "../../src/radio-node/running-radio.ts";
 import { aprsIsPasscode } from "../../src/lib/aprs/passcode.ts";
 import { localSighting } from "../../src/game/corroborate.ts";
@@ -51,7 +50,7 @@ async function transmitVia(kissPort: number, line: string) {
 }
 
 async function isClient(call: string, filter: string | null): Promise<LineClient> {
-  const c = await lineClient(hubOf(g.gw)!.aprsIs!.port);
+  const c = await lineClient(g.gw.hub!.aprsIs!.port);
   clients.push(c);
   c.send(`user ${call} pass ${aprsIsPasscode(call)} vers TestClient 1.0${filter ? ` filter ${filter}` : ""}`);
   await c.waitFor(/^# logresp .* verified/);
@@ -129,7 +128,7 @@ describe("the gateway as the hub of a station", () => {
         dir,
         {
           call: "N0APX-1",
-          kissPort: hubOf(g.gw)!.kiss!.port,
+          kissPort: g.gw.hub!.kiss!.port,
           txOk: true,
           after: [
             "<beacon>",
@@ -153,7 +152,7 @@ describe("the gateway as the hub of a station", () => {
 
       // aprx's beacon: through the gateway's transmitter, Direwolf 1, the air, Direwolf 2
       await pair.b.waitForLog(/N0APX-1>APRX\w*,WIDE1-1:!4230\.00NR07100\.00W&aprx through svc-gateway/, { timeoutMs: 90_000 });
-      expect(hubOf(g.gw)!.kiss!.stats.sent).toBeGreaterThanOrEqual(1);
+      expect(g.gw.hub!.kiss!.stats.sent).toBeGreaterThanOrEqual(1);
       const row = (await kissClients())[0]!;
       expect(row.rx as number).toBeGreaterThanOrEqual(1);
       expect(row.tx as number).toBeGreaterThanOrEqual(1);
@@ -207,7 +206,7 @@ describe("the gateway as the hub of a station", () => {
     sender.send("N0Z-3>APRS,TCPIP*:!4000.00N/07000.00W-internet only");
     for (let i = 0; i < 100 && (await g.get("/api/stations/N0Z-3")).status !== 200; i++) await Bun.sleep(20);
 
-    const gatedBefore = hubOf(g.gw)!.aprsIs!.stats.gatedToRf;
+    const gatedBefore = g.gw.hub!.aprsIs!.stats.gatedToRf;
     const mark = pair.b.log().length;
     sender.send("N0SN2>APRS,TCPIP*::N0Z-3    :not for the air{1");
     sender.send("N0SN2>APRS,TCPIP*::N0Y-9    :for the air{2");
@@ -215,7 +214,7 @@ describe("the gateway as the hub of a station", () => {
       from: mark,
       timeoutMs: 60_000,
     });
-    expect(hubOf(g.gw)!.aprsIs!.stats.gatedToRf).toBe(gatedBefore + 1);
+    expect(g.gw.hub!.aprsIs!.stats.gatedToRf).toBe(gatedBefore + 1);
     expect(pair.b.log().slice(mark)).not.toContain("not for the air");
   }, 120_000);
 });

@@ -13,7 +13,6 @@ import { connect } from "node:net";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
-import { hubOf } from "../../src/hub/index.ts";
 import { radioOf } from "../../src/radio-node/running-radio.ts";
 import { encodeFrame, encodeKiss, KissDecoder, type KissFrame } from "../../radio/index.ts";
 
@@ -66,7 +65,7 @@ beforeAll(async () => {
   g = await startInProcess({ KISS_PORTS: tnc.url, RADIO_CALL: "N0KSS-1", KISS_SERVER: "127.0.0.1:0", KISS_SERVER_TX: "on", RADIO_TX_PER_MINUTE: "3" });
   await tnc.connected();
   await radioOf(g.gw)!.radio.ports[0]!.port.whenConnected();
-  port = hubOf(g.gw)!.kiss!.port;
+  port = g.gw.hub!.kiss!.port;
 });
 
 afterAll(async () => {

@@ -10,7 +10,6 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { lineClient, type LineClient } from "../helpers/line-client.ts";
 import { waitFor } from "../helpers/wait.ts";
-import { hubOf } from "../../src/hub/index.ts";
 import { aprsIsPasscode } from "../../src/lib/aprs/passcode.ts";
 import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 
@@ -50,7 +49,7 @@ beforeAll(async () => {
   a = await startInProcess({
     INSTANCE: "gw1",
     FED_PRIVATE_KEY: generateKeyPair().privateKey,
-    APRSIS_SERVER: `127.0.0.1:${hubOf(b.gw)!.aprsIs!.port}`,
+    APRSIS_SERVER: `127.0.0.1:${b.gw.hub!.aprsIs!.port}`,
     APRSIS_CALL: CALL,
     // the station's APRS service call too: its messages were also acked by the outbox, so twice
     FED_APRS_CALL: CALL,
@@ -69,7 +68,7 @@ beforeAll(async () => {
     const ports = (await (await a.get("/api/ports")).json()) as { ports: Array<{ name: string; transmitting?: boolean }> };
     return ports.ports.find((p) => p.name === "aprs-is")?.transmitting;
   }, "A's verified login to B");
-  player = await lineClient(hubOf(b.gw)!.aprsIs!.port);
+  player = await lineClient(b.gw.hub!.aprsIs!.port);
   player.send(`user ${PLAYER} pass ${aprsIsPasscode(PLAYER)} vers TestClient 1.0`);
   await player.waitFor(/^# logresp .* verified/);
 }, 30_000);

@@ -14,7 +14,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { connect, type Socket as NetSocket } from "node:net";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { lineClient, type LineClient } from "../helpers/line-client.ts";
-import { hubOf } from "../../src/hub/index.ts";
 import { aprsIsPasscode } from "../../src/lib/aprs/passcode.ts";
 import { MAX_FILTER_TERMS } from "../../src/hub/filter.ts";
 
@@ -32,8 +31,8 @@ beforeAll(async () => {
     HUB_CLIENTS_PER_ADDRESS: "3",
     HUB_CLIENTS_MAX: "5",
   });
-  isPort = hubOf(g.gw)!.aprsIs!.port;
-  kissPort = hubOf(g.gw)!.kiss!.port;
+  isPort = g.gw.hub!.aprsIs!.port;
+  kissPort = g.gw.hub!.kiss!.port;
 });
 afterAll(async () => {
   for (const c of opened) c.close();

@@ -16,7 +16,6 @@ import type { Socket } from "bun";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { deviceKey, signedBody, signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
-import { hubOf } from "../../src/hub/index.ts";
 import { radioOf } from "../../src/radio-node/running-radio.ts";
 import { encodeFrame, encodeKiss } from "../../radio/index.ts";
 import { aprsPos } from "../helpers/aprs.ts";
@@ -56,7 +55,7 @@ const as = (u: TestUser, r: Running = g) => ({
 
 /** A KISS client of `r`'s KISS server: it only sends. */
 async function kissClient(r: Running): Promise<{ send(line: string): void; close(): void }> {
-  const s: Socket<undefined> = await Bun.connect({ hostname: "127.0.0.1", port: hubOf(r.gw)!.kiss!.port, socket: { data() {} } });
+  const s: Socket<undefined> = await Bun.connect({ hostname: "127.0.0.1", port: r.gw.hub!.kiss!.port, socket: { data() {} } });
   return { send: (line) => void s.write(encodeKiss(encodeFrame(tnc2Frame(line)), 0)), close: () => s.end() };
 }
 
@@ -224,7 +223,7 @@ describe("H1: what we transmit is never proof when it comes back", () => {
       await radioOf(g2.gw)!.radio.ports[0]!.port.whenConnected();
       signedInUser(g2.gw, "N0TWO", { verified: true });
       const p = await kissStats(g2);
-      expect(p.listen).toBe(`127.0.0.1:${hubOf(g2.gw)!.kiss!.port}`);
+      expect(p.listen).toBe(`127.0.0.1:${g2.gw.hub!.kiss!.port}`);
       expect(p.transmit).toBe(false);
       const c = await kissClient(g2);
       c.send("N0TWO-10>APRS,WIDE1-1:>RADIO_CALL itself, from a local program");

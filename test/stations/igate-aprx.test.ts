@@ -13,7 +13,6 @@ import { fakeTnc, tnc2Frame, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { APRX, startAprx } from "../helpers/aprx.ts";
-import { hubOf } from "../../src/hub/index.ts";
 import { aprsIsPasscode } from "../../src/lib/aprs/passcode.ts";
 
 const OURS = "N0GW-10";
@@ -89,7 +88,7 @@ beforeAll(async () => {
     dir,
     {
       call: THEIRS,
-      kissPort: hubOf(g.gw)!.kiss!.port,
+      kissPort: g.gw.hub!.kiss!.port,
       txOk: false,
       before: ["<aprsis>", `  passcode ${aprsIsPasscode(THEIRS)}`, `  server 127.0.0.1 ${theirIs.port}`, "</aprsis>"],
     },

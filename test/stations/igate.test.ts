@@ -11,7 +11,6 @@ import { signedInUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, tnc2Text, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { lineClient, type LineClient } from "../helpers/line-client.ts";
 import { waitFor } from "../helpers/wait.ts";
-import { hubOf } from "../../src/hub/index.ts";
 import { aprsIsPasscode } from "../../src/lib/aprs/passcode.ts";
 import { localSighting } from "../../src/game/corroborate.ts";
 import { fromAprsIs, igateStatus, type IgateStatus } from "../../src/stations/igate.ts";
@@ -27,7 +26,7 @@ let watcher: LineClient;
 let sender: LineClient;
 
 async function client(call: string, filter: string | null): Promise<LineClient> {
-  const c = await lineClient(hubOf(b.gw)!.aprsIs!.port);
+  const c = await lineClient(b.gw.hub!.aprsIs!.port);
   c.send(`user ${call} pass ${aprsIsPasscode(call)} vers TestClient 1.0${filter ? ` filter ${filter}` : ""}`);
   await c.waitFor(/^# logresp .* verified/);
   return c;
@@ -49,7 +48,7 @@ beforeAll(async () => {
       RADIO_CALL: CALL,
       RADIO_PATH: "WIDE1-1",
       RADIO_TX_PER_MINUTE: "4",
-      APRSIS_SERVER: `127.0.0.1:${hubOf(b.gw)!.aprsIs!.port}`,
+      APRSIS_SERVER: `127.0.0.1:${b.gw.hub!.aprsIs!.port}`,
       APRSIS_CALL: CALL,
       // the sender's positions, and N0LOC2's lines on APRS-IS
       APRSIS_FILTER: "b/N0SND*/N0LOC2*",

@@ -16,7 +16,6 @@ import { signedInUser } from "../helpers/accounts.ts";
 import { tnc2Frame, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { lineClient, type LineClient } from "../helpers/line-client.ts";
 import { ROOT } from "../helpers/paths.ts";
-import { hubOf } from "../../src/hub/index.ts";
 
 const SHOTS = join(ROOT, "test-artifacts");
 let station: Station;
@@ -31,7 +30,7 @@ beforeAll(async () => {
   station = await stationWithClients();
   ({ g, tnc, is } = station);
   // a KISS client (it reads frames as bytes; the line client is enough to hold the connection)
-  kiss = await lineClient(hubOf(g.gw)!.kiss!.port);
+  kiss = await lineClient(g.gw.hub!.kiss!.port);
   tnc.hear(tnc2Frame("N0RF-9>APRS:!4237.14N/07120.83W>heard on the air"));
   await is.waitFor(/^N0RF-9>APRS,qAo,N0GW-10:/);
   browser = await launchBrowser();

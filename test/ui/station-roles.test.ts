@@ -19,7 +19,6 @@ import { signedInUser } from "../helpers/accounts.ts";
 import { fakeTnc, tnc2Frame, type FakeTnc } from "../helpers/kiss-tnc.ts";
 import { ROOT } from "../helpers/paths.ts";
 import { waitFor } from "../helpers/wait.ts";
-import { hubOf } from "../../src/hub/index.ts";
 import { encodeFrame, encodeKiss, parseTnc2 } from "../../radio/index.ts";
 
 let tnc: FakeTnc;
@@ -40,7 +39,7 @@ beforeAll(async () => {
     RADIO_CALL: "N0GW-10",
     STATION_BEACON: "42.3601,-71.0589,R&,test iGate",
     KISS_SERVER: "127.0.0.1:0",
-    APRSIS_SERVER: `127.0.0.1:${hubOf(upstream.gw)!.aprsIs!.port}`,
+    APRSIS_SERVER: `127.0.0.1:${upstream.gw.hub!.aprsIs!.port}`,
     APRSIS_CALL: "N0GW-10",
     IGATE: "on",
     DIGIPEAT: "fill-in",
@@ -57,7 +56,7 @@ beforeAll(async () => {
   // a KISS client sends a frame while KISS_SERVER_TX is off: refused, counted as txOff
   const f = parseTnc2("N0APP-1>APRS:>from a local program");
   if (!f.ok) throw f.error;
-  const sock = await Bun.connect({ hostname: "127.0.0.1", port: hubOf(g.gw)!.kiss!.port, socket: { data() {} } });
+  const sock = await Bun.connect({ hostname: "127.0.0.1", port: g.gw.hub!.kiss!.port, socket: { data() {} } });
   sock.write(encodeKiss(encodeFrame(f.value), 0));
   await waitFor(async () => (await ports()).find((p) => p.name === "kiss-server")?.txOff === 1, "the KISS server's txOff count");
   sock.end();
