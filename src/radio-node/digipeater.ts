@@ -219,17 +219,10 @@ const idle = () => ({
   recent: [],
 });
 
-const digipeaters = new WeakMap<Core, Digipeater>();
-
-/** The gateway's digipeater while its radio runs, or null. */
-export function digipeaterOf(gw: Core): Digipeater | null {
-  return digipeaters.get(gw) ?? null;
-}
-
 /**
  * Starts the digipeater of a running radio (DIGIPEAT, with RADIO_CALL) and
  * lists it in GET /api/ports; with DIGIPEAT off, only the entry saying so.
- * Returns what stops it.
+ * Returns it (the running radio holds it) and what stops it.
  */
 export function startDigipeater(gw: Core, send: DigipeaterOptions["send"]): { digipeater: Digipeater | null; stop(): void } {
   const c = gw.config;
@@ -237,7 +230,6 @@ export function startDigipeater(gw: Core, send: DigipeaterOptions["send"]): { di
     c.digipeat !== "off" && c.radioCall
       ? new Digipeater(gw, { mode: c.digipeat, call: c.radioCall, aliases: c.digipeatAliases, maxHops: c.digipeatMaxHops, viscousS: c.digipeatViscousS, send })
       : null;
-  if (digi) digipeaters.set(gw, digi);
   const off = registerPort(gw, "digipeater", () => {
     const transmit = isVerifiedCall(gw, c.radioCall);
     const s = digi?.status();
@@ -257,7 +249,6 @@ export function startDigipeater(gw: Core, send: DigipeaterOptions["send"]): { di
     stop() {
       off();
       digi?.stop();
-      if (digipeaters.get(gw) === digi) digipeaters.delete(gw);
     },
   };
 }

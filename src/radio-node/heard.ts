@@ -5,6 +5,7 @@
  * tables are pruned by the one pruner (MHEARD_TTL_DAYS, PORT_COUNTERS_TTL_DAYS).
  */
 import type { Core } from "../core/core.ts";
+import type { PortCounters } from "./running-radio.ts";
 import { formatAddress, type Ax25Frame, type PortStatus } from "../../radio/index.ts";
 
 /** A frame's digipeater path as monitors write it: `WIDE1*,WIDE2-1`. */
@@ -48,23 +49,19 @@ export function mheard(gw: Core, opts: { port?: string; limit?: number } = {}): 
   return rows.map((r) => ({ ...r, station: r.station === 1 }));
 }
 
-type Counters = Pick<PortStatus, "framesIn" | "framesOut" | "bytesIn" | "bytesOut" | "errors">;
-const lastSample = new WeakMap<Core, Map<string, Counters>>();
-
 /**
  * Writes one port_counters row per port: what each counter grew by since the
- * previous sample (the first sample after a start counts from zero).
+ * previous sample, kept in `last` (the running radio's; the first sample
+ * after a start counts from zero).
  */
-export function sampleCounters(gw: Core, ports: PortStatus[]): number {
-  let last = lastSample.get(gw);
-  if (!last) lastSample.set(gw, (last = new Map()));
+export function sampleCounters(gw: Core, ports: PortStatus[], last: Map<string, PortCounters>): number {
   const now = gw.clock.now();
   const ins = gw.db.query("INSERT INTO port_counters (port, ts, rx_frames, tx_frames, rx_bytes, tx_bytes, errors) VALUES (?, ?, ?, ?, ?, ?, ?)");
   gw.db.transaction(() => {
     for (const p of ports) {
-      const prev = last.get(p.id) ?? { framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, errors: 0 };
+      const prev: PortCounters = last.get(p.id) ?? { framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, errors: 0 };
       // a counter that went down means the port object was replaced: count from zero
-      const d = (k: keyof Counters) => (p[k] >= prev[k] ? p[k] - prev[k] : p[k]);
+      const d = (k: keyof PortCounters) => (p[k] >= prev[k] ? p[k] - prev[k] : p[k]);
       ins.run(p.id, now, d("framesIn"), d("framesOut"), d("bytesIn"), d("bytesOut"), d("errors"));
       last.set(p.id, { framesIn: p.framesIn, framesOut: p.framesOut, bytesIn: p.bytesIn, bytesOut: p.bytesOut, errors: p.errors });
     }

@@ -25,11 +25,10 @@ import { encodeMessage, encodePosition, encodeStatus, TOCALL } from "../lib/aprs
 import { ingestLines } from "../stations/ingest.ts";
 import { registerPort } from "../stations/ports.ts";
 import { igateStatus } from "../stations/igate.ts";
-import { digipeaterOf } from "./digipeater.ts";
 import { clockPaused } from "../system/clock-sanity.ts";
 import { buildInfo } from "../lib/version.ts";
 import { parseTnc2 } from "../../radio/index.ts";
-import type { GatewayRadio } from "./running-radio.ts";
+import type { GatewayRadio, StationCounts } from "./running-radio.ts";
 import { isVerifiedCall } from "./tx.ts";
 
 /** How often the telemetry definitions are repeated (aprx: every few hours). */
@@ -37,42 +36,6 @@ const DEFINITIONS_MS = 2 * 3_600_000;
 
 /** The telemetry channels, in order: A1-A5, then the bits B1, B2. */
 const TELEMETRY_PARM = ["RxPkts", "IGateRx", "IGateDropRx", "TxPkts", "DigiRpt", "IGate", "Digi"] as const;
-
-/** Counters of the station since the radio started, as the telemetry reports them. */
-export interface StationCounts {
-  /** frames heard on every radio port */
-  heard: number;
-  /** APRS frames gated to APRS-IS */
-  gated: number;
-  /** APRS frames heard and not gated (any rule) */
-  notGated: number;
-  /** frames sent on every radio port */
-  sent: number;
-  /** frames the digipeater repeated */
-  repeated: number;
-  igate: boolean;
-  digipeater: boolean;
-}
-
-interface State {
-  positionAt: number | null;
-  statusAt: number | null;
-  telemetryAt: number | null;
-  definitionsAt: number | null;
-  seq: number;
-  /** frames sent */
-  sent: number;
-  /** the counts when the last telemetry report went out */
-  last: StationCounts | null;
-}
-
-const states = new WeakMap<GatewayRadio, State>();
-
-function stateOf(gr: GatewayRadio): State {
-  let s = states.get(gr);
-  if (!s) states.set(gr, (s = { positionAt: null, statusAt: null, telemetryAt: null, definitionsAt: null, seq: 0, sent: 0, last: null }));
-  return s;
-}
 
 /** The station's counters now: the radio ports', the iGate's (igate.ts) and the digipeater's (digipeater.ts); a role that is off counts 0. */
 function stationCounts(gw: Core, gr: GatewayRadio): StationCounts {
@@ -84,7 +47,7 @@ function stationCounts(gw: Core, gr: GatewayRadio): StationCounts {
   }
   const ig = igateStatus(gw);
   const notGated = Object.values(ig.dropped).reduce((n: number, k) => n + (k ?? 0), 0);
-  const digi = digipeaterOf(gw);
+  const digi = gr.digipeater;
   return { heard, gated: ig.gated, notGated, sent, repeated: digi?.counts().repeated ?? 0, igate: gw.config.igate, digipeater: digi !== null };
 }
 
@@ -112,7 +75,7 @@ export type OwnBeaconsStatus = {
 export function registerOwnBeacons(gw: Core, gr: GatewayRadio): () => void {
   return registerPort(gw, "beacons", (): OwnBeaconsStatus => {
     const c = gw.config;
-    const s = stateOf(gr);
+    const s = gr.beacons;
     const paused = !c.stationBeacon || !c.radioCall ? null : !isVerifiedCall(gw, c.radioCall) ? `${c.radioCall} is not verified` : clockPaused(gw);
     return {
       name: "beacons",
@@ -165,7 +128,7 @@ function send(gw: Core, gr: GatewayRadio, line: string): boolean {
   const f = parseTnc2(line);
   if (!f.ok) throw new Error(`own beacon is not a TNC2 line: ${f.error.message}`);
   if (gr.tx.sendFrame(f.value) !== "sent") return false;
-  stateOf(gr).sent++;
+  gr.beacons.sent++;
   const now = gw.clock.now();
   ingestLines(gw, [line], { source: "rf", heardAt: now, echo: true });
   return true;
@@ -182,7 +145,7 @@ export function ownBeaconsTick(gw: Core, gr: GatewayRadio): Record<string, unkno
   if (!isVerifiedCall(gw, c.radioCall)) return { skipped: `${c.radioCall} is not a verified callsign on this instance` };
   const paused = clockPaused(gw);
   if (paused) return { skipped: paused };
-  const s = stateOf(gr);
+  const s = gr.beacons;
   const now = gw.clock.now();
   const hdr = { src: c.radioCall, path: [...c.radioPath] };
   const out: Record<string, unknown> = {};

@@ -92,6 +92,8 @@ export function startRadio(gw: Core, opts: RadioStartOptions = {}): GatewayRadio
     log: (level, message, data) => gw.log[level]("radio", message, data),
   });
   const tx = new Transmitter(gw, radio);
+  // frames heard whole but not stored (a full disk), per port: GET /api/ports shows them
+  const notStored = new Map<string, number>();
   const offs: Array<() => void> = [];
   // answers to players' message commands go out through the same transmitter (src/radio-play/)
   offs.push(setPlaySender(gw, "rf", radioSender(tx)));
@@ -114,16 +116,16 @@ export function startRadio(gw: Core, opts: RadioStartOptions = {}): GatewayRadio
   if (netrom) offs.push(netrom.listen((c) => serveCircuit(gw, c)));
   offs.push(
     radio.onMonitor((e, port) =>
-      e.dir === "rx" ? safely(gw, "mheard", () => noteHeard(gw, port, e.frame, gw.clock.now())) : noteSent(gw, e.frame, gw.clock.now()),
+      e.dir === "rx" ? safely(gw, notStored, "mheard", () => noteHeard(gw, port, e.frame, gw.clock.now())) : noteSent(gw, e.frame, gw.clock.now()),
     ),
   );
-  offs.push(radio.onUi((f, port) => safely(gw, "receive", () => heardUi(gw, f, port), port)));
+  offs.push(radio.onUi((f, port) => safely(gw, notStored, "receive", () => heardUi(gw, f, port), port)));
   // the digipeater (DIGIPEAT) hears after the receive above, through the same write gate in
   // order: what it repeats is remembered as sent (echoes.ts), and ingest takes the frame first
   const digi = startDigipeater(gw, (f, port) => tx.sendFrame(f, port));
   offs.push(() => digi.stop());
   const repeater = digi.digipeater;
-  if (repeater) offs.push(radio.onUi((f, port) => safely(gw, "digipeat", () => repeater.heard(f, port))));
+  if (repeater) offs.push(radio.onUi((f, port) => safely(gw, notStored, "digipeat", () => repeater.heard(f, port))));
   // connections to this station (accepted only while RADIO_CALL is verified): to the node's
   // call, a neighbour node's link for NET/ROM traffic; to BBS_AX25_CALL, a partner BBS
   // forwarding; to any other call, SVCL1 sync
@@ -150,7 +152,7 @@ export function startRadio(gw: Core, opts: RadioStartOptions = {}): GatewayRadio
           rx: s.framesIn,
           tx: s.framesOut,
           // frames heard whole but not stored (a full disk): the log says why
-          notStored: notStoredOf(gw).get(p.id) ?? 0,
+          notStored: notStored.get(p.id) ?? 0,
           call: gw.config.radioCall,
           transmit: radioMayTransmit(gw),
         };
@@ -159,10 +161,10 @@ export function startRadio(gw: Core, opts: RadioStartOptions = {}): GatewayRadio
   }
   let boxBusy = false;
   const timer = setInterval(() => {
-    safely(gw, "transmit", () => tx.tick());
+    safely(gw, notStored, "transmit", () => tx.tick());
     if (boxBusy) return;
     boxBusy = true;
-    safely(gw, "local box", () => runLocalBox(gw, gr).finally(() => (boxBusy = false)));
+    safely(gw, notStored, "local box", () => runLocalBox(gw, gr).finally(() => (boxBusy = false)));
   }, opts.txPollMs ?? 2000);
   (timer as { unref?: () => void }).unref?.();
   const gr: GatewayRadio = {
@@ -170,6 +172,11 @@ export function startRadio(gw: Core, opts: RadioStartOptions = {}): GatewayRadio
     tx,
     netrom,
     schedule: { beaconAt: null, nodesAt: null, syncAt: null },
+    digipeater: repeater,
+    counterSamples: new Map(),
+    notStored,
+    pulls: Promise.resolve(),
+    beacons: { positionAt: null, statusAt: null, telemetryAt: null, definitionsAt: null, seq: 0, sent: 0, last: null },
     async stop() {
       clearInterval(timer);
       netrom?.stop();
@@ -195,10 +202,10 @@ export function startRadio(gw: Core, opts: RadioStartOptions = {}): GatewayRadio
  * out of the store is counted for the port (notStored in /api/ports), and the
  * log says so once a minute rather than once a frame.
  */
-function safely(gw: Core, what: string, fn: () => unknown, port?: string) {
+function safely(gw: Core, notStored: Map<string, number>, what: string, fn: () => unknown, port?: string) {
   const failed = (e: unknown) => {
     if (!isDiskFull(e)) return gw.log.error("radio", `${what} failed`, { error: String(e) });
-    if (port !== undefined) notStoredOf(gw).set(port, (notStoredOf(gw).get(port) ?? 0) + 1);
+    if (port !== undefined) notStored.set(port, (notStored.get(port) ?? 0) + 1);
     reportDiskFull(gw.log, gw.config.dataDir, `radio ${what}${port ? ` on ${port}` : ""}: frames heard are not stored`);
   };
   try {
@@ -207,13 +214,6 @@ function safely(gw: Core, what: string, fn: () => unknown, port?: string) {
   } catch (e) {
     failed(e);
   }
-}
-
-const notStored = new WeakMap<Core, Map<string, number>>();
-function notStoredOf(gw: Core): Map<string, number> {
-  let m = notStored.get(gw);
-  if (!m) notStored.set(gw, (m = new Map()));
-  return m;
 }
 
 /** A UI frame heard on `port`. */
@@ -250,7 +250,7 @@ export async function radioTick(gw: Core): Promise<Record<string, unknown>> {
   const gr = radioOf(gw);
   if (!gr) return { skipped: "no radio ports" };
   const now = gw.clock.now();
-  const out: Record<string, unknown> = { samples: sampleCounters(gw, gr.radio.status()) };
+  const out: Record<string, unknown> = { samples: sampleCounters(gw, gr.radio.status(), gr.counterSamples) };
   // a beacon is a signed, dated record: none while the clock is not set (system/clock-sanity.ts)
   if (due(gr.schedule.beaconAt, gw.config.fedBeaconIntervalMin, now) && radioMayTransmit(gw) && instanceSigner(gw) && !clockPaused(gw)) {
     const b = sendBeacon(gw, gr);

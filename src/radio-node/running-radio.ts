@@ -4,8 +4,41 @@
  * over AX.25, the hub, the iGate) look up, below radio.ts, which starts them.
  */
 import type { Core } from "../core/core.ts";
-import type { NetRomNode, Radio } from "../../radio/index.ts";
+import type { NetRomNode, PortStatus, Radio } from "../../radio/index.ts";
 import { isVerifiedCall, type Transmitter } from "./tx.ts";
+import type { Digipeater } from "./digipeater.ts";
+
+/** A port's counters at a per-minute sample (heard.ts). */
+export type PortCounters = Pick<PortStatus, "framesIn" | "framesOut" | "bytesIn" | "bytesOut" | "errors">;
+
+/** Counters of the station since the radio started, as the telemetry reports them. */
+export interface StationCounts {
+  /** frames heard on every radio port */
+  heard: number;
+  /** APRS frames gated to APRS-IS */
+  gated: number;
+  /** APRS frames heard and not gated (any rule) */
+  notGated: number;
+  /** frames sent on every radio port */
+  sent: number;
+  /** frames the digipeater repeated */
+  repeated: number;
+  igate: boolean;
+  digipeater: boolean;
+}
+
+/** The own beacons' schedule and counts (own-beacons.ts). */
+export interface OwnBeaconsState {
+  positionAt: number | null;
+  statusAt: number | null;
+  telemetryAt: number | null;
+  definitionsAt: number | null;
+  seq: number;
+  /** frames sent */
+  sent: number;
+  /** the counts when the last telemetry report went out */
+  last: StationCounts | null;
+}
 
 export interface GatewayRadio {
   radio: Radio;
@@ -14,6 +47,16 @@ export interface GatewayRadio {
   netrom: NetRomNode | null;
   /** what the per-minute tick last did, and when scheduled sends last went out */
   schedule: { beaconAt: number | null; nodesAt: number | null; syncAt: number | null };
+  /** the digipeater (DIGIPEAT, with RADIO_CALL), or null */
+  digipeater: Digipeater | null;
+  /** each port's counters at the last per-minute sample (heard.ts) */
+  counterSamples: Map<string, PortCounters>;
+  /** frames heard whole on each port but not stored (a full disk), for GET /api/ports */
+  notStored: Map<string, number>;
+  /** the last pull over the radio: the next waits for it (sync.ts) */
+  pulls: Promise<unknown>;
+  /** the own beacons' schedule and counts (own-beacons.ts) */
+  beacons: OwnBeaconsState;
   stop(): Promise<void>;
 }
 

@@ -79,8 +79,6 @@ export function serveCircuit(gw: Core, circuit: Circuit): void {
     .catch((e) => gw.log.error("radio", `SVCL1 session with ${circuit.peer} failed`, { error: String(e) }));
 }
 
-const queues = new WeakMap<Core, Promise<unknown>>();
-
 /**
  * Pulls a peer over the radio now: connect to its radio endpoint, pull every
  * feed (tombstones first), hang up. Queued behind any radio pull already
@@ -122,9 +120,11 @@ export function syncOverRadio(gw: Core, instance: string): Promise<PullReport> {
     else gw.log.warn("radio", `pulling ${instance} over the radio failed: ${report.error!.code}: ${report.error!.message}`);
     return report;
   };
-  const prev = queues.get(gw) ?? Promise.resolve();
-  const next = prev.catch(() => {}).then(run);
-  queues.set(gw, next);
+  // one pull on the air at a time: the next waits for the running radio's last (none without a radio: it fails at once)
+  const gr = radioOf(gw);
+  if (!gr) return run();
+  const next = gr.pulls.catch(() => {}).then(run);
+  gr.pulls = next;
   return next;
 }
 
