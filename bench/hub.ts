@@ -21,7 +21,6 @@ import type { Socket } from "bun";
 import { startInProcess } from "../test/helpers/gateway.ts";
 import { BUN, ROOT } from "../test/helpers/paths.ts";
 import { table } from "./lib/stats.ts";
-import { clientsOf } from "../src/hub/clients.ts";
 import { ingestLines } from "../src/stations/ingest.ts";
 import { matchFilter, parseFilter, type FilterPacket } from "../src/hub/filter.ts";
 import { decode } from "../src/lib/aprs/decode.ts";
@@ -188,7 +187,7 @@ export async function run() {
       packet: p.packet,
     });
   };
-  rows.push(...(await rounds("svc-gateway APRS-IS server", hc, emitHub, () => clientsOf(g.gw, "aprs-is").length)));
+  rows.push(...(await rounds("svc-gateway APRS-IS server", hc, emitHub, () => g.gw.hub!.clients.of("aprs-is").length)));
   hc.stop();
   await g.stop();
 

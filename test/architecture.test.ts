@@ -224,8 +224,6 @@ const STATE_IN_WEAKMAPS = [
   "src/fed/sync.ts",
   "src/game/corroborate.ts",
   "src/http/gates.ts",
-  "src/hub/clients.ts",
-  "src/hub/igate.ts",
   "src/notify/mail.ts",
   "src/radio-node/echoes.ts",
   "src/radio-node/running-radio.ts",

@@ -33,7 +33,7 @@ import { buildInfo } from "../lib/version.ts";
 import { isVerifiedCall } from "../radio-node/tx.ts";
 import { ingestLines } from "../stations/ingest.ts";
 import { registerPort } from "../stations/ports.ts";
-import { clientsOf, clientView, logCapped, overCap, removeClient, type HubClient } from "./clients.ts";
+import { clientView, type HubClient, type HubClients } from "./clients.ts";
 import type { OutQueue } from "./outq.ts";
 import { hostPort, listenForClients } from "./listen.ts";
 import { matchFilter, MAX_FILTER_TERMS, MAX_PATTERN_LENGTH, parseFilter, type Filter, type LatLon } from "./filter.ts";
@@ -112,8 +112,10 @@ function parseLogin(line: string): { call: string; pass: number | null; software
   return out;
 }
 
-export function startAprsIsServer(gw: Core, at: { host: string; port: number }): AprsIsServer | null {
+export function startAprsIsServer(gw: Core, at: { host: string; port: number }, clients: HubClients): AprsIsServer | null {
   const name = serverName(gw);
+  // messages gated to RF lately, so a client's retry does not go out twice (igate.ts)
+  const gated = new Map<string, number>();
   const stats: AprsIsServerStats = {
     offered: 0,
     served: 0,
@@ -140,7 +142,7 @@ export function startAprsIsServer(gw: Core, at: { host: string; port: number }):
 
   const drop = (c: Conn, why: string, quiet = false) => {
     if (!conns.delete(c)) return;
-    removeClient(gw, c.client.id);
+    clients.remove(c.client.id);
     if (!quiet) gw.log.info("hub", `APRS-IS client ${c.client.login ?? c.client.address} ${why}`);
     c.socket.end();
   };
@@ -199,7 +201,7 @@ export function startAprsIsServer(gw: Core, at: { host: string; port: number }):
     const stored = gw.writeGate.run(() => ingestLines(gw, [q.line], { source: "aprsis", origin: c.client.id }));
     if (stored instanceof Promise) stored.catch((e) => gw.log.error("hub", "ingest failed", { error: String(e) }));
     const r = decode(q.line);
-    if (gateToRf(gw, h, r.ok ? r.packet : null) === "sent") stats.gatedToRf++;
+    if (gateToRf(gw, h, r.ok ? r.packet : null, gated) === "sent") stats.gatedToRf++;
   };
 
   const onLine = (c: Conn, line: string) => {
@@ -291,16 +293,16 @@ export function startAprsIsServer(gw: Core, at: { host: string; port: number }):
     return verified;
   };
 
-  const listener = listenForClients<Conn>(gw, "aprs-is", `APRSIS_LISTEN ${hostPort(at.host, at.port)}`, at, {
+  const listener = listenForClients<Conn>(clients, "aprs-is", `APRSIS_LISTEN ${hostPort(at.host, at.port)}`, at, {
     make: () => ({ partial: "", loggedIn: false, filter: null, heard: new Map() }),
     opened(c) {
       conns.add(c);
-      const full = overCap(gw, c.client);
+      const full = clients.overCap(c.client);
       if (full) {
         stats.capped++;
         send(c, `# server full: ${full}; try again later\r\n`);
         drop(c, "refused", true);
-        logCapped(gw, "aprs-is", full);
+        clients.logCapped("aprs-is", full);
         return;
       }
       send(c, `# svc-gateway ${buildInfo().version}\r\n`);
@@ -323,7 +325,7 @@ export function startAprsIsServer(gw: Core, at: { host: string; port: number }):
 
   const address = hostPort(at.host, listener.port);
   const offPort = registerPort(gw, "aprsis-server", () => {
-    const clients = clientsOf(gw, "aprs-is");
+    const mine = clients.of("aprs-is");
     return {
       name: "aprsis-server",
       kind: "aprsis-server",
@@ -331,9 +333,9 @@ export function startAprsIsServer(gw: Core, at: { host: string; port: number }):
       listen: address,
       server: name,
       rx: stats.uploaded,
-      tx: clients.reduce((n, c) => n + c.tx, 0),
+      tx: mine.reduce((n, c) => n + c.tx, 0),
       ...stats,
-      clients: clients.map(clientView),
+      clients: mine.map(clientView),
     };
   });
   gw.log.info("hub", `APRS-IS server ${name} on ${address}`);

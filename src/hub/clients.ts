@@ -1,7 +1,7 @@
 /**
  * The clients of the gateway's own servers (the KISS TCP server and the
- * APRS-IS server): one list per gateway, for GET /api/ports and for a sysop
- * who disconnects one (DELETE /api/hub/clients/:id).
+ * APRS-IS server): one list per gateway's hub, for GET /api/ports and for a
+ * sysop who disconnects one (DELETE /api/hub/clients/:id).
  */
 import type { Core } from "../core/core.ts";
 
@@ -36,92 +36,91 @@ export interface HubClient {
 /** A client's row in GET /api/ports (no close function). */
 export type HubClientView = Omit<HubClient, "close">;
 
-const lists = new WeakMap<Core, Map<string, HubClient>>();
 let next = 1;
-
-function list(gw: Core): Map<string, HubClient> {
-  let m = lists.get(gw);
-  if (!m) lists.set(gw, (m = new Map()));
-  return m;
-}
-
-/** Registers a client that just connected from `address`; the server fills in the rest as the connection goes on. */
-export function addClient(gw: Core, server: HubServer, address: string, close: (why: string) => void): HubClient {
-  const client: HubClient = {
-    id: `${server}-${next++}`,
-    server,
-    address,
-    login: null,
-    verified: false,
-    filter: null,
-    software: null,
-    connectedAt: gw.clock.now(),
-    rx: 0,
-    tx: 0,
-    refused: 0,
-    dropped: 0,
-    close,
-  };
-  list(gw).set(client.id, client);
-  return client;
-}
 
 /** The host part of a client's address:port (an IPv6 address in brackets loses them). */
 const hostOf = (address: string) => address.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
 
-/**
- * Whether a client that just connected (already listed) is one too many:
- * HUB_CLIENTS_PER_ADDRESS from its address, or HUB_CLIENTS_MAX in all, on
- * its server. Returns why, for the log and the client, or null.
- */
-export function overCap(gw: Core, c: HubClient): string | null {
-  const all = clientsOf(gw, c.server);
-  if (all.length > gw.config.hubClientsMax) return `the server has its ${gw.config.hubClientsMax} connections (HUB_CLIENTS_MAX)`;
-  const host = hostOf(c.address);
-  const fromHost = all.filter((x) => hostOf(x.address) === host).length;
-  if (fromHost > gw.config.hubClientsPerAddress) return `${host} has its ${gw.config.hubClientsPerAddress} connections (HUB_CLIENTS_PER_ADDRESS)`;
-  return null;
-}
+/** The clients of one gateway's hub servers; the hub holds it (index.ts) and hands it to both servers. */
+export class HubClients {
+  private readonly all = new Map<string, HubClient>();
+  /** refusals by the cap since the last log line, per server */
+  private readonly capped = new Map<HubServer, { at: number; count: number }>();
 
-const capLogs = new WeakMap<Core, Map<HubServer, { at: number; count: number }>>();
+  constructor(private readonly gw: Core) {}
 
-/**
- * Logs a connection refused by the cap, at most once a minute per server
- * with how many were refused since (a flood of connections is not a flood
- * of log lines).
- */
-export function logCapped(gw: Core, server: HubServer, why: string): void {
-  let m = capLogs.get(gw);
-  if (!m) capLogs.set(gw, (m = new Map()));
-  const now = gw.clock.now();
-  const e = m.get(server) ?? { at: -Infinity, count: 0 };
-  e.count++;
-  if (now - e.at >= 60_000) {
-    gw.log.warn("hub", `${server === "kiss" ? "KISS" : "APRS-IS"} server: ${e.count} connection(s) refused since the last such line: ${why}`);
-    e.at = now;
-    e.count = 0;
+  /** Registers a client that just connected from `address`; the server fills in the rest as the connection goes on. */
+  add(server: HubServer, address: string, close: (why: string) => void): HubClient {
+    const client: HubClient = {
+      id: `${server}-${next++}`,
+      server,
+      address,
+      login: null,
+      verified: false,
+      filter: null,
+      software: null,
+      connectedAt: this.gw.clock.now(),
+      rx: 0,
+      tx: 0,
+      refused: 0,
+      dropped: 0,
+      close,
+    };
+    this.all.set(client.id, client);
+    return client;
   }
-  m.set(server, e);
-}
 
-export function removeClient(gw: Core, id: string): void {
-  list(gw).delete(id);
-}
+  /**
+   * Whether a client that just connected (already listed) is one too many:
+   * HUB_CLIENTS_PER_ADDRESS from its address, or HUB_CLIENTS_MAX in all, on
+   * its server. Returns why, for the log and the client, or null.
+   */
+  overCap(c: HubClient): string | null {
+    const cfg = this.gw.config;
+    const all = this.of(c.server);
+    if (all.length > cfg.hubClientsMax) return `the server has its ${cfg.hubClientsMax} connections (HUB_CLIENTS_MAX)`;
+    const host = hostOf(c.address);
+    const fromHost = all.filter((x) => hostOf(x.address) === host).length;
+    if (fromHost > cfg.hubClientsPerAddress) return `${host} has its ${cfg.hubClientsPerAddress} connections (HUB_CLIENTS_PER_ADDRESS)`;
+    return null;
+  }
 
-export function clientsOf(gw: Core, server: HubServer): HubClient[] {
-  return [...list(gw).values()].filter((c) => c.server === server);
+  /**
+   * Logs a connection refused by the cap, at most once a minute per server
+   * with how many were refused since (a flood of connections is not a flood
+   * of log lines).
+   */
+  logCapped(server: HubServer, why: string): void {
+    const now = this.gw.clock.now();
+    const e = this.capped.get(server) ?? { at: -Infinity, count: 0 };
+    e.count++;
+    if (now - e.at >= 60_000) {
+      this.gw.log.warn("hub", `${server === "kiss" ? "KISS" : "APRS-IS"} server: ${e.count} connection(s) refused since the last such line: ${why}`);
+      e.at = now;
+      e.count = 0;
+    }
+    this.capped.set(server, e);
+  }
+
+  remove(id: string): void {
+    this.all.delete(id);
+  }
+
+  of(server: HubServer): HubClient[] {
+    return [...this.all.values()].filter((c) => c.server === server);
+  }
+
+  /** Disconnects a client; false when there is none by that id. */
+  disconnect(id: string, by: string): boolean {
+    const c = this.all.get(id);
+    if (!c) return false;
+    c.close(`disconnected by ${by}`);
+    this.all.delete(id);
+    return true;
+  }
 }
 
 export function clientView(c: HubClient): HubClientView {
   const { close: _close, ...view } = c;
   return { ...view };
-}
-
-/** Disconnects a client; false when there is none by that id. */
-export function disconnectClient(gw: Core, id: string, by: string): boolean {
-  const c = list(gw).get(id);
-  if (!c) return false;
-  c.close(`disconnected by ${by}`);
-  list(gw).delete(id);
-  return true;
 }

@@ -25,7 +25,6 @@ const IGATE_HEARD_MS = 30 * 60_000;
 const IGATE_DUPE_MS = 30_000;
 
 const GATED_KINDS = new Set(["message", "ack", "rej"]);
-const recent = new WeakMap<Core, Map<string, number>>();
 
 export type GateResult = FrameTxResult | "not-a-message" | "not-heard-on-rf" | "heard-on-aprs-is" | "duplicate" | "no-radio";
 
@@ -38,8 +37,12 @@ function reachableOnRf(gw: Core, addressee: string, now: number): GateResult | n
   return null;
 }
 
-/** Gates one uploaded packet to RF if the rule above allows; says what became of it. */
-export function gateToRf(gw: Core, h: Header, p: AprsPacket | null): GateResult {
+/**
+ * Gates one uploaded packet to RF if the rule above allows; says what became
+ * of it. `seen`: what this server gated lately (its own, kept by the caller),
+ * so a client's retry within IGATE_DUPE_MS does not go out twice.
+ */
+export function gateToRf(gw: Core, h: Header, p: AprsPacket | null, seen: Map<string, number>): GateResult {
   if (!p || !GATED_KINDS.has(p.type) || !p.addressee) return "not-a-message";
   const gr = radioOf(gw);
   const call = gw.config.radioCall;
@@ -47,8 +50,6 @@ export function gateToRf(gw: Core, h: Header, p: AprsPacket | null): GateResult 
   const now = gw.clock.now();
   const why = reachableOnRf(gw, p.addressee.trim(), now);
   if (why) return why;
-  let seen = recent.get(gw);
-  if (!seen) recent.set(gw, (seen = new Map()));
   const key = `${h.src}>${h.info}`;
   const last = seen.get(key);
   if (last !== undefined && now - last < IGATE_DUPE_MS) return "duplicate";

@@ -28,7 +28,7 @@ import { radioMayTransmit, radioOf } from "../radio-node/running-radio.ts";
 import { registerPort } from "../stations/ports.ts";
 import { decodeFrame, encodeKiss, formatAddress, KissDecoder } from "../../radio/index.ts";
 import { isVerifiedCall } from "../radio-node/tx.ts";
-import { clientsOf, clientView, logCapped, overCap, removeClient, type HubClient } from "./clients.ts";
+import { clientView, type HubClient, type HubClients } from "./clients.ts";
 import type { OutQueue } from "./outq.ts";
 import { hostPort, listenForClients } from "./listen.ts";
 
@@ -68,7 +68,7 @@ export interface KissServer {
   stop(): void;
 }
 
-export function startKissServer(gw: Core, at: { host: string; port: number }): KissServer | null {
+export function startKissServer(gw: Core, at: { host: string; port: number }, clients: HubClients): KissServer | null {
   const stats: KissServerStats = { copied: 0, sent: 0, refused: 0, txOff: 0, notAllowed: 0, rateLimited: 0, bad: 0, slowDropped: 0, capped: 0 };
   const conns = new Set<Conn>();
   const gr = radioOf(gw);
@@ -115,20 +115,20 @@ export function startKissServer(gw: Core, at: { host: string; port: number }): K
 
   const drop = (c: Conn, why: string, quiet = false) => {
     if (!conns.delete(c)) return;
-    removeClient(gw, c.client.id);
+    clients.remove(c.client.id);
     if (!quiet) gw.log.info("hub", `KISS client ${c.client.address} ${why}`);
     c.socket.end();
   };
 
-  const listener = listenForClients<Conn>(gw, "kiss", `KISS_SERVER ${hostPort(at.host, at.port)}`, at, {
+  const listener = listenForClients<Conn>(clients, "kiss", `KISS_SERVER ${hostPort(at.host, at.port)}`, at, {
     make: () => ({ decoder: new KissDecoder(), notAllowed: 0 }),
     opened(c) {
       conns.add(c);
-      const full = overCap(gw, c.client);
+      const full = clients.overCap(c.client);
       if (full) {
         stats.capped++;
         drop(c, "refused", true);
-        logCapped(gw, "kiss", full);
+        clients.logCapped("kiss", full);
         return;
       }
       gw.log.info("hub", `KISS client ${c.client.address} connected`);
@@ -164,10 +164,10 @@ export function startKissServer(gw: Core, at: { host: string; port: number }): K
     listen: address,
     radio: gr ? portIds : [],
     transmit: !!gr && gw.config.kissServerTx && radioMayTransmit(gw),
-    rx: clientsOf(gw, "kiss").reduce((n, c) => n + c.rx, 0),
+    rx: clients.of("kiss").reduce((n, c) => n + c.rx, 0),
     tx: stats.copied,
     ...stats,
-    clients: clientsOf(gw, "kiss").map(clientView),
+    clients: clients.of("kiss").map(clientView),
   }));
   gw.log.info(
     "hub",

@@ -4,7 +4,7 @@
  */
 import type { Socket, TCPSocketListener } from "bun";
 import type { Core } from "../core/core.ts";
-import { addClient, type HubClient, type HubServer } from "./clients.ts";
+import type { HubClient, HubClients, HubServer } from "./clients.ts";
 import { OutQueue } from "./outq.ts";
 import { ListenError } from "../lib/errors.ts";
 
@@ -34,7 +34,7 @@ export interface ClientHandlers<C extends ClientConn> {
  * it cannot bind is a named start-up error (ListenError): the gateway does not start.
  */
 export function listenForClients<C extends ClientConn>(
-  gw: Core,
+  clients: HubClients,
   server: HubServer,
   what: string,
   at: { host: string; port: number },
@@ -48,7 +48,7 @@ export function listenForClients<C extends ClientConn>(
         open(socket) {
           const c = { ...h.make(), socket, out: new OutQueue(socket as Socket<unknown>) } as C;
           const remote = hostPort(socket.remoteAddress, (socket as unknown as { remotePort?: number }).remotePort ?? 0);
-          c.client = addClient(gw, server, remote, (why) => h.drop(c, why));
+          c.client = clients.add(server, remote, (why) => h.drop(c, why));
           socket.data = c;
           h.opened(c);
         },

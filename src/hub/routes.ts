@@ -6,14 +6,13 @@ import { Elysia, t } from "elysia";
 import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { notFound } from "../lib/errors.ts";
-import { disconnectClient } from "./clients.ts";
 
 export function hubRoutes(gw: Gateway) {
   return new Elysia({ name: "hub" }).use(gatesPlugin(gw)).delete(
     "/api/hub/clients/:id",
     ({ params, caller }) => {
       const by = caller.user?.call ?? "the ingest box";
-      if (!disconnectClient(gw, params.id, `sysop ${by}`)) throw notFound(`hub client ${params.id}`);
+      if (!gw.hub?.clients.disconnect(params.id, `sysop ${by}`)) throw notFound(`hub client ${params.id}`);
       gw.log.info("hub", `client ${params.id} disconnected by ${by}`);
       return { disconnected: params.id };
     },
