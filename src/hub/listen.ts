@@ -3,7 +3,6 @@
  * its address reads in GET /api/ports and the log.
  */
 import type { Socket, TCPSocketListener } from "bun";
-import type { Core } from "../core/core.ts";
 import type { HubClient, HubClients, HubServer } from "./clients.ts";
 import { OutQueue } from "./outq.ts";
 import { ListenError } from "../lib/errors.ts";
