@@ -113,6 +113,24 @@ export interface GatewayEvents {
     confirmations: number;
     quorum: number;
   };
+  /**
+   * A find was logged below Tier A, at its cache's place (src/game/logs.ts),
+   * outside any transaction: the federation asks trusted peers whether they
+   * heard the finder there (src/fed/corroborate.ts).
+   */
+  findPending: {
+    logId: number;
+    /** gid of the find record, `origin:find:id` */
+    gid: string;
+    cacheGid: string;
+    /** the finder's callsign as logged */
+    call: string;
+    /** the cache's position */
+    lat: number;
+    lon: number;
+    /** when the find happened, unix ms */
+    foundAt: number;
+  };
   /** A trackable's drop, retrieve or visit was logged here below Tier A, at a known place (src/game/trackables-moves.ts): peers are asked. */
   trackableMoveLogged: {
     moveId: number;

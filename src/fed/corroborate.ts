@@ -23,7 +23,7 @@ import { randomBytes } from "node:crypto";
 import type { Core } from "../core/core.ts";
 import { badRequest } from "../lib/errors.ts";
 import { baseCall, isCallsign, normalizeCall } from "../lib/callsign.ts";
-import { localSighting, promoteToTierA, setCorroborator, TIER_A } from "../game/corroborate.ts";
+import { localSighting, promoteToTierA, TIER_A } from "../game/corroborate.ts";
 import { promoteMove } from "../game/trackables-moves.ts";
 import type { GatewayEvents } from "../core/events.ts";
 import { fedJson, peerSyncUrl } from "./dial.ts";
@@ -344,13 +344,10 @@ export async function retryCorroborations(gw: Core, limit = 50): Promise<Corrobo
   return out;
 }
 
-const inflight = new WeakMap<Core, Set<Promise<unknown>>>();
-
-/** Plugs cross-instance corroboration into the game's hand-off; running questions finish before the gateway stops. */
+/** Asks peers about each find and trackable move logged below Tier A here; running questions finish before the gateway stops. */
 export function startCorroboration(gw: Core): void {
   const running = new Set<Promise<unknown>>();
-  inflight.set(gw, running);
-  setCorroborator(gw, (_core, find) => {
+  gw.events.on("findPending", (find) => {
     const p = corroborateFind(gw, find.logId)
       .catch((e) => gw.log.error("fed", "corroboration failed", { log: find.logId, error: String(e) }))
       .finally(() => running.delete(p));

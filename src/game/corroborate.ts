@@ -142,46 +142,8 @@ export function promoteToTierA(gw: Core, logId: number, e: Evidence): boolean {
 }
 
 /** A find that could not reach Tier A from this instance's own positions. */
-export interface PendingFind {
-  logId: number;
-  /** gid of the find record, `origin:find:id` */
-  gid: string;
-  cacheGid: string;
-  /** the finder's callsign as logged */
-  call: string;
-  /** the cache's position */
-  lat: number;
-  lon: number;
-  /** when the find happened, unix ms */
-  foundAt: number;
-}
-
-const corroborators = new WeakMap<Core, (gw: Core, find: PendingFind) => void>();
-
-/**
- * Issue 7 plugs cross-instance corroboration in here: its function asks
- * trusted peers and calls promoteToTierA(gw, find.logId, { source: "peers" })
- * when the quorum agrees.
- */
-export function setCorroborator(gw: Core, fn: (gw: Core, find: PendingFind) => void): void {
-  corroborators.set(gw, fn);
-}
-
-/**
- * The one hand-off to cross-instance corroboration, called once for every
- * find that is not Tier A after it was logged (outside any transaction).
- * Until the federation registers a corroborator it does nothing: the find stays at
- * its tier, and can still be promoted by a later local RF sighting.
- */
-export function requestCorroboration(gw: Core, find: PendingFind): void {
-  const fn = corroborators.get(gw);
-  if (!fn) return;
-  try {
-    fn(gw, find);
-  } catch (e) {
-    gw.log.error("game", "cross-instance corroboration failed", { find: find.gid, error: String(e) });
-  }
-}
+/** A find below Tier A that peers may corroborate (the `findPending` event). */
+export type PendingFind = GatewayEvents["findPending"];
 
 /**
  * Whether a stored position is an RF sighting that may corroborate a find or

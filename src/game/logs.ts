@@ -17,7 +17,7 @@ import { livingGid } from "./caches.ts";
 import { applyLogEffect, gateKind, kindsFor, type LogRole } from "./maintenance-logs.ts";
 import { isReviewer, mirrorExtras } from "./maintenance-roles.ts";
 import { checkEventLog, eventInfo, EVENT_TYPES, type EventInfo } from "./events.ts";
-import { localSighting, pinPosition, requestCorroboration, unpinPosition, type PendingFind } from "./corroborate.ts";
+import { localSighting, pinPosition, unpinPosition, type PendingFind } from "./corroborate.ts";
 import { logRow, republishLog, type LogRow } from "./log-record.ts";
 import type { CacheRow } from "./caches.ts";
 
@@ -243,7 +243,8 @@ function writeLog(
 function afterCommit(gw: Core, written: Written[]): void {
   const w = written.filter((x) => !x.replayed);
   for (const x of w) emitLog(gw, x.row, x.target.lat, x.target.lon);
-  for (const x of w) if (x.pending) requestCorroboration(gw, x.pending);
+  // cross-instance corroboration (src/fed/corroborate.ts) listens; until it answers, the find stays at its tier
+  for (const x of w) if (x.pending) gw.events.emit("findPending", x.pending);
 }
 
 /**

@@ -84,9 +84,7 @@ export interface AprsIsClient {
   stop(): void;
 }
 
-const clients = new WeakMap<Core, AprsIsClient>();
-
-/** Starts the client when APRSIS_SERVER is set (once per gateway); stops with the gateway. */
+/** Starts the client when APRSIS_SERVER is set (a serving gateway starts it once: src/hosts/gateway.ts); stops with the gateway. */
 export function startAprsIs(gw: Core): AprsIsClient | null {
   const server = gw.config.aprsIsServer;
   const call = gw.config.aprsIsCall ?? gw.config.fedAprsCall;
@@ -119,7 +117,6 @@ export function startAprsIs(gw: Core): AprsIsClient | null {
     gw.log.warn("aprs-is", st.lastError);
     return null;
   }
-  if (clients.has(gw)) return clients.get(gw)!;
 
   let stopped = false;
   let socket: Socket<undefined> | null = null;
@@ -372,7 +369,6 @@ export function startAprsIs(gw: Core): AprsIsClient | null {
       st.state = "off";
     },
   };
-  clients.set(gw, client);
   // Stop before the gateway closes its database.
   gw.onStop(() => client.stop());
   setTimeout(connect, 0);

@@ -11,7 +11,7 @@ import { count } from "../helpers/fed.ts";
 import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { decodeFrame, decodePayload } from "../../src/lib/fed/record.ts";
 import { pruneAll } from "../../src/jobs/prune.ts";
-import { setCorroborator, promoteToTierA, TIER_A, type PendingFind } from "../../src/game/corroborate.ts";
+import { promoteToTierA, TIER_A, type PendingFind } from "../../src/game/corroborate.ts";
 import type { GatewayEvents } from "../../src/core/events.ts";
 import { aprsPos, ingestBeacon } from "../helpers/aprs.ts";
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
   owner = signedInUser(g.gw, "N0OWN", { verified: true });
   finder = signedInUser(g.gw, "N0FND-7", { verified: true });
   unverified = signedInUser(g.gw, "N0UNV");
-  setCorroborator(g.gw, (_gw, f) => handedOff.push(f));
+  g.gw.events.on("findPending", (f) => handedOff.push(f));
   g.gw.events.on("log", (e) => events.push(e));
 });
 afterAll(() => g.stop());
