@@ -207,46 +207,14 @@ describe("layers", () => {
   });
 });
 
-/**
- * Per-gateway state still kept in a module-level WeakMap keyed by the
- * gateway, to move into a service object the composition root builds and the
- * Gateway holds, as src/live/service.ts does for the live feeds
- * (docs/architecture.md). The list only shrinks: a new table fails the test.
- */
-const STATE_IN_WEAKMAPS = [
-  "src/bbs/box-forwarding.ts",
-  "src/bbs/forwarding.ts",
-  "src/bbs/svcfed.ts",
-  "src/fed/gossip.ts",
-  "src/fed/hub-and-spoke.ts",
-  "src/fed/pull-port.ts",
-  "src/fed/sync.ts",
-  "src/http/gates.ts",
-  "src/notify/mail.ts",
-  "src/radio-node/echoes.ts",
-  "src/radio-node/running-radio.ts",
-  "src/radio-play/objects.ts",
-  "src/radio-play/senders.ts",
-  "src/radio-play/service.ts",
-  "src/stations/igate.ts",
-  "src/stations/ingest-batch.ts",
-  "src/stations/ingest.ts",
-  "src/stations/outbox.ts",
-  "src/stations/ports.ts",
-  "src/system/clock-sanity.ts",
-];
-
 describe("per-gateway state", () => {
-  test("no new module keeps a gateway's state in a WeakMap keyed by the gateway, and the list holds none that stopped", () => {
-    const keeps = (text: string) => /new WeakMap<\s*(Core|Gateway\w*)\b/.test(text);
-    // a control: the reader sees a table, and not one keyed by something else
+  test("no module keeps a gateway's state in a table keyed by the gateway: it is a service the composition root builds (src/core/services.ts)", () => {
+    const keeps = (text: string) => /new Weak(Map|Set)<\s*(Core|Gateway\w*)\b/.test(text);
+    // a control: the reader sees a table, and not one keyed by something else (a database's statements)
     expect(keeps("const rooms = new WeakMap<Core, LiveRooms>();")).toBe(true);
+    expect(keeps("const stopped = new WeakSet<Core>();")).toBe(true);
     expect(keeps("const cache = new WeakMap<Database, Statements>();")).toBe(false);
-    const keeping = TREE.filter((f) => keeps(readFileSync(join(ROOT, f), "utf8")));
-    expect({ notListed: keeping.filter((f) => !STATE_IN_WEAKMAPS.includes(f)), noLongerKeeps: STATE_IN_WEAKMAPS.filter((f) => !keeping.includes(f)) }).toEqual({
-      notListed: [],
-      noLongerKeeps: [],
-    });
+    expect(TREE.filter((f) => keeps(readFileSync(join(ROOT, f), "utf8")))).toEqual([]);
   });
 });
 

@@ -185,13 +185,14 @@ interface BoxSession {
   done: Promise<SessionReport>;
 }
 
-const boxSessions = new WeakMap<Core, Map<string, BoxSession>>();
-
-function sessions(gw: Core): Map<string, BoxSession> {
-  let m = boxSessions.get(gw);
-  if (!m) boxSessions.set(gw, (m = new Map()));
-  return m;
+declare module "../core/services.ts" {
+  interface Services {
+    /** the radio boxes' FBB sessions, by session id */
+    boxSessions: Map<string, BoxSession>;
+  }
 }
+
+const sessions = (gw: Core): Map<string, BoxSession> => gw.services.boxSessions;
 
 /** A box session with no request for this long is hung up. */
 const BOX_IDLE_MS = 5 * 60_000;

@@ -31,20 +31,24 @@ interface ActiveSession {
 
 export type SessionRecord = SessionReport & { at: number; role: "caller" | "answerer"; via: string };
 
-interface Runtime {
+export interface Forwarding {
   listener: TcpListener | null;
   active: Map<number, ActiveSession>;
   /** the latest session reports per partner id (newest last), for the sysop page */
   reports: Map<number, SessionRecord[]>;
 }
 
-const runtimes = new WeakMap<Core, Runtime>();
-
-export function runtime(gw: Core): Runtime {
-  let r = runtimes.get(gw);
-  if (!r) runtimes.set(gw, (r = { listener: null, active: new Map(), reports: new Map() }));
-  return r;
+declare module "../core/services.ts" {
+  interface Services {
+    /** FBB forwarding: the listener, the sessions running and the latest reports */
+    forwarding: Forwarding;
+  }
 }
+
+/** A new gateway's forwarding (src/hosts/services.ts). */
+export const newForwarding = (): Forwarding => ({ listener: null, active: new Map(), reports: new Map() });
+
+export const runtime = (gw: Core): Forwarding => gw.services.forwarding;
 
 /** The store seen by one session with one partner. */
 export function partnerMailbox(gw: Core, partner: PartnerRow, via: "fbb" | "box"): Mailbox {

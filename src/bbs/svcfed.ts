@@ -27,17 +27,21 @@ export interface SvcfedBulletin {
 /** Applies one SVCFED bulletin; throw (an AppError for a clear reason) to refuse it whole. */
 export type SvcfedReceiver = (gw: Core, bulletin: SvcfedBulletin) => void;
 
-const receivers = new WeakMap<Core, SvcfedReceiver>();
+declare module "../core/services.ts" {
+  interface Services {
+    /** the federation carrier's apply step for SVCFED bulletins, while it runs */
+    svcfed: { receiver: SvcfedReceiver | null };
+  }
+}
 
 /** The federation carrier registers its apply step here (one per gateway). */
 export function setSvcfedReceiver(gw: Core, receiver: SvcfedReceiver | null): void {
-  if (receiver) receivers.set(gw, receiver);
-  else receivers.delete(gw);
+  gw.services.svcfed.receiver = receiver;
 }
 
 /** Called for every SVCFED bulletin arriving from elsewhere; true when it was applied. */
 export function receiveSvcfed(gw: Core, bulletin: SvcfedBulletin): boolean {
-  const r = receivers.get(gw);
+  const r = gw.services.svcfed.receiver;
   if (!r) return false;
   r(gw, bulletin);
   return true;

@@ -12,6 +12,7 @@ import type { EventBus } from "./events.ts";
 import type { Logger } from "../lib/log.ts";
 import type { Database } from "./store/db.ts";
 import type { WriteGate } from "./store/write-gate.ts";
+import type { Services } from "./services.ts";
 
 export interface Clock {
   /** unix milliseconds */
@@ -51,4 +52,6 @@ export interface Core {
   readonly server: LiveTopics | null;
   /** Runs `fn` when the gateway stops, before the database closes (last registered, first run). */
   onStop(fn: () => void | Promise<void>): void;
+  /** each domain's state for this gateway, built with it (services.ts) */
+  readonly services: Services;
 }

@@ -36,18 +36,20 @@ export function receiveNotify(gw: Core, b: { instance: string }): NotifyAnswer {
 /** Debounce of outgoing pings after a write: a burst of writes sends one ping per peer. */
 const PING_DEBOUNCE_MS = 200;
 
-interface PingState {
+export interface PingState {
   timer: ReturnType<typeof setTimeout> | null;
   inflight: Promise<unknown> | null;
   stopped: boolean;
 }
-const states = new WeakMap<Core, PingState>();
 
-function stateOf(gw: Core): PingState {
-  let s = states.get(gw);
-  if (!s) states.set(gw, (s = { timer: null, inflight: null, stopped: false }));
-  return s;
+declare module "../core/services.ts" {
+  interface Services {
+    /** the debounced notify pings to peers after a write */
+    gossip: PingState;
+  }
 }
+
+const stateOf = (gw: Core): PingState => gw.services.gossip;
 
 /** Pings every peer that is not blocked and has a sync URL; resolves when all have answered or failed. */
 async function pingPeers(gw: Core): Promise<Array<{ instance: string; ok: boolean }>> {

@@ -101,14 +101,21 @@ export interface PushReport {
   skipped?: string;
 }
 
-const pushing = new WeakMap<Core, Promise<PushReport>>();
+declare module "../core/services.ts" {
+  interface Services {
+    /** the spoke's push to its hub now running, if one is */
+    hubPush: { running: Promise<PushReport> | null };
+  }
+}
 
 /** The spoke's push to FED_HUB_URL, from the stored push cursors; one at a time. */
 export function pushToHub(gw: Core): Promise<PushReport> {
-  const running = pushing.get(gw);
-  if (running) return running.then(() => pushToHub(gw));
-  const p = pushOnce(gw).finally(() => pushing.delete(gw));
-  pushing.set(gw, p);
+  const slot = gw.services.hubPush;
+  if (slot.running) return slot.running.then(() => pushToHub(gw));
+  const p = pushOnce(gw).finally(() => {
+    if (slot.running === p) slot.running = null;
+  });
+  slot.running = p;
   return p;
 }
 

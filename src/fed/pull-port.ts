@@ -9,21 +9,21 @@ import type { Core } from "../core/core.ts";
 import { registerPort } from "../stations/ports.ts";
 import { listPeers } from "./peers.ts";
 
-interface PullState {
+export interface PullState {
   /** FED_PEERS URLs that did not answer their descriptor, by URL */
   bootstrap: Map<string, { code: string; message: string; since: number }>;
   lastRunAt: number | null;
-  inFlight: () => number;
+  /** whether the `federation` port is listed yet (at the first pull) */
+  listed: boolean;
 }
 
-const states = new WeakMap<Core, PullState>();
+/** A new gateway's pull state (src/fed/sync.ts keeps it with its pulls). */
+export const newPullState = (): PullState => ({ bootstrap: new Map(), lastRunAt: null, listed: false });
 
-/** The gateway's pull state; registers the `federation` port the first time. */
-export function pullState(gw: Core, inFlight: () => number): PullState {
-  let s = states.get(gw);
-  if (s) return s;
-  s = { bootstrap: new Map(), lastRunAt: null, inFlight };
-  states.set(gw, s);
+/** The gateway's pull state `s`; lists the `federation` port the first time. */
+export function pullState(gw: Core, s: PullState, inFlight: () => number): PullState {
+  if (s.listed) return s;
+  s.listed = true;
   const st = s;
   registerPort(gw, "federation", () => {
     const peers = listPeers(gw).filter((p) => p.trust !== "blocked");
@@ -38,7 +38,7 @@ export function pullState(gw: Core, inFlight: () => number): PullState {
       state: configured === 0 && peers.length === 0 ? "off" : failing.length ? "failing" : st.lastRunAt === null ? "idle" : "up",
       configured,
       peers: peers.length,
-      pulling: st.inFlight(),
+      pulling: inFlight(),
       lastPullAt: st.lastRunAt,
       failing,
       lastError: failing[0]?.error ?? null,

@@ -20,7 +20,7 @@ import { DialError, fedFetch, fedJson, NEXT_URL_CODES, peerSyncUrl, peerSyncUrls
 import { formatEndpoint, parseEndpoints, type Endpoint } from "../lib/fed/endpoints.ts";
 import { decodePage, MAX_PAGE_BYTES } from "../lib/fed/page.ts";
 import { acceptRotation, getPeer, listPeers, peerKeys, upsertPeer, type Peer } from "./peers.ts";
-import { noteBootstrap, notePull, pullState } from "./pull-port.ts";
+import { newPullState, noteBootstrap, notePull, pullState, type PullState } from "./pull-port.ts";
 import { decodeFrame, isB64urlKey, isInstanceId, RECORD_TYPES, RecordError, SYNC_KINDS, type SyncKind } from "../lib/fed/record.ts";
 import { askRelay, fetchRelayResult } from "./relay.ts";
 import { refreshRegistryIfDue, registryMismatch, type RegistryRefresh } from "./registry.ts";
@@ -405,13 +405,27 @@ interface Running {
   again: boolean;
   done: Promise<PeerSyncReport>;
 }
-const running = new WeakMap<Core, Map<string, Running>>();
-
-function runningOf(gw: Core): Map<string, Running> {
-  let m = running.get(gw);
-  if (!m) running.set(gw, (m = new Map()));
-  return m;
+/** A gateway's pulls: running, coalesced, the descriptor fetches of FED_PEERS, relay queries waited on. */
+export interface Pulls {
+  running: Map<string, Running>;
+  bootstraps: Map<string, Promise<PeerDescriptor>>;
+  /** relay queries this instance is waiting on, by peer and record type (re-asked after a restart) */
+  awaiting: Map<string, number>;
+  /** set once the gateway stops: no new peer is started */
+  stopped: boolean;
+  state: PullState;
 }
+
+declare module "../core/services.ts" {
+  interface Services {
+    pulls: Pulls;
+  }
+}
+
+/** A new gateway's pulls (src/hosts/services.ts). */
+export const newPulls = (): Pulls => ({ running: new Map(), bootstraps: new Map(), awaiting: new Map(), stopped: false, state: newPullState() });
+
+const runningOf = (gw: Core): Map<string, Running> => gw.services.pulls.running;
 
 /**
  * Pulls a peer now. If a pull of it is already running, this one is
@@ -431,7 +445,7 @@ export function pullPeer(gw: Core, instance: string): Promise<PeerSyncReport> {
     do {
       entry.again = false;
       report = await pullOnce(gw, instance);
-    } while (entry.again && !stopped.has(gw));
+    } while (entry.again && !gw.services.pulls.stopped);
     return report;
   })().finally(() => m.delete(instance));
   m.set(instance, entry);
@@ -443,11 +457,9 @@ export function isPulling(gw: Core, instance: string): boolean {
   return runningOf(gw).has(instance);
 }
 
-const stopped = new WeakSet<Core>();
-
 /** Lets running pulls finish their page before the database closes. */
 export async function stopPulls(gw: Core): Promise<void> {
-  stopped.add(gw);
+  gw.services.pulls.stopped = true;
   await Promise.allSettled([...runningOf(gw).values()].map((r) => r.done));
 }
 
@@ -467,7 +479,7 @@ export interface BootstrapProblem {
  */
 export async function bootstrapConfiguredPeers(gw: Core): Promise<BootstrapProblem[]> {
   const problems: BootstrapProblem[] = [];
-  const state = pullState(gw, () => runningOf(gw).size + bootstrapsOf(gw).size);
+  const state = pullState(gw, gw.services.pulls.state, () => runningOf(gw).size + bootstrapsOf(gw).size);
   const known = new Set(
     listPeers(gw)
       .map((p) => p.url)
@@ -510,12 +522,7 @@ export async function bootstrapConfiguredPeers(gw: Core): Promise<BootstrapProbl
   return problems;
 }
 
-const bootstrapping = new WeakMap<Core, Map<string, Promise<PeerDescriptor>>>();
-function bootstrapsOf(gw: Core): Map<string, Promise<PeerDescriptor>> {
-  let m = bootstrapping.get(gw);
-  if (!m) bootstrapping.set(gw, (m = new Map()));
-  return m;
-}
+const bootstrapsOf = (gw: Core): Map<string, Promise<PeerDescriptor>> => gw.services.pulls.bootstraps;
 
 export interface SyncAllReport {
   peers: PeerSyncReport[];
@@ -536,7 +543,7 @@ export async function syncAll(gw: Core, concurrency = 4): Promise<SyncAllReport>
   const out: PeerSyncReport[] = [];
   let i = 0;
   const worker = async () => {
-    while (i < peers.length && !stopped.has(gw)) {
+    while (i < peers.length && !gw.services.pulls.stopped) {
       const p = peers[i++]!;
       out.push(peerSyncUrl(gw, p) !== null ? await pullPeer(gw, p.instance) : await pullViaRelay(gw, p));
     }
@@ -548,9 +555,6 @@ export async function syncAll(gw: Core, concurrency = 4): Promise<SyncAllReport>
 
 // ---------------------------------------------------------------- through a relay hub
 
-/** Relay queries this instance is waiting on, by peer and record type (re-asked after a restart). */
-const awaiting = new WeakMap<Core, Map<string, number>>();
-
 /**
  * Pulls a peer that has no sync URL through the relay at FED_HUB_URL: one
  * page per feed per run. An answered query's page goes through the apply
@@ -561,8 +565,7 @@ async function pullViaRelay(gw: Core, peer: Peer): Promise<PeerSyncReport> {
   const started = performance.now();
   const hub = gw.config.fedHubUrl!;
   const report = emptyReport(peer.instance, `${hub} (relay)`);
-  let m = awaiting.get(gw);
-  if (!m) awaiting.set(gw, (m = new Map()));
+  const m = gw.services.pulls.awaiting;
   try {
     for (const kind of PULL_ORDER) {
       const type = RECORD_TYPES[kind];

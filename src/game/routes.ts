@@ -8,7 +8,6 @@ import { gatesPlugin } from "../http/gates.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { badRequest } from "../lib/errors.ts";
 import { cellsParam } from "../http/params.ts";
-import { setFindIngest } from "../stations/ingest-batch.ts";
 import { actorOf, CACHE_FIELDS, CACHE_FILTER_QUERY, CACHE_KEY, callsign, distanceM, LOG_FIELDS, NATIVE_CACHE_ID, type Actor } from "./model.ts";
 import { baseCall } from "../lib/callsign.ts";
 import { cachePage, markFound } from "./cache-lookup.ts";
@@ -16,7 +15,7 @@ import { cachesInBox, parseBox } from "./cache-map.ts";
 import { hideCache, updateCache } from "./cache-writes.ts";
 import { parseFilters } from "./cache-filters.ts";
 import { cachesNear, parseNear, PERSONAL_FILTER_QUERY, personalFilters, whereFrom } from "./near.ts";
-import { deleteLog, ingestFinds, logbook, logOnCache } from "./logs.ts";
+import { deleteLog, logbook, logOnCache } from "./logs.ts";
 import { favoriteCache, myCacheState, rateCache, watchCache } from "./social.ts";
 import { deleteMedia, listMedia, mediaFile, MAX_MEDIA_BYTES, MEDIA_TYPES, uploadMedia } from "./media.ts";
 import { listStages, MAX_STAGES, setStages, unlockStage } from "./stages.ts";
@@ -61,7 +60,6 @@ function aliasBody(body: { cache: string | number }): { cache: string; rest: Rec
 }
 
 export function gameRoutes(gw: Gateway) {
-  setFindIngest(gw, (g, finds, ctx) => ingestFinds(g, finds, ctx));
   return new Elysia({ name: "game" })
     .use(gatesPlugin(gw))
     .use(trackableRoutes(gw))

@@ -26,6 +26,8 @@ import { initFederation } from "../fed/descriptor.ts";
 import { initNetwork } from "../fed/network.ts";
 import { parseRegions, WS, type RoomSocket } from "../live/rooms.ts";
 import { Live } from "../live/service.ts";
+import type { Services } from "../core/services.ts";
+import { buildServices } from "./services.ts";
 import { onHeard } from "../accounts/verify-aprs.ts";
 import { onPosition } from "../game/corroborate.ts";
 import { promoteMovesOnSighting } from "../game/trackables-moves.ts";
@@ -100,7 +102,8 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
     scheduler,
     writeGate,
     startedAt: Date.now(),
-    // (the live feeds and the app need the gateway: built just below)
+    // (each domain's state, the live feeds and the app need the gateway: built just below)
+    services: undefined as unknown as Services,
     live: undefined as unknown as Live,
     app: undefined as unknown as App,
     host: opts.host,
@@ -171,7 +174,8 @@ export function assembleGateway(opts: GatewayOptions & { host: HttpHost; dbFile:
       parts = null;
     },
   };
-  // the live feeds, before the routes that serve them
+  // every domain's state for this gateway (src/hosts/services.ts), then the live feeds, before the routes that serve them
+  (gw as { services: Services }).services = buildServices(gw);
   (gw as { live: Live }).live = new Live(gw);
   (gw as { app: App }).app = createApp(gw);
   // Every listener, job and service of the gateway, in one place (route builders only build routes):

@@ -255,15 +255,22 @@ const KEY_RAISES: ReadonlySet<RateBucket> = new Set(["api", "fed"]);
  * The plugin every domain's routes `.use()`: it identifies the caller and
  * provides the `gate` and `rateLimit` route options.
  */
-export function gatesPlugin(gw: Gateway) {
-  let plugin = plugins.get(gw);
-  if (!plugin) plugins.set(gw, (plugin = makeGatesPlugin(gw)));
-  return plugin;
+export function gatesPlugin(gw: Gateway): GatesPlugin {
+  const slot = gw.services.http;
+  slot.gates ??= makeGatesPlugin(gw);
+  return slot.gates;
 }
 
 // One plugin per gateway, so the caller is identified once per request however
 // many domains use it.
-const plugins = new WeakMap<Gateway, ReturnType<typeof makeGatesPlugin>>();
+type GatesPlugin = ReturnType<typeof makeGatesPlugin>;
+
+declare module "../core/services.ts" {
+  interface Services {
+    /** the HTTP layer's own: the gates plugin every route file uses, made by the first */
+    http: { gates: GatesPlugin | null };
+  }
+}
 
 /** Gates that can only be decided from the request body (a signature or key inside it). */
 const BODY_GATES: ReadonlySet<GateName> = new Set(["signed-body", "ingest-or-device", "wx-key"]);

@@ -21,18 +21,23 @@ export interface MailResult {
 }
 
 type Transport = ReturnType<typeof nodemailer.createTransport>;
-const transports = new WeakMap<Core, Transport>();
+
+declare module "../core/services.ts" {
+  interface Services {
+    /** the SMTP transport, made on the first message */
+    mail: { transport: Transport | null };
+  }
+}
 
 async function transport(gw: Core): Promise<Transport> {
-  let t = transports.get(gw);
-  if (!t) {
+  const m = gw.services.mail;
+  if (!m.transport) {
     // Loaded on the first message: most instances never send mail, and start faster without it.
     const { default: mailer } = await import("nodemailer");
     // Short timeouts: a sign-in request waits for this, and a dead relay must not hang it.
-    t = mailer.createTransport(gw.config.smtpUrl!, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as object);
-    transports.set(gw, t);
+    m.transport = mailer.createTransport(gw.config.smtpUrl!, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as object);
   }
-  return t;
+  return m.transport;
 }
 
 export function mailFrom(gw: Core): string {

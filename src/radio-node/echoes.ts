@@ -21,7 +21,12 @@ const ECHO_MS = 10 * 60_000;
 /** How many frames are remembered at most. */
 const ECHO_MAX = 4096;
 
-const memories = new WeakMap<Core, Map<string, number>>();
+declare module "../core/services.ts" {
+  interface Services {
+    /** frames this station sent lately, to know them when a digipeater repeats them back */
+    echoes: Map<string, number>;
+  }
+}
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const latin1 = new TextDecoder("latin1");
@@ -46,11 +51,7 @@ function lineKey(line: string): string | null {
   return key(line.slice(0, gt), comma >= 0 ? header.slice(0, comma) : header, line.slice(colon + 1));
 }
 
-function memory(gw: Core): Map<string, number> {
-  let m = memories.get(gw);
-  if (!m) memories.set(gw, (m = new Map()));
-  return m;
-}
+const memory = (gw: Core): Map<string, number> => gw.services.echoes;
 
 function remember(gw: Core, k: string, at: number): void {
   const m = memory(gw);
@@ -60,11 +61,11 @@ function remember(gw: Core, k: string, at: number): void {
 }
 
 function seen(gw: Core, k: string, now: number): boolean {
-  const m = memories.get(gw);
-  const at = m?.get(k);
+  const m = memory(gw);
+  const at = m.get(k);
   if (at === undefined) return false;
   if (Math.abs(now - at) <= ECHO_MS) return true;
-  m!.delete(k);
+  m.delete(k);
   return false;
 }
 
@@ -86,5 +87,5 @@ export function isEcho(gw: Core, f: Ax25Frame, now: number): boolean {
 
 /** Whether a heard packet (source, destination, information) is one we had sent within ECHO_MS. */
 export function isEchoLine(gw: Core, src: string, dst: string, info: string, at: number): boolean {
-  return memories.has(gw) && seen(gw, key(src, dst, info), at);
+  return memory(gw).size > 0 && seen(gw, key(src, dst, info), at);
 }

@@ -60,17 +60,21 @@ export interface GatewayRadio {
   stop(): Promise<void>;
 }
 
-const radios = new WeakMap<Core, GatewayRadio>();
+declare module "../core/services.ts" {
+  interface Services {
+    /** the running radio (radio.ts starts it with a serving gateway), or null */
+    radio: { running: GatewayRadio | null };
+  }
+}
 
 /** The gateway's running radio, or null (no ports, or not started: CLI commands). */
 export function radioOf(gw: Core): GatewayRadio | null {
-  return radios.get(gw) ?? null;
+  return gw.services.radio.running;
 }
 
 /** radio.ts: the radio started (`gr`) or stopped (null). */
 export function setRadio(gw: Core, gr: GatewayRadio | null): void {
-  if (gr) radios.set(gw, gr);
-  else radios.delete(gw);
+  gw.services.radio.running = gr;
 }
 
 /** Whether this station may transmit now: RADIO_CALL is set and verified. */

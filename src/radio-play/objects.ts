@@ -36,13 +36,26 @@ interface Sent {
 /** Objects take at most this share of RADIO_TX_PER_MINUTE: the station's answers, beacons and users' lines keep the rest. */
 const OBJECTS_SHARE = 1 / 3;
 
-const states = new WeakMap<Core, { sent: Map<number, Sent>; bucket: TokenBucket }>();
-function stateOf(gw: Core) {
-  let s = states.get(gw);
-  if (!s)
-    states.set(gw, (s = { sent: new Map(), bucket: new TokenBucket(Math.max(1, Math.floor(gw.config.radioTxPerMinute * OBJECTS_SHARE)), gw.clock.now()) }));
-  return s;
+export interface CacheObjects {
+  /** the objects on the air lately, by cache id */
+  sent: Map<number, Sent>;
+  bucket: TokenBucket;
 }
+
+declare module "../core/services.ts" {
+  interface Services {
+    /** CACHE_OBJECTS: what went on the air and its share of the transmit budget */
+    cacheObjects: CacheObjects;
+  }
+}
+
+/** A new gateway's cache objects (src/hosts/services.ts). */
+export const newCacheObjects = (gw: Core): CacheObjects => ({
+  sent: new Map(),
+  bucket: new TokenBucket(Math.max(1, Math.floor(gw.config.radioTxPerMinute * OBJECTS_SHARE)), gw.clock.now()),
+});
+
+const stateOf = (gw: Core): CacheObjects => gw.services.cacheObjects;
 
 /** The object for a cache, alive or killed. Its name is the cache's code; its comment the name and D/T. */
 function cacheObjectLine(gw: Core, c: Pick<CacheRow, "id" | "source_ref" | "name" | "lat" | "lon" | "difficulty" | "terrain">, alive: boolean): string {

@@ -15,21 +15,25 @@ import type { Path } from "./route.ts";
 export type SendResult = "sent" | "rate-limited" | "refused";
 export type Send = (line: string) => SendResult;
 
-const senders = new WeakMap<Core, Partial<Record<Path, Send>>>();
+declare module "../core/services.ts" {
+  interface Services {
+    /** who sends a radio player's answer on each path, while they can */
+    playSenders: Partial<Record<Path, Send>>;
+  }
+}
 
 /** Sets (or with null clears) a path's sender; returns the function that clears it. */
 export function setSender(gw: Core, path: Path, send: Send | null): () => void {
-  let m = senders.get(gw);
-  if (!m) senders.set(gw, (m = {}));
+  const m = gw.services.playSenders;
   if (send) m[path] = send;
   else delete m[path];
   return () => {
-    if (senders.get(gw)?.[path] === send) delete senders.get(gw)![path];
+    if (m[path] === send) delete m[path];
   };
 }
 
 export function senderOf(gw: Core, path: Path): Send | null {
-  return senders.get(gw)?.[path] ?? null;
+  return gw.services.playSenders[path] ?? null;
 }
 
 /** The radio's sender: a TNC2 line (RADIO_PATH already in it) as a UI frame through the station's transmitter. */

@@ -52,7 +52,7 @@ export interface PlayStats {
   dropped: number;
 }
 
-interface State {
+export interface RadioPlayState {
   seen: Map<string, number>;
   rate: Map<string, number[]>;
   warned: Map<string, number>;
@@ -64,24 +64,26 @@ interface State {
   stats: PlayStats;
 }
 
-const states = new WeakMap<Core, State>();
-function stateOf(gw: Core): State {
-  let s = states.get(gw);
-  if (!s) {
-    s = {
-      seen: new Map(),
-      rate: new Map(),
-      warned: new Map(),
-      queue: [],
-      waiting: new Map(),
-      nextId: 0,
-      timer: null,
-      stats: { commands: 0, retries: 0, limited: 0, acks: 0, replies: 0, logged: 0, dropped: 0 },
-    };
-    states.set(gw, s);
+declare module "../core/services.ts" {
+  interface Services {
+    /** radio play: commands seen, rate limits, replies queued and waiting for their ack */
+    radioPlay: RadioPlayState;
   }
-  return s;
 }
+
+/** A new gateway's radio play (src/hosts/services.ts). */
+export const newRadioPlay = (): RadioPlayState => ({
+  seen: new Map(),
+  rate: new Map(),
+  warned: new Map(),
+  queue: [],
+  waiting: new Map(),
+  nextId: 0,
+  timer: null,
+  stats: { commands: 0, retries: 0, limited: 0, acks: 0, replies: 0, logged: 0, dropped: 0 },
+});
+
+const stateOf = (gw: Core): RadioPlayState => gw.services.radioPlay;
 
 /** What the service did so far (tests, the bench). */
 export function playStats(gw: Core): PlayStats {
@@ -94,7 +96,7 @@ function prune(m: Map<string, number>, now: number, ms: number): void {
 }
 
 /** Whether `call` may send another command now (and counts it). */
-function allowed(s: State, call: string, now: number): boolean {
+function allowed(s: RadioPlayState, call: string, now: number): boolean {
   const times = (s.rate.get(call) ?? []).filter((t) => now - t >= 0 && now - t < RATE.windowMs);
   if (times.length >= RATE.commands) {
     s.rate.set(call, times);
@@ -107,7 +109,7 @@ function allowed(s: State, call: string, now: number): boolean {
 }
 
 /** Our own message ids: R + 4 base-36 digits, apart from the outbox's numeric ones. */
-function newId(s: State): string {
+function newId(s: RadioPlayState): string {
   s.nextId = (s.nextId + 1) % 36 ** 4;
   return "R" + s.nextId.toString(36).toUpperCase().padStart(4, "0");
 }
@@ -178,8 +180,8 @@ export function onMessage(gw: Core, m: GatewayEvents["aprsMessage"]): void {
 
 /** An ack heard (or a reply-ack): settles our reply `id`, when it comes from the station we sent it to. */
 function settle(gw: Core, src: string, addressee: string, id: string): void {
-  const s = states.get(gw);
-  if (!s || !s.waiting.size) return;
+  const s = stateOf(gw);
+  if (!s.waiting.size) return;
   const key = `${src.toUpperCase()}\u0000${id}`;
   const out = s.waiting.get(key);
   if (!out) return;
@@ -189,7 +191,7 @@ function settle(gw: Core, src: string, addressee: string, id: string): void {
   s.queue = s.queue.filter((o) => o !== out);
 }
 
-function enqueue(gw: Core, s: State, out: Out, first: boolean): void {
+function enqueue(gw: Core, s: RadioPlayState, out: Out, first: boolean): void {
   if (s.queue.length >= QUEUE_MAX) {
     s.stats.dropped++;
     return;
@@ -207,7 +209,7 @@ function enqueue(gw: Core, s: State, out: Out, first: boolean): void {
 }
 
 /** Sends what is due, in order per path; a spent budget holds the rest of that path. */
-function flush(gw: Core, s: State): void {
+function flush(gw: Core, s: RadioPlayState): void {
   const now = gw.clock.now();
   const held = new Set<Path>();
   const keep: Out[] = [];
@@ -251,7 +253,7 @@ function flush(gw: Core, s: State): void {
 
 /** Stops the retry timer (the gateway stops). */
 export function stopRadioPlay(gw: Core): void {
-  const s = states.get(gw);
-  if (s?.timer) clearInterval(s.timer);
-  if (s) s.timer = null;
+  const s = stateOf(gw);
+  if (s.timer) clearInterval(s.timer);
+  s.timer = null;
 }

@@ -104,7 +104,7 @@ export interface IgateStatus extends IgateCounts {
   localStations: number;
 }
 
-interface State extends IgateCounts {
+export interface IgateState extends IgateCounts {
   upDedup: Recent;
   downDedup: Recent;
   /** call -> last heard on our radio at most one hop away; at all; on APRS-IS (not gated from RF) */
@@ -121,35 +121,36 @@ interface State extends IgateCounts {
   filter: Filter | null | undefined;
 }
 
-const states = new WeakMap<Core, State>();
-
-function stateOf(gw: Core): State {
-  let s = states.get(gw);
-  if (!s) {
-    s = {
-      heard: 0,
-      gated: 0,
-      dropped: {},
-      answered: 0,
-      fromIs: 0,
-      toRf: { message: 0, position: 0, filter: 0 },
-      notToRf: {},
-      recent: [],
-      upDedup: new Recent(),
-      downDedup: new Recent(),
-      direct: new Recent(),
-      onRf: new Recent(),
-      onIs: new Recent(),
-      owed: new Recent(),
-      positionAt: new Recent(),
-      answeredAt: { APRS: null, IGATE: null },
-      uplink: null,
-      filter: undefined,
-    };
-    states.set(gw, s);
+declare module "../core/services.ts" {
+  interface Services {
+    /** the iGate's counters, what it heard lately and its uplink */
+    igate: IgateState;
   }
-  return s;
 }
+
+/** A new gateway's iGate (src/hosts/services.ts). */
+export const newIgate = (): IgateState => ({
+  heard: 0,
+  gated: 0,
+  dropped: {},
+  answered: 0,
+  fromIs: 0,
+  toRf: { message: 0, position: 0, filter: 0 },
+  notToRf: {},
+  recent: [],
+  upDedup: new Recent(),
+  downDedup: new Recent(),
+  direct: new Recent(),
+  onRf: new Recent(),
+  onIs: new Recent(),
+  owed: new Recent(),
+  positionAt: new Recent(),
+  answeredAt: { APRS: null, IGATE: null },
+  uplink: null,
+  filter: undefined,
+});
+
+const stateOf = (gw: Core): IgateState => gw.services.igate;
 
 const latin1 = new TextDecoder("latin1");
 /** APRS-IS lines are bytes: latin1 keeps each one as it was heard. */
@@ -162,7 +163,7 @@ const within = (m: Recent, k: string, now: number, ms: number) => {
   return at !== undefined && now - at >= 0 && now - at < ms;
 };
 
-function remember(s: State, dir: GatedLine["dir"], line: string, at: number): void {
+function remember(s: IgateState, dir: GatedLine["dir"], line: string, at: number): void {
   s.recent.unshift({ at, dir, line });
   if (s.recent.length > RECENT_MAX) s.recent.length = RECENT_MAX;
 }
@@ -232,7 +233,7 @@ export function heardOnRf(gw: Core, line: Uint8Array, echo: boolean, tx: Transmi
  * capabilities, `?APRS?` with the station's position (STATION_BEACON; with
  * none set there is nothing to answer).
  */
-function answerQuery(gw: Core, s: State, kind: "APRS" | "IGATE", tx: Transmitter | null, now: number): void {
+function answerQuery(gw: Core, s: IgateState, kind: "APRS" | "IGATE", tx: Transmitter | null, now: number): void {
   const last = s.answeredAt[kind];
   if (!tx || (last !== null && now - last >= 0 && now - last < ANSWER_MIN_MS)) return;
   let info: string;
@@ -301,7 +302,7 @@ export function fromAprsIs(gw: Core, bytes: Uint8Array, tx: Transmitter | null):
 }
 
 /** IGATE_TX_FILTER (aprsc syntax, src/hub/filter.ts); positions it refers to come from the station registry. */
-function passesFilter(gw: Core, s: State, h: Header): boolean {
+function passesFilter(gw: Core, s: IgateState, h: Header): boolean {
   if (s.filter === undefined) s.filter = gw.config.igateTxFilter ? parseFilter(gw.config.igateTxFilter, gw.config.radioCall ?? "") : null;
   const f = s.filter;
   if (!f) return false;

@@ -18,9 +18,11 @@ export const MAX_BATCH = 20_000;
  * batch carrying finds is refused whole with 422 finds_not_supported.
  */
 export type FindIngest = (gw: Core, finds: unknown[], ctx: { caller: Caller; heardAt: number }) => unknown;
-const findIngest = new WeakMap<Core, FindIngest>();
-export function setFindIngest(gw: Core, fn: FindIngest): void {
-  findIngest.set(gw, fn);
+declare module "../core/services.ts" {
+  interface Services {
+    /** the game's function for finds in an ingest batch (src/hosts/services.ts sets it), or null */
+    findIngest: FindIngest | null;
+  }
 }
 
 export interface IngestResult {
@@ -144,7 +146,8 @@ export function ingestBody(gw: Core, body: unknown, caller: Caller, query: { iga
         "not_an_igate",
       );
   }
-  if (finds.length && !findIngest.get(gw)) throw unprocessable("finds_not_supported", "this instance does not take finds in ingest batches yet");
+  const findIngest = gw.services.findIngest;
+  if (finds.length && !findIngest) throw unprocessable("finds_not_supported", "this instance does not take finds in ingest batches yet");
   const sink = newSink();
   const result = gw.db.transaction(() => {
     const packets = ingestLinesTx(gw, lines, { source: "ingest", igate: igate ?? null, heardAt, device }, sink);
@@ -155,7 +158,7 @@ export function ingestBody(gw: Core, body: unknown, caller: Caller, query: { iga
       sink,
     );
     const out: IngestResult = { packets, positions: { stored } };
-    if (finds.length) out.finds = findIngest.get(gw)!(gw, finds, { caller, heardAt });
+    if (finds.length && findIngest) out.finds = findIngest(gw, finds, { caller, heardAt });
     return out;
   })();
   flushEvents(gw, sink);

@@ -19,7 +19,7 @@
 import type { Core } from "../core/core.ts";
 import type { GatewayEvents, HeardProof } from "../core/events.ts";
 import { decode, mergeDefinitions, type AprsPacket, type TelemetryDefinitions, type Weather } from "../lib/aprs/index.ts";
-import type { Statement } from "../core/store/sqlite.ts";
+import type { Database, Statement } from "../core/store/sqlite.ts";
 import { isOwnWeatherEcho, onMessageHeard } from "./outbox.ts";
 import { StationBatch, type HeardBy } from "./station-batch.ts";
 import { isEchoLine } from "../radio-node/echoes.ts";
@@ -82,11 +82,18 @@ interface Prepared {
   message: Statement;
 }
 
-const prepared = new WeakMap<Core, Prepared>();
-const dupes = new WeakMap<Core, Map<string, number>>();
+// compiled once per database connection
+const prepared = new WeakMap<Database, Prepared>();
+
+declare module "../core/services.ts" {
+  interface Services {
+    /** lines stored lately, by source and text: a duplicate heard again within the window is dropped */
+    ingestDupes: Map<string, number>;
+  }
+}
 
 function statements(gw: Core): Prepared {
-  let p = prepared.get(gw);
+  let p = prepared.get(gw.db);
   if (p) return p;
   const db = gw.db;
   p = {
@@ -97,14 +104,13 @@ function statements(gw: Core): Prepared {
     reading: db.prepare("INSERT INTO sensor_readings (call, ts, kind, data) VALUES (?, ?, ?, ?)"),
     message: db.prepare("INSERT INTO aprs_messages (ts, src, addressee, kind, text, msg_id, source, igate, proof) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
   };
-  prepared.set(gw, p);
+  prepared.set(gw.db, p);
   return p;
 }
 
 /** Whether this exact packet from this hearer was stored within DUPE_WINDOW_MS; remembers it. */
 function isDuplicate(gw: Core, key: string, ts: number): boolean {
-  let seen = dupes.get(gw);
-  if (!seen) dupes.set(gw, (seen = new Map()));
+  const seen = gw.services.ingestDupes;
   const last = seen.get(key);
   if (last !== undefined && Math.abs(ts - last) < DUPE_WINDOW_MS) return true;
   if (seen.size > 100_000) {

@@ -220,14 +220,18 @@ export function onMessageHeard(gw: Core, m: GatewayEvents["aprsMessage"]): void 
  * back through APRS-IS or a digipeater, the ingest pipeline keeps the packet
  * but not a second reading (the push already stored the exact values).
  */
-const ownWeather = new WeakMap<Core, Map<string, number>>();
+declare module "../core/services.ts" {
+  interface Services {
+    /** our own weather pushes sent lately, so their echo is not stored twice */
+    ownWeather: Map<string, number>;
+  }
+}
 const OWN_WEATHER_MS = 2 * 3_600_000;
 
 const echoKey = (src: string, info: string) => src.toUpperCase() + "\u0000" + info;
 
 export function rememberOwnWeather(gw: Core, line: string, now: number): void {
-  let m = ownWeather.get(gw);
-  if (!m) ownWeather.set(gw, (m = new Map()));
+  const m = gw.services.ownWeather;
   if (m.size >= 10_000) for (const [k, t] of m) if (now - t > OWN_WEATHER_MS || m.size >= 10_000) m.delete(k);
   const colon = line.indexOf(":");
   m.set(echoKey(line.slice(0, line.indexOf(">")), line.slice(colon + 1)), now);
@@ -235,8 +239,8 @@ export function rememberOwnWeather(gw: Core, line: string, now: number): void {
 
 /** Whether a weather packet heard from `src` with this information field is one of ours coming back. */
 export function isOwnWeatherEcho(gw: Core, src: string, info: string, now: number): boolean {
-  const m = ownWeather.get(gw);
-  if (!m || m.size === 0) return false;
+  const m = gw.services.ownWeather;
+  if (m.size === 0) return false;
   const t = m.get(echoKey(src, info));
   return t !== undefined && now - t <= OWN_WEATHER_MS;
 }

@@ -18,18 +18,22 @@ export interface PortStatus {
   [k: string]: unknown;
 }
 
-const ports = new WeakMap<Core, Map<string, () => PortStatus>>();
+declare module "../core/services.ts" {
+  interface Services {
+    /** each transport's status function, by name, for GET /api/ports */
+    ports: Map<string, () => PortStatus>;
+  }
+}
 
 /** Registers (or replaces) a transport's status function under its name. */
 export function registerPort(gw: Core, name: string, status: () => PortStatus): () => void {
-  let m = ports.get(gw);
-  if (!m) ports.set(gw, (m = new Map()));
+  const m = gw.services.ports;
   m.set(name, status);
-  return () => m!.delete(name);
+  return () => m.delete(name);
 }
 
 export function listPorts(gw: Core): PortStatus[] {
-  return [...(ports.get(gw)?.values() ?? [])].map((f) => f());
+  return [...gw.services.ports.values()].map((f) => f());
 }
 
 /** The ingest box as a port: when it last posted and how much. */

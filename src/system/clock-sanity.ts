@@ -57,19 +57,23 @@ interface PeerSample {
   mono: number;
 }
 
-interface Watch {
+export interface ClockWatch {
   status: ClockStatus | null;
   samples: Map<string, PeerSample>;
   resume: Array<() => void>;
 }
 
-const watches = new WeakMap<Core, Watch>();
-
-function watchOf(gw: Core): Watch {
-  let w = watches.get(gw);
-  if (!w) watches.set(gw, (w = { status: null, samples: new Map(), resume: [] }));
-  return w;
+declare module "../core/services.ts" {
+  interface Services {
+    /** the clock's last check, peers' Date samples, and what waits for a sane clock */
+    clockWatch: ClockWatch;
+  }
 }
+
+/** A new gateway's clock watch (src/hosts/services.ts). */
+export const newClockWatch = (): ClockWatch => ({ status: null, samples: new Map(), resume: [] });
+
+const watchOf = (gw: Core): ClockWatch => gw.services.clockWatch;
 
 const PAUSED = "signing and transmitting paused until it is set (NTP)";
 const fmt = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
@@ -92,7 +96,7 @@ function newestStored(gw: Core): number | null {
   return times.length ? Math.max(...times) : null;
 }
 
-function peerVerdict(w: Watch, now: number): { answers: number; off: number; skew: number } {
+function peerVerdict(w: ClockWatch, now: number): { answers: number; off: number; skew: number } {
   const mono = performance.now();
   const skews: number[] = [];
   for (const [peer, s] of w.samples) {
@@ -108,7 +112,7 @@ function peerVerdict(w: Watch, now: number): { answers: number; off: number; ske
   return { answers: skews.length, off: off.length, skew: off[Math.floor(off.length / 2)] ?? 0 };
 }
 
-function evaluate(gw: Core, w: Watch): ClockStatus {
+function evaluate(gw: Core, w: ClockWatch): ClockStatus {
   const now = gw.clock.now();
   const newest = newestStored(gw);
   const p = peerVerdict(w, now);
