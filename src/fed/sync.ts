@@ -418,6 +418,7 @@ export interface Pulls {
 
 declare module "../core/services.ts" {
   interface Services {
+    /** the federation's pulls of its peers */
     pulls: Pulls;
   }
 }
