@@ -42,7 +42,7 @@ test("30 gateways converge with nothing lost, forged or resurrected; the same se
   const noWall = (l: string[]) => l.map((x) => x.replace(/"wallSeconds":[\d.]+/, ""));
   expect(noWall(second.lines)).toEqual(noWall(first.lines));
   console.log(first.lines.at(-1));
-}, 60_000);
+}, 120_000);
 
 test("bad arguments are refused with the usage, before any gateway starts", async () => {
   for (const args of [

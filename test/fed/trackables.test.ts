@@ -254,9 +254,10 @@ describe("an older peer", () => {
     expect((await A.post(`/api/caches/${cA.id}/logs`, { kind: "note", text: "Trackables pass through here" }, as(one))).status).toBe(201);
     const a = await pullCleanly(O.url, INGEST, "gw-a");
     expect(Object.keys(a.feeds)).not.toContain("trackable");
-    expect(a.feeds.cache.applied).toBeGreaterThan(0);
-    expect(a.feeds.find.applied).toBeGreaterThan(0);
+    // (A's notify ping may have set off a pull of its own a moment before: what counts is what the older peer holds)
     expect((await fetch(`${O.url}/api/caches/${encodeURIComponent(cA.gid)}`)).status).toBe(200);
+    const logs = await json(await fetch(`${O.url}/api/caches/${encodeURIComponent(cA.gid)}/logs`));
+    expect(JSON.stringify(logs)).toContain("Trackables pass through here");
     // and the other way: A pulls the older peer without asking it for trackables
     const hidden = await fetch(`${O.url}/api/caches`, {
       method: "POST",
@@ -289,7 +290,10 @@ describe("an older peer", () => {
       body: page as Uint8Array<ArrayBuffer>,
     });
     expect(r.status).toBe(200);
-    expect(await json(r)).toMatchObject({ received: 2, applied: 1, rejected: 1, reasons: { bad_payload: 1 } });
+    const report = await json(r);
+    expect(report).toMatchObject({ received: 2, rejected: 1, reasons: { bad_payload: 1 } });
+    // the cache frame is taken: now, or already by a pull that A's notify ping set off a moment before
+    expect(report.applied + report.duplicate).toBe(1);
     expect((await fetch(`${O.url}/api/caches/${encodeURIComponent(fresh.gid)}`)).status).toBe(200);
   });
 });

@@ -333,5 +333,5 @@ describe("web app offline", () => {
     expect(await page.getByTestId("update-ready").count()).toBe(0);
     const cssHasNewRule = await page.evaluate(() => [...document.styleSheets].some((s) => [...s.cssRules].some((r) => r.cssText.includes("font-weight: 500"))));
     expect(cssHasNewRule).toBe(true);
-  });
+  }, 120_000);
 });
