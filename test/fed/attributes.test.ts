@@ -112,8 +112,8 @@ describe("an older peer", () => {
   const O = useOlderPeer(BEFORE_ATTRIBUTES, () => ({ privateKey: keys.o.privateKey, peers: A.url, ingestSecret: INGEST }));
 
   test("it applies A's cache record with attributes, ignoring the field, and refuses nothing", async () => {
-    const a = await pullCleanly(O.url, INGEST, "gw-a");
-    expect(a.feeds.cache.applied).toBeGreaterThan(0);
+    // (A's notify ping may have set off a pull of its own a moment before: what counts is what the older peer holds)
+    await pullCleanly(O.url, INGEST, "gw-a");
     const there = await json(await fetch(`${O.url}/api/caches/${encodeURIComponent(cache.gid)}`));
     expect(there).toMatchObject({ name: "Dog walk", mirror: true });
     expect(there.attributes).toBeUndefined();

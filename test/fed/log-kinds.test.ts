@@ -97,8 +97,8 @@ describe("an older peer", () => {
 
   test("pulling A refuses nothing: the new kinds arrive as notes with their texts, and the cache's status follows", async () => {
     await log(owner, "owner-maintenance", "all good");
-    const a = await pullCleanly(O.url, INGEST, "gw-a");
-    expect(a.feeds.find.applied).toBe(5);
+    // (A's notify ping may have set off a pull of its own a moment before: what counts is what the older peer holds)
+    await pullCleanly(O.url, INGEST, "gw-a");
     const book = await json(await fetch(`${O.url}/api/caches/${encodeURIComponent(cache.gid)}/logs`));
     expect(book.logs.map((l: any) => `${l.kind}: ${l.text}`).sort()).toEqual([
       "note: all good",
