@@ -8,8 +8,6 @@
 import type { Config } from "../core/config.ts";
 import { systemClock, type Clock, type FedTransport } from "../core/core.ts";
 import type { Gateway } from "../http/gateway.ts";
-
-export type { Gateway };
 import { ListenError } from "../lib/errors.ts";
 import { TlsService } from "../tls/index.ts";
 import { registerPort } from "../stations/ports.ts";
@@ -34,6 +32,8 @@ import { promoteMovesOnSighting } from "../game/trackables-moves.ts";
 import { onMessage as answerRadioPlayer, stopRadioPlay } from "../radio-play/service.ts";
 import { onPositionHeard as sendCacheObjects } from "../radio-play/objects.ts";
 import { watchClock } from "../system/clock-sanity.ts";
+
+export type { Gateway };
 
 /** Bun's WebSocket settings are server-wide: the live rooms' bounded buffers and timeouts (src/live/rooms.ts). */
 const WEBSOCKET_OPTIONS = {

@@ -22,7 +22,7 @@ export function buildServices(gw: Core): Services {
     ingestDupes: new Map(),
     ownWeather: new Map(),
     // finds in an ingest batch are the game's (src/game/logs.ts)
-    findIngest: (g, finds, ctx) => ingestFinds(g, finds, ctx),
+    findIngest: ingestFinds,
     // the radio: the running one, and what it sent lately (its echoes)
     radio: { running: null },
     echoes: new Map(),

@@ -157,18 +157,21 @@ export function startKissServer(gw: Core, at: { host: string; port: number }, cl
   );
 
   const address = hostPort(at.host, listener.port);
-  const off = registerPort(gw, "kiss-server", () => ({
-    name: "kiss-server",
-    kind: "kiss-server",
-    state: "up",
-    listen: address,
-    radio: gr ? portIds : [],
-    transmit: !!gr && gw.config.kissServerTx && radioMayTransmit(gw),
-    rx: clients.of("kiss").reduce((n, c) => n + c.rx, 0),
-    tx: stats.copied,
-    ...stats,
-    clients: clients.of("kiss").map(clientView),
-  }));
+  const off = registerPort(gw, "kiss-server", () => {
+    const mine = clients.of("kiss");
+    return {
+      name: "kiss-server",
+      kind: "kiss-server",
+      state: "up",
+      listen: address,
+      radio: gr ? portIds : [],
+      transmit: !!gr && gw.config.kissServerTx && radioMayTransmit(gw),
+      rx: mine.reduce((n, c) => n + c.rx, 0),
+      tx: stats.copied,
+      ...stats,
+      clients: mine.map(clientView),
+    };
+  });
   gw.log.info(
     "hub",
     `KISS server on ${address}${gr ? ` for radio ports ${portIds.join(", ")}` : " (no radio port: clients hear nothing and cannot transmit)"}`,
