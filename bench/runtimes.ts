@@ -85,7 +85,7 @@ async function startBare(runtime: "bun" | "node"): Promise<{ url: string; stop()
  */
 async function ratesInTurns(urls: Record<string, string>): Promise<Record<string, number>> {
   const seen: Record<string, number[]> = {};
-  for (const url of Object.values(urls)) await rps(url, 300);
+  for (const url of Object.values(urls)) await rps(url, Number(process.env.WARM ?? 300));
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, url] of Object.entries(urls)) (seen[name] ??= []).push(await rps(url, 600));
   }

@@ -2,6 +2,7 @@
  * One error shape for every 4xx/5xx: `{ "error": code, "message": text }`.
  */
 import { AppError } from "../lib/errors.ts";
+import { describeFailure, type FailureLike } from "../lib/schema.ts";
 import type { Logger } from "../lib/log.ts";
 import { DISK_FULL_MESSAGE, isDiskFull, reportDiskFull } from "../core/store/disk-full.ts";
 
@@ -28,22 +29,14 @@ function validationBody(error: unknown): ErrorBody {
     type?: string;
     value?: unknown;
     validator?: { schema?: { type?: string } };
-    all?: Array<{ path?: string; summary?: string; message?: string; schema?: { anyOf?: Array<{ const?: unknown }> } }>;
+    all?: FailureLike[];
   };
   const where = e.type ?? "request";
   const plainObject = typeof e.value === "object" && e.value !== null && !Array.isArray(e.value) && !ArrayBuffer.isView(e.value);
   if (where === "body" && e.validator?.schema?.type === "object" && !plainObject) {
     return { error: "bad_body", message: "body: expected a JSON object", field: "body" };
   }
-  const first = e.all?.[0];
-  if (!first) return { error: "invalid", message: `${where} is invalid`, field: where };
-  const sub = first.path ? first.path.replace(/^\//, "").replaceAll("/", ".") : "";
-  const field = sub ? `${where}.${sub}` : where;
-  // a choice of fixed values says the values (the validator's own summary says only "'string', 'string', ...")
-  const choices = first.schema?.anyOf?.length && first.schema.anyOf.every((s) => s.const !== undefined) ? first.schema.anyOf.map((s) => String(s.const)) : null;
-  const what = choices ? `must be one of ${choices.join(", ")}` : (first.summary ?? first.message ?? "invalid");
-  if (!sub && where === "body") return { error: "bad_body", message: `body: ${what}`, field };
-  return { error: "invalid", message: `${field}: ${what}`, field };
+  return describeFailure(where, e.all?.[0]);
 }
 
 /** Maps anything thrown by a route to the error shape. */
