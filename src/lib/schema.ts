@@ -28,8 +28,10 @@ export interface FailureLike {
   path?: string;
   message?: string;
   summary?: string;
-  schema?: { anyOf?: Array<{ const?: unknown }>; properties?: Record<string, unknown> };
+  schema?: unknown;
 }
+
+type SchemaLike = { anyOf?: Array<{ const?: unknown }>; properties?: Record<string, unknown> } | undefined;
 
 export interface Failure {
   error: "invalid" | "bad_body";
@@ -40,15 +42,16 @@ export interface Failure {
 /** The one wording of a failed check; `where` is what was checked ("body", "query", "finds.3"). */
 export function describeFailure(where: string, first: FailureLike | undefined): Failure {
   if (!first) return { error: "invalid", message: `${where} is invalid`, field: where };
+  const schema = first.schema as SchemaLike;
   const sub = first.path ? first.path.replace(/^\//, "").replaceAll("/", ".").replaceAll("~1", "/").replaceAll("~0", "~") : "";
   const field = sub ? `${where}.${sub}` : where;
   if (first.type === ValueErrorType.ObjectAdditionalProperties) {
     const name = first.path?.split("/").at(-1)?.replaceAll("~1", "/").replaceAll("~0", "~") ?? "";
-    const known = Object.keys(first.schema?.properties ?? {});
+    const known = Object.keys(schema?.properties ?? {});
     return { error: "invalid", message: `${field}: unknown field "${name}"; ${known.length ? `it takes ${known.join(", ")}` : "it takes no fields"}`, field };
   }
   // a choice of fixed values says the values (the validator's own summary says only "'string', 'string', ...")
-  const choices = first.schema?.anyOf?.length && first.schema.anyOf.every((s) => s.const !== undefined) ? first.schema.anyOf.map((s) => String(s.const)) : null;
+  const choices = schema?.anyOf?.length && schema.anyOf.every((s) => s.const !== undefined) ? schema.anyOf.map((s) => String(s.const)) : null;
   const what = choices ? `must be one of ${choices.join(", ")}` : (first.summary ?? first.message ?? "invalid");
   if (!sub && where === "body") return { error: "bad_body", message: `body: ${what}`, field };
   return { error: "invalid", message: `${field}: ${what}`, field };
