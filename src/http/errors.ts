@@ -36,7 +36,7 @@ function validationBody(error: unknown): ErrorBody {
   if (where === "body" && e.validator?.schema?.type === "object" && !plainObject) {
     return { error: "bad_body", message: "body: expected a JSON object", field: "body" };
   }
-  return describeFailure(where, e.all?.[0]);
+  return { ...describeFailure(where, e.all?.[0]) };
 }
 
 /** Maps anything thrown by a route to the error shape. */
