@@ -10,7 +10,7 @@ import { verifiedHolder } from "../accounts/users.ts";
 import { scrubWaypoints } from "./waypoints-store.ts";
 import { reviewOn } from "./maintenance-roles.ts";
 import { attributesColumn } from "./attributes.ts";
-import { callsign, TRANSITIONS, type Actor, type CacheStatus, type Contact } from "./model.ts";
+import { callsign, TRANSITIONS, type Actor, type CacheBody, type CachePatch, type CacheStatus, type Contact } from "./model.ts";
 import { basicValues, cacheJson, codeOf, type Cache, type CacheRow } from "./caches.ts";
 import { cacheRow, isOwner, visibleRow } from "./cache-lookup.ts";
 import { checkCacheBody, eventFits, type CacheInput } from "./cache-input.ts";
@@ -20,9 +20,9 @@ export const searchText = (name: string, code: string, owner: string | null, pla
   [name, code, owner ?? "", placedBy ?? ""].join(" ").toLowerCase();
 
 /** Hides a cache. A session hides it as its active callsign; the ingest box names `ownerCall`. */
-export function hideCache(gw: Core, actor: Actor, body: Record<string, unknown>): Cache & { contact: Contact | null } {
+export function hideCache(gw: Core, actor: Actor, body: CacheBody): Cache & { contact: Contact | null } {
   const now = gw.clock.now();
-  const input = checkCacheBody(body, now, false) as CacheInput;
+  const input = checkCacheBody(body, now) as CacheInput;
   const status = input.status ?? "active";
   // REVIEW=on: a cache leaving draft waits for a reviewer, a draft until one publishes it
   const queued = status === "active" && reviewOn(gw);
@@ -75,12 +75,12 @@ export function hideCache(gw: Core, actor: Actor, body: Record<string, unknown>)
 }
 
 /** Updates a native cache (owner, or the ingest box). Status moves follow TRANSITIONS. */
-export function updateCache(gw: Core, actor: Actor, id: number, body: Record<string, unknown>): Cache & { contact: Contact | null } {
+export function updateCache(gw: Core, actor: Actor, id: number, body: CachePatch): Cache & { contact: Contact | null } {
   const now = gw.clock.now();
   const r = visibleRow(gw, id, actor);
   if (!isOwner(actor, r)) throw forbidden("only the cache's owner may change it", "not_owner");
   if (body.ownerCall !== undefined) throw badRequest("invalid", "the owner of a cache cannot be changed");
-  const p = checkCacheBody(body, now, true);
+  const p = checkCacheBody(body, now);
   if (Object.keys(p).length === 0) throw badRequest("invalid", "nothing to change");
   // REVIEW=on: a draft sent to be active goes to the reviewers' queue instead (once more after a return)
   const toQueue = r.status === "draft" && p.status === "active" && reviewOn(gw);

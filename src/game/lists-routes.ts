@@ -11,16 +11,11 @@ import type { Caller } from "../accounts/caller.ts";
 import { gpxOfCaches } from "../exports/exports.ts";
 import { GPX_TYPE } from "../exports/gpx.ts";
 import { actorOf } from "./model.ts";
-import { addToList, createList, deleteList, listWithCaches, myLists, removeFromList, updateList } from "./lists.ts";
+import { addToList, createList, deleteList, LIST_BODY, LIST_PATCH, listWithCaches, myLists, removeFromList, updateList } from "./lists.ts";
+import { closed } from "../lib/schema.ts";
 
 const TAGS = ["Game"];
-// Extra fields reach the service, which refuses them by name.
-const open = { additionalProperties: true };
 const ID = t.Object({ id: t.Integer({ minimum: 1, description: "the list's id" }) });
-const FIELDS = {
-  name: t.Optional(t.String({ maxLength: 100, description: "1-100 characters" })),
-  public: t.Optional(t.Boolean({ description: "true: anyone with its link reads it (and its GPX); false (default): yours only" })),
-};
 const reader = (caller: Caller) => (caller.user ? actorOf(caller) : null);
 
 export function listRoutes(gw: Gateway) {
@@ -36,7 +31,7 @@ export function listRoutes(gw: Gateway) {
         set.status = 201;
         return createList(gw, actorOf(caller), body);
       },
-      { gate: "session", body: t.Object(FIELDS, open), detail: { summary: "Make a bookmark list (private unless public is true)", tags: TAGS } },
+      { gate: "session", body: LIST_BODY, detail: { summary: "Make a bookmark list (private unless public is true)", tags: TAGS } },
     )
     .get("/api/lists/:id", ({ params, caller }) => listWithCaches(gw, params.id, reader(caller)), {
       gate: "public",
@@ -58,7 +53,7 @@ export function listRoutes(gw: Gateway) {
     .patch("/api/lists/:id", ({ params, body, caller }) => updateList(gw, actorOf(caller), params.id, body), {
       gate: "session",
       params: ID,
-      body: t.Object(FIELDS, open),
+      body: LIST_PATCH,
       detail: { summary: "Rename a list or make it public or private (its owner)", tags: TAGS },
     })
     .delete("/api/lists/:id", ({ params, caller }) => deleteList(gw, actorOf(caller), params.id), {
@@ -69,7 +64,7 @@ export function listRoutes(gw: Gateway) {
     .post("/api/lists/:id/caches", ({ params, body, caller }) => addToList(gw, actorOf(caller), params.id, String(body.cache)), {
       gate: "session",
       params: ID,
-      body: t.Object({ cache: t.Union([t.String(), t.Number()], { description: "the cache: its id or gid" }) }),
+      body: closed({ cache: t.Union([t.String(), t.Number()], { description: "the cache: its id or gid" }) }),
       detail: { summary: "Add a cache to a list (its owner); adding it again changes nothing", tags: TAGS },
     })
     .delete("/api/lists/:id/caches/:cache", ({ params, caller }) => removeFromList(gw, actorOf(caller), params.id, decodeURIComponent(params.cache)), {

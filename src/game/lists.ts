@@ -9,7 +9,10 @@ import type { Core } from "../core/core.ts";
 import { badRequest, forbidden, notFound } from "../lib/errors.ts";
 import { cacheDetail } from "./cache-lookup.ts";
 import type { Cache } from "./caches.ts";
-import { bool, text, type Actor } from "./model.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed } from "../lib/schema.ts";
+import { text, type Actor } from "./model.ts";
 
 /** Lists per user, and caches per list. */
 export const MAX_LISTS = 100;
@@ -49,9 +52,12 @@ const json = (r: ListRow): CacheList => ({
   updatedAt: r.updated_at,
 });
 
-function only(body: Record<string, unknown>, fields: string[]): void {
-  for (const k of Object.keys(body)) if (!fields.includes(k)) throw badRequest("invalid", `${k} is not a field of a list (${fields.join(", ")})`);
-}
+/** A new list (its name required); an edit sends either field. */
+export const LIST_BODY = closed({
+  name: t.String({ maxLength: 100, description: "1-100 characters" }),
+  public: t.Optional(t.Boolean({ description: "true: anyone with its link reads it (and its GPX); false (default): yours only" })),
+});
+export const LIST_PATCH = t.Partial(LIST_BODY);
 
 /** A list the reader may see: public, or theirs. 404 otherwise (a private list is not told apart from none). */
 function visible(gw: Core, id: number, reader: Actor | null): ListRow {
@@ -71,10 +77,9 @@ export function myLists(gw: Core, actor: Actor): { lists: CacheList[] } {
   return { lists: (gw.db.query(`${SELECT} WHERE l.user_id = ? ORDER BY l.name, l.id`).all(actor.userId) as ListRow[]).map(json) };
 }
 
-export function createList(gw: Core, actor: Actor, body: Record<string, unknown>): CacheList {
-  only(body, ["name", "public"]);
+export function createList(gw: Core, actor: Actor, body: Static<typeof LIST_BODY>): CacheList {
   const name = text(body.name, "name", 1, 100);
-  const pub = body.public === undefined ? false : bool(body.public, "public");
+  const pub = body.public ?? false;
   const n = (gw.db.query("SELECT count(*) AS n FROM cache_lists WHERE user_id = ?").get(actor.userId) as { n: number }).n;
   if (n >= MAX_LISTS) throw badRequest("too_many", `at most ${MAX_LISTS} lists per account`);
   const now = gw.clock.now();
@@ -85,11 +90,10 @@ export function createList(gw: Core, actor: Actor, body: Record<string, unknown>
   return json(visible(gw, id, actor));
 }
 
-export function updateList(gw: Core, actor: Actor, id: number, body: Record<string, unknown>): CacheList {
-  only(body, ["name", "public"]);
+export function updateList(gw: Core, actor: Actor, id: number, body: Static<typeof LIST_PATCH>): CacheList {
   const r = owned(gw, id, actor);
   const name = body.name === undefined ? r.name : text(body.name, "name", 1, 100);
-  const pub = body.public === undefined ? r.public === 1 : bool(body.public, "public");
+  const pub = body.public ?? r.public === 1;
   gw.db.query("UPDATE cache_lists SET name = ?, public = ?, updated_at = ? WHERE id = ?").run(name, pub ? 1 : 0, gw.clock.now(), id);
   return json(visible(gw, id, actor));
 }

@@ -11,7 +11,8 @@ import { refuseUnlessClockSane } from "../system/clock-sanity.ts";
 import { mirroredFindsOf } from "../fed/mirror.ts";
 import { verifiedHolder } from "../accounts/users.ts";
 import { baseCall } from "../lib/callsign.ts";
-import { callsign, LOG_KINDS, oneOf, optText, pastTime, type Actor, type LogKind } from "./model.ts";
+import { callsign, INGEST_FIND, optText, pastTime, type Actor, type LogBody, type LogKind } from "./model.ts";
+import { check } from "../lib/schema.ts";
 import { cacheRow, isOwner, resolveCache } from "./cache-lookup.ts";
 import { livingGid } from "./caches.ts";
 import { applyLogEffect, gateKind, kindsFor, type LogRole } from "./maintenance-logs.ts";
@@ -142,23 +143,20 @@ export interface LogInput {
   call?: string;
 }
 
-/** A client-made idempotency key: a UUID or similar, 8-64 of [A-Za-z0-9_-]. */
-function clientIdOf(v: unknown): string | null {
-  if (v === undefined || v === null) return null;
-  if (typeof v !== "string" || !/^[A-Za-z0-9_-]{8,64}$/.test(v)) throw badRequest("invalid", "clientId is 8-64 letters, digits, - or _");
-  return v;
-}
-
-export function checkLogBody(b: Record<string, unknown>, now: number, withCall: boolean): LogInput {
-  const known = ["kind", "text", "foundAt", "clientId", ...(withCall ? ["call", "cache"] : [])];
-  for (const k of Object.keys(b)) if (!known.includes(k)) throw badRequest("invalid", `unknown field "${k}"; a log has ${known.join(", ")}`);
-  const kind = b.kind === undefined ? "find" : oneOf(b.kind, "kind", LOG_KINDS);
+/**
+ * Checks what the schema (LOG_BODY, INGEST_FIND) cannot say of a log: a note
+ * has text, trimmed and free of control characters; foundAt within the last
+ * year and not ahead of this clock; the finder's callsign (ingest only).
+ */
+export function checkLogBody(b: LogBody, now: number, withCall: boolean): LogInput {
+  const kind = b.kind ?? "find";
   const text = optText(b.text, "text", 4000);
   if (kind === "note" && !text) throw badRequest("invalid", "a note needs text");
   const foundAt = b.foundAt === undefined ? now : pastTime(b.foundAt, "foundAt", now);
   if (foundAt < now - 366 * 86_400_000) throw badRequest("invalid", "foundAt is within the last year");
-  const out: LogInput = { kind, text, foundAt, clientId: clientIdOf(b.clientId) };
+  const out: LogInput = { kind, text, foundAt, clientId: b.clientId ?? null };
   if (withCall) out.call = callsign(b.call, "call");
+  else if (b.call !== undefined) throw badRequest("invalid", "call is named by the ingest box only; a log is yours");
   return out;
 }
 
@@ -252,7 +250,7 @@ function afterCommit(gw: Core, written: Written[]): void {
  * when verified, else c); the ingest box names `call` (tier c: relayed); any
  * find is Tier A at once when an RF sighting corroborates it.
  */
-export function logOnCache(gw: Core, actor: Actor, rawCache: string, body: Record<string, unknown>): Log & { replayed?: true } {
+export function logOnCache(gw: Core, actor: Actor, rawCache: string, body: LogBody): Log & { replayed?: true } {
   // dated and signed by this clock: refused (503, kept by the client) while it is not set, before times are checked against it
   refuseUnlessClockSane(gw);
   const input = checkLogBody(body, gw.clock.now(), actor.ingest && actor.userId === null);
@@ -304,14 +302,12 @@ export function ingestFinds(
 ) {
   const now = gw.clock.now();
   const items = finds.map((v, k) => {
-    if (!v || typeof v !== "object" || Array.isArray(v)) throw badRequest("invalid", `finds[${k}] must be an object`);
-    const b = v as Record<string, unknown>;
-    if (typeof b.cache !== "string" && typeof b.cache !== "number") throw badRequest("invalid", `finds[${k}].cache is a cache id or gid`);
+    const b = check(INGEST_FIND, v, `finds.${k}`);
     let input: LogInput;
     try {
       input = checkLogBody({ foundAt: ctx.heardAt <= now + 60_000 ? ctx.heardAt : now, ...b }, now, true);
     } catch (e) {
-      throw badRequest("invalid", `finds[${k}]: ${(e as Error).message}`);
+      throw badRequest("invalid", `finds.${k}: ${(e as Error).message}`);
     }
     if (!ctx.caller.ingest && ctx.caller.assertion && baseCall(input.call!) !== ctx.caller.assertion.call) {
       throw forbidden(`a device key of ${ctx.caller.assertion.call} may only log its own finds, not ${input.call}'s`, "not_your_station");

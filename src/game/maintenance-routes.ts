@@ -4,6 +4,7 @@
  * reports its owner reads. Thin: gate, parse, call one service function.
  */
 import { Elysia, t } from "elysia";
+import { closed } from "../lib/schema.ts";
 import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { actorOf, CACHE_KEY, NATIVE_CACHE_ID } from "./model.ts";
@@ -11,9 +12,8 @@ import { publishReviewed, reportCache, reportsOf, returnReviewed, reviewQueue } 
 import { logKindsOn } from "./logs.ts";
 
 const TAGS = ["Caches"];
-const open = { additionalProperties: true };
 const ID = t.Object({ id: NATIVE_CACHE_ID });
-const NOTE = t.Object({ text: t.Optional(t.Union([t.String({ maxLength: 4000 }), t.Null()], { description: "the reviewer note" })) }, open);
+const NOTE = closed({ text: t.Optional(t.Union([t.String({ maxLength: 4000 }), t.Null()], { description: "the reviewer note" })) });
 
 export function maintenanceRoutes(gw: Gateway) {
   return new Elysia({ name: "maintenance" })
@@ -43,7 +43,7 @@ export function maintenanceRoutes(gw: Gateway) {
       {
         gate: "session",
         params: ID,
-        body: t.Object({ reason: t.Optional(t.String({ maxLength: 1000, description: "what is wrong, 3-1000 characters" })) }, open),
+        body: closed({ reason: t.Optional(t.String({ maxLength: 1000, description: "what is wrong, 3-1000 characters" })) }),
         detail: { summary: "Report a cache to its owner and the reviewers (one report per user and cache; a new one replaces yours)", tags: TAGS },
       },
     )

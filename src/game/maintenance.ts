@@ -46,7 +46,7 @@ function queued(gw: Core, id: number): CacheRow {
 }
 
 /** A reviewer publishes a queued cache: active, on the map, federated; an optional reviewer note with it. */
-export function publishReviewed(gw: Core, actor: Actor, id: number, body: { text?: unknown }): Cache & { note?: Log } {
+export function publishReviewed(gw: Core, actor: Actor, id: number, body: { text?: string | null }): Cache & { note?: Log } {
   mustReview(gw, actor);
   queued(gw, id);
   const note = body.text === undefined || body.text === null || body.text === "" ? null : text(body.text, "text", 1, 4000);
@@ -56,7 +56,7 @@ export function publishReviewed(gw: Core, actor: Actor, id: number, body: { text
 }
 
 /** A reviewer returns a queued cache to its owner with a reviewer note (required): a draft again, to fix and send once more. */
-export function returnReviewed(gw: Core, actor: Actor, id: number, body: { text?: unknown }): Cache & { note: Log } {
+export function returnReviewed(gw: Core, actor: Actor, id: number, body: { text?: string | null }): Cache & { note: Log } {
   mustReview(gw, actor);
   queued(gw, id);
   const note = text(body.text, "text", 1, 4000);
@@ -68,7 +68,7 @@ export function returnReviewed(gw: Core, actor: Actor, id: number, body: { text?
 }
 
 /** A signed-in user reports a cache (not their own): one report per user and cache, a new one replacing theirs. */
-export function reportCache(gw: Core, actor: Actor, id: number, body: { reason?: unknown }): { reported: true } {
+export function reportCache(gw: Core, actor: Actor, id: number, body: { reason?: string }): { reported: true } {
   const r = cacheRow(gw, id);
   if (!r || r.status === "draft") throw notFound(`cache ${id}`);
   if (actor.userId === null) throw forbidden("sign in to report a cache", "session_required");

@@ -3,6 +3,8 @@
  * difficulty/terrain steps, who is acting. Pure.
  */
 import { t, type TSchema } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed } from "../lib/schema.ts";
 import { badRequest } from "../lib/errors.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { isCallsign, normalizeCall } from "../lib/callsign.ts";
@@ -124,11 +126,8 @@ export interface Contact {
   note?: string;
 }
 
-export function contact(v: unknown): Contact | null {
-  if (v === undefined || v === null) return null;
-  if (typeof v !== "object" || Array.isArray(v)) throw invalid("contact is an object with email, phone and note");
-  const c = v as Record<string, unknown>;
-  for (const k of Object.keys(c)) if (!["email", "phone", "note"].includes(k)) throw invalid(`contact.${k} is not a contact field (email, phone, note)`);
+export function contact(c: { email?: string | null; phone?: string | null; note?: string | null } | null | undefined): Contact | null {
+  if (c === undefined || c === null) return null;
   const out: Contact = {};
   if (c.email !== undefined && c.email !== null && c.email !== "") {
     const e = text(c.email, "contact.email", 3, 200);
@@ -211,30 +210,30 @@ export const CACHE_FIELDS = {
   description: t.Optional(nullable(t.String({ maxLength: 20_000 }))),
   contact: t.Optional(
     nullable(
-      t.Object(
+      closed(
         { email: t.Optional(nullable(t.String())), phone: t.Optional(nullable(t.String())), note: t.Optional(nullable(t.String())) },
-        { additionalProperties: true, description: "shown to signed-in users of this instance only" },
+        { description: "shown to signed-in users of this instance only" },
       ),
     ),
   ),
   placedAt: t.Optional(nullable(t.Number({ minimum: 0, multipleOf: 1, description: "unix ms, not in the future" }))),
   attributes: t.Optional(
     nullable(
-      t.Array(t.Object({ id: t.Number({ multipleOf: 1 }), inc: t.Boolean() }, { additionalProperties: true }), {
+      t.Array(closed({ id: t.Number({ multipleOf: 1 }), inc: t.Boolean() }), {
         description: "Groundspeak attribute ids set yes (inc true) or no (inc false); replaces the cache's set; null or [] clears it",
       }),
     ),
   ),
   event: t.Optional(
     nullable(
-      t.Object(
+      closed(
         {
-          date: t.String({ description: "the day, YYYY-MM-DD" }),
-          start: t.String({ description: "HH:MM in timeZone" }),
-          end: t.String({ description: "HH:MM in timeZone, after start" }),
-          timeZone: t.String({ description: "IANA time zone, e.g. Europe/Berlin" }),
+          date: t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "the day, YYYY-MM-DD" }),
+          start: t.String({ pattern: "^([01]\\d|2[0-3]):[0-5]\\d$", description: "HH:MM in timeZone" }),
+          end: t.String({ pattern: "^([01]\\d|2[0-3]):[0-5]\\d$", description: "HH:MM in timeZone, after start" }),
+          timeZone: t.String({ maxLength: 64, description: "IANA time zone, e.g. Europe/Berlin" }),
         },
-        { additionalProperties: true, description: "event and cito caches: when it takes place (required for them, refused for others); not in the past" },
+        { description: "event and cito caches: when it takes place (required for them, refused for others); not in the past" },
       ),
     ),
   ),
@@ -257,3 +256,19 @@ export const LOG_FIELDS = {
   clientId: t.Optional(nullable(t.String({ pattern: "^[A-Za-z0-9_-]{8,64}$", description: "the client's idempotency key: a retry returns the first log" }))),
   call: t.Optional(t.String({ description: "the finder: only the ingest box names it" })),
 };
+
+/** A new cache (POST /api/caches): the one definition of its body; checkCacheBody checks what a schema cannot. */
+export const CACHE_BODY = closed(CACHE_FIELDS);
+export type CacheBody = Static<typeof CACHE_BODY>;
+/** An edit (PATCH /api/caches/:id): any of the fields. */
+export const CACHE_PATCH = t.Partial(CACHE_BODY);
+export type CachePatch = Static<typeof CACHE_PATCH>;
+/** A log on a cache (web, device, and the ingest box naming `call`). */
+export const LOG_BODY = closed(LOG_FIELDS);
+export type LogBody = Static<typeof LOG_BODY>;
+/** A find in an `/ingest` batch: a log naming its cache and finder, checked with check() as a route checks LOG_BODY. */
+export const INGEST_FIND = closed({
+  ...LOG_FIELDS,
+  cache: t.Union([t.String({ maxLength: 64 }), t.Number({ multipleOf: 1 })], { description: "the cache: its id or gid" }),
+  call: t.String({ description: "the finder's callsign" }),
+});

@@ -8,7 +8,9 @@
  * position beside it.
  */
 import type { Core } from "../core/core.ts";
-import { badRequest } from "../lib/errors.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed } from "../lib/schema.ts";
 import { cacheDetail } from "./cache-lookup.ts";
 import { latitude, longitude, optText, type Actor } from "./model.ts";
 
@@ -44,21 +46,22 @@ export function personalOf(gw: Core, userId: number, gid: string): Personal | nu
  * `note`: text or null (cleared); `corrected`: {lat, lon} or null (cleared);
  * a field left out stays as it was. Both cleared removes the row.
  */
-export function savePersonal(gw: Core, actor: Actor, key: string, body: Record<string, unknown>): { personal: Personal | null } {
-  for (const k of Object.keys(body))
-    if (k !== "note" && k !== "corrected") throw badRequest("invalid", `${k} is not a field of a personal note (note, corrected)`);
+export const PERSONAL_BODY = closed({
+  note: t.Optional(t.Union([t.String({ maxLength: MAX_NOTE }), t.Null()], { description: "your own note of the cache; null clears it" })),
+  corrected: t.Optional(
+    t.Union([closed({ lat: t.Number({ minimum: -90, maximum: 90 }), lon: t.Number({ minimum: -180, maximum: 180 }) }), t.Null()], {
+      description: "where you solved it to be (decimal degrees); null clears it",
+    }),
+  ),
+});
+
+export function savePersonal(gw: Core, actor: Actor, key: string, body: Static<typeof PERSONAL_BODY>): { personal: Personal | null } {
   const userId = actor.userId!;
   const { gid } = cacheDetail(gw, key, actor);
   const cur = personalOf(gw, userId, gid);
   const note = body.note === undefined ? (cur?.note ?? null) : optText(body.note, "note", MAX_NOTE);
   let corrected = cur?.corrected ?? null;
-  if (body.corrected !== undefined) {
-    const c = body.corrected;
-    if (c === null) corrected = null;
-    else if (typeof c !== "object" || Array.isArray(c) || Object.keys(c).some((k) => k !== "lat" && k !== "lon"))
-      throw badRequest("invalid", "corrected must be {lat, lon} in decimal degrees, or null");
-    else corrected = { lat: latitude((c as { lat?: unknown }).lat), lon: longitude((c as { lon?: unknown }).lon) };
-  }
+  if (body.corrected !== undefined) corrected = body.corrected === null ? null : { lat: latitude(body.corrected.lat), lon: longitude(body.corrected.lon) };
   if (note === null && corrected === null) {
     gw.db.query("DELETE FROM personal_notes WHERE user_id = ? AND cache_gid = ?").run(userId, gid);
     return { personal: null };

@@ -8,7 +8,20 @@ import { gatesPlugin } from "../http/gates.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { badRequest } from "../lib/errors.ts";
 import { cellsParam } from "../http/params.ts";
-import { actorOf, CACHE_FIELDS, CACHE_FILTER_QUERY, CACHE_KEY, callsign, distanceM, LOG_FIELDS, NATIVE_CACHE_ID, type Actor } from "./model.ts";
+import {
+  actorOf,
+  CACHE_BODY,
+  CACHE_FILTER_QUERY,
+  CACHE_KEY,
+  CACHE_PATCH,
+  callsign,
+  distanceM,
+  LOG_BODY,
+  LOG_FIELDS,
+  NATIVE_CACHE_ID,
+  type Actor,
+} from "./model.ts";
+import { closed } from "../lib/schema.ts";
 import { baseCall } from "../lib/callsign.ts";
 import { cachePage, markFound } from "./cache-lookup.ts";
 import { cachesInBox, parseBox } from "./cache-map.ts";
@@ -21,7 +34,7 @@ import { deleteMedia, listMedia, mediaFile, MAX_MEDIA_BYTES, MEDIA_TYPES, upload
 import { listStages, MAX_STAGES, setStages, unlockStage } from "./stages.ts";
 import { activity, corroborators, leaderboard } from "./stats.ts";
 import { finderStats } from "./finder-stats.ts";
-import { MAX_NOTE, personalOf, savePersonal, withCorrected } from "./personal.ts";
+import { PERSONAL_BODY, personalOf, savePersonal, withCorrected } from "./personal.ts";
 import { mediaType } from "../http/body.ts";
 import { baseUrl } from "../http/public-url.ts";
 import { cacheGpx } from "../exports/exports.ts";
@@ -49,12 +62,10 @@ const SINCE_LIMIT = t.Object({
   since: t.Optional(t.Integer({ description: "counted from, unix ms" })),
   limit: t.Optional(t.Integer({ description: "how many" })),
 });
-// Extra fields reach the services, which refuse them by name.
-const open = { additionalProperties: true };
 const ALIAS_CACHE = t.Union([t.String(), t.Number()], { description: "the cache: its id or gid" });
 
 /** The log of an alias route: `cache` names the cache. */
-function aliasBody(body: { cache: string | number }): { cache: string; rest: Record<string, unknown> } {
+function aliasBody<B extends { cache: string | number }>(body: B): { cache: string; rest: Omit<B, "cache"> } {
   const { cache, ...rest } = body;
   return { cache: String(cache), rest };
 }
@@ -120,7 +131,7 @@ export function gameRoutes(gw: Gateway) {
       },
       {
         gate: "actor",
-        body: t.Object(CACHE_FIELDS, open),
+        body: CACHE_BODY,
         detail: { summary: "Hide a cache (as a draft, or active)", tags: TAGS },
       },
     )
@@ -145,15 +156,7 @@ export function gameRoutes(gw: Gateway) {
     .put("/api/caches/:id/personal", ({ params, body, caller }) => savePersonal(gw, actorOf(caller), decodeURIComponent(params.id), body), {
       gate: "session",
       params: CACHE_PARAMS,
-      body: t.Object(
-        {
-          note: t.Optional(t.Union([t.String({ maxLength: MAX_NOTE }), t.Null()], { description: "your own note of the cache; null clears it" })),
-          corrected: t.Optional(
-            t.Union([t.Object({ lat: t.Number(), lon: t.Number() }), t.Null()], { description: "where you solved it to be (decimal degrees); null clears it" }),
-          ),
-        },
-        open,
-      ),
+      body: PERSONAL_BODY,
       detail: {
         summary:
           "Your own note and corrected coordinates of a cache: on this instance only, never shared; your map, lists, GPX and saved areas put the cache there",
@@ -171,7 +174,7 @@ export function gameRoutes(gw: Gateway) {
     .patch("/api/caches/:id", ({ params, body, caller }) => updateCache(gw, actorOf(caller), params.id, body), {
       gate: "actor",
       params: NATIVE_PARAMS,
-      body: t.Partial(t.Object(CACHE_FIELDS), open),
+      body: CACHE_PATCH,
       detail: { summary: "Edit a cache (its owner): the fields sent change, status along the lifecycle", tags: TAGS },
     })
     .get(
@@ -194,7 +197,7 @@ export function gameRoutes(gw: Gateway) {
       {
         gate: "actor",
         params: CACHE_PARAMS,
-        body: t.Object(LOG_FIELDS, open),
+        body: LOG_BODY,
         detail: {
           summary: "Log a find, a DNF or a note on a cache",
           description: "201 with the log; 200 with the first log when the same clientId is sent again.",
@@ -212,7 +215,7 @@ export function gameRoutes(gw: Gateway) {
       },
       {
         gate: "actor",
-        body: t.Object({ ...LOG_FIELDS, cache: ALIAS_CACHE }, open),
+        body: closed({ ...LOG_FIELDS, cache: ALIAS_CACHE }),
         detail: { summary: "Log on a cache named in the body (as POST /api/caches/{id}/logs)", tags: LOG_TAGS },
       },
     )
@@ -226,7 +229,7 @@ export function gameRoutes(gw: Gateway) {
       },
       {
         gate: "actor",
-        body: t.Object({ ...LOG_FIELDS, cache: ALIAS_CACHE, kind: t.Optional(t.Literal("find", { description: "this route logs finds" })) }, open),
+        body: closed({ ...LOG_FIELDS, cache: ALIAS_CACHE, kind: t.Optional(t.Literal("find", { description: "this route logs finds" })) }),
         detail: { summary: "Log a find on a cache named in the body", tags: LOG_TAGS },
       },
     )
@@ -238,22 +241,21 @@ export function gameRoutes(gw: Gateway) {
     .post("/api/caches/:id/rate", ({ params, body, caller }) => rateCache(gw, actorOf(caller), params.id, body), {
       gate: "session",
       params: NATIVE_PARAMS,
-      body: t.Object(
-        { stars: t.Union([t.Number({ minimum: 1, maximum: 5, multipleOf: 1 }), t.Null()], { description: "1 to 5, or null to remove your rating" }) },
-        open,
-      ),
+      body: closed({
+        stars: t.Union([t.Number({ minimum: 1, maximum: 5, multipleOf: 1 }), t.Null()], { description: "1 to 5, or null to remove your rating" }),
+      }),
       detail: { summary: "Rate a cache you found, 1 to 5 stars", tags: TAGS },
     })
     .post("/api/caches/:id/favorite", ({ params, body, caller }) => favoriteCache(gw, actorOf(caller), params.id, body), {
       gate: "session",
       params: NATIVE_PARAMS,
-      body: t.Object({ favorite: t.Optional(t.Boolean({ description: "default true" })) }, open),
+      body: closed({ favorite: t.Optional(t.Boolean({ description: "default true" })) }),
       detail: { summary: "Mark a cache you found as a favorite, or unmark it", description: "The body may be left out (favorite).", tags: TAGS },
     })
     .post("/api/caches/:id/watch", ({ params, body, caller }) => watchCache(gw, actorOf(caller), params.id, body), {
       gate: "session",
       params: NATIVE_PARAMS,
-      body: t.Object({ watch: t.Optional(t.Boolean({ description: "default true" })) }, open),
+      body: closed({ watch: t.Optional(t.Boolean({ description: "default true" })) }),
       detail: { summary: "Watch a cache: be told of its new logs", description: "The body may be left out (watch).", tags: TAGS },
     })
     .get("/api/caches/:id/media", ({ params, caller }) => listMedia(gw, params.id, reader(caller)), {
@@ -309,24 +311,18 @@ export function gameRoutes(gw: Gateway) {
     .post("/api/caches/:id/stages", ({ params, body, caller }) => setStages(gw, actorOf(caller), params.id, body), {
       gate: "actor",
       params: NATIVE_PARAMS,
-      body: t.Object(
-        {
-          stages: t.Array(
-            t.Object(
-              {
-                title: t.String({ maxLength: 100 }),
-                question: t.String({ maxLength: 1000 }),
-                content: t.String({ maxLength: 4000, description: "shown once the stage is unlocked" }),
-                answer: t.String({ maxLength: 200, description: "stored hashed" }),
-                audioMediaId: t.Optional(t.Union([t.Number({ multipleOf: 1 }), t.Null()], { description: "an audio file of this cache" })),
-              },
-              open,
-            ),
-            { maxItems: MAX_STAGES, description: `at most ${MAX_STAGES}; replaces the cache's stages` },
-          ),
-        },
-        open,
-      ),
+      body: closed({
+        stages: t.Array(
+          closed({
+            title: t.String({ maxLength: 100 }),
+            question: t.String({ maxLength: 1000 }),
+            content: t.String({ maxLength: 4000, description: "shown once the stage is unlocked" }),
+            answer: t.String({ maxLength: 200, description: "stored hashed" }),
+            audioMediaId: t.Optional(t.Union([t.Number({ multipleOf: 1 }), t.Null()], { description: "an audio file of this cache" })),
+          }),
+          { maxItems: MAX_STAGES, description: `at most ${MAX_STAGES}; replaces the cache's stages` },
+        ),
+      }),
       detail: { summary: "Set a cache's stages (its owner)", tags: TAGS },
     })
     .post(
@@ -339,13 +335,10 @@ export function gameRoutes(gw: Gateway) {
         gate: "actor",
         rateLimit: "auth",
         params: t.Object({ id: NATIVE_CACHE_ID, n: t.Integer({ description: "the stage number, from 1" }) }),
-        body: t.Object(
-          {
-            answer: t.String({ maxLength: 200 }),
-            call: t.Optional(t.String({ description: "the player: only the ingest box names it" })),
-          },
-          open,
-        ),
+        body: closed({
+          answer: t.String({ maxLength: 200 }),
+          call: t.Optional(t.String({ description: "the player: only the ingest box names it" })),
+        }),
         detail: { summary: "Answer a stage's question to unlock it, in order", tags: TAGS },
       },
     )

@@ -106,12 +106,12 @@ export function setStages(gw: Core, actor: Actor, cacheId: number, body: StagesB
  * ingest box relays a player heard on RF: it names `call`, and the unlock is
  * the account's that holds that callsign verified.
  */
-export function unlockStage(gw: Core, actor: Actor, cacheId: number, n: number, body: Record<string, unknown>) {
+export function unlockStage(gw: Core, actor: Actor, cacheId: number, n: number, body: { answer: string; call?: string }) {
   visibleRow(gw, cacheId, actor);
   const row = gw.db.query("SELECT n, answer_hash AS hash FROM stages WHERE cache_id = ? AND n = ?").get(cacheId, n) as { n: number; hash: string } | null;
   if (!row) throw notFound(`stage ${n}`);
   if (actor.userId === null) {
-    if (typeof body.call !== "string") throw badRequest("invalid", "the ingest box names the player: call");
+    if (body.call === undefined) throw badRequest("invalid", "the ingest box names the player: call");
     const call = callsign(body.call, "call");
     const holder = verifiedHolder(gw.db, call);
     if (holder === null) throw notFound(`an account holding ${call} verified`);

@@ -22,7 +22,8 @@ import { toE7, toSeconds } from "../lib/fed/bodies.ts";
 import { publicIdOf } from "../accounts/users.ts";
 import { baseCall } from "../lib/callsign.ts";
 import { refuseUnlessClockSane } from "../system/clock-sanity.ts";
-import { distanceM, oneOf, optText, pastTime, type Actor } from "./model.ts";
+import { distanceM, optText, pastTime, type Actor } from "./model.ts";
+import type { MoveBody } from "./trackables-bodies.ts";
 import { resolveCache } from "./cache-lookup.ts";
 import { isSighting, localSighting, TIER_A } from "./corroborate.ts";
 import type { GatewayEvents } from "../core/events.ts";
@@ -38,9 +39,7 @@ import {
   type Trackable,
   type TrackableRef,
 } from "./trackables.ts";
-import { MOVE_KINDS, type MoveKind } from "./trackables-state.ts";
-
-const FIELDS = ["kind", "cacheId", "trackingCode", "text", "at"];
+import { type MoveKind } from "./trackables-state.ts";
 
 interface Place {
   gid: string;
@@ -78,21 +77,19 @@ function isOwner(t: TrackableRef, actor: Actor, call: string): boolean {
 }
 
 /** Logs one move as the actor's active callsign. */
-export async function logMove(gw: Core, actor: Actor, key: string, body: Record<string, unknown>): Promise<{ move: Move; trackable: Trackable }> {
+export async function logMove(gw: Core, actor: Actor, key: string, body: MoveBody): Promise<{ move: Move; trackable: Trackable }> {
   refuseUnlessClockSane(gw);
   const now = gw.clock.now();
-  for (const k of Object.keys(body)) if (!FIELDS.includes(k)) throw badRequest("invalid", `unknown field "${k}"; a move has ${FIELDS.join(", ")}`);
-  const kind = oneOf(body.kind, "kind", MOVE_KINDS);
+  const kind = body.kind;
   const text = optText(body.text, "text", 4000);
   const when = body.at === undefined ? now : pastTime(body.at, "at", now);
   if (when < now - 366 * 86_400_000) throw badRequest("invalid", "at is within the last year");
   const at = Math.floor(when / 1000) * 1000; // the wire's unit, so every instance orders it alike
   if (kind === "note" && !text) throw badRequest("invalid", "a note needs text");
-  if (body.trackingCode !== undefined && typeof body.trackingCode !== "string") throw badRequest("invalid", "trackingCode is text");
   if (actor.userId === null || !actor.call) throw forbidden("choose a callsign for your account first", "callsign_required");
   const call = actor.call;
   const t = findTrackable(gw, key);
-  const code = body.trackingCode as string | undefined;
+  const code = body.trackingCode;
   // the one wait: from here to the write nothing yields, so the state checked is the state written on
   if (code !== undefined && !(await codeMatches(t, code))) throw forbidden("that is not this trackable's tracking code", "wrong_code");
   const state = stateOf(gw, t);

@@ -4,17 +4,15 @@
  * call one service function.
  */
 import { Elysia, t } from "elysia";
+import { MOVE_BODY, TRACKABLE_BODY } from "./trackables-bodies.ts";
 import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { actorOf } from "./model.ts";
 import { createTrackable, listTrackables, trackableDetail } from "./trackables.ts";
 import { logMove } from "./trackables-moves.ts";
-import { MOVE_KINDS } from "./trackables-state.ts";
 
 const TAGS = ["Trackables"];
-// Extra fields reach the services, which refuse them by name.
-const open = { additionalProperties: true };
 const REF = t.Object({ ref: t.String({ description: "the trackable's ref (e.g. SVT0K3ZQ1, any case) or its gid" }) });
 const reader = (caller: Caller) => (caller.user ? actorOf(caller) : null);
 
@@ -29,14 +27,7 @@ export function trackableRoutes(gw: Gateway) {
       },
       {
         gate: "verified",
-        body: t.Object(
-          {
-            name: t.String({ maxLength: 100, description: "1-100 characters" }),
-            goal: t.Optional(t.Union([t.String({ maxLength: 1000 }), t.Null()])),
-            description: t.Optional(t.Union([t.String({ maxLength: 4000 }), t.Null()])),
-          },
-          open,
-        ),
+        body: TRACKABLE_BODY,
         detail: { summary: "Make a trackable, owned by your verified callsign; the answer holds its tracking code, shown this once", tags: TAGS },
       },
     )
@@ -63,16 +54,7 @@ export function trackableRoutes(gw: Gateway) {
       {
         gate: "session",
         params: REF,
-        body: t.Object(
-          {
-            kind: t.String({ description: MOVE_KINDS.join(", ") }),
-            cacheId: t.Optional(t.Union([t.String(), t.Number()], { description: "the cache: its id or gid (drop, visit; retrieve checks it)" })),
-            trackingCode: t.Optional(t.String({ maxLength: 64, description: "the code on the tag: needed to retrieve, grab or discover" })),
-            text: t.Optional(t.Union([t.String({ maxLength: 4000 }), t.Null()])),
-            at: t.Optional(t.Number({ minimum: 0, multipleOf: 1, description: "when it happened, unix ms, not in the future; default now" })),
-          },
-          open,
-        ),
+        body: MOVE_BODY,
         detail: { summary: "Log a move: drop, retrieve, grab, discover, visit, note, or missing (the owner)", tags: TAGS },
       },
     );

@@ -16,6 +16,7 @@ import { baseCall } from "../lib/callsign.ts";
 import { refuseUnlessClockSane } from "../system/clock-sanity.ts";
 import { callsign, optText, text, type Actor } from "./model.ts";
 import { resolveCache } from "./cache-lookup.ts";
+import type { TrackableBody } from "./trackables-bodies.ts";
 import { deriveState, orderMoves, type MoveFact, type MoveKind, type TrackableState } from "./trackables-state.ts";
 
 /** Tracking codes: no 0/O, 1/I/L, so a code read off a worn tag is typed right. */
@@ -101,10 +102,8 @@ const newRef = () =>
     .padStart(6, "0");
 
 /** Makes a trackable owned by the actor's (verified) callsign; the code is in this answer only. */
-export async function createTrackable(gw: Core, actor: Actor, body: Record<string, unknown>): Promise<Trackable & { trackingCode: string }> {
+export async function createTrackable(gw: Core, actor: Actor, body: TrackableBody): Promise<Trackable & { trackingCode: string }> {
   refuseUnlessClockSane(gw);
-  for (const k of Object.keys(body))
-    if (!["name", "goal", "description"].includes(k)) throw badRequest("invalid", `unknown field "${k}"; a trackable has name, goal, description`);
   const name = text(body.name, "name", 1, 100);
   const goal = optText(body.goal, "goal", 1000);
   const description = optText(body.description, "description", 4000);

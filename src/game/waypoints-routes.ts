@@ -8,22 +8,12 @@ import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { actorOf, CACHE_KEY, NATIVE_CACHE_ID } from "./model.ts";
-import { addWaypoint, deleteWaypoint, editWaypoint, listWaypoints } from "./waypoints.ts";
-import { MAX_WAYPOINT_NAME, MAX_WAYPOINT_NOTE, MAX_WAYPOINTS, WAYPOINT_KINDS } from "./waypoints-store.ts";
+import { addWaypoint, deleteWaypoint, editWaypoint, listWaypoints, WAYPOINT_BODY, WAYPOINT_PATCH } from "./waypoints.ts";
+import { MAX_WAYPOINTS } from "./waypoints-store.ts";
 
 const TAGS = ["Caches"];
-// Extra fields reach the service, which refuses them by name.
-const open = { additionalProperties: true };
 const reader = (caller: Caller) => (caller.user || caller.ingest ? actorOf(caller) : null);
 const ONE = t.Object({ id: NATIVE_CACHE_ID, wid: t.Integer({ description: "the waypoint's id" }) });
-const COORD = (what: string) => t.Optional(t.Union([t.Number(), t.Null()], { description: `${what} in decimal degrees; null with the other clears both` }));
-const FIELDS = {
-  kind: t.Optional(t.String({ description: WAYPOINT_KINDS.join(", ") })),
-  name: t.Optional(t.String({ description: `1-${MAX_WAYPOINT_NAME} characters` })),
-  lat: COORD("latitude"),
-  lon: COORD("longitude"),
-  note: t.Optional(t.Union([t.String(), t.Null()], { description: `at most ${MAX_WAYPOINT_NOTE} characters; null clears it` })),
-};
 
 export function waypointRoutes(gw: Gateway) {
   return new Elysia({ name: "waypoints" })
@@ -42,14 +32,14 @@ export function waypointRoutes(gw: Gateway) {
       {
         gate: "actor",
         params: t.Object({ id: NATIVE_CACHE_ID }),
-        body: t.Object(FIELDS, open),
+        body: WAYPOINT_BODY,
         detail: { summary: `Add a waypoint to a cache (its owner; at most ${MAX_WAYPOINTS})`, tags: TAGS },
       },
     )
     .patch("/api/caches/:id/waypoints/:wid", ({ params, body, caller }) => editWaypoint(gw, actorOf(caller), params.id, params.wid, body), {
       gate: "actor",
       params: ONE,
-      body: t.Object(FIELDS, open),
+      body: WAYPOINT_PATCH,
       detail: { summary: "Change a cache's waypoint (its owner): the fields sent change", tags: TAGS },
     })
     .delete("/api/caches/:id/waypoints/:wid", ({ params, caller }) => deleteWaypoint(gw, actorOf(caller), params.id, params.wid), {

@@ -9,7 +9,10 @@ import { badRequest, conflict, forbidden, notFound } from "../lib/errors.ts";
 import { cacheDetail, isOwner, visibleRow } from "./cache-lookup.ts";
 import { codeOf, type CacheRow } from "./caches.ts";
 import { republishCache } from "./cache-publish.ts";
-import { latitude, longitude, oneOf, optText, text, type Actor } from "./model.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed } from "../lib/schema.ts";
+import { latitude, longitude, optText, text, type Actor } from "./model.ts";
 import {
   MAX_WAYPOINT_NAME,
   MAX_WAYPOINT_NOTE,
@@ -22,7 +25,24 @@ import {
   type WaypointRow,
 } from "./waypoints-store.ts";
 
-const FIELDS = ["kind", "name", "lat", "lon", "note"];
+const COORD = (what: string, limit: number) =>
+  t.Optional(
+    t.Union([t.Number({ minimum: -limit, maximum: limit }), t.Null()], { description: `${what} in decimal degrees; null with the other clears both` }),
+  );
+const FIELDS = {
+  kind: t.Union(
+    WAYPOINT_KINDS.map((k) => t.Literal(k)),
+    { description: WAYPOINT_KINDS.join(", ") },
+  ),
+  name: t.String({ maxLength: MAX_WAYPOINT_NAME, description: `1-${MAX_WAYPOINT_NAME} characters` }),
+  lat: COORD("latitude", 90),
+  lon: COORD("longitude", 180),
+  note: t.Optional(t.Union([t.String(), t.Null()], { description: `at most ${MAX_WAYPOINT_NOTE} characters; null clears it` })),
+};
+/** A new waypoint (kind and name required); an edit sends any of the fields. */
+export const WAYPOINT_BODY = closed(FIELDS);
+export const WAYPOINT_PATCH = t.Partial(WAYPOINT_BODY);
+type WaypointPatch = Static<typeof WAYPOINT_PATCH>;
 
 /** A cache's waypoints as the caller may see them (the final only to its owner and its finders). */
 export function listWaypoints(gw: Core, key: string, actor: Actor | null): { waypoints: Waypoint[] } {
@@ -46,17 +66,16 @@ interface Checked {
   note?: string | null;
 }
 
-function check(body: Record<string, unknown>, partial: boolean): Checked {
-  for (const k of Object.keys(body)) if (!FIELDS.includes(k)) throw badRequest("invalid", `unknown field "${k}"; a waypoint has ${FIELDS.join(", ")}`);
-  const has = (k: string) => body[k] !== undefined;
-  if (!partial) for (const k of ["kind", "name"]) if (!has(k)) throw badRequest("invalid", `${k} is required`);
+/** What the schema cannot say: text trimmed and free of control characters, lat with lon, something to change. */
+function checkWaypoint(body: WaypointPatch, partial: boolean): Checked {
   const out: Checked = {};
-  if (has("kind")) out.kind = oneOf(body.kind, "kind", WAYPOINT_KINDS);
-  if (has("name")) out.name = text(body.name, "name", 1, MAX_WAYPOINT_NAME);
-  if (has("note")) out.note = optText(body.note, "note", MAX_WAYPOINT_NOTE);
-  if (has("lat") !== has("lon")) throw badRequest("invalid", "lat and lon go together");
-  if (has("lat")) {
+  if (body.kind !== undefined) out.kind = body.kind;
+  if (body.name !== undefined) out.name = text(body.name, "name", 1, MAX_WAYPOINT_NAME);
+  if (body.note !== undefined) out.note = optText(body.note, "note", MAX_WAYPOINT_NOTE);
+  if ((body.lat !== undefined) !== (body.lon !== undefined)) throw badRequest("invalid", "lat and lon go together");
+  if (body.lat !== undefined && body.lon !== undefined) {
     if (body.lat === null && body.lon === null) out.at = null;
+    else if (body.lat === null || body.lon === null) throw badRequest("invalid", "lat and lon are cleared together");
     else out.at = { lat: latitude(body.lat), lon: longitude(body.lon) };
   }
   if (partial && Object.keys(out).length === 0) throw badRequest("invalid", "nothing to change");
@@ -67,9 +86,9 @@ const rowOf = (gw: Core, cacheId: number, id: number) =>
   gw.db.query("SELECT * FROM cache_waypoints WHERE id = ? AND cache_id = ?").get(id, cacheId) as WaypointRow | null;
 
 /** Adds a waypoint (the cache's owner); at most MAX_WAYPOINTS a cache. */
-export function addWaypoint(gw: Core, actor: Actor, cacheId: number, body: Record<string, unknown>): { waypoint: Waypoint } {
+export function addWaypoint(gw: Core, actor: Actor, cacheId: number, body: Static<typeof WAYPOINT_BODY>): { waypoint: Waypoint } {
   const r = ownedRow(gw, actor, cacheId);
-  const w = check(body, false);
+  const w = checkWaypoint(body, false);
   const now = gw.clock.now();
   const id = gw.db.transaction(() => {
     const prefixes = gw.db.query("SELECT prefix FROM cache_waypoints WHERE cache_id = ?").all(cacheId) as Array<{ prefix: string }>;
@@ -87,11 +106,11 @@ export function addWaypoint(gw: Core, actor: Actor, cacheId: number, body: Recor
 }
 
 /** Changes the fields sent of one waypoint (the cache's owner); null clears coordinates or the note. */
-export function editWaypoint(gw: Core, actor: Actor, cacheId: number, id: number, body: Record<string, unknown>): { waypoint: Waypoint } {
+export function editWaypoint(gw: Core, actor: Actor, cacheId: number, id: number, body: WaypointPatch): { waypoint: Waypoint } {
   const r = ownedRow(gw, actor, cacheId);
   const cur = rowOf(gw, cacheId, id);
   if (!cur) throw notFound(`waypoint ${id} of cache ${cacheId}`);
-  const w = check(body, true);
+  const w = checkWaypoint(body, true);
   gw.db.transaction(() => {
     const at = w.at === undefined ? (cur.lat === null ? null : { lat: cur.lat, lon: cur.lon! }) : w.at;
     // a new kind takes that kind's prefix (a parking turned final is FN, not PK)

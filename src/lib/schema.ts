@@ -29,9 +29,53 @@ export interface FailureLike {
   message?: string;
   summary?: string;
   schema?: unknown;
+  /** the value that failed: undefined for a member left out (JSON has no undefined) */
+  value?: unknown;
+  /** a union's failures, one iterator a member (TypeBox) */
+  errors?: Array<{ First(): FailureLike | undefined }>;
 }
 
-type SchemaLike = { anyOf?: Array<{ const?: unknown }>; properties?: Record<string, unknown> } | undefined;
+type SchemaLike =
+  | {
+      anyOf?: Array<{ const?: unknown }>;
+      properties?: Record<string, unknown>;
+      description?: string;
+      maxLength?: number;
+      minLength?: number;
+      maximum?: number;
+      minimum?: number;
+    }
+  | undefined;
+
+/**
+ * A value that fails every member of a union (an object or null, a text or a
+ * number) fails where it went furthest: an object with an unknown member is
+ * refused for that member, not for not being null.
+ */
+function deepest(first: FailureLike): FailureLike {
+  if (first.type !== ValueErrorType.Union || !first.errors?.length) return first;
+  // deeper first; at the same depth a member of the value's own kind (a number out of range, not "expected null")
+  const score = (e: FailureLike) => (e.path?.length ?? 0) * 2 + (KIND_ERRORS.has(e.type ?? -1) ? 0 : 1);
+  let best: FailureLike | null = null;
+  for (const member of first.errors) {
+    const e = member.First();
+    if (e && (!best || score(e) > score(best))) best = e;
+  }
+  return best && score(best) > (first.path?.length ?? 0) * 2 ? deepest(best) : first;
+}
+
+/** Failures that say only that the value is of another kind. */
+const KIND_ERRORS = new Set<number>([
+  ValueErrorType.Array,
+  ValueErrorType.Boolean,
+  ValueErrorType.Integer,
+  ValueErrorType.Literal,
+  ValueErrorType.Null,
+  ValueErrorType.Number,
+  ValueErrorType.Object,
+  ValueErrorType.String,
+  ValueErrorType.Union,
+]);
 
 export interface Failure {
   error: "invalid" | "bad_body";
@@ -39,9 +83,31 @@ export interface Failure {
   field: string;
 }
 
+/** What is wrong with a value, in words a user reads (the validator's own summary where none is written here). */
+function wording(first: FailureLike, schema: SchemaLike): string {
+  // a choice of fixed values says the values (the validator's own summary says only "'string', 'string', ...")
+  if (schema?.anyOf?.length && schema.anyOf.every((s) => s.const !== undefined)) return `must be one of ${schema.anyOf.map((s) => String(s.const)).join(", ")}`;
+  switch (first.type) {
+    case ValueErrorType.NumberMaximum:
+    case ValueErrorType.IntegerMaximum:
+      return `must be at most ${schema?.maximum}`;
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.IntegerMinimum:
+      return `must be at least ${schema?.minimum}`;
+    case ValueErrorType.StringMaxLength:
+      return `must be at most ${schema?.maxLength} characters`;
+    case ValueErrorType.StringMinLength:
+      return `must be at least ${schema?.minLength} characters`;
+    case ValueErrorType.StringPattern:
+      if (schema?.description) return `must be ${schema.description}`;
+  }
+  return first.summary ?? first.message ?? "invalid";
+}
+
 /** The one wording of a failed check; `where` is what was checked ("body", "query", "finds.3"). */
-export function describeFailure(where: string, first: FailureLike | undefined): Failure {
-  if (!first) return { error: "invalid", message: `${where} is invalid`, field: where };
+export function describeFailure(where: string, failure: FailureLike | undefined): Failure {
+  if (!failure) return { error: "invalid", message: `${where} is invalid`, field: where };
+  const first = deepest(failure);
   const schema = first.schema as SchemaLike;
   const sub = first.path ? first.path.replace(/^\//, "").replaceAll("/", ".").replaceAll("~1", "/").replaceAll("~0", "~") : "";
   const field = sub ? `${where}.${sub}` : where;
@@ -50,9 +116,9 @@ export function describeFailure(where: string, first: FailureLike | undefined): 
     const known = Object.keys(schema?.properties ?? {});
     return { error: "invalid", message: `${field}: unknown field "${name}"; ${known.length ? `it takes ${known.join(", ")}` : "it takes no fields"}`, field };
   }
-  // a choice of fixed values says the values (the validator's own summary says only "'string', 'string', ...")
-  const choices = schema?.anyOf?.length && schema.anyOf.every((s) => s.const !== undefined) ? schema.anyOf.map((s) => String(s.const)) : null;
-  const what = choices ? `must be one of ${choices.join(", ")}` : (first.summary ?? first.message ?? "invalid");
+  // a member left out: JSON has no undefined, so a missing value is one the body did not send
+  const missing = first.type === ValueErrorType.ObjectRequiredProperty || (sub !== "" && "value" in first && first.value === undefined);
+  const what = missing ? "is required" : wording(first, schema);
   if (!sub && where === "body") return { error: "bad_body", message: `body: ${what}`, field };
   return { error: "invalid", message: `${field}: ${what}`, field };
 }

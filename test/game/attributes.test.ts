@@ -99,7 +99,7 @@ describe("attributes on a cache", () => {
         ],
         "attribute 1 is given twice",
       ],
-      [[{ id: 1, inc: true, name: "Dogs" }], "id and inc only"],
+      [[{ id: 1, inc: true, name: "Dogs" }], `unknown field "name"; it takes id, inc`],
       [{ 1: true }, "attributes"],
     ] as Array<[unknown, string]>) {
       const hide = await g.post(

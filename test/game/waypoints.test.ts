@@ -133,13 +133,13 @@ describe("waypoints of a cache", () => {
     expect((await call(owner, `/api/caches/${id}/waypoints/999999`, "PATCH", { name: "x" })).status).toBe(404);
 
     const bad: Array<[Record<string, unknown>, RegExp]> = [
-      [{ kind: "picnic", name: "x" }, /kind must be one of parking, physical-stage/],
-      [{ name: "no kind" }, /kind is required/],
-      [{ kind: "parking" }, /name is required/],
-      [{ kind: "parking", name: "x".repeat(101) }, /name must be 1-100/],
+      [{ kind: "picnic", name: "x" }, /kind: must be one of parking, physical-stage/],
+      [{ name: "no kind" }, /kind: is required/],
+      [{ kind: "parking" }, /name: is required/],
+      [{ kind: "parking", name: "x".repeat(101) }, /name: must be at most 100 characters/],
       [{ kind: "parking", name: "x", note: "n".repeat(501) }, /note must be 0-500/],
-      [{ kind: "parking", name: "x", lat: 91, lon: 8 }, /lat must be/],
-      [{ kind: "parking", name: "x", lat: 47, lon: 181 }, /lon must be/],
+      [{ kind: "parking", name: "x", lat: 91, lon: 8 }, /lat: must be at most 90/],
+      [{ kind: "parking", name: "x", lat: 47, lon: 181 }, /lon: must be at most 180/],
       [{ kind: "parking", name: "x", lat: 47 }, /lat and lon go together/],
       [{ kind: "parking", name: "x", colour: "red" }, /unknown field "colour"/],
     ];
