@@ -5,9 +5,10 @@
 import type { Core } from "../core/core.ts";
 import type { AccountData, AccountRef } from "./data-sections.ts";
 import { emitAccountRecord } from "./records.ts";
-import { profileOf, updateProfile } from "./profile.ts";
-import { getNotifyPrefs, getPrefs, putNotifyPrefs, putPrefs } from "./prefs.ts";
-import { createView, viewsOf, MAX_VIEWS } from "./views.ts";
+import { PROFILE_BODY, profileOf, updateProfile } from "./profile.ts";
+import { getNotifyPrefs, getPrefs, NOTIFY_PREFS_BODY, putNotifyPrefs, putPrefs } from "./prefs.ts";
+import { createView, viewsOf, MAX_VIEWS, VIEW_BODY } from "./views.ts";
+import { check } from "../lib/schema.ts";
 import { badRequest } from "../lib/errors.ts";
 
 const rows = (gw: Core, sql: string, ...params: Array<string | number>) => gw.db.query(sql).all(...params) as Array<Record<string, unknown>>;
@@ -113,17 +114,17 @@ export const accountsData: AccountData = {
       if (!v || typeof v !== "object" || Array.isArray(v)) throw badRequest("bad_bundle", `bundle.data.accounts.${what} must be an object`);
       return v as Record<string, unknown>;
     };
-    if (d.profile !== undefined) updateProfile(gw, account.userId, obj(d.profile, "profile"));
+    if (d.profile !== undefined) updateProfile(gw, account.userId, check(PROFILE_BODY, obj(d.profile, "profile"), "bundle.data.accounts.profile"));
     if (d.prefs !== undefined) putPrefs(gw, account.userId, obj(d.prefs, "prefs"));
     if (d.notify !== undefined) {
       const n = obj(d.notify, "notify");
       const hasEmail = !!(gw.db.query("SELECT email FROM users WHERE id = ?").get(account.userId) as { email: string | null }).email;
-      putNotifyPrefs(gw, account.userId, { ...n, email: hasEmail && n.email === true });
+      putNotifyPrefs(gw, account.userId, check(NOTIFY_PREFS_BODY, { ...n, email: hasEmail && n.email === true }, "bundle.data.accounts.notify"));
     }
     if (d.views !== undefined) {
       if (!Array.isArray(d.views) || d.views.length > MAX_VIEWS)
         throw badRequest("bad_bundle", `bundle.data.accounts.views must be a list of at most ${MAX_VIEWS}`);
-      for (const v of d.views) createView(gw, account.userId, obj(v, "views[]"));
+      d.views.forEach((v, i) => createView(gw, account.userId, check(VIEW_BODY, obj(v, "views[]"), `bundle.data.accounts.views.${i}`)));
     }
   },
 };

@@ -1,8 +1,9 @@
 /**
- * The request schemas of the account routes (routes.ts, prefs-routes.ts).
- * Each object keeps the members it does not declare (`additionalProperties:
- * true`): signed bodies are verified over every member, and the services
- * refuse unknown fields by name where a field could be a typo.
+ * Shared request schemas of the account routes (routes.ts, prefs-routes.ts).
+ * Bodies are closed (src/lib/schema.ts) but for the few built with `open`,
+ * which keep the members they do not declare, on purpose: a signed body is
+ * verified over every member it has, WebAuthn's and the Push API's JSON are
+ * the browser's (and grow), and the web app's own preferences are free-form.
  */
 import { t } from "elysia";
 

@@ -7,23 +7,15 @@ import { Elysia, t } from "elysia";
 import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import type { Caller } from "./caller.ts";
-import { getNotifyPrefs, getPrefs, MAX_PREFS_BYTES, putNotifyPrefs, putPrefs, setWatch, watchesOf } from "./prefs.ts";
-import { createView, deleteView, updateView, viewLocation, viewsOf } from "./views.ts";
+import { getNotifyPrefs, getPrefs, MAX_PREFS_BYTES, NOTIFY_PREFS_BODY, putNotifyPrefs, putPrefs, setWatch, watchesOf } from "./prefs.ts";
+import { createView, deleteView, updateView, VIEW_BODY, VIEW_PATCH, viewLocation, viewsOf } from "./views.ts";
 import { sendPush, subscribe, subscriptionsOf, unsubscribe, vapidKeys } from "../notify/push.ts";
 import { open } from "./model.ts";
+import { closed } from "../lib/schema.ts";
 import { jsonObject } from "../http/body.ts";
 
 const A = ["Accounts"];
 
-/** A saved map view's fields; the ranges and names are checked by the views service (imports use it too). */
-const viewFields = {
-  name: t.String({ description: "1 to 80 characters" }),
-  lat: t.Number({ description: "the centre's latitude, -90 to 90" }),
-  lon: t.Number({ description: "the centre's longitude, -180 to 180" }),
-  zoom: t.Number({ description: "the zoom, 0 to 22" }),
-  layers: t.Optional(t.Array(t.String(), { description: "up to 20 layer names" })),
-  filters: t.Optional(open({}, "up to 20 short names mapped to short text, numbers or true/false")),
-};
 const viewId = t.Object({ id: t.String({ description: "the view's id, as GET /api/views lists it" }) });
 
 export function prefsRoutes(gw: Gateway) {
@@ -52,7 +44,7 @@ export function prefsRoutes(gw: Gateway) {
         {
           gate: "session",
           params: t.Object({ cacheId: t.String({ description: "the cache's id, a positive whole number (checked by the service: 400 invalid)" }) }),
-          body: open({ watch: t.Boolean({ description: "true: be told about new logs; false: stop" }) }),
+          body: closed({ watch: t.Boolean({ description: "true: be told about new logs; false: stop" }) }),
           detail: { summary: "Watch a cache (or stop) to be notified of its new logs", description: "Answers { cacheId, watching }.", tags: A },
         },
       )
@@ -62,12 +54,7 @@ export function prefsRoutes(gw: Gateway) {
       })
       .put("/api/notify/prefs", ({ caller, body }) => putNotifyPrefs(gw, uid(caller), body), {
         gate: "session",
-        body: open({
-          email: t.Optional(t.Boolean({ description: "notify by e-mail (the account needs an address)" })),
-          push: t.Optional(t.Boolean({ description: "notify by Web Push" })),
-          // Literals, not t.UnionEnum: that one carries a default, which would reset digest on every partial update.
-          digest: t.Optional(t.Union([t.Literal("hourly"), t.Literal("daily"), t.Literal("off")], { description: "gather notifications into one message" })),
-        }),
+        body: NOTIFY_PREFS_BODY,
         detail: {
           summary: "Change how the signed-in account is notified",
           description: "Only the fields given change; another field is refused by name.",
@@ -91,6 +78,7 @@ export function prefsRoutes(gw: Gateway) {
         },
         {
           gate: "session",
+          // The browser's PushSubscription.toJSON() as it is (expirationTime too, and what a browser may add): open, as WebAuthn's JSON is.
           body: open(
             {
               endpoint: t.String({ maxLength: 2048, description: "the push service's https URL (a public host)" }),
@@ -110,7 +98,7 @@ export function prefsRoutes(gw: Gateway) {
       )
       .delete("/api/push/subscription", ({ caller, body }) => ({ subscriptions: unsubscribe(gw, uid(caller), body.endpoint) }), {
         gate: "session",
-        body: open({ endpoint: t.String({ description: "the subscription's endpoint" }) }),
+        body: closed({ endpoint: t.String({ description: "the subscription's endpoint" }) }),
         detail: { summary: "Remove a Web Push subscription from the signed-in account", description: "Answers { subscriptions }, the ones left.", tags: A },
       })
       .post(
@@ -138,21 +126,14 @@ export function prefsRoutes(gw: Gateway) {
         },
         {
           gate: "session",
-          body: open(viewFields),
+          body: VIEW_BODY,
           detail: { summary: "Save a map view (centre, zoom, layers, filters) under a name, with a share link", description: "201 with the view.", tags: A },
         },
       )
       .put("/api/views/:id", ({ caller, params, body }) => updateView(gw, uid(caller), params.id, body), {
         gate: "session",
         params: viewId,
-        body: open({
-          name: t.Optional(viewFields.name),
-          lat: t.Optional(viewFields.lat),
-          lon: t.Optional(viewFields.lon),
-          zoom: t.Optional(viewFields.zoom),
-          layers: viewFields.layers,
-          filters: viewFields.filters,
-        }),
+        body: VIEW_PATCH,
         detail: { summary: "Change a saved map view: only the fields given", tags: A },
       })
       .delete(

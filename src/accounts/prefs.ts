@@ -6,8 +6,11 @@
  * `POST /api/caches/:id/watch` and the watch-alert digests use setWatch() and
  * watchersOf() rather than the table.
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { badRequest, conflict, notFound } from "../lib/errors.ts";
+import { closed } from "../lib/schema.ts";
 
 export const MAX_PREFS_BYTES = 8192;
 export const MAX_WATCHES = 1000;
@@ -87,20 +90,21 @@ export function getNotifyPrefs(gw: Core, userId: number): NotifyPrefs {
   return row ? { email: row.email === 1, push: row.push === 1, digest: row.digest } : { ...DEFAULT_NOTIFY };
 }
 
+/** PUT /api/notify/prefs, and a moved account's settings (checked with check()): any of the fields. */
+export const NOTIFY_PREFS_BODY = closed({
+  email: t.Optional(t.Boolean({ description: "notify by e-mail (the account needs an address)" })),
+  push: t.Optional(t.Boolean({ description: "notify by Web Push" })),
+  // Literals, not t.UnionEnum: that one carries a default, which would reset digest on every partial update.
+  digest: t.Optional(t.Union([t.Literal("hourly"), t.Literal("daily"), t.Literal("off")], { description: "gather notifications into one message" })),
+});
+export type NotifyPrefsBody = Static<typeof NOTIFY_PREFS_BODY>;
+
 /** Updates the fields given. */
-export function putNotifyPrefs(gw: Core, userId: number, body: Record<string, unknown>): NotifyPrefs {
+export function putNotifyPrefs(gw: Core, userId: number, body: NotifyPrefsBody): NotifyPrefs {
   const p = getNotifyPrefs(gw, userId);
-  for (const k of Object.keys(body))
-    if (!["email", "push", "digest"].includes(k)) throw badRequest("invalid", `unknown field "${k}" (there are email, push and digest)`);
-  for (const k of ["email", "push"] as const) {
-    if (body[k] === undefined) continue;
-    if (typeof body[k] !== "boolean") throw badRequest("invalid", `${k} must be true or false`);
-    p[k] = body[k] as boolean;
-  }
-  if (body.digest !== undefined) {
-    if (!["hourly", "daily", "off"].includes(body.digest as string)) throw badRequest("invalid", "digest must be hourly, daily or off");
-    p.digest = body.digest as NotifyPrefs["digest"];
-  }
+  if (body.email !== undefined) p.email = body.email;
+  if (body.push !== undefined) p.push = body.push;
+  if (body.digest !== undefined) p.digest = body.digest;
   if (p.email) {
     const email = (gw.db.query("SELECT email FROM users WHERE id = ?").get(userId) as { email: string | null }).email;
     if (!email) throw conflict("no_email", "add an e-mail address to the account before asking for e-mail digests");

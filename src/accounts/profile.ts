@@ -14,6 +14,9 @@ import { baseCall } from "../lib/callsign.ts";
 import { parseCallsign, verifiedHolder } from "./users.ts";
 import { gameProfile } from "../game/account-data.ts";
 import type { ProfileSection } from "./data-sections.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed } from "../lib/schema.ts";
 
 export interface Profile {
   /** published at /api/profile/:call */
@@ -35,36 +38,36 @@ export function profileOf(gw: Core, userId: number): Profile {
   return { public: p.public === true, ...(p.about ? { about: p.about } : {}), ...(p.grid ? { grid: p.grid } : {}), ...(p.url ? { url: p.url } : {}) };
 }
 
+/** The public profile's settings (POST /auth/profile, and an account bundle's import). */
+export const PROFILE_BODY = closed({
+  public: t.Optional(t.Boolean({ description: "show the profile at /api/profile/:call" })),
+  about: t.Optional(t.Nullable(t.String({ maxLength: 280, description: "a few words, at most 280 characters; null or empty clears" }))),
+  grid: t.Optional(t.Nullable(t.String({ description: "a Maidenhead locator such as FN42 or FN42ab; null or empty clears" }))),
+  url: t.Optional(t.Nullable(t.String({ maxLength: 200, description: "an https:// link, at most 200 characters; null or empty clears" }))),
+});
+
 /** Updates the fields given; `null` or "" clears a field. Returns the new profile. */
-export function updateProfile(gw: Core, userId: number, body: Record<string, unknown>): Profile {
+export function updateProfile(gw: Core, userId: number, body: Static<typeof PROFILE_BODY>): Profile {
   const p: Profile = profileOf(gw, userId);
-  const known = new Set(["public", "about", "grid", "url"]);
-  for (const k of Object.keys(body)) if (!known.has(k)) throw badRequest("invalid", `unknown profile field "${k}" (there are public, about, grid and url)`);
-  const clear = (v: unknown) => v === null || v === "";
-  if (body.public !== undefined) {
-    if (typeof body.public !== "boolean") throw badRequest("invalid", "public must be true or false");
-    p.public = body.public;
-  }
+  if (body.public !== undefined) p.public = body.public;
   if (body.about !== undefined) {
-    if (clear(body.about)) delete p.about;
-    else if (typeof body.about !== "string" || body.about.length > 280) throw badRequest("invalid", "about must be text of at most 280 characters");
+    if (!body.about) delete p.about;
     else p.about = body.about.trim();
   }
   if (body.grid !== undefined) {
-    if (clear(body.grid)) delete p.grid;
-    else if (typeof body.grid !== "string" || !/^[A-R]{2}[0-9]{2}([A-X]{2})?$/i.test(body.grid))
-      throw badRequest("invalid", "grid must be a Maidenhead locator such as FN42 or FN42ab");
+    if (!body.grid) delete p.grid;
+    else if (!/^[A-R]{2}[0-9]{2}([A-X]{2})?$/i.test(body.grid)) throw badRequest("invalid", "grid must be a Maidenhead locator such as FN42 or FN42ab");
     else p.grid = body.grid.slice(0, 4).toUpperCase() + body.grid.slice(4).toLowerCase();
   }
   if (body.url !== undefined) {
-    if (clear(body.url)) delete p.url;
+    if (!body.url) delete p.url;
     else {
       let ok = false;
       try {
-        ok = typeof body.url === "string" && body.url.length <= 200 && new URL(body.url).protocol === "https:";
+        ok = new URL(body.url).protocol === "https:";
       } catch {}
       if (!ok) throw badRequest("invalid", "url must be an https:// link of at most 200 characters");
-      p.url = body.url as string;
+      p.url = body.url;
     }
   }
   gw.db.query("UPDATE users SET profile = ? WHERE id = ?").run(JSON.stringify(p), userId);

@@ -14,7 +14,7 @@ import { finishEmailSignIn, startEmailSignIn } from "./email-signin.ts";
 import { fromAcceptLanguage } from "../i18n/server.ts";
 import { addCallsign, callsignsOf, parseCallsign, removeCallsign } from "./users.ts";
 import { baseCall } from "../lib/callsign.ts";
-import { profileOf, publicProfile, updateProfile } from "./profile.ts";
+import { PROFILE_BODY, profileOf, publicProfile, updateProfile } from "./profile.ts";
 import { publicKeysOf, registerDeviceKey, revokeDeviceKey } from "./device-keys.ts";
 import { challengeStatus, confirmChallenge, operatorVerify, startChallenge } from "./verify-aprs.ts";
 import { accountOfCaller, eraseAccount, exportAccount } from "./gdpr.ts";
@@ -22,6 +22,7 @@ import { prefsRoutes } from "./prefs-routes.ts";
 import { completeMove, importBundle, makeBundle } from "./move.ts";
 import { auditLog, lostCallsigns } from "./audit.ts";
 import { callParams, callText, credentialBody, deviceKeyText, open, passkeyLabel, signedBody } from "./model.ts";
+import { closed } from "../lib/schema.ts";
 
 /** Whether the browser reached us over https (directly, via PUBLIC_URL, or a trusted proxy). */
 function isHttps(gw: Gateway, request: Request): boolean {
@@ -44,7 +45,7 @@ function relyingParty(gw: Gateway, request: Request): RelyingParty {
   return { rpID: new URL(origin).hostname, origin, name };
 }
 
-const verifyBody = open({ call: t.String({ description: `${callText}: one the account holds` }) });
+const verifyBody = closed({ call: t.String({ description: `${callText}: one the account holds` }) });
 /** `:call` of /api/account/:call/*: a callsign the signer holds, or `me` under a session. */
 const accountParams = t.Object({ call: t.String({ description: `${callText}, or me for the signed-in account` }) });
 
@@ -76,7 +77,7 @@ export function accountRoutes(gw: Gateway) {
         },
         {
           gate: "local-control",
-          body: t.Object({ account: t.Integer({ minimum: 1 }), call: t.String({ maxLength: 12, description: callText }) }, { additionalProperties: false }),
+          body: closed({ account: t.Integer({ minimum: 1 }), call: t.String({ maxLength: 12, description: callText }) }),
           detail: { summary: "The operator verifies a callsign by hand (svc-gateway callsign verify, through the serving gateway)", tags: ["Operator"] },
         },
       )
@@ -86,7 +87,7 @@ export function accountRoutes(gw: Gateway) {
         {
           gate: "public",
           rateLimit: "auth",
-          body: open({ name: t.Optional(t.String({ maxLength: 64, description: "the new account's name on the authenticator (no session only)" })) }),
+          body: closed({ name: t.Optional(t.String({ maxLength: 64, description: "the new account's name on the authenticator (no session only)" })) }),
           detail: {
             summary: "Step 1 of adding a passkey, to the signed-in account or to a new one: the WebAuthn creation options",
             description: "The body may be empty. Answers the options for navigator.credentials.create().",
@@ -104,6 +105,7 @@ export function accountRoutes(gw: Gateway) {
         {
           gate: "public",
           rateLimit: "auth",
+          // open: the credential is the browser's WebAuthn JSON (model.ts, credentialBody)
           body: open({ ...credentialBody.properties, label: t.Optional(passkeyLabel) }),
           detail: {
             summary: "Step 2 of adding a passkey: the authenticator's answer; signs in to a new account when there was no session",
@@ -133,7 +135,7 @@ export function accountRoutes(gw: Gateway) {
       )
       .post("/auth/passkey/remove", ({ caller, body }) => ({ passkeys: removePasskey(gw, userId(caller), body.id) }), {
         gate: "session",
-        body: open({ id: t.String({ minLength: 1, maxLength: 1024, description: "the passkey's id, as GET /auth/session lists it" }) }),
+        body: closed({ id: t.String({ minLength: 1, maxLength: 1024, description: "the passkey's id, as GET /auth/session lists it" }) }),
         detail: {
           summary: "Remove a passkey from the signed-in account, unless it is the account's last way to sign in",
           description: "Answers { passkeys }, the ones left.",
@@ -150,7 +152,7 @@ export function accountRoutes(gw: Gateway) {
         {
           gate: "public",
           rateLimit: "auth",
-          body: open({ email: t.String({ description: "the address to send the sign-in link and code to" }) }),
+          body: closed({ email: t.String({ description: "the address to send the sign-in link and code to" }) }),
           detail: {
             summary: "Sign in by e-mail, step 1: send a link and a six-digit code to the address",
             description:
@@ -169,7 +171,7 @@ export function accountRoutes(gw: Gateway) {
         {
           gate: "public",
           rateLimit: "auth",
-          body: open({
+          body: closed({
             token: t.Optional(t.String({ pattern: "^[A-Za-z0-9_-]{43}$", description: "the token from the e-mail's link" })),
             email: t.Optional(t.String({ description: "the address, with code" })),
             code: t.Optional(t.String({ pattern: "^\\s*\\d{6}\\s*$", description: "the six digits from the e-mail, with email" })),
@@ -191,6 +193,7 @@ export function accountRoutes(gw: Gateway) {
         {
           gate: "public",
           rateLimit: "auth",
+          // open: a signed body is verified over every member it carries (model.ts, signedBody)
           body: open(
             {
               call: t.String({ description: callText }),
@@ -241,7 +244,7 @@ export function accountRoutes(gw: Gateway) {
       })
       .post("/auth/callsign", ({ caller, body }) => ({ callsigns: addCallsign(gw, userId(caller), body.call, { activate: true }) }), {
         gate: "session",
-        body: open({ call: t.String({ description: callText }) }),
+        body: closed({ call: t.String({ description: callText }) }),
         detail: { summary: "Add a callsign to the signed-in account and make it the active one", description: "Answers { callsigns }.", tags: ["Accounts"] },
       })
       .get("/auth/callsigns", ({ caller }) => ({ callsigns: callsignsOf(gw.db, userId(caller)), lost: lostCallsigns(gw.db, userId(caller)) }), {
@@ -261,7 +264,7 @@ export function accountRoutes(gw: Gateway) {
         },
         {
           gate: "session",
-          body: open({
+          body: closed({
             add: t.Optional(t.String({ description: `${callText}, to add` })),
             remove: t.Optional(t.String({ description: `${callText}, to remove` })),
           }),
@@ -278,12 +281,7 @@ export function accountRoutes(gw: Gateway) {
       })
       .post("/auth/profile", ({ caller, body }) => ({ profile: updateProfile(gw, userId(caller), body) }), {
         gate: "session",
-        body: open({
-          public: t.Optional(t.Boolean({ description: "show the profile at /api/profile/:call" })),
-          about: t.Optional(t.Nullable(t.String({ maxLength: 280, description: "a few words, at most 280 characters; null or empty clears" }))),
-          grid: t.Optional(t.Nullable(t.String({ description: "a Maidenhead locator such as FN42 or FN42ab; null or empty clears" }))),
-          url: t.Optional(t.Nullable(t.String({ maxLength: 200, description: "an https:// link, at most 200 characters; null or empty clears" }))),
-        }),
+        body: PROFILE_BODY,
         detail: {
           summary: "Change the signed-in account's public profile",
           description: "Only public, about, grid and url; another field is refused by name. Answers { profile }.",
@@ -304,7 +302,7 @@ export function accountRoutes(gw: Gateway) {
         },
         {
           gate: "session",
-          body: open({
+          body: closed({
             call: t.String({ description: `${callText}: one the account holds` }),
             key: t.String({ description: deviceKeyText }),
             label: t.Optional(t.Nullable(t.String({ maxLength: 64, description: "a name for the device, at most 64 characters" }))),
@@ -318,7 +316,7 @@ export function accountRoutes(gw: Gateway) {
       )
       .post("/keys/revoke", ({ caller, body }) => ({ deviceKeys: revokeDeviceKey(gw, userId(caller), body.key) }), {
         gate: "session",
-        body: open({ key: t.String({ description: deviceKeyText }) }),
+        body: closed({ key: t.String({ description: deviceKeyText }) }),
         detail: { summary: "Revoke one of the account's device keys", description: "Answers { deviceKeys }, the ones left.", tags: ["Accounts"] },
       })
       .post(

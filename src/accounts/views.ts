@@ -4,8 +4,11 @@
  * there; anyone with the link can open it, nobody can list them.
  */
 import { randomBytes } from "node:crypto";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { badRequest, conflict, notFound } from "../lib/errors.ts";
+import { closed } from "../lib/schema.ts";
 
 export const MAX_VIEWS = 100;
 
@@ -28,41 +31,55 @@ export interface SavedView extends ViewState {
 
 const token = /^[A-Za-z0-9_-]{1,32}$/;
 
-/** Checks a view body; `partial` allows leaving fields out (updates). */
-function parseView(body: Record<string, unknown>, partial: boolean): Partial<ViewState> & { name?: string } {
+/** A saved map view's fields: their types here; the ranges and names are checked by parseView. */
+const VIEW_FIELDS = {
+  name: t.String({ description: "1 to 80 characters" }),
+  lat: t.Number({ description: "the centre's latitude, -90 to 90" }),
+  lon: t.Number({ description: "the centre's longitude, -180 to 180" }),
+  zoom: t.Number({ description: "the zoom, 0 to 22" }),
+  layers: t.Optional(t.Array(t.String(), { description: "up to 20 layer names" })),
+  filters: t.Optional(
+    t.Record(t.String(), t.Union([t.String(), t.Number(), t.Boolean()]), {
+      description: "up to 20 short names mapped to short text, numbers or true/false",
+    }),
+  ),
+};
+/** A new view (POST /api/views; a moved account's views, checked with check()). */
+export const VIEW_BODY = closed(VIEW_FIELDS);
+export type ViewBody = Static<typeof VIEW_BODY>;
+/** A change to a view (PUT /api/views/:id): any of the fields. */
+export const VIEW_PATCH = t.Partial(VIEW_BODY);
+export type ViewPatch = Static<typeof VIEW_PATCH>;
+
+/** Checks what the schema cannot: the name, the ranges, the layer and filter names. */
+function parseView(body: ViewPatch): Partial<ViewState> & { name?: string } {
   const out: Partial<ViewState> & { name?: string } = {};
-  for (const k of Object.keys(body)) if (!["name", "lat", "lon", "zoom", "layers", "filters"].includes(k)) throw badRequest("invalid", `unknown field "${k}"`);
-  const need = (k: string) => !partial && body[k] === undefined;
-  if (need("name") || need("lat") || need("lon") || need("zoom")) throw badRequest("invalid", "a view has name, lat, lon and zoom");
   if (body.name !== undefined) {
-    if (typeof body.name !== "string" || !body.name.trim() || body.name.length > 80) throw badRequest("invalid", "name must be 1 to 80 characters");
+    if (!body.name.trim() || body.name.length > 80) throw badRequest("invalid", "name must be 1 to 80 characters");
     out.name = body.name.trim();
   }
   const num = (k: "lat" | "lon" | "zoom", min: number, max: number) => {
     const v = body[k];
     if (v === undefined) return;
-    if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max) throw badRequest("invalid", `${k} must be a number from ${min} to ${max}`);
+    if (!Number.isFinite(v) || v < min || v > max) throw badRequest("invalid", `${k} must be a number from ${min} to ${max}`);
     out[k] = k === "zoom" ? Math.round(v) : Math.round(v * 1e7) / 1e7;
   };
   num("lat", -90, 90);
   num("lon", -180, 180);
   num("zoom", 0, 22);
   if (body.layers !== undefined) {
-    if (!Array.isArray(body.layers) || body.layers.length > 20 || !body.layers.every((l) => typeof l === "string" && token.test(l))) {
-      throw badRequest("invalid", "layers must be a list of up to 20 layer names");
-    }
-    out.layers = body.layers as string[];
+    if (body.layers.length > 20 || !body.layers.every((l) => token.test(l))) throw badRequest("invalid", "layers must be a list of up to 20 layer names");
+    out.layers = body.layers;
   }
   if (body.filters !== undefined) {
     const f = body.filters;
-    if (!f || typeof f !== "object" || Array.isArray(f) || Object.keys(f).length > 20)
-      throw badRequest("invalid", "filters must be an object of up to 20 entries");
+    if (Object.keys(f).length > 20) throw badRequest("invalid", "filters must be an object of up to 20 entries");
     for (const [k, v] of Object.entries(f)) {
-      if (!token.test(k) || !["string", "number", "boolean"].includes(typeof v) || (typeof v === "string" && v.length > 100)) {
+      if (!token.test(k) || (typeof v === "string" && v.length > 100)) {
         throw badRequest("invalid", "filters map short names to short text, numbers or true/false");
       }
     }
-    out.filters = f as ViewState["filters"];
+    out.filters = f;
   }
   return out;
 }
@@ -75,8 +92,8 @@ export function viewsOf(gw: Core, userId: number): SavedView[] {
   return (gw.db.query(`SELECT ${COLS} FROM views WHERE user_id = ? ORDER BY created_at`).all(userId) as Row[]).map(toView);
 }
 
-export function createView(gw: Core, userId: number, body: Record<string, unknown>): SavedView {
-  const { name, ...state } = parseView(body, false);
+export function createView(gw: Core, userId: number, body: ViewBody): SavedView {
+  const { name, ...state } = parseView(body);
   const id = randomBytes(9).toString("base64url");
   const now = gw.clock.now();
   gw.db.transaction(() => {
@@ -89,8 +106,8 @@ export function createView(gw: Core, userId: number, body: Record<string, unknow
   return { id, name: name!, ...(state as ViewState), createdAt: now, updatedAt: now };
 }
 
-export function updateView(gw: Core, userId: number, id: string, body: Record<string, unknown>): SavedView {
-  const change = parseView(body, true);
+export function updateView(gw: Core, userId: number, id: string, body: ViewPatch): SavedView {
+  const change = parseView(body);
   return gw.db.transaction(() => {
     const row = gw.db.query(`SELECT ${COLS} FROM views WHERE id = ? AND user_id = ?`).get(id, userId) as Row | null;
     if (!row) throw notFound("view");

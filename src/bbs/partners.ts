@@ -11,8 +11,11 @@
  * in which we call, the message types it is offered, and whether we call
  * even with nothing to send (to pick up its mail).
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { badRequest, conflict, notFound } from "../lib/errors.ts";
+import { closed, wholeNumber } from "../lib/schema.ts";
 import { isCallsign, normalizeCall } from "../lib/callsign.ts";
 import { checkPattern } from "./address.ts";
 
@@ -139,7 +142,7 @@ function checkAx25Unique(gw: Core, f: PartnerFields, id: number | null): void {
   if (other && other.id !== id) throw conflict("partner_exists", `${ax25Address(f)} is already where partner ${other.call} is on the air`);
 }
 
-/** "tbp" -> "PBT" (the letters are checked at the route). */
+/** "tbp" -> "PBT" (the letters are checked by the body's schema, TYPES). */
 function normalTypes(raw: string): string {
   const t = raw.toUpperCase();
   return ["P", "B", "T"].filter((c) => t.includes(c)).join("");
@@ -170,27 +173,45 @@ export function inTimeBands(bands: string[], now: number): boolean {
 
 type PartnerFields = Omit<PartnerRow, "id" | "created_at" | "updated_at" | "last_attempt_at" | "last_success_at" | "last_error">;
 
-/** A partner as the API sends it: the types and ranges of each field are checked at the route. */
-export interface PartnerInput {
-  call?: string;
-  protocol?: "fbb-b1" | "fbb-ascii";
-  transport?: "tcp" | "box" | "ax25";
-  host?: string | null;
-  port?: number | null;
-  ax25Call?: string | null;
-  via?: string[] | null;
-  password?: string | null;
-  intervalMin?: number;
-  timeBands?: string[];
-  types?: string;
-  poll?: boolean;
-  enabled?: boolean;
-}
+/** A whole number in a JSON body, as a JSON number only (t.Integer would also take the string "5"). */
+
+const TYPES = t.String({ pattern: "^[PBTpbt]{1,3}$", description: 'message types, a combination of P, B and T, e.g. "PBT"' });
+
+/** A partner as the API sends it (POST /api/bbs/partners, and any of its fields to update one): the types and ranges; partnerFields checks the rest. */
+export const PARTNER_BODY = closed(
+  {
+    call: t.Optional(t.String({ description: "the partner BBS's callsign, e.g. N0BBS (required to create)" })),
+    protocol: t.Optional(t.Union([t.Literal("fbb-b1"), t.Literal("fbb-ascii")], { description: "FBB compressed (B1) or ASCII forwarding; default fbb-b1" })),
+    transport: t.Optional(
+      t.Union([t.Literal("tcp"), t.Literal("box"), t.Literal("ax25")], {
+        description: "how we reach it: tcp (host and port), box (the ingest box), ax25 (our radio port); default tcp",
+      }),
+    ),
+    host: t.Optional(
+      t.Union([t.Null(), t.String({ pattern: "^([A-Za-z0-9.:-]{1,253})?$" })], { description: "tcp: host name or address (null or empty clears)" }),
+    ),
+    port: t.Optional(t.Union([t.Null(), wholeNumber({ minimum: 1, maximum: 65535 })], { description: "tcp: port 1-65535" })),
+    ax25Call: t.Optional(t.Union([t.Null(), t.String()], { description: "ax25: the call-SSID the partner answers on the air, e.g. N0BBS-1" })),
+    via: t.Optional(
+      t.Union([t.Null(), t.Array(t.String(), { maxItems: 8 })], { description: 'ax25: up to 8 digipeaters, e.g. ["RELAY", "WIDE2-1"] ([] = direct)' }),
+    ),
+    password: t.Optional(
+      t.Union([t.Null(), t.String({ maxLength: 64, pattern: "^[^\\s\\x00-\\x1f]*$" })], {
+        description: "up to 64 characters without spaces (null or empty clears)",
+      }),
+    ),
+    intervalMin: t.Optional(wholeNumber({ minimum: 1, maximum: 1440, description: "minutes between forwarding calls, 1-1440 (default 60)" })),
+    timeBands: t.Optional(t.Array(t.String(), { maxItems: 12, description: 'UTC bands when we may call, like "22:00-06:00" ([] = always)' })),
+    types: t.Optional(TYPES),
+    poll: t.Optional(t.Boolean({ description: "call even with nothing to send, to collect" })),
+    enabled: t.Optional(t.Boolean()),
+  },
+  { description: "a forwarding partner; on update only the fields given change" },
+);
+export type PartnerInput = Static<typeof PARTNER_BODY>;
 
 /** Validates a whole partner (merged over `base` for updates). */
 function partnerFields(b: PartnerInput, base: PartnerFields | null): PartnerFields {
-  const known = ["call", "protocol", "transport", "host", "port", "ax25Call", "via", "password", "intervalMin", "timeBands", "types", "poll", "enabled"];
-  for (const k of Object.keys(b)) if (!known.includes(k)) throw invalid(`unknown field "${k}" (known: ${known.join(", ")})`);
   const f: PartnerFields = base
     ? { ...base }
     : {
@@ -341,19 +362,21 @@ interface RuleFields {
   priority: number;
 }
 
-/** A rule as the API sends it: the types and ranges of each field are checked at the route. */
-export interface RuleInput {
-  partner?: string;
-  partnerId?: number;
-  field?: "at" | "to";
-  pattern?: string;
-  types?: string;
-  priority?: number;
-}
+/** A rule as the API sends it (POST /api/bbs/forward, and any of its fields to update one): the types and ranges; ruleFields checks the rest. */
+export const RULE_BODY = closed(
+  {
+    partner: t.Optional(t.String({ description: "the partner's callsign (or give partnerId)" })),
+    partnerId: t.Optional(wholeNumber({ description: "the partner's id" })),
+    field: t.Optional(t.Union([t.Literal("at"), t.Literal("to")], { description: "match the @ route (at, the default) or the addressee or category (to)" })),
+    pattern: t.Optional(t.String({ description: "what to match, e.g. #TST, N0Q* or WW (required to create)" })),
+    types: t.Optional(TYPES),
+    priority: t.Optional(wholeNumber({ minimum: 0, maximum: 10000, description: "0-10000, lower wins (default 100)" })),
+  },
+  { description: "a forwarding rule; on update only the fields given change" },
+);
+export type RuleInput = Static<typeof RULE_BODY>;
 
 function ruleFields(gw: Core, b: RuleInput, base: RuleFields | null): RuleFields {
-  const known = ["partner", "partnerId", "field", "pattern", "types", "priority"];
-  for (const k of Object.keys(b)) if (!known.includes(k)) throw invalid(`unknown field "${k}" (known: ${known.join(", ")})`);
   const f: RuleFields = base ? { ...base } : { partner_id: 0, field: "at", pattern: "", types: "PBT", priority: 100 };
   if (b.partnerId !== undefined) {
     if (!partnerRow(gw, b.partnerId)) throw invalid("partnerId names no partner");

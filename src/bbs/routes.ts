@@ -5,10 +5,10 @@
  * service function.
  */
 import { Elysia, t } from "elysia";
-import { wholeNumber } from "../http/params.ts";
 import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { badRequest, forbidden, notFound, unauthorized } from "../lib/errors.ts";
+import { closed, wholeNumber } from "../lib/schema.ts";
 import { parseAddress, type MessageType } from "./address.ts";
 import { canKill, canRead, isAddressee, viewerOf, type Viewer } from "./access.ts";
 import {
@@ -29,7 +29,20 @@ import {
 } from "./messages.ts";
 import { resolveRoute } from "./routing.ts";
 import { wpLookup, wpSearch } from "./wp.ts";
-import { createPartner, createRule, deletePartner, deleteRule, getPartner, getRule, listPartners, listRules, updatePartner, updateRule } from "./partners.ts";
+import {
+  createPartner,
+  createRule,
+  deletePartner,
+  deleteRule,
+  getPartner,
+  getRule,
+  listPartners,
+  listRules,
+  PARTNER_BODY,
+  RULE_BODY,
+  updatePartner,
+  updateRule,
+} from "./partners.ts";
 import { activeSessions, callPartner, recentSessions } from "./forwarding.ts";
 import { boxKill, endBoxSession, inbound, killedSince, listBoxSessions, MAX_BATCH, pool, sentReport, sessionExchange } from "./box-forwarding.ts";
 import { bbsIdentity } from "./identity.ts";
@@ -48,54 +61,7 @@ const PAGE = {
 /** A base callsign in a query, e.g. N0ABC (case and surrounding spaces do not matter). */
 const baseCall = (description: string) => t.String({ pattern: "^\\s*[A-Za-z0-9]{1,6}\\s*$", description });
 
-/** Bodies keep the fields the schema does not name (the domain reads or refuses them). */
-const open = { additionalProperties: true } as const;
-
-const TYPES = t.String({ pattern: "^[PBTpbt]{1,3}$", description: 'message types, a combination of P, B and T, e.g. "PBT"' });
 const CALL_SSID = "^[A-Za-z0-9]{1,6}(-\\d{1,2})?$";
-
-const PARTNER = t.Object(
-  {
-    call: t.Optional(t.String({ description: "the partner BBS's callsign, e.g. N0BBS (required to create)" })),
-    protocol: t.Optional(t.Union([t.Literal("fbb-b1"), t.Literal("fbb-ascii")], { description: "FBB compressed (B1) or ASCII forwarding; default fbb-b1" })),
-    transport: t.Optional(
-      t.Union([t.Literal("tcp"), t.Literal("box"), t.Literal("ax25")], {
-        description: "how we reach it: tcp (host and port), box (the ingest box), ax25 (our radio port); default tcp",
-      }),
-    ),
-    host: t.Optional(
-      t.Union([t.Null(), t.String({ pattern: "^([A-Za-z0-9.:-]{1,253})?$" })], { description: "tcp: host name or address (null or empty clears)" }),
-    ),
-    port: t.Optional(t.Union([t.Null(), wholeNumber({ minimum: 1, maximum: 65535 })], { description: "tcp: port 1-65535" })),
-    ax25Call: t.Optional(t.Union([t.Null(), t.String()], { description: "ax25: the call-SSID the partner answers on the air, e.g. N0BBS-1" })),
-    via: t.Optional(
-      t.Union([t.Null(), t.Array(t.String(), { maxItems: 8 })], { description: 'ax25: up to 8 digipeaters, e.g. ["RELAY", "WIDE2-1"] ([] = direct)' }),
-    ),
-    password: t.Optional(
-      t.Union([t.Null(), t.String({ maxLength: 64, pattern: "^[^\\s\\x00-\\x1f]*$" })], {
-        description: "up to 64 characters without spaces (null or empty clears)",
-      }),
-    ),
-    intervalMin: t.Optional(wholeNumber({ minimum: 1, maximum: 1440, description: "minutes between forwarding calls, 1-1440 (default 60)" })),
-    timeBands: t.Optional(t.Array(t.String(), { maxItems: 12, description: 'UTC bands when we may call, like "22:00-06:00" ([] = always)' })),
-    types: t.Optional(TYPES),
-    poll: t.Optional(t.Boolean({ description: "call even with nothing to send, to collect" })),
-    enabled: t.Optional(t.Boolean()),
-  },
-  { ...open, description: "a forwarding partner; on update only the fields given change" },
-);
-
-const RULE = t.Object(
-  {
-    partner: t.Optional(t.String({ description: "the partner's callsign (or give partnerId)" })),
-    partnerId: t.Optional(wholeNumber({ description: "the partner's id" })),
-    field: t.Optional(t.Union([t.Literal("at"), t.Literal("to")], { description: "match the @ route (at, the default) or the addressee or category (to)" })),
-    pattern: t.Optional(t.String({ description: "what to match, e.g. #TST, N0Q* or WW (required to create)" })),
-    types: t.Optional(TYPES),
-    priority: t.Optional(wholeNumber({ minimum: 0, maximum: 10000, description: "0-10000, lower wins (default 100)" })),
-  },
-  { ...open, description: "a forwarding rule; on update only the fields given change" },
-);
 
 function idParam(raw: string | undefined, what: string): number {
   const n = Number(raw);
@@ -133,18 +99,15 @@ export function bbsRoutes(gw: Gateway) {
         },
         {
           gate: "verified",
-          body: t.Object(
-            {
-              type: t.Optional(
-                t.Union([t.Literal("P"), t.Literal("B"), t.Literal("T")], { description: "P personal mail (default), B bulletin, T NTS traffic" }),
-              ),
-              to: t.String({ description: "the address: N0ABC, N0ABC@N0BBS.#NCA.CA.USA.NOAM, or for a bulletin a category like ALL@WW" }),
-              subject: t.String({ description: "the subject line" }),
-              body: t.String({ description: "the text (at most BBS_MAX_MESSAGE_BYTES bytes)" }),
-              replyTo: t.Optional(t.Union([t.Null(), wholeNumber()], { description: "the id of the message this answers (threads it)" })),
-            },
-            open,
-          ),
+          body: closed({
+            type: t.Optional(
+              t.Union([t.Literal("P"), t.Literal("B"), t.Literal("T")], { description: "P personal mail (default), B bulletin, T NTS traffic" }),
+            ),
+            to: t.String({ description: "the address: N0ABC, N0ABC@N0BBS.#NCA.CA.USA.NOAM, or for a bulletin a category like ALL@WW" }),
+            subject: t.String({ description: "the subject line" }),
+            body: t.String({ description: "the text (at most BBS_MAX_MESSAGE_BYTES bytes)" }),
+            replyTo: t.Optional(t.Union([t.Null(), wholeNumber()], { description: "the id of the message this answers (threads it)" })),
+          }),
           detail: { summary: "Write a message (mail, bulletin or NTS traffic) as the caller's verified callsign", tags: ["BBS"] },
         },
       )
@@ -218,7 +181,7 @@ export function bbsRoutes(gw: Gateway) {
         {
           gate: "session",
           params: idParams("message"),
-          body: t.Optional(t.Object({ read: t.Optional(t.Boolean({ description: "true (default) marks it read, false unread" })) }, open)),
+          body: t.Optional(closed({ read: t.Optional(t.Boolean({ description: "true (default) marks it read, false unread" })) })),
           detail: { summary: "Mark a message read or unread (its addressee only)", tags: ["BBS"] },
         },
       )
@@ -357,7 +320,7 @@ export function bbsRoutes(gw: Gateway) {
           set.status = 201;
           return r;
         },
-        { gate: "sysop", body: RULE, detail: { summary: "Add a forwarding rule; held messages are routed again", tags: ["BBS"] } },
+        { gate: "sysop", body: RULE_BODY, detail: { summary: "Add a forwarding rule; held messages are routed again", tags: ["BBS"] } },
       )
       .get("/api/bbs/forward/:id", ({ params }) => getRule(gw, idParam(params.id, "rule")), {
         gate: "sysop",
@@ -374,7 +337,7 @@ export function bbsRoutes(gw: Gateway) {
         {
           gate: "sysop",
           params: idParams("rule"),
-          body: RULE,
+          body: RULE_BODY,
           detail: { summary: "Change a forwarding rule; held messages are routed again", tags: ["BBS"] },
         },
       )
@@ -398,7 +361,7 @@ export function bbsRoutes(gw: Gateway) {
           set.status = 201;
           return p;
         },
-        { gate: "sysop", body: PARTNER, detail: { summary: "Add a forwarding partner (another BBS we exchange messages with)", tags: ["BBS"] } },
+        { gate: "sysop", body: PARTNER_BODY, detail: { summary: "Add a forwarding partner (another BBS we exchange messages with)", tags: ["BBS"] } },
       )
       .get(
         "/api/bbs/partners/:id",
@@ -418,7 +381,7 @@ export function bbsRoutes(gw: Gateway) {
         {
           gate: "sysop",
           params: idParams("partner"),
-          body: PARTNER,
+          body: PARTNER_BODY,
           detail: { summary: "Change a forwarding partner; held messages are routed again", tags: ["BBS"] },
         },
       )
@@ -455,39 +418,30 @@ export function bbsRoutes(gw: Gateway) {
       })
       .post("/api/bbs/forward/inbound", ({ body }) => inbound(gw, body), {
         gate: "ingest",
-        body: t.Object(
-          {
-            partner: t.Optional(t.Union([t.Null(), t.String()], { description: "the partner BBS they came from (its callsign)" })),
-            messages: t.Array(t.Unknown(), {
-              minItems: 1,
-              maxItems: MAX_BATCH,
-              description: "each { bid, type, from, to, subject, text }; one that is refused is answered in its result, not by failing the batch",
-            }),
-          },
-          open,
-        ),
+        body: closed({
+          partner: t.Optional(t.Union([t.Null(), t.String()], { description: "the partner BBS they came from (its callsign)" })),
+          messages: t.Array(t.Unknown(), {
+            minItems: 1,
+            maxItems: MAX_BATCH,
+            description: "each { bid, type, from, to, subject, text }; one that is refused is answered in its result, not by failing the batch",
+          }),
+        }),
         detail: { summary: "Messages the box received from a partner over the air, stored here; one result per message", tags: ["BBS"] },
       })
       .post("/api/bbs/forward/sent", ({ body }) => sentReport(gw, body), {
         gate: "ingest",
-        body: t.Object(
-          {
-            partner: t.String({ description: "the partner BBS's callsign" }),
-            results: t.Array(
-              t.Object(
-                {
-                  bid: t.String({ description: "the message's BID" }),
-                  outcome: t.Union([t.Literal("sent"), t.Literal("rejected"), t.Literal("refused"), t.Literal("error"), t.Literal("deferred")], {
-                    description: "what the partner did with it",
-                  }),
-                },
-                open,
-              ),
-              { minItems: 1, maxItems: MAX_BATCH },
-            ),
-          },
-          open,
-        ),
+        body: closed({
+          partner: t.String({ description: "the partner BBS's callsign" }),
+          results: t.Array(
+            closed({
+              bid: t.String({ description: "the message's BID" }),
+              outcome: t.Union([t.Literal("sent"), t.Literal("rejected"), t.Literal("refused"), t.Literal("error"), t.Literal("deferred")], {
+                description: "what the partner did with it",
+              }),
+            }),
+            { minItems: 1, maxItems: MAX_BATCH },
+          ),
+        }),
         detail: { summary: "What happened to the messages the box offered a partner", tags: ["BBS"] },
       })
       .get("/api/bbs/forward/session", () => ({ sessions: listBoxSessions(gw), forwarding: activeSessions(gw) }), {
@@ -496,18 +450,15 @@ export function bbsRoutes(gw: Gateway) {
       })
       .post("/api/bbs/forward/session", ({ body }) => sessionExchange(gw, body), {
         gate: "ingest",
-        body: t.Object(
-          {
-            session: t.Optional(t.String({ description: "the session to continue; left out: start one with `partner`" })),
-            partner: t.Optional(t.String({ description: "to start a session: the partner BBS's callsign" })),
-            role: t.Optional(
-              t.Union([t.Literal("answerer"), t.Literal("caller")], { description: "to start: answerer (default, the partner called the box) or caller" }),
-            ),
-            data: t.Optional(t.String({ pattern: "^[A-Za-z0-9+/]*={0,2}$", description: "base64 of the bytes received from the partner (at most 64 KiB)" })),
-            close: t.Optional(t.Boolean({ description: "true: the circuit dropped" })),
-          },
-          open,
-        ),
+        body: closed({
+          session: t.Optional(t.String({ description: "the session to continue; left out: start one with `partner`" })),
+          partner: t.Optional(t.String({ description: "to start a session: the partner BBS's callsign" })),
+          role: t.Optional(
+            t.Union([t.Literal("answerer"), t.Literal("caller")], { description: "to start: answerer (default, the partner called the box) or caller" }),
+          ),
+          data: t.Optional(t.String({ pattern: "^[A-Za-z0-9+/]*={0,2}$", description: "base64 of the bytes received from the partner (at most 64 KiB)" })),
+          close: t.Optional(t.Boolean({ description: "true: the circuit dropped" })),
+        }),
         detail: {
           summary: "One exchange of an FBB session the box carries on air: the bytes heard in, the bytes to transmit out",
           tags: ["BBS"],
@@ -531,14 +482,11 @@ export function bbsRoutes(gw: Gateway) {
         },
         {
           gate: "ingest",
-          body: t.Object(
-            {
-              session: t.Optional(t.String({ description: "end this box session (then nothing else is read)" })),
-              bids: t.Optional(t.Array(t.String(), { minItems: 1, maxItems: MAX_BATCH, description: `BIDs of messages to kill, 1-${MAX_BATCH}` })),
-              call: t.Optional(t.Union([t.Null(), t.String({ pattern: CALL_SSID })], { description: "who asks: only their own messages are killed" })),
-            },
-            open,
-          ),
+          body: closed({
+            session: t.Optional(t.String({ description: "end this box session (then nothing else is read)" })),
+            bids: t.Optional(t.Array(t.String(), { minItems: 1, maxItems: MAX_BATCH, description: `BIDs of messages to kill, 1-${MAX_BATCH}` })),
+            call: t.Optional(t.Union([t.Null(), t.String({ pattern: CALL_SSID })], { description: "who asks: only their own messages are killed" })),
+          }),
           detail: { summary: "Kill messages by BID on behalf of a caller on the air, or end a box session", tags: ["BBS"] },
         },
       )

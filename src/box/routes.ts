@@ -3,15 +3,13 @@
  * the box leases and acknowledges, the operator reads the log.
  */
 import { Elysia, t } from "elysia";
-import { wholeNumber } from "../http/params.ts";
 import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { conflict } from "../lib/errors.ts";
+import { closed, wholeNumber } from "../lib/schema.ts";
 import { radioOf } from "../radio-node/running-radio.ts";
 import { BOX_KINDS } from "./kinds.ts";
 import { acknowledge, boxId, commandLog, enqueue, lease, LOCAL_BOX, MAX_ACKS, parseAcks } from "./service.ts";
-
-/** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */
 
 const BOX = t.Object({
   id: t.String({
@@ -19,8 +17,46 @@ const BOX = t.Object({
     description: `the box: 1-32 of a-z 0-9 _ - (case does not matter); "${LOCAL_BOX}" is this gateway's own radio`,
   }),
 });
-const open = { additionalProperties: true } as const;
 const tags = ["Box"];
+
+/**
+ * Every argument a kind takes (BOX_KINDS checks which ones a kind takes, and
+ * their values), in `args` or beside `kind`; `call` too, for the ingest box.
+ */
+const ARGS = {
+  port: t.Optional(t.String({ description: "mheard: a radio port id" })),
+  limit: t.Optional(t.Number({ description: "mheard: how many stations, 1-1000" })),
+  peer: t.Optional(t.String({ description: "sync: the peer's instance id" })),
+  line: t.Optional(t.String({ description: "ui: the TNC2 line" })),
+};
+const CALL = t.Optional(t.String({ description: "the ingest box only: the verified callsign a transmit kind acts as" }));
+
+/** POST /api/box/:id/command. */
+const BOX_COMMAND_BODY = closed({
+  kind: t.Union(
+    Object.keys(BOX_KINDS).map((k) => t.Literal(k)),
+    {
+      description: Object.entries(BOX_KINDS)
+        .map(([k, v]) => `${k}: ${v.doc}`)
+        .join("; "),
+    },
+  ),
+  args: t.Optional(closed({ ...ARGS, call: CALL }, { description: "the kind's arguments (or give them beside kind)" })),
+  call: CALL,
+  ...ARGS,
+});
+
+/** POST /api/box/:id/commands/ack. */
+const BOX_ACKS_BODY = closed({
+  acks: t.Array(
+    closed({
+      id: wholeNumber({ description: "the command's id" }),
+      ok: t.Optional(t.Boolean({ description: "false: it failed (default true)" })),
+      result: t.Optional(t.Unknown({ description: "what the box answers: any JSON up to 8 KiB" })),
+    }),
+    { maxItems: MAX_ACKS },
+  ),
+});
 
 export function boxRoutes(gw: Gateway) {
   return new Elysia({ name: "box" })
@@ -36,21 +72,7 @@ export function boxRoutes(gw: Gateway) {
       {
         gate: "actor",
         params: BOX,
-        body: t.Object(
-          {
-            kind: t.Union(
-              Object.keys(BOX_KINDS).map((k) => t.Literal(k)),
-              {
-                description: Object.entries(BOX_KINDS)
-                  .map(([k, v]) => `${k}: ${v.doc}`)
-                  .join("; "),
-              },
-            ),
-            args: t.Optional(t.Object({}, { ...open, description: "the kind's arguments (or give them beside kind)" })),
-            call: t.Optional(t.String({ description: "the ingest box only: the verified callsign a transmit kind acts as" })),
-          },
-          open,
-        ),
+        body: BOX_COMMAND_BODY,
         detail: {
           summary: "Queue a command for a box (transmit kinds act as the caller's verified callsign)",
           description: "Read-only kinds need a session; transmit kinds a verified callsign, or the ingest box naming one in `call`.",
@@ -67,22 +89,7 @@ export function boxRoutes(gw: Gateway) {
     .post("/api/box/:id/commands/ack", ({ params, body }) => acknowledge(gw, boxId(params.id), parseAcks(body.acks)), {
       gate: "ingest",
       params: BOX,
-      body: t.Object(
-        {
-          acks: t.Array(
-            t.Object(
-              {
-                id: wholeNumber({ description: "the command's id" }),
-                ok: t.Optional(t.Boolean({ description: "false: it failed (default true)" })),
-                result: t.Optional(t.Unknown({ description: "what the box answers: any JSON up to 8 KiB" })),
-              },
-              open,
-            ),
-            { maxItems: MAX_ACKS },
-          ),
-        },
-        open,
-      ),
+      body: BOX_ACKS_BODY,
       detail: { summary: "The box reports leased commands done or failed", tags },
     })
     .get("/api/box/:id/log", ({ params, query, caller }) => commandLog(gw, boxId(params.id), caller, { limit: query.limit, before: query.before }), {

@@ -19,6 +19,7 @@ import { isCallsign, normalizeCall } from "../lib/callsign.ts";
 import { verifiedHolder } from "../accounts/users.ts";
 import { isSysop } from "../accounts/caller.ts";
 import { BOX_KINDS } from "./kinds.ts";
+import { check } from "../lib/schema.ts";
 
 export type BoxState = "queued" | "leased" | "acknowledged" | "expired";
 
@@ -121,7 +122,10 @@ export function enqueue(gw: Core, box: string, body: { kind: string; args?: Reco
       if (verifiedHolder(gw.db, call) === null) throw forbidden(`${call} is not a verified callsign on this instance`, "callsign_not_verified");
     }
   } else if (!caller.user && !caller.ingest) throw unauthorized();
-  const args = kind.args(rawArgs, call);
+  // `call` names who acts (above), not an argument of the kind
+  const { call: _named, ...given } = rawArgs;
+  const args = check(kind.args, given, body.args === undefined ? "body" : "body.args");
+  kind.finish?.(args, call);
   const now = gw.clock.now();
   const id = Number(
     gw.db

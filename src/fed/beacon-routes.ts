@@ -7,8 +7,18 @@ import { Elysia, t } from "elysia";
 import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { applyBeacon, BEACON_MAX_BYTES, ownBeacon, ownHaveList } from "./beacon.ts";
+import { closed } from "../lib/schema.ts";
 
 const tags = ["Federation"];
+
+/** A heard datagram handed in as JSON. */
+const BEACON_JSON = closed({
+  datagram: t.String({
+    pattern: "^[A-Za-z0-9+/_-]*={0,2}$",
+    maxLength: 2 * BEACON_MAX_BYTES,
+    description: "the datagram in base64 (or base64url)",
+  }),
+});
 
 /** The datagram from a request: raw bytes (application/octet-stream), or JSON {"datagram": base64} (its form checked by the schema). */
 function datagramFrom(body: Uint8Array | { datagram: string }): Uint8Array {
@@ -49,19 +59,7 @@ export function beaconRoutes(gw: Gateway) {
     )
     .post("/federation/beacon", ({ body }) => applyBeacon(gw, datagramFrom(body)), {
       gate: "ingest",
-      body: t.Union([
-        t.Object(
-          {
-            datagram: t.String({
-              pattern: "^[A-Za-z0-9+/_-]*={0,2}$",
-              maxLength: 2 * BEACON_MAX_BYTES,
-              description: "the datagram in base64 (or base64url)",
-            }),
-          },
-          { additionalProperties: true },
-        ),
-        t.Uint8Array({ description: "the datagram itself (application/octet-stream)" }),
-      ]),
+      body: t.Union([BEACON_JSON, t.Uint8Array({ description: "the datagram itself (application/octet-stream)" })]),
       detail: { summary: "A beacon datagram the box heard on the air: applied as a peer's presence or have-list", tags },
     });
 }

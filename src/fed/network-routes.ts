@@ -12,20 +12,37 @@ import { onboard44net } from "./onboard.ts";
 import { answerQuery } from "./corroborate.ts";
 import { submit } from "./hub-and-spoke.ts";
 import { answerRelayFrames, dispatchQueries, leaseQueries, MAX_RELAY_ANSWERS, postAnswers, queueQuery, relayFrameList, relayResult } from "./relay.ts";
-import { cborBody, cborPageRoute, wholeNumber } from "../http/params.ts";
+import { cborBody, cborPageRoute } from "../http/params.ts";
+import { closed, wholeNumber } from "../lib/schema.ts";
 import { mediaType } from "../http/body.ts";
 import { CBOR_TYPE, MAX_PAGE_BYTES } from "../lib/fed/page.ts";
 import { encodeCbor } from "../lib/fed/cbor.ts";
 import { B64URL_KEY_PATTERN, INSTANCE_ID_PATTERN, SYNC_KINDS } from "../lib/fed/record.ts";
 
-/** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */
-
 const tags = ["Federation"];
-const open = { additionalProperties: true } as const;
 const instanceId = (description: string) => t.String({ pattern: INSTANCE_ID_PATTERN, description });
 /** A peer named in the path: one this instance does not know answers 404. */
 const peerParams = t.Object({ instance: t.String({ description: "the peer's instance id (one not known here answers 404)" }) });
 const relayParams = t.Object({ instance: t.String({ description: "the spoke: the peer the relay carries queries to (one not relayed for answers 404)" }) });
+
+/** The JSON leg of /relay/:instance/query: a sync query to queue for the spoke. */
+const RELAY_QUERY = closed(
+  {
+    type: t.String({ description: `the record kind: ${SYNC_KINDS.join(", ")}` }),
+    since: t.Optional(wholeNumber({ description: "the cursor (default 0)" })),
+    limit: t.Optional(wholeNumber({ description: "records per page" })),
+  },
+  { description: "JSON: a sync query to queue for the spoke" },
+);
+/** The JSON leg of /relay/:instance/answer: the spoke's answers as base64url frames. */
+const RELAY_ANSWERS = closed(
+  {
+    answers: t.Array(closed({ id: t.Optional(wholeNumber()), frame: t.String({ description: "a base64url relayAnswer frame" }) }), {
+      maxItems: MAX_RELAY_ANSWERS,
+    }),
+  },
+  { description: "JSON, the HTTP leg (needs the spoke's x-relay-token)" },
+);
 
 export function fedNetworkRoutes(gw: Gateway) {
   return new Elysia({ name: "fed-network" })
@@ -40,13 +57,10 @@ export function fedNetworkRoutes(gw: Gateway) {
     })
     .post("/federation/peers/trust", ({ body }) => setPeerTrust(gw, body), {
       gate: "sysop",
-      body: t.Object(
-        {
-          instance: instanceId("the peer's instance id"),
-          trust: t.Union([t.Literal("trusted"), t.Literal("unvetted"), t.Literal("blocked")], { description: "the trust tier to set" }),
-        },
-        open,
-      ),
+      body: closed({
+        instance: instanceId("the peer's instance id"),
+        trust: t.Union([t.Literal("trusted"), t.Literal("unvetted"), t.Literal("blocked")], { description: "the trust tier to set" }),
+      }),
       detail: { summary: "Set a peer's trust: trusted, unvetted or blocked", tags },
     })
     .post(
@@ -58,14 +72,11 @@ export function fedNetworkRoutes(gw: Gateway) {
       },
       {
         gate: "sysop",
-        body: t.Object(
-          {
-            callsign: t.String({ description: "the operator's callsign: its <call>.ampr.org host is the peer" }),
-            confirm: t.Optional(t.Boolean({ description: "true: admit the binding shown (when DNS had no DNSSEC)" })),
-            key: t.Optional(t.String({ pattern: B64URL_KEY_PATTERN, description: "with confirm: the base64url key you were shown" })),
-          },
-          open,
-        ),
+        body: closed({
+          callsign: t.String({ description: "the operator's callsign: its <call>.ampr.org host is the peer" }),
+          confirm: t.Optional(t.Boolean({ description: "true: admit the binding shown (when DNS had no DNSSEC)" })),
+          key: t.Optional(t.String({ pattern: B64URL_KEY_PATTERN, description: "with confirm: the base64url key you were shown" })),
+        }),
         detail: {
           summary: "Onboard a 44net peer from its _svc.<call>.ampr.org TXT record: admitted (201), or its binding back for confirmation (200)",
           tags,
@@ -84,23 +95,20 @@ export function fedNetworkRoutes(gw: Gateway) {
     .post("/federation/corroborate", ({ body }) => answerQuery(gw, body), {
       gate: "fed-secret-if-set",
       rateLimit: "fed",
-      body: t.Object(
-        {
-          v: t.Literal(1),
-          from: instanceId("the asking instance's id"),
-          id: t.String({ pattern: "^[A-Za-z0-9_-]{1,64}$", description: "the question's id, 1-64 of A-Z a-z 0-9 _ -" }),
-          call: t.String({ description: "the callsign asked about" }),
-          lat: t.Number({ minimum: -90, maximum: 90, description: "the cell's centre, degrees" }),
-          lon: t.Number({ minimum: -180, maximum: 180 }),
-          gridDeg: t.Number({ minimum: 0.0001, maximum: 1, description: "the cell's size, degrees (no finer than ours)" }),
-          timeBucket: t.Number({ minimum: 0, maximum: 1e11, description: "unix seconds, a multiple of bucketS" }),
-          bucketS: t.Number({ minimum: 60, maximum: 86_400, description: "seconds (at most 3600)" }),
-          windowS: t.Number({ minimum: 0, maximum: 86_400, description: "seconds either side (no wider than ours)" }),
-          exclude: t.Array(t.String(), { maxItems: 16, description: "the asker's own IGates (their sightings are not independent)" }),
-          revealIgate: t.Boolean({ description: "name the IGate that heard it, if this instance allows" }),
-        },
-        open,
-      ),
+      body: closed({
+        v: t.Literal(1),
+        from: instanceId("the asking instance's id"),
+        id: t.String({ pattern: "^[A-Za-z0-9_-]{1,64}$", description: "the question's id, 1-64 of A-Z a-z 0-9 _ -" }),
+        call: t.String({ description: "the callsign asked about" }),
+        lat: t.Number({ minimum: -90, maximum: 90, description: "the cell's centre, degrees" }),
+        lon: t.Number({ minimum: -180, maximum: 180 }),
+        gridDeg: t.Number({ minimum: 0.0001, maximum: 1, description: "the cell's size, degrees (no finer than ours)" }),
+        timeBucket: t.Number({ minimum: 0, maximum: 1e11, description: "unix seconds, a multiple of bucketS" }),
+        bucketS: t.Number({ minimum: 60, maximum: 86_400, description: "seconds (at most 3600)" }),
+        windowS: t.Number({ minimum: 0, maximum: 86_400, description: "seconds either side (no wider than ours)" }),
+        exclude: t.Array(t.String(), { maxItems: 16, description: "the asker's own IGates (their sightings are not independent)" }),
+        revealIgate: t.Boolean({ description: "name the IGate that heard it, if this instance allows" }),
+      }),
       detail: { summary: "Corroborate a find: did this instance hear the callsign near there, then (coarse cell and time only)", tags },
     })
     .post("/federation/submit", ({ request, body }) => submit(gw, cborBody(request, body)), {
@@ -129,17 +137,7 @@ export function fedNetworkRoutes(gw: Gateway) {
         gate: "relay",
         bodyLimit: 4 * MAX_PAGE_BYTES,
         params: relayParams,
-        body: t.Union([
-          t.Object(
-            {
-              type: t.String({ description: `the record kind: ${SYNC_KINDS.join(", ")}` }),
-              since: t.Optional(wholeNumber({ description: "the cursor (default 0)" })),
-              limit: t.Optional(wholeNumber({ description: "records per page" })),
-            },
-            { ...open, description: "JSON: a sync query to queue for the spoke" },
-          ),
-          t.Uint8Array({ description: "CBOR, at the spoke itself: a list of relayQuery frames heard on the air" }),
-        ]),
+        body: t.Union([RELAY_QUERY, t.Uint8Array({ description: "CBOR, at the spoke itself: a list of relayQuery frames heard on the air" })]),
         detail: {
           summary: "Queue a sync query for a spoke behind the relay (202); at the spoke itself, answer relayQuery frames with relayAnswer frames (CBOR)",
           tags,
@@ -162,14 +160,7 @@ export function fedNetworkRoutes(gw: Gateway) {
         bodyLimit: 4 * MAX_PAGE_BYTES,
         params: relayParams,
         body: t.Union([
-          t.Object(
-            {
-              answers: t.Array(t.Object({ id: t.Optional(wholeNumber()), frame: t.String({ description: "a base64url relayAnswer frame" }) }, open), {
-                maxItems: MAX_RELAY_ANSWERS,
-              }),
-            },
-            { ...open, description: "JSON, the HTTP leg (needs the spoke's x-relay-token)" },
-          ),
+          RELAY_ANSWERS,
           t.Uint8Array({ description: "CBOR, the packet leg: a list of relayAnswer frames (the spoke's signature authenticates each)" }),
         ]),
         detail: { summary: "The spoke's answers to relayed queries, stored against their queries; one result per answer", tags },
@@ -197,7 +188,8 @@ export function fedNetworkRoutes(gw: Gateway) {
       {
         gate: "public",
         rateLimit: "fed",
-        body: t.Object({ instance: instanceId("the sender's instance id") }, open),
+        // open on purpose: a newer peer's ping may carry more, and an older gateway still pulls it (no version member to say so)
+        body: t.Object({ instance: instanceId("the sender's instance id") }, { additionalProperties: true }),
         detail: { summary: "Gossip: a peer says it has new records; a known, unblocked peer is pulled soon", tags },
       },
     );

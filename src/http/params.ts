@@ -37,9 +37,3 @@ export function cellsParam(v: string | undefined): number | undefined {
   if (n !== undefined && (n < 4 || n > MAX_CLUSTER_CELLS)) throw badRequest("invalid", `cells is 4 to ${MAX_CLUSTER_CELLS}`);
   return n;
 }
-
-/**
- * A whole number in a JSON body, as a JSON number only: `t.Integer` would also
- * take the string "5" and convert it.
- */
-export const wholeNumber = (o: Parameters<typeof t.Number>[0] = {}) => t.Number({ multipleOf: 1, ...o });

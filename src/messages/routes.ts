@@ -4,6 +4,7 @@
  * list, and the emergencies the map's banner shows.
  */
 import { Elysia, t } from "elysia";
+import { closed } from "../lib/schema.ts";
 import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { conversationWith, listConversations, sendMessage } from "./service.ts";
@@ -29,13 +30,10 @@ export function messagesRoutes(gw: Gateway) {
     })
     .post("/api/messages", ({ caller, body }) => ({ message: sendMessage(gw, caller.user!, body) }), {
       gate: "verified",
-      body: t.Object(
-        {
-          to: t.String({ minLength: 1, maxLength: 9, description: "a callsign, a group of APRS_GROUPS, ALL, or a bulletin BLN0-BLNZ" }),
-          text: t.String({ minLength: 1, maxLength: 67, description: "up to 67 printable ASCII characters, without | ~ {" }),
-        },
-        { additionalProperties: false },
-      ),
+      body: closed({
+        to: t.String({ minLength: 1, maxLength: 9, description: "a callsign, a group of APRS_GROUPS, ALL, or a bulletin BLN0-BLNZ" }),
+        text: t.String({ minLength: 1, maxLength: 67, description: "up to 67 printable ASCII characters, without | ~ {" }),
+      }),
       detail: {
         summary: "Send an APRS message as your verified callsign",
         description: "To a station: with a message id, retried until acked (at most 5 sends). To a group or bulletin: once, without an id.",
@@ -48,7 +46,7 @@ export function messagesRoutes(gw: Gateway) {
     })
     .put("/api/alerts/watch", ({ caller, body }) => ({ calls: setWatchList(gw, caller.user!.id, body.calls) }), {
       gate: "session",
-      body: t.Object({ calls: t.Array(t.String({ maxLength: 9 }), { maxItems: 200 }) }, { additionalProperties: false }),
+      body: closed({ calls: t.Array(t.String({ maxLength: 9 }), { maxItems: 200 }) }),
       detail: { summary: "Replace your watch list (a call without SSID watches every SSID)", tags: TAGS },
     })
     .get("/api/alerts/emergencies", () => ({ emergencies: recentEmergencies(gw) }), {

@@ -16,6 +16,9 @@ import type { Core } from "../core/core.ts";
 import { badRequest, notFound } from "../lib/errors.ts";
 import { isCallsign, normalizeCall } from "../lib/callsign.ts";
 import { decodeNodes, formatAddress, nodesFrames, parseAddressLoose, type Ax25Address, type Ax25Frame, type NodesEntry } from "../../radio/index.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, wholeNumber } from "../lib/schema.ts";
 
 /** Quality of a route to a neighbour heard directly on a radio port (0-255). */
 const NODES_PORT_QUALITY = 192;
@@ -115,14 +118,16 @@ export function resolveNode(gw: Core, aliasOrCall: string): string | null {
  * sets a manual route; `{call, neighbour, remove: true}` removes one (manual or heard).
  */
 /** A route the sysop sets or removes (the types, the alias and the ranges are checked at the route). */
-export interface RouteEdit {
-  call: string;
-  neighbour: string;
-  alias?: string;
-  quality?: number;
-  port?: string;
-  remove?: boolean;
-}
+/** A route the sysop adds, changes or removes (POST /api/node/routes). */
+export const NODE_ROUTE_BODY = closed({
+  call: t.String({ description: "the node's callsign, e.g. N0NODE-7" }),
+  neighbour: t.String({ description: "the neighbour the route goes through, e.g. N0NBR-7" }),
+  alias: t.Optional(t.String({ pattern: "^([A-Za-z0-9#_-]{1,6})?$", description: "the node's alias, 1-6 of A-Z 0-9 # _ -" })),
+  quality: t.Optional(wholeNumber({ minimum: 0, maximum: 255, description: "0-255 (required unless remove)" })),
+  port: t.Optional(t.String({ maxLength: 200, description: "the radio port the neighbour is on" })),
+  remove: t.Optional(t.Boolean({ description: "true: remove this route instead" })),
+});
+export type RouteEdit = Static<typeof NODE_ROUTE_BODY>;
 
 export function editRoute(gw: Core, b: RouteEdit): { route: NodeRoute | null } {
   const call = axCall(b.call, "call");

@@ -5,16 +5,15 @@
  * sysop-gated.
  */
 import { Elysia, t } from "elysia";
-import { wholeNumber } from "../http/params.ts";
 import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { counterSamples, mheard } from "./heard.ts";
-import { editRoute, listRoutes, nodeCall, nodesTable } from "./netrom.ts";
+import { editRoute, listRoutes, NODE_ROUTE_BODY, nodeCall, nodesTable } from "./netrom.ts";
 import { radioOf } from "./running-radio.ts";
 
-/** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */
-
 const tags = ["Node"];
+
+/** POST /api/node/nodes: a route set by hand (netrom.ts editRoute checks the callsigns and that quality comes unless remove). */
 
 export function nodeRoutes(gw: Gateway) {
   return (
@@ -63,17 +62,7 @@ export function nodeRoutes(gw: Gateway) {
       )
       .post("/api/node/nodes", ({ body }) => editRoute(gw, body), {
         gate: "sysop",
-        body: t.Object(
-          {
-            call: t.String({ description: "the node's callsign, e.g. N0NODE-7" }),
-            neighbour: t.String({ description: "the neighbour the route goes through, e.g. N0NBR-7" }),
-            alias: t.Optional(t.String({ pattern: "^([A-Za-z0-9#_-]{1,6})?$", description: "the node's alias, 1-6 of A-Z 0-9 # _ -" })),
-            quality: t.Optional(wholeNumber({ minimum: 0, maximum: 255, description: "0-255 (required unless remove)" })),
-            port: t.Optional(t.String({ maxLength: 200, description: "the radio port the neighbour is on" })),
-            remove: t.Optional(t.Boolean({ description: "true: remove this route instead" })),
-          },
-          { additionalProperties: true },
-        ),
+        body: NODE_ROUTE_BODY,
         detail: { summary: "Set a NET/ROM route by hand (quality, alias) or remove one", tags },
       })
   );

@@ -3,9 +3,11 @@
  * them), or a JSON batch of packets, positions and finds. Everything is
  * checked before anything is written; the batch is written in one transaction.
  */
+import { t } from "elysia";
 import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { badRequest, forbidden, unprocessable } from "../lib/errors.ts";
+import { check, closed } from "../lib/schema.ts";
 import { baseCall, isCallsign } from "../lib/callsign.ts";
 import { flushEvents, ingestLinesTx, ingestPositionsTx, newSink, type IngestLine, type IngestReport, type PositionReport } from "./ingest.ts";
 
@@ -46,39 +48,71 @@ function splitLines(bytes: Uint8Array): Uint8Array[] {
   return out;
 }
 
-const num = (v: unknown, min: number, max: number) => typeof v === "number" && Number.isFinite(v) && v >= min && v <= max;
+const unixMs = (description: string) => t.Number({ minimum: 0, maximum: 1e14, description });
+const callOrNull = (description: string) => t.Optional(t.Union([t.String(), t.Null()], { description }));
+
+/** A packet of a batch given as an object (a bare string is its line alone). */
+export const INGEST_PACKET = closed({
+  line: t.String({ description: "the TNC2 line" }),
+  heardAt: t.Optional(unixMs("when it was heard, unix ms; default the batch's heardAt")),
+  igate: callOrNull("the IGate that heard it (a callsign); null: none"),
+});
+
+/** A position report of a batch. */
+export const INGEST_POSITION = closed({
+  call: t.String({ pattern: "^[A-Za-z0-9]{1,9}(-[A-Za-z0-9]{1,2})?$", description: "a callsign with an optional SSID (the station)" }),
+  lat: t.Number({ minimum: -90, maximum: 90, description: "decimal degrees" }),
+  lon: t.Number({ minimum: -180, maximum: 180, description: "decimal degrees" }),
+  ts: t.Optional(unixMs("when, unix ms; default the batch's heardAt")),
+  altitudeM: t.Optional(t.Number({ minimum: -1e5, maximum: 1e6, description: "metres" })),
+  speedKmh: t.Optional(t.Number({ minimum: -1e5, maximum: 1e6, description: "km/h" })),
+  course: t.Optional(t.Number({ minimum: 0, maximum: 360, description: "degrees" })),
+  symbol: t.Optional(t.String({ minLength: 2, maxLength: 2, description: "a table and a code, 2 characters" })),
+  comment: t.Optional(t.String({ maxLength: 200, description: "up to 200 characters" })),
+  source: t.Optional(
+    t.Union([t.Literal("rf"), t.Literal("ingest"), t.Literal("browser")], { description: "rf (then igate names who heard it), ingest or browser" }),
+  ),
+  igate: callOrNull("the IGate that heard it (a callsign); an rf position names one"),
+});
+
+/**
+ * A JSON batch. The route takes it as it comes (it may be signed by a device
+ * key, whose gate runs after the route's schema: a validator that coerced a
+ * member would break the signature, and an unauthenticated caller is refused
+ * before its batch is looked at); ingestBody checks it here, then each item
+ * against INGEST_PACKET / INGEST_POSITION, so a failure names the item
+ * ("packets.3.heardAt"). Finds are the game's: it checks them.
+ */
+export const INGEST_BATCH = closed(
+  {
+    packets: t.Optional(t.Array(t.Unknown(), { description: 'TNC2 lines, or {"line", "heardAt", "igate"} (INGEST_PACKET)' })),
+    positions: t.Optional(t.Array(t.Unknown(), { description: "position reports {call, lat, lon, ...} (INGEST_POSITION)" })),
+    finds: t.Optional(t.Array(t.Unknown(), { description: "RF finds (checked by the game)" })),
+    heardAt: t.Optional(unixMs("when they were heard, unix ms; default now")),
+    igate: t.Optional(t.String({ description: "the IGate that heard them (a callsign)" })),
+    key: t.Optional(t.String({ description: "a device key registered here, signing the batch" })),
+    at: t.Optional(t.Number({ description: "the signature's time" })),
+    sig: t.Optional(t.String({ description: "the device key's signature" })),
+  },
+  { description: `a JSON batch, at most ${MAX_BATCH} items` },
+);
+
+const notACallsign = (field: string) => badRequest("invalid", `${field} is not a callsign`, { field });
 
 function checkPosition(v: unknown, k: number): PositionReport {
-  const where = `positions[${k}]`;
-  if (!v || typeof v !== "object" || Array.isArray(v)) throw badRequest("invalid", `${where} must be an object`);
-  const p = v as Record<string, unknown>;
-  if (typeof p.call !== "string" || !/^[A-Za-z0-9]{1,9}(-[A-Za-z0-9]{1,2})?$/.test(p.call)) throw badRequest("invalid", `${where}.call is not a callsign`);
-  if (!num(p.lat, -90, 90) || !num(p.lon, -180, 180)) throw badRequest("invalid", `${where}.lat/lon must be decimal degrees`);
-  if (p.ts !== undefined && !num(p.ts, 0, 1e14)) throw badRequest("invalid", `${where}.ts must be unix milliseconds`);
-  for (const f of ["altitudeM", "speedKmh"] as const)
-    if (p[f] !== undefined && !num(p[f], -1e5, 1e6)) throw badRequest("invalid", `${where}.${f} must be a number`);
-  if (p.course !== undefined && !num(p.course, 0, 360)) throw badRequest("invalid", `${where}.course must be 0-360`);
-  if (p.symbol !== undefined && (typeof p.symbol !== "string" || p.symbol.length !== 2))
-    throw badRequest("invalid", `${where}.symbol is a table and a code, 2 characters`);
-  if (p.comment !== undefined && (typeof p.comment !== "string" || p.comment.length > 200))
-    throw badRequest("invalid", `${where}.comment must be text up to 200 characters`);
-  if (p.source !== undefined && !["rf", "ingest", "browser"].includes(p.source as string))
-    throw badRequest("invalid", `${where}.source is rf, ingest or browser`);
-  if (p.igate !== undefined && p.igate !== null && (typeof p.igate !== "string" || !isCallsign(p.igate)))
-    throw badRequest("invalid", `${where}.igate is not a callsign`);
-  if (p.source === "rf" && !p.igate) throw badRequest("invalid", `${where}: an rf position names the igate that heard it`);
-  return p as unknown as PositionReport;
+  const where = `positions.${k}`;
+  const p = check(INGEST_POSITION, v, where);
+  if (p.igate !== undefined && p.igate !== null && !isCallsign(p.igate)) throw notACallsign(`${where}.igate`);
+  if (p.source === "rf" && !p.igate) throw badRequest("invalid", `${where}: an rf position names the igate that heard it`, { field: `${where}.igate` });
+  return p;
 }
 
 function checkPacket(v: unknown, k: number): IngestLine {
   if (typeof v === "string") return { line: v };
-  if (!v || typeof v !== "object" || Array.isArray(v) || typeof (v as { line?: unknown }).line !== "string")
-    throw badRequest("invalid", `packets[${k}] is a TNC2 line or {line, heardAt?, igate?}`);
-  const p = v as { line: string; heardAt?: unknown; igate?: unknown };
-  if (p.heardAt !== undefined && !num(p.heardAt, 0, 1e14)) throw badRequest("invalid", `packets[${k}].heardAt must be unix milliseconds`);
-  if (p.igate !== undefined && p.igate !== null && (typeof p.igate !== "string" || !isCallsign(p.igate)))
-    throw badRequest("invalid", `packets[${k}].igate is not a callsign`);
-  return { line: p.line, heardAt: p.heardAt as number | undefined, igate: p.igate as string | null | undefined };
+  const where = `packets.${k}`;
+  const p = check(INGEST_PACKET, v, where);
+  if (p.igate !== undefined && p.igate !== null && !isCallsign(p.igate)) throw notACallsign(`${where}.igate`);
+  return p;
 }
 
 /**
@@ -110,23 +144,16 @@ export function ingestBody(gw: Core, body: unknown, caller: Caller, query: { iga
   if (body instanceof Uint8Array) {
     lines = splitLines(body).map((line) => ({ line }));
   } else if (body && typeof body === "object" && !Array.isArray(body)) {
-    const b = body as Record<string, unknown>;
-    const known = new Set(["packets", "positions", "finds", "heardAt", "igate", "key", "at", "sig"]);
-    const unknownKeys = Object.keys(b).filter((k) => !known.has(k));
-    if (unknownKeys.length) throw badRequest("invalid", `unknown field(s) ${unknownKeys.join(", ")}; a batch has packets, positions, finds, heardAt, igate`);
-    if (b.heardAt !== undefined) {
-      if (!num(b.heardAt, 0, 1e14)) throw badRequest("invalid", "heardAt must be unix milliseconds");
-      heardAt = b.heardAt as number;
-    }
-    for (const f of ["packets", "positions", "finds"] as const)
-      if (b[f] !== undefined && !Array.isArray(b[f])) throw badRequest("invalid", `${f} must be an array`);
-    lines = ((b.packets as unknown[]) ?? []).map(checkPacket);
-    positions = ((b.positions as unknown[]) ?? []).map(checkPosition);
-    finds = (b.finds as unknown[]) ?? [];
+    const b = check(INGEST_BATCH, body, "body");
+    if (b.heardAt !== undefined) heardAt = b.heardAt;
+    lines = (b.packets ?? []).map(checkPacket);
+    positions = (b.positions ?? []).map(checkPosition);
+    finds = b.finds ?? [];
     if (b.igate !== undefined) {
-      if (typeof b.igate !== "string" || !isCallsign(b.igate)) throw badRequest("invalid", "igate is not a callsign");
+      if (!isCallsign(b.igate)) throw notACallsign("body.igate");
       namedIgate = true;
-      if (igate === undefined) lines = lines.map((l) => (l.igate === undefined ? { ...l, igate: (b.igate as string).toUpperCase() } : l));
+      const batchIgate = b.igate.toUpperCase();
+      if (igate === undefined) lines = lines.map((l) => (l.igate === undefined ? { ...l, igate: batchIgate } : l));
     }
   } else {
     throw badRequest("bad_body", "send TNC2 lines as text/plain, or a JSON batch {packets, positions, finds}");

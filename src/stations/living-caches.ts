@@ -9,13 +9,16 @@
  *
  *   listLivingCaches(gw, { bbox: { west: -72, south: 41, east: -70, north: 43 }, maxAgeMs: 3_600_000 })
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import type { GatewayEvents } from "../core/events.ts";
 import type { SignedInUser } from "../accounts/caller.ts";
 import { badRequest } from "../lib/errors.ts";
 import { isCallsign } from "../lib/callsign.ts";
+import { closed } from "../lib/schema.ts";
 import { inBbox, type Bbox } from "./registry.ts";
-import { createOwn, findOwnByCall, holdsBaseCall, ownRow, usableRow, viewOwn, type OwnRow, type OwnStation } from "./own.ts";
+import { createOwn, findOwnByCall, holdsBaseCall, nullable, ownRow, usableRow, viewOwn, type OwnRow, type OwnStation } from "./own.ts";
 
 export interface LivingCache {
   /** the own station (my_stations.id): stable for the life of the cache */
@@ -111,17 +114,20 @@ export interface LivingCacheView {
   cache: LivingCache | null;
 }
 
-function checkCacheBody(b: Record<string, unknown>): { on: boolean; name?: string | null } {
-  const extra = Object.keys(b).filter((k) => !["on", "name", "call"].includes(k));
-  if (extra.length) throw badRequest("invalid", `unknown field(s) ${extra.join(", ")}; send on and name`);
-  if (
-    b.name !== undefined &&
-    b.name !== null &&
-    (typeof b.name !== "string" || b.name.trim().length === 0 || b.name.length > 60 || /[\x00-\x1f]/.test(b.name))
-  ) {
-    throw badRequest("invalid", "name is text up to 60 characters");
-  }
-  return { on: (b.on as boolean | undefined) ?? true, name: b.name === undefined ? undefined : b.name === null ? null : (b.name as string).trim() };
+const LIVING = {
+  on: t.Optional(t.Boolean({ description: "default true" })),
+  name: nullable(t.String({ maxLength: 60, description: "the cache's name, up to 60 characters" })),
+};
+/** POST /api/my/stations/:sid/cache (the station is in the path). */
+export const LIVING_CACHE_BODY = closed(LIVING);
+/** POST /api/me/cache. */
+export const ME_CACHE_BODY = closed({ ...LIVING, call: t.Optional(t.String({ description: "the station; default your active callsign" })) });
+
+/** What the schema cannot say of the name: not blank, no control characters; it is kept trimmed. */
+function checkCacheBody(b: Static<typeof LIVING_CACHE_BODY>): { on: boolean; name?: string | null } {
+  if (typeof b.name === "string" && (b.name.trim().length === 0 || /[\x00-\x1f]/.test(b.name)))
+    throw badRequest("invalid", "name is text up to 60 characters, not blank, without control characters", { field: "body.name" });
+  return { on: b.on ?? true, name: typeof b.name === "string" ? b.name.trim() : b.name };
 }
 
 /** Writes the flag and name (in the caller's transaction); returns the event to emit once committed. */
@@ -146,9 +152,8 @@ export function livingCacheView(gw: Core, userId: number, stationId: number): Li
 }
 
 /** POST /api/my/stations/:sid/cache: `{"on": true, "name"?}` makes the station a living cache; `{"on": false}` stops it. */
-export function setLivingCache(gw: Core, userId: number, stationId: number, b: Record<string, unknown>): LivingCacheView {
+export function setLivingCache(gw: Core, userId: number, stationId: number, b: Static<typeof LIVING_CACHE_BODY>): LivingCacheView {
   const body = checkCacheBody(b);
-  if (b.call !== undefined) throw badRequest("invalid", "call is not a field here; the station is in the path");
   const row = ownRow(gw, userId, stationId);
   return commit(gw, () => ({ row, event: apply(gw, row, body) }));
 }
@@ -158,10 +163,10 @@ export function setLivingCache(gw: Core, userId: number, stationId: number, b: R
  * `call`, one they hold) becomes an own station if it is not one yet, and a
  * living cache: finders hunt its beacon.
  */
-export function becomeLivingCache(gw: Core, user: SignedInUser, b: Record<string, unknown>): LivingCacheView {
+export function becomeLivingCache(gw: Core, user: SignedInUser, b: Static<typeof ME_CACHE_BODY>): LivingCacheView {
   const body = checkCacheBody(b);
-  if (b.call !== undefined && (typeof b.call !== "string" || !isCallsign(b.call))) throw badRequest("bad_callsign", "call is a callsign with an optional SSID");
-  const call = (b.call as string | undefined) ?? user.call;
+  if (b.call !== undefined && !isCallsign(b.call)) throw badRequest("bad_callsign", "call is a callsign with an optional SSID");
+  const call = b.call ?? user.call;
   if (!call) throw badRequest("no_callsign", "add a callsign to your account first (or name one in call)");
   return commit(gw, () => {
     const row = findOwnByCall(gw, user.id, call) ?? (body.on ? createOwn(gw, user.id, call) : null);

@@ -9,10 +9,13 @@
  *                        |  (lease expires: due again)   \--retry due--> leased ... --> failed
  */
 import { commandRoute } from "../radio-play/route.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import type { GatewayEvents } from "../core/events.ts";
 import { encodeAck, encodeMessage, EncodeError } from "../lib/aprs/index.ts";
 import { badRequest } from "../lib/errors.ts";
+import { closed } from "../lib/schema.ts";
 import { getMeta, setMeta } from "../core/store/db.ts";
 
 /** `raw`: a line a box command asked for as is (see src/radio-node/local-box.ts). */
@@ -134,7 +137,15 @@ function tellUsers(gw: Core, rows: Told[]): void {
  * The transmitter reports lines sent (or failed to send). A sent message with
  * an id waits for its ack; everything else is done.
  */
-export function reportSent(gw: Core, report: { sent?: number[]; failed?: Array<{ id: number; error?: string }> }): { updated: number } {
+/** POST /outbox/ack: what the transmitter (the ingest box) sent of what it leased, and what failed. */
+export const OUTBOX_ACK = closed({
+  sent: t.Optional(t.Array(t.Number({ multipleOf: 1 }), { description: "outbox ids sent" })),
+  failed: t.Optional(
+    t.Array(closed({ id: t.Number({ multipleOf: 1 }), error: t.Optional(t.String({ description: "why" })) }), { description: "outbox ids not sent, and why" }),
+  ),
+});
+
+export function reportSent(gw: Core, report: Static<typeof OUTBOX_ACK>): { updated: number } {
   const now = gw.clock.now();
   let updated = 0;
   const told: Told[] = [];

@@ -7,11 +7,10 @@ import { Elysia, t } from "elysia";
 import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { badRequest, notFound } from "../lib/errors.ts";
-import { addOwn, findOwnByCall, listOwn, ownRow, updateOwn, viewOwn } from "./own.ts";
-import { becomeLivingCache, livingCacheView, setLivingCache } from "./living-caches.ts";
-import { ownWxKey, stationWxKey, weatherStations } from "./wx-keys.ts";
-import { setWxTx } from "./wx-tx.ts";
+import { addOwn, listOwn, OWN_STATION_BODY, OWN_STATION_CHANGE, ownRow, updateOwn, viewOwn } from "./own.ts";
+import { becomeLivingCache, LIVING_CACHE_BODY, livingCacheView, ME_CACHE_BODY, setLivingCache } from "./living-caches.ts";
+import { OWN_WX_KEY_BODY, ownWxKey, STATION_WX_KEY_BODY, stationWxKey, weatherStations } from "./wx-keys.ts";
+import { setWxTxOf, WX_TX_BODY } from "./wx-tx.ts";
 import { PUSH_PARAMS, pushParams, submitWeather } from "./wx-push.ts";
 
 interface PushContext {
@@ -24,21 +23,8 @@ interface PushContext {
 
 const TAGS = ["Own stations"];
 const WX = ["Weather"];
-// Extra fields reach the services, which refuse them by name.
-const open = { additionalProperties: true };
 const SID = t.Object({ sid: t.Integer({ description: "one of your stations: its numeric id" }) });
-const nullable = <T extends Parameters<typeof t.Optional>[0]>(schema: T) => t.Optional(t.Union([schema, t.Null()]));
-/** label/lat/lon of a station (own.ts checkFields: null clears; lat and lon come together). */
-const PLACE = {
-  label: nullable(t.String({ maxLength: 60, description: "up to 60 characters; null or empty clears it" })),
-  lat: nullable(t.Number({ minimum: -90, maximum: 90, description: "decimal degrees, with lon; null clears" })),
-  lon: nullable(t.Number({ minimum: -180, maximum: 180, description: "decimal degrees, with lat; null clears" })),
-};
-const LIVING = {
-  on: t.Optional(t.Boolean({ description: "default true" })),
-  name: nullable(t.String({ maxLength: 60, description: "the cache's name, up to 60 characters" })),
-};
-/** What a weather station pushes: its key, the time, and the readings we take (all others are ignored). */
+/** What a weather station pushes: its key, the time, and the readings we take (all others are ignored, so the query stays open). */
 const PUSH_QUERY = t.Object(
   {
     ID: t.Optional(t.String({ description: "the station's Weather Underground id (ignored)" })),
@@ -51,7 +37,7 @@ const PUSH_QUERY = t.Object(
       PUSH_PARAMS.map((p) => [p.name, t.Optional(t.String({ description: `${p.field}: ${p.min} to ${p.max} in the unit of the parameter` }))]),
     ),
   },
-  open,
+  { additionalProperties: true },
 );
 const PUSH_BODY = t.Unknown({ description: "the same fields as a form (application/x-www-form-urlencoded or multipart), or JSON" });
 
@@ -85,7 +71,7 @@ export function ownStationRoutes(gw: Gateway) {
       },
       {
         gate: "session",
-        body: t.Object({ call: t.String({ description: "a callsign of yours with an optional SSID, e.g. N0CALL-13" }), ...PLACE }, open),
+        body: OWN_STATION_BODY,
         detail: { summary: "Add one of your stations", tags: TAGS },
       },
     )
@@ -97,7 +83,7 @@ export function ownStationRoutes(gw: Gateway) {
     .post("/api/my/stations/:sid", ({ caller, params, body }) => updateOwn(gw, caller.user!.id, params.sid, body), {
       gate: "session",
       params: SID,
-      body: t.Object({ ...PLACE, remove: t.Optional(t.Boolean({ description: "true, alone: remove the station" })) }, open),
+      body: OWN_STATION_CHANGE,
       detail: { summary: "Change a station's label or position, or remove it", tags: TAGS },
     })
     .get(
@@ -118,7 +104,7 @@ export function ownStationRoutes(gw: Gateway) {
       {
         gate: "session",
         params: SID,
-        body: t.Object({ revoke: t.Optional(t.Boolean({ description: "true: revoke the key; otherwise a new key replaces the old" })) }, open),
+        body: STATION_WX_KEY_BODY,
         detail: { summary: "Issue a station's weather key (shown once), or revoke it", description: "The body may be left out (a new key).", tags: WX },
       },
     )
@@ -130,12 +116,12 @@ export function ownStationRoutes(gw: Gateway) {
     .post("/api/my/stations/:sid/cache", ({ caller, params, body }) => setLivingCache(gw, caller.user!.id, params.sid, body), {
       gate: "session",
       params: SID,
-      body: t.Object(LIVING, open),
+      body: LIVING_CACHE_BODY,
       detail: { summary: "Make a station a living cache (found where it beacons), or stop", description: "The body may be left out (on).", tags: TAGS },
     })
     .post("/api/me/cache", ({ caller, body }) => becomeLivingCache(gw, caller.user!, body), {
       gate: "session",
-      body: t.Object({ ...LIVING, call: t.Optional(t.String({ description: "the station; default your active callsign" })) }, open),
+      body: ME_CACHE_BODY,
       detail: {
         summary: "Make yourself (a station of yours) a living cache, or stop",
         description: "The body may be left out (on, as your active callsign).",
@@ -155,7 +141,7 @@ export function ownStationRoutes(gw: Gateway) {
       },
       {
         gate: "session",
-        body: t.Object({ call: t.Optional(t.String({ description: "the station; default your callsign with SSID -13" })), ...PLACE }, open),
+        body: OWN_WX_KEY_BODY,
         detail: {
           summary: "Issue a weather key for a station of yours, adding the station if needed",
           description: "The key is shown once. The body may be left out.",
@@ -167,33 +153,11 @@ export function ownStationRoutes(gw: Gateway) {
       gate: "session",
       detail: { summary: "Which of your weather stations are sent on APRS, and how often", tags: WX },
     })
-    .post(
-      "/api/wx/tx",
-      ({ caller, body }) => {
-        const extra = Object.keys(body).filter((k) => !["stationId", "call", "on"].includes(k));
-        if (extra.length) throw badRequest("invalid", `unknown field(s) ${extra.join(", ")}; send stationId (or call) and on`);
-        let id: number;
-        if (body.stationId !== undefined) id = body.stationId;
-        else if (body.call !== undefined) {
-          const row = findOwnByCall(gw, caller.user!.id, body.call);
-          if (!row) throw notFound(`own station ${body.call}`);
-          id = row.id;
-        } else throw badRequest("invalid", "name the station: stationId, or call");
-        return { station: setWxTx(gw, caller.user!.id, id, body.on), intervalMinutes: gw.config.wxTxIntervalMinutes };
-      },
-      {
-        gate: "session",
-        body: t.Object(
-          {
-            stationId: t.Optional(t.Number({ multipleOf: 1, description: "the station's id" })),
-            call: t.Optional(t.String({ description: "or its callsign" })),
-            on: t.Boolean({ description: "send its weather on APRS, or stop" }),
-          },
-          open,
-        ),
-        detail: { summary: "Send a weather station's readings on APRS, or stop", tags: WX },
-      },
-    )
+    .post("/api/wx/tx", ({ caller, body }) => ({ station: setWxTxOf(gw, caller.user!.id, body), intervalMinutes: gw.config.wxTxIntervalMinutes }), {
+      gate: "session",
+      body: WX_TX_BODY,
+      detail: { summary: "Send a weather station's readings on APRS, or stop", tags: WX },
+    })
     .get("/updateweatherstation", pushGet, { gate: "wx-key", query: PUSH_QUERY, detail: pushDoc("Weather Underground protocol") })
     .post("/updateweatherstation", push, {
       gate: "wx-key",

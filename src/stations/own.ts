@@ -9,8 +9,11 @@
  *   owning, naming, placing, pushing weather   the base call held (verified or not)
  *   transmitting its weather, a living cache   the base call verified by this account
  */
+import { t } from "elysia";
+import type { Static, TObject } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { badRequest, conflict, forbidden, notFound } from "../lib/errors.ts";
+import { closed } from "../lib/schema.ts";
 import { baseCall, isCallsign, normalizeCall } from "../lib/callsign.ts";
 import type { Weather } from "../lib/aprs/index.ts";
 
@@ -137,35 +140,49 @@ export function findOwnByCall(gw: Core, userId: number, call: string): OwnRow | 
   return gw.db.query("SELECT * FROM my_stations WHERE user_id = ? AND call = ?").get(userId, normalizeCall(call)) as OwnRow | null;
 }
 
-export interface Fields {
-  label?: string | null;
-  lat?: number | null;
-  lon?: number | null;
-}
+/** A member a request may set to null to clear it. */
+export const nullable = <T extends Parameters<typeof t.Optional>[0]>(schema: T) => t.Optional(t.Union([schema, t.Null()]));
 
-/** Checks label/lat/lon of a request body; `null` clears a field. */
-export function checkFields(b: Record<string, unknown>): Fields {
+/** label/lat/lon of a station: null clears; lat and lon come together (checkFields). */
+export const PLACE = {
+  label: nullable(t.String({ maxLength: 60, description: "up to 60 characters; null or empty clears it" })),
+  lat: nullable(t.Number({ minimum: -90, maximum: 90, description: "decimal degrees, with lon; null clears" })),
+  lon: nullable(t.Number({ minimum: -180, maximum: 180, description: "decimal degrees, with lat; null clears" })),
+};
+
+/** POST /api/my/stations. */
+export const OWN_STATION_BODY = closed({ call: t.String({ description: "a callsign of yours with an optional SSID, e.g. N0CALL-13" }), ...PLACE });
+/** POST /api/my/stations/:sid. */
+export const OWN_STATION_CHANGE = closed({ ...PLACE, remove: t.Optional(t.Boolean({ description: "true, alone: remove the station" })) });
+
+export type Fields = Static<TObject<typeof PLACE>>;
+
+/**
+ * What the schema cannot say of label/lat/lon (their types and ranges are
+ * PLACE's): no control characters in a label, an empty label clears it, lat
+ * and lon come together (or both null to clear).
+ */
+export function checkFields(b: Fields): Fields {
   const out: Fields = {};
   if (b.label !== undefined) {
-    if (b.label !== null && (typeof b.label !== "string" || b.label.length > 60 || /[\x00-\x1f]/.test(b.label)))
-      throw badRequest("invalid", "label is text up to 60 characters");
-    out.label = b.label === "" ? null : (b.label as string | null);
+    if (b.label !== null && /[\x00-\x1f]/.test(b.label))
+      throw badRequest("invalid", "label is text up to 60 characters, without control characters", { field: "body.label" });
+    out.label = b.label === "" ? null : b.label;
   }
   if (b.lat !== undefined || b.lon !== undefined) {
     const clear = b.lat === null && b.lon === null;
-    const ok = (v: unknown, lim: number) => typeof v === "number" && Number.isFinite(v) && Math.abs(v) <= lim;
-    if (!clear && !(ok(b.lat, 90) && ok(b.lon, 180))) throw badRequest("invalid", "lat and lon come together, in decimal degrees (or both null to clear)");
-    out.lat = clear ? null : (b.lat as number);
-    out.lon = clear ? null : (b.lon as number);
+    if (!clear && (typeof b.lat !== "number" || typeof b.lon !== "number"))
+      throw badRequest("invalid", "lat and lon come together, in decimal degrees (or both null to clear)", {
+        field: b.lat === undefined || b.lat === null ? "body.lat" : "body.lon",
+      });
+    out.lat = clear ? null : b.lat;
+    out.lon = clear ? null : b.lon;
   }
   return out;
 }
 
 /** Adds an own station: `{call, label?, lat?, lon?}`. */
-export function addOwn(gw: Core, userId: number, b: { call: string; [k: string]: unknown }): OwnStation {
-  const known = new Set(["call", "label", "lat", "lon"]);
-  const extra = Object.keys(b).filter((k) => !known.has(k));
-  if (extra.length) throw badRequest("invalid", `unknown field(s) ${extra.join(", ")}; a station has call, label, lat, lon`);
+export function addOwn(gw: Core, userId: number, b: Static<typeof OWN_STATION_BODY>): OwnStation {
   if (!isCallsign(b.call)) throw badRequest("bad_callsign", "call is a callsign with an optional SSID, e.g. N0CALL-13");
   const fields = checkFields(b);
   return viewOwn(gw, createOwn(gw, userId, b.call, fields));
@@ -195,17 +212,14 @@ export function createOwn(gw: Core, userId: number, rawCall: string, fields: Fie
 }
 
 /** Changes label/position (`null` clears), or removes the station with `{"remove": true}`. */
-export function updateOwn(gw: Core, userId: number, id: number, b: Record<string, unknown>): { station: OwnStation } | { removed: true } {
+export function updateOwn(gw: Core, userId: number, id: number, b: Static<typeof OWN_STATION_CHANGE>): { station: OwnStation } | { removed: true } {
   const row = ownRow(gw, userId, id);
   if (b.remove === true) {
-    if (Object.keys(b).length > 1) throw badRequest("invalid", 'send {"remove": true} alone');
+    if (b.label !== undefined || b.lat !== undefined || b.lon !== undefined) throw badRequest("invalid", 'send {"remove": true} alone');
     gw.db.query("DELETE FROM my_stations WHERE id = ?").run(row.id);
     if (row.living_cache) gw.events.emit("livingCache", { stationId: row.id, call: row.call, userId, on: false });
     return { removed: true };
   }
-  const known = new Set(["label", "lat", "lon"]);
-  const extra = Object.keys(b).filter((k) => !known.has(k));
-  if (extra.length) throw badRequest("invalid", `unknown field(s) ${extra.join(", ")}; send label, lat, lon, or {"remove": true}`);
   const f = checkFields(b);
   gw.db
     .query("UPDATE my_stations SET label = ?, lat = ?, lon = ? WHERE id = ?")

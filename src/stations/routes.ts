@@ -12,9 +12,9 @@ import { decodeLine, lineFromBody } from "./decode-route.ts";
 import { ingestBody, MAX_BATCH } from "./ingest-batch.ts";
 import { getStation, listMessages, listStations, parseBbox, stationsForMap, stationPackets, stationSeries } from "./registry.ts";
 import { ingestPort, listPorts, type PortStatus } from "./ports.ts";
-import { leaseDue, reportSent, userOutbox } from "./outbox.ts";
+import { leaseDue, OUTBOX_ACK, reportSent, userOutbox } from "./outbox.ts";
 import { noteSentLine } from "../radio-node/echoes.ts";
-import { transmit } from "./tx.ts";
+import { transmit, TX_BODY } from "./tx.ts";
 import { ownStationRoutes } from "./own-routes.ts";
 import { cellsParam } from "../http/params.ts";
 import { STATION_CALL, STATION_LIST_QUERY } from "./model.ts";
@@ -27,8 +27,6 @@ function withoutClientAddresses(p: PortStatus): PortStatus {
 
 const TAGS = ["Stations"];
 const RADIO = ["Radio"];
-// Extra fields reach the handler or service, which refuses them by name.
-const open = { additionalProperties: true };
 const CALL_PARAMS = t.Object({ call: STATION_CALL });
 const whole = (description: string) => t.Optional(t.Integer({ description }));
 
@@ -40,8 +38,8 @@ export function stationsRoutes(gw: Gateway) {
       .use(ownStationRoutes(gw))
       .post("/api/decode", ({ body }) => decodeLine(lineFromBody(body)), {
         gate: "public",
-        // Raw bytes first: a JSON-only union would turn a text body into an object.
-        body: t.Union([t.Uint8Array({ description: "one TNC2 line as text/plain" }), t.Object({ line: t.String({ description: "one TNC2 line" }) }, open)]),
+        // Raw bytes, or JSON that lineFromBody checks against DECODE_LINE (naming the field that fails).
+        body: t.Union([t.Uint8Array({ description: "one TNC2 line as text/plain" }), t.Unknown({ description: 'JSON {"line": "..."} (DECODE_LINE)' })]),
         detail: { summary: "Decode one APRS line (TNC2 text) into its fields, for anyone", tags: TAGS, bodyType: "text/plain" },
       })
       .post(
@@ -56,23 +54,11 @@ export function stationsRoutes(gw: Gateway) {
           gate: "ingest-or-device",
           bodyLimit: 8 * 1024 * 1024,
           query: t.Object({ igate: t.Optional(t.String({ description: "the IGate that heard the lines (a callsign)" })) }),
-          // The batch's fields are checked item by item by ingestBody, whose
-          // answers name the item (packets[3].line); the schema only tells the two kinds apart.
+          // Raw lines, or a JSON batch that ingestBody checks against INGEST_BATCH and each item
+          // against its schema once the gate let the caller in (a signed batch is taken as it came).
           body: t.Union([
             t.Uint8Array({ description: "TNC2 lines, one per line (text/plain)" }),
-            t.Object(
-              {
-                packets: t.Optional(t.Unknown({ description: 'an array of TNC2 lines, or {"line", "heardAt", "igate"}' })),
-                positions: t.Optional(t.Unknown({ description: "an array of position reports {call, lat, lon, ...}" })),
-                finds: t.Optional(t.Unknown({ description: "an array of RF finds" })),
-                heardAt: t.Optional(t.Unknown({ description: "unix ms; default now" })),
-                igate: t.Optional(t.Unknown({ description: "the IGate that heard them (a callsign)" })),
-                key: t.Optional(t.String({ description: "a device key registered here, signing the batch" })),
-                at: t.Optional(t.Unknown({ description: "the signature's time, unix ms" })),
-                sig: t.Optional(t.String({ description: "the device key's signature" })),
-              },
-              { ...open, description: `a JSON batch, at most ${MAX_BATCH} items` },
-            ),
+            t.Unknown({ description: `a JSON batch {packets, positions, finds, heardAt, igate} (INGEST_BATCH), at most ${MAX_BATCH} items` }),
           ]),
           detail: {
             summary: "Take packets heard on RF (the radio box, or a device key's own station)",
@@ -173,45 +159,18 @@ export function stationsRoutes(gw: Gateway) {
       .post(
         "/outbox/ack",
         ({ body }) => {
-          const unknown = Object.keys(body).filter((k) => k !== "sent" && k !== "failed");
-          if (unknown.length)
-            throw badRequest(
-              "invalid",
-              `unknown field ${unknown.map((k) => JSON.stringify(k)).join(", ")}: an acknowledgement is {"sent": [ids], "failed": [{id, error}]}`,
-            );
           if (body.sent === undefined && body.failed === undefined) throw badRequest("invalid", 'nothing acknowledged: send "sent" or "failed"');
           return reportSent(gw, { sent: body.sent ?? [], failed: body.failed ?? [] });
         },
         {
           gate: "ingest",
-          body: t.Object(
-            {
-              sent: t.Optional(t.Array(t.Number({ multipleOf: 1 }), { description: "outbox ids sent" })),
-              failed: t.Optional(
-                t.Array(t.Object({ id: t.Number({ multipleOf: 1 }), error: t.Optional(t.String()) }, open), { description: "outbox ids not sent, and why" }),
-              ),
-            },
-            open,
-          ),
+          body: OUTBOX_ACK,
           detail: { summary: "The radio box reports which leased items it sent and which failed", tags: RADIO },
         },
       )
       .post("/api/tx/aprs", ({ body, caller }) => transmit(gw, caller.user!, body), {
         gate: "verified",
-        body: t.Object(
-          {
-            kind: t.Optional(
-              t.Union([t.Literal("message"), t.Literal("position"), t.Literal("status")], { description: "message (default), position or status" }),
-            ),
-            addressee: t.Optional(t.String({ description: "a message's addressee" })),
-            text: t.Optional(t.String({ description: "a message's or status's text" })),
-            lat: t.Optional(t.Number({ description: "a position's latitude" })),
-            lon: t.Optional(t.Number({ description: "a position's longitude" })),
-            symbol: t.Optional(t.String({ description: "a position's symbol: 2 characters" })),
-            comment: t.Optional(t.String({ description: "a position's comment" })),
-          },
-          open,
-        ),
+        body: TX_BODY,
         detail: { summary: "Transmit an APRS message, position or status as your verified callsign", tags: RADIO },
       })
       .get("/api/tx/aprs", ({ caller }) => ({ items: userOutbox(gw, caller.user!.id) }), {

@@ -3,24 +3,27 @@
  * through the outbox, as their active callsign. Messages get an id and are
  * retried until acked; positions and status go out once.
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import type { SignedInUser } from "../accounts/caller.ts";
 import { encodePosition, encodeStatus, EncodeError } from "../lib/aprs/index.ts";
 import { badRequest } from "../lib/errors.ts";
+import { closed } from "../lib/schema.ts";
 import { enqueue, enqueueMessage, type OutboxItem } from "./outbox.ts";
 
-/** What a transmit request sends; the shape is checked at the route, the fields a kind needs here. */
-export interface TxBody {
-  kind?: "message" | "position" | "status";
-  addressee?: string;
-  text?: string;
-  lat?: number;
-  lon?: number;
-  symbol?: string;
-  comment?: string;
-}
+/** What a transmit request sends; the shape is checked by the schema, the fields a kind needs here. */
+export const TX_BODY = closed({
+  kind: t.Optional(t.Union([t.Literal("message"), t.Literal("position"), t.Literal("status")], { description: "message (default), position or status" })),
+  addressee: t.Optional(t.String({ description: "a message's addressee" })),
+  text: t.Optional(t.String({ description: "a message's or status's text" })),
+  lat: t.Optional(t.Number({ description: "a position's latitude" })),
+  lon: t.Optional(t.Number({ description: "a position's longitude" })),
+  symbol: t.Optional(t.String({ description: "a position's symbol: 2 characters" })),
+  comment: t.Optional(t.String({ description: "a position's comment" })),
+});
 
-export function transmit(gw: Core, user: SignedInUser, b: TxBody): { item: OutboxItem } {
+export function transmit(gw: Core, user: SignedInUser, b: Static<typeof TX_BODY>): { item: OutboxItem } {
   const src = user.call!;
   const kind = b.kind ?? "message";
   try {

@@ -3,11 +3,21 @@
  * presents when it pushes readings. Only a SHA-256 of the key is stored.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import type { SignedInUser, WxKeyStation } from "../accounts/caller.ts";
 import { badRequest } from "../lib/errors.ts";
 import { isCallsign, baseCall } from "../lib/callsign.ts";
-import { checkFields, createOwn, findOwnByCall, listOwn, ownRow, updateOwn, usableRow, viewOwn, type OwnStation } from "./own.ts";
+import { closed } from "../lib/schema.ts";
+import { checkFields, createOwn, findOwnByCall, listOwn, ownRow, PLACE, updateOwn, usableRow, viewOwn, type OwnStation } from "./own.ts";
+
+/** POST /api/my/stations/:sid/wx-key. */
+export const STATION_WX_KEY_BODY = closed({
+  revoke: t.Optional(t.Boolean({ description: "true: revoke the key; otherwise a new key replaces the old" })),
+});
+/** POST /api/wx/key. */
+export const OWN_WX_KEY_BODY = closed({ call: t.Optional(t.String({ description: "the station; default your callsign with SSID -13" })), ...PLACE });
 
 const hash = (k: string) => createHash("sha256").update(k).digest("base64url");
 
@@ -81,10 +91,8 @@ export function stationWxKey(
   gw: Core,
   userId: number,
   stationId: number,
-  b: { revoke?: boolean; [k: string]: unknown },
+  b: Static<typeof STATION_WX_KEY_BODY>,
 ): IssuedKey | { revoked: boolean; station: OwnStation } {
-  const extra = Object.keys(b).filter((k) => k !== "revoke");
-  if (extra.length) throw badRequest("invalid", 'send {} for a new key, or {"revoke": true}');
   const row = ownRow(gw, userId, stationId);
   if (b.revoke === true) {
     const revoked = revokeWxKey(gw, row.id);
@@ -101,13 +109,10 @@ export function stationWxKey(
  * convention for weather stations); it becomes an own station if it is not one
  * yet (`label`, `lat`, `lon` as for POST /api/my/stations).
  */
-export function ownWxKey(gw: Core, user: SignedInUser, b: Record<string, unknown>): IssuedKey {
-  const extra = Object.keys(b).filter((k) => !["call", "label", "lat", "lon"].includes(k));
-  if (extra.length) throw badRequest("invalid", `unknown field(s) ${extra.join(", ")}; send call, label, lat, lon`);
-  if (b.call !== undefined && (typeof b.call !== "string" || !isCallsign(b.call)))
-    throw badRequest("bad_callsign", "call is a callsign with an optional SSID, e.g. N0CALL-13");
+export function ownWxKey(gw: Core, user: SignedInUser, b: Static<typeof OWN_WX_KEY_BODY>): IssuedKey {
+  if (b.call !== undefined && !isCallsign(b.call)) throw badRequest("bad_callsign", "call is a callsign with an optional SSID, e.g. N0CALL-13");
   if (b.call === undefined && !user.call) throw badRequest("no_callsign", "add a callsign to your account first (or name one in call)");
-  const call = (b.call as string | undefined) ?? `${baseCall(user.call!)}-13`;
+  const call = b.call ?? `${baseCall(user.call!)}-13`;
   const fields = checkFields(b);
   return gw.db.transaction(() => {
     let row = findOwnByCall(gw, user.id, call);

@@ -13,12 +13,15 @@
  * Position: the own station's fixed position, else where its beacons put it,
  * else a positionless report (`_MMDDHHMM...`).
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
+import { closed } from "../lib/schema.ts";
 import { encodeWeather, EncodeError, type Weather } from "../lib/aprs/index.ts";
-import { badRequest } from "../lib/errors.ts";
+import { badRequest, notFound } from "../lib/errors.ts";
 import { enqueue, rememberOwnWeather, type OutboxItem } from "./outbox.ts";
 import { clockPaused } from "../system/clock-sanity.ts";
-import { holdsBaseCall, ownRow, usableRow, viewOwn, type OwnRow, type OwnStation } from "./own.ts";
+import { findOwnByCall, holdsBaseCall, ownRow, usableRow, viewOwn, type OwnRow, type OwnStation } from "./own.ts";
 
 /** The weather line for a station's reading; throws EncodeError for a callsign or value APRS cannot carry. */
 function weatherLine(gw: Core, row: OwnRow, wx: Weather, at: number): string {
@@ -31,6 +34,13 @@ function weatherLine(gw: Core, row: OwnRow, wx: Weather, at: number): string {
   }
   return encodeWeather({ src: row.call, wx, at, ...(lat !== null && lon !== null ? { lat, lon } : {}) });
 }
+
+/** POST /api/wx/tx: the station (by id, or by callsign) and whether to send its weather. */
+export const WX_TX_BODY = closed({
+  stationId: t.Optional(t.Number({ multipleOf: 1, description: "the station's id" })),
+  call: t.Optional(t.String({ description: "or its callsign" })),
+  on: t.Boolean({ description: "send its weather on APRS, or stop" }),
+});
 
 /** Turns transmitting on or off: `{"on": true}`. */
 export function setWxTx(gw: Core, userId: number, stationId: number, on: boolean): OwnStation {
@@ -46,6 +56,18 @@ export function setWxTx(gw: Core, userId: number, stationId: number, on: boolean
   }
   gw.db.query("UPDATE my_stations SET wx_tx = ? WHERE id = ?").run(on ? 1 : 0, row.id);
   return viewOwn(gw, ownRow(gw, userId, stationId));
+}
+
+/** POST /api/wx/tx: the station named by stationId, or by call (one of the user's own stations). */
+export function setWxTxOf(gw: Core, userId: number, b: Static<typeof WX_TX_BODY>): OwnStation {
+  let id: number;
+  if (b.stationId !== undefined) id = b.stationId;
+  else if (b.call !== undefined) {
+    const row = findOwnByCall(gw, userId, b.call);
+    if (!row) throw notFound(`own station ${b.call}`);
+    id = row.id;
+  } else throw badRequest("invalid", "name the station: stationId, or call");
+  return setWxTx(gw, userId, id, b.on);
 }
 
 /** Queues the reading as an APRS weather packet when the station transmits and its interval has passed. */

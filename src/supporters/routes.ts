@@ -1,30 +1,9 @@
 /** Supporter recognition: /support (the page), /api/support, prefs, and the backend's confirmation. */
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { Gateway } from "../http/gateway.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { contentSecurityPolicy, serveIndex } from "../http/ui.ts";
-import { confirmSupporter, listSupporters, setSupporterPrefs, supporterPrefs } from "./service.ts";
-
-// Undeclared members are kept (not dropped by the validator), so the service still refuses an unknown field by name.
-const prefsBody = t.Object(
-  {
-    public: t.Optional(t.Boolean({ description: "list this account on /support" })),
-    name: t.Optional(
-      t.Nullable(t.String({ minLength: 1, maxLength: 60, pattern: "\\S", description: "the name to list (default: the callsign); null clears it" })),
-    ),
-  },
-  { additionalProperties: true },
-);
-
-const confirmBody = t.Object(
-  {
-    call: t.Optional(t.String({ description: "the supporter's verified callsign (or give email)" })),
-    email: t.Optional(t.String({ description: "the supporter's account e-mail (when there is no call)" })),
-    until: t.Optional(t.Nullable(t.Integer({ description: "when the support ends, unix milliseconds; null: no end" }))),
-    level: t.Optional(t.Nullable(t.String({ maxLength: 40, description: "a level to show, e.g. club" }))),
-  },
-  { additionalProperties: true },
-);
+import { confirmSupporter, listSupporters, setSupporterPrefs, SUPPORTER_CONFIRM_BODY, SUPPORTER_PREFS_BODY, supporterPrefs } from "./service.ts";
 
 export function supportRoutes(gw: Gateway) {
   const csp = contentSecurityPolicy(gw.config);
@@ -45,7 +24,7 @@ export function supportRoutes(gw: Gateway) {
     })
     .post("/api/support/prefs", ({ caller, body }) => setSupporterPrefs(gw, caller.user!.id, body), {
       gate: "session",
-      body: prefsBody,
+      body: SUPPORTER_PREFS_BODY,
       detail: {
         summary: "A confirmed supporter chooses whether and under which name to be listed",
         description: "Only public and name; 409 not_a_supporter for an account that is not a confirmed supporter.",
@@ -54,7 +33,7 @@ export function supportRoutes(gw: Gateway) {
     })
     .post("/api/support/confirm", ({ body }) => confirmSupporter(gw, body), {
       gate: "ingest",
-      body: confirmBody,
+      body: SUPPORTER_CONFIRM_BODY,
       detail: {
         summary: "The operator's backend confirms an account as a supporter",
         description: "Names the account by call (verified) or email; 404 when no account matches.",

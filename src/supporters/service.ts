@@ -3,8 +3,11 @@
  * ingest secret: payments never touch this instance); the supporter chooses
  * whether to be listed and under which name. Nothing is listed by default.
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { badRequest, conflict, notFound } from "../lib/errors.ts";
+import { closed } from "../lib/schema.ts";
 import { isCallsign } from "../lib/callsign.ts";
 import { verifiedHolder } from "../accounts/users.ts";
 
@@ -40,9 +43,24 @@ export function supporterPrefs(gw: Core, userId: number): SupporterPrefs {
   };
 }
 
-/** `{public?, name?}`: be listed (or not), under a name of your choice (default: your callsign). Types checked by the route's schema. */
-export function setSupporterPrefs(gw: Core, userId: number, b: { public?: boolean; name?: string | null }): SupporterPrefs {
-  for (const k of Object.keys(b)) if (k !== "public" && k !== "name") throw badRequest("invalid", `unknown field "${k}" (public, name)`);
+/** POST /api/support/prefs: whether and under which name a supporter is listed. */
+export const SUPPORTER_PREFS_BODY = closed({
+  public: t.Optional(t.Boolean({ description: "list this account on /support" })),
+  name: t.Optional(
+    t.Nullable(t.String({ minLength: 1, maxLength: 60, pattern: "\\S", description: "the name to list (default: the callsign); null clears it" })),
+  ),
+});
+
+/** POST /api/support/confirm: the operator's backend names the supporter. */
+export const SUPPORTER_CONFIRM_BODY = closed({
+  call: t.Optional(t.String({ description: "the supporter's verified callsign (or give email)" })),
+  email: t.Optional(t.String({ description: "the supporter's account e-mail (when there is no call)" })),
+  until: t.Optional(t.Nullable(t.Integer({ description: "when the support ends, unix milliseconds; null: no end" }))),
+  level: t.Optional(t.Nullable(t.String({ maxLength: 40, description: "a level to show, e.g. club" }))),
+});
+
+/** `{public?, name?}`: be listed (or not), under a name of your choice (default: your callsign). */
+export function setSupporterPrefs(gw: Core, userId: number, b: Static<typeof SUPPORTER_PREFS_BODY>): SupporterPrefs {
   if (!row(gw, userId)) throw conflict("not_a_supporter", "this account is not a confirmed supporter");
   if (b.public !== undefined) gw.db.query("UPDATE supporters SET public = ?, updated_at = ? WHERE user_id = ?").run(b.public ? 1 : 0, gw.clock.now(), userId);
   if (b.name !== undefined)
@@ -50,11 +68,8 @@ export function setSupporterPrefs(gw: Core, userId: number, b: { public?: boolea
   return supporterPrefs(gw, userId);
 }
 
-/** The operator's backend confirms support: `{call | email, until?, level?}`. Types checked by the route's schema. */
-export function confirmSupporter(
-  gw: Core,
-  b: { call?: string; email?: string; until?: number | null; level?: string | null },
-): { confirmed: true; until: number | null } {
+/** The operator's backend confirms support: `{call | email, until?, level?}`. */
+export function confirmSupporter(gw: Core, b: Static<typeof SUPPORTER_CONFIRM_BODY>): { confirmed: true; until: number | null } {
   let userId: number | null = null;
   if (typeof b.call === "string") {
     if (!isCallsign(b.call)) throw badRequest("invalid", "call is not a callsign");

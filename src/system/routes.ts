@@ -7,6 +7,7 @@ import { buildInfo } from "../lib/version.ts";
 import { privacyStatement } from "./privacy.ts";
 import { sitemapEntries, sitemapXml } from "./sitemap.ts";
 import { AppError, notFound } from "../lib/errors.ts";
+import { closed } from "../lib/schema.ts";
 import { completeSetup, SETUP_SETTINGS, setupState } from "./setup.ts";
 import { gatesPlugin } from "../http/gates.ts";
 import { baseUrl } from "../http/public-url.ts";
@@ -27,21 +28,20 @@ function sourceInfo(gw: Gateway) {
   };
 }
 
-/** The set-up page's form: the token and the settings it may write (SETUP_SETTINGS), each checked again as its env setting. */
-const setupBody = t.Object(
-  {
-    token: t.String({ description: "the one-time token from the link the gateway printed on first start" }),
-    instance: t.Optional(t.String({ description: `${SETUP_SETTINGS.instance}: the instance name` })),
-    operator: t.Optional(t.String({ description: `${SETUP_SETTINGS.operator}: the operator's callsign` })),
-    aprsCall: t.Optional(t.String({ description: `${SETUP_SETTINGS.aprsCall}: the callsign for APRS-IS` })),
-    tileUrl: t.Optional(t.String({ description: `${SETUP_SETTINGS.tileUrl}: an online tile server, or off` })),
-    radioCall: t.Optional(t.String({ description: `${SETUP_SETTINGS.radioCall}: the callsign on the air` })),
-    kissPorts: t.Optional(t.String({ description: `${SETUP_SETTINGS.kissPorts}: the TNCs, or off` })),
-    tls: t.Optional(t.String({ description: `${SETUP_SETTINGS.tls}: HTTPS: off, local, acme or files` })),
-  },
-  // Kept, so a field set-up does not take is refused by name rather than dropped.
-  { additionalProperties: true },
-);
+/**
+ * The set-up page's form: the token and the settings it may write (SETUP_SETTINGS), each checked again as its env setting.
+ * Closed: a field set-up does not take (ADMIN_CALLSIGNS, a wrongly cased name) is refused by name, not dropped.
+ */
+const setupBody = closed({
+  token: t.String({ description: "the one-time token from the link the gateway printed on first start" }),
+  instance: t.Optional(t.String({ description: `${SETUP_SETTINGS.instance}: the instance name` })),
+  operator: t.Optional(t.String({ description: `${SETUP_SETTINGS.operator}: the operator's callsign` })),
+  aprsCall: t.Optional(t.String({ description: `${SETUP_SETTINGS.aprsCall}: the callsign for APRS-IS` })),
+  tileUrl: t.Optional(t.String({ description: `${SETUP_SETTINGS.tileUrl}: an online tile server, or off` })),
+  radioCall: t.Optional(t.String({ description: `${SETUP_SETTINGS.radioCall}: the callsign on the air` })),
+  kissPorts: t.Optional(t.String({ description: `${SETUP_SETTINGS.kissPorts}: the TNCs, or off` })),
+  tls: t.Optional(t.String({ description: `${SETUP_SETTINGS.tls}: HTTPS: off, local, acme or files` })),
+});
 
 export function systemRoutes(gw: Gateway) {
   return new Elysia({ name: "system" })
@@ -157,7 +157,7 @@ export function systemRoutes(gw: Gateway) {
         summary: "First-run set-up: the operator writes the instance's settings with the token the gateway printed",
         description:
           "Writes the given settings to the env file in the data directory (they apply at the next start) and ends set-up. " +
-          "Each value is checked as its environment setting; a bad one or a field set-up does not take refuses the whole (400 invalid_setting). " +
+          "Each value is checked as its environment setting; a bad one refuses the whole (400 invalid_setting), and a field set-up does not take is refused by name (400 invalid, with field). " +
           "403 bad_token for a wrong token; 409 setup_done once set up.",
         tags: ["System"],
       },

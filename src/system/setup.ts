@@ -74,9 +74,6 @@ export function completeSetup(gw: Core, token: string, values: SetupValues) {
   }
   const updates: Record<string, string> = {};
   const problems: string[] = [];
-  for (const field of Object.keys(values)) {
-    if (!Object.hasOwn(SETUP_SETTINGS, field)) problems.push(`unknown field "${field}": set-up takes ${Object.keys(SETUP_SETTINGS).join(", ")}`);
-  }
   for (const [field, env] of Object.entries(SETUP_SETTINGS)) {
     const raw = values[field as keyof SetupValues];
     if (raw === undefined || raw === "") continue;

@@ -13,7 +13,7 @@ import { STATION_CALL, STATION_LIST_QUERY } from "../stations/model.ts";
 import { CACHE_FILTER_QUERY, CACHE_KEY, callsign, LOG_KINDS } from "../game/model.ts";
 import { leaderboard } from "../game/stats.ts";
 import { buildInfo } from "../lib/version.ts";
-import { cacheLogs, getCache, issueApiKey, listCaches, listFinds, publicList, publicListCaches, upcomingEvents, V1_MAX } from "./service.ts";
+import { API_KEY_BODY, cacheLogs, getCache, issueApiKey, listCaches, listFinds, publicList, publicListCaches, upcomingEvents, V1_MAX } from "./service.ts";
 import { finderStats } from "../game/finder-stats.ts";
 import { ref, v1DocumentInfo, v1Responses } from "./openapi.ts";
 import { adifExport, gpxExport, gpxOfCaches, kmlExport, MAX_EXPORT } from "../exports/exports.ts";
@@ -67,11 +67,7 @@ export function v1Routes(gw: Gateway) {
       {
         gate: "rate-limited",
         rateLimit: "auth",
-        // Extra fields reach issueApiKey, which names them in its 400.
-        body: t.Object(
-          { label: t.Optional(t.Union([t.String({ maxLength: 80 }), t.Null()], { description: "what the key is for, at most 80 characters" })) },
-          { additionalProperties: true },
-        ),
+        body: API_KEY_BODY,
         detail: {
           summary: "Issue a free API key that raises the rate limit",
           description: "Shown once; only its hash is stored. Send it as x-api-key. The body may be left out.",

@@ -4,6 +4,9 @@
  * "/api/v1"): never contact fields, e-mail, accounts or anything private.
  */
 import { randomBytes } from "node:crypto";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed } from "../lib/schema.ts";
 import { hashApiKey } from "../lib/secret.ts";
 import type { Core } from "../core/core.ts";
 import { badRequest, notFound } from "../lib/errors.ts";
@@ -212,12 +215,13 @@ export function publicList(gw: Core, base: string, id: number): CacheList & { ca
 
 // ---------------------------------------------------------------- API keys
 
+/** POST /api/v1: what the key is for, if anything. */
+export const API_KEY_BODY = closed({
+  label: t.Optional(t.Union([t.String({ maxLength: 80 }), t.Null()], { description: "what the key is for, at most 80 characters" })),
+});
+
 /** A new free API key: shown once; only its hash is stored. */
-export function issueApiKey(
-  gw: Core,
-  body: { label?: string | null; [k: string]: unknown },
-): { key: string; id: number; label: string | null; limitPerMinute: number } {
-  for (const k of Object.keys(body)) if (k !== "label") throw badRequest("invalid", `unknown field "${k}" (label)`);
+export function issueApiKey(gw: Core, body: Static<typeof API_KEY_BODY>): { key: string; id: number; label: string | null; limitPerMinute: number } {
   const key = "svc_" + randomBytes(32).toString("base64url");
   const id = Number(
     gw.db.query("INSERT INTO api_keys (key_hash, label, created_at) VALUES (?, ?, ?)").run(hashApiKey(key), body.label?.trim() || null, gw.clock.now())

@@ -8,6 +8,7 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
 import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { markCallsignVerified } from "../../src/accounts/users.ts";
+import { readControl } from "../../src/core/store/control.ts";
 
 let g: Running;
 beforeAll(async () => {
@@ -171,5 +172,52 @@ describe("device keys", () => {
     expect((await c.post("/keys/register", { call: "bogus", key: generateKeyPair().publicKey })).status).toBe(400);
     expect(g.gw.db.query("SELECT COUNT(*) AS n FROM device_keys WHERE call = 'N0DEB'").get()).toEqual({ n: 0 });
     expect((await g.get("/keys/bogus!")).status).toBe(400);
+  });
+});
+
+describe("undeclared fields", () => {
+  /** The body with a stray member is refused by name (400, field) and changes nothing; the same body without it is taken. */
+  async function strayThenOk(post: (p: string, body: unknown) => Promise<Response>, path: string, body: Record<string, unknown>, okStatus: number) {
+    const before = snapshot();
+    const bad = await post(path, { ...body, colour: "red" });
+    expect({ path, status: bad.status, body: await json(bad) }).toMatchObject({
+      path,
+      status: 400,
+      body: { error: "invalid", field: "body.colour", message: expect.stringMatching(/^body\.colour: unknown field "colour"; it takes /) },
+    });
+    expect(snapshot()).toBe(before);
+    const ok = await post(path, body);
+    expect({ path, status: ok.status }).toEqual({ path, status: okStatus });
+    return json(ok);
+  }
+
+  test("callsigns, profile and device keys name a field they do not take, and take the same body without it", async () => {
+    const u = signedInUser(g.gw, "N0STY");
+    const c = as(u.cookie);
+    await strayThenOk(c.post, "/auth/callsigns", { add: "N0STY-1" }, 200);
+    await strayThenOk(c.post, "/auth/callsigns", { remove: "N0STY-1" }, 200);
+    await strayThenOk(c.post, "/auth/callsign", { call: "N0STY-2" }, 200);
+    const bad = await c.post("/auth/profile", { about: "x", colour: "red" });
+    expect(await json(bad)).toEqual({
+      error: "invalid",
+      message: 'body.colour: unknown field "colour"; it takes public, about, grid, url',
+      field: "body.colour",
+    });
+    expect((await json(await c.get("/auth/profile"))).profile).toEqual({ public: false });
+    expect((await strayThenOk(c.post, "/auth/profile", { about: "stray-free" }, 200)).profile.about).toBe("stray-free");
+
+    markCallsignVerified(g.gw, u.id, "N0STY", "test: verified by hand");
+    const kp = generateKeyPair();
+    await strayThenOk(c.post, "/keys/register", { call: "N0STY", key: kp.publicKey }, 201);
+    expect((await strayThenOk(c.post, "/keys/revoke", { key: kp.publicKey }, 200)).deviceKeys).toEqual([]);
+
+    // The operator's local command (x-control-token), closed before too.
+    const other = signedInUser(g.gw, "N0STZ");
+    const local = (p: string, body: unknown) => g.post(p, body, { headers: { "x-control-token": readControl(g.dataDir)!.token } });
+    expect(await strayThenOk(local, "/api/local/callsign-verify", { account: other.id, call: "N0STZ" }, 200)).toEqual({
+      account: other.id,
+      call: "N0STZ",
+      verified: true,
+    });
   });
 });

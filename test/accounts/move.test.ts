@@ -12,6 +12,8 @@ import { generateKeyPair, type KeyPair } from "../../src/lib/fed/keys.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
 import { currentAccount, mirroredKeysOf, mirrorStatements } from "../../src/fed/mirror.ts";
 import { markCallsignVerified } from "../../src/accounts/users.ts";
+import { accountsData } from "../../src/accounts/account-data.ts";
+import type { AppError } from "../../src/lib/errors.ts";
 
 const INGEST = "move-test-ingest-secret";
 const keyA = generateKeyPair();
@@ -233,6 +235,40 @@ describe("moving an account", () => {
     const r = await P.post("/api/account/me/bundle", {}, { headers: { cookie: u.cookie } });
     expect(r.status).toBe(409);
     expect((await json(r)).error).toBe("unsigned_instance");
+  });
+});
+
+describe("a bundle's account data", () => {
+  test("its notification settings and views are checked with the routes' schemas: a stray field is named, nothing is stored", async () => {
+    const u = signedInUser(C.gw, "N0BND");
+    const ref = { userId: u.id, publicId: "bnd", gid: "gw-c:account:bnd", calls: ["N0BND"], verifiedCalls: [] };
+    const refusal = (data: unknown) => {
+      try {
+        accountsData.import!(C.gw, ref, data);
+        return null;
+      } catch (e) {
+        const a = e as AppError;
+        return { status: a.status, code: a.code, field: a.details?.field, message: a.message };
+      }
+    };
+    expect(refusal({ notify: { push: true, sms: true } })).toEqual({
+      status: 400,
+      code: "invalid",
+      field: "bundle.data.accounts.notify.sms",
+      message: 'bundle.data.accounts.notify.sms: unknown field "sms"; it takes email, push, digest',
+    });
+    expect(refusal({ views: [{ name: "Home", lat: 1, lon: 2, zoom: 3, colour: "red" }] })).toMatchObject({
+      status: 400,
+      field: "bundle.data.accounts.views.0.colour",
+    });
+    expect(refusal({ views: [{ name: "Home", lat: "1", lon: 2, zoom: 3 }] })).toMatchObject({ status: 400, field: "bundle.data.accounts.views.0.lat" });
+    const h = { headers: { cookie: u.cookie } };
+    expect(await json(await C.get("/api/notify/prefs", h))).toEqual({ email: false, push: false, digest: "daily" });
+    expect((await json(await C.get("/api/views", h))).views).toEqual([]);
+    // Positive control: the same data without the stray fields is taken.
+    expect(refusal({ notify: { push: true }, views: [{ name: "Home", lat: 1, lon: 2, zoom: 3 }] })).toBeNull();
+    expect((await json(await C.get("/api/notify/prefs", h))).push).toBe(true);
+    expect((await json(await C.get("/api/views", h))).views.map((v: any) => v.name)).toEqual(["Home"]);
   });
 });
 

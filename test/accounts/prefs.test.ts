@@ -205,3 +205,53 @@ describe("saved map views", () => {
     expect((await g.get("/v/..%2F..", { redirect: "manual" })).status).toBe(404);
   });
 });
+
+describe("undeclared fields", () => {
+  /** The body with a stray member is refused by name (400, field); the same body without it is taken. */
+  async function strayThenOk(c: ReturnType<typeof as>, method: string, path: string, body: Record<string, unknown>, okStatus: number) {
+    const bad = await c.send(method, path, { ...body, colour: "red" });
+    expect({ path, status: bad.status, body: await json(bad) }).toMatchObject({
+      path,
+      status: 400,
+      body: { error: "invalid", field: "body.colour", message: expect.stringMatching(/^body\.colour: unknown field "colour"; it takes /) },
+    });
+    const ok = await c.send(method, path, body);
+    expect({ path, status: ok.status }).toEqual({ path, status: okStatus });
+    return ok.status === 204 ? null : json(ok);
+  }
+
+  test("watch, notification settings, push and saved views name a field they do not take, and take the same body without it", async () => {
+    const u = signedInUser(g.gw, "N0STP");
+    const c = as(u);
+    const hider = signedInUser(g.gw, "N0STH", { verified: true });
+    const cache = (await json(
+      await as(hider).send("POST", "/api/caches", {
+        name: "Stray fields",
+        type: "traditional",
+        size: "small",
+        difficulty: 2,
+        terrain: 2,
+        lat: 52.5,
+        lon: 13.4,
+      }),
+    )) as { id: number };
+    expect(await strayThenOk(c, "PUT", `/api/watch/${cache.id}`, { watch: true }, 200)).toEqual({ cacheId: cache.id, watching: true });
+
+    const bad = await c.send("PUT", "/api/notify/prefs", { push: true, sms: true });
+    expect(await json(bad)).toEqual({ error: "invalid", message: 'body.sms: unknown field "sms"; it takes email, push, digest', field: "body.sms" });
+    expect(await json(await c.get("/api/notify/prefs"))).toEqual({ email: false, push: false, digest: "daily" });
+    expect(await strayThenOk(c, "PUT", "/api/notify/prefs", { push: true }, 200)).toEqual({ email: false, push: true, digest: "daily" });
+
+    // The browser's PushSubscription JSON is its own (expirationTime, ...): taken as it comes. Removing one names a stray field.
+    const sub = pushClient().subscription(`${push.url}/push/stray`);
+    expect((await c.send("PUT", "/api/push/subscription", { ...sub, expirationTime: null })).status).toBe(201);
+    expect((await strayThenOk(c, "DELETE", "/api/push/subscription", { endpoint: sub.endpoint }, 200)).subscriptions).toEqual([]);
+
+    const view = await strayThenOk(c, "POST", "/api/views", { name: "Stray", lat: 1, lon: 2, zoom: 3 }, 201);
+    expect((await json(await c.get("/api/views"))).views).toHaveLength(1);
+    expect((await strayThenOk(c, "PUT", `/api/views/${view.id}`, { zoom: 5 }, 200)).zoom).toBe(5);
+    // Inside a view, filters are the web app's own names: any short name is taken.
+    const filtered = await c.send("PUT", `/api/views/${view.id}`, { filters: { colour: "red", found: false } });
+    expect((await json(filtered)).filters).toEqual({ colour: "red", found: false });
+  });
+});

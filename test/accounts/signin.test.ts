@@ -330,3 +330,32 @@ describe("sessions", () => {
     expect((await g.get("/auth/session", { headers: { cookie: u.cookie, origin: "http://evil.example" } })).status).toBe(200);
   });
 });
+
+describe("undeclared fields", () => {
+  const refusedByName = async (r: Response) =>
+    expect({ status: r.status, body: await json(r) }).toMatchObject({
+      status: 400,
+      body: { error: "invalid", field: "body.colour", message: expect.stringMatching(/^body\.colour: unknown field "colour"; it takes /) },
+    });
+
+  test("the plain sign-in bodies name a field they do not take, and take the same body without it", async () => {
+    await refusedByName(await g.post("/auth/passkey/register/options", { name: "stray", colour: "red" }));
+    const first = await registerPasskey(g);
+    const cookie = cookieOf(first.res);
+    const second = await registerPasskey(g, cookie);
+    const [a, b] = (await json(second.res)).account.passkeys;
+    await refusedByName(await g.post("/auth/passkey/remove", { id: a.id, colour: "red" }, { headers: { cookie } }));
+    expect((await json(await g.get("/auth/session", { headers: { cookie } }))).account.passkeys).toHaveLength(2);
+    const rm = await g.post("/auth/passkey/remove", { id: a.id }, { headers: { cookie } });
+    expect((await json(rm)).passkeys.map((p: { id: string }) => p.id)).toEqual([b.id]);
+
+    const sent = smtp.messages.length;
+    await refusedByName(await g.post("/auth/email/start", { email: "stray@example.org", colour: "red" }));
+    expect(smtp.messages.length).toBe(sent);
+    expect((await g.post("/auth/email/start", { email: "stray@example.org" })).status).toBe(202);
+    const token = /#([A-Za-z0-9_-]{43})/.exec((await smtp.next("stray@example.org")).text)![1];
+    await refusedByName(await g.post("/auth/email/verify", { token, colour: "red" }));
+    // The refused body did not spend the link.
+    expect((await g.post("/auth/email/verify", { token })).status).toBe(200);
+  });
+});

@@ -144,6 +144,31 @@ describe("APRS challenge", () => {
   });
 });
 
+describe("undeclared fields", () => {
+  test("start and confirm name a field they do not take, and take the same body without it", async () => {
+    const c = as(signedInUser(g.gw, "N0STV"));
+    const challenges = () => g.gw.db.query("SELECT COUNT(*) AS n FROM callsign_challenges").get();
+    const before = challenges();
+    for (const path of ["/verify/aprs/start", "/verify/aprs/confirm"]) {
+      const r = await c.post(path, { call: "N0STV", colour: "red" });
+      expect({ path, status: r.status, body: await json(r) }).toEqual({
+        path,
+        status: 400,
+        body: { error: "invalid", message: 'body.colour: unknown field "colour"; it takes call', field: "body.colour" },
+      });
+    }
+    expect(challenges()).toEqual(before);
+    const start = await c.post("/verify/aprs/start", { call: "N0STV" });
+    expect(start.status).toBe(201);
+    const ch = await json(start);
+    g.gw.db
+      .query("INSERT INTO aprs_messages (ts, src, addressee, kind, text, source, igate, proof) VALUES (?, 'N0STV', 'N0GW-10', 'message', ?, 'rf', 'N0IG-1', ?)")
+      .run(g.gw.clock.now(), `VERIFY ${ch.code}`, "box");
+    const ok = await c.post("/verify/aprs/confirm", { call: "N0STV" });
+    expect({ status: ok.status, verified: (await json(ok)).status }).toEqual({ status: 200, verified: "verified" });
+  });
+});
+
 describe("operator CLI", () => {
   test("svc-gateway callsign verify, against the data directory of a running gateway", async () => {
     const running = await startInProcess({});

@@ -678,3 +678,43 @@ describe("addresses", () => {
     expect(parseAddress(42, "P").ok).toBe(false);
   });
 });
+
+describe("undeclared fields", () => {
+  /** The body with a stray member is refused by name (400, field) and changes nothing; the same body without it is taken. */
+  async function strayThenOk(method: string, path: string, body: Record<string, unknown>, headers: Record<string, string>, okStatus: number) {
+    const bad = await call(method, path, { ...body, colour: "red" }, headers);
+    expect({ path, status: bad.status, error: bad.body.error, field: bad.body.field }).toEqual({ path, status: 400, error: "invalid", field: "body.colour" });
+    expect(bad.body.message).toStartWith('body.colour: unknown field "colour"; it takes ');
+    const ok = await call(method, path, body, headers);
+    expect({ path, status: ok.status }).toEqual({ path, status: okStatus });
+    return ok.body;
+  }
+
+  test("every BBS body names a field it does not take, and takes the same body without it", async () => {
+    const before = count();
+    const m = await strayThenOk("POST", "/api/bbs/messages", { to: "N0BOB", subject: "stray", body: "x" }, as(alice), 201);
+    expect(count()).toBe(before + 1);
+    const bad = await call("POST", "/api/bbs/messages", { to: "N0BOB", subject: "s", body: "b", colour: "red" }, as(alice));
+    expect(bad.body.message).toBe('body.colour: unknown field "colour"; it takes type, to, subject, body, replyTo');
+    expect((await strayThenOk("POST", `/api/bbs/messages/${m.id}/read`, { read: false }, as(bob), 200)).read).toBe(false);
+
+    const partners = (await call("GET", "/api/bbs/partners", undefined, ops)).body.partners.length;
+    const p = await strayThenOk("POST", "/api/bbs/partners", { call: "N0STR", transport: "box" }, ops, 201);
+    expect((await call("GET", "/api/bbs/partners", undefined, ops)).body.partners.length).toBe(partners + 1);
+    expect((await strayThenOk("POST", `/api/bbs/partners/${p.id}`, { poll: true }, ops, 200)).poll).toBe(true);
+    const rule = await strayThenOk("POST", "/api/bbs/forward", { partner: "N0STR", field: "to", pattern: "N0STF" }, ops, 201);
+    expect((await strayThenOk("POST", `/api/bbs/forward/${rule.id}`, { priority: 7 }, ops, 200)).priority).toBe(7);
+
+    // the ingest box's backend, and an object inside a body
+    await strayThenOk("POST", "/api/bbs/forward/sent", { partner: "N0STR", results: [{ bid: "STRAY1", outcome: "sent" }] }, ops, 200);
+    const nested = await call("POST", "/api/bbs/forward/sent", { partner: "N0STR", results: [{ bid: "STRAY1", outcome: "sent", colour: "red" }] }, ops);
+    expect({ status: nested.status, field: nested.body.field }).toEqual({ status: 400, field: "body.results.0.colour" });
+    const inbound = { partner: "N0STR", messages: [{ bid: "ST1_N0RF", type: "P", from: "N0RF", to: "N0ALI", subject: "stray", text: "x" }] };
+    expect((await strayThenOk("POST", "/api/bbs/forward/inbound", inbound, ops, 200)).results[0].result).toBe("stored");
+    const s = await strayThenOk("POST", "/api/bbs/forward/session", { partner: "N0STR" }, ops, 200);
+    expect(await strayThenOk("POST", "/api/bbs/forward/kill", { session: s.session }, ops, 200)).toEqual({ ended: s.session });
+    expect((await strayThenOk("POST", "/api/bbs/forward/kill", { call: "N0ALI-9", bids: [m.bid] }, ops, 200)).results).toEqual([
+      { bid: m.bid, result: "killed" },
+    ]);
+  });
+});

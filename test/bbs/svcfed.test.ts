@@ -142,6 +142,12 @@ describe("enqueue on A", () => {
       expect(r.body.message.length).toBeGreaterThan(10);
     }
     expect((await json(await A.post("/federation/bbs/enqueue", "not json", { headers: ops }))).status).toBe(400);
+    // A typo is named, not dropped; the same body without it ({}) packs everything (the next test).
+    const typo = await enqueue(A, { type: ["cache"] });
+    expect({ status: typo.status, body: typo.body }).toEqual({
+      status: 400,
+      body: { error: "invalid", message: 'body.type: unknown field "type"; it takes types, since, limit', field: "body.type" },
+    });
     expect(svcfedCount(A)).toBe(0);
     const unsigned = await startInProcess({ INGEST_SECRET: INGEST, INSTANCE: "gw-u" });
     try {

@@ -86,6 +86,52 @@ describe("box commands", () => {
     expect(count()).toBe(before + 3);
   });
 
+  test("a field a command or an acknowledgement does not take is refused by name and changes nothing; without it, it is taken", async () => {
+    const u = signedInUser(g.gw, "N0FLD");
+    const before = count();
+    for (const [body, field, known] of [
+      [{ kind: "mheard", limit: 5, colour: "red" }, "body.colour", "kind, args, call, port, limit, peer, line"],
+      [{ kind: "mheard", args: { limit: 5, colour: "red" } }, "body.args.colour", "port, limit, peer, line, call"],
+    ] as const) {
+      const r = await command("box4", body, { cookie: u.cookie });
+      expect({ field, status: r.status, answer: await r.json() }).toEqual({
+        field,
+        status: 400,
+        answer: { error: "invalid", message: `${field}: unknown field "colour"; it takes ${known}`, field },
+      });
+    }
+    // an argument of another kind is refused by the kind's own schema, inline or in args
+    for (const [body, field, takes] of [
+      [{ kind: "ping", port: "vhf" }, "body.port", "it takes no fields"],
+      [{ kind: "mheard", args: { limit: 5, line: "N0FLD>APRS:>x" } }, "body.args.line", "it takes port, limit"],
+    ] as const) {
+      const r = await command("box4", body, { cookie: u.cookie });
+      expect({ field, status: r.status, answer: await r.json() }).toEqual({
+        field,
+        status: 400,
+        answer: { error: "invalid", message: `${field}: unknown field "${field.split(".").at(-1)}"; ${takes}`, field },
+      });
+    }
+    expect(count()).toBe(before);
+    // The controls: the same commands without the stray field are queued.
+    for (const body of [
+      { kind: "mheard", limit: 5 },
+      { kind: "mheard", args: { limit: 5 } },
+    ])
+      expect((await command("box4", body, { cookie: u.cookie })).status).toBe(200);
+    expect(count()).toBe(before + 2);
+    const [c] = await leaseAs("box4");
+    const state = () => g.gw.db.query("SELECT state FROM box_commands WHERE id = ?").get(c!.id);
+    const stray = await ack("box4", [{ id: c!.id, ok: true, colour: "red" }]);
+    expect({ status: stray.status, answer: await stray.json() }).toEqual({
+      status: 400,
+      answer: { error: "invalid", message: 'body.acks.0.colour: unknown field "colour"; it takes id, ok, result', field: "body.acks.0.colour" },
+    });
+    expect(state()).toEqual({ state: "leased" });
+    expect(await (await ack("box4", [{ id: c!.id, ok: true }])).json()).toEqual({ acknowledged: 1 });
+    expect(state()).toEqual({ state: "acknowledged" });
+  });
+
   test("queued, leased, acknowledged; an expired lease returns the command to queued, five leases without an ack expire it", async () => {
     const u = signedInUser(g.gw, "N0STA");
     const a = (await (await command("box2", { kind: "status" }, { cookie: u.cookie })).json()).command;

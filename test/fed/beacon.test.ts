@@ -105,9 +105,15 @@ describe("SVCB1 beacons", () => {
     const announced = decodePayload(decodeFrame(d.subarray(5)).payload).body.endpoints as string[];
     expect(eps).toEqual([...announced, "bbs:N0GWA@N0BBS.#NCA.CA.USA.NOAM;50"]);
     expect(await (await post(d)).json()).toMatchObject({ outcome: "duplicate" });
-    // as JSON too
-    const j = await B.post("/federation/beacon", { datagram: Buffer.from(d).toString("base64") }, { headers: { "x-ingest-secret": INGEST } });
-    expect(await j.json()).toMatchObject({ outcome: "duplicate" });
+    // as JSON too; a member the JSON form does not take is named, as on a JSON-only route
+    const datagram = Buffer.from(d).toString("base64");
+    const stray = await B.post("/federation/beacon", { datagram, colour: "red" }, { headers: { "x-ingest-secret": INGEST } });
+    expect({ status: stray.status, body: await stray.json() }).toEqual({
+      status: 400,
+      body: { error: "invalid", message: 'body.colour: unknown field "colour"; it takes datagram', field: "body.colour" },
+    });
+    const j = await B.post("/federation/beacon", { datagram }, { headers: { "x-ingest-secret": INGEST } });
+    expect({ status: j.status, body: await j.json() }).toMatchObject({ status: 200, body: { outcome: "duplicate" } });
   });
 
   test("an unknown origin is quarantined and no peer is inserted; tombstones apply once; other records and bad datagrams are refused", async () => {

@@ -226,6 +226,17 @@ describe("cross-instance corroboration", () => {
     ]) {
       expect((await W1.post("/federation/corroborate", bad)).status).toBe(400);
     }
+    // A member the question does not have is named (a new one comes with a new v); without it, the same question is answered.
+    const stray = await W1.post("/federation/corroborate", { ...q, cacheId: 7 });
+    expect({ status: stray.status, body: await json(stray) }).toMatchObject({
+      status: 400,
+      body: {
+        error: "invalid",
+        field: "body.cacheId",
+        message: expect.stringMatching(/^body\.cacheId: unknown field "cacheId"; it takes v, from, id, call, /),
+      },
+    });
+    expect((await W1.post("/federation/corroborate", q)).status).toBe(200);
   });
 
   test("answering is rate-limited per IP", async () => {

@@ -190,6 +190,24 @@ describe("relay", () => {
     expect((await json(await H.get(`/federation/relay/gw-other/result/${q2.id}`, { headers: relay }))).state).toBe("leased");
   });
 
+  test("the JSON legs name a member they do not take (a union with CBOR, checked as JSON first), and take the same body without it", async () => {
+    const relay = { "x-relay-secret": RELAY };
+    const token = { ...relay, "x-relay-token": relayToken(RELAY, "gw-spoke") };
+    const named = async (r: Response, field: string) =>
+      expect({ status: r.status, body: await json(r) }).toMatchObject({
+        status: 400,
+        body: { error: "invalid", field, message: expect.stringContaining(`unknown field "colour"; it takes `) },
+      });
+    const queued = count(H.gw, "relay_queue");
+    await named(await H.post("/federation/relay/gw-spoke/query", { type: "cache", colour: "red" }, { headers: relay }), "body.colour");
+    expect(count(H.gw, "relay_queue")).toBe(queued);
+    expect((await H.post("/federation/relay/gw-spoke/query", { type: "cache" }, { headers: relay })).status).toBe(202);
+    expect(count(H.gw, "relay_queue")).toBe(queued + 1);
+    await named(await H.post("/federation/relay/gw-spoke/answer", { answers: [], colour: "red" }, { headers: token }), "body.colour");
+    await named(await H.post("/federation/relay/gw-spoke/answer", { answers: [{ frame: "AA", colour: "red" }] }, { headers: token }), "body.answers.0.colour");
+    expect(await json(await H.post("/federation/relay/gw-spoke/answer", { answers: [] }, { headers: token }))).toEqual({ instance: "gw-spoke", answers: [] });
+  });
+
   test("stale relay entries are pruned", async () => {
     expect(count(H.gw, "relay_queue")).toBeGreaterThan(0);
     await pruneAll(H.gw.db, H.gw.config, Date.now() + 49 * 3_600_000);

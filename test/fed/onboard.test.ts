@@ -137,6 +137,13 @@ describe("44net onboarding", () => {
     // confirming a key DNS no longer names is refused
     expect((await onboard({ callsign: "N0QRS", confirm: true, key: kP.publicKey })).status).toBe(409);
     expect(getPeer(O.gw, "n0qrs-gw")).toBeNull();
+    // a member onboarding does not take is named, and admits nothing; the same body without it admits the peer
+    const stray = await onboard({ callsign: "N0QRS", confirm: true, key: kQ.publicKey, trust: "trusted" });
+    expect({ status: stray.status, body: await json(stray) }).toEqual({
+      status: 400,
+      body: { error: "invalid", message: 'body.trust: unknown field "trust"; it takes callsign, confirm, key', field: "body.trust" },
+    });
+    expect(getPeer(O.gw, "n0qrs-gw")).toBeNull();
     const c = await onboard({ callsign: "N0QRS", confirm: true, key: kQ.publicKey });
     expect(c.status).toBe(201);
     expect(getPeer(O.gw, "n0qrs-gw")).toMatchObject({ trust: "unvetted", keyPin: kQ.publicKey, verifiedVia: "coord-lot" });

@@ -143,6 +143,12 @@ describe("pull sync", () => {
     expect((await B.post("/federation/notify", { instance: "Not An Id" })).status).toBe(400);
     expect((await B.post("/federation/notify", "nope")).status).toBe(400);
     expect(await json(await B.post("/federation/notify", { instance: "gw-nobody" }))).toEqual({ accepted: false, coalesced: false, reason: "unknown_peer" });
+    // a newer peer's ping may carry more than the instance: still a ping (the route keeps it open on purpose)
+    expect(await json(await B.post("/federation/notify", { instance: "gw-nobody", colour: "red" }))).toEqual({
+      accepted: false,
+      coalesced: false,
+      reason: "unknown_peer",
+    });
     let pulls = 0;
     const off = B.gw.events.on("fedSynced", (e) => void (e.instance === "gw-a" && pulls++));
     const synced = nextSync(B.gw, "gw-a");
@@ -178,6 +184,11 @@ describe("pull sync", () => {
     const set = (b: unknown) => B.post("/federation/peers/trust", b, { headers: ingest });
     expect((await set({ instance: "gw-c", trust: "sort-of" })).status).toBe(400);
     expect((await set({ instance: "gw-zz", trust: "trusted" })).status).toBe(404);
+    const stray = await set({ instance: "gw-c", trust: "blocked", until: 1 });
+    expect({ status: stray.status, body: await json(stray) }).toEqual({
+      status: 400,
+      body: { error: "invalid", message: 'body.until: unknown field "until"; it takes instance, trust', field: "body.until" },
+    });
     expect(getPeer(B.gw, "gw-c")!.trust).toBe("unvetted");
     const blocked = await set({ instance: "gw-c", trust: "blocked" });
     expect(blocked.status).toBe(200);

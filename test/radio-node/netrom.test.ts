@@ -109,6 +109,16 @@ describe("the NODES table", () => {
     ]) {
       expect((await N.post("/api/node/nodes", bad, { headers: { cookie: op.cookie } })).status).toBe(400);
     }
+    // A field the route does not take is refused by name (the same route without it is taken below).
+    const stray = await N.post("/api/node/nodes", { ...route, colour: "red" }, { headers: { cookie: op.cookie } });
+    expect({ status: stray.status, answer: await stray.json() }).toEqual({
+      status: 400,
+      answer: {
+        error: "invalid",
+        message: 'body.colour: unknown field "colour"; it takes call, neighbour, alias, quality, port, remove',
+        field: "body.colour",
+      },
+    });
     expect((await nodes(N)).nodes.length).toBe(2);
     const r = await N.post("/api/node/nodes", route, { headers: { cookie: op.cookie } });
     expect(r.status).toBe(200);

@@ -68,4 +68,16 @@ describe("POST /api/decode", () => {
     const badJson = await g.post("/api/decode", "{not json");
     expect(badJson.status).toBe(400);
   });
+
+  test("a JSON field the route does not take is refused by name; the same body without it decodes", async () => {
+    const line = "N0CALL>APRS:!4237.14N/07120.83W>on the road";
+    const r = await g.post("/api/decode", { line, colour: "red" });
+    expect({ status: r.status, answer: await r.json() }).toEqual({
+      status: 400,
+      answer: { error: "invalid", message: 'body.colour: unknown field "colour"; it takes line', field: "body.colour" },
+    });
+    const ok = await g.post("/api/decode", { line });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ src: "N0CALL", lat: 42.619 });
+  });
 });

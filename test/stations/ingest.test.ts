@@ -125,8 +125,45 @@ describe("POST /ingest with JSON batches", () => {
     for (const b of bad) expect((await ingestJson(b)).status).toBe(400);
     const finds = await ingestJson({ packets: ["N0X>APRS:>ok"], finds: [{ cache: 1 }] });
     expect(finds.status).toBe(400);
-    expect((await finds.json()).message).toContain("finds[0]");
+    expect((await finds.json()).message).toContain("finds.0");
     expect(count("SELECT count(*) AS n FROM packets")).toBe(before);
+  });
+
+  test("a field a batch or its items do not take refuses the whole batch by name; without it the batch is stored", async () => {
+    const good = () => ({
+      heardAt: Date.now() - 30_000,
+      packets: ["N0UF1>APRS:!4000.00N/07400.00W-one", { line: "N0UF2>APRS:!4001.00N/07401.00W-two", igate: "N0IG-10" }],
+      positions: [{ call: "N0UF3-9", lat: 40.5, lon: -74.5, speedKmh: 3 }],
+    });
+    const stored = () => count("SELECT count(*) AS n FROM positions WHERE call IN ('N0UF1', 'N0UF2', 'N0UF3-9')");
+    const cases: Array<[(b: ReturnType<typeof good>) => unknown, string, string]> = [
+      [(b) => ({ ...b, surprise: true }), "body.surprise", "packets, positions, finds, heardAt, igate, key, at, sig"],
+      [(b) => ({ ...b, packets: [b.packets[0], { ...(b.packets[1] as object), colour: "red" }] }), "packets.1.colour", "line, heardAt, igate"],
+      [
+        (b) => ({ ...b, positions: [{ ...b.positions[0], colour: "red" }] }),
+        "positions.0.colour",
+        "call, lat, lon, ts, altitudeM, speedKmh, course, symbol, comment, source, igate",
+      ],
+    ];
+    for (const [stray, field, takes] of cases) {
+      const r = await ingestJson(stray(good()));
+      expect({ field, status: r.status, answer: await r.json() }).toEqual({
+        field,
+        status: 400,
+        answer: { error: "invalid", message: `${field}: unknown field "${field.split(".").at(-1)}"; it takes ${takes}`, field },
+      });
+      expect(stored()).toBe(0);
+    }
+    // What a schema cannot say is still checked by hand, and names its field too.
+    const rf = await ingestJson({ positions: [{ call: "N0UF4", lat: 1, lon: 2, source: "rf" }] });
+    expect({ status: rf.status, field: (await rf.json()).field }).toEqual({ status: 400, field: "positions.0.igate" });
+    const ig = await ingestJson({ packets: [{ line: "N0UF4>APRS:>x", igate: "not a call" }] });
+    expect({ status: ig.status, field: (await ig.json()).field }).toEqual({ status: 400, field: "packets.0.igate" });
+    // The control: the same batch without the stray fields is stored.
+    const ok = await ingestJson(good());
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ packets: { stored: 2 }, positions: { stored: 1 } });
+    expect(stored()).toBe(3);
   });
 
   test("a device key may ingest its own callsign's positions and packets, nobody else's", async () => {

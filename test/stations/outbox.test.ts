@@ -93,9 +93,24 @@ describe("APRS transmit through the outbox", () => {
       "nope",
     ])
       expect((await g.post("/api/tx/aprs", b, { headers: { cookie: v.cookie } })).status).toBe(400);
+    // A field the route does not take is refused by name, and queues nothing.
+    const stray = await g.post("/api/tx/aprs", { addressee: "W1AW", text: "hi", colour: "red" }, { headers: { cookie: v.cookie } });
+    expect({ status: stray.status, answer: await stray.json() }).toEqual({
+      status: 400,
+      answer: {
+        error: "invalid",
+        message: 'body.colour: unknown field "colour"; it takes kind, addressee, text, lat, lon, symbol, comment',
+        field: "body.colour",
+      },
+    });
     expect(await lease()).toEqual([]);
     const badAck = await g.post("/outbox/ack", { sent: [1, "x"] }, { headers: box });
     expect({ status: badAck.status, answer: await badAck.json() }).toMatchObject({ status: 400, answer: { error: "invalid", field: "body.sent.1" } });
+    // The control: the same message without the stray field is queued.
+    expect((await g.post("/api/tx/aprs", { addressee: "W1AW", text: "hi" }, { headers: { cookie: v.cookie } })).status).toBe(200);
+    const queued = await lease();
+    expect(queued.map((i) => i.line)).toEqual([expect.stringMatching(/^N0VV>.*::W1AW {5}:hi\{/)]);
+    await sent(queued.map((i) => i.id));
   });
   test("an acknowledgement with unknown fields, or with nothing in it, is refused and changes nothing", async () => {
     const u = signedInUser(g.gw, "N0ACK-7", { verified: true });
@@ -105,13 +120,28 @@ describe("APRS transmit through the outbox", () => {
     expect(item).toBeDefined();
     const states = () => g.gw.db.query("SELECT state, sent_at FROM aprs_outbox WHERE id = ?").get(item!.id);
     const before = states();
-    for (const body of [{ snet: [item!.id] }, { acked: [item!.id], done: true }, {}]) {
+    // An unknown field is named (the first, where there are several), beside a known one too, and inside a failed item.
+    const id = item!.id;
+    for (const [body, field] of [
+      [{ snet: [id] }, "body.snet"],
+      [{ acked: [id], done: true }, "body.acked"],
+      [{ done: true }, "body.done"],
+      [{ sent: [id], done: true }, "body.done"],
+      [{ failed: [{ id, error: "no tnc", why: "x" }] }, "body.failed.0.why"],
+    ] as const) {
       const r = await g.post("/outbox/ack", body, { headers: box });
-      const answer = (await r.json()) as { error: string; message: string };
-      expect({ body, status: r.status, error: answer.error }).toEqual({ body, status: 400, error: "invalid" });
-      for (const k of Object.keys(body)) expect(answer.message).toContain(`"${k}"`);
+      const answer = (await r.json()) as { error: string; message: string; field: string };
+      const name = field.split(".").at(-1);
+      expect({ body, status: r.status, answer }).toEqual({
+        body,
+        status: 400,
+        answer: { error: "invalid", message: expect.stringContaining(`${field}: unknown field "${name}"`), field },
+      });
       expect(states()).toEqual(before);
     }
+    const empty = await g.post("/outbox/ack", {}, { headers: box });
+    expect({ status: empty.status, error: (await empty.json()).error }).toEqual({ status: 400, error: "invalid" });
+    expect(states()).toEqual(before);
     // Positive control: the right field settles it.
     expect((await sent([item!.id])).status).toBe(200);
     expect(states()).not.toEqual(before);

@@ -107,6 +107,37 @@ describe("own stations", () => {
     // The control: the same route takes good input.
     expect((await (await g.post(`/api/my/stations/${station.id}`, { label: "car" }, as(u))).json()).station).toMatchObject({ label: "car" });
   });
+
+  test("a field a route does not take is refused by name and changes nothing; the same body without it is taken", async () => {
+    const u = signedInUser(g.gw, "N0STR", { verified: true });
+    const { station } = await (await g.post("/api/my/stations", { call: "N0STR-3", label: "home" }, as(u))).json();
+    const state = () =>
+      g.gw.db.query("SELECT call, label, lat, lon, living_cache, cache_name, wx_tx FROM my_stations WHERE user_id = ? ORDER BY call").all(u.id);
+    const keys = () =>
+      (g.gw.db.query("SELECT count(*) AS n FROM wx_keys k JOIN my_stations m ON m.id = k.station_id WHERE m.user_id = ?").get(u.id) as { n: number }).n;
+    const cases: Array<[string, Record<string, unknown>, string, string, number]> = [
+      ["/api/my/stations", { call: "N0STR-5", label: "car" }, "colour", "call, label, lat, lon", 201],
+      [`/api/my/stations/${station.id}`, { label: "shack", lat: -33.9, lon: 18.4 }, "colour", "label, lat, lon, remove", 200],
+      [`/api/my/stations/${station.id}/cache`, { on: true, name: "Catch me" }, "call", "on, name", 200],
+      ["/api/me/cache", { call: "N0STR-7", name: "Me" }, "colour", "on, name, call", 200],
+      ["/api/wx/key", { call: "N0STR-13", label: "roof" }, "colour", "call, label, lat, lon", 201],
+      [`/api/my/stations/${station.id}/wx-key`, {}, "revoked", "revoke", 201],
+      ["/api/wx/tx", { stationId: station.id, on: true }, "colour", "stationId, call, on", 200],
+    ];
+    for (const [path, body, stray, takes, status] of cases) {
+      const before = [state(), keys()];
+      const r = await g.post(path, { ...body, [stray]: "red" }, as(u));
+      expect({ path, status: r.status, answer: await r.json() }).toEqual({
+        path,
+        status: 400,
+        answer: { error: "invalid", message: `body.${stray}: unknown field "${stray}"; it takes ${takes}`, field: `body.${stray}` },
+      });
+      expect([state(), keys()]).toEqual(before);
+      // The control: the same body without the stray field is taken.
+      const ok = await g.post(path, body, as(u));
+      expect({ path, status: ok.status }).toEqual({ path, status });
+    }
+  });
 });
 
 describe("living caches", () => {

@@ -44,7 +44,7 @@ test("first start prints a one-time set-up link; the set-up page writes the env 
       expect({ field, status: r.status, body: await r.json() }).toMatchObject({
         field,
         status: 400,
-        body: { error: "invalid_setting", message: expect.stringContaining(`unknown field "${field}"`) },
+        body: { error: "invalid", field: `body.${field}`, message: expect.stringContaining(`unknown field "${field}"`) },
       });
       expect(existsSync(join(dataDir, ENV_FILE_NAME))).toBe(false);
     }

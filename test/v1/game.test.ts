@@ -125,4 +125,18 @@ describe("keys and the document", () => {
     const doc = await json(await g.get("/api/v1/openapi.json"));
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/api/v1/events", "/api/v1/lists/{id}", "/api/v1/profiles/{call}/stats"]));
   });
+
+  test("issuing a key names a field it does not take, and issues none; without it, a key", async () => {
+    const keys = () => (g.gw.db.query("SELECT COUNT(*) AS n FROM api_keys").get() as { n: number }).n;
+    const before = keys();
+    const bad = await g.post("/api/v1", { label: "my app", scope: "all" });
+    expect({ status: bad.status, body: await json(bad) }).toEqual({
+      status: 400,
+      body: { error: "invalid", message: 'body.scope: unknown field "scope"; it takes label', field: "body.scope" },
+    });
+    expect(keys()).toBe(before);
+    const ok = await g.post("/api/v1", { label: "my app" });
+    expect({ status: ok.status, body: await json(ok) }).toMatchObject({ status: 201, body: { label: "my app", key: expect.stringMatching(/^svc_/) } });
+    expect(keys()).toBe(before + 1);
+  });
 });

@@ -23,15 +23,18 @@
  *   const body = encodeSvcfedBody("gw1", pageBytes, frameCount); // { text, bid, fnv }
  *   const d = decodeSvcfedBody(text);                             // throws SvcfedError
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../../core/core.ts";
-import { AppError, badRequest, unprocessable } from "../../lib/errors.ts";
+import { AppError, unprocessable } from "../../lib/errors.ts";
+import { closed, wholeNumber } from "../../lib/schema.ts";
 import { SVCFED_CATEGORY } from "../../bbs/address.ts";
 import { bbsIdentity } from "../../bbs/identity.ts";
 import { bidKnown, outcomeError, storeMessage } from "../../bbs/messages.ts";
 import { setSvcfedReceiver, type SvcfedBulletin } from "../../bbs/svcfed.ts";
 import { routeLine } from "../../bbs/text.ts";
 import { applyFramesSync, type ApplyReport } from "../apply.ts";
-import { DEFAULT_PAGE_LIMIT, instanceSigner } from "../feed.ts";
+import { DEFAULT_PAGE_LIMIT, instanceSigner, MAX_PAGE_LIMIT } from "../feed.ts";
 import { decodePage, encodePage } from "../../lib/fed/page.ts";
 import { decodeFrame, decodePayload, isInstanceId, KIND_OF_TYPE, RECORD_TYPES, RecordError, SYNC_KINDS, type SyncKind } from "../../lib/fed/record.ts";
 
@@ -193,13 +196,25 @@ export interface EnqueueParams {
   limit: number;
 }
 
-/**
- * The JSON body of POST /federation/bbs/enqueue with its defaults; a field it
- * does not know is a 400 (the types and ranges are checked at the route).
- */
-export function enqueueParams(b: { types?: SyncKind[]; since?: number; limit?: number }): EnqueueParams {
-  const unknown = Object.keys(b).filter((k) => k !== "types" && k !== "since" && k !== "limit");
-  if (unknown.length) throw badRequest("invalid", `unknown field ${unknown.join(", ")} (the fields are types, since, limit)`);
+/** A whole number in a JSON body, as a JSON number only (t.Integer would also take the string "5"). */
+
+/** The JSON body of POST /federation/bbs/enqueue (an empty body packs everything from the start). */
+export const ENQUEUE_BODY = closed(
+  {
+    types: t.Optional(
+      t.Array(t.Union(SYNC_KINDS.map((k) => t.Literal(k))), {
+        minItems: 1,
+        description: `record kinds to pack (default all: ${SYNC_KINDS.join(", ")})`,
+      }),
+    ),
+    since: t.Optional(wholeNumber({ minimum: 0, description: "the cursor: 0, or the `next` of a previous answer (default 0)" })),
+    limit: t.Optional(wholeNumber({ minimum: 1, maximum: MAX_PAGE_LIMIT, description: `records, 1-${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT})` })),
+  },
+  { description: "an empty body packs everything from the start" },
+);
+
+/** The body of POST /federation/bbs/enqueue with its defaults. */
+export function enqueueParams(b: Static<typeof ENQUEUE_BODY>): EnqueueParams {
   const types = b.types === undefined ? [...SYNC_KINDS] : SYNC_KINDS.filter((k) => b.types!.includes(k));
   return { types, since: b.since ?? 0, limit: b.limit ?? DEFAULT_PAGE_LIMIT };
 }
