@@ -218,6 +218,36 @@ describe("per-gateway state", () => {
   });
 });
 
+describe("one source for each body rule", () => {
+  /** Where an object schema may keep members it does not declare, and why. */
+  const OPEN_ON_PURPOSE: Record<string, string> = {
+    "src/accounts/model.ts": "a signed body is verified over every member it has; WebAuthn's JSON is the browser's",
+    "src/v1/openapi.ts": "the OpenAPI document it writes, not a schema the server checks",
+    "src/fed/network-routes.ts": "a peer's notify ping: a newer peer may add members, and an older gateway still pulls it",
+    "src/stations/own-routes.ts": "a weather station's push: its query carries parameters this gateway does not read",
+    "src/http/ui.ts": "the web app's address: a query beyond the map's view is the app's own (or a link's tracking), and passes",
+  };
+  const opens = (text: string) => /additionalProperties:\s*true/.test(text) || /\bbody:\s*(t\.Partial\()?t\.Object\(/.test(text);
+  const refusesByHand = (text: string) => /unknown field|is not a field/.test(text.replace(/\/\/.*|\/\*[\s\S]*?\*\//g, ""));
+
+  test("the readers see an open schema and a hand-written list of fields (a control)", () => {
+    expect(opens("const open = { additionalProperties: true };")).toBe(true);
+    expect(opens("    body: t.Object({ name: t.String() }),")).toBe(true);
+    expect(opens("    body: t.Partial(t.Object(FIELDS)),")).toBe(true);
+    expect(opens("    body: closed({ name: t.String() }),")).toBe(false);
+    expect(refusesByHand('if (!FIELDS.includes(k)) throw badRequest("invalid", "unknown field " + k);')).toBe(true);
+    expect(refusesByHand("// the schema refuses an unknown field")).toBe(false);
+  });
+
+  test("request bodies are closed schemas: no route body is an open object, and no service lists its fields by hand", () => {
+    const src = TREE.filter((f) => f.startsWith("src/"));
+    expect(src.filter((f) => !OPEN_ON_PURPOSE[f] && opens(readFileSync(join(ROOT, f), "utf8")))).toEqual([]);
+    // the schema check (lib/schema.ts) words an unknown member; a federation record's layout (lib/fed/) is not a request schema
+    const handLists = src.filter((f) => !/^src\/(lib\/schema\.ts|lib\/fed\/)/.test(f) && refusesByHand(readFileSync(join(ROOT, f), "utf8")));
+    expect(handLists).toEqual([]);
+  });
+});
+
 describe("no import cycles", () => {
   test("the cycle finder sees a loop and ignores what Bun erases (a control)", () => {
     const graph = new Map([

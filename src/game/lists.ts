@@ -58,6 +58,8 @@ export const LIST_BODY = closed({
   public: t.Optional(t.Boolean({ description: "true: anyone with its link reads it (and its GPX); false (default): yours only" })),
 });
 export const LIST_PATCH = t.Partial(LIST_BODY);
+export type ListBody = Static<typeof LIST_BODY>;
+export type ListPatch = Static<typeof LIST_PATCH>;
 
 /** A list the reader may see: public, or theirs. 404 otherwise (a private list is not told apart from none). */
 function visible(gw: Core, id: number, reader: Actor | null): ListRow {
@@ -77,7 +79,7 @@ export function myLists(gw: Core, actor: Actor): { lists: CacheList[] } {
   return { lists: (gw.db.query(`${SELECT} WHERE l.user_id = ? ORDER BY l.name, l.id`).all(actor.userId) as ListRow[]).map(json) };
 }
 
-export function createList(gw: Core, actor: Actor, body: Static<typeof LIST_BODY>): CacheList {
+export function createList(gw: Core, actor: Actor, body: ListBody): CacheList {
   const name = text(body.name, "name", 1, 100);
   const pub = body.public ?? false;
   const n = (gw.db.query("SELECT count(*) AS n FROM cache_lists WHERE user_id = ?").get(actor.userId) as { n: number }).n;
@@ -90,7 +92,7 @@ export function createList(gw: Core, actor: Actor, body: Static<typeof LIST_BODY
   return json(visible(gw, id, actor));
 }
 
-export function updateList(gw: Core, actor: Actor, id: number, body: Static<typeof LIST_PATCH>): CacheList {
+export function updateList(gw: Core, actor: Actor, id: number, body: ListPatch): CacheList {
   const r = owned(gw, id, actor);
   const name = body.name === undefined ? r.name : text(body.name, "name", 1, 100);
   const pub = body.public ?? r.public === 1;

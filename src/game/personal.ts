@@ -55,7 +55,9 @@ export const PERSONAL_BODY = closed({
   ),
 });
 
-export function savePersonal(gw: Core, actor: Actor, key: string, body: Static<typeof PERSONAL_BODY>): { personal: Personal | null } {
+export type PersonalBody = Static<typeof PERSONAL_BODY>;
+
+export function savePersonal(gw: Core, actor: Actor, key: string, body: PersonalBody): { personal: Personal | null } {
   const userId = actor.userId!;
   const { gid } = cacheDetail(gw, key, actor);
   const cur = personalOf(gw, userId, gid);

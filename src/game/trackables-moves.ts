@@ -39,7 +39,7 @@ import {
   type Trackable,
   type TrackableRef,
 } from "./trackables.ts";
-import { type MoveKind } from "./trackables-state.ts";
+import type { MoveKind } from "./trackables-state.ts";
 
 interface Place {
   gid: string;

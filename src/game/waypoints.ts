@@ -42,6 +42,7 @@ const FIELDS = {
 /** A new waypoint (kind and name required); an edit sends any of the fields. */
 export const WAYPOINT_BODY = closed(FIELDS);
 export const WAYPOINT_PATCH = t.Partial(WAYPOINT_BODY);
+export type WaypointBody = Static<typeof WAYPOINT_BODY>;
 type WaypointPatch = Static<typeof WAYPOINT_PATCH>;
 
 /** A cache's waypoints as the caller may see them (the final only to its owner and its finders). */
@@ -86,7 +87,7 @@ const rowOf = (gw: Core, cacheId: number, id: number) =>
   gw.db.query("SELECT * FROM cache_waypoints WHERE id = ? AND cache_id = ?").get(id, cacheId) as WaypointRow | null;
 
 /** Adds a waypoint (the cache's owner); at most MAX_WAYPOINTS a cache. */
-export function addWaypoint(gw: Core, actor: Actor, cacheId: number, body: Static<typeof WAYPOINT_BODY>): { waypoint: Waypoint } {
+export function addWaypoint(gw: Core, actor: Actor, cacheId: number, body: WaypointBody): { waypoint: Waypoint } {
   const r = ownedRow(gw, actor, cacheId);
   const w = checkWaypoint(body, false);
   const now = gw.clock.now();

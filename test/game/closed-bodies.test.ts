@@ -35,7 +35,12 @@ beforeAll(async () => {
   g = await startInProcess({ INGEST_SECRET: INGEST, TILE_URL: "off" });
   owner = signedInUser(g.gw, "N0OWN", { verified: true });
   finder = signedInUser(g.gw, "N0FND", { verified: true });
-  const hid = await send("/api/caches", "POST", { name: "Closed box", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 47.1, lon: 8.1 }, owner);
+  const hid = await send(
+    "/api/caches",
+    "POST",
+    { name: "Closed box", type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 47.1, lon: 8.1 },
+    owner,
+  );
   cache = ((await hid.json()) as { id: number }).id;
   list = ((await (await send("/api/lists", "POST", { name: "Mine" }, finder)).json()) as { id: number }).id;
   trackable = ((await (await send("/api/trackables", "POST", { name: "Bug" }, finder)).json()) as { ref: string }).ref;
@@ -85,12 +90,32 @@ describe("closed bodies", () => {
 
   test("a find in an /ingest batch is checked as a log is: a stray member refuses the whole batch and names the item", async () => {
     const before = counts();
-    const r = await send("/ingest", "POST", { finds: [{ cache, call: "N0RFA-9" }, { cache, call: "N0RFB-9", colour: "red" }] }, null);
+    const r = await send(
+      "/ingest",
+      "POST",
+      {
+        finds: [
+          { cache, call: "N0RFA-9" },
+          { cache, call: "N0RFB-9", colour: "red" },
+        ],
+      },
+      null,
+    );
     const e = (await r.json()) as { error: string; message: string; field: string };
     expect({ status: r.status, field: e.field }).toEqual({ status: 400, field: "finds.1.colour" });
     expect(e.message).toContain('unknown field "colour"');
     expect(counts()).toEqual(before);
-    const ok = await send("/ingest", "POST", { finds: [{ cache, call: "N0RFA-9" }, { cache, call: "N0RFB-9", kind: "dnf" }] }, null);
+    const ok = await send(
+      "/ingest",
+      "POST",
+      {
+        finds: [
+          { cache, call: "N0RFA-9" },
+          { cache, call: "N0RFB-9", kind: "dnf" },
+        ],
+      },
+      null,
+    );
     expect(ok.status).toBe(200);
     expect(counts().logs).toBe(before.logs + 2);
   });

@@ -13,6 +13,7 @@ import { Rich } from "../i18n/rich.tsx";
 import { typeLabel } from "./labels.ts";
 import type { CacheList } from "../../src/game/lists.ts";
 import type { Cache } from "../../src/game/caches.ts";
+import type { ListBody, ListPatch } from "../../src/game/lists.ts";
 
 const cachePath = (c: { id: number | string }) => `/cache/${encodeURIComponent(String(c.id))}`;
 
@@ -35,7 +36,7 @@ export function ListsPage() {
   const make = (e: Event) => {
     e.preventDefault();
     run(async () => {
-      await api("/api/lists", { method: "POST", json: { name: name.trim() } });
+      await api("/api/lists", { method: "POST", json: { name: name.trim() } satisfies ListBody });
       setName("");
       setN(n + 1);
     });
@@ -100,7 +101,11 @@ export function ListPage({ id }: { id: string }) {
       </p>
       {mine && (
         <p>
-          <button type="button" disabled={busy} onClick={() => change(() => api(`/api/lists/${l.id}`, { method: "PATCH", json: { public: !l.public } }))}>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => change(() => api(`/api/lists/${l.id}`, { method: "PATCH", json: { public: !l.public } satisfies ListPatch }))}
+          >
             {l.public ? t("lists.makePrivate") : t("lists.makePublic")}
           </button>
         </p>

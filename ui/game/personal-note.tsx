@@ -11,6 +11,7 @@ import { formatDdm } from "../components/units.ts";
 import type { Personal } from "../../src/game/personal.ts";
 import { t } from "../i18n/i18n.ts";
 import { useAction } from "../hooks.ts";
+import type { PersonalBody } from "../../src/game/personal.ts";
 
 export function PersonalNote({ cacheKey, personal, onSaved }: { cacheKey: string; personal: Personal | null; onSaved: () => void }) {
   const [note, setNote] = useState(personal?.note ?? "");
@@ -29,7 +30,10 @@ export function PersonalNote({ cacheKey, personal, onSaved }: { cacheKey: string
         if (la === null || lo === null) throw new Error(t("cache.badAxis", { axis: la === null ? t("cache.latitude") : t("cache.longitude") }));
         corrected = { lat: la, lon: lo };
       }
-      await api(`/api/caches/${encodeURIComponent(cacheKey)}/personal`, { method: "PUT", json: { note: note.trim() || null, corrected } });
+      await api(`/api/caches/${encodeURIComponent(cacheKey)}/personal`, {
+        method: "PUT",
+        json: { note: note.trim() || null, corrected } satisfies PersonalBody,
+      });
       setSaved(true);
       onSaved();
     });

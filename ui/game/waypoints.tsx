@@ -14,6 +14,7 @@ import type { Waypoint } from "../../src/game/waypoints-store.ts";
 import { t } from "../i18n/i18n.ts";
 import { waypointKindLabel } from "./labels.ts";
 import { useAction } from "../hooks.ts";
+import type { WaypointBody } from "../../src/game/waypoints.ts";
 
 /** The kinds a waypoint may be, in the order the form offers them (their names: ui/i18n cacheWaypoint.*). */
 export const WAYPOINT_KINDS = ["parking", "trailhead", "physical-stage", "virtual-stage", "question", "reference", "final"];
@@ -53,7 +54,12 @@ function WaypointForm({ cacheId, editing, onDone }: { cacheId: number; editing: 
         if (lat === null || lon === null) throw new Error(t("cache.badAxis", { axis: lat === null ? t("cache.latitude") : t("cache.longitude") }));
         at = { lat, lon };
       }
-      const json = { kind: f.kind, name: f.name.trim(), note: f.note.trim() || null, ...(editing || at.lat !== null ? at : {}) };
+      const json: WaypointBody = {
+        kind: f.kind as WaypointBody["kind"],
+        name: f.name.trim(),
+        note: f.note.trim() || null,
+        ...(editing || at.lat !== null ? at : {}),
+      };
       if (editing) await api(`/api/caches/${cacheId}/waypoints/${editing.id}`, { method: "PATCH", json });
       else await api(`/api/caches/${cacheId}/waypoints`, { method: "POST", json });
       setF(EMPTY);

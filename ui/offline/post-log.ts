@@ -8,6 +8,7 @@ import { api, NetworkError } from "../api.ts";
 import { newClientId, type NoteKind } from "./db.ts";
 import { keepNote } from "./notes.ts";
 import { networkLost } from "./status.ts";
+import type { LogBody } from "../../src/game/model.ts";
 
 /** "sent"; "kept" by the service worker (which answers for the logbook offline); "kept-here" by this page. */
 export type PostResult = "sent" | "kept" | "kept-here";
@@ -18,7 +19,7 @@ export async function postLog(cache: { key: string; code: string; name: string }
   try {
     const r = await api<{ fieldNote?: boolean }>(`/api/caches/${encodeURIComponent(cache.key)}/logs`, {
       method: "POST",
-      json: { kind, text: text || undefined, clientId },
+      json: { kind, text: text || undefined, clientId } satisfies LogBody,
     });
     return r.fieldNote ? "kept" : "sent";
   } catch (e) {

@@ -15,6 +15,7 @@ import type { CacheAttribute } from "../../src/lib/cache-attributes.ts";
 import { t as tr } from "../i18n/i18n.ts";
 import { Rich } from "../i18n/rich.tsx";
 import { sizeLabel, typeLabel } from "../game/labels.ts";
+import type { CacheBody } from "../../src/game/model.ts";
 
 /** The pin for the spot: drawn here, so no image file can be missing. */
 const PIN = L.divIcon({
@@ -148,8 +149,9 @@ export function HidePage() {
         method: "POST",
         json: {
           name: f.name,
-          type: f.type,
-          size: f.size,
+          // the form's selects offer the schema's values
+          type: f.type as CacheBody["type"],
+          size: f.size as CacheBody["size"],
           difficulty: Number(f.difficulty),
           terrain: Number(f.terrain),
           lat,
@@ -161,7 +163,7 @@ export function HidePage() {
           status: draft ? "draft" : undefined,
           attributes: attributes.length ? attributes : undefined,
           event: EVENT_TYPES.includes(f.type) ? event : undefined,
-        },
+        } satisfies CacheBody,
       });
       route(`/cache/${c.id}`);
     });

@@ -15,6 +15,7 @@ import { When } from "../time.tsx";
 import type { Move, Trackable } from "../../src/game/trackables.ts";
 import { t } from "../i18n/i18n.ts";
 import { Rich } from "../i18n/rich.tsx";
+import type { MoveBody } from "../../src/game/trackables-bodies.ts";
 
 type Detail = Trackable & { moves: Move[] };
 
@@ -243,7 +244,7 @@ function LogMove({ tb, onDone }: { tb: Trackable; onDone: () => void }) {
   const submit = (e: Event) => {
     e.preventDefault();
     run(async () => {
-      const body: Record<string, unknown> = { kind };
+      const body: MoveBody = { kind };
       if (code.trim()) body.trackingCode = code.trim();
       if (cache.trim() && (choice.cache || kind === "retrieve")) body.cacheId = cache.trim();
       if (text.trim()) body.text = text.trim();

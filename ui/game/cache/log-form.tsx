@@ -8,6 +8,7 @@ import { postLog } from "../../offline/post-log.ts";
 import { logKindLabel } from "../labels.ts";
 import { t } from "../../i18n/i18n.ts";
 import { Rich } from "../../i18n/rich.tsx";
+import type { LogBody, LogKind } from "../../../src/game/model.ts";
 
 /** ROT13, as geocaching hints are traditionally shown. */
 export const rot13 = (s: string) => s.replace(/[a-z]/gi, (c) => String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c <= "Z" ? 65 : 97)));
@@ -40,7 +41,7 @@ export function LogForm({
   found: boolean;
   onDone: () => void;
 }) {
-  const [kind, setKind] = useState<string>(owner || found ? "note" : "find");
+  const [kind, setKind] = useState<LogKind>(owner || found ? "note" : "find");
   // the kinds this user may log here now (maintenance.tsx), asked again after each log: a status change changes them
   const [sent, setSent] = useState(0);
   const kinds = useLogKinds(cache.key, owner, sent);
@@ -54,7 +55,8 @@ export function LogForm({
       // find, DNF and note may wait offline as field notes; the owner's and reviewer's kinds are sent now or refused
       const r = OFFLINE_KINDS.includes(kind)
         ? await postLog(cache, kind as NoteKind, text)
-        : (await api(`/api/caches/${encodeURIComponent(cache.key)}/logs`, { method: "POST", json: { kind, text: text || undefined } }), "sent");
+        : (await api(`/api/caches/${encodeURIComponent(cache.key)}/logs`, { method: "POST", json: { kind, text: text || undefined } satisfies LogBody }),
+          "sent");
       setText("");
       setSent(sent + 1);
       if (!OFFLINE_KINDS.includes(kind)) setKind("note");
@@ -67,7 +69,7 @@ export function LogForm({
     <form class="card log-form" id="log-form" onSubmit={submit}>
       <h2>{t("cache.logVisit")}</h2>
       <label for="log-kind">{t("logForm.type")}</label>
-      <select id="log-kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
+      <select id="log-kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value as LogKind)}>
         {kinds.map((k) => (
           <option value={k}>{kindLabel(k)}</option>
         ))}

@@ -9,6 +9,7 @@ import { sizeLabel } from "../labels.ts";
 import { t } from "../../i18n/i18n.ts";
 import type { CacheAttribute } from "../../../src/lib/cache-attributes.ts";
 import type { Cache } from "./types.ts";
+import type { CachePatch } from "../../../src/game/model.ts";
 
 export function Actions({ c, reload }: { c: Cache; reload: () => void }) {
   const my = c.my!;
@@ -106,7 +107,7 @@ export function OwnerActions({ c, reload }: { c: Cache; reload: () => void }) {
     lon: String(c.lon),
   });
   const [attrs, setAttrs] = useState<CacheAttribute[]>(c.attributes ?? []);
-  const patch = (json: Record<string, unknown>) =>
+  const patch = (json: CachePatch) =>
     run(async () => {
       await api(`/api/caches/${c.id}`, { method: "PATCH", json });
       setMode("idle");
