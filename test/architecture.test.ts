@@ -205,6 +205,15 @@ describe("layers", () => {
     );
     expect(naming).toEqual([]);
   });
+  test("a domain's routes receive the Core and what src/http/routes.ts hands them, not the Gateway", () => {
+    const names = (text: string) => /\bGateway\b(?!Events)/.test(text.replace(/\/\/.*|\/\*[\s\S]*?\*\//g, ""));
+    // a control: the reader sees a route file that takes the gateway, and not one that takes the kit
+    expect(names('import type { Gateway } from "../http/gateway.ts";\nexport function xRoutes(gw: Gateway) {}')).toBe(true);
+    expect(names("export function xRoutes(gw: Core, kit: RouteKit) {}")).toBe(false);
+    const routeFiles = TREE.filter((f) => isRouteFile(f) && !f.startsWith("src/http/"));
+    expect(routeFiles.length).toBeGreaterThan(20);
+    expect(routeFiles.filter((f) => names(readFileSync(join(ROOT, f), "utf8")))).toEqual([]);
+  });
 });
 
 describe("per-gateway state", () => {

@@ -4,8 +4,8 @@
  * link of a saved map view.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import type { Caller } from "./caller.ts";
 import { getNotifyPrefs, getPrefs, MAX_PREFS_BYTES, NOTIFY_PREFS_BODY, putNotifyPrefs, putPrefs, setWatch, watchesOf } from "./prefs.ts";
 import { createView, deleteView, updateView, VIEW_BODY, VIEW_PATCH, viewLocation, viewsOf } from "./views.ts";
@@ -18,11 +18,11 @@ const A = ["Accounts"];
 
 const viewId = t.Object({ id: t.String({ description: "the view's id, as GET /api/views lists it" }) });
 
-export function prefsRoutes(gw: Gateway) {
+export function prefsRoutes(gw: Core, kit: RouteKit) {
   const uid = (caller: Caller) => caller.user!.id;
   return (
     new Elysia({ name: "account-prefs" })
-      .use(gatesPlugin(gw))
+      .use(kit.gates)
       .get("/api/prefs", ({ caller }) => ({ prefs: getPrefs(gw, uid(caller)) }), {
         gate: "session",
         detail: { summary: "The web app's saved preferences of the signed-in account", tags: A },

@@ -3,8 +3,8 @@
  * /api/profile/:call. Thin: parse, call the service, set the cookie.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { isSysop, type Caller } from "./caller.ts";
 import { badRequest, notFound } from "../lib/errors.ts";
 import { createSession, endSession, renewSession, sessionCookie } from "./sessions.ts";
@@ -25,7 +25,7 @@ import { callParams, callText, credentialBody, deviceKeyText, open, passkeyLabel
 import { closed } from "../lib/schema.ts";
 
 /** Whether the browser reached us over https (directly, via PUBLIC_URL, or a trusted proxy). */
-function isHttps(gw: Gateway, request: Request): boolean {
+function isHttps(gw: Core, request: Request): boolean {
   // the gateway's own HTTPS listener (TLS on), whatever PUBLIC_URL says
   if (new URL(request.url).protocol === "https:") return true;
   if (gw.config.publicUrl) return gw.config.publicUrl.startsWith("https:");
@@ -34,7 +34,7 @@ function isHttps(gw: Gateway, request: Request): boolean {
 }
 
 /** The WebAuthn relying party: PUBLIC_URL, else the host the browser used. */
-function relyingParty(gw: Gateway, request: Request): RelyingParty {
+function relyingParty(gw: Core, request: Request): RelyingParty {
   const name = gw.config.instance === "local" ? "svc-gateway" : gw.config.instance;
   if (gw.config.publicUrl) {
     const u = new URL(gw.config.publicUrl);
@@ -49,7 +49,7 @@ const verifyBody = closed({ call: t.String({ description: `${callText}: one the 
 /** `:call` of /api/account/:call/*: a callsign the signer holds, or `me` under a session. */
 const accountParams = t.Object({ call: t.String({ description: `${callText}, or me for the signed-in account` }) });
 
-export function accountRoutes(gw: Gateway) {
+export function accountRoutes(gw: Core, kit: RouteKit) {
   /** Starts a session for `userId`, replacing the caller's current one. */
   const signIn = (caller: Caller, request: Request, set: { headers: Record<string, unknown> }, userId: number) => {
     if (caller.sessionToken) endSession(gw.db, caller.sessionToken);
@@ -65,8 +65,8 @@ export function accountRoutes(gw: Gateway) {
 
   return (
     new Elysia({ name: "accounts" })
-      .use(gatesPlugin(gw))
-      .use(prefsRoutes(gw))
+      .use(kit.gates)
+      .use(prefsRoutes(gw, kit))
       // `svc-gateway callsign verify` while the gateway serves: the command sends its change here
       .post(
         "/api/local/callsign-verify",

@@ -5,8 +5,8 @@
  * service function.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { badRequest, forbidden, notFound, unauthorized } from "../lib/errors.ts";
 import { closed, wholeNumber } from "../lib/schema.ts";
 import { parseAddress, type MessageType } from "./address.ts";
@@ -72,7 +72,7 @@ function idParam(raw: string | undefined, what: string): number {
 const upperCall = (raw: string) => raw.trim().toUpperCase();
 
 /** The message if the viewer may read it: 404 when absent, 401/403 when not theirs. */
-function readable(gw: Gateway, v: Viewer, id: number): Message {
+function readable(gw: Core, v: Viewer, id: number): Message {
   const h = messageHeader(gw, id);
   if (!h || h.killed) throw notFound(`message ${id}`);
   if (!canRead(v, h)) {
@@ -84,10 +84,10 @@ function readable(gw: Gateway, v: Viewer, id: number): Message {
 
 const next = (list: Message[], limit: number) => (list.length === limit ? list[list.length - 1]!.id : null);
 
-export function bbsRoutes(gw: Gateway) {
+export function bbsRoutes(gw: Core, kit: RouteKit) {
   return (
     new Elysia({ name: "bbs" })
-      .use(gatesPlugin(gw))
+      .use(kit.gates)
       // ---- mail, bulletins, threads ----
       .post(
         "/api/bbs/messages",

@@ -3,8 +3,8 @@
  * the box leases and acknowledges, the operator reads the log.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { conflict } from "../lib/errors.ts";
 import { closed, wholeNumber } from "../lib/schema.ts";
 import { radioOf } from "../radio-node/running-radio.ts";
@@ -58,9 +58,9 @@ const BOX_ACKS_BODY = closed({
   ),
 });
 
-export function boxRoutes(gw: Gateway) {
+export function boxRoutes(gw: Core, kit: RouteKit) {
   return new Elysia({ name: "box" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .post(
       "/api/box/:id/command",
       ({ params, body, caller }) => {

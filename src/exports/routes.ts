@@ -4,12 +4,12 @@
  * catalog import POST /api/import/:source.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin, identify } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
+import { identify } from "../http/gates.ts";
 import { RateLimiter } from "../http/ratelimit.ts";
 import { contentSecurityPolicy, serveIndex } from "../http/ui.ts";
 import { AppError } from "../lib/errors.ts";
-import { baseUrl } from "../http/public-url.ts";
 import { actorOf, type Actor } from "../game/model.ts";
 import { IMPORT_SOURCES, importByteCap, importCatalog } from "../game/import.ts";
 import { feed, RSS_TYPE } from "./rss.ts";
@@ -19,7 +19,7 @@ import { fromAcceptLanguage } from "../i18n/server.ts";
 /** Imports one account (or the ingest box) may start per minute. */
 export const IMPORTS_PER_MINUTE = 10;
 /** The per-account import limit: a 429 like every other limit, counted by account, not by address. */
-function importRateLimit(gw: Gateway, limiter: RateLimiter, actor: Actor, headers: Record<string, string>): void {
+function importRateLimit(gw: Core, limiter: RateLimiter, actor: Actor, headers: Record<string, string>): void {
   const r = limiter.hit(actor.userId !== null ? `import:user:${actor.userId}` : "import:ingest", IMPORTS_PER_MINUTE, gw.clock.now());
   headers["ratelimit-limit"] = String(r.limit);
   headers["ratelimit-remaining"] = String(r.remaining);
@@ -33,17 +33,17 @@ function importRateLimit(gw: Gateway, limiter: RateLimiter, actor: Actor, header
 const SVG = "image/svg+xml; charset=utf-8";
 const tags = ["Feeds and embeds"];
 
-export function exportRoutes(gw: Gateway) {
+export function exportRoutes(gw: Core, kit: RouteKit) {
   // the gateway's import limits (the route builder runs once per gateway)
   const importLimiter = new RateLimiter();
   // The embed page may be framed by any site (that is what it is for); the rest of the app may not.
   const embedCsp = contentSecurityPolicy(gw.config).replace("frame-ancestors 'self'", "frame-ancestors *");
   return new Elysia({ name: "exports" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .get(
       "/feeds/*",
       ({ params, request }) =>
-        new Response(feed(gw, baseUrl(gw, request), params["*"]), { headers: { "content-type": RSS_TYPE, "cache-control": "public, max-age=300" } }),
+        new Response(feed(gw, kit.baseUrl(request), params["*"]), { headers: { "content-type": RSS_TYPE, "cache-control": "public, max-age=300" } }),
       {
         gate: "public",
         params: t.Object({ "*": t.String({ description: "the feed's file name, e.g. activity.xml (another answers 404)" }) }),
@@ -72,7 +72,7 @@ export function exportRoutes(gw: Gateway) {
     .get(
       "/embed/qr.svg",
       async ({ query, request }) => {
-        const base = baseUrl(gw, request);
+        const base = kit.baseUrl(request);
         let target = `${base}/map`;
         if (query.cache !== undefined) target = `${base}/cache/${encodeURIComponent(query.cache)}`;
         else if (query.path !== undefined) target = base + query.path;

@@ -4,8 +4,8 @@
  * heard datagrams handed in by the box.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { applyBeacon, BEACON_MAX_BYTES, ownBeacon, ownHaveList } from "./beacon.ts";
 import { closed } from "../lib/schema.ts";
 
@@ -33,9 +33,9 @@ function answer(datagram: Uint8Array, format: string | undefined, about: Record<
   return new Response(datagram as Uint8Array<ArrayBuffer>, { headers: { "content-type": "application/octet-stream", "cache-control": "no-store" } });
 }
 
-export function beaconRoutes(gw: Gateway) {
+export function beaconRoutes(gw: Core, kit: RouteKit) {
   return new Elysia({ name: "beacon" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .get(
       "/federation/beacon",
       ({ query }) => {

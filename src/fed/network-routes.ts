@@ -3,8 +3,8 @@
  * list and trust, gossip. Thin: parse, gate, one service call.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { mirroredRecords, peerList, setPeerTrust } from "./admin.ts";
 import { receiveNotify } from "./gossip.ts";
 import { syncAll } from "./sync.ts";
@@ -44,9 +44,9 @@ const RELAY_ANSWERS = closed(
   { description: "JSON, the HTTP leg (needs the spoke's x-relay-token)" },
 );
 
-export function fedNetworkRoutes(gw: Gateway) {
+export function fedNetworkRoutes(gw: Core, kit: RouteKit) {
   return new Elysia({ name: "fed-network" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .post("/federation/sync", () => syncAll(gw), {
       gate: "ingest",
       detail: { summary: "Pull from every peer now (as the scheduler does); answers what each pull applied", tags },

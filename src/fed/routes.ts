@@ -6,8 +6,8 @@
 import { conditionalJson } from "../http/conditional.ts";
 import { fetchVia } from "./via.ts";
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { badRequest } from "../lib/errors.ts";
 import { descriptor } from "./descriptor.ts";
 import { applyPage } from "./apply.ts";
@@ -31,10 +31,10 @@ const cursorQuery = (limits: { limit: number; max: number }) =>
 /** Sync pages up to this size are served uncompressed (an empty page is about 15 bytes). */
 const SMALL_PAGE_BYTES = 64;
 
-export function fedRoutes(gw: Gateway) {
+export function fedRoutes(gw: Core, kit: RouteKit) {
   const browse = cursorQuery(BROWSE_LIMITS);
   const app = new Elysia({ name: "fed" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .get("/.well-known/svc", ({ request }) => conditionalJson(request, descriptor(gw)), {
       gate: "public",
       detail: { summary: "This instance's descriptor: its id, keys, endpoints and the feeds it serves (ETag; If-None-Match: 304)", tags },

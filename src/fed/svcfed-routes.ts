@@ -1,11 +1,11 @@
 /** The SVCFED carrier over HTTP: pack the local feed into one bulletin for the FBB carrier. */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { ENQUEUE_BODY, enqueueParams, enqueueSvcfed } from "./transports/svcfed.ts";
 
-export function svcfedRoutes(gw: Gateway) {
-  return new Elysia({ name: "svcfed" }).use(gatesPlugin(gw)).post(
+export function svcfedRoutes(gw: Core, kit: RouteKit) {
+  return new Elysia({ name: "svcfed" }).use(kit.gates).post(
     "/federation/bbs/enqueue",
     ({ body, set }) => {
       const r = enqueueSvcfed(gw, enqueueParams(body ?? {}));

@@ -4,9 +4,8 @@
  * service function.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
-import { baseUrl } from "../http/public-url.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { badRequest, notFound } from "../lib/errors.ts";
 import { actorOf, CACHE_KEY, type Actor } from "./model.ts";
@@ -18,15 +17,15 @@ import { eventIcs, upcomingNear } from "./events.ts";
 const TAGS = ["Caches"];
 const reader = (caller: Caller): Actor | null => (caller.user || caller.ingest ? actorOf(caller) : null);
 
-export function eventRoutes(gw: Gateway) {
+export function eventRoutes(gw: Core, kit: RouteKit) {
   return new Elysia({ name: "events" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .get(
       "/api/caches/:id/event.ics",
       ({ params, caller, request }) => {
         const c = cacheDetail(gw, decodeURIComponent(params.id), reader(caller));
         if (!c.event) throw notFound(`an event at cache ${params.id}`);
-        const url = `${baseUrl(gw, request)}/cache/${encodeURIComponent(String(c.id))}`;
+        const url = `${kit.baseUrl(request)}/cache/${encodeURIComponent(String(c.id))}`;
         const ics = eventIcs({ gid: c.gid, name: c.name, lat: c.lat, lon: c.lon, description: c.description, url }, c.event, gw.clock.now());
         return new Response(ics, {
           headers: { "content-type": "text/calendar; charset=utf-8", "content-disposition": `attachment; filename="${c.code}.ics"` },

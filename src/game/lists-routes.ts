@@ -4,9 +4,8 @@
  * adding or removing caches. Thin: gate, parse, call one service function.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
-import { baseUrl } from "../http/public-url.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { gpxOfCaches } from "../exports/exports.ts";
 import { GPX_TYPE } from "../exports/gpx.ts";
@@ -18,9 +17,9 @@ const TAGS = ["Game"];
 const ID = t.Object({ id: t.Integer({ minimum: 1, description: "the list's id" }) });
 const reader = (caller: Caller) => (caller.user ? actorOf(caller) : null);
 
-export function listRoutes(gw: Gateway) {
+export function listRoutes(gw: Core, kit: RouteKit) {
   return new Elysia({ name: "lists" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .get("/api/lists", ({ caller }) => myLists(gw, actorOf(caller)), {
       gate: "session",
       detail: { summary: "Your bookmark lists", tags: TAGS },
@@ -45,7 +44,7 @@ export function listRoutes(gw: Gateway) {
       "/api/lists/:id/gpx",
       ({ params, caller, request }) => {
         const l = listWithCaches(gw, params.id, reader(caller));
-        const gpx = gpxOfCaches(gw, baseUrl(gw, request), l.caches, caller.user?.id ?? null);
+        const gpx = gpxOfCaches(gw, kit.baseUrl(request), l.caches, caller.user?.id ?? null);
         return new Response(gpx, { headers: { "content-type": GPX_TYPE, "content-disposition": `attachment; filename="list-${l.id}.gpx"` } });
       },
       { gate: "public", params: ID, detail: { summary: "A bookmark list's caches as a GPX file (who may read the list may have it)", tags: TAGS } },

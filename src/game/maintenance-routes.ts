@@ -5,8 +5,8 @@
  */
 import { Elysia, t } from "elysia";
 import { closed } from "../lib/schema.ts";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { actorOf, CACHE_KEY, NATIVE_CACHE_ID } from "./model.ts";
 import { publishReviewed, reportCache, reportsOf, returnReviewed, reviewQueue } from "./maintenance.ts";
 import { logKindsOn } from "./logs.ts";
@@ -15,9 +15,9 @@ const TAGS = ["Caches"];
 const ID = t.Object({ id: NATIVE_CACHE_ID });
 const NOTE = closed({ text: t.Optional(t.Union([t.String({ maxLength: 4000 }), t.Null()], { description: "the reviewer note" })) });
 
-export function maintenanceRoutes(gw: Gateway) {
+export function maintenanceRoutes(gw: Core, kit: RouteKit) {
   return new Elysia({ name: "maintenance" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .get("/api/review", ({ caller }) => reviewQueue(gw, actorOf(caller)), {
       gate: "session",
       detail: { summary: "Reviewers: the caches waiting for review (oldest first) and the latest reports of caches", tags: TAGS },

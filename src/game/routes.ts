@@ -3,8 +3,8 @@
  * call one service function.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { badRequest } from "../lib/errors.ts";
 import { cellsParam } from "../http/params.ts";
@@ -36,7 +36,6 @@ import { activity, corroborators, leaderboard } from "./stats.ts";
 import { finderStats } from "./finder-stats.ts";
 import { PERSONAL_BODY, personalOf, savePersonal, withCorrected } from "./personal.ts";
 import { mediaType } from "../http/body.ts";
-import { baseUrl } from "../http/public-url.ts";
 import { cacheGpx } from "../exports/exports.ts";
 import { GPX_TYPE } from "../exports/gpx.ts";
 import { trackableRoutes } from "./trackables-routes.ts";
@@ -70,14 +69,14 @@ function aliasBody<B extends { cache: string | number }>(body: B): { cache: stri
   return { cache: String(cache), rest };
 }
 
-export function gameRoutes(gw: Gateway) {
+export function gameRoutes(gw: Core, kit: RouteKit) {
   return new Elysia({ name: "game" })
-    .use(gatesPlugin(gw))
-    .use(trackableRoutes(gw))
-    .use(listRoutes(gw))
-    .use(maintenanceRoutes(gw))
-    .use(eventRoutes(gw))
-    .use(waypointRoutes(gw))
+    .use(kit.gates)
+    .use(trackableRoutes(gw, kit))
+    .use(listRoutes(gw, kit))
+    .use(maintenanceRoutes(gw, kit))
+    .use(eventRoutes(gw, kit))
+    .use(waypointRoutes(gw, kit))
     .get(
       "/api/caches",
       ({ query, caller }) => {
@@ -166,7 +165,7 @@ export function gameRoutes(gw: Gateway) {
     .get(
       "/api/caches/:id/gpx",
       ({ params, caller, request }) => {
-        const f = cacheGpx(gw, baseUrl(gw, request), decodeURIComponent(params.id), reader(caller));
+        const f = cacheGpx(gw, kit.baseUrl(request), decodeURIComponent(params.id), reader(caller));
         return new Response(f.gpx, { headers: { "content-type": GPX_TYPE, "content-disposition": `attachment; filename="${f.name}"` } });
       },
       { gate: "public", params: CACHE_PARAMS, detail: { summary: "One cache as a GPX file with its logs, for a GPS or c:geo", tags: TAGS } },

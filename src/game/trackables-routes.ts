@@ -5,8 +5,8 @@
  */
 import { Elysia, t } from "elysia";
 import { MOVE_BODY, TRACKABLE_BODY } from "./trackables-bodies.ts";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { actorOf } from "./model.ts";
 import { createTrackable, listTrackables, trackableDetail } from "./trackables.ts";
@@ -16,9 +16,9 @@ const TAGS = ["Trackables"];
 const REF = t.Object({ ref: t.String({ description: "the trackable's ref (e.g. SVT0K3ZQ1, any case) or its gid" }) });
 const reader = (caller: Caller) => (caller.user ? actorOf(caller) : null);
 
-export function trackableRoutes(gw: Gateway) {
+export function trackableRoutes(gw: Core, kit: RouteKit) {
   return new Elysia({ name: "trackables" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .post(
       "/api/trackables",
       ({ body, caller, set }) => {

@@ -4,8 +4,8 @@
  * and deletes them. Thin: gate, parse, call one service function.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { actorOf, CACHE_KEY, NATIVE_CACHE_ID } from "./model.ts";
 import { addWaypoint, deleteWaypoint, editWaypoint, listWaypoints, WAYPOINT_BODY, WAYPOINT_PATCH } from "./waypoints.ts";
@@ -15,9 +15,9 @@ const TAGS = ["Caches"];
 const reader = (caller: Caller) => (caller.user || caller.ingest ? actorOf(caller) : null);
 const ONE = t.Object({ id: NATIVE_CACHE_ID, wid: t.Integer({ description: "the waypoint's id" }) });
 
-export function waypointRoutes(gw: Gateway) {
+export function waypointRoutes(gw: Core, kit: RouteKit) {
   return new Elysia({ name: "waypoints" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .get("/api/caches/:id/waypoints", ({ params, caller }) => listWaypoints(gw, decodeURIComponent(params.id), reader(caller)), {
       gate: "public",
       params: t.Object({ id: CACHE_KEY }),

@@ -9,7 +9,7 @@ import { applyBaseHeaders, CORS_HEADERS, preflight } from "./cors.ts";
 import { errorResponse, toErrorResponse } from "./errors.ts";
 import { contentSecurityPolicy, serveIndex, uiRoutes, wantsUi } from "./ui.ts";
 import { pageStatus } from "./page-status.ts";
-import { routePlugins } from "./routes.ts";
+import { domainRoutes } from "./routes.ts";
 import { compressJson } from "./compress.ts";
 import { apiDocsRoutes } from "./api-docs.ts";
 import { learnRouteBodies } from "./body.ts";
@@ -40,7 +40,7 @@ export function createApp(gw: Gateway): App {
       compressJson(request, responseValue, set.headers as Record<string, string>, typeof set.status === "number" ? set.status : 200),
     )
     .use(uiRoutes(gw, csp));
-  for (const plugin of routePlugins) app.use(plugin(gw));
+  for (const routes of domainRoutes(gw)) app.use(routes);
   const built = app.use(apiDocsRoutes(gw, () => app.routes));
   // which routes take raw bytes, and which only JSON or a form; their declared caps and content types (body.ts)
   learnRouteBodies(built.routes);

@@ -263,7 +263,7 @@ export function gatesPlugin(gw: Gateway): GatesPlugin {
 
 // One plugin per gateway, so the caller is identified once per request however
 // many domains use it.
-type GatesPlugin = ReturnType<typeof makeGatesPlugin>;
+export type GatesPlugin = ReturnType<typeof makeGatesPlugin>;
 
 declare module "../core/services.ts" {
   interface Services {

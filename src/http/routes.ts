@@ -1,7 +1,9 @@
 /**
- * Every domain's routes, mounted in this order. A domain adds one line here.
+ * Every domain's routes, mounted in this order. A domain adds one line here:
+ * this file says what each route file is given.
  */
-import type { Elysia } from "elysia";
+import type { AnyElysia } from "elysia";
+import { routeKit } from "./route-kit.ts";
 import type { Gateway } from "./gateway.ts";
 import { systemRoutes } from "../system/routes.ts";
 import { bbsRoutes } from "../bbs/routes.ts";
@@ -24,25 +26,32 @@ import { tilesRoutes } from "../tiles/routes.ts";
 import { tlsRoutes } from "../tls/routes.ts";
 import { messagesRoutes } from "../messages/routes.ts";
 
-export const routePlugins: Array<(gw: Gateway) => Elysia<any, any, any, any, any, any, any>> = [
-  systemRoutes,
-  bbsRoutes,
-  stationsRoutes,
-  messagesRoutes,
-  accountRoutes,
-  fedRoutes,
-  fedNetworkRoutes,
-  gameRoutes,
-  supportRoutes,
-  v1Routes,
-  exportRoutes,
-  nodeRoutes,
-  boxRoutes,
-  beaconRoutes,
-  liveRoutes,
-  svcfedRoutes,
-  hubRoutes,
-  searchRoutes,
-  tilesRoutes,
-  tlsRoutes,
-];
+/**
+ * Every domain's routes, each given the Core, the route kit (gates, links)
+ * and, by name, the one part of the gateway it needs beyond them.
+ */
+export function domainRoutes(gw: Gateway): AnyElysia[] {
+  const kit = routeKit(gw);
+  return [
+    systemRoutes(gw, kit, gw.scheduler, gw.tls),
+    bbsRoutes(gw, kit),
+    stationsRoutes(gw, kit),
+    messagesRoutes(gw, kit),
+    accountRoutes(gw, kit),
+    fedRoutes(gw, kit),
+    fedNetworkRoutes(gw, kit),
+    gameRoutes(gw, kit),
+    supportRoutes(gw, kit),
+    v1Routes(gw, kit),
+    exportRoutes(gw, kit),
+    nodeRoutes(gw, kit),
+    boxRoutes(gw, kit),
+    beaconRoutes(gw, kit),
+    liveRoutes(gw, kit, gw.live),
+    svcfedRoutes(gw, kit),
+    hubRoutes(gw, kit, () => gw.hub),
+    searchRoutes(gw, kit),
+    tilesRoutes(gw, kit),
+    tlsRoutes(gw, kit, gw.tls, () => (gw.plainServer ?? gw.server)?.port ?? gw.config.port),
+  ];
+}

@@ -3,16 +3,18 @@
  * server (the clients themselves are listed in GET /api/ports).
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { notFound } from "../lib/errors.ts";
+import type { Hub } from "./index.ts";
 
-export function hubRoutes(gw: Gateway) {
-  return new Elysia({ name: "hub" }).use(gatesPlugin(gw)).delete(
+/** `hub`: the station hub once a server host has started it (src/hosts/gateway.ts), else null */
+export function hubRoutes(gw: Core, kit: RouteKit, hub: () => Hub | null) {
+  return new Elysia({ name: "hub" }).use(kit.gates).delete(
     "/api/hub/clients/:id",
     ({ params, caller }) => {
       const by = caller.user?.call ?? "the ingest box";
-      if (!gw.hub?.clients.disconnect(params.id, `sysop ${by}`)) throw notFound(`hub client ${params.id}`);
+      if (!hub()?.clients.disconnect(params.id, `sysop ${by}`)) throw notFound(`hub client ${params.id}`);
       gw.log.info("hub", `client ${params.id} disconnected by ${by}`);
       return { disconnected: params.id };
     },

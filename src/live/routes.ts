@@ -5,16 +5,16 @@
  */
 import { Elysia, t } from "elysia";
 import type { Server, ServerWebSocket } from "bun";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { AppError } from "../lib/errors.ts";
 import { parseRegions } from "./rooms.ts";
 import { parseBbox } from "../stations/registry.ts";
-import { baseUrl } from "../http/public-url.ts";
 import { cotDocument } from "./cot.ts";
 import { cotSnapshot, cotStream } from "./stream.ts";
 import { listSpots } from "./spots.ts";
+import type { Live } from "./service.ts";
 
 const COT_TYPE = "application/xml; charset=utf-8";
 
@@ -23,10 +23,10 @@ const bboxQuery = t.Object({
   bbox: t.Optional(t.String({ description: "west,south,east,north in decimal degrees; absent: the whole world" })),
 });
 
-export function liveRoutes(gw: Gateway) {
-  const rooms = gw.live.rooms;
+export function liveRoutes(gw: Core, kit: RouteKit, live: Live) {
+  const rooms = live.rooms;
   return new Elysia({ name: "live" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .get(
       "/ws",
       () => {
@@ -67,7 +67,7 @@ export function liveRoutes(gw: Gateway) {
     .get(
       "/api/cot",
       ({ query, request }) => {
-        const snap = cotSnapshot(gw, baseUrl(gw, request), query.bbox ? parseBbox(query.bbox) : undefined);
+        const snap = cotSnapshot(gw, kit.baseUrl(request), query.bbox ? parseBbox(query.bbox) : undefined);
         return new Response(cotDocument(snap.events), {
           headers: { "content-type": COT_TYPE, "cache-control": "no-cache", "x-truncated": String(snap.truncated) },
         });
@@ -85,8 +85,8 @@ export function liveRoutes(gw: Gateway) {
     .get(
       "/api/cot/stream",
       ({ query, request, caller, server }) =>
-        cotStream(gw, gw.live, {
-          base: baseUrl(gw, request),
+        cotStream(gw, live, {
+          base: kit.baseUrl(request),
           bbox: query.bbox ? parseBbox(query.bbox) : undefined,
           lastEventId: request.headers.get("last-event-id"),
           ip: caller.ip,

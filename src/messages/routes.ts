@@ -5,16 +5,16 @@
  */
 import { Elysia, t } from "elysia";
 import { closed } from "../lib/schema.ts";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { conversationWith, listConversations, sendMessage } from "./service.ts";
 import { recentEmergencies, setWatchList, watchList } from "./alerts.ts";
 
 const TAGS = ["Messages"];
 
-export function messagesRoutes(gw: Gateway) {
+export function messagesRoutes(gw: Core, kit: RouteKit) {
   return new Elysia({ name: "messages" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .get("/api/messages/conversations", ({ caller }) => ({ conversations: listConversations(gw, caller.user!.id) }), {
       gate: "session",
       detail: {

@@ -5,8 +5,8 @@
  * sysop-gated.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { counterSamples, mheard } from "./heard.ts";
 import { editRoute, listRoutes, NODE_ROUTE_BODY, nodeCall, nodesTable } from "./netrom.ts";
 import { radioOf } from "./running-radio.ts";
@@ -15,10 +15,10 @@ const tags = ["Node"];
 
 /** POST /api/node/nodes: a route set by hand (netrom.ts editRoute checks the callsigns and that quality comes unless remove). */
 
-export function nodeRoutes(gw: Gateway) {
+export function nodeRoutes(gw: Core, kit: RouteKit) {
   return (
     new Elysia({ name: "node" })
-      .use(gatesPlugin(gw))
+      .use(kit.gates)
       .get("/api/node/mheard", ({ query }) => ({ heard: mheard(gw, { port: query.port, limit: query.limit }) }), {
         gate: "public",
         query: t.Object({

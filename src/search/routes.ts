@@ -1,7 +1,7 @@
 /** `GET /api/search`: the header's search box. */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { viewerOf } from "../bbs/access.ts";
 import { search, SEARCH_DEFAULT, SEARCH_MAX, SEARCH_SECTION_MAX } from "./service.ts";
 
@@ -16,9 +16,9 @@ const searchQuery = t.Object({
   limit: t.Optional(t.Integer({ description: `caches at most, 1 to ${SEARCH_MAX} (default ${SEARCH_DEFAULT})` })),
 });
 
-export function searchRoutes(gw: Gateway) {
+export function searchRoutes(gw: Core, kit: RouteKit) {
   return new Elysia({ name: "search" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .get("/api/search", ({ query: { limit, ...filters }, caller }) => search(gw, filters, viewerOf(gw, caller), limit), {
       gate: "public",
       // every keystroke of the box (debounced) is a search: counted per address like /api/v1

@@ -4,8 +4,8 @@
  * /updateweatherstation and /api/wx/submit. Thin: gate, parse, one service call.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { addOwn, listOwn, OWN_STATION_BODY, OWN_STATION_CHANGE, ownRow, updateOwn, viewOwn } from "./own.ts";
 import { becomeLivingCache, LIVING_CACHE_BODY, livingCacheView, ME_CACHE_BODY, setLivingCache } from "./living-caches.ts";
@@ -41,7 +41,7 @@ const PUSH_QUERY = t.Object(
 );
 const PUSH_BODY = t.Unknown({ description: "the same fields as a form (application/x-www-form-urlencoded or multipart), or JSON" });
 
-export function ownStationRoutes(gw: Gateway) {
+export function ownStationRoutes(gw: Core, kit: RouteKit) {
   const push = ({ query, body, caller, request, set }: PushContext) => {
     const r = submitWeather(gw, caller.wxStation!, pushParams(query, body));
     const json = (request.headers.get("content-type") ?? "").includes("json") || (request.headers.get("accept") ?? "").includes("application/json");
@@ -57,7 +57,7 @@ export function ownStationRoutes(gw: Gateway) {
     tags: WX,
   });
   return new Elysia({ name: "own-stations" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .get("/api/my/stations", ({ caller }) => ({ stations: listOwn(gw, caller.user!.id) }), {
       gate: "session",
       detail: { summary: "Your stations (the SSIDs of your callsigns you run)", tags: TAGS },

@@ -4,8 +4,8 @@
  * calls one service function.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { isSysop } from "../accounts/caller.ts";
 import { badRequest } from "../lib/errors.ts";
 import { decodeLine, lineFromBody } from "./decode-route.ts";
@@ -30,12 +30,12 @@ const RADIO = ["Radio"];
 const CALL_PARAMS = t.Object({ call: STATION_CALL });
 const whole = (description: string) => t.Optional(t.Integer({ description }));
 
-export function stationsRoutes(gw: Gateway) {
+export function stationsRoutes(gw: Core, kit: RouteKit) {
   const ingestStats = ingestPort(gw);
   return (
     new Elysia({ name: "stations" })
-      .use(gatesPlugin(gw))
-      .use(ownStationRoutes(gw))
+      .use(kit.gates)
+      .use(ownStationRoutes(gw, kit))
       .post("/api/decode", ({ body }) => decodeLine(lineFromBody(body)), {
         gate: "public",
         // Raw bytes, or JSON that lineFromBody checks against DECODE_LINE (naming the field that fails).

@@ -1,14 +1,14 @@
 /** Supporter recognition: /support (the page), /api/support, prefs, and the backend's confirmation. */
 import { Elysia } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { contentSecurityPolicy, serveIndex } from "../http/ui.ts";
 import { confirmSupporter, listSupporters, setSupporterPrefs, SUPPORTER_CONFIRM_BODY, SUPPORTER_PREFS_BODY, supporterPrefs } from "./service.ts";
 
-export function supportRoutes(gw: Gateway) {
+export function supportRoutes(gw: Core, kit: RouteKit) {
   const csp = contentSecurityPolicy(gw.config);
   return new Elysia({ name: "support" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .get("/support", () => serveIndex(csp), { gate: "public", detail: { summary: "The supporters page of the web app", tags: ["Support"] } })
     .get("/api/support", () => listSupporters(gw), {
       gate: "public",

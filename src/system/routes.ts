@@ -2,20 +2,21 @@
  * Health, privacy, running source, client config and the site index.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { buildInfo } from "../lib/version.ts";
 import { privacyStatement } from "./privacy.ts";
 import { sitemapEntries, sitemapXml } from "./sitemap.ts";
 import { AppError, notFound } from "../lib/errors.ts";
 import { closed } from "../lib/schema.ts";
 import { completeSetup, SETUP_SETTINGS, setupState } from "./setup.ts";
-import { gatesPlugin } from "../http/gates.ts";
-import { baseUrl } from "../http/public-url.ts";
 import { whoami } from "./whoami.ts";
 import { clientConfig } from "./client-config.ts";
 import { runtimeFigures } from "./runtime.ts";
+import type { Scheduler } from "../jobs/scheduler.ts";
+import type { TlsService } from "../tls/index.ts";
 
-function sourceInfo(gw: Gateway) {
+function sourceInfo(gw: Core) {
   const b = buildInfo();
   const repository = gw.config.sourceRepository ?? b.repository;
   return {
@@ -43,9 +44,9 @@ const setupBody = closed({
   tls: t.Optional(t.String({ description: `${SETUP_SETTINGS.tls}: HTTPS: off, local, acme or files` })),
 });
 
-export function systemRoutes(gw: Gateway) {
+export function systemRoutes(gw: Core, kit: RouteKit, scheduler: Scheduler, tls: TlsService) {
   return new Elysia({ name: "system" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .get(
       "/api/admin/whoami",
       ({ caller, set }) => {
@@ -73,16 +74,16 @@ export function systemRoutes(gw: Gateway) {
         },
       },
     )
-    .get("/api/admin/jobs", () => ({ jobs: gw.scheduler.list() }), {
+    .get("/api/admin/jobs", () => ({ jobs: scheduler.list() }), {
       gate: "sysop",
       detail: { summary: "The scheduled jobs: schedule, last run, last result or error, next run", tags: ["System"] },
     })
     .post(
       "/api/admin/jobs/:name/run",
       async ({ params }) => {
-        if (!gw.scheduler.list().some((j) => j.name === params.name)) throw notFound(`job ${params.name}`);
+        if (!scheduler.list().some((j) => j.name === params.name)) throw notFound(`job ${params.name}`);
         try {
-          return { job: params.name, result: (await gw.scheduler.runNow(params.name)) ?? null, error: null };
+          return { job: params.name, result: (await scheduler.runNow(params.name)) ?? null, error: null };
         } catch (e) {
           return { job: params.name, result: null, error: String((e as Error)?.message ?? e) };
         }
@@ -138,7 +139,7 @@ export function systemRoutes(gw: Gateway) {
       gate: "public",
       detail: { summary: "The web app's client configuration: instance name, version, tile server, spots on or off", tags: ["System"] },
     })
-    .get("/api/setup", () => setupState(gw, gw.tls.state()), {
+    .get("/api/setup", () => setupState(gw, tls.state()), {
       gate: "public",
       detail: {
         summary: "Whether first-run set-up is still needed, and the current values, for the set-up page",
@@ -173,7 +174,7 @@ export function systemRoutes(gw: Gateway) {
           "Disallow: /federation/",
           "Disallow: /verify/",
           "Allow: /",
-          `Sitemap: ${baseUrl(gw, request)}/sitemap.xml`,
+          `Sitemap: ${kit.baseUrl(request)}/sitemap.xml`,
           "",
         ].join("\n");
       },
@@ -183,14 +184,14 @@ export function systemRoutes(gw: Gateway) {
       "/sitemap.xml",
       ({ request, set }) => {
         set.headers["content-type"] = "application/xml; charset=utf-8";
-        return sitemapXml(baseUrl(gw, request), sitemapEntries(gw));
+        return sitemapXml(kit.baseUrl(request), sitemapEntries(gw));
       },
       { gate: "public", detail: { summary: "The public pages (caches, stations, profiles) as an XML sitemap, for search engines", tags: ["System"] } },
     )
     .get(
       "/api/sitemap",
       ({ request }) => {
-        const base = baseUrl(gw, request);
+        const base = kit.baseUrl(request);
         return { urls: sitemapEntries(gw).map((e) => ({ ...e, url: base + e.path })) };
       },
       { gate: "public", detail: { summary: "The sitemap's pages as JSON: { urls: [{ path, url, ... }] }", tags: ["System"] } },

@@ -4,8 +4,8 @@
  * fetch the header, directories and tiles each as a range.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { errorResponse } from "../http/errors.ts";
 import { parseRange } from "../lib/net/byte-range.ts";
 import { ifNoneMatch } from "../lib/net/etag.ts";
@@ -55,10 +55,10 @@ const archiveRoute = {
   },
 };
 
-export function tilesRoutes(gw: Gateway) {
+export function tilesRoutes(gw: Core, kit: RouteKit) {
   const dataDir = gw.config.dataDir;
   return new Elysia({ name: "tiles" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .get(
       "/api/tiles",
       async ({ set }) => {

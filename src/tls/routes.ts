@@ -1,27 +1,29 @@
 /**
  * TLS's routes, all answered on plain http too (src/tls/policy.ts): the local
  * CA's certificate and its install page, and the ACME HTTP-01 challenge
- * answers the ACME client publishes in `gw.tls.challenges`.
+ * answers the ACME client publishes in `tls.challenges`.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { conflict, notFound } from "../lib/errors.ts";
-import { gatesPlugin } from "../http/gates.ts";
 import { caCertificate, CA_FILE_NAME, tlsPage } from "./page.ts";
 import { fromAcceptLanguage } from "../i18n/server.ts";
+import type { TlsService } from "./index.ts";
 
 const TAGS = ["System"];
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-export function tlsRoutes(gw: Gateway) {
-  const ca = () => caCertificate(gw.tls.mode, gw.config.dataDir);
+/** `httpPort`: the plain http port once listening (the CA is fetched there: a phone does not trust the HTTPS one yet) */
+export function tlsRoutes(gw: Core, kit: RouteKit, tls: TlsService, httpPort: () => number) {
+  const ca = () => caCertificate(tls.mode, gw.config.dataDir);
   return new Elysia({ name: "tls" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .get(
       "/tls/ca.pem",
       () => {
         const pem = ca();
-        if (!pem) throw notFound(`a local certificate authority (TLS is ${gw.tls.mode})`);
+        if (!pem) throw notFound(`a local certificate authority (TLS is ${tls.mode})`);
         return new Response(pem, {
           headers: {
             "content-type": "application/x-x509-ca-cert",
@@ -45,14 +47,13 @@ export function tlsRoutes(gw: Gateway) {
         const host = request.headers.get("host") ?? new URL(request.url).host;
         const name = new URL(`http://${host}`).hostname;
         const named = name.includes(":") ? `[${name}]` : name;
-        const httpPort = (gw.plainServer ?? gw.server)?.port ?? gw.config.port;
-        const caUrl = `http://${named}:${httpPort}/tls/ca.pem`;
-        const httpsPort = gw.tls.httpsPort;
+        const caUrl = `http://${named}:${httpPort()}/tls/ca.pem`;
+        const httpsPort = tls.httpsPort;
         const httpsUrl = httpsPort === null ? null : `https://${named}${httpsPort === 443 ? "" : `:${httpsPort}`}/`;
         const { default: QRCode } = await import("qrcode");
         const qrSvg = await QRCode.toString(caUrl, { type: "svg", margin: 2, errorCorrectionLevel: "M" });
         const lang = fromAcceptLanguage(request.headers.get("accept-language"));
-        return new Response(tlsPage({ mode: gw.tls.mode, ca: ca(), caUrl, httpsUrl, qrSvg, lang }), {
+        return new Response(tlsPage({ mode: tls.mode, ca: ca(), caUrl, httpsUrl, qrSvg, lang }), {
           headers: {
             "content-type": "text/html; charset=utf-8",
             "content-security-policy": PAGE_CSP,
@@ -74,13 +75,13 @@ export function tlsRoutes(gw: Gateway) {
     .post(
       "/api/tls/retry",
       ({ set }) => {
-        if (!gw.tls.retryNow())
+        if (!tls.retryNow())
           throw conflict(
             "nothing_to_retry",
-            `there is no failed certificate order to retry (TLS is ${gw.tls.mode}${gw.tls.mode === "acme" ? ", and its last order did not fail or is running now" : ""})`,
+            `there is no failed certificate order to retry (TLS is ${tls.mode}${tls.mode === "acme" ? ", and its last order did not fail or is running now" : ""})`,
           );
         set.status = 202;
-        return { retrying: true, state: gw.tls.state() };
+        return { retrying: true, state: tls.state() };
       },
       {
         gate: "sysop",
@@ -95,7 +96,7 @@ export function tlsRoutes(gw: Gateway) {
     .get(
       "/.well-known/acme-challenge/:token",
       ({ params }) => {
-        const answer = gw.tls.challenges.get(params.token);
+        const answer = tls.challenges.get(params.token);
         if (answer === null) throw notFound("an ACME challenge with this token");
         return new Response(answer, { headers: { "content-type": "text/plain" } });
       },

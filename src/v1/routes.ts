@@ -4,10 +4,9 @@
  * document is generated from these routes' own schemas and details.
  */
 import { Elysia, t } from "elysia";
-import type { Gateway } from "../http/gateway.ts";
-import { gatesPlugin } from "../http/gates.ts";
+import type { RouteKit } from "../http/route-kit.ts";
+import type { Core } from "../core/core.ts";
 import { openApiDocument } from "../http/openapi.ts";
-import { baseUrl } from "../http/public-url.ts";
 import { getStation, listStations, parseBbox } from "../stations/registry.ts";
 import { STATION_CALL, STATION_LIST_QUERY } from "../stations/model.ts";
 import { CACHE_FILTER_QUERY, CACHE_KEY, callsign, LOG_KINDS } from "../game/model.ts";
@@ -30,18 +29,18 @@ const page = <T extends object>(items: string, schema: T) => ({
   properties: { [items]: { type: "array", items: schema }, next: { type: ["integer", "null"] } },
 });
 
-export function v1Routes(gw: Gateway) {
+export function v1Routes(gw: Core, kit: RouteKit) {
   const opts = { gate: "rate-limited" as const };
   const docs = new Map<string, ReturnType<typeof openApiDocument>>();
   const app = new Elysia({ name: "v1" })
-    .use(gatesPlugin(gw))
+    .use(kit.gates)
     .get(
       "/api/v1",
       ({ request }) => ({
         api: "svc-gateway read API",
         version: 1,
         instance: gw.config.instance,
-        openapi: `${baseUrl(gw, request)}/api/v1/openapi.json`,
+        openapi: `${kit.baseUrl(request)}/api/v1/openapi.json`,
         rateLimit: {
           perMinute: gw.config.rateLimitPerMinute,
           withKeyPerMinute: gw.config.rateLimitKeyPerMinute,
@@ -86,14 +85,14 @@ export function v1Routes(gw: Gateway) {
     .get(
       "/api/v1/openapi.json",
       ({ request }) => {
-        const base = baseUrl(gw, request);
+        const base = kit.baseUrl(request);
         let d = docs.get(base);
         if (!d) docs.set(base, (d = openApiDocument(app, { ...v1DocumentInfo(buildInfo().version), base })));
         return d;
       },
       { ...opts, detail: { summary: "This API's OpenAPI 3.1 document", tags: TAGS, responses: v1Responses("OpenAPI 3.1", { type: "object" }) } },
     )
-    .get("/api/v1/caches", ({ query, request }) => listCaches(gw, baseUrl(gw, request), query, query.limit, query.after), {
+    .get("/api/v1/caches", ({ query, request }) => listCaches(gw, kit.baseUrl(request), query, query.limit, query.after), {
       ...opts,
       query: t.Object({
         ...CACHE_FILTER_QUERY,
@@ -111,7 +110,7 @@ export function v1Routes(gw: Gateway) {
     })
     .get(
       "/api/v1/caches.gpx",
-      ({ query, request, caller }) => file(gpxExport(gw, baseUrl(gw, request), query, query.limit, caller.user?.id ?? null), GPX_TYPE, "caches.gpx"),
+      ({ query, request, caller }) => file(gpxExport(gw, kit.baseUrl(request), query, query.limit, caller.user?.id ?? null), GPX_TYPE, "caches.gpx"),
       {
         ...opts,
         query: t.Object({ ...CACHE_FILTER_QUERY, limit: t.Optional(t.Integer({ description: `how many, 1-${MAX_EXPORT}, default ${MAX_EXPORT}` })) }),
@@ -122,12 +121,12 @@ export function v1Routes(gw: Gateway) {
         },
       },
     )
-    .get("/api/v1/caches.kml", ({ query, request }) => file(kmlExport(gw, baseUrl(gw, request), query, query.limit), KML_TYPE, "caches.kml"), {
+    .get("/api/v1/caches.kml", ({ query, request }) => file(kmlExport(gw, kit.baseUrl(request), query, query.limit), KML_TYPE, "caches.kml"), {
       ...opts,
       query: t.Object({ ...CACHE_FILTER_QUERY, limit: t.Optional(t.Integer({ description: `how many, 1-${MAX_EXPORT}` })) }),
       detail: { summary: "Caches as KML 2.2 for Google Earth", tags: TAGS, responses: v1Responses("the file", { type: "string" }, { type: KML_TYPE }) },
     })
-    .get("/api/v1/caches/:id", ({ params, request }) => getCache(gw, baseUrl(gw, request), decodeURIComponent(params.id)), {
+    .get("/api/v1/caches/:id", ({ params, request }) => getCache(gw, kit.baseUrl(request), decodeURIComponent(params.id)), {
       ...opts,
       params: t.Object({ id: CACHE_KEY }),
       detail: {
@@ -180,7 +179,7 @@ export function v1Routes(gw: Gateway) {
         },
       },
     )
-    .get("/api/v1/events", ({ query, request }) => upcomingEvents(gw, baseUrl(gw, request), query.near, query.limit), {
+    .get("/api/v1/events", ({ query, request }) => upcomingEvents(gw, kit.baseUrl(request), query.near, query.limit), {
       ...opts,
       query: t.Object({
         near: t.Optional(t.String({ description: "LAT,LON (required): events nearest this point first" })),
@@ -195,7 +194,7 @@ export function v1Routes(gw: Gateway) {
     .get(
       "/api/v1/lists/:id",
       ({ params, request }) => {
-        const base = baseUrl(gw, request);
+        const base = kit.baseUrl(request);
         const gpx = params.id.toLowerCase().endsWith(".gpx");
         const id = Number(gpx ? params.id.slice(0, -".gpx".length) : params.id);
         if (!gpx) return publicList(gw, base, id);

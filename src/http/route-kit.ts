@@ -1,0 +1,23 @@
+/**
+ * What a domain's routes are given besides the Core: the gates every route
+ * declares (`gate`, `rateLimit`, body limits: gates.ts) and the base of the
+ * links it answers with. Not the Gateway: a route reaches the store, the
+ * clock and the services through the Core like any service, and the few that
+ * need the scheduler, the TLS service, the live feeds or the hub are handed
+ * that one thing by name in src/http/routes.ts, which mounts every domain's
+ * routes.
+ */
+import type { Gateway } from "./gateway.ts";
+import { gatesPlugin, type GatesPlugin } from "./gates.ts";
+import { baseUrl } from "./public-url.ts";
+
+export interface RouteKit {
+  /** the plugin each route file `.use()`s: it identifies the caller and enforces the route's gate */
+  readonly gates: GatesPlugin;
+  /** the base of every absolute link in an answer to this request (public-url.ts) */
+  baseUrl(request: Request): string;
+}
+
+export function routeKit(gw: Gateway): RouteKit {
+  return { gates: gatesPlugin(gw), baseUrl: (request) => baseUrl(gw, request) };
+}
