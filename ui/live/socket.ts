@@ -10,25 +10,10 @@ import type L from "leaflet";
 import { regionsCovering } from "../../src/lib/maidenhead.ts";
 import { viewBbox } from "../game/layer.ts";
 
-export interface LivePosition {
-  call: string;
-  kind: string;
-  alive: boolean;
-  lat: number;
-  lon: number;
-  ts: number;
-  symbol?: string;
-  course?: number;
-  comment?: string;
-}
-export interface LiveLog {
-  logId: number;
-  /** find, dnf, note, or a maintenance or event kind (needs-maintenance, will-attend, attended, ...) */
-  kind: string;
-  call: string;
-  ts: number;
-  cache: { id: number | string; gid: string; name: string; type: string; lat: number; lon: number };
-}
+/** What the rooms carry: the server's own shapes (a position, a log), shared, not copied. */
+import type { LivePosition } from "../../src/live/rooms.ts";
+import type { LiveLog } from "../../src/live/logs.ts";
+export type { LiveLog, LivePosition };
 export type LiveState = "connecting" | "live" | "off";
 
 export interface LiveHandlers {

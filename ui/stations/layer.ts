@@ -12,21 +12,12 @@ import { symbolSvg } from "../map/symbols.ts";
 import { crowdOf, type Kind } from "../map/crowd.ts";
 import { cellsFor } from "../map/declutter.ts";
 import { viewBbox } from "../game/layer.ts";
-import type { StationMap } from "../../src/stations/registry.ts";
+import type { MapStation, StationMap } from "../../src/stations/registry.ts";
+import type { LivePosition } from "../../src/live/rooms.ts";
 import { t } from "../i18n/i18n.ts";
 
-/** A station as the map keeps it: from the map answer or a live position. */
-interface Station {
-  call: string;
-  kind?: string;
-  lat?: number;
-  lon?: number;
-  symbol?: string;
-  course?: number;
-  lastHeard?: number;
-  alive?: boolean;
-  ts?: number;
-}
+/** A station as the map keeps it: from the map answer (MapStation) or a live position (LivePosition), the server's shapes. */
+type Station = Pick<MapStation, "call"> & Partial<MapStation> & Partial<Pick<LivePosition, "alive" | "ts">>;
 
 export interface StationLayer {
   stop(): void;

@@ -1,11 +1,12 @@
 /** The cache page's shapes: the cache as its GET answers it, and a log of its logbook. */
 import type { Cache as GameCache } from "../../../src/game/caches.ts";
+import type { Contact } from "../../../src/game/model.ts";
 import type { Personal } from "../../../src/game/personal.ts";
 import type { Waypoint } from "../../../src/game/waypoints-store.ts";
 
 /** The cache as GET /api/caches/:id answers it: the game's Cache, its contact for the owner, and the caller's own marks. */
 export type Cache = GameCache & {
-  contact?: { email?: string; phone?: string; note?: string } | null;
+  contact?: Contact | null;
   mine?: boolean;
   my?: { stars: number | null; favorite: boolean; watch: boolean; found: boolean };
   /** a signed-in player's own note and corrected coordinates */
