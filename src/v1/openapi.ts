@@ -1,11 +1,12 @@
 /**
- * What /api/v1 answers, for its OpenAPI document: the shapes of a cache, a log
- * and a station, the RateLimit headers, and the responses each route names in
- * its `detail.responses`. The document itself (served at
+ * What /api/v1 answers, for its OpenAPI document: the shapes of a cache and a
+ * log (src/v1/shapes.ts, the schemas the service builds to) and of a station,
+ * the RateLimit headers, and the responses each route names in its
+ * `detail.responses`. The document itself (served at
  * /api/v1/openapi.json) is generated from the v1 routes (src/http/openapi.ts).
  */
 
-import { LOG_KINDS } from "../game/model.ts";
+import { V1_CACHE, V1_CACHE_DETAIL, V1_EVENT_CACHE, V1_LOG, V1_NEAR_CACHE } from "./shapes.ts";
 
 const RATE = {
   "RateLimit-Limit": { schema: { type: "integer" }, description: "requests allowed per minute" },
@@ -14,7 +15,7 @@ const RATE = {
 };
 
 /** A shared schema of the document, by name. */
-export const ref = (name: "Cache" | "Log" | "Station") => ({ $ref: `#/components/schemas/${name}` });
+export const ref = (name: "Cache" | "NearCache" | "EventCache" | "CacheDetail" | "Log" | "Station") => ({ $ref: `#/components/schemas/${name}` });
 
 /** A v1 route's responses: 200 with the RateLimit headers, bad input, too many requests, and 404 when it names one thing. */
 export function v1Responses(description: string, schema: Record<string, unknown>, o: { type?: string; status?: number; notFound?: boolean } = {}) {
@@ -37,88 +38,11 @@ const COMPONENTS: Record<string, Record<string, unknown>> = {
   },
   schemas: {
     Error: { type: "object", required: ["error", "message"], properties: { error: { type: "string" }, message: { type: "string" } } },
-    Cache: {
-      type: "object",
-      required: ["id", "gid", "code", "name", "type", "size", "difficulty", "terrain", "lat", "lon", "status"],
-      properties: {
-        id: { oneOf: [{ type: "integer" }, { type: "string" }], description: "local id, or the gid of a mirrored cache" },
-        gid: { type: "string" },
-        code: { type: "string" },
-        url: { type: "string" },
-        name: { type: "string" },
-        type: { type: "string" },
-        size: { type: "string" },
-        difficulty: { type: "number", minimum: 1, maximum: 5, multipleOf: 0.5 },
-        terrain: { type: "number", minimum: 1, maximum: 5, multipleOf: 0.5 },
-        lat: { type: "number" },
-        lon: { type: "number" },
-        status: { type: "string", enum: ["active", "disabled", "archived"] },
-        hint: { type: ["string", "null"] },
-        description: { type: ["string", "null"] },
-        ownerCall: { type: ["string", "null"] },
-        placedAt: { type: ["integer", "null"], description: "unix ms" },
-        updatedAt: { type: "integer" },
-        attributes: {
-          type: "array",
-          description: "Groundspeak attributes set yes (inc true) or no, by id",
-          items: { type: "object", required: ["id", "inc"], properties: { id: { type: "integer" }, inc: { type: "boolean" } } },
-        },
-        needsMaintenance: { type: "boolean", description: "a needs-maintenance or needs-archive log is open" },
-        event: {
-          type: "object",
-          description: "event and cito caches: the day and times in timeZone, and the instants (unix ms)",
-          properties: {
-            date: { type: "string" },
-            start: { type: "string" },
-            end: { type: "string" },
-            timeZone: { type: "string" },
-            startAt: { type: "integer" },
-            endAt: { type: "integer" },
-          },
-        },
-        origin: { type: "string" },
-        finds: { type: "integer" },
-        favorites: { type: "integer" },
-        rating: { type: "object", properties: { average: { type: ["number", "null"] }, count: { type: "integer" } } },
-        waypoints: {
-          type: "array",
-          description: "one cache only (GET /api/v1/caches/{id}): its waypoints, never the final",
-          items: {
-            type: "object",
-            required: ["kind", "code", "name"],
-            properties: {
-              kind: { type: "string", description: "parking, physical-stage, virtual-stage, question, trailhead, reference" },
-              code: { type: "string" },
-              name: { type: "string" },
-              lat: { type: ["number", "null"] },
-              lon: { type: ["number", "null"] },
-              note: { type: ["string", "null"] },
-            },
-          },
-        },
-      },
-    },
-    Log: {
-      type: "object",
-      properties: {
-        id: { oneOf: [{ type: "integer" }, { type: "string" }] },
-        gid: { type: "string" },
-        cacheGid: { type: "string" },
-        kind: {
-          type: "string",
-          enum: [...LOG_KINDS],
-          description: 'only find counts as a find (docs/api.md "Log kinds")',
-        },
-        call: { type: ["string", "null"] },
-        text: { type: ["string", "null"] },
-        foundAt: { type: "integer" },
-        tier: { type: ["string", "null"], enum: ["a", "b", "c", null] },
-        state: { type: "string", enum: ["active", "withdrawn"] },
-        igate: { type: ["string", "null"] },
-        distanceM: { type: ["number", "null"] },
-        origin: { type: "string" },
-      },
-    },
+    Cache: V1_CACHE,
+    NearCache: V1_NEAR_CACHE,
+    EventCache: V1_EVENT_CACHE,
+    CacheDetail: V1_CACHE_DETAIL,
+    Log: V1_LOG,
     Station: {
       type: "object",
       properties: { call: { type: "string" }, lat: { type: "number" }, lon: { type: "number" }, lastHeard: { type: "integer" } },

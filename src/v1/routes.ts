@@ -105,7 +105,10 @@ export function v1Routes(gw: Core, kit: RouteKit) {
       detail: {
         summary: "Listed caches hidden on this instance, by id, paged (or nearest a point first with near=)",
         tags: TAGS,
-        responses: v1Responses("a page", page("caches", ref("Cache"))),
+        responses: v1Responses(
+          "a page: caches, or with near= caches with distanceM and bearingDeg",
+          page("caches", { oneOf: [ref("Cache"), ref("NearCache")] }),
+        ),
       },
     })
     .get(
@@ -132,7 +135,7 @@ export function v1Routes(gw: Core, kit: RouteKit) {
       detail: {
         summary: "One cache (a local id, or a trusted mirror's gid)",
         tags: TAGS,
-        responses: v1Responses("the cache", ref("Cache"), { notFound: true }),
+        responses: v1Responses("the cache", ref("CacheDetail"), { notFound: true }),
       },
     })
     .get("/api/v1/caches/:id/logs", ({ params, query }) => cacheLogs(gw, decodeURIComponent(params.id), query.limit), {
@@ -188,7 +191,7 @@ export function v1Routes(gw: Core, kit: RouteKit) {
       detail: {
         summary: "Upcoming events (not yet over) of this instance, nearest a point first, each with distanceM (as /api/events)",
         tags: TAGS,
-        responses: v1Responses("events", { type: "object", properties: { events: { type: "array", items: ref("Cache") } } }),
+        responses: v1Responses("events", { type: "object", properties: { events: { type: "array", items: ref("EventCache") } } }),
       },
     })
     .get(
