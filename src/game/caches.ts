@@ -12,11 +12,12 @@ import { localGid } from "../fed/feed.ts";
 import type { MirroredCache } from "../fed/mirror.ts";
 import { parseGid } from "../lib/fed/record.ts";
 import type { LivingCache } from "../stations/living-caches.ts";
-import { fromSigned, type CacheAttribute } from "../lib/cache-attributes.ts";
-import { eventInfo, type EventInfo } from "./events.ts";
+import { fromSigned } from "../lib/cache-attributes.ts";
+import { eventInfo } from "./events.ts";
 import { attributesOf } from "./attributes.ts";
 import type { CacheStatus } from "./model.ts";
 import type { CacheBasics } from "../lib/fed/bodies.ts";
+import type { Cache } from "./shapes.ts";
 
 /** The basics' values in the order of the caches table's columns (name, type, size, difficulty, terrain, lat, lon). */
 export const basicValues = (c: CacheBasics) => [c.name, c.type, c.size, c.difficulty, c.terrain, c.lat, c.lon] as const;
@@ -59,44 +60,7 @@ export interface CacheRow extends CacheBasics {
   attributes: string | null;
 }
 
-/** A cache as the API shows it (never with contact fields: see cacheDetail). */
-export interface Cache extends CacheBasics {
-  /** native: the local id; mirrored: the gid */
-  id: number | string;
-  gid: string;
-  /** short waypoint code (GPX <name>): SV + base-36 id, or the catalog's code for imports */
-  code: string;
-  /** active, disabled, archived; draft and review (waiting for a reviewer) are seen by the owner (and reviewers) only */
-  status: string;
-  /** a needs-maintenance or needs-archive log is open (until owner-maintenance or enable); native caches and one mirrored cache's detail */
-  needsMaintenance?: boolean;
-  /** a draft a reviewer sent back with a reviewer note (REVIEW=on) */
-  returned?: boolean;
-  unlisted: boolean;
-  hint: string | null;
-  description: string | null;
-  ownerCall: string | null;
-  placedAt: number | null;
-  updatedAt: number;
-  /** the instance the cache belongs to */
-  origin: string;
-  /** a mirror of another instance's cache, display only */
-  mirror: boolean;
-  /** mirrored caches: the origin's trust tier */
-  trust?: "trusted" | "unvetted";
-  /** a living cache: the station whose beacon is the cache's position */
-  station?: string;
-  /** catalog imports: where from, and the placer named there */
-  source?: string;
-  placedBy?: string;
-  /** event and cito caches: the day, start and end in its time zone (events.ts) */
-  event?: EventInfo;
-  /** the attributes set yes or no, by id (src/lib/cache-attributes.ts) */
-  attributes: CacheAttribute[];
-  finds: number;
-  favorites: number;
-  rating: { average: number | null; count: number };
-}
+export type { Cache } from "./shapes.ts";
 
 export const codeOf = (r: Pick<CacheRow, "id" | "source_ref">): string => r.source_ref ?? "SV" + r.id.toString(36).toUpperCase().padStart(4, "0");
 

@@ -21,24 +21,9 @@ import { checkEventLog, eventInfo, EVENT_TYPES, type EventInfo } from "./events.
 import { localSighting, pinPosition, unpinPosition, type PendingFind } from "./corroborate.ts";
 import { logRow, republishLog, type LogRow } from "./log-record.ts";
 import type { CacheRow } from "./caches.ts";
+import type { Log } from "./shapes.ts";
 
-export interface Log {
-  id: number | string;
-  gid: string;
-  cacheGid: string;
-  kind: LogKind;
-  /** the finder's callsign; null once withdrawn */
-  call: string | null;
-  text: string | null;
-  foundAt: number;
-  createdAt: number;
-  tier: "a" | "b" | "c" | null;
-  state: "active" | "withdrawn";
-  /** Tier A evidence */
-  corroboration: { source: string; igate: string | null; distanceM: number | null; at: number | null } | null;
-  /** logged on another instance (a mirrored find record) */
-  origin: string;
-}
+export type { Log } from "./shapes.ts";
 
 export function logJson(gw: Core, r: LogRow): Log {
   return {

@@ -5,6 +5,7 @@
 import { t, type TSchema } from "elysia";
 import type { Static } from "@sinclair/typebox";
 import { closed } from "../lib/schema.ts";
+import type { CONTACT } from "./shapes.ts";
 import { badRequest } from "../lib/errors.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { isCallsign, normalizeCall } from "../lib/callsign.ts";
@@ -120,11 +121,7 @@ export function pastTime(v: unknown, field: string, now: number): number {
 }
 
 /** Owner contact fields: kept here, shown to signed-in users of this instance only. */
-export interface Contact {
-  email?: string;
-  phone?: string;
-  note?: string;
-}
+export type Contact = Static<typeof CONTACT>;
 
 export function contact(c: { email?: string | null; phone?: string | null; note?: string | null } | null | undefined): Contact | null {
   if (c === undefined || c === null) return null;

@@ -22,6 +22,8 @@ import {
   type Actor,
 } from "./model.ts";
 import { closed } from "../lib/schema.ts";
+import { answers } from "../http/openapi.ts";
+import { CACHE_WITH_CONTACT, LOG_POSTED, LOGBOOK } from "./shapes.ts";
 import { baseCall } from "../lib/callsign.ts";
 import { cachePage, markFound } from "./cache-lookup.ts";
 import { cachesInBox, parseBox } from "./cache-map.ts";
@@ -61,6 +63,8 @@ const SINCE_LIMIT = t.Object({
   since: t.Optional(t.Integer({ description: "counted from, unix ms" })),
   limit: t.Optional(t.Integer({ description: "how many" })),
 });
+/** What a posted log answers: 201 the log, 200 the first log again (`replayed`). */
+const LOGGED = { ...answers("the log", LOG_POSTED, 201), ...answers("the first log with this clientId, replayed", LOG_POSTED) };
 const ALIAS_CACHE = t.Union([t.String(), t.Number()], { description: "the cache: its id or gid" });
 
 /** The log of an alias route: `cache` names the cache. */
@@ -131,7 +135,11 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
       {
         gate: "actor",
         body: CACHE_BODY,
-        detail: { summary: "Hide a cache (as a draft, or active)", tags: TAGS },
+        detail: {
+          summary: "Hide a cache (as a draft, or active)",
+          tags: TAGS,
+          responses: answers("the cache, with its contact fields", CACHE_WITH_CONTACT, 201),
+        },
       },
     )
     .get(
@@ -174,7 +182,11 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
       gate: "actor",
       params: NATIVE_PARAMS,
       body: CACHE_PATCH,
-      detail: { summary: "Edit a cache (its owner): the fields sent change, status along the lifecycle", tags: TAGS },
+      detail: {
+        summary: "Edit a cache (its owner): the fields sent change, status along the lifecycle",
+        tags: TAGS,
+        responses: answers("the cache as changed, with its contact fields", CACHE_WITH_CONTACT),
+      },
     })
     .get(
       "/api/caches/:id/logs",
@@ -183,7 +195,7 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
         gate: "public",
         params: CACHE_PARAMS,
         query: t.Object(PAGE),
-        detail: { summary: "A cache's logbook, newest first, paged", tags: LOG_TAGS },
+        detail: { summary: "A cache's logbook, newest first, paged", tags: LOG_TAGS, responses: answers("the logs", LOGBOOK) },
       },
     )
     .post(
@@ -201,6 +213,7 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
           summary: "Log a find, a DNF or a note on a cache",
           description: "201 with the log; 200 with the first log when the same clientId is sent again.",
           tags: LOG_TAGS,
+          responses: LOGGED,
         },
       },
     )
@@ -215,7 +228,7 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
       {
         gate: "actor",
         body: closed({ ...LOG_FIELDS, cache: ALIAS_CACHE }),
-        detail: { summary: "Log on a cache named in the body (as POST /api/caches/{id}/logs)", tags: LOG_TAGS },
+        detail: { summary: "Log on a cache named in the body (as POST /api/caches/{id}/logs)", tags: LOG_TAGS, responses: LOGGED },
       },
     )
     .post(
@@ -229,7 +242,7 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
       {
         gate: "actor",
         body: closed({ ...LOG_FIELDS, cache: ALIAS_CACHE, kind: t.Optional(t.Literal("find", { description: "this route logs finds" })) }),
-        detail: { summary: "Log a find on a cache named in the body", tags: LOG_TAGS },
+        detail: { summary: "Log a find on a cache named in the body", tags: LOG_TAGS, responses: LOGGED },
       },
     )
     .delete("/api/logs/:id", ({ params, caller }) => deleteLog(gw, actorOf(caller), params.id), {

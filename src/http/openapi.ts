@@ -149,6 +149,15 @@ function bodyContent(schema: Schema, detail: Detail): Record<string, { schema: S
 
 const ERROR = { $ref: "#/components/responses/Error" };
 
+/**
+ * A route's declared answer, for its `detail.responses`: the schema the
+ * service builds to (a closed TypeBox schema, which is JSON Schema), as JSON
+ * with `status`. The gate's refusals are added beside it.
+ */
+export const answers = (description: string, schema: object, status = 200) => ({
+  [String(status)]: { description, content: { "application/json": { schema } } },
+});
+
 function operation(route: RouteLike, gate: GateName | null, rateLimit: RateBucket | null) {
   const { params, query, body, detail = {} } = hooksOf(route);
   const { responses, bodyType: _b, hide: _h, ...rest } = detail;
@@ -165,7 +174,10 @@ function operation(route: RouteLike, gate: GateName | null, rateLimit: RateBucke
     if (security) op.security = security;
   }
   if (rateLimit) op["x-rate-limit-bucket"] = rateLimit;
-  op.responses = responses ?? { "200": { description: "OK" }, "400": ERROR, ...(gate && gate !== "public" ? { "401": ERROR, "403": ERROR } : {}) };
+  // a route that declares its answer (answers()) keeps the gate's refusals beside it
+  const declared = responses ?? {};
+  const ok = Object.keys(declared).some((k) => k.startsWith("2")) ? {} : { "200": { description: "OK" } };
+  op.responses = { ...ok, "400": ERROR, ...(gate && gate !== "public" ? { "401": ERROR, "403": ERROR } : {}), ...declared };
   return op;
 }
 

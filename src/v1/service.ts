@@ -12,7 +12,6 @@ import type { Core } from "../core/core.ts";
 import { badRequest, notFound } from "../lib/errors.ts";
 import { cacheDetail, cacheRow } from "../game/cache-lookup.ts";
 import { basicsOf, cachesJson, type Cache, type CacheRow } from "../game/caches.ts";
-import type { CacheBasics } from "../lib/fed/bodies.ts";
 import { filterSql, parseFilters } from "../game/cache-filters.ts";
 import { parseBox, type Box } from "../game/cache-map.ts";
 import { NEAR_DEFAULT, nearestRows, parseNear, whereFrom } from "../game/near.ts";
@@ -20,10 +19,10 @@ import { logbook, logJson, type Log } from "../game/logs.ts";
 import type { LogRow } from "../game/log-record.ts";
 import type { CacheFilterQuery, LogKind } from "../game/model.ts";
 import { baseCall, isCallsign } from "../lib/callsign.ts";
-import { waypointsOfCache, type Waypoint } from "../game/waypoints-store.ts";
+import { waypointsOfCache } from "../game/waypoints-store.ts";
 import { upcomingNear } from "../game/events.ts";
 import { listWithCaches, type CacheList } from "../game/lists.ts";
-import { type V1Cache, type V1Log, type V1_CACHE_DETAIL } from "./shapes.ts";
+import type { V1Cache, V1Log, V1_CACHE_DETAIL } from "./shapes.ts";
 
 const v1Cache = (base: string, c: Cache): V1Cache => ({
   id: c.id,

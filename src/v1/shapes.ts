@@ -8,23 +8,10 @@ import { t } from "elysia";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { closed, wholeNumber } from "../lib/schema.ts";
 import { LOG_KINDS } from "../game/model.ts";
+import { CACHE_JSON_FIELDS } from "../game/shapes.ts";
 
 const nullable = <T extends TSchema>(s: T, description?: string) => t.Union([s, t.Null()], description ? { description } : {});
 const unixMs = (description = "unix ms") => wholeNumber({ description });
-
-export const V1_ATTRIBUTE = closed({ id: wholeNumber(), inc: t.Boolean() });
-
-export const V1_EVENT = closed(
-  {
-    date: t.String({ description: "the day, YYYY-MM-DD" }),
-    start: t.String({ description: "HH:MM in timeZone" }),
-    end: t.String({ description: "HH:MM in timeZone" }),
-    timeZone: t.String({ description: "IANA time zone" }),
-    startAt: unixMs(),
-    endAt: unixMs(),
-  },
-  { description: "event and cito caches: the day and times in timeZone, and the instants (unix ms)" },
-);
 
 /** A waypoint as anyone sees it (never the final). */
 export const V1_WAYPOINT = closed({
@@ -36,31 +23,15 @@ export const V1_WAYPOINT = closed({
   note: nullable(t.String()),
 });
 
+// The game's cache (src/game/shapes.ts) without what is this instance's business: whether it is
+// a mirror, unlisted, sent back by a reviewer, its trust tier, living station and catalog source.
+const { mirror: _m, unlisted: _u, returned: _r, trust: _t, station: _s, source: _so, placedBy: _p, ...GAME } = CACHE_JSON_FIELDS;
 const CACHE_FIELDS = {
-  id: t.Union([wholeNumber(), t.String()], { description: "local id, or the gid of a mirrored cache" }),
-  gid: t.String(),
-  code: t.String({ description: "the short waypoint code, e.g. SV00A1" }),
+  ...GAME,
   url: t.String({ description: "the cache's page" }),
-  name: t.String(),
-  type: t.String(),
-  size: t.String(),
-  difficulty: t.Number({ minimum: 1, maximum: 5, multipleOf: 0.5 }),
-  terrain: t.Number({ minimum: 1, maximum: 5, multipleOf: 0.5 }),
-  lat: t.Number(),
-  lon: t.Number(),
   status: t.Union([t.Literal("active"), t.Literal("disabled"), t.Literal("archived")]),
-  hint: nullable(t.String()),
   description: nullable(t.String(), "null for an unlisted cache"),
-  ownerCall: nullable(t.String()),
-  placedAt: nullable(unixMs()),
-  updatedAt: unixMs(),
-  attributes: t.Array(V1_ATTRIBUTE, { description: "Groundspeak attributes set yes (inc true) or no, by id" }),
   needsMaintenance: t.Boolean({ description: "a needs-maintenance or needs-archive log is open" }),
-  event: t.Optional(V1_EVENT),
-  origin: t.String({ description: "the instance the cache belongs to" }),
-  finds: wholeNumber(),
-  favorites: wholeNumber(),
-  rating: closed({ average: nullable(t.Number()), count: wholeNumber() }),
 };
 
 /** A cache in a list or a page of /api/v1/caches. */

@@ -1,0 +1,101 @@
+/**
+ * A cache and a log as the API answers them, defined once: the schemas the
+ * OpenAPI documents show, the types every service builds (`Cache`, `Log`)
+ * and the web app reads (src/v1/shapes.ts derives /api/v1's stable
+ * projection from them). A cache never carries the owner's contact fields
+ * but where CACHE_WITH_CONTACT says so (its owner's answers, and signed-in
+ * users of this instance).
+ */
+import { t } from "elysia";
+import type { Static, TSchema } from "@sinclair/typebox";
+import { closed, wholeNumber } from "../lib/schema.ts";
+import { FIND_LOG_KINDS as LOG_KINDS } from "../lib/log-kinds.ts";
+
+const nullable = <T extends TSchema>(s: T, description?: string) => t.Union([s, t.Null()], description ? { description } : {});
+const unixMs = (description = "unix ms") => wholeNumber({ description });
+
+/** The attributes set yes or no, by id (src/lib/cache-attributes.ts). */
+export const CACHE_ATTRIBUTE = closed({ id: wholeNumber(), inc: t.Boolean() });
+
+/** Event and cito caches: the day, start and end in its time zone, and the instants (events.ts). */
+export const EVENT_INFO = closed(
+  {
+    date: t.String({ description: "the day, YYYY-MM-DD" }),
+    start: t.String({ description: "HH:MM in timeZone" }),
+    end: t.String({ description: "HH:MM in timeZone" }),
+    timeZone: t.String({ description: "IANA time zone, e.g. Europe/Berlin" }),
+    startAt: unixMs(),
+    endAt: unixMs(),
+  },
+  { description: "event and cito caches: the day and times in timeZone, and the instants (unix ms)" },
+);
+
+export const CACHE_JSON_FIELDS = {
+  id: t.Union([wholeNumber(), t.String()], { description: "native: the local id; mirrored: the gid" }),
+  gid: t.String(),
+  code: t.String({ description: "the short waypoint code (GPX <name>): SV + base-36 id, or the catalog's code for imports" }),
+  name: t.String(),
+  type: t.String(),
+  size: t.String(),
+  difficulty: t.Number({ minimum: 1, maximum: 5, multipleOf: 0.5 }),
+  terrain: t.Number({ minimum: 1, maximum: 5, multipleOf: 0.5 }),
+  lat: t.Number(),
+  lon: t.Number(),
+  status: t.String({ description: "active, disabled, archived; draft and review (waiting for a reviewer) are seen by the owner (and reviewers) only" }),
+  needsMaintenance: t.Optional(t.Boolean({ description: "a needs-maintenance or needs-archive log is open (until owner-maintenance or enable)" })),
+  returned: t.Optional(t.Boolean({ description: "a draft a reviewer sent back with a reviewer note (REVIEW=on)" })),
+  unlisted: t.Boolean(),
+  hint: nullable(t.String()),
+  description: nullable(t.String()),
+  ownerCall: nullable(t.String()),
+  placedAt: nullable(unixMs()),
+  updatedAt: unixMs(),
+  origin: t.String({ description: "the instance the cache belongs to" }),
+  mirror: t.Boolean({ description: "a mirror of another instance's cache, display only" }),
+  trust: t.Optional(t.Union([t.Literal("trusted"), t.Literal("unvetted")], { description: "mirrored caches: the origin's trust tier" })),
+  station: t.Optional(t.String({ description: "a living cache: the station whose beacon is the cache's position" })),
+  source: t.Optional(t.String({ description: "catalog imports: where from" })),
+  placedBy: t.Optional(t.String({ description: "catalog imports: the placer named there" })),
+  event: t.Optional(EVENT_INFO),
+  attributes: t.Array(CACHE_ATTRIBUTE),
+  finds: wholeNumber(),
+  favorites: wholeNumber(),
+  rating: closed({ average: nullable(t.Number()), count: wholeNumber() }),
+};
+
+export const CACHE_JSON = closed(CACHE_JSON_FIELDS);
+export type Cache = Static<typeof CACHE_JSON>;
+
+/** Owner contact fields: kept here, shown to signed-in users of this instance only. */
+export const CONTACT = closed({ email: t.Optional(t.String()), phone: t.Optional(t.String()), note: t.Optional(t.String()) });
+
+/** A cache with its contact fields: what its owner's hide and edit answer. */
+export const CACHE_WITH_CONTACT = closed({ ...CACHE_JSON_FIELDS, contact: nullable(CONTACT) });
+
+export const LOG_JSON = closed({
+  id: t.Union([wholeNumber(), t.String()], { description: "a log of this instance: its id; a mirrored find: its gid" }),
+  gid: t.String(),
+  cacheGid: t.String(),
+  kind: t.Union(
+    LOG_KINDS.map((k) => t.Literal(k)),
+    { description: 'only find counts as a find (docs/api.md "Log kinds")' },
+  ),
+  call: nullable(t.String(), "the finder's callsign; null once withdrawn"),
+  text: nullable(t.String()),
+  foundAt: unixMs(),
+  createdAt: unixMs(),
+  tier: nullable(t.Union([t.Literal("a"), t.Literal("b"), t.Literal("c")])),
+  state: t.Union([t.Literal("active"), t.Literal("withdrawn")]),
+  corroboration: nullable(
+    closed({ source: t.String(), igate: nullable(t.String()), distanceM: nullable(t.Number()), at: nullable(unixMs()) }),
+    "Tier A evidence",
+  ),
+  origin: t.String({ description: "the instance the log was written on" }),
+});
+export type Log = Static<typeof LOG_JSON>;
+
+/** A log as its POST answers it: 201 with the log; 200 with the first log, `replayed`, when its clientId was sent before. */
+export const LOG_POSTED = closed({ ...LOG_JSON.properties, replayed: t.Optional(t.Literal(true)) });
+
+/** A cache's logbook, newest first (GET /api/caches/:id/logs). */
+export const LOGBOOK = closed({ logs: t.Array(LOG_JSON) });

@@ -1,0 +1,78 @@
+/**
+ * The game's write routes answer as they declare: a hidden or edited cache,
+ * a posted log (and its replay) and a logbook pass the closed schemas of
+ * src/game/shapes.ts, with nothing the API document does not name, and
+ * /api/openapi.json declares those schemas beside the gate's refusals.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { TSchema } from "@sinclair/typebox";
+import { startInProcess, type Running } from "../helpers/gateway.ts";
+import { signedInUser, type TestUser } from "../helpers/accounts.ts";
+import { check } from "../../src/lib/schema.ts";
+import { CACHE_WITH_CONTACT, LOG_POSTED, LOGBOOK } from "../../src/game/shapes.ts";
+
+let g: Running;
+let owner: TestUser;
+let finder: TestUser;
+const json = (r: Response) => r.json() as Promise<any>;
+const send = (path: string, method: string, body: unknown, u: TestUser) =>
+  g.get(path, { method, body: JSON.stringify(body), headers: { "content-type": "application/json", cookie: u.cookie } });
+const plainJson = (s: TSchema) => JSON.parse(JSON.stringify(s));
+
+beforeAll(async () => {
+  g = await startInProcess({});
+  owner = signedInUser(g.gw, "N0ANS", { verified: true });
+  finder = signedInUser(g.gw, "N0ANF");
+});
+afterAll(async () => {
+  await g.stop();
+});
+
+describe("the game's answers", () => {
+  test("a hide, an edit, a log, its replay and the logbook pass the schemas they are declared with", async () => {
+    const hid = await send(
+      "/api/caches",
+      "POST",
+      {
+        name: "Answer box",
+        type: "event",
+        size: "other",
+        difficulty: 1,
+        terrain: 1,
+        lat: 47.3,
+        lon: 8.5,
+        contact: { email: "owner@example.org" },
+        attributes: [{ id: 1, inc: true }],
+        event: { date: new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10), start: "10:00", end: "12:00", timeZone: "Europe/Zurich" },
+      },
+      owner,
+    );
+    expect(hid.status).toBe(201);
+    const cache = check(CACHE_WITH_CONTACT, await json(hid), "hide");
+    expect(cache.contact).toEqual({ email: "owner@example.org" });
+    check(CACHE_WITH_CONTACT, await json(await send(`/api/caches/${cache.id}`, "PATCH", { hint: "by the gate" }, owner)), "edit");
+    const body = { kind: "will-attend", text: "coming", clientId: "answers-0001" };
+    const posted = await send(`/api/caches/${cache.id}/logs`, "POST", body, finder);
+    expect(posted.status).toBe(201);
+    check(LOG_POSTED, await json(posted), "log");
+    const again = await send(`/api/caches/${cache.id}/logs`, "POST", body, finder);
+    expect(again.status).toBe(200);
+    expect(check(LOG_POSTED, await json(again), "replay").replayed).toBe(true);
+    const book = check(LOGBOOK, await json(await g.get(`/api/caches/${cache.id}/logs`)), "logbook");
+    expect(book.logs.map((l) => l.kind)).toEqual(["will-attend"]);
+    // a control: a member the schema does not name fails it
+    expect(() => check(LOGBOOK, { logs: [{ ...book.logs[0], mine: true }] }, "logbook")).toThrow('unknown field "mine"');
+  });
+
+  test("/api/openapi.json declares those schemas, and keeps the gate's refusals beside them", async () => {
+    const doc = await json(await g.get("/api/openapi.json"));
+    const hide = doc.paths["/api/caches"].post.responses;
+    expect(hide["201"].content["application/json"].schema).toEqual(plainJson(CACHE_WITH_CONTACT));
+    expect(hide["200"]).toBeUndefined();
+    expect(Object.keys(hide)).toEqual(expect.arrayContaining(["400", "401", "403"]));
+    const log = doc.paths["/api/caches/{id}/logs"].post.responses;
+    expect(log["201"].content["application/json"].schema).toEqual(plainJson(LOG_POSTED));
+    expect(log["200"].content["application/json"].schema).toEqual(plainJson(LOG_POSTED));
+    expect(doc.paths["/api/caches/{id}/logs"].get.responses["200"].content["application/json"].schema).toEqual(plainJson(LOGBOOK));
+  });
+});
