@@ -231,7 +231,6 @@ describe("one source for each body rule", () => {
   /** Where an object schema may keep members it does not declare, and why. */
   const OPEN_ON_PURPOSE: Record<string, string> = {
     "src/accounts/model.ts": "a signed body is verified over every member it has; WebAuthn's JSON is the browser's",
-    "src/v1/openapi.ts": "the OpenAPI document it writes, not a schema the server checks",
     "src/fed/network-routes.ts": "a peer's notify ping: a newer peer may add members, and an older gateway still pulls it",
     "src/stations/own-routes.ts": "a weather station's push: its query carries parameters this gateway does not read",
     "src/http/ui.ts": "the web app's address: a query beyond the map's view is the app's own (or a link's tracking), and passes",

@@ -6,33 +6,9 @@
 import type { Core } from "../core/core.ts";
 import { applyTelemetry, type Telemetry, type TelemetryDefinitions, type Weather } from "../lib/aprs/index.ts";
 import { badRequest, notFound } from "../lib/errors.ts";
+import type { Station, StationDetail } from "./shapes.ts";
 
-export interface Station {
-  call: string;
-  kind: "station" | "object" | "item";
-  owner?: string;
-  alive: boolean;
-  lat?: number;
-  lon?: number;
-  ambiguity?: number;
-  symbol?: string;
-  course?: number;
-  speedKmh?: number;
-  altitudeM?: number;
-  comment?: string;
-  status?: string;
-  device?: string;
-  messaging?: boolean;
-  firstHeard: number;
-  lastHeard: number;
-  lastPositionAt?: number;
-  packets: number;
-  source?: string;
-  igate?: string;
-  path?: string;
-  wx?: Weather;
-  wxAt?: number;
-}
+export type { Station, StationDetail } from "./shapes.ts";
 
 interface Row {
   call: string;
@@ -336,16 +312,6 @@ export function stationsForMap(gw: Core, box: Bbox, opts: { limit?: number; cell
       });
   }
   return { clustered: true, stations, clusters, total };
-}
-
-export interface StationDetail extends Station {
-  /** recent track points, oldest first */
-  track: Array<{ ts: number; lat: number; lon: number; source: string; igate?: string }>;
-  /** how it was heard lately: path, RF IGate, feed */
-  heard: Array<{ ts: number; path: string | null; source: string; igate: string | null; via: string | null }>;
-  /** objects and items this station sent */
-  objects: string[];
-  telemetryDefinitions?: TelemetryDefinitions;
 }
 
 export function getStation(gw: Core, call: string, opts: { trackSince?: number } = {}): StationDetail {

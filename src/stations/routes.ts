@@ -18,6 +18,8 @@ import { transmit, TX_BODY } from "./tx.ts";
 import { ownStationRoutes } from "./own-routes.ts";
 import { cellsParam } from "../http/params.ts";
 import { STATION_CALL, STATION_LIST_QUERY } from "./model.ts";
+import { answers } from "../http/openapi.ts";
+import { STATION_DETAIL } from "./shapes.ts";
 
 /** A port whose `clients` (KISS and APRS-IS servers) lose their network addresses. */
 function withoutClientAddresses(p: PortStatus): PortStatus {
@@ -92,7 +94,7 @@ export function stationsRoutes(gw: Core, kit: RouteKit) {
         gate: "public",
         params: CALL_PARAMS,
         query: t.Object({ since: whole("the track from, unix ms; default the last 24 hours") }),
-        detail: { summary: "One station with its track", tags: TAGS },
+        detail: { summary: "One station with its track", tags: TAGS, responses: answers("the station", STATION_DETAIL) },
       })
       .get(
         "/api/stations/:call/series",

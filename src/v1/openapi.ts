@@ -1,11 +1,13 @@
 /**
  * What /api/v1 answers, for its OpenAPI document: the shapes of a cache and a
- * log (src/v1/shapes.ts, the schemas the service builds to) and of a station,
+ * log (src/v1/shapes.ts) and of a station (src/stations/shapes.ts), the
+ * schemas the services build to,
  * the RateLimit headers, and the responses each route names in its
  * `detail.responses`. The document itself (served at
  * /api/v1/openapi.json) is generated from the v1 routes (src/http/openapi.ts).
  */
 
+import { STATION_DETAIL, STATION_JSON, STATION_LIST } from "../stations/shapes.ts";
 import { V1_CACHE, V1_CACHE_DETAIL, V1_EVENT_CACHE, V1_LOG, V1_NEAR_CACHE } from "./shapes.ts";
 
 const RATE = {
@@ -15,7 +17,9 @@ const RATE = {
 };
 
 /** A shared schema of the document, by name. */
-export const ref = (name: "Cache" | "NearCache" | "EventCache" | "CacheDetail" | "Log" | "Station") => ({ $ref: `#/components/schemas/${name}` });
+export const ref = (name: "Cache" | "NearCache" | "EventCache" | "CacheDetail" | "Log" | "Station" | "StationList" | "StationDetail") => ({
+  $ref: `#/components/schemas/${name}`,
+});
 
 /** A v1 route's responses: 200 with the RateLimit headers, bad input, too many requests, and 404 when it names one thing. */
 export function v1Responses(description: string, schema: Record<string, unknown>, o: { type?: string; status?: number; notFound?: boolean } = {}) {
@@ -43,11 +47,9 @@ const COMPONENTS: Record<string, Record<string, unknown>> = {
     EventCache: V1_EVENT_CACHE,
     CacheDetail: V1_CACHE_DETAIL,
     Log: V1_LOG,
-    Station: {
-      type: "object",
-      properties: { call: { type: "string" }, lat: { type: "number" }, lon: { type: "number" }, lastHeard: { type: "integer" } },
-      additionalProperties: true,
-    },
+    Station: STATION_JSON,
+    StationList: STATION_LIST,
+    StationDetail: STATION_DETAIL,
   },
 };
 

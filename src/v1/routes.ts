@@ -253,17 +253,14 @@ export function v1Routes(gw: Core, kit: RouteKit) {
         detail: {
           summary: "Stations heard, newest first",
           tags: TAGS,
-          responses: v1Responses("stations", {
-            type: "object",
-            properties: { stations: { type: "array", items: ref("Station") }, truncated: { type: "boolean" } },
-          }),
+          responses: v1Responses("stations", ref("StationList")),
         },
       },
     )
     .get("/api/v1/stations/:call", ({ params }) => getStation(gw, decodeURIComponent(params.call)), {
       ...opts,
       params: t.Object({ call: STATION_CALL }),
-      detail: { summary: "One station with its recent track", tags: TAGS, responses: v1Responses("the station", ref("Station"), { notFound: true }) },
+      detail: { summary: "One station with its recent track", tags: TAGS, responses: v1Responses("the station", ref("StationDetail"), { notFound: true }) },
     })
     .get("/api/v1/leaderboard", ({ query }) => leaderboard(gw, { since: query.since, limit: query.limit }), {
       ...opts,
