@@ -10,7 +10,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { ingestLines } from "../../src/stations/ingest.ts";
 import { check } from "../../src/lib/schema.ts";
-import { STATION_DETAIL, STATION_JSON, STATION_LIST } from "../../src/stations/shapes.ts";
+import { STATION_DETAIL, STATION_JSON, STATION_LIST, type StationDetail } from "../../src/stations/shapes.ts";
 
 let g: Running;
 const json = async (path: string) => {
@@ -43,7 +43,7 @@ afterAll(() => g.stop());
 describe("station answers", () => {
   test("the lists and each station, with track, weather, telemetry definitions and objects, pass their schemas", async () => {
     for (const path of ["/api/stations", "/api/v1/stations"]) check(STATION_LIST, await json(path), path);
-    const details = [];
+    const details: StationDetail[] = [];
     for (const call of ["N0ANS", "N0MOV-9", "N0ANT", "ANSOBJ"])
       for (const base of ["/api/stations", "/api/v1/stations"]) details.push(check(STATION_DETAIL, await json(`${base}/${call}`), `${base}/${call}`));
     // the answers carry what the schemas name: a track, weather, definitions, an object
