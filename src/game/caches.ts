@@ -17,7 +17,7 @@ import { eventInfo } from "./events.ts";
 import { attributesOf } from "./attributes.ts";
 import type { CacheStatus } from "./model.ts";
 import type { CacheBasics } from "../lib/fed/bodies.ts";
-import type { Cache } from "./shapes.ts";
+import type { Cache, MapCache } from "./shapes.ts";
 
 /** The basics' values in the order of the caches table's columns (name, type, size, difficulty, terrain, lat, lon). */
 export const basicValues = (c: CacheBasics) => [c.name, c.type, c.size, c.difficulty, c.terrain, c.lat, c.lon] as const;
@@ -226,26 +226,8 @@ export function livingJson(gw: Core, l: LivingCache): Cache {
   };
 }
 
-/** What the map needs of a cache: everything but the long texts (the page loads those). */
-export type MapCache = Omit<Cache, "description" | "hint">;
+export type { Cluster, MapAnswer, MapCache } from "./shapes.ts";
 export function forMap(c: Cache): MapCache {
   const { description: _d, hint: _h, ...rest } = c;
   return rest;
-}
-
-export interface Cluster {
-  lat: number;
-  lon: number;
-  count: number;
-  /** the cluster's extent: zoom to it */
-  bbox: [number, number, number, number];
-}
-
-export interface MapAnswer {
-  /** true: the box holds more than `limit` caches, so `clusters` summarise it and `caches` is empty (but for `singles`) */
-  clustered: boolean;
-  caches: MapCache[];
-  clusters: Cluster[];
-  /** caches in the box (native and shown mirrors) */
-  total: number;
 }

@@ -23,7 +23,7 @@ import {
 } from "./model.ts";
 import { closed } from "../lib/schema.ts";
 import { answers } from "../http/openapi.ts";
-import { CACHE_WITH_CONTACT, LOG_POSTED, LOGBOOK } from "./shapes.ts";
+import { CACHE_WITH_CONTACT, LOG_POSTED, LOGBOOK, MAP_ANSWER, NEAR_ANSWER } from "./shapes.ts";
 import { baseCall } from "../lib/callsign.ts";
 import { cachePage, markFound } from "./cache-lookup.ts";
 import { cachesInBox, parseBox } from "./cache-map.ts";
@@ -123,6 +123,7 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
           summary: "Caches in a box, for the map (single caches, or clusters when there are many), or nearest a point (near=)",
           description: "Native and mirrored caches with the search filters; a signed-in user sees which they found.",
           tags: TAGS,
+          responses: answers("bbox: the map's view of the box; near: the nearest caches", { oneOf: [MAP_ANSWER, NEAR_ANSWER] }),
         },
       },
     )

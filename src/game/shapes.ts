@@ -99,3 +99,46 @@ export const LOG_POSTED = closed({ ...LOG_JSON.properties, replayed: t.Optional(
 
 /** A cache's logbook, newest first (GET /api/caches/:id/logs). */
 export const LOGBOOK = closed({ logs: t.Array(LOG_JSON) });
+
+// ---------------------------------------------------------------- the map (GET /api/caches)
+
+const { description: _d, hint: _h, ...MAP_FIELDS } = CACHE_JSON_FIELDS;
+/** A signed-in player's marks on a cache of the map: found, and where their solution puts it. */
+const MARKS = {
+  found: t.Optional(t.Boolean({ description: "signed in: you logged a find" })),
+  corrected: t.Optional(t.Literal(true, { description: "signed in: shown where your corrected coordinates put it" })),
+  original: t.Optional(closed({ lat: t.Number(), lon: t.Number() }, { description: "with corrected: where the cache is listed" })),
+};
+
+/** What the map needs of a cache: everything but the long texts (the page loads those). */
+export const MAP_CACHE = closed(MAP_FIELDS);
+export type MapCache = Static<typeof MAP_CACHE>;
+
+export const CLUSTER = closed({
+  lat: t.Number(),
+  lon: t.Number(),
+  count: wholeNumber(),
+  bbox: t.Tuple([t.Number(), t.Number(), t.Number(), t.Number()], { description: "the cluster's extent (west, south, east, north): zoom to it" }),
+});
+export type Cluster = Static<typeof CLUSTER>;
+
+/** The map's view of a box: its caches, or clusters that count them. */
+export const MAP_ANSWER = closed({
+  clustered: t.Boolean({ description: "true: the box holds more than limit caches, so clusters summarise it and caches is empty (but for singles)" }),
+  caches: t.Array(closed({ ...MAP_FIELDS, ...MARKS })),
+  clusters: t.Array(CLUSTER),
+  total: wholeNumber({ description: "caches in the box (native and shown mirrors)" }),
+});
+export type MapAnswer = Static<typeof MAP_ANSWER>;
+
+/** The caches nearest a point (near=), nearest first. */
+export const NEAR_ANSWER = closed({
+  caches: t.Array(
+    closed({
+      ...MAP_FIELDS,
+      ...MARKS,
+      distanceM: wholeNumber({ description: "metres from near (from your corrected coordinates, signed in)" }),
+      bearingDeg: t.Number({ description: "degrees from north" }),
+    }),
+  ),
+});

@@ -9,7 +9,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { check } from "../../src/lib/schema.ts";
-import { CACHE_WITH_CONTACT, LOG_POSTED, LOGBOOK } from "../../src/game/shapes.ts";
+import { CACHE_WITH_CONTACT, LOG_POSTED, LOGBOOK, MAP_ANSWER, NEAR_ANSWER } from "../../src/game/shapes.ts";
 
 let g: Running;
 let owner: TestUser;
@@ -60,6 +60,21 @@ describe("the game's answers", () => {
     expect(check(LOG_POSTED, await json(again), "replay").replayed).toBe(true);
     const book = check(LOGBOOK, await json(await g.get(`/api/caches/${cache.id}/logs`)), "logbook");
     expect(book.logs.map((l) => l.kind)).toEqual(["will-attend"]);
+    // the map: listed, clustered, near; signed in, with the player's marks (found, corrected)
+    await send(`/api/caches/${cache.id}/personal`, "PUT", { corrected: { lat: 47.31, lon: 8.51 } }, finder);
+    for (let i = 0; i < 4; i++)
+      await send(
+        "/api/caches",
+        "POST",
+        { name: `Near ${i}`, type: "traditional", size: "small", difficulty: 2, terrain: 2, lat: 47.3 + i / 1000, lon: 8.5 },
+        owner,
+      );
+    const map = (q: string, u?: TestUser) => g.get(`/api/caches?${q}`, u ? { headers: { cookie: u.cookie } } : {}).then(json);
+    const listed = check(MAP_ANSWER, await map("bbox=8,47,9,48", finder), "map");
+    expect(listed.caches.some((c) => c.corrected === true && c.original !== undefined)).toBe(true);
+    expect(check(MAP_ANSWER, await map("bbox=8,47,9,48&limit=1"), "clustered").clustered).toBe(true);
+    check(NEAR_ANSWER, await map("near=47.3,8.5", finder), "near");
+    check(NEAR_ANSWER, await map("near=47.3,8.5"), "near");
     // a control: a member the schema does not name fails it
     expect(() => check(LOGBOOK, { logs: [{ ...book.logs[0], mine: true }] }, "logbook")).toThrow('unknown field "mine"');
   });
