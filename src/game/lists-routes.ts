@@ -12,6 +12,8 @@ import { GPX_TYPE } from "../exports/gpx.ts";
 import { actorOf } from "./model.ts";
 import { addToList, createList, deleteList, LIST_BODY, LIST_PATCH, listWithCaches, myLists, removeFromList, updateList } from "./lists.ts";
 import { closed } from "../lib/schema.ts";
+import { answers } from "../http/openapi.ts";
+import { CACHE_LIST, LIST_WITH_CACHES, MY_LISTS } from "./lists.ts";
 
 const TAGS = ["Game"];
 const ID = t.Object({ id: t.Integer({ minimum: 1, description: "the list's id" }) });
@@ -22,7 +24,7 @@ export function listRoutes(gw: Core, kit: RouteKit) {
     .use(kit.gates)
     .get("/api/lists", ({ caller }) => myLists(gw, actorOf(caller)), {
       gate: "session",
-      detail: { summary: "Your bookmark lists", tags: TAGS },
+      detail: { summary: "Your bookmark lists", tags: TAGS, responses: answers("your lists", MY_LISTS) },
     })
     .post(
       "/api/lists",
@@ -30,7 +32,11 @@ export function listRoutes(gw: Core, kit: RouteKit) {
         set.status = 201;
         return createList(gw, actorOf(caller), body);
       },
-      { gate: "session", body: LIST_BODY, detail: { summary: "Make a bookmark list (private unless public is true)", tags: TAGS } },
+      {
+        gate: "session",
+        body: LIST_BODY,
+        detail: { summary: "Make a bookmark list (private unless public is true)", tags: TAGS, responses: answers("the list", CACHE_LIST, 201) },
+      },
     )
     .get("/api/lists/:id", ({ params, caller }) => listWithCaches(gw, params.id, reader(caller)), {
       gate: "public",
@@ -38,6 +44,7 @@ export function listRoutes(gw: Core, kit: RouteKit) {
       detail: {
         summary: "A bookmark list with its caches: a public one for anyone with its link, a private one for its owner only (404 otherwise)",
         tags: TAGS,
+        responses: answers("the list and its caches", LIST_WITH_CACHES),
       },
     })
     .get(
@@ -53,7 +60,7 @@ export function listRoutes(gw: Core, kit: RouteKit) {
       gate: "session",
       params: ID,
       body: LIST_PATCH,
-      detail: { summary: "Rename a list or make it public or private (its owner)", tags: TAGS },
+      detail: { summary: "Rename a list or make it public or private (its owner)", tags: TAGS, responses: answers("the list", CACHE_LIST) },
     })
     .delete("/api/lists/:id", ({ params, caller }) => deleteList(gw, actorOf(caller), params.id), {
       gate: "session",
@@ -64,11 +71,11 @@ export function listRoutes(gw: Core, kit: RouteKit) {
       gate: "session",
       params: ID,
       body: closed({ cache: t.Union([t.String(), t.Number()], { description: "the cache: its id or gid" }) }),
-      detail: { summary: "Add a cache to a list (its owner); adding it again changes nothing", tags: TAGS },
+      detail: { summary: "Add a cache to a list (its owner); adding it again changes nothing", tags: TAGS, responses: answers("the list", CACHE_LIST) },
     })
     .delete("/api/lists/:id/caches/:cache", ({ params, caller }) => removeFromList(gw, actorOf(caller), params.id, decodeURIComponent(params.cache)), {
       gate: "session",
       params: t.Object({ id: t.Integer({ minimum: 1 }), cache: t.String({ description: "the cache: its id or gid" }) }),
-      detail: { summary: "Take a cache off a list (its owner)", tags: TAGS },
+      detail: { summary: "Take a cache off a list (its owner)", tags: TAGS, responses: answers("the list", CACHE_LIST) },
     });
 }

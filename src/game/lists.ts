@@ -11,22 +11,28 @@ import { cacheDetail } from "./cache-lookup.ts";
 import type { Cache } from "./caches.ts";
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
-import { closed } from "../lib/schema.ts";
+import { closed, wholeNumber } from "../lib/schema.ts";
+import { CACHE_JSON } from "./shapes.ts";
 import { text, type Actor } from "./model.ts";
 
 /** Lists per user, and caches per list. */
 export const MAX_LISTS = 100;
 export const MAX_LIST_CACHES = 1000;
 
-export interface CacheList {
-  id: number;
-  name: string;
-  public: boolean;
-  owner: string | null;
-  count: number;
-  createdAt: number;
-  updatedAt: number;
-}
+/** A bookmark list as the API answers it. */
+export const CACHE_LIST = closed({
+  id: wholeNumber(),
+  name: t.String(),
+  public: t.Boolean({ description: "anyone with its link reads it" }),
+  owner: t.Union([t.String(), t.Null()], { description: "the owner's callsign" }),
+  count: wholeNumber({ description: "caches on it" }),
+  createdAt: wholeNumber({ description: "unix ms" }),
+  updatedAt: wholeNumber({ description: "unix ms" }),
+});
+export type CacheList = Static<typeof CACHE_LIST>;
+/** One list with its caches (GET /api/lists/:id). */
+export const LIST_WITH_CACHES = closed({ ...CACHE_LIST.properties, caches: t.Array(CACHE_JSON) });
+export const MY_LISTS = closed({ lists: t.Array(CACHE_LIST) });
 
 interface ListRow {
   id: number;

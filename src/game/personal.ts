@@ -10,17 +10,21 @@
 import type { Core } from "../core/core.ts";
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
-import { closed } from "../lib/schema.ts";
+import { closed, wholeNumber } from "../lib/schema.ts";
 import { cacheDetail } from "./cache-lookup.ts";
 import { latitude, longitude, optText, type Actor } from "./model.ts";
 
 export const MAX_NOTE = 2000;
 
-export interface Personal {
-  note: string | null;
-  corrected: { lat: number; lon: number } | null;
-  updatedAt: number;
-}
+/** A player's own note and corrected coordinates of a cache. */
+export const PERSONAL_JSON = closed({
+  note: t.Union([t.String(), t.Null()]),
+  corrected: t.Union([closed({ lat: t.Number(), lon: t.Number() }), t.Null()]),
+  updatedAt: wholeNumber({ description: "unix ms" }),
+});
+export type Personal = Static<typeof PERSONAL_JSON>;
+/** What PUT /api/caches/:id/personal answers: the note as saved, null when both are cleared. */
+export const PERSONAL_SAVED = closed({ personal: t.Union([PERSONAL_JSON, t.Null()]) });
 
 interface Row {
   note: string | null;

@@ -45,6 +45,7 @@ import { listRoutes } from "./lists-routes.ts";
 import { maintenanceRoutes } from "./maintenance-routes.ts";
 import { eventRoutes } from "./events-routes.ts";
 import { waypointRoutes } from "./waypoints-routes.ts";
+import { PERSONAL_SAVED } from "./personal.ts";
 
 /** The caller as an actor for reads: null when signed out (drafts stay hidden). */
 const reader = (caller: Caller): Actor | null => (caller.user || caller.ingest ? actorOf(caller) : null);
@@ -169,6 +170,7 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
         summary:
           "Your own note and corrected coordinates of a cache: on this instance only, never shared; your map, lists, GPX and saved areas put the cache there",
         tags: TAGS,
+        responses: answers("the note as saved; null when both are cleared", PERSONAL_SAVED),
       },
     })
     .get(

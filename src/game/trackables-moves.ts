@@ -23,7 +23,7 @@ import { publicIdOf } from "../accounts/users.ts";
 import { baseCall } from "../lib/callsign.ts";
 import { refuseUnlessClockSane } from "../system/clock-sanity.ts";
 import { distanceM, optText, pastTime, type Actor } from "./model.ts";
-import type { MoveBody } from "./trackables-bodies.ts";
+import type { MoveBody } from "./trackables-shapes.ts";
 import { resolveCache } from "./cache-lookup.ts";
 import { isSighting, localSighting, TIER_A } from "./corroborate.ts";
 import type { GatewayEvents } from "../core/events.ts";

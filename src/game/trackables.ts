@@ -16,8 +16,8 @@ import { baseCall } from "../lib/callsign.ts";
 import { refuseUnlessClockSane } from "../system/clock-sanity.ts";
 import { callsign, optText, text, type Actor } from "./model.ts";
 import { resolveCache } from "./cache-lookup.ts";
-import type { TrackableBody } from "./trackables-bodies.ts";
-import { deriveState, orderMoves, type MoveFact, type MoveKind, type TrackableState } from "./trackables-state.ts";
+import type { Move, Trackable, TrackableBody } from "./trackables-shapes.ts";
+import { deriveState, orderMoves, type MoveFact, type TrackableState } from "./trackables-state.ts";
 
 /** Tracking codes: no 0/O, 1/I/L, so a code read off a worn tag is typed right. */
 const CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
@@ -39,31 +39,7 @@ export interface TrackableRef {
   createdAt: number;
 }
 
-export interface Move {
-  gid: string;
-  origin: string;
-  kind: MoveKind;
-  call: string;
-  cacheGid: string | null;
-  lat: number | null;
-  lon: number | null;
-  text: string | null;
-  /** unix ms */
-  at: number;
-  tier: string | null;
-}
-
-export type Trackable = TrackableState & {
-  ref: string;
-  gid: string;
-  origin: string;
-  name: string;
-  goal: string | null;
-  description: string | null;
-  /** the owner's callsign */
-  owner: string;
-  createdAt: number;
-};
+export type { Move, Trackable } from "./trackables-shapes.ts";
 
 const SCRYPT = { N: 16384, r: 8, p: 1 };
 

@@ -10,6 +10,9 @@ import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { check } from "../../src/lib/schema.ts";
 import { CACHE_WITH_CONTACT, LOG_POSTED, LOGBOOK, MAP_ANSWER, NEAR_ANSWER } from "../../src/game/shapes.ts";
+import { CACHE_LIST, LIST_WITH_CACHES, MY_LISTS } from "../../src/game/lists.ts";
+import { PERSONAL_SAVED } from "../../src/game/personal.ts";
+import { MOVE_LOGGED, TRACKABLE_DETAIL, TRACKABLE_LIST, TRACKABLE_MADE } from "../../src/game/trackables-shapes.ts";
 
 let g: Running;
 let owner: TestUser;
@@ -77,6 +80,31 @@ describe("the game's answers", () => {
     check(NEAR_ANSWER, await map("near=47.3,8.5"), "near");
     // a control: a member the schema does not name fails it
     expect(() => check(LOGBOOK, { logs: [{ ...book.logs[0], mine: true }] }, "logbook")).toThrow('unknown field "mine"');
+  });
+
+  test("lists, trackables and their moves, and a personal note pass theirs", async () => {
+    const hid = await json(
+      await send("/api/caches", "POST", { name: "Listed", type: "traditional", size: "small", difficulty: 1, terrain: 1, lat: 47.4, lon: 8.6 }, owner),
+    );
+    const made = await send("/api/lists", "POST", { name: "Trip" }, finder);
+    expect(made.status).toBe(201);
+    const list = check(CACHE_LIST, await json(made), "list");
+    check(CACHE_LIST, await json(await send(`/api/lists/${list.id}/caches`, "POST", { cache: hid.id }, finder)), "list add");
+    check(CACHE_LIST, await json(await send(`/api/lists/${list.id}`, "PATCH", { public: true }, finder)), "list edit");
+    expect(check(LIST_WITH_CACHES, await json(await g.get(`/api/lists/${list.id}`)), "list read").caches).toHaveLength(1);
+    check(MY_LISTS, await json(await g.get("/api/lists", { headers: { cookie: finder.cookie } })), "my lists");
+    const tb = await send("/api/trackables", "POST", { name: "Bug", goal: "the sea" }, owner);
+    expect(tb.status).toBe(201);
+    const t = check(TRACKABLE_MADE, await json(tb), "trackable");
+    const moved = await send(`/api/trackables/${t.ref}/moves`, "POST", { kind: "drop", cacheId: hid.id }, owner);
+    expect(moved.status).toBe(201);
+    check(MOVE_LOGGED, await json(moved), "move");
+    const detail = check(TRACKABLE_DETAIL, await json(await g.get(`/api/trackables/${t.ref}`)), "trackable read");
+    expect(detail.moves.map((m) => m.kind)).toEqual(["drop"]);
+    check(TRACKABLE_LIST, await json(await g.get(`/api/trackables?owner=${owner.call}`)), "trackables");
+    const noted = check(PERSONAL_SAVED, await json(await send(`/api/caches/${hid.id}/personal`, "PUT", { note: "solved" }, finder)), "personal");
+    expect(noted.personal?.note).toBe("solved");
+    expect(check(PERSONAL_SAVED, await json(await send(`/api/caches/${hid.id}/personal`, "PUT", { note: null }, finder)), "cleared").personal).toBeNull();
   });
 
   test("/api/openapi.json declares those schemas, and keeps the gate's refusals beside them", async () => {

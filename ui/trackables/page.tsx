@@ -15,7 +15,7 @@ import { When } from "../time.tsx";
 import type { Move, Trackable } from "../../src/game/trackables.ts";
 import { t } from "../i18n/i18n.ts";
 import { Rich } from "../i18n/rich.tsx";
-import type { MoveBody } from "../../src/game/trackables-bodies.ts";
+import type { MoveBody } from "../../src/game/trackables-shapes.ts";
 
 type Detail = Trackable & { moves: Move[] };
 
