@@ -174,10 +174,12 @@ function operation(route: RouteLike, gate: GateName | null, rateLimit: RateBucke
     if (security) op.security = security;
   }
   if (rateLimit) op["x-rate-limit-bucket"] = rateLimit;
-  // a route that declares its answer (answers()) keeps the gate's refusals beside it
+  // a route that declares only its answer (answers()) keeps the gate's refusals beside it; one that declares its refusals too (v1) is taken as it is
   const declared = responses ?? {};
-  const ok = Object.keys(declared).some((k) => k.startsWith("2")) ? {} : { "200": { description: "OK" } };
-  op.responses = { ...ok, "400": ERROR, ...(gate && gate !== "public" ? { "401": ERROR, "403": ERROR } : {}), ...declared };
+  const codes = Object.keys(declared);
+  const ok = codes.some((k) => k.startsWith("2")) ? {} : { "200": { description: "OK" } };
+  const refusals = codes.some((k) => k.startsWith("4")) ? {} : { "400": ERROR, ...(gate && gate !== "public" ? { "401": ERROR, "403": ERROR } : {}) };
+  op.responses = { ...ok, ...refusals, ...declared };
   return op;
 }
 

@@ -380,7 +380,9 @@ describe("/api/v1", () => {
     expect(finds.security).toEqual([{}, { apiKey: [] }]);
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ in: "header", name: "x-api-key" });
     const one = doc.paths["/api/v1/caches/{id}"].get;
-    expect(one.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Cache" });
+    expect(one.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/CacheDetail" });
+    // a route that declares its refusals (v1's) keeps exactly those
+    expect(Object.keys(one.responses).sort()).toEqual(["200", "400", "404", "429"]);
     expect(Object.keys(one.responses["200"].headers)).toEqual(["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]);
     expect(one.responses["404"]).toEqual({ $ref: "#/components/responses/NotFound" });
     expect(doc.paths["/api/v1"].post.responses["201"]).toBeDefined();
