@@ -13,6 +13,8 @@ import { cacheDetail, cacheRow } from "./cache-lookup.ts";
 import { cachesJson, type CacheRow } from "./caches.ts";
 import { parseNear } from "./near.ts";
 import { eventIcs, upcomingNear } from "./events.ts";
+import { answers } from "../http/openapi.ts";
+import { EVENTS_ANSWER } from "./shapes.ts";
 
 const TAGS = ["Caches"];
 const reader = (caller: Caller): Actor | null => (caller.user || caller.ingest ? actorOf(caller) : null);
@@ -53,7 +55,11 @@ export function eventRoutes(gw: Core, kit: RouteKit) {
           near: t.Optional(t.String({ description: "LAT,LON: events nearest this point first" })),
           limit: t.Optional(t.Integer({ description: "how many, 1-200 (20)" })),
         }),
-        detail: { summary: "Upcoming events (not yet over) of this instance, nearest a point first, each with distanceM", tags: TAGS },
+        detail: {
+          summary: "Upcoming events (not yet over) of this instance, nearest a point first, each with distanceM",
+          tags: TAGS,
+          responses: answers("the events", EVENTS_ANSWER),
+        },
       },
     );
 }

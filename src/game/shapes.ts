@@ -142,3 +142,8 @@ export const NEAR_ANSWER = closed({
     }),
   ),
 });
+
+/** Upcoming events nearest a point (GET /api/events), nearest first. */
+export const EVENTS_ANSWER = closed({
+  events: t.Array(closed({ ...CACHE_JSON_FIELDS, distanceM: t.Number({ description: "metres from near, to 0.1 m" }) })),
+});

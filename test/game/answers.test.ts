@@ -9,7 +9,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
 import { check } from "../../src/lib/schema.ts";
-import { CACHE_WITH_CONTACT, LOG_POSTED, LOGBOOK, MAP_ANSWER, NEAR_ANSWER } from "../../src/game/shapes.ts";
+import { CACHE_WITH_CONTACT, EVENTS_ANSWER, LOG_POSTED, LOGBOOK, MAP_ANSWER, NEAR_ANSWER } from "../../src/game/shapes.ts";
 import { CACHE_LIST, LIST_WITH_CACHES, MY_LISTS } from "../../src/game/lists.ts";
 import { PERSONAL_SAVED } from "../../src/game/personal.ts";
 import { MOVE_LOGGED, TRACKABLE_DETAIL, TRACKABLE_LIST, TRACKABLE_MADE } from "../../src/game/trackables-shapes.ts";
@@ -78,6 +78,8 @@ describe("the game's answers", () => {
     expect(check(MAP_ANSWER, await map("bbox=8,47,9,48&limit=1"), "clustered").clustered).toBe(true);
     check(NEAR_ANSWER, await map("near=47.3,8.5", finder), "near");
     check(NEAR_ANSWER, await map("near=47.3,8.5"), "near");
+    const events = check(EVENTS_ANSWER, await json(await g.get("/api/events?near=47.3,8.5")), "events");
+    expect(events.events.map((e) => e.id)).toEqual([cache.id]);
     // a control: a member the schema does not name fails it
     expect(() => check(LOGBOOK, { logs: [{ ...book.logs[0], mine: true }] }, "logbook")).toThrow('unknown field "mine"');
   });
