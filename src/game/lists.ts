@@ -11,7 +11,7 @@ import { cacheDetail } from "./cache-lookup.ts";
 import type { Cache } from "./caches.ts";
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
-import { closed, wholeNumber } from "../lib/schema.ts";
+import { closed, nullable, wholeNumber } from "../lib/schema.ts";
 import { CACHE_JSON } from "./shapes.ts";
 import { text, type Actor } from "./model.ts";
 
@@ -24,7 +24,7 @@ export const CACHE_LIST = closed({
   id: wholeNumber(),
   name: t.String(),
   public: t.Boolean({ description: "anyone with its link reads it" }),
-  owner: t.Union([t.String(), t.Null()], { description: "the owner's callsign" }),
+  owner: nullable(t.String(), "the owner's callsign"),
   count: wholeNumber({ description: "caches on it" }),
   createdAt: wholeNumber({ description: "unix ms" }),
   updatedAt: wholeNumber({ description: "unix ms" }),

@@ -2,9 +2,9 @@
  * The game's vocabulary and input checks: cache types, sizes, lifecycle,
  * difficulty/terrain steps, who is acting. Pure.
  */
-import { t, type TSchema } from "elysia";
+import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
-import { closed } from "../lib/schema.ts";
+import { closed, nullable } from "../lib/schema.ts";
 import type { CONTACT } from "./shapes.ts";
 import { badRequest } from "../lib/errors.ts";
 import type { Caller } from "../accounts/caller.ts";
@@ -174,8 +174,6 @@ export const NATIVE_CACHE_ID = t.Integer({ description: "a cache hidden on this 
 
 /** A cache named in a path: its local id, or the gid of a mirrored cache. */
 export const CACHE_KEY = t.String({ description: "a cache: its local id, or the gid of a mirrored cache" });
-
-const nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
 
 /**
  * The fields of a cache as a body sends them (hide: POST /api/caches; edit:

@@ -10,7 +10,7 @@
 import type { Core } from "../core/core.ts";
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
-import { closed, wholeNumber } from "../lib/schema.ts";
+import { closed, nullable, wholeNumber } from "../lib/schema.ts";
 import { cacheDetail } from "./cache-lookup.ts";
 import { latitude, longitude, optText, type Actor } from "./model.ts";
 
@@ -18,13 +18,13 @@ export const MAX_NOTE = 2000;
 
 /** A player's own note and corrected coordinates of a cache. */
 export const PERSONAL_JSON = closed({
-  note: t.Union([t.String(), t.Null()]),
-  corrected: t.Union([closed({ lat: t.Number(), lon: t.Number() }), t.Null()]),
+  note: nullable(t.String()),
+  corrected: nullable(closed({ lat: t.Number(), lon: t.Number() })),
   updatedAt: wholeNumber({ description: "unix ms" }),
 });
 export type Personal = Static<typeof PERSONAL_JSON>;
 /** What PUT /api/caches/:id/personal answers: the note as saved, null when both are cleared. */
-export const PERSONAL_SAVED = closed({ personal: t.Union([PERSONAL_JSON, t.Null()]) });
+export const PERSONAL_SAVED = closed({ personal: nullable(PERSONAL_JSON) });
 
 interface Row {
   note: string | null;
@@ -51,11 +51,12 @@ export function personalOf(gw: Core, userId: number, gid: string): Personal | nu
  * a field left out stays as it was. Both cleared removes the row.
  */
 export const PERSONAL_BODY = closed({
-  note: t.Optional(t.Union([t.String({ maxLength: MAX_NOTE }), t.Null()], { description: "your own note of the cache; null clears it" })),
+  note: t.Optional(nullable(t.String({ maxLength: MAX_NOTE }), "your own note of the cache; null clears it")),
   corrected: t.Optional(
-    t.Union([closed({ lat: t.Number({ minimum: -90, maximum: 90 }), lon: t.Number({ minimum: -180, maximum: 180 }) }), t.Null()], {
-      description: "where you solved it to be (decimal degrees); null clears it",
-    }),
+    nullable(
+      closed({ lat: t.Number({ minimum: -90, maximum: 90 }), lon: t.Number({ minimum: -180, maximum: 180 }) }),
+      "where you solved it to be (decimal degrees); null clears it",
+    ),
   ),
 });
 

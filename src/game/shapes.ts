@@ -7,12 +7,9 @@
  * users of this instance).
  */
 import { t } from "elysia";
-import type { Static, TSchema } from "@sinclair/typebox";
-import { closed, wholeNumber } from "../lib/schema.ts";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 import { FIND_LOG_KINDS as LOG_KINDS } from "../lib/log-kinds.ts";
-
-const nullable = <T extends TSchema>(s: T, description?: string) => t.Union([s, t.Null()], description ? { description } : {});
-const unixMs = (description = "unix ms") => wholeNumber({ description });
 
 /** The attributes set yes or no, by id (src/lib/cache-attributes.ts). */
 export const CACHE_ATTRIBUTE = closed({ id: wholeNumber(), inc: t.Boolean() });

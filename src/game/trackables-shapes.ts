@@ -4,15 +4,15 @@
  * types, the web app reads them.
  */
 import { t } from "elysia";
-import type { Static, TSchema } from "@sinclair/typebox";
-import { closed, wholeNumber } from "../lib/schema.ts";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, wholeNumber } from "../lib/schema.ts";
 import { MOVE_KINDS } from "./trackables-state.ts";
 
 /** A new trackable (POST /api/trackables). */
 export const TRACKABLE_BODY = closed({
   name: t.String({ maxLength: 100, description: "1-100 characters" }),
-  goal: t.Optional(t.Union([t.String({ maxLength: 1000 }), t.Null()])),
-  description: t.Optional(t.Union([t.String({ maxLength: 4000 }), t.Null()])),
+  goal: t.Optional(nullable(t.String({ maxLength: 1000 }))),
+  description: t.Optional(nullable(t.String({ maxLength: 4000 }))),
 });
 export type TrackableBody = Static<typeof TRACKABLE_BODY>;
 
@@ -24,12 +24,10 @@ export const MOVE_BODY = closed({
   ),
   cacheId: t.Optional(t.Union([t.String(), t.Number()], { description: "the cache: its id or gid (drop, visit; retrieve checks it)" })),
   trackingCode: t.Optional(t.String({ maxLength: 64, description: "the code on the tag: needed to retrieve, grab or discover" })),
-  text: t.Optional(t.Union([t.String({ maxLength: 4000 }), t.Null()])),
+  text: t.Optional(nullable(t.String({ maxLength: 4000 }))),
   at: t.Optional(t.Number({ minimum: 0, multipleOf: 1, description: "when it happened, unix ms, not in the future; default now" })),
 });
 export type MoveBody = Static<typeof MOVE_BODY>;
-
-const nullable = <T extends TSchema>(s: T, description?: string) => t.Union([s, t.Null()], description ? { description } : {});
 
 /** A trackable with its state: who holds it, the cache it is in, how far it went. */
 export const TRACKABLE_JSON = closed({

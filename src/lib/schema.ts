@@ -28,6 +28,12 @@ export const closed = <P extends TProperties>(properties: P, options?: ObjectOpt
  */
 export const wholeNumber = (o: NumberOptions = {}) => Type.Number({ multipleOf: 1, ...o });
 
+/** A value or null. */
+export const nullable = <T extends TSchema>(schema: T, description?: string) => Type.Union([schema, Type.Null()], description ? { description } : {});
+
+/** An instant in an answer: whole unix milliseconds. */
+export const unixMs = (description = "unix ms") => wholeNumber({ description });
+
 /** What a validator reports of one failure (TypeBox's ValueError, as Elysia passes it on with its `summary`). */
 export interface FailureLike {
   type?: number;
@@ -115,10 +121,17 @@ export function describeFailure(where: string, failure: FailureLike | undefined)
   if (!failure) return { error: "invalid", message: `${where} is invalid`, field: where };
   const first = deepest(failure);
   const schema = first.schema as SchemaLike;
-  const sub = first.path ? first.path.replace(/^\//, "").replaceAll("/", ".").replaceAll("~1", "/").replaceAll("~0", "~") : "";
+  // a JSON pointer's segments, unescaped (~1 is /, ~0 is ~)
+  const segments = first.path
+    ? first.path
+        .replace(/^\//, "")
+        .split("/")
+        .map((k) => k.replaceAll("~1", "/").replaceAll("~0", "~"))
+    : [];
+  const sub = segments.join(".");
   const field = sub ? `${where}.${sub}` : where;
   if (first.type === ValueErrorType.ObjectAdditionalProperties) {
-    const name = first.path?.split("/").at(-1)?.replaceAll("~1", "/").replaceAll("~0", "~") ?? "";
+    const name = segments.at(-1) ?? "";
     const known = Object.keys(schema?.properties ?? {});
     return { error: "invalid", message: `${field}: unknown field "${name}"; ${known.length ? `it takes ${known.join(", ")}` : "it takes no fields"}`, field };
   }

@@ -7,7 +7,7 @@ import { t } from "elysia";
 import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { badRequest, forbidden, unprocessable } from "../lib/errors.ts";
-import { check, closed } from "../lib/schema.ts";
+import { check, closed, nullable } from "../lib/schema.ts";
 import { baseCall, isCallsign } from "../lib/callsign.ts";
 import { flushEvents, ingestLinesTx, ingestPositionsTx, newSink, type IngestLine, type IngestReport, type PositionReport } from "./ingest.ts";
 
@@ -48,13 +48,14 @@ function splitLines(bytes: Uint8Array): Uint8Array[] {
   return out;
 }
 
-const unixMs = (description: string) => t.Number({ minimum: 0, maximum: 1e14, description });
-const callOrNull = (description: string) => t.Optional(t.Union([t.String(), t.Null()], { description }));
+/** A time a batch names, unix ms (any number in range: a feed's clock may give fractions). */
+const batchMs = (description: string) => t.Number({ minimum: 0, maximum: 1e14, description });
+const callOrNull = (description: string) => t.Optional(nullable(t.String(), description));
 
 /** A packet of a batch given as an object (a bare string is its line alone). */
 export const INGEST_PACKET = closed({
   line: t.String({ description: "the TNC2 line" }),
-  heardAt: t.Optional(unixMs("when it was heard, unix ms; default the batch's heardAt")),
+  heardAt: t.Optional(batchMs("when it was heard, unix ms; default the batch's heardAt")),
   igate: callOrNull("the IGate that heard it (a callsign); null: none"),
 });
 
@@ -63,7 +64,7 @@ export const INGEST_POSITION = closed({
   call: t.String({ pattern: "^[A-Za-z0-9]{1,9}(-[A-Za-z0-9]{1,2})?$", description: "a callsign with an optional SSID (the station)" }),
   lat: t.Number({ minimum: -90, maximum: 90, description: "decimal degrees" }),
   lon: t.Number({ minimum: -180, maximum: 180, description: "decimal degrees" }),
-  ts: t.Optional(unixMs("when, unix ms; default the batch's heardAt")),
+  ts: t.Optional(batchMs("when, unix ms; default the batch's heardAt")),
   altitudeM: t.Optional(t.Number({ minimum: -1e5, maximum: 1e6, description: "metres" })),
   speedKmh: t.Optional(t.Number({ minimum: -1e5, maximum: 1e6, description: "km/h" })),
   course: t.Optional(t.Number({ minimum: 0, maximum: 360, description: "degrees" })),
@@ -88,7 +89,7 @@ export const INGEST_BATCH = closed(
     packets: t.Optional(t.Array(t.Unknown(), { description: 'TNC2 lines, or {"line", "heardAt", "igate"} (INGEST_PACKET)' })),
     positions: t.Optional(t.Array(t.Unknown(), { description: "position reports {call, lat, lon, ...} (INGEST_POSITION)" })),
     finds: t.Optional(t.Array(t.Unknown(), { description: "RF finds (checked by the game)" })),
-    heardAt: t.Optional(unixMs("when they were heard, unix ms; default now")),
+    heardAt: t.Optional(batchMs("when they were heard, unix ms; default now")),
     igate: t.Optional(t.String({ description: "the IGate that heard them (a callsign)" })),
     key: t.Optional(t.String({ description: "a device key registered here, signing the batch" })),
     at: t.Optional(t.Number({ description: "the signature's time" })),

@@ -16,9 +16,9 @@ import type { GatewayEvents } from "../core/events.ts";
 import type { SignedInUser } from "../accounts/caller.ts";
 import { badRequest } from "../lib/errors.ts";
 import { isCallsign } from "../lib/callsign.ts";
-import { closed } from "../lib/schema.ts";
+import { closed, nullable } from "../lib/schema.ts";
 import { inBbox, type Bbox } from "./registry.ts";
-import { createOwn, findOwnByCall, holdsBaseCall, nullable, ownRow, usableRow, viewOwn, type OwnRow, type OwnStation } from "./own.ts";
+import { createOwn, findOwnByCall, holdsBaseCall, ownRow, usableRow, viewOwn, type OwnRow, type OwnStation } from "./own.ts";
 
 export interface LivingCache {
   /** the own station (my_stations.id): stable for the life of the cache */
@@ -116,7 +116,7 @@ export interface LivingCacheView {
 
 const LIVING = {
   on: t.Optional(t.Boolean({ description: "default true" })),
-  name: nullable(t.String({ maxLength: 60, description: "the cache's name, up to 60 characters" })),
+  name: t.Optional(nullable(t.String({ maxLength: 60, description: "the cache's name, up to 60 characters" }))),
 };
 /** POST /api/my/stations/:sid/cache (the station is in the path). */
 export const LIVING_CACHE_BODY = closed(LIVING);

@@ -13,7 +13,7 @@ import { t } from "elysia";
 import type { Static, TObject } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { badRequest, conflict, forbidden, notFound } from "../lib/errors.ts";
-import { closed } from "../lib/schema.ts";
+import { closed, nullable } from "../lib/schema.ts";
 import { baseCall, isCallsign, normalizeCall } from "../lib/callsign.ts";
 import type { Weather } from "../lib/aprs/index.ts";
 
@@ -141,13 +141,12 @@ export function findOwnByCall(gw: Core, userId: number, call: string): OwnRow | 
 }
 
 /** A member a request may set to null to clear it. */
-export const nullable = <T extends Parameters<typeof t.Optional>[0]>(schema: T) => t.Optional(t.Union([schema, t.Null()]));
 
 /** label/lat/lon of a station: null clears; lat and lon come together (checkFields). */
 export const PLACE = {
-  label: nullable(t.String({ maxLength: 60, description: "up to 60 characters; null or empty clears it" })),
-  lat: nullable(t.Number({ minimum: -90, maximum: 90, description: "decimal degrees, with lon; null clears" })),
-  lon: nullable(t.Number({ minimum: -180, maximum: 180, description: "decimal degrees, with lat; null clears" })),
+  label: t.Optional(nullable(t.String({ maxLength: 60, description: "up to 60 characters; null or empty clears it" }))),
+  lat: t.Optional(nullable(t.Number({ minimum: -90, maximum: 90, description: "decimal degrees, with lon; null clears" }))),
+  lon: t.Optional(nullable(t.Number({ minimum: -180, maximum: 180, description: "decimal degrees, with lat; null clears" }))),
 };
 
 /** POST /api/my/stations. */

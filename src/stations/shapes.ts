@@ -6,12 +6,10 @@
  * the compiler holds them equal (below).
  */
 import { t } from "elysia";
-import type { Static, TSchema } from "@sinclair/typebox";
-import { closed, wholeNumber } from "../lib/schema.ts";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 import type { TelemetryDefinitions, Weather } from "../lib/aprs/index.ts";
 
-const unixMs = (description = "unix ms") => wholeNumber({ description });
-const nullable = <T extends TSchema>(s: T) => t.Union([s, t.Null()]);
 const opt = (description: string) => t.Optional(t.Number({ description }));
 
 export const WEATHER = closed({

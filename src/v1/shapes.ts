@@ -5,13 +5,9 @@
  * answer cannot carry a member the document does not name.
  */
 import { t } from "elysia";
-import type { Static, TSchema } from "@sinclair/typebox";
-import { closed, wholeNumber } from "../lib/schema.ts";
-import { LOG_KINDS } from "../game/model.ts";
-import { CACHE_JSON_FIELDS } from "../game/shapes.ts";
-
-const nullable = <T extends TSchema>(s: T, description?: string) => t.Union([s, t.Null()], description ? { description } : {});
-const unixMs = (description = "unix ms") => wholeNumber({ description });
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, wholeNumber } from "../lib/schema.ts";
+import { CACHE_JSON_FIELDS, LOG_JSON } from "../game/shapes.ts";
 
 /** A waypoint as anyone sees it (never the final). */
 export const V1_WAYPOINT = closed({
@@ -51,21 +47,11 @@ export const V1_EVENT_CACHE = closed({ ...CACHE_FIELDS, distanceM: wholeNumber({
 /** One cache (GET /api/v1/caches/{id}): with its waypoints. */
 export const V1_CACHE_DETAIL = closed({ ...CACHE_FIELDS, waypoints: t.Array(V1_WAYPOINT, { description: "its waypoints, never the final" }) });
 
+// The game's log (src/game/shapes.ts) with its Tier A evidence flattened, and without when it was written here.
+const { createdAt: _c, corroboration: _e, ...LOG } = LOG_JSON.properties;
 export const V1_LOG = closed({
-  id: t.Union([wholeNumber(), t.String()]),
-  gid: t.String(),
-  cacheGid: t.String(),
-  kind: t.Union(
-    LOG_KINDS.map((k) => t.Literal(k)),
-    { description: 'only find counts as a find (docs/api.md "Log kinds")' },
-  ),
-  call: nullable(t.String(), "null once withdrawn"),
-  text: nullable(t.String()),
-  foundAt: unixMs(),
-  tier: nullable(t.Union([t.Literal("a"), t.Literal("b"), t.Literal("c")])),
-  state: t.Union([t.Literal("active"), t.Literal("withdrawn")]),
+  ...LOG,
   igate: nullable(t.String(), "Tier A: the IGate that heard the finder"),
   distanceM: nullable(t.Number(), "Tier A: how far from the cache"),
-  origin: t.String(),
 });
 export type V1Log = Static<typeof V1_LOG>;
