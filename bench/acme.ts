@@ -8,11 +8,12 @@
  * alone: `bun bench/acme.ts`.
  */
 import { connect } from "node:tls";
-import { freePorts } from "../test/helpers/direwolf.ts";
+
 import { spawnGateway } from "../test/helpers/gateway.ts";
 import { pebbleInstalled, startPebble, type Pebble } from "../test/helpers/pebble.ts";
 import { tmpDir } from "../test/helpers/tmp.ts";
 import { percentile, table } from "./lib/stats.ts";
+import { freePorts } from "../test/helpers/ports.ts";
 
 const RUNS = 3;
 

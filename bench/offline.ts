@@ -16,7 +16,7 @@ import { readHeader } from "../src/tiles/pmtiles.ts";
 import { EMBEDDED_NAME } from "../src/tiles/archives.ts";
 import { launchBrowser } from "../test/helpers/chromium.ts";
 import { median, percentile, table } from "./lib/stats.ts";
-import { freePort } from "../test/helpers/fbb.ts";
+import { freePort } from "../test/helpers/ports.ts";
 
 const OUT = join(import.meta.dir, "out");
 

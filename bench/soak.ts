@@ -38,8 +38,9 @@ import { fbbPort } from "../src/bbs/forwarding.ts";
 import { locator } from "../src/lib/maidenhead.ts";
 import { runCli, spawnGateway, startInProcess, type Running, type Spawned } from "../test/helpers/gateway.ts";
 import { catalogGpx } from "../test/helpers/catalog.ts";
-import { freePort } from "../test/helpers/fbb.ts";
+
 import { corpusLines } from "./lib/corpus.ts";
+import { freePort } from "../test/helpers/ports.ts";
 
 const SECRET = "soak-ingest-secret-0123456789";
 const SYSOP = { "x-ingest-secret": SECRET };

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { build } from "../build.ts";
 import { loadInChild } from "./lib/load.ts";
 import { median, percentile, table } from "./lib/stats.ts";
-import { freePort } from "../test/helpers/fbb.ts";
+import { freePort } from "../test/helpers/ports.ts";
 
 const OUT = join(import.meta.dir, "out");
 

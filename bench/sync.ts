@@ -28,7 +28,7 @@ import { applyFrames } from "../src/fed/apply.ts";
 import { decodePage } from "../src/lib/fed/page.ts";
 import { upsertPeer } from "../src/fed/peers.ts";
 import { table } from "./lib/stats.ts";
-import { freePort } from "../test/helpers/fbb.ts";
+import { freePort } from "../test/helpers/ports.ts";
 
 const N = 50_000;
 const INGEST = "bench-ingest-secret-0123456789";

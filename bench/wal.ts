@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { table } from "./lib/stats.ts";
-import { freePort } from "../test/helpers/fbb.ts";
+import { freePort } from "../test/helpers/ports.ts";
 
 const WRITERS = 8;
 const SECRET = "bench-wal-secret-0123456789";

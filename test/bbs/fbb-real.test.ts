@@ -13,9 +13,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Running } from "../helpers/gateway.ts";
 import { signedInUser, type TestUser } from "../helpers/accounts.ts";
-import { bbsGateway, fbbAvailable, freePort, startFbb, type Fbb } from "../helpers/fbb.ts";
+import { bbsGateway, fbbAvailable, startFbb, type Fbb } from "../helpers/fbb.ts";
 import { activeSessions, fbbPort, recentSessions } from "../../src/bbs/forwarding.ts";
 import { waitFor } from "../helpers/wait.ts";
+import { freePort } from "../helpers/ports.ts";
 
 const INGEST = "ingest-secret-0123456789";
 const ops = { "x-ingest-secret": INGEST };

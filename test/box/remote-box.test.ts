@@ -11,12 +11,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
-import { direwolfInstalled, freePorts, startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
+import { direwolfInstalled, startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
 import { BUN, MAIN } from "../helpers/paths.ts";
 import { startBox } from "../helpers/box.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { Radio } from "../../radio/index.ts";
+import { freePorts } from "../helpers/ports.ts";
 
 const SECRET = "box-ingest-secret-0123456789";
 const BOX_CALL = "N0BOX-10";

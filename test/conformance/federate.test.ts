@@ -7,8 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { generateKeyPair } from "../../src/lib/fed/keys.ts";
-import { freePorts } from "../helpers/direwolf.ts";
+
 import { startOn, type Hosted } from "../helpers/hosts.ts";
+import { freePorts } from "../helpers/ports.ts";
 
 const SECRET = "federate-ingest-secret-0123456789";
 const BBOX = "-1,49,1,51";

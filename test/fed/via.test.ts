@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
-import { freePorts } from "../helpers/direwolf.ts";
+
 import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { publishRecord } from "../../src/fed/feed.ts";
 import { cacheToWire } from "../../src/lib/fed/bodies.ts";
@@ -20,6 +20,7 @@ import { getPeer, upsertPeer } from "../../src/fed/peers.ts";
 import { pullPeer, syncAll } from "../../src/fed/sync.ts";
 import { count } from "../helpers/fed.ts";
 import { VIA_FRESH_MS } from "../../src/fed/via.ts";
+import { freePorts } from "../helpers/ports.ts";
 
 let I: Running; // on the island: reaches the bridge only
 let B: Running; // the bridge: FED_VIA=on

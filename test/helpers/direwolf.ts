@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { ptyToTcp, type Socat } from "./socat.ts";
 import { tmpDir } from "./tmp.ts";
 import { decodeFrame, formatTnc2, KissPort, tcpTransport } from "../../radio/index.ts";
+import { freePorts } from "./ports.ts";
 
 export interface Direwolf {
   /** MYCALL of this instance. */
@@ -38,14 +39,6 @@ export interface DirewolfPair {
 }
 
 export const direwolfInstalled = () => existsSync("/usr/bin/direwolf") && existsSync("/usr/bin/socat");
-
-/** `n` distinct free TCP ports on loopback (held open together so they differ). */
-export async function freePorts(n: number): Promise<number[]> {
-  const held = Array.from({ length: n }, () => Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } }));
-  const ports = held.map((l) => l.port);
-  for (const l of held) l.stop(true);
-  return ports;
-}
 
 function watch(proc: Subprocess<"ignore" | number, "pipe", "pipe">) {
   let out = "";

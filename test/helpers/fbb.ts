@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, copyFi
 import { join } from "node:path";
 import { tmpDir } from "./tmp.ts";
 import { startInProcess, type Running } from "./gateway.ts";
+import { freePort } from "./ports.ts";
 
 export interface FbbOptions {
   /** this BBS's call and hierarchical address */
@@ -78,13 +79,6 @@ export function bbsGateway(instance: string, ha: string, ingestSecret: string): 
     INSTANCE: instance,
     LOG_LEVEL: process.env.BBS_DEBUG ? "debug" : "error",
   });
-}
-
-export async function freePort(): Promise<number> {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const p = s.port;
-  s.stop(true);
-  return p;
 }
 
 export function fbbAvailable(): boolean {
@@ -197,24 +191,31 @@ export async function startFbb(o: FbbOptions): Promise<Fbb> {
   });
   const exited = new Promise<void>((r) => proc.on("exit", () => r()));
 
-  // Ready when the telnet port answers (slow on a loaded machine).
+  // Ready when the telnet port answers (slow on a loaded machine). xfbbd that
+  // could not bind its telnet port goes online without it and says nothing:
+  // online for 10 s with the port shut is that, not slowness.
   const deadline = Date.now() + 60_000;
+  let onlineAt = 0;
+  const fbbLog = () =>
+    existsSync(join(dir, "log"))
+      ? readdirSync(join(dir, "log"))
+          .map((f) => readFileSync(join(dir, "log", f), "latin1"))
+          .join("")
+      : "";
   for (;;) {
     try {
       const s = await Bun.connect({ hostname: "127.0.0.1", port: telnetPort, socket: { data() {} } });
       s.end();
       break;
     } catch {
-      if (Date.now() > deadline) {
+      if (!onlineAt && fbbLog().includes("BBS Online")) onlineAt = Date.now();
+      const bindFailed = onlineAt > 0 && Date.now() - onlineAt > 10_000;
+      if (bindFailed || Date.now() > deadline) {
         try {
           process.kill(-proc.pid!, "SIGKILL");
         } catch {}
-        const logs = existsSync(join(dir, "log"))
-          ? readdirSync(join(dir, "log"))
-              .map((f) => readFileSync(join(dir, "log", f), "latin1"))
-              .join("")
-          : "";
-        throw new Error(`xfbbd did not open its telnet port ${telnetPort} within 60 s:\n${out.slice(-3000)}\nlog:\n${logs}`);
+        const why = bindFailed ? "is online without its telnet port (taken by another process?)" : "did not open its telnet port within 60 s";
+        throw new Error(`xfbbd ${why}: ${telnetPort}\n${out.slice(-3000)}\nlog:\n${fbbLog()}`);
       }
       await Bun.sleep(200);
     }
@@ -235,12 +236,7 @@ export async function startFbb(o: FbbOptions): Promise<Fbb> {
       }
     },
     messages: () => readDirmes(dir),
-    log() {
-      const d = join(dir, "log");
-      return readdirSync(d)
-        .map((f) => readFileSync(join(d, f), "latin1"))
-        .join("");
-    },
+    log: fbbLog,
     output: () => out,
     async stop() {
       try {

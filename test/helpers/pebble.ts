@@ -10,9 +10,10 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { freePorts } from "./direwolf.ts";
+
 import { tmpDir } from "./tmp.ts";
 import { collectOutput } from "./gateway.ts";
+import { freePorts } from "./ports.ts";
 
 export const pebbleInstalled = () => existsSync("/usr/bin/pebble") && existsSync("/usr/bin/pebble-challtestsrv");
 

@@ -23,7 +23,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { signedInUser } from "../helpers/accounts.ts";
-import { freePorts, startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
+import { startDirewolfPair, type DirewolfPair } from "../helpers/direwolf.ts";
 import { lineClient, type LineClient } from "../helpers/line-client.ts";
 import { tnc2Frame } from "../helpers/kiss-tnc.ts";
 import { startAprx } from "../helpers/aprx.ts";
@@ -32,6 +32,7 @@ import { aprsIsPasscode } from "../../src/lib/aprs/passcode.ts";
 import { localSighting } from "../../src/game/corroborate.ts";
 import { encodeFrame, encodeKiss } from "../../radio/index.ts";
 import type { GatewayEvents } from "../../src/core/events.ts";
+import { freePorts } from "../helpers/ports.ts";
 
 const RADIO_CALL = "N0GWH-10";
 const IGATE = "N0DWB-2";

@@ -11,11 +11,12 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { connect } from "node:tls";
 import { request } from "node:https";
-import { freePorts } from "../helpers/direwolf.ts";
+
 import { runCli, spawnGateway, type Spawned } from "../helpers/gateway.ts";
 import { pebbleInstalled, startPebble, type Pebble } from "../helpers/pebble.ts";
 import { peerCertificate, until } from "../helpers/tls.ts";
 import { tmpDir } from "../helpers/tmp.ts";
+import { freePorts } from "../helpers/ports.ts";
 
 const live = pebbleInstalled();
 
