@@ -124,7 +124,7 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
           summary: "Caches in a box, for the map (single caches, or clusters when there are many), or nearest a point (near=)",
           description: "Native and mirrored caches with the search filters; a signed-in user sees which they found.",
           tags: TAGS,
-          responses: answers("bbox: the map's view of the box; near: the nearest caches", { oneOf: [MAP_ANSWER, NEAR_ANSWER] }),
+          responses: answers("bbox: the map's view of the box; near: the nearest caches", t.Union([MAP_ANSWER, NEAR_ANSWER])),
         },
       },
     )

@@ -1,7 +1,7 @@
 /**
  * The HTTP shell: one Elysia app with CORS on every response, OPTIONS -> 204,
  * bodies read with a cap after the route's gate (gates.ts), one error shape, the web app as the fallback for
- * browser navigation, JSON answers compressed by Accept-Encoding, and every domain's routes mounted from routes.ts.
+ * browser navigation, JSON answers compressed by Accept-Encoding (and, in tests, checked against their declared schemas), and every domain's routes mounted from routes.ts.
  */
 import { type AnyElysia, Elysia } from "elysia";
 import type { Gateway } from "./gateway.ts";
@@ -12,11 +12,16 @@ import { pageStatus } from "./page-status.ts";
 import { domainRoutes } from "./routes.ts";
 import { compressJson } from "./compress.ts";
 import { apiDocsRoutes } from "./api-docs.ts";
+import type { RouteLike } from "./openapi.ts";
 import { learnRouteBodies } from "./body.ts";
 import { httpsRedirect } from "./https-redirect.ts";
+import { type AnswerCheck, answerChecker, answersChecked } from "./answer-check.ts";
 
 export function createApp(gw: Gateway): App {
   const csp = contentSecurityPolicy(gw.config);
+  // the test suite holds every JSON answer to its route's declared schema (answer-check.ts)
+  let mounted: RouteLike[] = [];
+  const checkAnswer: AnswerCheck | null = answersChecked() ? answerChecker(() => mounted) : null;
   // Elysia compiles each route's handler and validators with `new Function` unless told not to
   const app = new Elysia({ name: "svc-gateway", normalize: false, aot: !gw.host.missing.has("codegen"), adapter: gw.host.adapter })
     .onRequest(async ({ request }) => {
@@ -36,14 +41,21 @@ export function createApp(gw: Gateway): App {
       return errorResponse(status, body, CORS_HEADERS);
     })
     // JSON answers over ~1 KB leave compressed when the client accepts it (compress.ts).
-    .mapResponse({ as: "global" }, ({ request, responseValue, set }) =>
-      compressJson(request, responseValue, set.headers as Record<string, string>, typeof set.status === "number" ? set.status : 200),
-    )
+    .mapResponse({ as: "global" }, ({ request, responseValue, set, route }) => {
+      const status = typeof set.status === "number" ? set.status : 200;
+      const wrong = checkAnswer?.(request.method, route, status, responseValue);
+      if (wrong) {
+        gw.log.error("http", wrong.message);
+        return errorResponse(500, wrong, CORS_HEADERS);
+      }
+      return compressJson(request, responseValue, set.headers as Record<string, string>, status);
+    })
     .use(uiRoutes(gw, csp));
   for (const routes of domainRoutes(gw)) app.use(routes);
   const built = app.use(apiDocsRoutes(gw, () => app.routes));
   // which routes take raw bytes, and which only JSON or a form; their declared caps and content types (body.ts)
   learnRouteBodies(built.routes);
+  mounted = built.routes;
   return built;
 }
 

@@ -5,6 +5,7 @@
  * and the gate it names. Nothing here is written per route, so the document
  * cannot drift from what the server validates.
  */
+import type { TSchema } from "@sinclair/typebox";
 import { SESSION_COOKIE } from "../accounts/sessions.ts";
 import { routeGates, type GateName, type RateBucket } from "./gates.ts";
 
@@ -154,9 +155,20 @@ const ERROR = { $ref: "#/components/responses/Error" };
  * service builds to (a closed TypeBox schema, which is JSON Schema), as JSON
  * with `status`. The gate's refusals are added beside it.
  */
-export const answers = (description: string, schema: object, status = 200) => ({
+export const answers = (description: string, schema: TSchema, status = 200) => ({
   [String(status)]: { description, content: { "application/json": { schema } } },
 });
+
+/** An answer that is not JSON: a GPX file, an image, CBOR, a page (`text/*` is text, anything else bytes). */
+export const answersMedia = (description: string, mediaType: string, status = 200) => ({
+  [String(status)]: {
+    description,
+    content: { [mediaType]: { schema: mediaType.startsWith("text/") ? { type: "string" } : { type: "string", format: "binary" } } },
+  },
+});
+
+/** An answer with no body: 204, a redirect (3xx with its Location), a WebSocket's 101. */
+export const answersEmpty = (description: string, status = 204) => ({ [String(status)]: { description } });
 
 function operation(route: RouteLike, gate: GateName | null, rateLimit: RateBucket | null) {
   const { params, query, body, detail = {} } = hooksOf(route);

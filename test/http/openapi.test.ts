@@ -21,7 +21,7 @@ function contextFields(handler: unknown): Set<string> {
 }
 
 describe("the HTTP API describes itself", () => {
-  test("every route has a summary, and declares a schema for the params, query and body its handler reads", async () => {
+  test("every route has a summary, declares a schema for the params, query and body its handler reads, and declares its answer", async () => {
     const doc = (await (await fetch(g.url + "/api/openapi.json")).json()) as { paths: Record<string, Record<string, { summary?: string }>> };
     const routes = doc.paths;
     // The served document and the server's own routes: read the routes from a second, in-process copy of the app.
@@ -41,6 +41,8 @@ describe("the HTTP API describes itself", () => {
         if (reads.has("query") && !hooks.query) missing.push(`${name}: query`);
         if (reads.has("body") && !hooks.body) missing.push(`${name}: body`);
         if (!hooks.detail?.hide) {
+          if (!Object.keys(hooks.detail?.responses ?? {}).some((k) => /^[123]/.test(k)))
+            missing.push(`${name}: its answer (answers(), answersMedia() or answersEmpty())`);
           const method = route.method === "WS" ? "get" : route.method.toLowerCase();
           if (!routes[openApiPath(route.path)]?.[method]) missing.push(`${name}: absent from /api/openapi.json`);
         }
