@@ -163,14 +163,26 @@ export const answers = (description: string, schema: TSchema, status = 200) => (
 export const answersMedia = (description: string, mediaType: string, status = 200) => ({
   [String(status)]: {
     description,
-    content: { [mediaType]: { schema: mediaType.startsWith("text/") ? { type: "string" } : { type: "string", format: "binary" } } },
+    content: { [mediaType]: { schema: mediaType.startsWith("text/") ? { type: "string" as const } : { type: "string" as const, format: "binary" } } },
   },
 });
 
 /** An answer with no body: 204, a redirect (3xx with its Location), a WebSocket's 101. */
 export const answersEmpty = (description: string, status = 204) => ({ [String(status)]: { description } });
 
-function operation(route: RouteLike, gate: GateName | null, rateLimit: RateBucket | null) {
+/**
+ * The declared answers as the document shows them: a schema that is one of
+ * the document's components (the very object) becomes its $ref.
+ */
+function withRefs(value: unknown, refs: Map<object, string>): unknown {
+  if (value === null || typeof value !== "object") return value;
+  const name = refs.get(value);
+  if (name) return { $ref: `#/components/schemas/${name}` };
+  if (Array.isArray(value)) return value.map((v) => withRefs(v, refs));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withRefs(v, refs)]));
+}
+
+function operation(route: RouteLike, gate: GateName | null, rateLimit: RateBucket | null, refs: Map<object, string>) {
   const { params, query, body, detail = {} } = hooksOf(route);
   const { responses, bodyType: _b, hide: _h, ...rest } = detail;
   const op: Record<string, unknown> = { ...rest };
@@ -187,9 +199,9 @@ function operation(route: RouteLike, gate: GateName | null, rateLimit: RateBucke
   }
   if (rateLimit) op["x-rate-limit-bucket"] = rateLimit;
   // a route that declares only its answer (answers()) keeps the gate's refusals beside it; one that declares its refusals too (v1) is taken as it is
-  const declared = responses ?? {};
+  const declared = withRefs(responses ?? {}, refs) as Record<string, unknown>;
   const codes = Object.keys(declared);
-  const ok = codes.some((k) => k.startsWith("2")) ? {} : { "200": { description: "OK" } };
+  const ok = codes.some((k) => /^[123]/.test(k)) ? {} : { "200": { description: "OK" } };
   const refusals = codes.some((k) => k.startsWith("4")) ? {} : { "400": ERROR, ...(gate && gate !== "public" ? { "401": ERROR, "403": ERROR } : {}) };
   op.responses = { ...ok, ...refusals, ...declared };
   return op;
@@ -210,12 +222,13 @@ export interface OpenApiOptions {
 export function openApiDocument(app: { routes: RouteLike[] }, o: OpenApiOptions) {
   const gates = new Map(routeGates(app).map((g) => [`${g.method} ${g.path}`, g]));
   const paths: Record<string, Record<string, unknown>> = {};
+  const refs = new Map(Object.entries(o.components?.schemas ?? {}).map(([name, schema]) => [schema as object, name]));
   for (const r of app.routes) {
     if (r.method === "HEAD" || hooksOf(r).detail?.hide) continue;
     if (o.prefix && !r.path.startsWith(o.prefix)) continue;
     const g = gates.get(`${r.method} ${r.path}`);
     const method = r.method === "WS" ? "get" : r.method.toLowerCase();
-    const op = operation(r, g?.gate ?? null, g?.rateLimit ?? null);
+    const op = operation(r, g?.gate ?? null, g?.rateLimit ?? null, refs);
     if (r.method === "WS") op["x-websocket"] = true;
     (paths[openApiPath(r.path)] ??= {})[method] = op;
   }

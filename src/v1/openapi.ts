@@ -3,10 +3,12 @@
  * log (src/v1/shapes.ts) and of a station (src/stations/shapes.ts), the
  * schemas the services build to,
  * the RateLimit headers, and the responses each route names in its
- * `detail.responses`. The document itself (served at
+ * `detail.responses`. A route declares the schema itself; the document names
+ * a component's schema by its $ref (openapi.ts). The document itself (served at
  * /api/v1/openapi.json) is generated from the v1 routes (src/http/openapi.ts).
  */
 
+import type { TSchema } from "@sinclair/typebox";
 import { STATION_DETAIL, STATION_JSON, STATION_LIST } from "../stations/shapes.ts";
 import { V1_CACHE, V1_CACHE_DETAIL, V1_EVENT_CACHE, V1_LOG, V1_NEAR_CACHE } from "./shapes.ts";
 
@@ -16,13 +18,8 @@ const RATE = {
   "RateLimit-Reset": { schema: { type: "integer" }, description: "seconds until the window resets" },
 };
 
-/** A shared schema of the document, by name. */
-export const ref = (name: "Cache" | "NearCache" | "EventCache" | "CacheDetail" | "Log" | "Station" | "StationList" | "StationDetail") => ({
-  $ref: `#/components/schemas/${name}`,
-});
-
 /** A v1 route's responses: 200 with the RateLimit headers, bad input, too many requests, and 404 when it names one thing. */
-export function v1Responses(description: string, schema: Record<string, unknown>, o: { type?: string; status?: number; notFound?: boolean } = {}) {
+export function v1Responses(description: string, schema: TSchema, o: { type?: string; status?: number; notFound?: boolean } = {}) {
   return {
     [String(o.status ?? 200)]: { description, headers: RATE, content: { [o.type ?? "application/json"]: { schema } } },
     "400": { $ref: "#/components/responses/Error" },

@@ -14,21 +14,22 @@ import { leaderboard } from "../game/stats.ts";
 import { buildInfo } from "../lib/version.ts";
 import { API_KEY_BODY, cacheLogs, getCache, issueApiKey, listCaches, listFinds, publicList, publicListCaches, upcomingEvents, V1_MAX } from "./service.ts";
 import { finderStats } from "../game/finder-stats.ts";
-import { ref, v1DocumentInfo, v1Responses } from "./openapi.ts";
+import { v1DocumentInfo, v1Responses } from "./openapi.ts";
 import { adifExport, gpxExport, gpxOfCaches, kmlExport, MAX_EXPORT } from "../exports/exports.ts";
 import { GPX_TYPE } from "../exports/gpx.ts";
 import { KML_TYPE } from "../exports/kml.ts";
 import { ADIF_TYPE } from "../exports/adif.ts";
+import { closed } from "../lib/schema.ts";
+import { LEADERBOARD } from "../game/stats.ts";
+import { FINDER_STATS } from "../game/finder-stats.ts";
+import { STATION_DETAIL, STATION_LIST } from "../stations/shapes.ts";
+import { OPENAPI_DOCUMENT } from "../http/api-docs.ts";
+import { V1_CACHE, V1_CACHE_DETAIL, V1_EVENT_CACHE, V1_INDEX, V1_KEY, V1_LIST, V1_LOG, V1_NEAR_CACHE, v1Page } from "./shapes.ts";
 
 const file = (body: string, type: string, name: string) =>
   new Response(body, { headers: { "content-type": type, "content-disposition": `attachment; filename="${name}"` } });
 
 const TAGS = ["Read API"];
-const page = <T extends object>(items: string, schema: T) => ({
-  type: "object",
-  properties: { [items]: { type: "array", items: schema }, next: { type: ["integer", "null"] } },
-});
-
 export function v1Routes(gw: Core, kit: RouteKit) {
   const opts = { gate: "rate-limited" as const };
   const docs = new Map<string, ReturnType<typeof openApiDocument>>();
@@ -53,7 +54,7 @@ export function v1Routes(gw: Core, kit: RouteKit) {
         detail: {
           summary: "What this API offers: its document, its rate limits and how to get a key",
           tags: TAGS,
-          responses: v1Responses("the index", { type: "object" }),
+          responses: v1Responses("the index", V1_INDEX),
         },
       },
     )
@@ -71,14 +72,7 @@ export function v1Routes(gw: Core, kit: RouteKit) {
           summary: "Issue a free API key that raises the rate limit",
           description: "Shown once; only its hash is stored. Send it as x-api-key. The body may be left out.",
           tags: TAGS,
-          responses: v1Responses(
-            "the key",
-            {
-              type: "object",
-              properties: { key: { type: "string" }, id: { type: "integer" }, label: { type: ["string", "null"] }, limitPerMinute: { type: "integer" } },
-            },
-            { status: 201 },
-          ),
+          responses: v1Responses("the key", V1_KEY, { status: 201 }),
         },
       },
     )
@@ -90,7 +84,7 @@ export function v1Routes(gw: Core, kit: RouteKit) {
         if (!d) docs.set(base, (d = openApiDocument(app, { ...v1DocumentInfo(buildInfo().version), base })));
         return d;
       },
-      { ...opts, detail: { summary: "This API's OpenAPI 3.1 document", tags: TAGS, responses: v1Responses("OpenAPI 3.1", { type: "object" }) } },
+      { ...opts, detail: { summary: "This API's OpenAPI 3.1 document", tags: TAGS, responses: v1Responses("OpenAPI 3.1", OPENAPI_DOCUMENT) } },
     )
     .get("/api/v1/caches", ({ query, request }) => listCaches(gw, kit.baseUrl(request), query, query.limit, query.after), {
       ...opts,
@@ -105,10 +99,7 @@ export function v1Routes(gw: Core, kit: RouteKit) {
       detail: {
         summary: "Listed caches hidden on this instance, by id, paged (or nearest a point first with near=)",
         tags: TAGS,
-        responses: v1Responses(
-          "a page: caches, or with near= caches with distanceM and bearingDeg",
-          page("caches", { oneOf: [ref("Cache"), ref("NearCache")] }),
-        ),
+        responses: v1Responses("a page: caches, or with near= caches with distanceM and bearingDeg", v1Page("caches", t.Union([V1_CACHE, V1_NEAR_CACHE]))),
       },
     })
     .get(
@@ -120,14 +111,14 @@ export function v1Routes(gw: Core, kit: RouteKit) {
         detail: {
           summary: "Caches as GPX 1.0 with the Groundspeak cache extension 1.0.1 (c:geo, GSAK, gpsbabel)",
           tags: TAGS,
-          responses: v1Responses("the file", { type: "string" }, { type: GPX_TYPE }),
+          responses: v1Responses("the file", t.String(), { type: GPX_TYPE }),
         },
       },
     )
     .get("/api/v1/caches.kml", ({ query, request }) => file(kmlExport(gw, kit.baseUrl(request), query, query.limit), KML_TYPE, "caches.kml"), {
       ...opts,
       query: t.Object({ ...CACHE_FILTER_QUERY, limit: t.Optional(t.Integer({ description: `how many, 1-${MAX_EXPORT}` })) }),
-      detail: { summary: "Caches as KML 2.2 for Google Earth", tags: TAGS, responses: v1Responses("the file", { type: "string" }, { type: KML_TYPE }) },
+      detail: { summary: "Caches as KML 2.2 for Google Earth", tags: TAGS, responses: v1Responses("the file", t.String(), { type: KML_TYPE }) },
     })
     .get("/api/v1/caches/:id", ({ params, request }) => getCache(gw, kit.baseUrl(request), decodeURIComponent(params.id)), {
       ...opts,
@@ -135,7 +126,7 @@ export function v1Routes(gw: Core, kit: RouteKit) {
       detail: {
         summary: "One cache (a local id, or a trusted mirror's gid)",
         tags: TAGS,
-        responses: v1Responses("the cache", ref("CacheDetail"), { notFound: true }),
+        responses: v1Responses("the cache", V1_CACHE_DETAIL, { notFound: true }),
       },
     })
     .get("/api/v1/caches/:id/logs", ({ params, query }) => cacheLogs(gw, decodeURIComponent(params.id), query.limit), {
@@ -145,7 +136,7 @@ export function v1Routes(gw: Core, kit: RouteKit) {
       detail: {
         summary: "A cache's logbook, newest first",
         tags: TAGS,
-        responses: v1Responses("logs", { type: "object", properties: { logs: { type: "array", items: ref("Log") } } }, { notFound: true }),
+        responses: v1Responses("logs", closed({ logs: t.Array(V1_LOG) }), { notFound: true }),
       },
     })
     .get("/api/v1/finds", ({ query }) => listFinds(gw, { call: query.call, kind: query.kind, since: query.since, limit: query.limit, before: query.before }), {
@@ -159,7 +150,7 @@ export function v1Routes(gw: Core, kit: RouteKit) {
         limit: t.Optional(t.Integer({ description: `how many, 1-${V1_MAX}, default 100` })),
         before: t.Optional(t.Integer({ description: "the `next` of the previous page" })),
       }),
-      detail: { summary: "Logs on this instance, newest first, paged", tags: TAGS, responses: v1Responses("a page", page("finds", ref("Log"))) },
+      detail: { summary: "Logs on this instance, newest first, paged", tags: TAGS, responses: v1Responses("a page", v1Page("finds", V1_LOG)) },
     })
     .get(
       "/api/v1/finds/:file",
@@ -178,7 +169,7 @@ export function v1Routes(gw: Core, kit: RouteKit) {
         detail: {
           summary: "ADIF 3.1.4: a callsign's RF-verified finds as contacts (the IGate that heard the finder at the cache)",
           tags: TAGS,
-          responses: v1Responses("the file", { type: "string" }, { type: ADIF_TYPE }),
+          responses: v1Responses("the file", t.String(), { type: ADIF_TYPE }),
         },
       },
     )
@@ -191,7 +182,7 @@ export function v1Routes(gw: Core, kit: RouteKit) {
       detail: {
         summary: "Upcoming events (not yet over) of this instance, nearest a point first, each with distanceM (as /api/events)",
         tags: TAGS,
-        responses: v1Responses("events", { type: "object", properties: { events: { type: "array", items: ref("EventCache") } } }),
+        responses: v1Responses("events", closed({ events: t.Array(V1_EVENT_CACHE) })),
       },
     })
     .get(
@@ -215,23 +206,7 @@ export function v1Routes(gw: Core, kit: RouteKit) {
         detail: {
           summary: "A public bookmark list with its caches (or, as ID.gpx, its caches as GPX); a private list is a 404 like an unknown one",
           tags: TAGS,
-          responses: v1Responses(
-            "the list",
-            {
-              type: "object",
-              properties: {
-                id: { type: "integer" },
-                name: { type: "string" },
-                public: { type: "boolean" },
-                owner: { type: ["string", "null"] },
-                count: { type: "integer" },
-                createdAt: { type: "integer" },
-                updatedAt: { type: "integer" },
-                caches: { type: "array", items: ref("Cache") },
-              },
-            },
-            { notFound: true },
-          ),
+          responses: v1Responses("the list", V1_LIST, { notFound: true }),
         },
       },
     )
@@ -241,7 +216,7 @@ export function v1Routes(gw: Core, kit: RouteKit) {
       detail: {
         summary: "A finder's statistics (as /api/profile/:call/stats): the D/T grid, finds per day, streaks, milestones, per type, RF-proven share",
         tags: TAGS,
-        responses: v1Responses("the statistics", { type: "object" }),
+        responses: v1Responses("the statistics", FINDER_STATS),
       },
     })
     .get(
@@ -253,14 +228,14 @@ export function v1Routes(gw: Core, kit: RouteKit) {
         detail: {
           summary: "Stations heard, newest first",
           tags: TAGS,
-          responses: v1Responses("stations", ref("StationList")),
+          responses: v1Responses("stations", STATION_LIST),
         },
       },
     )
     .get("/api/v1/stations/:call", ({ params }) => getStation(gw, decodeURIComponent(params.call)), {
       ...opts,
       params: t.Object({ call: STATION_CALL }),
-      detail: { summary: "One station with its recent track", tags: TAGS, responses: v1Responses("the station", ref("StationDetail"), { notFound: true }) },
+      detail: { summary: "One station with its recent track", tags: TAGS, responses: v1Responses("the station", STATION_DETAIL, { notFound: true }) },
     })
     .get("/api/v1/leaderboard", ({ query }) => leaderboard(gw, { since: query.since, limit: query.limit }), {
       ...opts,
@@ -271,7 +246,7 @@ export function v1Routes(gw: Core, kit: RouteKit) {
       detail: {
         summary: "Top finders and hiders",
         tags: TAGS,
-        responses: v1Responses("the leaderboard", { type: "object", properties: { finders: { type: "array" }, hiders: { type: "array" } } }),
+        responses: v1Responses("the leaderboard", LEADERBOARD),
       },
     });
   return app;

@@ -22,7 +22,7 @@ import { baseCall, isCallsign } from "../lib/callsign.ts";
 import { waypointsOfCache } from "../game/waypoints-store.ts";
 import { upcomingNear } from "../game/events.ts";
 import { listWithCaches, type CacheList } from "../game/lists.ts";
-import type { V1Cache, V1Log, V1_CACHE_DETAIL } from "./shapes.ts";
+import type { V1Cache, V1Key, V1List, V1Log, V1_CACHE_DETAIL } from "./shapes.ts";
 
 const v1Cache = (base: string, c: Cache): V1Cache => ({
   id: c.id,
@@ -172,7 +172,7 @@ export function publicListCaches(gw: Core, id: number): CacheList & { caches: Ca
   return { ...l, caches: l.caches.filter((c) => !c.mirror || c.trust === "trusted") };
 }
 
-export function publicList(gw: Core, base: string, id: number): CacheList & { caches: V1Cache[] } {
+export function publicList(gw: Core, base: string, id: number): V1List {
   const l = publicListCaches(gw, id);
   return { ...l, caches: l.caches.map((c) => v1Cache(base, c)) };
 }
@@ -185,7 +185,7 @@ export const API_KEY_BODY = closed({
 });
 
 /** A new free API key: shown once; only its hash is stored. */
-export function issueApiKey(gw: Core, body: Static<typeof API_KEY_BODY>): { key: string; id: number; label: string | null; limitPerMinute: number } {
+export function issueApiKey(gw: Core, body: Static<typeof API_KEY_BODY>): V1Key {
   const key = "svc_" + randomBytes(32).toString("base64url");
   const id = Number(
     gw.db.query("INSERT INTO api_keys (key_hash, label, created_at) VALUES (?, ?, ?)").run(hashApiKey(key), body.label?.trim() || null, gw.clock.now())

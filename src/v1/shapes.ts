@@ -5,9 +5,10 @@
  * answer cannot carry a member the document does not name.
  */
 import { t } from "elysia";
-import type { Static } from "@sinclair/typebox";
+import type { Static, TSchema } from "@sinclair/typebox";
 import { closed, nullable, wholeNumber } from "../lib/schema.ts";
 import { CACHE_JSON_FIELDS, LOG_JSON } from "../game/shapes.ts";
+import { CACHE_LIST } from "../game/lists.ts";
 
 /** A waypoint as anyone sees it (never the final). */
 export const V1_WAYPOINT = closed({
@@ -55,3 +56,34 @@ export const V1_LOG = closed({
   distanceM: nullable(t.Number(), "Tier A: how far from the cache"),
 });
 export type V1Log = Static<typeof V1_LOG>;
+
+/** A page of a paged list: the items, and where the next page starts. */
+export const v1Page = <T extends TSchema>(items: string, schema: T) =>
+  closed({ [items]: t.Array(schema), next: nullable(wholeNumber(), "pass as after/before for the next page; null on the last") });
+
+/** GET /api/v1: what this API offers. */
+export const V1_INDEX = closed({
+  api: t.String(),
+  version: wholeNumber(),
+  instance: t.String(),
+  openapi: t.String({ description: "this API's OpenAPI document" }),
+  rateLimit: closed({
+    perMinute: wholeNumber(),
+    withKeyPerMinute: wholeNumber(),
+    keyHeader: t.String(),
+    issueKey: t.String({ description: "how to get a key" }),
+  }),
+});
+
+/** POST /api/v1: a key, shown once. */
+export const V1_KEY = closed({
+  key: t.String({ description: "send it as x-api-key; only its hash is stored" }),
+  id: wholeNumber(),
+  label: nullable(t.String()),
+  limitPerMinute: wholeNumber(),
+});
+export type V1Key = Static<typeof V1_KEY>;
+
+/** A public bookmark list with its caches. */
+export const V1_LIST = closed({ ...CACHE_LIST.properties, caches: t.Array(V1_CACHE) });
+export type V1List = Static<typeof V1_LIST>;

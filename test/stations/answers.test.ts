@@ -10,7 +10,18 @@ import type { TSchema } from "@sinclair/typebox";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { ingestLines } from "../../src/stations/ingest.ts";
 import { check } from "../../src/lib/schema.ts";
-import { STATION_DETAIL, STATION_JSON, STATION_LIST, type StationDetail } from "../../src/stations/shapes.ts";
+import {
+  APRS_MESSAGES,
+  APRS_PACKET,
+  SERIES,
+  STATION_DETAIL,
+  STATION_JSON,
+  STATION_LIST,
+  STATION_MAP,
+  STATION_PACKETS,
+  type StationDetail,
+} from "../../src/stations/shapes.ts";
+import { PORTS } from "../../src/stations/ports.ts";
 
 let g: Running;
 const json = async (path: string) => {
@@ -34,6 +45,7 @@ beforeAll(async () => {
       { line: "N0ANT>APRS::N0ANT    :EQNS.0,0.1,0,0,0.5,-20", heardAt: now - 7000 },
       { line: "N0ANT>APRS:T#001,120,080", heardAt: now - 6000 },
       { line: "N0ANT>APRS:@092345z4223.00N/07105.00W_220/004g005t077r000p000P000h50b09900", heardAt: now - 5000 },
+      { line: "N0ANS>APRS::N0ANT    :see you at the cache{7", heardAt: now - 4000 },
     ],
     { source: "aprsis" },
   );
@@ -55,12 +67,27 @@ describe("station answers", () => {
     expect(() => check(STATION_DETAIL, { ...details[0], secret: 1 }, "station")).toThrow('unknown field "secret"');
   });
 
+  test("a station's series and packets, the map's view, messages, ports and a decoded packet pass theirs", async () => {
+    const series = check(SERIES, await json("/api/stations/N0ANT/series"), "series");
+    expect([series.telemetry.points.length, series.wx.length]).toEqual([1, 1]);
+    const page = check(STATION_PACKETS, await json("/api/stations/N0MOV-9/packets?limit=1"), "packets");
+    expect(page.next).not.toBeNull();
+    for (const limit of [100, 1]) check(STATION_MAP, await json(`/api/stations?cluster=1&bbox=-72,41,-70,43&limit=${limit}`), `map ${limit}`);
+    expect(check(APRS_MESSAGES, await json("/api/messages?call=N0ANT"), "messages").messages).toHaveLength(1);
+    check(PORTS, await json("/api/ports"), "ports");
+    const r = await g.post("/api/decode", { line: "N0GW>APRS,TCPIP*:}N0IN>APRS,TCPIP,N0GW*:!4221.00N/07103.00W-inside" });
+    expect(r.status).toBe(200);
+    expect(check(APRS_PACKET, await r.json(), "decode").inner?.src).toBe("N0IN");
+  });
+
   test("the documents declare them", async () => {
     const plain = (s: TSchema) => JSON.parse(JSON.stringify(s));
     const v1 = await json("/api/v1/openapi.json");
     expect(v1.components.schemas.Station).toEqual(plain(STATION_JSON));
     expect(v1.components.schemas.StationDetail).toEqual(plain(STATION_DETAIL));
     const api = await json("/api/openapi.json");
-    expect(api.paths["/api/stations/{call}"].get.responses["200"].content["application/json"].schema).toEqual(plain(STATION_DETAIL));
+    // the /api document names the same component
+    expect(api.paths["/api/stations/{call}"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/StationDetail" });
+    expect(api.components.schemas.StationDetail).toEqual(plain(STATION_DETAIL));
   });
 });
