@@ -10,16 +10,19 @@
  */
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 import { badRequest, notFound } from "../lib/errors.ts";
 import { normalizeCall } from "../lib/callsign.ts";
 import { checkBid, isMessageType, parseAddress } from "./address.ts";
-import { storeMessage } from "./messages.ts";
+import { MESSAGE_TYPE, storeMessage } from "./messages.ts";
 import { partnerByCall, type PartnerRow } from "./partners.ts";
 import { splitRouteLines } from "./text.ts";
-import { partnerMailbox, runPartnerSession } from "./forwarding.ts";
+import { partnerMailbox, runPartnerSession, SESSION_ROLE } from "./forwarding.ts";
 import { MemoryLink } from "./fbb/link.ts";
-import type { SentOutcome, SessionReport } from "./fbb/session.ts";
+import { SESSION_REPORT, type SentOutcome, type SessionReport } from "./fbb/session.ts";
 
 /** The most messages, outcomes or BIDs one request of the box carries. */
 export const MAX_BATCH = 100;
@@ -31,20 +34,25 @@ function knownPartner(gw: Core, call: unknown): PartnerRow {
   return p;
 }
 
-export interface PoolMessage {
-  bid: string;
-  type: string;
-  from: string;
-  to: string;
-  at: string;
-  subject: string;
-  /** R: lines, a blank line, the body: the text to transmit */
-  text: string;
-  size: number;
-}
+/** A message queued for a partner, as the box transmits it. */
+export const POOL_MESSAGE = closed({
+  bid: t.String(),
+  type: MESSAGE_TYPE,
+  from: t.String({ description: "the sender's base callsign" }),
+  to: t.String({ description: "the addressee, or a bulletin's category" }),
+  at: t.String({ description: "the @ field of the proposal (the partner's call when the message has no route)" }),
+  subject: t.String(),
+  text: t.String({ description: "R: lines, a blank line, the body: the text to transmit" }),
+  size: wholeNumber({ description: "bytes of text (UTF-8)" }),
+});
+export type PoolMessage = Static<typeof POOL_MESSAGE>;
+
+/** GET /api/bbs/forward/pool. */
+export const POOL = closed({ partner: t.String({ description: "the partner BBS's callsign" }), messages: t.Array(POOL_MESSAGE) });
+export type Pool = Static<typeof POOL>;
 
 /** What is queued for a partner, in the order FBB offers it (mail before bulletins, oldest first). */
-export function pool(gw: Core, partnerCall: string | undefined, limit = 20): { partner: string; messages: PoolMessage[] } {
+export function pool(gw: Core, partnerCall: string | undefined, limit = 20): Pool {
   const p = knownPartner(gw, partnerCall);
   const out = partnerMailbox(gw, p, "box").outgoing(new Set(), limit);
   return {
@@ -62,7 +70,17 @@ export function pool(gw: Core, partnerCall: string | undefined, limit = 20): { p
   };
 }
 
-export type InboundResult = { bid: string | null; result: "stored"; id: number } | { bid: string | null; result: "duplicate" | "refused"; reason: string };
+const BID_OR_NULL = nullable(t.String(), "the message's BID (null when it gave none that is valid)");
+
+/** What became of one message the box handed in. */
+export const INBOUND_RESULT = t.Union([
+  closed({ bid: BID_OR_NULL, result: t.Literal("stored"), id: wholeNumber({ description: "the stored message's id" }) }),
+  closed({ bid: BID_OR_NULL, result: t.Union([t.Literal("duplicate"), t.Literal("refused")]), reason: t.String() }),
+]);
+export type InboundResult = Static<typeof INBOUND_RESULT>;
+
+/** POST /api/bbs/forward/inbound: one result per message, in order. */
+export const INBOUND_ANSWER = closed({ results: t.Array(INBOUND_RESULT) });
 
 /**
  * Messages the box received (from a partner BBS over its radio, or typed by
@@ -70,7 +88,7 @@ export type InboundResult = { bid: string | null; result: "stored"; id: number }
  * message does not stop the others.
  */
 /** `messages`: 1-MAX_BATCH, each checked here (a bad one is refused in its result, the rest stored). */
-export function inbound(gw: Core, b: { partner?: string | null; messages: unknown[] }): { results: InboundResult[] } {
+export function inbound(gw: Core, b: { partner?: string | null; messages: unknown[] }): Static<typeof INBOUND_ANSWER> {
   const partner = b.partner === undefined || b.partner === null ? null : knownPartner(gw, b.partner);
   const results: InboundResult[] = b.messages.map((raw): InboundResult => {
     const m = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
@@ -105,12 +123,14 @@ export function inbound(gw: Core, b: { partner?: string | null; messages: unknow
   return { results };
 }
 
+/** POST /api/bbs/forward/sent: per BID, recorded, or unknown (not queued for that partner). */
+export const SENT_ANSWER = closed({
+  results: t.Array(closed({ bid: t.String(), result: t.Union([t.Literal("recorded"), t.Literal("unknown")]) })),
+});
+
 /** The box reports what became of pool messages it offered a partner. */
 /** `results`: 1-MAX_BATCH outcomes (checked at the route). */
-export function sentReport(
-  gw: Core,
-  b: { partner: string; results: Array<{ bid: string; outcome: SentOutcome }> },
-): { results: Array<{ bid: string; result: "recorded" | "unknown" }> } {
+export function sentReport(gw: Core, b: { partner: string; results: Array<{ bid: string; outcome: SentOutcome }> }): Static<typeof SENT_ANSWER> {
   const p = knownPartner(gw, b.partner);
   const checked = b.results.map((r) => {
     const bid = checkBid(r.bid);
@@ -130,14 +150,23 @@ export function sentReport(
   };
 }
 
+/** POST /api/bbs/forward/kill with bids: per BID. */
+export const BOX_KILL_ANSWER = closed({
+  results: t.Array(
+    closed({
+      bid: t.String(),
+      result: t.Union([t.Literal("killed"), t.Literal("not_found"), t.Literal("forbidden")], {
+        description: "forbidden: not a message of the caller named in call",
+      }),
+    }),
+  ),
+});
+
 /**
  * Kill requests relayed by the box: by an RF user (`call`: only their own
  * mail, sent or received) or by the operator (no `call`).
  */
-export function boxKill(
-  gw: Core,
-  b: { bids?: string[]; call?: string | null },
-): { results: Array<{ bid: string; result: "killed" | "not_found" | "forbidden" }> } {
+export function boxKill(gw: Core, b: { bids?: string[]; call?: string | null }): Static<typeof BOX_KILL_ANSWER> {
   if (!b.bids) throw badRequest("invalid", `bids must be a list of 1-${MAX_BATCH} BIDs`);
   const call = b.call ? b.call.toUpperCase().replace(/-\d+$/, "") : null;
   const bids = b.bids.map((x) => {
@@ -165,8 +194,14 @@ export function boxKill(
   };
 }
 
+/** GET /api/bbs/forward/kill. */
+export const KILLED_SINCE = closed({
+  killed: t.Array(closed({ bid: t.String(), at: unixMs("when it was killed, unix ms") }), { description: "oldest first, at most 500" }),
+  next: t.Number({ description: "the since of the next page (unix ms)" }),
+});
+
 /** BIDs killed here since `since` (ms), so the box can drop its own copies. */
-export function killedSince(gw: Core, since: number): { killed: Array<{ bid: string; at: number }>; next: number } {
+export function killedSince(gw: Core, since: number): Static<typeof KILLED_SINCE> {
   const rows = gw.db.query("SELECT bid, killed_at AS at FROM bbs_messages WHERE killed_at > ? ORDER BY killed_at LIMIT 500").all(since) as Array<{
     bid: string;
     at: number;
@@ -230,14 +265,15 @@ function settle(s: BoxSession): Promise<void> {
   });
 }
 
-export interface SessionExchange {
-  session: string;
-  partner: string;
-  /** bytes to send to the partner, base64 */
-  data: string;
-  closed: boolean;
-  report: SessionReport | null;
-}
+/** POST /api/bbs/forward/session: one exchange of a relayed session. */
+export const SESSION_EXCHANGE = closed({
+  session: t.String({ description: "the session's id: give it with the next exchange" }),
+  partner: t.String({ description: "the partner BBS's callsign" }),
+  data: t.String({ description: "base64 of the bytes to transmit to the partner" }),
+  closed: t.Boolean({ description: "the session ended: hang up after sending data" }),
+  report: nullable(SESSION_REPORT, "the session's report once it ended"),
+});
+export type SessionExchange = Static<typeof SESSION_EXCHANGE>;
 
 /**
  * One exchange on a relayed circuit. The first call (no `session`) opens it:
@@ -280,7 +316,18 @@ export async function sessionExchange(
   return { session: s.id, partner: s.partner, data: Buffer.from(s.link.take()).toString("base64"), closed: s.link.closed, report: s.report };
 }
 
-export function listBoxSessions(gw: Core) {
+/** A session the box relays, open here. */
+export const BOX_SESSION = closed({
+  session: t.String({ description: "its id" }),
+  partner: t.String({ description: "the partner BBS's callsign" }),
+  role: SESSION_ROLE,
+  startedAt: unixMs(),
+  lastSeen: unixMs("the box's last exchange, unix ms"),
+  closed: t.Boolean(),
+});
+export type BoxSessionView = Static<typeof BOX_SESSION>;
+
+export function listBoxSessions(gw: Core): BoxSessionView[] {
   reap(gw);
   return [...sessions(gw).values()].map((s) => ({
     session: s.id,

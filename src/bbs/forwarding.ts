@@ -5,14 +5,17 @@
  * partner what its rules route to it within its time-bands. One session per
  * partner at a time.
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
+import { closed, unixMs } from "../lib/schema.ts";
 import { buildInfo } from "../lib/version.ts";
 import { bbsIdentity } from "./identity.ts";
 import { bidKnown, storeMessage, type Row as MessageRow } from "./messages.ts";
 import { inTimeBands, partnerByCall, partnerRow, type PartnerRow } from "./partners.ts";
 import { splitRouteLines, transferText } from "./text.ts";
 import { LinkReader, type ByteLink } from "./fbb/link.ts";
-import { runSession, type Mailbox, type OutgoingMessage, type SentOutcome, type SessionReport } from "./fbb/session.ts";
+import { runSession, SESSION_REPORT, type Mailbox, type OutgoingMessage, type SentOutcome, type SessionReport } from "./fbb/session.ts";
 import { connectTcp, listenTcp, type TcpListener } from "./fbb/tcp.ts";
 import { ax25Target, ax25Unavailable, connectAx25 } from "./ax25.ts";
 import type { Answer } from "./fbb/proposal.ts";
@@ -29,7 +32,16 @@ interface ActiveSession {
   link: ByteLink;
 }
 
-export type SessionRecord = SessionReport & { at: number; role: "caller" | "answerer"; via: string };
+export const SESSION_ROLE = t.Union([t.Literal("caller"), t.Literal("answerer")], { description: "caller: we called the partner; answerer: it called us" });
+
+/** A finished session with a partner, as the sysop page lists it. */
+export const SESSION_RECORD = closed({
+  ...SESSION_REPORT.properties,
+  at: unixMs("when it ended, unix ms"),
+  role: SESSION_ROLE,
+  via: t.String({ description: "the link it ran on, e.g. tcp 192.0.2.1:6300" }),
+});
+export type SessionRecord = Static<typeof SESSION_RECORD>;
 
 export interface Forwarding {
   listener: TcpListener | null;
@@ -339,12 +351,14 @@ export async function forwardDue(gw: Core): Promise<ForwardRun[]> {
   return Promise.all(runs);
 }
 
-export interface SessionStatus {
-  partner: string;
-  role: string;
-  via: string;
-  startedAt: number;
-}
+/** A session with a partner under way. */
+export const SESSION_STATUS = closed({
+  partner: t.String({ description: "the partner BBS's callsign" }),
+  role: SESSION_ROLE,
+  via: t.String({ description: "the link it runs on" }),
+  startedAt: unixMs(),
+});
+export type SessionStatus = Static<typeof SESSION_STATUS>;
 
 export function activeSessions(gw: Core): SessionStatus[] {
   return [...runtime(gw).active.values()].map((s) => ({ partner: s.partner, role: s.role, via: s.via, startedAt: s.startedAt }));

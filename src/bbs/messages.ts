@@ -6,11 +6,14 @@
  * after the first was killed or pruned (bbs_bids remembers it).
  */
 import { createHash } from "node:crypto";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 import type { Core } from "../core/core.ts";
 import { AppError, badRequest, conflict, notFound, unprocessable } from "../lib/errors.ts";
 import { checkBid, formatAddress, parseAddress, SVCFED_CATEGORY, type MessageType } from "./address.ts";
 import { bbsIdentity } from "./identity.ts";
-import { resolveRoute, type RouteDecision } from "./routing.ts";
+import { DELIVERY, resolveRoute, type RouteDecision } from "./routing.ts";
 import { receiveSvcfed } from "./svcfed.ts";
 import { encodeText, hasControlChars, routeLine, threadSubject, transferText } from "./text.ts";
 import { wpLearn } from "./wp.ts";
@@ -19,7 +22,11 @@ import { canRead } from "./access.ts";
 import { checkBody, type BulletinBody } from "../lib/fed/bodies.ts";
 import { localGid, publishRecord, publishTombstone } from "../fed/feed.ts";
 
-export type Origin = "local" | "fbb" | "box";
+/** Where a message came from: written here, an FBB partner over TCP or the radio, or the ingest box. */
+export const ORIGIN = t.Union([t.Literal("local"), t.Literal("fbb"), t.Literal("box")], {
+  description: "local: written on this instance; fbb: forwarded by a partner BBS; box: handed in by the ingest box",
+});
+export type Origin = Static<typeof ORIGIN>;
 
 export interface MessageInput {
   type: MessageType;
@@ -62,35 +69,50 @@ export interface Row {
   killed_at: number | null;
 }
 
-export interface Forwarding {
-  partner: string;
-  state: "pending" | "sent" | "rejected" | "refused" | "error";
-  updatedAt: number;
-}
+/** A message's forwarding to one partner (bbs_queue). */
+export const FORWARDING = closed({
+  partner: t.String({ description: "the partner BBS's callsign" }),
+  state: t.Union([t.Literal("pending"), t.Literal("sent"), t.Literal("rejected"), t.Literal("refused"), t.Literal("error")], {
+    description: "pending: waiting to be offered (also after a deferral); else what the partner did with it",
+  }),
+  updatedAt: unixMs(),
+});
+export type Forwarding = Static<typeof FORWARDING>;
 
-/** A message as the API shows it. */
-export interface Message {
-  id: number;
-  type: MessageType;
-  bid: string;
-  from: string;
-  to: string;
-  at: string | null;
-  address: string;
-  subject: string;
-  size: number;
-  origin: Origin;
-  receivedFrom: string | null;
-  delivery: "local" | "transit" | "unrouted";
-  threadId: number;
-  replyTo: number | null;
-  createdAt: number;
-  read: boolean;
-  readAt: number | null;
-  body?: string;
-  route?: string[];
-  forwarding?: Forwarding[];
-}
+export const MESSAGE_TYPE = t.Union([t.Literal("P"), t.Literal("B"), t.Literal("T")], { description: "P personal mail, B bulletin, T NTS traffic" });
+
+/** A message as the API shows it: in a list without `body`, `route` and `forwarding`; one message (or a thread) with them. */
+export const MESSAGE = closed({
+  id: wholeNumber(),
+  type: MESSAGE_TYPE,
+  bid: t.String({ description: "its BID, unique on the forwarding network" }),
+  from: t.String({ description: "the sender's base callsign" }),
+  to: t.String({ description: "the addressee's callsign, or a bulletin's category" }),
+  at: nullable(t.String(), "the hierarchical route after @, e.g. N0BBS.#NCA.CA.USA.NOAM"),
+  address: t.String({ description: "to and at as one address, e.g. N0ABC@N0BBS.#NCA.CA.USA.NOAM" }),
+  subject: t.String(),
+  size: wholeNumber({ description: "bytes as forwarded: R: lines and body" }),
+  origin: ORIGIN,
+  receivedFrom: nullable(t.String(), "the partner BBS it came from"),
+  delivery: DELIVERY,
+  threadId: wholeNumber({ description: "the id of its thread's first message" }),
+  replyTo: nullable(wholeNumber(), "the id of the message it answers"),
+  createdAt: unixMs(),
+  read: t.Boolean({ description: "its addressee read it" }),
+  readAt: nullable(unixMs()),
+  body: t.Optional(t.String({ description: "the text (one message and threads only)" })),
+  route: t.Optional(t.Array(t.String(), { description: "its R: lines, newest first (one message and threads only)" })),
+  forwarding: t.Optional(t.Array(FORWARDING, { description: "its forwarding to each partner (one message only)" })),
+});
+export type Message = Static<typeof MESSAGE>;
+
+/** A bulletin category this BBS holds (GET /api/bbs/categories). */
+export const BULLETIN_CATEGORY = closed({
+  category: t.String({ description: "e.g. ALL, WX" }),
+  count: wholeNumber({ description: "bulletins held" }),
+  latestAt: unixMs("the newest one's time, unix ms"),
+});
+export type BulletinCategory = Static<typeof BULLETIN_CATEGORY>;
 
 const SUBJECT_MAX = 80;
 
@@ -428,12 +450,12 @@ export function listBulletins(gw: Core, category: string | null, since: number |
   return list(gw, where.join(" AND "), params, page);
 }
 
-export function bulletinCategories(gw: Core): Array<{ category: string; count: number; latestAt: number }> {
+export function bulletinCategories(gw: Core): BulletinCategory[] {
   return gw.db
     .query(
       "SELECT to_call AS category, count(*) AS count, max(created_at) AS latestAt FROM bbs_messages WHERE type = 'B' AND killed_at IS NULL AND to_call <> ? GROUP BY to_call ORDER BY to_call",
     )
-    .all(SVCFED_CATEGORY) as Array<{ category: string; count: number; latestAt: number }>;
+    .all(SVCFED_CATEGORY) as BulletinCategory[];
 }
 
 /** Every message of a thread the viewer may read, oldest first. */

@@ -15,38 +15,41 @@ import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { badRequest, conflict, notFound } from "../lib/errors.ts";
-import { closed, wholeNumber } from "../lib/schema.ts";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 import { isCallsign, normalizeCall } from "../lib/callsign.ts";
 import { checkPattern } from "./address.ts";
 
-export type Protocol = "fbb-b1" | "fbb-ascii";
-export type TransportKind = "tcp" | "box" | "ax25";
+export const PROTOCOL = t.Union([t.Literal("fbb-b1"), t.Literal("fbb-ascii")], { description: "FBB compressed (B1) or ASCII forwarding" });
+export type Protocol = Static<typeof PROTOCOL>;
+export const TRANSPORT = t.Union([t.Literal("tcp"), t.Literal("box"), t.Literal("ax25")], {
+  description: "how we reach it: tcp (host and port), box (the ingest box), ax25 (our radio port)",
+});
+export type TransportKind = Static<typeof TRANSPORT>;
 
-export interface Partner {
-  id: number;
-  call: string;
-  protocol: Protocol;
-  transport: TransportKind;
-  host: string | null;
-  port: number | null;
-  /** ax25: the call-SSID we connect to, and whose connections are this partner's */
-  ax25Call: string | null;
-  /** ax25: digipeaters on the way, [] = direct */
-  via: string[];
-  hasPassword: boolean;
-  intervalMin: number;
-  timeBands: string[];
-  types: string;
-  poll: boolean;
-  enabled: boolean;
-  createdAt: number;
-  updatedAt: number;
-  lastAttemptAt: number | null;
-  lastSuccessAt: number | null;
-  lastError: string | null;
-  /** messages waiting for it */
-  pending: number;
-}
+/** A forwarding partner as the API shows it (its password never: only whether it has one). */
+export const PARTNER = closed({
+  id: wholeNumber(),
+  call: t.String({ description: "the partner BBS's callsign" }),
+  protocol: PROTOCOL,
+  transport: TRANSPORT,
+  host: nullable(t.String(), "tcp: where we call it"),
+  port: nullable(wholeNumber(), "tcp: its port"),
+  ax25Call: nullable(t.String(), "ax25: the call-SSID we connect to, and whose connections are this partner's"),
+  via: t.Array(t.String(), { description: "ax25: digipeaters on the way, [] = direct" }),
+  hasPassword: t.Boolean(),
+  intervalMin: wholeNumber({ description: "minutes between our calls" }),
+  timeBands: t.Array(t.String(), { description: 'UTC bands when we may call, like "22:00-06:00" ([] = always)' }),
+  types: t.String({ description: 'the message types it is offered, e.g. "PBT"' }),
+  poll: t.Boolean({ description: "we call even with nothing to send" }),
+  enabled: t.Boolean(),
+  createdAt: unixMs(),
+  updatedAt: unixMs(),
+  lastAttemptAt: nullable(unixMs(), "our last call, unix ms"),
+  lastSuccessAt: nullable(unixMs(), "the last session that went through, unix ms"),
+  lastError: nullable(t.String(), "why the last session failed"),
+  pending: wholeNumber({ description: "messages waiting for it" }),
+});
+export type Partner = Static<typeof PARTNER>;
 
 /** A `bbs_partners` row: the Partner's first fields as they are, the rest in column form. */
 export interface PartnerRow extends Pick<Partner, "id" | "call" | "protocol" | "transport" | "host" | "port"> {
@@ -65,17 +68,19 @@ export interface PartnerRow extends Pick<Partner, "id" | "call" | "protocol" | "
   last_error: string | null;
 }
 
-export interface Rule {
-  id: number;
-  partnerId: number;
-  partner: string;
-  field: "at" | "to";
-  pattern: string;
-  types: string;
-  priority: number;
-  createdAt: number;
-  updatedAt: number;
-}
+/** A forwarding rule: which partner takes which routes. */
+export const RULE = closed({
+  id: wholeNumber(),
+  partnerId: wholeNumber(),
+  partner: t.String({ description: "the partner's callsign" }),
+  field: t.Union([t.Literal("at"), t.Literal("to")], { description: "at: matches the @ route; to: the addressee or category" }),
+  pattern: t.String({ description: "what it matches, e.g. #TST, N0Q* or WW" }),
+  types: t.String({ description: 'the message types it routes, e.g. "PBT"' }),
+  priority: wholeNumber({ description: "lower wins" }),
+  createdAt: unixMs(),
+  updatedAt: unixMs(),
+});
+export type Rule = Static<typeof RULE>;
 
 function toPartner(gw: Core, r: PartnerRow): Partner {
   const pending = (gw.db.query("SELECT count(*) AS n FROM bbs_queue WHERE partner_id = ? AND state = 'pending'").get(r.id) as { n: number }).n;

@@ -46,8 +46,27 @@ import {
 import { activeSessions, callPartner, recentSessions } from "./forwarding.ts";
 import { boxKill, endBoxSession, inbound, killedSince, listBoxSessions, MAX_BATCH, pool, sentReport, sessionExchange } from "./box-forwarding.ts";
 import { bbsIdentity } from "./identity.ts";
-
-/** A whole number in a JSON body (Elysia's t.Integer would also take the string "5"). */
+import { answers } from "../http/openapi.ts";
+import { MESSAGE } from "./messages.ts";
+import { PARTNER, RULE } from "./partners.ts";
+import { SESSION_REPORT } from "./fbb/session.ts";
+import { INBOUND_ANSWER, KILLED_SINCE, POOL, SENT_ANSWER, SESSION_EXCHANGE } from "./box-forwarding.ts";
+import {
+  BOX_KILL,
+  BOX_SESSIONS,
+  BULLETINS,
+  CATEGORIES,
+  DELETED,
+  MAILBOX,
+  MESSAGE_KILLED,
+  PARTNER_DETAIL,
+  PARTNERS,
+  ROUTE_ANSWER,
+  RULES,
+  SENT_MAIL,
+  THREAD,
+  WP_ANSWER,
+} from "./shapes.ts";
 
 /** A message, rule or partner id in the path: anything else answers 404, as an unknown id does. */
 const idParams = (what: string) => t.Object({ id: t.String({ description: `the ${what}'s id (a whole number; anything else is not found)` }) });
@@ -108,7 +127,11 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
             body: t.String({ description: "the text (at most BBS_MAX_MESSAGE_BYTES bytes)" }),
             replyTo: t.Optional(t.Union([t.Null(), wholeNumber()], { description: "the id of the message this answers (threads it)" })),
           }),
-          detail: { summary: "Write a message (mail, bulletin or NTS traffic) as the caller's verified callsign", tags: ["BBS"] },
+          detail: {
+            summary: "Write a message (mail, bulletin or NTS traffic) as the caller's verified callsign",
+            tags: ["BBS"],
+            responses: answers("the stored message", MESSAGE, 201),
+          },
         },
       )
       .get(
@@ -144,6 +167,7 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
             summary: "List the caller's personal mail (or NTS traffic), newest first",
             description: "Paged: `next` is the `before` of the next page (null on the last).",
             tags: ["BBS"],
+            responses: answers("a page of the mail (or traffic)", MAILBOX),
           },
         },
       )
@@ -165,6 +189,7 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
           detail: {
             summary: "Read one message (bulletins: anyone; personal mail: its addressee, sender or the sysop); marks the addressee's mail read",
             tags: ["BBS"],
+            responses: answers("the message with its body, R: lines and forwarding", MESSAGE),
           },
         },
       )
@@ -182,7 +207,7 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
           gate: "session",
           params: idParams("message"),
           body: t.Optional(closed({ read: t.Optional(t.Boolean({ description: "true (default) marks it read, false unread" })) })),
-          detail: { summary: "Mark a message read or unread (its addressee only)", tags: ["BBS"] },
+          detail: { summary: "Mark a message read or unread (its addressee only)", tags: ["BBS"], responses: answers("the message as it is now", MESSAGE) },
         },
       )
       .delete(
@@ -199,7 +224,11 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
         {
           gate: "session",
           params: idParams("message"),
-          detail: { summary: "Kill (delete) a message: its sender, its addressee (personal mail) or the sysop", tags: ["BBS"] },
+          detail: {
+            summary: "Kill (delete) a message: its sender, its addressee (personal mail) or the sysop",
+            tags: ["BBS"],
+            responses: answers("the killed message's id", MESSAGE_KILLED),
+          },
         },
       )
       .get(
@@ -223,7 +252,12 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
             from: t.Optional(baseCall("whose sent mail (a base callsign): the caller's own verified calls, or any for the sysop; default all of the caller's")),
             ...PAGE,
           }),
-          detail: { summary: "List what the caller's callsigns sent, newest first", description: "Paged like GET /api/bbs/messages.", tags: ["BBS"] },
+          detail: {
+            summary: "List what the caller's callsigns sent, newest first",
+            description: "Paged like GET /api/bbs/messages.",
+            tags: ["BBS"],
+            responses: answers("a page of the sent messages", SENT_MAIL),
+          },
         },
       )
       .get(
@@ -243,12 +277,17 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
             since: t.Optional(t.Numeric({ minimum: 0, description: "only bulletins received after this time (unix milliseconds)" })),
             ...PAGE,
           }),
-          detail: { summary: "List bulletins, newest first, of one category or all", description: "Paged like GET /api/bbs/messages.", tags: ["BBS"] },
+          detail: {
+            summary: "List bulletins, newest first, of one category or all",
+            description: "Paged like GET /api/bbs/messages.",
+            tags: ["BBS"],
+            responses: answers("a page of the bulletins", BULLETINS),
+          },
         },
       )
       .get("/api/bbs/categories", () => ({ categories: bulletinCategories(gw) }), {
         gate: "public",
-        detail: { summary: "The bulletin categories this BBS holds, with their counts", tags: ["BBS"] },
+        detail: { summary: "The bulletin categories this BBS holds, with their counts", tags: ["BBS"], responses: answers("the categories", CATEGORIES) },
       })
       .get(
         "/api/bbs/thread/:id",
@@ -262,7 +301,11 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
         {
           gate: "public",
           params: idParams("message"),
-          detail: { summary: "The thread a message belongs to: the messages of it the caller may read, oldest first", tags: ["BBS"] },
+          detail: {
+            summary: "The thread a message belongs to: the messages of it the caller may read, oldest first",
+            tags: ["BBS"],
+            responses: answers("the thread", THREAD),
+          },
         },
       )
       // ---- routing and White Pages ----
@@ -284,6 +327,7 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
           detail: {
             summary: "Where a message to an address would go: delivered here, or forwarded to which partners, and why",
             tags: ["BBS"],
+            responses: answers("the routing decision", ROUTE_ANSWER),
           },
         },
       )
@@ -304,13 +348,17 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
             q: t.Optional(t.String({ maxLength: 40, description: "search text (callsign, name, home BBS); at most 40 characters" })),
             limit: t.Optional(t.Integer({ minimum: 1, maximum: 200, description: "entries, 1-200 (default 50)" })),
           }),
-          detail: { summary: "White Pages: one callsign's home BBS, or a search of the entries", tags: ["BBS"] },
+          detail: {
+            summary: "White Pages: one callsign's home BBS, or a search of the entries",
+            tags: ["BBS"],
+            responses: answers("with call: its entry; else { entries }", WP_ANSWER),
+          },
         },
       )
       // ---- forwarding rules and partners (sysop) ----
       .get("/api/bbs/forward", () => ({ rules: listRules(gw) }), {
         gate: "sysop",
-        detail: { summary: "The forwarding rules (which partner takes which routes)", tags: ["BBS"] },
+        detail: { summary: "The forwarding rules (which partner takes which routes)", tags: ["BBS"], responses: answers("the rules", RULES) },
       })
       .post(
         "/api/bbs/forward",
@@ -320,12 +368,16 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
           set.status = 201;
           return r;
         },
-        { gate: "sysop", body: RULE_BODY, detail: { summary: "Add a forwarding rule; held messages are routed again", tags: ["BBS"] } },
+        {
+          gate: "sysop",
+          body: RULE_BODY,
+          detail: { summary: "Add a forwarding rule; held messages are routed again", tags: ["BBS"], responses: answers("the new rule", RULE, 201) },
+        },
       )
       .get("/api/bbs/forward/:id", ({ params }) => getRule(gw, idParam(params.id, "rule")), {
         gate: "sysop",
         params: idParams("rule"),
-        detail: { summary: "One forwarding rule", tags: ["BBS"] },
+        detail: { summary: "One forwarding rule", tags: ["BBS"], responses: answers("the rule", RULE) },
       })
       .post(
         "/api/bbs/forward/:id",
@@ -338,7 +390,7 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
           gate: "sysop",
           params: idParams("rule"),
           body: RULE_BODY,
-          detail: { summary: "Change a forwarding rule; held messages are routed again", tags: ["BBS"] },
+          detail: { summary: "Change a forwarding rule; held messages are routed again", tags: ["BBS"], responses: answers("the rule as it is now", RULE) },
         },
       )
       .delete(
@@ -348,11 +400,19 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
           deleteRule(gw, id);
           return { deleted: id };
         },
-        { gate: "sysop", params: idParams("rule"), detail: { summary: "Delete a forwarding rule", tags: ["BBS"] } },
+        {
+          gate: "sysop",
+          params: idParams("rule"),
+          detail: { summary: "Delete a forwarding rule", tags: ["BBS"], responses: answers("the deleted rule's id", DELETED) },
+        },
       )
       .get("/api/bbs/partners", () => ({ bbs: bbsIdentity(gw.config), partners: listPartners(gw), sessions: activeSessions(gw) }), {
         gate: "sysop",
-        detail: { summary: "This BBS's identity, its forwarding partners and the forwarding sessions under way", tags: ["BBS"] },
+        detail: {
+          summary: "This BBS's identity, its forwarding partners and the forwarding sessions under way",
+          tags: ["BBS"],
+          responses: answers("the BBS, its partners and the sessions under way", PARTNERS),
+        },
       })
       .post(
         "/api/bbs/partners",
@@ -361,7 +421,15 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
           set.status = 201;
           return p;
         },
-        { gate: "sysop", body: PARTNER_BODY, detail: { summary: "Add a forwarding partner (another BBS we exchange messages with)", tags: ["BBS"] } },
+        {
+          gate: "sysop",
+          body: PARTNER_BODY,
+          detail: {
+            summary: "Add a forwarding partner (another BBS we exchange messages with)",
+            tags: ["BBS"],
+            responses: answers("the new partner", PARTNER, 201),
+          },
+        },
       )
       .get(
         "/api/bbs/partners/:id",
@@ -369,7 +437,15 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
           const id = idParam(params.id, "partner");
           return { ...getPartner(gw, id), sessions: recentSessions(gw, id) };
         },
-        { gate: "sysop", params: idParams("partner"), detail: { summary: "One forwarding partner with its recent sessions", tags: ["BBS"] } },
+        {
+          gate: "sysop",
+          params: idParams("partner"),
+          detail: {
+            summary: "One forwarding partner with its recent sessions",
+            tags: ["BBS"],
+            responses: answers("the partner and its recent sessions", PARTNER_DETAIL),
+          },
+        },
       )
       .post(
         "/api/bbs/partners/:id",
@@ -382,7 +458,11 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
           gate: "sysop",
           params: idParams("partner"),
           body: PARTNER_BODY,
-          detail: { summary: "Change a forwarding partner; held messages are routed again", tags: ["BBS"] },
+          detail: {
+            summary: "Change a forwarding partner; held messages are routed again",
+            tags: ["BBS"],
+            responses: answers("the partner as it is now", PARTNER),
+          },
         },
       )
       .delete(
@@ -392,7 +472,11 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
           deletePartner(gw, id);
           return { deleted: id };
         },
-        { gate: "sysop", params: idParams("partner"), detail: { summary: "Delete a forwarding partner and its rules", tags: ["BBS"] } },
+        {
+          gate: "sysop",
+          params: idParams("partner"),
+          detail: { summary: "Delete a forwarding partner and its rules", tags: ["BBS"], responses: answers("the deleted partner's id", DELETED) },
+        },
       )
       .post(
         "/api/bbs/partners/:id/forward",
@@ -404,7 +488,11 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
         {
           gate: "sysop",
           params: idParams("partner"),
-          detail: { summary: "Call a forwarding partner now and exchange messages; answers the session's report", tags: ["BBS"] },
+          detail: {
+            summary: "Call a forwarding partner now and exchange messages; answers the session's report",
+            tags: ["BBS"],
+            responses: answers("the session's report (ok false, with its error, when it could not be held)", SESSION_REPORT),
+          },
         },
       )
       // ---- the ingest box's forwarding backend ----
@@ -414,7 +502,11 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
           partner: t.Optional(t.String({ description: "the partner BBS's callsign (required)" })),
           limit: t.Optional(t.Integer({ minimum: 1, maximum: MAX_BATCH, description: `messages, 1-${MAX_BATCH} (default 20)` })),
         }),
-        detail: { summary: "What is queued for a partner the box forwards to, in the order FBB offers it", tags: ["BBS"] },
+        detail: {
+          summary: "What is queued for a partner the box forwards to, in the order FBB offers it",
+          tags: ["BBS"],
+          responses: answers("the partner and its queued messages", POOL),
+        },
       })
       .post("/api/bbs/forward/inbound", ({ body }) => inbound(gw, body), {
         gate: "ingest",
@@ -426,7 +518,11 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
             description: "each { bid, type, from, to, subject, text }; one that is refused is answered in its result, not by failing the batch",
           }),
         }),
-        detail: { summary: "Messages the box received from a partner over the air, stored here; one result per message", tags: ["BBS"] },
+        detail: {
+          summary: "Messages the box received from a partner over the air, stored here; one result per message",
+          tags: ["BBS"],
+          responses: answers("one result per message, in order", INBOUND_ANSWER),
+        },
       })
       .post("/api/bbs/forward/sent", ({ body }) => sentReport(gw, body), {
         gate: "ingest",
@@ -442,11 +538,19 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
             { minItems: 1, maxItems: MAX_BATCH },
           ),
         }),
-        detail: { summary: "What happened to the messages the box offered a partner", tags: ["BBS"] },
+        detail: {
+          summary: "What happened to the messages the box offered a partner",
+          tags: ["BBS"],
+          responses: answers("per BID: recorded, or unknown (not queued for the partner)", SENT_ANSWER),
+        },
       })
       .get("/api/bbs/forward/session", () => ({ sessions: listBoxSessions(gw), forwarding: activeSessions(gw) }), {
         gate: "ingest",
-        detail: { summary: "The box's forwarding sessions open here, and the forwarding sessions under way", tags: ["BBS"] },
+        detail: {
+          summary: "The box's forwarding sessions open here, and the forwarding sessions under way",
+          tags: ["BBS"],
+          responses: answers("the sessions", BOX_SESSIONS),
+        },
       })
       .post("/api/bbs/forward/session", ({ body }) => sessionExchange(gw, body), {
         gate: "ingest",
@@ -462,6 +566,7 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
         detail: {
           summary: "One exchange of an FBB session the box carries on air: the bytes heard in, the bytes to transmit out",
           tags: ["BBS"],
+          responses: answers("the bytes to transmit, and whether the session ended", SESSION_EXCHANGE),
         },
       })
       .get("/api/bbs/forward/kill", ({ query }) => killedSince(gw, query.since ?? 0), {
@@ -469,7 +574,11 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
         query: t.Object({
           since: t.Optional(t.Numeric({ minimum: 0, description: "kills after this time (unix milliseconds; default 0); answer's `next` is the next since" })),
         }),
-        detail: { summary: "Messages killed here since a time, for the box to kill in its own store (500 a page)", tags: ["BBS"] },
+        detail: {
+          summary: "Messages killed here since a time, for the box to kill in its own store (500 a page)",
+          tags: ["BBS"],
+          responses: answers("the kills and the next since", KILLED_SINCE),
+        },
       })
       .post(
         "/api/bbs/forward/kill",
@@ -487,7 +596,11 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
             bids: t.Optional(t.Array(t.String(), { minItems: 1, maxItems: MAX_BATCH, description: `BIDs of messages to kill, 1-${MAX_BATCH}` })),
             call: t.Optional(t.Union([t.Null(), t.String({ pattern: CALL_SSID })], { description: "who asks: only their own messages are killed" })),
           }),
-          detail: { summary: "Kill messages by BID on behalf of a caller on the air, or end a box session", tags: ["BBS"] },
+          detail: {
+            summary: "Kill messages by BID on behalf of a caller on the air, or end a box session",
+            tags: ["BBS"],
+            responses: answers("{ ended } for a session, else one result per BID", BOX_KILL),
+          },
         },
       )
   );

@@ -14,29 +14,41 @@
  * Bulletins (B) flood: every partner with a matching rule gets one, except
  * the one it came from and any BBS already in its R: lines.
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
+import { closed, nullable, wholeNumber } from "../lib/schema.ts";
 import { patternMatches, routeElements, type MessageType } from "./address.ts";
 import { bbsIdentity } from "./identity.ts";
 import { parseRouteLine } from "./text.ts";
-import { wpLookup, type WpEntry } from "./wp.ts";
+import { WP_ENTRY, wpLookup, type WpEntry } from "./wp.ts";
 import type { RuleRow as PartnerRule } from "./partners.ts";
 
-export interface Route {
-  partnerId: number;
-  partner: string;
-  ruleId: number;
-  field: "at" | "to";
-  pattern: string;
-}
+/** Where a message is delivered. */
+export const DELIVERY = t.Union([t.Literal("local"), t.Literal("transit"), t.Literal("unrouted")], {
+  description: "local: delivered here; transit: queued for a partner; unrouted: held until a forwarding rule takes it",
+});
 
-export interface RouteDecision {
-  delivery: "local" | "transit" | "unrouted";
-  /** the route after White Pages completion */
-  at: string | null;
-  partners: Route[];
-  wp: WpEntry | null;
-  reason: string;
-}
+/** One partner a message is routed to, and the rule that chose it. */
+export const PARTNER_ROUTE = closed({
+  partnerId: wholeNumber(),
+  partner: t.String({ description: "the partner BBS's callsign" }),
+  ruleId: wholeNumber({ description: "the forwarding rule that matched" }),
+  field: t.Union([t.Literal("at"), t.Literal("to")], { description: "what the rule matched: the @ route or the addressee" }),
+  pattern: t.String({ description: "the rule's pattern" }),
+});
+export type Route = Static<typeof PARTNER_ROUTE>;
+
+/** Where a message goes, and why. */
+export const ROUTE_DECISION_FIELDS = {
+  delivery: DELIVERY,
+  at: nullable(t.String(), "the route after White Pages completion"),
+  partners: t.Array(PARTNER_ROUTE, { description: "the partners it is queued for: one for mail, every matching one for a bulletin" }),
+  wp: nullable(WP_ENTRY, "the White Pages entry that supplied the route, when one was looked up"),
+  reason: t.String({ description: "the decision in words" }),
+};
+export const ROUTE_DECISION = closed(ROUTE_DECISION_FIELDS);
+export type RouteDecision = Static<typeof ROUTE_DECISION>;
 
 export interface RoutableMessage {
   type: MessageType;

@@ -7,23 +7,32 @@
  * path information (/I), which beats a guess (/G); within a rank the newer
  * information wins.
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Database } from "../core/store/db.ts";
+import { closed, nullable, unixMs } from "../lib/schema.ts";
 import { isBaseCallsign } from "../lib/callsign.ts";
 import { checkRoute } from "./address.ts";
 import { bbsDate, parseRouteLine } from "./text.ts";
 
-export type WpSource = "U" | "I" | "G";
+/** U given by the user (a WP update), I from the path of mail passing through, G guessed from the oldest R: line. */
+export const WP_SOURCE = t.Union([t.Literal("U"), t.Literal("I"), t.Literal("G")], {
+  description: "where it was learnt: U given by the user, I from a message's path, G guessed from its oldest R: line",
+});
+export type WpSource = Static<typeof WP_SOURCE>;
 
-export interface WpEntry {
-  call: string;
-  homeBbs: string;
-  zip: string | null;
-  name: string | null;
-  qth: string | null;
-  source: WpSource;
-  infoAt: number;
-  updatedAt: number;
-}
+/** A White Pages entry: a callsign's home BBS. */
+export const WP_ENTRY = closed({
+  call: t.String({ description: "a base callsign" }),
+  homeBbs: t.String({ description: "its home BBS as a hierarchical address, e.g. N0BBS.#NCA.CA.USA.NOAM" }),
+  zip: nullable(t.String()),
+  name: nullable(t.String()),
+  qth: nullable(t.String()),
+  source: WP_SOURCE,
+  infoAt: unixMs("when the information was given, unix ms"),
+  updatedAt: unixMs("when this directory last changed it, unix ms"),
+});
+export type WpEntry = Static<typeof WP_ENTRY>;
 
 const RANK: Record<WpSource, number> = { U: 3, I: 2, G: 1 };
 

@@ -9,7 +9,21 @@ import { conflict } from "../lib/errors.ts";
 import { closed, wholeNumber } from "../lib/schema.ts";
 import { radioOf } from "../radio-node/running-radio.ts";
 import { BOX_KINDS } from "./kinds.ts";
-import { acknowledge, boxId, commandLog, enqueue, lease, LOCAL_BOX, MAX_ACKS, parseAcks } from "./service.ts";
+import {
+  acknowledge,
+  ACKNOWLEDGED,
+  boxId,
+  COMMAND_LOG,
+  COMMAND_QUEUED,
+  commandLog,
+  enqueue,
+  lease,
+  LEASED,
+  LOCAL_BOX,
+  MAX_ACKS,
+  parseAcks,
+} from "./service.ts";
+import { answers } from "../http/openapi.ts";
 
 const BOX = t.Object({
   id: t.String({
@@ -77,6 +91,7 @@ export function boxRoutes(gw: Core, kit: RouteKit) {
           summary: "Queue a command for a box (transmit kinds act as the caller's verified callsign)",
           description: "Read-only kinds need a session; transmit kinds a verified callsign, or the ingest box naming one in `call`.",
           tags,
+          responses: answers("the queued command", COMMAND_QUEUED),
         },
       },
     )
@@ -84,13 +99,17 @@ export function boxRoutes(gw: Core, kit: RouteKit) {
       gate: "ingest",
       params: BOX,
       query: t.Object({ limit: t.Optional(t.Integer({ description: "commands to lease (default 10; 1-100, beyond is clamped)" })) }),
-      detail: { summary: "Lease the box's due commands, oldest first (the box polls this)", tags },
+      detail: {
+        summary: "Lease the box's due commands, oldest first (the box polls this)",
+        tags,
+        responses: answers("the leased commands", LEASED),
+      },
     })
     .post("/api/box/:id/commands/ack", ({ params, body }) => acknowledge(gw, boxId(params.id), parseAcks(body.acks)), {
       gate: "ingest",
       params: BOX,
       body: BOX_ACKS_BODY,
-      detail: { summary: "The box reports leased commands done or failed", tags },
+      detail: { summary: "The box reports leased commands done or failed", tags, responses: answers("how many commands it acknowledged", ACKNOWLEDGED) },
     })
     .get("/api/box/:id/log", ({ params, query, caller }) => commandLog(gw, boxId(params.id), caller, { limit: query.limit, before: query.before }), {
       gate: "actor",
@@ -99,6 +118,10 @@ export function boxRoutes(gw: Core, kit: RouteKit) {
         limit: t.Optional(t.Integer({ description: "commands (default 50; 1-500, beyond is clamped)" })),
         before: t.Optional(t.Integer({ description: "the next page: commands with a smaller id" })),
       }),
-      detail: { summary: "A box's command log, newest first: all of it for the operator, one's own commands otherwise", tags },
+      detail: {
+        summary: "A box's command log, newest first: all of it for the operator, one's own commands otherwise",
+        tags,
+        responses: answers("the box and its commands", COMMAND_LOG),
+      },
     });
 }

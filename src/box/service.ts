@@ -12,6 +12,8 @@
  *   lease(gw, "main", { limit: 10 })               // -> leased commands
  *   acknowledge(gw, "main", [{ id, ok: true, result: {...} }])
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { badRequest, forbidden, notFound, unauthorized } from "../lib/errors.ts";
@@ -19,28 +21,40 @@ import { isCallsign, normalizeCall } from "../lib/callsign.ts";
 import { verifiedHolder } from "../accounts/users.ts";
 import { isSysop } from "../accounts/caller.ts";
 import { BOX_KINDS } from "./kinds.ts";
-import { check } from "../lib/schema.ts";
+import { check, closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 
-export type BoxState = "queued" | "leased" | "acknowledged" | "expired";
+export const BOX_STATE = t.Union([t.Literal("queued"), t.Literal("leased"), t.Literal("acknowledged"), t.Literal("expired")], {
+  description: "queued, leased by the box, acknowledged by it (ok true or false), or expired (leased 5 times without an ack)",
+});
+export type BoxState = Static<typeof BOX_STATE>;
 
-export interface BoxCommand {
-  id: number;
-  box: string;
-  kind: string;
-  args: Record<string, unknown>;
-  transmit: boolean;
-  /** transmit kinds: the verified callsign the command acts as */
-  call: string | null;
-  state: BoxState;
-  attempts: number;
-  leaseUntil: number | null;
-  ok: boolean | null;
-  result: unknown;
-  via: "session" | "ingest";
-  createdAt: number;
-  leasedAt: number | null;
-  doneAt: number | null;
-}
+/** A command for a box, as its log and its lease show it. */
+export const BOX_COMMAND = closed({
+  id: wholeNumber(),
+  box: t.String({ description: "the box's id" }),
+  kind: t.String({ description: "what to do (POST /api/box/{id}/command lists the kinds)" }),
+  args: t.Record(t.String(), t.Unknown(), { description: "the kind's arguments, as its own schema checked them (src/box/kinds.ts): they differ per kind" }),
+  transmit: t.Boolean({ description: "it puts something on the air" }),
+  call: nullable(t.String(), "transmit kinds: the verified callsign the command acts as"),
+  state: BOX_STATE,
+  attempts: wholeNumber({ description: "times it was leased" }),
+  leaseUntil: nullable(unixMs(), "while leased: when the lease runs out, unix ms"),
+  ok: nullable(t.Boolean(), "once acknowledged: whether it succeeded"),
+  result: t.Unknown({
+    description: "what the box answered: any JSON it chose (up to 8 KiB); { error } when the command expired; null before",
+  }),
+  via: t.Union([t.Literal("session"), t.Literal("ingest")], { description: "who queued it: a signed-in user, or the ingest box" }),
+  createdAt: unixMs(),
+  leasedAt: nullable(unixMs()),
+  doneAt: nullable(unixMs()),
+});
+export type BoxCommand = Static<typeof BOX_COMMAND>;
+
+/** POST /api/box/{id}/command. */
+export const COMMAND_QUEUED = closed({ command: BOX_COMMAND });
+
+/** GET /api/box/{id}/commands. */
+export const LEASED = closed({ commands: t.Array(BOX_COMMAND, { description: "oldest first" }) });
 
 export const LEASE_MS = 60_000;
 const MAX_LEASES = 5;
@@ -203,7 +217,12 @@ export function parseAcks(list: Ack[]): Ack[] {
  * own leased commands move; an ack that arrives after the lease ran out still
  * counts if nobody leased the command again. Acking twice changes nothing.
  */
-export function acknowledge(gw: Core, box: string, acks: Ack[]): { acknowledged: number } {
+/** POST /api/box/{id}/commands/ack. */
+export const ACKNOWLEDGED = closed({
+  acknowledged: wholeNumber({ description: "commands that moved to acknowledged (an ack repeated or too late counts 0)" }),
+});
+
+export function acknowledge(gw: Core, box: string, acks: Ack[]): Static<typeof ACKNOWLEDGED> {
   const now = gw.clock.now();
   let n = 0;
   const upd = gw.db.query(
@@ -219,7 +238,10 @@ export function acknowledge(gw: Core, box: string, acks: Ack[]): { acknowledged:
  * The box's command log, newest first. The operator (sysop or the ingest
  * box) sees every command; anyone else signed in sees their own.
  */
-export function commandLog(gw: Core, box: string, caller: Caller, opts: { limit?: number; before?: number } = {}): { box: string; commands: BoxCommand[] } {
+/** GET /api/box/{id}/log. */
+export const COMMAND_LOG = closed({ box: t.String({ description: "the box's id" }), commands: t.Array(BOX_COMMAND, { description: "newest first" }) });
+
+export function commandLog(gw: Core, box: string, caller: Caller, opts: { limit?: number; before?: number } = {}): Static<typeof COMMAND_LOG> {
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), 500);
   const before = opts.before ?? Number.MAX_SAFE_INTEGER;
   const all = isSysop(gw, caller);

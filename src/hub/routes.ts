@@ -7,6 +7,8 @@ import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { notFound } from "../lib/errors.ts";
 import type { Hub } from "./index.ts";
+import { answers } from "../http/openapi.ts";
+import { HUB_CLIENT_DISCONNECTED } from "./shapes.ts";
 
 /** `hub`: the station hub once a server host has started it (src/hosts/gateway.ts), else null */
 export function hubRoutes(gw: Core, kit: RouteKit, hub: () => Hub | null) {
@@ -25,6 +27,7 @@ export function hubRoutes(gw: Core, kit: RouteKit, hub: () => Hub | null) {
         summary: "Disconnect a client of the hub's KISS or APRS-IS server, for the sysop",
         description: "Answers { disconnected: id }; 404 when no client has that id.",
         tags: ["Hub"],
+        responses: answers("the disconnected client's id", HUB_CLIENT_DISCONNECTED),
       },
     },
   );

@@ -6,7 +6,10 @@
  * to the station's watchers. Who is told and how (live, push) is
  * src/live/user-channel.ts; this file decides who and stores what.
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 import type { AprsPacket } from "../lib/aprs/types.ts";
 import { baseCall } from "../lib/callsign.ts";
 import { badRequest } from "../lib/errors.ts";
@@ -20,15 +23,23 @@ const EMERGENCY_REPEAT_MS = 10 * 60_000;
 /** How far back the map's banner looks. */
 const EMERGENCY_WINDOW_MS = 24 * 3_600_000;
 
-export interface Emergency {
-  id: number;
-  call: string;
-  ts: number;
-  lat: number | null;
-  lon: number | null;
-  reason: "mic-e" | "symbol";
-  comment: string | null;
-}
+/** An emergency position heard. */
+export const EMERGENCY = closed({
+  id: wholeNumber(),
+  call: t.String(),
+  ts: unixMs(),
+  lat: nullable(t.Number()),
+  lon: nullable(t.Number()),
+  reason: t.Union([t.Literal("mic-e"), t.Literal("symbol")], { description: "mic-e: a Mic-E Emergency; symbol: the \\! symbol" }),
+  comment: nullable(t.String()),
+});
+export type Emergency = Static<typeof EMERGENCY>;
+
+/** GET /api/alerts/emergencies. */
+export const EMERGENCIES = closed({ emergencies: t.Array(EMERGENCY, { description: "the last 24 hours, one per station, newest first (at most 100)" }) });
+
+/** GET and PUT /api/alerts/watch. */
+export const WATCH_LIST = closed({ calls: t.Array(t.String(), { description: "watched callsigns, sorted; one without SSID watches every SSID" }) });
 
 export function watchList(gw: Core, userId: number): string[] {
   return (gw.db.query("SELECT call FROM callsign_watches WHERE user_id = ? ORDER BY call").all(userId) as Array<{ call: string }>).map((r) => r.call);

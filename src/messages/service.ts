@@ -11,37 +11,60 @@
  *          acked     the addressee's `ackNN`, or a reply `{MM}NN`, was heard
  *          failed    `rejNN` heard, or no ack after 5 sends
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 import type { SignedInUser } from "../accounts/caller.ts";
 import { baseCall } from "../lib/callsign.ts";
 import { badRequest, forbidden } from "../lib/errors.ts";
 import { enqueueMessage, type OutboxItem } from "../stations/outbox.ts";
 
-export type MessageState = "queued" | "sent" | "retrying" | "acked" | "failed";
-export type ConversationKind = "station" | "group" | "bulletin";
+export const MESSAGE_STATE = t.Union([t.Literal("queued"), t.Literal("sent"), t.Literal("retrying"), t.Literal("acked"), t.Literal("failed")], {
+  description: "a sent message's state: queued, sent, retrying (no ack yet), acked, or failed (rejected, or no ack after 5 sends)",
+});
+export type MessageState = Static<typeof MESSAGE_STATE>;
+export const CONVERSATION_KIND = t.Union([t.Literal("station"), t.Literal("group"), t.Literal("bulletin")], {
+  description: "station: one other station; group: ALL or a group of APRS_GROUPS; bulletin: BLNx, NWS-...",
+});
+export type ConversationKind = Static<typeof CONVERSATION_KIND>;
 
-export interface ConversationMessage {
-  /** "o<outbox id>" for a message sent here, "h<heard id>" for one heard */
-  id: string;
-  direction: "out" | "in";
-  from: string;
-  to: string;
-  text: string;
-  ts: number;
-  msgId: string | null;
-  /** sent messages only */
-  state?: MessageState;
-  attempts?: number;
-  error?: string | null;
-}
+/** One message of a conversation, sent here or heard. */
+export const CONVERSATION_MESSAGE = closed({
+  id: t.String({ description: '"o<outbox id>" for a message sent here, "h<heard id>" for one heard' }),
+  direction: t.Union([t.Literal("out"), t.Literal("in")]),
+  from: t.String(),
+  to: t.String(),
+  text: t.String(),
+  ts: unixMs(),
+  msgId: nullable(t.String(), "its APRS message id; null when sent without one"),
+  state: t.Optional(MESSAGE_STATE),
+  attempts: t.Optional(wholeNumber({ description: "sent messages: sends so far" })),
+  error: t.Optional(nullable(t.String(), "sent messages: why it failed")),
+});
+export type ConversationMessage = Static<typeof CONVERSATION_MESSAGE>;
 
-export interface Conversation {
-  /** the other station, or the group/bulletin addressee */
-  call: string;
-  kind: ConversationKind;
-  last: ConversationMessage;
-  count: number;
-}
+/** A conversation in the list, with its newest message. */
+export const CONVERSATION = closed({
+  call: t.String({ description: "the other station, or the group or bulletin addressee" }),
+  kind: CONVERSATION_KIND,
+  last: CONVERSATION_MESSAGE,
+  count: wholeNumber({ description: "its messages" }),
+});
+export type Conversation = Static<typeof CONVERSATION>;
+
+/** GET /api/messages/conversations. */
+export const CONVERSATIONS = closed({ conversations: t.Array(CONVERSATION, { description: "the one with the newest message first" }) });
+
+/** GET /api/messages/with/{call}. */
+export const CONVERSATION_THREAD = closed({
+  call: t.String({ description: "the other station, or the group or bulletin addressee (upper case)" }),
+  kind: CONVERSATION_KIND,
+  messages: t.Array(CONVERSATION_MESSAGE, { description: "oldest first" }),
+});
+
+/** POST /api/messages. */
+export const MESSAGE_SENT = closed({ message: CONVERSATION_MESSAGE });
 
 /** How long heard group and bulletin traffic stays in the list. */
 const GROUP_WINDOW_MS = 48 * 3_600_000;
@@ -179,7 +202,7 @@ export function listConversations(gw: Core, userId: number): Conversation[] {
 }
 
 /** One conversation, oldest message first. */
-export function conversationWith(gw: Core, userId: number, rawCall: string): { call: string; kind: ConversationKind; messages: ConversationMessage[] } {
+export function conversationWith(gw: Core, userId: number, rawCall: string): Static<typeof CONVERSATION_THREAD> {
   const call = rawCall.trim().toUpperCase();
   if (!/^[A-Z0-9-]{1,9}$/.test(call)) throw badRequest("bad_call", `"${rawCall}" is not an APRS addressee (1-9 of A-Z 0-9 -)`);
   const kind = conversationKind(gw, call);

@@ -4,7 +4,10 @@
  * of its last frame) and per-minute samples of each port's counters. Both
  * tables are pruned by the one pruner (MHEARD_TTL_DAYS, PORT_COUNTERS_TTL_DAYS).
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 import type { PortCounters } from "./running-radio.ts";
 import { formatAddress, type Ax25Frame, type PortStatus } from "../../radio/index.ts";
 
@@ -25,16 +28,17 @@ export function noteHeard(gw: Core, port: string, f: Ax25Frame, at: number): voi
     .run(port, formatAddress(f.src), at, pathText(f));
 }
 
-export interface MheardRow {
-  port: string;
-  call: string;
-  firstAt: number;
-  lastAt: number;
-  frames: number;
-  via: string | null;
-  /** whether the station registry holds this call (it sent APRS we ingested): its station page exists */
-  station: boolean;
-}
+/** A station heard on a radio port (the MHeard list). */
+export const MHEARD_ROW = closed({
+  port: t.String({ description: "the radio port's id" }),
+  call: t.String({ description: "the station's call-SSID" }),
+  firstAt: unixMs("first heard, unix ms"),
+  lastAt: unixMs("last heard, unix ms"),
+  frames: wholeNumber({ description: "frames heard" }),
+  via: nullable(t.String(), "the digipeater path of its last frame, e.g. WIDE1*,WIDE2-1"),
+  station: t.Boolean({ description: "the station registry holds this call (it sent APRS we ingested): its station page exists" }),
+});
+export type MheardRow = Static<typeof MHEARD_ROW>;
 
 /** The MHeard list, most recent first. */
 export function mheard(gw: Core, opts: { port?: string; limit?: number } = {}): MheardRow[] {
@@ -69,14 +73,16 @@ export function sampleCounters(gw: Core, ports: PortStatus[], last: Map<string, 
   return ports.length;
 }
 
-export interface CounterSample {
-  ts: number;
-  rxFrames: number;
-  txFrames: number;
-  rxBytes: number;
-  txBytes: number;
-  errors: number;
-}
+/** What a port's counters grew by in one sample (a minute). */
+export const COUNTER_SAMPLE = closed({
+  ts: unixMs("the sample's time, unix ms"),
+  rxFrames: wholeNumber(),
+  txFrames: wholeNumber(),
+  rxBytes: wholeNumber(),
+  txBytes: wholeNumber(),
+  errors: wholeNumber(),
+});
+export type CounterSample = Static<typeof COUNTER_SAMPLE>;
 
 /** A port's counter samples since `since`, oldest first. */
 export function counterSamples(gw: Core, port: string, since = 0, limit = 1440): CounterSample[] {

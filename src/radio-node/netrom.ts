@@ -18,7 +18,7 @@ import { isCallsign, normalizeCall } from "../lib/callsign.ts";
 import { decodeNodes, formatAddress, nodesFrames, parseAddressLoose, type Ax25Address, type Ax25Frame, type NodesEntry } from "../../radio/index.ts";
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
-import { closed, wholeNumber } from "../lib/schema.ts";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 
 /** Quality of a route to a neighbour heard directly on a radio port (0-255). */
 const NODES_PORT_QUALITY = 192;
@@ -32,15 +32,17 @@ export function nodeCall(gw: Core): string | null {
   return gw.config.nodeAlias ? (gw.config.nodeCall ?? gw.config.radioCall) : null;
 }
 
-export interface NodeRoute {
-  call: string;
-  alias: string;
-  neighbour: string;
-  port: string;
-  quality: number;
-  source: "heard" | "manual";
-  updatedAt: number;
-}
+/** A NET/ROM route: to a node through a neighbour. */
+export const NODE_ROUTE = closed({
+  call: t.String({ description: "the node's callsign" }),
+  alias: t.String({ description: "the node's alias (may be empty)" }),
+  neighbour: t.String({ description: "the neighbour the route goes through" }),
+  port: t.String({ description: "the radio port the neighbour is on (may be empty for a manual route)" }),
+  quality: wholeNumber({ description: "0-255" }),
+  source: t.Union([t.Literal("heard"), t.Literal("manual")], { description: "heard in a NODES broadcast, or set by the sysop" }),
+  updatedAt: unixMs(),
+});
+export type NodeRoute = Static<typeof NODE_ROUTE>;
 
 const COLS = "dest AS call, alias, neighbour, port, quality, source, updated_at AS updatedAt";
 
@@ -129,7 +131,10 @@ export const NODE_ROUTE_BODY = closed({
 });
 export type RouteEdit = Static<typeof NODE_ROUTE_BODY>;
 
-export function editRoute(gw: Core, b: RouteEdit): { route: NodeRoute | null } {
+/** POST /api/node/nodes: the route as it is now, or null once removed. */
+export const NODE_ROUTE_EDITED = closed({ route: nullable(NODE_ROUTE, "null: removed") });
+
+export function editRoute(gw: Core, b: RouteEdit): Static<typeof NODE_ROUTE_EDITED> {
   const call = axCall(b.call, "call");
   const neighbour = axCall(b.neighbour, "neighbour");
   if (b.remove === true) {

@@ -8,8 +8,10 @@ import { Elysia, t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { counterSamples, mheard } from "./heard.ts";
-import { editRoute, listRoutes, NODE_ROUTE_BODY, nodeCall, nodesTable } from "./netrom.ts";
+import { editRoute, listRoutes, NODE_ROUTE_BODY, NODE_ROUTE_EDITED, nodeCall, nodesTable } from "./netrom.ts";
 import { radioOf } from "./running-radio.ts";
+import { answers } from "../http/openapi.ts";
+import { COUNTERS, MHEARD, NODES } from "./shapes.ts";
 
 const tags = ["Node"];
 
@@ -25,7 +27,7 @@ export function nodeRoutes(gw: Core, kit: RouteKit) {
           port: t.Optional(t.String({ description: "one radio port (an id from /api/ports); default all" })),
           limit: t.Optional(t.Integer({ description: "stations (default 200; 1-1000, beyond is clamped)" })),
         }),
-        detail: { summary: "MHeard: the stations this node heard on the air, most recent first", tags },
+        detail: { summary: "MHeard: the stations this node heard on the air, most recent first", tags, responses: answers("the stations heard", MHEARD) },
       })
       // Traffic history: what each counter of a port grew by per sample (every minute), PORT_COUNTERS_TTL_DAYS back.
       .get("/api/node/counters", ({ query }) => ({ port: query.port, samples: counterSamples(gw, query.port, query.since, query.limit) }), {
@@ -39,6 +41,7 @@ export function nodeRoutes(gw: Core, kit: RouteKit) {
           summary: "A radio port's traffic history: what each counter grew by per minute",
           description: "Kept PORT_COUNTERS_TTL_DAYS back.",
           tags,
+          responses: answers("the port's samples, oldest first", COUNTERS),
         },
       })
       .get(
@@ -57,13 +60,21 @@ export function nodeRoutes(gw: Core, kit: RouteKit) {
         }),
         {
           gate: "public",
-          detail: { summary: "The NET/ROM node: its alias and call, the NODES table (best route to each node) and every route behind it", tags },
+          detail: {
+            summary: "The NET/ROM node: its alias and call, the NODES table (best route to each node) and every route behind it",
+            tags,
+            responses: answers("the node, its NODES table and its routes", NODES),
+          },
         },
       )
       .post("/api/node/nodes", ({ body }) => editRoute(gw, body), {
         gate: "sysop",
         body: NODE_ROUTE_BODY,
-        detail: { summary: "Set a NET/ROM route by hand (quality, alias) or remove one", tags },
+        detail: {
+          summary: "Set a NET/ROM route by hand (quality, alias) or remove one",
+          tags,
+          responses: answers("the route as it is now (null once removed)", NODE_ROUTE_EDITED),
+        },
       })
   );
 }

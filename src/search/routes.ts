@@ -3,7 +3,8 @@ import { Elysia, t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { viewerOf } from "../bbs/access.ts";
-import { search, SEARCH_DEFAULT, SEARCH_MAX, SEARCH_SECTION_MAX } from "./service.ts";
+import { search, SEARCH_ANSWER, SEARCH_DEFAULT, SEARCH_MAX, SEARCH_SECTION_MAX } from "./service.ts";
+import { answers } from "../http/openapi.ts";
 
 /** The words the box sends, and the map's cache filters (read by the caches' own filter parser). */
 const searchQuery = t.Object({
@@ -31,6 +32,7 @@ export function searchRoutes(gw: Core, kit: RouteKit) {
           `(words by prefix, with the filters), and with q also stations by callsign prefix, messages by subject and peers by name, at most ${SEARCH_SECTION_MAX} each; ` +
           "each section holds only what its own pages would show the caller. Rate-limited per address (RATE_LIMIT_PER_MINUTE; more with an API key).",
         tags: ["Search"],
+        responses: answers("the matches, section by section", SEARCH_ANSWER),
       },
     });
 }

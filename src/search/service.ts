@@ -7,9 +7,15 @@
  * addressee; peers that /federation/registry already lists publicly (blocked
  * ones to the sysop only).
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
+import { CACHE_JSON } from "../game/shapes.ts";
+import { MESSAGE_TYPE } from "../bbs/messages.ts";
+import { TRUST_TIER } from "../fed/shapes.ts";
 import { badRequest } from "../lib/errors.ts";
-import { cachesJson, type Cache, type CacheRow } from "../game/caches.ts";
+import { cachesJson, type CacheRow } from "../game/caches.ts";
 import { filterSql, parseFilters } from "../game/cache-filters.ts";
 import { SVCFED_CATEGORY } from "../bbs/address.ts";
 import type { Viewer } from "../bbs/access.ts";
@@ -21,34 +27,44 @@ export const SEARCH_DEFAULT = 50;
 /** Stations, messages and peers per answer at most. */
 export const SEARCH_SECTION_MAX = 20;
 
-export interface SearchStation {
-  call: string;
-  kind: string;
-  symbol: string | null;
-  lat: number | null;
-  lon: number | null;
-  lastHeard: number;
-}
-export interface SearchMessage {
-  id: number;
-  type: "B" | "P" | "T";
-  from: string;
-  to: string;
-  subject: string;
-  createdAt: number;
-}
-export interface SearchPeer {
-  instance: string;
-  trust: string;
-  /** its web address (an https endpoint, as /federation/registry lists it), or null */
-  url: string | null;
-}
-export interface SearchAnswer {
-  caches: Cache[];
-  stations: SearchStation[];
-  messages: SearchMessage[];
-  peers: SearchPeer[];
-}
+/** A station whose callsign starts with q. */
+export const SEARCH_STATION = closed({
+  call: t.String(),
+  kind: t.String({ description: "station, object or item" }),
+  symbol: nullable(t.String(), "APRS symbol: table and code"),
+  lat: nullable(t.Number()),
+  lon: nullable(t.Number()),
+  lastHeard: unixMs(),
+});
+export type SearchStation = Static<typeof SEARCH_STATION>;
+
+/** A BBS message whose subject holds q. */
+export const SEARCH_MESSAGE = closed({
+  id: wholeNumber({ description: "its id at /api/bbs/messages/{id}" }),
+  type: MESSAGE_TYPE,
+  from: t.String(),
+  to: t.String(),
+  subject: t.String(),
+  createdAt: unixMs(),
+});
+export type SearchMessage = Static<typeof SEARCH_MESSAGE>;
+
+/** A peer whose instance name holds q. */
+export const SEARCH_PEER = closed({
+  instance: t.String(),
+  trust: TRUST_TIER,
+  url: nullable(t.String(), "its web address (an https endpoint, as /federation/registry lists it)"),
+});
+export type SearchPeer = Static<typeof SEARCH_PEER>;
+
+/** GET /api/search. */
+export const SEARCH_ANSWER = closed({
+  caches: t.Array(CACHE_JSON, { description: "caches by name, code, owner or description, with the filters" }),
+  stations: t.Array(SEARCH_STATION, { description: "with q: stations by callsign prefix, most recently heard first" }),
+  messages: t.Array(SEARCH_MESSAGE, { description: "with q: bulletins and the caller's own mail by subject, newest first" }),
+  peers: t.Array(SEARCH_PEER, { description: "with q: peers by instance name" }),
+});
+export type SearchAnswer = Static<typeof SEARCH_ANSWER>;
 
 const escapeLike = (s: string) => s.replace(/[%_\\]/g, (ch) => "\\" + ch);
 
@@ -78,7 +94,7 @@ export function search(gw: Core, query: Record<string, string | undefined>, view
           .query(
             `SELECT instance, trust FROM peers WHERE instance LIKE ? ESCAPE '\\'${viewer.sysop ? "" : " AND trust <> 'blocked'"} ORDER BY instance LIMIT ?`,
           )
-          .all("%" + escapeLike(q) + "%", section) as Array<{ instance: string; trust: string }>
+          .all("%" + escapeLike(q) + "%", section) as Array<Omit<SearchPeer, "url">>
       ).map((p) => ({ ...p, url: peerWebUrl(gw, p.instance) }))
     : [];
   return { caches: cachesJson(gw, rows), stations, messages, peers };

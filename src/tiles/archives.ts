@@ -8,31 +8,39 @@ import { createHash } from "node:crypto";
 import { closeSync, openAsBlob, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { AppError } from "../lib/errors.ts";
-import { HEADER_BYTES, PmtilesError, readHeader, type Header } from "./pmtiles.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, wholeNumber } from "../lib/schema.ts";
+import { HEADER_BYTES, PmtilesError, readHeader, TILE_TYPE_NAMES, type Header } from "./pmtiles.ts";
 
 export const WORLD = "world";
 export const EMBEDDED_NAME = "tiles/world.pmtiles";
 /** Archive file names the route accepts: no paths, no hidden files. */
 const ARCHIVE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
-export interface ArchiveInfo {
-  name: string;
-  url: string;
-  source: "built-in" | "data";
-  type: "vector" | "raster";
-  format: Header["tileType"];
-  minZoom: number;
-  maxZoom: number;
-  /** [west, south, east, north] */
-  bounds: [number, number, number, number];
-  bytes: number;
-}
+/** A map archive as GET /api/tiles lists it. */
+export const ARCHIVE_INFO = closed({
+  name: t.String({ description: "its name: the file is <name>.pmtiles" }),
+  url: t.String({ description: "where it is served with byte ranges, e.g. /tiles/world.pmtiles" }),
+  source: t.Union([t.Literal("built-in"), t.Literal("data")], { description: "built-in: the world basemap; data: a file in <data>/tiles/" }),
+  type: t.Union([t.Literal("vector"), t.Literal("raster")]),
+  format: t.Union(
+    TILE_TYPE_NAMES.map((n) => t.Literal(n)),
+    { description: "the tiles' format, from the archive's header" },
+  ),
+  minZoom: wholeNumber(),
+  maxZoom: wholeNumber(),
+  bounds: t.Tuple([t.Number(), t.Number(), t.Number(), t.Number()], { description: "[west, south, east, north], degrees" }),
+  bytes: wholeNumber({ description: "the archive's size" }),
+});
+export type ArchiveInfo = Static<typeof ARCHIVE_INFO>;
 
-export interface Listing {
-  archives: ArchiveInfo[];
-  /** files in the tiles folder that are not usable archives, and why */
-  skipped: Array<{ file: string; reason: string }>;
-}
+/** GET /api/tiles. */
+export const LISTING = closed({
+  archives: t.Array(ARCHIVE_INFO, { description: "the built-in basemap first (unless a data file replaces it), then the operator's" }),
+  skipped: t.Array(closed({ file: t.String(), reason: t.String() }), { description: "files in the tiles folder that are not usable archives, and why" }),
+});
+export type Listing = Static<typeof LISTING>;
 
 export interface ArchiveBody {
   blob: Blob;

@@ -14,8 +14,9 @@ export const HEADER_BYTES = 127;
 const ROOT_LIMIT = 16384 - HEADER_BYTES;
 
 export const Compression = { unknown: 0, none: 1, gzip: 2, brotli: 3, zstd: 4 } as const;
-const TYPE_NAMES = ["unknown", "mvt", "png", "jpeg", "webp", "avif"] as const;
-export type TileTypeName = (typeof TYPE_NAMES)[number];
+/** The tile types a PMTiles header names, by their number. */
+export const TILE_TYPE_NAMES = ["unknown", "mvt", "png", "jpeg", "webp", "avif"] as const;
+export type TileTypeName = (typeof TILE_TYPE_NAMES)[number];
 
 export interface Header {
   rootDirectoryOffset: number;
@@ -66,7 +67,7 @@ export function readHeader(bytes: Uint8Array): Header {
     clustered: v.getUint8(96) === 1,
     internalCompression: v.getUint8(97),
     tileCompression: v.getUint8(98),
-    tileType: TYPE_NAMES[type] ?? "unknown",
+    tileType: TILE_TYPE_NAMES[type] ?? "unknown",
     minZoom: v.getUint8(100),
     maxZoom: v.getUint8(101),
     bounds: [e7(102), e7(106), e7(110), e7(114)],
@@ -227,7 +228,7 @@ export function writeArchive(input: ArchiveInput): Uint8Array<ArrayBuffer> {
   v.setUint8(96, 1);
   v.setUint8(97, Compression.gzip);
   v.setUint8(98, input.tileCompression);
-  v.setUint8(99, TYPE_NAMES.indexOf(input.tileType));
+  v.setUint8(99, TILE_TYPE_NAMES.indexOf(input.tileType));
   const minZoom = Math.min(...zooms);
   v.setUint8(100, minZoom);
   v.setUint8(101, Math.max(...zooms));

@@ -9,7 +9,10 @@ import type { Core } from "../core/core.ts";
 import { errorResponse } from "../http/errors.ts";
 import { parseRange } from "../lib/net/byte-range.ts";
 import { ifNoneMatch } from "../lib/net/etag.ts";
-import { archiveBody, listArchives } from "./archives.ts";
+import { archiveBody, listArchives, LISTING } from "./archives.ts";
+import { answers, answersEmpty, answersMedia } from "../http/openapi.ts";
+
+const PMTILES = "application/vnd.pmtiles";
 
 async function serveArchive(dataDir: string, file: string, request: Request): Promise<Response> {
   const name = file.endsWith(".pmtiles") ? file.slice(0, -".pmtiles".length) : "";
@@ -17,7 +20,7 @@ async function serveArchive(dataDir: string, file: string, request: Request): Pr
   if (!a) return errorResponse(404, { error: "not_found", message: `no map archive ${file}; GET /api/tiles lists them` });
   const size = a.blob.size;
   const headers: Record<string, string> = {
-    "content-type": "application/vnd.pmtiles",
+    "content-type": PMTILES,
     "accept-ranges": "bytes",
     etag: a.etag,
     "cache-control": "public, max-age=300",
@@ -52,6 +55,11 @@ const archiveRoute = {
       "Range: bytes=a-b, a- or -n answers 206 with Content-Range; a range past the end 416; no usable Range the whole archive. " +
       "ETag on every answer (If-None-Match: 304; If-Range with another ETag: the whole archive). An unknown name is 404.",
     tags: ["Maps"],
+    responses: {
+      ...answersMedia("the whole archive", PMTILES),
+      ...answersMedia("the range asked for (Content-Range)", PMTILES, 206),
+      ...answersEmpty("not modified: the ETag matches If-None-Match", 304),
+    },
   },
 };
 
@@ -71,6 +79,7 @@ export function tilesRoutes(gw: Core, kit: RouteKit) {
           summary: "List the map archives (PMTiles) this gateway serves, for the map",
           description: "Answers { archives: [{ name, url, source, type, format, minZoom, maxZoom, bounds, bytes }], skipped: [{ file, reason }] }.",
           tags: ["Maps"],
+          responses: answers("the archives, and the files skipped", LISTING),
         },
       },
     )

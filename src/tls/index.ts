@@ -8,7 +8,10 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../core/config.ts";
 import type { Logger } from "../lib/log.ts";
-import { AcmeChallenges, type CertSource, type PemPair, type SourceFactory, type SourceState, type TlsMode } from "./source.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, wholeNumber } from "../lib/schema.ts";
+import { AcmeChallenges, SOURCE_STATE, TLS_MODE, type CertSource, type PemPair, type SourceFactory, type TlsMode } from "./source.ts";
 
 export { AcmeChallenges } from "./source.ts";
 export type { CertSource, PemPair, SourceContext, SourceFactory, SourceState, TlsMode } from "./source.ts";
@@ -32,11 +35,18 @@ export const tlsDir = (dataDir: string) => join(dataDir, "tls");
 export const CA_CERT_FILE = "ca.pem";
 export const CA_KEY_FILE = "ca.key";
 
-export interface TlsState extends Partial<SourceState> {
-  mode: TlsMode;
-  /** the HTTPS port once listening */
-  httpsPort: number | null;
-}
+/** HTTPS as it runs now (GET /api/ports, the Setup page, POST /api/tls/retry): the mode, the port and its source's report. */
+export const TLS_STATE = closed({
+  mode: TLS_MODE,
+  httpsPort: nullable(wholeNumber(), "the HTTPS port once listening"),
+  // a mode without a source (off, or not started) reports none of its fields
+  ...t.Partial(SOURCE_STATE).properties,
+  lastError: nullable(t.String(), "the last failure to start, get or renew a certificate; null once one succeeds"),
+});
+export type TlsState = Static<typeof TLS_STATE>;
+
+/** POST /api/tls/retry. */
+export const TLS_RETRY = closed({ retrying: t.Literal(true), state: TLS_STATE });
 
 export class TlsService {
   readonly challenges = new AcmeChallenges();

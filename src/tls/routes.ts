@@ -9,7 +9,8 @@ import type { Core } from "../core/core.ts";
 import { conflict, notFound } from "../lib/errors.ts";
 import { caCertificate, CA_FILE_NAME, tlsPage } from "./page.ts";
 import { fromAcceptLanguage } from "../i18n/server.ts";
-import type { TlsService } from "./index.ts";
+import { TLS_RETRY, type TlsService } from "./index.ts";
+import { answers, answersMedia } from "../http/openapi.ts";
 
 const TAGS = ["System"];
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -38,6 +39,7 @@ export function tlsRoutes(gw: Core, kit: RouteKit, tls: TlsService, httpPort: ()
           summary: "The local certificate authority's certificate (TLS=local), PEM; also on plain http",
           description: "404 not_found unless TLS=local. The CA's key is never served.",
           tags: TAGS,
+          responses: answersMedia("the CA certificate, PEM (a download)", "application/x-x509-ca-cert"),
         },
       },
     )
@@ -69,6 +71,7 @@ export function tlsRoutes(gw: Core, kit: RouteKit, tls: TlsService, httpPort: ()
           summary:
             "How to trust this gateway's HTTPS: the local CA's fingerprint, a QR code of its address and install steps per system (HTML); also on plain http",
           tags: TAGS,
+          responses: answersMedia("the page, in the Accept-Language's language", "text/html"),
         },
       },
     )
@@ -90,6 +93,7 @@ export function tlsRoutes(gw: Core, kit: RouteKit, tls: TlsService, httpPort: ()
           description:
             "202 {retrying, state}; 409 nothing_to_retry when TLS is not acme, the last order did not fail, or one is running. The outcome shows in GET /api/ports a moment later.",
           tags: TAGS,
+          responses: answers("the retry is under way; TLS's state now", TLS_RETRY, 202),
         },
       },
     )
@@ -103,7 +107,11 @@ export function tlsRoutes(gw: Core, kit: RouteKit, tls: TlsService, httpPort: ()
       {
         gate: "public",
         params: t.Object({ token: t.String({ pattern: "^[A-Za-z0-9_-]{1,256}$", description: "the ACME HTTP-01 token" }) }),
-        detail: { summary: "ACME HTTP-01 challenge answer (TLS=acme), on plain http", tags: TAGS },
+        detail: {
+          summary: "ACME HTTP-01 challenge answer (TLS=acme), on plain http",
+          tags: TAGS,
+          responses: answersMedia("the key authorization", "text/plain"),
+        },
       },
     );
 }

@@ -16,6 +16,9 @@
  * a message is stored whole or not at all (the Mailbox stores each one in a
  * transaction once it has arrived complete and valid).
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable } from "../../lib/schema.ts";
 import type { MessageType } from "../address.ts";
 import { hasControlChars, normalizeNewlines, decodeWireText, encodeText, wireTitle } from "../text.ts";
 import { encodeCompressed, readCompressed } from "./compressed.ts";
@@ -56,7 +59,11 @@ export interface IncomingMessage extends OutgoingMessage {
 
 export type DeliverResult = { ok: true; id?: number } | { ok: false; reason: string };
 
-export type SentOutcome = "sent" | "rejected" | "refused" | "error" | "deferred";
+/** What became of a message offered to a partner. */
+export const SENT_OUTCOME = t.Union([t.Literal("sent"), t.Literal("rejected"), t.Literal("refused"), t.Literal("error"), t.Literal("deferred")], {
+  description: "sent; rejected (the partner has it); refused (it does not take it); error; deferred (offered again later)",
+});
+export type SentOutcome = Static<typeof SENT_OUTCOME>;
 
 export interface Mailbox {
   /** Up to `max` messages to offer next, skipping the BIDs in `exclude`. */
@@ -91,14 +98,23 @@ export interface SessionOptions {
   trace?: (dir: "<" | ">", line: string) => void;
 }
 
-export interface SessionReport {
-  ok: boolean;
-  error: string | null;
-  partnerSid: string | null;
-  compression: Compression | null;
-  received: Array<{ bid: string; result: "stored" | "rejected" | "refused" | "deferred" | "error"; reason?: string }>;
-  sent: Array<{ bid: string; outcome: SentOutcome }>;
-}
+/** How a forwarding session went: what it received and what it sent. */
+export const SESSION_REPORT = closed({
+  ok: t.Boolean({ description: "the session ran to its end" }),
+  error: nullable(t.String(), "why it ended early"),
+  partnerSid: nullable(t.String(), "the partner's SID, e.g. [FBB-7.00-AB1FHM$]"),
+  compression: nullable(t.Union([t.Literal("none"), t.Literal("b0"), t.Literal("b1")]), "what both SIDs allowed"),
+  received: t.Array(
+    closed({
+      bid: t.String(),
+      result: t.Union([t.Literal("stored"), t.Literal("rejected"), t.Literal("refused"), t.Literal("deferred"), t.Literal("error")]),
+      reason: t.Optional(t.String()),
+    }),
+    { description: "each message the partner proposed" },
+  ),
+  sent: t.Array(closed({ bid: t.String(), outcome: SENT_OUTCOME }), { description: "each message we offered" }),
+});
+export type SessionReport = Static<typeof SESSION_REPORT>;
 
 const SUB = 0x1a;
 const MAX_PROPOSALS = 5;
