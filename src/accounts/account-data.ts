@@ -2,13 +2,15 @@
  * The accounts domain's own entry in the GDPR registry (gdpr.ts): the user
  * row and everything hanging off it.
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import type { AccountData, AccountRef } from "./data-sections.ts";
 import { emitAccountRecord } from "./records.ts";
-import { PROFILE_BODY, profileOf, updateProfile } from "./profile.ts";
-import { getNotifyPrefs, getPrefs, NOTIFY_PREFS_BODY, putNotifyPrefs, putPrefs } from "./prefs.ts";
-import { createView, viewsOf, MAX_VIEWS, VIEW_BODY } from "./views.ts";
-import { check } from "../lib/schema.ts";
+import { PROFILE, PROFILE_BODY, profileOf, updateProfile } from "./profile.ts";
+import { getNotifyPrefs, getPrefs, NOTIFY_PREFS, NOTIFY_PREFS_BODY, PREFS, putNotifyPrefs, putPrefs } from "./prefs.ts";
+import { createView, viewsOf, MAX_VIEWS, VIEW_BODY, VIEW_STATE } from "./views.ts";
+import { check, closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 import { badRequest } from "../lib/errors.ts";
 
 const rows = (gw: Core, sql: string, ...params: Array<string | number>) => gw.db.query(sql).all(...params) as Array<Record<string, unknown>>;
@@ -48,6 +50,90 @@ const USER_TABLES: Array<{ name: string; sql: string }> = [
   { name: "watchDigestCursor", sql: "SELECT last_log_id AS lastLogId, last_at AS lastAt FROM watch_digest_state WHERE user_id = ?" },
 ];
 
+const rowsOf = <P extends Parameters<typeof closed>[0]>(description: string, fields: P) => t.Array(closed(fields), { description });
+const at = (description?: string) => (description ? unixMs(`${description}, unix ms`) : unixMs());
+const maybeAt = (description: string) => nullable(unixMs(), `${description}, unix ms`);
+
+/** The accounts section of a GDPR export: the user row and each USER_TABLES table's rows, as the queries above select them. */
+export const ACCOUNTS_EXPORT = closed({
+  account: closed({
+    publicId: t.String({ description: "the account's opaque public id" }),
+    email: nullable(t.String()),
+    createdAt: at(),
+    profile: t.Partial(PROFILE, { description: "the stored profile settings (empty when never set)" }),
+  }),
+  callsigns: rowsOf("the callsigns held", { call: t.String(), active: t.Boolean(), verifiedAt: maybeAt("when verified"), createdAt: at() }),
+  passkeys: rowsOf("the passkeys", {
+    id: t.String({ description: "the credential id, base64url" }),
+    publicKey: t.String({ description: "the COSE public key, base64url" }),
+    counter: wholeNumber({ description: "the authenticator's signature counter" }),
+    transports: nullable(t.String(), "the transports the browser reported, as JSON text"),
+    label: nullable(t.String()),
+    createdAt: at(),
+    lastUsedAt: maybeAt("when it last signed in"),
+  }),
+  deviceKeys: rowsOf("the device keys, revoked ones too", {
+    key: t.String({ description: "the Ed25519 public key, base64url" }),
+    call: t.String({ description: "the base call it signs for" }),
+    label: nullable(t.String()),
+    createdAt: at(),
+    revokedAt: maybeAt("when revoked"),
+  }),
+  sessions: rowsOf("the open sessions (never their tokens)", { createdAt: at(), expiresAt: at("when it ends") }),
+  callsignChallenges: rowsOf("the APRS challenges", {
+    call: t.String(),
+    code: t.String({ description: "empty for an operator's verification" }),
+    createdAt: at(),
+    expiresAt: at("when it ends"),
+    heardAt: maybeAt("when its message was heard"),
+    heardFrom: nullable(t.String()),
+    heardVia: nullable(t.String()),
+  }),
+  passkeyChallenges: rowsOf("open passkey ceremonies (never their challenges)", {
+    kind: t.Union([t.Literal("register"), t.Literal("login")]),
+    expiresAt: at("when it ends"),
+  }),
+  prefs: rowsOf("the web app's preferences (one row at most)", { data: PREFS, updatedAt: at() }),
+  watches: rowsOf("the watched caches", { cacheId: wholeNumber(), createdAt: at() }),
+  notifyPrefs: rowsOf("the notification settings (one row at most)", { ...NOTIFY_PREFS.properties, updatedAt: at() }),
+  pushSubscriptions: rowsOf("the Web Push subscriptions", {
+    endpoint: t.String(),
+    p256dh: t.String({ description: "the browser's P-256 public key, base64url" }),
+    auth: t.String({ description: "the browser's secret, base64url" }),
+    createdAt: at(),
+    lastOkAt: maybeAt("when a push last went through"),
+    failures: wholeNumber({ description: "failed pushes in a row" }),
+  }),
+  views: rowsOf("the saved map views", { id: t.String(), name: t.String(), state: VIEW_STATE, createdAt: at(), updatedAt: at() }),
+  watchDigests: rowsOf("the watch digests sent or due", {
+    channel: t.Union([t.Literal("email"), t.Literal("push")]),
+    logIds: t.Array(wholeNumber(), { description: "the logs it reports" }),
+    status: t.Union([t.Literal("pending"), t.Literal("sending"), t.Literal("sent"), t.Literal("failed"), t.Literal("unknown")]),
+    attempts: wholeNumber(),
+    error: nullable(t.String()),
+    createdAt: at(),
+    sentAt: maybeAt("when sent"),
+  }),
+  watchDigestCursor: rowsOf("how far the digests have reported (one row at most)", {
+    lastLogId: wholeNumber(),
+    lastAt: at("the last reported log's time"),
+  }),
+  emailSignIns: rowsOf("open e-mail sign-ins to the account's address (never their tokens or codes)", {
+    email: t.String(),
+    attempts: wholeNumber({ description: "wrong codes tried" }),
+    createdAt: at(),
+    expiresAt: at("when it ends"),
+  }),
+});
+
+/** The accounts section of a move bundle: what moves to the new instance (bundle below). */
+export const ACCOUNTS_BUNDLE = closed({
+  profile: PROFILE,
+  prefs: PREFS,
+  notify: NOTIFY_PREFS,
+  views: t.Array(VIEW_BODY, { description: "the saved map views, without their ids and times" }),
+});
+
 const BOOLEAN_COLUMNS = new Set(["active", "email", "push"]);
 const JSON_COLUMNS = new Set(["data", "state", "logIds"]);
 
@@ -58,6 +144,8 @@ function jsonSafe(v: unknown): unknown {
 
 export const accountsData: AccountData = {
   name: "accounts",
+  exportSchema: ACCOUNTS_EXPORT,
+  bundleSchema: ACCOUNTS_BUNDLE,
   export(gw, account: AccountRef) {
     const user = gw.db.query("SELECT email, profile, created_at AS createdAt FROM users WHERE id = ?").get(account.userId) as {
       email: string | null;
@@ -98,7 +186,7 @@ export const accountsData: AccountData = {
   // What moves: the profile, preferences, alert settings and saved views. Not
   // the watchlist (cache ids are this instance's), passkeys (bound to this
   // site) or push subscriptions (bound to this instance's VAPID key).
-  bundle(gw, account: AccountRef) {
+  bundle(gw, account: AccountRef): Static<typeof ACCOUNTS_BUNDLE> {
     const { public: pub, ...profile } = profileOf(gw, account.userId);
     return {
       profile: { public: pub, ...profile },

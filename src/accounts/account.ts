@@ -2,15 +2,37 @@
  * The signed-in account as its holder sees it (GET /auth/session), and
  * claiming a session with a device key (POST /auth/claim).
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { forbidden } from "../lib/errors.ts";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 import { checkAssertion } from "./assertions.ts";
-import { deviceKeysOf } from "./device-keys.ts";
-import { passkeysOf } from "./passkeys.ts";
-import { profileOf } from "./profile.ts";
-import { callsignsOf, parseCallsign } from "./users.ts";
+import { DEVICE_KEY, deviceKeysOf } from "./device-keys.ts";
+import { PASSKEY, passkeysOf } from "./passkeys.ts";
+import { PROFILE, profileOf } from "./profile.ts";
+import { CALLSIGN, callsignsOf, parseCallsign } from "./users.ts";
 
-export function accountView(gw: Core, userId: number) {
+const ACCOUNT_FIELDS = {
+  id: wholeNumber({ description: "the account's id on this instance" }),
+  email: nullable(t.String(), "the e-mail sign-in address, if any"),
+  createdAt: unixMs(),
+  call: nullable(t.String(), "the active callsign, if any"),
+  verified: t.Boolean({ description: "the active callsign is verified" }),
+  callsigns: t.Array(CALLSIGN),
+  passkeys: t.Array(PASSKEY),
+  deviceKeys: t.Array(DEVICE_KEY, { description: "the live ones" }),
+  profile: PROFILE,
+};
+
+/** The signed-in account as its holder sees it (GET /auth/session and every sign-in's answer). */
+export const ACCOUNT = closed({
+  ...ACCOUNT_FIELDS,
+  sysop: t.Boolean({ description: "the account may operate the sysop surface (a verified active call in ADMIN_CALLSIGNS)" }),
+});
+export type Account = Static<typeof ACCOUNT>;
+
+export function accountView(gw: Core, userId: number): Omit<Account, "sysop"> {
   const u = gw.db.query("SELECT id, email, created_at AS createdAt FROM users WHERE id = ?").get(userId) as {
     id: number;
     email: string | null;

@@ -4,23 +4,37 @@
  * lost a verified call sees the loss (GET /auth/callsigns) and is told by
  * e-mail when it has an address, in its chosen language.
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import type { Database } from "../core/store/db.ts";
 import { sendMail } from "../notify/mail.ts";
 import { getPrefs } from "./prefs.ts";
 import { accountLanguage, translator } from "../i18n/server.ts";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 
-export type AuditKind = "verified" | "taken_over";
+/** One entry of the audit log (GET /api/admin/audit). */
+export const AUDIT_ENTRY = closed({
+  id: wholeNumber({ description: "the entry's id; ?before= pages back from it" }),
+  at: unixMs(),
+  kind: t.Union([t.Literal("verified"), t.Literal("taken_over")], {
+    description: "verified: userId came to hold call; taken_over: subjectUserId lost its verified claim on call to userId",
+  }),
+  call: t.String({ description: "the base call" }),
+  userId: nullable(wholeNumber(), "the account that verified call"),
+  subjectUserId: nullable(wholeNumber(), "taken_over: the account that lost it"),
+  detail: t.String({ description: "what verified it, in words" }),
+});
+export type AuditEntry = Static<typeof AUDIT_ENTRY>;
+export type AuditKind = AuditEntry["kind"];
 
-export interface AuditEntry {
-  id: number;
-  at: number;
-  kind: AuditKind;
-  call: string;
-  userId: number | null;
-  subjectUserId: number | null;
-  detail: string;
-}
+/** A verified call the account lost to another account's verification (GET /auth/callsigns). */
+export const LOST_CALLSIGN = closed({
+  call: t.String({ description: "the base call" }),
+  at: unixMs("when it was lost, unix ms"),
+  detail: t.String({ description: "what verified it for the other account, in words" }),
+});
+export type LostCallsign = Static<typeof LOST_CALLSIGN>;
 
 const COLUMNS = "id, at, kind, call, user_id AS userId, subject_user_id AS subjectUserId, detail";
 
@@ -43,12 +57,10 @@ export function auditLog(db: Database, opts: { limit: number; before?: number })
 }
 
 /** Verified calls this account lost to another account's verification. */
-export function lostCallsigns(db: Database, userId: number): Array<{ call: string; at: number; detail: string }> {
-  return db.query("SELECT call, at, detail FROM audit_log WHERE subject_user_id = ? AND kind = 'taken_over' ORDER BY id DESC LIMIT 20").all(userId) as Array<{
-    call: string;
-    at: number;
-    detail: string;
-  }>;
+export function lostCallsigns(db: Database, userId: number): LostCallsign[] {
+  return db
+    .query("SELECT call, at, detail FROM audit_log WHERE subject_user_id = ? AND kind = 'taken_over' ORDER BY id DESC LIMIT 20")
+    .all(userId) as LostCallsign[];
 }
 
 /**

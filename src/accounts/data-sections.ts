@@ -5,6 +5,7 @@
  * (ProfileSection; src/accounts/profile.ts). Apart, so that those modules
  * name these shapes without importing the lists that import them.
  */
+import type { TSchema } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 
 /** The account a GDPR operation is about. */
@@ -23,8 +24,12 @@ export interface AccountRef {
 export interface AccountData {
   name: string;
   export(gw: Core, account: AccountRef): unknown;
+  /** What `export` answers (a closed schema), for the export's declared answer; without it the section is declared free-form. */
+  exportSchema?: TSchema;
   erase(gw: Core, account: AccountRef): Record<string, number> | undefined;
   bundle?(gw: Core, account: AccountRef): unknown;
+  /** What `bundle` answers (a closed schema), for the bundle's declared answer; without it the section is declared free-form. */
+  bundleSchema?: TSchema;
   import?(gw: Core, account: AccountRef, data: unknown): void;
 }
 
@@ -32,4 +37,6 @@ export interface ProfileSection {
   name: string;
   /** Public facts about `call` (a base callsign), or null to leave the section out. */
   build(gw: Core, call: string): unknown;
+  /** What `build` answers when not null (a closed schema), for GET /api/profile/{call}'s declared answer; without it the section is declared free-form. */
+  schema?: TSchema;
 }

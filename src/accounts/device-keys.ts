@@ -6,20 +6,34 @@
  * GET /keys/:call (the key and when it was added; labels stay private) and
  * are published as federated key records, again when revoked.
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { badRequest, conflict, forbidden, notFound } from "../lib/errors.ts";
 import { baseCall } from "../lib/callsign.ts";
 import { parseCallsign, publicIdOf, revokeKeysWhere, verifiedAtFor } from "./users.ts";
 import { emitAccountRecord } from "./records.ts";
+import { closed, nullable, unixMs } from "../lib/schema.ts";
 
 const MAX_DEVICE_KEYS = 20;
 
-export interface DeviceKeyInfo {
-  key: string;
-  call: string;
-  label: string | null;
-  createdAt: number;
-}
+const KEY_TEXT = "the Ed25519 public key, base64url (43 characters)";
+
+/** One of the account's device keys, as its holder sees it (POST /keys/register answers one). */
+export const DEVICE_KEY = closed({
+  key: t.String({ description: KEY_TEXT }),
+  call: t.String({ description: "the base call it signs for" }),
+  label: nullable(t.String(), "the device's name, private to the account"),
+  createdAt: unixMs(),
+});
+export type DeviceKeyInfo = Static<typeof DEVICE_KEY>;
+
+/** A callsign's live keys, for anyone (GET /keys/:call): no labels. */
+export const PUBLIC_KEYS = closed({
+  call: t.String({ description: "the base call" }),
+  keys: t.Array(closed({ key: t.String({ description: KEY_TEXT }), createdAt: unixMs() }), { description: "its live keys, oldest first" }),
+});
+export type PublicKeys = Static<typeof PUBLIC_KEYS>;
 
 export function parsePublicKey(raw: unknown): string {
   if (typeof raw !== "string" || !/^[A-Za-z0-9_-]{43}$/.test(raw) || Buffer.from(raw, "base64url").length !== 32) {
@@ -73,7 +87,7 @@ export function revokeDeviceKey(gw: Core, userId: number, rawKey: unknown): Devi
 }
 
 /** The live keys of a callsign, for anyone. */
-export function publicKeysOf(gw: Core, rawCall: unknown) {
+export function publicKeysOf(gw: Core, rawCall: unknown): PublicKeys {
   const call = baseCall(parseCallsign(rawCall));
   const keys = gw.db
     .query("SELECT public_key AS key, created_at AS createdAt FROM device_keys WHERE call = ? AND revoked_at IS NULL ORDER BY created_at")

@@ -13,11 +13,14 @@
  * their own site and so receive someone else's link).
  */
 import { createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { AppError, badRequest } from "../lib/errors.ts";
 import { sendMail } from "../notify/mail.ts";
 import { createUser } from "./users.ts";
 import { translator } from "../i18n/server.ts";
+import { closed, wholeNumber } from "../lib/schema.ts";
 
 const EMAIL_TOKEN_MS = 15 * 60_000;
 const MAX_CODE_ATTEMPTS = 5;
@@ -40,8 +43,18 @@ function linkBase(gw: Core): string {
   return gw.config.publicUrl ?? gw.url ?? `http://localhost:${gw.config.port}`;
 }
 
+/** POST /auth/email/start's answer: the same for known and unknown addresses. */
+export const EMAIL_SENT = closed({
+  sent: t.Literal(true),
+  via: t.Union([t.Literal("smtp"), t.Literal("log")], {
+    description: "smtp: handed to the mail server; log: no mail server set, written to the gateway's log",
+  }),
+  expiresInS: wholeNumber({ description: "how long the link and the code work, seconds" }),
+});
+export type EmailSent = Static<typeof EMAIL_SENT>;
+
 /** Sends the sign-in message, in the asker's language (src/i18n); returns how it went out. */
-export async function startEmailSignIn(gw: Core, rawEmail: unknown, lang = "en") {
+export async function startEmailSignIn(gw: Core, rawEmail: unknown, lang = "en"): Promise<EmailSent> {
   const email = parseEmail(rawEmail);
   const now = gw.clock.now();
   const token = randomBytes(32).toString("base64url");

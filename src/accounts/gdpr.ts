@@ -43,8 +43,11 @@
  * attributed to it, and peers re-point them to the new account through the
  * account-move record. Nothing for a domain to do.
  */
+import { t } from "elysia";
+import type { Static, TSchema } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { badRequest, forbidden } from "../lib/errors.ts";
+import { closed, unixMs, wholeNumber } from "../lib/schema.ts";
 import { accountGid } from "../fed/feed.ts";
 import { callsignsOf, publicIdOf } from "./users.ts";
 import type { AccountData, AccountRef } from "./data-sections.ts";
@@ -76,10 +79,49 @@ export function accountOfCaller(caller: { user: { id: number } | null; assertion
 
 const EXPORT_FORMAT = "svc-account-export/1";
 
+/**
+ * One member a domain, there when the domain has something: its own schema
+ * (AccountData's exportSchema or bundleSchema), else declared free-form.
+ */
+export const sectionsOf = (pick: (d: AccountData) => TSchema | undefined, what: string, only: (d: AccountData) => boolean = () => true) =>
+  closed(
+    Object.fromEntries(
+      ACCOUNT_DATA.filter(only).map((d) => [
+        d.name,
+        t.Optional(pick(d) ?? t.Unknown({ description: `the ${d.name} domain's ${what} (that domain declares no schema for it yet)` })),
+      ]),
+    ),
+    { description: "one member a domain, there when the domain holds something of the account" },
+  );
+
+/** POST /api/account/{call}/export: a complete machine-readable copy of everything stored about the account. */
+export const ACCOUNT_EXPORT = closed({
+  format: t.Literal(EXPORT_FORMAT),
+  instance: t.String({ description: "the instance that exported it" }),
+  exportedAt: unixMs(),
+  account: closed({
+    gid: t.String({ description: "the account's global id, origin:account:publicId" }),
+    calls: t.Array(t.String(), { description: "every callsign the account holds, SSIDs included" }),
+    verifiedCalls: t.Array(t.String(), { description: "the base calls it verified: the only calls whose callsign-keyed data is in the export" }),
+  }),
+  data: sectionsOf((d) => d.exportSchema, "rows about the account"),
+});
+export type AccountExport = Static<typeof ACCOUNT_EXPORT>;
+
+/** POST /api/account/{call}/delete: what was erased. */
+export const ACCOUNT_ERASED = closed({
+  erased: t.Literal(true),
+  tombstone: t.String({ description: "the erased account's global id, published as its one tombstone" }),
+  summary: t.Record(t.String(), t.Record(t.String(), wholeNumber()), {
+    description: "by domain, then by kind of row: how many were erased or anonymised",
+  }),
+});
+export type AccountErased = Static<typeof ACCOUNT_ERASED>;
+
 /** A complete machine-readable copy of everything stored about the account. */
-export function exportAccount(gw: Core, userId: number) {
+export function exportAccount(gw: Core, userId: number): AccountExport {
   const account = accountRef(gw, userId);
-  const data: Record<string, unknown> = {};
+  const data: AccountExport["data"] = {};
   gw.db.transaction(() => {
     for (const d of ACCOUNT_DATA) {
       const v = d.export(gw, account);
@@ -100,7 +142,7 @@ export function exportAccount(gw: Core, userId: number) {
  * account's own rows go and one PII-free tombstone of the account is
  * published. All or nothing.
  */
-export function eraseAccount(gw: Core, userId: number, body: Record<string, unknown>) {
+export function eraseAccount(gw: Core, userId: number, body: Record<string, unknown>): AccountErased {
   if (body.confirm !== true) throw badRequest("confirm_required", 'erasing an account cannot be undone; send {"confirm": true}');
   const account = accountRef(gw, userId);
   const summary: Record<string, Record<string, number>> = {};

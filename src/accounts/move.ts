@@ -17,15 +17,18 @@
  * the callsigns arrive unverified and the keys wait until they are verified
  * on B. A bundle's content is input like any other and is checked as such.
  */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { AppError, badRequest, conflict, forbidden } from "../lib/errors.ts";
+import { closed, nullable, wholeNumber } from "../lib/schema.ts";
 import { documentBytes } from "../lib/fed/keys.ts";
 import { verifyEd25519 } from "../lib/fed/ed25519.ts";
 import { accountGid, instanceSigner } from "../fed/feed.ts";
 import { parseGid } from "../lib/fed/record.ts";
 import { getPeer, peerKeys } from "../fed/peers.ts";
 import { baseCall, isCallsign, normalizeCall } from "../lib/callsign.ts";
-import { accountRef, ACCOUNT_DATA } from "./gdpr.ts";
+import { accountRef, ACCOUNT_DATA, sectionsOf } from "./gdpr.ts";
 import { activateAny, callsignsOf, createUser, markCallsignVerified, MAX_CALLSIGNS, publicIdOf, revokeKeysWhere, verifiedElsewhere } from "./users.ts";
 import { parsePublicKey } from "./device-keys.ts";
 import { emitAccountRecord } from "./records.ts";
@@ -34,28 +37,49 @@ import { parseEmail } from "./email-signin.ts";
 /** How long a bundle or an acceptance can be used after it was signed. */
 const DOC_MAX_AGE_S = 7 * 24 * 3600;
 
-export interface Bundle {
-  type: "account-bundle";
-  origin: string;
-  account: string;
-  calls: Array<{ call: string; verified: boolean }>;
-  keys: Array<{ call: string; key: string }>;
-  email: string | null;
-  data: Record<string, unknown>;
-  at: number;
-  signerKey: string;
-  sig: string;
-}
+/** The members an instance adds when it signs a standalone document (svc-doc/1). */
+const SIGNATURE = {
+  at: wholeNumber({ description: "when it was signed, unix seconds" }),
+  signerKey: t.String({ description: "the signing instance's Ed25519 public key, base64url" }),
+  sig: t.String({ description: "the Ed25519 signature over the document without sig, base64url" }),
+};
 
-export interface Acceptance {
-  type: "account-move-accept";
-  origin: string;
-  from: string;
-  to: string;
-  at: number;
-  signerKey: string;
-  sig: string;
-}
+/** POST /api/account/{call}/bundle: the account, signed by this instance, for another instance's import. */
+export const ACCOUNT_BUNDLE = closed({
+  type: t.Literal("account-bundle"),
+  origin: t.String({ description: "the instance it comes from" }),
+  account: t.String({ description: "the account's global id on origin" }),
+  calls: t.Array(closed({ call: t.String(), verified: t.Boolean() }), { description: "the callsigns it holds" }),
+  keys: t.Array(closed({ call: t.String({ description: "the base call" }), key: t.String({ description: "an Ed25519 public key, base64url" }) }), {
+    description: "its live device keys",
+  }),
+  email: nullable(t.String(), "its e-mail sign-in address, a claim until the new instance confirms it"),
+  data: sectionsOf(
+    (d) => d.bundleSchema,
+    "part that moves",
+    (d) => !!d.bundle,
+  ),
+  ...SIGNATURE,
+});
+export type Bundle = Static<typeof ACCOUNT_BUNDLE>;
+
+/** The new instance's acceptance of a move: "A's account X is now my account Y" (part of POST /api/account/import's answer). */
+export const MOVE_ACCEPTANCE = closed({
+  type: t.Literal("account-move-accept"),
+  origin: t.String({ description: "the new instance" }),
+  from: t.String({ description: "the account's global id on the old instance" }),
+  to: t.String({ description: "its global id on the new instance" }),
+  ...SIGNATURE,
+});
+export type Acceptance = Static<typeof MOVE_ACCEPTANCE>;
+
+/** POST /api/account/{call}/move: the move is final here. */
+export const ACCOUNT_MOVED = closed({
+  moved: t.Literal(true),
+  to: t.String({ description: "the account's global id on the new instance" }),
+  record: t.String({ description: "the global id of the account-move record published to peers" }),
+});
+export type AccountMoved = Static<typeof ACCOUNT_MOVED>;
 
 function signDoc<T extends Record<string, unknown>>(gw: Core, doc: T): T & { signerKey: string; sig: string } {
   const signer = instanceSigner(gw);
@@ -222,7 +246,7 @@ export function importBundle(gw: Core, body: Record<string, unknown>, by: { user
 }
 
 /** Step 3, on the old instance: the move is final; peers are told. */
-export function completeMove(gw: Core, userId: number, body: Record<string, unknown>) {
+export function completeMove(gw: Core, userId: number, body: Record<string, unknown>): AccountMoved {
   const raw = body.acceptance;
   if (!raw || typeof raw !== "object" || Array.isArray(raw))
     throw badRequest("bad_acceptance", "acceptance must be the object the new instance's import returned");
@@ -267,6 +291,6 @@ export function completeMove(gw: Core, userId: number, body: Record<string, unkn
     const email = (gw.db.query("SELECT email FROM users WHERE id = ?").get(userId) as { email: string | null }).email;
     if (email) gw.db.query("DELETE FROM email_tokens WHERE email = ?").run(email);
     gw.db.query("UPDATE users SET email = NULL, profile = '{}', moved_to = ?, moved_at = ? WHERE id = ?").run(a.to as string, gw.clock.now(), userId);
-    return { moved: true, to: a.to as string, record: record!.gid };
+    return { moved: true as const, to: a.to as string, record: record!.gid };
   })();
 }

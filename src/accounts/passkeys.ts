@@ -7,11 +7,19 @@
  * origin; without it, the host the browser used (passkeys need a secure
  * context, so that means https or localhost).
  */
-import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+} from "@simplewebauthn/server";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { AppError, badRequest, conflict, forbidden, notFound } from "../lib/errors.ts";
 import { activeCallsign } from "./identity.ts";
 import { createUser, newPublicId, publicIdOf } from "./users.ts";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 
 const CHALLENGE_MS = 5 * 60_000;
 
@@ -27,12 +35,113 @@ export interface RelyingParty {
   name: string;
 }
 
-export interface PasskeyInfo {
-  id: string;
-  label: string | null;
-  createdAt: number;
-  lastUsedAt: number | null;
-}
+/** One of the account's passkeys, as its holder sees it. */
+export const PASSKEY = closed({
+  id: t.String({ description: "the credential id, base64url" }),
+  label: nullable(t.String(), "the name given to it"),
+  createdAt: unixMs(),
+  lastUsedAt: nullable(unixMs(), "when it last signed in, unix ms"),
+});
+export type PasskeyInfo = Static<typeof PASSKEY>;
+
+/*
+ * The WebAuthn options as @simplewebauthn/server makes them and
+ * @simplewebauthn/browser reads them (the W3C's ...OptionsJSON dictionaries):
+ * their real members, held to the library's types by the compiler (the
+ * functions below return the library's value as these types).
+ */
+const b64url = (description: string) => t.String({ description: `${description}, base64url` });
+const requirement = (description: string) => t.Union([t.Literal("discouraged"), t.Literal("preferred"), t.Literal("required")], { description });
+const HINTS = t.Array(t.Union([t.Literal("hybrid"), t.Literal("security-key"), t.Literal("client-device")]), {
+  description: "which kind of authenticator the browser should offer first",
+});
+/** The client extensions the options may ask for (AuthenticationExtensionsClientInputs; PRF, binary, is never asked here). */
+const EXTENSIONS = closed(
+  {
+    appid: t.Optional(t.String({ description: "FIDO AppID of older U2F credentials" })),
+    credProps: t.Optional(t.Boolean({ description: "report whether the credential is discoverable" })),
+    hmacCreateSecret: t.Optional(t.Boolean()),
+    minPinLength: t.Optional(t.Boolean()),
+  },
+  { description: "WebAuthn client extension inputs" },
+);
+const CREDENTIAL_DESCRIPTOR = closed({
+  id: b64url("a credential id"),
+  type: t.String({ description: "public-key" }),
+  transports: t.Optional(t.Array(t.String(), { description: "how the browser reaches the authenticator: usb, nfc, ble, internal, hybrid..." })),
+});
+
+/** POST /auth/passkey/register/options: what navigator.credentials.create() takes (PublicKeyCredentialCreationOptionsJSON). */
+export const REGISTRATION_OPTIONS = closed({
+  rp: closed({
+    name: t.String({ description: "this instance's name" }),
+    id: t.Optional(t.String({ description: "the relying party id: this site's host name" })),
+  }),
+  user: closed({
+    id: b64url("the account's user handle (its public id)"),
+    name: t.String({ description: "the name the authenticator shows: the active callsign, the e-mail or the name asked for" }),
+    displayName: t.String(),
+  }),
+  challenge: b64url("the random challenge to sign (single use, five minutes)"),
+  pubKeyCredParams: t.Array(
+    closed({ alg: t.Number({ description: "a COSE algorithm id (-8 EdDSA, -7 ES256, -257 RS256...)" }), type: t.String({ description: "public-key" }) }),
+    {
+      description: "the key types accepted, preferred first",
+    },
+  ),
+  timeout: t.Optional(wholeNumber({ description: "milliseconds" })),
+  excludeCredentials: t.Optional(t.Array(CREDENTIAL_DESCRIPTOR, { description: "the account's passkeys already registered" })),
+  authenticatorSelection: t.Optional(
+    closed({
+      authenticatorAttachment: t.Optional(t.Union([t.Literal("cross-platform"), t.Literal("platform")])),
+      requireResidentKey: t.Optional(t.Boolean()),
+      residentKey: t.Optional(requirement("a discoverable credential")),
+      userVerification: t.Optional(requirement("user verification (PIN, biometrics)")),
+    }),
+  ),
+  hints: t.Optional(HINTS),
+  attestation: t.Optional(t.Union([t.Literal("direct"), t.Literal("enterprise"), t.Literal("indirect"), t.Literal("none")])),
+  attestationFormats: t.Optional(
+    t.Array(
+      t.Union([
+        t.Literal("fido-u2f"),
+        t.Literal("packed"),
+        t.Literal("android-safetynet"),
+        t.Literal("android-key"),
+        t.Literal("tpm"),
+        t.Literal("apple"),
+        t.Literal("none"),
+      ]),
+    ),
+  ),
+  extensions: t.Optional(EXTENSIONS),
+});
+export type RegistrationOptions = Static<typeof REGISTRATION_OPTIONS>;
+
+/** POST /auth/passkey/login/options: what navigator.credentials.get() takes (PublicKeyCredentialRequestOptionsJSON). */
+export const LOGIN_OPTIONS = closed({
+  challenge: b64url("the random challenge to sign (single use, five minutes)"),
+  timeout: t.Optional(wholeNumber({ description: "milliseconds" })),
+  rpId: t.Optional(t.String({ description: "the relying party id: this site's host name" })),
+  allowCredentials: t.Optional(t.Array(CREDENTIAL_DESCRIPTOR, { description: "empty: any passkey of this site (discoverable credentials)" })),
+  userVerification: t.Optional(requirement("user verification (PIN, biometrics)")),
+  hints: t.Optional(HINTS),
+  extensions: t.Optional(EXTENSIONS),
+});
+export type LoginOptions = Static<typeof LOGIN_OPTIONS>;
+
+/**
+ * The library's options as the declared type. The compiler holds every member
+ * but the extensions to the schema's type (a member the library retypes fails
+ * here; SameKeys below catches one it adds or drops); its extension inputs
+ * also name PRF's binary values, never asked for here.
+ */
+const declared = <D extends { extensions?: unknown }>(options: Omit<D, "extensions"> & { extensions?: unknown }) => options as D;
+type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
+const sameCreationMembers: SameKeys<PublicKeyCredentialCreationOptionsJSON, RegistrationOptions> = true;
+const sameRequestMembers: SameKeys<PublicKeyCredentialRequestOptionsJSON, LoginOptions> = true;
+void sameCreationMembers;
+void sameRequestMembers;
 
 export function passkeysOf(gw: Core, userId: number): PasskeyInfo[] {
   return gw.db
@@ -76,7 +185,7 @@ function credentialShape(body: unknown, type: "create" | "get") {
 }
 
 /** Step 1 of adding a passkey: to a signed-in account, or to a new account (`name`: at most 64 characters, as the route's schema checks). */
-export async function registrationOptions(gw: Core, rp: RelyingParty, userId: number | null, name?: string) {
+export async function registrationOptions(gw: Core, rp: RelyingParty, userId: number | null, name?: string): Promise<RegistrationOptions> {
   let handle: string;
   let userName: string;
   let exclude: Array<{ id: string; transports?: string[] }> = [];
@@ -101,7 +210,7 @@ export async function registrationOptions(gw: Core, rp: RelyingParty, userId: nu
     authenticatorSelection: { residentKey: "required", userVerification: "preferred" },
   });
   storeChallenge(gw, options.challenge, "register", userId, handle);
-  return options;
+  return declared<RegistrationOptions>(options);
 }
 
 /** What an answer must match: the challenge we issued, this site's origin and RP ID; presence is enough (no user verification required). */
@@ -154,10 +263,10 @@ export async function verifyRegistration(gw: Core, rp: RelyingParty, body: { cre
 }
 
 /** Step 1 of signing in: a challenge for any passkey of this site (discoverable credentials). */
-export async function loginOptions(gw: Core, rp: RelyingParty) {
+export async function loginOptions(gw: Core, rp: RelyingParty): Promise<LoginOptions> {
   const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rp.rpID, userVerification: "preferred", allowCredentials: [] });
   storeChallenge(gw, options.challenge, "login", null, null);
-  return options;
+  return declared<LoginOptions>(options);
 }
 
 /** Step 2: checks the signature against the stored passkey; returns the account it belongs to. */

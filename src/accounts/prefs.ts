@@ -10,12 +10,17 @@ import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { badRequest, conflict, notFound } from "../lib/errors.ts";
-import { closed } from "../lib/schema.ts";
+import { closed, unixMs, wholeNumber } from "../lib/schema.ts";
 
 export const MAX_PREFS_BYTES = 8192;
 export const MAX_WATCHES = 1000;
 
-export function getPrefs(gw: Core, userId: number): Record<string, unknown> {
+/** The web app's saved preferences (GET and PUT /api/prefs): its own settings, free-form. */
+export const PREFS = t.Record(t.String(), t.Unknown(), {
+  description: `the web app's own settings (units, map layers, language...): free-form, the app defines them; at most ${MAX_PREFS_BYTES} bytes of JSON`,
+});
+
+export function getPrefs(gw: Core, userId: number): Static<typeof PREFS> {
   const row = gw.db.query("SELECT data FROM prefs WHERE user_id = ?").get(userId) as { data: string } | null;
   return row ? JSON.parse(row.data) : {};
 }
@@ -38,11 +43,12 @@ function parseCacheId(raw: unknown): number {
   return n;
 }
 
-export function watchesOf(gw: Core, userId: number): Array<{ cacheId: number; createdAt: number }> {
-  return gw.db.query("SELECT cache_id AS cacheId, created_at AS createdAt FROM watches WHERE user_id = ? ORDER BY created_at").all(userId) as Array<{
-    cacheId: number;
-    createdAt: number;
-  }>;
+/** A cache the account watches (GET /api/watch). */
+export const WATCH = closed({ cacheId: wholeNumber({ description: "the cache's id" }), createdAt: unixMs("since when, unix ms") });
+export type Watch = Static<typeof WATCH>;
+
+export function watchesOf(gw: Core, userId: number): Watch[] {
+  return gw.db.query("SELECT cache_id AS cacheId, created_at AS createdAt FROM watches WHERE user_id = ? ORDER BY created_at").all(userId) as Watch[];
 }
 
 /** Watches or unwatches a cache; returns whether the account now watches it. */
@@ -71,13 +77,15 @@ export function watchersOf(gw: Core, cacheId: number): number[] {
   return (gw.db.query("SELECT user_id AS id FROM watches WHERE cache_id = ?").all(cacheId) as Array<{ id: number }>).map((r) => r.id);
 }
 
-export interface NotifyPrefs {
-  /** watch digests by e-mail (needs an e-mail address on the account) */
-  email: boolean;
-  /** web push notifications (needs a push subscription) */
-  push: boolean;
-  digest: "hourly" | "daily" | "off";
-}
+const DIGEST = t.Union([t.Literal("hourly"), t.Literal("daily"), t.Literal("off")], { description: "gather notifications into one message" });
+
+/** How the account is notified (GET and PUT /api/notify/prefs). */
+export const NOTIFY_PREFS = closed({
+  email: t.Boolean({ description: "watch digests by e-mail (needs an e-mail address on the account)" }),
+  push: t.Boolean({ description: "web push notifications (needs a push subscription)" }),
+  digest: DIGEST,
+});
+export type NotifyPrefs = Static<typeof NOTIFY_PREFS>;
 
 const DEFAULT_NOTIFY: NotifyPrefs = { email: false, push: false, digest: "daily" };
 
@@ -95,7 +103,7 @@ export const NOTIFY_PREFS_BODY = closed({
   email: t.Optional(t.Boolean({ description: "notify by e-mail (the account needs an address)" })),
   push: t.Optional(t.Boolean({ description: "notify by Web Push" })),
   // Literals, not t.UnionEnum: that one carries a default, which would reset digest on every partial update.
-  digest: t.Optional(t.Union([t.Literal("hourly"), t.Literal("daily"), t.Literal("off")], { description: "gather notifications into one message" })),
+  digest: t.Optional(DIGEST),
 });
 export type NotifyPrefsBody = Static<typeof NOTIFY_PREFS_BODY>;
 

@@ -16,21 +16,33 @@ import { gameProfile } from "../game/account-data.ts";
 import type { ProfileSection } from "./data-sections.ts";
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
-import { closed } from "../lib/schema.ts";
+import { closed, nullable } from "../lib/schema.ts";
 
-export interface Profile {
-  /** published at /api/profile/:call */
-  public: boolean;
-  /** a short free text, at most 280 characters */
-  about?: string;
-  /** Maidenhead locator, 4 or 6 characters */
-  grid?: string;
-  /** one https link (QRZ page, club, blog) */
-  url?: string;
-}
+/** The public fields of a profile, each there only when set. */
+const PUBLIC_FIELDS = {
+  about: t.Optional(t.String({ description: "a short free text, at most 280 characters" })),
+  grid: t.Optional(t.String({ description: "Maidenhead locator, 4 or 6 characters" })),
+  url: t.Optional(t.String({ description: "one https link (QRZ page, club, blog)" })),
+};
+
+/** The account's profile settings, as its holder sees them (GET and POST /auth/profile). */
+export const PROFILE = closed({ public: t.Boolean({ description: "published at /api/profile/{call}" }), ...PUBLIC_FIELDS });
+export type Profile = Static<typeof PROFILE>;
 
 /** Sections other domains add to public profiles. One line per domain. */
 export const PROFILE_SECTIONS: ProfileSection[] = [gameProfile];
+
+/** GET /api/profile/{call}: what anyone may see about a callsign. */
+export const PUBLIC_PROFILE = closed({
+  call: t.String({ description: "the base call" }),
+  profile: nullable(closed(PUBLIC_FIELDS), "the verified holder's profile when they made it public, else null"),
+  // each domain's section, there when it has something to say about the call
+  ...Object.fromEntries(
+    PROFILE_SECTIONS.map((s) => [s.name, t.Optional(s.schema ?? t.Unknown({ description: `public facts the ${s.name} domain adds about the call` }))]),
+  ),
+});
+/** The sections are named by PROFILE_SECTIONS at run time: the type names only the fixed members. */
+export type PublicProfile = Static<typeof PUBLIC_PROFILE> & { [section: string]: unknown };
 
 export function profileOf(gw: Core, userId: number): Profile {
   const row = gw.db.query("SELECT profile FROM users WHERE id = ?").get(userId) as { profile: string } | null;
@@ -75,11 +87,11 @@ export function updateProfile(gw: Core, userId: number, body: Static<typeof PROF
 }
 
 /** What anyone may see about a callsign: the verified holder's profile if they opted in, and other domains' sections. */
-export function publicProfile(gw: Core, rawCall: unknown) {
+export function publicProfile(gw: Core, rawCall: unknown): PublicProfile {
   const call = baseCall(parseCallsign(rawCall));
   const holder = verifiedHolder(gw.db, call);
   const p = holder !== null ? profileOf(gw, holder) : null;
-  const out: Record<string, unknown> = {
+  const out: PublicProfile = {
     call,
     profile: p && p.public ? { ...(p.about ? { about: p.about } : {}), ...(p.grid ? { grid: p.grid } : {}), ...(p.url ? { url: p.url } : {}) } : null,
   };

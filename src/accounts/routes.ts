@@ -23,6 +23,30 @@ import { completeMove, importBundle, makeBundle } from "./move.ts";
 import { auditLog, lostCallsigns } from "./audit.ts";
 import { callParams, callText, credentialBody, deviceKeyText, open, passkeyLabel, signedBody } from "./model.ts";
 import { closed } from "../lib/schema.ts";
+import { answers } from "../http/openapi.ts";
+import { ACCOUNT_ERASED, ACCOUNT_EXPORT } from "./gdpr.ts";
+import { ACCOUNT_BUNDLE, ACCOUNT_MOVED } from "./move.ts";
+import { LOGIN_OPTIONS, REGISTRATION_OPTIONS } from "./passkeys.ts";
+import { EMAIL_SENT } from "./email-signin.ts";
+import { PUBLIC_PROFILE } from "./profile.ts";
+import { DEVICE_KEY, PUBLIC_KEYS } from "./device-keys.ts";
+import { CHALLENGE_STATUS } from "./verify-aprs.ts";
+import {
+  ACCOUNT_IMPORTED,
+  ACTIVE_CALLSIGN,
+  AUDIT_PAGE,
+  CALLSIGNS,
+  CALLSIGNS_AND_LOST,
+  DEVICE_KEYS,
+  EMAIL_SIGNED_IN,
+  MAYBE_SIGNED_IN,
+  OPERATOR_VERIFIED,
+  PASSKEY_ADDED,
+  PASSKEYS,
+  PROFILE_SETTINGS,
+  SIGNED_IN,
+  SIGNED_OUT,
+} from "./shapes.ts";
 
 /** Whether the browser reached us over https (directly, via PUBLIC_URL, or a trusted proxy). */
 function isHttps(gw: Core, request: Request): boolean {
@@ -78,7 +102,11 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
         {
           gate: "local-control",
           body: closed({ account: t.Integer({ minimum: 1 }), call: t.String({ maxLength: 12, description: callText }) }),
-          detail: { summary: "The operator verifies a callsign by hand (svc-gateway callsign verify, through the serving gateway)", tags: ["Operator"] },
+          detail: {
+            summary: "The operator verifies a callsign by hand (svc-gateway callsign verify, through the serving gateway)",
+            tags: ["Operator"],
+            responses: answers("the account and the base call now verified for it", OPERATOR_VERIFIED),
+          },
         },
       )
       .post(
@@ -92,6 +120,7 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
             summary: "Step 1 of adding a passkey, to the signed-in account or to a new one: the WebAuthn creation options",
             description: "The body may be empty. Answers the options for navigator.credentials.create().",
             tags: ["Accounts"],
+            responses: answers("the WebAuthn creation options (PublicKeyCredentialCreationOptionsJSON)", REGISTRATION_OPTIONS),
           },
         },
       )
@@ -111,13 +140,18 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
             summary: "Step 2 of adding a passkey: the authenticator's answer; signs in to a new account when there was no session",
             description: "Answers { created, passkeyId, account } and sets the session cookie for a new account.",
             tags: ["Accounts"],
+            responses: answers("the passkey added, and the account", PASSKEY_ADDED),
           },
         },
       )
       .post("/auth/passkey/login/options", ({ request }) => loginOptions(gw, relyingParty(gw, request)), {
         gate: "public",
         rateLimit: "auth",
-        detail: { summary: "Step 1 of signing in with a passkey: the WebAuthn request options", tags: ["Accounts"] },
+        detail: {
+          summary: "Step 1 of signing in with a passkey: the WebAuthn request options",
+          tags: ["Accounts"],
+          responses: answers("the WebAuthn request options (PublicKeyCredentialRequestOptionsJSON)", LOGIN_OPTIONS),
+        },
       })
       .post(
         "/auth/passkey/login/verify",
@@ -130,7 +164,11 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
           gate: "public",
           rateLimit: "auth",
           body: credentialBody,
-          detail: { summary: "Step 2 of signing in with a passkey: the authenticator's answer; starts a session", tags: ["Accounts"] },
+          detail: {
+            summary: "Step 2 of signing in with a passkey: the authenticator's answer; starts a session",
+            tags: ["Accounts"],
+            responses: answers("the signed-in account", SIGNED_IN),
+          },
         },
       )
       .post("/auth/passkey/remove", ({ caller, body }) => ({ passkeys: removePasskey(gw, userId(caller), body.id) }), {
@@ -140,6 +178,7 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
           summary: "Remove a passkey from the signed-in account, unless it is the account's last way to sign in",
           description: "Answers { passkeys }, the ones left.",
           tags: ["Accounts"],
+          responses: answers("the account's passkeys left", PASSKEYS),
         },
       })
       .post(
@@ -158,6 +197,7 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
             description:
               "202 with the same answer for known and unknown addresses; 400 bad_email for an address that is not one. The message is in the language of the request's Accept-Language (English, German, Spanish; else English).",
             tags: ["Accounts"],
+            responses: answers("the message went out (the same for known and unknown addresses)", EMAIL_SENT, 202),
           },
         },
       )
@@ -180,6 +220,7 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
             summary: "Sign in by e-mail, step 2: the link's token, or the address and code; starts a session",
             description: "Send { token } or { email, code }. Answers { created, account }; 401 link_expired or bad_code.",
             tags: ["Accounts"],
+            responses: answers("the signed-in account, and whether it is new", EMAIL_SIGNED_IN),
           },
         },
       )
@@ -207,6 +248,7 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
           detail: {
             summary: "Sign in with a device key registered to a callsign: a signed body starts a session on its account",
             tags: ["Accounts"],
+            responses: answers("the signed-in account", SIGNED_IN),
           },
         },
       )
@@ -217,16 +259,27 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
           set.headers["set-cookie"] = sessionCookie("", isHttps(gw, request));
           return { signedOut: true };
         },
-        { gate: "public", detail: { summary: "Sign out: ends the session and clears the cookie", tags: ["Accounts"] } },
+        {
+          gate: "public",
+          detail: { summary: "Sign out: ends the session and clears the cookie", tags: ["Accounts"], responses: answers("signed out", SIGNED_OUT) },
+        },
       )
       .get("/auth/session", ({ caller }) => ({ account: view(caller, userId(caller)) }), {
         gate: "session",
-        detail: { summary: "The signed-in account: callsigns, passkeys, device keys, e-mail and whether it is a sysop", tags: ["Accounts"] },
+        detail: {
+          summary: "The signed-in account: callsigns, passkeys, device keys, e-mail and whether it is a sysop",
+          tags: ["Accounts"],
+          responses: answers("the signed-in account", SIGNED_IN),
+        },
       })
       // The app asks this on every page: signed out is an answer here, not a 401 (which a browser logs as an error).
       .get("/auth/account", ({ caller }) => ({ account: caller.user ? view(caller, userId(caller)) : null }), {
         gate: "public",
-        detail: { summary: "The signed-in account as GET /auth/session returns it, or null when signed out (never 401)", tags: ["Accounts"] },
+        detail: {
+          summary: "The signed-in account as GET /auth/session returns it, or null when signed out (never 401)",
+          tags: ["Accounts"],
+          responses: answers("the signed-in account, or null", MAYBE_SIGNED_IN),
+        },
       })
       // Renews the session for another full period (the cookie's Max-Age too).
       .post(
@@ -236,16 +289,32 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
           set.headers["set-cookie"] = sessionCookie(caller.sessionToken!, isHttps(gw, request));
           return { account: view(caller, userId(caller)) };
         },
-        { gate: "session", detail: { summary: "Renew the session for another full period (the cookie too)", tags: ["Accounts"] } },
+        {
+          gate: "session",
+          detail: {
+            summary: "Renew the session for another full period (the cookie too)",
+            tags: ["Accounts"],
+            responses: answers("the signed-in account", SIGNED_IN),
+          },
+        },
       )
       .get("/auth/callsign", ({ caller }) => ({ call: caller.user!.call, verified: caller.user!.verified }), {
         gate: "session",
-        detail: { summary: "The signed-in account's active callsign and whether it is verified", tags: ["Accounts"] },
+        detail: {
+          summary: "The signed-in account's active callsign and whether it is verified",
+          tags: ["Accounts"],
+          responses: answers("the active callsign", ACTIVE_CALLSIGN),
+        },
       })
       .post("/auth/callsign", ({ caller, body }) => ({ callsigns: addCallsign(gw, userId(caller), body.call, { activate: true }) }), {
         gate: "session",
         body: closed({ call: t.String({ description: callText }) }),
-        detail: { summary: "Add a callsign to the signed-in account and make it the active one", description: "Answers { callsigns }.", tags: ["Accounts"] },
+        detail: {
+          summary: "Add a callsign to the signed-in account and make it the active one",
+          description: "Answers { callsigns }.",
+          tags: ["Accounts"],
+          responses: answers("the account's callsigns", CALLSIGNS),
+        },
       })
       .get("/auth/callsigns", ({ caller }) => ({ callsigns: callsignsOf(gw.db, userId(caller)), lost: lostCallsigns(gw.db, userId(caller)) }), {
         gate: "session",
@@ -253,6 +322,7 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
           summary: "The signed-in account's callsigns, and those it lost to a verified claim elsewhere",
           description: "Answers { callsigns, lost }.",
           tags: ["Accounts"],
+          responses: answers("the account's callsigns, and those it lost", CALLSIGNS_AND_LOST),
         },
       })
       .post(
@@ -272,12 +342,17 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
             summary: "Add or remove one of the signed-in account's callsigns",
             description: "Send { add } or { remove }. Answers { callsigns }.",
             tags: ["Accounts"],
+            responses: answers("the account's callsigns", CALLSIGNS),
           },
         },
       )
       .get("/auth/profile", ({ caller }) => ({ profile: profileOf(gw, userId(caller)) }), {
         gate: "session",
-        detail: { summary: "The signed-in account's public profile settings", tags: ["Accounts"] },
+        detail: {
+          summary: "The signed-in account's public profile settings",
+          tags: ["Accounts"],
+          responses: answers("the profile settings", PROFILE_SETTINGS),
+        },
       })
       .post("/auth/profile", ({ caller, body }) => ({ profile: updateProfile(gw, userId(caller), body) }), {
         gate: "session",
@@ -286,12 +361,17 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
           summary: "Change the signed-in account's public profile",
           description: "Only public, about, grid and url; another field is refused by name. Answers { profile }.",
           tags: ["Accounts"],
+          responses: answers("the profile settings as changed", PROFILE_SETTINGS),
         },
       })
       .get("/api/profile/:call", ({ params }) => publicProfile(gw, params.call), {
         gate: "public",
         params: callParams,
-        detail: { summary: "A callsign's public profile and activity, when its holder made it public", tags: ["Accounts"] },
+        detail: {
+          summary: "A callsign's public profile and activity, when its holder made it public",
+          tags: ["Accounts"],
+          responses: answers("the callsign's public profile and each domain's public facts", PUBLIC_PROFILE),
+        },
       })
       .post(
         "/keys/register",
@@ -311,13 +391,19 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
             summary: "Register a device's key (a radio box, an app) to sign for one of the account's callsigns",
             description: "201 with the key.",
             tags: ["Accounts"],
+            responses: answers("the key registered", DEVICE_KEY, 201),
           },
         },
       )
       .post("/keys/revoke", ({ caller, body }) => ({ deviceKeys: revokeDeviceKey(gw, userId(caller), body.key) }), {
         gate: "session",
         body: closed({ key: t.String({ description: deviceKeyText }) }),
-        detail: { summary: "Revoke one of the account's device keys", description: "Answers { deviceKeys }, the ones left.", tags: ["Accounts"] },
+        detail: {
+          summary: "Revoke one of the account's device keys",
+          description: "Answers { deviceKeys }, the ones left.",
+          tags: ["Accounts"],
+          responses: answers("the account's live device keys left", DEVICE_KEYS),
+        },
       })
       .post(
         "/verify/aprs/start",
@@ -332,23 +418,37 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
             summary: "Start verifying a callsign over APRS: a code to send from that station",
             description: "201 with the challenge { call, status, code, expiresAt, ... }.",
             tags: ["Accounts"],
+            responses: answers("the new challenge", CHALLENGE_STATUS, 201),
           },
         },
       )
       .post("/verify/aprs/confirm", ({ caller, body }) => confirmChallenge(gw, userId(caller), body.call), {
         gate: "session",
         body: verifyBody,
-        detail: { summary: "Check whether the APRS challenge for a callsign was answered, and verify it if so", tags: ["Accounts"] },
+        detail: {
+          summary: "Check whether the APRS challenge for a callsign was answered, and verify it if so",
+          description: "409 not_heard while the message has not been heard; 409 no_challenge without an open challenge.",
+          tags: ["Accounts"],
+          responses: answers("the challenge, verified", CHALLENGE_STATUS),
+        },
       })
       .get("/verify/aprs/status", ({ caller, query }) => challengeStatus(gw, userId(caller), query.call), {
         gate: "session",
         query: t.Object({ call: t.Optional(t.String({ description: `${callText}; absent: the latest challenge` })) }),
-        detail: { summary: "The state of the signed-in account's APRS challenge for a callsign", tags: ["Accounts"] },
+        detail: {
+          summary: "The state of the signed-in account's APRS challenge for a callsign",
+          tags: ["Accounts"],
+          responses: answers("the challenge's state", CHALLENGE_STATUS),
+        },
       })
       .get("/keys/:call", ({ params }) => publicKeysOf(gw, params.call), {
         gate: "public",
         params: callParams,
-        detail: { summary: "The device keys registered to a callsign, for peers checking its signatures", tags: ["Accounts"] },
+        detail: {
+          summary: "The device keys registered to a callsign, for peers checking its signatures",
+          tags: ["Accounts"],
+          responses: answers("the callsign's live keys", PUBLIC_KEYS),
+        },
       })
       // Who came to hold which callsign, and whose verified claim went with it.
       .get("/api/admin/audit", ({ query }) => ({ entries: auditLog(gw.db, { limit: Math.min(500, Math.max(1, query.limit ?? 100)), before: query.before }) }), {
@@ -357,7 +457,11 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
           limit: t.Optional(t.Integer({ description: "entries at most: 1 to 500 (outside: the nearest), default 100" })),
           before: t.Optional(t.Integer({ description: "only entries with an id below this, to page back" })),
         }),
-        detail: { summary: "The callsign audit log for the sysop: who came to hold which callsign, and whose claim went with it", tags: ["Accounts"] },
+        detail: {
+          summary: "The callsign audit log for the sysop: who came to hold which callsign, and whose claim went with it",
+          tags: ["Accounts"],
+          responses: answers("a page of the audit log", AUDIT_PAGE),
+        },
       })
       // GDPR: signed by a device key of :call, or by a session holding it; about the whole account.
       .post(
@@ -371,7 +475,11 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
           gate: "signed-body",
           params: accountParams,
           body: signedBody({}, "Nothing of its own."),
-          detail: { summary: "Export everything the account holds here, as one JSON file (GDPR access)", tags: ["Accounts"] },
+          detail: {
+            summary: "Export everything the account holds here, as one JSON file (GDPR access)",
+            tags: ["Accounts"],
+            responses: answers("the export, as an attachment", ACCOUNT_EXPORT),
+          },
         },
       )
       .post(
@@ -392,6 +500,7 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
             summary: "Erase the account and what it wrote (GDPR erasure)",
             description: "400 confirm_required without { confirm: true }.",
             tags: ["Accounts"],
+            responses: answers("what was erased", ACCOUNT_ERASED),
           },
         },
       )
@@ -400,7 +509,11 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
         gate: "signed-body",
         params: accountParams,
         body: signedBody({}, "Nothing of its own."),
-        detail: { summary: "Bundle the account to move it to another instance (signed, for that instance's import)", tags: ["Accounts"] },
+        detail: {
+          summary: "Bundle the account to move it to another instance (signed, for that instance's import)",
+          tags: ["Accounts"],
+          responses: answers("the bundle, signed by this instance", ACCOUNT_BUNDLE),
+        },
       })
       .post(
         "/api/account/:call/move",
@@ -420,7 +533,11 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
             },
             "{ acceptance }: what the new instance's import answered.",
           ),
-          detail: { summary: "Finish moving the account away: the new instance's acceptance ends it here and points its callsigns there", tags: ["Accounts"] },
+          detail: {
+            summary: "Finish moving the account away: the new instance's acceptance ends it here and points its callsigns there",
+            tags: ["Accounts"],
+            responses: answers("the move is final", ACCOUNT_MOVED),
+          },
         },
       )
       .post(
@@ -453,6 +570,7 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
           detail: {
             summary: "Import an account bundled on another instance: creates the account here and answers the acceptance for the move",
             tags: ["Accounts"],
+            responses: answers("the imported account and the acceptance for the old instance", ACCOUNT_IMPORTED),
           },
         },
       )

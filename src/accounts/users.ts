@@ -21,21 +21,26 @@
  * here, below the device-keys module, which uses it too).
  */
 import { randomBytes } from "node:crypto";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import type { Database } from "../core/store/db.ts";
 import { badRequest, conflict, notFound } from "../lib/errors.ts";
 import { baseCall, isCallsign, normalizeCall } from "../lib/callsign.ts";
 import { emitAccountRecord } from "./records.ts";
 import { recordAudit } from "./audit.ts";
+import { closed, nullable, unixMs } from "../lib/schema.ts";
 
 export const MAX_CALLSIGNS = 10;
 
-export interface CallsignRow {
-  call: string;
-  active: boolean;
-  verified: boolean;
-  verifiedAt: number | null;
-}
+/** One callsign an account holds, as its holder sees it. */
+export const CALLSIGN = closed({
+  call: t.String({ description: "the callsign, normalised (N0CALL, N0CALL-9)" }),
+  active: t.Boolean({ description: "the one the account acts as" }),
+  verified: t.Boolean({ description: "its base call is verified for this account" }),
+  verifiedAt: nullable(unixMs(), "when it was verified, unix ms"),
+});
+export type CallsignRow = Static<typeof CALLSIGN>;
 
 /** A new account; returns its id. */
 export function createUser(db: Database, now: number, opts: { email?: string | null; publicId?: string } = {}): number {

@@ -19,12 +19,15 @@
  * holder is told.
  */
 import { randomInt } from "node:crypto";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import type { GatewayEvents, HeardProof } from "../core/events.ts";
 import { conflict, notFound } from "../lib/errors.ts";
 import { baseCall } from "../lib/callsign.ts";
 import { holdsBaseCall, markCallsignVerified, parseCallsign, verifiedAtFor, verifiedElsewhere } from "./users.ts";
 import { tellPreviousHolders } from "./audit.ts";
+import { closed, unixMs } from "../lib/schema.ts";
 
 const CHALLENGE_TTL_MS = 60 * 60_000;
 const ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
@@ -32,25 +35,30 @@ const CODE_LENGTH = 6;
 /** Addressee suggested when this instance has no APRS call (any addressee counts). */
 const DEFAULT_ADDRESSEE = "VERIFY";
 
-export interface ChallengeStatus {
-  call: string;
-  status: "none" | "pending" | "verified" | "expired";
-  code?: string;
-  /** the APRS message to send, e.g. `:VERIFY   :VERIFY K7M2QX` as text `VERIFY K7M2QX` */
-  message?: string;
-  addressee?: string;
-  expiresAt?: number;
-  heardAt?: number;
-  heardFrom?: string;
-  heardVia?: string;
-  /** how the message must reach this gateway to count */
-  accepts?: HeardProof[];
-  /** another account verified this call: answering takes it over (on the air only) */
-  takeover?: boolean;
-}
+/** How a message must reach this gateway to answer a challenge (HeardProof's kinds that may count). */
+const ACCEPTED_PROOF = t.Union([t.Literal("radio"), t.Literal("box"), t.Literal("internet")], {
+  description: "radio: this gateway's radio; box: the operator's ingest box; internet: APRS-IS (only where VERIFY_APRSIS allows it)",
+});
+type AcceptedProof = Static<typeof ACCEPTED_PROOF> & HeardProof;
+
+/** An account's APRS challenge for a base call (POST /verify/aprs/start, /confirm; GET /verify/aprs/status). */
+export const CHALLENGE_STATUS = closed({
+  call: t.String({ description: "the base call; empty when the account has no challenge at all" }),
+  status: t.Union([t.Literal("none"), t.Literal("pending"), t.Literal("verified"), t.Literal("expired")]),
+  code: t.Optional(t.String({ description: "the code to send (with a challenge)" })),
+  message: t.Optional(t.String({ description: "the APRS message text to send, e.g. VERIFY K7M2QX" })),
+  addressee: t.Optional(t.String({ description: "whom to send it to (any addressee counts)" })),
+  expiresAt: t.Optional(unixMs()),
+  heardAt: t.Optional(unixMs("when the answer was heard, unix ms")),
+  heardFrom: t.Optional(t.String({ description: "the station it was heard from" })),
+  heardVia: t.Optional(t.String({ description: "how it reached us, e.g. rf via N0GATE, or operator" })),
+  accepts: t.Optional(t.Array(ACCEPTED_PROOF, { description: "how the message must reach this gateway to count" })),
+  takeover: t.Optional(t.Boolean({ description: "another account verified this call: answering takes it over (on the air only)" })),
+});
+export type ChallengeStatus = Static<typeof CHALLENGE_STATUS>;
 
 /** What may answer a challenge: the air always; APRS-IS only where allowed, and never for a takeover. */
-function acceptedProofs(gw: Core, takeover: boolean): HeardProof[] {
+function acceptedProofs(gw: Core, takeover: boolean): AcceptedProof[] {
   return gw.config.verifyAprsIs && !takeover ? ["radio", "box", "internet"] : ["radio", "box"];
 }
 
@@ -139,7 +147,7 @@ export function challengeStatus(gw: Core, userId: number, rawCall?: unknown): Ch
 
 /** Whether a message reached us in a way that may answer this challenge. */
 function counts(gw: Core, row: ChallengeRow, proof: HeardProof | null): boolean {
-  return proof !== null && acceptedProofs(gw, verifiedElsewhere(gw.db, row.userId, row.call)).includes(proof);
+  return proof !== null && (acceptedProofs(gw, verifiedElsewhere(gw.db, row.userId, row.call)) as HeardProof[]).includes(proof);
 }
 
 /** Completes a challenge: marks it heard and the callsign verified, all at once. */

@@ -8,26 +8,9 @@ import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { badRequest, conflict, notFound } from "../lib/errors.ts";
-import { closed } from "../lib/schema.ts";
+import { closed, unixMs } from "../lib/schema.ts";
 
 export const MAX_VIEWS = 100;
-
-export interface ViewState {
-  lat: number;
-  lon: number;
-  zoom: number;
-  /** map layer names shown, e.g. ["stations", "caches"] */
-  layers?: string[];
-  /** the web app's filter settings */
-  filters?: Record<string, string | number | boolean>;
-}
-
-export interface SavedView extends ViewState {
-  id: string;
-  name: string;
-  createdAt: number;
-  updatedAt: number;
-}
 
 const token = /^[A-Za-z0-9_-]{1,32}$/;
 
@@ -44,12 +27,25 @@ const VIEW_FIELDS = {
     }),
   ),
 };
+const { name: _name, ...STATE_FIELDS } = VIEW_FIELDS;
+/** Where a saved view's map looks (its stored state). */
+export const VIEW_STATE = closed(STATE_FIELDS);
 /** A new view (POST /api/views; a moved account's views, checked with check()). */
 export const VIEW_BODY = closed(VIEW_FIELDS);
 export type ViewBody = Static<typeof VIEW_BODY>;
 /** A change to a view (PUT /api/views/:id): any of the fields. */
 export const VIEW_PATCH = t.Partial(VIEW_BODY);
 export type ViewPatch = Static<typeof VIEW_PATCH>;
+
+/** A saved view as its owner sees it (GET /api/views lists them; POST and PUT answer one). */
+export const SAVED_VIEW = closed({
+  id: t.String({ description: "its random id: the share link is /v/{id}" }),
+  ...VIEW_FIELDS,
+  createdAt: unixMs(),
+  updatedAt: unixMs(),
+});
+export type SavedView = Static<typeof SAVED_VIEW>;
+type ViewState = Static<typeof VIEW_STATE>;
 
 /** Checks what the schema cannot: the name, the ranges, the layer and filter names. */
 function parseView(body: ViewPatch): Partial<ViewState> & { name?: string } {

@@ -7,18 +7,40 @@ import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { badRequest, conflict, notFound } from "../lib/errors.ts";
-import { closed } from "../lib/schema.ts";
+import { closed, nullable, unixMs } from "../lib/schema.ts";
 import { isCallsign } from "../lib/callsign.ts";
 import { verifiedHolder } from "../accounts/users.ts";
 
-export interface SupporterPrefs {
-  supporter: boolean;
-  public: boolean;
-  name: string | null;
-  since: number | null;
-  until: number | null;
-  level: string | null;
-}
+/** The signed-in account's supporter state and listing choices (GET and POST /api/support/prefs). */
+export const SUPPORTER_PREFS = closed({
+  supporter: t.Boolean({ description: "a confirmed supporter whose support has not ended" }),
+  public: t.Boolean({ description: "listed on /support" }),
+  name: nullable(t.String(), "the name to list instead of the callsign"),
+  since: nullable(unixMs(), "when the support was first confirmed, unix ms"),
+  until: nullable(unixMs(), "when the support ends, unix ms (null: no end, or not a supporter)"),
+  level: nullable(t.String(), "the level shown, e.g. club"),
+});
+export type SupporterPrefs = Static<typeof SUPPORTER_PREFS>;
+
+/** POST /api/support/confirm's answer. */
+export const SUPPORTER_CONFIRMED = closed({
+  confirmed: t.Literal(true),
+  until: nullable(unixMs(), "when the support ends, unix ms; null: no end"),
+});
+export type SupporterConfirmed = Static<typeof SUPPORTER_CONFIRMED>;
+
+/** GET /api/support: the current supporters who chose to be listed, longest first. */
+export const SUPPORTERS = closed({
+  supporters: t.Array(
+    closed({
+      name: t.String({ description: 'the name they chose, else their active callsign, else "a supporter"' }),
+      call: nullable(t.String(), "their active callsign, if any"),
+      level: nullable(t.String()),
+      since: unixMs("when the support was confirmed, unix ms"),
+    }),
+  ),
+});
+export type Supporters = Static<typeof SUPPORTERS>;
 
 interface Row {
   confirmed_at: number;
@@ -69,7 +91,7 @@ export function setSupporterPrefs(gw: Core, userId: number, b: Static<typeof SUP
 }
 
 /** The operator's backend confirms support: `{call | email, until?, level?}`. */
-export function confirmSupporter(gw: Core, b: Static<typeof SUPPORTER_CONFIRM_BODY>): { confirmed: true; until: number | null } {
+export function confirmSupporter(gw: Core, b: Static<typeof SUPPORTER_CONFIRM_BODY>): SupporterConfirmed {
   let userId: number | null = null;
   if (typeof b.call === "string") {
     if (!isCallsign(b.call)) throw badRequest("invalid", "call is not a callsign");
@@ -89,7 +111,7 @@ export function confirmSupporter(gw: Core, b: Static<typeof SUPPORTER_CONFIRM_BO
 }
 
 /** Supporters who chose to be listed, current ones only. */
-export function listSupporters(gw: Core) {
+export function listSupporters(gw: Core): Supporters {
   const rows = gw.db
     .query(
       `SELECT s.name, s.level, s.confirmed_at AS since, (SELECT call FROM callsigns c WHERE c.user_id = s.user_id AND c.active = 1) AS call

@@ -9,6 +9,8 @@ import { signedInUser } from "../helpers/accounts.ts";
 import { generateKeyPair } from "../../src/lib/fed/keys.ts";
 import { markCallsignVerified } from "../../src/accounts/users.ts";
 import { readControl } from "../../src/core/store/control.ts";
+import { check } from "../../src/lib/schema.ts";
+import { MAYBE_SIGNED_IN } from "../../src/accounts/shapes.ts";
 
 let g: Running;
 beforeAll(async () => {
@@ -52,6 +54,15 @@ describe("callsigns", () => {
     expect(r.callsigns.every((x: any) => x.verified)).toBe(true);
     const s = (await json(await c.get("/auth/session"))).account;
     expect([s.call, s.verified, s.sysop]).toEqual(["N0ADM-5", true, true]);
+  });
+
+  test("GET /auth/account: null signed out, the account signed in (never 401), as declared", async () => {
+    const out = await g.get("/auth/account");
+    expect(out.status).toBe(200);
+    expect(check(MAYBE_SIGNED_IN, await json(out), "signed out")).toEqual({ account: null });
+    const u = signedInUser(g.gw, "N0ACC");
+    const r = check(MAYBE_SIGNED_IN, await json(await as(u.cookie).get("/auth/account")), "signed in");
+    expect([r.account?.call, r.account?.sysop]).toEqual(["N0ACC", false]);
   });
 
   test("verifying a base call takes it from other accounts' unverified claims", async () => {
