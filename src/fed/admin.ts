@@ -5,46 +5,14 @@
  */
 import type { Core } from "../core/core.ts";
 import { peerSyncUrl } from "./dial.ts";
-import { getPeer, listPeers, peerKeys, quarantined, setTrust, type Peer, type QuarantineRow, type TrustTier } from "./peers.ts";
+import { getPeer, listPeers, peerKeys, quarantined, setTrust, type Peer, type TrustTier } from "./peers.ts";
+import type { HealthStatus, MirroredRecord, MirroredRecords, PeerList, PeerView } from "./shapes.ts";
 import { registryBinding } from "./registry.ts";
 import { peerCursors } from "./sync.ts";
 import { KIND_OF_TYPE } from "../lib/fed/record.ts";
 import { notFound } from "../lib/errors.ts";
 
-export type HealthStatus = "ok" | "failing" | "never" | "no_sync_endpoint" | "blocked";
-
-export interface PeerView {
-  instance: string;
-  trust: TrustTier;
-  trustSetBy: string | null;
-  foundVia: string | null;
-  verifiedVia: string | null;
-  url: string | null;
-  /** the URL sync uses (lowest-priority sync endpoint, else url), or null */
-  syncUrl: string | null;
-  endpoints: Peer["endpoints"];
-  keyPin: string | null;
-  keys: Array<{ key: string; status: string; via: string }>;
-  repConfirmed: number;
-  repFailed: number;
-  health: {
-    status: HealthStatus;
-    lastSyncAt: number | null;
-    lastOkAt: number | null;
-    lastError: string | null;
-    failures: number;
-    framesApplied: number;
-    framesRejected: number;
-    lastAppliedAt: number | null;
-  };
-  link: unknown;
-  feeds: string[];
-  cursors: Record<string, number>;
-  /** records mirrored from it now */
-  mirrored: number;
-  /** the registry's binding of it, when a registry binds it */
-  registry: { keys: string[]; operators: string[]; matches: boolean } | null;
-}
+export type { PeerView };
 
 function healthStatus(gw: Core, p: Peer): HealthStatus {
   if (p.trust === "blocked") return "blocked";
@@ -90,7 +58,7 @@ function view(gw: Core, p: Peer): PeerView {
 }
 
 /** GET /federation/peers */
-export function peerList(gw: Core): { instance: string; peers: PeerView[]; quarantined: QuarantineRow[] } {
+export function peerList(gw: Core): PeerList {
   return { instance: gw.config.instance, peers: listPeers(gw).map((p) => view(gw, p)), quarantined: quarantined(gw) };
 }
 
@@ -106,23 +74,8 @@ export function setPeerTrust(gw: Core, b: { instance: string; trust: TrustTier }
   return peerView(gw, b.instance);
 }
 
-export interface MirroredRecord {
-  gid: string;
-  type: number;
-  kind: string;
-  v: number;
-  /** signing time, unix seconds */
-  at: number;
-  via: string;
-  receivedAt: number;
-}
-
 /** GET /federation/peers/:instance/records: what is mirrored from a peer, by gid, paged. */
-export function mirroredRecords(
-  gw: Core,
-  instance: string,
-  q: { after?: string; limit?: number },
-): { instance: string; items: MirroredRecord[]; next: string | null } {
+export function mirroredRecords(gw: Core, instance: string, q: { after?: string; limit?: number }): MirroredRecords {
   if (!getPeer(gw, instance)) throw notFound(`peer ${instance}`);
   const limit = q.limit ?? 500;
   const rows = gw.db

@@ -31,6 +31,7 @@ import { currentAccount, heldVersion, isTombstoned, mirrorStatements, writeRecor
 import { decodePage } from "../lib/fed/page.ts";
 import { countQuarantined, refreshEndpoints } from "./peers.ts";
 import { registryBinding } from "./registry.ts";
+import type { ApplyReport } from "./shapes.ts";
 import { remoteMaintenanceNeed } from "../game/maintenance-remote.ts";
 import {
   BEACON_LOCAL_ID,
@@ -60,25 +61,7 @@ export interface ApplyOptions {
   onCommit?: () => void;
 }
 
-export interface ApplyReport {
-  received: number;
-  applied: number;
-  /** already held at this or a newer version */
-  duplicate: number;
-  /** a tombstoned gid, or a record of an erased account */
-  suppressed: number;
-  /** from an unknown or blocked origin */
-  quarantined: number;
-  /** this instance's own records, come back */
-  own: number;
-  /** of a record type this version does not know (a later one's): left alone, not an error */
-  skipped: number;
-  rejected: number;
-  /** rejections by code */
-  reasons: Record<string, number>;
-  /** the first rejections, for operators debugging a link */
-  failures: Array<{ index: number; gid?: string; code: string; message: string }>;
-}
+export type { ApplyReport };
 
 const MAX_FAILURES = 20;
 

@@ -8,6 +8,8 @@ import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { applyBeacon, BEACON_MAX_BYTES, ownBeacon, ownHaveList } from "./beacon.ts";
 import { closed } from "../lib/schema.ts";
+import { answers, answersMedia } from "../http/openapi.ts";
+import { BEACON_JSON_ANSWER, BEACON_REPORT } from "./shapes.ts";
 
 const tags = ["Federation"];
 
@@ -54,12 +56,28 @@ export function beaconRoutes(gw: Core, kit: RouteKit) {
           ),
           format: t.Optional(t.Literal("json", { description: "json: base64 with its size, the limit and what it carries; left out: the datagram itself" })),
         }),
-        detail: { summary: "This instance's SVCB1 datagram (presence beacon or have-list) for an ingest box to put on the air", tags },
+        detail: {
+          summary: "This instance's SVCB1 datagram (presence beacon or have-list) for an ingest box to put on the air",
+          tags,
+          responses: {
+            "200": {
+              description: "the datagram itself; with format=json, in base64 with its size, the limit and what it carries",
+              content: {
+                ...answersMedia("the datagram", "application/octet-stream")["200"].content,
+                ...answers("format=json", BEACON_JSON_ANSWER)["200"].content,
+              },
+            },
+          },
+        },
       },
     )
     .post("/federation/beacon", ({ body }) => applyBeacon(gw, datagramFrom(body)), {
       gate: "ingest",
       body: t.Union([BEACON_JSON, t.Uint8Array({ description: "the datagram itself (application/octet-stream)" })]),
-      detail: { summary: "A beacon datagram the box heard on the air: applied as a peer's presence or have-list", tags },
+      detail: {
+        summary: "A beacon datagram the box heard on the air: applied as a peer's presence or have-list",
+        tags,
+        responses: answers("what the datagram did", BEACON_REPORT),
+      },
     });
 }

@@ -26,7 +26,7 @@
  */
 import type { Core } from "../core/core.ts";
 import { AppError, badRequest, unprocessable } from "../lib/errors.ts";
-import { applyFrames, type ApplyReport } from "./apply.ts";
+import { applyFrames } from "./apply.ts";
 import { encodeCbor } from "../lib/fed/cbor.ts";
 import { peerBody } from "./descriptor.ts";
 import { instanceSigner, localGid, publishRecord } from "./feed.ts";
@@ -47,6 +47,7 @@ import type { PeerBody } from "../lib/fed/bodies.ts";
 import { peerSyncUrl } from "./dial.ts";
 import { getPeer } from "./peers.ts";
 import { cursorOf, isPulling, pullPeer } from "./sync.ts";
+import type { BeaconReport } from "./shapes.ts";
 
 const BEACON_MAGIC = "SVCB1";
 const MAGIC = new TextEncoder().encode(BEACON_MAGIC);
@@ -185,20 +186,6 @@ function haveOf(pairs: readonly number[]): Partial<Record<SyncKind, number>> {
 /** Whether bytes (a UI frame's info) are an SVCB1 datagram. */
 export function isBeacon(info: Uint8Array): boolean {
   return info.length > MAGIC.length && MAGIC.every((b, i) => info[i] === b);
-}
-
-export interface BeaconReport {
-  /** what the datagram carried */
-  type: "peer" | "have" | "tombstone";
-  origin: string;
-  gid: string;
-  outcome: "applied" | "duplicate" | "suppressed" | "quarantined" | "own" | "rejected";
-  report: ApplyReport;
-  /** a verified have-list from a known peer: what it holds, and the feeds whose cursor here is behind it */
-  have?: Partial<Record<SyncKind, number>>;
-  behind?: SyncKind[];
-  /** what was done about `behind`: a pull started (or joined), or why not */
-  pull?: "started" | "coalesced" | "no_sync_endpoint" | null;
 }
 
 /** Applies a heard datagram; throws 400 (not SVCB1, unreadable) or 422 (not beacon tier). */

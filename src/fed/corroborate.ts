@@ -28,6 +28,7 @@ import { promoteMove } from "../game/trackables-moves.ts";
 import type { GatewayEvents } from "../core/events.ts";
 import { fedJson, peerSyncUrl } from "./dial.ts";
 import { getPeer, listPeers, setTrust, type Peer } from "./peers.ts";
+import type { CorroborationAnswer } from "./shapes.ts";
 
 export const CORROBORATION = {
   /** queries name the cache's cell, snapped to this grid (0.001° ≈ 111 m north-south) */
@@ -65,19 +66,6 @@ export interface CorroborationQuery {
   exclude: string[];
   /** the asker reveals IGates too (FED_REVEAL_IGATE) */
   revealIgate: boolean;
-}
-
-export interface CorroborationAnswer {
-  v: 1;
-  id: string;
-  instance: string;
-  heard: boolean;
-  /** upper bound of the sighting's distance from the cell's centre, metres */
-  distanceBucketM: number | null;
-  /** the sighting's time, floored to the bucket */
-  timeBucket: number | null;
-  /** the exact IGate, only when both sides reveal */
-  igate?: string;
 }
 
 const snap = (x: number, g: number) => Math.round((Math.floor(x / g) * g + g / 2) * 1e7) / 1e7;

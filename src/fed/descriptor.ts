@@ -14,40 +14,8 @@ import type { RotationRecord } from "../lib/fed/keys.ts";
 import { decodePayload, FED_DOMAIN, RECORD_TYPES, SYNC_KINDS, type SyncKind } from "../lib/fed/record.ts";
 import type { PeerBody } from "../lib/fed/bodies.ts";
 import { encodeCbor } from "../lib/fed/cbor.ts";
-import { capsJson, clampCaps, tierCaps, type NegotiatedLink } from "../lib/fed/caps.ts";
-
-export interface OwnKey {
-  key: string;
-  status: "active" | "revoked";
-  /** first used, unix seconds */
-  since: number;
-}
-
-export interface Descriptor {
-  instance: string;
-  protocol: typeof FED_DOMAIN;
-  software: { name: string; version: string };
-  signed: boolean;
-  /** every key this instance has signed with, oldest first; records verify under any active one */
-  keys: OwnKey[];
-  /** the signed rotation records chaining those keys, oldest first */
-  rotations: RotationRecord[];
-  /** typed endpoints from FED_ENDPOINTS, re-validated, by priority */
-  endpoints: Endpoint[];
-  /** PUBLIC_URL: the legacy https fallback */
-  url: string | null;
-  capabilities: string[];
-  /** the sync feeds served (empty on an unsigned instance) */
-  feeds: SyncKind[];
-  /** per feed, the cursor of its newest frame: a puller whose cursor is there has nothing to ask for */
-  heads: Partial<Record<SyncKind, number>>;
-  operator: string | null;
-  aprsCall: string | null;
-  /** base64url of this instance's signed peer-descriptor frame (type 7), or null when unsigned */
-  record: string | null;
-  /** the link capabilities of the HTTP sync surface (caps.ts); null when unsigned */
-  link: Record<string, unknown> | null;
-}
+import { capsJson, clampCaps, tierCaps, type LinkCaps, type NegotiatedLink } from "../lib/fed/caps.ts";
+import type { Descriptor, OwnKey } from "./shapes.ts";
 
 /** What this instance offers (and asks for) on an HTTP sync link: the full tier under its own policy. */
 export function httpLinkCaps(gw: Core): NegotiatedLink {
@@ -136,6 +104,7 @@ export function descriptor(gw: Core): Descriptor {
     operator: gw.config.fedOperator,
     aprsCall: gw.config.fedAprsCall,
     record: row?.frame ? Buffer.from(row.frame).toString("base64url") : null,
-    link: signed ? capsJson(httpLinkCaps(gw)) : null,
+    // capsJson writes exactly a LinkCaps' members (typed loosely in the library)
+    link: signed ? (capsJson(httpLinkCaps(gw)) as unknown as LinkCaps) : null,
   };
 }

@@ -14,13 +14,7 @@ import { getPeer, listPeers } from "./peers.ts";
 import { isPulling, pullPeer } from "./sync.ts";
 import { pushToHub } from "./hub-and-spoke.ts";
 
-export interface NotifyAnswer {
-  /** whether a pull was started or joined */
-  accepted: boolean;
-  /** a pull of that peer was already running: it goes round once more */
-  coalesced: boolean;
-  reason: string | null;
-}
+import type { NotifyAnswer } from "./shapes.ts";
 
 /** Handles a gossip ping (the instance id's form is checked at the route). */
 export function receiveNotify(gw: Core, b: { instance: string }): NotifyAnswer {

@@ -13,18 +13,13 @@
  */
 import type { Core } from "../core/core.ts";
 import { badRequest, conflict, forbidden } from "../lib/errors.ts";
-import { applyFrames, type ApplyReport } from "./apply.ts";
+import { applyFrames } from "./apply.ts";
+import type { SubmitReport } from "./shapes.ts";
 import { DialError, fedFetch } from "./dial.ts";
 import { instanceSigner, readFeed } from "./feed.ts";
 import { CBOR_TYPE, decodePage, encodePage } from "../lib/fed/page.ts";
 import { getPeer, peerKeys, upsertPeer } from "./peers.ts";
 import { decodeFrame, decodePayload, RECORD_TYPES, RecordError } from "../lib/fed/record.ts";
-
-export interface SubmitReport extends ApplyReport {
-  submitter: string;
-  /** the submitter was not known: it joined as an unvetted peer */
-  added: boolean;
-}
 
 /** POST /federation/submit: a spoke's own records. */
 export async function submit(gw: Core, bytes: Uint8Array): Promise<SubmitReport> {

@@ -18,6 +18,23 @@ import { mediaType } from "../http/body.ts";
 import { CBOR_TYPE, MAX_PAGE_BYTES } from "../lib/fed/page.ts";
 import { encodeCbor } from "../lib/fed/cbor.ts";
 import { B64URL_KEY_PATTERN, INSTANCE_ID_PATTERN, SYNC_KINDS } from "../lib/fed/record.ts";
+import { answers, answersMedia } from "../http/openapi.ts";
+import {
+  CORROBORATION_ANSWER,
+  MIRRORED_RECORDS,
+  NOTIFY_ANSWER,
+  ONBOARD_ADMITTED,
+  ONBOARD_CONFIRM,
+  PEER_LIST,
+  PEER_VIEW,
+  RELAY_ANSWERS_STORED,
+  RELAY_DISPATCH,
+  RELAY_LEASE,
+  RELAY_QUEUED,
+  RELAY_RESULT,
+  SUBMIT_REPORT,
+  SYNC_ALL_REPORT,
+} from "./shapes.ts";
 
 const tags = ["Federation"];
 const instanceId = (description: string) => t.String({ pattern: INSTANCE_ID_PATTERN, description });
@@ -44,16 +61,27 @@ const RELAY_ANSWERS = closed(
   { description: "JSON, the HTTP leg (needs the spoke's x-relay-token)" },
 );
 
+/** A route's options with its declared answer added to its detail. */
+const withAnswer = <O extends { detail: object }, R>(o: O, responses: R) => ({ ...o, detail: { ...o.detail, responses } });
+
 export function fedNetworkRoutes(gw: Core, kit: RouteKit) {
   return new Elysia({ name: "fed-network" })
     .use(kit.gates)
     .post("/federation/sync", () => syncAll(gw), {
       gate: "ingest",
-      detail: { summary: "Pull from every peer now (as the scheduler does); answers what each pull applied", tags },
+      detail: {
+        summary: "Pull from every peer now (as the scheduler does); answers what each pull applied",
+        tags,
+        responses: answers("each peer's pull, the FED_PEERS that could not be reached, and the registry refresh", SYNC_ALL_REPORT),
+      },
     })
     .get("/federation/peers", () => peerList(gw), {
       gate: "sysop",
-      detail: { summary: "The peers this instance knows: trust, keys, endpoints, cursors and quarantined records", tags },
+      detail: {
+        summary: "The peers this instance knows: trust, keys, endpoints, cursors and quarantined records",
+        tags,
+        responses: answers("the peers and the quarantined origins", PEER_LIST),
+      },
     })
     .post("/federation/peers/trust", ({ body }) => setPeerTrust(gw, body), {
       gate: "sysop",
@@ -61,7 +89,7 @@ export function fedNetworkRoutes(gw: Core, kit: RouteKit) {
         instance: instanceId("the peer's instance id"),
         trust: t.Union([t.Literal("trusted"), t.Literal("unvetted"), t.Literal("blocked")], { description: "the trust tier to set" }),
       }),
-      detail: { summary: "Set a peer's trust: trusted, unvetted or blocked", tags },
+      detail: { summary: "Set a peer's trust: trusted, unvetted or blocked", tags, responses: answers("the peer as it is now", PEER_VIEW) },
     })
     .post(
       "/federation/peers/44net",
@@ -80,6 +108,10 @@ export function fedNetworkRoutes(gw: Core, kit: RouteKit) {
         detail: {
           summary: "Onboard a 44net peer from its _svc.<call>.ampr.org TXT record: admitted (201), or its binding back for confirmation (200)",
           tags,
+          responses: {
+            ...answers("admitted: the binding and the peer", ONBOARD_ADMITTED, 201),
+            ...answers("without DNSSEC: the binding, to confirm (send again with confirm: true and its key)", ONBOARD_CONFIRM),
+          },
         },
       },
     )
@@ -90,7 +122,7 @@ export function fedNetworkRoutes(gw: Core, kit: RouteKit) {
         after: t.Optional(t.String({ description: "the next page: the `next` gid of the previous one" })),
         limit: t.Optional(t.Integer({ minimum: 1, maximum: 5000, description: "records, 1-5000 (default 500)" })),
       }),
-      detail: { summary: "What is mirrored from a peer, by gid, paged", tags },
+      detail: { summary: "What is mirrored from a peer, by gid, paged", tags, responses: answers("a page of mirrored records", MIRRORED_RECORDS) },
     })
     .post("/federation/corroborate", ({ body }) => answerQuery(gw, body), {
       gate: "fed-secret-if-set",
@@ -109,15 +141,22 @@ export function fedNetworkRoutes(gw: Core, kit: RouteKit) {
         exclude: t.Array(t.String(), { maxItems: 16, description: "the asker's own IGates (their sightings are not independent)" }),
         revealIgate: t.Boolean({ description: "name the IGate that heard it, if this instance allows" }),
       }),
-      detail: { summary: "Corroborate a find: did this instance hear the callsign near there, then (coarse cell and time only)", tags },
+      detail: {
+        summary: "Corroborate a find: did this instance hear the callsign near there, then (coarse cell and time only)",
+        tags,
+        responses: answers("this instance's answer", CORROBORATION_ANSWER),
+      },
     })
     .post("/federation/submit", ({ request, body }) => submit(gw, cborBody(request, body)), {
       gate: "fed-secret",
-      ...cborPageRoute({
-        body: "a CBOR sync page of the submitter's own signed records",
-        summary: "A spoke pushes its own signed records to this hub (CBOR page)",
-        tags,
-      }),
+      ...withAnswer(
+        cborPageRoute({
+          body: "a CBOR sync page of the submitter's own signed records",
+          summary: "A spoke pushes its own signed records to this hub (CBOR page)",
+          tags,
+        }),
+        answers("what was applied, and whether the submitter joined", SUBMIT_REPORT),
+      ),
     })
     .post(
       "/federation/relay/:instance/query",
@@ -141,13 +180,21 @@ export function fedNetworkRoutes(gw: Core, kit: RouteKit) {
         detail: {
           summary: "Queue a sync query for a spoke behind the relay (202); at the spoke itself, answer relayQuery frames with relayAnswer frames (CBOR)",
           tags,
+          responses: {
+            ...answers("queued for the spoke", RELAY_QUEUED, 202),
+            ...answersMedia("at the spoke itself: a CBOR list of signed relayAnswer frames (x-relay-refused: how many frames were refused)", CBOR_TYPE),
+          },
         },
       },
     )
     .post("/federation/relay/:instance/lease", ({ params, request }) => leaseQueries(gw, params.instance, request.headers.get("x-relay-token")), {
       gate: "relay",
       params: relayParams,
-      detail: { summary: "The spoke leases its queued queries as signed relayQuery frames (needs its x-relay-token)", tags },
+      detail: {
+        summary: "The spoke leases its queued queries as signed relayQuery frames (needs its x-relay-token)",
+        tags,
+        responses: answers("the queries leased (at most 20)", RELAY_LEASE),
+      },
     })
     .post(
       "/federation/relay/:instance/answer",
@@ -163,7 +210,11 @@ export function fedNetworkRoutes(gw: Core, kit: RouteKit) {
           RELAY_ANSWERS,
           t.Uint8Array({ description: "CBOR, the packet leg: a list of relayAnswer frames (the spoke's signature authenticates each)" }),
         ]),
-        detail: { summary: "The spoke's answers to relayed queries, stored against their queries; one result per answer", tags },
+        detail: {
+          summary: "The spoke's answers to relayed queries, stored against their queries; one result per answer",
+          tags,
+          responses: answers("whether each answer was stored", RELAY_ANSWERS_STORED),
+        },
       },
     )
     .get("/federation/relay/:instance/result/:id", ({ params }) => relayResult(gw, params.instance, params.id), {
@@ -172,12 +223,16 @@ export function fedNetworkRoutes(gw: Core, kit: RouteKit) {
         instance: relayParams.properties.instance,
         id: t.String({ pattern: "^\\d{1,15}$", description: "the relay query's id (from POST .../query)" }),
       }),
-      detail: { summary: "A relayed query's state and, once answered, its page (base64)", tags },
+      detail: { summary: "A relayed query's state and, once answered, its page (base64)", tags, responses: answers("the query's state", RELAY_RESULT) },
     })
     .post("/federation/relay/:instance/dispatch", ({ params }) => dispatchQueries(gw, params.instance), {
       gate: "sysop",
       params: relayParams,
-      detail: { summary: "Pack a spoke's queued queries into signed relayQuery frames for the packet leg", tags },
+      detail: {
+        summary: "Pack a spoke's queued queries into signed relayQuery frames for the packet leg",
+        tags,
+        responses: answers("the queries packed (at most 20)", RELAY_DISPATCH),
+      },
     })
     .post(
       "/federation/notify",
@@ -190,7 +245,11 @@ export function fedNetworkRoutes(gw: Core, kit: RouteKit) {
         rateLimit: "fed",
         // open on purpose: a newer peer's ping may carry more, and an older gateway still pulls it (no version member to say so)
         body: t.Object({ instance: instanceId("the sender's instance id") }, { additionalProperties: true }),
-        detail: { summary: "Gossip: a peer says it has new records; a known, unblocked peer is pulled soon", tags },
+        detail: {
+          summary: "Gossip: a peer says it has new records; a known, unblocked peer is pulled soon",
+          tags,
+          responses: answers("whether a pull was started (or joined), or why not", NOTIFY_ANSWER, 202),
+        },
       },
     );
 }

@@ -17,7 +17,8 @@
 import type { Core } from "../core/core.ts";
 import { AppError, badRequest, conflict, unprocessable } from "../lib/errors.ts";
 import { isCallsign } from "../lib/callsign.ts";
-import { peerView, type PeerView } from "./admin.ts";
+import { peerView } from "./admin.ts";
+import type { Binding, OnboardAnswer } from "./shapes.ts";
 import { DialError } from "./dial.ts";
 import { parseTxtFields, resolveTxt } from "./doh.ts";
 import { isAmprHost } from "../lib/fed/endpoints.ts";
@@ -26,23 +27,6 @@ import { isB64urlKey, isInstanceId } from "../lib/fed/record.ts";
 import { fetchDescriptor, SyncError } from "./sync.ts";
 
 const VERIFIED_VIA_44NET = "coord-lot";
-
-export interface Binding {
-  callsign: string;
-  host: string;
-  /** where the TXT record was read */
-  name: string;
-  instance: string;
-  key: string;
-  /** the resolver validated it with DNSSEC (AD flag) */
-  dnssec: boolean;
-  /** what the live descriptor said: matches, or unreachable (not checked) */
-  descriptor: "matches" | "unreachable";
-  /** the DoH form that answered */
-  form: "wire" | "json";
-}
-
-export type OnboardAnswer = { admitted: true; binding: Binding; peer: PeerView } | { admitted: false; needsConfirm: true; binding: Binding };
 
 /** The TXT binding in `records`, or why there is none. */
 function parseBinding(records: string[]): { instance: string; key: string } | string {

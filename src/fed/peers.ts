@@ -13,7 +13,9 @@ import { formatEndpoint, parseEndpoints, type Endpoint } from "../lib/fed/endpoi
 import { checkRotation, type RotationRecord } from "../lib/fed/keys.ts";
 import { isB64urlKey, isInstanceId } from "../lib/fed/record.ts";
 
-export type TrustTier = "trusted" | "unvetted" | "blocked";
+import type { QuarantineRow, TrustTier } from "./shapes.ts";
+
+export type { QuarantineRow, TrustTier };
 const TRUST_TIERS: readonly TrustTier[] = ["trusted", "unvetted", "blocked"];
 
 export interface Peer {
@@ -257,14 +259,6 @@ export function countQuarantined(gw: Core, counts: Map<string, { reason: string;
 }
 
 const MAX_QUARANTINE_ORIGINS = 10_000;
-
-export interface QuarantineRow {
-  origin: string;
-  reason: string;
-  frames: number;
-  firstAt: number;
-  lastAt: number;
-}
 
 export function quarantined(gw: Core): QuarantineRow[] {
   return gw.db

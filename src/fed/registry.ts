@@ -28,6 +28,9 @@ import { instanceSigner } from "./feed.ts";
 import { documentBytes, privateKeyObject, publicKeyFromSeed } from "../lib/fed/keys.ts";
 import { addPeerKey, getPeer, upsertPeer } from "./peers.ts";
 import { isB64urlKey, isInstanceId } from "../lib/fed/record.ts";
+import type { RegistryBinding, RegistryRefresh, RegistrySource } from "./shapes.ts";
+
+export type { RegistryRefresh };
 
 export interface RegistryEntry {
   instance: string;
@@ -45,13 +48,6 @@ export interface RegistryDocument {
   entries: RegistryEntry[];
   signerKey: string;
   sig: string;
-}
-
-export interface RegistryBinding {
-  instance: string;
-  keys: string[];
-  operators: string[];
-  aprsCall: string | null;
 }
 
 /** Signs a registry document (registry authorities; tests). */
@@ -113,18 +109,6 @@ function checkRegistry(doc: unknown, key: string): { ok: true; doc: RegistryDocu
   return { ok: true, doc: { ...(d as unknown as RegistryDocument), entries }, skipped };
 }
 
-export interface RegistrySource {
-  source: string;
-  name: string | null;
-  signerKey: string;
-  /** the document's `at`, unix seconds */
-  signedAt: number;
-  /** the DNS anchor's AD flag; null without a DNS anchor */
-  dnssec: boolean | null;
-  fetchedAt: number;
-  error: string | null;
-}
-
 export function registrySource(gw: Core): RegistrySource | null {
   const r = gw.db
     .query("SELECT source, name, signer_key AS signerKey, signed_at AS signedAt, dnssec, fetched_at AS fetchedAt, error FROM fed_registry_source WHERE id = 1")
@@ -150,17 +134,6 @@ export function registryMismatch(gw: Core, instance: string, keys: string[]): st
   if (!b) return null;
   const off = keys.find((k) => !b.keys.includes(k));
   return off ? `${instance} publishes key ${off}, which its registry binding does not name: not mirrored` : null;
-}
-
-export interface RegistryRefresh {
-  ok: boolean;
-  error: string | null;
-  source: string | null;
-  entries: number;
-  skipped: number;
-  /** peers that joined (unvetted) from the registry */
-  added: string[];
-  dnssec: boolean | null;
 }
 
 /** Where the registry comes from: FED_REGISTRY + FED_REGISTRY_KEY, or the DNS anchor. */

@@ -37,18 +37,13 @@ import { getPeer, peerKeys } from "./peers.ts";
 import { isB64urlKey, isInstanceId, SYNC_KINDS, type SyncKind } from "../lib/fed/record.ts";
 import { syncPage } from "./surface.ts";
 import { decodePage } from "../lib/fed/page.ts";
+import type { RelayAnswersStored, RelayDispatch, RelayLease, RelayQuery, RelayQueued, RelayResult, StoredAnswer } from "./shapes.ts";
 
 const RELAY_PREFIX = new TextEncoder().encode("svc-relay/1\n");
 /** Queries handed to one lease or dispatch at most. */
 const RELAY_BATCH = 20;
 /** A leased query not answered within this goes back to the queue. */
 const RELAY_LEASE_MS = 10 * 60_000;
-
-export interface RelayQuery {
-  type: SyncKind;
-  since: number;
-  limit: number;
-}
 
 /** The per-spoke token of the HTTP legs: base64url(HMAC-SHA256(FED_RELAY_SECRET, "svc-relay-token/1" LF instance)). */
 export function relayToken(relaySecret: string, instance: string): string {
@@ -192,7 +187,7 @@ function requireRelayHub(gw: Core, spoke: string): void {
 }
 
 /** POST /federation/relay/:instance/query (JSON): queues a sync query for the spoke. */
-export function queueQuery(gw: Core, spoke: string, body: unknown): { id: number; instance: string; state: "queued" } {
+export function queueQuery(gw: Core, spoke: string, body: unknown): RelayQueued {
   requireRelayHub(gw, spoke);
   const q = checkRelayQuery(body);
   const id = Number(
@@ -220,7 +215,7 @@ function queryFrame(gw: Core, r: QueueRow): Uint8Array {
 }
 
 /** POST /federation/relay/:instance/lease (HTTP leg, per-spoke token). */
-export function leaseQueries(gw: Core, spoke: string, token: string | null) {
+export function leaseQueries(gw: Core, spoke: string, token: string | null): RelayLease {
   requireRelayHub(gw, spoke);
   checkToken(gw, spoke, token);
   if (!instanceSigner(gw)) throw conflict("unsigned", "this hub has no FED_PRIVATE_KEY: it cannot sign relay queries");
@@ -232,17 +227,11 @@ export function leaseQueries(gw: Core, spoke: string, token: string | null) {
 }
 
 /** POST /federation/relay/:instance/dispatch (sysop or ingest): queued queries as signed relayQuery frames for the packet leg. */
-export function dispatchQueries(gw: Core, spoke: string) {
+export function dispatchQueries(gw: Core, spoke: string): RelayDispatch {
   requireRelayHub(gw, spoke);
   if (!instanceSigner(gw)) throw conflict("unsigned", "this hub has no FED_PRIVATE_KEY: it cannot sign relay queries");
   const rows = takeQueries(gw, spoke);
   return { instance: spoke, ids: rows.map((r) => r.id), frames: rows.map((r) => Buffer.from(queryFrame(gw, r)).toString("base64url")) };
-}
-
-export interface StoredAnswer {
-  id: number;
-  stored: boolean;
-  reason: string | null;
 }
 
 /** Checks one relayAnswer frame from `spoke` and stores it against its query. */
@@ -276,7 +265,7 @@ function storeAnswer(gw: Core, spoke: string, bytes: Uint8Array): StoredAnswer {
 /** The most answers one JSON post carries. */
 export const MAX_RELAY_ANSWERS = 1000;
 
-export function postAnswers(gw: Core, spoke: string, body: unknown, cbor: boolean, token: string | null): { instance: string; answers: StoredAnswer[] } {
+export function postAnswers(gw: Core, spoke: string, body: unknown, cbor: boolean, token: string | null): RelayAnswersStored {
   requireRelayHub(gw, spoke);
   let frames: Uint8Array[];
   if (cbor) {
@@ -290,7 +279,7 @@ export function postAnswers(gw: Core, spoke: string, body: unknown, cbor: boolea
 }
 
 /** GET /federation/relay/:instance/result/:id */
-export function relayResult(gw: Core, spoke: string, id: string) {
+export function relayResult(gw: Core, spoke: string, id: string): RelayResult {
   requireRelayHub(gw, spoke);
   const row = gw.db.query(`SELECT ${ROW} FROM relay_queue WHERE id = ? AND instance = ?`).get(Number(id), spoke) as QueueRow | null;
   if (!row) throw notFound(`relay query ${id} for ${spoke}`);

@@ -16,10 +16,36 @@ import { RecordError, SYNC_KINDS } from "../lib/fed/record.ts";
 import { compressPage, DEFLATE_DICT1_TYPE } from "../lib/fed/compress.ts";
 import { BROWSE_FEEDS, BROWSE_LIMITS, browseFeed, cursorOf, registryView, SYNC_LIMITS, syncPage } from "./surface.ts";
 import { cborBody, cborPageRoute } from "../http/params.ts";
+import { answers, answersEmpty, answersMedia } from "../http/openapi.ts";
+import { APPLY_REPORT, BROWSE_PAGES, DESCRIPTOR, REGISTRY_VIEW } from "./shapes.ts";
 
 export { CBOR_TYPE };
 
 const tags = ["Federation"];
+
+type Declared = Record<string, { description: string; content: object }>;
+
+/** One status answered in two media types (a sync page plain or deflated; JSON or the bytes): both declarations as one. */
+function eitherOf<A extends Declared, B extends Declared>(a: A, b: B): A | B {
+  const out: Declared = { ...a };
+  for (const [status, r] of Object.entries(b)) {
+    const held = out[status];
+    out[status] = held ? { description: `${held.description}; or ${r.description}`, content: { ...held.content, ...r.content } } : r;
+  }
+  return out as A | B;
+}
+
+/** A conditional GET's answers: the JSON, or 304 while the caller's ETag still holds. */
+const conditional = (description: string, schema: Parameters<typeof answers>[1]) => ({
+  ...answers(description, schema),
+  ...answersEmpty("not modified: the If-None-Match ETag still holds", 304),
+});
+
+/** A sync page: CBOR, or deflated with the shared dictionary when asked (and worth it). */
+const SYNC_PAGE = eitherOf(
+  answersMedia("a CBOR sync page { frames, next, more, type, instance }", CBOR_TYPE),
+  answersMedia("with compress=deflateDict1 (a page over 64 bytes): the page deflated with the shared dictionary", DEFLATE_DICT1_TYPE),
+);
 
 /** `since` and `limit` of a feed page, `limit` 1 to `max`. */
 const cursorQuery = (limits: { limit: number; max: number }) =>
@@ -27,6 +53,9 @@ const cursorQuery = (limits: { limit: number; max: number }) =>
     since: t.Optional(t.Integer({ minimum: 0, description: "the cursor: `next` of the previous page (default 0, from the start)" })),
     limit: t.Optional(t.Integer({ minimum: 1, maximum: limits.max, description: `records per page, 1-${limits.max} (default ${limits.limit})` })),
   });
+
+/** A route's options with its declared answer added to its detail. */
+const withAnswer = <O extends { detail: object }, R>(o: O, responses: R) => ({ ...o, detail: { ...o.detail, responses } });
 
 /** Sync pages up to this size are served uncompressed (an empty page is about 15 bytes). */
 const SMALL_PAGE_BYTES = 64;
@@ -37,7 +66,11 @@ export function fedRoutes(gw: Core, kit: RouteKit) {
     .use(kit.gates)
     .get("/.well-known/svc", ({ request }) => conditionalJson(request, descriptor(gw)), {
       gate: "public",
-      detail: { summary: "This instance's descriptor: its id, keys, endpoints and the feeds it serves (ETag; If-None-Match: 304)", tags },
+      detail: {
+        summary: "This instance's descriptor: its id, keys, endpoints and the feeds it serves (ETag; If-None-Match: 304)",
+        tags,
+        responses: conditional("the descriptor", DESCRIPTOR),
+      },
     })
     .get(
       "/federation/sync/:type",
@@ -67,6 +100,7 @@ export function fedRoutes(gw: Core, kit: RouteKit) {
           summary: "A CBOR sync page of this instance's signed records of one kind, for peers that mirror it",
           description: "Paged by `since`: the page's `next` is the next `since`; `more` says to come back.",
           tags,
+          responses: SYNC_PAGE,
         },
       },
     )
@@ -82,11 +116,14 @@ export function fedRoutes(gw: Core, kit: RouteKit) {
       },
       {
         gate: "ingest",
-        ...cborPageRoute({
-          body: "a CBOR sync page of signed frames (heard on the air by the box)",
-          summary: "Apply a page of signed frames the box received (as a pulled sync page is applied)",
-          tags,
-        }),
+        ...withAnswer(
+          cborPageRoute({
+            body: "a CBOR sync page of signed frames (heard on the air by the box)",
+            summary: "Apply a page of signed frames the box received (as a pulled sync page is applied)",
+            tags,
+          }),
+          answers("what the apply pipeline did with the frames", APPLY_REPORT),
+        ),
       },
     )
     .get(
@@ -100,22 +137,38 @@ export function fedRoutes(gw: Core, kit: RouteKit) {
         params: t.Object({ instance: t.String(), "*": t.String() }),
         detail: {
           summary: "With FED_VIA=on: a peer's descriptor, sync page or registry view, fetched from it for a gateway that cannot reach it (a radio island)",
+          description: "Passed on as the peer answered it: its status, media type and ETag (304 while the caller's If-None-Match holds).",
           tags,
+          responses: {
+            ...eitherOf(
+              answers("the peer's descriptor (.well-known/svc) or registry view (federation/registry)", t.Union([DESCRIPTOR, REGISTRY_VIEW])),
+              SYNC_PAGE,
+            ),
+            ...answersEmpty("not modified: the If-None-Match ETag still holds", 304),
+          },
         },
       },
     )
     .get("/federation/registry", ({ query, request }) => conditionalJson(request, registryView(gw, cursorOf(query, BROWSE_LIMITS))), {
       gate: "public",
       query: browse,
-      detail: { summary: "The registry view: this instance and the peers it knows, as JSON (ETag; If-None-Match: 304)", tags },
+      detail: {
+        summary: "The registry view: this instance and the peers it knows, as JSON (ETag; If-None-Match: 304)",
+        tags,
+        responses: conditional("the registry view", REGISTRY_VIEW),
+      },
     })
     .get("/federation/feed/registry", ({ query, request }) => conditionalJson(request, registryView(gw, cursorOf(query, BROWSE_LIMITS))), {
       gate: "public",
       query: browse,
-      detail: { summary: "The registry view (the same as /federation/registry)", tags },
+      detail: { summary: "The registry view (the same as /federation/registry)", tags, responses: conditional("the registry view", REGISTRY_VIEW) },
     });
   for (const [feed, kind] of Object.entries(BROWSE_FEEDS)) {
-    const detail = { summary: `This instance's signed ${kind} records as JSON (gid, version, signing time, body), paged`, tags };
+    const detail = {
+      summary: `This instance's signed ${kind} records as JSON (gid, version, signing time, body), paged`,
+      tags,
+      responses: answers(`a page of ${kind} records`, BROWSE_PAGES[kind]),
+    };
     app.get(`/federation/${feed}`, ({ query }) => browseFeed(gw, feed, cursorOf(query, BROWSE_LIMITS)), { gate: "public", query: browse, detail });
     app.get(`/federation/feed/${feed}`, ({ query }) => browseFeed(gw, feed, cursorOf(query, BROWSE_LIMITS)), {
       gate: "public",

@@ -10,7 +10,8 @@ import { descriptor } from "./descriptor.ts";
 import { DEFAULT_PAGE_LIMIT, instanceSigner, MAX_PAGE_LIMIT, readFeed } from "./feed.ts";
 import { encodePage } from "../lib/fed/page.ts";
 import { listPeers, peerKeys } from "./peers.ts";
-import { registryBinding, registrySource, type RegistrySource } from "./registry.ts";
+import { registryBinding, registrySource } from "./registry.ts";
+import type { BrowseItem, BrowseKind, BrowsePage, RegistryView } from "./shapes.ts";
 import { decodePayload, KIND_OF_TYPE, RECORD_TYPES, SYNC_KINDS, type SyncKind } from "../lib/fed/record.ts";
 
 export interface Cursor {
@@ -64,7 +65,7 @@ export function syncPage(gw: Core, type: string, cursor: Cursor): Uint8Array {
 const SYNC_PAGE_BYTES = 8 * 1024 * 1024;
 
 /** The JSON browse feeds by URL name. */
-export const BROWSE_FEEDS: Record<string, SyncKind> = {
+export const BROWSE_FEEDS: Record<string, BrowseKind> = {
   caches: "cache",
   finds: "find",
   bulletins: "bulletin",
@@ -72,13 +73,6 @@ export const BROWSE_FEEDS: Record<string, SyncKind> = {
   tombstones: "tombstone",
   "account-moves": "account-move",
 };
-
-export interface BrowsePage {
-  instance: string;
-  items: Array<Record<string, unknown>>;
-  next: number;
-  more: boolean;
-}
 
 /** One page of a JSON browse feed: each record's gid, v, signing time (ms) and body in the domains' JSON terms. */
 export function browseFeed(gw: Core, feed: string, cursor: Cursor): BrowsePage {
@@ -90,7 +84,8 @@ export function browseFeed(gw: Core, feed: string, cursor: Cursor): BrowsePage {
     items: page.rows.map((r) => {
       const p = decodePayload(r.payload);
       const body = bodyToJson(KIND_OF_TYPE[p.type]!, p.body);
-      return { gid: p.gid, v: p.v, at: fromSeconds(p.at), signed: r.frame !== null, ...body };
+      // the body's members are the kind's (BROWSE_ITEMS), as the library's bodyToJson writes them
+      return { gid: p.gid, v: p.v, at: fromSeconds(p.at), signed: r.frame !== null, ...body } as BrowseItem;
     }),
     next: page.next,
     more: page.more,
@@ -102,8 +97,8 @@ export function browseFeed(gw: Core, feed: string, cursor: Cursor): BrowsePage {
  * blocked, each with the keys its records are accepted under. Paged by the
  * peer's row id; this instance's own entry comes first, on the first page.
  */
-export function registryView(gw: Core, cursor: Cursor): BrowsePage & { registry: RegistrySource | null } {
-  const items: Array<Record<string, unknown>> = [];
+export function registryView(gw: Core, cursor: Cursor): RegistryView {
+  const items: RegistryView["items"] = [];
   if (cursor.since === 0) {
     const d = descriptor(gw);
     items.push({

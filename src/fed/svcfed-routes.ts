@@ -3,6 +3,8 @@ import { Elysia, t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { ENQUEUE_BODY, enqueueParams, enqueueSvcfed } from "./transports/svcfed.ts";
+import { answers } from "../http/openapi.ts";
+import { ENQUEUE_RESULT } from "./shapes.ts";
 
 export function svcfedRoutes(gw: Core, kit: RouteKit) {
   return new Elysia({ name: "svcfed" }).use(kit.gates).post(
@@ -18,6 +20,10 @@ export function svcfedRoutes(gw: Core, kit: RouteKit) {
       detail: {
         summary: "Pack this instance's signed records into one SVCFED bulletin for the FBB carrier (201 when posted, 200 when nothing new)",
         tags: ["Federation"],
+        responses: {
+          ...answers("a new bulletin was stored and queued for the partners", ENQUEUE_RESULT, 201),
+          ...answers("nothing posted: nothing to send, or the same snapshot is already a bulletin here (reason)", ENQUEUE_RESULT),
+        },
       },
     },
   );

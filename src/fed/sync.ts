@@ -13,7 +13,8 @@
  */
 import type { Core } from "../core/core.ts";
 import { applyFrames, type ApplyReport } from "./apply.ts";
-import { capsFromObject, CapsError, intersectCaps, tierCaps, type NegotiatedLink } from "../lib/fed/caps.ts";
+import type { BootstrapProblem, FeedReport, PeerSyncReport, SyncAllReport } from "./shapes.ts";
+import { capsFromObject, CapsError, intersectCaps, tierCaps } from "../lib/fed/caps.ts";
 import { decompressPage, DEFLATE_DICT1_TYPE } from "../lib/fed/compress.ts";
 import { httpLinkCaps } from "./descriptor.ts";
 import { DialError, fedFetch, fedJson, NEXT_URL_CODES, peerSyncUrl, peerSyncUrls } from "./dial.ts";
@@ -23,7 +24,9 @@ import { acceptRotation, getPeer, listPeers, peerKeys, upsertPeer, type Peer } f
 import { newPullState, noteBootstrap, notePull, pullState, type PullState } from "./pull-port.ts";
 import { decodeFrame, isB64urlKey, isInstanceId, RECORD_TYPES, RecordError, SYNC_KINDS, type SyncKind } from "../lib/fed/record.ts";
 import { askRelay, fetchRelayResult } from "./relay.ts";
-import { refreshRegistryIfDue, registryMismatch, type RegistryRefresh } from "./registry.ts";
+import { refreshRegistryIfDue, registryMismatch } from "./registry.ts";
+
+export type { FeedReport };
 
 /** Tombstones first (a delete suppresses a re-mirror), keys before what they sign for, moves before what they re-point. */
 export const PULL_ORDER: readonly SyncKind[] = ["tombstone", "key", "account-move", "cache", "find", "bulletin", "trackable", "trackable-move"];
@@ -142,33 +145,6 @@ function checkPeerKeys(gw: Core, instance: string, d: PeerDescriptor): string | 
   const unknown = active.find((k) => !accepted.has(k));
   if (unknown) return `${instance} now publishes key ${unknown}, which is neither its pinned key nor reached from it by a signed rotation: refused`;
   return null;
-}
-
-export interface FeedReport {
-  pages: number;
-  received: number;
-  applied: number;
-  duplicate: number;
-  suppressed: number;
-  quarantined: number;
-  rejected: number;
-  /** bytes on the wire (page bodies as received) */
-  bytes: number;
-}
-
-export interface PeerSyncReport {
-  instance: string;
-  ok: boolean;
-  error: { code: string; message: string } | null;
-  url: string | null;
-  /** the peer's URLs tried before `url` that did not answer, best first */
-  unreachable: Array<{ url: string; code: string; message: string }>;
-  link: NegotiatedLink | null;
-  feeds: Partial<Record<SyncKind, FeedReport>>;
-  applied: number;
-  received: number;
-  bytes: number;
-  ms: number;
 }
 
 /** Where the pull of a peer's feed stands (shared by every transport: the peer's feed cursors are its own). */
@@ -466,12 +442,6 @@ export async function stopPulls(gw: Core): Promise<void> {
 
 // ---------------------------------------------------------------- all peers
 
-export interface BootstrapProblem {
-  url: string;
-  code: string;
-  message: string;
-}
-
 /**
  * FED_PEERS: each URL not yet known is asked for its descriptor; a new
  * instance joins trusted (pinned to the key that signed its descriptor
@@ -524,13 +494,6 @@ export async function bootstrapConfiguredPeers(gw: Core): Promise<BootstrapProbl
 }
 
 const bootstrapsOf = (gw: Core): Map<string, Promise<PeerDescriptor>> => gw.services.pulls.bootstraps;
-
-export interface SyncAllReport {
-  peers: PeerSyncReport[];
-  bootstrap: BootstrapProblem[];
-  /** the registry refresh, when one was due */
-  registry: RegistryRefresh | null;
-}
 
 /** The scheduled pull and POST /federation/sync: every peer that is not blocked, a few at a time. */
 export async function syncAll(gw: Core, concurrency = 4): Promise<SyncAllReport> {

@@ -3,6 +3,9 @@
  * a failure is logged and recorded, and the next tick runs as usual.
  */
 import { Cron } from "croner";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, unixMs } from "../lib/schema.ts";
 import type { Logger } from "../lib/log.ts";
 import { CLOCK_REFUSED } from "../system/clock-sanity.ts";
 import type { WriteGate } from "../core/store/write-gate.ts";
@@ -15,17 +18,31 @@ export interface Job {
   run(): Promise<unknown> | unknown;
 }
 
-export interface JobStatus {
-  name: string;
-  schedule: string;
-  description: string;
-  running: boolean;
-  lastStartedAt: number | null;
-  lastFinishedAt: number | null;
-  lastResult: unknown;
-  lastError: string | null;
-  nextRunAt: number | null;
-}
+/** A job as GET /api/admin/jobs lists it. */
+export const JOB_STATUS = closed({
+  name: t.String(),
+  schedule: t.String({ description: "cron expression (seconds field optional)" }),
+  description: t.String(),
+  running: t.Boolean(),
+  lastStartedAt: nullable(unixMs()),
+  lastFinishedAt: nullable(unixMs()),
+  lastResult: t.Unknown({
+    description: "the last run's result, as the job reports it (each job its own shape: prune counts, a backup's file, a pull's summary...); null before a run",
+  }),
+  lastError: nullable(t.String(), "the last run's failure; null after a run that succeeded"),
+  nextRunAt: nullable(unixMs(), "null while the schedule is not armed"),
+});
+export type JobStatus = Static<typeof JOB_STATUS>;
+
+/** GET /api/admin/jobs */
+export const JOB_LIST = closed({ jobs: t.Array(JOB_STATUS) });
+
+/** POST /api/admin/jobs/:name/run: the run's result, or its failure. */
+export const JOB_RUN = closed({
+  job: t.String(),
+  result: t.Unknown({ description: "what the job answered (its own shape); { skipped } when it was already running; null when it failed" }),
+  error: nullable(t.String(), "the failure, as GET /api/admin/jobs records it"),
+});
 
 interface Entry {
   job: Job;

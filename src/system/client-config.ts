@@ -1,8 +1,9 @@
 /** GET /api/config: what the web app needs to know of this instance (also inlined in the map's page, http/ui.ts). */
 import type { Core } from "../core/core.ts";
 import { buildInfo } from "../lib/version.ts";
+import type { ClientConfig } from "./shapes.ts";
 
-export function clientConfig(gw: Core) {
+export function clientConfig(gw: Core): ClientConfig {
   return {
     instance: gw.config.instance,
     version: buildInfo().version,

@@ -4,18 +4,7 @@
  */
 import { FIXED, type Config } from "../core/config.ts";
 import { RETENTION } from "../jobs/prune.ts";
-
-export interface PrivacyStatement {
-  instance: string;
-  visitor: Array<{ what: string; when: string; kept: string }>;
-  analytics: "none";
-  advertising: "none";
-  trackers: "none";
-  thirdPartyRequests: Array<{ host: string; why: string }>;
-  retention: Array<{ what: string; kept: string; setting?: string }>;
-  never: string[];
-  yourRights: Array<{ what: string; how: string }>;
-}
+import type { PrivacyStatement } from "./shapes.ts";
 
 function duration(ms: number): string {
   const h = ms / 3_600_000;

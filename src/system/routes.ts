@@ -13,10 +13,12 @@ import { completeSetup, SETUP_SETTINGS, setupState } from "./setup.ts";
 import { whoami } from "./whoami.ts";
 import { clientConfig } from "./client-config.ts";
 import { runtimeFigures } from "./runtime.ts";
-import type { Scheduler } from "../jobs/scheduler.ts";
+import { JOB_LIST, JOB_RUN, type Scheduler } from "../jobs/scheduler.ts";
 import type { TlsService } from "../tls/index.ts";
+import { answers, answersEmpty, answersMedia } from "../http/openapi.ts";
+import { CLIENT_CONFIG, HEALTH, PRIVACY_STATEMENT, RUNTIME_FIGURES, SETUP_DONE, SETUP_STATE, SITEMAP, SOURCE_INFO, WHOAMI, type SourceInfo } from "./shapes.ts";
 
-function sourceInfo(gw: Core) {
+function sourceInfo(gw: Core): SourceInfo {
   const b = buildInfo();
   const repository = gw.config.sourceRepository ?? b.repository;
   return {
@@ -53,7 +55,14 @@ export function systemRoutes(gw: Core, kit: RouteKit, scheduler: Scheduler, tls:
         set.headers["cache-control"] = "no-store";
         return whoami(gw, caller);
       },
-      { gate: "public", detail: { summary: "Who the server takes the caller to be, and which gates they pass, for debugging sign-in", tags: ["Accounts"] } },
+      {
+        gate: "public",
+        detail: {
+          summary: "Who the server takes the caller to be, and which gates they pass, for debugging sign-in",
+          tags: ["Accounts"],
+          responses: answers("whether the caller may operate this instance, and why not", WHOAMI),
+        },
+      },
     )
     .get(
       "/api/admin/runtime",
@@ -71,12 +80,17 @@ export function systemRoutes(gw: Core, kit: RouteKit, scheduler: Scheduler, tls:
             "The loop monitor starts at the first read (eventLoop null then); a figure the runtime cannot give is null. " +
             "?gc runs a full garbage collection first (collected: true), so successive reads compare what stays live.",
           tags: ["System"],
+          responses: answers("the process's figures", RUNTIME_FIGURES),
         },
       },
     )
     .get("/api/admin/jobs", () => ({ jobs: scheduler.list() }), {
       gate: "sysop",
-      detail: { summary: "The scheduled jobs: schedule, last run, last result or error, next run", tags: ["System"] },
+      detail: {
+        summary: "The scheduled jobs: schedule, last run, last result or error, next run",
+        tags: ["System"],
+        responses: answers("every scheduled job", JOB_LIST),
+      },
     })
     .post(
       "/api/admin/jobs/:name/run",
@@ -97,6 +111,7 @@ export function systemRoutes(gw: Core, kit: RouteKit, scheduler: Scheduler, tls:
             "Answers { job, result, error } (a failed run: its error, as GET /api/admin/jobs records it). " +
             "404 not_found for an unknown job; a job already running is not started twice ({ result: { skipped } }).",
           tags: ["System"],
+          responses: answers("the run's result, or its error", JOB_RUN),
         },
       },
     )
@@ -120,24 +135,41 @@ export function systemRoutes(gw: Core, kit: RouteKit, scheduler: Scheduler, tls:
           summary: "Health check for the operator's monitoring: ready (the database answers) or, with ?live, alive",
           description: "Answers { status: ok, version, uptimeS }; 503 not_ready when the database does not answer. ?live answers { status: live }.",
           tags: ["System"],
+          responses: answers("ready, or with ?live alive", HEALTH),
         },
       },
     )
     .get("/privacy", () => privacyStatement(gw.config), {
       gate: "public",
-      detail: { summary: "The privacy statement: what this instance keeps about whom, and for how long", tags: ["System"] },
+      detail: {
+        summary: "The privacy statement: what this instance keeps about whom, and for how long",
+        tags: ["System"],
+        responses: answers("the privacy statement, from the live retention settings", PRIVACY_STATEMENT),
+      },
     })
     .get("/.well-known/source", () => sourceInfo(gw), {
       gate: "public",
-      detail: { summary: "Where the running source is (repository, commit, tag, licence), as the AGPL asks", tags: ["System"] },
+      detail: {
+        summary: "Where the running source is (repository, commit, tag, licence), as the AGPL asks",
+        tags: ["System"],
+        responses: answers("where the running source is", SOURCE_INFO),
+      },
     })
     .get("/source", ({ redirect }) => redirect(sourceInfo(gw).tree, 302), {
       gate: "public",
-      detail: { summary: "Redirects (302) to the running commit's source tree", tags: ["System"] },
+      detail: {
+        summary: "Redirects (302) to the running commit's source tree",
+        tags: ["System"],
+        responses: answersEmpty("to the running commit's source tree (Location)", 302),
+      },
     })
     .get("/api/config", () => clientConfig(gw), {
       gate: "public",
-      detail: { summary: "The web app's client configuration: instance name, version, tile server, spots on or off", tags: ["System"] },
+      detail: {
+        summary: "The web app's client configuration: instance name, version, tile server, spots on or off",
+        tags: ["System"],
+        responses: answers("the client configuration", CLIENT_CONFIG),
+      },
     })
     .get("/api/setup", () => setupState(gw, tls.state()), {
       gate: "public",
@@ -148,6 +180,7 @@ export function systemRoutes(gw: Core, kit: RouteKit, scheduler: Scheduler, tls:
           "tls: { mode, httpsPort, notAfter, names, lastError } }; " +
           "clock.message says why signing and transmitting are paused while the clock is not set.",
         tags: ["System"],
+        responses: answers("the set-up page's state", SETUP_STATE),
       },
     })
     .post("/api/setup", ({ body: { token, ...values } }) => completeSetup(gw, token, values), {
@@ -161,6 +194,7 @@ export function systemRoutes(gw: Core, kit: RouteKit, scheduler: Scheduler, tls:
           "Each value is checked as its environment setting; a bad one refuses the whole (400 invalid_setting), and a field set-up does not take is refused by name (400 invalid, with field). " +
           "403 bad_token for a wrong token; 409 setup_done once set up.",
         tags: ["System"],
+        responses: answers("the settings written, and where", SETUP_DONE),
       },
     })
     .get(
@@ -178,7 +212,14 @@ export function systemRoutes(gw: Core, kit: RouteKit, scheduler: Scheduler, tls:
           "",
         ].join("\n");
       },
-      { gate: "public", detail: { summary: "robots.txt: the API is not for crawlers; points to the sitemap", tags: ["System"] } },
+      {
+        gate: "public",
+        detail: {
+          summary: "robots.txt: the API is not for crawlers; points to the sitemap",
+          tags: ["System"],
+          responses: answersMedia("robots.txt", "text/plain"),
+        },
+      },
     )
     .get(
       "/sitemap.xml",
@@ -186,7 +227,14 @@ export function systemRoutes(gw: Core, kit: RouteKit, scheduler: Scheduler, tls:
         set.headers["content-type"] = "application/xml; charset=utf-8";
         return sitemapXml(kit.baseUrl(request), sitemapEntries(gw));
       },
-      { gate: "public", detail: { summary: "The public pages (caches, stations, profiles) as an XML sitemap, for search engines", tags: ["System"] } },
+      {
+        gate: "public",
+        detail: {
+          summary: "The public pages (caches, stations, profiles) as an XML sitemap, for search engines",
+          tags: ["System"],
+          responses: answersMedia("the sitemap (sitemaps.org 0.9)", "application/xml"),
+        },
+      },
     )
     .get(
       "/api/sitemap",
@@ -194,6 +242,13 @@ export function systemRoutes(gw: Core, kit: RouteKit, scheduler: Scheduler, tls:
         const base = kit.baseUrl(request);
         return { urls: sitemapEntries(gw).map((e) => ({ ...e, url: base + e.path })) };
       },
-      { gate: "public", detail: { summary: "The sitemap's pages as JSON: { urls: [{ path, url, ... }] }", tags: ["System"] } },
+      {
+        gate: "public",
+        detail: {
+          summary: "The sitemap's pages as JSON: { urls: [{ path, url, ... }] }",
+          tags: ["System"],
+          responses: answers("the sitemap's pages", SITEMAP),
+        },
+      },
     );
 }

@@ -8,6 +8,7 @@
  */
 type IntervalHistogram = ReturnType<typeof import("node:perf_hooks").monitorEventLoopDelay>;
 import { DB_FILE_NAME } from "../core/store/db.ts";
+import type { RuntimeFigures } from "./shapes.ts";
 
 let loop: IntervalHistogram | null = null;
 let loopSince = 0;
@@ -35,21 +36,6 @@ function fileBytes(fs: Fs | null, path: string): number | null {
 }
 
 const optional = <T>(p: Promise<T>) => p.catch(() => null);
-
-export interface RuntimeFigures {
-  pid: number | null;
-  uptimeS: number;
-  /** MiB, one decimal */
-  rssMb: number | null;
-  heapUsedMb: number | null;
-  heapTotalMb: number | null;
-  openFds: number | null;
-  walBytes: number | null;
-  /** the event loop's delay since the previous read (null at the first read, which starts the monitor) */
-  eventLoop: { p50Ms: number; p99Ms: number; maxMs: number; overS: number } | null;
-  /** whether a full garbage collection ran just before (asked with `gc`, where the runtime offers one) */
-  collected: boolean;
-}
 
 /** A full garbage collection where the runtime offers one (Bun; Node with --expose-gc). */
 function collect(): boolean {

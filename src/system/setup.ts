@@ -15,6 +15,7 @@ import type { TlsState } from "../tls/index.ts";
 import { getMeta, setMeta } from "../core/store/db.ts";
 import { clockSummary } from "./clock-sanity.ts";
 import { DEFAULT_KISS_PORTS, kissPortId } from "../../radio/port/config.ts";
+import type { SetupDone, SetupState } from "./shapes.ts";
 
 /** JSON field -> environment setting the setup page may write. */
 export const SETUP_SETTINGS = {
@@ -41,7 +42,7 @@ export function setupToken(gw: Core): string | null {
 }
 
 /** The Setup page's state; `tls`: HTTPS as it runs now (the gateway's TLS service, src/tls/). */
-export function setupState(gw: Core, tls: TlsState) {
+export function setupState(gw: Core, tls: TlsState): SetupState {
   const c = gw.config;
   const done = getMeta(gw.db, "setup_done");
   return {
@@ -60,13 +61,13 @@ export function setupState(gw: Core, tls: TlsState) {
       kissPorts: c.kissPorts === DEFAULT_KISS_PORTS ? "" : c.kissPorts.length ? c.kissPorts.map(kissPortId).join(",") : "off",
       tls: c.tls,
     },
-    // HTTPS as it runs now: the certificate's expiry and the last error
+    // HTTPS as it runs now: the certificate's expiry and the last error (each source's own members, TLS_STATE)
     tls,
   };
 }
 
 /** Writes the set-up values (text, as the route's schema checks) after the token; every value is checked as its setting. */
-export function completeSetup(gw: Core, token: string, values: SetupValues) {
+export function completeSetup(gw: Core, token: string, values: SetupValues): SetupDone {
   const expected = getMeta(gw.db, "setup_token");
   if (getMeta(gw.db, "setup_done")) throw conflict("setup_done", "this gateway is already set up; edit the env file to change settings");
   if (!expected || !sameSecret(token, expected)) {

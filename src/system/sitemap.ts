@@ -1,11 +1,7 @@
 /** The public pages of this instance, for /sitemap.xml and /api/sitemap. */
 import type { Core } from "../core/core.ts";
 import { sitemapCaches } from "../game/stats.ts";
-
-export interface SitemapEntry {
-  path: string;
-  lastmod?: string;
-}
+import type { SitemapEntry } from "./shapes.ts";
 
 const STATIC_PAGES = ["/", "/map", "/about", "/activity", "/leaderboard", "/support"];
 

@@ -5,19 +5,7 @@
  */
 import type { Core } from "../core/core.ts";
 import { isSysop, type Caller } from "../accounts/caller.ts";
-
-export interface WhoAmI {
-  operator: boolean;
-  /** what made the caller an operator */
-  via: "session" | "ingest-secret" | null;
-  /** the session's active callsign, if signed in */
-  callsign: string | null;
-  verified: boolean;
-  /** ADMIN_CALLSIGNS is unset: no session can be an operator here */
-  locked: boolean;
-  /** why the caller is not an operator */
-  reason: "signed_out" | "no_callsign" | "callsign_not_verified" | "not_an_operator" | "locked" | null;
-}
+import type { WhoAmI } from "./shapes.ts";
 
 export function whoami(gw: Core, caller: Caller): WhoAmI {
   const u = caller.user;

@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInProcess, type Running } from "../helpers/gateway.ts";
 import { generateKeyPair } from "../../src/lib/fed/keys.ts";
-import { publishRecord, publishTombstone } from "../../src/fed/feed.ts";
-import { cacheToWire, findToWire, type CacheJson } from "../../src/lib/fed/bodies.ts";
+import { accountGid, publishAccountMove, publishRecord, publishTombstone } from "../../src/fed/feed.ts";
+import { cacheToWire, findToWire, waypointsToWire, type CacheJson } from "../../src/lib/fed/bodies.ts";
 import { decodePage, encodePage } from "../../src/lib/fed/page.ts";
 import { decodeFrame, decodePayload, openFrame } from "../../src/lib/fed/record.ts";
 import { upsertPeer } from "../../src/fed/peers.ts";
 import { mirroredCache } from "../../src/fed/mirror.ts";
 import { count } from "../helpers/fed.ts";
+import { check } from "../../src/lib/schema.ts";
+import { BROWSE_PAGES, DESCRIPTOR, REGISTRY_VIEW } from "../../src/fed/shapes.ts";
+import { BROWSE_FEEDS } from "../../src/fed/surface.ts";
 
 const INGEST = "ingest-secret-for-fed-tests";
 const kA = generateKeyPair();
@@ -60,6 +63,8 @@ describe("the instance descriptor", () => {
     const res = await A.get("/.well-known/svc");
     expect(res.status).toBe(200);
     const d = (await res.json()) as Record<string, any>;
+    // as declared (a conditional GET answers a Response, which the answer check does not see)
+    check(DESCRIPTOR, d, "descriptor");
     expect(d).toMatchObject({
       instance: "gw1",
       protocol: "svc-fed/1",
@@ -89,6 +94,7 @@ describe("the instance descriptor", () => {
 
   test("an unsigned instance advertises no sync-cbor and serves no sync pages", async () => {
     const d = (await (await U.get("/.well-known/svc")).json()) as Record<string, unknown>;
+    check(DESCRIPTOR, d, "descriptor");
     expect(d).toMatchObject({ instance: "gw0", signed: false, capabilities: [], feeds: [], keys: [], record: null });
     const res = await U.get("/federation/sync/cache");
     expect(res.status).toBe(404);
@@ -194,6 +200,7 @@ describe("the sync surface", () => {
     upsertPeer(A.gw, { instance: "gw7", trust: "unvetted", keyPin: k.publicKey });
     upsertPeer(A.gw, { instance: "gw8", trust: "blocked" });
     const reg = (await (await A.get("/federation/registry")).json()) as { items: Array<Record<string, unknown>> };
+    check(REGISTRY_VIEW, reg, "registry view");
     expect(reg.items.map((i) => i.instance)).toEqual(["gw1", "gw7"]);
     expect(reg.items[0]).toMatchObject({
       self: true,
@@ -205,6 +212,36 @@ describe("the sync surface", () => {
     expect(reg.items[1]).toMatchObject({ self: false, trust: "unvetted", keys: [k.publicKey] });
     expect(((await (await A.get("/federation/feed/registry")).json()) as { items: unknown[] }).items.length).toBe(2);
   });
+});
+
+test("every JSON browse feed answers as it declares: each kind's items with the members its body has", async () => {
+  const k = generateKeyPair();
+  const P = await startInProcess({ INSTANCE: "gw9", FED_PRIVATE_KEY: k.privateKey });
+  try {
+    const event = { ...cache("An event"), type: "event", eventStartAt: 1_800_000_000_000, eventEndAt: 1_800_003_600_000, timeZone: "Europe/Oslo" };
+    const waypoints = waypointsToWire([
+      { kind: "parking", name: "Car park", lat: -33.87, lon: 151.21, note: "free on Sundays" },
+      { kind: "stage", name: "Stage 2", lat: null, lon: null, note: null },
+    ]);
+    publishRecord(P.gw, "cache", 1, { ...cacheToWire({ ...event, needsMaintenance: true, attributes: [1, -6] }), waypoints });
+    publishRecord(P.gw, "cache", 2, cacheToWire(cache("Plain")));
+    publishRecord(P.gw, "find", 1, findToWire({ cache: "gw9:cache:1", kind: "needs-maintenance", loggedAt: 1_700_000_000_000, call: "N0FND", text: "wet" }));
+    publishRecord(P.gw, "bulletin", 1, { from: "N0BUL", category: "ALL", area: "WW", subject: "Hello", text: "Hello all", bid: "B1", postedAt: 1_700_000_000 });
+    publishRecord(P.gw, "key", 1, { call: "N0KEY", key: k.publicKey, account: accountGid(P.gw, "u1"), createdAt: 1_700_000_000, revokedAt: 1_700_000_100 });
+    publishAccountMove(P.gw, "u1", "gw5:account:u2");
+    publishTombstone(P.gw, "gw9:cache:2");
+    const seen: Record<string, number> = {};
+    for (const [feed, kind] of Object.entries(BROWSE_FEEDS)) {
+      const page = (await (await P.get(`/federation/${feed}`)).json()) as { items: unknown[] };
+      check(BROWSE_PAGES[kind], page, feed);
+      seen[feed] = page.items.length;
+    }
+    expect(seen).toEqual({ caches: 1, finds: 1, bulletins: 1, keys: 1, tombstones: 1, "account-moves": 1 });
+    const caches = (await (await P.get("/federation/caches")).json()) as { items: Array<Record<string, unknown>> };
+    expect(caches.items[0]).toMatchObject({ needsMaintenance: true, timeZone: "Europe/Oslo", waypoints: [{ name: "Car park" }, { lat: null, note: null }] });
+  } finally {
+    await P.stop();
+  }
 });
 
 describe("frame delivery: POST /federation/frames", () => {

@@ -34,6 +34,7 @@ import { bidKnown, outcomeError, storeMessage } from "../../bbs/messages.ts";
 import { setSvcfedReceiver, type SvcfedBulletin } from "../../bbs/svcfed.ts";
 import { routeLine } from "../../bbs/text.ts";
 import { applyFramesSync, type ApplyReport } from "../apply.ts";
+import type { EnqueueResult } from "../shapes.ts";
 import { DEFAULT_PAGE_LIMIT, instanceSigner, MAX_PAGE_LIMIT } from "../feed.ts";
 import { decodePage, encodePage } from "../../lib/fed/page.ts";
 import { decodeFrame, decodePayload, isInstanceId, KIND_OF_TYPE, RECORD_TYPES, RecordError, SYNC_KINDS, type SyncKind } from "../../lib/fed/record.ts";
@@ -217,28 +218,6 @@ export const ENQUEUE_BODY = closed(
 export function enqueueParams(b: Static<typeof ENQUEUE_BODY>): EnqueueParams {
   const types = b.types === undefined ? [...SYNC_KINDS] : SYNC_KINDS.filter((k) => b.types!.includes(k));
   return { types, since: b.since ?? 0, limit: b.limit ?? DEFAULT_PAGE_LIMIT };
-}
-
-export interface EnqueueResult {
-  /** whether a new bulletin was stored */
-  posted: boolean;
-  /** why not: the same snapshot is already a bulletin here, or there was nothing to send */
-  reason: "unchanged" | "nothing_to_send" | null;
-  /** the bulletin's BID (null when there was nothing to send) */
-  bid: string | null;
-  /** the bulletin's message id, while it is kept (null when it was killed or pruned) */
-  id: number | null;
-  frames: number;
-  /** payload (sync page) bytes */
-  bytes: number;
-  /** the bulletin text's size (body only, without R: lines) */
-  size: number;
-  /** cursor: send as `since` to carry only what comes after this bulletin */
-  next: number;
-  /** true when records after `next` were left for another bulletin (limit, or the size limit) */
-  more: boolean;
-  /** the partners the bulletin is queued for */
-  partners: string[];
 }
 
 /** Tombstones first, then the pull order (keys before what they sign for, moves before what they re-point). */
