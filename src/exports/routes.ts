@@ -11,7 +11,8 @@ import { RateLimiter } from "../http/ratelimit.ts";
 import { contentSecurityPolicy, serveIndex } from "../http/ui.ts";
 import { AppError } from "../lib/errors.ts";
 import { actorOf, type Actor } from "../game/model.ts";
-import { IMPORT_SOURCES, importByteCap, importCatalog } from "../game/import.ts";
+import { IMPORT_SOURCES, IMPORTED, importByteCap, importCatalog } from "../game/import.ts";
+import { answers, answersMedia } from "../http/openapi.ts";
 import { feed, RSS_TYPE } from "./rss.ts";
 import { badgeSvg } from "./badge.ts";
 import { fromAcceptLanguage } from "../i18n/server.ts";
@@ -47,7 +48,11 @@ export function exportRoutes(gw: Core, kit: RouteKit) {
       {
         gate: "public",
         params: t.Object({ "*": t.String({ description: "the feed's file name, e.g. activity.xml (another answers 404)" }) }),
-        detail: { summary: "An RSS 2.0 feed of this instance (activity, new caches, bulletins)", tags },
+        detail: {
+          summary: "An RSS 2.0 feed of this instance (activity, new caches, bulletins)",
+          tags,
+          responses: answersMedia("the feed", "application/rss+xml"),
+        },
       },
     )
     .get(
@@ -62,12 +67,16 @@ export function exportRoutes(gw: Core, kit: RouteKit) {
       {
         gate: "public",
         params: t.Object({ file: t.String({ pattern: "^.+\\.[Ss][Vv][Gg]$", description: "the callsign and .svg, e.g. N0CALL.svg" }) }),
-        detail: { summary: "A callsign's badge (finds, hides) as an SVG image to put on other sites", tags },
+        detail: {
+          summary: "A callsign's badge (finds, hides) as an SVG image to put on other sites",
+          tags,
+          responses: answersMedia("the badge", "image/svg+xml"),
+        },
       },
     )
     .get("/embed", () => serveIndex(embedCsp), {
       gate: "public",
-      detail: { summary: "The embeddable map page (other sites may frame it)", tags },
+      detail: { summary: "The embeddable map page (other sites may frame it)", tags, responses: answersMedia("the page", "text/html") },
     })
     .get(
       "/embed/qr.svg",
@@ -88,7 +97,11 @@ export function exportRoutes(gw: Core, kit: RouteKit) {
             t.String({ pattern: "^/(?!/)[\\w./?=&%~:-]{0,200}$", description: "a path on this instance, e.g. /cache/7 (used when cache is left out)" }),
           ),
         }),
-        detail: { summary: "A QR code (SVG) of this instance's map, a cache's page or a path on it", tags },
+        detail: {
+          summary: "A QR code (SVG) of this instance's map, a cache's page or a path on it",
+          tags,
+          responses: answersMedia("the QR code", "image/svg+xml"),
+        },
       },
     )
     .post(
@@ -109,6 +122,7 @@ export function exportRoutes(gw: Core, kit: RouteKit) {
           description: `At most ${IMPORTS_PER_MINUTE} imports a minute per account; the size cap depends on who imports.`,
           bodyType: "application/gpx+xml",
           tags: ["Caches"],
+          responses: answers("what the file held and what became of it", IMPORTED),
         },
       },
     );

@@ -5,13 +5,9 @@
  * the page's first view has them too.
  */
 import type { Core } from "../core/core.ts";
+import type { LogSummary } from "./shapes.ts";
 
-export interface LogSummary {
-  /** active logs by kind, e.g. {"find": 3, "dnf": 1} */
-  logCounts: Record<string, number>;
-  /** the newest active find's time, unix ms; null when never found */
-  lastFoundAt: number | null;
-}
+export type { LogSummary } from "./shapes.ts";
 
 export function logSummary(gw: Core, gid: string): LogSummary {
   const rows = gw.db

@@ -13,7 +13,7 @@ import { cacheDetail, cacheRow } from "./cache-lookup.ts";
 import { cachesJson, type CacheRow } from "./caches.ts";
 import { parseNear } from "./near.ts";
 import { eventIcs, upcomingNear } from "./events.ts";
-import { answers } from "../http/openapi.ts";
+import { answers, answersMedia } from "../http/openapi.ts";
 import { EVENTS_ANSWER } from "./shapes.ts";
 
 const TAGS = ["Caches"];
@@ -36,7 +36,11 @@ export function eventRoutes(gw: Core, kit: RouteKit) {
       {
         gate: "public",
         params: t.Object({ id: CACHE_KEY }),
-        detail: { summary: "An event cache as an iCalendar file (RFC 5545): its times in UTC, the cache's gid as UID", tags: TAGS },
+        detail: {
+          summary: "An event cache as an iCalendar file (RFC 5545): its times in UTC, the cache's gid as UID",
+          tags: TAGS,
+          responses: answersMedia("the iCalendar file", "text/calendar"),
+        },
       },
     )
     .get(

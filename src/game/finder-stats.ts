@@ -17,33 +17,42 @@
  */
 import type { Core } from "../core/core.ts";
 import { baseCall } from "../lib/callsign.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 
 const DAY_MS = 86_400_000;
 const MILESTONES = [1, 10, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000];
 
-export interface Streak {
-  days: number;
-  /** first and last day, YYYY-MM-DD (UTC) */
-  from: string;
-  to: string;
-}
+/** A run of consecutive days with finds. */
+export const STREAK = closed({
+  days: wholeNumber(),
+  from: t.String({ description: "the first day, YYYY-MM-DD (UTC)" }),
+  to: t.String({ description: "the last day, YYYY-MM-DD (UTC)" }),
+});
+export type Streak = Static<typeof STREAK>;
 
-export interface FinderStats {
-  call: string;
-  finds: number;
-  rfProven: number;
-  /** rfProven / finds, 0..1; null without finds */
-  rfProvenShare: number | null;
-  dt: number[][];
-  days: number[];
-  byType: Record<string, number>;
-  /** finds whose cache is not held here (no D/T, no type) */
-  unknown: number;
-  streaks: { longest: Streak | null; current: Streak | null };
-  milestones: Array<{ n: number; at: number; cache: { gid: string; name: string | null } }>;
-  firstFindAt: number | null;
-  lastFindAt: number | null;
-}
+/** A finder's statistics (GET /api/profile/:call/stats). */
+export const FINDER_STATS = closed({
+  call: t.String({ description: "the base callsign: its SSIDs count as one finder" }),
+  finds: wholeNumber(),
+  rfProven: wholeNumber({ description: "finds proven on RF (Tier A)" }),
+  rfProvenShare: nullable(t.Number({ minimum: 0, maximum: 1 }), "rfProven / finds, 0..1; null without finds"),
+  dt: t.Array(t.Array(wholeNumber()), { description: "finds by difficulty (row) and terrain (column), 9 x 9 cells for 1, 1.5 ... 5" }),
+  days: t.Array(wholeNumber(), { description: "finds per calendar day, 366 cells from 1 January (29 February has its own)" }),
+  byType: t.Record(t.String(), wholeNumber(), { description: "finds per cache type" }),
+  unknown: wholeNumber({ description: "finds whose cache is not held here (no D/T, no type)" }),
+  streaks: closed({
+    longest: nullable(STREAK),
+    current: nullable(STREAK, "the run that ends today or yesterday; null: none"),
+  }),
+  milestones: t.Array(
+    closed({ n: wholeNumber({ description: "the 1st, 10th, 25th... find" }), at: unixMs(), cache: closed({ gid: t.String(), name: nullable(t.String()) }) }),
+  ),
+  firstFindAt: nullable(unixMs()),
+  lastFindAt: nullable(unixMs()),
+});
+export type FinderStats = Static<typeof FINDER_STATS>;
 
 interface FindRow {
   at: number;

@@ -33,6 +33,9 @@ import { waypointsOfFile, type GpxWaypoint } from "./waypoints-gpx.ts";
 import { gpxAttributes, setImportedAttributes } from "./attributes.ts";
 import type { CacheAttribute } from "../lib/cache-attributes.ts";
 import { catalogLogsOfGpx, setCatalogLogs, type CatalogLog } from "./catalog-logs.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, wholeNumber } from "../lib/schema.ts";
 
 export const IMPORT_SOURCES = ["gpx", "loc"] as const;
 /** Largest file a verified account (or the ingest box, or a device key) may import. */
@@ -361,7 +364,18 @@ export function importByteCap(actor: Pick<Actor, "verified" | "ingest">): number
  * WRITE_BATCH caches (importing the same file again after a crash half way
  * completes it: caches are matched by code).
  */
-export async function importCatalog(gw: Core, actor: Actor, source: string, body: unknown) {
+/** What an import answers: how many caches the file held and what became of them. */
+export const IMPORTED = closed({
+  source: t.String({ description: "the file's format: gpx or loc" }),
+  caches: wholeNumber({ description: "caches in the file" }),
+  created: wholeNumber(),
+  updated: wholeNumber(),
+  unchanged: wholeNumber(),
+  waypoints: wholeNumber({ description: "child waypoints (parking, stages, final) taken to their caches" }),
+  codes: t.Array(t.String(), { description: "the file's cache codes, in its order" }),
+});
+
+export async function importCatalog(gw: Core, actor: Actor, source: string, body: unknown): Promise<Static<typeof IMPORTED>> {
   if (!(IMPORT_SOURCES as readonly string[]).includes(source)) throw notFound(`import source ${source} (known: ${IMPORT_SOURCES.join(", ")})`);
   // The body was read under this cap already (exports/routes.ts); this holds for callers in process too.
   const cap = importByteCap(actor);

@@ -12,7 +12,8 @@ import { GPX_TYPE } from "../exports/gpx.ts";
 import { actorOf } from "./model.ts";
 import { addToList, createList, deleteList, LIST_BODY, LIST_PATCH, listWithCaches, myLists, removeFromList, updateList } from "./lists.ts";
 import { closed } from "../lib/schema.ts";
-import { answers } from "../http/openapi.ts";
+import { answers, answersMedia } from "../http/openapi.ts";
+import { DELETED } from "./shapes.ts";
 import { CACHE_LIST, LIST_WITH_CACHES, MY_LISTS } from "./lists.ts";
 
 const TAGS = ["Game"];
@@ -54,7 +55,15 @@ export function listRoutes(gw: Core, kit: RouteKit) {
         const gpx = gpxOfCaches(gw, kit.baseUrl(request), l.caches, caller.user?.id ?? null);
         return new Response(gpx, { headers: { "content-type": GPX_TYPE, "content-disposition": `attachment; filename="list-${l.id}.gpx"` } });
       },
-      { gate: "public", params: ID, detail: { summary: "A bookmark list's caches as a GPX file (who may read the list may have it)", tags: TAGS } },
+      {
+        gate: "public",
+        params: ID,
+        detail: {
+          summary: "A bookmark list's caches as a GPX file (who may read the list may have it)",
+          tags: TAGS,
+          responses: answersMedia("the GPX file", GPX_TYPE),
+        },
+      },
     )
     .patch("/api/lists/:id", ({ params, body, caller }) => updateList(gw, actorOf(caller), params.id, body), {
       gate: "session",
@@ -65,7 +74,7 @@ export function listRoutes(gw: Core, kit: RouteKit) {
     .delete("/api/lists/:id", ({ params, caller }) => deleteList(gw, actorOf(caller), params.id), {
       gate: "session",
       params: ID,
-      detail: { summary: "Delete a list (its owner)", tags: TAGS },
+      detail: { summary: "Delete a list (its owner)", tags: TAGS, responses: answers("deleted", DELETED) },
     })
     .post("/api/lists/:id/caches", ({ params, body, caller }) => addToList(gw, actorOf(caller), params.id, String(body.cache)), {
       gate: "session",

@@ -12,7 +12,7 @@ import { mirroredFindsOf } from "../fed/mirror.ts";
 import { verifiedHolder } from "../accounts/users.ts";
 import { baseCall } from "../lib/callsign.ts";
 import { callsign, INGEST_FIND, optText, pastTime, type Actor, type LogBody, type LogKind } from "./model.ts";
-import { check } from "../lib/schema.ts";
+import { check, closed } from "../lib/schema.ts";
 import { cacheRow, isOwner, resolveCache } from "./cache-lookup.ts";
 import { livingGid } from "./caches.ts";
 import { applyLogEffect, gateKind, kindsFor, type LogRole } from "./maintenance-logs.ts";
@@ -21,7 +21,12 @@ import { checkEventLog, eventInfo, EVENT_TYPES, type EventInfo } from "./events.
 import { localSighting, pinPosition, unpinPosition, type PendingFind } from "./corroborate.ts";
 import { logRow, republishLog, type LogRow } from "./log-record.ts";
 import type { CacheRow } from "./caches.ts";
-import type { Log } from "./shapes.ts";
+import { LOG_JSON, type FindsIngested, type Log } from "./shapes.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+
+/** The log kinds the caller may log on a cache now, for the log form (GET /api/caches/:id/log-kinds). */
+export const LOG_KINDS_ON = closed({ kinds: t.Array(LOG_JSON.properties.kind) });
 
 export type { Log } from "./shapes.ts";
 
@@ -284,7 +289,7 @@ export function ingestFinds(
   gw: Core,
   finds: unknown[],
   ctx: { caller: { ingest: boolean; assertion: { call: string | null; userId: number | null } | null }; heardAt: number },
-) {
+): FindsIngested {
   const now = gw.clock.now();
   const items = finds.map((v, k) => {
     const b = check(INGEST_FIND, v, `finds.${k}`);
@@ -320,7 +325,7 @@ const roleOf = (gw: Core, actor: Actor, t: Target): LogRole => ({
 });
 
 /** The kinds the actor may log on a cache now, for the web app's log form (docs/api.md "Log kinds"). */
-export function logKindsOn(gw: Core, actor: Actor, rawCache: string): { kinds: LogKind[] } {
+export function logKindsOn(gw: Core, actor: Actor, rawCache: string): Static<typeof LOG_KINDS_ON> {
   const t = target(gw, rawCache, actor);
   const role = roleOf(gw, actor, t);
   let kinds = kindsFor(role, t);

@@ -8,8 +8,20 @@ import { closed } from "../lib/schema.ts";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { actorOf, CACHE_KEY, NATIVE_CACHE_ID } from "./model.ts";
-import { publishReviewed, reportCache, reportsOf, returnReviewed, reviewQueue } from "./maintenance.ts";
-import { logKindsOn } from "./logs.ts";
+import {
+  PUBLISHED,
+  publishReviewed,
+  reportCache,
+  REPORTED,
+  CACHE_REPORTS,
+  reportsOf,
+  RETURNED,
+  returnReviewed,
+  REVIEW_QUEUE,
+  reviewQueue,
+} from "./maintenance.ts";
+import { LOG_KINDS_ON, logKindsOn } from "./logs.ts";
+import { answers } from "../http/openapi.ts";
 
 const TAGS = ["Caches"];
 const ID = t.Object({ id: NATIVE_CACHE_ID });
@@ -20,19 +32,31 @@ export function maintenanceRoutes(gw: Core, kit: RouteKit) {
     .use(kit.gates)
     .get("/api/review", ({ caller }) => reviewQueue(gw, actorOf(caller)), {
       gate: "session",
-      detail: { summary: "Reviewers: the caches waiting for review (oldest first) and the latest reports of caches", tags: TAGS },
+      detail: {
+        summary: "Reviewers: the caches waiting for review (oldest first) and the latest reports of caches",
+        tags: TAGS,
+        responses: answers("the queue and the reports", REVIEW_QUEUE),
+      },
     })
     .post("/api/review/:id/publish", ({ params, body, caller }) => publishReviewed(gw, actorOf(caller), params.id, body), {
       gate: "session",
       params: ID,
       body: NOTE,
-      detail: { summary: "Reviewers: publish a cache waiting for review (active, on the map, federated), with an optional reviewer note", tags: TAGS },
+      detail: {
+        summary: "Reviewers: publish a cache waiting for review (active, on the map, federated), with an optional reviewer note",
+        tags: TAGS,
+        responses: answers("the cache as published, with the note when one was given", PUBLISHED),
+      },
     })
     .post("/api/review/:id/return", ({ params, body, caller }) => returnReviewed(gw, actorOf(caller), params.id, body), {
       gate: "session",
       params: ID,
       body: NOTE,
-      detail: { summary: "Reviewers: return a cache waiting for review to its owner with a reviewer note (required)", tags: TAGS },
+      detail: {
+        summary: "Reviewers: return a cache waiting for review to its owner with a reviewer note (required)",
+        tags: TAGS,
+        responses: answers("the cache as returned, with the note", RETURNED),
+      },
     })
     .post(
       "/api/caches/:id/report",
@@ -44,17 +68,25 @@ export function maintenanceRoutes(gw: Core, kit: RouteKit) {
         gate: "session",
         params: ID,
         body: closed({ reason: t.Optional(t.String({ maxLength: 1000, description: "what is wrong, 3-1000 characters" })) }),
-        detail: { summary: "Report a cache to its owner and the reviewers (one report per user and cache; a new one replaces yours)", tags: TAGS },
+        detail: {
+          summary: "Report a cache to its owner and the reviewers (one report per user and cache; a new one replaces yours)",
+          tags: TAGS,
+          responses: answers("reported", REPORTED, 201),
+        },
       },
     )
     .get("/api/caches/:id/log-kinds", ({ params, caller }) => logKindsOn(gw, actorOf(caller), decodeURIComponent(params.id)), {
       gate: "session",
       params: t.Object({ id: CACHE_KEY }),
-      detail: { summary: 'The log kinds you may log on this cache now (docs/api.md "Log kinds"), for the log form', tags: TAGS },
+      detail: {
+        summary: 'The log kinds you may log on this cache now (docs/api.md "Log kinds"), for the log form',
+        tags: TAGS,
+        responses: answers("the kinds", LOG_KINDS_ON),
+      },
     })
     .get("/api/caches/:id/reports", ({ params, caller }) => reportsOf(gw, actorOf(caller), params.id), {
       gate: "session",
       params: ID,
-      detail: { summary: "A cache's reports, newest first: for its owner and the reviewers", tags: TAGS },
+      detail: { summary: "A cache's reports, newest first: for its owner and the reviewers", tags: TAGS, responses: answers("the reports", CACHE_REPORTS) },
     });
 }

@@ -9,29 +9,44 @@
 import type { Core } from "../core/core.ts";
 import { conflict, forbidden, notFound } from "../lib/errors.ts";
 import { text, type Actor } from "./model.ts";
-import { cacheJson, cachesJson, type Cache, type CacheRow } from "./caches.ts";
+import { cacheJson, cachesJson, type CacheRow } from "./caches.ts";
 import { cacheRow, isOwner } from "./cache-lookup.ts";
 import { setCacheState } from "./cache-writes.ts";
 import { isReviewer } from "./maintenance-roles.ts";
-import { logOnCache, type Log } from "./logs.ts";
+import { logOnCache } from "./logs.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
+import { CACHE_JSON, CACHE_JSON_FIELDS, LOG_JSON } from "./shapes.ts";
 
 function mustReview(gw: Core, actor: Actor): void {
   if (!isReviewer(gw, actor)) throw forbidden("only a reviewer (a sysop, or REVIEWER_CALLSIGNS) may do this", "not_reviewer");
 }
 
-export interface Report {
-  cacheId: number;
-  cacheName: string;
-  call: string | null;
-  reason: string;
-  createdAt: number;
-}
+/** A user's report of a cache. */
+export const REPORT = closed({
+  cacheId: wholeNumber(),
+  cacheName: t.String(),
+  call: nullable(t.String(), "the reporter's active callsign then"),
+  reason: t.String(),
+  createdAt: unixMs(),
+});
+export type Report = Static<typeof REPORT>;
+/** The reviewers' queue (oldest first) and the latest reports. */
+export const REVIEW_QUEUE = closed({ queue: t.Array(CACHE_JSON), reports: t.Array(REPORT, { description: "the latest 200, newest first" }) });
+/** A published cache, with the reviewer note logged with it. */
+export const PUBLISHED = closed({ ...CACHE_JSON_FIELDS, note: t.Optional(LOG_JSON) });
+/** A cache returned to its owner, with the reviewer note. */
+export const RETURNED = closed({ ...CACHE_JSON_FIELDS, note: LOG_JSON });
+export const REPORTED = closed({ reported: t.Literal(true) });
+/** A cache's reports, newest first. */
+export const CACHE_REPORTS = closed({ reports: t.Array(REPORT) });
 
 const REPORTS = `SELECT r.cache_id AS cacheId, c.name AS cacheName, r.call, r.reason, r.created_at AS createdAt
   FROM cache_reports r JOIN caches c ON c.id = r.cache_id`;
 
 /** The queue (oldest first) and the latest reports, for reviewers. */
-export function reviewQueue(gw: Core, actor: Actor): { queue: Cache[]; reports: Report[] } {
+export function reviewQueue(gw: Core, actor: Actor): Static<typeof REVIEW_QUEUE> {
   mustReview(gw, actor);
   const rows = gw.db.query("SELECT * FROM caches WHERE review = 'queued' ORDER BY updated_at, id LIMIT 500").all() as CacheRow[];
   const reports = gw.db.query(`${REPORTS} ORDER BY r.created_at DESC LIMIT 200`).all() as Report[];
@@ -46,7 +61,7 @@ function queued(gw: Core, id: number): CacheRow {
 }
 
 /** A reviewer publishes a queued cache: active, on the map, federated; an optional reviewer note with it. */
-export function publishReviewed(gw: Core, actor: Actor, id: number, body: { text?: string | null }): Cache & { note?: Log } {
+export function publishReviewed(gw: Core, actor: Actor, id: number, body: { text?: string | null }): Static<typeof PUBLISHED> {
   mustReview(gw, actor);
   queued(gw, id);
   const note = body.text === undefined || body.text === null || body.text === "" ? null : text(body.text, "text", 1, 4000);
@@ -56,7 +71,7 @@ export function publishReviewed(gw: Core, actor: Actor, id: number, body: { text
 }
 
 /** A reviewer returns a queued cache to its owner with a reviewer note (required): a draft again, to fix and send once more. */
-export function returnReviewed(gw: Core, actor: Actor, id: number, body: { text?: string | null }): Cache & { note: Log } {
+export function returnReviewed(gw: Core, actor: Actor, id: number, body: { text?: string | null }): Static<typeof RETURNED> {
   mustReview(gw, actor);
   queued(gw, id);
   const note = text(body.text, "text", 1, 4000);
@@ -68,7 +83,7 @@ export function returnReviewed(gw: Core, actor: Actor, id: number, body: { text?
 }
 
 /** A signed-in user reports a cache (not their own): one report per user and cache, a new one replacing theirs. */
-export function reportCache(gw: Core, actor: Actor, id: number, body: { reason?: string }): { reported: true } {
+export function reportCache(gw: Core, actor: Actor, id: number, body: { reason?: string }): Static<typeof REPORTED> {
   const r = cacheRow(gw, id);
   if (!r || r.status === "draft") throw notFound(`cache ${id}`);
   if (actor.userId === null) throw forbidden("sign in to report a cache", "session_required");
@@ -84,7 +99,7 @@ export function reportCache(gw: Core, actor: Actor, id: number, body: { reason?:
 }
 
 /** A cache's reports, newest first: for its owner and the reviewers. */
-export function reportsOf(gw: Core, actor: Actor, id: number): { reports: Report[] } {
+export function reportsOf(gw: Core, actor: Actor, id: number): Static<typeof CACHE_REPORTS> {
   const r = cacheRow(gw, id);
   if (!r) throw notFound(`cache ${id}`);
   if (!isOwner(actor, r) && !isReviewer(gw, actor)) throw forbidden("only the cache's owner and the reviewers read its reports", "not_owner");

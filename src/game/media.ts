@@ -9,6 +9,10 @@ import type { Core } from "../core/core.ts";
 import { AppError, badRequest, conflict, forbidden, notFound } from "../lib/errors.ts";
 import { visibleRow, isOwner } from "./cache-lookup.ts";
 import type { Actor } from "./model.ts";
+import type { DELETED } from "./shapes.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 
 export const MEDIA_TYPES = {
   "image/jpeg": { max: 2 * 1024 * 1024, sniff: (b: Uint8Array) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
@@ -27,24 +31,27 @@ function ascii(b: Uint8Array, at: number, n: number): string {
   return String.fromCharCode(...b.subarray(at, at + n));
 }
 
-export interface Media {
-  id: number;
-  cacheId: number;
-  type: string;
-  size: number;
-  caption: string | null;
-  url: string;
-  createdAt: number;
-  /** who uploaded it (their callsign when they have one) */
-  by: string | null;
-}
+/** A cache's picture or audio file as the API answers it (the bytes are at its url). */
+export const MEDIA_JSON = closed({
+  id: wholeNumber(),
+  cacheId: wholeNumber(),
+  type: t.String({ description: `its media type: ${Object.keys(MEDIA_TYPES).join(", ")}` }),
+  size: wholeNumber({ description: "bytes" }),
+  caption: nullable(t.String()),
+  url: t.String({ description: "the file itself: /api/media/{id}" }),
+  createdAt: unixMs(),
+  by: nullable(t.String(), "who uploaded it: their callsign, when they have one"),
+});
+export type Media = Static<typeof MEDIA_JSON>;
+/** A cache's pictures and audio files, oldest first. */
+export const MEDIA_LIST = closed({ media: t.Array(MEDIA_JSON) });
 
 const COLS = `m.id, m.cache_id AS cacheId, m.type, m.size, m.caption, m.created_at AS createdAt,
   (SELECT call FROM callsigns WHERE user_id = m.user_id AND active = 1) AS by`;
 
 const withUrl = (m: Omit<Media, "url">): Media => ({ ...m, url: `/api/media/${m.id}` });
 
-export function listMedia(gw: Core, cacheId: number, actor: Actor | null): { media: Media[] } {
+export function listMedia(gw: Core, cacheId: number, actor: Actor | null): Static<typeof MEDIA_LIST> {
   visibleRow(gw, cacheId, actor);
   return {
     media: (gw.db.query(`SELECT ${COLS} FROM media m WHERE m.cache_id = ? ORDER BY m.created_at, m.id`).all(cacheId) as Array<Omit<Media, "url">>).map(withUrl),
@@ -83,7 +90,7 @@ export function mediaFile(gw: Core, id: number): { type: string; bytes: Uint8Arr
   return r;
 }
 
-export function deleteMedia(gw: Core, actor: Actor, id: number): { deleted: true } {
+export function deleteMedia(gw: Core, actor: Actor, id: number): Static<typeof DELETED> {
   const r = gw.db.query("SELECT cache_id AS cacheId, user_id AS userId FROM media WHERE id = ?").get(id) as { cacheId: number; userId: number | null } | null;
   if (!r) throw notFound(`media ${id}`);
   const c = visibleRow(gw, r.cacheId, actor);

@@ -10,19 +10,14 @@
 import type { Core } from "../core/core.ts";
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
-import { closed, nullable, wholeNumber } from "../lib/schema.ts";
+import { closed, nullable } from "../lib/schema.ts";
+import { PERSONAL_JSON, type Personal } from "./shapes.ts";
 import { cacheDetail } from "./cache-lookup.ts";
 import { latitude, longitude, optText, type Actor } from "./model.ts";
 
 export const MAX_NOTE = 2000;
 
-/** A player's own note and corrected coordinates of a cache. */
-export const PERSONAL_JSON = closed({
-  note: nullable(t.String()),
-  corrected: nullable(closed({ lat: t.Number(), lon: t.Number() })),
-  updatedAt: wholeNumber({ description: "unix ms" }),
-});
-export type Personal = Static<typeof PERSONAL_JSON>;
+export type { Personal } from "./shapes.ts";
 /** What PUT /api/caches/:id/personal answers: the note as saved, null when both are cleared. */
 export const PERSONAL_SAVED = closed({ personal: nullable(PERSONAL_JSON) });
 

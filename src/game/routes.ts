@@ -22,8 +22,8 @@ import {
   type Actor,
 } from "./model.ts";
 import { closed } from "../lib/schema.ts";
-import { answers } from "../http/openapi.ts";
-import { CACHE_WITH_CONTACT, LOG_POSTED, LOGBOOK, MAP_ANSWER, NEAR_ANSWER } from "./shapes.ts";
+import { answers, answersMedia } from "../http/openapi.ts";
+import { CACHE_PAGE, CACHE_WITH_CONTACT, DELETED, LOG_POSTED, LOGBOOK, MAP_ANSWER, NEAR_ANSWER } from "./shapes.ts";
 import { baseCall } from "../lib/callsign.ts";
 import { cachePage, markFound } from "./cache-lookup.ts";
 import { cachesInBox, parseBox } from "./cache-map.ts";
@@ -31,11 +31,11 @@ import { hideCache, updateCache } from "./cache-writes.ts";
 import { parseFilters } from "./cache-filters.ts";
 import { cachesNear, parseNear, PERSONAL_FILTER_QUERY, personalFilters, whereFrom } from "./near.ts";
 import { deleteLog, logbook, logOnCache } from "./logs.ts";
-import { favoriteCache, myCacheState, rateCache, watchCache } from "./social.ts";
-import { deleteMedia, listMedia, mediaFile, MAX_MEDIA_BYTES, MEDIA_TYPES, uploadMedia } from "./media.ts";
-import { listStages, MAX_STAGES, setStages, unlockStage } from "./stages.ts";
-import { activity, corroborators, leaderboard } from "./stats.ts";
-import { finderStats } from "./finder-stats.ts";
+import { FAVORITED, favoriteCache, myCacheState, RATED, rateCache, WATCHED, watchCache } from "./social.ts";
+import { deleteMedia, listMedia, MEDIA_JSON, MEDIA_LIST, mediaFile, MAX_MEDIA_BYTES, MEDIA_TYPES, uploadMedia } from "./media.ts";
+import { listStages, MAX_STAGES, setStages, STAGE_UNLOCKED, STAGES, unlockStage } from "./stages.ts";
+import { ACTIVITY, activity, CORROBORATORS, corroborators, LEADERBOARD, leaderboard } from "./stats.ts";
+import { FINDER_STATS, finderStats } from "./finder-stats.ts";
 import { PERSONAL_BODY, personalOf, savePersonal, withCorrected } from "./personal.ts";
 import { mediaType } from "../http/body.ts";
 import { cacheGpx } from "../exports/exports.ts";
@@ -66,6 +66,13 @@ const SINCE_LIMIT = t.Object({
 });
 /** What a posted log answers: 201 the log, 200 the first log again (`replayed`). */
 const LOGGED = { ...answers("the log", LOG_POSTED, 201), ...answers("the first log with this clientId, replayed", LOG_POSTED) };
+/** A picture or audio file: its bytes, in the type it was uploaded with. */
+const MEDIA_FILE = {
+  "200": {
+    description: "the file",
+    content: Object.fromEntries(Object.keys(MEDIA_TYPES).map((type) => [type, answersMedia("the file", type)["200"]!.content[type]!])),
+  },
+};
 const ALIAS_CACHE = t.Union([t.String(), t.Number()], { description: "the cache: its id or gid" });
 
 /** The log of an alias route: `cache` names the cache. */
@@ -159,6 +166,7 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
           summary:
             "One cache with its page's details and waypoints; a signed-in user also gets their rating, favorite and watch, and their personal note and corrected coordinates",
           tags: TAGS,
+          responses: answers("the cache's page", CACHE_PAGE),
         },
       },
     )
@@ -179,7 +187,11 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
         const f = cacheGpx(gw, kit.baseUrl(request), decodeURIComponent(params.id), reader(caller));
         return new Response(f.gpx, { headers: { "content-type": GPX_TYPE, "content-disposition": `attachment; filename="${f.name}"` } });
       },
-      { gate: "public", params: CACHE_PARAMS, detail: { summary: "One cache as a GPX file with its logs, for a GPS or c:geo", tags: TAGS } },
+      {
+        gate: "public",
+        params: CACHE_PARAMS,
+        detail: { summary: "One cache as a GPX file with its logs, for a GPS or c:geo", tags: TAGS, responses: answersMedia("the GPX file", GPX_TYPE) },
+      },
     )
     .patch("/api/caches/:id", ({ params, body, caller }) => updateCache(gw, actorOf(caller), params.id, body), {
       gate: "actor",
@@ -251,7 +263,7 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
     .delete("/api/logs/:id", ({ params, caller }) => deleteLog(gw, actorOf(caller), params.id), {
       gate: "actor",
       params: t.Object({ id: t.Integer({ description: "a log hidden on this instance: its numeric id" }) }),
-      detail: { summary: "Withdraw a log (its author, or the cache's owner)", tags: LOG_TAGS },
+      detail: { summary: "Withdraw a log (its author, or the cache's owner)", tags: LOG_TAGS, responses: answers("deleted", DELETED) },
     })
     .post("/api/caches/:id/rate", ({ params, body, caller }) => rateCache(gw, actorOf(caller), params.id, body), {
       gate: "session",
@@ -259,24 +271,34 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
       body: closed({
         stars: t.Union([t.Number({ minimum: 1, maximum: 5, multipleOf: 1 }), t.Null()], { description: "1 to 5, or null to remove your rating" }),
       }),
-      detail: { summary: "Rate a cache you found, 1 to 5 stars", tags: TAGS },
+      detail: { summary: "Rate a cache you found, 1 to 5 stars", tags: TAGS, responses: answers("your rating and the cache's", RATED) },
     })
     .post("/api/caches/:id/favorite", ({ params, body, caller }) => favoriteCache(gw, actorOf(caller), params.id, body), {
       gate: "session",
       params: NATIVE_PARAMS,
       body: closed({ favorite: t.Optional(t.Boolean({ description: "default true" })) }),
-      detail: { summary: "Mark a cache you found as a favorite, or unmark it", description: "The body may be left out (favorite).", tags: TAGS },
+      detail: {
+        summary: "Mark a cache you found as a favorite, or unmark it",
+        description: "The body may be left out (favorite).",
+        tags: TAGS,
+        responses: answers("whether it is your favorite, and the cache's favorites", FAVORITED),
+      },
     })
     .post("/api/caches/:id/watch", ({ params, body, caller }) => watchCache(gw, actorOf(caller), params.id, body), {
       gate: "session",
       params: NATIVE_PARAMS,
       body: closed({ watch: t.Optional(t.Boolean({ description: "default true" })) }),
-      detail: { summary: "Watch a cache: be told of its new logs", description: "The body may be left out (watch).", tags: TAGS },
+      detail: {
+        summary: "Watch a cache: be told of its new logs",
+        description: "The body may be left out (watch).",
+        tags: TAGS,
+        responses: answers("whether you watch it", WATCHED),
+      },
     })
     .get("/api/caches/:id/media", ({ params, caller }) => listMedia(gw, params.id, reader(caller)), {
       gate: "public",
       params: NATIVE_PARAMS,
-      detail: { summary: "A cache's pictures and audio files", tags: TAGS },
+      detail: { summary: "A cache's pictures and audio files", tags: TAGS, responses: answers("the files, oldest first", MEDIA_LIST) },
     })
     .post(
       "/api/caches/:id/media",
@@ -290,7 +312,11 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
         params: NATIVE_PARAMS,
         query: t.Object({ caption: t.Optional(t.String({ maxLength: 200, description: "at most 200 characters" })) }),
         body: t.Uint8Array({ description: `the file itself, sent with its type: ${Object.keys(MEDIA_TYPES).join(", ")}` }),
-        detail: { summary: "Add a picture or an audio file to a cache (its owner, or one who logged it)", tags: TAGS },
+        detail: {
+          summary: "Add a picture or an audio file to a cache (its owner, or one who logged it)",
+          tags: TAGS,
+          responses: answers("the file", MEDIA_JSON, 201),
+        },
       },
     )
     .get(
@@ -310,18 +336,22 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
       {
         gate: "public",
         params: t.Object({ id: t.Integer({ description: "the file's numeric id" }) }),
-        detail: { summary: "One picture or audio file of a cache", tags: TAGS },
+        detail: { summary: "One picture or audio file of a cache", tags: TAGS, responses: MEDIA_FILE },
       },
     )
     .delete("/api/media/:id", ({ params, caller }) => deleteMedia(gw, actorOf(caller), params.id), {
       gate: "session",
       params: t.Object({ id: t.Integer({ description: "the file's numeric id" }) }),
-      detail: { summary: "Delete a picture or audio file (its uploader, or the cache's owner)", tags: TAGS },
+      detail: { summary: "Delete a picture or audio file (its uploader, or the cache's owner)", tags: TAGS, responses: answers("deleted", DELETED) },
     })
     .get("/api/caches/:id/stages", ({ params, caller }) => listStages(gw, params.id, reader(caller)), {
       gate: "public",
       params: NATIVE_PARAMS,
-      detail: { summary: "A multi-stage cache's stages: those the caller unlocked, and the next question", tags: TAGS },
+      detail: {
+        summary: "A multi-stage cache's stages: those the caller unlocked, and the next question",
+        tags: TAGS,
+        responses: answers("the stages", STAGES),
+      },
     })
     .post("/api/caches/:id/stages", ({ params, body, caller }) => setStages(gw, actorOf(caller), params.id, body), {
       gate: "actor",
@@ -338,7 +368,7 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
           { maxItems: MAX_STAGES, description: `at most ${MAX_STAGES}; replaces the cache's stages` },
         ),
       }),
-      detail: { summary: "Set a cache's stages (its owner)", tags: TAGS },
+      detail: { summary: "Set a cache's stages (its owner)", tags: TAGS, responses: answers("the stages as set", STAGES) },
     })
     .post(
       "/api/caches/:id/stages/:n/unlock",
@@ -354,7 +384,11 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
           answer: t.String({ maxLength: 200 }),
           call: t.Optional(t.String({ description: "the player: only the ingest box names it" })),
         }),
-        detail: { summary: "Answer a stage's question to unlock it, in order", tags: TAGS },
+        detail: {
+          summary: "Answer a stage's question to unlock it, in order",
+          tags: TAGS,
+          responses: answers("the stage, unlocked, and the next", STAGE_UNLOCKED),
+        },
       },
     )
     .get("/api/profile/:call/stats", ({ params }) => finderStats(gw, callsign(decodeURIComponent(params.call), "call")), {
@@ -363,12 +397,13 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
       detail: {
         summary: "A finder's statistics: the D/T grid, finds per calendar day, streaks, milestones, finds per type and the RF-proven share",
         tags: ["Game"],
+        responses: answers("the finder's statistics", FINDER_STATS),
       },
     })
     .get("/api/leaderboard", ({ query }) => leaderboard(gw, { since: query.since, limit: query.limit }), {
       gate: "public",
       query: SINCE_LIMIT,
-      detail: { summary: "Top finders and hiders", tags: ["Game"] },
+      detail: { summary: "Top finders and hiders", tags: ["Game"], responses: answers("the leaderboard", LEADERBOARD) },
     })
     .get(
       "/api/activity",
@@ -380,12 +415,12 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
           limit: t.Optional(t.Integer({ description: "how many, 1-200, default 50" })),
           call: t.Optional(t.String({ description: "only this callsign's (any SSID)" })),
         }),
-        detail: { summary: "Recent finds, hides and notes, newest first", tags: ["Game"] },
+        detail: { summary: "Recent finds, hides and notes, newest first", tags: ["Game"], responses: answers("the activity", ACTIVITY) },
       },
     )
     .get("/api/corroborators", ({ query }) => corroborators(gw, { since: query.since, limit: query.limit }), {
       gate: "public",
       query: SINCE_LIMIT,
-      detail: { summary: "The IGates and digipeaters that heard the most RF finds", tags: ["Game"] },
+      detail: { summary: "The IGates and digipeaters that heard the most RF finds", tags: ["Game"], responses: answers("the IGates", CORROBORATORS) },
     });
 }

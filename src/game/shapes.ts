@@ -10,6 +10,7 @@ import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
 import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 import { FIND_LOG_KINDS as LOG_KINDS } from "../lib/log-kinds.ts";
+import { CLUSTER } from "../stations/shapes.ts";
 
 /** The attributes set yes or no, by id (src/lib/cache-attributes.ts). */
 export const CACHE_ATTRIBUTE = closed({ id: wholeNumber(), inc: t.Boolean() });
@@ -111,13 +112,8 @@ const MARKS = {
 export const MAP_CACHE = closed(MAP_FIELDS);
 export type MapCache = Static<typeof MAP_CACHE>;
 
-export const CLUSTER = closed({
-  lat: t.Number(),
-  lon: t.Number(),
-  count: wholeNumber(),
-  bbox: t.Tuple([t.Number(), t.Number(), t.Number(), t.Number()], { description: "the cluster's extent (west, south, east, north): zoom to it" }),
-});
-export type Cluster = Static<typeof CLUSTER>;
+/** Caches counted into one cell of the map: the same shape as the station map's clusters. */
+export { CLUSTER, type Cluster } from "../stations/shapes.ts";
 
 /** The map's view of a box: its caches, or clusters that count them. */
 export const MAP_ANSWER = closed({
@@ -144,3 +140,71 @@ export const NEAR_ANSWER = closed({
 export const EVENTS_ANSWER = closed({
   events: t.Array(closed({ ...CACHE_JSON_FIELDS, distanceM: t.Number({ description: "metres from near, to 0.1 m" }) })),
 });
+
+// ---------------------------------------------------------------- a cache's page (GET /api/caches/:id)
+
+/** A cache's waypoint as the API shows it (waypoints-store.ts); a mirrored cache's have no id (they are part of its record). */
+export const WAYPOINT_JSON = closed({
+  id: nullable(wholeNumber(), "null: a mirrored cache's waypoint (part of its record)"),
+  kind: t.String({ description: "parking, physical-stage, virtual-stage, question, trailhead, reference, final" }),
+  code: t.String({ description: "its prefix and the cache code's tail: PK1ABCD" }),
+  name: t.String(),
+  lat: nullable(t.Number()),
+  lon: nullable(t.Number()),
+  note: nullable(t.String()),
+});
+export type Waypoint = Static<typeof WAYPOINT_JSON>;
+
+/** A cache's waypoints as the caller may see them (GET /api/caches/:id/waypoints). */
+export const WAYPOINTS = closed({ waypoints: t.Array(WAYPOINT_JSON, { description: "the final only for its owner and those who found it" }) });
+/** One waypoint, added or changed. */
+export const WAYPOINT_ONE = closed({ waypoint: WAYPOINT_JSON });
+
+/** What a delete answers. */
+export const DELETED = closed({ deleted: t.Literal(true) });
+
+/** A cache's logbook in two figures (cache-summary.ts). */
+export const LOG_SUMMARY_FIELDS = {
+  logCounts: t.Record(t.String(), wholeNumber(), { description: 'active logs by kind, e.g. {"find": 3, "dnf": 1}' }),
+  lastFoundAt: nullable(unixMs(), "the newest active find's time, unix ms; null when never found"),
+};
+export const LOG_SUMMARY = closed(LOG_SUMMARY_FIELDS);
+export type LogSummary = Static<typeof LOG_SUMMARY>;
+
+/** The signed-in account's own relation to a native cache (social.ts). */
+export const MY_CACHE_STATE = closed(
+  {
+    stars: nullable(wholeNumber({ minimum: 1, maximum: 5 }), "your rating; null: none"),
+    favorite: t.Boolean(),
+    watch: t.Boolean(),
+    found: t.Boolean({ description: "you logged a find" }),
+  },
+  { description: "signed in, native caches: your rating, favorite, watch and find" },
+);
+
+/** A player's own note and corrected coordinates of a cache (personal.ts). */
+export const PERSONAL_JSON = closed({
+  note: nullable(t.String()),
+  corrected: nullable(closed({ lat: t.Number(), lon: t.Number() })),
+  updatedAt: wholeNumber({ description: "unix ms" }),
+});
+export type Personal = Static<typeof PERSONAL_JSON>;
+
+/** A cache's page: the detail view, its logbook's figures and the waypoints the caller may see; signed in, the player's own. */
+export const CACHE_PAGE = closed({
+  ...CACHE_JSON_FIELDS,
+  contact: t.Optional(nullable(CONTACT, "native caches, signed-in users of this instance: the owner's contact fields")),
+  mine: t.Optional(t.Boolean({ description: "native and living caches: the caller owns it" })),
+  ...LOG_SUMMARY_FIELDS,
+  waypoints: t.Array(WAYPOINT_JSON, { description: "the final only for its owner and those who found it" }),
+  my: t.Optional(MY_CACHE_STATE),
+  personal: t.Optional(nullable(PERSONAL_JSON, "signed in: your note and corrected coordinates; null: none")),
+});
+
+/** What the finds of an `/ingest` batch answer (logs.ts ingestFinds), under the batch's `finds`. */
+export const FINDS_INGESTED = closed({
+  stored: wholeNumber({ description: "finds logged" }),
+  tierA: wholeNumber({ description: "of them, proven on RF at once" }),
+  logs: t.Array(LOG_JSON),
+});
+export type FindsIngested = Static<typeof FINDS_INGESTED>;

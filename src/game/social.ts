@@ -8,6 +8,20 @@ import { forbidden } from "../lib/errors.ts";
 import { setWatch } from "../accounts/prefs.ts";
 import { visibleRow } from "./cache-lookup.ts";
 import type { Actor } from "./model.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, wholeNumber } from "../lib/schema.ts";
+import { CACHE_JSON_FIELDS, type MY_CACHE_STATE } from "./shapes.ts";
+
+/** What rating a cache answers: your stars and the cache's rating after it. */
+export const RATED = closed({
+  stars: nullable(wholeNumber({ minimum: 1, maximum: 5 }), "your rating; null: removed"),
+  rating: CACHE_JSON_FIELDS.rating,
+});
+/** What marking a favorite answers: whether it is yours now, and the cache's count. */
+export const FAVORITED = closed({ favorite: t.Boolean(), favorites: wholeNumber({ description: "the cache's favorites" }) });
+/** What watching a cache answers. */
+export const WATCHED = closed({ watch: t.Boolean() });
 
 function requireFinder(gw: Core, cacheId: number, userId: number): void {
   const found = gw.db.query("SELECT 1 FROM logs WHERE cache_id = ? AND user_id = ? AND kind = 'find' AND state = 'active'").get(cacheId, userId);
@@ -24,7 +38,7 @@ const summary = (gw: Core, cacheId: number) =>
   };
 
 /** `{stars: 1-5}` sets the account's rating; `{stars: null}` removes it. */
-export function rateCache(gw: Core, actor: Actor, id: number, body: { stars: number | null }) {
+export function rateCache(gw: Core, actor: Actor, id: number, body: { stars: number | null }): Static<typeof RATED> {
   visibleRow(gw, id, actor);
   const userId = actor.userId!;
   requireFinder(gw, id, userId);
@@ -41,7 +55,7 @@ export function rateCache(gw: Core, actor: Actor, id: number, body: { stars: num
 }
 
 /** `{favorite: true|false}` (default true). */
-export function favoriteCache(gw: Core, actor: Actor, id: number, body: { favorite?: boolean }) {
+export function favoriteCache(gw: Core, actor: Actor, id: number, body: { favorite?: boolean }): Static<typeof FAVORITED> {
   visibleRow(gw, id, actor);
   const userId = actor.userId!;
   const on = body.favorite ?? true;
@@ -53,14 +67,14 @@ export function favoriteCache(gw: Core, actor: Actor, id: number, body: { favori
 }
 
 /** `{watch: true|false}` (default true): alerts for new logs, by the account's notification settings. */
-export function watchCache(gw: Core, actor: Actor, id: number, body: { watch?: boolean }) {
+export function watchCache(gw: Core, actor: Actor, id: number, body: { watch?: boolean }): Static<typeof WATCHED> {
   visibleRow(gw, id, actor);
   const on = body.watch ?? true;
   return { watch: setWatch(gw, actor.userId!, id, on) };
 }
 
 /** The signed-in account's own relation to a cache, for the cache page. */
-export function myCacheState(gw: Core, userId: number, cacheId: number) {
+export function myCacheState(gw: Core, userId: number, cacheId: number): Static<typeof MY_CACHE_STATE> {
   const r = gw.db
     .query(
       `SELECT (SELECT stars FROM ratings WHERE cache_id = ?1 AND user_id = ?2) AS stars,

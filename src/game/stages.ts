@@ -11,6 +11,9 @@ import { badRequest, conflict, forbidden, notFound, unprocessable } from "../lib
 import { isOwner, visibleRow } from "./cache-lookup.ts";
 import { callsign, text, type Actor } from "./model.ts";
 import { verifiedHolder } from "../accounts/users.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, wholeNumber } from "../lib/schema.ts";
 
 export const MAX_STAGES = 20;
 
@@ -29,23 +32,30 @@ interface StageRow {
   media_id: number | null;
 }
 
-export interface StageView {
-  n: number;
-  title: string;
-  /** shown once the stage before is unlocked */
-  question?: string;
-  audio?: string | null;
-  unlocked: boolean;
-  /** revealed once unlocked */
-  content?: string;
-}
+/** A stage as the caller sees it: its question once the stage before is unlocked, its content once it is. */
+export const STAGE_VIEW = closed({
+  n: wholeNumber({ description: "the stage number, from 1" }),
+  title: t.String(),
+  question: t.Optional(t.String({ description: "shown once the stage before is unlocked (or for stage 1)" })),
+  audio: t.Optional(nullable(t.String(), "with the question: the stage's audio file (/api/media/{id}); null: none")),
+  unlocked: t.Boolean({ description: "the caller unlocked it (the owner sees every stage unlocked)" }),
+  content: t.Optional(t.String({ description: "revealed once unlocked" })),
+});
+export type StageView = Static<typeof STAGE_VIEW>;
+/** A cache's stages and the first the caller has not unlocked. */
+export const STAGES = closed({
+  stages: t.Array(STAGE_VIEW),
+  next: nullable(wholeNumber(), "the first stage still locked; null: all unlocked"),
+});
+/** An unlocked stage, and the stage after it (null after the last). */
+export const STAGE_UNLOCKED = closed({ unlocked: STAGE_VIEW, next: nullable(STAGE_VIEW, "the next stage; null after the last") });
 
 function unlockedSet(gw: Core, cacheId: number, userId: number | null): Set<number> {
   if (userId === null) return new Set();
   return new Set((gw.db.query("SELECT n FROM stage_unlocks WHERE cache_id = ? AND user_id = ?").all(cacheId, userId) as Array<{ n: number }>).map((r) => r.n));
 }
 
-export function listStages(gw: Core, cacheId: number, actor: Actor | null): { stages: StageView[]; next: number | null } {
+export function listStages(gw: Core, cacheId: number, actor: Actor | null): Static<typeof STAGES> {
   const c = visibleRow(gw, cacheId, actor);
   const rows = gw.db.query("SELECT n, title, question, content, media_id FROM stages WHERE cache_id = ? ORDER BY n").all(cacheId) as StageRow[];
   const owner = !!actor && isOwner(actor, c);
@@ -106,7 +116,7 @@ export function setStages(gw: Core, actor: Actor, cacheId: number, body: StagesB
  * ingest box relays a player heard on RF: it names `call`, and the unlock is
  * the account's that holds that callsign verified.
  */
-export function unlockStage(gw: Core, actor: Actor, cacheId: number, n: number, body: { answer: string; call?: string }) {
+export function unlockStage(gw: Core, actor: Actor, cacheId: number, n: number, body: { answer: string; call?: string }): Static<typeof STAGE_UNLOCKED> {
   visibleRow(gw, cacheId, actor);
   const row = gw.db.query("SELECT n, answer_hash AS hash FROM stages WHERE cache_id = ? AND n = ?").get(cacheId, n) as { n: number; hash: string } | null;
   if (!row) throw notFound(`stage ${n}`);

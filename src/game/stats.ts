@@ -4,17 +4,32 @@
  * logs count; withdrawn finds never do.
  */
 import type { Core } from "../core/core.ts";
-import { cacheJson, type Cache, type CacheRow } from "./caches.ts";
-import { logJson, type Log } from "./logs.ts";
+import { cacheJson, type CacheRow } from "./caches.ts";
+import { logJson } from "./logs.ts";
 import type { LogRow } from "./log-record.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
+import { CACHE_JSON, LOG_JSON } from "./shapes.ts";
 
 const clampLimit = (v: number | undefined, def: number, max: number) => Math.min(Math.max(1, v ?? def), max);
 
-export interface Leaderboard {
-  since: number | null;
-  finders: Array<{ call: string; finds: number; tierA: number }>;
-  hiders: Array<{ call: string; caches: number; finds: number; favorites: number }>;
-}
+/** Top finders and hiders (GET /api/leaderboard). */
+export const LEADERBOARD = closed({
+  since: nullable(unixMs(), "counted from, unix ms; null: all time"),
+  finders: t.Array(
+    closed({ call: t.String({ description: "a base callsign" }), finds: wholeNumber(), tierA: wholeNumber({ description: "finds proven on RF" }) }),
+  ),
+  hiders: t.Array(
+    closed({
+      call: t.String({ description: "a base callsign" }),
+      caches: wholeNumber(),
+      finds: wholeNumber({ description: "finds of their caches" }),
+      favorites: wholeNumber({ description: "favorites of their caches" }),
+    }),
+  ),
+});
+export type Leaderboard = Static<typeof LEADERBOARD>;
 
 /** Top finders (by finds, then Tier A) and hiders (by caches), optionally since a time. */
 export function leaderboard(gw: Core, opts: { since?: number; limit?: number } = {}): Leaderboard {
@@ -40,12 +55,34 @@ export function leaderboard(gw: Core, opts: { since?: number; limit?: number } =
   return { since: opts.since ?? null, finders, hiders };
 }
 
-export type ActivityItem =
-  | ({ type: "log"; cacheName: string; cacheId: number | string } & Omit<Log, "id"> & { id: number | string })
-  | { type: "cache"; at: number; cache: Cache };
+/** One item of the activity feed: a log, or a newly hidden cache. */
+export const ACTIVITY_ITEM = t.Union([
+  closed({
+    type: t.Literal("log"),
+    ...LOG_JSON.properties,
+    cacheName: t.String({ description: "the cache's name (its gid when it is not known here)" }),
+    cacheId: t.Union([wholeNumber(), t.String()], { description: "native: the local id; mirrored: the gid" }),
+  }),
+  closed({ type: t.Literal("cache"), at: unixMs("hidden at, unix ms"), cache: CACHE_JSON }),
+]);
+export type ActivityItem = Static<typeof ACTIVITY_ITEM>;
+/** Recent finds, hides and notes, newest first (GET /api/activity). */
+export const ACTIVITY = closed({ items: t.Array(ACTIVITY_ITEM) });
+
+/** The IGates and digipeaters that heard the most RF finds (GET /api/corroborators). */
+export const CORROBORATORS = closed({
+  igates: t.Array(
+    closed({
+      call: t.String({ description: "the IGate" }),
+      finds: wholeNumber({ description: "Tier A finds it corroborated" }),
+      finders: wholeNumber({ description: "distinct finders" }),
+      lastAt: unixMs("its latest, unix ms"),
+    }),
+  ),
+});
 
 /** Recent logs and newly hidden caches, newest first. */
-export function activity(gw: Core, opts: { since?: number; limit?: number; call?: string } = {}): { items: ActivityItem[] } {
+export function activity(gw: Core, opts: { since?: number; limit?: number; call?: string } = {}): Static<typeof ACTIVITY> {
   const n = clampLimit(opts.limit, 50, 200);
   const since = opts.since ?? 0;
   const callSql = opts.call ? " AND l.base_call = ?" : "";
@@ -73,14 +110,14 @@ export function activity(gw: Core, opts: { since?: number; limit?: number; call?
 }
 
 /** IGates whose RF sightings corroborated the most finds here (Tier A, local). */
-export function corroborators(gw: Core, opts: { since?: number; limit?: number } = {}) {
+export function corroborators(gw: Core, opts: { since?: number; limit?: number } = {}): Static<typeof CORROBORATORS> {
   const n = clampLimit(opts.limit, 20, 100);
   const igates = gw.db
     .query(
       `SELECT corr_igate AS call, count(*) AS finds, count(DISTINCT base_call) AS finders, max(corr_at) AS lastAt FROM logs
        WHERE corr_igate IS NOT NULL AND tier = 'a' AND state = 'active' AND corr_at >= ? GROUP BY corr_igate ORDER BY finds DESC, call LIMIT ?`,
     )
-    .all(opts.since ?? 0, n) as Array<{ call: string; finds: number; finders: number; lastAt: number }>;
+    .all(opts.since ?? 0, n) as Static<typeof CORROBORATORS>["igates"];
   return { igates };
 }
 

@@ -10,6 +10,8 @@ import type { Caller } from "../accounts/caller.ts";
 import { actorOf, CACHE_KEY, NATIVE_CACHE_ID } from "./model.ts";
 import { addWaypoint, deleteWaypoint, editWaypoint, listWaypoints, WAYPOINT_BODY, WAYPOINT_PATCH } from "./waypoints.ts";
 import { MAX_WAYPOINTS } from "./waypoints-store.ts";
+import { answers } from "../http/openapi.ts";
+import { DELETED, WAYPOINT_ONE, WAYPOINTS } from "./shapes.ts";
 
 const TAGS = ["Caches"];
 const reader = (caller: Caller) => (caller.user || caller.ingest ? actorOf(caller) : null);
@@ -21,7 +23,11 @@ export function waypointRoutes(gw: Core, kit: RouteKit) {
     .get("/api/caches/:id/waypoints", ({ params, caller }) => listWaypoints(gw, decodeURIComponent(params.id), reader(caller)), {
       gate: "public",
       params: t.Object({ id: CACHE_KEY }),
-      detail: { summary: "A cache's waypoints: parking, stages, trailhead... and its final, for its owner and those who found it", tags: TAGS },
+      detail: {
+        summary: "A cache's waypoints: parking, stages, trailhead... and its final, for its owner and those who found it",
+        tags: TAGS,
+        responses: answers("the waypoints", WAYPOINTS),
+      },
     })
     .post(
       "/api/caches/:id/waypoints",
@@ -33,18 +39,22 @@ export function waypointRoutes(gw: Core, kit: RouteKit) {
         gate: "actor",
         params: t.Object({ id: NATIVE_CACHE_ID }),
         body: WAYPOINT_BODY,
-        detail: { summary: `Add a waypoint to a cache (its owner; at most ${MAX_WAYPOINTS})`, tags: TAGS },
+        detail: {
+          summary: `Add a waypoint to a cache (its owner; at most ${MAX_WAYPOINTS})`,
+          tags: TAGS,
+          responses: answers("the waypoint", WAYPOINT_ONE, 201),
+        },
       },
     )
     .patch("/api/caches/:id/waypoints/:wid", ({ params, body, caller }) => editWaypoint(gw, actorOf(caller), params.id, params.wid, body), {
       gate: "actor",
       params: ONE,
       body: WAYPOINT_PATCH,
-      detail: { summary: "Change a cache's waypoint (its owner): the fields sent change", tags: TAGS },
+      detail: { summary: "Change a cache's waypoint (its owner): the fields sent change", tags: TAGS, responses: answers("the waypoint", WAYPOINT_ONE) },
     })
     .delete("/api/caches/:id/waypoints/:wid", ({ params, caller }) => deleteWaypoint(gw, actorOf(caller), params.id, params.wid), {
       gate: "actor",
       params: ONE,
-      detail: { summary: "Delete a cache's waypoint (its owner)", tags: TAGS },
+      detail: { summary: "Delete a cache's waypoint (its owner)", tags: TAGS, responses: answers("deleted", DELETED) },
     });
 }

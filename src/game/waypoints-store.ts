@@ -16,6 +16,7 @@ import type { Core } from "../core/core.ts";
 import { MAX_WAYPOINTS, waypointsFromWire, type CacheBody, type WaypointJson } from "../lib/fed/bodies.ts";
 import { decodeFrame, decodePayload } from "../lib/fed/record.ts";
 import type { Actor } from "./model.ts";
+import type { Waypoint } from "./shapes.ts";
 
 /** Who reads: what decides whether they see a final. */
 export type Viewer = Pick<Actor, "userId" | "ingest">;
@@ -37,12 +38,8 @@ export interface WaypointRow {
   note: string | null;
 }
 
-/** A waypoint as the API shows it. A mirrored cache's have no id (they are part of its record). */
-export interface Waypoint extends WaypointJson {
-  id: number | null;
-  /** prefix + the cache code's tail: PK1ABCD */
-  code: string;
-}
+/** A waypoint as the API shows it (WAYPOINT_JSON). A mirrored cache's have no id (they are part of its record). */
+export type { Waypoint } from "./shapes.ts";
 
 /** The code of a cache's waypoint: its prefix in place of the cache code's first two characters. */
 export const waypointCode = (prefix: string, cacheCode: string) => prefix + cacheCode.slice(2);

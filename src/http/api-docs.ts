@@ -6,13 +6,14 @@
  * Content-Security-Policy allows nothing else).
  */
 import { createHash } from "node:crypto";
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Gateway } from "./gateway.ts";
 import { esc } from "../exports/xml.ts";
 import { buildInfo } from "../lib/version.ts";
 import { v1DocumentInfo } from "../v1/openapi.ts";
 import { gatesPlugin } from "./gates.ts";
-import { openApiDocument, type RouteLike } from "./openapi.ts";
+import { answers, answersMedia, openApiDocument, type RouteLike } from "./openapi.ts";
+import { closed } from "../lib/schema.ts";
 import { baseUrl } from "./public-url.ts";
 
 type Doc = ReturnType<typeof openApiDocument>;
@@ -24,6 +25,22 @@ type Op = {
   requestBody?: { content: Record<string, { schema: unknown }> };
   "x-gate"?: string;
 };
+
+/**
+ * The document as GET /api/openapi.json answers it: its frame declared here,
+ * each operation and component as the OpenAPI 3.1 specification defines them.
+ */
+export const OPENAPI_DOCUMENT = closed({
+  openapi: t.Literal("3.1.0"),
+  info: closed({ title: t.String(), version: t.String(), description: t.String() }),
+  servers: t.Array(closed({ url: t.String() })),
+  paths: t.Record(
+    t.String(),
+    t.Record(t.String(), t.Unknown({ description: "an Operation Object (OpenAPI 3.1): its schemas are the routes' own JSON Schema" })),
+    { description: "by path, then by method" },
+  ),
+  components: t.Record(t.String(), t.Record(t.String(), t.Unknown({ description: "a schema, security scheme or response (OpenAPI 3.1 Components)" }))),
+});
 
 /** The whole API's document for the server at `base`. */
 function apiDocument(routes: RouteLike[], base: string): Doc {
@@ -128,7 +145,7 @@ export function apiDocsRoutes(gw: Gateway, routes: () => RouteLike[]) {
     .use(gatesPlugin(gw))
     .get("/api/openapi.json", ({ request }) => docFor(request), {
       gate: "public",
-      detail: { summary: "The OpenAPI 3.1 document of every route", tags: ["API"] },
+      detail: { summary: "The OpenAPI 3.1 document of every route", tags: ["API"], responses: answers("the document", OPENAPI_DOCUMENT) },
     })
     .get(
       "/api/docs",
@@ -136,7 +153,7 @@ export function apiDocsRoutes(gw: Gateway, routes: () => RouteLike[]) {
         new Response(docsPage(docFor(request)), { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CSP } }),
       {
         gate: "public",
-        detail: { summary: "The API described as a page to read", tags: ["API"] },
+        detail: { summary: "The API described as a page to read", tags: ["API"], responses: answersMedia("the page", "text/html") },
       },
     );
 }

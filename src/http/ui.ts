@@ -15,6 +15,7 @@ import type { Gateway } from "./gateway.ts";
 import { CORS_HEADERS } from "./cors.ts";
 import { errorResponse } from "./errors.ts";
 import { gatesPlugin } from "./gates.ts";
+import { answersMedia } from "./openapi.ts";
 import { addPwa, MANIFEST_PATH, SW_PATH } from "./pwa.ts";
 import { compress, compressible, pickCoding } from "./compress.ts";
 import { COUNT_SCRIPT, COUNT_SCRIPT_HASH, mapViewHtml, viewOf } from "./map-view.ts";
@@ -314,7 +315,11 @@ export function uiRoutes(gw: Gateway, csp: string) {
         {
           gate: "public",
           params: t.Object({ "*": t.String({ description: "the file's name in the build, e.g. main-1a2b3c.js" }) }),
-          detail: { summary: "A file of the web app (script, style, icon), cached for a year by its hashed name", tags: ["Web app"] },
+          detail: {
+            summary: "A file of the web app (script, style, icon), cached for a year by its hashed name",
+            tags: ["Web app"],
+            responses: answersMedia("the file, in its own type (script, style, image, font...)", "*/*"),
+          },
         },
       )
       .get("/", ({ request }) => serveIndex(csp, { gw, request }), {
@@ -328,17 +333,25 @@ export function uiRoutes(gw: Gateway, csp: string) {
           },
           { additionalProperties: true },
         ),
-        detail: { summary: "The web app, with the map's first view drawn into the page", tags: ["Web app"] },
+        detail: { summary: "The web app, with the map's first view drawn into the page", tags: ["Web app"], responses: answersMedia("the page", "text/html") },
       })
       // The service worker lives at the root so that its scope is the whole app; never cached by
       // HTTP, so a new version is seen on the next visit.
       .get(SW_PATH, () => topLevelFile("sw.js", "text/javascript; charset=utf-8"), {
         gate: "public",
-        detail: { summary: "The web app's service worker (offline shell, saved areas)", tags: ["Web app"] },
+        detail: {
+          summary: "The web app's service worker (offline shell, saved areas)",
+          tags: ["Web app"],
+          responses: answersMedia("the script", "text/javascript"),
+        },
       })
       .get(MANIFEST_PATH, () => topLevelFile("manifest.webmanifest", "application/manifest+json"), {
         gate: "public",
-        detail: { summary: "The web app manifest (installable app)", tags: ["Web app"] },
+        detail: {
+          summary: "The web app manifest (installable app)",
+          tags: ["Web app"],
+          responses: answersMedia("the manifest", "application/manifest+json"),
+        },
       })
   );
 }

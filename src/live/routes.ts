@@ -13,7 +13,8 @@ import { parseRegions } from "./rooms.ts";
 import { parseBbox } from "../stations/registry.ts";
 import { cotDocument } from "./cot.ts";
 import { cotSnapshot, cotStream } from "./stream.ts";
-import { listSpots } from "./spots.ts";
+import { listSpots, SPOT_LIST } from "./spots.ts";
+import { answers, answersEmpty, answersMedia } from "../http/openapi.ts";
 import type { Live } from "./service.ts";
 
 const COT_TYPE = "application/xml; charset=utf-8";
@@ -34,7 +35,11 @@ export function liveRoutes(gw: Core, kit: RouteKit, live: Live) {
       },
       {
         gate: "public",
-        detail: { summary: "Without an upgrade: 426, pointing to the WebSocket on the same path", tags: ["Live"] },
+        detail: {
+          summary: "Without an upgrade: 426, pointing to the WebSocket on the same path",
+          tags: ["Live"],
+          responses: answersEmpty("never here: a request with Upgrade: websocket switches to the WebSocket (WS /ws); without one the answer is 426", 101),
+        },
       },
     )
     .ws("/ws", {
@@ -47,6 +52,7 @@ export function liveRoutes(gw: Core, kit: RouteKit, live: Live) {
           "A bad region is 400 bad_region before the upgrade; too many connections from one address are refused. " +
           "A signed-in user's socket also carries their own channel: messages to their verified calls, their sent messages' acks, watch and emergency alerts.",
         tags: ["Live"],
+        responses: answersEmpty("Switching Protocols: the WebSocket is open", 101),
       },
       beforeHandle({ query, caller }: { query: Record<string, string | undefined>; caller: Caller }) {
         parseRegions(query.region, !!caller.user);
@@ -79,6 +85,7 @@ export function liveRoutes(gw: Core, kit: RouteKit, live: Live) {
           summary: "Stations and caches as a Cursor-on-Target XML snapshot, for TAK clients",
           description: "One <events> document; x-truncated: true when the snapshot was cut at its limit.",
           tags: ["Live"],
+          responses: answersMedia("the snapshot", "application/xml"),
         },
       },
     )
@@ -100,6 +107,7 @@ export function liveRoutes(gw: Core, kit: RouteKit, live: Live) {
           summary: "Cursor-on-Target events as a server-sent event stream, for TAK clients",
           description: "A snapshot first, then each change; Last-Event-ID resumes after a reconnect.",
           tags: ["Live"],
+          responses: answersMedia("the event stream", "text/event-stream"),
         },
       },
     )
@@ -113,6 +121,7 @@ export function liveRoutes(gw: Core, kit: RouteKit, live: Live) {
         summary: "Recent activity spots (stations heard, finds logged) for the live list",
         description: "Answers { spots, since }; 404 spots_disabled when the operator turned spots off.",
         tags: ["Live"],
+        responses: answers("the spots, newest first", SPOT_LIST),
       },
     });
 }

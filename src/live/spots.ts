@@ -9,6 +9,9 @@ import type { Core } from "../core/core.ts";
 import { AppError, badRequest } from "../lib/errors.ts";
 import { locator } from "../lib/maidenhead.ts";
 import { recentLogs } from "./logs.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, unixMs, wholeNumber } from "../lib/schema.ts";
 
 const SPOTS = {
   windowMs: 3_600_000,
@@ -17,21 +20,23 @@ const SPOTS = {
   maxLimit: 500,
 } as const;
 
-export interface Spot {
-  kind: "station" | "find";
-  call: string;
-  /** unix ms: when the station was heard, or the find logged */
-  ts: number;
-  /** 6-character Maidenhead locator */
-  grid: string;
-  /** stations: how it was heard (rf, aprsis, ingest, ...) and the IGate that heard it on RF */
-  source?: string;
-  igate?: string;
-  /** finds: the cache */
-  cache?: { id: number | string; gid: string; name: string; type: string };
-}
+/** A spot: who was active lately, where to about 5 km, never an exact position. */
+export const SPOT = closed({
+  kind: t.Union([t.Literal("station"), t.Literal("find")]),
+  call: t.String(),
+  ts: unixMs("when the station was heard, or the find logged"),
+  grid: t.String({ description: "6-character Maidenhead locator" }),
+  source: t.Optional(t.String({ description: "stations: how it was heard (rf, aprsis, ingest, ...)" })),
+  igate: t.Optional(t.String({ description: "stations: the IGate that heard it on RF" })),
+  cache: t.Optional(
+    closed({ id: t.Union([wholeNumber(), t.String()]), gid: t.String(), name: t.String(), type: t.String() }, { description: "finds: the cache" }),
+  ),
+});
+export type Spot = Static<typeof SPOT>;
+/** Recent spots, newest first, and the time they are counted from. */
+export const SPOT_LIST = closed({ spots: t.Array(SPOT), since: unixMs("spots after this, unix ms") });
 
-export function listSpots(gw: Core, q: { since?: number; limit?: number }): { spots: Spot[]; since: number } {
+export function listSpots(gw: Core, q: { since?: number; limit?: number }): Static<typeof SPOT_LIST> {
   if (!gw.config.spotsEnabled) throw new AppError(404, "spots_disabled", "live activity spots are off on this instance (SPOTS_ENABLED)");
   const now = gw.clock.now();
   if (q.limit !== undefined && (q.limit < 1 || q.limit > SPOTS.maxLimit)) throw badRequest("invalid", `limit is 1 to ${SPOTS.maxLimit}`);

@@ -7,9 +7,11 @@ import { t } from "elysia";
 import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { badRequest, forbidden, unprocessable } from "../lib/errors.ts";
-import { check, closed, nullable } from "../lib/schema.ts";
+import { check, closed, nullable, wholeNumber } from "../lib/schema.ts";
 import { baseCall, isCallsign } from "../lib/callsign.ts";
-import { flushEvents, ingestLinesTx, ingestPositionsTx, newSink, type IngestLine, type IngestReport, type PositionReport } from "./ingest.ts";
+import { flushEvents, INGEST_REPORT, ingestLinesTx, ingestPositionsTx, newSink, type IngestLine, type PositionReport } from "./ingest.ts";
+import type { Static } from "@sinclair/typebox";
+import { FINDS_INGESTED, type FindsIngested } from "../game/shapes.ts";
 
 /** Lines per request, to keep one transaction short. */
 export const MAX_BATCH = 20_000;
@@ -19,7 +21,7 @@ export const MAX_BATCH = 20_000;
  * function that applies them, inside the batch's transaction. Until then a
  * batch carrying finds is refused whole with 422 finds_not_supported.
  */
-export type FindIngest = (gw: Core, finds: unknown[], ctx: { caller: Caller; heardAt: number }) => unknown;
+export type FindIngest = (gw: Core, finds: unknown[], ctx: { caller: Caller; heardAt: number }) => FindsIngested;
 declare module "../core/services.ts" {
   interface Services {
     /** the game's function for finds in an ingest batch (src/hosts/services.ts sets it), or null */
@@ -27,11 +29,13 @@ declare module "../core/services.ts" {
   }
 }
 
-export interface IngestResult {
-  packets: IngestReport;
-  positions: { stored: number };
-  finds?: unknown;
-}
+/** What an /ingest request answers: what became of its lines, positions and finds. */
+export const INGEST_RESULT = closed({
+  packets: INGEST_REPORT,
+  positions: closed({ stored: wholeNumber() }),
+  finds: t.Optional(FINDS_INGESTED),
+});
+export type IngestResult = Static<typeof INGEST_RESULT>;
 
 /** Splits raw bytes into lines without decoding them (a line may not be UTF-8). */
 function splitLines(bytes: Uint8Array): Uint8Array[] {

@@ -23,6 +23,9 @@ import type { Database, Statement } from "../core/store/sqlite.ts";
 import { isOwnWeatherEcho, onMessageHeard } from "./outbox.ts";
 import { StationBatch, type HeardBy } from "./station-batch.ts";
 import { isEchoLine } from "../radio-node/echoes.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, wholeNumber } from "../lib/schema.ts";
 
 export type IngestSource = "rf" | "aprsis" | "ingest";
 
@@ -48,14 +51,15 @@ export interface IngestLine {
   igate?: string | null;
 }
 
-export interface IngestReport {
-  received: number;
-  stored: number;
-  duplicates: number;
-  positions: number;
-  /** lines that did not decode, by error code (they are still kept in the raw ring) */
-  errors: Record<string, number>;
-}
+/** What a batch of lines did. */
+export const INGEST_REPORT = closed({
+  received: wholeNumber({ description: "lines received" }),
+  stored: wholeNumber({ description: "lines stored (not duplicates)" }),
+  duplicates: wholeNumber({ description: "the same packet from the same hearer within 30 s" }),
+  positions: wholeNumber({ description: "positions stored" }),
+  errors: t.Record(t.String(), wholeNumber(), { description: "lines that did not decode, by error code (they are still kept in the raw ring)" }),
+});
+export type IngestReport = Static<typeof INGEST_REPORT>;
 
 /** Heard-on-RF q constructs: the IGate after them heard the packet on the air. */
 const RF_Q = new Set(["qAR", "qAr", "qAo", "qAO"]);

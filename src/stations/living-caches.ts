@@ -16,32 +16,27 @@ import type { GatewayEvents } from "../core/events.ts";
 import type { SignedInUser } from "../accounts/caller.ts";
 import { badRequest } from "../lib/errors.ts";
 import { isCallsign } from "../lib/callsign.ts";
-import { closed, nullable } from "../lib/schema.ts";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 import { inBbox, type Bbox } from "./registry.ts";
-import { createOwn, findOwnByCall, holdsBaseCall, ownRow, usableRow, viewOwn, type OwnRow, type OwnStation } from "./own.ts";
+import { createOwn, findOwnByCall, holdsBaseCall, OWN_STATION, ownRow, usableRow, viewOwn, type OwnRow } from "./own.ts";
 
-export interface LivingCache {
-  /** the own station (my_stations.id): stable for the life of the cache */
-  stationId: number;
-  /** the station's callsign, e.g. N0CALL-7 */
-  call: string;
-  /** the cache's name: the name the owner gave, else the callsign */
-  name: string;
-  /** the account that runs the station */
-  ownerUserId: number;
-  lat: number;
-  lon: number;
-  /** beacon: the latest position heard from the station; fixed: the own station's set position (never beaconed yet) */
-  from: "beacon" | "fixed";
-  /** when the beacon was heard (unix ms); null for a fixed position */
-  positionAt: number | null;
-  /** last time anything was heard from the station, unix ms */
-  lastHeard: number | null;
-  /** the station's APRS symbol, when known */
-  symbol: string | null;
-  /** when the station was added as an own station (unix ms) */
-  createdAt: number;
-}
+/** A living cache: an own station whose position is the cache's. */
+export const LIVING_CACHE = closed({
+  stationId: wholeNumber({ description: "the own station (my_stations.id): stable for the life of the cache" }),
+  call: t.String({ description: "the station's callsign, e.g. N0CALL-7" }),
+  name: t.String({ description: "the name the owner gave, else the callsign" }),
+  ownerUserId: wholeNumber({ description: "the account that runs the station" }),
+  lat: t.Number(),
+  lon: t.Number(),
+  from: t.Union([t.Literal("beacon"), t.Literal("fixed")], {
+    description: "beacon: the latest position heard from the station; fixed: the own station's set position (never beaconed yet)",
+  }),
+  positionAt: nullable(unixMs(), "when the beacon was heard; null for a fixed position"),
+  lastHeard: nullable(unixMs(), "last time anything was heard from the station"),
+  symbol: nullable(t.String(), "the station's APRS symbol, when known"),
+  createdAt: unixMs("when the station was added as an own station"),
+});
+export type LivingCache = Static<typeof LIVING_CACHE>;
 
 interface Row {
   id: number;
@@ -108,11 +103,12 @@ export function livingCache(gw: Core, stationId: number): LivingCache | null {
   return r ? toCache(gw, r) : null;
 }
 
-export interface LivingCacheView {
-  station: OwnStation;
-  /** the cache as the game sees it; null when off or not placed yet */
-  cache: LivingCache | null;
-}
+/** A station and its living cache. */
+export const LIVING_CACHE_VIEW = closed({
+  station: OWN_STATION,
+  cache: nullable(LIVING_CACHE, "the cache as the game sees it; null when off or not placed yet"),
+});
+export type LivingCacheView = Static<typeof LIVING_CACHE_VIEW>;
 
 const LIVING = {
   on: t.Optional(t.Boolean({ description: "default true" })),

@@ -15,26 +15,33 @@ import type { Core } from "../core/core.ts";
 import type { GatewayEvents } from "../core/events.ts";
 import { encodeAck, encodeMessage, EncodeError } from "../lib/aprs/index.ts";
 import { badRequest } from "../lib/errors.ts";
-import { closed } from "../lib/schema.ts";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 import { getMeta, setMeta } from "../core/store/db.ts";
 
 /** `raw`: a line a box command asked for as is (see src/radio-node/local-box.ts). */
-export type OutboxKind = "message" | "ack" | "position" | "status" | "weather" | "object" | "raw";
+export const OUTBOX_KINDS = ["message", "ack", "position", "status", "weather", "object", "raw"] as const;
+export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 
-export interface OutboxItem {
-  id: number;
-  kind: OutboxKind;
-  src: string;
-  addressee: string | null;
-  msgId: string | null;
-  line: string;
-  state: string;
-  attempts: number;
-  createdAt: number;
-  sentAt: number | null;
-  doneAt: number | null;
-  error: string | null;
-}
+/** A line of the outbox as the API answers it. */
+export const OUTBOX_ITEM = closed({
+  id: wholeNumber(),
+  kind: t.Union(OUTBOX_KINDS.map((k) => t.Literal(k))),
+  src: t.String({ description: "the callsign it is sent as" }),
+  addressee: nullable(t.String()),
+  msgId: nullable(t.String()),
+  line: t.String({ description: "the TNC2 line" }),
+  state: t.String({ description: "queued, leased, sent, acked, failed" }),
+  attempts: wholeNumber(),
+  createdAt: unixMs(),
+  sentAt: nullable(unixMs()),
+  doneAt: nullable(unixMs(), "acked, failed, or sent with no ack to wait for"),
+  error: nullable(t.String()),
+});
+export type OutboxItem = Static<typeof OUTBOX_ITEM>;
+/** Lines leased to a transmitter, or a user's own lines (newest first). */
+export const OUTBOX_ITEMS = closed({ items: t.Array(OUTBOX_ITEM) });
+/** What a transmitter's report changed. */
+export const OUTBOX_ACKED = closed({ updated: wholeNumber({ description: "items whose state changed" }) });
 
 /** Attempts for a message that wants an ack, and the wait after each send. */
 const MESSAGE_ATTEMPTS = 5;
@@ -145,7 +152,7 @@ export const OUTBOX_ACK = closed({
   ),
 });
 
-export function reportSent(gw: Core, report: Static<typeof OUTBOX_ACK>): { updated: number } {
+export function reportSent(gw: Core, report: Static<typeof OUTBOX_ACK>): Static<typeof OUTBOX_ACKED> {
   const now = gw.clock.now();
   let updated = 0;
   const told: Told[] = [];

@@ -7,11 +7,33 @@ import { Elysia, t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { addOwn, listOwn, OWN_STATION_BODY, OWN_STATION_CHANGE, ownRow, updateOwn, viewOwn } from "./own.ts";
-import { becomeLivingCache, LIVING_CACHE_BODY, livingCacheView, ME_CACHE_BODY, setLivingCache } from "./living-caches.ts";
-import { OWN_WX_KEY_BODY, ownWxKey, STATION_WX_KEY_BODY, stationWxKey, weatherStations } from "./wx-keys.ts";
-import { setWxTxOf, WX_TX_BODY } from "./wx-tx.ts";
-import { PUSH_PARAMS, pushParams, submitWeather } from "./wx-push.ts";
+import {
+  addOwn,
+  listOwn,
+  OWN_STATION_BODY,
+  OWN_STATION_CHANGE,
+  OWN_STATION_CHANGED,
+  OWN_STATION_ONE,
+  OWN_STATIONS,
+  ownRow,
+  updateOwn,
+  viewOwn,
+} from "./own.ts";
+import { becomeLivingCache, LIVING_CACHE_BODY, LIVING_CACHE_VIEW, livingCacheView, ME_CACHE_BODY, setLivingCache } from "./living-caches.ts";
+import {
+  ISSUED_KEY,
+  KEY_REVOKED,
+  OWN_WX_KEY_BODY,
+  ownWxKey,
+  STATION_WX_KEY_BODY,
+  stationWxKey,
+  weatherStations,
+  WX_KEY_STATE,
+  WX_STATIONS,
+} from "./wx-keys.ts";
+import { setWxTxOf, WX_TX_BODY, WX_TX_SET, WX_TX_STATE } from "./wx-tx.ts";
+import { PUSH_PARAMS, PUSH_RESULT, pushParams, submitWeather } from "./wx-push.ts";
+import { answers, answersMedia } from "../http/openapi.ts";
 
 interface PushContext {
   query: Record<string, unknown>;
@@ -55,12 +77,19 @@ export function ownStationRoutes(gw: Core, kit: RouteKit) {
     summary: `A weather station pushes a reading (${where})`,
     description: 'Answers "success" as Weather Underground does (JSON when asked). The reading is stored, and sent on APRS when the owner turned that on.',
     tags: WX,
+    // one status, two bodies: "success" as text, or the reading stored as JSON (a JSON body, or Accept: application/json)
+    responses: {
+      "200": {
+        description: 'the reading stored: "success" as text, or as JSON when asked',
+        content: { ...answers("", PUSH_RESULT)["200"]!.content, ...answersMedia("", "text/plain")["200"]!.content },
+      },
+    },
   });
   return new Elysia({ name: "own-stations" })
     .use(kit.gates)
     .get("/api/my/stations", ({ caller }) => ({ stations: listOwn(gw, caller.user!.id) }), {
       gate: "session",
-      detail: { summary: "Your stations (the SSIDs of your callsigns you run)", tags: TAGS },
+      detail: { summary: "Your stations (the SSIDs of your callsigns you run)", tags: TAGS, responses: answers("your stations", OWN_STATIONS) },
     })
     .post(
       "/api/my/stations",
@@ -72,19 +101,23 @@ export function ownStationRoutes(gw: Core, kit: RouteKit) {
       {
         gate: "session",
         body: OWN_STATION_BODY,
-        detail: { summary: "Add one of your stations", tags: TAGS },
+        detail: { summary: "Add one of your stations", tags: TAGS, responses: answers("the station", OWN_STATION_ONE, 201) },
       },
     )
     .get("/api/my/stations/:sid", ({ caller, params }) => ({ station: viewOwn(gw, ownRow(gw, caller.user!.id, params.sid)) }), {
       gate: "session",
       params: SID,
-      detail: { summary: "One of your stations", tags: TAGS },
+      detail: { summary: "One of your stations", tags: TAGS, responses: answers("the station", OWN_STATION_ONE) },
     })
     .post("/api/my/stations/:sid", ({ caller, params, body }) => updateOwn(gw, caller.user!.id, params.sid, body), {
       gate: "session",
       params: SID,
       body: OWN_STATION_CHANGE,
-      detail: { summary: "Change a station's label or position, or remove it", tags: TAGS },
+      detail: {
+        summary: "Change a station's label or position, or remove it",
+        tags: TAGS,
+        responses: answers("the station as changed, or removed", OWN_STATION_CHANGED),
+      },
     })
     .get(
       "/api/my/stations/:sid/wx-key",
@@ -92,7 +125,15 @@ export function ownStationRoutes(gw: Core, kit: RouteKit) {
         const station = viewOwn(gw, ownRow(gw, caller.user!.id, params.sid));
         return { wxKey: station.wxKey, station };
       },
-      { gate: "session", params: SID, detail: { summary: "Whether a station has a weather key (never the key itself)", tags: WX } },
+      {
+        gate: "session",
+        params: SID,
+        detail: {
+          summary: "Whether a station has a weather key (never the key itself)",
+          tags: WX,
+          responses: answers("the key's dates (null: none) and the station", WX_KEY_STATE),
+        },
+      },
     )
     .post(
       "/api/my/stations/:sid/wx-key",
@@ -105,19 +146,29 @@ export function ownStationRoutes(gw: Core, kit: RouteKit) {
         gate: "session",
         params: SID,
         body: STATION_WX_KEY_BODY,
-        detail: { summary: "Issue a station's weather key (shown once), or revoke it", description: "The body may be left out (a new key).", tags: WX },
+        detail: {
+          summary: "Issue a station's weather key (shown once), or revoke it",
+          description: "The body may be left out (a new key).",
+          tags: WX,
+          responses: { ...answers("the new key, shown this once", ISSUED_KEY, 201), ...answers("revoked", KEY_REVOKED) },
+        },
       },
     )
     .get("/api/my/stations/:sid/cache", ({ caller, params }) => livingCacheView(gw, caller.user!.id, params.sid), {
       gate: "session",
       params: SID,
-      detail: { summary: "Whether a station is a living cache, and the cache", tags: TAGS },
+      detail: { summary: "Whether a station is a living cache, and the cache", tags: TAGS, responses: answers("the station and its cache", LIVING_CACHE_VIEW) },
     })
     .post("/api/my/stations/:sid/cache", ({ caller, params, body }) => setLivingCache(gw, caller.user!.id, params.sid, body), {
       gate: "session",
       params: SID,
       body: LIVING_CACHE_BODY,
-      detail: { summary: "Make a station a living cache (found where it beacons), or stop", description: "The body may be left out (on).", tags: TAGS },
+      detail: {
+        summary: "Make a station a living cache (found where it beacons), or stop",
+        description: "The body may be left out (on).",
+        tags: TAGS,
+        responses: answers("the station and its cache", LIVING_CACHE_VIEW),
+      },
     })
     .post("/api/me/cache", ({ caller, body }) => becomeLivingCache(gw, caller.user!, body), {
       gate: "session",
@@ -126,11 +177,12 @@ export function ownStationRoutes(gw: Core, kit: RouteKit) {
         summary: "Make yourself (a station of yours) a living cache, or stop",
         description: "The body may be left out (on, as your active callsign).",
         tags: TAGS,
+        responses: answers("the station and its cache", LIVING_CACHE_VIEW),
       },
     })
     .get("/api/wx/key", ({ caller }) => ({ stations: weatherStations(gw, caller.user!.id) }), {
       gate: "session",
-      detail: { summary: "Your weather stations and whether each has a key", tags: WX },
+      detail: { summary: "Your weather stations and whether each has a key", tags: WX, responses: answers("your weather stations", WX_STATIONS) },
     })
     .post(
       "/api/wx/key",
@@ -146,17 +198,22 @@ export function ownStationRoutes(gw: Core, kit: RouteKit) {
           summary: "Issue a weather key for a station of yours, adding the station if needed",
           description: "The key is shown once. The body may be left out.",
           tags: WX,
+          responses: answers("the new key, shown this once", ISSUED_KEY, 201),
         },
       },
     )
     .get("/api/wx/tx", ({ caller }) => ({ stations: weatherStations(gw, caller.user!.id), intervalMinutes: gw.config.wxTxIntervalMinutes }), {
       gate: "session",
-      detail: { summary: "Which of your weather stations are sent on APRS, and how often", tags: WX },
+      detail: {
+        summary: "Which of your weather stations are sent on APRS, and how often",
+        tags: WX,
+        responses: answers("your weather stations", WX_TX_STATE),
+      },
     })
     .post("/api/wx/tx", ({ caller, body }) => ({ station: setWxTxOf(gw, caller.user!.id, body), intervalMinutes: gw.config.wxTxIntervalMinutes }), {
       gate: "session",
       body: WX_TX_BODY,
-      detail: { summary: "Send a weather station's readings on APRS, or stop", tags: WX },
+      detail: { summary: "Send a weather station's readings on APRS, or stop", tags: WX, responses: answers("the station", WX_TX_SET) },
     })
     .get("/updateweatherstation", pushGet, { gate: "wx-key", query: PUSH_QUERY, detail: pushDoc("Weather Underground protocol") })
     .post("/updateweatherstation", push, {

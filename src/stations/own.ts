@@ -13,33 +13,48 @@ import { t } from "elysia";
 import type { Static, TObject } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { badRequest, conflict, forbidden, notFound } from "../lib/errors.ts";
-import { closed, nullable } from "../lib/schema.ts";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
+import { WEATHER } from "./shapes.ts";
 import { baseCall, isCallsign, normalizeCall } from "../lib/callsign.ts";
 import type { Weather } from "../lib/aprs/index.ts";
 
 /** Own stations per account. */
 const MAX_OWN_STATIONS = 20;
 
-export interface OwnStation {
-  id: number;
-  call: string;
-  label: string | null;
-  /** fixed position (a weather station that does not beacon), else null */
-  lat: number | null;
-  lon: number | null;
-  /** the account still holds the base call (else the station is dormant) */
-  callsignHeld: boolean;
-  /** this account verified the base call (transmit and living caches need it) */
-  verified: boolean;
-  wxKey: { createdAt: number; lastUsedAt: number | null } | null;
-  wxTx: boolean;
-  wxTxLastAt: number | null;
-  livingCache: boolean;
-  cacheName: string | null;
-  /** what the registry last heard of the call, if anything */
-  heard: { lastHeard: number; lat?: number; lon?: number; lastPositionAt?: number; wx?: Weather; wxAt?: number } | null;
-  createdAt: number;
-}
+/** One of a user's stations as the API answers it. */
+export const OWN_STATION = closed({
+  id: wholeNumber(),
+  call: t.String(),
+  label: nullable(t.String()),
+  lat: nullable(t.Number(), "a fixed position (a weather station that does not beacon); null: none"),
+  lon: nullable(t.Number()),
+  callsignHeld: t.Boolean({ description: "the account still holds the base call (else the station is dormant)" }),
+  verified: t.Boolean({ description: "this account verified the base call (transmit and living caches need it)" }),
+  wxKey: nullable(closed({ createdAt: unixMs(), lastUsedAt: nullable(unixMs()) }), "its weather key (never the key itself); null: none"),
+  wxTx: t.Boolean({ description: "its weather readings are sent on APRS" }),
+  wxTxLastAt: nullable(unixMs()),
+  livingCache: t.Boolean(),
+  cacheName: nullable(t.String()),
+  heard: nullable(
+    closed({
+      lastHeard: unixMs(),
+      lat: t.Optional(t.Number()),
+      lon: t.Optional(t.Number()),
+      lastPositionAt: t.Optional(unixMs()),
+      wx: t.Optional(WEATHER),
+      wxAt: t.Optional(unixMs()),
+    }),
+    "what the registry last heard of the call; null: nothing",
+  ),
+  createdAt: unixMs(),
+});
+export type OwnStation = Static<typeof OWN_STATION>;
+/** The user's stations. */
+export const OWN_STATIONS = closed({ stations: t.Array(OWN_STATION) });
+/** One station. */
+export const OWN_STATION_ONE = closed({ station: OWN_STATION });
+/** What a change answers: the station, or that it was removed. */
+export const OWN_STATION_CHANGED = t.Union([OWN_STATION_ONE, closed({ removed: t.Literal(true) })]);
 
 export interface OwnRow {
   id: number;
@@ -211,7 +226,7 @@ export function createOwn(gw: Core, userId: number, rawCall: string, fields: Fie
 }
 
 /** Changes label/position (`null` clears), or removes the station with `{"remove": true}`. */
-export function updateOwn(gw: Core, userId: number, id: number, b: Static<typeof OWN_STATION_CHANGE>): { station: OwnStation } | { removed: true } {
+export function updateOwn(gw: Core, userId: number, id: number, b: Static<typeof OWN_STATION_CHANGE>): Static<typeof OWN_STATION_CHANGED> {
   const row = ownRow(gw, userId, id);
   if (b.remove === true) {
     if (b.label !== undefined || b.lat !== undefined || b.lon !== undefined) throw badRequest("invalid", 'send {"remove": true} alone');

@@ -4,19 +4,30 @@
  * state; the route lists them all.
  */
 import type { Core } from "../core/core.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, unixMs } from "../lib/schema.ts";
 
-export interface PortStatus {
-  name: string;
-  /** aprs-is | ingest | kiss-tcp | kiss-serial | ... */
-  kind: string;
-  /** up | down | connecting | idle | off */
-  state: string;
-  /** unix ms of the last line or frame received */
-  lastRxAt?: number | null;
-  rx?: number;
-  tx?: number;
-  [k: string]: unknown;
-}
+/**
+ * A transport's status. The members every transport has are declared; the
+ * rest are each transport's own (the KISS and APRS-IS servers' clients, the
+ * radio port's counters, federation's peers...), registered at run time by the
+ * domain that runs it, so the schema leaves them open.
+ */
+export const PORT_STATUS = t.Object(
+  {
+    name: t.String(),
+    kind: t.String({ description: "aprs-is, ingest, kiss-tcp, kiss-serial, kiss-server, aprsis-server, federation, digipeater, beacons, tls..." }),
+    state: t.String({ description: "up, down, connecting, idle, failing, off" }),
+    lastRxAt: t.Optional(nullable(unixMs(), "the last line or frame received, unix ms")),
+    rx: t.Optional(t.Number({ description: "lines or frames received" })),
+    tx: t.Optional(t.Number({ description: "lines or frames sent" })),
+  },
+  { additionalProperties: t.Unknown({ description: "the transport's own fields (clients, listen, peers, counters...)" }) },
+);
+export type PortStatus = Static<typeof PORT_STATUS> & { [k: string]: unknown };
+/** The radio ports and hub servers (GET /api/ports). */
+export const PORTS = closed({ ports: t.Array(PORT_STATUS) });
 
 declare module "../core/services.ts" {
   interface Services {

@@ -6,9 +6,9 @@
 import type { Core } from "../core/core.ts";
 import { applyTelemetry, type Telemetry, type TelemetryDefinitions, type Weather } from "../lib/aprs/index.ts";
 import { badRequest, notFound } from "../lib/errors.ts";
-import type { Station, StationDetail } from "./shapes.ts";
+import type { AprsMessageRow, Cluster, MapStation, RawPacket, Series, Station, StationDetail, StationMap } from "./shapes.ts";
 
-export type { Station, StationDetail } from "./shapes.ts";
+export type { AprsMessageRow, MapStation, RawPacket, Series, Station, StationDetail, StationMap } from "./shapes.ts";
 
 interface Row {
   call: string;
@@ -188,34 +188,6 @@ export function listStations(gw: Core, q: StationQuery): { stations: Station[]; 
   return { stations: rows.slice(0, limit).map(toStation), truncated: rows.length > limit };
 }
 
-/** What the map draws of a station: its page and popup load the rest. */
-export interface MapStation {
-  call: string;
-  kind: Station["kind"];
-  lat: number;
-  lon: number;
-  symbol?: string;
-  course?: number;
-  lastHeard: number;
-}
-
-export interface StationCluster {
-  lat: number;
-  lon: number;
-  count: number;
-  /** the cluster's extent (west, south, east, north): zoom to it */
-  bbox: [number, number, number, number];
-}
-
-export interface StationMap {
-  /** true: the box holds more than `limit` stations, so `clusters` count them (a station alone in its cell is in `stations`) */
-  clustered: boolean;
-  stations: MapStation[];
-  clusters: StationCluster[];
-  /** stations (and live objects and items) with a position in the box */
-  total: number;
-}
-
 const MAP_STATIONS = 500;
 /** Clusters along the box's longer side (as the cache map). */
 const STATION_CLUSTER_CELLS = 24;
@@ -294,7 +266,7 @@ export function stationsForMap(gw: Core, box: Bbox, opts: { limit?: number; cell
     return r6(l > 180 ? l - 360 : l, round);
   };
   const stations: MapStation[] = [];
-  const clusters: StationCluster[] = [];
+  const clusters: Cluster[] = [];
   let total = 0;
   for (const r of rows) {
     total += r.n;
@@ -339,17 +311,6 @@ export function getStation(gw: Core, call: string, opts: { trackSince?: number }
   return detail;
 }
 
-export interface Series {
-  call: string;
-  /** telemetry channels with definitions applied; `points[i].values[k]` is channel k */
-  telemetry: {
-    channels: Array<{ id: string; name: string; unit: string }>;
-    project?: string;
-    points: Array<{ ts: number; seq?: number; values: Array<number | null> }>;
-  };
-  wx: Array<{ ts: number } & Weather>;
-}
-
 /** Telemetry (latest definitions applied) and weather readings since a time, oldest first. */
 export function stationSeries(gw: Core, call: string, opts: { since?: number; limit?: number } = {}): Series {
   const row = gw.db.query("SELECT call, telemetry_defs AS defs FROM stations WHERE call = ?").get(call) as { call: string; defs: string | null } | null;
@@ -377,17 +338,6 @@ export function stationSeries(gw: Core, call: string, opts: { since?: number; li
   return { call: row.call, telemetry, wx };
 }
 
-export interface RawPacket {
-  id: number;
-  ts: number;
-  raw: string;
-  source: string;
-  igate: string | null;
-  via: string | null;
-  /** decoded type, or the decode error code */
-  type: string | null;
-}
-
 /**
  * The raw packet ring for a station, newest first by the time it was heard
  * (a packet stored late, e.g. from a recorder's backlog, sits at its time,
@@ -411,18 +361,6 @@ export function stationPackets(gw: Core, call: string, opts: { limit?: number; b
   if (more) rows.pop();
   const packets = rows.map((r) => ({ ...r, raw: typeof r.raw === "string" ? r.raw : new TextDecoder("latin1").decode(r.raw) }));
   return { packets, next: more ? packets[packets.length - 1]!.id : null };
-}
-
-export interface AprsMessageRow {
-  id: number;
-  ts: number;
-  src: string;
-  addressee: string;
-  kind: string;
-  text: string;
-  msgId: string | null;
-  source: string | null;
-  igate: string | null;
 }
 
 /** The APRS message log, newest first; `call` matches sender or addressee. */

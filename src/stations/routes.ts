@@ -9,17 +9,17 @@ import type { Core } from "../core/core.ts";
 import { isSysop } from "../accounts/caller.ts";
 import { badRequest } from "../lib/errors.ts";
 import { decodeLine, lineFromBody } from "./decode-route.ts";
-import { ingestBody, MAX_BATCH } from "./ingest-batch.ts";
+import { INGEST_RESULT, ingestBody, MAX_BATCH } from "./ingest-batch.ts";
 import { getStation, listMessages, listStations, parseBbox, stationsForMap, stationPackets, stationSeries } from "./registry.ts";
-import { ingestPort, listPorts, type PortStatus } from "./ports.ts";
-import { leaseDue, OUTBOX_ACK, reportSent, userOutbox } from "./outbox.ts";
+import { ingestPort, listPorts, PORTS, type PortStatus } from "./ports.ts";
+import { leaseDue, OUTBOX_ACK, OUTBOX_ACKED, OUTBOX_ITEMS, reportSent, userOutbox } from "./outbox.ts";
 import { noteSentLine } from "../radio-node/echoes.ts";
-import { transmit, TX_BODY } from "./tx.ts";
+import { transmit, TX_BODY, TX_QUEUED } from "./tx.ts";
 import { ownStationRoutes } from "./own-routes.ts";
 import { cellsParam } from "../http/params.ts";
 import { STATION_CALL, STATION_LIST_QUERY } from "./model.ts";
 import { answers } from "../http/openapi.ts";
-import { STATION_DETAIL } from "./shapes.ts";
+import { APRS_MESSAGES, APRS_PACKET, SERIES, STATION_DETAIL, STATION_LIST, STATION_MAP, STATION_PACKETS } from "./shapes.ts";
 
 /** A port whose `clients` (KISS and APRS-IS servers) lose their network addresses. */
 function withoutClientAddresses(p: PortStatus): PortStatus {
@@ -42,7 +42,12 @@ export function stationsRoutes(gw: Core, kit: RouteKit) {
         gate: "public",
         // Raw bytes, or JSON that lineFromBody checks against DECODE_LINE (naming the field that fails).
         body: t.Union([t.Uint8Array({ description: "one TNC2 line as text/plain" }), t.Unknown({ description: 'JSON {"line": "..."} (DECODE_LINE)' })]),
-        detail: { summary: "Decode one APRS line (TNC2 text) into its fields, for anyone", tags: TAGS, bodyType: "text/plain" },
+        detail: {
+          summary: "Decode one APRS line (TNC2 text) into its fields, for anyone",
+          tags: TAGS,
+          bodyType: "text/plain",
+          responses: answers("the decoded packet", APRS_PACKET),
+        },
       })
       .post(
         "/ingest",
@@ -67,6 +72,7 @@ export function stationsRoutes(gw: Core, kit: RouteKit) {
             description: `TNC2 lines as text/plain, or a JSON batch {packets, positions, finds}; at most ${MAX_BATCH} items.`,
             tags: RADIO,
             bodyType: "text/plain",
+            responses: answers("what became of the lines, positions and finds", INGEST_RESULT),
           },
         },
       )
@@ -87,7 +93,11 @@ export function stationsRoutes(gw: Core, kit: RouteKit) {
             cluster: t.Optional(t.Literal("1", { description: "1: the map's view of bbox, stations counted into cells where many" })),
             cells: t.Optional(t.String({ description: "with cluster=1: cells along the box's longer side, 4-64" })),
           }),
-          detail: { summary: "Stations heard, newest first; or with cluster=1, the map's view of a box", tags: TAGS },
+          detail: {
+            summary: "Stations heard, newest first; or with cluster=1, the map's view of a box",
+            tags: TAGS,
+            responses: answers("the stations; with cluster=1, the map's view of the box", t.Union([STATION_LIST, STATION_MAP])),
+          },
         },
       )
       .get("/api/stations/:call", ({ params, query }) => getStation(gw, decodeURIComponent(params.call), { trackSince: query.since }), {
@@ -103,7 +113,7 @@ export function stationsRoutes(gw: Core, kit: RouteKit) {
           gate: "public",
           params: CALL_PARAMS,
           query: t.Object({ since: whole("from, unix ms"), limit: whole("how many points") }),
-          detail: { summary: "A station's weather and telemetry over time", tags: TAGS },
+          detail: { summary: "A station's weather and telemetry over time", tags: TAGS, responses: answers("the series, oldest first", SERIES) },
         },
       )
       .get(
@@ -113,7 +123,11 @@ export function stationsRoutes(gw: Core, kit: RouteKit) {
           gate: "public",
           params: CALL_PARAMS,
           query: t.Object({ limit: whole("how many"), before: whole("the `next` of the previous page") }),
-          detail: { summary: "The raw packets heard from a station, newest first, paged", tags: TAGS },
+          detail: {
+            summary: "The raw packets heard from a station, newest first, paged",
+            tags: TAGS,
+            responses: answers("a page of packets", STATION_PACKETS),
+          },
         },
       )
       .get(
@@ -135,13 +149,17 @@ export function stationsRoutes(gw: Core, kit: RouteKit) {
             since: whole("heard from, unix ms"),
             limit: whole("how many"),
           }),
-          detail: { summary: "APRS messages heard, newest first", tags: TAGS },
+          detail: { summary: "APRS messages heard, newest first", tags: TAGS, responses: answers("the messages", APRS_MESSAGES) },
         },
       )
       // the addresses of the hub servers' clients are for the sysop only
       .get("/api/ports", ({ caller }) => ({ ports: isSysop(gw, caller) ? listPorts(gw) : listPorts(gw).map(withoutClientAddresses) }), {
         gate: "public",
-        detail: { summary: "The radio ports and hub servers with their counters; client addresses for the sysop only", tags: RADIO },
+        detail: {
+          summary: "The radio ports and hub servers with their counters; client addresses for the sysop only",
+          tags: RADIO,
+          responses: answers("the ports", PORTS),
+        },
       })
       .get(
         "/outbox",
@@ -155,7 +173,7 @@ export function stationsRoutes(gw: Core, kit: RouteKit) {
         {
           gate: "ingest",
           query: t.Object({ by: t.Optional(t.String({ description: "who leases the items (default ingest)" })), limit: whole("how many") }),
-          detail: { summary: "The radio box leases what is due for transmission", tags: RADIO },
+          detail: { summary: "The radio box leases what is due for transmission", tags: RADIO, responses: answers("the leased lines", OUTBOX_ITEMS) },
         },
       )
       .post(
@@ -167,17 +185,25 @@ export function stationsRoutes(gw: Core, kit: RouteKit) {
         {
           gate: "ingest",
           body: OUTBOX_ACK,
-          detail: { summary: "The radio box reports which leased items it sent and which failed", tags: RADIO },
+          detail: {
+            summary: "The radio box reports which leased items it sent and which failed",
+            tags: RADIO,
+            responses: answers("how many changed", OUTBOX_ACKED),
+          },
         },
       )
       .post("/api/tx/aprs", ({ body, caller }) => transmit(gw, caller.user!, body), {
         gate: "verified",
         body: TX_BODY,
-        detail: { summary: "Transmit an APRS message, position or status as your verified callsign", tags: RADIO },
+        detail: {
+          summary: "Transmit an APRS message, position or status as your verified callsign",
+          tags: RADIO,
+          responses: answers("the line queued", TX_QUEUED),
+        },
       })
       .get("/api/tx/aprs", ({ caller }) => ({ items: userOutbox(gw, caller.user!.id) }), {
         gate: "session",
-        detail: { summary: "Your transmissions and their state", tags: RADIO },
+        detail: { summary: "Your transmissions and their state", tags: RADIO, responses: answers("your lines, newest first", OUTBOX_ITEMS) },
       })
   );
 }

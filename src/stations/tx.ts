@@ -10,7 +10,10 @@ import type { SignedInUser } from "../accounts/caller.ts";
 import { encodePosition, encodeStatus, EncodeError } from "../lib/aprs/index.ts";
 import { badRequest } from "../lib/errors.ts";
 import { closed } from "../lib/schema.ts";
-import { enqueue, enqueueMessage, type OutboxItem } from "./outbox.ts";
+import { enqueue, enqueueMessage, OUTBOX_ITEM } from "./outbox.ts";
+
+/** What a transmit request answers: the line queued in the outbox. */
+export const TX_QUEUED = closed({ item: OUTBOX_ITEM });
 
 /** What a transmit request sends; the shape is checked by the schema, the fields a kind needs here. */
 export const TX_BODY = closed({
@@ -23,7 +26,7 @@ export const TX_BODY = closed({
   comment: t.Optional(t.String({ description: "a position's comment" })),
 });
 
-export function transmit(gw: Core, user: SignedInUser, b: Static<typeof TX_BODY>): { item: OutboxItem } {
+export function transmit(gw: Core, user: SignedInUser, b: Static<typeof TX_BODY>): Static<typeof TX_QUEUED> {
   const src = user.call!;
   const kind = b.kind ?? "message";
   try {

@@ -9,8 +9,8 @@ import type { Core } from "../core/core.ts";
 import type { SignedInUser, WxKeyStation } from "../accounts/caller.ts";
 import { badRequest } from "../lib/errors.ts";
 import { isCallsign, baseCall } from "../lib/callsign.ts";
-import { closed } from "../lib/schema.ts";
-import { checkFields, createOwn, findOwnByCall, listOwn, ownRow, PLACE, updateOwn, usableRow, viewOwn, type OwnStation } from "./own.ts";
+import { closed, wholeNumber } from "../lib/schema.ts";
+import { checkFields, createOwn, findOwnByCall, listOwn, OWN_STATION, ownRow, PLACE, updateOwn, usableRow, viewOwn, type OwnStation } from "./own.ts";
 
 /** POST /api/my/stations/:sid/wx-key. */
 export const STATION_WX_KEY_BODY = closed({
@@ -61,12 +61,14 @@ function revokeWxKey(gw: Core, stationId: number): boolean {
 }
 
 /** How to point a weather station at this instance with `key`. */
-export interface UploadSettings {
-  /** Weather Underground protocol: the whole URL a station (or weewx, Cumulus...) GETs, readings appended */
-  wunderground: string;
-  /** Ecowitt "customized" upload, protocol Ecowitt */
-  ecowitt: { server: string; port: number; path: string; protocol: "Ecowitt" };
-}
+export const UPLOAD_SETTINGS = closed({
+  wunderground: t.String({ description: "Weather Underground protocol: the whole URL a station (or weewx, Cumulus...) GETs, readings appended" }),
+  ecowitt: closed(
+    { server: t.String(), port: wholeNumber(), path: t.String(), protocol: t.Literal("Ecowitt") },
+    { description: 'Ecowitt "customized" upload, protocol Ecowitt' },
+  ),
+});
+export type UploadSettings = Static<typeof UPLOAD_SETTINGS>;
 
 /** Upload settings for a key, on PUBLIC_URL (else the address the gateway listens on). */
 function uploadSettings(gw: Core, call: string, key: string): UploadSettings {
@@ -79,20 +81,22 @@ function uploadSettings(gw: Core, call: string, key: string): UploadSettings {
   };
 }
 
-export interface IssuedKey {
-  /** the key itself: shown this once, only its hash is kept */
-  key: string;
-  station: OwnStation;
-  upload: UploadSettings;
-}
+/** A new weather key: shown this once (only its hash is kept), with the station and how to set it up. */
+export const ISSUED_KEY = closed({
+  key: t.String({ description: "the key itself: shown this once, only its hash is kept" }),
+  station: OWN_STATION,
+  upload: UPLOAD_SETTINGS,
+});
+export type IssuedKey = Static<typeof ISSUED_KEY>;
+/** A revoked key: whether there was one, and the station. */
+export const KEY_REVOKED = closed({ revoked: t.Boolean({ description: "false: the station had no key" }), station: OWN_STATION });
+/** Whether a station has a weather key (never the key itself). */
+export const WX_KEY_STATE = closed({ wxKey: OWN_STATION.properties.wxKey, station: OWN_STATION });
+/** The user's weather stations: those with a key or sending on APRS. */
+export const WX_STATIONS = closed({ stations: t.Array(OWN_STATION) });
 
 /** POST /api/my/stations/:sid/wx-key: a new key (the old one stops working); `{"revoke": true}` only revokes. */
-export function stationWxKey(
-  gw: Core,
-  userId: number,
-  stationId: number,
-  b: Static<typeof STATION_WX_KEY_BODY>,
-): IssuedKey | { revoked: boolean; station: OwnStation } {
+export function stationWxKey(gw: Core, userId: number, stationId: number, b: Static<typeof STATION_WX_KEY_BODY>): IssuedKey | Static<typeof KEY_REVOKED> {
   const row = ownRow(gw, userId, stationId);
   if (b.revoke === true) {
     const revoked = revokeWxKey(gw, row.id);

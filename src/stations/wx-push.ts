@@ -26,7 +26,11 @@ import type { WxKeyStation } from "../accounts/caller.ts";
 import { flushEvents, ingestPositionsTx, newSink, storeWeatherTx } from "./ingest.ts";
 import { ownRow, usableRow, type OwnRow } from "./own.ts";
 import { transmitWeatherIfDue } from "./wx-tx.ts";
-import type { OutboxItem } from "./outbox.ts";
+import { OUTBOX_ITEM } from "./outbox.ts";
+import { WEATHER } from "./shapes.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, unixMs } from "../lib/schema.ts";
 
 export type PushProtocol = "wunderground" | "ecowitt";
 
@@ -134,15 +138,16 @@ function parsePush(params: Record<string, string>, now: number, oldestMs: number
   return { protocol, ts, wx };
 }
 
-export interface PushResult {
-  stored: true;
-  protocol: PushProtocol;
-  call: string;
-  ts: number;
-  wx: Weather;
-  /** the APRS weather packet queued for transmit by this push, if one was due */
-  transmit: OutboxItem | null;
-}
+/** What a push answers, as JSON (when asked). */
+export const PUSH_RESULT = closed({
+  stored: t.Literal(true),
+  protocol: t.Union([t.Literal("wunderground"), t.Literal("ecowitt")]),
+  call: t.String({ description: "the station" }),
+  ts: unixMs("the reading's time"),
+  wx: WEATHER,
+  transmit: nullable(OUTBOX_ITEM, "the APRS weather packet queued for transmit by this push, if one was due"),
+});
+export type PushResult = Static<typeof PUSH_RESULT>;
 
 /** Stores one push for the key's station; transmits it as APRS when due. */
 export function submitWeather(gw: Core, key: WxKeyStation, params: Record<string, string>): PushResult {

@@ -21,7 +21,7 @@ import { encodeWeather, EncodeError, type Weather } from "../lib/aprs/index.ts";
 import { badRequest, notFound } from "../lib/errors.ts";
 import { enqueue, rememberOwnWeather, type OutboxItem } from "./outbox.ts";
 import { clockPaused } from "../system/clock-sanity.ts";
-import { findOwnByCall, holdsBaseCall, ownRow, usableRow, viewOwn, type OwnRow, type OwnStation } from "./own.ts";
+import { findOwnByCall, holdsBaseCall, OWN_STATION, ownRow, usableRow, viewOwn, type OwnRow, type OwnStation } from "./own.ts";
 
 /** The weather line for a station's reading; throws EncodeError for a callsign or value APRS cannot carry. */
 function weatherLine(gw: Core, row: OwnRow, wx: Weather, at: number): string {
@@ -36,6 +36,14 @@ function weatherLine(gw: Core, row: OwnRow, wx: Weather, at: number): string {
 }
 
 /** POST /api/wx/tx: the station (by id, or by callsign) and whether to send its weather. */
+/** Which of the user's weather stations are sent on APRS, and how often. */
+export const WX_TX_STATE = closed({
+  stations: t.Array(OWN_STATION),
+  intervalMinutes: t.Number({ description: "at most one weather packet per station this often (WX_TX_INTERVAL_MINUTES)" }),
+});
+/** A station's sending turned on or off. */
+export const WX_TX_SET = closed({ station: OWN_STATION, intervalMinutes: WX_TX_STATE.properties.intervalMinutes });
+
 export const WX_TX_BODY = closed({
   stationId: t.Optional(t.Number({ multipleOf: 1, description: "the station's id" })),
   call: t.Optional(t.String({ description: "or its callsign" })),

@@ -13,6 +13,15 @@ import { CACHE_WITH_CONTACT, EVENTS_ANSWER, LOG_POSTED, LOGBOOK, MAP_ANSWER, NEA
 import { CACHE_LIST, LIST_WITH_CACHES, MY_LISTS } from "../../src/game/lists.ts";
 import { PERSONAL_SAVED } from "../../src/game/personal.ts";
 import { MOVE_LOGGED, TRACKABLE_DETAIL, TRACKABLE_LIST, TRACKABLE_MADE } from "../../src/game/trackables-shapes.ts";
+import { CACHE_PAGE, DELETED, WAYPOINT_ONE, WAYPOINTS } from "../../src/game/shapes.ts";
+import { FAVORITED, RATED, WATCHED } from "../../src/game/social.ts";
+import { MEDIA_JSON, MEDIA_LIST } from "../../src/game/media.ts";
+import { STAGE_UNLOCKED, STAGES } from "../../src/game/stages.ts";
+import { ACTIVITY, CORROBORATORS, LEADERBOARD } from "../../src/game/stats.ts";
+import { FINDER_STATS } from "../../src/game/finder-stats.ts";
+import { LOG_KINDS_ON } from "../../src/game/logs.ts";
+import { CACHE_REPORTS, REPORTED } from "../../src/game/maintenance.ts";
+import { pngChunk, pngFile } from "../../src/http/pwa.ts";
 
 let g: Running;
 let owner: TestUser;
@@ -107,6 +116,67 @@ describe("the game's answers", () => {
     const noted = check(PERSONAL_SAVED, await json(await send(`/api/caches/${hid.id}/personal`, "PUT", { note: "solved" }, finder)), "personal");
     expect(noted.personal?.note).toBe("solved");
     expect(check(PERSONAL_SAVED, await json(await send(`/api/caches/${hid.id}/personal`, "PUT", { note: null }, finder)), "cleared").personal).toBeNull();
+  });
+
+  test("a cache's page, waypoints, stages, files, ratings and reports, and the game's views pass theirs", async () => {
+    const hid = await json(
+      await send("/api/caches", "POST", { name: "Paged", type: "multi", size: "small", difficulty: 2, terrain: 2, lat: 47.5, lon: 8.7 }, owner),
+    );
+    const page = (u?: TestUser) => g.get(`/api/caches/${hid.id}`, u ? { headers: { cookie: u.cookie } } : {}).then(json);
+    expect(check(CACHE_PAGE, await page(), "page").my).toBeUndefined();
+    // waypoints: added, changed, listed, deleted
+    const wp = await send(`/api/caches/${hid.id}/waypoints`, "POST", { kind: "parking", name: "Lot", lat: 47.5, lon: 8.71 }, owner);
+    expect(wp.status).toBe(201);
+    const { waypoint } = check(WAYPOINT_ONE, await json(wp), "waypoint");
+    check(WAYPOINT_ONE, await json(await send(`/api/caches/${hid.id}/waypoints/${waypoint.id}`, "PATCH", { note: "free" }, owner)), "waypoint edit");
+    expect(check(WAYPOINTS, await json(await g.get(`/api/caches/${hid.id}/waypoints`)), "waypoints").waypoints).toHaveLength(1);
+    await send(`/api/caches/${hid.id}/waypoints`, "POST", { kind: "final", name: "Box", lat: 47.51, lon: 8.72 }, owner);
+    // stages: set, read, unlocked
+    const stages = [
+      { title: "One", question: "Year?", content: "go north", answer: "1901" },
+      { title: "Two", question: "Colour?", content: "the box", answer: "red" },
+    ];
+    check(STAGES, await json(await send(`/api/caches/${hid.id}/stages`, "POST", { stages }, owner)), "stages set");
+    check(STAGES, await json(await g.get(`/api/caches/${hid.id}/stages`)), "stages");
+    const unlocked = check(STAGE_UNLOCKED, await json(await send(`/api/caches/${hid.id}/stages/1/unlock`, "POST", { answer: "1901" }, finder)), "unlock");
+    expect(unlocked.next?.question).toBe("Colour?");
+    // a find, then its finder's rating, favorite, watch, picture and report
+    const found = await json(await send(`/api/caches/${hid.id}/logs`, "POST", { kind: "find", text: "thanks" }, finder));
+    expect(check(LOG_KINDS_ON, await json(await g.get(`/api/caches/${hid.id}/log-kinds`, { headers: { cookie: finder.cookie } })), "kinds").kinds).toContain(
+      "note",
+    );
+    check(RATED, await json(await send(`/api/caches/${hid.id}/rate`, "POST", { stars: 4 }, finder)), "rate");
+    check(FAVORITED, await json(await send(`/api/caches/${hid.id}/favorite`, "POST", {}, finder)), "favorite");
+    check(WATCHED, await json(await send(`/api/caches/${hid.id}/watch`, "POST", { watch: true }, finder)), "watch");
+    const img = pngFile([pngChunk("IHDR", new Uint8Array([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0])), pngChunk("IDAT", new Uint8Array(0))]);
+    const up = await g.get(`/api/caches/${hid.id}/media?caption=here`, {
+      method: "POST",
+      body: img as BodyInit,
+      headers: { cookie: finder.cookie, "content-type": "image/png" },
+    });
+    expect(up.status).toBe(201);
+    const media = check(MEDIA_JSON, await json(up), "upload");
+    expect(check(MEDIA_LIST, await json(await g.get(`/api/caches/${hid.id}/media`)), "media").media).toHaveLength(1);
+    const reported = await send(`/api/caches/${hid.id}/report`, "POST", { reason: "the lid is broken" }, finder);
+    expect(reported.status).toBe(201);
+    check(REPORTED, await json(reported), "report");
+    check(CACHE_REPORTS, await json(await g.get(`/api/caches/${hid.id}/reports`, { headers: { cookie: owner.cookie } })), "reports");
+    // the page signed in: the player's own state, personal note, the final for its finder and owner
+    await send(`/api/caches/${hid.id}/personal`, "PUT", { note: "mine", corrected: { lat: 47.52, lon: 8.7 } }, finder);
+    const mine = check(CACHE_PAGE, await page(finder), "page signed in");
+    expect([mine.my?.found, mine.personal?.note, mine.waypoints.length, mine.logCounts.find]).toEqual([true, "mine", 2, 1]);
+    expect(check(CACHE_PAGE, await page(owner), "owner's page").mine).toBe(true);
+    // the game's views
+    check(LEADERBOARD, await json(await g.get("/api/leaderboard")), "leaderboard");
+    expect(check(ACTIVITY, await json(await g.get("/api/activity")), "activity").items.map((i) => i.type)).toEqual(expect.arrayContaining(["log", "cache"]));
+    check(CORROBORATORS, await json(await g.get("/api/corroborators")), "corroborators");
+    expect(check(FINDER_STATS, await json(await g.get(`/api/profile/${finder.call}/stats`)), "stats").finds).toBeGreaterThan(0);
+    // deletes
+    check(DELETED, await json(await send(`/api/media/${media.id}`, "DELETE", {}, finder)), "media delete");
+    check(DELETED, await json(await send(`/api/caches/${hid.id}/waypoints/${waypoint.id}`, "DELETE", {}, owner)), "waypoint delete");
+    check(DELETED, await json(await send(`/api/logs/${found.id}`, "DELETE", {}, finder)), "log delete");
+    const list = await json(await send("/api/lists", "POST", { name: "Gone" }, finder));
+    check(DELETED, await json(await send(`/api/lists/${list.id}`, "DELETE", {}, finder)), "list delete");
   });
 
   test("/api/openapi.json declares those schemas, and keeps the gate's refusals beside them", async () => {
