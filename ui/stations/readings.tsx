@@ -6,7 +6,7 @@
 import type { ComponentChildren } from "preact";
 import { StationSymbol } from "../components/station-symbol.tsx";
 import { compass, formatDdm, formatQ, Q, type UnitPref } from "../components/units.ts";
-import type { Weather } from "../../src/lib/aprs/types.ts";
+import { PACKET_TYPES, type Weather } from "../../src/lib/aprs/types.ts";
 import { t } from "../i18n/i18n.ts";
 
 export type Reading = [label: string, value: ComponentChildren];
@@ -39,24 +39,7 @@ const Q_CONSTRUCTS = new Set(["qAC", "qAX", "qAU", "qAo", "qAO", "qAS", "qAr", "
 const POSITION_FORMATS = new Set(["uncompressed", "compressed", "mic-e", "nmea"]);
 
 /** The packet types (ui/i18n `packetField.types`). */
-const PACKET_TYPES = new Set([
-  "position",
-  "object",
-  "item",
-  "weather",
-  "message",
-  "ack",
-  "rej",
-  "bulletin",
-  "announcement",
-  "query",
-  "status",
-  "telemetry",
-  "telemetry-definitions",
-  "capabilities",
-  "user-defined",
-  "third-party",
-]);
+const PACKET_TYPE_NAMES = new Set<string>(PACKET_TYPES);
 
 /** A field name in English words ("someFieldName" → "Some field name"): the last resort for a field the labels do not know. */
 const englishWords = (k: string) =>
@@ -92,7 +75,7 @@ export function packetReadings(d: Record<string, unknown>, pref: UnitPref): Read
     src: (v) => [t("packetField.from"), String(v)],
     dst: (v) => [t("packetField.dst"), String(v)],
     path: (v) => [t("packetField.path"), Array.isArray(v) && v.length ? v.join(", ") : t("packetField.direct")],
-    type: (v) => [t("packetField.type"), PACKET_TYPES.has(String(v)) ? t(`packetField.types.${v}`) : String(v)],
+    type: (v) => [t("packetField.type"), PACKET_TYPE_NAMES.has(String(v)) ? t(`packetField.types.${v}`) : String(v)],
     timestamp: (v) => [t("packetField.timestamp"), String(v)],
     format: (v) => [t("packetField.format"), POSITION_FORMATS.has(String(v)) ? t(`packetField.formats.${v}`) : String(v)],
     messaging: (v) => [t("packetField.messaging"), t(v ? "packetField.yes" : "packetField.no")],

@@ -4,23 +4,26 @@
  * field (speedKmh, altitudeM, tempC...); positions are decimal degrees.
  */
 
-export type PacketType =
-  | "position"
-  | "object"
-  | "item"
-  | "weather"
-  | "message"
-  | "ack"
-  | "rej"
-  | "bulletin"
-  | "announcement"
-  | "query"
-  | "status"
-  | "telemetry"
-  | "telemetry-definitions"
-  | "capabilities"
-  | "user-defined"
-  | "third-party";
+/** Every kind of packet the decoder tells apart. */
+export const PACKET_TYPES = [
+  "position",
+  "object",
+  "item",
+  "weather",
+  "message",
+  "ack",
+  "rej",
+  "bulletin",
+  "announcement",
+  "query",
+  "status",
+  "telemetry",
+  "telemetry-definitions",
+  "capabilities",
+  "user-defined",
+  "third-party",
+] as const;
+export type PacketType = (typeof PACKET_TYPES)[number];
 
 export type PositionFormat = "uncompressed" | "compressed" | "mic-e" | "nmea";
 
