@@ -94,6 +94,9 @@ export function collectOutput(proc: { stdout: ReadableStream<Uint8Array>; stderr
  * Spawns `svc-gateway serve` (from source, or an executable) and waits for the
  * line that prints its URL.
  */
+/** The suite's answer check (test/preload.ts), passed on to the gateways it spawns. */
+const checkedAnswers = (): Record<string, string> => (process.env.SVC_CHECK_ANSWERS ? { SVC_CHECK_ANSWERS: process.env.SVC_CHECK_ANSWERS } : {});
+
 export async function spawnGateway(opts: {
   env?: Record<string, string>;
   dataDir?: string;
@@ -111,7 +114,14 @@ export async function spawnGateway(opts: {
   const args = opts.args ?? ["serve", "--data", dataDir, "--port", String(opts.port ?? 0), "--host", "127.0.0.1"];
   const proc = Bun.spawn([...cmd, ...args], {
     cwd: opts.cwd,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", KISS_PORTS: "off", ...opts.env },
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: process.env.HOME ?? "/tmp",
+      LOG_LEVEL: "warn",
+      KISS_PORTS: "off",
+      ...checkedAnswers(),
+      ...opts.env,
+    },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
