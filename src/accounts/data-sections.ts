@@ -37,6 +37,6 @@ export interface ProfileSection {
   name: string;
   /** Public facts about `call` (a base callsign), or null to leave the section out. */
   build(gw: Core, call: string): unknown;
-  /** What `build` answers when not null (a closed schema), for GET /api/profile/{call}'s declared answer; without it the section is declared free-form. */
-  schema?: TSchema;
+  /** What `build` answers when not null (a closed schema), for GET /api/profile/{call}'s declared answer. */
+  schema: TSchema;
 }

@@ -192,19 +192,11 @@ export const PARTNER_BODY = closed(
         description: "how we reach it: tcp (host and port), box (the ingest box), ax25 (our radio port); default tcp",
       }),
     ),
-    host: t.Optional(
-      t.Union([t.Null(), t.String({ pattern: "^([A-Za-z0-9.:-]{1,253})?$" })], { description: "tcp: host name or address (null or empty clears)" }),
-    ),
-    port: t.Optional(t.Union([t.Null(), wholeNumber({ minimum: 1, maximum: 65535 })], { description: "tcp: port 1-65535" })),
-    ax25Call: t.Optional(t.Union([t.Null(), t.String()], { description: "ax25: the call-SSID the partner answers on the air, e.g. N0BBS-1" })),
-    via: t.Optional(
-      t.Union([t.Null(), t.Array(t.String(), { maxItems: 8 })], { description: 'ax25: up to 8 digipeaters, e.g. ["RELAY", "WIDE2-1"] ([] = direct)' }),
-    ),
-    password: t.Optional(
-      t.Union([t.Null(), t.String({ maxLength: 64, pattern: "^[^\\s\\x00-\\x1f]*$" })], {
-        description: "up to 64 characters without spaces (null or empty clears)",
-      }),
-    ),
+    host: t.Optional(nullable(t.String({ pattern: "^([A-Za-z0-9.:-]{1,253})?$" }), "tcp: host name or address (null or empty clears)")),
+    port: t.Optional(nullable(wholeNumber({ minimum: 1, maximum: 65535 }), "tcp: port 1-65535")),
+    ax25Call: t.Optional(nullable(t.String(), "ax25: the call-SSID the partner answers on the air, e.g. N0BBS-1")),
+    via: t.Optional(nullable(t.Array(t.String(), { maxItems: 8 }), 'ax25: up to 8 digipeaters, e.g. ["RELAY", "WIDE2-1"] ([] = direct)')),
+    password: t.Optional(nullable(t.String({ maxLength: 64, pattern: "^[^\\s\\x00-\\x1f]*$" }), "up to 64 characters without spaces (null or empty clears)")),
     intervalMin: t.Optional(wholeNumber({ minimum: 1, maximum: 1440, description: "minutes between forwarding calls, 1-1440 (default 60)" })),
     timeBands: t.Optional(t.Array(t.String(), { maxItems: 12, description: 'UTC bands when we may call, like "22:00-06:00" ([] = always)' })),
     types: t.Optional(TYPES),

@@ -8,7 +8,7 @@ import { Elysia, t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { badRequest, forbidden, notFound, unauthorized } from "../lib/errors.ts";
-import { closed, wholeNumber } from "../lib/schema.ts";
+import { closed, wholeNumber, nullable } from "../lib/schema.ts";
 import { parseAddress, type MessageType } from "./address.ts";
 import { canKill, canRead, isAddressee, viewerOf, type Viewer } from "./access.ts";
 import {
@@ -125,7 +125,7 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
             to: t.String({ description: "the address: N0ABC, N0ABC@N0BBS.#NCA.CA.USA.NOAM, or for a bulletin a category like ALL@WW" }),
             subject: t.String({ description: "the subject line" }),
             body: t.String({ description: "the text (at most BBS_MAX_MESSAGE_BYTES bytes)" }),
-            replyTo: t.Optional(t.Union([t.Null(), wholeNumber()], { description: "the id of the message this answers (threads it)" })),
+            replyTo: t.Optional(nullable(wholeNumber(), "the id of the message this answers (threads it)")),
           }),
           detail: {
             summary: "Write a message (mail, bulletin or NTS traffic) as the caller's verified callsign",
@@ -511,7 +511,7 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
       .post("/api/bbs/forward/inbound", ({ body }) => inbound(gw, body), {
         gate: "ingest",
         body: closed({
-          partner: t.Optional(t.Union([t.Null(), t.String()], { description: "the partner BBS they came from (its callsign)" })),
+          partner: t.Optional(nullable(t.String(), "the partner BBS they came from (its callsign)")),
           messages: t.Array(t.Unknown(), {
             minItems: 1,
             maxItems: MAX_BATCH,
@@ -594,7 +594,7 @@ export function bbsRoutes(gw: Core, kit: RouteKit) {
           body: closed({
             session: t.Optional(t.String({ description: "end this box session (then nothing else is read)" })),
             bids: t.Optional(t.Array(t.String(), { minItems: 1, maxItems: MAX_BATCH, description: `BIDs of messages to kill, 1-${MAX_BATCH}` })),
-            call: t.Optional(t.Union([t.Null(), t.String({ pattern: CALL_SSID })], { description: "who asks: only their own messages are killed" })),
+            call: t.Optional(nullable(t.String({ pattern: CALL_SSID }), "who asks: only their own messages are killed")),
           }),
           detail: {
             summary: "Kill messages by BID on behalf of a caller on the air, or end a box session",

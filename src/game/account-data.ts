@@ -16,6 +16,8 @@ import { withdrawLogsOf } from "./logs.ts";
 import { eraseTrackablesOf, trackablesDataOf } from "./trackables-moves.ts";
 import { personalNotesOf } from "./personal.ts";
 import { listsOf } from "./lists.ts";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 
 const all = (gw: Core, sql: string, ...p: Array<string | number>) => gw.db.query(sql).all(...p) as Array<Record<string, unknown>>;
 
@@ -102,10 +104,21 @@ export const gameData: AccountData = {
   },
 };
 
+/** A callsign's public game facts (GET /api/profile/{call}'s `game`). */
+export const GAME_PROFILE = closed({
+  finds: wholeNumber(),
+  tierA: wholeNumber({ description: "finds an RF sighting corroborates" }),
+  dnfs: wholeNumber(),
+  hidden: wholeNumber({ description: "listed caches it hides that are active or disabled" }),
+  favoritesReceived: wholeNumber(),
+  firstFindAt: nullable(unixMs()),
+});
+
 /** Public game facts about a base callsign: they are public in the logbooks anyway. */
 export const gameProfile: ProfileSection = {
   name: "game",
-  build(gw, call) {
+  schema: GAME_PROFILE,
+  build(gw, call): Static<typeof GAME_PROFILE> | null {
     const s = gw.db
       .query(
         `SELECT
@@ -116,7 +129,7 @@ export const gameProfile: ProfileSection = {
            (SELECT count(*) FROM favorites f JOIN caches c ON c.id = f.cache_id WHERE c.owner_call = ?1 OR c.owner_call LIKE ?1 || '-%') AS favoritesReceived,
            (SELECT min(found_at) FROM logs WHERE base_call = ?1 AND kind = 'find' AND state = 'active') AS firstFindAt`,
       )
-      .get(call) as { finds: number; tierA: number; dnfs: number; hidden: number; favoritesReceived: number; firstFindAt: number | null };
+      .get(call) as Static<typeof GAME_PROFILE>;
     if (!s.finds && !s.dnfs && !s.hidden) return null;
     return s;
   },

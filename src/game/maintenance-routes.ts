@@ -4,7 +4,7 @@
  * reports its owner reads. Thin: gate, parse, call one service function.
  */
 import { Elysia, t } from "elysia";
-import { closed } from "../lib/schema.ts";
+import { closed, nullable } from "../lib/schema.ts";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { actorOf, CACHE_KEY, NATIVE_CACHE_ID } from "./model.ts";
@@ -25,7 +25,7 @@ import { answers } from "../http/openapi.ts";
 
 const TAGS = ["Caches"];
 const ID = t.Object({ id: NATIVE_CACHE_ID });
-const NOTE = closed({ text: t.Optional(t.Union([t.String({ maxLength: 4000 }), t.Null()], { description: "the reviewer note" })) });
+const NOTE = closed({ text: t.Optional(nullable(t.String({ maxLength: 4000 }), "the reviewer note")) });
 
 export function maintenanceRoutes(gw: Core, kit: RouteKit) {
   return new Elysia({ name: "maintenance" })

@@ -21,7 +21,7 @@ import {
   NATIVE_CACHE_ID,
   type Actor,
 } from "./model.ts";
-import { closed } from "../lib/schema.ts";
+import { closed, nullable } from "../lib/schema.ts";
 import { answers, answersMedia } from "../http/openapi.ts";
 import { CACHE_PAGE, CACHE_WITH_CONTACT, DELETED, LOG_POSTED, LOGBOOK, MAP_ANSWER, NEAR_ANSWER } from "./shapes.ts";
 import { baseCall } from "../lib/callsign.ts";
@@ -269,7 +269,7 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
       gate: "session",
       params: NATIVE_PARAMS,
       body: closed({
-        stars: t.Union([t.Number({ minimum: 1, maximum: 5, multipleOf: 1 }), t.Null()], { description: "1 to 5, or null to remove your rating" }),
+        stars: nullable(t.Number({ minimum: 1, maximum: 5, multipleOf: 1 }), "1 to 5, or null to remove your rating"),
       }),
       detail: { summary: "Rate a cache you found, 1 to 5 stars", tags: TAGS, responses: answers("your rating and the cache's", RATED) },
     })
@@ -363,7 +363,7 @@ export function gameRoutes(gw: Core, kit: RouteKit) {
             question: t.String({ maxLength: 1000 }),
             content: t.String({ maxLength: 4000, description: "shown once the stage is unlocked" }),
             answer: t.String({ maxLength: 200, description: "stored hashed" }),
-            audioMediaId: t.Optional(t.Union([t.Number({ multipleOf: 1 }), t.Null()], { description: "an audio file of this cache" })),
+            audioMediaId: t.Optional(nullable(t.Number({ multipleOf: 1 }), "an audio file of this cache")),
           }),
           { maxItems: MAX_STAGES, description: `at most ${MAX_STAGES}; replaces the cache's stages` },
         ),

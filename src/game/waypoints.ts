@@ -11,7 +11,7 @@ import { codeOf, type CacheRow } from "./caches.ts";
 import { republishCache } from "./cache-publish.ts";
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
-import { closed } from "../lib/schema.ts";
+import { closed, nullable } from "../lib/schema.ts";
 import { latitude, longitude, optText, text, type Actor } from "./model.ts";
 import {
   MAX_WAYPOINT_NAME,
@@ -26,9 +26,7 @@ import {
 } from "./waypoints-store.ts";
 
 const COORD = (what: string, limit: number) =>
-  t.Optional(
-    t.Union([t.Number({ minimum: -limit, maximum: limit }), t.Null()], { description: `${what} in decimal degrees; null with the other clears both` }),
-  );
+  t.Optional(nullable(t.Number({ minimum: -limit, maximum: limit }), `${what} in decimal degrees; null with the other clears both`));
 const FIELDS = {
   kind: t.Union(
     WAYPOINT_KINDS.map((k) => t.Literal(k)),
@@ -37,7 +35,7 @@ const FIELDS = {
   name: t.String({ maxLength: MAX_WAYPOINT_NAME, description: `1-${MAX_WAYPOINT_NAME} characters` }),
   lat: COORD("latitude", 90),
   lon: COORD("longitude", 180),
-  note: t.Optional(t.Union([t.String(), t.Null()], { description: `at most ${MAX_WAYPOINT_NOTE} characters; null clears it` })),
+  note: t.Optional(nullable(t.String(), `at most ${MAX_WAYPOINT_NOTE} characters; null clears it`)),
 };
 /** A new waypoint (kind and name required); an edit sends any of the fields. */
 export const WAYPOINT_BODY = closed(FIELDS);

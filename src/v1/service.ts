@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
-import { closed } from "../lib/schema.ts";
+import { closed, nullable } from "../lib/schema.ts";
 import { hashApiKey } from "../lib/secret.ts";
 import type { Core } from "../core/core.ts";
 import { badRequest, notFound } from "../lib/errors.ts";
@@ -181,7 +181,7 @@ export function publicList(gw: Core, base: string, id: number): V1List {
 
 /** POST /api/v1: what the key is for, if anything. */
 export const API_KEY_BODY = closed({
-  label: t.Optional(t.Union([t.String({ maxLength: 80 }), t.Null()], { description: "what the key is for, at most 80 characters" })),
+  label: t.Optional(nullable(t.String({ maxLength: 80 }), "what the key is for, at most 80 characters")),
 });
 
 /** A new free API key: shown once; only its hash is stored. */
