@@ -3,15 +3,10 @@
  * (routes.ts, prefs-routes.ts): `{ account }`, `{ callsigns }`, ... Each
  * service's own value is defined beside the service (account.ts, users.ts,
  * passkeys.ts, device-keys.ts, verify-aprs.ts, ...); this file only wraps them.
- *
- * The Web Push values (GET /api/push/subscriptions, POST /api/push/test) are
- * built by src/notify/push.ts, which has no schema of its own: they are
- * declared here, and the compiler holds push.ts's types to them (below).
+
  */
 import { t } from "elysia";
-import type { Static } from "@sinclair/typebox";
-import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
-import type { sendPush, subscriptionsOf } from "../notify/push.ts";
+import { closed, nullable, wholeNumber } from "../lib/schema.ts";
 import { ACCOUNT } from "./account.ts";
 import { AUDIT_ENTRY, LOST_CALLSIGN } from "./audit.ts";
 import { DEVICE_KEY } from "./device-keys.ts";
@@ -85,26 +80,3 @@ export const WATCH_SET = closed({ cacheId: wholeNumber(), watching: t.Boolean({ 
 export const VIEWS = closed({ views: t.Array(SAVED_VIEW, { description: "oldest first" }) });
 
 export const PUSH_KEY = closed({ publicKey: t.String({ description: "the VAPID public key, base64url (applicationServerKey)" }) });
-
-/** One of the account's Web Push subscriptions (src/notify/push.ts, subscriptionsOf). */
-export const PUSH_SUBSCRIPTION = closed({
-  endpoint: t.String({ description: "the push service's URL" }),
-  createdAt: unixMs(),
-  lastOkAt: nullable(unixMs(), "when a push last went through, unix ms"),
-  failures: wholeNumber({ description: "failed pushes in a row (the subscription goes after a few)" }),
-});
-export const PUSH_SUBSCRIPTIONS = closed({ subscriptions: t.Array(PUSH_SUBSCRIPTION) });
-
-/** POST /api/push/test (src/notify/push.ts, sendPush). */
-export const PUSH_SENT = closed({
-  sent: wholeNumber({ description: "subscriptions the push service accepted it for" }),
-  failed: wholeNumber({ description: "subscriptions it failed for (kept, and counted)" }),
-  removed: wholeNumber({ description: "subscriptions removed: gone at the push service, or failing too often" }),
-});
-
-// push.ts's values and these schemas are one shape: the compiler refuses a drift either way.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const sameSubscription: Same<Static<typeof PUSH_SUBSCRIPTION>, ReturnType<typeof subscriptionsOf>[number]> = true;
-const sameSent: Same<Static<typeof PUSH_SENT>, Awaited<ReturnType<typeof sendPush>>> = true;
-void sameSubscription;
-void sameSent;

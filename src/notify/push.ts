@@ -14,6 +14,28 @@ import { getMeta, setMeta } from "../core/store/db.ts";
 import { badRequest, conflict, notFound } from "../lib/errors.ts";
 import { mailFrom } from "./mail.ts";
 import { guardedFetch, OutboundRefused, outboundProblem, specialAddress } from "../lib/net/outbound.ts";
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
+
+/** One of the account's Web Push subscriptions (GET /api/push/subscriptions). */
+export const PUSH_SUBSCRIPTION = closed({
+  endpoint: t.String({ description: "the push service's URL" }),
+  createdAt: unixMs(),
+  lastOkAt: nullable(unixMs(), "when a push last went through, unix ms"),
+  failures: wholeNumber({ description: "failed pushes in a row (the subscription goes after a few)" }),
+});
+export const PUSH_SUBSCRIPTIONS = closed({ subscriptions: t.Array(PUSH_SUBSCRIPTION) });
+
+/** What a push did (POST /api/push/test). */
+export const PUSH_SENT = closed({
+  sent: wholeNumber({ description: "subscriptions the push service accepted it for" }),
+  failed: wholeNumber({ description: "subscriptions it failed for (kept, and counted)" }),
+  removed: wholeNumber({ description: "subscriptions removed: gone at the push service, or failing too often" }),
+});
+
+export type PushSubscriptionInfo = Static<typeof PUSH_SUBSCRIPTION>;
+export type PushSent = Static<typeof PUSH_SENT>;
 
 const MAX_SUBSCRIPTIONS = 10;
 export const MAX_FAILURES = 5;
@@ -101,10 +123,10 @@ function parseSubscription(gw: Core, body: Record<string, unknown>) {
   return { endpoint, p256dh, auth };
 }
 
-export function subscriptionsOf(gw: Core, userId: number) {
+export function subscriptionsOf(gw: Core, userId: number): PushSubscriptionInfo[] {
   return gw.db
     .query("SELECT endpoint, created_at AS createdAt, last_ok_at AS lastOkAt, failures FROM push_subscriptions WHERE user_id = ? ORDER BY id")
-    .all(userId) as Array<{ endpoint: string; createdAt: number; lastOkAt: number | null; failures: number }>;
+    .all(userId) as PushSubscriptionInfo[];
 }
 
 /**
@@ -140,7 +162,7 @@ export interface PushMessage {
 }
 
 /** Sends one notification to every subscription of an account. */
-export async function sendPush(gw: Core, userId: number, message: PushMessage): Promise<{ sent: number; failed: number; removed: number }> {
+export async function sendPush(gw: Core, userId: number, message: PushMessage): Promise<PushSent> {
   const subs = gw.db.query("SELECT id, endpoint, p256dh, auth FROM push_subscriptions WHERE user_id = ?").all(userId) as Array<{
     id: number;
     endpoint: string;
