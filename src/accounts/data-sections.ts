@@ -21,16 +21,37 @@ export interface AccountRef {
   verifiedCalls: string[];
 }
 
-export interface AccountData {
+/**
+ * A domain's part of the account. What `export` and `bundle` answer is
+ * declared by a closed schema beside each (`exportSchema`, and `bundleSchema`
+ * with a `bundle`): the export's and the bundle's declared answers are built
+ * from them (sectionsOf in gdpr.ts), so a domain cannot leave its part
+ * undeclared. Each implementation annotates its return type with the
+ * schema's `Static<...>`, so its code and its schema say the same.
+ */
+export type AccountData = AccountDataCore & (Bundled | NotBundled);
+
+interface AccountDataCore {
   name: string;
+  /** Everything the domain stores about the account, or null when there is nothing. */
   export(gw: Core, account: AccountRef): unknown;
-  /** What `export` answers (a closed schema), for the export's declared answer; without it the section is declared free-form. */
-  exportSchema?: TSchema;
+  /** What `export` answers when not null (a closed schema), for the export's declared answer. */
+  exportSchema: TSchema;
   erase(gw: Core, account: AccountRef): Record<string, number> | undefined;
-  bundle?(gw: Core, account: AccountRef): unknown;
-  /** What `bundle` answers (a closed schema), for the bundle's declared answer; without it the section is declared free-form. */
-  bundleSchema?: TSchema;
   import?(gw: Core, account: AccountRef, data: unknown): void;
+}
+
+/** A domain whose part moves with the account. */
+interface Bundled {
+  bundle(gw: Core, account: AccountRef): unknown;
+  /** What `bundle` answers when not null (a closed schema), for the bundle's declared answer. */
+  bundleSchema: TSchema;
+}
+
+/** A domain whose part stays behind on a move. */
+interface NotBundled {
+  bundle?: undefined;
+  bundleSchema?: undefined;
 }
 
 export interface ProfileSection {

@@ -12,6 +12,9 @@
  *   callsign for `account.verifiedCalls` only (an unverified claim must never
  *   reveal someone else's data). Full rows, not summaries: the export is "a
  *   complete machine-readable copy". Return null when there is nothing.
+ * - `exportSchema` (required): the closed schema of what `export` answers; the
+ *   export's declared answer is built from them (sectionsOf). Annotate
+ *   `export`'s return type `Static<typeof SCHEMA> | null`, so the two agree.
  * - `erase(gw, account)`: runs inside the erase transaction, before the
  *   accounts domain deletes the account's own rows (so the user row still
  *   exists). Delete personal rows; anonymise what must stay for others (a
@@ -30,7 +33,8 @@
  *   another instance (preferences, watches, ...). JSON; it travels inside a
  *   bundle signed by this instance. Leave out what is not the user's to take
  *   (others' logs) and anything federated (peers re-point it on the
- *   account-move record instead).
+ *   account-move record instead). With it, `bundleSchema` (required then):
+ *   the closed schema of what `bundle` answers, for the bundle's declared answer.
  * - `import(gw, account, data)` (optional): loads a `bundle` section on the
  *   new instance into the freshly imported account. Validate it: a bundle is
  *   signed by the old instance but its content is still input.
@@ -80,16 +84,21 @@ export function accountOfCaller(caller: { user: { id: number } | null; assertion
 const EXPORT_FORMAT = "svc-account-export/1";
 
 /**
- * One member a domain, there when the domain has something: its own schema
- * (AccountData's exportSchema or bundleSchema), else declared free-form.
+ * One member a domain, there when the domain has something: the schema
+ * `pick` takes of it (AccountData's exportSchema or bundleSchema), for each
+ * domain `only` keeps. AccountData requires the schema wherever its answer
+ * is (exportSchema always, bundleSchema with a bundle), so a domain without
+ * one does not compile; a domain kept here that still has none is refused
+ * when the declaration is built (at start), not declared free-form.
  */
 export const sectionsOf = (pick: (d: AccountData) => TSchema | undefined, what: string, only: (d: AccountData) => boolean = () => true) =>
   closed(
     Object.fromEntries(
-      ACCOUNT_DATA.filter(only).map((d) => [
-        d.name,
-        t.Optional(pick(d) ?? t.Unknown({ description: `the ${d.name} domain's ${what} (that domain declares no schema for it yet)` })),
-      ]),
+      ACCOUNT_DATA.filter(only).map((d) => {
+        const schema = pick(d);
+        if (!schema) throw new Error(`the ${d.name} domain declares no schema for its ${what} (AccountData in src/accounts/data-sections.ts)`);
+        return [d.name, t.Optional(schema)];
+      }),
     ),
     { description: "one member a domain, there when the domain holds something of the account" },
   );

@@ -15,18 +15,154 @@ import { archiveOwnedCaches } from "./cache-writes.ts";
 import { withdrawLogsOf } from "./logs.ts";
 import { eraseTrackablesOf, trackablesDataOf } from "./trackables-moves.ts";
 import { personalNotesOf } from "./personal.ts";
-import { listsOf } from "./lists.ts";
+import { CACHE_LIST, listsOf } from "./lists.ts";
+import { CONTACT, LOG_JSON, PERSONAL_JSON, WAYPOINT_JSON } from "./shapes.ts";
+import { MEDIA_JSON } from "./media.ts";
+import { MOVE_JSON, TRACKABLE_JSON } from "./trackables-shapes.ts";
+import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
 import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
 
-const all = (gw: Core, sql: string, ...p: Array<string | number>) => gw.db.query(sql).all(...p) as Array<Record<string, unknown>>;
+/** The rows of a query, as the caller says they are (the schemas below say the same). */
+const all = <T>(gw: Core, sql: string, ...p: Array<string | number>) => gw.db.query(sql).all(...p) as T[];
+
+const rowsOf = <P extends Parameters<typeof closed>[0]>(description: string, fields: P) => t.Array(closed(fields), { description });
+/** A column written `x = 1 AS x`: SQLite's 1 or 0, exported as it is (not as true or false). */
+const zeroOrOne = (description: string) => wholeNumber({ minimum: 0, maximum: 1, description: `${description}: 1 yes, 0 no` });
+const TIER = t.Union([t.Literal("a"), t.Literal("b"), t.Literal("c")]);
+const { by: _by, ...MEDIA_FIELDS } = MEDIA_JSON.properties;
+
+/** A cache the account owns, as its row holds it, with its waypoints (the final too). */
+const CACHE_ROW = closed({
+  id: wholeNumber(),
+  name: t.String(),
+  type: t.String(),
+  size: t.String(),
+  difficulty: t.Number(),
+  terrain: t.Number(),
+  lat: t.Number(),
+  lon: t.Number(),
+  status: t.Union([t.Literal("draft"), t.Literal("active"), t.Literal("disabled"), t.Literal("archived")]),
+  unlisted: zeroOrOne("left off the map and lists"),
+  hint: nullable(t.String()),
+  description: t.String(),
+  contact: nullable(CONTACT, "the owner's contact fields"),
+  ownerCall: nullable(t.String()),
+  placedAt: unixMs(),
+  createdAt: unixMs(),
+  updatedAt: unixMs(),
+  source: nullable(t.String(), "catalog imports: where from; null: hidden here"),
+  sourceRef: nullable(t.String(), "catalog imports: the catalog's code"),
+  placedBy: nullable(t.String(), "catalog imports: the placer named there"),
+  waypoints: t.Array(
+    closed({
+      kind: WAYPOINT_JSON.properties.kind,
+      prefix: t.String({ description: "two characters: the waypoint's code is this plus the cache code's tail" }),
+      name: t.String(),
+      lat: nullable(t.Number()),
+      lon: nullable(t.Number()),
+      note: nullable(t.String()),
+    }),
+    { description: "its waypoints, the final too, in the order they were added" },
+  ),
+});
+type CacheRow = Static<typeof CACHE_ROW>;
+
+/** A log the account wrote, or one under a callsign it verified. */
+const LOG_ROW = closed({
+  id: wholeNumber(),
+  cacheGid: t.String(),
+  kind: LOG_JSON.properties.kind,
+  call: nullable(t.String(), "the callsign as logged; null once withdrawn"),
+  text: nullable(t.String()),
+  foundAt: unixMs(),
+  createdAt: unixMs(),
+  tier: TIER,
+  state: LOG_JSON.properties.state,
+  via: t.String({ description: "how it came: web, ingest, device, radio, aprsis" }),
+  corroboratingIgate: nullable(t.String()),
+  corroboratingDistanceM: nullable(t.Number()),
+  corroboratedAt: nullable(unixMs()),
+  corroboratedBy: nullable(t.String(), "local or peers (a cross-instance quorum)"),
+  corroboratingPosition: nullable(
+    closed({ ts: unixMs(), lat: t.Number(), lon: t.Number(), call: t.String(), igate: nullable(t.String()) }),
+    "the position heard on the air that corroborates it; null: none, or no longer kept",
+  ),
+});
+type LogRow = Static<typeof LOG_ROW>;
+
+const MEDIA_ROW = closed({
+  ...MEDIA_FIELDS,
+  sha256: t.String(),
+  base64: t.String({ description: "the file itself, base64" }),
+});
+type MediaRow = Static<typeof MEDIA_ROW>;
+
+const SUPPORTER_ROW = closed({
+  confirmedAt: unixMs(),
+  until: nullable(unixMs(), "null: no end"),
+  level: nullable(t.String()),
+  public: zeroOrOne("shown in the public list of supporters"),
+  name: nullable(t.String(), "what is shown instead of the callsign"),
+  updatedAt: unixMs(),
+});
+
+/** A trackable the account owns, as its row holds it (never its tracking code). */
+const TRACKABLE_ROW = closed({
+  id: wholeNumber(),
+  ref: TRACKABLE_JSON.properties.ref,
+  name: t.String(),
+  goal: nullable(t.String()),
+  description: nullable(t.String()),
+  ownerCall: t.String(),
+  createdAt: unixMs(),
+});
+
+/** A move of a trackable the account logged. */
+const TRACKABLE_MOVE_ROW = closed({
+  id: wholeNumber(),
+  trackableGid: t.String(),
+  kind: MOVE_JSON.properties.kind,
+  call: t.String(),
+  cacheGid: nullable(t.String()),
+  lat: nullable(t.Number()),
+  lon: nullable(t.Number()),
+  text: nullable(t.String()),
+  at: unixMs(),
+  tier: TIER,
+  corroboratingIgate: nullable(t.String()),
+  corroboratingDistanceM: nullable(t.Number()),
+  createdAt: unixMs(),
+});
+
+/** The game's section of a GDPR export (gameData.export). */
+export const GAME_EXPORT = closed({
+  caches: t.Array(CACHE_ROW, { description: "the caches the account owns" }),
+  logs: t.Array(LOG_ROW, { description: "its logs, and those under a callsign it verified" }),
+  ratings: rowsOf("its ratings", { cacheId: wholeNumber(), stars: wholeNumber({ minimum: 1, maximum: 5 }), createdAt: unixMs() }),
+  favorites: rowsOf("its favorites", { cacheId: wholeNumber(), createdAt: unixMs() }),
+  media: t.Array(MEDIA_ROW, { description: "the pictures and audio files it uploaded, with the files themselves" }),
+  stageUnlocks: rowsOf("the stages it unlocked", { cacheId: wholeNumber(), n: wholeNumber({ description: "the stage" }), createdAt: unixMs() }),
+  supporter: nullable(SUPPORTER_ROW, "its supporter row; null: none"),
+  trackables: t.Array(TRACKABLE_ROW, { description: "the trackables it owns" }),
+  trackableMoves: t.Array(TRACKABLE_MOVE_ROW, { description: "the trackable moves it logged" }),
+  personalNotes: t.Array(closed({ cache: t.String({ description: "the cache's gid" }), ...PERSONAL_JSON.properties }), {
+    description: "its own notes and corrected coordinates of caches",
+  }),
+  lists: t.Array(closed({ ...CACHE_LIST.properties, caches: t.Array(t.String(), { description: "the caches' gids, oldest added first" }) }), {
+    description: "its bookmark lists",
+  }),
+  reports: rowsOf("its reports of caches", { cacheId: wholeNumber(), call: nullable(t.String()), reason: t.String(), createdAt: unixMs() }),
+});
+type GameExport = Static<typeof GAME_EXPORT>;
 
 export const gameData: AccountData = {
   name: "game",
-  export(gw, account) {
+  exportSchema: GAME_EXPORT,
+  export(gw, account): GameExport | null {
     const id = account.userId;
     // each cache with its waypoints, the final too
-    const caches = all(
+    const caches = all<Omit<CacheRow, "contact" | "waypoints"> & { contact: string | null; waypoints: string }>(
       gw,
       `SELECT id, name, type, size, difficulty, terrain, lat, lon, status, unlisted = 1 AS unlisted, hint, description, contact, owner_call AS ownerCall,
          placed_at AS placedAt, created_at AS createdAt, updated_at AS updatedAt, source, source_ref AS sourceRef, placed_by AS placedBy,
@@ -34,8 +170,8 @@ export const gameData: AccountData = {
             FROM (SELECT * FROM cache_waypoints w WHERE w.cache_id = caches.id ORDER BY w.id) w) AS waypoints
        FROM caches WHERE owner_id = ? ORDER BY id`,
       id,
-    ).map((c) => ({ ...c, contact: c.contact ? JSON.parse(c.contact as string) : null, waypoints: JSON.parse(c.waypoints as string) }));
-    const logs = all(
+    ).map((c) => ({ ...c, contact: c.contact ? JSON.parse(c.contact) : null, waypoints: JSON.parse(c.waypoints) }));
+    const logs = all<Omit<LogRow, "corroboratingPosition"> & { corroboratingPosition: string | null }>(
       gw,
       `SELECT id, cache_gid AS cacheGid, kind, call, text, found_at AS foundAt, created_at AS createdAt, tier, state, via,
          corr_igate AS corroboratingIgate, corr_distance_m AS corroboratingDistanceM, corr_at AS corroboratedAt, corr_source AS corroboratedBy,
@@ -43,27 +179,46 @@ export const gameData: AccountData = {
        FROM logs WHERE user_id = ? OR base_call IN (SELECT value FROM json_each(?)) ORDER BY id`,
       id,
       JSON.stringify(account.verifiedCalls),
-    ).map((l) => ({ ...l, corroboratingPosition: l.corroboratingPosition ? JSON.parse(l.corroboratingPosition as string) : null }));
-    const ratings = all(gw, "SELECT cache_id AS cacheId, stars, created_at AS createdAt FROM ratings WHERE user_id = ? ORDER BY created_at", id);
-    const favorites = all(gw, "SELECT cache_id AS cacheId, created_at AS createdAt FROM favorites WHERE user_id = ? ORDER BY created_at", id);
+    ).map((l) => ({ ...l, corroboratingPosition: l.corroboratingPosition ? JSON.parse(l.corroboratingPosition) : null }));
+    const ratings = all<GameExport["ratings"][number]>(
+      gw,
+      "SELECT cache_id AS cacheId, stars, created_at AS createdAt FROM ratings WHERE user_id = ? ORDER BY created_at",
+      id,
+    );
+    const favorites = all<GameExport["favorites"][number]>(
+      gw,
+      "SELECT cache_id AS cacheId, created_at AS createdAt FROM favorites WHERE user_id = ? ORDER BY created_at",
+      id,
+    );
     // The files themselves too (base64): the export is a complete copy.
-    const media = all(
+    const media = all<Omit<MediaRow, "url" | "base64"> & { bytes: Uint8Array }>(
       gw,
       "SELECT id, cache_id AS cacheId, type, size, caption, sha256, created_at AS createdAt, bytes FROM media WHERE user_id = ? ORDER BY id",
       id,
     ).map(({ bytes, ...m }) => ({
       ...m,
       url: `/api/media/${m.id}`,
-      base64: Buffer.from(bytes as Uint8Array).toString("base64"),
+      base64: Buffer.from(bytes).toString("base64"),
     }));
-    const stageUnlocks = all(gw, "SELECT cache_id AS cacheId, n, created_at AS createdAt FROM stage_unlocks WHERE user_id = ? ORDER BY created_at", id);
+    const stageUnlocks = all<GameExport["stageUnlocks"][number]>(
+      gw,
+      "SELECT cache_id AS cacheId, n, created_at AS createdAt FROM stage_unlocks WHERE user_id = ? ORDER BY created_at",
+      id,
+    );
     const supporter = gw.db
       .query("SELECT confirmed_at AS confirmedAt, until, level, public = 1 AS public, name, updated_at AS updatedAt FROM supporters WHERE user_id = ?")
-      .get(id) as Record<string, unknown> | null;
-    const { trackables, moves: trackableMoves } = trackablesDataOf(gw, id);
+      .get(id) as GameExport["supporter"];
+    // trackablesDataOf answers its rows untyped: they are the rows TRACKABLE_ROW and TRACKABLE_MOVE_ROW describe
+    const data = trackablesDataOf(gw, id);
+    const trackables = data.trackables as GameExport["trackables"];
+    const trackableMoves = data.moves as GameExport["trackableMoves"];
     const personalNotes = personalNotesOf(gw, id);
     const lists = listsOf(gw, id);
-    const reports = all(gw, "SELECT cache_id AS cacheId, call, reason, created_at AS createdAt FROM cache_reports WHERE user_id = ? ORDER BY created_at", id);
+    const reports = all<GameExport["reports"][number]>(
+      gw,
+      "SELECT cache_id AS cacheId, call, reason, created_at AS createdAt FROM cache_reports WHERE user_id = ? ORDER BY created_at",
+      id,
+    );
     if (
       !caches.length &&
       !logs.length &&

@@ -11,6 +11,7 @@ import { createCredential } from "../helpers/webauthn.ts";
 import { generateKeyPair, type KeyPair } from "../../src/lib/fed/keys.ts";
 import { decodeFrame, decodePayload, verifyFrame } from "../../src/lib/fed/record.ts";
 import { markCallsignVerified } from "../../src/accounts/users.ts";
+import { ingestBeacon } from "../helpers/aprs.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "../helpers/paths.ts";
@@ -204,6 +205,83 @@ describe("export of BBS mail and box commands", () => {
     const y = await json(await g.post("/api/account/N0PAL/export", {}, as(pal)));
     expect(y.data.bbs.messages.map((m: any) => m.subject).sort()).toEqual(["Between others", "From N0MLX", "To N0MLX", "Via the network"]);
     expect(y.data.box.commands.map((c: any) => c.kind)).toEqual(["status"]);
+  });
+});
+
+describe("the export's declared answer", () => {
+  // Each domain declares its section (AccountData's exportSchema and bundleSchema), and the test server turns an
+  // answer that does not match into a 500: an account with a row of every kind shows the declarations hold.
+  test("an account with every kind of row exports and bundles as declared", async () => {
+    const u = callAccount("N0ALL");
+    const pal = callAccount("N0PLA");
+    const ok = async (r: Promise<Response>) => {
+      const res = await r;
+      const body = await json(res);
+      expect(res.status < 300 ? "ok" : { status: res.status, body }).toBe("ok");
+      return body;
+    };
+    const put = (path: string, body: unknown, who: TestUser) =>
+      g.get(path, { method: "PUT", headers: { cookie: who.cookie, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const ingest = { headers: { "x-ingest-secret": INGEST } };
+    // the game: a cache with contact fields and a waypoint; a corroborated find, rating, favorite, audio file,
+    // stage unlock, report and list on a friend's cache; a trackable dropped there; a public supporter row
+    const mine = await ok(
+      g.post(
+        "/api/caches",
+        { name: "All kinds", type: "multi", size: "small", difficulty: 2, terrain: 2, lat: 48.4, lon: 11.8, contact: { email: "n0all@example.org" } },
+        as(u),
+      ),
+    );
+    await ok(g.post(`/api/caches/${mine.id}/waypoints`, { kind: "parking", name: "Car park", lat: 48.401, lon: 11.801 }, as(u)));
+    const other = await ok(
+      g.post("/api/caches", { name: "Pal's audio", type: "audio", size: "small", difficulty: 2, terrain: 2, lat: 48.5, lon: 11.9 }, as(pal)),
+    );
+    expect((await ingestBeacon(g, INGEST, "N0ALL-7", "DB0IG-10", 48.5, 11.9, Date.now() - 60_000)).status).toBeLessThan(300);
+    await ok(g.post(`/api/caches/${other.id}/logs`, { kind: "find", text: "TFTC" }, as(u)));
+    await ok(g.post(`/api/caches/${other.id}/rate`, { stars: 4 }, as(u)));
+    await ok(g.post(`/api/caches/${other.id}/favorite`, {}, as(u)));
+    const wav = new Uint8Array(44);
+    wav.set(new TextEncoder().encode("RIFF\x24\x00\x00\x00WAVEfmt "), 0);
+    await ok(g.get(`/api/caches/${other.id}/media`, { method: "POST", body: wav as BodyInit, headers: { cookie: u.cookie, "content-type": "audio/wav" } }));
+    await ok(g.post(`/api/caches/${other.id}/stages`, { stages: [{ title: "Gate", question: "Year?", content: "Behind the gate", answer: "1901" }] }, as(pal)));
+    await ok(g.post(`/api/caches/${other.id}/stages/1/unlock`, { answer: "1901" }, as(u)));
+    await ok(g.post(`/api/caches/${other.id}/report`, { reason: "The lid is cracked" }, as(u)));
+    const list = await ok(g.post("/api/lists", { name: "Audio caches" }, as(u)));
+    await ok(g.post(`/api/lists/${list.id}/caches`, { cache: other.id }, as(u)));
+    const bug = await ok(g.post("/api/trackables", { name: "All-kinds bug" }, as(u)));
+    await ok(g.post(`/api/trackables/${bug.ref}/moves`, { kind: "drop", cacheId: other.id, text: "Dropped" }, as(u)));
+    await ok(g.post("/api/support/confirm", { call: "N0ALL", level: "club" }, ingest));
+    await ok(g.post("/api/support/prefs", { public: true, name: "Al" }, as(u)));
+    // stations: a weather station with its key, a line transmitted
+    const { station } = await ok(g.post("/api/my/stations", { call: "N0ALL-13", label: "roof", lat: 48.4, lon: 11.8 }, as(u)));
+    await ok(g.post(`/api/my/stations/${station.id}/wx-key`, {}, as(u)));
+    await ok(g.post("/api/tx/aprs", { addressee: "W1AW", text: "hello" }, as(u)));
+    // the BBS: a message to the account that it killed; the box: a command leased and answered
+    const mail = await ok(g.post("/api/bbs/messages", { to: "N0ALL", subject: "Kill me", body: "read and gone" }, as(pal)));
+    await ok(g.get(`/api/bbs/messages/${mail.id}`, { method: "DELETE", headers: { cookie: u.cookie, "content-type": "application/json" }, body: "{}" }));
+    const { command } = await ok(g.post("/api/box/shed/command", { kind: "ping" }, as(u)));
+    await ok(g.get("/api/box/shed/commands", ingest));
+    await ok(g.post("/api/box/shed/commands/ack", { acks: [{ id: command.id, ok: true, result: { uptime: 5 } }] }, ingest));
+    // messages: a watch list
+    await ok(put("/api/alerts/watch", { calls: ["N0PLA", "W1AW-5"] }, u));
+
+    const x = await ok(g.post("/api/account/N0ALL/export", {}, as(u)));
+    const game = x.data.game;
+    expect(game.caches).toEqual([
+      expect.objectContaining({ name: "All kinds", contact: { email: "n0all@example.org" }, waypoints: [expect.objectContaining({ kind: "parking" })] }),
+    ]);
+    expect(game.logs).toEqual([expect.objectContaining({ kind: "find", tier: "a", corroboratingPosition: expect.objectContaining({ call: "N0ALL-7" }) })]);
+    for (const k of ["ratings", "favorites", "media", "stageUnlocks", "trackables", "trackableMoves", "lists", "reports"]) expect(game[k]).toHaveLength(1);
+    expect(game.lists[0].caches).toEqual([other.gid]);
+    expect(game.supporter).toMatchObject({ level: "club", name: "Al" });
+    expect(x.data.stations.ownStations).toEqual([expect.objectContaining({ call: "N0ALL-13", wxKeyCreatedAt: expect.any(Number) })]);
+    expect(x.data.stations.transmitted).toEqual([expect.objectContaining({ addressee: "W1AW" })]);
+    expect(x.data.bbs.killed).toEqual([expect.objectContaining({ id: mail.id, killedAt: expect.any(Number) })]);
+    expect(x.data.bbs.messages).toEqual([expect.objectContaining({ id: mail.id, killedBy: "N0ALL" })]);
+    expect(x.data.box.commands).toEqual([expect.objectContaining({ state: "acknowledged", ok: true, result: { uptime: 5 } })]);
+    expect(x.data.messages.watches.map((w: any) => w.call)).toEqual(["N0PLA", "W1AW-5"]);
+    const bundle = await ok(g.post("/api/account/N0ALL/bundle", {}, as(u)));
+    expect(bundle.data.messages).toEqual({ watches: ["N0PLA", "W1AW-5"] });
   });
 });
 
