@@ -6,7 +6,7 @@
  * (ui.ts). Streams (SSE), upgrades and bodies that are already compressed pass
  * through untouched.
  */
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { zlib } from "../lib/builtins.ts";
 
 export type Coding = "br" | "gzip";
 
@@ -32,14 +32,14 @@ export function pickCoding(acceptEncoding: string | null): Coding | null {
 export function compress(body: Uint8Array, coding: Coding, level: "fast" | "best" = "fast"): Uint8Array<ArrayBuffer> {
   // Node's Buffers here are never shared memory.
   if (coding === "br") {
-    return brotliCompressSync(body, {
+    return zlib().brotliCompressSync(body, {
       params: {
-        [constants.BROTLI_PARAM_QUALITY]: level === "best" ? 11 : 4,
-        [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
+        [zlib().constants.BROTLI_PARAM_QUALITY]: level === "best" ? 11 : 4,
+        [zlib().constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
       },
     }) as Uint8Array<ArrayBuffer>;
   }
-  return gzipSync(body, { level: level === "best" ? 9 : 6 }) as Uint8Array<ArrayBuffer>;
+  return zlib().gzipSync(body, { level: level === "best" ? 9 : 6 }) as Uint8Array<ArrayBuffer>;
 }
 
 /** Content types worth compressing: text, JSON, JavaScript, SVG. Images and archives are already compressed. */

@@ -32,8 +32,10 @@ declare module "../core/services.ts" {
 async function transport(gw: Core): Promise<Transport> {
   const m = gw.services.mail;
   if (!m.transport) {
-    // Loaded on the first message: most instances never send mail, and start faster without it.
-    const { default: mailer } = await import("nodemailer");
+    // Loaded on the first message: most instances never send mail, and start faster without it. Its CommonJS
+    // build: the ES module build's imports of node:http, node:https, node:zlib and node:tls would be hoisted
+    // to the top of the executable's bundle and loaded at every start (src/lib/builtins.ts).
+    const mailer = require("nodemailer") as typeof nodemailer;
     // Short timeouts: a sign-in request waits for this, and a dead relay must not hang it.
     m.transport = mailer.createTransport(gw.config.smtpUrl!, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as object);
   }

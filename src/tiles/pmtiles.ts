@@ -6,7 +6,7 @@
  * lengths, offsets). The gateway only reads headers (to list an archive's
  * bounds); build.ts and the tests write archives with `writeArchive`.
  */
-import { gzipSync } from "node:zlib";
+import { zlib } from "../lib/builtins.ts";
 import { concatBytes } from "../lib/net/bytes.ts";
 
 export const HEADER_BYTES = 127;
@@ -132,7 +132,7 @@ function encodeDirectory(entries: Entry[]): Uint8Array {
     // 0 means "right after the previous entry", otherwise offset + 1
     varint(out, i > 0 && prev && e.offset === prev.offset + prev.length ? 0 : e.offset + 1);
   });
-  return gzipSync(new Uint8Array(out));
+  return zlib().gzipSync(new Uint8Array(out));
 }
 
 export interface ArchiveInput {
@@ -202,7 +202,7 @@ export function writeArchive(input: ArchiveInput): Uint8Array<ArrayBuffer> {
     }
   }
 
-  const metadata = gzipSync(new TextEncoder().encode(JSON.stringify(input.metadata ?? {})));
+  const metadata = zlib().gzipSync(new TextEncoder().encode(JSON.stringify(input.metadata ?? {})));
   const zooms = byId.map((t) => t.z);
   const [w, s, e, n] = input.bounds ?? [-180, -85.0511287, 180, 85.0511287];
   const header = new Uint8Array(HEADER_BYTES);

@@ -12,7 +12,7 @@
  * Only build.ts and the gateway run from a checkout use this file; the
  * executable carries the finished archive.
  */
-import { gzipSync } from "node:zlib";
+import { zlib } from "../lib/builtins.ts";
 import { feature, mesh } from "topojson-client";
 import { bbox, encodeTile, featureInTile, mercator, simplify, type Feature, type Ring } from "./mvt.ts";
 import { writeArchive, Compression } from "./pmtiles.ts";
@@ -203,7 +203,7 @@ async function buildWorldBasemap(): Promise<BuiltBasemap> {
         }
         // open ocean: no tile, the map's background shows
         if (!any) continue;
-        tiles.set(`${z}/${x}/${y}`, gzipSync(encodeTile(content)));
+        tiles.set(`${z}/${x}/${y}`, zlib().gzipSync(encodeTile(content)));
       }
     }
   }

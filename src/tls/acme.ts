@@ -16,10 +16,9 @@
  * hours, while the certificate being served (if any) stays.
  */
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { get as httpGet } from "node:http";
-import { Agent, get as httpsGet } from "node:https";
 import { join } from "node:path";
-import { rootCertificates } from "node:tls";
+import type { Agent } from "node:https";
+import { http, https, tls } from "../lib/builtins.ts";
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import type * as Acme from "acme-client";
 import { TlsSetupError } from "../lib/errors.ts";
@@ -118,7 +117,7 @@ function trustAcmeServer(caFile: string | null): void {
   } catch (e) {
     throw new TlsSetupError(`ACME_CA_CERT ${caFile} is not a readable PEM certificate (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
-  acme.axios.defaults.httpsAgent = new Agent({ ca: [...rootCertificates, pem] });
+  acme.axios.defaults.httpsAgent = new (https().Agent)({ ca: [...tls().rootCertificates, pem] });
 }
 
 const reason = (e: unknown) => {
@@ -138,7 +137,7 @@ class DomainError extends Error {}
  */
 function reachable(url: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const get = url.startsWith("https:") ? httpsGet : httpGet;
+    const get = url.startsWith("https:") ? https().get : http().get;
     const req = get(
       url,
       url.startsWith("https:") ? { agent: acme.axios.defaults.httpsAgent as Agent | undefined, timeout: 15_000 } : { timeout: 15_000 },

@@ -11,7 +11,7 @@
  */
 import type { Server, Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { createSecureContext, TLSSocket } from "node:tls";
+import { tls as nodeTls } from "../lib/builtins.ts";
 import type { PemPair } from "./x509.ts";
 
 export const ACME_TLS_ALPN = "acme-tls/1";
@@ -93,6 +93,7 @@ export function answerTlsAlpn(server: Server, challenge: (servername: string) =>
 
 /** Completes the handshake with the challenge certificate, then closes: all the ACME server checks. */
 export function answerChallenge(socket: Duplex, pair: PemPair): void {
+  const { createSecureContext, TLSSocket } = nodeTls();
   const tls = new TLSSocket(socket, { isServer: true, secureContext: createSecureContext(pair), ALPNProtocols: [ACME_TLS_ALPN] });
   const done = setTimeout(() => tls.destroy(), 10_000);
   tls.once("secure", () => tls.end());
