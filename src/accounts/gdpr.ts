@@ -84,24 +84,14 @@ export function accountOfCaller(caller: { user: { id: number } | null; assertion
 const EXPORT_FORMAT = "svc-account-export/1";
 
 /**
- * One member a domain, there when the domain has something: the schema
- * `pick` takes of it (AccountData's exportSchema or bundleSchema), for each
- * domain `only` keeps. AccountData requires the schema wherever its answer
- * is (exportSchema always, bundleSchema with a bundle), so a domain without
- * one does not compile; a domain kept here that still has none is refused
- * when the declaration is built (at start), not declared free-form.
+ * The export's or the bundle's `data`: one member a domain, there when the
+ * domain has something, each the schema the domain declares for it
+ * (AccountData requires it, so a domain without one does not compile).
  */
-export const sectionsOf = (pick: (d: AccountData) => TSchema | undefined, what: string, only: (d: AccountData) => boolean = () => true) =>
-  closed(
-    Object.fromEntries(
-      ACCOUNT_DATA.filter(only).map((d) => {
-        const schema = pick(d);
-        if (!schema) throw new Error(`the ${d.name} domain declares no schema for its ${what} (AccountData in src/accounts/data-sections.ts)`);
-        return [d.name, t.Optional(schema)];
-      }),
-    ),
-    { description: "one member a domain, there when the domain holds something of the account" },
-  );
+export const sectionsOf = (sections: Array<[name: string, schema: TSchema]>) =>
+  closed(Object.fromEntries(sections.map(([name, schema]) => [name, t.Optional(schema)])), {
+    description: "one member a domain, there when the domain holds something of the account",
+  });
 
 /** POST /api/account/{call}/export: a complete machine-readable copy of everything stored about the account. */
 export const ACCOUNT_EXPORT = closed({
@@ -113,7 +103,7 @@ export const ACCOUNT_EXPORT = closed({
     calls: t.Array(t.String(), { description: "every callsign the account holds, SSIDs included" }),
     verifiedCalls: t.Array(t.String(), { description: "the base calls it verified: the only calls whose callsign-keyed data is in the export" }),
   }),
-  data: sectionsOf((d) => d.exportSchema, "rows about the account"),
+  data: sectionsOf(ACCOUNT_DATA.map((d) => [d.name, d.exportSchema])),
 });
 export type AccountExport = Static<typeof ACCOUNT_EXPORT>;
 

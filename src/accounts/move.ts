@@ -18,7 +18,7 @@
  * on B. A bundle's content is input like any other and is checked as such.
  */
 import { t } from "elysia";
-import type { Static } from "@sinclair/typebox";
+import type { Static, TSchema } from "@sinclair/typebox";
 import type { Core } from "../core/core.ts";
 import { AppError, badRequest, conflict, forbidden } from "../lib/errors.ts";
 import { closed, nullable, wholeNumber } from "../lib/schema.ts";
@@ -54,11 +54,7 @@ export const ACCOUNT_BUNDLE = closed({
     description: "its live device keys",
   }),
   email: nullable(t.String(), "its e-mail sign-in address, a claim until the new instance confirms it"),
-  data: sectionsOf(
-    (d) => d.bundleSchema,
-    "part that moves",
-    (d) => !!d.bundle,
-  ),
+  data: sectionsOf(ACCOUNT_DATA.flatMap((d) => (d.bundle ? [[d.name, d.bundleSchema] as [string, TSchema]] : []))),
   ...SIGNATURE,
 });
 export type Bundle = Static<typeof ACCOUNT_BUNDLE>;
