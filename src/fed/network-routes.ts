@@ -61,9 +61,6 @@ const RELAY_ANSWERS = closed(
   { description: "JSON, the HTTP leg (needs the spoke's x-relay-token)" },
 );
 
-/** A route's options with its declared answer added to its detail. */
-const withAnswer = <O extends { detail: object }, R>(o: O, responses: R) => ({ ...o, detail: { ...o.detail, responses } });
-
 export function fedNetworkRoutes(gw: Core, kit: RouteKit) {
   return new Elysia({ name: "fed-network" })
     .use(kit.gates)
@@ -149,14 +146,12 @@ export function fedNetworkRoutes(gw: Core, kit: RouteKit) {
     })
     .post("/federation/submit", ({ request, body }) => submit(gw, cborBody(request, body)), {
       gate: "fed-secret",
-      ...withAnswer(
-        cborPageRoute({
-          body: "a CBOR sync page of the submitter's own signed records",
-          summary: "A spoke pushes its own signed records to this hub (CBOR page)",
-          tags,
-        }),
-        answers("what was applied, and whether the submitter joined", SUBMIT_REPORT),
-      ),
+      ...cborPageRoute({
+        body: "a CBOR sync page of the submitter's own signed records",
+        summary: "A spoke pushes its own signed records to this hub (CBOR page)",
+        tags,
+        responses: answers("what was applied, and whether the submitter joined", SUBMIT_REPORT),
+      }),
     })
     .post(
       "/federation/relay/:instance/query",

@@ -54,9 +54,6 @@ const cursorQuery = (limits: { limit: number; max: number }) =>
     limit: t.Optional(t.Integer({ minimum: 1, maximum: limits.max, description: `records per page, 1-${limits.max} (default ${limits.limit})` })),
   });
 
-/** A route's options with its declared answer added to its detail. */
-const withAnswer = <O extends { detail: object }, R>(o: O, responses: R) => ({ ...o, detail: { ...o.detail, responses } });
-
 /** Sync pages up to this size are served uncompressed (an empty page is about 15 bytes). */
 const SMALL_PAGE_BYTES = 64;
 
@@ -116,14 +113,12 @@ export function fedRoutes(gw: Core, kit: RouteKit) {
       },
       {
         gate: "ingest",
-        ...withAnswer(
-          cborPageRoute({
-            body: "a CBOR sync page of signed frames (heard on the air by the box)",
-            summary: "Apply a page of signed frames the box received (as a pulled sync page is applied)",
-            tags,
-          }),
-          answers("what the apply pipeline did with the frames", APPLY_REPORT),
-        ),
+        ...cborPageRoute({
+          body: "a CBOR sync page of signed frames (heard on the air by the box)",
+          summary: "Apply a page of signed frames the box received (as a pulled sync page is applied)",
+          tags,
+          responses: answers("what the apply pipeline did with the frames", APPLY_REPORT),
+        }),
       },
     )
     .get(

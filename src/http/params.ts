@@ -24,11 +24,11 @@ export function cborBody(request: Request, body: unknown): Uint8Array {
  * size, another content type refused (415) before the body is read or checked
  * against the schema, documented as CBOR. Read the body with `cborBody`.
  */
-export const cborPageRoute = (o: { body: string; summary: string; tags: string[] }) => ({
+export const cborPageRoute = <R>(o: { body: string; summary: string; tags: string[]; responses: R }) => ({
   bodyLimit: MAX_PAGE_BYTES,
   accepts: CBOR_TYPE,
   body: t.Uint8Array({ description: o.body }),
-  detail: { summary: o.summary, bodyType: CBOR_TYPE, tags: o.tags },
+  detail: { summary: o.summary, bodyType: CBOR_TYPE, tags: o.tags, responses: o.responses },
 });
 
 /** The `cells` of a clustered map answer: clusters along the box's longer side, 4-64. */
