@@ -11,7 +11,7 @@
  */
 import { t } from "elysia";
 import type { Static, TOptional, TSchema } from "@sinclair/typebox";
-import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
+import { closed, nullable, unixMs, wholeNumber, type Same } from "../lib/schema.ts";
 import type { Endpoint } from "../lib/fed/endpoints.ts";
 import type { RotationRecord } from "../lib/fed/keys.ts";
 import type { LinkCaps, NegotiatedLink } from "../lib/fed/caps.ts";
@@ -539,7 +539,6 @@ export const ENQUEUE_RESULT = closed({
 export type EnqueueResult = Static<typeof ENQUEUE_RESULT>;
 
 // The library's types and these schemas are one shape: the compiler refuses a drift either way.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameEndpoint: Same<Static<typeof ENDPOINT>, Endpoint> = true;
 const sameRotation: Same<Static<typeof ROTATION_RECORD>, RotationRecord> = true;
 const sameCaps: Same<Static<typeof LINK_CAPS>, LinkCaps> = true;

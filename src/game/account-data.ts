@@ -16,7 +16,7 @@ import { withdrawLogsOf } from "./logs.ts";
 import { eraseTrackablesOf, trackablesDataOf } from "./trackables-moves.ts";
 import { personalNotesOf } from "./personal.ts";
 import { CACHE_LIST, listsOf } from "./lists.ts";
-import { CONTACT, LOG_JSON, PERSONAL_JSON, WAYPOINT_JSON } from "./shapes.ts";
+import { CACHE_JSON_FIELDS, CONTACT, LOG_JSON, PERSONAL_JSON, WAYPOINT_JSON } from "./shapes.ts";
 import { MEDIA_JSON } from "./media.ts";
 import { MOVE_JSON, TRACKABLE_JSON } from "./trackables-shapes.ts";
 import { t } from "elysia";
@@ -35,13 +35,14 @@ const { by: _by, ...MEDIA_FIELDS } = MEDIA_JSON.properties;
 /** A cache the account owns, as its row holds it, with its waypoints (the final too). */
 const CACHE_ROW = closed({
   id: wholeNumber(),
-  name: t.String(),
-  type: t.String(),
-  size: t.String(),
-  difficulty: t.Number(),
-  terrain: t.Number(),
-  lat: t.Number(),
-  lon: t.Number(),
+  // the fields a cache's answer has as well (shapes.ts)
+  name: CACHE_JSON_FIELDS.name,
+  type: CACHE_JSON_FIELDS.type,
+  size: CACHE_JSON_FIELDS.size,
+  difficulty: CACHE_JSON_FIELDS.difficulty,
+  terrain: CACHE_JSON_FIELDS.terrain,
+  lat: CACHE_JSON_FIELDS.lat,
+  lon: CACHE_JSON_FIELDS.lon,
   status: t.Union([t.Literal("draft"), t.Literal("active"), t.Literal("disabled"), t.Literal("archived")]),
   unlisted: zeroOrOne("left off the map and lists"),
   hint: nullable(t.String()),

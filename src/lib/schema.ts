@@ -31,6 +31,13 @@ export const wholeNumber = (o: NumberOptions = {}) => Type.Number({ multipleOf: 
 /** A value or null. */
 export const nullable = <T extends TSchema>(schema: T, description?: string) => Type.Union([schema, Type.Null()], description ? { description } : {});
 
+/**
+ * True when a schema's static type and a type written elsewhere (a library's,
+ * the decoder's) are the same both ways: `const same: Same<Static<typeof X>, T> = true`
+ * makes the compiler refuse a drift of either.
+ */
+export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
 /** An instant in an answer: whole unix milliseconds. */
 export const unixMs = (description = "unix ms") => wholeNumber({ description });
 

@@ -7,7 +7,7 @@
  */
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
-import { closed, nullable, unixMs, wholeNumber } from "../lib/schema.ts";
+import { closed, nullable, unixMs, wholeNumber, type Same } from "../lib/schema.ts";
 import { type AprsPacket, PACKET_TYPES, type TelemetryDefinitions, type Weather } from "../lib/aprs/index.ts";
 
 const opt = (description: string) => t.Optional(t.Number({ description }));
@@ -221,7 +221,6 @@ export const APRS_PACKET = t.Recursive(
 );
 
 // The decoder's types and these schemas are one shape: the compiler refuses a drift either way.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameWeather: Same<Static<typeof WEATHER>, Weather> = true;
 const sameDefinitions: Same<Static<typeof TELEMETRY_DEFINITIONS>, TelemetryDefinitions> = true;
 const samePacket: Same<Static<typeof APRS_PACKET>, AprsPacket> = true;
