@@ -25,7 +25,7 @@ import { ROOT, sourceDirs } from "./source-dirs.ts";
 import { buildUi } from "../src/http/ui.ts";
 import { builtFromCheckout } from "../src/tiles/archives.ts";
 
-export const NODE_VERSION = "24.21.0";
+export const NODE_VERSION = "26.12.1";
 export const NODE_BUNDLE = join(ROOT, ".cache/node/svc-gateway.mjs");
 
 
