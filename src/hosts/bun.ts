@@ -20,6 +20,8 @@ import { openFrontDoor } from "../tls/front-door.ts";
 export const bunHost: HttpHost = {
   name: "bun",
   missing: new Set(),
+  // the normal JIT policy, after the executable's start-up one (build.ts); from source it already is
+  startedUp: () => Bun.unsafe.setJITPolicy(1),
   async serve(app, opts) {
     if (opts.secondary) {
       const plain = Bun.serve({

@@ -46,6 +46,13 @@ function collect(): boolean {
   return true;
 }
 
+/** bun:jsc's count of the functions loaded from each part of an executable's profiled bytecode (build.ts), or null. */
+function bytecodeLayout(): RuntimeFigures["bytecodeLayout"] {
+  const jsc = (typeof process !== "undefined" ? process.getBuiltinModule?.("bun:jsc") : undefined) as typeof import("bun:jsc") | undefined;
+  const s = jsc?.bytecodeOrderStats?.();
+  return s ? { hot: s.hot, cold: s.cold, unknown: s.unknown } : null;
+}
+
 /**
  * The figures of this process, whose database is in `dataDir` and which started at `startedAt` (unix ms);
  * with `gc`, after a full garbage collection (what is live, without the garbage of the moment).
@@ -79,5 +86,6 @@ export async function runtimeFigures(dataDir: string, startedAt: number, gc = fa
     walBytes: fileBytes(fs, `${dataDir}/${DB_FILE_NAME}-wal`),
     eventLoop,
     collected,
+    bytecodeLayout: bytecodeLayout(),
   };
 }

@@ -136,5 +136,13 @@ export const RUNTIME_FIGURES = closed({
     "the event loop's delay since the previous read (null at the first read, which starts the monitor)",
   ),
   collected: t.Boolean({ description: "a full garbage collection ran just before" }),
+  bytecodeLayout: nullable(
+    closed({
+      hot: wholeNumber({ description: "functions loaded from the part the start-up profile laid out first" }),
+      cold: wholeNumber({ description: "functions loaded from the rest" }),
+      unknown: wholeNumber({ description: "functions loaded that the profiled build did not have" }),
+    }),
+    "the executable's bytecode, laid out by the start-up profile it was built with (build.ts); null from source and on other runtimes",
+  ),
 });
 export type RuntimeFigures = Static<typeof RUNTIME_FIGURES>;
