@@ -113,7 +113,7 @@ async function runCommand(
   err: Out,
   host: HttpHost | undefined,
 ): Promise<number> {
-  // start-up is over once a command begins; for serve, once it listens (HttpHost.startedUp)
+  // start-up is over once a command begins; for serve, once its cron is armed (startGateway)
   if (command !== "serve") host?.startedUp?.();
   switch (command) {
     case "serve":
@@ -196,7 +196,6 @@ async function serve(loaded: LoadedConfig, out: Out, err: Out, host: HttpHost | 
   try {
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
     gw = await startGateway({ config, log, host });
-    host?.startedUp?.();
   } catch (e) {
     if (e instanceof SchemaError || e instanceof ListenError || e instanceof TlsSetupError) {
       err(`svc-gateway: ${e.message}`);

@@ -132,6 +132,9 @@ export async function startGateway(opts: GatewayOptions & { cron?: boolean }): P
     await gw.stop();
     throw e;
   }
-  if (opts.cron !== false) gw.scheduler.start(CRON_ARM_AFTER_MS);
+  // start-up is over once the cron is armed (HttpHost.startedUp: the Bun host's normal JIT policy from then)
+  const startedUp = () => gw.host.startedUp?.();
+  if (opts.cron !== false) gw.scheduler.start(CRON_ARM_AFTER_MS, startedUp);
+  else startedUp();
   return gw;
 }

@@ -87,18 +87,20 @@ export class Scheduler {
    * next-run sums, with the time zone's rules loaded for local time, cost
    * about 25 ms on a 2-core machine). Every task runs on minutes or hours: a
    * second's wait skips at most the first run of a task due every minute.
+   * `armed` is called once every task is armed.
    */
-  start(afterMs = 0): void {
+  start(afterMs = 0, armed?: () => void): void {
     if (this.started || this.arming) return;
     if (afterMs > 0) {
       this.arming = setTimeout(() => {
         this.arming = null;
-        this.start();
+        this.start(0, armed);
       }, afterMs);
       return;
     }
     this.started = true;
     for (const e of this.entries.values()) this.schedule(e);
+    armed?.();
   }
 
   stop(): void {
