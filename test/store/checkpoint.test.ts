@@ -13,7 +13,7 @@ import { waitFor } from "../helpers/wait.ts";
 import { tmpDir } from "../helpers/tmp.ts";
 import { ingestLines } from "../../src/stations/ingest.ts";
 import { DB_FILE_NAME } from "../../src/core/store/db.ts";
-import { CHECKPOINT_INTERVAL_MS, WAL_CAP_BYTES, WAL_RESTART_BYTES, openShm, walState } from "../../src/core/store/checkpoint.ts";
+import { CHECKPOINT_INTERVAL_MS, WAL_CAP_BYTES, WAL_RESTART_BYTES, WORKER_START_BYTES, openShm, walState } from "../../src/core/store/checkpoint.ts";
 
 const dataDir = tmpDir();
 let g: Running;
@@ -22,9 +22,14 @@ afterAll(() => g?.stop());
 const walBytes = () => statSync(join(dataDir, DB_FILE_NAME + "-wal")).size;
 
 describe("WAL checkpoints", () => {
-  test("off the event loop: no automatic checkpoint, yet the WAL stays bounded; the data survives a restart", async () => {
+  test("off the event loop once writes come: no automatic checkpoint, yet the WAL stays bounded; the data survives a restart", async () => {
+    // a gateway started on its data and left idle: no worker thread, SQLite checkpoints in commits as by default
     g = await startInProcess({}, { dataDir });
-    expect(g.gw.db.query("PRAGMA wal_autocheckpoint").get()).toEqual({ wal_autocheckpoint: 0 });
+    await g.stop();
+    g = await startInProcess({}, { dataDir });
+    const autocheckpoint = () => (g!.gw.db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+    await Bun.sleep(CHECKPOINT_INTERVAL_MS * 1.5);
+    expect(autocheckpoint()).toBe(1000);
     let round = 0;
     const write = () => {
       const lines = Array.from(
@@ -36,7 +41,9 @@ describe("WAL checkpoints", () => {
     };
     write();
     const oneRound = walBytes();
-    expect(oneRound).toBeGreaterThan(1_000_000);
+    expect(oneRound).toBeGreaterThan(WORKER_START_BYTES);
+    // the worker takes the checkpoints over from the commits
+    await waitFor(() => autocheckpoint() === 0, "the checkpoint worker started");
     for (let i = 0; i < 6; i++) {
       // Give the worker a checkpoint, then write again: the WAL starts over instead of growing.
       await Bun.sleep(CHECKPOINT_INTERVAL_MS * 2.5);
@@ -110,6 +117,11 @@ describe("one write gate for every writer", () => {
     const r = await startInProcess({ KISS_PORTS: tnc.url, RADIO_CALL: "N0GW-10" }, { log });
     try {
       await tnc.connected();
+      // writes start the checkpoint worker (it turns SQLite's own checkpoint off)
+      r.gw.db.run("CREATE TABLE fill (b BLOB)");
+      r.gw.db.run(`INSERT INTO fill VALUES (zeroblob(${2 * WORKER_START_BYTES}))`);
+      const autocheckpoint = () => (r.gw.db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+      await waitFor(() => autocheckpoint() === 0, "the checkpoint worker started");
       const FRAMES = 1200;
       let sent = 0;
       // frames keep coming, a few at a time, while the WAL is pushed past the cap below
@@ -123,7 +135,6 @@ describe("one write gate for every writer", () => {
       await waitFor(() => sent > 200, "the first frames");
       // Force a RESTART: one transaction leaves more than WAL_CAP_BYTES in the WAL, so writes are held at once
       // and the worker copies it back, then RESTARTs the WAL with them held.
-      r.gw.db.run("CREATE TABLE fill (b BLOB)");
       r.gw.db.run(`INSERT INTO fill VALUES (zeroblob(${WAL_CAP_BYTES + 4 * 1024 * 1024}))`);
       await sender;
       const stored = () => (r.gw.db.query("SELECT count(*) AS n FROM packets WHERE src LIKE 'F____'").get() as { n: number }).n;

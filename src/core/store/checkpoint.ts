@@ -3,8 +3,9 @@
  * inside whichever commit crosses 1,000 WAL pages, and a checkpoint ends in
  * an fsync: on a busy or slow disk (an SD card) that stalls the one thread
  * every request, ingest and live message waits for, for tens to hundreds of
- * milliseconds. A serving gateway turns the automatic checkpoint off and
- * checkpoints from a worker thread with its own connection instead: PASSIVE
+ * milliseconds. Once writes come (the WAL first holds WORKER_START_BYTES), a
+ * serving gateway turns the automatic checkpoint off and checkpoints from a
+ * worker thread with its own connection instead: PASSIVE
  * once a second (it never blocks the writer, and the writer reuses the WAL
  * from its start once a checkpoint has caught up); RESTART when writes come
  * so fast that the WAL outgrows WAL_RESTART_BYTES (every write waits for it in
@@ -41,6 +42,12 @@ export const WAL_RESTART_BYTES = 32 * 1024 * 1024;
 const AUTOCHECKPOINT_PAGES = 1000; // SQLite's default
 /** Write requests wait, whatever the worker is doing, while the WAL holds more than this not yet copied back. */
 export const WAL_CAP_BYTES = 48 * 1024 * 1024;
+/**
+ * The worker starts once the WAL first holds this much: a gateway nobody
+ * writes to runs no checkpoint thread (it costs about 5 MB resident and 6 ms
+ * of start-up), and SQLite checkpoints in commits, as by default, until then.
+ */
+export const WORKER_START_BYTES = 1024 * 1024;
 /**
  * What the WAL holds now and whether part of it is not yet copied back, from
  * the wal-index header in the -shm file (SQLite's "WAL-mode file format":
@@ -180,15 +187,15 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
   const stats = () => ({ ...counts, ...last, running });
   const inactive: Checkpointer = { stats, stop: async () => {}, closeShm: () => {} };
   if (file === ":memory:") return inactive;
-  let worker: Worker;
-  try {
-    const prelude = sqliteDriver().workerPrelude;
-    if (prelude === null) throw new Error(`${sqliteDriver().name} has no checkpoint worker on this host`);
-    worker = new Worker(URL.createObjectURL(new Blob([prelude + WORKER], { type: "application/javascript" })));
-  } catch (e) {
-    log.warn("store", "WAL checkpoints stay in commits: no worker thread", { error: String(e) });
+  const prelude = sqliteDriver().workerPrelude;
+  if (prelude === null) {
+    log.warn("store", "WAL checkpoints stay in commits: no worker thread", { error: `${sqliteDriver().name} has no checkpoint worker on this host` });
     return inactive;
   }
+  const shmFd = openShm(file);
+  let shmClosed = false;
+  let worker: Worker | null = null;
+  let stopped: (() => void) | null = null;
   const fallBack = (why: string) => {
     if (!running) return;
     running = false;
@@ -200,10 +207,9 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
     } catch {
       // the database is closing
     }
-    worker.terminate();
+    worker?.terminate();
   };
-  let stopped: (() => void) | null = null;
-  worker.onmessage = (e: MessageEvent) => {
+  const onMessage = (e: MessageEvent) => {
     const m = e.data as { type: string; mode?: string; log?: number; checkpointed?: number; message?: string };
     if (m.type === "tick") {
       counts.ticks++;
@@ -223,33 +229,48 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
     } else if (m.type === "error") fallBack(m.message ?? "unknown error");
     else if (m.type === "stopped") stopped?.();
   };
-  worker.onerror = (e) => fallBack(String((e as ErrorEvent).message ?? e));
-  (worker as Worker & { unref(): void }).unref();
-  db.run("PRAGMA wal_autocheckpoint = 0");
-  const shmFd = openShm(file);
-  let shmClosed = false;
-  // writes wait, whatever the worker is doing, once the WAL holds more than WAL_CAP_BYTES not yet copied back
-  gate.watch(
-    shmFd === null
-      ? null
-      : () => {
-          const wal = walState(shmFd);
-          return wal.pending && wal.bytes > WAL_CAP_BYTES;
-        },
-  );
-  running = true;
-  worker.postMessage({
-    type: "start",
-    file,
-    shmFd,
-    passiveMs: intervalMs,
-    watchMs: WAL_WATCH_MS,
-    restartBytes: WAL_RESTART_BYTES,
-    busyMs: 1000,
-    backoffMs: 5000,
-    holdPassMs: 10,
-    capBytes: WAL_CAP_BYTES,
-  });
+  /** The worker takes the checkpoints over from the commits. */
+  const begin = () => {
+    try {
+      worker = new Worker(URL.createObjectURL(new Blob([prelude + WORKER], { type: "application/javascript" })));
+    } catch (e) {
+      log.warn("store", "WAL checkpoints stay in commits: no worker thread", { error: String(e) });
+      return;
+    }
+    worker.onmessage = onMessage;
+    worker.onerror = (e) => fallBack(String((e as ErrorEvent).message ?? e));
+    (worker as Worker & { unref(): void }).unref();
+    db.run("PRAGMA wal_autocheckpoint = 0");
+    // writes wait, whatever the worker is doing, once the WAL holds more than WAL_CAP_BYTES not yet copied back
+    gate.watch(
+      shmFd === null
+        ? null
+        : () => {
+            const wal = walState(shmFd);
+            return wal.pending && wal.bytes > WAL_CAP_BYTES;
+          },
+    );
+    running = true;
+    worker.postMessage({
+      type: "start",
+      file,
+      shmFd,
+      passiveMs: intervalMs,
+      watchMs: WAL_WATCH_MS,
+      restartBytes: WAL_RESTART_BYTES,
+      busyMs: 1000,
+      backoffMs: 5000,
+      holdPassMs: 10,
+      capBytes: WAL_CAP_BYTES,
+    });
+  };
+  // the worker starts once writes come (WORKER_START_BYTES); until then SQLite checkpoints in commits, as by default
+  const waiting = setInterval(() => {
+    if (walState(shmFd).bytes < WORKER_START_BYTES) return;
+    clearInterval(waiting);
+    begin();
+  }, intervalMs);
+  (waiting as { unref?: () => void }).unref?.();
   return {
     stats,
     closeShm() {
@@ -257,10 +278,12 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
       shmClosed = true;
     },
     async stop() {
-      if (!running) return;
+      clearInterval(waiting);
+      if (!running || !worker) return;
       running = false;
-      await Promise.race([new Promise<void>((resolve) => ((stopped = resolve), worker.postMessage({ type: "stop" }))), sleep(2000)]);
-      worker.terminate();
+      const w = worker;
+      await Promise.race([new Promise<void>((resolve) => ((stopped = resolve), w.postMessage({ type: "stop" }))), sleep(2000)]);
+      w.terminate();
       gate.watch(null);
       gate.release();
       try {
