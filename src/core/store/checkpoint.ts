@@ -232,15 +232,20 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
   /** The worker takes the checkpoints over from the commits. */
   const begin = () => {
     try {
+      db.run("PRAGMA wal_autocheckpoint = 0");
+    } catch {
+      return; // the database is closed: its gateway stopped without stopping this
+    }
+    try {
       worker = new Worker(URL.createObjectURL(new Blob([prelude + WORKER], { type: "application/javascript" })));
     } catch (e) {
       log.warn("store", "WAL checkpoints stay in commits: no worker thread", { error: String(e) });
+      db.run(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
       return;
     }
     worker.onmessage = onMessage;
     worker.onerror = (e) => fallBack(String((e as ErrorEvent).message ?? e));
     (worker as Worker & { unref(): void }).unref();
-    db.run("PRAGMA wal_autocheckpoint = 0");
     // writes wait, whatever the worker is doing, once the WAL holds more than WAL_CAP_BYTES not yet copied back
     gate.watch(
       shmFd === null
@@ -266,7 +271,7 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
   };
   // the worker starts once writes come (WORKER_START_BYTES); until then SQLite checkpoints in commits, as by default
   const waiting = setInterval(() => {
-    if (walState(shmFd).bytes < WORKER_START_BYTES) return;
+    if (shmClosed || walState(shmFd).bytes < WORKER_START_BYTES) return;
     clearInterval(waiting);
     begin();
   }, intervalMs);
@@ -274,6 +279,7 @@ export function startCheckpointer(db: Database, file: string, log: Logger, gate 
   return {
     stats,
     closeShm() {
+      clearInterval(waiting);
       if (shmFd !== null && !shmClosed) closeSync(shmFd);
       shmClosed = true;
     },
