@@ -22,10 +22,8 @@ export function createApp(gw: Gateway): App {
   // the test suite holds every JSON answer to its route's declared schema (answer-check.ts)
   let mounted: RouteLike[] = [];
   const checkAnswer: AnswerCheck | null = answersChecked() ? answerChecker(() => mounted) : null;
-  // Elysia compiles each route's handler and validators with `new Function` unless told not to. Its own router
-  // routes on Bun too (systemRouter: false): handing Bun.serve a table of every route, twice at each listen,
-  // cost start-up about 20 ms, for no throughput measured on /health or a map query.
-  const app = new Elysia({ name: "svc-gateway", normalize: false, systemRouter: false, aot: !gw.host.missing.has("codegen"), adapter: gw.host.adapter })
+  // Elysia compiles each route's handler and validators with `new Function` unless told not to
+  const app = new Elysia({ name: "svc-gateway", normalize: false, aot: !gw.host.missing.has("codegen"), adapter: gw.host.adapter })
     .onRequest(async ({ request }) => {
       // a write waits while a checkpoint keeps the WAL bounded (store/checkpoint.ts)
       const held = request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" ? undefined : gw.writeGate.wait();
