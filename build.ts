@@ -75,31 +75,35 @@ export async function build(opts: { targets: Target[]; outdir: string; log?: (l:
   const compile = (target: Target, outfile: string, profile: string | null) => compileOne(target, outfile, info, [uiDir, tilesDir], profile);
   // The start-up profile (see startupProfile): from a first build for this machine, used by every target.
   const work = mkdtempSync(join(tmpdir(), "svc-build-"));
-  let profile: string | null = null;
-  if (HOST) {
-    const first = join(work, `svc-gateway-${HOST}`);
-    await compile(HOST, first, null);
-    profile = await startupProfile(first, join(work, "bytecode-order.txt"));
-    log(`profile  what start-up runs, recorded from a first build (${statSync(profile).size} bytes)`);
-  } else {
-    log("profile  none: this machine runs none of the targets, so start-up was not recorded");
+  try {
+    let profile: string | null = null;
+    if (HOST) {
+      const first = join(work, `svc-gateway-${HOST}`);
+      await compile(HOST, first, null);
+      profile = await startupProfile(first, join(work, "bytecode-order.txt"));
+      log(`profile  what start-up runs, recorded from a first build (${statSync(profile).size} bytes)`);
+    } else {
+      log("profile  none: this machine runs none of the targets, so start-up was not recorded");
+    }
+    const built = {} as Record<Target, string>;
+    for (const target of opts.targets) {
+      const outfile = join(outdir, `svc-gateway-${target}${TARGETS[target].suffix}`);
+      await compile(target, outfile, profile);
+      built[target] = outfile;
+      log(`${target.padEnd(13)}${outfile} (${(statSync(outfile).size / 1e6).toFixed(1)} MB)`);
+    }
+    return built;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
-  const built = {} as Record<Target, string>;
-  for (const target of opts.targets) {
-    const outfile = join(outdir, `svc-gateway-${target}${TARGETS[target].suffix}`);
-    await compile(target, outfile, profile);
-    built[target] = outfile;
-    log(`${target.padEnd(13)}${outfile} (${(statSync(outfile).size / 1e6).toFixed(1)} MB)`);
-  }
-  rmSync(work, { recursive: true, force: true });
-  return built;
 }
 
 /**
  * JavaScriptCore's tier-up thresholds are scaled by this until start-up is
  * over: start-up runs most of its code once, and compiling it (and paging in
  * the compilers) cost more than interpreting it. The host sets the normal
- * policy back once the gateway serves or a command begins (HttpHost.startedUp).
+ * policy back once the gateway's cron is armed, or a command begins
+ * (HttpHost.startedUp).
  */
 const START_UP_JIT_POLICY = 1000;
 

@@ -83,9 +83,10 @@ export interface HttpHost {
   /** Listens; throws an error with code EADDRINUSE when the port is taken. */
   serve(app: AnyElysia, opts: ServeOptions): Promise<HttpServer>;
   /**
-   * Start-up is over: the gateway serves and its cron is armed, or a command begins its work. The
-   * executable starts with JavaScriptCore's JIT reluctant (build.ts, the
-   * start-up JIT policy); the Bun host sets the normal policy back here.
+   * Start-up is over: the gateway serves and its cron is armed, or a command
+   * begins its work. The executable starts with JavaScriptCore's JIT
+   * reluctant (build.ts, the start-up JIT policy); the Bun host sets the
+   * normal policy back here.
    */
   startedUp?(): void;
 }
