@@ -12,6 +12,7 @@ import { newForwarding } from "../bbs/forwarding.ts";
 import { newCacheObjects } from "../radio-play/objects.ts";
 import { newRadioPlay } from "../radio-play/service.ts";
 import { newIgate } from "../stations/igate.ts";
+import { newIngestDupes } from "../stations/ingest.ts";
 import { ingestFinds } from "../game/logs.ts";
 
 export function buildServices(gw: Core): Services {
@@ -19,7 +20,7 @@ export function buildServices(gw: Core): Services {
     // stations: the transports' status, the iGate, lines seen lately, our own weather pushes
     ports: new Map(),
     igate: newIgate(),
-    ingestDupes: new Map(),
+    ingestDupes: newIngestDupes(),
     ownWeather: new Map(),
     // finds in an ingest batch are the game's (src/game/logs.ts)
     findIngest: ingestFinds,

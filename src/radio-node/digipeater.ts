@@ -20,6 +20,7 @@ import type { Core } from "../core/core.ts";
 import { registerPort } from "../stations/ports.ts";
 import { isEcho } from "./echoes.ts";
 import { isVerifiedCall, type FrameTxResult } from "./tx.ts";
+import { RecentKeys } from "../lib/recent-keys.ts";
 import {
   digipeat,
   formatAddress,
@@ -103,14 +104,8 @@ const address = (s: string): Ax25Address => {
 export class Digipeater {
   readonly rules: DigipeatRules;
   private readonly tally = { heard: 0, repeated: 0, dropped: Object.fromEntries(REASONS.map((r) => [r, 0])) as Record<DigipeatDropReason, number> };
-  /**
-   * key -> when it was last repeated, by us or by a digipeater we heard: two
-   * generations, the older dropped whole once the newer is DUPLICATE_MS old
-   * (or holds SEEN_MAX / 2 frames), so noting is O(1)
-   */
-  private seen = new Map<string, number>();
-  private older = new Map<string, number>();
-  private seenSince = Number.NEGATIVE_INFINITY;
+  /** key -> when it was last repeated, by us or by a digipeater we heard */
+  private seen = new RecentKeys(SEEN_MAX / 2, DUPLICATE_MS);
   private holding = new Map<string, ReturnType<typeof setTimeout>>();
   /** newest first; as TNC2 text only when asked (status) */
   private recent: Array<{ at: number; port: string; heard: Ax25Frame; sent: Ax25Frame }> = [];
@@ -190,7 +185,7 @@ export class Digipeater {
   }
 
   private lastSeen(k: string): number | undefined {
-    return this.seen.get(k) ?? this.older.get(k);
+    return this.seen.get(k);
   }
 
   private within(k: string, now: number): boolean {
@@ -199,12 +194,6 @@ export class Digipeater {
   }
 
   private note(k: string, now: number): void {
-    // a clock stepped back starts a new generation too
-    if (now - this.seenSince >= DUPLICATE_MS || now < this.seenSince || this.seen.size >= SEEN_MAX / 2) {
-      this.older = this.seen;
-      this.seen = new Map();
-      this.seenSince = now;
-    }
     this.seen.set(k, now);
   }
 }

@@ -27,6 +27,7 @@ import { decode } from "../lib/aprs/index.ts";
 import { matchFilter, parseFilter, type Filter } from "../hub/filter.ts";
 import { splitLine, type Header } from "../hub/qconstruct.ts";
 import { parseAddressLoose, uiFrame } from "../../radio/index.ts";
+import { RecentKeys } from "../lib/recent-keys.ts";
 import { isToRf, rfToIs, splitIsLine, usedHops, type IsDropReason, type RfDropReason } from "./igate-rules.ts";
 
 /** The same frame goes up (or on the air) once in this window. */
@@ -39,37 +40,6 @@ const ANSWER_MIN_MS = 5 * 60_000;
 export const RECENT_MAX = 50;
 /** Calls and keys remembered per generation of a table (two generations: the older goes whole). */
 const TABLE_MAX = 10_000;
-
-/**
- * Call or key -> unix ms, bounded: two generations of a Map, the older
- * dropped whole when the newer fills. (Evicting one by one walks a Map's
- * deleted slots from its start: slower the longer it runs.)
- */
-class Recent {
-  private cur = new Map<string, number>();
-  private old = new Map<string, number>();
-  get(k: string): number | undefined {
-    return this.cur.get(k) ?? this.old.get(k);
-  }
-  set(k: string, at: number): void {
-    this.cur.set(k, at);
-    if (this.cur.size >= TABLE_MAX) {
-      this.old = this.cur;
-      this.cur = new Map();
-    }
-  }
-  delete(k: string): void {
-    this.cur.delete(k);
-    this.old.delete(k);
-  }
-  /** How many keys were set within `ms` before `now`. */
-  countWithin(now: number, ms: number): number {
-    let n = 0;
-    for (const at of this.cur.values()) if (now - at < ms) n++;
-    for (const [k, at] of this.old) if (now - at < ms && !this.cur.has(k)) n++;
-    return n;
-  }
-}
 
 export interface GatedLine {
   at: number;
@@ -105,16 +75,16 @@ export interface IgateStatus extends IgateCounts {
 }
 
 export interface IgateState extends IgateCounts {
-  upDedup: Recent;
-  downDedup: Recent;
+  upDedup: RecentKeys;
+  downDedup: RecentKeys;
   /** call -> last heard on our radio at most one hop away; at all; on APRS-IS (not gated from RF) */
-  direct: Recent;
-  onRf: Recent;
-  onIs: Recent;
+  direct: RecentKeys;
+  onRf: RecentKeys;
+  onIs: RecentKeys;
   /** sender -> when a message of theirs went on the air (their next position is owed) */
-  owed: Recent;
+  owed: RecentKeys;
   /** sender -> when their courtesy position went on the air */
-  positionAt: Recent;
+  positionAt: RecentKeys;
   /** when each general query was last answered */
   answeredAt: { APRS: number | null; IGATE: number | null };
   uplink: ((line: Uint8Array) => boolean) | null;
@@ -138,13 +108,13 @@ export const newIgate = (): IgateState => ({
   toRf: { message: 0, position: 0, filter: 0 },
   notToRf: {},
   recent: [],
-  upDedup: new Recent(),
-  downDedup: new Recent(),
-  direct: new Recent(),
-  onRf: new Recent(),
-  onIs: new Recent(),
-  owed: new Recent(),
-  positionAt: new Recent(),
+  upDedup: new RecentKeys(TABLE_MAX, DEDUP_MS),
+  downDedup: new RecentKeys(TABLE_MAX, DEDUP_MS),
+  direct: new RecentKeys(TABLE_MAX),
+  onRf: new RecentKeys(TABLE_MAX),
+  onIs: new RecentKeys(TABLE_MAX),
+  owed: new RecentKeys(TABLE_MAX),
+  positionAt: new RecentKeys(TABLE_MAX),
   answeredAt: { APRS: null, IGATE: null },
   uplink: null,
   filter: undefined,
@@ -156,9 +126,9 @@ const latin1 = new TextDecoder("latin1");
 /** APRS-IS lines are bytes: latin1 keeps each one as it was heard. */
 const bytesOf = (s: string): Uint8Array => Buffer.from(s, "latin1");
 
-const note = (m: Recent, k: string, at: number) => m.set(k, at);
+const note = (m: RecentKeys, k: string, at: number) => m.set(k, at);
 
-const within = (m: Recent, k: string, now: number, ms: number) => {
+const within = (m: RecentKeys, k: string, now: number, ms: number) => {
   const at = m.get(k);
   return at !== undefined && now - at >= 0 && now - at < ms;
 };

@@ -26,6 +26,7 @@ import { isEchoLine } from "../radio-node/echoes.ts";
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
 import { closed, wholeNumber } from "../lib/schema.ts";
+import { RecentKeys } from "../lib/recent-keys.ts";
 
 export type IngestSource = "rf" | "aprsis" | "ingest";
 
@@ -65,6 +66,10 @@ export type IngestReport = Static<typeof INGEST_REPORT>;
 const RF_Q = new Set(["qAR", "qAr", "qAo", "qAO"]);
 /** The same packet from the same hearer within this window is a duplicate. */
 const DUPE_WINDOW_MS = 30_000;
+/** Lines remembered per generation of the duplicate table at most (a flood of new lines turns it early). */
+const DUPE_MAX = 100_000;
+/** The duplicate table a gateway starts with. */
+export const newIngestDupes = () => new RecentKeys(DUPE_MAX, DUPE_WINDOW_MS);
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const latin1 = new TextDecoder("latin1");
@@ -92,7 +97,7 @@ const prepared = new WeakMap<Database, Prepared>();
 declare module "../core/services.ts" {
   interface Services {
     /** lines stored lately, by source and text: a duplicate heard again within the window is dropped */
-    ingestDupes: Map<string, number>;
+    ingestDupes: RecentKeys;
   }
 }
 
@@ -113,15 +118,12 @@ function statements(gw: Core): Prepared {
 }
 
 /** Whether this exact packet from this hearer was stored within DUPE_WINDOW_MS; remembers it. */
-function isDuplicate(gw: Core, key: string, ts: number): boolean {
+function isDuplicate(gw: Core, key: string, ts: number, now: number): boolean {
   const seen = gw.services.ingestDupes;
   const last = seen.get(key);
   if (last !== undefined && Math.abs(ts - last) < DUPE_WINDOW_MS) return true;
-  if (seen.size > 100_000) {
-    for (const [k, t] of seen) if (ts - t > DUPE_WINDOW_MS) seen.delete(k);
-    if (seen.size > 100_000) seen.clear();
-  }
-  seen.set(key, ts);
+  // the generations turn on the clock: lines may carry when they were heard, in any order
+  seen.set(key, ts, now);
   return false;
 }
 
@@ -187,7 +189,7 @@ export function ingestLinesTx(gw: Core, lines: Array<string | Uint8Array | Inges
     const gt = line.indexOf(">");
     const info = colon >= 0 ? line.slice(colon + 1) : line;
     const src = p?.src ?? (gt > 0 ? line.slice(0, Math.min(gt, 16)) : "?");
-    if (isDuplicate(gw, `${src}\u0000${info}\u0000${source}\u0000${igate ?? ""}`, ts)) {
+    if (isDuplicate(gw, `${src}\u0000${info}\u0000${source}\u0000${igate ?? ""}`, ts, now)) {
       report.duplicates++;
       continue;
     }
