@@ -3,6 +3,7 @@
  * connection up (reconnecting with backoff), turns bytes into frames and
  * frames into bytes, and counts what it does for `/api/ports`.
  */
+import type { Socket, TCPSocketConnectOptions } from "bun";
 import { encodeKiss, encodeKissParams, KissDecoder, type KissParams } from "../kiss.ts";
 
 /** What a station needs from a radio port: raw AX.25 frames out and in. */
@@ -18,6 +19,9 @@ export interface Connection {
   write(bytes: Uint8Array): void;
   close(): void;
 }
+
+/** Bun.connect's shape: how a host opens an outbound TCP connection. */
+export type TcpConnect = <Data = undefined>(options: TCPSocketConnectOptions<Data>) => Promise<Socket<Data>>;
 
 export interface TransportHandlers {
   data(chunk: Uint8Array): void;
@@ -74,6 +78,8 @@ export interface KissPortOptions {
   auto?: boolean;
   now?: () => number;
   log?: LogFn;
+  /** how a TCP TNC is reached (default Bun.connect; the Node host gives its own) */
+  connect?: TcpConnect;
 }
 
 type FrameListener = (frame: Uint8Array, channel: number) => void;

@@ -5,6 +5,7 @@
  * INGEST_SECRET (the hosted gateway's) from the environment or the data
  * directory's env file, opens no database and listens on no port.
  */
+import { tcpConnect } from "../lib/net/tcp.ts";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { LoadedConfig } from "../core/config.ts";
@@ -44,6 +45,7 @@ export async function boxCommand(loaded: LoadedConfig, opts: { gateway?: string;
     call: c.radioCall,
     accept: () => false,
     log: (level, message, data) => log[level]("radio", message, data),
+    port: { connect: tcpConnect },
   }).start();
   const box = new RemoteBox({
     gateway: gateway!.href,

@@ -46,6 +46,14 @@ class NodeTcpSocket<Data> {
   flush(): void {
     // node:net sends as soon as it can
   }
+  setNoDelay(noDelay = true): boolean {
+    this.s.setNoDelay(noDelay);
+    return true;
+  }
+  setKeepAlive(enable = false, initialDelay = 0): boolean {
+    this.s.setKeepAlive(enable, initialDelay);
+    return true;
+  }
   timeout(seconds: number): void {
     this.s.setTimeout(seconds * 1000);
   }

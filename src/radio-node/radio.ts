@@ -19,6 +19,7 @@
  * is a callsign verified on this instance.
  */
 import type { Core } from "../core/core.ts";
+import { tcpConnect } from "../lib/net/tcp.ts";
 import { ingestLines } from "../stations/ingest.ts";
 import { heardOnRf } from "../stations/igate.ts";
 import { registerPort } from "../stations/ports.ts";
@@ -87,6 +88,8 @@ export function startRadio(gw: Core, opts: RadioStartOptions = {}): GatewayRadio
     extraCalls: extraCalls(gw),
     clock: opts.clock,
     link: opts.link,
+    // a TCP TNC through the host's connect (Bun.connect; node:net on the Node host)
+    port: { connect: tcpConnect },
     // answering a connection is transmitting: only with a verified RADIO_CALL (and BBS_AX25_CALL)
     accept: (local) => radioMayTransmit(gw) && (formatAddress(local) !== bbsAt || isVerifiedCall(gw, bbsAt)),
     log: (level, message, data) => gw.log[level]("radio", message, data),
