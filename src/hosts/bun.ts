@@ -15,7 +15,29 @@
  */
 import type { Server } from "bun";
 import type { HttpHost, HttpServer } from "../http/host.ts";
+import type { App } from "../http/app.ts";
 import { openFrontDoor } from "../tls/front-door.ts";
+
+/**
+ * Elysia's Bun listen, without its second pass. Once the app's lazily loaded
+ * plugins resolve, Elysia's listen compiles the app again, rebuilds Bun.serve's
+ * route table and reloads the server with it, then asks for a collection: all
+ * before the first request is answered (about 20 ms of the executable's cold
+ * start). The gateway loads no plugin lazily, so that pass changed nothing;
+ * it still runs if one ever does.
+ */
+function listenOnce(app: App, options: Parameters<App["listen"]>[0]): void {
+  // (a private member of Elysia's types: the plugins still loading)
+  const own = app as unknown as { promisedModules?: { size: number } };
+  if (own.promisedModules!.size > 0) return void app.listen(options);
+  // an own property over Elysia's getter, for the length of the call: its `then` never calls back
+  Object.defineProperty(app, "promisedModules", { value: { size: 0, then: () => undefined }, configurable: true });
+  try {
+    app.listen(options);
+  } finally {
+    delete own.promisedModules;
+  }
+}
 
 export const bunHost: HttpHost = {
   name: "bun",
@@ -37,7 +59,7 @@ export const bunHost: HttpHost = {
     // would then bind the same port and the kernel split requests between two
     // databases. One port, one gateway: a taken port must fail to bind.
     const listen = (port: number, hostname: string, tls?: { cert: string; key: string }) =>
-      app.listen({ port, hostname, reusePort: false, maxRequestBodySize: opts.maxRequestBodySize, websocket: opts.websocket, tls });
+      listenOnce(app, { port, hostname, reusePort: false, maxRequestBodySize: opts.maxRequestBodySize, websocket: opts.websocket, tls });
     if (!opts.tls) {
       listen(opts.port, opts.hostname);
       return app.server as Server<unknown> satisfies HttpServer;
