@@ -30,8 +30,8 @@ function listenOnce(app: App, options: Parameters<App["listen"]>[0]): void {
   // (a private member of Elysia's types: the plugins still loading)
   const own = app as unknown as { promisedModules?: { size: number } };
   if (own.promisedModules!.size > 0) return void app.listen(options);
-  // an own property over Elysia's getter, for the length of the call: its `then` never calls back
-  Object.defineProperty(app, "promisedModules", { value: { size: 0, then: () => undefined }, configurable: true });
+  // an own property over Elysia's getter, for the length of the call: a promise that never settles
+  Object.defineProperty(app, "promisedModules", { value: Object.assign(new Promise(() => {}), { size: 0 }), configurable: true });
   try {
     app.listen(options);
   } finally {
