@@ -1,5 +1,5 @@
 /**
- * Key -> when it was last noted, for "have I seen this lately?" tables that
+ * Key (a string, or a number such as a hash53 of one) -> when it was last noted, for "have I seen this lately?" tables that
  * run for months: two generations of a Map, the older dropped whole when the
  * newer is a window old (or holds `max` keys, or the clock stepped back).
  *
@@ -9,9 +9,9 @@
  * is full keeps that many stale keys for good.) A key noted at `t` is kept at
  * least until `t + windowMs`.
  */
-export class RecentKeys {
-  private cur = new Map<string, number>();
-  private old = new Map<string, number>();
+export class RecentKeys<K = string> {
+  private cur = new Map<K, number>();
+  private old = new Map<K, number>();
   private since = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -22,12 +22,12 @@ export class RecentKeys {
   ) {}
 
   /** When `k` was last noted, if it is still remembered. */
-  get(k: string): number | undefined {
+  get(k: K): number | undefined {
     return this.cur.get(k) ?? this.old.get(k);
   }
 
   /** Notes `k` at `at`; `now` (the clock, when `at` is a time from elsewhere) turns the generations. */
-  set(k: string, at: number, now = at): void {
+  set(k: K, at: number, now = at): void {
     if (this.cur.size >= this.max || now < this.since || now - this.since >= this.windowMs) {
       this.old = this.cur;
       this.cur = new Map();
@@ -36,7 +36,7 @@ export class RecentKeys {
     this.cur.set(k, at);
   }
 
-  delete(k: string): void {
+  delete(k: K): void {
     this.cur.delete(k);
     this.old.delete(k);
   }

@@ -27,6 +27,7 @@ import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
 import { closed, wholeNumber } from "../lib/schema.ts";
 import { RecentKeys } from "../lib/recent-keys.ts";
+import { hash53 } from "../lib/hash53.ts";
 
 export type IngestSource = "rf" | "aprsis" | "ingest";
 
@@ -69,7 +70,7 @@ const DUPE_WINDOW_MS = 30_000;
 /** Lines remembered per generation of the duplicate table at most (a flood of new lines turns it early). */
 const DUPE_MAX = 100_000;
 /** The duplicate table a gateway starts with. */
-export const newIngestDupes = () => new RecentKeys(DUPE_MAX, DUPE_WINDOW_MS);
+export const newIngestDupes = () => new RecentKeys<number>(DUPE_MAX, DUPE_WINDOW_MS);
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const latin1 = new TextDecoder("latin1");
@@ -96,8 +97,8 @@ const prepared = new WeakMap<Database, Prepared>();
 
 declare module "../core/services.ts" {
   interface Services {
-    /** lines stored lately, by source and text: a duplicate heard again within the window is dropped */
-    ingestDupes: RecentKeys;
+    /** lines stored lately, by a hash of source, text and hearer: a duplicate heard again within the window is dropped */
+    ingestDupes: RecentKeys<number>;
   }
 }
 
@@ -118,8 +119,10 @@ function statements(gw: Core): Prepared {
 }
 
 /** Whether this exact packet from this hearer was stored within DUPE_WINDOW_MS; remembers it. */
-function isDuplicate(gw: Core, key: string, ts: number, now: number): boolean {
+function isDuplicate(gw: Core, line: string, ts: number, now: number): boolean {
   const seen = gw.services.ingestDupes;
+  // the line's 53-bit hash, not the line: tens of thousands of lines a window at APRS-IS rates
+  const key = hash53(line);
   const last = seen.get(key);
   if (last !== undefined && Math.abs(ts - last) < DUPE_WINDOW_MS) return true;
   // the generations turn on the clock: lines may carry when they were heard, in any order

@@ -1,0 +1,26 @@
+/**
+ * A 53-bit hash of a string, as a plain number: a key that costs a Map a few
+ * words instead of the string itself (the ingest duplicate table holds tens
+ * of thousands of whole lines otherwise). Two 32-bit multiply-xor lanes over
+ * the UTF-16 code units, each mixed with the other at the end; not for
+ * anything an attacker may choose to collide where that matters (it is not
+ * cryptographic).
+ *
+ * Two different strings share a value with probability about 2^-53: among
+ * the ~45,000 lines a 30 s window holds at three times the global APRS-IS
+ * rate, a new line meets a false duplicate about once in eight years.
+ */
+export function hash53(s: string): number {
+  let a = 0x811c9dc5 ^ s.length;
+  let b = 0x9e3779b9;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  a = Math.imul(a ^ (a >>> 15), 0x85ebca6b);
+  b = Math.imul(b ^ (b >>> 13), 0xc2b2ae35);
+  a ^= Math.imul(b ^ (b >>> 16), 0x27d4eb2f);
+  b ^= Math.imul(a ^ (a >>> 16), 0x165667b1);
+  return ((b >>> 0) % 0x200000) * 0x100000000 + (a >>> 0);
+}
