@@ -37,6 +37,29 @@ export function tcpTransport(host: string, port: number, opts: TcpOptions = {}):
             waiting.shift();
           }
         };
+        // on the socket's open (as soon as it connects), else when Bun.connect resolves
+        const opened = (s: Socket) => {
+          if (sock === s) return;
+          sock = s;
+          // answered after the timeout gave up: not wanted any more
+          if (state !== "connecting") return void s.terminate();
+          clearTimeout(timer);
+          state = "open";
+          s.setNoDelay(true);
+          // notice a TNC host that vanished without closing the connection
+          s.setKeepAlive(true, 30_000);
+          resolve({
+            write: (bytes) => {
+              if (state !== "open") return;
+              waiting.push(bytes);
+              if (waiting.length === 1) flush(s);
+            },
+            close: () => {
+              state = "closed";
+              s.terminate();
+            },
+          });
+        };
         const timer = setTimeout(() => {
           if (state !== "connecting") return;
           state = "closed";
@@ -47,6 +70,7 @@ export function tcpTransport(host: string, port: number, opts: TcpOptions = {}):
           hostname: host,
           port,
           socket: {
+            open: opened,
             data: (_s, d) => h.data(d),
             drain: (s) => flush(s),
             close: (_s, err) => {
@@ -60,37 +84,14 @@ export function tcpTransport(host: string, port: number, opts: TcpOptions = {}):
               // the promise below rejects
             },
           },
-        }).then(
-          (s) => {
-            sock = s;
-            // answered after the timeout gave up: not wanted any more
-            if (state !== "connecting") return void s.terminate();
-            clearTimeout(timer);
-            state = "open";
-            s.setNoDelay(true);
-            // notice a TNC host that vanished without closing the connection
-            s.setKeepAlive(true, 30_000);
-            resolve({
-              write: (bytes) => {
-                if (state !== "open") return;
-                waiting.push(bytes);
-                if (waiting.length === 1) flush(s);
-              },
-              close: () => {
-                state = "closed";
-                s.terminate();
-              },
-            });
-          },
-          (e: unknown) => {
-            clearTimeout(timer);
-            if (state !== "connecting") return;
-            state = "closed";
-            // Bun says "Failed to connect"; the code says why (ECONNREFUSED, ENOTFOUND...)
-            const code = (e as { code?: string }).code;
-            reject(new Error(code ? `${code} from ${shown}:${port}` : e instanceof Error ? e.message : String(e)));
-          },
-        );
+        }).then(opened, (e: unknown) => {
+          clearTimeout(timer);
+          if (state !== "connecting") return;
+          state = "closed";
+          // Bun says "Failed to connect"; the code says why (ECONNREFUSED, ENOTFOUND...)
+          const code = (e as { code?: string }).code;
+          reject(new Error(code ? `${code} from ${shown}:${port}` : e instanceof Error ? e.message : String(e)));
+        });
       }),
   };
 }
