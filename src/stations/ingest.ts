@@ -26,7 +26,7 @@ import { isEchoLine } from "../radio-node/echoes.ts";
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
 import { closed, wholeNumber } from "../lib/schema.ts";
-import { RecentKeys } from "../lib/recent-keys.ts";
+import { RecentHashes } from "../lib/recent-keys.ts";
 import { hash53 } from "../lib/hash53.ts";
 
 export type IngestSource = "rf" | "aprsis" | "ingest";
@@ -70,7 +70,7 @@ const DUPE_WINDOW_MS = 30_000;
 /** Lines remembered per generation of the duplicate table at most (a flood of new lines turns it early). */
 const DUPE_MAX = 100_000;
 /** The duplicate table a gateway starts with. */
-export const newIngestDupes = () => new RecentKeys<number>(DUPE_MAX, DUPE_WINDOW_MS);
+export const newIngestDupes = () => new RecentHashes(DUPE_MAX, DUPE_WINDOW_MS);
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const latin1 = new TextDecoder("latin1");
@@ -98,7 +98,7 @@ const prepared = new WeakMap<Database, Prepared>();
 declare module "../core/services.ts" {
   interface Services {
     /** lines stored lately, by a hash of source, text and hearer: a duplicate heard again within the window is dropped */
-    ingestDupes: RecentKeys<number>;
+    ingestDupes: RecentHashes;
   }
 }
 
