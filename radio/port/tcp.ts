@@ -23,6 +23,7 @@ export function tcpTransport(host: string, port: number, opts: TcpOptions = {}):
       new Promise<Connection>((resolve, reject) => {
         // bytes written but not yet taken by the kernel
         const waiting: Uint8Array[] = [];
+        // the socket once open (its open handler and Bun.connect's promise both say so)
         let sock: Socket | null = null;
         let state: "connecting" | "open" | "closed" = "connecting";
         const flush = (s: Socket) => {
@@ -63,7 +64,6 @@ export function tcpTransport(host: string, port: number, opts: TcpOptions = {}):
         const timer = setTimeout(() => {
           if (state !== "connecting") return;
           state = "closed";
-          sock?.terminate();
           reject(new Error(`no answer from ${shown}:${port} in ${timeoutMs} ms`));
         }, timeoutMs);
         (opts.connect ?? Bun.connect)<undefined>({

@@ -1,7 +1,7 @@
 /**
- * A 53-bit hash of a string, as a plain number: a key that costs a Map a few
- * words instead of the string itself (the ingest duplicate table holds tens
- * of thousands of whole lines otherwise). Two 32-bit multiply-xor lanes over
+ * A 53-bit hash of a string, as a plain number: a key that fits a typed
+ * array's slot instead of the string itself (the ingest duplicate table holds
+ * tens of thousands of whole lines otherwise). Two 32-bit multiply-xor lanes over
  * the UTF-16 code units, each mixed with the other at the end; not for
  * anything an attacker may choose to collide where that matters (it is not
  * cryptographic).

@@ -6,8 +6,10 @@
  * forwarding call out through here.
  */
 import type { Socket, TCPSocketConnectOptions } from "bun";
+import type { TcpConnect } from "../../../radio/port/kiss-port.ts";
 
-export type TcpConnect = <Data = undefined>(options: TCPSocketConnectOptions<Data>) => Promise<Socket<Data>>;
+// one shape for both: the KISS TCP transport (radio/, which imports nothing of src/) takes it too
+export type { TcpConnect };
 
 let chosen: TcpConnect | null = null;
 
