@@ -51,6 +51,26 @@ function requestOf(req: IncomingMessage, res?: ServerResponse, maxRequestBodySiz
 /** The node:http message a request came on. */
 const messageOf = (request: Request) => (request as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
 
+/** srvx's FastResponse as node:http wants it: status, raw header pairs and its body (text, bytes or a stream). */
+type NodeShaped = { _toNodeResponse(): { status: number; statusText?: string; headers: string[]; body?: unknown } };
+
+/**
+ * Writes an answer to node:http. A body that is whole (text or bytes) goes
+ * with one writeHead and one end(), as a bare node:http server answers;
+ * anything else (a stream with back-pressure, a web Response) through srvx,
+ * handed the shape already taken (taking it empties a FastResponse).
+ */
+function send(res: ServerResponse, response: Response): Promise<void> | undefined {
+  if (!("_toNodeResponse" in response)) return sendNodeResponse(res, response);
+  const r = (response as unknown as NodeShaped)._toNodeResponse();
+  const body = r.body;
+  if (body !== undefined && body !== null && typeof body !== "string" && !(body instanceof Uint8Array)) {
+    return sendNodeResponse(res, { _toNodeResponse: () => r } as unknown as Response);
+  }
+  res.writeHead(r.status, r.statusText, r.headers);
+  res.end(body ?? undefined);
+}
+
 /** A refused upgrade: the gateway's error shape on the raw socket, then closed. */
 function refuse(socket: Socket, e: unknown): void {
   const err = e instanceof AppError ? e : new AppError(500, "internal", "the server failed to answer this request");
@@ -102,8 +122,9 @@ export const nodeHost: HttpHost = {
       // answered before the body was read (a refusal, 413): the connection closes after it, as on Bun; kept
       // alive, the client's next request would wait behind the unread body (a fetch stalls ~6 s)
       if (!req.complete) res.shouldKeepAlive = false;
-      // a body Elysia made (srvx's FastResponse) is written as it is, a stream with back-pressure; HEAD answers send none (node:http)
-      await sendNodeResponse(res, response).catch(() => res.destroy());
+      // a body Elysia made (srvx's FastResponse) is written as it is: text or bytes in one end(), a stream with
+      // back-pressure; HEAD answers send none (node:http)
+      await send(res, response)?.catch(() => res.destroy());
     };
     // HTTPS when given a certificate (src/tls/); setSecureContext swaps it in place
     const server = opts.tls ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, answer) : createServer(answer);
