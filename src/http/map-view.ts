@@ -16,7 +16,7 @@
  */
 import { createHash } from "node:crypto";
 import { clipLine, clipRing, type Pt, type Rect } from "../tiles/clip.ts";
-import { PMTiles, type RangeResponse, type Source } from "pmtiles";
+import type { PMTiles, RangeResponse, Source } from "pmtiles";
 import type { Gateway } from "./gateway.ts";
 import { stationsForMap, type Bbox } from "../stations/registry.ts";
 import { cachesInBox } from "../game/cache-map.ts";
@@ -212,6 +212,9 @@ async function worldTile(z: number, x: number, y: number): Promise<Map<string, R
       getKey: () => "world",
       getBytes: async (offset: number, length: number): Promise<RangeResponse> => ({ data: await blob.slice(offset, offset + length).arrayBuffer() }),
     };
+    // the PMTiles reader loads with the first tile drawn: it carries its own copy of fflate, whose
+    // tables cost every start (see lib/fed/compress.ts)
+    const { PMTiles } = await import("pmtiles");
     world = { blob, archive: new PMTiles(source) };
     tiles.clear();
   }

@@ -12,7 +12,7 @@
  *   const wire = compressPage(pageBytes, link.compression);
  *   const page = decompressPage(wire, link.compression);  // throws RecordError("bad_compression")
  */
-import { deflateSync, Inflate } from "fflate";
+import type * as Fflate from "fflate";
 import { concatBytes } from "../net/bytes.ts";
 import { encodeCbor } from "./cbor.ts";
 import { MAX_PAGE_BYTES } from "./page.ts";
@@ -105,9 +105,16 @@ const DICT1_WORDS = [
 /** The deflateDict1 preset dictionary: each word as a CBOR text item, concatenated. */
 export const DEFLATE_DICT1: Uint8Array = concatBytes(DICT1_WORDS.map((w) => encodeCbor(w)));
 
+/**
+ * fflate, loaded on the first page that is compressed or inflated: its module
+ * builds DEFLATE's tables as it loads, about 15 ms of an executable's start
+ * (which interprets start-up's code, build.ts) for what most starts never use.
+ */
+const fflate = (): typeof Fflate => require("fflate") as typeof Fflate;
+
 export function compressPage(bytes: Uint8Array, c: Compression): Uint8Array {
   if (c === "none") return bytes;
-  return deflateSync(bytes, { level: 6, dictionary: DEFLATE_DICT1 });
+  return fflate().deflateSync(bytes, { level: 6, dictionary: DEFLATE_DICT1 });
 }
 
 /** Inflates a page; throws RecordError("bad_compression") on corrupt input or output over maxBytes. */
@@ -116,7 +123,7 @@ export function decompressPage(bytes: Uint8Array, c: Compression, maxBytes = MAX
   const chunks: Uint8Array[] = [];
   let total = 0;
   let done = false;
-  const inf = new Inflate({ dictionary: DEFLATE_DICT1 });
+  const inf = new (fflate().Inflate)({ dictionary: DEFLATE_DICT1 });
   inf.ondata = (chunk, final) => {
     total += chunk.length;
     if (total > maxBytes) throw new RecordError("bad_compression", `the page inflates beyond ${maxBytes} bytes`);
