@@ -3,7 +3,7 @@
  * /api/notify/prefs, /api/push/*, /api/views; and /v/:id, the public share
  * link of a saved map view.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import type { Caller } from "./caller.ts";
@@ -23,8 +23,7 @@ const viewId = t.Object({ id: t.String({ description: "the view's id, as GET /ap
 export function prefsRoutes(gw: Core, kit: RouteKit) {
   const uid = (caller: Caller) => caller.user!.id;
   return (
-    new Elysia({ name: "account-prefs" })
-      .use(kit.gates)
+    kit.app
       .get("/api/prefs", ({ caller }) => ({ prefs: getPrefs(gw, uid(caller)) }), {
         gate: "session",
         detail: {

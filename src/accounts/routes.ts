@@ -2,7 +2,7 @@
  * Sign-in, the account's callsigns and profile, device keys: /auth/*, /keys/*,
  * /api/profile/:call. Thin: parse, call the service, set the cookie.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { isSysop, type Caller } from "./caller.ts";
@@ -18,7 +18,6 @@ import { PROFILE_BODY, profileOf, publicProfile, updateProfile } from "./profile
 import { publicKeysOf, registerDeviceKey, revokeDeviceKey } from "./device-keys.ts";
 import { challengeStatus, confirmChallenge, operatorVerify, startChallenge } from "./verify-aprs.ts";
 import { accountOfCaller, eraseAccount, exportAccount } from "./gdpr.ts";
-import { prefsRoutes } from "./prefs-routes.ts";
 import { completeMove, importBundle, makeBundle } from "./move.ts";
 import { auditLog, lostCallsigns } from "./audit.ts";
 import { callParams, callText, credentialBody, deviceKeyText, open, passkeyLabel, signedBody } from "./model.ts";
@@ -88,9 +87,7 @@ export function accountRoutes(gw: Core, kit: RouteKit) {
   const userId = (caller: Caller) => caller.user!.id;
 
   return (
-    new Elysia({ name: "accounts" })
-      .use(kit.gates)
-      .use(prefsRoutes(gw, kit))
+    kit.app
       // `svc-gateway callsign verify` while the gateway serves: the command sends its change here
       .post(
         "/api/local/callsign-verify",

@@ -4,7 +4,7 @@
  * forwarding backend (x-ingest-secret). Handlers parse, check, call one
  * service function.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { badRequest, forbidden, notFound, unauthorized } from "../lib/errors.ts";
@@ -105,8 +105,7 @@ const next = (list: Message[], limit: number) => (list.length === limit ? list[l
 
 export function bbsRoutes(gw: Core, kit: RouteKit) {
   return (
-    new Elysia({ name: "bbs" })
-      .use(kit.gates)
+    kit.app
       // ---- mail, bulletins, threads ----
       .post(
         "/api/bbs/messages",

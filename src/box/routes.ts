@@ -2,7 +2,7 @@
  * Remote box commands (SPEC "Remote box"): users and the operator enqueue,
  * the box leases and acknowledges, the operator reads the log.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { conflict } from "../lib/errors.ts";
@@ -73,8 +73,7 @@ const BOX_ACKS_BODY = closed({
 });
 
 export function boxRoutes(gw: Core, kit: RouteKit) {
-  return new Elysia({ name: "box" })
-    .use(kit.gates)
+  return kit.app
     .post(
       "/api/box/:id/command",
       ({ params, body, caller }) => {

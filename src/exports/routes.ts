@@ -3,7 +3,7 @@
  * embeddable map, allowed in other sites' frames) and /embed/qr.svg; and the
  * catalog import POST /api/import/:source.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { identify } from "../http/gates.ts";
@@ -39,8 +39,7 @@ export function exportRoutes(gw: Core, kit: RouteKit) {
   const importLimiter = new RateLimiter();
   // The embed page may be framed by any site (that is what it is for); the rest of the app may not.
   const embedCsp = contentSecurityPolicy(gw.config).replace("frame-ancestors 'self'", "frame-ancestors *");
-  return new Elysia({ name: "exports" })
-    .use(kit.gates)
+  return kit.app
     .get(
       "/feeds/*",
       ({ params, request }) =>

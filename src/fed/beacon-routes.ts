@@ -3,7 +3,7 @@
  * with ?record=have its have-list; for an ingest box to put on the air), and
  * heard datagrams handed in by the box.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { applyBeacon, BEACON_MAX_BYTES, ownBeacon, ownHaveList } from "./beacon.ts";
@@ -36,8 +36,7 @@ function answer(datagram: Uint8Array, format: string | undefined, about: Record<
 }
 
 export function beaconRoutes(gw: Core, kit: RouteKit) {
-  return new Elysia({ name: "beacon" })
-    .use(kit.gates)
+  return kit.app
     .get(
       "/federation/beacon",
       ({ query }) => {

@@ -2,7 +2,7 @@
  * Routes of the federation network: pull now, the sysop's peer
  * list and trust, gossip. Thin: parse, gate, one service call.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { mirroredRecords, peerList, setPeerTrust } from "./admin.ts";
@@ -62,8 +62,7 @@ const RELAY_ANSWERS = closed(
 );
 
 export function fedNetworkRoutes(gw: Core, kit: RouteKit) {
-  return new Elysia({ name: "fed-network" })
-    .use(kit.gates)
+  return kit.app
     .post("/federation/sync", () => syncAll(gw), {
       gate: "ingest",
       detail: {

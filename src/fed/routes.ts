@@ -5,7 +5,7 @@
  */
 import { conditionalJson } from "../http/conditional.ts";
 import { fetchVia } from "./via.ts";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { badRequest } from "../lib/errors.ts";
@@ -59,8 +59,7 @@ const SMALL_PAGE_BYTES = 64;
 
 export function fedRoutes(gw: Core, kit: RouteKit) {
   const browse = cursorQuery(BROWSE_LIMITS);
-  const app = new Elysia({ name: "fed" })
-    .use(kit.gates)
+  const app = kit.app
     .get("/.well-known/svc", ({ request }) => conditionalJson(request, descriptor(gw)), {
       gate: "public",
       detail: {

@@ -1,5 +1,5 @@
 /** The SVCFED carrier over HTTP: pack the local feed into one bulletin for the FBB carrier. */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { ENQUEUE_BODY, enqueueParams, enqueueSvcfed } from "./transports/svcfed.ts";
@@ -7,7 +7,7 @@ import { answers } from "../http/openapi.ts";
 import { ENQUEUE_RESULT } from "./shapes.ts";
 
 export function svcfedRoutes(gw: Core, kit: RouteKit) {
-  return new Elysia({ name: "svcfed" }).use(kit.gates).post(
+  return kit.app.post(
     "/federation/bbs/enqueue",
     ({ body, set }) => {
       const r = enqueueSvcfed(gw, enqueueParams(body ?? {}));

@@ -3,7 +3,7 @@
  * and the upcoming events nearest a point. Thin: gate, parse, call one
  * service function.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
@@ -20,8 +20,7 @@ const TAGS = ["Caches"];
 const reader = (caller: Caller): Actor | null => (caller.user || caller.ingest ? actorOf(caller) : null);
 
 export function eventRoutes(gw: Core, kit: RouteKit) {
-  return new Elysia({ name: "events" })
-    .use(kit.gates)
+  return kit.app
     .get(
       "/api/caches/:id/event.ics",
       ({ params, caller, request }) => {

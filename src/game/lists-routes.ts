@@ -3,7 +3,7 @@
  * user's lists, a list by its link (public ones for anyone), its GPX, and
  * adding or removing caches. Thin: gate, parse, call one service function.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
@@ -21,8 +21,7 @@ const ID = t.Object({ id: t.Integer({ minimum: 1, description: "the list's id" }
 const reader = (caller: Caller) => (caller.user ? actorOf(caller) : null);
 
 export function listRoutes(gw: Core, kit: RouteKit) {
-  return new Elysia({ name: "lists" })
-    .use(kit.gates)
+  return kit.app
     .get("/api/lists", ({ caller }) => myLists(gw, actorOf(caller)), {
       gate: "session",
       detail: { summary: "Your bookmark lists", tags: TAGS, responses: answers("your lists", MY_LISTS) },

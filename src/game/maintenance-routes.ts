@@ -3,7 +3,7 @@
  * reviewers' queue, publish and return, a user's report of a cache and the
  * reports its owner reads. Thin: gate, parse, call one service function.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { closed, nullable } from "../lib/schema.ts";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
@@ -28,8 +28,7 @@ const ID = t.Object({ id: NATIVE_CACHE_ID });
 const NOTE = closed({ text: t.Optional(nullable(t.String({ maxLength: 4000 }), "the reviewer note")) });
 
 export function maintenanceRoutes(gw: Core, kit: RouteKit) {
-  return new Elysia({ name: "maintenance" })
-    .use(kit.gates)
+  return kit.app
     .get("/api/review", ({ caller }) => reviewQueue(gw, actorOf(caller)), {
       gate: "session",
       detail: {

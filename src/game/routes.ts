@@ -2,7 +2,7 @@
  * The game's HTTP surface: caches, logs and their aliases. Thin: gate, parse,
  * call one service function.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
@@ -40,11 +40,6 @@ import { PERSONAL_BODY, personalOf, savePersonal, withCorrected } from "./person
 import { mediaType } from "../http/body.ts";
 import { cacheGpx } from "../exports/exports.ts";
 import { GPX_TYPE } from "../exports/gpx.ts";
-import { trackableRoutes } from "./trackables-routes.ts";
-import { listRoutes } from "./lists-routes.ts";
-import { maintenanceRoutes } from "./maintenance-routes.ts";
-import { eventRoutes } from "./events-routes.ts";
-import { waypointRoutes } from "./waypoints-routes.ts";
 import { PERSONAL_SAVED } from "./personal.ts";
 
 /** The caller as an actor for reads: null when signed out (drafts stay hidden). */
@@ -82,13 +77,7 @@ function aliasBody<B extends { cache: string | number }>(body: B): { cache: stri
 }
 
 export function gameRoutes(gw: Core, kit: RouteKit) {
-  return new Elysia({ name: "game" })
-    .use(kit.gates)
-    .use(trackableRoutes(gw, kit))
-    .use(listRoutes(gw, kit))
-    .use(maintenanceRoutes(gw, kit))
-    .use(eventRoutes(gw, kit))
-    .use(waypointRoutes(gw, kit))
+  return kit.app
     .get(
       "/api/caches",
       ({ query, caller }) => {

@@ -3,7 +3,7 @@
  * its moves, list by holder, cache or owner, log a move. Thin: gate, parse,
  * call one service function.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { MOVE_BODY, TRACKABLE_BODY } from "./trackables-shapes.ts";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
@@ -19,8 +19,7 @@ const REF = t.Object({ ref: t.String({ description: "the trackable's ref (e.g. S
 const reader = (caller: Caller) => (caller.user ? actorOf(caller) : null);
 
 export function trackableRoutes(gw: Core, kit: RouteKit) {
-  return new Elysia({ name: "trackables" })
-    .use(kit.gates)
+  return kit.app
     .post(
       "/api/trackables",
       ({ body, caller, set }) => {

@@ -3,7 +3,7 @@
  * them (the final only its owner and its finders), the owner adds, changes
  * and deletes them. Thin: gate, parse, call one service function.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
@@ -18,8 +18,7 @@ const reader = (caller: Caller) => (caller.user || caller.ingest ? actorOf(calle
 const ONE = t.Object({ id: NATIVE_CACHE_ID, wid: t.Integer({ description: "the waypoint's id" }) });
 
 export function waypointRoutes(gw: Core, kit: RouteKit) {
-  return new Elysia({ name: "waypoints" })
-    .use(kit.gates)
+  return kit.app
     .get("/api/caches/:id/waypoints", ({ params, caller }) => listWaypoints(gw, decodeURIComponent(params.id), reader(caller)), {
       gate: "public",
       params: t.Object({ id: CACHE_KEY }),

@@ -9,7 +9,8 @@ import { applyBaseHeaders, CORS_HEADERS, preflight } from "./cors.ts";
 import { errorResponse, toErrorResponse } from "./errors.ts";
 import { contentSecurityPolicy, serveIndex, uiRoutes, wantsUi } from "./ui.ts";
 import { pageStatus } from "./page-status.ts";
-import { domainRoutes } from "./routes.ts";
+import { addDomainRoutes } from "./routes.ts";
+import { gatesPlugin, type GatesPlugin } from "./gates.ts";
 import { compressJson } from "./compress.ts";
 import { apiDocsRoutes } from "./api-docs.ts";
 import type { RouteLike } from "./openapi.ts";
@@ -50,8 +51,10 @@ export function createApp(gw: Gateway): App {
       }
       return compressJson(request, responseValue, set.headers as Record<string, string>, status);
     })
-    .use(uiRoutes(gw, csp));
-  for (const routes of domainRoutes(gw)) app.use(routes);
+    .use(uiRoutes(gw, csp))
+    .use(gatesPlugin(gw));
+  // every route file adds its routes to this app (typed as the gates plugin: the macros and `caller` they use)
+  addDomainRoutes(gw, app as unknown as GatesPlugin);
   const built = app.use(apiDocsRoutes(gw, () => app.routes));
   // which routes take raw bytes, and which only JSON or a form; their declared caps and content types (body.ts)
   learnRouteBodies(built.routes);

@@ -8,16 +8,19 @@
  * routes.
  */
 import type { Gateway } from "./gateway.ts";
-import { gatesPlugin, type GatesPlugin } from "./gates.ts";
+import type { GatesPlugin } from "./gates.ts";
 import { baseUrl } from "./public-url.ts";
 
 export interface RouteKit {
-  /** the plugin each route file `.use()`s: it identifies the caller and enforces the route's gate */
-  readonly gates: GatesPlugin;
+  /**
+   * the gateway's one app, which each route file adds its routes to: the gates
+   * plugin (gates.ts) is in it, which identifies the caller and enforces each route's gate
+   */
+  readonly app: GatesPlugin;
   /** the base of every absolute link in an answer to this request (public-url.ts) */
   baseUrl(request: Request): string;
 }
 
-export function routeKit(gw: Gateway): RouteKit {
-  return { gates: gatesPlugin(gw), baseUrl: (request) => baseUrl(gw, request) };
+export function routeKit(gw: Gateway, app: GatesPlugin): RouteKit {
+  return { app, baseUrl: (request) => baseUrl(gw, request) };
 }

@@ -2,7 +2,7 @@
  * The hub's HTTP surface: a sysop disconnects a client of the KISS or APRS-IS
  * server (the clients themselves are listed in GET /api/ports).
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { notFound } from "../lib/errors.ts";
@@ -12,7 +12,7 @@ import { HUB_CLIENT_DISCONNECTED } from "./shapes.ts";
 
 /** `hub`: the station hub once a server host has started it (src/hosts/gateway.ts), else null */
 export function hubRoutes(gw: Core, kit: RouteKit, hub: () => Hub | null) {
-  return new Elysia({ name: "hub" }).use(kit.gates).delete(
+  return kit.app.delete(
     "/api/hub/clients/:id",
     ({ params, caller }) => {
       const by = caller.user?.call ?? "the ingest box";

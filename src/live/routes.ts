@@ -3,7 +3,7 @@
  * /api/stations and /api/caches): the region rooms over WebSocket, the
  * Cursor-on-Target snapshot and SSE stream, and the spots list.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { Server, ServerWebSocket } from "bun";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
@@ -26,8 +26,7 @@ const bboxQuery = t.Object({
 
 export function liveRoutes(gw: Core, kit: RouteKit, live: Live) {
   const rooms = live.rooms;
-  return new Elysia({ name: "live" })
-    .use(kit.gates)
+  return kit.app
     .get(
       "/ws",
       () => {

@@ -3,7 +3,7 @@
  * conversations, one conversation, sending (verified callsign), the watch
  * list, and the emergencies the map's banner shows.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { closed } from "../lib/schema.ts";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
@@ -14,8 +14,7 @@ import { answers } from "../http/openapi.ts";
 const TAGS = ["Messages"];
 
 export function messagesRoutes(gw: Core, kit: RouteKit) {
-  return new Elysia({ name: "messages" })
-    .use(kit.gates)
+  return kit.app
     .get("/api/messages/conversations", ({ caller }) => ({ conversations: listConversations(gw, caller.user!.id) }), {
       gate: "session",
       detail: {

@@ -4,7 +4,7 @@
  * Reads are public (what a station hears on the air is public); writes are
  * sysop-gated.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { counterSamples, mheard } from "./heard.ts";
@@ -19,8 +19,7 @@ const tags = ["Node"];
 
 export function nodeRoutes(gw: Core, kit: RouteKit) {
   return (
-    new Elysia({ name: "node" })
-      .use(kit.gates)
+    kit.app
       .get("/api/node/mheard", ({ query }) => ({ heard: mheard(gw, { port: query.port, limit: query.limit }) }), {
         gate: "public",
         query: t.Object({

@@ -1,5 +1,5 @@
 /** `GET /api/search`: the header's search box. */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { viewerOf } from "../bbs/access.ts";
@@ -18,21 +18,19 @@ const searchQuery = t.Object({
 });
 
 export function searchRoutes(gw: Core, kit: RouteKit) {
-  return new Elysia({ name: "search" })
-    .use(kit.gates)
-    .get("/api/search", ({ query: { limit, ...filters }, caller }) => search(gw, filters, viewerOf(gw, caller), limit), {
-      gate: "public",
-      // every keystroke of the box (debounced) is a search: counted per address like /api/v1
-      rateLimit: "api",
-      query: searchQuery,
-      detail: {
-        summary: "Search caches, stations, BBS messages and peers at once, for the header's search box",
-        description:
-          `q (or a cache filter) is required. Answers { caches, stations, messages, peers }: caches by name, code, owner or description ` +
-          `(words by prefix, with the filters), and with q also stations by callsign prefix, messages by subject and peers by name, at most ${SEARCH_SECTION_MAX} each; ` +
-          "each section holds only what its own pages would show the caller. Rate-limited per address (RATE_LIMIT_PER_MINUTE; more with an API key).",
-        tags: ["Search"],
-        responses: answers("the matches, section by section", SEARCH_ANSWER),
-      },
-    });
+  return kit.app.get("/api/search", ({ query: { limit, ...filters }, caller }) => search(gw, filters, viewerOf(gw, caller), limit), {
+    gate: "public",
+    // every keystroke of the box (debounced) is a search: counted per address like /api/v1
+    rateLimit: "api",
+    query: searchQuery,
+    detail: {
+      summary: "Search caches, stations, BBS messages and peers at once, for the header's search box",
+      description:
+        `q (or a cache filter) is required. Answers { caches, stations, messages, peers }: caches by name, code, owner or description ` +
+        `(words by prefix, with the filters), and with q also stations by callsign prefix, messages by subject and peers by name, at most ${SEARCH_SECTION_MAX} each; ` +
+        "each section holds only what its own pages would show the caller. Rate-limited per address (RATE_LIMIT_PER_MINUTE; more with an API key).",
+      tags: ["Search"],
+      responses: answers("the matches, section by section", SEARCH_ANSWER),
+    },
+  });
 }

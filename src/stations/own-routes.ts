@@ -3,7 +3,7 @@
  * /api/me/cache, /api/wx/key, /api/wx/tx, and the weather push URLs
  * /updateweatherstation and /api/wx/submit. Thin: gate, parse, one service call.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import type { Caller } from "../accounts/caller.ts";
@@ -85,8 +85,7 @@ export function ownStationRoutes(gw: Core, kit: RouteKit) {
       },
     },
   });
-  return new Elysia({ name: "own-stations" })
-    .use(kit.gates)
+  return kit.app
     .get("/api/my/stations", ({ caller }) => ({ stations: listOwn(gw, caller.user!.id) }), {
       gate: "session",
       detail: { summary: "Your stations (the SSIDs of your callsigns you run)", tags: TAGS, responses: answers("your stations", OWN_STATIONS) },

@@ -3,7 +3,7 @@
  * ports and the transmit queue. Thin: each route checks its gate, parses,
  * calls one service function.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { isSysop } from "../accounts/caller.ts";
@@ -15,7 +15,6 @@ import { ingestPort, listPorts, PORTS, type PortStatus } from "./ports.ts";
 import { leaseDue, OUTBOX_ACK, OUTBOX_ACKED, OUTBOX_ITEMS, reportSent, userOutbox } from "./outbox.ts";
 import { noteSentLine } from "../radio-node/echoes.ts";
 import { transmit, TX_BODY, TX_QUEUED } from "./tx.ts";
-import { ownStationRoutes } from "./own-routes.ts";
 import { cellsParam } from "../http/params.ts";
 import { STATION_CALL, STATION_LIST_QUERY } from "./model.ts";
 import { answers } from "../http/openapi.ts";
@@ -35,9 +34,7 @@ const whole = (description: string) => t.Optional(t.Integer({ description }));
 export function stationsRoutes(gw: Core, kit: RouteKit) {
   const ingestStats = ingestPort(gw);
   return (
-    new Elysia({ name: "stations" })
-      .use(kit.gates)
-      .use(ownStationRoutes(gw, kit))
+    kit.app
       .post("/api/decode", ({ body }) => decodeLine(lineFromBody(body)), {
         gate: "public",
         // Raw bytes, or JSON that lineFromBody checks against DECODE_LINE (naming the field that fails).

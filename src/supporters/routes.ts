@@ -1,5 +1,4 @@
 /** Supporter recognition: /support (the page), /api/support, prefs, and the backend's confirmation. */
-import { Elysia } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { contentSecurityPolicy, serveIndex } from "../http/ui.ts";
@@ -18,8 +17,7 @@ import {
 
 export function supportRoutes(gw: Core, kit: RouteKit) {
   const csp = contentSecurityPolicy(gw.config);
-  return new Elysia({ name: "support" })
-    .use(kit.gates)
+  return kit.app
     .get("/support", () => serveIndex(csp), {
       gate: "public",
       detail: { summary: "The supporters page of the web app", tags: ["Support"], responses: answersMedia("the web app's page", "text/html") },

@@ -1,7 +1,7 @@
 /**
  * Health, privacy, running source, client config and the site index.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { buildInfo } from "../lib/version.ts";
@@ -47,8 +47,7 @@ const setupBody = closed({
 });
 
 export function systemRoutes(gw: Core, kit: RouteKit, scheduler: Scheduler, tls: TlsService) {
-  return new Elysia({ name: "system" })
-    .use(kit.gates)
+  return kit.app
     .get(
       "/api/admin/whoami",
       ({ caller, set }) => {

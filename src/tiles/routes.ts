@@ -3,7 +3,7 @@
  * /tiles/:name.pmtiles` serves one with byte ranges, as PMTiles readers
  * fetch the header, directories and tiles each as a range.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { errorResponse } from "../http/errors.ts";
@@ -65,8 +65,7 @@ const archiveRoute = {
 
 export function tilesRoutes(gw: Core, kit: RouteKit) {
   const dataDir = gw.config.dataDir;
-  return new Elysia({ name: "tiles" })
-    .use(kit.gates)
+  return kit.app
     .get(
       "/api/tiles",
       async ({ set }) => {

@@ -3,7 +3,7 @@
  * CA's certificate and its install page, and the ACME HTTP-01 challenge
  * answers the ACME client publishes in `tls.challenges`.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { conflict, notFound } from "../lib/errors.ts";
@@ -18,8 +18,7 @@ const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; 
 /** `httpPort`: the plain http port once listening (the CA is fetched there: a phone does not trust the HTTPS one yet) */
 export function tlsRoutes(gw: Core, kit: RouteKit, tls: TlsService, httpPort: () => number) {
   const ca = () => caCertificate(tls.mode, gw.config.dataDir);
-  return new Elysia({ name: "tls" })
-    .use(kit.gates)
+  return kit.app
     .get(
       "/tls/ca.pem",
       () => {

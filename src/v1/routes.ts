@@ -3,7 +3,7 @@
  * (RateLimit-* headers), more with a free key from POST /api/v1. Its OpenAPI
  * document is generated from these routes' own schemas and details.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { RouteKit } from "../http/route-kit.ts";
 import type { Core } from "../core/core.ts";
 import { openApiDocument } from "../http/openapi.ts";
@@ -33,8 +33,7 @@ const TAGS = ["Read API"];
 export function v1Routes(gw: Core, kit: RouteKit) {
   const opts = { gate: "rate-limited" as const };
   const docs = new Map<string, ReturnType<typeof openApiDocument>>();
-  const app = new Elysia({ name: "v1" })
-    .use(kit.gates)
+  const app = kit.app
     .get(
       "/api/v1",
       ({ request }) => ({
