@@ -1,10 +1,10 @@
 /**
- * What a domain's routes are given besides the Core: the gates every route
- * declares (`gate`, `rateLimit`, body limits: gates.ts) and the base of the
- * links it answers with. Not the Gateway: a route reaches the store, the
+ * What a domain's routes are given besides the Core: the app they add their
+ * routes to, with the gates every route declares (`gate`, `rateLimit`, body
+ * limits: gates.ts), and the base of the links it answers with. Not the Gateway: a route reaches the store, the
  * clock and the services through the Core like any service, and the few that
  * need the scheduler, the TLS service, the live feeds or the hub are handed
- * that one thing by name in src/http/routes.ts, which mounts every domain's
+ * that one thing by name in src/http/routes.ts, which adds every domain's
  * routes.
  */
 import type { Gateway } from "./gateway.ts";
