@@ -20,23 +20,43 @@ import { openFrontDoor } from "../tls/front-door.ts";
 import { isCompiled } from "../lib/version.ts";
 
 /**
- * Elysia's Bun listen, without its second pass. Once the app's lazily loaded
- * plugins resolve, Elysia's listen compiles the app again, rebuilds Bun.serve's
- * route table and reloads the server with it, then asks for a collection: all
- * before the first request is answered (about 20 ms of the executable's cold
- * start). The gateway loads no plugin lazily, so that pass changed nothing;
- * it still runs if one ever does.
+ * Elysia's Bun listen, without its second pass and with its general handler
+ * composed when first needed.
+ * - Once the app's lazily loaded plugins resolve, Elysia's listen compiles the
+ *   app again, rebuilds Bun.serve's route table and reloads the server with
+ *   it, then asks for a collection: all before the first request is answered
+ *   (about 20 ms of the executable's cold start). The gateway loads no plugin
+ *   lazily, so that pass changed nothing; it still runs if one ever does.
+ * - Its first step composes the general handler: every route in one generated
+ *   function, the `fetch` for what Bun.serve's route table does not take (an
+ *   unknown path, the web app's pages). The routes go to the table
+ *   regardless, so it is composed on the first such request instead (5-8 ms
+ *   of every start).
  */
 function listenOnce(app: App, options: Parameters<App["listen"]>[0]): void {
-  // (a private member of Elysia's types: the plugins still loading)
-  const own = app as unknown as { promisedModules?: { size: number } };
+  // (private members of Elysia's types: the plugins still loading, the general handler)
+  const own = app as unknown as { promisedModules?: { size: number }; compile?: () => unknown; fetch: (request: Request, server: unknown) => unknown };
   if (own.promisedModules!.size > 0) return void app.listen(options);
-  // an own property over Elysia's getter, for the length of the call: a promise that never settles
+  // own properties over Elysia's, for the length of the call: a promise that never settles, a compile
+  // that leaves the handler to its first request
   Object.defineProperty(app, "promisedModules", { value: Object.assign(new Promise(() => {}), { size: 0 }), configurable: true });
+  Object.defineProperty(app, "compile", { value: () => app, configurable: true });
+  let general: ((request: Request, server: unknown) => unknown) | undefined;
+  const composed = () => {
+    // Elysia's own getter composes it and keeps it as the app's `fetch` from then on
+    delete (own as { fetch?: unknown }).fetch;
+    return own.fetch.bind(app);
+  };
+  Object.defineProperty(app, "fetch", {
+    value: (request: Request, server: unknown) => (general ??= composed())(request, server),
+    configurable: true,
+    writable: true,
+  });
   try {
     app.listen(options);
   } finally {
     delete own.promisedModules;
+    delete own.compile;
   }
 }
 
