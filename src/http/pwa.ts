@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import type * as Fflate from "fflate";
+import type * as Deflate from "../lib/deflate.ts";
 import { concatBytes } from "../lib/net/bytes.ts";
 
 export const SW_PATH = "/sw.js";
@@ -59,8 +59,8 @@ function encodePng(size: number, rgba: Uint8Array): Uint8Array<ArrayBuffer> {
   ihdr.set([8, 6, 0, 0, 0], 8);
   const raw = new Uint8Array(size * (size * 4 + 1));
   for (let y = 0; y < size; y++) raw.set(rgba.subarray(y * size * 4, (y + 1) * size * 4), y * (size * 4 + 1) + 1);
-  // fflate loads here, not with this module: its tables cost every start (see lib/fed/compress.ts)
-  const { zlibSync } = require("fflate") as typeof Fflate;
+  // fflate loads here, not with this module (lib/deflate.ts says why)
+  const { zlibSync } = require("../lib/deflate.ts") as typeof Deflate;
   return pngFile([pngChunk("IHDR", ihdr), pngChunk("IDAT", zlibSync(raw, { level: 9 }))]);
 }
 

@@ -12,7 +12,7 @@
  *   const wire = compressPage(pageBytes, link.compression);
  *   const page = decompressPage(wire, link.compression);  // throws RecordError("bad_compression")
  */
-import type * as Fflate from "fflate";
+import type * as Deflate from "../deflate.ts";
 import { concatBytes } from "../net/bytes.ts";
 import { encodeCbor } from "./cbor.ts";
 import { MAX_PAGE_BYTES } from "./page.ts";
@@ -105,12 +105,8 @@ const DICT1_WORDS = [
 /** The deflateDict1 preset dictionary: each word as a CBOR text item, concatenated. */
 export const DEFLATE_DICT1: Uint8Array = concatBytes(DICT1_WORDS.map((w) => encodeCbor(w)));
 
-/**
- * fflate, loaded on the first page that is compressed or inflated: its module
- * builds DEFLATE's tables as it loads, about 15 ms of an executable's start
- * (which interprets start-up's code, build.ts) for what most starts never use.
- */
-const fflate = (): typeof Fflate => require("fflate") as typeof Fflate;
+/** fflate, loaded on the first page compressed or inflated (lib/deflate.ts says why). */
+const fflate = (): typeof Deflate => require("../deflate.ts") as typeof Deflate;
 
 export function compressPage(bytes: Uint8Array, c: Compression): Uint8Array {
   if (c === "none") return bytes;
