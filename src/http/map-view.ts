@@ -213,7 +213,7 @@ async function worldTile(z: number, x: number, y: number): Promise<Map<string, R
       getBytes: async (offset: number, length: number): Promise<RangeResponse> => ({ data: await blob.slice(offset, offset + length).arrayBuffer() }),
     };
     // the PMTiles reader loads with the first tile drawn: it carries its own copy of fflate, whose
-    // tables cost every start (see lib/fed/compress.ts)
+    // tables cost every start (see lib/deflate.ts)
     const { PMTiles } = await import("pmtiles");
     world = { blob, archive: new PMTiles(source) };
     tiles.clear();
