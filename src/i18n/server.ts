@@ -14,20 +14,26 @@ import es from "./es.json";
 const FILES: Record<string, Record<string, unknown>> = { en, de, es };
 export const SERVER_LANGUAGES = Object.keys(FILES);
 
-const i18n = i18next.createInstance();
-i18n.init({
-  lng: "en",
-  fallbackLng: "en",
-  resources: Object.fromEntries(Object.entries(FILES).map(([k, v]) => [k, { translation: v }])),
-  interpolation: { escapeValue: false },
-  initAsync: false,
-});
+// made at the first message drawn, not in every start's path to its first answer
+let i18n: ReturnType<typeof i18next.createInstance> | null = null;
+function instance() {
+  if (i18n) return i18n;
+  i18n = i18next.createInstance();
+  i18n.init({
+    lng: "en",
+    fallbackLng: "en",
+    resources: Object.fromEntries(Object.entries(FILES).map(([k, v]) => [k, { translation: v }])),
+    interpolation: { escapeValue: false },
+    initAsync: false,
+  });
+  return i18n;
+}
 
 export type Translate = (key: string, vars?: Record<string, unknown>) => string;
 
 /** The words of one language (English for one without a file). */
 export function translator(lang: string): Translate {
-  return i18n.getFixedT(SERVER_LANGUAGES.includes(lang) ? lang : "en") as unknown as Translate;
+  return instance().getFixedT(SERVER_LANGUAGES.includes(lang) ? lang : "en") as unknown as Translate;
 }
 
 /** The best language of an Accept-Language header ("de-AT,de;q=0.9,en;q=0.5" → "de"); English when none fits. */
