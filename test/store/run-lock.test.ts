@@ -162,6 +162,22 @@ describe("one gateway per data directory", () => {
     }
   }, 60_000);
 
+  test("a lock file damaged by a power cut (its write is not synced) is replaced at start, and the new one still refuses a second serve", async () => {
+    const dataDir = tmpDir();
+    const g = await spawnGateway({ dataDir });
+    await g.kill();
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(join(dataDir, "svc-gateway.lock"), "SQLite format 3\0 torn by a power cut ".repeat(200));
+    const again = await spawnGateway({ dataDir });
+    try {
+      expect((await fetch(`${again.url}/health`)).status).toBe(200);
+      const second = await serveOnce(dataDir, {});
+      expect({ code: second.code, refused: second.stderr.includes(`another svc-gateway (pid ${again.proc.pid}) is serving`) }).toEqual({ code: 1, refused: true });
+    } finally {
+      await again.kill();
+    }
+  }, 60_000);
+
   test("a data directory an older version left readable is tightened at start", async () => {
     const dataDir = tmpDir();
     const g = await spawnGateway({ dataDir });
