@@ -40,3 +40,27 @@ describe("hash53", () => {
     expect(high / 300_000).toBeLessThan(0.55);
   });
 });
+
+describe("hash53's secret start", () => {
+  const line = "N0CALL-9\u0000!4237.14N/07120.83W>088/036\u0000aprsis\u0000";
+
+  test("the same line keys apart under two secrets, and alike under one", () => {
+    expect(hash53(line, [1, 2])).not.toBe(hash53(line, [3, 4]));
+    expect(hash53(line, [1, 2])).not.toBe(hash53(line, [1, 5]));
+    expect(hash53(line, [7, 9])).toBe(hash53(line, [7, 9]));
+  });
+
+  test("each process draws its own: a line's key cannot be worked out from outside", () => {
+    const keyIn = () =>
+      Bun.spawnSync([
+        process.execPath,
+        "-e",
+        `import { hash53 } from ${JSON.stringify(`${import.meta.dir}/../../src/lib/hash53.ts`)}; console.log(hash53(${JSON.stringify(line)}))`,
+      ])
+        .stdout.toString()
+        .trim();
+    const [a, b] = [keyIn(), keyIn()];
+    expect(Number.isSafeInteger(Number(a))).toBe(true);
+    expect(a).not.toBe(b);
+  });
+});
