@@ -172,7 +172,10 @@ describe("one gateway per data directory", () => {
     try {
       expect((await fetch(`${again.url}/health`)).status).toBe(200);
       const second = await serveOnce(dataDir, {});
-      expect({ code: second.code, refused: second.stderr.includes(`another svc-gateway (pid ${again.proc.pid}) is serving`) }).toEqual({ code: 1, refused: true });
+      expect({ code: second.code, refused: second.stderr.includes(`another svc-gateway (pid ${again.proc.pid}) is serving`) }).toEqual({
+        code: 1,
+        refused: true,
+      });
     } finally {
       await again.kill();
     }
