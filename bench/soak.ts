@@ -250,8 +250,13 @@ interface Sample {
   rssMb: number;
   /** RSS and live heap right after a full garbage collection (GET /api/admin/runtime?gc) */
   gcRssMb: number;
+  /** the RSS's two parts as the gateway reads them: pages of files (the executable's own, mostly) and its own memory */
+  fileMb: number | null;
+  anonMb: number | null;
   liveHeapMb: number;
   heapUsedMb: number;
+  /** what the JavaScript heap spans: live objects and the free space kept between collections */
+  heapCapacityMb: number | null;
   openFds: number;
   walMb: number;
   loopP99Ms: number | null;
@@ -422,7 +427,16 @@ export async function run(argv: string[] = []) {
 
   const samples: Sample[] = [];
   const t0 = Date.now();
-  type Figures = { rssMb: number; heapUsedMb: number; openFds: number; walBytes: number | null; eventLoop: { p99Ms: number } | null };
+  type Figures = {
+    rssMb: number;
+    rssFileMb: number | null;
+    rssAnonMb: number | null;
+    heapUsedMb: number;
+    heapCapacityMb: number | null;
+    openFds: number;
+    walBytes: number | null;
+    eventLoop: { p99Ms: number } | null;
+  };
   const figures = async (gc: boolean) => (await (await fetch(`${url}/api/admin/runtime${gc ? "?gc=1" : ""}`, { headers: SYSOP })).json()) as Figures;
   const sample = async () => {
     const f = await figures(false);
@@ -432,8 +446,11 @@ export async function run(argv: string[] = []) {
       atMin: (Date.now() - t0) / 60_000,
       rssMb,
       gcRssMb: procRssMb(pid).rss,
+      fileMb: f.rssFileMb,
+      anonMb: f.rssAnonMb,
       liveHeapMb: live.heapUsedMb,
       heapUsedMb: f.heapUsedMb,
+      heapCapacityMb: f.heapCapacityMb,
       openFds: live.openFds,
       walMb: Math.round((f.walBytes ?? 0) / 104857.6) / 10,
       loopP99Ms: f.eventLoop?.p99Ms ?? null,
@@ -441,7 +458,7 @@ export async function run(argv: string[] = []) {
     samples.push(s);
     const c = counts;
     console.log(
-      `${s.atMin.toFixed(1).padStart(6)} min  RSS ${s.rssMb.toFixed(1)} MB (after GC ${s.gcRssMb.toFixed(1)})  heap ${s.heapUsedMb} MB (live ${s.liveHeapMb})  fds ${s.openFds}  WAL ${s.walMb} MB  loop p99 ${s.loopP99Ms ?? "-"} ms` +
+      `${s.atMin.toFixed(1).padStart(6)} min  RSS ${s.rssMb.toFixed(1)} MB (files ${s.fileMb ?? "-"}, own ${s.anonMb ?? "-"}; after GC ${s.gcRssMb.toFixed(1)})  heap ${s.heapUsedMb} of ${s.heapCapacityMb ?? "-"} MB (live ${s.liveHeapMb})  fds ${s.openFds}  WAL ${s.walMb} MB  loop p99 ${s.loopP99Ms ?? "-"} ms` +
         `  | aprs ${c.aprsSent} web ${c.web}/${c.webErrors}err ws ${c.wsOpened}/${c.wsMessages}msg peers ${c.peerPulls}/${c.peerFrames}fr/${c.peerErrors}err` +
         ` gpx ${c.imports}/${c.importErrors}err caches ${c.caches} bbs ${c.bbsSent}sent/${c.bbsErrors}err prune ${c.prunes}/${c.pruned}rows`,
     );
@@ -478,7 +495,14 @@ export async function run(argv: string[] = []) {
   console.log(
     `  RSS                ${first?.rssMb} -> ${last?.rssMb} MB (after GC ${first?.gcRssMb} -> ${last?.gcRssMb}); peak ${peak} MB   (target < 128 MB)`,
   );
-  console.log(`  heap               ${first?.heapUsedMb} -> ${last?.heapUsedMb} MB (live ${first?.liveHeapMb} -> ${last?.liveHeapMb})`);
+  const range = (f: (s: Sample) => number | null) => {
+    const v = late.map(f).filter((x): x is number => x !== null);
+    return v.length ? `${Math.min(...v)}-${Math.max(...v)}` : "-";
+  };
+  console.log(`  RSS's parts        files ${range((s) => s.fileMb)} MB, own memory ${range((s) => s.anonMb)} MB as sampled`);
+  console.log(
+    `  heap               ${first?.heapUsedMb} -> ${last?.heapUsedMb} MB (live ${first?.liveHeapMb} -> ${last?.liveHeapMb}); spans ${range((s) => s.heapCapacityMb)} MB`,
+  );
   console.log(`  open descriptors   ${first?.openFds} -> ${last?.openFds} (change ${(last?.openFds ?? 0) - (first?.openFds ?? 0)})   (target 0)`);
   console.log(`  WAL                ${first?.walMb} -> ${last?.walMb} MB`);
   console.log(`  event loop p99     max ${Math.max(...late.map((s) => s.loopP99Ms ?? 0))} ms over the samples`);

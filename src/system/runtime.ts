@@ -46,6 +46,27 @@ function collect(): boolean {
   return true;
 }
 
+/** The resident set's file-backed and anonymous parts, MiB (Linux: /proc/self/status), or nulls. */
+function residentParts(fs: Fs | null): { rssFileMb: number | null; rssAnonMb: number | null } {
+  try {
+    const status = fs ? fs.readFileSync("/proc/self/status", "utf8") : "";
+    const kb = (field: string) => {
+      const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status);
+      return m ? mb(Number(m[1]) * 1024) : null;
+    };
+    return { rssFileMb: kb("RssFile"), rssAnonMb: kb("RssAnon") };
+  } catch {
+    return { rssFileMb: null, rssAnonMb: null };
+  }
+}
+
+/** What JavaScriptCore's heap spans (bun:jsc), MiB, or null on another runtime. */
+function heapCapacity(): number | null {
+  const jsc = (typeof process !== "undefined" ? process.getBuiltinModule?.("bun:jsc") : undefined) as typeof import("bun:jsc") | undefined;
+  const stats = jsc?.heapStats?.();
+  return stats ? mb(stats.heapCapacity) : null;
+}
+
 /** bun:jsc's count of the functions loaded from each part of an executable's profiled bytecode (build.ts), or null. */
 function bytecodeLayout(): RuntimeFigures["bytecodeLayout"] {
   const jsc = (typeof process !== "undefined" ? process.getBuiltinModule?.("bun:jsc") : undefined) as typeof import("bun:jsc") | undefined;
@@ -80,8 +101,10 @@ export async function runtimeFigures(dataDir: string, startedAt: number, gc = fa
     pid: typeof process !== "undefined" ? process.pid : null,
     uptimeS: Math.round((now - startedAt) / 1000),
     rssMb: mem ? mb(mem.rss) : null,
+    ...residentParts(fs),
     heapUsedMb: mem ? mb(mem.heapUsed) : null,
     heapTotalMb: mem ? mb(mem.heapTotal) : null,
+    heapCapacityMb: heapCapacity(),
     openFds: openFds(fs),
     walBytes: fileBytes(fs, `${dataDir}/${DB_FILE_NAME}-wal`),
     eventLoop,

@@ -122,8 +122,11 @@ export const RUNTIME_FIGURES = closed({
   pid: nullable(wholeNumber()),
   uptimeS: wholeNumber({ description: "seconds since the gateway started" }),
   rssMb: mib("resident set size"),
+  rssFileMb: mib("of the resident set, pages of files (the executable's code and data, libraries), which the kernel may drop and read again; Linux"),
+  rssAnonMb: mib("of the resident set, the process's own memory (heaps, stacks, compiled code); Linux"),
   heapUsedMb: mib("JS heap used"),
   heapTotalMb: mib("JS heap total"),
+  heapCapacityMb: mib("what the JS heap spans, live objects and free space between collections (JavaScriptCore: Bun)"),
   openFds: nullable(wholeNumber(), "open file descriptors"),
   walBytes: nullable(wholeNumber(), "the database's WAL file size"),
   eventLoop: nullable(

@@ -28,7 +28,13 @@ test("the runtime figures: refused without sysop, then memory, descriptors, WAL 
   // the loop monitor is the process's: null only if nothing read it before (another test file in this process may have)
   expect(first.eventLoop === null || typeof first.eventLoop.p99Ms === "number").toBe(true);
   expect(first.rssMb).toBeGreaterThan(10);
+  // the resident set in its two parts (Linux): files' pages and the process's own memory, read together
+  expect(first.rssFileMb).toBeGreaterThan(1);
+  expect(first.rssAnonMb).toBeGreaterThan(1);
+  expect(Math.abs(first.rssFileMb + first.rssAnonMb - first.rssMb)).toBeLessThan(first.rssMb * 0.1);
   expect(first.heapUsedMb).toBeGreaterThan(0);
+  // what JavaScriptCore's heap spans holds what is used in it
+  expect(first.heapCapacityMb).toBeGreaterThanOrEqual(first.heapUsedMb * 0.9);
   expect(first.openFds).toBeGreaterThan(2);
   expect(first.walBytes).toBeGreaterThanOrEqual(0);
   await Bun.sleep(100);
