@@ -38,8 +38,10 @@ export function holdRunLock(dataDir: string): RunLock | null {
   } catch (e) {
     db.close();
     if (heldElsewhere(e)) return null;
-    // Not held but unreadable: the lock file itself is damaged (its write is not synced, and power
-    // may fail while it is made). It holds nothing worth keeping: a new one takes its place.
+    // Not held but damaged: its write is not synced, and power may fail while it is made. It
+    // holds nothing worth keeping, so a new one takes its place. Any other failure (a data
+    // directory this user may not write) is the operator's to see as it is.
+    if (!damaged(e)) throw e;
     rmSync(file, { force: true });
     rmSync(`${file}-journal`, { force: true });
     db = openDatabase(file, { create: true });
@@ -71,6 +73,12 @@ function lockExclusively(db: Database): void {
   db.run("DELETE FROM holder");
   db.query("INSERT INTO holder VALUES (?, ?)").run(process.pid, Date.now());
   db.run("COMMIT");
+}
+
+/** Whether SQLite found the file is not a whole database. */
+function damaged(e: unknown): boolean {
+  const code = (e as { code?: string }).code ?? "";
+  return code.startsWith("SQLITE_CORRUPT") || code.startsWith("SQLITE_NOTADB");
 }
 
 /** Whether SQLite refused because another connection holds the file. */
