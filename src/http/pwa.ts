@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import type * as Deflate from "../lib/deflate.ts";
+import { deflate } from "../lib/builtins.ts";
 import { concatBytes } from "../lib/net/bytes.ts";
 
 export const SW_PATH = "/sw.js";
@@ -60,8 +60,7 @@ function encodePng(size: number, rgba: Uint8Array): Uint8Array<ArrayBuffer> {
   const raw = new Uint8Array(size * (size * 4 + 1));
   for (let y = 0; y < size; y++) raw.set(rgba.subarray(y * size * 4, (y + 1) * size * 4), y * (size * 4 + 1) + 1);
   // fflate loads here, not with this module (lib/deflate.ts says why)
-  const { zlibSync } = require("../lib/deflate.ts") as typeof Deflate;
-  return pngFile([pngChunk("IHDR", ihdr), pngChunk("IDAT", zlibSync(raw, { level: 9 }))]);
+  return pngFile([pngChunk("IHDR", ihdr), pngChunk("IDAT", deflate().zlibSync(raw, { level: 9 }))]);
 }
 
 /**

@@ -60,17 +60,18 @@ function residentParts(fs: Fs | null): { rssFileMb: number | null; rssAnonMb: nu
   }
 }
 
+/** bun:jsc, where the runtime is Bun. */
+const bunJsc = () => (typeof process !== "undefined" ? process.getBuiltinModule?.("bun:jsc") : undefined) as typeof import("bun:jsc") | undefined;
+
 /** What JavaScriptCore's heap spans (bun:jsc), MiB, or null on another runtime. */
 function heapCapacity(): number | null {
-  const jsc = (typeof process !== "undefined" ? process.getBuiltinModule?.("bun:jsc") : undefined) as typeof import("bun:jsc") | undefined;
-  const stats = jsc?.heapStats?.();
+  const stats = bunJsc()?.heapStats?.();
   return stats ? mb(stats.heapCapacity) : null;
 }
 
 /** bun:jsc's count of the functions loaded from each part of an executable's profiled bytecode (build.ts), or null. */
 function bytecodeLayout(): RuntimeFigures["bytecodeLayout"] {
-  const jsc = (typeof process !== "undefined" ? process.getBuiltinModule?.("bun:jsc") : undefined) as typeof import("bun:jsc") | undefined;
-  const s = jsc?.bytecodeOrderStats?.();
+  const s = bunJsc()?.bytecodeOrderStats?.();
   return s ? { hot: s.hot, cold: s.cold, unknown: s.unknown } : null;
 }
 

@@ -12,7 +12,7 @@
  *   const wire = compressPage(pageBytes, link.compression);
  *   const page = decompressPage(wire, link.compression);  // throws RecordError("bad_compression")
  */
-import type * as Deflate from "../deflate.ts";
+import { deflate } from "../builtins.ts";
 import { concatBytes } from "../net/bytes.ts";
 import { encodeCbor } from "./cbor.ts";
 import { MAX_PAGE_BYTES } from "./page.ts";
@@ -105,12 +105,9 @@ const DICT1_WORDS = [
 /** The deflateDict1 preset dictionary: each word as a CBOR text item, concatenated. */
 export const DEFLATE_DICT1: Uint8Array = concatBytes(DICT1_WORDS.map((w) => encodeCbor(w)));
 
-/** fflate, loaded on the first page compressed or inflated (lib/deflate.ts says why). */
-const fflate = (): typeof Deflate => require("../deflate.ts") as typeof Deflate;
-
 export function compressPage(bytes: Uint8Array, c: Compression): Uint8Array {
   if (c === "none") return bytes;
-  return fflate().deflateSync(bytes, { level: 6, dictionary: DEFLATE_DICT1 });
+  return deflate().deflateSync(bytes, { level: 6, dictionary: DEFLATE_DICT1 });
 }
 
 /** Inflates a page; throws RecordError("bad_compression") on corrupt input or output over maxBytes. */
@@ -119,7 +116,7 @@ export function decompressPage(bytes: Uint8Array, c: Compression, maxBytes = MAX
   const chunks: Uint8Array[] = [];
   let total = 0;
   let done = false;
-  const inf = new (fflate().Inflate)({ dictionary: DEFLATE_DICT1 });
+  const inf = new (deflate().Inflate)({ dictionary: DEFLATE_DICT1 });
   inf.ondata = (chunk, final) => {
     total += chunk.length;
     if (total > maxBytes) throw new RecordError("bad_compression", `the page inflates beyond ${maxBytes} bytes`);
