@@ -116,7 +116,9 @@ describe("the cache page on a phone", () => {
     const page = await ctx.newPage();
     await page.goto(`${g.url}/cache/${id}`);
     await page.locator("[data-testid=logs] li").first().waitFor();
+    // the button comes once the page knows who is signed in (the account is asked beside the cache and its logs)
     const button = "[data-testid=log-bar] button";
+    await page.locator(button).waitFor();
     expect(await inView(page, button)).toBe(true);
     const height = await page.evaluate(() => document.documentElement.scrollHeight);
     expect(height).toBeGreaterThan(3 * 740);
@@ -137,6 +139,27 @@ describe("the cache page on a phone", () => {
     await page.waitForFunction(() => document.querySelector("[data-testid=log-counts]")?.textContent?.includes("2 Note"));
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: "test-artifacts/cache-page-top-phone.png" });
+    await ctx.close();
+  });
+
+  test("a signed-in player whose account answer comes late never sees 'sign in to log' first", async () => {
+    const ctx = await contextFor(browser, g.url, finder.cookie, PHONE);
+    const page = await ctx.newPage();
+    // the account's answer held back on the wire, as on a slow link where the cache and its logs come first
+    await page.route("**/auth/account", async (route) => {
+      await Bun.sleep(400);
+      await route.continue();
+    });
+    await page.addInitScript(() => {
+      const seen = ((window as unknown as { signInSeen: string[] }).signInSeen = [] as string[]);
+      new MutationObserver(() => {
+        for (const a of document.querySelectorAll(".cache-page a[href='/account']")) seen.push(a.textContent ?? "");
+      }).observe(document, { childList: true, subtree: true });
+    });
+    await page.goto(`${g.url}/cache/${id}`);
+    await page.locator("[data-testid=log-bar] button").waitFor();
+    await page.locator("#log-text").waitFor();
+    expect(await page.evaluate(() => (window as unknown as { signInSeen: string[] }).signInSeen)).toEqual([]);
     await ctx.close();
   });
 

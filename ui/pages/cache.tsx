@@ -70,6 +70,8 @@ export function CachePage({ id }: { id: string }) {
       </section>
     );
   const signedIn = !!account.data;
+  // until the account is known, neither the log form nor "sign in to log": a signed-in player would see the wrong one first
+  const accountKnown = !account.loading;
   const native = typeof c.id === "number";
   const canLog = c.status !== "draft";
   /** The sticky "Log" button: to the log form, ready to write. */
@@ -114,7 +116,7 @@ export function CachePage({ id }: { id: string }) {
       {c.mine && native && <OwnerActions c={c} reload={reload} />}
       {signedIn && native && c.my && <Actions c={c} reload={reload} />}
       {signedIn && native && !c.mine && <ReportCache id={c.id as number} />}
-      {signedIn ? (
+      {!accountKnown ? null : signedIn ? (
         canLog && (
           // keyed on the user's find, so logging one sets the next default to Note
           <LogForm
@@ -135,7 +137,7 @@ export function CachePage({ id }: { id: string }) {
           <img class="qr" src={`/embed/qr.svg?cache=${c.id}`} alt={t("cache.qr")} width={96} height={96} />
         </p>
       )}
-      {canLog && (
+      {canLog && accountKnown && (
         <div class="log-bar" data-testid="log-bar">
           {signedIn ? (
             <button type="button" class="primary" onClick={openLog}>
