@@ -14,50 +14,74 @@
  * close (every few weeks; the app's live rooms reconnect).
  */
 import type { Server } from "bun";
-import type { HttpHost, HttpServer } from "../http/host.ts";
-import type { App } from "../http/app.ts";
+import type { App, HttpHost, HttpServer } from "../http/host.ts";
+import { createBunRouteHandler } from "elysia/adapter/bun/compose";
+import { websocket as elysiaWebSocket } from "elysia/ws";
 import { openFrontDoor } from "../tls/front-door.ts";
 import { isCompiled } from "../lib/version.ts";
 
+/** The methods Bun.serve's route table takes. */
+const TABLE_METHODS = new Set(["GET", "HEAD", "OPTIONS", "DELETE", "PATCH", "POST", "PUT"]);
+
+/** The private parts of Elysia's app that its Bun listen reads (elysia/adapter/bun). */
+interface ElysiaInside {
+  server: Server<unknown> | null;
+  router: { history: Array<{ method: string; path: string; handler: unknown }> };
+  routeTree: Record<string, number>;
+}
+
 /**
- * Elysia's Bun listen, without its second pass and with its general handler
- * composed when first needed.
- * - Once the app's lazily loaded plugins resolve, Elysia's listen compiles the
- *   app again, rebuilds Bun.serve's route table and reloads the server with
- *   it, then asks for a collection: all before the first request is answered
- *   (about 20 ms of the executable's cold start). The gateway loads no plugin
- *   lazily, so that pass changed nothing; it still runs if one ever does.
- * - Its first step composes the general handler: every route in one generated
- *   function, the `fetch` for what Bun.serve's route table does not take (an
- *   unknown path, the web app's pages). The routes go to the table
- *   regardless, so it is composed on the first such request instead (5-8 ms
- *   of every start).
+ * Elysia's Bun listen (elysia/adapter/bun), as the gateway needs it:
+ * - Bun.serve's route table holds the app's routes mounted so far, and is
+ *   rebuilt and reloaded once the rest are (app.ts: the routes a start does
+ *   not need are mounted when first needed); each route's handler is composed
+ *   at its first request, once;
+ * - the general handler, the `fetch` for what the table does not hold (a route
+ *   not mounted yet, an unknown path, the web app's pages), mounts the rest,
+ *   then is composed at its first request (5-8 ms of a start otherwise);
+ * - no second pass once lazily loaded plugins resolve (Elysia's listen then
+ *   compiles the app again and reloads the server, about 20 ms before the
+ *   first answer): the gateway loads no plugin lazily.
  */
-function listenOnce(app: App, options: Parameters<App["listen"]>[0]): void {
-  // (private members of Elysia's types: the plugins still loading, the general handler)
-  const own = app as unknown as { promisedModules?: { size: number }; compile?: () => unknown; fetch: (request: Request, server: unknown) => unknown };
-  if (own.promisedModules!.size > 0) return void app.listen(options);
-  // own properties over Elysia's, for the length of the call: a promise that never settles, a compile
-  // that leaves the handler to its first request
-  Object.defineProperty(app, "promisedModules", { value: Object.assign(new Promise(() => {}), { size: 0 }), configurable: true });
-  Object.defineProperty(app, "compile", { value: () => app, configurable: true });
-  let general: ((request: Request, server: unknown) => unknown) | undefined;
-  const composed = () => {
-    // Elysia's own getter composes it and keeps it as the app's `fetch` from then on
-    delete (own as { fetch?: unknown }).fetch;
-    return own.fetch.bind(app);
+function listenOn(
+  app: App,
+  options: { port: number; hostname: string; reusePort: boolean; maxRequestBodySize?: number; websocket?: object; tls?: object },
+): void {
+  const inside = app as unknown as ElysiaInside;
+  const composed = new Map<object, (request: Request) => unknown>();
+  const handlerOf = (route: ElysiaInside["router"]["history"][number]) => {
+    let compiled: ((request: Request) => unknown) | undefined;
+    return (request: Request) => (compiled ??= createBunRouteHandler(app, route as never) as (request: Request) => unknown)(request);
   };
-  Object.defineProperty(app, "fetch", {
-    value: (request: Request, server: unknown) => (general ??= composed())(request, server),
-    configurable: true,
-    writable: true,
+  const table = () => {
+    const routes: Record<string, Record<string, (request: Request) => unknown>> = {};
+    for (const route of inside.router.history) {
+      const { method, path } = route;
+      // WebSocket routes, wildcards and methods the table does not take are the general handler's
+      if (typeof route.handler !== "function" || !TABLE_METHODS.has(method) || path.endsWith("*") || (method === "GET" && `WS_${path}` in inside.routeTree))
+        continue;
+      let handler = composed.get(route);
+      if (!handler) composed.set(route, (handler = handlerOf(route)));
+      (routes[encodeURI(path)] ??= {})[method] ??= handler;
+    }
+    return routes;
+  };
+  const serve = {
+    development: process.env.NODE_ENV !== "production",
+    idleTimeout: 30,
+    ...options,
+    websocket: { ...elysiaWebSocket, ...options.websocket },
+    routes: table(),
+    fetch: (request: Request) => {
+      app.mountRest();
+      return app.fetch(request);
+    },
+  };
+  const server = Bun.serve(serve as never) as Server<unknown>;
+  inside.server = server;
+  app.onRestMounted(() => {
+    if (inside.server === server) server.reload({ ...serve, routes: table() } as never);
   });
-  try {
-    app.listen(options);
-  } finally {
-    delete own.promisedModules;
-    delete own.compile;
-  }
 }
 
 export const bunHost: HttpHost = {
@@ -86,7 +110,7 @@ export const bunHost: HttpHost = {
     // would then bind the same port and the kernel split requests between two
     // databases. One port, one gateway: a taken port must fail to bind.
     const listen = (port: number, hostname: string, tls?: { cert: string; key: string }) =>
-      listenOnce(app, { port, hostname, reusePort: false, maxRequestBodySize: opts.maxRequestBodySize, websocket: opts.websocket, tls });
+      listenOn(app, { port, hostname, reusePort: false, maxRequestBodySize: opts.maxRequestBodySize, websocket: opts.websocket, tls });
     if (!opts.tls) {
       listen(opts.port, opts.hostname);
       return app.server as Server<unknown> satisfies HttpServer;

@@ -133,7 +133,11 @@ export async function startGateway(opts: GatewayOptions & { cron?: boolean }): P
     throw e;
   }
   // start-up is over once the cron is armed (HttpHost.startedUp: the Bun host's normal JIT policy from then)
-  const startedUp = () => gw.host.startedUp?.();
+  // (the routes a start does not need are mounted then, if no request asked for them before: http/app.ts)
+  const startedUp = () => {
+    gw.app.mountRest();
+    gw.host.startedUp?.();
+  };
   if (opts.cron !== false) gw.scheduler.start(CRON_ARM_AFTER_MS, startedUp);
   else startedUp();
   return gw;

@@ -18,11 +18,20 @@ export const answersChecked = (): boolean => (globalThis as { process?: { env?: 
 
 export type AnswerCheck = (method: string, route: string, status: number, value: unknown) => { error: string; message: string } | null;
 
-/** A check for the app's answers: null when the answer passes or is not JSON, else what is wrong. */
+/**
+ * A check for the app's answers: null when the answer passes or is not JSON,
+ * else what is wrong. `routes`: the routes mounted so far (read again once
+ * more are: app.ts mounts some when first needed).
+ */
 export function answerChecker(routes: () => RouteLike[]): AnswerCheck {
   let declared: Declared | null = null;
+  let seen = 0;
   const declaredOf = (): Declared => {
-    declared ??= new Map(routes().map((r) => [`${r.method} ${r.path}`, (hooksOf(r).detail?.responses ?? {}) as never]));
+    const list = routes();
+    if (!declared || list.length !== seen) {
+      declared = new Map(list.map((r) => [`${r.method} ${r.path}`, (hooksOf(r).detail?.responses ?? {}) as never]));
+      seen = list.length;
+    }
     return declared;
   };
   return (method, route, status, value) => {

@@ -48,23 +48,26 @@ function patternOf(path: string): RegExp {
   return new RegExp(`^${escaped.replace(/\*/g, ".*").replace(/:[^/]+/g, "[^/]+")}$`);
 }
 
+type RouteList = ReadonlyArray<{ method: string; path: string; hooks?: unknown }>;
+
 /**
- * Records the routes whose bodies are learnt (createApp calls it once the
- * routes are mounted). Each route's kind comes from its schema, serialised,
- * which costs about 2 ms for the gateway's 263 routes: that work waits for the
- * first request that asks (routeBodyFor), out of every start's path to its
- * first answer.
+ * Records where the app's routes are, to learn their bodies from (createApp
+ * calls it). Each route's kind comes from its schema, serialised, which costs
+ * about 2 ms for the gateway's 263 routes: that work waits for the first
+ * request that asks (routeBodyFor), out of every start's path to its first
+ * answer; the routes are read then (`routes()`, which mounts those the app
+ * has not mounted yet: app.ts).
  */
-export function learnRouteBodies(routes: ReadonlyArray<{ method: string; path: string; hooks?: unknown }>): void {
+export function learnRouteBodies(routes: () => RouteList): void {
   unlearnt.push(routes);
 }
 
-/** Route lists recorded and not yet learnt. */
-const unlearnt: Array<ReadonlyArray<{ method: string; path: string; hooks?: unknown }>> = [];
+/** Where route lists are, recorded and not yet learnt. */
+const unlearnt: Array<() => RouteList> = [];
 
 function learnt(): typeof routeBodies {
   for (const routes of unlearnt.splice(0)) {
-    for (const r of routes) {
+    for (const r of routes()) {
       const hooks = (r.hooks ?? {}) as { body?: unknown } & BodyOptions;
       const kind: BodyKind = hooks.body === undefined ? "none" : JSON.stringify(hooks.body).includes('"type":"Uint8Array"') ? "bytes" : "structured";
       routeBodies.set(`${r.method} ${r.path}`, {

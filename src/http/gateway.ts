@@ -9,14 +9,13 @@ import type { Scheduler } from "../jobs/scheduler.ts";
 import type { TlsService } from "../tls/index.ts";
 import type { Live } from "../live/service.ts";
 import type { Hub } from "../hub/index.ts";
-import type { AnyElysia } from "elysia";
-import type { HttpHost, HttpServer } from "./host.ts";
+import type { App, HttpHost, HttpServer } from "./host.ts";
 
 export interface Gateway extends Core {
   readonly scheduler: Scheduler;
   /** the live feeds: WebSocket rooms, CoT streams, users' channels (src/live/service.ts) */
   readonly live: Live;
-  readonly app: AnyElysia;
+  readonly app: App;
   /** the runtime that serves it (src/hosts/) */
   readonly host: HttpHost;
   server: HttpServer | null;

@@ -7,6 +7,22 @@
  */
 import type { AnyElysia, ElysiaAdapter } from "elysia";
 
+/** What the gateway's app adds to Elysia's (app.ts): the routes mounted when first needed. */
+export interface LaterRoutes {
+  /** Mounts the routes not mounted yet, now (nothing when they are). */
+  mountRest(): void;
+  /** Runs `fn` once they are mounted (the Bun host rebuilds Bun.serve's route table); nothing once they are. */
+  onRestMounted(fn: () => void): void;
+}
+
+/**
+ * The app as hosts and the Gateway see it (app.ts createApp): any Elysia app
+ * (its route types are not needed outside the HTTP layer, and naming
+ * createApp's own type would tie every route's types to the hosts that serve
+ * them), with its routes mounted when first needed.
+ */
+export type App = AnyElysia & LaterRoutes;
+
 export interface HttpServer {
   readonly port: number | undefined;
   /** the address of the connection a request came on */
@@ -81,7 +97,7 @@ export interface HttpHost {
   /** Elysia's adapter for this runtime (how handlers' values become responses); Elysia's web-standard one when absent */
   readonly adapter?: ElysiaAdapter;
   /** Listens; throws an error with code EADDRINUSE when the port is taken. */
-  serve(app: AnyElysia, opts: ServeOptions): Promise<HttpServer>;
+  serve(app: App, opts: ServeOptions): Promise<HttpServer>;
   /**
    * Start-up is over: the gateway serves and its cron is armed, or a command
    * begins its work. The executable starts with JavaScriptCore's JIT

@@ -33,8 +33,13 @@ import { tilesRoutes } from "../tiles/routes.ts";
 import { tlsRoutes } from "../tls/routes.ts";
 import { messagesRoutes } from "../messages/routes.ts";
 
+/** The routes mounted before the port listens (app.ts): the system's, /health among them. */
+export function addStartupRoutes(gw: Gateway, app: GatesPlugin): void {
+  systemRoutes(gw, routeKit(gw, app), gw.scheduler, gw.tls);
+}
+
 /**
- * Adds every domain's routes to `app` (the gateway's app, the gates already
+ * Adds every other domain's routes to `app` (the gateway's app, the gates already
  * in it), each route file given the Core, the route kit (the app, links) and,
  * by name, the one part of the gateway it needs beyond them. Each adds its
  * routes to that one app rather than to a plugin of its own: Elysia's `use`
@@ -43,7 +48,6 @@ import { messagesRoutes } from "../messages/routes.ts";
  */
 export function addDomainRoutes(gw: Gateway, app: GatesPlugin): void {
   const kit = routeKit(gw, app);
-  systemRoutes(gw, kit, gw.scheduler, gw.tls);
   bbsRoutes(gw, kit);
   ownStationRoutes(gw, kit);
   stationsRoutes(gw, kit);
