@@ -11,6 +11,7 @@ import { build } from "../build.ts";
 import { loadInChild } from "./lib/load.ts";
 import { median, percentile, table } from "./lib/stats.ts";
 import { freePort } from "../test/helpers/ports.ts";
+import { evictFromPageCache } from "./lib/page-cache.ts";
 
 const OUT = join(import.meta.dir, "out");
 
@@ -50,19 +51,6 @@ async function coldStart(exe: string, dataDir: string) {
     await Bun.sleep(1);
   }
   return { ms: performance.now() - t0, proc, port };
-}
-
-/**
- * Takes a file's pages out of the page cache (GNU dd: "drop cache for whole
- * file"), as after a boot. A build leaves the whole 127 MB executable cached,
- * and on each page fault the kernel also maps the cached pages around it
- * (fault-around, 64 KB): resident pages the process never reads, 4-6 MB of
- * an idle gateway's RSS. With the file read only as it runs (after a boot, or
- * an executable installed a while ago) RSS is what the process touches.
- */
-function evictFromPageCache(file: string): void {
-  const r = Bun.spawnSync(["dd", `if=${file}`, "iflag=nocache", "count=0", "status=none"], { stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`dd could not drop ${file} from the page cache: ${r.stderr}`);
 }
 
 const rssMb = (pid: number) => {

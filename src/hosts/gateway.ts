@@ -24,6 +24,8 @@ import { registerServerJobs } from "../jobs/server.ts";
 import { useSource } from "../tls/index.ts";
 import { localCaSource } from "../tls/local-ca.ts";
 import { filesSource } from "../tls/files.ts";
+import { governHeap } from "../system/heap-governor.ts";
+import { collect } from "../system/runtime.ts";
 
 // HTTPS certificate sources this host serves from (src/tls/; the ACME client adds its own)
 useSource("local", (ctx) => localCaSource(ctx));
@@ -137,6 +139,8 @@ export async function startGateway(opts: GatewayOptions & { cron?: boolean }): P
   const startedUp = () => {
     gw.app.mountRest();
     gw.host.startedUp?.();
+    // the heap's peaks between full collections, kept down (system/heap-governor.ts)
+    gw.onStop(governHeap({ heapTotal: () => process.memoryUsage().heapTotal, collect, now: () => performance.now() }));
   };
   if (opts.cron !== false) gw.scheduler.start(CRON_ARM_AFTER_MS, startedUp);
   else startedUp();

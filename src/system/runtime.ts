@@ -9,6 +9,7 @@
 type IntervalHistogram = ReturnType<typeof import("node:perf_hooks").monitorEventLoopDelay>;
 import { DB_FILE_NAME } from "../core/store/db.ts";
 import type { RuntimeFigures } from "./shapes.ts";
+import { heapCollections } from "./heap-governor.ts";
 
 let loop: IntervalHistogram | null = null;
 let loopSince = 0;
@@ -38,7 +39,7 @@ function fileBytes(fs: Fs | null, path: string): number | null {
 const optional = <T>(p: Promise<T>) => p.catch(() => null);
 
 /** A full garbage collection where the runtime offers one (Bun; Node with --expose-gc). */
-function collect(): boolean {
+export function collect(): boolean {
   const g = globalThis as { Bun?: { gc(sync: boolean): void }; gc?: () => void };
   if (g.Bun) g.Bun.gc(true);
   else if (typeof g.gc === "function") g.gc();
@@ -106,6 +107,7 @@ export async function runtimeFigures(dataDir: string, startedAt: number, gc = fa
     heapUsedMb: mem ? mb(mem.heapUsed) : null,
     heapTotalMb: mem ? mb(mem.heapTotal) : null,
     heapCapacityMb: heapCapacity(),
+    heapCollections: heapCollections(),
     openFds: openFds(fs),
     walBytes: fileBytes(fs, `${dataDir}/${DB_FILE_NAME}-wal`),
     eventLoop,

@@ -127,6 +127,7 @@ export const RUNTIME_FIGURES = closed({
   heapUsedMb: mib("JS heap used"),
   heapTotalMb: mib("JS heap total"),
   heapCapacityMb: mib("what the JS heap spans, live objects and free space between collections (JavaScriptCore: Bun)"),
+  heapCollections: wholeNumber({ description: "full garbage collections the serving gateway asked for itself, to keep the heap's peaks down" }),
   openFds: nullable(wholeNumber(), "open file descriptors"),
   walBytes: nullable(wholeNumber(), "the database's WAL file size"),
   eventLoop: nullable(

@@ -35,6 +35,8 @@ test("the runtime figures: refused without sysop, then memory, descriptors, WAL 
   expect(first.heapUsedMb).toBeGreaterThan(0);
   // what JavaScriptCore's heap spans holds what is used in it
   expect(first.heapCapacityMb).toBeGreaterThanOrEqual(first.heapUsedMb * 0.9);
+  // the governor's own collections (system/heap-governor.ts): a count, none asked by a gateway that is not serving
+  expect(Number.isInteger(first.heapCollections) && first.heapCollections >= 0).toBe(true);
   expect(first.openFds).toBeGreaterThan(2);
   expect(first.walBytes).toBeGreaterThanOrEqual(0);
   await Bun.sleep(100);
