@@ -139,8 +139,8 @@ export async function startGateway(opts: GatewayOptions & { cron?: boolean }): P
   const startedUp = () => {
     gw.app.mountRest();
     gw.host.startedUp?.();
-    // the heap's peaks between full collections, kept down (system/heap-governor.ts)
-    gw.onStop(governHeap({ heapTotal: () => process.memoryUsage().heapTotal, collect, now: () => performance.now() }));
+    // the memory's peaks between full collections, kept down (system/heap-governor.ts)
+    gw.onStop(governHeap({ rss: () => process.memoryUsage.rss(), collect, now: () => performance.now() }));
   };
   if (opts.cron !== false) gw.scheduler.start(CRON_ARM_AFTER_MS, startedUp);
   else startedUp();

@@ -125,9 +125,9 @@ export const RUNTIME_FIGURES = closed({
   rssFileMb: mib("of the resident set, pages of files (the executable's code and data, libraries), which the kernel may drop and read again; Linux"),
   rssAnonMb: mib("of the resident set, the process's own memory (heaps, stacks, compiled code); Linux"),
   heapUsedMb: mib("JS heap used"),
-  heapTotalMb: mib("JS heap total"),
+  heapTotalMb: mib("JS heap total (on Bun: its blocks, not the storage of large arrays nor the characters of strings)"),
   heapCapacityMb: mib("what the JS heap spans, live objects and free space between collections (JavaScriptCore: Bun)"),
-  heapCollections: wholeNumber({ description: "full garbage collections the serving gateway asked for itself, to keep the heap's peaks down" }),
+  heapCollections: wholeNumber({ description: "full garbage collections the serving gateway asked for itself, to keep the resident set's peaks down" }),
   openFds: nullable(wholeNumber(), "open file descriptors"),
   walBytes: nullable(wholeNumber(), "the database's WAL file size"),
   eventLoop: nullable(
