@@ -15,6 +15,8 @@ import { catalogGpx } from "../test/helpers/catalog.ts";
 import { percentile, table } from "./lib/stats.ts";
 
 export async function run(n = 20_000) {
+  // first: the large imports below grow the process's heap, and a small import's garbage then fits in it
+  const rise = await residentRise();
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-import-"));
   const gw = createGateway({ config: configFor(dir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", KISS_PORTS: "off" }), log: createLogger("error") });
   const url = await gw.listen();
@@ -85,4 +87,47 @@ export async function run(n = 20_000) {
       .join(" ")} on ${cpus().length} cores (a loaded machine adds gaps the import does not cause: see "of it on CPU")\n`,
   );
   console.log(table(rows));
+  console.log(rise);
+}
+
+/**
+ * The resident size a soak-sized import (300 caches, about 90 KiB) adds while it runs: eight
+ * imports, each after a full collection, the anonymous resident size read every few milliseconds
+ * from /proc by a child process (Linux only).
+ */
+async function residentRise(imports = 8): Promise<string> {
+  if (process.platform !== "linux") return "";
+  const dir = mkdtempSync(join(tmpdir(), "svc-bench-import-"));
+  const gw = createGateway({ config: configFor(dir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", KISS_PORTS: "off" }), log: createLogger("error") });
+  const url = await gw.listen();
+  const user = signedInUser(gw, "N0IMP", { verified: true });
+  const reader = Bun.spawn(["bash", "-c", `while grep '^RssAnon' /proc/${process.pid}/status; do sleep 0.003; done`], { stdout: "pipe" });
+  const reads: number[] = [];
+  void (async () => {
+    for await (const chunk of reader.stdout) for (const m of new TextDecoder().decode(chunk).matchAll(/RssAnon:\s+(\d+)/g)) reads.push(Number(m[1]) / 1024);
+  })();
+  const highest = () => Math.max(0, ...reads.splice(0));
+  const post = (gpx: string) =>
+    fetch(url + "/api/import/gpx", { method: "POST", body: gpx, headers: { cookie: user.cookie, "content-type": "application/gpx+xml" } });
+  const rises: number[] = [];
+  try {
+    await (await post(catalogGpx(10, { prefix: "GCW" }))).arrayBuffer(); // loads the parser
+    for (let i = 0; i < imports; i++) {
+      const gpx = catalogGpx(300, { prefix: `GS${"ABCDEFGHIJ"[i]}` });
+      Bun.gc(true);
+      await Bun.sleep(1000);
+      const before = highest();
+      const r = await post(gpx);
+      if (r.status !== 200) throw new Error(`import answered ${r.status}: ${await r.text()}`);
+      await r.arrayBuffer();
+      await Bun.sleep(30);
+      rises.push(highest() - before);
+    }
+  } finally {
+    reader.kill();
+    await gw.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const sorted = [...rises].sort((a, b) => a - b);
+  return `\nresident size a 300-cache import adds while it runs, in a fresh process (${imports} imports): median ${sorted[sorted.length >> 1]!.toFixed(1)} MB, highest ${sorted[sorted.length - 1]!.toFixed(1)} MB`;
 }

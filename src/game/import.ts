@@ -33,6 +33,7 @@ import { waypointsOfFile, type GpxWaypoint } from "./waypoints-gpx.ts";
 import { gpxAttributes, setImportedAttributes } from "./attributes.ts";
 import type { CacheAttribute } from "../lib/cache-attributes.ts";
 import { catalogLogsOfGpx, setCatalogLogs, type CatalogLog } from "./catalog-logs.ts";
+import { collectYoung } from "../system/runtime.ts";
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
 import { closed, wholeNumber } from "../lib/schema.ts";
@@ -346,6 +347,8 @@ export async function parseCatalog(text: string, source: "gpx" | "loc", slicer =
       parseBatch(batch);
       batch = [];
       size = 0;
+      // the parser's garbage of this batch is reused by the next (a catalog's parse otherwise grows the process by megabytes)
+      collectYoung();
       await slicer.pause();
     }
   }

@@ -47,6 +47,21 @@ export function collect(): boolean {
   return true;
 }
 
+/**
+ * A collection of the young generation where the runtime offers one (Bun.gc(false):
+ * about half a millisecond, against 10-25 ms for a full one), for a burst of work
+ * between its steps: what one step dropped is reused by the next instead of growing
+ * the process until the next full collection (`bun run bench import`: a 300-cache
+ * catalog import raised a fresh process's resident size by up to 9.9 MB without it,
+ * by up to 5.0 MB with it).
+ */
+export function collectYoung(): boolean {
+  const g = globalThis as { Bun?: { gc(sync: boolean): void } };
+  if (!g.Bun) return false;
+  g.Bun.gc(false);
+  return true;
+}
+
 /** The resident set's file-backed and anonymous parts, MiB (Linux: /proc/self/status), or nulls. */
 function residentParts(fs: Fs | null): { rssFileMb: number | null; rssAnonMb: number | null } {
   try {
