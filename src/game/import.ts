@@ -33,7 +33,7 @@ import { waypointsOfFile, type GpxWaypoint } from "./waypoints-gpx.ts";
 import { gpxAttributes, setImportedAttributes } from "./attributes.ts";
 import type { CacheAttribute } from "../lib/cache-attributes.ts";
 import { catalogLogsOfGpx, setCatalogLogs, type CatalogLog } from "./catalog-logs.ts";
-import { collectYoung } from "../system/runtime.ts";
+import { collectLight } from "../system/runtime.ts";
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
 import { closed, wholeNumber } from "../lib/schema.ts";
@@ -347,8 +347,8 @@ export async function parseCatalog(text: string, source: "gpx" | "loc", slicer =
       parseBatch(batch);
       batch = [];
       size = 0;
-      // the parser's garbage of this batch is reused by the next (a catalog's parse otherwise grows the process by megabytes)
-      collectYoung();
+      // a light collection: the next batch reuses what this one's parse dropped (system/runtime.ts)
+      collectLight();
       await slicer.pause();
     }
   }
