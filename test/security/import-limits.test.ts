@@ -105,4 +105,36 @@ describe("catalog import limits", () => {
     expect((await post(u, good)).status).toBe(200);
     expect(imported("GCK")).toBe(300);
   });
+
+  test("a file broken inside a tag or its text is a 400 that names the fault and imports nothing; references are fine", async () => {
+    const file = (prefix: string) => catalogGpx(3, { prefix });
+    const breakages: Array<[string, (f: string) => string, RegExp]> = [
+      ["an unquoted attribute", (f) => f.replace(/lat="([^"]*)"/, "lat=$1"), /not quoted/],
+      ["an attribute without a value", (f) => f.replace(/<wpt /, "<wpt hidden "), /has no value/],
+      ["a repeated attribute", (f) => f.replace(/<wpt lat="([^"]*)"/, '<wpt lat="$1" lat="1"'), /repeated/],
+      ["attributes without a space between", (f) => f.replace(/" lon="/, '"lon="'), /bad attribute/],
+      ['a "<" in a value', (f) => f.replace(/lon="/, 'lon="<'), /"<" inside the tag/],
+      ['a stray "&" in text', (f) => f.replace(/<\/name>/, " & co</name>"), /"&" that starts no reference in text/],
+      ['a stray "&" in a value', (f) => f.replace(/lon="/, 'lon="&'), /"&" that starts no reference in the attribute lon/],
+      ["an end tag with more than its name", (f) => f.replace(/<\/name>/, '</name id="1">'), /end tag <\/name> has more/],
+      ["text after the root", (f) => `${f}trailing`, /text outside the root/],
+      ["a tag name that is no XML name", (f) => f.replace(/<name>([^<]*)<\/name>/, "<na?me>$1</na?me>"), /bad attribute|starts no tag/],
+    ];
+    for (const [i, [what, damage, says]] of breakages.entries()) {
+      const u = signedInUser(g.gw, `N${i}TAG`, { verified: true }); // (one each: the imports-a-minute limit)
+      const prefix = `GCT${"ABCDEFGHIJKLMN"[i]}`;
+      const broken = damage(file(prefix));
+      expect(broken, what).not.toBe(file(prefix));
+      const r = await post(u, broken);
+      const body = (await r.json()) as { error: string; message: string };
+      expect([what, r.status, body.error]).toEqual([what, 400, "bad_gpx"]);
+      expect(body.message, what).toMatch(says);
+      expect(imported(prefix), what).toBe(0);
+    }
+    // what a catalog writes: the five entities, character references, an entity the file names (kept as written)
+    const refs = file("GCTR").replace("Cache 0 &amp; co", "Cache 0 &amp; &lt;&gt;&quot;&apos; &#38; &#x26; &nbsp;");
+    expect((await post(signedInUser(g.gw, "N0REF", { verified: true }), refs)).status).toBe(200);
+    expect(imported("GCTR")).toBe(3);
+    expect(g.gw.db.query("SELECT name FROM caches WHERE source_ref = 'GCTR0'").get()).toEqual({ name: expect.stringContaining(`Cache 0 & <>"'`) });
+  });
 });
