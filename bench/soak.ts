@@ -21,9 +21,11 @@
  * Every --every-min wall minutes it prints the gateway's RSS, JS heap, open
  * descriptors, WAL size and event-loop p99 (GET /api/admin/runtime), then RSS
  * and the live heap right after a full collection (?gc: a single sample of RSS
- * mostly shows where the collector happens to be), and at the end their
- * slopes after the first 15 minutes (MB/hour), the descriptor change and the
- * peak RSS: figures, not asserts.
+ * mostly shows where the collector happens to be) and the lowest of the RSS
+ * reads taken every second since the previous sample (what the process held for
+ * good, wherever a burst fell), and at the end their slopes after the first 15
+ * minutes (MB/hour), the descriptor change and the peak RSS: figures, not
+ * asserts.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -260,6 +262,11 @@ interface Sample {
   heapCapacityMb: number | null;
   /** full collections the gateway asked for itself so far (its heap governor) */
   heapCollections: number | null;
+  /**
+   * the lowest of the per-second RSS reads since the previous sample: what the process held
+   * for good in that window, wherever its bursts fell (a sample may land on a day's jobs)
+   */
+  floorMb: number | null;
   openFds: number;
   walMb: number;
   loopP99Ms: number | null;
@@ -445,7 +452,20 @@ export async function run(argv: string[] = []) {
     eventLoop: { p99Ms: number } | null;
   };
   const figures = async (gc: boolean) => (await (await fetch(`${url}/api/admin/runtime${gc ? "?gc=1" : ""}`, { headers: SYSOP })).json()) as Figures;
+  // RSS read every second: when the peak came (a sample every few minutes misses a peak of a few seconds),
+  // and the lowest read of each sample's window
+  const highest = { mb: 0, atMin: 0 };
+  let floor = Number.POSITIVE_INFINITY;
+  const watch = setInterval(() => {
+    try {
+      const { rss } = procRssMb(pid);
+      if (rss > highest.mb) Object.assign(highest, { mb: rss, atMin: (Date.now() - t0) / 60_000 });
+      floor = Math.min(floor, rss);
+    } catch {}
+  }, 1000);
   const sample = async () => {
+    const floorMb = Number.isFinite(floor) ? floor : null;
+    floor = Number.POSITIVE_INFINITY;
     const f = await figures(false);
     const rssMb = procRssMb(pid).rss;
     const live = await figures(true);
@@ -459,6 +479,7 @@ export async function run(argv: string[] = []) {
       heapUsedMb: f.heapUsedMb,
       heapCapacityMb: f.heapCapacityMb,
       heapCollections: f.heapCollections ?? null,
+      floorMb,
       openFds: live.openFds,
       walMb: Math.round((f.walBytes ?? 0) / 104857.6) / 10,
       loopP99Ms: f.eventLoop?.p99Ms ?? null,
@@ -466,21 +487,13 @@ export async function run(argv: string[] = []) {
     samples.push(s);
     const c = counts;
     console.log(
-      `${s.atMin.toFixed(1).padStart(6)} min  RSS ${s.rssMb.toFixed(1)} MB (files ${s.fileMb ?? "-"}, own ${s.anonMb ?? "-"}; after GC ${s.gcRssMb.toFixed(1)})  heap ${s.heapUsedMb} of ${s.heapCapacityMb ?? "-"} MB (live ${s.liveHeapMb}, ${s.heapCollections ?? "-"} asked GCs)  fds ${s.openFds}  WAL ${s.walMb} MB  loop p99 ${s.loopP99Ms ?? "-"} ms` +
+      `${s.atMin.toFixed(1).padStart(6)} min  RSS ${s.rssMb.toFixed(1)} MB (files ${s.fileMb ?? "-"}, own ${s.anonMb ?? "-"}; after GC ${s.gcRssMb.toFixed(1)}; lowest since the last sample ${s.floorMb ?? "-"})  heap ${s.heapUsedMb} of ${s.heapCapacityMb ?? "-"} MB (live ${s.liveHeapMb}, ${s.heapCollections ?? "-"} asked GCs)  fds ${s.openFds}  WAL ${s.walMb} MB  loop p99 ${s.loopP99Ms ?? "-"} ms` +
         `  | aprs ${c.aprsSent} web ${c.web}/${c.webErrors}err ws ${c.wsOpened}/${c.wsMessages}msg peers ${c.peerPulls}/${c.peerFrames}fr/${c.peerErrors}err` +
         ` gpx ${c.imports}/${c.importErrors}err caches ${c.caches} bbs ${c.bbsSent}sent/${c.bbsErrors}err prune ${c.prunes}/${c.pruned}rows`,
     );
   };
   await sample();
   const sampler = every(everyMin * 60_000, sample);
-  // when the peak came: RSS read every second (a sample every few minutes misses a peak of a few seconds)
-  const highest = { mb: 0, atMin: 0 };
-  const watch = setInterval(() => {
-    try {
-      const { rss } = procRssMb(pid);
-      if (rss > highest.mb) Object.assign(highest, { mb: rss, atMin: (Date.now() - t0) / 60_000 });
-    } catch {}
-  }, 1000);
   await Bun.sleep(hours * 3_600_000);
   clearInterval(sampler);
   clearInterval(watch);
@@ -496,18 +509,23 @@ export async function run(argv: string[] = []) {
   aprs.stop();
 
   const late = samples.filter((s) => s.atMin >= warmupMin);
-  const perHour = (f: (s: Sample) => number) =>
-    slope(
-      late.map((s) => s.atMin / 60),
-      late.map(f),
+  const perHour = (f: (s: Sample) => number | null) => {
+    const known = late.filter((s) => f(s) !== null);
+    return slope(
+      known.map((s) => s.atMin / 60),
+      known.map((s) => f(s)!),
     );
+  };
   const rssSlope = perHour((s) => s.rssMb);
   const gcRssSlope = perHour((s) => s.gcRssMb);
+  const floorSlope = perHour((s) => s.floorMb);
   const liveSlope = perHour((s) => s.liveHeapMb);
   const first = late[0];
   const last = late.at(-1);
   console.log(`\nafter the first ${warmupMin.toFixed(0)} min (${late.length} samples):`);
-  console.log(`  RSS slope          ${rssSlope.toFixed(2)} MB/hour as sampled; ${gcRssSlope.toFixed(2)} MB/hour after a GC   (target < 1 MB/hour)`);
+  console.log(
+    `  RSS slope          ${floorSlope.toFixed(2)} MB/hour of each window's lowest per-second read   (target < 1 MB/hour); ${rssSlope.toFixed(2)} MB/hour as sampled; ${gcRssSlope.toFixed(2)} MB/hour after a GC`,
+  );
   console.log(`  live heap slope    ${liveSlope.toFixed(2)} MB/hour (after a GC)`);
   console.log(
     `  RSS                ${first?.rssMb} -> ${last?.rssMb} MB (after GC ${first?.gcRssMb} -> ${last?.gcRssMb}); peak ${peak} MB, the highest of the per-second reads ${highest.mb} MB at ${highest.atMin.toFixed(1)} min   (target < 128 MB)`,
