@@ -43,6 +43,7 @@ test("install into a staging root: executable, service user in dialout, data dir
     "ReadWritePaths=/var/lib/svc-gateway",
     "SupplementaryGroups=dialout",
     "User=svc-gateway",
+    "Environment=BUN_JSC_useFTLJIT=0",
   ]) {
     expect(unit).toContain(line);
   }
