@@ -25,7 +25,7 @@ export function registerJobs(gw: Core, scheduler: Scheduler): void {
       // a clock set years ahead would expire everything: retention waits for a sane clock
       const paused = clockPaused(gw);
       if (paused) return { skipped: paused };
-      const report = await pruneAll(gw.db, gw.config, gw.clock.now());
+      const report = await pruneAll(gw.db, gw.config, gw.clock.now(), { gate: gw.writeGate });
       const total = Object.values(report).reduce((s, r) => s + r.deleted, 0);
       if (total > 0) gw.log.info("prune", `deleted ${total} expired rows`, report);
       return report;

@@ -7,6 +7,7 @@
  */
 import { FIXED, type Config } from "../core/config.ts";
 import type { Database } from "../core/store/db.ts";
+import type { WriteGate } from "../core/store/write-gate.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -208,8 +209,21 @@ export interface PruneReport {
 
 const yieldToEventLoop = () => new Promise<void>((r) => setImmediate(r));
 
-/** Deletes expired rows of every rule, `batchSize` rows per statement. */
-export async function pruneAll(db: Database, config: Config, now: number, batchSize = 500): Promise<PruneReport> {
+/**
+ * Deletes expired rows of every rule, `batchSize` rows per statement, each
+ * batch through the store's write gate (`gate`, a serving gateway's): a batch
+ * of deletes scattered over an index writes hundreds of pages, and without the
+ * gate's hold while the WAL is over its cap, the soak's prune that found work
+ * (hundreds of thousands of rows) grew the WAL to 2.5 GB before a checkpoint
+ * could start it over, and left SQLite's WAL index (the -shm file, mapped into
+ * the process) 4 MB larger for good.
+ */
+export async function pruneAll(
+  db: Database,
+  config: Config,
+  now: number,
+  { batchSize = 500, gate }: { batchSize?: number; gate?: Pick<WriteGate, "run"> } = {},
+): Promise<PruneReport> {
   const report: PruneReport = {};
   for (const rule of RETENTION) {
     const cutoff = now - rule.ttlMs(config);
@@ -218,7 +232,8 @@ export async function pruneAll(db: Database, config: Config, now: number, batchS
     let deleted = 0;
     let batches = 0;
     for (;;) {
-      const n = stmt.run(cutoff, batchSize).changes;
+      const batch = () => stmt.run(cutoff, batchSize).changes;
+      const n = gate ? await gate.run(batch) : batch();
       if (n === 0) break;
       deleted += n;
       batches++;

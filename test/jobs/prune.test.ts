@@ -187,7 +187,7 @@ describe("pruning", () => {
         resolve();
       }),
     );
-    const report = await pruneAll(db, g.gw.config, now, 1000);
+    const report = await pruneAll(db, g.gw.config, now, { batchSize: 1000 });
     await probe;
     expect(report.packets!.deleted).toBe(20_000);
     expect(report.packets!.batches).toBe(20);
@@ -195,5 +195,30 @@ describe("pruning", () => {
     expect(seenMidway!).toBeGreaterThan(0);
     expect(seenMidway!).toBeLessThan(20_000);
     expect(db.query("SELECT count(*) AS n FROM packets WHERE src = 'BULK'").get()).toEqual({ n: 0 });
+  });
+
+  test("each batch passes the write gate: while it holds (a RESTART checkpoint, a WAL over its cap) the prune waits", async () => {
+    const db = g.gw.db;
+    const gate = g.gw.writeGate;
+    const now = g.gw.clock.now();
+    const ins = db.query("INSERT INTO packets (ts, src, raw, source) VALUES (?, 'GATED', x'41', 'rf')");
+    db.transaction(() => {
+      for (let i = 0; i < 5000; i++) ins.run(now - 2 * DAY - i);
+    })();
+    const left = () => (db.query("SELECT count(*) AS n FROM packets WHERE src = 'GATED'").get() as { n: number }).n;
+    // the gate closes between two batches, as the checkpointer closes it
+    let atHold = -1;
+    setImmediate(() => {
+      gate.hold();
+      atHold = left();
+    });
+    const pruning = pruneAll(db, g.gw.config, now, { batchSize: 500, gate });
+    await Bun.sleep(200);
+    expect(atHold).toBeGreaterThan(0);
+    expect(atHold).toBeLessThan(5000);
+    expect(left()).toBe(atHold);
+    gate.release();
+    await pruning;
+    expect(left()).toBe(0);
   });
 });
