@@ -229,10 +229,10 @@ export async function pruneAll(
     const cutoff = now - rule.ttlMs(config);
     const cond = `${rule.column} < ?1${rule.keep ? ` AND ${rule.keep}` : ""}`;
     const stmt = db.query(`DELETE FROM ${rule.table} WHERE rowid IN (SELECT rowid FROM ${rule.table} WHERE ${cond} LIMIT ?2)`);
+    const batch = () => stmt.run(cutoff, batchSize).changes;
     let deleted = 0;
     let batches = 0;
     for (;;) {
-      const batch = () => stmt.run(cutoff, batchSize).changes;
       const n = gate ? await gate.run(batch) : batch();
       if (n === 0) break;
       deleted += n;
