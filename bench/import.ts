@@ -14,13 +14,18 @@ import { signedInUser } from "../test/helpers/accounts.ts";
 import { catalogGpx } from "../test/helpers/catalog.ts";
 import { percentile, table } from "./lib/stats.ts";
 
-export async function run(n = 20_000) {
-  // first: the large imports below grow the process's heap, and a small import's garbage then fits in it
-  const rise = await residentRise();
+/** A serving gateway on a temp directory, and a verified account that imports. */
+async function importingGateway() {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-import-"));
   const gw = createGateway({ config: configFor(dir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", KISS_PORTS: "off" }), log: createLogger("error") });
   const url = await gw.listen();
-  const user = signedInUser(gw, "N0IMP", { verified: true });
+  return { dir, gw, url, user: signedInUser(gw, "N0IMP", { verified: true }) };
+}
+
+export async function run(n = 20_000) {
+  // first: the large imports below grow the process's heap, and a small import's garbage then fits in it
+  const rise = await residentRise();
+  const { dir, gw, url, user } = await importingGateway();
   const rows: Array<Record<string, string | number>> = [];
   try {
     for (const [label, file] of [
@@ -97,10 +102,7 @@ export async function run(n = 20_000) {
  */
 async function residentRise(imports = 8): Promise<string> {
   if (process.platform !== "linux") return "";
-  const dir = mkdtempSync(join(tmpdir(), "svc-bench-import-"));
-  const gw = createGateway({ config: configFor(dir, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "error", KISS_PORTS: "off" }), log: createLogger("error") });
-  const url = await gw.listen();
-  const user = signedInUser(gw, "N0IMP", { verified: true });
+  const { dir, gw, url, user } = await importingGateway();
   const reader = Bun.spawn(["bash", "-c", `while grep '^RssAnon' /proc/${process.pid}/status; do sleep 0.003; done`], { stdout: "pipe" });
   const reads: number[] = [];
   void (async () => {
