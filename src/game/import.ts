@@ -260,9 +260,13 @@ async function splitRecords(text: string, source: "gpx" | "loc", slicer = new Sl
     if (e < 0) throw bad(`unterminated ${what}`);
     return e + end.length;
   };
+  // the next "&" at or after a position, looked for once: the scan only moves forward, so each
+  // character is passed once however many short stretches of text and values there are (none: past every index)
+  let nextAmp = -1;
+  const ampFrom = (from: number) => (nextAmp >= from ? nextAmp : (nextAmp = text.indexOf("&", from) >>> 0));
   /** every "&" from `from` to `to` starts a reference */
   const checkReferences = (from: number, to: number, where: string) => {
-    for (let amp = text.indexOf("&", from); amp >= 0 && amp < to; amp = text.indexOf("&", amp + 1)) {
+    for (let amp = ampFrom(from); amp < to; amp = ampFrom(amp + 1)) {
       REFERENCE.lastIndex = amp + 1;
       if (!REFERENCE.test(text) || REFERENCE.lastIndex > to) throw bad(`an "&" that starts no reference ${where} at character ${amp}`);
     }
@@ -307,7 +311,9 @@ async function splitRecords(text: string, source: "gpx" | "loc", slicer = new Sl
     const name = m[0];
     j += name.length;
     // the attributes: each after white space, a name, "=", a quoted value; then ">" or "/>"
-    let attributes: string[] | null = null;
+    // (in linear time however many a tag holds: the next "<" looked for once, and a set of the names)
+    let attributes: Set<string> | null = null;
+    let nextLt = -1;
     let selfClosing = false;
     for (;;) {
       const spaced = j;
@@ -334,10 +340,10 @@ async function splitRecords(text: string, source: "gpx" | "loc", slicer = new Sl
       if (quote !== '"' && quote !== "'") throw bad(`the value of the attribute ${attribute} of <${name}> is not quoted`);
       const end = text.indexOf(quote, j + 1);
       if (end < 0) throw bad(`unterminated tag <${name}>`);
-      const lessThan = text.indexOf("<", j + 1);
-      if (lessThan >= 0 && lessThan < end) throw bad(`"<" inside the tag <${name}>`);
-      if (attributes?.includes(attribute)) throw bad(`the attribute ${attribute} is repeated in <${name}>`);
-      (attributes ??= []).push(attribute);
+      if (nextLt <= j) nextLt = text.indexOf("<", j + 1) >>> 0; // (none: past every index)
+      if (nextLt < end) throw bad(`"<" inside the tag <${name}>`);
+      if (attributes?.has(attribute)) throw bad(`the attribute ${attribute} is repeated in <${name}>`);
+      (attributes ??= new Set()).add(attribute);
       checkReferences(j + 1, end, `in the attribute ${attribute} of <${name}>`);
       j = end + 1;
     }

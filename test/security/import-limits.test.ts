@@ -106,6 +106,28 @@ describe("catalog import limits", () => {
     expect(imported("GCK")).toBe(300);
   });
 
+  test("a file of a million tags with its only references at the end is checked in linear time", async () => {
+    const file = catalogGpx(3, { prefix: "GCMT" }).replace(/(<gpx[^>]*>)/, `$1${"<x/>".repeat(1_000_000)}`);
+    expect(file.length).toBeLessThan(MAX_IMPORT_BYTES);
+    const posting = post(signedInUser(g.gw, "N0MTG", { verified: true }), file);
+    expect((await g.get("/health")).status).toBe(200);
+    expect((await posting).status).toBe(200);
+    expect(imported("GCMT")).toBe(3);
+  });
+
+  test("a tag of 400,000 attributes is checked in linear time: /health answers meanwhile, and a repeat at its end is found", async () => {
+    const attributes = Array.from({ length: 400_000 }, (_, i) => ` a${i}="1"`).join("");
+    const file = catalogGpx(3, { prefix: "GCAT" }).replace("<gpx ", `<gpx${attributes} `);
+    expect(file.length).toBeLessThan(MAX_IMPORT_BYTES);
+    const posting = post(signedInUser(g.gw, "N0ATR", { verified: true }), file);
+    expect((await g.get("/health")).status).toBe(200);
+    expect((await posting).status).toBe(200);
+    expect(imported("GCAT")).toBe(3);
+    const r = await post(signedInUser(g.gw, "N1ATR", { verified: true }), file.replace("<gpx ", '<gpx a399999="2" '));
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as { message: string }).message).toMatch(/the attribute a399999 is repeated in <gpx>/);
+  });
+
   test("a file broken inside a tag or its text is a 400 that names the fault and imports nothing; references are fine", async () => {
     const file = (prefix: string) => catalogGpx(3, { prefix });
     const breakages: Array<[string, (f: string) => string, RegExp]> = [
