@@ -13,8 +13,8 @@
  * A large file never holds the event loop for long: a scanner finds the
  * top-level records (<wpt>, <waypoint>) and checks that the tags nest, the
  * records are parsed in batches of about 16 KiB, and the caches are written
- * in transactions of WRITE_BATCH, each step giving way (setImmediate) once it
- * has run SLICE_MS. The whole file is read and checked before anything is
+ * in transactions of WRITE_BATCH, each through the write gate, each step
+ * giving way (setImmediate) once it has run SLICE_MS. The whole file is read and checked before anything is
  * written. Bodies are capped per account (MAX_IMPORT_BYTES, or
  * MAX_IMPORT_BYTES_UNVERIFIED without a verified callsign), before they are
  * read (exports/routes.ts).
@@ -445,25 +445,28 @@ export async function importCatalog(gw: Core, actor: Actor, source: string, body
   const counts = { created: 0, updated: 0, unchanged: 0 };
   const selectId = gw.db.query("SELECT id FROM caches WHERE source = 'catalog' AND source_ref = ?");
   for (let k = 0; k < caches.length; k += WRITE_BATCH) {
-    gw.db.transaction(() => {
-      // One namespace for every catalog format: the same GC code from a LOC and a GPX file is one cache.
-      for (const c of caches.slice(k, k + WRITE_BATCH) as GpxCache[]) {
-        const { travelbugs, attributes, needsMaintenance, event, logs, ...cache } = c;
-        let done = upsertCatalogCache(gw, "catalog", actor.userId, cache);
-        if (source === "gpx") {
-          const id = (selectId.get(cache.code) as { id: number }).id;
-          keepListedBugs(gw, id, travelbugs ?? []);
-          if (setImportedMaintenance(gw, id, needsMaintenance === true) && done === "unchanged") done = "updated";
-          if (setImportedEvent(gw, id, event ?? null) && done === "unchanged") done = "updated";
-          if (setImportedAttributes(gw, id, attributes ?? []) && done === "unchanged") done = "updated";
-          if (setCatalogLogs(gw, id, logs ?? []) && done === "unchanged") done = "updated";
+    // each batch passes the write gate: the request passed it once, but a checkpoint may hold it between batches
+    await gw.writeGate.run(
+      gw.db.transaction(() => {
+        // One namespace for every catalog format: the same GC code from a LOC and a GPX file is one cache.
+        for (const c of caches.slice(k, k + WRITE_BATCH) as GpxCache[]) {
+          const { travelbugs, attributes, needsMaintenance, event, logs, ...cache } = c;
+          let done = upsertCatalogCache(gw, "catalog", actor.userId, cache);
+          if (source === "gpx") {
+            const id = (selectId.get(cache.code) as { id: number }).id;
+            keepListedBugs(gw, id, travelbugs ?? []);
+            if (setImportedMaintenance(gw, id, needsMaintenance === true) && done === "unchanged") done = "updated";
+            if (setImportedEvent(gw, id, event ?? null) && done === "unchanged") done = "updated";
+            if (setImportedAttributes(gw, id, attributes ?? []) && done === "unchanged") done = "updated";
+            if (setCatalogLogs(gw, id, logs ?? []) && done === "unchanged") done = "updated";
+          }
+          counts[done]++;
         }
-        counts[done]++;
-      }
-    })();
+      }),
+    );
     await slicer.pause();
   }
   // a pocket query's child waypoints (parking, stages, final), each by its code's tail to its cache in the file or one this account imported before
-  const waypoints = kids.length ? gw.db.transaction(() => waypointsOfFile(gw, actor, caches, kids))() : 0;
+  const waypoints = kids.length ? await gw.writeGate.run(gw.db.transaction(() => waypointsOfFile(gw, actor, caches, kids))) : 0;
   return { source, caches: caches.length, ...counts, waypoints, codes: caches.map((c) => c.code) };
 }

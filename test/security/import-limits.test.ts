@@ -106,6 +106,33 @@ describe("catalog import limits", () => {
     expect(imported("GCK")).toBe(300);
   });
 
+  test("a large import's write batches each pass the write gate: while a checkpoint holds it, the import waits, then completes", async () => {
+    const u = signedInUser(g.gw, "N0GAT", { verified: true });
+    const gate = g.gw.writeGate;
+    let atHold = -1;
+    // the gate closes once the first batches are written, as the checkpointer closes it
+    const watch = setInterval(() => {
+      if (atHold < 0 && imported("GCG") > 0) {
+        gate.hold();
+        atHold = imported("GCG");
+      }
+    }, 1);
+    const importing = post(u, catalogGpx(4000, { prefix: "GCG", pad: 200 }));
+    try {
+      while (atHold < 0) await Bun.sleep(5);
+      await Bun.sleep(300);
+      expect(atHold).toBeLessThan(4000);
+      expect(imported("GCG")).toBe(atHold);
+    } finally {
+      clearInterval(watch);
+      gate.release();
+    }
+    const r = await importing;
+    expect(r.status).toBe(200);
+    expect(await r.json()).toMatchObject({ caches: 4000, created: 4000 });
+    expect(imported("GCG")).toBe(4000);
+  });
+
   test("a file of a million tags with its only references at the end is checked in linear time", async () => {
     const file = catalogGpx(3, { prefix: "GCMT" }).replace(/(<gpx[^>]*>)/, `$1${"<x/>".repeat(1_000_000)}`);
     expect(file.length).toBeLessThan(MAX_IMPORT_BYTES);

@@ -4,8 +4,9 @@
  * write requests (src/http/app.ts awaits `wait()`), and everything that writes
  * without a request (`run(fn)`): radio frames and the radio's own work, the
  * APRS-IS feed and the APRS-IS server's clients, live WebSocket messages,
- * scheduled jobs, federation pulls, BBS forwarding. A host without a
- * checkpointer (a Workers runtime) keeps one that never holds.
+ * scheduled jobs, federation pulls, BBS forwarding, each write batch of a
+ * catalog import. A host without a checkpointer (a Workers runtime) keeps one
+ * that never holds.
  *
  * The composition root makes one per gateway, beside its store, and every
  * service reaches it as `gw.writeGate` (src/core/core.ts).
