@@ -14,10 +14,10 @@
  * top-level records (<wpt>, <waypoint>) and checks that the tags nest, the
  * records are parsed in batches of about 16 KiB, and the caches are written
  * in transactions of WRITE_BATCH, each through the write gate, each step
- * giving way (setImmediate) once it has run SLICE_MS. The whole file is read and checked before anything is
- * written. Bodies are capped per account (MAX_IMPORT_BYTES, or
- * MAX_IMPORT_BYTES_UNVERIFIED without a verified callsign), before they are
- * read (exports/routes.ts).
+ * giving way (setImmediate) once it has run SLICE_MS. The whole file is read
+ * and checked before anything is written. Bodies are capped per account
+ * (MAX_IMPORT_BYTES, or MAX_IMPORT_BYTES_UNVERIFIED without a verified
+ * callsign), before they are read (exports/routes.ts).
  */
 import type { XMLParser } from "fast-xml-parser";
 import type { Core } from "../core/core.ts";
