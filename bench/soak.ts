@@ -25,7 +25,10 @@
  * reads taken every second since the previous sample (what the process held for
  * good, wherever a burst fell), and at the end their slopes after the first 15
  * minutes (MB/hour), the descriptor change and the peak RSS: figures, not
- * asserts.
+ * asserts. Where RSS grows, the slopes of its parts after a full collection
+ * say where: the live heap, JavaScriptCore's machine code (the process's
+ * anonymous executable mappings, read from /proc/PID/smaps), the rest of its
+ * own memory (the allocator's pages outside the live heap), and file pages.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -257,6 +260,10 @@ interface Sample {
   fileMb: number | null;
   anonMb: number | null;
   liveHeapMb: number;
+  /** after that collection: the RSS's file pages and own memory, and the machine code within the latter (smaps) */
+  gcFileMb: number | null;
+  gcAnonMb: number | null;
+  codeMb: number | null;
   heapUsedMb: number;
   /** what the JavaScript heap spans: live objects and the free space kept between collections */
   heapCapacityMb: number | null;
@@ -276,6 +283,22 @@ function procRssMb(pid: number): { rss: number; peak: number } {
   const s = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, "m").exec(s)?.[1] ?? NaN);
   return { rss: Math.round(kb("VmRSS") / 102.4) / 10, peak: Math.round(kb("VmHWM") / 102.4) / 10 };
+}
+
+/** The resident size of a process's anonymous executable mappings, MB: JavaScriptCore's compiled machine code. */
+function machineCodeMb(pid: number): number | null {
+  try {
+    let kb = 0;
+    let anonExec = false;
+    for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+      const head = /^[0-9a-f]+-[0-9a-f]+ (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
+      if (head) anonExec = head[1]!.includes("x") && head[2] === "";
+      else if (anonExec && line.startsWith("Rss:")) kb += Number(line.split(/\s+/)[1]);
+    }
+    return Math.round(kb / 102.4) / 10;
+  } catch {
+    return null;
+  }
 }
 
 /** Least-squares slope of y over x. */
@@ -476,6 +499,9 @@ export async function run(argv: string[] = []) {
       fileMb: f.rssFileMb,
       anonMb: f.rssAnonMb,
       liveHeapMb: live.heapUsedMb,
+      gcFileMb: live.rssFileMb,
+      gcAnonMb: live.rssAnonMb,
+      codeMb: machineCodeMb(pid),
       heapUsedMb: f.heapUsedMb,
       heapCapacityMb: f.heapCapacityMb,
       heapCollections: f.heapCollections ?? null,
@@ -487,7 +513,7 @@ export async function run(argv: string[] = []) {
     samples.push(s);
     const c = counts;
     console.log(
-      `${s.atMin.toFixed(1).padStart(6)} min  RSS ${s.rssMb.toFixed(1)} MB (files ${s.fileMb ?? "-"}, own ${s.anonMb ?? "-"}; after GC ${s.gcRssMb.toFixed(1)}; lowest since the last sample ${s.floorMb ?? "-"})  heap ${s.heapUsedMb} of ${s.heapCapacityMb ?? "-"} MB (live ${s.liveHeapMb}, ${s.heapCollections ?? "-"} asked GCs)  fds ${s.openFds}  WAL ${s.walMb} MB  loop p99 ${s.loopP99Ms ?? "-"} ms` +
+      `${s.atMin.toFixed(1).padStart(6)} min  RSS ${s.rssMb.toFixed(1)} MB (files ${s.fileMb ?? "-"}, own ${s.anonMb ?? "-"}; after GC ${s.gcRssMb.toFixed(1)}; lowest since the last sample ${s.floorMb ?? "-"})  heap ${s.heapUsedMb} of ${s.heapCapacityMb ?? "-"} MB (live ${s.liveHeapMb}, ${s.heapCollections ?? "-"} asked GCs)  code ${s.codeMb ?? "-"} MB  fds ${s.openFds}  WAL ${s.walMb} MB  loop p99 ${s.loopP99Ms ?? "-"} ms` +
         `  | aprs ${c.aprsSent} web ${c.web}/${c.webErrors}err ws ${c.wsOpened}/${c.wsMessages}msg peers ${c.peerPulls}/${c.peerFrames}fr/${c.peerErrors}err` +
         ` gpx ${c.imports}/${c.importErrors}err caches ${c.caches} bbs ${c.bbsSent}sent/${c.bbsErrors}err prune ${c.prunes}/${c.pruned}rows`,
     );
@@ -527,6 +553,11 @@ export async function run(argv: string[] = []) {
     `  RSS slope          ${floorSlope.toFixed(2)} MB/hour of each window's lowest per-second read   (target < 1 MB/hour); ${rssSlope.toFixed(2)} MB/hour as sampled; ${gcRssSlope.toFixed(2)} MB/hour after a GC`,
   );
   console.log(`  live heap slope    ${liveSlope.toFixed(2)} MB/hour (after a GC)`);
+  // after a collection: own memory = live heap + machine code + the rest (the allocator's pages outside the live heap)
+  const rest = (s: Sample) => (s.gcAnonMb === null || s.codeMb === null ? null : s.gcAnonMb - s.codeMb - s.liveHeapMb);
+  console.log(
+    `  RSS's parts' slopes after a GC: live heap ${liveSlope.toFixed(2)}, machine code ${perHour((s) => s.codeMb).toFixed(2)}, the rest of own memory ${perHour(rest).toFixed(2)}, file pages ${perHour((s) => s.gcFileMb).toFixed(2)} MB/hour`,
+  );
   console.log(
     `  RSS                ${first?.rssMb} -> ${last?.rssMb} MB (after GC ${first?.gcRssMb} -> ${last?.gcRssMb}); peak ${peak} MB, the highest of the per-second reads ${highest.mb} MB at ${highest.atMin.toFixed(1)} min   (target < 128 MB)`,
   );
