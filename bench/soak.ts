@@ -362,8 +362,9 @@ export async function run(argv: string[] = []) {
       RATE_LIMIT_PER_MINUTE: "1000000",
       RATE_LIMIT_WRITES_PER_MINUTE: "1000000",
       LIVE_MAX_PER_IP: "1000",
-      // JavaScriptCore's options pass through, e.g. BUN_JSC_forceRAMSize=1073741824 to size the heap as on a 1 GB Pi
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("BUN_JSC_"))),
+      // JavaScriptCore's and the allocator's options pass through, e.g. BUN_JSC_forceRAMSize=1073741824
+      // to size the heap as on a 1 GB Pi, or MIMALLOC_PURGE_DELAY=0
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("BUN_JSC_") || k.startsWith("MIMALLOC_"))),
     },
   });
   const url = gw.url;
