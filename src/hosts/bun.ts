@@ -93,8 +93,16 @@ export const bunHost: HttpHost = {
     // the executable's start-up code ran once and will not run again: JavaScriptCore drops what it
     // compiled for it (about 1.2 MB of an idle gateway's 19 MB of its own memory) once it is next idle;
     // from source (the test suite's gateways in its own process) the code is kept
-    if (isCompiled) (Bun as { shrink?: () => void }).shrink?.();
+    bunHost.shrink?.();
   },
+  // (the heap governor asks for it again, every 10 minutes at most, once memory has grown: system/heap-governor.ts)
+  shrink: isCompiled
+    ? () => {
+        const b = Bun as { shrink?: () => void };
+        b.shrink?.();
+        return typeof b.shrink === "function";
+      }
+    : undefined,
   async serve(app, opts) {
     if (opts.secondary) {
       const plain = Bun.serve({

@@ -140,7 +140,7 @@ export async function startGateway(opts: GatewayOptions & { cron?: boolean }): P
     gw.app.mountRest();
     gw.host.startedUp?.();
     // the memory's peaks between full collections, kept down (system/heap-governor.ts)
-    gw.onStop(governHeap({ rss: () => process.memoryUsage.rss(), collect, now: () => performance.now() }));
+    gw.onStop(governHeap({ rss: () => process.memoryUsage.rss(), collect, shrink: gw.host.shrink, now: () => performance.now() }));
   };
   if (opts.cron !== false) gw.scheduler.start(CRON_ARM_AFTER_MS, startedUp);
   else startedUp();

@@ -105,4 +105,11 @@ export interface HttpHost {
    * normal policy back here.
    */
   startedUp?(): void;
+  /**
+   * Gives back what the process keeps only to run faster: the code the runtime
+   * compiled (it compiles again as it runs), a full collection, the
+   * allocator's free pages. Absent where the runtime has no such call, and
+   * from source (the test suite's gateways share its process).
+   */
+  shrink?(): boolean;
 }

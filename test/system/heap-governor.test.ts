@@ -7,7 +7,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { ALLOWANCE_BYTES, heapGovernor, MIN_GAP_MS } from "../../src/system/heap-governor.ts";
+import { ALLOWANCE_BYTES, heapGovernor, MIN_GAP_MS, SHRINK_ALLOWANCE_BYTES, SHRINK_EVERY_MS } from "../../src/system/heap-governor.ts";
 import { ROOT } from "../helpers/paths.ts";
 
 const MB = 1024 * 1024;
@@ -84,6 +84,54 @@ describe("heap governor", () => {
       g.check();
     }
     expect(p.collected).toBe(1);
+  });
+
+  test("memory that has grown is shrunk once a period at most (compiled code and free pages given back), an idle process's never", () => {
+    const p = fakeProcess(95 * MB, 95 * MB);
+    let shrinks = 0;
+    const readings = {
+      ...p.readings,
+      shrink: () => {
+        shrinks++;
+        p.size = 94 * MB;
+        return true;
+      },
+    };
+    const g = heapGovernor(readings);
+    g.check();
+    // grown by the shrink's allowance, under the collection's: nothing before the period is out
+    p.size = 95 * MB + SHRINK_ALLOWANCE_BYTES;
+    p.at = SHRINK_EVERY_MS - 1;
+    expect(g.check()).toBe(false);
+    p.at = SHRINK_EVERY_MS;
+    expect(g.check()).toBe(true);
+    expect(shrinks).toBe(1);
+    expect(p.collected).toBe(0);
+    expect(g.collections).toBe(1);
+    // grown again at once: the next one waits for the period
+    p.size = 94 * MB + SHRINK_ALLOWANCE_BYTES;
+    p.at = SHRINK_EVERY_MS * 1.5;
+    expect(g.check()).toBe(false);
+    p.at = SHRINK_EVERY_MS * 2;
+    expect(g.check()).toBe(true);
+    expect(shrinks).toBe(2);
+    // level for the next 3 hours (under the allowance over its lowest since): none
+    for (let m = 1; m <= 180; m++) {
+      p.size = 94 * MB + (m % 3) * MB;
+      p.at = SHRINK_EVERY_MS * 2 + m * 60_000;
+      g.check();
+    }
+    expect(shrinks).toBe(2);
+    // an idle process, hours on end: never
+    const idle = fakeProcess(57 * MB, 57 * MB);
+    let idleShrinks = 0;
+    const ig = heapGovernor({ ...idle.readings, shrink: () => ++idleShrinks > 0 });
+    for (let m = 0; m <= 600; m++) {
+      idle.size = 57 * MB + (m % 5) * 0.5 * MB;
+      idle.at = m * 60_000;
+      ig.check();
+    }
+    expect(idleShrinks).toBe(0);
   });
 
   test("a runtime without a collection to ask for is left alone", () => {
