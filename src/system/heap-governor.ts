@@ -27,10 +27,12 @@ export const CHECK_MS = 250;
  * has grown by SHRINK_ALLOWANCE_BYTES over its lowest since then also gives
  * back what it keeps only to run faster (MemoryReadings.shrink): the code
  * JavaScriptCore compiled, which compiles again as it runs, and the
- * allocator's free pages. Under the soak's load the lowest resident size of a
- * gateway without it climbed 1.5-2 MB an hour for two hours; a shrink gave
- * back 5-12 MB, at no cost in CPU or loop delay the soak could see. An idle
- * gateway, whose memory does not grow, never pays one.
+ * allocator's free pages. Under the soak's load a gateway without it climbed
+ * 1.5-2 MB an hour for two hours; with it, each shrink gave back about 10 MB,
+ * what each left stayed level for the hour measured, and the resident size
+ * averaged 5 MB less, at no cost in CPU or loop delay the soak could see
+ * (docs/operating.md, Memory). An idle gateway, whose memory does not grow,
+ * never pays one.
  */
 export const SHRINK_EVERY_MS = 10 * 60 * 1000;
 export const SHRINK_ALLOWANCE_BYTES = 4 * 1024 * 1024;
