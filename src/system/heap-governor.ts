@@ -67,23 +67,23 @@ export function heapGovernor(r: MemoryReadings): { check(): boolean; readonly co
       shrunkLow = Math.min(shrunkLow, size);
       const now = r.now();
       shrunkAt ??= now;
-      if (r.shrink && now - shrunkAt >= SHRINK_EVERY_MS && size - shrunkLow >= SHRINK_ALLOWANCE_BYTES && r.shrink()) {
-        // (a shrink is a full collection too; the runtime may finish it once this call has returned:
-        // the bases follow the size down at the next checks)
-        collections++;
-        asked++;
-        lastAt = shrunkAt = now;
-        low = shrunkLow = r.rss();
-        return true;
+      // (a shrink is a full collection too; the runtime may finish it once this call has returned:
+      // the bases follow the size down at the next checks)
+      const shrunk = !!r.shrink && now - shrunkAt >= SHRINK_EVERY_MS && size - shrunkLow >= SHRINK_ALLOWANCE_BYTES && r.shrink();
+      if (!shrunk) {
+        if (size - low < ALLOWANCE_BYTES || now - lastAt < MIN_GAP_MS) return false;
+        if (!r.collect()) return false;
       }
-      if (size - low < ALLOWANCE_BYTES || now - lastAt < MIN_GAP_MS) return false;
-      if (!r.collect()) return false;
       collections++;
       asked++;
       lastAt = now;
       // what the collection left is the new base (memory that grew for good, such as the executable's
       // pages read since, costs one collection, not one a second)
       low = r.rss();
+      if (shrunk) {
+        shrunkAt = now;
+        shrunkLow = low;
+      }
       return true;
     },
     get collections() {
