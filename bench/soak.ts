@@ -569,7 +569,6 @@ export async function run(argv: string[] = []) {
   console.log(
     `                     ${floorSlope.toFixed(2)} MB/hour of the lowest since the previous sample; ${rssSlope.toFixed(2)} MB/hour as sampled; ${gcRssSlope.toFixed(2)} MB/hour after a GC`,
   );
-  console.log(`  live heap slope    ${liveSlope.toFixed(2)} MB/hour (after a GC)`);
   // after a collection: own memory = live heap + machine code + the rest (the allocator's pages outside the live heap)
   const rest = (s: Sample) => (s.gcAnonMb === null || s.codeMb === null ? null : s.gcAnonMb - s.codeMb - s.liveHeapMb);
   console.log(
