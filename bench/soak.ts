@@ -25,7 +25,9 @@
  * reads taken every second since the previous sample (what the process held for
  * good, wherever a burst fell), and at the end their slopes after the first 15
  * minutes (MB/hour), the descriptor change and the peak RSS: figures, not
- * asserts. Where RSS grows, the slopes of its parts after a full collection
+ * asserts. The headline RSS slope is of the lowest read over the 15 minutes
+ * before each sample: the executable shrinks at most every 10 minutes, and a
+ * shorter window would sometimes miss the foot of the sawtooth. Where RSS grows, the slopes of its parts after a full collection
  * say where: the live heap, JavaScriptCore's machine code (the process's
  * anonymous executable mappings, read from /proc/PID/smaps), the rest of its
  * own memory (the allocator's pages outside the live heap), and file pages.
