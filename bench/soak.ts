@@ -303,6 +303,31 @@ function machineCodeMb(pid: number): number | null {
   }
 }
 
+/**
+ * The lowest per-second RSS read in the `windowMin` minutes before each sample, for the samples whose
+ * window lies wholly after the warm-up. The executable shrinks at most every 10 minutes (the heap
+ * governor), so RSS is a sawtooth: a slope drawn through reads inside its teeth is biased upward (by
+ * about 2 x half-height x spacing / span squared, some 0.5 MB/hour over 105 minutes), and lows over a
+ * window shorter than the spacing alternate between a tooth's foot and its middle. A window longer
+ * than the spacing always holds a foot: what the process kept.
+ */
+export function windowLows(
+  samples: { atMin: number }[],
+  reads: { atMin: number; mb: number }[],
+  warmupMin: number,
+  windowMin: number,
+): { atMin: number; mb: number }[] {
+  // half a minute of slack: samples fall a little after their minute
+  const out: { atMin: number; mb: number }[] = [];
+  for (const s of samples) {
+    if (s.atMin - windowMin < warmupMin - 0.5) continue;
+    let low = Number.POSITIVE_INFINITY;
+    for (const r of reads) if (r.atMin > s.atMin - windowMin && r.atMin <= s.atMin) low = Math.min(low, r.mb);
+    if (Number.isFinite(low)) out.push({ atMin: s.atMin, mb: low });
+  }
+  return out;
+}
+
 /** Least-squares slope of y over x. */
 function slope(xs: number[], ys: number[]): number {
   const n = xs.length;
@@ -551,22 +576,18 @@ export async function run(argv: string[] = []) {
   const rssSlope = perHour((s) => s.rssMb);
   const gcRssSlope = perHour((s) => s.gcRssMb);
   const floorSlope = perHour((s) => s.floorMb);
-  // The executable shrinks at most every 10 minutes (the heap governor): between two shrinks RSS climbs
-  // by the code and garbage it drops next time, a sawtooth whose teeth bias any slope drawn through
-  // reads taken inside them (by about 2 x half-height x spacing / span squared, ~0.5 MB/hour over
-  // 105 minutes). What it holds for good is the lowest read over a window longer than the spacing.
   const lowWindowMin = Math.max(15, everyMin);
-  const lowOver = (s: Sample) => {
-    const inWindow = reads.filter((r) => r.atMin > s.atMin - lowWindowMin && r.atMin <= s.atMin).map((r) => r.mb);
-    return inWindow.length ? Math.min(...inWindow) : null;
-  };
-  const lowSlope = perHour(lowOver);
+  const lows = windowLows(samples, reads, warmupMin, lowWindowMin);
+  const lowSlope = slope(
+    lows.map((l) => l.atMin / 60),
+    lows.map((l) => l.mb),
+  );
   const liveSlope = perHour((s) => s.liveHeapMb);
   const first = late[0];
   const last = late.at(-1);
   console.log(`\nafter the first ${warmupMin.toFixed(0)} min (${late.length} samples):`);
   console.log(
-    `  RSS slope          ${lowSlope.toFixed(2)} MB/hour of the lowest per-second read in the ${lowWindowMin} minutes before each sample   (target < 1 MB/hour)`,
+    `  RSS slope          ${lowSlope.toFixed(2)} MB/hour of the lowest per-second read in the ${lowWindowMin} minutes before each sample (${lows.length} windows from ${lows[0]?.atMin.toFixed(0) ?? "-"} min)   (target < 1 MB/hour)`,
   );
   console.log(
     `                     ${floorSlope.toFixed(2)} MB/hour of the lowest since the previous sample; ${rssSlope.toFixed(2)} MB/hour as sampled; ${gcRssSlope.toFixed(2)} MB/hour after a GC`,
@@ -583,7 +604,7 @@ export async function run(argv: string[] = []) {
     const v = late.map(f).filter((x): x is number => x !== null);
     return v.length ? `${Math.min(...v)}-${Math.max(...v)}` : "-";
   };
-  console.log(`  lowest in ${lowWindowMin} min    ${range(lowOver)} MB`);
+  console.log(`  lowest in ${lowWindowMin} min    ${lows.length ? `${Math.min(...lows.map((l) => l.mb))}-${Math.max(...lows.map((l) => l.mb))}` : "-"} MB`);
   console.log(`  RSS's parts        files ${range((s) => s.fileMb)} MB, own memory ${range((s) => s.anonMb)} MB as sampled`);
   console.log(
     `  heap               ${first?.heapUsedMb} -> ${last?.heapUsedMb} MB (live ${first?.liveHeapMb} -> ${last?.liveHeapMb}); spans ${range((s) => s.heapCapacityMb)} MB`,
