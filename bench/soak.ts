@@ -32,7 +32,7 @@
  * anonymous executable mappings, read from /proc/PID/smaps), the rest of its
  * own memory (the allocator's pages outside the live heap), and file pages.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -277,6 +277,8 @@ interface Sample {
    */
   floorMb: number | null;
   openFds: number;
+  /** of them, sockets: the clients' connections in flight come and go */
+  socketFds: number | null;
   walMb: number;
   loopP99Ms: number | null;
 }
@@ -285,6 +287,21 @@ function procRssMb(pid: number): { rss: number; peak: number } {
   const s = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, "m").exec(s)?.[1] ?? NaN);
   return { rss: Math.round(kb("VmRSS") / 102.4) / 10, peak: Math.round(kb("VmHWM") / 102.4) / 10 };
+}
+
+/** How many of a process's open descriptors are sockets. */
+function socketFds(pid: number): number | null {
+  try {
+    let n = 0;
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("socket:")) n++;
+      } catch {} // closed while we looked
+    }
+    return n;
+  } catch {
+    return null;
+  }
 }
 
 /** The resident size of a process's anonymous executable mappings, MB: JavaScriptCore's compiled machine code. */
@@ -538,13 +555,14 @@ export async function run(argv: string[] = []) {
       heapCollections: f.heapCollections ?? null,
       floorMb,
       openFds: live.openFds,
+      socketFds: socketFds(pid),
       walMb: Math.round((f.walBytes ?? 0) / 104857.6) / 10,
       loopP99Ms: f.eventLoop?.p99Ms ?? null,
     };
     samples.push(s);
     const c = counts;
     console.log(
-      `${s.atMin.toFixed(1).padStart(6)} min  RSS ${s.rssMb.toFixed(1)} MB (files ${s.fileMb ?? "-"}, own ${s.anonMb ?? "-"}; after GC ${s.gcRssMb.toFixed(1)}; lowest since the last sample ${s.floorMb ?? "-"})  heap ${s.heapUsedMb} of ${s.heapCapacityMb ?? "-"} MB (live ${s.liveHeapMb}, ${s.heapCollections ?? "-"} asked GCs)  code ${s.codeMb ?? "-"} MB  fds ${s.openFds}  WAL ${s.walMb} MB  loop p99 ${s.loopP99Ms ?? "-"} ms` +
+      `${s.atMin.toFixed(1).padStart(6)} min  RSS ${s.rssMb.toFixed(1)} MB (files ${s.fileMb ?? "-"}, own ${s.anonMb ?? "-"}; after GC ${s.gcRssMb.toFixed(1)}; lowest since the last sample ${s.floorMb ?? "-"})  heap ${s.heapUsedMb} of ${s.heapCapacityMb ?? "-"} MB (live ${s.liveHeapMb}, ${s.heapCollections ?? "-"} asked GCs)  code ${s.codeMb ?? "-"} MB  fds ${s.openFds} (sockets ${s.socketFds ?? "-"})  WAL ${s.walMb} MB  loop p99 ${s.loopP99Ms ?? "-"} ms` +
         `  | aprs ${c.aprsSent} web ${c.web}/${c.webErrors}err ws ${c.wsOpened}/${c.wsMessages}msg peers ${c.peerPulls}/${c.peerFrames}fr/${c.peerErrors}err` +
         ` gpx ${c.imports}/${c.importErrors}err caches ${c.caches} bbs ${c.bbsSent}sent/${c.bbsErrors}err prune ${c.prunes}/${c.pruned}rows`,
     );
@@ -587,7 +605,9 @@ export async function run(argv: string[] = []) {
   const last = late.at(-1);
   console.log(`\nafter the first ${warmupMin.toFixed(0)} min (${late.length} samples):`);
   console.log(
-    `  RSS slope          ${lowSlope.toFixed(2)} MB/hour of the lowest per-second read in the ${lowWindowMin} minutes before each sample (${lows.length} windows from ${lows[0]?.atMin.toFixed(0) ?? "-"} min)   (target < 1 MB/hour)`,
+    lows.length >= 2
+      ? `  RSS slope          ${lowSlope.toFixed(2)} MB/hour of the lowest per-second read in the ${lowWindowMin} minutes before each sample (${lows.length} windows from ${lows[0]?.atMin.toFixed(0)} min)   (target < 1 MB/hour)`
+      : `  RSS slope          - (the lowest read over ${lowWindowMin} minutes wants a run of at least ${(warmupMin + lowWindowMin + 2 * everyMin).toFixed(0)} minutes)`,
   );
   console.log(
     `                     ${floorSlope.toFixed(2)} MB/hour of the lowest since the previous sample; ${rssSlope.toFixed(2)} MB/hour as sampled; ${gcRssSlope.toFixed(2)} MB/hour after a GC`,
@@ -610,6 +630,10 @@ export async function run(argv: string[] = []) {
     `  heap               ${first?.heapUsedMb} -> ${last?.heapUsedMb} MB (live ${first?.liveHeapMb} -> ${last?.liveHeapMb}); spans ${range((s) => s.heapCapacityMb)} MB`,
   );
   console.log(`  open descriptors   ${first?.openFds} -> ${last?.openFds} (change ${(last?.openFds ?? 0) - (first?.openFds ?? 0)})   (target 0)`);
+  const others = (x: Sample | undefined) => (x && x.socketFds !== null ? x.openFds - x.socketFds : null);
+  console.log(
+    `                     other than sockets ${others(first) ?? "-"} -> ${others(last) ?? "-"} (spans ${range(others)}); sockets, the connections in flight, spans ${range((x) => x.socketFds)}`,
+  );
   console.log(`  WAL                ${first?.walMb} -> ${last?.walMb} MB`);
   console.log(`  event loop p99     max ${Math.max(...late.map((s) => s.loopP99Ms ?? 0))} ms over the samples`);
   console.log(`  counts             ${JSON.stringify(counts)}`);
