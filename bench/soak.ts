@@ -27,8 +27,8 @@
  * minutes (MB/hour), the descriptor change and the peak RSS: figures, not
  * asserts. The headline RSS slope is of the lowest read over the 15 minutes
  * before each sample: the executable shrinks at most every 10 minutes, and a
- * shorter window would sometimes miss the foot of the sawtooth. Where RSS grows, the slopes of its parts after a full collection
- * say where: the live heap, JavaScriptCore's machine code (the process's
+ * shorter window would sometimes miss the foot of the sawtooth. Where RSS
+ * grows, the slopes of its parts after a full collection say where: the live heap, JavaScriptCore's machine code (the process's
  * anonymous executable mappings, read from /proc/PID/smaps), the rest of its
  * own memory (the allocator's pages outside the live heap), and file pages.
  */
@@ -277,8 +277,8 @@ interface Sample {
    */
   floorMb: number | null;
   openFds: number;
-  /** of them, sockets: the clients' connections in flight come and go */
-  socketFds: number | null;
+  /** the descriptors read in one pass from /proc: sockets (the clients' connections in flight come and go) and the rest */
+  fdKinds: { sockets: number; others: number } | null;
   walMb: number;
   loopP99Ms: number | null;
 }
@@ -289,16 +289,17 @@ function procRssMb(pid: number): { rss: number; peak: number } {
   return { rss: Math.round(kb("VmRSS") / 102.4) / 10, peak: Math.round(kb("VmHWM") / 102.4) / 10 };
 }
 
-/** How many of a process's open descriptors are sockets. */
-function socketFds(pid: number): number | null {
+/** A process's open descriptors, sockets apart from the rest. */
+function fdKinds(pid: number): { sockets: number; others: number } | null {
   try {
-    let n = 0;
+    const kinds = { sockets: 0, others: 0 };
     for (const fd of readdirSync(`/proc/${pid}/fd`)) {
       try {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("socket:")) n++;
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("socket:")) kinds.sockets++;
+        else kinds.others++;
       } catch {} // closed while we looked
     }
-    return n;
+    return kinds;
   } catch {
     return null;
   }
@@ -555,14 +556,14 @@ export async function run(argv: string[] = []) {
       heapCollections: f.heapCollections ?? null,
       floorMb,
       openFds: live.openFds,
-      socketFds: socketFds(pid),
+      fdKinds: fdKinds(pid),
       walMb: Math.round((f.walBytes ?? 0) / 104857.6) / 10,
       loopP99Ms: f.eventLoop?.p99Ms ?? null,
     };
     samples.push(s);
     const c = counts;
     console.log(
-      `${s.atMin.toFixed(1).padStart(6)} min  RSS ${s.rssMb.toFixed(1)} MB (files ${s.fileMb ?? "-"}, own ${s.anonMb ?? "-"}; after GC ${s.gcRssMb.toFixed(1)}; lowest since the last sample ${s.floorMb ?? "-"})  heap ${s.heapUsedMb} of ${s.heapCapacityMb ?? "-"} MB (live ${s.liveHeapMb}, ${s.heapCollections ?? "-"} asked GCs)  code ${s.codeMb ?? "-"} MB  fds ${s.openFds} (sockets ${s.socketFds ?? "-"})  WAL ${s.walMb} MB  loop p99 ${s.loopP99Ms ?? "-"} ms` +
+      `${s.atMin.toFixed(1).padStart(6)} min  RSS ${s.rssMb.toFixed(1)} MB (files ${s.fileMb ?? "-"}, own ${s.anonMb ?? "-"}; after GC ${s.gcRssMb.toFixed(1)}; lowest since the last sample ${s.floorMb ?? "-"})  heap ${s.heapUsedMb} of ${s.heapCapacityMb ?? "-"} MB (live ${s.liveHeapMb}, ${s.heapCollections ?? "-"} asked GCs)  code ${s.codeMb ?? "-"} MB  fds ${s.openFds} (sockets ${s.fdKinds?.sockets ?? "-"})  WAL ${s.walMb} MB  loop p99 ${s.loopP99Ms ?? "-"} ms` +
         `  | aprs ${c.aprsSent} web ${c.web}/${c.webErrors}err ws ${c.wsOpened}/${c.wsMessages}msg peers ${c.peerPulls}/${c.peerFrames}fr/${c.peerErrors}err` +
         ` gpx ${c.imports}/${c.importErrors}err caches ${c.caches} bbs ${c.bbsSent}sent/${c.bbsErrors}err prune ${c.prunes}/${c.pruned}rows`,
     );
@@ -620,19 +621,16 @@ export async function run(argv: string[] = []) {
   console.log(
     `  RSS                ${first?.rssMb} -> ${last?.rssMb} MB (after GC ${first?.gcRssMb} -> ${last?.gcRssMb}); peak ${peak} MB, the highest of the per-second reads ${highest.mb} MB at ${highest.atMin.toFixed(1)} min   (target < 128 MB)`,
   );
-  const range = (f: (s: Sample) => number | null) => {
-    const v = late.map(f).filter((x): x is number => x !== null);
-    return v.length ? `${Math.min(...v)}-${Math.max(...v)}` : "-";
-  };
-  console.log(`  lowest in ${lowWindowMin} min    ${lows.length ? `${Math.min(...lows.map((l) => l.mb))}-${Math.max(...lows.map((l) => l.mb))}` : "-"} MB`);
+  const spanOf = (v: number[]) => (v.length ? `${Math.min(...v)}-${Math.max(...v)}` : "-");
+  const range = (f: (s: Sample) => number | null) => spanOf(late.map(f).filter((x): x is number => x !== null));
+  console.log(`  lowest in ${lowWindowMin} min    ${spanOf(lows.map((l) => l.mb))} MB`);
   console.log(`  RSS's parts        files ${range((s) => s.fileMb)} MB, own memory ${range((s) => s.anonMb)} MB as sampled`);
   console.log(
     `  heap               ${first?.heapUsedMb} -> ${last?.heapUsedMb} MB (live ${first?.liveHeapMb} -> ${last?.liveHeapMb}); spans ${range((s) => s.heapCapacityMb)} MB`,
   );
   console.log(`  open descriptors   ${first?.openFds} -> ${last?.openFds} (change ${(last?.openFds ?? 0) - (first?.openFds ?? 0)})   (target 0)`);
-  const others = (x: Sample | undefined) => (x && x.socketFds !== null ? x.openFds - x.socketFds : null);
   console.log(
-    `                     other than sockets ${others(first) ?? "-"} -> ${others(last) ?? "-"} (spans ${range(others)}); sockets, the connections in flight, spans ${range((x) => x.socketFds)}`,
+    `                     other than sockets ${first?.fdKinds?.others ?? "-"} -> ${last?.fdKinds?.others ?? "-"} (spans ${range((x) => x.fdKinds?.others ?? null)}); sockets, the connections in flight, spans ${range((x) => x.fdKinds?.sockets ?? null)}`,
   );
   console.log(`  WAL                ${first?.walMb} -> ${last?.walMb} MB`);
   console.log(`  event loop p99     max ${Math.max(...late.map((s) => s.loopP99Ms ?? 0))} ms over the samples`);
